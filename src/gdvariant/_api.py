@@ -1,0 +1,45 @@
+"""The one-call API: ``dumps``, ``loads`` and ``decode``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._decoder import decode_value
+from ._encoder import encoder_for
+from ._errors import DecodeError
+from ._profiles import Profile, get_profile
+
+__all__ = ["decode", "dumps", "loads"]
+
+Buffer = bytes | bytearray | memoryview
+
+
+def dumps(value: Any, *, version: str | Profile = "4", full_objects: bool = False) -> bytes:
+    """Encode ``value`` as Godot's ``var_to_bytes`` would.
+
+    With ``full_objects=True``, as ``var_to_bytes_with_objects``: :class:`GodotObject` values are
+    written whole, and typed containers keep their class names and script paths.
+    Raises :class:`EncodeError` (naming the path) for values the engine cannot hold.
+    """
+    return encoder_for(get_profile(version)).encode(value, full_objects)
+
+
+def decode(
+    data: Buffer, *, version: str | Profile = "4", allow_objects: bool = False, offset: int = 0
+) -> tuple[Any, int]:
+    """Decode the value at ``offset`` in ``data``; return it and how many bytes it used.
+
+    The count is what Godot's ``decode_var_size`` reports. Bytes after the value are ignored.
+    Full objects are refused unless ``allow_objects=True``; decoded objects are inert records.
+    """
+    value, end = decode_value(data, get_profile(version), allow_objects, offset)
+    return value, end - offset
+
+
+def loads(data: Buffer, *, version: str | Profile = "4", allow_objects: bool = False) -> Any:
+    """Decode ``data``, which must hold exactly one value (``bytes_to_var`` with no leftovers)."""
+    value, end = decode_value(data, get_profile(version), allow_objects)
+    size = memoryview(data).nbytes
+    if end < size:
+        raise DecodeError(f"{size - end} bytes of trailing data after the value", end)
+    return value

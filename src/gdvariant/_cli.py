@@ -1,0 +1,154 @@
+"""The ``gdvariant`` command: decode and encode Godot Variant bytes from the shell."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pprint
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import __version__
+from ._api import decode, dumps
+from ._errors import VariantError
+from ._literal import parse_value
+from ._profiles import PROFILES
+
+_EPILOG = """examples:
+  gdvariant decode examples/savegame.bin
+  gdvariant decode --hex 0c000000040000000300000061626300 --all
+  gdvariant encode '[7, "move", Vector3(1, 2, 3), {"seq": 42}]' --hex
+  gdvariant versions
+"""
+
+
+def _read_input(source: str, as_hex: bool) -> bytes:
+    if as_hex:
+        text = sys.stdin.read() if source == "-" else source
+        return bytes.fromhex("".join(text.split()))
+    if source == "-":
+        return sys.stdin.buffer.read()
+    return Path(source).read_bytes()
+
+
+def _cmd_decode(args: argparse.Namespace) -> int:
+    data = _read_input(args.input, args.hex)
+    offset = args.offset
+    shown = 0
+    while True:
+        value, used = decode(
+            data, version=args.version, allow_objects=args.allow_objects, offset=offset
+        )
+        if args.all:
+            print(f"# offset {offset}, {used} bytes")
+        print(pprint.pformat(value, width=100, sort_dicts=False))
+        offset += used
+        shown += 1
+        if not args.all or offset >= len(data):
+            break
+    if offset < len(data) and not args.all:
+        print(
+            f"note: {len(data) - offset} more bytes follow the value (use --all to decode them)",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def _cmd_encode(args: argparse.Namespace) -> int:
+    text = sys.stdin.read() if args.expression == "-" else args.expression
+    data = dumps(parse_value(text), version=args.version, full_objects=args.full_objects)
+    if args.output:
+        Path(args.output).write_bytes(data)
+    elif args.hex or sys.stdout.isatty():
+        print(data.hex())
+    else:
+        sys.stdout.buffer.write(data)
+    return 0
+
+
+def _cmd_versions(args: argparse.Namespace) -> int:
+    if args.json:
+        print(json.dumps({name: p.describe() for name, p in PROFILES.items()}, indent=2))
+        return 0
+    for name, profile in PROFILES.items():
+        alias = f" (= {profile.name})" if name != profile.name else ""
+        features = [f"{len(profile.wire_ids)} types"]
+        if profile.typed_arrays:
+            features.append("typed Array")
+        if profile.typed_dictionaries:
+            features.append("typed Dictionary")
+        print(f"{name:<8}{profile.engine}{alias}: {', '.join(features)}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gdvariant",
+        description="Read and write Godot's Variant binary serialization (var_to_bytes).",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"gdvariant {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    engine = argparse.ArgumentParser(add_help=False)
+    engine.add_argument(
+        "-V",
+        "--engine-version",
+        dest="version",
+        default="4",
+        choices=list(PROFILES),
+        metavar="VERSION",
+        help="engine release whose format to speak (default: 4 = newest 4.x); see `versions`",
+    )
+
+    dec = sub.add_parser(
+        "decode",
+        parents=[engine],
+        help="decode var_to_bytes data and print the value",
+        description="Decode Variant bytes (a file, '-' for stdin, or hex text with --hex).",
+    )
+    dec.add_argument("input", help="file to read, or '-' for standard input")
+    dec.add_argument("--hex", action="store_true", help="the input is hex text, not raw bytes")
+    dec.add_argument("--all", action="store_true", help="decode every value, one after another")
+    dec.add_argument("--offset", type=int, default=0, help="start at this byte offset")
+    dec.add_argument(
+        "--allow-objects",
+        action="store_true",
+        help="accept full objects (bytes_to_var_with_objects); they stay inert records",
+    )
+    dec.set_defaults(func=_cmd_decode)
+
+    enc = sub.add_parser(
+        "encode",
+        parents=[engine],
+        help="encode a value written as an expression",
+        description=(
+            "Encode a value written as a Python-style expression using gdvariant's types, "
+            'e.g. \'[1, "a", Vector2(1, 2), {"k": PackedInt32Array([1, 2])}]\'. '
+            "Nothing is evaluated: only literals and gdvariant types are accepted."
+        ),
+    )
+    enc.add_argument("expression", help="the value, or '-' to read it from standard input")
+    enc.add_argument("-o", "--output", help="write the bytes to this file")
+    enc.add_argument("--hex", action="store_true", help="print hex instead of raw bytes")
+    enc.add_argument("--full-objects", action="store_true", help="as var_to_bytes_with_objects")
+    enc.set_defaults(func=_cmd_encode)
+
+    ver = sub.add_parser("versions", help="list the engine versions gdvariant speaks")
+    ver.add_argument("--json", action="store_true", help="machine-readable output")
+    ver.set_defaults(func=_cmd_versions)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except VariantError as exc:
+        print(f"gdvariant: {exc}", file=sys.stderr)
+        return 1
+    except (OSError, ValueError) as exc:
+        print(f"gdvariant: {exc}", file=sys.stderr)
+        return 2

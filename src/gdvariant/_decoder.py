@@ -1,0 +1,453 @@
+"""Bytes -> value: the pure-Python decoder.
+
+One loop reads values from a ``memoryview`` with precompiled ``struct.Struct``s. Arrays,
+Dictionaries and Objects push a frame on an explicit stack instead of recursing, so Godot's
+depth limit (1024) needs no change to Python's recursion limit and an error can name the path
+to the failing value. Every length and count is checked against the bytes left before anything
+is allocated. Which numbers mean which type comes from the :class:`~gdvariant.Profile`.
+"""
+
+from __future__ import annotations
+
+import json
+from struct import Struct
+from typing import Any
+
+from ._errors import DecodeError, GodotError
+from ._layouts import LAYOUTS
+from ._packed import (
+    PackedColorArray,
+    PackedFloat32Array,
+    PackedFloat64Array,
+    PackedInt32Array,
+    PackedInt64Array,
+    PackedStringArray,
+    PackedVector2Array,
+    PackedVector3Array,
+    PackedVector4Array,
+)
+from ._profiles import Profile
+from ._types import (
+    RID,
+    Callable,
+    ContainerKind,
+    Dictionary,
+    ElementType,
+    GodotObject,
+    NodePath,
+    ObjectID,
+    Signal,
+    StringName,
+    TypedArray,
+    VariantType,
+)
+
+__all__ = ["decode_value"]
+
+_U32 = Struct("<I")
+_I32 = Struct("<i")
+_U64 = Struct("<Q")
+_I64 = Struct("<q")
+_F32 = Struct("<f")
+_F64 = Struct("<d")
+_U32I32 = Struct("<Ii")
+_NODEPATH_HEAD = Struct("<III")
+
+_FLAG_64 = 1 << 16
+_NEW_NODEPATH = 0x80000000
+_COUNT_MASK = 0x7FFFFFFF
+
+_INVALID = GodotError.ERR_INVALID_DATA
+_EOF = GodotError.ERR_FILE_EOF
+
+T = VariantType
+_NEW = tuple.__new__
+_CALLABLE = Callable()
+
+# Fixed-size math types: (f32 struct, f64 struct, unflatten) per type, from the shared layouts.
+_FIXED: dict[VariantType, tuple[Struct, Struct, Any]] = {}
+for _vt, _lay in LAYOUTS.items():
+    _narrow = Struct(f"<{_lay.components}{'i' if _lay.kind == 'i32' else 'f'}")
+    _wide = Struct(f"<{_lay.components}d") if _lay.kind == "real" else _narrow
+    _FIXED[_vt] = (_narrow, _wide, _lay.unflatten)
+
+# Packed numeric arrays: class and bytes per element (f32 layout; f64 when flagged is narrowed).
+_PACKED: dict[VariantType, type[Any]] = {
+    T.PACKED_INT32_ARRAY: PackedInt32Array,
+    T.PACKED_INT64_ARRAY: PackedInt64Array,
+    T.PACKED_FLOAT32_ARRAY: PackedFloat32Array,
+    T.PACKED_FLOAT64_ARRAY: PackedFloat64Array,
+    T.PACKED_VECTOR2_ARRAY: PackedVector2Array,
+    T.PACKED_VECTOR3_ARRAY: PackedVector3Array,
+    T.PACKED_VECTOR4_ARRAY: PackedVector4Array,
+    T.PACKED_COLOR_ARRAY: PackedColorArray,
+}
+# Packed vector arrays whose components are doubles when the 64-bit flag is set.
+_PACKED_REAL = {T.PACKED_VECTOR2_ARRAY, T.PACKED_VECTOR3_ARRAY, T.PACKED_VECTOR4_ARRAY}
+
+# Frame kinds on the container stack.
+_ARRAY = 0
+_DICT = 1
+_OBJECT = 2
+
+
+def _fail(reason: str, offset: int, code: GodotError = _INVALID) -> DecodeError:
+    return DecodeError(reason, offset, "", code)
+
+
+def _too_deep(offset: int) -> DecodeError:
+    return _fail("nesting deeper than Godot's limit", offset, GodotError.ERR_OUT_OF_MEMORY)
+
+
+def _read_string(buf: memoryview, pos: int, end: int) -> tuple[str, int]:
+    """Godot's ``_decode_string``: u32 length, UTF-8 bytes, padding to 4 (which must be there)."""
+    if end - pos < 4:
+        raise _fail("string length missing", pos)
+    n = _I32.unpack_from(buf, pos)[0]
+    if n < 0 or n + (-n & 3) > end - pos - 4:
+        raise _fail(f"string of {n} bytes runs past the end of the data", pos, _EOF)
+    start = pos + 4
+    return _utf8(buf[start : start + n], start), start + n + (-n & 3)
+
+
+def _utf8(raw: memoryview, offset: int) -> str:
+    """Decode as Godot does: strict UTF-8, stop at the first NUL, drop one leading BOM."""
+    try:
+        text = str(raw, "utf-8")
+    except UnicodeDecodeError as exc:
+        nul = bytes(raw).find(b"\0")
+        if nul < 0 or nul > exc.start:
+            raise _fail(f"invalid UTF-8 in string: {exc.reason}", offset + exc.start) from None
+        text = str(raw[:nul], "utf-8")
+    else:
+        if "\0" in text:
+            text = text[: text.index("\0")]
+    if text[:1] == "\ufeff":
+        text = text[1:]
+    return text
+
+
+def _path(stack: list[list[Any]]) -> str:
+    """The location of the value being read, from the container stack."""
+    parts = []
+    for frame in stack:
+        kind = frame[0]
+        if kind == _ARRAY:
+            parts.append(f"[{len(frame[1])}]")
+        elif kind == _DICT:
+            keys, values = frame[1], frame[2]
+            if len(keys) > len(values):
+                parts.append(f"[{_key_repr(keys[-1])}]")
+            else:
+                parts.append(f"{{key #{len(keys)}}}")
+        else:
+            parts.append(f".{frame[4]}")
+    return "".join(parts)
+
+
+def _key_repr(key: Any) -> str:
+    if isinstance(key, str):
+        return json.dumps(key, ensure_ascii=False)
+    text = repr(key)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _container_type(
+    buf: memoryview, pos: int, end: int, kind: int, profile: Profile
+) -> tuple[ElementType | None, int]:
+    """Read the element-type info of a typed container (``_decode_container_type``)."""
+    if kind == ContainerKind.BUILTIN:
+        if end - pos < 4:
+            raise _fail("typed container: builtin type missing", pos)
+        wire = _U32.unpack_from(buf, pos)[0]
+        vtype = profile.types_by_id[wire] if wire < 256 else None
+        if vtype is None:
+            raise _fail(f"typed container: unknown builtin type {wire}", pos)
+        return (None if vtype == T.NIL else ElementType.builtin(vtype)), pos + 4
+    if kind == ContainerKind.NONE:
+        return None, pos
+    name, pos = _read_string(buf, pos, end)
+    return ElementType(ContainerKind(kind), T.OBJECT, name), pos
+
+
+def _finish_dict(frame: list[Any]) -> Any:
+    keys, values, key_type, value_type = frame[1], frame[2], frame[5], frame[6]
+    if key_type is None and value_type is None:
+        try:
+            d = dict(zip(keys, values, strict=True))
+        except TypeError:  # an unhashable key (Array, Dictionary)
+            pass
+        else:
+            if len(d) == len(keys):
+                return d
+    return Dictionary(zip(keys, values, strict=True), key_type, value_type)
+
+
+def decode_value(
+    data: bytes | bytearray | memoryview,
+    profile: Profile,
+    allow_objects: bool = False,
+    offset: int = 0,
+) -> tuple[Any, int]:
+    """Decode one value starting at ``offset``; return it and the offset just past it.
+
+    The returned end can exceed ``len(data)`` by up to 3 bytes: Godot accepts a
+    PackedByteArray whose final padding is missing and still counts it.
+    """
+    buf = data if isinstance(data, memoryview) else memoryview(data)
+    if buf.format != "B" or buf.ndim != 1:
+        buf = buf.cast("B")
+    end = len(buf)
+    types = profile.types_by_id
+    typed_arrays = profile.typed_arrays
+    typed_dicts = profile.typed_dictionaries
+    max_depth = profile.max_depth
+    u32 = _U32.unpack_from
+    u32i32 = _U32I32.unpack_from
+    f32 = _F32.unpack_from
+    f64 = _F64.unpack_from
+    i64 = _I64.unpack_from
+
+    stack: list[list[Any]] = []
+    pos = offset
+    try:
+        while True:
+            # ---- read one value at pos ---------------------------------------------------
+            if end - pos < 8:
+                if end - pos < 4:
+                    raise _fail("value header missing: data ends early", pos)
+                header = u32(buf, pos)[0]
+                word = None
+            else:
+                header, word = u32i32(buf, pos)
+            vtype = types[header & 0xFF]
+
+            if vtype is T.INT:
+                if header & _FLAG_64:
+                    if end - pos < 12:
+                        raise _fail("int64 payload missing", pos)
+                    value = i64(buf, pos + 4)[0]
+                    pos += 12
+                else:
+                    if word is None:
+                        raise _fail("int32 payload missing", pos)
+                    value = word
+                    pos += 8
+            elif vtype is T.STRING or vtype is T.STRING_NAME:
+                value, pos = _read_string(buf, pos + 4, end)
+                if vtype is T.STRING_NAME:
+                    value = StringName(value)
+            elif vtype is T.FLOAT:
+                if header & _FLAG_64:
+                    if end - pos < 12:
+                        raise _fail("float64 payload missing", pos)
+                    value = f64(buf, pos + 4)[0]
+                    pos += 12
+                else:
+                    if word is None:
+                        raise _fail("float32 payload missing", pos)
+                    value = f32(buf, pos + 4)[0]
+                    pos += 8
+            elif vtype is T.BOOL:
+                if word is None:
+                    raise _fail("bool payload missing", pos)
+                value = word != 0
+                pos += 8
+            elif vtype is T.NIL:
+                value = None
+                pos += 4
+            elif vtype in _FIXED:
+                narrow, wide, unflatten = _FIXED[vtype]
+                layout = wide if header & _FLAG_64 else narrow
+                if end - pos - 4 < layout.size:
+                    raise _fail(f"{vtype.name} payload missing", pos)
+                value = unflatten(layout.unpack_from(buf, pos + 4))
+                pos += 4 + layout.size
+            elif vtype is T.DICTIONARY:
+                start = pos
+                pos += 4
+                key_type = value_type = None
+                if typed_dicts and header & 0xF0000:
+                    key_type, pos = _container_type(buf, pos, end, (header >> 16) & 3, profile)
+                    value_type, pos = _container_type(buf, pos, end, (header >> 18) & 3, profile)
+                if end - pos < 4:
+                    raise _fail("Dictionary count missing", pos)
+                count = u32(buf, pos)[0] & _COUNT_MASK
+                pos += 4
+                if count * 8 > end - pos:
+                    raise _fail(f"Dictionary of {count} entries cannot fit in the data", start)
+                frame = [_DICT, [], [], count, start, key_type, value_type]
+                if count:
+                    if len(stack) >= max_depth:
+                        raise _too_deep(pos)
+                    stack.append(frame)
+                    continue
+                value = _finish_dict(frame)
+            elif vtype is T.ARRAY:
+                start = pos
+                pos += 4
+                element_type = None
+                if typed_arrays and header & 0x30000:
+                    element_type, pos = _container_type(buf, pos, end, (header >> 16) & 3, profile)
+                if end - pos < 4:
+                    raise _fail("Array count missing", pos)
+                count = u32(buf, pos)[0] & _COUNT_MASK
+                pos += 4
+                if count * 4 > end - pos:
+                    raise _fail(f"Array of {count} elements cannot fit in the data", start)
+                items: list[Any] = [] if element_type is None else TypedArray(element_type)
+                if count:
+                    if len(stack) >= max_depth:
+                        raise _too_deep(pos)
+                    stack.append([_ARRAY, items, count])
+                    continue
+                value = items
+            elif vtype is T.PACKED_BYTE_ARRAY:
+                if word is None:
+                    raise _fail("PackedByteArray count missing", pos)
+                if word < 0 or word > end - pos - 8:
+                    raise _fail(f"PackedByteArray of {word} bytes runs past the end", pos)
+                value = bytes(buf[pos + 8 : pos + 8 + word])
+                pos += 8 + word + (-word & 3)
+            elif vtype in _PACKED:
+                cls = _PACKED[vtype]
+                if word is None:
+                    raise _fail(f"{cls.__name__} count missing", pos)
+                size = cls.itemsize
+                if vtype in _PACKED_REAL and header & _FLAG_64:
+                    size *= 2
+                if word < 0 or word * size > end - pos - 8:
+                    raise _fail(f"{cls.__name__} of {word} elements runs past the end", pos)
+                raw = buf[pos + 8 : pos + 8 + word * size]
+                if size != cls.itemsize:  # double-precision build: narrow like a float build
+                    value = cls(_NEW(tuple, t) for t in _chunks(raw, cls._width))
+                else:
+                    value = cls.frombuffer(raw)
+                pos += 8 + word * size
+            elif vtype is T.PACKED_STRING_ARRAY:
+                if word is None:
+                    raise _fail("PackedStringArray count missing", pos)
+                pos += 8
+                if word < 0:  # Godot reads a negative count as an empty array
+                    value = PackedStringArray()
+                else:
+                    if word * 4 > end - pos:
+                        raise _fail(f"PackedStringArray of {word} strings cannot fit", pos - 8)
+                    strings = []
+                    for _ in range(word):
+                        s, pos = _read_string(buf, pos, end)
+                        strings.append(s)
+                    value = _NEW(PackedStringArray, strings)
+            elif vtype is T.OBJECT:
+                if header & _FLAG_64:
+                    if end - pos < 12:
+                        raise _fail("object id missing", pos)
+                    oid = _U64.unpack_from(buf, pos + 4)[0]
+                    value = None if oid == 0 else _NEW(ObjectID, (oid,))
+                    pos += 12
+                else:
+                    if not allow_objects:
+                        raise _fail(
+                            "full Object in the data and allow_objects is off",
+                            pos,
+                            GodotError.ERR_UNAUTHORIZED,
+                        )
+                    start = pos
+                    class_name, pos = _read_string(buf, pos + 4, end)
+                    if not class_name:
+                        value = None
+                    else:
+                        if end - pos < 4:
+                            raise _fail("Object property count missing", pos)
+                        count = max(_I32.unpack_from(buf, pos)[0], 0)
+                        pos += 4
+                        if count * 8 > end - pos:
+                            raise _fail(f"Object with {count} properties cannot fit", start)
+                        if count:
+                            if len(stack) >= max_depth:
+                                raise _too_deep(pos)
+                            name, pos = _read_string(buf, pos, end)
+                            stack.append([_OBJECT, [], count, class_name, name])
+                            continue
+                        value = _NEW(GodotObject, (class_name, ()))
+            elif vtype is T.NODE_PATH:
+                value, pos = _read_node_path(buf, pos, end)
+            elif vtype is T.RID:
+                if end - pos < 12:
+                    raise _fail("RID payload missing", pos)
+                value = _NEW(RID, (_U64.unpack_from(buf, pos + 4)[0],))
+                pos += 12
+            elif vtype is T.CALLABLE:
+                value = _CALLABLE
+                pos += 4
+            elif vtype is T.SIGNAL:
+                name, pos = _read_string(buf, pos + 4, end)
+                if end - pos < 8:
+                    raise _fail("Signal object id missing", pos)
+                value = _NEW(Signal, (name, _U64.unpack_from(buf, pos)[0]))
+                pos += 8
+            else:
+                raise _fail(f"unknown type id {header & 0xFF} for {profile.engine}", pos)
+
+            # ---- hand the value to its container, closing every container it completes ----
+            while stack:
+                frame = stack[-1]
+                kind = frame[0]
+                if kind == _ARRAY:
+                    frame[1].append(value)
+                    if len(frame[1]) < frame[2]:
+                        break
+                    value = frame[1]
+                elif kind == _DICT:
+                    keys, values = frame[1], frame[2]
+                    if len(keys) == len(values):
+                        keys.append(value)
+                        break
+                    values.append(value)
+                    if len(values) < frame[3]:
+                        break
+                    value = _finish_dict(frame)
+                else:
+                    props = frame[1]
+                    props.append((frame[4], value))
+                    if len(props) < frame[2]:
+                        frame[4], pos = _read_string(buf, pos, end)
+                        break
+                    value = _NEW(GodotObject, (frame[3], tuple(props)))
+                stack.pop()
+            else:
+                return value, pos
+    except DecodeError as exc:
+        raise exc._with_path(_path(stack)) from None
+
+
+def _chunks(raw: memoryview, width: int) -> list[tuple[float, ...]]:
+    nums = raw.cast("B").cast("d") if _LE else memoryview(bytes(raw)).cast("d")
+    return [tuple(nums[i : i + width]) for i in range(0, len(nums), width)]
+
+
+_LE = __import__("sys").byteorder == "little"
+
+
+def _read_node_path(buf: memoryview, pos: int, end: int) -> tuple[NodePath, int]:
+    """NODE_PATH: name count | bit 31, subname count, flags, then the strings."""
+    if end - pos < 8:
+        raise _fail("NodePath header missing", pos)
+    first = _U32.unpack_from(buf, pos + 4)[0]
+    if not first & _NEW_NODEPATH:
+        raise _fail("NodePath in the old format (bit 31 clear) is not supported by Godot", pos)
+    if end - pos < 16:
+        raise _fail("NodePath header missing", pos)
+    name_count, sub_count, flags = _NODEPATH_HEAD.unpack_from(buf, pos + 4)
+    name_count &= _COUNT_MASK
+    if flags & 2:  # the obsolete "property" flag adds one more subname
+        sub_count += 1
+    pos += 16
+    if (name_count + sub_count) * 4 > end - pos:
+        raise _fail("NodePath parts cannot fit in the data", pos - 16)
+    parts = []
+    for _ in range(name_count + sub_count):
+        s, pos = _read_string(buf, pos, end)
+        parts.append(s)
+    names, subnames = tuple(parts[:name_count]), tuple(parts[name_count:])
+    return _NEW(NodePath, (names, subnames, bool(flags & 1))), pos

@@ -1,0 +1,457 @@
+"""Value -> bytes: the pure-Python encoder.
+
+A table maps each Python type to a writer (found once per type through the MRO, then cached).
+Writers append to one ``bytearray``; containers return an iterator of their children, which
+the loop walks with an explicit stack, so Godot's depth limit (1024) holds without recursion
+and an error names the path to the bad value. Width choices follow Godot's encoder: ints take
+64 bits only outside int32, floats only when float32 would not round-trip exactly.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from struct import Struct
+from struct import error as struct_error
+from typing import Any
+
+from ._errors import EncodeError
+from ._layouts import LAYOUTS
+from ._packed import (
+    PackedColorArray,
+    PackedFloat32Array,
+    PackedFloat64Array,
+    PackedInt32Array,
+    PackedInt64Array,
+    PackedStringArray,
+    PackedVector2Array,
+    PackedVector3Array,
+    PackedVector4Array,
+)
+from ._profiles import Profile
+from ._types import (
+    AABB,
+    RID,
+    Basis,
+    Callable,
+    Color,
+    ContainerKind,
+    Dictionary,
+    ElementType,
+    GodotObject,
+    NodePath,
+    ObjectID,
+    Plane,
+    Projection,
+    Quaternion,
+    Rect2,
+    Rect2i,
+    Signal,
+    StringName,
+    Transform2D,
+    Transform3D,
+    TypedArray,
+    VariantType,
+    Vector2,
+    Vector2i,
+    Vector3,
+    Vector3i,
+    Vector4,
+    Vector4i,
+)
+
+__all__ = ["Encoder", "encoder_for"]
+
+T = VariantType
+_FLAG_64 = 1 << 16
+_U32 = Struct("<I")
+_U32U32 = Struct("<II")
+_U32I32 = Struct("<Ii")
+_U32I64 = Struct("<Iq")
+_U32F32 = Struct("<If")
+_U32F64 = Struct("<Id")
+_U32U64 = Struct("<IQ")
+_F32 = Struct("<f")
+_PAD = (b"", b"\0\0\0", b"\0\0", b"\0")  # indexed by len % 4
+_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
+_ENCODED_AS_ID = "EncodedObjectAsID"
+
+# Python classes of the fixed-size math types.
+_MATH_CLASSES: dict[type, VariantType] = {
+    Vector2: T.VECTOR2,
+    Vector2i: T.VECTOR2I,
+    Rect2: T.RECT2,
+    Rect2i: T.RECT2I,
+    Vector3: T.VECTOR3,
+    Vector3i: T.VECTOR3I,
+    Transform2D: T.TRANSFORM2D,
+    Vector4: T.VECTOR4,
+    Vector4i: T.VECTOR4I,
+    Plane: T.PLANE,
+    Quaternion: T.QUATERNION,
+    AABB: T.AABB,
+    Basis: T.BASIS,
+    Transform3D: T.TRANSFORM3D,
+    Projection: T.PROJECTION,
+    Color: T.COLOR,
+}
+_PACKED_CLASSES: dict[type, VariantType] = {
+    PackedInt32Array: T.PACKED_INT32_ARRAY,
+    PackedInt64Array: T.PACKED_INT64_ARRAY,
+    PackedFloat32Array: T.PACKED_FLOAT32_ARRAY,
+    PackedFloat64Array: T.PACKED_FLOAT64_ARRAY,
+    PackedVector2Array: T.PACKED_VECTOR2_ARRAY,
+    PackedVector3Array: T.PACKED_VECTOR3_ARRAY,
+    PackedVector4Array: T.PACKED_VECTOR4_ARRAY,
+    PackedColorArray: T.PACKED_COLOR_ARRAY,
+}
+
+Writer = Any  # Callable[[Encoder, bytearray, Any, bool], Iterator[Any] | None]
+
+
+def _utf8(text: str) -> bytes:
+    """UTF-8 bytes of a Godot String, which can hold neither NUL nor lone surrogates."""
+    if "\0" in text:
+        raise EncodeError("a Godot String cannot contain NUL (U+0000)")
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise EncodeError(f"string is not valid Unicode: {exc.reason}") from None
+
+
+def _put_string(out: bytearray, text: str) -> None:
+    """A headerless String: u32 length, UTF-8, zero padding to 4."""
+    raw = _utf8(text)
+    out += _U32.pack(len(raw))
+    out += raw
+    out += _PAD[len(raw) & 3]
+
+
+def _f32_exact(value: float) -> bool:
+    """Whether ``value`` survives a round trip through float32 (Godot's width test)."""
+    try:
+        return bool(_F32.unpack(_F32.pack(value))[0] == value)
+    except OverflowError:
+        return False
+
+
+class Encoder:
+    """Encodes values for one :class:`Profile`. Build one with :func:`encoder_for`."""
+
+    def __init__(self, profile: Profile) -> None:
+        self.profile = profile
+        ids = profile.wire_ids
+        self._ids = ids
+        self._writers: dict[type, Writer] = {}
+        self._register(type(None), T.NIL, Encoder._nil)
+        self._register(bool, T.BOOL, Encoder._bool)
+        self._register(int, T.INT, Encoder._int)
+        self._register(float, T.FLOAT, Encoder._float)
+        self._register(str, T.STRING, Encoder._string)
+        self._register(StringName, T.STRING_NAME, Encoder._string)
+        self._register(NodePath, T.NODE_PATH, Encoder._node_path)
+        self._register(RID, T.RID, Encoder._rid)
+        self._register(ObjectID, T.OBJECT, Encoder._object_id)
+        self._register(GodotObject, T.OBJECT, Encoder._object)
+        self._register(Callable, T.CALLABLE, Encoder._callable)
+        self._register(Signal, T.SIGNAL, Encoder._signal)
+        self._register(dict, T.DICTIONARY, Encoder._dict)
+        self._register(Dictionary, T.DICTIONARY, Encoder._dictionary)
+        self._register(list, T.ARRAY, Encoder._array)
+        self._register(tuple, T.ARRAY, Encoder._array)
+        self._register(TypedArray, T.ARRAY, Encoder._typed_array)
+        for raw in (bytes, bytearray, memoryview):
+            self._register(raw, T.PACKED_BYTE_ARRAY, Encoder._bytes)
+        self._register(PackedStringArray, T.PACKED_STRING_ARRAY, Encoder._string_array)
+        for packed, vtype in _PACKED_CLASSES.items():
+            self._register(packed, vtype, Encoder._packed)
+        for math, vtype in _MATH_CLASSES.items():
+            self._register(math, vtype, self._math_writer(vtype))
+        self._headers = {vtype: ids[vtype] for vtype in ids}
+        self._int_header = ids[T.INT]
+        self._float_header = ids[T.FLOAT]
+        self._string_header = ids[T.STRING]
+        self._bool_header = ids[T.BOOL]
+
+    # ---- the writer table --------------------------------------------------------------
+
+    def _register(self, cls: type, vtype: VariantType, writer: Writer) -> None:
+        if vtype in self._ids:
+            self._writers[cls] = writer
+        else:
+            self._writers[cls] = self._unsupported(vtype)
+
+    def _unsupported(self, vtype: VariantType) -> Writer:
+        engine = self.profile.engine
+
+        def writer(enc: Encoder, out: bytearray, value: Any, full: bool) -> None:
+            raise EncodeError(f"{engine} has no {vtype.name} type ({type(value).__name__})")
+
+        return writer
+
+    def _writer_for(self, cls: type) -> Writer:
+        """Find the writer for a subclass (an IntEnum, a str subclass...) and cache it."""
+        for base in cls.__mro__[1:]:
+            writer = self._writers.get(base)
+            if writer is not None:
+                self._writers[cls] = writer
+                return writer
+        raise EncodeError(f"cannot encode a {cls.__module__}.{cls.__qualname__} as a Godot value")
+
+    def _math_writer(self, vtype: VariantType) -> Writer:
+        layout = LAYOUTS[vtype]
+        code = "i" if layout.kind == "i32" else "f"
+        packer = Struct(f"<I{layout.components}{code}")
+        header = self._ids.get(vtype, 0)
+        flatten = layout.flatten
+        name = vtype.name
+
+        def writer(enc: Encoder, out: bytearray, value: Any, full: bool) -> None:
+            try:
+                out += packer.pack(header, *flatten(value))
+            except (struct_error, TypeError, ValueError, OverflowError) as exc:
+                raise EncodeError(f"{name} component out of range: {exc}") from None
+
+        return writer
+
+    # ---- leaf writers ------------------------------------------------------------------
+
+    def _nil(self, out: bytearray, value: None, full: bool) -> None:
+        out += _U32.pack(self._headers[T.NIL])
+
+    def _bool(self, out: bytearray, value: bool, full: bool) -> None:
+        out += _U32U32.pack(self._bool_header, 1 if value else 0)
+
+    def _int(self, out: bytearray, value: int, full: bool) -> None:
+        if _INT32_MIN <= value <= _INT32_MAX:
+            out += _U32I32.pack(self._int_header, value)
+        else:
+            try:
+                out += _U32I64.pack(self._int_header | _FLAG_64, value)
+            except struct_error:
+                raise EncodeError(f"int {value} does not fit in Godot's 64-bit int") from None
+
+    def _float(self, out: bytearray, value: float, full: bool) -> None:
+        if _f32_exact(value):
+            out += _U32F32.pack(self._float_header, value)
+        else:
+            out += _U32F64.pack(self._float_header | _FLAG_64, value)
+
+    def _string(self, out: bytearray, value: str, full: bool) -> None:
+        header = self._headers[T.STRING_NAME if isinstance(value, StringName) else T.STRING]
+        out += _U32.pack(header)
+        _put_string(out, value)
+
+    def _node_path(self, out: bytearray, value: NodePath, full: bool) -> None:
+        names, subnames, absolute = value
+        out += _U32.pack(self._headers[T.NODE_PATH])
+        out += Struct("<III").pack(len(names) | 0x80000000, len(subnames), 1 if absolute else 0)
+        for part in (*names, *subnames):
+            _put_string(out, part)
+
+    def _rid(self, out: bytearray, value: RID, full: bool) -> None:
+        self._u64_payload(out, T.RID, value[0], "RID id")
+
+    def _object_id(self, out: bytearray, value: ObjectID, full: bool) -> None:
+        self._u64_payload(out, T.OBJECT, value[0], "object id", _FLAG_64)
+
+    def _u64_payload(self, out: bytearray, vtype: T, number: int, what: str, flag: int = 0) -> None:
+        try:
+            out += _U32U64.pack(self._headers[vtype] | flag, number)
+        except struct_error:
+            raise EncodeError(f"{what} {number} does not fit in 64 bits") from None
+
+    def _callable(self, out: bytearray, value: Callable, full: bool) -> None:
+        out += _U32.pack(self._headers[T.CALLABLE])
+
+    def _signal(self, out: bytearray, value: Signal, full: bool) -> None:
+        out += _U32.pack(self._headers[T.SIGNAL])
+        _put_string(out, value[0])
+        try:
+            out += Struct("<Q").pack(value[1])
+        except struct_error:
+            raise EncodeError(f"signal object id {value[1]} does not fit in 64 bits") from None
+
+    def _bytes(self, out: bytearray, value: bytes | bytearray | memoryview, full: bool) -> None:
+        raw = value if not isinstance(value, memoryview) else value.cast("B")
+        n = len(raw)
+        out += _U32U32.pack(self._headers[T.PACKED_BYTE_ARRAY], n)
+        out += raw
+        out += _PAD[n & 3]
+
+    def _packed(self, out: bytearray, value: Any, full: bool) -> None:
+        vtype = next(v for c, v in _PACKED_CLASSES.items() if isinstance(value, c))
+        out += _U32U32.pack(self._headers[vtype], len(value))
+        out += value
+
+    def _string_array(self, out: bytearray, value: PackedStringArray, full: bool) -> None:
+        out += _U32U32.pack(self._headers[T.PACKED_STRING_ARRAY], len(value))
+        for text in value:
+            raw = _utf8(text)
+            n = len(raw) + 1  # the length counts a trailing NUL, which is written too
+            out += _U32.pack(n)
+            out += raw
+            out += b"\0"
+            out += _PAD[n & 3]
+
+    # ---- container writers: write the head, return the children ------------------------
+
+    def _array(self, out: bytearray, value: list[Any], full: bool) -> Iterator[Any]:
+        out += _U32U32.pack(self._headers[T.ARRAY], len(value))
+        return iter(value)
+
+    def _typed_array(self, out: bytearray, value: TypedArray, full: bool) -> Iterator[Any]:
+        if not self.profile.typed_arrays:
+            raise EncodeError(f"{self.profile.engine} has no typed Arrays")
+        kind, info = self._type_info(value.element_type, full)
+        out += _U32.pack(self._headers[T.ARRAY] | kind << 16)
+        out += info
+        out += _U32.pack(len(value))
+        return iter(value)
+
+    def _dict(self, out: bytearray, value: Mapping[Any, Any], full: bool) -> Iterator[Any]:
+        out += _U32U32.pack(self._headers[T.DICTIONARY], len(value))
+        return _flatten_items(value.items())
+
+    def _dictionary(self, out: bytearray, value: Dictionary, full: bool) -> Iterator[Any]:
+        header = self._headers[T.DICTIONARY]
+        info = b""
+        if value.key_type is not None or value.value_type is not None:
+            if not self.profile.typed_dictionaries:
+                raise EncodeError(f"{self.profile.engine} has no typed Dictionaries")
+            key_kind, key_info = self._type_info(value.key_type, full)
+            value_kind, value_info = self._type_info(value.value_type, full)
+            header |= key_kind << 16 | value_kind << 18
+            info = key_info + value_info
+        out += _U32.pack(header)
+        out += info
+        out += _U32.pack(len(value.items_list))
+        return _flatten_items(value.items_list)
+
+    def _type_info(self, spec: ElementType | None, full: bool) -> tuple[int, bytes]:
+        """The container-kind bits and type info (``_encode_container_type_header``)."""
+        if spec is None or spec.kind == ContainerKind.NONE:
+            return ContainerKind.NONE, b""
+        if spec.kind == ContainerKind.BUILTIN:
+            if spec.type not in self._ids:
+                raise EncodeError(f"{self.profile.engine} has no {spec.type.name} type")
+            return ContainerKind.BUILTIN, _U32.pack(self._ids[spec.type])
+        info = bytearray()
+        if not full:  # without full objects Godot names every object type EncodedObjectAsID
+            _put_string(info, _ENCODED_AS_ID)
+            return ContainerKind.CLASS_NAME, bytes(info)
+        _put_string(info, spec.name)
+        return spec.kind, bytes(info)
+
+    def _object(self, out: bytearray, value: GodotObject, full: bool) -> Iterator[Any] | None:
+        if not full:
+            raise EncodeError(
+                "a full Object needs full_objects=True (var_to_bytes_with_objects); "
+                "send an ObjectID to pass only its instance id"
+            )
+        out += _U32.pack(self._headers[T.OBJECT])
+        _put_string(out, value[0])
+        out += _U32.pack(len(value[1]))
+        return _object_children(out, value[1])
+
+    # ---- the loop ----------------------------------------------------------------------
+
+    def encode(self, value: Any, full_objects: bool = False) -> bytes:
+        """Encode ``value`` as ``var_to_bytes`` (or ``var_to_bytes_with_objects``) would."""
+        out = bytearray()
+        writers = self._writers
+        int_header = self._int_header
+        float_header = self._float_header
+        string_header = self._string_header
+        max_depth = self.profile.max_depth
+        pack_i32 = _U32I32.pack
+        pack_f32 = _U32F32.pack
+        pack_f64 = _U32F64.pack
+        pack_u32u32 = _U32U32.pack
+        f32_exact = _f32_exact
+        stack: list[list[Any]] = []  # [children iterator, items taken, container]
+        try:
+            while True:
+                cls = type(value)
+                if cls is int and _INT32_MIN <= value <= _INT32_MAX:
+                    out += pack_i32(int_header, value)
+                elif cls is str:
+                    if "\0" in value:
+                        raise EncodeError("a Godot String cannot contain NUL (U+0000)")
+                    raw = value.encode("utf-8") if value.isascii() else _utf8(value)
+                    out += pack_u32u32(string_header, len(raw))
+                    out += raw
+                    out += _PAD[len(raw) & 3]
+                elif cls is float:
+                    if f32_exact(value):
+                        out += pack_f32(float_header, value)
+                    else:
+                        out += pack_f64(float_header | _FLAG_64, value)
+                else:
+                    writer = writers.get(cls) or self._writer_for(cls)
+                    children = writer(self, out, value, full_objects)
+                    if children is not None:
+                        if len(stack) >= max_depth:
+                            raise EncodeError("nesting deeper than Godot's limit of 1024 levels")
+                        stack.append([children, 0, value])
+                # ---- next value: the next child of the innermost open container ----------
+                while stack:
+                    top = stack[-1]
+                    for value in top[0]:  # noqa: B007 - takes one child
+                        top[1] += 1
+                        break
+                    else:
+                        stack.pop()
+                        continue
+                    break
+                else:
+                    return bytes(out)
+        except EncodeError as exc:
+            raise exc._with_path(_path(stack)) from None
+
+
+def _flatten_items(items: Any) -> Iterator[Any]:
+    for key, val in items:
+        yield key
+        yield val
+
+
+def _object_children(out: bytearray, properties: tuple[tuple[str, Any], ...]) -> Iterator[Any]:
+    """Yield property values, writing each property's name just before its value."""
+    for name, val in properties:
+        _put_string(out, name)
+        yield val
+
+
+def _path(stack: list[list[Any]]) -> str:
+    """The location of the value being written, from the stack of open containers."""
+    parts = []
+    for _, taken, container in stack:
+        index = taken - 1
+        if isinstance(container, GodotObject):
+            parts.append(f".{container[1][index][0]}")
+        elif isinstance(container, Mapping | Dictionary):
+            pairs = list(container.items())
+            key = pairs[index // 2][0]
+            parts.append(f"[{_key_repr(key)}]" if index % 2 else f"{{key {_key_repr(key)}}}")
+        else:
+            parts.append(f"[{index}]")
+    return "".join(parts)
+
+
+def _key_repr(key: Any) -> str:
+    if isinstance(key, str):
+        return json.dumps(key, ensure_ascii=False)
+    text = repr(key)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+_ENCODERS: dict[Profile, Encoder] = {}
+
+
+def encoder_for(profile: Profile) -> Encoder:
+    """The (cached) encoder for a profile."""
+    enc = _ENCODERS.get(profile)
+    if enc is None:
+        enc = _ENCODERS[profile] = Encoder(profile)
+    return enc

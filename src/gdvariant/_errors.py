@@ -1,0 +1,77 @@
+"""The exception tree: every failure gdvariant reports is a :class:`VariantError`."""
+
+from __future__ import annotations
+
+import enum
+
+__all__ = ["DecodeError", "EncodeError", "GodotError", "VariantError"]
+
+
+class GodotError(enum.IntEnum):
+    """The engine's ``Error`` codes (``core/error/error_list.h``) that its decoder returns.
+
+    A :class:`DecodeError` carries the code Godot itself would have returned for the same
+    input, so a server can log or compare verdicts with the engine.
+    """
+
+    OK = 0
+    ERR_UNAVAILABLE = 2
+    ERR_UNAUTHORIZED = 4
+    ERR_OUT_OF_MEMORY = 6
+    ERR_FILE_EOF = 18
+    ERR_INVALID_DATA = 30
+    ERR_INVALID_PARAMETER = 31
+    ERR_PARSE_ERROR = 43
+    ERR_BUG = 47
+
+
+class VariantError(Exception):
+    """Root of every error raised by gdvariant."""
+
+
+class DecodeError(VariantError, ValueError):
+    """Malformed, truncated, over-limit or forbidden input.
+
+    ``offset`` is the byte offset (from the start of the buffer given to the decoder) where the
+    problem was found, ``path`` locates the value inside the outer value (``[3]["pos"]``; empty at
+    top level), ``code`` is the engine's error code for the same input.
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        offset: int,
+        path: str = "",
+        code: GodotError = GodotError.ERR_INVALID_DATA,
+    ) -> None:
+        self.reason = reason
+        self.offset = offset
+        self.path = path
+        self.code = code
+        super().__init__(self._message())
+
+    def _message(self) -> str:
+        where = f" at {self.path}" if self.path else ""
+        return f"{self.reason} (offset {self.offset}{where}; Godot: {self.code.name})"
+
+    def _with_path(self, path: str) -> DecodeError:
+        self.path = path
+        self.args = (self._message(),)
+        return self
+
+
+class EncodeError(VariantError, ValueError):
+    """A value that the chosen engine version cannot represent; ``path`` says where it is."""
+
+    def __init__(self, reason: str, path: str = "") -> None:
+        self.reason = reason
+        self.path = path
+        super().__init__(self._message())
+
+    def _message(self) -> str:
+        return f"{self.reason} at {self.path}" if self.path else self.reason
+
+    def _with_path(self, path: str) -> EncodeError:
+        self.path = path
+        self.args = (self._message(),)
+        return self

@@ -1,0 +1,204 @@
+"""Packed arrays: one immutable class per Godot ``Packed*Array`` kind, stored in bulk.
+
+Each numeric class is a ``bytes`` subclass whose bytes are exactly the little-endian element
+data that travels on the wire, so decoding and encoding copy one block, and the buffer
+protocol works (``numpy.frombuffer(a, "<f4")``, ``memoryview(a)``). ``len()``, indexing and
+iteration speak in elements (floats, ints or vectors), not bytes. ``PackedByteArray`` is plain
+``bytes``; ``PackedStringArray`` is a tuple of ``str``.
+"""
+
+from __future__ import annotations
+
+import sys
+from array import array
+from collections.abc import Iterable, Iterator
+from itertools import chain
+from typing import Any, ClassVar, Self, SupportsIndex, overload
+
+from ._types import Color, Vector2, Vector3, Vector4, _Record
+
+__all__ = [
+    "PackedColorArray",
+    "PackedFloat32Array",
+    "PackedFloat64Array",
+    "PackedInt32Array",
+    "PackedInt64Array",
+    "PackedStringArray",
+    "PackedVector2Array",
+    "PackedVector3Array",
+    "PackedVector4Array",
+]
+
+_LITTLE = sys.byteorder == "little"
+
+
+class _PackedNumbers(bytes):
+    """Base: little-endian element data in a ``bytes``; element-wise ``len``/index/iteration."""
+
+    __slots__ = ()
+    _code: ClassVar[str]  # array typecode of one component
+    _width: ClassVar[int] = 1  # components per element
+    _item: ClassVar[type[_Record] | None] = None  # element class for vectors and colors
+
+    def __new__(cls, items: Iterable[Any] = ()) -> Self:
+        flat: Iterable[Any] = chain.from_iterable(items) if cls._width > 1 else items
+        try:
+            data = array(cls._code, flat)
+        except (OverflowError, TypeError) as exc:
+            raise ValueError(f"{cls.__name__}: {exc}") from None
+        if len(data) % cls._width:
+            raise ValueError(f"{cls.__name__}: every element needs {cls._width} components")
+        if not _LITTLE:
+            data.byteswap()
+        return bytes.__new__(cls, data)
+
+    @classmethod
+    def frombuffer(cls, data: bytes | bytearray | memoryview) -> Self:
+        """Wrap raw little-endian element data (as found on the wire) without converting it."""
+        raw = bytes(data)
+        if len(raw) % cls.itemsize:
+            raise ValueError(f"{cls.__name__}: {len(raw)} bytes is not a whole number of items")
+        return bytes.__new__(cls, raw)
+
+    itemsize: ClassVar[int]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.itemsize = array(cls._code).itemsize * cls._width
+
+    def _numbers(self) -> memoryview | array[Any]:
+        """The components as numbers (a zero-copy view on little-endian hosts)."""
+        if _LITTLE:
+            return memoryview(self).cast(self._code)  # type: ignore[call-overload,no-any-return]
+        data = array(self._code, bytes(self))
+        data.byteswap()
+        return data
+
+    def __len__(self) -> int:
+        return bytes.__len__(self) // self.itemsize
+
+    def __iter__(self) -> Iterator[Any]:
+        nums = self._numbers()
+        if self._item is None:
+            return iter(nums)
+        item = self._item
+        w = self._width
+        columns = [nums[i::w] for i in range(w)]
+        return (tuple.__new__(item, t) for t in zip(*columns, strict=True))
+
+    @overload
+    def __getitem__(self, index: SupportsIndex) -> Any: ...
+    @overload
+    def __getitem__(self, index: slice) -> Self: ...
+    def __getitem__(self, index: SupportsIndex | slice) -> Any:
+        n = len(self)
+        if isinstance(index, slice):
+            return type(self)(list(self)[index]) if self._item else type(self)(self.tolist()[index])
+        i = index.__index__()
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(f"{type(self).__name__} index out of range")
+        nums = self._numbers()
+        if self._item is None:
+            return nums[i]
+        w = self._width
+        return tuple.__new__(self._item, tuple(nums[i * w : i * w + w]))
+
+    def __contains__(self, item: object) -> bool:
+        return any(item == x for x in self)
+
+    def tolist(self) -> list[Any]:
+        """The elements as a list of Python numbers or vectors."""
+        return list(self)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and bytes.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, bytes.__hash__(self)))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.tolist()!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self).frombuffer, (bytes(self),))
+
+
+class PackedInt32Array(_PackedNumbers):
+    """``PackedInt32Array``: signed 32-bit ints."""
+
+    __slots__ = ()
+    _code = "i"
+
+
+class PackedInt64Array(_PackedNumbers):
+    """``PackedInt64Array``: signed 64-bit ints."""
+
+    __slots__ = ()
+    _code = "q"
+
+
+class PackedFloat32Array(_PackedNumbers):
+    """``PackedFloat32Array``: 32-bit floats."""
+
+    __slots__ = ()
+    _code = "f"
+
+
+class PackedFloat64Array(_PackedNumbers):
+    """``PackedFloat64Array``: 64-bit floats."""
+
+    __slots__ = ()
+    _code = "d"
+
+
+class PackedVector2Array(_PackedNumbers):
+    """``PackedVector2Array``: Vector2 elements (32-bit components)."""
+
+    __slots__ = ()
+    _code = "f"
+    _width = 2
+    _item = Vector2
+
+
+class PackedVector3Array(_PackedNumbers):
+    """``PackedVector3Array``: Vector3 elements (32-bit components)."""
+
+    __slots__ = ()
+    _code = "f"
+    _width = 3
+    _item = Vector3
+
+
+class PackedVector4Array(_PackedNumbers):
+    """``PackedVector4Array`` (Godot 4.3+): Vector4 elements (32-bit components)."""
+
+    __slots__ = ()
+    _code = "f"
+    _width = 4
+    _item = Vector4
+
+
+class PackedColorArray(_PackedNumbers):
+    """``PackedColorArray``: Color elements (always 32-bit components)."""
+
+    __slots__ = ()
+    _code = "f"
+    _width = 4
+    _item = Color
+
+
+class PackedStringArray(_Record):
+    """``PackedStringArray``: an immutable sequence of ``str``."""
+
+    __slots__ = ()
+
+    def __new__(cls, items: Iterable[str] = ()) -> Self:
+        return tuple.__new__(cls, tuple(str(s) for s in items))
+
+    def __repr__(self) -> str:
+        return f"PackedStringArray({list(self)!r})"

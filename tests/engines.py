@@ -1,0 +1,105 @@
+"""Run the real Godot engines (installed by ``tools/setup-engines.sh``) as test oracles.
+
+Godot 4.6 and 3.6 live in a Debian sid chroot (``GDVARIANT_CHROOT``, default
+``~/.cache/gdvariant/sid-chroot``); Godot 3.2.3 is the host's ``godot3-server``. Scripts and
+data go through a scratch folder inside the chroot, so the same paths work on both sides.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ENGINE_SCRIPTS = Path(__file__).resolve().parent / "engine"
+SETUP_HINT = "run `sudo bash tools/setup-engines.sh` to install the engines"
+
+
+def chroot_dir() -> Path:
+    default = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "gdvariant/sid-chroot"
+    return Path(os.environ.get("GDVARIANT_CHROOT", default))
+
+
+@dataclass(frozen=True)
+class Engine:
+    """One engine binary; ``run`` executes a GDScript file with arguments."""
+
+    name: str  # "4.6", "3.6", "3.2"
+    chroot: Path | None  # None = runs on the host
+
+    def _prefix(self) -> list[str]:
+        if self.name.startswith("4"):
+            return ["godot", "--headless", "--script"]
+        return ["godot3-server", "--no-window", "-s"]
+
+    def version(self) -> str:
+        binary = "godot" if self.name.startswith("4") else "godot3-server"
+        cmd = [binary, "--version"]
+        if self.chroot is not None:
+            cmd = ["chroot", str(self.chroot), "env", "HOME=/tmp", *cmd]
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=60).stdout
+        return out.strip().splitlines()[-1] if out.strip() else ""
+
+    @contextmanager
+    def workdir(self) -> Iterator[tuple[Path, str]]:
+        """A scratch folder: (path seen from here, the same path seen by the engine)."""
+        base = (self.chroot / "tmp") if self.chroot is not None else Path(tempfile.gettempdir())
+        here = Path(tempfile.mkdtemp(prefix="gdvariant-", dir=base))
+        inside = "/tmp/" + here.name if self.chroot is not None else str(here)
+        try:
+            yield here, inside
+        finally:
+            shutil.rmtree(here, ignore_errors=True)
+
+    def run(
+        self, script: str, args: Sequence[str], *, cwd: tuple[Path, str], timeout: float = 600
+    ) -> subprocess.CompletedProcess[str]:
+        """Run ``script`` (a file name inside ``cwd``) with ``args``; raise on failure."""
+        here, inside = cwd
+        if self.name.startswith("4"):
+            cmd = [*self._prefix(), f"{inside}/{script}", "--", *args]
+        else:
+            cmd = [*self._prefix(), f"{inside}/{script}", *args]
+        if self.chroot is not None:
+            cmd = ["chroot", str(self.chroot), "env", "HOME=/tmp", "sh", "-c",
+                   f'cd "{inside}" && exec "$@"', "sh", *cmd]
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        else:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=here)
+        if proc.returncode != 0:
+            raise RuntimeError(
+                f"Godot {self.name} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+            )
+        return proc
+
+
+def _mounted(chroot: Path) -> bool:
+    return (chroot / "proc/self").exists()
+
+
+def find_engine(name: str) -> tuple[Engine | None, str]:
+    """The engine called ``name`` ("4.6", "3.6" or "3.2"), or None and the reason it is missing."""
+    if name == "3.2":
+        if shutil.which("godot3-server") is None:
+            return None, f"godot3-server (Godot 3.2.3) is not on PATH; {SETUP_HINT}"
+        return Engine(name, None), ""
+    root = chroot_dir()
+    binary = "godot" if name == "4.6" else "godot3-server"
+    if not (root / "usr/bin" / binary).exists():
+        return None, f"no Godot {name} in the chroot {root}; {SETUP_HINT}"
+    if os.geteuid() != 0:
+        return None, f"running Godot {name} in the chroot {root} needs root"
+    if not _mounted(root):
+        return None, f"/proc is not mounted in {root}; {SETUP_HINT}"
+    return Engine(name, root), ""
+
+
+def engines_required() -> bool:
+    """``GDVARIANT_REQUIRE_ENGINES=1`` (set by .ci/run) turns a missing engine into a failure."""
+    return os.environ.get("GDVARIANT_REQUIRE_ENGINES", "") not in ("", "0")
