@@ -278,9 +278,9 @@ def decode_value(
                     raise _fail(f"Dictionary of {count} entries cannot fit in the data", start)
                 frame = [_DICT, [], [], count, start, key_type, value_type]
                 if count:
-                    if len(stack) >= max_depth:
-                        raise _too_deep(pos)
                     stack.append(frame)
+                    if len(stack) > max_depth:
+                        raise _too_deep(pos)
                     continue
                 value = _finish_dict(frame)
             elif vtype is T.ARRAY:
@@ -297,9 +297,9 @@ def decode_value(
                     raise _fail(f"Array of {count} elements cannot fit in the data", start)
                 items: list[Any] = [] if element_type is None else TypedArray(element_type)
                 if count:
-                    if len(stack) >= max_depth:
-                        raise _too_deep(pos)
                     stack.append([_ARRAY, items, count])
+                    if len(stack) > max_depth:
+                        raise _too_deep(pos)
                     continue
                 value = items
             elif vtype is T.PACKED_BYTE_ARRAY:
@@ -364,10 +364,10 @@ def decode_value(
                         if count * 8 > end - pos:
                             raise _fail(f"Object with {count} properties cannot fit", start)
                         if count:
-                            if len(stack) >= max_depth:
-                                raise _too_deep(pos)
                             name, pos = _read_string(buf, pos, end)
                             stack.append([_OBJECT, [], count, class_name, name])
+                            if len(stack) > max_depth:
+                                raise _too_deep(pos)
                             continue
                         value = _NEW(GodotObject, (class_name, ()))
             elif vtype is T.NODE_PATH:

@@ -391,8 +391,6 @@ class Encoder:
                     writer = writers.get(cls) or self._writer_for(cls)
                     children = writer(self, out, value, full_objects)
                     if children is not None:
-                        if len(stack) >= max_depth:
-                            raise EncodeError("nesting deeper than Godot's limit of 1024 levels")
                         stack.append([children, 0, value])
                 # ---- next value: the next child of the innermost open container ----------
                 while stack:
@@ -403,6 +401,8 @@ class Encoder:
                     else:
                         stack.pop()
                         continue
+                    if len(stack) > max_depth:  # the child sits at depth len(stack)
+                        raise EncodeError(f"nesting deeper than Godot's limit of {max_depth} levels")
                     break
                 else:
                     return bytes(out)
@@ -433,7 +433,7 @@ def _path(stack: list[list[Any]]) -> str:
         elif isinstance(container, Mapping | Dictionary):
             pairs = list(container.items())
             key = pairs[index // 2][0]
-            parts.append(f"[{_key_repr(key)}]" if index % 2 else f"{{key {_key_repr(key)}}}")
+            parts.append(f"[{_key_repr(key)}]" if index % 2 else f"{{key #{index // 2}}}")
         else:
             parts.append(f"[{index}]")
     return "".join(parts)

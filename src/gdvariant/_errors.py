@@ -25,6 +25,11 @@ class GodotError(enum.IntEnum):
     ERR_BUG = 47
 
 
+def _short(path: str, limit: int = 120) -> str:
+    """A path short enough for a message; the exception's ``path`` keeps all of it."""
+    return path if len(path) <= limit else f"{path[:40]}...{path[-(limit - 43):]}"
+
+
 class VariantError(Exception):
     """Root of every error raised by gdvariant."""
 
@@ -51,7 +56,7 @@ class DecodeError(VariantError, ValueError):
         super().__init__(self._message())
 
     def _message(self) -> str:
-        where = f" at {self.path}" if self.path else ""
+        where = f" at {_short(self.path)}" if self.path else ""
         return f"{self.reason} (offset {self.offset}{where}; Godot: {self.code.name})"
 
     def _with_path(self, path: str) -> DecodeError:
@@ -69,7 +74,7 @@ class EncodeError(VariantError, ValueError):
         super().__init__(self._message())
 
     def _message(self) -> str:
-        return f"{self.reason} at {self.path}" if self.path else self.reason
+        return f"{self.reason} at {_short(self.path)}" if self.path else self.reason
 
     def _with_path(self, path: str) -> EncodeError:
         self.path = path

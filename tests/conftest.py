@@ -1,0 +1,21 @@
+"""Shared fixtures: the real engines, skipped with a reason when absent (required in CI)."""
+
+from __future__ import annotations
+
+import pytest
+from engines import Engine, engines_required, find_engine
+
+
+def _engine(name: str) -> Engine:
+    engine, why = find_engine(name)
+    if engine is None:
+        if engines_required():
+            pytest.fail(f"GDVARIANT_REQUIRE_ENGINES is set but {why}")
+        pytest.skip(why)
+    return engine
+
+
+@pytest.fixture(scope="session")
+def godot4() -> Engine:
+    """Godot 4.6 headless (sid chroot)."""
+    return _engine("4.6")

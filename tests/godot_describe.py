@@ -1,0 +1,166 @@
+"""Turn the engine's ``describe()`` trees (see ``engine/godot4_oracle.gd``) into expected values.
+
+This is the test suite's own reading of what the engine reported, built with gdvariant's
+public constructors only, so decoder bugs cannot leak into the expectations. ``canon()`` makes
+values comparable exactly (floats by their bits, so NaN equals itself and -0.0 differs from 0.0).
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+import gdvariant as gd
+
+_REAL_VECTORS = {
+    "Vector2": gd.Vector2,
+    "Vector3": gd.Vector3,
+    "Vector4": gd.Vector4,
+    "Quaternion": gd.Quaternion,
+    "Color": gd.Color,
+}
+_INT_VECTORS = {"Vector2i": gd.Vector2i, "Vector3i": gd.Vector3i, "Vector4i": gd.Vector4i}
+_PACKED_VECTORS = {
+    "PackedVector2Array": gd.PackedVector2Array,
+    "PackedVector3Array": gd.PackedVector3Array,
+    "PackedVector4Array": gd.PackedVector4Array,
+    "PackedColorArray": gd.PackedColorArray,
+}
+ENCODED_AS_ID = gd.ElementType.class_name("EncodedObjectAsID")
+
+
+def f64(hex_bits: str) -> float:
+    """A double from the hex of its 8 little-endian bytes."""
+    return float(struct.unpack("<d", bytes.fromhex(hex_bits))[0])
+
+
+def text(hex_utf8: str) -> str:
+    return bytes.fromhex(hex_utf8).decode("utf-8")
+
+
+def element_type(spec: list[Any] | None, objects: bool) -> gd.ElementType | None:
+    """A container's element type; without objects Godot names object types EncodedObjectAsID."""
+    if spec is None:
+        return None
+    kind, arg = spec
+    if kind == "builtin":
+        return gd.ElementType.builtin(gd.VariantType(arg))
+    if not objects:
+        return ENCODED_AS_ID
+    if kind == "class":
+        return gd.ElementType.class_name(arg)
+    return gd.ElementType.script(arg)
+
+
+def expected(tree: list[Any], objects: bool) -> Any:
+    """The value the engine described; ``objects`` selects the with-objects encoding's view."""
+    tag = tree[0]
+    if tag == "nil":
+        return None
+    if tag == "bool":
+        return bool(tree[1])
+    if tag == "int":
+        return int(tree[1])
+    if tag == "float":
+        return f64(tree[1])
+    if tag == "String":
+        return text(tree[1])
+    if tag == "StringName":
+        return gd.StringName(text(tree[1]))
+    if tag in _REAL_VECTORS:
+        return _REAL_VECTORS[tag](*map(f64, tree[1]))
+    if tag in _INT_VECTORS:
+        return _INT_VECTORS[tag](*tree[1])
+    if tag == "Rect2i":
+        x, y, w, h = tree[1]
+        return gd.Rect2i((x, y), (w, h))
+    if tag in ("Rect2", "Plane", "AABB", "Transform2D", "Basis", "Transform3D", "Projection"):
+        return _composite(tag, [f64(c) for c in tree[1]])
+    if tag == "NodePath":
+        return gd.NodePath.from_parts(map(text, tree[2]), map(text, tree[3]), tree[1])
+    if tag == "RID":
+        return gd.RID(int(tree[1]))
+    if tag == "Object":
+        _, class_name, instance_id, props = tree
+        if not objects:
+            return gd.ObjectID(int(instance_id))
+        return gd.GodotObject(class_name, [(name, expected(v, objects)) for name, v in props])
+    if tag == "Callable":
+        return gd.Callable()
+    if tag == "Signal":
+        return gd.Signal(text(tree[1]), int(tree[2]))
+    if tag == "Array":
+        items = [expected(item, objects) for item in tree[2]]
+        etype = element_type(tree[1], objects)
+        return items if etype is None else gd.TypedArray(etype, items)
+    if tag == "Dictionary":
+        pairs = [(expected(k, objects), expected(v, objects)) for k, v in tree[3]]
+        key_type, value_type = element_type(tree[1], objects), element_type(tree[2], objects)
+        return as_godot_dictionary(pairs, key_type, value_type)
+    if tag == "PackedByteArray":
+        return bytes.fromhex(tree[1])
+    if tag in ("PackedInt32Array", "PackedInt64Array"):
+        return getattr(gd, tag)(int(n) for n in tree[1])
+    if tag in ("PackedFloat32Array", "PackedFloat64Array"):
+        return getattr(gd, tag)(f64(n) for n in tree[1])
+    if tag == "PackedStringArray":
+        return gd.PackedStringArray(text(s) for s in tree[1])
+    if tag in _PACKED_VECTORS:
+        return _PACKED_VECTORS[tag]([f64(c) for c in item] for item in tree[1])
+    raise ValueError(f"unknown describe tag {tag!r}")
+
+
+def _composite(tag: str, c: list[float]) -> Any:
+    if tag == "Rect2":
+        return gd.Rect2(c[0:2], c[2:4])
+    if tag == "Plane":
+        return gd.Plane(c[0:3], c[3])
+    if tag == "AABB":
+        return gd.AABB(c[0:3], c[3:6])
+    if tag == "Transform2D":
+        return gd.Transform2D(c[0:2], c[2:4], c[4:6])
+    if tag == "Basis":
+        return gd.Basis(c[0:3], c[3:6], c[6:9])
+    if tag == "Transform3D":
+        return gd.Transform3D((c[0:3], c[3:6], c[6:9]), c[9:12])
+    return gd.Projection(c[0:4], c[4:8], c[8:12], c[12:16])
+
+
+def as_godot_dictionary(
+    pairs: list[tuple[Any, Any]],
+    key_type: gd.ElementType | None = None,
+    value_type: gd.ElementType | None = None,
+) -> Any:
+    """The documented rule: a plain dict when it holds every pair as-is, else a Dictionary."""
+    if key_type is None and value_type is None:
+        try:
+            plain = dict(pairs)
+        except TypeError:
+            plain = None
+        if plain is not None and len(plain) == len(pairs):
+            return plain
+    return gd.Dictionary(pairs, key_type, value_type)
+
+
+def canon(value: Any) -> Any:
+    """An exactly comparable form: type names kept, floats as bits, containers as tuples."""
+    if isinstance(value, float):
+        return ("float", struct.pack("<d", value))
+    if isinstance(value, bool | int | None | bytes):
+        return (type(value).__name__, value)
+    if isinstance(value, gd.StringName):
+        return ("StringName", str(value))
+    if isinstance(value, str):
+        return ("str", value)
+    if isinstance(value, gd.TypedArray):
+        return ("TypedArray", value.element_type, tuple(canon(v) for v in value))
+    if isinstance(value, list):
+        return ("list", tuple(canon(v) for v in value))
+    if isinstance(value, dict):
+        return ("dict", tuple((canon(k), canon(v)) for k, v in value.items()))
+    if isinstance(value, gd.Dictionary):
+        pairs = tuple((canon(k), canon(v)) for k, v in value.items())
+        return ("Dictionary", value.key_type, value.value_type, pairs)
+    if isinstance(value, tuple):  # every immutable gdvariant value type is a tuple
+        return (type(value).__name__, tuple(canon(v) for v in value))
+    return (type(value).__name__, bytes(value))  # packed numeric arrays: their exact bytes
