@@ -10,6 +10,8 @@ is allocated. Which numbers mean which type comes from the :class:`~gdvariant.Pr
 from __future__ import annotations
 
 import json
+import sys
+from array import array
 from struct import Struct
 from typing import Any
 
@@ -64,15 +66,32 @@ T = VariantType
 _NEW = tuple.__new__
 _CALLABLE = Callable()
 
+# Kind codes as plain ints (comparing ints is much cheaper than looking up enum members).
+_K_NIL = int(T.NIL)
+_K_BOOL = int(T.BOOL)
+_K_INT = int(T.INT)
+_K_FLOAT = int(T.FLOAT)
+_K_STRING = int(T.STRING)
+_K_STRING_NAME = int(T.STRING_NAME)
+_K_NODE_PATH = int(T.NODE_PATH)
+_K_RID = int(T.RID)
+_K_OBJECT = int(T.OBJECT)
+_K_CALLABLE = int(T.CALLABLE)
+_K_SIGNAL = int(T.SIGNAL)
+_K_DICTIONARY = int(T.DICTIONARY)
+_K_ARRAY = int(T.ARRAY)
+_K_PACKED_BYTE_ARRAY = int(T.PACKED_BYTE_ARRAY)
+_K_PACKED_STRING_ARRAY = int(T.PACKED_STRING_ARRAY)
+
 # Fixed-size math types: (f32 struct, f64 struct, unflatten) per type, from the shared layouts.
-_FIXED: dict[VariantType, tuple[Struct, Struct, Any]] = {}
+_FIXED: dict[int, tuple[Struct, Struct, Any]] = {}
 for _vt, _lay in LAYOUTS.items():
     _narrow = Struct(f"<{_lay.components}{'i' if _lay.kind == 'i32' else 'f'}")
     _wide = Struct(f"<{_lay.components}d") if _lay.kind == "real" else _narrow
-    _FIXED[_vt] = (_narrow, _wide, _lay.unflatten)
+    _FIXED[int(_vt)] = (_narrow, _wide, _lay.unflatten)
 
 # Packed numeric arrays: class and bytes per element (f32 layout; f64 when flagged is narrowed).
-_PACKED: dict[VariantType, type[Any]] = {
+_PACKED: dict[int, type[Any]] = {
     T.PACKED_INT32_ARRAY: PackedInt32Array,
     T.PACKED_INT64_ARRAY: PackedInt64Array,
     T.PACKED_FLOAT32_ARRAY: PackedFloat32Array,
@@ -83,7 +102,9 @@ _PACKED: dict[VariantType, type[Any]] = {
     T.PACKED_COLOR_ARRAY: PackedColorArray,
 }
 # Packed vector arrays whose components are doubles when the 64-bit flag is set.
-_PACKED_REAL = {T.PACKED_VECTOR2_ARRAY, T.PACKED_VECTOR3_ARRAY, T.PACKED_VECTOR4_ARRAY}
+_PACKED_REAL = {
+    int(t) for t in (T.PACKED_VECTOR2_ARRAY, T.PACKED_VECTOR3_ARRAY, T.PACKED_VECTOR4_ARRAY)
+}
 
 # Frame kinds on the container stack.
 _ARRAY = 0
@@ -99,7 +120,7 @@ def _too_deep(offset: int) -> DecodeError:
     return _fail("nesting deeper than Godot's limit", offset, GodotError.ERR_OUT_OF_MEMORY)
 
 
-def _read_string(buf: memoryview, pos: int, end: int) -> tuple[str, int]:
+def _read_string(buf: bytes, pos: int, end: int) -> tuple[str, int]:
     """Godot's ``_decode_string``: u32 length, UTF-8 bytes, padding to 4 (which must be there)."""
     if end - pos < 4:
         raise _fail("string length missing", pos)
@@ -107,39 +128,45 @@ def _read_string(buf: memoryview, pos: int, end: int) -> tuple[str, int]:
     if n < 0 or n + (-n & 3) > end - pos - 4:
         raise _fail(f"string of {n} bytes runs past the end of the data", pos, _EOF)
     start = pos + 4
-    return _utf8(buf[start : start + n], start), start + n + (-n & 3)
+    try:
+        text = buf[start : start + n].decode()
+    except UnicodeDecodeError:
+        text = _utf8(memoryview(buf)[start : start + n], start)
+    else:
+        if not text.isascii() or "\0" in text:
+            text = _godot_text(text)
+    return text, start + n + (-n & 3)
 
 
 def _utf8(raw: memoryview, offset: int) -> str:
-    """Decode as Godot does: strict UTF-8, stop at the first NUL, drop one leading BOM."""
+    """Invalid UTF-8 is fine only after a NUL, where Godot's parser has already stopped."""
     try:
-        text = str(raw, "utf-8")
+        return _godot_text(str(raw, "utf-8"))
     except UnicodeDecodeError as exc:
-        nul = bytes(raw).find(b"\0")
+        nul = raw.tobytes().find(b"\0")
         if nul < 0 or nul > exc.start:
             raise _fail(f"invalid UTF-8 in string: {exc.reason}", offset + exc.start) from None
-        text = str(raw[:nul], "utf-8")
-    else:
-        if "\0" in text:
-            text = text[: text.index("\0")]
-    if text[:1] == "\ufeff":
-        text = text[1:]
-    return text
+        return _godot_text(str(raw[:nul], "utf-8"))
+
+
+def _godot_text(text: str) -> str:
+    """What Godot keeps of decoded text: up to the first NUL, without one leading BOM."""
+    nul = text.find("\0")
+    if nul >= 0:
+        text = text[:nul]
+    return text[1:] if text[:1] == "\ufeff" else text
 
 
 def _path(stack: list[list[Any]]) -> str:
     """The location of the value being read, from the container stack."""
     parts = []
     for frame in stack:
-        kind = frame[0]
+        kind, items = frame[0], frame[1]
         if kind == _ARRAY:
-            parts.append(f"[{len(frame[1])}]")
+            parts.append(f"[{len(items)}]")
         elif kind == _DICT:
-            keys, values = frame[1], frame[2]
-            if len(keys) > len(values):
-                parts.append(f"[{_key_repr(keys[-1])}]")
-            else:
-                parts.append(f"{{key #{len(keys)}}}")
+            pair = len(items) // 2
+            parts.append(f"[{_key_repr(items[-1])}]" if len(items) % 2 else f"{{key #{pair}}}")
         else:
             parts.append(f".{frame[4]}")
     return "".join(parts)
@@ -153,7 +180,7 @@ def _key_repr(key: Any) -> str:
 
 
 def _container_type(
-    buf: memoryview, pos: int, end: int, kind: int, profile: Profile
+    buf: bytes, pos: int, end: int, kind: int, profile: Profile
 ) -> tuple[ElementType | None, int]:
     """Read the element-type info of a typed container (``_decode_container_type``)."""
     if kind == ContainerKind.BUILTIN:
@@ -171,7 +198,9 @@ def _container_type(
 
 
 def _finish_dict(frame: list[Any]) -> Any:
-    keys, values, key_type, value_type = frame[1], frame[2], frame[5], frame[6]
+    """A plain dict when it holds every pair as written, else a :class:`Dictionary`."""
+    flat, key_type, value_type = frame[1], frame[3], frame[4]
+    keys, values = flat[0::2], flat[1::2]
     if key_type is None and value_type is None:
         try:
             d = dict(zip(keys, values, strict=True))
@@ -194,11 +223,10 @@ def decode_value(
     The returned end can exceed ``len(data)`` by up to 3 bytes: Godot accepts a
     PackedByteArray whose final padding is missing and still counts it.
     """
-    buf = data if isinstance(data, memoryview) else memoryview(data)
-    if buf.format != "B" or buf.ndim != 1:
-        buf = buf.cast("B")
+    buf = data if type(data) is bytes else bytes(memoryview(data).cast("B"))
+    view = memoryview(buf)
     end = len(buf)
-    types = profile.types_by_id
+    kinds = profile.kind_codes
     typed_arrays = profile.typed_arrays
     typed_dicts = profile.typed_dictionaries
     max_depth = profile.max_depth
@@ -220,9 +248,9 @@ def decode_value(
                 word = None
             else:
                 header, word = u32i32(buf, pos)
-            vtype = types[header & 0xFF]
+            k = kinds[header & 0xFF]
 
-            if vtype is T.INT:
+            if k == _K_INT:
                 if header & _FLAG_64:
                     if end - pos < 12:
                         raise _fail("int64 payload missing", pos)
@@ -233,11 +261,23 @@ def decode_value(
                         raise _fail("int32 payload missing", pos)
                     value = word
                     pos += 8
-            elif vtype is T.STRING or vtype is T.STRING_NAME:
-                value, pos = _read_string(buf, pos + 4, end)
-                if vtype is T.STRING_NAME:
-                    value = StringName(value)
-            elif vtype is T.FLOAT:
+            elif k == _K_STRING:
+                if word is None:
+                    raise _fail("string length missing", pos + 4)
+                if word < 0 or word + (-word & 3) > end - pos - 8:
+                    raise _fail(
+                        f"string of {word} bytes runs past the end of the data", pos + 4, _EOF
+                    )
+                start = pos + 8
+                try:
+                    value = buf[start : start + word].decode()
+                except UnicodeDecodeError:
+                    value = _utf8(view[start : start + word], start)
+                else:
+                    if not value.isascii() or "\0" in value:
+                        value = _godot_text(value)
+                pos = start + word + (-word & 3)
+            elif k == _K_FLOAT:
                 if header & _FLAG_64:
                     if end - pos < 12:
                         raise _fail("float64 payload missing", pos)
@@ -248,22 +288,12 @@ def decode_value(
                         raise _fail("float32 payload missing", pos)
                     value = f32(buf, pos + 4)[0]
                     pos += 8
-            elif vtype is T.BOOL:
+            elif k == _K_BOOL:
                 if word is None:
                     raise _fail("bool payload missing", pos)
                 value = word != 0
                 pos += 8
-            elif vtype is T.NIL:
-                value = None
-                pos += 4
-            elif vtype in _FIXED:
-                narrow, wide, unflatten = _FIXED[vtype]
-                layout = wide if header & _FLAG_64 else narrow
-                if end - pos - 4 < layout.size:
-                    raise _fail(f"{vtype.name} payload missing", pos)
-                value = unflatten(layout.unpack_from(buf, pos + 4))
-                pos += 4 + layout.size
-            elif vtype is T.DICTIONARY:
+            elif k == _K_DICTIONARY:
                 start = pos
                 pos += 4
                 key_type = value_type = None
@@ -276,14 +306,14 @@ def decode_value(
                 pos += 4
                 if count * 8 > end - pos:
                     raise _fail(f"Dictionary of {count} entries cannot fit in the data", start)
-                frame = [_DICT, [], [], count, start, key_type, value_type]
+                frame = [_DICT, [], 2 * count, key_type, value_type]
                 if count:
                     stack.append(frame)
                     if len(stack) > max_depth:
                         raise _too_deep(pos)
                     continue
                 value = _finish_dict(frame)
-            elif vtype is T.ARRAY:
+            elif k == _K_ARRAY:
                 start = pos
                 pos += 4
                 element_type = None
@@ -302,29 +332,39 @@ def decode_value(
                         raise _too_deep(pos)
                     continue
                 value = items
-            elif vtype is T.PACKED_BYTE_ARRAY:
+            elif k in _FIXED:
+                narrow, wide, unflatten = _FIXED[k]
+                layout = wide if header & _FLAG_64 else narrow
+                if end - pos - 4 < layout.size:
+                    raise _fail(f"{VariantType(k).name} payload missing", pos)
+                value = unflatten(layout.unpack_from(buf, pos + 4))
+                pos += 4 + layout.size
+            elif k == _K_NIL:
+                value = None
+                pos += 4
+            elif k == _K_STRING_NAME:
+                value, pos = _read_string(buf, pos + 4, end)
+                value = StringName(value)
+            elif k == _K_PACKED_BYTE_ARRAY:
                 if word is None:
                     raise _fail("PackedByteArray count missing", pos)
                 if word < 0 or word > end - pos - 8:
                     raise _fail(f"PackedByteArray of {word} bytes runs past the end", pos)
-                value = bytes(buf[pos + 8 : pos + 8 + word])
+                value = buf[pos + 8 : pos + 8 + word]
                 pos += 8 + word + (-word & 3)
-            elif vtype in _PACKED:
-                cls = _PACKED[vtype]
+            elif k in _PACKED:
+                cls = _PACKED[k]
                 if word is None:
                     raise _fail(f"{cls.__name__} count missing", pos)
                 size = cls.itemsize
-                if vtype in _PACKED_REAL and header & _FLAG_64:
+                if k in _PACKED_REAL and header & _FLAG_64:
                     size *= 2
                 if word < 0 or word * size > end - pos - 8:
                     raise _fail(f"{cls.__name__} of {word} elements runs past the end", pos)
-                raw = buf[pos + 8 : pos + 8 + word * size]
-                if size != cls.itemsize:  # double-precision build: narrow like a float build
-                    value = cls(_NEW(tuple, t) for t in _chunks(raw, cls._width))
-                else:
-                    value = cls.frombuffer(raw)
+                raw = view[pos + 8 : pos + 8 + word * size]
+                value = cls.frombuffer(raw) if size == cls.itemsize else _narrowed(cls, raw)
                 pos += 8 + word * size
-            elif vtype is T.PACKED_STRING_ARRAY:
+            elif k == _K_PACKED_STRING_ARRAY:
                 if word is None:
                     raise _fail("PackedStringArray count missing", pos)
                 pos += 8
@@ -335,10 +375,10 @@ def decode_value(
                         raise _fail(f"PackedStringArray of {word} strings cannot fit", pos - 8)
                     strings = []
                     for _ in range(word):
-                        s, pos = _read_string(buf, pos, end)
-                        strings.append(s)
+                        text, pos = _read_string(buf, pos, end)
+                        strings.append(text)
                     value = _NEW(PackedStringArray, strings)
-            elif vtype is T.OBJECT:
+            elif k == _K_OBJECT:
                 if header & _FLAG_64:
                     if end - pos < 12:
                         raise _fail("object id missing", pos)
@@ -370,17 +410,17 @@ def decode_value(
                                 raise _too_deep(pos)
                             continue
                         value = _NEW(GodotObject, (class_name, ()))
-            elif vtype is T.NODE_PATH:
+            elif k == _K_NODE_PATH:
                 value, pos = _read_node_path(buf, pos, end)
-            elif vtype is T.RID:
+            elif k == _K_RID:
                 if end - pos < 12:
                     raise _fail("RID payload missing", pos)
                 value = _NEW(RID, (_U64.unpack_from(buf, pos + 4)[0],))
                 pos += 12
-            elif vtype is T.CALLABLE:
+            elif k == _K_CALLABLE:
                 value = _CALLABLE
                 pos += 4
-            elif vtype is T.SIGNAL:
+            elif k == _K_SIGNAL:
                 name, pos = _read_string(buf, pos + 4, end)
                 if end - pos < 8:
                     raise _fail("Signal object id missing", pos)
@@ -392,28 +432,18 @@ def decode_value(
             # ---- hand the value to its container, closing every container it completes ----
             while stack:
                 frame = stack[-1]
-                kind = frame[0]
-                if kind == _ARRAY:
-                    frame[1].append(value)
-                    if len(frame[1]) < frame[2]:
+                items = frame[1]
+                if frame[0] != _OBJECT:
+                    items.append(value)  # Dictionaries collect key, value, key, value...
+                    if len(items) < frame[2]:
                         break
-                    value = frame[1]
-                elif kind == _DICT:
-                    keys, values = frame[1], frame[2]
-                    if len(keys) == len(values):
-                        keys.append(value)
-                        break
-                    values.append(value)
-                    if len(values) < frame[3]:
-                        break
-                    value = _finish_dict(frame)
+                    value = items if frame[0] == _ARRAY else _finish_dict(frame)
                 else:
-                    props = frame[1]
-                    props.append((frame[4], value))
-                    if len(props) < frame[2]:
+                    items.append((frame[4], value))
+                    if len(items) < frame[2]:
                         frame[4], pos = _read_string(buf, pos, end)
                         break
-                    value = _NEW(GodotObject, (frame[3], tuple(props)))
+                    value = _NEW(GodotObject, (frame[3], tuple(items)))
                 stack.pop()
             else:
                 return value, pos
@@ -421,15 +451,15 @@ def decode_value(
         raise exc._with_path(_path(stack)) from None
 
 
-def _chunks(raw: memoryview, width: int) -> list[tuple[float, ...]]:
-    nums = raw.cast("B").cast("d") if _LE else memoryview(bytes(raw)).cast("d")
-    return [tuple(nums[i : i + width]) for i in range(0, len(nums), width)]
+def _narrowed(cls: type[Any], raw: memoryview) -> Any:
+    """Packed vectors written with double components: keep them as a float build would."""
+    doubles = array("d", raw.tobytes())
+    if sys.byteorder != "little":
+        doubles.byteswap()
+    return cls(zip(*[iter(doubles)] * cls._width, strict=True))
 
 
-_LE = __import__("sys").byteorder == "little"
-
-
-def _read_node_path(buf: memoryview, pos: int, end: int) -> tuple[NodePath, int]:
+def _read_node_path(buf: bytes, pos: int, end: int) -> tuple[NodePath, int]:
     """NODE_PATH: name count | bit 31, subname count, flags, then the strings."""
     if end - pos < 8:
         raise _fail("NodePath header missing", pos)

@@ -402,7 +402,9 @@ class Encoder:
                         stack.pop()
                         continue
                     if len(stack) > max_depth:  # the child sits at depth len(stack)
-                        raise EncodeError(f"nesting deeper than Godot's limit of {max_depth} levels")
+                        raise EncodeError(
+                            f"nesting deeper than Godot's limit of {max_depth} levels"
+                        )
                     break
                 else:
                     return bytes(out)

@@ -27,7 +27,7 @@ class GodotError(enum.IntEnum):
 
 def _short(path: str, limit: int = 120) -> str:
     """A path short enough for a message; the exception's ``path`` keeps all of it."""
-    return path if len(path) <= limit else f"{path[:40]}...{path[-(limit - 43):]}"
+    return path if len(path) <= limit else f"{path[:40]}...{path[-(limit - 43) :]}"
 
 
 class VariantError(Exception):

@@ -36,12 +36,15 @@ class Profile:
     max_depth: int = GODOT_MAX_DEPTH
     #: wire id -> type, 256 entries (``None`` = not a type in this release); derived.
     types_by_id: tuple[VariantType | None, ...] = field(init=False, repr=False)
+    #: the same as plain ints (-1 = none), for the decoder's dispatch; derived.
+    kind_codes: tuple[int, ...] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         table: list[VariantType | None] = [None] * 256
         for vtype, wire_id in self.wire_ids.items():
             table[wire_id] = vtype
         object.__setattr__(self, "types_by_id", tuple(table))
+        object.__setattr__(self, "kind_codes", tuple(-1 if t is None else int(t) for t in table))
         object.__setattr__(self, "wire_ids", MappingProxyType(dict(self.wire_ids)))
 
     @property
