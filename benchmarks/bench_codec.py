@@ -20,8 +20,8 @@ import gdvariant as gd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from engines import ENGINE_SCRIPTS, find_engine  # noqa: E402
-from payloads import PAYLOADS  # noqa: E402
+from engines import ENGINE_SCRIPTS, find_engine
+from payloads import PAYLOADS
 
 
 def best_time(fn: Callable[[], Any], budget: float = 1.0, repeats: int = 5) -> float:

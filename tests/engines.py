@@ -22,7 +22,9 @@ SETUP_HINT = "run `sudo bash tools/setup-engines.sh` to install the engines"
 
 
 def chroot_dir() -> Path:
-    default = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "gdvariant/sid-chroot"
+    default = (
+        Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "gdvariant/sid-chroot"
+    )
     return Path(os.environ.get("GDVARIANT_CHROOT", default))
 
 
@@ -67,15 +69,23 @@ class Engine:
         else:
             cmd = [*self._prefix(), f"{inside}/{script}", *args]
         if self.chroot is not None:
-            cmd = ["chroot", str(self.chroot), "env", "HOME=/tmp", "sh", "-c",
-                   f'cd "{inside}" && exec "$@"', "sh", *cmd]
+            cmd = [
+                "chroot",
+                str(self.chroot),
+                "env",
+                "HOME=/tmp",
+                "sh",
+                "-c",
+                f'cd "{inside}" && exec "$@"',
+                "sh",
+                *cmd,
+            ]
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
         else:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=here)
         if proc.returncode != 0:
-            raise RuntimeError(
-                f"Godot {self.name} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
-            )
+            tail = f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+            raise RuntimeError(f"Godot {self.name} failed ({proc.returncode}):\n{tail}")
         return proc
 
 

@@ -35,7 +35,14 @@ def f64(hex_bits: str) -> float:
 
 
 def text(hex_utf8: str) -> str:
-    return bytes.fromhex(hex_utf8).decode("utf-8")
+    """A string as Godot's decoder returns it: a leading BOM does not survive ``bytes_to_var``."""
+    decoded = bytes.fromhex(hex_utf8).decode("utf-8")
+    return decoded[1:] if decoded.startswith("\ufeff") else decoded
+
+
+def u64(decimal: str) -> int:
+    """An id the engine printed as a signed 64-bit int, as the unsigned value on the wire."""
+    return int(decimal) & 0xFFFF_FFFF_FFFF_FFFF
 
 
 def element_type(spec: list[Any] | None, objects: bool) -> gd.ElementType | None:
@@ -79,16 +86,16 @@ def expected(tree: list[Any], objects: bool) -> Any:
     if tag == "NodePath":
         return gd.NodePath.from_parts(map(text, tree[2]), map(text, tree[3]), tree[1])
     if tag == "RID":
-        return gd.RID(int(tree[1]))
+        return gd.RID(u64(tree[1]))
     if tag == "Object":
         _, class_name, instance_id, props = tree
         if not objects:
-            return gd.ObjectID(int(instance_id))
+            return gd.ObjectID(u64(instance_id))
         return gd.GodotObject(class_name, [(name, expected(v, objects)) for name, v in props])
     if tag == "Callable":
         return gd.Callable()
     if tag == "Signal":
-        return gd.Signal(text(tree[1]), int(tree[2]))
+        return gd.Signal(text(tree[1]), u64(tree[2]))
     if tag == "Array":
         items = [expected(item, objects) for item in tree[2]]
         etype = element_type(tree[1], objects)

@@ -178,7 +178,7 @@ def test_dictionaries_count_depth_in_both_directions() -> None:
     with pytest.raises(gd.EncodeError, match="nesting") as enc:
         gd.dumps(_chain_of_dicts(1025))
     assert enc.value.path == '["k"]' * 1024 + "{key #0}"  # keys sit one level deeper too
-    one_more = bytes.fromhex("1b00000001000000" "04000000010000006b000000") + data
+    one_more = bytes.fromhex("1b0000000100000004000000010000006b000000") + data
     with pytest.raises(DecodeError) as dec:
         gd.loads(one_more)
     assert dec.value.code == GodotError.ERR_OUT_OF_MEMORY
@@ -243,7 +243,11 @@ def test_dictionary_that_python_would_merge_stays_whole() -> None:
     data = gd.dumps(gd.Dictionary(pairs))
     value = gd.loads(data)
     assert type(value) is gd.Dictionary
-    assert [(type(k), v) for k, v in value.items()] == [(int, "int"), (float, "float"), (bool, "bool")]
+    assert [(type(k), v) for k, v in value.items()] == [
+        (int, "int"),
+        (float, "float"),
+        (bool, "bool"),
+    ]
     assert gd.dumps(value) == data
 
 
@@ -263,7 +267,8 @@ def test_plain_dict_when_lossless() -> None:
 def test_double_precision_values_are_read() -> None:
     # Header bit 16 on a real type: components are doubles (engines built with precision=double).
     data = bytes.fromhex("09000100") + b"".join(
-        x.to_bytes(8, "little") for x in (0x3FF0000000000000, 0x4000000000000000, 0x3FB999999999999A)
+        x.to_bytes(8, "little")
+        for x in (0x3FF0000000000000, 0x4000000000000000, 0x3FB999999999999A)
     )
     assert gd.loads(data) == gd.Vector3(1, 2, 0.1)
     packed = bytes.fromhex("2300010001000000") + bytes.fromhex("000000000000f03f") * 2

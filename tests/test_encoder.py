@@ -76,8 +76,7 @@ def test_packed_string_array_counts_the_nul() -> None:
 def test_node_path_padding_is_zero() -> None:
     data = gd.dumps(gd.NodePath("a/bc:def"))
     assert data == bytes.fromhex(
-        "16000000020000800100000000000000"
-        "0100000061000000" "0200000062630000" "0300000064656600"
+        "16000000020000800100000000000000010000006100000002000000626300000300000064656600"
     )
 
 

@@ -123,9 +123,7 @@ DERIVED_ENCODE: dict[str, Any] = {
     "Array[String] empty (typed builtin)": gd.TypedArray(gd.VariantType.STRING),
     "Array[Node] empty, full_objects=false": gd.TypedArray(gd.ElementType.class_name("Node")),
     "Array[Node] empty, full_objects=true": gd.TypedArray(gd.ElementType.class_name("Node")),
-    "Dictionary[String,int] empty": gd.Dictionary(
-        (), gd.VariantType.STRING, gd.VariantType.INT
-    ),
+    "Dictionary[String,int] empty": gd.Dictionary((), gd.VariantType.STRING, gd.VariantType.INT),
     "Dictionary[Variant,int] empty (key untyped)": gd.Dictionary((), None, gd.VariantType.INT),
     "PackedByteArray [1,2,3]": b"\x01\x02\x03",
     "PackedByteArray []": b"",
