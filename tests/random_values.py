@@ -1,0 +1,155 @@
+"""Random Godot values built in Python, for live tests against the engine.
+
+Only values the engine keeps exactly are made: real components are float32-exact (Godot's
+default build stores real_t as float32), typed containers hold elements of their type, and
+Dictionary keys are ones the engine keeps apart (no String/StringName twins, no -0.0 or NaN
+keys). Objects are left out: the engine turns them into new instances with new ids.
+"""
+
+from __future__ import annotations
+
+import random
+import struct
+from collections.abc import Callable
+from typing import Any
+
+from godot_describe import as_godot_dictionary, canon
+
+import gdvariant as gd
+
+T = gd.VariantType
+_F32 = struct.Struct("<f")
+
+
+def _f32(rng: random.Random) -> float:
+    x = rng.choice([0.0, 1.0, -2.5, rng.uniform(-1e4, 1e4), rng.uniform(-1, 1), 1e30])
+    return float(_F32.unpack(_F32.pack(x))[0])
+
+
+def _float(rng: random.Random) -> float:
+    return rng.choice(
+        [_f32(rng), rng.uniform(-1e9, 1e9), 0.1, -0.0, float("inf"), 1e300, 5e-324, float("nan")]
+    )
+
+
+def _int(rng: random.Random) -> int:
+    return rng.choice(
+        [rng.randrange(-100, 100), rng.randrange(-(2**31), 2**31), rng.randrange(-(2**63), 2**63)]
+    )
+
+
+def _i32(rng: random.Random) -> int:
+    return rng.randrange(-(2**31), 2**31)
+
+
+def _text(rng: random.Random) -> str:
+    alphabet = "abcXYZ 019_-/.:é漢字🎮Ωж\t\n\"'\\"
+    return "".join(rng.choice(alphabet) for _ in range(rng.randrange(12)))
+
+
+def _name(rng: random.Random) -> str:
+    return "".join(rng.choice("abcdefgh_") for _ in range(rng.randrange(1, 6)))
+
+
+LEAVES: dict[str, Callable[[random.Random], Any]] = {
+    "nil": lambda r: None,
+    "bool": lambda r: r.random() < 0.5,
+    "int": _int,
+    "float": _float,
+    "String": _text,
+    "StringName": lambda r: gd.StringName(_text(r)),
+    "Vector2": lambda r: gd.Vector2(_f32(r), _f32(r)),
+    "Vector2i": lambda r: gd.Vector2i(_i32(r), _i32(r)),
+    "Rect2": lambda r: gd.Rect2((_f32(r), _f32(r)), (_f32(r), _f32(r))),
+    "Rect2i": lambda r: gd.Rect2i((_i32(r), _i32(r)), (_i32(r), _i32(r))),
+    "Vector3": lambda r: gd.Vector3(_f32(r), _f32(r), _f32(r)),
+    "Vector3i": lambda r: gd.Vector3i(_i32(r), _i32(r), _i32(r)),
+    "Transform2D": lambda r: gd.Transform2D(*[(_f32(r), _f32(r)) for _ in range(3)]),
+    "Vector4": lambda r: gd.Vector4(*[_f32(r) for _ in range(4)]),
+    "Vector4i": lambda r: gd.Vector4i(*[_i32(r) for _ in range(4)]),
+    "Plane": lambda r: gd.Plane((_f32(r), _f32(r), _f32(r)), _f32(r)),
+    "Quaternion": lambda r: gd.Quaternion(*[_f32(r) for _ in range(4)]),
+    "AABB": lambda r: gd.AABB((_f32(r), _f32(r), _f32(r)), (_f32(r), _f32(r), _f32(r))),
+    "Basis": lambda r: gd.Basis(*[[_f32(r) for _ in range(3)] for _ in range(3)]),
+    "Transform3D": lambda r: gd.Transform3D(
+        [[_f32(r) for _ in range(3)] for _ in range(3)], [_f32(r) for _ in range(3)]
+    ),
+    "Projection": lambda r: gd.Projection(*[[_f32(r) for _ in range(4)] for _ in range(4)]),
+    "Color": lambda r: gd.Color(*[_f32(r) for _ in range(4)]),
+    "NodePath": lambda r: gd.NodePath.from_parts(
+        [_name(r) for _ in range(r.randrange(4))],
+        [_name(r) for _ in range(r.randrange(3))],
+        r.random() < 0.5,
+    ),
+    "RID": lambda r: gd.RID(r.randrange(2**64)),
+    "Callable": lambda r: gd.Callable(),
+    "Signal": lambda r: gd.Signal(_name(r), r.randrange(2**63)),
+    "PackedByteArray": lambda r: bytes(r.randrange(256) for _ in range(r.randrange(9))),
+    "PackedInt32Array": lambda r: gd.PackedInt32Array(_i32(r) for _ in range(r.randrange(5))),
+    "PackedInt64Array": lambda r: gd.PackedInt64Array(_int(r) for _ in range(r.randrange(5))),
+    "PackedFloat32Array": lambda r: gd.PackedFloat32Array(_f32(r) for _ in range(r.randrange(5))),
+    "PackedFloat64Array": lambda r: gd.PackedFloat64Array(_float(r) for _ in range(r.randrange(5))),
+    "PackedStringArray": lambda r: gd.PackedStringArray(_text(r) for _ in range(r.randrange(5))),
+    "PackedVector2Array": lambda r: gd.PackedVector2Array(
+        (_f32(r), _f32(r)) for _ in range(r.randrange(4))
+    ),
+    "PackedVector3Array": lambda r: gd.PackedVector3Array(
+        (_f32(r), _f32(r), _f32(r)) for _ in range(r.randrange(4))
+    ),
+    "PackedColorArray": lambda r: gd.PackedColorArray(
+        [_f32(r) for _ in range(4)] for _ in range(r.randrange(4))
+    ),
+    "PackedVector4Array": lambda r: gd.PackedVector4Array(
+        [_f32(r) for _ in range(4)] for _ in range(r.randrange(4))
+    ),
+}
+# Builtin element types for typed containers, with a maker for their elements.
+TYPED: dict[T, str] = {
+    T.INT: "int",
+    T.FLOAT: "float",
+    T.STRING: "String",
+    T.VECTOR2: "Vector2",
+    T.STRING_NAME: "StringName",
+    T.COLOR: "Color",
+    T.PACKED_BYTE_ARRAY: "PackedByteArray",
+}
+_KEY_MAKERS = ["int", "String", "bool", "Vector2i", "Vector3", "StringName", "nil"]
+
+
+def _key(rng: random.Random) -> Any:
+    return LEAVES[rng.choice(_KEY_MAKERS)](rng)
+
+
+def random_value(rng: random.Random, depth: int = 0) -> Any:
+    """One random value; containers nest up to 4 levels."""
+    roll = rng.random()
+    if depth >= 4 or roll < 0.6:
+        return LEAVES[rng.choice(list(LEAVES))](rng)
+    size = rng.randrange(6)
+    if roll < 0.72:
+        return [random_value(rng, depth + 1) for _ in range(size)]
+    if roll < 0.8:
+        vtype = rng.choice(list(TYPED))
+        return gd.TypedArray(vtype, [LEAVES[TYPED[vtype]](rng) for _ in range(size)])
+    typed = roll > 0.92
+    key_type = rng.choice([t for t in TYPED if t != T.PACKED_BYTE_ARRAY]) if typed else None
+    value_type = rng.choice([None, *TYPED]) if typed else None
+    pairs: list[tuple[Any, Any]] = []
+    seen: set[Any] = set()
+    for _ in range(size):
+        key = LEAVES[TYPED[key_type]](rng) if key_type is not None else _key(rng)
+        if isinstance(key, float) and (key != key or key == 0):
+            continue  # NaN keys never match; Godot merges 0.0 and -0.0
+        tag = canon(str(key)) if isinstance(key, str) else canon(key)  # String == StringName
+        if tag in seen:
+            continue
+        seen.add(tag)
+        value = (
+            LEAVES[TYPED[value_type]](rng)
+            if value_type is not None
+            else random_value(rng, depth + 1)
+        )
+        pairs.append((key, value))
+    if key_type is None and value_type is None:
+        return as_godot_dictionary(pairs)
+    return gd.Dictionary(pairs, key_type, value_type)
