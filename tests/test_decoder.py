@@ -127,6 +127,14 @@ def test_bad_input_codes(hex_data: str, code: GodotError) -> None:
     assert info.value.code == code
 
 
+def test_node_path_string_count_wraps_like_godots_uint32() -> None:
+    # Found by the live verdict test: Godot 4.6 reads 1 name + 0xFFFFFFFF subnames as 0 strings.
+    data = bytes.fromhex("1600000001000080ffffffff000000000200000061670000")
+    assert gd.decode(data) == (gd.NodePath(""), 16)
+    two = bytes.fromhex("1600000002000080ffffffff000000000100000061000000")
+    assert gd.decode(two) == (gd.NodePath("a"), 24)
+
+
 def test_strings_stop_at_nul_even_before_invalid_bytes() -> None:
     # Godot's parser stops at the first NUL and never sees the bytes after it.
     assert gd.loads(bytes.fromhex("0400000004000000610000ff")) == "a"

@@ -41,8 +41,12 @@ def _oracle(engine: Engine, args: list[str], inputs: dict[str, str]) -> list[dic
             "godot4_oracle.gd", [a.replace("{inside}", inside) for a in args], cwd=(here, inside)
         )
         lines = (Path(here) / "out.jsonl").read_text(encoding="utf-8").splitlines()
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
-    return [json.loads(line) for line in lines if line.strip()]
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10_000))  # descriptions of 1024-deep values nest deeply
+    try:
+        return [json.loads(line) for line in lines if line.strip()]
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def _engine_decode(engine: Engine, blobs: list[bytes], allow: bool) -> list[dict[str, Any]]:

@@ -226,6 +226,8 @@ def decode_value(
     buf = data if type(data) is bytes else bytes(memoryview(data).cast("B"))
     view = memoryview(buf)
     end = len(buf)
+    if not 0 <= offset <= end:
+        raise ValueError(f"offset {offset} is outside the data (0..{end})")
     kinds = profile.kind_codes
     typed_arrays = profile.typed_arrays
     typed_dicts = profile.typed_dictionaries
@@ -472,11 +474,13 @@ def _read_node_path(buf: bytes, pos: int, end: int) -> tuple[NodePath, int]:
     name_count &= _COUNT_MASK
     if flags & 2:  # the obsolete "property" flag adds one more subname
         sub_count += 1
+    # Godot adds the counts as uint32, so the total wraps: 1 name + 0xFFFFFFFF subnames = 0 strings.
+    total = (name_count + sub_count) & 0xFFFFFFFF
     pos += 16
-    if (name_count + sub_count) * 4 > end - pos:
+    if total * 4 > end - pos:
         raise _fail("NodePath parts cannot fit in the data", pos - 16)
     parts = []
-    for _ in range(name_count + sub_count):
+    for _ in range(total):
         s, pos = _read_string(buf, pos, end)
         parts.append(s)
     names, subnames = tuple(parts[:name_count]), tuple(parts[name_count:])

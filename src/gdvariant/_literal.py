@@ -34,9 +34,11 @@ def parse_value(text: str) -> Any:
     """The value that ``text`` spells, e.g. ``'{"hp": 10, "pos": Vector2(1, 2)}'``."""
     try:
         tree = ast.parse(text.strip(), mode="eval")
+        return _eval(tree.body)
     except SyntaxError as exc:
         raise ValueError(f"not a value expression: {exc.msg} (column {exc.offset})") from None
-    return _eval(tree.body)
+    except (RecursionError, MemoryError):
+        raise ValueError("value expression is nested too deeply") from None
 
 
 def _eval(node: ast.expr) -> Any:
@@ -48,7 +50,10 @@ def _eval(node: ast.expr) -> Any:
     if isinstance(node, ast.Dict):
         if any(k is None for k in node.keys):
             raise ValueError("'**' is not allowed in a value expression")
-        return {_eval(k): _eval(v) for k, v in zip(node.keys, node.values, strict=True) if k}
+        try:
+            return {_eval(k): _eval(v) for k, v in zip(node.keys, node.values, strict=True) if k}
+        except TypeError as exc:  # an unhashable key
+            raise ValueError(f"bad dictionary key: {exc}") from None
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
         operand = _eval(node.operand)
         if isinstance(operand, int | float) and not isinstance(operand, bool):
@@ -65,7 +70,10 @@ def _eval(node: ast.expr) -> Any:
         kwargs = {kw.arg: _eval(kw.value) for kw in node.keywords if kw.arg is not None}
         if len(kwargs) != len(node.keywords):
             raise ValueError("'**' is not allowed in a value expression")
-        return func(*args, **kwargs)
+        try:
+            return func(*args, **kwargs)
+        except (TypeError, ValueError, AttributeError) as exc:
+            raise ValueError(f"{ast.unparse(node.func)}(...): {exc}") from None
     raise ValueError(f"not allowed in a value expression: {ast.unparse(node)!r}")
 
 

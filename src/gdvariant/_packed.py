@@ -112,6 +112,24 @@ class _PackedNumbers(bytes):
         """The elements as a list of Python numbers or vectors."""
         return list(self)
 
+    def index(self, item: Any, *args: Any) -> int:
+        """Position of the first element equal to ``item`` (elements, not bytes)."""
+        return self.tolist().index(item, *args)
+
+    def count(self, item: Any, *args: Any) -> int:
+        """How many elements equal ``item`` (elements, not bytes)."""
+        return self.tolist().count(item)
+
+    def __add__(self, other: Any) -> Self:
+        if type(other) is not type(self):
+            return NotImplemented
+        return bytes.__new__(type(self), bytes(self) + bytes(other))
+
+    def __mul__(self, times: SupportsIndex) -> Self:
+        return bytes.__new__(type(self), bytes(self) * times)
+
+    __rmul__ = __mul__
+
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and bytes.__eq__(self, other)
 
@@ -123,6 +141,8 @@ class _PackedNumbers(bytes):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.tolist()!r})"
+
+    __str__ = __repr__
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self).frombuffer, (bytes(self),))
@@ -199,6 +219,15 @@ class PackedStringArray(_Record):
 
     def __new__(cls, items: Iterable[str] = ()) -> Self:
         return tuple.__new__(cls, tuple(str(s) for s in items))
+
+    @overload
+    def __getitem__(self, index: SupportsIndex) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> Self: ...
+    def __getitem__(self, index: SupportsIndex | slice) -> Any:
+        if isinstance(index, slice):
+            return tuple.__new__(type(self), tuple.__getitem__(self, index))
+        return tuple.__getitem__(self, index)
 
     def __repr__(self) -> str:
         return f"PackedStringArray({list(self)!r})"

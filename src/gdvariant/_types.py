@@ -10,6 +10,7 @@ Packed arrays live in :mod:`gdvariant._packed`.
 from __future__ import annotations
 
 import enum
+import operator
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, ClassVar, Self, SupportsFloat, SupportsIndex
 
@@ -111,12 +112,17 @@ class _Record(tuple):  # type: ignore[type-arg]
     def __repr__(self) -> str:
         return f"{type(self).__name__}({', '.join(map(repr, self))})"
 
-    def __getnewargs__(self) -> tuple[Any, ...]:
-        return tuple(self)
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (type(self), tuple(self)))
 
     def _asdict(self) -> dict[str, Any]:
         """The fields by name, like ``NamedTuple._asdict``."""
         return dict(zip(self._fields, self, strict=True))
+
+
+def _rebuild(cls: type[_Record], fields: tuple[Any, ...]) -> _Record:
+    """Unpickle/copy a value type from its fields, bypassing the user-facing constructor."""
+    return tuple.__new__(cls, fields)
 
 
 def _f(value: SupportsFloat) -> float:
@@ -124,7 +130,7 @@ def _f(value: SupportsFloat) -> float:
 
 
 def _i(value: SupportsIndex) -> int:
-    return int(value.__index__())
+    return operator.index(value)
 
 
 # ---- real (float) vectors -----------------------------------------------------------------
@@ -660,7 +666,10 @@ class GodotObject(_Record):
         return default
 
     def __repr__(self) -> str:
-        return f"GodotObject({self.class_name!r}, {dict(self.properties)!r})"
+        props = self.properties
+        names = {name for name, _ in props}
+        shown = dict(props) if len(names) == len(props) else list(props)
+        return f"GodotObject({self.class_name!r}, {shown!r})"
 
 
 # ---- typed containers ---------------------------------------------------------------------
@@ -723,6 +732,11 @@ class ElementType(_Record):
         if self.kind is ContainerKind.SCRIPT:
             return f"ElementType.script({self.name!r})"
         return "ElementType(ContainerKind.NONE, VariantType.NIL)"
+
+
+def _same_key(a: Any, b: Any) -> bool:
+    """Godot keeps 1, 1.0 and true apart: keys match only with the same type."""
+    return type(a) is type(b) and bool(a == b)
 
 
 def _element_type(spec: ElementType | VariantType | None) -> ElementType | None:
@@ -799,9 +813,12 @@ class Dictionary:
 
     def __getitem__(self, key: Any) -> Any:
         for k, v in self.items_list:
-            if type(k) is type(key) and k == key:
+            if _same_key(k, key):
                 return v
         raise KeyError(key)
+
+    def __contains__(self, key: object) -> bool:
+        return any(_same_key(k, key) for k, _ in self.items_list)
 
     def get(self, key: Any, default: Any = None) -> Any:
         try:
@@ -810,12 +827,23 @@ class Dictionary:
             return default
 
     def __eq__(self, other: object) -> bool:
-        return (
+        """Equal when typed alike and holding the same pairs, in any order (as in Godot)."""
+        if not (
             isinstance(other, Dictionary)
             and self.key_type == other.key_type
             and self.value_type == other.value_type
-            and self.items_list == other.items_list
-        )
+            and len(self.items_list) == len(other.items_list)
+        ):
+            return False
+        unmatched = list(other.items_list)
+        for key, value in self.items_list:
+            for i, (k, v) in enumerate(unmatched):
+                if _same_key(key, k) and value == v:
+                    del unmatched[i]
+                    break
+            else:
+                return False
+        return True
 
     __hash__ = None  # type: ignore[assignment]
 

@@ -1,0 +1,306 @@
+"""The ``gdvariant`` command (``gdvariant._cli.main``)."""
+
+from __future__ import annotations
+
+import io
+import json
+import struct
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import gdvariant as gd
+from gdvariant import PROFILES, GodotObject, PackedVector4Array, TypedArray, VariantType, Vector3
+from gdvariant._cli import main
+
+NAMESPACE: dict[str, Any] = dict(vars(gd))
+SAMPLE: Any = [7, "move", Vector3(1, 2, 3), {"seq": 42, "tags": ["a", "b"]}]
+SAMPLE_TEXT = '[7, "move", Vector3(1, 2, 3), {"seq": 42, "tags": ["a", "b"]}]'
+
+# Spec §5.2: a full Object: header 24 (bit 16 clear), class name String, property count.
+FULL_OBJECT = struct.pack("<II4sI", 24, 4, b"Node", 0)
+# An Array of 1 whose only element (an INT header at offset 8) has no payload.
+TRUNCATED = struct.pack("<III", 28, 1, 2)
+
+
+def _value(out: str) -> Any:
+    """The value printed by ``decode`` (printed as gdvariant-readable Python)."""
+    return eval(out, NAMESPACE)
+
+
+# ---- help and version -----------------------------------------------------------------------
+
+
+def test_help_lists_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    for command in ("decode", "encode", "versions"):
+        assert command in out
+
+
+@pytest.mark.parametrize("command", ["decode", "encode", "versions"])
+def test_subcommand_help(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main([command, "--help"])
+    assert info.value.code == 0
+    assert command in capsys.readouterr().out
+
+
+def test_version_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert gd.__version__ in capsys.readouterr().out
+
+
+def test_no_command_is_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main([])
+    assert info.value.code == 2
+    assert "usage" in capsys.readouterr().err
+
+
+def test_python_dash_m() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "gdvariant", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "decode" in proc.stdout and "encode" in proc.stdout
+
+
+# ---- decode ---------------------------------------------------------------------------------
+
+
+def test_decode_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "value.bin"
+    path.write_bytes(gd.dumps(SAMPLE))
+    assert main(["decode", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert _value(captured.out) == SAMPLE
+    assert captured.err == ""
+
+
+def test_decode_hex(capsys: pytest.CaptureFixture[str]) -> None:
+    # Spec §4: STRING "abc" = header 4, length 3, bytes, one pad byte.
+    assert main(["decode", "--hex", "04000000 03000000 61626300"]) == 0
+    assert _value(capsys.readouterr().out) == "abc"
+
+
+def test_decode_stdin(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(gd.dumps(SAMPLE))))
+    assert main(["decode", "-"]) == 0
+    assert _value(capsys.readouterr().out) == SAMPLE
+
+
+def test_decode_hex_stdin(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(gd.dumps(-5).hex() + "\n"))
+    assert main(["decode", "--hex", "-"]) == 0
+    assert _value(capsys.readouterr().out) == -5
+
+
+def test_decode_all_prints_every_value_with_offsets(capsys: pytest.CaptureFixture[str]) -> None:
+    data = struct.pack("<Ii", 2, 1) + struct.pack("<II3sx", 4, 3, b"abc")  # int 1, then "abc"
+    assert main(["decode", "--hex", data.hex(), "--all"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == ["# offset 0, 8 bytes", "1", "# offset 8, 12 bytes", "'abc'"]
+
+
+def test_decode_offset(capsys: pytest.CaptureFixture[str]) -> None:
+    data = gd.dumps(1) + gd.dumps("abc")
+    assert main(["decode", "--hex", data.hex(), "--offset", "8"]) == 0
+    assert _value(capsys.readouterr().out) == "abc"
+
+
+def test_decode_notes_trailing_bytes(capsys: pytest.CaptureFixture[str]) -> None:
+    data = gd.dumps(1) + gd.dumps("abc")
+    assert main(["decode", "--hex", data.hex()]) == 0
+    captured = capsys.readouterr()
+    assert _value(captured.out) == 1
+    assert "12" in captured.err and "--all" in captured.err
+
+
+def test_decode_full_object_needs_allow_objects(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["decode", "--hex", FULL_OBJECT.hex()]) == 1
+    captured = capsys.readouterr()
+    assert "ERR_UNAUTHORIZED" in captured.err
+    assert "Traceback" not in captured.err
+    assert captured.out == ""
+
+    assert main(["decode", "--hex", FULL_OBJECT.hex(), "--allow-objects"]) == 0
+    assert _value(capsys.readouterr().out) == GodotObject("Node")
+
+
+def test_decode_object_as_id_needs_no_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    data = struct.pack("<IQ", 24 | 1 << 16, 1234)  # spec §5.2: bit 16 = instance id
+    assert main(["decode", "--hex", data.hex()]) == 0
+    assert _value(capsys.readouterr().out) == gd.ObjectID(1234)
+
+
+def test_decode_bad_input_exit_1_with_offset(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["decode", "--hex", TRUNCATED.hex()]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("gdvariant: ")
+    assert "offset 8" in captured.err
+    assert "Traceback" not in captured.err
+
+
+def test_decode_bad_input_from_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bad.bin"
+    path.write_bytes(b"\x02\x00")  # shorter than a header
+    assert main(["decode", str(path)]) == 1
+    assert "offset 0" in capsys.readouterr().err
+
+
+def test_decode_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["decode", str(tmp_path / "missing.bin")]) == 2
+    assert capsys.readouterr().err.startswith("gdvariant: ")
+
+
+def test_decode_bad_hex(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["decode", "--hex", "zz"]) == 2
+    assert capsys.readouterr().err.startswith("gdvariant: ")
+
+
+def test_decode_negative_offset_is_clean_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["decode", "--hex", gd.dumps(1).hex(), "--offset", "-3"]) != 0
+    assert capsys.readouterr().err.startswith("gdvariant: ")
+
+
+def test_api_decode_negative_offset_is_value_error() -> None:
+    data = gd.dumps(1) + gd.dumps(2)
+    with pytest.raises(ValueError):
+        gd.decode(data, offset=-8)
+    with pytest.raises(ValueError):
+        gd.decode(data, offset=-3)
+
+
+# ---- encode ---------------------------------------------------------------------------------
+
+
+def test_encode_hex_matches_dumps(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["encode", "--hex", SAMPLE_TEXT]) == 0
+    assert capsys.readouterr().out.strip() == gd.dumps(SAMPLE).hex()
+
+
+def test_encode_raw_to_stdout(capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    assert main(["encode", "Vector3(1, 2, 3)"]) == 0
+    assert capsysbinary.readouterr().out == struct.pack("<I3f", 9, 1, 2, 3)
+
+
+def test_encode_output_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "out.bin"
+    assert main(["encode", SAMPLE_TEXT, "-o", str(path)]) == 0
+    assert path.read_bytes() == gd.dumps(SAMPLE)
+    assert capsys.readouterr().out == ""
+    assert gd.loads(path.read_bytes()) == SAMPLE
+
+
+def test_encode_stdin(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(SAMPLE_TEXT + "\n"))
+    assert main(["encode", "--hex", "-"]) == 0
+    assert capsys.readouterr().out.strip() == gd.dumps(SAMPLE).hex()
+
+
+def test_encode_full_objects(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["encode", "--hex", "GodotObject('Node')"]) == 1
+    assert "full_objects" in capsys.readouterr().err
+    assert main(["encode", "--hex", "--full-objects", "GodotObject('Node')"]) == 0
+    assert capsys.readouterr().out.strip() == FULL_OBJECT.hex()
+
+
+def test_encode_refused_expression(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["encode", "--hex", "__import__('os').system('echo hi')"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "__import__" in captured.err
+
+
+def test_encode_unencodable_value(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["encode", "--hex", "[1j]"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("gdvariant: ")
+
+
+@pytest.mark.parametrize("text", ["Vector2(1, 2, 3)", "Vector2(q=1)", "{[1]: 2}"])
+def test_encode_bad_constructor_call_is_clean_error(
+    text: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["encode", "--hex", text]) != 0
+    assert capsys.readouterr().err.startswith("gdvariant: ")
+
+
+# ---- engine version -------------------------------------------------------------------------
+
+
+def test_engine_version_is_honoured_by_encode(capsys: pytest.CaptureFixture[str]) -> None:
+    v4 = "PackedVector4Array([(1, 2, 3, 4)])"
+    assert main(["encode", "-V", "4.2", "--hex", v4]) == 1
+    assert "4.2" in capsys.readouterr().err
+    assert main(["encode", "--engine-version", "4.3", "--hex", v4]) == 0
+    expected = gd.dumps(PackedVector4Array([(1, 2, 3, 4)]), version="4.3")
+    assert capsys.readouterr().out.strip() == expected.hex()
+
+    typed = "TypedArray(VariantType.INT, [1])"
+    assert main(["encode", "-V", "4.2", "--hex", typed]) == 1
+    capsys.readouterr()
+    assert main(["encode", "-V", "4.3", "--hex", typed]) == 0
+    value = TypedArray(VariantType.INT, [1])
+    assert capsys.readouterr().out.strip() == gd.dumps(value, version="4.3").hex()
+
+
+def test_engine_version_is_honoured_by_decode(capsys: pytest.CaptureFixture[str]) -> None:
+    data = struct.pack("<II", 38, 0).hex()  # PackedVector4Array, empty (type 38: 4.3+)
+    assert main(["decode", "-V", "4.2", "--hex", data]) == 1
+    assert "offset 0" in capsys.readouterr().err
+    assert main(["decode", "--hex", data]) == 0
+    assert _value(capsys.readouterr().out) == PackedVector4Array()
+
+
+def test_unknown_engine_version_is_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["decode", "-V", "nope", "--hex", "00000000"])
+    assert info.value.code == 2
+    assert "nope" in capsys.readouterr().err
+
+
+# ---- versions -------------------------------------------------------------------------------
+
+
+def test_versions(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["versions"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    by_name = {line.split()[0]: line for line in lines}
+    assert set(by_name) == set(PROFILES)
+    assert "4.6" in by_name["4"]
+    assert "38 types" in by_name["4.2"]
+    assert "39 types" in by_name["4.3"]
+    assert "typed Array" not in by_name["4.2"]
+    assert "typed Array" in by_name["4.3"] and "typed Dictionary" not in by_name["4.3"]
+    assert "typed Dictionary" in by_name["4.4"]
+
+
+def test_versions_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["versions", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert set(data) == set(PROFILES)
+    assert data["4"]["name"] == "4.6"
+    assert data["4.2"]["typed_arrays"] is False
+    assert data["4.3"]["typed_arrays"] is True
+    assert data["4.3"]["typed_dictionaries"] is False
+    assert data["4.4"]["typed_dictionaries"] is True
+    assert "PACKED_VECTOR4_ARRAY" not in data["4.2"]["types"]
+    assert "PACKED_VECTOR4_ARRAY" in data["4.3"]["types"]
+    assert data["4.6"]["max_depth"] == 1024

@@ -1,0 +1,207 @@
+"""The safe expression reader (``gdvariant._literal.parse_value``) behind ``gdvariant encode``."""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from typing import Any
+
+import pytest
+
+from gdvariant import (
+    AABB,
+    RID,
+    Callable,
+    Color,
+    ContainerKind,
+    Dictionary,
+    ElementType,
+    GodotObject,
+    NodePath,
+    PackedInt32Array,
+    PackedStringArray,
+    PackedVector2Array,
+    Quaternion,
+    Rect2,
+    StringName,
+    Transform3D,
+    TypedArray,
+    VariantType,
+    Vector2,
+    Vector2i,
+    Vector3,
+)
+from gdvariant._literal import parse_value
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("1", 1),
+        ("-7", -7),
+        ("+7", 7),
+        ("1.5", 1.5),
+        ("-2.5e3", -2500.0),
+        ("'a'", "a"),
+        ('"héllo"', "héllo"),
+        ("b'\\x00\\x01'", b"\x00\x01"),
+        ("True", True),
+        ("False", False),
+        ("None", None),
+        ("true", True),
+        ("false", False),
+        ("null", None),
+        ("  42  ", 42),
+        ("0x10", 16),
+    ],
+)
+def test_literals(text: str, expected: Any) -> None:
+    value = parse_value(text)
+    assert value == expected
+    assert type(value) is type(expected)
+
+
+def test_special_floats() -> None:
+    assert parse_value("inf") == math.inf
+    assert parse_value("-inf") == -math.inf
+    assert math.isnan(parse_value("nan"))
+    assert parse_value("[inf, -inf]") == [math.inf, -math.inf]
+    assert parse_value("Vector2(-inf, 1)") == Vector2(-math.inf, 1)
+
+
+def test_nested_containers() -> None:
+    text = '[7, "move", [1, [2, [3]]], {"seq": 42, "pos": {"x": -1}}, (1, 2)]'
+    assert parse_value(text) == [7, "move", [1, [2, [3]]], {"seq": 42, "pos": {"x": -1}}, (1, 2)]
+    assert parse_value("{}") == {}
+    assert parse_value("[]") == []
+    assert parse_value("{1: 'a', 2.5: 'b', 'k': [None]}") == {1: "a", 2.5: "b", "k": [None]}
+
+
+def test_value_type_constructors() -> None:
+    assert parse_value("Vector2(1, 2)") == Vector2(1, 2)
+    assert parse_value("Vector2i(-1, 2)") == Vector2i(-1, 2)
+    assert parse_value("Vector3(x=1, z=3)") == Vector3(1, 0, 3)
+    assert parse_value("Color(1, 0, 0)") == Color(1, 0, 0, 1)
+    assert parse_value("Quaternion()") == Quaternion(0, 0, 0, 1)
+    assert parse_value("Rect2((0, 1), size=(2, 3))") == Rect2((0, 1), (2, 3))
+    assert parse_value("AABB(Vector3(1, 2, 3), Vector3(4, 5, 6))") == AABB((1, 2, 3), (4, 5, 6))
+    assert parse_value("Transform3D(origin=(1, 2, 3))") == Transform3D(None, (1, 2, 3))
+    assert parse_value("StringName('n')") == StringName("n")
+    assert type(parse_value("StringName('n')")) is StringName
+    assert parse_value("RID(5)") == RID(5)
+    assert parse_value("Callable()") == Callable()
+    assert parse_value("GodotObject('Node', {'name': 'x'})") == GodotObject("Node", {"name": "x"})
+    assert parse_value("PackedInt32Array([1, -2])") == PackedInt32Array([1, -2])
+    assert parse_value("PackedVector2Array([(1, 2)])") == PackedVector2Array([(1, 2)])
+    assert parse_value("PackedStringArray(['a'])") == PackedStringArray(["a"])
+    assert parse_value('{"pos": Vector2(1, 2)}') == {"pos": Vector2(1, 2)}
+
+
+def test_element_types_and_typed_containers() -> None:
+    assert parse_value("ElementType.builtin(VariantType.INT)") == ElementType.builtin(
+        VariantType.INT
+    )
+    assert parse_value("ElementType.class_name('Node')") == ElementType.class_name("Node")
+    assert parse_value("ElementType.script('res://a.gd')") == ElementType.script("res://a.gd")
+    assert parse_value("VariantType.FLOAT") is VariantType.FLOAT
+    assert parse_value("ContainerKind.SCRIPT") is ContainerKind.SCRIPT
+    assert parse_value("TypedArray(VariantType.INT, [1, 2])") == TypedArray(VariantType.INT, [1, 2])
+    assert parse_value(
+        "Dictionary([(1, 2)], key_type=VariantType.INT, value_type=VariantType.INT)"
+    ) == Dictionary([(1, 2)], VariantType.INT, VariantType.INT)
+
+
+def test_node_paths() -> None:
+    assert parse_value("NodePath('/root/Main:position')") == NodePath("/root/Main:position")
+    assert parse_value("NodePath.from_parts(['a:b'], ['c'], True)") == NodePath.from_parts(
+        ["a:b"], ["c"], True
+    )
+    assert parse_value("NodePath.from_parts(('a',), absolute=True)") == NodePath("/a")
+
+
+def test_reprs_parse_back() -> None:
+    values: list[Any] = [
+        Vector2(1.5, -2),
+        Transform3D(),
+        NodePath.from_parts(["x:y"]),
+        TypedArray(ElementType.class_name("Node"), []),
+        Dictionary([(1, "a"), (1.0, "b")]),
+        PackedInt32Array([3]),
+        Vector2(math.inf, 0),
+    ]
+    for value in values:
+        assert parse_value(repr(value)) == value
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "__import__('os')",
+        "__import__('os').system('true')",
+        "open('/etc/passwd')",
+        "eval('1')",
+        "print(1)",
+        "os",
+        "x",
+        "Vector2.__class__",
+        "Vector2.__init__",
+        "Vector2._fields",
+        "VariantType.__class__.__bases__",
+        "().__class__",
+        "Vector2(1, 2).__class__",
+        "Vector2(1, 2).x",
+        "Vector2(**{'x': 1})",
+        "Vector2(*[1, 2])",
+        "{**{'a': 1}}",
+        "lambda: 1",
+        "[x for x in (1, 2)]",
+        "{x: 1 for x in (1, 2)}",
+        "{x for x in (1, 2)}",
+        "(x for x in (1, 2))",
+        "1 + 2",
+        "-'a'",
+        "-True",
+        "not 1",
+        "~1",
+        "{1, 2}",
+        "f'{1}'",
+        "Vector2.mro()",
+        "VariantType(2)",
+        "ElementType.mro()",
+        "NodePath.from_parts.__func__",
+        "GodotObject('Node').get('x')",
+        "1 if True else 2",
+        "[1][0]",
+        "(y := 1)",
+        "",
+        "import os",
+        "Vector2(",
+    ],
+)
+def test_refused_with_value_error(text: str) -> None:
+    with pytest.raises(ValueError):
+        parse_value(text)
+
+
+def test_error_names_what_was_refused() -> None:
+    with pytest.raises(ValueError, match="__import__"):
+        parse_value("__import__('os')")
+    with pytest.raises(ValueError, match=r"\*\*"):
+        parse_value("Vector2(**{'x': 1})")
+
+
+def test_unhashable_dict_key_is_value_error() -> None:
+    with pytest.raises(ValueError):
+        parse_value("{[1]: 2}")
+
+
+def test_deep_unary_nesting_is_value_error() -> None:
+    # 10_000 levels overflow CPython's parser stack (MemoryError) whatever the recursion limit.
+    for depth in (1000, 10_000):
+        with contextlib.suppress(ValueError):
+            assert parse_value("-" * depth + "1") == 1
+
+
+def test_deep_list_nesting_is_value_error() -> None:
+    with pytest.raises(ValueError):
+        parse_value("[" * 300 + "]" * 300)
