@@ -9,13 +9,12 @@ is allocated. Which numbers mean which type comes from the :class:`~gdvariant.Pr
 
 from __future__ import annotations
 
-import json
 import sys
 from array import array
 from struct import Struct
 from typing import Any
 
-from ._errors import DecodeError, GodotError
+from ._errors import DecodeError, GodotError, key_repr
 from ._layouts import LAYOUTS
 from ._packed import (
     PackedColorArray,
@@ -166,17 +165,10 @@ def _path(stack: list[list[Any]]) -> str:
             parts.append(f"[{len(items)}]")
         elif kind == _DICT:
             pair = len(items) // 2
-            parts.append(f"[{_key_repr(items[-1])}]" if len(items) % 2 else f"{{key #{pair}}}")
+            parts.append(f"[{key_repr(items[-1])}]" if len(items) % 2 else f"{{key #{pair}}}")
         else:
             parts.append(f".{frame[4]}")
     return "".join(parts)
-
-
-def _key_repr(key: Any) -> str:
-    if isinstance(key, str):
-        return json.dumps(key, ensure_ascii=False)
-    text = repr(key)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _container_type(

@@ -9,13 +9,12 @@ and an error names the path to the bad value. Width choices follow Godot's encod
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from struct import Struct
 from struct import error as struct_error
 from typing import Any
 
-from ._errors import EncodeError
+from ._errors import EncodeError, key_repr
 from ._layouts import LAYOUTS
 from ._packed import (
     PackedColorArray,
@@ -435,17 +434,10 @@ def _path(stack: list[list[Any]]) -> str:
         elif isinstance(container, Mapping | Dictionary):
             pairs = list(container.items())
             key = pairs[index // 2][0]
-            parts.append(f"[{_key_repr(key)}]" if index % 2 else f"{{key #{index // 2}}}")
+            parts.append(f"[{key_repr(key)}]" if index % 2 else f"{{key #{index // 2}}}")
         else:
             parts.append(f"[{index}]")
     return "".join(parts)
-
-
-def _key_repr(key: Any) -> str:
-    if isinstance(key, str):
-        return json.dumps(key, ensure_ascii=False)
-    text = repr(key)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 _ENCODERS: dict[Profile, Encoder] = {}

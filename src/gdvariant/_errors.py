@@ -3,8 +3,18 @@
 from __future__ import annotations
 
 import enum
+import json
+from typing import Any
 
 __all__ = ["DecodeError", "EncodeError", "GodotError", "VariantError"]
+
+
+def key_repr(key: Any) -> str:
+    """How a Dictionary key appears in an error path: ``["pos"]``, ``[3]``, ``[Vector2(...)]``."""
+    if isinstance(key, str):
+        return json.dumps(key, ensure_ascii=False)
+    text = repr(key)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 class GodotError(enum.IntEnum):

@@ -120,6 +120,11 @@ class _Record(tuple):  # type: ignore[type-arg]
         return dict(zip(self._fields, self, strict=True))
 
 
+def _field(index: int) -> Any:
+    """A read-only named field of a value type: item ``index`` of the tuple."""
+    return property(operator.itemgetter(index))
+
+
 def _rebuild(cls: type[_Record], fields: tuple[Any, ...]) -> _Record:
     """Unpickle/copy a value type from its fields, bypassing the user-facing constructor."""
     return tuple.__new__(cls, fields)
@@ -145,13 +150,9 @@ class Vector2(_Record):
     def __new__(cls, x: SupportsFloat = 0.0, y: SupportsFloat = 0.0) -> Self:
         return tuple.__new__(cls, (_f(x), _f(y)))
 
-    @property
-    def x(self) -> float:
-        return self[0]  # type: ignore[no-any-return]
+    x: float = _field(0)
 
-    @property
-    def y(self) -> float:
-        return self[1]  # type: ignore[no-any-return]
+    y: float = _field(1)
 
 
 class Vector3(_Record):
@@ -165,17 +166,11 @@ class Vector3(_Record):
     ) -> Self:
         return tuple.__new__(cls, (_f(x), _f(y), _f(z)))
 
-    @property
-    def x(self) -> float:
-        return self[0]  # type: ignore[no-any-return]
+    x: float = _field(0)
 
-    @property
-    def y(self) -> float:
-        return self[1]  # type: ignore[no-any-return]
+    y: float = _field(1)
 
-    @property
-    def z(self) -> float:
-        return self[2]  # type: ignore[no-any-return]
+    z: float = _field(2)
 
 
 class Vector4(_Record):
@@ -193,21 +188,13 @@ class Vector4(_Record):
     ) -> Self:
         return tuple.__new__(cls, (_f(x), _f(y), _f(z), _f(w)))
 
-    @property
-    def x(self) -> float:
-        return self[0]  # type: ignore[no-any-return]
+    x: float = _field(0)
 
-    @property
-    def y(self) -> float:
-        return self[1]  # type: ignore[no-any-return]
+    y: float = _field(1)
 
-    @property
-    def z(self) -> float:
-        return self[2]  # type: ignore[no-any-return]
+    z: float = _field(2)
 
-    @property
-    def w(self) -> float:
-        return self[3]  # type: ignore[no-any-return]
+    w: float = _field(3)
 
 
 class Quaternion(Vector4):
@@ -240,21 +227,13 @@ class Color(_Record):
     ) -> Self:
         return tuple.__new__(cls, (_f(r), _f(g), _f(b), _f(a)))
 
-    @property
-    def r(self) -> float:
-        return self[0]  # type: ignore[no-any-return]
+    r: float = _field(0)
 
-    @property
-    def g(self) -> float:
-        return self[1]  # type: ignore[no-any-return]
+    g: float = _field(1)
 
-    @property
-    def b(self) -> float:
-        return self[2]  # type: ignore[no-any-return]
+    b: float = _field(2)
 
-    @property
-    def a(self) -> float:
-        return self[3]  # type: ignore[no-any-return]
+    a: float = _field(3)
 
 
 # ---- integer vectors ----------------------------------------------------------------------
@@ -269,13 +248,9 @@ class Vector2i(_Record):
     def __new__(cls, x: SupportsIndex = 0, y: SupportsIndex = 0) -> Self:
         return tuple.__new__(cls, (_i(x), _i(y)))
 
-    @property
-    def x(self) -> int:
-        return self[0]  # type: ignore[no-any-return]
+    x: int = _field(0)
 
-    @property
-    def y(self) -> int:
-        return self[1]  # type: ignore[no-any-return]
+    y: int = _field(1)
 
 
 class Vector3i(_Record):
@@ -287,17 +262,11 @@ class Vector3i(_Record):
     def __new__(cls, x: SupportsIndex = 0, y: SupportsIndex = 0, z: SupportsIndex = 0) -> Self:
         return tuple.__new__(cls, (_i(x), _i(y), _i(z)))
 
-    @property
-    def x(self) -> int:
-        return self[0]  # type: ignore[no-any-return]
+    x: int = _field(0)
 
-    @property
-    def y(self) -> int:
-        return self[1]  # type: ignore[no-any-return]
+    y: int = _field(1)
 
-    @property
-    def z(self) -> int:
-        return self[2]  # type: ignore[no-any-return]
+    z: int = _field(2)
 
 
 class Vector4i(_Record):
@@ -315,21 +284,13 @@ class Vector4i(_Record):
     ) -> Self:
         return tuple.__new__(cls, (_i(x), _i(y), _i(z), _i(w)))
 
-    @property
-    def x(self) -> int:
-        return self[0]  # type: ignore[no-any-return]
+    x: int = _field(0)
 
-    @property
-    def y(self) -> int:
-        return self[1]  # type: ignore[no-any-return]
+    y: int = _field(1)
 
-    @property
-    def z(self) -> int:
-        return self[2]  # type: ignore[no-any-return]
+    z: int = _field(2)
 
-    @property
-    def w(self) -> int:
-        return self[3]  # type: ignore[no-any-return]
+    w: int = _field(3)
 
 
 # ---- composite math types (fields are vectors, as in Godot's API) -------------------------
@@ -344,13 +305,9 @@ class Rect2(_Record):
     def __new__(cls, position: Iterable[float] = (0, 0), size: Iterable[float] = (0, 0)) -> Self:
         return tuple.__new__(cls, (Vector2(*position), Vector2(*size)))
 
-    @property
-    def position(self) -> Vector2:
-        return self[0]  # type: ignore[no-any-return]
+    position: Vector2 = _field(0)
 
-    @property
-    def size(self) -> Vector2:
-        return self[1]  # type: ignore[no-any-return]
+    size: Vector2 = _field(1)
 
 
 class Rect2i(_Record):
@@ -362,13 +319,9 @@ class Rect2i(_Record):
     def __new__(cls, position: Iterable[int] = (0, 0), size: Iterable[int] = (0, 0)) -> Self:
         return tuple.__new__(cls, (Vector2i(*position), Vector2i(*size)))
 
-    @property
-    def position(self) -> Vector2i:
-        return self[0]  # type: ignore[no-any-return]
+    position: Vector2i = _field(0)
 
-    @property
-    def size(self) -> Vector2i:
-        return self[1]  # type: ignore[no-any-return]
+    size: Vector2i = _field(1)
 
 
 class Plane(_Record):
@@ -380,13 +333,9 @@ class Plane(_Record):
     def __new__(cls, normal: Iterable[float] = (0, 0, 0), d: SupportsFloat = 0.0) -> Self:
         return tuple.__new__(cls, (Vector3(*normal), _f(d)))
 
-    @property
-    def normal(self) -> Vector3:
-        return self[0]  # type: ignore[no-any-return]
+    normal: Vector3 = _field(0)
 
-    @property
-    def d(self) -> float:
-        return self[1]  # type: ignore[no-any-return]
+    d: float = _field(1)
 
 
 class AABB(_Record):
@@ -400,13 +349,9 @@ class AABB(_Record):
     ) -> Self:
         return tuple.__new__(cls, (Vector3(*position), Vector3(*size)))
 
-    @property
-    def position(self) -> Vector3:
-        return self[0]  # type: ignore[no-any-return]
+    position: Vector3 = _field(0)
 
-    @property
-    def size(self) -> Vector3:
-        return self[1]  # type: ignore[no-any-return]
+    size: Vector3 = _field(1)
 
 
 class Transform2D(_Record):
@@ -423,17 +368,11 @@ class Transform2D(_Record):
     ) -> Self:
         return tuple.__new__(cls, (Vector2(*x), Vector2(*y), Vector2(*origin)))
 
-    @property
-    def x(self) -> Vector2:
-        return self[0]  # type: ignore[no-any-return]
+    x: Vector2 = _field(0)
 
-    @property
-    def y(self) -> Vector2:
-        return self[1]  # type: ignore[no-any-return]
+    y: Vector2 = _field(1)
 
-    @property
-    def origin(self) -> Vector2:
-        return self[2]  # type: ignore[no-any-return]
+    origin: Vector2 = _field(2)
 
 
 class Basis(_Record):
@@ -454,17 +393,11 @@ class Basis(_Record):
     ) -> Self:
         return tuple.__new__(cls, (Vector3(*x), Vector3(*y), Vector3(*z)))
 
-    @property
-    def x(self) -> Vector3:
-        return self[0]  # type: ignore[no-any-return]
+    x: Vector3 = _field(0)
 
-    @property
-    def y(self) -> Vector3:
-        return self[1]  # type: ignore[no-any-return]
+    y: Vector3 = _field(1)
 
-    @property
-    def z(self) -> Vector3:
-        return self[2]  # type: ignore[no-any-return]
+    z: Vector3 = _field(2)
 
 
 class Transform3D(_Record):
@@ -479,13 +412,9 @@ class Transform3D(_Record):
         b = Basis() if basis is None else Basis(*basis)
         return tuple.__new__(cls, (b, Vector3(*origin)))
 
-    @property
-    def basis(self) -> Basis:
-        return self[0]  # type: ignore[no-any-return]
+    basis: Basis = _field(0)
 
-    @property
-    def origin(self) -> Vector3:
-        return self[1]  # type: ignore[no-any-return]
+    origin: Vector3 = _field(1)
 
 
 class Projection(_Record):
@@ -503,21 +432,13 @@ class Projection(_Record):
     ) -> Self:
         return tuple.__new__(cls, (Vector4(*x), Vector4(*y), Vector4(*z), Vector4(*w)))
 
-    @property
-    def x(self) -> Vector4:
-        return self[0]  # type: ignore[no-any-return]
+    x: Vector4 = _field(0)
 
-    @property
-    def y(self) -> Vector4:
-        return self[1]  # type: ignore[no-any-return]
+    y: Vector4 = _field(1)
 
-    @property
-    def z(self) -> Vector4:
-        return self[2]  # type: ignore[no-any-return]
+    z: Vector4 = _field(2)
 
-    @property
-    def w(self) -> Vector4:
-        return self[3]  # type: ignore[no-any-return]
+    w: Vector4 = _field(3)
 
 
 # ---- names, paths, handles ----------------------------------------------------------------
@@ -555,17 +476,11 @@ class NodePath(_Record):
         """Build from the parts as they travel on the wire."""
         return tuple.__new__(cls, (tuple(names), tuple(subnames), bool(absolute)))
 
-    @property
-    def names(self) -> tuple[str, ...]:
-        return self[0]  # type: ignore[no-any-return]
+    names: tuple[str, ...] = _field(0)
 
-    @property
-    def subnames(self) -> tuple[str, ...]:
-        return self[1]  # type: ignore[no-any-return]
+    subnames: tuple[str, ...] = _field(1)
 
-    @property
-    def absolute(self) -> bool:
-        return self[2]  # type: ignore[no-any-return]
+    absolute: bool = _field(2)
 
     def __str__(self) -> str:
         text = ("/" if self.absolute else "") + "/".join(self.names)
@@ -588,9 +503,7 @@ class RID(_Record):
     def __new__(cls, id: SupportsIndex = 0) -> Self:  # noqa: A002 - Godot's name
         return tuple.__new__(cls, (_i(id),))
 
-    @property
-    def id(self) -> int:
-        return self[0]  # type: ignore[no-any-return]
+    id: int = _field(0)
 
 
 class ObjectID(_Record):
@@ -602,9 +515,7 @@ class ObjectID(_Record):
     def __new__(cls, id: SupportsIndex) -> Self:  # noqa: A002 - Godot's name
         return tuple.__new__(cls, (_i(id),))
 
-    @property
-    def id(self) -> int:
-        return self[0]  # type: ignore[no-any-return]
+    id: int = _field(0)
 
 
 class Callable(_Record):
@@ -625,13 +536,9 @@ class Signal(_Record):
     def __new__(cls, name: str = "", object_id: SupportsIndex = 0) -> Self:
         return tuple.__new__(cls, (str(name), _i(object_id)))
 
-    @property
-    def name(self) -> str:
-        return self[0]  # type: ignore[no-any-return]
+    name: str = _field(0)
 
-    @property
-    def object_id(self) -> int:
-        return self[1]  # type: ignore[no-any-return]
+    object_id: int = _field(1)
 
 
 class GodotObject(_Record):
@@ -650,13 +557,9 @@ class GodotObject(_Record):
         items = properties.items() if isinstance(properties, Mapping) else properties
         return tuple.__new__(cls, (str(class_name), tuple((str(k), v) for k, v in items)))
 
-    @property
-    def class_name(self) -> str:
-        return self[0]  # type: ignore[no-any-return]
+    class_name: str = _field(0)
 
-    @property
-    def properties(self) -> tuple[tuple[str, Any], ...]:
-        return self[1]  # type: ignore[no-any-return]
+    properties: tuple[tuple[str, Any], ...] = _field(1)
 
     def get(self, name: str, default: Any = None) -> Any:
         """The value of property ``name``, or ``default``."""
@@ -712,17 +615,11 @@ class ElementType(_Record):
         """A script class, named by its ``res://`` path."""
         return cls(ContainerKind.SCRIPT, VariantType.OBJECT, path)
 
-    @property
-    def kind(self) -> ContainerKind:
-        return self[0]  # type: ignore[no-any-return]
+    kind: ContainerKind = _field(0)
 
-    @property
-    def type(self) -> VariantType:
-        return self[1]  # type: ignore[no-any-return]
+    type: VariantType = _field(1)
 
-    @property
-    def name(self) -> str:
-        return self[2]  # type: ignore[no-any-return]
+    name: str = _field(2)
 
     def __repr__(self) -> str:
         if self.kind is ContainerKind.BUILTIN:
