@@ -71,6 +71,8 @@ _U32F32 = Struct("<If")
 _U32F64 = Struct("<Id")
 _U32U64 = Struct("<IQ")
 _F32 = Struct("<f")
+_U64 = Struct("<Q")
+_U32X3 = Struct("<III")
 _PAD = (b"", b"\0\0\0", b"\0\0", b"\0")  # indexed by len % 4
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 _ENCODED_AS_ID = "EncodedObjectAsID"
@@ -163,14 +165,12 @@ class Encoder:
             self._register(raw, T.PACKED_BYTE_ARRAY, Encoder._bytes)
         self._register(PackedStringArray, T.PACKED_STRING_ARRAY, Encoder._string_array)
         for packed, vtype in _PACKED_CLASSES.items():
-            self._register(packed, vtype, Encoder._packed)
+            self._register(packed, vtype, self._packed_writer(vtype))
         for math, vtype in _MATH_CLASSES.items():
             self._register(math, vtype, self._math_writer(vtype))
-        self._headers = {vtype: ids[vtype] for vtype in ids}
         self._int_header = ids[T.INT]
         self._float_header = ids[T.FLOAT]
         self._string_header = ids[T.STRING]
-        self._bool_header = ids[T.BOOL]
 
     # ---- the writer table --------------------------------------------------------------
 
@@ -213,13 +213,23 @@ class Encoder:
 
         return writer
 
+    def _packed_writer(self, vtype: VariantType) -> Writer:
+        """Packed numeric arrays: header, element count, then their wire bytes in one block."""
+        header = self._ids.get(vtype, 0)
+
+        def writer(enc: Encoder, out: bytearray, value: Any, full: bool) -> None:
+            out += _U32U32.pack(header, len(value))
+            out += value
+
+        return writer
+
     # ---- leaf writers ------------------------------------------------------------------
 
     def _nil(self, out: bytearray, value: None, full: bool) -> None:
-        out += _U32.pack(self._headers[T.NIL])
+        out += _U32.pack(self._ids[T.NIL])
 
     def _bool(self, out: bytearray, value: bool, full: bool) -> None:
-        out += _U32U32.pack(self._bool_header, 1 if value else 0)
+        out += _U32U32.pack(self._ids[T.BOOL], 1 if value else 0)
 
     def _int(self, out: bytearray, value: int, full: bool) -> None:
         if _INT32_MIN <= value <= _INT32_MAX:
@@ -237,14 +247,14 @@ class Encoder:
             out += _U32F64.pack(self._float_header | _FLAG_64, value)
 
     def _string(self, out: bytearray, value: str, full: bool) -> None:
-        header = self._headers[T.STRING_NAME if isinstance(value, StringName) else T.STRING]
+        header = self._ids[T.STRING_NAME if isinstance(value, StringName) else T.STRING]
         out += _U32.pack(header)
         _put_string(out, value)
 
     def _node_path(self, out: bytearray, value: NodePath, full: bool) -> None:
         names, subnames, absolute = value
-        out += _U32.pack(self._headers[T.NODE_PATH])
-        out += Struct("<III").pack(len(names) | 0x80000000, len(subnames), 1 if absolute else 0)
+        out += _U32.pack(self._ids[T.NODE_PATH])
+        out += _U32X3.pack(len(names) | 0x80000000, len(subnames), 1 if absolute else 0)
         for part in (*names, *subnames):
             _put_string(out, part)
 
@@ -256,35 +266,30 @@ class Encoder:
 
     def _u64_payload(self, out: bytearray, vtype: T, number: int, what: str, flag: int = 0) -> None:
         try:
-            out += _U32U64.pack(self._headers[vtype] | flag, number)
+            out += _U32U64.pack(self._ids[vtype] | flag, number)
         except struct_error:
             raise EncodeError(f"{what} {number} does not fit in 64 bits") from None
 
     def _callable(self, out: bytearray, value: Callable, full: bool) -> None:
-        out += _U32.pack(self._headers[T.CALLABLE])
+        out += _U32.pack(self._ids[T.CALLABLE])
 
     def _signal(self, out: bytearray, value: Signal, full: bool) -> None:
-        out += _U32.pack(self._headers[T.SIGNAL])
+        out += _U32.pack(self._ids[T.SIGNAL])
         _put_string(out, value[0])
         try:
-            out += Struct("<Q").pack(value[1])
+            out += _U64.pack(value[1])
         except struct_error:
             raise EncodeError(f"signal object id {value[1]} does not fit in 64 bits") from None
 
     def _bytes(self, out: bytearray, value: bytes | bytearray | memoryview, full: bool) -> None:
         raw = value if not isinstance(value, memoryview) else value.cast("B")
         n = len(raw)
-        out += _U32U32.pack(self._headers[T.PACKED_BYTE_ARRAY], n)
+        out += _U32U32.pack(self._ids[T.PACKED_BYTE_ARRAY], n)
         out += raw
         out += _PAD[n & 3]
 
-    def _packed(self, out: bytearray, value: Any, full: bool) -> None:
-        vtype = next(v for c, v in _PACKED_CLASSES.items() if isinstance(value, c))
-        out += _U32U32.pack(self._headers[vtype], len(value))
-        out += value
-
     def _string_array(self, out: bytearray, value: PackedStringArray, full: bool) -> None:
-        out += _U32U32.pack(self._headers[T.PACKED_STRING_ARRAY], len(value))
+        out += _U32U32.pack(self._ids[T.PACKED_STRING_ARRAY], len(value))
         for text in value:
             raw = _utf8(text)
             n = len(raw) + 1  # the length counts a trailing NUL, which is written too
@@ -296,24 +301,24 @@ class Encoder:
     # ---- container writers: write the head, return the children ------------------------
 
     def _array(self, out: bytearray, value: list[Any], full: bool) -> Iterator[Any]:
-        out += _U32U32.pack(self._headers[T.ARRAY], len(value))
+        out += _U32U32.pack(self._ids[T.ARRAY], len(value))
         return iter(value)
 
     def _typed_array(self, out: bytearray, value: TypedArray, full: bool) -> Iterator[Any]:
         if not self.profile.typed_arrays:
             raise EncodeError(f"{self.profile.engine} has no typed Arrays")
         kind, info = self._type_info(value.element_type, full)
-        out += _U32.pack(self._headers[T.ARRAY] | kind << 16)
+        out += _U32.pack(self._ids[T.ARRAY] | kind << 16)
         out += info
         out += _U32.pack(len(value))
         return iter(value)
 
     def _dict(self, out: bytearray, value: Mapping[Any, Any], full: bool) -> Iterator[Any]:
-        out += _U32U32.pack(self._headers[T.DICTIONARY], len(value))
+        out += _U32U32.pack(self._ids[T.DICTIONARY], len(value))
         return _flatten_items(value.items())
 
     def _dictionary(self, out: bytearray, value: Dictionary, full: bool) -> Iterator[Any]:
-        header = self._headers[T.DICTIONARY]
+        header = self._ids[T.DICTIONARY]
         info = b""
         if value.key_type is not None or value.value_type is not None:
             if not self.profile.typed_dictionaries:
@@ -348,7 +353,7 @@ class Encoder:
                 "a full Object needs full_objects=True (var_to_bytes_with_objects); "
                 "send an ObjectID to pass only its instance id"
             )
-        out += _U32.pack(self._headers[T.OBJECT])
+        out += _U32.pack(self._ids[T.OBJECT])
         _put_string(out, value[0])
         out += _U32.pack(len(value[1]))
         return _object_children(out, value[1])
