@@ -280,7 +280,7 @@ def test_double_precision_values_are_read() -> None:
     )
     assert gd.loads(data) == gd.Vector3(1, 2, 0.1)
     packed = bytes.fromhex("2300010001000000") + bytes.fromhex("000000000000f03f") * 2
-    assert gd.loads(packed) == gd.PackedVector2Array([(1, 1)])
+    assert gd.loads(packed) == gd.PackedVector2Array64([(1, 1)])  # kept at full width
 
 
 def test_input_types() -> None:

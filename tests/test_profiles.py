@@ -26,11 +26,27 @@ PRE_43 = ["4.0", "4.1", "4.2"]
 FROM_43 = ["4.3", "4.4", "4.5", "4.6"]
 
 
+ALL_RELEASES = [
+    *RELEASES,
+    *(f"3.{minor}" for minor in range(7)),
+    "2.0",
+    "2.1",
+    "pandemonium-g1",
+    "pandemonium-g2",
+    "pandemonium-g3",
+]
+
+
 def test_profile_names() -> None:
-    assert set(PROFILES) == {"4", *RELEASES}
-    for name in RELEASES:
+    # The list: every 4.x, 3.x and 2.x release, Pandemonium's three generations.
+    assert set(PROFILES) == {"4", "3", "2", "pandemonium", *ALL_RELEASES}
+    for name in ALL_RELEASES:
         assert PROFILES[name].name == name
-        assert name in PROFILES[name].engine
+        engine = PROFILES[name].engine
+        assert name.replace("pandemonium-g", "Pandemonium G") in engine
+    assert PROFILES["3"] is PROFILES["3.6"]
+    assert PROFILES["2"] is PROFILES["2.1"]
+    assert PROFILES["pandemonium"] is PROFILES["pandemonium-g3"]
 
 
 def test_alias_4_is_the_newest_release() -> None:
@@ -50,7 +66,7 @@ def test_get_profile() -> None:
     assert get_profile(p) is p
 
 
-@pytest.mark.parametrize("bad", ["4.7", "3", "nope", "", "4.6.1", 4, None, ["4"]])
+@pytest.mark.parametrize("bad", ["4.7", "3.7", "1", "nope", "", "4.6.1", 4, None, ["4"]])
 def test_unknown_version_lists_the_valid_ones(bad: object) -> None:
     with pytest.raises(ValueError) as info:
         get_profile(bad)  # type: ignore[arg-type]
@@ -116,11 +132,11 @@ def test_describe(version: str) -> None:
     assert d["typed_dictionaries"] is p.typed_dictionaries
     assert d["max_depth"] == 1024
     types = d["types"]
-    assert isinstance(types, list)
-    assert types[0] == "NIL"
-    assert types[11] == "TRANSFORM2D"
-    assert types[37] == "PACKED_COLOR_ARRAY"
-    assert len(types) == p.variant_max
+    assert isinstance(types, dict)
+    assert list(types.values()) == list(range(p.variant_max))
+    assert types["NIL"] == 0
+    assert types["TRANSFORM2D"] == 11
+    assert types["PACKED_COLOR_ARRAY"] == 37
     assert ("PACKED_VECTOR4_ARRAY" in types) is (version not in PRE_43)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ._api import decode, dumps, loads
 from ._errors import DecodeError, EncodeError, GodotError, VariantError
+from ._legacy import Image, InputEvent, InputEventType
 from ._packed import (
     PackedColorArray,
     PackedFloat32Array,
@@ -18,8 +19,14 @@ from ._packed import (
     PackedInt64Array,
     PackedStringArray,
     PackedVector2Array,
+    PackedVector2Array64,
+    PackedVector2iArray,
     PackedVector3Array,
+    PackedVector3Array64,
+    PackedVector3iArray,
     PackedVector4Array,
+    PackedVector4Array64,
+    PackedVector4iArray,
 )
 from ._profiles import PROFILES, Profile, get_profile
 from ._types import (
@@ -34,6 +41,7 @@ from ._types import (
     GodotObject,
     NodePath,
     ObjectID,
+    PackedTypedArray,
     Plane,
     Projection,
     Quaternion,
@@ -73,6 +81,9 @@ __all__ = [
     "EncodeError",
     "GodotError",
     "GodotObject",
+    "Image",
+    "InputEvent",
+    "InputEventType",
     "NodePath",
     "ObjectID",
     "PackedColorArray",
@@ -81,9 +92,16 @@ __all__ = [
     "PackedInt32Array",
     "PackedInt64Array",
     "PackedStringArray",
+    "PackedTypedArray",
     "PackedVector2Array",
+    "PackedVector2Array64",
+    "PackedVector2iArray",
     "PackedVector3Array",
+    "PackedVector3Array64",
+    "PackedVector3iArray",
     "PackedVector4Array",
+    "PackedVector4Array64",
+    "PackedVector4iArray",
     "Plane",
     "Profile",
     "Projection",

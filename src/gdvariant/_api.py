@@ -14,31 +14,52 @@ __all__ = ["decode", "dumps", "loads"]
 Buffer = bytes | bytearray | memoryview
 
 
-def dumps(value: Any, *, version: str | Profile = "4", full_objects: bool = False) -> bytes:
+def dumps(
+    value: Any,
+    *,
+    version: str | Profile = "4",
+    double: bool = False,
+    full_objects: bool = False,
+) -> bytes:
     """Encode ``value`` as Godot's ``var_to_bytes`` would.
 
+    ``version`` picks the engine release (see ``gdvariant versions``); ``double=True`` writes
+    as a ``precision=double`` build of it (Godot 4), with 64-bit math types.
     With ``full_objects=True``, as ``var_to_bytes_with_objects``: :class:`GodotObject` values are
     written whole, and typed containers keep their class names and script paths.
     Raises :class:`EncodeError` (naming the path) for values the engine cannot hold.
     """
-    return encoder_for(get_profile(version)).encode(value, full_objects)
+    return encoder_for(get_profile(version, double)).encode(value, full_objects)
 
 
 def decode(
-    data: Buffer, *, version: str | Profile = "4", allow_objects: bool = False, offset: int = 0
+    data: Buffer,
+    *,
+    version: str | Profile = "4",
+    double: bool = False,
+    allow_objects: bool = False,
+    offset: int = 0,
 ) -> tuple[Any, int]:
     """Decode the value at ``offset`` in ``data``; return it and how many bytes it used.
 
     The count is what Godot's ``decode_var_size`` reports. Bytes after the value are ignored.
     Full objects are refused unless ``allow_objects=True``; decoded objects are inert records.
+    Both 32- and 64-bit math types are read whatever ``double`` says; it matters only for
+    4.0/4.1 double builds, which wrote Vector4 and Projection as doubles without a flag.
     """
-    value, end = decode_value(data, get_profile(version), allow_objects, offset)
+    value, end = decode_value(data, get_profile(version, double), allow_objects, offset)
     return value, end - offset
 
 
-def loads(data: Buffer, *, version: str | Profile = "4", allow_objects: bool = False) -> Any:
+def loads(
+    data: Buffer,
+    *,
+    version: str | Profile = "4",
+    double: bool = False,
+    allow_objects: bool = False,
+) -> Any:
     """Decode ``data``, which must hold exactly one value (``bytes_to_var`` with no leftovers)."""
-    value, end = decode_value(data, get_profile(version), allow_objects)
+    value, end = decode_value(data, get_profile(version, double), allow_objects)
     size = memoryview(data).nbytes
     if end < size:
         raise DecodeError(f"{size - end} bytes of trailing data after the value", end)

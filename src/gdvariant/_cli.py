@@ -13,7 +13,7 @@ from . import __version__
 from ._api import decode, dumps
 from ._errors import VariantError
 from ._literal import parse_value
-from ._profiles import PROFILES
+from ._profiles import PROFILES, Profile
 
 _EPILOG = """examples:
   gdvariant decode examples/savegame.bin
@@ -38,7 +38,11 @@ def _cmd_decode(args: argparse.Namespace) -> int:
     shown = 0
     while True:
         value, used = decode(
-            data, version=args.version, allow_objects=args.allow_objects, offset=offset
+            data,
+            version=args.version,
+            double=args.double,
+            allow_objects=args.allow_objects,
+            offset=offset,
         )
         if args.all:
             print(f"# offset {offset}, {used} bytes")
@@ -57,7 +61,12 @@ def _cmd_decode(args: argparse.Namespace) -> int:
 
 def _cmd_encode(args: argparse.Namespace) -> int:
     text = sys.stdin.read() if args.expression == "-" else args.expression
-    data = dumps(parse_value(text), version=args.version, full_objects=args.full_objects)
+    data = dumps(
+        parse_value(text),
+        version=args.version,
+        double=args.double,
+        full_objects=args.full_objects,
+    )
     if args.output:
         Path(args.output).write_bytes(data)
     elif args.hex or sys.stdout.isatty():
@@ -73,13 +82,28 @@ def _cmd_versions(args: argparse.Namespace) -> int:
         return 0
     for name, profile in PROFILES.items():
         alias = f" (= {profile.name})" if name != profile.name else ""
-        features = [f"{len(profile.wire_ids)} types"]
-        if profile.typed_arrays:
-            features.append("typed Array")
-        if profile.typed_dictionaries:
-            features.append("typed Dictionary")
-        print(f"{name:<8}{profile.engine}{alias}: {', '.join(features)}")
+        print(f"{name:<16}{profile.engine}{alias}: {', '.join(_features(profile))}")
     return 0
+
+
+def _features(profile: Profile) -> list[str]:
+    """One line's worth of what a profile supports."""
+    info = profile.describe()
+    features = [f"{len(profile.wire_ids)} types"]
+    for key, label in (
+        ("typed_arrays", "typed Array"),
+        ("typed_dictionaries", "typed Dictionary"),
+        ("double_builds", "double builds"),
+    ):
+        if info[key]:
+            features.append(label)
+    if not profile.int64:
+        features.append("32-bit int and float only")
+    if not profile.objects:
+        features.append("no objects")
+    depth = profile.max_depth
+    features.append(f"depth limit {depth}" if depth is not None else "no depth limit")
+    return features
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -101,6 +125,11 @@ def build_parser() -> argparse.ArgumentParser:
         choices=list(PROFILES),
         metavar="VERSION",
         help="engine release whose format to speak (default: 4 = newest 4.x); see `versions`",
+    )
+    engine.add_argument(
+        "--double",
+        action="store_true",
+        help="the engine is a precision=double build (Godot 4): math types are 64-bit",
     )
 
     dec = sub.add_parser(

@@ -9,13 +9,12 @@ is allocated. Which numbers mean which type comes from the :class:`~gdvariant.Pr
 
 from __future__ import annotations
 
-import sys
-from array import array
 from struct import Struct
 from typing import Any
 
 from ._errors import DecodeError, GodotError, key_repr
 from ._layouts import LAYOUTS
+from ._legacy import Image, InputEvent, InputEventType
 from ._packed import (
     PackedColorArray,
     PackedFloat32Array,
@@ -24,10 +23,16 @@ from ._packed import (
     PackedInt64Array,
     PackedStringArray,
     PackedVector2Array,
+    PackedVector2Array64,
+    PackedVector2iArray,
     PackedVector3Array,
+    PackedVector3Array64,
+    PackedVector3iArray,
     PackedVector4Array,
+    PackedVector4Array64,
+    PackedVector4iArray,
 )
-from ._profiles import Profile
+from ._profiles import KIND_BARE_OBJECT, KIND_BARE_RID, Profile
 from ._types import (
     RID,
     Callable,
@@ -37,6 +42,7 @@ from ._types import (
     GodotObject,
     NodePath,
     ObjectID,
+    PackedTypedArray,
     Signal,
     StringName,
     TypedArray,
@@ -53,6 +59,8 @@ _F32 = Struct("<f")
 _F64 = Struct("<d")
 _U32I32 = Struct("<Ii")
 _NODEPATH_HEAD = Struct("<III")
+_IMAGE_HEAD = Struct("<IIIIi")
+_EVENT_HEAD = Struct("<Ii")
 
 _FLAG_64 = 1 << 16
 _NEW_NODEPATH = 0x80000000
@@ -81,6 +89,10 @@ _K_DICTIONARY = int(T.DICTIONARY)
 _K_ARRAY = int(T.ARRAY)
 _K_PACKED_BYTE_ARRAY = int(T.PACKED_BYTE_ARRAY)
 _K_PACKED_STRING_ARRAY = int(T.PACKED_STRING_ARRAY)
+_K_IMAGE = int(T.IMAGE)
+_K_INPUT_EVENT = int(T.INPUT_EVENT)
+_K_TYPED_ARRAY = int(T.TYPED_ARRAY)
+_K_PACKED_TYPED_ARRAY = int(T.PACKED_TYPED_ARRAY)
 
 # Fixed-size math types: (f32 struct, f64 struct, unflatten) per type, from the shared layouts.
 _FIXED: dict[int, tuple[Struct, Struct, Any]] = {}
@@ -89,21 +101,37 @@ for _vt, _lay in LAYOUTS.items():
     _wide = Struct(f"<{_lay.components}d") if _lay.kind == "real" else _narrow
     _FIXED[int(_vt)] = (_narrow, _wide, _lay.unflatten)
 
-# Packed numeric arrays: class and bytes per element (f32 layout; f64 when flagged is narrowed).
-_PACKED: dict[int, type[Any]] = {
-    T.PACKED_INT32_ARRAY: PackedInt32Array,
-    T.PACKED_INT64_ARRAY: PackedInt64Array,
-    T.PACKED_FLOAT32_ARRAY: PackedFloat32Array,
-    T.PACKED_FLOAT64_ARRAY: PackedFloat64Array,
-    T.PACKED_VECTOR2_ARRAY: PackedVector2Array,
-    T.PACKED_VECTOR3_ARRAY: PackedVector3Array,
-    T.PACKED_VECTOR4_ARRAY: PackedVector4Array,
-    T.PACKED_COLOR_ARRAY: PackedColorArray,
+# Packed numeric arrays: the class, and the 64-bit class used when the header is flagged.
+_PACKED: dict[int, tuple[type[Any], type[Any]]] = {
+    T.PACKED_INT32_ARRAY: (PackedInt32Array,) * 2,
+    T.PACKED_INT64_ARRAY: (PackedInt64Array,) * 2,
+    T.PACKED_FLOAT32_ARRAY: (PackedFloat32Array,) * 2,
+    T.PACKED_FLOAT64_ARRAY: (PackedFloat64Array,) * 2,
+    T.PACKED_VECTOR2_ARRAY: (PackedVector2Array, PackedVector2Array64),
+    T.PACKED_VECTOR3_ARRAY: (PackedVector3Array, PackedVector3Array64),
+    T.PACKED_VECTOR4_ARRAY: (PackedVector4Array, PackedVector4Array64),
+    T.PACKED_COLOR_ARRAY: (PackedColorArray,) * 2,
+    T.PACKED_VECTOR2I_ARRAY: (PackedVector2iArray,) * 2,
+    T.PACKED_VECTOR3I_ARRAY: (PackedVector3iArray,) * 2,
+    T.PACKED_VECTOR4I_ARRAY: (PackedVector4iArray,) * 2,
 }
-# Packed vector arrays whose components are doubles when the 64-bit flag is set.
-_PACKED_REAL = {
-    int(t) for t in (T.PACKED_VECTOR2_ARRAY, T.PACKED_VECTOR3_ARRAY, T.PACKED_VECTOR4_ARRAY)
-}
+_FIXED_BY_PROFILE: dict[str, dict[int, tuple[Struct, Struct, Any]]] = {}
+
+
+def _fixed_table(profile: Profile) -> dict[int, tuple[Struct, Struct, Any]]:
+    """The math layouts for a profile: a 4.0/4.1 double build writes some doubles unflagged."""
+    table = _FIXED_BY_PROFILE.get(profile.name)
+    if table is None:
+        table = dict(_FIXED)
+        if profile.double:
+            for vtype in profile.double_unflagged:
+                _, wide, unflatten = _FIXED[int(vtype)]
+                table[int(vtype)] = (wide, wide, unflatten)
+        _FIXED_BY_PROFILE[profile.name] = table
+    return table
+
+
+_NO_LIMIT = 1 << 62  # depth "limit" for engines that have none
 
 # Frame kinds on the container stack.
 _ARRAY = 0
@@ -119,7 +147,7 @@ def _too_deep(offset: int) -> DecodeError:
     return _fail("nesting deeper than Godot's limit", offset, GodotError.ERR_OUT_OF_MEMORY)
 
 
-def _read_string(buf: bytes, pos: int, end: int) -> tuple[str, int]:
+def _read_string(buf: bytes, pos: int, end: int, surrogates: bool = False) -> tuple[str, int]:
     """Godot's ``_decode_string``: u32 length, UTF-8 bytes, padding to 4 (which must be there)."""
     if end - pos < 4:
         raise _fail("string length missing", pos)
@@ -130,22 +158,26 @@ def _read_string(buf: bytes, pos: int, end: int) -> tuple[str, int]:
     try:
         text = buf[start : start + n].decode()
     except UnicodeDecodeError:
-        text = _utf8(memoryview(buf)[start : start + n], start)
+        text = _utf8(memoryview(buf)[start : start + n], start, surrogates)
     else:
         if not text.isascii() or "\0" in text:
             text = _godot_text(text)
     return text, start + n + (-n & 3)
 
 
-def _utf8(raw: memoryview, offset: int) -> str:
-    """Invalid UTF-8 is fine only after a NUL, where Godot's parser has already stopped."""
+def _utf8(raw: memoryview, offset: int, surrogates: bool = False) -> str:
+    """Invalid UTF-8 is fine only after a NUL, where Godot's parser has already stopped.
+
+    Godot 2/3 (``surrogates``) also accept UTF-16 surrogates written as 3-byte sequences.
+    """
+    errors = "surrogatepass" if surrogates else "strict"
     try:
-        return _godot_text(str(raw, "utf-8"))
+        return _godot_text(str(raw, "utf-8", errors))
     except UnicodeDecodeError as exc:
         nul = raw.tobytes().find(b"\0")
         if nul < 0 or nul > exc.start:
             raise _fail(f"invalid UTF-8 in string: {exc.reason}", offset + exc.start) from None
-        return _godot_text(str(raw[:nul], "utf-8"))
+        return _godot_text(str(raw[:nul], "utf-8", errors))
 
 
 def _godot_text(text: str) -> str:
@@ -223,7 +255,10 @@ def decode_value(
     kinds = profile.kind_codes
     typed_arrays = profile.typed_arrays
     typed_dicts = profile.typed_dictionaries
-    max_depth = profile.max_depth
+    max_depth = _NO_LIMIT if profile.max_depth is None else profile.max_depth
+    flag_bits = 0xFFFFFF00 if profile.strict_header else 0
+    surrogates = profile.surrogates
+    fixed = _fixed_table(profile)
     u32 = _U32.unpack_from
     u32i32 = _U32I32.unpack_from
     f32 = _F32.unpack_from
@@ -243,6 +278,8 @@ def decode_value(
             else:
                 header, word = u32i32(buf, pos)
             k = kinds[header & 0xFF]
+            if header & flag_bits:
+                raise _fail(f"{profile.engine} allows no bits above the type byte", pos)
 
             if k == _K_INT:
                 if header & _FLAG_64:
@@ -266,7 +303,7 @@ def decode_value(
                 try:
                     value = buf[start : start + word].decode()
                 except UnicodeDecodeError:
-                    value = _utf8(view[start : start + word], start)
+                    value = _utf8(view[start : start + word], start, surrogates)
                 else:
                     if not value.isascii() or "\0" in value:
                         value = _godot_text(value)
@@ -326,8 +363,8 @@ def decode_value(
                         raise _too_deep(pos)
                     continue
                 value = items
-            elif k in _FIXED:
-                narrow, wide, unflatten = _FIXED[k]
+            elif k in fixed:
+                narrow, wide, unflatten = fixed[k]
                 layout = wide if header & _FLAG_64 else narrow
                 if end - pos - 4 < layout.size:
                     raise _fail(f"{VariantType(k).name} payload missing", pos)
@@ -337,7 +374,7 @@ def decode_value(
                 value = None
                 pos += 4
             elif k == _K_STRING_NAME:
-                value, pos = _read_string(buf, pos + 4, end)
+                value, pos = _read_string(buf, pos + 4, end, surrogates)
                 value = StringName(value)
             elif k == _K_PACKED_BYTE_ARRAY:
                 if word is None:
@@ -347,16 +384,13 @@ def decode_value(
                 value = buf[pos + 8 : pos + 8 + word]
                 pos += 8 + word + (-word & 3)
             elif k in _PACKED:
-                cls = _PACKED[k]
+                cls = _PACKED[k][1 if header & _FLAG_64 else 0]
                 if word is None:
                     raise _fail(f"{cls.__name__} count missing", pos)
                 size = cls.itemsize
-                if k in _PACKED_REAL and header & _FLAG_64:
-                    size *= 2
                 if word < 0 or word * size > end - pos - 8:
                     raise _fail(f"{cls.__name__} of {word} elements runs past the end", pos)
-                raw = view[pos + 8 : pos + 8 + word * size]
-                value = cls.frombuffer(raw) if size == cls.itemsize else _narrowed(cls, raw)
+                value = cls.frombuffer(view[pos + 8 : pos + 8 + word * size])
                 pos += 8 + word * size
             elif k == _K_PACKED_STRING_ARRAY:
                 if word is None:
@@ -369,7 +403,7 @@ def decode_value(
                         raise _fail(f"PackedStringArray of {word} strings cannot fit", pos - 8)
                     strings = []
                     for _ in range(word):
-                        text, pos = _read_string(buf, pos, end)
+                        text, pos = _read_string(buf, pos, end, surrogates)
                         strings.append(text)
                     value = _NEW(PackedStringArray, strings)
             elif k == _K_OBJECT:
@@ -387,7 +421,7 @@ def decode_value(
                             GodotError.ERR_UNAUTHORIZED,
                         )
                     start = pos
-                    class_name, pos = _read_string(buf, pos + 4, end)
+                    class_name, pos = _read_string(buf, pos + 4, end, surrogates)
                     if not class_name:
                         value = None
                     else:
@@ -398,14 +432,41 @@ def decode_value(
                         if count * 8 > end - pos:
                             raise _fail(f"Object with {count} properties cannot fit", start)
                         if count:
-                            name, pos = _read_string(buf, pos, end)
+                            name, pos = _read_string(buf, pos, end, surrogates)
                             stack.append([_OBJECT, [], count, class_name, name])
                             if len(stack) > max_depth:
                                 raise _too_deep(pos)
                             continue
                         value = _NEW(GodotObject, (class_name, ()))
             elif k == _K_NODE_PATH:
-                value, pos = _read_node_path(buf, pos, end)
+                value, pos = _read_node_path(buf, pos, end, profile)
+            elif k == KIND_BARE_RID:
+                value = _NEW(RID, (0,))
+                pos += 4
+            elif k == KIND_BARE_OBJECT:
+                value = None
+                pos += 4
+            elif k in (_K_TYPED_ARRAY, _K_PACKED_TYPED_ARRAY):
+                start = pos
+                element_type, pos = _pandemonium_element_type(buf, pos, end, header, profile)
+                if end - pos < 4:
+                    raise _fail("TypedArray count missing", pos)
+                count = u32(buf, pos)[0] & _COUNT_MASK
+                pos += 4
+                if count * 4 > end - pos:
+                    raise _fail(f"TypedArray of {count} elements cannot fit in the data", start)
+                cls = TypedArray if k == _K_TYPED_ARRAY else PackedTypedArray
+                items = cls(element_type)
+                if count:
+                    stack.append([_ARRAY, items, count])
+                    if len(stack) > max_depth:
+                        raise _too_deep(pos)
+                    continue
+                value = items
+            elif k == _K_IMAGE:
+                value, pos = _read_image(buf, pos, end)
+            elif k == _K_INPUT_EVENT:
+                value, pos = _read_input_event(buf, pos, end)
             elif k == _K_RID:
                 if end - pos < 12:
                     raise _fail("RID payload missing", pos)
@@ -415,7 +476,7 @@ def decode_value(
                 value = _CALLABLE
                 pos += 4
             elif k == _K_SIGNAL:
-                name, pos = _read_string(buf, pos + 4, end)
+                name, pos = _read_string(buf, pos + 4, end, surrogates)
                 if end - pos < 8:
                     raise _fail("Signal object id missing", pos)
                 value = _NEW(Signal, (name, _U64.unpack_from(buf, pos)[0]))
@@ -435,7 +496,7 @@ def decode_value(
                 else:
                     items.append((frame[4], value))
                     if len(items) < frame[2]:
-                        frame[4], pos = _read_string(buf, pos, end)
+                        frame[4], pos = _read_string(buf, pos, end, surrogates)
                         break
                     value = _NEW(GodotObject, (frame[3], tuple(items)))
                 stack.pop()
@@ -445,21 +506,21 @@ def decode_value(
         raise exc._with_path(_path(stack)) from None
 
 
-def _narrowed(cls: type[Any], raw: memoryview) -> Any:
-    """Packed vectors written with double components: keep them as a float build would."""
-    doubles = array("d", raw.tobytes())
-    if sys.byteorder != "little":
-        doubles.byteswap()
-    return cls(zip(*[iter(doubles)] * cls._width, strict=True))
+def _read_node_path(buf: bytes, pos: int, end: int, profile: Profile) -> tuple[NodePath, int]:
+    """NODE_PATH: name count | bit 31, subname count, flags, then the strings.
 
-
-def _read_node_path(buf: bytes, pos: int, end: int) -> tuple[NodePath, int]:
-    """NODE_PATH: name count | bit 31, subname count, flags, then the strings."""
+    A 2.x property (flags bit 1) is one more string, which becomes the last subname.
+    """
     if end - pos < 8:
         raise _fail("NodePath header missing", pos)
     first = _U32.unpack_from(buf, pos + 4)[0]
     if not first & _NEW_NODEPATH:
-        raise _fail("NodePath in the old format (bit 31 clear) is not supported by Godot", pos)
+        if profile.old_node_path:  # u32 length + the path as text, no padding
+            if first > end - pos - 8:
+                raise _fail(f"NodePath text of {first} bytes runs past the end", pos + 4, _EOF)
+            text = _utf8(memoryview(buf)[pos + 8 : pos + 8 + first], pos + 8, True)
+            return NodePath(text), pos + 8 + first
+        raise _fail(f"NodePath in the old format (bit 31 clear): {profile.engine} rejects it", pos)
     if end - pos < 16:
         raise _fail("NodePath header missing", pos)
     name_count, sub_count, flags = _NODEPATH_HEAD.unpack_from(buf, pos + 4)
@@ -473,7 +534,79 @@ def _read_node_path(buf: bytes, pos: int, end: int) -> tuple[NodePath, int]:
         raise _fail("NodePath parts cannot fit in the data", pos - 16)
     parts = []
     for _ in range(total):
-        s, pos = _read_string(buf, pos, end)
+        s, pos = _read_string(buf, pos, end, profile.surrogates)
         parts.append(s)
     names, subnames = tuple(parts[:name_count]), tuple(parts[name_count:])
     return _NEW(NodePath, (names, subnames, bool(flags & 1))), pos
+
+
+def _pandemonium_element_type(
+    buf: bytes, pos: int, end: int, header: int, profile: Profile
+) -> tuple[ElementType, int]:
+    """Pandemonium's typed-array head: element type, then an object class as a StringName.
+
+    Pandemonium does not range-check the element type; we reject one its table lacks.
+    """
+    if end - pos < 8:
+        raise _fail("TypedArray element type missing", pos)
+    wire = _U32.unpack_from(buf, pos + 4)[0] & _COUNT_MASK
+    vtype = profile.types_by_id[wire] if wire < 256 else None
+    if vtype is None:
+        raise _fail(f"TypedArray element type {wire} is not a type of {profile.engine}", pos + 4)
+    pos += 8
+    if vtype != T.OBJECT:
+        return ElementType.builtin(vtype), pos
+    if header & _FLAG_64:  # objects sent as ids: no class name
+        return ElementType.class_name("EncodedObjectAsID"), pos
+    if end - pos < 4 or _U32.unpack_from(buf, pos)[0] & 0xFF != profile.wire_ids[T.STRING_NAME]:
+        raise _fail("TypedArray class name must be a StringName", pos)
+    name, pos = _read_string(buf, pos + 4, end, profile.surrogates)
+    return ElementType.class_name(name), pos
+
+
+def _read_image(buf: bytes, pos: int, end: int) -> tuple[Image, int]:
+    """Godot 2 IMAGE: format, mipmaps, width, height, data length, data, padding."""
+    if end - pos < 24:
+        raise _fail("Image header missing", pos)
+    fmt, mipmaps, width, height, size = _IMAGE_HEAD.unpack_from(buf, pos + 4)
+    if fmt >= Image.FORMAT_MAX:
+        raise _fail(f"Image format {fmt} is not a Godot 2 format", pos + 4)
+    if size < 0 or size > end - pos - 24:
+        raise _fail(f"Image data of {size} bytes runs past the end", pos + 20)
+    data = buf[pos + 24 : pos + 24 + size]
+    # Like PackedByteArray, the padding counts even when the data ends without it.
+    return _NEW(Image, (fmt, mipmaps, width, height, data)), pos + 24 + size + (-size & 3)
+
+
+_EVENT_FIELDS = {  # payload words after type, device and length, by event type
+    InputEventType.KEY: 2,
+    InputEventType.MOUSE_BUTTON: 1,
+    InputEventType.JOYSTICK_MOTION: 2,
+    InputEventType.JOYSTICK_BUTTON: 1,
+    InputEventType.SCREEN_TOUCH: 1,
+}
+
+
+def _read_input_event(buf: bytes, pos: int, end: int) -> tuple[InputEvent, int]:
+    """Godot 2 INPUT_EVENT: type, device, a length word Godot ignores, then per-type fields.
+
+    The size comes from the event type; a field-less event needs only 8 bytes but counts 12.
+    """
+    if end - pos < 12:
+        raise _fail("InputEvent type and device missing", pos)
+    etype, device = _EVENT_HEAD.unpack_from(buf, pos + 4)
+    extra = _EVENT_FIELDS.get(etype, 0)
+    size = 4 + 12 + 4 * extra
+    if extra and end - pos < size:
+        raise _fail(f"InputEvent of type {etype} needs {size - 4} bytes", pos)
+    modifiers = code = 0
+    axis_value = 0.0
+    if etype == InputEventType.KEY:
+        modifiers, code = _U32I32.unpack_from(buf, pos + 16)
+        modifiers &= InputEvent.MODIFIER_MASK
+    elif etype == InputEventType.JOYSTICK_MOTION:
+        code = _I32.unpack_from(buf, pos + 16)[0]
+        axis_value = _F32.unpack_from(buf, pos + 20)[0]
+    elif extra:
+        code = _I32.unpack_from(buf, pos + 16)[0]
+    return _NEW(InputEvent, (etype, device, modifiers, code, axis_value)), pos + size

@@ -4,11 +4,16 @@ A table maps each Python type to a writer (found once per type through the MRO, 
 Writers append to one ``bytearray``; containers return an iterator of their children, which
 the loop walks with an explicit stack, so Godot's depth limit (1024) holds without recursion
 and an error names the path to the bad value. Width choices follow Godot's encoder: ints take
-64 bits only outside int32, floats only when float32 would not round-trip exactly.
+64 bits only outside int32, floats only when float32 would not round-trip exactly. Where
+releases differ (Godot 3.0's all-64-bit ints, Godot 2's bare Object header, double builds...)
+the writers are chosen from the :class:`Profile` once, when the encoder is built.
 """
 
 from __future__ import annotations
 
+import math
+import sys
+from array import array
 from collections.abc import Iterator, Mapping
 from struct import Struct
 from struct import error as struct_error
@@ -16,6 +21,7 @@ from typing import Any
 
 from ._errors import EncodeError, key_repr
 from ._layouts import LAYOUTS
+from ._legacy import Image, InputEvent, InputEventType
 from ._packed import (
     PackedColorArray,
     PackedFloat32Array,
@@ -24,8 +30,15 @@ from ._packed import (
     PackedInt64Array,
     PackedStringArray,
     PackedVector2Array,
+    PackedVector2Array64,
+    PackedVector2iArray,
     PackedVector3Array,
+    PackedVector3Array64,
+    PackedVector3iArray,
     PackedVector4Array,
+    PackedVector4Array64,
+    PackedVector4iArray,
+    _PackedNumbers,
 )
 from ._profiles import Profile
 from ._types import (
@@ -40,6 +53,7 @@ from ._types import (
     GodotObject,
     NodePath,
     ObjectID,
+    PackedTypedArray,
     Plane,
     Projection,
     Quaternion,
@@ -73,6 +87,9 @@ _U32U64 = Struct("<IQ")
 _F32 = Struct("<f")
 _U64 = Struct("<Q")
 _U32X3 = Struct("<III")
+_IMAGE_HEAD = Struct("<IIIIIi")
+_EVENT_HEAD = Struct("<IiiI")
+_SHARED = 0x80000000
 _PAD = (b"", b"\0\0\0", b"\0\0", b"\0")  # indexed by len % 4
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 _ENCODED_AS_ID = "EncodedObjectAsID"
@@ -96,7 +113,7 @@ _MATH_CLASSES: dict[type, VariantType] = {
     Projection: T.PROJECTION,
     Color: T.COLOR,
 }
-_PACKED_CLASSES: dict[type, VariantType] = {
+_PACKED_CLASSES: dict[type[_PackedNumbers], VariantType] = {
     PackedInt32Array: T.PACKED_INT32_ARRAY,
     PackedInt64Array: T.PACKED_INT64_ARRAY,
     PackedFloat32Array: T.PACKED_FLOAT32_ARRAY,
@@ -104,25 +121,41 @@ _PACKED_CLASSES: dict[type, VariantType] = {
     PackedVector2Array: T.PACKED_VECTOR2_ARRAY,
     PackedVector3Array: T.PACKED_VECTOR3_ARRAY,
     PackedVector4Array: T.PACKED_VECTOR4_ARRAY,
+    PackedVector2Array64: T.PACKED_VECTOR2_ARRAY,
+    PackedVector3Array64: T.PACKED_VECTOR3_ARRAY,
+    PackedVector4Array64: T.PACKED_VECTOR4_ARRAY,
     PackedColorArray: T.PACKED_COLOR_ARRAY,
+    PackedVector2iArray: T.PACKED_VECTOR2I_ARRAY,
+    PackedVector3iArray: T.PACKED_VECTOR3I_ARRAY,
+    PackedVector4iArray: T.PACKED_VECTOR4I_ARRAY,
+}
+# Single- and double-precision classes of each packed real vector type.
+_PACKED_WIDTHS: dict[VariantType, tuple[type[_PackedNumbers], type[_PackedNumbers]]] = {
+    T.PACKED_VECTOR2_ARRAY: (PackedVector2Array, PackedVector2Array64),
+    T.PACKED_VECTOR3_ARRAY: (PackedVector3Array, PackedVector3Array64),
+    T.PACKED_VECTOR4_ARRAY: (PackedVector4Array, PackedVector4Array64),
 }
 
 Writer = Any  # Callable[[Encoder, bytearray, Any, bool], Iterator[Any] | None]
 
 
-def _utf8(text: str) -> bytes:
-    """UTF-8 bytes of a Godot String, which can hold neither NUL nor lone surrogates."""
+def _utf8(text: str, errors: str = "strict") -> bytes:
+    """UTF-8 bytes of a Godot String, which cannot hold NUL.
+
+    Godot 4 Strings cannot hold lone surrogates either; Godot 2/3 write them as 3-byte
+    sequences (``errors="surrogatepass"``).
+    """
     if "\0" in text:
         raise EncodeError("a Godot String cannot contain NUL (U+0000)")
     try:
-        return text.encode("utf-8")
+        return text.encode("utf-8", errors)
     except UnicodeEncodeError as exc:
         raise EncodeError(f"string is not valid Unicode: {exc.reason}") from None
 
 
-def _put_string(out: bytearray, text: str) -> None:
+def _put_string(out: bytearray, text: str, errors: str = "strict") -> None:
     """A headerless String: u32 length, UTF-8, zero padding to 4."""
-    raw = _utf8(text)
+    raw = _utf8(text, errors)
     out += _U32.pack(len(raw))
     out += raw
     out += _PAD[len(raw) & 3]
@@ -136,6 +169,14 @@ def _f32_exact(value: float) -> bool:
         return False
 
 
+def _f32(value: float) -> float:
+    """``value`` narrowed as a C cast to float does: too large becomes an infinity."""
+    try:
+        return float(_F32.unpack(_F32.pack(value))[0])
+    except OverflowError:
+        return math.copysign(math.inf, value)
+
+
 class Encoder:
     """Encodes values for one :class:`Profile`. Build one with :func:`encoder_for`."""
 
@@ -143,6 +184,7 @@ class Encoder:
         self.profile = profile
         ids = profile.wire_ids
         self._ids = ids
+        self._errors = "surrogatepass" if profile.surrogates else "strict"
         self._writers: dict[type, Writer] = {}
         self._register(type(None), T.NIL, Encoder._nil)
         self._register(bool, T.BOOL, Encoder._bool)
@@ -160,17 +202,24 @@ class Encoder:
         self._register(Dictionary, T.DICTIONARY, Encoder._dictionary)
         self._register(list, T.ARRAY, Encoder._array)
         self._register(tuple, T.ARRAY, Encoder._array)
-        self._register(TypedArray, T.ARRAY, Encoder._typed_array)
+        if T.TYPED_ARRAY in ids:
+            self._register(TypedArray, T.TYPED_ARRAY, Encoder._pandemonium_typed_array)
+        else:
+            self._register(TypedArray, T.ARRAY, Encoder._typed_array)
+        self._register(PackedTypedArray, T.PACKED_TYPED_ARRAY, Encoder._pandemonium_typed_array)
         for raw in (bytes, bytearray, memoryview):
             self._register(raw, T.PACKED_BYTE_ARRAY, Encoder._bytes)
         self._register(PackedStringArray, T.PACKED_STRING_ARRAY, Encoder._string_array)
         for packed, vtype in _PACKED_CLASSES.items():
-            self._register(packed, vtype, self._packed_writer(vtype))
-        for math, vtype in _MATH_CLASSES.items():
-            self._register(math, vtype, self._math_writer(vtype))
+            self._register(packed, vtype, self._packed_writer(packed, vtype))
+        for math_class, vtype in _MATH_CLASSES.items():
+            self._register(math_class, vtype, self._math_writer(vtype))
+        self._register(Image, T.IMAGE, Encoder._image)
+        self._register(InputEvent, T.INPUT_EVENT, Encoder._input_event)
         self._int_header = ids[T.INT]
         self._float_header = ids[T.FLOAT]
         self._string_header = ids[T.STRING]
+        self._count_flag = _SHARED if profile.shared_bit else 0
 
     # ---- the writer table --------------------------------------------------------------
 
@@ -197,11 +246,21 @@ class Encoder:
                 return writer
         raise EncodeError(f"cannot encode a {cls.__module__}.{cls.__qualname__} as a Godot value")
 
+    def _real_width(self, vtype: VariantType) -> tuple[bool, int]:
+        """(64-bit components?, header flag) of a real-based type under this profile."""
+        profile = self.profile
+        if profile.double and vtype in profile.double_flagged:
+            return True, _FLAG_64
+        if profile.double and vtype in profile.double_unflagged:
+            return True, 0
+        return False, 0
+
     def _math_writer(self, vtype: VariantType) -> Writer:
         layout = LAYOUTS[vtype]
-        code = "i" if layout.kind == "i32" else "f"
+        wide, flag = self._real_width(vtype)
+        code = "i" if layout.kind == "i32" else ("d" if wide else "f")
         packer = Struct(f"<I{layout.components}{code}")
-        header = self._ids.get(vtype, 0)
+        header = self._ids.get(vtype, 0) | flag
         flatten = layout.flatten
         name = vtype.name
 
@@ -213,9 +272,24 @@ class Encoder:
 
         return writer
 
-    def _packed_writer(self, vtype: VariantType) -> Writer:
-        """Packed numeric arrays: header, element count, then their wire bytes in one block."""
+    def _packed_writer(self, cls: type[_PackedNumbers], vtype: VariantType) -> Writer:
+        """Packed numeric arrays: header, element count, then their wire bytes in one block.
+
+        A real vector array is written at the width the profile's build uses: a 64-bit one
+        (decoded from a double build) keeps its width on Godot 4, where every reader accepts
+        the flag, and is narrowed for older engines, whose pools are 32-bit only.
+        """
         header = self._ids.get(vtype, 0)
+        widths = _PACKED_WIDTHS.get(vtype)
+        if widths is not None:
+            wide, flag = self._real_width(vtype)
+            if cls is widths[1] and self.profile.double_flagged:
+                wide, flag = True, _FLAG_64
+            if (cls is widths[1]) != wide:
+                return _converting_packed_writer(header | flag, widths[1] if wide else widths[0])
+            header |= flag
+        elif vtype == T.PACKED_VECTOR4I_ARRAY and self.profile.vector4i_array_w_from_z:
+            return _vector4i_w_from_z_writer(header)
 
         def writer(enc: Encoder, out: bytearray, value: Any, full: bool) -> None:
             out += _U32U32.pack(header, len(value))
@@ -232,8 +306,11 @@ class Encoder:
         out += _U32U32.pack(self._ids[T.BOOL], 1 if value else 0)
 
     def _int(self, out: bytearray, value: int, full: bool) -> None:
-        if _INT32_MIN <= value <= _INT32_MAX:
+        profile = self.profile
+        if _INT32_MIN <= value <= _INT32_MAX and not profile.int_always_64:
             out += _U32I32.pack(self._int_header, value)
+        elif not profile.int64:
+            raise EncodeError(f"int {value} does not fit in {profile.engine}'s 32-bit int")
         else:
             try:
                 out += _U32I64.pack(self._int_header | _FLAG_64, value)
@@ -241,7 +318,9 @@ class Encoder:
                 raise EncodeError(f"int {value} does not fit in Godot's 64-bit int") from None
 
     def _float(self, out: bytearray, value: float, full: bool) -> None:
-        if _f32_exact(value):
+        if not self.profile.float64:  # Godot 2 narrows every float
+            out += _U32F32.pack(self._float_header, _f32(value))
+        elif _f32_exact(value):
             out += _U32F32.pack(self._float_header, value)
         else:
             out += _U32F64.pack(self._float_header | _FLAG_64, value)
@@ -249,19 +328,41 @@ class Encoder:
     def _string(self, out: bytearray, value: str, full: bool) -> None:
         header = self._ids[T.STRING_NAME if isinstance(value, StringName) else T.STRING]
         out += _U32.pack(header)
-        _put_string(out, value)
+        _put_string(out, value, self._errors)
 
     def _node_path(self, out: bytearray, value: NodePath, full: bool) -> None:
         names, subnames, absolute = value
+        flags = 1 if absolute else 0
+        if subnames and self.profile.node_path_property:
+            flags |= 2  # Godot 2: the last subname travels as the "property"
+            count = len(subnames) - 1
+        else:
+            count = len(subnames)
         out += _U32.pack(self._ids[T.NODE_PATH])
-        out += _U32X3.pack(len(names) | 0x80000000, len(subnames), 1 if absolute else 0)
+        out += _U32X3.pack(len(names) | 0x80000000, count, flags)
         for part in (*names, *subnames):
-            _put_string(out, part)
+            _put_string(out, part, self._errors)
 
     def _rid(self, out: bytearray, value: RID, full: bool) -> None:
-        self._u64_payload(out, T.RID, value[0], "RID id")
+        if self.profile.rid_payload:
+            self._u64_payload(out, T.RID, value[0], "RID id")
+        elif value[0]:
+            raise EncodeError(
+                f"{self.profile.engine} writes no RID id, so RID({value[0]}) would be lost; "
+                "only RID() can be written"
+            )
+        else:
+            out += _U32.pack(self._ids[T.RID])
+
+    def _no_objects(self) -> None:
+        if not self.profile.objects:
+            raise EncodeError(
+                f"{self.profile.engine} writes every Object as a bare header that reads back "
+                "as null; write None instead"
+            )
 
     def _object_id(self, out: bytearray, value: ObjectID, full: bool) -> None:
+        self._no_objects()
         self._u64_payload(out, T.OBJECT, value[0], "object id", _FLAG_64)
 
     def _u64_payload(self, out: bytearray, vtype: T, number: int, what: str, flag: int = 0) -> None:
@@ -275,7 +376,7 @@ class Encoder:
 
     def _signal(self, out: bytearray, value: Signal, full: bool) -> None:
         out += _U32.pack(self._ids[T.SIGNAL])
-        _put_string(out, value[0])
+        _put_string(out, value[0], self._errors)
         try:
             out += _U64.pack(value[1])
         except struct_error:
@@ -291,17 +392,46 @@ class Encoder:
     def _string_array(self, out: bytearray, value: PackedStringArray, full: bool) -> None:
         out += _U32U32.pack(self._ids[T.PACKED_STRING_ARRAY], len(value))
         for text in value:
-            raw = _utf8(text)
+            raw = _utf8(text, self._errors)
             n = len(raw) + 1  # the length counts a trailing NUL, which is written too
             out += _U32.pack(n)
             out += raw
             out += b"\0"
             out += _PAD[n & 3]
 
+    def _image(self, out: bytearray, value: Image, full: bool) -> None:
+        fmt, mipmaps, width, height, data = value
+        if not 0 <= fmt < Image.FORMAT_MAX:
+            raise EncodeError(f"Image format {fmt} is not a Godot 2 format (0..22)")
+        try:
+            out += _IMAGE_HEAD.pack(self._ids[T.IMAGE], fmt, mipmaps, width, height, len(data))
+        except struct_error as exc:
+            raise EncodeError(f"Image field out of range: {exc}") from None
+        out += data
+        out += _PAD[len(data) & 3]
+
+    def _input_event(self, out: bytearray, value: InputEvent, full: bool) -> None:
+        etype, device, modifiers, code, axis_value = value
+        if etype == InputEventType.KEY:
+            if modifiers & ~InputEvent.MODIFIER_MASK:
+                raise EncodeError("InputEvent modifiers hold bits other than the MASK_* ones")
+            extra = _U32I32.pack(modifiers, code)
+        elif etype == InputEventType.JOYSTICK_MOTION:
+            extra = _I32F32.pack(code, _f32(axis_value))
+        elif etype in _ONE_FIELD_EVENTS:
+            extra = _I32.pack(code)
+        else:
+            extra = b""
+        try:
+            out += _EVENT_HEAD.pack(self._ids[T.INPUT_EVENT], etype, device, 12 + len(extra))
+        except struct_error as exc:
+            raise EncodeError(f"InputEvent field out of range: {exc}") from None
+        out += extra
+
     # ---- container writers: write the head, return the children ------------------------
 
     def _array(self, out: bytearray, value: list[Any], full: bool) -> Iterator[Any]:
-        out += _U32U32.pack(self._ids[T.ARRAY], len(value))
+        out += _U32U32.pack(self._ids[T.ARRAY], len(value) | self._count_flag)
         return iter(value)
 
     def _typed_array(self, out: bytearray, value: TypedArray, full: bool) -> Iterator[Any]:
@@ -313,8 +443,29 @@ class Encoder:
         out += _U32.pack(len(value))
         return iter(value)
 
+    def _pandemonium_typed_array(
+        self, out: bytearray, value: TypedArray, full: bool
+    ) -> Iterator[Any]:
+        """Pandemonium's TYPED_ARRAY / PACKED_TYPED_ARRAY: element type before the count."""
+        vtype = T.PACKED_TYPED_ARRAY if isinstance(value, PackedTypedArray) else T.TYPED_ARRAY
+        spec = value.element_type
+        if spec.kind == ContainerKind.SCRIPT:
+            raise EncodeError(f"{self.profile.engine} typed arrays cannot name a script class")
+        if spec.type not in self._ids:
+            raise EncodeError(f"{self.profile.engine} has no {spec.type.name} type")
+        header = self._ids[vtype]
+        is_object = spec.type == T.OBJECT
+        if is_object and not full:
+            header |= _FLAG_64  # object elements sent as ids: no class name
+        out += _U32U32.pack(header, self._ids[spec.type])
+        if is_object and full:
+            out += _U32.pack(self._ids[T.STRING_NAME])
+            _put_string(out, spec.name, self._errors)
+        out += _U32.pack(len(value))
+        return iter(value)
+
     def _dict(self, out: bytearray, value: Mapping[Any, Any], full: bool) -> Iterator[Any]:
-        out += _U32U32.pack(self._ids[T.DICTIONARY], len(value))
+        out += _U32U32.pack(self._ids[T.DICTIONARY], len(value) | self._count_flag)
         return _flatten_items(value.items())
 
     def _dictionary(self, out: bytearray, value: Dictionary, full: bool) -> Iterator[Any]:
@@ -329,7 +480,7 @@ class Encoder:
             info = key_info + value_info
         out += _U32.pack(header)
         out += info
-        out += _U32.pack(len(value.items_list))
+        out += _U32.pack(len(value.items_list) | self._count_flag)
         return _flatten_items(value.items_list)
 
     def _type_info(self, spec: ElementType | None, full: bool) -> tuple[int, bytes]:
@@ -344,19 +495,20 @@ class Encoder:
         if not full:  # without full objects Godot names every object type EncodedObjectAsID
             _put_string(info, _ENCODED_AS_ID)
             return ContainerKind.CLASS_NAME, bytes(info)
-        _put_string(info, spec.name)
+        _put_string(info, spec.name, self._errors)
         return spec.kind, bytes(info)
 
     def _object(self, out: bytearray, value: GodotObject, full: bool) -> Iterator[Any] | None:
+        self._no_objects()
         if not full:
             raise EncodeError(
                 "a full Object needs full_objects=True (var_to_bytes_with_objects); "
                 "send an ObjectID to pass only its instance id"
             )
         out += _U32.pack(self._ids[T.OBJECT])
-        _put_string(out, value[0])
+        _put_string(out, value[0], self._errors)
         out += _U32.pack(len(value[1]))
-        return _object_children(out, value[1])
+        return _object_children(out, value[1], self._errors)
 
     # ---- the loop ----------------------------------------------------------------------
 
@@ -364,10 +516,16 @@ class Encoder:
         """Encode ``value`` as ``var_to_bytes`` (or ``var_to_bytes_with_objects``) would."""
         out = bytearray()
         writers = self._writers
+        profile = self.profile
         int_header = self._int_header
         float_header = self._float_header
         string_header = self._string_header
-        max_depth = self.profile.max_depth
+        fast_ints = not profile.int_always_64
+        fast_floats = profile.float64
+        surrogates = self._errors
+        limit = profile.max_encode_depth
+        max_depth = _NO_LIMIT if limit is None else limit
+        open_ids: set[int] | None = set() if limit is None else None
         pack_i32 = _U32I32.pack
         pack_f32 = _U32F32.pack
         pack_f64 = _U32F64.pack
@@ -377,16 +535,16 @@ class Encoder:
         try:
             while True:
                 cls = type(value)
-                if cls is int and _INT32_MIN <= value <= _INT32_MAX:
+                if cls is int and fast_ints and _INT32_MIN <= value <= _INT32_MAX:
                     out += pack_i32(int_header, value)
                 elif cls is str:
                     if "\0" in value:
                         raise EncodeError("a Godot String cannot contain NUL (U+0000)")
-                    raw = value.encode("utf-8") if value.isascii() else _utf8(value)
+                    raw = value.encode("utf-8") if value.isascii() else _utf8(value, surrogates)
                     out += pack_u32u32(string_header, len(raw))
                     out += raw
                     out += _PAD[len(raw) & 3]
-                elif cls is float:
+                elif cls is float and fast_floats:
                     if f32_exact(value):
                         out += pack_f32(float_header, value)
                     else:
@@ -395,6 +553,10 @@ class Encoder:
                     writer = writers.get(cls) or self._writer_for(cls)
                     children = writer(self, out, value, full_objects)
                     if children is not None:
+                        if open_ids is not None:  # no depth limit: refuse cycles instead
+                            if id(value) in open_ids:
+                                raise EncodeError("the value contains itself")
+                            open_ids.add(id(value))
                         stack.append([children, 0, value])
                 # ---- next value: the next child of the innermost open container ----------
                 while stack:
@@ -404,6 +566,8 @@ class Encoder:
                         break
                     else:
                         stack.pop()
+                        if open_ids is not None:
+                            open_ids.discard(id(top[2]))
                         continue
                     if len(stack) > max_depth:  # the child sits at depth len(stack)
                         raise EncodeError(
@@ -416,16 +580,51 @@ class Encoder:
             raise exc._with_path(_path(stack)) from None
 
 
+_NO_LIMIT = 1 << 62
+_I32 = Struct("<i")
+_I32F32 = Struct("<if")
+_ONE_FIELD_EVENTS = frozenset(
+    {InputEventType.MOUSE_BUTTON, InputEventType.JOYSTICK_BUTTON, InputEventType.SCREEN_TOUCH}
+)
+
+
+def _converting_packed_writer(header: int, target: type[_PackedNumbers]) -> Writer:
+    """Write a packed real vector array at the other component width."""
+
+    def writer(enc: Encoder, out: bytearray, value: Any, full: bool) -> None:
+        numbers = array(target._code, value._numbers())
+        if sys.byteorder != "little":
+            numbers.byteswap()
+        out += _U32U32.pack(header, len(value))
+        out += numbers.tobytes()
+
+    return writer
+
+
+def _vector4i_w_from_z_writer(header: int) -> Writer:
+    """Pandemonium's PoolVector4iArray encoder: it writes each z again where w belongs."""
+
+    def writer(enc: Encoder, out: bytearray, value: Any, full: bool) -> None:
+        numbers = array("i", bytes(value))
+        numbers[3::4] = numbers[2::4]
+        out += _U32U32.pack(header, len(value))
+        out += numbers.tobytes()
+
+    return writer
+
+
 def _flatten_items(items: Any) -> Iterator[Any]:
     for key, val in items:
         yield key
         yield val
 
 
-def _object_children(out: bytearray, properties: tuple[tuple[str, Any], ...]) -> Iterator[Any]:
+def _object_children(
+    out: bytearray, properties: tuple[tuple[str, Any], ...], errors: str
+) -> Iterator[Any]:
     """Yield property values, writing each property's name just before its value."""
     for name, val in properties:
-        _put_string(out, name)
+        _put_string(out, name, errors)
         yield val
 
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from itertools import chain
 from typing import Any, ClassVar, Self, SupportsIndex, overload
 
-from ._types import Color, Vector2, Vector3, Vector4, _Record
+from ._types import Color, Vector2, Vector2i, Vector3, Vector3i, Vector4, Vector4i, _Record
 
 __all__ = [
     "PackedColorArray",
@@ -25,8 +25,14 @@ __all__ = [
     "PackedInt64Array",
     "PackedStringArray",
     "PackedVector2Array",
+    "PackedVector2Array64",
+    "PackedVector2iArray",
     "PackedVector3Array",
+    "PackedVector3Array64",
+    "PackedVector3iArray",
     "PackedVector4Array",
+    "PackedVector4Array64",
+    "PackedVector4iArray",
 ]
 
 _LITTLE = sys.byteorder == "little"
@@ -201,6 +207,54 @@ class PackedVector4Array(_PackedNumbers):
     _code = "f"
     _width = 4
     _item = Vector4
+
+
+class PackedVector2Array64(PackedVector2Array):
+    """A ``PackedVector2Array`` from a double-precision build: 64-bit components."""
+
+    __slots__ = ()
+    _code = "d"
+
+
+class PackedVector3Array64(PackedVector3Array):
+    """A ``PackedVector3Array`` from a double-precision build: 64-bit components."""
+
+    __slots__ = ()
+    _code = "d"
+
+
+class PackedVector4Array64(PackedVector4Array):
+    """A ``PackedVector4Array`` from a double-precision build: 64-bit components."""
+
+    __slots__ = ()
+    _code = "d"
+
+
+class PackedVector2iArray(_PackedNumbers):
+    """Pandemonium's ``PoolVector2iArray``: Vector2i elements."""
+
+    __slots__ = ()
+    _code = "i"
+    _width = 2
+    _item = Vector2i
+
+
+class PackedVector3iArray(_PackedNumbers):
+    """Pandemonium's ``PoolVector3iArray``: Vector3i elements."""
+
+    __slots__ = ()
+    _code = "i"
+    _width = 3
+    _item = Vector3i
+
+
+class PackedVector4iArray(_PackedNumbers):
+    """Pandemonium's ``PoolVector4iArray``: Vector4i elements."""
+
+    __slots__ = ()
+    _code = "i"
+    _width = 4
+    _item = Vector4i
 
 
 class PackedColorArray(_PackedNumbers):

@@ -1,13 +1,15 @@
 """Every difference between engine releases, as data.
 
-A :class:`Profile` says how one engine release numbers its types on the wire and which
-optional header features it has. The decoder and encoder read these tables; they never ask
-"which version is this?". Facts and their sources: ``shared/spec/godot4.md`` §1, §2, §8.
+A :class:`Profile` says how one engine release numbers its types on the wire, which header
+features it has and which writing rules it follows. The decoder and encoder read these tables;
+they never ask "which version is this?". Facts and their sources: ``shared/spec/godot4.md``,
+``godot3.md``, ``godot2.md`` and ``pandemonium.md``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -15,37 +17,105 @@ from ._types import VariantType
 
 __all__ = ["PROFILES", "Profile", "get_profile"]
 
-#: Godot's ``Variant::MAX_RECURSION_DEPTH`` (``core/variant/variant.h``, 4.0 onward).
+T = VariantType
+
+#: Godot's ``Variant::MAX_RECURSION_DEPTH`` (4.x; 3.3.5/3.4.3/3.5+ and Pandemonium).
 GODOT_MAX_DEPTH = 1024
+
+#: Decoder kind codes for layouts that differ from Godot 4's for the same type.
+KIND_BARE_RID = 200  # RID written as a bare header (before Godot 4)
+KIND_BARE_OBJECT = 201  # Object written as a bare header that decodes to null (Godot 2)
+
+#: Math types written with 64-bit components and the 64-bit flag by ``precision=double`` builds.
+_DOUBLE_MATH = frozenset(
+    {
+        T.VECTOR2,
+        T.VECTOR3,
+        T.VECTOR4,
+        T.RECT2,
+        T.TRANSFORM2D,
+        T.PLANE,
+        T.QUATERNION,
+        T.AABB,
+        T.BASIS,
+        T.TRANSFORM3D,
+        T.PROJECTION,
+        T.PACKED_VECTOR2_ARRAY,
+        T.PACKED_VECTOR3_ARRAY,
+        T.PACKED_VECTOR4_ARRAY,
+    }
+)
+#: 4.0 and 4.1 forgot the flag for these two (fixed in 4.2, d8fdd419fa): doubles, no flag.
+_DOUBLE_UNFLAGGED_4_0 = frozenset({T.VECTOR4, T.PROJECTION})
 
 
 @dataclass(frozen=True, eq=False)
 class Profile:
     """How one engine release writes Variants.
 
-    ``wire_ids`` maps each supported type to its number on the wire; types absent from it do
-    not exist in that release. ``typed_arrays`` / ``typed_dictionaries`` say whether the ARRAY /
-    DICTIONARY header carries element-type bits (Godot 4.3+ / 4.4+).
+    ``wire_ids`` maps each type the release has to its number on the wire. The other fields
+    are the release's rules; each says which engines differ and why.
     """
 
     name: str
     engine: str
     wire_ids: Mapping[VariantType, int]
-    typed_arrays: bool
-    typed_dictionaries: bool
-    max_depth: int = GODOT_MAX_DEPTH
+    #: ARRAY / DICTIONARY headers carry element-type bits (Godot 4.3+ / 4.4+).
+    typed_arrays: bool = False
+    typed_dictionaries: bool = False
+    #: Deepest nesting the decoder / encoder accepts; ``None`` = the engine has no limit.
+    max_depth: int | None = GODOT_MAX_DEPTH
+    max_encode_depth: int | None = GODOT_MAX_DEPTH
+    #: Godot 2 compares the whole header word with VARIANT_MAX: no flag bits at all.
+    strict_header: bool = False
+    #: INT may take 64 bits (flagged); Godot 2 ints are 32-bit only.
+    int64: bool = True
+    #: 3.0.x writes every int as 64-bit (a signedness bug in its range test).
+    int_always_64: bool = False
+    #: FLOAT may take 64 bits; Godot 2 narrows every float to 32 bits.
+    float64: bool = True
+    #: RID carries its 64-bit id (Godot 4); older lines write a bare header.
+    rid_payload: bool = True
+    #: Objects travel as ids or in full; Godot 2 writes a bare header that decodes to null.
+    objects: bool = True
+    #: Godot 2 sends a NodePath's last subname as its separate "property".
+    node_path_property: bool = False
+    #: Godot 2.0 still reads the NodePath format without bit 31 (a plain string).
+    old_node_path: bool = False
+    #: Godot 2 marks shared Arrays / Dictionaries with bit 31 of the count (GDScript literals).
+    shared_bit: bool = False
+    #: The string decoder accepts UTF-8-encoded surrogates (Godot 2/3's ``parse_utf8``).
+    surrogates: bool = False
+    #: Pandemonium's PoolVector4iArray encoder writes z where w belongs.
+    vector4i_array_w_from_z: bool = False
+    #: ``precision=double`` builds: types written as f64 with the flag, and without it.
+    double_flagged: frozenset[VariantType] = frozenset()
+    double_unflagged: frozenset[VariantType] = frozenset()
+    #: This profile speaks for a double-precision build (see :meth:`with_double`).
+    double: bool = False
+    #: The engine's own defaults for full objects on write / allowing them on read.
+    engine_full_objects_default: bool = False
+    #: Values whose padding bytes the engine leaves unwritten (we read any, write zeros).
+    unwritten_padding: Sequence[str] = ()
     #: wire id -> type, 256 entries (``None`` = not a type in this release); derived.
     types_by_id: tuple[VariantType | None, ...] = field(init=False, repr=False)
-    #: the same as plain ints (-1 = none), for the decoder's dispatch; derived.
+    #: wire id -> decoder kind code (-1 = none); derived.
     kind_codes: tuple[int, ...] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         table: list[VariantType | None] = [None] * 256
+        kinds = [-1] * 256
         for vtype, wire_id in self.wire_ids.items():
             table[wire_id] = vtype
+            kinds[wire_id] = int(vtype)
+        if not self.rid_payload and T.RID in self.wire_ids:
+            kinds[self.wire_ids[T.RID]] = KIND_BARE_RID
+        if not self.objects:
+            kinds[self.wire_ids[T.OBJECT]] = KIND_BARE_OBJECT
         object.__setattr__(self, "types_by_id", tuple(table))
-        object.__setattr__(self, "kind_codes", tuple(-1 if t is None else int(t) for t in table))
+        object.__setattr__(self, "kind_codes", tuple(kinds))
         object.__setattr__(self, "wire_ids", MappingProxyType(dict(self.wire_ids)))
+        object.__setattr__(self, "unwritten_padding", tuple(self.unwritten_padding))
 
     @property
     def variant_max(self) -> int:
@@ -56,39 +126,181 @@ class Profile:
         """Whether this release has the type at all."""
         return vtype in self.wire_ids
 
+    def with_double(self) -> Profile:
+        """The same release built with ``precision=double`` (Godot 4 only)."""
+        if self.double:
+            return self
+        if not self.double_flagged:
+            raise ValueError(
+                f"{self.engine} has no double-precision variant format: its double builds "
+                "write math types as float32 (and matrices as garbage); use double=False"
+            )
+        return _with_double(self)
+
     def describe(self) -> dict[str, object]:
         """A summary of what this profile supports, for people and tools."""
         return {
             "name": self.name,
             "engine": self.engine,
-            "types": [t.name for t in sorted(self.wire_ids, key=self.wire_ids.__getitem__)],
-            "typed_arrays": self.typed_arrays,
+            "types": {
+                t.name: self.wire_ids[t]
+                for t in sorted(self.wire_ids, key=self.wire_ids.__getitem__)
+            },
+            "variant_max": self.variant_max,
+            "typed_arrays": self.typed_arrays or T.TYPED_ARRAY in self.wire_ids,
             "typed_dictionaries": self.typed_dictionaries,
             "max_depth": self.max_depth,
+            "max_encode_depth": self.max_encode_depth,
+            "header_flags": not self.strict_header,
+            "int64": self.int64,
+            "int_always_64": self.int_always_64,
+            "float64": self.float64,
+            "rid_payload": self.rid_payload,
+            "objects": self.objects,
+            "engine_full_objects_default": self.engine_full_objects_default,
+            "double_builds": bool(self.double_flagged),
+            "double": self.double,
+            "unwritten_padding": list(self.unwritten_padding),
         }
 
 
-def _godot4_ids(last: VariantType) -> dict[VariantType, int]:
-    """Godot 4 numbers its types as :class:`VariantType` does, up to ``last``."""
-    return {t: int(t) for t in VariantType if t <= last}
+_DOUBLE_CACHE: dict[str, Profile] = {}
 
 
-_G4_PRE43 = _godot4_ids(VariantType.PACKED_COLOR_ARRAY)  # VARIANT_MAX 38 in 4.0-4.2
-_G4 = _godot4_ids(VariantType.PACKED_VECTOR4_ARRAY)  # type 38 added in 4.3 (PR #85474)
+def _with_double(base: Profile) -> Profile:
+    cached = _DOUBLE_CACHE.get(base.name)
+    if cached is None:
+        cached = dataclasses.replace(
+            base, name=f"{base.name}+double", engine=f"{base.engine} (double)", double=True
+        )
+        _DOUBLE_CACHE[base.name] = cached
+    return cached
 
 
-def _g4(minor: int) -> Profile:
+def _table(*names: str) -> dict[VariantType, int]:
+    """A wire table from type names listed in wire order (index = wire id)."""
+    return {VariantType[name]: wire_id for wire_id, name in enumerate(names)}
+
+
+_G4_PRE43 = {t: int(t) for t in VariantType if t <= T.PACKED_COLOR_ARRAY}  # VARIANT_MAX 38
+_G4 = {t: int(t) for t in VariantType if t <= T.PACKED_VECTOR4_ARRAY}  # type 38 from 4.3
+
+_COMMON = ("NIL", "BOOL", "INT", "FLOAT", "STRING")
+_G3 = _table(
+    *_COMMON,
+    *("VECTOR2", "RECT2", "VECTOR3", "TRANSFORM2D", "PLANE", "QUATERNION", "AABB", "BASIS"),
+    *("TRANSFORM3D", "COLOR", "NODE_PATH", "RID", "OBJECT", "DICTIONARY", "ARRAY"),
+    *("PACKED_BYTE_ARRAY", "PACKED_INT32_ARRAY", "PACKED_FLOAT32_ARRAY", "PACKED_STRING_ARRAY"),
+    *("PACKED_VECTOR2_ARRAY", "PACKED_VECTOR3_ARRAY", "PACKED_COLOR_ARRAY"),
+)
+_G2 = _table(
+    *_COMMON,
+    *("VECTOR2", "RECT2", "VECTOR3", "TRANSFORM2D", "PLANE", "QUATERNION", "AABB", "BASIS"),
+    *("TRANSFORM3D", "COLOR", "IMAGE", "NODE_PATH", "RID", "OBJECT", "INPUT_EVENT"),
+    *("DICTIONARY", "ARRAY", "PACKED_BYTE_ARRAY", "PACKED_INT32_ARRAY", "PACKED_FLOAT32_ARRAY"),
+    *("PACKED_STRING_ARRAY", "PACKED_VECTOR2_ARRAY", "PACKED_VECTOR3_ARRAY", "PACKED_COLOR_ARRAY"),
+)
+_PAND_G1 = _table(
+    *_COMMON,
+    *("VECTOR2", "VECTOR2I", "RECT2", "RECT2I", "VECTOR3", "VECTOR3I", "TRANSFORM2D", "PLANE"),
+    *("QUATERNION", "AABB", "BASIS", "TRANSFORM3D", "COLOR", "NODE_PATH", "RID", "OBJECT"),
+    *("STRING_NAME", "DICTIONARY", "ARRAY", "PACKED_BYTE_ARRAY", "PACKED_INT32_ARRAY"),
+    *("PACKED_FLOAT32_ARRAY", "PACKED_STRING_ARRAY", "PACKED_VECTOR2_ARRAY"),
+    *("PACKED_VECTOR2I_ARRAY", "PACKED_VECTOR3_ARRAY", "PACKED_VECTOR3I_ARRAY"),
+    "PACKED_COLOR_ARRAY",
+)
+_PAND_G2_HEAD = (
+    *_COMMON,
+    *("RECT2", "RECT2I", "VECTOR2", "VECTOR2I", "VECTOR3", "VECTOR3I", "VECTOR4", "VECTOR4I"),
+    *("PLANE", "QUATERNION", "AABB", "BASIS", "TRANSFORM3D", "TRANSFORM2D", "PROJECTION"),
+    *("COLOR", "NODE_PATH", "RID", "OBJECT", "STRING_NAME", "DICTIONARY", "ARRAY"),
+)
+_PAND_POOLS = (
+    *("PACKED_BYTE_ARRAY", "PACKED_INT32_ARRAY", "PACKED_FLOAT32_ARRAY", "PACKED_STRING_ARRAY"),
+    *("PACKED_VECTOR2_ARRAY", "PACKED_VECTOR2I_ARRAY", "PACKED_VECTOR3_ARRAY"),
+    *("PACKED_VECTOR3I_ARRAY", "PACKED_VECTOR4_ARRAY", "PACKED_VECTOR4I_ARRAY"),
+    "PACKED_COLOR_ARRAY",
+)
+_PAND_G2 = _table(*_PAND_G2_HEAD, *_PAND_POOLS)
+_PAND_G3 = _table(*_PAND_G2_HEAD, "TYPED_ARRAY", "PACKED_TYPED_ARRAY", *_PAND_POOLS)
+
+
+def _godot4(minor: int) -> Profile:
     return Profile(
         name=f"4.{minor}",
         engine=f"Godot 4.{minor}",
         wire_ids=_G4 if minor >= 3 else _G4_PRE43,
         typed_arrays=minor >= 3,  # PR #78219
         typed_dictionaries=minor >= 4,  # PR #98120
+        double_flagged=_DOUBLE_MATH - (_DOUBLE_UNFLAGGED_4_0 if minor < 2 else set()),
+        double_unflagged=_DOUBLE_UNFLAGGED_4_0 if minor < 2 else frozenset(),
     )
 
 
-_RELEASES = {p.name: p for p in (_g4(minor) for minor in range(7))}
-_ALIASES = {"4": "4.6"}
+def _godot3(minor: int) -> Profile:
+    """Each 3.x profile follows the newest patch release of that minor version."""
+    padding = ["NodePath"] + (["PackedByteArray"] if minor == 0 else [])
+    return Profile(
+        name=f"3.{minor}",
+        engine=f"Godot 3.{minor}",
+        wire_ids=_G3,
+        max_depth=GODOT_MAX_DEPTH if minor >= 3 else None,  # 3.3.5 / 3.4.3 / 3.5 (PR #58111)
+        max_encode_depth=GODOT_MAX_DEPTH if minor >= 4 else None,  # 3.4 (PR #51068)
+        int_always_64=minor == 0,  # fixed in 3.1 (dba8c3999d)
+        rid_payload=False,
+        surrogates=True,
+        engine_full_objects_default=minor == 0,  # flipped in 3.1.1 (e61a074a8e)
+        unwritten_padding=padding,
+    )
+
+
+def _godot2(minor: int) -> Profile:
+    """2.0 follows 2.0.4, 2.1 follows 2.1.6 (the 2.1.5 hardening rejects old NodePaths)."""
+    return Profile(
+        name=f"2.{minor}",
+        engine=f"Godot 2.{minor}",
+        wire_ids=_G2,
+        max_depth=None,
+        max_encode_depth=None,
+        strict_header=True,
+        int64=False,
+        float64=False,
+        rid_payload=False,
+        objects=False,
+        node_path_property=True,
+        old_node_path=minor == 0,
+        shared_bit=True,
+        surrogates=True,
+        engine_full_objects_default=True,
+        unwritten_padding=["String", "PackedByteArray", "NodePath", "Image"]
+        + (["PackedStringArray"] if minor == 0 else []),
+    )
+
+
+def _pandemonium(generation: int, wire_ids: dict[VariantType, int], tags: str) -> Profile:
+    return Profile(
+        name=f"pandemonium-g{generation}",
+        engine=f"Pandemonium G{generation} ({tags})",
+        wire_ids=wire_ids,
+        rid_payload=False,
+        surrogates=True,
+        vector4i_array_w_from_z=True,
+        unwritten_padding=["NodePath"],
+    )
+
+
+_RELEASES = {
+    p.name: p
+    for p in (
+        *(_godot4(minor) for minor in range(7)),
+        *(_godot3(minor) for minor in range(7)),
+        *(_godot2(minor) for minor in range(2)),
+        _pandemonium(1, _PAND_G1, "v3.5.0-v3.7.0"),
+        _pandemonium(2, _PAND_G2, "v3.8.0-v4.9.0"),
+        _pandemonium(3, _PAND_G3, "v5.0.0+"),
+    )
+}
+_ALIASES = {"4": "4.6", "3": "3.6", "2": "2.1", "pandemonium": "pandemonium-g3"}
 
 #: Every accepted ``version=`` string and the profile it selects.
 PROFILES: Mapping[str, Profile] = MappingProxyType(
@@ -96,12 +308,17 @@ PROFILES: Mapping[str, Profile] = MappingProxyType(
 )
 
 
-def get_profile(version: str | Profile) -> Profile:
-    """The profile for a ``version=`` argument; a clear ``ValueError`` lists the valid ones."""
+def get_profile(version: str | Profile, double: bool = False) -> Profile:
+    """The profile for a ``version=`` argument; a clear ``ValueError`` lists the valid ones.
+
+    ``double=True`` selects the engine's ``precision=double`` build (Godot 4 only).
+    """
     if isinstance(version, Profile):
-        return version
-    try:
-        return PROFILES[version]
-    except (KeyError, TypeError):
-        valid = ", ".join(repr(v) for v in PROFILES)
-        raise ValueError(f"unknown version {version!r}; valid versions: {valid}") from None
+        profile = version
+    else:
+        try:
+            profile = PROFILES[version]
+        except (KeyError, TypeError):
+            valid = ", ".join(repr(v) for v in PROFILES)
+            raise ValueError(f"unknown version {version!r}; valid versions: {valid}") from None
+    return profile.with_double() if double else profile

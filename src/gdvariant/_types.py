@@ -26,6 +26,7 @@ __all__ = [
     "GodotObject",
     "NodePath",
     "ObjectID",
+    "PackedTypedArray",
     "Plane",
     "Projection",
     "Quaternion",
@@ -50,7 +51,9 @@ class VariantType(enum.IntEnum):
     """Godot's ``Variant::Type``, numbered as in Godot 4.
 
     Other engine lines number their types differently on the wire; their profiles map those
-    numbers onto these names (see :mod:`gdvariant._profiles`).
+    numbers onto these names (see :mod:`gdvariant._profiles`). Members from 100 up are types
+    that Godot 4 lacks: Godot 2's Image and InputEvent, and the Pandemonium fork's pools of
+    integer vectors and its typed arrays.
     """
 
     NIL = 0
@@ -92,6 +95,13 @@ class VariantType(enum.IntEnum):
     PACKED_VECTOR3_ARRAY = 36
     PACKED_COLOR_ARRAY = 37
     PACKED_VECTOR4_ARRAY = 38
+    IMAGE = 100
+    INPUT_EVENT = 101
+    PACKED_VECTOR2I_ARRAY = 102
+    PACKED_VECTOR3I_ARRAY = 103
+    PACKED_VECTOR4I_ARRAY = 104
+    TYPED_ARRAY = 105
+    PACKED_TYPED_ARRAY = 106
 
 
 class _Record(tuple):  # type: ignore[type-arg]
@@ -667,7 +677,14 @@ class TypedArray(list):  # type: ignore[type-arg]
     __hash__ = None
 
     def __repr__(self) -> str:
-        return f"TypedArray({self.element_type!r}, {list.__repr__(self)})"
+        return f"{type(self).__name__}({self.element_type!r}, {list.__repr__(self)})"
+
+
+class PackedTypedArray(TypedArray):
+    """Pandemonium's ``PackedTypedArray`` (type 28 in its newest table): a typed array kind of
+    its own, with the same layout as its ``TypedArray``."""
+
+    __slots__ = ()
 
 
 class Dictionary:
