@@ -225,3 +225,211 @@ def test_profile_object_accepted_as_version() -> None:
     assert gd.dumps(1, version=p) == struct.pack("<Ii", 2, 1)
     with pytest.raises(EncodeError):
         gd.dumps(PackedVector4Array(), version=p)
+
+
+# ---- Godot 3.x (spec godot3.md) -------------------------------------------------------------
+
+G3 = [f"3.{minor}" for minor in range(7)]
+
+
+@pytest.mark.parametrize("version", G3)
+def test_godot3_type_numbers(version: str) -> None:
+    # godot3.md §2: 27 types; Quat 10, Transform 13, NodePath 15, Object 17, PoolColorArray 26.
+    p = PROFILES[version]
+    assert p.variant_max == 27
+    assert p.wire_ids[VariantType.QUATERNION] == 10
+    assert p.wire_ids[VariantType.TRANSFORM3D] == 13
+    assert p.wire_ids[VariantType.NODE_PATH] == 15
+    assert p.wire_ids[VariantType.OBJECT] == 17
+    assert p.wire_ids[VariantType.PACKED_COLOR_ARRAY] == 26
+    assert not p.supports(VariantType.STRING_NAME)
+    assert not p.supports(VariantType.VECTOR2I)
+
+
+def test_godot30_writes_every_int_as_64_bit() -> None:
+    # godot3.md §11: 3.0-3.0.6 flag every int; 3.1 fixed the range test.
+    assert gd.dumps(1, version="3.0") == bytes.fromhex("020001000100000000000000")
+    assert gd.dumps([1], version="3.0")[8:] == bytes.fromhex("020001000100000000000000")
+    assert gd.dumps(1, version="3.1") == bytes.fromhex("0200000001000000")
+    assert gd.dumps(-(2**31), version="3.6") == bytes.fromhex("0200000000000080")
+    assert gd.dumps(2**31, version="3.6") == bytes.fromhex("020001000000008000000000")
+
+
+@pytest.mark.parametrize("version", G3)
+def test_godot3_rid_is_a_bare_header(version: str) -> None:
+    # godot3.md §4: _RID (16) has no payload and decodes to an empty RID.
+    assert gd.dumps(gd.RID(), version=version) == bytes.fromhex("10000000")
+    assert gd.decode(bytes.fromhex("10000000ffffffff"), version=version) == (gd.RID(), 4)
+    with pytest.raises(EncodeError, match="RID"):
+        gd.dumps([gd.RID(5)], version=version)
+
+
+def test_godot4_only_types_are_encode_errors_in_godot3_with_their_path() -> None:
+    value = {"pos": [1, gd.Vector2i(1, 2)]}
+    with pytest.raises(EncodeError) as info:
+        gd.dumps(value, version="3.6")
+    assert "VECTOR2I" in str(info.value)
+    assert info.value.path == '["pos"][1]'
+    for only4 in (gd.StringName("a"), gd.Callable(), gd.Signal("s", 1), gd.PackedInt64Array()):
+        with pytest.raises(EncodeError):
+            gd.dumps(only4, version="3")
+    with pytest.raises(EncodeError):
+        gd.dumps(TypedArray(VariantType.INT, [1]), version="3")
+
+
+def test_godot3_accepts_encoded_surrogates() -> None:
+    # godot3.md §6: parse_utf8 takes ED A0 80 as U+D800 (engine-verified on 3.2.3); Godot 4 not.
+    data = bytes.fromhex("0400000003000000eda08000")
+    assert gd.loads(data, version="3.6") == "\ud800"
+    assert gd.dumps("\ud800", version="3.6") == data
+    with pytest.raises(DecodeError):
+        gd.loads(data, version="4")
+    with pytest.raises(EncodeError):
+        gd.dumps("\ud800", version="4")
+
+
+def test_godot3_depth_limits_per_release() -> None:
+    # godot3.md §7: no decode limit before 3.3.5/3.4.3/3.5; 3.2.3 encodes 1100 nested arrays.
+    deep: list[object] = []
+    for _ in range(1100):
+        deep = [deep]
+    data = gd.dumps(deep, version="3.2")
+    assert len(data) == 8808  # the engine-verified size
+    value, used = gd.decode(data, version="3.2")
+    assert used == len(data)
+    for _ in range(1100):
+        (value,) = value
+    assert value == []
+    with pytest.raises(DecodeError) as info:
+        gd.loads(data, version="3.6")
+    assert info.value.code == GodotError.ERR_OUT_OF_MEMORY
+    with pytest.raises(EncodeError):
+        gd.dumps(deep, version="3.6")
+
+
+def test_engines_without_a_depth_limit_refuse_cycles() -> None:
+    loop: list[object] = []
+    loop.append(loop)
+    with pytest.raises(EncodeError, match="contains itself"):
+        gd.dumps(loop, version="3.2")
+
+
+# ---- Godot 2.x (spec godot2.md) -------------------------------------------------------------
+
+
+def test_godot2_header_has_no_flags() -> None:
+    # godot2.md §2: the whole header word is compared with VARIANT_MAX.
+    assert gd.loads(bytes.fromhex("0200000007000000"), version="2") == 7
+    for header in ("02000100", "02010000", "00000080"):
+        with pytest.raises(DecodeError):
+            gd.decode(bytes.fromhex(header + "0700000000000000"), version="2")
+    assert gd.decode(bytes.fromhex("020100000700000000000000"), version="3")[0] == 7
+
+
+def test_godot2_ints_and_floats_are_32_bit() -> None:
+    with pytest.raises(EncodeError, match="32-bit"):
+        gd.dumps(2**31, version="2")
+    # REAL is always float32: 0.1 is narrowed, 1e300 becomes inf (godot2.md §3).
+    assert gd.dumps(0.1, version="2") == bytes.fromhex("03000000") + struct.pack("<f", 0.1)
+    assert gd.dumps(1e300, version="2") == bytes.fromhex("030000000000807f")
+
+
+def test_godot2_containers_carry_the_shared_bit() -> None:
+    # godot2.md §3.1: GDScript literals are shared, so var2bytes([1]) has count 0x80000001.
+    data = bytes.fromhex("15000000010000800200000001000000")
+    assert gd.dumps([1], version="2") == data
+    assert gd.loads(data, version="2") == [1]
+    assert gd.loads(bytes.fromhex("15000000010000000200000001000000"), version="2") == [1]
+    assert gd.dumps({}, version="2") == bytes.fromhex("1400000000000080")
+
+
+def test_godot2_node_path_property() -> None:
+    # godot2.md §4: "a/b:c" is names [a, b] plus the property c (flags bit 1).
+    data = bytes.fromhex(
+        "10000000 02000080 00000000 0200000001000000 61000000 01000000 62000000 01000000 63000000"
+    )
+    assert gd.dumps(gd.NodePath("a/b:c"), version="2") == data
+    assert gd.loads(data, version="2") == gd.NodePath("a/b:c")
+
+
+def test_godot20_reads_the_old_node_path_format() -> None:
+    data = bytes.fromhex("10000000 03000000 612f62")  # length 3, "a/b", no padding
+    assert gd.decode(data, version="2.0") == (gd.NodePath("a/b"), 11)
+    with pytest.raises(DecodeError):
+        gd.decode(data, version="2.1")
+
+
+def test_godot2_objects_are_bare_headers() -> None:
+    # godot2.md §7: the encoder writes 12000000, the decoder returns null.
+    assert gd.decode(bytes.fromhex("12000000"), version="2") == (None, 4)
+    with pytest.raises(EncodeError, match="None"):
+        gd.dumps(gd.ObjectID(3), version="2")
+    with pytest.raises(EncodeError):
+        gd.dumps(gd.GodotObject("Node"), version="2", full_objects=True)
+
+
+# ---- Pandemonium (spec pandemonium.md) ------------------------------------------------------
+
+
+def test_pandemonium_generations_renumber() -> None:
+    # pandemonium.md §2: StringName 21 in G1, 24 in G2/G3; Vector2 5 in G1, 7 in G2/G3.
+    g1, g2, g3 = (PROFILES[f"pandemonium-g{n}"] for n in (1, 2, 3))
+    assert (g1.variant_max, g2.variant_max, g3.variant_max) == (33, 38, 40)
+    assert g1.wire_ids[VariantType.STRING_NAME] == 21
+    assert g2.wire_ids[VariantType.STRING_NAME] == g3.wire_ids[VariantType.STRING_NAME] == 24
+    assert gd.dumps(gd.Vector2(1, 2), version="pandemonium-g1")[:4] == bytes.fromhex("05000000")
+    assert gd.dumps(gd.Vector2(1, 2), version="pandemonium")[:4] == bytes.fromhex("07000000")
+    assert not g1.supports(VariantType.VECTOR4)
+    assert g3.wire_ids[VariantType.TYPED_ARRAY] == 27
+    assert g3.wire_ids[VariantType.PACKED_COLOR_ARRAY] == 39
+
+
+def test_pandemonium_vector4i_pool_writes_z_for_w() -> None:
+    # pandemonium.md §3: the PoolVector4iArray encoder writes z into the w slot.
+    data = gd.dumps(gd.PackedVector4iArray([(1, 2, 3, 4)]), version="pandemonium")
+    assert data == struct.pack("<II4i", 38, 1, 1, 2, 3, 3)
+    assert gd.loads(data, version="pandemonium") == gd.PackedVector4iArray([(1, 2, 3, 3)])
+
+
+def test_pandemonium_typed_array() -> None:
+    # pandemonium.md §3: u32 element type, then the count; for objects sent as ids, bit 16.
+    ints = TypedArray(VariantType.INT, [5])
+    data = struct.pack("<IIIIi", 27, 2, 1, 2, 5)
+    assert gd.dumps(ints, version="pandemonium") == data
+    assert gd.loads(data, version="pandemonium") == ints
+    nodes = gd.PackedTypedArray(ElementType.class_name("Node"), [])
+    full = gd.dumps(nodes, version="pandemonium", full_objects=True)
+    assert full == struct.pack("<IIII4sI", 28, 23, 24, 4, b"Node", 0)
+    assert gd.loads(full, version="pandemonium") == nodes
+    as_ids = gd.dumps(nodes, version="pandemonium")
+    assert as_ids == struct.pack("<III", 28 | 1 << 16, 23, 0)
+    expected = gd.PackedTypedArray(ElementType.class_name("EncodedObjectAsID"), [])
+    assert gd.loads(as_ids, version="pandemonium") == expected
+
+
+# ---- double-precision builds (spec godot4.md §3.1) ------------------------------------------
+
+
+def test_double_builds_write_flagged_doubles() -> None:
+    data = gd.dumps(gd.Vector2(1, 0.1), double=True)
+    assert data == struct.pack("<Idd", 5 | 1 << 16, 1, 0.1)
+    assert gd.loads(data) == gd.Vector2(1, 0.1)  # read whatever the option
+    assert gd.dumps(gd.Color(1, 0, 0, 1), double=True) == gd.dumps(gd.Color(1, 0, 0, 1))
+    assert gd.dumps(gd.Vector2i(1, 2), double=True) == gd.dumps(gd.Vector2i(1, 2))
+    packed = gd.dumps(gd.PackedVector2Array([(1, 2)]), double=True)
+    assert packed == struct.pack("<IIdd", 35 | 1 << 16, 1, 1, 2)
+    assert gd.loads(packed) == gd.PackedVector2Array64([(1, 2)])
+
+
+def test_double_builds_of_40_and_41_forget_the_vector4_flag() -> None:
+    v = gd.Vector4(1, 2, 3, 4)
+    old = gd.dumps(v, version="4.1", double=True)
+    assert old == struct.pack("<I4d", 12, 1, 2, 3, 4)
+    assert gd.loads(old, version="4.1", double=True) == v
+    assert gd.dumps(v, version="4.2", double=True) == struct.pack("<I4d", 12 | 1 << 16, 1, 2, 3, 4)
+
+
+@pytest.mark.parametrize("version", ["3.6", "2", "pandemonium"])
+def test_double_is_godot4_only(version: str) -> None:
+    with pytest.raises(ValueError, match="double"):
+        gd.dumps(1.5, version=version, double=True)
