@@ -19,3 +19,15 @@ def _engine(name: str) -> Engine:
 def godot4() -> Engine:
     """Godot 4.6 headless (sid chroot)."""
     return _engine("4.6")
+
+
+@pytest.fixture(scope="session", params=["3.6", "3.2"])
+def godot3(request: pytest.FixtureRequest) -> Engine:
+    """Godot 3.6 (sid chroot) and Godot 3.2.3 (host), one test run each."""
+    return _engine(request.param)
+
+
+@pytest.fixture(scope="session")
+def godot36() -> Engine:
+    """Godot 3.6 headless (sid chroot)."""
+    return _engine("3.6")

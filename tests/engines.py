@@ -7,14 +7,17 @@ data go through a scratch folder inside the chroot, so the same paths work on bo
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINE_SCRIPTS = Path(__file__).resolve().parent / "engine"
@@ -113,3 +116,34 @@ def find_engine(name: str) -> tuple[Engine | None, str]:
 def engines_required() -> bool:
     """``GDVARIANT_REQUIRE_ENGINES=1`` (set by .ci/run) turns a missing engine into a failure."""
     return os.environ.get("GDVARIANT_REQUIRE_ENGINES", "") not in ("", "0")
+
+
+def run_oracle(
+    engine: Engine, script: str, args: list[str], inputs: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
+    """Run an oracle script with ``{inside}`` in ``args`` replaced by its scratch folder, after
+    writing ``inputs`` there; return the JSON lines it wrote to ``out.jsonl``."""
+    with engine.workdir() as (here, inside):
+        shutil.copy(ENGINE_SCRIPTS / script, here)
+        for name, content in (inputs or {}).items():
+            (here / name).write_text(content)
+        engine.run(script, [a.replace("{inside}", inside) for a in args], cwd=(here, inside))
+        lines = (here / "out.jsonl").read_text(encoding="utf-8", errors="surrogateescape")
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10_000))  # descriptions of 1024-deep values nest deeply
+    try:
+        return [json.loads(line, strict=False) for line in lines.splitlines() if line.strip()]
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def engine_decode(
+    engine: Engine, script: str, blobs: list[bytes], allow: bool
+) -> list[dict[str, Any]]:
+    """The engine's verdict on each blob, decoded as a standalone value."""
+    lines = "".join(f"{b.hex()}\t{int(allow)}\n" for b in blobs)
+    results = run_oracle(
+        engine, script, ["decode", "{inside}/in.txt", "{inside}/out.jsonl"], {"in.txt": lines}
+    )
+    assert len(results) == len(blobs)
+    return results

@@ -8,6 +8,9 @@ values comparable exactly (floats by their bits, so NaN equals itself and -0.0 d
 from __future__ import annotations
 
 import struct
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import gdvariant as gd
@@ -171,3 +174,55 @@ def canon(value: Any) -> Any:
     if isinstance(value, tuple):  # every immutable gdvariant value type is a tuple
         return (type(value).__name__, tuple(canon(v) for v in value))
     return (type(value).__name__, bytes(value))  # packed numeric arrays: their exact bytes
+
+
+def same_but_padding(ours: bytes, theirs: bytes) -> bool:
+    """Equal, except where the engine left padding unwritten and we wrote zeros (Godot 3's
+    NodePath strings): same length, and every differing byte is a zero of ours."""
+    return len(ours) == len(theirs) and all(
+        a == b or a == 0 for a, b in zip(ours, theirs, strict=True)
+    )
+
+
+@contextmanager
+def deep_recursion(limit: int = 10_000) -> Iterator[None]:
+    """Let the recursive helpers here walk values nested to Godot's 1024 limit."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, limit))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
+
+
+def as_engine_holds(value: Any, godot3: bool = False) -> Any:
+    """``value`` as the engine holds it once decoded, where that differs from the bytes.
+
+    Godot keeps one pair per Dictionary key (the first position, the last value), where we
+    keep every pair as written; container keys that are equal by value are one key in Godot 4.
+    With ``godot3``, a NodePath with no names and no subnames loses its absolute flag, as
+    Godot 3's NodePath constructor makes it (godot3.md §5.1).
+    """
+    if isinstance(value, gd.TypedArray):
+        return type(value)(value.element_type, [as_engine_holds(v, godot3) for v in value])
+    if isinstance(value, list):
+        return [as_engine_holds(v, godot3) for v in value]
+    if isinstance(value, dict | gd.Dictionary):
+        pairs: list[tuple[Any, Any]] = []
+        where: dict[Any, int] = {}
+        for key, val in value.items():
+            key, val = as_engine_holds(key, godot3), as_engine_holds(val, godot3)
+            tag = canon(key)
+            if tag in where:
+                pairs[where[tag]] = (pairs[where[tag]][0], val)
+            else:
+                where[tag] = len(pairs)
+                pairs.append((key, val))
+        key_type, value_type = getattr(value, "key_type", None), getattr(value, "value_type", None)
+        return as_godot_dictionary(pairs, key_type, value_type)
+    if isinstance(value, gd.GodotObject):
+        props = [(name, as_engine_holds(v, godot3)) for name, v in value.properties]
+        return gd.GodotObject(value.class_name, props)
+    if godot3 and value == gd.NodePath("/"):
+        return gd.NodePath("")
+    return value

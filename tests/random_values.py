@@ -103,6 +103,45 @@ LEAVES: dict[str, Callable[[random.Random], Any]] = {
         [_f32(r) for _ in range(4)] for _ in range(r.randrange(4))
     ),
 }
+# The type each maker produces, to keep to the types an engine release has.
+LEAF_TYPES: dict[str, T] = {
+    "nil": T.NIL,
+    "bool": T.BOOL,
+    "int": T.INT,
+    "float": T.FLOAT,
+    "String": T.STRING,
+    "StringName": T.STRING_NAME,
+    "Vector2": T.VECTOR2,
+    "Vector2i": T.VECTOR2I,
+    "Rect2": T.RECT2,
+    "Rect2i": T.RECT2I,
+    "Vector3": T.VECTOR3,
+    "Vector3i": T.VECTOR3I,
+    "Transform2D": T.TRANSFORM2D,
+    "Vector4": T.VECTOR4,
+    "Vector4i": T.VECTOR4I,
+    "Plane": T.PLANE,
+    "Quaternion": T.QUATERNION,
+    "AABB": T.AABB,
+    "Basis": T.BASIS,
+    "Transform3D": T.TRANSFORM3D,
+    "Projection": T.PROJECTION,
+    "Color": T.COLOR,
+    "NodePath": T.NODE_PATH,
+    "RID": T.RID,
+    "Callable": T.CALLABLE,
+    "Signal": T.SIGNAL,
+    "PackedByteArray": T.PACKED_BYTE_ARRAY,
+    "PackedInt32Array": T.PACKED_INT32_ARRAY,
+    "PackedInt64Array": T.PACKED_INT64_ARRAY,
+    "PackedFloat32Array": T.PACKED_FLOAT32_ARRAY,
+    "PackedFloat64Array": T.PACKED_FLOAT64_ARRAY,
+    "PackedStringArray": T.PACKED_STRING_ARRAY,
+    "PackedVector2Array": T.PACKED_VECTOR2_ARRAY,
+    "PackedVector3Array": T.PACKED_VECTOR3_ARRAY,
+    "PackedColorArray": T.PACKED_COLOR_ARRAY,
+    "PackedVector4Array": T.PACKED_VECTOR4_ARRAY,
+}
 # Builtin element types for typed containers, with a maker for their elements.
 TYPED: dict[T, str] = {
     T.INT: "int",
@@ -116,28 +155,35 @@ TYPED: dict[T, str] = {
 _KEY_MAKERS = ["int", "String", "bool", "Vector2i", "Vector3", "StringName", "nil"]
 
 
-def _key(rng: random.Random) -> Any:
-    return LEAVES[rng.choice(_KEY_MAKERS)](rng)
+def _key(rng: random.Random, profile: gd.Profile) -> Any:
+    return LEAVES[rng.choice([m for m in _KEY_MAKERS if profile.supports(LEAF_TYPES[m])])](rng)
 
 
-def random_value(rng: random.Random, depth: int = 0) -> Any:
-    """One random value; containers nest up to 4 levels."""
+def random_value(rng: random.Random, depth: int = 0, version: str = "4") -> Any:
+    """One random value of the types ``version`` has; containers nest up to 4 levels.
+
+    Engines before Godot 4 write no RID id, so their RIDs are all ``RID()``.
+    """
+    profile = gd.get_profile(version)
     roll = rng.random()
     if depth >= 4 or roll < 0.6:
-        return LEAVES[rng.choice(list(LEAVES))](rng)
+        maker = rng.choice([m for m in LEAVES if profile.supports(LEAF_TYPES[m])])
+        if maker == "RID" and not profile.rid_payload:
+            return gd.RID()
+        return LEAVES[maker](rng)
     size = rng.randrange(6)
-    if roll < 0.72:
-        return [random_value(rng, depth + 1) for _ in range(size)]
+    if roll < 0.72 or (not profile.typed_arrays and roll < 0.8):
+        return [random_value(rng, depth + 1, version) for _ in range(size)]
     if roll < 0.8:
         vtype = rng.choice(list(TYPED))
         return gd.TypedArray(vtype, [LEAVES[TYPED[vtype]](rng) for _ in range(size)])
-    typed = roll > 0.92
+    typed = roll > 0.92 and profile.typed_dictionaries
     key_type = rng.choice([t for t in TYPED if t != T.PACKED_BYTE_ARRAY]) if typed else None
     value_type = rng.choice([None, *TYPED]) if typed else None
     pairs: list[tuple[Any, Any]] = []
     seen: set[Any] = set()
     for _ in range(size):
-        key = LEAVES[TYPED[key_type]](rng) if key_type is not None else _key(rng)
+        key = LEAVES[TYPED[key_type]](rng) if key_type is not None else _key(rng, profile)
         if isinstance(key, float) and (key != key or key == 0):
             continue  # NaN keys never match; Godot merges 0.0 and -0.0
         tag = canon(str(key)) if isinstance(key, str) else canon(key)  # String == StringName
@@ -147,7 +193,7 @@ def random_value(rng: random.Random, depth: int = 0) -> Any:
         value = (
             LEAVES[TYPED[value_type]](rng)
             if value_type is not None
-            else random_value(rng, depth + 1)
+            else random_value(rng, depth + 1, version)
         )
         pairs.append((key, value))
     if key_type is None and value_type is None:

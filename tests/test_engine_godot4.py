@@ -14,13 +14,11 @@ from __future__ import annotations
 import json
 import os
 import random
-import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from engines import ENGINE_SCRIPTS, Engine
+from engines import Engine, engine_decode, run_oracle
 from godot_describe import canon, expected
 from random_values import random_value
 
@@ -32,30 +30,11 @@ COUNT = 400
 
 
 def _oracle(engine: Engine, args: list[str], inputs: dict[str, str]) -> list[dict[str, Any]]:
-    """Run godot4_oracle.gd with ``{inside}`` in args replaced; return the JSON lines it wrote."""
-    with engine.workdir() as (here, inside):
-        shutil.copy(ENGINE_SCRIPTS / "godot4_oracle.gd", here)
-        for name, content in inputs.items():
-            (here / name).write_text(content)
-        engine.run(
-            "godot4_oracle.gd", [a.replace("{inside}", inside) for a in args], cwd=(here, inside)
-        )
-        lines = (Path(here) / "out.jsonl").read_text(encoding="utf-8").splitlines()
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 10_000))  # descriptions of 1024-deep values nest deeply
-    try:
-        return [json.loads(line) for line in lines if line.strip()]
-    finally:
-        sys.setrecursionlimit(limit)
+    return run_oracle(engine, "godot4_oracle.gd", args, inputs)
 
 
 def _engine_decode(engine: Engine, blobs: list[bytes], allow: bool) -> list[dict[str, Any]]:
-    lines = "".join(f"{b.hex()}\t{int(allow)}\n" for b in blobs)
-    results = _oracle(
-        engine, ["decode", "{inside}/in.txt", "{inside}/out.jsonl"], {"in.txt": lines}
-    )
-    assert len(results) == len(blobs)
-    return results
+    return engine_decode(engine, "godot4_oracle.gd", blobs, allow)
 
 
 def test_engine_decodes_what_we_write(godot4: Engine) -> None:

@@ -119,10 +119,14 @@ _FIXED_BY_PROFILE: dict[str, dict[int, tuple[Struct, Struct, Any]]] = {}
 
 
 def _fixed_table(profile: Profile) -> dict[int, tuple[Struct, Struct, Any]]:
-    """The math layouts for a profile: a 4.0/4.1 double build writes some doubles unflagged."""
+    """The math layouts for a profile. Before Godot 4 the 64-bit flag means nothing on math
+    types (they are always f32); a 4.0/4.1 double build writes some doubles unflagged."""
     table = _FIXED_BY_PROFILE.get(profile.name)
     if table is None:
         table = dict(_FIXED)
+        if not profile.double_flagged:
+            for k, (narrow, _, unflatten) in _FIXED.items():
+                table[k] = (narrow, narrow, unflatten)
         if profile.double:
             for vtype in profile.double_unflagged:
                 _, wide, unflatten = _FIXED[int(vtype)]
@@ -259,6 +263,7 @@ def decode_value(
     flag_bits = 0xFFFFFF00 if profile.strict_header else 0
     surrogates = profile.surrogates
     fixed = _fixed_table(profile)
+    packed_flag = _FLAG_64 if profile.double_flagged else 0
     u32 = _U32.unpack_from
     u32i32 = _U32I32.unpack_from
     f32 = _F32.unpack_from
@@ -384,7 +389,7 @@ def decode_value(
                 value = buf[pos + 8 : pos + 8 + word]
                 pos += 8 + word + (-word & 3)
             elif k in _PACKED:
-                cls = _PACKED[k][1 if header & _FLAG_64 else 0]
+                cls = _PACKED[k][1 if header & packed_flag else 0]
                 if word is None:
                     raise _fail(f"{cls.__name__} count missing", pos)
                 size = cls.itemsize

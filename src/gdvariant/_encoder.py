@@ -184,7 +184,7 @@ class Encoder:
         self.profile = profile
         ids = profile.wire_ids
         self._ids = ids
-        self._errors = "surrogatepass" if profile.surrogates else "strict"
+        self._errors = "surrogatepass" if profile.writes_surrogates else "strict"
         self._writers: dict[type, Writer] = {}
         self._register(type(None), T.NIL, Encoder._nil)
         self._register(bool, T.BOOL, Encoder._bool)

@@ -86,6 +86,9 @@ class Profile:
     shared_bit: bool = False
     #: The string decoder accepts UTF-8-encoded surrogates (Godot 2/3's ``parse_utf8``).
     surrogates: bool = False
+    #: The encoder writes lone surrogates as 3-byte UTF-8 (3.6.2 writes a space instead, so
+    #: for 3.6 we refuse them rather than lose the character).
+    writes_surrogates: bool = False
     #: Pandemonium's PoolVector4iArray encoder writes z where w belongs.
     vector4i_array_w_from_z: bool = False
     #: ``precision=double`` builds: types written as f64 with the flag, and without it.
@@ -249,6 +252,7 @@ def _godot3(minor: int) -> Profile:
         int_always_64=minor == 0,  # fixed in 3.1 (dba8c3999d)
         rid_payload=False,
         surrogates=True,
+        writes_surrogates=minor < 6,
         engine_full_objects_default=minor == 0,  # flipped in 3.1.1 (e61a074a8e)
         unwritten_padding=padding,
     )
@@ -271,6 +275,7 @@ def _godot2(minor: int) -> Profile:
         old_node_path=minor == 0,
         shared_bit=True,
         surrogates=True,
+        writes_surrogates=True,
         engine_full_objects_default=True,
         unwritten_padding=["String", "PackedByteArray", "NodePath", "Image"]
         + (["PackedStringArray"] if minor == 0 else []),
@@ -284,6 +289,7 @@ def _pandemonium(generation: int, wire_ids: dict[VariantType, int], tags: str) -
         wire_ids=wire_ids,
         rid_payload=False,
         surrogates=True,
+        writes_surrogates=True,
         vector4i_array_w_from_z=True,
         unwritten_padding=["NodePath"],
     )
