@@ -28,6 +28,14 @@ _PACKED_VECTORS = {
     "PackedVector3Array": gd.PackedVector3Array,
     "PackedVector4Array": gd.PackedVector4Array,
     "PackedColorArray": gd.PackedColorArray,
+    "PackedVector2Array64": gd.PackedVector2Array64,
+    "PackedVector3Array64": gd.PackedVector3Array64,
+    "PackedVector4Array64": gd.PackedVector4Array64,
+}
+_PACKED_INT_VECTORS = {
+    "PackedVector2iArray": gd.PackedVector2iArray,
+    "PackedVector3iArray": gd.PackedVector3iArray,
+    "PackedVector4iArray": gd.PackedVector4iArray,
 }
 ENCODED_AS_ID = gd.ElementType.class_name("EncodedObjectAsID")
 
@@ -53,8 +61,9 @@ def element_type(spec: list[Any] | None, objects: bool) -> gd.ElementType | None
     if spec is None:
         return None
     kind, arg = spec
-    if kind == "builtin":
-        return gd.ElementType.builtin(gd.VariantType(arg))
+    if kind == "builtin":  # a Godot 4 type number, or a VariantType name
+        vtype = gd.VariantType[arg] if isinstance(arg, str) else gd.VariantType(arg)
+        return gd.ElementType.builtin(vtype)
     if not objects:
         return ENCODED_AS_ID
     if kind == "class":
@@ -101,8 +110,21 @@ def expected(tree: list[Any], objects: bool) -> Any:
         return gd.Signal(text(tree[1]), u64(tree[2]))
     if tag == "Array":
         items = [expected(item, objects) for item in tree[2]]
-        etype = element_type(tree[1], objects)
+        etype = element_type(tree[1], objects or tree[1] == ["class", "EncodedObjectAsID"])
         return items if etype is None else gd.TypedArray(etype, items)
+    if tag == "PackedTypedArray":  # Pandemonium
+        items = [expected(item, objects) for item in tree[2]]
+        etype = element_type(tree[1], objects or tree[1] == ["class", "EncodedObjectAsID"])
+        assert etype is not None
+        return gd.PackedTypedArray(etype, items)
+    if tag == "Image":  # Godot 2
+        fmt, mipmaps, width, height, data = tree[1:]
+        return gd.Image(fmt, mipmaps, width, height, bytes.fromhex(data))
+    if tag == "InputEvent":  # Godot 2
+        etype, device, modifiers, code, axis_value = tree[1:]
+        return gd.InputEvent(etype, device, modifiers, code, f64(axis_value))
+    if tag in _PACKED_INT_VECTORS:
+        return _PACKED_INT_VECTORS[tag](tree[1])
     if tag == "Dictionary":
         pairs = [(expected(k, objects), expected(v, objects)) for k, v in tree[3]]
         key_type, value_type = element_type(tree[1], objects), element_type(tree[2], objects)

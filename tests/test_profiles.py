@@ -167,8 +167,8 @@ def test_packed_vector4_array_from_43(version: str) -> None:
 
 def test_typed_array_needs_43() -> None:
     value = TypedArray(VariantType.INT, [1])
-    with pytest.raises(EncodeError):
-        gd.dumps(value, version="4.2")
+    # 4.0-4.2 hold typed Arrays but write them untyped (godot4.md §8: the type bits are 4.3+).
+    assert gd.dumps(value, version="4.2") == gd.dumps([1], version="4.2")
     # Spec §2/§5.4: header bits 16-17 = BUILTIN, then the type (INT = 2), then the count.
     expected = struct.pack("<IIIii", 28 | 1 << 16, 2, 1, 2, 1)
     assert gd.dumps(value, version="4.3") == expected

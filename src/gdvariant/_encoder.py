@@ -436,6 +436,8 @@ class Encoder:
 
     def _typed_array(self, out: bytearray, value: TypedArray, full: bool) -> Iterator[Any]:
         if not self.profile.typed_arrays:
+            if self.profile.typed_arrays_as_untyped:
+                return self._array(out, value, full)
             raise EncodeError(f"{self.profile.engine} has no typed Arrays")
         kind, info = self._type_info(value.element_type, full)
         out += _U32.pack(self._ids[T.ARRAY] | kind << 16)

@@ -63,6 +63,8 @@ class Profile:
     #: ARRAY / DICTIONARY headers carry element-type bits (Godot 4.3+ / 4.4+).
     typed_arrays: bool = False
     typed_dictionaries: bool = False
+    #: 4.0-4.2 have typed Arrays in memory but write them as plain Arrays (the type is lost).
+    typed_arrays_as_untyped: bool = False
     #: Deepest nesting the decoder / encoder accepts; ``None`` = the engine has no limit.
     max_depth: int | None = GODOT_MAX_DEPTH
     max_encode_depth: int | None = GODOT_MAX_DEPTH
@@ -234,6 +236,7 @@ def _godot4(minor: int) -> Profile:
         engine=f"Godot 4.{minor}",
         wire_ids=_G4 if minor >= 3 else _G4_PRE43,
         typed_arrays=minor >= 3,  # PR #78219
+        typed_arrays_as_untyped=minor < 3,
         typed_dictionaries=minor >= 4,  # PR #98120
         double_flagged=_DOUBLE_MATH - (_DOUBLE_UNFLAGGED_4_0 if minor < 2 else set()),
         double_unflagged=_DOUBLE_UNFLAGGED_4_0 if minor < 2 else frozenset(),
