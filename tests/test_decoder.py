@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import random
 import tracemalloc
 from typing import Any
@@ -287,3 +288,92 @@ def test_input_types() -> None:
     data = gd.dumps([1, "a"])
     assert gd.loads(bytearray(data)) == gd.loads(memoryview(data)) == [1, "a"]
     assert gd.loads(memoryview(bytearray(b"\0" * 4 + data))[4:]) == [1, "a"]
+
+
+# ---- the same guarantees for every engine profile ------------------------------------------
+
+RELEASES = sorted({p.name for p in gd.PROFILES.values()})
+EXTRA_SAMPLES: list[Any] = [
+    gd.Image(4, 0, 1, 1, b"\1\2\3\4"),
+    gd.InputEvent(gd.InputEventType.KEY, 0, gd.InputEvent.MASK_ALT, 65),
+    gd.InputEvent(gd.InputEventType.JOYSTICK_MOTION, 1, 0, 2, 0.5),
+    gd.PackedVector2iArray([(1, 2)]),
+    gd.PackedVector4iArray([(1, 2, 3, 3)]),
+    gd.TypedArray(gd.VariantType.INT, [1, 2]),
+    gd.PackedTypedArray(gd.ElementType.class_name("Node"), [None]),
+]
+
+
+def _samples_for(version: str) -> list[bytes]:
+    """The encodings of every sample this release can write."""
+    out = []
+    for value in SAMPLES + EXTRA_SAMPLES:
+        with contextlib.suppress(gd.EncodeError):  # a type this release lacks
+            out.append(gd.dumps(value, version=version, full_objects=True))
+    return out
+
+
+@pytest.mark.parametrize("version", RELEASES)
+def test_every_truncation_is_a_decode_error_in_every_profile(version: str) -> None:
+    for data in _samples_for(version):
+        for cut in range(len(data)):
+            try:
+                _, used = gd.decode(data[:cut], version=version, allow_objects=True)
+            except DecodeError as exc:
+                assert 0 <= exc.offset <= cut
+            else:  # unpadded byte data (PackedByteArray, Image) or a field-less InputEvent
+                assert used > cut
+
+
+@pytest.mark.parametrize("version", RELEASES)
+def test_mutated_inputs_raise_only_decode_error_and_stay_small_in_every_profile(
+    version: str,
+) -> None:
+    rng = random.Random(version)
+    seeds = [d for d in _samples_for(version) if len(d) <= 100]
+    worst = 0
+    for _ in range(1000):
+        data = bytearray(rng.choice(seeds))
+        for _ in range(rng.randint(1, 4)):
+            i = rng.randrange(len(data))
+            data[i] = rng.choice([0, 0xFF, 0x7F, 0x80, rng.randrange(256)])
+        tracemalloc.start()
+        try:
+            gd.decode(bytes(data), version=version, allow_objects=rng.random() < 0.5)
+        except DecodeError as exc:
+            assert 0 <= exc.offset <= len(data)
+        finally:
+            worst = max(worst, tracemalloc.get_traced_memory()[1])
+            tracemalloc.stop()
+    assert worst < 16 * 1024
+
+
+@pytest.mark.parametrize("version", RELEASES)
+def test_huge_counts_allocate_nothing_in_every_profile(version: str) -> None:
+    profile = gd.get_profile(version)
+    t = gd.VariantType
+    claims = [
+        t.ARRAY,
+        t.DICTIONARY,
+        t.PACKED_BYTE_ARRAY,
+        t.PACKED_INT32_ARRAY,
+        t.PACKED_STRING_ARRAY,
+        t.PACKED_VECTOR3_ARRAY,
+        t.STRING,
+        t.IMAGE,
+        t.TYPED_ARRAY,
+    ]
+    for vtype in claims:
+        if not profile.supports(vtype):
+            continue
+        header = profile.wire_ids[vtype].to_bytes(4, "little")
+        # The count (or the element type and count) is 0x7fffffff; Image: width..length.
+        data = header + bytes.fromhex("ffffff7f") * 6
+        tracemalloc.start()
+        try:
+            with pytest.raises(DecodeError):
+                gd.decode(data, version=version, allow_objects=True)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert peak < 16 * 1024, vtype.name
