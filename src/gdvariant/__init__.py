@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ._api import decode, dumps, loads
 from ._errors import DecodeError, EncodeError, GodotError, VariantError
+from ._framing import DEFAULT_MAX_FRAME_SIZE, StreamDecoder, frame
 from ._legacy import Image, InputEvent, InputEventType
 from ._packed import (
     PackedColorArray,
@@ -68,6 +69,7 @@ IMPLEMENTATION = "python"
 
 __all__ = [
     "AABB",
+    "DEFAULT_MAX_FRAME_SIZE",
     "IMPLEMENTATION",
     "PROFILES",
     "RID",
@@ -109,6 +111,7 @@ __all__ = [
     "Rect2",
     "Rect2i",
     "Signal",
+    "StreamDecoder",
     "StringName",
     "Transform2D",
     "Transform3D",
@@ -124,6 +127,7 @@ __all__ = [
     "__version__",
     "decode",
     "dumps",
+    "frame",
     "get_profile",
     "loads",
 ]
