@@ -93,6 +93,7 @@ _K_IMAGE = int(T.IMAGE)
 _K_INPUT_EVENT = int(T.INPUT_EVENT)
 _K_TYPED_ARRAY = int(T.TYPED_ARRAY)
 _K_PACKED_TYPED_ARRAY = int(T.PACKED_TYPED_ARRAY)
+_ARRAY_KINDS = frozenset({_K_ARRAY, _K_TYPED_ARRAY, _K_PACKED_TYPED_ARRAY})
 
 # Fixed-size math types: (f32 struct, f64 struct, unflatten) per type, from the shared layouts.
 _FIXED: dict[int, tuple[Struct, Struct, Any]] = {}
@@ -349,19 +350,28 @@ def decode_value(
                         raise _too_deep(pos)
                     continue
                 value = _finish_dict(frame)
-            elif k == _K_ARRAY:
+            elif k in _ARRAY_KINDS:
                 start = pos
-                pos += 4
-                element_type = None
-                if typed_arrays and header & 0x30000:
-                    element_type, pos = _container_type(buf, pos, end, (header >> 16) & 3, profile)
+                items: list[Any]
+                if k == _K_ARRAY:
+                    name = "Array"
+                    pos += 4
+                    element_type = None
+                    if typed_arrays and header & 0x30000:
+                        kind = (header >> 16) & 3
+                        element_type, pos = _container_type(buf, pos, end, kind, profile)
+                    items = [] if element_type is None else TypedArray(element_type)
+                else:  # Pandemonium: element type, then the count
+                    name = "TypedArray"
+                    element_type, pos = _pandemonium_element_type(buf, pos, end, header, profile)
+                    cls = TypedArray if k == _K_TYPED_ARRAY else PackedTypedArray
+                    items = cls(element_type)
                 if end - pos < 4:
-                    raise _fail("Array count missing", pos)
+                    raise _fail(f"{name} count missing", pos)
                 count = u32(buf, pos)[0] & _COUNT_MASK
                 pos += 4
                 if count * 4 > end - pos:
-                    raise _fail(f"Array of {count} elements cannot fit in the data", start)
-                items: list[Any] = [] if element_type is None else TypedArray(element_type)
+                    raise _fail(f"{name} of {count} elements cannot fit in the data", start)
                 if count:
                     stack.append([_ARRAY, items, count])
                     if len(stack) > max_depth:
@@ -451,23 +461,6 @@ def decode_value(
             elif k == KIND_BARE_OBJECT:
                 value = None
                 pos += 4
-            elif k in (_K_TYPED_ARRAY, _K_PACKED_TYPED_ARRAY):
-                start = pos
-                element_type, pos = _pandemonium_element_type(buf, pos, end, header, profile)
-                if end - pos < 4:
-                    raise _fail("TypedArray count missing", pos)
-                count = u32(buf, pos)[0] & _COUNT_MASK
-                pos += 4
-                if count * 4 > end - pos:
-                    raise _fail(f"TypedArray of {count} elements cannot fit in the data", start)
-                cls = TypedArray if k == _K_TYPED_ARRAY else PackedTypedArray
-                items = cls(element_type)
-                if count:
-                    stack.append([_ARRAY, items, count])
-                    if len(stack) > max_depth:
-                        raise _too_deep(pos)
-                    continue
-                value = items
             elif k == _K_IMAGE:
                 value, pos = _read_image(buf, pos, end)
             elif k == _K_INPUT_EVENT:
