@@ -14,7 +14,7 @@ from typing import Any
 
 from ._errors import DecodeError, GodotError, key_repr
 from ._layouts import LAYOUTS
-from ._legacy import Image, InputEvent, InputEventType
+from ._legacy import EVENT_PAYLOADS, Image, InputEvent, InputEventType
 from ._packed import (
     PackedColorArray,
     PackedFloat32Array,
@@ -32,7 +32,7 @@ from ._packed import (
     PackedVector4Array64,
     PackedVector4iArray,
 )
-from ._profiles import KIND_BARE_OBJECT, KIND_BARE_RID, Profile
+from ._profiles import KIND_BARE_OBJECT, KIND_BARE_RID, UNLIMITED_DEPTH, Profile
 from ._types import (
     RID,
     Callable,
@@ -135,8 +135,6 @@ def _fixed_table(profile: Profile) -> dict[int, tuple[Struct, Struct, Any]]:
         _FIXED_BY_PROFILE[profile.name] = table
     return table
 
-
-_NO_LIMIT = 1 << 62  # depth "limit" for engines that have none
 
 # Frame kinds on the container stack.
 _ARRAY = 0
@@ -260,7 +258,7 @@ def decode_value(
     kinds = profile.kind_codes
     typed_arrays = profile.typed_arrays
     typed_dicts = profile.typed_dictionaries
-    max_depth = _NO_LIMIT if profile.max_depth is None else profile.max_depth
+    max_depth = UNLIMITED_DEPTH if profile.max_depth is None else profile.max_depth
     flag_bits = 0xFFFFFF00 if profile.strict_header else 0
     surrogates = profile.surrogates
     fixed = _fixed_table(profile)
@@ -576,15 +574,6 @@ def _read_image(buf: bytes, pos: int, end: int) -> tuple[Image, int]:
     return _NEW(Image, (fmt, mipmaps, width, height, data)), pos + 24 + size + (-size & 3)
 
 
-_EVENT_FIELDS = {  # payload words after type, device and length, by event type
-    InputEventType.KEY: 2,
-    InputEventType.MOUSE_BUTTON: 1,
-    InputEventType.JOYSTICK_MOTION: 2,
-    InputEventType.JOYSTICK_BUTTON: 1,
-    InputEventType.SCREEN_TOUCH: 1,
-}
-
-
 def _read_input_event(buf: bytes, pos: int, end: int) -> tuple[InputEvent, int]:
     """Godot 2 INPUT_EVENT: type, device, a length word Godot ignores, then per-type fields.
 
@@ -593,18 +582,20 @@ def _read_input_event(buf: bytes, pos: int, end: int) -> tuple[InputEvent, int]:
     if end - pos < 12:
         raise _fail("InputEvent type and device missing", pos)
     etype, device = _EVENT_HEAD.unpack_from(buf, pos + 4)
-    extra = _EVENT_FIELDS.get(etype, 0)
-    size = 4 + 12 + 4 * extra
-    if extra and end - pos < size:
+    payload = EVENT_PAYLOADS.get(etype)
+    if payload is None:
+        return _NEW(InputEvent, (etype, device, 0, 0, 0.0)), pos + 16
+    size = 16 + payload.size
+    if end - pos < size:
         raise _fail(f"InputEvent of type {etype} needs {size - 4} bytes", pos)
+    fields = payload.unpack_from(buf, pos + 16)
     modifiers = code = 0
     axis_value = 0.0
     if etype == InputEventType.KEY:
-        modifiers, code = _U32I32.unpack_from(buf, pos + 16)
+        modifiers, code = fields
         modifiers &= InputEvent.MODIFIER_MASK
     elif etype == InputEventType.JOYSTICK_MOTION:
-        code = _I32.unpack_from(buf, pos + 16)[0]
-        axis_value = _F32.unpack_from(buf, pos + 20)[0]
-    elif extra:
-        code = _I32.unpack_from(buf, pos + 16)[0]
+        code, axis_value = fields
+    else:
+        (code,) = fields
     return _NEW(InputEvent, (etype, device, modifiers, code, axis_value)), pos + size

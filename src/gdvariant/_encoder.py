@@ -21,7 +21,7 @@ from typing import Any
 
 from ._errors import EncodeError, key_repr
 from ._layouts import LAYOUTS
-from ._legacy import Image, InputEvent, InputEventType
+from ._legacy import EVENT_PAYLOADS, Image, InputEvent, InputEventType
 from ._packed import (
     PackedColorArray,
     PackedFloat32Array,
@@ -40,7 +40,7 @@ from ._packed import (
     PackedVector4iArray,
     _PackedNumbers,
 )
-from ._profiles import Profile
+from ._profiles import UNLIMITED_DEPTH, Profile
 from ._types import (
     AABB,
     RID,
@@ -412,17 +412,18 @@ class Encoder:
 
     def _input_event(self, out: bytearray, value: InputEvent, full: bool) -> None:
         etype, device, modifiers, code, axis_value = value
+        payload = EVENT_PAYLOADS.get(etype)
+        fields: tuple[Any, ...] = ()
         if etype == InputEventType.KEY:
             if modifiers & ~InputEvent.MODIFIER_MASK:
                 raise EncodeError("InputEvent modifiers hold bits other than the MASK_* ones")
-            extra = _U32I32.pack(modifiers, code)
+            fields = (modifiers, code)
         elif etype == InputEventType.JOYSTICK_MOTION:
-            extra = _I32F32.pack(code, _f32(axis_value))
-        elif etype in _ONE_FIELD_EVENTS:
-            extra = _I32.pack(code)
-        else:
-            extra = b""
+            fields = (code, _f32(axis_value))
+        elif payload is not None:
+            fields = (code,)
         try:
+            extra = payload.pack(*fields) if payload is not None else b""
             out += _EVENT_HEAD.pack(self._ids[T.INPUT_EVENT], etype, device, 12 + len(extra))
         except struct_error as exc:
             raise EncodeError(f"InputEvent field out of range: {exc}") from None
@@ -526,7 +527,7 @@ class Encoder:
         fast_floats = profile.float64
         surrogates = self._errors
         limit = profile.max_encode_depth
-        max_depth = _NO_LIMIT if limit is None else limit
+        max_depth = UNLIMITED_DEPTH if limit is None else limit
         open_ids: set[int] | None = set() if limit is None else None
         pack_i32 = _U32I32.pack
         pack_f32 = _U32F32.pack
@@ -580,14 +581,6 @@ class Encoder:
                     return bytes(out)
         except EncodeError as exc:
             raise exc._with_path(_path(stack)) from None
-
-
-_NO_LIMIT = 1 << 62
-_I32 = Struct("<i")
-_I32F32 = Struct("<if")
-_ONE_FIELD_EVENTS = frozenset(
-    {InputEventType.MOUSE_BUTTON, InputEventType.JOYSTICK_BUTTON, InputEventType.SCREEN_TOUCH}
-)
 
 
 def _converting_packed_writer(header: int, target: type[_PackedNumbers]) -> Writer:

@@ -7,6 +7,7 @@ Godot 3 turned both into Objects, so they travel as values only with ``version="
 from __future__ import annotations
 
 import enum
+from struct import Struct
 from typing import Self, SupportsFloat, SupportsIndex
 
 from ._types import _f, _field, _i, _Record
@@ -100,3 +101,15 @@ class InputEvent(_Record):
     code: int = _field(3)
 
     axis_value: float = _field(4)
+
+
+#: The fields each event type sends after its type, device and length words: (modifiers, code)
+#: for KEY, (code, axis_value) for JOYSTICK_MOTION, (code,) for the button and touch events.
+#: Other types send nothing more.
+EVENT_PAYLOADS: dict[int, Struct] = {
+    InputEventType.KEY: Struct("<Ii"),
+    InputEventType.MOUSE_BUTTON: Struct("<i"),
+    InputEventType.JOYSTICK_MOTION: Struct("<if"),
+    InputEventType.JOYSTICK_BUTTON: Struct("<i"),
+    InputEventType.SCREEN_TOUCH: Struct("<i"),
+}

@@ -21,6 +21,8 @@ T = VariantType
 
 #: Godot's ``Variant::MAX_RECURSION_DEPTH`` (4.x; 3.3.5/3.4.3/3.5+ and Pandemonium).
 GODOT_MAX_DEPTH = 1024
+#: The depth the codec loops use for engines with no limit (``max_depth=None``).
+UNLIMITED_DEPTH = 1 << 62
 
 #: Decoder kind codes for layouts that differ from Godot 4's for the same type.
 KIND_BARE_RID = 200  # RID written as a bare header (before Godot 4)
