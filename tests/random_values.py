@@ -4,6 +4,8 @@ Only values the engine keeps exactly are made: real components are float32-exact
 default build stores real_t as float32), typed containers hold elements of their type, and
 Dictionary keys are ones the engine keeps apart (no String/StringName twins, no -0.0 or NaN
 keys). Objects are left out: the engine turns them into new instances with new ids.
+
+Also here: broken encodings of such values and deeply nested Arrays, as hostile input.
 """
 
 from __future__ import annotations
@@ -199,3 +201,30 @@ def random_value(rng: random.Random, depth: int = 0, version: str = "4") -> Any:
     if key_type is None and value_type is None:
         return as_godot_dictionary(pairs)
     return gd.Dictionary(pairs, key_type, value_type)
+
+
+_ABSURD_WORDS = [b"\xff\xff\xff\x7f", b"\0\0\0\x80", b"\xff\xff\xff\xff"]
+
+
+def mutated_encodings(rng: random.Random, version: str = "4", count: int = 300) -> list[bytes]:
+    """Encodings of random values, each truncated, bit-flipped or given an absurd word."""
+    blobs = []
+    for _ in range(count):
+        data = bytearray(gd.dumps(random_value(rng, version=version), version=version))
+        roll = rng.random()
+        if roll < 0.4:
+            data = data[: rng.randrange(len(data))]
+        elif roll < 0.8:
+            i = rng.randrange(len(data))
+            data[i] ^= 1 << rng.randrange(8)
+        else:
+            i = rng.randrange(0, len(data), 4)
+            data[i : i + 4] = rng.choice(_ABSURD_WORDS)
+        blobs.append(bytes(data))
+    return blobs
+
+
+def nested_arrays(levels: int, version: str = "4") -> bytes:
+    """``levels`` Arrays, each holding the next; the innermost is empty."""
+    array = gd.get_profile(version).wire_ids[T.ARRAY].to_bytes(4, "little")
+    return (array + b"\1\0\0\0") * (levels - 1) + array + b"\0\0\0\0"
