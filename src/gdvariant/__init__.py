@@ -9,8 +9,18 @@
 from __future__ import annotations
 
 from ._api import decode, dumps, loads
-from ._errors import DecodeError, EncodeError, GodotError, VariantError
-from ._framing import DEFAULT_MAX_FRAME_SIZE, StreamDecoder, frame
+from ._errors import ConnectionClosed, DecodeError, EncodeError, GodotError, VariantError
+from ._framing import (
+    DEFAULT_MAX_FRAME_SIZE,
+    PACKET_PEER_STREAM_MAX_RECEIVE,
+    PACKET_PEER_STREAM_MAX_SEND,
+    Framing,
+    StreamDecoder,
+    WireFormat,
+    WireOptions,
+    decode_packet,
+    frame,
+)
 from ._legacy import Image, InputEvent, InputEventType
 from ._packed import (
     PackedColorArray,
@@ -71,16 +81,20 @@ __all__ = [
     "AABB",
     "DEFAULT_MAX_FRAME_SIZE",
     "IMPLEMENTATION",
+    "PACKET_PEER_STREAM_MAX_RECEIVE",
+    "PACKET_PEER_STREAM_MAX_SEND",
     "PROFILES",
     "RID",
     "Basis",
     "Callable",
     "Color",
+    "ConnectionClosed",
     "ContainerKind",
     "DecodeError",
     "Dictionary",
     "ElementType",
     "EncodeError",
+    "Framing",
     "GodotError",
     "GodotObject",
     "Image",
@@ -124,8 +138,11 @@ __all__ = [
     "Vector3i",
     "Vector4",
     "Vector4i",
+    "WireFormat",
+    "WireOptions",
     "__version__",
     "decode",
+    "decode_packet",
     "dumps",
     "frame",
     "get_profile",

@@ -6,7 +6,7 @@ import enum
 import json
 from typing import Any
 
-__all__ = ["DecodeError", "EncodeError", "GodotError", "VariantError"]
+__all__ = ["ConnectionClosed", "DecodeError", "EncodeError", "GodotError", "VariantError"]
 
 
 def key_repr(key: Any) -> str:
@@ -90,3 +90,10 @@ class EncodeError(VariantError, ValueError):
         self.path = path
         self.args = (self._message(),)
         return self
+
+
+class ConnectionClosed(VariantError, ConnectionError):
+    """The peer closed the connection between values (an adapter's ``get_var`` has no more).
+
+    A connection that ends inside a frame is a :class:`DecodeError` instead: data was lost.
+    """

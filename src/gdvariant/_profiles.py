@@ -23,6 +23,8 @@ T = VariantType
 GODOT_MAX_DEPTH = 1024
 #: The depth the codec loops use for engines with no limit (``max_depth=None``).
 UNLIMITED_DEPTH = 1 << 62
+#: Godot's default ``PacketPeer.encode_buffer_max_size`` (3.2+, 4.x, Pandemonium): 8 MiB.
+PACKET_SIZE_LIMIT = 8 * 1024 * 1024
 
 #: Decoder kind codes for layouts that differ from Godot 4's for the same type.
 KIND_BARE_RID = 200  # RID written as a bare header (before Godot 4)
@@ -104,6 +106,9 @@ class Profile:
     engine_full_objects_default: bool = False
     #: Values whose padding bytes the engine leaves unwritten (we read any, write zeros).
     unwritten_padding: Sequence[str] = ()
+    #: The largest value ``PacketPeer.put_var`` sends: its default ``encode_buffer_max_size``,
+    #: 8 MiB since 3.2 (c217000f76); ``None`` where it encodes on the stack with no check.
+    packet_size_limit: int | None = PACKET_SIZE_LIMIT
     #: wire id -> type, 256 entries (``None`` = not a type in this release); derived.
     types_by_id: tuple[VariantType | None, ...] = field(init=False, repr=False)
     #: wire id -> decoder kind code (-1 = none); derived.
@@ -168,6 +173,7 @@ class Profile:
             "double_builds": bool(self.double_flagged),
             "double": self.double,
             "unwritten_padding": list(self.unwritten_padding),
+            "packet_size_limit": self.packet_size_limit,
         }
 
 
@@ -260,6 +266,7 @@ def _godot3(minor: int) -> Profile:
         writes_surrogates=minor < 6,
         engine_full_objects_default=minor == 0,  # flipped in 3.1.1 (e61a074a8e)
         unwritten_padding=padding,
+        packet_size_limit=PACKET_SIZE_LIMIT if minor >= 2 else None,
     )
 
 
@@ -284,6 +291,7 @@ def _godot2(minor: int) -> Profile:
         engine_full_objects_default=True,
         unwritten_padding=["String", "PackedByteArray", "NodePath", "Image"]
         + (["PackedStringArray"] if minor == 0 else []),
+        packet_size_limit=None,
     )
 
 

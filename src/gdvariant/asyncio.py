@@ -1,0 +1,237 @@
+"""asyncio adapters: Godot values over TCP streams and UDP datagrams.
+
+A thin layer over the sans-I/O core (:class:`~gdvariant.StreamDecoder`, :func:`~gdvariant.frame`):
+
+>>> async def echo(peer: VariantStream) -> None:   # doctest: +SKIP
+...     async for value in peer:
+...         await peer.put_var(value)
+>>> server = await serve(echo, "127.0.0.1", 9080)  # doctest: +SKIP
+
+Every function takes the :class:`~gdvariant.WireOptions` keywords (``version``, ``framing``,
+``allow_objects``, ``max_frame_size``...). Objects stay off unless ``allow_objects=True``.
+Backpressure both ways: ``put_var`` waits while the peer is not reading, and bytes are read
+from the socket only when ``get_var`` needs them, so a slow handler slows its sender down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, Unpack
+
+from ._errors import ConnectionClosed, DecodeError
+from ._framing import WireFormat, WireOptions
+
+__all__ = ["DatagramPeer", "VariantStream", "connect", "open_datagram", "serve"]
+
+#: Where servers log why they closed a connection (bad frame, oversize, handler error).
+LOGGER = logging.getLogger("gdvariant.asyncio")
+_READ_SIZE = 64 * 1024
+
+
+class VariantStream:
+    """One stream connection carrying Godot values (``StreamPeerTCP`` / ``PacketPeerStream``)."""
+
+    def __init__(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, wire: WireFormat
+    ) -> None:
+        if wire.is_packet:
+            raise ValueError("a stream needs StreamPeer or PacketPeerStream framing")
+        self.wire = wire
+        self._reader = reader
+        self._writer = writer
+        self._decoder = wire.stream_decoder()
+
+    @property
+    def peername(self) -> Any:
+        """The remote address, as the socket reports it."""
+        return self._writer.get_extra_info("peername")
+
+    async def get_var(self) -> Any:
+        """The next value. :class:`ConnectionClosed` when the peer closed cleanly between
+        values; :class:`DecodeError` for a bad frame or a stream cut inside one."""
+        decoder = self._decoder
+        while not decoder.pending():
+            data = await self._reader.read(_READ_SIZE)
+            if not data:
+                decoder.feed_eof()
+                raise ConnectionClosed(f"{self.peername} closed the connection")
+            decoder.feed(data)
+        return decoder.next_value()
+
+    async def put_var(self, value: Any) -> None:
+        """Send ``value``, waiting while the peer's buffers are full."""
+        self._writer.write(self.wire.frame(value))
+        await self._writer.drain()
+
+    def __aiter__(self) -> VariantStream:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.get_var()
+        except ConnectionClosed:
+            raise StopAsyncIteration from None
+
+    async def close(self) -> None:
+        """Send what is queued, close, and wait until the socket is closed."""
+        self._writer.close()
+        with contextlib.suppress(ConnectionError):
+            await self._writer.wait_closed()
+
+    async def __aenter__(self) -> VariantStream:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+async def connect(host: str, port: int, **options: Unpack[WireOptions]) -> VariantStream:
+    """Open a connection to a Godot (or gdvariant) server."""
+    wire = WireFormat(**options)
+    reader, writer = await asyncio.open_connection(host, port, limit=_READ_SIZE)
+    return VariantStream(reader, writer, wire)
+
+
+Handler = Callable[[VariantStream], Awaitable[None]]
+
+
+async def serve(
+    handler: Handler,
+    host: str | None,
+    port: int,
+    *,
+    logger: logging.Logger = LOGGER,
+    **options: Unpack[WireOptions],
+) -> asyncio.Server:
+    """Start a server that runs ``await handler(peer)`` for each connection.
+
+    When the handler returns, or raises, the connection is closed. A bad or oversized frame
+    (:class:`DecodeError`) is logged as a warning with its reason and the peer's address, any
+    other failure with its traceback; the server and the other connections carry on.
+    """
+    wire = WireFormat(**options)
+
+    async def one(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        peer = VariantStream(reader, writer, wire)
+        name = peer.peername
+        try:
+            await handler(peer)
+        except DecodeError as exc:
+            logger.warning("closing the connection from %s: %s", name, exc)
+        except (ConnectionClosed, ConnectionError) as exc:
+            logger.info("connection from %s ended: %s", name, exc)
+        except Exception:
+            logger.exception("handler failed for the connection from %s", name)
+        finally:
+            await peer.close()
+
+    return await asyncio.start_server(one, host, port, limit=_READ_SIZE)
+
+
+class _DatagramProtocol(asyncio.DatagramProtocol):
+    def __init__(self, peer: DatagramPeer) -> None:
+        self._peer = peer
+
+    def datagram_received(self, data: bytes, addr: Any) -> None:
+        self._peer._received(data, addr)
+
+    def error_received(self, exc: Exception) -> None:
+        self._peer._logger.info("UDP error: %s", exc)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._peer._lost()
+
+
+class DatagramPeer:
+    """A UDP socket carrying one value per datagram, as ``PacketPeerUDP.put_var`` sends them.
+
+    A datagram that does not decode, or arrives while ``max_queue`` values wait unread, is
+    dropped, logged and counted in :attr:`dropped` (UDP has no connection to close).
+    """
+
+    def __init__(self, wire: WireFormat, max_queue: int, logger: logging.Logger) -> None:
+        self.wire = wire
+        self.dropped = 0
+        self._logger = logger
+        self._queue: asyncio.Queue[tuple[Any, Any] | None] = asyncio.Queue()
+        self._max_queue = max_queue
+        self._transport: asyncio.DatagramTransport | None = None
+
+    def _received(self, data: bytes, addr: Any) -> None:
+        if self._queue.qsize() >= self._max_queue:
+            self.dropped += 1
+            self._logger.warning(
+                "dropped a datagram from %s: the queue is full (%d values wait)",
+                addr,
+                self._max_queue,
+            )
+            return
+        try:
+            value = self.wire.decode_packet(data)
+        except DecodeError as exc:
+            self.dropped += 1
+            self._logger.warning("dropped a datagram from %s: %s", addr, exc)
+            return
+        self._queue.put_nowait((value, addr))
+
+    def _lost(self) -> None:
+        self._queue.put_nowait(None)
+
+    async def get_var(self) -> tuple[Any, Any]:
+        """The next value and the address it came from; :class:`ConnectionClosed` once closed."""
+        item = await self._queue.get()
+        if item is None:
+            self._queue.put_nowait(None)  # every later call sees the end too
+            raise ConnectionClosed("the UDP socket is closed")
+        return item
+
+    def put_var(self, value: Any, addr: Any = None) -> None:
+        """Send ``value`` as one datagram (to the connected address when ``addr`` is None)."""
+        if self._transport is None:
+            raise ConnectionClosed("the UDP socket is closed")
+        self._transport.sendto(self.wire.frame(value), addr)
+
+    def __aiter__(self) -> DatagramPeer:
+        return self
+
+    async def __anext__(self) -> tuple[Any, Any]:
+        try:
+            return await self.get_var()
+        except ConnectionClosed:
+            raise StopAsyncIteration from None
+
+    @property
+    def local_address(self) -> Any:
+        """The address this socket is bound to."""
+        assert self._transport is not None
+        return self._transport.get_extra_info("sockname")
+
+    def close(self) -> None:
+        """Close the socket; waiting ``get_var`` calls end with :class:`ConnectionClosed`."""
+        if self._transport is not None:
+            self._transport.close()
+            self._transport = None
+
+
+async def open_datagram(
+    local_addr: tuple[str, int] | None = None,
+    remote_addr: tuple[str, int] | None = None,
+    *,
+    max_queue: int = 1024,
+    logger: logging.Logger = LOGGER,
+    **options: Unpack[WireOptions],
+) -> DatagramPeer:
+    """Bind (``local_addr``) and/or connect (``remote_addr``) a UDP socket for values.
+
+    The framing is always ``PacketPeer``: one value per datagram, no length prefix.
+    """
+    peer = DatagramPeer(WireFormat.for_packets(options, "UDP"), max_queue, logger)
+    loop = asyncio.get_running_loop()
+    transport, _ = await loop.create_datagram_endpoint(
+        lambda: _DatagramProtocol(peer), local_addr=local_addr, remote_addr=remote_addr
+    )
+    peer._transport = transport
+    return peer

@@ -1,0 +1,250 @@
+"""The asyncio adapters (``gdvariant.asyncio``): TCP streams and UDP datagrams on loopback."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import struct
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import pytest
+from godot_describe import canon
+from random_values import random_value
+
+import gdvariant as gd
+from gdvariant.asyncio import DatagramPeer, VariantStream, connect, open_datagram, serve
+
+Handler = Callable[[VariantStream], Awaitable[None]]
+
+
+async def echo(peer: VariantStream) -> None:
+    async for value in peer:
+        await peer.put_var(value)
+
+
+@asynccontextmanager
+async def server(handler: Handler = echo, **options: Any) -> AsyncIterator[int]:
+    srv = await serve(handler, "127.0.0.1", 0, **options)
+    try:
+        yield srv.sockets[0].getsockname()[1]
+    finally:
+        srv.close()
+        await srv.wait_closed()
+
+
+def run(coro: Awaitable[None]) -> None:
+    asyncio.run(asyncio.wait_for(coro, 60))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"version": "3"},
+        {"framing": "PacketPeerStream"},
+        {"big_endian": True, "version": "pandemonium"},
+    ],
+)
+def test_values_go_both_ways_in_order(options: dict[str, Any]) -> None:
+    rng = random.Random(4)
+    version = options.get("version", "4")
+    values = [random_value(rng, 0, version) for _ in range(300)]
+
+    async def main() -> None:
+        async with server(**options) as port, await connect("127.0.0.1", port, **options) as peer:
+            for value in values:  # one at a time
+                await peer.put_var(value)
+                assert canon(await peer.get_var()) == canon(value)
+            for value in values:  # all queued, then all read back
+                await peer.put_var(value)
+            got = [await peer.get_var() for _ in values]
+            assert [canon(v) for v in got] == [canon(v) for v in values]
+
+    run(main())
+
+
+def test_async_iteration_ends_when_the_peer_closes() -> None:
+    async def sender(peer: VariantStream) -> None:
+        for i in range(5):
+            await peer.put_var(i)
+
+    async def main() -> None:
+        async with server(sender) as port:
+            peer = await connect("127.0.0.1", port)
+            assert [v async for v in peer] == [0, 1, 2, 3, 4]
+            with pytest.raises(gd.ConnectionClosed):
+                await peer.get_var()
+            await peer.close()
+
+    run(main())
+
+
+async def _raw(port: int, data: bytes) -> bytes:
+    """Send ``data`` on a plain socket and return what comes back before the server closes."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(data)
+    await writer.drain()
+    got = await reader.read()  # b"" once the server has closed the connection
+    writer.close()
+    return got
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (struct.pack("<i", 12) + b"\xff" * 12, "bad frame: unknown type"),
+        (struct.pack("<i", 0x7FFFFFFF), "frame length 2147483647 is outside 1..8388608"),
+        (struct.pack("<i", -5), "frame length -5"),
+        (gd.frame(gd.GodotObject("Node", {}), full_objects=True), "ERR_UNAUTHORIZED"),
+        (gd.frame("abc")[:-2], "ended inside a frame"),
+    ],
+)
+def test_a_bad_client_is_disconnected_with_a_logged_reason_and_others_carry_on(
+    data: bytes, reason: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def main() -> None:
+        async with server() as port, await connect("127.0.0.1", port) as good:
+            await good.put_var("before")
+            assert await good.get_var() == "before"
+            if reason == "ended inside a frame":
+                reader, writer = await asyncio.open_connection("127.0.0.1", port)
+                writer.write(data)
+                writer.write_eof()  # half-close: the server sees the end inside the frame
+                assert await reader.read() == b""
+                writer.close()
+            else:
+                assert await _raw(port, data) == b""
+            await good.put_var("after")
+            assert await good.get_var() == "after"
+
+    with caplog.at_level(logging.WARNING, logger="gdvariant.asyncio"):
+        run(main())
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1
+    assert "closing the connection from ('127.0.0.1'," in warnings[0]
+    assert reason in warnings[0]
+
+
+def test_objects_are_accepted_only_when_allowed() -> None:
+    obj = gd.GodotObject("Resource", {"resource_name": "x"})
+
+    async def main() -> None:
+        options: dict[str, Any] = {"allow_objects": True, "full_objects": True}
+        async with server(**options) as port, await connect("127.0.0.1", port, **options) as peer:
+            await peer.put_var(obj)
+            assert await peer.get_var() == obj
+
+    run(main())
+
+
+def test_put_var_waits_while_the_peer_is_not_reading() -> None:
+    stop = asyncio.Event()
+
+    async def deaf(peer: VariantStream) -> None:
+        await stop.wait()
+
+    async def main() -> None:
+        async with server(deaf) as port, await connect("127.0.0.1", port) as peer:
+            chunk = b"\0" * (1 << 20)
+
+            async def flood() -> None:
+                for _ in range(200):  # 200 MiB: far more than the socket buffers hold
+                    await peer.put_var(chunk)
+
+            task = asyncio.create_task(flood())
+            done, _ = await asyncio.wait([task], timeout=1.0)
+            assert not done  # blocked in drain(), not buffering 200 MiB in memory
+            assert peer._writer.transport.get_write_buffer_size() < 2 * len(chunk)
+            task.cancel()
+            stop.set()
+
+    run(main())
+
+
+def test_the_handler_s_own_failure_is_logged_and_the_server_carries_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async def picky(peer: VariantStream) -> None:
+        value = await peer.get_var()
+        if value == "boom":
+            raise RuntimeError("handler bug")
+        await peer.put_var(value)
+
+    async def main() -> None:
+        async with server(picky) as port:
+            async with await connect("127.0.0.1", port) as peer:
+                await peer.put_var("boom")
+                with pytest.raises(gd.ConnectionClosed):
+                    await peer.get_var()
+            async with await connect("127.0.0.1", port) as peer:
+                await peer.put_var("fine")
+                assert await peer.get_var() == "fine"
+
+    with caplog.at_level(logging.ERROR, logger="gdvariant.asyncio"):
+        run(main())
+    assert any("handler failed" in r.getMessage() and r.exc_info for r in caplog.records)
+
+
+# ---------------------------------------------------------------- UDP
+
+
+async def _udp_pair(**options: Any) -> tuple[DatagramPeer, DatagramPeer]:
+    srv = await open_datagram(local_addr=("127.0.0.1", 0), **options)
+    client = await open_datagram(remote_addr=srv.local_address, **options)
+    return srv, client
+
+
+def test_udp_carries_one_value_per_datagram() -> None:
+    rng = random.Random(9)
+    values = [random_value(rng, 0, "3") for _ in range(200)]
+
+    async def main() -> None:
+        srv, client = await _udp_pair(version="3")
+        for value in values:  # lockstep: loopback UDP may drop a burst
+            client.put_var(value)
+            got, addr = await srv.get_var()
+            assert canon(got) == canon(value)
+            srv.put_var(got, addr)
+            echoed, _ = await client.get_var()
+            assert canon(echoed) == canon(value)
+        srv.close()
+        client.close()
+        with pytest.raises(gd.ConnectionClosed):
+            await srv.get_var()
+        assert [item async for item in client] == []
+
+    run(main())
+
+
+def test_a_bad_datagram_is_dropped_logged_and_counted(caplog: pytest.LogCaptureFixture) -> None:
+    async def main() -> None:
+        srv, client = await _udp_pair(max_queue=2)
+        assert client._transport is not None
+        client._transport.sendto(b"\xff\0\0\0")
+        client.put_var("ok")
+        assert (await srv.get_var())[0] == "ok"
+        assert srv.dropped == 1
+        for i in range(3):  # the third arrives while two wait unread
+            client.put_var(i)
+        await asyncio.sleep(0.2)
+        assert [(await srv.get_var())[0] for _ in range(2)] == [0, 1]
+        assert srv.dropped == 2
+        srv.close()
+        client.close()
+
+    with caplog.at_level(logging.WARNING, logger="gdvariant.asyncio"):
+        run(main())
+    messages = [r.getMessage() for r in caplog.records]
+    assert any("dropped a datagram" in m and "unknown type" in m for m in messages)
+    assert any("queue is full" in m for m in messages)
+
+
+def test_udp_refuses_stream_framing() -> None:
+    async def main() -> None:
+        with pytest.raises(ValueError, match="one value per packet"):
+            await open_datagram(local_addr=("127.0.0.1", 0), framing="StreamPeer")
+
+    run(main())
