@@ -62,30 +62,33 @@ class Engine:
         finally:
             shutil.rmtree(here, ignore_errors=True)
 
+    def command(self, script: str, args: Sequence[str], inside: str) -> list[str]:
+        """The command line that runs ``script`` (a file in the scratch folder ``inside``)."""
+        if self.name.startswith("4"):
+            cmd = [*self._prefix(), f"{inside}/{script}", "--", *args]
+        else:
+            cmd = [*self._prefix(), f"{inside}/{script}", *args]
+        if self.chroot is None:
+            return cmd
+        return [
+            "chroot",
+            str(self.chroot),
+            "env",
+            "HOME=/tmp",
+            "sh",
+            "-c",
+            f'cd "{inside}" && exec "$@"',
+            "sh",
+            *cmd,
+        ]
+
     def run(
         self, script: str, args: Sequence[str], *, cwd: tuple[Path, str], timeout: float = 600
     ) -> subprocess.CompletedProcess[str]:
         """Run ``script`` (a file name inside ``cwd``) with ``args``; raise on failure."""
         here, inside = cwd
-        if self.name.startswith("4"):
-            cmd = [*self._prefix(), f"{inside}/{script}", "--", *args]
-        else:
-            cmd = [*self._prefix(), f"{inside}/{script}", *args]
-        if self.chroot is not None:
-            cmd = [
-                "chroot",
-                str(self.chroot),
-                "env",
-                "HOME=/tmp",
-                "sh",
-                "-c",
-                f'cd "{inside}" && exec "$@"',
-                "sh",
-                *cmd,
-            ]
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-        else:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=here)
+        cmd = self.command(script, args, inside)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=here)
         if proc.returncode != 0:
             tail = f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
             raise RuntimeError(f"Godot {self.name} failed ({proc.returncode}):\n{tail}")

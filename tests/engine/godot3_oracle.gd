@@ -63,8 +63,11 @@ func _init():
 		code = _generate(int(args[1]), int(args[2]), args[3])
 	elif args.size() == 3 and args[0] == "decode":
 		code = _decode(args[1], args[2])
+	elif args.size() == 6 and args[0] == "client":
+		code = _net_client(args[1], args[2], int(args[3]), int(args[4]), int(args[5]))
 	else:
-		printerr("usage: generate SEED COUNT OUT | decode IN OUT (got %s)" % str(args))
+		printerr("usage: generate SEED COUNT OUT | decode IN OUT | client KIND HOST PORT SEED COUNT"
+				+ " (got %s)" % str(args))
 	for o in _to_free:
 		if is_instance_valid(o):
 			o.free()
@@ -1091,3 +1094,96 @@ func _decode(in_path, out_path):
 	f.close()
 	fin.close()
 	return 0
+
+
+# ---------------------------------------------------------------- net
+#
+# One session of the live network test as a client (the Python side is tests/net_session.py);
+# KIND is stream (StreamPeerTCP) or pps (PacketPeerStream):
+#   1. COUNT times: send a random value v, then var2bytes(v) as bytes; read the echo e;
+#      send var2bytes(e).
+#   2. Read a count n; n times, read a value and send it back.
+#   3. Send "bye".
+
+const NET_TIMEOUT_MS = 30000
+const NET_MAX_VALUE = 16000  # keeps two values well inside PacketPeerStream's 65,531 bytes
+
+var _tcp = null
+var _pps = null
+
+
+func _net_client(kind, host, port, seed_value, count):
+	rng.seed = seed_value
+	_tcp = StreamPeerTCP.new()
+	if _tcp.connect_to_host(host, port) != OK:
+		printerr("connect_to_host failed")
+		return 1
+	var t0 = OS.get_ticks_msec()
+	while _tcp.get_status() != StreamPeerTCP.STATUS_CONNECTED:
+		if _tcp.get_status() == StreamPeerTCP.STATUS_ERROR or OS.get_ticks_msec() - t0 > NET_TIMEOUT_MS:
+			printerr("could not connect to %s:%d" % [host, port])
+			return 1
+		OS.delay_msec(1)
+	_tcp.set_no_delay(true)
+	if kind == "pps":
+		_pps = PacketPeerStream.new()
+		_pps.stream_peer = _tcp
+	elif kind != "stream":
+		printerr("unknown client kind %s" % kind)
+		return 2
+	var code = _net_session(count)
+	_tcp.disconnect_from_host()
+	return code
+
+
+func _net_send(v):
+	var err = OK
+	if _pps == null:
+		_tcp.put_var(v)  # returns nothing; a lost connection shows in the status
+		if _tcp.get_status() != StreamPeerTCP.STATUS_CONNECTED:
+			err = ERR_CONNECTION_ERROR
+	else:
+		err = _pps.put_var(v)
+	if err != OK:
+		printerr("put_var failed: %d" % err)
+		return false
+	return true
+
+
+func _net_recv():
+	# [true, value], or [false, null] after a timeout or a lost connection.
+	if _tcp.get_status() != StreamPeerTCP.STATUS_CONNECTED:
+		printerr("connection lost")
+		return [false, null]
+	if _pps == null:
+		return [true, _tcp.get_var()]  # blocks until the whole frame is in
+	var t0 = OS.get_ticks_msec()
+	while _pps.get_available_packet_count() == 0:
+		if OS.get_ticks_msec() - t0 > NET_TIMEOUT_MS:
+			printerr("no packet within %d ms" % NET_TIMEOUT_MS)
+			return [false, null]
+		OS.delay_usec(50)
+	return [true, _pps.get_var()]
+
+
+func _net_session(count):
+	var sent = 0
+	while sent < count:
+		var v = _rand_value(0)
+		var b = var2bytes(v)
+		if b != var2bytes(v, true) or b.size() > NET_MAX_VALUE:
+			continue  # objects become new instances on the way back; see the golden tests
+		if not _net_send(v) or not _net_send(b):
+			return 1
+		var r = _net_recv()
+		if not r[0] or not _net_send(var2bytes(r[1])):
+			return 1
+		sent += 1
+	var head = _net_recv()
+	if not head[0]:
+		return 1
+	for _i in range(int(head[1])):
+		var r = _net_recv()
+		if not r[0] or not _net_send(r[1]):
+			return 1
+	return 0 if _net_send("bye") else 1

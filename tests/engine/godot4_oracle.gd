@@ -4,6 +4,11 @@
 #   generate SEED COUNT OUT          JSON Lines of values (bytes, text and an exact description)
 #   decode IN OUT                    IN: "HEX<TAB>ALLOW" lines; OUT: one JSON verdict per line
 #   bench PAYLOADS_DIR ITERATIONS OUT  timings of var_to_bytes/bytes_to_var per *.bin payload
+#   client KIND HOST PORT SEED COUNT  one live network session as a client; KIND is stream
+#                                    (StreamPeerTCP), pps (PacketPeerStream), udp (PacketPeerUDP)
+#                                    or ws (WebSocketPeer)
+#   server PORT_FILE CLIENTS SEED COUNT  a TCPServer on a free port (written to PORT_FILE) that
+#                                    runs one session with each of CLIENTS clients in turn
 #
 # describe(v) turns a Variant into an exact JSON tree (see the Python tests for the format):
 # floats as 16 hex digits of their little-endian double bits, strings as UTF-8 hex, ints as
@@ -31,8 +36,13 @@ func _init() -> void:
 		code = _decode(args[1], args[2])
 	elif args.size() == 4 and args[0] == "bench":
 		code = _bench(args[1], int(args[2]), args[3])
+	elif args.size() == 6 and args[0] == "client":
+		code = _net_client(args[1], args[2], int(args[3]), int(args[4]), int(args[5]))
+	elif args.size() == 5 and args[0] == "server":
+		code = _net_server(args[1], int(args[2]), int(args[3]), int(args[4]))
 	else:
-		printerr("usage: generate SEED COUNT OUT | decode IN OUT | bench PAYLOADS_DIR ITERATIONS OUT")
+		printerr("usage: generate SEED COUNT OUT | decode IN OUT | bench PAYLOADS_DIR ITERATIONS OUT"
+				+ " | client KIND HOST PORT SEED COUNT | server PORT_FILE CLIENTS SEED COUNT")
 	quit(code)
 
 
@@ -1214,3 +1224,164 @@ func _bench(dir_path: String, iterations: int, out_path: String) -> int:
 		}, "", false))
 	f.close()
 	return 0
+
+
+# ---------------------------------------------------------------- net
+#
+# One session of the live network test (the Python side is tests/net_session.py), the same
+# whichever side listens:
+#   1. COUNT times: send a random value v, then var_to_bytes(v) as bytes; read the echo e;
+#      send var_to_bytes(e).
+#   2. Read a count n; n times, read a value and send it back.
+#   3. Send "bye".
+
+const NET_TIMEOUT_MS := 30000
+const NET_MAX_VALUE := 16000  # keeps two values well inside PacketPeerStream's 65,531 bytes
+
+var _net_kind := ""
+var _tcp: StreamPeerTCP
+var _packets: PacketPeer  # PacketPeerStream, PacketPeerUDP or WebSocketPeer
+var _ws: WebSocketPeer
+
+
+func _net_client(kind: String, host: String, port: int, seed_value: int, count: int) -> int:
+	rng.seed = seed_value
+	_net_kind = kind
+	var t0 := Time.get_ticks_msec()
+	if kind == "stream" or kind == "pps":
+		_tcp = StreamPeerTCP.new()
+		if _tcp.connect_to_host(host, port) != OK:
+			printerr("connect_to_host failed")
+			return 1
+		while true:
+			_tcp.poll()
+			var status := _tcp.get_status()
+			if status == StreamPeerTCP.STATUS_CONNECTED:
+				break
+			if status == StreamPeerTCP.STATUS_ERROR or Time.get_ticks_msec() - t0 > NET_TIMEOUT_MS:
+				printerr("could not connect to %s:%d" % [host, port])
+				return 1
+			OS.delay_msec(1)
+		_tcp.set_no_delay(true)
+		if kind == "pps":
+			var pps := PacketPeerStream.new()
+			pps.stream_peer = _tcp
+			_packets = pps
+	elif kind == "udp":
+		var udp := PacketPeerUDP.new()
+		if udp.connect_to_host(host, port) != OK:
+			printerr("PacketPeerUDP.connect_to_host failed")
+			return 1
+		_packets = udp
+	elif kind == "ws":
+		_ws = WebSocketPeer.new()
+		if _ws.connect_to_url("ws://%s:%d" % [host, port]) != OK:
+			printerr("connect_to_url failed")
+			return 1
+		while _ws.get_ready_state() != WebSocketPeer.STATE_OPEN:
+			_ws.poll()
+			if _ws.get_ready_state() == WebSocketPeer.STATE_CLOSED or Time.get_ticks_msec() - t0 > NET_TIMEOUT_MS:
+				printerr("WebSocket did not open")
+				return 1
+			OS.delay_msec(1)
+		_packets = _ws
+	else:
+		printerr("unknown client kind %s" % kind)
+		return 2
+	var code := _net_session(count)
+	if _ws != null:
+		_ws.close()
+		while _ws.get_ready_state() != WebSocketPeer.STATE_CLOSED and Time.get_ticks_msec() - t0 < NET_TIMEOUT_MS:
+			_ws.poll()
+			OS.delay_msec(1)
+	elif _tcp != null:
+		_tcp.disconnect_from_host()
+	return code
+
+
+func _net_server(port_path: String, clients: int, seed_value: int, count: int) -> int:
+	rng.seed = seed_value
+	var server := TCPServer.new()
+	if server.listen(0, "127.0.0.1") != OK:
+		printerr("TCPServer.listen failed")
+		return 1
+	var f := _open_write(port_path)
+	if f == null:
+		return 1
+	f.store_line(str(server.get_local_port()))
+	f.close()
+	_net_kind = "stream"
+	for c in clients:
+		var t0 := Time.get_ticks_msec()
+		while not server.is_connection_available():
+			if Time.get_ticks_msec() - t0 > NET_TIMEOUT_MS:
+				printerr("no client %d came" % c)
+				return 1
+			OS.delay_msec(1)
+		_tcp = server.take_connection()
+		_tcp.set_no_delay(true)
+		var code := _net_session(count)
+		_tcp.disconnect_from_host()
+		if code != 0:
+			return code
+	server.stop()
+	return 0
+
+
+func _net_send(v: Variant) -> bool:
+	var err := OK
+	if _net_kind == "stream":
+		_tcp.put_var(v)  # returns nothing; a lost connection shows in the status
+		if _tcp.get_status() != StreamPeerTCP.STATUS_CONNECTED:
+			err = ERR_CONNECTION_ERROR
+	else:
+		err = _packets.put_var(v)
+		if _ws != null:
+			_ws.poll()
+	if err != OK:
+		printerr("put_var failed: %s" % error_string(err))
+		return false
+	return true
+
+
+func _net_recv() -> Array:
+	# [true, value], or [false, null] after a timeout or a lost connection.
+	if _net_kind == "stream":
+		if _tcp.get_status() != StreamPeerTCP.STATUS_CONNECTED:
+			printerr("connection lost")
+			return [false, null]
+		return [true, _tcp.get_var()]  # blocks until the whole frame is in
+	var t0 := Time.get_ticks_msec()
+	while _packets.get_available_packet_count() == 0:
+		if _ws != null:
+			_ws.poll()
+		elif _tcp != null:
+			_tcp.poll()
+		if Time.get_ticks_msec() - t0 > NET_TIMEOUT_MS:
+			printerr("no packet within %d ms" % NET_TIMEOUT_MS)
+			return [false, null]
+		OS.delay_usec(50)
+	return [true, _packets.get_var()]
+
+
+func _net_session(count: int) -> int:
+	var sent := 0
+	while sent < count:
+		var v: Variant = _rand_value(0)
+		var b := var_to_bytes(v)
+		if b != var_to_bytes_with_objects(v) or b.size() > NET_MAX_VALUE:
+			continue  # objects become new instances on the way back; see the golden tests
+		if not _net_send(v) or not _net_send(b):
+			return 1
+		var r := _net_recv()
+		if not r[0] or not _net_send(var_to_bytes(r[1])):
+			return 1
+		sent += 1
+	var head := _net_recv()
+	if not head[0]:
+		return 1
+	for i in int(head[1]):
+		var r := _net_recv()
+		if not r[0] or not _net_send(r[1]):
+			return 1
+	return 0 if _net_send("bye") else 1
