@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engines import ENGINE_SCRIPTS, Engine
+from engines import ENGINE_SCRIPTS, Engine, run_oracle
 from net_session import Report, drive, drive_blocking, session
 
 import gdvariant as gd
@@ -236,3 +236,38 @@ def test_our_clients_talk_to_a_godot_tcp_server(godot4: Engine) -> None:
     first, second = asyncio.run(main())
     first.check(COUNT, f"gdvariant.asyncio client of a Godot 4.6 TCPServer, seed {seed}")
     second.check(COUNT, f"gdvariant.sync client of a Godot 4.6 TCPServer, seed {seed}")
+
+
+def _limits(engine: Engine) -> dict[str, int]:
+    (facts,) = run_oracle(engine, _script(engine), ["limits", "{inside}/out.jsonl"])
+    return {key: int(value) for key, value in facts.items()}
+
+
+def _check_limits(facts: dict[str, int], version: str) -> None:
+    """Our framing limits are the engine's: what a default PacketPeerStream sends (65,532)
+    and delivers (65,531), and PacketPeer's encode_buffer_max_size (8 MiB)."""
+    sendable = [n for n in (65528, 65531, 65532, 65533) if facts[f"pps_send_{n}"] == 0]
+    delivered = [n for n in (65528, 65531, 65532, 65533) if facts[f"pps_receive_{n}"] == 1]
+    assert max(sendable) == gd.PACKET_PEER_STREAM_MAX_SEND
+    assert facts["pps_send_65533"] == gd.GodotError.ERR_INVALID_PARAMETER
+    assert max(delivered) == gd.PACKET_PEER_STREAM_MAX_RECEIVE  # 65,532 stalls
+    assert gd.StreamDecoder(framing="PacketPeerStream").max_frame_size == max(sendable)
+    limit = gd.get_profile(version).packet_size_limit
+    assert facts["encode_buffer_max_size"] == limit
+    for n in (8388608, 8388612):
+        refused = facts[f"put_var_{n}"] == gd.GodotError.ERR_OUT_OF_MEMORY
+        assert refused == (n > limit), n
+        try:
+            gd.frame(b"\0" * (n - 8), version=version, framing="PacketPeer")
+            ours_refused = False
+        except gd.EncodeError:
+            ours_refused = True
+        assert ours_refused == refused, n
+
+
+def test_framing_limits_are_godot4_s(godot4: Engine) -> None:
+    _check_limits(_limits(godot4), "4.6")
+
+
+def test_framing_limits_are_godot3_s(godot3: Engine) -> None:
+    _check_limits(_limits(godot3), godot3.name)

@@ -63,10 +63,12 @@ func _init():
 		code = _generate(int(args[1]), int(args[2]), args[3])
 	elif args.size() == 3 and args[0] == "decode":
 		code = _decode(args[1], args[2])
+	elif args.size() == 2 and args[0] == "limits":
+		code = _limits(args[1])
 	elif args.size() == 6 and args[0] == "client":
 		code = _net_client(args[1], args[2], int(args[3]), int(args[4]), int(args[5]))
 	else:
-		printerr("usage: generate SEED COUNT OUT | decode IN OUT | client KIND HOST PORT SEED COUNT"
+		printerr("usage: generate SEED COUNT OUT | decode IN OUT | client KIND HOST PORT SEED COUNT | limits OUT"
 				+ " (got %s)" % str(args))
 	for o in _to_free:
 		if is_instance_valid(o):
@@ -1187,3 +1189,38 @@ func _net_session(count):
 		if not r[0] or not _net_send(r[1]):
 			return 1
 	return 0 if _net_send("bye") else 1
+
+
+# ---------------------------------------------------------------- limits
+
+func _limits(out_path):
+	# What a default PacketPeerStream sends and delivers, and PacketPeer's encode limit.
+	var facts = {}
+	for n in [65528, 65531, 65532, 65533]:
+		var payload = PoolByteArray()
+		payload.resize(n)
+		var sender = PacketPeerStream.new()
+		sender.stream_peer = StreamPeerBuffer.new()
+		facts["pps_send_%d" % n] = sender.put_packet(payload)
+		var wide = PacketPeerStream.new()  # sends anything, to see what a default peer receives
+		wide.output_buffer_max_size = 1 << 20
+		var wire = StreamPeerBuffer.new()
+		wide.stream_peer = wire
+		wide.put_packet(payload)
+		wire.seek(0)
+		var receiver = PacketPeerStream.new()
+		receiver.stream_peer = wire
+		facts["pps_receive_%d" % n] = receiver.get_available_packet_count()
+	var udp = PacketPeerUDP.new()
+	facts["encode_buffer_max_size"] = udp.encode_buffer_max_size
+	for n in [8388608, 8388612]:
+		var b = PoolByteArray()
+		b.resize(n - 8)  # a PoolByteArray's encoding: 8 bytes of header and size, then the bytes
+		facts["put_var_%d" % n] = udp.put_var(b)
+	var f = File.new()
+	if f.open(out_path, File.WRITE) != OK:
+		printerr("cannot write %s" % out_path)
+		return 1
+	f.store_line(to_json(facts))
+	f.close()
+	return 0

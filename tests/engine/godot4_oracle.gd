@@ -7,6 +7,7 @@
 #   client KIND HOST PORT SEED COUNT  one live network session as a client; KIND is stream
 #                                    (StreamPeerTCP), pps (PacketPeerStream), udp (PacketPeerUDP)
 #                                    or ws (WebSocketPeer)
+#   limits OUT                       the framing size limits, as one JSON object
 #   server PORT_FILE CLIENTS SEED COUNT  a TCPServer on a free port (written to PORT_FILE) that
 #                                    runs one session with each of CLIENTS clients in turn
 #
@@ -38,11 +39,13 @@ func _init() -> void:
 		code = _bench(args[1], int(args[2]), args[3])
 	elif args.size() == 6 and args[0] == "client":
 		code = _net_client(args[1], args[2], int(args[3]), int(args[4]), int(args[5]))
+	elif args.size() == 2 and args[0] == "limits":
+		code = _limits(args[1])
 	elif args.size() == 5 and args[0] == "server":
 		code = _net_server(args[1], int(args[2]), int(args[3]), int(args[4]))
 	else:
 		printerr("usage: generate SEED COUNT OUT | decode IN OUT | bench PAYLOADS_DIR ITERATIONS OUT"
-				+ " | client KIND HOST PORT SEED COUNT | server PORT_FILE CLIENTS SEED COUNT")
+				+ " | client KIND HOST PORT SEED COUNT | server PORT_FILE CLIENTS SEED COUNT | limits OUT")
 	quit(code)
 
 
@@ -1385,3 +1388,37 @@ func _net_session(count: int) -> int:
 		if not r[0] or not _net_send(r[1]):
 			return 1
 	return 0 if _net_send("bye") else 1
+
+
+# ---------------------------------------------------------------- limits
+
+func _limits(out_path: String) -> int:
+	# What a default PacketPeerStream sends and delivers, and PacketPeer's encode limit.
+	var facts := {}
+	for n in [65528, 65531, 65532, 65533]:
+		var payload := PackedByteArray()
+		payload.resize(n)
+		var sender := PacketPeerStream.new()
+		sender.stream_peer = StreamPeerBuffer.new()
+		facts["pps_send_%d" % n] = sender.put_packet(payload)
+		var wide := PacketPeerStream.new()  # sends anything, to see what a default peer receives
+		wide.output_buffer_max_size = 1 << 20
+		var wire := StreamPeerBuffer.new()
+		wide.stream_peer = wire
+		wide.put_packet(payload)
+		wire.seek(0)
+		var receiver := PacketPeerStream.new()
+		receiver.stream_peer = wire
+		facts["pps_receive_%d" % n] = receiver.get_available_packet_count()
+	var udp := PacketPeerUDP.new()
+	facts["encode_buffer_max_size"] = udp.encode_buffer_max_size
+	for n in [8388608, 8388612]:
+		var b := PackedByteArray()
+		b.resize(n - 8)  # a PackedByteArray's encoding: 8 bytes of header and size, then the bytes
+		facts["put_var_%d" % n] = udp.put_var(b)
+	var f := _open_write(out_path)
+	if f == null:
+		return 1
+	f.store_line(JSON.stringify(facts))
+	f.close()
+	return 0
