@@ -39,11 +39,11 @@ def test_help_lists_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
         main(["--help"])
     assert info.value.code == 0
     out = capsys.readouterr().out
-    for command in ("decode", "encode", "versions"):
+    for command in ("decode", "encode", "frames", "versions"):
         assert command in out
 
 
-@pytest.mark.parametrize("command", ["decode", "encode", "versions"])
+@pytest.mark.parametrize("command", ["decode", "encode", "frames", "versions"])
 def test_subcommand_help(command: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as info:
         main([command, "--help"])
@@ -304,3 +304,33 @@ def test_versions_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert "PACKED_VECTOR4_ARRAY" not in data["4.2"]["types"]
     assert "PACKED_VECTOR4_ARRAY" in data["4.3"]["types"]
     assert data["4.6"]["max_depth"] == 1024
+
+
+def test_encode_with_framing_writes_what_put_var_sends(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["encode", "5", "--framing", "StreamPeer", "--hex"]) == 0
+    assert capsys.readouterr().out.strip() == "080000000200000005000000"  # framing.md §1
+    assert main(["encode", "5", "--framing", "StreamPeer", "--big-endian", "--hex"]) == 0
+    assert capsys.readouterr().out.strip() == "000000080200000005000000"
+
+
+def test_frames_decodes_a_captured_stream(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "capture.bin"
+    path.write_bytes(gd.frame({"seq": 1}) + gd.frame("é") + gd.frame([1, 2])[:-3])
+    assert main(["frames", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.splitlines() == ["# value 0", "{'seq': 1}", "# value 1", "'é'"]
+    assert f"ends inside a frame ({len(gd.frame([1, 2])) - 3} bytes)" in captured.err
+    assert "2 values" in captured.err
+
+
+def test_frames_reports_a_bad_frame_and_keeps_what_came_before(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    data = gd.frame(7, version="3", framing="PacketPeerStream") + bytes.fromhex("04000000ff000000")
+    assert main(["frames", "--hex", data.hex(), "-V", "3", "--framing", "PacketPeerStream"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out.splitlines() == ["# value 0", "7"]
+    assert "bad frame: unknown type id 255" in captured.err
+    assert "offset 16" in captured.err

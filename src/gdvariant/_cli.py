@@ -12,6 +12,7 @@ from pathlib import Path
 from . import __version__
 from ._api import decode, dumps
 from ._errors import VariantError
+from ._framing import Framing, StreamDecoder, frame
 from ._literal import parse_value
 from ._profiles import PROFILES, Profile
 
@@ -19,6 +20,8 @@ _EPILOG = """examples:
   gdvariant decode examples/savegame.bin
   gdvariant decode --hex 0c000000040000000300000061626300 --all
   gdvariant encode '[7, "move", Vector3(1, 2, 3), {"seq": 42}]' --hex
+  gdvariant encode '{"seq": 42}' --framing StreamPeer --hex
+  gdvariant frames capture.bin          # a TCP stream of put_var frames, e.g. from Wireshark
   gdvariant versions
 """
 
@@ -59,14 +62,38 @@ def _cmd_decode(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_encode(args: argparse.Namespace) -> int:
-    text = sys.stdin.read() if args.expression == "-" else args.expression
-    data = dumps(
-        parse_value(text),
+def _cmd_frames(args: argparse.Namespace) -> int:
+    data = _read_input(args.input, args.hex)
+    decoder = StreamDecoder(
         version=args.version,
         double=args.double,
-        full_objects=args.full_objects,
+        allow_objects=args.allow_objects,
+        framing=args.framing,
+        big_endian=args.big_endian,
+        max_frame_size=args.max_frame_size,
     )
+    shown = 0
+    try:
+        decoder.feed(data)
+    finally:
+        for value in decoder:
+            print(f"# value {shown}")
+            print(pprint.pformat(value, width=100, sort_dicts=False))
+            shown += 1
+    if decoder.buffered:
+        print(f"note: the data ends inside a frame ({decoder.buffered} bytes)", file=sys.stderr)
+    print(f"# {shown} values in {len(data)} bytes", file=sys.stderr)
+    return 0
+
+
+def _cmd_encode(args: argparse.Namespace) -> int:
+    text = sys.stdin.read() if args.expression == "-" else args.expression
+    options = {"version": args.version, "double": args.double, "full_objects": args.full_objects}
+    value = parse_value(text)
+    if args.framing:
+        data = frame(value, framing=args.framing, big_endian=args.big_endian, **options)
+    else:
+        data = dumps(value, **options)
     if args.output:
         Path(args.output).write_bytes(data)
     elif args.hex or sys.stdout.isatty():
@@ -163,7 +190,39 @@ def build_parser() -> argparse.ArgumentParser:
     enc.add_argument("-o", "--output", help="write the bytes to this file")
     enc.add_argument("--hex", action="store_true", help="print hex instead of raw bytes")
     enc.add_argument("--full-objects", action="store_true", help="as var_to_bytes_with_objects")
+    enc.add_argument(
+        "--framing",
+        choices=list(Framing),
+        help="write what put_var sends with this framing (default: bare var_to_bytes)",
+    )
+    enc.add_argument(
+        "--big-endian", action="store_true", help="StreamPeer.big_endian: a big-endian length"
+    )
     enc.set_defaults(func=_cmd_encode)
+
+    frm = sub.add_parser(
+        "frames",
+        parents=[engine],
+        help="decode a stream of put_var frames (a TCP capture, a store_var file)",
+        description=(
+            "Decode every length-prefixed value in a byte stream, as StreamPeer.get_var or "
+            "PacketPeerStream read them: a captured TCP stream, or a file of store_var records."
+        ),
+    )
+    frm.add_argument("input", help="file to read, or '-' for standard input")
+    frm.add_argument("--hex", action="store_true", help="the input is hex text, not raw bytes")
+    frm.add_argument(
+        "--framing",
+        choices=[f.value for f in Framing if f is not Framing.PACKET_PEER],
+        default=Framing.STREAM_PEER.value,
+        help="how the values are cut apart (default: StreamPeer)",
+    )
+    frm.add_argument("--big-endian", action="store_true", help="the lengths are big-endian")
+    frm.add_argument(
+        "--max-frame-size", type=int, help="refuse larger frames (default: the framing's own)"
+    )
+    frm.add_argument("--allow-objects", action="store_true", help="accept full objects")
+    frm.set_defaults(func=_cmd_frames)
 
     ver = sub.add_parser("versions", help="list the engine versions gdvariant speaks")
     ver.add_argument("--json", action="store_true", help="machine-readable output")
