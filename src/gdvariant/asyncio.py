@@ -19,19 +19,45 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any, Unpack
+from typing import Any, Self, Unpack
 
 from ._errors import ConnectionClosed, DecodeError
 from ._framing import WireFormat, WireOptions
 
-__all__ = ["DatagramPeer", "VariantStream", "connect", "open_datagram", "serve"]
+__all__ = ["AsyncPeer", "DatagramPeer", "VariantStream", "connect", "open_datagram", "serve"]
 
 #: Where servers log why they closed a connection (bad frame, oversize, handler error).
 LOGGER = logging.getLogger("gdvariant.asyncio")
 _READ_SIZE = 64 * 1024
 
 
-class VariantStream:
+class AsyncPeer:
+    """What every async connection shares: ``async for`` over its values until the peer
+    closes, and ``async with`` to close it. Subclasses give ``get_var`` and ``close``."""
+
+    async def get_var(self) -> Any:
+        raise NotImplementedError
+
+    async def close(self) -> None:
+        raise NotImplementedError
+
+    def __aiter__(self) -> Self:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.get_var()
+        except ConnectionClosed:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+class VariantStream(AsyncPeer):
     """One stream connection carrying Godot values (``StreamPeerTCP`` / ``PacketPeerStream``)."""
 
     def __init__(
@@ -66,26 +92,11 @@ class VariantStream:
         self._writer.write(self.wire.frame(value))
         await self._writer.drain()
 
-    def __aiter__(self) -> VariantStream:
-        return self
-
-    async def __anext__(self) -> Any:
-        try:
-            return await self.get_var()
-        except ConnectionClosed:
-            raise StopAsyncIteration from None
-
     async def close(self) -> None:
         """Send what is queued, close, and wait until the socket is closed."""
         self._writer.close()
         with contextlib.suppress(ConnectionError):
             await self._writer.wait_closed()
-
-    async def __aenter__(self) -> VariantStream:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
 
 
 async def connect(host: str, port: int, **options: Unpack[WireOptions]) -> VariantStream:

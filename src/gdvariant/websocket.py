@@ -15,6 +15,7 @@ from typing import Any, Unpack
 
 from ._errors import ConnectionClosed, DecodeError
 from ._framing import DEFAULT_MAX_FRAME_SIZE, WireFormat, WireOptions
+from .asyncio import AsyncPeer
 
 try:
     from websockets.asyncio.client import connect as _ws_connect
@@ -37,7 +38,7 @@ def _max_size(wire: WireFormat) -> int:
     return DEFAULT_MAX_FRAME_SIZE if wire.max_frame_size is None else wire.max_frame_size
 
 
-class VariantWebSocket:
+class VariantWebSocket(AsyncPeer):
     """One WebSocket connection carrying one Godot value per binary message."""
 
     def __init__(self, connection: Connection, wire: WireFormat) -> None:
@@ -62,23 +63,9 @@ class VariantWebSocket:
         except _WsClosed as exc:
             raise ConnectionClosed(str(exc)) from None
 
-    def __aiter__(self) -> VariantWebSocket:
-        return self
-
-    async def __anext__(self) -> Any:
-        try:
-            return await self.get_var()
-        except ConnectionClosed:
-            raise StopAsyncIteration from None
-
     async def close(self, code: int = 1000, reason: str = "") -> None:
+        """Close with ``code`` (1000: normal) and wait for the closing handshake."""
         await self.connection.close(code, reason)
-
-    async def __aenter__(self) -> VariantWebSocket:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
 
 
 async def connect(uri: str, **options: Unpack[WireOptions]) -> VariantWebSocket:
