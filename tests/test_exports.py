@@ -6,11 +6,31 @@ import types
 from typing import Any
 
 import gdvariant as gd
-from gdvariant import _api, _errors, _framing, _legacy, _packed, _profiles, _types
+from gdvariant import (
+    _api,
+    _containers,
+    _errors,
+    _framing,
+    _legacy,
+    _packed,
+    _profiles,
+    _records,
+    _types,
+)
 
 # The private modules whose __all__ is public API. (_encoder/_decoder/_layouts export
 # machinery for the other private modules — Encoder, decode_value — reached through _api.)
-API_MODULES: list[types.ModuleType] = [_api, _errors, _framing, _legacy, _packed, _profiles, _types]
+API_MODULES: list[types.ModuleType] = [
+    _api,
+    _containers,
+    _errors,
+    _framing,
+    _legacy,
+    _packed,
+    _profiles,
+    _records,
+    _types,
+]
 # Names defined in __init__ itself.
 OWN_NAMES = {"IMPLEMENTATION", "__version__"}
 

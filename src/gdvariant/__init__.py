@@ -9,6 +9,17 @@
 from __future__ import annotations
 
 from ._api import decode, dumps, loads
+from ._containers import (
+    Compression,
+    decrypt,
+    encrypt,
+    iter_save,
+    open_save,
+    password_key,
+    read_save,
+    sniff,
+    write_save,
+)
 from ._errors import ConnectionClosed, DecodeError, EncodeError, GodotError, VariantError
 from ._framing import (
     DEFAULT_MAX_FRAME_SIZE,
@@ -40,6 +51,7 @@ from ._packed import (
     PackedVector4iArray,
 )
 from ._profiles import PROFILES, Profile, get_profile
+from ._records import dump, dump_all, load, load_all, records
 from ._types import (
     AABB,
     RID,
@@ -88,6 +100,7 @@ __all__ = [
     "Basis",
     "Callable",
     "Color",
+    "Compression",
     "ConnectionClosed",
     "ContainerKind",
     "DecodeError",
@@ -143,8 +156,21 @@ __all__ = [
     "__version__",
     "decode",
     "decode_packet",
+    "decrypt",
+    "dump",
+    "dump_all",
     "dumps",
+    "encrypt",
     "frame",
     "get_profile",
+    "iter_save",
+    "load",
+    "load_all",
     "loads",
+    "open_save",
+    "password_key",
+    "read_save",
+    "records",
+    "sniff",
+    "write_save",
 ]

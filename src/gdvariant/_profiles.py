@@ -109,6 +109,9 @@ class Profile:
     #: The largest value ``PacketPeer.put_var`` sends: its default ``encode_buffer_max_size``,
     #: 8 MiB since 3.2 (c217000f76); ``None`` where it encodes on the stack with no check.
     packet_size_limit: int | None = PACKET_SIZE_LIMIT
+    #: The ``GDEC`` layout of ``open_encrypted`` files: 3 (mode field, AES-256-ECB) before
+    #: Godot 4, 4 (IV, AES-256-CFB128) from 4.0 (containers.md §2).
+    encrypted_layout: int = 3
     #: wire id -> type, 256 entries (``None`` = not a type in this release); derived.
     types_by_id: tuple[VariantType | None, ...] = field(init=False, repr=False)
     #: wire id -> decoder kind code (-1 = none); derived.
@@ -174,6 +177,7 @@ class Profile:
             "double": self.double,
             "unwritten_padding": list(self.unwritten_padding),
             "packet_size_limit": self.packet_size_limit,
+            "encrypted_layout": self.encrypted_layout,
         }
 
 
@@ -248,6 +252,7 @@ def _godot4(minor: int) -> Profile:
         typed_dictionaries=minor >= 4,  # PR #98120
         double_flagged=_DOUBLE_MATH - (_DOUBLE_UNFLAGGED_4_0 if minor < 2 else set()),
         double_unflagged=_DOUBLE_UNFLAGGED_4_0 if minor < 2 else frozenset(),
+        encrypted_layout=4,
     )
 
 

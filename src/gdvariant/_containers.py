@@ -1,0 +1,535 @@
+"""Save-file containers around ``store_var`` records: encrypted ``GDEC`` and compressed ``GCPF``.
+
+- ``GDEC`` (``FileAccess.open_encrypted[_with_pass]``): Godot 3 writes ``GDEC``, u32 mode 1,
+  MD5, u64 length, then AES-256-ECB; Godot 4 writes ``GDEC``, MD5, u64 length, IV, then
+  AES-256-CFB128. Both encrypt the plaintext zero-padded to 16 bytes and keep the MD5 of the
+  unpadded plaintext, the only check that the key was right. A password's key is the 32 ASCII
+  characters of the hex MD5 of its UTF-8 bytes.
+- ``GCPF`` (``open_compressed``): mode, block size B, total T, a table of ``T // B + 1``
+  compressed block sizes (the last block may be empty), the blocks, and ``GCPF`` again.
+
+AES comes from the ``cryptography`` package (extra ``crypto``), Zstd from ``zstandard``
+(extra ``zstd``), Brotli from ``brotli`` (extra ``brotli``); FastLZ, Deflate and GZip need
+nothing. Facts: ``shared/spec/containers.md``.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import io
+import os
+import tempfile
+import zlib
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from struct import Struct
+from typing import IO, Any
+
+from . import _fastlz
+from ._errors import DecodeError, GodotError
+from ._profiles import Profile, get_profile
+from ._records import load_all, records
+
+__all__ = [
+    "Compression",
+    "decrypt",
+    "encrypt",
+    "iter_save",
+    "open_save",
+    "password_key",
+    "read_save",
+    "sniff",
+    "write_save",
+]
+
+GDEC = b"GDEC"
+GCPF = b"GCPF"
+_GDEC3 = Struct("<4sI16sQ")  # magic, mode (always 1), MD5, plaintext length: 32 bytes
+_GDEC3_SWAPPED = Struct(">4sI16sQ")  # Godot 3 with File.endian_swap set before opening
+_GDEC4 = Struct("<4s16sQ16s")  # magic, MD5, plaintext length, IV: 44 bytes
+_GCPF = Struct("<4sIII")  # magic, mode, block size, total size
+_U32 = Struct("<I")
+#: The largest GCPF block size read unless told otherwise (the engine writes 4096).
+MAX_BLOCK_SIZE = 16 << 20
+
+
+def _corrupt(reason: str, offset: int) -> DecodeError:
+    return DecodeError(reason, offset, "", GodotError.ERR_FILE_CORRUPT)
+
+
+def _need(module: str, extra: str) -> Any:
+    try:
+        return __import__(module, fromlist=["_"])
+    except ImportError:
+        raise ImportError(
+            f"this file needs the '{module}' package: pip install 'gdvariant[{extra}]'"
+        ) from None
+
+
+# ---------------------------------------------------------------- GDEC
+
+
+def password_key(password: str) -> bytes:
+    """The AES key ``open_encrypted_with_pass`` derives: the hex MD5 text of the password."""
+    return hashlib.md5(password.encode("utf-8"), usedforsecurity=False).hexdigest().encode()
+
+
+def _key(key: bytes | None, password: str | None) -> bytes:
+    if (key is None) == (password is None):
+        raise ValueError("give exactly one of key= (32 bytes) or password=")
+    if password is not None:
+        return password_key(password)
+    assert key is not None
+    if len(key) != 32:
+        raise ValueError(
+            f"an AES-256 key is 32 bytes, not {len(key)} (Godot: ERR_INVALID_PARAMETER)"
+        )
+    return bytes(key)
+
+
+def _cipher(key: bytes, iv: bytes | None) -> Any:
+    """An AES-256 cipher object: ECB without ``iv`` (Godot 3), CFB-128 with it (Godot 4)."""
+    ciphers = _need("cryptography.hazmat.primitives.ciphers", "crypto")
+    if iv is None:
+        mode = _need("cryptography.hazmat.primitives.ciphers.modes", "crypto").ECB()
+    else:
+        try:  # CFB moved to the "decrepit" module in cryptography 47
+            from cryptography.hazmat.decrepit.ciphers.modes import CFB
+        except ImportError:
+            from cryptography.hazmat.primitives.ciphers.modes import CFB
+        mode = CFB(iv)
+    return ciphers.Cipher(ciphers.algorithms.AES(key), mode)
+
+
+def _padded(size: int) -> int:
+    return -(-size // 16) * 16
+
+
+def encrypt(
+    plaintext: bytes,
+    *,
+    key: bytes | None = None,
+    password: str | None = None,
+    layout: int = 4,
+    iv: bytes | None = None,
+) -> bytes:
+    """A ``GDEC`` file holding ``plaintext``, as ``open_encrypted`` writes it.
+
+    ``layout`` 4 (Godot 4) takes a random IV unless ``iv`` (16 bytes) is given, for
+    reproducible output (as Godot 4.4+ allows); layout 3 (Godot 2/3) has no IV.
+    """
+    aes_key = _key(key, password)
+    digest = hashlib.md5(plaintext, usedforsecurity=False).digest()
+    body = plaintext + bytes(_padded(len(plaintext)) - len(plaintext))
+    if layout == 3:
+        if iv is not None:
+            raise ValueError("the Godot 3 layout (AES-256-ECB) has no IV")
+        header = _GDEC3.pack(GDEC, 1, digest, len(plaintext))
+        cipher = _cipher(aes_key, None)
+    elif layout == 4:
+        iv = os.urandom(16) if iv is None else bytes(iv)
+        if len(iv) != 16:
+            raise ValueError(f"the IV is 16 bytes, not {len(iv)}")
+        header = _GDEC4.pack(GDEC, digest, len(plaintext), iv)
+        cipher = _cipher(aes_key, iv)
+    else:
+        raise ValueError(f"GDEC layout {layout} does not exist (3: Godot 2/3, 4: Godot 4)")
+    enc = cipher.encryptor()
+    return header + bytes(enc.update(body) + enc.finalize())
+
+
+@dataclass(frozen=True)
+class _Gdec:
+    layout: int
+    digest: bytes
+    size: int
+    iv: bytes | None
+    start: int
+
+
+def _gdec_layouts(data: bytes) -> list[_Gdec]:
+    """Every layout the header fits (the file may carry trailing bytes, as the engine allows)."""
+    fits = []
+    if len(data) >= _GDEC3.size:
+        for layout in (_GDEC3, _GDEC3_SWAPPED):
+            magic, mode, digest, size = layout.unpack_from(data)
+            expected = GDEC if layout is _GDEC3 else GDEC[::-1]
+            if magic == expected and mode == 1 and len(data) >= _GDEC3.size + _padded(size):
+                fits.append(_Gdec(3, digest, size, None, _GDEC3.size))
+    if len(data) >= _GDEC4.size:
+        magic, digest, size, iv = _GDEC4.unpack_from(data)
+        if magic == GDEC and len(data) >= _GDEC4.size + _padded(size):
+            fits.append(_Gdec(4, digest, size, iv, _GDEC4.size))
+    return fits
+
+
+def decrypt(
+    data: bytes, *, key: bytes | None = None, password: str | None = None, layout: int | None = None
+) -> bytes:
+    """The plaintext of a ``GDEC`` file; the layout (3 or 4) is detected unless given.
+
+    A wrong key or password, or a damaged file, fails the MD5 check: :class:`DecodeError`
+    (``ERR_FILE_CORRUPT``), never garbage.
+    """
+    aes_key = _key(key, password)
+    data = bytes(data)
+    if data[:4] not in (GDEC, GDEC[::-1]):
+        raise DecodeError(
+            "not a GDEC file (no GDEC magic)", 0, "", GodotError.ERR_FILE_UNRECOGNIZED
+        )
+    fits = [f for f in _gdec_layouts(data) if layout is None or f.layout == layout]
+    if not fits:
+        raise _corrupt(
+            f"a GDEC file of {len(data)} bytes that fits neither layout: its length field "
+            "claims more ciphertext than the file holds, or the header is damaged",
+            0,
+        )
+    for fit in fits:
+        body = data[fit.start : fit.start + _padded(fit.size)]
+        dec = _cipher(aes_key, fit.iv).decryptor()
+        plaintext = bytes(dec.update(body) + dec.finalize())[: fit.size]
+        if hashlib.md5(plaintext, usedforsecurity=False).digest() == fit.digest:
+            return plaintext
+    names = " or ".join(f"Godot {f.layout}" for f in fits)
+    raise _corrupt(
+        f"the MD5 check failed ({names} layout): wrong key or password, or a damaged file", 4
+    )
+
+
+# ---------------------------------------------------------------- GCPF
+
+
+class Compression(enum.IntEnum):
+    """GCPF compression modes (``FileAccess.COMPRESSION_*``)."""
+
+    FASTLZ = 0
+    DEFLATE = 1
+    ZSTD = 2
+    GZIP = 3
+    BROTLI = 4  # Godot 4 reads it; no engine writes it
+
+
+def _zlib_compress(wbits: int) -> Callable[[bytes], bytes]:
+    def compress(block: bytes) -> bytes:
+        z = zlib.compressobj(-1, zlib.DEFLATED, wbits, 8, zlib.Z_DEFAULT_STRATEGY)
+        return z.compress(block) + z.flush()
+
+    return compress
+
+
+def _zlib_decompress(wbits: int) -> Callable[[bytes, int], bytes]:
+    def decompress(data: bytes, size: int) -> bytes:
+        z = zlib.decompressobj(wbits)
+        out = z.decompress(data, size + 1)  # one byte more than allowed shows a lie
+        if not z.eof or z.unused_data:
+            raise ValueError("the stream does not end where its block ends")
+        return out
+
+    return decompress
+
+
+def _fastlz_compress(block: bytes) -> bytes:
+    # The engine pads blocks under 16 bytes with zeros before compressing them.
+    return _fastlz.compress(block + bytes(16 - len(block)) if len(block) < 16 else block)
+
+
+def _fastlz_decompress(data: bytes, size: int) -> bytes:
+    return _fastlz.decompress(data, max(size, 16))[:size]
+
+
+def _zstd_compress(block: bytes) -> bytes:
+    return bytes(_need("zstandard", "zstd").ZstdCompressor(level=3).compress(block))
+
+
+def _zstd_decompress(data: bytes, size: int) -> bytes:
+    zstandard = _need("zstandard", "zstd")
+    reader = zstandard.ZstdDecompressor().decompressobj()
+    out = reader.decompress(data)
+    if len(out) > size or not reader.eof or reader.unused_data:
+        raise ValueError("the stream does not end where its block ends")
+    return bytes(out)
+
+
+def _brotli_decompress(data: bytes, size: int) -> bytes:
+    dec = _need("brotli", "brotli").Decompressor()
+    out = dec.process(data, output_buffer_limit=size + 1)
+    if not dec.is_finished():
+        raise ValueError("the stream does not end where its block ends")
+    return bytes(out)
+
+
+def _no_brotli_writer(block: bytes) -> bytes:
+    raise ValueError("no engine writes Brotli GCPF files (Godot 4 only reads them)")
+
+
+_CODECS: dict[Compression, tuple[Callable[[bytes], bytes], Callable[[bytes, int], bytes]]] = {
+    Compression.FASTLZ: (_fastlz_compress, _fastlz_decompress),
+    Compression.DEFLATE: (_zlib_compress(15), _zlib_decompress(15)),
+    Compression.ZSTD: (_zstd_compress, _zstd_decompress),
+    Compression.GZIP: (_zlib_compress(31), _zlib_decompress(31)),
+    Compression.BROTLI: (_no_brotli_writer, _brotli_decompress),
+}
+
+
+class GcpfReader(io.RawIOBase):
+    """The plaintext of a ``GCPF`` file, decompressed one block at a time as it is read.
+
+    The header and block table are checked on opening (mode, block size, table against the
+    file size); each block must decompress to exactly its size. Memory: one block.
+    """
+
+    def __init__(self, fp: IO[bytes], *, max_block_size: int = MAX_BLOCK_SIZE) -> None:
+        super().__init__()
+        self._fp = fp
+        head = fp.read(_GCPF.size)
+        if len(head) < _GCPF.size or head[:4] != GCPF:
+            raise DecodeError(
+                "not a GCPF file (no GCPF header)", 0, "", GodotError.ERR_FILE_UNRECOGNIZED
+            )
+        _, mode, self.block_size, self.total = _GCPF.unpack(head)
+        try:
+            self.compression = Compression(mode)
+        except ValueError:
+            raise _corrupt(f"unknown GCPF compression mode {mode}", 4) from None
+        if not 0 < self.block_size <= max_block_size:
+            raise _corrupt(f"GCPF block size {self.block_size} is outside 1..{max_block_size}", 8)
+        count = self.total // self.block_size + 1
+        file_size = _size(fp)
+        if file_size is not None and _GCPF.size + 4 * count > file_size:
+            raise _corrupt(
+                f"the header claims {self.total} bytes in {count} blocks, "
+                f"but the file is {file_size} bytes: the block table alone would not fit",
+                12,
+            )
+        table = fp.read(4 * count)
+        if len(table) < 4 * count:
+            raise _corrupt("the file ends inside the GCPF block table", _GCPF.size + len(table))
+        self._sizes = [s for (s,) in _U32.iter_unpack(table)]
+        self._offset = _GCPF.size + 4 * count
+        if file_size is not None and self._offset + sum(self._sizes) > file_size:
+            raise _corrupt(
+                f"the block table claims {sum(self._sizes)} bytes of blocks, "
+                f"the file has {file_size - self._offset}",
+                _GCPF.size,
+            )
+        self._decompress = _CODECS[self.compression][1]
+        self._block = b""
+        self._pos = 0
+        self._index = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def _next_block(self) -> bool:
+        if self._index == len(self._sizes):
+            return False
+        i = self._index
+        csize = self._sizes[i]
+        data = self._fp.read(csize)
+        if len(data) < csize:
+            raise _corrupt(f"the file ends inside block {i}", self._offset + len(data))
+        last = i == len(self._sizes) - 1
+        expect = self.total % self.block_size if last else self.block_size
+        try:
+            block = self._decompress(data, expect)
+        except ImportError:
+            raise
+        except Exception as exc:  # each codec has its own error type
+            raise _corrupt(
+                f"block {i} ({self.compression.name}) is corrupt: {exc}", self._offset
+            ) from None
+        if len(block) != expect:
+            raise _corrupt(
+                f"block {i} ({self.compression.name}) gives {len(block)} bytes, not {expect}",
+                self._offset,
+            )
+        self._offset += csize
+        self._index += 1
+        self._block, self._pos = block, 0
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        view = memoryview(buffer).cast("B")
+        while self._pos == len(self._block):
+            if not self._next_block():
+                return 0
+        n = min(len(view), len(self._block) - self._pos)
+        view[:n] = self._block[self._pos : self._pos + n]
+        self._pos += n
+        return n
+
+
+def _size(fp: IO[bytes]) -> int | None:
+    try:
+        here = fp.tell()
+        end = fp.seek(0, os.SEEK_END)
+        fp.seek(here)
+        return end
+    except (OSError, AttributeError, io.UnsupportedOperation):
+        return None
+
+
+def write_gcpf(
+    chunks: Iterable[bytes],
+    out: IO[bytes],
+    *,
+    compression: Compression | int = Compression.FASTLZ,
+    block_size: int = 4096,
+) -> None:
+    """Write a ``GCPF`` file of the bytes in ``chunks``, compressing block by block.
+
+    Blocks go to a temporary spool first (the table that precedes them needs their sizes),
+    so memory stays at one block whatever the total.
+    """
+    mode = Compression(compression)
+    compress = _CODECS[mode][0]
+    if not 0 < block_size <= MAX_BLOCK_SIZE:
+        raise ValueError(f"block_size must be in 1..{MAX_BLOCK_SIZE}")
+    sizes: list[int] = []
+    total = 0
+    pending = bytearray()
+    with tempfile.TemporaryFile() as spool:
+        for chunk in chunks:
+            pending += chunk
+            total += len(chunk)
+            while len(pending) >= block_size:
+                block = compress(bytes(pending[:block_size]))
+                del pending[:block_size]
+                spool.write(block)
+                sizes.append(len(block))
+        block = compress(bytes(pending))  # the last block, empty when T % B == 0
+        spool.write(block)
+        sizes.append(len(block))
+        if total >= 1 << 32:
+            raise ValueError("GCPF holds at most 4 GiB (its sizes are 32-bit)")
+        out.write(_GCPF.pack(GCPF, mode, block_size, total))
+        out.write(b"".join(_U32.pack(s) for s in sizes))
+        spool.seek(0)
+        while piece := spool.read(1 << 20):
+            out.write(piece)
+    out.write(GCPF)
+
+
+# ---------------------------------------------------------------- any save file
+
+
+def sniff(head: bytes) -> str:
+    """What a file is, from its first bytes: ``"GDEC"``, ``"GCPF"`` or ``"plain"`` records."""
+    if head[:4] in (GDEC, GDEC[::-1]):
+        return "GDEC"
+    if head[:4] == GCPF:
+        return "GCPF"
+    return "plain"
+
+
+@contextmanager
+def open_save(
+    path: str | os.PathLike[str],
+    *,
+    key: bytes | None = None,
+    password: str | None = None,
+    max_block_size: int = MAX_BLOCK_SIZE,
+) -> Iterator[IO[bytes]]:
+    """The plaintext of any save file as a readable binary stream: plain, GDEC or GCPF.
+
+    An encrypted file needs ``key`` or ``password`` (:class:`DecodeError` with
+    ``ERR_UNAUTHORIZED`` otherwise); other files need neither.
+    """
+    with open(path, "rb") as fp:
+        kind = sniff(fp.read(4))
+        fp.seek(0)
+        if kind == "GDEC":
+            if key is None and password is None:
+                raise DecodeError(
+                    "this save is encrypted (GDEC): give key= or password=",
+                    0,
+                    "",
+                    GodotError.ERR_UNAUTHORIZED,
+                )
+            yield io.BytesIO(decrypt(fp.read(), key=key, password=password))
+        elif kind == "GCPF":
+            yield io.BufferedReader(GcpfReader(fp, max_block_size=max_block_size))
+        else:
+            yield fp
+
+
+def iter_save(
+    path: str | os.PathLike[str],
+    *,
+    version: str | Profile = "4",
+    double: bool = False,
+    allow_objects: bool = False,
+    big_endian: bool = False,
+    key: bytes | None = None,
+    password: str | None = None,
+) -> Iterator[Any]:
+    """Every ``store_var`` record of any save file, in order, read one at a time."""
+    with open_save(path, key=key, password=password) as fp:
+        yield from load_all(
+            fp, version=version, double=double, allow_objects=allow_objects, big_endian=big_endian
+        )
+
+
+def read_save(path: str | os.PathLike[str], **options: Any) -> list[Any]:
+    """Every record of any save file, as a list (:func:`iter_save` options)."""
+    return list(iter_save(path, **options))
+
+
+def write_save(
+    path: str | os.PathLike[str],
+    values: Iterable[Any],
+    *,
+    version: str | Profile = "4",
+    double: bool = False,
+    full_objects: bool = False,
+    big_endian: bool = False,
+    key: bytes | None = None,
+    password: str | None = None,
+    iv: bytes | None = None,
+    compression: Compression | int | None = None,
+    block_size: int = 4096,
+) -> int:
+    """Write ``values`` as ``store_var`` records, plain, encrypted or compressed, atomically.
+
+    ``key``/``password`` make a GDEC file in the engine's layout (Godot 4: CFB with ``iv`` or
+    a random one; earlier: ECB), ``compression`` a GCPF file; neither: plain records. The file
+    is written to a temporary name and renamed, so a failure leaves any old file untouched.
+    Returns the number of records.
+    """
+    encrypted = key is not None or password is not None
+    if encrypted and compression is not None:
+        raise ValueError("Godot files are encrypted or compressed, not both")
+    profile = get_profile(version, double)
+    count = 0
+
+    def counted() -> Iterator[bytes]:
+        nonlocal count
+        for record in records(
+            values, version=profile, full_objects=full_objects, big_endian=big_endian
+        ):
+            count += 1
+            yield record
+
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            if encrypted:
+                plaintext = b"".join(counted())
+                layout = profile.encrypted_layout
+                out.write(encrypt(plaintext, key=key, password=password, layout=layout, iv=iv))
+            elif compression is not None:
+                write_gcpf(counted(), out, compression=compression, block_size=block_size)
+            else:
+                for record in counted():
+                    out.write(record)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return count

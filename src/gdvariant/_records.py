@@ -1,0 +1,169 @@
+"""``store_var`` records on a binary file: ``dump``/``load`` and their many-record forms.
+
+``FileAccess.store_var`` writes a u32 length and then the value's bytes; ``get_var`` reads one
+back. There is no count and no terminator: a file of records ends where its bytes end. The
+length follows ``FileAccess.big_endian`` (Godot 3: ``File.endian_swap``); the value is always
+little-endian. Facts: ``shared/spec/containers.md`` §1, ``framing.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from struct import Struct
+from typing import IO, Any
+
+from ._decoder import decode_value
+from ._encoder import encoder_for
+from ._errors import DecodeError, GodotError
+from ._profiles import Profile, get_profile
+
+__all__ = ["dump", "dump_all", "load", "load_all", "records"]
+
+_LENGTH = {False: Struct("<I"), True: Struct(">I")}
+_CHUNK = 1 << 20  # read long records in pieces, so a lying length allocates nothing
+
+
+def dump(
+    value: Any,
+    fp: IO[bytes],
+    *,
+    version: str | Profile = "4",
+    double: bool = False,
+    full_objects: bool = False,
+    big_endian: bool = False,
+) -> None:
+    """Write ``value`` to ``fp`` as ``FileAccess.store_var`` does."""
+    data = encoder_for(get_profile(version, double)).encode(value, full_objects)
+    fp.write(_LENGTH[big_endian].pack(len(data)) + data)
+
+
+def records(
+    values: Iterable[Any],
+    *,
+    version: str | Profile = "4",
+    double: bool = False,
+    full_objects: bool = False,
+    big_endian: bool = False,
+) -> Iterator[bytes]:
+    """Each value's record bytes (length, then value), made as they are asked for."""
+    encode = encoder_for(get_profile(version, double)).encode
+    prefix = _LENGTH[big_endian].pack
+    for value in values:
+        data = encode(value, full_objects)
+        yield prefix(len(data)) + data
+
+
+def dump_all(
+    values: Iterable[Any],
+    fp: IO[bytes],
+    *,
+    version: str | Profile = "4",
+    double: bool = False,
+    full_objects: bool = False,
+    big_endian: bool = False,
+) -> int:
+    """Write every value as one record after another; return how many were written."""
+    count = 0
+    for record in records(
+        values, version=version, double=double, full_objects=full_objects, big_endian=big_endian
+    ):
+        fp.write(record)
+        count += 1
+    return count
+
+
+def _read(fp: IO[bytes], size: int) -> bytes:
+    """Up to ``size`` bytes; memory grows with what arrives, not with what was claimed."""
+    if size <= _CHUNK:
+        return fp.read(size)
+    parts = []
+    left = size
+    while left:
+        part = fp.read(min(left, _CHUNK))
+        if not part:
+            break
+        parts.append(part)
+        left -= len(part)
+    return b"".join(parts)
+
+
+class _Reader:
+    """Reads records one by one, keeping the file offset for error messages."""
+
+    def __init__(
+        self, fp: IO[bytes], profile: Profile, allow_objects: bool, big_endian: bool
+    ) -> None:
+        self.fp = fp
+        self.profile = profile
+        self.allow_objects = allow_objects
+        self.length = _LENGTH[big_endian]
+        try:
+            self.offset = fp.tell()
+        except (OSError, AttributeError):
+            self.offset = 0
+
+    def next(self) -> Any:
+        """The next record's value; ``EOFError`` at a clean end of the file."""
+        head = _read(self.fp, 4)
+        if not head:
+            raise EOFError("no more records")
+        start = self.offset
+        if len(head) < 4:
+            raise DecodeError(
+                f"the file ends inside a record's length ({len(head)} of 4 bytes)",
+                start + len(head),
+                "",
+                GodotError.ERR_FILE_EOF,
+            )
+        (size,) = self.length.unpack(head)
+        data = _read(self.fp, size)
+        if len(data) < size:
+            raise DecodeError(
+                f"a record claims {size} bytes but the file has {len(data)} more",
+                start + 4 + len(data),
+                "",
+                GodotError.ERR_FILE_EOF,
+            )
+        self.offset = start + 4 + size
+        try:
+            value, _ = decode_value(data, self.profile, self.allow_objects)
+        except DecodeError as exc:
+            raise DecodeError(
+                f"bad record: {exc.reason}", start + 4 + exc.offset, exc.path, exc.code
+            ) from None
+        return value
+
+
+def load(
+    fp: IO[bytes],
+    *,
+    version: str | Profile = "4",
+    double: bool = False,
+    allow_objects: bool = False,
+    big_endian: bool = False,
+) -> Any:
+    """Read one record from ``fp`` as ``FileAccess.get_var`` does.
+
+    ``EOFError`` when the file has no more records; :class:`DecodeError` (with the file offset)
+    for a record that is cut short or does not decode. As in Godot, bytes after the value
+    inside its record are skipped.
+    """
+    return _Reader(fp, get_profile(version, double), allow_objects, big_endian).next()
+
+
+def load_all(
+    fp: IO[bytes],
+    *,
+    version: str | Profile = "4",
+    double: bool = False,
+    allow_objects: bool = False,
+    big_endian: bool = False,
+) -> Iterator[Any]:
+    """Every record of ``fp`` in order, read one at a time (memory: one record)."""
+    reader = _Reader(fp, get_profile(version, double), allow_objects, big_endian)
+    while True:
+        try:
+            value = reader.next()
+        except EOFError:
+            return
+        yield value

@@ -1,0 +1,192 @@
+"""Save-file containers (``gdvariant._containers``): GDEC, GCPF, sniffing and atomic writes."""
+
+from __future__ import annotations
+
+import io
+import struct
+from pathlib import Path
+
+import pytest
+
+import gdvariant as gd
+from gdvariant._containers import GcpfReader, write_gcpf
+
+KEY = bytes(range(32))
+IV = bytes(range(0xA0, 0xB0))
+VALUES = [42, "héllo wörld", {"pos": gd.Vector3(1, 2, 3)}, list(range(100))]
+
+
+def test_password_keys_are_the_hex_md5_text() -> None:
+    # containers.md §2.3, engine-verified on 4.6.3, 3.6.2 and 3.2.3.
+    assert gd.password_key("secret") == b"5ebe2294ecd0e0f08eab7690d2a6ee69"
+    assert gd.password_key("pässwörd") == b"12841e4ba5e37d2fbfc78458c6714ade"
+
+
+@pytest.mark.parametrize("layout", [3, 4])
+@pytest.mark.parametrize("size", [0, 1, 15, 16, 17, 5000])
+def test_gdec_round_trips_and_has_the_documented_size(layout: int, size: int) -> None:
+    plaintext = bytes(range(256)) * 20
+    plaintext = plaintext[:size]
+    iv = IV if layout == 4 else None
+    data = gd.encrypt(plaintext, key=KEY, layout=layout, iv=iv)
+    header = 32 if layout == 3 else 44
+    assert len(data) == header + -(-size // 16) * 16
+    assert data[:4] == b"GDEC"
+    assert gd.decrypt(data, key=KEY) == plaintext  # the layout is detected
+    assert gd.decrypt(data + b"trailing", key=KEY, layout=layout) == plaintext
+
+
+def test_a_fixed_iv_gives_the_same_bytes_and_a_random_one_does_not() -> None:
+    a = gd.encrypt(b"save", password="x", iv=IV)
+    assert a == gd.encrypt(b"save", password="x", iv=IV)
+    assert gd.encrypt(b"save", password="x")[28:44] != gd.encrypt(b"save", password="x")[28:44]
+
+
+def test_a_wrong_key_or_a_damaged_file_fails_the_md5_check() -> None:
+    data = gd.encrypt(b"the save" * 10, password="right", layout=3)
+    with pytest.raises(gd.DecodeError, match="MD5 check failed") as info:
+        gd.decrypt(data, password="wrong")
+    assert info.value.code is gd.GodotError.ERR_FILE_CORRUPT
+    damaged = data[:40] + bytes([data[40] ^ 1]) + data[41:]
+    with pytest.raises(gd.DecodeError, match="MD5"):
+        gd.decrypt(damaged, password="right")
+    with pytest.raises(gd.DecodeError, match="fits neither layout"):
+        gd.decrypt(data[:-16], password="right")
+    with pytest.raises(gd.DecodeError, match="not a GDEC"):
+        gd.decrypt(b"GCPF" + bytes(40), password="right")
+    with pytest.raises(ValueError, match="32 bytes"):
+        gd.decrypt(data, key=bytes(16))
+
+
+def test_godot3_header_swapped_by_endian_swap_before_opening_is_read() -> None:
+    # containers.md §1: magic reads CEDG, mode and length big-endian, MD5 raw.
+    data = gd.encrypt(b"abc", key=KEY, layout=3)
+    magic, mode, digest, size = struct.unpack_from("<4sI16sQ", data)
+    swapped = struct.pack(">4sI16sQ", magic[::-1], mode, digest, size) + data[32:]
+    assert swapped[:4] == b"CEDG"
+    assert gd.decrypt(swapped, key=KEY) == b"abc"
+
+
+# ---------------------------------------------------------------- GCPF
+
+EMPTY_BLOCKS = {
+    # containers.md §3.2, engine-verified: the block each mode writes for no data.
+    gd.Compression.FASTLZ: "010000e002010200 0000",
+    gd.Compression.DEFLATE: "789c0300 00000001",
+    gd.Compression.ZSTD: "28b52ffd20000100 00",
+    gd.Compression.GZIP: "1f8b0800000000000003 0300 00000000 00000000",
+}
+
+
+def _gcpf(data: bytes, mode: gd.Compression, block_size: int = 4096) -> bytes:
+    out = io.BytesIO()
+    write_gcpf(
+        [data[i : i + 1000] for i in range(0, len(data), 1000)],
+        out,
+        compression=mode,
+        block_size=block_size,
+    )
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("mode", list(EMPTY_BLOCKS))
+def test_an_empty_gcpf_has_one_empty_block(mode: gd.Compression) -> None:
+    data = _gcpf(b"", mode)
+    block = bytes.fromhex(EMPTY_BLOCKS[mode])
+    assert data == struct.pack("<4sIIII", b"GCPF", mode, 4096, 0, len(block)) + block + b"GCPF"
+
+
+@pytest.mark.parametrize("mode", list(EMPTY_BLOCKS))
+@pytest.mark.parametrize(
+    ("size", "block_size"),
+    [(0, 4096), (10, 4096), (4096, 4096), (8240, 4096), (5000, 1000), (3, 1)],
+)
+def test_gcpf_round_trips(mode: gd.Compression, size: int, block_size: int) -> None:
+    plaintext = (b"records of a save " * 1000)[:size]
+    data = _gcpf(plaintext, mode, block_size)
+    count = size // block_size + 1  # always one more: the last may be empty
+    assert struct.unpack_from("<I", data, 12)[0] == size
+    assert len(data) >= 16 + 4 * count + 4 and data.endswith(b"GCPF")
+    assert GcpfReader(io.BytesIO(data)).read() == plaintext
+
+
+def test_brotli_is_read_but_not_written() -> None:
+    brotli = pytest.importorskip("brotli")
+    block = brotli.compress(b"hello brotli")
+    data = struct.pack("<4sIIII", b"GCPF", 4, 4096, 12, len(block)) + block + b"GCPF"
+    assert GcpfReader(io.BytesIO(data)).read() == b"hello brotli"
+    with pytest.raises(ValueError, match="Brotli"):
+        _gcpf(b"x", gd.Compression.BROTLI)
+
+
+def _header(mode: int, block: int, total: int, sizes: list[int]) -> bytes:
+    return struct.pack(f"<4sIII{len(sizes)}I", b"GCPF", mode, block, total, *sizes)
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (b"GCPF\0\0", "not a GCPF"),
+        (_header(9, 4096, 0, [0]), "unknown GCPF compression mode 9"),
+        (_header(1, 0, 0, [0]), "block size 0"),
+        (_header(1, 1, 1 << 31, [0]), "block table alone would not fit"),
+        (_header(1, 4096, 10, [500]) + b"x" * 10, "claims 500 bytes of blocks"),
+        (_header(1, 4096, 20, [8]) + b"\xff" * 8, "block 0 .*corrupt"),
+        (_header(1, 4096, 10, [8]) + bytes.fromhex("789c030000000001"), "gives 0 bytes, not 10"),
+    ],
+)
+def test_bad_gcpf_files_name_what_is_wrong(data: bytes, reason: str) -> None:
+    with pytest.raises(gd.DecodeError, match=reason):
+        GcpfReader(io.BytesIO(data)).read()
+
+
+# ---------------------------------------------------------------- any save
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"big_endian": True},
+        {"key": KEY},
+        {"password": "pässwörd", "version": "3"},
+        {"compression": gd.Compression.FASTLZ},
+        {"compression": gd.Compression.ZSTD, "version": "3.2"},
+        {"compression": gd.Compression.GZIP, "block_size": 64},
+    ],
+    ids=repr,
+)
+def test_write_save_then_read_save(tmp_path: Path, options: dict[str, object]) -> None:
+    path = tmp_path / "save.dat"
+    assert gd.write_save(path, VALUES, **options) == len(VALUES)  # type: ignore[arg-type]
+    read = {k: v for k, v in options.items() if k in ("key", "password", "version", "big_endian")}
+    assert gd.read_save(path, **read) == VALUES
+    kind = "GDEC" if "key" in options or "password" in options else "plain"
+    assert gd.sniff(path.read_bytes()) == ("GCPF" if "compression" in options else kind)
+    if "password" in options:
+        assert path.read_bytes()[4:8] == bytes([1, 0, 0, 0])  # Godot 3's layout: mode 1
+
+
+def test_an_encrypted_save_asks_for_a_key(tmp_path: Path) -> None:
+    path = tmp_path / "save.dat"
+    gd.write_save(path, VALUES, password="pw")
+    with pytest.raises(gd.DecodeError, match="give key= or password=") as info:
+        gd.read_save(path)
+    assert info.value.code is gd.GodotError.ERR_UNAUTHORIZED
+
+
+def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path: Path) -> None:
+    path = tmp_path / "save.dat"
+    gd.write_save(path, [1])
+    before = path.read_bytes()
+
+    def values() -> object:
+        yield 2
+        raise RuntimeError("the game crashed mid-save")
+
+    with pytest.raises(RuntimeError):
+        gd.write_save(path, values(), compression=gd.Compression.DEFLATE)  # type: ignore[arg-type]
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["save.dat"]
+    with pytest.raises(ValueError, match="not both"):
+        gd.write_save(path, [1], password="x", compression=gd.Compression.ZSTD)
