@@ -8,6 +8,8 @@
 #                                    (StreamPeerTCP), pps (PacketPeerStream), udp (PacketPeerUDP)
 #                                    or ws (WebSocketPeer)
 #   limits OUT                       the framing size limits, as one JSON object
+#   savefiles DIR SEED COUNT         save files in every container mode (see tests/savefiles.py)
+#   readsaves DIR OUT                read every *.sav in DIR; one JSON line of records per file
 #   server PORT_FILE CLIENTS SEED COUNT  a TCPServer on a free port (written to PORT_FILE) that
 #                                    runs one session with each of CLIENTS clients in turn
 #
@@ -39,6 +41,10 @@ func _init() -> void:
 		code = _bench(args[1], int(args[2]), args[3])
 	elif args.size() == 6 and args[0] == "client":
 		code = _net_client(args[1], args[2], int(args[3]), int(args[4]), int(args[5]))
+	elif args.size() == 4 and args[0] == "savefiles":
+		code = _savefiles(args[1], int(args[2]), int(args[3]))
+	elif args.size() == 3 and args[0] == "readsaves":
+		code = _readsaves(args[1], args[2])
 	elif args.size() == 2 and args[0] == "limits":
 		code = _limits(args[1])
 	elif args.size() == 5 and args[0] == "server":
@@ -1421,4 +1427,98 @@ func _limits(out_path: String) -> int:
 		return 1
 	f.store_line(JSON.stringify(facts))
 	f.close()
+	return 0
+
+
+# ---------------------------------------------------------------- save files
+#
+# A file is named MODE_CONTENT.sav. MODE picks how it is opened (_open_save); CONTENT is
+# "values" (the COUNT values listed in manifest.txt), "empty" or "exact" (one record whose
+# plaintext is exactly 4096 bytes: a GCPF file whose last block is empty).
+
+const SAVE_MODES := ["plain", "plain_be", "key", "key_iv", "pass", "pass_utf8",
+		"fastlz", "deflate", "zstd", "gzip"]
+
+
+func _open_save(path: String, mode: String, write: bool) -> FileAccess:
+	var how := FileAccess.WRITE if write else FileAccess.READ
+	var key := PackedByteArray()
+	var iv := PackedByteArray()
+	for i in 32:
+		key.append(i)
+	for i in 16:
+		iv.append(0xA0 + i)
+	var f: FileAccess = null
+	match mode:
+		"plain", "plain_be":
+			f = FileAccess.open(path, how)
+		"key":
+			f = FileAccess.open_encrypted(path, how, key)
+		"key_iv":
+			f = FileAccess.open_encrypted(path, how, key, iv)
+		"pass":
+			f = FileAccess.open_encrypted_with_pass(path, how, "secret")
+		"pass_utf8":
+			f = FileAccess.open_encrypted_with_pass(path, how, "pässwörd")
+		"fastlz":
+			f = FileAccess.open_compressed(path, how, FileAccess.COMPRESSION_FASTLZ)
+		"deflate":
+			f = FileAccess.open_compressed(path, how, FileAccess.COMPRESSION_DEFLATE)
+		"zstd":
+			f = FileAccess.open_compressed(path, how, FileAccess.COMPRESSION_ZSTD)
+		"gzip":
+			f = FileAccess.open_compressed(path, how, FileAccess.COMPRESSION_GZIP)
+	if f != null and mode == "plain_be":
+		f.big_endian = true
+	return f
+
+
+func _savefiles(dir: String, seed_value: int, count: int) -> int:
+	rng.seed = seed_value
+	var values := []
+	var manifest := _open_write(dir.path_join("manifest.txt"))
+	while values.size() < count:
+		var v: Variant = _rand_value(0)
+		if var_to_bytes(v) == var_to_bytes_with_objects(v):
+			values.append(v)
+			manifest.store_line(var_to_bytes(v).hex_encode())
+	manifest.close()
+	var exact := PackedByteArray()
+	exact.resize(4096 - 12)
+	for mode in SAVE_MODES:
+		for content in ["values", "empty", "exact"]:
+			var f := _open_save(dir.path_join("%s_%s.sav" % [mode, content]), mode, true)
+			if f == null:
+				printerr("cannot write %s_%s: %s" % [mode, content, error_string(FileAccess.get_open_error())])
+				return 1
+			if content == "values":
+				for v in values:
+					f.store_var(v)
+			elif content == "exact":
+				f.store_var(exact)
+			f.close()
+	return 0
+
+
+func _readsaves(dir: String, out_path: String) -> int:
+	var out := _open_write(out_path)
+	if out == null:
+		return 1
+	var names := DirAccess.get_files_at(dir)
+	names.sort()
+	for name in names:
+		if not name.ends_with(".sav"):
+			continue
+		var mode := name.get_basename().rsplit("_", true, 1)[0]
+		var f := _open_save(dir.path_join(name), mode, false)
+		if f == null:
+			out.store_line(JSON.stringify({"name": name, "ok": false,
+					"error": error_string(FileAccess.get_open_error())}))
+			continue
+		var records := []
+		while f.get_position() < f.get_length():
+			records.append(var_to_bytes(f.get_var()).hex_encode())
+		f.close()
+		out.store_line(JSON.stringify({"name": name, "ok": true, "records": records}))
+	out.close()
 	return 0
