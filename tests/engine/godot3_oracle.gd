@@ -65,6 +65,10 @@ func _init():
 		code = _decode(args[1], args[2])
 	elif args.size() == 2 and args[0] == "limits":
 		code = _limits(args[1])
+	elif args.size() == 4 and args[0] == "savefiles":
+		code = _savefiles(args[1], int(args[2]), int(args[3]))
+	elif args.size() == 3 and args[0] == "readsaves":
+		code = _readsaves(args[1], args[2])
 	elif args.size() == 6 and args[0] == "client":
 		code = _net_client(args[1], args[2], int(args[3]), int(args[4]), int(args[5]))
 	else:
@@ -1223,4 +1227,105 @@ func _limits(out_path):
 		return 1
 	f.store_line(to_json(facts))
 	f.close()
+	return 0
+
+
+# ---------------------------------------------------------------- save files
+#
+# As in godot4_oracle.gd: a file is named MODE_CONTENT.sav; CONTENT is "values" (the COUNT
+# values listed in manifest.txt), "empty" or "exact" (one record of exactly 4096 bytes).
+
+const SAVE_MODES = ["plain", "plain_be", "key", "pass", "pass_utf8", "fastlz", "deflate", "zstd", "gzip"]
+
+
+func _open_save(path, mode, write):
+	var how = File.WRITE if write else File.READ
+	var key = PoolByteArray()
+	for i in range(32):
+		key.append(i)
+	var f = File.new()
+	var err = ERR_INVALID_PARAMETER
+	match mode:
+		"plain", "plain_be":
+			err = f.open(path, how)
+		"key":
+			err = f.open_encrypted(path, how, key)
+		"pass":
+			err = f.open_encrypted_with_pass(path, how, "secret")
+		"pass_utf8":
+			err = f.open_encrypted_with_pass(path, how, "pässwörd")
+		"fastlz":
+			err = f.open_compressed(path, how, File.COMPRESSION_FASTLZ)
+		"deflate":
+			err = f.open_compressed(path, how, File.COMPRESSION_DEFLATE)
+		"zstd":
+			err = f.open_compressed(path, how, File.COMPRESSION_ZSTD)
+		"gzip":
+			err = f.open_compressed(path, how, File.COMPRESSION_GZIP)
+	if err != OK:
+		return err
+	if mode == "plain_be":
+		f.endian_swap = true  # after opening: only the record lengths are swapped
+	return f
+
+
+func _savefiles(dir, seed_value, count):
+	rng.seed = seed_value
+	var values = []
+	var manifest = File.new()
+	if manifest.open(dir.plus_file("manifest.txt"), File.WRITE) != OK:
+		return 1
+	while values.size() < count:
+		var v = _rand_value(0)
+		if var2bytes(v) == var2bytes(v, true):
+			values.append(v)
+			manifest.store_line(var2bytes(v).hex_encode())
+	manifest.close()
+	var exact = PoolByteArray()
+	exact.resize(4096 - 12)
+	for i in range(exact.size()):
+		exact[i] = 0
+	for mode in SAVE_MODES:
+		for content in ["values", "empty", "exact"]:
+			var f = _open_save(dir.plus_file("%s_%s.sav" % [mode, content]), mode, true)
+			if typeof(f) == TYPE_INT:
+				printerr("cannot write %s_%s: %d" % [mode, content, f])
+				return 1
+			if content == "values":
+				for v in values:
+					f.store_var(v)
+			elif content == "exact":
+				f.store_var(exact)
+			f.close()
+	return 0
+
+
+func _readsaves(dir, out_path):
+	var out = File.new()
+	if out.open(out_path, File.WRITE) != OK:
+		return 1
+	var d = Directory.new()
+	if d.open(dir) != OK:
+		return 1
+	var names = []
+	d.list_dir_begin(true)
+	var n = d.get_next()
+	while n != "":
+		if n.ends_with(".sav"):
+			names.append(n)
+		n = d.get_next()
+	names.sort()
+	for name in names:
+		var base = name.get_basename()
+		var mode = base.substr(0, base.find_last("_"))
+		var f = _open_save(dir.plus_file(name), mode, false)
+		if typeof(f) == TYPE_INT:
+			out.store_line(to_json({"name": name, "ok": false, "error": f}))
+			continue
+		var records = []
+		while f.get_position() < f.get_len():
+			records.append(var2bytes(f.get_var()).hex_encode())
+		f.close()
+		out.store_line(to_json({"name": name, "ok": true, "records": records}))
+	out.close()
 	return 0
