@@ -2,34 +2,28 @@
 
 from __future__ import annotations
 
+import importlib
 import types
 from typing import Any
 
 import gdvariant as gd
-from gdvariant import (
-    _api,
-    _containers,
-    _errors,
-    _framing,
-    _legacy,
-    _packed,
-    _profiles,
-    _records,
-    _types,
-)
 
 # The private modules whose __all__ is public API. (_encoder/_decoder/_layouts export
-# machinery for the other private modules — Encoder, decode_value — reached through _api.)
+# machinery for the other private modules — Encoder, decode_value — reached through _api;
+# _fastlz is used by _containers only.)
 API_MODULES: list[types.ModuleType] = [
-    _api,
-    _containers,
-    _errors,
-    _framing,
-    _legacy,
-    _packed,
-    _profiles,
-    _records,
-    _types,
+    importlib.import_module(f"gdvariant.{name}")
+    for name in (
+        "_api",
+        "_containers",
+        "_errors",
+        "_framing",
+        "_legacy",
+        "_packed",
+        "_profiles",
+        "_records",
+        "_types",
+    )
 ]
 # Names defined in __init__ itself.
 OWN_NAMES = {"IMPLEMENTATION", "__version__"}
