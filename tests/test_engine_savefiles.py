@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from engines import ENGINE_SCRIPTS, Engine
-from godot_describe import same_but_padding
+from godot_describe import as_engine_holds, canon, same_but_padding
 
 import gdvariant as gd
 from gdvariant._containers import write_gcpf
@@ -141,11 +141,14 @@ def _check_engine_reads(engine: Engine) -> None:
             result = results[name]
             assert result["ok"], result
             got = [bytes.fromhex(r) for r in result["records"]]
-            expected = [
-                gd.dumps(gd.loads(b, version=version), version=version)
-                for b in _expected(manifest, content, version)
-            ]
-            assert _same_records(expected, got), f"Godot {version} {name} (seed {seed})"
+            sent = [gd.loads(b, version=version) for b in _expected(manifest, content, version)]
+            where = f"Godot {version} {name} (seed {seed})"
+            assert len(got) == len(sent), where
+            for value, theirs in zip(sent, got, strict=True):
+                if not same_but_padding(gd.dumps(value, version=version), theirs):
+                    # Godot 3 reads a NodePath with no names as relative (godot3.md §5.1).
+                    held = as_engine_holds(value, version.startswith("3"))
+                    assert canon(gd.loads(theirs, version=version)) == canon(held), where
 
 
 def test_we_read_every_save_file_godot4_writes(godot4: Engine) -> None:
