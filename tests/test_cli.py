@@ -334,3 +334,22 @@ def test_frames_reports_a_bad_frame_and_keeps_what_came_before(
     assert captured.out.splitlines() == ["# value 0", "7"]
     assert "bad frame: unknown type id 255" in captured.err
     assert "offset 16" in captured.err
+
+
+def test_decode_opens_encrypted_and_compressed_saves(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    enc = tmp_path / "enc.sav"
+    gd.write_save(enc, [1, "two"], password="pässwörd", version="3")
+    assert main(["decode", str(enc), "-V", "3", "--password", "pässwörd"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["# record 0", "1", "# record 1", "'two'"]
+    assert main(["decode", str(enc), "-V", "3", "--password", "wrong"]) == 1
+    assert "MD5 check failed" in capsys.readouterr().err
+    zipped = tmp_path / "zip.sav"
+    gd.write_save(zipped, [{"k": 3}], compression=gd.Compression.GZIP)
+    assert main(["decode", str(zipped)]) == 0
+    assert capsys.readouterr().out.splitlines() == ["# record 0", "{'k': 3}"]
+    key = bytes(range(32))
+    gd.write_save(enc, [5], key=key)
+    assert main(["decode", str(enc), "--key", key.hex()]) == 0
+    assert capsys.readouterr().out.splitlines() == ["# record 0", "5"]

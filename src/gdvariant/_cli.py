@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import getpass
 import json
 import pprint
 import sys
@@ -11,6 +12,7 @@ from pathlib import Path
 
 from . import __version__
 from ._api import decode, dumps
+from ._containers import iter_save, sniff
 from ._errors import VariantError
 from ._framing import Framing, StreamDecoder, frame
 from ._literal import parse_value
@@ -22,6 +24,7 @@ _EPILOG = """examples:
   gdvariant encode '[7, "move", Vector3(1, 2, 3), {"seq": 42}]' --hex
   gdvariant encode '{"seq": 42}' --framing StreamPeer --hex
   gdvariant frames capture.bin          # a TCP stream of put_var frames, e.g. from Wireshark
+  gdvariant decode user_save.dat --password secret    # an encrypted or compressed save
   gdvariant versions
 """
 
@@ -35,7 +38,37 @@ def _read_input(source: str, as_hex: bool) -> bytes:
     return Path(source).read_bytes()
 
 
+def _cmd_save(args: argparse.Namespace, kind: str) -> int:
+    """Decode every record of an encrypted or compressed save file."""
+    key = bytes.fromhex(args.key) if args.key else None
+    password = args.password
+    if kind == "GDEC" and key is None and password is None:
+        if not sys.stdin.isatty():
+            print("gdvariant: this save is encrypted: give --password or --key", file=sys.stderr)
+            return 2
+        password = getpass.getpass("password: ")
+    shown = 0
+    for value in iter_save(
+        args.input,
+        version=args.version,
+        double=args.double,
+        allow_objects=args.allow_objects,
+        key=key,
+        password=password,
+    ):
+        print(f"# record {shown}")
+        print(pprint.pformat(value, width=100, sort_dicts=False))
+        shown += 1
+    print(f"# {shown} records ({kind})", file=sys.stderr)
+    return 0
+
+
 def _cmd_decode(args: argparse.Namespace) -> int:
+    if not args.hex and args.input != "-":
+        with open(args.input, "rb") as fp:
+            kind = sniff(fp.read(4))
+        if kind != "plain":
+            return _cmd_save(args, kind)
     data = _read_input(args.input, args.hex)
     offset = args.offset
     shown = 0
@@ -163,7 +196,11 @@ def build_parser() -> argparse.ArgumentParser:
         "decode",
         parents=[engine],
         help="decode var_to_bytes data and print the value",
-        description="Decode Variant bytes (a file, '-' for stdin, or hex text with --hex).",
+        description=(
+            "Decode Variant bytes (a file, '-' for stdin, or hex text with --hex). An encrypted "
+            "(GDEC) or compressed (GCPF) save file is recognised and its store_var records "
+            "printed; an encrypted one asks for its password unless --password or --key is given."
+        ),
     )
     dec.add_argument("input", help="file to read, or '-' for standard input")
     dec.add_argument("--hex", action="store_true", help="the input is hex text, not raw bytes")
@@ -174,6 +211,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="accept full objects (bytes_to_var_with_objects); they stay inert records",
     )
+    dec.add_argument("--password", help="password of an encrypted (GDEC) save")
+    dec.add_argument("--key", help="raw 32-byte key of an encrypted save, as 64 hex digits")
     dec.set_defaults(func=_cmd_decode)
 
     enc = sub.add_parser(
