@@ -76,6 +76,11 @@ class DecodeError(VariantError, ValueError):
         self.args = (self._message(),)
         return self
 
+    def inside(self, what: str, start: int) -> DecodeError:
+        """This error of a payload that starts at ``start`` of a larger stream or file:
+        the reason names the container (``bad frame: ...``) and the offset counts from there."""
+        return DecodeError(f"bad {what}: {self.reason}", start + self.offset, self.path, self.code)
+
 
 class EncodeError(VariantError, ValueError):
     """A value that the chosen engine version cannot represent; ``path`` says where it is."""

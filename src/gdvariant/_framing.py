@@ -229,11 +229,7 @@ class StreamDecoder:
             try:
                 value, _ = decode_value(payload, self._profile, self._allow_objects)
             except DecodeError as exc:
-                start = self._offset + pos + 4
-                raise self._fail(
-                    pos,
-                    DecodeError(f"bad frame: {exc.reason}", start + exc.offset, exc.path, exc.code),
-                ) from None
+                raise self._fail(pos, exc.inside("frame", self._offset + pos + 4)) from None
             self._ready.append(value)
             pos += 4 + size
         del buf[:pos]

@@ -128,9 +128,7 @@ class _Reader:
         try:
             value, _ = decode_value(data, self.profile, self.allow_objects)
         except DecodeError as exc:
-            raise DecodeError(
-                f"bad record: {exc.reason}", start + 4 + exc.offset, exc.path, exc.code
-            ) from None
+            raise exc.inside("record", start + 4) from None
         return value
 
 
