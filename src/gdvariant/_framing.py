@@ -89,6 +89,10 @@ def _rules(framing: Framing | str, big_endian: bool) -> _Rules:
     return rules
 
 
+def _receive_limit(rules: _Rules, max_frame_size: int | None) -> int:
+    return rules.receive_limit if max_frame_size is None else max_frame_size
+
+
 def _send_limit(rules: _Rules, profile: Profile, max_size: int | None) -> int | None:
     if max_size is not None:
         return max_size
@@ -174,7 +178,7 @@ class StreamDecoder:
         self._profile = get_profile(version, double)
         self._allow_objects = allow_objects
         self._prefix = _PREFIX[big_endian]
-        self.max_frame_size = rules.receive_limit if max_frame_size is None else max_frame_size
+        self.max_frame_size = _receive_limit(rules, max_frame_size)
         self._buffer = bytearray()
         self._offset = 0  # stream offset of the first byte in _buffer
         self._ready: deque[Any] = deque()
@@ -284,6 +288,11 @@ class WireFormat:
         get_profile(self.version, self.double)
 
     @property
+    def receive_limit(self) -> int:
+        """The largest frame or packet accepted: ``max_frame_size``, or the framing's own."""
+        return _receive_limit(_RULES[Framing(self.framing)], self.max_frame_size)
+
+    @property
     def is_packet(self) -> bool:
         """True for ``PacketPeer``: one value per packet, no length prefix."""
         return not _RULES[Framing(self.framing)].prefixed
@@ -323,11 +332,10 @@ class WireFormat:
 
     def decode_packet(self, packet: Buffer) -> Any:
         """The value in one received packet (``PacketPeer`` framing)."""
-        limit = self.max_frame_size
         return decode_packet(
             packet,
             version=self.version,
             double=self.double,
             allow_objects=self.allow_objects,
-            max_size=DEFAULT_MAX_FRAME_SIZE if limit is None else limit,
+            max_size=self.receive_limit,
         )

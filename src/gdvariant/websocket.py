@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Unpack
 
 from ._errors import ConnectionClosed, DecodeError
-from ._framing import DEFAULT_MAX_FRAME_SIZE, WireFormat, WireOptions
+from ._framing import WireFormat, WireOptions
 from .asyncio import AsyncPeer
 
 try:
@@ -32,10 +32,6 @@ __all__ = ["VariantWebSocket", "connect", "serve"]
 
 LOGGER = logging.getLogger("gdvariant.websocket")
 _INVALID_PAYLOAD = 1007  # RFC 6455 close code for a message the endpoint cannot accept
-
-
-def _max_size(wire: WireFormat) -> int:
-    return DEFAULT_MAX_FRAME_SIZE if wire.max_frame_size is None else wire.max_frame_size
 
 
 class VariantWebSocket(AsyncPeer):
@@ -71,7 +67,7 @@ class VariantWebSocket(AsyncPeer):
 async def connect(uri: str, **options: Unpack[WireOptions]) -> VariantWebSocket:
     """Connect to a WebSocket server (``ws://host:port/path``)."""
     wire = WireFormat.for_packets(options, "WebSocket")
-    connection = await _ws_connect(uri, max_size=_max_size(wire))
+    connection = await _ws_connect(uri, max_size=wire.receive_limit)
     return VariantWebSocket(connection, wire)
 
 
@@ -104,4 +100,4 @@ async def serve(
             logger.exception("handler failed for the WebSocket from %s", name)
             await peer.close(1011)
 
-    return await _ws_serve(one, host, port, max_size=_max_size(wire))
+    return await _ws_serve(one, host, port, max_size=wire.receive_limit)
