@@ -65,19 +65,14 @@ def compress(data: bytes) -> bytes:
                 ref += 1
                 ip += 1
         else:  # stops one past the first different byte; the first 8 compares always run
-            for _ in range(8):
+            compares = 0
+            while compares < 8 or ip < bound:
                 same = data[ref] == data[ip]
                 ref += 1
                 ip += 1
+                compares += 1
                 if not same:
                     break
-            else:
-                while ip < bound:
-                    same = data[ref] == data[ip]
-                    ref += 1
-                    ip += 1
-                    if not same:
-                        break
         if copy:
             out[-copy - 1] = copy - 1
         else:
