@@ -7,6 +7,7 @@ data go through a scratch folder inside the chroot, so the same paths work on bo
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -82,6 +83,16 @@ class Engine:
             *cmd,
         ]
 
+    @property
+    def oracle(self) -> str:
+        """The oracle script for this engine's GDScript dialect (in ``tests/engine``)."""
+        return "godot4_oracle.gd" if self.name.startswith("4") else "godot3_oracle.gd"
+
+    def _check(self, returncode: int | None, out: str, err: str) -> None:
+        if returncode != 0:
+            tail = f"{out[-3000:]}\n{err[-3000:]}"
+            raise RuntimeError(f"Godot {self.name} failed ({returncode}):\n{tail}")
+
     def run(
         self, script: str, args: Sequence[str], *, cwd: tuple[Path, str], timeout: float = 600
     ) -> subprocess.CompletedProcess[str]:
@@ -89,10 +100,26 @@ class Engine:
         here, inside = cwd
         cmd = self.command(script, args, inside)
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=here)
-        if proc.returncode != 0:
-            tail = f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
-            raise RuntimeError(f"Godot {self.name} failed ({proc.returncode}):\n{tail}")
+        self._check(proc.returncode, proc.stdout, proc.stderr)
         return proc
+
+    async def run_async(
+        self, script: str, args: Sequence[str], *, cwd: tuple[Path, str], timeout: float = 600
+    ) -> None:
+        """:meth:`run` for a test whose own side runs on the event loop at the same time."""
+        here, inside = cwd
+        proc = await asyncio.create_subprocess_exec(
+            *self.command(script, args, inside),
+            cwd=here,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        try:
+            out, err = await asyncio.wait_for(proc.communicate(), timeout)
+        except TimeoutError:
+            proc.kill()
+            raise
+        self._check(proc.returncode, out.decode(errors="replace"), err.decode(errors="replace"))
 
 
 def _mounted(chroot: Path) -> bool:

@@ -32,28 +32,10 @@ TIMEOUT = 300
 FRAMING = {"stream": "StreamPeer", "pps": "PacketPeerStream"}
 
 
-def _script(engine: Engine) -> str:
-    return "godot4_oracle.gd" if engine.name.startswith("4") else "godot3_oracle.gd"
-
-
 async def _run_engine(engine: Engine, args: list[str], here: Path, inside: str) -> None:
     """Run the engine's oracle script with ``args``; raise with its output if it fails."""
-    shutil.copy(ENGINE_SCRIPTS / _script(engine), here)
-    proc = await asyncio.create_subprocess_exec(
-        *engine.command(_script(engine), args, inside),
-        cwd=here,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    try:
-        _, err = await asyncio.wait_for(proc.communicate(), TIMEOUT)
-    except TimeoutError:
-        proc.kill()
-        raise
-    if proc.returncode != 0:
-        raise AssertionError(
-            f"Godot {engine.name} exited {proc.returncode}:\n{err.decode()[-3000:]}"
-        )
+    shutil.copy(ENGINE_SCRIPTS / engine.oracle, here)
+    await engine.run_async(engine.oracle, args, cwd=(here, inside), timeout=TIMEOUT)
 
 
 async def _with_engine(
@@ -239,7 +221,7 @@ def test_our_clients_talk_to_a_godot_tcp_server(godot4: Engine) -> None:
 
 
 def _limits(engine: Engine) -> dict[str, int]:
-    (facts,) = run_oracle(engine, _script(engine), ["limits", "{inside}/out.jsonl"])
+    (facts,) = run_oracle(engine, engine.oracle, ["limits", "{inside}/out.jsonl"])
     return {key: int(value) for key, value in facts.items()}
 
 

@@ -47,10 +47,6 @@ def _modes(engine: Engine) -> dict[str, dict[str, Any]]:
     return {mode: options for mode, options in MODES.items() if mode != "key_iv"}
 
 
-def _script(engine: Engine) -> str:
-    return "godot4_oracle.gd" if engine.name.startswith("4") else "godot3_oracle.gd"
-
-
 def _reading(options: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in options.items() if k in ("key", "password", "big_endian")}
 
@@ -86,8 +82,8 @@ def _rebuilt(data: bytes, plaintext: bytes, options: dict[str, Any], layout: int
 
 def _engine_files(engine: Engine, here: Path, inside: str, seed: int) -> list[bytes]:
     """Have the engine write every save file into ``here``; return its manifest."""
-    shutil.copy(ENGINE_SCRIPTS / _script(engine), here)
-    engine.run(_script(engine), ["savefiles", inside, str(seed), str(COUNT)], cwd=(here, inside))
+    shutil.copy(ENGINE_SCRIPTS / engine.oracle, here)
+    engine.run(engine.oracle, ["savefiles", inside, str(seed), str(COUNT)], cwd=(here, inside))
     manifest = [bytes.fromhex(x) for x in (here / "manifest.txt").read_text().split()]
     assert len(manifest) == COUNT
     return manifest
@@ -128,7 +124,7 @@ def _check_engine_reads(engine: Engine) -> None:
                 ]
                 gd.write_save(ours / f"{mode}_{content}.sav", values, version=version, **options)
         engine.run(
-            _script(engine),
+            engine.oracle,
             ["readsaves", f"{inside}/ours", f"{inside}/read.jsonl"],
             cwd=(here, inside),
         )
