@@ -190,3 +190,20 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path: Path) -> 
     assert [p.name for p in tmp_path.iterdir()] == ["save.dat"]
     with pytest.raises(ValueError, match="not both"):
         gd.write_save(path, [1], password="x", compression=gd.Compression.ZSTD)
+
+
+@pytest.mark.parametrize("declared", [True, False])
+def test_a_zstd_block_that_inflates_past_its_size_is_refused_before_it_is_decoded(
+    declared: bool,
+) -> None:
+    zstandard = pytest.importorskip("zstandard")
+    import tracemalloc
+
+    bomb = zstandard.ZstdCompressor(write_content_size=declared).compress(bytes(256 << 20))
+    data = _header(2, 4096, 10, [len(bomb)]) + bomb
+    tracemalloc.start()
+    with pytest.raises(gd.DecodeError, match=r"block 0 .*corrupt"):
+        GcpfReader(io.BytesIO(data)).read()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 16 << 20  # the 256 MiB it claims never exist

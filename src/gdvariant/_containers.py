@@ -246,6 +246,15 @@ def _zstd_compress(block: bytes) -> bytes:
 
 def _zstd_decompress(data: bytes, size: int) -> bytes:
     zstandard = _need("zstandard", "zstd")
+    declared = zstandard.get_frame_parameters(data).content_size
+    if declared == zstandard.CONTENTSIZE_UNKNOWN:
+        # No size in the frame (the engine always writes one): read at most one byte more
+        # than the block may hold before decoding it whole, as the other codecs are bounded.
+        with zstandard.ZstdDecompressor().stream_reader(data) as bounded:
+            if len(bounded.read(size + 1)) > size:
+                raise ValueError("the stream does not end where its block ends")
+    elif declared > size:
+        raise ValueError(f"the frame holds {declared} bytes, more than its block")
     reader = zstandard.ZstdDecompressor().decompressobj()
     out = reader.decompress(data)
     if len(out) > size or not reader.eof or reader.unused_data:
