@@ -29,6 +29,11 @@ _EPILOG = """examples:
 """
 
 
+def _print_value(value: object) -> None:
+    """One decoded value, in the key order it was written."""
+    print(pprint.pformat(value, width=100, sort_dicts=False))
+
+
 def _read_input(source: str, as_hex: bool) -> bytes:
     if as_hex:
         text = sys.stdin.read() if source == "-" else source
@@ -57,7 +62,7 @@ def _cmd_save(args: argparse.Namespace, kind: str) -> int:
         password=password,
     ):
         print(f"# record {shown}")
-        print(pprint.pformat(value, width=100, sort_dicts=False))
+        _print_value(value)
         shown += 1
     print(f"# {shown} records ({kind})", file=sys.stderr)
     return 0
@@ -82,7 +87,7 @@ def _cmd_decode(args: argparse.Namespace) -> int:
         )
         if args.all:
             print(f"# offset {offset}, {used} bytes")
-        print(pprint.pformat(value, width=100, sort_dicts=False))
+        _print_value(value)
         offset += used
         shown += 1
         if not args.all or offset >= len(data):
@@ -111,7 +116,7 @@ def _cmd_frames(args: argparse.Namespace) -> int:
     finally:
         for value in decoder:
             print(f"# value {shown}")
-            print(pprint.pformat(value, width=100, sort_dicts=False))
+            _print_value(value)
             shown += 1
     if decoder.buffered:
         print(f"note: the data ends inside a frame ({decoder.buffered} bytes)", file=sys.stderr)
