@@ -38,12 +38,10 @@ async def _run_engine(engine: Engine, args: list[str], here: Path, inside: str) 
     await engine.run_async(engine.oracle, args, cwd=(here, inside), timeout=TIMEOUT)
 
 
-async def _with_engine(
-    engine: Engine, args: Callable[[str], list[str]], ours: Awaitable[Report]
-) -> Report:
-    """Run our side and the engine together; ``args`` gets the engine's scratch folder."""
+async def _with_engine(engine: Engine, args: list[str], ours: Awaitable[Report]) -> Report:
+    """Run our side and the engine (its oracle with ``args``) together."""
     with engine.workdir() as (here, inside):
-        engine_task = asyncio.create_task(_run_engine(engine, args(inside), here, inside))
+        engine_task = asyncio.create_task(_run_engine(engine, args, here, inside))
         ours_task = asyncio.ensure_future(ours)
         done, _ = await asyncio.wait(
             [engine_task, ours_task], timeout=TIMEOUT, return_when=asyncio.FIRST_EXCEPTION
@@ -56,8 +54,8 @@ async def _with_engine(
         return report
 
 
-def _client_args(kind: str, port: int, seed: int) -> Callable[[str], list[str]]:
-    return lambda inside: ["client", kind, "127.0.0.1", str(port), str(seed), str(COUNT)]
+def _client_args(kind: str, port: int, seed: int) -> list[str]:
+    return ["client", kind, "127.0.0.1", str(port), str(seed), str(COUNT)]
 
 
 async def _stream_session(
