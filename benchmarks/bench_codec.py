@@ -13,6 +13,7 @@ import shutil
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -67,15 +68,15 @@ def main() -> int:
     args = parser.parse_args()
 
     blobs: dict[str, bytes] = {}
-    rows = []
+    rows: list[tuple[str, int, float, float]] = []
     for name, make in PAYLOADS.items():
-        value = make()
+        value: Any = make()
         blob = gd.dumps(value)
         blobs[name] = blob
         assert gd.dumps(gd.loads(blob)) == blob
         print(f"timing gdvariant on {name} ({len(blob):,} bytes)...", file=sys.stderr)
-        dec = best_time(lambda blob=blob: gd.loads(blob), args.budget)
-        enc = best_time(lambda value=value: gd.dumps(value), args.budget)
+        dec = best_time(partial(gd.loads, blob), args.budget)
+        enc = best_time(partial(gd.dumps, value), args.budget)
         rows.append((name, len(blob), dec, enc))
 
     godot = {} if args.no_godot else godot_times(blobs, args.godot_iterations)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 import gdvariant as gd
@@ -48,7 +49,7 @@ def message() -> list[Any]:
     return [7, "move", gd.Vector3(1, 2, 3), {"seq": 42}]
 
 
-PAYLOADS = {
+PAYLOADS: dict[str, Callable[[], Any]] = {
     "entities_1000": entities,
     "mixed_30000": mixed,
     "packed_f32_1M": floats,

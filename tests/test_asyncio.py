@@ -36,7 +36,7 @@ async def server(handler: Handler = echo, **options: Any) -> AsyncIterator[int]:
 
 
 def run(coro: Awaitable[None]) -> None:
-    asyncio.run(asyncio.wait_for(coro, 60))  # type: ignore[arg-type]
+    asyncio.run(asyncio.wait_for(coro, 60))
 
 
 @pytest.mark.parametrize(

@@ -207,3 +207,111 @@ def test_a_zstd_block_that_inflates_past_its_size_is_refused_before_it_is_decode
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak < 16 << 20  # the 256 MiB it claims never exist
+
+
+# ---------------------------------------------------------------- hostile containers
+
+SAVE = b"".join(gd.records(VALUES)) * 3
+
+
+@pytest.mark.parametrize("layout", [3, 4])
+def test_every_truncation_of_a_gdec_file_is_a_decode_error(layout: int) -> None:
+    iv = IV if layout == 4 else None
+    data = gd.encrypt(SAVE, key=KEY, layout=layout, iv=iv)
+    for end in range(len(data)):
+        with pytest.raises(gd.DecodeError) as info:
+            gd.decrypt(data[:end], key=KEY)
+        assert info.value.code in (
+            gd.GodotError.ERR_FILE_UNRECOGNIZED,
+            gd.GodotError.ERR_FILE_CORRUPT,
+        )
+        assert "GDEC" in str(info.value)
+
+
+@pytest.mark.parametrize("layout", [3, 4])
+def test_a_gdec_length_claiming_exabytes_allocates_nothing(layout: int) -> None:
+    import tracemalloc
+
+    data = bytearray(gd.encrypt(b"x" * 64, key=KEY, layout=layout, iv=IV if layout == 4 else None))
+    struct.pack_into("<Q", data, 24 if layout == 3 else 20, 1 << 62)
+    tracemalloc.start()
+    with pytest.raises(gd.DecodeError, match="fits neither layout"):
+        gd.decrypt(bytes(data), key=KEY)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 64 << 10
+
+
+@pytest.mark.parametrize("mode", list(EMPTY_BLOCKS))
+def test_every_truncation_of_a_gcpf_file_is_a_decode_error_except_the_trailer(
+    mode: gd.Compression,
+) -> None:
+    data = _gcpf(SAVE, mode, block_size=256)
+    for end in range(len(data) - 4):
+        with pytest.raises(gd.DecodeError) as info:
+            GcpfReader(io.BytesIO(data[:end])).read()
+        assert info.value.offset <= end
+    for end in range(len(data) - 4, len(data) + 1):  # the engines never check the trailer
+        assert GcpfReader(io.BytesIO(data[:end])).read() == SAVE
+
+
+def test_lying_gcpf_headers_and_tables_are_decode_errors() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    good = _gcpf(SAVE, gd.Compression.DEFLATE, block_size=256)
+    count = len(SAVE) // 256 + 1
+
+    @settings(max_examples=300, deadline=None)
+    @given(
+        mode=st.sampled_from([0, 1, 2, 3, 5, 2**32 - 1]),
+        block=st.sampled_from([0, 1, 255, 256, 257, 4096, 2**31, 2**32 - 1]),
+        total=st.sampled_from([0, 1, len(SAVE) - 1, len(SAVE), len(SAVE) + 1, 2**32 - 1]),
+        table=st.lists(st.integers(0, 2**32 - 1), min_size=count, max_size=count),
+        keep=st.booleans(),
+    )
+    def check(mode: int, block: int, total: int, table: list[int], keep: bool) -> None:
+        sizes = list(struct.unpack_from(f"<{count}I", good, 16)) if keep else table
+        data = _header(mode, block, total, sizes) + good[16 + 4 * count :]
+        try:
+            plain = GcpfReader(io.BytesIO(data)).read()
+        except gd.DecodeError:
+            return
+        # Only an honest header survives: then the plaintext is the original.
+        assert (mode, block, total) == (1, 256, len(SAVE)) and plain == SAVE
+
+    check()
+
+
+def test_mutated_container_bytes_raise_only_decode_errors(tmp_path: Path) -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    files = [
+        gd.encrypt(SAVE, key=KEY, layout=layout, iv=IV)
+        if layout == 4
+        else gd.encrypt(SAVE, key=KEY, layout=3)
+        for layout in (3, 4)
+    ]
+    files += [_gcpf(SAVE, mode, block_size=300) for mode in EMPTY_BLOCKS]
+    path = tmp_path / "save.dat"
+
+    @settings(max_examples=300, deadline=None)
+    @given(
+        which=st.sampled_from(range(len(files))),
+        flips=st.lists(st.tuples(st.integers(0, 10**6), st.integers(1, 255)), max_size=4),
+    )
+    def check(which: int, flips: list[tuple[int, int]]) -> None:
+        data = bytearray(files[which])
+        for at, bits in flips:
+            data[at % len(data)] ^= bits
+        path.write_bytes(data)
+        try:
+            values = gd.read_save(path, key=KEY)
+        except gd.DecodeError:
+            return
+        # GDEC's MD5 catches any change; GCPF blocks may decode (FastLZ has no checksum).
+        assert data == files[which] or which >= 2
+        assert isinstance(values, list)
+
+    check()

@@ -90,7 +90,7 @@ def test_same_verdict_as_the_engine_on_bad_input(godot3: Engine) -> None:
     version = godot3.name
     blobs = _hostile_inputs(random.Random(SEED), version)
     results = engine_decode(godot3, ORACLE, blobs, allow=False)
-    disagreements = []
+    disagreements: list[tuple[str, object, object]] = []
     for data, got in zip(blobs, results, strict=True):
         ok, value = _ours(data, version)
         if ok != got["ok"]:

@@ -6,7 +6,7 @@ import asyncio
 import logging
 import random
 from collections.abc import Awaitable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from godot_describe import canon
@@ -14,8 +14,10 @@ from random_values import random_value
 
 import gdvariant as gd
 
+if TYPE_CHECKING:
+    from gdvariant.websocket import VariantWebSocket
+
 websocket = pytest.importorskip("gdvariant.websocket", reason="the websockets extra is missing")
-VariantWebSocket = websocket.VariantWebSocket
 
 
 async def echo(peer: VariantWebSocket) -> None:
@@ -24,7 +26,7 @@ async def echo(peer: VariantWebSocket) -> None:
 
 
 def run(coro: Awaitable[None]) -> None:
-    asyncio.run(asyncio.wait_for(coro, 60))  # type: ignore[arg-type]
+    asyncio.run(asyncio.wait_for(coro, 60))
 
 
 async def _server(**options: Any) -> tuple[Any, str]:

@@ -52,6 +52,8 @@ _GDEC3_SWAPPED = Struct(">4sI16sQ")  # Godot 3 with File.endian_swap set before 
 _GDEC4 = Struct("<4s16sQ16s")  # magic, MD5, plaintext length, IV: 44 bytes
 _GCPF = Struct("<4sIII")  # magic, mode, block size, total size
 _U32 = Struct("<I")
+_PIECE = 1 << 20  # GDEC is decrypted this many bytes at a time
+_SPOOL_IN_MEMORY = 1 << 20  # a decrypted GDEC plaintext past this size spools to disk
 #: The largest GCPF block size read unless told otherwise (the engine writes 4096).
 MAX_BLOCK_SIZE = 16 << 20
 
@@ -121,24 +123,54 @@ def encrypt(
     ``layout`` 4 (Godot 4) takes a random IV unless ``iv`` (16 bytes) is given, for
     reproducible output (as Godot 4.4+ allows); layout 3 (Godot 2/3) has no IV.
     """
+    out = io.BytesIO()
+    write_gdec([plaintext], out, key=key, password=password, layout=layout, iv=iv)
+    return out.getvalue()
+
+
+def write_gdec(
+    chunks: Iterable[bytes],
+    out: IO[bytes],
+    *,
+    key: bytes | None = None,
+    password: str | None = None,
+    layout: int = 4,
+    iv: bytes | None = None,
+) -> None:
+    """Write a ``GDEC`` file of the bytes in ``chunks`` to the seekable ``out``, streaming.
+
+    The header (MD5 and length) is written last, over a placeholder, so memory stays at one
+    chunk whatever the total. Options as :func:`encrypt`.
+    """
     aes_key = _key(key, password)
-    digest = hashlib.md5(plaintext, usedforsecurity=False).digest()
-    body = plaintext + bytes(_padded(len(plaintext)) - len(plaintext))
+    header: Callable[[bytes, int], bytes]
     if layout == 3:
         if iv is not None:
             raise ValueError("the Godot 3 layout (AES-256-ECB) has no IV")
-        header = _GDEC3.pack(GDEC, 1, digest, len(plaintext))
         cipher = _cipher(aes_key, None)
+        header = lambda digest, size: _GDEC3.pack(GDEC, 1, digest, size)  # noqa: E731
     elif layout == 4:
-        iv = os.urandom(16) if iv is None else bytes(iv)
-        if len(iv) != 16:
-            raise ValueError(f"the IV is 16 bytes, not {len(iv)}")
-        header = _GDEC4.pack(GDEC, digest, len(plaintext), iv)
-        cipher = _cipher(aes_key, iv)
+        fixed = os.urandom(16) if iv is None else bytes(iv)
+        if len(fixed) != 16:
+            raise ValueError(f"the IV is 16 bytes, not {len(fixed)}")
+        cipher = _cipher(aes_key, fixed)
+        header = lambda digest, size: _GDEC4.pack(GDEC, digest, size, fixed)  # noqa: E731
     else:
         raise ValueError(f"GDEC layout {layout} does not exist (3: Godot 2/3, 4: Godot 4)")
+    start = out.tell()
+    out.write(header(bytes(16), 0))
+    md5 = hashlib.md5(usedforsecurity=False)
+    size = 0
     enc = cipher.encryptor()
-    return header + bytes(enc.update(body) + enc.finalize())
+    for chunk in chunks:
+        md5.update(chunk)
+        size += len(chunk)
+        out.write(enc.update(chunk))
+    out.write(enc.update(bytes(_padded(size) - size)) + enc.finalize())
+    end = out.tell()
+    out.seek(start)
+    out.write(header(md5.digest(), size))
+    out.seek(end)
 
 
 @dataclass(frozen=True)
@@ -150,20 +182,41 @@ class _Gdec:
     start: int
 
 
-def _gdec_layouts(data: bytes) -> list[_Gdec]:
-    """Every layout the header fits (the file may carry trailing bytes, as the engine allows)."""
+def _gdec_layouts(head: bytes, available: int) -> list[_Gdec]:
+    """Every layout the header fits, given the file's size from the header on.
+
+    The file may carry trailing bytes, as the engine allows.
+    """
     fits = []
-    if len(data) >= _GDEC3.size:
+    if len(head) >= _GDEC3.size:
         for layout in (_GDEC3, _GDEC3_SWAPPED):
-            magic, mode, digest, size = layout.unpack_from(data)
+            magic, mode, digest, size = layout.unpack_from(head)
             expected = GDEC if layout is _GDEC3 else GDEC[::-1]
-            if magic == expected and mode == 1 and len(data) >= _GDEC3.size + _padded(size):
+            if magic == expected and mode == 1 and available >= _GDEC3.size + _padded(size):
                 fits.append(_Gdec(3, digest, size, None, _GDEC3.size))
-    if len(data) >= _GDEC4.size:
-        magic, digest, size, iv = _GDEC4.unpack_from(data)
-        if magic == GDEC and len(data) >= _GDEC4.size + _padded(size):
+    if len(head) >= _GDEC4.size:
+        magic, digest, size, iv = _GDEC4.unpack_from(head)
+        if magic == GDEC and available >= _GDEC4.size + _padded(size):
             fits.append(_Gdec(4, digest, size, iv, _GDEC4.size))
     return fits
+
+
+def _decrypt_into(spool: IO[bytes], fp: IO[bytes], aes_key: bytes, fit: _Gdec) -> bool:
+    """Decrypt one layout's body piece by piece into ``spool``; whether its MD5 matched."""
+    dec = _cipher(aes_key, fit.iv).decryptor()
+    md5 = hashlib.md5(usedforsecurity=False)
+    left, keep = _padded(fit.size), fit.size
+    while left:
+        data = fp.read(min(left, _PIECE))
+        if not data:
+            raise _corrupt("the file ends inside the GDEC ciphertext", fp.tell())
+        left -= len(data)
+        piece = dec.update(data)[:keep]
+        keep -= len(piece)
+        md5.update(piece)
+        spool.write(piece)
+    dec.finalize()
+    return md5.digest() == fit.digest
 
 
 def decrypt(
@@ -174,25 +227,51 @@ def decrypt(
     A wrong key or password, or a damaged file, fails the MD5 check: :class:`DecodeError`
     (``ERR_FILE_CORRUPT``), never garbage.
     """
+    with open_gdec(io.BytesIO(data), key=key, password=password, layout=layout) as plain:
+        return plain.read()
+
+
+def open_gdec(
+    fp: IO[bytes],
+    *,
+    key: bytes | None = None,
+    password: str | None = None,
+    layout: int | None = None,
+) -> IO[bytes]:
+    """The verified plaintext of the seekable ``GDEC`` file ``fp``, as a readable stream.
+
+    The file is decrypted in 1 MiB pieces into a spool (in memory up to 1 MiB, then a
+    temporary file) while its MD5 is computed, and the stream is returned only once the
+    check passes: nothing unverified is ever read, and memory stays bounded. Errors as
+    :func:`decrypt`.
+    """
     aes_key = _key(key, password)
-    data = bytes(data)
-    if data[:4] not in (GDEC, GDEC[::-1]):
+    base = fp.tell()
+    available = _size(fp)
+    head = fp.read(_GDEC4.size)
+    if head[:4] not in (GDEC, GDEC[::-1]):
         raise DecodeError(
             "not a GDEC file (no GDEC magic)", 0, "", GodotError.ERR_FILE_UNRECOGNIZED
         )
-    fits = [f for f in _gdec_layouts(data) if layout is None or f.layout == layout]
+    available = len(head) if available is None else available - base
+    fits = [f for f in _gdec_layouts(head, available) if layout is None or f.layout == layout]
     if not fits:
         raise _corrupt(
-            f"a GDEC file of {len(data)} bytes that fits neither layout: its length field "
+            f"a GDEC file of {available} bytes that fits neither layout: its length field "
             "claims more ciphertext than the file holds, or the header is damaged",
             0,
         )
     for fit in fits:
-        body = data[fit.start : fit.start + _padded(fit.size)]
-        dec = _cipher(aes_key, fit.iv).decryptor()
-        plaintext = bytes(dec.update(body) + dec.finalize())[: fit.size]
-        if hashlib.md5(plaintext, usedforsecurity=False).digest() == fit.digest:
-            return plaintext
+        fp.seek(base + fit.start)
+        spool = tempfile.SpooledTemporaryFile(max_size=_SPOOL_IN_MEMORY)  # noqa: SIM115
+        try:
+            if _decrypt_into(spool, fp, aes_key, fit):
+                spool.seek(0)
+                return spool
+        except BaseException:
+            spool.close()
+            raise
+        spool.close()
     names = " or ".join(f"Godot {f.layout}" for f in fits)
     raise _corrupt(
         f"the MD5 check failed ({names} layout): wrong key or password, or a damaged file", 4
@@ -458,7 +537,8 @@ def open_save(
                     "",
                     GodotError.ERR_UNAUTHORIZED,
                 )
-            yield io.BytesIO(decrypt(fp.read(), key=key, password=password))
+            with open_gdec(fp, key=key, password=password) as plain:
+                yield plain
         elif kind == "GCPF":
             yield io.BufferedReader(GcpfReader(fp, max_block_size=max_block_size))
         else:
@@ -527,9 +607,8 @@ def write_save(
     try:
         with os.fdopen(fd, "wb") as out:
             if encrypted:
-                plaintext = b"".join(counted())
                 layout = profile.encrypted_layout
-                out.write(encrypt(plaintext, key=key, password=password, layout=layout, iv=iv))
+                write_gdec(counted(), out, key=key, password=password, layout=layout, iv=iv)
             elif compression is not None:
                 write_gcpf(counted(), out, compression=compression, block_size=block_size)
             else:
