@@ -80,7 +80,9 @@ def _hostile_inputs(rng: random.Random, version: str) -> list[bytes]:
 
 def _ours(data: bytes, version: str) -> tuple[bool, Any]:
     try:
-        return True, gd.decode(data, version=version)[0]
+        # The engine's own depth limit (none before 3.3.5), not our default of 1024.
+        limits = gd.Limits(max_depth=gd.get_profile(version).max_depth)
+        return True, gd.decode(data, version=version, limits=limits)[0]
     except gd.DecodeError:
         return False, None
 

@@ -19,6 +19,7 @@ API_MODULES: list[types.ModuleType] = [
         "_errors",
         "_framing",
         "_legacy",
+        "_limits",
         "_packed",
         "_profiles",
         "_records",

@@ -297,7 +297,9 @@ def test_godot3_depth_limits_per_release() -> None:
         deep = [deep]
     data = gd.dumps(deep, version="3.2")
     assert len(data) == 8808  # the engine-verified size
-    value, used = gd.decode(data, version="3.2")
+    with pytest.raises(DecodeError, match="max_depth limit"):  # our default: 1024
+        gd.decode(data, version="3.2")
+    value, used = gd.decode(data, version="3.2", limits=gd.Limits(max_depth=None))
     assert used == len(data)
     for _ in range(1100):
         (value,) = value

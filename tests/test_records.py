@@ -48,13 +48,21 @@ def test_a_cut_record_names_its_file_offset() -> None:
     assert "bad record" in info.value.reason
 
 
+def test_a_record_over_max_size_is_refused_before_it_is_read() -> None:
+    data = struct.pack("<I", 100) + gd.dumps(b"x" * 92)
+    with pytest.raises(gd.DecodeError, match="over the max_size limit") as info:
+        gd.load(io.BytesIO(data), limits=gd.Limits(max_size=99))
+    assert (info.value.limit, info.value.offset) == ("max_size", 0)
+    assert gd.load(io.BytesIO(data), limits=gd.Limits(max_size=100)) == b"x" * 92
+
+
 def test_a_lying_length_allocates_nothing() -> None:
     import tracemalloc
 
     data = struct.pack("<I", 0xFFFFFFF0) + b"\0" * 16
     tracemalloc.start()
     with pytest.raises(gd.DecodeError, match="claims 4294967280 bytes"):
-        gd.load(io.BytesIO(data))
+        gd.load(io.BytesIO(data), limits=gd.Limits(max_size=None))
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak < 4 << 20

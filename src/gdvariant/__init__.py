@@ -33,6 +33,7 @@ from ._framing import (
     frame,
 )
 from ._legacy import Image, InputEvent, InputEventType
+from ._limits import DEFAULT_LIMITS, Limits
 from ._packed import (
     PackedColorArray,
     PackedFloat32Array,
@@ -91,6 +92,7 @@ IMPLEMENTATION = "python"
 
 __all__ = [
     "AABB",
+    "DEFAULT_LIMITS",
     "DEFAULT_MAX_FRAME_SIZE",
     "IMPLEMENTATION",
     "PACKET_PEER_STREAM_MAX_RECEIVE",
@@ -113,6 +115,7 @@ __all__ = [
     "Image",
     "InputEvent",
     "InputEventType",
+    "Limits",
     "NodePath",
     "ObjectID",
     "PackedColorArray",

@@ -7,6 +7,7 @@ from typing import Any
 from ._decoder import decode_value
 from ._encoder import encoder_for
 from ._errors import DecodeError
+from ._limits import DEFAULT_LIMITS, Limits
 from ._profiles import Profile, get_profile
 
 __all__ = ["decode", "dumps", "loads"]
@@ -39,6 +40,7 @@ def decode(
     double: bool = False,
     allow_objects: bool = False,
     offset: int = 0,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> tuple[Any, int]:
     """Decode the value at ``offset`` in ``data``; return it and how many bytes it used.
 
@@ -46,8 +48,9 @@ def decode(
     Full objects are refused unless ``allow_objects=True``; decoded objects are inert records.
     Both 32- and 64-bit math types are read whatever ``double`` says; it matters only for
     4.0/4.1 double builds, which wrote Vector4 and Projection as doubles without a flag.
+    ``limits`` caps depth, size, lengths and counts (:class:`Limits`; safe defaults).
     """
-    value, end = decode_value(data, get_profile(version, double), allow_objects, offset)
+    value, end = decode_value(data, get_profile(version, double), allow_objects, offset, limits)
     return value, end - offset
 
 
@@ -57,9 +60,10 @@ def loads(
     version: str | Profile = "4",
     double: bool = False,
     allow_objects: bool = False,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> Any:
     """Decode ``data``, which must hold exactly one value (``bytes_to_var`` with no leftovers)."""
-    value, end = decode_value(data, get_profile(version, double), allow_objects)
+    value, end = decode_value(data, get_profile(version, double), allow_objects, 0, limits)
     size = memoryview(data).nbytes
     if end < size:
         raise DecodeError(f"{size - end} bytes of trailing data after the value", end)

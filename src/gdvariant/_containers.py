@@ -30,6 +30,7 @@ from typing import IO, Any
 
 from . import _fastlz
 from ._errors import DecodeError, GodotError
+from ._limits import DEFAULT_LIMITS, Limits
 from ._profiles import Profile, get_profile
 from ._records import load_all, records
 
@@ -554,11 +555,17 @@ def iter_save(
     big_endian: bool = False,
     key: bytes | None = None,
     password: str | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> Iterator[Any]:
     """Every ``store_var`` record of any save file, in order, read one at a time."""
     with open_save(path, key=key, password=password) as fp:
         yield from load_all(
-            fp, version=version, double=double, allow_objects=allow_objects, big_endian=big_endian
+            fp,
+            version=version,
+            double=double,
+            allow_objects=allow_objects,
+            big_endian=big_endian,
+            limits=limits,
         )
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from ._errors import DecodeError, GodotError, key_repr
 from ._layouts import LAYOUTS
 from ._legacy import EVENT_PAYLOADS, Image, InputEvent, InputEventType
+from ._limits import DEFAULT_LIMITS, Limits, cap, over_limit
 from ._packed import (
     PackedColorArray,
     PackedFloat32Array,
@@ -32,7 +33,7 @@ from ._packed import (
     PackedVector4Array64,
     PackedVector4iArray,
 )
-from ._profiles import KIND_BARE_OBJECT, KIND_BARE_RID, UNLIMITED_DEPTH, Profile
+from ._profiles import KIND_BARE_OBJECT, KIND_BARE_RID, Profile
 from ._types import (
     RID,
     Callable,
@@ -146,17 +147,21 @@ def _fail(reason: str, offset: int, code: GodotError = _INVALID) -> DecodeError:
     return DecodeError(reason, offset, "", code)
 
 
-def _too_deep(offset: int) -> DecodeError:
-    return _fail("nesting deeper than Godot's limit", offset, GodotError.ERR_OUT_OF_MEMORY)
+def _too_deep(depth: int, offset: int) -> DecodeError:
+    return over_limit("a nesting of levels", depth, "max_depth", depth - 1, offset)
 
 
-def _read_string(buf: bytes, pos: int, end: int, surrogates: bool = False) -> tuple[str, int]:
+def _read_string(
+    buf: bytes, pos: int, end: int, surrogates: bool = False, max_len: int = cap(None)
+) -> tuple[str, int]:
     """Godot's ``_decode_string``: u32 length, UTF-8 bytes, padding to 4 (which must be there)."""
     if end - pos < 4:
         raise _fail("string length missing", pos)
     n = _I32.unpack_from(buf, pos)[0]
     if n < 0 or n + (-n & 3) > end - pos - 4:
         raise _fail(f"string of {n} bytes runs past the end of the data", pos, _EOF)
+    if n > max_len:
+        raise over_limit("a string of bytes", n, "max_length", max_len, pos)
     start = pos + 4
     try:
         text = buf[start : start + n].decode()
@@ -207,7 +212,7 @@ def _path(stack: list[list[Any]]) -> str:
 
 
 def _container_type(
-    buf: bytes, pos: int, end: int, kind: int, profile: Profile
+    buf: bytes, pos: int, end: int, kind: int, profile: Profile, max_len: int
 ) -> tuple[ElementType | None, int]:
     """Read the element-type info of a typed container (``_decode_container_type``)."""
     if kind == ContainerKind.BUILTIN:
@@ -220,7 +225,7 @@ def _container_type(
         return (None if vtype == T.NIL else ElementType.builtin(vtype)), pos + 4
     if kind == ContainerKind.NONE:
         return None, pos
-    name, pos = _read_string(buf, pos, end)
+    name, pos = _read_string(buf, pos, end, False, max_len)
     return ElementType(ContainerKind(kind), T.OBJECT, name), pos
 
 
@@ -244,21 +249,28 @@ def decode_value(
     profile: Profile,
     allow_objects: bool = False,
     offset: int = 0,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> tuple[Any, int]:
     """Decode one value starting at ``offset``; return it and the offset just past it.
 
     The returned end can exceed ``len(data)`` by up to 3 bytes: Godot accepts a
     PackedByteArray whose final padding is missing and still counts it.
     """
+    size = memoryview(data).nbytes
+    if not 0 <= offset <= size:
+        raise ValueError(f"offset {offset} is outside the data (0..{size})")
+    max_size = cap(limits.max_size)
+    if size - offset > max_size:  # checked before the bytes are copied
+        raise over_limit("an input of bytes", size - offset, "max_size", max_size, offset)
     buf = data if type(data) is bytes else bytes(memoryview(data).cast("B"))
     view = memoryview(buf)
     end = len(buf)
-    if not 0 <= offset <= end:
-        raise ValueError(f"offset {offset} is outside the data (0..{end})")
     kinds = profile.kind_codes
     typed_arrays = profile.typed_arrays
     typed_dicts = profile.typed_dictionaries
-    max_depth = UNLIMITED_DEPTH if profile.max_depth is None else profile.max_depth
+    max_depth = cap(limits.max_depth)
+    max_len = cap(limits.max_length)
+    max_elems = cap(limits.max_elements)
     flag_bits = 0xFFFFFF00 if profile.strict_header else 0
     surrogates = profile.surrogates
     fixed = _fixed_table(profile)
@@ -303,6 +315,8 @@ def decode_value(
                     raise _fail(
                         f"string of {word} bytes runs past the end of the data", pos + 4, _EOF
                     )
+                if word > max_len:
+                    raise over_limit("a String of bytes", word, "max_length", max_len, pos + 4)
                 start = pos + 8
                 try:
                     value = buf[start : start + word].decode()
@@ -333,19 +347,24 @@ def decode_value(
                 pos += 4
                 key_type = value_type = None
                 if typed_dicts and header & 0xF0000:
-                    key_type, pos = _container_type(buf, pos, end, (header >> 16) & 3, profile)
-                    value_type, pos = _container_type(buf, pos, end, (header >> 18) & 3, profile)
+                    key_kind, value_kind = (header >> 16) & 3, (header >> 18) & 3
+                    key_type, pos = _container_type(buf, pos, end, key_kind, profile, max_len)
+                    value_type, pos = _container_type(buf, pos, end, value_kind, profile, max_len)
                 if end - pos < 4:
                     raise _fail("Dictionary count missing", pos)
                 count = u32(buf, pos)[0] & _COUNT_MASK
                 pos += 4
                 if count * 8 > end - pos:
                     raise _fail(f"Dictionary of {count} entries cannot fit in the data", start)
+                if count > max_elems:
+                    raise over_limit(
+                        "a Dictionary of entries", count, "max_elements", max_elems, start
+                    )
                 frame = [_DICT, [], 2 * count, key_type, value_type]
                 if count:
                     stack.append(frame)
                     if len(stack) > max_depth:
-                        raise _too_deep(pos)
+                        raise _too_deep(len(stack), pos)
                     continue
                 value = _finish_dict(frame)
             elif k in _ARRAY_KINDS:
@@ -357,11 +376,13 @@ def decode_value(
                     element_type = None
                     if typed_arrays and header & 0x30000:
                         kind = (header >> 16) & 3
-                        element_type, pos = _container_type(buf, pos, end, kind, profile)
+                        element_type, pos = _container_type(buf, pos, end, kind, profile, max_len)
                     items = [] if element_type is None else TypedArray(element_type)
                 else:  # Pandemonium: element type, then the count
                     name = "TypedArray"
-                    element_type, pos = _pandemonium_element_type(buf, pos, end, header, profile)
+                    element_type, pos = _pandemonium_element_type(
+                        buf, pos, end, header, profile, max_len
+                    )
                     cls = TypedArray if k == _K_TYPED_ARRAY else PackedTypedArray
                     items = cls(element_type)
                 if end - pos < 4:
@@ -370,10 +391,14 @@ def decode_value(
                 pos += 4
                 if count * 4 > end - pos:
                     raise _fail(f"{name} of {count} elements cannot fit in the data", start)
+                if count > max_elems:
+                    raise over_limit(
+                        f"an {name} of elements", count, "max_elements", max_elems, start
+                    )
                 if count:
                     stack.append([_ARRAY, items, count])
                     if len(stack) > max_depth:
-                        raise _too_deep(pos)
+                        raise _too_deep(len(stack), pos)
                     continue
                 value = items
             elif k in fixed:
@@ -387,13 +412,15 @@ def decode_value(
                 value = None
                 pos += 4
             elif k == _K_STRING_NAME:
-                value, pos = _read_string(buf, pos + 4, end, surrogates)
+                value, pos = _read_string(buf, pos + 4, end, surrogates, max_len)
                 value = StringName(value)
             elif k == _K_PACKED_BYTE_ARRAY:
                 if word is None:
                     raise _fail("PackedByteArray count missing", pos)
                 if word < 0 or word > end - pos - 8:
                     raise _fail(f"PackedByteArray of {word} bytes runs past the end", pos)
+                if word > max_len:
+                    raise over_limit("a PackedByteArray of bytes", word, "max_length", max_len, pos)
                 value = buf[pos + 8 : pos + 8 + word]
                 pos += 8 + word + (-word & 3)
             elif k in _PACKED:
@@ -403,6 +430,10 @@ def decode_value(
                 size = cls.itemsize
                 if word < 0 or word * size > end - pos - 8:
                     raise _fail(f"{cls.__name__} of {word} elements runs past the end", pos)
+                if word > max_elems:
+                    raise over_limit(
+                        f"a {cls.__name__} of elements", word, "max_elements", max_elems, pos
+                    )
                 value = cls.frombuffer(view[pos + 8 : pos + 8 + word * size])
                 pos += 8 + word * size
             elif k == _K_PACKED_STRING_ARRAY:
@@ -414,9 +445,17 @@ def decode_value(
                 else:
                     if word * 4 > end - pos:
                         raise _fail(f"PackedStringArray of {word} strings cannot fit", pos - 8)
+                    if word > max_elems:
+                        raise over_limit(
+                            "a PackedStringArray of strings",
+                            word,
+                            "max_elements",
+                            max_elems,
+                            pos - 8,
+                        )
                     strings = []
                     for _ in range(word):
-                        text, pos = _read_string(buf, pos, end, surrogates)
+                        text, pos = _read_string(buf, pos, end, surrogates, max_len)
                         strings.append(text)
                     value = _NEW(PackedStringArray, strings)
             elif k == _K_OBJECT:
@@ -434,7 +473,7 @@ def decode_value(
                             GodotError.ERR_UNAUTHORIZED,
                         )
                     start = pos
-                    class_name, pos = _read_string(buf, pos + 4, end, surrogates)
+                    class_name, pos = _read_string(buf, pos + 4, end, surrogates, max_len)
                     if not class_name:
                         value = None
                     else:
@@ -444,15 +483,23 @@ def decode_value(
                         pos += 4
                         if count * 8 > end - pos:
                             raise _fail(f"Object with {count} properties cannot fit", start)
+                        if count > max_elems:
+                            raise over_limit(
+                                "an Object of properties",
+                                count,
+                                "max_elements",
+                                max_elems,
+                                start,
+                            )
                         if count:
-                            name, pos = _read_string(buf, pos, end, surrogates)
+                            name, pos = _read_string(buf, pos, end, surrogates, max_len)
                             stack.append([_OBJECT, [], count, class_name, name])
                             if len(stack) > max_depth:
-                                raise _too_deep(pos)
+                                raise _too_deep(len(stack), pos)
                             continue
                         value = _NEW(GodotObject, (class_name, ()))
             elif k == _K_NODE_PATH:
-                value, pos = _read_node_path(buf, pos, end, profile)
+                value, pos = _read_node_path(buf, pos, end, profile, max_len, max_elems)
             elif k == KIND_BARE_RID:
                 value = _NEW(RID, (0,))
                 pos += 4
@@ -460,7 +507,7 @@ def decode_value(
                 value = None
                 pos += 4
             elif k == _K_IMAGE:
-                value, pos = _read_image(buf, pos, end)
+                value, pos = _read_image(buf, pos, end, max_len)
             elif k == _K_INPUT_EVENT:
                 value, pos = _read_input_event(buf, pos, end)
             elif k == _K_RID:
@@ -472,7 +519,7 @@ def decode_value(
                 value = _CALLABLE
                 pos += 4
             elif k == _K_SIGNAL:
-                name, pos = _read_string(buf, pos + 4, end, surrogates)
+                name, pos = _read_string(buf, pos + 4, end, surrogates, max_len)
                 if end - pos < 8:
                     raise _fail("Signal object id missing", pos)
                 value = _NEW(Signal, (name, _U64.unpack_from(buf, pos)[0]))
@@ -492,7 +539,7 @@ def decode_value(
                 else:
                     items.append((frame[4], value))
                     if len(items) < frame[2]:
-                        frame[4], pos = _read_string(buf, pos, end, surrogates)
+                        frame[4], pos = _read_string(buf, pos, end, surrogates, max_len)
                         break
                     value = _NEW(GodotObject, (frame[3], tuple(items)))
                 stack.pop()
@@ -502,7 +549,9 @@ def decode_value(
         raise exc._with_path(_path(stack)) from None
 
 
-def _read_node_path(buf: bytes, pos: int, end: int, profile: Profile) -> tuple[NodePath, int]:
+def _read_node_path(
+    buf: bytes, pos: int, end: int, profile: Profile, max_len: int, max_elems: int
+) -> tuple[NodePath, int]:
     """NODE_PATH: name count | bit 31, subname count, flags, then the strings.
 
     A 2.x property (flags bit 1) is one more string, which becomes the last subname.
@@ -514,6 +563,8 @@ def _read_node_path(buf: bytes, pos: int, end: int, profile: Profile) -> tuple[N
         if profile.old_node_path:  # u32 length + the path as text, no padding
             if first > end - pos - 8:
                 raise _fail(f"NodePath text of {first} bytes runs past the end", pos + 4, _EOF)
+            if first > max_len:
+                raise over_limit("a NodePath of bytes", first, "max_length", max_len, pos + 4)
             text = _utf8(memoryview(buf)[pos + 8 : pos + 8 + first], pos + 8, True)
             return NodePath(text), pos + 8 + first
         raise _fail(f"NodePath in the old format (bit 31 clear): {profile.engine} rejects it", pos)
@@ -528,16 +579,18 @@ def _read_node_path(buf: bytes, pos: int, end: int, profile: Profile) -> tuple[N
     pos += 16
     if total * 4 > end - pos:
         raise _fail("NodePath parts cannot fit in the data", pos - 16)
+    if total > max_elems:
+        raise over_limit("a NodePath of names", total, "max_elements", max_elems, pos - 16)
     parts = []
     for _ in range(total):
-        s, pos = _read_string(buf, pos, end, profile.surrogates)
+        s, pos = _read_string(buf, pos, end, profile.surrogates, max_len)
         parts.append(s)
     names, subnames = tuple(parts[:name_count]), tuple(parts[name_count:])
     return _NEW(NodePath, (names, subnames, bool(flags & 1))), pos
 
 
 def _pandemonium_element_type(
-    buf: bytes, pos: int, end: int, header: int, profile: Profile
+    buf: bytes, pos: int, end: int, header: int, profile: Profile, max_len: int
 ) -> tuple[ElementType, int]:
     """Pandemonium's typed-array head: element type, then an object class as a StringName.
 
@@ -556,11 +609,11 @@ def _pandemonium_element_type(
         return ElementType.class_name("EncodedObjectAsID"), pos
     if end - pos < 4 or _U32.unpack_from(buf, pos)[0] & 0xFF != profile.wire_ids[T.STRING_NAME]:
         raise _fail("TypedArray class name must be a StringName", pos)
-    name, pos = _read_string(buf, pos + 4, end, profile.surrogates)
+    name, pos = _read_string(buf, pos + 4, end, profile.surrogates, max_len)
     return ElementType.class_name(name), pos
 
 
-def _read_image(buf: bytes, pos: int, end: int) -> tuple[Image, int]:
+def _read_image(buf: bytes, pos: int, end: int, max_len: int) -> tuple[Image, int]:
     """Godot 2 IMAGE: format, mipmaps, width, height, data length, data, padding."""
     if end - pos < 24:
         raise _fail("Image header missing", pos)
@@ -569,6 +622,8 @@ def _read_image(buf: bytes, pos: int, end: int) -> tuple[Image, int]:
         raise _fail(f"Image format {fmt} is not a Godot 2 format", pos + 4)
     if size < 0 or size > end - pos - 24:
         raise _fail(f"Image data of {size} bytes runs past the end", pos + 20)
+    if size > max_len:
+        raise over_limit("an Image of bytes", size, "max_length", max_len, pos + 20)
     data = buf[pos + 24 : pos + 24 + size]
     # Like PackedByteArray, the padding counts even when the data ends without it.
     return _NEW(Image, (fmt, mipmaps, width, height, data)), pos + 24 + size + (-size & 3)

@@ -51,7 +51,8 @@ class DecodeError(VariantError, ValueError):
 
     ``offset`` is the byte offset (from the start of the buffer given to the decoder) where the
     problem was found, ``path`` locates the value inside the outer value (``[3]["pos"]``; empty at
-    top level), ``code`` is the engine's error code for the same input.
+    top level), ``code`` is the engine's error code for the same input. ``limit`` names the
+    :class:`~gdvariant.Limits` field the input went over (``"max_depth"``...), if that was why.
     """
 
     def __init__(
@@ -60,11 +61,13 @@ class DecodeError(VariantError, ValueError):
         offset: int,
         path: str = "",
         code: GodotError = GodotError.ERR_INVALID_DATA,
+        limit: str | None = None,
     ) -> None:
         self.reason = reason
         self.offset = offset
         self.path = path
         self.code = code
+        self.limit = limit
         super().__init__(self._message())
 
     def _message(self) -> str:
@@ -79,7 +82,9 @@ class DecodeError(VariantError, ValueError):
     def inside(self, what: str, start: int) -> DecodeError:
         """This error of a payload that starts at ``start`` of a larger stream or file:
         the reason names the container (``bad frame: ...``) and the offset counts from there."""
-        return DecodeError(f"bad {what}: {self.reason}", start + self.offset, self.path, self.code)
+        return DecodeError(
+            f"bad {what}: {self.reason}", start + self.offset, self.path, self.code, self.limit
+        )
 
 
 class EncodeError(VariantError, ValueError):

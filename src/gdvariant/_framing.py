@@ -27,6 +27,7 @@ from ._api import Buffer
 from ._decoder import decode_value
 from ._encoder import encoder_for
 from ._errors import DecodeError, EncodeError, GodotError
+from ._limits import DEFAULT_LIMITS, Limits
 from ._profiles import Profile, get_profile
 
 __all__ = [
@@ -137,6 +138,7 @@ def decode_packet(
     double: bool = False,
     allow_objects: bool = False,
     max_size: int = DEFAULT_MAX_FRAME_SIZE,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> Any:
     """The value in one packet, as ``PacketPeer.get_var``: bytes after the value are ignored."""
     size = memoryview(packet).nbytes
@@ -147,7 +149,7 @@ def decode_packet(
             "",
             GodotError.ERR_OUT_OF_MEMORY,
         )
-    return decode_value(packet, get_profile(version, double), allow_objects)[0]
+    return decode_value(packet, get_profile(version, double), allow_objects, 0, limits)[0]
 
 
 class StreamDecoder:
@@ -169,6 +171,7 @@ class StreamDecoder:
         framing: Framing | str = Framing.STREAM_PEER,
         big_endian: bool = False,
         max_frame_size: int | None = None,
+        limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         rules = _rules(framing, big_endian)
         if not rules.prefixed:
@@ -177,6 +180,7 @@ class StreamDecoder:
             raise ValueError("max_frame_size must be at least 4 (the smallest value)")
         self._profile = get_profile(version, double)
         self._allow_objects = allow_objects
+        self._limits = limits
         self._prefix = _PREFIX[big_endian]
         self.max_frame_size = _receive_limit(rules, max_frame_size)
         self._buffer = bytearray()
@@ -231,7 +235,9 @@ class StreamDecoder:
                 break
             payload = bytes(buf[pos + 4 : pos + 4 + size])
             try:
-                value, _ = decode_value(payload, self._profile, self._allow_objects)
+                value, _ = decode_value(
+                    payload, self._profile, self._allow_objects, 0, self._limits
+                )
             except DecodeError as exc:
                 raise self._fail(pos, exc.inside("frame", self._offset + pos + 4)) from None
             self._ready.append(value)
@@ -263,6 +269,7 @@ class WireOptions(TypedDict, total=False):
     allow_objects: bool
     full_objects: bool
     max_frame_size: int | None
+    limits: Limits
 
 
 @dataclass(frozen=True)
@@ -272,7 +279,7 @@ class WireFormat:
     ``version``/``double`` pick the engine release, ``framing`` how values are cut apart,
     ``allow_objects``/``full_objects`` whether whole objects are read/written (off: a server
     should not accept objects from strangers), ``max_frame_size`` caps frames both ways
-    (default: the framing's own limits).
+    (default: the framing's own limits), ``limits`` caps each decoded value (:class:`Limits`).
     """
 
     version: str | Profile = "4"
@@ -282,6 +289,7 @@ class WireFormat:
     allow_objects: bool = False
     full_objects: bool = False
     max_frame_size: int | None = None
+    limits: Limits = DEFAULT_LIMITS
 
     def __post_init__(self) -> None:
         _rules(self.framing, self.big_endian)
@@ -318,6 +326,7 @@ class WireFormat:
             framing=self.framing,
             big_endian=self.big_endian,
             max_frame_size=self.max_frame_size,
+            limits=self.limits,
         )
 
     @classmethod
@@ -338,4 +347,5 @@ class WireFormat:
             double=self.double,
             allow_objects=self.allow_objects,
             max_size=self.receive_limit,
+            limits=self.limits,
         )

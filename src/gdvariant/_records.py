@@ -15,6 +15,7 @@ from typing import IO, Any
 from ._decoder import decode_value
 from ._encoder import encoder_for
 from ._errors import DecodeError, GodotError
+from ._limits import DEFAULT_LIMITS, Limits, cap, over_limit
 from ._profiles import Profile, get_profile
 
 __all__ = ["dump", "dump_all", "load", "load_all", "records"]
@@ -91,11 +92,17 @@ class _Reader:
     """Reads records one by one, keeping the file offset for error messages."""
 
     def __init__(
-        self, fp: IO[bytes], profile: Profile, allow_objects: bool, big_endian: bool
+        self,
+        fp: IO[bytes],
+        profile: Profile,
+        allow_objects: bool,
+        big_endian: bool,
+        limits: Limits,
     ) -> None:
         self.fp = fp
         self.profile = profile
         self.allow_objects = allow_objects
+        self.limits = limits
         self.length = _LENGTH[big_endian]
         try:
             self.offset = fp.tell()
@@ -116,6 +123,9 @@ class _Reader:
                 GodotError.ERR_FILE_EOF,
             )
         (size,) = self.length.unpack(head)
+        max_size = cap(self.limits.max_size)
+        if size > max_size:
+            raise over_limit("a record of bytes", size, "max_size", max_size, start)
         data = _read(self.fp, size)
         if len(data) < size:
             raise DecodeError(
@@ -126,7 +136,7 @@ class _Reader:
             )
         self.offset = start + 4 + size
         try:
-            value, _ = decode_value(data, self.profile, self.allow_objects)
+            value, _ = decode_value(data, self.profile, self.allow_objects, 0, self.limits)
         except DecodeError as exc:
             raise exc.inside("record", start + 4) from None
         return value
@@ -139,6 +149,7 @@ def load(
     double: bool = False,
     allow_objects: bool = False,
     big_endian: bool = False,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> Any:
     """Read one record from ``fp`` as ``FileAccess.get_var`` does.
 
@@ -146,7 +157,7 @@ def load(
     for a record that is cut short or does not decode. As in Godot, bytes after the value
     inside its record are skipped.
     """
-    return _Reader(fp, get_profile(version, double), allow_objects, big_endian).next()
+    return _Reader(fp, get_profile(version, double), allow_objects, big_endian, limits).next()
 
 
 def load_all(
@@ -156,9 +167,10 @@ def load_all(
     double: bool = False,
     allow_objects: bool = False,
     big_endian: bool = False,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> Iterator[Any]:
     """Every record of ``fp`` in order, read one at a time (memory: one record)."""
-    reader = _Reader(fp, get_profile(version, double), allow_objects, big_endian)
+    reader = _Reader(fp, get_profile(version, double), allow_objects, big_endian, limits)
     while True:
         try:
             value = reader.next()
