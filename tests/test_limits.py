@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import struct
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -114,7 +115,7 @@ def test_limits_reach_every_reader(tmp_path: Path) -> None:
 def test_objects_stay_off_unless_asked_for_everywhere() -> None:
     obj = gd.GodotObject("Node", (("name", "n"),))
     data = gd.dumps(obj, full_objects=True)
-    readers = [
+    readers: list[Callable[[], object]] = [
         lambda: gd.loads(data),
         lambda: gd.decode_packet(data),
         lambda: gd.StreamDecoder().feed(gd.frame(obj, full_objects=True)),
