@@ -22,6 +22,7 @@
 #   ok = typeof(result) != TYPE_NIL, or (the input has >= 4 bytes and its type byte is 0).
 # (Any header whose low byte is 0 is a valid NIL: bits 8-31 are ignored by the decoder.)
 # Output per line: {"ok": bool, "type_byte": first byte or null, "variant_type": typeof(result),
+# "size": the shortest prefix of the input that still decodes (when ok; see _shortest_prefix),
 # "value": describe(result) or null, "bytes": var2bytes(result), "bytes_objects":
 # var2bytes(result, true)}; the last two (the engine re-encoding what it read) are left out when
 # the verdict is false, and when the value holds a Pool array as a Dictionary key (Godot 3 can
@@ -1078,28 +1079,50 @@ func _decode(in_path, out_path):
 		var type_byte = "null"
 		if b.size() > 0:
 			type_byte = str(b[0])
-		var peer = StreamPeerBuffer.new()
-		peer.put_u32(b.size())
-		peer.put_data(b)
-		peer.seek(0)
-		var v = peer.get_var(allow)
+		var got = _get_var(b, allow)
+		var v = got[1]
 		var vt = typeof(v)
-		var ok = vt != TYPE_NIL or (b.size() >= 4 and b[0] == 0)
-		if not ok:
+		if not got[0]:
 			f.store_line('{"ok": false, "type_byte": %s, "variant_type": %d, "value": null}' % [type_byte, vt])
 			continue
 		_pool_key_seen = false
 		var desc = _json(describe(v))
-		var line_out = '{"ok": true, "type_byte": %s, "variant_type": %d, "value": %s' % [type_byte, vt, desc]
+		var line_out = '{"ok": true, "type_byte": %s, "variant_type": %d, "size": %d, "value": %s' % [
+				type_byte, vt, _shortest_prefix(b, allow), desc]
 		if not _pool_key_seen:
 			line_out += ', "bytes": "%s", "bytes_objects": "%s"' % [var2bytes(v).hex_encode(),
 					var2bytes(v, true).hex_encode()]
 		f.store_line(line_out + "}")
-		if vt == TYPE_OBJECT and is_instance_valid(v) and not (v is Reference):
-			v.free()
 	f.close()
 	fin.close()
 	return 0
+
+
+func _get_var(b, allow):
+	# [ok, value] for the bytes b decoded as one value (the verdict rule is in the header).
+	var peer = StreamPeerBuffer.new()
+	peer.put_u32(b.size())
+	peer.put_data(b)
+	peer.seek(0)
+	var v = peer.get_var(allow)
+	if typeof(v) == TYPE_OBJECT and is_instance_valid(v) and not (v is Reference):
+		_to_free.append(v)
+	return [typeof(v) != TYPE_NIL or (b.size() >= 4 and b[0] == 0), v]
+
+
+func _shortest_prefix(b, allow):
+	# Godot 3 reports no consumed size to scripts. Trailing bytes never change a verdict, so
+	# the shortest prefix of b that still decodes is found by bisection: the bytes the value
+	# needs (the consumed size, except where the decoder tolerates missing padding).
+	var lo = 0  # known to fail (an empty input always does)
+	var hi = b.size()  # known to decode
+	while hi - lo > 1:
+		var mid = (lo + hi) / 2
+		if _get_var(b.subarray(0, mid - 1), allow)[0]:
+			hi = mid
+		else:
+			lo = mid
+	return hi
 
 
 # ---------------------------------------------------------------- net

@@ -1,0 +1,77 @@
+"""Our side of each engine-disagreement class in ``tests/vectors/differential/classes.json``.
+
+The live test (``test_engine_differential.py``) checks the engine's side of every example;
+this one, which needs no engine, checks what each class says about us: we refuse the input,
+or we keep exactly what was written (decode -> encode gives the bytes back).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import test_engine_differential as diff
+from godot_describe import canon
+
+import gdvariant as gd
+
+CLASSES = json.loads((Path(__file__).parent / "vectors/differential/classes.json").read_text())
+EXAMPLES = [
+    (version, name, example)
+    for version, classes in CLASSES.items()
+    if not version.startswith("_")
+    for name, spec in classes.items()
+    for example in spec["examples"]
+]
+
+
+def test_every_class_is_explained_and_has_examples() -> None:
+    for version, classes in CLASSES.items():
+        if version.startswith("_"):
+            continue
+        for name, spec in classes.items():
+            assert len(spec["why"]) > 80, name
+            assert spec["examples"], f"{version} {name} has no example"
+
+
+def _changes(normalise: Callable[[Any], Any]) -> Callable[[Any], bool]:
+    return lambda value: canon(normalise(value)) != canon(value)
+
+
+#: What each class says we keep, as a check on our decoded value.
+KEPT: dict[str, Callable[[Any], bool]] = {
+    "float_build_narrows_doubles": _changes(diff.narrow_reals),
+    "typed_container_converts_or_drops_misfits": diff.has_misfits,
+    "dictionary_keeps_duplicate_keys": _changes(diff.merge_duplicate_keys),
+    "string_name_and_string_keys_kept_apart": lambda value: (
+        canon(diff.merge_string_name_keys(value))
+        != canon(diff._walk(value, lambda v: str(v) if isinstance(v, gd.StringName) else v))
+    ),
+    "object_types_named_encoded_as_id": _changes(diff.name_objects_as_id),
+    "godot3_root_path_becomes_relative": _changes(diff.root_path_as_relative),
+    "lone_surrogate_shown_as_space": _changes(diff.surrogates_as_spaces),
+}
+
+
+@pytest.mark.parametrize(("version", "name", "example"), EXAMPLES)
+def test_we_do_what_the_class_says(version: str, name: str, example: str) -> None:
+    data = bytes.fromhex(example)
+    if name == "godot3_accepts_invalid_utf8":
+        with pytest.raises(gd.DecodeError, match="invalid UTF-8"):
+            gd.decode(data, version=version)
+        return
+    value, _ = gd.decode(data, version=version)
+    assert KEPT[name](value), "what the engine changes is still in our value"
+    if name == "lone_surrogate_shown_as_space":
+        with pytest.raises(gd.EncodeError, match="surrogate"):
+            gd.dumps(value, version=version)  # 3.6 would write a space: refused, not lost
+        version = "3.2"  # which writes it as it came
+    wide = version.startswith("4")  # a double build holds the doubles we kept
+    # Only var_to_bytes_with_objects writes an object-typed container's own class name.
+    full = name == "object_types_named_encoded_as_id"
+    data = gd.dumps(value, version=version, double=wide, full_objects=full)
+    again = gd.loads(data, version=version, double=wide, allow_objects=full)
+    assert canon(again) == canon(value), "our value survives our own round trip"
