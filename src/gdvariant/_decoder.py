@@ -253,8 +253,9 @@ def decode_value(
 ) -> tuple[Any, int]:
     """Decode one value starting at ``offset``; return it and the offset just past it.
 
-    The returned end can exceed ``len(data)`` by up to 3 bytes: Godot accepts a
-    PackedByteArray whose final padding is missing and still counts it.
+    The returned end can exceed ``len(data)`` by up to 4 bytes, as Godot's count does: a
+    PackedByteArray (or 2.x Image) whose final padding is missing counts it (up to 3), and
+    a 2.x InputEvent of an unknown type counts 12 payload bytes when 8 are there.
     """
     size = memoryview(data).nbytes
     if not 0 <= offset <= size:

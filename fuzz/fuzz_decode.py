@@ -1,0 +1,90 @@
+"""Coverage-guided fuzzing of the decoder and the stream decoder (atheris). Run by hand.
+
+    .venv/bin/pip install -e '.[fuzz]'
+    .venv/bin/python fuzz/fuzz_decode.py fuzz/corpus -atheris_runs=10000000   # or -max_total_time=
+
+The first input byte picks the engine profile (every release, and double builds), the
+second the target: ``decode`` or ``StreamDecoder`` fed in chunks whose sizes come from the
+input. Any exception other than :class:`gdvariant.DecodeError` is a crash, and so is an
+``EncodeError``-free value that the encoder refuses with anything else. A crash becomes a
+test in ``tests/test_fuzz_regressions.py``. The seed corpus is written from the engine-made
+golden vectors by ``python fuzz/fuzz_decode.py --seed-corpus fuzz/corpus``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import atheris
+
+with atheris.instrument_imports():
+    import gdvariant as gd
+
+RELEASES = [name for name in gd.PROFILES if any(ch == "." for ch in name) or "-g" in name]
+PROFILES = [gd.get_profile(name) for name in RELEASES]
+PROFILES += [gd.get_profile(name, double=True) for name in RELEASES if name.startswith("4.")]
+FRAMINGS = [gd.Framing.STREAM_PEER, gd.Framing.PACKET_PEER_STREAM]
+
+
+def check_decode(profile: gd.Profile, data: bytes) -> None:
+    try:
+        value, used = gd.decode(data, version=profile, allow_objects=True)
+    except gd.DecodeError:
+        return
+    if not 0 < used <= len(data) + 4:  # _decoder.decode_value says why
+        raise AssertionError(f"decode used {used} of {len(data)} bytes")
+    try:
+        gd.dumps(value, version=profile, full_objects=True)
+    except gd.EncodeError:
+        pass  # a value this engine can read but not write (the encoder says why)
+
+
+def check_stream(profile: gd.Profile, control: int, data: bytes) -> None:
+    decoder = gd.StreamDecoder(version=profile, framing=FRAMINGS[control & 1])
+    step = 1 + (control >> 1)
+    try:
+        for start in range(0, len(data), step):
+            decoder.feed(data[start : start + step])
+            while decoder.pending():
+                decoder.next_value()
+        decoder.feed_eof()
+    except gd.DecodeError:
+        return
+
+
+def test_one_input(raw: bytes) -> None:
+    if len(raw) < 2:
+        return
+    profile = PROFILES[raw[0] % len(PROFILES)]
+    data = raw[2:]
+    if raw[1] < 160:
+        check_decode(profile, data)
+    else:
+        check_stream(profile, raw[1] - 160, data)
+
+
+def seed_corpus(folder: Path) -> None:
+    """One file per engine-made golden vector, as bytes for its profile and for a stream."""
+    root = Path(__file__).resolve().parent.parent / "tests" / "vectors"
+    folder.mkdir(parents=True, exist_ok=True)
+    count = 0
+    for release in ("4.6", "3.6", "3.2"):
+        index = next(i for i, p in enumerate(PROFILES) if p.name == release)
+        lines = (root / f"godot{release}" / "golden.jsonl").read_text().splitlines()[1:]
+        for line in lines:
+            blob = bytes.fromhex(json.loads(line)["bytes"])
+            (folder / f"{release}-{count}").write_bytes(bytes([index, 0]) + blob)
+            framed = len(blob).to_bytes(4, "little") + blob
+            (folder / f"{release}-{count}-stream").write_bytes(bytes([index, 161]) + framed)
+            count += 1
+    print(f"wrote {2 * count} seed inputs to {folder}")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--seed-corpus"]:
+        seed_corpus(Path(sys.argv[2]))
+    else:
+        atheris.Setup(sys.argv, test_one_input)
+        atheris.Fuzz()
