@@ -157,8 +157,16 @@ TYPED: dict[T, str] = {
 _KEY_MAKERS = ["int", "String", "bool", "Vector2i", "Vector3", "StringName", "nil"]
 
 
+def _leaf(maker: str, rng: random.Random, profile: gd.Profile) -> Any:
+    if maker == "int" and not profile.int64:  # Godot 2's ints are 32-bit
+        return rng.randrange(-(2**31), 2**31)
+    return LEAVES[maker](rng)
+
+
 def _key(rng: random.Random, profile: gd.Profile) -> Any:
-    return LEAVES[rng.choice([m for m in _KEY_MAKERS if profile.supports(LEAF_TYPES[m])])](rng)
+    return _leaf(
+        rng.choice([m for m in _KEY_MAKERS if profile.supports(LEAF_TYPES[m])]), rng, profile
+    )
 
 
 def random_value(rng: random.Random, depth: int = 0, version: str = "4") -> Any:
@@ -172,7 +180,7 @@ def random_value(rng: random.Random, depth: int = 0, version: str = "4") -> Any:
         maker = rng.choice([m for m in LEAVES if profile.supports(LEAF_TYPES[m])])
         if maker == "RID" and not profile.rid_payload:
             return gd.RID()
-        return LEAVES[maker](rng)
+        return _leaf(maker, rng, profile)
     size = rng.randrange(6)
     if roll < 0.72 or (not profile.typed_arrays and roll < 0.8):
         return [random_value(rng, depth + 1, version) for _ in range(size)]
