@@ -102,9 +102,9 @@ def expected(tree: list[Any], objects: bool) -> Any:
         return gd.RID(u64(tree[1]))
     if tag == "Object":
         _, class_name, instance_id, props = tree
-        if class_name == "EncodedObjectAsID" and not objects:  # decoded from an id: keep it
-            (oid,) = (expected(v, objects) for name, v in props if name == "object_id")
-            return gd.ObjectID(oid & (2**64 - 1))
+        ids = [expected(v, objects) for name, v in props if name == "object_id"]
+        if class_name == "EncodedObjectAsID" and ids and not objects:  # decoded from an id
+            return gd.ObjectID(ids[0] & (2**64 - 1))
         if not objects:
             return gd.ObjectID(u64(instance_id))
         return gd.GodotObject(class_name, [(name, expected(v, objects)) for name, v in props])
