@@ -20,6 +20,8 @@ from godot_describe import as_godot_dictionary, canon
 import gdvariant as gd
 
 T = gd.VariantType
+#: Every engine release gdvariant has a profile for (the aliases "4", "3"... name one of them).
+RELEASES = sorted({p.name for p in gd.PROFILES.values()})
 _F32 = struct.Struct("<f")
 
 

@@ -8,7 +8,7 @@ import tracemalloc
 from typing import Any
 
 import pytest
-from random_values import nested_arrays
+from random_values import RELEASES, nested_arrays
 
 import gdvariant as gd
 from gdvariant import DecodeError, GodotError
@@ -295,7 +295,6 @@ def test_input_types() -> None:
 
 # ---- the same guarantees for every engine profile ------------------------------------------
 
-RELEASES = sorted({p.name for p in gd.PROFILES.values()})
 EXTRA_SAMPLES: list[Any] = [
     gd.Image(4, 0, 1, 1, b"\1\2\3\4"),
     gd.InputEvent(gd.InputEventType.KEY, 0, gd.InputEvent.MASK_ALT, 65),

@@ -14,11 +14,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mutations import MUTATORS
-from random_values import random_value
+from random_values import RELEASES, random_value
 
 import gdvariant as gd
 
-RELEASES = [name for name in gd.PROFILES if "." in name or "-g" in name]
 #: Peak bytes allocated while decoding an input of n bytes stay under SLOPE * n + FLOOR: the
 #: worst case is a run of tiny containers (an empty Array is 8 bytes, a Python list ~56 plus
 #: its slot) or math values (a Vector2 is 12 bytes, a tuple of two floats ~100).
