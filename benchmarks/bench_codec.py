@@ -11,8 +11,6 @@ import argparse
 import json
 import shutil
 import sys
-import time
-from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -23,21 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from engines import ENGINE_SCRIPTS, find_engine
 from payloads import PAYLOADS
-
-
-def best_time(fn: Callable[[], Any], budget: float = 1.0, repeats: int = 5) -> float:
-    """Best per-call seconds over ``repeats`` rounds of about ``budget / repeats`` seconds."""
-    start = time.perf_counter()
-    fn()
-    once = max(time.perf_counter() - start, 1e-7)
-    number = max(1, int(budget / repeats / once))
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(number):
-            fn()
-        best = min(best, (time.perf_counter() - start) / number)
-    return best
+from timing import best_time
 
 
 def godot_times(blobs: dict[str, bytes], iterations: int) -> dict[str, dict[str, Any]]:

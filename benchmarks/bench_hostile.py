@@ -2,32 +2,26 @@
 
 Run on demand (not a test):  .venv/bin/python benchmarks/bench_hostile.py
 
-Each input is decoded with the default limits (``gd.DEFAULT_LIMITS``). Time is the best of
-several runs without tracing; peak memory is what ``tracemalloc`` saw allocated during one
-decode. The last table checks that time grows linearly with input size: the same hostile
-shapes at 10x and 100x the size should cost 10x and 100x (flat ns per byte).
+Each input is decoded with the default limits (``gd.DEFAULT_LIMITS``). Time is the best
+per-call time over several rounds without tracing (``timing.best_time``); peak memory is
+what ``tracemalloc`` saw allocated during one decode. The last table checks that time grows
+linearly with input size: the same hostile shapes at 10x and 100x the size should cost 10x
+and 100x (flat ns per byte).
 """
 
 from __future__ import annotations
 
 import struct
 import sys
-import time
 import tracemalloc
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from pathlib import Path
 
 import gdvariant as gd
 
-
-def best(fn: Callable[[], Any], repeats: int = 5) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from timing import best_time
 
 
 def run(data: bytes) -> str:
@@ -90,7 +84,7 @@ def main() -> int:
     print("| input | bytes | result | time | peak memory | peak / input |")
     print("|---|---:|---|---:|---:|---:|")
     for name, data in CASES:
-        seconds = best(partial(run, data), 3 if len(data) > 1 << 20 else 20)
+        seconds = best_time(partial(run, data), budget=0.5)
         mem = peak(data)
         print(
             f"| {name} | {len(data):,} | {run(data)} | {seconds * 1e3:.3f} ms "
@@ -110,7 +104,7 @@ def main() -> int:
         cells = []
         for n in sizes:
             data = make(n)
-            seconds = best(partial(run, data), 3)
+            seconds = best_time(partial(run, data), budget=0.5)
             cells.append(f"{seconds * 1e9 / len(data):.0f} ns/B ({len(data):,} B)")
         print(f"| {name} | {' | '.join(cells)} |", flush=True)
     return 0
