@@ -103,6 +103,7 @@ class _Reader:
         self.profile = profile
         self.allow_objects = allow_objects
         self.limits = limits
+        self.max_size = cap(limits.max_size)
         self.length = _LENGTH[big_endian]
         try:
             self.offset = fp.tell()
@@ -123,9 +124,8 @@ class _Reader:
                 GodotError.ERR_FILE_EOF,
             )
         (size,) = self.length.unpack(head)
-        max_size = cap(self.limits.max_size)
-        if size > max_size:
-            raise over_limit("a record of bytes", size, "max_size", max_size, start)
+        if size > self.max_size:
+            raise over_limit("a record of bytes", size, "max_size", self.max_size, start)
         data = _read(self.fp, size)
         if len(data) < size:
             raise DecodeError(
