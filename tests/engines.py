@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -23,6 +24,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 ENGINE_SCRIPTS = Path(__file__).resolve().parent / "engine"
 SETUP_HINT = "run `sudo bash tools/setup-engines.sh` to install the engines"
+#: The random seed of this run's engine tests, printed by each; GDVARIANT_SEED=<seed> reruns one.
+SEED = int(os.environ.get("GDVARIANT_SEED", random.SystemRandom().randrange(2**31)))
 
 
 def chroot_dir() -> Path:

@@ -221,24 +221,75 @@ def deep_recursion(limit: int = 10_000) -> Iterator[None]:
         sys.setrecursionlimit(old)
 
 
-def as_engine_holds(value: Any, godot3: bool = False) -> Any:
-    """``value`` as the engine holds it once decoded, where that differs from the bytes.
+def engine_key(key: Any, godot3: bool = False) -> Any:
+    """A token that is equal for two Dictionary keys exactly when the engine holds them as one.
 
-    Godot keeps one pair per Dictionary key (the first position, the last value), where we
-    keep every pair as written; container keys that are equal by value are one key in Godot 4.
-    With ``godot3``, a NodePath with no names and no subnames loses its absolute flag, as
-    Godot 3's NodePath constructor makes it (godot3.md §5.1).
+    Engine-verified (``test_engine_dictionary_keys.py``). Both lines compare key types
+    strictly (``1`` and ``1.0`` stay apart) and take ``0.0`` for ``-0.0``. Godot 4 compares
+    every container by value, in order, ignoring an Array's element type; a String key and a
+    StringName key are one, and NaN matches NaN, but a bare float or string inside an Array or
+    as a Dictionary value is compared strictly (``[NAN]`` twice is two keys). Godot 3 compares
+    Arrays and math values by content, NaN matching NaN at any depth, but a Dictionary only by
+    identity: a key holding a Dictionary anywhere never matches another.
     """
+    return _key_token(key, "key", godot3)
+
+
+def _float_token(x: float, nan_matches: bool) -> Any:
+    if x != x:
+        return ("nan",) if nan_matches else object()
+    return ("float", 0.0 if x == 0 else x)
+
+
+def _key_token(value: Any, place: str, godot3: bool) -> Any:
+    """``place`` is "key" (a key, at any depth), "element" (in an Array, or a Dictionary
+    value) or "part" (a component of a math value or packed array)."""
+    if isinstance(value, float):
+        return _float_token(value, godot3 or place != "element")
+    if isinstance(value, str) and not godot3 and place == "key":
+        return ("str", str(value))  # String and StringName
+    if isinstance(value, list):  # TypedArray too: its element type does not count
+        return ("Array", tuple(_key_token(v, "element", godot3) for v in value))
+    if isinstance(value, dict | gd.Dictionary):
+        if godot3:
+            return object()
+        return (
+            "Dictionary",
+            tuple(
+                (_key_token(k, "key", godot3), _key_token(v, "element", godot3))
+                for k, v in value.items()
+            ),
+        )
+    if isinstance(value, tuple) or (isinstance(value, bytes) and type(value) is not bytes):
+        return (type(value).__name__, tuple(_key_token(v, "part", godot3) for v in value))
+    return canon(value)
+
+
+def as_engine_holds(value: Any, godot3: bool = False) -> Any:
+    """``value`` as the engine holds it once decoded, where that differs from the bytes:
+    :func:`merge_keys`, and with ``godot3`` a NodePath with no names and no subnames loses its
+    absolute flag, as Godot 3's NodePath constructor makes it (godot3.md §5.1)."""
+    return _held(value, godot3, godot3)
+
+
+def merge_keys(value: Any, godot3: bool = False) -> Any:
+    """One pair per Dictionary key, as the engine keeps it (the first position, the last
+    value), where we keep every pair as written; :func:`engine_key` says which keys are one."""
+    return _held(value, godot3, False)
+
+
+def _held(value: Any, godot3: bool, relative_root: bool) -> Any:
     if isinstance(value, gd.TypedArray):
-        return type(value)(value.element_type, [as_engine_holds(v, godot3) for v in value])
+        items = [_held(v, godot3, relative_root) for v in value]
+        return type(value)(value.element_type, items)
     if isinstance(value, list):
-        return [as_engine_holds(v, godot3) for v in value]
+        return [_held(v, godot3, relative_root) for v in value]
     if isinstance(value, dict | gd.Dictionary):
         pairs: list[tuple[Any, Any]] = []
         where: dict[Any, int] = {}
         for key, val in value.items():
-            key, val = as_engine_holds(key, godot3), as_engine_holds(val, godot3)
-            tag = canon(key)
+            key, val = _held(key, godot3, relative_root), _held(val, godot3, relative_root)
+            tag = engine_key(key, godot3)
             if tag in where:
                 pairs[where[tag]] = (pairs[where[tag]][0], val)
             else:
@@ -247,9 +298,9 @@ def as_engine_holds(value: Any, godot3: bool = False) -> Any:
         key_type, value_type = getattr(value, "key_type", None), getattr(value, "value_type", None)
         return as_godot_dictionary(pairs, key_type, value_type)
     if isinstance(value, gd.GodotObject):
-        props = [(name, as_engine_holds(v, godot3)) for name, v in value.properties]
+        props = [(name, _held(v, godot3, relative_root)) for name, v in value.properties]
         return gd.GodotObject(value.class_name, props)
-    if godot3 and value == gd.NodePath("/"):
+    if relative_root and value == gd.NodePath("/"):
         return gd.NodePath("")
     return value
 

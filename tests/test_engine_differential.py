@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import random
 import re
 import struct
@@ -29,14 +28,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engines import Engine, engine_decode
-from godot_describe import as_engine_holds, canon, deep_recursion, expected
+from engines import SEED, Engine, engine_decode
+from godot_describe import canon, deep_recursion, expected, merge_keys
 from mutations import mutate
 
 import gdvariant as gd
 
 pytestmark = pytest.mark.engine
-SEED = int(os.environ.get("GDVARIANT_SEED", random.SystemRandom().randrange(2**31)))
 COUNT = 10_000
 VECTORS = Path(__file__).parent / "vectors"
 CLASSES = json.loads((VECTORS / "differential" / "classes.json").read_text())
@@ -194,14 +192,13 @@ def through_doubles(value: Any) -> Any:
 
 
 def merge_duplicate_keys(value: Any) -> Any:
-    """As the engine holds a Dictionary: one pair per key (first position, last value)."""
-    return as_engine_holds(value)
+    """As Godot 4 holds a Dictionary: one pair per key (first position, last value)."""
+    return merge_keys(value)
 
 
-def merge_string_name_keys(value: Any) -> Any:
-    """As Godot 4 holds a Dictionary: a StringName key and an equal String key are one key."""
-    strings = _walk(value, lambda v: str(v) if isinstance(v, gd.StringName) else v)
-    return as_engine_holds(strings)
+def merge_duplicate_keys_godot3(value: Any) -> Any:
+    """As Godot 3 holds a Dictionary: keys holding a Dictionary are compared by identity."""
+    return merge_keys(value, godot3=True)
 
 
 def root_path_as_relative(value: Any) -> Any:
@@ -215,11 +212,10 @@ NORMALISERS: dict[str, dict[str, Callable[[Any], Any]]] = {
         "float_build_narrows_doubles": narrow_reals,
         "object_types_named_encoded_as_id": name_objects_as_id,
         "dictionary_keeps_duplicate_keys": merge_duplicate_keys,
-        "string_name_and_string_keys_kept_apart": merge_string_name_keys,
     },
     "3.6": {
         "lone_surrogate_shown_as_space": surrogates_as_spaces,
-        "dictionary_keeps_duplicate_keys": merge_duplicate_keys,
+        "dictionary_keeps_duplicate_keys": merge_duplicate_keys_godot3,
         "godot3_root_path_becomes_relative": root_path_as_relative,
     },
 }

@@ -14,12 +14,11 @@ The seed is printed; rerun one with GDVARIANT_SEED=<seed>.
 from __future__ import annotations
 
 import json
-import os
 import random
 from typing import Any
 
 import pytest
-from engines import Engine, engine_decode, run_oracle
+from engines import SEED, Engine, engine_decode, run_oracle
 from godot_describe import (
     as_engine_holds,
     canon,
@@ -33,7 +32,6 @@ from random_values import mutated_encodings, nested_arrays, random_value
 import gdvariant as gd
 
 pytestmark = pytest.mark.engine
-SEED = int(os.environ.get("GDVARIANT_SEED", random.SystemRandom().randrange(2**31)))
 COUNT = 400
 ORACLE = "godot3_oracle.gd"
 

@@ -12,20 +12,18 @@ The seed is printed; rerun one with GDVARIANT_SEED=<seed>.
 from __future__ import annotations
 
 import json
-import os
 import random
 from pathlib import Path
 from typing import Any
 
 import pytest
-from engines import Engine, engine_decode, run_oracle
+from engines import SEED, Engine, engine_decode, run_oracle
 from godot_describe import canon, check_engine_record, expected
 from random_values import mutated_encodings, nested_arrays, random_value
 
 import gdvariant as gd
 
 pytestmark = pytest.mark.engine
-SEED = int(os.environ.get("GDVARIANT_SEED", random.SystemRandom().randrange(2**31)))
 COUNT = 400
 
 
