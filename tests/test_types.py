@@ -547,6 +547,64 @@ def test_dictionary_contains_agrees_with_getitem() -> None:
     assert 1.0 not in d
 
 
+def test_dictionary_lookup_keeps_godot_key_identity() -> None:
+    d = Dictionary([(StringName("k"), "name"), ("k", "str"), ("k", "second"), (0.0, "zero")])
+    assert d["k"] == "str"  # the first of two equal keys, as Godot keeps it
+    assert d[StringName("k")] == "name"
+    assert d[-0.0] == "zero"
+    nan = float("nan")
+    assert nan not in Dictionary([(nan, 1)])  # NaN is unequal to itself, as before
+    assert Dictionary([([1], "a"), ((1,), "b")])[[1]] == "a"
+
+
+def test_dictionary_pairs_are_immutable() -> None:
+    d = Dictionary([(1, "a")])
+    assert d.items_list == ((1, "a"),)
+    with pytest.raises(AttributeError):
+        d.items_list.append((2, "b"))  # type: ignore[attr-defined]
+    d.items().append((2, "b"))  # a copy
+    assert len(d) == 1
+
+
+def test_dictionary_equality_counts_pairs() -> None:
+    assert Dictionary([(1, "a"), (1, "a")]) != Dictionary([(1, "a"), (1, "b")])
+    assert Dictionary([(1, "a"), (1, "b")]) == Dictionary([(1, "b"), (1, "a")])
+    assert Dictionary([([1], "a"), ([2], "b")]) == Dictionary([([2], "b"), ([1], "a")])
+    assert Dictionary([([1], "a"), ([1], "a")]) != Dictionary([([1], "a"), ([2], "a")])
+
+
+class _CountedKey:
+    """A hashable key that counts the comparisons made with it."""
+
+    compared = 0
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def __hash__(self) -> int:
+        return hash(self.n)
+
+    def __eq__(self, other: object) -> bool:
+        _CountedKey.compared += 1
+        return isinstance(other, _CountedKey) and other.n == self.n
+
+
+def test_dictionary_lookup_and_equality_do_not_scan() -> None:
+    """Issue 15: lookups were a scan of every pair and equality compared every pair with
+    every other; with 20,000 keys both now compare a handful of keys per pair."""
+    size = 20_000
+    d = Dictionary([(_CountedKey(i), i) for i in range(size)])
+    assert d[_CountedKey(0)] == 0  # the first lookup builds the index: one pass
+    _CountedKey.compared = 0
+    assert d[_CountedKey(size - 1)] == size - 1
+    assert d.get(_CountedKey(size)) is None
+    assert _CountedKey.compared <= 4
+    reordered = Dictionary(list(reversed(d.items())))
+    _CountedKey.compared = 0
+    assert d == reordered
+    assert _CountedKey.compared <= 6 * size  # a scan per pair would be 200 million
+
+
 # ---- pickling and copying -------------------------------------------------------------------
 
 PICKLABLE: list[Any] = [

@@ -646,6 +646,22 @@ def _same_key(a: Any, b: Any) -> bool:
     return type(a) is type(b) and bool(a == b)
 
 
+_MISSING = object()
+
+
+def _index_key(key: Any) -> tuple[type, Any] | None:
+    """Where a key goes in a Dictionary's lookup index: by type and value, so that 1, 1.0
+    and true stay apart as :func:`_same_key` keeps them; None for an unhashable key or one
+    unequal to itself (NaN), which only a scan can match."""
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    if key != key:
+        return None
+    return (type(key), key)
+
+
 def _element_type(spec: ElementType | VariantType | None) -> ElementType | None:
     if spec is None or isinstance(spec, ElementType):
         return spec
@@ -693,10 +709,11 @@ class Dictionary:
     The decoder returns a plain ``dict`` whenever it can; it returns this class when the
     Dictionary is typed (``Dictionary[String, int]``), or when its keys would merge in Python
     (``1``, ``1.0`` and ``true`` are three keys in Godot) or cannot be hashed (Array or
-    Dictionary keys). It keeps every (key, value) pair in order.
+    Dictionary keys). It keeps every (key, value) pair in order and is immutable; lookups of
+    hashable keys go through an index built on first use.
     """
 
-    __slots__ = ("items_list", "key_type", "value_type")
+    __slots__ = ("_index", "_pairs", "key_type", "value_type")
 
     def __init__(
         self,
@@ -705,40 +722,61 @@ class Dictionary:
         value_type: ElementType | VariantType | None = None,
     ) -> None:
         pairs = items.items() if isinstance(items, Mapping) else items
-        self.items_list: list[tuple[Any, Any]] = [(k, v) for k, v in pairs]
+        self._pairs: tuple[tuple[Any, Any], ...] = tuple((k, v) for k, v in pairs)
+        self._index: dict[tuple[type, Any], Any] | None = None
         self.key_type = _element_type(key_type)
         self.value_type = _element_type(value_type)
 
+    @property
+    def items_list(self) -> tuple[tuple[Any, Any], ...]:
+        """The (key, value) pairs in order, duplicates included."""
+        return self._pairs
+
     def items(self) -> list[tuple[Any, Any]]:
         """The (key, value) pairs in order."""
-        return self.items_list
+        return list(self._pairs)
 
     def keys(self) -> list[Any]:
-        return [k for k, _ in self.items_list]
+        return [k for k, _ in self._pairs]
 
     def values(self) -> list[Any]:
-        return [v for _, v in self.items_list]
+        return [v for _, v in self._pairs]
 
     def __len__(self) -> int:
-        return len(self.items_list)
+        return len(self._pairs)
 
     def __iter__(self) -> Iterator[Any]:
         return iter(self.keys())
 
+    def _lookup(self, key: Any) -> Any:
+        """The value of the first pair whose key is ``key``, or ``_MISSING``."""
+        slot = _index_key(key)
+        if slot is None:
+            for k, v in self._pairs:
+                if _same_key(k, key):
+                    return v
+            return _MISSING
+        if self._index is None:
+            index: dict[tuple[type, Any], Any] = {}
+            for k, v in self._pairs:
+                at = _index_key(k)
+                if at is not None:
+                    index.setdefault(at, v)
+            self._index = index
+        return self._index.get(slot, _MISSING)
+
     def __getitem__(self, key: Any) -> Any:
-        for k, v in self.items_list:
-            if _same_key(k, key):
-                return v
-        raise KeyError(key)
+        value = self._lookup(key)
+        if value is _MISSING:
+            raise KeyError(key)
+        return value
 
     def __contains__(self, key: object) -> bool:
-        return any(_same_key(k, key) for k, _ in self.items_list)
+        return self._lookup(key) is not _MISSING
 
     def get(self, key: Any, default: Any = None) -> Any:
-        try:
-            return self[key]
-        except KeyError:
-            return default
+        value = self._lookup(key)
+        return default if value is _MISSING else value
 
     def __eq__(self, other: object) -> bool:
         """Equal when typed alike and holding the same pairs, in any order (as in Godot)."""
@@ -746,14 +784,19 @@ class Dictionary:
             isinstance(other, Dictionary)
             and self.key_type == other.key_type
             and self.value_type == other.value_type
-            and len(self.items_list) == len(other.items_list)
+            and len(self._pairs) == len(other._pairs)
         ):
             return False
-        unmatched = list(other.items_list)
-        for key, value in self.items_list:
-            for i, (k, v) in enumerate(unmatched):
+        # Pairs of ``other`` by key (hashable keys) or in one list (the rest); each pair of
+        # ours takes a matching one out, so equality costs O(n) where keys hash.
+        buckets: dict[tuple[type, Any] | None, list[tuple[Any, Any]]] = {}
+        for pair in other._pairs:
+            buckets.setdefault(_index_key(pair[0]), []).append(pair)
+        for key, value in self._pairs:
+            candidates = buckets.get(_index_key(key), [])
+            for i, (k, v) in enumerate(candidates):
                 if _same_key(key, k) and value == v:
-                    del unmatched[i]
+                    del candidates[i]
                     break
             else:
                 return False
