@@ -1,6 +1,10 @@
-"""Shared fixtures: the real engines, skipped with a reason when absent (required in CI)."""
+"""Shared fixtures: the real engines, skipped with a reason when absent (required in CI), and
+an optional package made to look uninstalled."""
 
 from __future__ import annotations
+
+import sys
+from collections.abc import Callable
 
 import pytest
 from engines import Engine, engines_required, find_engine
@@ -31,3 +35,15 @@ def godot3(request: pytest.FixtureRequest) -> Engine:
 def godot36() -> Engine:
     """Godot 3.6 headless (sid chroot)."""
     return _engine("3.6")
+
+
+@pytest.fixture
+def hide_package(monkeypatch: pytest.MonkeyPatch) -> Callable[[str], None]:
+    """Make ``import package`` (and its submodules) fail, as with a plain install."""
+
+    def hide(package: str) -> None:
+        for name in [m for m in sys.modules if m.split(".")[0] == package]:
+            monkeypatch.setitem(sys.modules, name, None)
+        monkeypatch.setitem(sys.modules, package, None)
+
+    return hide

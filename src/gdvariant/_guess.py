@@ -1,0 +1,132 @@
+"""What unknown bytes are: one ``var_to_bytes`` value or ``store_var`` records, and for which
+engine.
+
+Nothing in the bytes says which of the two they are, or which engine wrote them. A reading is
+trusted only when it accounts for every byte: one value that ends exactly where the data ends,
+or u32 length prefixes that chain exactly to the end with each record's value filling its
+record (``store_var`` never leaves slack). Anything less is reported, not printed: bytes of
+one kind read as the other decode as nonsense (a record's length 8 reads as a Godot 4
+``Rect2i`` header), and so do one engine's bytes read with another's type numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from struct import Struct
+from typing import Any
+
+from ._decoder import decode_value
+from ._errors import DecodeError
+from ._profiles import Profile, get_profile
+
+__all__ = ["ENGINE_LINES", "Reading", "other_engine", "read_whole", "record_spans", "records_only"]
+
+#: The engine lines tried when the given one does not read the bytes, newest first.
+ENGINE_LINES = ("4", "3", "2", "pandemonium", "pandemonium-g2", "pandemonium-g1")
+_LENGTH = {False: Struct("<I"), True: Struct(">I")}
+
+
+@dataclass(frozen=True)
+class Reading:
+    """Bytes read whole: one value, or the values of ``store_var`` records."""
+
+    values: list[Any]
+    records: bool
+    big_endian: bool = False
+
+    def describe(self) -> str:
+        """``one value`` or ``3 store_var records`` (``big-endian`` when the lengths are)."""
+        if not self.records:
+            return "one value"
+        order = ", big-endian lengths" if self.big_endian else ""
+        plural = "" if len(self.values) == 1 else "s"
+        return f"{len(self.values)} store_var record{plural}{order}"
+
+
+def record_spans(data: bytes, big_endian: bool) -> list[tuple[int, int]] | None:
+    """(start, end) of each record's value when the length prefixes chain exactly to the end.
+
+    A record holds at least a 4-byte header, so a shorter length breaks the chain.
+    """
+    length = _LENGTH[big_endian]
+    spans = []
+    pos = 0
+    while pos < len(data):
+        if len(data) - pos < 4:
+            return None
+        (size,) = length.unpack_from(data, pos)
+        if size < 4 or size > len(data) - pos - 4:
+            return None
+        spans.append((pos + 4, pos + 4 + size))
+        pos += 4 + size
+    return spans
+
+
+def _whole_records(
+    data: bytes, profile: Profile, allow_objects: bool, big_endian: bool
+) -> Reading | None:
+    spans = record_spans(data, big_endian)
+    if spans is None:
+        return None
+    values = []
+    for start, end in spans:
+        try:
+            value, used = decode_value(data[start:end], profile, allow_objects)
+        except DecodeError:
+            return None
+        if used != end - start:
+            return None
+        values.append(value)
+    return Reading(values, records=True, big_endian=big_endian)
+
+
+def read_whole(
+    data: bytes,
+    profile: Profile,
+    allow_objects: bool = False,
+    *,
+    records_first: bool = False,
+) -> Reading | None:
+    """The first reading of ``data`` that accounts for every byte, or None.
+
+    One value is tried first (last with ``records_first``, as inside a save container), and
+    records with little-endian, then big-endian lengths. Empty data is zero records.
+    """
+    if records_first:
+        return records_only(data, profile, allow_objects) or _whole_value(
+            data, profile, allow_objects
+        )
+    return _whole_value(data, profile, allow_objects) or records_only(data, profile, allow_objects)
+
+
+def records_only(data: bytes, profile: Profile, allow_objects: bool = False) -> Reading | None:
+    """``data`` read whole as records (either byte order), never as one value."""
+    for big_endian in (False, True):
+        reading = _whole_records(data, profile, allow_objects, big_endian)
+        if reading is not None:
+            return reading
+    return None
+
+
+def _whole_value(data: bytes, profile: Profile, allow_objects: bool) -> Reading | None:
+    if not data:
+        return None
+    try:
+        value, used = decode_value(data, profile, allow_objects)
+    except DecodeError:
+        return None
+    return Reading([value], records=False) if used == len(data) else None
+
+
+def other_engine(
+    data: bytes, tried: Profile, allow_objects: bool = False
+) -> tuple[str, Reading] | None:
+    """The first engine line (a ``-V`` value) other than ``tried`` that reads ``data`` whole."""
+    for line in ENGINE_LINES:
+        profile = get_profile(line)
+        if profile.name == tried.name:
+            continue
+        reading = read_whole(data, profile, allow_objects)
+        if reading is not None:
+            return line, reading
+    return None
