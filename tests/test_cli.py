@@ -172,6 +172,24 @@ def test_decode_reads_big_endian_records(
     assert "big-endian lengths" in captured.err
 
 
+@pytest.mark.parametrize(
+    "options",
+    [{"compression": gd.Compression.DEFLATE}, {"password": "secret"}, {"key": bytes(32)}],
+)
+def test_decode_reads_big_endian_records_in_a_save_container(
+    options: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Was: "a record of 134,217,728 bytes is over the max_size limit" (length 8, big-endian).
+    path = tmp_path / "user.sav"
+    gd.write_save(path, [42, "x"], big_endian=True, **options)
+    secret = ["--password", "secret"] if "password" in options else []
+    secret += ["--key", bytes(32).hex()] if "key" in options else []
+    assert main(["decode", str(path), *secret]) == 0
+    captured = capsys.readouterr()
+    assert _printed_records(captured.out) == [42, "x"]
+    assert "big-endian lengths" in captured.err
+
+
 def test_decode_suggests_the_engine_that_reads_the_whole_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
