@@ -510,6 +510,30 @@ def test_frames_reports_a_bad_frame_and_keeps_what_came_before(
     assert "offset 16" in captured.err
 
 
+def test_frames_refuses_values_that_leave_their_frame_unread(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Godot 3's Dictionary is type 18, Godot 4's Transform3D: 48 bytes read of a longer frame.
+    data = gd.frame({"slot": 1, "player": "Ayla"}, version="3") + gd.frame(5, version="3")
+    assert main(["frames", "--hex", data.hex()]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "the value in frame 0 (offset 0) ends after 52 bytes, before its frame does" in (
+        captured.err
+    )
+    assert "note: -V 3 reads every whole frame" in captured.err
+    assert main(["frames", "--hex", data.hex(), "-V", "3"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "5"
+
+
+def test_frames_that_do_not_decode_suggest_the_engine(capsys: pytest.CaptureFixture[str]) -> None:
+    data = gd.frame([1], version="3")  # Godot 3's Array is type 19, Godot 4's Projection
+    assert main(["frames", "--hex", data.hex()]) == 1
+    captured = capsys.readouterr()
+    assert "offset 4" in captured.err
+    assert "note: -V 3 reads every whole frame" in captured.err
+
+
 def test_decode_opens_encrypted_and_compressed_saves(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -564,3 +588,34 @@ def test_a_missing_brotli_is_one_line_naming_the_extra(
     assert main(["decode", "--hex", data.hex()]) == 2
     expected = "gdvariant: this file needs the 'brotli' package: pip install 'gdvariant[brotli]'\n"
     assert capsys.readouterr().err == expected
+
+
+def test_ctrl_c_at_the_password_prompt_is_no_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "locked.sav"
+    gd.write_save(path, [1], password="secret")
+
+    def interrupted(prompt: str = "") -> str:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: True)
+    monkeypatch.setattr("getpass.getpass", interrupted)
+    assert main(["decode", str(path)]) == 130
+    assert capsys.readouterr().err == "\n"
+
+
+def test_a_closed_output_pipe_ends_quietly(tmp_path: Path) -> None:
+    path = tmp_path / "big.sav"
+    gd.write_save(path, [{"i": i, "pad": "x" * 100} for i in range(5000)])  # ~700 KB printed
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gdvariant", "decode", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.readline() == b"# record 0\n"
+    proc.stdout.close()  # as `| head -1` does
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 141
+    assert err == b""

@@ -6,6 +6,7 @@ import argparse
 import getpass
 import io
 import json
+import os
 import pprint
 import sys
 from collections.abc import Iterable, Sequence
@@ -17,7 +18,14 @@ from ._api import decode, dumps
 from ._containers import GcpfReader, decrypt, sniff
 from ._errors import DecodeError, VariantError
 from ._framing import Framing, StreamDecoder, frame
-from ._guess import other_engine, read_whole, record_spans, records_only
+from ._guess import (
+    engine_for_frames,
+    loose_frame,
+    other_engine,
+    read_whole,
+    record_spans,
+    records_only,
+)
 from ._literal import parse_value
 from ._profiles import PROFILES, Profile, get_profile
 from ._records import load_all
@@ -27,6 +35,7 @@ _EXIT_STATUS = """exit status:
   1  the bytes do not decode, or only partly; the value cannot be encoded for that engine
   2  a usage error: an unreadable file, bad hex, a refused expression, a missing password,
      or a missing optional package (the message names the one to install)
+  130, 141  interrupted (Ctrl-C), or the output pipe was closed (`| head`)
 """
 _DECODE_EXAMPLES = """examples:
   gdvariant decode examples/savegame.bin                 # var_to_bytes of a Dictionary
@@ -220,17 +229,30 @@ def _decode_in_a_row(data: bytes, args: argparse.Namespace) -> int:
 
 def _cmd_frames(args: argparse.Namespace) -> int:
     data = _read_input(args.input, args.hex)
+    profile = get_profile(args.version, args.double)
+    big_endian = args.big_endian or False
     decoder = StreamDecoder(
-        version=args.version,
-        double=args.double,
+        version=profile,
         allow_objects=args.allow_objects,
         framing=args.framing,
-        big_endian=args.big_endian,
+        big_endian=big_endian,
         max_frame_size=args.max_frame_size,
     )
+    loose = loose_frame(data, profile, args.allow_objects, big_endian)
+    if loose is not None:
+        index, offset, used = loose
+        raise _Unreadable(
+            f"the value in frame {index} (offset {offset}) ends after {used} bytes, before its "
+            f"frame does: these are not {profile.engine} put_var frames"
+            + _engine_note(data, profile, args.allow_objects, big_endian)
+        )
     shown = 0
     try:
         decoder.feed(data)
+    except DecodeError as exc:
+        raise _Unreadable(
+            f"{exc}{_engine_note(data, profile, args.allow_objects, big_endian)}"
+        ) from None
     finally:
         for value in decoder:
             print(f"# value {shown}")
@@ -240,6 +262,11 @@ def _cmd_frames(args: argparse.Namespace) -> int:
         print(f"note: the data ends inside a frame ({decoder.buffered} bytes)", file=sys.stderr)
     print(f"# {shown} values in {len(data)} bytes", file=sys.stderr)
     return 0
+
+
+def _engine_note(data: bytes, profile: Profile, allow_objects: bool, big_endian: bool) -> str:
+    line = engine_for_frames(data, profile, allow_objects, big_endian)
+    return f"\nnote: -V {line} reads every whole frame" if line is not None else ""
 
 
 def _cmd_encode(args: argparse.Namespace) -> int:
@@ -428,6 +455,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
+    except KeyboardInterrupt:  # e.g. at the password prompt
+        print(file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # the reader stopped (`| head`): say nothing, as `cat` would
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except (VariantError, _Unreadable) as exc:
         print(f"gdvariant: {exc}", file=sys.stderr)
         return 1

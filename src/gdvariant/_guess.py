@@ -19,7 +19,16 @@ from ._decoder import decode_value
 from ._errors import DecodeError
 from ._profiles import Profile, get_profile
 
-__all__ = ["ENGINE_LINES", "Reading", "other_engine", "read_whole", "record_spans", "records_only"]
+__all__ = [
+    "ENGINE_LINES",
+    "Reading",
+    "engine_for_frames",
+    "loose_frame",
+    "other_engine",
+    "read_whole",
+    "record_spans",
+    "records_only",
+]
 
 #: The engine lines tried when the given one does not read the bytes, newest first.
 ENGINE_LINES = ("4", "3", "2", "pandemonium", "pandemonium-g2", "pandemonium-g1")
@@ -43,23 +52,36 @@ class Reading:
         return f"{len(self.values)} store_var record{plural}{order}"
 
 
-def record_spans(data: bytes, big_endian: bool) -> list[tuple[int, int]] | None:
-    """(start, end) of each record's value when the length prefixes chain exactly to the end.
+def _frames(data: bytes, big_endian: bool) -> tuple[list[tuple[int, int]], int]:
+    """(start, end) of each whole length-prefixed frame's value, and where the frames stop.
 
-    A record holds at least a 4-byte header, so a shorter length breaks the chain.
+    A frame holds at least a 4-byte header, so a shorter length stops them.
     """
     length = _LENGTH[big_endian]
     spans = []
     pos = 0
-    while pos < len(data):
-        if len(data) - pos < 4:
-            return None
+    while len(data) - pos >= 4:
         (size,) = length.unpack_from(data, pos)
         if size < 4 or size > len(data) - pos - 4:
-            return None
+            break
         spans.append((pos + 4, pos + 4 + size))
         pos += 4 + size
-    return spans
+    return spans, pos
+
+
+def record_spans(data: bytes, big_endian: bool) -> list[tuple[int, int]] | None:
+    """(start, end) of each record's value when the length prefixes chain exactly to the end."""
+    spans, stop = _frames(data, big_endian)
+    return spans if stop == len(data) else None
+
+
+def _fills(data: bytes, start: int, end: int, profile: Profile, allow_objects: bool) -> bool:
+    """Whether the value at ``start`` decodes and ends exactly at ``end``."""
+    try:
+        _, used = decode_value(data[start:end], profile, allow_objects)
+    except DecodeError:
+        return False
+    return bool(used == end - start)
 
 
 def _whole_records(
@@ -129,4 +151,37 @@ def other_engine(
         reading = read_whole(data, profile, allow_objects)
         if reading is not None:
             return line, reading
+    return None
+
+
+def loose_frame(
+    data: bytes, profile: Profile, allow_objects: bool = False, big_endian: bool = False
+) -> tuple[int, int, int] | None:
+    """(index, offset, used) of the first whole frame whose value decodes but ends early.
+
+    ``put_var`` frames are ``store_var`` records on a socket: a value that leaves bytes of its
+    frame unread was written for another engine (or is not a frame at all). Frames that do not
+    decode, and a last frame cut short, are left to the stream decoder to report.
+    """
+    for index, (start, end) in enumerate(_frames(data, big_endian)[0]):
+        try:
+            _, used = decode_value(data[start:end], profile, allow_objects)
+        except DecodeError:
+            return None
+        if used != end - start:
+            return index, start - 4, used
+    return None
+
+
+def engine_for_frames(
+    data: bytes, tried: Profile, allow_objects: bool = False, big_endian: bool = False
+) -> str | None:
+    """The first engine line other than ``tried`` whose values fill every whole frame."""
+    spans = _frames(data, big_endian)[0]
+    for line in ENGINE_LINES:
+        profile = get_profile(line)
+        if profile.name == tried.name or not spans:
+            continue
+        if all(_fills(data, start, end, profile, allow_objects) for start, end in spans):
+            return line
     return None
