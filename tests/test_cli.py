@@ -553,24 +553,10 @@ def test_decode_opens_encrypted_and_compressed_saves(
     assert capsys.readouterr().out.splitlines() == ["# record 0", "5"]
 
 
-@pytest.mark.parametrize(
-    ("package", "extra", "options"),
-    [
-        ("cryptography", "crypto", {"password": "secret"}),
-        ("zstandard", "zstd", {"compression": gd.Compression.ZSTD}),
-    ],
-)
 def test_a_missing_optional_package_is_one_line_naming_the_extra(
-    package: str,
-    extra: str,
-    options: dict[str, Any],
-    tmp_path: Path,
-    hide_package: Callable[[str], None],
-    capsys: pytest.CaptureFixture[str],
+    save_without_its_package: tuple[Path, str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = tmp_path / "user.sav"
-    gd.write_save(path, [1], **options)
-    hide_package(package)
+    path, package, extra = save_without_its_package
     assert main(["decode", str(path), "--password", "secret"]) == 2
     captured = capsys.readouterr()
     expected = (

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import io
 import struct
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -319,24 +317,11 @@ def test_mutated_container_bytes_raise_only_decode_errors(tmp_path: Path) -> Non
     check()
 
 
-@pytest.mark.parametrize(
-    ("package", "extra", "options"),
-    [
-        ("cryptography", "crypto", {"key": bytes(32)}),
-        ("zstandard", "zstd", {"compression": gd.Compression.ZSTD}),
-    ],
-)
 def test_a_missing_package_is_named_as_pip_installs_it(
-    package: str,
-    extra: str,
-    options: dict[str, Any],
-    tmp_path: Path,
-    hide_package: Callable[[str], None],
+    save_without_its_package: tuple[Path, str, str],
 ) -> None:
-    path = tmp_path / "x.sav"
-    gd.write_save(path, [1], **options)
-    hide_package(package)
+    path, package, extra = save_without_its_package
     message = f"this file needs the '{package}' package: pip install 'gdvariant\\[{extra}\\]'"
     with pytest.raises(ImportError, match=f"^{message}$") as info:
-        gd.read_save(path, key=options.get("key"))
+        gd.read_save(path, password="secret")
     assert info.value.name == package

@@ -9,7 +9,15 @@ from typing import Any
 import pytest
 
 import gdvariant as gd
-from gdvariant._guess import Reading, other_engine, read_whole, record_spans, records_only
+from gdvariant._guess import (
+    Reading,
+    engine_for_frames,
+    loose_frame,
+    other_engine,
+    read_whole,
+    record_spans,
+    records_only,
+)
 
 G4 = gd.get_profile("4")
 
@@ -75,3 +83,23 @@ def test_describe() -> None:
     assert Reading([1, 2], records=True, big_endian=True).describe() == (
         "2 store_var records, big-endian lengths"
     )
+
+
+def test_loose_frame_finds_a_value_that_ends_before_its_frame() -> None:
+    godot3 = gd.frame(5, version="3") + gd.frame({"slot": 1, "player": "Ayla"}, version="3")
+    # Frame 1 starts at 12; Godot 4 reads its type 18 as a 48-byte Transform3D.
+    assert loose_frame(godot3, G4) == (1, 12, 52)
+    assert loose_frame(godot3, gd.get_profile("3")) is None
+
+
+def test_loose_frame_leaves_cut_and_broken_frames_to_the_decoder() -> None:
+    whole = gd.frame("abc") + gd.frame(1)
+    assert loose_frame(whole[:-2], G4) is None  # the last frame is cut
+    assert loose_frame(struct.pack("<II", 4, 255), G4) is None  # type 255 does not decode
+
+
+def test_engine_for_frames() -> None:
+    godot3 = gd.frame([1, 2], version="3") + gd.frame("x", version="3")[:-1]
+    assert engine_for_frames(godot3, G4) == "3"
+    assert engine_for_frames(gd.frame(1), gd.get_profile("3")) == "4"
+    assert engine_for_frames(b"\xff" * 12, G4) is None

@@ -80,7 +80,7 @@ def _print_value(value: object) -> None:
     print(pprint.pformat(value, width=100, sort_dicts=False))
 
 
-def parse_hex(text: str, what: str = "--hex") -> bytes:
+def _parse_hex(text: str, what: str = "--hex") -> bytes:
     """Bytes from hex digits, spaces allowed; a ValueError in our words otherwise."""
     digits = "".join(text.split())
     for column, char in enumerate(text, 1):
@@ -93,7 +93,7 @@ def parse_hex(text: str, what: str = "--hex") -> bytes:
 
 def _read_input(source: str, as_hex: bool) -> bytes:
     if as_hex:
-        return parse_hex(sys.stdin.read() if source == "-" else source)
+        return _parse_hex(sys.stdin.read() if source == "-" else source)
     if source == "-":
         return sys.stdin.buffer.read()
     return Path(source).read_bytes()
@@ -104,7 +104,7 @@ def _plaintext(data: bytes, kind: str, args: argparse.Namespace) -> bytes:
     if kind == "GCPF":
         with io.BufferedReader(GcpfReader(io.BytesIO(data))) as plain:
             return plain.read()
-    key = parse_hex(args.key, "--key") if args.key else None
+    key = _parse_hex(args.key, "--key") if args.key else None
     password = args.password
     if key is None and password is None:
         if not sys.stdin.isatty():
