@@ -97,7 +97,9 @@ def _eval(node: ast.expr) -> Any:
         try:
             return func(*args, **kwargs)
         except (TypeError, ValueError, AttributeError) as exc:
-            raise ValueError(f"{ast.unparse(node.func)}(...): {exc}{_at(node)}") from None
+            name = ast.unparse(node.func)
+            why = _mismatch(func, args, kwargs) or str(exc).removeprefix(f"{name}: ")
+            raise ValueError(f"{name}: {why}{_at(node)}") from None
     raise ValueError(f"not allowed in a value expression: {ast.unparse(node)!r}{_at(node)}")
 
 
@@ -150,6 +152,32 @@ def _check_arguments(node: ast.Call, func: Any, args: list[Any], kwargs: dict[st
     except TypeError as exc:
         params = ", ".join(signature.parameters)
         raise ValueError(f"{name}({params}): {exc}{_at(node)}") from None
+
+
+#: What each parameter annotation of the value types asks for, in words, and its check.
+_KINDS: dict[str, tuple[str, Any]] = {
+    "SupportsFloat": ("a number", lambda v: isinstance(v, int | float)),
+    "SupportsIndex": ("an integer", lambda v: isinstance(v, int)),
+    "str": ("a string", lambda v: isinstance(v, str)),
+    "Iterable": ("a list or tuple", lambda v: isinstance(v, list | tuple | dict)),
+    "Mapping": ("a dict or a list of pairs", lambda v: isinstance(v, list | tuple | dict)),
+}
+
+
+def _mismatch(func: Any, args: list[Any], kwargs: dict[str, Any]) -> str | None:
+    """The first argument of the wrong kind, named in our words; None if none is found."""
+    try:
+        bound = inspect.signature(func).bind(*args, **kwargs)
+    except (TypeError, ValueError):
+        return None
+    for name, value in bound.arguments.items():
+        annotation = str(bound.signature.parameters[name].annotation)
+        if value is None and annotation.endswith("| None"):
+            continue
+        kind = _KINDS.get(annotation.partition("[")[0])
+        if kind is not None and not kind[1](value):
+            return f"{name} must be {kind[0]}, not {type(value).__name__} {value!r}"
+    return None
 
 
 def _eval_callee(node: ast.expr) -> Any:
