@@ -16,6 +16,7 @@ from gdvariant._guess import (
     other_engine,
     read_whole,
     record_spans,
+    record_trouble,
     records_only,
 )
 
@@ -103,3 +104,18 @@ def test_engine_for_frames() -> None:
     assert engine_for_frames(godot3, G4) == "3"
     assert engine_for_frames(gd.frame(1), gd.get_profile("3")) == "4"
     assert engine_for_frames(b"\xff" * 12, G4) is None
+
+
+def test_record_trouble_names_the_first_record_that_is_not_whole() -> None:
+    godot3 = _records([5, {"slot": 1, "player": "Ayla"}], version="3")  # record 1 at offset 12
+    assert record_trouble(godot3, G4) == (
+        "the length prefixes chain as 2 store_var records, but the value in record 1 "
+        "(offset 12) ends after 52 of its 56 bytes"
+    )
+    assert record_trouble(godot3, gd.get_profile("3")) is None
+    broken = struct.pack("<II", 4, 255)
+    trouble = record_trouble(broken, G4)
+    assert trouble is not None
+    assert trouble.startswith("the length prefixes chain as 1 store_var record, but record 0 ")
+    assert "does not decode: unknown type id 255" in trouble and "offset 4" in trouble
+    assert record_trouble(b"\xff" * 8, G4) is None  # no chain at all

@@ -23,7 +23,7 @@ from ._guess import (
     loose_frame,
     other_engine,
     read_whole,
-    record_spans,
+    record_trouble,
     records_only,
 )
 from ._literal import parse_value
@@ -167,36 +167,32 @@ def _cmd_decode(args: argparse.Namespace) -> int:
 
 
 def _why_unreadable(data: bytes, offset: int, profile: Profile, allow_objects: bool) -> str:
-    """What part of the bytes from ``offset`` decodes, and which engine reads them whole."""
-    engine = profile.engine
+    """How the bytes from ``offset`` fail as one value and as records, and which engine reads
+    them whole."""
     view = data[offset:]
     try:
         value, used = decode(data, version=profile, allow_objects=allow_objects, offset=offset)
     except DecodeError as exc:
-        why = (
-            f"the bytes are neither one {engine} value nor {engine} store_var records; "
-            f"as a value: {exc}"
-        )
+        as_value = str(exc)
     else:
         name = type(value).__name__
         article = "an" if name[0] in "aeiouAEIOU" else "a"
-        why = (
-            f"only {used} of {len(view)} bytes decode as one {engine} value "
-            f"({article} {name}), and they are not {engine} store_var records"
-        )
-    chained = record_spans(view, False) or record_spans(view, True)
-    if chained:
-        why += (
-            f"; their length prefixes chain as {len(chained)} records, but not every record "
-            f"is one whole {engine} value"
-        )
+        as_value = f"only {used} of {len(view)} bytes decode ({article} {name})"
+    as_records = record_trouble(view, profile, allow_objects) or (
+        "the length prefixes do not chain to the end of the input"
+    )
+    lines = [
+        f"the bytes are not {profile.engine} data: neither one value nor store_var records",
+        f"  as one value: {as_value}",
+        f"  as records: {as_records}",
+    ]
     other = other_engine(view, profile, allow_objects)
     if other is not None:
         line, reading = other
-        return f"{why}\nnote: -V {line} reads the whole input, as {reading.describe()}"
-    if _reads_in_a_row(view, profile, allow_objects):
-        return f"{why}\nnote: they read whole as values one after another: --all prints them"
-    return why
+        lines.append(f"note: -V {line} reads the whole input, as {reading.describe()}")
+    elif _reads_in_a_row(view, profile, allow_objects):
+        lines.append("note: they read whole as values one after another: --all prints them")
+    return "\n".join(lines)
 
 
 def _reads_in_a_row(data: bytes, profile: Profile, allow_objects: bool) -> bool:

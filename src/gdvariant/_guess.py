@@ -27,6 +27,7 @@ __all__ = [
     "other_engine",
     "read_whole",
     "record_spans",
+    "record_trouble",
     "records_only",
 ]
 
@@ -184,4 +185,28 @@ def engine_for_frames(
             continue
         if all(_fills(data, start, end, profile, allow_objects) for start, end in spans):
             return line
+    return None
+
+
+def record_trouble(data: bytes, profile: Profile, allow_objects: bool = False) -> str | None:
+    """Why length prefixes that chain to the end are still not records of ``profile``: the
+    first record whose value does not decode or does not fill it. None if they do not chain.
+    """
+    view = memoryview(data)
+    for big_endian in (False, True):
+        spans = record_spans(data, big_endian)
+        if not spans:
+            continue
+        count = f"{len(spans)} store_var record{'' if len(spans) == 1 else 's'}"
+        for index, (start, end) in enumerate(spans):
+            where = f"record {index} (offset {start - 4})"
+            try:
+                _, stop = decode_value(view[:end], profile, allow_objects, start)
+            except DecodeError as exc:
+                return f"the length prefixes chain as {count}, but {where} does not decode: {exc}"
+            if stop != end:
+                return (
+                    f"the length prefixes chain as {count}, but the value in {where} ends "
+                    f"after {stop - start} of its {end - start} bytes"
+                )
     return None
