@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from engines import Engine, engine_decode
 
 import gdvariant as gd
 from gdvariant import PROFILES, GodotObject, PackedVector4Array, TypedArray, VariantType, Vector3
@@ -612,3 +613,28 @@ def test_a_closed_output_pipe_ends_quietly(tmp_path: Path) -> None:
     err = proc.stderr.read()
     assert proc.wait(timeout=60) == 141
     assert err == b""
+
+
+@pytest.mark.engine
+def test_godot4_keeps_the_three_keys_encode_writes(
+    godot4: Engine, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _check_the_engine_keeps_three_keys(godot4, "4", capsys)
+
+
+@pytest.mark.engine
+def test_godot3_keeps_the_three_keys_encode_writes(
+    godot3: Engine, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _check_the_engine_keeps_three_keys(godot3, "3", capsys)
+
+
+def _check_the_engine_keeps_three_keys(
+    engine: Engine, version: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The engine decodes encode's Dictionary to three keys and writes the same bytes back."""
+    assert main(["encode", "-V", version, "--hex", '{1: "a", 1.0: "b", true: "c"}']) == 0
+    data = bytes.fromhex(capsys.readouterr().out.strip())
+    (verdict,) = engine_decode(engine, engine.oracle, [data], False)
+    assert verdict["ok"] and verdict["size"] == len(data), verdict
+    assert bytes.fromhex(verdict["bytes"]) == data
