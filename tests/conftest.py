@@ -1,9 +1,16 @@
-"""Shared fixtures: the real engines, skipped with a reason when absent (required in CI)."""
+"""Shared fixtures: the real engines, skipped with a reason when absent (required in CI), and
+an optional package made to look uninstalled."""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
 from engines import Engine, engines_required, find_engine
+
+import gdvariant as gd
 
 
 def _engine(name: str) -> Engine:
@@ -31,3 +38,31 @@ def godot3(request: pytest.FixtureRequest) -> Engine:
 def godot36() -> Engine:
     """Godot 3.6 headless (sid chroot)."""
     return _engine("3.6")
+
+
+@pytest.fixture
+def hide_package(monkeypatch: pytest.MonkeyPatch) -> Callable[[str], None]:
+    """Make ``import package`` (and its submodules) fail, as with a plain install."""
+
+    def hide(package: str) -> None:
+        for name in [m for m in sys.modules if m.split(".")[0] == package]:
+            monkeypatch.setitem(sys.modules, name, None)
+        monkeypatch.setitem(sys.modules, package, None)
+
+    return hide
+
+
+@pytest.fixture(params=[("cryptography", "crypto"), ("zstandard", "zstd")], ids=lambda p: p[0])
+def save_without_its_package(
+    request: pytest.FixtureRequest, tmp_path: Path, hide_package: Callable[[str], None]
+) -> tuple[Path, str, str]:
+    """(path, package, extra): an encrypted (password "secret") or Zstd save whose package is
+    then made to look uninstalled."""
+    package, extra = request.param
+    path = tmp_path / "needs.sav"
+    if extra == "crypto":
+        gd.write_save(path, [1], password="secret")
+    else:
+        gd.write_save(path, [1], compression=gd.Compression.ZSTD)
+    hide_package(package)
+    return path, package, extra

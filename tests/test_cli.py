@@ -7,10 +7,12 @@ import json
 import struct
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from engines import Engine, engine_decode
 
 import gdvariant as gd
 from gdvariant import PROFILES, GodotObject, PackedVector4Array, TypedArray, VariantType, Vector3
@@ -122,12 +124,148 @@ def test_decode_offset(capsys: pytest.CaptureFixture[str]) -> None:
     assert _value(capsys.readouterr().out) == "abc"
 
 
-def test_decode_notes_trailing_bytes(capsys: pytest.CaptureFixture[str]) -> None:
-    data = gd.dumps(1) + gd.dumps("abc")
-    assert main(["decode", "--hex", data.hex()]) == 0
+def test_decode_refuses_trailing_bytes_and_says_how_much_decoded(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    data = gd.dumps(1) + gd.dumps("abc")  # two bare values: 8 bytes, then 12
+    assert main(["decode", "--hex", data.hex()]) == 1
     captured = capsys.readouterr()
-    assert _value(captured.out) == 1
-    assert "12" in captured.err and "--all" in captured.err
+    assert captured.out == ""
+    assert captured.err.splitlines() == [
+        "gdvariant: the bytes are not Godot 4.6 data: neither one value nor store_var records",
+        "  as one value: only 8 of 20 bytes decode (an int)",
+        "  as records: the length prefixes do not chain to the end of the input",
+        "note: they read whole as values one after another: --all prints them",
+    ]
+
+
+def _records(values: list[Any], **options: Any) -> bytes:
+    out = io.BytesIO()
+    gd.dump_all(values, out, **options)
+    return out.getvalue()
+
+
+def _printed_records(out: str) -> list[Any]:
+    """The values of ``# record N`` blocks, checking the numbering."""
+    blocks = out.split("# record ")[1:]
+    assert [int(b.split("\n", 1)[0]) for b in blocks] == list(range(len(blocks)))
+    return [_value(b.split("\n", 1)[1]) for b in blocks]
+
+
+def test_decode_reads_a_plain_store_var_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The issue's file: record 0 is int 42 (length 8), which reads as a Rect2i header.
+    records = [42, {"name": "Ayla", "pos": gd.Vector2(1, 2)}, "end"]
+    path = tmp_path / "user.sav"
+    path.write_bytes(_records(records))
+    assert main(["decode", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert _printed_records(captured.out) == records
+    assert captured.err == "# 3 store_var records\n"
+
+
+@pytest.mark.parametrize("flag", [[], ["--big-endian"]])
+def test_decode_reads_big_endian_records(
+    flag: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = _records([42, "x"], big_endian=True)
+    assert data[:4] == bytes([0, 0, 0, 8])  # FileAccess.big_endian: only the length flips
+    assert main(["decode", "--hex", data.hex(), *flag]) == 0
+    captured = capsys.readouterr()
+    assert _printed_records(captured.out) == [42, "x"]
+    assert "big-endian lengths" in captured.err
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"compression": gd.Compression.DEFLATE}, {"password": "secret"}, {"key": bytes(32)}],
+)
+def test_decode_reads_big_endian_records_in_a_save_container(
+    options: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Was: "a record of 134,217,728 bytes is over the max_size limit" (length 8, big-endian).
+    path = tmp_path / "user.sav"
+    gd.write_save(path, [42, "x"], big_endian=True, **options)
+    secret = ["--password", "secret"] if "password" in options else []
+    secret += ["--key", bytes(32).hex()] if "key" in options else []
+    assert main(["decode", str(path), *secret]) == 0
+    captured = capsys.readouterr()
+    assert _printed_records(captured.out) == [42, "x"]
+    assert "big-endian lengths" in captured.err
+
+
+def test_decode_suggests_the_engine_that_reads_the_whole_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "godot3.sav"
+    path.write_bytes(_records([{"hp": 10}, gd.Vector2(1, 2)], version="3"))
+    assert main(["decode", str(path)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    # Godot 3's Dictionary (18) is Godot 4's Transform3D: 52 bytes, more than the record holds.
+    assert "  as records: the length prefixes chain as 2 store_var records, but record 0 " in (
+        captured.err
+    )
+    assert "note: -V 3 reads the whole input, as 2 store_var records" in captured.err
+    assert main(["decode", str(path), "-V", "3"]) == 0
+    assert _printed_records(capsys.readouterr().out) == [{"hp": 10}, gd.Vector2(1, 2)]
+
+
+def test_decode_suggests_the_engine_for_a_single_value(capsys: pytest.CaptureFixture[str]) -> None:
+    data = struct.pack("<II", 19, 0)  # Godot 3 ARRAY (19), empty; 19 is PROJECTION in Godot 4
+    assert main(["decode", "--hex", data.hex()]) == 1
+    assert "note: -V 3 reads the whole input, as one value" in capsys.readouterr().err
+
+
+def test_decode_garbage_fails(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["decode", "--hex", "ffffffff" * 5]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("gdvariant: the bytes are not Godot 4.6 data")
+    assert "note:" not in captured.err
+
+
+def test_decode_bytes_that_are_a_value_and_records_print_the_value_and_say_so(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Spec §4: 04000000 00000000 is the empty String; as a record it is length 4, then null.
+    assert main(["decode", "--hex", "0400000000000000"]) == 0
+    captured = capsys.readouterr()
+    assert _value(captured.out) == ""
+    assert "also read whole as 1 store_var record: --records prints them" in captured.err
+    assert main(["decode", "--hex", "0400000000000000", "--records"]) == 0
+    assert _printed_records(capsys.readouterr().out) == [None]
+
+
+def test_decode_records_reads_as_get_var_does(capsys: pytest.CaptureFixture[str]) -> None:
+    data = _records([1]) + bytes([9, 0])  # a cut length after one record
+    assert main(["decode", "--hex", data.hex(), "--records"]) == 1
+    captured = capsys.readouterr()
+    assert _printed_records(captured.out) == [1]
+    assert "ends inside a record's length" in captured.err
+
+
+def test_decode_all_and_records_exclude_each_other(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["decode", "--hex", "00000000", "--all", "--records"])
+    assert info.value.code == 2
+    assert "not allowed with" in capsys.readouterr().err
+
+
+def test_decode_an_empty_file_is_zero_records(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "empty.sav"
+    path.write_bytes(b"")
+    assert main(["decode", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == ("", "# 0 store_var records\n")
+
+
+def test_decode_offset_outside_the_data(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["decode", "--hex", "00000000", "--offset", "9"]) == 2
+    assert capsys.readouterr().err == "gdvariant: --offset 9 is outside the 4 bytes\n"
 
 
 def test_decode_full_object_needs_allow_objects(capsys: pytest.CaptureFixture[str]) -> None:
@@ -168,9 +306,22 @@ def test_decode_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert capsys.readouterr().err.startswith("gdvariant: ")
 
 
-def test_decode_bad_hex(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["decode", "--hex", "zz"]) == 2
-    assert capsys.readouterr().err.startswith("gdvariant: ")
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--hex", "0400 zz"], "--hex: 'z' at character 6 is not a hex digit"),
+        (["--hex", "040"], "--hex: an odd number of hex digits (3): a byte is cut"),
+        (["--hex", "00000000", "--key", "0x12"], "--key: 'x' at character 2 is not a hex digit"),
+    ],
+)
+def test_decode_bad_hex_is_one_line_in_our_words(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = gd.encrypt(b"", key=bytes(32), layout=3) if "--key" in args else None
+    if data is not None:
+        args = ["--hex", data.hex(), *args[2:]]
+    assert main(["decode", *args]) == 2
+    assert capsys.readouterr().err == f"gdvariant: {message}\n"
 
 
 def test_decode_negative_offset_is_clean_error(capsys: pytest.CaptureFixture[str]) -> None:
@@ -234,12 +385,43 @@ def test_encode_unencodable_value(capsys: pytest.CaptureFixture[str]) -> None:
     assert captured.err.startswith("gdvariant: ")
 
 
-@pytest.mark.parametrize("text", ["Vector2(1, 2, 3)", "Vector2(q=1)", "{[1]: 2}"])
-def test_encode_bad_constructor_call_is_clean_error(
-    text: str, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("Vector2(1)", "Vector2 takes 0 or 2 arguments (x, y), got 1 (at column 1)"),
+        (
+            "[0, Vector3(1, 2, 3, 4)]",
+            "Vector3 takes 0 or 3 arguments (x, y, z), got 4 (at column 5)",
+        ),
+        ("Vector2(q=1)", "Vector2(x, y): got an unexpected keyword argument 'q' (at column 1)"),
+        ('{1: "a", 1: "b"}', "the key 1 is repeated (at column 10)"),
+    ],
+)
+def test_encode_bad_call_or_key_is_one_line_in_our_words(
+    text: str, message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["encode", "--hex", text]) != 0
-    assert capsys.readouterr().err.startswith("gdvariant: ")
+    assert main(["encode", "--hex", text]) == 2
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == ("", f"gdvariant: {message}\n")
+
+
+def test_encode_keeps_keys_python_would_merge(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["encode", "--hex", '{1: "a", 1.0: "b", true: "c"}']) == 0
+    # Spec §4/§5: DICTIONARY (27) of 3 pairs: INT 1, "a"; FLOAT 1.0 (as f32), "b"; BOOL true, "c".
+    expected = (
+        "1b000000 03000000"
+        "02000000 01000000 04000000 01000000 61000000"
+        "03000000 0000803f 04000000 01000000 62000000"
+        "01000000 01000000 04000000 01000000 63000000"
+    )
+    assert capsys.readouterr().out.strip() == expected.replace(" ", "")
+
+
+def test_encode_array_keys(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["encode", "--hex", "{[1]: 2}"]) == 0
+    # DICTIONARY of 1 pair: key ARRAY [INT 1], value INT 2.
+    expected = "1b000000 01000000 1c000000 01000000 02000000 01000000 02000000 02000000"
+    assert capsys.readouterr().out.strip() == expected.replace(" ", "")
 
 
 # ---- engine version -------------------------------------------------------------------------
@@ -336,6 +518,30 @@ def test_frames_reports_a_bad_frame_and_keeps_what_came_before(
     assert "offset 16" in captured.err
 
 
+def test_frames_refuses_values_that_leave_their_frame_unread(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Godot 3's Dictionary is type 18, Godot 4's Transform3D: 48 bytes read of a longer frame.
+    data = gd.frame({"slot": 1, "player": "Ayla"}, version="3") + gd.frame(5, version="3")
+    assert main(["frames", "--hex", data.hex()]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "the value in frame 0 (offset 0) ends after 52 bytes, before its frame does" in (
+        captured.err
+    )
+    assert "note: -V 3 reads every whole frame" in captured.err
+    assert main(["frames", "--hex", data.hex(), "-V", "3"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "5"
+
+
+def test_frames_that_do_not_decode_suggest_the_engine(capsys: pytest.CaptureFixture[str]) -> None:
+    data = gd.frame([1], version="3")  # Godot 3's Array is type 19, Godot 4's Projection
+    assert main(["frames", "--hex", data.hex()]) == 1
+    captured = capsys.readouterr()
+    assert "offset 4" in captured.err
+    assert "note: -V 3 reads every whole frame" in captured.err
+
+
 def test_decode_opens_encrypted_and_compressed_saves(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -353,3 +559,82 @@ def test_decode_opens_encrypted_and_compressed_saves(
     gd.write_save(enc, [5], key=key)
     assert main(["decode", str(enc), "--key", key.hex()]) == 0
     assert capsys.readouterr().out.splitlines() == ["# record 0", "5"]
+
+
+def test_a_missing_optional_package_is_one_line_naming_the_extra(
+    save_without_its_package: tuple[Path, str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, package, extra = save_without_its_package
+    assert main(["decode", str(path), "--password", "secret"]) == 2
+    captured = capsys.readouterr()
+    expected = (
+        f"gdvariant: this file needs the '{package}' package: pip install 'gdvariant[{extra}]'\n"
+    )
+    assert (captured.out, captured.err) == ("", expected)
+
+
+def test_a_missing_brotli_is_one_line_naming_the_extra(
+    hide_package: Callable[[str], None], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # GCPF mode 4 (Brotli) with one block; the block is never reached without the package.
+    data = struct.pack("<4sIIII", b"GCPF", 4, 4096, 8, 4) + bytes(4) + b"GCPF"
+    hide_package("brotli")
+    assert main(["decode", "--hex", data.hex()]) == 2
+    expected = "gdvariant: this file needs the 'brotli' package: pip install 'gdvariant[brotli]'\n"
+    assert capsys.readouterr().err == expected
+
+
+def test_ctrl_c_at_the_password_prompt_is_no_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "locked.sav"
+    gd.write_save(path, [1], password="secret")
+
+    def interrupted(prompt: str = "") -> str:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: True)
+    monkeypatch.setattr("getpass.getpass", interrupted)
+    assert main(["decode", str(path)]) == 130
+    assert capsys.readouterr().err == "\n"
+
+
+def test_a_closed_output_pipe_ends_quietly(tmp_path: Path) -> None:
+    path = tmp_path / "big.sav"
+    gd.write_save(path, [{"i": i, "pad": "x" * 100} for i in range(5000)])  # ~700 KB printed
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gdvariant", "decode", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.readline() == b"# record 0\n"
+    proc.stdout.close()  # as `| head -1` does
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 141
+    assert err == b""
+
+
+@pytest.mark.engine
+def test_godot4_keeps_the_three_keys_encode_writes(
+    godot4: Engine, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _check_the_engine_keeps_three_keys(godot4, "4", capsys)
+
+
+@pytest.mark.engine
+def test_godot3_keeps_the_three_keys_encode_writes(
+    godot3: Engine, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _check_the_engine_keeps_three_keys(godot3, "3", capsys)
+
+
+def _check_the_engine_keeps_three_keys(
+    engine: Engine, version: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The engine decodes encode's Dictionary to three keys and writes the same bytes back."""
+    assert main(["encode", "-V", version, "--hex", '{1: "a", 1.0: "b", true: "c"}']) == 0
+    data = bytes.fromhex(capsys.readouterr().out.strip())
+    (verdict,) = engine_decode(engine, engine.oracle, [data], False)
+    assert verdict["ok"] and verdict["size"] == len(data), verdict
+    assert bytes.fromhex(verdict["bytes"]) == data

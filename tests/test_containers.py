@@ -315,3 +315,13 @@ def test_mutated_container_bytes_raise_only_decode_errors(tmp_path: Path) -> Non
         assert isinstance(values, list)
 
     check()
+
+
+def test_a_missing_package_is_named_as_pip_installs_it(
+    save_without_its_package: tuple[Path, str, str],
+) -> None:
+    path, package, extra = save_without_its_package
+    message = f"this file needs the '{package}' package: pip install 'gdvariant\\[{extra}\\]'"
+    with pytest.raises(ImportError, match=f"^{message}$") as info:
+        gd.read_save(path, password="secret")
+    assert info.value.name == package

@@ -8,6 +8,7 @@ import io
 import json
 import shutil
 from pathlib import Path
+from pprint import pformat
 from typing import Any
 
 import pytest
@@ -15,6 +16,7 @@ from engines import ENGINE_SCRIPTS, SEED, Engine
 from godot_describe import as_engine_holds, canon, same_but_padding
 
 import gdvariant as gd
+from gdvariant._cli import main
 from gdvariant._containers import write_gcpf
 
 pytestmark = pytest.mark.engine
@@ -37,6 +39,7 @@ MODES: dict[str, dict[str, Any]] = {
 }
 CONTENTS = ("values", "empty", "exact")
 COUNT = 60  # about 10 KB of records: several GCPF blocks
+CLI_SEED = 2026  # the files gdvariant decode reads (a fixed set: the CLI is not the codec's test)
 
 
 def _modes(engine: Engine) -> dict[str, dict[str, Any]]:
@@ -144,6 +147,49 @@ def _check_engine_reads(engine: Engine) -> None:
                     # Godot 3 reads a NodePath with no names as relative (godot3.md §5.1).
                     held = as_engine_holds(value, version.startswith("3"))
                     assert canon(gd.loads(theirs, version=version)) == canon(held), where
+
+
+def _cli_arguments(options: dict[str, Any]) -> list[str]:
+    """How a user gives the secret on the command line (the byte order is left to find out)."""
+    if "key" in options:
+        return ["--key", options["key"].hex()]
+    if "password" in options:
+        return ["--password", options["password"]]
+    return []
+
+
+def _check_the_cli_reads(engine: Engine, capsys: pytest.CaptureFixture[str]) -> None:
+    """``gdvariant decode`` finds the records in every file, big-endian ones included."""
+    version = engine.name
+    with engine.workdir() as (here, inside):
+        _engine_files(engine, here, inside, CLI_SEED)
+        for mode, options in _modes(engine).items():
+            for content in CONTENTS:
+                path = here / f"{mode}_{content}.sav"
+                status = main(["decode", str(path), "-V", version, *_cli_arguments(options)])
+                captured = capsys.readouterr()
+                assert status == 0, (path.name, captured.err)
+                values = gd.read_save(path, version=version, **_reading(options))
+                shown = [
+                    f"# record {i}\n{pformat(v, width=100, sort_dicts=False)}\n"
+                    for i, v in enumerate(values)
+                ]
+                assert captured.out == "".join(shown), path.name
+                assert f"# {len(values)} store_var record" in captured.err, path.name
+                flipped = mode == "plain_be" and content != "empty"  # no length to tell by
+                assert ("big-endian" in captured.err) == flipped, path.name
+
+
+def test_the_cli_reads_every_save_file_godot4_writes(
+    godot4: Engine, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _check_the_cli_reads(godot4, capsys)
+
+
+def test_the_cli_reads_every_save_file_godot3_writes(
+    godot3: Engine, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _check_the_cli_reads(godot3, capsys)
 
 
 def test_we_read_every_save_file_godot4_writes(godot4: Engine) -> None:

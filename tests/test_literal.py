@@ -190,9 +190,54 @@ def test_error_names_what_was_refused() -> None:
         parse_value("Vector2(**{'x': 1})")
 
 
-def test_unhashable_dict_key_is_value_error() -> None:
-    with pytest.raises(ValueError):
-        parse_value("{[1]: 2}")
+def test_keys_python_would_merge_stay_apart_as_in_godot() -> None:
+    # 1, 1.0 and true are three keys of a Godot Dictionary; a dict would keep one pair.
+    value = parse_value('{1: "a", 1.0: "b", true: "c"}')
+    assert value == Dictionary([(1, "a"), (1.0, "b"), (True, "c")])
+    assert [type(k) for k in value] == [int, float, bool]
+    assert parse_value("{'a': 1, StringName('a'): 2}") == Dictionary(
+        [("a", 1), (StringName("a"), 2)]
+    )
+
+
+def test_array_and_dictionary_keys_make_a_dictionary() -> None:
+    assert parse_value("{[1]: 2, {}: 3}") == Dictionary([([1], 2), ({}, 3)])
+
+
+@pytest.mark.parametrize(
+    ("text", "column"),
+    [("{1: 'a', 1: 'b'}", 10), ("{'k': 0, 'k': 1}", 10), ("[{[1]: 2, [1]: 3}]", 11)],
+)
+def test_a_repeated_key_is_refused(text: str, column: int) -> None:
+    with pytest.raises(ValueError, match=rf"is repeated \(at column {column}\)"):
+        parse_value(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("Vector2(1)", "Vector2 takes 0 or 2 arguments (x, y), got 1 (at column 1)"),
+        ("[Vector3(1, 2, 3, 4)]", "Vector3 takes 0 or 3 arguments (x, y, z), got 4 (at column 2)"),
+        ("Color(1, 0)", "Color takes 0, 3 or 4 arguments (r, g, b, a), got 2 (at column 1)"),
+        ("Rect2i((1, 2))", "Rect2i takes 0 or 2 arguments (position, size), got 1"),
+        ("GodotObject()", "GodotObject(class_name, properties): missing a required argument"),
+        ("Vector2(q=1)", "Vector2(x, y): got an unexpected keyword argument 'q'"),
+        ("NodePath('a', 'b')", "NodePath(path): too many positional arguments"),
+        ("Vector2('a', 1)", "Vector2: x must be a number, not str 'a' (at column 1)"),
+        ("Vector2i(1, 2.5)", "Vector2i: y must be an integer, not float 2.5"),
+        ("NodePath(1)", "NodePath: path must be a string, not int 1"),
+        ("Basis(1, 2, 3)", "Basis: x must be a list or tuple, not int 1"),
+        ("Dictionary(1)", "Dictionary: items must be a dict or a list of pairs, not int 1"),
+        ("PackedInt32Array([2**3])", "not allowed in a value expression: '2 ** 3'"),
+        ("PackedInt32Array([8, 1e10])", "PackedInt32Array: element 1 (10000000000.0) is not a"),
+    ],
+)
+def test_wrong_arguments_are_refused_in_our_words(text: str, message: str) -> None:
+    with pytest.raises(ValueError) as info:
+        parse_value(text)
+    assert message in str(info.value)
+    for internal in ("__new__", "__init__", "object is not", "argument after *", "attribute"):
+        assert internal not in str(info.value)
 
 
 def test_deep_unary_nesting_is_value_error() -> None:

@@ -204,8 +204,24 @@ def test_wrong_component_count_is_value_error() -> None:
     ],
 )
 def test_out_of_range_or_wrong_kind_is_value_error(cls: type[Any], bad: Any) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=rf"^{cls.__name__}: element 1 \(.*\) is not a"):
         cls([0, bad])
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: PackedInt32Array([2**31]), "element 0 (2147483648) is not a 32-bit integer"),
+        (lambda: PackedVector2Array([(1, 2), 3]), "element 1 (3) is not 2 numbers"),
+        (lambda: gd.PackedVector2iArray([(1, 2.5)]), "element 0 ((1, 2.5)) is not 2 integers"),
+        (lambda: PackedInt32Array(iter([1.5])), "'float' object cannot be interpreted"),
+    ],
+)
+def test_the_bad_element_of_a_list_is_named(make: Any, message: str) -> None:
+    # An iterator is spent by the time the error is known: Python's message is kept.
+    with pytest.raises(ValueError) as info:
+        make()
+    assert message in str(info.value)
 
 
 def test_float32_rounds_to_single_precision() -> None:

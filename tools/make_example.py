@@ -1,4 +1,10 @@
-"""Regenerate examples/savegame.bin with the real Godot 4.6 engine (tools/setup-engines.sh)."""
+"""Regenerate the files in examples/ with the real engines (tools/setup-engines.sh).
+
+Each file is written by its GDScript (examples/make_*.gd) running in the engine named here:
+savegame.bin (var_to_bytes), capture.bin (put_var frames), user_save.dat (an encrypted save)
+with Godot 4.6, and godot3_save.sav (store_var records) with Godot 3.6. The README's and
+``--help``'s command-line examples read them (tests/test_cli_examples.py).
+"""
 
 from __future__ import annotations
 
@@ -10,17 +16,28 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 from engines import find_engine  # noqa: E402
 
+#: output file -> (engine, script)
+EXAMPLES = {
+    "savegame.bin": ("4.6", "make_savegame.gd"),
+    "capture.bin": ("4.6", "make_capture.gd"),
+    "user_save.dat": ("4.6", "make_user_save.gd"),
+    "godot3_save.sav": ("3.6", "make_godot3_save.gd"),
+}
+
 
 def main() -> int:
-    engine, why = find_engine("4.6")
-    if engine is None:
-        print(why, file=sys.stderr)
-        return 1
-    with engine.workdir() as (here, inside):
-        shutil.copy(ROOT / "examples" / "make_savegame.gd", here)
-        engine.run("make_savegame.gd", [f"{inside}/savegame.bin"], cwd=(here, inside))
-        shutil.copy(here / "savegame.bin", ROOT / "examples" / "savegame.bin")
-    print(f"wrote examples/savegame.bin with Godot {engine.version()}", file=sys.stderr)
+    wanted = sys.argv[1:] or list(EXAMPLES)
+    for name in wanted:
+        version, script = EXAMPLES[name]
+        engine, why = find_engine(version)
+        if engine is None:
+            print(why, file=sys.stderr)
+            return 1
+        with engine.workdir() as (here, inside):
+            shutil.copy(ROOT / "examples" / script, here)
+            engine.run(script, [f"{inside}/{name}"], cwd=(here, inside))
+            shutil.copy(here / name, ROOT / "examples" / name)
+        print(f"wrote examples/{name} with Godot {engine.version()}", file=sys.stderr)
     return 0
 
 

@@ -4,29 +4,75 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import io
 import json
+import os
 import pprint
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from . import __version__
 from ._api import decode, dumps
-from ._containers import iter_save, sniff
-from ._errors import VariantError
+from ._containers import GcpfReader, decrypt, sniff
+from ._errors import DecodeError, VariantError
 from ._framing import Framing, StreamDecoder, frame
+from ._guess import (
+    engine_for_frames,
+    loose_frame,
+    other_engine,
+    read_whole,
+    record_trouble,
+    records_only,
+)
 from ._literal import parse_value
-from ._profiles import PROFILES, Profile
+from ._profiles import PROFILES, Profile, get_profile
+from ._records import load_all
 
-_EPILOG = """examples:
-  gdvariant decode examples/savegame.bin
-  gdvariant decode --hex 0c000000040000000300000061626300 --all
-  gdvariant encode '[7, "move", Vector3(1, 2, 3), {"seq": 42}]' --hex
-  gdvariant encode '{"seq": 42}' --framing StreamPeer --hex
-  gdvariant frames capture.bin          # a TCP stream of put_var frames, e.g. from Wireshark
-  gdvariant decode user_save.dat --password secret    # an encrypted or compressed save
-  gdvariant versions
+_EXIT_STATUS = """exit status:
+  0  the whole input was read, or the value was written
+  1  the bytes do not decode, or only partly; the value cannot be encoded for that engine
+  2  a usage error: an unreadable file, bad hex, a refused expression, a missing password,
+     or a missing optional package (the message names the one to install)
+  130, 141  interrupted (Ctrl-C), or the output pipe was closed (`| head`)
 """
+_DECODE_EXAMPLES = """examples:
+  gdvariant decode examples/savegame.bin                 # var_to_bytes of a Dictionary
+  gdvariant decode --hex 0c000000040000000300000061626300  # -> 'abc' (a store_var record)
+  gdvariant decode --hex 0c000000040000000300000061626300 --offset 4  # -> 'abc' (the value)
+  gdvariant decode --all --hex 0200000007000000040000000300000061626300  # -> 7 'abc'
+  gdvariant decode -V 3 examples/godot3_save.sav         # store_var records Godot 3.6 wrote
+  gdvariant decode examples/user_save.dat --password secret  # an encrypted save
+"""
+_ENCODE_EXAMPLES = """examples:
+  gdvariant encode '[7, "move", Vector3(1, 2, 3), {"seq": 42}]' --hex
+  gdvariant encode '"abc"' --hex                          # -> 040000000300000061626300
+  gdvariant encode '{"seq": 42}' --framing StreamPeer --hex
+  gdvariant encode '{1: "a", 1.0: "b", true: "c"}' --hex  # three keys, as in Godot
+"""
+_FRAMES_EXAMPLES = """examples:
+  gdvariant frames examples/capture.bin                  # put_var frames of a TCP stream
+  gdvariant frames --hex 080000000200000005000000         # -> 5
+"""
+_VERSIONS_EXAMPLES = """examples:
+  gdvariant versions
+  gdvariant versions --json
+"""
+_EPILOG = f"""examples:
+  gdvariant decode examples/savegame.bin
+  gdvariant decode --hex 0c000000040000000300000061626300  # -> 'abc'
+  gdvariant encode '[7, "move", Vector3(1, 2, 3), {{"seq": 42}}]' --hex
+  gdvariant frames examples/capture.bin
+  gdvariant versions
+  gdvariant decode --help                                # and encode, frames, versions
+
+{_EXIT_STATUS}"""
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+
+
+class _Unreadable(ValueError):
+    """Bytes that no reading accounts for; the message says what was tried (exit status 1)."""
 
 
 def _print_value(value: object) -> None:
@@ -34,50 +80,136 @@ def _print_value(value: object) -> None:
     print(pprint.pformat(value, width=100, sort_dicts=False))
 
 
+def _parse_hex(text: str, what: str = "--hex") -> bytes:
+    """Bytes from hex digits, spaces allowed; a ValueError in our words otherwise."""
+    digits = "".join(text.split())
+    for column, char in enumerate(text, 1):
+        if not char.isspace() and char not in _HEX_DIGITS:
+            raise ValueError(f"{what}: {char!r} at character {column} is not a hex digit")
+    if len(digits) % 2:
+        raise ValueError(f"{what}: an odd number of hex digits ({len(digits)}): a byte is cut")
+    return bytes.fromhex(digits)
+
+
 def _read_input(source: str, as_hex: bool) -> bytes:
     if as_hex:
-        text = sys.stdin.read() if source == "-" else source
-        return bytes.fromhex("".join(text.split()))
+        return _parse_hex(sys.stdin.read() if source == "-" else source)
     if source == "-":
         return sys.stdin.buffer.read()
     return Path(source).read_bytes()
 
 
-def _cmd_save(args: argparse.Namespace, kind: str) -> int:
-    """Decode every record of an encrypted or compressed save file."""
-    key = bytes.fromhex(args.key) if args.key else None
+def _plaintext(data: bytes, kind: str, args: argparse.Namespace) -> bytes:
+    """The records inside an encrypted (GDEC) or compressed (GCPF) save."""
+    if kind == "GCPF":
+        with io.BufferedReader(GcpfReader(io.BytesIO(data))) as plain:
+            return plain.read()
+    key = _parse_hex(args.key, "--key") if args.key else None
     password = args.password
-    if kind == "GDEC" and key is None and password is None:
+    if key is None and password is None:
         if not sys.stdin.isatty():
-            print("gdvariant: this save is encrypted: give --password or --key", file=sys.stderr)
-            return 2
+            raise ValueError("this save is encrypted: give --password or --key")
         password = getpass.getpass("password: ")
+    return decrypt(data, key=key, password=password)
+
+
+def _print_records(values: Iterable[Any], notes: Sequence[str]) -> None:
+    """Each record's value under a ``# record N`` line, and their count on stderr."""
     shown = 0
-    for value in iter_save(
-        args.input,
-        version=args.version,
-        double=args.double,
-        allow_objects=args.allow_objects,
-        key=key,
-        password=password,
-    ):
+    for value in values:
         print(f"# record {shown}")
         _print_value(value)
         shown += 1
-    print(f"# {shown} records ({kind})", file=sys.stderr)
-    return 0
+    about = f" ({', '.join(notes)})" if notes else ""
+    print(f"# {shown} store_var record{'' if shown == 1 else 's'}{about}", file=sys.stderr)
+
+
+def _notes(kind: str, big_endian: bool) -> list[str]:
+    """What to say about records: their container and the byte order of their lengths."""
+    notes = [] if kind == "plain" else [kind]
+    return [*notes, "big-endian lengths"] if big_endian else notes
 
 
 def _cmd_decode(args: argparse.Namespace) -> int:
-    if not args.hex and args.input != "-":
-        with open(args.input, "rb") as fp:
-            kind = sniff(fp.read(4))
-        if kind != "plain":
-            return _cmd_save(args, kind)
     data = _read_input(args.input, args.hex)
+    kind = sniff(data[:4])
+    if kind != "plain":
+        data = _plaintext(data, kind, args)
+    if not 0 <= args.offset <= len(data):
+        raise ValueError(f"--offset {args.offset} is outside the {len(data)} bytes")
+    profile = get_profile(args.version, args.double)
+    if args.all:
+        return _decode_in_a_row(data, args)
+    view = data[args.offset :]
+    if args.records or args.big_endian:
+        records = load_all(
+            io.BytesIO(view),
+            version=profile,
+            allow_objects=args.allow_objects,
+            big_endian=args.big_endian,
+        )
+        _print_records(records, _notes(kind, args.big_endian))
+        return 0
+    reading = read_whole(view, profile, args.allow_objects, records_first=kind != "plain")
+    if reading is None:
+        raise _Unreadable(_why_unreadable(data, args.offset, profile, args.allow_objects))
+    if reading.records:
+        _print_records(reading.values, _notes(kind, reading.big_endian))
+        return 0
+    _print_value(reading.values[0])
+    also = records_only(view, profile, args.allow_objects)
+    if also is not None:
+        print(
+            f"note: the bytes also read whole as {also.describe()}: --records prints them",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def _why_unreadable(data: bytes, offset: int, profile: Profile, allow_objects: bool) -> str:
+    """How the bytes from ``offset`` fail as one value and as records, and which engine reads
+    them whole."""
+    view = data[offset:]
+    try:
+        value, used = decode(data, version=profile, allow_objects=allow_objects, offset=offset)
+    except DecodeError as exc:
+        as_value = str(exc)
+    else:
+        name = type(value).__name__
+        article = "an" if name[0] in "aeiouAEIOU" else "a"
+        as_value = f"only {used} of {len(view)} bytes decode ({article} {name})"
+    as_records = record_trouble(view, profile, allow_objects) or (
+        "the length prefixes do not chain to the end of the input"
+    )
+    lines = [
+        f"the bytes are not {profile.engine} data: neither one value nor store_var records",
+        f"  as one value: {as_value}",
+        f"  as records: {as_records}",
+    ]
+    other = other_engine(view, profile, allow_objects)
+    if other is not None:
+        line, reading = other
+        lines.append(f"note: -V {line} reads the whole input, as {reading.describe()}")
+    elif _reads_in_a_row(view, profile, allow_objects):
+        lines.append("note: they read whole as values one after another: --all prints them")
+    return "\n".join(lines)
+
+
+def _reads_in_a_row(data: bytes, profile: Profile, allow_objects: bool) -> bool:
+    offset = 0
+    while offset < len(data):
+        try:
+            _, used = decode(data, version=profile, allow_objects=allow_objects, offset=offset)
+        except DecodeError:
+            return False
+        offset += used
+    return offset == len(data) > 0
+
+
+def _decode_in_a_row(data: bytes, args: argparse.Namespace) -> int:
+    """``--all``: values one after another, each with its offset and size."""
     offset = args.offset
-    shown = 0
-    while True:
+    while offset < len(data):
         value, used = decode(
             data,
             version=args.version,
@@ -85,34 +217,38 @@ def _cmd_decode(args: argparse.Namespace) -> int:
             allow_objects=args.allow_objects,
             offset=offset,
         )
-        if args.all:
-            print(f"# offset {offset}, {used} bytes")
+        print(f"# offset {offset}, {used} bytes")
         _print_value(value)
         offset += used
-        shown += 1
-        if not args.all or offset >= len(data):
-            break
-    if offset < len(data) and not args.all:
-        print(
-            f"note: {len(data) - offset} more bytes follow the value (use --all to decode them)",
-            file=sys.stderr,
-        )
     return 0
 
 
 def _cmd_frames(args: argparse.Namespace) -> int:
     data = _read_input(args.input, args.hex)
+    profile = get_profile(args.version, args.double)
+    big_endian = args.big_endian or False
     decoder = StreamDecoder(
-        version=args.version,
-        double=args.double,
+        version=profile,
         allow_objects=args.allow_objects,
         framing=args.framing,
-        big_endian=args.big_endian,
+        big_endian=big_endian,
         max_frame_size=args.max_frame_size,
     )
+    loose = loose_frame(data, profile, args.allow_objects, big_endian)
+    if loose is not None:
+        index, offset, used = loose
+        raise _Unreadable(
+            f"the value in frame {index} (offset {offset}) ends after {used} bytes, before its "
+            f"frame does: these are not {profile.engine} put_var frames"
+            + _engine_note(data, profile, args.allow_objects, big_endian)
+        )
     shown = 0
     try:
         decoder.feed(data)
+    except DecodeError as exc:
+        raise _Unreadable(
+            f"{exc}{_engine_note(data, profile, args.allow_objects, big_endian)}"
+        ) from None
     finally:
         for value in decoder:
             print(f"# value {shown}")
@@ -122,6 +258,11 @@ def _cmd_frames(args: argparse.Namespace) -> int:
         print(f"note: the data ends inside a frame ({decoder.buffered} bytes)", file=sys.stderr)
     print(f"# {shown} values in {len(data)} bytes", file=sys.stderr)
     return 0
+
+
+def _engine_note(data: bytes, profile: Profile, allow_objects: bool, big_endian: bool) -> str:
+    line = engine_for_frames(data, profile, allow_objects, big_endian)
+    return f"\nnote: -V {line} reads every whole frame" if line is not None else ""
 
 
 def _cmd_encode(args: argparse.Namespace) -> int:
@@ -200,16 +341,35 @@ def build_parser() -> argparse.ArgumentParser:
     dec = sub.add_parser(
         "decode",
         parents=[engine],
-        help="decode var_to_bytes data and print the value",
+        help="decode var_to_bytes data or store_var records and print the values",
         description=(
-            "Decode Variant bytes (a file, '-' for stdin, or hex text with --hex). An encrypted "
-            "(GDEC) or compressed (GCPF) save file is recognised and its store_var records "
-            "printed; an encrypted one asks for its password unless --password or --key is given."
+            "Decode Variant bytes (a file, '-' for stdin, or hex text with --hex). The bytes "
+            "may be one var_to_bytes value or a file of store_var records (u32 lengths, "
+            "little- or big-endian, chaining exactly to the end); a reading is printed only "
+            "if it accounts for every byte, else the error says how much decoded and which "
+            "engine version (-V) reads the whole input. An encrypted (GDEC) or compressed "
+            "(GCPF) save is opened first; an encrypted one asks for its password unless "
+            "--password or --key is given."
         ),
+        epilog=f"{_DECODE_EXAMPLES}\n{_EXIT_STATUS}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     dec.add_argument("input", help="file to read, or '-' for standard input")
     dec.add_argument("--hex", action="store_true", help="the input is hex text, not raw bytes")
-    dec.add_argument("--all", action="store_true", help="decode every value, one after another")
+    how = dec.add_mutually_exclusive_group()
+    how.add_argument(
+        "--all", action="store_true", help="bare values one after another (no length prefixes)"
+    )
+    how.add_argument(
+        "--records",
+        action="store_true",
+        help="read store_var records (as FileAccess.get_var does), whatever the bytes look like",
+    )
+    dec.add_argument(
+        "--big-endian",
+        action="store_true",
+        help="store_var records with big-endian lengths (FileAccess.big_endian); implies --records",
+    )
     dec.add_argument("--offset", type=int, default=0, help="start at this byte offset")
     dec.add_argument(
         "--allow-objects",
@@ -227,8 +387,12 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Encode a value written as a Python-style expression using gdvariant's types, "
             'e.g. \'[1, "a", Vector2(1, 2), {"k": PackedInt32Array([1, 2])}]\'. '
-            "Nothing is evaluated: only literals and gdvariant types are accepted."
+            "Nothing is evaluated: only literals and gdvariant types are accepted. A "
+            "Dictionary whose keys Python would merge (1, 1.0, true) keeps them all, as Godot "
+            "does; a key written twice is refused."
         ),
+        epilog=f"{_ENCODE_EXAMPLES}\n{_EXIT_STATUS}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     enc.add_argument("expression", help="the value, or '-' to read it from standard input")
     enc.add_argument("-o", "--output", help="write the bytes to this file")
@@ -252,6 +416,8 @@ def build_parser() -> argparse.ArgumentParser:
             "Decode every length-prefixed value in a byte stream, as StreamPeer.get_var or "
             "PacketPeerStream read them: a captured TCP stream, or a file of store_var records."
         ),
+        epilog=f"{_FRAMES_EXAMPLES}\n{_EXIT_STATUS}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     frm.add_argument("input", help="file to read, or '-' for standard input")
     frm.add_argument("--hex", action="store_true", help="the input is hex text, not raw bytes")
@@ -268,19 +434,39 @@ def build_parser() -> argparse.ArgumentParser:
     frm.add_argument("--allow-objects", action="store_true", help="accept full objects")
     frm.set_defaults(func=_cmd_frames)
 
-    ver = sub.add_parser("versions", help="list the engine versions gdvariant speaks")
+    ver = sub.add_parser(
+        "versions",
+        help="list the engine versions gdvariant speaks",
+        description="List every engine version (-V) and what its format supports.",
+        epilog=f"{_VERSIONS_EXAMPLES}\n{_EXIT_STATUS}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     ver.add_argument("--json", action="store_true", help="machine-readable output")
     ver.set_defaults(func=_cmd_versions)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; return its exit status (0, 1 or 2, as ``--help`` lists them)."""
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
-    except VariantError as exc:
+    except KeyboardInterrupt:  # e.g. at the password prompt
+        print(file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # the reader stopped (`| head`): say nothing, as `cat` would
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    except (VariantError, _Unreadable) as exc:
         print(f"gdvariant: {exc}", file=sys.stderr)
         return 1
-    except (OSError, ValueError) as exc:
+    except ImportError as exc:  # an optional package: the message names its extra
+        print(f"gdvariant: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"gdvariant: {exc.strerror or exc}{where}", file=sys.stderr)
+        return 2
+    except ValueError as exc:
         print(f"gdvariant: {exc}", file=sys.stderr)
         return 2

@@ -64,11 +64,14 @@ def _corrupt(reason: str, offset: int) -> DecodeError:
 
 
 def _need(module: str, extra: str) -> Any:
+    """``module``, or an ``ImportError`` naming the package to install and its extra."""
     try:
         return __import__(module, fromlist=["_"])
     except ImportError:
+        package = module.partition(".")[0]  # what pip installs: cryptography, zstandard...
         raise ImportError(
-            f"this file needs the '{module}' package: pip install 'gdvariant[{extra}]'"
+            f"this file needs the '{package}' package: pip install 'gdvariant[{extra}]'",
+            name=package,
         ) from None
 
 

@@ -2,12 +2,17 @@
 
 The CLI's ``encode`` takes text such as ``[7, "move", Vector3(1, 2, 3), {"seq": 42}]``. Only
 literals, lists, tuples, dicts, unary minus and calls to gdvariant's own value types are
-accepted; anything else is a ``ValueError`` naming what was refused.
+accepted; anything else is a ``ValueError`` naming what was refused and where.
+
+A Dictionary whose keys Python would merge (``1``, ``1.0`` and ``true`` are three keys in
+Godot) becomes a :class:`gdvariant.Dictionary` holding every pair, as the decoder returns it; a
+key written twice (the same type and value) is refused, as GDScript refuses it.
 """
 
 from __future__ import annotations
 
 import ast
+import inspect
 import math
 from typing import Any
 
@@ -19,6 +24,29 @@ _CALLABLES: dict[str, Any] = {
     for name in module.__all__
     if name not in ("ContainerKind", "VariantType")
 }
+#: The math types take no arguments (Godot's zero value) or one number per field, as in
+#: GDScript, where ``Vector2(1)`` is an error; ``Color(r, g, b)`` (alpha 1) is GDScript too.
+_MATH_ARGS: dict[Any, tuple[int, ...]] = {
+    t: (0, len(t._fields))
+    for t in (
+        _types.Vector2,
+        _types.Vector2i,
+        _types.Rect2,
+        _types.Rect2i,
+        _types.Vector3,
+        _types.Vector3i,
+        _types.Transform2D,
+        _types.Vector4,
+        _types.Vector4i,
+        _types.Plane,
+        _types.Quaternion,
+        _types.AABB,
+        _types.Basis,
+        _types.Transform3D,
+        _types.Projection,
+    )
+}
+_MATH_ARGS[_types.Color] = (0, 3, 4)
 _NAMES: dict[str, Any] = {
     "inf": math.inf,
     "nan": math.nan,
@@ -48,12 +76,7 @@ def _eval(node: ast.expr) -> Any:
         items = [_eval(e) for e in node.elts]
         return items if isinstance(node, ast.List) else tuple(items)
     if isinstance(node, ast.Dict):
-        if any(k is None for k in node.keys):
-            raise ValueError("'**' is not allowed in a value expression")
-        try:
-            return {_eval(k): _eval(v) for k, v in zip(node.keys, node.values, strict=True) if k}
-        except TypeError as exc:  # an unhashable key
-            raise ValueError(f"bad dictionary key: {exc}") from None
+        return _eval_dict(node)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
         operand = _eval(node.operand)
         if isinstance(operand, int | float) and not isinstance(operand, bool):
@@ -70,11 +93,91 @@ def _eval(node: ast.expr) -> Any:
         kwargs = {kw.arg: _eval(kw.value) for kw in node.keywords if kw.arg is not None}
         if len(kwargs) != len(node.keywords):
             raise ValueError("'**' is not allowed in a value expression")
+        _check_arguments(node, func, args, kwargs)
         try:
             return func(*args, **kwargs)
         except (TypeError, ValueError, AttributeError) as exc:
-            raise ValueError(f"{ast.unparse(node.func)}(...): {exc}") from None
-    raise ValueError(f"not allowed in a value expression: {ast.unparse(node)!r}")
+            name = ast.unparse(node.func)
+            why = _mismatch(func, args, kwargs) or str(exc).removeprefix(f"{name}: ")
+            raise ValueError(f"{name}: {why}{_at(node)}") from None
+    raise ValueError(f"not allowed in a value expression: {ast.unparse(node)!r}{_at(node)}")
+
+
+def _at(node: ast.expr) -> str:
+    """Where ``node`` starts, for error messages (columns count from 1, as SyntaxError's)."""
+    return f" (at column {node.col_offset + 1})"
+
+
+def _eval_dict(node: ast.Dict) -> Any:
+    """A ``dict``, or a :class:`Dictionary` when a ``dict`` would merge or refuse keys."""
+    if any(k is None for k in node.keys):
+        raise ValueError(f"'**' is not allowed in a value expression{_at(node)}")
+    pairs = [(_eval(k), _eval(v)) for k, v in zip(node.keys, node.values, strict=True) if k]
+    try:
+        merged = dict(pairs)
+    except TypeError:  # an Array or Dictionary key: Godot allows it, a dict cannot hold it
+        merged = {}
+    if len(merged) == len(pairs):
+        return merged
+    seen: set[tuple[type, Any]] = set()
+    unhashable: list[Any] = []
+    for key_node, (key, _) in zip(node.keys, pairs, strict=True):
+        try:
+            typed = (type(key), key)
+            repeated = typed in seen
+            seen.add(typed)
+        except TypeError:
+            repeated = key in unhashable
+            unhashable.append(key)
+        if repeated:
+            assert key_node is not None
+            raise ValueError(f"the key {ast.unparse(key_node)} is repeated{_at(key_node)}")
+    return _types.Dictionary(pairs)
+
+
+def _check_arguments(node: ast.Call, func: Any, args: list[Any], kwargs: dict[str, Any]) -> None:
+    """Refuse a call the type cannot take, in our words rather than Python's."""
+    name = ast.unparse(node.func)
+    counts = _MATH_ARGS.get(func)
+    if counts is not None and not kwargs and len(args) not in counts:
+        fields = ", ".join(func._fields)
+        allowed = ", ".join(str(n) for n in counts[:-1]) + f" or {counts[-1]}"
+        raise ValueError(f"{name} takes {allowed} arguments ({fields}), got {len(args)}{_at(node)}")
+    try:
+        signature = inspect.signature(func)
+    except (TypeError, ValueError):  # a builtin base (StringName is a str) has none
+        return
+    try:
+        signature.bind(*args, **kwargs)
+    except TypeError as exc:
+        params = ", ".join(signature.parameters)
+        raise ValueError(f"{name}({params}): {exc}{_at(node)}") from None
+
+
+#: What each parameter annotation of the value types asks for, in words, and its check.
+_KINDS: dict[str, tuple[str, Any]] = {
+    "SupportsFloat": ("a number", lambda v: isinstance(v, int | float)),
+    "SupportsIndex": ("an integer", lambda v: isinstance(v, int)),
+    "str": ("a string", lambda v: isinstance(v, str)),
+    "Iterable": ("a list or tuple", lambda v: isinstance(v, list | tuple | dict)),
+    "Mapping": ("a dict or a list of pairs", lambda v: isinstance(v, list | tuple | dict)),
+}
+
+
+def _mismatch(func: Any, args: list[Any], kwargs: dict[str, Any]) -> str | None:
+    """The first argument of the wrong kind, named in our words; None if none is found."""
+    try:
+        bound = inspect.signature(func).bind(*args, **kwargs)
+    except (TypeError, ValueError):
+        return None
+    for name, value in bound.arguments.items():
+        annotation = str(bound.signature.parameters[name].annotation)
+        if value is None and annotation.endswith("| None"):
+            continue
+        kind = _KINDS.get(annotation.partition("[")[0])
+        if kind is not None and not kind[1](value):
+            return f"{name} must be {kind[0]}, not {type(value).__name__} {value!r}"
+    return None
 
 
 def _eval_callee(node: ast.expr) -> Any:
@@ -84,4 +187,4 @@ def _eval_callee(node: ast.expr) -> Any:
         owner = _CALLABLES.get(node.value.id)
         if owner is not None and node.attr in ("builtin", "class_name", "script", "from_parts"):
             return getattr(owner, node.attr)
-    raise ValueError(f"not a gdvariant type: {ast.unparse(node)!r}")
+    raise ValueError(f"not a gdvariant type: {ast.unparse(node)!r}{_at(node)}")

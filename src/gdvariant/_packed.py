@@ -51,12 +51,31 @@ class _PackedNumbers(bytes):
         try:
             data = array(cls._code, flat)
         except (OverflowError, TypeError) as exc:
-            raise ValueError(f"{cls.__name__}: {exc}") from None
+            raise ValueError(f"{cls.__name__}: {cls._bad_element(items) or exc}") from None
         if len(data) % cls._width:
             raise ValueError(f"{cls.__name__}: every element needs {cls._width} components")
         if not _LITTLE:
             data.byteswap()
         return bytes.__new__(cls, data)
+
+    @classmethod
+    def _bad_element(cls, items: Iterable[Any]) -> str | None:
+        """Which element of a list or tuple could not be stored, and what was wanted."""
+        if not isinstance(items, list | tuple):
+            return None
+        integers = cls._code in "iq"
+        if cls._width > 1:
+            wanted = f"{cls._width} {'integers' if integers else 'numbers'}"
+        elif integers:
+            wanted = f"a {array(cls._code).itemsize * 8}-bit integer"
+        else:
+            wanted = "a number"
+        for index, item in enumerate(items):
+            try:
+                array(cls._code, item if cls._width > 1 else (item,))
+            except (OverflowError, TypeError):
+                return f"element {index} ({item!r}) is not {wanted}"
+        return None
 
     @classmethod
     def frombuffer(cls, data: bytes | bytearray | memoryview) -> Self:
