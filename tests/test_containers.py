@@ -284,7 +284,7 @@ def test_lying_gcpf_headers_and_tables_are_decode_errors() -> None:
 
 
 def test_mutated_container_bytes_raise_only_decode_errors(tmp_path: Path) -> None:
-    from hypothesis import given, settings
+    from hypothesis import example, given, settings
     from hypothesis import strategies as st
 
     files = [
@@ -295,12 +295,15 @@ def test_mutated_container_bytes_raise_only_decode_errors(tmp_path: Path) -> Non
     ]
     files += [_gcpf(SAVE, mode, block_size=300) for mode in EMPTY_BLOCKS]
     path = tmp_path / "save.dat"
+    path.write_bytes(files[0])
+    original = gd.read_save(path, key=KEY)
 
     @settings(max_examples=300, deadline=None)
     @given(
         which=st.sampled_from(range(len(files))),
         flips=st.lists(st.tuples(st.integers(0, 10**6), st.integers(1, 255)), max_size=4),
     )
+    @example(which=1, flips=[(-1, 1)])  # the last byte: cipher padding, which the MD5 skips
     def check(which: int, flips: list[tuple[int, int]]) -> None:
         data = bytearray(files[which])
         for at, bits in flips:
@@ -310,9 +313,12 @@ def test_mutated_container_bytes_raise_only_decode_errors(tmp_path: Path) -> Non
             values = gd.read_save(path, key=KEY)
         except gd.DecodeError:
             return
-        # GDEC's MD5 catches any change; GCPF blocks may decode (FastLZ has no checksum).
-        assert data == files[which] or which >= 2
         assert isinstance(values, list)
+        if which < 2:
+            # GDEC's MD5 catches any change to the plaintext. The cipher's padding past the
+            # stated length is not covered (nor in Godot), so what reads is the original.
+            assert values == original
+        # GCPF blocks may decode to other records: FastLZ has no checksum.
 
     check()
 
