@@ -117,19 +117,22 @@ def _wire_type(item: Any) -> int:
 
 
 def has_misfits(value: Any) -> bool:
-    """Whether a typed container in ``value`` holds an entry of another type."""
+    """Whether a typed container in ``value`` (keys included) holds an entry of another type."""
     if isinstance(value, gd.TypedArray):
         etype = value.element_type
         return any(not _fits(v, etype) or has_misfits(v) for v in value)
     if isinstance(value, gd.Dictionary):
         return any(
-            not _fits(k, value.key_type) or not _fits(v, value.value_type) or has_misfits(v)
+            not _fits(k, value.key_type)
+            or not _fits(v, value.value_type)
+            or has_misfits(k)
+            or has_misfits(v)
             for k, v in value.items()
         )
     if isinstance(value, list):
         return any(has_misfits(v) for v in value)
     if isinstance(value, dict):
-        return any(has_misfits(v) for v in value.values())
+        return any(has_misfits(k) or has_misfits(v) for k, v in value.items())
     return False
 
 
