@@ -8,9 +8,10 @@ values comparable exactly (floats by their bits, so NaN equals itself and -0.0 d
 from __future__ import annotations
 
 import json
+import re
 import struct
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -48,7 +49,7 @@ def f64(hex_bits: str) -> float:
 
 def text(hex_utf8: str) -> str:
     """A string as Godot's decoder returns it: a leading BOM does not survive ``bytes_to_var``."""
-    decoded = bytes.fromhex(hex_utf8).decode("utf-8")
+    decoded = bytes.fromhex(hex_utf8).decode("utf-8", "surrogatepass")  # 3.2.3 writes them
     return decoded[1:] if decoded.startswith("\ufeff") else decoded
 
 
@@ -330,3 +331,35 @@ def check_engine_record(record: dict[str, Any], version: str) -> None:
             assert canon(gd.loads(ours, version=version, allow_objects=objects)) == canon(value)
         else:
             assert ours == data, where
+
+
+def walk(value: Any, leaf: Callable[[Any], Any]) -> Any:
+    """``value`` with ``leaf`` applied to everything that is not a container."""
+    if isinstance(value, gd.TypedArray):
+        return type(value)(value.element_type, [walk(v, leaf) for v in value])
+    if isinstance(value, list):
+        return [walk(v, leaf) for v in value]
+    if isinstance(value, dict):
+        return {walk(k, leaf): walk(v, leaf) for k, v in value.items()}
+    if isinstance(value, gd.Dictionary):
+        pairs = [(walk(k, leaf), walk(v, leaf)) for k, v in value.items()]
+        return gd.Dictionary(pairs, value.key_type, value.value_type)
+    return leaf(value)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def surrogates_as_spaces(value: Any) -> Any:
+    """As Godot 3.6 describes and re-encodes a String: each lone surrogate as a space."""
+
+    def leaf(v: Any) -> Any:
+        if isinstance(v, gd.StringName):
+            return gd.StringName(_SURROGATE.sub(" ", v))
+        if isinstance(v, str):
+            return _SURROGATE.sub(" ", v)
+        if isinstance(v, gd.PackedStringArray):
+            return gd.PackedStringArray(_SURROGATE.sub(" ", s) for s in v)
+        return v
+
+    return walk(value, leaf)

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import test_engine_differential as diff
-from godot_describe import canon
+from godot_describe import canon, surrogates_as_spaces
 
 import gdvariant as gd
 
@@ -48,7 +48,7 @@ KEPT: dict[str, Callable[[Any], bool]] = {
     "dictionary_keeps_duplicate_keys": _changes(diff.merge_duplicate_keys),
     "object_types_named_encoded_as_id": _changes(diff.name_objects_as_id),
     "godot3_root_path_becomes_relative": _changes(diff.root_path_as_relative),
-    "lone_surrogate_shown_as_space": _changes(diff.surrogates_as_spaces),
+    "lone_surrogate_shown_as_space": _changes(surrogates_as_spaces),
 }
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import math
 import random
-import re
 import struct
 from collections import Counter
 from collections.abc import Callable
@@ -29,7 +28,7 @@ from typing import Any
 
 import pytest
 from engines import SEED, Engine, engine_decode
-from godot_describe import canon, deep_recursion, expected, merge_keys
+from godot_describe import canon, deep_recursion, expected, merge_keys, surrogates_as_spaces, walk
 from mutations import mutate
 
 import gdvariant as gd
@@ -42,20 +41,6 @@ ORACLES = {"4.6": "godot4_oracle.gd", "3.6": "godot3_oracle.gd"}
 
 
 # ---------------------------------------------------------------- value normalisers
-
-
-def _walk(value: Any, leaf: Callable[[Any], Any]) -> Any:
-    """``value`` with ``leaf`` applied to everything that is not a container."""
-    if isinstance(value, gd.TypedArray):
-        return type(value)(value.element_type, [_walk(v, leaf) for v in value])
-    if isinstance(value, list):
-        return [_walk(v, leaf) for v in value]
-    if isinstance(value, dict):
-        return {_walk(k, leaf): _walk(v, leaf) for k, v in value.items()}
-    if isinstance(value, gd.Dictionary):
-        pairs = [(_walk(k, leaf), _walk(v, leaf)) for k, v in value.items()]
-        return gd.Dictionary(pairs, value.key_type, value.value_type)
-    return leaf(value)
 
 
 _F32 = struct.Struct("<f")
@@ -105,7 +90,7 @@ def narrow_reals(value: Any) -> Any:
             return _WIDE_PACKED[type(v)](tuple(_to_f32(c) for c in item) for item in v)
         return _narrowed(v) if isinstance(v, _REAL_MATH) else v
 
-    return _walk(value, leaf)
+    return walk(value, leaf)
 
 
 def _wire_type(item: Any) -> int:
@@ -166,24 +151,6 @@ def name_objects_as_id(value: Any) -> Any:
     return value
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def surrogates_as_spaces(value: Any) -> Any:
-    """As Godot 3.6 describes and re-encodes a String: each lone surrogate as a space."""
-
-    def leaf(v: Any) -> Any:
-        if isinstance(v, gd.StringName):
-            return gd.StringName(_SURROGATE.sub(" ", v))
-        if isinstance(v, str):
-            return _SURROGATE.sub(" ", v)
-        if isinstance(v, gd.PackedStringArray):
-            return gd.PackedStringArray(_SURROGATE.sub(" ", s) for s in v)
-        return v
-
-    return _walk(value, leaf)
-
-
 def through_doubles(value: Any) -> Any:
     """Packed floats as the engine's description shows them: each one passed through a
     double, which quiets a signalling NaN (the engine holds and re-encodes it unchanged)."""
@@ -191,7 +158,7 @@ def through_doubles(value: Any) -> Any:
     def leaf(v: Any) -> Any:
         return type(v)(list(v)) if isinstance(v, _FLOAT_PACKED) else v
 
-    return _walk(value, leaf)
+    return walk(value, leaf)
 
 
 def merge_duplicate_keys(value: Any) -> Any:
@@ -206,7 +173,7 @@ def merge_duplicate_keys_godot3(value: Any) -> Any:
 
 def root_path_as_relative(value: Any) -> Any:
     """As Godot 3 holds NodePath("/"): its constructor drops the absolute flag of an empty path."""
-    return _walk(value, lambda v: gd.NodePath("") if v == gd.NodePath("/") else v)
+    return walk(value, lambda v: gd.NodePath("") if v == gd.NodePath("/") else v)
 
 
 #: Value classes, per engine: a normaliser that turns our value into what the engine holds.
