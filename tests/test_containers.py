@@ -310,8 +310,10 @@ def test_mutated_container_bytes_raise_only_decode_errors(tmp_path: Path) -> Non
             values = gd.read_save(path, key=KEY)
         except gd.DecodeError:
             return
-        # GDEC's MD5 catches any change; GCPF blocks may decode (FastLZ has no checksum).
-        assert data == files[which] or which >= 2
+        # GDEC's MD5 covers the plaintext, so a change that still decrypts landed in the last
+        # block's padding (a CBC flip in the block before it, say): the values are the saved
+        # ones. GCPF blocks may decode to other values (FastLZ has no checksum).
+        assert which >= 2 or values == VALUES * 3
         assert isinstance(values, list)
 
     check()
