@@ -240,9 +240,10 @@ def as_engine_holds(value: Any, godot3: bool = False) -> Any:
     """``value`` as the engine holds it once decoded, where that differs from the bytes.
 
     Godot keeps one pair per Dictionary key (the first position, the last value), where we
-    keep every pair as written; container keys that are equal by value are one key in Godot 4.
-    With ``godot3``, a NodePath with no names and no subnames loses its absolute flag, as
-    Godot 3's NodePath constructor makes it (godot3.md §5.1).
+    keep every pair as written; container keys that are equal by value are one key in Godot 4,
+    but never in Godot 3, whose Array and Dictionary compare by identity (Godot 3.2.3 kept two
+    empty-Dictionary keys apart). With ``godot3``, a NodePath with no names and no subnames
+    loses its absolute flag, as Godot 3's NodePath constructor makes it (godot3.md §5.1).
     """
     if isinstance(value, gd.TypedArray):
         return type(value)(value.element_type, [as_engine_holds(v, godot3) for v in value])
@@ -253,7 +254,9 @@ def as_engine_holds(value: Any, godot3: bool = False) -> Any:
         where: dict[Any, int] = {}
         for key, val in value.items():
             key, val = as_engine_holds(key, godot3), as_engine_holds(val, godot3)
-            tag = canon(key)
+            tag: Any = canon(key)
+            if godot3 and isinstance(key, list | dict | gd.Dictionary):
+                tag = ("by reference", len(pairs))  # Godot 3 compares containers by identity
             if tag in where:
                 pairs[where[tag]] = (pairs[where[tag]][0], val)
             else:
