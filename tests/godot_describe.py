@@ -236,7 +236,7 @@ def deep_recursion(limit: int = 10_000) -> Iterator[None]:
         sys.setrecursionlimit(old)
 
 
-def as_engine_holds(value: Any, godot3: bool = False) -> Any:
+def as_engine_holds(value: Any, godot3: bool = False, strings_equal: bool = False) -> Any:
     """``value`` as the engine holds it once decoded, where that differs from the bytes.
 
     Godot keeps one pair per Dictionary key (the first position, the last value), where we
@@ -244,17 +244,25 @@ def as_engine_holds(value: Any, godot3: bool = False) -> Any:
     but never in Godot 3, whose Array and Dictionary compare by identity (Godot 3.2.3 kept two
     empty-Dictionary keys apart). With ``godot3``, a NodePath with no names and no subnames
     loses its absolute flag, as Godot 3's NodePath constructor makes it (godot3.md §5.1).
+    With ``strings_equal``, a String key and an equal StringName key are one key, as in Godot 4
+    (the first one's type kept).
     """
+
+    def holds(v: Any) -> Any:
+        return as_engine_holds(v, godot3, strings_equal)
+
     if isinstance(value, gd.TypedArray):
-        return type(value)(value.element_type, [as_engine_holds(v, godot3) for v in value])
+        return type(value)(value.element_type, [holds(v) for v in value])
     if isinstance(value, list):
-        return [as_engine_holds(v, godot3) for v in value]
+        return [holds(v) for v in value]
     if isinstance(value, dict | gd.Dictionary):
         pairs: list[tuple[Any, Any]] = []
         where: dict[Any, int] = {}
         for key, val in value.items():
-            key, val = as_engine_holds(key, godot3), as_engine_holds(val, godot3)
+            key, val = holds(key), holds(val)
             tag: Any = canon(key)
+            if strings_equal:
+                tag = tuple(("str", *n[1:]) if n[0] == "StringName" else n for n in tag)
             if godot3 and isinstance(key, list | dict | gd.Dictionary):
                 tag = ("by reference", len(pairs))  # Godot 3 compares containers by identity
             if tag in where:
@@ -265,7 +273,7 @@ def as_engine_holds(value: Any, godot3: bool = False) -> Any:
         key_type, value_type = getattr(value, "key_type", None), getattr(value, "value_type", None)
         return as_godot_dictionary(pairs, key_type, value_type)
     if isinstance(value, gd.GodotObject):
-        props = [(name, as_engine_holds(v, godot3)) for name, v in value.properties]
+        props = [(name, holds(v)) for name, v in value.properties]
         return gd.GodotObject(value.class_name, props)
     if godot3 and value == gd.NodePath("/"):
         return gd.NodePath("")

@@ -46,10 +46,7 @@ KEPT: dict[str, Callable[[Any], bool]] = {
     "float_build_narrows_doubles": _changes(diff.narrow_reals),
     "typed_container_converts_or_drops_misfits": diff.has_misfits,
     "dictionary_keeps_duplicate_keys": _changes(diff.merge_duplicate_keys),
-    "string_name_and_string_keys_kept_apart": lambda value: (
-        canon(diff.merge_string_name_keys(value))
-        != canon(diff._walk(value, lambda v: str(v) if isinstance(v, gd.StringName) else v))
-    ),
+    "string_name_and_string_keys_kept_apart": _changes(diff.merge_string_name_keys),
     "object_types_named_encoded_as_id": _changes(diff.name_objects_as_id),
     "godot3_root_path_becomes_relative": _changes(diff.root_path_as_relative),
     "lone_surrogate_shown_as_space": _changes(diff.surrogates_as_spaces),

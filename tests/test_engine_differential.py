@@ -199,9 +199,9 @@ def merge_duplicate_keys(value: Any) -> Any:
 
 
 def merge_string_name_keys(value: Any) -> Any:
-    """As Godot 4 holds a Dictionary: a StringName key and an equal String key are one key."""
-    strings = _walk(value, lambda v: str(v) if isinstance(v, gd.StringName) else v)
-    return as_engine_holds(strings)
+    """As Godot 4 holds a Dictionary: a StringName key and an equal String key are one key
+    (the first one, with its own type, and the last value)."""
+    return as_engine_holds(value, strings_equal=True)
 
 
 def root_path_as_relative(value: Any) -> Any:
