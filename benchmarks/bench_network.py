@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import gdvariant as gd
-from gdvariant.asyncio import VariantStream, serve
+from gdvariant.asyncio import Server, VariantStream, serve
 
 
 def small_message(client: int, seq: int) -> Any:
@@ -70,6 +70,7 @@ async def _serve(mode: str, port_file: Path) -> None:
             await writer.drain()
         writer.close()
 
+    server: asyncio.Server | Server
     if mode == "gdvariant":
         server = await serve(echo, "127.0.0.1", 0, max_frame_size=64 << 20)
     else:

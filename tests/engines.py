@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import json.scanner
 import os
 import random
 import shutil
@@ -165,9 +166,21 @@ def run_oracle(
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 10_000))  # descriptions of 1024-deep values nest deeply
     try:
-        return [json.loads(line, strict=False) for line in lines.splitlines() if line.strip()]
+        return [_json_deep(line) for line in lines.splitlines() if line.strip()]
     finally:
         sys.setrecursionlimit(limit)
+
+
+def _json_deep(line: str) -> Any:
+    """``json.loads``, with a fallback for nesting deeper than Python 3.12's C scanner takes
+    (it has a fixed cap of its own, below a 1024-deep value's description): the pure-Python
+    scanner, which follows ``sys.setrecursionlimit``."""
+    try:
+        return json.loads(line, strict=False)
+    except RecursionError:
+        decoder = json.JSONDecoder(strict=False)
+        decoder.scan_once = json.scanner.py_make_scanner(decoder)  # type: ignore[attr-defined]
+        return decoder.decode(line)
 
 
 def engine_decode(

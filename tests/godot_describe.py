@@ -179,28 +179,43 @@ def as_godot_dictionary(
     return gd.Dictionary(pairs, key_type, value_type)
 
 
-def canon(value: Any) -> Any:
-    """An exactly comparable form: type names kept, floats as bits, containers as tuples."""
+def canon(value: Any) -> tuple[Any, ...]:
+    """An exactly comparable (and hashable) form: type names kept, floats as bits.
+
+    Flat: each node in pre-order as a small tuple that carries its child count, so equal
+    forms mean equal values. Built without recursion and compared without it, since Python
+    3.12 caps C-level recursion (nested tuple comparison) below a 1024-deep value."""
+    out: list[tuple[Any, ...]] = []
+    stack = [value]
+    while stack:
+        node, children = _canon_node(stack.pop())
+        out.append(node)
+        stack.extend(reversed(children))
+    return tuple(out)
+
+
+def _canon_node(value: Any) -> tuple[tuple[Any, ...], list[Any]]:
+    """One value's own part of :func:`canon`, and its children in order."""
     if isinstance(value, float):
-        return ("float", struct.pack("<d", value))
+        return ("float", struct.pack("<d", value)), []
     if isinstance(value, bool | int | None | bytes):
-        return (type(value).__name__, value)
+        return (type(value).__name__, value), []
     if isinstance(value, gd.StringName):
-        return ("StringName", str(value))
+        return ("StringName", str(value)), []
     if isinstance(value, str):
-        return ("str", value)
+        return ("str", value), []
     if isinstance(value, gd.TypedArray):
-        return ("TypedArray", value.element_type, tuple(canon(v) for v in value))
+        return ("TypedArray", value.element_type, len(value)), list(value)
     if isinstance(value, list):
-        return ("list", tuple(canon(v) for v in value))
+        return ("list", len(value)), value
     if isinstance(value, dict):
-        return ("dict", tuple((canon(k), canon(v)) for k, v in value.items()))
+        return ("dict", len(value)), [x for pair in value.items() for x in pair]
     if isinstance(value, gd.Dictionary):
-        pairs = tuple((canon(k), canon(v)) for k, v in value.items())
-        return ("Dictionary", value.key_type, value.value_type, pairs)
+        pairs = [x for pair in value.items() for x in pair]
+        return ("Dictionary", value.key_type, value.value_type, len(value)), pairs
     if isinstance(value, tuple):  # every immutable gdvariant value type is a tuple
-        return (type(value).__name__, tuple(canon(v) for v in value))
-    return (type(value).__name__, bytes(value))  # packed numeric arrays: their exact bytes
+        return (type(value).__name__, len(value)), list(value)
+    return (type(value).__name__, bytes(value)), []  # packed numeric arrays: their exact bytes
 
 
 def same_but_padding(ours: bytes, theirs: bytes) -> bool:

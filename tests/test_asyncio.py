@@ -15,7 +15,7 @@ from godot_describe import canon
 from random_values import random_value
 
 import gdvariant as gd
-from gdvariant.asyncio import DatagramPeer, VariantStream, connect, open_datagram, serve
+from gdvariant.asyncio import DatagramPeer, Server, VariantStream, connect, open_datagram, serve
 
 Handler = Callable[[VariantStream], Awaitable[None]]
 
@@ -186,6 +186,119 @@ def test_the_handler_s_own_failure_is_logged_and_the_server_carries_on(
     with caplog.at_level(logging.ERROR, logger="gdvariant.asyncio"):
         run(main())
     assert any("handler failed" in r.getMessage() and r.exc_info for r in caplog.records)
+
+
+async def _mid_call_server(where: str, seen: list[str]) -> tuple[Server, int, asyncio.Event]:
+    """A server whose handler, once a peer connects, sits in ``get_var`` (the peer sends
+    nothing) or in ``put_var`` (it floods a peer that does not read); ``seen`` gets how the
+    handler's wait ended."""
+    busy = asyncio.Event()
+
+    async def handler(peer: VariantStream) -> None:
+        try:
+            busy.set()
+            if where == "get_var":
+                await peer.get_var()
+            else:
+                while True:
+                    await peer.put_var(b"\0" * (1 << 20))
+        except BaseException as exc:
+            seen.append(type(exc).__name__)
+            raise
+
+    srv = await serve(handler, "127.0.0.1", 0)
+    return srv, srv.sockets[0].getsockname()[1], busy
+
+
+async def _until_blocked(srv: Server, where: str) -> None:
+    """Wait until the flooding handler is held in ``drain()`` (its write buffer is over the
+    high-water mark)."""
+    if where == "put_var":
+        (peer,) = srv._peers.values()
+        while peer._writer.transport.get_write_buffer_size() <= 64 * 1024:
+            await asyncio.sleep(0.01)
+
+
+def _asyncio_complaints(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.name == "asyncio" and r.levelno >= logging.WARNING
+    ]
+
+
+@pytest.mark.parametrize("where", ["get_var", "put_var"])
+def test_closing_a_server_closes_its_peers_and_waits_for_the_handlers(
+    where: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    seen: list[str] = []
+
+    async def main() -> None:
+        srv, port, busy = await _mid_call_server(where, seen)
+        client = await connect("127.0.0.1", port)
+        await busy.wait()
+        await _until_blocked(srv, where)
+        srv.close()
+        closing = asyncio.create_task(srv.wait_closed())
+        # What the server queued before closing still arrives, then the end.
+        got = [v async for v in client]
+        assert got == [b"\0" * (1 << 20)] * len(got)
+        assert (len(got) > 0) == (where == "put_var")
+        await asyncio.wait_for(closing, 10)  # 3.12's own wait_closed hung here
+        assert seen == ["ConnectionClosed"]
+        assert srv.sockets == ()
+        await client.close()
+
+    with caplog.at_level(logging.WARNING, logger="asyncio"):
+        run(main())
+    assert _asyncio_complaints(caplog) == []
+
+
+def test_cancelling_serve_forever_closes_the_peers_too() -> None:
+    seen: list[str] = []
+
+    async def main() -> None:
+        srv, port, busy = await _mid_call_server("get_var", seen)
+        async with await connect("127.0.0.1", port) as client:
+            await busy.wait()
+            serving = asyncio.create_task(srv.serve_forever())
+            await asyncio.sleep(0)
+            serving.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await serving
+            assert seen == ["ConnectionClosed"]  # the handler has returned
+            assert not srv.is_serving()
+            with pytest.raises(gd.ConnectionClosed):
+                await client.get_var()
+
+    run(main())
+
+
+@pytest.mark.parametrize("where", ["get_var", "put_var"])
+@pytest.mark.parametrize("close_first", [True, False], ids=["closed", "left-open"])
+def test_a_loop_ending_with_connected_peers_is_quiet(
+    where: str, close_first: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    # asyncio.run cancels the handlers still running; on 3.11 a handler cancelled in there
+    # used to print "Exception in callback StreamReaderProtocol.connection_made ...
+    # CancelledError" from asyncio's own done-callback.
+    seen: list[str] = []
+    clients: list[VariantStream] = []  # kept open past the loop's end
+
+    async def main() -> None:
+        srv, port, busy = await _mid_call_server(where, seen)
+        clients.append(await connect("127.0.0.1", port))
+        await busy.wait()
+        await _until_blocked(srv, where)
+        if close_first:
+            srv.close()
+        # ...and return, leaving the handler and both ends of the connection to asyncio.run.
+
+    with caplog.at_level(logging.WARNING, logger="asyncio"):
+        asyncio.run(main())
+    assert _asyncio_complaints(caplog) == []
+    assert len(seen) == 1  # the handler was ended, by the close or by the loop's cancel
+    assert seen[0] in ("CancelledError", "ConnectionClosed")
 
 
 # ---------------------------------------------------------------- UDP

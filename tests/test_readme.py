@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from pathlib import Path
 
@@ -19,8 +20,11 @@ def test_readme_has_examples() -> None:
 
 
 @pytest.mark.parametrize("code", BLOCKS, ids=[f"block{i}" for i in range(len(BLOCKS))])
-def test_readme_example_runs(code: str) -> None:
-    exec(compile(code, "README.md", "exec"), {})
+def test_readme_example_runs(code: str, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="asyncio"):
+        exec(compile(code, "README.md", "exec"), {})
+    # Quiet as well as correct: no "Exception in callback ..." from asyncio at shutdown.
+    assert [r.getMessage() for r in caplog.records if r.name == "asyncio"] == []
 
 
 def test_bundled_example_round_trips() -> None:

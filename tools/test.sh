@@ -2,8 +2,17 @@
 # Install gdvariant with its test dependencies into .venv and run the whole test suite.
 # Engine-backed tests skip (with the reason) when the engines are missing, unless
 # GDVARIANT_REQUIRE_ENGINES=1; install them with `sudo bash tools/setup-engines.sh`.
+# GDVARIANT_PYTHON=3.12 runs it under that Python instead, in .venv-3.12 (the interpreter is
+# found by tools/find-python.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -x .venv/bin/python ] || python3 -m venv .venv
-.venv/bin/python -m pip install -q -e '.[test]'
-exec .venv/bin/python -m pytest "$@"
+if [ -n "${GDVARIANT_PYTHON:-}" ]; then
+    python=$(bash tools/find-python.sh "$GDVARIANT_PYTHON")
+    venv=.venv-$GDVARIANT_PYTHON
+else
+    python=python3
+    venv=.venv
+fi
+[ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
+"$venv/bin/python" -m pip install -q -e '.[test]'
+exec "$venv/bin/python" -m pytest "$@"

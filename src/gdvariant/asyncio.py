@@ -18,13 +18,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
 from collections.abc import Awaitable, Callable
 from typing import Any, Self, Unpack
 
 from ._errors import ConnectionClosed, DecodeError
 from ._framing import WireFormat, WireOptions
 
-__all__ = ["AsyncPeer", "DatagramPeer", "VariantStream", "connect", "open_datagram", "serve"]
+__all__ = [
+    "AsyncPeer",
+    "DatagramPeer",
+    "Server",
+    "VariantStream",
+    "connect",
+    "open_datagram",
+    "serve",
+]
 
 #: Where servers log why they closed a connection (bad frame, oversize, handler error).
 LOGGER = logging.getLogger("gdvariant.asyncio")
@@ -89,6 +98,8 @@ class VariantStream(AsyncPeer):
 
     async def put_var(self, value: Any) -> None:
         """Send ``value``, waiting while the peer's buffers are full."""
+        if self._writer.is_closing():
+            raise ConnectionClosed(f"the connection to {self.peername} is closed")
         self._writer.write(self.wire.frame(value))
         await self._writer.drain()
 
@@ -97,6 +108,14 @@ class VariantStream(AsyncPeer):
         self._writer.close()
         with contextlib.suppress(ConnectionError):
             await self._writer.wait_closed()
+
+    def close_nowait(self) -> None:
+        """Start closing: what is queued is still sent, nothing more is read or written."""
+        self._writer.close()
+
+    def abort(self) -> None:
+        """Close at once, dropping what is not sent yet."""
+        self._writer.transport.abort()
 
 
 async def connect(host: str, port: int, **options: Unpack[WireOptions]) -> VariantStream:
@@ -109,6 +128,98 @@ async def connect(host: str, port: int, **options: Unpack[WireOptions]) -> Varia
 Handler = Callable[[VariantStream], Awaitable[None]]
 
 
+class Server:
+    """A listening server from :func:`serve`; ``async with`` closes it and waits.
+
+    Unlike a bare :class:`asyncio.Server`, it owns its connections: :meth:`close` also
+    closes every connected peer, and :meth:`wait_closed` waits for their handlers, on every
+    Python version (3.11's ``wait_closed`` waits for nothing, 3.12's for peers that may
+    never leave). A handler cancelled at shutdown drops its connection quietly.
+    """
+
+    def __init__(self, handler: Handler, wire: WireFormat, logger: logging.Logger) -> None:
+        self._handler = handler
+        self._wire = wire
+        self._logger = logger
+        self._listener: asyncio.Server | None = None
+        self._peers: dict[asyncio.Task[None], VariantStream] = {}
+        self._closing = False
+
+    async def _listen(self, host: str | None, port: int) -> None:
+        # A plain callback, not a coroutine: asyncio then leaves the handler task to us, and
+        # 3.11's done-callback (which calls exception() on a cancelled task and prints a
+        # CancelledError traceback) is never attached.
+        self._listener = await asyncio.start_server(self._accept, host, port, limit=_READ_SIZE)
+
+    def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        peer = VariantStream(reader, writer, self._wire)
+        if self._closing:  # accepted in the same loop turn as close()
+            peer.abort()
+            return
+        task = asyncio.get_running_loop().create_task(self._run(peer))
+        self._peers[task] = peer
+        task.add_done_callback(self._peers.pop)
+
+    async def _run(self, peer: VariantStream) -> None:
+        name = peer.peername
+        try:
+            await self._handler(peer)
+        except DecodeError as exc:
+            self._logger.warning("closing the connection from %s: %s", name, exc)
+        except (ConnectionClosed, ConnectionError) as exc:
+            self._logger.info("connection from %s ended: %s", name, exc)
+        except asyncio.CancelledError:
+            peer.abort()  # shutting down: do not wait for a peer that may not read
+            raise
+        except Exception:
+            self._logger.exception("handler failed for the connection from %s", name)
+        finally:
+            await peer.close()
+
+    @property
+    def sockets(self) -> tuple[socket.socket, ...]:
+        """The listening sockets (empty once closed)."""
+        return () if self._listener is None else self._listener.sockets
+
+    def is_serving(self) -> bool:
+        """Whether new connections are accepted."""
+        return self._listener is not None and self._listener.is_serving()
+
+    def close(self) -> None:
+        """Stop accepting and close every connected peer (what is queued is still sent).
+
+        A handler waiting in ``get_var`` then sees :class:`ConnectionClosed`, and its next
+        ``put_var`` raises it.
+        """
+        self._closing = True
+        if self._listener is not None:
+            self._listener.close()
+        for peer in self._peers.values():
+            peer.close_nowait()
+
+    async def wait_closed(self) -> None:
+        """Wait until every handler has returned and its connection is closed."""
+        if self._peers:
+            await asyncio.wait(list(self._peers))
+        if self._listener is not None:
+            await self._listener.wait_closed()
+
+    async def serve_forever(self) -> None:
+        """Serve until cancelled, then close and wait for the handlers."""
+        try:
+            await asyncio.get_running_loop().create_future()
+        finally:
+            self.close()
+            await self.wait_closed()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.close()
+        await self.wait_closed()
+
+
 async def serve(
     handler: Handler,
     host: str | None,
@@ -116,30 +227,16 @@ async def serve(
     *,
     logger: logging.Logger = LOGGER,
     **options: Unpack[WireOptions],
-) -> asyncio.Server:
+) -> Server:
     """Start a server that runs ``await handler(peer)`` for each connection.
 
     When the handler returns, or raises, the connection is closed. A bad or oversized frame
     (:class:`DecodeError`) is logged as a warning with its reason and the peer's address, any
     other failure with its traceback; the server and the other connections carry on.
     """
-    wire = WireFormat(**options)
-
-    async def one(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        peer = VariantStream(reader, writer, wire)
-        name = peer.peername
-        try:
-            await handler(peer)
-        except DecodeError as exc:
-            logger.warning("closing the connection from %s: %s", name, exc)
-        except (ConnectionClosed, ConnectionError) as exc:
-            logger.info("connection from %s ended: %s", name, exc)
-        except Exception:
-            logger.exception("handler failed for the connection from %s", name)
-        finally:
-            await peer.close()
-
-    return await asyncio.start_server(one, host, port, limit=_READ_SIZE)
+    server = Server(handler, WireFormat(**options), logger)
+    await server._listen(host, port)
+    return server
 
 
 class _DatagramProtocol(asyncio.DatagramProtocol):
