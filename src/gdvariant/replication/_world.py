@@ -63,7 +63,6 @@ class World:
         for key, value in state.items():
             object.__setattr__(ent, key, value)
         self.entities[net_id] = ent
-        self.dirty.append(ent)
         for name, value in values.items():
             if isinstance(getattr(cls, name, None), Embed):
                 view = getattr(ent, name)
@@ -93,6 +92,8 @@ class World:
                 continue
             mask = ent._net_dirty
             ent._net_dirty = 0
+            if not mask:
+                continue
             lay = ent._net_layout
             nondefault = ent._net_nondefault
             bits, widths = ent._net_bits, ent._net_widths
