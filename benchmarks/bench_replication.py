@@ -178,6 +178,7 @@ def run(ticks: int, warmup: int, seed: int) -> None:
     last_change: dict[tuple[int, int], int] = {}
     write_ms: list[float] = []
     packet_ms: list[float] = []
+    packet_cpu_ms: list[float] = []
     ours: list[int] = []
     godot_same: list[int] = []
     godot_tick: list[int] = []
@@ -190,18 +191,21 @@ def run(ticks: int, warmup: int, seed: int) -> None:
         for (e, i), value in zip(picks, values, strict=True):
             set_path(ents[e], paths[i], value)
         mid = time.perf_counter()
+        cpu = time.process_time()
         tick = encoder.snapshot()
         for cid in range(CLIENTS):
             encoder.ack(cid, max(tick - 1 - cid % (MAX_LAG + 1), 0))
         mid2 = time.perf_counter()
         packets = encoder.packets()
         end = time.perf_counter()
+        cpu = time.process_time() - cpu
         for e, i in picks:
             last_change[(e, i)] = tick
         if step < warmup:
             continue
         write_ms.append((mid - start) * 1e3)
         packet_ms.append((mid2 - mid + end - mid2) * 1e3)
+        packet_cpu_ms.append(cpu * 1e3)
         this_tick: dict[int, list[int]] = {}
         for e, i in set(picks):
             this_tick.setdefault(e, []).append(i)
@@ -234,9 +238,9 @@ def run(ticks: int, warmup: int, seed: int) -> None:
         f"server, property writes (encode once): median {statistics.median(write_ms):.2f} ms/tick"
     )
     print(
-        f"server, snapshot + {CLIENTS} packets: "
-        f"median {statistics.median(packet_ms):.2f} ms/tick "
-        f"(goal <= 10 ms), mean {statistics.mean(packet_ms):.2f}"
+        f"server, snapshot + {CLIENTS} packets: median {statistics.median(packet_ms):.2f} ms/tick "
+        f"wall, {statistics.median(packet_cpu_ms):.2f} ms CPU (best {min(packet_cpu_ms):.2f}); "
+        "goal <= 10 ms"
     )
     o, g, gt = statistics.mean(ours), statistics.mean(godot_same), statistics.mean(godot_tick)
     print(

@@ -78,17 +78,23 @@ def _set_bits(k: int) -> tuple[tuple[int, ...], ...]:
     return _SET_BITS[k]
 
 
-def _indices(mask: int) -> list[int]:
+def _indices(mask: int) -> tuple[int, ...]:
     """The set bits of ``mask``, ascending."""
-    out: list[int] = []
+    if mask < 1 << 32:
+        t0, t1, t2, t3 = _SMALL
+        return t0[mask & 255] + t1[(mask >> 8) & 255] + t2[(mask >> 16) & 255] + t3[mask >> 24]
+    out: tuple[int, ...] = ()
     k = 0
     while mask:
         low = mask & 255
         if low:
-            out.extend(_set_bits(k)[low])
+            out += _set_bits(k)[low]
         mask >>= 8
         k += 1
     return out
+
+
+_SMALL = tuple(_set_bits(k) for k in range(4))
 
 
 def encode_record(
@@ -113,7 +119,11 @@ def encode_record(
         acc |= lay.class_id << n
         n += class_bits
     count, ib = lay.count, lay.index_bits
-    idx = _indices(mask)
+    if mask < 1 << 32:
+        t0, t1, t2, t3 = _SMALL
+        idx = t0[mask & 255] + t1[(mask >> 8) & 255] + t2[(mask >> 16) & 255] + t3[mask >> 24]
+    else:
+        idx = _indices(mask)
     step = 1 + ib
     if 1 + len(idx) * step < count:
         acc |= 1 << n
@@ -250,7 +260,9 @@ class SnapshotEncoder:
         world = self.world
         entities, deleted = world.entities, world.deleted
         order = sorted(bases, reverse=True)  # newest first: cumulative masks only grow
+        oldest = order[-1] if order[-1] else -1  # a full update (base 0) needs everything
         parts: list[list[bytes]] = [[] for _ in order]
+        appenders = [chunks.append for chunks in parts]
         prev = [-1] * len(order)
         class_bits = self.schema.class_bits
         ids = sorted(entities.keys() | deleted.keys()) if deleted else sorted(entities)
@@ -268,13 +280,18 @@ class SnapshotEncoder:
                         prev[j] = net_id
                 continue
             spawn = ent._net_spawn
-            public = ent._net_layout.public_mask
+            lay = ent._net_layout
+            public = lay.public_mask
             hist = ent._net_hist
+            if spawn <= oldest and (not hist or hist[-1][0] <= oldest):
+                continue  # nothing new for any of the bases
             h = len(hist) - 1
             mask = 0
             cache = ent._net_cache
-            for j, base in enumerate(order):
-                if not base or spawn > base:
+            get = cache.get
+            j = 0
+            for base in order:
+                if spawn > base or not base:
                     op, changed = OP_ENTER, ent._net_nondefault & public
                 else:
                     while h >= 0 and hist[h][0] > base:
@@ -282,23 +299,19 @@ class SnapshotEncoder:
                         h -= 1
                     changed = mask & public
                     if not changed:
+                        j += 1
                         continue
                     op = OP_UPDATE
                 gap = net_id - prev[j] - 1
                 key = (op, gap, changed)
-                record = cache.get(key)
+                record = get(key)
                 if record is None:
                     record = cache[key] = encode_record(
-                        ent._net_layout,
-                        class_bits,
-                        op,
-                        gap,
-                        changed,
-                        ent._net_bits,
-                        ent._net_widths,
+                        lay, class_bits, op, gap, changed, ent._net_bits, ent._net_widths
                     )
-                parts[j].append(record)
+                appenders[j](record)
                 prev[j] = net_id
+                j += 1
         for base, chunks in zip(order, parts, strict=True):
             self._shared[base] = (len(chunks), b"".join(chunks))
 
