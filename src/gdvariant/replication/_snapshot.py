@@ -18,6 +18,12 @@ The packet layout is in ``docs/replication-wire.md``; in short::
                [class id (enter)] selector (0 = bitmask of N bits, 1 = gap list),
                the changed indices, then each changed value in index order.
 
+Why fields are bit-packed and records byte-aligned (measured in Godot 4.6.3, details in the
+wire doc §9): a generated GDScript decoder that reads fields inline with 32-bit refills
+decodes the benchmark's 1,305-property packet in about 1.1 ms (goal 2 ms). Byte-aligned
+fields would read about 20% faster but make the values 37% larger. Aligning only the records
+costs 3.5 bits each and lets the server cache and join records as ``bytes``.
+
 Client side, :class:`SnapshotDecoder` applies a packet to a copy of the state at the packet's
 base tick and commits only at the end: a malformed or truncated packet is a DecodeError
 naming the entity and property, and leaves the decoder as it was.
