@@ -163,7 +163,27 @@ class Bool(Codec):
         return bool(value)
 
 
-class UInt(Codec):
+def _zigzag(v: int) -> int:
+    """Signed to unsigned, small magnitudes first: 0, -1, 1, -2... -> 0, 1, 2, 3..."""
+    return (v << 1) if v >= 0 else ((-v << 1) - 1)
+
+
+def _unzigzag(raw: int) -> int:
+    return (raw >> 1) ^ -(raw & 1)
+
+
+class _Integer(Codec):
+    """Integer codecs: exact (quantize is the value itself, once it encodes), default 0."""
+
+    def default(self) -> int:
+        return 0
+
+    def quantize(self, value: Any) -> int:
+        self.encode(value)
+        return int(value)
+
+
+class UInt(_Integer):
     """An unsigned integer in ``bits`` bits (1-64)."""
 
     name = "UInt"
@@ -185,14 +205,8 @@ class UInt(Codec):
     def describe(self) -> list[Any]:
         return [self.name, self.bits]
 
-    def default(self) -> int:
-        return 0
 
-    def quantize(self, value: Any) -> int:
-        return self.encode(value)[0]
-
-
-class Int(Codec):
+class Int(_Integer):
     """A signed integer in ``bits`` bits: two's complement, or ZigZag (small magnitudes low)."""
 
     name = "Int"
@@ -209,27 +223,20 @@ class Int(Codec):
         if not -half <= v < half:
             raise EncodeError(f"{v} does not fit {self!r}")
         if self.zigzag:
-            return (v << 1) if v >= 0 else ((-v << 1) - 1), self.bits
+            return _zigzag(v), self.bits
         return v & ((1 << self.bits) - 1), self.bits
 
     def decode(self, reader: BitReader) -> int:
         raw = reader.read(self.bits)
         if self.zigzag:
-            return (raw >> 1) ^ -(raw & 1)
+            return _unzigzag(raw)
         return raw - (1 << self.bits) if raw >> (self.bits - 1) else raw
 
     def describe(self) -> list[Any]:
         return [self.name, self.bits, self.zigzag]
 
-    def default(self) -> int:
-        return 0
 
-    def quantize(self, value: Any) -> int:
-        self.encode(value)
-        return int(value)
-
-
-class VarUInt(Codec):
+class VarUInt(_Integer):
     """An unsigned integer below 2**64 as LEB128: groups of 7 value bits plus a "more" bit."""
 
     name = "VarUInt"
@@ -244,15 +251,8 @@ class VarUInt(Codec):
     def decode(self, reader: BitReader) -> int:
         return _read_leb128(reader, self)
 
-    def default(self) -> int:
-        return 0
 
-    def quantize(self, value: Any) -> int:
-        self.encode(value)
-        return int(value)
-
-
-class VarInt(Codec):
+class VarInt(_Integer):
     """A signed 64-bit integer as ZigZag then LEB128."""
 
     name = "VarInt"
@@ -262,18 +262,10 @@ class VarInt(Codec):
         v = _whole(value, self)
         if not -(1 << 63) <= v < 1 << 63:
             raise EncodeError(f"{v} does not fit {self!r}")
-        return _leb128((v << 1) if v >= 0 else ((-v << 1) - 1))
+        return _leb128(_zigzag(v))
 
     def decode(self, reader: BitReader) -> int:
-        raw = _read_leb128(reader, self)
-        return (raw >> 1) ^ -(raw & 1)
-
-    def default(self) -> int:
-        return 0
-
-    def quantize(self, value: Any) -> int:
-        self.encode(value)
-        return int(value)
+        return _unzigzag(_read_leb128(reader, self))
 
 
 def _leb128(v: int) -> tuple[int, int]:
