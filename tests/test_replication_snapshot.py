@@ -92,6 +92,33 @@ def test_packets_by_hand() -> None:
     assert dec.state == {}
 
 
+def test_explain_packet() -> None:
+    schema = Schema.build([P])
+    world = World(schema)
+    enc = SnapshotEncoder(world)
+    enc.add_client("c")
+    ent = world.spawn(P, x=5, y=True)
+    enc.snapshot()
+    dec = SnapshotDecoder(schema)
+    full = enc.packet_for("c")
+    # The record of test_packets_by_hand: x is 4 bits, y 1 bit.
+    assert dec.explain(full).splitlines() == [
+        "tick 1, full update: 1 shared + 0 private records, 20 bytes",
+        "  byte 18 (shared): enter entity 0 (P)",
+        "    [0] x = 5 (4 bits)",
+        "    [1] y = True (1 bits)",
+    ]
+    assert dec.states == {}  # explaining stores nothing
+    dec.apply(full)
+    enc.ack("c", 1)
+    world.despawn(ent)
+    enc.snapshot()
+    assert dec.explain(enc.packet_for("c")).splitlines() == [
+        "tick 2, delta from tick 1: 1 shared + 0 private records, 19 bytes",
+        "  byte 18: delete entity 0",
+    ]
+
+
 def test_entity_id_gaps_by_hand() -> None:
     schema = Schema.build([P])
     world = World(schema)

@@ -397,7 +397,23 @@ class SnapshotDecoder:
 
     def apply(self, packet: bytes) -> int:
         """Decode ``packet`` and store the state it describes; return its tick."""
-        data = bytes(packet)
+        tick, state = self._decode(bytes(packet), None)
+        self.states[tick] = state
+        if tick > self.tick:
+            self.tick = tick
+        for old in [t for t in self.states if t <= self.tick - self.history]:
+            del self.states[old]
+        return tick
+
+    def explain(self, packet: bytes) -> str:
+        """A readable dump of ``packet``: header, then each record with its entity, class
+        and decoded values. Nothing is stored; a delta needs its base tick, as in apply."""
+        lines: list[str] = []
+        self._decode(bytes(packet), lines)
+        return "\n".join(lines)
+
+    def _decode(self, data: bytes, trace: list[str] | None) -> tuple[int, dict[int, EntityState]]:
+        """The tick of ``data`` and the state it describes (applied to a copy of its base)."""
         if len(data) < _HEADER.size:
             raise DecodeError(
                 f"packet of {len(data)} bytes is shorter than the {_HEADER.size}-byte header",
@@ -432,19 +448,27 @@ class SnapshotDecoder:
             state = dict(self.states[base])
         else:
             state = {}
-        pos = self._records(data, pos, shared, state, shared_section=True)
-        pos = self._records(data, pos, private, state, shared_section=False)
+        if trace is not None:
+            kind = "full update" if not base else f"delta from tick {base}"
+            stamp_note = ", fingerprint stamp" if flags & FLAG_STAMP else ""
+            trace.append(
+                f"tick {tick}, {kind}{stamp_note}: {shared} shared + {private} private records, "
+                f"{len(data)} bytes"
+            )
+        pos = self._records(data, pos, shared, state, True, trace)
+        pos = self._records(data, pos, private, state, False, trace)
         if pos != len(data):
             raise DecodeError(f"{len(data) - pos} bytes of trailing data after the records", pos)
-        self.states[tick] = state
-        if tick > self.tick:
-            self.tick = tick
-        for old in [t for t in self.states if t <= self.tick - self.history]:
-            del self.states[old]
-        return int(tick)
+        return int(tick), state
 
     def _records(
-        self, data: bytes, pos: int, count: int, state: dict[int, EntityState], shared_section: bool
+        self,
+        data: bytes,
+        pos: int,
+        count: int,
+        state: dict[int, EntityState],
+        shared_section: bool,
+        trace: list[str] | None,
     ) -> int:
         prev = -1
         classes = self.schema.classes
@@ -472,6 +496,8 @@ class SnapshotDecoder:
                         f"delete of entity {net_id}, which this client lacks", pos, where
                     )
                 del state[net_id]
+                if trace is not None:
+                    trace.append(f"  byte {pos}: delete entity {net_id}")
                 pos = reader.align()
                 continue
             if (op == OP_ENTER and not shared_section) or op > OP_DELETE:
@@ -502,14 +528,22 @@ class SnapshotDecoder:
                     )
                 lay = self.schema.by_name[old.class_name]
                 values = dict(old.values)
-            self._change_set(reader, lay, net_id, values)
+            if trace is not None:
+                section = "shared" if shared_section else "private"
+                verb = "enter" if op == OP_ENTER else "update"
+                trace.append(f"  byte {pos} ({section}): {verb} entity {net_id} ({lay.name})")
+            self._change_set(reader, lay, net_id, values, trace)
             state[net_id] = EntityState(lay.name, values)
             pos = reader.align()
         return pos
 
     @staticmethod
     def _change_set(
-        reader: BitReader, lay: ClassLayout, net_id: int, values: dict[str, Any]
+        reader: BitReader,
+        lay: ClassLayout,
+        net_id: int,
+        values: dict[str, Any],
+        trace: list[str] | None,
     ) -> None:
         where = f"entity[{net_id}]"
         try:
@@ -542,6 +576,7 @@ class SnapshotDecoder:
             ) from None
         for i in indices:
             prop = lay.props[i]
+            start = reader.pos
             try:
                 values[prop.path] = prop.codec.decode(reader)
             except Truncated:
@@ -557,3 +592,7 @@ class SnapshotDecoder:
                     reader.byte_offset,
                     f"{where}.{prop.path}",
                 ) from None
+            if trace is not None:
+                trace.append(
+                    f"    [{i}] {prop.path} = {values[prop.path]!r} ({reader.pos - start} bits)"
+                )
