@@ -10,32 +10,34 @@ specified in ``docs/replication-wire.md``.
 from __future__ import annotations
 
 from ._codecs import (
-    Angle,
     ArrayOf,
     Bool,
     Bytes,
     Codec,
-    Coord,
     EntityRef,
     Enum,
-    Float32,
-    Float64,
-    Half,
     Int,
-    Normal,
-    Quant,
-    Quat,
     Str,
     UInt,
     Variant,
     VarInt,
     VarUInt,
+)
+from ._fingerprint import codec_from_description
+from ._flatten import MAX_FLAT_PROPS, FlatProp
+from ._float_codecs import (
+    Angle,
+    Coord,
+    Float32,
+    Float64,
+    Half,
+    Normal,
+    Quant,
+    Quat,
     Vec2,
     Vec3,
     Vec4,
-    codec_from_description,
 )
-from ._flatten import MAX_FLAT_PROPS, FlatProp
 from ._layout import ClassLayout, Schema
 from ._schema import Array, Embed, Exclude, NetClass, Prop, SchemaError
 from ._snapshot import Client, EntityState, SnapshotDecoder, SnapshotEncoder

@@ -15,18 +15,47 @@ whole description (global).
 
 from __future__ import annotations
 
+import enum
 import hashlib
 from collections.abc import Sequence
 from typing import Any
 
 import gdvariant
 
+from ._codecs import (
+    ArrayOf,
+    Bool,
+    Bytes,
+    Codec,
+    EntityRef,
+    Enum,
+    Int,
+    Str,
+    UInt,
+    Variant,
+    VarInt,
+    VarUInt,
+)
 from ._flatten import FlatProp
+from ._float_codecs import (
+    Angle,
+    Coord,
+    Float32,
+    Float64,
+    Half,
+    Normal,
+    Quant,
+    Quat,
+    Vec2,
+    Vec3,
+    Vec4,
+)
 
 __all__ = [
     "DESCRIPTION_TAG",
     "FORMAT",
     "class_description",
+    "codec_from_description",
     "diff_descriptions",
     "fingerprint",
     "prop_description",
@@ -95,3 +124,47 @@ def diff_descriptions(a: Sequence[Any], b: Sequence[Any]) -> list[str]:
                 lines.append(f"{name}: first difference at index {i}: {sa} != {sb}")
                 break
     return lines
+
+
+def codec_from_description(desc: Sequence[Any]) -> Codec:
+    """Rebuild a codec from its ``describe()`` list (a client's half of the handshake)."""
+    if not isinstance(desc, Sequence) or not desc or not isinstance(desc[0], str):
+        raise ValueError(f"not a codec descriptor: {desc!r}")
+    name, params = desc[0], list(desc[1:])
+    if name in _SIMPLE:
+        simple: Codec = _SIMPLE[name](*params)
+        return simple
+    if name in ("Vec2", "Vec3", "Vec4"):
+        return _VECS[name](codec_from_description(params[0]))
+    if name == "ArrayOf":
+        return ArrayOf(codec_from_description(params[0]), int(params[1]))
+    if name == "Enum":
+        enum_name, names, values = params
+        made = enum.IntEnum(str(enum_name), list(zip(names, values, strict=True)))  # type: ignore[misc]
+        return Enum(made)
+    raise ValueError(f"unknown codec {name!r}")
+
+
+_SIMPLE: dict[str, Any] = {
+    c.name: c
+    for c in (
+        Bool,
+        UInt,
+        Int,
+        VarUInt,
+        VarInt,
+        Quant,
+        Coord,
+        Angle,
+        Normal,
+        Quat,
+        Half,
+        Float32,
+        Float64,
+        Str,
+        Bytes,
+        EntityRef,
+        Variant,
+    )
+}
+_VECS: dict[str, type[Vec2] | type[Vec3] | type[Vec4]] = {"Vec2": Vec2, "Vec3": Vec3, "Vec4": Vec4}

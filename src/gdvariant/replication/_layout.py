@@ -11,11 +11,12 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ._bits import BitReader
-from ._codecs import Codec, codec_from_description
+from ._codecs import Codec
 from ._fingerprint import (
     DESCRIPTION_TAG,
     FORMAT,
     class_description,
+    codec_from_description,
     diff_descriptions,
     fingerprint,
 )
