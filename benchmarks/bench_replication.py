@@ -182,6 +182,9 @@ def run(ticks: int, warmup: int, seed: int) -> None:
     ours: list[int] = []
     godot_same: list[int] = []
     godot_tick: list[int] = []
+    by_lag: dict[int, list[int]] = {}
+    godot_by_lag: dict[int, list[int]] = {}
+    warmup = max(warmup, MAX_LAG + 2)  # every client then has a delta base, none a full update
     for step in range(warmup + ticks):
         picks = [
             (rng.randrange(ENTITIES), rng.randrange(len(paths))) for _ in range(per_tick_changes)
@@ -216,13 +219,14 @@ def run(ticks: int, warmup: int, seed: int) -> None:
                 for e, idx in this_tick.items()
             )
         )
-        for cid in (0, 21, 42, 63):
+        for cid in range(MAX_LAG + 1):  # client i lags i ticks: one of each
             base = encoder.base_for(encoder.clients[cid])
             since: dict[int, list[int]] = {}
             for (e, i), t in last_change.items():
                 if t > base:
                     since.setdefault(e, []).append(i)
             ours.append(len(packets[cid]))
+            by_lag.setdefault(cid, []).append(len(packets[cid]))
             godot_same.append(
                 1
                 + sum(
@@ -230,6 +234,7 @@ def run(ticks: int, warmup: int, seed: int) -> None:
                     for e, idx in since.items()
                 )
             )
+            godot_by_lag.setdefault(cid, []).append(godot_same[-1])
     print(
         f"world: {ENTITIES} entities x {len(paths)} props, {per_tick_changes} changes/tick, "
         f"{CLIENTS} clients, ack lag 0-{MAX_LAG}, {ticks} ticks measured"
@@ -248,6 +253,11 @@ def run(ticks: int, warmup: int, seed: int) -> None:
         f"(ratio {o / g:.3f}, goal <= 0.25)"
     )
     print(f"  for reference, Godot's reliable delta of this tick's changes only: {gt:.0f} bytes")
+    per_lag = ", ".join(
+        f"{lag}: {statistics.mean(by_lag[lag]) / statistics.mean(godot_by_lag[lag]):.2f}"
+        for lag in sorted(by_lag)
+    )
+    print(f"  ratio by ack lag: {per_lag}")
 
 
 def main() -> None:
