@@ -37,7 +37,9 @@ class World:
         self, cls: type[NetClass], *, net_owner: Any = None, net_team: Any = None, **values: Any
     ) -> Any:
         """A new entity of ``cls``; keyword arguments set properties (an embedded table takes
-        a dict of its properties). ``net_owner``/``net_team`` decide its restricted audiences."""
+        a dict of its properties). ``net_owner``/``net_team`` decide its restricted audiences
+        for its whole life: a client that joins an audience later would only get the
+        restricted properties that change afterwards."""
         lay = self.schema.layout(cls)
         ent: Any = cls.__new__(cls)
         net_id = heapq.heappop(self._free) if self._free else self._next
