@@ -318,7 +318,7 @@ def main() -> int:
             encoder.ack(lag, max(tick - 1 - lag, 0))
     packets = {f"lag{lag}": encoder.packet_for(lag) for lag in (0, 4, 8)}
     props = {f"lag{lag}": changed_props(ents, tick - 1 - lag) for lag in (0, 4, 8)}
-    props["full"] = sum(ent._net_nondefault.bit_count() for ent in ents)
+    props["full"] = sum(world.nondefault(ent).bit_count() for ent in ents)
     expected = encoder.expected_state(0)
     encoder.clients[0].acked = 0
     packets["full"] = encoder.packet_for(0)

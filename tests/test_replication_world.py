@@ -29,7 +29,7 @@ def test_writes_mark_dirty_only_when_the_bits_change() -> None:
     t = w.spawn(Thing, a=3)
     assert w.commit(8) == 1
     assert t._net_hist == [(1, 0b001)]  # a is index 0; b stays at its default
-    assert t._net_nondefault == 0b001
+    assert w.nondefault(t) == 0b001
     t.a = 3  # same bits
     t.inner.q = 0.01  # quantizes to 0.0, the default
     assert w.dirty == []
@@ -38,10 +38,10 @@ def test_writes_mark_dirty_only_when_the_bits_change() -> None:
     assert w.dirty == [t]
     w.commit(8)
     assert t._net_hist == [(1, 0b001), (2, 0b110)]
-    assert t._net_nondefault == 0b111
+    assert w.nondefault(t) == 0b111
     t.b = True
     w.commit(8)
-    assert t._net_nondefault == 0b101  # back at its default
+    assert w.nondefault(t) == 0b101  # back at its default
 
 
 def test_history_is_trimmed_to_the_ring() -> None:

@@ -225,7 +225,8 @@ class SnapshotEncoder:
         return acked if acked and acked >= self.world.tick - self.history else 0
 
     def packet_for(self, client_id: Any) -> bytes:
-        """``client_id``'s packet for the current tick."""
+        """``client_id``'s packet for the current tick. Call it after :meth:`snapshot` and
+        before the next property writes, which belong to the next tick."""
         client = self.clients[client_id]
         base = self.base_for(client)
         shared = self._shared.get(base)
@@ -298,7 +299,7 @@ class SnapshotEncoder:
             j = 0
             for base in order:
                 if spawn > base or not base:
-                    op, changed = OP_ENTER, ent._net_nondefault & public
+                    op, changed = OP_ENTER, world.nondefault(ent) & public
                 else:
                     while h >= 0 and hist[h][0] > base:
                         mask |= hist[h][1]
@@ -333,7 +334,7 @@ class SnapshotEncoder:
             if not allowed:
                 continue
             if not base or ent._net_spawn > base:
-                mask = ent._net_nondefault & allowed
+                mask = self.world.nondefault(ent) & allowed
             else:
                 mask = 0
                 for tick, changed in reversed(ent._net_hist):

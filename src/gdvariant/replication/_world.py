@@ -59,7 +59,7 @@ class World:
             "_net_world": self,
             "_net_spawn": self.tick + 1,
             "_net_hist": [],
-            "_net_nondefault": 0,
+            "_net_nondefault": (-1, 0),
             "_net_cache": {},
         }
         for key, value in state.items():
@@ -96,19 +96,6 @@ class World:
             ent._net_dirty = 0
             if not mask:
                 continue
-            lay = ent._net_layout
-            nondefault = ent._net_nondefault
-            bits, widths = ent._net_bits, ent._net_widths
-            rest = mask
-            while rest:
-                low = rest & -rest
-                i = low.bit_length() - 1
-                if bits[i] == lay.base_bits[i] and widths[i] == lay.base_widths[i]:
-                    nondefault &= ~low
-                else:
-                    nondefault |= low
-                rest ^= low
-            ent._net_nondefault = nondefault
             hist = ent._net_hist
             hist.append((tick, mask))
             while hist[0][0] <= oldest:
@@ -123,6 +110,28 @@ class World:
                 del self.deleted[net_id]
         self.tick = tick
         return tick
+
+    def nondefault(self, entity: Any) -> int:
+        """The mask of ``entity``'s properties whose bits differ from the class baseline:
+        what an enter record carries. Computed when asked (enters are rare), once a tick."""
+        tick, mask = entity._net_nondefault
+        mask = int(mask)
+        if tick != self.tick:
+            lay: ClassLayout = entity._net_layout
+            mask = 0
+            for i, (bits, width, base_bits, base_width) in enumerate(
+                zip(
+                    entity._net_bits,
+                    entity._net_widths,
+                    lay.base_bits,
+                    lay.base_widths,
+                    strict=True,
+                )
+            ):
+                if bits != base_bits or width != base_width:
+                    mask |= 1 << i
+            entity._net_nondefault = (self.tick, mask)
+        return mask
 
     def quantized(self, entity: Any) -> dict[str, Any]:
         """``{path: value}`` of ``entity`` as a client decodes it (every property)."""
