@@ -38,6 +38,7 @@ from ._float_codecs import (
     Vec3,
     Vec4,
 )
+from ._gdscript import godot_value
 from ._layout import ClassLayout, Schema
 from ._schema import Array, Embed, Exclude, NetClass, Prop, SchemaError
 from ._snapshot import Client, EntityState, SnapshotDecoder, SnapshotEncoder
@@ -86,5 +87,6 @@ __all__ = [
     "Vec4",
     "World",
     "codec_from_description",
+    "godot_value",
     "source_flat_order",
 ]

@@ -178,6 +178,12 @@ class Schema:
             lines.append("  ".join(cells).rstrip())
         return "\n".join(lines)
 
+    def to_gdscript(self, *, history: int = 32) -> str:
+        """A Godot 4 GDScript decoder for this schema's packets (see ``_gdscript``)."""
+        from ._gdscript import to_gdscript  # it builds on this module
+
+        return to_gdscript(self, history=history)
+
     def diff(self, other: Schema) -> list[str]:
         """What differs from ``other``: per class, the first differing property."""
         return diff_descriptions(self.description, other.description)
