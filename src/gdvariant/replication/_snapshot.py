@@ -19,8 +19,9 @@ The packet layout is in ``docs/replication-wire.md``; in short::
                the changed indices, then each changed value in index order.
 
 Why fields are bit-packed and records byte-aligned (measured in Godot 4.6.3, details in the
-wire doc §9): a generated GDScript decoder that reads fields inline with 32-bit refills
-decodes the benchmark's 1,305-property packet in about 1.1 ms (goal 2 ms). Byte-aligned
+wire doc §9): the generated GDScript decoder (``schema.to_gdscript()``), which reads fields
+inline with 32-bit refills, decodes the benchmark's 1,305-property packet in about 1.4 ms
+(goal 2 ms). Byte-aligned
 fields would read about 20% faster but make the values 37% larger. Aligning only the records
 costs 3.5 bits each and lets the server cache and join records as ``bytes``.
 
