@@ -3,15 +3,15 @@
     .venv/bin/pip install -e '.[fuzz]'
     .venv/bin/python fuzz/fuzz_replication.py fuzz/corpus-replication -max_total_time=600
 
-Every input is a packet for a schema with every codec, applied after a valid full update
-(so deltas from its tick have a base). Only :class:`gdvariant.DecodeError` may escape, and a
-failed packet must leave the decoder's states exactly as they were. ``--seed-corpus DIR``
-writes valid packets to start from; ``--replay DIR`` runs a corpus once without atheris.
+Every input is a packet for the schema with every codec of tests/replication_world.py,
+applied after a valid full update (so deltas from its tick have a base). Only
+:class:`gdvariant.DecodeError` may escape, and a failed packet must leave the decoder's states
+exactly as they were. ``--seed-corpus DIR`` writes valid packets to start from; ``--replay
+DIR`` runs a corpus once without atheris.
 """
 
 from __future__ import annotations
 
-import enum
 import random
 import sys
 from pathlib import Path
@@ -23,71 +23,12 @@ except ImportError:  # --seed-corpus and --replay work without it
     atheris = None
 
 import gdvariant as gd
-from gdvariant.replication import (
-    Angle,
-    Array,
-    Bool,
-    Bytes,
-    Coord,
-    Embed,
-    EntityRef,
-    Enum,
-    Float64,
-    Half,
-    Int,
-    NetClass,
-    Normal,
-    Quant,
-    Quat,
-    Schema,
-    SnapshotDecoder,
-    SnapshotEncoder,
-    Str,
-    UInt,
-    Variant,
-    VarInt,
-    Vec3,
-    World,
-)
+from gdvariant.replication import Schema, SnapshotDecoder, SnapshotEncoder, World
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from replication_world import Crate, Mob, random_value, set_path
 
-class Mood(enum.Enum):
-    CALM = 0
-    ANGRY = 1
-    SAD = 2
-
-
-class Secret(NetClass, abstract=True):
-    gold = UInt(10)
-    note = Str(5)
-
-
-class Thing(NetClass):
-    flag = Bool()
-    small = Int(6, zigzag=True)
-    big = VarInt()
-    ratio = Quant(-1.0, 1.0, 10)
-    pos = Vec3(Coord(10, 3))
-    turn = Angle(9)
-    facing = Normal(7)
-    spin = Quat(7)
-    speed = Half()
-    exact = Float64()
-    label = Str(9)
-    blob = Bytes(4)
-    mood = Enum(Mood)
-    target = EntityRef(8)
-    extra = Variant(64)
-    path = Array(UInt(3), max_len=5)
-    slots = Array(UInt(4), size=3, per_element=True)
-    mine = Embed(Secret, audience="owner")
-
-
-class Other(NetClass):
-    x = UInt(3)
-
-
-SCHEMA = Schema.build([Thing, Other])
+SCHEMA = Schema.build([Mob, Crate])
 
 
 def packets(seed: int) -> tuple[bytes, list[bytes]]:
@@ -96,21 +37,18 @@ def packets(seed: int) -> tuple[bytes, list[bytes]]:
     world = World(SCHEMA)
     encoder = SnapshotEncoder(world)
     encoder.add_client(0)
-    things = [world.spawn(Thing, net_owner=rng.choice([0, 1])) for _ in range(3)]
-    world.spawn(Other, x=5)
-    for t in things:
-        t.label = "hé"
-        t.extra = {"a": [1, 2.5]}
-        t.mine.gold = rng.randrange(1024)
+    ents = [world.spawn(rng.choice([Mob, Crate]), net_owner=rng.choice([0, 1])) for _ in range(4)]
+    for ent in ents:
+        for prop in SCHEMA.flat(type(ent)):
+            set_path(ent, prop.path, random_value(prop.codec, rng))
     encoder.snapshot()
     full = encoder.packet_for(0)
     encoder.ack(0, 1)
     deltas = []
     for _ in range(3):
-        t = rng.choice(things)
-        t.pos = (rng.uniform(-500, 500), 0.0, 1.0)
-        t.mood = rng.choice(list(Mood))
-        t.slots[rng.randrange(3)] = rng.randrange(16)
+        ent = rng.choice(ents)
+        for prop in rng.sample(SCHEMA.flat(type(ent)), 2):
+            set_path(ent, prop.path, random_value(prop.codec, rng))
         encoder.snapshot()
         deltas.append(encoder.packet_for(0))
     return full, deltas
