@@ -214,10 +214,11 @@ class SnapshotEncoder:
         """Close the world's tick; return its number."""
         tick = self.world.commit(self.history)
         self._shared = {}
-        self._restricted = sorted(
-            (e for e in self.world.entities.values() if e._net_layout.restricted),
-            key=lambda e: e.net_id,
-        )
+        if any(lay.restricted for lay in self.schema.classes):
+            self._restricted = sorted(
+                (e for e in self.world.entities.values() if e._net_layout.restricted),
+                key=lambda e: e.net_id,
+            )
         return tick
 
     def base_for(self, client: Client) -> int:
