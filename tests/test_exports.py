@@ -110,3 +110,23 @@ def test_variant_type_numbers() -> None:
     # Types Godot 4 lacks (Godot 2, Pandemonium) are numbered from 100 up.
     assert (t.IMAGE, t.INPUT_EVENT, t.PACKED_TYPED_ARRAY) == (100, 101, 106)
     assert [int(c) for c in gd.ContainerKind] == [0, 1, 2, 3]
+
+
+def test_replication_subpackage_exports() -> None:
+    from gdvariant import replication
+
+    assert len(replication.__all__) == len(set(replication.__all__))
+    namespace: dict[str, Any] = {}
+    exec("from gdvariant.replication import *", namespace)
+    namespace.pop("__builtins__")
+    assert set(namespace) == set(replication.__all__)
+    public = {
+        name
+        for name, value in vars(replication).items()
+        if not name.startswith("_") and not isinstance(value, types.ModuleType)
+    }
+    assert public - set(replication.__all__) <= {"annotations"}
+    for name in replication.__all__:
+        value = getattr(replication, name)
+        if isinstance(value, type | types.FunctionType):
+            assert value.__module__.startswith("gdvariant.replication."), name

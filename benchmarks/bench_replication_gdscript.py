@@ -1,0 +1,143 @@
+"""Replication benchmark, Godot side (issue 13 item 7): GDScript decode time per packet.
+
+Builds the world of ``bench_replication.py`` and takes packets for clients whose acks lag 0,
+4 and 8 ticks, plus a full update. It times ``schema.to_gdscript()``'s decoder in headless
+Godot 4.6 on each packet: one ``apply()``, after the base tick's full update. It also checks
+the engine's decoded full state against the server's quantized state, compared through
+``var_to_bytes``, so the timings are of a decoder that gets the right answer.
+
+Run (as root, with the engines installed): ``python benchmarks/bench_replication_gdscript.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+import gdvariant
+from gdvariant.replication import Schema, SnapshotEncoder, World, godot_value
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from bench_replication import ENTITIES, Soldier, random_value, set_path
+from engines import find_engine
+
+# Times the generated decoder: apply the base tick's full update, then the delta, `rounds`
+# times; writes the best time per packet and the decoded full state.
+DRIVER = """extends SceneTree
+
+func _init() -> void:
+\tvar args := OS.get_cmdline_user_args()
+\tvar folder: String = args[0]
+\tvar rounds := int(args[1])
+\tvar script = load(folder + "/decoder.gd")
+\tif script == null or not script.can_instantiate():
+\t\tprinterr("the generated decoder does not load")
+\t\tquit(1)
+\t\treturn
+\tvar times := {}
+\tfor name in ["lag0", "lag4", "lag8", "full"]:
+\t\tvar pkt := FileAccess.get_file_as_bytes(folder + "/" + name + ".bin")
+\t\tvar base := FileAccess.get_file_as_bytes(folder + "/" + name + "_base.bin")
+\t\tvar best := 1e12
+\t\tfor k in rounds:
+\t\t\tvar decoder = script.new()
+\t\t\tif base.size() and decoder.apply(base) < 0:
+\t\t\t\tprinterr(decoder.error)
+\t\t\tvar t0 := Time.get_ticks_usec()
+\t\t\tvar result: int = decoder.apply(pkt)
+\t\t\tbest = min(best, Time.get_ticks_usec() - t0)
+\t\t\tif result < 0:
+\t\t\t\tprinterr(name, ": ", decoder.error)
+\t\ttimes[name] = best
+\tvar check = script.new()
+\tcheck.apply(FileAccess.get_file_as_bytes(folder + "/full.bin"))
+\tvar f := FileAccess.open(folder + "/decoded.bin", FileAccess.WRITE)
+\tf.store_buffer(var_to_bytes(check.state()))
+\tf.close()
+\tvar t := FileAccess.open(folder + "/times.json", FileAccess.WRITE)
+\tt.store_string(JSON.stringify(times))
+\tt.close()
+\tquit()
+"""
+
+
+def changed_props(ents: list[Any], base: int) -> int:
+    """Properties a delta from ``base`` carries (all entities public, none entering)."""
+    total = 0
+    for ent in ents:
+        mask = 0
+        for tick, changed in ent._net_hist:
+            if tick > base:
+                mask |= changed
+        total += mask.bit_count()
+    return total
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--seed", type=int, default=3)
+    args = parser.parse_args()
+    engine, why = find_engine("4.6")
+    if engine is None:
+        print(f"no Godot 4.6: {why}", file=sys.stderr)
+        return 1
+    rng = random.Random(args.seed)
+    schema = Schema.build([Soldier])
+    paths = [p.path for p in schema.layout(Soldier).props]
+    world = World(schema)
+    encoder = SnapshotEncoder(world)
+    ents = [world.spawn(Soldier) for _ in range(ENTITIES)]
+    for ent in ents:
+        for path in paths:
+            set_path(ent, path, random_value(path, rng))
+    for lag in (0, 4, 8):
+        encoder.add_client(lag)
+    encoder.add_client("full")  # never acks: a full update every tick, the bases below
+    fulls: dict[int, bytes] = {}
+    for _ in range(20):
+        for _ in range(len(ents) * len(paths) // 20):
+            path = rng.choice(paths)
+            set_path(rng.choice(ents), path, random_value(path, rng))
+        tick = encoder.snapshot()
+        fulls[tick] = encoder.packet_for("full")
+        for lag in (0, 4, 8):
+            encoder.ack(lag, max(tick - 1 - lag, 0))
+    packets = {f"lag{lag}": encoder.packet_for(lag) for lag in (0, 4, 8)}
+    bases = {f"lag{lag}": fulls[tick - 1 - lag] for lag in (0, 4, 8)}
+    packets["full"], bases["full"] = fulls[tick], b""
+    props = {f"lag{lag}": changed_props(ents, tick - 1 - lag) for lag in (0, 4, 8)}
+    props["full"] = sum(world.nondefault(ent).bit_count() for ent in ents)
+    expected = encoder.expected_state("full")
+    with engine.workdir() as (here, inside):
+        (here / "decoder.gd").write_text(schema.to_gdscript())
+        (here / "driver.gd").write_text(DRIVER)
+        for name, packet in packets.items():
+            (here / f"{name}.bin").write_bytes(packet)
+            (here / f"{name}_base.bin").write_bytes(bases[name])
+        print(f"Godot {engine.version()}: timing the generated decoder...", file=sys.stderr)
+        engine.run("driver.gd", [inside, str(args.rounds)], cwd=(here, inside), timeout=600)
+        times = json.loads((here / "times.json").read_text())
+        decoded = gdvariant.loads((here / "decoded.bin").read_bytes())
+    want = {
+        net_id: {path: godot_value(v) for path, v in state.values.items()}
+        for net_id, state in expected.items()
+    }
+    same = gdvariant.dumps(decoded) == gdvariant.dumps(want)
+    print(f"engine's decoded full state equals the server's quantized state: {same}")
+    for name, packet in packets.items():
+        records = int.from_bytes(packet[10:14], "little")
+        print(
+            f"{name}: {len(packet)} bytes, {records} records, {props[name]} properties, "
+            f"best {times[name] / 1000:.2f} ms"
+        )
+    return 0 if same else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

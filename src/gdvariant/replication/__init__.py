@@ -1,0 +1,92 @@
+"""Networked entity state from a schema: flattened property tables, snapshots and deltas.
+
+Declare networked classes with :class:`NetClass` and codecs, build a :class:`Schema`
+(flattening, class ids, fingerprints), keep entities in a :class:`World` (property writes mark
+them dirty), and turn ticks into per-client packets with :class:`SnapshotEncoder`; a
+:class:`SnapshotDecoder` applies them. Sans-I/O: bytes in, bytes out. The wire format is
+specified in ``docs/replication-wire.md``.
+"""
+
+from __future__ import annotations
+
+from ._codecs import (
+    ArrayOf,
+    Bool,
+    Bytes,
+    Codec,
+    EntityRef,
+    Enum,
+    Int,
+    Str,
+    UInt,
+    Variant,
+    VarInt,
+    VarUInt,
+)
+from ._fingerprint import codec_from_description
+from ._flatten import MAX_FLAT_PROPS, FlatProp
+from ._float_codecs import (
+    Angle,
+    Coord,
+    Float32,
+    Float64,
+    Half,
+    Normal,
+    Quant,
+    Quat,
+    Vec2,
+    Vec3,
+    Vec4,
+)
+from ._gdscript import godot_value
+from ._layout import ClassLayout, Schema
+from ._schema import Array, Embed, Exclude, NetClass, Prop, SchemaError
+from ._snapshot import Client, EntityState, SnapshotDecoder, SnapshotEncoder
+from ._source_order import SourceProp, SourceTable, source_flat_order
+from ._world import World
+
+__all__ = [
+    "MAX_FLAT_PROPS",
+    "Angle",
+    "Array",
+    "ArrayOf",
+    "Bool",
+    "Bytes",
+    "ClassLayout",
+    "Client",
+    "Codec",
+    "Coord",
+    "Embed",
+    "EntityRef",
+    "EntityState",
+    "Enum",
+    "Exclude",
+    "FlatProp",
+    "Float32",
+    "Float64",
+    "Half",
+    "Int",
+    "NetClass",
+    "Normal",
+    "Prop",
+    "Quant",
+    "Quat",
+    "Schema",
+    "SchemaError",
+    "SnapshotDecoder",
+    "SnapshotEncoder",
+    "SourceProp",
+    "SourceTable",
+    "Str",
+    "UInt",
+    "VarInt",
+    "VarUInt",
+    "Variant",
+    "Vec2",
+    "Vec3",
+    "Vec4",
+    "World",
+    "codec_from_description",
+    "godot_value",
+    "source_flat_order",
+]

@@ -1,0 +1,142 @@
+"""Entities and dirty tracking (the role of Source's ``NetworkStateChanged``).
+
+An entity is an instance of its NetClass. Writing a networked property encodes the value at
+once (so a bad value fails where it is written, naming entity and property) and, if its bits
+differ from what was there, marks the property dirty. :meth:`World.commit` turns the dirty
+marks into one history entry per changed entity: ``(tick, mask of changed flat indices)``.
+The snapshot encoder reads those histories; nothing here knows about clients.
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Any
+
+from ._bits import BitReader
+from ._layout import ClassLayout, Schema
+from ._schema import Embed, NetClass
+
+__all__ = ["World"]
+
+
+class World:
+    """The server's entities, numbered by network id (lowest free id first)."""
+
+    def __init__(self, schema: Schema) -> None:
+        self.schema = schema
+        self.tick = 0
+        self.entities: dict[int, Any] = {}
+        self.dirty: list[Any] = []
+        #: id -> [(spawn tick, delete tick), ...]: despawned entities a client may still hold
+        #: (an id can be reused, so one id can have several).
+        self.deleted: dict[int, list[tuple[int, int]]] = {}
+        self._free: list[int] = []
+        self._next = 0
+
+    def spawn(
+        self, cls: type[NetClass], *, net_owner: Any = None, net_team: Any = None, **values: Any
+    ) -> Any:
+        """A new entity of ``cls``; keyword arguments set properties (an embedded table takes
+        a dict of its properties). ``net_owner``/``net_team`` decide its restricted audiences
+        for its whole life: a client that joins an audience later would only get the
+        restricted properties that change afterwards."""
+        lay = self.schema.layout(cls)
+        ent: Any = cls.__new__(cls)
+        net_id = heapq.heappop(self._free) if self._free else self._next
+        self._next = max(self._next, net_id + 1)
+        state = {
+            "net_id": net_id,
+            "net_owner": net_owner,
+            "net_team": net_team,
+            "_net_root": ent,
+            "_net_prefix": "",
+            "_net_layout": lay,
+            "_net_index": lay.index,
+            "_net_vals": list(lay.baseline),
+            "_net_bits": list(lay.base_bits),
+            "_net_widths": list(lay.base_widths),
+            "_net_dirty": 0,
+            "_net_world": self,
+            "_net_spawn": self.tick + 1,
+            "_net_hist": [],
+            "_net_nondefault": (-1, 0),
+            "_net_cache": {},
+        }
+        for key, value in state.items():
+            object.__setattr__(ent, key, value)
+        self.entities[net_id] = ent
+        for name, value in values.items():
+            if isinstance(getattr(cls, name, None), Embed):
+                view = getattr(ent, name)
+                for sub, item in value.items():
+                    setattr(view, sub, item)
+            else:
+                setattr(ent, name, value)
+        return ent
+
+    def despawn(self, entity: Any) -> None:
+        """Remove ``entity``; clients that knew it get a delete record."""
+        if entity.net_id not in self.entities or self.entities[entity.net_id] is not entity:
+            raise KeyError(f"entity {entity.net_id} is not in this world")
+        del self.entities[entity.net_id]
+        entity._net_world = None
+        if entity._net_spawn <= self.tick:
+            self.deleted.setdefault(entity.net_id, []).append((entity._net_spawn, self.tick + 1))
+        heapq.heappush(self._free, entity.net_id)
+
+    def commit(self, history: int) -> int:
+        """Close the current tick: every dirty entity gets ``(tick, changed mask)`` in its
+        history (entries older than ``history`` ticks dropped). Returns the new tick."""
+        tick = self.tick + 1
+        oldest = tick - history
+        for ent in self.dirty:
+            if ent._net_world is not self:
+                continue
+            mask = ent._net_dirty
+            ent._net_dirty = 0
+            if not mask:
+                continue
+            hist = ent._net_hist
+            hist.append((tick, mask))
+            while hist[0][0] <= oldest:
+                del hist[0]
+            ent._net_cache = {}
+        self.dirty = []
+        for net_id, spans in list(self.deleted.items()):
+            kept = [span for span in spans if span[1] > oldest]
+            if kept:
+                self.deleted[net_id] = kept
+            else:
+                del self.deleted[net_id]
+        self.tick = tick
+        return tick
+
+    def nondefault(self, entity: Any) -> int:
+        """The mask of ``entity``'s properties whose bits differ from the class baseline:
+        what an enter record carries. Computed when asked (enters are rare), once a tick."""
+        tick, mask = entity._net_nondefault
+        mask = int(mask)
+        if tick != self.tick:
+            lay: ClassLayout = entity._net_layout
+            mask = 0
+            for i, (bits, width, base_bits, base_width) in enumerate(
+                zip(
+                    entity._net_bits,
+                    entity._net_widths,
+                    lay.base_bits,
+                    lay.base_widths,
+                    strict=True,
+                )
+            ):
+                if bits != base_bits or width != base_width:
+                    mask |= 1 << i
+            entity._net_nondefault = (self.tick, mask)
+        return mask
+
+    def quantized(self, entity: Any) -> dict[str, Any]:
+        """``{path: value}`` of ``entity`` as a client decodes it (every property)."""
+        lay: ClassLayout = entity._net_layout
+        out = {}
+        for p, bits, width in zip(lay.props, entity._net_bits, entity._net_widths, strict=True):
+            out[p.path] = p.codec.decode(BitReader(bits.to_bytes((width + 7) >> 3, "little")))
+        return out
