@@ -32,7 +32,8 @@ from ._records import load_all
 
 _EXIT_STATUS = """exit status:
   0  the whole input was read, or the value was written
-  1  the bytes do not decode, or only partly; the value cannot be encoded for that engine
+  1  the bytes do not decode, or only partly; the value cannot be encoded for that engine;
+     the schema is invalid (the message names the class and property)
   2  a usage error: an unreadable file, bad hex, a refused expression, a missing password,
      or a missing optional package (the message names the one to install)
   130, 141  interrupted (Ctrl-C), or the output pipe was closed (`| head`)
@@ -55,6 +56,11 @@ _FRAMES_EXAMPLES = """examples:
   gdvariant frames examples/capture.bin                  # put_var frames of a TCP stream
   gdvariant frames --hex 080000000200000005000000         # -> 5
 """
+_SCHEMA_EXAMPLES = """examples:
+  gdvariant schema explain examples/arena/schema.py:Player   # the flat table of one class
+  gdvariant schema explain examples/arena/schema.py          # every class, and the fingerprint
+  gdvariant schema gdscript examples/arena/schema.py -o /tmp/arena_decoder.gd
+"""
 _VERSIONS_EXAMPLES = """examples:
   gdvariant versions
   gdvariant versions --json
@@ -65,7 +71,8 @@ _EPILOG = f"""examples:
   gdvariant encode '[7, "move", Vector3(1, 2, 3), {{"seq": 42}}]' --hex
   gdvariant frames examples/capture.bin
   gdvariant versions
-  gdvariant decode --help                                # and encode, frames, versions
+  gdvariant schema explain examples/arena/schema.py:Player
+  gdvariant decode --help                                # and encode, frames, schema, versions
 
 {_EXIT_STATUS}"""
 _HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
@@ -282,6 +289,28 @@ def _cmd_encode(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_schema(args: argparse.Namespace) -> int:
+    """Explain a networked schema's flat tables, or write its GDScript decoder."""
+    from .replication import load_schema  # only this command needs the replication layer
+
+    schema, layout = load_schema(args.target, order=args.order)
+    if args.action == "gdscript":
+        if layout is not None:
+            raise ValueError("the decoder covers the whole schema: name a module, not a class")
+        code = schema.to_gdscript()
+        if args.output:
+            Path(args.output).write_text(code)
+            print(f"# wrote {args.output} (schema {schema.fingerprint.hex()})", file=sys.stderr)
+        else:
+            sys.stdout.write(code)
+        return 0
+    layouts = schema.classes if layout is None else (layout,)
+    print("\n\n".join(schema.explain(c.name) for c in layouts))
+    if layout is None:
+        print(f"\nschema fingerprint {schema.fingerprint.hex()} ({len(layouts)} classes)")
+    return 0
+
+
 def _cmd_versions(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({name: p.describe() for name, p in PROFILES.items()}, indent=2))
@@ -433,6 +462,28 @@ def build_parser() -> argparse.ArgumentParser:
     )
     frm.add_argument("--allow-objects", action="store_true", help="accept full objects")
     frm.set_defaults(func=_cmd_frames)
+
+    sch = sub.add_parser(
+        "schema",
+        help="explain a gdvariant.replication schema, or write its GDScript decoder",
+        description=(
+            "Load the networked classes of a Python module (MODULE is a dotted name or a .py "
+            "file; MODULE:CLASS names one class by its Python or table name) and print their "
+            "flat property tables (explain), or the GDScript decoder for Godot 4 (gdscript)."
+        ),
+        epilog=f"{_SCHEMA_EXAMPLES}\n{_EXIT_STATUS}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sch.add_argument("action", choices=["explain", "gdscript"], help="what to print")
+    sch.add_argument("target", metavar="MODULE[:CLASS]", help="the module (and class)")
+    sch.add_argument(
+        "--order",
+        choices=["spec", "source"],
+        default="spec",
+        help="flat order: ours (default) or Source 2013's own",
+    )
+    sch.add_argument("-o", "--output", help="gdscript: write the decoder to this file")
+    sch.set_defaults(func=_cmd_schema)
 
     ver = sub.add_parser(
         "versions",

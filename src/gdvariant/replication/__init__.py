@@ -40,6 +40,7 @@ from ._float_codecs import (
 )
 from ._gdscript import godot_value
 from ._layout import ClassLayout, Schema
+from ._load import load_schema
 from ._schema import Array, Embed, Exclude, NetClass, Prop, SchemaError
 from ._snapshot import Client, EntityState, SnapshotDecoder, SnapshotEncoder
 from ._source_order import SourceProp, SourceTable, source_flat_order
@@ -88,5 +89,6 @@ __all__ = [
     "World",
     "codec_from_description",
     "godot_value",
+    "load_schema",
     "source_flat_order",
 ]
