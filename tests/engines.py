@@ -10,19 +10,24 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINE_SCRIPTS = Path(__file__).resolve().parent / "engine"
 SETUP_HINT = "run `sudo bash tools/setup-engines.sh` to install the engines"
+#: The seed of this run's random tests (printed by each test); GDVARIANT_SEED=<n> reruns one.
+SEED = int(os.environ.get("GDVARIANT_SEED", random.SystemRandom().randrange(2**31)))
+
+T = TypeVar("T")
 
 
 def chroot_dir() -> Path:
@@ -120,6 +125,33 @@ class Engine:
             proc.kill()
             raise
         self._check(proc.returncode, out.decode(errors="replace"), err.decode(errors="replace"))
+
+
+async def run_beside(
+    engine: Engine,
+    script: str,
+    args: Sequence[str],
+    ours: Awaitable[T],
+    *,
+    cwd: tuple[Path, str],
+    timeout: float = 600,
+) -> T:
+    """Run ``script`` in the engine and our side of a live session together; return our
+    result. An engine that fails first cancels our side and its error is raised."""
+    engine_task = asyncio.create_task(engine.run_async(script, args, cwd=cwd, timeout=timeout))
+    ours_task = asyncio.ensure_future(ours)
+    done, _ = await asyncio.wait(
+        [engine_task, ours_task], timeout=timeout, return_when=asyncio.FIRST_EXCEPTION
+    )
+    if engine_task in done and engine_task.exception() is not None:
+        ours_task.cancel()
+        raise engine_task.exception()  # type: ignore[misc]
+    if ours_task in done and ours_task.exception() is not None:
+        engine_task.cancel()
+        raise ours_task.exception()  # type: ignore[misc]
+    result = await asyncio.wait_for(ours_task, timeout)
+    await asyncio.wait_for(engine_task, timeout)
+    return result
 
 
 def _mounted(chroot: Path) -> bool:

@@ -1,0 +1,746 @@
+"""The Godot side: a GDScript (Godot 4) decoder generated from a schema.
+
+``schema.to_gdscript()`` writes one GDScript class that applies this schema's packets
+(``docs/replication-wire.md``) and keeps ``state``: entity id -> Dictionary of property path
+-> value, with ``classes`` (entity id -> class id) and ``newest_tick`` to acknowledge.
+
+The generated code follows the wire doc's §4 recipe, which was measured in Godot 4.6: one
+decode function per class, every field read written inline (a 32-bit refill into a 64-bit
+accumulator, no function call per field) and one ``if mask & bit`` block per property. It
+checks what the Python :class:`SnapshotDecoder` checks and reports the same errors in
+``last_error`` (naming entity and property) instead of raising. It decodes into copies and
+commits at the end, so a bad packet changes nothing.
+
+Float constants (ranges, steps) are not written as decimal literals: Godot 4.6.3's GDScript
+parser reads some literals to a different double (``5e-324`` and ``2.2250738585072014e-308``
+become 0.0, ``8.98846567431158e+307`` is off by one ulp). They are loaded at start-up from
+their exact ``var_to_bytes`` encoding and the steps are computed from them in float64, as
+§5 requires. Class baselines are decoded at start-up from the description's default bits by
+the generated code itself.
+
+Reading past the end never touches memory out of range: the packet is copied with zero
+padding longer than the longest run of reads between two bounds checks. There is a check
+after each record header, after each change list, after each property and before each
+element of a length-prefixed run. The check names the property that crossed the end.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import gdvariant
+
+from ._codecs import (
+    Angle,
+    ArrayOf,
+    Bool,
+    Bytes,
+    Codec,
+    Coord,
+    EntityRef,
+    Enum,
+    Float32,
+    Float64,
+    Half,
+    Int,
+    Normal,
+    Quant,
+    Quat,
+    Str,
+    UInt,
+    Variant,
+    VarInt,
+    VarUInt,
+    Vec2,
+    Vec3,
+    Vec4,
+)
+
+if TYPE_CHECKING:
+    from ._layout import ClassLayout, Schema
+
+__all__ = ["generate", "godot_value"]
+
+_HEADER_BYTES = 18
+_RECORD_HEADER_BITS = 2 + 1 + 2 + 32
+_VAR_GROUPS_BITS = 80
+_I64_LOW_63 = "0x7FFFFFFFFFFFFFFF"
+
+
+def godot_value(codec: Codec, value: Any) -> Any:
+    """``value`` (as Python decodes it with ``codec``) as the generated GDScript holds it:
+    Enum members become their described int, tuples Arrays (lists), and unsigned values of
+    2**63 and above wrap to negative (GDScript ints are signed 64-bit)."""
+    if isinstance(codec, Enum) and isinstance(value, enum.Enum):
+        return codec.describe()[3][codec.position[value]]
+    if isinstance(codec, ArrayOf):
+        return [godot_value(codec.element, v) for v in value]
+    if isinstance(codec, UInt | VarUInt) and isinstance(value, int) and value >= 1 << 63:
+        return value - (1 << 64)
+    return value
+
+
+def _straight_bits(codec: Codec) -> int:
+    """The most bits ``codec``'s generated code reads between two bounds checks."""
+    if isinstance(codec, VarUInt | VarInt):
+        return _VAR_GROUPS_BITS
+    if isinstance(codec, Str | Variant):  # Bytes is a Str; the byte run is checked first
+        return codec.len_bits
+    if isinstance(codec, ArrayOf):
+        return codec.len_bits + _straight_bits(codec.element)
+    if isinstance(codec, Vec2 | Vec3 | Vec4):
+        return codec.count * _straight_bits(codec.component)
+    if codec.max_bits is None:
+        raise NotImplementedError(f"no GDScript decoding for {codec!r}")
+    return codec.max_bits
+
+
+class _Writer:
+    """Emits GDScript lines with fresh local names. ``acc``, ``n``, ``bp`` and ``buf`` are
+    the bit reader's state (wire doc §4): the next bit is bit ``bp * 8 - n`` of ``buf``."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.count = 0
+        self.members: dict[str, str] = {}  # init expression -> member name
+        self.member_lines: list[str] = []
+
+    def tmp(self) -> str:
+        self.count += 1
+        return f"t{self.count}"
+
+    def emit(self, indent: int, text: str) -> None:
+        self.lines.append("\t" * indent + text)
+
+    def member(self, expr: str) -> str:
+        """A float member set once in ``_init`` to ``expr`` (shared by equal expressions)."""
+        name = self.members.get(expr)
+        if name is None:
+            name = self.members[expr] = f"_k{len(self.members)}"
+            self.member_lines.append(f"\t{name} = {expr}")
+        return name
+
+    def exact(self, x: float) -> str:
+        """A member holding exactly the double ``x`` (decoded from its Variant bytes)."""
+        return self.member(f'bytes_to_var("{gdvariant.dumps(float(x)).hex()}".hex_decode())')
+
+    def read(self, indent: int, width: int) -> str:
+        """Inline read of ``width`` bits (two reads, low part first, above 32); returns the
+        expression holding them."""
+        if width == 0:
+            return "0"
+        if width > 32:
+            low = self.read(indent, 32)
+            high = self.read(indent, width - 32)
+            out = self.tmp()
+            self.emit(indent, f"var {out} := {low} | ({high} << 32)")
+            return out
+        out = self.tmp()
+        self.emit(indent, f"if n < {width}:")
+        self.emit(indent + 1, "acc |= buf.decode_u32(bp) << n")
+        self.emit(indent + 1, "bp += 4")
+        self.emit(indent + 1, "n += 32")
+        self.emit(indent, f"var {out} := acc & {(1 << width) - 1}")
+        self.emit(indent, f"acc >>= {width}")
+        self.emit(indent, f"n -= {width}")
+        return out
+
+    def resync(self, indent: int, bit: str) -> None:
+        """Restart the reader at bit position ``bit``."""
+        self.emit(indent, f"bp = {bit} >> 3")
+        self.emit(indent, f"acc = buf[bp] >> ({bit} & 7)")
+        self.emit(indent, f"n = 8 - ({bit} & 7)")
+        self.emit(indent, "bp += 1")
+
+    def fail(self, indent: int, where: tuple[str, str], message: str) -> None:
+        """Return the error ``message`` (a GDScript expression) for the property ``where``."""
+        cls, path = where
+        self.emit(indent, f"return _bad(id, {json.dumps(cls)}, {json.dumps(path)}, {message})")
+
+    def check_end(self, indent: int, where: tuple[str, str]) -> None:
+        self.emit(indent, "if (bp << 3) - n > end:")
+        self.fail(indent + 1, where, '"packet truncated"')
+
+    def value(self, indent: int, codec: Codec, where: tuple[str, str]) -> str:
+        """Inline decode of one value; returns the expression holding it."""
+        handler = _VALUES.get(type(codec))
+        if handler is None:
+            raise NotImplementedError(f"no GDScript decoding for {codec!r}")
+        return handler(self, indent, codec, where)
+
+
+def _bool(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    return f"({w.read(indent, 1)} == 1)"
+
+
+def _uint(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    return w.read(indent, codec.bits)
+
+
+def _int(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    raw = w.read(indent, codec.bits)
+    out = w.tmp()
+    if codec.zigzag:
+        w.emit(indent, f"var {out} := (({raw} >> 1) & {_I64_LOW_63}) ^ -({raw} & 1)")
+    elif codec.bits == 64:
+        return raw  # the two halves already make the signed 64-bit value
+    else:
+        w.emit(indent, f"var {out} := {raw}")
+        w.emit(indent, f"if {out} >> {codec.bits - 1}:")
+        w.emit(indent + 1, f"{out} -= {1 << codec.bits}")
+    return out
+
+
+def _leb128(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    raw, shift = w.tmp(), w.tmp()
+    w.emit(indent, f"var {raw} := 0")
+    w.emit(indent, f"var {shift} := 0")
+    w.emit(indent, "while true:")
+    group = w.read(indent + 1, 8)
+    w.emit(indent + 1, f"if {shift} == 63 and {group} > 1:")
+    w.emit(indent + 2, f"if {group} & 128:")
+    w.fail(indent + 3, where, f'"{codec!r}: more than 10 groups"')
+    w.fail(indent + 2, where, f'"{codec!r}: value above 2**64"')
+    w.emit(indent + 1, f"{raw} |= ({group} & 127) << {shift}")
+    w.emit(indent + 1, f"{shift} += 7")
+    w.emit(indent + 1, f"if not {group} & 128:")
+    w.emit(indent + 2, "break")
+    if isinstance(codec, VarUInt):
+        return raw
+    out = w.tmp()
+    w.emit(indent, f"var {out} := (({raw} >> 1) & {_I64_LOW_63}) ^ -({raw} & 1)")
+    return out
+
+
+def _quant(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    low, high = w.exact(codec.low), w.exact(codec.high)
+    step = w.member(f"({high} - {low}) / float({codec.levels})")
+    q = w.read(indent, codec.bits)
+    return f"({low} + {q} * {step})"
+
+
+def _coord(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    flags = w.read(indent, 2)
+    out = w.tmp()
+    w.emit(indent, f"var {out} := 0.0")
+    w.emit(indent, f"if {flags}:")
+    sign = w.read(indent + 1, 1)
+    whole = w.tmp()
+    w.emit(indent + 1, f"var {whole} := 0")
+    w.emit(indent + 1, f"if {flags} & 1:")
+    w.emit(indent + 2, f"{whole} = {w.read(indent + 2, codec.int_bits)} + 1")
+    frac = w.tmp()
+    w.emit(indent + 1, f"var {frac} := 0")
+    if codec.frac_bits:
+        w.emit(indent + 1, f"if {flags} & 2:")
+        w.emit(indent + 2, f"{frac} = {w.read(indent + 2, codec.frac_bits)}")
+    w.emit(indent + 1, f"{out} = {whole} + {frac} / float({codec.scale})")
+    w.emit(indent + 1, f"if {sign}:")
+    w.emit(indent + 2, f"{out} = -{out}")
+    return out
+
+
+def _angle(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    period = "float(360)" if codec.degrees else "TAU"
+    step = w.member(f"{period} / float({1 << codec.bits})")
+    raw = w.read(indent, codec.bits)
+    w.emit(indent, f"if {raw} >> {codec.bits - 1}:")
+    w.emit(indent + 1, f"{raw} -= {1 << codec.bits}")
+    return f"({raw} * {step})"
+
+
+def _normal(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    step = w.member(f"float(2) / float({codec.levels})")
+    a, b = w.read(indent, codec.bits), w.read(indent, codec.bits)
+    fx, fy, fz, old, length = (w.tmp() for _ in range(5))
+    w.emit(indent, f"var {fx}: float = {a} * {step} - 1.0")
+    w.emit(indent, f"var {fy}: float = {b} * {step} - 1.0")
+    w.emit(indent, f"var {fz}: float = 1.0 - absf({fx}) - absf({fy})")
+    w.emit(indent, f"if {fz} < 0.0:")
+    w.emit(indent + 1, f"var {old} := {fx}")
+    w.emit(indent + 1, f"{fx} = (1.0 - absf({fy})) * (1.0 if {old} >= 0.0 else -1.0)")
+    w.emit(indent + 1, f"{fy} = (1.0 - absf({old})) * (1.0 if {fy} >= 0.0 else -1.0)")
+    w.emit(indent, f"var {length} := sqrt({fx} * {fx} + {fy} * {fy} + {fz} * {fz})")
+    return f"Vector3({fx} / {length}, {fy} / {length}, {fz} / {length})"
+
+
+def _quat(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    root = w.member("sqrt(0.5)")
+    step = w.member(f"float(2) * {root} / float({codec.levels})")
+    big = w.read(indent, 2)
+    parts = []
+    for _ in range(3):
+        q = w.read(indent, codec.bits)
+        part = w.tmp()
+        w.emit(indent, f"var {part}: float = {q} * {step} - {root}")
+        parts.append(part)
+    a, b, c = parts
+    rest, out = w.tmp(), w.tmp()
+    w.emit(indent, f"var {rest} := sqrt(maxf(0.0, 1.0 - ({a} * {a} + {b} * {b} + {c} * {c})))")
+    w.emit(indent, f"var {out}: Quaternion")
+    orders = [(rest, a, b, c), (a, rest, b, c), (a, b, rest, c), (a, b, c, rest)]
+    for i, comps in enumerate(orders):
+        w.emit(indent, f"{'if' if i == 0 else 'elif'} {big} == {i}:" if i < 3 else "else:")
+        w.emit(indent + 1, f"{out} = Quaternion({', '.join(comps)})")
+    return out
+
+
+def _ieee(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    if isinstance(codec, Half):
+        w.emit(indent, f"_scratch.encode_u16(0, {w.read(indent, 16)})")
+        return "_scratch.decode_half(0)"
+    if isinstance(codec, Float32):
+        w.emit(indent, f"_scratch.encode_u32(0, {w.read(indent, 32)})")
+        return "_scratch.decode_float(0)"
+    w.emit(indent, f"_scratch.encode_u32(0, {w.read(indent, 32)})")
+    w.emit(indent, f"_scratch.encode_u32(4, {w.read(indent, 32)})")
+    return "_scratch.decode_double(0)"
+
+
+def _byte_run(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    """Length prefix, maximum check, bounds check, then the bytes (reader restarted after)."""
+    length = w.read(indent, codec.len_bits)
+    w.emit(indent, f"if {length} > {codec.max_len}:")
+    w.fail(indent + 1, where, f'"length %d is over {codec!r}\'s maximum" % {length}')
+    at, raw = w.tmp(), w.tmp()
+    w.emit(indent, f"var {at} := (bp << 3) - n")
+    w.emit(indent, f"if {at} + ({length} << 3) > end:")
+    w.fail(indent + 1, where, '"packet truncated"')
+    w.emit(indent, f"var {raw} := _take(buf, {at}, {length})")
+    w.emit(indent, f"{at} += {length} << 3")
+    w.resync(indent, at)
+    return raw
+
+
+def _str(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    raw = _byte_run(w, indent, codec, where)
+    w.emit(indent, f"if not _utf8_ok({raw}):")
+    w.fail(indent + 1, where, f'"{codec!r}: invalid UTF-8 or a NUL"')
+    return f"{raw}.get_string_from_utf8()"
+
+
+def _bytes(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    return _byte_run(w, indent, codec, where)
+
+
+def _variant(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    raw = _byte_run(w, indent, codec, where)
+    w.emit(indent, f"if {raw}.size() < 4 or {raw}.decode_var_size(0, false) != {raw}.size():")
+    w.fail(indent + 1, where, '"bad Variant"')
+    return f"{raw}.decode_var(0, false)"
+
+
+def _enum(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    position = w.read(indent, codec.width or 0)
+    values = codec.describe()[3]
+    if position != "0":
+        w.emit(indent, f"if {position} >= {len(values)}:")
+        w.fail(indent + 1, where, f'"{codec!r} has no member number %d" % {position}')
+    if values == list(range(len(values))):
+        return position
+    return f"{json.dumps(values)}[{position}]"
+
+
+def _entity_ref(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    raw = w.read(indent, codec.bits)
+    out = w.tmp()
+    w.emit(indent, f"var {out} = null if {raw} == 0 else {raw} - 1")
+    return out
+
+
+def _vec(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    parts = []
+    for _ in range(codec.count):
+        part = w.tmp()
+        w.emit(indent, f"var {part}: float = {w.value(indent, codec.component, where)}")
+        parts.append(part)
+    return f"{codec.make.__name__}({', '.join(parts)})"
+
+
+def _array_of(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    count = w.read(indent, codec.len_bits)
+    w.emit(indent, f"if {count} > {codec.max_len}:")
+    w.fail(indent + 1, where, f'"count %d is over {codec!r}\'s maximum" % {count}')
+    out, i = w.tmp(), w.tmp()
+    w.emit(indent, f"var {out} := []")
+    w.emit(indent, f"{out}.resize({count})")
+    w.emit(indent, f"for {i} in {count}:")
+    w.check_end(indent + 1, where)
+    w.emit(indent + 1, f"{out}[{i}] = {w.value(indent + 1, codec.element, where)}")
+    return out
+
+
+_VALUES: dict[type[Codec], Callable[[_Writer, int, Any, tuple[str, str]], str]] = {
+    Bool: _bool,
+    UInt: _uint,
+    Int: _int,
+    VarUInt: _leb128,
+    VarInt: _leb128,
+    Quant: _quant,
+    Coord: _coord,
+    Angle: _angle,
+    Normal: _normal,
+    Quat: _quat,
+    Half: _ieee,
+    Float32: _ieee,
+    Float64: _ieee,
+    Str: _str,
+    Bytes: _bytes,
+    Variant: _variant,
+    Enum: _enum,
+    EntityRef: _entity_ref,
+    Vec2: _vec,
+    Vec3: _vec,
+    Vec4: _vec,
+    ArrayOf: _array_of,
+}
+
+
+def _class_function(w: _Writer, lay: ClassLayout) -> None:
+    """``_c<id>(buf, s, end, id, values) -> int``: the change list and values of one record
+    of this class from bit ``s``; the bit after them, or -1 with ``last_error`` set."""
+    name = lay.name
+    wide = lay.count > 62
+    w.emit(0, f"# {name}: class {lay.class_id}, {lay.count} properties")
+    w.emit(
+        0,
+        f"func _c{lay.class_id}(buf: PackedByteArray, s: int, end: int, id: int, "
+        "values: Dictionary) -> int:",
+    )
+    w.emit(1, "var bp := s >> 3")
+    w.emit(1, "var acc := buf[bp] >> (s & 7)")
+    w.emit(1, "var n := 8 - (s & 7)")
+    w.emit(1, "bp += 1")
+    words = (lay.count + 31) // 32
+    if wide:
+        w.emit(1, "var mask := PackedInt64Array()")
+        w.emit(1, f"mask.resize({words})")
+    else:
+        w.emit(1, "var mask := 0")
+    selector = w.read(1, 1)
+    w.emit(1, f"if {selector}:")
+    w.emit(2, "var p := -1")
+    truncated = f'return _fail("packet truncated in entity %d ({name})\'s change list" % id, id)'
+    w.emit(2, "while true:")
+    w.emit(3, "if (bp << 3) - n > end:")
+    w.emit(4, truncated)
+    more = w.read(3, 1)
+    w.emit(3, f"if not {more}:")
+    w.emit(4, "break")
+    gap = w.read(3, lay.index_bits)
+    w.emit(3, f"p += 1 + {gap}")
+    w.emit(3, f"if p >= {lay.count}:")
+    w.emit(
+        4,
+        f'return _fail("entity %d ({name}): index %d is past its {lay.count} properties" '
+        "% [id, p], id)",
+    )
+    w.emit(3, "mask[p >> 5] |= 1 << (p & 31)" if wide else "mask |= 1 << p")
+    w.emit(1, "else:")
+    if lay.count == 0:
+        w.emit(2, "pass")
+    for k in range(words):
+        width = min(32, lay.count - 32 * k)
+        piece = w.read(2, width)
+        w.emit(2, f"mask[{k}] = {piece}" if wide else f"mask |= {piece} << {32 * k}")
+    w.emit(1, "if (bp << 3) - n > end:")
+    w.emit(2, truncated)
+    for prop in lay.props:
+        i = prop.index
+        test = f"mask[{i >> 5}] & {1 << (i & 31)}" if wide else f"mask & {1 << i}"
+        w.emit(1, f"if {test}:")
+        where = (name, prop.path)
+        value = w.value(2, prop.codec, where)
+        w.emit(2, f"values[{json.dumps(prop.path)}] = {value}")
+        w.check_end(2, where)
+    w.emit(1, "return (bp << 3) - n")
+    w.emit(0, "")
+    w.emit(0, "")
+
+
+def _baseline_bits(lay: ClassLayout) -> bytes:
+    """A change list naming every property (bitmask), then each default's bits: what
+    ``_c<id>`` decodes at start-up into the class baseline."""
+    acc, n = ((1 << lay.count) - 1) << 1, 1 + lay.count
+    for bits, width in zip(lay.base_bits, lay.base_widths, strict=True):
+        acc |= bits << n
+        n += width
+    return acc.to_bytes((n + 7) >> 3, "little")
+
+
+def _section(w: _Writer, schema: Schema) -> None:
+    """``_section``: one section's records, each read up to its class, then ``_c<id>``."""
+    w.emit(
+        0,
+        "func _section(buf: PackedByteArray, size: int, pos: int, count: int, "
+        "st: Dictionary, cl: Dictionary, shared: bool) -> int:",
+    )
+    w.emit(1, "var prev := -1")
+    w.emit(1, "var end := size << 3")
+    w.emit(1, "for r in count:")
+    w.emit(2, "if pos >= size:")
+    w.emit(3, 'return _fail("packet truncated before a record at byte %d" % pos)')
+    w.emit(2, "var bp := pos")
+    w.emit(2, "var acc := 0")
+    w.emit(2, "var n := 0")
+    op = w.read(2, 2)
+    has_gap = w.read(2, 1)
+    w.emit(2, "var gap := 0")
+    w.emit(2, f"if {has_gap}:")
+    size = w.read(3, 2)
+    for k, width in enumerate((4, 8, 16, 32)):
+        w.emit(3, f"{'if' if k == 0 else 'elif'} {size} == {k}:" if k < 3 else "else:")
+        w.emit(4, f"gap = {w.read(4, width)}")
+    w.emit(2, "var id := prev + 1 + gap")
+    w.emit(2, "prev = id")
+    w.emit(2, "if (bp << 3) - n > end:")
+    w.emit(3, 'return _fail("packet truncated in a record header at byte %d" % pos)')
+    w.emit(2, f"if {op} == 2:")
+    w.emit(3, "if not st.has(id):")
+    w.emit(4, 'return _fail("delete of entity %d, which this client lacks" % id, id)')
+    w.emit(3, "st.erase(id)")
+    w.emit(3, "cl.erase(id)")
+    w.emit(3, "pos = ((bp << 3) - n + 7) >> 3")
+    w.emit(3, "continue")
+    w.emit(2, f"if {op} == 3 or ({op} == 1 and not shared):")
+    w.emit(3, f'return _fail("record op %d is not allowed here (entity %d)" % [{op}, id], id)')
+    w.emit(2, "var c := 0")
+    w.emit(2, "var values: Dictionary")
+    w.emit(2, f"if {op} == 1:")
+    if schema.class_bits:
+        w.emit(3, f"c = {w.read(3, schema.class_bits)}")
+        w.emit(3, "if (bp << 3) - n > end:")
+        w.emit(4, 'return _fail("packet truncated in entity %d\'s class id" % id, id)')
+    w.emit(3, f"if c >= {len(schema.classes)}:")
+    w.emit(4, 'return _fail("entity %d enters with unknown class id %d" % [id, c], id)')
+    w.emit(3, "values = _baselines[c].duplicate()")
+    w.emit(2, "else:")
+    w.emit(3, "if not st.has(id):")
+    w.emit(4, 'return _fail("update of entity %d, which this client lacks" % id, id)')
+    w.emit(3, "c = cl[id]")
+    w.emit(3, "values = st[id].duplicate()")
+    w.emit(2, "var at := (bp << 3) - n")
+    for k, lay in enumerate(schema.classes):
+        w.emit(2, f"{'if' if k == 0 else 'elif'} c == {lay.class_id}:")
+        w.emit(3, f"at = _c{lay.class_id}(buf, at, end, id, values)")
+    w.emit(2, "if at < 0:")
+    w.emit(3, "return -1")
+    w.emit(2, "st[id] = values")
+    w.emit(2, "cl[id] = c")
+    w.emit(2, "pos = (at + 7) >> 3")
+    w.emit(1, "return pos")
+    w.emit(0, "")
+    w.emit(0, "")
+
+
+_RUNTIME = """
+## Decodes one packet; returns its tick, or -1 with [member last_error] set (and nothing
+## changed). A delta needs the state of its base tick: keep acknowledging [member newest_tick].
+func apply(packet: PackedByteArray) -> int:
+	last_error = ""
+	last_error_path = ""
+	if _broken != "":
+		return _fail(_broken)
+	var size := packet.size()
+	if size < 18:
+		return _fail("packet of %d bytes is shorter than the 18-byte header" % size)
+	if packet[0] != 1:
+		return _fail("packet version %d, expected 1" % packet[0])
+	var flags := packet[1]
+	if flags & ~3:
+		return _fail("unknown packet flags 0x%02x" % flags)
+	var tick := packet.decode_u32(2)
+	var base := packet.decode_u32(6)
+	if bool(flags & 2) != (base == 0):
+		return _fail("full flag and base tick %d disagree" % base)
+	var pos := 18
+	if flags & 1:
+		if size < 26:
+			return _fail("packet truncated in the schema fingerprint")
+		var stamp := packet.slice(18, 26).hex_encode()
+		if stamp != FINGERPRINT:
+			return _fail("schema fingerprint %s is not ours (%s)" % [stamp, FINGERPRINT])
+		pos = 26
+	var st := {}
+	var cl := {}
+	if base:
+		if not _states.has(base):
+			var why := "packet for tick %d is a delta from tick %d, which this client lacks"
+			return _fail(why % [tick, base])
+		st = _states[base][0].duplicate()
+		cl = _states[base][1].duplicate()
+	var buf := packet.duplicate()
+	buf.append_array(_padding)
+	pos = _section(buf, size, pos, packet.decode_u32(10), st, cl, true)
+	if pos < 0:
+		return -1
+	pos = _section(buf, size, pos, packet.decode_u32(14), st, cl, false)
+	if pos < 0:
+		return -1
+	if pos != size:
+		return _fail("%d bytes of trailing data after the records" % (size - pos))
+	_states[tick] = [st, cl]
+	if tick > newest_tick:
+		newest_tick = tick
+	for old in _states.keys():
+		if old <= newest_tick - history:
+			_states.erase(old)
+	state = _states[newest_tick][0]
+	classes = _states[newest_tick][1]
+	return tick
+
+
+## The ticks whose states are kept (delta bases), oldest first: any of them may be acked.
+func held_ticks() -> Array:
+	var ticks := _states.keys()
+	ticks.sort()
+	return ticks
+
+
+## The class (table) name of entity [param id] in [member state], or "" if absent.
+func class_of(id: int) -> String:
+	return CLASS_NAMES[classes[id]] if classes.has(id) else ""
+
+
+func _fail(message: String, id: int = -1) -> int:
+	last_error = message
+	last_error_path = "entity[%d]" % id if id >= 0 else ""
+	return -1
+
+
+func _bad(id: int, cls: String, path: String, message: String) -> int:
+	last_error = "entity %d (%s) property %s: %s" % [id, cls, path, message]
+	last_error_path = "entity[%d].%s" % [id, path]
+	return -1
+
+
+## [param count] bytes of [param buf] from bit [param s] (the caller checked the bounds).
+static func _take(buf: PackedByteArray, s: int, count: int) -> PackedByteArray:
+	var at := s >> 3
+	var shift := s & 7
+	if shift == 0:
+		return buf.slice(at, at + count)
+	var out := PackedByteArray()
+	out.resize(count)
+	for i in count:
+		out[i] = ((buf[at + i] | (buf[at + i + 1] << 8)) >> shift) & 255
+	return out
+
+
+## Strict UTF-8 (no overlong forms, surrogates or code points past U+10FFFF) without NUL,
+## checked here because get_string_from_utf8() replaces bad bytes instead of failing.
+static func _utf8_ok(raw: PackedByteArray) -> bool:
+	var i := 0
+	var size := raw.size()
+	while i < size:
+		var b := raw[i]
+		var more := 0
+		var low := 0x80
+		var high := 0xBF
+		if b == 0:
+			return false
+		elif b < 0x80:
+			i += 1
+			continue
+		elif b >= 0xC2 and b <= 0xDF:
+			more = 1
+		elif b >= 0xE0 and b <= 0xEF:
+			more = 2
+			if b == 0xE0:
+				low = 0xA0
+			elif b == 0xED:
+				high = 0x9F
+		elif b >= 0xF0 and b <= 0xF4:
+			more = 3
+			if b == 0xF0:
+				low = 0x90
+			elif b == 0xF4:
+				high = 0x8F
+		else:
+			return false
+		if i + more >= size:
+			return false
+		for k in more:
+			var c := raw[i + 1 + k]
+			if c < (low if k == 0 else 0x80) or c > (high if k == 0 else 0xBF):
+				return false
+		i += more + 1
+	return true
+"""
+
+
+def generate(schema: Schema, *, class_name: str | None = None) -> str:
+    """The GDScript source of a decoder for ``schema``'s packets (see the module doc)."""
+    if class_name is not None and not class_name.isidentifier():
+        raise ValueError(f"class_name must be an identifier, not {class_name!r}")
+    body = _Writer()
+    for lay in schema.classes:
+        _class_function(body, lay)
+    _section(body, schema)
+    straight = [_RECORD_HEADER_BITS + schema.class_bits]
+    for lay in schema.classes:
+        straight.append(1 + lay.count)
+        straight.extend(_straight_bits(p.codec) for p in lay.props)
+    padding = (max(straight) + 7) // 8 + 8
+
+    head = _Writer()
+    head.emit(0, f"# Generated by gdvariant.replication from schema {schema.fingerprint.hex()}.")
+    head.emit(0, "# Do not edit: regenerate with schema.to_gdscript() when the schema changes.")
+    if class_name:
+        head.emit(0, f"class_name {class_name}")
+    head.emit(0, "extends RefCounted")
+    head.emit(0, "")
+    head.emit(0, "## The schema's global fingerprint; packets stamped with another are refused.")
+    head.emit(0, f'const FINGERPRINT := "{schema.fingerprint.hex()}"')
+    names = [lay.name for lay in schema.classes]
+    head.emit(0, "## Class (table) names by class id.")
+    head.emit(0, f"const CLASS_NAMES := {json.dumps(names)}")
+    prints = {lay.name: lay.fingerprint.hex() for lay in schema.classes}
+    head.emit(0, "## Per-class fingerprints, by class name.")
+    head.emit(0, f"const CLASS_FINGERPRINTS := {json.dumps(prints)}")
+    head.emit(0, "")
+    head.emit(0, "## How many recent ticks' states are kept as delta bases.")
+    head.emit(0, "var history := 32")
+    head.emit(0, "## The newest state: entity id -> {property path: value}. Read-only: the")
+    head.emit(0, "## states of older ticks share these dictionaries.")
+    head.emit(0, "var state := {}")
+    head.emit(0, "## Entity id -> class id (an index into CLASS_NAMES), for the newest state.")
+    head.emit(0, "var classes := {}")
+    head.emit(0, "## The newest tick applied: the one to acknowledge (0 before any).")
+    head.emit(0, "var newest_tick := 0")
+    head.emit(0, '## Why the last apply() failed, naming entity and property; "" if it did not.')
+    head.emit(0, 'var last_error := ""')
+    head.emit(0, "## Where it failed, as entity[12].origin.")
+    head.emit(0, 'var last_error_path := ""')
+    head.emit(0, "")
+    head.emit(0, "var _states := {}")
+    head.emit(0, "var _baselines := []")
+    head.emit(0, 'var _broken := ""')
+    head.emit(0, "var _scratch := PackedByteArray()")
+    head.emit(0, "var _padding := PackedByteArray()")
+    for member in body.members.values():
+        head.emit(0, f"var {member}: float")
+    head.emit(0, "")
+    head.emit(0, "")
+    head.emit(0, "func _init() -> void:")
+    head.emit(1, "_scratch.resize(8)")
+    head.emit(1, f"_padding.resize({padding})")
+    head.emit(1, "_padding.fill(0)")
+    head.lines.extend(body.member_lines)
+    for lay in schema.classes:
+        raw = _baseline_bits(lay)
+        head.emit(1, f'var base{lay.class_id} := "{raw.hex()}".hex_decode()')
+        head.emit(1, f"base{lay.class_id}.append_array(_padding)")
+        head.emit(1, f"var values{lay.class_id} := {{}}")
+        head.emit(
+            1,
+            f"if _c{lay.class_id}(base{lay.class_id}, 0, {8 * len(raw)}, -1, "
+            f"values{lay.class_id}) < 0:",
+        )
+        head.emit(2, f'_broken = "cannot decode the baseline of {lay.name}: " + last_error')
+        head.emit(1, f"_baselines.append(values{lay.class_id})")
+    head.emit(0, "")
+    return "\n".join([*head.lines, "", *body.lines]) + _RUNTIME

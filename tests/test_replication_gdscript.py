@@ -1,0 +1,278 @@
+"""The generated GDScript decoder (``schema.to_gdscript()``).
+
+Without an engine: the generated text's structure (fingerprint, one function per class,
+no float literals for ranges). With Godot 4.6 (marked ``engine``, required in CI):
+
+* a live session over UDP: our asyncio server runs a seeded world in which entities of every
+  codec enter, change and leave, drops 10% of the packets and applies the client's lagging
+  acks late; a headless Godot client (``tests/engine/replication_client.gd``) applies each
+  packet it gets with the generated decoder and sends back ``var_to_bytes`` of its state,
+  which must be byte-identical to our server's quantized state at that tick. Lockstep: the
+  server sends the next packet when the report for the last one arrives, and a dropped
+  packet is simply never sent, so nothing waits on a timer.
+* malformed and truncated packets: the engine's decoder must reject exactly the packets our
+  ``SnapshotDecoder`` rejects, name the same entity and property, and keep its state; where
+  ours accepts a corrupted packet, the engine must decode the same state.
+
+The seed is printed; rerun one with GDVARIANT_SEED=<seed>.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+import shutil
+import struct
+from typing import Any
+
+import pytest
+from engines import ENGINE_SCRIPTS, SEED, Engine, run_beside
+from replication_arena import Crate, Script, Team, build_schema
+
+import gdvariant
+from gdvariant import DecodeError
+from gdvariant.replication import (
+    NetClass,
+    Quant,
+    Schema,
+    SnapshotDecoder,
+    SnapshotEncoder,
+    UInt,
+    World,
+)
+from gdvariant.replication._gdscript import godot_value
+
+TICKS = 1000
+HISTORY = 8
+DROP = 0.1
+TIMEOUT = 120
+HELLO, PACKET, DONE, REPORT = 0, 1, 2, 3
+
+
+def godot_state(schema: Schema, state: dict[int, Any]) -> list[dict[int, Any]]:
+    """A decoder state (``SnapshotDecoder.state`` or ``expected_state``) as the generated
+    GDScript holds it: ``[{id: {path: value}}, {id: class id}]``, ids ascending."""
+    values: dict[int, Any] = {}
+    classes: dict[int, int] = {}
+    for net_id in sorted(state):
+        ent = state[net_id]
+        lay = schema.layout(ent.class_name)
+        values[net_id] = {p.path: godot_value(p.codec, ent.values[p.path]) for p in lay.props}
+        classes[net_id] = lay.class_id
+    return [values, classes]
+
+
+def first_difference(theirs: bytes, ours: list[dict[int, Any]]) -> str:
+    """Where the engine's reported state departs from ours (for the failure message)."""
+    got = gdvariant.loads(theirs)
+    want_values, want_classes = ours
+    got_values, got_classes = got
+    if list(got_values) != list(want_values):
+        return f"entity ids {list(got_values)} != {list(want_values)}"
+    for net_id, values in want_values.items():
+        if got_classes[net_id] != want_classes[net_id]:
+            return f"entity {net_id}: class {got_classes[net_id]} != {want_classes[net_id]}"
+        for path, value in values.items():
+            if gdvariant.dumps(got_values[net_id].get(path)) != gdvariant.dumps(value):
+                return f"entity {net_id}.{path}: {got_values[net_id].get(path)!r} != {value!r}"
+    return "same values, different bytes"
+
+
+# -- without an engine -------------------------------------------------------------------
+
+
+def test_generated_text_structure() -> None:
+    schema = build_schema()
+    text = schema.to_gdscript(class_name="ArenaDecoder")
+    assert text.count(schema.fingerprint.hex()) == 2  # the header comment and FINGERPRINT
+    assert f'const FINGERPRINT := "{schema.fingerprint.hex()}"' in text
+    assert "class_name ArenaDecoder\nextends RefCounted\n" in text
+    found = re.finditer(r"^func _c(\d+)\((.*?)^\treturn \(bp << 3\) - n$", text, re.M | re.S)
+    functions = {int(m[1]): m[2] for m in found}
+    assert sorted(functions) == [lay.class_id for lay in schema.classes]
+    for lay in schema.classes:
+        assert lay.fingerprint.hex() in text
+        body = functions[lay.class_id]
+        for prop in lay.props:  # one block per property, values stored under its path
+            assert body.count(f'values["{prop.path}"] = ') == 1
+    for name in ("apply", "held_ticks", "class_of", "_section", "_take", "_utf8_ok"):
+        assert re.search(rf"^(static )?func {name}\(", text, re.M), name
+    assert "\t" in text and "    " not in text  # GDScript indentation is tabs only
+
+
+def test_float_ranges_are_loaded_exactly_not_written_as_literals() -> None:
+    schema = build_schema()
+    text = schema.to_gdscript()
+    low = Crate.tiny.codec.low  # 5e-324: Godot 4.6.3 parses that literal as 0.0
+    assert repr(low) not in text
+    assert gdvariant.dumps(low).hex() in text
+
+
+def test_no_class_name_and_bad_class_name() -> None:
+    class Only(NetClass):
+        x = UInt(3)
+
+    schema = Schema.build([Only])
+    assert "class_name" not in schema.to_gdscript().split("extends")[0]
+    with pytest.raises(ValueError, match="identifier"):
+        schema.to_gdscript(class_name="not a name")
+
+
+def test_godot_value_mapping() -> None:
+    schema = build_schema()
+    lay = schema.layout("Pawn")
+    team = next(p.codec for p in lay.props if p.path == "team")
+    assert godot_value(team, Team.GREEN) == 11
+    trail = next(p.codec for p in lay.props if p.path == "trail")
+    assert godot_value(trail, ((1.0, 2.0),)) == [(1.0, 2.0)]
+    assert godot_value(UInt(64), (1 << 64) - 1) == -1
+    assert godot_value(Quant(0.0, 1.0, 4), 0.5) == 0.5
+
+
+# -- with Godot 4.6 ----------------------------------------------------------------------
+
+
+class _Inbox(asyncio.DatagramProtocol):
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[tuple[bytes, Any]] = asyncio.Queue()
+
+    def datagram_received(self, data: bytes, addr: Any) -> None:
+        self.queue.put_nowait((data, addr))
+
+
+async def _serve(
+    schema: Schema, transport: asyncio.DatagramTransport, inbox: _Inbox, seed: int
+) -> dict[str, int]:
+    """Our side of the live session; returns what it checked."""
+    data, addr = await asyncio.wait_for(inbox.queue.get(), TIMEOUT)
+    assert data == bytes([HELLO])
+    world = World(schema)
+    server = SnapshotEncoder(world, history=HISTORY, stamp=True)
+    server.add_client(0)
+    script = Script(world, random.Random(seed))
+    net = random.Random(seed + 1)
+    late_acks: list[tuple[int, int]] = []  # (tick it arrives at, acked tick)
+    counts = {"checked": 0, "dropped": 0, "full": 0, "ack_lag": 0}
+    for _ in range(TICKS):
+        script.step()
+        tick = server.snapshot()
+        for due, acked in [a for a in late_acks if a[0] <= tick]:
+            server.ack(0, acked)
+            late_acks.remove((due, acked))
+        packet = server.packet_for(0)
+        counts["full"] += packet[1] >> 1 & 1
+        if net.random() < DROP:
+            counts["dropped"] += 1
+            continue
+        transport.sendto(bytes([PACKET]) + packet, addr)
+        data, _ = await asyncio.wait_for(inbox.queue.get(), TIMEOUT)
+        assert data[0] == REPORT
+        applied, acked = struct.unpack_from("<II", data, 1)
+        context = f"tick {tick} (seed {seed})"
+        assert applied, f"{context}: the engine rejected the packet: {data[9:].decode()}"
+        assert applied == tick, context
+        want = godot_state(schema, server.expected_state(0))
+        if data[9:] != gdvariant.dumps(want):
+            pytest.fail(f"{context}: {first_difference(data[9:], want)}")
+        counts["checked"] += 1
+        if acked:
+            counts["ack_lag"] += tick - acked
+            late_acks.append((tick + net.randrange(4), acked))
+    transport.sendto(bytes([DONE]), addr)
+    return counts
+
+
+@pytest.mark.engine
+def test_live_session_over_udp(godot4: Engine) -> None:
+    print(f"GDVARIANT_SEED={SEED}")
+    schema = build_schema()
+
+    async def main() -> dict[str, int]:
+        loop = asyncio.get_running_loop()
+        transport, inbox = await loop.create_datagram_endpoint(_Inbox, local_addr=("127.0.0.1", 0))
+        port = transport.get_extra_info("sockname")[1]
+        try:
+            with godot4.workdir() as (here, inside):
+                (here / "decoder.gd").write_text(schema.to_gdscript(class_name="ArenaDecoder"))
+                shutil.copy(ENGINE_SCRIPTS / "replication_client.gd", here)
+                args = ["127.0.0.1", str(port), f"{inside}/decoder.gd", str(SEED), str(HISTORY)]
+                ours = _serve(schema, transport, inbox, SEED)
+                return await run_beside(
+                    godot4, "replication_client.gd", args, ours, cwd=(here, inside), timeout=TIMEOUT
+                )
+        finally:
+            transport.close()
+
+    counts = asyncio.run(main())
+    print(counts)
+    assert counts["checked"] + counts["dropped"] == TICKS
+    assert counts["checked"] >= 0.8 * TICKS
+    assert counts["dropped"] > 0 and counts["full"] > 1 and counts["ack_lag"] > 0
+
+
+def _bad_packets(rng: random.Random) -> tuple[bytes, bytes, list[bytes]]:
+    """A full packet, a delta from it, and damaged versions of both."""
+    schema = build_schema()
+    world = World(schema)
+    server = SnapshotEncoder(world, history=HISTORY, stamp=True)
+    server.add_client(0)
+    script = Script(world, rng, size=12)
+    for _ in range(6):
+        script.step()
+    full_tick = server.snapshot()
+    full = server.packet_for(0)
+    server.ack(0, full_tick)
+    for _ in range(3):
+        script.step()
+        server.snapshot()
+    delta = server.packet_for(0)
+    bad = [p[:cut] for p in (full, delta) for cut in range(len(p))]
+    bad += [delta + b"\x00", bytes([2]) + delta[1:], delta[:1] + bytes([0x80]) + delta[2:]]
+    bad.append(delta[:1] + bytes([delta[1] | 2]) + delta[2:])  # full flag with a base
+    bad.append(delta[:18] + bytes(8) + delta[26:])  # another schema's stamp
+    bad.append(delta[:6] + struct.pack("<I", full_tick + 1) + delta[10:])  # unknown base
+    for _ in range(300):
+        flipped = bytearray(rng.choice([full, delta]))
+        for _ in range(rng.randrange(1, 4)):
+            flipped[rng.randrange(26, len(flipped))] ^= 1 << rng.randrange(8)
+        bad.append(bytes(flipped))
+    return full, delta, bad
+
+
+@pytest.mark.engine
+def test_malformed_packets_in_the_engine(godot4: Engine) -> None:
+    print(f"GDVARIANT_SEED={SEED}")
+    full, delta, bad = _bad_packets(random.Random(SEED))
+    schema = build_schema()
+    with godot4.workdir() as (here, inside):
+        (here / "decoder.gd").write_text(schema.to_gdscript())
+        shutil.copy(ENGINE_SCRIPTS / "replication_bad_packets.gd", here)
+        (here / "in.bin").write_bytes(gdvariant.dumps([full, delta, bad]))
+        godot4.run(
+            "replication_bad_packets.gd",
+            [f"{inside}/decoder.gd", f"{inside}/in.bin", f"{inside}/out.bin"],
+            cwd=(here, inside),
+            timeout=TIMEOUT,
+        )
+        results = gdvariant.loads((here / "out.bin").read_bytes())
+    assert len(results) == len(bad) + 1
+    rejected = accepted = 0
+    for i, (packet, (tick, error, path, kept, state)) in enumerate(
+        zip([*bad, delta], results, strict=True)
+    ):
+        ours = SnapshotDecoder(schema, history=HISTORY)
+        ours.apply(full)
+        context = f"packet #{i} (seed {SEED}) {packet.hex()}"
+        try:
+            want_tick = ours.apply(packet)
+        except DecodeError as exc:
+            assert tick == -1, f"{context}: ours says {exc}, the engine accepted it"
+            assert kept, f"{context}: the engine's state changed"
+            assert error and path == exc.path, f"{context}: {error!r} at {path!r}; ours: {exc}"
+            rejected += 1
+            continue
+        assert tick == want_tick, f"{context}: the engine says {error!r}"
+        assert state == gdvariant.dumps(godot_state(schema, ours.state)), context
+        accepted += 1
+    assert rejected > len(full) + len(delta) and accepted > 1
