@@ -40,8 +40,8 @@ from gdvariant.replication import (
     SnapshotEncoder,
     UInt,
     World,
+    godot_value,
 )
-from gdvariant.replication._gdscript import godot_value
 
 TICKS = 1000
 HISTORY = 8

@@ -36,6 +36,7 @@ from ._codecs import (
     codec_from_description,
 )
 from ._flatten import MAX_FLAT_PROPS, FlatProp
+from ._gdscript import godot_value
 from ._layout import ClassLayout, Schema
 from ._schema import Array, Embed, Exclude, NetClass, Prop, SchemaError
 from ._snapshot import Client, EntityState, SnapshotDecoder, SnapshotEncoder
@@ -84,5 +85,6 @@ __all__ = [
     "Vec4",
     "World",
     "codec_from_description",
+    "godot_value",
     "source_flat_order",
 ]
