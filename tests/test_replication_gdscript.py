@@ -20,11 +20,12 @@ The seed is printed; rerun one with GDVARIANT_SEED=<seed>.
 from __future__ import annotations
 
 import asyncio
+import math
 import random
 import re
 import shutil
 import struct
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from engines import ENGINE_SCRIPTS, SEED, Engine, run_beside
@@ -39,9 +40,11 @@ from gdvariant.replication import (
     SnapshotDecoder,
     SnapshotEncoder,
     UInt,
+    Variant,
     World,
     godot_value,
 )
+from gdvariant.replication._snapshot import OP_ENTER, encode_record
 
 TICKS = 1000
 HISTORY = 8
@@ -79,6 +82,17 @@ def first_difference(theirs: bytes, ours: list[dict[int, Any]]) -> str:
     return "same values, different bytes"
 
 
+def same_but_nan_payloads(a: Any, b: Any) -> bool:
+    """Equal, counting any two NaNs as equal."""
+    if isinstance(a, float) and isinstance(b, float):
+        return a == b or (math.isnan(a) and math.isnan(b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return list(a) == list(b) and all(same_but_nan_payloads(a[k], b[k]) for k in a)
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return len(a) == len(b) and all(map(same_but_nan_payloads, a, b))
+    return bool(type(a) is type(b) and a == b)
+
+
 # -- without an engine -------------------------------------------------------------------
 
 
@@ -94,8 +108,9 @@ def test_generated_text_structure() -> None:
     for lay in schema.classes:
         assert lay.fingerprint.hex() in text
         body = functions[lay.class_id]
-        for prop in lay.props:  # one block per property, values stored under its path
-            assert body.count(f'values["{prop.path}"] = ') == 1
+        for prop in lay.props:  # one inline block per property, by flat index
+            assert body.count(f"values[{prop.index}] = ") == 1
+            assert f'"{prop.path}": values[{prop.index}]' in text  # published by path
     for name in ("apply", "held_ticks", "class_of", "_section", "_take", "_utf8_ok"):
         assert re.search(rf"^(static )?func {name}\(", text, re.M), name
     assert "\t" in text and "    " not in text  # GDScript indentation is tabs only
@@ -211,6 +226,27 @@ def test_live_session_over_udp(godot4: Engine) -> None:
     assert counts["dropped"] > 0 and counts["full"] > 1 and counts["ack_lag"] > 0
 
 
+def _crafted(schema: Schema, tick: int) -> list[bytes]:
+    """Errors random damage rarely makes: a bad embedded Variant, an enter in the private
+    section, an unknown class id (3 of the arena's 3 classes)."""
+    lay = schema.layout("Crate")
+    i = lay.index["extra"]
+    bits, widths = list(lay.base_bits), list(lay.base_widths)
+    record = encode_record(lay, schema.class_bits, OP_ENTER, 0, 1 << i, bits, widths)
+    raw = bytes([0x7F, 0, 0, 0])  # no such Variant type
+    len_bits = cast(Variant, lay.codecs[i]).len_bits
+    bits[i] = len(raw) | int.from_bytes(raw, "little") << len_bits
+    widths[i] = len_bits + 8 * len(raw)
+    bad_variant = encode_record(lay, schema.class_bits, OP_ENTER, 0, 1 << i, bits, widths)
+
+    def packet(shared: int, private: int, body: bytes) -> bytes:
+        head = struct.pack("<BBIIII", 1, 3, tick, 0, shared, private)
+        return head + schema.fingerprint + body
+
+    unknown_class = bytes([1 | 3 << 3])  # op enter, no gap, class id 3
+    return [packet(1, 0, bad_variant), packet(0, 1, record), packet(1, 0, unknown_class)]
+
+
 def _bad_packets(rng: random.Random) -> tuple[bytes, bytes, list[bytes]]:
     """A full packet, a delta from it, and damaged versions of both."""
     schema = build_schema()
@@ -232,6 +268,7 @@ def _bad_packets(rng: random.Random) -> tuple[bytes, bytes, list[bytes]]:
     bad.append(delta[:1] + bytes([delta[1] | 2]) + delta[2:])  # full flag with a base
     bad.append(delta[:18] + bytes(8) + delta[26:])  # another schema's stamp
     bad.append(delta[:6] + struct.pack("<I", full_tick + 1) + delta[10:])  # unknown base
+    bad += _crafted(schema, full_tick + 5)
     for _ in range(300):
         flipped = bytearray(rng.choice([full, delta]))
         for _ in range(rng.randrange(1, 4)):
@@ -273,6 +310,10 @@ def test_malformed_packets_in_the_engine(godot4: Engine) -> None:
             rejected += 1
             continue
         assert tick == want_tick, f"{context}: the engine says {error!r}"
-        assert state == gdvariant.dumps(godot_state(schema, ours.state)), context
+        want = godot_state(schema, ours.state)
+        if state != gdvariant.dumps(want):
+            # Damage can make a Half NaN; Godot keeps its payload bits, Python's struct
+            # (3.11) does not. Anything else must be byte-identical.
+            assert same_but_nan_payloads(gdvariant.loads(state), want), context
         accepted += 1
     assert rejected > len(full) + len(delta) and accepted > 1

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import enum
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import gdvariant
@@ -60,6 +60,7 @@ from ._codecs import (
 )
 
 if TYPE_CHECKING:
+    from ._flatten import FlatProp
     from ._layout import ClassLayout, Schema
 
 __all__ = ["generate", "godot_value"]
@@ -401,14 +402,15 @@ _VALUES: dict[type[Codec], Callable[[_Writer, int, Any, tuple[str, str]], str]] 
 
 def _class_function(w: _Writer, lay: ClassLayout) -> None:
     """``_c<id>(buf, s, end, id, values) -> int``: the change list and values of one record
-    of this class from bit ``s``; the bit after them, or -1 with ``last_error`` set."""
+    of this class from bit ``s`` into ``values`` (by flat index); the bit after them, or -1
+    with ``last_error`` set. The change mask is left in ``_mask``."""
     name = lay.name
     wide = lay.count > 62
     w.emit(0, f"# {name}: class {lay.class_id}, {lay.count} properties")
     w.emit(
         0,
         f"func _c{lay.class_id}(buf: PackedByteArray, s: int, end: int, id: int, "
-        "values: Dictionary) -> int:",
+        "values: Array) -> int:",
     )
     w.emit(1, "var bp := s >> 3")
     w.emit(1, "var acc := buf[bp] >> (s & 7)")
@@ -448,17 +450,56 @@ def _class_function(w: _Writer, lay: ClassLayout) -> None:
         w.emit(2, f"mask[{k}] = {piece}" if wide else f"mask |= {piece} << {32 * k}")
     w.emit(1, "if (bp << 3) - n > end:")
     w.emit(2, truncated)
-    for prop in lay.props:
-        i = prop.index
-        test = f"mask[{i >> 5}] & {1 << (i & 31)}" if wide else f"mask & {1 << i}"
-        w.emit(1, f"if {test}:")
+    for indent, prop in _masked(w, lay):
         where = (name, prop.path)
-        value = w.value(2, prop.codec, where)
-        w.emit(2, f"values[{json.dumps(prop.path)}] = {value}")
-        w.check_end(2, where)
+        value = w.value(indent, prop.codec, where)
+        w.emit(indent, f"values[{prop.index}] = {value}")
+        w.check_end(indent, where)
+    w.emit(1, "_mask = mask")
     w.emit(1, "return (bp << 3) - n")
     w.emit(0, "")
     w.emit(0, "")
+    _publish_functions(w, lay)
+
+
+def _publish_functions(w: _Writer, lay: ClassLayout) -> None:
+    """``_d<id>(values) -> Dictionary`` (a whole entity by path) and ``_u<id>(d, values,
+    mask)`` (the masked properties into an existing one): how ``state`` is kept."""
+    wide = lay.count > 62
+    entries = ", ".join(f"{json.dumps(p.path)}: values[{p.index}]" for p in lay.props)
+    w.emit(0, f"func _d{lay.class_id}(values: Array) -> Dictionary:")
+    w.emit(1, f"return {{{entries}}}")
+    w.emit(0, "")
+    w.emit(0, "")
+    mask_type = "PackedInt64Array" if wide else "int"
+    w.emit(0, f"func _u{lay.class_id}(d: Dictionary, values: Array, mask: {mask_type}) -> void:")
+    if not lay.props:
+        w.emit(1, "pass")
+    for indent, p in _masked(w, lay):
+        w.emit(indent, f"d[{json.dumps(p.path)}] = values[{p.index}]")
+    w.emit(0, "")
+    w.emit(0, "")
+
+
+def _masked(w: _Writer, lay: ClassLayout) -> Iterator[tuple[int, FlatProp]]:
+    """Emit ``if mask & bit:`` per property, in index order, and yield (indent, property)
+    for the caller to fill in. With more than 8 properties, each group of 8 sits under one
+    test of the group's byte: a sparse mask (the usual delta) skips most tests."""
+    wide = lay.count > 62
+
+    def test(i: int, bits: int) -> str:
+        if wide:
+            return f"mask[{i >> 5}] & {bits << (i & 31)}"
+        return f"mask & {bits << i}"
+
+    grouped = lay.count > 8
+    for prop in lay.props:
+        i = prop.index
+        if grouped and i % 8 == 0:
+            w.emit(1, f"if {test(i, (1 << min(8, lay.count - i)) - 1)}:")
+        indent = 2 if grouped else 1
+        w.emit(indent, f"if {test(i, 1)}:")
+        yield indent + 1, prop
 
 
 def _baseline_bits(lay: ClassLayout) -> bytes:
@@ -476,7 +517,7 @@ def _section(w: _Writer, schema: Schema) -> None:
     w.emit(
         0,
         "func _section(buf: PackedByteArray, size: int, pos: int, count: int, "
-        "st: Dictionary, cl: Dictionary, shared: bool) -> int:",
+        "st: Dictionary, cl: Dictionary, shared: bool, touched: Array) -> int:",
     )
     w.emit(1, "var prev := -1")
     w.emit(1, "var end := size << 3")
@@ -503,12 +544,15 @@ def _section(w: _Writer, schema: Schema) -> None:
     w.emit(4, 'return _fail("delete of entity %d, which this client lacks" % id, id)')
     w.emit(3, "st.erase(id)")
     w.emit(3, "cl.erase(id)")
+    w.emit(3, "touched.append(id)")
+    w.emit(3, "touched.append(-1)")
+    w.emit(3, "touched.append(0)")
     w.emit(3, "pos = ((bp << 3) - n + 7) >> 3")
     w.emit(3, "continue")
     w.emit(2, f"if {op} == 3 or ({op} == 1 and not shared):")
     w.emit(3, f'return _fail("record op %d is not allowed here (entity %d)" % [{op}, id], id)')
     w.emit(2, "var c := 0")
-    w.emit(2, "var values: Dictionary")
+    w.emit(2, "var values: Array")
     w.emit(2, f"if {op} == 1:")
     if schema.class_bits:
         w.emit(3, f"c = {w.read(3, schema.class_bits)}")
@@ -530,8 +574,46 @@ def _section(w: _Writer, schema: Schema) -> None:
     w.emit(3, "return -1")
     w.emit(2, "st[id] = values")
     w.emit(2, "cl[id] = c")
+    w.emit(2, "touched.append(id)")
+    w.emit(2, f"touched.append(c if {op} == 0 else -2 - c)")
+    w.emit(2, "touched.append(_mask)")
     w.emit(2, "pos = (at + 7) >> 3")
     w.emit(1, "return pos")
+    w.emit(0, "")
+    w.emit(0, "")
+    _publish(w, schema)
+
+
+def _publish(w: _Writer, schema: Schema) -> None:
+    """``_publish``: brings ``state`` from the previous newest tick to the new one. The
+    packet was a delta from a base no newer than the previous newest tick, so its records
+    name every entity and property that differ between the two, except entities that came
+    and went in between (removed at the end). ``touched`` holds (id, code, mask) per record:
+    code -1 = delete, c = update of class c, -2 - c = enter of class c."""
+    w.emit(0, "func _publish(st: Dictionary, cl: Dictionary, touched: Array) -> void:")
+    w.emit(1, "var i := 0")
+    w.emit(1, "var count := touched.size()")
+    w.emit(1, "while i < count:")
+    w.emit(2, "var id: int = touched[i]")
+    w.emit(2, "var code: int = touched[i + 1]")
+    w.emit(2, "i += 3")
+    w.emit(2, "if code == -1:")
+    w.emit(3, "state.erase(id)")
+    w.emit(3, "continue")
+    w.emit(2, "var d = state.get(id)")
+    w.emit(2, "if code < -1 or d == null or classes.get(id, -1) != code:")
+    w.emit(3, "code = -2 - code if code < -1 else code")
+    for k, lay in enumerate(schema.classes):
+        w.emit(3, f"{'if' if k == 0 else 'elif'} code == {lay.class_id}:")
+        w.emit(4, f"state[id] = _d{lay.class_id}(st[id])")
+    for lay in schema.classes:
+        w.emit(2, f"elif code == {lay.class_id}:")
+        w.emit(3, f"_u{lay.class_id}(d, st[id], touched[i - 1])")
+    w.emit(1, "if state.size() != st.size():")
+    w.emit(2, "for id in state.keys():")
+    w.emit(3, "if not st.has(id):")
+    w.emit(4, "state.erase(id)")
+    w.emit(1, "classes = cl")
     w.emit(0, "")
     w.emit(0, "")
 
@@ -574,22 +656,22 @@ func apply(packet: PackedByteArray) -> int:
 		cl = _states[base][1].duplicate()
 	var buf := packet.duplicate()
 	buf.append_array(_padding)
-	pos = _section(buf, size, pos, packet.decode_u32(10), st, cl, true)
+	var touched := []
+	pos = _section(buf, size, pos, packet.decode_u32(10), st, cl, true, touched)
 	if pos < 0:
 		return -1
-	pos = _section(buf, size, pos, packet.decode_u32(14), st, cl, false)
+	pos = _section(buf, size, pos, packet.decode_u32(14), st, cl, false, touched)
 	if pos < 0:
 		return -1
 	if pos != size:
 		return _fail("%d bytes of trailing data after the records" % (size - pos))
 	_states[tick] = [st, cl]
-	if tick > newest_tick:
+	if tick >= newest_tick:
 		newest_tick = tick
+		_publish(st, cl, touched)
 	for old in _states.keys():
 		if old <= newest_tick - history:
 			_states.erase(old)
-	state = _states[newest_tick][0]
-	classes = _states[newest_tick][1]
 	return tick
 
 
@@ -704,8 +786,7 @@ def generate(schema: Schema, *, class_name: str | None = None) -> str:
     head.emit(0, "")
     head.emit(0, "## How many recent ticks' states are kept as delta bases.")
     head.emit(0, "var history := 32")
-    head.emit(0, "## The newest state: entity id -> {property path: value}. Read-only: the")
-    head.emit(0, "## states of older ticks share these dictionaries.")
+    head.emit(0, "## The newest state: entity id -> {property path: value}, updated in place.")
     head.emit(0, "var state := {}")
     head.emit(0, "## Entity id -> class id (an index into CLASS_NAMES), for the newest state.")
     head.emit(0, "var classes := {}")
@@ -721,6 +802,7 @@ def generate(schema: Schema, *, class_name: str | None = None) -> str:
     head.emit(0, 'var _broken := ""')
     head.emit(0, "var _scratch := PackedByteArray()")
     head.emit(0, "var _padding := PackedByteArray()")
+    head.emit(0, "var _mask: Variant")
     for member in body.members.values():
         head.emit(0, f"var {member}: float")
     head.emit(0, "")
@@ -734,7 +816,8 @@ def generate(schema: Schema, *, class_name: str | None = None) -> str:
         raw = _baseline_bits(lay)
         head.emit(1, f'var base{lay.class_id} := "{raw.hex()}".hex_decode()')
         head.emit(1, f"base{lay.class_id}.append_array(_padding)")
-        head.emit(1, f"var values{lay.class_id} := {{}}")
+        head.emit(1, f"var values{lay.class_id} := []")
+        head.emit(1, f"values{lay.class_id}.resize({lay.count})")
         head.emit(
             1,
             f"if _c{lay.class_id}(base{lay.class_id}, 0, {8 * len(raw)}, -1, "
