@@ -286,13 +286,15 @@ def test_malformed_packets_in_the_engine(godot4: Engine) -> None:
         (here / "decoder.gd").write_text(schema.to_gdscript())
         shutil.copy(ENGINE_SCRIPTS / "replication_bad_packets.gd", here)
         (here / "in.bin").write_bytes(gdvariant.dumps([full, delta, bad]))
-        godot4.run(
+        proc = godot4.run(
             "replication_bad_packets.gd",
             [f"{inside}/decoder.gd", f"{inside}/in.bin", f"{inside}/out.bin"],
             cwd=(here, inside),
             timeout=TIMEOUT,
         )
         results = gdvariant.loads((here / "out.bin").read_bytes())
+    # The decoder must never fail at run time (a GDScript error abandons the function).
+    assert "SCRIPT ERROR" not in proc.stderr, proc.stderr[-3000:]
     assert len(results) == len(bad) + 1
     rejected = accepted = 0
     for i, (packet, (tick, error, path, kept, state)) in enumerate(

@@ -6,10 +6,19 @@
 
 The generated code follows the wire doc's §4 recipe, which was measured in Godot 4.6: one
 decode function per class, every field read written inline (a 32-bit refill into a 64-bit
-accumulator, no function call per field) and one ``if mask & bit`` block per property. It
-checks what the Python :class:`SnapshotDecoder` checks and reports the same errors in
-``last_error`` (naming entity and property) instead of raising. It decodes into copies and
-commits at the end, so a bad packet changes nothing.
+accumulator, no function call per field) and one ``if mask & bit`` block per property
+(under one test per group of 8, so a sparse delta skips most of them). It checks what the
+Python :class:`SnapshotDecoder` checks and reports the same errors in ``last_error`` and
+``last_error_path`` (naming entity and property) instead of raising.
+
+States: the ring of recent ticks (delta bases) holds each entity's values as an Array by flat
+index, because copying an Array is cheap (0.1 µs for 30 values in Godot 4.6) and copying a
+Dictionary is not (2.6 µs). A packet is decoded into a copy of its base tick's state, copying
+only the entities it touches, and nothing is stored until the whole packet has decoded.
+``state`` (the newest tick, as Dictionaries) is then updated in place from the records just
+decoded: a delta from a base no newer than the previous newest tick names every entity and
+property that differ between the two, except entities that came and went in between, which
+are removed by comparing the entity sets.
 
 Float constants (ranges, steps) are not written as decimal literals: Godot 4.6.3's GDScript
 parser reads some literals to a different double (``5e-324`` and ``2.2250738585072014e-308``
@@ -600,15 +609,18 @@ def _publish(w: _Writer, schema: Schema) -> None:
     w.emit(2, "if code == -1:")
     w.emit(3, "state.erase(id)")
     w.emit(3, "continue")
+    w.emit(2, "var values = st.get(id)")
+    w.emit(2, "if values == null:  # deleted again later in this packet")
+    w.emit(3, "continue")
     w.emit(2, "var d = state.get(id)")
     w.emit(2, "if code < -1 or d == null or classes.get(id, -1) != code:")
     w.emit(3, "code = -2 - code if code < -1 else code")
     for k, lay in enumerate(schema.classes):
         w.emit(3, f"{'if' if k == 0 else 'elif'} code == {lay.class_id}:")
-        w.emit(4, f"state[id] = _d{lay.class_id}(st[id])")
+        w.emit(4, f"state[id] = _d{lay.class_id}(values)")
     for lay in schema.classes:
         w.emit(2, f"elif code == {lay.class_id}:")
-        w.emit(3, f"_u{lay.class_id}(d, st[id], touched[i - 1])")
+        w.emit(3, f"_u{lay.class_id}(d, values, touched[i - 1])")
     w.emit(1, "if state.size() != st.size():")
     w.emit(2, "for id in state.keys():")
     w.emit(3, "if not st.has(id):")
