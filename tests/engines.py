@@ -110,8 +110,9 @@ class Engine:
 
     async def run_async(
         self, script: str, args: Sequence[str], *, cwd: tuple[Path, str], timeout: float = 600
-    ) -> None:
-        """:meth:`run` for a test whose own side runs on the event loop at the same time."""
+    ) -> str:
+        """:meth:`run` for a test whose own side runs on the event loop at the same time;
+        returns the engine's stderr."""
         here, inside = cwd
         proc = await asyncio.create_subprocess_exec(
             *self.command(script, args, inside),
@@ -125,6 +126,7 @@ class Engine:
             proc.kill()
             raise
         self._check(proc.returncode, out.decode(errors="replace"), err.decode(errors="replace"))
+        return err.decode(errors="replace")
 
 
 async def run_beside(
@@ -135,9 +137,11 @@ async def run_beside(
     *,
     cwd: tuple[Path, str],
     timeout: float = 600,
+    strict: bool = False,
 ) -> T:
     """Run ``script`` in the engine and our side of a live session together; return our
-    result. An engine that fails first cancels our side and its error is raised."""
+    result. An engine that fails first cancels our side and its error is raised; with
+    ``strict``, a GDScript runtime error (which only abandons the function) fails too."""
     engine_task = asyncio.create_task(engine.run_async(script, args, cwd=cwd, timeout=timeout))
     ours_task = asyncio.ensure_future(ours)
     done, _ = await asyncio.wait(
@@ -150,7 +154,9 @@ async def run_beside(
         engine_task.cancel()
         raise ours_task.exception()  # type: ignore[misc]
     result = await asyncio.wait_for(ours_task, timeout)
-    await asyncio.wait_for(engine_task, timeout)
+    stderr = await asyncio.wait_for(engine_task, timeout)
+    if strict and "SCRIPT ERROR" in stderr:
+        raise RuntimeError(f"GDScript error in {script}:\n{stderr[-3000:]}")
     return result
 
 

@@ -214,7 +214,13 @@ def test_live_session_over_udp(godot4: Engine) -> None:
                 args = ["127.0.0.1", str(port), f"{inside}/decoder.gd", str(SEED), str(HISTORY)]
                 ours = _serve(schema, transport, inbox, SEED)
                 return await run_beside(
-                    godot4, "replication_client.gd", args, ours, cwd=(here, inside), timeout=TIMEOUT
+                    godot4,
+                    "replication_client.gd",
+                    args,
+                    ours,
+                    cwd=(here, inside),
+                    timeout=TIMEOUT,
+                    strict=True,
                 )
         finally:
             transport.close()
