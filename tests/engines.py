@@ -16,17 +16,19 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINE_SCRIPTS = Path(__file__).resolve().parent / "engine"
 SETUP_HINT = "run `sudo bash tools/setup-engines.sh` to install the engines"
-#: The random seed of this run's engine tests, printed by each; GDVARIANT_SEED=<seed> reruns one.
+#: The seed of this run's random tests (printed by each test); GDVARIANT_SEED=<n> reruns one.
 SEED = int(os.environ.get("GDVARIANT_SEED", random.SystemRandom().randrange(2**31)))
+
+T = TypeVar("T")
 
 
 def chroot_dir() -> Path:
@@ -109,8 +111,9 @@ class Engine:
 
     async def run_async(
         self, script: str, args: Sequence[str], *, cwd: tuple[Path, str], timeout: float = 600
-    ) -> None:
-        """:meth:`run` for a test whose own side runs on the event loop at the same time."""
+    ) -> str:
+        """:meth:`run` for a test whose own side runs on the event loop at the same time;
+        returns the engine's stderr."""
         here, inside = cwd
         proc = await asyncio.create_subprocess_exec(
             *self.command(script, args, inside),
@@ -124,6 +127,38 @@ class Engine:
             proc.kill()
             raise
         self._check(proc.returncode, out.decode(errors="replace"), err.decode(errors="replace"))
+        return err.decode(errors="replace")
+
+
+async def run_beside(
+    engine: Engine,
+    script: str,
+    args: Sequence[str],
+    ours: Awaitable[T],
+    *,
+    cwd: tuple[Path, str],
+    timeout: float = 600,
+    strict: bool = False,
+) -> T:
+    """Run ``script`` in the engine and our side of a live session together; return our
+    result. An engine that fails first cancels our side and its error is raised; with
+    ``strict``, a GDScript runtime error (which only abandons the function) fails too."""
+    engine_task = asyncio.create_task(engine.run_async(script, args, cwd=cwd, timeout=timeout))
+    ours_task = asyncio.ensure_future(ours)
+    done, _ = await asyncio.wait(
+        [engine_task, ours_task], timeout=timeout, return_when=asyncio.FIRST_EXCEPTION
+    )
+    if engine_task in done and engine_task.exception() is not None:
+        ours_task.cancel()
+        raise engine_task.exception()  # type: ignore[misc]
+    if ours_task in done and ours_task.exception() is not None:
+        engine_task.cancel()
+        raise ours_task.exception()  # type: ignore[misc]
+    result = await asyncio.wait_for(ours_task, timeout)
+    stderr = await asyncio.wait_for(engine_task, timeout)
+    if strict and "SCRIPT ERROR" in stderr:
+        raise RuntimeError(f"GDScript error in {script}:\n{stderr[-3000:]}")
+    return result
 
 
 def _mounted(chroot: Path) -> bool:

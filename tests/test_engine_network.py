@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engines import ENGINE_SCRIPTS, SEED, Engine, run_oracle
+from engines import ENGINE_SCRIPTS, SEED, Engine, run_beside, run_oracle
 from net_session import Report, drive, drive_blocking, session
 
 import gdvariant as gd
@@ -40,17 +40,10 @@ async def _run_engine(engine: Engine, args: list[str], here: Path, inside: str) 
 async def _with_engine(engine: Engine, args: list[str], ours: Awaitable[Report]) -> Report:
     """Run our side and the engine (its oracle with ``args``) together."""
     with engine.workdir() as (here, inside):
-        engine_task = asyncio.create_task(_run_engine(engine, args, here, inside))
-        ours_task = asyncio.ensure_future(ours)
-        done, _ = await asyncio.wait(
-            [engine_task, ours_task], timeout=TIMEOUT, return_when=asyncio.FIRST_EXCEPTION
+        shutil.copy(ENGINE_SCRIPTS / engine.oracle, here)
+        return await run_beside(
+            engine, engine.oracle, args, ours, cwd=(here, inside), timeout=TIMEOUT
         )
-        if engine_task in done and engine_task.exception() is not None:
-            ours_task.cancel()
-            raise engine_task.exception()  # type: ignore[misc]
-        report = await asyncio.wait_for(ours_task, TIMEOUT)
-        await asyncio.wait_for(engine_task, TIMEOUT)
-        return report
 
 
 def _client_args(kind: str, port: int, seed: int) -> list[str]:

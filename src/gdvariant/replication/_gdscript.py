@@ -1,21 +1,44 @@
-"""``schema.to_gdscript()``: a Godot 4 GDScript decoder for the compact format.
+"""The Godot side: a GDScript (Godot 4) decoder generated from a schema.
 
-The generated script is a ``RefCounted`` that applies packets (``apply(packet)``), keeps the
-states of recent ticks the way :class:`SnapshotDecoder` does, and has the schema fingerprint
-built in. Field reads are written inline, with 32-bit refills and no function call per
-field (docs/replication-wire.md §4, §9): that is what makes a 1,300-property packet decode
-in about 1.4 ms in Godot 4.6. Each entity's values are an Array by flat index (cheaper to
-copy on write than a Dictionary); ``state()`` turns them into ``{path: value}``. Values
-follow §5: Enum values are ints, ArrayOf values Arrays, EntityRef values ids or null.
-GDScript ints are 64-bit signed, so a VarUInt or UInt(64) value of 2**63 or more reads as
-negative.
+``schema.to_gdscript()`` writes one GDScript class that applies this schema's packets
+(``docs/replication-wire.md``) and keeps ``state``: entity id -> Dictionary of property path
+-> value, with ``classes`` (entity id -> class id) and ``newest_tick`` to acknowledge.
+
+The generated code follows the wire doc's §4 recipe, which was measured in Godot 4.6: one
+decode function per class, every field read written inline (a 32-bit refill into a 64-bit
+accumulator, no function call per field) and one ``if mask & bit`` block per property
+(under one test per group of 8, so a sparse delta skips most of them). It checks what the
+Python :class:`SnapshotDecoder` checks and reports the same errors in ``last_error`` and
+``last_error_path`` (naming entity and property) instead of raising.
+
+States: the ring of recent ticks (delta bases) holds each entity's values as an Array by flat
+index, because copying an Array is cheap (0.1 µs for 30 values in Godot 4.6) and copying a
+Dictionary is not (2.6 µs). A packet is decoded into a copy of its base tick's state, copying
+only the entities it touches, and nothing is stored until the whole packet has decoded.
+``state`` (the newest tick, as Dictionaries) is then updated in place from the records just
+decoded: a delta from a base no newer than the previous newest tick names every entity and
+property that differ between the two, except entities that came and went in between, which
+are removed by comparing the entity sets.
+
+Float constants (ranges, steps) are not written as decimal literals: Godot 4.6.3's GDScript
+parser reads some literals to a different double (``5e-324`` and ``2.2250738585072014e-308``
+become 0.0, ``8.98846567431158e+307`` is off by one ulp). They are loaded at start-up from
+their exact ``var_to_bytes`` encoding and the steps are computed from them in float64, as
+§5 requires. Class baselines are decoded at start-up from the description's default bits by
+the generated code itself.
+
+Reading past the end never touches memory out of range: the packet is copied with zero
+padding longer than the longest run of reads between two bounds checks. There is a check
+after each record header, after each change list, after each property and before each
+element of a length-prefixed run. The check names the property that crossed the end.
 """
 
 from __future__ import annotations
 
 import enum
 import json
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 import gdvariant
 
@@ -46,28 +69,56 @@ from ._float_codecs import (
     Vec3,
     Vec4,
 )
-from ._layout import ClassLayout, Schema
-from ._snapshot import VERSION
 
-__all__ = ["godot_value", "to_gdscript"]
+if TYPE_CHECKING:
+    from ._flatten import FlatProp
+    from ._layout import ClassLayout, Schema
+
+__all__ = ["generate", "godot_value"]
+
+_HEADER_BYTES = 18
+_RECORD_HEADER_BITS = 2 + 1 + 2 + 32
+_VAR_GROUPS_BITS = 80
+_I64_LOW_63 = "0x7FFFFFFFFFFFFFFF"
 
 
-def godot_value(value: Any) -> Any:
-    """A value as the GDScript decoder holds it: Enum members become their int values and
-    ArrayOf tuples become Arrays (for comparing through ``var_to_bytes``)."""
-    if isinstance(value, enum.Enum):
-        return int(value.value)
-    if isinstance(value, tuple) and not hasattr(value, "_fields"):
-        return [godot_value(v) for v in value]
+def godot_value(codec: Codec, value: Any) -> Any:
+    """``value`` (as Python decodes it with ``codec``) as the generated GDScript holds it:
+    Enum members become their described int, tuples Arrays (lists), and unsigned values of
+    2**63 and above wrap to negative (GDScript ints are signed 64-bit)."""
+    if isinstance(codec, Enum) and isinstance(value, enum.Enum):
+        return codec.describe()[3][codec.position[value]]
+    if isinstance(codec, ArrayOf):
+        return [godot_value(codec.element, v) for v in value]
+    if isinstance(codec, UInt | VarUInt) and isinstance(value, int) and value >= 1 << 63:
+        return value - (1 << 64)
     return value
 
 
+def _straight_bits(codec: Codec) -> int:
+    """The most bits ``codec``'s generated code reads between two bounds checks."""
+    if isinstance(codec, VarUInt | VarInt):
+        return _VAR_GROUPS_BITS
+    if isinstance(codec, Str | Variant):  # Bytes is a Str; the byte run is checked first
+        return codec.len_bits
+    if isinstance(codec, ArrayOf):
+        return codec.len_bits + _straight_bits(codec.element)
+    if isinstance(codec, Vec2 | Vec3 | Vec4):
+        return codec.count * _straight_bits(codec.component)
+    if codec.max_bits is None:
+        raise NotImplementedError(f"no GDScript decoding for {codec!r}")
+    return codec.max_bits
+
+
 class _Writer:
-    """GDScript lines with fresh local names; the reader state is ``buf``/``bp``/``acc``/``n``."""
+    """Emits GDScript lines with fresh local names. ``acc``, ``n``, ``bp`` and ``buf`` are
+    the bit reader's state (wire doc §4): the next bit is bit ``bp * 8 - n`` of ``buf``."""
 
     def __init__(self) -> None:
         self.lines: list[str] = []
         self.count = 0
+        self.members: dict[str, str] = {}  # init expression -> member name
+        self.member_lines: list[str] = []
 
     def tmp(self) -> str:
         self.count += 1
@@ -76,316 +127,414 @@ class _Writer:
     def emit(self, indent: int, text: str) -> None:
         self.lines.append("\t" * indent + text)
 
-    def read(self, indent: int, width: int | str) -> str:
-        """Inline read of ``width`` (<= 32) bits into a fresh variable."""
+    def member(self, expr: str) -> str:
+        """A float member set once in ``_init`` to ``expr`` (shared by equal expressions)."""
+        name = self.members.get(expr)
+        if name is None:
+            name = self.members[expr] = f"_k{len(self.members)}"
+            self.member_lines.append(f"\t{name} = {expr}")
+        return name
+
+    def exact(self, x: float) -> str:
+        """A member holding exactly the double ``x`` (decoded from its Variant bytes)."""
+        return self.member(f'bytes_to_var("{gdvariant.dumps(float(x)).hex()}".hex_decode())')
+
+    def read(self, indent: int, width: int) -> str:
+        """Inline read of ``width`` bits (two reads, low part first, above 32); returns the
+        expression holding them."""
+        if width == 0:
+            return "0"
+        if width > 32:
+            low = self.read(indent, 32)
+            high = self.read(indent, width - 32)
+            out = self.tmp()
+            self.emit(indent, f"var {out} := {low} | ({high} << 32)")
+            return out
         out = self.tmp()
-        mask = f"((1 << {width}) - 1)" if isinstance(width, str) else str((1 << width) - 1)
         self.emit(indent, f"if n < {width}:")
         self.emit(indent + 1, "acc |= buf.decode_u32(bp) << n")
         self.emit(indent + 1, "bp += 4")
         self.emit(indent + 1, "n += 32")
-        self.emit(indent, f"var {out} := acc & {mask}")
+        self.emit(indent, f"var {out} := acc & {(1 << width) - 1}")
         self.emit(indent, f"acc >>= {width}")
         self.emit(indent, f"n -= {width}")
         return out
 
-    def read_wide(self, indent: int, width: int) -> str:
-        """Inline read of up to 64 bits (low 32 first)."""
-        if width <= 32:
-            return self.read(indent, width)
-        low = self.read(indent, 32)
-        high = self.read(indent, width - 32)
-        out = self.tmp()
-        self.emit(indent, f"var {out} := {low} | ({high} << 32)")
-        return out
+    def resync(self, indent: int, bit: str) -> None:
+        """Restart the reader at bit position ``bit``."""
+        self.emit(indent, f"bp = {bit} >> 3")
+        self.emit(indent, f"acc = buf[bp] >> ({bit} & 7)")
+        self.emit(indent, f"n = 8 - ({bit} & 7)")
+        self.emit(indent, "bp += 1")
 
-    def fail(self, indent: int, condition: str, message: str) -> None:
-        self.emit(indent, f"if {condition}:")
-        self.emit(indent + 1, f"error = {message}")
-        self.emit(indent + 1, "return -1")
+    def fail(self, indent: int, where: tuple[str, str], message: str) -> None:
+        """Return the error ``message`` (a GDScript expression) for the property ``where``."""
+        cls, path = where
+        self.emit(indent, f"return _bad(id, {json.dumps(cls)}, {json.dumps(path)}, {message})")
 
-    def value(self, indent: int, codec: Codec, where: str) -> str:
-        """Inline decode of one value into a fresh variable; ``where`` names it in errors."""
-        out = self.tmp()
-        emit = self.emit
-        if isinstance(codec, Bool):
-            emit(indent, f"var {out} := {self.read(indent, 1)} == 1")
-        elif isinstance(codec, UInt):
-            emit(indent, f"var {out} := {self.read_wide(indent, codec.bits)}")
-        elif isinstance(codec, Int):
-            raw = self.read_wide(indent, codec.bits)
-            if codec.zigzag:
-                emit(indent, f"var {out} := ({raw} >> 1) ^ -({raw} & 1)")
-            else:
-                emit(indent, f"var {out} := {raw}")
-                if codec.bits < 64:
-                    emit(indent, f"if {out} >> {codec.bits - 1}:")
-                    emit(indent + 1, f"{out} -= {1 << codec.bits}")
-        elif isinstance(codec, VarUInt | VarInt):
-            raw = self._leb128(indent, where)
-            if isinstance(codec, VarInt):
-                emit(indent, f"var {out} := ({raw} >> 1) ^ -({raw} & 1)")
-            else:
-                emit(indent, f"var {out} := {raw}")
-        elif isinstance(codec, Quant):
-            q = self.read(indent, codec.bits)
-            step = f"(({codec.high!r}) - ({codec.low!r})) / {float(codec.levels)!r}"
-            emit(indent, f"var {out}: float = {codec.low!r} + {q} * ({step})")
-        elif isinstance(codec, Coord):
-            self._coord(indent, codec, out)
-        elif isinstance(codec, Angle):
-            raw = self.read(indent, codec.bits)
-            emit(indent, f"if {raw} >> {codec.bits - 1}:")
-            emit(indent + 1, f"{raw} -= {1 << codec.bits}")
-            period = "360.0" if codec.degrees else "TAU"
-            emit(indent, f"var {out}: float = {raw} * ({period} / {float(1 << codec.bits)!r})")
-        elif isinstance(codec, Normal):
-            self._normal(indent, codec, out)
-        elif isinstance(codec, Quat):
-            self._quat(indent, codec, out)
-        elif isinstance(codec, Half):
-            emit(indent, f"scratch.encode_u16(0, {self.read(indent, 16)})")
-            emit(indent, f"var {out} := scratch.decode_half(0)")
-        elif isinstance(codec, Float32):
-            emit(indent, f"scratch.encode_u32(0, {self.read(indent, 32)})")
-            emit(indent, f"var {out} := scratch.decode_float(0)")
-        elif isinstance(codec, Float64):
-            low, high = self.read(indent, 32), self.read(indent, 32)
-            emit(indent, f"scratch.encode_u32(0, {low})")
-            emit(indent, f"scratch.encode_u32(4, {high})")
-            emit(indent, f"var {out} := scratch.decode_double(0)")
-        elif isinstance(codec, Vec2 | Vec3 | Vec4):
-            parts = [self.value(indent, codec.component, where) for _ in range(codec.count)]
-            emit(indent, f"var {out} := Vector{codec.count}({', '.join(parts)})")
-        elif isinstance(codec, Str | Bytes | Variant):
-            self._bytes(indent, codec, out, where)
-        elif isinstance(codec, Enum):
-            position = self.read(indent, codec.width) if codec.width else "0"
-            values = [int(m) for m in codec.describe()[3]]
-            self.fail(indent, f"{position} >= {len(values)}", f'"bad enum position in {where}"')
-            emit(indent, f"var {out}: int = {values!r}[{position}]")
-        elif isinstance(codec, EntityRef):
-            raw = self.read(indent, codec.bits)
-            emit(indent, f"var {out} = null if {raw} == 0 else {raw} - 1")
-        elif isinstance(codec, ArrayOf):
-            count = self.read(indent, codec.len_bits)
-            self.fail(indent, f"{count} > {codec.max_len}", f'"array too long in {where}"')
-            emit(indent, f"var {out} := []")
-            emit(indent, f"for _{out} in {count}:")
-            item = self.value(indent + 1, codec.element, where)
-            emit(indent + 1, f"{out}.append({item})")
-        else:
-            raise NotImplementedError(f"no GDScript decoder for {codec!r}")
-        return out
+    def check_end(self, indent: int, where: tuple[str, str]) -> None:
+        self.emit(indent, "if (bp << 3) - n > end:")
+        self.fail(indent + 1, where, '"packet truncated"')
 
-    def _leb128(self, indent: int, where: str) -> str:
-        raw, shift = self.tmp(), self.tmp()
-        self.emit(indent, f"var {raw} := 0")
-        self.emit(indent, f"var {shift} := 0")
-        self.emit(indent, "while true:")
-        group = self.read(indent + 1, 8)
-        self.emit(indent + 1, f"{raw} |= ({group} & 127) << {shift}")
-        self.emit(indent + 1, f"{shift} += 7")
-        self.emit(indent + 1, f"if not ({group} & 128):")
-        self.emit(indent + 2, "break")
-        self.fail(indent + 1, f"{shift} >= 70", f'"varint too long in {where}"')
+    def value(self, indent: int, codec: Codec, where: tuple[str, str]) -> str:
+        """Inline decode of one value; returns the expression holding it."""
+        handler = _VALUES.get(type(codec))
+        if handler is None:
+            raise NotImplementedError(f"no GDScript decoding for {codec!r}")
+        return handler(self, indent, codec, where)
+
+
+def _bool(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    return f"({w.read(indent, 1)} == 1)"
+
+
+def _uint(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    return w.read(indent, codec.bits)
+
+
+def _int(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    raw = w.read(indent, codec.bits)
+    out = w.tmp()
+    if codec.zigzag:
+        w.emit(indent, f"var {out} := (({raw} >> 1) & {_I64_LOW_63}) ^ -({raw} & 1)")
+    elif codec.bits == 64:
+        return raw  # the two halves already make the signed 64-bit value
+    else:
+        w.emit(indent, f"var {out} := {raw}")
+        w.emit(indent, f"if {out} >> {codec.bits - 1}:")
+        w.emit(indent + 1, f"{out} -= {1 << codec.bits}")
+    return out
+
+
+def _leb128(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    raw, shift = w.tmp(), w.tmp()
+    w.emit(indent, f"var {raw} := 0")
+    w.emit(indent, f"var {shift} := 0")
+    w.emit(indent, "while true:")
+    group = w.read(indent + 1, 8)
+    w.emit(indent + 1, f"if {shift} == 63 and {group} > 1:")
+    w.emit(indent + 2, f"if {group} & 128:")
+    w.fail(indent + 3, where, f'"{codec!r}: more than 10 groups"')
+    w.fail(indent + 2, where, f'"{codec!r}: value above 2**64"')
+    w.emit(indent + 1, f"{raw} |= ({group} & 127) << {shift}")
+    w.emit(indent + 1, f"{shift} += 7")
+    w.emit(indent + 1, f"if not {group} & 128:")
+    w.emit(indent + 2, "break")
+    if isinstance(codec, VarUInt):
         return raw
-
-    def _bytes(self, indent: int, codec: Str | Variant, out: str, where: str) -> None:
-        length = self.read(indent, codec.len_bits)
-        self.fail(indent, f"{length} > {codec.max_len}", f'"length over the maximum in {where}"')
-        raw, i = self.tmp(), self.tmp()
-        self.emit(indent, f"var {raw} := PackedByteArray()")
-        self.emit(indent, f"{raw}.resize({length})")
-        self.emit(indent, f"for {i} in {length}:")
-        self.emit(indent + 1, f"{raw}[{i}] = {self.read(indent + 1, 8)}")
-        if isinstance(codec, Bytes):
-            self.emit(indent, f"var {out} := {raw}")
-        elif isinstance(codec, Str):
-            self.emit(indent, f"var {out} := {raw}.get_string_from_utf8()")
-        else:
-            self.emit(indent, f"var {out} = bytes_to_var({raw})")
-
-    def _coord(self, indent: int, codec: Coord, out: str) -> None:
-        flags = self.read(indent, 2)
-        self.emit(indent, f"var {out} := 0.0")
-        self.emit(indent, f"if {flags}:")
-        sign = self.read(indent + 1, 1)
-        self.emit(indent + 1, f"if {flags} & 1:")
-        whole = self.read(indent + 2, codec.int_bits)
-        self.emit(indent + 2, f"{out} = {whole} + 1")
-        if codec.frac_bits:
-            self.emit(indent + 1, f"if {flags} & 2:")
-            frac = self.read(indent + 2, codec.frac_bits)
-            self.emit(indent + 2, f"{out} += {frac} / {float(codec.scale)!r}")
-        self.emit(indent + 1, f"if {sign}:")
-        self.emit(indent + 2, f"{out} = -{out}")
-
-    def _normal(self, indent: int, codec: Normal, out: str) -> None:
-        step = f"(2.0 / {float(codec.levels)!r})"
-        a, b = self.read(indent, codec.bits), self.read(indent, codec.bits)
-        fx, fy, fz, old, length = (self.tmp() for _ in range(5))
-        self.emit(indent, f"var {fx}: float = {a} * {step} - 1.0")
-        self.emit(indent, f"var {fy}: float = {b} * {step} - 1.0")
-        self.emit(indent, f"var {fz}: float = 1.0 - absf({fx}) - absf({fy})")
-        self.emit(indent, f"if {fz} < 0.0:")
-        self.emit(indent + 1, f"var {old} := {fx}")
-        self.emit(indent + 1, f"{fx} = (1.0 - absf({fy})) * (1.0 if {old} >= 0.0 else -1.0)")
-        self.emit(indent + 1, f"{fy} = (1.0 - absf({old})) * (1.0 if {fy} >= 0.0 else -1.0)")
-        self.emit(indent, f"var {length} := sqrt({fx} * {fx} + {fy} * {fy} + {fz} * {fz})")
-        self.emit(
-            indent, f"var {out} := Vector3({fx} / {length}, {fy} / {length}, {fz} / {length})"
-        )
-
-    def _quat(self, indent: int, codec: Quat, out: str) -> None:
-        big = self.read(indent, 2)
-        comps, total = self.tmp(), self.tmp()
-        step = f"(2.0 * sqrt(0.5) / {float(codec.levels)!r})"
-        self.emit(indent, f"var {comps} := [0.0, 0.0, 0.0, 0.0]")
-        self.emit(indent, f"var {total} := 0.0")
-        i = self.tmp()
-        self.emit(indent, f"for {i} in 4:")
-        self.emit(indent + 1, f"if {i} != {big}:")
-        raw = self.read(indent + 2, codec.bits)
-        c = self.tmp()
-        self.emit(indent + 2, f"var {c}: float = {raw} * {step} - sqrt(0.5)")
-        self.emit(indent + 2, f"{comps}[{i}] = {c}")
-        self.emit(indent + 2, f"{total} += {c} * {c}")
-        self.emit(indent, f"{comps}[{big}] = sqrt(maxf(0.0, 1.0 - {total}))")
-        self.emit(
-            indent, f"var {out} := Quaternion({comps}[0], {comps}[1], {comps}[2], {comps}[3])"
-        )
-
-    def body(self, indent: int, lay: ClassLayout) -> None:
-        """A record's change set for one class: selector, indices, then a block per property."""
-        selector = self.read(indent, 1)
-        self.emit(indent, "var mask := 0")
-        self.emit(indent, f"if {selector}:")
-        self.emit(indent + 1, "var p := -1")
-        self.emit(indent + 1, "while true:")
-        more = self.read(indent + 2, 1)
-        self.emit(indent + 2, f"if not {more}:")
-        self.emit(indent + 3, "break")
-        self.emit(indent + 2, f"p += 1 + {self.read(indent + 2, lay.index_bits)}")
-        self.fail(indent + 2, f"p >= {lay.count}", f'"index past {lay.name}\'s properties"')
-        self.emit(indent + 2, "mask |= 1 << p")
-        self.emit(indent, "else:")
-        got = 0
-        while got < lay.count:
-            width = min(32, lay.count - got)
-            self.emit(indent + 1, f"mask |= {self.read(indent + 1, width)} << {got}")
-            got += width
-        if not lay.count:
-            self.emit(indent + 1, "pass")
-        for prop in lay.props:
-            self.emit(indent, f"if mask & {1 << prop.index}:")
-            where = f"{lay.name}.{prop.path}"
-            value = self.value(indent + 1, prop.codec, where)
-            self.emit(indent + 1, f"values[{prop.index}] = {value}")
+    out = w.tmp()
+    w.emit(indent, f"var {out} := (({raw} >> 1) & {_I64_LOW_63}) ^ -({raw} & 1)")
+    return out
 
 
-_HEADER_CHECKS = """\
-func apply(packet: PackedByteArray) -> int:
-\t## Decode a packet and store its state; return its tick, or -1 (see `error`).
-\terror = ""
-\tvar size := packet.size()
-\tif size < 18:
-\t\terror = "packet shorter than its header"
-\t\treturn -1
-\tif packet[0] != VERSION:
-\t\terror = "packet version %d" % packet[0]
-\t\treturn -1
-\tvar flags := packet[1]
-\tvar ptick := packet.decode_u32(2)
-\tvar base := packet.decode_u32(6)
-\tif flags & ~3 or bool(flags & 2) != (base == 0):
-\t\terror = "bad packet flags"
-\t\treturn -1
-\tvar pos := 18
-\tif flags & 1:
-\t\tif size < 26 or packet.slice(18, 26) != fingerprint:
-\t\t\terror = "schema fingerprint is not ours"
-\t\t\treturn -1
-\t\tpos = 26
-\tvar state := {}
-\tif base:
-\t\tif not states.has(base):
-\t\t\terror = "delta from tick %d, which this client lacks" % base
-\t\t\treturn -1
-\t\tstate = states[base].duplicate()
-\tvar buf := packet.duplicate()
-\tbuf.append_array(PackedByteArray([0, 0, 0, 0, 0, 0, 0, 0]))
-\tpos = _records(buf, size, pos, packet.decode_u32(10), state, true)
-\tif pos >= 0:
-\t\tpos = _records(buf, size, pos, packet.decode_u32(14), state, false)
-\tif pos < 0:
-\t\treturn -1
-\tif pos != size:
-\t\terror = "trailing bytes after the records"
-\t\treturn -1
-\tstates[ptick] = state
-\tif ptick > tick:
-\t\ttick = ptick
-\tfor old in states.keys():
-\t\tif old <= tick - HISTORY:
-\t\t\tstates.erase(old)
-\treturn ptick
+def _quant(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    low, high = w.exact(codec.low), w.exact(codec.high)
+    step = w.member(f"({high} - {low}) / float({codec.levels})")
+    q = w.read(indent, codec.bits)
+    return f"({low} + {q} * {step})"
 
 
-func state() -> Dictionary:
-\t## The newest state: {entity id: {property path: value}}.
-\tvar out := {}
-\tvar newest: Dictionary = states.get(tick, {})
-\tfor id in newest:
-\t\tvar paths: Array = PATHS[newest[id][0]]
-\t\tvar values: Array = newest[id][1]
-\t\tvar entity := {}
-\t\tfor i in paths.size():
-\t\t\tentity[paths[i]] = values[i]
-\t\tout[id] = entity
-\treturn out
+def _coord(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    flags = w.read(indent, 2)
+    out = w.tmp()
+    w.emit(indent, f"var {out} := 0.0")
+    w.emit(indent, f"if {flags}:")
+    sign = w.read(indent + 1, 1)
+    whole = w.tmp()
+    w.emit(indent + 1, f"var {whole} := 0")
+    w.emit(indent + 1, f"if {flags} & 1:")
+    w.emit(indent + 2, f"{whole} = {w.read(indent + 2, codec.int_bits)} + 1")
+    frac = w.tmp()
+    w.emit(indent + 1, f"var {frac} := 0")
+    if codec.frac_bits:
+        w.emit(indent + 1, f"if {flags} & 2:")
+        w.emit(indent + 2, f"{frac} = {w.read(indent + 2, codec.frac_bits)}")
+    w.emit(indent + 1, f"{out} = {whole} + {frac} / float({codec.scale})")
+    w.emit(indent + 1, f"if {sign}:")
+    w.emit(indent + 2, f"{out} = -{out}")
+    return out
 
 
-func class_of(id: int) -> String:
-\t## The class (table) name of an entity in the newest state, or "".
-\tvar newest: Dictionary = states.get(tick, {})
-\treturn CLASS_NAMES[newest[id][0]] if newest.has(id) else ""
+def _angle(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    period = "float(360)" if codec.degrees else "TAU"
+    step = w.member(f"{period} / float({1 << codec.bits})")
+    raw = w.read(indent, codec.bits)
+    w.emit(indent, f"if {raw} >> {codec.bits - 1}:")
+    w.emit(indent + 1, f"{raw} -= {1 << codec.bits}")
+    return f"({raw} * {step})"
 
-"""
+
+def _normal(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    step = w.member(f"float(2) / float({codec.levels})")
+    a, b = w.read(indent, codec.bits), w.read(indent, codec.bits)
+    fx, fy, fz, old, length = (w.tmp() for _ in range(5))
+    w.emit(indent, f"var {fx}: float = {a} * {step} - 1.0")
+    w.emit(indent, f"var {fy}: float = {b} * {step} - 1.0")
+    w.emit(indent, f"var {fz}: float = 1.0 - absf({fx}) - absf({fy})")
+    w.emit(indent, f"if {fz} < 0.0:")
+    w.emit(indent + 1, f"var {old} := {fx}")
+    w.emit(indent + 1, f"{fx} = (1.0 - absf({fy})) * (1.0 if {old} >= 0.0 else -1.0)")
+    w.emit(indent + 1, f"{fy} = (1.0 - absf({old})) * (1.0 if {fy} >= 0.0 else -1.0)")
+    w.emit(indent, f"var {length} := sqrt({fx} * {fx} + {fy} * {fy} + {fz} * {fz})")
+    return f"Vector3({fx} / {length}, {fy} / {length}, {fz} / {length})"
 
 
-def to_gdscript(schema: Schema, *, history: int = 32) -> str:
-    """A Godot 4 GDScript (``extends RefCounted``) that decodes ``schema``'s packets."""
-    w = _Writer()
-    w.emit(0, "extends RefCounted")
-    w.emit(0, f"## Generated by gdvariant.replication for schema {schema.fingerprint.hex()}.")
-    w.emit(0, "## apply(packet) each packet; acknowledge `tick`; read state().")
-    w.emit(0, "")
-    w.emit(0, f"const VERSION := {VERSION}")
-    w.emit(0, f"const HISTORY := {history}")
-    w.emit(0, f"var fingerprint := PackedByteArray({list(schema.fingerprint)!r})")
-    w.emit(0, f"const CLASS_NAMES := {json.dumps([c.name for c in schema.classes])}")
-    w.emit(0, f"const PATHS := {json.dumps([[p.path for p in c.props] for c in schema.classes])}")
-    baselines = [[godot_value(p.default) for p in c.props] for c in schema.classes]
-    blob = list(gdvariant.dumps(baselines))
-    w.emit(0, f"var _baselines: Array = bytes_to_var(PackedByteArray({blob!r}))")
-    w.emit(0, "var states := {}  # tick -> {id: [class id, [value by flat index]]}")
-    w.emit(0, "var tick := 0  # the newest tick applied: the one to acknowledge")
-    w.emit(0, 'var error := ""  # why the last apply() returned -1')
-    w.emit(0, "var scratch := PackedByteArray([0, 0, 0, 0, 0, 0, 0, 0])")
-    w.emit(0, "")
-    w.emit(0, "")
-    w.lines.extend(_HEADER_CHECKS.splitlines())
-    w.emit(0, "")
-    w.emit(0, "")
+def _quat(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    root = w.member("sqrt(0.5)")
+    step = w.member(f"float(2) * {root} / float({codec.levels})")
+    big = w.read(indent, 2)
+    parts = []
+    for _ in range(3):
+        q = w.read(indent, codec.bits)
+        part = w.tmp()
+        w.emit(indent, f"var {part}: float = {q} * {step} - {root}")
+        parts.append(part)
+    a, b, c = parts
+    rest, out = w.tmp(), w.tmp()
+    w.emit(indent, f"var {rest} := sqrt(maxf(0.0, 1.0 - ({a} * {a} + {b} * {b} + {c} * {c})))")
+    w.emit(indent, f"var {out}: Quaternion")
+    orders = [(rest, a, b, c), (a, rest, b, c), (a, b, rest, c), (a, b, c, rest)]
+    for i, comps in enumerate(orders):
+        w.emit(indent, f"{'if' if i == 0 else 'elif'} {big} == {i}:" if i < 3 else "else:")
+        w.emit(indent + 1, f"{out} = Quaternion({', '.join(comps)})")
+    return out
+
+
+def _ieee(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    if isinstance(codec, Half):
+        w.emit(indent, f"_scratch.encode_u16(0, {w.read(indent, 16)})")
+        return "_scratch.decode_half(0)"
+    if isinstance(codec, Float32):
+        w.emit(indent, f"_scratch.encode_u32(0, {w.read(indent, 32)})")
+        return "_scratch.decode_float(0)"
+    w.emit(indent, f"_scratch.encode_u32(0, {w.read(indent, 32)})")
+    w.emit(indent, f"_scratch.encode_u32(4, {w.read(indent, 32)})")
+    return "_scratch.decode_double(0)"
+
+
+def _byte_run(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    """Length prefix, maximum check, bounds check, then the bytes (reader restarted after)."""
+    length = w.read(indent, codec.len_bits)
+    w.emit(indent, f"if {length} > {codec.max_len}:")
+    w.fail(indent + 1, where, f'"length %d is over {codec!r}\'s maximum" % {length}')
+    at, raw = w.tmp(), w.tmp()
+    w.emit(indent, f"var {at} := (bp << 3) - n")
+    w.emit(indent, f"if {at} + ({length} << 3) > end:")
+    w.fail(indent + 1, where, '"packet truncated"')
+    w.emit(indent, f"var {raw} := _take(buf, {at}, {length})")
+    w.emit(indent, f"{at} += {length} << 3")
+    w.resync(indent, at)
+    return raw
+
+
+def _str(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    raw = _byte_run(w, indent, codec, where)
+    w.emit(indent, f"if not _utf8_ok({raw}):")
+    w.fail(indent + 1, where, f'"{codec!r}: invalid UTF-8 or a NUL"')
+    return f"{raw}.get_string_from_utf8()"
+
+
+def _bytes(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    return _byte_run(w, indent, codec, where)
+
+
+def _variant(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    raw = _byte_run(w, indent, codec, where)
+    w.emit(indent, f"if {raw}.size() < 4 or {raw}.decode_var_size(0, false) != {raw}.size():")
+    w.fail(indent + 1, where, '"bad Variant"')
+    return f"{raw}.decode_var(0, false)"
+
+
+def _enum(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    position = w.read(indent, codec.width or 0)
+    values = codec.describe()[3]
+    if position != "0":
+        w.emit(indent, f"if {position} >= {len(values)}:")
+        w.fail(indent + 1, where, f'"{codec!r} has no member number %d" % {position}')
+    if values == list(range(len(values))):
+        return position
+    return f"{json.dumps(values)}[{position}]"
+
+
+def _entity_ref(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    raw = w.read(indent, codec.bits)
+    out = w.tmp()
+    w.emit(indent, f"var {out} = null if {raw} == 0 else {raw} - 1")
+    return out
+
+
+def _vec(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    parts = []
+    for _ in range(codec.count):
+        part = w.tmp()
+        w.emit(indent, f"var {part}: float = {w.value(indent, codec.component, where)}")
+        parts.append(part)
+    return f"{codec.make.__name__}({', '.join(parts)})"
+
+
+def _array_of(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    count = w.read(indent, codec.len_bits)
+    w.emit(indent, f"if {count} > {codec.max_len}:")
+    w.fail(indent + 1, where, f'"count %d is over {codec!r}\'s maximum" % {count}')
+    out, i = w.tmp(), w.tmp()
+    w.emit(indent, f"var {out} := []")
+    w.emit(indent, f"{out}.resize({count})")
+    w.emit(indent, f"for {i} in {count}:")
+    w.check_end(indent + 1, where)
+    w.emit(indent + 1, f"{out}[{i}] = {w.value(indent + 1, codec.element, where)}")
+    return out
+
+
+_VALUES: dict[type[Codec], Callable[[_Writer, int, Any, tuple[str, str]], str]] = {
+    Bool: _bool,
+    UInt: _uint,
+    Int: _int,
+    VarUInt: _leb128,
+    VarInt: _leb128,
+    Quant: _quant,
+    Coord: _coord,
+    Angle: _angle,
+    Normal: _normal,
+    Quat: _quat,
+    Half: _ieee,
+    Float32: _ieee,
+    Float64: _ieee,
+    Str: _str,
+    Bytes: _bytes,
+    Variant: _variant,
+    Enum: _enum,
+    EntityRef: _entity_ref,
+    Vec2: _vec,
+    Vec3: _vec,
+    Vec4: _vec,
+    ArrayOf: _array_of,
+}
+
+
+def _class_function(w: _Writer, lay: ClassLayout) -> None:
+    """``_c<id>(buf, s, end, id, values) -> int``: the change list and values of one record
+    of this class from bit ``s`` into ``values`` (by flat index); the bit after them, or -1
+    with ``last_error`` set. The change mask is left in ``_mask``."""
+    name = lay.name
+    wide = lay.count > 62
+    w.emit(0, f"# {name}: class {lay.class_id}, {lay.count} properties")
     w.emit(
         0,
-        "func _records(buf: PackedByteArray, size: int, pos: int, count: int, "
-        "state: Dictionary, shared: bool) -> int:",
+        f"func _c{lay.class_id}(buf: PackedByteArray, s: int, end: int, id: int, "
+        "values: Array) -> int:",
+    )
+    w.emit(1, "var bp := s >> 3")
+    w.emit(1, "var acc := buf[bp] >> (s & 7)")
+    w.emit(1, "var n := 8 - (s & 7)")
+    w.emit(1, "bp += 1")
+    words = (lay.count + 31) // 32
+    if wide:
+        w.emit(1, "var mask := PackedInt64Array()")
+        w.emit(1, f"mask.resize({words})")
+    else:
+        w.emit(1, "var mask := 0")
+    selector = w.read(1, 1)
+    w.emit(1, f"if {selector}:")
+    w.emit(2, "var p := -1")
+    truncated = f'return _fail("packet truncated in entity %d ({name})\'s change list" % id, id)'
+    w.emit(2, "while true:")
+    w.emit(3, "if (bp << 3) - n > end:")
+    w.emit(4, truncated)
+    more = w.read(3, 1)
+    w.emit(3, f"if not {more}:")
+    w.emit(4, "break")
+    gap = w.read(3, lay.index_bits)
+    w.emit(3, f"p += 1 + {gap}")
+    w.emit(3, f"if p >= {lay.count}:")
+    w.emit(
+        4,
+        f'return _fail("entity %d ({name}): index %d is past its {lay.count} properties" '
+        "% [id, p], id)",
+    )
+    w.emit(3, "mask[p >> 5] |= 1 << (p & 31)" if wide else "mask |= 1 << p")
+    w.emit(1, "else:")
+    if lay.count == 0:
+        w.emit(2, "pass")
+    for k in range(words):
+        width = min(32, lay.count - 32 * k)
+        piece = w.read(2, width)
+        w.emit(2, f"mask[{k}] = {piece}" if wide else f"mask |= {piece} << {32 * k}")
+    w.emit(1, "if (bp << 3) - n > end:")
+    w.emit(2, truncated)
+    for indent, prop in _masked(w, lay):
+        where = (name, prop.path)
+        value = w.value(indent, prop.codec, where)
+        w.emit(indent, f"values[{prop.index}] = {value}")
+        w.check_end(indent, where)
+    w.emit(1, "_mask = mask")
+    w.emit(1, "return (bp << 3) - n")
+    w.emit(0, "")
+    w.emit(0, "")
+    _publish_functions(w, lay)
+
+
+def _publish_functions(w: _Writer, lay: ClassLayout) -> None:
+    """``_d<id>(values) -> Dictionary`` (a whole entity by path) and ``_u<id>(d, values,
+    mask)`` (the masked properties into an existing one): how ``state`` is kept."""
+    wide = lay.count > 62
+    entries = ", ".join(f"{json.dumps(p.path)}: values[{p.index}]" for p in lay.props)
+    w.emit(0, f"func _d{lay.class_id}(values: Array) -> Dictionary:")
+    w.emit(1, f"return {{{entries}}}")
+    w.emit(0, "")
+    w.emit(0, "")
+    mask_type = "PackedInt64Array" if wide else "int"
+    w.emit(0, f"func _u{lay.class_id}(d: Dictionary, values: Array, mask: {mask_type}) -> void:")
+    if not lay.props:
+        w.emit(1, "pass")
+    for indent, p in _masked(w, lay):
+        w.emit(indent, f"d[{json.dumps(p.path)}] = values[{p.index}]")
+    w.emit(0, "")
+    w.emit(0, "")
+
+
+def _masked(w: _Writer, lay: ClassLayout) -> Iterator[tuple[int, FlatProp]]:
+    """Emit ``if mask & bit:`` per property, in index order, and yield (indent, property)
+    for the caller to fill in. With more than 8 properties, each group of 8 sits under one
+    test of the group's byte: a sparse mask (the usual delta) skips most tests."""
+    wide = lay.count > 62
+
+    def test(i: int, bits: int) -> str:
+        if wide:
+            return f"mask[{i >> 5}] & {bits << (i & 31)}"
+        return f"mask & {bits << i}"
+
+    grouped = lay.count > 8
+    for prop in lay.props:
+        i = prop.index
+        if grouped and i % 8 == 0:
+            w.emit(1, f"if {test(i, (1 << min(8, lay.count - i)) - 1)}:")
+        indent = 2 if grouped else 1
+        w.emit(indent, f"if {test(i, 1)}:")
+        yield indent + 1, prop
+
+
+def _baseline_bits(lay: ClassLayout) -> bytes:
+    """A change list naming every property (bitmask), then each default's bits: what
+    ``_c<id>`` decodes at start-up into the class baseline."""
+    acc, n = ((1 << lay.count) - 1) << 1, 1 + lay.count
+    for bits, width in zip(lay.base_bits, lay.base_widths, strict=True):
+        acc |= bits << n
+        n += width
+    return acc.to_bytes((n + 7) >> 3, "little")
+
+
+def _section(w: _Writer, schema: Schema) -> None:
+    """``_section``: one section's records, each read up to its class, then ``_c<id>``."""
+    w.emit(
+        0,
+        "func _section(buf: PackedByteArray, size: int, pos: int, count: int, "
+        "st: Dictionary, cl: Dictionary, shared: bool, touched: Array) -> int:",
     )
     w.emit(1, "var prev := -1")
+    w.emit(1, "var end := size << 3")
     w.emit(1, "for r in count:")
-    w.fail(2, "pos >= size", '"packet truncated before a record"')
+    w.emit(2, "if pos >= size:")
+    w.emit(3, 'return _fail("packet truncated before a record at byte %d" % pos)')
     w.emit(2, "var bp := pos")
     w.emit(2, "var acc := 0")
     w.emit(2, "var n := 0")
@@ -393,34 +542,302 @@ def to_gdscript(schema: Schema, *, history: int = 32) -> str:
     has_gap = w.read(2, 1)
     w.emit(2, "var gap := 0")
     w.emit(2, f"if {has_gap}:")
-    size_class = w.read(3, 2)
-    width = w.tmp()
-    w.emit(3, f"var {width}: int = [4, 8, 16, 32][{size_class}]")
-    w.emit(3, f"gap = {w.read(3, width)}")
+    size = w.read(3, 2)
+    for k, width in enumerate((4, 8, 16, 32)):
+        w.emit(3, f"{'if' if k == 0 else 'elif'} {size} == {k}:" if k < 3 else "else:")
+        w.emit(4, f"gap = {w.read(4, width)}")
     w.emit(2, "var id := prev + 1 + gap")
     w.emit(2, "prev = id")
+    w.emit(2, "if (bp << 3) - n > end:")
+    w.emit(3, 'return _fail("packet truncated in a record header at byte %d" % pos)')
     w.emit(2, f"if {op} == 2:")
-    w.fail(3, "not state.has(id)", '"delete of entity %d, which this client lacks" % id')
-    w.emit(3, "state.erase(id)")
-    w.emit(2, "else:")
-    w.fail(3, f"{op} == 3 or ({op} == 1 and not shared)", '"record op not allowed here"')
-    w.emit(3, "var cid := 0")
-    w.emit(3, "var values: Array")
-    w.emit(3, f"if {op} == 1:")
+    w.emit(3, "if not st.has(id):")
+    w.emit(4, 'return _fail("delete of entity %d, which this client lacks" % id, id)')
+    w.emit(3, "st.erase(id)")
+    w.emit(3, "cl.erase(id)")
+    w.emit(3, "touched.append(id)")
+    w.emit(3, "touched.append(-1)")
+    w.emit(3, "touched.append(0)")
+    w.emit(3, "pos = ((bp << 3) - n + 7) >> 3")
+    w.emit(3, "continue")
+    w.emit(2, f"if {op} == 3 or ({op} == 1 and not shared):")
+    w.emit(3, f'return _fail("record op %d is not allowed here (entity %d)" % [{op}, id], id)')
+    w.emit(2, "var c := 0")
+    w.emit(2, "var values: Array")
+    w.emit(2, f"if {op} == 1:")
     if schema.class_bits:
-        w.emit(4, f"cid = {w.read(4, schema.class_bits)}")
-    w.fail(4, f"cid >= {len(schema.classes)}", '"unknown class id %d" % cid')
-    w.emit(4, "values = _baselines[cid].duplicate()")
-    w.emit(3, "else:")
-    w.fail(4, "not state.has(id)", '"update of entity %d, which this client lacks" % id')
-    w.emit(4, "cid = state[id][0]")
-    w.emit(4, "values = state[id][1].duplicate()")
-    w.emit(3, "state[id] = [cid, values]")
-    w.emit(3, "match cid:")
-    for lay in schema.classes:
-        w.emit(4, f"{lay.class_id}:")
-        w.body(5, lay)
-    w.emit(2, "pos = (bp * 8 - n + 7) >> 3")
-    w.fail(2, "pos > size", '"packet truncated in entity %d" % id')
+        w.emit(3, f"c = {w.read(3, schema.class_bits)}")
+        w.emit(3, "if (bp << 3) - n > end:")
+        w.emit(4, 'return _fail("packet truncated in entity %d\'s class id" % id, id)')
+    w.emit(3, f"if c >= {len(schema.classes)}:")
+    w.emit(4, 'return _fail("entity %d enters with unknown class id %d" % [id, c], id)')
+    w.emit(3, "values = _baselines[c].duplicate()")
+    w.emit(2, "else:")
+    w.emit(3, "if not st.has(id):")
+    w.emit(4, 'return _fail("update of entity %d, which this client lacks" % id, id)')
+    w.emit(3, "c = cl[id]")
+    w.emit(3, "values = st[id].duplicate()")
+    w.emit(2, "var at := (bp << 3) - n")
+    for k, lay in enumerate(schema.classes):
+        w.emit(2, f"{'if' if k == 0 else 'elif'} c == {lay.class_id}:")
+        w.emit(3, f"at = _c{lay.class_id}(buf, at, end, id, values)")
+    w.emit(2, "if at < 0:")
+    w.emit(3, "return -1")
+    w.emit(2, "st[id] = values")
+    w.emit(2, "cl[id] = c")
+    w.emit(2, "touched.append(id)")
+    w.emit(2, f"touched.append(c if {op} == 0 else -2 - c)")
+    w.emit(2, "touched.append(_mask)")
+    w.emit(2, "pos = (at + 7) >> 3")
     w.emit(1, "return pos")
-    return "\n".join(w.lines) + "\n"
+    w.emit(0, "")
+    w.emit(0, "")
+    _publish(w, schema)
+
+
+def _publish(w: _Writer, schema: Schema) -> None:
+    """``_publish``: brings ``state`` from the previous newest tick to the new one. The
+    packet was a delta from a base no newer than the previous newest tick, so its records
+    name every entity and property that differ between the two, except entities that came
+    and went in between (removed at the end). ``touched`` holds (id, code, mask) per record:
+    code -1 = delete, c = update of class c, -2 - c = enter of class c."""
+    w.emit(0, "func _publish(st: Dictionary, cl: Dictionary, touched: Array) -> void:")
+    w.emit(1, "var i := 0")
+    w.emit(1, "var count := touched.size()")
+    w.emit(1, "while i < count:")
+    w.emit(2, "var id: int = touched[i]")
+    w.emit(2, "var code: int = touched[i + 1]")
+    w.emit(2, "i += 3")
+    w.emit(2, "if code == -1:")
+    w.emit(3, "state.erase(id)")
+    w.emit(3, "continue")
+    w.emit(2, "var values = st.get(id)")
+    w.emit(2, "if values == null:  # deleted again later in this packet")
+    w.emit(3, "continue")
+    w.emit(2, "var d = state.get(id)")
+    w.emit(2, "if code < -1 or d == null or classes.get(id, -1) != code:")
+    w.emit(3, "code = -2 - code if code < -1 else code")
+    for k, lay in enumerate(schema.classes):
+        w.emit(3, f"{'if' if k == 0 else 'elif'} code == {lay.class_id}:")
+        w.emit(4, f"state[id] = _d{lay.class_id}(values)")
+    for lay in schema.classes:
+        w.emit(2, f"elif code == {lay.class_id}:")
+        w.emit(3, f"_u{lay.class_id}(d, values, touched[i - 1])")
+    w.emit(1, "if state.size() != st.size():")
+    w.emit(2, "for id in state.keys():")
+    w.emit(3, "if not st.has(id):")
+    w.emit(4, "state.erase(id)")
+    w.emit(1, "classes = cl")
+    w.emit(0, "")
+    w.emit(0, "")
+
+
+_RUNTIME = """
+## Decodes one packet; returns its tick, or -1 with [member last_error] set (and nothing
+## changed). A delta needs the state of its base tick: keep acknowledging [member newest_tick].
+func apply(packet: PackedByteArray) -> int:
+	last_error = ""
+	last_error_path = ""
+	if _broken != "":
+		return _fail(_broken)
+	var size := packet.size()
+	if size < 18:
+		return _fail("packet of %d bytes is shorter than the 18-byte header" % size)
+	if packet[0] != 1:
+		return _fail("packet version %d, expected 1" % packet[0])
+	var flags := packet[1]
+	if flags & ~3:
+		return _fail("unknown packet flags 0x%02x" % flags)
+	var tick := packet.decode_u32(2)
+	var base := packet.decode_u32(6)
+	if bool(flags & 2) != (base == 0):
+		return _fail("full flag and base tick %d disagree" % base)
+	var pos := 18
+	if flags & 1:
+		if size < 26:
+			return _fail("packet truncated in the schema fingerprint")
+		var stamp := packet.slice(18, 26).hex_encode()
+		if stamp != FINGERPRINT:
+			return _fail("schema fingerprint %s is not ours (%s)" % [stamp, FINGERPRINT])
+		pos = 26
+	var st := {}
+	var cl := {}
+	if base:
+		if not _states.has(base):
+			var why := "packet for tick %d is a delta from tick %d, which this client lacks"
+			return _fail(why % [tick, base])
+		st = _states[base][0].duplicate()
+		cl = _states[base][1].duplicate()
+	var buf := packet.duplicate()
+	buf.append_array(_padding)
+	var touched := []
+	pos = _section(buf, size, pos, packet.decode_u32(10), st, cl, true, touched)
+	if pos < 0:
+		return -1
+	pos = _section(buf, size, pos, packet.decode_u32(14), st, cl, false, touched)
+	if pos < 0:
+		return -1
+	if pos != size:
+		return _fail("%d bytes of trailing data after the records" % (size - pos))
+	_states[tick] = [st, cl]
+	if tick >= newest_tick:
+		newest_tick = tick
+		_publish(st, cl, touched)
+	for old in _states.keys():
+		if old <= newest_tick - history:
+			_states.erase(old)
+	return tick
+
+
+## The ticks whose states are kept (delta bases), oldest first: any of them may be acked.
+func held_ticks() -> Array:
+	var ticks := _states.keys()
+	ticks.sort()
+	return ticks
+
+
+## The class (table) name of entity [param id] in [member state], or "" if absent.
+func class_of(id: int) -> String:
+	return CLASS_NAMES[classes[id]] if classes.has(id) else ""
+
+
+func _fail(message: String, id: int = -1) -> int:
+	last_error = message
+	last_error_path = "entity[%d]" % id if id >= 0 else ""
+	return -1
+
+
+func _bad(id: int, cls: String, path: String, message: String) -> int:
+	last_error = "entity %d (%s) property %s: %s" % [id, cls, path, message]
+	last_error_path = "entity[%d].%s" % [id, path]
+	return -1
+
+
+## [param count] bytes of [param buf] from bit [param s] (the caller checked the bounds).
+static func _take(buf: PackedByteArray, s: int, count: int) -> PackedByteArray:
+	var at := s >> 3
+	var shift := s & 7
+	if shift == 0:
+		return buf.slice(at, at + count)
+	var out := PackedByteArray()
+	out.resize(count)
+	for i in count:
+		out[i] = ((buf[at + i] | (buf[at + i + 1] << 8)) >> shift) & 255
+	return out
+
+
+## Strict UTF-8 (no overlong forms, surrogates or code points past U+10FFFF) without NUL,
+## checked here because get_string_from_utf8() replaces bad bytes instead of failing.
+static func _utf8_ok(raw: PackedByteArray) -> bool:
+	var i := 0
+	var size := raw.size()
+	while i < size:
+		var b := raw[i]
+		var more := 0
+		var low := 0x80
+		var high := 0xBF
+		if b == 0:
+			return false
+		elif b < 0x80:
+			i += 1
+			continue
+		elif b >= 0xC2 and b <= 0xDF:
+			more = 1
+		elif b >= 0xE0 and b <= 0xEF:
+			more = 2
+			if b == 0xE0:
+				low = 0xA0
+			elif b == 0xED:
+				high = 0x9F
+		elif b >= 0xF0 and b <= 0xF4:
+			more = 3
+			if b == 0xF0:
+				low = 0x90
+			elif b == 0xF4:
+				high = 0x8F
+		else:
+			return false
+		if i + more >= size:
+			return false
+		for k in more:
+			var c := raw[i + 1 + k]
+			if c < (low if k == 0 else 0x80) or c > (high if k == 0 else 0xBF):
+				return false
+		i += more + 1
+	return true
+"""
+
+
+def generate(schema: Schema, *, class_name: str | None = None) -> str:
+    """The GDScript source of a decoder for ``schema``'s packets (see the module doc)."""
+    if class_name is not None and not class_name.isidentifier():
+        raise ValueError(f"class_name must be an identifier, not {class_name!r}")
+    body = _Writer()
+    for lay in schema.classes:
+        _class_function(body, lay)
+    _section(body, schema)
+    straight = [_RECORD_HEADER_BITS + schema.class_bits]
+    for lay in schema.classes:
+        straight.append(1 + lay.count)
+        straight.extend(_straight_bits(p.codec) for p in lay.props)
+    padding = (max(straight) + 7) // 8 + 8
+
+    head = _Writer()
+    head.emit(0, f"# Generated by gdvariant.replication from schema {schema.fingerprint.hex()}.")
+    head.emit(0, "# Do not edit: regenerate with schema.to_gdscript() when the schema changes.")
+    if class_name:
+        head.emit(0, f"class_name {class_name}")
+    head.emit(0, "extends RefCounted")
+    head.emit(0, "")
+    head.emit(0, "## The schema's global fingerprint; packets stamped with another are refused.")
+    head.emit(0, f'const FINGERPRINT := "{schema.fingerprint.hex()}"')
+    names = [lay.name for lay in schema.classes]
+    head.emit(0, "## Class (table) names by class id.")
+    head.emit(0, f"const CLASS_NAMES := {json.dumps(names)}")
+    prints = {lay.name: lay.fingerprint.hex() for lay in schema.classes}
+    head.emit(0, "## Per-class fingerprints, by class name.")
+    head.emit(0, f"const CLASS_FINGERPRINTS := {json.dumps(prints)}")
+    head.emit(0, "")
+    head.emit(0, "## How many recent ticks' states are kept as delta bases.")
+    head.emit(0, "var history := 32")
+    head.emit(0, "## The newest state: entity id -> {property path: value}, updated in place.")
+    head.emit(0, "var state := {}")
+    head.emit(0, "## Entity id -> class id (an index into CLASS_NAMES), for the newest state.")
+    head.emit(0, "var classes := {}")
+    head.emit(0, "## The newest tick applied: the one to acknowledge (0 before any).")
+    head.emit(0, "var newest_tick := 0")
+    head.emit(0, '## Why the last apply() failed, naming entity and property; "" if it did not.')
+    head.emit(0, 'var last_error := ""')
+    head.emit(0, "## Where it failed, as entity[12].origin.")
+    head.emit(0, 'var last_error_path := ""')
+    head.emit(0, "")
+    head.emit(0, "var _states := {}")
+    head.emit(0, "var _baselines := []")
+    head.emit(0, 'var _broken := ""')
+    head.emit(0, "var _scratch := PackedByteArray()")
+    head.emit(0, "var _padding := PackedByteArray()")
+    head.emit(0, "var _mask: Variant")
+    for member in body.members.values():
+        head.emit(0, f"var {member}: float")
+    head.emit(0, "")
+    head.emit(0, "")
+    head.emit(0, "func _init() -> void:")
+    head.emit(1, "_scratch.resize(8)")
+    head.emit(1, f"_padding.resize({padding})")
+    head.emit(1, "_padding.fill(0)")
+    head.lines.extend(body.member_lines)
+    for lay in schema.classes:
+        raw = _baseline_bits(lay)
+        head.emit(1, f'var base{lay.class_id} := "{raw.hex()}".hex_decode()')
+        head.emit(1, f"base{lay.class_id}.append_array(_padding)")
+        head.emit(1, f"var values{lay.class_id} := []")
+        head.emit(1, f"values{lay.class_id}.resize({lay.count})")
+        head.emit(
+            1,
+            f"if _c{lay.class_id}(base{lay.class_id}, 0, {8 * len(raw)}, -1, "
+            f"values{lay.class_id}) < 0:",
+        )
+        head.emit(2, f'_broken = "cannot decode the baseline of {lay.name}: " + last_error')
+        head.emit(1, f"_baselines.append(values{lay.class_id})")
+    head.emit(0, "")
+    return "\n".join([*head.lines, "", *body.lines]) + _RUNTIME

@@ -21,6 +21,7 @@ from ._fingerprint import (
     fingerprint,
 )
 from ._flatten import MAX_FLAT_PROPS, FlatProp, flatten
+from ._gdscript import generate
 from ._schema import NetClass, SchemaError
 from ._source_order import source_order
 
@@ -178,11 +179,9 @@ class Schema:
             lines.append("  ".join(cells).rstrip())
         return "\n".join(lines)
 
-    def to_gdscript(self, *, history: int = 32) -> str:
-        """A Godot 4 GDScript decoder for this schema's packets (see ``_gdscript``)."""
-        from ._gdscript import to_gdscript  # it builds on this module
-
-        return to_gdscript(self, history=history)
+    def to_gdscript(self, class_name: str | None = None) -> str:
+        """A GDScript (Godot 4) class that decodes this schema's packets (``_gdscript``)."""
+        return generate(self, class_name=class_name)
 
     def diff(self, other: Schema) -> list[str]:
         """What differs from ``other``: per class, the first differing property."""

@@ -1,0 +1,46 @@
+extends SceneTree
+## Damaged packets through the generated decoder, for tests/test_replication_gdscript.py.
+##
+## Arguments: DECODER_PATH IN OUT. IN holds var_to_bytes([full, delta, [bad, ...]]). For each
+## bad packet and then the intact delta, a fresh decoder applies the full packet and then
+## that one; OUT gets var_to_bytes of one [tick, last_error, last_error_path, kept, state]
+## per packet: kept = the state, classes, ticks and newest tick are unchanged, state =
+## var_to_bytes([state, classes]) with ids sorted.
+
+
+func _init() -> void:
+	var args := OS.get_cmdline_user_args()
+	var script: GDScript = load(args[0])
+	var input: Array = bytes_to_var(FileAccess.get_file_as_bytes(args[1]))
+	var packets: Array = input[2].duplicate()
+	packets.append(input[1])
+	var results := []
+	for packet in packets:
+		var decoder = script.new()
+		if decoder.apply(input[0]) < 0:
+			printerr("the full packet failed: " + decoder.last_error)
+			quit(1)
+			return
+		var before := _snapshot(decoder)
+		var tick: int = decoder.apply(packet)
+		var kept := _snapshot(decoder) == before
+		results.append([tick, decoder.last_error, decoder.last_error_path, kept, _sorted(decoder)])
+	var out := FileAccess.open(args[2], FileAccess.WRITE)
+	out.store_buffer(var_to_bytes(results))
+	out.close()
+	quit()
+
+
+func _snapshot(decoder: Object) -> PackedByteArray:
+	return var_to_bytes([_sorted(decoder), decoder.held_ticks(), decoder.newest_tick])
+
+
+func _sorted(decoder: Object) -> PackedByteArray:
+	var ids: Array = decoder.state.keys()
+	ids.sort()
+	var state := {}
+	var classes := {}
+	for id in ids:
+		state[id] = decoder.state[id]
+		classes[id] = decoder.classes[id]
+	return var_to_bytes([state, classes])
