@@ -42,6 +42,7 @@ from gdvariant.replication import (
     UInt,
     Variant,
     World,
+    godot_state,
     godot_value,
 )
 from gdvariant.replication._snapshot import OP_ENTER, encode_record
@@ -51,19 +52,6 @@ HISTORY = 8
 DROP = 0.1
 TIMEOUT = 120
 HELLO, PACKET, DONE, REPORT = 0, 1, 2, 3
-
-
-def godot_state(schema: Schema, state: dict[int, Any]) -> list[dict[int, Any]]:
-    """A decoder state (``SnapshotDecoder.state`` or ``expected_state``) as the generated
-    GDScript holds it: ``[{id: {path: value}}, {id: class id}]``, ids ascending."""
-    values: dict[int, Any] = {}
-    classes: dict[int, int] = {}
-    for net_id in sorted(state):
-        ent = state[net_id]
-        lay = schema.layout(ent.class_name)
-        values[net_id] = {p.path: godot_value(p.codec, ent.values[p.path]) for p in lay.props}
-        classes[net_id] = lay.class_id
-    return [values, classes]
 
 
 def first_difference(theirs: bytes, ours: list[dict[int, Any]]) -> str:

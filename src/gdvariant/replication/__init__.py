@@ -38,7 +38,7 @@ from ._float_codecs import (
     Vec3,
     Vec4,
 )
-from ._gdscript import godot_value
+from ._gdscript import godot_state, godot_value
 from ._layout import ClassLayout, Schema
 from ._load import load_schema
 from ._schema import Array, Embed, Exclude, NetClass, Prop, SchemaError
@@ -88,6 +88,7 @@ __all__ = [
     "Vec4",
     "World",
     "codec_from_description",
+    "godot_state",
     "godot_value",
     "load_schema",
     "source_flat_order",

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import enum
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 import gdvariant
@@ -73,8 +73,9 @@ from ._float_codecs import (
 if TYPE_CHECKING:
     from ._flatten import FlatProp
     from ._layout import ClassLayout, Schema
+    from ._snapshot import EntityState
 
-__all__ = ["generate", "godot_value"]
+__all__ = ["generate", "godot_state", "godot_value"]
 
 _HEADER_BYTES = 18
 _RECORD_HEADER_BITS = 2 + 1 + 2 + 32
@@ -93,6 +94,20 @@ def godot_value(codec: Codec, value: Any) -> Any:
     if isinstance(codec, UInt | VarUInt) and isinstance(value, int) and value >= 1 << 63:
         return value - (1 << 64)
     return value
+
+
+def godot_state(schema: Schema, state: Mapping[int, EntityState]) -> list[dict[int, Any]]:
+    """A decoder state (``SnapshotDecoder.state``, ``SnapshotEncoder.expected_state``) as the
+    generated GDScript holds it, ``[{id: {path: value}}, {id: class id}]`` with ids ascending
+    and paths in flat order: what its ``var_to_bytes`` must equal."""
+    values: dict[int, Any] = {}
+    classes: dict[int, int] = {}
+    for net_id in sorted(state):
+        ent = state[net_id]
+        lay = schema.layout(ent.class_name)
+        values[net_id] = {p.path: godot_value(p.codec, ent.values[p.path]) for p in lay.props}
+        classes[net_id] = lay.class_id
+    return [values, classes]
 
 
 def _straight_bits(codec: Codec) -> int:
