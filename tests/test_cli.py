@@ -642,7 +642,7 @@ def _check_the_engine_keeps_three_keys(
 
 # ---- schema ---------------------------------------------------------------------------------
 
-ARENA = str(Path(__file__).resolve().parent.parent / "examples" / "arena" / "schema.py")
+ARENA = str(Path(__file__).resolve().parent.parent / "examples" / "arena" / "arena_schema.py")
 
 
 def test_schema_explain_prints_one_class_table(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,9 +1,10 @@
-"""The examples in ``examples/``: the relay server with Python clients, and its one-command
-demo with real headless Godot 4.6 clients."""
+"""The examples in ``examples/``: the relay and arena servers with Python clients, and their
+one-command demos with real headless Godot 4.6 clients."""
 
 from __future__ import annotations
 
 import asyncio
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -15,8 +16,12 @@ import gdvariant as gd
 from gdvariant.asyncio import connect
 
 RELAY = Path(__file__).resolve().parent.parent / "examples" / "relay"
-sys.path.insert(0, str(RELAY))
+ARENA = RELAY.parent / "arena"
+sys.path[:0] = [str(RELAY), str(ARENA)]
+import arena_server  # noqa: E402
 import server as relay_server  # noqa: E402
+
+from gdvariant.replication import SnapshotDecoder, godot_state  # noqa: E402
 
 
 def test_the_relay_passes_moves_and_chat_to_everyone_else() -> None:
@@ -55,3 +60,57 @@ def test_the_relay_demo_runs_with_headless_godot_clients(godot4: Engine) -> None
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.count("saw 3 chats and [100, 100, 100] moves") == 4, proc.stdout
     assert "all clients saw everything" in proc.stdout
+
+
+def test_the_arena_decoder_in_the_client_project_is_current() -> None:
+    """The Godot project works when opened as it is: its decoder is the schema's own."""
+    committed = (ARENA / "client" / "arena_decoder.gd").read_text()
+    assert committed == arena_server.SCHEMA.to_gdscript()
+
+
+async def _python_arena_client(port: int, name: str) -> None:
+    """An arena client in Python: a SnapshotDecoder instead of the generated GDScript one."""
+    loop = asyncio.get_running_loop()
+    inbox: asyncio.Queue[bytes] = asyncio.Queue()
+
+    class Inbox(asyncio.DatagramProtocol):
+        def datagram_received(self, data: bytes, addr: object) -> None:
+            inbox.put_nowait(data)
+
+    transport, _ = await loop.create_datagram_endpoint(Inbox, remote_addr=("127.0.0.1", port))
+    decoder = SnapshotDecoder(arena_server.SCHEMA)
+    transport.sendto(bytes([arena_server.JOIN]) + name.encode())
+    steps = 0
+    while (message := await asyncio.wait_for(inbox.get(), 30))[0] != arena_server.DONE:
+        if message[0] == arena_server.PACKET:
+            decoder.apply(message[1:])
+            steps += 1
+            dx, dy = [(127, 0), (0, 127), (-127, 0), (0, -127)][steps // 20 % 4]
+            transport.sendto(struct.pack("<BIbbB", arena_server.INPUT, decoder.ack, dx, dy, 1))
+    state = gd.dumps(godot_state(arena_server.SCHEMA, decoder.state))
+    transport.sendto(struct.pack("<BI", arena_server.REPORT, decoder.ack) + state)
+    transport.close()
+
+
+def test_the_arena_server_plays_with_python_clients() -> None:
+    async def main() -> dict[str, bool]:
+        ready: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        game = asyncio.create_task(arena_server.run("127.0.0.1", 0, ready, players=2, ticks=60))
+        port = await ready
+        await asyncio.gather(_python_arena_client(port, "Ayla"), _python_arena_client(port, "Bo"))
+        return await game
+
+    assert asyncio.run(asyncio.wait_for(main(), 60)) == {"Ayla": True, "Bo": True}
+
+
+@pytest.mark.engine
+def test_the_arena_demo_runs_with_headless_godot_clients(godot4: Engine) -> None:
+    assert godot4.chroot is not None
+    cmd = [sys.executable, str(ARENA / "arena_demo.py"), "--chroot", str(godot4.chroot)]
+    proc = subprocess.run(
+        [*cmd, "--players", "3", "--ticks", "120"], capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    # A client that fell behind gets the last delta again, so it may apply a few more.
+    assert proc.stdout.count("packets up to tick 120; saw ") == 3, proc.stdout
+    assert "all 3 clients ended with the server's state" in proc.stdout

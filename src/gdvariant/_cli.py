@@ -57,9 +57,9 @@ _FRAMES_EXAMPLES = """examples:
   gdvariant frames --hex 080000000200000005000000         # -> 5
 """
 _SCHEMA_EXAMPLES = """examples:
-  gdvariant schema explain examples/arena/schema.py:Player   # the flat table of one class
-  gdvariant schema explain examples/arena/schema.py          # every class, and the fingerprint
-  gdvariant schema gdscript examples/arena/schema.py -o /tmp/arena_decoder.gd
+  gdvariant schema explain examples/arena/arena_schema.py:Player  # one class's flat table
+  gdvariant schema explain examples/arena/arena_schema.py         # every class, fingerprint
+  gdvariant schema gdscript examples/arena/arena_schema.py -o /tmp/arena_decoder.gd
 """
 _VERSIONS_EXAMPLES = """examples:
   gdvariant versions
@@ -71,7 +71,7 @@ _EPILOG = f"""examples:
   gdvariant encode '[7, "move", Vector3(1, 2, 3), {{"seq": 42}}]' --hex
   gdvariant frames examples/capture.bin
   gdvariant versions
-  gdvariant schema explain examples/arena/schema.py:Player
+  gdvariant schema explain examples/arena/arena_schema.py:Player
   gdvariant decode --help                                # and encode, frames, schema, versions
 
 {_EXIT_STATUS}"""

@@ -1,6 +1,6 @@
 """The networked state of a small top-down arena: players and the shots they fire.
 
-Used by the arena example (``server.py``) and by ``gdvariant schema explain`` /
+Used by the arena example (``arena_server.py``) and by ``gdvariant schema explain`` /
 ``gdvariant schema gdscript``; the client's decoder is generated from it.
 """
 
