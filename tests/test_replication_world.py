@@ -90,11 +90,3 @@ def test_quantized_view() -> None:
     w = world()
     t = w.spawn(Thing, a=4, inner={"q": 0.52})
     assert w.quantized(t) == {"a": 4, "b": True, "inner.q": 8 / 15}
-
-
-def test_the_documented_example_runs() -> None:
-    text = (Path(__file__).parent.parent / "docs" / "replication.md").read_text()
-    blocks = re.findall(r"```python\n(.*?)```", text, re.DOTALL)
-    assert blocks
-    for block in blocks:
-        exec(compile(block, "docs/replication.md", "exec"), {"print": lambda *a: None})
