@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import pytest
 
 from gdvariant.replication import Bool, Embed, NetClass, Prop, Quant, Schema, UInt, World
