@@ -83,7 +83,7 @@ class RemoteCall:
         if not 0 <= self.node_id < PATH_FLAG:
             raise ValueError(f"node cache id {self.node_id} out of range")
         for code, size, pack in NODE_FORMS:
-            if size >= self.node_id_size and self.node_id < 1 << (size * 8):
+            if self.node_id_size in (0, size) and self.node_id < 1 << (size * 8):
                 return code, pack(self.node_id)
         raise ValueError(f"node id {self.node_id} does not fit in {self.node_id_size} bytes")
 

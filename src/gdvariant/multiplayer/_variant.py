@@ -72,9 +72,7 @@ def decode_compressed(
         raise DecodeError("truncated value: no meta byte", offset)
     meta = view[offset]
     kind, mode = meta & TYPE_MASK, meta >> MODE_SHIFT
-    if kind == BOOL:
-        if meta & ~(BOOL | BOOL_TRUE):
-            raise DecodeError(f"bad BOOL meta byte 0x{meta:02x}", offset)
+    if kind == BOOL:  # Godot reads bit 7 only, whatever the mode bits say
         return bool(meta & BOOL_TRUE), offset + 1
     if kind == INT:
         form = INT_BY_MODE[mode]
