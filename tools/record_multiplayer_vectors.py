@@ -1,14 +1,10 @@
-"""Record SceneMultiplayer packets from a real Godot 4.6: ``tests/vectors/multiplayer/*.json``.
+"""Record SceneMultiplayer packets from a real Godot 4.6 into tests/vectors/multiplayer/.
 
-Runs the project in ``tests/engine/multiplayer`` three times at once on the real engine (see
-``tests/engines.py``): one headless server and two headless clients, all over
-WebSocketMultiplayerPeer. The clients connect to a WebSocket proxy here, which forwards every
-message unchanged to the server and records it. A WebSocket message after the 4-byte peer id is
-exactly one SceneMultiplayer packet, so the recording is the engine's own bytes both ways.
-
-Client A stays until the server ends; client B joins later and leaves early, so the recording
-holds auth, ADD_PEER/DEL_PEER, relayed RPCs and RAW packets as well as RPCs, spawns, syncs and
-despawns.
+Runs ``tests/engine/multiplayer`` as one headless server and two headless clients on the real
+engine (see ``tests/engines.py``; install it with ``sudo bash tools/setup-engines.sh``), with a
+recording WebSocket proxy between them (``tests/multiplayer_recorder.py``). The output holds
+the engine version, every packet in order with its client and direction, and what each peer
+printed.
 
 Usage: python tools/record_multiplayer_vectors.py [--out PATH]
 """
@@ -16,122 +12,17 @@ Usage: python tools/record_multiplayer_vectors.py [--out PATH]
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
-import shutil
-import socket
 import sys
 from pathlib import Path
-from typing import Any
-
-from websockets.asyncio.client import connect
-from websockets.asyncio.server import ServerConnection, serve
-from websockets.exceptions import ConnectionClosed
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from engines import ENGINE_SCRIPTS, Engine, find_engine  # noqa: E402
+from engines import find_engine  # noqa: E402
+from multiplayer_recorder import record_session  # noqa: E402
 
-PROJECT = ENGINE_SCRIPTS / "multiplayer"
 DEFAULT_OUT = ROOT / "tests/vectors/multiplayer/session.json"
-SERVER_SECONDS = 6.0
-CLIENT_A_SECONDS = 9.0
-CLIENT_B_DELAY = 1.5
-CLIENT_B_SECONDS = 2.5
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class Recorder:
-    """The proxy: one upstream connection per client, every message logged in order."""
-
-    def __init__(self, upstream: str) -> None:
-        self.upstream = upstream
-        self.packets: list[dict[str, Any]] = []
-        self.clients = 0
-
-    async def handle(self, downstream: ServerConnection) -> None:
-        name = "AB"[self.clients] if self.clients < 2 else str(self.clients)
-        self.clients += 1
-        async with connect(self.upstream, compression=None, max_size=None) as up:
-            await asyncio.gather(
-                self._pump(up, downstream, name, "s2c"), self._pump(downstream, up, name, "c2s")
-            )
-
-    async def _pump(self, source: Any, sink: Any, client: str, direction: str) -> None:
-        try:
-            async for message in source:
-                data = message.encode() if isinstance(message, str) else bytes(message)
-                self.packets.append({"client": client, "dir": direction, "hex": data.hex()})
-                await sink.send(message)
-        except ConnectionClosed:
-            pass
-        finally:
-            await sink.close()
-
-
-async def run_godot(engine: Engine, inside: str, args: list[str]) -> str:
-    """Run the project with ``args``; return its stdout (the scene prints what it received)."""
-    assert engine.chroot is not None
-    cmd = ["chroot", str(engine.chroot), "env", "HOME=/tmp", "godot", "--headless"]
-    proc = await asyncio.create_subprocess_exec(
-        *cmd,
-        "--path",
-        inside,
-        "--",
-        *args,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    out, err = await asyncio.wait_for(proc.communicate(), 60)
-    if proc.returncode != 0:
-        raise RuntimeError(f"Godot {args[0]} failed ({proc.returncode}):\n{out!r}\n{err!r}")
-    return out.decode(errors="replace")
-
-
-async def wait_listening(port: int) -> None:
-    for _ in range(200):
-        try:
-            _, writer = await asyncio.open_connection("127.0.0.1", port)
-        except OSError:
-            await asyncio.sleep(0.05)
-            continue
-        writer.close()
-        return
-    raise RuntimeError(f"the Godot server never listened on {port}")
-
-
-async def record(engine: Engine, inside: str) -> dict[str, Any]:
-    server_port, proxy_port = free_port(), free_port()
-    recorder = Recorder(f"ws://127.0.0.1:{server_port}")
-    url = f"ws://127.0.0.1:{proxy_port}"
-    server = asyncio.create_task(
-        run_godot(engine, inside, ["server", str(server_port), str(SERVER_SECONDS)])
-    )
-    await wait_listening(server_port)
-    async with serve(recorder.handle, "127.0.0.1", proxy_port, compression=None, max_size=None):
-        client_a = asyncio.create_task(
-            run_godot(engine, inside, ["client", url, str(CLIENT_A_SECONDS)])
-        )
-        await asyncio.sleep(CLIENT_B_DELAY)
-        client_b = asyncio.create_task(
-            run_godot(engine, inside, ["client", url, str(CLIENT_B_SECONDS)])
-        )
-        logs = await asyncio.gather(server, client_a, client_b)
-    return {
-        "godot": engine.version(),
-        "about": "SceneMultiplayer packets of tests/engine/multiplayer over WebSocket, in the "
-        "order the proxy saw them; the first s2c message of each client is its 4-byte peer id",
-        "packets": recorder.packets,
-        "logs": {
-            name: log.splitlines() for name, log in zip(("server", "A", "B"), logs, strict=True)
-        },
-    }
 
 
 def main() -> None:
@@ -141,11 +32,7 @@ def main() -> None:
     engine, why = find_engine("4.6")
     if engine is None:
         raise SystemExit(why)
-    with engine.workdir() as (here, inside):
-        for path in PROJECT.iterdir():
-            if path.is_file():
-                shutil.copy(path, here / path.name)
-        result = asyncio.run(record(engine, inside))
+    result = record_session(engine)
     args.out.write_text(json.dumps(result, indent=1) + "\n")
     print(f"{len(result['packets'])} packets from {result['godot']} -> {args.out}")
 
