@@ -1,9 +1,10 @@
 """Godot 4's high-level multiplayer (SceneMultiplayer) on the wire, sans I/O.
 
 Packet objects for every SceneMultiplayer command, the compressed Variant form its values
-use, the node path caches, net ids and sync time counters. Nothing here opens a socket: feed
-the bytes of one packet (one WebSocket message or ENet packet after the peer id) to
-:func:`decode_packet`, and send what :func:`encode_packet` returns.
+use, the node path caches, net ids, sync time counters, authentication and relay routing.
+Nothing here opens a socket: feed the bytes of one packet (one WebSocket message or ENet
+packet after the peer id) to :func:`decode_packet`, and send what :func:`encode_packet`
+returns.
 
 >>> from gdvariant.multiplayer import RemoteCall, decode_packet, encode_packet
 >>> encode_packet(RemoteCall(method_id=2, args=(10,), node_id=2)).hex()
@@ -12,11 +13,13 @@ the bytes of one packet (one WebSocket message or ENet packet after the peer id)
 
 from __future__ import annotations
 
+from ._auth import DEFAULT_AUTH_TIMEOUT, Authenticator, AuthVerdict
 from ._counters import InboundSyncTime, NetIds, SyncClock, is_path_net_id, path_net_id
 from ._errors import ProtocolError
 from ._packets import Packet, decode_packet, encode_packet
 from ._paths import EMPTY_CHECKSUM, ConfirmPath, ReceiveCache, SendCache, SimplifyPath
 from ._protocol import PROTOCOLS, Command, Protocol, SysCommand, get_protocol
+from ._relay import RelayRoute, route_relay
 from ._replication import CUSTOM_SCENE, DeltaState, DeltaSync, Despawn, Spawn, Sync, SyncState
 from ._rpc import NODE_RPC_FLAG, RemoteCall, rpc_checksum, rpc_method_ids
 from ._sys import AddPeer, Auth, DelPeer, Raw, Relay
@@ -29,11 +32,14 @@ from ._variant import (
 
 __all__ = [
     "CUSTOM_SCENE",
+    "DEFAULT_AUTH_TIMEOUT",
     "EMPTY_CHECKSUM",
     "NODE_RPC_FLAG",
     "PROTOCOLS",
     "AddPeer",
     "Auth",
+    "AuthVerdict",
+    "Authenticator",
     "Command",
     "ConfirmPath",
     "DelPeer",
@@ -48,6 +54,7 @@ __all__ = [
     "Raw",
     "ReceiveCache",
     "Relay",
+    "RelayRoute",
     "RemoteCall",
     "SendCache",
     "SimplifyPath",
@@ -65,6 +72,7 @@ __all__ = [
     "get_protocol",
     "is_path_net_id",
     "path_net_id",
+    "route_relay",
     "rpc_checksum",
     "rpc_method_ids",
 ]

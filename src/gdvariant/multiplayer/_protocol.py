@@ -53,6 +53,8 @@ class Protocol:
     ``delta_sync``: ``0x16`` delta packets exist (4.1+; a 4.0 peer misreads them).
     ``first_sync_accepted``: a synchronizer takes its first SYNC whatever its time (4.2+).
     ``relay_excludes_negative``: relay target ``-N`` means all but N (4.3+; 4.0-4.2 sent to N).
+    ``auth_explicit_completion``: a pending peer is admitted only on its ``07 00`` (4.3+); before,
+    any packet after our own completion counted as the peer's.
     """
 
     name: str
@@ -60,16 +62,17 @@ class Protocol:
     delta_sync: bool
     first_sync_accepted: bool
     relay_excludes_negative: bool
+    auth_explicit_completion: bool
 
 
 PROTOCOLS: dict[str, Protocol] = {
-    "4.0": Protocol("4.0", False, False, False, False),
-    "4.1": Protocol("4.1", False, True, False, False),
-    "4.2": Protocol("4.2", False, True, True, False),
-    "4.3": Protocol("4.3", True, True, True, True),
-    "4.4": Protocol("4.4", True, True, True, True),
-    "4.5": Protocol("4.5", True, True, True, True),
-    "4.6": Protocol("4.6", True, True, True, True),
+    "4.0": Protocol("4.0", False, False, False, False, False),
+    "4.1": Protocol("4.1", False, True, False, False, False),
+    "4.2": Protocol("4.2", False, True, True, False, False),
+    "4.3": Protocol("4.3", True, True, True, True, True),
+    "4.4": Protocol("4.4", True, True, True, True, True),
+    "4.5": Protocol("4.5", True, True, True, True, True),
+    "4.6": Protocol("4.6", True, True, True, True, True),
 }
 LATEST = PROTOCOLS["4.6"]
 
