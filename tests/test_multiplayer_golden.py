@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from gdvariant import Vector2
+from gdvariant import StringName, Vector2
 from gdvariant.multiplayer import (
     CUSTOM_SCENE,
     NODE_RPC_FLAG,
@@ -48,6 +48,7 @@ PLAYER_RPCS = [
 ]  # fmt: skip
 MAIN_RPCS = ["server_msg", "client_msg", "hello", "broadcast_msg"]
 MAIN_NODE_RPCS = ["dyn_call"]
+CROWD_RPCS = [f"r{i:03d}" for i in range(300)]  # crowd.gd
 
 
 def _split() -> tuple[dict[str, int], list[tuple[int, str, str, bytes]]]:
@@ -96,6 +97,9 @@ def test_every_command_is_covered() -> None:
     assert kinds >= expected | {Auth, AddPeer, DelPeer, Relay}
     widths = {(p.path is not None, p.node_id_size) for p in _of(RemoteCall)}
     assert widths >= {(True, 0), (False, 0), (False, 4)}
+    metas = {data[0] for _, _, _, data in PACKETS if data[0] & 7 == 0}
+    # u8/u16/u32-with-path node targets, u8/u16 method ids, raw and not
+    assert metas >= {0x00, 0x10, 0x20, 0x40, 0x50, 0x60, 0xA0}
     assert {len(p.args) for p in _of(RemoteCall)} >= {0, 1, 2, 8}
 
 
@@ -192,3 +196,20 @@ def test_confirms_answer_simplifies(client: str) -> None:
     confirmed = {p.cache_id for p in _of(ConfirmPath, client, "c2s")}
     assert confirmed == sent
     assert all(p.valid for p in _of(ConfirmPath))
+
+
+def test_crowd_calls_use_16_bit_ids() -> None:
+    crowd = rpc_method_ids(CROWD_RPCS)
+    simplified = {p.path: p.cache_id for p in _of(SimplifyPath, "A", "s2c")}
+    members = {f"Main/Crowd/N{i}": i for i in range(260)}
+    assert {p for p in simplified if p in members} == set(members)
+    checksums = {p.checksum for p in _of(SimplifyPath, "A", "s2c") if p.path in members}
+    assert checksums == {rpc_checksum(CROWD_RPCS)}
+    by_id = {cache_id: members[path] for path, cache_id in simplified.items() if path in members}
+    compressed = [p for p in _of(RemoteCall, "A", "s2c") if p.path is None and p.node_id in by_id]
+    r299 = [p for p in compressed if p.method_id == crowd["r299"]]
+    assert crowd["r299"] == 299 and crowd["r007"] == 7
+    assert len(r299) == 8 and all(p.node_id > 255 for p in r299)
+    assert all(p.args == (-by_id[p.node_id],) for p in r299)
+    r007 = [p for p in compressed if p.method_id == crowd["r007"]]
+    assert [p.args for p in r007] == [(StringName(f"N{by_id[p.node_id]}"),) for p in r007]

@@ -1,11 +1,13 @@
 extends Node
 ## Runs as a SceneMultiplayer server or client over WebSocketMultiplayerPeer, with auth,
 ## spawns (scene index and custom), full/delta/static syncs, RPCs of every form, RAW and relay.
+## The first client also gets RPCs on CROWD nodes, so that path cache ids pass 255.
 ##
 ## Arguments (after --): server PORT SECONDS | client URL SECONDS. Each side quits after
 ## SECONDS; the server despawns every player one second before that.
 
 const PLAYER := "res://player.tscn"
+const CROWD := 260
 
 var smp: SceneMultiplayer
 var next_bullet := 0
@@ -16,6 +18,12 @@ func _ready() -> void:
 	Engine.max_fps = 30
 	$PlayerSpawner.add_spawnable_scene(PLAYER)
 	$BulletSpawner.spawn_function = _spawn_bullet
+	var crowd_script := load("res://crowd.gd")
+	for i in CROWD:
+		var member := Node.new()
+		member.name = "N%d" % i
+		member.set_script(crowd_script)
+		$Crowd.add_child(member)
 	rpc_config(&"dyn_call", {"rpc_mode": MultiplayerAPI.RPC_MODE_ANY_PEER})
 	smp = multiplayer as SceneMultiplayer
 	smp.auth_callback = _on_auth
@@ -89,6 +97,11 @@ func _serve(id: int) -> void:
 	smp.send_bytes(PackedByteArray([1, 2, 3]), id)
 	$BulletSpawner.spawn({"dir": Vector2(1, 0), "speed": 3.5})
 	$GameState.score += 5
+	if get_tree().get_meta("crowd_done", false):
+		pass
+	else:
+		get_tree().set_meta("crowd_done", true)
+		_poke_crowd(id)
 	for i in 8:
 		await get_tree().process_frame
 		if not is_instance_valid(player):
@@ -99,6 +112,16 @@ func _serve(id: int) -> void:
 			player.health -= 1
 		if i == 4:
 			player.speed = 2.25
+
+
+func _poke_crowd(id: int) -> void:
+	# Path cache ids above 255 (then 16-bit node ids once confirmed) and method ids above 255.
+	for member in $Crowd.get_children():
+		member.r299.rpc_id(id, member.get_index())
+	await get_tree().create_timer(0.5).timeout
+	for member in $Crowd.get_children().slice(CROWD - 8):
+		member.r299.rpc_id(id, -member.get_index())
+		member.r007.rpc_id(id, member.name)
 
 
 func _despawn_all() -> void:
