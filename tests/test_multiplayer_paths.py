@@ -89,3 +89,15 @@ def test_receive_cache_per_peer() -> None:
     cache.remove_peer(5)
     with pytest.raises(ProtocolError):
         cache.path(5, 1)
+
+
+def test_checksum_is_32_bytes_and_a_skipped_33rd() -> None:
+    # Godot reads the checksum as 32 bytes and skips the next one unread (found by fuzzing).
+    hex_ = "01" + MD5 + "54" + "01000000" + b"Main\0".hex()
+    assert decode_packet(bytes.fromhex(hex_)) == SimplifyPath(1, "Main")
+    short = SimplifyPath(1, "Main", "abc")
+    data = encode_packet(short)
+    assert data.hex() == "01" + b"abc".hex() + "00" * 30 + "01000000" + b"Main\0".hex()
+    assert decode_packet(data) == short
+    with pytest.raises(ValueError, match="longer than 32"):
+        encode_packet(SimplifyPath(1, "Main", "a" * 33))

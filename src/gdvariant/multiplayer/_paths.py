@@ -27,20 +27,22 @@ SIMPLIFY_HEADER = 1 + CHECKSUM_SIZE + 1 + 4
 
 @dataclass(frozen=True)
 class SimplifyPath:
-    """``01 <md5 cstr, 33 bytes> <u32 cache id> <path cstr>``."""
+    """``01 <md5 cstr, 33 bytes> <u32 cache id> <path cstr>``.
+
+    The checksum is 32 lowercase hex digits from Godot; a shorter one is padded with NULs.
+    """
 
     cache_id: int
     path: str
     checksum: str = EMPTY_CHECKSUM
 
     def encode(self, protocol: Protocol = LATEST, *, full_objects: bool = False) -> bytes:
-        checksum = self.checksum.encode("ascii")
-        if len(checksum) != CHECKSUM_SIZE:
-            raise ValueError(f"checksum must be 32 hex digits, not {self.checksum!r}")
+        checksum = self.checksum.encode("utf-8")
+        if len(checksum) > CHECKSUM_SIZE:
+            raise ValueError(f"checksum {self.checksum!r} is longer than 32 bytes")
         return (
             bytes([Command.SIMPLIFY_PATH])
-            + checksum
-            + b"\0"
+            + checksum.ljust(CHECKSUM_SIZE + 1, b"\0")
             + pack_u32(self.cache_id)
             + cstr(self.path)
         )
@@ -50,7 +52,8 @@ class SimplifyPath:
         reader = Reader(data, "SIMPLIFY_PATH", 1)
         if len(data) < SIMPLIFY_HEADER:
             raise reader.error(f"{len(data)} bytes, at least {SIMPLIFY_HEADER} needed")
-        checksum = reader.cstr(CHECKSUM_SIZE + 1, "checksum")
+        checksum = reader.cstr(CHECKSUM_SIZE, "checksum")
+        reader.need(1, "checksum terminator")  # Godot reads 32 bytes and skips the 33rd
         cache_id = reader.u32("cache id")
         path = reader.cstr(reader.remaining, "node path")
         if not path:
