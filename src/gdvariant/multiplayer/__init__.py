@@ -22,6 +22,17 @@ from ._protocol import PROTOCOLS, Command, Protocol, SysCommand, get_protocol
 from ._relay import RelayRoute, route_relay
 from ._replication import CUSTOM_SCENE, DeltaState, DeltaSync, Despawn, Spawn, Sync, SyncState
 from ._rpc import NODE_RPC_FLAG, RemoteCall, rpc_checksum, rpc_method_ids
+from ._server import (
+    AuthData,
+    Event,
+    PacketDropped,
+    PacketReceived,
+    PeerAuthenticating,
+    PeerAuthenticationFailed,
+    PeerConnected,
+    PeerDisconnected,
+    ServerProtocol,
+)
 from ._sys import AddPeer, Auth, DelPeer, Raw, Relay
 from ._variant import (
     decode_compressed,
@@ -38,6 +49,7 @@ __all__ = [
     "PROTOCOLS",
     "AddPeer",
     "Auth",
+    "AuthData",
     "AuthVerdict",
     "Authenticator",
     "Command",
@@ -46,9 +58,16 @@ __all__ = [
     "DeltaState",
     "DeltaSync",
     "Despawn",
+    "Event",
     "InboundSyncTime",
     "NetIds",
     "Packet",
+    "PacketDropped",
+    "PacketReceived",
+    "PeerAuthenticating",
+    "PeerAuthenticationFailed",
+    "PeerConnected",
+    "PeerDisconnected",
     "Protocol",
     "ProtocolError",
     "Raw",
@@ -57,6 +76,7 @@ __all__ = [
     "RelayRoute",
     "RemoteCall",
     "SendCache",
+    "ServerProtocol",
     "SimplifyPath",
     "Spawn",
     "Sync",
