@@ -11,6 +11,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from gdvariant.multiplayer import (
     AddPeer,
     Auth,
@@ -170,3 +173,19 @@ def test_authentication_and_timeout() -> None:
     assert server.poll(13.0) == [PeerAuthenticationFailed(6)]
     server.peer_connected(7, 20.0)
     assert server.peer_disconnected(7) == [PeerAuthenticationFailed(7)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.binary(max_size=48), max_size=6), st.booleans())
+def test_any_bytes_give_events_never_exceptions(packets: list[bytes], auth: bool) -> None:
+    server = ServerProtocol(auth=auth)
+    server.peer_connected(5, 0.0)
+    server.peer_connected(6, 0.0)
+    for data in packets:
+        for event in server.receive(5, data):
+            assert getattr(event, "peer", 5) == 5
+    if auth:  # the other peer still authenticates normally
+        assert server.receive(6, b"\x07\x00") == []
+        assert server.complete_auth(6) == [PeerConnected(6)]
+    else:
+        assert server.receive(6, b"\x03ok") == [PacketReceived(6, Raw(b"ok"))]
