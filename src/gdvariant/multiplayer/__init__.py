@@ -14,6 +14,7 @@ returns.
 from __future__ import annotations
 
 from ._auth import DEFAULT_AUTH_TIMEOUT, Authenticator, AuthVerdict
+from ._config import ReplicatedProperty, ReplicationConfig, ReplicationMode
 from ._counters import InboundSyncTime, NetIds, SyncClock, is_path_net_id, path_net_id
 from ._errors import ProtocolError
 from ._packets import Packet, decode_packet, encode_packet
@@ -75,6 +76,9 @@ __all__ = [
     "Relay",
     "RelayRoute",
     "RemoteCall",
+    "ReplicatedProperty",
+    "ReplicationConfig",
+    "ReplicationMode",
     "SendCache",
     "ServerProtocol",
     "SimplifyPath",
