@@ -101,3 +101,8 @@ def test_checksum_is_32_bytes_and_a_skipped_33rd() -> None:
     assert decode_packet(data) == short
     with pytest.raises(ValueError, match="longer than 32"):
         encode_packet(SimplifyPath(1, "Main", "a" * 33))
+
+
+def test_nul_inside_a_path_is_refused() -> None:
+    with pytest.raises(ValueError, match="NUL"):
+        encode_packet(SimplifyPath(1, "Main\0x"))

@@ -79,7 +79,10 @@ class Reader:
 
 
 def cstr(text: str) -> bytes:
-    """UTF-8 bytes and one NUL, as ``encode_cstring`` writes them (the length counts the NUL)."""
+    """UTF-8 bytes and one NUL, as ``encode_cstring`` writes them (the length counts the NUL).
+    A Godot String cannot hold a NUL, so one inside ``text`` is refused."""
+    if "\0" in text:
+        raise ValueError(f"NUL inside {text!r}: a Godot name or path cannot hold one")
     return text.encode("utf-8") + b"\0"
 
 
