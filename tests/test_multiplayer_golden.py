@@ -159,12 +159,13 @@ def test_despawns_name_spawned_nodes() -> None:
 
 def test_sync_times_count_up_per_peer() -> None:
     # The time advances every frame a peer has a synchronizer to consider, sent or not: it
-    # skips while only a synchronizer with replication_interval 0.25 s is left (end of the
-    # server's run), and a client's first SYNC may be later than 1 (its path was not confirmed).
+    # skips while only synchronizers with a replication_interval are due, and a client's
+    # first SYNC may be later than 1 (its path was not confirmed). A frame whose states do
+    # not fit in 1350 bytes is sent as several packets with the same time.
     for client in IDS:
         for direction in ("s2c", "c2s"):
             times = [p.time for p in _of(Sync, client, direction)]
-            assert times and all(b > a for a, b in itertools.pairwise(times))
+            assert times and all(b >= a for a, b in itertools.pairwise(times))
             assert times[0] == 1 if direction == "s2c" else times[0] >= 1
             steps = {b - a for a, b in itertools.pairwise(times)}
             assert 1 in steps
@@ -235,3 +236,24 @@ def test_websocket_handshakes() -> None:
             ("Connection", "Upgrade"),
         ]
     assert not any(p.get("text") for p in SESSION["packets"])  # binary messages only
+
+
+def test_sync_packets_split_at_1350_and_skip_oversized_states() -> None:
+    # Big holds 1400 bytes, Half1-3 600 each (main.tscn): max_sync_packet_size is 1350.
+    paths = {
+        p.cache_id | 0x80000000: p.path.split("/")[1]
+        for p in _of(SimplifyPath, "A", "s2c")
+        if p.path.endswith("/Sync")
+    }
+    times: dict[int, list[tuple[int, list[str]]]] = defaultdict(list)
+    for client, direction, packet in DECODED:
+        if (client, direction) == ("A", "s2c") and isinstance(packet, Sync):
+            names = [paths.get(s.net_id, "player") for s in packet.states]
+            times[packet.time].append((len(encode_packet(packet)), names))
+    blobs = {t: parts for t, parts in times.items() if any("Half1" in n for _, n in parts)}
+    assert len(blobs) >= 3
+    for parts in blobs.values():
+        assert len(parts) == 2  # one frame, two packets with the same time
+        assert all(size <= 1350 for size, _ in parts)
+        assert parts[0][1] == ["Half1", "Half2"] and parts[1][1][0] == "Half3"
+    assert not any("Big" in names for parts in times.values() for _, names in parts)
