@@ -102,6 +102,11 @@ def test_node_level_rpcs_come_first_with_the_flag() -> None:
     assert ids == {"a": 0, "b": 1, "dyn": 0x8000, "z": 0x8001}
 
 
+def test_a_name_in_both_lists_takes_its_script_id() -> None:
+    assert rpc_method_ids(["b", "a"], ["b"]) == {"a": 0, "b": 1}
+    assert rpc_checksum(["b", "a"], ["b"]) == hashlib.md5(b"bab").hexdigest()
+
+
 def test_checksum_is_md5_of_names_in_id_order() -> None:
     names = ["take_damage", "set_input", "play_anim"]
     assert rpc_checksum(names) == "46f4e97099221d2cfbd49096060e6031"

@@ -123,10 +123,10 @@ class RemoteCall:
 def rpc_method_ids(script_rpcs: Iterable[str], node_rpcs: Iterable[str] = ()) -> dict[str, int]:
     """Each RPC method's id as Godot numbers them: node-level names (``rpc_config``) sorted,
     with :data:`NODE_RPC_FLAG`, then the script's ``@rpc`` names (its base scripts' included)
-    sorted by code point. A name in both lists keeps its node-level id, as Godot looks there
-    first."""
-    ids = {name: i for i, name in enumerate(sorted(set(script_rpcs)))}
-    ids.update({name: i | NODE_RPC_FLAG for i, name in enumerate(sorted(set(node_rpcs)))})
+    sorted by code point. A name in both lists is called by its script id: Godot reads the
+    node-level list first and the script's second, and the second entry replaces the first."""
+    ids = {name: i | NODE_RPC_FLAG for i, name in enumerate(sorted(set(node_rpcs)))}
+    ids.update({name: i for i, name in enumerate(sorted(set(script_rpcs)))})
     return ids
 
 
