@@ -1,0 +1,75 @@
+"""Coverage-guided fuzzing of the SceneMultiplayer packet codec (atheris). Run by hand.
+
+    .venv/bin/pip install -e '.[fuzz]'
+    .venv/bin/python fuzz/fuzz_multiplayer.py fuzz/corpus-multiplayer -max_total_time=600
+
+The first input byte picks the protocol (4.0 ... 4.6), the rest is one packet. Only
+:class:`gdvariant.DecodeError` may escape ``decode_packet``; a packet it accepts must encode
+without error, and that encoding must be stable (decode and encode it again: same bytes).
+``--seed-corpus DIR`` writes the packets recorded from Godot 4.6; ``--replay DIR`` runs a
+corpus once without atheris.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+try:
+    import atheris
+except ImportError:  # --seed-corpus and --replay work without it
+    atheris = None
+
+import gdvariant as gd
+from gdvariant.multiplayer import PROTOCOLS, decode_packet, encode_packet
+
+VERSIONS = list(PROTOCOLS.values())
+SESSION = Path(__file__).resolve().parent.parent / "tests/vectors/multiplayer/session.json"
+
+
+def test_one_input(raw: bytes) -> None:
+    if not raw:
+        return
+    protocol = VERSIONS[raw[0] % len(VERSIONS)]
+    try:
+        packet = decode_packet(raw[1:], protocol=protocol, allow_objects=True)
+    except gd.DecodeError:
+        return
+    data = encode_packet(packet, protocol=protocol, full_objects=True)
+    again = decode_packet(data, protocol=protocol, allow_objects=True)
+    if encode_packet(again, protocol=protocol, full_objects=True) != data:
+        raise AssertionError(f"unstable encoding of {raw.hex()}")
+
+
+def seed_corpus(folder: Path) -> None:
+    """One file per recorded packet, for the 4.6 protocol."""
+    folder.mkdir(parents=True, exist_ok=True)
+    packets = json.loads(SESSION.read_text(encoding="utf-8"))["packets"]
+    unique = {bytes.fromhex(p["hex"]) for p in packets}
+    index = VERSIONS.index(PROTOCOLS["4.6"])
+    for count, packet in enumerate(sorted(unique)):
+        (folder / f"4.6-{count}").write_bytes(bytes([index]) + packet)
+    print(f"wrote {len(unique)} seed inputs to {folder}")
+
+
+def replay(folder: Path) -> None:
+    """Run every input of a corpus once; a crash raises."""
+    files = sorted(folder.iterdir())
+    for path in files:
+        if path.exists():
+            test_one_input(path.read_bytes())
+    print(f"replayed {len(files)} inputs from {folder}: no crash")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--seed-corpus"]:
+        seed_corpus(Path(sys.argv[2]))
+    elif sys.argv[1:2] == ["--replay"]:
+        replay(Path(sys.argv[2]))
+    elif atheris is None:
+        raise SystemExit("atheris is not installed: pip install -e '.[fuzz]'")
+    else:
+        atheris.instrument_all()
+        atheris.Setup(sys.argv, test_one_input)
+        atheris.Fuzz()

@@ -1,0 +1,145 @@
+"""SceneMultiplayer authentication, sans I/O: which peers are pending, what their packets
+mean, when they are admitted and when they time out.
+
+With an ``auth_callback`` set, a new transport peer is *pending*: only ``07 00 <data>`` (for
+the callback) and ``07 00`` ("I completed") may pass. Each side marks its own completion with
+``complete`` and the peer is admitted when both have completed. Once admitted, a stray
+``07 00`` is ignored and a longer AUTH is an error. Without a callback peers are admitted at
+once. Times are plain numbers (seconds) the caller supplies.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from ._errors import ProtocolError
+from ._protocol import LATEST, Command, Protocol, SysCommand
+from ._sys import Auth
+
+__all__ = ["DEFAULT_AUTH_TIMEOUT", "AuthVerdict", "Authenticator"]
+
+#: SceneMultiplayer's default ``auth_timeout`` (3 s).
+DEFAULT_AUTH_TIMEOUT = 3.0
+AUTH_HEAD = bytes([Command.SYS, SysCommand.AUTH])
+
+
+class AuthVerdict(enum.Enum):
+    """What a received packet means for the authentication state."""
+
+    GAME = "game"  # an admitted peer's packet: process it
+    DATA = "data"  # auth data for the auth callback
+    COMPLETED = "completed"  # the peer completed; we have not yet
+    ADMITTED = "admitted"  # both sides completed: the peer is connected now
+    IGNORED = "ignored"  # a repeated completion from an admitted peer
+
+
+@dataclass
+class _Pending:
+    deadline: float
+    local: bool = False
+    remote: bool = False
+
+
+class Authenticator:
+    """One SceneMultiplayer's view of its remote peers' authentication.
+
+    ``enabled`` is whether an ``auth_callback`` is set; both sides of a session must agree.
+    """
+
+    def __init__(
+        self,
+        *,
+        enabled: bool = True,
+        timeout: float = DEFAULT_AUTH_TIMEOUT,
+        protocol: Protocol = LATEST,
+    ) -> None:
+        self.enabled = enabled
+        self.timeout = timeout
+        self.protocol = protocol
+        self._pending: dict[int, _Pending] = {}
+        self.connected: set[int] = set()
+
+    def add_peer(self, peer: int, now: float) -> bool:
+        """A transport peer arrived; True if it is admitted at once (no authentication)."""
+        if peer in self._pending or peer in self.connected:
+            raise ValueError(f"peer {peer} is already known")
+        if not self.enabled:
+            self.connected.add(peer)
+            return True
+        self._pending[peer] = _Pending(now + self.timeout)
+        return False
+
+    def is_pending(self, peer: int) -> bool:
+        return peer in self._pending
+
+    def send(self, peer: int, data: bytes) -> bytes:
+        """The packet that sends auth ``data`` to a pending ``peer`` (``send_auth``)."""
+        state = self._state(peer)
+        if not data:
+            raise ValueError("auth data must not be empty (an empty AUTH means completed)")
+        if state.local or state.remote:
+            raise ValueError(f"authentication with peer {peer} was completed: no more data")
+        return Auth(bytes(data)).encode()
+
+    def complete(self, peer: int) -> tuple[bytes, bool]:
+        """Mark our side completed (``complete_auth``): the ``07 00`` to send, and whether
+        the peer is admitted now (it had completed already)."""
+        state = self._state(peer)
+        if state.local:
+            raise ValueError(f"authentication with peer {peer} was already completed")
+        state.local = True
+        return AUTH_HEAD, state.remote and self._admit(peer)
+
+    def receive(self, peer: int, packet: bytes) -> tuple[AuthVerdict, bytes]:
+        """Judge one packet from ``peer``: the verdict and, for DATA, the auth data.
+
+        Raises :class:`ProtocolError` for what Godot drops with an error: a non-AUTH packet from
+        a pending peer, auth data from an admitted one, a packet from an unknown peer.
+        """
+        is_auth = packet[:2] == AUTH_HEAD
+        state = self._pending.get(peer)
+        if state is not None:
+            if not is_auth:
+                if not self.protocol.auth_explicit_completion and state.local:
+                    self._admit(peer)
+                    return AuthVerdict.GAME, b""
+                raise ProtocolError(f"peer {peer} sent a non-AUTH packet while authenticating")
+            if len(packet) > 2:
+                return AuthVerdict.DATA, packet[2:]
+            state.remote = True
+            if state.local:
+                self._admit(peer)
+                return AuthVerdict.ADMITTED, b""
+            return AuthVerdict.COMPLETED, b""
+        if peer not in self.connected:
+            raise ProtocolError(f"packet from unknown peer {peer}")
+        if is_auth:
+            if len(packet) != 2:
+                raise ProtocolError(f"peer {peer} sent auth data after being admitted")
+            return AuthVerdict.IGNORED, b""
+        return AuthVerdict.GAME, b""
+
+    def expired(self, now: float) -> list[int]:
+        """Pending peers whose time ran out (deadline <= now): forgotten here; the caller
+        disconnects them (``peer_authentication_failed``)."""
+        gone = [peer for peer, state in self._pending.items() if state.deadline <= now]
+        for peer in gone:
+            del self._pending[peer]
+        return gone
+
+    def remove_peer(self, peer: int) -> bool:
+        """The transport peer left; True if it was still pending (authentication failed)."""
+        self.connected.discard(peer)
+        return self._pending.pop(peer, None) is not None
+
+    def _state(self, peer: int) -> _Pending:
+        state = self._pending.get(peer)
+        if state is None:
+            raise ValueError(f"peer {peer} is not authenticating")
+        return state
+
+    def _admit(self, peer: int) -> bool:
+        del self._pending[peer]
+        self.connected.add(peer)
+        return True

@@ -1,0 +1,187 @@
+"""The node path cache: SIMPLIFY_PATH (command 1), CONFIRM_PATH (command 2) and the per-peer
+tables both sides keep.
+
+A sender names a node once with SIMPLIFY_PATH (its own cache id, the node path relative to
+``/root`` and the md5 of the node's RPC names); the receiver answers CONFIRM_PATH and later
+packets use the id. Ids belong to the sender: each side has its own counter, and a receiver
+keeps one table per remote peer. CONFIRM_PATH carries the id since 4.3 and the path before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Self
+
+from .. import Limits
+from ._errors import ProtocolError
+from ._protocol import LATEST, Command, Protocol
+from ._reader import Reader, cstr, pack_u32
+
+__all__ = ["EMPTY_CHECKSUM", "ConfirmPath", "ReceiveCache", "SendCache", "SimplifyPath"]
+
+#: md5 of no RPC names: the checksum of a node without RPCs (a spawner, a synchronizer).
+EMPTY_CHECKSUM = "d41d8cd98f00b204e9800998ecf8427e"
+CHECKSUM_SIZE = 32
+SIMPLIFY_HEADER = 1 + CHECKSUM_SIZE + 1 + 4
+
+
+@dataclass(frozen=True)
+class SimplifyPath:
+    """``01 <md5 cstr, 33 bytes> <u32 cache id> <path cstr>``.
+
+    The checksum is 32 lowercase hex digits from Godot; a shorter one is padded with NULs.
+    """
+
+    cache_id: int
+    path: str
+    checksum: str = EMPTY_CHECKSUM
+
+    def encode(self, protocol: Protocol = LATEST, *, full_objects: bool = False) -> bytes:
+        checksum = self.checksum.encode("utf-8")
+        if len(checksum) > CHECKSUM_SIZE:
+            raise ValueError(f"checksum {self.checksum!r} is longer than 32 bytes")
+        return (
+            bytes([Command.SIMPLIFY_PATH])
+            + checksum.ljust(CHECKSUM_SIZE + 1, b"\0")
+            + pack_u32(self.cache_id)
+            + cstr(self.path)
+        )
+
+    @classmethod
+    def decode(cls, data: bytes, protocol: Protocol, allow_objects: bool, limits: Limits) -> Self:
+        reader = Reader(data, "SIMPLIFY_PATH", 1)
+        if len(data) < SIMPLIFY_HEADER:
+            raise reader.error(f"{len(data)} bytes, at least {SIMPLIFY_HEADER} needed")
+        checksum = reader.cstr(CHECKSUM_SIZE, "checksum")
+        reader.need(1, "checksum terminator")  # Godot reads 32 bytes and skips the 33rd
+        cache_id = reader.u32("cache id")
+        path = reader.cstr(reader.remaining, "node path")
+        if not path:
+            raise reader.error("empty node path")
+        return cls(cache_id, path, checksum)
+
+
+@dataclass(frozen=True)
+class ConfirmPath:
+    """``02 <valid u8> <u32 cache id>`` (4.3+) or ``02 <valid u8> <path cstr>`` (4.0-4.2).
+
+    ``valid`` is false when the receiver's RPC checksum differed from the sender's. Only the
+    field of the chosen protocol is written; a decoded packet has the other one empty.
+    """
+
+    valid: bool
+    cache_id: int = 0
+    path: str = ""
+
+    def encode(self, protocol: Protocol = LATEST, *, full_objects: bool = False) -> bytes:
+        head = bytes([Command.CONFIRM_PATH, int(self.valid)])
+        if protocol.confirm_by_id:
+            return head + pack_u32(self.cache_id)
+        if not self.path:
+            raise ValueError(f"a Godot {protocol.name} CONFIRM_PATH carries the path; none given")
+        return head + cstr(self.path)
+
+    @classmethod
+    def decode(cls, data: bytes, protocol: Protocol, allow_objects: bool, limits: Limits) -> Self:
+        reader = Reader(data, "CONFIRM_PATH", 1)
+        valid = reader.u8("valid flag")
+        if valid > 1:
+            raise reader.error(f"valid flag {valid} is neither 0 nor 1", 1)
+        if protocol.confirm_by_id:
+            cache_id = reader.u32("cache id")
+            reader.end()
+            return cls(bool(valid), cache_id)
+        path = reader.cstr(reader.remaining, "node path")
+        if not path:
+            raise reader.error("empty node path")
+        return cls(bool(valid), path=path)
+
+
+class SendCache:
+    """The ids this side gives its nodes, and what each peer has been sent and confirmed.
+
+    Ids start at 1, one per path, shared by all peers and never reused (as Godot's
+    ``last_send_cache_id``).
+    """
+
+    def __init__(self) -> None:
+        self._ids: dict[str, int] = {}
+        self._paths: dict[int, str] = {}
+        self._sent: dict[int, set[int]] = {}
+        self._confirmed: dict[int, dict[int, bool]] = {}
+
+    def cache_id(self, path: str) -> int:
+        """The id of ``path``, allocated on first use."""
+        cache_id = self._ids.get(path)
+        if cache_id is None:
+            cache_id = len(self._ids) + 1
+            self._ids[path] = cache_id
+            self._paths[cache_id] = path
+        return cache_id
+
+    def simplify(self, peer: int, path: str, checksum: str = EMPTY_CHECKSUM) -> SimplifyPath | None:
+        """The SIMPLIFY_PATH to send ``peer`` before naming ``path`` by id, or None when
+        it was sent already (Godot sends it once per node and peer)."""
+        cache_id = self.cache_id(path)
+        sent = self._sent.setdefault(peer, set())
+        if cache_id in sent:
+            return None
+        sent.add(cache_id)
+        return SimplifyPath(cache_id, path, checksum)
+
+    def confirm(self, peer: int, packet: ConfirmPath) -> bool:
+        """Record ``peer``'s CONFIRM_PATH; False (and nothing recorded) for an id or path
+        never sent to it, which Godot ignores too."""
+        cache_id = packet.cache_id if not packet.path else self._ids.get(packet.path, 0)
+        if cache_id not in self._sent.get(peer, ()):
+            return False
+        self._confirmed.setdefault(peer, {})[cache_id] = packet.valid
+        return True
+
+    def is_confirmed(self, peer: int, path: str) -> bool:
+        """True once ``peer`` confirmed ``path`` (valid or not): RPCs may then use the id."""
+        cache_id = self._ids.get(path)
+        return cache_id is not None and cache_id in self._confirmed.get(peer, {})
+
+    def checksum_valid(self, peer: int, path: str) -> bool | None:
+        """``peer``'s verdict on the RPC checksum of ``path``; None before it confirmed."""
+        cache_id = self._ids.get(path)
+        if cache_id is None:
+            return None
+        return self._confirmed.get(peer, {}).get(cache_id)
+
+    def path(self, cache_id: int) -> str | None:
+        return self._paths.get(cache_id)
+
+    def remove_peer(self, peer: int) -> None:
+        self._sent.pop(peer, None)
+        self._confirmed.pop(peer, None)
+
+
+class ReceiveCache:
+    """The paths each remote peer named with SIMPLIFY_PATH, by that peer's id."""
+
+    def __init__(self) -> None:
+        self._paths: dict[int, dict[int, tuple[str, str]]] = {}
+
+    def add(self, peer: int, packet: SimplifyPath) -> None:
+        """Store ``packet``; a second SIMPLIFY_PATH with the same id from one peer is refused,
+        as Godot refuses it."""
+        table = self._paths.setdefault(peer, {})
+        if packet.cache_id in table:
+            raise ProtocolError(f"peer {peer} reused path cache id {packet.cache_id}")
+        table[packet.cache_id] = (packet.path, packet.checksum)
+
+    def path(self, peer: int, cache_id: int) -> str:
+        """The path ``peer`` gave ``cache_id``."""
+        entry = self._paths.get(peer, {}).get(cache_id)
+        if entry is None:
+            raise ProtocolError(f"peer {peer} used path cache id {cache_id} before simplifying it")
+        return entry[0]
+
+    def checksum(self, peer: int, cache_id: int) -> str:
+        self.path(peer, cache_id)
+        return self._paths[peer][cache_id][1]
+
+    def remove_peer(self, peer: int) -> None:
+        self._paths.pop(peer, None)

@@ -1,0 +1,137 @@
+"""REMOTE_CALL (command 0) and how both sides number a node's RPC methods.
+
+Byte 0: bits 4-5 the node target size (u8/u16/u32), bit 6 the method id size (u8/u16),
+bit 7 "raw": no argc byte, and either no arguments or one PackedByteArray written verbatim.
+The node target is the sender's path cache id, or ``0x80000000 | L`` with the node path
+appended after the first ``L`` bytes when the receiver has not confirmed that id yet.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Self
+
+from .. import Limits
+from ._protocol import LATEST, Command, Protocol
+from ._reader import Reader, cstr, pack_u16, pack_u32
+from ._variant import decode_compressed_list, encode_compressed_list
+
+__all__ = ["NODE_RPC_FLAG", "RemoteCall", "rpc_checksum", "rpc_method_ids"]
+
+NODE_SIZE_SHIFT = 4
+NAME_SIZE_SHIFT = 6
+RAW_FLAG = 0x80
+PATH_FLAG = 0x80000000
+#: Added to the ids of node-level RPCs (``Node.rpc_config``), which come before script RPCs.
+NODE_RPC_FLAG = 0x8000
+MAX_ARGS = 255
+#: (size code, byte count, packer) for the node target, smallest first.
+NODE_FORMS = ((0, 1, lambda v: bytes([v])), (1, 2, pack_u16), (2, 4, pack_u32))
+READERS = {0: Reader.u8, 1: Reader.u16, 2: Reader.u32}
+
+
+def _is_raw(args: tuple[Any, ...]) -> bool:
+    return not args or (len(args) == 1 and isinstance(args[0], bytes | bytearray))
+
+
+@dataclass(frozen=True)
+class RemoteCall:
+    """One RPC: method ``method_id`` on the node the sender calls ``node_id`` (its cache id),
+    or on ``path`` (relative to ``/root``) for a receiver that has not confirmed the id.
+
+    ``node_id_size`` forces the node id's width (1, 2 or 4 bytes; 0 = the smallest that holds
+    it). Godot writes 4 bytes when one call goes to peers of which some have not confirmed the
+    path (those get the path form): the confirmed ones then get the plain id in 4 bytes.
+
+    On receipt, a raw call whose only argument was an empty PackedByteArray has no arguments,
+    as in Godot.
+    """
+
+    method_id: int
+    args: tuple[Any, ...] = ()
+    node_id: int = 0
+    path: str | None = None
+    node_id_size: int = 0
+
+    def encode(self, protocol: Protocol = LATEST, *, full_objects: bool = False) -> bytes:
+        if not 0 <= self.method_id < 0x10000:
+            raise ValueError(f"method id {self.method_id} does not fit in 16 bits")
+        if len(self.args) > MAX_ARGS:
+            raise ValueError(f"{len(self.args)} arguments; an RPC takes at most {MAX_ARGS}")
+        raw = _is_raw(self.args)
+        if raw:
+            body = bytes(self.args[0]) if self.args else b""
+        else:
+            body = bytes([len(self.args)]) + encode_compressed_list(
+                self.args, full_objects=full_objects
+            )
+        wide_name = self.method_id > 0xFF
+        name = pack_u16(self.method_id) if wide_name else bytes([self.method_id])
+        if self.path is not None:
+            size_code, target = 2, pack_u32(PATH_FLAG | (1 + 4 + len(name) + len(body)))
+        else:
+            size_code, target = self._node_target()
+        meta = (
+            size_code << NODE_SIZE_SHIFT | wide_name << NAME_SIZE_SHIFT | (RAW_FLAG if raw else 0)
+        )
+        packet = bytes([Command.REMOTE_CALL | meta]) + target + name + body
+        return packet + cstr(self.path) if self.path is not None else packet
+
+    def _node_target(self) -> tuple[int, bytes]:
+        if not 0 <= self.node_id < PATH_FLAG:
+            raise ValueError(f"node cache id {self.node_id} out of range")
+        for code, size, pack in NODE_FORMS:
+            if self.node_id_size in (0, size) and self.node_id < 1 << (size * 8):
+                return code, pack(self.node_id)
+        raise ValueError(f"node id {self.node_id} does not fit in {self.node_id_size} bytes")
+
+    @classmethod
+    def decode(cls, data: bytes, protocol: Protocol, allow_objects: bool, limits: Limits) -> Self:
+        reader = Reader(data, "REMOTE_CALL", 1)
+        meta = data[0]
+        size_code = (meta >> NODE_SIZE_SHIFT) & 3
+        if size_code not in READERS:
+            raise reader.error("node id size 3 is invalid", 0)
+        target = READERS[size_code](reader, "node id")
+        width = NODE_FORMS[size_code][1]
+        forced = width if width > 1 and target < 1 << (NODE_FORMS[size_code - 1][1] * 8) else 0
+        path = None
+        if target & PATH_FLAG:
+            length = target & ~PATH_FLAG
+            if not reader.offset < length <= len(data):
+                raise reader.error(f"path offset {length} outside the packet", 1)
+            path = Reader(data, "REMOTE_CALL", length).cstr(len(data) - length, "node path")
+            reader = Reader(data[:length], "REMOTE_CALL", reader.offset)
+            target, forced = 0, 0
+        method_id = (
+            reader.u16("method id") if meta >> NAME_SIZE_SHIFT & 1 else reader.u8("method id")
+        )
+        if meta & RAW_FLAG:
+            rest = reader.rest()
+            return cls(method_id, (rest,) if rest else (), target, path, forced)
+        argc = reader.u8("argument count")
+        args, end = decode_compressed_list(
+            reader.data, reader.offset, count=argc, allow_objects=allow_objects, limits=limits
+        )
+        reader.offset = end
+        reader.end()
+        return cls(method_id, tuple(args), target, path, forced)
+
+
+def rpc_method_ids(script_rpcs: Iterable[str], node_rpcs: Iterable[str] = ()) -> dict[str, int]:
+    """Each RPC method's id as Godot numbers them: node-level names (``rpc_config``) sorted,
+    with :data:`NODE_RPC_FLAG`, then the script's ``@rpc`` names (its base scripts' included)
+    sorted by code point. A name in both lists is called by its script id: Godot reads the
+    node-level list first and the script's second, and the second entry replaces the first."""
+    ids = {name: i | NODE_RPC_FLAG for i, name in enumerate(sorted(set(node_rpcs)))}
+    ids.update({name: i for i, name in enumerate(sorted(set(script_rpcs)))})
+    return ids
+
+
+def rpc_checksum(script_rpcs: Iterable[str], node_rpcs: Iterable[str] = ()) -> str:
+    """The md5 in SIMPLIFY_PATH: of the node-level names then the script names, each sorted,
+    joined with nothing."""
+    names = [*sorted(set(node_rpcs)), *sorted(set(script_rpcs))]
+    return hashlib.md5("".join(names).encode("utf-8")).hexdigest()

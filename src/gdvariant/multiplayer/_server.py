@@ -1,0 +1,230 @@
+"""A SceneMultiplayer server (peer 1) as a sans-I/O state machine.
+
+The transport tells it that peers came and went and hands it each packet; it answers with
+events for the game and queues the packets to send, as ``(peer, bytes)`` pairs taken with
+:meth:`ServerProtocol.data_to_send`. It runs authentication, ADD_PEER/DEL_PEER, the path
+cache (confirming the paths clients simplify) and the relay; RPCs, RAW, spawns and syncs
+from clients come out as :class:`PacketReceived` for the layers above. A bad packet never
+raises: it becomes a :class:`PacketDropped` event (log it) and the peer's state is unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .. import DecodeError
+from ._auth import DEFAULT_AUTH_TIMEOUT, Authenticator, AuthVerdict
+from ._errors import ProtocolError
+from ._packets import Packet, decode_packet, encode_packet
+from ._paths import ConfirmPath, ReceiveCache, SendCache, SimplifyPath
+from ._protocol import Protocol, get_protocol
+from ._relay import route_relay
+from ._sys import AddPeer, Auth, DelPeer, Relay
+
+__all__ = [
+    "AuthData",
+    "Event",
+    "PacketDropped",
+    "PacketReceived",
+    "PeerAuthenticating",
+    "PeerAuthenticationFailed",
+    "PeerConnected",
+    "PeerDisconnected",
+    "ServerProtocol",
+]
+
+
+@dataclass(frozen=True)
+class PeerAuthenticating:
+    """A peer arrived and must authenticate (``peer_authenticating``)."""
+
+    peer: int
+
+
+@dataclass(frozen=True)
+class AuthData:
+    """Auth data from a pending peer, for the auth callback."""
+
+    peer: int
+    data: bytes
+
+
+@dataclass(frozen=True)
+class PeerConnected:
+    """A peer was admitted (``peer_connected``)."""
+
+    peer: int
+
+
+@dataclass(frozen=True)
+class PeerAuthenticationFailed:
+    """A pending peer left or timed out (``peer_authentication_failed``); the caller closes
+    its transport connection."""
+
+    peer: int
+
+
+@dataclass(frozen=True)
+class PeerDisconnected:
+    """An admitted peer left (``peer_disconnected``)."""
+
+    peer: int
+
+
+@dataclass(frozen=True)
+class PacketReceived:
+    """A game packet from ``peer`` (the original sender, for a relayed one)."""
+
+    peer: int
+    packet: Packet
+
+
+@dataclass(frozen=True)
+class PacketDropped:
+    """A packet from ``peer`` that was refused, and why; nothing else changed."""
+
+    peer: int
+    error: DecodeError
+
+
+Event = (
+    PeerAuthenticating
+    | AuthData
+    | PeerConnected
+    | PeerAuthenticationFailed
+    | PeerDisconnected
+    | PacketReceived
+    | PacketDropped
+)
+#: ``checksum(path)``: the md5 of the RPC names of our node at ``path`` (relative to /root),
+#: or None when there is no such node (then Godot sends no CONFIRM_PATH).
+NodeChecksum = Callable[[str], str | None]
+
+
+class ServerProtocol:
+    """Peer 1 of a SceneMultiplayer session.
+
+    ``auth``: whether an auth callback is set (clients must agree); ``relay``: SceneMultiplayer
+    ``server_relay`` (ADD_PEER/DEL_PEER and relaying between clients); ``checksum`` judges the
+    paths clients simplify (default: every path exists and matches).
+    """
+
+    def __init__(
+        self,
+        *,
+        auth: bool = False,
+        auth_timeout: float = DEFAULT_AUTH_TIMEOUT,
+        relay: bool = True,
+        protocol: str | Protocol = "4.6",
+        checksum: NodeChecksum | None = None,
+    ) -> None:
+        self.protocol = get_protocol(protocol)
+        self.auth = Authenticator(enabled=auth, timeout=auth_timeout, protocol=self.protocol)
+        self.relay = relay
+        self.checksum = checksum
+        self.send_cache = SendCache()
+        self.receive_cache = ReceiveCache()
+        self._outgoing: list[tuple[int, bytes]] = []
+
+    @property
+    def peers(self) -> frozenset[int]:
+        """The admitted peers."""
+        return frozenset(self.auth.connected)
+
+    def send(self, peer: int, packet: Packet) -> None:
+        """Queue ``packet`` for ``peer``."""
+        self._outgoing.append((peer, encode_packet(packet, protocol=self.protocol)))
+
+    def data_to_send(self) -> list[tuple[int, bytes]]:
+        """Take the queued ``(peer, packet bytes)`` pairs, in order."""
+        out, self._outgoing = self._outgoing, []
+        return out
+
+    def peer_connected(self, peer: int, now: float) -> list[Event]:
+        """The transport accepted ``peer`` (after the id message, on WebSocket)."""
+        if self.auth.add_peer(peer, now):
+            return self._admitted(peer)
+        return [PeerAuthenticating(peer)]
+
+    def peer_disconnected(self, peer: int) -> list[Event]:
+        """The transport lost ``peer``."""
+        if self.auth.remove_peer(peer):
+            return [PeerAuthenticationFailed(peer)]
+        self.send_cache.remove_peer(peer)
+        self.receive_cache.remove_peer(peer)
+        if self.relay:
+            for other in sorted(self.auth.connected):
+                self.send(other, DelPeer(peer))
+        return [PeerDisconnected(peer)]
+
+    def send_auth(self, peer: int, data: bytes) -> None:
+        """``send_auth``: auth data to a pending peer."""
+        self._outgoing.append((peer, self.auth.send(peer, data)))
+
+    def complete_auth(self, peer: int) -> list[Event]:
+        """``complete_auth``: our side is done; the peer is admitted if it was done too."""
+        packet, admitted = self.auth.complete(peer)
+        self._outgoing.append((peer, packet))
+        return self._admitted(peer) if admitted else []
+
+    def poll(self, now: float) -> list[Event]:
+        """Time out pending peers (the caller closes their connections)."""
+        return [PeerAuthenticationFailed(peer) for peer in self.auth.expired(now)]
+
+    def receive(self, peer: int, data: bytes) -> list[Event]:
+        """One packet from ``peer``: the events it causes (never an exception)."""
+        try:
+            verdict, auth_data = self.auth.receive(peer, bytes(data))
+        except DecodeError as exc:
+            return [PacketDropped(peer, exc)]
+        if verdict is AuthVerdict.DATA:
+            return [AuthData(peer, auth_data)]
+        if verdict is AuthVerdict.ADMITTED:
+            return self._admitted(peer)
+        if verdict is not AuthVerdict.GAME:
+            return []
+        return self._game_packet(peer, bytes(data), relayed=False)
+
+    def _admitted(self, peer: int) -> list[Event]:
+        if self.relay:
+            for other in sorted(self.auth.connected - {peer}):
+                self.send(other, AddPeer(peer))
+                self.send(peer, AddPeer(other))
+        return [PeerConnected(peer)]
+
+    def _game_packet(self, peer: int, data: bytes, *, relayed: bool) -> list[Event]:
+        try:
+            packet = decode_packet(data, protocol=self.protocol)
+            if isinstance(packet, Relay) and not relayed:
+                return self._relay(peer, packet)
+            if isinstance(packet, Auth | AddPeer | DelPeer | Relay):
+                where = "inside a relay" if relayed else "from a client"
+                raise ProtocolError(f"{type(packet).__name__} is not accepted {where}")
+            if isinstance(packet, SimplifyPath):
+                self._simplified(peer, packet)
+            elif isinstance(packet, ConfirmPath):
+                self.send_cache.confirm(peer, packet)
+        except DecodeError as exc:
+            return [PacketDropped(peer, exc)]
+        return [PacketReceived(peer, packet)]
+
+    def _simplified(self, peer: int, packet: SimplifyPath) -> None:
+        """Cache a client's path and confirm it, as Godot does: no node, no entry and no
+        confirmation; a checksum mismatch is confirmed as invalid."""
+        expected = packet.checksum if self.checksum is None else self.checksum(packet.path)
+        if expected is None:
+            raise ProtocolError(f"peer {peer} simplified {packet.path!r}, which we do not have")
+        self.receive_cache.add(peer, packet)
+        valid = expected == packet.checksum
+        self.send(peer, ConfirmPath(valid, packet.cache_id, packet.path))
+
+    def _relay(self, peer: int, packet: Relay) -> list[Event]:
+        if not self.relay:
+            return [PacketDropped(peer, ProtocolError("relay is off on this server"))]
+        route = route_relay(peer, packet, self.auth.connected, self.protocol)
+        for target in route.targets:
+            self.send(target, route.forward)
+        if route.process_locally:
+            return self._game_packet(peer, packet.packet, relayed=True)
+        return []

@@ -1,0 +1,131 @@
+"""Dispatch, protocol versions and hostile input (gdvariant.multiplayer._packets, _protocol)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from random_values import random_value
+
+import gdvariant as gd
+import gdvariant.multiplayer as mp
+from gdvariant.multiplayer import (
+    Command,
+    ConfirmPath,
+    DeltaState,
+    DeltaSync,
+    Packet,
+    RemoteCall,
+    Spawn,
+    Sync,
+    SyncState,
+    decode_packet,
+    encode_packet,
+    get_protocol,
+)
+
+SESSION = Path(__file__).parent / "vectors/multiplayer/session.json"
+GOLDEN = [
+    bytes.fromhex(p["hex"])
+    for p in json.loads(SESSION.read_text(encoding="utf-8"))["packets"]
+    if len(p["hex"]) != 8 or p["dir"] != "s2c"
+]
+
+
+def test_protocol_table() -> None:
+    assert get_protocol("4.6.3") is mp.PROTOCOLS["4.6"]
+    assert get_protocol(mp.PROTOCOLS["4.2"]).confirm_by_id is False
+    assert [p.confirm_by_id for p in mp.PROTOCOLS.values()] == [False] * 3 + [True] * 4
+    with pytest.raises(ValueError, match="known"):
+        get_protocol("3.6")
+
+
+def test_every_command_has_a_codec() -> None:
+    assert {Command(b & 7) for b in range(8)} == set(Command)
+    for command in Command:
+        with pytest.raises(gd.DecodeError):
+            decode_packet(bytes([command]))
+
+
+def test_exports() -> None:
+    assert sorted(mp.__all__) == sorted(set(mp.__all__))
+    assert all(hasattr(mp, name) for name in mp.__all__)
+
+
+def test_protocol_errors_are_decode_errors() -> None:
+    assert issubclass(mp.ProtocolError, gd.DecodeError)
+
+
+def test_objects_only_when_allowed() -> None:
+    obj = gd.GodotObject("Node", {})
+    data = encode_packet(RemoteCall(0, (obj, 1), node_id=1), full_objects=True)
+    with pytest.raises(gd.DecodeError):
+        decode_packet(data)
+    assert decode_packet(data, allow_objects=True).args[0].class_name == "Node"  # type: ignore[union-attr]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(GOLDEN), st.data())
+def test_cut_golden_packets_raise_only_decode_errors(packet: bytes, data: st.DataObject) -> None:
+    cut = data.draw(st.integers(0, len(packet) - 1))
+    with contextlib.suppress(gd.DecodeError):
+        decode_packet(packet[:cut])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=96))
+def test_random_bytes_raise_only_decode_errors(data: bytes) -> None:
+    for protocol in ("4.0", "4.2", "4.6"):
+        with contextlib.suppress(gd.DecodeError):
+            decode_packet(data, protocol=protocol)
+
+
+def _values(seed: int, count: int) -> tuple[object, ...]:
+    rng = random.Random(seed)
+    return tuple(random_value(rng) for _ in range(count))
+
+
+ids = st.integers(0, 2**31 - 1)
+packets = st.one_of(
+    st.builds(
+        lambda m, seed, n, node, path: RemoteCall(m, _values(seed, n), node, path),
+        st.integers(0, 0xFFFF),
+        st.integers(0, 2**32),
+        st.integers(0, 8),
+        ids,
+        st.one_of(st.none(), st.text(min_size=1).filter(lambda s: "\0" not in s)),
+    ),
+    st.builds(ConfirmPath, st.booleans(), st.integers(0, 2**32 - 1)),
+    st.builds(
+        lambda seed, n, name, k: Spawn(1, 2, name, tuple(range(3, 3 + k)), _values(seed, n)),
+        st.integers(0, 2**32),
+        st.integers(0, 5),
+        st.text(min_size=1).filter(lambda s: "\0" not in s),
+        st.integers(0, 4),
+    ),
+    st.builds(
+        lambda t, seed, n: Sync(t, (SyncState(2, _values(seed, n)), SyncState(3, ()))),
+        st.integers(0, 0xFFFF),
+        st.integers(0, 2**32),
+        st.integers(0, 5),
+    ),
+    st.builds(
+        lambda mask, seed: DeltaSync((DeltaState(9, mask, _values(seed, mask.bit_count())),)),
+        st.integers(1, 2**64 - 1),
+        st.integers(0, 2**32),
+    ),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(packets)
+def test_packets_round_trip(packet: Packet) -> None:
+    data = encode_packet(packet)
+    again = decode_packet(data)
+    assert encode_packet(again) == data
+    assert type(again) is type(packet)
