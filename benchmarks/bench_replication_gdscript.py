@@ -117,7 +117,7 @@ def main() -> int:
     packets = {f"lag{lag}": encoder.packet_for(lag) for lag in (0, 4, 8)}
     bases = {f"lag{lag}": fulls[tick - 1 - lag] for lag in (0, 4, 8)}
     props = {f"lag{lag}": changed_props(ents, tick - 1 - lag) for lag in (0, 4, 8)}
-    props["full"] = sum(ent._net_nondefault.bit_count() for ent in ents)
+    props["full"] = sum(world.nondefault(ent).bit_count() for ent in ents)
     expected = encoder.expected_state("full")
     packets["full"], bases["full"] = fulls[tick], b""
     with engine.workdir() as (here, inside):
