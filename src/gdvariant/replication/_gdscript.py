@@ -528,69 +528,75 @@ def _baseline_bits(lay: ClassLayout) -> bytes:
 
 
 def _section(w: _Writer, schema: Schema) -> None:
-    """``_section``: one section's records, each read up to its class, then ``_c<id>``."""
+    """``_section``: one section's records, each read up to its class, then ``_c<id>``.
+    The usual record header (an id gap of 0) is the low 3 bits of the record's first byte,
+    read without the bit reader. Each entity's Array holds its class id after its values."""
     w.emit(
         0,
         "func _section(buf: PackedByteArray, size: int, pos: int, count: int, "
-        "st: Dictionary, cl: Dictionary, shared: bool, touched: Array) -> int:",
+        "st: Dictionary, shared: bool, touched: Array) -> int:",
     )
     w.emit(1, "var prev := -1")
     w.emit(1, "var end := size << 3")
     w.emit(1, "for r in count:")
     w.emit(2, "if pos >= size:")
     w.emit(3, 'return _fail("packet truncated before a record at byte %d" % pos)')
-    w.emit(2, "var bp := pos")
-    w.emit(2, "var acc := 0")
-    w.emit(2, "var n := 0")
-    op = w.read(2, 2)
-    has_gap = w.read(2, 1)
-    w.emit(2, "var gap := 0")
-    w.emit(2, f"if {has_gap}:")
+    w.emit(2, "var b0 := buf[pos]")
+    w.emit(2, "var op := b0 & 3")
+    w.emit(2, "var at := (pos << 3) + 3")
+    w.emit(2, "var id := prev + 1")
+    w.emit(2, "if b0 & 4:")
+    w.emit(3, "var bp := 0")
+    w.emit(3, "var acc := 0")
+    w.emit(3, "var n := 0")
+    w.resync(3, "at")
     size = w.read(3, 2)
     for k, width in enumerate((4, 8, 16, 32)):
         w.emit(3, f"{'if' if k == 0 else 'elif'} {size} == {k}:" if k < 3 else "else:")
-        w.emit(4, f"gap = {w.read(4, width)}")
-    w.emit(2, "var id := prev + 1 + gap")
+        w.emit(4, f"id += {w.read(4, width)}")
+    w.emit(3, "at = (bp << 3) - n")
+    w.emit(3, "if at > end:")
+    w.emit(4, 'return _fail("packet truncated in a record header at byte %d" % pos)')
     w.emit(2, "prev = id")
-    w.emit(2, "if (bp << 3) - n > end:")
-    w.emit(3, 'return _fail("packet truncated in a record header at byte %d" % pos)')
-    w.emit(2, f"if {op} == 2:")
-    w.emit(3, "if not st.has(id):")
+    w.emit(2, "if op == 2:")
+    w.emit(3, "if not st.erase(id):")
     w.emit(4, 'return _fail("delete of entity %d, which this client lacks" % id, id)')
-    w.emit(3, "st.erase(id)")
-    w.emit(3, "cl.erase(id)")
     w.emit(3, "touched.append(id)")
     w.emit(3, "touched.append(-1)")
     w.emit(3, "touched.append(0)")
-    w.emit(3, "pos = ((bp << 3) - n + 7) >> 3")
+    w.emit(3, "pos = (at + 7) >> 3")
     w.emit(3, "continue")
-    w.emit(2, f"if {op} == 3 or ({op} == 1 and not shared):")
-    w.emit(3, f'return _fail("record op %d is not allowed here (entity %d)" % [{op}, id], id)')
     w.emit(2, "var c := 0")
     w.emit(2, "var values: Array")
-    w.emit(2, f"if {op} == 1:")
+    w.emit(2, "if op == 0:")
+    w.emit(3, "var old = st.get(id)")
+    w.emit(3, "if old == null:")
+    w.emit(4, 'return _fail("update of entity %d, which this client lacks" % id, id)')
+    w.emit(3, "values = old.duplicate()")
+    w.emit(3, "c = values[-1]")
+    w.emit(2, "elif op == 3 or not shared:")
+    w.emit(3, 'return _fail("record op %d is not allowed here (entity %d)" % [op, id], id)')
+    w.emit(2, "else:")
     if schema.class_bits:
+        w.emit(3, "var bp := 0")
+        w.emit(3, "var acc := 0")
+        w.emit(3, "var n := 0")
+        w.resync(3, "at")
         w.emit(3, f"c = {w.read(3, schema.class_bits)}")
-        w.emit(3, "if (bp << 3) - n > end:")
+        w.emit(3, "at = (bp << 3) - n")
+        w.emit(3, "if at > end:")
         w.emit(4, 'return _fail("packet truncated in entity %d\'s class id" % id, id)')
     w.emit(3, f"if c >= {len(schema.classes)}:")
     w.emit(4, 'return _fail("entity %d enters with unknown class id %d" % [id, c], id)')
     w.emit(3, "values = _baselines[c].duplicate()")
-    w.emit(2, "else:")
-    w.emit(3, "if not st.has(id):")
-    w.emit(4, 'return _fail("update of entity %d, which this client lacks" % id, id)')
-    w.emit(3, "c = cl[id]")
-    w.emit(3, "values = st[id].duplicate()")
-    w.emit(2, "var at := (bp << 3) - n")
     for k, lay in enumerate(schema.classes):
         w.emit(2, f"{'if' if k == 0 else 'elif'} c == {lay.class_id}:")
         w.emit(3, f"at = _c{lay.class_id}(buf, at, end, id, values)")
     w.emit(2, "if at < 0:")
     w.emit(3, "return -1")
     w.emit(2, "st[id] = values")
-    w.emit(2, "cl[id] = c")
     w.emit(2, "touched.append(id)")
-    w.emit(2, f"touched.append(c if {op} == 0 else -2 - c)")
+    w.emit(2, "touched.append(c if op == 0 else -2 - c)")
     w.emit(2, "touched.append(_mask)")
     w.emit(2, "pos = (at + 7) >> 3")
     w.emit(1, "return pos")
@@ -609,8 +615,7 @@ def _publish(w: _Writer, schema: Schema) -> None:
     packets changed is copied once with its newest value; an entity whose newest class is not
     the view's is rebuilt whole. Too many pending records, and the view is rebuilt whole."""
     w.emit(0, "func _publish() -> void:")
-    w.emit(1, "var st: Dictionary = _states[newest_tick][0]")
-    w.emit(1, "var cl: Dictionary = _states[newest_tick][1]")
+    w.emit(1, "var st: Dictionary = _states[newest_tick]")
     w.emit(1, "var view := _view")
     w.emit(1, "var shown := _view_classes")
     w.emit(1, "var pending := _pending")
@@ -632,13 +637,15 @@ def _publish(w: _Writer, schema: Schema) -> None:
     w.emit(2, "i += 3")
     w.emit(2, "if code == -1:")
     w.emit(3, "view.erase(id)")
+    w.emit(3, "shown.erase(id)")
     w.emit(3, "continue")
     w.emit(2, "var values = st.get(id)")
     w.emit(2, "if values == null:  # deleted again by a later record")
     w.emit(3, "continue")
-    w.emit(2, "var c: int = cl[id]")
+    w.emit(2, "var c: int = values[-1]")
     w.emit(2, "var d = view.get(id)")
     w.emit(2, "if code != c or d == null or shown.get(id, -1) != c:")
+    w.emit(3, "shown[id] = c")
     for k, lay in enumerate(schema.classes):
         w.emit(3, f"{'if' if k == 0 else 'elif'} c == {lay.class_id}:")
         w.emit(4, f"view[id] = _d{lay.class_id}(values)")
@@ -649,7 +656,8 @@ def _publish(w: _Writer, schema: Schema) -> None:
     w.emit(2, "for id in view.keys():")
     w.emit(3, "if not st.has(id):")
     w.emit(4, "view.erase(id)")
-    w.emit(1, "_view_classes = cl")
+    w.emit(4, "shown.erase(id)")
+    w.emit(1, "_view_classes = shown")
     w.emit(0, "")
     w.emit(0, "")
 
@@ -683,28 +691,25 @@ func apply(packet: PackedByteArray) -> int:
 			return _fail("schema fingerprint %s is not ours (%s)" % [stamp, FINGERPRINT])
 		pos = 26
 	var st := {}
-	var cl := {}
 	if base:
 		if not _states.has(base):
 			var why := "packet for tick %d is a delta from tick %d, which this client lacks"
 			return _fail(why % [tick, base])
-		st = _states[base][0].duplicate()
-		cl = _states[base][1].duplicate()
+		st = _states[base].duplicate()
 	var buf := packet.duplicate()
 	buf.append_array(_padding)
 	var touched := []
-	pos = _section(buf, size, pos, packet.decode_u32(10), st, cl, true, touched)
+	pos = _section(buf, size, pos, packet.decode_u32(10), st, true, touched)
 	if pos < 0:
 		return -1
-	pos = _section(buf, size, pos, packet.decode_u32(14), st, cl, false, touched)
+	pos = _section(buf, size, pos, packet.decode_u32(14), st, false, touched)
 	if pos < 0:
 		return -1
 	if pos != size:
 		return _fail("%d bytes of trailing data after the records" % (size - pos))
-	_states[tick] = [st, cl]
+	_states[tick] = st
 	if tick >= newest_tick:
 		newest_tick = tick
-		classes = cl
 		_pending.append_array(touched)
 		_stale = true
 	for old in _states.keys():
@@ -722,7 +727,8 @@ func held_ticks() -> Array:
 
 ## The class (table) name of entity [param id] in [member state], or "" if absent.
 func class_of(id: int) -> String:
-	return CLASS_NAMES[classes[id]] if classes.has(id) else ""
+	var c = classes.get(id)
+	return "" if c == null else CLASS_NAMES[c]
 
 
 func _fail(message: String, id: int = -1) -> int:
@@ -831,8 +837,12 @@ def generate(schema: Schema, *, class_name: str | None = None) -> str:
     head.emit(2, "if _stale:")
     head.emit(3, "_publish()")
     head.emit(2, "return _view")
-    head.emit(0, "## Entity id -> class id (an index into CLASS_NAMES), for the newest state.")
-    head.emit(0, "var classes := {}")
+    head.emit(0, "## Entity id -> class id (an index into CLASS_NAMES), for [member state].")
+    head.emit(0, "var classes: Dictionary:")
+    head.emit(1, "get:")
+    head.emit(2, "if _stale:")
+    head.emit(3, "_publish()")
+    head.emit(2, "return _view_classes")
     head.emit(0, "## The newest tick applied: the one to acknowledge (0 before any).")
     head.emit(0, "var newest_tick := 0")
     head.emit(0, '## Why the last apply() failed, naming entity and property; "" if it did not.')
@@ -864,7 +874,8 @@ def generate(schema: Schema, *, class_name: str | None = None) -> str:
         head.emit(1, f'var base{lay.class_id} := "{raw.hex()}".hex_decode()')
         head.emit(1, f"base{lay.class_id}.append_array(_padding)")
         head.emit(1, f"var values{lay.class_id} := []")
-        head.emit(1, f"values{lay.class_id}.resize({lay.count})")
+        head.emit(1, f"values{lay.class_id}.resize({lay.count + 1})")
+        head.emit(1, f"values{lay.class_id}[{lay.count}] = {lay.class_id}")
         head.emit(
             1,
             f"if _c{lay.class_id}(base{lay.class_id}, 0, {8 * len(raw)}, -1, "
