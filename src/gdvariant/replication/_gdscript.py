@@ -478,41 +478,36 @@ def _class_function(w: _Writer, lay: ClassLayout) -> None:
 
 
 def _publish_functions(w: _Writer, lay: ClassLayout) -> None:
-    """``_d<id>(values) -> Dictionary`` (a whole entity by path) and ``_u<id>(d, values,
-    mask)`` (the masked properties into an existing one): how ``state`` is kept."""
-    wide = lay.count > 62
+    """``_d<id>(values) -> Dictionary``: a whole entity by path, for the ``state`` view."""
     entries = ", ".join(f"{json.dumps(p.path)}: values[{p.index}]" for p in lay.props)
     w.emit(0, f"func _d{lay.class_id}(values: Array) -> Dictionary:")
     w.emit(1, f"return {{{entries}}}")
     w.emit(0, "")
     w.emit(0, "")
-    mask_type = "PackedInt64Array" if wide else "int"
-    w.emit(0, f"func _u{lay.class_id}(d: Dictionary, values: Array, mask: {mask_type}) -> void:")
-    if not lay.props:
-        w.emit(1, "pass")
-    for indent, p in _masked(w, lay):
-        w.emit(indent, f"d[{json.dumps(p.path)}] = values[{p.index}]")
     w.emit(0, "")
     w.emit(0, "")
 
 
-def _masked(w: _Writer, lay: ClassLayout) -> Iterator[tuple[int, FlatProp]]:
+def _masked(
+    w: _Writer, lay: ClassLayout, mask: str = "mask", at: int = 1
+) -> Iterator[tuple[int, FlatProp]]:
     """Emit ``if mask & bit:`` per property, in index order, and yield (indent, property)
     for the caller to fill in. With more than 8 properties, each group of 8 sits under one
-    test of the group's byte: a sparse mask (the usual delta) skips most tests."""
+    test of the group's byte: a sparse mask (the usual delta) skips most tests. ``mask`` names
+    the variable and ``at`` is the indent of the outer tests."""
     wide = lay.count > 62
 
     def test(i: int, bits: int) -> str:
         if wide:
-            return f"mask[{i >> 5}] & {bits << (i & 31)}"
-        return f"mask & {bits << i}"
+            return f"{mask}[{i >> 5}] & {bits << (i & 31)}"
+        return f"{mask} & {bits << i}"
 
     grouped = lay.count > 8
     for prop in lay.props:
         i = prop.index
         if grouped and i % 8 == 0:
-            w.emit(1, f"if {test(i, (1 << min(8, lay.count - i)) - 1)}:")
-        indent = 2 if grouped else 1
+            w.emit(at, f"if {test(i, (1 << min(8, lay.count - i)) - 1)}:")
+        indent = at + 1 if grouped else at
         w.emit(indent, f"if {test(i, 1)}:")
         yield indent + 1, prop
 
@@ -651,7 +646,12 @@ def _publish(w: _Writer, schema: Schema) -> None:
         w.emit(4, f"view[id] = _d{lay.class_id}(values)")
     for lay in schema.classes:
         w.emit(2, f"elif c == {lay.class_id}:")
-        w.emit(3, f"_u{lay.class_id}(d, values, pending[i - 1])")
+        kind = "PackedInt64Array" if lay.count > 62 else "int"
+        w.emit(3, f"var m{lay.class_id}: {kind} = pending[i - 1]")
+        if not lay.props:
+            w.emit(3, "pass")
+        for indent, p in _masked(w, lay, f"m{lay.class_id}", 3):
+            w.emit(indent, f"d[{json.dumps(p.path)}] = values[{p.index}]")
     w.emit(1, "if view.size() != st.size():")
     w.emit(2, "for id in view.keys():")
     w.emit(3, "if not st.has(id):")
