@@ -307,6 +307,8 @@ class SnapshotEncoder:
                 cache = ent._net_cache
                 bits, widths = ent._net_bits, ent._net_widths
                 mask = 0
+                last = -1
+                record = b""
                 for j, base in enumerate(order):
                     while t > base:
                         mask |= m
@@ -315,9 +317,14 @@ class SnapshotEncoder:
                             t = -1
                             break
                         t, m = hist[h]
+                    gap = net_id - prev[j] - 1
+                    if mask == last and not gap:
+                        # No change between this base and the newer one: the same record.
+                        appenders[j](record)
+                        prev[j] = net_id
+                        continue
                     changed = mask & public
                     if changed:
-                        gap = net_id - prev[j] - 1
                         # An update right after the previous id (the common record) is
                         # keyed by its mask alone: an int hashes faster than a tuple.
                         key = (OP_UPDATE, gap, changed) if gap else changed
@@ -358,6 +365,7 @@ class SnapshotEncoder:
                             record = cache[key] = acc.to_bytes((n + 7) >> 3, "little")
                         appenders[j](record)
                         prev[j] = net_id
+                        last = -1 if gap else mask
                 continue
             # Entered after some base (or a full update): an enter record for those bases.
             lay = ent._net_layout
