@@ -193,6 +193,7 @@ class SnapshotEncoder:
                     raise ValueError(f"{lay.name} uses audience {name!r}: give its predicate")
         self.clients: dict[Any, Client] = {}
         self._shared: dict[int, tuple[int, bytes]] = {}
+        self._plain: dict[int, bytes] = {}
         self._restricted: list[Any] = []
 
     def add_client(self, client_id: Any, *, team: Any = None) -> Client:
@@ -214,6 +215,7 @@ class SnapshotEncoder:
         """Close the world's tick; return its number."""
         tick = self.world.commit(self.history)
         self._shared = {}
+        self._plain = {}
         if any(lay.restricted for lay in self.schema.classes):
             self._restricted = sorted(
                 (e for e in self.world.entities.values() if e._net_layout.restricted),
@@ -236,6 +238,17 @@ class SnapshotEncoder:
             self._shared_sections([base])
             shared = self._shared[base]
         private_count, private = self._private_section(client, base)
+        if not private_count:
+            # Clients with the same base and nothing private get the same (immutable) bytes.
+            packet = self._plain.get(base)
+            if packet is None:
+                packet = self._plain[base] = self._packet(base, shared, 0, b"")
+            return packet
+        return self._packet(base, shared, private_count, private)
+
+    def _packet(
+        self, base: int, shared: tuple[int, bytes], private_count: int, private: bytes
+    ) -> bytes:
         flags = (FLAG_FULL if not base else 0) | (FLAG_STAMP if self.stamp else 0)
         header = _HEADER.pack(VERSION, flags, self.world.tick, base, shared[0], private_count)
         if self.stamp:
