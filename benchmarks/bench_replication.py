@@ -12,8 +12,9 @@ and tick). Reported per tick:
   (bool 1 byte, int 2/3/5/9 bytes by magnitude, anything else ``var_to_bytes``), plus the
   command byte; goal <= 1/4. "Same changes" means the properties changed since the client's
   ack, the content our packet carries; a write of the value a property already had (half the
-  bool writes) is no change, for Godot's change detection as for ours. Godot's own model sends only the last tick's changes
-  over a reliable channel; that figure is printed too, for reference.
+  bool writes) is no change, for Godot's change detection as for ours. Godot's own model
+  sends only the last tick's changes over a reliable channel; that figure is printed too,
+  for reference.
 
 Run: ``python benchmarks/bench_replication.py [--ticks N]``.
 """

@@ -1,0 +1,39 @@
+extends SceneTree
+## The generated decoder's state view, read only now and then, for
+## tests/test_replication_gdscript.py.
+##
+## Arguments: DECODER_PATH IN OUT. IN holds var_to_bytes([[packet, ...], [read, ...]]). One
+## decoder applies the packets in order and reads its state after packet i when read[i] is
+## true. OUT gets var_to_bytes of the results: per read, [newest_tick,
+## var_to_bytes([state, classes]) with ids sorted]; or, if a packet fails, its last_error.
+
+
+func _init() -> void:
+	var args := OS.get_cmdline_user_args()
+	var script: GDScript = load(args[0])
+	var input: Array = bytes_to_var(FileAccess.get_file_as_bytes(args[1]))
+	var packets: Array = input[0]
+	var reads: Array = input[1]
+	var decoder = script.new()
+	var results := []
+	for i in packets.size():
+		if decoder.apply(packets[i]) < 0:
+			results.append(decoder.last_error)
+			break
+		if reads[i]:
+			results.append([decoder.newest_tick, _sorted(decoder)])
+	var out := FileAccess.open(args[2], FileAccess.WRITE)
+	out.store_buffer(var_to_bytes(results))
+	out.close()
+	quit()
+
+
+func _sorted(decoder: Object) -> PackedByteArray:
+	var ids: Array = decoder.state.keys()
+	ids.sort()
+	var state := {}
+	var classes := {}
+	for id in ids:
+		state[id] = decoder.state[id]
+		classes[id] = decoder.classes[id]
+	return var_to_bytes([state, classes])
