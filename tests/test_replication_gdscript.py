@@ -212,7 +212,8 @@ def test_live_session_over_udp(godot4: Engine) -> None:
         try:
             with godot4.workdir() as (here, inside):
                 (here / "decoder.gd").write_text(schema.to_gdscript(class_name="ArenaDecoder"))
-                shutil.copy(ENGINE_SCRIPTS / "replication_client.gd", here)
+                for script in ("replication_client.gd", "replication_state.gd"):
+                    shutil.copy(ENGINE_SCRIPTS / script, here)
                 args = ["127.0.0.1", str(port), f"{inside}/decoder.gd", str(SEED), str(HISTORY)]
                 ours = _serve(schema, transport, inbox, SEED)
                 return await run_beside(
@@ -232,6 +233,25 @@ def test_live_session_over_udp(godot4: Engine) -> None:
     assert counts["checked"] + counts["dropped"] == TICKS
     assert counts["checked"] >= 0.8 * TICKS
     assert counts["dropped"] > 0 and counts["full"] > 1 and counts["ack_lag"] > 0
+
+
+def _run_on_files(godot4: Engine, schema: Schema, script: str, payload: Any) -> Any:
+    """Run ``tests/engine/<script>`` with ``schema``'s generated decoder on ``payload``
+    (``var_to_bytes``) and return what it wrote. The decoder must never fail at run time: a
+    GDScript error abandons the function, so any SCRIPT ERROR fails the test."""
+    with godot4.workdir() as (here, inside):
+        (here / "decoder.gd").write_text(schema.to_gdscript())
+        for name in (script, "replication_state.gd"):
+            shutil.copy(ENGINE_SCRIPTS / name, here)
+        (here / "in.bin").write_bytes(gdvariant.dumps(payload))
+        proc = godot4.run(
+            script,
+            [f"{inside}/decoder.gd", f"{inside}/in.bin", f"{inside}/out.bin"],
+            cwd=(here, inside),
+            timeout=TIMEOUT,
+        )
+        assert "SCRIPT ERROR" not in proc.stderr, proc.stderr[-3000:]
+        return gdvariant.loads((here / "out.bin").read_bytes())
 
 
 def _unread_run(rng: random.Random) -> tuple[list[bytes], list[bool]]:
@@ -267,18 +287,7 @@ def test_state_view_read_now_and_then(godot4: Engine) -> None:
     print(f"GDVARIANT_SEED={SEED}")
     packets, reads = _unread_run(random.Random(SEED))
     schema = build_schema()
-    with godot4.workdir() as (here, inside):
-        (here / "decoder.gd").write_text(schema.to_gdscript())
-        shutil.copy(ENGINE_SCRIPTS / "replication_unread.gd", here)
-        (here / "in.bin").write_bytes(gdvariant.dumps([packets, reads]))
-        proc = godot4.run(
-            "replication_unread.gd",
-            [f"{inside}/decoder.gd", f"{inside}/in.bin", f"{inside}/out.bin"],
-            cwd=(here, inside),
-            timeout=TIMEOUT,
-        )
-        results = gdvariant.loads((here / "out.bin").read_bytes())
-    assert "SCRIPT ERROR" not in proc.stderr, proc.stderr[-3000:]
+    results = _run_on_files(godot4, schema, "replication_unread.gd", [packets, reads])
     ours = SnapshotDecoder(schema, history=HISTORY)
     want = []
     for packet, read in zip(packets, reads, strict=True):
@@ -348,19 +357,7 @@ def test_malformed_packets_in_the_engine(godot4: Engine) -> None:
     print(f"GDVARIANT_SEED={SEED}")
     full, delta, bad = _bad_packets(random.Random(SEED))
     schema = build_schema()
-    with godot4.workdir() as (here, inside):
-        (here / "decoder.gd").write_text(schema.to_gdscript())
-        shutil.copy(ENGINE_SCRIPTS / "replication_bad_packets.gd", here)
-        (here / "in.bin").write_bytes(gdvariant.dumps([full, delta, bad]))
-        proc = godot4.run(
-            "replication_bad_packets.gd",
-            [f"{inside}/decoder.gd", f"{inside}/in.bin", f"{inside}/out.bin"],
-            cwd=(here, inside),
-            timeout=TIMEOUT,
-        )
-        results = gdvariant.loads((here / "out.bin").read_bytes())
-    # The decoder must never fail at run time (a GDScript error abandons the function).
-    assert "SCRIPT ERROR" not in proc.stderr, proc.stderr[-3000:]
+    results = _run_on_files(godot4, schema, "replication_bad_packets.gd", [full, delta, bad])
     assert len(results) == len(bad) + 1
     rejected = accepted = 0
     for i, (packet, (tick, error, path, kept, state)) in enumerate(

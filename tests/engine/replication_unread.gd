@@ -7,6 +7,8 @@ extends SceneTree
 ## true. OUT gets var_to_bytes of the results: per read, [newest_tick,
 ## var_to_bytes([state, classes]) with ids sorted]; or, if a packet fails, its last_error.
 
+const DecoderState := preload("replication_state.gd")
+
 
 func _init() -> void:
 	var args := OS.get_cmdline_user_args()
@@ -21,19 +23,9 @@ func _init() -> void:
 			results.append(decoder.last_error)
 			break
 		if reads[i]:
-			results.append([decoder.newest_tick, _sorted(decoder)])
+			var state := var_to_bytes(DecoderState.sorted_state(decoder))
+			results.append([decoder.newest_tick, state])
 	var out := FileAccess.open(args[2], FileAccess.WRITE)
 	out.store_buffer(var_to_bytes(results))
 	out.close()
 	quit()
-
-
-func _sorted(decoder: Object) -> PackedByteArray:
-	var ids: Array = decoder.state.keys()
-	ids.sort()
-	var state := {}
-	var classes := {}
-	for id in ids:
-		state[id] = decoder.state[id]
-		classes[id] = decoder.classes[id]
-	return var_to_bytes([state, classes])
