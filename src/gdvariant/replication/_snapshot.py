@@ -289,7 +289,6 @@ class SnapshotEncoder:
         prev = [-1] * len(order)
         class_bits = self.schema.class_bits
         ids = sorted(entities.keys() | deleted.keys()) if deleted else sorted(entities)
-        s0, s1, s2, s3 = _SMALL
         for net_id in ids:
             ent = entities.get(net_id)
             if ent is None:
@@ -316,8 +315,6 @@ class SnapshotEncoder:
                     continue  # nothing new for any of the bases
                 lay = ent._net_layout
                 public = lay.public_mask
-                count = lay.count
-                step = 1 + lay.index_bits
                 cache = ent._net_cache
                 bits, widths = ent._net_bits, ent._net_widths
                 mask = 0
@@ -344,39 +341,9 @@ class SnapshotEncoder:
                         key = (OP_UPDATE, gap, changed) if gap else changed
                         record = cache.get(key)
                         if record is None:
-                            # encode_record() for an update, inlined: this runs ~4,600 times
-                            # a tick in the benchmark and the call was a tenth of its cost.
-                            if gap:
-                                acc, n = _gap_code(gap)
-                                acc <<= 2
-                                n += 2
-                            else:
-                                acc, n = 0, 3
-                            if changed < 1 << 32:
-                                idx = (
-                                    s0[changed & 255]
-                                    + s1[(changed >> 8) & 255]
-                                    + s2[(changed >> 16) & 255]
-                                    + s3[changed >> 24]
-                                )
-                            else:
-                                idx = _indices(changed)
-                            if 1 + len(idx) * step < count:
-                                acc |= 1 << n
-                                n += 1
-                                p = -1
-                                for i in idx:
-                                    acc |= (1 | (i - p - 1) << 1) << n
-                                    n += step
-                                    p = i
-                                n += 1
-                            else:
-                                acc |= changed << (n + 1)
-                                n += 1 + count
-                            for i in idx:
-                                acc |= bits[i] << n
-                                n += widths[i]
-                            record = cache[key] = acc.to_bytes((n + 7) >> 3, "little")
+                            record = cache[key] = encode_record(
+                                lay, class_bits, OP_UPDATE, gap, changed, bits, widths
+                            )
                         appenders[j](record)
                         prev[j] = net_id
                         last = -1 if gap else mask
