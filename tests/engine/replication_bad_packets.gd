@@ -11,9 +11,9 @@ const DecoderState := preload("replication_state.gd")
 
 
 func _init() -> void:
-	var args := OS.get_cmdline_user_args()
-	var script: GDScript = load(args[0])
-	var input: Array = bytes_to_var(FileAccess.get_file_as_bytes(args[1]))
+	var args := DecoderState.arguments()
+	var script: GDScript = args[0]
+	var input: Array = args[1]
 	var packets: Array = input[2].duplicate()
 	packets.append(input[1])
 	var results := []
@@ -28,9 +28,7 @@ func _init() -> void:
 		var kept := _snapshot(decoder) == before
 		var state := var_to_bytes(DecoderState.sorted_state(decoder))
 		results.append([tick, decoder.last_error, decoder.last_error_path, kept, state])
-	var out := FileAccess.open(args[2], FileAccess.WRITE)
-	out.store_buffer(var_to_bytes(results))
-	out.close()
+	DecoderState.write(args[2], results)
 	quit()
 
 

@@ -11,9 +11,9 @@ const DecoderState := preload("replication_state.gd")
 
 
 func _init() -> void:
-	var args := OS.get_cmdline_user_args()
-	var script: GDScript = load(args[0])
-	var input: Array = bytes_to_var(FileAccess.get_file_as_bytes(args[1]))
+	var args := DecoderState.arguments()
+	var script: GDScript = args[0]
+	var input: Array = args[1]
 	var packets: Array = input[0]
 	var reads: Array = input[1]
 	var decoder = script.new()
@@ -25,7 +25,5 @@ func _init() -> void:
 		if reads[i]:
 			var state := var_to_bytes(DecoderState.sorted_state(decoder))
 			results.append([decoder.newest_tick, state])
-	var out := FileAccess.open(args[2], FileAccess.WRITE)
-	out.store_buffer(var_to_bytes(results))
-	out.close()
+	DecoderState.write(args[2], results)
 	quit()
