@@ -159,6 +159,23 @@ def godot_size(value: Any) -> int:
     return len(gdvariant.dumps(v))
 
 
+def godot_delta(ents: list[Any], changes: dict[int, list[int]]) -> int:
+    """Bytes of Godot's delta packet carrying ``changes`` (entity -> flat indices): the
+    command byte, then per entity a u32 net id, a u64 mask, a u32 size and the values."""
+    return 1 + sum(
+        16 + sum(godot_size(ents[e]._net_vals[i]) for i in idx) for e, idx in changes.items()
+    )
+
+
+def changed_since(last_change: dict[tuple[int, int], int], base: int) -> dict[int, list[int]]:
+    """Entity -> the flat indices changed after tick ``base``."""
+    since: dict[int, list[int]] = {}
+    for (e, i), t in last_change.items():
+        if t > base:
+            since.setdefault(e, []).append(i)
+    return since
+
+
 def run(ticks: int, warmup: int, seed: int) -> None:
     rng = random.Random(seed)
     schema = Schema.build([Soldier])
@@ -218,28 +235,12 @@ def run(ticks: int, warmup: int, seed: int) -> None:
         this_tick: dict[int, list[int]] = {}
         for e, i in changed:
             this_tick.setdefault(e, []).append(i)
-        godot_tick.append(
-            1
-            + sum(
-                16 + sum(godot_size(ents[e]._net_vals[i]) for i in idx)
-                for e, idx in this_tick.items()
-            )
-        )
+        godot_tick.append(godot_delta(ents, this_tick))
         for cid in range(MAX_LAG + 1):  # client i lags i ticks: one of each
             base = encoder.base_for(encoder.clients[cid])
-            since: dict[int, list[int]] = {}
-            for (e, i), t in last_change.items():
-                if t > base:
-                    since.setdefault(e, []).append(i)
             ours.append(len(packets[cid]))
             by_lag.setdefault(cid, []).append(len(packets[cid]))
-            godot_same.append(
-                1
-                + sum(
-                    16 + sum(godot_size(ents[e]._net_vals[i]) for i in idx)
-                    for e, idx in since.items()
-                )
-            )
+            godot_same.append(godot_delta(ents, changed_since(last_change, base)))
             godot_by_lag.setdefault(cid, []).append(godot_same[-1])
     print(
         f"world: {ENTITIES} entities x {len(paths)} props, {per_tick_changes} changes/tick, "
