@@ -267,12 +267,17 @@ def run(ticks: int, warmup: int, seed: int) -> None:
     print(f"  ratio by ack lag: {per_lag}")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--ticks", type=int, default=60)
+def command_line(doc: str | None, ticks: int) -> argparse.Namespace:
+    """``--ticks``, ``--warmup`` and ``--seed`` of the replication benchmarks."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0] if doc else None)
+    parser.add_argument("--ticks", type=int, default=ticks)
     parser.add_argument("--warmup", type=int, default=12)
     parser.add_argument("--seed", type=int, default=13)
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = command_line(__doc__, 60)
     run(args.ticks, args.warmup, args.seed)
 
 

@@ -19,7 +19,6 @@ the codecs. Run: ``python benchmarks/bench_replication_overhead.py [--ticks N]``
 
 from __future__ import annotations
 
-import argparse
 import math
 import random
 from collections.abc import Callable
@@ -29,6 +28,7 @@ from bench_replication import (
     MAX_LAG,
     Soldier,
     changed_since,
+    command_line,
     godot_delta,
     random_value,
     set_path,
@@ -131,11 +131,7 @@ def run(ticks: int, warmup: int, seed: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--ticks", type=int, default=30)
-    parser.add_argument("--warmup", type=int, default=12)
-    parser.add_argument("--seed", type=int, default=13)
-    args = parser.parse_args()
+    args = command_line(__doc__, 30)
     run(args.ticks, args.warmup, args.seed)
 
 
