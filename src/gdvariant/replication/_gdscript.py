@@ -618,7 +618,7 @@ def _publish(w: _Writer, schema: Schema) -> None:
     w.emit(1, "_stale = false")
     w.emit(1, "if pending.size() > 6 * st.size() + 96:")
     w.emit(2, "view.clear()")
-    w.emit(2, "shown = {}")
+    w.emit(2, "shown.clear()")
     w.emit(2, "pending = []")
     w.emit(2, "for id in st:")
     w.emit(3, "pending.append(id)")
@@ -657,7 +657,6 @@ def _publish(w: _Writer, schema: Schema) -> None:
     w.emit(3, "if not st.has(id):")
     w.emit(4, "view.erase(id)")
     w.emit(4, "shown.erase(id)")
-    w.emit(1, "_view_classes = shown")
     w.emit(0, "")
     w.emit(0, "")
 
