@@ -10,6 +10,8 @@ no float literals for ranges). With Godot 4.6 (marked ``engine``, required in CI
   which must be byte-identical to our server's quantized state at that tick. Lockstep: the
   server sends the next packet when the report for the last one arrives, and a dropped
   packet is simply never sent, so nothing waits on a timer.
+* the state view, read only now and then (it is built when read): after each read it must
+  equal our ``SnapshotDecoder``'s newest state;
 * malformed and truncated packets: the engine's decoder must reject exactly the packets our
   ``SnapshotDecoder`` rejects, name the same entity and property, and keep its state; where
   ours accepts a corrupted packet, the engine must decode the same state.
@@ -198,7 +200,8 @@ def test_live_session_over_udp(godot4: Engine) -> None:
         try:
             with godot4.workdir() as (here, inside):
                 (here / "decoder.gd").write_text(schema.to_gdscript(class_name="ArenaDecoder"))
-                shutil.copy(ENGINE_SCRIPTS / "replication_client.gd", here)
+                for script in ("replication_client.gd", "replication_state.gd"):
+                    shutil.copy(ENGINE_SCRIPTS / script, here)
                 args = ["127.0.0.1", str(port), f"{inside}/decoder.gd", str(SEED), str(HISTORY)]
                 ours = _serve(schema, transport, inbox, SEED)
                 return await run_beside(
@@ -218,6 +221,72 @@ def test_live_session_over_udp(godot4: Engine) -> None:
     assert counts["checked"] + counts["dropped"] == TICKS
     assert counts["checked"] >= 0.8 * TICKS
     assert counts["dropped"] > 0 and counts["full"] > 1 and counts["ack_lag"] > 0
+
+
+def _run_on_files(godot4: Engine, schema: Schema, script: str, payload: Any) -> Any:
+    """Run ``tests/engine/<script>`` with ``schema``'s generated decoder on ``payload``
+    (``var_to_bytes``) and return what it wrote. The decoder must never fail at run time: a
+    GDScript error abandons the function, so any SCRIPT ERROR fails the test."""
+    with godot4.workdir() as (here, inside):
+        (here / "decoder.gd").write_text(schema.to_gdscript())
+        for name in (script, "replication_state.gd"):
+            shutil.copy(ENGINE_SCRIPTS / name, here)
+        (here / "in.bin").write_bytes(gdvariant.dumps(payload))
+        proc = godot4.run(
+            script,
+            [f"{inside}/decoder.gd", f"{inside}/in.bin", f"{inside}/out.bin"],
+            cwd=(here, inside),
+            timeout=TIMEOUT,
+        )
+        assert "SCRIPT ERROR" not in proc.stderr, proc.stderr[-3000:]
+        return gdvariant.loads((here / "out.bin").read_bytes())
+
+
+def _unread_run(rng: random.Random) -> tuple[list[bytes], list[bool]]:
+    """Packets for one client, some pairs swapped in delivery, and when to read the state:
+    now and then, every tick for a while, and never for a long run in the middle."""
+    schema = build_schema()
+    world = World(schema)
+    server = SnapshotEncoder(world, history=HISTORY, stamp=True)
+    server.add_client(0)
+    script = Script(world, rng, size=12)
+    packets: list[bytes] = []
+    for _ in range(80):
+        script.step()
+        tick = server.snapshot()
+        packets.append(server.packet_for(0))
+        # Acks lag 2-4 ticks, so a packet swapped with the one before it still has its base.
+        server.ack(0, tick - rng.randrange(2, 5))
+    for k in range(1, len(packets) - 1, 7):
+        packets[k], packets[k + 1] = packets[k + 1], packets[k]
+    reads = [
+        k == len(packets) - 1 or (k < 20 and rng.random() < 0.4) or 50 <= k < 60
+        for k in range(len(packets))
+    ]
+    return packets, reads
+
+
+@pytest.mark.engine
+def test_state_view_read_now_and_then(godot4: Engine) -> None:
+    """``state`` is built when read, from every record applied since the last read: it must
+    equal our decoder's newest state after runs of unread packets in which entities enter,
+    leave, change and reuse ids with another class, after late packets, and after a run long
+    enough that the view is rebuilt whole."""
+    print(f"GDVARIANT_SEED={SEED}")
+    packets, reads = _unread_run(random.Random(SEED))
+    schema = build_schema()
+    results = _run_on_files(godot4, schema, "replication_unread.gd", [packets, reads])
+    ours = SnapshotDecoder(schema, history=HISTORY)
+    want = []
+    for packet, read in zip(packets, reads, strict=True):
+        ours.apply(packet)
+        if read:
+            want.append([ours.tick, godot_state(schema, ours.state)])
+    assert len(results) == len(want) == sum(reads), results[-1]
+    for (tick, state), (want_tick, want_state) in zip(results, want, strict=True):
+        assert tick == want_tick
+        if state != gdvariant.dumps(want_state):
+            assert same_but_nan_payloads(gdvariant.loads(state), want_state), f"tick {tick}"
 
 
 def _crafted(schema: Schema, tick: int) -> list[bytes]:
@@ -276,19 +345,7 @@ def test_malformed_packets_in_the_engine(godot4: Engine) -> None:
     print(f"GDVARIANT_SEED={SEED}")
     full, delta, bad = _bad_packets(random.Random(SEED))
     schema = build_schema()
-    with godot4.workdir() as (here, inside):
-        (here / "decoder.gd").write_text(schema.to_gdscript())
-        shutil.copy(ENGINE_SCRIPTS / "replication_bad_packets.gd", here)
-        (here / "in.bin").write_bytes(gdvariant.dumps([full, delta, bad]))
-        proc = godot4.run(
-            "replication_bad_packets.gd",
-            [f"{inside}/decoder.gd", f"{inside}/in.bin", f"{inside}/out.bin"],
-            cwd=(here, inside),
-            timeout=TIMEOUT,
-        )
-        results = gdvariant.loads((here / "out.bin").read_bytes())
-    # The decoder must never fail at run time (a GDScript error abandons the function).
-    assert "SCRIPT ERROR" not in proc.stderr, proc.stderr[-3000:]
+    results = _run_on_files(godot4, schema, "replication_bad_packets.gd", [full, delta, bad])
     assert len(results) == len(bad) + 1
     rejected = accepted = 0
     for i, (packet, (tick, error, path, kept, state)) in enumerate(

@@ -7,11 +7,13 @@ extends SceneTree
 ## per packet: kept = the state, classes, ticks and newest tick are unchanged, state =
 ## var_to_bytes([state, classes]) with ids sorted.
 
+const DecoderState := preload("replication_state.gd")
+
 
 func _init() -> void:
-	var args := OS.get_cmdline_user_args()
-	var script: GDScript = load(args[0])
-	var input: Array = bytes_to_var(FileAccess.get_file_as_bytes(args[1]))
+	var args := DecoderState.arguments()
+	var script: GDScript = args[0]
+	var input: Array = args[1]
 	var packets: Array = input[2].duplicate()
 	packets.append(input[1])
 	var results := []
@@ -24,23 +26,12 @@ func _init() -> void:
 		var before := _snapshot(decoder)
 		var tick: int = decoder.apply(packet)
 		var kept := _snapshot(decoder) == before
-		results.append([tick, decoder.last_error, decoder.last_error_path, kept, _sorted(decoder)])
-	var out := FileAccess.open(args[2], FileAccess.WRITE)
-	out.store_buffer(var_to_bytes(results))
-	out.close()
+		var state := var_to_bytes(DecoderState.sorted_state(decoder))
+		results.append([tick, decoder.last_error, decoder.last_error_path, kept, state])
+	DecoderState.write(args[2], results)
 	quit()
 
 
 func _snapshot(decoder: Object) -> PackedByteArray:
-	return var_to_bytes([_sorted(decoder), decoder.held_ticks(), decoder.newest_tick])
-
-
-func _sorted(decoder: Object) -> PackedByteArray:
-	var ids: Array = decoder.state.keys()
-	ids.sort()
-	var state := {}
-	var classes := {}
-	for id in ids:
-		state[id] = decoder.state[id]
-		classes[id] = decoder.classes[id]
-	return var_to_bytes([state, classes])
+	var state := var_to_bytes(DecoderState.sorted_state(decoder))
+	return var_to_bytes([state, decoder.held_ticks(), decoder.newest_tick])

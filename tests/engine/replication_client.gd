@@ -8,6 +8,8 @@ extends SceneTree
 ##            var_to_bytes([state, classes]) with ids sorted, or the decoder's last_error
 ##   from us: 1 packet: a snapshot packet | 2 done
 
+const DecoderState := preload("replication_state.gd")
+
 const HELLO := 0
 const PACKET := 1
 const DONE := 2
@@ -44,7 +46,7 @@ func _init() -> void:
 		else:
 			out.encode_u32(1, tick)
 			out.encode_u32(5, _choose_ack(decoder, rng))
-			out.append_array(var_to_bytes(_sorted_state(decoder)))
+			out.append_array(var_to_bytes(DecoderState.sorted_state(decoder)))
 		udp.put_packet(out)
 	quit()
 
@@ -58,14 +60,3 @@ func _choose_ack(decoder: Object, rng: RandomNumberGenerator) -> int:
 		return decoder.newest_tick
 	var held: Array = decoder.held_ticks()
 	return held[rng.randi_range(0, held.size() - 1)]
-
-
-func _sorted_state(decoder: Object) -> Array:
-	var ids: Array = decoder.state.keys()
-	ids.sort()
-	var state := {}
-	var classes := {}
-	for id in ids:
-		state[id] = decoder.state[id]
-		classes[id] = decoder.classes[id]
-	return [state, classes]

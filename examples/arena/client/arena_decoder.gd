@@ -11,10 +11,19 @@ const CLASS_FINGERPRINTS := {"DT_Player": "9998c36c78c414da", "DT_Shot": "2f045d
 
 ## How many recent ticks' states are kept as delta bases.
 var history := 32
-## The newest state: entity id -> {property path: value}, updated in place.
-var state := {}
-## Entity id -> class id (an index into CLASS_NAMES), for the newest state.
-var classes := {}
+## The newest state: entity id -> {property path: value}. Built when read, from
+## the records applied since the last read, and then updated in place.
+var state: Dictionary:
+	get:
+		if _stale:
+			_publish()
+		return _view
+## Entity id -> class id (an index into CLASS_NAMES), for [member state].
+var classes: Dictionary:
+	get:
+		if _stale:
+			_publish()
+		return _view_classes
 ## The newest tick applied: the one to acknowledge (0 before any).
 var newest_tick := 0
 ## Why the last apply() failed, naming entity and property; "" if it did not.
@@ -23,6 +32,10 @@ var last_error := ""
 var last_error_path := ""
 
 var _states := {}
+var _view := {}
+var _view_classes := {}
+var _pending := []
+var _stale := false
 var _baselines := []
 var _broken := ""
 var _scratch := PackedByteArray()
@@ -51,14 +64,16 @@ func _init() -> void:
 	var base0 := "fe0100000002200000".hex_decode()
 	base0.append_array(_padding)
 	var values0 := []
-	values0.resize(8)
+	values0.resize(9)
+	values0[8] = 0
 	if _c0(base0, 0, 72, -1, values0) < 0:
 		_broken = "cannot decode the baseline of DT_Player: " + last_error
 	_baselines.append(values0)
 	var base1 := "1e001000010000".hex_decode()
 	base1.append_array(_padding)
 	var values1 := []
-	values1.resize(4)
+	values1.resize(5)
+	values1[4] = 1
 	if _c1(base1, 0, 56, -1, values1) < 0:
 		_broken = "cannot decode the baseline of DT_Shot: " + last_error
 	_baselines.append(values1)
@@ -307,23 +322,6 @@ func _d0(values: Array) -> Dictionary:
 	return {"position": values[0], "heading": values[1], "health": values[2], "velocity": values[3], "team": values[4], "name": values[5], "loadout.ammo": values[6], "loadout.reloading": values[7]}
 
 
-func _u0(d: Dictionary, values: Array, mask: int) -> void:
-	if mask & 1:
-		d["position"] = values[0]
-	if mask & 2:
-		d["heading"] = values[1]
-	if mask & 4:
-		d["health"] = values[2]
-	if mask & 8:
-		d["velocity"] = values[3]
-	if mask & 16:
-		d["team"] = values[4]
-	if mask & 32:
-		d["name"] = values[5]
-	if mask & 64:
-		d["loadout.ammo"] = values[6]
-	if mask & 128:
-		d["loadout.reloading"] = values[7]
 
 
 # DT_Shot: class 1, 4 properties
@@ -511,123 +509,113 @@ func _d1(values: Array) -> Dictionary:
 	return {"position": values[0], "velocity": values[1], "shooter": values[2], "heat": values[3]}
 
 
-func _u1(d: Dictionary, values: Array, mask: int) -> void:
-	if mask & 1:
-		d["position"] = values[0]
-	if mask & 2:
-		d["velocity"] = values[1]
-	if mask & 4:
-		d["shooter"] = values[2]
-	if mask & 8:
-		d["heat"] = values[3]
 
 
-func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Dictionary, cl: Dictionary, shared: bool, touched: Array) -> int:
+func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Dictionary, shared: bool, touched: Array) -> int:
 	var prev := -1
 	var end := size << 3
 	for r in count:
 		if pos >= size:
 			return _fail("packet truncated before a record at byte %d" % pos)
-		var bp := pos
-		var acc := 0
-		var n := 0
-		if n < 2:
-			acc |= buf.decode_u32(bp) << n
-			bp += 4
-			n += 32
-		var t60 := acc & 3
-		acc >>= 2
-		n -= 2
-		if n < 1:
-			acc |= buf.decode_u32(bp) << n
-			bp += 4
-			n += 32
-		var t61 := acc & 1
-		acc >>= 1
-		n -= 1
-		var gap := 0
-		if t61:
+		var b0 := buf[pos]
+		var op := b0 & 3
+		var at := (pos << 3) + 3
+		var id := prev + 1
+		if b0 & 4:
+			var bp := 0
+			var acc := 0
+			var n := 0
+			bp = at >> 3
+			acc = buf[bp] >> (at & 7)
+			n = 8 - (at & 7)
+			bp += 1
 			if n < 2:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t62 := acc & 3
+			var t60 := acc & 3
 			acc >>= 2
 			n -= 2
-			if t62 == 0:
+			if t60 == 0:
 				if n < 4:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t63 := acc & 15
+				var t61 := acc & 15
 				acc >>= 4
 				n -= 4
-				gap = t63
-			elif t62 == 1:
+				id += t61
+			elif t60 == 1:
 				if n < 8:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t64 := acc & 255
+				var t62 := acc & 255
 				acc >>= 8
 				n -= 8
-				gap = t64
-			elif t62 == 2:
+				id += t62
+			elif t60 == 2:
 				if n < 16:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t65 := acc & 65535
+				var t63 := acc & 65535
 				acc >>= 16
 				n -= 16
-				gap = t65
+				id += t63
 			else:
 				if n < 32:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t66 := acc & 4294967295
+				var t64 := acc & 4294967295
 				acc >>= 32
 				n -= 32
-				gap = t66
-		var id := prev + 1 + gap
+				id += t64
+			at = (bp << 3) - n
+			if at > end:
+				return _fail("packet truncated in a record header at byte %d" % pos)
 		prev = id
-		if (bp << 3) - n > end:
-			return _fail("packet truncated in a record header at byte %d" % pos)
-		if t60 == 2:
-			if not st.has(id):
+		if op == 2:
+			if not st.erase(id):
 				return _fail("delete of entity %d, which this client lacks" % id, id)
-			st.erase(id)
-			cl.erase(id)
 			touched.append(id)
 			touched.append(-1)
 			touched.append(0)
-			pos = ((bp << 3) - n + 7) >> 3
+			pos = (at + 7) >> 3
 			continue
-		if t60 == 3 or (t60 == 1 and not shared):
-			return _fail("record op %d is not allowed here (entity %d)" % [t60, id], id)
 		var c := 0
 		var values: Array
-		if t60 == 1:
+		if op == 0:
+			var old = st.get(id)
+			if old == null:
+				return _fail("update of entity %d, which this client lacks" % id, id)
+			values = old.duplicate()
+			c = values[-1]
+		elif op == 3 or not shared:
+			return _fail("record op %d is not allowed here (entity %d)" % [op, id], id)
+		else:
+			var bp := 0
+			var acc := 0
+			var n := 0
+			bp = at >> 3
+			acc = buf[bp] >> (at & 7)
+			n = 8 - (at & 7)
+			bp += 1
 			if n < 1:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t67 := acc & 1
+			var t65 := acc & 1
 			acc >>= 1
 			n -= 1
-			c = t67
-			if (bp << 3) - n > end:
+			c = t65
+			at = (bp << 3) - n
+			if at > end:
 				return _fail("packet truncated in entity %d's class id" % id, id)
 			if c >= 2:
 				return _fail("entity %d enters with unknown class id %d" % [id, c], id)
 			values = _baselines[c].duplicate()
-		else:
-			if not st.has(id):
-				return _fail("update of entity %d, which this client lacks" % id, id)
-			c = cl[id]
-			values = st[id].duplicate()
-		var at := (bp << 3) - n
 		if c == 0:
 			at = _c0(buf, at, end, id, values)
 		elif c == 1:
@@ -635,43 +623,82 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Diction
 		if at < 0:
 			return -1
 		st[id] = values
-		cl[id] = c
 		touched.append(id)
-		touched.append(c if t60 == 0 else -2 - c)
+		touched.append(c if op == 0 else -2 - c)
 		touched.append(_mask)
 		pos = (at + 7) >> 3
 	return pos
 
 
-func _publish(st: Dictionary, cl: Dictionary, touched: Array) -> void:
+func _publish() -> void:
+	var st: Dictionary = _states[newest_tick]
+	var view := _view
+	var shown := _view_classes
+	var pending := _pending
+	_pending = []
+	_stale = false
+	if pending.size() > 6 * st.size() + 96:
+		view.clear()
+		shown.clear()
+		pending = []
+		for id in st:
+			pending.append(id)
+			pending.append(-2)
+			pending.append(0)
 	var i := 0
-	var count := touched.size()
+	var count := pending.size()
 	while i < count:
-		var id: int = touched[i]
-		var code: int = touched[i + 1]
+		var id: int = pending[i]
+		var code: int = pending[i + 1]
 		i += 3
 		if code == -1:
-			state.erase(id)
+			view.erase(id)
+			shown.erase(id)
 			continue
 		var values = st.get(id)
-		if values == null:  # deleted again later in this packet
+		if values == null:  # deleted again by a later record
 			continue
-		var d = state.get(id)
-		if code < -1 or d == null or classes.get(id, -1) != code:
-			code = -2 - code if code < -1 else code
-			if code == 0:
-				state[id] = _d0(values)
-			elif code == 1:
-				state[id] = _d1(values)
-		elif code == 0:
-			_u0(d, values, touched[i - 1])
-		elif code == 1:
-			_u1(d, values, touched[i - 1])
-	if state.size() != st.size():
-		for id in state.keys():
+		var c: int = values[-1]
+		var d = view.get(id)
+		if code != c or d == null or shown.get(id, -1) != c:
+			shown[id] = c
+			if c == 0:
+				view[id] = _d0(values)
+			elif c == 1:
+				view[id] = _d1(values)
+		elif c == 0:
+			var m0: int = pending[i - 1]
+			if m0 & 1:
+				d["position"] = values[0]
+			if m0 & 2:
+				d["heading"] = values[1]
+			if m0 & 4:
+				d["health"] = values[2]
+			if m0 & 8:
+				d["velocity"] = values[3]
+			if m0 & 16:
+				d["team"] = values[4]
+			if m0 & 32:
+				d["name"] = values[5]
+			if m0 & 64:
+				d["loadout.ammo"] = values[6]
+			if m0 & 128:
+				d["loadout.reloading"] = values[7]
+		elif c == 1:
+			var m1: int = pending[i - 1]
+			if m1 & 1:
+				d["position"] = values[0]
+			if m1 & 2:
+				d["velocity"] = values[1]
+			if m1 & 4:
+				d["shooter"] = values[2]
+			if m1 & 8:
+				d["heat"] = values[3]
+	if view.size() != st.size():
+		for id in view.keys():
 			if not st.has(id):
-				state.erase(id)
-	classes = cl
+				view.erase(id)
+				shown.erase(id)
 
 
 ## Decodes one packet; returns its tick, or -1 with [member last_error] set (and nothing
@@ -702,28 +729,27 @@ func apply(packet: PackedByteArray) -> int:
 			return _fail("schema fingerprint %s is not ours (%s)" % [stamp, FINGERPRINT])
 		pos = 26
 	var st := {}
-	var cl := {}
 	if base:
 		if not _states.has(base):
 			var why := "packet for tick %d is a delta from tick %d, which this client lacks"
 			return _fail(why % [tick, base])
-		st = _states[base][0].duplicate()
-		cl = _states[base][1].duplicate()
+		st = _states[base].duplicate()
 	var buf := packet.duplicate()
 	buf.append_array(_padding)
 	var touched := []
-	pos = _section(buf, size, pos, packet.decode_u32(10), st, cl, true, touched)
+	pos = _section(buf, size, pos, packet.decode_u32(10), st, true, touched)
 	if pos < 0:
 		return -1
-	pos = _section(buf, size, pos, packet.decode_u32(14), st, cl, false, touched)
+	pos = _section(buf, size, pos, packet.decode_u32(14), st, false, touched)
 	if pos < 0:
 		return -1
 	if pos != size:
 		return _fail("%d bytes of trailing data after the records" % (size - pos))
-	_states[tick] = [st, cl]
+	_states[tick] = st
 	if tick >= newest_tick:
 		newest_tick = tick
-		_publish(st, cl, touched)
+		_pending.append_array(touched)
+		_stale = true
 	for old in _states.keys():
 		if old <= newest_tick - history:
 			_states.erase(old)
@@ -739,7 +765,8 @@ func held_ticks() -> Array:
 
 ## The class (table) name of entity [param id] in [member state], or "" if absent.
 func class_of(id: int) -> String:
-	return CLASS_NAMES[classes[id]] if classes.has(id) else ""
+	var c = classes.get(id)
+	return "" if c == null else CLASS_NAMES[c]
 
 
 func _fail(message: String, id: int = -1) -> int:

@@ -6,22 +6,23 @@ client's packet from those pieces: every entity that entered, changed or left si
 the client acknowledged. An ack older than the history ring (or none) gets a full update,
 which is the same code path: a delta from each class's baseline. Entity bodies are cached per
 ``(op, mask)`` until the entity changes, and the shared part of a packet per acked tick, so 64
-clients with acks lagging 0-8 ticks cost about nine assemblies.
+clients with acks lagging 0-8 ticks cost about nine assemblies (and clients with the same
+base and nothing private get the same bytes object).
 
 The packet layout is in ``docs/replication-wire.md``; in short::
 
     header   u8 version, u8 flags, u32 tick, u32 base tick, u32 shared count, u32 private count
              [u64 schema fingerprint if flags & 1]
-    records  shared section, then private section; each record is byte-aligned:
-             u8 (op | gap << 2) [u32 gap if the 6-bit gap field is 63]
-             body (update, enter): bit-packed, LSB first, padded to a byte:
-               [class id (enter)] selector (0 = bitmask of N bits, 1 = gap list),
-               the changed indices, then each changed value in index order.
+    records  shared section, then private section; each record is byte-aligned and
+             bit-packed, LSB first, padded to a byte: 2-bit op, 1-bit "id gap follows"
+             [2-bit size class, gap in 4/8/16/32 bits], then (update, enter)
+             [class id (enter)] selector (0 = bitmask of N bits, 1 = gap list),
+             the changed indices, then each changed value in index order.
 
 Why fields are bit-packed and records byte-aligned (measured in Godot 4.6.3, details in the
 wire doc §9): the generated GDScript decoder (``schema.to_gdscript()``), which reads fields
-inline with 32-bit refills, decodes the benchmark's 1,305-property packet in about 1.4 ms
-(goal 2 ms). Byte-aligned
+inline with 32-bit refills, applies the benchmark's 1,305-property packet in about 1.5 ms
+(goal 2 ms; its ``state`` Dictionaries are built when read, about 0.7 ms more). Byte-aligned
 fields would read about 20% faster but make the values 37% larger. Aligning only the records
 costs 3.5 bits each and lets the server cache and join records as ``bytes``.
 
@@ -193,6 +194,7 @@ class SnapshotEncoder:
                     raise ValueError(f"{lay.name} uses audience {name!r}: give its predicate")
         self.clients: dict[Any, Client] = {}
         self._shared: dict[int, tuple[int, bytes]] = {}
+        self._plain: dict[int, bytes] = {}
         self._restricted: list[Any] = []
 
     def add_client(self, client_id: Any, *, team: Any = None) -> Client:
@@ -214,6 +216,7 @@ class SnapshotEncoder:
         """Close the world's tick; return its number."""
         tick = self.world.commit(self.history)
         self._shared = {}
+        self._plain = {}
         if any(lay.restricted for lay in self.schema.classes):
             self._restricted = sorted(
                 (e for e in self.world.entities.values() if e._net_layout.restricted),
@@ -236,6 +239,17 @@ class SnapshotEncoder:
             self._shared_sections([base])
             shared = self._shared[base]
         private_count, private = self._private_section(client, base)
+        if not private_count:
+            # Clients with the same base and nothing private get the same (immutable) bytes.
+            packet = self._plain.get(base)
+            if packet is None:
+                packet = self._plain[base] = self._packet(base, shared, 0, b"")
+            return packet
+        return self._packet(base, shared, private_count, private)
+
+    def _packet(
+        self, base: int, shared: tuple[int, bytes], private_count: int, private: bytes
+    ) -> bytes:
         flags = (FLAG_FULL if not base else 0) | (FLAG_STAMP if self.stamp else 0)
         header = _HEADER.pack(VERSION, flags, self.world.tick, base, shared[0], private_count)
         if self.stamp:
@@ -289,11 +303,54 @@ class SnapshotEncoder:
                         prev[j] = net_id
                 continue
             spawn = ent._net_spawn
+            hist = ent._net_hist
+            if spawn <= oldest:
+                # The usual case: the entity is older than every base, so each base gets an
+                # update of what changed since it (or nothing), newest base first.
+                if not hist:
+                    continue
+                h = len(hist) - 1
+                t, m = hist[h]
+                if t <= oldest:
+                    continue  # nothing new for any of the bases
+                lay = ent._net_layout
+                public = lay.public_mask
+                cache = ent._net_cache
+                bits, widths = ent._net_bits, ent._net_widths
+                mask = 0
+                last = -1
+                record = b""
+                for j, base in enumerate(order):
+                    while t > base:
+                        mask |= m
+                        h -= 1
+                        if h < 0:
+                            t = -1
+                            break
+                        t, m = hist[h]
+                    gap = net_id - prev[j] - 1
+                    if mask == last and not gap:
+                        # No change between this base and the newer one: the same record.
+                        appenders[j](record)
+                        prev[j] = net_id
+                        continue
+                    changed = mask & public
+                    if changed:
+                        # An update right after the previous id (the common record) is
+                        # keyed by its mask alone: an int hashes faster than a tuple.
+                        key = (OP_UPDATE, gap, changed) if gap else changed
+                        record = cache.get(key)
+                        if record is None:
+                            record = cache[key] = encode_record(
+                                lay, class_bits, OP_UPDATE, gap, changed, bits, widths
+                            )
+                        appenders[j](record)
+                        prev[j] = net_id
+                        last = -1 if gap else mask
+                continue
+            # Entered after some base (or a full update): an enter record for those bases.
             lay = ent._net_layout
             public = lay.public_mask
-            hist = ent._net_hist
-            if spawn <= oldest and (not hist or hist[-1][0] <= oldest):
-                continue  # nothing new for any of the bases
             h = len(hist) - 1
             mask = 0
             cache = ent._net_cache
@@ -312,8 +369,6 @@ class SnapshotEncoder:
                         continue
                     op = OP_UPDATE
                 gap = net_id - prev[j] - 1
-                # The common record (an update right after the previous id) is keyed by its
-                # mask alone: an int hashes faster than a tuple.
                 key = changed if op == OP_UPDATE and not gap else (op, gap, changed)
                 record = get(key)
                 if record is None:
