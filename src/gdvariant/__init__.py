@@ -53,6 +53,8 @@ from ._packed import (
 )
 from ._profiles import PROFILES, Profile, get_profile
 from ._records import dump, dump_all, load, load_all, records
+from ._text_parser import TextError, from_text
+from ._text_writer import to_text
 from ._types import (
     AABB,
     RID,
@@ -143,6 +145,7 @@ __all__ = [
     "Signal",
     "StreamDecoder",
     "StringName",
+    "TextError",
     "Transform2D",
     "Transform3D",
     "TypedArray",
@@ -165,6 +168,7 @@ __all__ = [
     "dumps",
     "encrypt",
     "frame",
+    "from_text",
     "get_profile",
     "iter_save",
     "load",
@@ -175,5 +179,6 @@ __all__ = [
     "read_save",
     "records",
     "sniff",
+    "to_text",
     "write_save",
 ]
