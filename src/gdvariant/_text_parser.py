@@ -266,6 +266,16 @@ class _Parser:
             channels = channels[1:] + channels[:1]
         return Color(*(f32(c / 255.0) for c in channels))
 
+    def peek(self, kind: str) -> bool:
+        """Whether the next token is ``kind`` (nothing is consumed)."""
+        save = self.pos
+        try:
+            return self.token()[0] == kind
+        except TextError:
+            return False
+        finally:
+            self.pos = save
+
     def expect(self, kind: str, what: str) -> tuple[str, Any, int]:
         tok = self.token()
         if tok[0] != kind:
@@ -334,6 +344,8 @@ class _Parser:
 
     def identifier(self, name: str, at: int, depth: int) -> Any:
         syntax = self.syntax
+        if name == "inf_neg" and not syntax.real_words:
+            raise self.fail("a value", at, got=f"unexpected identifier {name!r}")
         if name in _KEYWORDS or (name == "-inf" and syntax.minus_identifiers):
             return _REAL_WORDS.get(name, _KEYWORDS.get(name))
         vtype = syntax.read_names.get(name)
@@ -390,6 +402,7 @@ class _Parser:
             elif (
                 tok[0] == "id"
                 and tok[1] in _REAL_WORDS
+                and self.syntax.real_words
                 and (tok[1] != "-inf" or self.syntax.minus_identifiers)
             ):
                 number = _REAL_WORDS[tok[1]]
@@ -460,7 +473,7 @@ class _Parser:
     def element_type(self) -> ElementType | None:
         tok = self.expect("id", "a type name")
         name = tok[1]
-        if name in ("Resource", "ExtResource", "SubResource"):
+        if name in ("Resource", "ExtResource", "SubResource") and self.peek("("):
             self.expect("(", "'(' after Resource")
             path = self.expect("str", "a script path")[1]
             self.expect(")", "')' after the script path")

@@ -161,8 +161,11 @@ class TextSyntax:
     printf_specials: bool = False
     #: The empty Dictionary: ``{}`` (Godot 4), ``{\n}`` (3.6), ``{\n\n}`` (3.2).
     empty_dict: str = "{}"
-    #: Godot 4 orders Array keys (``Array::operator<``); Godot 3 does not.
-    array_less: bool = True
+    #: The reader knows ``inf_neg`` and takes inf/inf_neg/nan inside constructors (not 3.2).
+    real_words: bool = True
+    #: How Array keys compare: "godot4" (lexicographic, then by size) or "godot3" (its
+    #: ``OP_LESS``: a is less when b is no shorter and some element of a is not less).
+    array_less: str = "godot4"
 
 
 def _godot4(name: str) -> TextSyntax:
@@ -198,9 +201,9 @@ _36 = TextSyntax(
     long_escapes=False,
     color_argb=True,
     empty_dict="{\n}",
-    array_less=False,
+    array_less="godot3",
 )
-_32 = replace(_36, max_depth=None, printf_specials=True, empty_dict="{\n\n}")
+_32 = replace(_36, max_depth=None, printf_specials=True, empty_dict="{\n\n}", real_words=False)
 
 _SYNTAX: dict[str, TextSyntax] = {
     "4.6": _46,

@@ -38,9 +38,6 @@ __all__ = ["to_text"]
 
 T = VariantType
 
-#: Godot's ``MAX_RECURSION`` for the text writer (containers deeper than this).
-MAX_TEXT_DEPTH = 100
-
 #: ``Variant::get_type_name`` of the built-in types (typed container element names).
 _TYPE_NAMES: dict[VariantType, str] = {
     T.NIL: "Nil",
@@ -74,6 +71,8 @@ _ESCAPE = str.maketrans(
     }
 )
 _ESCAPE_3 = str.maketrans({**{chr(k): v for k, v in _ESCAPE.items()}, "?": "\\?"})
+#: Exact mode leaves BEL and VT raw: Godot's reader turns ``\a`` and ``\v`` into letters.
+_ESCAPE_EXACT = str.maketrans({chr(k): v for k, v in _ESCAPE.items() if chr(k) not in "\a\v"})
 
 _SIMPLE: dict[type, VariantType] = {
     type(None): T.NIL,
@@ -128,6 +127,8 @@ class _Writer:
         self.exact = exact
         self.ids = syntax.profile.wire_ids
         self.escape = _ESCAPE_3 if syntax.escape_question else _ESCAPE
+        if exact:
+            self.escape = _ESCAPE_EXACT
         self.open, self.close = ("( ", " )") if syntax.spaced else ("(", ")")
         self.empty = "(  )" if syntax.spaced else "()"
         self.brackets = ("[ ", " ]", "[  ]") if syntax.spaced else ("[", "]", "[]")
@@ -137,10 +138,18 @@ class _Writer:
     def real(self, value: float, *, component: bool) -> str:
         """``rtos_fix``: the text of one float (a FLOAT, or a real_t/float32 component)."""
         syntax = self.syntax
-        if component or syntax.narrow_floats:
+        if component:
             value = f32(value)
         if self.exact:
-            return _exact_float(value)
+            if math.isfinite(value) and component:
+                return _exact_single(value)
+            if math.isfinite(value) or syntax.real_words:
+                return _exact_float(value)
+            if math.isnan(value):
+                raise EncodeError(f"{syntax.engine}'s reader has no spelling of NaN here")
+            return "1e+999" if value > 0 else "-1e+999"  # its reader overflows to +-inf
+        if syntax.narrow_floats:
+            value = f32(value)
         if value == 0:
             return "0"
         if syntax.printf_specials:
@@ -185,6 +194,8 @@ class _Writer:
             return str(int(value))
         if vtype is T.FLOAT:
             return self.float_(float(value))
+        if self.exact and isinstance(value, str | NodePath) and "\0" in str(value):
+            raise EncodeError("a string with U+0000 has no text form (Godot's reader stops there)")
         if vtype is T.STRING:
             return '"' + str(value).translate(_ESCAPE_MULTILINE) + '"'
         if vtype is T.STRING_NAME:
@@ -214,6 +225,8 @@ class _Writer:
     def opaque(self, vtype: VariantType, value: Any) -> str:
         self.name_of_4(vtype)
         if not self.syntax.writes_rid:
+            if self.exact:
+                raise EncodeError(f"{self.syntax.engine} writes a {vtype.name} as nothing")
             return ""
         if vtype is T.RID:
             rid = value.id - (1 << 64) if value.id >= 1 << 63 else value.id
@@ -242,7 +255,11 @@ class _Writer:
     def too_deep(self, depth: int) -> bool:
         """Godot prints a container past ``MAX_RECURSION`` as empty (and logs an error)."""
         limit = self.syntax.max_depth
-        return limit is not None and depth > limit
+        if limit is None or depth <= limit:
+            return False
+        if self.exact:
+            raise EncodeError(f"containers nested deeper than the text writer's {limit} levels")
+        return True
 
     def array(self, value: Any, depth: int) -> str:
         if self.too_deep(depth):
@@ -287,7 +304,9 @@ class _Writer:
         ta, tb = variant_type(a), variant_type(b)
         if ta is not tb:
             return self.ids.get(ta, 0) < self.ids.get(tb, 0)
-        if ta is T.ARRAY and self.syntax.array_less:
+        if ta is T.ARRAY and self.syntax.array_less == "godot3":
+            return len(b) >= len(a) and any(not self.less(x, y) for x, y in zip(a, b, strict=False))
+        if ta is T.ARRAY:
             for x, y in zip(a, b, strict=False):
                 if self.less(x, y):
                     return True
@@ -320,20 +339,40 @@ def _exact_float(value: float) -> str:
         return "inf" if value > 0 else "inf_neg"
     if value == 0:
         return "-0.0" if math.copysign(1.0, value) < 0 else "0"
-    for digits in range(len(repr(abs(value)).replace(".", "").lstrip("0")), 18):
+    for digits in range(1, 19):  # Godot's reader keeps 18 mantissa digits
         text = f"{value:.{digits - 1}e}"
+        if float(text) != value:
+            continue
         mantissa, _, exp = text.partition("e")
-        if float(text) == value and godot_strtod(text) == value:
-            return mantissa.rstrip("0").rstrip(".") + "e" + exp if "." in mantissa else text
-        # Neighbouring spellings of the same length: Godot's reader may be 1 ulp off.
-        for nudge in (-1, 1, -2, 2):
+        # This spelling and its neighbours of the same length: Godot's reader is often a
+        # few units in the last place off, so a neighbour may be the one it reads right.
+        for nudge in (0, -1, 1, -2, 2, -3, 3):
             candidate = _nudge(mantissa, nudge) + "e" + exp
             if float(candidate) == value and godot_strtod(candidate) == value:
                 return candidate
-    raise EncodeError(
-        f"{value!r} has no decimal text that Godot's str_to_var reads back exactly "
-        "(its reader loses values below about 1e-292)"
-    )
+    # About 1 % of doubles have no such text: Godot's power-of-ten table is several units
+    # in the last place off, further than Python's reading allows. Then the text only
+    # Godot's reader (and from_text, which follows it) reads as ``value``.
+    for digits in (18, 17, 16):
+        mantissa, _, exp = f"{value:.{digits - 1}e}".partition("e")
+        for step in range(1, 400):
+            for nudge in (step, -step):
+                candidate = _nudge(mantissa, nudge) + "e" + exp
+                if godot_strtod(candidate) == value:
+                    return candidate
+    raise EncodeError(f"{value!r} has no decimal text that Godot's str_to_var reads back exactly")
+
+
+def _exact_single(value: float) -> str:
+    """Digits of a float32 component that both readers round back to it: its shortest float32
+    digits (Godot's reader may be a unit off in the double, but the cast to float32 absorbs
+    that), else a text exact as a double."""
+    if value == 0:
+        return "-0.0" if math.copysign(1.0, value) < 0 else "0"
+    text = grisu2_text(value, True)
+    if f32(godot_strtod(text)) == value and f32(float(text)) == value:
+        return text
+    return _exact_float(value)
 
 
 def _nudge(mantissa: str, step: int) -> str:
