@@ -36,7 +36,6 @@ from ._text_syntax import TextSyntax, text_syntax
 from ._types import (
     RID,
     Callable,
-    Color,
     ContainerKind,
     Dictionary,
     ElementType,
@@ -81,7 +80,7 @@ _NUMBER_ANY = re.compile(r"-?[0-9]*(?:\.[0-9]*)?(?:[eE][+-]?[0-9]*)?")
 _STRING = re.compile(r'"((?:[^"\\\x00]|\\[^\x00])*)"')
 _ESCAPE = re.compile(r"\\(u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{6}|.)", re.DOTALL)
 _ESCAPE_3 = re.compile(r"\\(u[0-9A-Fa-f]{4}|.)", re.DOTALL)
-_HEX = re.compile(r"[0-9A-Fa-f]*")
+_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 _SIMPLE_ESCAPES = {"b": "\b", "t": "\t", "n": "\n", "f": "\f", "r": "\r"}
 
 #: Variant names usable as typed-container element types (``Array[int]``).
@@ -174,7 +173,8 @@ class _Parser:
 
     def token(self) -> tuple[str, Any, int]:
         """The next token: (kind, value, start offset). Kinds: a punctuation character, "str",
-        "sname", "num", "id", "color", "eof"."""
+        "sname", "num", "id", "eof". (``#rrggbb`` colours are not values here: the engines'
+        ``str_to_var`` rejects them.)"""
         text = self.text
         pos = _WS.match(text, self.pos).end()  # type: ignore[union-attr]
         if pos >= len(text) or text[pos] == "\0":
@@ -190,10 +190,6 @@ class _Parser:
             if not text.startswith('"', pos + 1):
                 raise self.fail("'\"' after '" + ch + "'", pos + 1)
             return "sname", StringName(self.string(pos + 1)), pos
-        if ch == "#":
-            hex_end = _HEX.match(text, pos + 1).end()  # type: ignore[union-attr]
-            self.pos = hex_end
-            return "color", self.color(text[pos + 1 : hex_end]), pos
         if ch == "-" and self.syntax.minus_identifiers:
             ident = _IDENT.match(text, pos + 1)
             if ident:
@@ -227,16 +223,15 @@ class _Parser:
             decoded = self.escape.sub(self.unescape, body)
         except ValueError as exc:
             raise self.fail(str(exc), start) from None
-        if self.syntax.long_escapes:
+        if self.syntax.join_surrogates:
             return self.join_surrogates(decoded, start)
         return decoded
 
-    @staticmethod
-    def unescape(match: re.Match[str]) -> str:
+    def unescape(self, match: re.Match[str]) -> str:
         code = match.group(1)
         if len(code) > 1:
             return chr(int(code[1:], 16))
-        if code in "uU":
+        if code == "u" or (code == "U" and self.syntax.long_escapes):
             raise ValueError("a valid hex constant (malformed hex constant in string)")
         return _SIMPLE_ESCAPES.get(code, code)
 
@@ -247,24 +242,13 @@ class _Parser:
         try:
             return text.encode("utf-16", "surrogatepass").decode("utf-16")
         except UnicodeDecodeError:
-            raise self.fail(
-                "a valid UTF-16 string (unpaired lead/trail surrogate)", start
-            ) from None
-
-    def color(self, digits: str) -> Color:
-        """``Color::html``: ``#rgb``, ``#rgba``, ``#rrggbb``, ``#rrggbbaa`` (Godot 3: alpha
-        first); any other length gives the default Color."""
-        n = len(digits)
-        if n in (3, 4):
-            digits = "".join(c * 2 for c in digits)
-        elif n not in (6, 8):
-            return Color(0, 0, 0, 1)
-        channels = [int(digits[i : i + 2], 16) for i in range(0, len(digits), 2)]
-        if len(channels) == 3:
-            channels.append(255)
-        elif self.syntax.color_argb:
-            channels = channels[1:] + channels[:1]
-        return Color(*(f32(c / 255.0) for c in channels))
+            if self.syntax.lone_surrogate_error:
+                raise self.fail(
+                    "a valid UTF-16 string (unpaired lead/trail surrogate)", start
+                ) from None
+        return _PAIR.sub(
+            lambda m: m.group().encode("utf-16", "surrogatepass").decode("utf-16"), text
+        )
 
     def peek(self, kind: str) -> bool:
         """Whether the next token is ``kind`` (nothing is consumed)."""
@@ -289,7 +273,7 @@ class _Parser:
 
     def value_from(self, tok: tuple[str, Any, int], depth: int) -> Any:
         kind, val, at = tok
-        if kind in ("num", "str", "sname", "color"):
+        if kind in ("num", "str", "sname"):
             return val
         if kind == "[":
             return self.array_body(self.deeper(depth, at))
@@ -364,7 +348,7 @@ class _Parser:
         if name == "NodePath":
             self.expect("(", "'(' after NodePath")
             path = self.expect("str", "a string as argument for NodePath()")[1]
-            self.expect(")", "')' after the NodePath string")
+            self.token()  # the engine reads one more token and does not check it is ')'
             return NodePath(path)
         if name == "Object":
             return self.object_(depth)
@@ -374,10 +358,7 @@ class _Parser:
             )
         if syntax.godot4_values:
             if name == "RID" and syntax.writes_rid:
-                args = self.arguments("i64")
-                if len(args) > 1:
-                    raise self.fail("at most one argument for RID()", at)
-                return RID((args[0] if args else 0) & ((1 << 64) - 1))
+                return self.rid()
             if name in ("Callable", "Signal") and syntax.writes_rid:
                 self.expect("(", f"'(' after {name}")
                 self.expect(")", f"')' after {name}(")
@@ -385,9 +366,19 @@ class _Parser:
             if name == "Array" or (name == "Dictionary" and syntax.typed_dictionaries):
                 return self.typed(name, depth)
         if name == "RID" and not syntax.godot4_values:
-            args = self.arguments("i64")
-            return int(args[0]) if args else 0
+            return self.rid().id  # Godot 3 reads RID(n) as the int n
         raise self.fail("a value", at, got=f"unexpected identifier {name!r}")
+
+    def rid(self) -> RID:
+        """``RID()`` or ``RID(n)``; like the engine, the token after ``n`` is not checked."""
+        self.expect("(", "'(' after RID")
+        tok = self.token()
+        if tok[0] == ")" and self.syntax.godot4_values:
+            return RID()
+        if tok[0] != "num" or not isinstance(tok[1], int):
+            raise self.fail("an integer in RID()", tok[2], got=_describe(tok))
+        self.token()
+        return RID(tok[1] & ((1 << 64) - 1)) if self.syntax.godot4_values else RID(tok[1])
 
     def arguments(self, kind: str) -> list[Any]:
         """``( number, number, ... )``: no trailing comma; inf/inf_neg/nan allowed."""
@@ -521,8 +512,6 @@ def _describe(tok: tuple[str, Any, int]) -> str:
         return "a string"
     if kind == "num":
         return f"number {val!r}"
-    if kind == "color":
-        return "a colour"
     return repr(val)
 
 

@@ -150,10 +150,11 @@ class TextSyntax:
     minus_identifiers: bool = True
     #: The parser reads ``PackedByteArray("base64")`` (4.3+).
     base64_bytes: bool = True
-    #: ``\\UXXXXXX`` escapes and surrogate pairs (Godot 4); Godot 3 reads ``\\uXXXX`` only.
+    #: ``\\UXXXXXX`` escapes (Godot 4); Godot 3 reads ``\\uXXXX`` only.
     long_escapes: bool = True
-    #: Godot 3 reads ``#aarrggbb``; Godot 4 ``#rrggbbaa``.
-    color_argb: bool = False
+    #: ``\\u`` surrogate pairs are joined (4.x: a lone one is an error; 3.6: kept).
+    join_surrogates: bool = True
+    lone_surrogate_error: bool = True
     #: Containers deeper than this print as ``[]`` / ``{}`` (``MAX_RECURSION``); None: no cap.
     max_depth: int | None = 100
     #: Up to 3.2, -inf and NaN print as C's ``%g`` does (``-inf.0``, ``-nan.0``); later
@@ -199,11 +200,19 @@ _36 = TextSyntax(
     minus_identifiers=False,
     base64_bytes=False,
     long_escapes=False,
-    color_argb=True,
+    lone_surrogate_error=False,
     empty_dict="{\n}",
     array_less="godot3",
 )
-_32 = replace(_36, max_depth=None, printf_specials=True, empty_dict="{\n\n}", real_words=False)
+_32 = replace(
+    _36,
+    max_depth=None,
+    printf_specials=True,
+    empty_dict="{\n\n}",
+    real_words=False,
+    join_surrogates=False,
+    read_names=MappingProxyType({k: v for k, v in _READ_3.items() if not k.startswith("Packed")}),
+)
 
 _SYNTAX: dict[str, TextSyntax] = {
     "4.6": _46,
