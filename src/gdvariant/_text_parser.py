@@ -32,7 +32,7 @@ from ._packed import (
     _PackedNumbers,
 )
 from ._text_float import f32, godot_strtod
-from ._text_syntax import TextSyntax, text_syntax
+from ._text_syntax import SCALAR_NAMES, TextSyntax, text_syntax
 from ._types import (
     RID,
     Callable,
@@ -84,21 +84,7 @@ _PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 _SIMPLE_ESCAPES = {"b": "\b", "t": "\t", "n": "\n", "f": "\f", "r": "\r"}
 
 #: Variant names usable as typed-container element types (``Array[int]``).
-_ELEMENT_NAMES: dict[str, VariantType] = {
-    "Nil": T.NIL,
-    "bool": T.BOOL,
-    "int": T.INT,
-    "float": T.FLOAT,
-    "String": T.STRING,
-    "StringName": T.STRING_NAME,
-    "NodePath": T.NODE_PATH,
-    "RID": T.RID,
-    "Object": T.OBJECT,
-    "Callable": T.CALLABLE,
-    "Signal": T.SIGNAL,
-    "Dictionary": T.DICTIONARY,
-    "Array": T.ARRAY,
-}
+_ELEMENT_NAMES: dict[str, VariantType] = {n: t for t, n in SCALAR_NAMES.items()}
 
 #: Each packed numeric type: the Python class and how one component is converted.
 _PACKED: dict[VariantType, tuple[type[_PackedNumbers], str]] = {

@@ -13,9 +13,27 @@ from types import MappingProxyType
 from ._profiles import Profile, get_profile
 from ._types import VariantType
 
-__all__ = ["TextSyntax", "text_syntax"]
+__all__ = ["SCALAR_NAMES", "TextSyntax", "text_syntax"]
 
 T = VariantType
+
+#: ``Variant::get_type_name`` of the types that have no constructor syntax (typed containers
+#: name their element types with these and with the constructor names below).
+SCALAR_NAMES: dict[VariantType, str] = {
+    T.NIL: "Nil",
+    T.BOOL: "bool",
+    T.INT: "int",
+    T.FLOAT: "float",
+    T.STRING: "String",
+    T.STRING_NAME: "StringName",
+    T.NODE_PATH: "NodePath",
+    T.RID: "RID",
+    T.OBJECT: "Object",
+    T.CALLABLE: "Callable",
+    T.SIGNAL: "Signal",
+    T.DICTIONARY: "Dictionary",
+    T.ARRAY: "Array",
+}
 
 #: Godot 4 spellings of the constructor-like types.
 _NAMES_4: dict[VariantType, str] = {

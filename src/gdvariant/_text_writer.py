@@ -18,7 +18,7 @@ from ._godot_sort import godot_sort
 from ._layouts import LAYOUTS
 from ._packed import PackedStringArray, _PackedNumbers
 from ._text_float import f32, godot_strtod, grisu2_text, is_float32, percent_g
-from ._text_syntax import TextSyntax, text_syntax
+from ._text_syntax import SCALAR_NAMES, TextSyntax, text_syntax
 from ._types import (
     RID,
     Callable,
@@ -38,22 +38,6 @@ __all__ = ["to_text"]
 
 T = VariantType
 
-#: ``Variant::get_type_name`` of the built-in types (typed container element names).
-_TYPE_NAMES: dict[VariantType, str] = {
-    T.NIL: "Nil",
-    T.BOOL: "bool",
-    T.INT: "int",
-    T.FLOAT: "float",
-    T.STRING: "String",
-    T.STRING_NAME: "StringName",
-    T.NODE_PATH: "NodePath",
-    T.RID: "RID",
-    T.OBJECT: "Object",
-    T.CALLABLE: "Callable",
-    T.SIGNAL: "Signal",
-    T.DICTIONARY: "Dictionary",
-    T.ARRAY: "Array",
-}
 
 _ESCAPE_MULTILINE = str.maketrans({"\\": "\\\\", '"': '\\"'})
 _ESCAPE = str.maketrans(
@@ -244,7 +228,7 @@ class _Writer:
         if spec is None or spec.kind is ContainerKind.NONE:
             return "Variant"
         if spec.kind is ContainerKind.BUILTIN:
-            name = _TYPE_NAMES.get(spec.type) or self.syntax.names.get(spec.type)
+            name = SCALAR_NAMES.get(spec.type) or self.syntax.names.get(spec.type)
             if name is None:
                 raise EncodeError(f"no text name for element type {spec.type.name}")
             return name
