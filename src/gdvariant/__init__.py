@@ -20,7 +20,14 @@ from ._containers import (
     sniff,
     write_save,
 )
-from ._errors import ConnectionClosed, DecodeError, EncodeError, GodotError, VariantError
+from ._errors import (
+    ConnectionClosed,
+    DecodeError,
+    EncodeError,
+    GodotError,
+    TextError,
+    VariantError,
+)
 from ._framing import (
     DEFAULT_MAX_FRAME_SIZE,
     PACKET_PEER_STREAM_MAX_RECEIVE,
@@ -53,7 +60,7 @@ from ._packed import (
 )
 from ._profiles import PROFILES, Profile, get_profile
 from ._records import dump, dump_all, load, load_all, records
-from ._text_parser import TextError, from_text
+from ._text_parser import from_text
 from ._text_writer import to_text
 from ._types import (
     AABB,

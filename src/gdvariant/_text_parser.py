@@ -16,7 +16,7 @@ import math
 import re
 from typing import Any
 
-from ._errors import DecodeError, GodotError
+from ._errors import TextError
 from ._layouts import LAYOUTS
 from ._limits import DEFAULT_LIMITS, Limits
 from ._packed import (
@@ -47,7 +47,7 @@ from ._types import (
     VariantType,
 )
 
-__all__ = ["TextError", "from_text"]
+__all__ = ["from_text"]
 
 T = VariantType
 _INT64_MAX = (1 << 63) - 1
@@ -57,22 +57,6 @@ _INT64_MIN = -(1 << 63)
 TEXT_MAX_DEPTH = 200
 
 
-class TextError(DecodeError):
-    """Text that the engine's parser rejects: ``line`` and ``column`` (1-based; Godot counts
-    only LF as a line break) say where, ``expected`` says what would have been valid there."""
-
-    def __init__(self, expected: str, offset: int, line: int, column: int, got: str = "") -> None:
-        self.line = line
-        self.column = column
-        self.expected = expected
-        self.got = got
-        super().__init__(expected, offset, code=GodotError.ERR_PARSE_ERROR)
-
-    def _message(self) -> str:
-        got = f" (got {self.got})" if self.got else ""
-        return f"line {self.line}, column {self.column}: {self.expected}{got}"
-
-
 _WS = re.compile(r"(?:[\x01-\x20]+|;[^\n\x00]*)*")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NUMBER_LOWER = re.compile(r"-?[0-9]*(?:\.[0-9]*)?(?:e[+-]?[0-9]*)?")
@@ -80,6 +64,7 @@ _NUMBER_ANY = re.compile(r"-?[0-9]*(?:\.[0-9]*)?(?:[eE][+-]?[0-9]*)?")
 _STRING = re.compile(r'"((?:[^"\\\x00]|\\[^\x00])*)"')
 _ESCAPE = re.compile(r"\\(u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{6}|.)", re.DOTALL)
 _ESCAPE_3 = re.compile(r"\\(u[0-9A-Fa-f]{4}|.)", re.DOTALL)
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 _SIMPLE_ESCAPES = {"b": "\b", "t": "\t", "n": "\n", "f": "\f", "r": "\r"}
 
@@ -223,7 +208,7 @@ class _Parser:
 
     def join_surrogates(self, text: str, start: int) -> str:
         """Godot 4 combines a ``\\u`` surrogate pair and rejects a lone surrogate."""
-        if not any("\ud800" <= c <= "\udfff" for c in text):
+        if not _SURROGATE.search(text):
             return text
         try:
             return text.encode("utf-16", "surrogatepass").decode("utf-16")
