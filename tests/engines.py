@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Awaitable, Iterator, Sequence
+from collections.abc import Awaitable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -188,14 +188,17 @@ def engines_required() -> bool:
 
 
 def run_oracle(
-    engine: Engine, script: str, args: list[str], inputs: dict[str, str] | None = None
+    engine: Engine, script: str, args: list[str], inputs: Mapping[str, str | bytes] | None = None
 ) -> list[dict[str, Any]]:
     """Run an oracle script with ``{inside}`` in ``args`` replaced by its scratch folder, after
     writing ``inputs`` there; return the JSON lines it wrote to ``out.jsonl``."""
     with engine.workdir() as (here, inside):
         shutil.copy(ENGINE_SCRIPTS / script, here)
         for name, content in (inputs or {}).items():
-            (here / name).write_text(content)
+            if isinstance(content, bytes):
+                (here / name).write_bytes(content)
+            else:
+                (here / name).write_text(content)
         engine.run(script, [a.replace("{inside}", inside) for a in args], cwd=(here, inside))
         lines = (here / "out.jsonl").read_text(encoding="utf-8", errors="surrogateescape")
     limit = sys.getrecursionlimit()
@@ -227,4 +230,21 @@ def engine_decode(
         engine, script, ["decode", "{inside}/in.txt", "{inside}/out.jsonl"], {"in.txt": lines}
     )
     assert len(results) == len(blobs)
+    return results
+
+
+def engine_text(engine: Engine, texts: list[str]) -> list[dict[str, Any]]:
+    """For each text, what the engine's ``str_to_var`` / ``str2var`` makes of it: ``bytes``
+    (hex, with objects) of the value and ``text``, the engine's own text of that value."""
+    blob = bytearray()
+    for text in texts:
+        data = text.encode("utf-8", "surrogatepass")
+        blob += len(data).to_bytes(4, "little") + data
+    results = run_oracle(
+        engine,
+        engine.oracle,
+        ["text", "{inside}/in.bin", "{inside}/out.jsonl"],
+        {"in.bin": bytes(blob)},
+    )
+    assert len(results) == len(texts)
     return results

@@ -23,6 +23,8 @@ API_MODULES: list[types.ModuleType] = [
         "_packed",
         "_profiles",
         "_records",
+        "_text_parser",
+        "_text_writer",
         "_types",
     )
 ]

@@ -20,7 +20,14 @@ from ._containers import (
     sniff,
     write_save,
 )
-from ._errors import ConnectionClosed, DecodeError, EncodeError, GodotError, VariantError
+from ._errors import (
+    ConnectionClosed,
+    DecodeError,
+    EncodeError,
+    GodotError,
+    TextError,
+    VariantError,
+)
 from ._framing import (
     DEFAULT_MAX_FRAME_SIZE,
     PACKET_PEER_STREAM_MAX_RECEIVE,
@@ -53,6 +60,8 @@ from ._packed import (
 )
 from ._profiles import PROFILES, Profile, get_profile
 from ._records import dump, dump_all, load, load_all, records
+from ._text_parser import from_text
+from ._text_writer import to_text
 from ._types import (
     AABB,
     RID,
@@ -143,6 +152,7 @@ __all__ = [
     "Signal",
     "StreamDecoder",
     "StringName",
+    "TextError",
     "Transform2D",
     "Transform3D",
     "TypedArray",
@@ -165,6 +175,7 @@ __all__ = [
     "dumps",
     "encrypt",
     "frame",
+    "from_text",
     "get_profile",
     "iter_save",
     "load",
@@ -175,5 +186,6 @@ __all__ = [
     "read_save",
     "records",
     "sniff",
+    "to_text",
     "write_save",
 ]

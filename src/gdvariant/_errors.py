@@ -6,7 +6,14 @@ import enum
 import json
 from typing import Any
 
-__all__ = ["ConnectionClosed", "DecodeError", "EncodeError", "GodotError", "VariantError"]
+__all__ = [
+    "ConnectionClosed",
+    "DecodeError",
+    "EncodeError",
+    "GodotError",
+    "TextError",
+    "VariantError",
+]
 
 
 def key_repr(key: Any) -> str:
@@ -85,6 +92,22 @@ class DecodeError(VariantError, ValueError):
         return DecodeError(
             f"bad {what}: {self.reason}", start + self.offset, self.path, self.code, self.limit
         )
+
+
+class TextError(DecodeError):
+    """Text that the engine's parser rejects: ``line`` and ``column`` (1-based; Godot counts
+    only LF as a line break) say where, ``expected`` says what would have been valid there."""
+
+    def __init__(self, expected: str, offset: int, line: int, column: int, got: str = "") -> None:
+        self.line = line
+        self.column = column
+        self.expected = expected
+        self.got = got
+        super().__init__(expected, offset, code=GodotError.ERR_PARSE_ERROR)
+
+    def _message(self) -> str:
+        got = f" (got {self.got})" if self.got else ""
+        return f"line {self.line}, column {self.column}: {self.expected}{got}"
 
 
 class EncodeError(VariantError, ValueError):

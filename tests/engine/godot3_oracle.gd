@@ -64,6 +64,8 @@ func _init():
 		code = _generate(int(args[1]), int(args[2]), args[3])
 	elif args.size() == 3 and args[0] == "decode":
 		code = _decode(args[1], args[2])
+	elif args.size() == 3 and args[0] == "text":
+		code = _text(args[1], args[2])
 	elif args.size() == 2 and args[0] == "limits":
 		code = _limits(args[1])
 	elif args.size() == 4 and args[0] == "savefiles":
@@ -1057,6 +1059,24 @@ func _hex_to_bytes(hex):
 			return null
 		out[i] = hi * 16 + lo
 	return out
+
+
+func _text(in_path, out_path):
+	# IN: texts, each a u32 length + UTF-8; OUT: per text, the bytes (with objects) of
+	# str2var(text) and var2str of that value. (str2var gives back the text itself on an error.)
+	var fin = _open(in_path, File.READ)
+	if fin == null:
+		return 1
+	var f = _open(out_path, File.WRITE)
+	if f == null:
+		return 1
+	while fin.get_position() < fin.get_len():
+		var n = fin.get_32()
+		var text = fin.get_buffer(n).get_string_from_utf8()
+		var v = str2var(text)
+		f.store_line('{"bytes": "%s", "text": %s}' % [var2bytes(v, true).hex_encode(), _jstr(var2str(v))])
+	f.close()
+	return 0
 
 
 func _decode(in_path, out_path):

@@ -3,6 +3,8 @@
 # Run: godot --headless --script godot4_oracle.gd -- MODE ARGS...
 #   generate SEED COUNT OUT          JSON Lines of values (bytes, text and an exact description)
 #   decode IN OUT                    IN: "HEX<TAB>ALLOW" lines; OUT: one JSON verdict per line
+#   text IN OUT                      IN: texts, each a u32 length + UTF-8; OUT: per text, the bytes
+#                                    (with objects) of str_to_var(text) and var_to_str of that value
 #   bench PAYLOADS_DIR ITERATIONS OUT  timings of var_to_bytes/bytes_to_var per *.bin payload
 #   client KIND HOST PORT SEED COUNT  one live network session as a client; KIND is stream
 #                                    (StreamPeerTCP), pps (PacketPeerStream), udp (PacketPeerUDP)
@@ -37,6 +39,8 @@ func _init() -> void:
 		code = _generate(int(args[1]), int(args[2]), args[3])
 	elif args.size() == 3 and args[0] == "decode":
 		code = _decode(args[1], args[2])
+	elif args.size() == 3 and args[0] == "text":
+		code = _text(args[1], args[2])
 	elif args.size() == 4 and args[0] == "bench":
 		code = _bench(args[1], int(args[2]), args[3])
 	elif args.size() == 6 and args[0] == "client":
@@ -1192,6 +1196,24 @@ func _decode(in_path: String, out_path: String) -> int:
 		f.store_line('{"ok": true, "size": %d, "value": %s, "bytes": "%s", "bytes_objects": "%s"}' % [
 				n, _json(describe(v)), var_to_bytes(v).hex_encode(),
 				var_to_bytes_with_objects(v).hex_encode()])
+	f.close()
+	return 0
+
+
+func _text(in_path: String, out_path: String) -> int:
+	var fin := FileAccess.open(in_path, FileAccess.READ)
+	if fin == null:
+		printerr("cannot read %s: %s" % [in_path, error_string(FileAccess.get_open_error())])
+		return 1
+	var f := _open_write(out_path)
+	if f == null:
+		return 1
+	while fin.get_position() < fin.get_length():
+		var n := fin.get_32()
+		var text := fin.get_buffer(n).get_string_from_utf8()
+		var v: Variant = str_to_var(text)
+		f.store_line('{"bytes": "%s", "text": %s}' % [
+				var_to_bytes_with_objects(v).hex_encode(), _jstr(var_to_str(v))])
 	f.close()
 	return 0
 
