@@ -1,0 +1,122 @@
+"""Live: stock Godot 4.6 clients (tests/engine/multiplayer_client) join our WebSocket
+SceneMultiplayer server. Three clients at once: one authenticates and trades random RAW
+payloads both ways (up to a 65535-byte message, Godot's buffer), one authenticates and then
+sends garbage, one gives a wrong token. The peer ids, the payloads and who was admitted must
+agree on both sides, and the garbage client is closed while the other plays on. Skipped
+without engines; required in ``.ci/run``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import shutil
+
+import pytest
+from engines import ENGINE_SCRIPTS, SEED, Engine
+from multiplayer_recorder import free_port, run_godot
+
+from gdvariant.multiplayer.websocket import MultiplayerServer
+
+pytestmark = pytest.mark.engine
+
+PROJECT = ENGINE_SCRIPTS / "multiplayer_client"
+COUNT = 12
+BIGGEST = 65534  # + the RAW command byte = Godot's 65535-byte inbound buffer
+
+
+class Session:
+    """Our server's side of the session: who authenticated as what, and what arrived."""
+
+    def __init__(self) -> None:
+        self.roles: dict[str, int] = {}
+        self.tokens: list[bytes] = []
+        self.connected: list[int] = []
+        self.disconnected: list[int] = []
+        self.raw: list[tuple[int, bytes]] = []
+        self.garbage_gone = asyncio.Event()
+        self.raw_done = asyncio.Event()
+        self.server = MultiplayerServer(
+            auth_callback=self.auth,
+            on_peer_connected=self.connected.append,
+            on_peer_disconnected=self.gone,
+            on_raw=self.got_raw,
+            ids=random.Random(SEED),
+        )
+
+    def auth(self, peer: int, data: bytes) -> None:
+        self.tokens.append(data)
+        role = data.removeprefix(b"letmein:").decode()
+        if not data.startswith(b"letmein:"):
+            self.server.disconnect_peer(peer)
+            return
+        self.roles[role] = peer
+        self.server.send_auth(peer, b"welcome")
+        self.server.complete_auth(peer)
+
+    def gone(self, peer: int) -> None:
+        self.disconnected.append(peer)
+        if peer == self.roles.get("garbage"):
+            self.garbage_gone.set()
+
+    def got_raw(self, peer: int, payload: bytes) -> None:
+        self.raw.append((peer, payload))
+        if len(self.raw) == COUNT:
+            self.raw_done.set()
+
+
+async def play(engine: Engine, inside: str, sent: list[bytes]) -> tuple[Session, list[str]]:
+    session = Session()
+    port = await session.server.listen("127.0.0.1", free_port())
+    url = f"ws://127.0.0.1:{port}"
+    clients = [
+        asyncio.create_task(run_godot(engine, inside, [url, role, str(SEED), str(COUNT)]))
+        for role in ("raw", "garbage", "reject")
+    ]
+    try:
+        await asyncio.wait_for(session.garbage_gone.wait(), 20)
+        for payload in sent:
+            session.server.send_raw(session.roles["raw"], payload)
+        await asyncio.wait_for(session.raw_done.wait(), 20)
+        session.server.disconnect_peer(session.roles["raw"])
+        logs = await asyncio.gather(*clients)
+    finally:
+        await session.server.close()
+    return session, logs
+
+
+def test_godot_clients_join_our_server(godot4: Engine) -> None:
+    print(f"SEED={SEED}")
+    rng = random.Random(SEED)
+    sent = [rng.randbytes(rng.randint(1, 300)) for _ in range(COUNT - 1)]
+    sent.append(rng.randbytes(BIGGEST))
+    with godot4.workdir() as (here, inside):
+        for path in PROJECT.iterdir():
+            shutil.copy(path, here / path.name)
+        session, logs = asyncio.run(play(godot4, inside, sent))
+    raw_log, garbage_log, reject_log = (log.splitlines() for log in logs)
+    raw, garbage = session.roles["raw"], session.roles["garbage"]
+
+    # Peer ids: what each client reads from the 4-byte message is the id we assigned.
+    assert f"ID {raw}" in raw_log
+    assert f"ID {garbage}" in garbage_log
+    assert sorted(session.connected) == sorted([raw, garbage])
+    # Auth: both sides exchanged data; the wrong token was never admitted.
+    assert "AUTH_REPLY welcome" in raw_log
+    assert b"wrong" in session.tokens
+    assert "AUTH_FAILED" in reject_log
+    assert not any(line.startswith("ID ") for line in reject_log), reject_log
+    assert set(session.roles) == {"raw", "garbage"}
+    # RAW both ways, byte for byte.
+    got = [line.split(" ", 2)[1:] for line in raw_log if line.startswith("GOT ")]
+    assert got == [["1", payload.hex()] for payload in sent]
+    client_sent = [bytes.fromhex(line[5:]) for line in raw_log if line.startswith("SENT ")]
+    assert len(client_sent) == COUNT and len(client_sent[-1]) == BIGGEST
+    assert session.raw == [(raw, payload) for payload in client_sent]
+    # Garbage: that client was closed, the other saw it come and go (ADD_PEER, DEL_PEER)
+    # and went on to the end.
+    assert "GARBAGE_SENT" in garbage_log and garbage_log[-1] == "SERVER_DISCONNECTED"
+    assert f"PEER_CONNECTED {garbage}" in raw_log
+    assert f"PEER_DISCONNECTED {garbage}" in raw_log
+    assert raw_log[-1] == "SERVER_DISCONNECTED"
+    assert session.disconnected == [garbage, raw]
