@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import random
 import shutil
+from pathlib import Path
 
 import pytest
 from engines import ENGINE_SCRIPTS, SEED, Engine
@@ -65,6 +66,11 @@ class Session:
             self.raw_done.set()
 
 
+def copy_project(here: Path) -> None:
+    for path in PROJECT.iterdir():
+        shutil.copy(path, here / path.name)
+
+
 async def play(engine: Engine, inside: str, sent: list[bytes]) -> tuple[Session, list[str]]:
     session = Session()
     port = await session.server.listen("127.0.0.1", free_port())
@@ -91,8 +97,7 @@ def test_godot_clients_join_our_server(godot4: Engine) -> None:
     sent = [rng.randbytes(rng.randint(1, 300)) for _ in range(COUNT - 1)]
     sent.append(rng.randbytes(BIGGEST))
     with godot4.workdir() as (here, inside):
-        for path in PROJECT.iterdir():
-            shutil.copy(path, here / path.name)
+        copy_project(here)
         session, logs = asyncio.run(play(godot4, inside, sent))
     raw_log, garbage_log, reject_log = (log.splitlines() for log in logs)
     raw, garbage = session.roles["raw"], session.roles["garbage"]
@@ -120,3 +125,42 @@ def test_godot_clients_join_our_server(godot4: Engine) -> None:
     assert f"PEER_DISCONNECTED {garbage}" in raw_log
     assert raw_log[-1] == "SERVER_DISCONNECTED"
     assert session.disconnected == [garbage, raw]
+
+
+async def overflow(engine: Engine, inside: str) -> str:
+    """Send an idle client a 65535-byte message, a 65536-byte one, then a small one."""
+    server: MultiplayerServer
+
+    def auth(peer: int, data: bytes) -> None:
+        server.send_auth(peer, b"welcome")
+        server.complete_auth(peer)
+
+    def joined(peer: int) -> None:
+        for payload in (b"\1" * BIGGEST, b"\2" * (BIGGEST + 1), b"after"):
+            server.send_raw(peer, payload)
+
+    left = asyncio.Event()
+    server = MultiplayerServer(
+        auth_callback=auth,
+        on_peer_connected=joined,
+        on_peer_disconnected=lambda peer: left.set(),
+        max_send_size=BIGGEST + 2,
+    )
+    async with server:
+        port = await server.listen("127.0.0.1", free_port())
+        client = asyncio.create_task(
+            run_godot(engine, inside, [f"ws://127.0.0.1:{port}", "idle", "0", "0"])
+        )
+        await asyncio.wait_for(left.wait(), 20)
+    return await client
+
+
+def test_godot_closes_on_a_message_over_its_buffer(godot4: Engine) -> None:
+    """Why ``max_send_size`` defaults to 65535: one byte more and the client hangs up,
+    losing what follows."""
+    with godot4.workdir() as (here, inside):
+        copy_project(here)
+        log = asyncio.run(overflow(godot4, inside)).splitlines()
+    got = [line for line in log if line.startswith("GOT ")]
+    assert got == ["GOT 1 " + ("01" * BIGGEST)]
+    assert log[-1] == "SERVER_DISCONNECTED"

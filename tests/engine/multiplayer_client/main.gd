@@ -9,6 +9,7 @@ extends Node
 ##   garbage  once another client is announced, sends bytes that are no SceneMultiplayer
 ##            packet straight through the WebSocketMultiplayerPeer.
 ##   reject   authenticates with a wrong token.
+##   idle     only connects and prints what it gets.
 ## Quits when the server goes away, or after 12 seconds.
 
 const BIGGEST := 65534
