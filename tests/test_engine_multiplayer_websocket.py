@@ -11,13 +11,16 @@ from __future__ import annotations
 import asyncio
 import random
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from engines import ENGINE_SCRIPTS, SEED, Engine
-from multiplayer_recorder import free_port, run_godot
+from multiplayer_recorder import PROJECT as MP_PROJECT
+from multiplayer_recorder import free_port, run_godot, wait_listening
 
-from gdvariant.multiplayer.websocket import MultiplayerServer
+from gdvariant.multiplayer.websocket import MultiplayerClient, MultiplayerServer
 
 pytestmark = pytest.mark.engine
 
@@ -164,3 +167,75 @@ def test_godot_closes_on_a_message_over_its_buffer(godot4: Engine) -> None:
     got = [line for line in log if line.startswith("GOT ")]
     assert got == ["GOT 1 " + ("01" * BIGGEST)]
     assert log[-1] == "SERVER_DISCONNECTED"
+
+
+async def until(condition: Callable[[], bool]) -> None:
+    while not condition():
+        await asyncio.sleep(0.01)
+
+
+class Player:
+    """One of our clients, logging what it sees into ``seen`` as tuples tagged ``index``."""
+
+    def __init__(self, index: int, seen: list[Any], relay: asyncio.Event):
+        self.index, self.seen, self.relay = index, seen, relay
+        self.client = MultiplayerClient(
+            auth_callback=self.auth, on_peer_connected=self.connected, on_raw=self.raw
+        )
+
+    def auth(self, data: bytes) -> None:
+        self.seen.append(("auth", self.index, data))
+        self.client.complete_auth()
+
+    def connected(self, peer: int) -> None:
+        self.seen.append(("connected", self.index, peer))
+
+    def raw(self, peer: int, payload: bytes) -> None:
+        self.seen.append(("raw", self.index, peer, payload))
+        if peer != 1:
+            self.relay.set()
+
+
+async def join_godot_server(engine: Engine, inside: str) -> tuple[list[Any], str]:
+    """Two of our clients join the Godot server of tests/engine/multiplayer (auth on), get
+    its ``send_bytes``, send it one and relay one to each other through it."""
+    port = free_port()
+    server = asyncio.create_task(run_godot(engine, inside, ["server", str(port), "3"]))
+    await wait_listening(port)
+    seen: list[Any] = []
+    relayed = asyncio.Event()
+    players = [Player(index, seen, relayed) for index in range(2)]
+    for player in players:
+        await player.client.connect(f"ws://127.0.0.1:{port}")
+        player.client.send_auth(b"hi")
+    first, second = (player.client for player in players)
+    await asyncio.wait_for(
+        until(lambda: len({item[1] for item in seen if item[0] == "raw" and item[2] == 1}) == 2), 20
+    )
+    await asyncio.wait_for(until(lambda: second.unique_id in first.peers), 20)
+    first.send_raw(b"\x09\x08\x07")
+    first.send_raw(b"to you", second.unique_id)
+    await asyncio.wait_for(relayed.wait(), 20)
+    for player in players:
+        await player.client.close()
+    seen.extend(("id", player.index, player.client.unique_id) for player in players)
+    return seen, await server
+
+
+def test_our_clients_join_a_godot_server(godot4: Engine) -> None:
+    with godot4.workdir() as (here, inside):
+        for path in MP_PROJECT.iterdir():
+            if path.is_file():
+                shutil.copy(path, here / path.name)
+        seen, log = asyncio.run(join_godot_server(godot4, inside))
+    ids = [item[2] for item in seen if item[0] == "id"]
+    lines = log.splitlines()
+    for index, peer in enumerate(ids):
+        assert ("auth", index, b"ok") in seen
+        assert f"auth from {peer}: hi" in lines
+        assert f"peer_connected {peer}" in lines
+        assert ("connected", index, 1) in seen
+        assert ("raw", index, 1, bytes([1, 2, 3])) in seen
+    assert ("connected", 0, ids[1]) in seen
+    assert f"peer_packet {ids[0]} [9, 8, 7]" in lines
+    assert ("raw", 1, ids[0], b"to you") in seen

@@ -29,7 +29,10 @@ from collections.abc import Callable, Sequence
 from types import TracebackType
 from typing import Self
 
-from ._packets import Packet
+from .. import DecodeError
+from ._auth import Authenticator, AuthVerdict
+from ._errors import ProtocolError
+from ._packets import Packet, decode_packet, encode_packet
 from ._server import (
     AuthData,
     Event,
@@ -40,9 +43,11 @@ from ._server import (
     PeerDisconnected,
     ServerProtocol,
 )
-from ._sys import Raw
+from ._sys import AddPeer, DelPeer, Raw, Relay
 
 try:
+    from websockets.asyncio.client import ClientConnection, connect
+    from websockets.asyncio.connection import Connection
     from websockets.asyncio.server import Server, ServerConnection, serve
     from websockets.exceptions import ConnectionClosed
     from websockets.typing import Subprotocol
@@ -52,7 +57,13 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "pip install 'gdvariant[websockets]'"
     ) from exc
 
-__all__ = ["GODOT_BUFFER_SIZE", "MultiplayerServer", "PeerCallback", "RawCallback"]
+__all__ = [
+    "GODOT_BUFFER_SIZE",
+    "MultiplayerClient",
+    "MultiplayerServer",
+    "PeerCallback",
+    "RawCallback",
+]
 
 LOGGER = logging.getLogger("gdvariant.multiplayer.websocket")
 #: WebSocketPeer's default ``inbound_buffer_size``: a Godot client closes on a larger message.
@@ -60,6 +71,7 @@ GODOT_BUFFER_SIZE = 65535
 #: Godot's ``generate_unique_id`` range: never 0 or 1, top bit clear.
 _ID_RANGE = (2, 2**31 - 1)
 _POLICY_VIOLATION = 1008  # RFC 6455 close code for a peer that broke the protocol
+_SERVER = 1
 _AUTH_TICK = 0.05  # how often pending peers are checked for their auth timeout
 
 PeerCallback = Callable[[int], None]
@@ -72,12 +84,21 @@ PacketCallback = Callable[[int, Packet], None]
 class _Peer:
     """One connection: its id and the queue its writer task drains, in order."""
 
-    def __init__(self, peer_id: int, connection: ServerConnection) -> None:
+    def __init__(self, peer_id: int, connection: Connection) -> None:
         self.id = peer_id
         self.connection = connection
         self.outbox: asyncio.Queue[bytes | None] = asyncio.Queue()
         self.dropped = 0
         self.closing = False
+
+    async def write(self) -> None:
+        """Send the queued packets in order; ``None`` closes the connection."""
+        try:
+            while (data := await self.outbox.get()) is not None:
+                await self.connection.send(data)
+            await self.connection.close(_POLICY_VIOLATION if self.dropped else 1000)
+        except ConnectionClosed:
+            pass
 
 
 class MultiplayerServer:
@@ -208,7 +229,7 @@ class MultiplayerServer:
     async def _handle(self, connection: ServerConnection) -> None:
         peer = _Peer(self._new_id(), connection)
         self._peers[peer.id] = peer
-        writer = asyncio.create_task(self._write(peer))
+        writer = asyncio.create_task(peer.write())
         try:
             await connection.send(struct.pack("<i", peer.id))
             self._dispatch(self.protocol.peer_connected(peer.id, time.monotonic()))
@@ -227,15 +248,6 @@ class MultiplayerServer:
             if self.protocol.auth.is_pending(peer.id) or peer.id in self.protocol.peers:
                 self._dispatch(self.protocol.peer_disconnected(peer.id))
                 self._flush()
-
-    async def _write(self, peer: _Peer) -> None:
-        """Send the peer's queued packets in order; ``None`` closes the connection."""
-        try:
-            while (data := await peer.outbox.get()) is not None:
-                await peer.connection.send(data)
-            await peer.connection.close(_POLICY_VIOLATION if peer.dropped else 1000)
-        except ConnectionClosed:
-            pass
 
     def _new_id(self) -> int:
         while True:
@@ -299,3 +311,178 @@ class MultiplayerServer:
         while True:
             await asyncio.sleep(_AUTH_TICK)
             self._dispatch(self.protocol.poll(time.monotonic()))
+
+
+class MultiplayerClient:
+    """A SceneMultiplayer client of a Godot ``WebSocketMultiplayerPeer.create_server``.
+
+    The same callbacks as :class:`MultiplayerServer`, where ``peer`` is the sender: 1 for the
+    server, another client's id for what the server relayed. With ``auth_callback(data)`` set
+    (the server must have one too) the client starts out authenticating: send
+    :meth:`send_auth` and answer with :meth:`complete_auth`; ``on_peer_connected(1)`` marks
+    admission. Packets the server sends are not answered (no CONFIRM_PATH); they come out of
+    ``on_packet``.
+    """
+
+    def __init__(
+        self,
+        *,
+        on_peer_connected: PeerCallback | None = None,
+        on_peer_disconnected: PeerCallback | None = None,
+        on_raw: RawCallback | None = None,
+        on_packet: PacketCallback | None = None,
+        auth_callback: Callable[[bytes], None] | None = None,
+        max_message_size: int = GODOT_BUFFER_SIZE,
+        max_send_size: int = GODOT_BUFFER_SIZE,
+        logger: logging.Logger = LOGGER,
+    ) -> None:
+        self.on_peer_connected = on_peer_connected
+        self.on_peer_disconnected = on_peer_disconnected
+        self.on_raw = on_raw
+        self.on_packet = on_packet
+        self.auth_callback = auth_callback
+        self.max_message_size = max_message_size
+        self.max_send_size = max_send_size
+        self.logger = logger
+        self.auth = Authenticator(enabled=auth_callback is not None)
+        self.unique_id = 0
+        self._others: set[int] = set()
+        self._raw: asyncio.Queue[tuple[int, bytes]] = asyncio.Queue()
+        self._server: _Peer | None = None
+        self._reader: asyncio.Task[None] | None = None
+        self._writer: asyncio.Task[None] | None = None
+
+    async def connect(self, uri: str, *, subprotocols: Sequence[str] | None = None) -> int:
+        """Connect to ``ws://host:port`` and read our peer id (returned)."""
+        if self._server is not None:
+            raise RuntimeError("this client is already connected")
+        connection = await connect(
+            uri,
+            compression=None,
+            max_size=self.max_message_size,
+            subprotocols=[Subprotocol(name) for name in subprotocols or ()] or None,
+        )
+        first = await connection.recv()
+        peer = struct.unpack("<i", first)[0] if isinstance(first, bytes) and len(first) == 4 else 0
+        if peer < 2:
+            await connection.close(_POLICY_VIOLATION)
+            raise ProtocolError(f"invalid peer id message from the server: {first!r}")
+        self._server = _Peer(_SERVER, connection)
+        self.unique_id = peer
+        self._writer = asyncio.create_task(self._server.write())
+        self._reader = asyncio.create_task(self._read(connection))
+        if self.auth.add_peer(_SERVER, time.monotonic()):
+            self._emit_connected(_SERVER)
+        return peer
+
+    @property
+    def peers(self) -> frozenset[int]:
+        """The server (once admitted) and the other clients it announced."""
+        return frozenset(self._others | (self.auth.connected & {_SERVER}))
+
+    async def wait_closed(self) -> None:
+        """Until the server closed the connection (or :meth:`close` did)."""
+        if self._reader is not None:
+            await asyncio.shield(self._reader)
+
+    async def close(self) -> None:
+        """Close the connection; ``on_peer_disconnected(1)`` follows if we were admitted."""
+        if self._server is not None and not self._server.closing:
+            self._server.closing = True
+            self._server.outbox.put_nowait(None)
+        await self.wait_closed()
+
+    def send_auth(self, data: bytes) -> None:
+        """``send_auth(1, data)`` while authenticating."""
+        self._put(self.auth.send(_SERVER, data))
+
+    def complete_auth(self) -> None:
+        """``complete_auth(1)``: admitted once the server completed too."""
+        packet, admitted = self.auth.complete(_SERVER)
+        self._put(packet)
+        if admitted:
+            self._emit_connected(_SERVER)
+
+    def send_raw(self, payload: bytes, peer: int = _SERVER) -> None:
+        """``send_bytes(payload, peer)``: to the server (1) or, relayed, to other peers."""
+        self.send(Raw(bytes(payload)), peer)
+
+    def send(self, packet: Packet, peer: int = _SERVER) -> None:
+        """Any packet, to the server or relayed by it (0: everybody, -N: all but N)."""
+        if _SERVER not in self.auth.connected:
+            raise ValueError("not connected to the server (yet)")
+        data = encode_packet(packet)
+        self._put(data if peer == _SERVER else encode_packet(Relay(peer, data)))
+
+    async def receive_raw(self) -> tuple[int, bytes]:
+        """The next ``(sender, payload)`` RAW packet (when no ``on_raw``)."""
+        return await self._raw.get()
+
+    def _put(self, data: bytes) -> None:
+        if self._server is None or self._server.closing:
+            raise ValueError("not connected")
+        if len(data) > self.max_send_size:
+            raise ValueError(f"a {len(data)}-byte packet is over the {self.max_send_size} limit")
+        self._server.outbox.put_nowait(data)
+
+    async def _read(self, connection: ClientConnection) -> None:
+        try:
+            async for message in connection:
+                data = message.encode() if isinstance(message, str) else message
+                try:
+                    self._receive(data)
+                except DecodeError as exc:
+                    self.logger.warning("dropped a packet from the server: %s", exc)
+                except Exception:
+                    self.logger.exception("callback failed on a packet from the server")
+        except ConnectionClosed:
+            pass
+        finally:
+            if self._writer is not None:
+                self._writer.cancel()
+            if self._server is not None:
+                self._server.closing = True
+            for peer in sorted(self._others):
+                self._call(self.on_peer_disconnected, peer)
+            self._others.clear()
+            admitted = _SERVER in self.auth.connected
+            self.auth.remove_peer(_SERVER)
+            if admitted:
+                self._call(self.on_peer_disconnected, _SERVER)
+
+    def _receive(self, data: bytes) -> None:
+        verdict, auth_data = self.auth.receive(_SERVER, data)
+        if verdict is AuthVerdict.DATA and self.auth_callback is not None:
+            self.auth_callback(auth_data)
+        elif verdict is AuthVerdict.ADMITTED:
+            self._emit_connected(_SERVER)
+        elif verdict is AuthVerdict.GAME:
+            self._packet(_SERVER, decode_packet(data))
+
+    def _packet(self, sender: int, packet: Packet) -> None:
+        if isinstance(packet, Relay) and sender == _SERVER:
+            self._packet(packet.peer, decode_packet(packet.packet))
+        elif isinstance(packet, AddPeer) and sender == _SERVER:
+            self._others.add(packet.peer)
+            self._emit_connected(packet.peer)
+        elif isinstance(packet, DelPeer) and sender == _SERVER:
+            self._others.discard(packet.peer)
+            self._call(self.on_peer_disconnected, packet.peer)
+        elif isinstance(packet, Raw):
+            if self.on_raw is not None:
+                self.on_raw(sender, packet.payload)
+            else:
+                self._raw.put_nowait((sender, packet.payload))
+        elif self.on_packet is not None:
+            self.on_packet(sender, packet)
+
+    def _emit_connected(self, peer: int) -> None:
+        self._call(self.on_peer_connected, peer)
+
+    def _call(self, callback: PeerCallback | None, peer: int) -> None:
+        if callback is None:
+            return
+        try:
+            callback(peer)
+        except Exception:
+            self.logger.exception("callback failed for peer %d", peer)
