@@ -14,9 +14,17 @@ from typing import Any
 
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.server import serve
 from websockets.exceptions import ConnectionClosed
 
-from gdvariant.multiplayer import AddPeer, DelPeer, RemoteCall, decode_packet, encode_packet
+from gdvariant.multiplayer import (
+    AddPeer,
+    DelPeer,
+    ProtocolError,
+    RemoteCall,
+    decode_packet,
+    encode_packet,
+)
 
 mpws = pytest.importorskip(
     "gdvariant.multiplayer.websocket", reason="the websockets extra is missing"
@@ -317,3 +325,81 @@ def test_the_core_does_not_need_websockets(
     importlib.import_module("gdvariant.multiplayer")
     with pytest.raises(ImportError, match=r"pip install 'gdvariant\[websockets\]'"):
         importlib.import_module("gdvariant.multiplayer.websocket")
+
+
+MultiplayerClient = mpws.MultiplayerClient
+
+
+def test_client_and_server_authenticate_relay_and_part() -> None:
+    def auth(peer: int, data: bytes) -> None:
+        server.send_auth(peer, data.upper())
+        server.complete_auth(peer)
+
+    server = MultiplayerServer(auth_callback=auth)
+    events: list[tuple[str, int, Any]] = []
+
+    def make(index: int) -> Any:
+        return MultiplayerClient(
+            auth_callback=lambda data: events.append(("auth", index, data)),
+            on_peer_connected=lambda peer: events.append(("in", index, peer)),
+            on_peer_disconnected=lambda peer: events.append(("out", index, peer)),
+        )
+
+    async def main() -> None:
+        async with server:
+            url = f"ws://127.0.0.1:{await server.listen('127.0.0.1', 0)}"
+            a, b = make(0), make(1)
+            a_id, b_id = await a.connect(url), await b.connect(url)
+            with pytest.raises(ValueError, match="not connected"):
+                a.send_raw(b"too early")
+            for client in (a, b):
+                client.send_auth(b"hi")
+            await until(lambda: len([e for e in events if e[0] == "auth"]) == 2)
+            a.complete_auth()
+            b.complete_auth()
+            await until(lambda: a.peers == {1, b_id} and b.peers == {1, a_id})
+            a.send_raw(b"to b", b_id)
+            a.send_raw(b"to all", 0)
+            a.send_raw(b"to server")
+            assert await b.receive_raw() == (a_id, b"to b")
+            assert await b.receive_raw() == (a_id, b"to all")
+            assert await server.receive_raw() == (a_id, b"to all")
+            assert await server.receive_raw() == (a_id, b"to server")
+            server.send_raw(0, b"news")
+            assert await a.receive_raw() == (1, b"news")
+            with pytest.raises(ValueError, match="over the 65535 limit"):
+                a.send_raw(bytes(65535))
+            with pytest.raises(RuntimeError, match="already connected"):
+                await a.connect(url)
+            await b.close()
+            await until(lambda: ("out", 0, b_id) in events)
+            server.disconnect_peer(a_id)
+            await a.wait_closed()
+        assert sorted(e for e in events if e[0] == "auth") == [
+            ("auth", 0, b"HI"),
+            ("auth", 1, b"HI"),
+        ]
+        assert ("in", 0, 1) in events and ("in", 0, b_id) in events
+        assert ("out", 0, 1) in events and ("out", 1, 1) in events
+
+    run(main())
+
+
+async def until(condition: Callable[[], bool]) -> None:
+    while not condition():
+        await asyncio.sleep(0.01)
+
+
+@pytest.mark.parametrize("first", [b"\x01\x00\x00\x00", b"\x05\x00\x00\x00\x00", "text"])
+def test_client_refuses_a_bad_id_message(first: bytes | str) -> None:
+    async def handler(connection: Any) -> None:
+        await connection.send(first)
+        await connection.wait_closed()
+
+    async def main() -> None:
+        async with serve(handler, "127.0.0.1", 0) as raw_server:
+            port = next(iter(raw_server.sockets)).getsockname()[1]
+            with pytest.raises(ProtocolError, match="invalid peer id message"):
+                await MultiplayerClient().connect(f"ws://127.0.0.1:{port}")
+
+    run(main())
