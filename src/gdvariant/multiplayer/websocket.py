@@ -27,10 +27,10 @@ import struct
 import time
 from collections.abc import Callable, Sequence
 from types import TracebackType
-from typing import Self
+from typing import Self, TypedDict, Unpack
 
 from .. import DecodeError
-from ._auth import Authenticator, AuthVerdict
+from ._auth import DEFAULT_AUTH_TIMEOUT, Authenticator, AuthVerdict
 from ._errors import ProtocolError
 from ._packets import Packet, decode_packet, encode_packet
 from ._server import (
@@ -59,6 +59,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 __all__ = [
     "GODOT_BUFFER_SIZE",
+    "EndpointOptions",
     "MultiplayerClient",
     "MultiplayerServer",
     "PeerCallback",
@@ -101,7 +102,47 @@ class _Peer:
             pass
 
 
-class MultiplayerServer:
+class EndpointOptions(TypedDict, total=False):
+    """The keywords both ends take: the game's callbacks and the message limits."""
+
+    on_peer_connected: PeerCallback | None
+    on_peer_disconnected: PeerCallback | None
+    on_raw: RawCallback | None
+    on_packet: PacketCallback | None
+    max_message_size: int  # the largest message taken (default 65535, Godot's buffer)
+    max_send_size: int  # the largest packet sent (default 65535)
+    logger: logging.Logger
+
+
+class _Endpoint:
+    """What both ends share: the game's callbacks, the limits and the RAW queue."""
+
+    def __init__(self, **options: Unpack[EndpointOptions]) -> None:
+        self.on_peer_connected = options.get("on_peer_connected")
+        self.on_peer_disconnected = options.get("on_peer_disconnected")
+        self.on_raw = options.get("on_raw")
+        self.on_packet = options.get("on_packet")
+        self.max_message_size = options.get("max_message_size", GODOT_BUFFER_SIZE)
+        self.max_send_size = options.get("max_send_size", GODOT_BUFFER_SIZE)
+        self.logger = options.get("logger", LOGGER)
+        self._raw: asyncio.Queue[tuple[int, bytes]] = asyncio.Queue()
+
+    async def receive_raw(self) -> tuple[int, bytes]:
+        """The next ``(sender, payload)`` sent with ``send_bytes`` (when no ``on_raw``)."""
+        return await self._raw.get()
+
+    def _deliver(self, sender: int, packet: Packet) -> None:
+        """A game packet: RAW to ``on_raw`` (or the queue), the others to ``on_packet``."""
+        if isinstance(packet, Raw):
+            if self.on_raw is not None:
+                self.on_raw(sender, packet.payload)
+            else:
+                self._raw.put_nowait((sender, packet.payload))
+        elif self.on_packet is not None:
+            self.on_packet(sender, packet)
+
+
+class MultiplayerServer(_Endpoint):
     """Peer 1 of a SceneMultiplayer session, serving Godot's WebSocketMultiplayerPeer clients.
 
     Callbacks run in the event loop and must not block: ``on_peer_connected(peer)`` and
@@ -117,36 +158,23 @@ class MultiplayerServer:
     def __init__(
         self,
         *,
-        on_peer_connected: PeerCallback | None = None,
-        on_peer_disconnected: PeerCallback | None = None,
-        on_raw: RawCallback | None = None,
-        on_packet: PacketCallback | None = None,
         auth_callback: AuthCallback | None = None,
-        auth_timeout: float = 3.0,
+        auth_timeout: float = DEFAULT_AUTH_TIMEOUT,
         relay: bool = True,
-        max_message_size: int = GODOT_BUFFER_SIZE,
-        max_send_size: int = GODOT_BUFFER_SIZE,
         drop_limit: int = 0,
         subprotocols: Sequence[str] | None = None,
         ids: random.Random | None = None,
-        logger: logging.Logger = LOGGER,
+        **options: Unpack[EndpointOptions],
     ) -> None:
         self.protocol = ServerProtocol(
             auth=auth_callback is not None, auth_timeout=auth_timeout, relay=relay
         )
-        self.on_peer_connected = on_peer_connected
-        self.on_peer_disconnected = on_peer_disconnected
-        self.on_raw = on_raw
-        self.on_packet = on_packet
+        super().__init__(**options)
         self.auth_callback = auth_callback
-        self.max_message_size = max_message_size
-        self.max_send_size = max_send_size
         self.drop_limit = drop_limit
         self.subprotocols = [Subprotocol(name) for name in subprotocols or ()]
-        self.logger = logger
         self._ids = ids if ids is not None else random.SystemRandom()
         self._peers: dict[int, _Peer] = {}
-        self._raw: asyncio.Queue[tuple[int, bytes]] = asyncio.Queue()
         self._server: Server | None = None
         self._ticker: asyncio.Task[None] | None = None
 
@@ -204,10 +232,6 @@ class MultiplayerServer:
             raise ValueError(f"peer {peer} is not connected")
         self.protocol.send(peer, packet)
         self._flush()
-
-    async def receive_raw(self) -> tuple[int, bytes]:
-        """The next ``(peer, payload)`` a client sent with ``send_bytes`` (when no ``on_raw``)."""
-        return await self._raw.get()
 
     def send_auth(self, peer: int, data: bytes) -> None:
         """``send_auth``: auth data to a peer that is authenticating."""
@@ -289,13 +313,7 @@ class MultiplayerServer:
         elif isinstance(event, PacketDropped):
             self._dropped(event)
         elif isinstance(event, PacketReceived):
-            if isinstance(event.packet, Raw):
-                if self.on_raw is not None:
-                    self.on_raw(event.peer, event.packet.payload)
-                else:
-                    self._raw.put_nowait((event.peer, event.packet.payload))
-            elif self.on_packet is not None:
-                self.on_packet(event.peer, event.packet)
+            self._deliver(event.peer, event.packet)
 
     def _dropped(self, event: PacketDropped) -> None:
         peer = self._peers.get(event.peer)
@@ -313,7 +331,7 @@ class MultiplayerServer:
             self._dispatch(self.protocol.poll(time.monotonic()))
 
 
-class MultiplayerClient:
+class MultiplayerClient(_Endpoint):
     """A SceneMultiplayer client of a Godot ``WebSocketMultiplayerPeer.create_server``.
 
     The same callbacks as :class:`MultiplayerServer`, where ``peer`` is the sender: 1 for the
@@ -327,27 +345,14 @@ class MultiplayerClient:
     def __init__(
         self,
         *,
-        on_peer_connected: PeerCallback | None = None,
-        on_peer_disconnected: PeerCallback | None = None,
-        on_raw: RawCallback | None = None,
-        on_packet: PacketCallback | None = None,
         auth_callback: Callable[[bytes], None] | None = None,
-        max_message_size: int = GODOT_BUFFER_SIZE,
-        max_send_size: int = GODOT_BUFFER_SIZE,
-        logger: logging.Logger = LOGGER,
+        **options: Unpack[EndpointOptions],
     ) -> None:
-        self.on_peer_connected = on_peer_connected
-        self.on_peer_disconnected = on_peer_disconnected
-        self.on_raw = on_raw
-        self.on_packet = on_packet
+        super().__init__(**options)
         self.auth_callback = auth_callback
-        self.max_message_size = max_message_size
-        self.max_send_size = max_send_size
-        self.logger = logger
         self.auth = Authenticator(enabled=auth_callback is not None)
         self.unique_id = 0
         self._others: set[int] = set()
-        self._raw: asyncio.Queue[tuple[int, bytes]] = asyncio.Queue()
         self._server: _Peer | None = None
         self._reader: asyncio.Task[None] | None = None
         self._writer: asyncio.Task[None] | None = None
@@ -414,10 +419,6 @@ class MultiplayerClient:
         data = encode_packet(packet)
         self._put(data if peer == _SERVER else encode_packet(Relay(peer, data)))
 
-    async def receive_raw(self) -> tuple[int, bytes]:
-        """The next ``(sender, payload)`` RAW packet (when no ``on_raw``)."""
-        return await self._raw.get()
-
     def _put(self, data: bytes) -> None:
         if self._server is None or self._server.closing:
             raise ValueError("not connected")
@@ -468,13 +469,8 @@ class MultiplayerClient:
         elif isinstance(packet, DelPeer) and sender == _SERVER:
             self._others.discard(packet.peer)
             self._call(self.on_peer_disconnected, packet.peer)
-        elif isinstance(packet, Raw):
-            if self.on_raw is not None:
-                self.on_raw(sender, packet.payload)
-            else:
-                self._raw.put_nowait((sender, packet.payload))
-        elif self.on_packet is not None:
-            self.on_packet(sender, packet)
+        else:
+            self._deliver(sender, packet)
 
     def _emit_connected(self, peer: int) -> None:
         self._call(self.on_peer_connected, peer)
