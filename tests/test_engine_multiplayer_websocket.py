@@ -9,8 +9,10 @@ without engines; required in ``.ci/run``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import shutil
+import struct
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,8 @@ import pytest
 from engines import ENGINE_SCRIPTS, SEED, Engine
 from multiplayer_recorder import PROJECT as MP_PROJECT
 from multiplayer_recorder import free_port, run_godot, wait_listening
+from websockets.asyncio.server import ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
 
 from gdvariant.multiplayer.websocket import MultiplayerClient, MultiplayerServer
 
@@ -239,3 +243,49 @@ def test_our_clients_join_a_godot_server(godot4: Engine) -> None:
     assert ("connected", 0, ids[1]) in seen
     assert f"peer_packet {ids[0]} [9, 8, 7]" in lines
     assert ("raw", 1, ids[0], b"to you") in seen
+
+
+async def first_message(engine: Engine, inside: str, first: bytes | str) -> tuple[list[Any], str]:
+    """Serve one idle Godot client a hand-made id message; what it sent us, and its log."""
+    received: list[Any] = []
+
+    async def handler(connection: ServerConnection) -> None:
+        await connection.send(first)
+        with contextlib.suppress(TimeoutError, ConnectionClosed):
+            async with asyncio.timeout(1.0):
+                async for message in connection:
+                    received.append(message)
+        await connection.close()
+
+    port = free_port()
+    async with serve(handler, "127.0.0.1", port, compression=None):
+        log = await run_godot(engine, inside, [f"ws://127.0.0.1:{port}", "idle", "0", "0"])
+    return received, log
+
+
+@pytest.mark.parametrize(
+    ("first", "valid"),
+    [
+        (struct.pack("<i", 2), True),
+        ("\x02\x00\x00\x00", True),  # a text message is taken as its bytes
+        (struct.pack("<i", 1), False),
+        (struct.pack("<i", -5), False),
+        (b"\x07\x00\x00\x00\x00", False),
+        (b"\x07\x00\x00", False),
+    ],
+)
+def test_godot_client_checks_the_id_message(
+    godot4: Engine, first: bytes | str, valid: bool
+) -> None:
+    """The spec note (wsmp.cpp): exactly 4 bytes and an id of at least 2, else the client
+    gives up (``connection_failed``). With a good id it starts authenticating with peer 1."""
+    with godot4.workdir() as (here, inside):
+        copy_project(here)
+        received, log = asyncio.run(first_message(godot4, inside, first))
+    lines = log.splitlines()
+    if valid:
+        assert received == [b"\x07\x00letmein:idle"]
+        assert "CONNECTION_FAILED" not in lines
+    else:
+        assert received == []
+        assert "CONNECTION_FAILED" in lines

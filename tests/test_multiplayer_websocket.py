@@ -390,7 +390,9 @@ async def until(condition: Callable[[], bool]) -> None:
         await asyncio.sleep(0.01)
 
 
-@pytest.mark.parametrize("first", [b"\x01\x00\x00\x00", b"\x05\x00\x00\x00\x00", "text"])
+@pytest.mark.parametrize(
+    "first", [b"\x01\x00\x00\x00", b"\xfb\xff\xff\xff", b"\x05\x00\x00\x00\x00", "\x01\x00\x00\x00"]
+)
 def test_client_refuses_a_bad_id_message(first: bytes | str) -> None:
     async def handler(connection: Any) -> None:
         await connection.send(first)
@@ -401,5 +403,20 @@ def test_client_refuses_a_bad_id_message(first: bytes | str) -> None:
             port = next(iter(raw_server.sockets)).getsockname()[1]
             with pytest.raises(ProtocolError, match="invalid peer id message"):
                 await MultiplayerClient().connect(f"ws://127.0.0.1:{port}")
+
+    run(main())
+
+
+def test_client_takes_a_text_id_message_as_godot_does() -> None:
+    async def handler(connection: Any) -> None:
+        await connection.send("\x07\x00\x00\x00")
+        await connection.wait_closed()
+
+    async def main() -> None:
+        async with serve(handler, "127.0.0.1", 0) as raw_server:
+            port = next(iter(raw_server.sockets)).getsockname()[1]
+            client = MultiplayerClient()
+            assert await client.connect(f"ws://127.0.0.1:{port}") == 7
+            await client.close()
 
     run(main())

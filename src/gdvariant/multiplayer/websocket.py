@@ -368,7 +368,9 @@ class MultiplayerClient(_Endpoint):
             subprotocols=[Subprotocol(name) for name in subprotocols or ()] or None,
         )
         first = await connection.recv()
-        peer = struct.unpack("<i", first)[0] if isinstance(first, bytes) and len(first) == 4 else 0
+        if isinstance(first, str):  # Godot takes a text message as its bytes
+            first = first.encode()
+        peer = struct.unpack("<i", first)[0] if len(first) == 4 else 0
         if peer < 2:
             await connection.close(_POLICY_VIOLATION)
             raise ProtocolError(f"invalid peer id message from the server: {first!r}")
