@@ -22,7 +22,9 @@ from engines import ENGINE_SCRIPTS, SEED, Engine
 from multiplayer_recorder import PROJECT as MP_PROJECT
 from multiplayer_recorder import free_port, run_godot, wait_listening
 from websockets.asyncio.server import ServerConnection, serve
+from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
 
 from gdvariant.multiplayer.websocket import MultiplayerClient, MultiplayerServer
 
@@ -245,22 +247,42 @@ def test_our_clients_join_a_godot_server(godot4: Engine) -> None:
     assert ("raw", 1, ids[0], b"to you") in seen
 
 
-async def first_message(engine: Engine, inside: str, first: bytes | str) -> tuple[list[Any], str]:
-    """Serve one idle Godot client a hand-made id message; what it sent us, and its log."""
+async def hand_made(
+    engine: Engine,
+    inside: str,
+    first: bytes | str = struct.pack("<i", 2),
+    headers: Callable[[Headers], None] | None = None,
+) -> tuple[list[Any], str]:
+    """Serve one idle Godot client a hand-made handshake (``headers`` edits our 101
+    response) and id message; "opened" once our side is open, the first message the client
+    sent back (if any), and its log."""
     received: list[Any] = []
 
     async def handler(connection: ServerConnection) -> None:
+        received.append("opened")  # our side finished the handshake
         await connection.send(first)
         with contextlib.suppress(TimeoutError, ConnectionClosed):
-            async with asyncio.timeout(1.0):
-                async for message in connection:
-                    received.append(message)
+            async with asyncio.timeout(2.0):
+                received.append(await connection.recv())
         await connection.close()
 
+    def edit(connection: ServerConnection, request: Request, response: Response) -> Response:
+        if headers is not None:
+            headers(response.headers)
+        return response
+
     port = free_port()
-    async with serve(handler, "127.0.0.1", port, compression=None):
+    async with serve(handler, "127.0.0.1", port, compression=None, process_response=edit):
         log = await run_godot(engine, inside, [f"ws://127.0.0.1:{port}", "idle", "0", "0"])
     return received, log
+
+
+def joined(received: list[Any], log: str) -> bool:
+    """Whether the client took the handshake and id: then it authenticates with peer 1."""
+    if received == ["opened", b"\x07\x00letmein:idle"]:
+        return True
+    assert received == ["opened"] and "CONNECTION_FAILED" in log.splitlines()
+    return False
 
 
 @pytest.mark.parametrize(
@@ -278,14 +300,40 @@ def test_godot_client_checks_the_id_message(
     godot4: Engine, first: bytes | str, valid: bool
 ) -> None:
     """The spec note (wsmp.cpp): exactly 4 bytes and an id of at least 2, else the client
-    gives up (``connection_failed``). With a good id it starts authenticating with peer 1."""
+    gives up (``connection_failed``) without sending anything."""
     with godot4.workdir() as (here, inside):
         copy_project(here)
-        received, log = asyncio.run(first_message(godot4, inside, first))
-    lines = log.splitlines()
-    if valid:
-        assert received == [b"\x07\x00letmein:idle"]
-        assert "CONNECTION_FAILED" not in lines
-    else:
-        assert received == []
-        assert "CONNECTION_FAILED" in lines
+        assert joined(*asyncio.run(hand_made(godot4, inside, first))) is valid
+
+
+def set_header(name: str, value: str, *, replace: bool = True) -> Callable[[Headers], None]:
+    def edit(headers: Headers) -> None:
+        if replace and name in headers:
+            del headers[name]
+        headers[name] = value
+
+    return edit
+
+
+@pytest.mark.parametrize(
+    ("edit", "valid"),
+    [
+        (None, True),
+        (set_header("Sec-WebSocket-Protocol", "chat"), False),  # not asked for
+        (set_header("Connection", "Upgrade, keep-alive"), False),
+        (set_header("Connection", "Upgrade", replace=False), False),  # joined: "upgrade,upgrade"
+        (set_header("Connection", "UPGRADE"), True),  # compared lowercased
+        (set_header("Sec-WebSocket-Extensions", "permessage-deflate"), True),  # ignored!
+    ],
+    ids=["websockets", "subprotocol", "connection-list", "connection-twice", "upper", "ext"],
+)
+def test_godot_client_checks_the_handshake(
+    godot4: Engine, edit: Callable[[Headers], None] | None, valid: bool
+) -> None:
+    """What the spec note read in wsl.cpp's response check, on the engine: ``Connection``
+    must be exactly one ``upgrade`` (any case) and no unrequested sub-protocol may come back.
+    An extensions header is not checked at all, so a server must simply never negotiate one
+    (ours turns compression off)."""
+    with godot4.workdir() as (here, inside):
+        copy_project(here)
+        assert joined(*asyncio.run(hand_made(godot4, inside, headers=edit))) is valid
