@@ -337,3 +337,30 @@ def test_godot_client_checks_the_handshake(
     with godot4.workdir() as (here, inside):
         copy_project(here)
         assert joined(*asyncio.run(hand_made(godot4, inside, headers=edit))) is valid
+
+
+async def ping_godot(engine: Engine, inside: str) -> list[float]:
+    """Ping an idle Godot client five times once it has sent its first message."""
+    latencies: list[float] = []
+
+    async def handler(connection: ServerConnection) -> None:
+        await connection.send(struct.pack("<i", 2))
+        await connection.recv()
+        for _ in range(5):
+            pong = await connection.ping()
+            latencies.append(await asyncio.wait_for(pong, 10))
+        await connection.close()
+
+    port = free_port()
+    async with serve(handler, "127.0.0.1", port, compression=None, ping_interval=None):
+        await run_godot(engine, inside, [f"ws://127.0.0.1:{port}", "idle", "0", "0"])
+    return latencies
+
+
+def test_godot_client_answers_pings(godot4: Engine) -> None:
+    """The spec note left open whether wslay answers pings in Godot: it does, so the
+    ``websockets`` keepalive our server runs (a ping every 20 s) keeps Godot clients."""
+    with godot4.workdir() as (here, inside):
+        copy_project(here)
+        latencies = asyncio.run(ping_godot(godot4, inside))
+    assert len(latencies) == 5
