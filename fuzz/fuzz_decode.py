@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import contextlib
 import json
-import sys
 from pathlib import Path
 
 import atheris
+import harness
 
 with atheris.instrument_imports():
     import gdvariant as gd
@@ -83,20 +83,5 @@ def seed_corpus(folder: Path) -> None:
     print(f"wrote {2 * count} seed inputs to {folder}")
 
 
-def replay(folder: Path) -> None:
-    """Run every input of a corpus once (for a coverage report); a crash raises."""
-    files = sorted(folder.iterdir())
-    for path in files:
-        if path.exists():  # a running fuzzer may have replaced it with a smaller one
-            test_one_input(path.read_bytes())
-    print(f"replayed {len(files)} inputs from {folder}: no crash")
-
-
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--seed-corpus"]:
-        seed_corpus(Path(sys.argv[2]))
-    elif sys.argv[1:2] == ["--replay"]:
-        replay(Path(sys.argv[2]))
-    else:
-        atheris.Setup(sys.argv, test_one_input)
-        atheris.Fuzz()
+    harness.main(test_one_input, seed_corpus)

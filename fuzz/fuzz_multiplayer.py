@@ -13,13 +13,9 @@ corpus once without atheris.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
-try:
-    import atheris
-except ImportError:  # --seed-corpus and --replay work without it
-    atheris = None
+import harness
 
 import gdvariant as gd
 from gdvariant.multiplayer import PROTOCOLS, decode_packet, encode_packet
@@ -53,23 +49,5 @@ def seed_corpus(folder: Path) -> None:
     print(f"wrote {len(unique)} seed inputs to {folder}")
 
 
-def replay(folder: Path) -> None:
-    """Run every input of a corpus once; a crash raises."""
-    files = sorted(folder.iterdir())
-    for path in files:
-        if path.exists():
-            test_one_input(path.read_bytes())
-    print(f"replayed {len(files)} inputs from {folder}: no crash")
-
-
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--seed-corpus"]:
-        seed_corpus(Path(sys.argv[2]))
-    elif sys.argv[1:2] == ["--replay"]:
-        replay(Path(sys.argv[2]))
-    elif atheris is None:
-        raise SystemExit("atheris is not installed: pip install -e '.[fuzz]'")
-    else:
-        atheris.instrument_all()
-        atheris.Setup(sys.argv, test_one_input)
-        atheris.Fuzz()
+    harness.main(test_one_input, seed_corpus)

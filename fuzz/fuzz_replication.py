@@ -17,10 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-try:
-    import atheris
-except ImportError:  # --seed-corpus and --replay work without it
-    atheris = None
+import harness
 
 import gdvariant as gd
 from gdvariant.replication import Schema, SnapshotDecoder, SnapshotEncoder, World
@@ -80,20 +77,5 @@ def seed_corpus(folder: Path) -> None:
     print(f"wrote {count} seed packets to {folder}")
 
 
-def replay(folder: Path) -> None:
-    files = sorted(folder.iterdir())
-    for path in files:
-        test_one_input(path.read_bytes())
-    print(f"replayed {len(files)} inputs from {folder}: no crash")
-
-
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--seed-corpus"]:
-        seed_corpus(Path(sys.argv[2]))
-    elif sys.argv[1:2] == ["--replay"]:
-        replay(Path(sys.argv[2]))
-    elif atheris is None:
-        sys.exit("atheris is not installed: pip install -e '.[fuzz]'")
-    else:
-        atheris.Setup(sys.argv, test_one_input)
-        atheris.Fuzz()
+    harness.main(test_one_input, seed_corpus)
