@@ -12,7 +12,6 @@ _U16 = struct.Struct("<H")
 _U32 = struct.Struct("<I")
 _I32 = struct.Struct("<i")
 _U64 = struct.Struct("<Q")
-_I64 = struct.Struct("<q")
 
 
 class Reader:
@@ -100,7 +99,3 @@ def pack_i32(value: int) -> bytes:
 
 def pack_u64(value: int) -> bytes:
     return _U64.pack(value)
-
-
-def pack_i64(value: int) -> bytes:
-    return _I64.pack(value)
