@@ -24,26 +24,23 @@ import asyncio
 import logging
 import random
 import struct
-import time
 from collections.abc import Callable, Sequence
 from types import TracebackType
-from typing import Self, TypedDict, Unpack
+from typing import ClassVar, Self, Unpack
 
-from .. import DecodeError
-from ._auth import DEFAULT_AUTH_TIMEOUT, Authenticator, AuthVerdict
-from ._errors import ProtocolError
-from ._packets import Packet, decode_packet, encode_packet
-from ._server import (
-    AuthData,
-    Event,
-    PacketDropped,
-    PacketReceived,
-    PeerAuthenticationFailed,
-    PeerConnected,
-    PeerDisconnected,
-    ServerProtocol,
+from ._auth import DEFAULT_AUTH_TIMEOUT
+from ._endpoint import (
+    SERVER,
+    AuthCallback,
+    ClientEndpoint,
+    EndpointOptions,
+    PacketCallback,
+    PeerCallback,
+    RawCallback,
+    ServerEndpoint,
+    TransferMode,
 )
-from ._sys import AddPeer, DelPeer, Raw, Relay
+from ._errors import ProtocolError
 
 try:
     from websockets.asyncio.client import ClientConnection, connect
@@ -59,11 +56,14 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 __all__ = [
     "GODOT_BUFFER_SIZE",
+    "AuthCallback",
     "EndpointOptions",
     "MultiplayerClient",
     "MultiplayerServer",
+    "PacketCallback",
     "PeerCallback",
     "RawCallback",
+    "TransferMode",
 ]
 
 LOGGER = logging.getLogger("gdvariant.multiplayer.websocket")
@@ -72,14 +72,7 @@ GODOT_BUFFER_SIZE = 65535
 #: Godot's ``generate_unique_id`` range: never 0 or 1, top bit clear.
 _ID_RANGE = (2, 2**31 - 1)
 _POLICY_VIOLATION = 1008  # RFC 6455 close code for a peer that broke the protocol
-_SERVER = 1
 _AUTH_TICK = 0.05  # how often pending peers are checked for their auth timeout
-
-PeerCallback = Callable[[int], None]
-RawCallback = Callable[[int, bytes], None]
-#: ``auth_callback(peer, data)``: answer with ``send_auth`` / ``complete_auth`` or ``disconnect``.
-AuthCallback = Callable[[int, bytes], None]
-PacketCallback = Callable[[int, Packet], None]
 
 
 class _Peer:
@@ -89,7 +82,7 @@ class _Peer:
         self.id = peer_id
         self.connection = connection
         self.outbox: asyncio.Queue[bytes | None] = asyncio.Queue()
-        self.dropped = 0
+        self.dropped = False
         self.closing = False
 
     async def write(self) -> None:
@@ -102,58 +95,17 @@ class _Peer:
             pass
 
 
-class EndpointOptions(TypedDict, total=False):
-    """The keywords both ends take: the game's callbacks and the message limits."""
-
-    on_peer_connected: PeerCallback | None
-    on_peer_disconnected: PeerCallback | None
-    on_raw: RawCallback | None
-    on_packet: PacketCallback | None
-    max_message_size: int  # the largest message taken (default 65535, Godot's buffer)
-    max_send_size: int  # the largest packet sent (default 65535)
-    logger: logging.Logger
-
-
-class _Endpoint:
-    """What both ends share: the game's callbacks, the limits and the RAW queue."""
-
-    def __init__(self, **options: Unpack[EndpointOptions]) -> None:
-        self.on_peer_connected = options.get("on_peer_connected")
-        self.on_peer_disconnected = options.get("on_peer_disconnected")
-        self.on_raw = options.get("on_raw")
-        self.on_packet = options.get("on_packet")
-        self.max_message_size = options.get("max_message_size", GODOT_BUFFER_SIZE)
-        self.max_send_size = options.get("max_send_size", GODOT_BUFFER_SIZE)
-        self.logger = options.get("logger", LOGGER)
-        self._raw: asyncio.Queue[tuple[int, bytes]] = asyncio.Queue()
-
-    async def receive_raw(self) -> tuple[int, bytes]:
-        """The next ``(sender, payload)`` sent with ``send_bytes`` (when no ``on_raw``)."""
-        return await self._raw.get()
-
-    def _deliver(self, sender: int, packet: Packet) -> None:
-        """A game packet: RAW to ``on_raw`` (or the queue), the others to ``on_packet``."""
-        if isinstance(packet, Raw):
-            if self.on_raw is not None:
-                self.on_raw(sender, packet.payload)
-            else:
-                self._raw.put_nowait((sender, packet.payload))
-        elif self.on_packet is not None:
-            self.on_packet(sender, packet)
-
-
-class MultiplayerServer(_Endpoint):
+class MultiplayerServer(ServerEndpoint):
     """Peer 1 of a SceneMultiplayer session, serving Godot's WebSocketMultiplayerPeer clients.
 
-    Callbacks run in the event loop and must not block: ``on_peer_connected(peer)`` and
-    ``on_peer_disconnected(peer)`` as SceneMultiplayer's signals, ``on_raw(peer, payload)`` for
-    ``send_bytes`` from a client (else RAW payloads wait in :meth:`receive_raw`),
-    ``on_packet(peer, packet)`` for the other game packets (RPCs, syncs), and ``auth_callback``
-    (turns authentication on; clients must set one too). ``max_message_size`` is the largest
-    message taken from a client (Godot's default buffer); ``drop_limit`` the malformed packets
-    a peer may send before it is closed (0: closed at the first). ``ids`` picks peer ids
-    (default: random in Godot's range; pass ``random.Random(seed)`` for a fixed sequence).
+    The callbacks and ``drop_limit`` are :class:`ServerEndpoint`'s. ``max_message_size`` is
+    the largest message taken from a client (Godot's default buffer, 65535); ``ids`` picks
+    peer ids (default: random in Godot's range; pass ``random.Random(seed)`` for a fixed
+    sequence). Transfer modes and channels are accepted and ignored: WebSocket is reliable.
     """
+
+    default_size: ClassVar[int] = GODOT_BUFFER_SIZE
+    default_logger: ClassVar[logging.Logger] = LOGGER
 
     def __init__(
         self,
@@ -166,12 +118,13 @@ class MultiplayerServer(_Endpoint):
         ids: random.Random | None = None,
         **options: Unpack[EndpointOptions],
     ) -> None:
-        self.protocol = ServerProtocol(
-            auth=auth_callback is not None, auth_timeout=auth_timeout, relay=relay
+        super().__init__(
+            auth_callback=auth_callback,
+            auth_timeout=auth_timeout,
+            relay=relay,
+            drop_limit=drop_limit,
+            **options,
         )
-        super().__init__(**options)
-        self.auth_callback = auth_callback
-        self.drop_limit = drop_limit
         self.subprotocols = [Subprotocol(name) for name in subprotocols or ()]
         self._ids = ids if ids is not None else random.SystemRandom()
         self._peers: dict[int, _Peer] = {}
@@ -215,40 +168,20 @@ class MultiplayerServer(_Endpoint):
     ) -> None:
         await self.close()
 
-    @property
-    def peers(self) -> frozenset[int]:
-        """The admitted peers (those ``peer_connected`` announced)."""
-        return self.protocol.peers
-
-    def send_raw(self, peer: int, payload: bytes) -> None:
-        """``send_bytes(payload, peer)``: a RAW packet to one admitted peer (0: to all)."""
-        targets = sorted(self.peers) if peer == 0 else [peer]
-        for target in targets:
-            self.send(target, Raw(bytes(payload)))
-
-    def send(self, peer: int, packet: Packet) -> None:
-        """Send any SceneMultiplayer packet to an admitted ``peer``."""
-        if peer not in self.peers:
-            raise ValueError(f"peer {peer} is not connected")
-        self.protocol.send(peer, packet)
-        self._flush()
-
-    def send_auth(self, peer: int, data: bytes) -> None:
-        """``send_auth``: auth data to a peer that is authenticating."""
-        self.protocol.send_auth(peer, data)
-        self._flush()
-
-    def complete_auth(self, peer: int) -> None:
-        """``complete_auth``: our side accepts; the peer is admitted once it completed too."""
-        self._dispatch(self.protocol.complete_auth(peer))
-        self._flush()
-
     def disconnect_peer(self, peer: int) -> None:
-        """Close ``peer``'s connection (``disconnect_peer``); its events follow when it ends."""
+        """Close ``peer``'s connection (``disconnect_peer``); its events follow when it ends.
+        A peer closed for malformed packets gets close code 1008."""
         state = self._peers.get(peer)
         if state is not None and not state.closing:
             state.closing = True
+            state.dropped = peer in self._drops
             state.outbox.put_nowait(None)
+
+    def _put(self, peer: int, data: bytes, mode: TransferMode, channel: int) -> None:
+        self._peers[peer].outbox.put_nowait(data)
+
+    def _has_peer(self, peer: int) -> bool:
+        return peer in self._peers
 
     async def _handle(self, connection: ServerConnection) -> None:
         peer = _Peer(self._new_id(), connection)
@@ -256,22 +189,18 @@ class MultiplayerServer(_Endpoint):
         writer = asyncio.create_task(peer.write())
         try:
             await connection.send(struct.pack("<i", peer.id))
-            self._dispatch(self.protocol.peer_connected(peer.id, time.monotonic()))
-            self._flush()
+            self._joined(peer.id)
             async for message in connection:
                 if peer.closing:
                     continue
                 data = message.encode() if isinstance(message, str) else message
-                self._dispatch(self.protocol.receive(peer.id, data))
-                self._flush()
+                self._received(peer.id, data, TransferMode.RELIABLE, 0)
         except ConnectionClosed:
             pass
         finally:
             del self._peers[peer.id]
             writer.cancel()
-            if self.protocol.auth.is_pending(peer.id) or peer.id in self.protocol.peers:
-                self._dispatch(self.protocol.peer_disconnected(peer.id))
-                self._flush()
+            self._left(peer.id)
 
     def _new_id(self) -> int:
         while True:
@@ -279,68 +208,20 @@ class MultiplayerServer(_Endpoint):
             if peer not in self._peers:
                 return peer
 
-    def _flush(self) -> None:
-        for peer_id, data in self.protocol.data_to_send():
-            peer = self._peers.get(peer_id)
-            if peer is None:
-                continue
-            if len(data) > self.max_send_size:
-                self.logger.warning(
-                    "not sending %d bytes to peer %d: over its %d-byte buffer",
-                    len(data),
-                    peer_id,
-                    self.max_send_size,
-                )
-                continue
-            peer.outbox.put_nowait(data)
-
-    def _dispatch(self, events: list[Event]) -> None:
-        for event in events:
-            try:
-                self._event(event)
-            except Exception:
-                self.logger.exception("callback failed on %s", event)
-
-    def _event(self, event: Event) -> None:
-        if isinstance(event, PeerConnected) and self.on_peer_connected is not None:
-            self.on_peer_connected(event.peer)
-        elif isinstance(event, PeerDisconnected) and self.on_peer_disconnected is not None:
-            self.on_peer_disconnected(event.peer)
-        elif isinstance(event, PeerAuthenticationFailed):
-            self.disconnect_peer(event.peer)
-        elif isinstance(event, AuthData) and self.auth_callback is not None:
-            self.auth_callback(event.peer, event.data)
-        elif isinstance(event, PacketDropped):
-            self._dropped(event)
-        elif isinstance(event, PacketReceived):
-            self._deliver(event.peer, event.packet)
-
-    def _dropped(self, event: PacketDropped) -> None:
-        peer = self._peers.get(event.peer)
-        if peer is None:
-            return
-        peer.dropped += 1
-        self.logger.warning("dropped a packet from peer %d: %s", event.peer, event.error)
-        if peer.dropped > self.drop_limit:
-            self.logger.warning("closing peer %d: too many malformed packets", event.peer)
-            self.disconnect_peer(event.peer)
-
     async def _tick(self) -> None:
         while True:
             await asyncio.sleep(_AUTH_TICK)
-            self._dispatch(self.protocol.poll(time.monotonic()))
+            self._check_auth()
 
 
-class MultiplayerClient(_Endpoint):
+class MultiplayerClient(ClientEndpoint):
     """A SceneMultiplayer client of a Godot ``WebSocketMultiplayerPeer.create_server``.
 
-    The same callbacks as :class:`MultiplayerServer`, where ``peer`` is the sender: 1 for the
-    server, another client's id for what the server relayed. With ``auth_callback(data)`` set
-    (the server must have one too) the client starts out authenticating: send
-    :meth:`send_auth` and answer with :meth:`complete_auth`; ``on_peer_connected(1)`` marks
-    admission. Packets the server sends are not answered (no CONFIRM_PATH); they come out of
-    ``on_packet``.
+    The callbacks and authentication are :class:`ClientEndpoint`'s.
     """
+
+    default_size: ClassVar[int] = GODOT_BUFFER_SIZE
+    default_logger: ClassVar[logging.Logger] = LOGGER
 
     def __init__(
         self,
@@ -348,11 +229,7 @@ class MultiplayerClient(_Endpoint):
         auth_callback: Callable[[bytes], None] | None = None,
         **options: Unpack[EndpointOptions],
     ) -> None:
-        super().__init__(**options)
-        self.auth_callback = auth_callback
-        self.auth = Authenticator(enabled=auth_callback is not None)
-        self.unique_id = 0
-        self._others: set[int] = set()
+        super().__init__(auth_callback=auth_callback, **options)
         self._server: _Peer | None = None
         self._reader: asyncio.Task[None] | None = None
         self._writer: asyncio.Task[None] | None = None
@@ -374,18 +251,12 @@ class MultiplayerClient(_Endpoint):
         if peer < 2:
             await connection.close(_POLICY_VIOLATION)
             raise ProtocolError(f"invalid peer id message from the server: {first!r}")
-        self._server = _Peer(_SERVER, connection)
+        self._server = _Peer(SERVER, connection)
         self.unique_id = peer
         self._writer = asyncio.create_task(self._server.write())
         self._reader = asyncio.create_task(self._read(connection))
-        if self.auth.add_peer(_SERVER, time.monotonic()):
-            self._emit_connected(_SERVER)
+        self._joined()
         return peer
-
-    @property
-    def peers(self) -> frozenset[int]:
-        """The server (once admitted) and the other clients it announced."""
-        return frozenset(self._others | (self.auth.connected & {_SERVER}))
 
     async def wait_closed(self) -> None:
         """Until the server closed the connection (or :meth:`close` did)."""
@@ -399,45 +270,15 @@ class MultiplayerClient(_Endpoint):
             self._server.outbox.put_nowait(None)
         await self.wait_closed()
 
-    def send_auth(self, data: bytes) -> None:
-        """``send_auth(1, data)`` while authenticating."""
-        self._put(self.auth.send(_SERVER, data))
-
-    def complete_auth(self) -> None:
-        """``complete_auth(1)``: admitted once the server completed too."""
-        packet, admitted = self.auth.complete(_SERVER)
-        self._put(packet)
-        if admitted:
-            self._emit_connected(_SERVER)
-
-    def send_raw(self, payload: bytes, peer: int = _SERVER) -> None:
-        """``send_bytes(payload, peer)``: to the server (1) or, relayed, to other peers."""
-        self.send(Raw(bytes(payload)), peer)
-
-    def send(self, packet: Packet, peer: int = _SERVER) -> None:
-        """Any packet, to the server or relayed by it (0: everybody, -N: all but N)."""
-        if _SERVER not in self.auth.connected:
-            raise ValueError("not connected to the server (yet)")
-        data = encode_packet(packet)
-        self._put(data if peer == _SERVER else encode_packet(Relay(peer, data)))
-
-    def _put(self, data: bytes) -> None:
+    def _put(self, data: bytes, mode: TransferMode, channel: int) -> None:
         if self._server is None or self._server.closing:
             raise ValueError("not connected")
-        if len(data) > self.max_send_size:
-            raise ValueError(f"a {len(data)}-byte packet is over the {self.max_send_size} limit")
         self._server.outbox.put_nowait(data)
 
     async def _read(self, connection: ClientConnection) -> None:
         try:
             async for message in connection:
-                data = message.encode() if isinstance(message, str) else message
-                try:
-                    self._receive(data)
-                except DecodeError as exc:
-                    self.logger.warning("dropped a packet from the server: %s", exc)
-                except Exception:
-                    self.logger.exception("callback failed on a packet from the server")
+                self._received(message.encode() if isinstance(message, str) else message)
         except ConnectionClosed:
             pass
         finally:
@@ -445,42 +286,4 @@ class MultiplayerClient(_Endpoint):
                 self._writer.cancel()
             if self._server is not None:
                 self._server.closing = True
-            for peer in sorted(self._others):
-                self._call(self.on_peer_disconnected, peer)
-            self._others.clear()
-            admitted = _SERVER in self.auth.connected
-            self.auth.remove_peer(_SERVER)
-            if admitted:
-                self._call(self.on_peer_disconnected, _SERVER)
-
-    def _receive(self, data: bytes) -> None:
-        verdict, auth_data = self.auth.receive(_SERVER, data)
-        if verdict is AuthVerdict.DATA and self.auth_callback is not None:
-            self.auth_callback(auth_data)
-        elif verdict is AuthVerdict.ADMITTED:
-            self._emit_connected(_SERVER)
-        elif verdict is AuthVerdict.GAME:
-            self._packet(_SERVER, decode_packet(data))
-
-    def _packet(self, sender: int, packet: Packet) -> None:
-        if isinstance(packet, Relay) and sender == _SERVER:
-            self._packet(packet.peer, decode_packet(packet.packet))
-        elif isinstance(packet, AddPeer) and sender == _SERVER:
-            self._others.add(packet.peer)
-            self._emit_connected(packet.peer)
-        elif isinstance(packet, DelPeer) and sender == _SERVER:
-            self._others.discard(packet.peer)
-            self._call(self.on_peer_disconnected, packet.peer)
-        else:
-            self._deliver(sender, packet)
-
-    def _emit_connected(self, peer: int) -> None:
-        self._call(self.on_peer_connected, peer)
-
-    def _call(self, callback: PeerCallback | None, peer: int) -> None:
-        if callback is None:
-            return
-        try:
-            callback(peer)
-        except Exception:
-            self.logger.exception("callback failed for peer %d", peer)
+            self._left()

@@ -1,0 +1,403 @@
+"""What the SceneMultiplayer transports share: the game's callbacks and the peer logic.
+
+:class:`ServerEndpoint` runs a :class:`~gdvariant.multiplayer.ServerProtocol` and turns its
+events into the game's callbacks; :class:`ClientEndpoint` is the client's half (auth, the
+peers the server announces, relayed packets). A transport (``websocket``, ``enet``) subclasses
+them and supplies only the I/O: how one packet goes to a peer (``_put``) and how a
+connection is closed. Nothing here opens a socket or imports a network package.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import logging
+import time
+from collections.abc import Callable
+from typing import ClassVar, TypedDict, Unpack
+
+from .. import DecodeError
+from ._auth import DEFAULT_AUTH_TIMEOUT, Authenticator, AuthVerdict
+from ._packets import Packet, decode_packet, encode_packet
+from ._protocol import CMD_MASK, SYNC_DELTA_FLAG, Command, SysCommand
+from ._server import (
+    AuthData,
+    Event,
+    PacketDropped,
+    PacketReceived,
+    PeerAuthenticationFailed,
+    PeerConnected,
+    PeerDisconnected,
+    ServerProtocol,
+)
+from ._sys import AddPeer, DelPeer, Raw, Relay
+
+__all__ = [
+    "AuthCallback",
+    "ClientEndpoint",
+    "EndpointOptions",
+    "PacketCallback",
+    "PeerCallback",
+    "RawCallback",
+    "ServerEndpoint",
+    "TransferMode",
+    "default_mode",
+]
+
+SERVER = 1
+RELAY_HEAD = bytes([Command.SYS, SysCommand.RELAY])
+
+PeerCallback = Callable[[int], None]
+RawCallback = Callable[[int, bytes], None]
+#: ``auth_callback(peer, data)``: answer with ``send_auth`` / ``complete_auth`` or ``disconnect``.
+AuthCallback = Callable[[int, bytes], None]
+PacketCallback = Callable[[int, Packet], None]
+
+
+class TransferMode(enum.IntEnum):
+    """``MultiplayerPeer.TransferMode``: how a packet travels (ENet honours it; WebSocket is
+    always reliable and ordered)."""
+
+    UNRELIABLE = 0
+    UNRELIABLE_ORDERED = 1
+    RELIABLE = 2
+
+
+def default_mode(data: bytes) -> TransferMode:
+    """The mode SceneMultiplayer itself uses for a packet it sends: a full SYNC goes
+    unreliable, everything else (delta SYNC included) reliable, all on channel 0."""
+    if data and data[0] & CMD_MASK == Command.SYNC and not data[0] & SYNC_DELTA_FLAG:
+        return TransferMode.UNRELIABLE
+    return TransferMode.RELIABLE
+
+
+class EndpointOptions(TypedDict, total=False):
+    """The keywords both ends take: the game's callbacks and the message limits."""
+
+    on_peer_connected: PeerCallback | None
+    on_peer_disconnected: PeerCallback | None
+    on_raw: RawCallback | None
+    on_packet: PacketCallback | None
+    max_message_size: int  # the largest packet taken (default: the transport's)
+    max_send_size: int  # the largest packet sent (default: the transport's)
+    logger: logging.Logger
+
+
+class _Endpoint:
+    """What both ends share: the game's callbacks, the limits and the RAW queue."""
+
+    #: The transport's default for both size limits.
+    default_size: ClassVar[int]
+    default_logger: ClassVar[logging.Logger]
+
+    def __init__(self, **options: Unpack[EndpointOptions]) -> None:
+        self.on_peer_connected = options.get("on_peer_connected")
+        self.on_peer_disconnected = options.get("on_peer_disconnected")
+        self.on_raw = options.get("on_raw")
+        self.on_packet = options.get("on_packet")
+        self.max_message_size = options.get("max_message_size", self.default_size)
+        self.max_send_size = options.get("max_send_size", self.default_size)
+        self.logger = options.get("logger", self.default_logger)
+        self._raw: asyncio.Queue[tuple[int, bytes]] = asyncio.Queue()
+
+    async def receive_raw(self) -> tuple[int, bytes]:
+        """The next ``(sender, payload)`` sent with ``send_bytes`` (when no ``on_raw``)."""
+        return await self._raw.get()
+
+    def _deliver(self, sender: int, packet: Packet) -> None:
+        """A game packet: RAW to ``on_raw`` (or the queue), the others to ``on_packet``."""
+        if isinstance(packet, Raw):
+            if self.on_raw is not None:
+                self.on_raw(sender, packet.payload)
+            else:
+                self._raw.put_nowait((sender, packet.payload))
+        elif self.on_packet is not None:
+            self.on_packet(sender, packet)
+
+
+class ServerEndpoint(_Endpoint):
+    """Peer 1 of a SceneMultiplayer session, whatever carries its packets.
+
+    Callbacks run in the event loop and must not block: ``on_peer_connected(peer)`` and
+    ``on_peer_disconnected(peer)`` as SceneMultiplayer's signals, ``on_raw(peer, payload)`` for
+    ``send_bytes`` from a client (else RAW payloads wait in :meth:`receive_raw`),
+    ``on_packet(peer, packet)`` for the other game packets (RPCs, syncs), and ``auth_callback``
+    (turns authentication on; clients must set one too). ``drop_limit`` is how many malformed
+    packets a peer may send before it is closed (0: closed at the first).
+    """
+
+    def __init__(
+        self,
+        *,
+        auth_callback: AuthCallback | None = None,
+        auth_timeout: float = DEFAULT_AUTH_TIMEOUT,
+        relay: bool = True,
+        drop_limit: int = 0,
+        **options: Unpack[EndpointOptions],
+    ) -> None:
+        self.protocol = ServerProtocol(
+            auth=auth_callback is not None, auth_timeout=auth_timeout, relay=relay
+        )
+        super().__init__(**options)
+        self.auth_callback = auth_callback
+        self.drop_limit = drop_limit
+        self._drops: dict[int, int] = {}
+
+    @property
+    def peers(self) -> frozenset[int]:
+        """The admitted peers (those ``peer_connected`` announced)."""
+        return self.protocol.peers
+
+    def send_raw(
+        self,
+        peer: int,
+        payload: bytes,
+        *,
+        mode: TransferMode = TransferMode.RELIABLE,
+        channel: int = 0,
+    ) -> None:
+        """``send_bytes(payload, peer, mode, channel)``: a RAW packet to one admitted peer
+        (0: to all)."""
+        targets = sorted(self.peers) if peer == 0 else [peer]
+        for target in targets:
+            self.send(target, Raw(bytes(payload)), mode=mode, channel=channel)
+
+    def send(
+        self,
+        peer: int,
+        packet: Packet,
+        *,
+        mode: TransferMode | None = None,
+        channel: int = 0,
+    ) -> None:
+        """Send any SceneMultiplayer packet to an admitted ``peer``, with ``mode`` (default:
+        the one Godot uses for that packet) on ``channel``."""
+        if peer not in self.peers:
+            raise ValueError(f"peer {peer} is not connected")
+        self._flush()
+        self.protocol.send(peer, packet)
+        self._flush(mode, channel)
+
+    def send_auth(self, peer: int, data: bytes) -> None:
+        """``send_auth``: auth data to a peer that is authenticating."""
+        self.protocol.send_auth(peer, data)
+        self._flush()
+
+    def complete_auth(self, peer: int) -> None:
+        """``complete_auth``: our side accepts; the peer is admitted once it completed too."""
+        self._dispatch(self.protocol.complete_auth(peer))
+        self._flush()
+
+    def disconnect_peer(self, peer: int) -> None:
+        """Close ``peer``'s connection (``disconnect_peer``); its events follow when it ends."""
+        raise NotImplementedError
+
+    def _put(self, peer: int, data: bytes, mode: TransferMode, channel: int) -> None:
+        """Send one packet to a peer of the transport (known to be there)."""
+        raise NotImplementedError
+
+    def _has_peer(self, peer: int) -> bool:
+        """Whether the transport still has a connection to ``peer``."""
+        raise NotImplementedError
+
+    def _joined(self, peer: int) -> None:
+        """The transport accepted ``peer``: start its authentication (or admit it)."""
+        self._dispatch(self.protocol.peer_connected(peer, time.monotonic()))
+        self._flush()
+
+    def _received(self, peer: int, data: bytes, mode: TransferMode, channel: int) -> None:
+        """One packet from ``peer``; what it relays keeps its ``mode`` and ``channel``."""
+        self._dispatch(self.protocol.receive(peer, data))
+        self._flush(mode, channel, relays_only=True)
+
+    def _left(self, peer: int) -> None:
+        """The transport lost ``peer``."""
+        self._drops.pop(peer, None)
+        if self.protocol.auth.is_pending(peer) or peer in self.protocol.peers:
+            self._dispatch(self.protocol.peer_disconnected(peer))
+            self._flush()
+
+    def _check_auth(self) -> None:
+        """Time out the peers that did not authenticate in time."""
+        self._dispatch(self.protocol.poll(time.monotonic()))
+
+    def _flush(
+        self, mode: TransferMode | None = None, channel: int = 0, *, relays_only: bool = False
+    ) -> None:
+        """Send what the protocol queued: with ``mode`` and ``channel`` (all packets, or only
+        the relayed ones), else with Godot's own mode on channel 0."""
+        for peer, data in self.protocol.data_to_send():
+            if not self._has_peer(peer):
+                continue
+            if len(data) > self.max_send_size:
+                self.logger.warning(
+                    "not sending %d bytes to peer %d: over the %d-byte limit",
+                    len(data),
+                    peer,
+                    self.max_send_size,
+                )
+                continue
+            relayed = data.startswith(RELAY_HEAD)
+            if mode is None or (relays_only and not relayed):
+                self._put(peer, data, default_mode(data), 0)
+            else:
+                self._put(peer, data, mode, channel)
+
+    def _dispatch(self, events: list[Event]) -> None:
+        for event in events:
+            try:
+                self._event(event)
+            except Exception:
+                self.logger.exception("callback failed on %s", event)
+
+    def _event(self, event: Event) -> None:
+        if isinstance(event, PeerConnected) and self.on_peer_connected is not None:
+            self.on_peer_connected(event.peer)
+        elif isinstance(event, PeerDisconnected) and self.on_peer_disconnected is not None:
+            self.on_peer_disconnected(event.peer)
+        elif isinstance(event, PeerAuthenticationFailed):
+            self.disconnect_peer(event.peer)
+        elif isinstance(event, AuthData) and self.auth_callback is not None:
+            self.auth_callback(event.peer, event.data)
+        elif isinstance(event, PacketDropped):
+            self._dropped(event)
+        elif isinstance(event, PacketReceived):
+            self._deliver(event.peer, event.packet)
+
+    def _dropped(self, event: PacketDropped) -> None:
+        if not self._has_peer(event.peer):
+            return
+        drops = self._drops[event.peer] = self._drops.get(event.peer, 0) + 1
+        self.logger.warning("dropped a packet from peer %d: %s", event.peer, event.error)
+        if drops > self.drop_limit:
+            self.logger.warning("closing peer %d: too many malformed packets", event.peer)
+            self.disconnect_peer(event.peer)
+
+
+class ClientEndpoint(_Endpoint):
+    """A SceneMultiplayer client of a Godot server, whatever carries its packets.
+
+    The same callbacks as :class:`ServerEndpoint`, where ``peer`` is the sender: 1 for the
+    server, another client's id for what the server relayed. With ``auth_callback(data)`` set
+    (the server must have one too) the client starts out authenticating: send
+    :meth:`send_auth` and answer with :meth:`complete_auth`; ``on_peer_connected(1)`` marks
+    admission. Packets the server sends are not answered (no CONFIRM_PATH); they come out of
+    ``on_packet``.
+    """
+
+    def __init__(
+        self,
+        *,
+        auth_callback: Callable[[bytes], None] | None = None,
+        **options: Unpack[EndpointOptions],
+    ) -> None:
+        super().__init__(**options)
+        self.auth_callback = auth_callback
+        self.auth = Authenticator(enabled=auth_callback is not None)
+        self.unique_id = 0
+        self._others: set[int] = set()
+
+    @property
+    def peers(self) -> frozenset[int]:
+        """The server (once admitted) and the other clients it announced."""
+        return frozenset(self._others | (self.auth.connected & {SERVER}))
+
+    def send_auth(self, data: bytes) -> None:
+        """``send_auth(1, data)`` while authenticating."""
+        self._put_checked(self.auth.send(SERVER, data), TransferMode.RELIABLE, 0)
+
+    def complete_auth(self) -> None:
+        """``complete_auth(1)``: admitted once the server completed too."""
+        packet, admitted = self.auth.complete(SERVER)
+        self._put_checked(packet, TransferMode.RELIABLE, 0)
+        if admitted:
+            self._call(self.on_peer_connected, SERVER)
+
+    def send_raw(
+        self,
+        payload: bytes,
+        peer: int = SERVER,
+        *,
+        mode: TransferMode = TransferMode.RELIABLE,
+        channel: int = 0,
+    ) -> None:
+        """``send_bytes(payload, peer, mode, channel)``: to the server (1) or, relayed, to
+        other peers."""
+        self.send(Raw(bytes(payload)), peer, mode=mode, channel=channel)
+
+    def send(
+        self,
+        packet: Packet,
+        peer: int = SERVER,
+        *,
+        mode: TransferMode | None = None,
+        channel: int = 0,
+    ) -> None:
+        """Any packet, to the server or relayed by it (0: everybody, -N: all but N), with
+        ``mode`` (default: the one Godot uses for that packet) on ``channel``."""
+        if SERVER not in self.auth.connected:
+            raise ValueError("not connected to the server (yet)")
+        data = encode_packet(packet)
+        chosen = default_mode(data) if mode is None else mode
+        self._put_checked(
+            data if peer == SERVER else encode_packet(Relay(peer, data)), chosen, channel
+        )
+
+    def _put_checked(self, data: bytes, mode: TransferMode, channel: int) -> None:
+        if len(data) > self.max_send_size:
+            raise ValueError(f"a {len(data)}-byte packet is over the {self.max_send_size} limit")
+        self._put(data, mode, channel)
+
+    def _put(self, data: bytes, mode: TransferMode, channel: int) -> None:
+        """Send one packet to the server; ValueError when not connected."""
+        raise NotImplementedError
+
+    def _joined(self) -> None:
+        """The transport connected: authenticate, or be admitted at once."""
+        if self.auth.add_peer(SERVER, time.monotonic()):
+            self._call(self.on_peer_connected, SERVER)
+
+    def _received(self, data: bytes) -> None:
+        """One packet from the server; a bad one is logged and dropped."""
+        try:
+            verdict, auth_data = self.auth.receive(SERVER, data)
+            if verdict is AuthVerdict.DATA and self.auth_callback is not None:
+                self.auth_callback(auth_data)
+            elif verdict is AuthVerdict.ADMITTED:
+                self._call(self.on_peer_connected, SERVER)
+            elif verdict is AuthVerdict.GAME:
+                self._packet(SERVER, decode_packet(data))
+        except DecodeError as exc:
+            self.logger.warning("dropped a packet from the server: %s", exc)
+        except Exception:
+            self.logger.exception("callback failed on a packet from the server")
+
+    def _left(self) -> None:
+        """The connection ended: every peer goes, the server last."""
+        for peer in sorted(self._others):
+            self._call(self.on_peer_disconnected, peer)
+        self._others.clear()
+        admitted = SERVER in self.auth.connected
+        self.auth.remove_peer(SERVER)
+        if admitted:
+            self._call(self.on_peer_disconnected, SERVER)
+
+    def _packet(self, sender: int, packet: Packet) -> None:
+        if isinstance(packet, Relay) and sender == SERVER:
+            self._packet(packet.peer, decode_packet(packet.packet))
+        elif isinstance(packet, AddPeer) and sender == SERVER:
+            self._others.add(packet.peer)
+            self._call(self.on_peer_connected, packet.peer)
+        elif isinstance(packet, DelPeer) and sender == SERVER:
+            self._others.discard(packet.peer)
+            self._call(self.on_peer_disconnected, packet.peer)
+        else:
+            self._deliver(sender, packet)
+
+    def _call(self, callback: PeerCallback | None, peer: int) -> None:
+        if callback is None:
+            return
+        try:
+            callback(peer)
+        except Exception:
+            self.logger.exception("callback failed for peer %d", peer)
