@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from gdvariant import DecodeError, Vector2
+from gdvariant import DecodeError, PackedInt32Array, Vector2
 from gdvariant.multiplayer import (
     NODE_RPC_FLAG,
     RemoteCall,
@@ -33,6 +33,10 @@ CASES = [
     (RemoteCall(NODE_RPC_FLAG, (42,), node_id=4), "40" "04" "0080" "01" "022a"),
     # raw: no arguments; one PackedByteArray verbatim
     (RemoteCall(0, (b"\xde\xad",), node_id=2), "80" "02" "00" "dead"),
+    # one other packed array (a bytes subclass here) is a normal argument: argc 1, then
+    # PACKED_INT32_ARRAY (30), count 1, the int (the live ENet test caught this one)
+    (RemoteCall(0, (PackedInt32Array([1]),), node_id=2),
+     "00" "02" "00" "01" "1e000000" "01000000" "01000000"),
     # two arguments: no raw flag, argc 2
     (RemoteCall(1, (1, "two"), node_id=2),
      "00" "02" "01" "02" "0201" "04000000" "03000000" "74776f00"),

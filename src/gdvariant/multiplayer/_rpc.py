@@ -33,7 +33,9 @@ READERS = {0: Reader.u8, 1: Reader.u16, 2: Reader.u32}
 
 
 def _is_raw(args: tuple[Any, ...]) -> bool:
-    return not args or (len(args) == 1 and isinstance(args[0], bytes | bytearray))
+    """No arguments, or one PackedByteArray: exactly bytes or bytearray, since the other
+    packed arrays (PackedInt64Array...) subclass bytes too."""
+    return not args or (len(args) == 1 and type(args[0]) in (bytes, bytearray))
 
 
 @dataclass(frozen=True)
