@@ -76,6 +76,7 @@ class EndpointOptions(TypedDict, total=False):
 
     on_peer_connected: PeerCallback | None
     on_peer_disconnected: PeerCallback | None
+    on_peer_authentication_failed: PeerCallback | None
     on_raw: RawCallback | None
     on_packet: PacketCallback | None
     max_message_size: int  # the largest packet taken (default: the transport's)
@@ -93,6 +94,7 @@ class _Endpoint:
     def __init__(self, **options: Unpack[EndpointOptions]) -> None:
         self.on_peer_connected = options.get("on_peer_connected")
         self.on_peer_disconnected = options.get("on_peer_disconnected")
+        self.on_peer_authentication_failed = options.get("on_peer_authentication_failed")
         self.on_raw = options.get("on_raw")
         self.on_packet = options.get("on_packet")
         self.max_message_size = options.get("max_message_size", self.default_size)
@@ -122,8 +124,10 @@ class ServerEndpoint(_Endpoint):
     ``on_peer_disconnected(peer)`` as SceneMultiplayer's signals, ``on_raw(peer, payload)`` for
     ``send_bytes`` from a client (else RAW payloads wait in :meth:`receive_raw`),
     ``on_packet(peer, packet)`` for the other game packets (RPCs, syncs), and ``auth_callback``
-    (turns authentication on; clients must set one too). ``drop_limit`` is how many malformed
-    packets a peer may send before it is closed (0: closed at the first).
+    (turns authentication on; clients must set one too) with
+    ``on_peer_authentication_failed(peer)`` for a peer that left or timed out while
+    authenticating. ``drop_limit`` is how many malformed packets a peer may send before it
+    is closed (0: closed at the first).
     """
 
     def __init__(
@@ -142,6 +146,10 @@ class ServerEndpoint(_Endpoint):
         self.auth_callback = auth_callback
         self.drop_limit = drop_limit
         self._drops: dict[int, int] = {}
+        #: The transfer mode and channel of the packet being handled, for callbacks (Godot's
+        #: ``get_packet_mode()`` and ``get_packet_channel()``).
+        self.packet_mode = TransferMode.RELIABLE
+        self.packet_channel = 0
 
     @property
     def peers(self) -> frozenset[int]:
@@ -207,6 +215,7 @@ class ServerEndpoint(_Endpoint):
 
     def _received(self, peer: int, data: bytes, mode: TransferMode, channel: int) -> None:
         """One packet from ``peer``; what it relays keeps its ``mode`` and ``channel``."""
+        self.packet_mode, self.packet_channel = mode, channel
         self._dispatch(self.protocol.receive(peer, data))
         self._flush(mode, channel, relays_only=True)
 
@@ -257,6 +266,8 @@ class ServerEndpoint(_Endpoint):
             self.on_peer_disconnected(event.peer)
         elif isinstance(event, PeerAuthenticationFailed):
             self.disconnect_peer(event.peer)
+            if self.on_peer_authentication_failed is not None:
+                self.on_peer_authentication_failed(event.peer)
         elif isinstance(event, AuthData) and self.auth_callback is not None:
             self.auth_callback(event.peer, event.data)
         elif isinstance(event, PacketDropped):
@@ -378,7 +389,8 @@ class ClientEndpoint(_Endpoint):
             self._call(self.on_peer_disconnected, peer)
         self._others.clear()
         admitted = SERVER in self.auth.connected
-        self.auth.remove_peer(SERVER)
+        if self.auth.remove_peer(SERVER):
+            self._call(self.on_peer_authentication_failed, SERVER)
         if admitted:
             self._call(self.on_peer_disconnected, SERVER)
 

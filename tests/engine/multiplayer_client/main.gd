@@ -10,6 +10,8 @@ extends Node
 ##   garbage  once another client is announced, sends bytes that are no SceneMultiplayer
 ##            packet straight through the MultiplayerPeer.
 ##   reject   authenticates with a wrong token.
+##   silent   never authenticates (and waits longer than the 12 seconds for it).
+##   calls    only answers RPCs (calls.gd), as every role does.
 ##   idle     only connects and prints what it gets.
 ## Quits when the server goes away, or after 12 seconds.
 
@@ -27,6 +29,11 @@ func _ready() -> void:
 	seed_value = int(args[2])
 	count = int(args[3])
 	smp = multiplayer as SceneMultiplayer
+	var calls: Node = preload("res://calls.gd").new()
+	calls.name = "Calls"
+	add_child(calls)
+	if role == "silent":  # never authenticates: only the server's auth timeout ends it
+		smp.auth_timeout = 60.0
 	smp.auth_callback = _on_auth
 	smp.peer_authenticating.connect(_on_authenticating)
 	smp.peer_authentication_failed.connect(_quit_with.bind("AUTH_FAILED"))
@@ -63,6 +70,8 @@ func _join(url: String) -> MultiplayerPeer:
 
 
 func _on_authenticating(id: int) -> void:
+	if role == "silent":
+		return
 	var token := "letmein:" + role if role != "reject" else "wrong"
 	smp.send_auth(id, token.to_utf8_buffer())
 

@@ -1,0 +1,221 @@
+"""Live: stock Godot 4.6 clients (tests/engine/multiplayer_client, stock ENetMultiplayerPeer)
+join our ENet SceneMultiplayer server. Five clients at once: "raw" trades random RAW payloads
+both ways, "raw" and "calls" get random RPCs (0-8 random Variant arguments, reliable and
+unreliable) and echo them back, and call each other through the server's relay; "garbage"
+sends bytes that are no packet once it sees another client, "reject" gives a wrong token and
+"silent" never authenticates (the server's auth timeout ends it). Peer ids, payloads,
+arguments, transfer modes and who was admitted must agree on both sides, and the garbage
+client is dropped while the others play on. Skipped without engines; required in
+``.ci/run``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import shutil
+from collections import Counter
+from typing import Any
+
+import pytest
+from engines import ENGINE_SCRIPTS, SEED, Engine
+from godot_describe import canon
+from multiplayer_recorder import run_godot
+from random_values import random_value
+
+import gdvariant as gd
+from gdvariant.multiplayer import Packet, RemoteCall, rpc_method_ids
+from gdvariant.multiplayer.enet import MultiplayerServer, TransferMode
+
+pytestmark = pytest.mark.engine
+
+PROJECT = ENGINE_SCRIPTS / "multiplayer_client"
+ROLES = ("raw", "calls", "garbage", "reject", "silent")
+COUNT = 12
+BIGGEST = 65534  # the WebSocket test's largest payload; ENet fragments it
+CALLS = 10  # RPCs per method and player
+#: The @rpc methods of tests/engine/multiplayer_client/calls.gd.
+METHODS = rpc_method_ids(["reliable", "unreliable", "reliable_echo", "unreliable_echo", "relayed"])
+PATH = "Main/Calls"
+
+
+def random_args(rng: random.Random) -> tuple[Any, ...]:
+    """0-8 random values; never one empty PackedByteArray, which Godot reads as no argument."""
+    while True:
+        args = tuple(random_value(rng) for _ in range(rng.randint(0, 8)))
+        if args != (b"",):
+            return args
+
+
+class Session:
+    """Our server's side: who authenticated as what, and what arrived, with which mode."""
+
+    def __init__(self) -> None:
+        self.roles: dict[str, int] = {}
+        self.tokens: list[bytes] = []
+        self.connected: list[int] = []
+        self.disconnected: list[int] = []
+        self.auth_failed: list[int] = []
+        self.raw: list[tuple[int, bytes]] = []
+        self.echoes: list[tuple[int, str, tuple[Any, ...], tuple[TransferMode, int]]] = []
+        self.garbage_gone = asyncio.Event()
+        self.raw_done = asyncio.Event()
+        self.server = MultiplayerServer(
+            auth_callback=self.auth,
+            auth_timeout=1.0,
+            on_peer_connected=self.connected.append,
+            on_peer_disconnected=self.gone,
+            on_peer_authentication_failed=self.auth_failed.append,
+            on_raw=self.got_raw,
+            on_packet=self.got_packet,
+        )
+
+    def auth(self, peer: int, data: bytes) -> None:
+        self.tokens.append(data)
+        if not data.startswith(b"letmein:"):
+            self.server.disconnect_peer(peer)
+            return
+        self.roles[data.removeprefix(b"letmein:").decode()] = peer
+        self.server.send_auth(peer, b"welcome")
+        self.server.complete_auth(peer)
+
+    def gone(self, peer: int) -> None:
+        self.disconnected.append(peer)
+        if peer == self.roles.get("garbage"):
+            self.garbage_gone.set()
+
+    def got_raw(self, peer: int, payload: bytes) -> None:
+        self.raw.append((peer, payload))
+        if len(self.raw) == COUNT:
+            self.raw_done.set()
+
+    def got_packet(self, peer: int, packet: Packet) -> None:
+        if isinstance(packet, RemoteCall):
+            name = next(name for name, id_ in METHODS.items() if id_ == packet.method_id)
+            how = (self.server.packet_mode, self.server.packet_channel)
+            self.echoes.append((peer, name, packet.args, how))
+
+    def admitted(self, *roles: str) -> bool:
+        return all(self.roles.get(role) in self.server.peers for role in roles)
+
+    def echoed(self, method: str) -> int:
+        return sum(name == f"{method}_echo" for _, name, _, _ in self.echoes)
+
+
+def copy_project(here: Any) -> None:
+    for path in PROJECT.iterdir():
+        shutil.copy(path, here / path.name)
+
+
+async def play(
+    engine: Engine, inside: str, sent: list[bytes], calls: list[tuple[str, tuple[Any, ...]]]
+) -> tuple[Session, dict[str, str]]:
+    session = Session()
+    port = await session.server.listen("127.0.0.1", 0)
+    url = f"enet://127.0.0.1:{port}"
+    clients = {
+        role: asyncio.create_task(run_godot(engine, inside, [url, role, str(SEED), str(COUNT)]))
+        for role in ROLES
+    }
+    try:
+        await asyncio.wait_for(session.garbage_gone.wait(), 20)
+        await asyncio.wait_for(until(lambda: session.admitted("raw", "calls")), 20)
+        for payload in sent:
+            session.server.send_raw(session.roles["raw"], payload)
+        for role in ("raw", "calls"):
+            for method, args in calls:
+                mode = TransferMode.RELIABLE if method == "reliable" else TransferMode.UNRELIABLE
+                call = RemoteCall(METHODS[method], args, path=PATH)
+                session.server.send(session.roles[role], call, mode=mode)
+        await asyncio.wait_for(session.raw_done.wait(), 20)
+        # Every reliable call comes back. Unreliable ones may be lost: ENet throttles
+        # unreliable packets when round trips vary, so give them a moment, then go on.
+        sent_each = Counter(method for method, _ in calls)
+        reliable, unreliable = 2 * sent_each["reliable"], 2 * sent_each["unreliable"]
+        await asyncio.wait_for(until(lambda: session.echoed("reliable") == reliable), 20)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(until(lambda: session.echoed("unreliable") == unreliable), 2)
+        # The wrong token and the silent client's timeout, both by us.
+        await asyncio.wait_for(until(lambda: len(session.auth_failed) == 2), 20)
+        for role in ("raw", "calls"):
+            session.server.disconnect_peer(session.roles[role])
+        logs = dict(zip(clients, await asyncio.gather(*clients.values()), strict=True))
+    finally:
+        await session.server.close()
+    return session, logs
+
+
+async def until(condition: Any) -> None:
+    while not condition():
+        await asyncio.sleep(0.01)
+
+
+def printed(log: list[str], tag: str) -> list[list[str]]:
+    return [line.split(" ")[1:] for line in log if line.startswith(tag + " ")]
+
+
+def test_godot_enet_clients_join_our_server(godot4: Engine) -> None:
+    print(f"SEED={SEED}")
+    rng = random.Random(SEED)
+    sent = [rng.randbytes(rng.randint(1, 300)) for _ in range(COUNT - 1)]
+    sent.append(rng.randbytes(BIGGEST))
+    calls = [(m, random_args(rng)) for m in ("reliable", "unreliable") for _ in range(CALLS)]
+    with godot4.workdir() as (here, inside):
+        copy_project(here)
+        session, logs = asyncio.run(play(godot4, inside, sent, calls))
+    log = {role: text.splitlines() for role, text in logs.items()}
+    ids = session.roles
+
+    # Peer ids: each client chose its id and sent it in ENet's CONNECT; we took it.
+    for role in ("raw", "calls", "garbage"):
+        assert f"ID {ids[role]}" in log[role], log[role]
+    assert sorted(session.connected) == sorted(ids[role] for role in ("raw", "calls", "garbage"))
+    # Auth: accepted with data both ways, a wrong token rejected, a silent client timed out
+    # by us (its own timeout is 60 s: without ours it would print TIMEOUT at 12 s), both
+    # before the session ended.
+    assert len(set(session.auth_failed) | set(ids.values())) == 5
+    assert "AUTH_REPLY welcome" in log["raw"]
+    assert b"wrong" in session.tokens
+    assert set(ids) == {"raw", "calls", "garbage"}
+    for role in ("reject", "silent"):
+        assert "AUTH_FAILED" in log[role], log[role]
+        assert not any(line.startswith("ID ") for line in log[role]), log[role]
+    # RAW both ways, byte for byte (the last one 64 KiB, over many ENet fragments).
+    assert printed(log["raw"], "GOT") == [["1", payload.hex()] for payload in sent]
+    client_sent = [bytes.fromhex(words[0]) for words in printed(log["raw"], "SENT")]
+    assert len(client_sent) == COUNT
+    assert session.raw == [(ids["raw"], payload) for payload in client_sent]
+    # RPCs: each client got the calls with the arguments we sent (its var_to_bytes of them
+    # is ours) and sent each back with the method's transfer mode: every reliable one, and
+    # the unreliable ones ENet did not throttle (at least one each way).
+    for role in ("raw", "calls"):
+        for method in ("reliable", "unreliable"):
+            sent_args = [args for name, args in calls if name == method]
+            wanted = (TransferMode[method.upper()], 0)
+            got = Counter(words[1] for words in printed(log[role], "CALL") if words[0] == method)
+            echoes = Counter(
+                canon(args)
+                for peer, name, args, how in session.echoes
+                if (peer, name, how) == (ids[role], f"{method}_echo", wanted)
+            )
+            assert got <= Counter(gd.dumps(list(args)).hex() for args in sent_args)
+            assert echoes <= Counter(canon(args) for args in sent_args)
+            assert 1 <= echoes.total() <= got.total()
+            if method == "reliable":
+                assert echoes.total() == got.total() == len(sent_args)
+    # Relay: "raw" and "calls" were announced to each other (ADD_PEER) and called each other.
+    for me, other in (("raw", "calls"), ("calls", "raw")):
+        assert f"PEER_CONNECTED {ids[other]}" in log[me]
+        relayed = printed(log[me], "RELAYED")
+        assert relayed == [[str(ids[other]), gd.dumps([ids[other], f"hi {other}"]).hex()]]
+    # Garbage: that client was dropped; whoever it saw, saw it come and go, and went on.
+    assert "GARBAGE_SENT" in log["garbage"] and log["garbage"][-1] == "SERVER_DISCONNECTED"
+    seen = [int(words[0]) for words in printed(log["garbage"], "PEER_CONNECTED")]
+    witness = next(role for role in ("raw", "calls") if ids[role] in seen)
+    assert f"PEER_CONNECTED {ids['garbage']}" in log[witness]
+    assert f"PEER_DISCONNECTED {ids['garbage']}" in log[witness]
+    for role in ("raw", "calls"):
+        assert log[role][-1] == "SERVER_DISCONNECTED"
+    assert session.disconnected[0] == ids["garbage"]
+    assert sorted(session.disconnected[1:]) == sorted([ids["raw"], ids["calls"]])
