@@ -92,8 +92,10 @@ _CLOSE_WAIT = 2.0
 def enet_route(mode: TransferMode, channel: int = 0) -> tuple[int, int]:
     """The ENet ``(channel, flags)`` of a packet sent with ``mode`` on transfer ``channel``,
     as ENetMultiplayerPeer picks them."""
-    if not 0 <= channel <= _MAX_CHANNELS - _RESERVED_CHANNELS + 1:
-        raise ValueError(f"transfer channel {channel} is not in 0..{_MAX_CHANNELS - 1}")
+    if not 0 <= channel <= _MAX_CHANNELS - _RESERVED_CHANNELS:
+        raise ValueError(
+            f"transfer channel {channel} is not in 0..{_MAX_CHANNELS - _RESERVED_CHANNELS}"
+        )
     if channel > 0:
         return channel + _RESERVED_CHANNELS - 1, _FLAGS[mode]
     return (0 if mode is TransferMode.RELIABLE else 1), _FLAGS[mode]

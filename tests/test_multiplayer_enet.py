@@ -1,0 +1,309 @@
+"""The ENet transport of gdvariant.multiplayer, with plain pyenet hosts standing in for
+Godot's ENetMultiplayerPeer (the live test with real Godot clients is
+test_engine_multiplayer_enet.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import enet
+import pytest
+
+from gdvariant.multiplayer import AddPeer, DelPeer, Sync, SyncState, decode_packet
+from gdvariant.multiplayer.enet import (
+    MultiplayerClient,
+    MultiplayerServer,
+    TransferMode,
+    enet_route,
+    transfer_of,
+)
+
+# ENet's packet flags (enet.h): what Godot's ENetMultiplayerPeer.put_packet sets.
+RELIABLE, UNSEQUENCED, UNRELIABLE_FRAGMENT = 1, 2, 8
+
+
+def run(coro: Awaitable[None]) -> None:
+    asyncio.run(asyncio.wait_for(coro, 30))
+
+
+class FakeGodot:
+    """A bare ENet client that connects the way Godot's does: its id as the CONNECT data,
+    255 channels. Serviced by polling from the same event loop as the server."""
+
+    def __init__(self, port: int, peer_id: int) -> None:
+        self.id = peer_id
+        self.host = enet.Host(None, 1, 0, 0, 0)
+        self.peer = self.host.connect(enet.Address("127.0.0.1", port), 255, peer_id)
+        self.events: list[enet.Event] = []
+
+    async def next(self, kind: int) -> enet.Event:
+        """The next event of ``kind`` (others are kept in ``events``)."""
+        while True:
+            event = self.host.service(0, True)
+            if event is None:
+                await asyncio.sleep(0.005)
+            elif event.type == kind:
+                return event
+            else:
+                self.events.append(event)
+
+    async def packet(self) -> tuple[int, int, bytes]:
+        """The next packet: (ENet channel, flags, data)."""
+        event = await self.next(enet.EVENT_TYPE_RECEIVE)
+        return event.channelID, event.packet.flags, event.packet.data
+
+    def send(self, data: bytes, channel: int = 0, flags: int = RELIABLE) -> None:
+        self.peer.send(channel, enet.Packet(data, flags))
+        self.host.flush()
+
+    async def pump(self, seconds: float) -> None:
+        """Keep servicing (acknowledging) for a while, keeping what arrives."""
+        for _ in range(int(seconds / 0.005)):
+            event = self.host.service(0, True)
+            if event is not None:
+                self.events.append(event)
+            await asyncio.sleep(0.005)
+
+
+async def joined(port: int, peer_id: int) -> FakeGodot:
+    """A fake client once ENet connected it (the server sees it a moment later)."""
+    client = FakeGodot(port, peer_id)
+    await client.next(enet.EVENT_TYPE_CONNECT)
+    client.host.flush()  # the acknowledgement that completes the server's side
+    return client
+
+
+async def until(condition: Callable[[], bool]) -> None:
+    while not condition():
+        await asyncio.sleep(0.005)
+
+
+def serving(**options: Any) -> Callable[[Callable[..., Awaitable[None]]], Callable[[], None]]:
+    """Run the test body as ``body(server, port)`` against a listening server."""
+
+    def wrap(body: Callable[..., Awaitable[None]]) -> Callable[[], None]:
+        async def main() -> None:
+            async with MultiplayerServer(**options) as server:
+                port = await server.listen("127.0.0.1", 0)
+                await body(server, port)
+
+        return lambda: run(main())
+
+    return wrap
+
+
+@pytest.mark.parametrize(
+    ("mode", "channel", "route"),
+    [
+        # enet_multiplayer_peer.cpp put_packet: SYSCH_RELIABLE = 0, SYSCH_UNRELIABLE = 1,
+        # transfer channel N >= 1 is ENet channel N + 1 with the flags of its mode.
+        (TransferMode.RELIABLE, 0, (0, RELIABLE)),
+        (TransferMode.UNRELIABLE_ORDERED, 0, (1, UNRELIABLE_FRAGMENT)),
+        (TransferMode.UNRELIABLE, 0, (1, UNSEQUENCED | UNRELIABLE_FRAGMENT)),
+        (TransferMode.RELIABLE, 1, (2, RELIABLE)),
+        (TransferMode.UNRELIABLE, 5, (6, UNSEQUENCED | UNRELIABLE_FRAGMENT)),
+        (TransferMode.UNRELIABLE_ORDERED, 253, (254, UNRELIABLE_FRAGMENT)),
+    ],
+)
+def test_modes_and_channels_map_to_enet_as_godot_maps_them(
+    mode: TransferMode, channel: int, route: tuple[int, int]
+) -> None:
+    assert enet_route(mode, channel) == route
+    assert transfer_of(*route) == (mode, channel)
+
+
+def test_a_channel_past_enets_255_is_refused() -> None:
+    with pytest.raises(ValueError, match="transfer channel 254"):
+        enet_route(TransferMode.RELIABLE, 254)
+
+
+def test_the_client_picks_its_id_and_bad_ones_are_refused() -> None:
+    got: list[tuple[int, bytes]] = []
+
+    @serving(on_raw=lambda peer, data: got.append((peer, data)))
+    async def body(server: MultiplayerServer, port: int) -> None:
+        good = await joined(port, 77)
+        low = await joined(port, 1)  # the server's own id
+        twin = await joined(port, 77)  # taken
+        for client in (low, twin, good):
+            client.send(b"\x03from %d" % client.id)
+        await until(lambda: bool(got))
+        await asyncio.gather(low.pump(0.2), twin.pump(0.2))
+        assert server.peers == {77} and got == [(77, b"from 77")]
+
+    body()
+
+
+def test_packets_travel_with_godots_channels_and_flags() -> None:
+    modes: list[tuple[TransferMode, int]] = []
+
+    def raw(peer: int, data: bytes) -> None:
+        modes.append((server.packet_mode, server.packet_channel))
+
+    server = MultiplayerServer(on_raw=raw)
+
+    async def main() -> None:
+        async with server:
+            port = await server.listen("127.0.0.1", 0)
+            client = await joined(port, 9)
+            await until(lambda: 9 in server.peers)
+            server.send_raw(9, b"r")
+            server.send_raw(9, b"u", mode=TransferMode.UNRELIABLE)
+            server.send_raw(9, b"o", mode=TransferMode.UNRELIABLE_ORDERED, channel=2)
+            server.send(9, Sync(1, (SyncState(5, (1,)),)))  # Godot sends full syncs unreliably
+            got = [await client.packet() for _ in range(4)]
+            # The receiver sees RELIABLE and UNSEQUENCED; UNRELIABLE_FRAGMENT only steers how
+            # the sender splits a packet, and unreliable ordered shows no flag at all.
+            assert sorted(got) == [
+                (0, RELIABLE, b"\x03r"),
+                (1, UNSEQUENCED, b"\x03u"),
+                (1, UNSEQUENCED, b"\x06\x01\x00\x05\x00\x00\x00\x02\x00\x00\x00\x02\x01"),
+                (3, 0, b"\x03o"),
+            ]
+            client.send(b"\x03a", 1, UNSEQUENCED | UNRELIABLE_FRAGMENT)
+            client.send(b"\x03b", 4, RELIABLE)
+            await until(lambda: len(modes) == 2)
+            assert sorted(modes) == [(TransferMode.UNRELIABLE, 0), (TransferMode.RELIABLE, 3)]
+
+    run(main())
+
+
+def test_relay_announcements_and_garbage_drop_only_the_sender(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    gone: list[int] = []
+    got: list[bytes] = []
+
+    @serving(on_peer_disconnected=gone.append, on_raw=lambda peer, data: got.append(data))
+    async def body(server: MultiplayerServer, port: int) -> None:
+        good = await joined(port, 5)
+        bad = await joined(port, 6)
+        assert decode_packet((await good.packet())[2]) == AddPeer(6)
+        assert decode_packet((await bad.packet())[2]) == AddPeer(5)
+        bad.send(b"\xff\x13\x37")
+        await bad.next(enet.EVENT_TYPE_DISCONNECT)
+        assert decode_packet((await good.packet())[2]) == DelPeer(6)
+        good.send(b"\x03still here")
+        await until(lambda: bool(got))
+        assert gone == [6] and got == [b"still here"] and server.peers == {5}
+
+    with caplog.at_level(logging.WARNING, "gdvariant.multiplayer.enet"):
+        body()
+    assert "dropped a packet from peer 6" in caplog.text
+
+
+def test_auth_accept_reject_and_timeout() -> None:
+    connected: list[int] = []
+    failed: list[int] = []
+
+    def auth(peer: int, data: bytes) -> None:
+        if data == b"good":
+            server.send_auth(peer, b"welcome")
+            server.complete_auth(peer)
+        else:
+            server.disconnect_peer(peer)
+
+    server = MultiplayerServer(
+        auth_callback=auth,
+        auth_timeout=0.3,
+        on_peer_connected=connected.append,
+        on_peer_authentication_failed=failed.append,
+    )
+
+    async def main() -> None:
+        async with server:
+            port = await server.listen("127.0.0.1", 0)
+            good = await joined(port, 10)
+            good.send(b"\x07\x00good")
+            assert (await good.packet())[2] == b"\x07\x00welcome"
+            assert (await good.packet())[2] == b"\x07\x00"
+            good.send(b"\x07\x00")
+            bad = await joined(port, 11)
+            bad.send(b"\x07\x00bad")
+            await bad.next(enet.EVENT_TYPE_DISCONNECT)
+            silent = await joined(port, 12)
+            await silent.next(enet.EVENT_TYPE_DISCONNECT)  # the auth timeout
+            assert connected == [10] and failed == [11, 12]
+
+    run(main())
+
+
+def test_our_client_joins_authenticates_relays_and_leaves() -> None:
+    seen: list[Any] = []
+
+    def server_auth(peer: int, data: bytes) -> None:
+        server.send_auth(peer, data.upper())
+        server.complete_auth(peer)
+
+    server = MultiplayerServer(auth_callback=server_auth)
+
+    def player(name: str) -> MultiplayerClient:
+        def auth(data: bytes) -> None:
+            seen.append((name, "auth", data))
+            clients[name].complete_auth()
+
+        return MultiplayerClient(
+            auth_callback=auth,
+            on_peer_connected=lambda peer: seen.append((name, "+", peer)),
+            on_peer_disconnected=lambda peer: seen.append((name, "-", peer)),
+            on_raw=lambda peer, data: seen.append((name, "raw", peer, data)),
+        )
+
+    clients = {name: player(name) for name in "ab"}
+
+    async def main() -> None:
+        async with server:
+            port = await server.listen("127.0.0.1", 0)
+            a, b = clients["a"], clients["b"]
+            for client in (a, b):
+                await client.connect("127.0.0.1", port)
+                client.send_auth(b"hi")
+                await until(lambda c=client: 1 in c.peers)  # type: ignore[misc]
+            await until(lambda: b.unique_id in a.peers)
+            a.send_raw(b"to b", b.unique_id, mode=TransferMode.UNRELIABLE_ORDERED)
+            server.send_raw(0, b"all")
+            await until(lambda: sum(item[1] == "raw" for item in seen) == 3)
+            await a.close()
+            await until(lambda: ("b", "-", a.unique_id) in seen)
+        await b.wait_closed()
+        ids = {"a": a.unique_id, "b": b.unique_id}
+        for name in "ab":
+            assert (name, "auth", b"HI") in seen and (name, "+", 1) in seen
+            assert (name, "raw", 1, b"all") in seen
+        assert ("b", "raw", ids["a"], b"to b") in seen
+        assert ("a", "+", ids["b"]) in seen and ("b", "+", ids["a"]) in seen
+        assert seen[-1] == ("b", "-", 1)
+
+    run(main())
+
+
+def test_connecting_to_nobody_fails() -> None:
+    async def main() -> None:
+        silent = enet.Host(enet.Address("127.0.0.1", 0), 1, 0, 0, 0)  # never serviced
+        with pytest.raises(ConnectionError, match="no ENet server answered"):
+            await MultiplayerClient().connect("127.0.0.1", silent.address.port, timeout=0.3)
+
+    run(main())
+
+
+def test_listen_twice_is_refused() -> None:
+    @serving()
+    async def body(server: MultiplayerServer, port: int) -> None:
+        with pytest.raises(RuntimeError, match="already listening"):
+            await server.listen("127.0.0.1", 0)
+
+    body()
+
+
+def test_the_core_does_not_need_pyenet(
+    hide_package: Callable[[str], None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delitem(__import__("sys").modules, "gdvariant.multiplayer.enet")
+    hide_package("enet")
+    importlib.import_module("gdvariant.multiplayer")
+    with pytest.raises(ImportError, match=r"pip install 'gdvariant\[enet\]'"):
+        importlib.import_module("gdvariant.multiplayer.enet")
