@@ -44,6 +44,7 @@ from ._endpoint import (
     RawCallback,
     ServerEndpoint,
     TransferMode,
+    default_mode,
 )
 
 try:
@@ -64,6 +65,7 @@ __all__ = [
     "PeerCallback",
     "RawCallback",
     "TransferMode",
+    "default_mode",
     "enet_route",
     "transfer_of",
 ]
