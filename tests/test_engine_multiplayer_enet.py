@@ -18,15 +18,17 @@ import shutil
 from collections import Counter
 from typing import Any
 
+import enet
 import pytest
+from enet_recorder import record_enet_server, rpc_modes
 from engines import ENGINE_SCRIPTS, SEED, Engine
 from godot_describe import canon
 from multiplayer_recorder import run_godot
 from random_values import random_value
 
 import gdvariant as gd
-from gdvariant.multiplayer import Packet, RemoteCall, rpc_method_ids
-from gdvariant.multiplayer.enet import MultiplayerServer, TransferMode
+from gdvariant.multiplayer import Packet, RemoteCall, decode_packet, encode_packet, rpc_method_ids
+from gdvariant.multiplayer.enet import MultiplayerServer, TransferMode, default_mode, enet_route
 
 pytestmark = pytest.mark.engine
 
@@ -219,3 +221,30 @@ def test_godot_enet_clients_join_our_server(godot4: Engine) -> None:
         assert log[role][-1] == "SERVER_DISCONNECTED"
     assert session.disconnected[0] == ids["garbage"]
     assert sorted(session.disconnected[1:]) == sorted([ids["raw"], ids["calls"]])
+
+
+def test_godot_enet_server_sends_bare_packets_on_godots_channels(godot4: Engine) -> None:
+    """The spec note's ENet claims, from a real Godot 4.6 ENetMultiplayerPeer server: our id
+    is the one our CONNECT carried, each ENet packet is one bare SceneMultiplayer packet (no
+    header: our codec reads it whole and writes it back byte for byte), and each packet
+    travels on the ENet channel with the flags of its transfer mode, as ``enet_route`` has
+    them (a receiver sees RELIABLE or UNSEQUENCED; unreliable ordered shows no flag). The
+    committed recording (tests/vectors/multiplayer/enet_server.json) is replayed through our
+    server in test_multiplayer_enet.py."""
+    recording = record_enet_server(godot4, SEED)
+    assert f"peer_connected {recording['peer_id']}" in recording["log"]
+    kinds: Counter[tuple[str, int, int]] = Counter()
+    for record, how in zip(recording["packets"], rpc_modes(recording), strict=True):
+        data = bytes.fromhex(record["hex"])
+        packet = decode_packet(data)
+        assert encode_packet(packet) == data
+        channel, flags = enet_route(*(how or (default_mode(data), 0)))
+        visible = flags & (enet.PACKET_FLAG_RELIABLE | enet.PACKET_FLAG_UNSEQUENCED)
+        assert (record["channel"], record["flags"]) == (channel, visible), packet
+        kinds[(type(packet).__name__, channel, visible)] += 1
+    # Every route was taken: reliable on ENet channel 0, full syncs and the "fast" RPC
+    # unsequenced on channel 1, the "ordered" RPC on channel 2 (transfer channel 1).
+    assert ("Sync", 1, enet.PACKET_FLAG_UNSEQUENCED) in kinds, kinds
+    assert ("RemoteCall", 1, enet.PACKET_FLAG_UNSEQUENCED) in kinds, kinds
+    assert ("RemoteCall", 2, 0) in kinds, kinds
+    assert ("Spawn", 0, enet.PACKET_FLAG_RELIABLE) in kinds, kinds

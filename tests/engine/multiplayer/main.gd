@@ -3,8 +3,9 @@ extends Node
 ## spawns (scene index and custom), full/delta/static syncs, RPCs of every form, RAW and relay.
 ## The first client also gets RPCs on CROWD nodes, so that path cache ids pass 255.
 ##
-## Arguments (after --): server PORT SECONDS | client URL SECONDS. Each side quits after
-## SECONDS; the server despawns every player one second before that.
+## Arguments (after --): server PORT SECONDS [enet] | client URL SECONDS. Each side quits
+## after SECONDS; the server despawns every player one second before that. With "enet" the
+## server is an ENetMultiplayerPeer instead.
 
 const PLAYER := "res://player.tscn"
 const CROWD := 260
@@ -31,14 +32,21 @@ func _ready() -> void:
 	smp.peer_connected.connect(_on_peer_connected)
 	smp.peer_disconnected.connect(func(id): print("peer_disconnected ", id))
 	smp.peer_packet.connect(func(id, data): print("peer_packet %d %s" % [id, data]))
-	var peer := WebSocketMultiplayerPeer.new()
+	var enet := args.size() > 3 and args[3] == "enet"
+	var ws := WebSocketMultiplayerPeer.new()
+	var en := ENetMultiplayerPeer.new()
+	var peer: MultiplayerPeer = en if enet else ws
 	var seconds := float(args[2])
 	var err: Error
 	if args[0] == "server":
-		err = peer.create_server(int(args[1]), "127.0.0.1")
+		if enet:
+			en.set_bind_ip("127.0.0.1")
+			err = en.create_server(int(args[1]))
+		else:
+			err = ws.create_server(int(args[1]), "127.0.0.1")
 		get_tree().create_timer(seconds - 1.0).timeout.connect(_despawn_all)
 	else:
-		err = peer.create_client(args[1])
+		err = ws.create_client(args[1])
 		smp.server_disconnected.connect(func(): get_tree().quit())
 	if err != OK:
 		printerr("cannot start: ", err)
