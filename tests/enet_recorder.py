@@ -4,7 +4,7 @@ The project runs as a headless ENet server; a bare pyenet client joins it as a G
 would (its id as the CONNECT data, 255 channels), authenticates with "hi", confirms every
 path the server simplifies and completes the session, keeping each packet the server sends
 with its ENet channel and flags as the receiver sees them. Used by
-tools/record_enet_vectors.py and tests/test_engine_multiplayer_enet.py.
+tools/record_multiplayer_vectors.py --enet and tests/test_engine_multiplayer_enet.py.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from gdvariant.multiplayer.enet import (
 
 # ENet's packet flags (enet.h): what Godot's ENetMultiplayerPeer.put_packet sets.
 RELIABLE, UNSEQUENCED, UNRELIABLE_FRAGMENT = 1, 2, 8
-#: What a Godot 4.6 ENet server sent one client (tools/record_enet_vectors.py).
+#: What a Godot 4.6 ENet server sent one client (tools/record_multiplayer_vectors.py --enet).
 GODOT_SERVER = Path(__file__).parent / "vectors/multiplayer/enet_server.json"
 
 

@@ -4,9 +4,11 @@ Runs ``tests/engine/multiplayer`` as one headless server and two headless client
 engine (see ``tests/engines.py``; install it with ``sudo bash tools/setup-engines.sh``), with a
 recording WebSocket proxy between them (``tests/multiplayer_recorder.py``). The output holds
 the engine version, every packet in order with its client and direction, and what each peer
-printed.
+printed. With ``--enet`` the project runs as an ENetMultiplayerPeer server instead, joined by
+a bare ENet client (``tests/enet_recorder.py``): every packet the server sent, with its ENet
+channel and flags, into enet_server.json.
 
-Usage: python tools/record_multiplayer_vectors.py [--out PATH]
+Usage: python tools/record_multiplayer_vectors.py [--enet] [--out PATH]
 """
 
 from __future__ import annotations
@@ -19,22 +21,31 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+from enet_recorder import record_enet_server  # noqa: E402
 from engines import find_engine  # noqa: E402
 from multiplayer_recorder import record_session  # noqa: E402
 
-DEFAULT_OUT = ROOT / "tests/vectors/multiplayer/session.json"
+VECTORS = ROOT / "tests/vectors/multiplayer"
+#: Picks the peer id of the ENet recording's client.
+ENET_SEED = 14
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--enet", action="store_true", help="record a Godot ENet server")
+    parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     engine, why = find_engine("4.6")
     if engine is None:
         raise SystemExit(why)
-    result = record_session(engine)
-    args.out.write_text(json.dumps(result, indent=1) + "\n")
-    print(f"{len(result['packets'])} packets from {result['godot']} -> {args.out}")
+    if args.enet:
+        result = record_enet_server(engine, ENET_SEED)
+        out = args.out or VECTORS / "enet_server.json"
+    else:
+        result = record_session(engine)
+        out = args.out or VECTORS / "session.json"
+    out.write_text(json.dumps(result, indent=1) + "\n")
+    print(f"{len(result['packets'])} packets from {result['godot']} -> {out}")
 
 
 if __name__ == "__main__":

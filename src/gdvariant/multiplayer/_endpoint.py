@@ -14,7 +14,8 @@ import enum
 import logging
 import time
 from collections.abc import Callable
-from typing import ClassVar, TypedDict, Unpack
+from types import TracebackType
+from typing import ClassVar, Self, TypedDict, Unpack
 
 from .. import DecodeError
 from ._auth import DEFAULT_AUTH_TIMEOUT, Authenticator, AuthVerdict
@@ -40,6 +41,7 @@ __all__ = [
     "PeerCallback",
     "RawCallback",
     "ServerEndpoint",
+    "ServerOptions",
     "TransferMode",
     "default_mode",
 ]
@@ -84,6 +86,15 @@ class EndpointOptions(TypedDict, total=False):
     logger: logging.Logger
 
 
+class ServerOptions(EndpointOptions, total=False):
+    """The keywords every server takes (see :class:`ServerEndpoint`)."""
+
+    auth_callback: AuthCallback | None
+    auth_timeout: float
+    relay: bool
+    drop_limit: int
+
+
 class _Endpoint:
     """What both ends share: the game's callbacks, the limits and the RAW queue."""
 
@@ -91,7 +102,7 @@ class _Endpoint:
     default_size: ClassVar[int]
     default_logger: ClassVar[logging.Logger]
 
-    def __init__(self, **options: Unpack[EndpointOptions]) -> None:
+    def __init__(self, options: EndpointOptions) -> None:
         self.on_peer_connected = options.get("on_peer_connected")
         self.on_peer_disconnected = options.get("on_peer_disconnected")
         self.on_peer_authentication_failed = options.get("on_peer_authentication_failed")
@@ -130,26 +141,35 @@ class ServerEndpoint(_Endpoint):
     is closed (0: closed at the first).
     """
 
-    def __init__(
-        self,
-        *,
-        auth_callback: AuthCallback | None = None,
-        auth_timeout: float = DEFAULT_AUTH_TIMEOUT,
-        relay: bool = True,
-        drop_limit: int = 0,
-        **options: Unpack[EndpointOptions],
-    ) -> None:
+    def __init__(self, **options: Unpack[ServerOptions]) -> None:
+        super().__init__(options)
+        self.auth_callback = options.get("auth_callback")
         self.protocol = ServerProtocol(
-            auth=auth_callback is not None, auth_timeout=auth_timeout, relay=relay
+            auth=self.auth_callback is not None,
+            auth_timeout=options.get("auth_timeout", DEFAULT_AUTH_TIMEOUT),
+            relay=options.get("relay", True),
         )
-        super().__init__(**options)
-        self.auth_callback = auth_callback
-        self.drop_limit = drop_limit
+        self.drop_limit = options.get("drop_limit", 0)
         self._drops: dict[int, int] = {}
         #: The transfer mode and channel of the packet being handled, for callbacks (Godot's
         #: ``get_packet_mode()`` and ``get_packet_channel()``).
         self.packet_mode = TransferMode.RELIABLE
         self.packet_channel = 0
+
+    async def close(self) -> None:
+        """Close every connection and stop listening."""
+        raise NotImplementedError
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
 
     @property
     def peers(self) -> frozenset[int]:
@@ -302,7 +322,7 @@ class ClientEndpoint(_Endpoint):
         auth_callback: Callable[[bytes], None] | None = None,
         **options: Unpack[EndpointOptions],
     ) -> None:
-        super().__init__(**options)
+        super().__init__(options)
         self.auth_callback = auth_callback
         self.auth = Authenticator(enabled=auth_callback is not None)
         self.unique_id = 0

@@ -31,10 +31,8 @@ import asyncio
 import logging
 import random
 from collections.abc import Callable
-from types import TracebackType
-from typing import ClassVar, Self, Unpack
+from typing import ClassVar, Unpack
 
-from ._auth import DEFAULT_AUTH_TIMEOUT
 from ._endpoint import (
     AuthCallback,
     ClientEndpoint,
@@ -43,6 +41,7 @@ from ._endpoint import (
     PeerCallback,
     RawCallback,
     ServerEndpoint,
+    ServerOptions,
     TransferMode,
     default_mode,
 )
@@ -206,21 +205,11 @@ class MultiplayerServer(ServerEndpoint):
     def __init__(
         self,
         *,
-        auth_callback: AuthCallback | None = None,
-        auth_timeout: float = DEFAULT_AUTH_TIMEOUT,
-        relay: bool = True,
-        drop_limit: int = 0,
         max_clients: int = GODOT_MAX_PEERS,
         service_interval: float = SERVICE_INTERVAL,
-        **options: Unpack[EndpointOptions],
+        **options: Unpack[ServerOptions],
     ) -> None:
-        super().__init__(
-            auth_callback=auth_callback,
-            auth_timeout=auth_timeout,
-            relay=relay,
-            drop_limit=drop_limit,
-            **options,
-        )
+        super().__init__(**options)
         self.max_clients = max_clients
         self.service_interval = service_interval
         self._pump: _Pump | None = None
@@ -254,17 +243,6 @@ class MultiplayerServer(ServerEndpoint):
         self._slots.clear()
         for link in links:
             self._left(link.id)
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.close()
 
     def disconnect_peer(self, peer: int) -> None:
         """Disconnect ``peer`` once what was queued for it is delivered; its events follow

@@ -25,10 +25,8 @@ import logging
 import random
 import struct
 from collections.abc import Callable, Sequence
-from types import TracebackType
-from typing import ClassVar, Self, Unpack
+from typing import ClassVar, Unpack
 
-from ._auth import DEFAULT_AUTH_TIMEOUT
 from ._endpoint import (
     SERVER,
     AuthCallback,
@@ -38,6 +36,7 @@ from ._endpoint import (
     PeerCallback,
     RawCallback,
     ServerEndpoint,
+    ServerOptions,
     TransferMode,
 )
 from ._errors import ProtocolError
@@ -110,21 +109,11 @@ class MultiplayerServer(ServerEndpoint):
     def __init__(
         self,
         *,
-        auth_callback: AuthCallback | None = None,
-        auth_timeout: float = DEFAULT_AUTH_TIMEOUT,
-        relay: bool = True,
-        drop_limit: int = 0,
         subprotocols: Sequence[str] | None = None,
         ids: random.Random | None = None,
-        **options: Unpack[EndpointOptions],
+        **options: Unpack[ServerOptions],
     ) -> None:
-        super().__init__(
-            auth_callback=auth_callback,
-            auth_timeout=auth_timeout,
-            relay=relay,
-            drop_limit=drop_limit,
-            **options,
-        )
+        super().__init__(**options)
         self.subprotocols = [Subprotocol(name) for name in subprotocols or ()]
         self._ids = ids if ids is not None else random.SystemRandom()
         self._peers: dict[int, _Peer] = {}
@@ -156,17 +145,6 @@ class MultiplayerServer(ServerEndpoint):
             self._server.close()
             await self._server.wait_closed()
             self._server = None
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.close()
 
     def disconnect_peer(self, peer: int) -> None:
         """Close ``peer``'s connection (``disconnect_peer``); its events follow when it ends.
