@@ -8,6 +8,7 @@ import asyncio
 import importlib
 import json
 import logging
+import socket
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -339,6 +340,16 @@ def test_listen_twice_is_refused() -> None:
             await server.listen("127.0.0.1", 0)
 
     body()
+
+
+def test_a_port_in_use_is_an_oserror() -> None:
+    async def main() -> None:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as taken:
+            taken.bind(("127.0.0.1", 0))
+            with pytest.raises(OSError, match="cannot listen"):
+                await MultiplayerServer().listen("127.0.0.1", taken.getsockname()[1])
+
+    run(main())
 
 
 def test_the_core_does_not_need_pyenet(

@@ -131,12 +131,10 @@ class _Pump:
         logger: logging.Logger,
     ) -> None:
         self.host = host
-        self.on_event, self.on_tick, self.interval, self.logger = (
-            on_event,
-            on_tick,
-            interval,
-            logger,
-        )
+        self.on_event = on_event
+        self.on_tick = on_tick
+        self.interval = interval
+        self.logger = logger
         self._loop = asyncio.get_running_loop()
         self._fd = host.socket.fileno()
         self._loop.add_reader(self._fd, self.service)
