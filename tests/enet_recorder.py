@@ -3,7 +3,8 @@
 The project runs as a headless ENet server; a bare pyenet client joins it as a Godot client
 would (its id as the CONNECT data, 255 channels), authenticates with "hi", confirms every
 path the server simplifies and completes the session, keeping each packet the server sends
-with its ENet channel and flags as the receiver sees them. Used by
+with its ENet channel and flags as the receiver sees them. Two more clients ask for ids the
+server must refuse (1, and the first client's), and try to authenticate. Used by
 tools/record_multiplayer_vectors.py --enet and tests/test_engine_multiplayer_enet.py.
 """
 
@@ -71,16 +72,23 @@ async def wait_udp_listening(port: int) -> None:
         raise RuntimeError(f"the Godot server never listened on UDP {port}")
 
 
-async def record(engine: Engine, inside: str, peer_id: int) -> tuple[list[dict[str, Any]], str]:
+async def record(
+    engine: Engine, inside: str, peer_id: int
+) -> tuple[list[dict[str, Any]], list[str], str]:
     port = free_port()
     server = asyncio.create_task(
         run_godot(engine, inside, ["server", str(port), str(SERVER_SECONDS), "enet"])
     )
     await wait_udp_listening(port)
+    address = enet.Address("127.0.0.1", port)
     host = enet.Host(None, 1, 0, 0, 0)
-    peer = host.connect(enet.Address("127.0.0.1", port), 255, peer_id)
+    peer = host.connect(address, 255, peer_id)
     packets: list[dict[str, Any]] = []
+    intruders: list[tuple[enet.Host, enet.Peer]] = []
+    intruded: list[str] = []
     while not server.done():
+        for other, other_peer in intruders:
+            _intrude(other, other_peer, intruded)
         event = host.service(0, True)
         if event is None:
             await asyncio.sleep(0.002)
@@ -90,6 +98,10 @@ async def record(engine: Engine, inside: str, peer_id: int) -> tuple[list[dict[s
         reply = None
         if event.type == enet.EVENT_TYPE_CONNECT:
             reply = AUTH + b"hi"
+            # Once we hold our id, two clients Godot must refuse: id 1 and ours again.
+            for bad_id in (1, peer_id):
+                other = enet.Host(None, 1, 0, 0, 0)
+                intruders.append((other, other.connect(address, 255, bad_id)))
         elif event.type == enet.EVENT_TYPE_RECEIVE:
             data = event.packet.data
             packets.append(
@@ -99,7 +111,17 @@ async def record(engine: Engine, inside: str, peer_id: int) -> tuple[list[dict[s
         if reply is not None:
             peer.send(0, enet.Packet(reply, enet.PACKET_FLAG_RELIABLE))
             host.flush()
-    return packets, await server
+    return packets, intruded, await server
+
+
+def _intrude(host: enet.Host, peer: enet.Peer, seen: list[str]) -> None:
+    """Service a client Godot should refuse: it tries to authenticate; note what it gets."""
+    while (event := host.service(0, True)) is not None:
+        if event.type == enet.EVENT_TYPE_CONNECT:
+            peer.send(0, enet.Packet(AUTH + b"hi", enet.PACKET_FLAG_RELIABLE))
+            host.flush()
+        elif event.type == enet.EVENT_TYPE_RECEIVE:
+            seen.append(event.packet.data.hex())
 
 
 def record_enet_server(engine: Engine, seed: int) -> dict[str, Any]:
@@ -109,14 +131,16 @@ def record_enet_server(engine: Engine, seed: int) -> dict[str, Any]:
         for path in PROJECT.iterdir():
             if path.is_file():
                 shutil.copy(path, here / path.name)
-        packets, log = asyncio.run(record(engine, inside, peer_id))
+        packets, intruded, log = asyncio.run(record(engine, inside, peer_id))
     return {
         "godot": engine.version(),
         "about": "what tests/engine/multiplayer sends over ENetMultiplayerPeer to one client "
         "(peer_id) that authenticates and confirms every path: each packet with the ENet "
-        "channel and the flags its receiver sees",
+        "channel and the flags its receiver sees; 'intruded' is what two clients got that asked "
+        "for id 1 and for peer_id again (Godot must refuse both)",
         "peer_id": peer_id,
         "packets": packets,
+        "intruded": intruded,
         "log": log.splitlines(),
     }
 

@@ -232,7 +232,16 @@ def test_godot_enet_server_sends_bare_packets_on_godots_channels(godot4: Engine)
     committed recording (tests/vectors/multiplayer/enet_server.json) is replayed through our
     server in test_multiplayer_enet.py."""
     recording = record_enet_server(godot4, SEED)
-    assert f"peer_connected {recording['peer_id']}" in recording["log"]
+    # Our id is the one our CONNECT carried; clients asking for 1 or for a taken id are
+    # reset before SceneMultiplayer hears of them: no peer_connected, no auth, nothing sent.
+    log = recording["log"]
+    assert [line for line in log if line.startswith("peer_connected")] == [
+        f"peer_connected {recording['peer_id']}"
+    ]
+    assert [line for line in log if line.startswith("auth from")] == [
+        f"auth from {recording['peer_id']}: hi"
+    ]
+    assert recording["intruded"] == []
     kinds: Counter[tuple[str, int, int]] = Counter()
     for record, how in zip(recording["packets"], rpc_modes(recording), strict=True):
         data = bytes.fromhex(record["hex"])
@@ -242,9 +251,9 @@ def test_godot_enet_server_sends_bare_packets_on_godots_channels(godot4: Engine)
         visible = flags & (enet.PACKET_FLAG_RELIABLE | enet.PACKET_FLAG_UNSEQUENCED)
         assert (record["channel"], record["flags"]) == (channel, visible), packet
         kinds[(type(packet).__name__, channel, visible)] += 1
-    # Every route was taken: reliable on ENet channel 0, full syncs and the "fast" RPC
-    # unsequenced on channel 1, the "ordered" RPC on channel 2 (transfer channel 1).
+    # Reliable packets on ENet channel 0 and full syncs unsequenced on channel 1 always come.
+    # The two unreliable player RPCs ("fast" on channel 1, "ordered" on ENet channel 2) are
+    # sent once each and ENet may throttle them away, so they are checked when they came
+    # (the committed recording has both).
     assert ("Sync", 1, enet.PACKET_FLAG_UNSEQUENCED) in kinds, kinds
-    assert ("RemoteCall", 1, enet.PACKET_FLAG_UNSEQUENCED) in kinds, kinds
-    assert ("RemoteCall", 2, 0) in kinds, kinds
     assert ("Spawn", 0, enet.PACKET_FLAG_RELIABLE) in kinds, kinds

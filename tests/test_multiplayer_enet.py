@@ -298,6 +298,12 @@ def test_our_server_sends_what_a_godot_enet_server_sends() -> None:
     peer_id = recording["peer_id"]
     expected = [(r["channel"], r["flags"], bytes.fromhex(r["hex"])) for r in recording["packets"]]
     reliable = [packet for packet in expected if packet[1] & RELIABLE]
+    # All three routes: reliable on 0, unreliable on 1, unreliable ordered transfer channel 1.
+    assert {(channel, flags) for channel, flags, _ in expected} == {
+        (0, RELIABLE),
+        (1, UNSEQUENCED),
+        (2, 0),
+    }
 
     @serving()
     async def body(server: MultiplayerServer, port: int) -> None:
