@@ -65,7 +65,7 @@ class Session:
         self.raw_done = asyncio.Event()
         self.server = MultiplayerServer(
             auth_callback=self.auth,
-            auth_timeout=1.0,
+            auth_timeout=2.0,
             on_peer_connected=self.connected.append,
             on_peer_disconnected=self.gone,
             on_peer_authentication_failed=self.auth_failed.append,

@@ -216,7 +216,7 @@ def test_auth_accept_reject_and_timeout() -> None:
 
     server = MultiplayerServer(
         auth_callback=auth,
-        auth_timeout=0.3,
+        auth_timeout=1.0,
         on_peer_connected=connected.append,
         on_peer_authentication_failed=failed.append,
     )
