@@ -2,7 +2,8 @@
 
 ``dialect="tagged"`` (the default) is gdvariant's lossless form (:mod:`._json_tagged`; the
 rules are in ``docs/json.md`` and its JSON Schema ships as
-``gdvariant/schemas/tagged-json.schema.json``).
+``gdvariant/schemas/tagged-json.schema.json``). ``dialect="godot"`` is the form of Godot 4.4+'s
+``JSON.from_native`` / ``JSON.to_native`` (:mod:`._json_godot`).
 """
 
 from __future__ import annotations
@@ -16,11 +17,12 @@ from contextlib import contextmanager
 from typing import Any, Literal
 
 from ._errors import EncodeError, JSONError
+from ._json_godot import from_native_tree, json_number, stringify, to_native_value
 from ._json_tagged import Bad, from_tree, object_pairs, to_tree
 
 __all__ = ["from_json", "to_json"]
 
-Dialect = Literal["tagged"]
+Dialect = Literal["tagged", "godot"]
 
 #: Deepest JSON nesting read: the tagged form of a value at Godot's own limit (1024 nested
 #: containers) is at most three JSON levels per container (a Dictionary's items, a pair, the
@@ -42,8 +44,8 @@ def _deep(frames: int) -> Iterator[None]:
 
 
 def _check_dialect(dialect: str) -> None:
-    if dialect != "tagged":
-        raise ValueError(f'dialect must be "tagged", not {dialect!r}')
+    if dialect not in ("tagged", "godot"):
+        raise ValueError(f'dialect must be "tagged" or "godot", not {dialect!r}')
 
 
 def to_json(
@@ -60,12 +62,21 @@ def to_json(
     plain (ints, strings, bools, null, floats, arrays, String-keyed objects), the rest are
     objects tagged with ``"$type"``; ``docs/json.md`` has the rules and the JSON Schema.
 
-    ``indent`` pretty-prints as :func:`json.dumps` does. Raises :class:`EncodeError` for a
-    value no Godot type holds.
+    ``dialect="godot"``: exactly the text of Godot 4.4+'s ``JSON.stringify(JSON.from_native(
+    value, full_objects), indent)``, e.g. ``"i:5"``, ``{"args":[1.0,2.0],"type":"Vector2"}``.
+    It is lossy where Godot's form is (``"f:"`` floats keep 14 decimals, bare float args
+    about 15 digits; RID, Callable and Signal keep nothing) and has only Godot 4's types.
+
+    ``indent`` pretty-prints (tagged: as :func:`json.dumps` does; godot: a string, as
+    ``JSON.stringify`` does). Raises :class:`EncodeError` for a value the dialect cannot
+    hold (in the Godot dialect also an Object without ``full_objects``, which Godot would
+    silently write as null).
     """
     _check_dialect(dialect)
     try:
         with _deep(8 * 1024):
+            if dialect == "godot":
+                return stringify(from_native_tree(value, full_objects), _indent_text(indent))
             tree = to_tree(value)
             try:
                 text = json.dumps(tree, ensure_ascii=False, allow_nan=False, indent=indent)
@@ -78,6 +89,12 @@ def to_json(
         raise EncodeError("the value is nested too deeply to write as JSON") from None
     # Lone surrogates (Godot 3 Strings may hold them) as \u escapes, so the text encodes.
     return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def _indent_text(indent: int | str | None) -> str:
+    if indent is None:
+        return ""
+    return " " * indent if isinstance(indent, int) else indent
 
 
 def _depth(text: str) -> int:
@@ -98,10 +115,13 @@ def _reject_constant(name: str) -> Any:
 
 
 def _parse(text: str, dialect: Dialect) -> Any:
+    godot = dialect == "godot"
     decoder = json.JSONDecoder(
-        object_pairs_hook=object_pairs if dialect == "tagged" else None,
-        parse_constant=_reject_constant if dialect == "tagged" else None,
-        strict=dialect != "tagged",
+        object_pairs_hook=None if godot else object_pairs,
+        parse_float=json_number if godot else None,
+        parse_int=json_number if godot else None,
+        parse_constant=_reject_constant,
+        strict=dialect == "tagged",  # Godot's reader takes raw control characters
     )
     try:
         return decoder.decode(text)
@@ -119,7 +139,9 @@ def from_json(
     """The value that JSON text stands for.
 
     ``dialect="tagged"`` reads :func:`to_json`'s form (and any JSON: plain values read as
-    themselves).
+    themselves). ``dialect="godot"`` reads ``JSON.from_native``'s form as Godot's
+    ``JSON.to_native`` does (where Godot logs an error and gives null, this raises); objects
+    need ``allow_objects=True`` there and come back as :class:`GodotObject` records.
     Malformed input raises :class:`JSONError`, with a line and column for broken JSON text and
     a jq-style path (``.a[3]``) for a node that is not a valid value.
     """
@@ -135,6 +157,8 @@ def from_json(
     try:
         with _deep(4 * depth):
             tree = _parse(text, dialect)
+            if dialect == "godot":
+                return to_native_value(tree, allow_objects)
             return from_tree(tree)
     except json.JSONDecodeError as exc:
         raise JSONError(exc.msg, line=exc.lineno, column=exc.colno) from None
