@@ -84,7 +84,8 @@ def _attribute_comments(
         return
     package, _, attr = name.rpartition(".")
     for modname, module in list(sys.modules.items()):
-        if not modname.startswith(package + ".") or getattr(module, attr, None) is not obj:
+        inside = modname == package or modname.startswith(package + ".")
+        if not inside or getattr(module, attr, None) is not obj:
             continue
         docs = ModuleAnalyzer.for_module(modname).find_attr_docs().get(("", attr))
         if docs:
@@ -94,7 +95,41 @@ def _attribute_comments(
         lines.clear()  # a plain value (a dict) documented by the directive's own text
 
 
+def _field_docs(
+    app: Sphinx, what: str, name: str, obj: object, options: object, lines: list[str]
+) -> None:
+    """Drop the docstring a value-type field borrows from its getter's class: the fields of
+    ``Vector2``... are ``property(itemgetter(i))``, whose text explains ``itemgetter``."""
+    getter = getattr(obj, "fget", None)
+    if getter is not None and getattr(obj, "__doc__", None) == type(getter).__doc__:
+        lines.clear()
+
+
+def _public_bases(app: Sphinx, name: str, obj: object, options: object, bases: list[type]) -> None:
+    """Show the bases a reader can look up: a private helper class (``_Record``) gives way to
+    its own bases (``tuple``), and a lone ``object`` goes (:func:`_drop_empty_bases`)."""
+    public: list[type] = []
+    pending = list(bases)
+    while pending:
+        base = pending.pop(0)
+        if base.__name__.startswith("_"):
+            pending[:0] = base.__bases__
+        elif base is not object and base not in public:
+            public.append(base)
+    bases[:] = public
+
+
+def _drop_empty_bases(app: Sphinx, doctree: Any) -> None:
+    """Remove the "Bases:" line of a class whose only base is ``object``."""
+    for paragraph in list(doctree.findall(lambda node: node.tagname == "paragraph")):
+        if paragraph.astext().strip() == "Bases:":
+            paragraph.parent.remove(paragraph)
+
+
 def setup(app: Sphinx) -> None:
     app.connect("doctree-read", _builtin_refs)
+    app.connect("doctree-read", _drop_empty_bases)
     app.connect("autodoc-process-docstring", _attribute_comments)
+    app.connect("autodoc-process-docstring", _field_docs)
+    app.connect("autodoc-process-bases", _public_bases)
     app.connect("missing-reference", _package_refs)
