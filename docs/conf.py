@@ -39,7 +39,11 @@ myst_heading_anchors = 3
 
 html_theme = "alabaster"
 html_title = f"gdvariant {release}"
-html_theme_options = {"description": "Godot's Variant serialization from Python"}
+html_theme_options = {
+    "description": "Godot's Variant serialization from Python",
+    "page_width": "1160px",  # room for 100-column code and long signatures
+    "sidebar_width": "240px",
+}
 
 
 def _builtin_refs(app: Sphinx, doctree: Any) -> None:
