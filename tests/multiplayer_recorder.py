@@ -78,14 +78,16 @@ class Recorder:
             await sink.close()
 
 
-async def run_godot(engine: Engine, inside: str, args: list[str]) -> str:
-    """Run the project with ``args``; return its stdout (the scene prints what it received)."""
+async def run_godot(engine: Engine, inside: str, args: list[str], scene: str | None = None) -> str:
+    """Run the project (its main scene, or ``scene``) with ``args``; return its stdout (the
+    scene prints what it received)."""
     assert engine.chroot is not None
     cmd = ["chroot", str(engine.chroot), "env", "HOME=/tmp", "godot", "--headless"]
     proc = await asyncio.create_subprocess_exec(
         *cmd,
         "--path",
         inside,
+        *([scene] if scene is not None else []),
         "--",
         *args,
         stdout=asyncio.subprocess.PIPE,

@@ -1,0 +1,186 @@
+"""Live: a stock Godot 4.6 client (tests/engine/multiplayer_client, scene api.tscn) plays
+against SceneMultiplayer on our WebSocket server: RPCs both ways with 0-8 random Variant
+arguments, reliable and unreliable; two calls the server must refuse; a spawn whose state
+the client reads in ``_ready``; 1,000 rounds of a full SYNC and a delta whose values the
+client must hold exactly; a despawn. Skipped without engines; required in ``.ci/run``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import struct
+from typing import Any
+
+import pytest
+from engines import SEED, Engine
+from multiplayer_api_scene import ENTITY, PROJECT
+from multiplayer_recorder import free_port, run_godot
+from random_values import random_value
+
+from gdvariant import Vector2, dumps
+from gdvariant.multiplayer import SceneMultiplayer, read_script_rpcs
+from gdvariant.multiplayer.websocket import MultiplayerServer
+
+pytestmark = pytest.mark.engine
+
+CALLS = 60
+ROUNDS = 1000
+CHECK_EVERY = 100  # rounds between checkpoints, so the client's queue never fills
+RPC = "Api/Rpc"
+
+
+def f32(rng: random.Random) -> float:
+    return float(struct.unpack("<f", struct.pack("<f", rng.uniform(-1e4, 1e4)))[0])
+
+
+def random_args(rng: random.Random) -> tuple[Any, ...]:
+    """0-8 random values of every type the compressed form has; one lone empty
+    PackedByteArray is avoided (Godot receives it as no argument at all)."""
+    while True:
+        args = tuple(random_value(rng) for _ in range(rng.randint(0, 8)))
+        if args != (b"",):
+            return args
+
+
+def new_label(rng: random.Random, old: str) -> str:
+    while (label := "".join(rng.choice("abcé☃") for _ in range(rng.randint(0, 12)))) == old:
+        pass
+    return label
+
+
+class Game:
+    """Our side: the API on a MultiplayerServer, and what arrived."""
+
+    def __init__(self) -> None:
+        self.server = MultiplayerServer(auth_callback=self.auth, ids=random.Random(SEED))
+        self.mp = SceneMultiplayer(self.server, project=PROJECT)
+        self.mp.node(RPC, script="res://api_rpc.gd")
+        self.spawner = self.mp.add_spawner("Api/Spawner", "Api/Entities", [ENTITY])
+        self.echoes: list[tuple[int, str, tuple[Any, ...]]] = []
+        self.refused: list[tuple[int, str]] = []
+        self.checkpoints: asyncio.Queue[int] = asyncio.Queue()
+        self.joined: asyncio.Queue[int] = asyncio.Queue()
+        for prefix in "ru":
+            for count in range(9):
+                method = f"{prefix}{count}"
+                self.mp.on_rpc(RPC, method, self.echo(method))
+        self.mp.on_rpc(RPC, "checkpoint", lambda peer, n: self.checkpoints.put_nowait(n))
+        self.mp.peer_connected.connect(self.joined.put_nowait)
+        self.mp.packet_refused.connect(lambda peer, why: self.refused.append((peer, why)))
+
+    def auth(self, peer: int, data: bytes) -> None:
+        if data != b"letmein":
+            self.server.disconnect_peer(peer)
+            return
+        self.server.send_auth(peer, b"welcome")
+        self.server.complete_auth(peer)
+
+    def echo(self, method: str) -> Any:
+        return lambda peer, *args: self.echoes.append((peer, method, args))
+
+    async def checkpoint(self, peer: int, number: int) -> None:
+        self.mp.rpc(peer, RPC, "checkpoint", number)
+        assert await asyncio.wait_for(self.checkpoints.get(), 20) == number
+
+
+async def play(engine: Engine, inside: str, rng: random.Random) -> dict[str, Any]:
+    game = Game()
+    port = await game.server.listen("127.0.0.1", free_port())
+    client = asyncio.create_task(
+        run_godot(engine, inside, [f"ws://127.0.0.1:{port}", "60"], scene="res://api.tscn")
+    )
+    expected: dict[str, Any] = {"calls": [], "sync": [], "delta": []}
+    try:
+        peer = await asyncio.wait_for(game.joined.get(), 20)
+        expected["peer"] = peer
+        for _ in range(CALLS):
+            method = f"{rng.choice('ru')}"
+            args = random_args(rng)
+            method += str(len(args))
+            game.mp.rpc(peer, RPC, method, *args)
+            expected["calls"].append((method, args))
+        await game.checkpoint(peer, 0)
+        values = {"position": Vector2(f32(rng), f32(rng)), "spin": rng.random(), "hp": 100}
+        values["label"] = "hello"
+        node = game.spawner.spawn("res://api_entity.tscn", "E1", values)
+        expected["ready"] = [values["position"], values["spin"], values["hp"], values["label"]]
+        state = node.state
+        for number in range(1, ROUNDS + 1):
+            state.position = Vector2(f32(rng), f32(rng))
+            state.spin = rng.uniform(-1e6, 1e6)
+            if number == 1 or rng.random() < 0.5:
+                state.hp = rng.randint(-(2**31), 2**31 - 1)
+            else:
+                state.label = new_label(rng, state.label)
+            game.mp.sync()
+            expected["sync"].append([state.position, state.spin])
+            expected["delta"].append([state.hp, state.label])
+            if number % CHECK_EVERY == 0:
+                await game.checkpoint(peer, number)
+        game.spawner.despawn(node)
+        game.mp.rpc(0, RPC, "finish")
+        log = await client
+    finally:
+        await game.server.close()
+    return {"log": log.splitlines(), "game": game, "expected": expected}
+
+
+def hex_of(values: list[Any]) -> str:
+    return dumps(values).hex()
+
+
+def test_godot_client_plays_against_scene_multiplayer(godot4: Engine) -> None:
+    print(f"SEED={SEED}")
+    with godot4.workdir() as (here, inside):
+        for path in PROJECT.iterdir():
+            (here / path.name).write_bytes(path.read_bytes())
+        result = asyncio.run(play(godot4, inside, random.Random(SEED)))
+    log, game, expected = result["log"], result["game"], result["expected"]
+    peer = expected["peer"]
+    assert f"ID {peer}" in log and "AUTH welcome" in log
+
+    # Godot's own view of the RPC node's script (with its base) is what we read from it.
+    line = next(line for line in log if line.startswith("RPC_CONFIG "))
+    defaults = {"transfer_mode": 2, "call_local": False, "channel": 0}  # Godot 4.6 omits them
+    godot = {
+        name: defaults | config
+        for name, config in json.loads(line.removeprefix("RPC_CONFIG ")).items()
+    }
+    ours = read_script_rpcs(PROJECT, "res://api_rpc.gd").configs
+    assert godot == {
+        name: {
+            "rpc_mode": c.mode,
+            "transfer_mode": c.transfer_mode,
+            "call_local": c.call_local,
+            "channel": c.channel,
+        }
+        for name, c in ours.items()
+    }
+
+    # RPCs server -> client: the client got each call's arguments, byte for byte.
+    calls = expected["calls"]
+    got = [line.split(" ")[1:] for line in log if line.startswith("RPC ")]
+    assert got == [[method, hex_of(list(args))] for method, args in calls]
+    # ... and client -> server: its echoes reached our handlers with the same values.
+    echoed = [(method, dumps(list(args))) for _, method, args in game.echoes]
+    assert echoed == [(method, dumps(list(args))) for method, args in calls]
+    assert {p for p, _, _ in game.echoes} == {peer}
+    assert {len(args) for _, args in calls} == set(range(9))
+    # The two calls the client may not make were refused, and nothing else was.
+    assert len(game.refused) == 2, game.refused
+    assert "authority_only" in game.refused[0][1] and "AUTHORITY" in game.refused[0][1]
+    assert "r2() takes 2 arguments, 1 given" in game.refused[1][1]
+
+    # Spawn: the state was set before _ready.
+    assert "SPAWNED E1" in log
+    assert f"READY E1 {hex_of(expected['ready'])}" in log
+    # 1,000 full syncs and 1,000 deltas, each holding what the server sent, in order.
+    syncs = [line.split(" ")[2] for line in log if line.startswith("SYNC E1 ")]
+    deltas = [line.split(" ")[2] for line in log if line.startswith("DELTA E1 ")]
+    assert syncs == [hex_of(v) for v in expected["sync"]]
+    assert deltas == [hex_of(v) for v in expected["delta"]]
+    assert len(syncs) == len(deltas) == ROUNDS
+    # Despawn, then the last call.
+    assert log.index("DESPAWNED E1") < log.index("FINISH")

@@ -1,0 +1,231 @@
+"""SceneMultiplayer without sockets (gdvariant.multiplayer._scene): a fake transport records
+what would be sent. The byte layouts are the codec's (tested on recorded engine packets);
+here: which packets, in which order, and what is refused."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from gdvariant import Vector2
+from gdvariant.multiplayer import (
+    EMPTY_CHECKSUM,
+    ConfirmPath,
+    DeltaState,
+    DeltaSync,
+    Despawn,
+    Packet,
+    PacketReceived,
+    RemoteCall,
+    RpcConfig,
+    RpcMode,
+    SceneMultiplayer,
+    ServerProtocol,
+    SimplifyPath,
+    Spawn,
+    SpawnableScene,
+    Sync,
+    SyncState,
+    synced_class,
+)
+from gdvariant.replication import Float32, Int, NetClass, Prop, Str, Vec2
+
+
+class FakeServer:
+    """The attributes SceneMultiplayer uses of MultiplayerServer."""
+
+    def __init__(self) -> None:
+        self.protocol = ServerProtocol()
+        self.on_peer_connected: Callable[[int], None] | None = None
+        self.on_peer_disconnected: Callable[[int], None] | None = None
+        self.on_packet: Callable[[int, Packet], None] | None = None
+        self.sent: list[tuple[int, Packet]] = []
+
+    @property
+    def peers(self) -> frozenset[int]:
+        return self.protocol.peers
+
+    def send(self, peer: int, packet: Packet) -> None:
+        self.sent.append((peer, packet))
+
+    def join(self, peer: int) -> None:
+        self.protocol.peer_connected(peer, 0.0)
+        assert self.on_peer_connected is not None
+        self.on_peer_connected(peer)
+
+    def receive(self, peer: int, data: bytes) -> None:
+        """A packet from ``peer`` through the protocol, as MultiplayerServer passes it on."""
+        for event in self.protocol.receive(peer, data):
+            if isinstance(event, PacketReceived) and self.on_packet is not None:
+                self.on_packet(event.peer, event.packet)
+
+    def take(self) -> list[tuple[int, Packet]]:
+        out, self.sent = self.sent, []
+        return out
+
+
+class Mob(NetClass):
+    position = Prop(Vec2(Float32()), hot=True)
+    hp = Int(16)
+    tag = Str()
+
+
+MOB = SpawnableScene("res://mob.tscn", synced_class(Mob))
+RPCS: list[RpcConfig | str] = [
+    RpcConfig("hit", min_args=1, max_args=1),
+    RpcConfig("ask", mode=RpcMode.ANY_PEER),
+    "zz_local",
+]
+
+
+@pytest.fixture
+def game() -> tuple[FakeServer, SceneMultiplayer]:
+    server = FakeServer()
+    mp = SceneMultiplayer(server)
+    mp.node("Main/Thing", rpcs=RPCS)
+    return server, mp
+
+
+def test_rpc_path_form_until_confirmed(game: tuple[FakeServer, SceneMultiplayer]) -> None:
+    server, mp = game
+    table = mp.node("Main/Thing", rpcs=RPCS)
+    assert table.ids == {"ask": 0, "hit": 1, "zz_local": 2}
+    server.join(5)
+    server.join(6)
+    mp.rpc(5, "Main/Thing", "hit", 10)
+    assert server.take() == [
+        (5, SimplifyPath(1, "Main/Thing", table.checksum)),
+        (5, RemoteCall(1, (10,), path="Main/Thing")),
+    ]
+    server.receive(5, bytes.fromhex("020101000000"))  # CONFIRM_PATH id 1
+    mp.rpc(0, "Main/Thing", "hit", 11)  # 5 confirmed, 6 not: Godot's mixed form
+    assert server.take() == [
+        (6, SimplifyPath(1, "Main/Thing", table.checksum)),
+        (5, RemoteCall(1, (11,), node_id=1, node_id_size=4)),
+        (6, RemoteCall(1, (11,), path="Main/Thing")),
+    ]
+    server.receive(6, bytes.fromhex("020101000000"))
+    mp.rpc(-5, "Main/Thing", "hit", 12)  # all but 5
+    assert server.take() == [(6, RemoteCall(1, (12,), node_id=1))]
+
+
+def test_our_misuse_raises(game: tuple[FakeServer, SceneMultiplayer]) -> None:
+    server, mp = game
+    server.join(5)
+    with pytest.raises(ValueError, match="'nope' is not an @rpc method"):
+        mp.rpc(5, "Main/Thing", "nope")
+    with pytest.raises(TypeError, match="takes 1 arguments, 2 given"):
+        mp.rpc(5, "Main/Thing", "hit", 1, 2)
+    with pytest.raises(ValueError, match="no node 'Main/Other' was declared"):
+        mp.rpc(5, "Main/Other", "hit", 1)
+    with pytest.raises(ValueError, match="peer 7 is not connected"):
+        mp.rpc(7, "Main/Thing", "hit", 1)
+    with pytest.raises(ValueError, match="no client may call it"):
+        mp.on_rpc("Main/Thing", "hit", print)  # authority mode, server-owned node
+    with pytest.raises(ValueError, match="not an @rpc method"):
+        mp.on_rpc("Main/Thing", "helper", print)
+    mp.node("Main/Owned", rpcs=RPCS, authority=5)
+    with pytest.raises(ValueError, match="peer 5 owns the node"):
+        mp.rpc(5, "Main/Owned", "hit", 1)
+    assert server.take() == []
+
+
+def test_client_calls_run_handlers_or_are_refused(
+    game: tuple[FakeServer, SceneMultiplayer],
+) -> None:
+    server, mp = game
+    calls: list[tuple[Any, ...]] = []
+    refused: list[str] = []
+    mp.on_rpc("Main/Thing", "ask", lambda *a: calls.append(a))
+    mp.packet_refused.connect(lambda peer, why: refused.append(why))
+    checksum = mp.node("Main/Thing", rpcs=RPCS).checksum
+    mp.on_rpc("Main/Thing", "ask", lambda *a: calls.append(a))
+    assert server.on_packet is not None
+    server.on_packet(5, RemoteCall(0, ("q", 1), path="Main/Thing"))
+    assert calls == [(5, "q", 1)]
+    mp.server.receive_cache.add(5, SimplifyPath(3, "Main/Thing", checksum))
+    server.on_packet(5, RemoteCall(0, (), node_id=3))
+    server.on_packet(5, RemoteCall(1, (1,), node_id=3))  # hit: authority mode
+    server.on_packet(5, RemoteCall(9, (), node_id=3))  # no method 9
+    server.on_packet(5, RemoteCall(0, (), node_id=4))  # never simplified
+    server.on_packet(5, RemoteCall(0, (), path="Main/Elsewhere"))
+    mp.server.receive_cache.add(5, SimplifyPath(4, "Main/Thing", EMPTY_CHECKSUM))
+    server.on_packet(5, RemoteCall(0, (), node_id=4))  # the client's names differ
+    server.on_packet(5, RemoteCall(2, (), path="Main/Thing"))  # authority mode again
+    assert calls == [(5, "q", 1), (5,)]
+    assert [why.split(": ")[0] for why in refused] == [
+        "peer 5 called Main/Thing.hit, whose @rpc mode AUTHORITY does not let it (authority 1)",
+        "RPC id 9 on 'Main/Thing'",
+        "peer 5 used path cache id 4 before simplifying it",
+        "RPC on 'Main/Elsewhere', which was not declared",
+        "RPC on 'Main/Thing'",
+        "peer 5 called Main/Thing.zz_local, whose @rpc mode AUTHORITY does not let it "
+        "(authority 1)",
+    ]
+
+
+def test_client_simplify_is_confirmed_against_our_checksum(
+    game: tuple[FakeServer, SceneMultiplayer],
+) -> None:
+    server, mp = game
+    checksum = mp.node("Main/Thing", rpcs=RPCS).checksum
+    server.join(5)
+    mp.server.receive(5, SimplifyPath(1, "Main/Thing", checksum).encode())
+    mp.server.receive(5, SimplifyPath(2, "Main/Thing", EMPTY_CHECKSUM).encode())
+    assert mp.server.data_to_send() == [
+        (5, ConfirmPath(True, 1).encode()),
+        (5, ConfirmPath(False, 2).encode()),
+    ]
+
+
+def test_spawn_sync_delta_despawn(game: tuple[FakeServer, SceneMultiplayer]) -> None:
+    server, mp = game
+    spawner = mp.add_spawner("Main/Spawner", "Main/Mobs", [MOB])
+    server.join(5)
+    mob = spawner.spawn("res://mob.tscn", "M", {"position": Vector2(1, 2), "hp": 3})
+    assert server.take() == [
+        (5, SimplifyPath(1, "Main/Spawner", EMPTY_CHECKSUM)),
+        (5, Spawn(1, 1, "M", (2,), (Vector2(1, 2), 3, ""), 0)),
+    ]
+    mp.sync()
+    assert server.take() == [
+        (5, Sync(1, (SyncState(2, (Vector2(1, 2),)),))),
+        (5, DeltaSync((DeltaState(2, 0b11, (3, "")),))),  # everything watched, the first time
+    ]
+    mob.state.hp = 4
+    mp.sync()
+    mp.sync()  # nothing changed: no delta
+    assert server.take() == [
+        (5, Sync(2, (SyncState(2, (Vector2(1, 2),)),))),
+        (5, DeltaSync((DeltaState(2, 0b01, (4,)),))),
+        (5, Sync(3, (SyncState(2, (Vector2(1, 2),)),))),
+    ]
+    server.join(6)  # a late joiner gets the spawn with today's values
+    assert server.take() == [
+        (6, SimplifyPath(1, "Main/Spawner", EMPTY_CHECKSUM)),
+        (6, Spawn(1, 1, "M", (2,), (Vector2(1, 2), 4, ""), 0)),
+    ]
+    spawner.despawn(mob)
+    assert server.take() == [(5, Despawn(1)), (6, Despawn(1))]
+    with pytest.raises(ValueError, match="not spawned"):
+        spawner.despawn(mob)
+    with pytest.raises(ValueError, match="does not list"):
+        spawner.spawn("res://other.tscn", "X")
+    with pytest.raises(ValueError, match="not a valid node name"):
+        spawner.spawn(0, "a/b")
+
+
+def test_sync_packets_split_as_godot_does(game: tuple[FakeServer, SceneMultiplayer]) -> None:
+    server, mp = game
+    spawner = mp.add_spawner("Main/Spawner", "Main/Mobs", [MOB])
+    for i in range(100):
+        spawner.spawn(0, f"M{i}")
+    server.join(5)
+    server.take()
+    mp.sync()
+    syncs = [p for _, p in server.take() if isinstance(p, Sync)]
+    assert all(len(p.encode()) <= 1350 for p in syncs) and len(syncs) > 1
+    assert {p.time for p in syncs} == {1}
+    assert sum(len(p.states) for p in syncs) == 100
