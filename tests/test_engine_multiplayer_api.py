@@ -11,12 +11,13 @@ import asyncio
 import json
 import random
 import struct
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from engines import SEED, Engine
-from multiplayer_api_scene import ENTITY, PROJECT
-from multiplayer_recorder import free_port, run_godot
+from multiplayer_api_scene import ENTITY, PROJECT, RPC, golden_script, golden_view
+from multiplayer_recorder import free_port, record_api, record_api_godot_server, run_godot
 from random_values import random_value
 
 from gdvariant import Vector2, dumps
@@ -28,7 +29,6 @@ pytestmark = pytest.mark.engine
 CALLS = 60
 ROUNDS = 1000
 CHECK_EVERY = 100  # rounds between checkpoints, so the client's queue never fills
-RPC = "Api/Rpc"
 
 
 def f32(rng: random.Random) -> float:
@@ -53,7 +53,8 @@ def new_label(rng: random.Random, old: str) -> str:
 class Game:
     """Our side: the API on a MultiplayerServer, and what arrived."""
 
-    def __init__(self) -> None:
+    def __init__(self, reply: bytes = b"welcome") -> None:
+        self.reply = reply
         self.server = MultiplayerServer(auth_callback=self.auth, ids=random.Random(SEED))
         self.mp = SceneMultiplayer(self.server, project=PROJECT)
         self.mp.node(RPC, script="res://api_rpc.gd")
@@ -74,7 +75,7 @@ class Game:
         if data != b"letmein":
             self.server.disconnect_peer(peer)
             return
-        self.server.send_auth(peer, b"welcome")
+        self.server.send_auth(peer, self.reply)
         self.server.complete_auth(peer)
 
     def echo(self, method: str) -> Any:
@@ -83,6 +84,12 @@ class Game:
     async def checkpoint(self, peer: int, number: int) -> None:
         self.mp.rpc(peer, RPC, "checkpoint", number)
         assert await asyncio.wait_for(self.checkpoints.get(), 20) == number
+
+
+async def until(condition: Callable[[], bool]) -> None:
+    async with asyncio.timeout(20):
+        while not condition():
+            await asyncio.sleep(0.01)
 
 
 async def play(engine: Engine, inside: str, rng: random.Random) -> dict[str, Any]:
@@ -184,3 +191,45 @@ def test_godot_client_plays_against_scene_multiplayer(godot4: Engine) -> None:
     assert len(syncs) == len(deltas) == ROUNDS
     # Despawn, then the last call.
     assert log.index("DESPAWNED E1") < log.index("FINISH")
+
+
+async def our_golden_server(engine: Engine, inside: str) -> dict[str, Any]:
+    """Our server plays the golden script for a Godot client, recorded like Godot's."""
+    game = Game(reply=b"letmein")  # what api.gd's server sends
+    port = await game.server.listen("127.0.0.1", free_port())
+
+    async def script() -> None:
+        peer = await game.joined.get()
+        confirmed = lambda: until(lambda: game.mp.send_cache.is_confirmed(peer, RPC))  # noqa: E731
+        await golden_script(game.mp, game.spawner, peer, confirmed)
+
+    player = asyncio.create_task(script())
+    try:
+        recording = await record_api(engine, inside, port)
+        await player
+    finally:
+        await game.server.close()
+    return recording
+
+
+def without_repeats(lines: list[str]) -> list[str]:
+    """Godot syncs every frame, we once per change: repeated SYNC lines say nothing new."""
+    return [line for i, line in enumerate(lines) if i == 0 or line != lines[i - 1]]
+
+
+def test_our_server_sends_what_a_godot_server_sends(godot4: Engine) -> None:
+    """The same script played by a Godot 4.6 server (api.gd) and by ours, each for a Godot
+    client behind the recording proxy: the packets are equal byte for byte."""
+    with godot4.workdir() as (here, inside):
+        for path in PROJECT.iterdir():
+            (here / path.name).write_bytes(path.read_bytes())
+        godot = asyncio.run(record_api_godot_server(godot4, inside))
+        ours = asyncio.run(our_golden_server(godot4, inside))
+    expected, got = golden_view(godot["packets"]), golden_view(ours["packets"])
+    assert got == expected
+    assert len(expected["ordered"]) == 14 and len(expected["syncs"]) == 2
+    # The client saw the same game both times (the same state after every change).
+    for kind in ("RPC ", "READY ", "SYNC ", "DELTA ", "SPAWNED", "DESPAWNED", "FINISH"):
+        seen = [[line for line in r["log"] if line.startswith(kind)] for r in (godot, ours)]
+        assert without_repeats(seen[0]) == without_repeats(seen[1]), kind
+        assert seen[0]

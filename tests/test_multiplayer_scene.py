@@ -4,10 +4,10 @@ here: which packets, in which order, and what is refused."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
+from multiplayer_fake import FakeServer
 
 from gdvariant import Vector2
 from gdvariant.multiplayer import (
@@ -16,13 +16,10 @@ from gdvariant.multiplayer import (
     DeltaState,
     DeltaSync,
     Despawn,
-    Packet,
-    PacketReceived,
     RemoteCall,
     RpcConfig,
     RpcMode,
     SceneMultiplayer,
-    ServerProtocol,
     SimplifyPath,
     Spawn,
     SpawnableScene,
@@ -31,39 +28,6 @@ from gdvariant.multiplayer import (
     synced_class,
 )
 from gdvariant.replication import Float32, Int, NetClass, Prop, Str, Vec2
-
-
-class FakeServer:
-    """The attributes SceneMultiplayer uses of MultiplayerServer."""
-
-    def __init__(self) -> None:
-        self.protocol = ServerProtocol()
-        self.on_peer_connected: Callable[[int], None] | None = None
-        self.on_peer_disconnected: Callable[[int], None] | None = None
-        self.on_packet: Callable[[int, Packet], None] | None = None
-        self.sent: list[tuple[int, Packet]] = []
-
-    @property
-    def peers(self) -> frozenset[int]:
-        return self.protocol.peers
-
-    def send(self, peer: int, packet: Packet) -> None:
-        self.sent.append((peer, packet))
-
-    def join(self, peer: int) -> None:
-        self.protocol.peer_connected(peer, 0.0)
-        assert self.on_peer_connected is not None
-        self.on_peer_connected(peer)
-
-    def receive(self, peer: int, data: bytes) -> None:
-        """A packet from ``peer`` through the protocol, as MultiplayerServer passes it on."""
-        for event in self.protocol.receive(peer, data):
-            if isinstance(event, PacketReceived) and self.on_packet is not None:
-                self.on_packet(event.peer, event.packet)
-
-    def take(self) -> list[tuple[int, Packet]]:
-        out, self.sent = self.sent, []
-        return out
 
 
 class Mob(NetClass):
