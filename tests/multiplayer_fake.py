@@ -25,6 +25,15 @@ class FakeServer:
     def send(self, peer: int, packet: Packet) -> None:
         self.sent.append((peer, packet))
 
+    def send_auth(self, peer: int, data: bytes) -> None:
+        self.protocol.send_auth(peer, data)
+
+    def complete_auth(self, peer: int) -> None:
+        self.protocol.complete_auth(peer)
+
+    def disconnect_peer(self, peer: int) -> None:
+        self.protocol.peer_disconnected(peer)
+
     def join(self, peer: int) -> None:
         self.protocol.peer_connected(peer, 0.0)
         assert self.on_peer_connected is not None

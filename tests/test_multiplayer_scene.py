@@ -27,6 +27,7 @@ from gdvariant.multiplayer import (
     SyncState,
     synced_class,
 )
+from gdvariant.multiplayer.websocket import MultiplayerServer
 from gdvariant.replication import Float32, Int, NetClass, Prop, Str, Vec2
 
 
@@ -193,3 +194,35 @@ def test_sync_packets_split_as_godot_does(game: tuple[FakeServer, SceneMultiplay
     assert all(len(p.encode()) <= 1350 for p in syncs) and len(syncs) > 1
     assert {p.time for p in syncs} == {1}
     assert sum(len(p.states) for p in syncs) == 100
+
+
+def test_signals_chain_the_transport_callbacks() -> None:
+    """Callbacks given to the transport keep running; the API's signals run with them, and
+    one that raises is logged without stopping the others."""
+    seen: list[tuple[str, int]] = []
+    server = MultiplayerServer(
+        auth_callback=lambda peer, data: None,
+        on_peer_connected=lambda peer: seen.append(("old connected", peer)),
+        on_peer_authenticating=lambda peer: seen.append(("old authenticating", peer)),
+    )
+    mp = SceneMultiplayer(server)
+    mp.peer_connected.connect(lambda peer: seen.append(("connected", peer)))
+    mp.peer_authenticating.connect(lambda peer: seen.append(("authenticating", peer)))
+    mp.peer_authentication_failed.connect(lambda peer: seen.append(("failed", peer)))
+    mp.peer_disconnected.connect(lambda peer: 1 / 0)
+    mp.peer_disconnected.connect(lambda peer: seen.append(("disconnected", peer)))
+    assert server.on_peer_authenticating is not None
+    assert server.on_peer_authentication_failed is not None
+    assert server.on_peer_disconnected is not None
+    server.on_peer_authenticating(5)
+    server.on_peer_authentication_failed(5)
+    server.on_peer_disconnected(6)
+    assert seen == [
+        ("old authenticating", 5),
+        ("authenticating", 5),
+        ("failed", 5),
+        ("disconnected", 6),
+    ]
+    with pytest.raises(ValueError, match="already connected"):
+        mp.peer_disconnected.connect(seen.append)
+        mp.peer_disconnected.connect(seen.append)

@@ -4,9 +4,10 @@
 MultiplayerServer`` or any object with the same ``send``/``peers``/callback attributes) and
 plays peer 1 of a Godot game whose client project is unchanged:
 
-* ``peer_connected`` / ``peer_disconnected`` / ``packet_refused`` are :class:`Signal` s;
-  authentication stays with the transport (``auth_callback``, ``send_auth``,
-  ``complete_auth``, ``auth_timeout``) and is reachable from here too.
+* ``peer_connected``, ``peer_disconnected``, ``peer_authenticating``,
+  ``peer_authentication_failed`` and ``packet_refused`` are :class:`Signal` s;
+  ``auth_callback`` and ``auth_timeout`` are set on the transport (they shape its
+  handshake), ``send_auth`` / ``complete_auth`` / ``disconnect_peer`` work from here too.
 * :meth:`SceneMultiplayer.node` declares a node of the client's tree and its ``@rpc``
   functions (read from the client's ``.gd`` file or declared in Python);
   :meth:`SceneMultiplayer.rpc` calls one on clients, :meth:`SceneMultiplayer.on_rpc`
@@ -75,6 +76,12 @@ class Transport(Protocol):
     def peers(self) -> frozenset[int]: ...
 
     def send(self, peer: int, packet: Packet) -> None: ...
+
+    def send_auth(self, peer: int, data: bytes) -> None: ...
+
+    def complete_auth(self, peer: int) -> None: ...
+
+    def disconnect_peer(self, peer: int) -> None: ...
 
 
 class Signal:
@@ -218,6 +225,8 @@ class SceneMultiplayer:
         self.logger = logger
         self.peer_connected = Signal("peer_connected", logger)
         self.peer_disconnected = Signal("peer_disconnected", logger)
+        self.peer_authenticating = Signal("peer_authenticating", logger)
+        self.peer_authentication_failed = Signal("peer_authentication_failed", logger)
         self.packet_refused = Signal("packet_refused", logger)
         #: packets from clients that no layer here handles (client-authority syncs...)
         self.packet_received = Signal("packet_received", logger)
@@ -228,6 +237,14 @@ class SceneMultiplayer:
         ):
             if old is not None:
                 signal.connect(old)
+        for name, signal in (
+            ("on_peer_authenticating", self.peer_authenticating),
+            ("on_peer_authentication_failed", self.peer_authentication_failed),
+        ):
+            if hasattr(transport, name):  # a transport with authentication
+                if getattr(transport, name) is not None:
+                    signal.connect(getattr(transport, name))
+                setattr(transport, name, signal.emit)
         transport.on_peer_connected = self._connected
         transport.on_peer_disconnected = self._disconnected
         transport.on_packet = self._packet
@@ -249,6 +266,20 @@ class SceneMultiplayer:
 
     def get_unique_id(self) -> int:
         return SERVER
+
+    def send_auth(self, peer: int, data: bytes) -> None:
+        """``send_auth``: data for a peer's ``auth_callback`` while it authenticates. The
+        server's own ``auth_callback`` (and ``auth_timeout``) are the transport's settings,
+        since they decide its handshake."""
+        self.transport.send_auth(peer, data)
+
+    def complete_auth(self, peer: int) -> None:
+        """``complete_auth``: we accept ``peer``; it is admitted once it completed too."""
+        self.transport.complete_auth(peer)
+
+    def disconnect_peer(self, peer: int) -> None:
+        """``disconnect_peer``: close ``peer`` (a pending one: ``peer_authentication_failed``)."""
+        self.transport.disconnect_peer(peer)
 
     @property
     def send_cache(self) -> SendCache:
