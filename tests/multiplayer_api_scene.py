@@ -57,19 +57,23 @@ SPAWN_PATH = "Api/Entities"
 
 
 async def golden_script(
-    mp: SceneMultiplayer, spawner: Spawner, peer: int, rpc_confirmed: Callable[[], Awaitable[None]]
+    mp: SceneMultiplayer, spawner: Spawner, peer: int, wait: Callable[[str], Awaitable[None]]
 ) -> None:
     """What api.gd's ``_play`` does on a Godot server, through our API: three calls before
-    the client confirmed the RPC node's path, one after, a spawn, two changes (a frame of
-    sync each), a despawn and ``finish``."""
+    the client confirmed the RPC node's path, one after, a spawn, a call on the spawned
+    node, two changes (a frame of sync each), a despawn and ``finish``. ``wait(step)``
+    returns once the client did what the Godot server leaves it frames for: ``"confirmed"``
+    the RPC node's path, ``"poked"`` answered the call on the spawned node."""
     mp.rpc(peer, RPC, "r0")
     mp.rpc(peer, RPC, "r2", 7, "seven")
     mp.rpc(peer, RPC, "u1", b"\1\2\3")
-    await rpc_confirmed()
+    await wait("confirmed")
     mp.rpc(peer, RPC, "r3", True, -70000, Vector2(0.5, 2))
     values = {"position": Vector2(1.5, -2), "spin": 0.25, "hp": 100, "label": "hello"}
     node = spawner.spawn(0, "E1", values)
     mp.sync()
+    mp.rpc(peer, node.path, "poke", 41)
+    await wait("poked")
     node.state.hp = 90
     mp.sync()
     node.state.label = "bye"

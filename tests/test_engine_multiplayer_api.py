@@ -21,7 +21,7 @@ from multiplayer_recorder import free_port, record_api, record_api_godot_server,
 from random_values import random_value
 
 from gdvariant import Vector2, dumps
-from gdvariant.multiplayer import SceneMultiplayer, read_script_rpcs
+from gdvariant.multiplayer import SceneMultiplayer, SpawnedNode, read_script_rpcs
 from gdvariant.multiplayer.websocket import MultiplayerServer
 
 pytestmark = pytest.mark.engine
@@ -59,6 +59,8 @@ class Game:
         self.mp = SceneMultiplayer(self.server, project=PROJECT)
         self.mp.node(RPC, script="res://api_rpc.gd")
         self.spawner = self.mp.add_spawner("Api/Spawner", "Api/Entities", [ENTITY])
+        self.pokes: list[tuple[str, int, int]] = []
+        self.spawner.on_rpc(ENTITY.path, "poke", self.poked)
         self.echoes: list[tuple[int, str, tuple[Any, ...]]] = []
         self.refused: list[tuple[int, str]] = []
         self.checkpoints: asyncio.Queue[int] = asyncio.Queue()
@@ -77,6 +79,9 @@ class Game:
             return
         self.server.send_auth(peer, self.reply)
         self.server.complete_auth(peer)
+
+    def poked(self, node: SpawnedNode, peer: int, n: int) -> None:
+        self.pokes.append((node.path, peer, n))
 
     def echo(self, method: str) -> Any:
         return lambda peer, *args: self.echoes.append((peer, method, args))
@@ -113,6 +118,7 @@ async def play(engine: Engine, inside: str, rng: random.Random) -> dict[str, Any
         values["label"] = "hello"
         node = game.spawner.spawn("res://api_entity.tscn", "E1", values)
         expected["ready"] = [values["position"], values["spin"], values["hp"], values["label"]]
+        game.mp.rpc(peer, node.path, "poke", 41)
         state = node.state
         for number in range(1, ROUNDS + 1):
             state.position = Vector2(f32(rng), f32(rng))
@@ -189,6 +195,8 @@ def test_godot_client_plays_against_scene_multiplayer(godot4: Engine) -> None:
     assert syncs == [hex_of(v) for v in expected["sync"]]
     assert deltas == [hex_of(v) for v in expected["delta"]]
     assert len(syncs) == len(deltas) == ROUNDS
+    # A call on the spawned node, answered by its script.
+    assert "POKE E1 41" in log and game.pokes == [("Api/Entities/E1", peer, 42)]
     # Despawn, then the last call.
     assert log.index("DESPAWNED E1") < log.index("FINISH")
 
@@ -200,8 +208,14 @@ async def our_golden_server(engine: Engine, inside: str) -> dict[str, Any]:
 
     async def script() -> None:
         peer = await game.joined.get()
-        confirmed = lambda: until(lambda: game.mp.send_cache.is_confirmed(peer, RPC))  # noqa: E731
-        await golden_script(game.mp, game.spawner, peer, confirmed)
+
+        async def wait(step: str) -> None:
+            if step == "confirmed":
+                await until(lambda: game.mp.send_cache.is_confirmed(peer, RPC))
+            else:
+                await until(lambda: bool(game.pokes))
+
+        await golden_script(game.mp, game.spawner, peer, wait)
 
     player = asyncio.create_task(script())
     try:
@@ -227,9 +241,9 @@ def test_our_server_sends_what_a_godot_server_sends(godot4: Engine) -> None:
         ours = asyncio.run(our_golden_server(godot4, inside))
     expected, got = golden_view(godot["packets"]), golden_view(ours["packets"])
     assert got == expected
-    assert len(expected["ordered"]) == 14 and len(expected["syncs"]) == 2
+    assert len(expected["ordered"]) == 16 and len(expected["syncs"]) == 2
     # The client saw the same game both times (the same state after every change).
-    for kind in ("RPC ", "READY ", "SYNC ", "DELTA ", "SPAWNED", "DESPAWNED", "FINISH"):
+    for kind in ("RPC ", "READY ", "SYNC ", "DELTA ", "POKE ", "SPAWNED", "DESPAWNED", "FINISH"):
         seen = [[line for line in r["log"] if line.startswith(kind)] for r in (godot, ours)]
         assert without_repeats(seen[0]) == without_repeats(seen[1]), kind
         assert seen[0]

@@ -37,17 +37,23 @@ def replay(recording: dict[str, Any]) -> list[dict[str, Any]]:
     mp = SceneMultiplayer(server, project=PROJECT)
     mp.node(RPC, script="res://api_rpc.gd")
     spawner = mp.add_spawner(SPAWNER, SPAWN_PATH, [ENTITY])
+    spawner.on_rpc(0, "poke", lambda node, sender, n: None)
     server.join(peer)
-    # The client's own SIMPLIFY_PATHs, which the server confirms (in any order).
-    for data in c2s:
-        if data[0] == Command.SIMPLIFY_PATH:
+    pending = iter(c2s)
+
+    async def wait(step: str) -> None:
+        """Feed the client's packets up to the one the Godot server waited frames for."""
+        for data in pending:
             server.receive(peer, data)
+            if step == "confirmed" and data == bytes.fromhex("020101000000"):
+                return
+            if step == "poked" and data[0] & 7 == Command.REMOTE_CALL and b"E1" in data:
+                return
+        raise AssertionError(f"the recorded client never got to {step!r}")
 
-    async def confirmed() -> None:
-        confirm = next(d for d in c2s if d[0] == Command.CONFIRM_PATH and d[2] == 1)
-        server.receive(peer, confirm)
-
-    asyncio.run(golden_script(mp, spawner, peer, confirmed))
+    asyncio.run(golden_script(mp, spawner, peer, wait))
+    for data in pending:
+        server.receive(peer, data)
     sent = [encode_packet(packet) for _, packet in server.take()]
     sent += [data for _, data in server.protocol.data_to_send()]
     return [{"dir": "s2c", "hex": data.hex()} for data in [peer_id, *sent]]
@@ -70,6 +76,8 @@ def test_we_send_what_godot_sent() -> None:
         "01",  # SIMPLIFY_PATH Api/Spawner
         "04",  # SPAWN
         "16",  # the first delta: every watched property
+        "01",  # SIMPLIFY_PATH Api/Entities/E1 (the entity script's checksum)
+        "20",  # poke(41) by path
         "16",  # hp
         "16",  # label
         "05",  # DESPAWN

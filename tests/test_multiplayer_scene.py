@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from multiplayer_api_scene import ENTITY, PROJECT
 from multiplayer_fake import FakeServer
 
 from gdvariant import Vector2
@@ -226,3 +227,22 @@ def test_signals_chain_the_transport_callbacks() -> None:
     with pytest.raises(ValueError, match="already connected"):
         mp.peer_disconnected.connect(seen.append)
         mp.peer_disconnected.connect(seen.append)
+
+
+def test_scene_handlers_serve_every_spawned_instance() -> None:
+    server = FakeServer()
+    mp = SceneMultiplayer(server, project=PROJECT)
+    spawner = mp.add_spawner("Api/Spawner", "Api/Entities", [ENTITY, MOB])
+    pokes: list[tuple[str, int, int]] = []
+    spawner.on_rpc(ENTITY.path, "poke", lambda node, peer, n: pokes.append((node.name, peer, n)))
+    with pytest.raises(ValueError, match="'nope' is not an @rpc method"):
+        spawner.on_rpc(0, "nope", print)
+    with pytest.raises(ValueError, match="has no script"):
+        spawner.on_rpc(MOB.path, "poke", print)
+    server.join(5)
+    spawner.spawn(0, "A")
+    spawner.spawn(0, "B")
+    assert server.on_packet is not None
+    server.on_packet(5, RemoteCall(0, (1,), path="Api/Entities/B"))
+    server.on_packet(5, RemoteCall(0, (2,), path="Api/Entities/A"))
+    assert pokes == [("B", 5, 1), ("A", 5, 2)]

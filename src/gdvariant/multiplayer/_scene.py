@@ -36,7 +36,7 @@ from .. import dumps
 from ._counters import NetIds, SyncClock
 from ._errors import ProtocolError
 from ._packets import Packet, encode_packet
-from ._paths import EMPTY_CHECKSUM, SendCache
+from ._paths import EMPTY_CHECKSUM, ConfirmPath, SendCache, SimplifyPath
 from ._replication import DeltaState, DeltaSync, Despawn, Spawn, Sync, SyncState
 from ._rpc import RemoteCall
 from ._rpc_config import RpcConfig, RpcMode, RpcTable, TransferMode, read_script_rpcs
@@ -150,6 +150,23 @@ class Spawner:
         self.multiplayer, self.path, self.spawn_path = multiplayer, path, spawn_path
         self.scenes = tuple(scenes)
         self.nodes: dict[str, SpawnedNode] = {}
+        self.handlers: dict[tuple[int, str], Callable[..., Any]] = {}
+
+    def on_rpc(self, scene: int | str, method: str, handler: Callable[..., Any]) -> None:
+        """Run ``handler(node, sender, *args)`` when a client calls ``method`` on any node
+        spawned from ``scene`` (as the scene's script would run it on each instance)."""
+        index = self._scene_index(scene)
+        spec = self.scenes[index]
+        if spec.script is None:
+            raise ValueError(f"{spec.path} has no script, so no @rpc functions")
+        table = self.multiplayer.script_rpcs(spec.script)
+        config = table.config(method, f"handler for {spec.path}")
+        if config.mode is RpcMode.AUTHORITY:
+            raise ValueError(
+                f'{spec.path}: {method} is @rpc("authority") and the server spawns (owns) '
+                "the nodes: no client may call it"
+            )
+        self.handlers[(index, method)] = handler
 
     def spawn(
         self, scene: int | str, name: str, values: Mapping[str, Any] | None = None
@@ -178,6 +195,7 @@ class Spawner:
         )
         self.nodes[name] = node
         mp.spawned[net_id] = node
+        mp.spawned_at[node.path] = node
         if spec.script is not None:
             mp.node(node.path, script=spec.script)
         for peer in sorted(mp.peers):
@@ -191,6 +209,7 @@ class Spawner:
         del self.nodes[node.name]
         mp = self.multiplayer
         del mp.spawned[node.net_id]
+        del mp.spawned_at[node.path]
         mp.forget_node(node.path)
         for peer in sorted(mp.peers):
             mp.transport.send(peer, Despawn(node.net_id))
@@ -252,6 +271,8 @@ class SceneMultiplayer:
         self.server.checksum = self._checksum
         self.net_ids = NetIds()
         self.spawned: dict[int, SpawnedNode] = {}
+        self.spawned_at: dict[str, SpawnedNode] = {}
+        self._scripts: dict[str, RpcTable] = {}
         self._nodes: dict[str, _Node] = {}
         self._handlers: dict[tuple[str, str], Callable[..., Any]] = {}
         self._spawners: dict[str, Spawner] = {}
@@ -312,13 +333,17 @@ class SceneMultiplayer:
         as ``rpcs``, and its multiplayer authority. Returns its RPC table."""
         if (script is None) == (rpcs is None):
             raise ValueError("give the node's script or its rpcs (one of them)")
-        if script is not None:
+        table = self.script_rpcs(script) if script is not None else RpcTable(rpcs or ())
+        self._nodes[path] = _Node(path, table, authority)
+        return table
+
+    def script_rpcs(self, script: str) -> RpcTable:
+        """The RPC table of the client script ``script`` (read once from ``project``)."""
+        table = self._scripts.get(script)
+        if table is None:
             if self.project is None:
                 raise ValueError("reading a script needs SceneMultiplayer(project=...)")
-            table = read_script_rpcs(self.project, script)
-        else:
-            table = RpcTable(rpcs or ())
-        self._nodes[path] = _Node(path, table, authority)
+            table = self._scripts[script] = read_script_rpcs(self.project, script)
         return table
 
     def forget_node(self, path: str) -> None:
@@ -420,6 +445,13 @@ class SceneMultiplayer:
                 self._remote_call(peer, packet)
             elif isinstance(packet, Spawn | Despawn):
                 raise ProtocolError(f"{type(packet).__name__} from a client; the server spawns")
+            elif isinstance(packet, SimplifyPath | ConfirmPath):
+                if isinstance(packet, SimplifyPath) and self._checksum(packet.path) is None:
+                    self.logger.warning(
+                        "peer %d named %r, which is not declared (not confirmed)",
+                        peer,
+                        packet.path,
+                    )
             else:
                 self.packet_received.emit(peer, packet)
         except (ProtocolError, TypeError, ValueError) as exc:
@@ -451,9 +483,16 @@ class SceneMultiplayer:
             )
         config.check_args(len(call.args), f"RPC from peer {peer} on {path}")
         handler = self._handlers.get((path, method))
-        if handler is None:
-            raise ProtocolError(f"no handler for {path}.{method} (SceneMultiplayer.on_rpc)")
-        handler(peer, *call.args)
+        if handler is not None:
+            handler(peer, *call.args)
+            return
+        spawned = self.spawned_at.get(path)
+        if spawned is not None:
+            scene_handler = spawned.spawner.handlers.get((spawned.scene_id, method))
+            if scene_handler is not None:
+                scene_handler(spawned, peer, *call.args)
+                return
+        raise ProtocolError(f"no handler for {path}.{method} (SceneMultiplayer.on_rpc)")
 
     # -- spawning and synchronizing ----------------------------------------------------
 

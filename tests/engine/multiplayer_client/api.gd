@@ -86,6 +86,8 @@ func _play(id: int) -> void:
 	entity.label = "hello"
 	$Entities.add_child(entity)
 	await _frames(10)
+	entity.poke.rpc_id(id, 41)
+	await _frames(10)
 	entity.hp = 90
 	await _frames(10)
 	entity.label = "bye"

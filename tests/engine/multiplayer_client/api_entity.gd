@@ -15,5 +15,13 @@ func _ready() -> void:
 	sync.delta_synchronized.connect(func(): print("DELTA %s %s" % [name, _hex([hp, label])]))
 
 
+## Called by the server on this spawned node; a client answers with n + 1.
+@rpc("any_peer")
+func poke(n: int) -> void:
+	print("POKE %s %d" % [name, n])
+	if not multiplayer.is_server():
+		poke.rpc_id(1, n + 1)
+
+
 func _hex(values: Array) -> String:
 	return var_to_bytes(values).hex_encode()
