@@ -17,6 +17,7 @@ from gdvariant.multiplayer import (
     DeltaState,
     DeltaSync,
     Despawn,
+    Packet,
     RemoteCall,
     RpcConfig,
     RpcMode,
@@ -26,6 +27,7 @@ from gdvariant.multiplayer import (
     SpawnableScene,
     Sync,
     SyncState,
+    TransferMode,
     synced_class,
 )
 from gdvariant.multiplayer.websocket import MultiplayerServer
@@ -246,3 +248,42 @@ def test_scene_handlers_serve_every_spawned_instance() -> None:
     server.on_packet(5, RemoteCall(0, (1,), path="Api/Entities/B"))
     server.on_packet(5, RemoteCall(0, (2,), path="Api/Entities/A"))
     assert pokes == [("B", 5, 1), ("A", 5, 2)]
+
+
+RELIABLE, UNRELIABLE = TransferMode.RELIABLE, TransferMode.UNRELIABLE
+
+
+class ModeServer(FakeServer):
+    """A transport with channels and transfer modes (as ENet has)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.modes: list[tuple[str, TransferMode, int]] = []
+
+    def send_mode(self, peer: int, packet: Packet, mode: TransferMode, channel: int) -> None:
+        self.modes.append((type(packet).__name__, mode, channel))
+        self.send(peer, packet)
+
+
+def test_transfer_modes_and_channels_reach_a_transport_that_has_them() -> None:
+    server = ModeServer()
+    mp = SceneMultiplayer(server)
+    fast = RpcConfig("fast", mode=RpcMode.ANY_PEER, transfer_mode=TransferMode.UNRELIABLE)
+    mp.node("Main", rpcs=[fast, RpcConfig("slow", channel=3)])
+    spawner = mp.add_spawner("Main/Spawner", "Main/Mobs", [MOB])
+    server.join(5)
+    mp.rpc(5, "Main", "fast")
+    mp.rpc(5, "Main", "slow")
+    spawner.spawn(0, "M")
+    mp.sync()
+    spawner.despawn(spawner.nodes["M"])
+    assert server.modes == [
+        ("SimplifyPath", RELIABLE, 0),
+        ("RemoteCall", UNRELIABLE, 0),
+        ("RemoteCall", RELIABLE, 3),
+        ("SimplifyPath", RELIABLE, 0),
+        ("Spawn", RELIABLE, 0),
+        ("Sync", UNRELIABLE, 0),  # full syncs are unreliable, deltas reliable, as in Godot
+        ("DeltaSync", RELIABLE, 0),
+        ("Despawn", RELIABLE, 0),
+    ]

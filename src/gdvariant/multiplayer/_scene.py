@@ -212,7 +212,7 @@ class Spawner:
         del mp.spawned_at[node.path]
         mp.forget_node(node.path)
         for peer in sorted(mp.peers):
-            mp.transport.send(peer, Despawn(node.net_id))
+            mp.send_reliable(peer, Despawn(node.net_id))
 
     def _scene_index(self, scene: int | str) -> int:
         if isinstance(scene, int):
@@ -424,6 +424,10 @@ class SceneMultiplayer:
                 call = RemoteCall(method_id, args, path=node.path)
             self._send(target, call, config.transfer_mode, config.channel)
 
+    def send_reliable(self, peer: int, packet: Packet) -> None:
+        """Send on channel 0, reliably (spawns, despawns, path caching)."""
+        self._send(peer, packet, TransferMode.RELIABLE, 0)
+
     def _send(self, peer: int, packet: Packet, mode: TransferMode, channel: int) -> None:
         """Send with the transfer mode and channel, where the transport has them."""
         sender = getattr(self.transport, "send_mode", None)
@@ -510,13 +514,13 @@ class SceneMultiplayer:
         spawner = node.spawner
         simplify = self.send_cache.simplify(peer, spawner.path, EMPTY_CHECKSUM)
         if simplify is not None:
-            self.transport.send(peer, simplify)
+            self._send(peer, simplify, TransferMode.RELIABLE, 0)
         state: tuple[Any, ...] = ()
         synced = node.scene.synced
         if synced is not None:
             values = synced.values(node.state)
             state = synced.config.spawn_values(values)
-        self.transport.send(
+        self._send(
             peer,
             Spawn(
                 self.send_cache.cache_id(spawner.path),
@@ -526,6 +530,8 @@ class SceneMultiplayer:
                 state,
                 node.scene_id,
             ),
+            TransferMode.RELIABLE,
+            0,
         )
 
     def sync(self) -> None:
