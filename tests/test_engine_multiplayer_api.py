@@ -57,7 +57,7 @@ class Game:
         self.reply = reply
         self.server = MultiplayerServer(auth_callback=self.auth, ids=random.Random(SEED))
         self.mp = SceneMultiplayer(self.server, project=PROJECT)
-        self.mp.node(RPC, script="res://api_rpc.gd")
+        self.mp.node(RPC, script="res://api_rpc.gd", node_rpcs=["hey"])
         self.spawner = self.mp.add_spawner("Api/Spawner", "Api/Entities", [ENTITY])
         self.pokes: list[tuple[str, int, int]] = []
         self.spawner.on_rpc(ENTITY.path, "poke", self.poked)
@@ -113,7 +113,9 @@ async def play(engine: Engine, inside: str, rng: random.Random) -> dict[str, Any
             method += str(len(args))
             game.mp.rpc(peer, RPC, method, *args)
             expected["calls"].append((method, args))
+        game.mp.rpc(peer, RPC, "hey")  # the node-level RPC (rpc_config in api.gd)
         await game.checkpoint(peer, 0)
+        expected["checksum_valid"] = game.mp.send_cache.checksum_valid(peer, RPC)
         values = {"position": Vector2(f32(rng), f32(rng)), "spin": rng.random(), "hp": 100}
         values["label"] = "hello"
         node = game.spawner.spawn("res://api_entity.tscn", "E1", values)
@@ -172,6 +174,11 @@ def test_godot_client_plays_against_scene_multiplayer(godot4: Engine) -> None:
         }
         for name, c in ours.items()
     }
+
+    # The client found our checksum of the RPC node (node-level name included) valid, and
+    # the node-level RPC, numbered before the script's with 0x8000, ran.
+    assert expected["checksum_valid"] is True
+    assert "HEY" in log
 
     # RPCs server -> client: the client got each call's arguments, byte for byte.
     calls = expected["calls"]

@@ -35,7 +35,7 @@ def replay(recording: dict[str, Any]) -> list[dict[str, Any]]:
     peer = struct.unpack("<i", peer_id)[0]
     server = FakeServer()
     mp = SceneMultiplayer(server, project=PROJECT)
-    mp.node(RPC, script="res://api_rpc.gd")
+    mp.node(RPC, script="res://api_rpc.gd", node_rpcs=["hey"])
     spawner = mp.add_spawner(SPAWNER, SPAWN_PATH, [ENTITY])
     spawner.on_rpc(0, "poke", lambda node, sender, n: None)
     server.join(peer)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from gdvariant.multiplayer import (
+    NODE_RPC_FLAG,
     RpcConfig,
     RpcMode,
     RpcTable,
@@ -104,3 +105,15 @@ def test_table_refuses_unknown_names_and_argument_counts() -> None:
     table.configs["b"].check_args(255, "here")  # unknown arity: anything Godot can send
     with pytest.raises(ValueError, match="declared twice"):
         RpcTable(["a", "a"])
+
+
+def test_node_level_rpcs_come_first_with_the_flag() -> None:
+    """``Node.rpc_config`` names: numbered before the script's, with 0x8000; a name in both
+    lists is sent with its script id and its config is the script's."""
+    both = RpcConfig("both", mode=RpcMode.ANY_PEER)
+    table = RpcTable(["s", both], node_configs=["n", "both"])
+    assert table.ids == {"both": 0, "n": NODE_RPC_FLAG | 1, "s": 1}
+    assert table.by_id[NODE_RPC_FLAG] == RpcConfig("both")  # the node-level entry
+    assert table.by_id[0] == both and table.configs["both"] == both
+    assert table.names == {NODE_RPC_FLAG: "both", NODE_RPC_FLAG | 1: "n", 0: "both", 1: "s"}
+    assert table.checksum == rpc_checksum(["s", "both"], ["n", "both"])

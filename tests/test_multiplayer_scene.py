@@ -13,6 +13,7 @@ from multiplayer_fake import FakeServer
 from gdvariant import Vector2
 from gdvariant.multiplayer import (
     EMPTY_CHECKSUM,
+    NODE_RPC_FLAG,
     ConfirmPath,
     DeltaState,
     DeltaSync,
@@ -77,6 +78,18 @@ def test_rpc_path_form_until_confirmed(game: tuple[FakeServer, SceneMultiplayer]
     server.receive(6, bytes.fromhex("020101000000"))
     mp.rpc(-5, "Main/Thing", "hit", 12)  # all but 5
     assert server.take() == [(6, RemoteCall(1, (12,), node_id=1))]
+
+
+def test_node_level_rpcs_are_called_by_their_flagged_id() -> None:
+    server = FakeServer()
+    mp = SceneMultiplayer(server, project=PROJECT)
+    mp.node("Api/Rpc", script="res://api_rpc.gd", node_rpcs=[RpcConfig("hey")])
+    server.join(5)
+    mp.rpc(5, "Api/Rpc", "hey")
+    mp.rpc(5, "Api/Rpc", "r0")
+    calls = [p for _, p in server.take() if isinstance(p, RemoteCall)]
+    assert [c.method_id for c in calls] == [NODE_RPC_FLAG, 3]  # checkpoint, finish, r0...
+    assert calls[0].encode()[0] & 0x40  # a flagged id is always 16 bits
 
 
 def test_our_misuse_raises(game: tuple[FakeServer, SceneMultiplayer]) -> None:

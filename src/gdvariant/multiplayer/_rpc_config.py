@@ -89,18 +89,26 @@ class RpcConfig:
 
 
 class RpcTable:
-    """A node's RPC methods as Godot numbers them: ids, md5 checksum, configs by name."""
+    """A node's RPC methods as Godot numbers them: ids, md5 checksum, configs by name.
 
-    def __init__(self, configs: Iterable[RpcConfig | str] = ()) -> None:
-        self.configs: dict[str, RpcConfig] = {}
-        for item in configs:
-            config = RpcConfig(item) if isinstance(item, str) else item
-            if config.name in self.configs:
-                raise ValueError(f"RPC {config.name!r} is declared twice")
-            self.configs[config.name] = config
-        self.ids = rpc_method_ids(self.configs)
-        self.names = {i: name for name, i in self.ids.items()}
-        self.checksum = rpc_checksum(self.configs)
+    ``configs`` are the script's ``@rpc`` functions; ``node_configs`` the node-level ones
+    (``Node.rpc_config`` calls), which Godot numbers first, with ``NODE_RPC_FLAG``.
+    """
+
+    def __init__(
+        self,
+        configs: Iterable[RpcConfig | str] = (),
+        node_configs: Iterable[RpcConfig | str] = (),
+    ) -> None:
+        script, node = _by_name(configs), _by_name(node_configs)
+        #: by name; a name in both lists is called by its script entry, as in Godot
+        self.configs: dict[str, RpcConfig] = {**node, **script}
+        self.ids = rpc_method_ids(script, node)
+        #: by the id a caller sends (a name in both lists answers to both ids)
+        self.by_id = {i: node[n] for n, i in rpc_method_ids((), node).items()}
+        self.by_id.update({i: script[n] for n, i in rpc_method_ids(script).items()})
+        self.names = {i: config.name for i, config in self.by_id.items()}
+        self.checksum = rpc_checksum(script, node)
 
     def config(self, method: str, where: str) -> RpcConfig:
         """The config of ``method``; a name that is no RPC of this node is refused loudly."""
@@ -112,6 +120,16 @@ class RpcTable:
 
     def __repr__(self) -> str:
         return f"RpcTable({sorted(self.configs)})"
+
+
+def _by_name(items: Iterable[RpcConfig | str]) -> dict[str, RpcConfig]:
+    configs: dict[str, RpcConfig] = {}
+    for item in items:
+        config = RpcConfig(item) if isinstance(item, str) else item
+        if config.name in configs:
+            raise ValueError(f"RPC {config.name!r} is declared twice")
+        configs[config.name] = config
+    return configs
 
 
 # A GDScript token: strings first (so that '#' or '@' inside them count for nothing), then

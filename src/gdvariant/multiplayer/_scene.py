@@ -326,14 +326,17 @@ class SceneMultiplayer:
         *,
         script: str | None = None,
         rpcs: Iterable[RpcConfig | str] | None = None,
+        node_rpcs: Iterable[RpcConfig | str] = (),
         authority: int = SERVER,
     ) -> RpcTable:
         """Declare the client node at ``path`` (relative to ``/root``, e.g. ``Main/Chat``):
         its ``@rpc`` functions read from ``script`` (``res://...`` in ``project``) or given
-        as ``rpcs``, and its multiplayer authority. Returns its RPC table."""
+        as ``rpcs``, the names its code gives ``rpc_config`` (``node_rpcs``), and its
+        multiplayer authority. Returns its RPC table."""
         if (script is None) == (rpcs is None):
             raise ValueError("give the node's script or its rpcs (one of them)")
-        table = self.script_rpcs(script) if script is not None else RpcTable(rpcs or ())
+        own = self.script_rpcs(script).configs.values() if script is not None else rpcs or ()
+        table = RpcTable(own, node_rpcs)
         self._nodes[path] = _Node(path, table, authority)
         return table
 
@@ -474,10 +477,10 @@ class SceneMultiplayer:
                 f"RPC on {path!r}: the client's @rpc names differ from ours ({node.rpcs!r}); "
                 "the method ids do not match"
             )
-        method = node.rpcs.names.get(call.method_id)
-        if method is None:
+        config = node.rpcs.by_id.get(call.method_id)
+        if config is None:
             raise ProtocolError(f"RPC id {call.method_id} on {path!r}: {node.rpcs!r} has none")
-        config = node.rpcs.configs[method]
+        method = config.name
         if config.mode is RpcMode.DISABLED or (
             config.mode is RpcMode.AUTHORITY and peer != node.authority
         ):

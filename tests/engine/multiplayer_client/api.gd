@@ -19,6 +19,7 @@ func _ready() -> void:
 	smp = multiplayer as SceneMultiplayer
 	smp.auth_callback = _on_auth
 	smp.peer_authenticating.connect(_on_authenticating)
+	$Rpc.rpc_config("hey", {"rpc_mode": MultiplayerAPI.RPC_MODE_AUTHORITY})  # node-level
 	print("RPC_CONFIG ", JSON.stringify($Rpc.get_script().get_rpc_config()))
 	$Spawner.spawned.connect(func(node): print("SPAWNED ", node.name))
 	$Spawner.despawned.connect(func(node): print("DESPAWNED ", node.name))

@@ -1,5 +1,6 @@
 extends Node
 ## The base of api_rpc.gd: its @rpc functions join the derived script's in one sorted list.
+## hey() has no annotation: api.gd makes it a node-level RPC with rpc_config.
 
 
 @rpc("any_peer")
@@ -18,3 +19,7 @@ func authority_only() -> void:
 func finish() -> void:
 	print("FINISH")
 	get_tree().quit()
+
+
+func hey() -> void:
+	print("HEY")
