@@ -18,9 +18,9 @@ import pytest
 from engines import SEED, Engine
 from multiplayer_api_scene import ENTITY, PROJECT, RPC, golden_script, golden_view
 from multiplayer_recorder import free_port, record_api, record_api_godot_server, run_godot
-from random_values import random_value
+from random_values import LEAVES, random_value
 
-from gdvariant import Vector2, dumps
+from gdvariant import TypedArray, VariantType, Vector2, dumps
 from gdvariant.multiplayer import SceneMultiplayer, SpawnedNode, read_script_rpcs
 from gdvariant.multiplayer.websocket import MultiplayerServer
 
@@ -33,6 +33,17 @@ CHECK_EVERY = 100  # rounds between checkpoints, so the client's queue never fil
 
 def f32(rng: random.Random) -> float:
     return float(struct.unpack("<f", struct.pack("<f", rng.uniform(-1e4, 1e4)))[0])
+
+
+def covering_calls(rng: random.Random) -> list[tuple[Any, ...]]:
+    """Argument lists that together hold a value of every Variant type but Object, every
+    width of the compressed INT and both compressed BOOLs, shuffled, up to 8 per call."""
+    values = [LEAVES[maker](rng) for maker in LEAVES]
+    values += [True, False, -5, 300, -70000, 2**40, [1, "a"], {"k": 1}]
+    values.append(TypedArray(VariantType.INT, [1, 2]))
+    rng.shuffle(values)
+    calls = [tuple(values[i : i + 8]) for i in range(0, len(values), 8)]
+    return [(*call, 0) if call == (b"",) else call for call in calls]
 
 
 def random_args(rng: random.Random) -> tuple[Any, ...]:
@@ -107,10 +118,10 @@ async def play(engine: Engine, inside: str, rng: random.Random) -> dict[str, Any
     try:
         peer = await asyncio.wait_for(game.joined.get(), 20)
         expected["peer"] = peer
-        for _ in range(CALLS):
-            method = f"{rng.choice('ru')}"
-            args = random_args(rng)
-            method += str(len(args))
+        covering = covering_calls(rng)
+        for number in range(CALLS):
+            args = covering[number] if number < len(covering) else random_args(rng)
+            method = f"{rng.choice('ru')}{len(args)}"
             game.mp.rpc(peer, RPC, method, *args)
             expected["calls"].append((method, args))
         game.mp.rpc(peer, RPC, "hey")  # the node-level RPC (rpc_config in api.gd)
@@ -189,6 +200,8 @@ def test_godot_client_plays_against_scene_multiplayer(godot4: Engine) -> None:
     assert echoed == [(method, dumps(list(args))) for method, args in calls]
     assert {p for p, _, _ in game.echoes} == {peer}
     assert {len(args) for _, args in calls} == set(range(9))
+    sent_types = {dumps(arg)[0] for _, args in calls for arg in args}
+    assert sent_types == set(range(VariantType.PACKED_VECTOR4_ARRAY + 1)) - {VariantType.OBJECT}
     # The two calls the client may not make were refused, and nothing else was.
     assert len(game.refused) == 2, game.refused
     assert "authority_only" in game.refused[0][1] and "AUTHORITY" in game.refused[0][1]
