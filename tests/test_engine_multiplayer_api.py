@@ -64,9 +64,11 @@ def new_label(rng: random.Random, old: str) -> str:
 class Game:
     """Our side: the API on a MultiplayerServer, and what arrived."""
 
-    def __init__(self, reply: bytes = b"welcome") -> None:
+    def __init__(self, reply: bytes = b"welcome", auth_timeout: float = 3.0) -> None:
         self.reply = reply
-        self.server = MultiplayerServer(auth_callback=self.auth, ids=random.Random(SEED))
+        self.server = MultiplayerServer(
+            auth_callback=self.auth, auth_timeout=auth_timeout, ids=random.Random(SEED)
+        )
         self.mp = SceneMultiplayer(self.server, project=PROJECT)
         self.mp.node(RPC, script="res://api_rpc.gd", node_rpcs=["hey"])
         self.spawner = self.mp.add_spawner("Api/Spawner", "Api/Entities", [ENTITY])
@@ -268,3 +270,31 @@ def test_our_server_sends_what_a_godot_server_sends(godot4: Engine) -> None:
         seen = [[line for line in r["log"] if line.startswith(kind)] for r in (godot, ours)]
         assert without_repeats(seen[0]) == without_repeats(seen[1]), kind
         assert seen[0]
+
+
+async def silent_client(engine: Engine, inside: str) -> tuple[Game, list[int], str]:
+    game = Game(auth_timeout=0.5)
+    events: list[int] = []
+    game.mp.peer_authenticating.connect(events.append)
+    game.mp.peer_authentication_failed.connect(lambda peer: events.append(-peer))
+    port = await game.server.listen("127.0.0.1", free_port())
+    try:
+        url = f"ws://127.0.0.1:{port}"
+        log = await run_godot(engine, inside, [url, "20", "silent"], scene="res://api.tscn")
+    finally:
+        await game.server.close()
+    return game, events, log
+
+
+def test_a_godot_client_that_never_authenticates_times_out(godot4: Engine) -> None:
+    """``auth_timeout``: a client that sends no auth data is failed and closed; both sides
+    see ``peer_authentication_failed``, and it never becomes a peer (about 1 s)."""
+    with godot4.workdir() as (here, inside):
+        for path in PROJECT.iterdir():
+            (here / path.name).write_bytes(path.read_bytes())
+        game, events, log = asyncio.run(silent_client(godot4, inside))
+    assert len(events) == 2 and events[1] == -events[0]  # authenticating, then failed
+    assert "AUTHENTICATING 1" in log.splitlines()
+    # Godot 4.6 signals both, in this order, when the server closes it while authenticating.
+    assert log.splitlines()[-2:] == ["AUTH_FAILED", "SERVER_DISCONNECTED"], log
+    assert game.joined.empty() and not any(line.startswith("ID ") for line in log.splitlines())
