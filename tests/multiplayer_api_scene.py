@@ -1,7 +1,7 @@
 """The Python side of tests/engine/multiplayer_client/api.tscn: the entity's schema class,
 the scene its spawner lists, and the golden script a Godot server plays (api.gd).
-``api_entity.tscn`` is ``scene_tscn(ENTITY)``, written by ``python
-tests/multiplayer_api_scene.py`` (tests/test_multiplayer_synced.py checks it is current)."""
+``api_entity.tscn`` and ``api_player.tscn`` are ``scene_tscn`` of ENTITY and PLAYER,
+written by ``python tests/multiplayer_api_scene.py`` (test_multiplayer_synced.py checks)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from gdvariant.replication import Float32, Float64, Int, NetClass, Prop, Str, Ve
 
 PROJECT = ENGINE_SCRIPTS / "multiplayer_client"
 ENTITY_TSCN = PROJECT / "api_entity.tscn"
+PLAYER_TSCN = PROJECT / "api_player.tscn"
 
 
 class EntityState(NetClass):
@@ -43,12 +44,34 @@ ENTITY = SpawnableScene(
 ROOT_NAME = "Entity"
 
 
+class PlayerInput(NetClass):
+    """What a client sends for its own player: aim ALWAYS, presses ON_CHANGE."""
+
+    aim = Prop(Vec2(Float32()), hot=True)
+    presses = Int(32)
+
+
+PLAYER = SpawnableScene(
+    "res://api_player.tscn",
+    script="res://api_player.gd",
+    root_type="Node2D",
+    owned=synced_class(PlayerInput, spawn=()),  # the owner's: never in the server's spawns
+)
+#: the last values api_player.gd gives its owned synchronizer (STEPS = 40)
+PLAYER_FINAL = {"aim": Vector2(39, -39), "presses": 14}
+
+
 def entity_tscn() -> str:
     return scene_tscn(ENTITY, ROOT_NAME)
 
 
+def player_tscn() -> str:
+    return scene_tscn(PLAYER, "Player")
+
+
 if __name__ == "__main__":
     ENTITY_TSCN.write_text(entity_tscn())
+    PLAYER_TSCN.write_text(player_tscn())
 
 
 RPC = "Api/Rpc"

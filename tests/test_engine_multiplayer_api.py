@@ -16,7 +16,15 @@ from typing import Any
 
 import pytest
 from engines import SEED, Engine
-from multiplayer_api_scene import ENTITY, PROJECT, RPC, golden_script, golden_view
+from multiplayer_api_scene import (
+    ENTITY,
+    PLAYER,
+    PLAYER_FINAL,
+    PROJECT,
+    RPC,
+    golden_script,
+    golden_view,
+)
 from multiplayer_recorder import free_port, record_api, record_api_godot_server, run_godot
 from random_values import LEAVES, random_value
 
@@ -71,7 +79,9 @@ class Game:
         )
         self.mp = SceneMultiplayer(self.server, project=PROJECT)
         self.mp.node(RPC, script="res://api_rpc.gd", node_rpcs=["hey"])
-        self.spawner = self.mp.add_spawner("Api/Spawner", "Api/Entities", [ENTITY])
+        self.spawner = self.mp.add_spawner("Api/Spawner", "Api/Entities", [ENTITY, PLAYER])
+        self.inputs: list[dict[str, Any]] = []
+        self.mp.synchronized.connect(lambda node, changed: self.inputs.append(changed))
         self.pokes: list[tuple[str, int, int]] = []
         self.spawner.on_rpc(ENTITY.path, "poke", self.poked)
         self.echoes: list[tuple[int, str, tuple[Any, ...]]] = []
@@ -148,6 +158,10 @@ async def play(engine: Engine, inside: str, rng: random.Random) -> dict[str, Any
             if number % CHECK_EVERY == 0:
                 await game.checkpoint(peer, number)
         game.spawner.despawn(node)
+        # A player the client owns: its synchronizer's values come from the client.
+        player = game.spawner.spawn(PLAYER.path, str(peer), owner=peer)
+        await until(lambda: player.owned_values == PLAYER_FINAL)
+        game.spawner.despawn(player)
         game.mp.rpc(0, RPC, "finish")
         log = await client
     finally:
@@ -220,6 +234,16 @@ def test_godot_client_plays_against_scene_multiplayer(godot4: Engine) -> None:
     assert len(syncs) == len(deltas) == ROUNDS
     # A call on the spawned node, answered by its script.
     assert "POKE E1 41" in log and game.pokes == [("Api/Entities/E1", peer, 42)]
+    # The owned player: the client's last input reached us, and every value on the way was
+    # one the client set (aim (i, -i) with i rising; presses rising).
+    aims = [changed["aim"] for changed in game.inputs if "aim" in changed]
+    assert len(aims) >= 20  # Godot 4.6.3 sent 39 full syncs and 14 deltas here
+    assert aims == sorted(aims, key=lambda v: v.x) and aims[-1] == PLAYER_FINAL["aim"]
+    assert all(v == Vector2(v.x, -v.x) and v.x == int(v.x) for v in aims)
+    presses = [changed["presses"] for changed in game.inputs if "presses" in changed]
+    assert presses == sorted(presses) and presses[-1] == PLAYER_FINAL["presses"]
+    done = f"INPUT_DONE {hex_of([PLAYER_FINAL['aim'], PLAYER_FINAL['presses']])}"
+    assert done in log and f"DESPAWNED {peer}" in log
     # Despawn, then the last call.
     assert log.index("DESPAWNED E1") < log.index("FINISH")
 

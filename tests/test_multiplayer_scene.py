@@ -300,3 +300,53 @@ def test_transfer_modes_and_channels_reach_a_transport_that_has_them() -> None:
         ("DeltaSync", RELIABLE, 0),
         ("Despawn", RELIABLE, 0),
     ]
+
+
+class Input(NetClass):
+    aim = Prop(Vec2(Float32()), hot=True)
+    presses = Int(16)
+
+
+HERO = SpawnableScene("res://hero.tscn", owned=synced_class(Input, spawn=()))
+
+
+def test_owned_synchronizers_take_their_owners_values_only() -> None:
+    server = FakeServer()
+    mp = SceneMultiplayer(server)
+    spawner = mp.add_spawner("Main/Spawner", "Main/Heroes", [HERO, MOB])
+    seen: list[tuple[str, dict[str, Any]]] = []
+    refused: list[str] = []
+    mp.synchronized.connect(lambda node, changed: seen.append((node.name, changed)))
+    mp.packet_refused.connect(lambda peer, why: refused.append(why))
+    server.join(5)
+    server.join(6)
+    hero = spawner.spawn(0, "5", owner=5)
+    assert hero.sync_id is None and server.take()[-1][1] == Spawn(1, 1, "5", (), (), 0)
+    with pytest.raises(ValueError, match="needs owner"):
+        spawner.spawn(0, "x")
+    with pytest.raises(ValueError, match="no owned synchronizer, so no owner"):
+        spawner.spawn(1, "y", owner=5)
+    path = "Main/Heroes/5/OwnerSynchronizer"
+    server.protocol.data_to_send()  # ADD_PEER for the two clients
+    server.receive(5, SimplifyPath(7, path, EMPTY_CHECKSUM).encode())
+    server.receive(6, SimplifyPath(7, path, EMPTY_CHECKSUM).encode())
+    assert server.protocol.data_to_send() == [
+        (5, ConfirmPath(True, 7).encode()),
+        (6, ConfirmPath(True, 7).encode()),
+    ]
+    net_id = 0x80000007
+    server.receive(5, Sync(3, (SyncState(net_id, (Vector2(1, 2),)),)).encode())
+    server.receive(5, Sync(2, (SyncState(net_id, (Vector2(9, 9),)),)).encode())  # stale
+    server.receive(5, DeltaSync((DeltaState(net_id, 1, (4,)),)).encode())
+    server.receive(6, Sync(4, (SyncState(net_id, (Vector2(6, 6),)),)).encode())  # not 6's
+    server.receive(5, Sync(5, (SyncState(1, (Vector2(6, 6),)),)).encode())  # a spawn net id
+    server.receive(5, Sync(5, (SyncState(net_id, (1, 2)),)).encode())  # two values, not one
+    assert seen == [("5", {"aim": Vector2(1, 2)}), ("5", {"presses": 4})]
+    assert hero.owned_values == {"aim": Vector2(1, 2), "presses": 4}
+    assert [why.split(",")[0] for why in refused] == [
+        "peer 6 synced 'Main/Heroes/5/OwnerSynchronizer'",
+        "peer 5 synced net id 1",
+        "SYNC has 2 values",
+    ]
+    spawner.despawn(hero)
+    assert path not in mp.owned_at

@@ -5,7 +5,7 @@ tests/test_engine_multiplayer_api.py."""
 from __future__ import annotations
 
 import pytest
-from multiplayer_api_scene import ENTITY_TSCN, entity_tscn
+from multiplayer_api_scene import ENTITY_TSCN, PLAYER_TSCN, entity_tscn, player_tscn
 
 from gdvariant import EncodeError, Vector2
 from gdvariant.multiplayer import (
@@ -91,6 +91,8 @@ def test_scene_text() -> None:
     assert bare == '[gd_scene load_steps=1 format=3]\n\n[node name="Bare" type="Node"]\n'
 
 
-def test_the_test_project_scene_is_generated() -> None:
-    """api_entity.tscn is written by the generator (python tests/multiplayer_api_scene.py)."""
+def test_the_test_project_scenes_are_generated() -> None:
+    """api_entity.tscn and api_player.tscn are the generator's (python
+    tests/multiplayer_api_scene.py)."""
     assert ENTITY_TSCN.read_text() == entity_tscn()
+    assert PLAYER_TSCN.read_text() == player_tscn()

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from .. import dumps
-from ._counters import NetIds, SyncClock
+from ._counters import PATH_NET_ID, InboundSyncTime, NetIds, SyncClock, is_path_net_id
 from ._errors import ProtocolError
 from ._packets import Packet, encode_packet
 from ._paths import EMPTY_CHECKSUM, ConfirmPath, SendCache, SimplifyPath
@@ -132,6 +132,11 @@ class SpawnedNode:
     path: str
     #: per peer: the compressed bytes of each watched property last sent in a delta
     watched: dict[int, dict[str, bytes]] = field(default_factory=dict)
+    #: the client that owns the scene's ``owned`` synchronizer, and what it last sent, by
+    #: flat property name
+    owner: int | None = None
+    owned_values: dict[str, Any] = field(default_factory=dict)
+    owned_time: InboundSyncTime = field(default_factory=InboundSyncTime)
 
 
 class Spawner:
@@ -169,13 +174,23 @@ class Spawner:
         self.handlers[(index, method)] = handler
 
     def spawn(
-        self, scene: int | str, name: str, values: Mapping[str, Any] | None = None
+        self,
+        scene: int | str,
+        name: str,
+        values: Mapping[str, Any] | None = None,
+        *,
+        owner: int | None = None,
     ) -> SpawnedNode:
         """Instantiate ``scene`` (its index or ``res://`` path) as child ``name`` of the
         spawn path on every client, its spawn properties set from ``values`` (by flat
-        property name) before the client's ``_ready``."""
+        property name) before the client's ``_ready``. ``owner``: the peer whose values
+        the scene's ``owned`` synchronizer takes (the scene's script must give it that
+        authority)."""
         index = self._scene_index(scene)
         spec = self.scenes[index]
+        if (spec.owned is not None) != (owner is not None):
+            need = "needs" if spec.owned is not None else "has no owned synchronizer, so no"
+            raise ValueError(f"{spec.path} {need} owner")
         if not name or any(c in name for c in '.:@/"%'):
             raise ValueError(f"{name!r} is not a valid node name")
         if name in self.nodes:
@@ -192,10 +207,13 @@ class Spawner:
             sync_ids[0] if sync_ids else None,
             state,
             f"{self.spawn_path}/{name}",
+            owner=owner,
         )
         self.nodes[name] = node
         mp.spawned[net_id] = node
         mp.spawned_at[node.path] = node
+        if spec.owned is not None:
+            mp.owned_at[f"{node.path}/{spec.owned_synchronizer}"] = node
         if spec.script is not None:
             mp.node(node.path, script=spec.script)
         for peer in sorted(mp.peers):
@@ -210,6 +228,7 @@ class Spawner:
         mp = self.multiplayer
         del mp.spawned[node.net_id]
         del mp.spawned_at[node.path]
+        mp.owned_at.pop(f"{node.path}/{node.scene.owned_synchronizer}", None)
         mp.forget_node(node.path)
         for peer in sorted(mp.peers):
             mp.send_reliable(peer, Despawn(node.net_id))
@@ -247,6 +266,8 @@ class SceneMultiplayer:
         self.peer_authenticating = Signal("peer_authenticating", logger)
         self.peer_authentication_failed = Signal("peer_authentication_failed", logger)
         self.packet_refused = Signal("packet_refused", logger)
+        #: ``synchronized(node, changed)``: an owner's SYNC or delta, by flat property name
+        self.synchronized = Signal("synchronized", logger)
         #: packets from clients that no layer here handles (client-authority syncs...)
         self.packet_received = Signal("packet_received", logger)
         for signal, old in (
@@ -272,6 +293,8 @@ class SceneMultiplayer:
         self.net_ids = NetIds()
         self.spawned: dict[int, SpawnedNode] = {}
         self.spawned_at: dict[str, SpawnedNode] = {}
+        #: the path of each spawned node's owned synchronizer
+        self.owned_at: dict[str, SpawnedNode] = {}
         self._scripts: dict[str, RpcTable] = {}
         self._nodes: dict[str, _Node] = {}
         self._handlers: dict[tuple[str, str], Callable[..., Any]] = {}
@@ -443,13 +466,15 @@ class SceneMultiplayer:
         node = self._nodes.get(path)
         if node is not None:
             return node.rpcs.checksum
-        spawner = self._spawners.get(path)
-        return EMPTY_CHECKSUM if spawner is not None else None
+        known = path in self._spawners or path in self.owned_at
+        return EMPTY_CHECKSUM if known else None
 
     def _packet(self, peer: int, packet: Packet) -> None:
         try:
             if isinstance(packet, RemoteCall):
                 self._remote_call(peer, packet)
+            elif isinstance(packet, Sync | DeltaSync):
+                self._owned_sync(peer, packet)
             elif isinstance(packet, Spawn | Despawn):
                 raise ProtocolError(f"{type(packet).__name__} from a client; the server spawns")
             elif isinstance(packet, SimplifyPath | ConfirmPath):
@@ -500,6 +525,30 @@ class SceneMultiplayer:
                 scene_handler(spawned, peer, *call.args)
                 return
         raise ProtocolError(f"no handler for {path}.{method} (SceneMultiplayer.on_rpc)")
+
+    def _owned_sync(self, peer: int, packet: Sync | DeltaSync) -> None:
+        """A client's SYNC or delta of the synchronizers it owns (path-based net ids)."""
+        for state in packet.states:
+            if not is_path_net_id(state.net_id):
+                raise ProtocolError(f"peer {peer} synced net id {state.net_id}, which we spawned")
+            path = self.server.receive_cache.path(peer, state.net_id & ~PATH_NET_ID)
+            node = self.owned_at.get(path)
+            if node is None:
+                raise ProtocolError(f"peer {peer} synced {path!r}, no owned synchronizer")
+            if node.owner != peer:
+                raise ProtocolError(f"peer {peer} synced {path!r}, owned by peer {node.owner}")
+            synced = node.scene.owned
+            assert synced is not None
+            if isinstance(state, SyncState):
+                assert isinstance(packet, Sync)
+                if not node.owned_time.accept(packet.time):
+                    continue  # stale, as a Godot receiver drops it
+                values = synced.config.read_sync(state)
+            else:
+                values = synced.config.read_delta(state)
+            changed = synced.by_flat_name(values)
+            node.owned_values.update(changed)
+            self.synchronized.emit(node, changed)
 
     # -- spawning and synchronizing ----------------------------------------------------
 

@@ -52,6 +52,13 @@ class SyncedClass:
         """An entity of the class with ``values`` set (each checked by its codec)."""
         return self._world.spawn(self.cls, **values)
 
+    def by_flat_name(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """``{godot property path: value}`` (as a received packet names them) by flat name."""
+        flat = {
+            p.path: name for p, name in zip(self.config.properties, self.flat_paths, strict=True)
+        }
+        return {flat[path]: value for path, value in values.items()}
+
     def values(self, entity: Any) -> dict[str, Any]:
         """``{godot property path: value as Godot holds it}`` of every property."""
         raw = entity._net_vals
@@ -90,14 +97,21 @@ def synced_class(
 @dataclass(frozen=True)
 class SpawnableScene:
     """A scene the client's MultiplayerSpawner lists: its ``res://`` path, the root's type and
-    script (whose ``@rpc`` functions the spawned node has), and the one synchronizer
-    (a child of the root, ``root_path = ".."``) whose properties ``synced`` gives."""
+    script (whose ``@rpc`` functions the spawned node has), and up to two synchronizers,
+    children of the root with ``root_path = ".."``: ``synced``, the server's (its values go
+    out in spawns, syncs and deltas), and ``owned``, the owner's: the client whose peer id
+    :meth:`Spawner.spawn` names as ``owner``, which the scene's script must make the
+    synchronizer's authority in ``_enter_tree`` (for example
+    ``$OwnerSynchronizer.set_multiplayer_authority(str(name).to_int())``). Its values
+    come from that client only."""
 
     path: str
     synced: SyncedClass | None = None
     script: str | None = None
     root_type: str = "Node"
     synchronizer: str = "MultiplayerSynchronizer"
+    owned: SyncedClass | None = None
+    owned_synchronizer: str = "OwnerSynchronizer"
 
 
 def _tscn_string(text: str) -> str:
@@ -105,27 +119,36 @@ def _tscn_string(text: str) -> str:
 
 
 def scene_tscn(scene: SpawnableScene, root_name: str | None = None) -> str:
-    """The ``.tscn`` text of ``scene``: root node (with its script) and the synchronizer with
-    the config the server uses. Godot 4.6 loads it as is; keep it next to the script."""
+    """The ``.tscn`` text of ``scene``: root node (with its script) and the synchronizers
+    with the configs the server uses. Godot 4.6 loads it as is; keep it next to the script."""
     name = root_name or scene.path.rsplit("/", 1)[-1].removesuffix(".tscn").title()
     ext = [] if scene.script is None else [("Script", scene.script, "1_script")]
-    subs = 0 if scene.synced is None else 1
-    lines = [f"[gd_scene load_steps={1 + len(ext) + subs} format=3]", ""]
+    syncs = [
+        (node_name, synced, f"SceneReplicationConfig_{i + 1}")
+        for i, (node_name, synced) in enumerate(
+            (n, c)
+            for n, c in (
+                (scene.synchronizer, scene.synced),
+                (scene.owned_synchronizer, scene.owned),
+            )
+            if c is not None
+        )
+    ]
+    lines = [f"[gd_scene load_steps={1 + len(ext) + len(syncs)} format=3]", ""]
     for kind, path, rid in ext:
         attrs = f"type={_tscn_string(kind)} path={_tscn_string(path)} id={_tscn_string(rid)}"
         lines += [f"[ext_resource {attrs}]", ""]
-    if scene.synced is not None:
-        lines += _config_lines(scene.synced.config.properties, "SceneReplicationConfig_1")
+    for _, synced, rid in syncs:
+        lines += _config_lines(synced.config.properties, rid)
     lines.append(f"[node name={_tscn_string(name)} type={_tscn_string(scene.root_type)}]")
     if scene.script is not None:
         lines.append('script = ExtResource("1_script")')
     lines.append("")
-    if scene.synced is not None:
+    for node_name, _, rid in syncs:
         lines += [
-            f"[node name={_tscn_string(scene.synchronizer)} "
-            'type="MultiplayerSynchronizer" parent="."]',
+            f'[node name={_tscn_string(node_name)} type="MultiplayerSynchronizer" parent="."]',
             'root_path = NodePath("..")',
-            'replication_config = SubResource("SceneReplicationConfig_1")',
+            f"replication_config = SubResource({_tscn_string(rid)})",
             "",
         ]
     return "\n".join(lines)
