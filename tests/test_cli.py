@@ -29,7 +29,13 @@ TRUNCATED = struct.pack("<III", 28, 1, 2)
 
 
 def _value(out: str) -> Any:
-    """The value printed by ``decode`` (printed as gdvariant-readable Python)."""
+    """The value printed by ``decode``: one line of Godot text."""
+    assert out.endswith("\n") and out.count("\n") == 1, out
+    return gd.from_text(out)
+
+
+def _python(out: str) -> Any:
+    """The value printed by ``decode --format python``."""
     return eval(out, NAMESPACE)
 
 
@@ -115,7 +121,7 @@ def test_decode_all_prints_every_value_with_offsets(capsys: pytest.CaptureFixtur
     data = struct.pack("<Ii", 2, 1) + struct.pack("<II3sx", 4, 3, b"abc")  # int 1, then "abc"
     assert main(["decode", "--hex", data.hex(), "--all"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines == ["# offset 0, 8 bytes", "1", "# offset 8, 12 bytes", "'abc'"]
+    assert lines == ["# offset 0, 8 bytes", "1", "# offset 8, 12 bytes", '"abc"']
 
 
 def test_decode_offset(capsys: pytest.CaptureFixture[str]) -> None:
@@ -146,10 +152,8 @@ def _records(values: list[Any], **options: Any) -> bytes:
 
 
 def _printed_records(out: str) -> list[Any]:
-    """The values of ``# record N`` blocks, checking the numbering."""
-    blocks = out.split("# record ")[1:]
-    assert [int(b.split("\n", 1)[0]) for b in blocks] == list(range(len(blocks)))
-    return [_value(b.split("\n", 1)[1]) for b in blocks]
+    """The values ``decode`` printed, one record per line."""
+    return [gd.from_text(line) for line in out.splitlines()]
 
 
 def test_decode_reads_a_plain_store_var_file(
@@ -281,8 +285,11 @@ def test_decode_full_object_needs_allow_objects(capsys: pytest.CaptureFixture[st
 
 def test_decode_object_as_id_needs_no_flag(capsys: pytest.CaptureFixture[str]) -> None:
     data = struct.pack("<IQ", 24 | 1 << 16, 1234)  # spec §5.2: bit 16 = instance id
+    assert main(["decode", "--hex", data.hex(), "--format", "python"]) == 0
+    assert _python(capsys.readouterr().out) == gd.ObjectID(1234)
+    # Godot makes an EncodedObjectAsID of it (spec godot3.md §5.2), and prints that object.
     assert main(["decode", "--hex", data.hex()]) == 0
-    assert _value(capsys.readouterr().out) == gd.ObjectID(1234)
+    assert capsys.readouterr().out == 'Object(EncodedObjectAsID,"object_id":1234)\n'
 
 
 def test_decode_bad_input_exit_1_with_offset(capsys: pytest.CaptureFixture[str]) -> None:
@@ -365,14 +372,18 @@ def test_encode_stdin(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFix
 
 
 def test_encode_full_objects(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["encode", "--hex", "GodotObject('Node')"]) == 1
+    assert main(["encode", "--hex", "Object(Node)"]) == 1
     assert "full_objects" in capsys.readouterr().err
-    assert main(["encode", "--hex", "--full-objects", "GodotObject('Node')"]) == 0
+    assert main(["encode", "--hex", "--full-objects", "Object(Node)"]) == 0
+    assert capsys.readouterr().out.strip() == FULL_OBJECT.hex()
+    assert (
+        main(["encode", "--hex", "--full-objects", "--from", "python", "GodotObject('Node')"]) == 0
+    )
     assert capsys.readouterr().out.strip() == FULL_OBJECT.hex()
 
 
 def test_encode_refused_expression(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["encode", "--hex", "__import__('os').system('echo hi')"]) == 2
+    assert main(["encode", "--hex", "--from", "python", "__import__('os').system('echo hi')"]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
     assert "__import__" in captured.err
@@ -400,9 +411,26 @@ def test_encode_unencodable_value(capsys: pytest.CaptureFixture[str]) -> None:
 def test_encode_bad_call_or_key_is_one_line_in_our_words(
     text: str, message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["encode", "--hex", text]) == 2
+    assert main(["encode", "--hex", "--from", "python", text]) == 2
     captured = capsys.readouterr()
     assert (captured.out, captured.err) == ("", f"gdvariant: {message}\n")
+
+
+@pytest.mark.parametrize("text", ["Vector2(1)", "[0, Vector3(1, 2, 3, 4)]", "{1: 2", "1 )"])
+def test_encode_text_that_does_not_parse_is_one_line_with_line_and_column(
+    text: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["encode", "--hex", text]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.count("\n") == 1
+    if text == "1 )":  # one value, then text that is not one: from_text would ignore it
+        assert captured.err == "gdvariant: <argument>, line 1, column 3: a value (got ')')\n"
+        return
+    with pytest.raises(gd.TextError) as info:
+        gd.from_text(text)
+    where = f"line {info.value.line}, column {info.value.column}"
+    assert captured.err.startswith(f"gdvariant: <argument>, {where}: {info.value.expected}")
 
 
 def test_encode_keeps_keys_python_would_merge(capsys: pytest.CaptureFixture[str]) -> None:
@@ -428,14 +456,14 @@ def test_encode_array_keys(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_engine_version_is_honoured_by_encode(capsys: pytest.CaptureFixture[str]) -> None:
-    v4 = "PackedVector4Array([(1, 2, 3, 4)])"
+    v4 = "PackedVector4Array(1, 2, 3, 4)"
     assert main(["encode", "-V", "4.2", "--hex", v4]) == 1
     assert "4.2" in capsys.readouterr().err
     assert main(["encode", "--engine-version", "4.3", "--hex", v4]) == 0
     expected = gd.dumps(PackedVector4Array([(1, 2, 3, 4)]), version="4.3")
     assert capsys.readouterr().out.strip() == expected.hex()
 
-    typed = "TypedArray(VariantType.INT, [1])"
+    typed = "Array[int]([1])"
     assert main(["encode", "-V", "3.6", "--hex", typed]) == 1  # Godot 3 has no typed Arrays
     capsys.readouterr()
     assert main(["encode", "-V", "4.3", "--hex", typed]) == 0
@@ -502,7 +530,7 @@ def test_frames_decodes_a_captured_stream(
     path.write_bytes(gd.frame({"seq": 1}) + gd.frame("é") + gd.frame([1, 2])[:-3])
     assert main(["frames", str(path)]) == 0
     captured = capsys.readouterr()
-    assert captured.out.splitlines() == ["# value 0", "{'seq': 1}", "# value 1", "'é'"]
+    assert captured.out.splitlines() == ['{"seq": 1}', '"é"']
     assert f"ends inside a frame ({len(gd.frame([1, 2])) - 3} bytes)" in captured.err
     assert "2 values" in captured.err
 
@@ -513,7 +541,7 @@ def test_frames_reports_a_bad_frame_and_keeps_what_came_before(
     data = gd.frame(7, version="3", framing="PacketPeerStream") + bytes.fromhex("04000000ff000000")
     assert main(["frames", "--hex", data.hex(), "-V", "3", "--framing", "PacketPeerStream"]) == 1
     captured = capsys.readouterr()
-    assert captured.out.splitlines() == ["# value 0", "7"]
+    assert captured.out.splitlines() == ["7"]
     assert "bad frame: unknown type id 255" in captured.err
     assert "offset 16" in captured.err
 
@@ -548,17 +576,17 @@ def test_decode_opens_encrypted_and_compressed_saves(
     enc = tmp_path / "enc.sav"
     gd.write_save(enc, [1, "two"], password="pässwörd", version="3")
     assert main(["decode", str(enc), "-V", "3", "--password", "pässwörd"]) == 0
-    assert capsys.readouterr().out.splitlines() == ["# record 0", "1", "# record 1", "'two'"]
+    assert capsys.readouterr().out.splitlines() == ["1", '"two"']
     assert main(["decode", str(enc), "-V", "3", "--password", "wrong"]) == 1
     assert "MD5 check failed" in capsys.readouterr().err
     zipped = tmp_path / "zip.sav"
     gd.write_save(zipped, [{"k": 3}], compression=gd.Compression.GZIP)
     assert main(["decode", str(zipped)]) == 0
-    assert capsys.readouterr().out.splitlines() == ["# record 0", "{'k': 3}"]
+    assert capsys.readouterr().out.splitlines() == ['{"k": 3}']
     key = bytes(range(32))
     gd.write_save(enc, [5], key=key)
     assert main(["decode", str(enc), "--key", key.hex()]) == 0
-    assert capsys.readouterr().out.splitlines() == ["# record 0", "5"]
+    assert capsys.readouterr().out.splitlines() == ["5"]
 
 
 def test_a_missing_optional_package_is_one_line_naming_the_extra(
@@ -608,7 +636,7 @@ def test_a_closed_output_pipe_ends_quietly(tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
     )
     assert proc.stdout is not None and proc.stderr is not None
-    assert proc.stdout.readline() == b"# record 0\n"
+    assert proc.stdout.readline() == b'{"i": 0, "pad": "' + b"x" * 100 + b'"}\n'
     proc.stdout.close()  # as `| head -1` does
     err = proc.stderr.read()
     assert proc.wait(timeout=60) == 141

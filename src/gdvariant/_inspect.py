@@ -10,7 +10,6 @@ the codec's own error says why.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from struct import Struct
@@ -294,13 +293,18 @@ def walk_value(
 
 
 def _checked(walker: _Walker, offset: int, path: str, depth: int) -> int:
-    """Walk one value, but let the codec's own error (with its path) say why it fails."""
+    """Walk one value as far as its fields go; where the codec refuses it (a count that
+    cannot fit, a limit...), its own message, with its offset and path, is added."""
     try:
         decode_value(walker.buf, walker.profile, walker.allow_objects, offset)
     except DecodeError as exc:
-        with contextlib.suppress(_Stop):
-            walker.value(offset, path, depth)
-        raise _Stop(exc.offset, str(exc)) from None
+        codec = str(exc)
+        try:
+            end = walker.value(offset, path, depth)
+        except _Stop as stop:
+            reason = stop.reason if stop.reason in codec else f"{stop.reason}; the decoder: {codec}"
+            raise _Stop(stop.offset, reason) from None
+        raise _Stop(min(end, exc.offset), codec) from None
     return walker.value(offset, path, depth)
 
 

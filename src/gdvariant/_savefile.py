@@ -44,15 +44,18 @@ class Container:
 
 
 def gdec_layout(data: bytes, *, key: bytes | None, password: str | None) -> tuple[int, bytes]:
-    """The layout (3 or 4) whose MD5 check passes, and the plaintext."""
-    failure: DecodeError | None = None
+    """The plaintext of a GDEC file and the layout (3 or 4) it was written in.
+
+    The header alone may fit both layouts; the one whose MD5 check passes is the one.
+    """
+    plain = decrypt(data, key=key, password=password)
     for layout in (4, 3):
         try:
-            return layout, decrypt(data, key=key, password=password, layout=layout)
-        except DecodeError as exc:
-            failure = failure or exc
-    assert failure is not None
-    raise failure
+            if decrypt(data, key=key, password=password, layout=layout) == plain:
+                return layout, plain
+        except DecodeError:
+            continue
+    raise AssertionError("decrypt() read a layout that no longer reads")  # pragma: no cover
 
 
 def open_container(

@@ -34,7 +34,7 @@ from ._types import (
     VariantType,
 )
 
-__all__ = ["to_text", "to_text_line"]
+__all__ = ["to_text"]
 
 T = VariantType
 
