@@ -102,7 +102,8 @@ def _read(args: argparse.Namespace, source: Profile) -> tuple[Payload, dict[str,
     one = header.startswith(_HEADER) and " one value " in f"{header} "
     values = from_document(text, version, records=not one, where=args.input)
     records = args.records or (not one and (len(values) != 1 or header.startswith(_HEADER)))
-    return Payload(values, records), {}, form
+    big_endian = header.startswith(_HEADER) and "big-endian lengths" in header
+    return Payload(values, records, big_endian), {}, form
 
 
 def run(args: argparse.Namespace) -> int:

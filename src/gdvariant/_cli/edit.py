@@ -19,7 +19,9 @@ from ._forms import check_lossless, from_document, read_payload, to_document
 from ._show import text_version
 
 EXAMPLES = """\
-  gdvariant edit --help
+  gdvariant convert examples/user_save.dat --password secret -o /tmp/edit_me.sav  # a copy
+  gdvariant edit /tmp/edit_me.sav --password secret --editor "sed -i s/12/13/"  # level 13
+  gdvariant decode /tmp/edit_me.sav --password secret     # the first record says 13
 """
 _USAGE = (
     "One value per line, in Godot's text syntax; lines starting with ';' are comments. "
@@ -40,21 +42,21 @@ def add_parser(sub: Any) -> None:
             "text does not parse, or a value cannot be written for the engine, nothing is "
             "written, the old file stays as it was, the error names the line and column, and "
             "the edited text is kept for another try. Values that have no exact text form "
-            "(object ids, Signals) are refused before the editor opens. Example, with an "
-            "editor that is a script: EDITOR=./fix-gold.sh gdvariant edit user.sav --password "
-            "secret"
+            "(object ids, Signals) are refused before the editor opens. --editor (or $EDITOR) "
+            "may be any command that changes the file it is given, for scripts."
         ),
         examples=EXAMPLES,
         parents=[engine_options()],
     )
     parser.add_argument("save", help="the save file to edit (plain, GDEC or GCPF)")
+    parser.add_argument("--editor", help="the editor command (default: $VISUAL, $EDITOR, then vi)")
     parser.add_argument("--allow-objects", action="store_true", help="accept full objects")
     secret_options(parser)
     parser.set_defaults(func=run)
 
 
-def _editor() -> list[str]:
-    command = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+def _editor(given: str | None) -> list[str]:
+    command = given or os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     return shlex.split(command)
 
 
@@ -76,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     draft = Path(name)
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         out.write(text)
-    status = subprocess.call([*_editor(), str(draft)])
+    status = subprocess.call([*_editor(args.editor), str(draft)])
     if status != 0:
         raise Unreadable(f"the editor exited with status {status}: nothing written ({draft} kept)")
     edited = draft.read_text(encoding="utf-8")
