@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engines import ENGINE_SCRIPTS, SEED, Engine
-from godot_describe import canon
+from engines import ENGINE_SCRIPTS, SEED, Engine, engine_text
+from godot_describe import canon, same_but_padding
 
 import gdvariant as gd
 from gdvariant._cli import main
 from gdvariant._savefile import open_container
+from gdvariant._text_writer import to_text_line
 
 pytestmark = pytest.mark.engine
 
@@ -121,3 +122,35 @@ def test_convert_reports_what_godot3_cannot_hold_and_godot3_reads_the_rest(
     assert result["ok"], result
     theirs = [gd.loads(bytes.fromhex(r), version="3.6") for r in result["records"]]
     assert [canon(v) for v in theirs] == [canon(v) for v in good]
+
+
+@pytest.mark.parametrize("fixture", ["godot4", "godot36"])
+def test_the_engine_reads_decodes_lines_as_the_values(
+    fixture: str, request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each line ``decode`` prints for a save is Godot text: the engine's ``str_to_var`` reads
+    it to the record's value (the lines that have an exact text; ``edit`` refuses the rest)."""
+    engine: Engine = request.getfixturevalue(fixture)
+    version = engine.name
+    with engine.workdir() as (here, inside):
+        shutil.copy(ENGINE_SCRIPTS / engine.oracle, here)
+        engine.run(engine.oracle, ["savefiles", inside, str(SEED), str(COUNT)], cwd=(here, inside))
+        path = here / "plain_values.sav"
+        assert main(["decode", str(path), "-V", version, "--full"]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        values = gd.read_save(path, version=version)
+    exact = [i for i, v in enumerate(values) if _has_exact_text(v, version)]
+    assert len(exact) > COUNT // 2
+    verdicts = engine_text(engine, [lines[i] for i in exact])
+    for i, verdict in zip(exact, verdicts, strict=True):
+        ours = gd.dumps(values[i], version=version, full_objects=True)
+        theirs = bytes.fromhex(verdict["bytes"])  # Godot 3 leaves NodePath padding unwritten
+        assert same_but_padding(ours, theirs), (i, lines[i][:300], SEED)
+
+
+def _has_exact_text(value: Any, version: str) -> bool:
+    try:
+        to_text_line(value, version=version)
+    except gd.EncodeError:
+        return False
+    return True

@@ -57,6 +57,14 @@ _ESCAPE = str.maketrans(
 _ESCAPE_3 = str.maketrans({**{chr(k): v for k, v in _ESCAPE.items()}, "?": "\\?"})
 #: Exact mode leaves BEL and VT raw: Godot's reader turns ``\a`` and ``\v`` into letters.
 _ESCAPE_EXACT = str.maketrans({chr(k): v for k, v in _ESCAPE.items() if chr(k) not in "\a\v"})
+#: One-line text also writes every other character that some readers take as a line break
+#: (Python's ``splitlines``, Unicode) as a ``\u`` escape, which every Godot reader knows.
+_ESCAPE_LINE = str.maketrans(
+    {
+        **{chr(k): v for k, v in _ESCAPE.items() if chr(k) not in "\a\v"},
+        **{c: f"\\u{ord(c):04x}" for c in "\v\x1c\x1d\x1e\x85\u2028\u2029"},
+    }
+)
 
 _SIMPLE: dict[type, VariantType] = {
     type(None): T.NIL,
@@ -125,7 +133,7 @@ class _Writer:
         self.ids = syntax.profile.wire_ids
         self.escape = _ESCAPE_3 if syntax.escape_question else _ESCAPE
         if exact:
-            self.escape = _ESCAPE_EXACT
+            self.escape = _ESCAPE_LINE if line else _ESCAPE_EXACT
         self.open, self.close = ("( ", " )") if syntax.spaced else ("(", ")")
         self.empty = "(  )" if syntax.spaced else "()"
         self.brackets = ("[ ", " ]", "[  ]") if syntax.spaced else ("[", "]", "[]")
@@ -235,6 +243,8 @@ class _Writer:
             if self.exact:
                 raise EncodeError(f"{self.syntax.engine} writes a {vtype.name} as nothing")
             return ""
+        if vtype is T.SIGNAL and self.line and not self.display and tuple(value) != ("", 0):
+            raise EncodeError("a Signal's name and object have no text form (Godot: Signal())")
         if vtype is T.RID:
             rid = value.id - (1 << 64) if value.id >= 1 << 63 else value.id
             return f"RID({rid})" if rid else "RID()"
