@@ -9,13 +9,11 @@ way (``readsaves``): the records it reads must be the values Godot 3.6 stored.
 
 from __future__ import annotations
 
-import json
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
-from engines import ENGINE_SCRIPTS, SEED, Engine, engine_text
+from engines import SEED, Engine, engine_read_saves, engine_text, engine_write_saves
 from godot_describe import canon, same_but_padding
 
 import gdvariant as gd
@@ -52,11 +50,7 @@ def test_godot46_reads_what_convert_makes_of_godot36_saves(
 ) -> None:
     seed = SEED
     with godot36.workdir() as (here3, inside3), godot4.workdir() as (here4, inside4):
-        shutil.copy(ENGINE_SCRIPTS / godot36.oracle, here3)
-        godot36.run(
-            godot36.oracle, ["savefiles", inside3, str(seed), str(COUNT)], cwd=(here3, inside3)
-        )
-        manifest = [bytes.fromhex(x) for x in (here3 / "manifest.txt").read_text().split()]
+        manifest = engine_write_saves(godot36, (here3, inside3), seed, COUNT)
         expected = {
             "values": [gd.loads(b, version="3.6") for b in manifest],
             "empty": [],
@@ -75,14 +69,7 @@ def test_godot46_reads_what_convert_makes_of_godot36_saves(
                 assert after.kind == before.kind, name
                 assert after.compression == before.compression, name
                 assert after.layout == (4 if before.kind == "GDEC" else None), name
-        shutil.copy(ENGINE_SCRIPTS / godot4.oracle, here4)
-        godot4.run(
-            godot4.oracle,
-            ["readsaves", f"{inside4}/ours", f"{inside4}/read.jsonl"],
-            cwd=(here4, inside4),
-        )
-        lines = (here4 / "read.jsonl").read_text().splitlines()
-    results = {r["name"]: r for r in map(json.loads, lines)}
+        results = engine_read_saves(godot4, (here4, inside4), "ours")
     assert len(results) == len(SECRETS) * len(CONTENTS)
     for name, result in results.items():
         where = f"{name} (seed {seed})"
@@ -112,13 +99,7 @@ def test_convert_reports_what_godot3_cannot_hold_and_godot3_reads_the_rest(
         target = here / "ours" / "pass_values.sav"
         argv = ["convert", str(here / "four.sav"), "--password", "secret", "--to-version", "3"]
         assert main([*argv, "-o", str(target)]) == 0, capsys.readouterr().err
-        shutil.copy(ENGINE_SCRIPTS / godot36.oracle, here)
-        godot36.run(
-            godot36.oracle,
-            ["readsaves", f"{inside}/ours", f"{inside}/read.jsonl"],
-            cwd=(here, inside),
-        )
-        (result,) = map(json.loads, (here / "read.jsonl").read_text().splitlines())
+        (result,) = engine_read_saves(godot36, (here, inside), "ours").values()
     assert result["ok"], result
     theirs = [gd.loads(bytes.fromhex(r), version="3.6") for r in result["records"]]
     assert [canon(v) for v in theirs] == [canon(v) for v in good]
@@ -133,8 +114,7 @@ def test_the_engine_reads_decodes_lines_as_the_values(
     engine: Engine = request.getfixturevalue(fixture)
     version = engine.name
     with engine.workdir() as (here, inside):
-        shutil.copy(ENGINE_SCRIPTS / engine.oracle, here)
-        engine.run(engine.oracle, ["savefiles", inside, str(SEED), str(COUNT)], cwd=(here, inside))
+        engine_write_saves(engine, (here, inside), SEED, COUNT)
         path = here / "plain_values.sav"
         assert main(["decode", str(path), "-V", version, "--full"]) == 0
         lines = capsys.readouterr().out.splitlines()

@@ -5,13 +5,11 @@ we write the same set and Godot reads them back to the same values."""
 from __future__ import annotations
 
 import io
-import json
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
-from engines import ENGINE_SCRIPTS, SEED, Engine
+from engines import SEED, Engine, engine_read_saves, engine_write_saves
 from godot_describe import as_engine_holds, canon, same_but_padding
 
 import gdvariant as gd
@@ -83,11 +81,7 @@ def _rebuilt(data: bytes, plaintext: bytes, options: dict[str, Any], layout: int
 
 def _engine_files(engine: Engine, here: Path, inside: str, seed: int) -> list[bytes]:
     """Have the engine write every save file into ``here``; return its manifest."""
-    shutil.copy(ENGINE_SCRIPTS / engine.oracle, here)
-    engine.run(engine.oracle, ["savefiles", inside, str(seed), str(COUNT)], cwd=(here, inside))
-    manifest = [bytes.fromhex(x) for x in (here / "manifest.txt").read_text().split()]
-    assert len(manifest) == COUNT
-    return manifest
+    return engine_write_saves(engine, (here, inside), seed, COUNT)
 
 
 def _check_we_read(engine: Engine) -> None:
@@ -124,13 +118,7 @@ def _check_engine_reads(engine: Engine) -> None:
                     gd.loads(b, version=version) for b in _expected(manifest, content, version)
                 ]
                 gd.write_save(ours / f"{mode}_{content}.sav", values, version=version, **options)
-        engine.run(
-            engine.oracle,
-            ["readsaves", f"{inside}/ours", f"{inside}/read.jsonl"],
-            cwd=(here, inside),
-        )
-        lines = (here / "read.jsonl").read_text().splitlines()
-    results = {r["name"]: r for r in map(json.loads, lines)}
+        results = engine_read_saves(engine, (here, inside), "ours")
     assert len(results) == len(_modes(engine)) * len(CONTENTS)
     for mode in _modes(engine):
         for content in CONTENTS:
