@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +71,7 @@ def command_parser(
         name,
         parents=parents or [],
         help=help,
-        description=description,
+        description=textwrap.fill(description, 88),
         epilog=f"examples:\n{examples}\n{EXIT_STATUS}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
