@@ -68,3 +68,10 @@ def test_cli_detect(capsys: pytest.CaptureFixture[str]) -> None:
     assert out[1] == "1. Godot 3 (3.6, 3.5, 3.4, 3.3, 3.2, 3.1): 3 store_var records"
     assert main(["detect", "--hex", "ffffffff", "--json"]) == 1
     assert json.loads(capsys.readouterr().out)["candidates"] == []
+
+
+def test_the_framing_is_named() -> None:
+    _, groups = detect(gd.dumps([1]))
+    assert "the layout of var_to_bytes, or one PacketPeer packet" in groups[0].reasons[1]
+    _, groups = detect(_records([1, 2], big_endian=True))
+    assert "both with big_endian set" in groups[0].reasons[1]

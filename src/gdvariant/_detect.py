@@ -84,6 +84,19 @@ def _rewrite(reading: Reading, profile: Profile) -> bytes | None:
     return None
 
 
+def framing(reading: Reading, container: Container) -> str:
+    """Which writers lay values out as ``reading`` found them."""
+    if container.kind != "plain":
+        return f"FileAccess.store_var records in a {container.kind} file"
+    if not reading.records:
+        return "var_to_bytes, or one PacketPeer packet (UDP, WebSocket, ENet)"
+    if reading.cut:
+        return "a captured stream of StreamPeer / PacketPeerStream put_var frames, cut short"
+    if reading.big_endian:
+        return "store_var records or StreamPeer put_var frames, both with big_endian set"
+    return "store_var records, or StreamPeer / PacketPeerStream put_var frames (one layout)"
+
+
 def _verdict(data: bytes, container: Container, profile: Profile) -> tuple[int, str, list[str]]:
     """(score, reading, reasons) of one release; score 0: it could not have written them."""
     unfit = _container_fits(container, profile)
@@ -92,6 +105,7 @@ def _verdict(data: bytes, container: Container, profile: Profile) -> tuple[int, 
     if reading is None:
         return 0, "", ["does not read the bytes whole"]
     reasons = [f"reads every byte as {reading.describe()}"]
+    reasons.append(f"the layout of {framing(reading, container)}")
     score = 2
     rewritten = _rewrite(reading, profile)
     whole = data[: len(data) - reading.cut]
