@@ -230,9 +230,22 @@ def _container_type(
 
 
 def _finish_dict(frame: list[Any]) -> Any:
-    """A plain dict when it holds every pair as written, else a :class:`Dictionary`."""
-    flat, key_type, value_type = frame[1], frame[3], frame[4]
-    keys, values = flat[0::2], flat[1::2]
+    """The Dictionary of a finished container frame (see :func:`godot_dictionary`)."""
+    flat = frame[1]
+    return godot_dictionary(flat[0::2], flat[1::2], frame[3], frame[4])
+
+
+def godot_dictionary(
+    keys: list[Any],
+    values: list[Any],
+    key_type: ElementType | None = None,
+    value_type: ElementType | None = None,
+) -> Any:
+    """A plain dict when it holds every pair as written, else a :class:`Dictionary`.
+
+    A dict would merge keys that Godot keeps apart (``1``, ``1.0``, ``true``; a String and a
+    StringName) and cannot hold Array or Dictionary keys; typed Dictionaries keep their types.
+    """
     if key_type is None and value_type is None:
         try:
             d = dict(zip(keys, values, strict=True))
