@@ -828,3 +828,34 @@ def test_encode_reads_a_file_or_stdin(
     monkeypatch.setattr(sys, "stdin", io.StringIO('1\n"two"\n'))
     assert main(["encode", "--records", "--hex"]) == 0
     assert capsys.readouterr().out.strip() == _records([1, "two"]).hex()
+
+
+def test_decode_json_lines_read_back_to_the_same_records(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    values = [{"k": gd.Vector2i(1, 2), 3: 1.5}, gd.StringName("x\u2028y"), [1.0, 2]]
+    data = _records(values)
+    assert main(["decode", "--hex", data.hex(), "--format", "json"]) == 0
+    out = capsys.readouterr().out
+    lines = out.split("\n")[:-1]
+    assert out.splitlines() == lines  # U+2028 is escaped: every reader sees the same lines
+    assert len(lines) == len(values)
+    assert [gd.dumps(gd.from_json(line)) for line in lines] == [gd.dumps(v) for v in values]
+
+
+def test_decode_godot_json_is_json_from_native(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["decode", "--hex", gd.dumps(gd.Vector2(1, 2)).hex(), "-f", "godot-json"]) == 0
+    # text-format.md §8: JSON.from_native writes a Vector2 as its type and its args.
+    assert capsys.readouterr().out == '{"args":[1.0,2.0],"type":"Vector2"}\n'
+
+
+def test_encode_from_json(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["encode", "--from", "json", '{"$type": "Vector2i", "args": [1, 2]}', "--hex"]) == 0
+    assert capsys.readouterr().out.strip() == "060000000100000002000000"  # godot4.md §4: 6, x, y
+    monkeypatch.setattr(sys, "stdin", io.StringIO('1\n\n"two"\n'))
+    assert main(["encode", "--from", "json", "--records", "--hex"]) == 0
+    assert capsys.readouterr().out.strip() == _records([1, "two"]).hex()
+    assert main(["encode", "--from", "json", "--records", "--hex", '1\n{"$type": 5}']) == 1
+    assert capsys.readouterr().err.startswith("gdvariant: line 2: ")

@@ -88,3 +88,19 @@ def test_convert_refuses_and_reports(tmp_path: Path, capsys: pytest.CaptureFixtu
         '  the value at ["k"]: Godot 3.6 has no VECTOR2I type (Vector2i)'
     )
     assert not target.exists()
+
+
+def test_convert_to_json_lines_and_back(tmp_path: Path) -> None:
+    source = tmp_path / "user.sav"
+    values = [{"b": 1, "a": [0.1, gd.Vector3(1, 2, 3)]}, gd.StringName("n"), -0.0]
+    gd.write_save(source, values)
+    lines = tmp_path / "user.jsonl"
+    assert main(["convert", str(source), "-o", str(lines)]) == 0
+    assert len(lines.read_text().splitlines()) == 3
+    back = tmp_path / "back.sav"
+    assert main(["convert", str(lines), "-o", str(back)]) == 0
+    assert back.read_bytes() == source.read_bytes()
+    single = tmp_path / "one.json"
+    single.write_text(gd.to_json([1, 2]))
+    assert main(["convert", str(single), "-o", str(tmp_path / "one.bin")]) == 0
+    assert (tmp_path / "one.bin").read_bytes() == gd.dumps([1, 2])

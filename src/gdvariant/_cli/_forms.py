@@ -11,18 +11,20 @@ from __future__ import annotations
 import argparse
 import io
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from .._api import decode, dumps
 from .._containers import sniff
-from .._errors import DecodeError, TextError
+from .._errors import DecodeError, JSONError, TextError
 from .._guess import Reading, other_engine, read_frames, read_whole, record_trouble
+from .._json import from_json
 from .._profiles import Profile
 from .._records import records
 from .._savefile import Container, open_container
 from .._text_parser import from_text_all
 from .._text_writer import to_text_line
 from ._common import Unreadable, secret
+from ._show import json_line
 
 
 @dataclass
@@ -141,6 +143,26 @@ def from_document(text: str, version: str, *, records: bool, where: str) -> list
     if not records and len(values) != 1:
         raise ValueError(f"{where}: the file holds one value, the text has {len(values)}")
     return values
+
+
+def json_values(text: str, dialect: str, *, many: bool) -> list[Any]:
+    """The values of JSON text: one document, or with ``many`` one per line (JSON Lines)."""
+    which: Literal["tagged", "godot"] = "godot" if dialect == "godot" else "tagged"
+    if not many:
+        return [from_json(text, dialect=which, allow_objects=True)]
+    values = []
+    for number, line in enumerate(text.split("\n"), 1):
+        if line.strip():
+            try:
+                values.append(from_json(line, dialect=which, allow_objects=True))
+            except JSONError as exc:
+                raise Unreadable(f"line {number}: {exc}") from None
+    return values
+
+
+def to_json_lines(payload: Payload) -> str:
+    """The values as JSON Lines: one lossless JSON value per line."""
+    return "".join(json_line(value) + "\n" for value in payload.values)
 
 
 def check_lossless(payload: Payload, version: str, profile: Profile, full: bool) -> None:

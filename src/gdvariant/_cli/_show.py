@@ -9,11 +9,12 @@ import re
 import sys
 from typing import Any
 
+from .._json import to_json
 from .._profiles import Profile
 from .._text_syntax import text_syntax
 from .._text_writer import to_text, to_text_line
 
-FORMATS = ("text", "godot", "json", "python")
+FORMATS = ("text", "godot", "json", "godot-json", "python")
 #: Containers longer than this are shortened unless ``--full``.
 SHOWN_ITEMS = 20
 
@@ -81,8 +82,8 @@ class Show:
     def __call__(self, value: Any) -> str:
         if self.format == "python":
             return repr(value)
-        if self.format == "json":
-            raise ValueError("--format json is not available yet")
+        if self.format in ("json", "godot-json"):
+            return json_line(value, "godot" if self.format == "godot-json" else "tagged")
         assert self.version is not None
         if self.format == "godot":
             text = to_text(value, version=self.version)
@@ -101,6 +102,16 @@ class Show:
             )
 
 
+def json_line(value: Any, dialect: str = "tagged") -> str:
+    """``value`` as one line of JSON (objects in full), with the characters some readers
+    take as line breaks escaped."""
+    text = to_json(value, dialect="godot" if dialect == "godot" else "tagged", full_objects=True)
+    return text.translate(_JSON_BREAKS)
+
+
+_JSON_BREAKS = str.maketrans({c: f"\\u{ord(c):04x}" for c in "\x85\u2028\u2029"})
+
+
 def _cut(text: str) -> bool:
     """Whether ``text`` holds a shortening mark outside its strings."""
     return re.search(r"\.\.\. \d+ more", re.sub(r'"(?:[^"\\]|\\.)*"', '""', text)) is not None
@@ -114,7 +125,8 @@ def format_options(parser: argparse.ArgumentParser, *, default: str = "text") ->
         choices=FORMATS,
         default=default,
         help="text: Godot's text syntax, one value per line (default); godot: exactly what "
-        "var_to_str prints; json: gdvariant's lossless JSON, one value per line; python: reprs",
+        "var_to_str prints; json: gdvariant's lossless JSON, one value per line (JSON Lines); "
+        "godot-json: what Godot's JSON.from_native makes of it (lossy); python: reprs",
     )
     parser.add_argument(
         "--full", action="store_true", help=f"print containers over {SHOWN_ITEMS} items whole"

@@ -14,7 +14,14 @@ from .._convert import problems
 from .._profiles import PROFILES, Profile, get_profile
 from .._savefile import Container, write_container
 from ._common import Unreadable, command_parser, engine_options, secret_options
-from ._forms import Payload, from_document, read_payload, to_document
+from ._forms import (
+    Payload,
+    from_document,
+    json_values,
+    read_payload,
+    to_document,
+    to_json_lines,
+)
 from ._show import text_version
 
 EXAMPLES = """\
@@ -60,7 +67,9 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--to", dest="to_form", choices=FORMS, help="form to write")
     parser.add_argument("--from", dest="from_form", choices=FORMS, help="form of the input")
     parser.add_argument(
-        "--records", action="store_true", help="text input: every value is a store_var record"
+        "--records",
+        action="store_true",
+        help="text or JSON input: every value is a store_var record (JSON: one per line)",
     )
     parser.add_argument("--allow-objects", action="store_true", help="accept full objects")
     secret_options(parser)
@@ -93,7 +102,10 @@ def _read(args: argparse.Namespace, source: Profile) -> tuple[Payload, dict[str,
         payload, options = read_payload(data, source, args)
         return payload, options, form
     if form == "json":
-        raise ValueError("JSON input is not available yet")
+        text = data.decode("utf-8")
+        lines = [line for line in text.split("\n") if line.strip()]
+        records = args.records or Path(args.input).suffix.lower() == ".jsonl" or len(lines) != 1
+        return Payload(json_values(text, "tagged", many=records), records), {}, form
     version = text_version(source)
     if version is None:
         raise ValueError(f"{source.engine} has no text syntax here")
@@ -133,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"{target.engine} has no text syntax here: use --to json")
         _write_text(args.output, to_document(payload, version, [f"gdvariant: {what}"]))
     elif form == "json":
-        raise ValueError("--to json is not available yet")
+        _write_text(args.output, to_json_lines(payload))
     else:
         plain = payload.plaintext(target, args.allow_objects)
         _write_bytes(args.output, plain, container, options)

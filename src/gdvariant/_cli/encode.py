@@ -13,7 +13,7 @@ from .._literal import parse_value
 from .._profiles import Profile, get_profile
 from .._records import records
 from ._common import command_parser, engine_options
-from ._forms import from_document
+from ._forms import from_document, json_values
 from ._show import text_version
 
 EXAMPLES = """\
@@ -24,8 +24,9 @@ EXAMPLES = """\
   gdvariant encode 'Array[int]([1, 2])' --hex             # a typed Array (Godot 4.3+)
   gdvariant encode --records '1 "two" Vector2(3, 4)' --hex  # three store_var records
   gdvariant encode --from python 'GodotObject("Node")' --full-objects --hex
+  gdvariant encode --from json '{"$type": "Vector2i", "args": [1, 2]}' --hex
 """
-INPUT_FORMS = ("text", "json", "python")
+INPUT_FORMS = ("text", "json", "godot-json", "python")
 
 
 def add_parser(sub: Any) -> None:
@@ -36,7 +37,8 @@ def add_parser(sub: Any) -> None:
         description=(
             "Encode a value written in Godot's text syntax (what var_to_str prints and "
             'str_to_var reads: Vector2(1, 2), &"name", Array[int]([1]), ; comments), in '
-            "gdvariant's JSON (--from json) or as a Python expression of gdvariant's types "
+            "gdvariant's JSON (--from json; godot-json: Godot's JSON.from_native form) or as a "
+            "Python expression of gdvariant's types "
             "(--from python; nothing is evaluated). The value comes from the argument, from a "
             "file (-i FILE) or from standard input ('-' or nothing). With --records every "
             "value in the text becomes a store_var record, as a save file holds them."
@@ -72,8 +74,8 @@ def read_values(text: str, form: str, profile: Profile, *, many: bool, where: st
         if many:
             raise ValueError("--records reads Godot text or JSON, not Python expressions")
         return [parse_value(text)]
-    if form == "json":
-        raise ValueError("--from json is not available yet")
+    if form in ("json", "godot-json"):
+        return json_values(text, "godot" if form == "godot-json" else "tagged", many=many)
     version = text_version(profile)
     if version is None:
         raise ValueError(f"{profile.engine} has no text syntax here: use --from json or python")
