@@ -24,6 +24,8 @@ EXAMPLES = """\
 """
 #: Bytes shown per field; longer fields end with "...".
 SHOWN_BYTES = 12
+#: The path column grows to the longest path, up to this.
+PATH_WIDTH = 40
 
 
 def add_parser(sub: Any) -> None:
@@ -103,11 +105,13 @@ def _raw(field: Field) -> str:
 
 def _print_section(section: Section, colour: bool) -> None:
     print(f"# {section.title}: {section.size} bytes")
-    print(f"{'offset':>8}  {'bytes':<30}  {'path':<16}  field")
+    width = min(max((len(f.path) for f in section.fields), default=4), PATH_WIDTH)
+    print(f"{'offset':>8}  {'bytes':<30}  {'path':<{width}}  field")
     for field in section.fields:
         what = colourize(field.what) if colour else field.what
-        indent = "  " * field.depth
-        print(f"{field.offset:>8}  {_raw(field):<30}  {field.path or '.':<16}  {indent}{what}")
+        indent = "  " * min(field.depth, 8)
+        path = field.path or "."
+        print(f"{field.offset:>8}  {_raw(field):<30}  {path:<{width}}  {indent}{what}")
     if section.problem is None:
         print(f"# all {section.size} bytes read")
         return
