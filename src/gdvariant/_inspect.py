@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from struct import Struct
 from typing import Any
 
-from ._containers import _GCPF, _GDEC3, _GDEC4, _U32, GDEC, sniff
-from ._decoder import _container_type, _pandemonium_element_type, _read_string, decode_value
+from ._containers import GCPF_HEADER, GDEC, GDEC_HEADERS, U32, sniff
+from ._decoder import decode_value, read_container_type, read_pandemonium_element_type, read_string
 from ._errors import DecodeError, key_repr
 from ._profiles import KIND_BARE_OBJECT, KIND_BARE_RID, Profile
 from ._savefile import open_container
@@ -120,7 +120,7 @@ class _Walker:
     def u32(self, pos: int, what: str) -> int:
         if self.end - pos < 4:
             raise _Stop(pos, f"{what} missing: the data ends")
-        return int(_U32.unpack_from(self.buf, pos)[0])
+        return int(U32.unpack_from(self.buf, pos)[0])
 
     def header_text(self, header: int, kind: int) -> str:
         wire = header & 0xFF
@@ -188,7 +188,7 @@ class _Walker:
             self.emit(body, body + 4, path, f"count: {count} strings", depth)
             at = body + 4
             for index, text in enumerate(value):
-                _, stop = _read_string(self.buf, at, self.end, True, _MAX)
+                _, stop = read_string(self.buf, at, self.end, True, _MAX)
                 self.emit(at, stop, f"{path}[{index}]", f"string: {self.render(text)}", depth + 1)
                 at = stop
             return
@@ -214,20 +214,20 @@ class _Walker:
             if kind == T.OBJECT:
                 return self.object_(pos, path, depth)
             if kind in (T.TYPED_ARRAY, T.PACKED_TYPED_ARRAY):
-                spec, stop = _pandemonium_element_type(
+                spec, stop = read_pandemonium_element_type(
                     self.buf, pos, self.end, header, self.profile, _MAX
                 )
                 self.emit(at, stop, path, f"element type: {_element(spec)}", depth)
                 at = stop
             elif kind == T.ARRAY and self.profile.typed_arrays and header & 0x30000:
-                spec, stop = _container_type(
+                spec, stop = read_container_type(
                     self.buf, at, self.end, (header >> 16) & 3, self.profile, _MAX
                 )
                 self.emit(at, stop, path, f"element type: {_element(spec)}", depth)
                 at = stop
             elif kind == T.DICTIONARY and self.profile.typed_dictionaries and header & 0xF0000:
                 for shift, role in ((16, "key"), (18, "value")):
-                    spec, stop = _container_type(
+                    spec, stop = read_container_type(
                         self.buf, at, self.end, (header >> shift) & 3, self.profile, _MAX
                     )
                     self.emit(at, stop, path, f"{role} type: {_element(spec)}", depth)
@@ -251,7 +251,7 @@ class _Walker:
         return at
 
     def object_(self, pos: int, path: str, depth: int) -> int:
-        name, at = _read_string(self.buf, pos + 4, self.end, True, _MAX)
+        name, at = read_string(self.buf, pos + 4, self.end, True, _MAX)
         self.emit(pos + 4, at, path, f"class name: {name!r}", depth)
         if not name:
             return at
@@ -261,7 +261,7 @@ class _Walker:
         self.emit(at, at + 4, path, f"count: {count} properties", depth)
         at += 4
         for _ in range(count):
-            prop, stop = _read_string(self.buf, at, self.end, True, _MAX)
+            prop, stop = read_string(self.buf, at, self.end, True, _MAX)
             self.emit(at, stop, f"{path}.{prop}", f"property name: {prop!r}", depth + 1)
             at = self.value(stop, f"{path}.{prop}", depth + 1)
         return at
@@ -362,13 +362,17 @@ def walk_records(
 def _gdec_header(data: bytes) -> Section:
     """The fields of a GDEC header (both layouts that fit are possible; the first is shown)."""
     section = Section("GDEC container (encrypted)", len(data))
-    if len(data) >= _GDEC4.size and data[:4] == GDEC and _GDEC3.unpack_from(data)[1] != 1:
-        _, digest, size, _ = _GDEC4.unpack_from(data)
+    if (
+        len(data) >= GDEC_HEADERS[4].size
+        and data[:4] == GDEC
+        and GDEC_HEADERS[3].unpack_from(data)[1] != 1
+    ):
+        _, digest, size, _ = GDEC_HEADERS[4].unpack_from(data)
         parts = [(4, "magic: GDEC"), (16, f"MD5 of the plaintext: {digest.hex()}")]
         parts += [(8, f"plaintext length: {size} bytes"), (16, "IV (AES-256-CFB, Godot 4 layout)")]
-    elif len(data) >= _GDEC3.size:
+    elif len(data) >= GDEC_HEADERS[3].size:
         swapped = data[:4] != GDEC
-        layout = Struct(">4sI16sQ") if swapped else _GDEC3
+        layout = Struct(">4sI16sQ") if swapped else GDEC_HEADERS[3]
         _, mode, digest, size = layout.unpack_from(data)
         order = " (big-endian: File.endian_swap)" if swapped else ""
         parts = [(4, f"magic: GDEC{order}"), (4, f"mode: {mode} (AES-256-ECB, Godot 2/3 layout)")]
@@ -390,10 +394,10 @@ def _gdec_header(data: bytes) -> Section:
 
 def _gcpf_header(data: bytes) -> Section:
     section = Section("GCPF container (compressed)", len(data))
-    if len(data) < _GCPF.size:
+    if len(data) < GCPF_HEADER.size:
         section.problem, section.problem_offset = "the GCPF header is cut short", 0
         return section
-    _, mode, block, total = _GCPF.unpack_from(data)
+    _, mode, block, total = GCPF_HEADER.unpack_from(data)
     count = total // block + 1 if block else 0
     fields = [
         Field(0, data[:4], "", "magic: GCPF"),
@@ -401,12 +405,12 @@ def _gcpf_header(data: bytes) -> Section:
         Field(8, data[8:12], "", f"block size: {block}"),
         Field(12, data[12:16], "", f"plaintext size: {total} bytes in {count} blocks"),
     ]
-    at = _GCPF.size
+    at = GCPF_HEADER.size
     sizes = []
     for index in range(count):
         if len(data) - at < 4:
             break
-        (size,) = _U32.unpack_from(data, at)
+        (size,) = U32.unpack_from(data, at)
         sizes.append(size)
         fields.append(Field(at, data[at : at + 4], f"block {index}", f"compressed size: {size}"))
         at += 4
