@@ -11,6 +11,8 @@ import struct
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import gdvariant as gd
 from gdvariant._cli import main
@@ -165,3 +167,20 @@ def test_cli_inspect_names_the_engine_that_fits(capsys: pytest.CaptureFixture[st
     data = gd.dumps({"a": 1}, version="3")  # Godot 3's Dictionary (18) is Godot 4's Transform3D
     assert main(["inspect", "--hex", data.hex()]) == 1
     assert "note: -V 3 reads the whole input, as one value" in capsys.readouterr().err
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(
+        st.binary(max_size=64),
+        st.builds(lambda b: b"GCPF" + b, st.binary(max_size=40)),
+        st.builds(lambda b: gd.dumps([1, "ab", {"k": 2.5}]) + b, st.binary(max_size=8)),
+    ),
+    st.sampled_from(["4", "3", "2", "pandemonium"]),
+)
+def test_any_bytes_give_sections_not_exceptions(data: bytes, version: str) -> None:
+    sections = inspect_data(data, get_profile(version))
+    for section in sections:
+        assert 0 <= section.good <= section.size
+        assert (section.problem is None) == (section.problem_offset is None)
+        assert all(f.offset + len(f.raw) <= section.size for f in section.fields)

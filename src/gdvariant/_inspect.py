@@ -415,6 +415,10 @@ def _gcpf_header(data: bytes) -> Section:
         fields.append(Field(at, data[at : at + 4], f"block {index}", f"compressed size: {size}"))
         at += 4
     for index, size in enumerate(sizes):
+        if at + size > len(data):
+            section.problem = f"the file ends inside block {index} ({size} bytes claimed)"
+            section.problem_offset = min(at, len(data))
+            break
         fields.append(Field(at, data[at : at + size], f"block {index}", f"{size} compressed bytes"))
         at += size
     if data[at : at + 4] == b"GCPF":
@@ -445,7 +449,13 @@ def inspect_data(
         sections.append(_gdec_header(data) if kind == "GDEC" else _gcpf_header(data))
         if kind == "GDEC" and key is None and password is None:
             return sections
-        plain = open_container(data, key=key, password=password)[1]
+        try:
+            plain = open_container(data, key=key, password=password)[1]
+        except DecodeError as exc:  # a damaged container: its header is all there is to show
+            head = sections[-1]
+            head.problem, head.problem_offset = str(exc), exc.offset
+            head.good = min(head.good, exc.offset)
+            return sections
     options: dict[str, Any] = {"allow_objects": allow_objects, "render": render}
     tries: list[Section] = []
     if records is not True and big_endian is None:
