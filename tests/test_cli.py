@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 from engines import Engine, engine_decode
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import gdvariant as gd
 from gdvariant import PROFILES, GodotObject, PackedVector4Array, TypedArray, VariantType, Vector3
@@ -859,3 +861,22 @@ def test_encode_from_json(
     assert capsys.readouterr().out.strip() == _records([1, "two"]).hex()
     assert main(["encode", "--from", "json", "--records", "--hex", '1\n{"$type": 5}']) == 1
     assert capsys.readouterr().err.startswith("gdvariant: line 2: ")
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    data=st.one_of(
+        st.binary(max_size=48),
+        st.builds(lambda b: gd.frame([1, "x"]) + b, st.binary(max_size=12)),
+        st.builds(lambda b: b"GCPF" + b, st.binary(max_size=32)),
+    ),
+    command=st.sampled_from(["decode", "inspect", "detect"]),
+)
+def test_any_bytes_end_in_a_status_not_a_traceback(
+    data: bytes, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([command, "--hex", data.hex() or "00"]) in (0, 1)
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
