@@ -104,3 +104,16 @@ def test_convert_to_json_lines_and_back(tmp_path: Path) -> None:
     single.write_text(gd.to_json([1, 2]))
     assert main(["convert", str(single), "-o", str(tmp_path / "one.bin")]) == 0
     assert (tmp_path / "one.bin").read_bytes() == gd.dumps([1, 2])
+
+
+def test_a_value_without_exact_text_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "s.sav"
+    gd.write_save(source, [1, gd.Signal("hit", 5)])
+    assert main(["convert", str(source), "--to", "text"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("gdvariant: record 1 has no exact text: a Signal's name")
+    assert main(["convert", str(source), "--to", "json"]) == 0  # JSON keeps it
+    lines = capsys.readouterr().out.splitlines()
+    assert gd.from_json(lines[1]) == gd.Signal("hit", 5)

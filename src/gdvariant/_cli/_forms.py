@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from .._api import decode, dumps
 from .._containers import sniff
-from .._errors import DecodeError, JSONError, TextError
+from .._errors import DecodeError, EncodeError, JSONError, TextError
 from .._guess import Reading, other_engine, read_frames, read_whole, record_trouble
 from .._json import from_json
 from .._profiles import Profile
@@ -125,8 +125,11 @@ def to_document(payload: Payload, version: str, comments: list[str]) -> str:
     out = io.StringIO()
     for comment in comments:
         out.write(f"; {comment}\n")
-    for value in payload.values:
-        out.write(to_text_line(value, version=version) + "\n")
+    for index, value in enumerate(payload.values):
+        try:
+            out.write(to_text_line(value, version=version) + "\n")
+        except EncodeError as exc:
+            raise EncodeError(f"record {index} has no exact text: {exc}") from None
     return out.getvalue()
 
 
