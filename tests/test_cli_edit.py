@@ -151,3 +151,18 @@ def test_a_wrong_password_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["edit", str(path), "--password", "nope", "--editor", "true"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "MD5 check failed" in err
+
+
+def test_a_godot3_header_written_with_endian_swap_stays_swapped(tmp_path: Path) -> None:
+    # containers.md §2: Godot 3 with File.endian_swap writes the GDEC header fields
+    # big-endian (the magic, stored as a u32, reads "CEDG").
+    plain = b"".join(gd.records(RECORDS, version="3"))
+    normal = gd.encrypt(plain, password="pw", layout=3)
+    _, mode, digest, size = struct.unpack_from("<4sI16sQ", normal)
+    path = tmp_path / "swapped.sav"
+    path.write_bytes(struct.pack(">4sI16sQ", b"CEDG", mode, digest, size) + normal[32:])
+    editor = _editor(tmp_path, "path.write_text(path.read_text().replace('12', '14'))\n")
+    assert main(["edit", str(path), "-V", "3", "--password", "pw", "--editor", editor]) == 0
+    data = path.read_bytes()
+    assert data[:8] == b"CEDG" + struct.pack(">I", 1)
+    assert gd.read_save(path, version="3", password="pw")[0]["level"] == 14

@@ -14,11 +14,24 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from struct import Struct
 
-from ._containers import Compression, GcpfReader, decrypt, sniff, write_gcpf, write_gdec
+from ._containers import (
+    GDEC,
+    GDEC_HEADERS,
+    Compression,
+    GcpfReader,
+    decrypt,
+    sniff,
+    write_gcpf,
+    write_gdec,
+)
 from ._errors import DecodeError
 
 __all__ = ["Container", "open_container", "write_container"]
+
+#: Godot 3's GDEC header as ``File.endian_swap`` writes it: every field big-endian.
+_SWAPPED = Struct(">4sI16sQ")
 
 
 @dataclass(frozen=True)
@@ -30,13 +43,16 @@ class Container:
     layout: int | None = None
     compression: Compression | None = None
     block_size: int = 4096
+    #: A Godot 3 GDEC header written with ``File.endian_swap`` set (big-endian fields).
+    swapped: bool = False
 
     def describe(self) -> str:
         """``GDEC (Godot 4 layout, AES-256-CFB)``, ``GCPF (ZSTD, 4096-byte blocks)``..."""
         if self.kind == "GDEC":
             cipher = "AES-256-CFB" if self.layout == 4 else "AES-256-ECB"
             line = "Godot 4" if self.layout == 4 else "Godot 2/3"
-            return f"GDEC ({line} layout, {cipher})"
+            swapped = ", big-endian header" if self.swapped else ""
+            return f"GDEC ({line} layout, {cipher}{swapped})"
         if self.kind == "GCPF":
             name = self.compression.name if self.compression is not None else "?"
             return f"GCPF ({name}, {self.block_size}-byte blocks)"
@@ -70,7 +86,7 @@ def open_container(
         if key is None and password is None:
             raise ValueError("this save is encrypted: give --password or --key")
         layout, plain = gdec_layout(data, key=key, password=password)
-        return Container("GDEC", layout=layout), plain
+        return Container("GDEC", layout=layout, swapped=data[:4] == GDEC[::-1]), plain
     if kind == "GCPF":
         reader = GcpfReader(io.BytesIO(data))
         with io.BufferedReader(reader) as fp:
@@ -96,10 +112,15 @@ def write_container(
     target = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:
-        with os.fdopen(fd, "wb") as out:
+        with os.fdopen(fd, "w+b") as out:
             if container.kind == "GDEC":
                 layout = container.layout or 4
                 write_gdec([plaintext], out, key=key, password=password, layout=layout)
+                if container.swapped and layout == 3:
+                    out.seek(0)
+                    _, mode, digest, size = GDEC_HEADERS[3].unpack(out.read(GDEC_HEADERS[3].size))
+                    out.seek(0)
+                    out.write(_SWAPPED.pack(GDEC[::-1], mode, digest, size))
             elif container.kind == "GCPF":
                 mode = container.compression if container.compression is not None else 0
                 write_gcpf([plaintext], out, compression=mode, block_size=container.block_size)
