@@ -26,8 +26,8 @@ def add_parser(sub: Any) -> None:
         description=(
             "Try every engine release on the input and rank them: a release that reads every "
             "byte and writes exactly the same bytes back could have written it; one that only "
-            "reads it ranks lower (3.0 writes every int as 64-bit, 4.0-4.2 drop Array types, "
-            "Godot 3 pads where Godot 4 does not...). The container counts too: an encrypted "
+            "reads it ranks lower (3.0 writes every int as 64-bit, 4.0-4.2 drop Array types...). "
+            "The container counts too: an encrypted "
             "file's header layout says Godot 4 or Godot 2/3, Zstd and GZip are new in Godot 3. "
             "store_var records and StreamPeer put_var frames share one layout; a capture that "
             "stops inside a frame reads as frames. Exit status 1 when no release reads it."
