@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ._decoder import godot_dictionary
+from ._errors import EncodeError
 from ._layouts import LAYOUTS
 from ._legacy import Image, InputEvent
 from ._packed import (
@@ -404,10 +405,17 @@ def _bytes_out(value: Any) -> Any:
     return _tagged("PackedByteArray", base64=base64.b64encode(bytes(value)).decode("ascii"))
 
 
+def _int_out(value: int) -> int:
+    number = int(value)
+    if not _INT64[0] <= number <= _INT64[1]:
+        raise EncodeError(f"int {number} does not fit in Godot's 64-bit int")
+    return number
+
+
 _WRITERS: dict[type, Fn[[Any], Any]] = {
     type(None): lambda v: None,
     bool: bool,
-    int: int,
+    int: _int_out,
     float: _float_out,
     str: str,
     StringName: lambda v: _tagged("StringName", value=str(v)),
@@ -459,7 +467,8 @@ def _writer(cls: type) -> Fn[[Any], Any]:
 
 
 def to_tree(value: Any) -> Any:
-    """The tagged JSON tree of ``value``; ``TypeError`` for a value no Godot type holds."""
+    """The tagged JSON tree of ``value``; ``TypeError`` for a value no Godot type holds,
+    :class:`EncodeError` for one out of a Godot type's range."""
     writer = _WRITERS.get(type(value)) or _writer(type(value))
     return writer(value)
 
