@@ -185,6 +185,10 @@ TAGGED = [
         {"$type": "Vector2", "args": [0.1, 2.0]},
     ),
     (gd.Color(1, 0.5, 0, 1), {"$type": "Color", "args": [1.0, 0.5, 0.0, 1.0]}),
+    (
+        gd.Vector2(1.401298464324817e-45, 3.4028234663852886e38),  # float32's extremes
+        {"$type": "Vector2", "args": [1e-45, 3.4028235e38]},
+    ),
     # ...unless one is not a float32: then all are exact doubles, and the record says so.
     (gd.Vector2(0.1, 2), {"$type": "Vector2", "args": [0.1, 2.0], "float64": True}),
     (gd.Vector3(math.inf, -0.0, math.nan), {"$type": "Vector3", "args": ["inf", -0.0, "nan"]}),

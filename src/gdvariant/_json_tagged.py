@@ -141,6 +141,7 @@ _NAMED_TYPES = {name: vtype for vtype, name in TYPE_NAMES.items()}
 _F64 = struct.Struct("<d")
 _U64 = struct.Struct("<Q")
 _QUIET_NAN = 0x7FF8000000000000
+_F32_MIN_NORMAL = 2.0**-126
 _HEX_BITS = re.compile(r"0x[0-9a-fA-F]{16}")
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 _INT32 = (-(1 << 31), (1 << 31) - 1)
@@ -235,10 +236,16 @@ def _special(x: float) -> str:
 
 
 def _shortest32(x: float) -> float:
-    """The double nearest to the shortest decimal that rounds to float32 ``x``."""
+    """The double nearest to the shortest decimal that rounds to float32 ``x``.
+
+    Six significant digits come first: ``%g`` drops trailing zeros, and no decimal of five
+    digits or fewer that differs from the six-digit rounding is within a float32's rounding
+    interval (about 6e-8 relative), so when six digits read back, that text is the shortest.
+    Subnormals have wider intervals and try every length.
+    """
     if x == 0:
         return x
-    for digits in range(1, 10):
+    for digits in range(6 if abs(x) >= _F32_MIN_NORMAL else 1, 10):
         candidate = float(f"{x:.{digits}g}")
         if f32(candidate) == x:
             return candidate
