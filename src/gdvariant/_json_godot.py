@@ -359,15 +359,18 @@ def _to_int(text: str) -> int:
 
 def _to_float(text: str) -> float:
     """``"f:"``'s reading: ``inf``, ``-inf`` and ``nan`` by name, else Godot's strtod of the
-    leading number."""
+    leading number (a sign with no digits after it reads as a zero of that sign)."""
     if text == "inf":
         return math.inf
     if text == "-inf":
         return -math.inf
     if text == "nan":
         return math.nan
-    match = _NUMBER.match(text.strip())
-    return godot_strtod(match.group()) if match else 0.0
+    text = text.strip()
+    match = _NUMBER.match(text)
+    if match:
+        return godot_strtod(match.group())
+    return -0.0 if text.startswith("-") else 0.0
 
 
 def _variant_float(node: Any) -> float:
