@@ -127,3 +127,18 @@ def test_errors(text: str, reason: str, path: str | None) -> None:
         gd.from_json(text, dialect="godot")
     if path is not None:
         assert info.value.path == path
+
+
+def test_types_godot_4_lacks_are_refused() -> None:
+    for value in (gd.Image(), gd.PackedVector2iArray([(1, 2)]), gd.ObjectID(5), {1, 2}):
+        with pytest.raises(gd.EncodeError):
+            gd.to_json(value, dialect="godot", full_objects=True)
+
+
+class _Point(gd.Vector2):
+    """A user's subclass of a math type."""
+
+
+def test_subclasses_write_as_their_godot_type() -> None:
+    assert gd.to_json(_Point(1, 2), dialect="godot") == '{"args":[1.0,2.0],"type":"Vector2"}'
+    assert gd.to_json(_Point(1, 2)) == '{"$type": "Vector2", "args": [1.0, 2.0]}'

@@ -20,7 +20,7 @@ from typing import Any
 
 from ._decoder import godot_dictionary
 from ._errors import EncodeError
-from ._json_tagged import TYPE_NAMES, Bad, member
+from ._json_tagged import MATH_SIZES, MATH_TYPES, TYPE_NAMES, Bad, member
 from ._packed import (
     PackedColorArray,
     PackedFloat32Array,
@@ -224,17 +224,16 @@ class _FromNative:
             return self.typed_array(value)
         if isinstance(value, PackedStringArray):
             return {"type": "PackedStringArray", "args": [_text(s) for s in value]}
-        if isinstance(value, list | tuple):
+        if isinstance(value, list) or cls is tuple:
             return [self.tree(v) for v in value]
         if isinstance(value, _PackedNumbers):
             return self.packed(value)
         if isinstance(value, bytes | bytearray | memoryview):
             return {"type": "PackedByteArray", "args": list(bytes(value))}
-        if isinstance(value, PackedStringArray):
-            return {"type": "PackedStringArray", "args": [_text(s) for s in value]}
-        writer = _MATH_ARGS.get(cls)
-        if writer is not None:
-            return writer(value)
+        for base in cls.__mro__[1:]:  # a subclass of a math type
+            writer = _MATH_ARGS.get(base)
+            if writer is not None:
+                return writer(value)
         raise EncodeError(f"Godot 4 has no JSON form for a {cls.__qualname__}")
 
     def object_(self, value: GodotObject | ObjectID) -> Any:
@@ -317,9 +316,7 @@ _PACKED_NAMES: dict[type, str] = {
 
 
 def _math_writers() -> dict[type, Fn[[Any], Any]]:
-    from ._json_tagged import _MATH
-
-    return {cls: _math_writer(name, kind == "i32") for name, (cls, kind, _) in _MATH.items()}
+    return {cls: _math_writer(name, kind == "i32") for name, (cls, kind, _) in MATH_TYPES.items()}
 
 
 _MATH_ARGS = _math_writers()
@@ -563,11 +560,9 @@ def _packed(cls: type, width: int, convert: Fn[[Any], Any]) -> Fn[[str, list[Any
 
 
 def _math_constructors() -> dict[VariantType, Fn[[str, list[Any]], Any]]:
-    from ._json_tagged import _MATH, _MATH_SIZES
-
     return {
-        _NAMED[name]: _sized(_MATH_SIZES[name], build, kind == "i32")
-        for name, (_, kind, build) in _MATH.items()
+        _NAMED[name]: _sized(MATH_SIZES[name], build, kind == "i32")
+        for name, (_, kind, build) in MATH_TYPES.items()
     }
 
 

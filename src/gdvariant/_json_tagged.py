@@ -80,7 +80,7 @@ from ._types import (
     Vector4i,
 )
 
-__all__ = ["TAG", "TYPE_NAMES", "Bad", "from_tree", "to_tree"]
+__all__ = ["MATH_SIZES", "MATH_TYPES", "TAG", "TYPE_NAMES", "Bad", "from_tree", "to_tree"]
 
 T = VariantType
 #: The member that marks a tagged object.
@@ -149,7 +149,7 @@ _U64_RANGE = (0, (1 << 64) - 1)
 
 # Math types: the class, its component kind ("real", "f32" or "i32" as in LAYOUTS), and how
 # to build it from its components in the order of its fields (columns for Basis and the rest).
-_MATH: dict[str, tuple[type, str, Fn[[list[Any]], Any]]] = {
+MATH_TYPES: dict[str, tuple[type, str, Fn[[list[Any]], Any]]] = {
     "Vector2": (Vector2, "real", lambda c: Vector2(*c)),
     "Vector2i": (Vector2i, "i32", lambda c: Vector2i(*c)),
     "Rect2": (Rect2, "real", lambda c: Rect2(c[0:2], c[2:4])),
@@ -171,8 +171,8 @@ _MATH: dict[str, tuple[type, str, Fn[[list[Any]], Any]]] = {
     "Projection": (Projection, "real", lambda c: Projection(c[0:4], c[4:8], c[8:12], c[12:16])),
     "Color": (Color, "f32", lambda c: Color(*c)),
 }
-_MATH_NAMES = {cls: name for name, (cls, _, _) in _MATH.items()}
-_MATH_SIZES = {name: LAYOUTS[_NAMED_TYPES[name]].components for name in _MATH}
+_MATH_CLASS_NAMES = {cls: name for name, (cls, _, _) in MATH_TYPES.items()}
+MATH_SIZES = {name: LAYOUTS[_NAMED_TYPES[name]].components for name in MATH_TYPES}
 
 # Packed numeric arrays: (name, whether it is the 64-bit twin of a 32-bit vector array).
 _PACKED: dict[type[_PackedNumbers], tuple[str, bool]] = {
@@ -334,9 +334,9 @@ def _float_out(value: float) -> Any:
 
 
 def _math_out(value: Any) -> Any:
-    name = _MATH_NAMES[type(value)]
+    name = next(_MATH_CLASS_NAMES[c] for c in type(value).__mro__ if c in _MATH_CLASS_NAMES)
     components = list(_flatten(value))
-    if _MATH[name][1] == "i32":
+    if MATH_TYPES[name][1] == "i32":
         return _tagged(name, args=[int(c) for c in components])
     if _needs_float64(components):
         return _tagged(name, args=[real_out(c, False) for c in components], float64=True)
@@ -457,7 +457,7 @@ _WRITERS: dict[type, Fn[[Any], Any]] = {
         code=v.code,
         axis_value=real_out(v.axis_value, False),
     ),
-    **dict.fromkeys(_MATH_NAMES, _math_out),
+    **dict.fromkeys(_MATH_CLASS_NAMES, _math_out),
     **dict.fromkeys(_PACKED, _packed_out),
 }
 
@@ -620,8 +620,8 @@ def _pairs_in(node: Any) -> list[tuple[Any, Any]]:
 
 
 def _math_in(name: str, f: _Fields) -> Any:
-    _, kind, build = _MATH[name]
-    size = _MATH_SIZES[name]
+    _, kind, build = MATH_TYPES[name]
+    size = MATH_SIZES[name]
     wide = f.get("float64", _bool, False, required=False)
     if wide and kind == "i32":
         raise Bad(f"{name} has integer components; it takes no float64").at(".float64")
@@ -769,7 +769,7 @@ _READERS: dict[str, Fn[[_Fields], Any]] = {
         f.get("code", _i32),
         f.get("axis_value", lambda n: real_in(n, False)),
     ),
-    **{name: _named(_math_in, name) for name in _MATH},
+    **{name: _named(_math_in, name) for name in MATH_TYPES},
     **{key[0]: _named(_packed_in, key[0]) for key in _PACKED_CLASSES},
 }
 
