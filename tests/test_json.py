@@ -267,6 +267,7 @@ TAGGED = [
 @pytest.mark.parametrize(("value", "text"), PLAIN, ids=[t for _, t in PLAIN])
 def test_json_values_stay_plain(value: Any, text: str) -> None:
     assert gd.to_json(value) == text
+    _valid(text)
     back = gd.from_json(text)
     assert type(back) is type(value) and gd.dumps(back) == gd.dumps(value)
 
@@ -311,6 +312,7 @@ def test_plain_objects_read_as_dicts_and_merging_keys_as_dictionaries() -> None:
 
 def test_indent_and_bytes_input() -> None:
     text = gd.to_json({"a": [1]}, indent=2)
+    _valid(text)
     assert text == '{\n  "a": [\n    1\n  ]\n}'
     assert gd.from_json(text.encode()) == {"a": [1]}
     assert gd.from_json(b'\xef\xbb\xbf"x"') == "x"
