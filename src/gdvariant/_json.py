@@ -140,7 +140,8 @@ def from_json(
 
     ``dialect="tagged"`` reads :func:`to_json`'s form (and any JSON: plain values read as
     themselves). ``dialect="godot"`` reads ``JSON.from_native``'s form as Godot's
-    ``JSON.to_native`` does (where Godot logs an error and gives null, this raises); objects
+    ``JSON.to_native(JSON.parse_string(text))`` does, Godot's lenient JSON syntax included
+    (where Godot logs an error and gives null, this raises); objects
     need ``allow_objects=True`` there and come back as :class:`GodotObject` records.
     Malformed input raises :class:`JSONError`, with a line and column for broken JSON text and
     a jq-style path (``.a[3]``) for a node that is not a valid value.
