@@ -107,23 +107,30 @@ def _our_reading(text: str) -> str:
     return gd.dumps(value, full_objects=True).hex()
 
 
+def _engine_json(engine: Engine, values: list[Any], texts: list[str]) -> list[dict[str, Any]]:
+    """The oracle's "json" mode: for each value its from_native texts, and for each text the
+    engine's to_native reading (and that of its own text)."""
+    blob = bytearray()
+    for value, text in zip(values, texts, strict=True):
+        data = gd.dumps(value, full_objects=True)
+        sent = text.encode()
+        blob += len(data).to_bytes(4, "little") + data + len(sent).to_bytes(4, "little") + sent
+    replies = run_oracle(
+        engine,
+        engine.oracle,
+        ["json", "{inside}/in.bin", "{inside}/out.jsonl"],
+        {"in.bin": bytes(blob)},
+    )
+    assert len(replies) == len(values)
+    return replies
+
+
 def test_json_godot4(godot4: Engine) -> None:
     print(f"GDVARIANT_SEED={SEED}")
     values = _values(godot4)
     plain = [_ours(v, False) for v in values]
     full = [_ours(v, True) for v in values]
-    blob = bytearray()
-    for value, text in zip(values, plain, strict=True):
-        data = gd.dumps(value, full_objects=True)
-        sent = (text or "null").encode()
-        blob += len(data).to_bytes(4, "little") + data + len(sent).to_bytes(4, "little") + sent
-    replies = run_oracle(
-        godot4,
-        godot4.oracle,
-        ["json", "{inside}/in.bin", "{inside}/out.jsonl"],
-        {"in.bin": bytes(blob)},
-    )
-    assert len(replies) == len(values)
+    replies = _engine_json(godot4, values, [text or "null" for text in plain])
     problems: list[str] = []
     counts = dict.fromkeys(
         (
@@ -254,17 +261,8 @@ REFUSED_INSIDE = ["[1]", "[0.0000000000000000000000000000001]", '["i:1", {"args"
 
 
 def test_json_texts_godot4(godot4: Engine) -> None:
-    blob = bytearray()
-    nil = gd.dumps(None)
-    for text in TEXTS + REFUSED_INSIDE:
-        sent = text.encode()
-        blob += len(nil).to_bytes(4, "little") + nil + len(sent).to_bytes(4, "little") + sent
-    replies = run_oracle(
-        godot4,
-        godot4.oracle,
-        ["json", "{inside}/in.bin", "{inside}/out.jsonl"],
-        {"in.bin": bytes(blob)},
-    )
+    texts = TEXTS + REFUSED_INSIDE
+    replies = _engine_json(godot4, [None] * len(texts), texts)
     problems = []
     for text, reply in zip(TEXTS, replies[: len(TEXTS)], strict=True):
         ours = _our_reading(text)

@@ -13,6 +13,7 @@ checked on Godot 4.6 by ``tests/test_engine_json.py``.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from ._text_float import godot_strtod
@@ -147,37 +148,30 @@ class _Reader:
             return token
         raise self.fail(f"expected a value, got {_name(kind)}")
 
-    def array(self, depth: int) -> list[Any]:
-        out: list[Any] = []
+    def entries(self, close: str, comma_expected: str) -> Iterator[tuple[str, Any]]:
+        """The first token of each entry of an array or object, up to ``close``; a comma
+        must come between entries and may come after the last (Godot's loops)."""
         need_comma = False
         while True:
             kind, token = self.token()
-            if kind == "]":
-                return out
+            if kind == close:
+                return
             if kind == _EOF:
-                raise self.fail("expected ']'")
+                raise self.fail(f"expected '{close}'")
             if need_comma:
                 if kind != ",":
-                    raise self.fail("expected ','")
+                    raise self.fail(comma_expected)
                 need_comma = False
                 continue
-            out.append(self.value(kind, token, depth))
+            yield kind, token
             need_comma = True
+
+    def array(self, depth: int) -> list[Any]:
+        return [self.value(kind, token, depth) for kind, token in self.entries("]", "expected ','")]
 
     def object_(self, depth: int) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        need_comma = False
-        while True:
-            kind, key = self.token()
-            if kind == "}":
-                return out
-            if kind == _EOF:
-                raise self.fail("expected '}'")
-            if need_comma:
-                if kind != ",":
-                    raise self.fail("expected '}' or ','")
-                need_comma = False
-                continue
+        for kind, key in self.entries("}", "expected '}' or ','"):
             if kind != "string":
                 raise self.fail("expected a key (a string)")
             if self.token()[0] != ":":
@@ -186,7 +180,7 @@ class _Reader:
             if kind == _EOF:
                 raise self.fail("expected '}'")
             out[key] = self.value(kind, token, depth)
-            need_comma = True
+        return out
 
 
 def _name(kind: str) -> str:
