@@ -107,23 +107,30 @@ def _our_reading(text: str) -> str:
     return gd.dumps(value, full_objects=True).hex()
 
 
+def _engine_json(engine: Engine, values: list[Any], texts: list[str]) -> list[dict[str, Any]]:
+    """The oracle's "json" mode: for each value its from_native texts, and for each text the
+    engine's to_native reading (and that of its own text)."""
+    blob = bytearray()
+    for value, text in zip(values, texts, strict=True):
+        data = gd.dumps(value, full_objects=True)
+        sent = text.encode()
+        blob += len(data).to_bytes(4, "little") + data + len(sent).to_bytes(4, "little") + sent
+    replies = run_oracle(
+        engine,
+        engine.oracle,
+        ["json", "{inside}/in.bin", "{inside}/out.jsonl"],
+        {"in.bin": bytes(blob)},
+    )
+    assert len(replies) == len(values)
+    return replies
+
+
 def test_json_godot4(godot4: Engine) -> None:
     print(f"GDVARIANT_SEED={SEED}")
     values = _values(godot4)
     plain = [_ours(v, False) for v in values]
     full = [_ours(v, True) for v in values]
-    blob = bytearray()
-    for value, text in zip(values, plain, strict=True):
-        data = gd.dumps(value, full_objects=True)
-        sent = (text or "null").encode()
-        blob += len(data).to_bytes(4, "little") + data + len(sent).to_bytes(4, "little") + sent
-    replies = run_oracle(
-        godot4,
-        godot4.oracle,
-        ["json", "{inside}/in.bin", "{inside}/out.jsonl"],
-        {"in.bin": bytes(blob)},
-    )
-    assert len(replies) == len(values)
+    replies = _engine_json(godot4, values, [text or "null" for text in plain])
     problems: list[str] = []
     counts = dict.fromkeys(
         (
@@ -166,3 +173,108 @@ def test_json_godot4(godot4: Engine) -> None:
             counts["we read engine's"] += 1
     print(f"Godot 4.6: {len(values)} values, {counts}")
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:40])
+
+
+#: Hand-written texts in Godot's dialect: odd numbers, odd strings, conversions of args, and
+#: mistakes (which Godot reads as null with an error, and we refuse).
+TEXTS = [
+    '{"type":"Vector2i","args":[3000000000,-1e300]}',
+    '{"type":"Vector2i","args":[1.9,-2.9]}',
+    '{"type":"Vector2i","args":["7","x"]}',
+    '{"type":"Vector2","args":[null,true]}',
+    '{"type":"Vector2","args":["1.5","f:2"]}',
+    '{"type":"Color","args":[1e-50,1e50,-0.0,0.000000000000000000001]}',
+    '{"type":"PackedInt32Array","args":[4294967296,-1.5,"12"]}',
+    '{"type":"PackedByteArray","args":[256,-1,1.9]}',
+    '{"type":"PackedInt64Array","args":[9223372036854775807,9007199254740993]}',
+    '{"type":"PackedFloat64Array","args":[0.1,1e308,1e309,null]}',
+    '{"type":"PackedStringArray","args":["a","s:b"]}',
+    '{"type":"PackedVector2Array","args":[1,2,3]}',
+    '{"type":"Vector2","args":[1]}',
+    '{"type":"Dictionary","args":["s:a"]}',
+    '{"type":"Dictionary","args":["s:a","i:1","sn:a","i:2","f:0.0","i:3","f:-0.0","i:4"]}',
+    '{"type":"Array","elem_type":"int","args":["i:1","i:2"]}',
+    '{"type":"Dictionary","key_type":"StringName","args":["sn:a","i:1"]}',
+    '"i:12abc"',
+    '"i:1a2"',
+    '"i:--5"',
+    '"i:-"',
+    '"i:99999999999999999999"',
+    '"i:-99999999999999999999"',
+    '"f:1e400"',
+    '"f:-1e400"',
+    '"f:abc"',
+    '"f: 1.5"',
+    '"f:1.5x"',
+    '"f:.5"',
+    '"f:0x10"',
+    '"f:nan"',
+    '"f:-nan"',
+    '"np:/root/a:b"',
+    '"sn:"',
+    '"s:"',
+    '"x:1"',
+    '"plain"',
+    "5",
+    '{"args":[]}',
+    '{"type":"int","args":[]}',
+    '{"type":"Nope"}',
+    '{"type":"RID","args":[5]}',
+    "[",
+    '"\\v"',
+    '"\\u00e9\\ud83d\\ude00"',
+    # Godot's reader's own syntax: lenient numbers and trailing commas, strict escapes.
+    '{"type":"PackedFloat64Array","args":[01,1.,-.5,00.5e1,-0,1E+2]}',
+    '{"type":"PackedFloat64Array","args":[1e]}',
+    '{"type":"PackedFloat64Array","args":[-]}',
+    '{"type":"PackedFloat64Array","args":[+1]}',
+    '{"type":"PackedFloat64Array","args":[.5]}',
+    '{"type":"PackedFloat64Array","args":[1.5.3]}',
+    '{"type":"PackedFloat64Array","args":[NaN]}',
+    '{"type":"PackedFloat64Array","args":[Infinity]}',
+    '{"type":"PackedFloat64Array","args":[1,],}',
+    '{"type":"Vector2","args":[1,2],"args":[3,4]}',
+    '["s:a",]',
+    "[,]",
+    '["s:a",,"s:b"]',
+    '{"type"}',
+    '{"type":"RID",,}',
+    '{"type" "RID"}',
+    '["s:\\x"]',
+    '["s:\\ud800"]',
+    '["s:\\udc00"]',
+    '["s:\\ud800\\u0041"]',
+    '["s:\\u12"]',
+    '["s:\\/\\b"]',
+    '["s:a\x01b\tc"]',
+    '"s:a" x',
+    '  "s:a"  \n ',
+    "[true, false, null, True]",
+    "[" * 1026 + "]" * 1026,
+    '["f:0.0000000000000000000000000000001"]',
+]
+
+
+#: Texts where Godot reads a bad element as null inside the container (and logs an error);
+#: from_json refuses the whole text instead.
+REFUSED_INSIDE = ["[1]", "[0.0000000000000000000000000000001]", '["i:1", {"args": []}]']
+
+
+def test_json_texts_godot4(godot4: Engine) -> None:
+    texts = TEXTS + REFUSED_INSIDE
+    replies = _engine_json(godot4, [None] * len(texts), texts)
+    problems = []
+    for text, reply in zip(TEXTS, replies[: len(TEXTS)], strict=True):
+        ours = _our_reading(text)
+        theirs = _engine_bytes(reply["ours"])
+        if ours != theirs:
+            mine = gd.loads(bytes.fromhex(ours), allow_objects=True)
+            engine = gd.loads(bytes.fromhex(theirs), allow_objects=True)
+            problems.append(f"{text}: ours {mine!r:.100} engine {engine!r:.100}")
+    for text, reply in zip(REFUSED_INSIDE, replies[len(TEXTS) :], strict=True):
+        with pytest.raises(gd.JSONError):
+            gd.from_json(text, dialect="godot")
+        engine = gd.loads(bytes.fromhex(reply["ours"]), allow_objects=True)
+        if not (isinstance(engine, list) and None in engine):
+            problems.append(f"{text}: the engine read {engine!r:.100}, not a null inside")
+    assert not problems, "\n".join(problems)

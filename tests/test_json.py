@@ -9,6 +9,7 @@ input on hand-written mistakes. The seed is printed; rerun one with GDVARIANT_SE
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import random
@@ -184,6 +185,10 @@ TAGGED = [
         {"$type": "Vector2", "args": [0.1, 2.0]},
     ),
     (gd.Color(1, 0.5, 0, 1), {"$type": "Color", "args": [1.0, 0.5, 0.0, 1.0]}),
+    (
+        gd.Vector2(1.401298464324817e-45, 3.4028234663852886e38),  # float32's extremes
+        {"$type": "Vector2", "args": [1e-45, 3.4028235e38]},
+    ),
     # ...unless one is not a float32: then all are exact doubles, and the record says so.
     (gd.Vector2(0.1, 2), {"$type": "Vector2", "args": [0.1, 2.0], "float64": True}),
     (gd.Vector3(math.inf, -0.0, math.nan), {"$type": "Vector3", "args": ["inf", -0.0, "nan"]}),
@@ -262,6 +267,7 @@ TAGGED = [
 @pytest.mark.parametrize(("value", "text"), PLAIN, ids=[t for _, t in PLAIN])
 def test_json_values_stay_plain(value: Any, text: str) -> None:
     assert gd.to_json(value) == text
+    _valid(text)
     back = gd.from_json(text)
     assert type(back) is type(value) and gd.dumps(back) == gd.dumps(value)
 
@@ -306,6 +312,7 @@ def test_plain_objects_read_as_dicts_and_merging_keys_as_dictionaries() -> None:
 
 def test_indent_and_bytes_input() -> None:
     text = gd.to_json({"a": [1]}, indent=2)
+    _valid(text)
     assert text == '{\n  "a": [\n    1\n  ]\n}'
     assert gd.from_json(text.encode()) == {"a": [1]}
     assert gd.from_json(b'\xef\xbb\xbf"x"') == "x"
@@ -422,6 +429,58 @@ def test_values_that_are_not_godot_values() -> None:
         gd.to_json({1, 2})
     with pytest.raises(gd.EncodeError, match="cannot write a object"):
         gd.to_json([object()])
+
+
+def test_ints_out_of_godots_range() -> None:
+    with pytest.raises(gd.EncodeError, match="64-bit"):
+        gd.to_json([2**63])
+    with pytest.raises(gd.JSONError, match="out of range"):
+        gd.from_json("[9223372036854775808]")
+
+
+_MUTATION_CHARS = '{}[]":,.-+eE019az$\\ \n'
+
+
+def _mutations(text: str, rng: random.Random, count: int) -> list[str]:
+    out = []
+    for _ in range(count):
+        chars = list(text)
+        for _ in range(rng.randrange(1, 4)):
+            at = rng.randrange(len(chars) + 1)
+            roll = rng.random()
+            if roll < 0.4 and at < len(chars):
+                del chars[at]
+            elif roll < 0.7 and at < len(chars):
+                chars[at] = rng.choice(_MUTATION_CHARS)
+            else:
+                chars.insert(at, rng.choice(_MUTATION_CHARS))
+        out.append("".join(chars))
+    return out
+
+
+@pytest.mark.parametrize("dialect", ["tagged", "godot"])
+def test_broken_texts_raise_only_json_errors(dialect: str) -> None:
+    """Mutated texts either read (and then write and read back alike) or raise JSONError."""
+    rng = random.Random(f"{SEED}-{dialect}")
+    read = rejected = 0
+    for record in _golden("4.6")[::10]:
+        value = gd.loads(bytes.fromhex(record["bytes"]))
+        try:
+            text = gd.to_json(value, dialect=dialect)  # type: ignore[arg-type]
+        except gd.EncodeError:
+            continue
+        for broken in _mutations(text, rng, 10):
+            try:
+                back = gd.from_json(broken, dialect=dialect)  # type: ignore[arg-type]
+            except gd.JSONError:
+                rejected += 1
+                continue
+            read += 1
+            if dialect == "tagged":
+                again = gd.from_json(gd.to_json(back))
+                with contextlib.suppress(gd.EncodeError):
+                    assert gd.dumps(again) == gd.dumps(back)
+    assert read and rejected, (read, rejected)
 
 
 def test_unknown_dialect() -> None:

@@ -117,8 +117,55 @@ BAD = [
     ('{"type": "Dictionary", "args": ["s:a"]}', "even number", ".args"),
     ('{"type": "Array", "elem_type": "Node", "args": []}', "allow_objects", ".elem_type"),
     ('{"type": "Sprite2D", "props": []}', "allow_objects", ".type"),
-    ("[1,", "Expecting value", None),
+    ("[1,", "expected ']'", None),
 ]
+
+
+#: Godot's own JSON syntax (tests/test_engine_json.py checks each on the engine).
+SYNTAX = [
+    (
+        '{"type":"PackedFloat64Array","args":[01,1.,-.5,1E+2,],}',
+        gd.PackedFloat64Array([1, 1, -0.5, 100]),
+    ),
+    ('["s:a",]', ["a"]),
+    ('["s:a\x01\tb", "s:\\/"]', ["a\x01\tb", "/"]),
+    ('{"type":"Vector2","args":[1,2],"args":[3,4]}', gd.Vector2(3, 4)),
+    ('  "s:a"  \n ', "a"),
+]
+
+SYNTAX_ERRORS = [
+    ("[,]", 1, 2, "expected a value"),
+    ('"s:a" x', 1, 7, "expected the end"),
+    ("\n\n  [+1]", 3, 4, "unexpected character '+'"),
+    ('["s:\\v"]', 1, 5, "invalid escape sequence"),
+    ('["s:\\ud800"]', 1, 5, "unpaired lead surrogate"),
+    ("[NaN]", 1, 2, "expected true, false or null"),
+    ('{"type" "RID"}', 1, 9, "expected ':'"),
+    ('"s:unterminated', 1, 1, "unterminated string"),
+]
+
+
+@pytest.mark.parametrize(("text", "value"), SYNTAX, ids=[t for t, _ in SYNTAX])
+def test_godots_syntax_is_read(text: str, value: Any) -> None:
+    assert gd.from_json(text, dialect="godot") == value
+
+
+@pytest.mark.parametrize(("text", "line", "column", "reason"), SYNTAX_ERRORS)
+def test_godots_syntax_errors(text: str, line: int, column: int, reason: str) -> None:
+    with pytest.raises(gd.JSONError) as info:
+        gd.from_json(text, dialect="godot")
+    assert (info.value.line, info.value.column) == (line, column), str(info.value)
+    assert reason in str(info.value)
+
+
+def test_godots_nesting_limit() -> None:
+    """Godot reads values nested 1024 deep inside the outermost container, and no deeper."""
+    with pytest.raises(gd.JSONError, match="deeper than 1024"):
+        gd.from_json("[" * 1026 + "]" * 1026, dialect="godot")
+    value = gd.from_json("[" * 1025 + "]" * 1025, dialect="godot")
+    for _ in range(1024):
+        value = value[0]
+    assert value == []
 
 
 @pytest.mark.parametrize(("text", "reason", "path"), BAD)
@@ -127,3 +174,18 @@ def test_errors(text: str, reason: str, path: str | None) -> None:
         gd.from_json(text, dialect="godot")
     if path is not None:
         assert info.value.path == path
+
+
+def test_types_godot_4_lacks_are_refused() -> None:
+    for value in (gd.Image(), gd.PackedVector2iArray([(1, 2)]), gd.ObjectID(5), {1, 2}):
+        with pytest.raises(gd.EncodeError):
+            gd.to_json(value, dialect="godot", full_objects=True)
+
+
+class _Point(gd.Vector2):
+    """A user's subclass of a math type."""
+
+
+def test_subclasses_write_as_their_godot_type() -> None:
+    assert gd.to_json(_Point(1, 2), dialect="godot") == '{"args":[1.0,2.0],"type":"Vector2"}'
+    assert gd.to_json(_Point(1, 2)) == '{"$type": "Vector2", "args": [1.0, 2.0]}'

@@ -17,7 +17,8 @@ from contextlib import contextmanager
 from typing import Any, Literal
 
 from ._errors import EncodeError, JSONError
-from ._json_godot import from_native_tree, json_number, stringify, to_native_value
+from ._json_godot import from_native_tree, stringify, to_native_value
+from ._json_godot_parse import GodotJSONSyntaxError, parse
 from ._json_tagged import Bad, from_tree, object_pairs, to_tree
 
 __all__ = ["from_json", "to_json"]
@@ -114,20 +115,19 @@ def _reject_constant(name: str) -> Any:
     raise Bad(f'{name} is not JSON; a non-finite float is {{"$type": "float", "value": ...}}')
 
 
-def _parse(text: str, dialect: Dialect) -> Any:
-    godot = dialect == "godot"
-    decoder = json.JSONDecoder(
-        object_pairs_hook=None if godot else object_pairs,
-        parse_float=json_number if godot else None,
-        parse_int=json_number if godot else None,
-        parse_constant=_reject_constant,
-        strict=dialect == "tagged",  # Godot's reader takes raw control characters
-    )
+def _parse(text: str) -> Any:
+    """Standard JSON, strictly: objects as pairs, no NaN/Infinity, no raw control characters."""
+    decoder = json.JSONDecoder(object_pairs_hook=object_pairs, parse_constant=_reject_constant)
     try:
         return decoder.decode(text)
     except RecursionError:  # CPython's C scanner has a depth cap of its own
         decoder.scan_once = json.scanner.py_make_scanner(decoder)  # type: ignore[attr-defined]
         return decoder.decode(text)
+
+
+def _line_column(text: str, position: int) -> tuple[int, int]:
+    line = text.count("\n", 0, position) + 1
+    return line, position - (text.rfind("\n", 0, position) + 1) + 1
 
 
 def from_json(
@@ -140,7 +140,8 @@ def from_json(
 
     ``dialect="tagged"`` reads :func:`to_json`'s form (and any JSON: plain values read as
     themselves). ``dialect="godot"`` reads ``JSON.from_native``'s form as Godot's
-    ``JSON.to_native`` does (where Godot logs an error and gives null, this raises); objects
+    ``JSON.to_native(JSON.parse_string(text))`` does, Godot's lenient JSON syntax included
+    (where Godot logs an error and gives null, this raises); objects
     need ``allow_objects=True`` there and come back as :class:`GodotObject` records.
     Malformed input raises :class:`JSONError`, with a line and column for broken JSON text and
     a jq-style path (``.a[3]``) for a node that is not a valid value.
@@ -156,11 +157,13 @@ def from_json(
         raise JSONError(f"JSON nested {depth} levels deep; at most {MAX_JSON_DEPTH} are read")
     try:
         with _deep(4 * depth):
-            tree = _parse(text, dialect)
             if dialect == "godot":
-                return to_native_value(tree, allow_objects)
-            return from_tree(tree)
+                return to_native_value(parse(text), allow_objects)
+            return from_tree(_parse(text))
     except json.JSONDecodeError as exc:
         raise JSONError(exc.msg, line=exc.lineno, column=exc.colno) from None
+    except GodotJSONSyntaxError as exc:
+        line, column = _line_column(text, exc.position)
+        raise JSONError(exc.reason, line=line, column=column) from None
     except Bad as exc:
         raise JSONError(exc.reason, exc.path()) from None

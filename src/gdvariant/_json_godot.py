@@ -20,7 +20,7 @@ from typing import Any
 
 from ._decoder import godot_dictionary
 from ._errors import EncodeError
-from ._json_tagged import TYPE_NAMES, Bad, member
+from ._json_tagged import MATH_SIZES, MATH_TYPES, TYPE_NAMES, Bad, member
 from ._packed import (
     PackedColorArray,
     PackedFloat32Array,
@@ -49,11 +49,13 @@ from ._types import (
     VariantType,
 )
 
-__all__ = ["from_native_tree", "json_number", "stringify", "to_native_value"]
+__all__ = ["from_native_tree", "stringify", "to_native_value"]
 
 T = VariantType
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 _MAX_DECIMALS = 32
+#: Godot's ``Variant::MAX_RECURSION_DEPTH``: to_native reads no deeper.
+_MAX_DEPTH = 1024
 _GODOT4_TYPES = {vtype: name for vtype, name in TYPE_NAMES.items() if vtype < 100}
 _NAMED = {name: vtype for vtype, name in _GODOT4_TYPES.items()}
 
@@ -224,17 +226,16 @@ class _FromNative:
             return self.typed_array(value)
         if isinstance(value, PackedStringArray):
             return {"type": "PackedStringArray", "args": [_text(s) for s in value]}
-        if isinstance(value, list | tuple):
+        if isinstance(value, list) or cls is tuple:
             return [self.tree(v) for v in value]
         if isinstance(value, _PackedNumbers):
             return self.packed(value)
         if isinstance(value, bytes | bytearray | memoryview):
             return {"type": "PackedByteArray", "args": list(bytes(value))}
-        if isinstance(value, PackedStringArray):
-            return {"type": "PackedStringArray", "args": [_text(s) for s in value]}
-        writer = _MATH_ARGS.get(cls)
-        if writer is not None:
-            return writer(value)
+        for base in cls.__mro__[1:]:  # a subclass of a math type
+            writer = _MATH_ARGS.get(base)
+            if writer is not None:
+                return writer(value)
         raise EncodeError(f"Godot 4 has no JSON form for a {cls.__qualname__}")
 
     def object_(self, value: GodotObject | ObjectID) -> Any:
@@ -317,9 +318,7 @@ _PACKED_NAMES: dict[type, str] = {
 
 
 def _math_writers() -> dict[type, Fn[[Any], Any]]:
-    from ._json_tagged import _MATH
-
-    return {cls: _math_writer(name, kind == "i32") for name, (cls, kind, _) in _MATH.items()}
+    return {cls: _math_writer(name, kind == "i32") for name, (cls, kind, _) in MATH_TYPES.items()}
 
 
 _MATH_ARGS = _math_writers()
@@ -333,13 +332,6 @@ def from_native_tree(value: Any, full_objects: bool) -> Any:
 # ---- to_native ------------------------------------------------------------------------------
 
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
-
-
-def json_number(text: str) -> float:
-    """A JSON number as Godot's JSON parser reads it: always a double, through its own
-    ``built_in_strtod`` (18 digits kept, leading zeros among them, so ``0.000...0001`` with
-    many zeros reads as 0)."""
-    return godot_strtod(text)
 
 
 def _to_int(text: str) -> int:
@@ -359,15 +351,18 @@ def _to_int(text: str) -> int:
 
 def _to_float(text: str) -> float:
     """``"f:"``'s reading: ``inf``, ``-inf`` and ``nan`` by name, else Godot's strtod of the
-    leading number."""
+    leading number (a sign with no digits after it reads as a zero of that sign)."""
     if text == "inf":
         return math.inf
     if text == "-inf":
         return -math.inf
     if text == "nan":
         return math.nan
-    match = _NUMBER.match(text.strip())
-    return godot_strtod(match.group()) if match else 0.0
+    text = text.strip()
+    match = _NUMBER.match(text)
+    if match:
+        return godot_strtod(match.group())
+    return -0.0 if text.startswith("-") else 0.0
 
 
 def _variant_float(node: Any) -> float:
@@ -401,6 +396,7 @@ def _variant_int(node: Any, bits: int = 64) -> int:
 class _ToNative:
     def __init__(self, allow_objects: bool) -> None:
         self.allow_objects = allow_objects
+        self.level = 0  # containers around the node being read
 
     def value(self, node: Any) -> Any:
         if node is None or isinstance(node, bool):
@@ -408,16 +404,26 @@ class _ToNative:
         if isinstance(node, str):
             return self.string(node)
         if isinstance(node, list):
-            out = []
-            for i, item in enumerate(node):
-                try:
-                    out.append(self.value(item))
-                except Bad as exc:
-                    raise exc.at(f"[{i}]") from None
-            return out
+            return self.items(node)
         if isinstance(node, dict):
+            if self.level > _MAX_DEPTH:
+                raise Bad(f"nested deeper than Godot's {_MAX_DEPTH} levels")
             return self.typed(node)
         raise Bad(f'a bare number ({node!r}) is not a value here: Godot writes "i:" or "f:"')
+
+    def items(self, nodes: list[Any]) -> list[Any]:
+        """The values of a container's elements (an Array, or a typed container's args)."""
+        if self.level > _MAX_DEPTH:
+            raise Bad(f"nested deeper than Godot's {_MAX_DEPTH} levels")
+        self.level += 1
+        out = []
+        for i, item in enumerate(nodes):
+            try:
+                out.append(self.value(item))
+            except Bad as exc:
+                raise exc.at(f"[{i}]") from None
+        self.level -= 1
+        return out
 
     def string(self, text: str) -> Any:
         if text.startswith("i:"):
@@ -487,7 +493,7 @@ class _ToNative:
             raise Bad("a Dictionary needs an even number of args (key, value, ...)")
         key_type = self.element(node, "key_type")
         value_type = self.element(node, "value_type")
-        items = self.value(args)
+        items = self.items(args)
         keys: list[Any] = []
         values: list[Any] = []
         slots: dict[Any, int] = {}
@@ -503,7 +509,7 @@ class _ToNative:
 
     def array(self, node: dict[str, Any], args: list[Any]) -> Any:
         spec = self.element(node, "elem_type")
-        items = self.value(args)
+        items = self.items(args)
         return items if spec is None else TypedArray(spec, items)
 
     def object_(self, name: str, node: dict[str, Any]) -> Any:
@@ -513,6 +519,7 @@ class _ToNative:
         if not isinstance(props, list) or len(props) % 2:
             raise Bad(f'Object "{name}" needs a "props" array of names and values').at(".props")
         pairs = []
+        self.level += 1
         for i in range(0, len(props), 2):
             prop = props[i]
             if not isinstance(prop, str):
@@ -521,6 +528,7 @@ class _ToNative:
                 pairs.append((prop, self.value(props[i + 1])))
             except Bad as exc:
                 raise exc.at(f".props[{i + 1}]") from None
+        self.level -= 1
         return GodotObject(name, pairs)
 
 
@@ -560,11 +568,9 @@ def _packed(cls: type, width: int, convert: Fn[[Any], Any]) -> Fn[[str, list[Any
 
 
 def _math_constructors() -> dict[VariantType, Fn[[str, list[Any]], Any]]:
-    from ._json_tagged import _MATH, _MATH_SIZES
-
     return {
-        _NAMED[name]: _sized(_MATH_SIZES[name], build, kind == "i32")
-        for name, (_, kind, build) in _MATH.items()
+        _NAMED[name]: _sized(MATH_SIZES[name], build, kind == "i32")
+        for name, (_, kind, build) in MATH_TYPES.items()
     }
 
 

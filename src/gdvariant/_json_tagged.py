@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ._decoder import godot_dictionary
+from ._errors import EncodeError
 from ._layouts import LAYOUTS
 from ._legacy import Image, InputEvent
 from ._packed import (
@@ -79,7 +80,7 @@ from ._types import (
     Vector4i,
 )
 
-__all__ = ["TAG", "TYPE_NAMES", "Bad", "from_tree", "to_tree"]
+__all__ = ["MATH_SIZES", "MATH_TYPES", "TAG", "TYPE_NAMES", "Bad", "from_tree", "to_tree"]
 
 T = VariantType
 #: The member that marks a tagged object.
@@ -140,6 +141,7 @@ _NAMED_TYPES = {name: vtype for vtype, name in TYPE_NAMES.items()}
 _F64 = struct.Struct("<d")
 _U64 = struct.Struct("<Q")
 _QUIET_NAN = 0x7FF8000000000000
+_F32_MIN_NORMAL = 2.0**-126
 _HEX_BITS = re.compile(r"0x[0-9a-fA-F]{16}")
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 _INT32 = (-(1 << 31), (1 << 31) - 1)
@@ -147,7 +149,7 @@ _U64_RANGE = (0, (1 << 64) - 1)
 
 # Math types: the class, its component kind ("real", "f32" or "i32" as in LAYOUTS), and how
 # to build it from its components in the order of its fields (columns for Basis and the rest).
-_MATH: dict[str, tuple[type, str, Fn[[list[Any]], Any]]] = {
+MATH_TYPES: dict[str, tuple[type, str, Fn[[list[Any]], Any]]] = {
     "Vector2": (Vector2, "real", lambda c: Vector2(*c)),
     "Vector2i": (Vector2i, "i32", lambda c: Vector2i(*c)),
     "Rect2": (Rect2, "real", lambda c: Rect2(c[0:2], c[2:4])),
@@ -169,8 +171,8 @@ _MATH: dict[str, tuple[type, str, Fn[[list[Any]], Any]]] = {
     "Projection": (Projection, "real", lambda c: Projection(c[0:4], c[4:8], c[8:12], c[12:16])),
     "Color": (Color, "f32", lambda c: Color(*c)),
 }
-_MATH_NAMES = {cls: name for name, (cls, _, _) in _MATH.items()}
-_MATH_SIZES = {name: LAYOUTS[_NAMED_TYPES[name]].components for name in _MATH}
+_MATH_CLASS_NAMES = {cls: name for name, (cls, _, _) in MATH_TYPES.items()}
+MATH_SIZES = {name: LAYOUTS[_NAMED_TYPES[name]].components for name in MATH_TYPES}
 
 # Packed numeric arrays: (name, whether it is the 64-bit twin of a 32-bit vector array).
 _PACKED: dict[type[_PackedNumbers], tuple[str, bool]] = {
@@ -234,10 +236,16 @@ def _special(x: float) -> str:
 
 
 def _shortest32(x: float) -> float:
-    """The double nearest to the shortest decimal that rounds to float32 ``x``."""
+    """The double nearest to the shortest decimal that rounds to float32 ``x``.
+
+    Six significant digits come first: ``%g`` drops trailing zeros, and no decimal of five
+    digits or fewer that differs from the six-digit rounding is within a float32's rounding
+    interval (about 6e-8 relative), so when six digits read back, that text is the shortest.
+    Subnormals have wider intervals and try every length.
+    """
     if x == 0:
         return x
-    for digits in range(1, 10):
+    for digits in range(6 if abs(x) >= _F32_MIN_NORMAL else 1, 10):
         candidate = float(f"{x:.{digits}g}")
         if f32(candidate) == x:
             return candidate
@@ -326,9 +334,9 @@ def _float_out(value: float) -> Any:
 
 
 def _math_out(value: Any) -> Any:
-    name = _MATH_NAMES[type(value)]
+    name = next(_MATH_CLASS_NAMES[c] for c in type(value).__mro__ if c in _MATH_CLASS_NAMES)
     components = list(_flatten(value))
-    if _MATH[name][1] == "i32":
+    if MATH_TYPES[name][1] == "i32":
         return _tagged(name, args=[int(c) for c in components])
     if _needs_float64(components):
         return _tagged(name, args=[real_out(c, False) for c in components], float64=True)
@@ -404,10 +412,17 @@ def _bytes_out(value: Any) -> Any:
     return _tagged("PackedByteArray", base64=base64.b64encode(bytes(value)).decode("ascii"))
 
 
+def _int_out(value: int) -> int:
+    number = int(value)
+    if not _INT64[0] <= number <= _INT64[1]:
+        raise EncodeError(f"int {number} does not fit in Godot's 64-bit int")
+    return number
+
+
 _WRITERS: dict[type, Fn[[Any], Any]] = {
     type(None): lambda v: None,
     bool: bool,
-    int: int,
+    int: _int_out,
     float: _float_out,
     str: str,
     StringName: lambda v: _tagged("StringName", value=str(v)),
@@ -442,7 +457,7 @@ _WRITERS: dict[type, Fn[[Any], Any]] = {
         code=v.code,
         axis_value=real_out(v.axis_value, False),
     ),
-    **dict.fromkeys(_MATH_NAMES, _math_out),
+    **dict.fromkeys(_MATH_CLASS_NAMES, _math_out),
     **dict.fromkeys(_PACKED, _packed_out),
 }
 
@@ -459,7 +474,8 @@ def _writer(cls: type) -> Fn[[Any], Any]:
 
 
 def to_tree(value: Any) -> Any:
-    """The tagged JSON tree of ``value``; ``TypeError`` for a value no Godot type holds."""
+    """The tagged JSON tree of ``value``; ``TypeError`` for a value no Godot type holds,
+    :class:`EncodeError` for one out of a Godot type's range."""
     writer = _WRITERS.get(type(value)) or _writer(type(value))
     return writer(value)
 
@@ -604,8 +620,8 @@ def _pairs_in(node: Any) -> list[tuple[Any, Any]]:
 
 
 def _math_in(name: str, f: _Fields) -> Any:
-    _, kind, build = _MATH[name]
-    size = _MATH_SIZES[name]
+    _, kind, build = MATH_TYPES[name]
+    size = MATH_SIZES[name]
     wide = f.get("float64", _bool, False, required=False)
     if wide and kind == "i32":
         raise Bad(f"{name} has integer components; it takes no float64").at(".float64")
@@ -753,7 +769,7 @@ _READERS: dict[str, Fn[[_Fields], Any]] = {
         f.get("code", _i32),
         f.get("axis_value", lambda n: real_in(n, False)),
     ),
-    **{name: _named(_math_in, name) for name in _MATH},
+    **{name: _named(_math_in, name) for name in MATH_TYPES},
     **{key[0]: _named(_packed_in, key[0]) for key in _PACKED_CLASSES},
 }
 
