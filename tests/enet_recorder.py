@@ -24,11 +24,11 @@ from gdvariant.multiplayer import (
     ConfirmPath,
     RemoteCall,
     SimplifyPath,
+    TransferMode,
     decode_packet,
     encode_packet,
     rpc_method_ids,
 )
-from gdvariant.multiplayer.enet import TransferMode
 
 SERVER_SECONDS = 3.0
 AUTH = b"\x07\x00"

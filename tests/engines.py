@@ -248,3 +248,24 @@ def engine_text(engine: Engine, texts: list[str]) -> list[dict[str, Any]]:
     )
     assert len(results) == len(texts)
     return results
+
+
+def engine_write_saves(engine: Engine, cwd: tuple[Path, str], seed: int, count: int) -> list[bytes]:
+    """Have the engine write every save-file mode into the scratch folder ``cwd``
+    (``MODE_CONTENT.sav``, see the oracle's ``savefiles``); return the records' bytes."""
+    here, inside = cwd
+    shutil.copy(ENGINE_SCRIPTS / engine.oracle, here)
+    engine.run(engine.oracle, ["savefiles", inside, str(seed), str(count)], cwd=cwd)
+    manifest = [bytes.fromhex(x) for x in (here / "manifest.txt").read_text().split()]
+    assert len(manifest) == count
+    return manifest
+
+
+def engine_read_saves(engine: Engine, cwd: tuple[Path, str], folder: str) -> dict[str, Any]:
+    """What the engine reads from each ``MODE_CONTENT.sav`` in ``folder`` (inside the scratch
+    folder ``cwd``), opened as its mode says: per file name, ``ok`` and the records' hex."""
+    here, inside = cwd
+    shutil.copy(ENGINE_SCRIPTS / engine.oracle, here)
+    engine.run(engine.oracle, ["readsaves", f"{inside}/{folder}", f"{inside}/read.jsonl"], cwd=cwd)
+    lines = (here / "read.jsonl").read_text().splitlines()
+    return {r["name"]: r for r in map(json.loads, lines)}

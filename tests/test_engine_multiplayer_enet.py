@@ -27,8 +27,15 @@ from multiplayer_recorder import run_godot
 from random_values import random_value
 
 import gdvariant as gd
-from gdvariant.multiplayer import Packet, RemoteCall, decode_packet, encode_packet, rpc_method_ids
-from gdvariant.multiplayer.enet import MultiplayerServer, TransferMode, default_mode, enet_route
+from gdvariant.multiplayer import (
+    Packet,
+    RemoteCall,
+    TransferMode,
+    decode_packet,
+    encode_packet,
+    rpc_method_ids,
+)
+from gdvariant.multiplayer.enet import MultiplayerServer, default_mode, enet_route
 
 pytestmark = pytest.mark.engine
 

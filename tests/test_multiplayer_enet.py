@@ -18,14 +18,8 @@ import enet
 import pytest
 from enet_recorder import rpc_modes
 
-from gdvariant.multiplayer import AddPeer, DelPeer, Sync, SyncState, decode_packet
-from gdvariant.multiplayer.enet import (
-    MultiplayerClient,
-    MultiplayerServer,
-    TransferMode,
-    enet_route,
-    transfer_of,
-)
+from gdvariant.multiplayer import AddPeer, DelPeer, Sync, SyncState, TransferMode, decode_packet
+from gdvariant.multiplayer.enet import MultiplayerClient, MultiplayerServer, enet_route, transfer_of
 
 # ENet's packet flags (enet.h): what Godot's ENetMultiplayerPeer.put_packet sets.
 RELIABLE, UNSEQUENCED, UNRELIABLE_FRAGMENT = 1, 2, 8

@@ -33,10 +33,6 @@ CASES = [
     (RemoteCall(NODE_RPC_FLAG, (42,), node_id=4), "40" "04" "0080" "01" "022a"),
     # raw: no arguments; one PackedByteArray verbatim
     (RemoteCall(0, (b"\xde\xad",), node_id=2), "80" "02" "00" "dead"),
-    # one other packed array (a bytes subclass here) is a normal argument: argc 1, then
-    # PACKED_INT32_ARRAY (30), count 1, the int (the live ENet test caught this one)
-    (RemoteCall(0, (PackedInt32Array([1]),), node_id=2),
-     "00" "02" "00" "01" "1e000000" "01000000" "01000000"),
     # two arguments: no raw flag, argc 2
     (RemoteCall(1, (1, "two"), node_id=2),
      "00" "02" "01" "02" "0201" "04000000" "03000000" "74776f00"),
@@ -59,6 +55,16 @@ def test_empty_packed_byte_array_arrives_as_no_arguments() -> None:
     data = encode_packet(RemoteCall(0, (b"",), node_id=2))
     assert data.hex() == "800200"
     assert decode_packet(data).args == ()  # type: ignore[union-attr]
+
+
+def test_other_packed_arrays_are_not_raw() -> None:
+    """They subclass bytes, but only a PackedByteArray takes the raw form (the live test
+    caught a lone PackedColorArray sent as raw bytes)."""
+    one = PackedInt32Array([7])
+    data = encode_packet(RemoteCall(0, (one,), node_id=2))
+    assert data.hex() == "00" "02" "00" "01" "1e000000" "01000000" "07000000"  # fmt: skip
+    assert decode_packet(data) == RemoteCall(0, (one,), node_id=2)
+    assert encode_packet(RemoteCall(0, (bytearray(b"\1"),), node_id=2)).hex() == "80020001"
 
 
 def test_path_without_nul_is_accepted() -> None:

@@ -8,31 +8,47 @@ printed. With ``--enet`` the project runs as an ENetMultiplayerPeer server inste
 a bare ENet client (``tests/enet_recorder.py``): every packet the server sent, with its ENet
 channel and flags, into enet_server.json.
 
-Usage: python tools/record_multiplayer_vectors.py [--enet] [--out PATH]
+With ``--api`` it records instead the API scene of ``tests/engine/multiplayer_client``
+(``api.tscn``) served by a Godot 4.6 server playing its golden script to one Godot client:
+what ``SceneMultiplayer`` must send byte for byte (``tests/test_multiplayer_api_golden.py``).
+
+Usage: python tools/record_multiplayer_vectors.py [--enet | --api] [--out PATH]
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 from enet_recorder import record_enet_server  # noqa: E402
-from engines import find_engine  # noqa: E402
-from multiplayer_recorder import record_session  # noqa: E402
+from engines import Engine, find_engine  # noqa: E402
+from multiplayer_recorder import record_api_godot_server, record_session  # noqa: E402
 
 VECTORS = ROOT / "tests/vectors/multiplayer"
+API_PROJECT = ROOT / "tests/engine/multiplayer_client"
 #: Picks the peer id of the ENet recording's client.
 ENET_SEED = 14
 
 
+def record_api(engine: Engine) -> dict[str, Any]:
+    with engine.workdir() as (here, inside):
+        for path in API_PROJECT.iterdir():
+            (here / path.name).write_bytes(path.read_bytes())
+        return asyncio.run(record_api_godot_server(engine, inside))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--enet", action="store_true", help="record a Godot ENet server")
+    kind = parser.add_mutually_exclusive_group()
+    kind.add_argument("--enet", action="store_true", help="record a Godot ENet server")
+    kind.add_argument("--api", action="store_true", help="record the API scene instead")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     engine, why = find_engine("4.6")
@@ -41,6 +57,9 @@ def main() -> None:
     if args.enet:
         result = record_enet_server(engine, ENET_SEED)
         out = args.out or VECTORS / "enet_server.json"
+    elif args.api:
+        result = record_api(engine)
+        out = args.out or VECTORS / "api_server.json"
     else:
         result = record_session(engine)
         out = args.out or VECTORS / "session.json"

@@ -25,6 +25,7 @@ from ._errors import (
     DecodeError,
     EncodeError,
     GodotError,
+    JSONError,
     TextError,
     VariantError,
 )
@@ -39,6 +40,7 @@ from ._framing import (
     decode_packet,
     frame,
 )
+from ._json import from_json, to_json
 from ._legacy import Image, InputEvent, InputEventType
 from ._limits import DEFAULT_LIMITS, Limits
 from ._packed import (
@@ -124,6 +126,7 @@ __all__ = [
     "Image",
     "InputEvent",
     "InputEventType",
+    "JSONError",
     "Limits",
     "NodePath",
     "ObjectID",
@@ -175,6 +178,7 @@ __all__ = [
     "dumps",
     "encrypt",
     "frame",
+    "from_json",
     "from_text",
     "get_profile",
     "iter_save",
@@ -186,6 +190,7 @@ __all__ = [
     "read_save",
     "records",
     "sniff",
+    "to_json",
     "to_text",
     "write_save",
 ]

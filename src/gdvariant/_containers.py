@@ -53,6 +53,11 @@ _GDEC3_SWAPPED = Struct(">4sI16sQ")  # Godot 3 with File.endian_swap set before 
 _GDEC4 = Struct("<4s16sQ16s")  # magic, MD5, plaintext length, IV: 44 bytes
 _GCPF = Struct("<4sIII")  # magic, mode, block size, total size
 _U32 = Struct("<I")
+#: The header layouts, for the field walk behind ``gdvariant inspect``: GDEC by layout, GCPF,
+#: and the u32 of a GCPF block table entry.
+GDEC_HEADERS = {3: _GDEC3, 4: _GDEC4}
+GCPF_HEADER = _GCPF
+U32 = _U32
 _PIECE = 1 << 20  # GDEC is decrypted this many bytes at a time
 _SPOOL_IN_MEMORY = 1 << 20  # a decrypted GDEC plaintext past this size spools to disk
 #: The largest GCPF block size read unless told otherwise (the engine writes 4096).

@@ -50,7 +50,14 @@ from ._types import (
     VariantType,
 )
 
-__all__ = ["decode_value"]
+#: ``decode_value`` reads values; the three readers of a value's parts are the seams the
+#: field walk behind ``gdvariant inspect`` (``_inspect``) uses, so it has no rules of its own.
+__all__ = [
+    "decode_value",
+    "read_container_type",
+    "read_pandemonium_element_type",
+    "read_string",
+]
 
 _U32 = Struct("<I")
 _I32 = Struct("<i")
@@ -151,7 +158,7 @@ def _too_deep(depth: int, offset: int) -> DecodeError:
     return over_limit("a nesting of levels", depth, "max_depth", depth - 1, offset)
 
 
-def _read_string(
+def read_string(
     buf: bytes, pos: int, end: int, surrogates: bool = False, max_len: int = cap(None)
 ) -> tuple[str, int]:
     """Godot's ``_decode_string``: u32 length, UTF-8 bytes, padding to 4 (which must be there)."""
@@ -211,7 +218,7 @@ def _path(stack: list[list[Any]]) -> str:
     return "".join(parts)
 
 
-def _container_type(
+def read_container_type(
     buf: bytes, pos: int, end: int, kind: int, profile: Profile, max_len: int
 ) -> tuple[ElementType | None, int]:
     """Read the element-type info of a typed container (``_decode_container_type``)."""
@@ -225,14 +232,27 @@ def _container_type(
         return (None if vtype == T.NIL else ElementType.builtin(vtype)), pos + 4
     if kind == ContainerKind.NONE:
         return None, pos
-    name, pos = _read_string(buf, pos, end, False, max_len)
+    name, pos = read_string(buf, pos, end, False, max_len)
     return ElementType(ContainerKind(kind), T.OBJECT, name), pos
 
 
 def _finish_dict(frame: list[Any]) -> Any:
-    """A plain dict when it holds every pair as written, else a :class:`Dictionary`."""
-    flat, key_type, value_type = frame[1], frame[3], frame[4]
-    keys, values = flat[0::2], flat[1::2]
+    """The Dictionary of a finished container frame (see :func:`godot_dictionary`)."""
+    flat = frame[1]
+    return godot_dictionary(flat[0::2], flat[1::2], frame[3], frame[4])
+
+
+def godot_dictionary(
+    keys: list[Any],
+    values: list[Any],
+    key_type: ElementType | None = None,
+    value_type: ElementType | None = None,
+) -> Any:
+    """A plain dict when it holds every pair as written, else a :class:`Dictionary`.
+
+    A dict would merge keys that Godot keeps apart (``1``, ``1.0``, ``true``; a String and a
+    StringName) and cannot hold Array or Dictionary keys; typed Dictionaries keep their types.
+    """
     if key_type is None and value_type is None:
         try:
             d = dict(zip(keys, values, strict=True))
@@ -349,8 +369,10 @@ def decode_value(
                 key_type = value_type = None
                 if typed_dicts and header & 0xF0000:
                     key_kind, value_kind = (header >> 16) & 3, (header >> 18) & 3
-                    key_type, pos = _container_type(buf, pos, end, key_kind, profile, max_len)
-                    value_type, pos = _container_type(buf, pos, end, value_kind, profile, max_len)
+                    key_type, pos = read_container_type(buf, pos, end, key_kind, profile, max_len)
+                    value_type, pos = read_container_type(
+                        buf, pos, end, value_kind, profile, max_len
+                    )
                 if end - pos < 4:
                     raise _fail("Dictionary count missing", pos)
                 count = u32(buf, pos)[0] & _COUNT_MASK
@@ -377,11 +399,13 @@ def decode_value(
                     element_type = None
                     if typed_arrays and header & 0x30000:
                         kind = (header >> 16) & 3
-                        element_type, pos = _container_type(buf, pos, end, kind, profile, max_len)
+                        element_type, pos = read_container_type(
+                            buf, pos, end, kind, profile, max_len
+                        )
                     items = [] if element_type is None else TypedArray(element_type)
                 else:  # Pandemonium: element type, then the count
                     name = "TypedArray"
-                    element_type, pos = _pandemonium_element_type(
+                    element_type, pos = read_pandemonium_element_type(
                         buf, pos, end, header, profile, max_len
                     )
                     cls = TypedArray if k == _K_TYPED_ARRAY else PackedTypedArray
@@ -413,7 +437,7 @@ def decode_value(
                 value = None
                 pos += 4
             elif k == _K_STRING_NAME:
-                value, pos = _read_string(buf, pos + 4, end, surrogates, max_len)
+                value, pos = read_string(buf, pos + 4, end, surrogates, max_len)
                 value = StringName(value)
             elif k == _K_PACKED_BYTE_ARRAY:
                 if word is None:
@@ -456,7 +480,7 @@ def decode_value(
                         )
                     strings = []
                     for _ in range(word):
-                        text, pos = _read_string(buf, pos, end, surrogates, max_len)
+                        text, pos = read_string(buf, pos, end, surrogates, max_len)
                         strings.append(text)
                     value = _NEW(PackedStringArray, strings)
             elif k == _K_OBJECT:
@@ -474,7 +498,7 @@ def decode_value(
                             GodotError.ERR_UNAUTHORIZED,
                         )
                     start = pos
-                    class_name, pos = _read_string(buf, pos + 4, end, surrogates, max_len)
+                    class_name, pos = read_string(buf, pos + 4, end, surrogates, max_len)
                     if not class_name:
                         value = None
                     else:
@@ -493,7 +517,7 @@ def decode_value(
                                 start,
                             )
                         if count:
-                            name, pos = _read_string(buf, pos, end, surrogates, max_len)
+                            name, pos = read_string(buf, pos, end, surrogates, max_len)
                             stack.append([_OBJECT, [], count, class_name, name])
                             if len(stack) > max_depth:
                                 raise _too_deep(len(stack), pos)
@@ -520,7 +544,7 @@ def decode_value(
                 value = _CALLABLE
                 pos += 4
             elif k == _K_SIGNAL:
-                name, pos = _read_string(buf, pos + 4, end, surrogates, max_len)
+                name, pos = read_string(buf, pos + 4, end, surrogates, max_len)
                 if end - pos < 8:
                     raise _fail("Signal object id missing", pos)
                 value = _NEW(Signal, (name, _U64.unpack_from(buf, pos)[0]))
@@ -540,7 +564,7 @@ def decode_value(
                 else:
                     items.append((frame[4], value))
                     if len(items) < frame[2]:
-                        frame[4], pos = _read_string(buf, pos, end, surrogates, max_len)
+                        frame[4], pos = read_string(buf, pos, end, surrogates, max_len)
                         break
                     value = _NEW(GodotObject, (frame[3], tuple(items)))
                 stack.pop()
@@ -584,13 +608,13 @@ def _read_node_path(
         raise over_limit("a NodePath of names", total, "max_elements", max_elems, pos - 16)
     parts = []
     for _ in range(total):
-        s, pos = _read_string(buf, pos, end, profile.surrogates, max_len)
+        s, pos = read_string(buf, pos, end, profile.surrogates, max_len)
         parts.append(s)
     names, subnames = tuple(parts[:name_count]), tuple(parts[name_count:])
     return _NEW(NodePath, (names, subnames, bool(flags & 1))), pos
 
 
-def _pandemonium_element_type(
+def read_pandemonium_element_type(
     buf: bytes, pos: int, end: int, header: int, profile: Profile, max_len: int
 ) -> tuple[ElementType, int]:
     """Pandemonium's typed-array head: element type, then an object class as a StringName.
@@ -610,7 +634,7 @@ def _pandemonium_element_type(
         return ElementType.class_name("EncodedObjectAsID"), pos
     if end - pos < 4 or _U32.unpack_from(buf, pos)[0] & 0xFF != profile.wire_ids[T.STRING_NAME]:
         raise _fail("TypedArray class name must be a StringName", pos)
-    name, pos = _read_string(buf, pos + 4, end, profile.surrogates, max_len)
+    name, pos = read_string(buf, pos + 4, end, profile.surrogates, max_len)
     return ElementType.class_name(name), pos
 
 

@@ -25,6 +25,7 @@ __all__ = [
     "engine_for_frames",
     "loose_frame",
     "other_engine",
+    "read_frames",
     "read_whole",
     "record_spans",
     "record_trouble",
@@ -43,6 +44,8 @@ class Reading:
     values: list[Any]
     records: bool
     big_endian: bool = False
+    #: Bytes of a last frame cut short (a capture that stops mid-frame); 0 for whole data.
+    cut: int = 0
 
     def describe(self) -> str:
         """``one value`` or ``3 store_var records`` (``big-endian`` when the lengths are)."""
@@ -50,7 +53,10 @@ class Reading:
             return "one value"
         order = ", big-endian lengths" if self.big_endian else ""
         plural = "" if len(self.values) == 1 else "s"
-        return f"{len(self.values)} store_var record{plural}{order}"
+        count = len(self.values)
+        if self.cut:
+            return f"{count} put_var frame{plural}{order}, then {self.cut} bytes of a cut frame"
+        return f"{count} store_var record{plural}{order}"
 
 
 def _frames(data: bytes, big_endian: bool) -> tuple[list[tuple[int, int]], int]:
@@ -139,6 +145,27 @@ def _whole_value(data: bytes, profile: Profile, allow_objects: bool) -> Reading 
     except DecodeError:
         return None
     return Reading([value], records=False) if used == len(data) else None
+
+
+def read_frames(data: bytes, profile: Profile, allow_objects: bool = False) -> Reading | None:
+    """``data`` read as a capture of ``put_var`` frames that stops inside its last frame.
+
+    Every whole frame's value must fill its frame, and what is left must be the start of a
+    frame: part of a length, or a length that claims more than the capture holds.
+    """
+    for big_endian in (False, True):
+        spans, stop = _frames(data, big_endian)
+        tail = len(data) - stop
+        if not spans or not tail:
+            continue
+        if tail >= 4 and _LENGTH[big_endian].unpack_from(data, stop)[0] < 4:
+            continue
+        if all(_fills(data, start, end, profile, allow_objects) for start, end in spans):
+            values = [
+                decode_value(data[start:end], profile, allow_objects)[0] for start, end in spans
+            ]
+            return Reading(values, records=True, big_endian=big_endian, cut=tail)
+    return None
 
 
 def other_engine(

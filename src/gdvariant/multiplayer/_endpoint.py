@@ -10,7 +10,6 @@ connection is closed. Nothing here opens a socket or imports a network package.
 from __future__ import annotations
 
 import asyncio
-import enum
 import logging
 import time
 from collections.abc import Callable
@@ -21,11 +20,13 @@ from .. import DecodeError
 from ._auth import DEFAULT_AUTH_TIMEOUT, Authenticator, AuthVerdict
 from ._packets import Packet, decode_packet, encode_packet
 from ._protocol import CMD_MASK, SYNC_DELTA_FLAG, Command, SysCommand
+from ._rpc_config import TransferMode
 from ._server import (
     AuthData,
     Event,
     PacketDropped,
     PacketReceived,
+    PeerAuthenticating,
     PeerAuthenticationFailed,
     PeerConnected,
     PeerDisconnected,
@@ -56,15 +57,6 @@ AuthCallback = Callable[[int, bytes], None]
 PacketCallback = Callable[[int, Packet], None]
 
 
-class TransferMode(enum.IntEnum):
-    """``MultiplayerPeer.TransferMode``: how a packet travels (ENet honours it; WebSocket is
-    always reliable and ordered)."""
-
-    UNRELIABLE = 0
-    UNRELIABLE_ORDERED = 1
-    RELIABLE = 2
-
-
 def default_mode(data: bytes) -> TransferMode:
     """The mode SceneMultiplayer itself uses for a packet it sends: a full SYNC goes
     unreliable, everything else (delta SYNC included) reliable, all on channel 0."""
@@ -90,6 +82,7 @@ class ServerOptions(EndpointOptions, total=False):
     """The keywords every server takes (see :class:`ServerEndpoint`)."""
 
     auth_callback: AuthCallback | None
+    on_peer_authenticating: PeerCallback | None
     auth_timeout: float
     relay: bool
     drop_limit: int
@@ -136,14 +129,16 @@ class ServerEndpoint(_Endpoint):
     ``send_bytes`` from a client (else RAW payloads wait in :meth:`receive_raw`),
     ``on_packet(peer, packet)`` for the other game packets (RPCs, syncs), and ``auth_callback``
     (turns authentication on; clients must set one too) with
-    ``on_peer_authentication_failed(peer)`` for a peer that left or timed out while
-    authenticating. ``drop_limit`` is how many malformed packets a peer may send before it
+    ``on_peer_authenticating(peer)`` when a peer starts authenticating and
+    ``on_peer_authentication_failed(peer)`` for one that left, timed out or was refused
+    while authenticating. ``drop_limit`` is how many malformed packets a peer may send before it
     is closed (0: closed at the first).
     """
 
     def __init__(self, **options: Unpack[ServerOptions]) -> None:
         super().__init__(options)
         self.auth_callback = options.get("auth_callback")
+        self.on_peer_authenticating = options.get("on_peer_authenticating")
         self.protocol = ServerProtocol(
             auth=self.auth_callback is not None,
             auth_timeout=options.get("auth_timeout", DEFAULT_AUTH_TIMEOUT),
@@ -288,6 +283,8 @@ class ServerEndpoint(_Endpoint):
             self.disconnect_peer(event.peer)
             if self.on_peer_authentication_failed is not None:
                 self.on_peer_authentication_failed(event.peer)
+        elif isinstance(event, PeerAuthenticating) and self.on_peer_authenticating is not None:
+            self.on_peer_authenticating(event.peer)
         elif isinstance(event, AuthData) and self.auth_callback is not None:
             self.auth_callback(event.peer, event.data)
         elif isinstance(event, PacketDropped):

@@ -34,12 +34,8 @@ from collections.abc import Callable
 from typing import ClassVar, Unpack
 
 from ._endpoint import (
-    AuthCallback,
     ClientEndpoint,
     EndpointOptions,
-    PacketCallback,
-    PeerCallback,
-    RawCallback,
     ServerEndpoint,
     ServerOptions,
     TransferMode,
@@ -56,14 +52,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 __all__ = [
     "GODOT_MAX_PACKET_SIZE",
     "GODOT_MAX_PEERS",
-    "AuthCallback",
-    "EndpointOptions",
     "MultiplayerClient",
     "MultiplayerServer",
-    "PacketCallback",
-    "PeerCallback",
-    "RawCallback",
-    "TransferMode",
     "default_mode",
     "enet_route",
     "transfer_of",

@@ -62,7 +62,6 @@ __all__ = [
     "PacketCallback",
     "PeerCallback",
     "RawCallback",
-    "TransferMode",
 ]
 
 LOGGER = logging.getLogger("gdvariant.multiplayer.websocket")

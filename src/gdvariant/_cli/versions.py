@@ -1,0 +1,57 @@
+"""``gdvariant versions``: the engine releases gdvariant speaks, and what each supports."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from .._profiles import PROFILES, Profile
+from ._common import command_parser
+
+EXAMPLES = """\
+  gdvariant versions
+  gdvariant versions --json
+"""
+
+
+def add_parser(sub: Any) -> None:
+    parser = command_parser(
+        sub,
+        "versions",
+        help="list the engine versions gdvariant speaks",
+        description="List every engine version (-V) and what its format supports.",
+        examples=EXAMPLES,
+    )
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.json:
+        print(json.dumps({name: p.describe() for name, p in PROFILES.items()}, indent=2))
+        return 0
+    for name, profile in PROFILES.items():
+        alias = f" (= {profile.name})" if name != profile.name else ""
+        print(f"{name:<16}{profile.engine}{alias}: {', '.join(_features(profile))}")
+    return 0
+
+
+def _features(profile: Profile) -> list[str]:
+    """One line's worth of what a profile supports."""
+    info = profile.describe()
+    features = [f"{len(profile.wire_ids)} types"]
+    for key, label in (
+        ("typed_arrays", "typed Array"),
+        ("typed_dictionaries", "typed Dictionary"),
+        ("double_builds", "double builds"),
+    ):
+        if info[key]:
+            features.append(label)
+    if not profile.int64:
+        features.append("32-bit int and float only")
+    if not profile.objects:
+        features.append("no objects")
+    depth = profile.max_depth
+    features.append(f"depth limit {depth}" if depth is not None else "no depth limit")
+    return features
