@@ -4,13 +4,15 @@ extends Node
 ##
 ## Arguments (after --):
 ##   URL SECONDS [silent]
-##                 join the server at URL with WebSocketMultiplayerPeer, authenticate with
+##                 join the server at URL (ws:// or enet://, join.gd), authenticate with
 ##                 "letmein" (or, silent, send nothing until the server gives up), make two
 ##                 calls the server must refuse, then print what arrives (the RPC node
 ##                 echoes every call back); quit on FINISH, when the server goes away or
 ##                 fails our authentication, or after SECONDS.
 ##   server PORT   be the Godot server of the golden recording: serve one client the same
 ##                 script of calls, spawns, changes and despawns as the Python test does.
+
+const Join := preload("res://join.gd")
 
 var smp: SceneMultiplayer
 var silent := false
@@ -33,8 +35,8 @@ func _ready() -> void:
 	smp.connected_to_server.connect(_on_connected)
 	smp.connection_failed.connect(_quit_with.bind("CONNECTION_FAILED"))
 	smp.server_disconnected.connect(_quit_with.bind("SERVER_DISCONNECTED"))
-	var peer := WebSocketMultiplayerPeer.new()
-	if peer.create_client(args[0]) != OK:
+	var peer := Join.peer_for(args[0])
+	if peer == null:
 		_quit_with("CANNOT_CONNECT")
 		return
 	smp.multiplayer_peer = peer

@@ -1,7 +1,7 @@
 extends Node
 ## Joins a SceneMultiplayer server and prints what happens, one event per line, for the test
-## to compare with what the server saw. The URL picks the transport: ws://HOST:PORT joins with
-## WebSocketMultiplayerPeer.create_client, enet://HOST:PORT with ENetMultiplayerPeer.create_client.
+## to compare with what the server saw. The URL picks the transport (join.gd): ws://HOST:PORT
+## or enet://HOST:PORT.
 ##
 ## Arguments (after --): URL ROLE SEED COUNT. Every role authenticates with "letmein:ROLE";
 ## the server rejects any other token.
@@ -16,6 +16,7 @@ extends Node
 ## Quits when the server goes away, or after 12 seconds.
 
 const BIGGEST := 65534
+const Join := preload("res://join.gd")
 
 var smp: SceneMultiplayer
 var role: String
@@ -43,30 +44,12 @@ func _ready() -> void:
 	smp.peer_connected.connect(_on_peer_connected)
 	smp.peer_disconnected.connect(func(id): print("PEER_DISCONNECTED ", id))
 	smp.peer_packet.connect(func(id, data): print("GOT %d %s" % [id, data.hex_encode()]))
-	var peer := _join(args[0])
+	var peer := Join.peer_for(args[0])
 	if peer == null:
 		get_tree().quit(2)
 		return
 	smp.multiplayer_peer = peer
 	get_tree().create_timer(12.0).timeout.connect(_quit_with.bind(0, "TIMEOUT"))
-
-
-func _join(url: String) -> MultiplayerPeer:
-	var err: Error
-	var peer: MultiplayerPeer
-	if url.begins_with("enet://"):
-		var address := url.trim_prefix("enet://")
-		var enet := ENetMultiplayerPeer.new()
-		err = enet.create_client(address.get_slice(":", 0), int(address.get_slice(":", 1)))
-		peer = enet
-	else:
-		var ws := WebSocketMultiplayerPeer.new()
-		err = ws.create_client(url)
-		peer = ws
-	if err != OK:
-		printerr("cannot connect: ", err)
-		return null
-	return peer
 
 
 func _on_authenticating(id: int) -> void:
