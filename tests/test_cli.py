@@ -464,6 +464,10 @@ def test_unknown_engine_version_is_usage_error(capsys: pytest.CaptureFixture[str
 def test_versions(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["versions"]) == 0
     lines = capsys.readouterr().out.splitlines()
+    core = lines.pop()  # the last line says which codec core is live, and why
+    assert core.startswith(f"# codec core: {gd.IMPLEMENTATION} (")
+    if gd.IMPLEMENTATION == "python":
+        assert "compiled core not built" in core or "GDVARIANT_PURE_PYTHON" in core
     by_name = {line.split()[0]: line for line in lines}
     assert set(by_name) == set(PROFILES)
     assert "4.6" in by_name["4"]

@@ -13,8 +13,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import __version__
-from ._api import decode, dumps
+from . import __version__, _core
+from ._api import dumps
+from ._codec import Codec, codec_for
 from ._containers import GcpfReader, decrypt, sniff
 from ._errors import DecodeError, VariantError
 from ._framing import Framing, StreamDecoder, frame
@@ -27,7 +28,7 @@ from ._guess import (
     records_only,
 )
 from ._literal import parse_value
-from ._profiles import PROFILES, Profile, get_profile
+from ._profiles import PROFILES, Profile
 from ._records import load_all
 
 _EXIT_STATUS = """exit status:
@@ -144,27 +145,27 @@ def _cmd_decode(args: argparse.Namespace) -> int:
         data = _plaintext(data, kind, args)
     if not 0 <= args.offset <= len(data):
         raise ValueError(f"--offset {args.offset} is outside the {len(data)} bytes")
-    profile = get_profile(args.version, args.double)
+    codec = codec_for(args.version, args.double, args.allow_objects)
     if args.all:
-        return _decode_in_a_row(data, args)
+        return _decode_in_a_row(data, args.offset, codec)
     view = data[args.offset :]
     if args.records or args.big_endian:
         records = load_all(
             io.BytesIO(view),
-            version=profile,
+            version=codec.profile,
             allow_objects=args.allow_objects,
             big_endian=args.big_endian,
         )
         _print_records(records, _notes(kind, args.big_endian))
         return 0
-    reading = read_whole(view, profile, args.allow_objects, records_first=kind != "plain")
+    reading = read_whole(view, codec, records_first=kind != "plain")
     if reading is None:
-        raise _Unreadable(_why_unreadable(data, args.offset, profile, args.allow_objects))
+        raise _Unreadable(_why_unreadable(data, args.offset, codec))
     if reading.records:
         _print_records(reading.values, _notes(kind, reading.big_endian))
         return 0
     _print_value(reading.values[0])
-    also = records_only(view, profile, args.allow_objects)
+    also = records_only(view, codec)
     if also is not None:
         print(
             f"note: the bytes also read whole as {also.describe()}: --records prints them",
@@ -173,89 +174,79 @@ def _cmd_decode(args: argparse.Namespace) -> int:
     return 0
 
 
-def _why_unreadable(data: bytes, offset: int, profile: Profile, allow_objects: bool) -> str:
+def _why_unreadable(data: bytes, offset: int, codec: Codec) -> str:
     """How the bytes from ``offset`` fail as one value and as records, and which engine reads
     them whole."""
     view = data[offset:]
     try:
-        value, used = decode(data, version=profile, allow_objects=allow_objects, offset=offset)
+        value, end = codec.decode(data, offset)
     except DecodeError as exc:
         as_value = str(exc)
     else:
         name = type(value).__name__
         article = "an" if name[0] in "aeiouAEIOU" else "a"
-        as_value = f"only {used} of {len(view)} bytes decode ({article} {name})"
-    as_records = record_trouble(view, profile, allow_objects) or (
+        as_value = f"only {end - offset} of {len(view)} bytes decode ({article} {name})"
+    as_records = record_trouble(view, codec) or (
         "the length prefixes do not chain to the end of the input"
     )
     lines = [
-        f"the bytes are not {profile.engine} data: neither one value nor store_var records",
+        f"the bytes are not {codec.profile.engine} data: neither one value nor store_var records",
         f"  as one value: {as_value}",
         f"  as records: {as_records}",
     ]
-    other = other_engine(view, profile, allow_objects)
+    other = other_engine(view, codec)
     if other is not None:
         line, reading = other
         lines.append(f"note: -V {line} reads the whole input, as {reading.describe()}")
-    elif _reads_in_a_row(view, profile, allow_objects):
+    elif _reads_in_a_row(view, codec):
         lines.append("note: they read whole as values one after another: --all prints them")
     return "\n".join(lines)
 
 
-def _reads_in_a_row(data: bytes, profile: Profile, allow_objects: bool) -> bool:
+def _reads_in_a_row(data: bytes, codec: Codec) -> bool:
     offset = 0
     while offset < len(data):
         try:
-            _, used = decode(data, version=profile, allow_objects=allow_objects, offset=offset)
+            _, offset = codec.decode(data, offset)
         except DecodeError:
             return False
-        offset += used
     return offset == len(data) > 0
 
 
-def _decode_in_a_row(data: bytes, args: argparse.Namespace) -> int:
+def _decode_in_a_row(data: bytes, offset: int, codec: Codec) -> int:
     """``--all``: values one after another, each with its offset and size."""
-    offset = args.offset
     while offset < len(data):
-        value, used = decode(
-            data,
-            version=args.version,
-            double=args.double,
-            allow_objects=args.allow_objects,
-            offset=offset,
-        )
-        print(f"# offset {offset}, {used} bytes")
+        value, end = codec.decode(data, offset)
+        print(f"# offset {offset}, {end - offset} bytes")
         _print_value(value)
-        offset += used
+        offset = end
     return 0
 
 
 def _cmd_frames(args: argparse.Namespace) -> int:
     data = _read_input(args.input, args.hex)
-    profile = get_profile(args.version, args.double)
+    codec = codec_for(args.version, args.double, args.allow_objects)
     big_endian = args.big_endian or False
     decoder = StreamDecoder(
-        version=profile,
+        version=codec.profile,
         allow_objects=args.allow_objects,
         framing=args.framing,
         big_endian=big_endian,
         max_frame_size=args.max_frame_size,
     )
-    loose = loose_frame(data, profile, args.allow_objects, big_endian)
+    loose = loose_frame(data, codec, big_endian)
     if loose is not None:
         index, offset, used = loose
         raise _Unreadable(
             f"the value in frame {index} (offset {offset}) ends after {used} bytes, before its "
-            f"frame does: these are not {profile.engine} put_var frames"
-            + _engine_note(data, profile, args.allow_objects, big_endian)
+            f"frame does: these are not {codec.profile.engine} put_var frames"
+            + _engine_note(data, codec, big_endian)
         )
     shown = 0
     try:
         decoder.feed(data)
     except DecodeError as exc:
-        raise _Unreadable(
-            f"{exc}{_engine_note(data, profile, args.allow_objects, big_endian)}"
-        ) from None
+        raise _Unreadable(f"{exc}{_engine_note(data, codec, big_endian)}") from None
     finally:
         for value in decoder:
             print(f"# value {shown}")
@@ -267,8 +258,8 @@ def _cmd_frames(args: argparse.Namespace) -> int:
     return 0
 
 
-def _engine_note(data: bytes, profile: Profile, allow_objects: bool, big_endian: bool) -> str:
-    line = engine_for_frames(data, profile, allow_objects, big_endian)
+def _engine_note(data: bytes, codec: Codec, big_endian: bool) -> str:
+    line = engine_for_frames(data, codec, big_endian)
     return f"\nnote: -V {line} reads every whole frame" if line is not None else ""
 
 
@@ -314,11 +305,20 @@ def _cmd_schema(args: argparse.Namespace) -> int:
 def _cmd_versions(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({name: p.describe() for name, p in PROFILES.items()}, indent=2))
+        print(_core_line(), file=sys.stderr)
         return 0
     for name, profile in PROFILES.items():
         alias = f" (= {profile.name})" if name != profile.name else ""
         print(f"{name:<16}{profile.engine}{alias}: {', '.join(_features(profile))}")
+    print(_core_line())
     return 0
+
+
+def _core_line() -> str:
+    """Which codec core is live, and why not the compiled one when it is not."""
+    if _core.IMPLEMENTATION == _core.COMPILED:
+        return "# codec core: c (compiled)"
+    return f"# codec core: python (pure Python; {_core.compiled_error()})"
 
 
 def _features(profile: Profile) -> list[str]:

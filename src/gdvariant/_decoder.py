@@ -13,26 +13,10 @@ from struct import Struct
 from typing import Any
 
 from ._errors import DecodeError, GodotError, key_repr
-from ._layouts import LAYOUTS
+from ._layouts import COUNT_MASK, FLAG_64, LAYOUTS, NODE_PATH_NEW, PACKED_ARRAYS
 from ._legacy import EVENT_PAYLOADS, Image, InputEvent, InputEventType
 from ._limits import DEFAULT_LIMITS, Limits, cap, over_limit
-from ._packed import (
-    PackedColorArray,
-    PackedFloat32Array,
-    PackedFloat64Array,
-    PackedInt32Array,
-    PackedInt64Array,
-    PackedStringArray,
-    PackedVector2Array,
-    PackedVector2Array64,
-    PackedVector2iArray,
-    PackedVector3Array,
-    PackedVector3Array64,
-    PackedVector3iArray,
-    PackedVector4Array,
-    PackedVector4Array64,
-    PackedVector4iArray,
-)
+from ._packed import PackedStringArray
 from ._profiles import KIND_BARE_OBJECT, KIND_BARE_RID, Profile
 from ._types import (
     RID,
@@ -62,10 +46,6 @@ _U32I32 = Struct("<Ii")
 _NODEPATH_HEAD = Struct("<III")
 _IMAGE_HEAD = Struct("<IIIIi")
 _EVENT_HEAD = Struct("<Ii")
-
-_FLAG_64 = 1 << 16
-_NEW_NODEPATH = 0x80000000
-_COUNT_MASK = 0x7FFFFFFF
 
 _INVALID = GodotError.ERR_INVALID_DATA
 _EOF = GodotError.ERR_FILE_EOF
@@ -104,19 +84,7 @@ for _vt, _lay in LAYOUTS.items():
     _FIXED[int(_vt)] = (_narrow, _wide, _lay.unflatten)
 
 # Packed numeric arrays: the class, and the 64-bit class used when the header is flagged.
-_PACKED: dict[int, tuple[type[Any], type[Any]]] = {
-    T.PACKED_INT32_ARRAY: (PackedInt32Array,) * 2,
-    T.PACKED_INT64_ARRAY: (PackedInt64Array,) * 2,
-    T.PACKED_FLOAT32_ARRAY: (PackedFloat32Array,) * 2,
-    T.PACKED_FLOAT64_ARRAY: (PackedFloat64Array,) * 2,
-    T.PACKED_VECTOR2_ARRAY: (PackedVector2Array, PackedVector2Array64),
-    T.PACKED_VECTOR3_ARRAY: (PackedVector3Array, PackedVector3Array64),
-    T.PACKED_VECTOR4_ARRAY: (PackedVector4Array, PackedVector4Array64),
-    T.PACKED_COLOR_ARRAY: (PackedColorArray,) * 2,
-    T.PACKED_VECTOR2I_ARRAY: (PackedVector2iArray,) * 2,
-    T.PACKED_VECTOR3I_ARRAY: (PackedVector3iArray,) * 2,
-    T.PACKED_VECTOR4I_ARRAY: (PackedVector4iArray,) * 2,
-}
+_PACKED: dict[int, tuple[type[Any], type[Any]]] = {int(k): v for k, v in PACKED_ARRAYS.items()}
 _FIXED_BY_PROFILE: dict[str, dict[int, tuple[Struct, Struct, Any]]] = {}
 
 
@@ -275,7 +243,7 @@ def decode_value(
     flag_bits = 0xFFFFFF00 if profile.strict_header else 0
     surrogates = profile.surrogates
     fixed = _fixed_table(profile)
-    packed_flag = _FLAG_64 if profile.double_flagged else 0
+    packed_flag = FLAG_64 if profile.double_flagged else 0
     u32 = _U32.unpack_from
     u32i32 = _U32I32.unpack_from
     f32 = _F32.unpack_from
@@ -299,7 +267,7 @@ def decode_value(
                 raise _fail(f"{profile.engine} allows no bits above the type byte", pos)
 
             if k == _K_INT:
-                if header & _FLAG_64:
+                if header & FLAG_64:
                     if end - pos < 12:
                         raise _fail("int64 payload missing", pos)
                     value = i64(buf, pos + 4)[0]
@@ -328,7 +296,7 @@ def decode_value(
                         value = _godot_text(value)
                 pos = start + word + (-word & 3)
             elif k == _K_FLOAT:
-                if header & _FLAG_64:
+                if header & FLAG_64:
                     if end - pos < 12:
                         raise _fail("float64 payload missing", pos)
                     value = f64(buf, pos + 4)[0]
@@ -353,7 +321,7 @@ def decode_value(
                     value_type, pos = _container_type(buf, pos, end, value_kind, profile, max_len)
                 if end - pos < 4:
                     raise _fail("Dictionary count missing", pos)
-                count = u32(buf, pos)[0] & _COUNT_MASK
+                count = u32(buf, pos)[0] & COUNT_MASK
                 pos += 4
                 if count * 8 > end - pos:
                     raise _fail(f"Dictionary of {count} entries cannot fit in the data", start)
@@ -388,7 +356,7 @@ def decode_value(
                     items = cls(element_type)
                 if end - pos < 4:
                     raise _fail(f"{name} count missing", pos)
-                count = u32(buf, pos)[0] & _COUNT_MASK
+                count = u32(buf, pos)[0] & COUNT_MASK
                 pos += 4
                 if count * 4 > end - pos:
                     raise _fail(f"{name} of {count} elements cannot fit in the data", start)
@@ -404,7 +372,7 @@ def decode_value(
                 value = items
             elif k in fixed:
                 narrow, wide, unflatten = fixed[k]
-                layout = wide if header & _FLAG_64 else narrow
+                layout = wide if header & FLAG_64 else narrow
                 if end - pos - 4 < layout.size:
                     raise _fail(f"{VariantType(k).name} payload missing", pos)
                 value = unflatten(layout.unpack_from(buf, pos + 4))
@@ -460,7 +428,7 @@ def decode_value(
                         strings.append(text)
                     value = _NEW(PackedStringArray, strings)
             elif k == _K_OBJECT:
-                if header & _FLAG_64:
+                if header & FLAG_64:
                     if end - pos < 12:
                         raise _fail("object id missing", pos)
                     oid = _U64.unpack_from(buf, pos + 4)[0]
@@ -560,7 +528,7 @@ def _read_node_path(
     if end - pos < 8:
         raise _fail("NodePath header missing", pos)
     first = _U32.unpack_from(buf, pos + 4)[0]
-    if not first & _NEW_NODEPATH:
+    if not first & NODE_PATH_NEW:
         if profile.old_node_path:  # u32 length + the path as text, no padding
             if first > end - pos - 8:
                 raise _fail(f"NodePath text of {first} bytes runs past the end", pos + 4, _EOF)
@@ -572,7 +540,7 @@ def _read_node_path(
     if end - pos < 16:
         raise _fail("NodePath header missing", pos)
     name_count, sub_count, flags = _NODEPATH_HEAD.unpack_from(buf, pos + 4)
-    name_count &= _COUNT_MASK
+    name_count &= COUNT_MASK
     if flags & 2:  # the obsolete "property" flag adds one more subname
         sub_count += 1
     # Godot adds the counts as uint32, so the total wraps: 1 name + 0xFFFFFFFF subnames = 0 strings.
@@ -599,14 +567,14 @@ def _pandemonium_element_type(
     """
     if end - pos < 8:
         raise _fail("TypedArray element type missing", pos)
-    wire = _U32.unpack_from(buf, pos + 4)[0] & _COUNT_MASK
+    wire = _U32.unpack_from(buf, pos + 4)[0] & COUNT_MASK
     vtype = profile.types_by_id[wire] if wire < 256 else None
     if vtype is None:
         raise _fail(f"TypedArray element type {wire} is not a type of {profile.engine}", pos + 4)
     pos += 8
     if vtype != T.OBJECT:
         return ElementType.builtin(vtype), pos
-    if header & _FLAG_64:  # objects sent as ids: no class name
+    if header & FLAG_64:  # objects sent as ids: no class name
         return ElementType.class_name("EncodedObjectAsID"), pos
     if end - pos < 4 or _U32.unpack_from(buf, pos)[0] & 0xFF != profile.wire_ids[T.STRING_NAME]:
         raise _fail("TypedArray class name must be a StringName", pos)
