@@ -70,8 +70,9 @@ class Codec:
         return codec_for(version, False, self.allow_objects, self.full_objects, self.limits)
 
 
-# (version, double, allow_objects, full_objects, id(limits)) -> codec. The id is safe as a key:
-# the cached codec holds the Limits, so no other object can take its id while the entry lives.
+# (version, double, allow_objects, full_objects[, id(limits)]) -> codec; the id is left out for
+# the default limits (the usual call, kept short). The id is safe as a key: the cached codec
+# holds the Limits, so no other object can take its id while the entry lives.
 _CACHE: dict[tuple[Any, ...], Codec] = {}
 _CACHE_MAX = 512
 
@@ -87,7 +88,10 @@ def codec_for(
 
     ``double=True`` selects the release's ``precision=double`` build (Godot 4 only).
     """
-    key = (version, double, allow_objects, full_objects, id(limits))
+    if limits is DEFAULT_LIMITS:
+        key: tuple[Any, ...] = (version, double, allow_objects, full_objects)
+    else:
+        key = (version, double, allow_objects, full_objects, id(limits))
     try:
         return _CACHE[key]
     except (KeyError, TypeError):  # TypeError: an unhashable version, refused below

@@ -15,7 +15,7 @@ from typing import Any
 from ._errors import DecodeError, GodotError, key_repr
 from ._layouts import COUNT_MASK, FLAG_64, LAYOUTS, NODE_PATH_NEW, PACKED_ARRAYS
 from ._legacy import EVENT_PAYLOADS, Image, InputEvent, InputEventType
-from ._limits import DEFAULT_LIMITS, Limits, cap, over_limit
+from ._limits import DEFAULT_LIMITS, UNLIMITED, Limits, cap, over_limit
 from ._packed import PackedStringArray
 from ._profiles import KIND_BARE_OBJECT, KIND_BARE_RID, Profile
 from ._types import (
@@ -228,7 +228,10 @@ def decode_value(
     size = memoryview(data).nbytes
     if not 0 <= offset <= size:
         raise ValueError(f"offset {offset} is outside the data (0..{size})")
-    max_size = cap(limits.max_size)
+    # The caps, None meaning UNLIMITED (inline: this runs once per message).
+    max_size = limits.max_size
+    if max_size is None:
+        max_size = UNLIMITED
     if size - offset > max_size:  # checked before the bytes are copied
         raise over_limit("an input of bytes", size - offset, "max_size", max_size, offset)
     buf = data if type(data) is bytes else bytes(memoryview(data).cast("B"))
@@ -237,12 +240,18 @@ def decode_value(
     kinds = profile.kind_codes
     typed_arrays = profile.typed_arrays
     typed_dicts = profile.typed_dictionaries
-    max_depth = cap(limits.max_depth)
-    max_len = cap(limits.max_length)
-    max_elems = cap(limits.max_elements)
+    max_depth = limits.max_depth
+    max_len = limits.max_length
+    max_elems = limits.max_elements
+    if max_depth is None:
+        max_depth = UNLIMITED
+    if max_len is None:
+        max_len = UNLIMITED
+    if max_elems is None:
+        max_elems = UNLIMITED
     flag_bits = 0xFFFFFF00 if profile.strict_header else 0
     surrogates = profile.surrogates
-    fixed = _fixed_table(profile)
+    fixed = _FIXED_BY_PROFILE.get(profile.name) or _fixed_table(profile)
     packed_flag = FLAG_64 if profile.double_flagged else 0
     u32 = _U32.unpack_from
     u32i32 = _U32I32.unpack_from

@@ -22,7 +22,7 @@ from typing import Any
 from ._errors import EncodeError, key_repr
 from ._layouts import FLAG_64, LAYOUTS, MATH_CLASSES, NODE_PATH_NEW, PACKED_ARRAYS, SHARED
 from ._legacy import EVENT_PAYLOADS, Image, InputEvent, InputEventType
-from ._limits import cap
+from ._limits import UNLIMITED
 from ._packed import PackedStringArray, _PackedNumbers
 from ._profiles import Profile
 from ._types import (
@@ -463,7 +463,7 @@ def encode_value(value: Any, profile: Profile, full_objects: bool = False) -> by
     fast_floats = profile.float64
     surrogates = enc._errors
     limit = profile.max_encode_depth
-    max_depth = cap(limit)
+    max_depth = UNLIMITED if limit is None else limit
     open_ids: set[int] | None = set() if limit is None else None
     pack_i32 = _U32I32.pack
     pack_f32 = _U32F32.pack

@@ -42,12 +42,12 @@ class Limits:
 #: The limits used when none are given.
 DEFAULT_LIMITS = Limits()
 #: "No limit" as the codec loops spell it: an int larger than any count they compare it with.
-_NO_CAP = 1 << 62
+UNLIMITED = 1 << 62
 
 
 def cap(limit: int | None) -> int:
     """A cap as an int the hot loops can compare with (``None``: no cap, here and in profiles)."""
-    return _NO_CAP if limit is None else limit
+    return UNLIMITED if limit is None else limit
 
 
 def over_limit(what: str, size: int, name: str, limit: int, offset: int) -> DecodeError:
