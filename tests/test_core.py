@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cores import core
 
 import gdvariant as gd
 from gdvariant import _core, _pure
@@ -137,3 +138,17 @@ def test_only_the_codec_object_calls_the_core() -> None:
     }
     # __init__ reads the name of the live core; the CLI prints it.
     assert importers == {"_codec.py", "_core.py", "__init__.py", "_cli.py"}
+
+
+def test_a_missing_compiled_core_skips_or_fails_when_required(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_core, "implementations", lambda: {"python": _pure})
+    monkeypatch.setattr(_core, "compiled_error", lambda: "compiled core not built (test)")
+    monkeypatch.delenv("GDVARIANT_REQUIRE_COMPILED", raising=False)
+    with pytest.raises(pytest.skip.Exception, match=r"compiled core not built \(test\)"):
+        core("c")
+    monkeypatch.setenv("GDVARIANT_REQUIRE_COMPILED", "1")
+    with pytest.raises(pytest.fail.Exception, match="GDVARIANT_REQUIRE_COMPILED is set but"):
+        core("c")
+    assert core("python") is _pure
