@@ -82,7 +82,7 @@ def changed_props(ents: list[Any], base: int) -> int:
     total = 0
     for ent in ents:
         mask = 0
-        for tick, changed in ent._net_hist:
+        for tick, changed, *_ in ent._net_hist:
             if tick > base:
                 mask |= changed
         total += mask.bit_count()

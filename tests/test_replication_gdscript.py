@@ -99,7 +99,9 @@ def test_generated_text_structure() -> None:
         assert lay.fingerprint.hex() in text
         body = functions[lay.class_id]
         for prop in lay.props:  # one inline block per property, by flat index
-            assert body.count(f"values[{prop.index}] = ") == 1
+            # two ways to set it where a value delta is possible (wire doc §5.1)
+            ways = 1 if lay.deltas[prop.index] is None else 2
+            assert body.count(f"values[{prop.index}] = ") == ways
             assert f'"{prop.path}": values[{prop.index}]' in text  # published by path
     for name in ("apply", "held_ticks", "class_of", "_section", "_take", "_utf8_ok"):
         assert re.search(rf"^(static )?func {name}\(", text, re.M), name

@@ -131,9 +131,11 @@ def test_entity_id_gaps_by_hand() -> None:
     enc.snapshot()
     # Update of entity 19 after id -1: gap 19 -> code 1, size class 1 (8 bits), 19.
     # Bits: op 00, 1, 10 (class 1... LSB first: 1 then 0), 19 in 8 bits, selector 0,
-    # mask 01, x = 0001.
+    # mask 01, then x as a value delta (wire doc §5.1): 0 -> 1 is d = 1, zigzag z = 2; the
+    # ordinal has W = 4 bits, so the tiers are 1, 2, 3 bits: 1, 0, then z in 2 bits.
     acc, n = 0, 0
-    for value, width in [(0, 2), (1, 1), (1, 2), (19, 8), (0, 1), (0b01, 2), (1, 4)]:
+    steps = [(0, 2), (1, 1), (1, 2), (19, 8), (0, 1), (0b01, 2), (1, 1), (0, 1), (2, 2)]
+    for value, width in steps:
         acc |= value << n
         n += width
     assert enc.packet_for(0) == header(0, 2, 1, 1) + acc.to_bytes(3, "little")

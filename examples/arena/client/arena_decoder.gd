@@ -52,7 +52,7 @@ var _k6: float
 
 func _init() -> void:
 	_scratch.resize(8)
-	_padding.resize(13)
+	_padding.resize(14)
 	_padding.fill(0)
 	_k0 = float(360) / float(1024)
 	_k1 = bytes_to_var("03000000000000c4".hex_decode())
@@ -66,7 +66,7 @@ func _init() -> void:
 	var values0 := []
 	values0.resize(9)
 	values0[8] = 0
-	if _c0(base0, 0, 72, -1, values0) < 0:
+	if _c0(base0, 0, 72, -1, values0, false) < 0:
 		_broken = "cannot decode the baseline of DT_Player: " + last_error
 	_baselines.append(values0)
 	var base1 := "1e001000010000".hex_decode()
@@ -74,13 +74,13 @@ func _init() -> void:
 	var values1 := []
 	values1.resize(5)
 	values1[4] = 1
-	if _c1(base1, 0, 56, -1, values1) < 0:
+	if _c1(base1, 0, 56, -1, values1, false) < 0:
 		_broken = "cannot decode the baseline of DT_Shot: " + last_error
 	_baselines.append(values1)
 
 
 # DT_Player: class 0, 8 properties
-func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array) -> int:
+func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: bool) -> int:
 	var bp := s >> 3
 	var acc := buf[bp] >> (s & 7)
 	var n := 8 - (s & 7)
@@ -130,15 +130,10 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array) -> int:
 	if (bp << 3) - n > end:
 		return _fail("packet truncated in entity %d (DT_Player)'s change list" % id, id)
 	if mask & 1:
-		if n < 2:
-			acc |= buf.decode_u32(bp) << n
-			bp += 4
-			n += 32
-		var t6 := acc & 3
-		acc >>= 2
-		n -= 2
-		var t7 := 0.0
-		if t6:
+		if delta:
+			var t5: float
+			var t6 := 0
+			var t7 := false
 			if n < 1:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
@@ -146,115 +141,600 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array) -> int:
 			var t8 := acc & 1
 			acc >>= 1
 			n -= 1
-			var t9 := 0
-			if t6 & 1:
-				if n < 11:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
-				var t10 := acc & 2047
-				acc >>= 11
-				n -= 11
-				t9 = t10 + 1
-			var t11 := 0
-			if t6 & 2:
+			if not t8:
 				if n < 4:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t12 := acc & 15
+				var t9 := acc & 15
 				acc >>= 4
 				n -= 4
-				t11 = t12
-			t7 = t9 + t11 / float(16)
-			if t8:
-				t7 = -t7
-		var t5: float = t7
-		if n < 2:
-			acc |= buf.decode_u32(bp) << n
-			bp += 4
-			n += 32
-		var t14 := acc & 3
-		acc >>= 2
-		n -= 2
-		var t15 := 0.0
-		if t14:
+				t6 = t9
+			else:
+				if n < 1:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t10 := acc & 1
+				acc >>= 1
+				n -= 1
+				if not t10:
+					if n < 7:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t11 := acc & 127
+					acc >>= 7
+					n -= 7
+					t6 = t11
+				else:
+					if n < 1:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t12 := acc & 1
+					acc >>= 1
+					n -= 1
+					if not t12:
+						if n < 11:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t13 := acc & 2047
+						acc >>= 11
+						n -= 11
+						t6 = t13
+					else:
+						t7 = true
+						if n < 2:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t14 := acc & 3
+						acc >>= 2
+						n -= 2
+						var t15 := 0.0
+						if t14:
+							if n < 1:
+								acc |= buf.decode_u32(bp) << n
+								bp += 4
+								n += 32
+							var t16 := acc & 1
+							acc >>= 1
+							n -= 1
+							var t17 := 0
+							if t14 & 1:
+								if n < 11:
+									acc |= buf.decode_u32(bp) << n
+									bp += 4
+									n += 32
+								var t18 := acc & 2047
+								acc >>= 11
+								n -= 11
+								t17 = t18 + 1
+							var t19 := 0
+							if t14 & 2:
+								if n < 4:
+									acc |= buf.decode_u32(bp) << n
+									bp += 4
+									n += 32
+								var t20 := acc & 15
+								acc >>= 4
+								n -= 4
+								t19 = t20
+							t15 = t17 + t19 / float(16)
+							if t16:
+								t15 = -t15
+						t5 = t15
+			if not t7:
+				var t21 := roundi(values[0].x * float(16)) + ((t6 >> 1) ^ -(t6 & 1))
+				if absi(t21) > 32783:
+					return _bad(id, "DT_Player", "position", "a delta past Coord(11, 4)'s range")
+				t5 = float(t21) / float(16)
+			var t22: float
+			var t23 := 0
+			var t24 := false
 			if n < 1:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t16 := acc & 1
+			var t25 := acc & 1
 			acc >>= 1
 			n -= 1
-			var t17 := 0
-			if t14 & 1:
-				if n < 11:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
-				var t18 := acc & 2047
-				acc >>= 11
-				n -= 11
-				t17 = t18 + 1
-			var t19 := 0
-			if t14 & 2:
+			if not t25:
 				if n < 4:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t20 := acc & 15
+				var t26 := acc & 15
 				acc >>= 4
 				n -= 4
-				t19 = t20
-			t15 = t17 + t19 / float(16)
-			if t16:
-				t15 = -t15
-		var t13: float = t15
-		values[0] = Vector2(t5, t13)
+				t23 = t26
+			else:
+				if n < 1:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t27 := acc & 1
+				acc >>= 1
+				n -= 1
+				if not t27:
+					if n < 7:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t28 := acc & 127
+					acc >>= 7
+					n -= 7
+					t23 = t28
+				else:
+					if n < 1:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t29 := acc & 1
+					acc >>= 1
+					n -= 1
+					if not t29:
+						if n < 11:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t30 := acc & 2047
+						acc >>= 11
+						n -= 11
+						t23 = t30
+					else:
+						t24 = true
+						if n < 2:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t31 := acc & 3
+						acc >>= 2
+						n -= 2
+						var t32 := 0.0
+						if t31:
+							if n < 1:
+								acc |= buf.decode_u32(bp) << n
+								bp += 4
+								n += 32
+							var t33 := acc & 1
+							acc >>= 1
+							n -= 1
+							var t34 := 0
+							if t31 & 1:
+								if n < 11:
+									acc |= buf.decode_u32(bp) << n
+									bp += 4
+									n += 32
+								var t35 := acc & 2047
+								acc >>= 11
+								n -= 11
+								t34 = t35 + 1
+							var t36 := 0
+							if t31 & 2:
+								if n < 4:
+									acc |= buf.decode_u32(bp) << n
+									bp += 4
+									n += 32
+								var t37 := acc & 15
+								acc >>= 4
+								n -= 4
+								t36 = t37
+							t32 = t34 + t36 / float(16)
+							if t33:
+								t32 = -t32
+						t22 = t32
+			if not t24:
+				var t38 := roundi(values[0].y * float(16)) + ((t23 >> 1) ^ -(t23 & 1))
+				if absi(t38) > 32783:
+					return _bad(id, "DT_Player", "position", "a delta past Coord(11, 4)'s range")
+				t22 = float(t38) / float(16)
+			values[0] = Vector2(t5, t22)
+		else:
+			if n < 2:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t40 := acc & 3
+			acc >>= 2
+			n -= 2
+			var t41 := 0.0
+			if t40:
+				if n < 1:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t42 := acc & 1
+				acc >>= 1
+				n -= 1
+				var t43 := 0
+				if t40 & 1:
+					if n < 11:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t44 := acc & 2047
+					acc >>= 11
+					n -= 11
+					t43 = t44 + 1
+				var t45 := 0
+				if t40 & 2:
+					if n < 4:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t46 := acc & 15
+					acc >>= 4
+					n -= 4
+					t45 = t46
+				t41 = t43 + t45 / float(16)
+				if t42:
+					t41 = -t41
+			var t39: float = t41
+			if n < 2:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t48 := acc & 3
+			acc >>= 2
+			n -= 2
+			var t49 := 0.0
+			if t48:
+				if n < 1:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t50 := acc & 1
+				acc >>= 1
+				n -= 1
+				var t51 := 0
+				if t48 & 1:
+					if n < 11:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t52 := acc & 2047
+					acc >>= 11
+					n -= 11
+					t51 = t52 + 1
+				var t53 := 0
+				if t48 & 2:
+					if n < 4:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t54 := acc & 15
+					acc >>= 4
+					n -= 4
+					t53 = t54
+				t49 = t51 + t53 / float(16)
+				if t50:
+					t49 = -t49
+			var t47: float = t49
+			values[0] = Vector2(t39, t47)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "position", "packet truncated")
 	if mask & 2:
-		if n < 10:
-			acc |= buf.decode_u32(bp) << n
-			bp += 4
-			n += 32
-		var t21 := acc & 1023
-		acc >>= 10
-		n -= 10
-		if t21 >> 9:
-			t21 -= 1024
-		values[1] = (t21 * _k0)
+		if delta:
+			var t55: float
+			var t56 := 0
+			var t57 := false
+			if n < 1:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t58 := acc & 1
+			acc >>= 1
+			n -= 1
+			if not t58:
+				if n < 2:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t59 := acc & 3
+				acc >>= 2
+				n -= 2
+				t56 = t59
+			else:
+				if n < 1:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t60 := acc & 1
+				acc >>= 1
+				n -= 1
+				if not t60:
+					if n < 4:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t61 := acc & 15
+					acc >>= 4
+					n -= 4
+					t56 = t61
+				else:
+					if n < 1:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t62 := acc & 1
+					acc >>= 1
+					n -= 1
+					if not t62:
+						if n < 6:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t63 := acc & 63
+						acc >>= 6
+						n -= 6
+						t56 = t63
+					else:
+						t57 = true
+						if n < 10:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t64 := acc & 1023
+						acc >>= 10
+						n -= 10
+						if t64 >> 9:
+							t64 -= 1024
+						t55 = (t64 * _k0)
+			if not t57:
+				var t65 := ((roundi(values[1] / _k0) & 1023) + ((t56 >> 1) ^ -(t56 & 1))) & 1023
+				if t65 >> 9:
+					t65 -= 1024
+				t55 = t65 * _k0
+			values[1] = t55
+		else:
+			if n < 10:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t66 := acc & 1023
+			acc >>= 10
+			n -= 10
+			if t66 >> 9:
+				t66 -= 1024
+			values[1] = (t66 * _k0)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "heading", "packet truncated")
 	if mask & 4:
-		if n < 7:
-			acc |= buf.decode_u32(bp) << n
-			bp += 4
-			n += 32
-		var t22 := acc & 127
-		acc >>= 7
-		n -= 7
-		values[2] = t22
+		if delta:
+			var t67: int
+			var t68 := 0
+			var t69 := false
+			if n < 1:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t70 := acc & 1
+			acc >>= 1
+			n -= 1
+			if not t70:
+				if n < 2:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t71 := acc & 3
+				acc >>= 2
+				n -= 2
+				t68 = t71
+			else:
+				if n < 1:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t72 := acc & 1
+				acc >>= 1
+				n -= 1
+				if not t72:
+					if n < 3:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t73 := acc & 7
+					acc >>= 3
+					n -= 3
+					t68 = t73
+				else:
+					if n < 1:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t74 := acc & 1
+					acc >>= 1
+					n -= 1
+					if not t74:
+						if n < 5:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t75 := acc & 31
+						acc >>= 5
+						n -= 5
+						t68 = t75
+					else:
+						t69 = true
+						if n < 7:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t76 := acc & 127
+						acc >>= 7
+						n -= 7
+						t67 = t76
+			if not t69:
+				var t77 := ((int(values[2]) & 127) + ((t68 >> 1) ^ -(t68 & 1))) & 127
+				t67 = t77
+			values[2] = t67
+		else:
+			if n < 7:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t78 := acc & 127
+			acc >>= 7
+			n -= 7
+			values[2] = t78
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "health", "packet truncated")
 	if mask & 8:
-		if n < 12:
-			acc |= buf.decode_u32(bp) << n
-			bp += 4
-			n += 32
-		var t24 := acc & 4095
-		acc >>= 12
-		n -= 12
-		var t23: float = (_k1 + t24 * _k3)
-		if n < 12:
-			acc |= buf.decode_u32(bp) << n
-			bp += 4
-			n += 32
-		var t26 := acc & 4095
-		acc >>= 12
-		n -= 12
-		var t25: float = (_k1 + t26 * _k3)
-		values[3] = Vector2(t23, t25)
+		if delta:
+			var t79: float
+			var t80 := 0
+			var t81 := false
+			if n < 1:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t82 := acc & 1
+			acc >>= 1
+			n -= 1
+			if not t82:
+				if n < 3:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t83 := acc & 7
+				acc >>= 3
+				n -= 3
+				t80 = t83
+			else:
+				if n < 1:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t84 := acc & 1
+				acc >>= 1
+				n -= 1
+				if not t84:
+					if n < 5:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t85 := acc & 31
+					acc >>= 5
+					n -= 5
+					t80 = t85
+				else:
+					if n < 1:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t86 := acc & 1
+					acc >>= 1
+					n -= 1
+					if not t86:
+						if n < 8:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t87 := acc & 255
+						acc >>= 8
+						n -= 8
+						t80 = t87
+					else:
+						t81 = true
+						if n < 12:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t88 := acc & 4095
+						acc >>= 12
+						n -= 12
+						t79 = (_k1 + t88 * _k3)
+			if not t81:
+				var t89 := (roundi((values[3].x - _k1) / _k3) + ((t80 >> 1) ^ -(t80 & 1))) & 4095
+				t79 = _k1 + t89 * _k3
+			var t90: float
+			var t91 := 0
+			var t92 := false
+			if n < 1:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t93 := acc & 1
+			acc >>= 1
+			n -= 1
+			if not t93:
+				if n < 3:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t94 := acc & 7
+				acc >>= 3
+				n -= 3
+				t91 = t94
+			else:
+				if n < 1:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t95 := acc & 1
+				acc >>= 1
+				n -= 1
+				if not t95:
+					if n < 5:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t96 := acc & 31
+					acc >>= 5
+					n -= 5
+					t91 = t96
+				else:
+					if n < 1:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t97 := acc & 1
+					acc >>= 1
+					n -= 1
+					if not t97:
+						if n < 8:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t98 := acc & 255
+						acc >>= 8
+						n -= 8
+						t91 = t98
+					else:
+						t92 = true
+						if n < 12:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t99 := acc & 4095
+						acc >>= 12
+						n -= 12
+						t90 = (_k1 + t99 * _k3)
+			if not t92:
+				var t100 := (roundi((values[3].y - _k1) / _k3) + ((t91 >> 1) ^ -(t91 & 1))) & 4095
+				t90 = _k1 + t100 * _k3
+			values[3] = Vector2(t79, t90)
+		else:
+			if n < 12:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t102 := acc & 4095
+			acc >>= 12
+			n -= 12
+			var t101: float = (_k1 + t102 * _k3)
+			if n < 12:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t104 := acc & 4095
+			acc >>= 12
+			n -= 12
+			var t103: float = (_k1 + t104 * _k3)
+			values[3] = Vector2(t101, t103)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "velocity", "packet truncated")
 	if mask & 16:
@@ -262,10 +742,10 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array) -> int:
 			acc |= buf.decode_u32(bp) << n
 			bp += 4
 			n += 32
-		var t27 := acc & 1
+		var t105 := acc & 1
 		acc >>= 1
 		n -= 1
-		values[4] = t27
+		values[4] = t105
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "team", "packet truncated")
 	if mask & 32:
@@ -273,34 +753,103 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array) -> int:
 			acc |= buf.decode_u32(bp) << n
 			bp += 4
 			n += 32
-		var t28 := acc & 31
+		var t106 := acc & 31
 		acc >>= 5
 		n -= 5
-		if t28 > 24:
-			return _bad(id, "DT_Player", "name", "length %d is over Str(24)'s maximum" % t28)
-		var t29 := (bp << 3) - n
-		if t29 + (t28 << 3) > end:
+		if t106 > 24:
+			return _bad(id, "DT_Player", "name", "length %d is over Str(24)'s maximum" % t106)
+		var t107 := (bp << 3) - n
+		if t107 + (t106 << 3) > end:
 			return _bad(id, "DT_Player", "name", "packet truncated")
-		var t30 := _take(buf, t29, t28)
-		t29 += t28 << 3
-		bp = t29 >> 3
-		acc = buf[bp] >> (t29 & 7)
-		n = 8 - (t29 & 7)
+		var t108 := _take(buf, t107, t106)
+		t107 += t106 << 3
+		bp = t107 >> 3
+		acc = buf[bp] >> (t107 & 7)
+		n = 8 - (t107 & 7)
 		bp += 1
-		if not _utf8_ok(t30):
+		if not _utf8_ok(t108):
 			return _bad(id, "DT_Player", "name", "Str(24): invalid UTF-8 or a NUL")
-		values[5] = t30.get_string_from_utf8()
+		values[5] = t108.get_string_from_utf8()
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "name", "packet truncated")
 	if mask & 64:
-		if n < 6:
-			acc |= buf.decode_u32(bp) << n
-			bp += 4
-			n += 32
-		var t31 := acc & 63
-		acc >>= 6
-		n -= 6
-		values[6] = t31
+		if delta:
+			var t109: int
+			var t110 := 0
+			var t111 := false
+			if n < 1:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t112 := acc & 1
+			acc >>= 1
+			n -= 1
+			if not t112:
+				if n < 2:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t113 := acc & 3
+				acc >>= 2
+				n -= 2
+				t110 = t113
+			else:
+				if n < 1:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t114 := acc & 1
+				acc >>= 1
+				n -= 1
+				if not t114:
+					if n < 3:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t115 := acc & 7
+					acc >>= 3
+					n -= 3
+					t110 = t115
+				else:
+					if n < 1:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t116 := acc & 1
+					acc >>= 1
+					n -= 1
+					if not t116:
+						if n < 4:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t117 := acc & 15
+						acc >>= 4
+						n -= 4
+						t110 = t117
+					else:
+						t111 = true
+						if n < 6:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t118 := acc & 63
+						acc >>= 6
+						n -= 6
+						t109 = t118
+			if not t111:
+				var t119 := ((int(values[6]) & 63) + ((t110 >> 1) ^ -(t110 & 1))) & 63
+				t109 = t119
+			values[6] = t109
+		else:
+			if n < 6:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t120 := acc & 63
+			acc >>= 6
+			n -= 6
+			values[6] = t120
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "loadout.ammo", "packet truncated")
 	if mask & 128:
@@ -308,10 +857,10 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array) -> int:
 			acc |= buf.decode_u32(bp) << n
 			bp += 4
 			n += 32
-		var t32 := acc & 1
+		var t121 := acc & 1
 		acc >>= 1
 		n -= 1
-		values[7] = (t32 == 1)
+		values[7] = (t121 == 1)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "loadout.reloading", "packet truncated")
 	_mask = mask
@@ -325,7 +874,7 @@ func _d0(values: Array) -> Dictionary:
 
 
 # DT_Shot: class 1, 4 properties
-func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array) -> int:
+func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: bool) -> int:
 	var bp := s >> 3
 	var acc := buf[bp] >> (s & 7)
 	var n := 8 - (s & 7)
@@ -335,10 +884,10 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array) -> int:
 		acc |= buf.decode_u32(bp) << n
 		bp += 4
 		n += 32
-	var t33 := acc & 1
+	var t122 := acc & 1
 	acc >>= 1
 	n -= 1
-	if t33:
+	if t122:
 		var p := -1
 		while true:
 			if (bp << 3) - n > end:
@@ -347,19 +896,19 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array) -> int:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t34 := acc & 1
+			var t123 := acc & 1
 			acc >>= 1
 			n -= 1
-			if not t34:
+			if not t123:
 				break
 			if n < 2:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t35 := acc & 3
+			var t124 := acc & 3
 			acc >>= 2
 			n -= 2
-			p += 1 + t35
+			p += 1 + t124
 			if p >= 4:
 				return _fail("entity %d (DT_Shot): index %d is past its 4 properties" % [id, p], id)
 			mask |= 1 << p
@@ -368,114 +917,452 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array) -> int:
 			acc |= buf.decode_u32(bp) << n
 			bp += 4
 			n += 32
-		var t36 := acc & 15
+		var t125 := acc & 15
 		acc >>= 4
 		n -= 4
-		mask |= t36 << 0
+		mask |= t125 << 0
 	if (bp << 3) - n > end:
 		return _fail("packet truncated in entity %d (DT_Shot)'s change list" % id, id)
 	if mask & 1:
-		if n < 2:
-			acc |= buf.decode_u32(bp) << n
-			bp += 4
-			n += 32
-		var t38 := acc & 3
-		acc >>= 2
-		n -= 2
-		var t39 := 0.0
-		if t38:
+		if delta:
+			var t126: float
+			var t127 := 0
+			var t128 := false
 			if n < 1:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t40 := acc & 1
+			var t129 := acc & 1
 			acc >>= 1
 			n -= 1
-			var t41 := 0
-			if t38 & 1:
-				if n < 11:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
-				var t42 := acc & 2047
-				acc >>= 11
-				n -= 11
-				t41 = t42 + 1
-			var t43 := 0
-			if t38 & 2:
+			if not t129:
 				if n < 4:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t44 := acc & 15
+				var t130 := acc & 15
 				acc >>= 4
 				n -= 4
-				t43 = t44
-			t39 = t41 + t43 / float(16)
-			if t40:
-				t39 = -t39
-		var t37: float = t39
-		if n < 2:
-			acc |= buf.decode_u32(bp) << n
-			bp += 4
-			n += 32
-		var t46 := acc & 3
-		acc >>= 2
-		n -= 2
-		var t47 := 0.0
-		if t46:
+				t127 = t130
+			else:
+				if n < 1:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t131 := acc & 1
+				acc >>= 1
+				n -= 1
+				if not t131:
+					if n < 7:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t132 := acc & 127
+					acc >>= 7
+					n -= 7
+					t127 = t132
+				else:
+					if n < 1:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t133 := acc & 1
+					acc >>= 1
+					n -= 1
+					if not t133:
+						if n < 11:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t134 := acc & 2047
+						acc >>= 11
+						n -= 11
+						t127 = t134
+					else:
+						t128 = true
+						if n < 2:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t135 := acc & 3
+						acc >>= 2
+						n -= 2
+						var t136 := 0.0
+						if t135:
+							if n < 1:
+								acc |= buf.decode_u32(bp) << n
+								bp += 4
+								n += 32
+							var t137 := acc & 1
+							acc >>= 1
+							n -= 1
+							var t138 := 0
+							if t135 & 1:
+								if n < 11:
+									acc |= buf.decode_u32(bp) << n
+									bp += 4
+									n += 32
+								var t139 := acc & 2047
+								acc >>= 11
+								n -= 11
+								t138 = t139 + 1
+							var t140 := 0
+							if t135 & 2:
+								if n < 4:
+									acc |= buf.decode_u32(bp) << n
+									bp += 4
+									n += 32
+								var t141 := acc & 15
+								acc >>= 4
+								n -= 4
+								t140 = t141
+							t136 = t138 + t140 / float(16)
+							if t137:
+								t136 = -t136
+						t126 = t136
+			if not t128:
+				var t142 := roundi(values[0].x * float(16)) + ((t127 >> 1) ^ -(t127 & 1))
+				if absi(t142) > 32783:
+					return _bad(id, "DT_Shot", "position", "a delta past Coord(11, 4)'s range")
+				t126 = float(t142) / float(16)
+			var t143: float
+			var t144 := 0
+			var t145 := false
 			if n < 1:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t48 := acc & 1
+			var t146 := acc & 1
 			acc >>= 1
 			n -= 1
-			var t49 := 0
-			if t46 & 1:
-				if n < 11:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
-				var t50 := acc & 2047
-				acc >>= 11
-				n -= 11
-				t49 = t50 + 1
-			var t51 := 0
-			if t46 & 2:
+			if not t146:
 				if n < 4:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t52 := acc & 15
+				var t147 := acc & 15
 				acc >>= 4
 				n -= 4
-				t51 = t52
-			t47 = t49 + t51 / float(16)
-			if t48:
-				t47 = -t47
-		var t45: float = t47
-		values[0] = Vector2(t37, t45)
+				t144 = t147
+			else:
+				if n < 1:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t148 := acc & 1
+				acc >>= 1
+				n -= 1
+				if not t148:
+					if n < 7:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t149 := acc & 127
+					acc >>= 7
+					n -= 7
+					t144 = t149
+				else:
+					if n < 1:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t150 := acc & 1
+					acc >>= 1
+					n -= 1
+					if not t150:
+						if n < 11:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t151 := acc & 2047
+						acc >>= 11
+						n -= 11
+						t144 = t151
+					else:
+						t145 = true
+						if n < 2:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t152 := acc & 3
+						acc >>= 2
+						n -= 2
+						var t153 := 0.0
+						if t152:
+							if n < 1:
+								acc |= buf.decode_u32(bp) << n
+								bp += 4
+								n += 32
+							var t154 := acc & 1
+							acc >>= 1
+							n -= 1
+							var t155 := 0
+							if t152 & 1:
+								if n < 11:
+									acc |= buf.decode_u32(bp) << n
+									bp += 4
+									n += 32
+								var t156 := acc & 2047
+								acc >>= 11
+								n -= 11
+								t155 = t156 + 1
+							var t157 := 0
+							if t152 & 2:
+								if n < 4:
+									acc |= buf.decode_u32(bp) << n
+									bp += 4
+									n += 32
+								var t158 := acc & 15
+								acc >>= 4
+								n -= 4
+								t157 = t158
+							t153 = t155 + t157 / float(16)
+							if t154:
+								t153 = -t153
+						t143 = t153
+			if not t145:
+				var t159 := roundi(values[0].y * float(16)) + ((t144 >> 1) ^ -(t144 & 1))
+				if absi(t159) > 32783:
+					return _bad(id, "DT_Shot", "position", "a delta past Coord(11, 4)'s range")
+				t143 = float(t159) / float(16)
+			values[0] = Vector2(t126, t143)
+		else:
+			if n < 2:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t161 := acc & 3
+			acc >>= 2
+			n -= 2
+			var t162 := 0.0
+			if t161:
+				if n < 1:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t163 := acc & 1
+				acc >>= 1
+				n -= 1
+				var t164 := 0
+				if t161 & 1:
+					if n < 11:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t165 := acc & 2047
+					acc >>= 11
+					n -= 11
+					t164 = t165 + 1
+				var t166 := 0
+				if t161 & 2:
+					if n < 4:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t167 := acc & 15
+					acc >>= 4
+					n -= 4
+					t166 = t167
+				t162 = t164 + t166 / float(16)
+				if t163:
+					t162 = -t162
+			var t160: float = t162
+			if n < 2:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t169 := acc & 3
+			acc >>= 2
+			n -= 2
+			var t170 := 0.0
+			if t169:
+				if n < 1:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t171 := acc & 1
+				acc >>= 1
+				n -= 1
+				var t172 := 0
+				if t169 & 1:
+					if n < 11:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t173 := acc & 2047
+					acc >>= 11
+					n -= 11
+					t172 = t173 + 1
+				var t174 := 0
+				if t169 & 2:
+					if n < 4:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t175 := acc & 15
+					acc >>= 4
+					n -= 4
+					t174 = t175
+				t170 = t172 + t174 / float(16)
+				if t171:
+					t170 = -t170
+			var t168: float = t170
+			values[0] = Vector2(t160, t168)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Shot", "position", "packet truncated")
 	if mask & 2:
-		if n < 12:
-			acc |= buf.decode_u32(bp) << n
-			bp += 4
-			n += 32
-		var t54 := acc & 4095
-		acc >>= 12
-		n -= 12
-		var t53: float = (_k1 + t54 * _k3)
-		if n < 12:
-			acc |= buf.decode_u32(bp) << n
-			bp += 4
-			n += 32
-		var t56 := acc & 4095
-		acc >>= 12
-		n -= 12
-		var t55: float = (_k1 + t56 * _k3)
-		values[1] = Vector2(t53, t55)
+		if delta:
+			var t176: float
+			var t177 := 0
+			var t178 := false
+			if n < 1:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t179 := acc & 1
+			acc >>= 1
+			n -= 1
+			if not t179:
+				if n < 3:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t180 := acc & 7
+				acc >>= 3
+				n -= 3
+				t177 = t180
+			else:
+				if n < 1:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t181 := acc & 1
+				acc >>= 1
+				n -= 1
+				if not t181:
+					if n < 5:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t182 := acc & 31
+					acc >>= 5
+					n -= 5
+					t177 = t182
+				else:
+					if n < 1:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t183 := acc & 1
+					acc >>= 1
+					n -= 1
+					if not t183:
+						if n < 8:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t184 := acc & 255
+						acc >>= 8
+						n -= 8
+						t177 = t184
+					else:
+						t178 = true
+						if n < 12:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t185 := acc & 4095
+						acc >>= 12
+						n -= 12
+						t176 = (_k1 + t185 * _k3)
+			if not t178:
+				var t186 := (roundi((values[1].x - _k1) / _k3) + ((t177 >> 1) ^ -(t177 & 1))) & 4095
+				t176 = _k1 + t186 * _k3
+			var t187: float
+			var t188 := 0
+			var t189 := false
+			if n < 1:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t190 := acc & 1
+			acc >>= 1
+			n -= 1
+			if not t190:
+				if n < 3:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t191 := acc & 7
+				acc >>= 3
+				n -= 3
+				t188 = t191
+			else:
+				if n < 1:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t192 := acc & 1
+				acc >>= 1
+				n -= 1
+				if not t192:
+					if n < 5:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t193 := acc & 31
+					acc >>= 5
+					n -= 5
+					t188 = t193
+				else:
+					if n < 1:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t194 := acc & 1
+					acc >>= 1
+					n -= 1
+					if not t194:
+						if n < 8:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t195 := acc & 255
+						acc >>= 8
+						n -= 8
+						t188 = t195
+					else:
+						t189 = true
+						if n < 12:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t196 := acc & 4095
+						acc >>= 12
+						n -= 12
+						t187 = (_k1 + t196 * _k3)
+			if not t189:
+				var t197 := (roundi((values[1].y - _k1) / _k3) + ((t188 >> 1) ^ -(t188 & 1))) & 4095
+				t187 = _k1 + t197 * _k3
+			values[1] = Vector2(t176, t187)
+		else:
+			if n < 12:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t199 := acc & 4095
+			acc >>= 12
+			n -= 12
+			var t198: float = (_k1 + t199 * _k3)
+			if n < 12:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t201 := acc & 4095
+			acc >>= 12
+			n -= 12
+			var t200: float = (_k1 + t201 * _k3)
+			values[1] = Vector2(t198, t200)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Shot", "velocity", "packet truncated")
 	if mask & 4:
@@ -483,22 +1370,91 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array) -> int:
 			acc |= buf.decode_u32(bp) << n
 			bp += 4
 			n += 32
-		var t57 := acc & 65535
+		var t202 := acc & 65535
 		acc >>= 16
 		n -= 16
-		var t58 = null if t57 == 0 else t57 - 1
-		values[2] = t58
+		var t203 = null if t202 == 0 else t202 - 1
+		values[2] = t203
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Shot", "shooter", "packet truncated")
 	if mask & 8:
-		if n < 6:
-			acc |= buf.decode_u32(bp) << n
-			bp += 4
-			n += 32
-		var t59 := acc & 63
-		acc >>= 6
-		n -= 6
-		values[3] = (_k4 + t59 * _k6)
+		if delta:
+			var t204: float
+			var t205 := 0
+			var t206 := false
+			if n < 1:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t207 := acc & 1
+			acc >>= 1
+			n -= 1
+			if not t207:
+				if n < 2:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t208 := acc & 3
+				acc >>= 2
+				n -= 2
+				t205 = t208
+			else:
+				if n < 1:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t209 := acc & 1
+				acc >>= 1
+				n -= 1
+				if not t209:
+					if n < 3:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t210 := acc & 7
+					acc >>= 3
+					n -= 3
+					t205 = t210
+				else:
+					if n < 1:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t211 := acc & 1
+					acc >>= 1
+					n -= 1
+					if not t211:
+						if n < 4:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t212 := acc & 15
+						acc >>= 4
+						n -= 4
+						t205 = t212
+					else:
+						t206 = true
+						if n < 6:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t213 := acc & 63
+						acc >>= 6
+						n -= 6
+						t204 = (_k4 + t213 * _k6)
+			if not t206:
+				var t214 := (roundi((values[3] - _k4) / _k6) + ((t205 >> 1) ^ -(t205 & 1))) & 63
+				t204 = _k4 + t214 * _k6
+			values[3] = t204
+		else:
+			if n < 6:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t215 := acc & 63
+			acc >>= 6
+			n -= 6
+			values[3] = (_k4 + t215 * _k6)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Shot", "heat", "packet truncated")
 	_mask = mask
@@ -533,45 +1489,45 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Diction
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t60 := acc & 3
+			var t216 := acc & 3
 			acc >>= 2
 			n -= 2
-			if t60 == 0:
+			if t216 == 0:
 				if n < 4:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t61 := acc & 15
+				var t217 := acc & 15
 				acc >>= 4
 				n -= 4
-				id += t61
-			elif t60 == 1:
+				id += t217
+			elif t216 == 1:
 				if n < 8:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t62 := acc & 255
+				var t218 := acc & 255
 				acc >>= 8
 				n -= 8
-				id += t62
-			elif t60 == 2:
+				id += t218
+			elif t216 == 2:
 				if n < 16:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t63 := acc & 65535
+				var t219 := acc & 65535
 				acc >>= 16
 				n -= 16
-				id += t63
+				id += t219
 			else:
 				if n < 32:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t64 := acc & 4294967295
+				var t220 := acc & 4294967295
 				acc >>= 32
 				n -= 32
-				id += t64
+				id += t220
 			at = (bp << 3) - n
 			if at > end:
 				return _fail("packet truncated in a record header at byte %d" % pos)
@@ -585,6 +1541,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Diction
 			pos = (at + 7) >> 3
 			continue
 		var c := 0
+		var delta := shared and op == 0
 		var values: Array
 		if op == 0:
 			var old = st.get(id)
@@ -606,10 +1563,10 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Diction
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t65 := acc & 1
+			var t221 := acc & 1
 			acc >>= 1
 			n -= 1
-			c = t65
+			c = t221
 			at = (bp << 3) - n
 			if at > end:
 				return _fail("packet truncated in entity %d's class id" % id, id)
@@ -617,9 +1574,9 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Diction
 				return _fail("entity %d enters with unknown class id %d" % [id, c], id)
 			values = _baselines[c].duplicate()
 		if c == 0:
-			at = _c0(buf, at, end, id, values)
+			at = _c0(buf, at, end, id, values, delta)
 		elif c == 1:
-			at = _c1(buf, at, end, id, values)
+			at = _c1(buf, at, end, id, values, delta)
 		if at < 0:
 			return -1
 		st[id] = values

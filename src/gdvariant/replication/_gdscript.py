@@ -60,6 +60,7 @@ from ._codecs import (
     VarInt,
     VarUInt,
 )
+from ._delta import DeltaCoder, ScalarDelta, VarIntDelta
 from ._float_codecs import (
     Angle,
     Coord,
@@ -404,6 +405,95 @@ def _array_of(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> st
     return out
 
 
+def _scalar_delta(
+    w: _Writer, indent: int, part: ScalarDelta, base: str, where: tuple[str, str]
+) -> str:
+    """Inline read of one value delta (wire doc §5.1) against the held value ``base``;
+    returns the variable holding the new value."""
+    codec = part.codec
+    out, z, whole = w.tmp(), w.tmp(), w.tmp()
+    kind = "int" if isinstance(codec, UInt | Int) else "float"
+    w.emit(indent, f"var {out}: {kind}")
+    w.emit(indent, f"var {z} := 0")
+    w.emit(indent, f"var {whole} := false")
+    for k, width in enumerate(part.tiers):
+        w.emit(indent + k, f"if not {w.read(indent + k, 1)}:")
+        w.emit(indent + k + 1, f"{z} = {w.read(indent + k + 1, width)}")
+        w.emit(indent + k, "else:")
+    w.emit(indent + 3, f"{whole} = true")
+    w.emit(indent + 3, f"{out} = {w.value(indent + 3, codec, where)}")
+    w.emit(indent, f"if not {whole}:")
+    diff = f"(({z} >> 1) ^ -({z} & 1))"
+    if isinstance(codec, UInt | Int):
+        ordinal = f"(int({base}) & {part.mask})"
+    elif isinstance(codec, Quant):
+        low, high = w.exact(codec.low), w.exact(codec.high)
+        q_step = w.member(f"({high} - {low}) / float({codec.levels})")
+        ordinal = f"roundi(({base} - {low}) / {q_step})"
+    elif isinstance(codec, Angle):
+        period = "float(360)" if codec.degrees else "TAU"
+        a_step = w.member(f"{period} / float({1 << codec.bits})")
+        ordinal = f"(roundi({base} / {a_step}) & {part.mask})"
+    else:
+        assert isinstance(codec, Coord)
+        ordinal = f"roundi({base} * float({codec.scale}))"
+    o = w.tmp()
+    if part.kind == "mod":
+        w.emit(indent + 1, f"var {o} := ({ordinal} + {diff}) & {part.mask}")
+        if isinstance(codec, UInt):
+            w.emit(indent + 1, f"{out} = {o}")
+            return out
+        if isinstance(codec, Quant):
+            w.emit(indent + 1, f"{out} = {low} + {o} * {q_step}")
+            return out
+        w.emit(indent + 1, f"if {o} >> {part.width - 1}:")
+        w.emit(indent + 2, f"{o} -= {1 << part.width}")
+        w.emit(indent + 1, f"{out} = {o}" if isinstance(codec, Int) else f"{out} = {o} * {a_step}")
+        return out
+    assert isinstance(codec, Coord)
+    w.emit(indent + 1, f"var {o} := {ordinal} + {diff}")
+    w.emit(indent + 1, f"if absi({o}) > {codec.max_q}:")
+    w.fail(indent + 2, where, f'"a delta past {codec!r}\'s range"')
+    w.emit(indent + 1, f"{out} = float({o}) / float({codec.scale})")
+    return out
+
+
+def _var_int_delta(
+    w: _Writer, indent: int, part: VarIntDelta, base: str, where: tuple[str, str]
+) -> str:
+    """Inline read of a VarInt's delta (a 0 bit and the difference, or 1 and the value)."""
+    out, held = w.tmp(), w.tmp()
+    w.emit(indent, f"var {out}: int")
+    w.emit(indent, f"if {w.read(indent, 1)}:")
+    w.emit(indent + 1, f"{out} = {w.value(indent + 1, part.codec, where)}")
+    w.emit(indent, "else:")
+    d = w.value(indent + 1, part.codec, where)
+    w.emit(indent + 1, f"var {held}: int = {base}")
+    w.emit(
+        indent + 1,
+        f"if ({d} > 0 and {held} > {_I64_LOW_63} - {d}) or "
+        f"({d} < 0 and {held} < -{_I64_LOW_63} - 1 - {d}):",
+    )
+    w.fail(indent + 2, where, f'"a delta past {part.codec!r}\'s range"')
+    w.emit(indent + 1, f"{out} = {held} + {d}")
+    return out
+
+
+def _delta(w: _Writer, indent: int, coder: DeltaCoder, base: str, where: tuple[str, str]) -> str:
+    """Inline read of a property's value delta against ``base``; returns its expression."""
+    if coder.vector is None:
+        part = coder.parts[0]
+        if isinstance(part, VarIntDelta):
+            return _var_int_delta(w, indent, part, base, where)
+        return _scalar_delta(w, indent, part, base, where)
+    parts = []
+    for part, axis in zip(coder.parts, "xyzw", strict=False):
+        assert isinstance(part, ScalarDelta)
+        value = _scalar_delta(w, indent, part, f"{base}.{axis}", where)
+        parts.append(value)
+    return f"{coder.vector.__name__}({', '.join(parts)})"
+
+
 _VALUES: dict[type[Codec], Callable[[_Writer, int, Any, tuple[str, str]], str]] = {
     Bool: _bool,
     UInt: _uint,
@@ -431,16 +521,17 @@ _VALUES: dict[type[Codec], Callable[[_Writer, int, Any, tuple[str, str]], str]] 
 
 
 def _class_function(w: _Writer, lay: ClassLayout) -> None:
-    """``_c<id>(buf, s, end, id, values) -> int``: the change list and values of one record
-    of this class from bit ``s`` into ``values`` (by flat index); the bit after them, or -1
-    with ``last_error`` set. The change mask is left in ``_mask``."""
+    """``_c<id>(buf, s, end, id, values, delta) -> int``: the change list and values of one
+    record of this class from bit ``s`` into ``values`` (by flat index); the bit after them,
+    or -1 with ``last_error`` set. The change mask is left in ``_mask``. With ``delta`` (a
+    shared update record) the codecs that allow it read a value delta against ``values``."""
     name = lay.name
     wide = lay.count > 62
     w.emit(0, f"# {name}: class {lay.class_id}, {lay.count} properties")
     w.emit(
         0,
         f"func _c{lay.class_id}(buf: PackedByteArray, s: int, end: int, id: int, "
-        "values: Array) -> int:",
+        "values: Array, delta: bool) -> int:",
     )
     w.emit(1, "var bp := s >> 3")
     w.emit(1, "var acc := buf[bp] >> (s & 7)")
@@ -482,8 +573,17 @@ def _class_function(w: _Writer, lay: ClassLayout) -> None:
     w.emit(2, truncated)
     for indent, prop in _masked(w, lay):
         where = (name, prop.path)
+        coder = lay.deltas[prop.index]
+        if coder is not None:
+            w.emit(indent, "if delta:")
+            value = _delta(w, indent + 1, coder, f"values[{prop.index}]", where)
+            w.emit(indent + 1, f"values[{prop.index}] = {value}")
+            w.emit(indent, "else:")
+            indent += 1
         value = w.value(indent, prop.codec, where)
         w.emit(indent, f"values[{prop.index}] = {value}")
+        if coder is not None:
+            indent -= 1
         w.check_end(indent, where)
     w.emit(1, "_mask = mask")
     w.emit(1, "return (bp << 3) - n")
@@ -577,6 +677,7 @@ def _section(w: _Writer, schema: Schema) -> None:
     w.emit(3, "pos = (at + 7) >> 3")
     w.emit(3, "continue")
     w.emit(2, "var c := 0")
+    w.emit(2, "var delta := shared and op == 0")
     w.emit(2, "var values: Array")
     w.emit(2, "if op == 0:")
     w.emit(3, "var old = st.get(id)")
@@ -601,7 +702,7 @@ def _section(w: _Writer, schema: Schema) -> None:
     w.emit(3, "values = _baselines[c].duplicate()")
     for k, lay in enumerate(schema.classes):
         w.emit(2, f"{'if' if k == 0 else 'elif'} c == {lay.class_id}:")
-        w.emit(3, f"at = _c{lay.class_id}(buf, at, end, id, values)")
+        w.emit(3, f"at = _c{lay.class_id}(buf, at, end, id, values, delta)")
     w.emit(2, "if at < 0:")
     w.emit(3, "return -1")
     w.emit(2, "st[id] = values")
@@ -823,7 +924,8 @@ def generate(schema: Schema, *, class_name: str | None = None) -> str:
     straight = [_RECORD_HEADER_BITS + schema.class_bits]
     for lay in schema.classes:
         straight.append(1 + lay.count)
-        straight.extend(_straight_bits(p.codec) for p in lay.props)
+        # A value delta adds at most a 3-bit prefix per component to the whole value.
+        straight.extend(_straight_bits(p.codec) + 3 * 4 for p in lay.props)
     padding = (max(straight) + 7) // 8 + 8
 
     head = _Writer()
@@ -893,7 +995,7 @@ def generate(schema: Schema, *, class_name: str | None = None) -> str:
         head.emit(
             1,
             f"if _c{lay.class_id}(base{lay.class_id}, 0, {8 * len(raw)}, -1, "
-            f"values{lay.class_id}) < 0:",
+            f"values{lay.class_id}, false) < 0:",
         )
         head.emit(2, f'_broken = "cannot decode the baseline of {lay.name}: " + last_error')
         head.emit(1, f"_baselines.append(values{lay.class_id})")

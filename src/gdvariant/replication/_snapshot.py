@@ -42,7 +42,7 @@ from gdvariant import DecodeError, GodotError
 
 from ._bits import BitReader, Malformed, Truncated
 from ._layout import ClassLayout, Schema
-from ._world import World
+from ._world import Change, World
 
 __all__ = [
     "OP_DELETE",
@@ -61,6 +61,7 @@ FLAG_FULL = 2
 OP_UPDATE, OP_ENTER, OP_DELETE = 0, 1, 2
 _HEADER = struct.Struct("<BBIIII")
 _GAP_WIDTHS = (4, 8, 16, 32)
+_INDEX_CACHE = 1 << 16  # change lists kept per class (masks repeat across entities)
 
 
 def _gap_code(gap: int) -> tuple[int, int]:
@@ -72,6 +73,14 @@ def _gap_code(gap: int) -> tuple[int, int]:
         if gap < 1 << width:
             return 1 | size << 1 | gap << 3, 3 + width
     raise ValueError(f"entity id gap {gap} is over 32 bits")
+
+
+def _head(gap: int) -> str:
+    """An update record's op and id gap, as a bit string (most significant bit first)."""
+    if not gap:
+        return "000"
+    acc, n = _gap_code(gap)
+    return format(OP_UPDATE | acc << 2, f"0{n + 2}b")
 
 
 # _SET_BITS[k][b]: the positions of the set bits of byte b of a mask, at byte offset k; lets
@@ -196,6 +205,10 @@ class SnapshotEncoder:
         self._shared: dict[int, tuple[int, bytes]] = {}
         self._plain: dict[int, bytes] = {}
         self._restricted: list[Any] = []
+        self._heads: dict[int, str] = {}
+        self._index_parts: list[dict[int, tuple[str, tuple[int, ...]]]] = [
+            {} for _ in self.schema.classes
+        ]
 
     def add_client(self, client_id: Any, *, team: Any = None) -> Client:
         """Start sending to ``client_id`` (its first packet is a full update)."""
@@ -264,7 +277,8 @@ class SnapshotEncoder:
         return {cid: self.packet_for(cid) for cid in self.clients}
 
     def _record(self, ent: Any, op: int, gap: int, mask: int) -> bytes:
-        key = mask if op == OP_UPDATE and not gap else (op, gap, mask)
+        """A record with whole values (private updates, enters), cached on the entity."""
+        key = ("P" if op == OP_UPDATE else "E", gap, mask)
         record: bytes | None = ent._net_cache.get(key)
         if record is None:
             record = ent._net_cache[key] = encode_record(
@@ -278,16 +292,64 @@ class SnapshotEncoder:
             )
         return record
 
+    def _index_part(self, lay: ClassLayout, mask: int) -> tuple[str, tuple[int, ...]]:
+        """The selector and change list of ``mask`` as a bit string (most significant bit
+        first, so that the record's later fields go in front), and the changed indices in
+        descending order (the order their value strings are joined in)."""
+        table = self._index_parts[lay.class_id]
+        if len(table) > _INDEX_CACHE:
+            table.clear()
+        idx = _indices(mask)
+        count, ib = lay.count, lay.index_bits
+        if 1 + len(idx) * (1 + ib) < count:
+            acc, n, prev = 1, 1, -1
+            for i in idx:
+                acc |= (1 | (i - prev - 1) << 1) << n
+                n += 1 + ib
+                prev = i
+            n += 1
+        else:
+            acc, n = mask << 1, 1 + count
+        part = table[mask] = (format(acc, f"0{n}b"), idx[::-1])
+        return part
+
+    @staticmethod
+    def _fragments(ent: Any, change: Change, stale: int, tick: int) -> None:
+        """Bring the value strings of a history entry up to date for the ``stale`` indices:
+        each value coded against the bits it had before that entry's tick (a value delta
+        where the codec allows one, else the whole value)."""
+        fragments, before = change[3], change[2]
+        bits, widths = ent._net_bits, ent._net_widths
+        deltas = ent._net_layout.deltas
+        for i in _indices(stale):
+            coder = deltas[i]
+            if coder is None:
+                code, width = bits[i], widths[i]
+            else:
+                code, width = coder.fragment(bits[i], widths[i], before[i])
+            fragments[i] = format(code, f"0{width}b") if width else ""
+        change[4] = tick
+
     def _shared_sections(self, bases: list[int]) -> None:
-        """Build the shared section for each base tick in one pass over the entities."""
+        """Build the shared section for each base tick in one pass over the entities.
+
+        An update record for base ``b`` carries what changed in the history entries after
+        ``b``, each value coded against its bits at ``b``: the bits before the oldest of
+        those entries that changed it. Walking the entries newest first and merging each
+        entry's value strings over the previous ones leaves exactly those, so the records for
+        all bases come from one walk. Records are bit strings joined in C and turned into
+        bytes once (``int(s, 2)``), cached per entity by their oldest entry (and id gap)."""
         world = self.world
+        tick = world.tick
         entities, deleted = world.entities, world.deleted
         order = sorted(bases, reverse=True)  # newest first: cumulative masks only grow
         oldest = order[-1] if order[-1] else -1  # a full update (base 0) needs everything
         parts: list[list[bytes]] = [[] for _ in order]
         appenders = [chunks.append for chunks in parts]
         prev = [-1] * len(order)
-        class_bits = self.schema.class_bits
+        heads = self._heads
+        index_parts = self._index_parts
+        fragments = self._fragments
         ids = sorted(entities.keys() | deleted.keys()) if deleted else sorted(entities)
         for net_id in ids:
             ent = entities.get(net_id)
@@ -304,80 +366,74 @@ class SnapshotEncoder:
                 continue
             spawn = ent._net_spawn
             hist = ent._net_hist
-            if spawn <= oldest:
-                # The usual case: the entity is older than every base, so each base gets an
-                # update of what changed since it (or nothing), newest base first.
-                if not hist:
-                    continue
-                h = len(hist) - 1
-                t, m = hist[h]
-                if t <= oldest:
-                    continue  # nothing new for any of the bases
-                lay = ent._net_layout
-                public = lay.public_mask
-                cache = ent._net_cache
-                bits, widths = ent._net_bits, ent._net_widths
-                mask = 0
-                last = -1
-                record = b""
-                for j, base in enumerate(order):
-                    while t > base:
-                        mask |= m
-                        h -= 1
-                        if h < 0:
-                            t = -1
+            if spawn <= oldest and (not hist or hist[-1][0] <= oldest):
+                continue  # nothing new for any of the bases
+            lay = ent._net_layout
+            public = lay.public_mask
+            table = index_parts[lay.class_id]
+            cache = ent._net_cache
+            h = len(hist) - 1
+            mask = 0
+            merged: dict[int, str] = {}
+            newer: list[tuple[int, int]] = []  # (tick, mask of entries from it to the newest)
+            record = b""
+            reusable = False
+            for j, base in enumerate(order):
+                gap = net_id - prev[j] - 1
+                if spawn > base or not base:
+                    record = self._record(ent, OP_ENTER, gap, world.nondefault(ent) & public)
+                    reusable = False
+                else:
+                    consumed = False
+                    while h >= 0:
+                        change = hist[h]
+                        t = change[0]
+                        if t <= base:
                             break
-                        t, m = hist[h]
-                    gap = net_id - prev[j] - 1
-                    if mask == last and not gap:
+                        stamp = change[4]
+                        if stamp != tick:
+                            if stamp:
+                                since = 0
+                                for when, cum in newer:
+                                    if when <= stamp:
+                                        break
+                                    since = cum
+                                stale = change[1] & since
+                            else:
+                                stale = change[1]
+                            if stale:
+                                fragments(ent, change, stale, tick)
+                            else:
+                                change[4] = tick
+                        merged.update(change[3])
+                        mask |= change[1]
+                        newer.append((t, mask))
+                        h -= 1
+                        consumed = True
+                    if not consumed and reusable and not gap:
                         # No change between this base and the newer one: the same record.
                         appenders[j](record)
                         prev[j] = net_id
                         continue
                     changed = mask & public
-                    if changed:
-                        # An update right after the previous id (the common record) is
-                        # keyed by its mask alone: an int hashes faster than a tuple.
-                        key = (OP_UPDATE, gap, changed) if gap else changed
-                        record = cache.get(key)
-                        if record is None:
-                            record = cache[key] = encode_record(
-                                lay, class_bits, OP_UPDATE, gap, changed, bits, widths
-                            )
-                        appenders[j](record)
-                        prev[j] = net_id
-                        last = -1 if gap else mask
-                continue
-            # Entered after some base (or a full update): an enter record for those bases.
-            lay = ent._net_layout
-            public = lay.public_mask
-            h = len(hist) - 1
-            mask = 0
-            cache = ent._net_cache
-            get = cache.get
-            j = 0
-            for base in order:
-                if spawn > base or not base:
-                    op, changed = OP_ENTER, world.nondefault(ent) & public
-                else:
-                    while h >= 0 and hist[h][0] > base:
-                        mask |= hist[h][1]
-                        h -= 1
-                    changed = mask & public
                     if not changed:
-                        j += 1
+                        reusable = False
                         continue
-                    op = OP_UPDATE
-                gap = net_id - prev[j] - 1
-                key = changed if op == OP_UPDATE and not gap else (op, gap, changed)
-                record = get(key)
-                if record is None:
-                    record = cache[key] = encode_record(
-                        lay, class_bits, op, gap, changed, ent._net_bits, ent._net_widths
-                    )
+                    key = newer[-1][0] if not gap else (newer[-1][0], gap)
+                    cached = cache.get(key)
+                    if cached is None:
+                        part = table.get(changed)
+                        if part is None:
+                            part = self._index_part(lay, changed)
+                        head = heads.get(gap)
+                        if head is None:
+                            head = heads[gap] = _head(gap)
+                        text = "".join(map(merged.__getitem__, part[1])) + part[0] + head
+                        cached = cache[key] = int(text, 2).to_bytes((len(text) + 7) >> 3, "little")
+                    record = cached
+                    reusable = not gap
                 appenders[j](record)
                 prev[j] = net_id
-                j += 1
         for base, chunks in zip(order, parts, strict=True):
             self._shared[base] = (len(chunks), b"".join(chunks))
 
@@ -396,10 +452,10 @@ class SnapshotEncoder:
                 mask = self.world.nondefault(ent) & allowed
             else:
                 mask = 0
-                for tick, changed in reversed(ent._net_hist):
-                    if tick <= base:
+                for change in reversed(ent._net_hist):
+                    if change[0] <= base:
                         break
-                    mask |= changed
+                    mask |= change[1]
                 mask &= allowed
             if not mask:
                 continue
@@ -592,7 +648,8 @@ class SnapshotDecoder:
                 section = "shared" if shared_section else "private"
                 verb = "enter" if op == OP_ENTER else "update"
                 trace.append(f"  byte {pos} ({section}): {verb} entity {net_id} ({lay.name})")
-            self._change_set(reader, lay, net_id, values, trace)
+            delta = shared_section and op == OP_UPDATE
+            self._change_set(reader, lay, net_id, values, trace, delta)
             state[net_id] = EntityState(lay.name, values)
             pos = reader.align()
         return pos
@@ -604,8 +661,12 @@ class SnapshotDecoder:
         net_id: int,
         values: dict[str, Any],
         trace: list[str] | None,
+        delta: bool,
     ) -> None:
+        """Read a change list and its values into ``values``; with ``delta`` (shared update
+        records) the codecs that allow it read a value delta against the value held."""
         where = f"entity[{net_id}]"
+        deltas = lay.deltas if delta else (None,) * lay.count
         try:
             indices: list[int] = []
             if reader.read(1):
@@ -638,7 +699,11 @@ class SnapshotDecoder:
             prop = lay.props[i]
             start = reader.pos
             try:
-                values[prop.path] = prop.codec.decode(reader)
+                coder = deltas[i]
+                if coder is None:
+                    values[prop.path] = prop.codec.decode(reader)
+                else:
+                    values[prop.path] = coder.read(reader, values[prop.path])
             except Truncated:
                 raise DecodeError(
                     f"packet truncated in entity {net_id} ({lay.name}) property {prop.path}",
