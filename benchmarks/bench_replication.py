@@ -25,7 +25,9 @@ Two models of how a property changes, both with the same 5% of properties changi
   little, booleans flip; categorical values (team, weapon, stance, target, name) are drawn
   anew as in ``noise``. This is the case value deltas (wire doc §5.1) exist for.
 
-Run: ``python benchmarks/bench_replication.py [--ticks N] [--values noise|motion|both]``.
+Each runs with value deltas off and on (``SnapshotEncoder(value_deltas=...)``). Run:
+``python benchmarks/bench_replication.py [--ticks N] [--values noise|motion|both]
+[--value-deltas on|off|both]``.
 """
 
 from __future__ import annotations
@@ -225,14 +227,14 @@ def changed_since(last_change: dict[tuple[int, int], int], base: int) -> dict[in
     return since
 
 
-def run(ticks: int, warmup: int, seed: int, values: str = "noise") -> None:
+def run(ticks: int, warmup: int, seed: int, values: str = "noise", deltas: bool = True) -> None:
     rng = random.Random(seed)
     schema = Schema.build([Soldier])
     lay = schema.layout(Soldier)
     paths = [p.path for p in lay.props]
     assert len(paths) == 30, len(paths)
     world = World(schema)
-    encoder = SnapshotEncoder(world, history=32)
+    encoder = SnapshotEncoder(world, history=32, value_deltas=deltas)
     ents = []
     for _ in range(ENTITIES):
         ent = world.spawn(Soldier)
@@ -296,7 +298,8 @@ def run(ticks: int, warmup: int, seed: int, values: str = "noise") -> None:
             godot_by_lag.setdefault(cid, []).append(godot_same[-1])
     print(
         f"world: {ENTITIES} entities x {len(paths)} props, {per_tick_changes} changes/tick "
-        f"({values} values), {CLIENTS} clients, ack lag 0-{MAX_LAG}, {ticks} ticks measured"
+        f"({values} values), {CLIENTS} clients, ack lag 0-{MAX_LAG}, {ticks} ticks measured, "
+        f"value deltas {'on' if deltas else 'off'}"
     )
     print(
         f"server, property writes (encode once): median {statistics.median(write_ms):.2f} ms/tick"
@@ -326,13 +329,15 @@ def command_line(doc: str | None, ticks: int) -> argparse.Namespace:
     parser.add_argument("--warmup", type=int, default=12)
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--values", choices=("noise", "motion", "both"), default="both")
+    parser.add_argument("--value-deltas", choices=("on", "off", "both"), default="both")
     return parser.parse_args()
 
 
 def main() -> None:
     args = command_line(__doc__, 60)
     for values in ("noise", "motion") if args.values == "both" else (args.values,):
-        run(args.ticks, args.warmup, args.seed, values)
+        for deltas in ("off", "on") if args.value_deltas == "both" else (args.value_deltas,):
+            run(args.ticks, args.warmup, args.seed, values, deltas == "on")
 
 
 if __name__ == "__main__":

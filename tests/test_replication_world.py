@@ -26,7 +26,7 @@ def test_writes_mark_dirty_only_when_the_bits_change() -> None:
     t = w.spawn(Thing, a=3)
     assert w.commit(8) == 1
     # a is index 0 (it was 0 before); b stays at its default
-    assert [change[:3] for change in t._net_hist] == [[1, 0b001, {0: 0}]]
+    assert [change[:3] for change in t._net_hist] == [(1, 0b001, {0: 0})]
     assert w.nondefault(t) == 0b001
     t.a = 3  # same bits
     t.inner.q = 0.01  # quantizes to 0.0, the default
@@ -37,8 +37,8 @@ def test_writes_mark_dirty_only_when_the_bits_change() -> None:
     w.commit(8)
     q_before = w.schema.layout(Thing).base_bits[2]
     assert [change[:3] for change in t._net_hist] == [
-        [1, 0b001, {0: 0}],
-        [2, 0b110, {1: 1, 2: q_before}],
+        (1, 0b001, {0: 0}),
+        (2, 0b110, {1: 1, 2: q_before}),
     ]
     assert w.nondefault(t) == 0b111
     t.b = True

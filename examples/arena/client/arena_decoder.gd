@@ -1467,7 +1467,7 @@ func _d1(values: Array) -> Dictionary:
 
 
 
-func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Dictionary, shared: bool, touched: Array) -> int:
+func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Dictionary, shared: bool, deltas: bool, touched: Array) -> int:
 	var prev := -1
 	var end := size << 3
 	for r in count:
@@ -1541,7 +1541,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Diction
 			pos = (at + 7) >> 3
 			continue
 		var c := 0
-		var delta := shared and op == 0
+		var delta := deltas and op == 0
 		var values: Array
 		if op == 0:
 			var old = st.get(id)
@@ -1671,7 +1671,7 @@ func apply(packet: PackedByteArray) -> int:
 	if packet[0] != 1:
 		return _fail("packet version %d, expected 1" % packet[0])
 	var flags := packet[1]
-	if flags & ~3:
+	if flags & ~7:
 		return _fail("unknown packet flags 0x%02x" % flags)
 	var tick := packet.decode_u32(2)
 	var base := packet.decode_u32(6)
@@ -1694,10 +1694,10 @@ func apply(packet: PackedByteArray) -> int:
 	var buf := packet.duplicate()
 	buf.append_array(_padding)
 	var touched := []
-	pos = _section(buf, size, pos, packet.decode_u32(10), st, true, touched)
+	pos = _section(buf, size, pos, packet.decode_u32(10), st, true, bool(flags & 4), touched)
 	if pos < 0:
 		return -1
-	pos = _section(buf, size, pos, packet.decode_u32(14), st, false, touched)
+	pos = _section(buf, size, pos, packet.decode_u32(14), st, false, false, touched)
 	if pos < 0:
 		return -1
 	if pos != size:

@@ -57,6 +57,8 @@ class ScalarDelta:
         self.tiers = tuple(-(-k * width // 5) for k in (1, 2, 3))
         self.t1, self.t2, self.t3 = self.tiers
         self.lim1, self.lim2, self.lim3 = (1 << t for t in self.tiers)
+        # The ordinal is the field's bits themselves (all but zigzag Int and Coord).
+        self.plain = kind == "mod" and not (isinstance(codec, Int) and codec.zigzag)
 
     # Server side: from the codec's bits.
 
@@ -94,9 +96,12 @@ class ScalarDelta:
 
     def code(self, new_bits: int, new_width: int, base_bits: int) -> tuple[int, int]:
         """``(code, width)`` of ``new`` against ``base`` (both given as codec bits)."""
-        d = self.ordinal(new_bits) - self.ordinal(base_bits)
-        if self.kind == "mod":
-            d = ((d + self.half) & self.mask) - self.half
+        if self.plain:
+            d = ((new_bits - base_bits + self.half) & self.mask) - self.half
+        else:
+            d = self.ordinal(new_bits) - self.ordinal(base_bits)
+            if self.kind == "mod":
+                d = ((d + self.half) & self.mask) - self.half
         z = d << 1 if d >= 0 else (-d << 1) - 1
         if z < self.lim1:
             return z << 1, 1 + self.t1
@@ -213,12 +218,23 @@ class DeltaCoder:
     def __init__(self, parts: tuple[ScalarDelta | VarIntDelta, ...], vector: Any) -> None:
         self.parts = parts
         self.vector = vector  # the Vector2/3/4 type, or None for a scalar
+        # vector components whose fields are exactly their W-bit ordinals (Quant, Angle)
+        self.fixed = all(isinstance(p, ScalarDelta) and p.plain for p in parts)
 
     def fragment(self, new_bits: int, new_width: int, base_bits: int) -> tuple[int, int]:
         """``(code, width)`` of the whole property against its baseline's bits."""
         if self.vector is None:
             return self.parts[0].code(new_bits, new_width, base_bits)
         acc = n = 0
+        if self.fixed:
+            part = self.parts[0]
+            assert isinstance(part, ScalarDelta)
+            w, m = part.width, part.mask
+            for k in range(0, w * len(self.parts), w):
+                code, width = part.code((new_bits >> k) & m, w, (base_bits >> k) & m)
+                acc |= code << n
+                n += width
+            return acc, n
         for part in self.parts:
             assert isinstance(part, ScalarDelta)
             nw = part.field_width(new_bits)

@@ -644,7 +644,7 @@ def _section(w: _Writer, schema: Schema) -> None:
     w.emit(
         0,
         "func _section(buf: PackedByteArray, size: int, pos: int, count: int, "
-        "st: Dictionary, shared: bool, touched: Array) -> int:",
+        "st: Dictionary, shared: bool, deltas: bool, touched: Array) -> int:",
     )
     w.emit(1, "var prev := -1")
     w.emit(1, "var end := size << 3")
@@ -677,7 +677,7 @@ def _section(w: _Writer, schema: Schema) -> None:
     w.emit(3, "pos = (at + 7) >> 3")
     w.emit(3, "continue")
     w.emit(2, "var c := 0")
-    w.emit(2, "var delta := shared and op == 0")
+    w.emit(2, "var delta := deltas and op == 0")
     w.emit(2, "var values: Array")
     w.emit(2, "if op == 0:")
     w.emit(3, "var old = st.get(id)")
@@ -791,7 +791,7 @@ func apply(packet: PackedByteArray) -> int:
 	if packet[0] != 1:
 		return _fail("packet version %d, expected 1" % packet[0])
 	var flags := packet[1]
-	if flags & ~3:
+	if flags & ~7:
 		return _fail("unknown packet flags 0x%02x" % flags)
 	var tick := packet.decode_u32(2)
 	var base := packet.decode_u32(6)
@@ -814,10 +814,10 @@ func apply(packet: PackedByteArray) -> int:
 	var buf := packet.duplicate()
 	buf.append_array(_padding)
 	var touched := []
-	pos = _section(buf, size, pos, packet.decode_u32(10), st, true, touched)
+	pos = _section(buf, size, pos, packet.decode_u32(10), st, true, bool(flags & 4), touched)
 	if pos < 0:
 		return -1
-	pos = _section(buf, size, pos, packet.decode_u32(14), st, false, touched)
+	pos = _section(buf, size, pos, packet.decode_u32(14), st, false, false, touched)
 	if pos < 0:
 		return -1
 	if pos != size:

@@ -58,6 +58,7 @@ __all__ = [
 VERSION = 1
 FLAG_STAMP = 1
 FLAG_FULL = 2
+FLAG_DELTAS = 4
 OP_UPDATE, OP_ENTER, OP_DELETE = 0, 1, 2
 _HEADER = struct.Struct("<BBIIII")
 _GAP_WIDTHS = (4, 8, 16, 32)
@@ -75,12 +76,10 @@ def _gap_code(gap: int) -> tuple[int, int]:
     raise ValueError(f"entity id gap {gap} is over 32 bits")
 
 
-def _head(gap: int) -> str:
-    """An update record's op and id gap, as a bit string (most significant bit first)."""
-    if not gap:
-        return "000"
+def _head(gap: int) -> tuple[int, int]:
+    """An update record's op and nonzero id gap as ``(bits, bit count)``."""
     acc, n = _gap_code(gap)
-    return format(OP_UPDATE | acc << 2, f"0{n + 2}b")
+    return OP_UPDATE | acc << 2, n + 2
 
 
 # _SET_BITS[k][b]: the positions of the set bits of byte b of a mask, at byte offset k; lets
@@ -123,7 +122,8 @@ def encode_record(
     bits: list[int],
     widths: list[int],
 ) -> bytes:
-    """One record: op, id gap, [class id], selector, indices, values; padded to a byte."""
+    """One record with whole values: op, id gap, [class id], selector, indices, values;
+    padded to a byte."""
     if gap:
         acc, n = _gap_code(gap)
         acc = op | acc << 2
@@ -178,7 +178,10 @@ class SnapshotEncoder:
     ``history`` is K, the ring of ticks a delta can start from. ``audiences`` maps custom
     audience names to ``predicate(entity, client)``; ``"owner"`` (``entity.net_owner ==
     client_id``) and ``"team"`` (``entity.net_team == client.team``) are built in.
-    ``stamp=True`` puts the schema fingerprint in every packet.
+    ``stamp=True`` puts the schema fingerprint in every packet. ``value_deltas`` (flag bit 2)
+    sends numeric values in update records as differences from the client's baseline (wire
+    doc §5.1): fewer bytes when values move in steps, more server time (each value is coded
+    once per baseline it is measured from, not once); ``False`` sends every value whole.
     """
 
     def __init__(
@@ -188,10 +191,12 @@ class SnapshotEncoder:
         history: int = 32,
         audiences: Mapping[str, AudienceTest] | None = None,
         stamp: bool = False,
+        value_deltas: bool = True,
     ) -> None:
         if history < 1:
             raise ValueError("history must be at least 1 tick")
         self.world, self.schema, self.history, self.stamp = world, world.schema, history, stamp
+        self.value_deltas = value_deltas
         self.audiences: dict[str, AudienceTest] = {
             "owner": lambda e, c: e.net_owner is not None and e.net_owner == c.client_id,
             "team": lambda e, c: e.net_team is not None and e.net_team == c.team,
@@ -205,8 +210,8 @@ class SnapshotEncoder:
         self._shared: dict[int, tuple[int, bytes]] = {}
         self._plain: dict[int, bytes] = {}
         self._restricted: list[Any] = []
-        self._heads: dict[int, str] = {}
-        self._index_parts: list[dict[int, tuple[str, tuple[int, ...]]]] = [
+        self._heads: dict[int, tuple[int, int]] = {}
+        self._index_parts: list[dict[int, tuple[int, int, tuple[int, ...]]]] = [
             {} for _ in self.schema.classes
         ]
 
@@ -249,7 +254,7 @@ class SnapshotEncoder:
         base = self.base_for(client)
         shared = self._shared.get(base)
         if shared is None:
-            self._shared_sections([base])
+            self._build_shared([base])
             shared = self._shared[base]
         private_count, private = self._private_section(client, base)
         if not private_count:
@@ -263,7 +268,11 @@ class SnapshotEncoder:
     def _packet(
         self, base: int, shared: tuple[int, bytes], private_count: int, private: bytes
     ) -> bytes:
-        flags = (FLAG_FULL if not base else 0) | (FLAG_STAMP if self.stamp else 0)
+        flags = (
+            (FLAG_FULL if not base else 0)
+            | (FLAG_STAMP if self.stamp else 0)
+            | (FLAG_DELTAS if self.value_deltas else 0)
+        )
         header = _HEADER.pack(VERSION, flags, self.world.tick, base, shared[0], private_count)
         if self.stamp:
             header += self.schema.fingerprint
@@ -273,8 +282,14 @@ class SnapshotEncoder:
         """Every client's packet for the current tick (shared sections built in one pass)."""
         needed = {self.base_for(c) for c in self.clients.values()} - self._shared.keys()
         if needed:
-            self._shared_sections(list(needed))
+            self._build_shared(list(needed))
         return {cid: self.packet_for(cid) for cid in self.clients}
+
+    def _build_shared(self, bases: list[int]) -> None:
+        if self.value_deltas:
+            self._shared_sections(bases)
+        else:
+            self._shared_whole(bases)
 
     def _record(self, ent: Any, op: int, gap: int, mask: int) -> bytes:
         """A record with whole values (private updates, enters), cached on the entity."""
@@ -292,10 +307,9 @@ class SnapshotEncoder:
             )
         return record
 
-    def _index_part(self, lay: ClassLayout, mask: int) -> tuple[str, tuple[int, ...]]:
-        """The selector and change list of ``mask`` as a bit string (most significant bit
-        first, so that the record's later fields go in front), and the changed indices in
-        descending order (the order their value strings are joined in)."""
+    def _index_part(self, lay: ClassLayout, mask: int) -> tuple[int, int, tuple[int, ...]]:
+        """The selector and change list of ``mask`` as ``(bits, bit count)``, and the changed
+        indices in ascending order (cached per class: masks repeat across entities)."""
         table = self._index_parts[lay.class_id]
         if len(table) > _INDEX_CACHE:
             table.clear()
@@ -310,25 +324,27 @@ class SnapshotEncoder:
             n += 1
         else:
             acc, n = mask << 1, 1 + count
-        part = table[mask] = (format(acc, f"0{n}b"), idx[::-1])
+        part = table[mask] = (acc, n, idx)
         return part
 
     @staticmethod
     def _fragments(ent: Any, change: Change, stale: int, tick: int) -> None:
-        """Bring the value strings of a history entry up to date for the ``stale`` indices:
-        each value coded against the bits it had before that entry's tick (a value delta
-        where the codec allows one, else the whole value)."""
-        fragments, before = change[3], change[2]
+        """Bring the values of a history entry up to date for the ``stale`` indices: each
+        value as ``(bits, width)`` coded against the bits it had before that entry's tick (a
+        value delta where the codec allows one, else the whole value)."""
+        before, made = change[2], change[3]
+        fragments = made[0]
+        if fragments is None:
+            fragments = made[0] = {}
         bits, widths = ent._net_bits, ent._net_widths
         deltas = ent._net_layout.deltas
         for i in _indices(stale):
             coder = deltas[i]
             if coder is None:
-                code, width = bits[i], widths[i]
+                fragments[i] = (bits[i], widths[i])
             else:
-                code, width = coder.fragment(bits[i], widths[i], before[i])
-            fragments[i] = format(code, f"0{width}b") if width else ""
-        change[4] = tick
+                fragments[i] = coder.fragment(bits[i], widths[i], before[i])
+        made[1] = tick
 
     def _shared_sections(self, bases: list[int]) -> None:
         """Build the shared section for each base tick in one pass over the entities.
@@ -336,9 +352,9 @@ class SnapshotEncoder:
         An update record for base ``b`` carries what changed in the history entries after
         ``b``, each value coded against its bits at ``b``: the bits before the oldest of
         those entries that changed it. Walking the entries newest first and merging each
-        entry's value strings over the previous ones leaves exactly those, so the records for
-        all bases come from one walk. Records are bit strings joined in C and turned into
-        bytes once (``int(s, 2)``), cached per entity by their oldest entry (and id gap)."""
+        entry's values over the previous ones leaves exactly those, so the records for all
+        bases come from one walk. Records are cached per entity by their oldest entry (and
+        id gap) until the entity changes."""
         world = self.world
         tick = world.tick
         entities, deleted = world.entities, world.deleted
@@ -374,7 +390,7 @@ class SnapshotEncoder:
             cache = ent._net_cache
             h = len(hist) - 1
             mask = 0
-            merged: dict[int, str] = {}
+            merged: dict[int, tuple[int, int]] = {}
             newer: list[tuple[int, int]] = []  # (tick, mask of entries from it to the newest)
             record = b""
             reusable = False
@@ -384,13 +400,13 @@ class SnapshotEncoder:
                     record = self._record(ent, OP_ENTER, gap, world.nondefault(ent) & public)
                     reusable = False
                 else:
-                    consumed = False
+                    t = -1
                     while h >= 0:
                         change = hist[h]
-                        t = change[0]
+                        t, m, _, made = change
                         if t <= base:
                             break
-                        stamp = change[4]
+                        stamp = made[1]
                         if stamp != tick:
                             if stamp:
                                 since = 0
@@ -398,42 +414,156 @@ class SnapshotEncoder:
                                     if when <= stamp:
                                         break
                                     since = cum
-                                stale = change[1] & since
+                                stale = m & since
                             else:
-                                stale = change[1]
+                                stale = m
                             if stale:
                                 fragments(ent, change, stale, tick)
                             else:
-                                change[4] = tick
-                        merged.update(change[3])
-                        mask |= change[1]
+                                made[1] = tick
+                        merged.update(made[0])
+                        mask |= m
                         newer.append((t, mask))
                         h -= 1
-                        consumed = True
-                    if not consumed and reusable and not gap:
+                        reusable = False
+                    if reusable and not gap:
                         # No change between this base and the newer one: the same record.
                         appenders[j](record)
                         prev[j] = net_id
                         continue
                     changed = mask & public
                     if not changed:
-                        reusable = False
                         continue
-                    key = newer[-1][0] if not gap else (newer[-1][0], gap)
+                    # negative: apart from the masks keying records of value_deltas=False
+                    key = -newer[-1][0] if not gap else (-newer[-1][0], gap)
                     cached = cache.get(key)
                     if cached is None:
                         part = table.get(changed)
                         if part is None:
                             part = self._index_part(lay, changed)
-                        head = heads.get(gap)
-                        if head is None:
-                            head = heads[gap] = _head(gap)
-                        text = "".join(map(merged.__getitem__, part[1])) + part[0] + head
-                        cached = cache[key] = int(text, 2).to_bytes((len(text) + 7) >> 3, "little")
+                        if gap:
+                            head = heads.get(gap)
+                            if head is None:
+                                head = heads[gap] = _head(gap)
+                            acc, n = head
+                            acc |= part[0] << n
+                            n += part[1]
+                        else:
+                            acc, n = part[0] << 3, 3 + part[1]
+                        for i in part[2]:
+                            code, width = merged[i]
+                            acc |= code << n
+                            n += width
+                        cached = cache[key] = acc.to_bytes((n + 7) >> 3, "little")
                     record = cached
                     reusable = not gap
                 appenders[j](record)
                 prev[j] = net_id
+        for base, chunks in zip(order, parts, strict=True):
+            self._shared[base] = (len(chunks), b"".join(chunks))
+
+    def _shared_whole(self, bases: list[int]) -> None:
+        """:meth:`_shared_sections` with whole values (``value_deltas=False``): an update
+        record depends only on the mask of what changed since its base, and is cached by
+        it (the mask alone for the common record, right after the previous id)."""
+        world = self.world
+        entities, deleted = world.entities, world.deleted
+        order = sorted(bases, reverse=True)  # newest first: cumulative masks only grow
+        oldest = order[-1] if order[-1] else -1  # a full update (base 0) needs everything
+        parts: list[list[bytes]] = [[] for _ in order]
+        appenders = [chunks.append for chunks in parts]
+        prev = [-1] * len(order)
+        class_bits = self.schema.class_bits
+        ids = sorted(entities.keys() | deleted.keys()) if deleted else sorted(entities)
+        for net_id in ids:
+            ent = entities.get(net_id)
+            if ent is None:
+                # Despawned after a client's base, id not reused since: delete it. (A reused
+                # id is an entity spawned after the base: its enter replaces the old one.)
+                spans = deleted[net_id]
+                for j, base in enumerate(order):
+                    if base and any(spawned <= base < gone for spawned, gone in spans):
+                        parts[j].append(
+                            encode_record(None, 0, OP_DELETE, net_id - prev[j] - 1, 0, [], [])
+                        )
+                        prev[j] = net_id
+                continue
+            spawn = ent._net_spawn
+            hist = ent._net_hist
+            if spawn <= oldest:
+                # The usual case: the entity is older than every base, so each base gets an
+                # update of what changed since it (or nothing), newest base first.
+                if not hist:
+                    continue
+                h = len(hist) - 1
+                t, m, _, _ = hist[h]
+                if t <= oldest:
+                    continue  # nothing new for any of the bases
+                lay = ent._net_layout
+                public = lay.public_mask
+                cache = ent._net_cache
+                bits, widths = ent._net_bits, ent._net_widths
+                mask = 0
+                last = -1
+                record = b""
+                for j, base in enumerate(order):
+                    while t > base:
+                        mask |= m
+                        h -= 1
+                        if h < 0:
+                            t = -1
+                            break
+                        t, m, _, _ = hist[h]
+                    gap = net_id - prev[j] - 1
+                    if mask == last and not gap:
+                        # No change between this base and the newer one: the same record.
+                        appenders[j](record)
+                        prev[j] = net_id
+                        continue
+                    changed = mask & public
+                    if changed:
+                        # An update right after the previous id (the common record) is
+                        # keyed by its mask alone: an int hashes faster than a tuple.
+                        key = (OP_UPDATE, gap, changed) if gap else changed
+                        record = cache.get(key)
+                        if record is None:
+                            record = cache[key] = encode_record(
+                                lay, class_bits, OP_UPDATE, gap, changed, bits, widths
+                            )
+                        appenders[j](record)
+                        prev[j] = net_id
+                        last = -1 if gap else mask
+                continue
+            # Entered after some base (or a full update): an enter record for those bases.
+            lay = ent._net_layout
+            public = lay.public_mask
+            h = len(hist) - 1
+            mask = 0
+            cache = ent._net_cache
+            get = cache.get
+            j = 0
+            for base in order:
+                if spawn > base or not base:
+                    op, changed = OP_ENTER, world.nondefault(ent) & public
+                else:
+                    while h >= 0 and hist[h][0] > base:
+                        mask |= hist[h][1]
+                        h -= 1
+                    changed = mask & public
+                    if not changed:
+                        j += 1
+                        continue
+                    op = OP_UPDATE
+                gap = net_id - prev[j] - 1
+                key = changed if op == OP_UPDATE and not gap else (op, gap, changed)
+                record = get(key)
+                if record is None:
+                    record = cache[key] = encode_record(
+                        lay, class_bits, op, gap, changed, ent._net_bits, ent._net_widths
+                    )
+                appenders[j](record)
+                prev[j] = net_id
+                j += 1
         for base, chunks in zip(order, parts, strict=True):
             self._shared[base] = (len(chunks), b"".join(chunks))
 
@@ -539,7 +669,7 @@ class SnapshotDecoder:
         version, flags, tick, base, shared, private = _HEADER.unpack_from(data)
         if version != VERSION:
             raise DecodeError(f"packet version {version}, expected {VERSION}", 0)
-        if flags & ~(FLAG_STAMP | FLAG_FULL):
+        if flags & ~(FLAG_STAMP | FLAG_FULL | FLAG_DELTAS):
             raise DecodeError(f"unknown packet flags {flags:#04x}", 1)
         if bool(flags & FLAG_FULL) != (base == 0):
             raise DecodeError(f"full flag and base tick {base} disagree", 1)
@@ -567,12 +697,14 @@ class SnapshotDecoder:
         if trace is not None:
             kind = "full update" if not base else f"delta from tick {base}"
             stamp_note = ", fingerprint stamp" if flags & FLAG_STAMP else ""
+            stamp_note += ", value deltas" if flags & FLAG_DELTAS else ""
             trace.append(
                 f"tick {tick}, {kind}{stamp_note}: {shared} shared + {private} private records, "
                 f"{len(data)} bytes"
             )
-        pos = self._records(data, pos, shared, state, True, trace)
-        pos = self._records(data, pos, private, state, False, trace)
+        deltas = bool(flags & FLAG_DELTAS)
+        pos = self._records(data, pos, shared, state, True, deltas, trace)
+        pos = self._records(data, pos, private, state, False, False, trace)
         if pos != len(data):
             raise DecodeError(f"{len(data) - pos} bytes of trailing data after the records", pos)
         return int(tick), state
@@ -584,6 +716,7 @@ class SnapshotDecoder:
         count: int,
         state: dict[int, EntityState],
         shared_section: bool,
+        deltas: bool,
         trace: list[str] | None,
     ) -> int:
         prev = -1
@@ -648,7 +781,7 @@ class SnapshotDecoder:
                 section = "shared" if shared_section else "private"
                 verb = "enter" if op == OP_ENTER else "update"
                 trace.append(f"  byte {pos} ({section}): {verb} entity {net_id} ({lay.name})")
-            delta = shared_section and op == OP_UPDATE
+            delta = deltas and op == OP_UPDATE
             self._change_set(reader, lay, net_id, values, trace, delta)
             state[net_id] = EntityState(lay.name, values)
             pos = reader.align()

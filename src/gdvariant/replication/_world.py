@@ -4,7 +4,7 @@ An entity is an instance of its NetClass. Writing a networked property encodes t
 once (so a bad value fails where it is written, naming entity and property) and, if its bits
 differ from what was there, marks the property dirty, keeping the bits it had at the last
 commit. :meth:`World.commit` turns the dirty marks into one history entry per changed
-entity: a :class:`Change` ``[tick, mask of changed flat indices, {index: bits before}, ...]``.
+entity: a :class:`Change` ``(tick, mask of changed flat indices, {index: bits before}, ...)``.
 The snapshot encoder reads those histories; nothing here knows about clients.
 """
 
@@ -19,10 +19,10 @@ from ._schema import Embed, NetClass
 
 __all__ = ["Change", "World"]
 
-#: A history entry: ``[tick, changed mask, {index: bits at the previous commit},
-#: {index: value-delta fragment}, tick the fragments were made]`` (the last two belong to
-#: the snapshot encoder, which codes each changed value against the bits before).
-Change = list[Any]
+#: A history entry: ``(tick, changed mask, {index: bits at the previous commit},
+#: [{index: value-delta fragment} or None, tick the fragments were made])`` (the last belongs
+#: to the snapshot encoder, which codes each changed value against the bits before).
+Change = tuple[int, int, dict[int, int], list[Any]]
 
 
 class World:
@@ -104,7 +104,7 @@ class World:
             if not mask:
                 continue
             hist = ent._net_hist
-            hist.append([tick, mask, ent._net_before, {}, 0])
+            hist.append((tick, mask, ent._net_before, [None, 0]))
             ent._net_before = {}
             while hist[0][0] <= oldest:
                 del hist[0]
