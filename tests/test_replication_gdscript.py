@@ -202,8 +202,7 @@ def test_live_session_over_udp(godot4: Engine) -> None:
         try:
             with godot4.workdir() as (here, inside):
                 (here / "decoder.gd").write_text(schema.to_gdscript(class_name="ArenaDecoder"))
-                for script in ("replication_client.gd", "replication_state.gd"):
-                    shutil.copy(ENGINE_SCRIPTS / script, here)
+                shutil.copy(ENGINE_SCRIPTS / "replication_client.gd", here)
                 args = ["127.0.0.1", str(port), f"{inside}/decoder.gd", str(SEED), str(HISTORY)]
                 ours = _serve(schema, transport, inbox, SEED)
                 return await run_beside(
@@ -244,13 +243,13 @@ def _run_on_files(godot4: Engine, schema: Schema, script: str, payload: Any) -> 
         return gdvariant.loads((here / "out.bin").read_bytes())
 
 
-def _unread_run(rng: random.Random) -> tuple[list[bytes], list[bool]]:
+def _unread_run(rng: random.Random, value_deltas: bool = False) -> tuple[list[bytes], list[bool]]:
     """Packets for one client, some pairs swapped in delivery, and when to read the state:
-    now and then, every tick for a while, and never for a long run in the middle."""
+    now and then, every tick for a while, and never for a long run in the middle. Values
+    are whole by default (flag bit 2 clear: the live test has the value deltas)."""
     schema = build_schema()
     world = World(schema)
-    # Whole values (flag bit 2 clear): the engine's other path; the live test has deltas.
-    server = SnapshotEncoder(world, history=HISTORY, stamp=True, value_deltas=False)
+    server = SnapshotEncoder(world, history=HISTORY, stamp=True, value_deltas=value_deltas)
     server.add_client(0)
     script = Script(world, rng, size=12)
     packets: list[bytes] = []
@@ -292,6 +291,37 @@ def test_state_view_read_now_and_then(godot4: Engine) -> None:
             assert same_but_nan_payloads(gdvariant.loads(state), want_state), f"tick {tick}"
 
 
+def test_apply_to_nodes(godot4: Engine) -> None:
+    """``apply_to_nodes()`` sets the newest state on objects (the engine script's recorders
+    capture each ``set()``), called now and then, with some nodes replaced between calls and
+    ids reused by other classes: after each call, every recorder's properties of its
+    entity's class must equal our decoder's newest state of that entity."""
+    print(f"GDVARIANT_SEED={SEED}")
+    packets, calls = _unread_run(random.Random(SEED + 1), value_deltas=True)
+    schema = build_schema()
+    results = _run_on_files(godot4, schema, "replication_nodes.gd", [packets, calls])
+    ours = SnapshotDecoder(schema, history=HISTORY)
+    want = []
+    for packet, call in zip(packets, calls, strict=True):
+        ours.apply(packet)
+        if call:
+            nodes = {}
+            for net_id, ent in sorted(ours.state.items()):
+                lay = schema.layout(ent.class_name)
+                nodes[net_id] = {
+                    p.path.replace(".", "_").replace("[", "_").replace("]", ""): godot_value(
+                        p.codec, ent.values[p.path]
+                    )
+                    for p in lay.props
+                }
+            want.append([ours.tick, nodes])
+    assert len(results) == len(want) == sum(calls), results[-1]
+    for (tick, nodes), (want_tick, want_nodes) in zip(results, want, strict=True):
+        assert tick == want_tick
+        if nodes != gdvariant.dumps(want_nodes):
+            assert same_but_nan_payloads(gdvariant.loads(nodes), want_nodes), f"tick {tick}"
+
+
 def _crafted(schema: Schema, tick: int) -> list[bytes]:
     """Errors random damage rarely makes: a bad embedded Variant, an enter in the private
     section, an unknown class id (3 of the arena's 3 classes)."""
@@ -317,8 +347,7 @@ def _bad_packets(rng: random.Random) -> tuple[bytes, bytes, list[bytes]]:
     """A full packet, a delta from it, and damaged versions of both."""
     schema = build_schema()
     world = World(schema)
-    # Whole values (flag bit 2 clear): the engine's other path; the live test has deltas.
-    server = SnapshotEncoder(world, history=HISTORY, stamp=True, value_deltas=False)
+    server = SnapshotEncoder(world, history=HISTORY, stamp=True)
     server.add_client(0)
     script = Script(world, rng, size=12)
     for _ in range(6):

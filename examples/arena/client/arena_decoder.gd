@@ -24,6 +24,10 @@ var classes: Dictionary:
 		if _stale:
 			_publish()
 		return _view_classes
+## Per class id, the node property each flat property is set to by apply_to_nodes():
+## the path with "." and "[" as "_" and "]" dropped ("purse.gold" is purse_gold,
+## "ammo[2]" is ammo_2). Change an entry to map a property elsewhere.
+var node_properties: Array = [["position", "heading", "health", "velocity", "team", "name", "loadout_ammo", "loadout_reloading"], ["position", "velocity", "shooter", "heat"]]
 ## The newest tick applied: the one to acknowledge (0 before any).
 var newest_tick := 0
 ## Why the last apply() failed, naming entity and property; "" if it did not.
@@ -35,6 +39,7 @@ var _states := {}
 var _view := {}
 var _view_classes := {}
 var _pending := []
+var _node_last := {}
 var _stale := false
 var _baselines := []
 var _broken := ""
@@ -871,6 +876,36 @@ func _d0(values: Array) -> Dictionary:
 	return {"position": values[0], "heading": values[1], "health": values[2], "velocity": values[3], "team": values[4], "name": values[5], "loadout.ammo": values[6], "loadout.reloading": values[7]}
 
 
+func _n0(node: Object, v: Array, o: Array) -> void:
+	var names: Array = node_properties[0]
+	if o.is_empty():
+		node.set(names[0], v[0])
+		node.set(names[1], v[1])
+		node.set(names[2], v[2])
+		node.set(names[3], v[3])
+		node.set(names[4], v[4])
+		node.set(names[5], v[5])
+		node.set(names[6], v[6])
+		node.set(names[7], v[7])
+		return
+	if v[0] != o[0]:
+		node.set(names[0], v[0])
+	if v[1] != o[1]:
+		node.set(names[1], v[1])
+	if v[2] != o[2]:
+		node.set(names[2], v[2])
+	if v[3] != o[3]:
+		node.set(names[3], v[3])
+	if v[4] != o[4]:
+		node.set(names[4], v[4])
+	if v[5] != o[5]:
+		node.set(names[5], v[5])
+	if v[6] != o[6]:
+		node.set(names[6], v[6])
+	if v[7] != o[7]:
+		node.set(names[7], v[7])
+
+
 
 
 # DT_Shot: class 1, 4 properties
@@ -1465,6 +1500,24 @@ func _d1(values: Array) -> Dictionary:
 	return {"position": values[0], "velocity": values[1], "shooter": values[2], "heat": values[3]}
 
 
+func _n1(node: Object, v: Array, o: Array) -> void:
+	var names: Array = node_properties[1]
+	if o.is_empty():
+		node.set(names[0], v[0])
+		node.set(names[1], v[1])
+		node.set(names[2], v[2])
+		node.set(names[3], v[3])
+		return
+	if v[0] != o[0]:
+		node.set(names[0], v[0])
+	if v[1] != o[1]:
+		node.set(names[1], v[1])
+	if typeof(v[2]) != typeof(o[2]) or v[2] != o[2]:
+		node.set(names[2], v[2])
+	if v[3] != o[3]:
+		node.set(names[3], v[3])
+
+
 
 
 func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Dictionary, shared: bool, deltas: bool, touched: Array) -> int:
@@ -1658,6 +1711,14 @@ func _publish() -> void:
 				shown.erase(id)
 
 
+func _node_set(node: Object, v: Array, old: Array) -> void:
+	var c: int = v[-1]
+	if c == 0:
+		_n0(node, v, old)
+	elif c == 1:
+		_n1(node, v, old)
+
+
 ## Decodes one packet; returns its tick, or -1 with [member last_error] set (and nothing
 ## changed). A delta needs the state of its base tick: keep acknowledging [member newest_tick].
 func apply(packet: PackedByteArray) -> int:
@@ -1711,6 +1772,47 @@ func apply(packet: PackedByteArray) -> int:
 		if old <= newest_tick - history:
 			_states.erase(old)
 	return tick
+
+
+## The newest state as [{id: {path: value}}, {id: class id}] with ids ascending, so that
+## var_to_bytes of it is canonical (to compare with a server's, or to save).
+func sorted_state() -> Array:
+	var view := state
+	var ids := view.keys()
+	ids.sort()
+	var values := {}
+	var classes_by_id := {}
+	for id in ids:
+		values[id] = view[id]
+		classes_by_id[id] = _view_classes[id]
+	return [values, classes_by_id]
+
+
+## Sets the newest state on nodes instead of reading [member state]: [param nodes] maps entity
+## id -> Object (a Node of the game). Each property of entity id that differs from what this
+## function last set on nodes[id] is set with Object.set(), by the name in
+## [member node_properties]; all of them the first time, or when the node or the entity's
+## class changed. Entities without a node, and nodes without an entity, are skipped.
+func apply_to_nodes(nodes: Dictionary) -> void:
+	var st: Dictionary = _states.get(newest_tick, {})
+	for id in nodes:
+		var v = st.get(id)
+		if v == null:
+			_node_last.erase(id)
+			continue
+		var node: Object = nodes[id]
+		var last = _node_last.get(id)
+		var old: Array = []
+		if last != null and last[0] == node.get_instance_id() and last[1][-1] == v[-1]:
+			if is_same(last[1], v):
+				continue
+			old = last[1]
+		_node_set(node, v, old)
+		_node_last[id] = [node.get_instance_id(), v]
+	if _node_last.size() > 2 * nodes.size() + 64:
+		for id in _node_last.keys():
+			if not nodes.has(id):
+				_node_last.erase(id)
 
 
 ## The ticks whose states are kept (delta bases), oldest first: any of them may be acked.

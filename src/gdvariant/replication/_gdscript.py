@@ -3,6 +3,10 @@
 ``schema.to_gdscript()`` writes one GDScript class that applies this schema's packets
 (``docs/replication-wire.md``) and keeps ``state``: entity id -> Dictionary of property path
 -> value, with ``classes`` (entity id -> class id) and ``newest_tick`` to acknowledge.
+``sorted_state()`` gives ``[state, classes]`` with ids ascending (canonical for
+``var_to_bytes``), and ``apply_to_nodes(nodes)`` sets the newest state on game objects
+instead (entity id -> Object; each property that differs from what it last set there, by
+the names in ``node_properties``), so that a game need not read the Dictionaries at all.
 
 The generated code follows the wire doc's §4 recipe, which was measured in Godot 4.6: one
 decode function per class, every field read written inline (a 32-bit refill into a 64-bit
@@ -593,10 +597,32 @@ def _class_function(w: _Writer, lay: ClassLayout) -> None:
 
 
 def _publish_functions(w: _Writer, lay: ClassLayout) -> None:
-    """``_d<id>(values) -> Dictionary``: a whole entity by path, for the ``state`` view."""
+    """``_d<id>(values) -> Dictionary``: a whole entity by path, for the ``state`` view;
+    ``_n<id>(node, values, old)``: sets on ``node`` the properties that differ from ``old``
+    (all of them if ``old`` is empty), for ``apply_to_nodes``."""
     entries = ", ".join(f"{json.dumps(p.path)}: values[{p.index}]" for p in lay.props)
     w.emit(0, f"func _d{lay.class_id}(values: Array) -> Dictionary:")
     w.emit(1, f"return {{{entries}}}")
+    w.emit(0, "")
+    w.emit(0, "")
+    c = lay.class_id
+    w.emit(0, f"func _n{c}(node: Object, v: Array, o: Array) -> void:")
+    w.emit(1, f"var names: Array = node_properties[{c}]")
+    w.emit(1, "if o.is_empty():")
+    for p in lay.props:
+        w.emit(2, f"node.set(names[{p.index}], v[{p.index}])")
+    w.emit(2, "return")
+    for p in lay.props:
+        i = p.index
+        if _holds_ieee(p.codec) or isinstance(p.codec, Variant):
+            # == cannot tell -0.0 from 0.0, and a slot of a Variant can change its type
+            w.emit(1, f"node.set(names[{i}], v[{i}])")
+            continue
+        if isinstance(p.codec, EntityRef):  # null or an int
+            w.emit(1, f"if typeof(v[{i}]) != typeof(o[{i}]) or v[{i}] != o[{i}]:")
+        else:
+            w.emit(1, f"if v[{i}] != o[{i}]:")
+        w.emit(2, f"node.set(names[{i}], v[{i}])")
     w.emit(0, "")
     w.emit(0, "")
     w.emit(0, "")
@@ -714,6 +740,32 @@ def _section(w: _Writer, schema: Schema) -> None:
     w.emit(0, "")
     w.emit(0, "")
     _publish(w, schema)
+    _node_dispatch(w, schema)
+
+
+def _holds_ieee(codec: Codec) -> bool:
+    """Whether ``codec``'s values hold IEEE floats that can be -0.0 (Half, Float32/64)."""
+    inner = getattr(codec, "component", None) or getattr(codec, "element", None)
+    return isinstance(codec, Half | Float32 | Float64) or (inner is not None and _holds_ieee(inner))
+
+
+def _node_property(path: str) -> str:
+    """The default node property name of a flat property path (``purse.gold`` ->
+    ``purse_gold``, ``ammo[2]`` -> ``ammo_2``)."""
+    return path.replace(".", "_").replace("[", "_").replace("]", "")
+
+
+def _node_dispatch(w: _Writer, schema: Schema) -> None:
+    """``_node_set(node, values, old)``: ``_n<id>`` of the entity's class."""
+    w.emit(0, "func _node_set(node: Object, v: Array, old: Array) -> void:")
+    w.emit(1, "var c: int = v[-1]")
+    for k, lay in enumerate(schema.classes):
+        w.emit(1, f"{'if' if k == 0 else 'elif'} c == {lay.class_id}:")
+        w.emit(2, f"_n{lay.class_id}(node, v, old)")
+    if not schema.classes:
+        w.emit(1, "pass")
+    w.emit(0, "")
+    w.emit(0, "")
 
 
 def _publish(w: _Writer, schema: Schema) -> None:
@@ -831,6 +883,47 @@ func apply(packet: PackedByteArray) -> int:
 		if old <= newest_tick - history:
 			_states.erase(old)
 	return tick
+
+
+## The newest state as [{id: {path: value}}, {id: class id}] with ids ascending, so that
+## var_to_bytes of it is canonical (to compare with a server's, or to save).
+func sorted_state() -> Array:
+	var view := state
+	var ids := view.keys()
+	ids.sort()
+	var values := {}
+	var classes_by_id := {}
+	for id in ids:
+		values[id] = view[id]
+		classes_by_id[id] = _view_classes[id]
+	return [values, classes_by_id]
+
+
+## Sets the newest state on nodes instead of reading [member state]: [param nodes] maps entity
+## id -> Object (a Node of the game). Each property of entity id that differs from what this
+## function last set on nodes[id] is set with Object.set(), by the name in
+## [member node_properties]; all of them the first time, or when the node or the entity's
+## class changed. Entities without a node, and nodes without an entity, are skipped.
+func apply_to_nodes(nodes: Dictionary) -> void:
+	var st: Dictionary = _states.get(newest_tick, {})
+	for id in nodes:
+		var v = st.get(id)
+		if v == null:
+			_node_last.erase(id)
+			continue
+		var node: Object = nodes[id]
+		var last = _node_last.get(id)
+		var old: Array = []
+		if last != null and last[0] == node.get_instance_id() and last[1][-1] == v[-1]:
+			if is_same(last[1], v):
+				continue
+			old = last[1]
+		_node_set(node, v, old)
+		_node_last[id] = [node.get_instance_id(), v]
+	if _node_last.size() > 2 * nodes.size() + 64:
+		for id in _node_last.keys():
+			if not nodes.has(id):
+				_node_last.erase(id)
 
 
 ## The ticks whose states are kept (delta bases), oldest first: any of them may be acked.
@@ -959,6 +1052,13 @@ def generate(schema: Schema, *, class_name: str | None = None) -> str:
     head.emit(2, "if _stale:")
     head.emit(3, "_publish()")
     head.emit(2, "return _view_classes")
+    head.emit(
+        0, "## Per class id, the node property each flat property is set to by apply_to_nodes():"
+    )
+    head.emit(0, '## the path with "." and "[" as "_" and "]" dropped ("purse.gold" is purse_gold,')
+    head.emit(0, '## "ammo[2]" is ammo_2). Change an entry to map a property elsewhere.')
+    node_names = [[_node_property(p.path) for p in lay.props] for lay in schema.classes]
+    head.emit(0, f"var node_properties: Array = {json.dumps(node_names)}")
     head.emit(0, "## The newest tick applied: the one to acknowledge (0 before any).")
     head.emit(0, "var newest_tick := 0")
     head.emit(0, '## Why the last apply() failed, naming entity and property; "" if it did not.')
@@ -970,6 +1070,7 @@ def generate(schema: Schema, *, class_name: str | None = None) -> str:
     head.emit(0, "var _view := {}")
     head.emit(0, "var _view_classes := {}")
     head.emit(0, "var _pending := []")
+    head.emit(0, "var _node_last := {}")
     head.emit(0, "var _stale := false")
     head.emit(0, "var _baselines := []")
     head.emit(0, 'var _broken := ""')
