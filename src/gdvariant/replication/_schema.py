@@ -296,7 +296,8 @@ class NetClass:
                 dirty = self._net_dirty
                 if not dirty:
                     world.dirty.append(self)
-                if not dirty >> i & 1:
+                    self._net_before = {i: old}  # World.commit hands it to the history
+                elif not dirty >> i & 1:
                     self._net_before[i] = old
                 self._net_dirty = dirty | 1 << i
 

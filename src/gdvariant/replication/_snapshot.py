@@ -62,7 +62,6 @@ FLAG_DELTAS = 4
 OP_UPDATE, OP_ENTER, OP_DELETE = 0, 1, 2
 _HEADER = struct.Struct("<BBIIII")
 _GAP_WIDTHS = (4, 8, 16, 32)
-_INDEX_CACHE = 1 << 16  # change lists kept per class (masks repeat across entities)
 
 
 def _gap_code(gap: int) -> tuple[int, int]:
@@ -211,9 +210,6 @@ class SnapshotEncoder:
         self._plain: dict[int, bytes] = {}
         self._restricted: list[Any] = []
         self._heads: dict[int, tuple[int, int]] = {}
-        self._index_parts: list[dict[int, tuple[int, int, tuple[int, ...]]]] = [
-            {} for _ in self.schema.classes
-        ]
 
     def add_client(self, client_id: Any, *, team: Any = None) -> Client:
         """Start sending to ``client_id`` (its first packet is a full update)."""
@@ -307,35 +303,14 @@ class SnapshotEncoder:
             )
         return record
 
-    def _index_part(self, lay: ClassLayout, mask: int) -> tuple[int, int, tuple[int, ...]]:
-        """The selector and change list of ``mask`` as ``(bits, bit count)``, and the changed
-        indices in ascending order (cached per class: masks repeat across entities)."""
-        table = self._index_parts[lay.class_id]
-        if len(table) > _INDEX_CACHE:
-            table.clear()
-        idx = _indices(mask)
-        count, ib = lay.count, lay.index_bits
-        if 1 + len(idx) * (1 + ib) < count:
-            acc, n, prev = 1, 1, -1
-            for i in idx:
-                acc |= (1 | (i - prev - 1) << 1) << n
-                n += 1 + ib
-                prev = i
-            n += 1
-        else:
-            acc, n = mask << 1, 1 + count
-        part = table[mask] = (acc, n, idx)
-        return part
-
     @staticmethod
     def _fragments(ent: Any, change: Change, stale: int, tick: int) -> None:
         """Bring the values of a history entry up to date for the ``stale`` indices: each
         value as ``(bits, width)`` coded against the bits it had before that entry's tick (a
         value delta where the codec allows one, else the whole value)."""
         before, made = change[2], change[3]
+        assert made is not None
         fragments = made[0]
-        if fragments is None:
-            fragments = made[0] = {}
         bits, widths = ent._net_bits, ent._net_widths
         deltas = ent._net_layout.deltas
         for i in _indices(stale):
@@ -364,8 +339,8 @@ class SnapshotEncoder:
         appenders = [chunks.append for chunks in parts]
         prev = [-1] * len(order)
         heads = self._heads
-        index_parts = self._index_parts
         fragments = self._fragments
+        t0, t1, t2, t3 = _SMALL
         ids = sorted(entities.keys() | deleted.keys()) if deleted else sorted(entities)
         for net_id in ids:
             ent = entities.get(net_id)
@@ -386,7 +361,7 @@ class SnapshotEncoder:
                 continue  # nothing new for any of the bases
             lay = ent._net_layout
             public = lay.public_mask
-            table = index_parts[lay.class_id]
+            count, step = lay.count, 1 + lay.index_bits
             cache = ent._net_cache
             h = len(hist) - 1
             mask = 0
@@ -406,6 +381,9 @@ class SnapshotEncoder:
                         t, m, _, made = change
                         if t <= base:
                             break
+                        if made is None:
+                            made = [{}, 0]
+                            change = hist[h] = (t, m, change[2], made)
                         stamp = made[1]
                         if stamp != tick:
                             if stamp:
@@ -438,19 +416,36 @@ class SnapshotEncoder:
                     key = -newer[-1][0] if not gap else (-newer[-1][0], gap)
                     cached = cache.get(key)
                     if cached is None:
-                        part = table.get(changed)
-                        if part is None:
-                            part = self._index_part(lay, changed)
+                        # encode_record, inlined, with the merged values
                         if gap:
                             head = heads.get(gap)
                             if head is None:
                                 head = heads[gap] = _head(gap)
                             acc, n = head
-                            acc |= part[0] << n
-                            n += part[1]
                         else:
-                            acc, n = part[0] << 3, 3 + part[1]
-                        for i in part[2]:
+                            acc, n = 0, 3
+                        if changed < 1 << 32:
+                            idx = (
+                                t0[changed & 255]
+                                + t1[(changed >> 8) & 255]
+                                + t2[(changed >> 16) & 255]
+                                + t3[changed >> 24]
+                            )
+                        else:
+                            idx = _indices(changed)
+                        if 1 + len(idx) * step < count:
+                            acc |= 1 << n
+                            n += 1
+                            p = -1
+                            for i in idx:
+                                acc |= (1 | (i - p - 1) << 1) << n
+                                n += step
+                                p = i
+                            n += 1
+                        else:
+                            acc |= changed << (n + 1)
+                            n += 1 + count
+                        for i in idx:
                             code, width = merged[i]
                             acc |= code << n
                             n += width

@@ -19,10 +19,10 @@ from ._schema import Embed, NetClass
 
 __all__ = ["Change", "World"]
 
-#: A history entry: ``(tick, changed mask, {index: bits at the previous commit},
-#: [{index: value-delta fragment} or None, tick the fragments were made])`` (the last belongs
-#: to the snapshot encoder, which codes each changed value against the bits before).
-Change = tuple[int, int, dict[int, int], list[Any]]
+#: A history entry: ``(tick, changed mask, {index: bits at the previous commit}, None or
+#: [{index: value-delta fragment}, tick the fragments were made])`` (the last belongs to the
+#: snapshot encoder, which codes each changed value against the bits before).
+Change = tuple[int, int, dict[int, int], list[Any] | None]
 
 
 class World:
@@ -104,8 +104,7 @@ class World:
             if not mask:
                 continue
             hist = ent._net_hist
-            hist.append((tick, mask, ent._net_before, [None, 0]))
-            ent._net_before = {}
+            hist.append((tick, mask, ent._net_before, None))
             while hist[0][0] <= oldest:
                 del hist[0]
             ent._net_cache = {}
