@@ -366,7 +366,10 @@ class SnapshotEncoder:
             h = len(hist) - 1
             mask = 0
             merged: dict[int, tuple[int, int]] = {}
-            newer: list[tuple[int, int]] = []  # (tick, mask of entries from it to the newest)
+            # what changed this tick: the values of older entries made before it are stale
+            fresh = hist[-1][1] if hist and hist[-1][0] == tick else 0
+            first = 0  # tick of the oldest entry walked so far
+            unmerged: list[int] = []  # entries walked, not yet merged (newest first)
             record = b""
             reusable = False
             for j, base in enumerate(order):
@@ -375,33 +378,13 @@ class SnapshotEncoder:
                     record = self._record(ent, OP_ENTER, gap, world.nondefault(ent) & public)
                     reusable = False
                 else:
-                    t = -1
                     while h >= 0:
-                        change = hist[h]
-                        t, m, _, made = change
+                        t, m, _, _ = hist[h]
                         if t <= base:
                             break
-                        if made is None:
-                            made = [{}, 0]
-                            change = hist[h] = (t, m, change[2], made)
-                        stamp = made[1]
-                        if stamp != tick:
-                            if stamp:
-                                since = 0
-                                for when, cum in newer:
-                                    if when <= stamp:
-                                        break
-                                    since = cum
-                                stale = m & since
-                            else:
-                                stale = m
-                            if stale:
-                                fragments(ent, change, stale, tick)
-                            else:
-                                made[1] = tick
-                        merged.update(made[0])
+                        unmerged.append(h)
                         mask |= m
-                        newer.append((t, mask))
+                        first = t
                         h -= 1
                         reusable = False
                     if reusable and not gap:
@@ -413,9 +396,36 @@ class SnapshotEncoder:
                     if not changed:
                         continue
                     # negative: apart from the masks keying records of value_deltas=False
-                    key = -newer[-1][0] if not gap else (-newer[-1][0], gap)
+                    key = -first if not gap else (-first, gap)
                     cached = cache.get(key)
                     if cached is None:
+                        # Merge the entries walked since the last record built (their values
+                        # made or brought up to date first), newest first.
+                        for k in unmerged:
+                            change = hist[k]
+                            t, m, _, made = change
+                            if made is None:
+                                made = [{}, 0]
+                                change = hist[k] = (t, m, change[2], made)
+                            stamp = made[1]
+                            if stamp != tick:
+                                if stamp == tick - 1:
+                                    stale = m & fresh
+                                elif stamp:
+                                    since = 0  # what changed after the values were made
+                                    for later in reversed(hist):
+                                        if later[0] <= stamp:
+                                            break
+                                        since |= later[1]
+                                    stale = m & since
+                                else:
+                                    stale = m
+                                if stale:
+                                    fragments(ent, change, stale, tick)
+                                else:
+                                    made[1] = tick
+                            merged.update(made[0])
+                        unmerged.clear()
                         # encode_record, inlined, with the merged values
                         if gap:
                             head = heads.get(gap)
