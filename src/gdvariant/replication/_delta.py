@@ -57,6 +57,7 @@ class ScalarDelta:
         self.tiers = tuple(-(-k * width // 5) for k in (1, 2, 3))
         self.t1, self.t2, self.t3 = self.tiers
         self.lim1, self.lim2, self.lim3 = (1 << t for t in self.tiers)
+        self.w1, self.w2, self.w3 = 1 + self.t1, 2 + self.t2, 3 + self.t3  # with the prefix
         # The ordinal is the field's bits themselves (all but zigzag Int and Coord).
         self.plain = kind == "mod" and not (isinstance(codec, Int) and codec.zigzag)
 
@@ -220,6 +221,8 @@ class DeltaCoder:
         self.vector = vector  # the Vector2/3/4 type, or None for a scalar
         # vector components whose fields are exactly their W-bit ordinals (Quant, Angle)
         self.fixed = all(isinstance(p, ScalarDelta) and p.plain for p in parts)
+        #: a scalar whose bits are its ordinal (the encoder inlines its code)
+        self.plain = vector is None and self.fixed
 
     def fragment(self, new_bits: int, new_width: int, base_bits: int) -> tuple[int, int]:
         """``(code, width)`` of the whole property against its baseline's bits."""

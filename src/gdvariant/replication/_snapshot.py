@@ -317,6 +317,21 @@ class SnapshotEncoder:
             coder = deltas[i]
             if coder is None:
                 fragments[i] = (bits[i], widths[i])
+            elif coder.plain:
+                # ScalarDelta.code for a value whose bits are its ordinal, inlined
+                part = coder.parts[0]
+                new = bits[i]
+                half = part.half
+                d = ((new - before[i] + half) & part.mask) - half
+                z = d << 1 if d >= 0 else (-d << 1) - 1
+                if z < part.lim1:
+                    fragments[i] = (z << 1, part.w1)
+                elif z < part.lim2:
+                    fragments[i] = (1 | z << 2, part.w2)
+                elif z < part.lim3:
+                    fragments[i] = (3 | z << 3, part.w3)
+                else:
+                    fragments[i] = (7 | new << 3, 3 + widths[i])
             else:
                 fragments[i] = coder.fragment(bits[i], widths[i], before[i])
         made[1] = tick
