@@ -139,48 +139,57 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 			var t5: float
 			var t6 := 0
 			var t7 := false
-			if n < 1:
+			if n < 3:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t8 := acc & 1
-			acc >>= 1
-			n -= 1
-			if not t8:
-				if n < 4:
+			var t8 := acc & 7
+			if not t8 & 1:
+				if n < 5:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t9 := acc & 15
-				acc >>= 4
-				n -= 4
-				t6 = t9
+				t6 = (acc >> 1) & 15
+				acc >>= 5
+				n -= 5
+			elif not t8 & 2:
+				if n < 9:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				t6 = (acc >> 2) & 127
+				acc >>= 9
+				n -= 9
+			elif not t8 & 4:
+				if n < 14:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				t6 = (acc >> 3) & 2047
+				acc >>= 14
+				n -= 14
 			else:
-				if n < 1:
+				acc >>= 3
+				n -= 3
+				t7 = true
+				if n < 2:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t10 := acc & 1
-				acc >>= 1
-				n -= 1
-				if not t10:
-					if n < 7:
-						acc |= buf.decode_u32(bp) << n
-						bp += 4
-						n += 32
-					var t11 := acc & 127
-					acc >>= 7
-					n -= 7
-					t6 = t11
-				else:
+				var t9 := acc & 3
+				acc >>= 2
+				n -= 2
+				var t10 := 0.0
+				if t9:
 					if n < 1:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t12 := acc & 1
+					var t11 := acc & 1
 					acc >>= 1
 					n -= 1
-					if not t12:
+					var t12 := 0
+					if t9 & 1:
 						if n < 11:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
@@ -188,558 +197,435 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 						var t13 := acc & 2047
 						acc >>= 11
 						n -= 11
-						t6 = t13
-					else:
-						t7 = true
-						if n < 2:
+						t12 = t13 + 1
+					var t14 := 0
+					if t9 & 2:
+						if n < 4:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t14 := acc & 3
-						acc >>= 2
-						n -= 2
-						var t15 := 0.0
-						if t14:
-							if n < 1:
-								acc |= buf.decode_u32(bp) << n
-								bp += 4
-								n += 32
-							var t16 := acc & 1
-							acc >>= 1
-							n -= 1
-							var t17 := 0
-							if t14 & 1:
-								if n < 11:
-									acc |= buf.decode_u32(bp) << n
-									bp += 4
-									n += 32
-								var t18 := acc & 2047
-								acc >>= 11
-								n -= 11
-								t17 = t18 + 1
-							var t19 := 0
-							if t14 & 2:
-								if n < 4:
-									acc |= buf.decode_u32(bp) << n
-									bp += 4
-									n += 32
-								var t20 := acc & 15
-								acc >>= 4
-								n -= 4
-								t19 = t20
-							t15 = t17 + t19 / float(16)
-							if t16:
-								t15 = -t15
-						t5 = t15
+						var t15 := acc & 15
+						acc >>= 4
+						n -= 4
+						t14 = t15
+					t10 = t12 + t14 / float(16)
+					if t11:
+						t10 = -t10
+				t5 = t10
 			if not t7:
-				var t21 := roundi(values[0].x * float(16)) + ((t6 >> 1) ^ -(t6 & 1))
-				if absi(t21) > 32783:
+				var t16 := roundi(values[0].x * float(16)) + ((t6 >> 1) ^ -(t6 & 1))
+				if absi(t16) > 32783:
 					return _bad(id, "DT_Player", "position", "a delta past Coord(11, 4)'s range")
-				t5 = float(t21) / float(16)
-			var t22: float
-			var t23 := 0
-			var t24 := false
-			if n < 1:
+				t5 = float(t16) / float(16)
+			var t17: float
+			var t18 := 0
+			var t19 := false
+			if n < 3:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t25 := acc & 1
-			acc >>= 1
-			n -= 1
-			if not t25:
-				if n < 4:
+			var t20 := acc & 7
+			if not t20 & 1:
+				if n < 5:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t26 := acc & 15
-				acc >>= 4
-				n -= 4
-				t23 = t26
+				t18 = (acc >> 1) & 15
+				acc >>= 5
+				n -= 5
+			elif not t20 & 2:
+				if n < 9:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				t18 = (acc >> 2) & 127
+				acc >>= 9
+				n -= 9
+			elif not t20 & 4:
+				if n < 14:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				t18 = (acc >> 3) & 2047
+				acc >>= 14
+				n -= 14
 			else:
-				if n < 1:
+				acc >>= 3
+				n -= 3
+				t19 = true
+				if n < 2:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t27 := acc & 1
-				acc >>= 1
-				n -= 1
-				if not t27:
-					if n < 7:
-						acc |= buf.decode_u32(bp) << n
-						bp += 4
-						n += 32
-					var t28 := acc & 127
-					acc >>= 7
-					n -= 7
-					t23 = t28
-				else:
+				var t21 := acc & 3
+				acc >>= 2
+				n -= 2
+				var t22 := 0.0
+				if t21:
 					if n < 1:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t29 := acc & 1
+					var t23 := acc & 1
 					acc >>= 1
 					n -= 1
-					if not t29:
+					var t24 := 0
+					if t21 & 1:
 						if n < 11:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t30 := acc & 2047
+						var t25 := acc & 2047
 						acc >>= 11
 						n -= 11
-						t23 = t30
-					else:
-						t24 = true
-						if n < 2:
+						t24 = t25 + 1
+					var t26 := 0
+					if t21 & 2:
+						if n < 4:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t31 := acc & 3
-						acc >>= 2
-						n -= 2
-						var t32 := 0.0
-						if t31:
-							if n < 1:
-								acc |= buf.decode_u32(bp) << n
-								bp += 4
-								n += 32
-							var t33 := acc & 1
-							acc >>= 1
-							n -= 1
-							var t34 := 0
-							if t31 & 1:
-								if n < 11:
-									acc |= buf.decode_u32(bp) << n
-									bp += 4
-									n += 32
-								var t35 := acc & 2047
-								acc >>= 11
-								n -= 11
-								t34 = t35 + 1
-							var t36 := 0
-							if t31 & 2:
-								if n < 4:
-									acc |= buf.decode_u32(bp) << n
-									bp += 4
-									n += 32
-								var t37 := acc & 15
-								acc >>= 4
-								n -= 4
-								t36 = t37
-							t32 = t34 + t36 / float(16)
-							if t33:
-								t32 = -t32
-						t22 = t32
-			if not t24:
-				var t38 := roundi(values[0].y * float(16)) + ((t23 >> 1) ^ -(t23 & 1))
-				if absi(t38) > 32783:
+						var t27 := acc & 15
+						acc >>= 4
+						n -= 4
+						t26 = t27
+					t22 = t24 + t26 / float(16)
+					if t23:
+						t22 = -t22
+				t17 = t22
+			if not t19:
+				var t28 := roundi(values[0].y * float(16)) + ((t18 >> 1) ^ -(t18 & 1))
+				if absi(t28) > 32783:
 					return _bad(id, "DT_Player", "position", "a delta past Coord(11, 4)'s range")
-				t22 = float(t38) / float(16)
-			values[0] = Vector2(t5, t22)
+				t17 = float(t28) / float(16)
+			values[0] = Vector2(t5, t17)
 		else:
 			if n < 2:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t40 := acc & 3
+			var t30 := acc & 3
 			acc >>= 2
 			n -= 2
-			var t41 := 0.0
-			if t40:
+			var t31 := 0.0
+			if t30:
 				if n < 1:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t42 := acc & 1
+				var t32 := acc & 1
 				acc >>= 1
 				n -= 1
-				var t43 := 0
-				if t40 & 1:
+				var t33 := 0
+				if t30 & 1:
 					if n < 11:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t44 := acc & 2047
+					var t34 := acc & 2047
 					acc >>= 11
 					n -= 11
-					t43 = t44 + 1
-				var t45 := 0
-				if t40 & 2:
+					t33 = t34 + 1
+				var t35 := 0
+				if t30 & 2:
 					if n < 4:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t46 := acc & 15
+					var t36 := acc & 15
 					acc >>= 4
 					n -= 4
-					t45 = t46
-				t41 = t43 + t45 / float(16)
-				if t42:
-					t41 = -t41
-			var t39: float = t41
+					t35 = t36
+				t31 = t33 + t35 / float(16)
+				if t32:
+					t31 = -t31
+			var t29: float = t31
 			if n < 2:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t48 := acc & 3
+			var t38 := acc & 3
 			acc >>= 2
 			n -= 2
-			var t49 := 0.0
-			if t48:
+			var t39 := 0.0
+			if t38:
 				if n < 1:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t50 := acc & 1
+				var t40 := acc & 1
 				acc >>= 1
 				n -= 1
-				var t51 := 0
-				if t48 & 1:
+				var t41 := 0
+				if t38 & 1:
 					if n < 11:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t52 := acc & 2047
+					var t42 := acc & 2047
 					acc >>= 11
 					n -= 11
-					t51 = t52 + 1
-				var t53 := 0
-				if t48 & 2:
+					t41 = t42 + 1
+				var t43 := 0
+				if t38 & 2:
 					if n < 4:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t54 := acc & 15
+					var t44 := acc & 15
 					acc >>= 4
 					n -= 4
-					t53 = t54
-				t49 = t51 + t53 / float(16)
-				if t50:
-					t49 = -t49
-			var t47: float = t49
-			values[0] = Vector2(t39, t47)
+					t43 = t44
+				t39 = t41 + t43 / float(16)
+				if t40:
+					t39 = -t39
+			var t37: float = t39
+			values[0] = Vector2(t29, t37)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "position", "packet truncated")
 	if mask & 2:
 		if delta:
-			var t55: float
-			var t56 := 0
-			var t57 := false
-			if n < 1:
+			var t45: float
+			var t46 := 0
+			var t47 := false
+			if n < 3:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t58 := acc & 1
-			acc >>= 1
-			n -= 1
-			if not t58:
-				if n < 2:
+			var t48 := acc & 7
+			if not t48 & 1:
+				if n < 3:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t59 := acc & 3
-				acc >>= 2
-				n -= 2
-				t56 = t59
+				t46 = (acc >> 1) & 3
+				acc >>= 3
+				n -= 3
+			elif not t48 & 2:
+				if n < 6:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				t46 = (acc >> 2) & 15
+				acc >>= 6
+				n -= 6
+			elif not t48 & 4:
+				if n < 9:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				t46 = (acc >> 3) & 63
+				acc >>= 9
+				n -= 9
 			else:
-				if n < 1:
+				acc >>= 3
+				n -= 3
+				t47 = true
+				if n < 10:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t60 := acc & 1
-				acc >>= 1
-				n -= 1
-				if not t60:
-					if n < 4:
-						acc |= buf.decode_u32(bp) << n
-						bp += 4
-						n += 32
-					var t61 := acc & 15
-					acc >>= 4
-					n -= 4
-					t56 = t61
-				else:
-					if n < 1:
-						acc |= buf.decode_u32(bp) << n
-						bp += 4
-						n += 32
-					var t62 := acc & 1
-					acc >>= 1
-					n -= 1
-					if not t62:
-						if n < 6:
-							acc |= buf.decode_u32(bp) << n
-							bp += 4
-							n += 32
-						var t63 := acc & 63
-						acc >>= 6
-						n -= 6
-						t56 = t63
-					else:
-						t57 = true
-						if n < 10:
-							acc |= buf.decode_u32(bp) << n
-							bp += 4
-							n += 32
-						var t64 := acc & 1023
-						acc >>= 10
-						n -= 10
-						if t64 >> 9:
-							t64 -= 1024
-						t55 = (t64 * _k0)
-			if not t57:
-				var t65 := ((roundi(values[1] / _k0) & 1023) + ((t56 >> 1) ^ -(t56 & 1))) & 1023
-				if t65 >> 9:
-					t65 -= 1024
-				t55 = t65 * _k0
-			values[1] = t55
+				var t49 := acc & 1023
+				acc >>= 10
+				n -= 10
+				if t49 >> 9:
+					t49 -= 1024
+				t45 = (t49 * _k0)
+			if not t47:
+				var t50 := ((roundi(values[1] / _k0) & 1023) + ((t46 >> 1) ^ -(t46 & 1))) & 1023
+				if t50 >> 9:
+					t50 -= 1024
+				t45 = t50 * _k0
+			values[1] = t45
 		else:
 			if n < 10:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t66 := acc & 1023
+			var t51 := acc & 1023
 			acc >>= 10
 			n -= 10
-			if t66 >> 9:
-				t66 -= 1024
-			values[1] = (t66 * _k0)
+			if t51 >> 9:
+				t51 -= 1024
+			values[1] = (t51 * _k0)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "heading", "packet truncated")
 	if mask & 4:
 		if delta:
-			var t67: int
-			var t68 := 0
-			var t69 := false
-			if n < 1:
+			var t52: int
+			var t53 := 0
+			var t54 := false
+			if n < 3:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t70 := acc & 1
-			acc >>= 1
-			n -= 1
-			if not t70:
-				if n < 2:
+			var t55 := acc & 7
+			if not t55 & 1:
+				if n < 3:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t71 := acc & 3
-				acc >>= 2
-				n -= 2
-				t68 = t71
+				t53 = (acc >> 1) & 3
+				acc >>= 3
+				n -= 3
+			elif not t55 & 2:
+				if n < 5:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				t53 = (acc >> 2) & 7
+				acc >>= 5
+				n -= 5
+			elif not t55 & 4:
+				if n < 8:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				t53 = (acc >> 3) & 31
+				acc >>= 8
+				n -= 8
 			else:
-				if n < 1:
+				acc >>= 3
+				n -= 3
+				t54 = true
+				if n < 7:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t72 := acc & 1
-				acc >>= 1
-				n -= 1
-				if not t72:
-					if n < 3:
-						acc |= buf.decode_u32(bp) << n
-						bp += 4
-						n += 32
-					var t73 := acc & 7
-					acc >>= 3
-					n -= 3
-					t68 = t73
-				else:
-					if n < 1:
-						acc |= buf.decode_u32(bp) << n
-						bp += 4
-						n += 32
-					var t74 := acc & 1
-					acc >>= 1
-					n -= 1
-					if not t74:
-						if n < 5:
-							acc |= buf.decode_u32(bp) << n
-							bp += 4
-							n += 32
-						var t75 := acc & 31
-						acc >>= 5
-						n -= 5
-						t68 = t75
-					else:
-						t69 = true
-						if n < 7:
-							acc |= buf.decode_u32(bp) << n
-							bp += 4
-							n += 32
-						var t76 := acc & 127
-						acc >>= 7
-						n -= 7
-						t67 = t76
-			if not t69:
-				var t77 := ((int(values[2]) & 127) + ((t68 >> 1) ^ -(t68 & 1))) & 127
-				t67 = t77
-			values[2] = t67
+				var t56 := acc & 127
+				acc >>= 7
+				n -= 7
+				t52 = t56
+			if not t54:
+				var t57 := ((int(values[2]) & 127) + ((t53 >> 1) ^ -(t53 & 1))) & 127
+				t52 = t57
+			values[2] = t52
 		else:
 			if n < 7:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t78 := acc & 127
+			var t58 := acc & 127
 			acc >>= 7
 			n -= 7
-			values[2] = t78
+			values[2] = t58
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "health", "packet truncated")
 	if mask & 8:
 		if delta:
-			var t79: float
-			var t80 := 0
-			var t81 := false
-			if n < 1:
+			var t59: float
+			var t60 := 0
+			var t61 := false
+			if n < 3:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t82 := acc & 1
-			acc >>= 1
-			n -= 1
-			if not t82:
-				if n < 3:
+			var t62 := acc & 7
+			if not t62 & 1:
+				if n < 4:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t83 := acc & 7
+				t60 = (acc >> 1) & 7
+				acc >>= 4
+				n -= 4
+			elif not t62 & 2:
+				if n < 7:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				t60 = (acc >> 2) & 31
+				acc >>= 7
+				n -= 7
+			elif not t62 & 4:
+				if n < 11:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				t60 = (acc >> 3) & 255
+				acc >>= 11
+				n -= 11
+			else:
 				acc >>= 3
 				n -= 3
-				t80 = t83
-			else:
-				if n < 1:
+				t61 = true
+				if n < 12:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t84 := acc & 1
-				acc >>= 1
-				n -= 1
-				if not t84:
-					if n < 5:
-						acc |= buf.decode_u32(bp) << n
-						bp += 4
-						n += 32
-					var t85 := acc & 31
-					acc >>= 5
-					n -= 5
-					t80 = t85
-				else:
-					if n < 1:
-						acc |= buf.decode_u32(bp) << n
-						bp += 4
-						n += 32
-					var t86 := acc & 1
-					acc >>= 1
-					n -= 1
-					if not t86:
-						if n < 8:
-							acc |= buf.decode_u32(bp) << n
-							bp += 4
-							n += 32
-						var t87 := acc & 255
-						acc >>= 8
-						n -= 8
-						t80 = t87
-					else:
-						t81 = true
-						if n < 12:
-							acc |= buf.decode_u32(bp) << n
-							bp += 4
-							n += 32
-						var t88 := acc & 4095
-						acc >>= 12
-						n -= 12
-						t79 = (_k1 + t88 * _k3)
-			if not t81:
-				var t89 := (roundi((values[3].x - _k1) / _k3) + ((t80 >> 1) ^ -(t80 & 1))) & 4095
-				t79 = _k1 + t89 * _k3
-			var t90: float
-			var t91 := 0
-			var t92 := false
-			if n < 1:
+				var t63 := acc & 4095
+				acc >>= 12
+				n -= 12
+				t59 = (_k1 + t63 * _k3)
+			if not t61:
+				var t64 := (roundi((values[3].x - _k1) / _k3) + ((t60 >> 1) ^ -(t60 & 1))) & 4095
+				t59 = _k1 + t64 * _k3
+			var t65: float
+			var t66 := 0
+			var t67 := false
+			if n < 3:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t93 := acc & 1
-			acc >>= 1
-			n -= 1
-			if not t93:
-				if n < 3:
+			var t68 := acc & 7
+			if not t68 & 1:
+				if n < 4:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t94 := acc & 7
+				t66 = (acc >> 1) & 7
+				acc >>= 4
+				n -= 4
+			elif not t68 & 2:
+				if n < 7:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				t66 = (acc >> 2) & 31
+				acc >>= 7
+				n -= 7
+			elif not t68 & 4:
+				if n < 11:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				t66 = (acc >> 3) & 255
+				acc >>= 11
+				n -= 11
+			else:
 				acc >>= 3
 				n -= 3
-				t91 = t94
-			else:
-				if n < 1:
+				t67 = true
+				if n < 12:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t95 := acc & 1
-				acc >>= 1
-				n -= 1
-				if not t95:
-					if n < 5:
-						acc |= buf.decode_u32(bp) << n
-						bp += 4
-						n += 32
-					var t96 := acc & 31
-					acc >>= 5
-					n -= 5
-					t91 = t96
-				else:
-					if n < 1:
-						acc |= buf.decode_u32(bp) << n
-						bp += 4
-						n += 32
-					var t97 := acc & 1
-					acc >>= 1
-					n -= 1
-					if not t97:
-						if n < 8:
-							acc |= buf.decode_u32(bp) << n
-							bp += 4
-							n += 32
-						var t98 := acc & 255
-						acc >>= 8
-						n -= 8
-						t91 = t98
-					else:
-						t92 = true
-						if n < 12:
-							acc |= buf.decode_u32(bp) << n
-							bp += 4
-							n += 32
-						var t99 := acc & 4095
-						acc >>= 12
-						n -= 12
-						t90 = (_k1 + t99 * _k3)
-			if not t92:
-				var t100 := (roundi((values[3].y - _k1) / _k3) + ((t91 >> 1) ^ -(t91 & 1))) & 4095
-				t90 = _k1 + t100 * _k3
-			values[3] = Vector2(t79, t90)
+				var t69 := acc & 4095
+				acc >>= 12
+				n -= 12
+				t65 = (_k1 + t69 * _k3)
+			if not t67:
+				var t70 := (roundi((values[3].y - _k1) / _k3) + ((t66 >> 1) ^ -(t66 & 1))) & 4095
+				t65 = _k1 + t70 * _k3
+			values[3] = Vector2(t59, t65)
 		else:
 			if n < 12:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t102 := acc & 4095
+			var t72 := acc & 4095
 			acc >>= 12
 			n -= 12
-			var t101: float = (_k1 + t102 * _k3)
+			var t71: float = (_k1 + t72 * _k3)
 			if n < 12:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t104 := acc & 4095
+			var t74 := acc & 4095
 			acc >>= 12
 			n -= 12
-			var t103: float = (_k1 + t104 * _k3)
-			values[3] = Vector2(t101, t103)
+			var t73: float = (_k1 + t74 * _k3)
+			values[3] = Vector2(t71, t73)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "velocity", "packet truncated")
 	if mask & 16:
@@ -747,10 +633,10 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 			acc |= buf.decode_u32(bp) << n
 			bp += 4
 			n += 32
-		var t105 := acc & 1
+		var t75 := acc & 1
 		acc >>= 1
 		n -= 1
-		values[4] = t105
+		values[4] = t75
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "team", "packet truncated")
 	if mask & 32:
@@ -758,103 +644,84 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 			acc |= buf.decode_u32(bp) << n
 			bp += 4
 			n += 32
-		var t106 := acc & 31
+		var t76 := acc & 31
 		acc >>= 5
 		n -= 5
-		if t106 > 24:
-			return _bad(id, "DT_Player", "name", "length %d is over Str(24)'s maximum" % t106)
-		var t107 := (bp << 3) - n
-		if t107 + (t106 << 3) > end:
+		if t76 > 24:
+			return _bad(id, "DT_Player", "name", "length %d is over Str(24)'s maximum" % t76)
+		var t77 := (bp << 3) - n
+		if t77 + (t76 << 3) > end:
 			return _bad(id, "DT_Player", "name", "packet truncated")
-		var t108 := _take(buf, t107, t106)
-		t107 += t106 << 3
-		bp = t107 >> 3
-		acc = buf[bp] >> (t107 & 7)
-		n = 8 - (t107 & 7)
+		var t78 := _take(buf, t77, t76)
+		t77 += t76 << 3
+		bp = t77 >> 3
+		acc = buf[bp] >> (t77 & 7)
+		n = 8 - (t77 & 7)
 		bp += 1
-		if not _utf8_ok(t108):
+		if not _utf8_ok(t78):
 			return _bad(id, "DT_Player", "name", "Str(24): invalid UTF-8 or a NUL")
-		values[5] = t108.get_string_from_utf8()
+		values[5] = t78.get_string_from_utf8()
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "name", "packet truncated")
 	if mask & 64:
 		if delta:
-			var t109: int
-			var t110 := 0
-			var t111 := false
-			if n < 1:
+			var t79: int
+			var t80 := 0
+			var t81 := false
+			if n < 3:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t112 := acc & 1
-			acc >>= 1
-			n -= 1
-			if not t112:
-				if n < 2:
+			var t82 := acc & 7
+			if not t82 & 1:
+				if n < 3:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t113 := acc & 3
-				acc >>= 2
-				n -= 2
-				t110 = t113
+				t80 = (acc >> 1) & 3
+				acc >>= 3
+				n -= 3
+			elif not t82 & 2:
+				if n < 5:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				t80 = (acc >> 2) & 7
+				acc >>= 5
+				n -= 5
+			elif not t82 & 4:
+				if n < 7:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				t80 = (acc >> 3) & 15
+				acc >>= 7
+				n -= 7
 			else:
-				if n < 1:
+				acc >>= 3
+				n -= 3
+				t81 = true
+				if n < 6:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t114 := acc & 1
-				acc >>= 1
-				n -= 1
-				if not t114:
-					if n < 3:
-						acc |= buf.decode_u32(bp) << n
-						bp += 4
-						n += 32
-					var t115 := acc & 7
-					acc >>= 3
-					n -= 3
-					t110 = t115
-				else:
-					if n < 1:
-						acc |= buf.decode_u32(bp) << n
-						bp += 4
-						n += 32
-					var t116 := acc & 1
-					acc >>= 1
-					n -= 1
-					if not t116:
-						if n < 4:
-							acc |= buf.decode_u32(bp) << n
-							bp += 4
-							n += 32
-						var t117 := acc & 15
-						acc >>= 4
-						n -= 4
-						t110 = t117
-					else:
-						t111 = true
-						if n < 6:
-							acc |= buf.decode_u32(bp) << n
-							bp += 4
-							n += 32
-						var t118 := acc & 63
-						acc >>= 6
-						n -= 6
-						t109 = t118
-			if not t111:
-				var t119 := ((int(values[6]) & 63) + ((t110 >> 1) ^ -(t110 & 1))) & 63
-				t109 = t119
-			values[6] = t109
+				var t83 := acc & 63
+				acc >>= 6
+				n -= 6
+				t79 = t83
+			if not t81:
+				var t84 := ((int(values[6]) & 63) + ((t80 >> 1) ^ -(t80 & 1))) & 63
+				t79 = t84
+			values[6] = t79
 		else:
 			if n < 6:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t120 := acc & 63
+			var t85 := acc & 63
 			acc >>= 6
 			n -= 6
-			values[6] = t120
+			values[6] = t85
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "loadout.ammo", "packet truncated")
 	if mask & 128:
@@ -862,10 +729,10 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 			acc |= buf.decode_u32(bp) << n
 			bp += 4
 			n += 32
-		var t121 := acc & 1
+		var t86 := acc & 1
 		acc >>= 1
 		n -= 1
-		values[7] = (t121 == 1)
+		values[7] = (t86 == 1)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "loadout.reloading", "packet truncated")
 	_mask = mask
@@ -919,10 +786,10 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 		acc |= buf.decode_u32(bp) << n
 		bp += 4
 		n += 32
-	var t122 := acc & 1
+	var t87 := acc & 1
 	acc >>= 1
 	n -= 1
-	if t122:
+	if t87:
 		var p := -1
 		while true:
 			if (bp << 3) - n > end:
@@ -931,19 +798,19 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t123 := acc & 1
+			var t88 := acc & 1
 			acc >>= 1
 			n -= 1
-			if not t123:
+			if not t88:
 				break
 			if n < 2:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t124 := acc & 3
+			var t89 := acc & 3
 			acc >>= 2
 			n -= 2
-			p += 1 + t124
+			p += 1 + t89
 			if p >= 4:
 				return _fail("entity %d (DT_Shot): index %d is past its 4 properties" % [id, p], id)
 			mask |= 1 << p
@@ -952,452 +819,376 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 			acc |= buf.decode_u32(bp) << n
 			bp += 4
 			n += 32
-		var t125 := acc & 15
+		var t90 := acc & 15
 		acc >>= 4
 		n -= 4
-		mask |= t125 << 0
+		mask |= t90 << 0
 	if (bp << 3) - n > end:
 		return _fail("packet truncated in entity %d (DT_Shot)'s change list" % id, id)
 	if mask & 1:
 		if delta:
-			var t126: float
-			var t127 := 0
-			var t128 := false
-			if n < 1:
+			var t91: float
+			var t92 := 0
+			var t93 := false
+			if n < 3:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t129 := acc & 1
-			acc >>= 1
-			n -= 1
-			if not t129:
-				if n < 4:
+			var t94 := acc & 7
+			if not t94 & 1:
+				if n < 5:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t130 := acc & 15
-				acc >>= 4
-				n -= 4
-				t127 = t130
+				t92 = (acc >> 1) & 15
+				acc >>= 5
+				n -= 5
+			elif not t94 & 2:
+				if n < 9:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				t92 = (acc >> 2) & 127
+				acc >>= 9
+				n -= 9
+			elif not t94 & 4:
+				if n < 14:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				t92 = (acc >> 3) & 2047
+				acc >>= 14
+				n -= 14
 			else:
-				if n < 1:
+				acc >>= 3
+				n -= 3
+				t93 = true
+				if n < 2:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t131 := acc & 1
-				acc >>= 1
-				n -= 1
-				if not t131:
-					if n < 7:
-						acc |= buf.decode_u32(bp) << n
-						bp += 4
-						n += 32
-					var t132 := acc & 127
-					acc >>= 7
-					n -= 7
-					t127 = t132
-				else:
+				var t95 := acc & 3
+				acc >>= 2
+				n -= 2
+				var t96 := 0.0
+				if t95:
 					if n < 1:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t133 := acc & 1
+					var t97 := acc & 1
 					acc >>= 1
 					n -= 1
-					if not t133:
+					var t98 := 0
+					if t95 & 1:
 						if n < 11:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t134 := acc & 2047
+						var t99 := acc & 2047
 						acc >>= 11
 						n -= 11
-						t127 = t134
-					else:
-						t128 = true
-						if n < 2:
+						t98 = t99 + 1
+					var t100 := 0
+					if t95 & 2:
+						if n < 4:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t135 := acc & 3
-						acc >>= 2
-						n -= 2
-						var t136 := 0.0
-						if t135:
-							if n < 1:
-								acc |= buf.decode_u32(bp) << n
-								bp += 4
-								n += 32
-							var t137 := acc & 1
-							acc >>= 1
-							n -= 1
-							var t138 := 0
-							if t135 & 1:
-								if n < 11:
-									acc |= buf.decode_u32(bp) << n
-									bp += 4
-									n += 32
-								var t139 := acc & 2047
-								acc >>= 11
-								n -= 11
-								t138 = t139 + 1
-							var t140 := 0
-							if t135 & 2:
-								if n < 4:
-									acc |= buf.decode_u32(bp) << n
-									bp += 4
-									n += 32
-								var t141 := acc & 15
-								acc >>= 4
-								n -= 4
-								t140 = t141
-							t136 = t138 + t140 / float(16)
-							if t137:
-								t136 = -t136
-						t126 = t136
-			if not t128:
-				var t142 := roundi(values[0].x * float(16)) + ((t127 >> 1) ^ -(t127 & 1))
-				if absi(t142) > 32783:
+						var t101 := acc & 15
+						acc >>= 4
+						n -= 4
+						t100 = t101
+					t96 = t98 + t100 / float(16)
+					if t97:
+						t96 = -t96
+				t91 = t96
+			if not t93:
+				var t102 := roundi(values[0].x * float(16)) + ((t92 >> 1) ^ -(t92 & 1))
+				if absi(t102) > 32783:
 					return _bad(id, "DT_Shot", "position", "a delta past Coord(11, 4)'s range")
-				t126 = float(t142) / float(16)
-			var t143: float
-			var t144 := 0
-			var t145 := false
-			if n < 1:
+				t91 = float(t102) / float(16)
+			var t103: float
+			var t104 := 0
+			var t105 := false
+			if n < 3:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t146 := acc & 1
-			acc >>= 1
-			n -= 1
-			if not t146:
-				if n < 4:
+			var t106 := acc & 7
+			if not t106 & 1:
+				if n < 5:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t147 := acc & 15
-				acc >>= 4
-				n -= 4
-				t144 = t147
+				t104 = (acc >> 1) & 15
+				acc >>= 5
+				n -= 5
+			elif not t106 & 2:
+				if n < 9:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				t104 = (acc >> 2) & 127
+				acc >>= 9
+				n -= 9
+			elif not t106 & 4:
+				if n < 14:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				t104 = (acc >> 3) & 2047
+				acc >>= 14
+				n -= 14
 			else:
-				if n < 1:
+				acc >>= 3
+				n -= 3
+				t105 = true
+				if n < 2:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t148 := acc & 1
-				acc >>= 1
-				n -= 1
-				if not t148:
-					if n < 7:
-						acc |= buf.decode_u32(bp) << n
-						bp += 4
-						n += 32
-					var t149 := acc & 127
-					acc >>= 7
-					n -= 7
-					t144 = t149
-				else:
+				var t107 := acc & 3
+				acc >>= 2
+				n -= 2
+				var t108 := 0.0
+				if t107:
 					if n < 1:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t150 := acc & 1
+					var t109 := acc & 1
 					acc >>= 1
 					n -= 1
-					if not t150:
+					var t110 := 0
+					if t107 & 1:
 						if n < 11:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t151 := acc & 2047
+						var t111 := acc & 2047
 						acc >>= 11
 						n -= 11
-						t144 = t151
-					else:
-						t145 = true
-						if n < 2:
+						t110 = t111 + 1
+					var t112 := 0
+					if t107 & 2:
+						if n < 4:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t152 := acc & 3
-						acc >>= 2
-						n -= 2
-						var t153 := 0.0
-						if t152:
-							if n < 1:
-								acc |= buf.decode_u32(bp) << n
-								bp += 4
-								n += 32
-							var t154 := acc & 1
-							acc >>= 1
-							n -= 1
-							var t155 := 0
-							if t152 & 1:
-								if n < 11:
-									acc |= buf.decode_u32(bp) << n
-									bp += 4
-									n += 32
-								var t156 := acc & 2047
-								acc >>= 11
-								n -= 11
-								t155 = t156 + 1
-							var t157 := 0
-							if t152 & 2:
-								if n < 4:
-									acc |= buf.decode_u32(bp) << n
-									bp += 4
-									n += 32
-								var t158 := acc & 15
-								acc >>= 4
-								n -= 4
-								t157 = t158
-							t153 = t155 + t157 / float(16)
-							if t154:
-								t153 = -t153
-						t143 = t153
-			if not t145:
-				var t159 := roundi(values[0].y * float(16)) + ((t144 >> 1) ^ -(t144 & 1))
-				if absi(t159) > 32783:
+						var t113 := acc & 15
+						acc >>= 4
+						n -= 4
+						t112 = t113
+					t108 = t110 + t112 / float(16)
+					if t109:
+						t108 = -t108
+				t103 = t108
+			if not t105:
+				var t114 := roundi(values[0].y * float(16)) + ((t104 >> 1) ^ -(t104 & 1))
+				if absi(t114) > 32783:
 					return _bad(id, "DT_Shot", "position", "a delta past Coord(11, 4)'s range")
-				t143 = float(t159) / float(16)
-			values[0] = Vector2(t126, t143)
+				t103 = float(t114) / float(16)
+			values[0] = Vector2(t91, t103)
 		else:
 			if n < 2:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t161 := acc & 3
+			var t116 := acc & 3
 			acc >>= 2
 			n -= 2
-			var t162 := 0.0
-			if t161:
+			var t117 := 0.0
+			if t116:
 				if n < 1:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t163 := acc & 1
+				var t118 := acc & 1
 				acc >>= 1
 				n -= 1
-				var t164 := 0
-				if t161 & 1:
+				var t119 := 0
+				if t116 & 1:
 					if n < 11:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t165 := acc & 2047
+					var t120 := acc & 2047
 					acc >>= 11
 					n -= 11
-					t164 = t165 + 1
-				var t166 := 0
-				if t161 & 2:
+					t119 = t120 + 1
+				var t121 := 0
+				if t116 & 2:
 					if n < 4:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t167 := acc & 15
+					var t122 := acc & 15
 					acc >>= 4
 					n -= 4
-					t166 = t167
-				t162 = t164 + t166 / float(16)
-				if t163:
-					t162 = -t162
-			var t160: float = t162
+					t121 = t122
+				t117 = t119 + t121 / float(16)
+				if t118:
+					t117 = -t117
+			var t115: float = t117
 			if n < 2:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t169 := acc & 3
+			var t124 := acc & 3
 			acc >>= 2
 			n -= 2
-			var t170 := 0.0
-			if t169:
+			var t125 := 0.0
+			if t124:
 				if n < 1:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t171 := acc & 1
+				var t126 := acc & 1
 				acc >>= 1
 				n -= 1
-				var t172 := 0
-				if t169 & 1:
+				var t127 := 0
+				if t124 & 1:
 					if n < 11:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t173 := acc & 2047
+					var t128 := acc & 2047
 					acc >>= 11
 					n -= 11
-					t172 = t173 + 1
-				var t174 := 0
-				if t169 & 2:
+					t127 = t128 + 1
+				var t129 := 0
+				if t124 & 2:
 					if n < 4:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t175 := acc & 15
+					var t130 := acc & 15
 					acc >>= 4
 					n -= 4
-					t174 = t175
-				t170 = t172 + t174 / float(16)
-				if t171:
-					t170 = -t170
-			var t168: float = t170
-			values[0] = Vector2(t160, t168)
+					t129 = t130
+				t125 = t127 + t129 / float(16)
+				if t126:
+					t125 = -t125
+			var t123: float = t125
+			values[0] = Vector2(t115, t123)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Shot", "position", "packet truncated")
 	if mask & 2:
 		if delta:
-			var t176: float
-			var t177 := 0
-			var t178 := false
-			if n < 1:
+			var t131: float
+			var t132 := 0
+			var t133 := false
+			if n < 3:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t179 := acc & 1
-			acc >>= 1
-			n -= 1
-			if not t179:
-				if n < 3:
+			var t134 := acc & 7
+			if not t134 & 1:
+				if n < 4:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t180 := acc & 7
+				t132 = (acc >> 1) & 7
+				acc >>= 4
+				n -= 4
+			elif not t134 & 2:
+				if n < 7:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				t132 = (acc >> 2) & 31
+				acc >>= 7
+				n -= 7
+			elif not t134 & 4:
+				if n < 11:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				t132 = (acc >> 3) & 255
+				acc >>= 11
+				n -= 11
+			else:
 				acc >>= 3
 				n -= 3
-				t177 = t180
-			else:
-				if n < 1:
+				t133 = true
+				if n < 12:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t181 := acc & 1
-				acc >>= 1
-				n -= 1
-				if not t181:
-					if n < 5:
-						acc |= buf.decode_u32(bp) << n
-						bp += 4
-						n += 32
-					var t182 := acc & 31
-					acc >>= 5
-					n -= 5
-					t177 = t182
-				else:
-					if n < 1:
-						acc |= buf.decode_u32(bp) << n
-						bp += 4
-						n += 32
-					var t183 := acc & 1
-					acc >>= 1
-					n -= 1
-					if not t183:
-						if n < 8:
-							acc |= buf.decode_u32(bp) << n
-							bp += 4
-							n += 32
-						var t184 := acc & 255
-						acc >>= 8
-						n -= 8
-						t177 = t184
-					else:
-						t178 = true
-						if n < 12:
-							acc |= buf.decode_u32(bp) << n
-							bp += 4
-							n += 32
-						var t185 := acc & 4095
-						acc >>= 12
-						n -= 12
-						t176 = (_k1 + t185 * _k3)
-			if not t178:
-				var t186 := (roundi((values[1].x - _k1) / _k3) + ((t177 >> 1) ^ -(t177 & 1))) & 4095
-				t176 = _k1 + t186 * _k3
-			var t187: float
-			var t188 := 0
-			var t189 := false
-			if n < 1:
+				var t135 := acc & 4095
+				acc >>= 12
+				n -= 12
+				t131 = (_k1 + t135 * _k3)
+			if not t133:
+				var t136 := (roundi((values[1].x - _k1) / _k3) + ((t132 >> 1) ^ -(t132 & 1))) & 4095
+				t131 = _k1 + t136 * _k3
+			var t137: float
+			var t138 := 0
+			var t139 := false
+			if n < 3:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t190 := acc & 1
-			acc >>= 1
-			n -= 1
-			if not t190:
-				if n < 3:
+			var t140 := acc & 7
+			if not t140 & 1:
+				if n < 4:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t191 := acc & 7
+				t138 = (acc >> 1) & 7
+				acc >>= 4
+				n -= 4
+			elif not t140 & 2:
+				if n < 7:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				t138 = (acc >> 2) & 31
+				acc >>= 7
+				n -= 7
+			elif not t140 & 4:
+				if n < 11:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				t138 = (acc >> 3) & 255
+				acc >>= 11
+				n -= 11
+			else:
 				acc >>= 3
 				n -= 3
-				t188 = t191
-			else:
-				if n < 1:
+				t139 = true
+				if n < 12:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t192 := acc & 1
-				acc >>= 1
-				n -= 1
-				if not t192:
-					if n < 5:
-						acc |= buf.decode_u32(bp) << n
-						bp += 4
-						n += 32
-					var t193 := acc & 31
-					acc >>= 5
-					n -= 5
-					t188 = t193
-				else:
-					if n < 1:
-						acc |= buf.decode_u32(bp) << n
-						bp += 4
-						n += 32
-					var t194 := acc & 1
-					acc >>= 1
-					n -= 1
-					if not t194:
-						if n < 8:
-							acc |= buf.decode_u32(bp) << n
-							bp += 4
-							n += 32
-						var t195 := acc & 255
-						acc >>= 8
-						n -= 8
-						t188 = t195
-					else:
-						t189 = true
-						if n < 12:
-							acc |= buf.decode_u32(bp) << n
-							bp += 4
-							n += 32
-						var t196 := acc & 4095
-						acc >>= 12
-						n -= 12
-						t187 = (_k1 + t196 * _k3)
-			if not t189:
-				var t197 := (roundi((values[1].y - _k1) / _k3) + ((t188 >> 1) ^ -(t188 & 1))) & 4095
-				t187 = _k1 + t197 * _k3
-			values[1] = Vector2(t176, t187)
+				var t141 := acc & 4095
+				acc >>= 12
+				n -= 12
+				t137 = (_k1 + t141 * _k3)
+			if not t139:
+				var t142 := (roundi((values[1].y - _k1) / _k3) + ((t138 >> 1) ^ -(t138 & 1))) & 4095
+				t137 = _k1 + t142 * _k3
+			values[1] = Vector2(t131, t137)
 		else:
 			if n < 12:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t199 := acc & 4095
+			var t144 := acc & 4095
 			acc >>= 12
 			n -= 12
-			var t198: float = (_k1 + t199 * _k3)
+			var t143: float = (_k1 + t144 * _k3)
 			if n < 12:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t201 := acc & 4095
+			var t146 := acc & 4095
 			acc >>= 12
 			n -= 12
-			var t200: float = (_k1 + t201 * _k3)
-			values[1] = Vector2(t198, t200)
+			var t145: float = (_k1 + t146 * _k3)
+			values[1] = Vector2(t143, t145)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Shot", "velocity", "packet truncated")
 	if mask & 4:
@@ -1405,91 +1196,72 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 			acc |= buf.decode_u32(bp) << n
 			bp += 4
 			n += 32
-		var t202 := acc & 65535
+		var t147 := acc & 65535
 		acc >>= 16
 		n -= 16
-		var t203 = null if t202 == 0 else t202 - 1
-		values[2] = t203
+		var t148 = null if t147 == 0 else t147 - 1
+		values[2] = t148
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Shot", "shooter", "packet truncated")
 	if mask & 8:
 		if delta:
-			var t204: float
-			var t205 := 0
-			var t206 := false
-			if n < 1:
+			var t149: float
+			var t150 := 0
+			var t151 := false
+			if n < 3:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t207 := acc & 1
-			acc >>= 1
-			n -= 1
-			if not t207:
-				if n < 2:
+			var t152 := acc & 7
+			if not t152 & 1:
+				if n < 3:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t208 := acc & 3
-				acc >>= 2
-				n -= 2
-				t205 = t208
+				t150 = (acc >> 1) & 3
+				acc >>= 3
+				n -= 3
+			elif not t152 & 2:
+				if n < 5:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				t150 = (acc >> 2) & 7
+				acc >>= 5
+				n -= 5
+			elif not t152 & 4:
+				if n < 7:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				t150 = (acc >> 3) & 15
+				acc >>= 7
+				n -= 7
 			else:
-				if n < 1:
+				acc >>= 3
+				n -= 3
+				t151 = true
+				if n < 6:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t209 := acc & 1
-				acc >>= 1
-				n -= 1
-				if not t209:
-					if n < 3:
-						acc |= buf.decode_u32(bp) << n
-						bp += 4
-						n += 32
-					var t210 := acc & 7
-					acc >>= 3
-					n -= 3
-					t205 = t210
-				else:
-					if n < 1:
-						acc |= buf.decode_u32(bp) << n
-						bp += 4
-						n += 32
-					var t211 := acc & 1
-					acc >>= 1
-					n -= 1
-					if not t211:
-						if n < 4:
-							acc |= buf.decode_u32(bp) << n
-							bp += 4
-							n += 32
-						var t212 := acc & 15
-						acc >>= 4
-						n -= 4
-						t205 = t212
-					else:
-						t206 = true
-						if n < 6:
-							acc |= buf.decode_u32(bp) << n
-							bp += 4
-							n += 32
-						var t213 := acc & 63
-						acc >>= 6
-						n -= 6
-						t204 = (_k4 + t213 * _k6)
-			if not t206:
-				var t214 := (roundi((values[3] - _k4) / _k6) + ((t205 >> 1) ^ -(t205 & 1))) & 63
-				t204 = _k4 + t214 * _k6
-			values[3] = t204
+				var t153 := acc & 63
+				acc >>= 6
+				n -= 6
+				t149 = (_k4 + t153 * _k6)
+			if not t151:
+				var t154 := (roundi((values[3] - _k4) / _k6) + ((t150 >> 1) ^ -(t150 & 1))) & 63
+				t149 = _k4 + t154 * _k6
+			values[3] = t149
 		else:
 			if n < 6:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t215 := acc & 63
+			var t155 := acc & 63
 			acc >>= 6
 			n -= 6
-			values[3] = (_k4 + t215 * _k6)
+			values[3] = (_k4 + t155 * _k6)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Shot", "heat", "packet truncated")
 	_mask = mask
@@ -1542,45 +1314,45 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Diction
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t216 := acc & 3
+			var t156 := acc & 3
 			acc >>= 2
 			n -= 2
-			if t216 == 0:
+			if t156 == 0:
 				if n < 4:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t217 := acc & 15
+				var t157 := acc & 15
 				acc >>= 4
 				n -= 4
-				id += t217
-			elif t216 == 1:
+				id += t157
+			elif t156 == 1:
 				if n < 8:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t218 := acc & 255
+				var t158 := acc & 255
 				acc >>= 8
 				n -= 8
-				id += t218
-			elif t216 == 2:
+				id += t158
+			elif t156 == 2:
 				if n < 16:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t219 := acc & 65535
+				var t159 := acc & 65535
 				acc >>= 16
 				n -= 16
-				id += t219
+				id += t159
 			else:
 				if n < 32:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t220 := acc & 4294967295
+				var t160 := acc & 4294967295
 				acc >>= 32
 				n -= 32
-				id += t220
+				id += t160
 			at = (bp << 3) - n
 			if at > end:
 				return _fail("packet truncated in a record header at byte %d" % pos)
@@ -1616,10 +1388,10 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Diction
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t221 := acc & 1
+			var t161 := acc & 1
 			acc >>= 1
 			n -= 1
-			c = t221
+			c = t161
 			at = (bp << 3) - n
 			if at > end:
 				return _fail("packet truncated in entity %d's class id" % id, id)

@@ -420,12 +420,28 @@ def _scalar_delta(
     w.emit(indent, f"var {out}: {kind}")
     w.emit(indent, f"var {z} := 0")
     w.emit(indent, f"var {whole} := false")
+    # The prefix (up to 3 bits) is peeked at once, and a tier's prefix and z taken together.
+    prefix = w.tmp()
+    w.emit(indent, "if n < 3:")
+    w.emit(indent + 1, "acc |= buf.decode_u32(bp) << n")
+    w.emit(indent + 1, "bp += 4")
+    w.emit(indent + 1, "n += 32")
+    w.emit(indent, f"var {prefix} := acc & 7")
     for k, width in enumerate(part.tiers):
-        w.emit(indent + k, f"if not {w.read(indent + k, 1)}:")
-        w.emit(indent + k + 1, f"{z} = {w.read(indent + k + 1, width)}")
-        w.emit(indent + k, "else:")
-    w.emit(indent + 3, f"{whole} = true")
-    w.emit(indent + 3, f"{out} = {w.value(indent + 3, codec, where)}")
+        taken = k + 1 + width
+        w.emit(indent, f"{'if' if k == 0 else 'elif'} not {prefix} & {1 << k}:")
+        w.emit(indent + 1, f"if n < {taken}:")
+        w.emit(indent + 2, "acc |= buf.decode_u32(bp) << n")
+        w.emit(indent + 2, "bp += 4")
+        w.emit(indent + 2, "n += 32")
+        w.emit(indent + 1, f"{z} = (acc >> {k + 1}) & {(1 << width) - 1}")
+        w.emit(indent + 1, f"acc >>= {taken}")
+        w.emit(indent + 1, f"n -= {taken}")
+    w.emit(indent, "else:")
+    w.emit(indent + 1, "acc >>= 3")
+    w.emit(indent + 1, "n -= 3")
+    w.emit(indent + 1, f"{whole} = true")
+    w.emit(indent + 1, f"{out} = {w.value(indent + 1, codec, where)}")
     w.emit(indent, f"if not {whole}:")
     diff = f"(({z} >> 1) ^ -({z} & 1))"
     if isinstance(codec, UInt | Int):

@@ -4,10 +4,18 @@ Server side, per tick: :meth:`SnapshotEncoder.snapshot` closes the tick (each ch
 was encoded once, when it was written). :meth:`SnapshotEncoder.packet_for` then assembles a
 client's packet from those pieces: every entity that entered, changed or left since the tick
 the client acknowledged. An ack older than the history ring (or none) gets a full update,
-which is the same code path: a delta from each class's baseline. Entity bodies are cached per
-``(op, mask)`` until the entity changes, and the shared part of a packet per acked tick, so 64
-clients with acks lagging 0-8 ticks cost about nine assemblies (and clients with the same
-base and nothing private get the same bytes object).
+which is the same code path: a delta from each class's baseline. The shared part of a packet
+is built once per acked tick, so 64 clients with acks lagging 0-8 ticks cost about nine
+assemblies (and clients with the same base and nothing private get the same bytes object).
+
+With value deltas (flag bit 2, the default; wire doc §5.1) a numeric value in an update record
+is its difference from the client's baseline value. Each history entry keeps the bits its
+properties had before it, and the value of each property it changed, coded against those
+bits, is made once when a packet first needs it (again only if the property changes later).
+A record for base ``b`` merges the entries after ``b``, newest first, so each value ends up
+coded against its bits at ``b``; records are cached per entity by their oldest entry until
+the entity changes. With ``value_deltas=False`` values are sent whole and a record depends
+only on its change mask, which keys the cache.
 
 The packet layout is in ``docs/replication-wire.md``; in short::
 
@@ -17,7 +25,8 @@ The packet layout is in ``docs/replication-wire.md``; in short::
              bit-packed, LSB first, padded to a byte: 2-bit op, 1-bit "id gap follows"
              [2-bit size class, gap in 4/8/16/32 bits], then (update, enter)
              [class id (enter)] selector (0 = bitmask of N bits, 1 = gap list),
-             the changed indices, then each changed value in index order.
+             the changed indices, then each changed value in index order (whole, or a
+             value delta in shared update records when flags & 4).
 
 Why fields are bit-packed and records byte-aligned (measured in Godot 4.6.3, details in the
 wire doc §9): the generated GDScript decoder (``schema.to_gdscript()``), which reads fields
