@@ -136,487 +136,481 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 		return _fail("packet truncated in entity %d (DT_Player)'s change list" % id, id)
 	if mask & 1:
 		if delta:
-			var t5: float
-			var t6 := 0
-			var t7 := false
+			var t5: Vector2 = values[0]
+			var t6: float
+			var t7 := 0
+			var t8 := false
 			if n < 3:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t8 := acc & 7
-			if not t8 & 1:
+			var t9 := acc & 7
+			if not t9 & 1:
 				if n < 5:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t6 = (acc >> 1) & 15
+				t7 = (acc >> 1) & 15
 				acc >>= 5
 				n -= 5
-			elif not t8 & 2:
+			elif not t9 & 2:
 				if n < 9:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t6 = (acc >> 2) & 127
+				t7 = (acc >> 2) & 127
 				acc >>= 9
 				n -= 9
-			elif not t8 & 4:
+			elif not t9 & 4:
 				if n < 14:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t6 = (acc >> 3) & 2047
+				t7 = (acc >> 3) & 2047
 				acc >>= 14
 				n -= 14
 			else:
 				acc >>= 3
 				n -= 3
-				t7 = true
+				t8 = true
 				if n < 2:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t9 := acc & 3
+				var t10 := acc & 3
 				acc >>= 2
 				n -= 2
-				var t10 := 0.0
-				if t9:
+				var t11 := 0.0
+				if t10:
 					if n < 1:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t11 := acc & 1
+					var t12 := acc & 1
 					acc >>= 1
 					n -= 1
-					var t12 := 0
-					if t9 & 1:
+					var t13 := 0
+					if t10 & 1:
 						if n < 11:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t13 := acc & 2047
+						var t14 := acc & 2047
 						acc >>= 11
 						n -= 11
-						t12 = t13 + 1
-					var t14 := 0
-					if t9 & 2:
+						t13 = t14 + 1
+					var t15 := 0
+					if t10 & 2:
 						if n < 4:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t15 := acc & 15
+						var t16 := acc & 15
 						acc >>= 4
 						n -= 4
-						t14 = t15
-					t10 = t12 + t14 / float(16)
-					if t11:
-						t10 = -t10
-				t5 = t10
-			if not t7:
-				var t16 := roundi(values[0].x * float(16)) + ((t6 >> 1) ^ -(t6 & 1))
-				if absi(t16) > 32783:
+						t15 = t16
+					t11 = t13 + t15 / float(16)
+					if t12:
+						t11 = -t11
+				t6 = t11
+			if not t8:
+				var t17 := roundi(t5.x * float(16)) + ((t7 >> 1) ^ -(t7 & 1))
+				if absi(t17) > 32783:
 					return _bad(id, "DT_Player", "position", "a delta past Coord(11, 4)'s range")
-				t5 = float(t16) / float(16)
-			var t17: float
-			var t18 := 0
-			var t19 := false
+				t6 = float(t17) / float(16)
+			var t18: float
+			var t19 := 0
+			var t20 := false
 			if n < 3:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t20 := acc & 7
-			if not t20 & 1:
+			var t21 := acc & 7
+			if not t21 & 1:
 				if n < 5:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t18 = (acc >> 1) & 15
+				t19 = (acc >> 1) & 15
 				acc >>= 5
 				n -= 5
-			elif not t20 & 2:
+			elif not t21 & 2:
 				if n < 9:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t18 = (acc >> 2) & 127
+				t19 = (acc >> 2) & 127
 				acc >>= 9
 				n -= 9
-			elif not t20 & 4:
+			elif not t21 & 4:
 				if n < 14:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t18 = (acc >> 3) & 2047
+				t19 = (acc >> 3) & 2047
 				acc >>= 14
 				n -= 14
 			else:
 				acc >>= 3
 				n -= 3
-				t19 = true
+				t20 = true
 				if n < 2:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t21 := acc & 3
+				var t22 := acc & 3
 				acc >>= 2
 				n -= 2
-				var t22 := 0.0
-				if t21:
+				var t23 := 0.0
+				if t22:
 					if n < 1:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t23 := acc & 1
+					var t24 := acc & 1
 					acc >>= 1
 					n -= 1
-					var t24 := 0
-					if t21 & 1:
+					var t25 := 0
+					if t22 & 1:
 						if n < 11:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t25 := acc & 2047
+						var t26 := acc & 2047
 						acc >>= 11
 						n -= 11
-						t24 = t25 + 1
-					var t26 := 0
-					if t21 & 2:
+						t25 = t26 + 1
+					var t27 := 0
+					if t22 & 2:
 						if n < 4:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t27 := acc & 15
+						var t28 := acc & 15
 						acc >>= 4
 						n -= 4
-						t26 = t27
-					t22 = t24 + t26 / float(16)
-					if t23:
-						t22 = -t22
-				t17 = t22
-			if not t19:
-				var t28 := roundi(values[0].y * float(16)) + ((t18 >> 1) ^ -(t18 & 1))
-				if absi(t28) > 32783:
+						t27 = t28
+					t23 = t25 + t27 / float(16)
+					if t24:
+						t23 = -t23
+				t18 = t23
+			if not t20:
+				var t29 := roundi(t5.y * float(16)) + ((t19 >> 1) ^ -(t19 & 1))
+				if absi(t29) > 32783:
 					return _bad(id, "DT_Player", "position", "a delta past Coord(11, 4)'s range")
-				t17 = float(t28) / float(16)
-			values[0] = Vector2(t5, t17)
+				t18 = float(t29) / float(16)
+			values[0] = Vector2(t6, t18)
 		else:
 			if n < 2:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t30 := acc & 3
+			var t31 := acc & 3
 			acc >>= 2
 			n -= 2
-			var t31 := 0.0
-			if t30:
+			var t32 := 0.0
+			if t31:
 				if n < 1:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t32 := acc & 1
+				var t33 := acc & 1
 				acc >>= 1
 				n -= 1
-				var t33 := 0
-				if t30 & 1:
+				var t34 := 0
+				if t31 & 1:
 					if n < 11:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t34 := acc & 2047
+					var t35 := acc & 2047
 					acc >>= 11
 					n -= 11
-					t33 = t34 + 1
-				var t35 := 0
-				if t30 & 2:
+					t34 = t35 + 1
+				var t36 := 0
+				if t31 & 2:
 					if n < 4:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t36 := acc & 15
+					var t37 := acc & 15
 					acc >>= 4
 					n -= 4
-					t35 = t36
-				t31 = t33 + t35 / float(16)
-				if t32:
-					t31 = -t31
-			var t29: float = t31
+					t36 = t37
+				t32 = t34 + t36 / float(16)
+				if t33:
+					t32 = -t32
+			var t30: float = t32
 			if n < 2:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t38 := acc & 3
+			var t39 := acc & 3
 			acc >>= 2
 			n -= 2
-			var t39 := 0.0
-			if t38:
+			var t40 := 0.0
+			if t39:
 				if n < 1:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t40 := acc & 1
+				var t41 := acc & 1
 				acc >>= 1
 				n -= 1
-				var t41 := 0
-				if t38 & 1:
+				var t42 := 0
+				if t39 & 1:
 					if n < 11:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t42 := acc & 2047
+					var t43 := acc & 2047
 					acc >>= 11
 					n -= 11
-					t41 = t42 + 1
-				var t43 := 0
-				if t38 & 2:
+					t42 = t43 + 1
+				var t44 := 0
+				if t39 & 2:
 					if n < 4:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t44 := acc & 15
+					var t45 := acc & 15
 					acc >>= 4
 					n -= 4
-					t43 = t44
-				t39 = t41 + t43 / float(16)
-				if t40:
-					t39 = -t39
-			var t37: float = t39
-			values[0] = Vector2(t29, t37)
+					t44 = t45
+				t40 = t42 + t44 / float(16)
+				if t41:
+					t40 = -t40
+			var t38: float = t40
+			values[0] = Vector2(t30, t38)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "position", "packet truncated")
 	if mask & 2:
 		if delta:
-			var t45: float
-			var t46 := 0
-			var t47 := false
+			var t46: float
+			var t47 := 0
+			var t48 := false
 			if n < 3:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t48 := acc & 7
-			if not t48 & 1:
+			var t49 := acc & 7
+			if not t49 & 1:
 				if n < 3:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t46 = (acc >> 1) & 3
+				t47 = (acc >> 1) & 3
 				acc >>= 3
 				n -= 3
-			elif not t48 & 2:
+			elif not t49 & 2:
 				if n < 6:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t46 = (acc >> 2) & 15
+				t47 = (acc >> 2) & 15
 				acc >>= 6
 				n -= 6
-			elif not t48 & 4:
+			elif not t49 & 4:
 				if n < 9:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t46 = (acc >> 3) & 63
+				t47 = (acc >> 3) & 63
 				acc >>= 9
 				n -= 9
 			else:
 				acc >>= 3
 				n -= 3
-				t47 = true
+				t48 = true
 				if n < 10:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t49 := acc & 1023
+				var t50 := acc & 1023
 				acc >>= 10
 				n -= 10
-				if t49 >> 9:
-					t49 -= 1024
-				t45 = (t49 * _k0)
-			if not t47:
-				var t50 := ((roundi(values[1] / _k0) & 1023) + ((t46 >> 1) ^ -(t46 & 1))) & 1023
 				if t50 >> 9:
 					t50 -= 1024
-				t45 = t50 * _k0
-			values[1] = t45
+				t46 = (t50 * _k0)
+			if not t48:
+				var t51 := ((roundi(values[1] / _k0) & 1023) + ((t47 >> 1) ^ -(t47 & 1))) & 1023
+				if t51 >> 9:
+					t51 -= 1024
+				t46 = t51 * _k0
+			values[1] = t46
 		else:
 			if n < 10:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t51 := acc & 1023
+			var t52 := acc & 1023
 			acc >>= 10
 			n -= 10
-			if t51 >> 9:
-				t51 -= 1024
-			values[1] = (t51 * _k0)
+			if t52 >> 9:
+				t52 -= 1024
+			values[1] = (t52 * _k0)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "heading", "packet truncated")
 	if mask & 4:
 		if delta:
-			var t52: int
-			var t53 := 0
-			var t54 := false
+			var t53: int
+			var t54 := 0
+			var t55 := false
 			if n < 3:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t55 := acc & 7
-			if not t55 & 1:
+			var t56 := acc & 7
+			if not t56 & 1:
 				if n < 3:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t53 = (acc >> 1) & 3
+				t54 = (acc >> 1) & 3
 				acc >>= 3
 				n -= 3
-			elif not t55 & 2:
+			elif not t56 & 2:
 				if n < 5:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t53 = (acc >> 2) & 7
+				t54 = (acc >> 2) & 7
 				acc >>= 5
 				n -= 5
-			elif not t55 & 4:
+			elif not t56 & 4:
 				if n < 8:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t53 = (acc >> 3) & 31
+				t54 = (acc >> 3) & 31
 				acc >>= 8
 				n -= 8
 			else:
 				acc >>= 3
 				n -= 3
-				t54 = true
+				t55 = true
 				if n < 7:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t56 := acc & 127
+				var t57 := acc & 127
 				acc >>= 7
 				n -= 7
-				t52 = t56
-			if not t54:
-				var t57 := ((int(values[2]) & 127) + ((t53 >> 1) ^ -(t53 & 1))) & 127
-				t52 = t57
-			values[2] = t52
+				t53 = t57
+			if not t55:
+				var t58 := ((int(values[2]) & 127) + ((t54 >> 1) ^ -(t54 & 1))) & 127
+				t53 = t58
+			values[2] = t53
 		else:
 			if n < 7:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t58 := acc & 127
+			var t59 := acc & 127
 			acc >>= 7
 			n -= 7
-			values[2] = t58
+			values[2] = t59
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "health", "packet truncated")
 	if mask & 8:
 		if delta:
-			var t59: float
-			var t60 := 0
-			var t61 := false
+			var t60: Vector2 = values[3]
+			var t61: float
+			var t62 := 0
+			var t63 := false
 			if n < 3:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t62 := acc & 7
-			if not t62 & 1:
+			var t64 := acc & 7
+			if not t64 & 1:
 				if n < 4:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t60 = (acc >> 1) & 7
+				t62 = (acc >> 1) & 7
 				acc >>= 4
 				n -= 4
-			elif not t62 & 2:
+			elif not t64 & 2:
 				if n < 7:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t60 = (acc >> 2) & 31
+				t62 = (acc >> 2) & 31
 				acc >>= 7
 				n -= 7
-			elif not t62 & 4:
+			elif not t64 & 4:
 				if n < 11:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t60 = (acc >> 3) & 255
+				t62 = (acc >> 3) & 255
 				acc >>= 11
 				n -= 11
 			else:
 				acc >>= 3
 				n -= 3
-				t61 = true
+				t63 = true
 				if n < 12:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t63 := acc & 4095
+				var t65 := acc & 4095
 				acc >>= 12
 				n -= 12
-				t59 = (_k1 + t63 * _k3)
-			if not t61:
-				var t64 := (roundi((values[3].x - _k1) / _k3) + ((t60 >> 1) ^ -(t60 & 1))) & 4095
-				t59 = _k1 + t64 * _k3
-			var t65: float
-			var t66 := 0
-			var t67 := false
+				t61 = (_k1 + t65 * _k3)
+			if not t63:
+				var t66 := (roundi((t60.x - _k1) / _k3) + ((t62 >> 1) ^ -(t62 & 1))) & 4095
+				t61 = _k1 + t66 * _k3
+			var t67: float
+			var t68 := 0
+			var t69 := false
 			if n < 3:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t68 := acc & 7
-			if not t68 & 1:
+			var t70 := acc & 7
+			if not t70 & 1:
 				if n < 4:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t66 = (acc >> 1) & 7
+				t68 = (acc >> 1) & 7
 				acc >>= 4
 				n -= 4
-			elif not t68 & 2:
+			elif not t70 & 2:
 				if n < 7:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t66 = (acc >> 2) & 31
+				t68 = (acc >> 2) & 31
 				acc >>= 7
 				n -= 7
-			elif not t68 & 4:
+			elif not t70 & 4:
 				if n < 11:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t66 = (acc >> 3) & 255
+				t68 = (acc >> 3) & 255
 				acc >>= 11
 				n -= 11
 			else:
 				acc >>= 3
 				n -= 3
-				t67 = true
+				t69 = true
 				if n < 12:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t69 := acc & 4095
+				var t71 := acc & 4095
 				acc >>= 12
 				n -= 12
-				t65 = (_k1 + t69 * _k3)
-			if not t67:
-				var t70 := (roundi((values[3].y - _k1) / _k3) + ((t66 >> 1) ^ -(t66 & 1))) & 4095
-				t65 = _k1 + t70 * _k3
-			values[3] = Vector2(t59, t65)
+				t67 = (_k1 + t71 * _k3)
+			if not t69:
+				var t72 := (roundi((t60.y - _k1) / _k3) + ((t68 >> 1) ^ -(t68 & 1))) & 4095
+				t67 = _k1 + t72 * _k3
+			values[3] = Vector2(t61, t67)
 		else:
-			if n < 12:
-				acc |= buf.decode_u32(bp) << n
-				bp += 4
-				n += 32
-			var t72 := acc & 4095
-			acc >>= 12
-			n -= 12
-			var t71: float = (_k1 + t72 * _k3)
 			if n < 12:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
@@ -625,7 +619,15 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 			acc >>= 12
 			n -= 12
 			var t73: float = (_k1 + t74 * _k3)
-			values[3] = Vector2(t71, t73)
+			if n < 12:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t76 := acc & 4095
+			acc >>= 12
+			n -= 12
+			var t75: float = (_k1 + t76 * _k3)
+			values[3] = Vector2(t73, t75)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "velocity", "packet truncated")
 	if mask & 16:
@@ -633,10 +635,10 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 			acc |= buf.decode_u32(bp) << n
 			bp += 4
 			n += 32
-		var t75 := acc & 1
+		var t77 := acc & 1
 		acc >>= 1
 		n -= 1
-		values[4] = t75
+		values[4] = t77
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "team", "packet truncated")
 	if mask & 32:
@@ -644,84 +646,84 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 			acc |= buf.decode_u32(bp) << n
 			bp += 4
 			n += 32
-		var t76 := acc & 31
+		var t78 := acc & 31
 		acc >>= 5
 		n -= 5
-		if t76 > 24:
-			return _bad(id, "DT_Player", "name", "length %d is over Str(24)'s maximum" % t76)
-		var t77 := (bp << 3) - n
-		if t77 + (t76 << 3) > end:
+		if t78 > 24:
+			return _bad(id, "DT_Player", "name", "length %d is over Str(24)'s maximum" % t78)
+		var t79 := (bp << 3) - n
+		if t79 + (t78 << 3) > end:
 			return _bad(id, "DT_Player", "name", "packet truncated")
-		var t78 := _take(buf, t77, t76)
-		t77 += t76 << 3
-		bp = t77 >> 3
-		acc = buf[bp] >> (t77 & 7)
-		n = 8 - (t77 & 7)
+		var t80 := _take(buf, t79, t78)
+		t79 += t78 << 3
+		bp = t79 >> 3
+		acc = buf[bp] >> (t79 & 7)
+		n = 8 - (t79 & 7)
 		bp += 1
-		if not _utf8_ok(t78):
+		if not _utf8_ok(t80):
 			return _bad(id, "DT_Player", "name", "Str(24): invalid UTF-8 or a NUL")
-		values[5] = t78.get_string_from_utf8()
+		values[5] = t80.get_string_from_utf8()
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "name", "packet truncated")
 	if mask & 64:
 		if delta:
-			var t79: int
-			var t80 := 0
-			var t81 := false
+			var t81: int
+			var t82 := 0
+			var t83 := false
 			if n < 3:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t82 := acc & 7
-			if not t82 & 1:
+			var t84 := acc & 7
+			if not t84 & 1:
 				if n < 3:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t80 = (acc >> 1) & 3
+				t82 = (acc >> 1) & 3
 				acc >>= 3
 				n -= 3
-			elif not t82 & 2:
+			elif not t84 & 2:
 				if n < 5:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t80 = (acc >> 2) & 7
+				t82 = (acc >> 2) & 7
 				acc >>= 5
 				n -= 5
-			elif not t82 & 4:
+			elif not t84 & 4:
 				if n < 7:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t80 = (acc >> 3) & 15
+				t82 = (acc >> 3) & 15
 				acc >>= 7
 				n -= 7
 			else:
 				acc >>= 3
 				n -= 3
-				t81 = true
+				t83 = true
 				if n < 6:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t83 := acc & 63
+				var t85 := acc & 63
 				acc >>= 6
 				n -= 6
-				t79 = t83
-			if not t81:
-				var t84 := ((int(values[6]) & 63) + ((t80 >> 1) ^ -(t80 & 1))) & 63
-				t79 = t84
-			values[6] = t79
+				t81 = t85
+			if not t83:
+				var t86 := ((int(values[6]) & 63) + ((t82 >> 1) ^ -(t82 & 1))) & 63
+				t81 = t86
+			values[6] = t81
 		else:
 			if n < 6:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t85 := acc & 63
+			var t87 := acc & 63
 			acc >>= 6
 			n -= 6
-			values[6] = t85
+			values[6] = t87
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "loadout.ammo", "packet truncated")
 	if mask & 128:
@@ -729,10 +731,10 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 			acc |= buf.decode_u32(bp) << n
 			bp += 4
 			n += 32
-		var t86 := acc & 1
+		var t88 := acc & 1
 		acc >>= 1
 		n -= 1
-		values[7] = (t86 == 1)
+		values[7] = (t88 == 1)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "loadout.reloading", "packet truncated")
 	_mask = mask
@@ -786,10 +788,10 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 		acc |= buf.decode_u32(bp) << n
 		bp += 4
 		n += 32
-	var t87 := acc & 1
+	var t89 := acc & 1
 	acc >>= 1
 	n -= 1
-	if t87:
+	if t89:
 		var p := -1
 		while true:
 			if (bp << 3) - n > end:
@@ -798,19 +800,19 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t88 := acc & 1
+			var t90 := acc & 1
 			acc >>= 1
 			n -= 1
-			if not t88:
+			if not t90:
 				break
 			if n < 2:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t89 := acc & 3
+			var t91 := acc & 3
 			acc >>= 2
 			n -= 2
-			p += 1 + t89
+			p += 1 + t91
 			if p >= 4:
 				return _fail("entity %d (DT_Shot): index %d is past its 4 properties" % [id, p], id)
 			mask |= 1 << p
@@ -819,376 +821,378 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 			acc |= buf.decode_u32(bp) << n
 			bp += 4
 			n += 32
-		var t90 := acc & 15
+		var t92 := acc & 15
 		acc >>= 4
 		n -= 4
-		mask |= t90 << 0
+		mask |= t92 << 0
 	if (bp << 3) - n > end:
 		return _fail("packet truncated in entity %d (DT_Shot)'s change list" % id, id)
 	if mask & 1:
 		if delta:
-			var t91: float
-			var t92 := 0
-			var t93 := false
+			var t93: Vector2 = values[0]
+			var t94: float
+			var t95 := 0
+			var t96 := false
 			if n < 3:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t94 := acc & 7
-			if not t94 & 1:
+			var t97 := acc & 7
+			if not t97 & 1:
 				if n < 5:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t92 = (acc >> 1) & 15
+				t95 = (acc >> 1) & 15
 				acc >>= 5
 				n -= 5
-			elif not t94 & 2:
+			elif not t97 & 2:
 				if n < 9:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t92 = (acc >> 2) & 127
+				t95 = (acc >> 2) & 127
 				acc >>= 9
 				n -= 9
-			elif not t94 & 4:
+			elif not t97 & 4:
 				if n < 14:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t92 = (acc >> 3) & 2047
+				t95 = (acc >> 3) & 2047
 				acc >>= 14
 				n -= 14
 			else:
 				acc >>= 3
 				n -= 3
-				t93 = true
+				t96 = true
 				if n < 2:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t95 := acc & 3
+				var t98 := acc & 3
 				acc >>= 2
 				n -= 2
-				var t96 := 0.0
-				if t95:
+				var t99 := 0.0
+				if t98:
 					if n < 1:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t97 := acc & 1
+					var t100 := acc & 1
 					acc >>= 1
 					n -= 1
-					var t98 := 0
-					if t95 & 1:
+					var t101 := 0
+					if t98 & 1:
 						if n < 11:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t99 := acc & 2047
+						var t102 := acc & 2047
 						acc >>= 11
 						n -= 11
-						t98 = t99 + 1
-					var t100 := 0
-					if t95 & 2:
+						t101 = t102 + 1
+					var t103 := 0
+					if t98 & 2:
 						if n < 4:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t101 := acc & 15
+						var t104 := acc & 15
 						acc >>= 4
 						n -= 4
-						t100 = t101
-					t96 = t98 + t100 / float(16)
-					if t97:
-						t96 = -t96
-				t91 = t96
-			if not t93:
-				var t102 := roundi(values[0].x * float(16)) + ((t92 >> 1) ^ -(t92 & 1))
-				if absi(t102) > 32783:
+						t103 = t104
+					t99 = t101 + t103 / float(16)
+					if t100:
+						t99 = -t99
+				t94 = t99
+			if not t96:
+				var t105 := roundi(t93.x * float(16)) + ((t95 >> 1) ^ -(t95 & 1))
+				if absi(t105) > 32783:
 					return _bad(id, "DT_Shot", "position", "a delta past Coord(11, 4)'s range")
-				t91 = float(t102) / float(16)
-			var t103: float
-			var t104 := 0
-			var t105 := false
+				t94 = float(t105) / float(16)
+			var t106: float
+			var t107 := 0
+			var t108 := false
 			if n < 3:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t106 := acc & 7
-			if not t106 & 1:
+			var t109 := acc & 7
+			if not t109 & 1:
 				if n < 5:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t104 = (acc >> 1) & 15
+				t107 = (acc >> 1) & 15
 				acc >>= 5
 				n -= 5
-			elif not t106 & 2:
+			elif not t109 & 2:
 				if n < 9:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t104 = (acc >> 2) & 127
+				t107 = (acc >> 2) & 127
 				acc >>= 9
 				n -= 9
-			elif not t106 & 4:
+			elif not t109 & 4:
 				if n < 14:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t104 = (acc >> 3) & 2047
+				t107 = (acc >> 3) & 2047
 				acc >>= 14
 				n -= 14
 			else:
 				acc >>= 3
 				n -= 3
-				t105 = true
+				t108 = true
 				if n < 2:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t107 := acc & 3
+				var t110 := acc & 3
 				acc >>= 2
 				n -= 2
-				var t108 := 0.0
-				if t107:
+				var t111 := 0.0
+				if t110:
 					if n < 1:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t109 := acc & 1
+					var t112 := acc & 1
 					acc >>= 1
 					n -= 1
-					var t110 := 0
-					if t107 & 1:
+					var t113 := 0
+					if t110 & 1:
 						if n < 11:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t111 := acc & 2047
+						var t114 := acc & 2047
 						acc >>= 11
 						n -= 11
-						t110 = t111 + 1
-					var t112 := 0
-					if t107 & 2:
+						t113 = t114 + 1
+					var t115 := 0
+					if t110 & 2:
 						if n < 4:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t113 := acc & 15
+						var t116 := acc & 15
 						acc >>= 4
 						n -= 4
-						t112 = t113
-					t108 = t110 + t112 / float(16)
-					if t109:
-						t108 = -t108
-				t103 = t108
-			if not t105:
-				var t114 := roundi(values[0].y * float(16)) + ((t104 >> 1) ^ -(t104 & 1))
-				if absi(t114) > 32783:
+						t115 = t116
+					t111 = t113 + t115 / float(16)
+					if t112:
+						t111 = -t111
+				t106 = t111
+			if not t108:
+				var t117 := roundi(t93.y * float(16)) + ((t107 >> 1) ^ -(t107 & 1))
+				if absi(t117) > 32783:
 					return _bad(id, "DT_Shot", "position", "a delta past Coord(11, 4)'s range")
-				t103 = float(t114) / float(16)
-			values[0] = Vector2(t91, t103)
+				t106 = float(t117) / float(16)
+			values[0] = Vector2(t94, t106)
 		else:
 			if n < 2:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t116 := acc & 3
+			var t119 := acc & 3
 			acc >>= 2
 			n -= 2
-			var t117 := 0.0
-			if t116:
+			var t120 := 0.0
+			if t119:
 				if n < 1:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t118 := acc & 1
+				var t121 := acc & 1
 				acc >>= 1
 				n -= 1
-				var t119 := 0
-				if t116 & 1:
+				var t122 := 0
+				if t119 & 1:
 					if n < 11:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t120 := acc & 2047
+					var t123 := acc & 2047
 					acc >>= 11
 					n -= 11
-					t119 = t120 + 1
-				var t121 := 0
-				if t116 & 2:
+					t122 = t123 + 1
+				var t124 := 0
+				if t119 & 2:
 					if n < 4:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t122 := acc & 15
+					var t125 := acc & 15
 					acc >>= 4
 					n -= 4
-					t121 = t122
-				t117 = t119 + t121 / float(16)
-				if t118:
-					t117 = -t117
-			var t115: float = t117
+					t124 = t125
+				t120 = t122 + t124 / float(16)
+				if t121:
+					t120 = -t120
+			var t118: float = t120
 			if n < 2:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t124 := acc & 3
+			var t127 := acc & 3
 			acc >>= 2
 			n -= 2
-			var t125 := 0.0
-			if t124:
+			var t128 := 0.0
+			if t127:
 				if n < 1:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t126 := acc & 1
+				var t129 := acc & 1
 				acc >>= 1
 				n -= 1
-				var t127 := 0
-				if t124 & 1:
+				var t130 := 0
+				if t127 & 1:
 					if n < 11:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t128 := acc & 2047
+					var t131 := acc & 2047
 					acc >>= 11
 					n -= 11
-					t127 = t128 + 1
-				var t129 := 0
-				if t124 & 2:
+					t130 = t131 + 1
+				var t132 := 0
+				if t127 & 2:
 					if n < 4:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t130 := acc & 15
+					var t133 := acc & 15
 					acc >>= 4
 					n -= 4
-					t129 = t130
-				t125 = t127 + t129 / float(16)
-				if t126:
-					t125 = -t125
-			var t123: float = t125
-			values[0] = Vector2(t115, t123)
+					t132 = t133
+				t128 = t130 + t132 / float(16)
+				if t129:
+					t128 = -t128
+			var t126: float = t128
+			values[0] = Vector2(t118, t126)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Shot", "position", "packet truncated")
 	if mask & 2:
 		if delta:
-			var t131: float
-			var t132 := 0
-			var t133 := false
+			var t134: Vector2 = values[1]
+			var t135: float
+			var t136 := 0
+			var t137 := false
 			if n < 3:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t134 := acc & 7
-			if not t134 & 1:
+			var t138 := acc & 7
+			if not t138 & 1:
 				if n < 4:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t132 = (acc >> 1) & 7
+				t136 = (acc >> 1) & 7
 				acc >>= 4
 				n -= 4
-			elif not t134 & 2:
+			elif not t138 & 2:
 				if n < 7:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t132 = (acc >> 2) & 31
+				t136 = (acc >> 2) & 31
 				acc >>= 7
 				n -= 7
-			elif not t134 & 4:
+			elif not t138 & 4:
 				if n < 11:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t132 = (acc >> 3) & 255
+				t136 = (acc >> 3) & 255
 				acc >>= 11
 				n -= 11
 			else:
 				acc >>= 3
 				n -= 3
-				t133 = true
+				t137 = true
 				if n < 12:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t135 := acc & 4095
+				var t139 := acc & 4095
 				acc >>= 12
 				n -= 12
-				t131 = (_k1 + t135 * _k3)
-			if not t133:
-				var t136 := (roundi((values[1].x - _k1) / _k3) + ((t132 >> 1) ^ -(t132 & 1))) & 4095
-				t131 = _k1 + t136 * _k3
-			var t137: float
-			var t138 := 0
-			var t139 := false
+				t135 = (_k1 + t139 * _k3)
+			if not t137:
+				var t140 := (roundi((t134.x - _k1) / _k3) + ((t136 >> 1) ^ -(t136 & 1))) & 4095
+				t135 = _k1 + t140 * _k3
+			var t141: float
+			var t142 := 0
+			var t143 := false
 			if n < 3:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t140 := acc & 7
-			if not t140 & 1:
+			var t144 := acc & 7
+			if not t144 & 1:
 				if n < 4:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t138 = (acc >> 1) & 7
+				t142 = (acc >> 1) & 7
 				acc >>= 4
 				n -= 4
-			elif not t140 & 2:
+			elif not t144 & 2:
 				if n < 7:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t138 = (acc >> 2) & 31
+				t142 = (acc >> 2) & 31
 				acc >>= 7
 				n -= 7
-			elif not t140 & 4:
+			elif not t144 & 4:
 				if n < 11:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t138 = (acc >> 3) & 255
+				t142 = (acc >> 3) & 255
 				acc >>= 11
 				n -= 11
 			else:
 				acc >>= 3
 				n -= 3
-				t139 = true
+				t143 = true
 				if n < 12:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t141 := acc & 4095
+				var t145 := acc & 4095
 				acc >>= 12
 				n -= 12
-				t137 = (_k1 + t141 * _k3)
-			if not t139:
-				var t142 := (roundi((values[1].y - _k1) / _k3) + ((t138 >> 1) ^ -(t138 & 1))) & 4095
-				t137 = _k1 + t142 * _k3
-			values[1] = Vector2(t131, t137)
+				t141 = (_k1 + t145 * _k3)
+			if not t143:
+				var t146 := (roundi((t134.y - _k1) / _k3) + ((t142 >> 1) ^ -(t142 & 1))) & 4095
+				t141 = _k1 + t146 * _k3
+			values[1] = Vector2(t135, t141)
 		else:
 			if n < 12:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t144 := acc & 4095
+			var t148 := acc & 4095
 			acc >>= 12
 			n -= 12
-			var t143: float = (_k1 + t144 * _k3)
+			var t147: float = (_k1 + t148 * _k3)
 			if n < 12:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t146 := acc & 4095
+			var t150 := acc & 4095
 			acc >>= 12
 			n -= 12
-			var t145: float = (_k1 + t146 * _k3)
-			values[1] = Vector2(t143, t145)
+			var t149: float = (_k1 + t150 * _k3)
+			values[1] = Vector2(t147, t149)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Shot", "velocity", "packet truncated")
 	if mask & 4:
@@ -1196,72 +1200,72 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 			acc |= buf.decode_u32(bp) << n
 			bp += 4
 			n += 32
-		var t147 := acc & 65535
+		var t151 := acc & 65535
 		acc >>= 16
 		n -= 16
-		var t148 = null if t147 == 0 else t147 - 1
-		values[2] = t148
+		var t152 = null if t151 == 0 else t151 - 1
+		values[2] = t152
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Shot", "shooter", "packet truncated")
 	if mask & 8:
 		if delta:
-			var t149: float
-			var t150 := 0
-			var t151 := false
+			var t153: float
+			var t154 := 0
+			var t155 := false
 			if n < 3:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t152 := acc & 7
-			if not t152 & 1:
+			var t156 := acc & 7
+			if not t156 & 1:
 				if n < 3:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t150 = (acc >> 1) & 3
+				t154 = (acc >> 1) & 3
 				acc >>= 3
 				n -= 3
-			elif not t152 & 2:
+			elif not t156 & 2:
 				if n < 5:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t150 = (acc >> 2) & 7
+				t154 = (acc >> 2) & 7
 				acc >>= 5
 				n -= 5
-			elif not t152 & 4:
+			elif not t156 & 4:
 				if n < 7:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t150 = (acc >> 3) & 15
+				t154 = (acc >> 3) & 15
 				acc >>= 7
 				n -= 7
 			else:
 				acc >>= 3
 				n -= 3
-				t151 = true
+				t155 = true
 				if n < 6:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t153 := acc & 63
+				var t157 := acc & 63
 				acc >>= 6
 				n -= 6
-				t149 = (_k4 + t153 * _k6)
-			if not t151:
-				var t154 := (roundi((values[3] - _k4) / _k6) + ((t150 >> 1) ^ -(t150 & 1))) & 63
-				t149 = _k4 + t154 * _k6
-			values[3] = t149
+				t153 = (_k4 + t157 * _k6)
+			if not t155:
+				var t158 := (roundi((values[3] - _k4) / _k6) + ((t154 >> 1) ^ -(t154 & 1))) & 63
+				t153 = _k4 + t158 * _k6
+			values[3] = t153
 		else:
 			if n < 6:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t155 := acc & 63
+			var t159 := acc & 63
 			acc >>= 6
 			n -= 6
-			values[3] = (_k4 + t155 * _k6)
+			values[3] = (_k4 + t159 * _k6)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Shot", "heat", "packet truncated")
 	_mask = mask
@@ -1314,45 +1318,45 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Diction
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t156 := acc & 3
+			var t160 := acc & 3
 			acc >>= 2
 			n -= 2
-			if t156 == 0:
+			if t160 == 0:
 				if n < 4:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t157 := acc & 15
+				var t161 := acc & 15
 				acc >>= 4
 				n -= 4
-				id += t157
-			elif t156 == 1:
+				id += t161
+			elif t160 == 1:
 				if n < 8:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t158 := acc & 255
+				var t162 := acc & 255
 				acc >>= 8
 				n -= 8
-				id += t158
-			elif t156 == 2:
+				id += t162
+			elif t160 == 2:
 				if n < 16:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t159 := acc & 65535
+				var t163 := acc & 65535
 				acc >>= 16
 				n -= 16
-				id += t159
+				id += t163
 			else:
 				if n < 32:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t160 := acc & 4294967295
+				var t164 := acc & 4294967295
 				acc >>= 32
 				n -= 32
-				id += t160
+				id += t164
 			at = (bp << 3) - n
 			if at > end:
 				return _fail("packet truncated in a record header at byte %d" % pos)
@@ -1388,10 +1392,10 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Diction
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t161 := acc & 1
+			var t165 := acc & 1
 			acc >>= 1
 			n -= 1
-			c = t161
+			c = t165
 			at = (bp << 3) - n
 			if at > end:
 				return _fail("packet truncated in entity %d's class id" % id, id)

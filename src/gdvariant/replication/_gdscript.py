@@ -507,9 +507,11 @@ def _delta(w: _Writer, indent: int, coder: DeltaCoder, base: str, where: tuple[s
             return _var_int_delta(w, indent, part, base, where)
         return _scalar_delta(w, indent, part, base, where)
     parts = []
+    held = w.tmp()
+    w.emit(indent, f"var {held}: {coder.vector.__name__} = {base}")
     for part, axis in zip(coder.parts, "xyzw", strict=False):
         assert isinstance(part, ScalarDelta)
-        value = _scalar_delta(w, indent, part, f"{base}.{axis}", where)
+        value = _scalar_delta(w, indent, part, f"{held}.{axis}", where)
         parts.append(value)
     return f"{coder.vector.__name__}({', '.join(parts)})"
 

@@ -143,13 +143,24 @@ def encode_record(
     if op == OP_ENTER:
         acc |= lay.class_id << n
         n += class_bits
-    count, ib = lay.count, lay.index_bits
+    acc, n, idx = change_list(acc, n, mask, lay.count, 1 + lay.index_bits)
+    for i in idx:
+        acc |= bits[i] << n
+        n += widths[i]
+    return acc.to_bytes((n + 7) >> 3, "little")
+
+
+def change_list(
+    acc: int, n: int, mask: int, count: int, step: int
+) -> tuple[int, int, tuple[int, ...]]:
+    """Append the selector and change list of ``mask`` (a class of ``count`` properties,
+    gap-list items of ``step`` bits) to the record bits ``acc`` (``n`` bits so far); also
+    return the changed indices, ascending."""
     if mask < 1 << 32:
         t0, t1, t2, t3 = _SMALL
         idx = t0[mask & 255] + t1[(mask >> 8) & 255] + t2[(mask >> 16) & 255] + t3[mask >> 24]
     else:
         idx = _indices(mask)
-    step = 1 + ib
     if 1 + len(idx) * step < count:
         acc |= 1 << n
         n += 1
@@ -162,10 +173,23 @@ def encode_record(
     else:
         acc |= mask << (n + 1)
         n += 1 + count
-    for i in idx:
-        acc |= bits[i] << n
-        n += widths[i]
-    return acc.to_bytes((n + 7) >> 3, "little")
+    return acc, n, idx
+
+
+def _deletes(
+    net_id: int,
+    spans: list[tuple[int, int]],
+    order: list[int],
+    parts: list[list[bytes]],
+    prev: list[int],
+) -> None:
+    """Delete records of a despawned id for the bases (in ``order``) that still hold it: it
+    was despawned after the base and its id not reused since (a reused id is an entity
+    spawned after the base, whose enter replaces the old one)."""
+    for j, base in enumerate(order):
+        if base and any(spawned <= base < gone for spawned, gone in spans):
+            parts[j].append(encode_record(None, 0, OP_DELETE, net_id - prev[j] - 1, 0, [], []))
+            prev[j] = net_id
 
 
 @dataclass
@@ -364,20 +388,11 @@ class SnapshotEncoder:
         prev = [-1] * len(order)
         heads = self._heads
         fragments = self._fragments
-        t0, t1, t2, t3 = _SMALL
         ids = sorted(entities.keys() | deleted.keys()) if deleted else sorted(entities)
         for net_id in ids:
             ent = entities.get(net_id)
             if ent is None:
-                # Despawned after a client's base, id not reused since: delete it. (A reused
-                # id is an entity spawned after the base: its enter replaces the old one.)
-                spans = deleted[net_id]
-                for j, base in enumerate(order):
-                    if base and any(spawned <= base < gone for spawned, gone in spans):
-                        parts[j].append(
-                            encode_record(None, 0, OP_DELETE, net_id - prev[j] - 1, 0, [], [])
-                        )
-                        prev[j] = net_id
+                _deletes(net_id, deleted[net_id], order, parts, prev)
                 continue
             spawn = ent._net_spawn
             hist = ent._net_hist
@@ -450,7 +465,7 @@ class SnapshotEncoder:
                                     made[1] = tick
                             merged.update(made[0])
                         unmerged.clear()
-                        # encode_record, inlined, with the merged values
+                        # as encode_record, with the merged values
                         if gap:
                             head = heads.get(gap)
                             if head is None:
@@ -458,27 +473,7 @@ class SnapshotEncoder:
                             acc, n = head
                         else:
                             acc, n = 0, 3
-                        if changed < 1 << 32:
-                            idx = (
-                                t0[changed & 255]
-                                + t1[(changed >> 8) & 255]
-                                + t2[(changed >> 16) & 255]
-                                + t3[changed >> 24]
-                            )
-                        else:
-                            idx = _indices(changed)
-                        if 1 + len(idx) * step < count:
-                            acc |= 1 << n
-                            n += 1
-                            p = -1
-                            for i in idx:
-                                acc |= (1 | (i - p - 1) << 1) << n
-                                n += step
-                                p = i
-                            n += 1
-                        else:
-                            acc |= changed << (n + 1)
-                            n += 1 + count
+                        acc, n, idx = change_list(acc, n, changed, count, step)
                         for i in idx:
                             code, width = merged[i]
                             acc |= code << n
@@ -507,15 +502,7 @@ class SnapshotEncoder:
         for net_id in ids:
             ent = entities.get(net_id)
             if ent is None:
-                # Despawned after a client's base, id not reused since: delete it. (A reused
-                # id is an entity spawned after the base: its enter replaces the old one.)
-                spans = deleted[net_id]
-                for j, base in enumerate(order):
-                    if base and any(spawned <= base < gone for spawned, gone in spans):
-                        parts[j].append(
-                            encode_record(None, 0, OP_DELETE, net_id - prev[j] - 1, 0, [], [])
-                        )
-                        prev[j] = net_id
+                _deletes(net_id, deleted[net_id], order, parts, prev)
                 continue
             spawn = ent._net_spawn
             hist = ent._net_hist
