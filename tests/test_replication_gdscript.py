@@ -27,6 +27,7 @@ import random
 import re
 import shutil
 import struct
+from collections.abc import Callable
 from typing import Any, cast
 
 import pytest
@@ -36,6 +37,7 @@ from replication_arena import Crate, Script, Team, build_schema
 import gdvariant
 from gdvariant import DecodeError
 from gdvariant.replication import (
+    EntityState,
     NetClass,
     Quant,
     Schema,
@@ -278,19 +280,26 @@ def test_state_view_read_now_and_then(godot4: Engine) -> None:
     packets, reads = _unread_run(random.Random(SEED))
     schema = build_schema()
     results = _run_on_files(godot4, schema, "replication_unread.gd", [packets, reads])
+    same_reports(results, schema, packets, reads, lambda state: godot_state(schema, state))
+
+
+def same_reports(
+    results: list[Any],
+    schema: Schema,
+    packets: list[bytes],
+    flags: list[bool],
+    view: Callable[[dict[int, EntityState]], Any],
+) -> None:
+    """The engine's reports ``[tick, var_to_bytes(value)]``, one per flagged packet, equal
+    ours: our decoder applies the same packets and gives ``[tick, view(state)]`` (any two
+    NaNs counting as equal)."""
     ours = SnapshotDecoder(schema, history=HISTORY)
     want = []
-    for packet, read in zip(packets, reads, strict=True):
+    for packet, flag in zip(packets, flags, strict=True):
         ours.apply(packet)
-        if read:
-            want.append([ours.tick, godot_state(schema, ours.state)])
-    assert len(results) == len(want) == sum(reads), results[-1]
-    same_reports(results, want)
-
-
-def same_reports(results: list[Any], want: list[list[Any]]) -> None:
-    """The engine's reports ``[tick, var_to_bytes(value)]`` equal ours ``[tick, value]``
-    (any two NaNs counting as equal)."""
+        if flag:
+            want.append([ours.tick, view(ours.state)])
+    assert len(results) == len(want) == sum(flags), results[-1]
     for (tick, got), (want_tick, value) in zip(results, want, strict=True):
         assert tick == want_tick
         if got != gdvariant.dumps(value):
@@ -307,23 +316,20 @@ def test_apply_to_nodes(godot4: Engine) -> None:
     packets, calls = _unread_run(random.Random(SEED + 1), value_deltas=True)
     schema = build_schema()
     results = _run_on_files(godot4, schema, "replication_nodes.gd", [packets, calls])
-    ours = SnapshotDecoder(schema, history=HISTORY)
-    want = []
-    for packet, call in zip(packets, calls, strict=True):
-        ours.apply(packet)
-        if call:
-            nodes = {}
-            for net_id, ent in sorted(ours.state.items()):
-                lay = schema.layout(ent.class_name)
-                nodes[net_id] = {
-                    p.path.replace(".", "_").replace("[", "_").replace("]", ""): godot_value(
-                        p.codec, ent.values[p.path]
-                    )
-                    for p in lay.props
-                }
-            want.append([ours.tick, nodes])
-    assert len(results) == len(want) == sum(calls), results[-1]
-    same_reports(results, want)
+
+    def nodes(state: dict[int, EntityState]) -> dict[int, dict[str, Any]]:
+        out = {}
+        for net_id, ent in sorted(state.items()):
+            lay = schema.layout(ent.class_name)
+            out[net_id] = {
+                p.path.replace(".", "_").replace("[", "_").replace("]", ""): godot_value(
+                    p.codec, ent.values[p.path]
+                )
+                for p in lay.props
+            }
+        return out
+
+    same_reports(results, schema, packets, calls, nodes)
 
 
 def _crafted(schema: Schema, tick: int) -> list[bytes]:

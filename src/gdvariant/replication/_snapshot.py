@@ -314,6 +314,18 @@ class SnapshotEncoder:
             self._build_shared(list(needed))
         return {cid: self.packet_for(cid) for cid in self.clients}
 
+    def _walk_setup(
+        self, bases: list[int]
+    ) -> tuple[list[int], int, list[list[bytes]], list[int], list[int]]:
+        """For an assembler: the bases newest first (cumulative masks only grow), the
+        oldest one (-1 for a full update, which needs everything), an empty record list and
+        previous id per base, and every id to visit (live or recently deleted), ascending."""
+        order = sorted(bases, reverse=True)
+        oldest = order[-1] if order[-1] else -1
+        entities, deleted = self.world.entities, self.world.deleted
+        ids = sorted(entities.keys() | deleted.keys()) if deleted else sorted(entities)
+        return order, oldest, [[] for _ in order], [-1] * len(order), ids
+
     def _build_shared(self, bases: list[int]) -> None:
         if self.value_deltas:
             self._shared_sections(bases)
@@ -381,14 +393,10 @@ class SnapshotEncoder:
         world = self.world
         tick = world.tick
         entities, deleted = world.entities, world.deleted
-        order = sorted(bases, reverse=True)  # newest first: cumulative masks only grow
-        oldest = order[-1] if order[-1] else -1  # a full update (base 0) needs everything
-        parts: list[list[bytes]] = [[] for _ in order]
+        order, oldest, parts, prev, ids = self._walk_setup(bases)
         appenders = [chunks.append for chunks in parts]
-        prev = [-1] * len(order)
         heads = self._heads
         fragments = self._fragments
-        ids = sorted(entities.keys() | deleted.keys()) if deleted else sorted(entities)
         for net_id in ids:
             ent = entities.get(net_id)
             if ent is None:
@@ -492,13 +500,9 @@ class SnapshotEncoder:
         it (the mask alone for the common record, right after the previous id)."""
         world = self.world
         entities, deleted = world.entities, world.deleted
-        order = sorted(bases, reverse=True)  # newest first: cumulative masks only grow
-        oldest = order[-1] if order[-1] else -1  # a full update (base 0) needs everything
-        parts: list[list[bytes]] = [[] for _ in order]
+        order, oldest, parts, prev, ids = self._walk_setup(bases)
         appenders = [chunks.append for chunks in parts]
-        prev = [-1] * len(order)
         class_bits = self.schema.class_bits
-        ids = sorted(entities.keys() | deleted.keys()) if deleted else sorted(entities)
         for net_id in ids:
             ent = entities.get(net_id)
             if ent is None:
