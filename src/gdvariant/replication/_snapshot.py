@@ -419,22 +419,26 @@ class SnapshotEncoder:
             unmerged: list[int] = []  # entries walked, not yet merged (newest first)
             record = b""
             reusable = False
+            entering = spawn > oldest  # entered after some base: enters for those
+            t, m, _, _ = hist[h] if hist else (-1, 0, None, None)  # the next entry to walk
             for j, base in enumerate(order):
                 gap = net_id - prev[j] - 1
-                if spawn > base or not base:
+                if entering and (spawn > base or not base):
                     record = self._record(ent, OP_ENTER, gap, world.nondefault(ent) & public)
                     reusable = False
                 else:
-                    while h >= 0:
-                        t, m, _, _ = hist[h]
-                        if t <= base:
-                            break
-                        unmerged.append(h)
-                        mask |= m
-                        first = t
-                        h -= 1
+                    if t > base:
                         reusable = False
-                    if reusable and not gap:
+                        while t > base:
+                            unmerged.append(h)
+                            mask |= m
+                            first = t
+                            h -= 1
+                            if h < 0:
+                                t = -1
+                                break
+                            t, m, _, _ = hist[h]
+                    elif reusable and not gap:
                         # No change between this base and the newer one: the same record.
                         appenders[j](record)
                         prev[j] = net_id
@@ -450,23 +454,23 @@ class SnapshotEncoder:
                         # made or brought up to date first), newest first.
                         for k in unmerged:
                             change = hist[k]
-                            t, m, _, made = change
+                            when, changed_here, _, made = change
                             if made is None:
                                 made = [{}, 0]
-                                change = hist[k] = (t, m, change[2], made)
+                                change = hist[k] = (when, changed_here, change[2], made)
                             stamp = made[1]
                             if stamp != tick:
                                 if stamp == tick - 1:
-                                    stale = m & fresh
+                                    stale = changed_here & fresh
                                 elif stamp:
                                     since = 0  # what changed after the values were made
                                     for later in reversed(hist):
                                         if later[0] <= stamp:
                                             break
                                         since |= later[1]
-                                    stale = m & since
+                                    stale = changed_here & since
                                 else:
-                                    stale = m
+                                    stale = changed_here
                                 if stale:
                                     fragments(ent, change, stale, tick)
                                 else:
