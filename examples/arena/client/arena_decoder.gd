@@ -138,496 +138,508 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 		if delta:
 			var t5: Vector2 = values[0]
 			var t6: float
-			var t7 := 0
-			var t8 := false
 			if n < 3:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t9 := acc & 7
-			if not t9 & 1:
+			var t7 := acc & 7
+			if not t7 & 1:
 				if n < 5:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t7 = (acc >> 1) & 15
+				var t8 := (acc >> 1) & 15
 				acc >>= 5
 				n -= 5
-			elif not t9 & 2:
+				var t9 := roundi(t5.x * float(16)) + ((t8 >> 1) ^ -(t8 & 1))
+				if absi(t9) > 32783:
+					return _bad(id, "DT_Player", "position", "a delta past Coord(11, 4)'s range")
+				t6 = float(t9) / float(16)
+			elif not t7 & 2:
 				if n < 9:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t7 = (acc >> 2) & 127
+				var t10 := (acc >> 2) & 127
 				acc >>= 9
 				n -= 9
-			elif not t9 & 4:
+				var t11 := roundi(t5.x * float(16)) + ((t10 >> 1) ^ -(t10 & 1))
+				if absi(t11) > 32783:
+					return _bad(id, "DT_Player", "position", "a delta past Coord(11, 4)'s range")
+				t6 = float(t11) / float(16)
+			elif not t7 & 4:
 				if n < 14:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t7 = (acc >> 3) & 2047
+				var t12 := (acc >> 3) & 2047
 				acc >>= 14
 				n -= 14
+				var t13 := roundi(t5.x * float(16)) + ((t12 >> 1) ^ -(t12 & 1))
+				if absi(t13) > 32783:
+					return _bad(id, "DT_Player", "position", "a delta past Coord(11, 4)'s range")
+				t6 = float(t13) / float(16)
 			else:
 				acc >>= 3
 				n -= 3
-				t8 = true
 				if n < 2:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t10 := acc & 3
+				var t14 := acc & 3
 				acc >>= 2
 				n -= 2
-				var t11 := 0.0
-				if t10:
+				var t15 := 0.0
+				if t14:
 					if n < 1:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t12 := acc & 1
+					var t16 := acc & 1
 					acc >>= 1
 					n -= 1
-					var t13 := 0
-					if t10 & 1:
+					var t17 := 0
+					if t14 & 1:
 						if n < 11:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t14 := acc & 2047
+						var t18 := acc & 2047
 						acc >>= 11
 						n -= 11
-						t13 = t14 + 1
-					var t15 := 0
-					if t10 & 2:
+						t17 = t18 + 1
+					var t19 := 0
+					if t14 & 2:
 						if n < 4:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t16 := acc & 15
+						var t20 := acc & 15
 						acc >>= 4
 						n -= 4
-						t15 = t16
-					t11 = t13 + t15 / float(16)
-					if t12:
-						t11 = -t11
-				t6 = t11
-			if not t8:
-				var t17 := roundi(t5.x * float(16)) + ((t7 >> 1) ^ -(t7 & 1))
-				if absi(t17) > 32783:
-					return _bad(id, "DT_Player", "position", "a delta past Coord(11, 4)'s range")
-				t6 = float(t17) / float(16)
-			var t18: float
-			var t19 := 0
-			var t20 := false
+						t19 = t20
+					t15 = t17 + t19 / float(16)
+					if t16:
+						t15 = -t15
+				t6 = t15
+			var t21: float
 			if n < 3:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t21 := acc & 7
-			if not t21 & 1:
+			var t22 := acc & 7
+			if not t22 & 1:
 				if n < 5:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t19 = (acc >> 1) & 15
+				var t23 := (acc >> 1) & 15
 				acc >>= 5
 				n -= 5
-			elif not t21 & 2:
+				var t24 := roundi(t5.y * float(16)) + ((t23 >> 1) ^ -(t23 & 1))
+				if absi(t24) > 32783:
+					return _bad(id, "DT_Player", "position", "a delta past Coord(11, 4)'s range")
+				t21 = float(t24) / float(16)
+			elif not t22 & 2:
 				if n < 9:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t19 = (acc >> 2) & 127
+				var t25 := (acc >> 2) & 127
 				acc >>= 9
 				n -= 9
-			elif not t21 & 4:
+				var t26 := roundi(t5.y * float(16)) + ((t25 >> 1) ^ -(t25 & 1))
+				if absi(t26) > 32783:
+					return _bad(id, "DT_Player", "position", "a delta past Coord(11, 4)'s range")
+				t21 = float(t26) / float(16)
+			elif not t22 & 4:
 				if n < 14:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t19 = (acc >> 3) & 2047
+				var t27 := (acc >> 3) & 2047
 				acc >>= 14
 				n -= 14
+				var t28 := roundi(t5.y * float(16)) + ((t27 >> 1) ^ -(t27 & 1))
+				if absi(t28) > 32783:
+					return _bad(id, "DT_Player", "position", "a delta past Coord(11, 4)'s range")
+				t21 = float(t28) / float(16)
 			else:
 				acc >>= 3
 				n -= 3
-				t20 = true
 				if n < 2:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t22 := acc & 3
+				var t29 := acc & 3
 				acc >>= 2
 				n -= 2
-				var t23 := 0.0
-				if t22:
+				var t30 := 0.0
+				if t29:
 					if n < 1:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t24 := acc & 1
+					var t31 := acc & 1
 					acc >>= 1
 					n -= 1
-					var t25 := 0
-					if t22 & 1:
+					var t32 := 0
+					if t29 & 1:
 						if n < 11:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t26 := acc & 2047
+						var t33 := acc & 2047
 						acc >>= 11
 						n -= 11
-						t25 = t26 + 1
-					var t27 := 0
-					if t22 & 2:
+						t32 = t33 + 1
+					var t34 := 0
+					if t29 & 2:
 						if n < 4:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t28 := acc & 15
+						var t35 := acc & 15
 						acc >>= 4
 						n -= 4
-						t27 = t28
-					t23 = t25 + t27 / float(16)
-					if t24:
-						t23 = -t23
-				t18 = t23
-			if not t20:
-				var t29 := roundi(t5.y * float(16)) + ((t19 >> 1) ^ -(t19 & 1))
-				if absi(t29) > 32783:
-					return _bad(id, "DT_Player", "position", "a delta past Coord(11, 4)'s range")
-				t18 = float(t29) / float(16)
-			values[0] = Vector2(t6, t18)
+						t34 = t35
+					t30 = t32 + t34 / float(16)
+					if t31:
+						t30 = -t30
+				t21 = t30
+			values[0] = Vector2(t6, t21)
 		else:
 			if n < 2:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t31 := acc & 3
+			var t37 := acc & 3
 			acc >>= 2
 			n -= 2
-			var t32 := 0.0
-			if t31:
+			var t38 := 0.0
+			if t37:
 				if n < 1:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t33 := acc & 1
+				var t39 := acc & 1
 				acc >>= 1
 				n -= 1
-				var t34 := 0
-				if t31 & 1:
+				var t40 := 0
+				if t37 & 1:
 					if n < 11:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t35 := acc & 2047
+					var t41 := acc & 2047
 					acc >>= 11
 					n -= 11
-					t34 = t35 + 1
-				var t36 := 0
-				if t31 & 2:
+					t40 = t41 + 1
+				var t42 := 0
+				if t37 & 2:
 					if n < 4:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t37 := acc & 15
+					var t43 := acc & 15
 					acc >>= 4
 					n -= 4
-					t36 = t37
-				t32 = t34 + t36 / float(16)
-				if t33:
-					t32 = -t32
-			var t30: float = t32
+					t42 = t43
+				t38 = t40 + t42 / float(16)
+				if t39:
+					t38 = -t38
+			var t36: float = t38
 			if n < 2:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t39 := acc & 3
+			var t45 := acc & 3
 			acc >>= 2
 			n -= 2
-			var t40 := 0.0
-			if t39:
+			var t46 := 0.0
+			if t45:
 				if n < 1:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t41 := acc & 1
+				var t47 := acc & 1
 				acc >>= 1
 				n -= 1
-				var t42 := 0
-				if t39 & 1:
+				var t48 := 0
+				if t45 & 1:
 					if n < 11:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t43 := acc & 2047
+					var t49 := acc & 2047
 					acc >>= 11
 					n -= 11
-					t42 = t43 + 1
-				var t44 := 0
-				if t39 & 2:
+					t48 = t49 + 1
+				var t50 := 0
+				if t45 & 2:
 					if n < 4:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t45 := acc & 15
+					var t51 := acc & 15
 					acc >>= 4
 					n -= 4
-					t44 = t45
-				t40 = t42 + t44 / float(16)
-				if t41:
-					t40 = -t40
-			var t38: float = t40
-			values[0] = Vector2(t30, t38)
+					t50 = t51
+				t46 = t48 + t50 / float(16)
+				if t47:
+					t46 = -t46
+			var t44: float = t46
+			values[0] = Vector2(t36, t44)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "position", "packet truncated")
 	if mask & 2:
 		if delta:
-			var t46: float
-			var t47 := 0
-			var t48 := false
+			var t52: float
 			if n < 3:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t49 := acc & 7
-			if not t49 & 1:
+			var t53 := acc & 7
+			if not t53 & 1:
 				if n < 3:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t47 = (acc >> 1) & 3
+				var t54 := (acc >> 1) & 3
 				acc >>= 3
 				n -= 3
-			elif not t49 & 2:
+				var t55 := (roundi(values[1] / _k0) + ((t54 >> 1) ^ -(t54 & 1))) & 1023
+				if t55 >> 9:
+					t55 -= 1024
+				t52 = t55 * _k0
+			elif not t53 & 2:
 				if n < 6:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t47 = (acc >> 2) & 15
+				var t56 := (acc >> 2) & 15
 				acc >>= 6
 				n -= 6
-			elif not t49 & 4:
+				var t57 := (roundi(values[1] / _k0) + ((t56 >> 1) ^ -(t56 & 1))) & 1023
+				if t57 >> 9:
+					t57 -= 1024
+				t52 = t57 * _k0
+			elif not t53 & 4:
 				if n < 9:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t47 = (acc >> 3) & 63
+				var t58 := (acc >> 3) & 63
 				acc >>= 9
 				n -= 9
+				var t59 := (roundi(values[1] / _k0) + ((t58 >> 1) ^ -(t58 & 1))) & 1023
+				if t59 >> 9:
+					t59 -= 1024
+				t52 = t59 * _k0
 			else:
 				acc >>= 3
 				n -= 3
-				t48 = true
 				if n < 10:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t50 := acc & 1023
+				var t60 := acc & 1023
 				acc >>= 10
 				n -= 10
-				if t50 >> 9:
-					t50 -= 1024
-				t46 = (t50 * _k0)
-			if not t48:
-				var t51 := ((roundi(values[1] / _k0) & 1023) + ((t47 >> 1) ^ -(t47 & 1))) & 1023
-				if t51 >> 9:
-					t51 -= 1024
-				t46 = t51 * _k0
-			values[1] = t46
+				if t60 >> 9:
+					t60 -= 1024
+				t52 = (t60 * _k0)
+			values[1] = t52
 		else:
 			if n < 10:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t52 := acc & 1023
+			var t61 := acc & 1023
 			acc >>= 10
 			n -= 10
-			if t52 >> 9:
-				t52 -= 1024
-			values[1] = (t52 * _k0)
+			if t61 >> 9:
+				t61 -= 1024
+			values[1] = (t61 * _k0)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "heading", "packet truncated")
 	if mask & 4:
 		if delta:
-			var t53: int
-			var t54 := 0
-			var t55 := false
+			var t62: int
 			if n < 3:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t56 := acc & 7
-			if not t56 & 1:
+			var t63 := acc & 7
+			if not t63 & 1:
 				if n < 3:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t54 = (acc >> 1) & 3
+				var t64 := (acc >> 1) & 3
 				acc >>= 3
 				n -= 3
-			elif not t56 & 2:
+				var t65 := (int(values[2]) + ((t64 >> 1) ^ -(t64 & 1))) & 127
+				t62 = t65
+			elif not t63 & 2:
 				if n < 5:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t54 = (acc >> 2) & 7
+				var t66 := (acc >> 2) & 7
 				acc >>= 5
 				n -= 5
-			elif not t56 & 4:
+				var t67 := (int(values[2]) + ((t66 >> 1) ^ -(t66 & 1))) & 127
+				t62 = t67
+			elif not t63 & 4:
 				if n < 8:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t54 = (acc >> 3) & 31
+				var t68 := (acc >> 3) & 31
 				acc >>= 8
 				n -= 8
+				var t69 := (int(values[2]) + ((t68 >> 1) ^ -(t68 & 1))) & 127
+				t62 = t69
 			else:
 				acc >>= 3
 				n -= 3
-				t55 = true
 				if n < 7:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t57 := acc & 127
+				var t70 := acc & 127
 				acc >>= 7
 				n -= 7
-				t53 = t57
-			if not t55:
-				var t58 := ((int(values[2]) & 127) + ((t54 >> 1) ^ -(t54 & 1))) & 127
-				t53 = t58
-			values[2] = t53
+				t62 = t70
+			values[2] = t62
 		else:
 			if n < 7:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t59 := acc & 127
+			var t71 := acc & 127
 			acc >>= 7
 			n -= 7
-			values[2] = t59
+			values[2] = t71
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "health", "packet truncated")
 	if mask & 8:
 		if delta:
-			var t60: Vector2 = values[3]
-			var t61: float
-			var t62 := 0
-			var t63 := false
+			var t72: Vector2 = values[3]
+			var t73: float
 			if n < 3:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t64 := acc & 7
-			if not t64 & 1:
+			var t74 := acc & 7
+			if not t74 & 1:
 				if n < 4:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t62 = (acc >> 1) & 7
+				var t75 := (acc >> 1) & 7
 				acc >>= 4
 				n -= 4
-			elif not t64 & 2:
+				var t76 := (roundi((t72.x - _k1) / _k3) + ((t75 >> 1) ^ -(t75 & 1))) & 4095
+				t73 = _k1 + t76 * _k3
+			elif not t74 & 2:
 				if n < 7:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t62 = (acc >> 2) & 31
+				var t77 := (acc >> 2) & 31
 				acc >>= 7
 				n -= 7
-			elif not t64 & 4:
+				var t78 := (roundi((t72.x - _k1) / _k3) + ((t77 >> 1) ^ -(t77 & 1))) & 4095
+				t73 = _k1 + t78 * _k3
+			elif not t74 & 4:
 				if n < 11:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t62 = (acc >> 3) & 255
+				var t79 := (acc >> 3) & 255
 				acc >>= 11
 				n -= 11
+				var t80 := (roundi((t72.x - _k1) / _k3) + ((t79 >> 1) ^ -(t79 & 1))) & 4095
+				t73 = _k1 + t80 * _k3
 			else:
 				acc >>= 3
 				n -= 3
-				t63 = true
 				if n < 12:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t65 := acc & 4095
+				var t81 := acc & 4095
 				acc >>= 12
 				n -= 12
-				t61 = (_k1 + t65 * _k3)
-			if not t63:
-				var t66 := (roundi((t60.x - _k1) / _k3) + ((t62 >> 1) ^ -(t62 & 1))) & 4095
-				t61 = _k1 + t66 * _k3
-			var t67: float
-			var t68 := 0
-			var t69 := false
+				t73 = (_k1 + t81 * _k3)
+			var t82: float
 			if n < 3:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t70 := acc & 7
-			if not t70 & 1:
+			var t83 := acc & 7
+			if not t83 & 1:
 				if n < 4:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t68 = (acc >> 1) & 7
+				var t84 := (acc >> 1) & 7
 				acc >>= 4
 				n -= 4
-			elif not t70 & 2:
+				var t85 := (roundi((t72.y - _k1) / _k3) + ((t84 >> 1) ^ -(t84 & 1))) & 4095
+				t82 = _k1 + t85 * _k3
+			elif not t83 & 2:
 				if n < 7:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t68 = (acc >> 2) & 31
+				var t86 := (acc >> 2) & 31
 				acc >>= 7
 				n -= 7
-			elif not t70 & 4:
+				var t87 := (roundi((t72.y - _k1) / _k3) + ((t86 >> 1) ^ -(t86 & 1))) & 4095
+				t82 = _k1 + t87 * _k3
+			elif not t83 & 4:
 				if n < 11:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t68 = (acc >> 3) & 255
+				var t88 := (acc >> 3) & 255
 				acc >>= 11
 				n -= 11
+				var t89 := (roundi((t72.y - _k1) / _k3) + ((t88 >> 1) ^ -(t88 & 1))) & 4095
+				t82 = _k1 + t89 * _k3
 			else:
 				acc >>= 3
 				n -= 3
-				t69 = true
 				if n < 12:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t71 := acc & 4095
+				var t90 := acc & 4095
 				acc >>= 12
 				n -= 12
-				t67 = (_k1 + t71 * _k3)
-			if not t69:
-				var t72 := (roundi((t60.y - _k1) / _k3) + ((t68 >> 1) ^ -(t68 & 1))) & 4095
-				t67 = _k1 + t72 * _k3
-			values[3] = Vector2(t61, t67)
+				t82 = (_k1 + t90 * _k3)
+			values[3] = Vector2(t73, t82)
 		else:
 			if n < 12:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t74 := acc & 4095
+			var t92 := acc & 4095
 			acc >>= 12
 			n -= 12
-			var t73: float = (_k1 + t74 * _k3)
+			var t91: float = (_k1 + t92 * _k3)
 			if n < 12:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t76 := acc & 4095
+			var t94 := acc & 4095
 			acc >>= 12
 			n -= 12
-			var t75: float = (_k1 + t76 * _k3)
-			values[3] = Vector2(t73, t75)
+			var t93: float = (_k1 + t94 * _k3)
+			values[3] = Vector2(t91, t93)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "velocity", "packet truncated")
 	if mask & 16:
@@ -635,10 +647,10 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 			acc |= buf.decode_u32(bp) << n
 			bp += 4
 			n += 32
-		var t77 := acc & 1
+		var t95 := acc & 1
 		acc >>= 1
 		n -= 1
-		values[4] = t77
+		values[4] = t95
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "team", "packet truncated")
 	if mask & 32:
@@ -646,84 +658,84 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 			acc |= buf.decode_u32(bp) << n
 			bp += 4
 			n += 32
-		var t78 := acc & 31
+		var t96 := acc & 31
 		acc >>= 5
 		n -= 5
-		if t78 > 24:
-			return _bad(id, "DT_Player", "name", "length %d is over Str(24)'s maximum" % t78)
-		var t79 := (bp << 3) - n
-		if t79 + (t78 << 3) > end:
+		if t96 > 24:
+			return _bad(id, "DT_Player", "name", "length %d is over Str(24)'s maximum" % t96)
+		var t97 := (bp << 3) - n
+		if t97 + (t96 << 3) > end:
 			return _bad(id, "DT_Player", "name", "packet truncated")
-		var t80 := _take(buf, t79, t78)
-		t79 += t78 << 3
-		bp = t79 >> 3
-		acc = buf[bp] >> (t79 & 7)
-		n = 8 - (t79 & 7)
+		var t98 := _take(buf, t97, t96)
+		t97 += t96 << 3
+		bp = t97 >> 3
+		acc = buf[bp] >> (t97 & 7)
+		n = 8 - (t97 & 7)
 		bp += 1
-		if not _utf8_ok(t80):
+		if not _utf8_ok(t98):
 			return _bad(id, "DT_Player", "name", "Str(24): invalid UTF-8 or a NUL")
-		values[5] = t80.get_string_from_utf8()
+		values[5] = t98.get_string_from_utf8()
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "name", "packet truncated")
 	if mask & 64:
 		if delta:
-			var t81: int
-			var t82 := 0
-			var t83 := false
+			var t99: int
 			if n < 3:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t84 := acc & 7
-			if not t84 & 1:
+			var t100 := acc & 7
+			if not t100 & 1:
 				if n < 3:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t82 = (acc >> 1) & 3
+				var t101 := (acc >> 1) & 3
 				acc >>= 3
 				n -= 3
-			elif not t84 & 2:
+				var t102 := (int(values[6]) + ((t101 >> 1) ^ -(t101 & 1))) & 63
+				t99 = t102
+			elif not t100 & 2:
 				if n < 5:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t82 = (acc >> 2) & 7
+				var t103 := (acc >> 2) & 7
 				acc >>= 5
 				n -= 5
-			elif not t84 & 4:
+				var t104 := (int(values[6]) + ((t103 >> 1) ^ -(t103 & 1))) & 63
+				t99 = t104
+			elif not t100 & 4:
 				if n < 7:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t82 = (acc >> 3) & 15
+				var t105 := (acc >> 3) & 15
 				acc >>= 7
 				n -= 7
+				var t106 := (int(values[6]) + ((t105 >> 1) ^ -(t105 & 1))) & 63
+				t99 = t106
 			else:
 				acc >>= 3
 				n -= 3
-				t83 = true
 				if n < 6:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t85 := acc & 63
+				var t107 := acc & 63
 				acc >>= 6
 				n -= 6
-				t81 = t85
-			if not t83:
-				var t86 := ((int(values[6]) & 63) + ((t82 >> 1) ^ -(t82 & 1))) & 63
-				t81 = t86
-			values[6] = t81
+				t99 = t107
+			values[6] = t99
 		else:
 			if n < 6:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t87 := acc & 63
+			var t108 := acc & 63
 			acc >>= 6
 			n -= 6
-			values[6] = t87
+			values[6] = t108
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "loadout.ammo", "packet truncated")
 	if mask & 128:
@@ -731,10 +743,10 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 			acc |= buf.decode_u32(bp) << n
 			bp += 4
 			n += 32
-		var t88 := acc & 1
+		var t109 := acc & 1
 		acc >>= 1
 		n -= 1
-		values[7] = (t88 == 1)
+		values[7] = (t109 == 1)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "loadout.reloading", "packet truncated")
 	_mask = mask
@@ -788,10 +800,10 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 		acc |= buf.decode_u32(bp) << n
 		bp += 4
 		n += 32
-	var t89 := acc & 1
+	var t110 := acc & 1
 	acc >>= 1
 	n -= 1
-	if t89:
+	if t110:
 		var p := -1
 		while true:
 			if (bp << 3) - n > end:
@@ -800,19 +812,19 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t90 := acc & 1
+			var t111 := acc & 1
 			acc >>= 1
 			n -= 1
-			if not t90:
+			if not t111:
 				break
 			if n < 2:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t91 := acc & 3
+			var t112 := acc & 3
 			acc >>= 2
 			n -= 2
-			p += 1 + t91
+			p += 1 + t112
 			if p >= 4:
 				return _fail("entity %d (DT_Shot): index %d is past its 4 properties" % [id, p], id)
 			mask |= 1 << p
@@ -821,378 +833,386 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 			acc |= buf.decode_u32(bp) << n
 			bp += 4
 			n += 32
-		var t92 := acc & 15
+		var t113 := acc & 15
 		acc >>= 4
 		n -= 4
-		mask |= t92 << 0
+		mask |= t113 << 0
 	if (bp << 3) - n > end:
 		return _fail("packet truncated in entity %d (DT_Shot)'s change list" % id, id)
 	if mask & 1:
 		if delta:
-			var t93: Vector2 = values[0]
-			var t94: float
-			var t95 := 0
-			var t96 := false
+			var t114: Vector2 = values[0]
+			var t115: float
 			if n < 3:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t97 := acc & 7
-			if not t97 & 1:
+			var t116 := acc & 7
+			if not t116 & 1:
 				if n < 5:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t95 = (acc >> 1) & 15
+				var t117 := (acc >> 1) & 15
 				acc >>= 5
 				n -= 5
-			elif not t97 & 2:
+				var t118 := roundi(t114.x * float(16)) + ((t117 >> 1) ^ -(t117 & 1))
+				if absi(t118) > 32783:
+					return _bad(id, "DT_Shot", "position", "a delta past Coord(11, 4)'s range")
+				t115 = float(t118) / float(16)
+			elif not t116 & 2:
 				if n < 9:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t95 = (acc >> 2) & 127
+				var t119 := (acc >> 2) & 127
 				acc >>= 9
 				n -= 9
-			elif not t97 & 4:
+				var t120 := roundi(t114.x * float(16)) + ((t119 >> 1) ^ -(t119 & 1))
+				if absi(t120) > 32783:
+					return _bad(id, "DT_Shot", "position", "a delta past Coord(11, 4)'s range")
+				t115 = float(t120) / float(16)
+			elif not t116 & 4:
 				if n < 14:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t95 = (acc >> 3) & 2047
+				var t121 := (acc >> 3) & 2047
 				acc >>= 14
 				n -= 14
+				var t122 := roundi(t114.x * float(16)) + ((t121 >> 1) ^ -(t121 & 1))
+				if absi(t122) > 32783:
+					return _bad(id, "DT_Shot", "position", "a delta past Coord(11, 4)'s range")
+				t115 = float(t122) / float(16)
 			else:
 				acc >>= 3
 				n -= 3
-				t96 = true
 				if n < 2:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t98 := acc & 3
+				var t123 := acc & 3
 				acc >>= 2
 				n -= 2
-				var t99 := 0.0
-				if t98:
+				var t124 := 0.0
+				if t123:
 					if n < 1:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t100 := acc & 1
+					var t125 := acc & 1
 					acc >>= 1
 					n -= 1
-					var t101 := 0
-					if t98 & 1:
+					var t126 := 0
+					if t123 & 1:
 						if n < 11:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t102 := acc & 2047
+						var t127 := acc & 2047
 						acc >>= 11
 						n -= 11
-						t101 = t102 + 1
-					var t103 := 0
-					if t98 & 2:
+						t126 = t127 + 1
+					var t128 := 0
+					if t123 & 2:
 						if n < 4:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t104 := acc & 15
+						var t129 := acc & 15
 						acc >>= 4
 						n -= 4
-						t103 = t104
-					t99 = t101 + t103 / float(16)
-					if t100:
-						t99 = -t99
-				t94 = t99
-			if not t96:
-				var t105 := roundi(t93.x * float(16)) + ((t95 >> 1) ^ -(t95 & 1))
-				if absi(t105) > 32783:
-					return _bad(id, "DT_Shot", "position", "a delta past Coord(11, 4)'s range")
-				t94 = float(t105) / float(16)
-			var t106: float
-			var t107 := 0
-			var t108 := false
+						t128 = t129
+					t124 = t126 + t128 / float(16)
+					if t125:
+						t124 = -t124
+				t115 = t124
+			var t130: float
 			if n < 3:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t109 := acc & 7
-			if not t109 & 1:
+			var t131 := acc & 7
+			if not t131 & 1:
 				if n < 5:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t107 = (acc >> 1) & 15
+				var t132 := (acc >> 1) & 15
 				acc >>= 5
 				n -= 5
-			elif not t109 & 2:
+				var t133 := roundi(t114.y * float(16)) + ((t132 >> 1) ^ -(t132 & 1))
+				if absi(t133) > 32783:
+					return _bad(id, "DT_Shot", "position", "a delta past Coord(11, 4)'s range")
+				t130 = float(t133) / float(16)
+			elif not t131 & 2:
 				if n < 9:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t107 = (acc >> 2) & 127
+				var t134 := (acc >> 2) & 127
 				acc >>= 9
 				n -= 9
-			elif not t109 & 4:
+				var t135 := roundi(t114.y * float(16)) + ((t134 >> 1) ^ -(t134 & 1))
+				if absi(t135) > 32783:
+					return _bad(id, "DT_Shot", "position", "a delta past Coord(11, 4)'s range")
+				t130 = float(t135) / float(16)
+			elif not t131 & 4:
 				if n < 14:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t107 = (acc >> 3) & 2047
+				var t136 := (acc >> 3) & 2047
 				acc >>= 14
 				n -= 14
+				var t137 := roundi(t114.y * float(16)) + ((t136 >> 1) ^ -(t136 & 1))
+				if absi(t137) > 32783:
+					return _bad(id, "DT_Shot", "position", "a delta past Coord(11, 4)'s range")
+				t130 = float(t137) / float(16)
 			else:
 				acc >>= 3
 				n -= 3
-				t108 = true
 				if n < 2:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t110 := acc & 3
+				var t138 := acc & 3
 				acc >>= 2
 				n -= 2
-				var t111 := 0.0
-				if t110:
+				var t139 := 0.0
+				if t138:
 					if n < 1:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t112 := acc & 1
+					var t140 := acc & 1
 					acc >>= 1
 					n -= 1
-					var t113 := 0
-					if t110 & 1:
+					var t141 := 0
+					if t138 & 1:
 						if n < 11:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t114 := acc & 2047
+						var t142 := acc & 2047
 						acc >>= 11
 						n -= 11
-						t113 = t114 + 1
-					var t115 := 0
-					if t110 & 2:
+						t141 = t142 + 1
+					var t143 := 0
+					if t138 & 2:
 						if n < 4:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t116 := acc & 15
+						var t144 := acc & 15
 						acc >>= 4
 						n -= 4
-						t115 = t116
-					t111 = t113 + t115 / float(16)
-					if t112:
-						t111 = -t111
-				t106 = t111
-			if not t108:
-				var t117 := roundi(t93.y * float(16)) + ((t107 >> 1) ^ -(t107 & 1))
-				if absi(t117) > 32783:
-					return _bad(id, "DT_Shot", "position", "a delta past Coord(11, 4)'s range")
-				t106 = float(t117) / float(16)
-			values[0] = Vector2(t94, t106)
+						t143 = t144
+					t139 = t141 + t143 / float(16)
+					if t140:
+						t139 = -t139
+				t130 = t139
+			values[0] = Vector2(t115, t130)
 		else:
 			if n < 2:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t119 := acc & 3
+			var t146 := acc & 3
 			acc >>= 2
 			n -= 2
-			var t120 := 0.0
-			if t119:
+			var t147 := 0.0
+			if t146:
 				if n < 1:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t121 := acc & 1
+				var t148 := acc & 1
 				acc >>= 1
 				n -= 1
-				var t122 := 0
-				if t119 & 1:
+				var t149 := 0
+				if t146 & 1:
 					if n < 11:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t123 := acc & 2047
+					var t150 := acc & 2047
 					acc >>= 11
 					n -= 11
-					t122 = t123 + 1
-				var t124 := 0
-				if t119 & 2:
+					t149 = t150 + 1
+				var t151 := 0
+				if t146 & 2:
 					if n < 4:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t125 := acc & 15
+					var t152 := acc & 15
 					acc >>= 4
 					n -= 4
-					t124 = t125
-				t120 = t122 + t124 / float(16)
-				if t121:
-					t120 = -t120
-			var t118: float = t120
+					t151 = t152
+				t147 = t149 + t151 / float(16)
+				if t148:
+					t147 = -t147
+			var t145: float = t147
 			if n < 2:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t127 := acc & 3
+			var t154 := acc & 3
 			acc >>= 2
 			n -= 2
-			var t128 := 0.0
-			if t127:
+			var t155 := 0.0
+			if t154:
 				if n < 1:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t129 := acc & 1
+				var t156 := acc & 1
 				acc >>= 1
 				n -= 1
-				var t130 := 0
-				if t127 & 1:
+				var t157 := 0
+				if t154 & 1:
 					if n < 11:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t131 := acc & 2047
+					var t158 := acc & 2047
 					acc >>= 11
 					n -= 11
-					t130 = t131 + 1
-				var t132 := 0
-				if t127 & 2:
+					t157 = t158 + 1
+				var t159 := 0
+				if t154 & 2:
 					if n < 4:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t133 := acc & 15
+					var t160 := acc & 15
 					acc >>= 4
 					n -= 4
-					t132 = t133
-				t128 = t130 + t132 / float(16)
-				if t129:
-					t128 = -t128
-			var t126: float = t128
-			values[0] = Vector2(t118, t126)
+					t159 = t160
+				t155 = t157 + t159 / float(16)
+				if t156:
+					t155 = -t155
+			var t153: float = t155
+			values[0] = Vector2(t145, t153)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Shot", "position", "packet truncated")
 	if mask & 2:
 		if delta:
-			var t134: Vector2 = values[1]
-			var t135: float
-			var t136 := 0
-			var t137 := false
+			var t161: Vector2 = values[1]
+			var t162: float
 			if n < 3:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t138 := acc & 7
-			if not t138 & 1:
+			var t163 := acc & 7
+			if not t163 & 1:
 				if n < 4:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t136 = (acc >> 1) & 7
+				var t164 := (acc >> 1) & 7
 				acc >>= 4
 				n -= 4
-			elif not t138 & 2:
+				var t165 := (roundi((t161.x - _k1) / _k3) + ((t164 >> 1) ^ -(t164 & 1))) & 4095
+				t162 = _k1 + t165 * _k3
+			elif not t163 & 2:
 				if n < 7:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t136 = (acc >> 2) & 31
+				var t166 := (acc >> 2) & 31
 				acc >>= 7
 				n -= 7
-			elif not t138 & 4:
+				var t167 := (roundi((t161.x - _k1) / _k3) + ((t166 >> 1) ^ -(t166 & 1))) & 4095
+				t162 = _k1 + t167 * _k3
+			elif not t163 & 4:
 				if n < 11:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t136 = (acc >> 3) & 255
+				var t168 := (acc >> 3) & 255
 				acc >>= 11
 				n -= 11
+				var t169 := (roundi((t161.x - _k1) / _k3) + ((t168 >> 1) ^ -(t168 & 1))) & 4095
+				t162 = _k1 + t169 * _k3
 			else:
 				acc >>= 3
 				n -= 3
-				t137 = true
 				if n < 12:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t139 := acc & 4095
+				var t170 := acc & 4095
 				acc >>= 12
 				n -= 12
-				t135 = (_k1 + t139 * _k3)
-			if not t137:
-				var t140 := (roundi((t134.x - _k1) / _k3) + ((t136 >> 1) ^ -(t136 & 1))) & 4095
-				t135 = _k1 + t140 * _k3
-			var t141: float
-			var t142 := 0
-			var t143 := false
+				t162 = (_k1 + t170 * _k3)
+			var t171: float
 			if n < 3:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t144 := acc & 7
-			if not t144 & 1:
+			var t172 := acc & 7
+			if not t172 & 1:
 				if n < 4:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t142 = (acc >> 1) & 7
+				var t173 := (acc >> 1) & 7
 				acc >>= 4
 				n -= 4
-			elif not t144 & 2:
+				var t174 := (roundi((t161.y - _k1) / _k3) + ((t173 >> 1) ^ -(t173 & 1))) & 4095
+				t171 = _k1 + t174 * _k3
+			elif not t172 & 2:
 				if n < 7:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t142 = (acc >> 2) & 31
+				var t175 := (acc >> 2) & 31
 				acc >>= 7
 				n -= 7
-			elif not t144 & 4:
+				var t176 := (roundi((t161.y - _k1) / _k3) + ((t175 >> 1) ^ -(t175 & 1))) & 4095
+				t171 = _k1 + t176 * _k3
+			elif not t172 & 4:
 				if n < 11:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t142 = (acc >> 3) & 255
+				var t177 := (acc >> 3) & 255
 				acc >>= 11
 				n -= 11
+				var t178 := (roundi((t161.y - _k1) / _k3) + ((t177 >> 1) ^ -(t177 & 1))) & 4095
+				t171 = _k1 + t178 * _k3
 			else:
 				acc >>= 3
 				n -= 3
-				t143 = true
 				if n < 12:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t145 := acc & 4095
+				var t179 := acc & 4095
 				acc >>= 12
 				n -= 12
-				t141 = (_k1 + t145 * _k3)
-			if not t143:
-				var t146 := (roundi((t134.y - _k1) / _k3) + ((t142 >> 1) ^ -(t142 & 1))) & 4095
-				t141 = _k1 + t146 * _k3
-			values[1] = Vector2(t135, t141)
+				t171 = (_k1 + t179 * _k3)
+			values[1] = Vector2(t162, t171)
 		else:
 			if n < 12:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t148 := acc & 4095
+			var t181 := acc & 4095
 			acc >>= 12
 			n -= 12
-			var t147: float = (_k1 + t148 * _k3)
+			var t180: float = (_k1 + t181 * _k3)
 			if n < 12:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t150 := acc & 4095
+			var t183 := acc & 4095
 			acc >>= 12
 			n -= 12
-			var t149: float = (_k1 + t150 * _k3)
-			values[1] = Vector2(t147, t149)
+			var t182: float = (_k1 + t183 * _k3)
+			values[1] = Vector2(t180, t182)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Shot", "velocity", "packet truncated")
 	if mask & 4:
@@ -1200,72 +1220,72 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 			acc |= buf.decode_u32(bp) << n
 			bp += 4
 			n += 32
-		var t151 := acc & 65535
+		var t184 := acc & 65535
 		acc >>= 16
 		n -= 16
-		var t152 = null if t151 == 0 else t151 - 1
-		values[2] = t152
+		var t185 = null if t184 == 0 else t184 - 1
+		values[2] = t185
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Shot", "shooter", "packet truncated")
 	if mask & 8:
 		if delta:
-			var t153: float
-			var t154 := 0
-			var t155 := false
+			var t186: float
 			if n < 3:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t156 := acc & 7
-			if not t156 & 1:
+			var t187 := acc & 7
+			if not t187 & 1:
 				if n < 3:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t154 = (acc >> 1) & 3
+				var t188 := (acc >> 1) & 3
 				acc >>= 3
 				n -= 3
-			elif not t156 & 2:
+				var t189 := (roundi((values[3] - _k4) / _k6) + ((t188 >> 1) ^ -(t188 & 1))) & 63
+				t186 = _k4 + t189 * _k6
+			elif not t187 & 2:
 				if n < 5:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t154 = (acc >> 2) & 7
+				var t190 := (acc >> 2) & 7
 				acc >>= 5
 				n -= 5
-			elif not t156 & 4:
+				var t191 := (roundi((values[3] - _k4) / _k6) + ((t190 >> 1) ^ -(t190 & 1))) & 63
+				t186 = _k4 + t191 * _k6
+			elif not t187 & 4:
 				if n < 7:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				t154 = (acc >> 3) & 15
+				var t192 := (acc >> 3) & 15
 				acc >>= 7
 				n -= 7
+				var t193 := (roundi((values[3] - _k4) / _k6) + ((t192 >> 1) ^ -(t192 & 1))) & 63
+				t186 = _k4 + t193 * _k6
 			else:
 				acc >>= 3
 				n -= 3
-				t155 = true
 				if n < 6:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t157 := acc & 63
+				var t194 := acc & 63
 				acc >>= 6
 				n -= 6
-				t153 = (_k4 + t157 * _k6)
-			if not t155:
-				var t158 := (roundi((values[3] - _k4) / _k6) + ((t154 >> 1) ^ -(t154 & 1))) & 63
-				t153 = _k4 + t158 * _k6
-			values[3] = t153
+				t186 = (_k4 + t194 * _k6)
+			values[3] = t186
 		else:
 			if n < 6:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t159 := acc & 63
+			var t195 := acc & 63
 			acc >>= 6
 			n -= 6
-			values[3] = (_k4 + t159 * _k6)
+			values[3] = (_k4 + t195 * _k6)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Shot", "heat", "packet truncated")
 	_mask = mask
@@ -1318,45 +1338,45 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Diction
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t160 := acc & 3
+			var t196 := acc & 3
 			acc >>= 2
 			n -= 2
-			if t160 == 0:
+			if t196 == 0:
 				if n < 4:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t161 := acc & 15
+				var t197 := acc & 15
 				acc >>= 4
 				n -= 4
-				id += t161
-			elif t160 == 1:
+				id += t197
+			elif t196 == 1:
 				if n < 8:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t162 := acc & 255
+				var t198 := acc & 255
 				acc >>= 8
 				n -= 8
-				id += t162
-			elif t160 == 2:
+				id += t198
+			elif t196 == 2:
 				if n < 16:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t163 := acc & 65535
+				var t199 := acc & 65535
 				acc >>= 16
 				n -= 16
-				id += t163
+				id += t199
 			else:
 				if n < 32:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t164 := acc & 4294967295
+				var t200 := acc & 4294967295
 				acc >>= 32
 				n -= 32
-				id += t164
+				id += t200
 			at = (bp << 3) - n
 			if at > end:
 				return _fail("packet truncated in a record header at byte %d" % pos)
@@ -1392,10 +1412,10 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Diction
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t165 := acc & 1
+			var t201 := acc & 1
 			acc >>= 1
 			n -= 1
-			c = t165
+			c = t201
 			at = (bp << 3) - n
 			if at > end:
 				return _fail("packet truncated in entity %d's class id" % id, id)

@@ -413,14 +413,13 @@ def _scalar_delta(
     w: _Writer, indent: int, part: ScalarDelta, base: str, where: tuple[str, str]
 ) -> str:
     """Inline read of one value delta (wire doc §5.1) against the held value ``base``;
-    returns the variable holding the new value."""
+    returns the variable holding the new value. The prefix (up to 3 bits) is peeked at once,
+    a tier's prefix and difference are taken in one read, and each tier finishes on its own
+    (no flag to test afterwards)."""
     codec = part.codec
-    out, z, whole = w.tmp(), w.tmp(), w.tmp()
+    out = w.tmp()
     kind = "int" if isinstance(codec, UInt | Int) else "float"
     w.emit(indent, f"var {out}: {kind}")
-    w.emit(indent, f"var {z} := 0")
-    w.emit(indent, f"var {whole} := false")
-    # The prefix (up to 3 bits) is peeked at once, and a tier's prefix and z taken together.
     prefix = w.tmp()
     w.emit(indent, "if n < 3:")
     w.emit(indent + 1, "acc |= buf.decode_u32(bp) << n")
@@ -429,53 +428,56 @@ def _scalar_delta(
     w.emit(indent, f"var {prefix} := acc & 7")
     for k, width in enumerate(part.tiers):
         taken = k + 1 + width
+        z = w.tmp()
         w.emit(indent, f"{'if' if k == 0 else 'elif'} not {prefix} & {1 << k}:")
         w.emit(indent + 1, f"if n < {taken}:")
         w.emit(indent + 2, "acc |= buf.decode_u32(bp) << n")
         w.emit(indent + 2, "bp += 4")
         w.emit(indent + 2, "n += 32")
-        w.emit(indent + 1, f"{z} = (acc >> {k + 1}) & {(1 << width) - 1}")
+        w.emit(indent + 1, f"var {z} := (acc >> {k + 1}) & {(1 << width) - 1}")
         w.emit(indent + 1, f"acc >>= {taken}")
         w.emit(indent + 1, f"n -= {taken}")
+        _delta_finish(w, indent + 1, part, base, z, out, where)
     w.emit(indent, "else:")
     w.emit(indent + 1, "acc >>= 3")
     w.emit(indent + 1, "n -= 3")
-    w.emit(indent + 1, f"{whole} = true")
     w.emit(indent + 1, f"{out} = {w.value(indent + 1, codec, where)}")
-    w.emit(indent, f"if not {whole}:")
+    return out
+
+
+def _delta_finish(
+    w: _Writer, indent: int, part: ScalarDelta, base: str, z: str, out: str, where: tuple[str, str]
+) -> None:
+    """``out`` = the value of the held value's ordinal plus the zigzag difference ``z``."""
+    codec = part.codec
     diff = f"(({z} >> 1) ^ -({z} & 1))"
+    o = w.tmp()
     if isinstance(codec, UInt | Int):
-        ordinal = f"(int({base}) & {part.mask})"
+        w.emit(indent, f"var {o} := (int({base}) + {diff}) & {part.mask}")
+        if isinstance(codec, UInt):
+            w.emit(indent, f"{out} = {o}")
+            return
     elif isinstance(codec, Quant):
         low, high = w.exact(codec.low), w.exact(codec.high)
         q_step = w.member(f"({high} - {low}) / float({codec.levels})")
         ordinal = f"roundi(({base} - {low}) / {q_step})"
+        w.emit(indent, f"var {o} := ({ordinal} + {diff}) & {part.mask}")
+        w.emit(indent, f"{out} = {low} + {o} * {q_step}")
+        return
     elif isinstance(codec, Angle):
         period = "float(360)" if codec.degrees else "TAU"
         a_step = w.member(f"{period} / float({1 << codec.bits})")
-        ordinal = f"(roundi({base} / {a_step}) & {part.mask})"
+        w.emit(indent, f"var {o} := (roundi({base} / {a_step}) + {diff}) & {part.mask}")
     else:
         assert isinstance(codec, Coord)
-        ordinal = f"roundi({base} * float({codec.scale}))"
-    o = w.tmp()
-    if part.kind == "mod":
-        w.emit(indent + 1, f"var {o} := ({ordinal} + {diff}) & {part.mask}")
-        if isinstance(codec, UInt):
-            w.emit(indent + 1, f"{out} = {o}")
-            return out
-        if isinstance(codec, Quant):
-            w.emit(indent + 1, f"{out} = {low} + {o} * {q_step}")
-            return out
-        w.emit(indent + 1, f"if {o} >> {part.width - 1}:")
-        w.emit(indent + 2, f"{o} -= {1 << part.width}")
-        w.emit(indent + 1, f"{out} = {o}" if isinstance(codec, Int) else f"{out} = {o} * {a_step}")
-        return out
-    assert isinstance(codec, Coord)
-    w.emit(indent + 1, f"var {o} := {ordinal} + {diff}")
-    w.emit(indent + 1, f"if absi({o}) > {codec.max_q}:")
-    w.fail(indent + 2, where, f'"a delta past {codec!r}\'s range"')
-    w.emit(indent + 1, f"{out} = float({o}) / float({codec.scale})")
-    return out
+        w.emit(indent, f"var {o} := roundi({base} * float({codec.scale})) + {diff}")
+        w.emit(indent, f"if absi({o}) > {codec.max_q}:")
+        w.fail(indent + 1, where, f'"a delta past {codec!r}\'s range"')
+        w.emit(indent, f"{out} = float({o}) / float({codec.scale})")
+        return
+    w.emit(indent, f"if {o} >> {part.width - 1}:")
+    w.emit(indent + 1, f"{o} -= {1 << part.width}")
+    w.emit(indent, f"{out} = {o}" if isinstance(codec, Int) else f"{out} = {o} * {a_step}")
 
 
 def _var_int_delta(
