@@ -138,16 +138,12 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 		if delta:
 			var t5: Vector2 = values[0]
 			var t6: float
-			if n < 3:
+			if n < 14:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
 			var t7 := acc & 7
 			if not t7 & 1:
-				if n < 5:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
 				var t8 := (acc >> 1) & 15
 				acc >>= 5
 				n -= 5
@@ -156,10 +152,6 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 					return _bad(id, "DT_Player", "position", "a delta past Coord(11, 4)'s range")
 				t6 = float(t9) / float(16)
 			elif not t7 & 2:
-				if n < 9:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
 				var t10 := (acc >> 2) & 127
 				acc >>= 9
 				n -= 9
@@ -168,10 +160,6 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 					return _bad(id, "DT_Player", "position", "a delta past Coord(11, 4)'s range")
 				t6 = float(t11) / float(16)
 			elif not t7 & 4:
-				if n < 14:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
 				var t12 := (acc >> 3) & 2047
 				acc >>= 14
 				n -= 14
@@ -223,16 +211,12 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 						t15 = -t15
 				t6 = t15
 			var t21: float
-			if n < 3:
+			if n < 14:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
 			var t22 := acc & 7
 			if not t22 & 1:
-				if n < 5:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
 				var t23 := (acc >> 1) & 15
 				acc >>= 5
 				n -= 5
@@ -241,10 +225,6 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 					return _bad(id, "DT_Player", "position", "a delta past Coord(11, 4)'s range")
 				t21 = float(t24) / float(16)
 			elif not t22 & 2:
-				if n < 9:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
 				var t25 := (acc >> 2) & 127
 				acc >>= 9
 				n -= 9
@@ -253,10 +233,6 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 					return _bad(id, "DT_Player", "position", "a delta past Coord(11, 4)'s range")
 				t21 = float(t26) / float(16)
 			elif not t22 & 4:
-				if n < 14:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
 				var t27 := (acc >> 3) & 2047
 				acc >>= 14
 				n -= 14
@@ -395,16 +371,12 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 	if mask & 2:
 		if delta:
 			var t52: float
-			if n < 3:
+			if n < 9:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
 			var t53 := acc & 7
 			if not t53 & 1:
-				if n < 3:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
 				var t54 := (acc >> 1) & 3
 				acc >>= 3
 				n -= 3
@@ -413,10 +385,6 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 					t55 -= 1024
 				t52 = t55 * _k0
 			elif not t53 & 2:
-				if n < 6:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
 				var t56 := (acc >> 2) & 15
 				acc >>= 6
 				n -= 6
@@ -425,10 +393,6 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 					t57 -= 1024
 				t52 = t57 * _k0
 			elif not t53 & 4:
-				if n < 9:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
 				var t58 := (acc >> 3) & 63
 				acc >>= 9
 				n -= 9
@@ -466,36 +430,24 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 	if mask & 4:
 		if delta:
 			var t62: int
-			if n < 3:
+			if n < 8:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
 			var t63 := acc & 7
 			if not t63 & 1:
-				if n < 3:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
 				var t64 := (acc >> 1) & 3
 				acc >>= 3
 				n -= 3
 				var t65 := (int(values[2]) + ((t64 >> 1) ^ -(t64 & 1))) & 127
 				t62 = t65
 			elif not t63 & 2:
-				if n < 5:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
 				var t66 := (acc >> 2) & 7
 				acc >>= 5
 				n -= 5
 				var t67 := (int(values[2]) + ((t66 >> 1) ^ -(t66 & 1))) & 127
 				t62 = t67
 			elif not t63 & 4:
-				if n < 8:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
 				var t68 := (acc >> 3) & 31
 				acc >>= 8
 				n -= 8
@@ -528,36 +480,24 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 		if delta:
 			var t72: Vector2 = values[3]
 			var t73: float
-			if n < 3:
+			if n < 11:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
 			var t74 := acc & 7
 			if not t74 & 1:
-				if n < 4:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
 				var t75 := (acc >> 1) & 7
 				acc >>= 4
 				n -= 4
 				var t76 := (roundi((t72.x - _k1) / _k3) + ((t75 >> 1) ^ -(t75 & 1))) & 4095
 				t73 = _k1 + t76 * _k3
 			elif not t74 & 2:
-				if n < 7:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
 				var t77 := (acc >> 2) & 31
 				acc >>= 7
 				n -= 7
 				var t78 := (roundi((t72.x - _k1) / _k3) + ((t77 >> 1) ^ -(t77 & 1))) & 4095
 				t73 = _k1 + t78 * _k3
 			elif not t74 & 4:
-				if n < 11:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
 				var t79 := (acc >> 3) & 255
 				acc >>= 11
 				n -= 11
@@ -575,36 +515,24 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 				n -= 12
 				t73 = (_k1 + t81 * _k3)
 			var t82: float
-			if n < 3:
+			if n < 11:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
 			var t83 := acc & 7
 			if not t83 & 1:
-				if n < 4:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
 				var t84 := (acc >> 1) & 7
 				acc >>= 4
 				n -= 4
 				var t85 := (roundi((t72.y - _k1) / _k3) + ((t84 >> 1) ^ -(t84 & 1))) & 4095
 				t82 = _k1 + t85 * _k3
 			elif not t83 & 2:
-				if n < 7:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
 				var t86 := (acc >> 2) & 31
 				acc >>= 7
 				n -= 7
 				var t87 := (roundi((t72.y - _k1) / _k3) + ((t86 >> 1) ^ -(t86 & 1))) & 4095
 				t82 = _k1 + t87 * _k3
 			elif not t83 & 4:
-				if n < 11:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
 				var t88 := (acc >> 3) & 255
 				acc >>= 11
 				n -= 11
@@ -680,36 +608,24 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 	if mask & 64:
 		if delta:
 			var t99: int
-			if n < 3:
+			if n < 7:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
 			var t100 := acc & 7
 			if not t100 & 1:
-				if n < 3:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
 				var t101 := (acc >> 1) & 3
 				acc >>= 3
 				n -= 3
 				var t102 := (int(values[6]) + ((t101 >> 1) ^ -(t101 & 1))) & 63
 				t99 = t102
 			elif not t100 & 2:
-				if n < 5:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
 				var t103 := (acc >> 2) & 7
 				acc >>= 5
 				n -= 5
 				var t104 := (int(values[6]) + ((t103 >> 1) ^ -(t103 & 1))) & 63
 				t99 = t104
 			elif not t100 & 4:
-				if n < 7:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
 				var t105 := (acc >> 3) & 15
 				acc >>= 7
 				n -= 7
@@ -843,16 +759,12 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 		if delta:
 			var t114: Vector2 = values[0]
 			var t115: float
-			if n < 3:
+			if n < 14:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
 			var t116 := acc & 7
 			if not t116 & 1:
-				if n < 5:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
 				var t117 := (acc >> 1) & 15
 				acc >>= 5
 				n -= 5
@@ -861,10 +773,6 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 					return _bad(id, "DT_Shot", "position", "a delta past Coord(11, 4)'s range")
 				t115 = float(t118) / float(16)
 			elif not t116 & 2:
-				if n < 9:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
 				var t119 := (acc >> 2) & 127
 				acc >>= 9
 				n -= 9
@@ -873,10 +781,6 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 					return _bad(id, "DT_Shot", "position", "a delta past Coord(11, 4)'s range")
 				t115 = float(t120) / float(16)
 			elif not t116 & 4:
-				if n < 14:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
 				var t121 := (acc >> 3) & 2047
 				acc >>= 14
 				n -= 14
@@ -928,16 +832,12 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 						t124 = -t124
 				t115 = t124
 			var t130: float
-			if n < 3:
+			if n < 14:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
 			var t131 := acc & 7
 			if not t131 & 1:
-				if n < 5:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
 				var t132 := (acc >> 1) & 15
 				acc >>= 5
 				n -= 5
@@ -946,10 +846,6 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 					return _bad(id, "DT_Shot", "position", "a delta past Coord(11, 4)'s range")
 				t130 = float(t133) / float(16)
 			elif not t131 & 2:
-				if n < 9:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
 				var t134 := (acc >> 2) & 127
 				acc >>= 9
 				n -= 9
@@ -958,10 +854,6 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 					return _bad(id, "DT_Shot", "position", "a delta past Coord(11, 4)'s range")
 				t130 = float(t135) / float(16)
 			elif not t131 & 4:
-				if n < 14:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
 				var t136 := (acc >> 3) & 2047
 				acc >>= 14
 				n -= 14
@@ -1101,36 +993,24 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 		if delta:
 			var t161: Vector2 = values[1]
 			var t162: float
-			if n < 3:
+			if n < 11:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
 			var t163 := acc & 7
 			if not t163 & 1:
-				if n < 4:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
 				var t164 := (acc >> 1) & 7
 				acc >>= 4
 				n -= 4
 				var t165 := (roundi((t161.x - _k1) / _k3) + ((t164 >> 1) ^ -(t164 & 1))) & 4095
 				t162 = _k1 + t165 * _k3
 			elif not t163 & 2:
-				if n < 7:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
 				var t166 := (acc >> 2) & 31
 				acc >>= 7
 				n -= 7
 				var t167 := (roundi((t161.x - _k1) / _k3) + ((t166 >> 1) ^ -(t166 & 1))) & 4095
 				t162 = _k1 + t167 * _k3
 			elif not t163 & 4:
-				if n < 11:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
 				var t168 := (acc >> 3) & 255
 				acc >>= 11
 				n -= 11
@@ -1148,36 +1028,24 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 				n -= 12
 				t162 = (_k1 + t170 * _k3)
 			var t171: float
-			if n < 3:
+			if n < 11:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
 			var t172 := acc & 7
 			if not t172 & 1:
-				if n < 4:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
 				var t173 := (acc >> 1) & 7
 				acc >>= 4
 				n -= 4
 				var t174 := (roundi((t161.y - _k1) / _k3) + ((t173 >> 1) ^ -(t173 & 1))) & 4095
 				t171 = _k1 + t174 * _k3
 			elif not t172 & 2:
-				if n < 7:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
 				var t175 := (acc >> 2) & 31
 				acc >>= 7
 				n -= 7
 				var t176 := (roundi((t161.y - _k1) / _k3) + ((t175 >> 1) ^ -(t175 & 1))) & 4095
 				t171 = _k1 + t176 * _k3
 			elif not t172 & 4:
-				if n < 11:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
 				var t177 := (acc >> 3) & 255
 				acc >>= 11
 				n -= 11
@@ -1230,36 +1098,24 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 	if mask & 8:
 		if delta:
 			var t186: float
-			if n < 3:
+			if n < 7:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
 			var t187 := acc & 7
 			if not t187 & 1:
-				if n < 3:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
 				var t188 := (acc >> 1) & 3
 				acc >>= 3
 				n -= 3
 				var t189 := (roundi((values[3] - _k4) / _k6) + ((t188 >> 1) ^ -(t188 & 1))) & 63
 				t186 = _k4 + t189 * _k6
 			elif not t187 & 2:
-				if n < 5:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
 				var t190 := (acc >> 2) & 7
 				acc >>= 5
 				n -= 5
 				var t191 := (roundi((values[3] - _k4) / _k6) + ((t190 >> 1) ^ -(t190 & 1))) & 63
 				t186 = _k4 + t191 * _k6
 			elif not t187 & 4:
-				if n < 7:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
 				var t192 := (acc >> 3) & 15
 				acc >>= 7
 				n -= 7

@@ -421,7 +421,8 @@ def _scalar_delta(
     kind = "int" if isinstance(codec, UInt | Int) else "float"
     w.emit(indent, f"var {out}: {kind}")
     prefix = w.tmp()
-    w.emit(indent, "if n < 3:")
+    # One refill covers the longest tier (3 + t3 <= 23 bits); the padding covers the overread.
+    w.emit(indent, f"if n < {3 + part.t3}:")
     w.emit(indent + 1, "acc |= buf.decode_u32(bp) << n")
     w.emit(indent + 1, "bp += 4")
     w.emit(indent + 1, "n += 32")
@@ -430,10 +431,6 @@ def _scalar_delta(
         taken = k + 1 + width
         z = w.tmp()
         w.emit(indent, f"{'if' if k == 0 else 'elif'} not {prefix} & {1 << k}:")
-        w.emit(indent + 1, f"if n < {taken}:")
-        w.emit(indent + 2, "acc |= buf.decode_u32(bp) << n")
-        w.emit(indent + 2, "bp += 4")
-        w.emit(indent + 2, "n += 32")
         w.emit(indent + 1, f"var {z} := (acc >> {k + 1}) & {(1 << width) - 1}")
         w.emit(indent + 1, f"acc >>= {taken}")
         w.emit(indent + 1, f"n -= {taken}")
