@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+from . import _core
 from ._api import decode, dumps, loads
 from ._containers import (
     Compression,
@@ -98,8 +99,8 @@ from ._types import (
 
 __version__ = "0.1.0"
 
-#: Which codec implementation is in use ("python": the pure-Python core).
-IMPLEMENTATION = "python"
+#: Which codec core is live: "c" (compiled) or "python" (``GDVARIANT_PURE_PYTHON=1`` forces it).
+IMPLEMENTATION = _core.IMPLEMENTATION
 
 __all__ = [
     "AABB",

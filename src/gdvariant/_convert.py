@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ._encoder import encoder_for
+from ._codec import codec_for
 from ._errors import EncodeError, key_repr
 from ._profiles import Profile
 from ._types import Dictionary, GodotObject, TypedArray
@@ -62,9 +62,9 @@ def _shell(value: Any) -> Any:
 
 
 def _walk(value: Any, path: str, profile: Profile, full: bool) -> Iterator[tuple[str, str]]:
-    encoder = encoder_for(profile)
+    codec = codec_for(profile, False, False, full)
     try:
-        encoder.encode(value, full)
+        codec.encode(value)
     except EncodeError as exc:
         children = _children(value)
         if not children:
@@ -73,7 +73,7 @@ def _walk(value: Any, path: str, profile: Profile, full: bool) -> Iterator[tuple
         shell = _shell(value)
         if shell is not None:
             try:
-                encoder.encode(shell, full)
+                codec.encode(shell)
             except EncodeError as inner:
                 yield path, inner.reason
         found = False

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._api import dumps
+from ._codec import codec_for
 from ._containers import Compression, sniff
 from ._errors import EncodeError
 from ._guess import Reading, read_frames, read_whole
@@ -100,8 +101,10 @@ def framing(reading: Reading, container: Container) -> str:
 def _verdict(data: bytes, container: Container, profile: Profile) -> tuple[int, str, list[str]]:
     """(score, reading, reasons) of one release; score 0: it could not have written them."""
     unfit = _container_fits(container, profile)
-    reading = read_whole(data, profile, True, records_first=container.kind != "plain")
-    reading = reading or read_frames(data, profile, True)
+    reading = read_whole(
+        data, codec_for(profile, False, True), records_first=container.kind != "plain"
+    )
+    reading = reading or read_frames(data, codec_for(profile, False, True))
     if reading is None:
         return 0, "", ["does not read the bytes whole"]
     reasons = [f"reads every byte as {reading.describe()}"]

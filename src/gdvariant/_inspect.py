@@ -3,7 +3,7 @@
 Each :class:`Field` is one run of bytes (a header, a length, a string's bytes, padding, a
 count...) with its offset, the path of the value it belongs to and what it means. The walk
 reads structure only: which type id means what comes from the :class:`Profile`, and every
-leaf value (and whether it is valid at all) comes from the codec's own ``decode_value``, so
+leaf value (and whether it is valid at all) comes from the codec (``Codec.decode``), so
 there are no version rules here. On broken input the walk stops at the first bad field, and
 the codec's own error says why.
 """
@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from struct import Struct
 from typing import Any
 
+from ._codec import codec_for
 from ._containers import GCPF_HEADER, GDEC, GDEC_HEADERS, U32, sniff
-from ._decoder import decode_value, read_container_type, read_pandemonium_element_type, read_string
 from ._errors import DecodeError, key_repr
+from ._parts import read_container_type, read_pandemonium_element_type, read_string
 from ._profiles import KIND_BARE_OBJECT, KIND_BARE_RID, Profile
 from ._savefile import open_container
 from ._text_syntax import SCALAR_NAMES, text_syntax
@@ -111,6 +112,7 @@ class _Walker:
         self.end = len(data)
         self.profile = profile
         self.allow_objects = allow_objects
+        self.codec = codec_for(profile, False, allow_objects)
         self.render = render
         self.fields: list[Field] = []
 
@@ -158,7 +160,7 @@ class _Walker:
             self.emit(pos, pos + 4, path, self.header_text(header, kind), depth)
             return self.container(header, kind, pos, path, depth)
         try:
-            value, end = decode_value(self.buf, self.profile, self.allow_objects, pos)
+            value, end = self.codec.decode(self.buf, pos)
         except DecodeError as exc:
             raise _Stop(exc.offset, exc.reason) from None
         self.emit(pos, pos + 4, path, self.header_text(header, kind), depth)
@@ -246,7 +248,7 @@ class _Walker:
                 continue
             key_at = at
             at = self.value(at, f"{path}{{key #{index}}}", depth + 1)
-            key, _ = decode_value(self.buf, self.profile, self.allow_objects, key_at)
+            key, _ = self.codec.decode(self.buf, key_at)
             at = self.value(at, f"{path}[{key_repr(key)}]", depth + 1)
         return at
 
@@ -296,7 +298,7 @@ def _checked(walker: _Walker, offset: int, path: str, depth: int) -> int:
     """Walk one value as far as its fields go; where the codec refuses it (a count that
     cannot fit, a limit...), its own message, with its offset and path, is added."""
     try:
-        decode_value(walker.buf, walker.profile, walker.allow_objects, offset)
+        walker.codec.decode(walker.buf, offset)
     except DecodeError as exc:
         codec = str(exc)
         try:

@@ -18,7 +18,6 @@ import re
 from collections.abc import Callable as Fn
 from typing import Any
 
-from ._decoder import godot_dictionary
 from ._errors import EncodeError
 from ._json_tagged import MATH_SIZES, MATH_TYPES, TYPE_NAMES, Bad, member
 from ._packed import (
@@ -47,6 +46,7 @@ from ._types import (
     StringName,
     TypedArray,
     VariantType,
+    godot_dictionary,
 )
 
 __all__ = ["from_native_tree", "stringify", "to_native_value"]

@@ -25,7 +25,6 @@ from collections.abc import Callable as Fn
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ._decoder import godot_dictionary
 from ._errors import EncodeError
 from ._layouts import LAYOUTS
 from ._legacy import Image, InputEvent
@@ -78,6 +77,7 @@ from ._types import (
     Vector3i,
     Vector4,
     Vector4i,
+    godot_dictionary,
 )
 
 __all__ = ["MATH_SIZES", "MATH_TYPES", "TAG", "TYPE_NAMES", "Bad", "from_tree", "to_tree"]

@@ -12,10 +12,9 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from ._encoder import _MATH_CLASSES, _PACKED_CLASSES
 from ._errors import EncodeError
 from ._godot_sort import godot_sort
-from ._layouts import LAYOUTS
+from ._layouts import LAYOUTS, MATH_CLASSES, PACKED_CLASSES
 from ._packed import PackedStringArray, _PackedNumbers
 from ._text_float import f32, godot_strtod, grisu2_text, is_float32, percent_g
 from ._text_syntax import SCALAR_NAMES, TextSyntax, text_syntax
@@ -88,8 +87,8 @@ _SIMPLE: dict[type, VariantType] = {
     bytearray: T.PACKED_BYTE_ARRAY,
     memoryview: T.PACKED_BYTE_ARRAY,
     PackedStringArray: T.PACKED_STRING_ARRAY,
-    **_MATH_CLASSES,
-    **_PACKED_CLASSES,
+    **MATH_CLASSES,
+    **PACKED_CLASSES,
 }
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .._api import decode, dumps
+from .._codec import codec_for
 from .._containers import sniff
 from .._errors import DecodeError, EncodeError, JSONError, TextError
 from .._guess import Reading, other_engine, read_frames, read_whole, record_trouble
@@ -68,8 +69,9 @@ def read_payload(
     accounts for every byte."""
     container, plain, options = open_input(data, args)
     allow = bool(getattr(args, "allow_objects", False))
-    reading = read_whole(plain, profile, allow, records_first=container.kind != "plain")
-    reading = reading or read_frames(plain, profile, allow)
+    codec = codec_for(profile, False, allow)
+    reading = read_whole(plain, codec, records_first=container.kind != "plain")
+    reading = reading or read_frames(plain, codec)
     if reading is None:
         raise Unreadable(why_unreadable(plain, 0, profile, allow))
     payload = Payload(reading.values, reading.records, reading.big_endian, reading.cut, container)
@@ -80,6 +82,7 @@ def why_unreadable(data: bytes, offset: int, profile: Profile, allow_objects: bo
     """How the bytes from ``offset`` fail as one value and as records, and which engine reads
     them whole."""
     view = data[offset:]
+    codec = codec_for(profile, False, allow_objects)
     try:
         value, used = decode(data, version=profile, allow_objects=allow_objects, offset=offset)
     except DecodeError as exc:
@@ -88,7 +91,7 @@ def why_unreadable(data: bytes, offset: int, profile: Profile, allow_objects: bo
         name = type(value).__name__
         article = "an" if name[0] in "aeiouAEIOU" else "a"
         as_value = f"only {used} of {len(view)} bytes decode ({article} {name})"
-    as_records = record_trouble(view, profile, allow_objects) or (
+    as_records = record_trouble(view, codec) or (
         "the length prefixes do not chain to the end of the input"
     )
     lines = [
@@ -96,7 +99,7 @@ def why_unreadable(data: bytes, offset: int, profile: Profile, allow_objects: bo
         f"  as one value: {as_value}",
         f"  as records: {as_records}",
     ]
-    other = other_engine(view, profile, allow_objects)
+    other = other_engine(view, codec)
     if other is not None:
         line, reading = other
         lines.append(f"note: -V {line} reads the whole input, as {reading.describe()}")

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .._api import decode
+from .._codec import codec_for
 from .._guess import read_frames, read_whole, records_only
 from .._profiles import get_profile
 from .._records import load_all
@@ -95,8 +96,9 @@ def _decode(data: bytes, args: argparse.Namespace, show: Show, notes: list[str])
         order = ["big-endian lengths"] if args.big_endian else []
         _print_records(values, show, [*notes, *order])
         return 0
-    reading = read_whole(view, profile, args.allow_objects, records_first=bool(notes))
-    reading = reading or read_frames(view, profile, args.allow_objects)
+    codec = codec_for(profile, False, args.allow_objects)
+    reading = read_whole(view, codec, records_first=bool(notes))
+    reading = reading or read_frames(view, codec)
     if reading is None:
         raise Unreadable(why_unreadable(data, args.offset, profile, args.allow_objects))
     if reading.records:
@@ -107,7 +109,7 @@ def _decode(data: bytes, args: argparse.Namespace, show: Show, notes: list[str])
         _print_records(reading.values, show, notes, reading.cut > 0)
         return 0
     print(show(reading.values[0]))
-    also = records_only(view, profile, args.allow_objects)
+    also = records_only(view, codec)
     if also is not None:
         print(
             f"note: the bytes also read whole as {also.describe()}: --records prints them",

@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from .._codec import codec_for
 from .._errors import DecodeError
 from .._framing import Framing, StreamDecoder
 from .._guess import engine_for_frames, loose_frame
@@ -62,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
         big_endian=big_endian,
         max_frame_size=args.max_frame_size,
     )
-    loose = loose_frame(data, profile, args.allow_objects, big_endian)
+    loose = loose_frame(data, codec_for(profile, False, args.allow_objects), big_endian)
     if loose is not None:
         index, offset, used = loose
         raise Unreadable(
@@ -89,5 +90,5 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _engine_note(data: bytes, profile: Profile, allow_objects: bool, big_endian: bool) -> str:
-    line = engine_for_frames(data, profile, allow_objects, big_endian)
+    line = engine_for_frames(data, codec_for(profile, False, allow_objects), big_endian)
     return f"\nnote: -V {line} reads every whole frame" if line is not None else ""

@@ -7,6 +7,7 @@ import json
 import sys
 from typing import Any
 
+from .._codec import codec_for
 from .._containers import sniff
 from .._guess import other_engine
 from .._inspect import Field, Section, inspect_data
@@ -88,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         print("# the records are encrypted: --password or --key shows them", file=sys.stderr)
     unread = any(f.what.startswith("unread:") for s in sections for f in s.fields)
     if (unread or not ok) and sniff(data[:4]) == "plain":
-        other = other_engine(data, profile, args.allow_objects)
+        other = other_engine(data, codec_for(profile, False, args.allow_objects))
         if other is not None:
             line, reading = other
             print(

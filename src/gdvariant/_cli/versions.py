@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
+from .. import _core
 from .._profiles import PROFILES, Profile
 from ._common import command_parser
 
@@ -30,11 +32,20 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({name: p.describe() for name, p in PROFILES.items()}, indent=2))
+        print(_core_line(), file=sys.stderr)
         return 0
     for name, profile in PROFILES.items():
         alias = f" (= {profile.name})" if name != profile.name else ""
         print(f"{name:<16}{profile.engine}{alias}: {', '.join(_features(profile))}")
+    print(_core_line())
     return 0
+
+
+def _core_line() -> str:
+    """Which codec core is live, and why not the compiled one when it is not."""
+    if _core.IMPLEMENTATION == _core.COMPILED:
+        return "# codec core: c (compiled)"
+    return f"# codec core: python (pure Python; {_core.compiled_error()})"
 
 
 def _features(profile: Profile) -> list[str]:
