@@ -216,6 +216,15 @@ def random_value(rng: random.Random, depth: int = 0, version: str = "4") -> Any:
 _ABSURD_WORDS = [b"\xff\xff\xff\x7f", b"\0\0\0\x80", b"\xff\xff\xff\xff"]
 
 
+def random_call_args(rng: random.Random) -> tuple[Any, ...]:
+    """The arguments of one RPC: 0-8 random values, never one lone empty PackedByteArray
+    (Godot receives that raw call as no argument at all)."""
+    while True:
+        args = tuple(random_value(rng) for _ in range(rng.randint(0, 8)))
+        if args != (b"",):
+            return args
+
+
 def mutated_encodings(rng: random.Random, version: str = "4", count: int = 300) -> list[bytes]:
     """Encodings of random values, each truncated, bit-flipped or given an absurd word."""
     blobs = []

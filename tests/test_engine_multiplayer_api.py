@@ -28,7 +28,8 @@ from multiplayer_api_scene import (
     golden_view,
 )
 from multiplayer_recorder import free_port, record_api, record_api_godot_server, run_godot
-from random_values import LEAVES, random_value
+from multiplayer_roles import copy_project
+from random_values import LEAVES, random_call_args
 
 from gdvariant import TypedArray, VariantType, Vector2, dumps
 from gdvariant.multiplayer import SceneMultiplayer, SpawnedNode, enet, read_script_rpcs, websocket
@@ -57,15 +58,6 @@ def covering_calls(rng: random.Random) -> list[tuple[Any, ...]]:
     rng.shuffle(values)
     calls = [tuple(values[i : i + 8]) for i in range(0, len(values), 8)]
     return [(*call, 0) if call == (b"",) else call for call in calls]
-
-
-def random_args(rng: random.Random) -> tuple[Any, ...]:
-    """0-8 random values of every type the compressed form has; one lone empty
-    PackedByteArray is avoided (Godot receives it as no argument at all)."""
-    while True:
-        args = tuple(random_value(rng) for _ in range(rng.randint(0, 8)))
-        if args != (b"",):
-            return args
 
 
 def new_label(rng: random.Random, old: str) -> str:
@@ -157,7 +149,7 @@ async def play(engine: Engine, inside: str, transport: str) -> dict[str, Any]:
         expected["peer"] = peer
         covering = covering_calls(rng)
         for number in range(CALLS):
-            args = covering[number] if number < len(covering) else random_args(rng)
+            args = covering[number] if number < len(covering) else random_call_args(rng)
             # the calls that cover every type go reliable, so they reach the client on ENet too
             method = f"{'r' if number < len(covering) else rng.choice('ru')}{len(args)}"
             game.mp.rpc(peer, RPC, method, *args)
@@ -219,8 +211,7 @@ def test_godot_client_plays_against_scene_multiplayer(godot4: Engine, transport:
     print(f"SEED={SEED}")
     lossy = transport == "enet"
     with godot4.workdir() as (here, inside):
-        for path in PROJECT.iterdir():
-            (here / path.name).write_bytes(path.read_bytes())
+        copy_project(here)
         result = asyncio.run(play(godot4, inside, transport))
     log, game, expected = result["log"], result["game"], result["expected"]
     peer = expected["peer"]
@@ -338,8 +329,7 @@ def test_our_server_sends_what_a_godot_server_sends(godot4: Engine) -> None:
     """The same script played by a Godot 4.6 server (api.gd) and by ours, each for a Godot
     client behind the recording proxy: the packets are equal byte for byte."""
     with godot4.workdir() as (here, inside):
-        for path in PROJECT.iterdir():
-            (here / path.name).write_bytes(path.read_bytes())
+        copy_project(here)
         godot = asyncio.run(record_api_godot_server(godot4, inside))
         ours = asyncio.run(our_golden_server(godot4, inside))
     expected, got = golden_view(godot["packets"]), golden_view(ours["packets"])
@@ -370,8 +360,7 @@ def test_a_godot_client_that_never_authenticates_times_out(godot4: Engine) -> No
     """``auth_timeout``: a client that sends no auth data is failed and closed; both sides
     see ``peer_authentication_failed``, and it never becomes a peer (about 1 s)."""
     with godot4.workdir() as (here, inside):
-        for path in PROJECT.iterdir():
-            (here / path.name).write_bytes(path.read_bytes())
+        copy_project(here)
         game, events, log = asyncio.run(silent_client(godot4, inside))
     assert len(events) == 2 and events[1] == -events[0]  # authenticating, then failed
     assert "AUTHENTICATING 1" in log.splitlines()

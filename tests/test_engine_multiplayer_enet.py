@@ -14,17 +14,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-import shutil
 from collections import Counter
 from typing import Any
 
 import enet
 import pytest
 from enet_recorder import record_enet_server, rpc_modes
-from engines import ENGINE_SCRIPTS, SEED, Engine
+from engines import SEED, Engine
 from godot_describe import canon
 from multiplayer_recorder import run_godot
-from random_values import random_value
+from multiplayer_roles import BIGGEST, COUNT, RoleSession, copy_project
+from random_values import random_call_args
 
 import gdvariant as gd
 from gdvariant.multiplayer import (
@@ -39,37 +39,22 @@ from gdvariant.multiplayer.enet import MultiplayerServer, default_mode, enet_rou
 
 pytestmark = pytest.mark.engine
 
-PROJECT = ENGINE_SCRIPTS / "multiplayer_client"
 ROLES = ("raw", "calls", "garbage", "reject", "silent")
-COUNT = 12
-BIGGEST = 65534  # the WebSocket test's largest payload; ENet fragments it
 CALLS = 10  # RPCs per method and player
 #: The @rpc methods of tests/engine/multiplayer_client/calls.gd.
 METHODS = rpc_method_ids(["reliable", "unreliable", "reliable_echo", "unreliable_echo", "relayed"])
 PATH = "Main/Calls"
 
 
-def random_args(rng: random.Random) -> tuple[Any, ...]:
-    """0-8 random values; never one empty PackedByteArray, which Godot reads as no argument."""
-    while True:
-        args = tuple(random_value(rng) for _ in range(rng.randint(0, 8)))
-        if args != (b"",):
-            return args
-
-
-class Session:
+class Session(RoleSession):
     """Our server's side: who authenticated as what, and what arrived, with which mode."""
 
+    server: MultiplayerServer
+
     def __init__(self) -> None:
-        self.roles: dict[str, int] = {}
-        self.tokens: list[bytes] = []
-        self.connected: list[int] = []
-        self.disconnected: list[int] = []
+        super().__init__()
         self.auth_failed: list[int] = []
-        self.raw: list[tuple[int, bytes]] = []
         self.echoes: list[tuple[int, str, tuple[Any, ...], tuple[TransferMode, int]]] = []
-        self.garbage_gone = asyncio.Event()
-        self.raw_done = asyncio.Event()
         self.server = MultiplayerServer(
             auth_callback=self.auth,
             auth_timeout=2.0,
@@ -79,25 +64,6 @@ class Session:
             on_raw=self.got_raw,
             on_packet=self.got_packet,
         )
-
-    def auth(self, peer: int, data: bytes) -> None:
-        self.tokens.append(data)
-        if not data.startswith(b"letmein:"):
-            self.server.disconnect_peer(peer)
-            return
-        self.roles[data.removeprefix(b"letmein:").decode()] = peer
-        self.server.send_auth(peer, b"welcome")
-        self.server.complete_auth(peer)
-
-    def gone(self, peer: int) -> None:
-        self.disconnected.append(peer)
-        if peer == self.roles.get("garbage"):
-            self.garbage_gone.set()
-
-    def got_raw(self, peer: int, payload: bytes) -> None:
-        self.raw.append((peer, payload))
-        if len(self.raw) == COUNT:
-            self.raw_done.set()
 
     def got_packet(self, peer: int, packet: Packet) -> None:
         if isinstance(packet, RemoteCall):
@@ -110,11 +76,6 @@ class Session:
 
     def echoed(self, method: str) -> int:
         return sum(name == f"{method}_echo" for _, name, _, _ in self.echoes)
-
-
-def copy_project(here: Any) -> None:
-    for path in PROJECT.iterdir():
-        shutil.copy(path, here / path.name)
 
 
 async def play(
@@ -169,7 +130,7 @@ def test_godot_enet_clients_join_our_server(godot4: Engine) -> None:
     rng = random.Random(SEED)
     sent = [rng.randbytes(rng.randint(1, 300)) for _ in range(COUNT - 1)]
     sent.append(rng.randbytes(BIGGEST))
-    calls = [(m, random_args(rng)) for m in ("reliable", "unreliable") for _ in range(CALLS)]
+    calls = [(m, random_call_args(rng)) for m in ("reliable", "unreliable") for _ in range(CALLS)]
     with godot4.workdir() as (here, inside):
         copy_project(here)
         session, logs = asyncio.run(play(godot4, inside, sent, calls))

@@ -14,13 +14,13 @@ import random
 import shutil
 import struct
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
-from engines import ENGINE_SCRIPTS, SEED, Engine
+from engines import SEED, Engine
 from multiplayer_recorder import PROJECT as MP_PROJECT
 from multiplayer_recorder import free_port, run_godot, wait_listening
+from multiplayer_roles import BIGGEST, COUNT, RoleSession, copy_project
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
@@ -30,22 +30,14 @@ from gdvariant.multiplayer.websocket import MultiplayerClient, MultiplayerServer
 
 pytestmark = pytest.mark.engine
 
-PROJECT = ENGINE_SCRIPTS / "multiplayer_client"
-COUNT = 12
-BIGGEST = 65534  # + the RAW command byte = Godot's 65535-byte inbound buffer
 
-
-class Session:
+class Session(RoleSession):
     """Our server's side of the session: who authenticated as what, and what arrived."""
 
+    server: MultiplayerServer
+
     def __init__(self) -> None:
-        self.roles: dict[str, int] = {}
-        self.tokens: list[bytes] = []
-        self.connected: list[int] = []
-        self.disconnected: list[int] = []
-        self.raw: list[tuple[int, bytes]] = []
-        self.garbage_gone = asyncio.Event()
-        self.raw_done = asyncio.Event()
+        super().__init__()
         self.server = MultiplayerServer(
             auth_callback=self.auth,
             on_peer_connected=self.connected.append,
@@ -53,31 +45,6 @@ class Session:
             on_raw=self.got_raw,
             ids=random.Random(SEED),
         )
-
-    def auth(self, peer: int, data: bytes) -> None:
-        self.tokens.append(data)
-        role = data.removeprefix(b"letmein:").decode()
-        if not data.startswith(b"letmein:"):
-            self.server.disconnect_peer(peer)
-            return
-        self.roles[role] = peer
-        self.server.send_auth(peer, b"welcome")
-        self.server.complete_auth(peer)
-
-    def gone(self, peer: int) -> None:
-        self.disconnected.append(peer)
-        if peer == self.roles.get("garbage"):
-            self.garbage_gone.set()
-
-    def got_raw(self, peer: int, payload: bytes) -> None:
-        self.raw.append((peer, payload))
-        if len(self.raw) == COUNT:
-            self.raw_done.set()
-
-
-def copy_project(here: Path) -> None:
-    for path in PROJECT.iterdir():
-        shutil.copy(path, here / path.name)
 
 
 async def play(engine: Engine, inside: str, sent: list[bytes]) -> tuple[Session, list[str]]:

@@ -17,6 +17,8 @@ from typing import Any
 import enet
 import pytest
 from enet_recorder import rpc_modes
+from multiplayer_serving import run, until
+from multiplayer_serving import serving as serving_with
 
 from gdvariant.multiplayer import AddPeer, DelPeer, Sync, SyncState, TransferMode, decode_packet
 from gdvariant.multiplayer.enet import MultiplayerClient, MultiplayerServer, enet_route, transfer_of
@@ -25,10 +27,6 @@ from gdvariant.multiplayer.enet import MultiplayerClient, MultiplayerServer, ene
 RELIABLE, UNSEQUENCED, UNRELIABLE_FRAGMENT = 1, 2, 8
 #: What a Godot 4.6 ENet server sent one client (tools/record_multiplayer_vectors.py --enet).
 GODOT_SERVER = Path(__file__).parent / "vectors/multiplayer/enet_server.json"
-
-
-def run(coro: Awaitable[None]) -> None:
-    asyncio.run(asyncio.wait_for(coro, 30))
 
 
 class FakeGodot:
@@ -78,23 +76,8 @@ async def joined(port: int, peer_id: int) -> FakeGodot:
     return client
 
 
-async def until(condition: Callable[[], bool]) -> None:
-    while not condition():
-        await asyncio.sleep(0.005)
-
-
 def serving(**options: Any) -> Callable[[Callable[..., Awaitable[None]]], Callable[[], None]]:
-    """Run the test body as ``body(server, port)`` against a listening server."""
-
-    def wrap(body: Callable[..., Awaitable[None]]) -> Callable[[], None]:
-        async def main() -> None:
-            async with MultiplayerServer(**options) as server:
-                port = await server.listen("127.0.0.1", 0)
-                await body(server, port)
-
-        return lambda: run(main())
-
-    return wrap
+    return serving_with(MultiplayerServer, **options)
 
 
 @pytest.mark.parametrize(

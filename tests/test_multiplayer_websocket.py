@@ -13,6 +13,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
+from multiplayer_serving import run, until
+from multiplayer_serving import serving as serving_with
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.asyncio.server import serve
 from websockets.exceptions import ConnectionClosed
@@ -30,10 +32,6 @@ mpws = pytest.importorskip(
     "gdvariant.multiplayer.websocket", reason="the websockets extra is missing"
 )
 MultiplayerServer = mpws.MultiplayerServer
-
-
-def run(coro: Awaitable[None]) -> None:
-    asyncio.run(asyncio.wait_for(coro, 30))
 
 
 async def join(port: int, **options: Any) -> tuple[ClientConnection, int]:
@@ -66,17 +64,7 @@ async def left(server: Any, peer: int) -> None:
 
 
 def serving(**options: Any) -> Callable[[Callable[..., Awaitable[None]]], Callable[[], None]]:
-    """Run the test body as ``body(server, port)`` against a listening server."""
-
-    def wrap(body: Callable[..., Awaitable[None]]) -> Callable[[], None]:
-        async def main() -> None:
-            async with MultiplayerServer(**options) as server:
-                port = await server.listen("127.0.0.1", 0)
-                await body(server, port)
-
-        return lambda: run(main())
-
-    return wrap
+    return serving_with(MultiplayerServer, **options)
 
 
 def test_peer_ids_are_the_4_byte_first_message_and_follow_the_rng() -> None:
@@ -394,11 +382,6 @@ def test_client_and_server_authenticate_relay_and_part() -> None:
         assert ("out", 0, 1) in events and ("out", 1, 1) in events
 
     run(main())
-
-
-async def until(condition: Callable[[], bool]) -> None:
-    while not condition():
-        await asyncio.sleep(0.01)
 
 
 @pytest.mark.parametrize(
