@@ -122,6 +122,34 @@ def test_the_client_picks_its_id_and_bad_ones_are_refused() -> None:
     body()
 
 
+def test_the_throttle_option_configures_each_clients_enet_peer() -> None:
+    """``throttle`` sets what ENet uses to drop our unreliable packets; without it, ENet's
+    defaults stay (interval 5000 ms, acceleration and deceleration 2)."""
+
+    def settings(server: MultiplayerServer, peer: int) -> tuple[int, int, int]:
+        enet_peer = server._peers[peer].peer
+        return (
+            enet_peer.packetThrottleInterval,
+            enet_peer.packetThrottleAcceleration,
+            enet_peer.packetThrottleDeceleration,
+        )
+
+    @serving(throttle=(1000, 3, 0))
+    async def configured(server: MultiplayerServer, port: int) -> None:
+        await joined(port, 77)
+        await until(lambda: 77 in server.peers)
+        assert settings(server, 77) == (1000, 3, 0)
+
+    @serving()
+    async def default(server: MultiplayerServer, port: int) -> None:
+        await joined(port, 78)
+        await until(lambda: 78 in server.peers)
+        assert settings(server, 78) == (5000, 2, 2)
+
+    configured()
+    default()
+
+
 def test_packets_travel_with_godots_channels_and_flags() -> None:
     modes: list[tuple[TransferMode, int]] = []
 
