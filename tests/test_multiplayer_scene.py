@@ -198,6 +198,44 @@ def test_spawn_sync_delta_despawn(game: tuple[FakeServer, SceneMultiplayer]) -> 
         spawner.spawn(0, "a/b")
 
 
+def test_a_node_visible_to_some_peers_goes_only_to_them(
+    game: tuple[FakeServer, SceneMultiplayer],
+) -> None:
+    """``visible_to`` as a Godot synchronizer's ``set_visibility_for``: spawn, syncs,
+    deltas and despawn reach only those peers, including one that joins later."""
+    server, mp = game
+    spawner = mp.add_spawner("Main/Spawner", "Main/Mobs", [MOB])
+    server.join(5)
+    server.join(6)
+    mine = spawner.spawn(0, "Mine", {"hp": 1}, visible_to=[6, 7])
+    spawner.spawn(0, "All")
+    assert [(peer, type(p).__name__, getattr(p, "name", "")) for peer, p in server.take()] == [
+        (6, "SimplifyPath", ""),
+        (6, "Spawn", "Mine"),
+        (5, "SimplifyPath", ""),
+        (5, "Spawn", "All"),
+        (6, "Spawn", "All"),
+    ]
+    server.join(7)  # listed before it joined
+    assert [(peer, getattr(p, "name", "")) for peer, p in server.take()] == [
+        (7, ""),
+        (7, "Mine"),
+        (7, "All"),
+    ]
+    mp.sync()
+    synced = {
+        peer: sorted(s.net_id for s in p.states) for peer, p in server.take() if isinstance(p, Sync)
+    }
+    assert synced == {5: [4], 6: [2, 4], 7: [2, 4]}  # sync ids: Mine 2, All 4
+    mine.state.hp = 2
+    mp.sync()
+    deltas = [(peer, p) for peer, p in server.take() if isinstance(p, DeltaSync)]
+    hp = DeltaSync((DeltaState(2, 0b01, (2,)),))
+    assert deltas == [(6, hp), (7, hp)]
+    spawner.despawn(mine)
+    assert server.take() == [(6, Despawn(1)), (7, Despawn(1))]
+
+
 def test_sync_packets_split_as_godot_does(game: tuple[FakeServer, SceneMultiplayer]) -> None:
     server, mp = game
     spawner = mp.add_spawner("Main/Spawner", "Main/Mobs", [MOB])
