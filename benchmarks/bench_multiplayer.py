@@ -420,7 +420,8 @@ def run_one(kind: str, args: argparse.Namespace, engine: Engine | None) -> dict[
         godots: list[tuple[subprocess.Popen[str], Lines]] = []
         try:
             for _ in range(args.godot_clients if engine is not None else 0):
-                cmd = godot_command(engine, inside, [url, "600", str(args.ping_hz)])  # type: ignore[arg-type]
+                assert engine is not None
+                cmd = godot_command(engine, inside, [url, "600", str(args.ping_hz)])
                 proc = subprocess.Popen(
                     cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
                 )
