@@ -58,6 +58,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from websockets.exceptions import InvalidMessage
+
 from gdvariant import Vector2
 from gdvariant.multiplayer import (
     ConfirmPath,
@@ -90,6 +92,7 @@ SPAWN_PATH = "Bench/Entities"
 RPC_CACHE_ID = 1  # the id our clients give Bench/Rpc in their SIMPLIFY_PATH
 #: a run fails when the clients got fewer sync values than this share of what the ticks promise
 MIN_SYNC_SHARE = 0.8
+JOIN_ATTEMPTS = 5  # a server busy with 100 handshakes may drop one; count and retry
 
 
 class BenchEntity(NetClass):
@@ -253,18 +256,32 @@ class BenchClient:
             await asyncio.sleep(1 / hz)
 
 
-async def run_clients(url: str, args: argparse.Namespace) -> dict[str, Any]:
-    """Join ``args.clients`` clients, wait for every entity, then measure for ``seconds``."""
+async def run_clients(url: str, args: argparse.Namespace) -> None:
+    """Join ``args.clients`` clients, wait for every entity, then measure for ``seconds``;
+    print the figures (``RESULT`` and JSON)."""
     rpcs = read_script_rpcs(PROJECT, "res://bench_rpc.gd")
     clients = [BenchClient(rpcs, args.entities) for _ in range(args.clients)]
     gate = asyncio.Semaphore(16)  # not 100 handshakes at once
 
+    retries = 0
+
     async def join(client: BenchClient) -> None:
+        nonlocal retries
         async with gate:
-            await client.start(url)
+            for attempt in range(JOIN_ATTEMPTS):
+                try:
+                    await client.start(url)
+                    return
+                except (OSError, InvalidMessage) as exc:
+                    if attempt == JOIN_ATTEMPTS - 1:
+                        raise RuntimeError(f"could not join {url}: {exc}") from exc
+                    retries += 1
+                    client.client = MultiplayerClient(on_packet=client.packet)
+                    await asyncio.sleep(0.2 * (attempt + 1))
 
     async with asyncio.timeout(60):
         await asyncio.gather(*(join(c) for c in clients))
+        print(f"joined {len(clients)} ({retries} retries)", file=sys.stderr, flush=True)
         await asyncio.gather(*(c.spawned.wait() for c in clients))
         await asyncio.gather(*(c.confirmed.wait() for c in clients))
     pingers = [asyncio.create_task(c.ping(args.ping_hz)) for c in clients]
@@ -282,12 +299,11 @@ async def run_clients(url: str, args: argparse.Namespace) -> dict[str, Any]:
     await asyncio.sleep(0.5)  # the last pongs
     for task in pingers:
         task.cancel()
-    for client in clients:
-        await client.client.close()
     rtts = sorted(r for c in clients for r in c.counts.rtts)
     pings = sum(len(c.counts.rtts) + len(c.sent_at) for c in clients)
-    return {
+    result = {
         "seconds": elapsed,
+        "join_retries": retries,
         "received": sum(c.counts.received for c in clients),
         "sent": sum(c.counts.sent for c in clients),
         "sync_values": sum(c.counts.sync_values for c in clients),
@@ -298,6 +314,9 @@ async def run_clients(url: str, args: argparse.Namespace) -> dict[str, Any]:
         "p50_ms": percentile(rtts, 50) * 1000,
         "p99_ms": percentile(rtts, 99) * 1000,
     }
+    print("RESULT " + json.dumps(result), flush=True)
+    # together: each close may wait for the server's answer (websockets' close_timeout)
+    await asyncio.gather(*(c.client.close() for c in clients))
 
 
 def percentile(values: list[float], p: int) -> float:
@@ -507,6 +526,7 @@ ROWS = [
     ("RPC round trip p50 (ms)", "p50_ms", "{:.2f}"),
     ("RPC round trip p99 (ms)", "p99_ms", "{:.2f}"),
     ("round trips measured", "pongs", "{:,}"),
+    ("joins retried", "join_retries", "{:,}"),
 ]
 
 
@@ -560,8 +580,7 @@ def main() -> int:
         asyncio.run(serve(args.serve, args.entities))
         return 0
     if args.clients_of:
-        result = asyncio.run(run_clients(args.clients_of, args))
-        print("RESULT " + json.dumps(result), flush=True)
+        asyncio.run(run_clients(args.clients_of, args))
         return 0
     if args.write_scene:
         (PROJECT / "bench_entity.tscn").write_text(entity_tscn())
@@ -584,7 +603,10 @@ def main() -> int:
     runs: list[dict[str, Any]] = []
     failed = False
     for number in range(args.repeat):
-        pair = [run_one(kind, args, engine) for kind in kinds]
+        pair = []
+        for kind in kinds:
+            pair.append(run_one(kind, args, engine))
+            print(f"run {number + 1}, {kind}:\n{table(pair[-1:])}", flush=True)
         runs += pair
         print(f"run {number + 1}:\n{table(pair)}", flush=True)
         failed |= any(f["problems"] for f in pair)

@@ -34,6 +34,7 @@ func _ready() -> void:
 	if args[0] == "server":
 		per_peer = int(args[2])
 		Engine.max_fps = TICK_HZ
+		peer.handshake_timeout = 30.0  # 100 clients joining at once on a loaded machine
 		if peer.create_server(int(args[1])) != OK:
 			_quit_with("CANNOT_LISTEN")
 			return
