@@ -35,7 +35,7 @@ from typing import Any, Protocol
 from .. import dumps
 from ._counters import PATH_NET_ID, InboundSyncTime, NetIds, SyncClock, is_path_net_id
 from ._errors import ProtocolError
-from ._packets import Packet, encode_packet
+from ._packets import Packet
 from ._paths import EMPTY_CHECKSUM, ConfirmPath, SendCache, SimplifyPath
 from ._replication import DeltaState, DeltaSync, Despawn, Spawn, Sync, SyncState
 from ._rpc import RemoteCall
@@ -658,7 +658,7 @@ class SceneMultiplayer:
         batch: list[SyncState] = []
         size = _SYNC_HEADER
         for state in states:
-            entry = len(encode_packet(Sync(time, (state,)))) - _SYNC_HEADER
+            entry = _SYNC_ENTRY + len(state.encoded)
             if entry - _SYNC_ENTRY > MAX_SYNC_PACKET_SIZE:
                 self.logger.warning("net id %d: a %d-byte state is never sent", state.net_id, entry)
                 continue
@@ -676,7 +676,7 @@ class SceneMultiplayer:
         batch: list[DeltaState] = []
         size = 1
         for delta in deltas:
-            entry = len(encode_packet(DeltaSync((delta,)))) - 1
+            entry = _DELTA_ENTRY + len(delta.encoded)
             if entry - _DELTA_ENTRY > MAX_DELTA_PACKET_SIZE:
                 self.logger.warning("net id %d: a %d-byte delta is never sent", delta.net_id, entry)
                 continue
