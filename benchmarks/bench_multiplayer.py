@@ -82,6 +82,7 @@ from gdvariant.replication import Float32, Int, NetClass, Prop, Vec2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from engines import Engine, find_engine
+from multiplayer_recorder import free_port
 
 PROJECT = Path(__file__).resolve().parent / "multiplayer"
 TICK_HZ = 30
@@ -334,6 +335,16 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def waited_seconds(pid: int) -> float:
+    """Time the threads of ``pid`` were runnable but waiting for a core (``schedstat``): on
+    a shared machine, what other processes took from this one."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):
+            total += int((task / "schedstat").read_text().split()[1])
+    return total / 1e9
+
+
 def load() -> str:
     one, five, fifteen = os.getloadavg()
     return f"load {one:.2f} {five:.2f} {fifteen:.2f}"
@@ -356,12 +367,6 @@ class Lines:
                 self.ticks = int(line.split()[1])
             else:
                 self.lines.append(line.rstrip("\n"))
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def wait_listening(port: int, proc: subprocess.Popen[str]) -> None:
@@ -454,6 +459,7 @@ def run_one(kind: str, args: argparse.Namespace, engine: Engine | None) -> dict[
                     mark = "start" if line.startswith("START") else "end"
                     figures[f"{mark}_wall"] = time.perf_counter()
                     figures[f"{mark}_cpu"] = cpu_seconds(server.pid)
+                    figures[f"{mark}_waited"] = waited_seconds(server.pid)
                     figures[f"{mark}_client_cpu"] = cpu_seconds(clients.pid)
                     figures[f"{mark}_ticks"] = server_out.ticks
                 elif line.startswith("RESULT "):
@@ -491,6 +497,7 @@ def derive(f: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
     f["cpu_ms_per_tick"] = cpu / ticks * 1000 if ticks else float("nan")
     f["wall_ms_per_tick"] = wall / ticks * 1000 if ticks else float("nan")
     f["cpu_share"] = cpu / wall
+    f["waited_share"] = (f["end_waited"] - f["start_waited"]) / wall
     f["client_cpu_share"] = (f["end_client_cpu"] - f["start_client_cpu"]) / wall
     f["recv_per_s"] = f["received"] / f["seconds"]
     f["sent_per_s"] = f["sent"] / f["seconds"]
@@ -518,6 +525,7 @@ ROWS = [
     ("wall time per tick (ms)", "wall_ms_per_tick", "{:.2f}"),
     ("ticks per second", "tick_hz", "{:.1f}"),
     ("server CPU (share of a core)", "cpu_share", "{:.0%}"),
+    ("server waiting for a core", "waited_share", "{:.0%}"),
     ("client process CPU (share)", "client_cpu_share", "{:.0%}"),
     ("messages/s to Python clients", "recv_per_s", "{:,.0f}"),
     ("messages/s from Python clients", "sent_per_s", "{:,.0f}"),
