@@ -10,7 +10,7 @@ import pytest
 from multiplayer_api_scene import ENTITY, PROJECT
 from multiplayer_fake import FakeServer
 
-from gdvariant import Vector2
+from gdvariant import Vector2, dumps
 from gdvariant.multiplayer import (
     EMPTY_CHECKSUM,
     NODE_RPC_FLAG,
@@ -234,6 +234,21 @@ def test_a_node_visible_to_some_peers_goes_only_to_them(
     assert deltas == [(6, hp), (7, hp)]
     spawner.despawn(mine)
     assert server.take() == [(6, Despawn(1)), (7, Despawn(1))]
+
+
+def test_watched_values_are_judged_by_their_bytes(
+    game: tuple[FakeServer, SceneMultiplayer],
+) -> None:
+    """The shortcut for unchanged int/str/bool values never hides a change of bytes: 1 then
+    True, 0.0 then -0.0 are changes; an equal int or str reuses last frame's bytes."""
+    _, mp = game
+    node = mp.add_spawner("Main/Spawner", "Main/Mobs", [MOB]).spawn(0, "M")
+    first = node.watched_bytes({"n": 1, "s": "é", "f": 0.0}, ["n", "s", "f"])
+    again = node.watched_bytes({"n": 1, "s": "é", "f": 0.0}, ["n", "s", "f"])
+    assert again == first and again["n"] is first["n"] and again["s"] is first["s"]
+    changed = node.watched_bytes({"n": True, "s": "é", "f": -0.0}, ["n", "s", "f"])
+    assert changed["n"] == dumps(True) != first["n"]
+    assert changed["f"] == dumps(-0.0) != first["f"]
 
 
 def test_sync_packets_split_as_godot_does(game: tuple[FakeServer, SceneMultiplayer]) -> None:

@@ -62,6 +62,8 @@ MAX_DELTA_PACKET_SIZE = 65535
 _SYNC_HEADER = 3  # command byte + u16 time
 _SYNC_ENTRY = 8  # u32 net id + u32 size
 _DELTA_ENTRY = 16  # u32 net id + u64 mask + u32 size
+#: types whose values are equal exactly when their encoded bytes are (not float: -0.0 == 0.0)
+_EXACT_EQ = frozenset({int, str, bool})
 
 
 class Transport(Protocol):
@@ -140,6 +142,25 @@ class SpawnedNode:
     #: the peers that see the node (its synchronizer's ``set_visibility_for``); None: all
     #: (``public_visibility``)
     visible_to: frozenset[int] | None = None
+    #: each watched property's last value and its bytes (see ``watched_bytes``)
+    watch_cache: dict[str, tuple[Any, bytes]] = field(default_factory=dict)
+
+    def watched_bytes(self, values: Mapping[str, Any], props: Sequence[str]) -> dict[str, bytes]:
+        """The encoded bytes of the watched ``props``, by which changes are judged. A value
+        of a type whose ``==`` means equal bytes (int, str, bool), equal to last frame's, is
+        not encoded again: a frame of many entities mostly repeats them."""
+        cache = self.watch_cache
+        out = {}
+        for prop in props:
+            value = values[prop]
+            last = cache.get(prop)
+            same_type = last is not None and type(last[0]) is type(value)
+            if same_type and type(value) in _EXACT_EQ and last is not None and last[0] == value:
+                out[prop] = last[1]
+                continue
+            out[prop] = data = dumps(value)
+            cache[prop] = (value, data)
+        return out
 
     def visible_peers(self, peers: frozenset[int]) -> list[int]:
         """Those of ``peers`` that get this node's spawn, syncs and despawn, in order."""
@@ -621,7 +642,7 @@ class SceneMultiplayer:
                 for peer in targets:
                     states[peer].append(state)
             if config.watch_props:
-                encoded = {prop: dumps(values[prop]) for prop in config.watch_props}
+                encoded = node.watched_bytes(values, config.watch_props)
                 for peer in targets:
                     delta = self._delta(peer, node, values, encoded)
                     if delta is not None:
