@@ -316,6 +316,25 @@ def test_scene_handlers_serve_every_spawned_instance() -> None:
     assert pokes == [("B", 5, 1), ("A", 5, 2)]
 
 
+def test_rpcs_on_a_node_reach_only_the_peers_that_see_it() -> None:
+    """Godot's sender refuses a target that cannot see the node (spec §9.1, §11.6)."""
+    server = FakeServer()
+    mp = SceneMultiplayer(server, project=PROJECT)
+    spawner = mp.add_spawner("Api/Spawner", "Api/Entities", [ENTITY])
+    server.join(5)
+    server.join(6)
+    node = spawner.spawn(0, "A", visible_to=[6])
+    server.take()
+    with pytest.raises(ValueError, match="peer 5 cannot see Api/Entities/A"):
+        mp.rpc(5, node.path, "poke", 1)
+    mp.rpc(0, node.path, "poke", 2)
+    mp.rpc(-6, node.path, "poke", 3)  # all but 6: nobody else sees it
+    assert [(peer, type(p).__name__) for peer, p in server.take()] == [
+        (6, "SimplifyPath"),
+        (6, "RemoteCall"),
+    ]
+
+
 RELIABLE, UNRELIABLE = TransferMode.RELIABLE, TransferMode.UNRELIABLE
 
 

@@ -432,7 +432,8 @@ class SceneMultiplayer:
     def rpc(self, peer: int, path: str, method: str, *args: Any) -> None:
         """``node.rpc_id(peer, method, ...args)``: call a client's ``@rpc`` function
         (peer 0: every client; -N: all but N). With ``call_local`` the handler registered
-        for it here runs too."""
+        for it here runs too. A spawned node with ``visible_to`` is called only on the
+        peers that see it; naming another one is an error."""
         node = self._declared(path)
         config = node.rpcs.config(method, f"rpc on {path}")
         config.check_args(len(args), f"rpc on {path}")
@@ -454,6 +455,11 @@ class SceneMultiplayer:
             targets = []
         else:
             raise ValueError(f"peer {peer} is not connected")
+        spawned = self.spawned_at.get(path)
+        if spawned is not None and spawned.visible_to is not None:  # as Godot's sender does
+            if peer > SERVER and peer not in spawned.visible_to:
+                raise ValueError(f"peer {peer} cannot see {path} (visible_to)")
+            targets = [t for t in targets if t in spawned.visible_to]
         self._send_call(targets, node, config, args)
         runs_here = peer == SERVER or (config.call_local and (peer <= 0 and peer != -SERVER))
         if runs_here:
