@@ -241,7 +241,9 @@ class BenchClient:
             prefix = f"E{self.client.unique_id}_"
             if not packet.name.startswith(prefix) or len(packet.sync_ids) != 1:
                 counts.bad += 1  # another client's entity, or not our scene
-            self.index[packet.sync_ids[0]] = int(packet.name.removeprefix(prefix) or -1)
+            suffix = packet.name.rpartition("_")[2]
+            for sync_id in packet.sync_ids:
+                self.index[sync_id] = int(suffix) if suffix.isdigit() else -1
             if len(self.index) == self.per_peer:
                 self.spawned.set()
 
