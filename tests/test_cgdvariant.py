@@ -1,0 +1,179 @@
+"""The compiled core (``gdvariant._cgdvariant``) against the pure-Python core, the reference.
+
+Both cores must give the same value (types included) and end offset, or the same error with the
+same message, offset, path, Godot code and limit; and the same bytes or the same EncodeError.
+Without a C compiler the module is absent and these tests skip, unless
+``GDVARIANT_REQUIRE_COMPILED=1`` says it must be there (CI).
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import random
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+import pytest
+from core_compare import compare_decode, compare_encode, compiled, same_value
+from random_values import RELEASES, mutated_encodings, random_value
+
+import gdvariant as gd
+from gdvariant import _decoder, _encoder, _fastlz
+from gdvariant._limits import DEFAULT_LIMITS
+
+VECTORS = Path(__file__).parent / "vectors"
+PROFILES = [gd.get_profile(name) for name in RELEASES] + [
+    gd.get_profile(name, double=True) for name in RELEASES if name.startswith("4.")
+]
+
+
+@pytest.fixture(scope="module")
+def core() -> Any:
+    """The compiled module; skipped where it was not built, required by the CI flag."""
+    if compiled is None:
+        if os.environ.get("GDVARIANT_REQUIRE_COMPILED") == "1":
+            pytest.fail("GDVARIANT_REQUIRE_COMPILED=1 but gdvariant._cgdvariant is not built")
+        pytest.skip("gdvariant._cgdvariant is not built (no C compiler at install time)")
+    return compiled
+
+
+@pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
+def test_random_values_encode_and_decode_alike(core: Any, profile: gd.Profile) -> None:
+    rng = random.Random(f"cores-{profile.name}")
+    version = profile.name.removesuffix("+double")
+    for _ in range(150):
+        value = random_value(rng, version=version)
+        assert compare_encode(value, profile, True) is None
+        assert compare_encode(value, profile, False) is None
+        try:
+            blob = _encoder.encoder_for(profile).encode(value, True)
+        except gd.EncodeError:
+            continue
+        assert compare_decode(blob, profile) is None
+
+
+@pytest.mark.parametrize("version", RELEASES)
+def test_mutated_bytes_decode_to_the_same_value_or_error(core: Any, version: str) -> None:
+    profile = gd.get_profile(version)
+    tight = gd.Limits(max_depth=3, max_size=2048, max_length=16, max_elements=8)
+    for blob in mutated_encodings(random.Random(f"mutated-{version}"), version, 200):
+        assert compare_decode(blob, profile) is None
+        assert compare_decode(blob, profile, False, tight) is None
+
+
+@pytest.mark.parametrize("release", ["4.6", "3.6", "3.2"])
+def test_engine_golden_vectors_take_the_fast_path_alike(core: Any, release: str) -> None:
+    """Every engine-written vector decodes alike; the common types never leave the C code."""
+    profile = gd.get_profile(release)
+    lines = (VECTORS / f"godot{release}" / "golden.jsonl").read_text().splitlines()[1:]
+    slow = set()
+    for line in lines:
+        row = json.loads(line)
+        blob = bytes.fromhex(row["bytes"])
+        assert compare_decode(blob, profile) is None, row["name"]
+        if core.fast_path_decode(blob, profile, DEFAULT_LIMITS) is None:
+            slow.add(row["value"][0])
+    assert not slow & {"int", "float", "bool", "Vector3", "PackedFloat32Array", "StringName"}
+
+
+def test_the_benchmark_payloads_stay_on_the_fast_path(core: Any) -> None:
+    profile = gd.get_profile("4")
+    values: list[Any] = [
+        [{"id": 1, "pos": gd.Vector2(1, 2), "tags": gd.PackedStringArray(["a", "b"])}],
+        [1, 2.5, "three", -(2**40), 1e300],
+        gd.PackedFloat32Array([1.0, 2.0]),
+        [7, "move", gd.Vector3(1, 2, 3), {"seq": 42}],
+        [gd.StringName("x"), gd.NodePath("/root/a:b"), gd.RID(5), gd.ObjectID(9), None, True],
+    ]
+    for value in values:
+        blob = core.fast_path_encode(value, profile)
+        assert blob == _encoder.encoder_for(profile).encode(value)
+        decoded, end = core.fast_path_decode(blob, profile, DEFAULT_LIMITS)
+        assert same_value(decoded, _decoder.decode_value(blob, profile)[0])
+        assert end == len(blob)
+
+
+def test_a_node_path_whose_counts_wrap_reads_no_strings(core: Any) -> None:
+    # Found by fuzz/fuzz_cores.py: 1 name + 0xFFFFFFFF subnames wraps to 0 strings (Godot adds
+    # the counts as uint32). The C code sized the subname tuple as "0 - 1" and ran out of memory.
+    blob = bytes.fromhex("1600000001000080ffffffff00000000")
+    profile = gd.get_profile("4")
+    assert core.decode_value(blob, profile, False, 0, DEFAULT_LIMITS) == (gd.NodePath(""), 16)
+    assert compare_decode(blob, profile) is None
+
+
+def test_errors_keep_offset_path_code_and_limit(core: Any) -> None:
+    profile = gd.get_profile("4")
+    blob = gd.dumps([1, {"a": "x" * 40}])
+    with pytest.raises(gd.DecodeError) as caught:
+        core.decode_value(blob, profile, False, 0, gd.Limits(max_length=8))
+    assert (caught.value.path, caught.value.limit) == ('[1]["a"]', "max_length")
+    with pytest.raises(gd.EncodeError) as refused:
+        core.encode_value([0, {"k": "a\0b"}], profile, False)
+    assert refused.value.path == '[1]["k"]'
+
+
+def test_fastlz_gives_the_pure_bytes(core: Any) -> None:
+    rng = random.Random(5)
+    blobs = [b"", b"a", b"abc", bytes(100), b"abcd" * 5000, rng.randbytes(3000)]
+    blobs += [gd.dumps(random_value(rng)) * rng.randrange(1, 9) for _ in range(100)]
+    for blob in blobs:
+        packed = core.fastlz_compress(blob)
+        assert packed == _fastlz.compress(blob)
+        assert core.fastlz_decompress(packed, len(blob)) == blob
+        if packed:
+            assert core.fastlz_decompress(packed, len(blob) + 1) is None  # wrong size
+            assert core.fastlz_decompress(packed[:-1], len(blob)) is None or len(blob) == 0
+
+
+def test_memory_stays_flat_over_many_round_trips(core: Any) -> None:
+    """No reference leaks on the fast path, the hand-over path, errors or FastLZ."""
+    rng = random.Random(11)
+    value = [
+        {
+            "id": i,
+            "name": f"n{i}",
+            "at": gd.Vector3(rng.random(), 2, 3),
+            "hp": rng.random(),
+            "big": 2**40 + i,
+            "tags": gd.PackedStringArray(["a", "b"]),
+            "data": gd.PackedFloat32Array([1.5] * 8),
+            "path": gd.NodePath("/root/x:y"),
+            "t": gd.Transform3D(),
+            "raw": b"xyz",
+            "none": None,
+        }
+        for i in range(300)
+    ]
+    slow = [gd.TypedArray(gd.VariantType.INT, [1, 2]), gd.Signal("s", 1)]
+    profile = gd.get_profile("4")
+    blob = core.encode_value(value, profile, False)
+    bad = core.encode_value(value[:2], profile, False)[:-3]
+
+    def rounds(count: int) -> None:
+        for _ in range(count):
+            out = core.encode_value(value, profile, False)
+            core.decode_value(out, profile, False, 0, DEFAULT_LIMITS)
+            core.decode_value(
+                core.encode_value(slow, profile, False), profile, False, 0, DEFAULT_LIMITS
+            )
+            core.fastlz_decompress(core.fastlz_compress(blob), len(blob))
+            with pytest.raises(gd.DecodeError):
+                core.decode_value(bad, profile, False, 0, DEFAULT_LIMITS)
+
+    rounds(10)  # warm caches (profile tables)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        rounds(5)
+        gc.collect()
+        before = tracemalloc.get_traced_memory()[0]
+        rounds(100)
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert grown < 64 * 1024, f"{grown:,} bytes kept after 100 round trips"
