@@ -18,12 +18,12 @@
 enum {
     A_DEFER = 0, A_NIL, A_BOOL, A_INT, A_FLOAT, A_STRING, A_STRING_NAME, A_MATH, A_DICT,
     A_ARRAY, A_BYTES, A_PACKED, A_STRING_ARRAY, A_RID, A_OBJECT, A_NODE_PATH, A_BARE_RID,
-    A_BARE_OBJECT, A_CALLABLE
+    A_BARE_OBJECT, A_CALLABLE, A_SIGNAL
 };
 /* Encoder entries per Python class (the same numbers as _ctables._E_*). */
 enum {
     E_NONE = 0, E_STRING_NAME, E_MATH, E_PACKED, E_STRING_ARRAY, E_BYTES, E_RID, E_OBJECT_ID,
-    E_NODE_PATH, E_CALLABLE
+    E_NODE_PATH, E_CALLABLE, E_SIGNAL
 };
 
 #define FLAG_64 (1u << 16)
@@ -62,6 +62,7 @@ typedef struct {
     uint32_t packed_flag;
     MathDecode math[256];
     PackedDecode packed[256];
+    PyObject *elements; /* tuple of 256: ElementType, None (untyped) or False (no such type) */
     /* encoding */
     PyObject *classes; /* dict: class -> index into entries */
     EncodeEntry *entries;
@@ -70,12 +71,17 @@ typedef struct {
     int int64, int_always_64, float64, rid_payload;
     uint32_t count_flag;
     long long max_encode_depth; /* -1: none */
+    int typed_array_mode;       /* 0 hand over, 1 typed bits, 2 as a plain Array */
+    int typed_dicts_out;
+    PyObject *wire_of;          /* dict: int(VariantType) -> wire id */
     PyObject *keep; /* the Python table, which owns every object referenced above */
 } Table;
 
 /* ---- module-wide state (set up on first use) ---------------------------------------------- */
 
 static PyObject *StringName, *NodePath, *RID, *ObjectID, *PackedStringArray, *CallableValue;
+static PyObject *TypedArray, *Dictionary, *Signal, *ElementType, *ObjectType;
+static long builtin_kind; /* ContainerKind.BUILTIN */
 static PyObject *pure_decode, *pure_encode, *table_builder;
 static PyObject *tables;         /* dict: profile -> capsule(Table) */
 static PyObject *last_profile;   /* borrowed key of last_table, kept alive by `tables` */
@@ -94,14 +100,17 @@ static int setup(void) {
         Py_XDECREF(cls);
         return -1;
     }
-    if (!PyArg_ParseTuple(cls, "OOOOOOOO", &StringName, &NodePath, &RID, &ObjectID,
-                          &PackedStringArray, &CallableValue, &pure_decode, &pure_encode)) {
+    if (!PyArg_ParseTuple(cls, "OOOOOOOOOOlOOO", &StringName, &NodePath, &RID, &ObjectID,
+                          &PackedStringArray, &CallableValue, &pure_decode, &pure_encode,
+                          &TypedArray, &Dictionary, &builtin_kind, &Signal, &ElementType,
+                          &ObjectType)) {
         Py_DECREF(cls);
         return -1;
     }
     Py_INCREF(StringName); Py_INCREF(NodePath); Py_INCREF(RID); Py_INCREF(ObjectID);
     Py_INCREF(PackedStringArray); Py_INCREF(CallableValue); Py_INCREF(pure_decode);
-    Py_INCREF(pure_encode);
+    Py_INCREF(pure_encode); Py_INCREF(TypedArray); Py_INCREF(Dictionary); Py_INCREF(Signal);
+    Py_INCREF(ElementType); Py_INCREF(ObjectType);
     Py_DECREF(cls);
     tables = PyDict_New();
     return tables == NULL ? -1 : 0;
@@ -148,9 +157,14 @@ static Table *build_table(PyObject *profile) {
     PyObject *actions, *math, *packed;
     long long flag_bits, packed_flag;
     int typed_arrays, typed_dicts;
-    if (!PyArg_ParseTuple(dec, "SLppLO!O!", &actions, &flag_bits, &typed_arrays, &typed_dicts,
-                          &packed_flag, &PyTuple_Type, &math, &PyTuple_Type, &packed))
+    if (!PyArg_ParseTuple(dec, "SLppLO!O!O!", &actions, &flag_bits, &typed_arrays,
+                          &typed_dicts, &packed_flag, &PyTuple_Type, &math, &PyTuple_Type,
+                          &packed, &PyTuple_Type, &t->elements))
         goto fail;
+    if (PyTuple_GET_SIZE(t->elements) != 256) {
+        PyErr_SetString(PyExc_ValueError, "table: 256 element types expected");
+        goto fail;
+    }
     if (PyBytes_GET_SIZE(actions) != 256) {
         PyErr_SetString(PyExc_ValueError, "table: 256 actions expected");
         goto fail;
@@ -194,11 +208,14 @@ static Table *build_table(PyObject *profile) {
     }
     PyObject *entries;
     long long h[7], count_flag, max_depth;
-    int int64, always64, float64, rid_payload;
-    if (!PyArg_ParseTuple(enc, "O!LLLLLLLppppLL", &PyTuple_Type, &entries, &h[0], &h[1], &h[2],
-                          &h[3], &h[4], &h[5], &h[6], &int64, &always64, &float64,
-                          &rid_payload, &count_flag, &max_depth))
+    int int64, always64, float64, rid_payload, typed_dicts_out, typed_array_mode;
+    if (!PyArg_ParseTuple(enc, "O!LLLLLLLppppLLipO!", &PyTuple_Type, &entries, &h[0], &h[1],
+                          &h[2], &h[3], &h[4], &h[5], &h[6], &int64, &always64, &float64,
+                          &rid_payload, &count_flag, &max_depth, &typed_array_mode,
+                          &typed_dicts_out, &PyDict_Type, &t->wire_of))
         goto fail;
+    t->typed_array_mode = typed_array_mode;
+    t->typed_dicts_out = typed_dicts_out;
     t->h_nil = (uint32_t)h[0];
     t->h_bool = (uint32_t)h[1];
     t->h_int = (uint32_t)h[2];
@@ -319,6 +336,8 @@ typedef struct {
     Py_ssize_t end;
     Table *t;
     long long max_depth;
+    int merged; /* set by plain_dict: the keys need a gdvariant.Dictionary */
+    Py_ssize_t reread; /* bytes read twice for such Dictionaries, bounded by the input size */
 } Dec;
 
 static inline uint32_t rd_u32(const unsigned char *p) {
@@ -459,20 +478,40 @@ fail:
 
 static PyObject *decode_one(Dec *d, Py_ssize_t *ppos, int depth);
 
-static PyObject *decode_dict(Dec *d, uint32_t header, Py_ssize_t *ppos, int depth) {
-    Py_ssize_t pos = *ppos + 4;
-    if (d->t->typed_dicts && (header & 0xF0000)) DEFER;
-    if (d->end - pos < 4) DEFER;
-    uint32_t count = rd_u32(d->p + pos) & COUNT_MASK;
-    pos += 4;
-    if ((Py_ssize_t)count * 8 > d->end - pos || count > lim_elements) DEFER;
-    if (count && depth + 1 > d->max_depth) DEFER;
+/* The element type of a typed container at *pos (``_container_type``): kind 0 reads nothing and
+ * is untyped; kind 1 reads a builtin type id; 2 and 3 a class name or script path. A new
+ * reference (None: untyped), or NULL to hand over. */
+static PyObject *container_type(Dec *d, uint32_t kind, Py_ssize_t *pos) {
+    if (kind == 0) Py_RETURN_NONE;
+    if (kind != 1) { /* a class name or script path */
+        PyObject *name = read_string(d, pos);
+        if (name == NULL) return NULL;
+        PyObject *k = PyLong_FromUnsignedLong(kind);
+        PyObject *e = k ? PyObject_CallFunctionObjArgs(ElementType, k, ObjectType, name, NULL)
+                        : NULL;
+        Py_XDECREF(k);
+        Py_DECREF(name);
+        return e;
+    }
+    if (d->end - *pos < 4) DEFER;
+    uint32_t wire = rd_u32(d->p + *pos);
+    if (wire > 255) DEFER;
+    PyObject *e = PyTuple_GET_ITEM(d->t->elements, wire);
+    if (e == Py_False) DEFER;
+    *pos += 4;
+    Py_INCREF(e);
+    return e;
+}
+
+/* An untyped Dictionary as a plain dict; NULL with d->merged set when its keys do not fit one
+ * (an unhashable key, or keys Python merges such as 1, 1.0 and true). */
+static PyObject *plain_dict(Dec *d, uint32_t count, Py_ssize_t *pos, int depth) {
     PyObject *r = PyDict_New();
     if (r == NULL) return NULL;
     for (uint32_t i = 0; i < count; i++) {
-        PyObject *k = decode_one(d, &pos, depth + 1);
+        PyObject *k = decode_one(d, pos, depth + 1);
         if (k == NULL) goto fail;
-        PyObject *v = decode_one(d, &pos, depth + 1);
+        PyObject *v = decode_one(d, pos, depth + 1);
         if (v == NULL) {
             Py_DECREF(k);
             goto fail;
@@ -481,40 +520,117 @@ static PyObject *decode_dict(Dec *d, uint32_t header, Py_ssize_t *ppos, int dept
         int rc = PyDict_SetItem(r, k, v);
         Py_DECREF(k);
         Py_DECREF(v);
-        /* An unhashable key, or keys Python merges (1, 1.0, true): a gdvariant.Dictionary,
-         * which the pure core builds. */
         if (rc < 0) {
-            if (PyErr_ExceptionMatches(PyExc_TypeError)) PyErr_Clear();
+            if (!PyErr_ExceptionMatches(PyExc_TypeError)) goto fail;
+            PyErr_Clear();
+            d->merged = 1;
             goto fail;
         }
-        if (PyDict_GET_SIZE(r) == before) goto fail;
+        if (PyDict_GET_SIZE(r) == before) {
+            d->merged = 1;
+            goto fail;
+        }
     }
-    *ppos = pos;
     return r;
 fail:
     Py_DECREF(r);
     return NULL;
 }
 
-static PyObject *decode_array(Dec *d, uint32_t header, Py_ssize_t *ppos, int depth) {
+static PyObject *decode_dict(Dec *d, uint32_t header, Py_ssize_t *ppos, int depth) {
     Py_ssize_t pos = *ppos + 4;
-    if (d->t->typed_arrays && (header & 0x30000)) DEFER;
-    if (d->end - pos < 4) DEFER;
+    PyObject *key_type = Py_None, *value_type = Py_None, *pairs = NULL, *r = NULL;
+    Py_INCREF(Py_None);
+    Py_INCREF(Py_None);
+    if (d->t->typed_dicts && (header & 0xF0000)) {
+        Py_DECREF(Py_None);
+        key_type = container_type(d, (header >> 16) & 3, &pos);
+        if (key_type == NULL) goto done;
+        Py_DECREF(Py_None);
+        value_type = container_type(d, (header >> 18) & 3, &pos);
+        if (value_type == NULL) goto done;
+    }
+    int typed = key_type != Py_None || value_type != Py_None;
+    if (d->end - pos < 4) goto done;
     uint32_t count = rd_u32(d->p + pos) & COUNT_MASK;
     pos += 4;
-    if ((Py_ssize_t)count * 4 > d->end - pos || count > lim_elements) DEFER;
-    if (count && depth + 1 > d->max_depth) DEFER;
-    PyObject *r = PyList_New(count);
-    if (r == NULL) return NULL;
+    if ((Py_ssize_t)count * 8 > d->end - pos || count > lim_elements) goto done;
+    if (count && depth + 1 > d->max_depth) goto done;
+    Py_ssize_t entries = pos;
+    if (!typed) {
+        r = plain_dict(d, count, &pos, depth);
+        if (r != NULL || PyErr_Occurred()) {
+            if (r != NULL) *ppos = pos;
+            goto done;
+        }
+        if (!d->merged) goto done;
+        /* Keys Python would merge (1, 1.0, true) or cannot hash: read the entries again, as
+         * pairs of a gdvariant.Dictionary. Nested, that could repeat without end; past one
+         * input's worth of bytes read twice, the pure core (one pass) takes over. */
+        d->merged = 0;
+        if (d->reread > d->end) goto done;
+        pos = entries;
+    }
+    {
+        pairs = PyList_New(count);
+        if (pairs == NULL) goto done;
+        for (uint32_t i = 0; i < count; i++) {
+            PyObject *k = decode_one(d, &pos, depth + 1);
+            if (k == NULL) goto done;
+            PyObject *v = decode_one(d, &pos, depth + 1);
+            if (v == NULL) {
+                Py_DECREF(k);
+                goto done;
+            }
+            PyObject *pair = PyTuple_Pack(2, k, v);
+            Py_DECREF(k);
+            Py_DECREF(v);
+            if (pair == NULL) goto done;
+            PyList_SET_ITEM(pairs, i, pair);
+        }
+        r = PyObject_CallFunctionObjArgs(Dictionary, pairs, key_type, value_type, NULL);
+        if (r != NULL) *ppos = pos;
+        if (!typed) d->reread += pos - entries;
+    }
+done:
+    Py_XDECREF(key_type);
+    Py_XDECREF(value_type);
+    Py_XDECREF(pairs);
+    return r;
+}
+
+static PyObject *decode_array(Dec *d, uint32_t header, Py_ssize_t *ppos, int depth) {
+    Py_ssize_t pos = *ppos + 4;
+    PyObject *element = NULL;
+    if (d->t->typed_arrays && (header & 0x30000)) {
+        element = container_type(d, (header >> 16) & 3, &pos);
+        if (element == NULL) return NULL;
+        if (element == Py_None) Py_CLEAR(element);
+    }
+    PyObject *r = NULL;
+    if (d->end - pos < 4) goto done;
+    uint32_t count = rd_u32(d->p + pos) & COUNT_MASK;
+    pos += 4;
+    if ((Py_ssize_t)count * 4 > d->end - pos || count > lim_elements) goto done;
+    if (count && depth + 1 > d->max_depth) goto done;
+    r = PyList_New(count);
+    if (r == NULL) goto done;
     for (uint32_t i = 0; i < count; i++) {
         PyObject *v = decode_one(d, &pos, depth + 1);
         if (v == NULL) {
-            Py_DECREF(r);
-            return NULL;
+            Py_CLEAR(r);
+            goto done;
         }
         PyList_SET_ITEM(r, i, v);
     }
+    if (element != NULL) {
+        PyObject *typed = PyObject_CallFunctionObjArgs(TypedArray, element, r, NULL);
+        Py_SETREF(r, typed);
+        if (r == NULL) goto done;
+    }
     *ppos = pos;
+done:
+    Py_XDECREF(element);
     return r;
 }
 
@@ -645,6 +761,22 @@ static PyObject *decode_one(Dec *d, Py_ssize_t *ppos, int depth) {
         *ppos = pos + 4;
         Py_INCREF(CallableValue);
         return CallableValue;
+    case A_SIGNAL: {
+        Py_ssize_t at = pos + 4;
+        PyObject *name = read_string(d, &at);
+        if (name == NULL) return NULL;
+        PyObject *id = NULL;
+        if (d->end - at < 8 || (id = PyLong_FromUnsignedLongLong(rd_u64(d->p + at))) == NULL ||
+            (v = new_tuple_of((PyTypeObject *)Signal, 2)) == NULL) {
+            Py_DECREF(name);
+            Py_XDECREF(id);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(v, 0, name);
+        PyTuple_SET_ITEM(v, 1, id);
+        *ppos = at + 8;
+        return v;
+    }
     default:
         DEFER;
     }
@@ -654,7 +786,7 @@ static PyObject *decode_one(Dec *d, Py_ssize_t *ppos, int depth) {
 static PyObject *fast_decode(Table *t, const unsigned char *p, Py_ssize_t size,
                              Py_ssize_t offset) {
     if (offset < 0 || offset > size || size - offset > lim_size) DEFER;
-    Dec d = {p, size, t, lim_depth < C_MAX_DEPTH ? lim_depth : C_MAX_DEPTH};
+    Dec d = {p, size, t, lim_depth < C_MAX_DEPTH ? lim_depth : C_MAX_DEPTH, 0, 0};
     Py_ssize_t pos = offset;
     PyObject *v = decode_one(&d, &pos, 0);
     if (v == NULL) return NULL;
@@ -963,10 +1095,125 @@ static int encode_entry(Enc *e, PyObject *v, long long depth) {
         if (grow(e, 4) < 0) return -1;
         put_u32(e, m->header);
         return 0;
+    case E_SIGNAL: {
+        if (PyTuple_GET_SIZE(v) != 2 || !PyLong_CheckExact(PyTuple_GET_ITEM(v, 1)))
+            return HAND_OVER;
+        unsigned long long id = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(v, 1));
+        if (id == (unsigned long long)-1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return HAND_OVER;
+        }
+        if (grow(e, 4) < 0) return -1;
+        put_u32(e, m->header);
+        if ((rc = put_string(e, PyTuple_GET_ITEM(v, 0), 0))) return rc;
+        if (grow(e, 8) < 0) return -1;
+        put_u64(e, id);
+        return 0;
+    }
     default:
         return HAND_OVER;
     }
     (void)depth;
+}
+
+/* The kind bits and type info of a typed container's element type (``_type_info``): None or
+ * NONE -> 0; a builtin type -> 1 and its wire id. Class and script names: the pure core. */
+static int type_info(Enc *e, PyObject *spec, uint32_t *kind, int *wire) {
+    if (spec == Py_None) {
+        *kind = 0;
+        return 0;
+    }
+    if (!PyTuple_Check(spec) || PyTuple_GET_SIZE(spec) != 3) return HAND_OVER;
+    long k = PyLong_AsLong(PyTuple_GET_ITEM(spec, 0));
+    if (k == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return HAND_OVER;
+    }
+    if (k == 0) {
+        *kind = 0;
+        return 0;
+    }
+    if (k != builtin_kind) return HAND_OVER;
+    PyObject *w = PyDict_GetItemWithError(e->t->wire_of, PyTuple_GET_ITEM(spec, 1));
+    if (w == NULL) return PyErr_Occurred() ? -1 : HAND_OVER;
+    *kind = 1;
+    *wire = (int)PyLong_AsLong(w);
+    return 0;
+}
+
+static int encode_children(Enc *e, PyObject *seq, long long depth, int pairs) {
+    Py_ssize_t n = PyList_GET_SIZE(seq);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PyList_GET_ITEM(seq, i);
+        int rc;
+        if (pairs) {
+            if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2) return HAND_OVER;
+            if ((rc = encode_child(e, PyTuple_GET_ITEM(item, 0), depth + 1))) return rc;
+            if ((rc = encode_child(e, PyTuple_GET_ITEM(item, 1), depth + 1))) return rc;
+        } else if ((rc = encode_child(e, item, depth + 1))) {
+            return rc;
+        }
+    }
+    return 0;
+}
+
+static int encode_typed_array(Enc *e, PyObject *v, long long depth) {
+    Table *t = e->t;
+    Py_ssize_t n = PyList_GET_SIZE(v);
+    if (t->typed_array_mode == 0 || n > (Py_ssize_t)COUNT_MASK) return HAND_OVER;
+    if (grow(e, 12) < 0) return -1;
+    if (t->typed_array_mode == 2) { /* 4.0-4.2 write it as a plain Array */
+        put_u32(e, t->h_array);
+        put_u32(e, (uint32_t)n | t->count_flag);
+        return encode_children(e, v, depth, 0);
+    }
+    PyObject *spec = PyObject_GetAttrString(v, "element_type");
+    if (spec == NULL) return -1;
+    uint32_t kind;
+    int wire = 0;
+    int rc = type_info(e, spec, &kind, &wire);
+    Py_DECREF(spec);
+    if (rc) return rc;
+    put_u32(e, t->h_array | kind << 16);
+    if (kind) put_u32(e, (uint32_t)wire);
+    put_u32(e, (uint32_t)n);
+    return encode_children(e, v, depth, 0);
+}
+
+static int encode_dictionary(Enc *e, PyObject *v, long long depth) {
+    Table *t = e->t;
+    PyObject *kt = PyObject_GetAttrString(v, "key_type");
+    PyObject *vt = PyObject_GetAttrString(v, "value_type");
+    PyObject *pairs = PyObject_GetAttrString(v, "items_list");
+    int rc = -1;
+    uint32_t kk = 0, vk = 0;
+    int kw = 0, vw = 0;
+    if (kt == NULL || vt == NULL || pairs == NULL) goto done;
+    rc = HAND_OVER;
+    if (!PyTuple_CheckExact(pairs) || PyTuple_GET_SIZE(pairs) > (Py_ssize_t)COUNT_MASK) goto done;
+    if (kt != Py_None || vt != Py_None) {
+        if (!t->typed_dicts_out) goto done;
+        if ((rc = type_info(e, kt, &kk, &kw)) || (rc = type_info(e, vt, &vk, &vw))) goto done;
+    }
+    if ((rc = grow(e, 16)) < 0) goto done;
+    put_u32(e, t->h_dict | kk << 16 | vk << 18);
+    if (kk) put_u32(e, (uint32_t)kw);
+    if (vk) put_u32(e, (uint32_t)vw);
+    put_u32(e, (uint32_t)PyTuple_GET_SIZE(pairs) | t->count_flag);
+    rc = 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(pairs) && rc == 0; i++) {
+        PyObject *pair = PyTuple_GET_ITEM(pairs, i);
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
+            rc = HAND_OVER;
+        } else if (!(rc = encode_child(e, PyTuple_GET_ITEM(pair, 0), depth + 1))) {
+            rc = encode_child(e, PyTuple_GET_ITEM(pair, 1), depth + 1);
+        }
+    }
+done:
+    Py_XDECREF(kt);
+    Py_XDECREF(vt);
+    Py_XDECREF(pairs);
+    return rc;
 }
 
 static int encode_one(Enc *e, PyObject *v, long long depth) {
@@ -1048,6 +1295,8 @@ static int encode_one(Enc *e, PyObject *v, long long depth) {
         }
         return 0;
     }
+    if (type == (PyTypeObject *)TypedArray) return encode_typed_array(e, v, depth);
+    if (type == (PyTypeObject *)Dictionary) return encode_dictionary(e, v, depth);
     return encode_entry(e, v, depth);
 }
 

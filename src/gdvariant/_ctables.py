@@ -20,7 +20,19 @@ from . import _decoder, _encoder
 from ._layouts import LAYOUTS
 from ._packed import PackedStringArray
 from ._profiles import KIND_BARE_OBJECT, KIND_BARE_RID, Profile
-from ._types import RID, Callable, NodePath, ObjectID, StringName, VariantType
+from ._types import (
+    RID,
+    Callable,
+    ContainerKind,
+    Dictionary,
+    ElementType,
+    NodePath,
+    ObjectID,
+    Signal,
+    StringName,
+    TypedArray,
+    VariantType,
+)
 
 __all__ = ["classes", "table"]
 
@@ -43,6 +55,7 @@ _ACTIONS = {
     T.OBJECT: 14,
     T.NODE_PATH: 15,
     T.CALLABLE: 18,
+    T.SIGNAL: 19,
 }
 _A_MATH = 7
 _A_PACKED = 11
@@ -60,6 +73,7 @@ _E_RID = 6
 _E_OBJECT_ID = 7
 _E_NODE_PATH = 8
 _E_CALLABLE = 9
+_E_SIGNAL = 10
 
 
 def classes() -> tuple[Any, ...]:
@@ -73,6 +87,12 @@ def classes() -> tuple[Any, ...]:
         _decoder._CALLABLE,
         _decoder.decode_value,
         _pure_encode,
+        TypedArray,
+        Dictionary,
+        int(ContainerKind.BUILTIN),
+        Signal,
+        ElementType,
+        int(T.OBJECT),
     )
 
 
@@ -111,6 +131,12 @@ def _decode_table(profile: Profile) -> tuple[Any, ...]:
             actions[wire] = _ACTIONS.get(T(kind), 0)
     if profile.old_node_path:  # a NodePath without bit 31 is text: the pure core reads it
         actions[profile.wire_ids[T.NODE_PATH]] = 0
+    # The element type a typed container's builtin type id names: None for NIL (untyped),
+    # False for an id the release lacks (an error the pure core reports).
+    elements = tuple(
+        False if vtype is None else None if vtype == T.NIL else ElementType.builtin(vtype)
+        for vtype in profile.types_by_id
+    )
     return (
         bytes(actions),
         0xFFFFFF00 if profile.strict_header else 0,
@@ -119,6 +145,7 @@ def _decode_table(profile: Profile) -> tuple[Any, ...]:
         _decoder._FLAG_64 if profile.double_flagged else 0,
         tuple(math),
         tuple(packed),
+        elements,
     )
 
 
@@ -157,6 +184,7 @@ def _encode_table(profile: Profile) -> tuple[Any, ...]:
         (RID, _E_RID, RID(0)),
         (ObjectID, _E_OBJECT_ID, ObjectID(1)),
         (Callable, _E_CALLABLE, Callable()),
+        (Signal, _E_SIGNAL, Signal("a", 1)),
     ]
     if not profile.node_path_property:  # Godot 2 moves the last subname: the pure core does
         simple.append((NodePath, _E_NODE_PATH, NodePath("a")))
@@ -166,6 +194,11 @@ def _encode_table(profile: Profile) -> tuple[Any, ...]:
             entries.append((cls, entry, header & 0xFF))
     ids = profile.wire_ids
     max_depth = profile.max_encode_depth
+    # TypedArray: 1 = with element-type bits (4.3+), 2 = as a plain Array (4.0-4.2), 0 = the
+    # pure core (no typed Arrays, or Pandemonium's own TYPED_ARRAY type).
+    typed_arrays = 0
+    if T.TYPED_ARRAY not in ids:
+        typed_arrays = 1 if profile.typed_arrays else 2 if profile.typed_arrays_as_untyped else 0
     return (
         tuple(entries),
         ids[T.NIL],
@@ -181,6 +214,9 @@ def _encode_table(profile: Profile) -> tuple[Any, ...]:
         profile.rid_payload,
         0x80000000 if profile.shared_bit else 0,
         -1 if max_depth is None else max_depth,
+        typed_arrays,
+        profile.typed_dictionaries,
+        {int(vtype): wire for vtype, wire in ids.items()},
     )
 
 
