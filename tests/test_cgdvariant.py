@@ -196,3 +196,29 @@ def test_dictionaries_whose_keys_merge_are_read_in_bounded_time(core: Any) -> No
         [gd.Dictionary([(1, "a"), (1.0, "b")]), gd.Dictionary([([], 1)])]
     )
     assert compare_decode(shallow, gd.get_profile("4")) is None
+
+
+@pytest.mark.parametrize("big_endian", [False, True])
+def test_the_stream_hot_path_stops_where_python_must_go_on(core: Any, big_endian: bool) -> None:
+    """decode_frames decodes whole frames in place and stops at the first it cannot finish:
+    a value the fast path hands over, a partial frame, or a length out of range."""
+    profile = gd.get_profile("4")
+    order: Any = "big" if big_endian else "little"
+
+    def framed(blob: bytes) -> bytes:
+        return len(blob).to_bytes(4, order) + blob
+
+    values: list[Any] = [1, "abc", gd.Vector2(1, 2), {"k": [1.5]}]
+    frames = b"".join(framed(gd.dumps(v)) for v in values)
+    slow = framed(gd.dumps(gd.GodotObject("Node", ()), full_objects=True))
+    buffer = bytearray(frames + slow + frames[:6])
+    assert core.decode_frames(buffer, 0, big_endian, 1 << 20, profile, DEFAULT_LIMITS) == (
+        values,
+        len(frames),
+    )
+    after = len(frames) + len(slow)
+    assert core.decode_frames(buffer, after, big_endian, 1 << 20, profile, DEFAULT_LIMITS) == (
+        [],
+        after,
+    )
+    assert core.decode_frames(buffer, 0, big_endian, 7, profile, DEFAULT_LIMITS) == ([], 0)

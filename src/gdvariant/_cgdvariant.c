@@ -855,6 +855,63 @@ static PyObject *py_fast_decode(PyObject *self, PyObject *const *args, Py_ssize_
     return r;
 }
 
+/* The stream decoder's hot path: whole frames (a u32 length, then the value) from the start of
+ * a buffer, decoded in place without copying each frame out. It stops at the first frame it
+ * cannot finish: one not fully received, a length out of range, or a value the fast path hands
+ * over; the caller goes on from there in Python, which reports the error the reference way.
+ * decode_frames(buffer, start, big_endian, max_frame_size, profile, limits) -> (values, end) */
+static PyObject *py_decode_frames(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError,
+                        "decode_frames(buffer, start, big_endian, max_frame_size, profile, "
+                        "limits)");
+        return NULL;
+    }
+    Py_ssize_t pos = PyLong_AsSsize_t(args[1]);
+    int big_endian = PyObject_IsTrue(args[2]);
+    long long max_frame = PyLong_AsLongLong(args[3]);
+    if (PyErr_Occurred() || big_endian < 0) return NULL;
+    Table *t = table_for(args[4]);
+    if (t == NULL || load_limits(args[5]) < 0) return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) return NULL;
+    const unsigned char *p = view.buf;
+    PyObject *values = PyList_New(0);
+    if (values == NULL) goto fail;
+    if (pos < 0) pos = view.len; /* nothing to do */
+    while (view.len - pos >= 4) {
+        const unsigned char *q = p + pos;
+        int32_t size = (int32_t)(big_endian
+                                     ? ((uint32_t)q[0] << 24 | (uint32_t)q[1] << 16 |
+                                        (uint32_t)q[2] << 8 | q[3])
+                                     : rd_u32(q));
+        if (size <= 0 || size > max_frame || view.len - pos - 4 < size) break;
+        PyObject *r = fast_decode(t, q + 4, size, 0);
+        if (r == NULL) {
+            if (PyErr_Occurred()) goto fail;
+            break;
+        }
+        int rc = PyList_Append(values, PyTuple_GET_ITEM(r, 0));
+        Py_DECREF(r);
+        if (rc < 0) goto fail;
+        pos += 4 + (Py_ssize_t)size;
+    }
+    PyBuffer_Release(&view);
+    PyObject *end = PyLong_FromSsize_t(pos);
+    if (end == NULL) {
+        Py_DECREF(values);
+        return NULL;
+    }
+    PyObject *out = PyTuple_Pack(2, values, end);
+    Py_DECREF(values);
+    Py_DECREF(end);
+    return out;
+fail:
+    Py_XDECREF(values);
+    PyBuffer_Release(&view);
+    return NULL;
+}
+
 /* ---- encoding ----------------------------------------------------------------------------- */
 
 /* Output starts in a buffer on the C stack; a larger value moves into a bytes object that
@@ -1529,6 +1586,9 @@ static PyMethodDef methods[] = {
      "fast_path_decode(data, profile, limits) -> (value, end), or None if it hands over"},
     {"fast_path_encode", (PyCFunction)(void (*)(void))py_fast_encode, METH_FASTCALL,
      "fast_path_encode(value, profile) -> bytes, or None if it hands over"},
+    {"decode_frames", (PyCFunction)(void (*)(void))py_decode_frames, METH_FASTCALL,
+     "decode_frames(buffer, start, big_endian, max_frame_size, profile, limits) -> "
+     "(values, end): the stream decoder's hot path"},
     {"fastlz_compress", py_fastlz_compress, METH_O,
      "fastlz_compress(data) -> bytes: level-1 FastLZ as the engine writes it"},
     {"fastlz_decompress", py_fastlz_decompress, METH_VARARGS,
