@@ -87,7 +87,12 @@ static PyObject *tables;         /* dict: profile -> capsule(Table) */
 static PyObject *last_profile;   /* borrowed key of last_table, kept alive by `tables` */
 static Table *last_table;
 static PyObject *last_limits;    /* a strong reference */
-static long long lim_depth, lim_size, lim_length, lim_elements;
+/* One call's caps, copied out of its Limits: a call can let other threads run (a class it
+ * instantiates runs Python code), so nothing per call lives in globals. */
+typedef struct {
+    long long depth, size, length, elements;
+} Caps;
+static Caps last_caps;
 
 static int setup(void) {
     if (tables != NULL) return 0;
@@ -314,18 +319,19 @@ static int read_cap(PyObject *limits, const char *name, long long *out) {
     return 0;
 }
 
-static int load_limits(PyObject *limits) {
-    if (limits == last_limits) return 0;
-    long long d, s, l, e;
-    if (read_cap(limits, "max_depth", &d) < 0 || read_cap(limits, "max_size", &s) < 0 ||
-        read_cap(limits, "max_length", &l) < 0 || read_cap(limits, "max_elements", &e) < 0)
-        return -1;
-    lim_depth = d;
-    lim_size = s;
-    lim_length = l;
-    lim_elements = e;
-    Py_INCREF(limits);
-    Py_XSETREF(last_limits, limits);
+static int load_limits(PyObject *limits, Caps *out) {
+    if (limits != last_limits) {
+        Caps c;
+        if (read_cap(limits, "max_depth", &c.depth) < 0 ||
+            read_cap(limits, "max_size", &c.size) < 0 ||
+            read_cap(limits, "max_length", &c.length) < 0 ||
+            read_cap(limits, "max_elements", &c.elements) < 0)
+            return -1;
+        last_caps = c;
+        Py_INCREF(limits);
+        Py_XSETREF(last_limits, limits);
+    }
+    *out = last_caps;
     return 0;
 }
 
@@ -336,6 +342,7 @@ typedef struct {
     Py_ssize_t end;
     Table *t;
     long long max_depth;
+    Caps caps;
     int merged; /* set by plain_dict: the keys need a gdvariant.Dictionary */
     Py_ssize_t reread; /* bytes read twice for such Dictionaries, bounded by the input size */
 } Dec;
@@ -378,7 +385,7 @@ static PyObject *read_string(Dec *d, Py_ssize_t *pos) {
     Py_ssize_t at = *pos;
     if (d->end - at < 4) DEFER;
     int32_t n = (int32_t)rd_u32(d->p + at);
-    if (n < 0 || (Py_ssize_t)n + (-n & 3) > d->end - at - 4 || n > lim_length) DEFER;
+    if (n < 0 || (Py_ssize_t)n + (-n & 3) > d->end - at - 4 || n > d->caps.length) DEFER;
     PyObject *s = text(d->p + at + 4, n);
     if (s != NULL) *pos = at + 4 + n + (-n & 3);
     return s;
@@ -451,7 +458,7 @@ static PyObject *decode_node_path(Dec *d, Py_ssize_t *pos) {
     uint32_t names = first & COUNT_MASK;
     uint32_t total = names + subs; /* wraps as Godot's uint32 sum does */
     at += 16;
-    if ((Py_ssize_t)total * 4 > d->end - at || total > lim_elements) DEFER;
+    if ((Py_ssize_t)total * 4 > d->end - at || total > d->caps.elements) DEFER;
     if (names > total) names = total; /* after a wrap, every string read is a name */
     PyObject *n = PyTuple_New(names), *s = PyTuple_New(total - names);
     if (n == NULL || s == NULL) goto fail;
@@ -554,7 +561,7 @@ static PyObject *decode_dict(Dec *d, uint32_t header, Py_ssize_t *ppos, int dept
     if (d->end - pos < 4) goto done;
     uint32_t count = rd_u32(d->p + pos) & COUNT_MASK;
     pos += 4;
-    if ((Py_ssize_t)count * 8 > d->end - pos || count > lim_elements) goto done;
+    if ((Py_ssize_t)count * 8 > d->end - pos || count > d->caps.elements) goto done;
     if (count && depth + 1 > d->max_depth) goto done;
     Py_ssize_t entries = pos;
     if (!typed) {
@@ -611,7 +618,7 @@ static PyObject *decode_array(Dec *d, uint32_t header, Py_ssize_t *ppos, int dep
     if (d->end - pos < 4) goto done;
     uint32_t count = rd_u32(d->p + pos) & COUNT_MASK;
     pos += 4;
-    if ((Py_ssize_t)count * 4 > d->end - pos || count > lim_elements) goto done;
+    if ((Py_ssize_t)count * 4 > d->end - pos || count > d->caps.elements) goto done;
     if (count && depth + 1 > d->max_depth) goto done;
     r = PyList_New(count);
     if (r == NULL) goto done;
@@ -637,7 +644,7 @@ done:
 static PyObject *decode_string_array(Dec *d, int32_t word, Py_ssize_t *ppos) {
     Py_ssize_t pos = *ppos + 8;
     if (word < 0) word = 0; /* Godot reads a negative count as an empty array */
-    if ((Py_ssize_t)word * 4 > d->end - pos || word > lim_elements) DEFER;
+    if ((Py_ssize_t)word * 4 > d->end - pos || word > d->caps.elements) DEFER;
     PyObject *r = new_tuple_of((PyTypeObject *)PackedStringArray, word);
     if (r == NULL) return NULL;
     for (int32_t i = 0; i < word; i++) {
@@ -721,7 +728,7 @@ static PyObject *decode_one(Dec *d, Py_ssize_t *ppos, int depth) {
     case A_ARRAY:
         return decode_array(d, header, ppos, depth);
     case A_BYTES:
-        if (left < 8 || word < 0 || word > left - 8 || word > lim_length) DEFER;
+        if (left < 8 || word < 0 || word > left - 8 || word > d->caps.length) DEFER;
         v = PyBytes_FromStringAndSize((const char *)p + 8, word);
         if (v != NULL) *ppos = pos + 8 + word + (-word & 3);
         return v;
@@ -729,7 +736,7 @@ static PyObject *decode_one(Dec *d, Py_ssize_t *ppos, int depth) {
         PackedDecode *k = &d->t->packed[header & 0xFF];
         int wide = (header & d->t->packed_flag) != 0;
         Py_ssize_t size = k->itemsize[wide];
-        if (left < 8 || word < 0 || (Py_ssize_t)word * size > left - 8 || word > lim_elements)
+        if (left < 8 || word < 0 || (Py_ssize_t)word * size > left - 8 || word > d->caps.elements)
             DEFER;
         v = packed_from(k->cls[wide], p + 8, word * size);
         if (v != NULL) *ppos = pos + 8 + word * size;
@@ -783,10 +790,10 @@ static PyObject *decode_one(Dec *d, Py_ssize_t *ppos, int depth) {
 }
 
 /* Decode from a buffer; NULL with no exception means: hand over to the pure core. */
-static PyObject *fast_decode(Table *t, const unsigned char *p, Py_ssize_t size,
+static PyObject *fast_decode(Table *t, Caps caps, const unsigned char *p, Py_ssize_t size,
                              Py_ssize_t offset) {
-    if (offset < 0 || offset > size || size - offset > lim_size) DEFER;
-    Dec d = {p, size, t, lim_depth < C_MAX_DEPTH ? lim_depth : C_MAX_DEPTH, 0, 0};
+    if (offset < 0 || offset > size || size - offset > caps.size) DEFER;
+    Dec d = {p, size, t, caps.depth < C_MAX_DEPTH ? caps.depth : C_MAX_DEPTH, caps, 0, 0};
     Py_ssize_t pos = offset;
     PyObject *v = decode_one(&d, &pos, 0);
     if (v == NULL) return NULL;
@@ -819,10 +826,11 @@ static PyObject *py_decode_value(PyObject *self, PyObject *const *args, Py_ssize
         goto pure;
     }
     Table *t = table_for(args[1]);
-    if (t == NULL || load_limits(args[4]) < 0) return NULL;
+    Caps caps;
+    if (t == NULL || load_limits(args[4], &caps) < 0) return NULL;
     PyObject *r;
     if (PyBytes_CheckExact(data)) {
-        r = fast_decode(t, (const unsigned char *)PyBytes_AS_STRING(data),
+        r = fast_decode(t, caps, (const unsigned char *)PyBytes_AS_STRING(data),
                         PyBytes_GET_SIZE(data), offset);
     } else {
         Py_buffer view;
@@ -830,7 +838,7 @@ static PyObject *py_decode_value(PyObject *self, PyObject *const *args, Py_ssize
             PyErr_Clear();
             goto pure;
         }
-        r = fast_decode(t, view.buf, view.len, offset);
+        r = fast_decode(t, caps, view.buf, view.len, offset);
         PyBuffer_Release(&view);
     }
     if (r != NULL || PyErr_Occurred()) return r;
@@ -846,10 +854,11 @@ static PyObject *py_fast_decode(PyObject *self, PyObject *const *args, Py_ssize_
         return NULL;
     }
     Table *t = table_for(args[1]);
-    if (t == NULL || load_limits(args[2]) < 0) return NULL;
+    Caps caps;
+    if (t == NULL || load_limits(args[2], &caps) < 0) return NULL;
     Py_buffer view;
     if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) return NULL;
-    PyObject *r = fast_decode(t, view.buf, view.len, 0);
+    PyObject *r = fast_decode(t, caps, view.buf, view.len, 0);
     PyBuffer_Release(&view);
     if (r == NULL && !PyErr_Occurred()) Py_RETURN_NONE;
     return r;
@@ -872,7 +881,8 @@ static PyObject *py_decode_frames(PyObject *self, PyObject *const *args, Py_ssiz
     long long max_frame = PyLong_AsLongLong(args[3]);
     if (PyErr_Occurred() || big_endian < 0) return NULL;
     Table *t = table_for(args[4]);
-    if (t == NULL || load_limits(args[5]) < 0) return NULL;
+    Caps caps;
+    if (t == NULL || load_limits(args[5], &caps) < 0) return NULL;
     Py_buffer view;
     if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) return NULL;
     const unsigned char *p = view.buf;
@@ -886,7 +896,7 @@ static PyObject *py_decode_frames(PyObject *self, PyObject *const *args, Py_ssiz
                                         (uint32_t)q[2] << 8 | q[3])
                                      : rd_u32(q));
         if (size <= 0 || size > max_frame || view.len - pos - 4 < size) break;
-        PyObject *r = fast_decode(t, q + 4, size, 0);
+        PyObject *r = fast_decode(t, caps, q + 4, size, 0);
         if (r == NULL) {
             if (PyErr_Occurred()) goto fail;
             break;
@@ -1198,20 +1208,19 @@ static int type_info(Enc *e, PyObject *spec, uint32_t *kind, int *wire) {
     return 0;
 }
 
-static int encode_children(Enc *e, PyObject *seq, long long depth, int pairs) {
-    Py_ssize_t n = PyList_GET_SIZE(seq);
+/* The items of a list, each held while written: a class's Python code may let another thread
+ * change the list, and a list that changed size is left to the pure core. */
+static int encode_children(Enc *e, PyObject *list, long long depth) {
+    Py_ssize_t n = PyList_GET_SIZE(list);
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *item = PyList_GET_ITEM(seq, i);
-        int rc;
-        if (pairs) {
-            if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2) return HAND_OVER;
-            if ((rc = encode_child(e, PyTuple_GET_ITEM(item, 0), depth + 1))) return rc;
-            if ((rc = encode_child(e, PyTuple_GET_ITEM(item, 1), depth + 1))) return rc;
-        } else if ((rc = encode_child(e, item, depth + 1))) {
-            return rc;
-        }
+        if (PyList_GET_SIZE(list) != n) return HAND_OVER;
+        PyObject *item = PyList_GET_ITEM(list, i);
+        Py_INCREF(item);
+        int rc = encode_child(e, item, depth + 1);
+        Py_DECREF(item);
+        if (rc) return rc;
     }
-    return 0;
+    return PyList_GET_SIZE(list) == n ? 0 : HAND_OVER;
 }
 
 static int encode_typed_array(Enc *e, PyObject *v, long long depth) {
@@ -1222,7 +1231,7 @@ static int encode_typed_array(Enc *e, PyObject *v, long long depth) {
     if (t->typed_array_mode == 2) { /* 4.0-4.2 write it as a plain Array */
         put_u32(e, t->h_array);
         put_u32(e, (uint32_t)n | t->count_flag);
-        return encode_children(e, v, depth, 0);
+        return encode_children(e, v, depth);
     }
     PyObject *spec = PyObject_GetAttrString(v, "element_type");
     if (spec == NULL) return -1;
@@ -1234,7 +1243,7 @@ static int encode_typed_array(Enc *e, PyObject *v, long long depth) {
     put_u32(e, t->h_array | kind << 16);
     if (kind) put_u32(e, (uint32_t)wire);
     put_u32(e, (uint32_t)n);
-    return encode_children(e, v, depth, 0);
+    return encode_children(e, v, depth);
 }
 
 static int encode_dictionary(Enc *e, PyObject *v, long long depth) {
@@ -1332,12 +1341,9 @@ static int encode_one(Enc *e, PyObject *v, long long depth) {
         if (n > (Py_ssize_t)COUNT_MASK || grow(e, 8) < 0) return n > COUNT_MASK ? HAND_OVER : -1;
         put_u32(e, t->h_array);
         put_u32(e, (uint32_t)n | t->count_flag);
-        PyObject **items = type == &PyList_Type ? ((PyListObject *)v)->ob_item
-                                                : ((PyTupleObject *)v)->ob_item;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            /* Writers run no Python code that could resize the list under us. */
-            if ((rc = encode_child(e, items[i], depth + 1))) return rc;
-        }
+        if (type == &PyList_Type) return encode_children(e, v, depth);
+        for (Py_ssize_t i = 0; i < n; i++)
+            if ((rc = encode_child(e, PyTuple_GET_ITEM(v, i), depth + 1))) return rc;
         return 0;
     }
     if (type == &PyDict_Type) {
@@ -1347,10 +1353,17 @@ static int encode_one(Enc *e, PyObject *v, long long depth) {
         put_u32(e, (uint32_t)n | t->count_flag);
         PyObject *key, *value;
         while (PyDict_Next(v, &i, &key, &value)) {
-            if ((rc = encode_child(e, key, depth + 1))) return rc;
-            if ((rc = encode_child(e, value, depth + 1))) return rc;
+            /* Held while written: a class's Python code may let another thread change the
+             * dict. A dict that changed size is left to the pure core. */
+            Py_INCREF(key);
+            Py_INCREF(value);
+            rc = encode_child(e, key, depth + 1);
+            if (rc == 0) rc = encode_child(e, value, depth + 1);
+            Py_DECREF(key);
+            Py_DECREF(value);
+            if (rc) return rc;
         }
-        return 0;
+        return PyDict_GET_SIZE(v) == n ? 0 : HAND_OVER;
     }
     if (type == (PyTypeObject *)TypedArray) return encode_typed_array(e, v, depth);
     if (type == (PyTypeObject *)Dictionary) return encode_dictionary(e, v, depth);
