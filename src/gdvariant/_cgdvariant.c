@@ -82,7 +82,7 @@ typedef struct {
 static PyObject *StringName, *NodePath, *RID, *ObjectID, *PackedStringArray, *CallableValue;
 static PyObject *TypedArray, *Dictionary, *Signal, *ElementType, *ObjectType;
 static long builtin_kind; /* ContainerKind.BUILTIN */
-static PyObject *pure_decode, *pure_encode, *table_builder;
+static PyObject *pure_decode, *pure_encode, *pure_decompress, *table_builder;
 static PyObject *tables;         /* dict: profile -> capsule(Table) */
 static PyObject *last_profile;   /* borrowed key of last_table, kept alive by `tables` */
 static Table *last_table;
@@ -105,17 +105,17 @@ static int setup(void) {
         Py_XDECREF(cls);
         return -1;
     }
-    if (!PyArg_ParseTuple(cls, "OOOOOOOOOOlOOO", &StringName, &NodePath, &RID, &ObjectID,
+    if (!PyArg_ParseTuple(cls, "OOOOOOOOOOlOOOO", &StringName, &NodePath, &RID, &ObjectID,
                           &PackedStringArray, &CallableValue, &pure_decode, &pure_encode,
                           &TypedArray, &Dictionary, &builtin_kind, &Signal, &ElementType,
-                          &ObjectType)) {
+                          &ObjectType, &pure_decompress)) {
         Py_DECREF(cls);
         return -1;
     }
     Py_INCREF(StringName); Py_INCREF(NodePath); Py_INCREF(RID); Py_INCREF(ObjectID);
     Py_INCREF(PackedStringArray); Py_INCREF(CallableValue); Py_INCREF(pure_decode);
     Py_INCREF(pure_encode); Py_INCREF(TypedArray); Py_INCREF(Dictionary); Py_INCREF(Signal);
-    Py_INCREF(ElementType); Py_INCREF(ObjectType);
+    Py_INCREF(ElementType); Py_INCREF(ObjectType); Py_INCREF(pure_decompress);
     Py_DECREF(cls);
     tables = PyDict_New();
     return tables == NULL ? -1 : 0;
@@ -1527,8 +1527,9 @@ done:
     return r;
 }
 
-/* Returns None for any stream that is not exactly right: the pure decoder then says why. */
-static PyObject *py_fastlz_decompress(PyObject *self, PyObject *args) {
+/* A stream that is not exactly right goes to the pure decoder, which raises the reference
+ * FastLZError; fast_path_fastlz_decompress gives None for it instead (tests, fuzzing). */
+static PyObject *fastlz_decompress(PyObject *args, int hand_over) {
     Py_buffer in;
     Py_ssize_t size;
     if (!PyArg_ParseTuple(args, "y*n", &in, &size)) return NULL;
@@ -1583,11 +1584,23 @@ static PyObject *py_fastlz_decompress(PyObject *self, PyObject *args) {
     goto done;
 bad:
     Py_XDECREF(r);
-    r = Py_None;
-    Py_INCREF(r);
+    PyBuffer_Release(&in);
+    if (hand_over) {
+        if (setup() < 0) return NULL;
+        return PyObject_CallObject(pure_decompress, args);
+    }
+    Py_RETURN_NONE;
 done:
     PyBuffer_Release(&in);
     return r;
+}
+
+static PyObject *py_fastlz_decompress(PyObject *self, PyObject *args) {
+    return fastlz_decompress(args, 1);
+}
+
+static PyObject *py_fast_fastlz_decompress(PyObject *self, PyObject *args) {
+    return fastlz_decompress(args, 0);
 }
 
 static PyMethodDef methods[] = {
@@ -1605,7 +1618,9 @@ static PyMethodDef methods[] = {
     {"fastlz_compress", py_fastlz_compress, METH_O,
      "fastlz_compress(data) -> bytes: level-1 FastLZ as the engine writes it"},
     {"fastlz_decompress", py_fastlz_decompress, METH_VARARGS,
-     "fastlz_decompress(stream, size) -> bytes, or None when the stream is not exactly right"},
+     "fastlz_decompress(stream, size) -> bytes: a level-1 or level-2 stream of exactly size"},
+    {"fast_path_fastlz_decompress", py_fast_fastlz_decompress, METH_VARARGS,
+     "fast_path_fastlz_decompress(stream, size) -> bytes, or None if it hands over"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from struct import Struct
 from typing import Any
 
-from . import _decoder, _encoder
+from . import _decoder, _encoder, _fastlz
 from ._layouts import LAYOUTS
 from ._packed import PackedStringArray
 from ._profiles import KIND_BARE_OBJECT, KIND_BARE_RID, Profile
@@ -93,6 +93,7 @@ def classes() -> tuple[Any, ...]:
         Signal,
         ElementType,
         int(T.OBJECT),
+        _fastlz.decompress,
     )
 
 
