@@ -82,7 +82,7 @@ typedef struct {
 static PyObject *StringName, *NodePath, *RID, *ObjectID, *PackedStringArray, *CallableValue;
 static PyObject *TypedArray, *Dictionary, *Signal, *ElementType, *ObjectType;
 static long builtin_kind; /* ContainerKind.BUILTIN */
-static PyObject *pure_decode, *pure_encode, *pure_decompress, *table_builder;
+static PyObject *pure_decode, *pure_encode, *pure_decompress, *pure_whole, *table_builder;
 static PyObject *tables;         /* dict: profile -> capsule(Table) */
 static PyObject *last_profile;   /* borrowed key of last_table, kept alive by `tables` */
 static Table *last_table;
@@ -105,10 +105,10 @@ static int setup(void) {
         Py_XDECREF(cls);
         return -1;
     }
-    if (!PyArg_ParseTuple(cls, "OOOOOOOOOOlOOOO", &StringName, &NodePath, &RID, &ObjectID,
+    if (!PyArg_ParseTuple(cls, "OOOOOOOOOOlOOOOO", &StringName, &NodePath, &RID, &ObjectID,
                           &PackedStringArray, &CallableValue, &pure_decode, &pure_encode,
                           &TypedArray, &Dictionary, &builtin_kind, &Signal, &ElementType,
-                          &ObjectType, &pure_decompress)) {
+                          &ObjectType, &pure_decompress, &pure_whole)) {
         Py_DECREF(cls);
         return -1;
     }
@@ -116,6 +116,7 @@ static int setup(void) {
     Py_INCREF(PackedStringArray); Py_INCREF(CallableValue); Py_INCREF(pure_decode);
     Py_INCREF(pure_encode); Py_INCREF(TypedArray); Py_INCREF(Dictionary); Py_INCREF(Signal);
     Py_INCREF(ElementType); Py_INCREF(ObjectType); Py_INCREF(pure_decompress);
+    Py_INCREF(pure_whole);
     Py_DECREF(cls);
     tables = PyDict_New();
     return tables == NULL ? -1 : 0;
@@ -844,6 +845,46 @@ static PyObject *py_decode_value(PyObject *self, PyObject *const *args, Py_ssize
     if (r != NULL || PyErr_Occurred()) return r;
 pure:
     return PyObject_Vectorcall(pure_decode, args, 5, NULL);
+}
+
+/* bytes_to_var: the one value data holds, with nothing after it. Trailing bytes and anything
+ * off the fast path go to the pure core's decode_whole, which raises the reference error.
+ * decode_whole(data, profile, allow_objects, limits) -> value */
+static PyObject *py_decode_whole(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "decode_whole(data, profile, allow_objects, limits)");
+        return NULL;
+    }
+    Table *t = table_for(args[1]);
+    Caps caps;
+    if (t == NULL || load_limits(args[3], &caps) < 0) return NULL;
+    PyObject *r = NULL;
+    Py_ssize_t size = 0;
+    if (PyBytes_CheckExact(args[0])) {
+        size = PyBytes_GET_SIZE(args[0]);
+        r = fast_decode(t, caps, (const unsigned char *)PyBytes_AS_STRING(args[0]), size, 0);
+    } else {
+        Py_buffer view;
+        if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
+            PyErr_Clear();
+        } else {
+            size = view.len;
+            r = fast_decode(t, caps, view.buf, view.len, 0);
+            PyBuffer_Release(&view);
+        }
+    }
+    if (r == NULL && PyErr_Occurred()) return NULL;
+    if (r != NULL) {
+        Py_ssize_t end = PyLong_AsSsize_t(PyTuple_GET_ITEM(r, 1));
+        if (end >= size) {
+            PyObject *v = PyTuple_GET_ITEM(r, 0);
+            Py_INCREF(v);
+            Py_DECREF(r);
+            return v;
+        }
+        Py_DECREF(r);
+    }
+    return PyObject_Vectorcall(pure_whole, args, 4, NULL);
 }
 
 /* The fast path alone, for tests and fuzzing: (value, end), or None where the call would be
@@ -1606,6 +1647,8 @@ static PyObject *py_fast_fastlz_decompress(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"decode_value", (PyCFunction)(void (*)(void))py_decode_value, METH_FASTCALL,
      "decode_value(data, profile, allow_objects, offset, limits) -> (value, end)"},
+    {"decode_whole", (PyCFunction)(void (*)(void))py_decode_whole, METH_FASTCALL,
+     "decode_whole(data, profile, allow_objects, limits) -> value: bytes_to_var, no leftovers"},
     {"encode_value", (PyCFunction)(void (*)(void))py_encode_value, METH_FASTCALL,
      "encode_value(value, profile, full_objects) -> bytes"},
     {"fast_path_decode", (PyCFunction)(void (*)(void))py_fast_decode, METH_FASTCALL,

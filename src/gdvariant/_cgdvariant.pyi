@@ -12,6 +12,9 @@ def decode_value(
     offset: int,
     limits: Limits,
 ) -> tuple[Any, int]: ...
+def decode_whole(
+    data: bytes | bytearray | memoryview, profile: Profile, allow_objects: bool, limits: Limits
+) -> Any: ...
 def encode_value(value: Any, profile: Profile, full_objects: bool) -> bytes: ...
 def fast_path_decode(
     data: bytes | bytearray | memoryview, profile: Profile, limits: Limits

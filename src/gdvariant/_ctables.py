@@ -17,6 +17,7 @@ from struct import Struct
 from typing import Any
 
 from . import _decoder, _encoder, _fastlz
+from ._errors import DecodeError
 from ._layouts import LAYOUTS
 from ._packed import PackedStringArray
 from ._profiles import KIND_BARE_OBJECT, KIND_BARE_RID, Profile
@@ -94,7 +95,16 @@ def classes() -> tuple[Any, ...]:
         ElementType,
         int(T.OBJECT),
         _fastlz.decompress,
+        _pure_decode_whole,
     )
+
+
+def _pure_decode_whole(data: Any, profile: Profile, allow_objects: bool, limits: Any) -> Any:
+    value, end = _decoder.decode_value(data, profile, allow_objects, 0, limits)
+    size = memoryview(data).nbytes
+    if end < size:
+        raise DecodeError(f"{size - end} bytes of trailing data after the value", end)
+    return value
 
 
 def _pure_encode(value: Any, profile: Profile, full_objects: bool) -> bytes:
