@@ -1,16 +1,33 @@
-"""Shared fixtures: the real engines, skipped with a reason when absent (required in CI), and
-an optional package made to look uninstalled."""
+"""Shared fixtures: the codec cores (``impl``), the real engines, each skipped with a reason
+when absent (and required in CI by an environment switch), and an optional package made to
+look uninstalled."""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
+from cores import CORES, core
 from engines import Engine, engines_required, find_engine
 
 import gdvariant as gd
+from gdvariant import _core
+
+
+@pytest.fixture(scope="module", params=CORES)
+def impl(request: pytest.FixtureRequest) -> Iterator[ModuleType]:
+    """Run the test on each codec core in turn: the public API uses ``request.param``'s core.
+
+    Codec test modules take it for every test with ``pytestmark =
+    pytest.mark.usefixtures("impl")``. Module scope: the tests of a module run on one core,
+    then the other, and hypothesis accepts it (it refuses function-scoped fixtures).
+    """
+    module = core(request.param)
+    with _core.use(request.param):
+        yield module
 
 
 def _engine(name: str) -> Engine:

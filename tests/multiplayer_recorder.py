@@ -78,14 +78,16 @@ class Recorder:
             await sink.close()
 
 
-async def run_godot(engine: Engine, inside: str, args: list[str]) -> str:
-    """Run the project with ``args``; return its stdout (the scene prints what it received)."""
+async def run_godot(engine: Engine, inside: str, args: list[str], scene: str | None = None) -> str:
+    """Run the project (its main scene, or ``scene``) with ``args``; return its stdout (the
+    scene prints what it received)."""
     assert engine.chroot is not None
     cmd = ["chroot", str(engine.chroot), "env", "HOME=/tmp", "godot", "--headless"]
     proc = await asyncio.create_subprocess_exec(
         *cmd,
         "--path",
         inside,
+        *([scene] if scene is not None else []),
         "--",
         *args,
         stdout=asyncio.subprocess.PIPE,
@@ -136,6 +138,36 @@ async def record(engine: Engine, inside: str) -> dict[str, Any]:
             name: log.splitlines() for name, log in zip(("server", "A", "B"), logs, strict=True)
         },
     }
+
+
+API_SCENE = "res://api.tscn"
+
+
+async def record_api(engine: Engine, inside: str, server_port: int) -> dict[str, Any]:
+    """A Godot client of the API scene (``tests/engine/multiplayer_client/api.tscn``) joins
+    the server on ``server_port`` through the proxy; the recording and the client's log."""
+    proxy_port = free_port()
+    recorder = Recorder(f"ws://127.0.0.1:{server_port}")
+    async with serve(recorder.handle, "127.0.0.1", proxy_port, compression=None, max_size=None):
+        url = f"ws://127.0.0.1:{proxy_port}"
+        log = await run_godot(engine, inside, [url, "20"], scene=API_SCENE)
+    return {"packets": recorder.packets, "log": log.splitlines()}
+
+
+async def record_api_godot_server(engine: Engine, inside: str) -> dict[str, Any]:
+    """The API scene as a Godot 4.6 server playing its golden script (``api.gd``, ``_play``)
+    for one Godot client, recorded between them."""
+    port = free_port()
+    server = asyncio.create_task(run_godot(engine, inside, ["server", str(port)], API_SCENE))
+    await wait_listening(port)
+    recording = await record_api(engine, inside, port)
+    recording["server_log"] = (await server).splitlines()
+    recording["godot"] = engine.version()
+    recording["about"] = (
+        "SceneMultiplayer packets of tests/engine/multiplayer_client/api.tscn: a Godot server "
+        "playing api.gd's golden script for one Godot client, as the proxy saw them"
+    )
+    return recording
 
 
 def record_session(engine: Engine) -> dict[str, Any]:

@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 from engines import Engine, engine_decode
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import gdvariant as gd
 from gdvariant import PROFILES, GodotObject, PackedVector4Array, TypedArray, VariantType, Vector3
@@ -29,7 +31,13 @@ TRUNCATED = struct.pack("<III", 28, 1, 2)
 
 
 def _value(out: str) -> Any:
-    """The value printed by ``decode`` (printed as gdvariant-readable Python)."""
+    """The value printed by ``decode``: one line of Godot text."""
+    assert out.endswith("\n") and out.count("\n") == 1, out
+    return gd.from_text(out)
+
+
+def _python(out: str) -> Any:
+    """The value printed by ``decode --format python``."""
     return eval(out, NAMESPACE)
 
 
@@ -115,7 +123,7 @@ def test_decode_all_prints_every_value_with_offsets(capsys: pytest.CaptureFixtur
     data = struct.pack("<Ii", 2, 1) + struct.pack("<II3sx", 4, 3, b"abc")  # int 1, then "abc"
     assert main(["decode", "--hex", data.hex(), "--all"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines == ["# offset 0, 8 bytes", "1", "# offset 8, 12 bytes", "'abc'"]
+    assert lines == ["# offset 0, 8 bytes", "1", "# offset 8, 12 bytes", '"abc"']
 
 
 def test_decode_offset(capsys: pytest.CaptureFixture[str]) -> None:
@@ -146,10 +154,8 @@ def _records(values: list[Any], **options: Any) -> bytes:
 
 
 def _printed_records(out: str) -> list[Any]:
-    """The values of ``# record N`` blocks, checking the numbering."""
-    blocks = out.split("# record ")[1:]
-    assert [int(b.split("\n", 1)[0]) for b in blocks] == list(range(len(blocks)))
-    return [_value(b.split("\n", 1)[1]) for b in blocks]
+    """The values ``decode`` printed, one record per line."""
+    return [gd.from_text(line) for line in out.splitlines()]
 
 
 def test_decode_reads_a_plain_store_var_file(
@@ -281,8 +287,11 @@ def test_decode_full_object_needs_allow_objects(capsys: pytest.CaptureFixture[st
 
 def test_decode_object_as_id_needs_no_flag(capsys: pytest.CaptureFixture[str]) -> None:
     data = struct.pack("<IQ", 24 | 1 << 16, 1234)  # spec §5.2: bit 16 = instance id
+    assert main(["decode", "--hex", data.hex(), "--format", "python"]) == 0
+    assert _python(capsys.readouterr().out) == gd.ObjectID(1234)
+    # Godot makes an EncodedObjectAsID of it (spec godot3.md §5.2), and prints that object.
     assert main(["decode", "--hex", data.hex()]) == 0
-    assert _value(capsys.readouterr().out) == gd.ObjectID(1234)
+    assert capsys.readouterr().out == 'Object(EncodedObjectAsID,"object_id":1234)\n'
 
 
 def test_decode_bad_input_exit_1_with_offset(capsys: pytest.CaptureFixture[str]) -> None:
@@ -365,14 +374,18 @@ def test_encode_stdin(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFix
 
 
 def test_encode_full_objects(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["encode", "--hex", "GodotObject('Node')"]) == 1
+    assert main(["encode", "--hex", "Object(Node)"]) == 1
     assert "full_objects" in capsys.readouterr().err
-    assert main(["encode", "--hex", "--full-objects", "GodotObject('Node')"]) == 0
+    assert main(["encode", "--hex", "--full-objects", "Object(Node)"]) == 0
+    assert capsys.readouterr().out.strip() == FULL_OBJECT.hex()
+    assert (
+        main(["encode", "--hex", "--full-objects", "--from", "python", "GodotObject('Node')"]) == 0
+    )
     assert capsys.readouterr().out.strip() == FULL_OBJECT.hex()
 
 
 def test_encode_refused_expression(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["encode", "--hex", "__import__('os').system('echo hi')"]) == 2
+    assert main(["encode", "--hex", "--from", "python", "__import__('os').system('echo hi')"]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
     assert "__import__" in captured.err
@@ -400,9 +413,26 @@ def test_encode_unencodable_value(capsys: pytest.CaptureFixture[str]) -> None:
 def test_encode_bad_call_or_key_is_one_line_in_our_words(
     text: str, message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["encode", "--hex", text]) == 2
+    assert main(["encode", "--hex", "--from", "python", text]) == 2
     captured = capsys.readouterr()
     assert (captured.out, captured.err) == ("", f"gdvariant: {message}\n")
+
+
+@pytest.mark.parametrize("text", ["Vector2(1)", "[0, Vector3(1, 2, 3, 4)]", "{1: 2", "1 )"])
+def test_encode_text_that_does_not_parse_is_one_line_with_line_and_column(
+    text: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["encode", "--hex", text]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.count("\n") == 1
+    if text == "1 )":  # one value, then text that is not one: from_text would ignore it
+        assert captured.err == "gdvariant: <argument>, line 1, column 3: a value (got ')')\n"
+        return
+    with pytest.raises(gd.TextError) as info:
+        gd.from_text(text)
+    where = f"line {info.value.line}, column {info.value.column}"
+    assert captured.err.startswith(f"gdvariant: <argument>, {where}: {info.value.expected}")
 
 
 def test_encode_keeps_keys_python_would_merge(capsys: pytest.CaptureFixture[str]) -> None:
@@ -428,14 +458,14 @@ def test_encode_array_keys(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_engine_version_is_honoured_by_encode(capsys: pytest.CaptureFixture[str]) -> None:
-    v4 = "PackedVector4Array([(1, 2, 3, 4)])"
+    v4 = "PackedVector4Array(1, 2, 3, 4)"
     assert main(["encode", "-V", "4.2", "--hex", v4]) == 1
     assert "4.2" in capsys.readouterr().err
     assert main(["encode", "--engine-version", "4.3", "--hex", v4]) == 0
     expected = gd.dumps(PackedVector4Array([(1, 2, 3, 4)]), version="4.3")
     assert capsys.readouterr().out.strip() == expected.hex()
 
-    typed = "TypedArray(VariantType.INT, [1])"
+    typed = "Array[int]([1])"
     assert main(["encode", "-V", "3.6", "--hex", typed]) == 1  # Godot 3 has no typed Arrays
     capsys.readouterr()
     assert main(["encode", "-V", "4.3", "--hex", typed]) == 0
@@ -464,6 +494,10 @@ def test_unknown_engine_version_is_usage_error(capsys: pytest.CaptureFixture[str
 def test_versions(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["versions"]) == 0
     lines = capsys.readouterr().out.splitlines()
+    core = lines.pop()  # the last line says which codec core is live, and why
+    assert core.startswith(f"# codec core: {gd.IMPLEMENTATION} (")
+    if gd.IMPLEMENTATION == "python":
+        assert "compiled core not built" in core or "GDVARIANT_PURE_PYTHON" in core
     by_name = {line.split()[0]: line for line in lines}
     assert set(by_name) == set(PROFILES)
     assert "4.6" in by_name["4"]
@@ -502,7 +536,7 @@ def test_frames_decodes_a_captured_stream(
     path.write_bytes(gd.frame({"seq": 1}) + gd.frame("é") + gd.frame([1, 2])[:-3])
     assert main(["frames", str(path)]) == 0
     captured = capsys.readouterr()
-    assert captured.out.splitlines() == ["# value 0", "{'seq': 1}", "# value 1", "'é'"]
+    assert captured.out.splitlines() == ['{"seq": 1}', '"é"']
     assert f"ends inside a frame ({len(gd.frame([1, 2])) - 3} bytes)" in captured.err
     assert "2 values" in captured.err
 
@@ -513,7 +547,7 @@ def test_frames_reports_a_bad_frame_and_keeps_what_came_before(
     data = gd.frame(7, version="3", framing="PacketPeerStream") + bytes.fromhex("04000000ff000000")
     assert main(["frames", "--hex", data.hex(), "-V", "3", "--framing", "PacketPeerStream"]) == 1
     captured = capsys.readouterr()
-    assert captured.out.splitlines() == ["# value 0", "7"]
+    assert captured.out.splitlines() == ["7"]
     assert "bad frame: unknown type id 255" in captured.err
     assert "offset 16" in captured.err
 
@@ -548,17 +582,17 @@ def test_decode_opens_encrypted_and_compressed_saves(
     enc = tmp_path / "enc.sav"
     gd.write_save(enc, [1, "two"], password="pässwörd", version="3")
     assert main(["decode", str(enc), "-V", "3", "--password", "pässwörd"]) == 0
-    assert capsys.readouterr().out.splitlines() == ["# record 0", "1", "# record 1", "'two'"]
+    assert capsys.readouterr().out.splitlines() == ["1", '"two"']
     assert main(["decode", str(enc), "-V", "3", "--password", "wrong"]) == 1
     assert "MD5 check failed" in capsys.readouterr().err
     zipped = tmp_path / "zip.sav"
     gd.write_save(zipped, [{"k": 3}], compression=gd.Compression.GZIP)
     assert main(["decode", str(zipped)]) == 0
-    assert capsys.readouterr().out.splitlines() == ["# record 0", "{'k': 3}"]
+    assert capsys.readouterr().out.splitlines() == ['{"k": 3}']
     key = bytes(range(32))
     gd.write_save(enc, [5], key=key)
     assert main(["decode", str(enc), "--key", key.hex()]) == 0
-    assert capsys.readouterr().out.splitlines() == ["# record 0", "5"]
+    assert capsys.readouterr().out.splitlines() == ["5"]
 
 
 def test_a_missing_optional_package_is_one_line_naming_the_extra(
@@ -608,7 +642,7 @@ def test_a_closed_output_pipe_ends_quietly(tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
     )
     assert proc.stdout is not None and proc.stderr is not None
-    assert proc.stdout.readline() == b"# record 0\n"
+    assert proc.stdout.readline() == b'{"i": 0, "pad": "' + b"x" * 100 + b'"}\n'
     proc.stdout.close()  # as `| head -1` does
     err = proc.stderr.read()
     assert proc.wait(timeout=60) == 141
@@ -704,3 +738,153 @@ def test_schema_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixtur
     empty.write_text("X = 1\n")
     assert main(["schema", "gdscript", str(empty)]) == 2
     assert "no networked (NetClass) classes" in capsys.readouterr().err
+
+
+# ---- how decode prints ----------------------------------------------------------------------
+
+
+def test_decode_keeps_the_stored_key_order_and_exact_floats(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    value = {"z": 0.1, "a": gd.Color(0.9, 0.2, 0.3, 1), 3: -0.0}
+    assert main(["decode", "--hex", gd.dumps(value).hex()]) == 0
+    out = capsys.readouterr().out
+    # Not var_to_str's sorted layout: the bytes' order, one line, floats that read back.
+    assert out == '{"z": 0.1, "a": Color(0.9, 0.2, 0.3, 1), 3: -0.0}\n'
+    assert gd.dumps(gd.from_text(out)) == gd.dumps(value)
+
+
+def test_decode_format_godot_is_var_to_str(capsys: pytest.CaptureFixture[str]) -> None:
+    value = {"z": 1, "a": 2}
+    assert main(["decode", "--hex", gd.dumps(value).hex(), "--format", "godot"]) == 0
+    assert capsys.readouterr().out == gd.to_text(value) + "\n"
+
+
+def test_long_containers_are_shortened_unless_full(capsys: pytest.CaptureFixture[str]) -> None:
+    data = gd.dumps([list(range(3000)), bytes(50)])
+    assert main(["decode", "--hex", data.hex()]) == 0
+    captured = capsys.readouterr()
+    first, second = captured.out[1:-2].split("], ")
+    assert first == "[" + ", ".join(map(str, range(20))) + ", ... 2980 more"
+    assert second == "PackedByteArray(" + "0, " * 20 + "... 30 more)"
+    assert "--full prints them whole" in captured.err
+    assert main(["decode", "--hex", data.hex(), "--full"]) == 0
+    captured = capsys.readouterr()
+    assert gd.dumps(gd.from_text(captured.out)) == data
+    assert captured.err == ""
+
+
+def test_a_string_that_looks_like_a_mark_is_not_a_shortening(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["decode", "--hex", gd.dumps("... 3 more").hex()]) == 0
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize(
+    ("env", "flag", "coloured"),
+    [({}, "always", True), ({}, "never", False), ({"NO_COLOR": "1"}, "auto", False)],
+)
+def test_colour(
+    env: dict[str, str],
+    flag: str,
+    coloured: bool,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    assert main(["decode", "--hex", gd.dumps(["a", 1]).hex(), "--color", flag]) == 0
+    out = capsys.readouterr().out
+    assert ("\x1b[32m" in out) == coloured  # green strings
+    if coloured:
+        assert out == '[\x1b[32m"a"\x1b[0m, \x1b[36m1\x1b[0m]\n'
+
+
+def test_no_colour_in_a_pipe(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["decode", "--hex", gd.dumps("a").hex()]) == 0
+    assert capsys.readouterr().out == '"a"\n'
+
+
+def test_decode_reads_a_capture_that_stops_mid_frame(capsys: pytest.CaptureFixture[str]) -> None:
+    data = gd.frame({"seq": 1}) + gd.frame("hi") + gd.frame([1, 2])[:-3]
+    assert main(["decode", "--hex", data.hex()]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.splitlines() == ['{"seq": 1}', '"hi"']
+    cut = len(gd.frame([1, 2])) - 3
+    assert captured.err == f"# 2 put_var frames (then {cut} bytes of a frame the capture cuts)\n"
+
+
+def test_godot2_has_no_text_syntax_here(capsys: pytest.CaptureFixture[str]) -> None:
+    data = gd.dumps(5, version="2")
+    assert main(["decode", "-V", "2", "--hex", data.hex()]) == 2
+    assert "use --format json or python" in capsys.readouterr().err
+    assert main(["decode", "-V", "2", "--hex", data.hex(), "--format", "python"]) == 0
+    assert capsys.readouterr().out == "5\n"
+
+
+def test_encode_reads_a_file_or_stdin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "value.txt"
+    path.write_text('; a comment, as in .tres files\n{"a": Vector2(1, 2)}\n')
+    assert main(["encode", "-i", str(path), "--hex"]) == 0
+    assert capsys.readouterr().out.strip() == gd.dumps({"a": gd.Vector2(1, 2)}).hex()
+    monkeypatch.setattr(sys, "stdin", io.StringIO('1\n"two"\n'))
+    assert main(["encode", "--records", "--hex"]) == 0
+    assert capsys.readouterr().out.strip() == _records([1, "two"]).hex()
+
+
+def test_decode_json_lines_read_back_to_the_same_records(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    values = [{"k": gd.Vector2i(1, 2), 3: 1.5}, gd.StringName("x\u2028y"), [1.0, 2]]
+    data = _records(values)
+    assert main(["decode", "--hex", data.hex(), "--format", "json"]) == 0
+    out = capsys.readouterr().out
+    lines = out.split("\n")[:-1]
+    assert out.splitlines() == lines  # U+2028 is escaped: every reader sees the same lines
+    assert len(lines) == len(values)
+    assert [gd.dumps(gd.from_json(line)) for line in lines] == [gd.dumps(v) for v in values]
+
+
+def test_decode_godot_json_is_json_from_native(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["decode", "--hex", gd.dumps(gd.Vector2(1, 2)).hex(), "-f", "godot-json"]) == 0
+    # text-format.md §8: JSON.from_native writes a Vector2 as its type and its args.
+    assert capsys.readouterr().out == '{"args":[1.0,2.0],"type":"Vector2"}\n'
+
+
+def test_encode_from_json(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["encode", "--from", "json", '{"$type": "Vector2i", "args": [1, 2]}', "--hex"]) == 0
+    assert capsys.readouterr().out.strip() == "060000000100000002000000"  # godot4.md §4: 6, x, y
+    monkeypatch.setattr(sys, "stdin", io.StringIO('1\n\n"two"\n'))
+    assert main(["encode", "--from", "json", "--records", "--hex"]) == 0
+    assert capsys.readouterr().out.strip() == _records([1, "two"]).hex()
+    assert main(["encode", "--from", "json", "--records", "--hex", '1\n{"$type": 5}']) == 1
+    assert capsys.readouterr().err.startswith("gdvariant: line 2: ")
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    data=st.one_of(
+        st.binary(max_size=48),
+        st.builds(lambda b: gd.frame([1, "x"]) + b, st.binary(max_size=12)),
+        st.builds(lambda b: b"GCPF" + b, st.binary(max_size=32)),
+    ),
+    command=st.sampled_from(["decode", "inspect", "detect"]),
+)
+def test_any_bytes_end_in_a_status_not_a_traceback(
+    data: bytes, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status = main([command, "--hex", data.hex() or "00"])
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    if status == 2:  # bytes that start like an encrypted save: a usage error, not bad data
+        assert data.startswith(b"GDEC") and "--password or --key" in err
+    else:
+        assert status in (0, 1)

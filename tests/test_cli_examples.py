@@ -2,8 +2,9 @@
 README.md (``sh`` blocks and inline code) and in each ``--help`` text.
 
 An example ending in ``# -> TEXT`` states its output: TEXT is what it prints on stdout, leaving
-out the ``# record N`` style heading lines, joined by spaces. The files the examples name are
-in ``examples/``, written by the real engines (``tools/make_example.py``).
+out the ``# offset N`` style heading lines, joined by spaces. One whose comment says ``(exit N)``
+shows a failure: it must end with that status (and its message on stderr). The files the
+examples name are in ``examples/``, written by the real engines (``tools/make_example.py``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from gdvariant._cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
-COMMANDS = ("decode", "encode", "frames", "versions")
+COMMANDS = ("decode", "encode", "inspect", "detect", "convert", "edit", "frames", "versions")
 
 
 def _gdvariant_commands(text: str) -> list[str]:
@@ -63,7 +64,11 @@ def _run(example: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.M
     except SystemExit as exc:  # --help
         status = exc.code if isinstance(exc.code, int) else 1
     captured = capsys.readouterr()
-    assert status == 0, f"{example}\n{captured.err}"
+    failure = re.search(r"\(exit (\d+)\)", example)
+    expected_status = int(failure.group(1)) if failure else 0
+    assert status == expected_status, f"{example}\n{captured.err}"
+    if failure:
+        assert captured.err.startswith("gdvariant: ") or "# stops at offset" in captured.out
     if stated:
         expected = re.sub(r"\s+\(.*\)$", "", stated.strip())  # a trailing (remark) is prose
         printed = [line for line in captured.out.splitlines() if not line.startswith("# ")]

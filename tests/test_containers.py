@@ -143,6 +143,7 @@ def test_bad_gcpf_files_name_what_is_wrong(data: bytes, reason: str) -> None:
 # ---------------------------------------------------------------- any save
 
 
+@pytest.mark.usefixtures("impl")  # these decode values: on every codec core
 @pytest.mark.parametrize(
     "options",
     [
@@ -283,6 +284,7 @@ def test_lying_gcpf_headers_and_tables_are_decode_errors() -> None:
     check()
 
 
+@pytest.mark.usefixtures("impl")  # these decode values: on every codec core
 def test_mutated_container_bytes_raise_only_decode_errors(tmp_path: Path) -> None:
     from hypothesis import example, given, settings
     from hypothesis import strategies as st

@@ -13,6 +13,8 @@ from random_values import RELEASES, nested_arrays
 import gdvariant as gd
 from gdvariant import DecodeError, GodotError
 
+pytestmark = pytest.mark.usefixtures("impl")  # every codec core
+
 SAMPLES: list[Any] = [
     None,
     True,

@@ -21,6 +21,8 @@ from godot_describe import canon, expected
 
 import gdvariant as gd
 
+pytestmark = pytest.mark.usefixtures("impl")  # every codec core
+
 DERIVED = Path(__file__).parent / "vectors" / "derived"
 FILES = ("godot2.json", "pandemonium.json", "godot4-older.json")
 # Where we differ from the engine on purpose (README, "Deliberate differences"); each one is

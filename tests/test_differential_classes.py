@@ -18,6 +18,8 @@ from godot_describe import canon, surrogates_as_spaces
 
 import gdvariant as gd
 
+pytestmark = pytest.mark.usefixtures("impl")  # every codec core
+
 CLASSES = json.loads((Path(__file__).parent / "vectors/differential/classes.json").read_text())
 EXAMPLES = [
     (version, name, example)

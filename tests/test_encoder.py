@@ -12,6 +12,8 @@ import pytest
 import gdvariant as gd
 from gdvariant import EncodeError
 
+pytestmark = pytest.mark.usefixtures("impl")  # every codec core
+
 
 def _header(data: bytes) -> tuple[int, int]:
     word = struct.unpack_from("<I", data)[0]

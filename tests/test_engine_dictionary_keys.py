@@ -16,7 +16,7 @@ from godot_describe import as_engine_holds, canon, expected
 
 import gdvariant as gd
 
-pytestmark = pytest.mark.engine
+pytestmark = [pytest.mark.engine, pytest.mark.usefixtures("impl")]  # every core
 
 NAN = float("nan")
 T = gd.VariantType

@@ -33,7 +33,7 @@ from mutations import mutate
 
 import gdvariant as gd
 
-pytestmark = pytest.mark.engine
+pytestmark = [pytest.mark.engine, pytest.mark.usefixtures("impl")]  # every core
 COUNT = 10_000
 VECTORS = Path(__file__).parent / "vectors"
 CLASSES = json.loads((VECTORS / "differential" / "classes.json").read_text())

@@ -32,13 +32,14 @@ from random_values import mutated_encodings, nested_arrays, random_value
 
 import gdvariant as gd
 
-pytestmark = pytest.mark.engine
+pytestmark = [pytest.mark.engine, pytest.mark.usefixtures("impl")]  # every core
 COUNT = 400
 ORACLE = "godot3_oracle.gd"
 
 
 def _generate(engine: Engine, count: int) -> list[dict[str, Any]]:
-    records = run_oracle(engine, ORACLE, ["generate", str(SEED), str(count), "{inside}/out.jsonl"])
+    args = ["generate", str(SEED), str(count), "{inside}/out.jsonl"]
+    records = run_oracle(engine, ORACLE, args, memo=True)
     return [r for r in records if "bytes" in r]
 
 

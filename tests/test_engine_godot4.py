@@ -23,12 +23,12 @@ from random_values import mutated_encodings, nested_arrays, random_value
 
 import gdvariant as gd
 
-pytestmark = pytest.mark.engine
+pytestmark = [pytest.mark.engine, pytest.mark.usefixtures("impl")]  # every core
 COUNT = 400
 
 
 def _oracle(engine: Engine, args: list[str], inputs: dict[str, str]) -> list[dict[str, Any]]:
-    return run_oracle(engine, "godot4_oracle.gd", args, inputs)
+    return run_oracle(engine, "godot4_oracle.gd", args, inputs, memo=True)
 
 
 def _engine_decode(engine: Engine, blobs: list[bytes], allow: bool) -> list[dict[str, Any]]:

@@ -5,14 +5,11 @@ we write the same set and Godot reads them back to the same values."""
 from __future__ import annotations
 
 import io
-import json
-import shutil
 from pathlib import Path
-from pprint import pformat
 from typing import Any
 
 import pytest
-from engines import ENGINE_SCRIPTS, SEED, Engine
+from engines import SEED, Engine, engine_read_saves, engine_write_saves
 from godot_describe import as_engine_holds, canon, same_but_padding
 
 import gdvariant as gd
@@ -84,11 +81,7 @@ def _rebuilt(data: bytes, plaintext: bytes, options: dict[str, Any], layout: int
 
 def _engine_files(engine: Engine, here: Path, inside: str, seed: int) -> list[bytes]:
     """Have the engine write every save file into ``here``; return its manifest."""
-    shutil.copy(ENGINE_SCRIPTS / engine.oracle, here)
-    engine.run(engine.oracle, ["savefiles", inside, str(seed), str(COUNT)], cwd=(here, inside))
-    manifest = [bytes.fromhex(x) for x in (here / "manifest.txt").read_text().split()]
-    assert len(manifest) == COUNT
-    return manifest
+    return engine_write_saves(engine, (here, inside), seed, COUNT)
 
 
 def _check_we_read(engine: Engine) -> None:
@@ -125,13 +118,7 @@ def _check_engine_reads(engine: Engine) -> None:
                     gd.loads(b, version=version) for b in _expected(manifest, content, version)
                 ]
                 gd.write_save(ours / f"{mode}_{content}.sav", values, version=version, **options)
-        engine.run(
-            engine.oracle,
-            ["readsaves", f"{inside}/ours", f"{inside}/read.jsonl"],
-            cwd=(here, inside),
-        )
-        lines = (here / "read.jsonl").read_text().splitlines()
-    results = {r["name"]: r for r in map(json.loads, lines)}
+        results = engine_read_saves(engine, (here, inside), "ours")
     assert len(results) == len(_modes(engine)) * len(CONTENTS)
     for mode in _modes(engine):
         for content in CONTENTS:
@@ -170,11 +157,11 @@ def _check_the_cli_reads(engine: Engine, capsys: pytest.CaptureFixture[str]) -> 
                 captured = capsys.readouterr()
                 assert status == 0, (path.name, captured.err)
                 values = gd.read_save(path, version=version, **_reading(options))
-                shown = [
-                    f"# record {i}\n{pformat(v, width=100, sort_dicts=False)}\n"
-                    for i, v in enumerate(values)
-                ]
-                assert captured.out == "".join(shown), path.name
+                assert len(captured.out.splitlines()) == len(values), path.name  # one a line
+                argv = ["decode", str(path), "-V", version, "--format", "python", "--full"]
+                assert main([*argv, *_cli_arguments(options)]) == 0
+                shown = capsys.readouterr().out.splitlines()
+                assert shown == [repr(v) for v in values], path.name
                 assert f"# {len(values)} store_var record" in captured.err, path.name
                 flipped = mode == "plain_be" and content != "empty"  # no length to tell by
                 assert ("big-endian" in captured.err) == flipped, path.name

@@ -114,3 +114,33 @@ def test_the_arena_demo_runs_with_headless_godot_clients(godot4: Engine) -> None
     # A client that fell behind gets the last delta again, so it may apply a few more.
     assert proc.stdout.count("packets up to tick 120; saw ") == 3, proc.stdout
     assert "all 3 clients ended with the server's state" in proc.stdout
+
+
+MULTIPLAYER = RELAY.parent / "multiplayer"
+sys.path.insert(0, str(MULTIPLAYER))
+import game_server  # noqa: E402
+
+from gdvariant.multiplayer import scene_tscn  # noqa: E402
+
+
+def test_the_multiplayer_player_scene_is_current() -> None:
+    """The client's synchronizer config is the one the server's Player class gives."""
+    committed = (MULTIPLAYER / "project" / "player.tscn").read_text()
+    assert committed == scene_tscn(game_server.PLAYER, "Player")
+
+
+@pytest.mark.engine
+@pytest.mark.parametrize("server", ["ours", "godot"])
+def test_the_multiplayer_demo_runs_against_our_server_or_godots(
+    godot4: Engine, server: str
+) -> None:
+    """The same client project, unchanged, plays against SceneMultiplayer in Python and
+    against its own Godot 4.6 server."""
+    assert godot4.chroot is not None
+    cmd = [sys.executable, str(MULTIPLAYER / "multiplayer_demo.py"), "--chroot", str(godot4.chroot)]
+    cmd += ["--godot-server"] if server == "godot" else []
+    proc = subprocess.run([*cmd, "--moves", "30"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    chats = '["Ayla", "Bruno", "Chloé"]'
+    assert proc.stdout.count(f"saw the last moves of 3 players and chats from {chats}") == 3
+    assert "all clients saw everything" in proc.stdout

@@ -18,6 +18,7 @@ API_MODULES: list[types.ModuleType] = [
         "_containers",
         "_errors",
         "_framing",
+        "_json",
         "_legacy",
         "_limits",
         "_packed",

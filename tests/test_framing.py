@@ -10,6 +10,8 @@ import pytest
 import gdvariant as gd
 from gdvariant import DecodeError, GodotError, StreamDecoder, frame
 
+pytestmark = pytest.mark.usefixtures("impl")  # every codec core
+
 MESSAGES: list[Any] = [5, "abc", [1, {"k": gd.Vector2(1, 2)}], None, b"\x01\x02\x03"]
 
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 import gdvariant as gd
+
+pytestmark = pytest.mark.usefixtures("impl")  # every codec core
 
 
 def test_a_godot2_input_event_of_unknown_type_counts_past_the_data() -> None:

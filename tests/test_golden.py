@@ -18,6 +18,8 @@ from typing import Any
 import pytest
 from godot_describe import check_engine_record
 
+pytestmark = pytest.mark.usefixtures("impl")  # every codec core
+
 VECTORS = Path(__file__).parent / "vectors"
 # engine folder -> (our version name, how many type ids that engine has)
 ENGINES = {"godot4.6": ("4.6", 39), "godot3.6": ("3.6", 27), "godot3.2": ("3.2", 27)}

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 import gdvariant as gd
+from gdvariant._codec import codec_for
 from gdvariant._guess import (
     Reading,
     engine_for_frames,
@@ -20,7 +21,7 @@ from gdvariant._guess import (
     records_only,
 )
 
-G4 = gd.get_profile("4")
+G4 = codec_for("4")
 
 
 def _records(values: list[Any], **options: Any) -> bytes:
@@ -90,7 +91,7 @@ def test_loose_frame_finds_a_value_that_ends_before_its_frame() -> None:
     godot3 = gd.frame(5, version="3") + gd.frame({"slot": 1, "player": "Ayla"}, version="3")
     # Frame 1 starts at 12; Godot 4 reads its type 18 as a 48-byte Transform3D.
     assert loose_frame(godot3, G4) == (1, 12, 52)
-    assert loose_frame(godot3, gd.get_profile("3")) is None
+    assert loose_frame(godot3, codec_for("3")) is None
 
 
 def test_loose_frame_leaves_cut_and_broken_frames_to_the_decoder() -> None:
@@ -102,7 +103,7 @@ def test_loose_frame_leaves_cut_and_broken_frames_to_the_decoder() -> None:
 def test_engine_for_frames() -> None:
     godot3 = gd.frame([1, 2], version="3") + gd.frame("x", version="3")[:-1]
     assert engine_for_frames(godot3, G4) == "3"
-    assert engine_for_frames(gd.frame(1), gd.get_profile("3")) == "4"
+    assert engine_for_frames(gd.frame(1), codec_for("3")) == "4"
     assert engine_for_frames(b"\xff" * 12, G4) is None
 
 
@@ -112,7 +113,7 @@ def test_record_trouble_names_the_first_record_that_is_not_whole() -> None:
         "the length prefixes chain as 2 store_var records, but the value in record 1 "
         "(offset 12) ends after 52 of its 56 bytes"
     )
-    assert record_trouble(godot3, gd.get_profile("3")) is None
+    assert record_trouble(godot3, codec_for("3")) is None
     broken = struct.pack("<II", 4, 255)
     trouble = record_trouble(broken, G4)
     assert trouble is not None

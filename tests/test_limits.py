@@ -12,6 +12,8 @@ import pytest
 
 import gdvariant as gd
 
+pytestmark = pytest.mark.usefixtures("impl")  # every codec core
+
 
 def _hit(data: bytes, limits: gd.Limits, version: str = "4") -> gd.DecodeError:
     with pytest.raises(gd.DecodeError) as info:

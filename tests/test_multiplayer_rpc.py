@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from gdvariant import DecodeError, Vector2
+from gdvariant import DecodeError, PackedInt32Array, Vector2
 from gdvariant.multiplayer import (
     NODE_RPC_FLAG,
     RemoteCall,
@@ -55,6 +55,16 @@ def test_empty_packed_byte_array_arrives_as_no_arguments() -> None:
     data = encode_packet(RemoteCall(0, (b"",), node_id=2))
     assert data.hex() == "800200"
     assert decode_packet(data).args == ()  # type: ignore[union-attr]
+
+
+def test_other_packed_arrays_are_not_raw() -> None:
+    """They subclass bytes, but only a PackedByteArray takes the raw form (the live test
+    caught a lone PackedColorArray sent as raw bytes)."""
+    one = PackedInt32Array([7])
+    data = encode_packet(RemoteCall(0, (one,), node_id=2))
+    assert data.hex() == "00" "02" "00" "01" "1e000000" "01000000" "07000000"  # fmt: skip
+    assert decode_packet(data) == RemoteCall(0, (one,), node_id=2)
+    assert encode_packet(RemoteCall(0, (bytearray(b"\1"),), node_id=2)).hex() == "80020001"
 
 
 def test_path_without_nul_is_accepted() -> None:

@@ -26,7 +26,6 @@ from gdvariant.multiplayer import (
     PeerAuthenticationFailed,
     PeerConnected,
     PeerDisconnected,
-    ProtocolError,
     Raw,
     Relay,
     RemoteCall,
@@ -117,8 +116,9 @@ def test_simplify_is_confirmed_by_checksum_and_duplicates_dropped() -> None:
     missing = encode_packet(SimplifyPath(3, "Nope", "a" * 32))
     assert isinstance(server.receive(5, good)[0], PacketReceived)
     assert isinstance(server.receive(5, wrong)[0], PacketReceived)
-    (dropped,) = server.receive(5, missing)
-    assert isinstance(dropped, PacketDropped) and isinstance(dropped.error, ProtocolError)
+    # No such node: no entry and no confirmation, but no error either (Godot logs it; a
+    # client may name a node the server has just freed).
+    assert server.receive(5, missing) == [PacketReceived(5, SimplifyPath(3, "Nope", "a" * 32))]
     (duplicate,) = server.receive(5, good)
     assert isinstance(duplicate, PacketDropped)
     confirms = [(5, bytes.fromhex("020101000000")), (5, bytes.fromhex("020002000000"))]

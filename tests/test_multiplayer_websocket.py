@@ -262,8 +262,14 @@ def test_auth_accept_reject_and_timeout() -> None:
         else:
             server.disconnect_peer(peer)
 
+    authenticating: list[int] = []
+    failed: list[int] = []
     server = MultiplayerServer(
-        auth_callback=auth, auth_timeout=0.3, on_peer_connected=connected.append
+        auth_callback=auth,
+        auth_timeout=0.3,
+        on_peer_connected=connected.append,
+        on_peer_authenticating=authenticating.append,
+        on_peer_authentication_failed=failed.append,
     )
 
     async def main() -> None:
@@ -275,15 +281,20 @@ def test_auth_accept_reject_and_timeout() -> None:
             assert await recv(good) == b"\x07\x00"  # our completion
             assert connected == []
             await good.send(b"\x07\x00")  # the client's completion
-            bad, _ = await join(port)
+            bad, bad_id = await join(port)
             await bad.send(b"\x07\x00bad")
             assert await closed_code(bad) == 1000
-            silent, _ = await join(port)
+            silent, silent_id = await join(port)
             assert await closed_code(silent) == 1000  # the auth timeout
-            early, _ = await join(port)
+            early, early_id = await join(port)
             await early.send(b"\x03not yet")  # game packets wait for authentication
             assert await closed_code(early) == 1008
             assert connected == [good_id] and tokens == [b"good", b"bad"]
+            assert authenticating == [good_id, bad_id, silent_id, early_id]
+            async with asyncio.timeout(5):
+                while len(failed) < 3:
+                    await asyncio.sleep(0.01)
+            assert failed == [bad_id, silent_id, early_id]
             await good.close()
 
     run(main())

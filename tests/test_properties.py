@@ -11,12 +11,15 @@ import random
 import tracemalloc
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mutations import MUTATORS
 from random_values import RELEASES, random_value
 
 import gdvariant as gd
+
+pytestmark = pytest.mark.usefixtures("impl")  # every codec core
 
 #: Peak bytes allocated while decoding an input of n bytes stay under SLOPE * n + FLOOR: the
 #: worst case is a run of tiny containers (an empty Array is 8 bytes, a Python list ~56 plus

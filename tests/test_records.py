@@ -9,6 +9,8 @@ import pytest
 
 import gdvariant as gd
 
+pytestmark = pytest.mark.usefixtures("impl")  # every codec core
+
 VALUES = [42, "héllo wörld", [1, gd.Vector2(1, 2)], {"k": None}, b"\x00\x01"]
 
 

@@ -16,6 +16,8 @@ import pytest
 import gdvariant as gd
 from gdvariant import GodotError
 
+pytestmark = pytest.mark.usefixtures("impl")  # every codec core
+
 SPEC = Path(__file__).parent / "vectors" / "spec"
 UPSTREAM = json.loads((SPEC / "godot4-test-vectors.json").read_text())["vectors"]
 DERIVED = json.loads((SPEC / "godot4-derived-vectors.json").read_text())["vectors"]

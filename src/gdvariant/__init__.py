@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+from . import _core
 from ._api import decode, dumps, loads
 from ._containers import (
     Compression,
@@ -25,6 +26,7 @@ from ._errors import (
     DecodeError,
     EncodeError,
     GodotError,
+    JSONError,
     TextError,
     VariantError,
 )
@@ -39,6 +41,7 @@ from ._framing import (
     decode_packet,
     frame,
 )
+from ._json import from_json, to_json
 from ._legacy import Image, InputEvent, InputEventType
 from ._limits import DEFAULT_LIMITS, Limits
 from ._packed import (
@@ -96,8 +99,8 @@ from ._types import (
 
 __version__ = "0.1.0"
 
-#: Which codec implementation is in use ("python": the pure-Python core).
-IMPLEMENTATION = "python"
+#: Which codec core is live: "c" (compiled) or "python" (``GDVARIANT_PURE_PYTHON=1`` forces it).
+IMPLEMENTATION = _core.IMPLEMENTATION
 
 __all__ = [
     "AABB",
@@ -124,6 +127,7 @@ __all__ = [
     "Image",
     "InputEvent",
     "InputEventType",
+    "JSONError",
     "Limits",
     "NodePath",
     "ObjectID",
@@ -175,6 +179,7 @@ __all__ = [
     "dumps",
     "encrypt",
     "frame",
+    "from_json",
     "from_text",
     "get_profile",
     "iter_save",
@@ -186,6 +191,7 @@ __all__ = [
     "read_save",
     "records",
     "sniff",
+    "to_json",
     "to_text",
     "write_save",
 ]

@@ -4,15 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._decoder import decode_value
-from ._encoder import encoder_for
-from ._errors import DecodeError
+from ._codec import Buffer, codec_for
 from ._limits import DEFAULT_LIMITS, Limits
-from ._profiles import Profile, get_profile
+from ._profiles import Profile
 
 __all__ = ["decode", "dumps", "loads"]
-
-Buffer = bytes | bytearray | memoryview
 
 
 def dumps(
@@ -30,7 +26,7 @@ def dumps(
     written whole, and typed containers keep their class names and script paths.
     Raises :class:`EncodeError` (naming the path) for values the engine cannot hold.
     """
-    return encoder_for(get_profile(version, double)).encode(value, full_objects)
+    return codec_for(version, double, False, full_objects).encode(value)
 
 
 def decode(
@@ -50,7 +46,7 @@ def decode(
     4.0/4.1 double builds, which wrote Vector4 and Projection as doubles without a flag.
     ``limits`` caps depth, size, lengths and counts (:class:`Limits`; safe defaults).
     """
-    value, end = decode_value(data, get_profile(version, double), allow_objects, offset, limits)
+    value, end = codec_for(version, double, allow_objects, False, limits).decode(data, offset)
     return value, end - offset
 
 
@@ -63,8 +59,4 @@ def loads(
     limits: Limits = DEFAULT_LIMITS,
 ) -> Any:
     """Decode ``data``, which must hold exactly one value (``bytes_to_var`` with no leftovers)."""
-    value, end = decode_value(data, get_profile(version, double), allow_objects, 0, limits)
-    size = memoryview(data).nbytes
-    if end < size:
-        raise DecodeError(f"{size - end} bytes of trailing data after the value", end)
-    return value
+    return codec_for(version, double, allow_objects, False, limits).decode_whole(data)

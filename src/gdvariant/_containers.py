@@ -29,10 +29,11 @@ from struct import Struct
 from typing import IO, Any
 
 from . import _fastlz
+from ._codec import codec_for
 from ._errors import DecodeError, GodotError
 from ._limits import DEFAULT_LIMITS, Limits
-from ._profiles import Profile, get_profile
-from ._records import load_all, records
+from ._profiles import Profile
+from ._records import decode_records, encode_records
 
 __all__ = [
     "Compression",
@@ -53,6 +54,11 @@ _GDEC3_SWAPPED = Struct(">4sI16sQ")  # Godot 3 with File.endian_swap set before 
 _GDEC4 = Struct("<4s16sQ16s")  # magic, MD5, plaintext length, IV: 44 bytes
 _GCPF = Struct("<4sIII")  # magic, mode, block size, total size
 _U32 = Struct("<I")
+#: The header layouts, for the field walk behind ``gdvariant inspect``: GDEC by layout, GCPF,
+#: and the u32 of a GCPF block table entry.
+GDEC_HEADERS = {3: _GDEC3, 4: _GDEC4}
+GCPF_HEADER = _GCPF
+U32 = _U32
 _PIECE = 1 << 20  # GDEC is decrypted this many bytes at a time
 _SPOOL_IN_MEMORY = 1 << 20  # a decrypted GDEC plaintext past this size spools to disk
 #: The largest GCPF block size read unless told otherwise (the engine writes 4096).
@@ -561,15 +567,9 @@ def iter_save(
     limits: Limits = DEFAULT_LIMITS,
 ) -> Iterator[Any]:
     """Every ``store_var`` record of any save file, in order, read one at a time."""
+    codec = codec_for(version, double, allow_objects, False, limits)
     with open_save(path, key=key, password=password) as fp:
-        yield from load_all(
-            fp,
-            version=version,
-            double=double,
-            allow_objects=allow_objects,
-            big_endian=big_endian,
-            limits=limits,
-        )
+        yield from decode_records(fp, codec, big_endian)
 
 
 def read_save(path: str | os.PathLike[str], **options: Any) -> list[Any]:
@@ -601,14 +601,12 @@ def write_save(
     encrypted = key is not None or password is not None
     if encrypted and compression is not None:
         raise ValueError("Godot files are encrypted or compressed, not both")
-    profile = get_profile(version, double)
+    codec = codec_for(version, double, False, full_objects)
     count = 0
 
     def counted() -> Iterator[bytes]:
         nonlocal count
-        for record in records(
-            values, version=profile, full_objects=full_objects, big_endian=big_endian
-        ):
+        for record in encode_records(codec, values, big_endian):
             count += 1
             yield record
 
@@ -617,7 +615,7 @@ def write_save(
     try:
         with os.fdopen(fd, "wb") as out:
             if encrypted:
-                layout = profile.encrypted_layout
+                layout = codec.profile.encrypted_layout
                 write_gdec(counted(), out, key=key, password=password, layout=layout, iv=iv)
             elif compression is not None:
                 write_gcpf(counted(), out, compression=compression, block_size=block_size)

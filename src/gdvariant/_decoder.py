@@ -13,33 +13,21 @@ from struct import Struct
 from typing import Any
 
 from ._errors import DecodeError, GodotError, key_repr
-from ._layouts import LAYOUTS
+from ._layouts import COUNT_MASK, FLAG_64, LAYOUTS, NODE_PATH_NEW, PACKED_ARRAYS
 from ._legacy import EVENT_PAYLOADS, Image, InputEvent, InputEventType
-from ._limits import DEFAULT_LIMITS, Limits, cap, over_limit
-from ._packed import (
-    PackedColorArray,
-    PackedFloat32Array,
-    PackedFloat64Array,
-    PackedInt32Array,
-    PackedInt64Array,
-    PackedStringArray,
-    PackedVector2Array,
-    PackedVector2Array64,
-    PackedVector2iArray,
-    PackedVector3Array,
-    PackedVector3Array64,
-    PackedVector3iArray,
-    PackedVector4Array,
-    PackedVector4Array64,
-    PackedVector4iArray,
+from ._limits import DEFAULT_LIMITS, UNLIMITED, Limits, over_limit
+from ._packed import PackedStringArray
+from ._parts import (
+    decode_utf8,
+    godot_text,
+    read_container_type,
+    read_pandemonium_element_type,
+    read_string,
 )
 from ._profiles import KIND_BARE_OBJECT, KIND_BARE_RID, Profile
 from ._types import (
     RID,
     Callable,
-    ContainerKind,
-    Dictionary,
-    ElementType,
     GodotObject,
     NodePath,
     ObjectID,
@@ -48,6 +36,7 @@ from ._types import (
     StringName,
     TypedArray,
     VariantType,
+    godot_dictionary,
 )
 
 __all__ = ["decode_value"]
@@ -62,10 +51,6 @@ _U32I32 = Struct("<Ii")
 _NODEPATH_HEAD = Struct("<III")
 _IMAGE_HEAD = Struct("<IIIIi")
 _EVENT_HEAD = Struct("<Ii")
-
-_FLAG_64 = 1 << 16
-_NEW_NODEPATH = 0x80000000
-_COUNT_MASK = 0x7FFFFFFF
 
 _INVALID = GodotError.ERR_INVALID_DATA
 _EOF = GodotError.ERR_FILE_EOF
@@ -104,19 +89,7 @@ for _vt, _lay in LAYOUTS.items():
     _FIXED[int(_vt)] = (_narrow, _wide, _lay.unflatten)
 
 # Packed numeric arrays: the class, and the 64-bit class used when the header is flagged.
-_PACKED: dict[int, tuple[type[Any], type[Any]]] = {
-    T.PACKED_INT32_ARRAY: (PackedInt32Array,) * 2,
-    T.PACKED_INT64_ARRAY: (PackedInt64Array,) * 2,
-    T.PACKED_FLOAT32_ARRAY: (PackedFloat32Array,) * 2,
-    T.PACKED_FLOAT64_ARRAY: (PackedFloat64Array,) * 2,
-    T.PACKED_VECTOR2_ARRAY: (PackedVector2Array, PackedVector2Array64),
-    T.PACKED_VECTOR3_ARRAY: (PackedVector3Array, PackedVector3Array64),
-    T.PACKED_VECTOR4_ARRAY: (PackedVector4Array, PackedVector4Array64),
-    T.PACKED_COLOR_ARRAY: (PackedColorArray,) * 2,
-    T.PACKED_VECTOR2I_ARRAY: (PackedVector2iArray,) * 2,
-    T.PACKED_VECTOR3I_ARRAY: (PackedVector3iArray,) * 2,
-    T.PACKED_VECTOR4I_ARRAY: (PackedVector4iArray,) * 2,
-}
+_PACKED: dict[int, tuple[type[Any], type[Any]]] = {int(k): v for k, v in PACKED_ARRAYS.items()}
 _FIXED_BY_PROFILE: dict[str, dict[int, tuple[Struct, Struct, Any]]] = {}
 
 
@@ -151,51 +124,6 @@ def _too_deep(depth: int, offset: int) -> DecodeError:
     return over_limit("a nesting of levels", depth, "max_depth", depth - 1, offset)
 
 
-def _read_string(
-    buf: bytes, pos: int, end: int, surrogates: bool = False, max_len: int = cap(None)
-) -> tuple[str, int]:
-    """Godot's ``_decode_string``: u32 length, UTF-8 bytes, padding to 4 (which must be there)."""
-    if end - pos < 4:
-        raise _fail("string length missing", pos)
-    n = _I32.unpack_from(buf, pos)[0]
-    if n < 0 or n + (-n & 3) > end - pos - 4:
-        raise _fail(f"string of {n} bytes runs past the end of the data", pos, _EOF)
-    if n > max_len:
-        raise over_limit("a string of bytes", n, "max_length", max_len, pos)
-    start = pos + 4
-    try:
-        text = buf[start : start + n].decode()
-    except UnicodeDecodeError:
-        text = _utf8(memoryview(buf)[start : start + n], start, surrogates)
-    else:
-        if not text.isascii() or "\0" in text:
-            text = _godot_text(text)
-    return text, start + n + (-n & 3)
-
-
-def _utf8(raw: memoryview, offset: int, surrogates: bool = False) -> str:
-    """Invalid UTF-8 is fine only after a NUL, where Godot's parser has already stopped.
-
-    Godot 2/3 (``surrogates``) also accept UTF-16 surrogates written as 3-byte sequences.
-    """
-    errors = "surrogatepass" if surrogates else "strict"
-    try:
-        return _godot_text(str(raw, "utf-8", errors))
-    except UnicodeDecodeError as exc:
-        nul = raw.tobytes().find(b"\0")
-        if nul < 0 or nul > exc.start:
-            raise _fail(f"invalid UTF-8 in string: {exc.reason}", offset + exc.start) from None
-        return _godot_text(str(raw[:nul], "utf-8", errors))
-
-
-def _godot_text(text: str) -> str:
-    """What Godot keeps of decoded text: up to the first NUL, without one leading BOM."""
-    nul = text.find("\0")
-    if nul >= 0:
-        text = text[:nul]
-    return text[1:] if text[:1] == "\ufeff" else text
-
-
 def _path(stack: list[list[Any]]) -> str:
     """The location of the value being read, from the container stack."""
     parts = []
@@ -211,37 +139,10 @@ def _path(stack: list[list[Any]]) -> str:
     return "".join(parts)
 
 
-def _container_type(
-    buf: bytes, pos: int, end: int, kind: int, profile: Profile, max_len: int
-) -> tuple[ElementType | None, int]:
-    """Read the element-type info of a typed container (``_decode_container_type``)."""
-    if kind == ContainerKind.BUILTIN:
-        if end - pos < 4:
-            raise _fail("typed container: builtin type missing", pos)
-        wire = _U32.unpack_from(buf, pos)[0]
-        vtype = profile.types_by_id[wire] if wire < 256 else None
-        if vtype is None:
-            raise _fail(f"typed container: unknown builtin type {wire}", pos)
-        return (None if vtype == T.NIL else ElementType.builtin(vtype)), pos + 4
-    if kind == ContainerKind.NONE:
-        return None, pos
-    name, pos = _read_string(buf, pos, end, False, max_len)
-    return ElementType(ContainerKind(kind), T.OBJECT, name), pos
-
-
 def _finish_dict(frame: list[Any]) -> Any:
-    """A plain dict when it holds every pair as written, else a :class:`Dictionary`."""
-    flat, key_type, value_type = frame[1], frame[3], frame[4]
-    keys, values = flat[0::2], flat[1::2]
-    if key_type is None and value_type is None:
-        try:
-            d = dict(zip(keys, values, strict=True))
-        except TypeError:  # an unhashable key (Array, Dictionary)
-            pass
-        else:
-            if len(d) == len(keys):
-                return d
-    return Dictionary(zip(keys, values, strict=True), key_type, value_type)
+    """The Dictionary of a finished container frame (see :func:`godot_dictionary`)."""
+    flat = frame[1]
+    return godot_dictionary(flat[0::2], flat[1::2], frame[3], frame[4])
 
 
 def decode_value(
@@ -260,7 +161,10 @@ def decode_value(
     size = memoryview(data).nbytes
     if not 0 <= offset <= size:
         raise ValueError(f"offset {offset} is outside the data (0..{size})")
-    max_size = cap(limits.max_size)
+    # The caps, None meaning UNLIMITED (inline: this runs once per message).
+    max_size = limits.max_size
+    if max_size is None:
+        max_size = UNLIMITED
     if size - offset > max_size:  # checked before the bytes are copied
         raise over_limit("an input of bytes", size - offset, "max_size", max_size, offset)
     buf = data if type(data) is bytes else bytes(memoryview(data).cast("B"))
@@ -269,13 +173,19 @@ def decode_value(
     kinds = profile.kind_codes
     typed_arrays = profile.typed_arrays
     typed_dicts = profile.typed_dictionaries
-    max_depth = cap(limits.max_depth)
-    max_len = cap(limits.max_length)
-    max_elems = cap(limits.max_elements)
+    max_depth = limits.max_depth
+    max_len = limits.max_length
+    max_elems = limits.max_elements
+    if max_depth is None:
+        max_depth = UNLIMITED
+    if max_len is None:
+        max_len = UNLIMITED
+    if max_elems is None:
+        max_elems = UNLIMITED
     flag_bits = 0xFFFFFF00 if profile.strict_header else 0
     surrogates = profile.surrogates
-    fixed = _fixed_table(profile)
-    packed_flag = _FLAG_64 if profile.double_flagged else 0
+    fixed = _FIXED_BY_PROFILE.get(profile.name) or _fixed_table(profile)
+    packed_flag = FLAG_64 if profile.double_flagged else 0
     u32 = _U32.unpack_from
     u32i32 = _U32I32.unpack_from
     f32 = _F32.unpack_from
@@ -299,7 +209,7 @@ def decode_value(
                 raise _fail(f"{profile.engine} allows no bits above the type byte", pos)
 
             if k == _K_INT:
-                if header & _FLAG_64:
+                if header & FLAG_64:
                     if end - pos < 12:
                         raise _fail("int64 payload missing", pos)
                     value = i64(buf, pos + 4)[0]
@@ -322,13 +232,13 @@ def decode_value(
                 try:
                     value = buf[start : start + word].decode()
                 except UnicodeDecodeError:
-                    value = _utf8(view[start : start + word], start, surrogates)
+                    value = decode_utf8(view[start : start + word], start, surrogates)
                 else:
                     if not value.isascii() or "\0" in value:
-                        value = _godot_text(value)
+                        value = godot_text(value)
                 pos = start + word + (-word & 3)
             elif k == _K_FLOAT:
-                if header & _FLAG_64:
+                if header & FLAG_64:
                     if end - pos < 12:
                         raise _fail("float64 payload missing", pos)
                     value = f64(buf, pos + 4)[0]
@@ -349,11 +259,13 @@ def decode_value(
                 key_type = value_type = None
                 if typed_dicts and header & 0xF0000:
                     key_kind, value_kind = (header >> 16) & 3, (header >> 18) & 3
-                    key_type, pos = _container_type(buf, pos, end, key_kind, profile, max_len)
-                    value_type, pos = _container_type(buf, pos, end, value_kind, profile, max_len)
+                    key_type, pos = read_container_type(buf, pos, end, key_kind, profile, max_len)
+                    value_type, pos = read_container_type(
+                        buf, pos, end, value_kind, profile, max_len
+                    )
                 if end - pos < 4:
                     raise _fail("Dictionary count missing", pos)
-                count = u32(buf, pos)[0] & _COUNT_MASK
+                count = u32(buf, pos)[0] & COUNT_MASK
                 pos += 4
                 if count * 8 > end - pos:
                     raise _fail(f"Dictionary of {count} entries cannot fit in the data", start)
@@ -377,18 +289,20 @@ def decode_value(
                     element_type = None
                     if typed_arrays and header & 0x30000:
                         kind = (header >> 16) & 3
-                        element_type, pos = _container_type(buf, pos, end, kind, profile, max_len)
+                        element_type, pos = read_container_type(
+                            buf, pos, end, kind, profile, max_len
+                        )
                     items = [] if element_type is None else TypedArray(element_type)
                 else:  # Pandemonium: element type, then the count
                     name = "TypedArray"
-                    element_type, pos = _pandemonium_element_type(
+                    element_type, pos = read_pandemonium_element_type(
                         buf, pos, end, header, profile, max_len
                     )
                     cls = TypedArray if k == _K_TYPED_ARRAY else PackedTypedArray
                     items = cls(element_type)
                 if end - pos < 4:
                     raise _fail(f"{name} count missing", pos)
-                count = u32(buf, pos)[0] & _COUNT_MASK
+                count = u32(buf, pos)[0] & COUNT_MASK
                 pos += 4
                 if count * 4 > end - pos:
                     raise _fail(f"{name} of {count} elements cannot fit in the data", start)
@@ -404,7 +318,7 @@ def decode_value(
                 value = items
             elif k in fixed:
                 narrow, wide, unflatten = fixed[k]
-                layout = wide if header & _FLAG_64 else narrow
+                layout = wide if header & FLAG_64 else narrow
                 if end - pos - 4 < layout.size:
                     raise _fail(f"{VariantType(k).name} payload missing", pos)
                 value = unflatten(layout.unpack_from(buf, pos + 4))
@@ -413,7 +327,7 @@ def decode_value(
                 value = None
                 pos += 4
             elif k == _K_STRING_NAME:
-                value, pos = _read_string(buf, pos + 4, end, surrogates, max_len)
+                value, pos = read_string(buf, pos + 4, end, surrogates, max_len)
                 value = StringName(value)
             elif k == _K_PACKED_BYTE_ARRAY:
                 if word is None:
@@ -456,11 +370,11 @@ def decode_value(
                         )
                     strings = []
                     for _ in range(word):
-                        text, pos = _read_string(buf, pos, end, surrogates, max_len)
+                        text, pos = read_string(buf, pos, end, surrogates, max_len)
                         strings.append(text)
                     value = _NEW(PackedStringArray, strings)
             elif k == _K_OBJECT:
-                if header & _FLAG_64:
+                if header & FLAG_64:
                     if end - pos < 12:
                         raise _fail("object id missing", pos)
                     oid = _U64.unpack_from(buf, pos + 4)[0]
@@ -474,7 +388,7 @@ def decode_value(
                             GodotError.ERR_UNAUTHORIZED,
                         )
                     start = pos
-                    class_name, pos = _read_string(buf, pos + 4, end, surrogates, max_len)
+                    class_name, pos = read_string(buf, pos + 4, end, surrogates, max_len)
                     if not class_name:
                         value = None
                     else:
@@ -493,7 +407,7 @@ def decode_value(
                                 start,
                             )
                         if count:
-                            name, pos = _read_string(buf, pos, end, surrogates, max_len)
+                            name, pos = read_string(buf, pos, end, surrogates, max_len)
                             stack.append([_OBJECT, [], count, class_name, name])
                             if len(stack) > max_depth:
                                 raise _too_deep(len(stack), pos)
@@ -520,7 +434,7 @@ def decode_value(
                 value = _CALLABLE
                 pos += 4
             elif k == _K_SIGNAL:
-                name, pos = _read_string(buf, pos + 4, end, surrogates, max_len)
+                name, pos = read_string(buf, pos + 4, end, surrogates, max_len)
                 if end - pos < 8:
                     raise _fail("Signal object id missing", pos)
                 value = _NEW(Signal, (name, _U64.unpack_from(buf, pos)[0]))
@@ -540,7 +454,7 @@ def decode_value(
                 else:
                     items.append((frame[4], value))
                     if len(items) < frame[2]:
-                        frame[4], pos = _read_string(buf, pos, end, surrogates, max_len)
+                        frame[4], pos = read_string(buf, pos, end, surrogates, max_len)
                         break
                     value = _NEW(GodotObject, (frame[3], tuple(items)))
                 stack.pop()
@@ -560,19 +474,19 @@ def _read_node_path(
     if end - pos < 8:
         raise _fail("NodePath header missing", pos)
     first = _U32.unpack_from(buf, pos + 4)[0]
-    if not first & _NEW_NODEPATH:
+    if not first & NODE_PATH_NEW:
         if profile.old_node_path:  # u32 length + the path as text, no padding
             if first > end - pos - 8:
                 raise _fail(f"NodePath text of {first} bytes runs past the end", pos + 4, _EOF)
             if first > max_len:
                 raise over_limit("a NodePath of bytes", first, "max_length", max_len, pos + 4)
-            text = _utf8(memoryview(buf)[pos + 8 : pos + 8 + first], pos + 8, True)
+            text = decode_utf8(memoryview(buf)[pos + 8 : pos + 8 + first], pos + 8, True)
             return NodePath(text), pos + 8 + first
         raise _fail(f"NodePath in the old format (bit 31 clear): {profile.engine} rejects it", pos)
     if end - pos < 16:
         raise _fail("NodePath header missing", pos)
     name_count, sub_count, flags = _NODEPATH_HEAD.unpack_from(buf, pos + 4)
-    name_count &= _COUNT_MASK
+    name_count &= COUNT_MASK
     if flags & 2:  # the obsolete "property" flag adds one more subname
         sub_count += 1
     # Godot adds the counts as uint32, so the total wraps: 1 name + 0xFFFFFFFF subnames = 0 strings.
@@ -584,34 +498,10 @@ def _read_node_path(
         raise over_limit("a NodePath of names", total, "max_elements", max_elems, pos - 16)
     parts = []
     for _ in range(total):
-        s, pos = _read_string(buf, pos, end, profile.surrogates, max_len)
+        s, pos = read_string(buf, pos, end, profile.surrogates, max_len)
         parts.append(s)
     names, subnames = tuple(parts[:name_count]), tuple(parts[name_count:])
     return _NEW(NodePath, (names, subnames, bool(flags & 1))), pos
-
-
-def _pandemonium_element_type(
-    buf: bytes, pos: int, end: int, header: int, profile: Profile, max_len: int
-) -> tuple[ElementType, int]:
-    """Pandemonium's typed-array head: element type, then an object class as a StringName.
-
-    Pandemonium does not range-check the element type; we reject one its table lacks.
-    """
-    if end - pos < 8:
-        raise _fail("TypedArray element type missing", pos)
-    wire = _U32.unpack_from(buf, pos + 4)[0] & _COUNT_MASK
-    vtype = profile.types_by_id[wire] if wire < 256 else None
-    if vtype is None:
-        raise _fail(f"TypedArray element type {wire} is not a type of {profile.engine}", pos + 4)
-    pos += 8
-    if vtype != T.OBJECT:
-        return ElementType.builtin(vtype), pos
-    if header & _FLAG_64:  # objects sent as ids: no class name
-        return ElementType.class_name("EncodedObjectAsID"), pos
-    if end - pos < 4 or _U32.unpack_from(buf, pos)[0] & 0xFF != profile.wire_ids[T.STRING_NAME]:
-        raise _fail("TypedArray class name must be a StringName", pos)
-    name, pos = _read_string(buf, pos + 4, end, profile.surrogates, max_len)
-    return ElementType.class_name(name), pos
 
 
 def _read_image(buf: bytes, pos: int, end: int, max_len: int) -> tuple[Image, int]:

@@ -20,33 +20,14 @@ from struct import error as struct_error
 from typing import Any
 
 from ._errors import EncodeError, key_repr
-from ._layouts import LAYOUTS
+from ._layouts import FLAG_64, LAYOUTS, MATH_CLASSES, NODE_PATH_NEW, PACKED_ARRAYS, SHARED
 from ._legacy import EVENT_PAYLOADS, Image, InputEvent, InputEventType
-from ._packed import (
-    PackedColorArray,
-    PackedFloat32Array,
-    PackedFloat64Array,
-    PackedInt32Array,
-    PackedInt64Array,
-    PackedStringArray,
-    PackedVector2Array,
-    PackedVector2Array64,
-    PackedVector2iArray,
-    PackedVector3Array,
-    PackedVector3Array64,
-    PackedVector3iArray,
-    PackedVector4Array,
-    PackedVector4Array64,
-    PackedVector4iArray,
-    _PackedNumbers,
-)
-from ._profiles import UNLIMITED_DEPTH, Profile
+from ._limits import UNLIMITED
+from ._packed import PackedStringArray, _PackedNumbers
+from ._profiles import Profile
 from ._types import (
-    AABB,
     RID,
-    Basis,
     Callable,
-    Color,
     ContainerKind,
     Dictionary,
     ElementType,
@@ -54,29 +35,15 @@ from ._types import (
     NodePath,
     ObjectID,
     PackedTypedArray,
-    Plane,
-    Projection,
-    Quaternion,
-    Rect2,
-    Rect2i,
     Signal,
     StringName,
-    Transform2D,
-    Transform3D,
     TypedArray,
     VariantType,
-    Vector2,
-    Vector2i,
-    Vector3,
-    Vector3i,
-    Vector4,
-    Vector4i,
 )
 
-__all__ = ["Encoder", "encoder_for"]
+__all__ = ["Encoder", "encode_value", "encoder_for"]
 
 T = VariantType
-_FLAG_64 = 1 << 16
 _U32 = Struct("<I")
 _U32U32 = Struct("<II")
 _U32I32 = Struct("<Ii")
@@ -89,52 +56,12 @@ _U64 = Struct("<Q")
 _U32X3 = Struct("<III")
 _IMAGE_HEAD = Struct("<IIIIIi")
 _EVENT_HEAD = Struct("<IiiI")
-_SHARED = 0x80000000
 _PAD = (b"", b"\0\0\0", b"\0\0", b"\0")  # indexed by len % 4
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 _ENCODED_AS_ID = "EncodedObjectAsID"
 
-# Python classes of the fixed-size math types.
-_MATH_CLASSES: dict[type, VariantType] = {
-    Vector2: T.VECTOR2,
-    Vector2i: T.VECTOR2I,
-    Rect2: T.RECT2,
-    Rect2i: T.RECT2I,
-    Vector3: T.VECTOR3,
-    Vector3i: T.VECTOR3I,
-    Transform2D: T.TRANSFORM2D,
-    Vector4: T.VECTOR4,
-    Vector4i: T.VECTOR4I,
-    Plane: T.PLANE,
-    Quaternion: T.QUATERNION,
-    AABB: T.AABB,
-    Basis: T.BASIS,
-    Transform3D: T.TRANSFORM3D,
-    Projection: T.PROJECTION,
-    Color: T.COLOR,
-}
-_PACKED_CLASSES: dict[type[_PackedNumbers], VariantType] = {
-    PackedInt32Array: T.PACKED_INT32_ARRAY,
-    PackedInt64Array: T.PACKED_INT64_ARRAY,
-    PackedFloat32Array: T.PACKED_FLOAT32_ARRAY,
-    PackedFloat64Array: T.PACKED_FLOAT64_ARRAY,
-    PackedVector2Array: T.PACKED_VECTOR2_ARRAY,
-    PackedVector3Array: T.PACKED_VECTOR3_ARRAY,
-    PackedVector4Array: T.PACKED_VECTOR4_ARRAY,
-    PackedVector2Array64: T.PACKED_VECTOR2_ARRAY,
-    PackedVector3Array64: T.PACKED_VECTOR3_ARRAY,
-    PackedVector4Array64: T.PACKED_VECTOR4_ARRAY,
-    PackedColorArray: T.PACKED_COLOR_ARRAY,
-    PackedVector2iArray: T.PACKED_VECTOR2I_ARRAY,
-    PackedVector3iArray: T.PACKED_VECTOR3I_ARRAY,
-    PackedVector4iArray: T.PACKED_VECTOR4I_ARRAY,
-}
 # Single- and double-precision classes of each packed real vector type.
-_PACKED_WIDTHS: dict[VariantType, tuple[type[_PackedNumbers], type[_PackedNumbers]]] = {
-    T.PACKED_VECTOR2_ARRAY: (PackedVector2Array, PackedVector2Array64),
-    T.PACKED_VECTOR3_ARRAY: (PackedVector3Array, PackedVector3Array64),
-    T.PACKED_VECTOR4_ARRAY: (PackedVector4Array, PackedVector4Array64),
-}
+_PACKED_WIDTHS = {vtype: pair for vtype, pair in PACKED_ARRAYS.items() if pair[0] is not pair[1]}
 
 Writer = Any  # Callable[[Encoder, bytearray, Any, bool], Iterator[Any] | None]
 
@@ -210,16 +137,17 @@ class Encoder:
         for raw in (bytes, bytearray, memoryview):
             self._register(raw, T.PACKED_BYTE_ARRAY, Encoder._bytes)
         self._register(PackedStringArray, T.PACKED_STRING_ARRAY, Encoder._string_array)
-        for packed, vtype in _PACKED_CLASSES.items():
-            self._register(packed, vtype, self._packed_writer(packed, vtype))
-        for math_class, vtype in _MATH_CLASSES.items():
+        for vtype, classes in PACKED_ARRAYS.items():
+            for packed in dict.fromkeys(classes):
+                self._register(packed, vtype, self._packed_writer(packed, vtype))
+        for math_class, vtype in MATH_CLASSES.items():
             self._register(math_class, vtype, self._math_writer(vtype))
         self._register(Image, T.IMAGE, Encoder._image)
         self._register(InputEvent, T.INPUT_EVENT, Encoder._input_event)
         self._int_header = ids[T.INT]
         self._float_header = ids[T.FLOAT]
         self._string_header = ids[T.STRING]
-        self._count_flag = _SHARED if profile.shared_bit else 0
+        self._count_flag = SHARED if profile.shared_bit else 0
 
     # ---- the writer table --------------------------------------------------------------
 
@@ -250,7 +178,7 @@ class Encoder:
         """(64-bit components?, header flag) of a real-based type under this profile."""
         profile = self.profile
         if profile.double and vtype in profile.double_flagged:
-            return True, _FLAG_64
+            return True, FLAG_64
         if profile.double and vtype in profile.double_unflagged:
             return True, 0
         return False, 0
@@ -284,7 +212,7 @@ class Encoder:
         if widths is not None:
             wide, flag = self._real_width(vtype)
             if cls is widths[1] and self.profile.double_flagged:
-                wide, flag = True, _FLAG_64
+                wide, flag = True, FLAG_64
             if (cls is widths[1]) != wide:
                 return _converting_packed_writer(header | flag, widths[1] if wide else widths[0])
             header |= flag
@@ -313,7 +241,7 @@ class Encoder:
             raise EncodeError(f"int {value} does not fit in {profile.engine}'s 32-bit int")
         else:
             try:
-                out += _U32I64.pack(self._int_header | _FLAG_64, value)
+                out += _U32I64.pack(self._int_header | FLAG_64, value)
             except struct_error:
                 raise EncodeError(f"int {value} does not fit in Godot's 64-bit int") from None
 
@@ -323,7 +251,7 @@ class Encoder:
         elif _f32_exact(value):
             out += _U32F32.pack(self._float_header, value)
         else:
-            out += _U32F64.pack(self._float_header | _FLAG_64, value)
+            out += _U32F64.pack(self._float_header | FLAG_64, value)
 
     def _string(self, out: bytearray, value: str, full: bool) -> None:
         header = self._ids[T.STRING_NAME if isinstance(value, StringName) else T.STRING]
@@ -339,7 +267,7 @@ class Encoder:
         else:
             count = len(subnames)
         out += _U32.pack(self._ids[T.NODE_PATH])
-        out += _U32X3.pack(len(names) | 0x80000000, count, flags)
+        out += _U32X3.pack(len(names) | NODE_PATH_NEW, count, flags)
         for part in (*names, *subnames):
             _put_string(out, part, self._errors)
 
@@ -363,7 +291,7 @@ class Encoder:
 
     def _object_id(self, out: bytearray, value: ObjectID, full: bool) -> None:
         self._no_objects()
-        self._u64_payload(out, T.OBJECT, value[0], "object id", _FLAG_64)
+        self._u64_payload(out, T.OBJECT, value[0], "object id", FLAG_64)
 
     def _u64_payload(self, out: bytearray, vtype: T, number: int, what: str, flag: int = 0) -> None:
         try:
@@ -459,7 +387,7 @@ class Encoder:
         header = self._ids[vtype]
         is_object = spec.type == T.OBJECT
         if is_object and not full:
-            header |= _FLAG_64  # object elements sent as ids: no class name
+            header |= FLAG_64  # object elements sent as ids: no class name
         out += _U32U32.pack(header, self._ids[spec.type])
         if is_object and full:
             out += _U32.pack(self._ids[T.STRING_NAME])
@@ -517,70 +445,76 @@ class Encoder:
 
     def encode(self, value: Any, full_objects: bool = False) -> bytes:
         """Encode ``value`` as ``var_to_bytes`` (or ``var_to_bytes_with_objects``) would."""
-        out = bytearray()
-        writers = self._writers
-        profile = self.profile
-        int_header = self._int_header
-        float_header = self._float_header
-        string_header = self._string_header
-        fast_ints = not profile.int_always_64
-        fast_floats = profile.float64
-        surrogates = self._errors
-        limit = profile.max_encode_depth
-        max_depth = UNLIMITED_DEPTH if limit is None else limit
-        open_ids: set[int] | None = set() if limit is None else None
-        pack_i32 = _U32I32.pack
-        pack_f32 = _U32F32.pack
-        pack_f64 = _U32F64.pack
-        pack_u32u32 = _U32U32.pack
-        f32_exact = _f32_exact
-        stack: list[list[Any]] = []  # [children iterator, items taken, container]
-        try:
-            while True:
-                cls = type(value)
-                if cls is int and fast_ints and _INT32_MIN <= value <= _INT32_MAX:
-                    out += pack_i32(int_header, value)
-                elif cls is str:
-                    if "\0" in value:
-                        raise EncodeError("a Godot String cannot contain NUL (U+0000)")
-                    raw = value.encode("utf-8") if value.isascii() else _utf8(value, surrogates)
-                    out += pack_u32u32(string_header, len(raw))
-                    out += raw
-                    out += _PAD[len(raw) & 3]
-                elif cls is float and fast_floats:
-                    if f32_exact(value):
-                        out += pack_f32(float_header, value)
-                    else:
-                        out += pack_f64(float_header | _FLAG_64, value)
+        return encode_value(value, self.profile, full_objects)
+
+
+def encode_value(value: Any, profile: Profile, full_objects: bool = False) -> bytes:
+    """``value`` as ``profile``'s ``var_to_bytes`` writes it (``var_to_bytes_with_objects``
+    with ``full_objects``): the codec contract's encoder, one loop over an explicit stack."""
+    enc = _ENCODERS.get(profile)
+    if enc is None:
+        enc = encoder_for(profile)
+    out = bytearray()
+    writers = enc._writers
+    int_header = enc._int_header
+    float_header = enc._float_header
+    string_header = enc._string_header
+    fast_ints = not profile.int_always_64
+    fast_floats = profile.float64
+    surrogates = enc._errors
+    limit = profile.max_encode_depth
+    max_depth = UNLIMITED if limit is None else limit
+    open_ids: set[int] | None = set() if limit is None else None
+    pack_i32 = _U32I32.pack
+    pack_f32 = _U32F32.pack
+    pack_f64 = _U32F64.pack
+    pack_u32u32 = _U32U32.pack
+    f32_exact = _f32_exact
+    stack: list[list[Any]] = []  # [children iterator, items taken, container]
+    try:
+        while True:
+            cls = type(value)
+            if cls is int and fast_ints and _INT32_MIN <= value <= _INT32_MAX:
+                out += pack_i32(int_header, value)
+            elif cls is str:
+                if "\0" in value:
+                    raise EncodeError("a Godot String cannot contain NUL (U+0000)")
+                raw = value.encode("utf-8") if value.isascii() else _utf8(value, surrogates)
+                out += pack_u32u32(string_header, len(raw))
+                out += raw
+                out += _PAD[len(raw) & 3]
+            elif cls is float and fast_floats:
+                if f32_exact(value):
+                    out += pack_f32(float_header, value)
                 else:
-                    writer = writers.get(cls) or self._writer_for(cls)
-                    children = writer(self, out, value, full_objects)
-                    if children is not None:
-                        if open_ids is not None:  # no depth limit: refuse cycles instead
-                            if id(value) in open_ids:
-                                raise EncodeError("the value contains itself")
-                            open_ids.add(id(value))
-                        stack.append([children, 0, value])
-                # ---- next value: the next child of the innermost open container ----------
-                while stack:
-                    top = stack[-1]
-                    for value in top[0]:  # noqa: B007 - takes one child
-                        top[1] += 1
-                        break
-                    else:
-                        stack.pop()
-                        if open_ids is not None:
-                            open_ids.discard(id(top[2]))
-                        continue
-                    if len(stack) > max_depth:  # the child sits at depth len(stack)
-                        raise EncodeError(
-                            f"nesting deeper than Godot's limit of {max_depth} levels"
-                        )
+                    out += pack_f64(float_header | FLAG_64, value)
+            else:
+                writer = writers.get(cls) or enc._writer_for(cls)
+                children = writer(enc, out, value, full_objects)
+                if children is not None:
+                    if open_ids is not None:  # no depth limit: refuse cycles instead
+                        if id(value) in open_ids:
+                            raise EncodeError("the value contains itself")
+                        open_ids.add(id(value))
+                    stack.append([children, 0, value])
+            # ---- next value: the next child of the innermost open container ----------
+            while stack:
+                top = stack[-1]
+                for value in top[0]:  # noqa: B007 - takes one child
+                    top[1] += 1
                     break
                 else:
-                    return bytes(out)
-        except EncodeError as exc:
-            raise exc._with_path(_path(stack)) from None
+                    stack.pop()
+                    if open_ids is not None:
+                        open_ids.discard(id(top[2]))
+                    continue
+                if len(stack) > max_depth:  # the child sits at depth len(stack)
+                    raise EncodeError(f"nesting deeper than Godot's limit of {max_depth} levels")
+                break
+            else:
+                return bytes(out)
+    except EncodeError as exc:
+        raise exc._with_path(_path(stack)) from None
 
 
 def _converting_packed_writer(header: int, target: type[_PackedNumbers]) -> Writer:

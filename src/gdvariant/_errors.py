@@ -11,6 +11,7 @@ __all__ = [
     "DecodeError",
     "EncodeError",
     "GodotError",
+    "JSONError",
     "TextError",
     "VariantError",
 ]
@@ -108,6 +109,22 @@ class TextError(DecodeError):
     def _message(self) -> str:
         got = f" (got {self.got})" if self.got else ""
         return f"line {self.line}, column {self.column}: {self.expected}{got}"
+
+
+class JSONError(DecodeError):
+    """JSON that :func:`~gdvariant.from_json` cannot read: ``path`` says where in the document
+    (jq style: ``.`` is the whole document, then ``.key``, ``["odd key"]``, ``[3]``), and for
+    text that is not JSON at all, ``line`` and ``column`` (1-based) say where it stops."""
+
+    def __init__(self, reason: str, path: str = ".", line: int = 0, column: int = 0) -> None:
+        self.line = line
+        self.column = column
+        super().__init__(reason, 0, path, GodotError.ERR_PARSE_ERROR)
+
+    def _message(self) -> str:
+        if self.line:
+            return f"line {self.line}, column {self.column}: {self.reason}"
+        return f"{self.reason} at {_short(self.path)}"
 
 
 class EncodeError(VariantError, ValueError):

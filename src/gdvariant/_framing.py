@@ -20,15 +20,14 @@ import enum
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from functools import cached_property
 from struct import Struct
 from typing import Any, TypedDict
 
-from ._api import Buffer
-from ._decoder import decode_value
-from ._encoder import encoder_for
+from ._codec import Buffer, Codec, codec_for
 from ._errors import DecodeError, EncodeError, GodotError
 from ._limits import DEFAULT_LIMITS, Limits
-from ._profiles import Profile, get_profile
+from ._profiles import PACKET_SIZE_LIMIT, Profile
 
 __all__ = [
     "DEFAULT_MAX_FRAME_SIZE",
@@ -44,7 +43,7 @@ __all__ = [
 
 #: The largest frame received unless told otherwise: 8 MiB, the default
 #: ``encode_buffer_max_size`` of Godot's PacketPeer (the largest value it sends as a packet).
-DEFAULT_MAX_FRAME_SIZE = 8 * 1024 * 1024
+DEFAULT_MAX_FRAME_SIZE = PACKET_SIZE_LIMIT
 #: The largest payload a default ``PacketPeerStream`` sends (its 2^16-byte output buffer less
 #: the 4-byte prefix; project setting ``network/limits/packet_peer_stream/max_buffer_po2``).
 PACKET_PEER_STREAM_MAX_SEND = 65532
@@ -118,10 +117,17 @@ def frame(
     framing's default Godot receiver accepts) is an :class:`EncodeError`, as Godot's
     ``put_var`` refuses it with ``ERR_OUT_OF_MEMORY``.
     """
+    return _frame(
+        codec_for(version, double, False, full_objects), value, framing, big_endian, max_size
+    )
+
+
+def _frame(
+    codec: Codec, value: Any, framing: Framing | str, big_endian: bool, max_size: int | None
+) -> bytes:
     rules = _rules(framing, big_endian)
-    profile = get_profile(version, double)
-    data = encoder_for(profile).encode(value, full_objects)
-    limit = _send_limit(rules, profile, max_size)
+    data = codec.encode(value)
+    limit = _send_limit(rules, codec.profile, max_size)
     if limit is not None and len(data) > limit:
         raise EncodeError(
             f"the value takes {len(data)} bytes, over the {Framing(framing)} limit of {limit}"
@@ -141,6 +147,12 @@ def decode_packet(
     limits: Limits = DEFAULT_LIMITS,
 ) -> Any:
     """The value in one packet, as ``PacketPeer.get_var``: bytes after the value are ignored."""
+    return _decode_packet(
+        codec_for(version, double, allow_objects, False, limits), packet, max_size
+    )
+
+
+def _decode_packet(codec: Codec, packet: Buffer, max_size: int) -> Any:
     size = memoryview(packet).nbytes
     if size > max_size:
         raise DecodeError(
@@ -149,7 +161,7 @@ def decode_packet(
             "",
             GodotError.ERR_OUT_OF_MEMORY,
         )
-    return decode_value(packet, get_profile(version, double), allow_objects, 0, limits)[0]
+    return codec.decode(packet)[0]
 
 
 class StreamDecoder:
@@ -173,14 +185,31 @@ class StreamDecoder:
         max_frame_size: int | None = None,
         limits: Limits = DEFAULT_LIMITS,
     ) -> None:
+        self._setup(
+            codec_for(version, double, allow_objects, False, limits),
+            framing,
+            big_endian,
+            max_frame_size,
+        )
+
+    @classmethod
+    def _with_codec(
+        cls, codec: Codec, framing: Framing | str, big_endian: bool, max_frame_size: int | None
+    ) -> StreamDecoder:
+        """A decoder for a codec already resolved (a :class:`WireFormat`'s)."""
+        decoder = cls.__new__(cls)
+        decoder._setup(codec, framing, big_endian, max_frame_size)
+        return decoder
+
+    def _setup(
+        self, codec: Codec, framing: Framing | str, big_endian: bool, max_frame_size: int | None
+    ) -> None:
         rules = _rules(framing, big_endian)
         if not rules.prefixed:
             raise ValueError("PacketPeer has no stream form: decode each packet (decode_packet)")
         if max_frame_size is not None and max_frame_size < 4:
             raise ValueError("max_frame_size must be at least 4 (the smallest value)")
-        self._profile = get_profile(version, double)
-        self._allow_objects = allow_objects
-        self._limits = limits
+        self._decode = codec.decode
         self._prefix = _PREFIX[big_endian]
         self.max_frame_size = _receive_limit(rules, max_frame_size)
         self._buffer = bytearray()
@@ -235,9 +264,7 @@ class StreamDecoder:
                 break
             payload = bytes(buf[pos + 4 : pos + 4 + size])
             try:
-                value, _ = decode_value(
-                    payload, self._profile, self._allow_objects, 0, self._limits
-                )
+                value, _ = self._decode(payload)
             except DecodeError as exc:
                 raise self._fail(pos, exc.inside("frame", self._offset + pos + 4)) from None
             self._ready.append(value)
@@ -293,7 +320,13 @@ class WireFormat:
 
     def __post_init__(self) -> None:
         _rules(self.framing, self.big_endian)
-        get_profile(self.version, self.double)
+        self._codec  # noqa: B018 - resolves (and so checks) the codec options now
+
+    @cached_property
+    def _codec(self) -> Codec:
+        return codec_for(
+            self.version, self.double, self.allow_objects, self.full_objects, self.limits
+        )
 
     @property
     def receive_limit(self) -> int:
@@ -307,26 +340,12 @@ class WireFormat:
 
     def frame(self, value: Any) -> bytes:
         """The bytes to send for ``value``: a frame, or a packet for ``PacketPeer``."""
-        return frame(
-            value,
-            version=self.version,
-            double=self.double,
-            full_objects=self.full_objects,
-            framing=self.framing,
-            big_endian=self.big_endian,
-            max_size=self.max_frame_size,
-        )
+        return _frame(self._codec, value, self.framing, self.big_endian, self.max_frame_size)
 
     def stream_decoder(self) -> StreamDecoder:
         """A fresh decoder for one stream connection."""
-        return StreamDecoder(
-            version=self.version,
-            double=self.double,
-            allow_objects=self.allow_objects,
-            framing=self.framing,
-            big_endian=self.big_endian,
-            max_frame_size=self.max_frame_size,
-            limits=self.limits,
+        return StreamDecoder._with_codec(
+            self._codec, self.framing, self.big_endian, self.max_frame_size
         )
 
     @classmethod
@@ -341,11 +360,4 @@ class WireFormat:
 
     def decode_packet(self, packet: Buffer) -> Any:
         """The value in one received packet (``PacketPeer`` framing)."""
-        return decode_packet(
-            packet,
-            version=self.version,
-            double=self.double,
-            allow_objects=self.allow_objects,
-            max_size=self.receive_limit,
-            limits=self.limits,
-        )
+        return _decode_packet(self._codec, packet, self.receive_limit)

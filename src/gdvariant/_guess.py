@@ -15,9 +15,8 @@ from dataclasses import dataclass
 from struct import Struct
 from typing import Any
 
-from ._decoder import decode_value
+from ._codec import Codec
 from ._errors import DecodeError
-from ._profiles import Profile, get_profile
 
 __all__ = [
     "ENGINE_LINES",
@@ -25,6 +24,7 @@ __all__ = [
     "engine_for_frames",
     "loose_frame",
     "other_engine",
+    "read_frames",
     "read_whole",
     "record_spans",
     "record_trouble",
@@ -43,6 +43,8 @@ class Reading:
     values: list[Any]
     records: bool
     big_endian: bool = False
+    #: Bytes of a last frame cut short (a capture that stops mid-frame); 0 for whole data.
+    cut: int = 0
 
     def describe(self) -> str:
         """``one value`` or ``3 store_var records`` (``big-endian`` when the lengths are)."""
@@ -50,7 +52,10 @@ class Reading:
             return "one value"
         order = ", big-endian lengths" if self.big_endian else ""
         plural = "" if len(self.values) == 1 else "s"
-        return f"{len(self.values)} store_var record{plural}{order}"
+        count = len(self.values)
+        if self.cut:
+            return f"{count} put_var frame{plural}{order}, then {self.cut} bytes of a cut frame"
+        return f"{count} store_var record{plural}{order}"
 
 
 def _frames(data: bytes, big_endian: bool) -> tuple[list[tuple[int, int]], int]:
@@ -76,25 +81,23 @@ def record_spans(data: bytes, big_endian: bool) -> list[tuple[int, int]] | None:
     return spans if stop == len(data) else None
 
 
-def _fills(data: bytes, start: int, end: int, profile: Profile, allow_objects: bool) -> bool:
+def _fills(data: bytes, start: int, end: int, codec: Codec) -> bool:
     """Whether the value at ``start`` decodes and ends exactly at ``end``."""
     try:
-        _, used = decode_value(data[start:end], profile, allow_objects)
+        _, used = codec.decode(data[start:end])
     except DecodeError:
         return False
     return bool(used == end - start)
 
 
-def _whole_records(
-    data: bytes, profile: Profile, allow_objects: bool, big_endian: bool
-) -> Reading | None:
+def _whole_records(data: bytes, codec: Codec, big_endian: bool) -> Reading | None:
     spans = record_spans(data, big_endian)
     if spans is None:
         return None
     values = []
     for start, end in spans:
         try:
-            value, used = decode_value(data[start:end], profile, allow_objects)
+            value, used = codec.decode(data[start:end])
         except DecodeError:
             return None
         if used != end - start:
@@ -103,61 +106,68 @@ def _whole_records(
     return Reading(values, records=True, big_endian=big_endian)
 
 
-def read_whole(
-    data: bytes,
-    profile: Profile,
-    allow_objects: bool = False,
-    *,
-    records_first: bool = False,
-) -> Reading | None:
+def read_whole(data: bytes, codec: Codec, *, records_first: bool = False) -> Reading | None:
     """The first reading of ``data`` that accounts for every byte, or None.
 
     One value is tried first (last with ``records_first``, as inside a save container), and
     records with little-endian, then big-endian lengths. Empty data is zero records.
     """
     if records_first:
-        return records_only(data, profile, allow_objects) or _whole_value(
-            data, profile, allow_objects
-        )
-    return _whole_value(data, profile, allow_objects) or records_only(data, profile, allow_objects)
+        return records_only(data, codec) or _whole_value(data, codec)
+    return _whole_value(data, codec) or records_only(data, codec)
 
 
-def records_only(data: bytes, profile: Profile, allow_objects: bool = False) -> Reading | None:
+def records_only(data: bytes, codec: Codec) -> Reading | None:
     """``data`` read whole as records (either byte order), never as one value."""
     for big_endian in (False, True):
-        reading = _whole_records(data, profile, allow_objects, big_endian)
+        reading = _whole_records(data, codec, big_endian)
         if reading is not None:
             return reading
     return None
 
 
-def _whole_value(data: bytes, profile: Profile, allow_objects: bool) -> Reading | None:
+def _whole_value(data: bytes, codec: Codec) -> Reading | None:
     if not data:
         return None
     try:
-        value, used = decode_value(data, profile, allow_objects)
+        value, used = codec.decode(data)
     except DecodeError:
         return None
     return Reading([value], records=False) if used == len(data) else None
 
 
-def other_engine(
-    data: bytes, tried: Profile, allow_objects: bool = False
-) -> tuple[str, Reading] | None:
-    """The first engine line (a ``-V`` value) other than ``tried`` that reads ``data`` whole."""
-    for line in ENGINE_LINES:
-        profile = get_profile(line)
-        if profile.name == tried.name:
+def read_frames(data: bytes, codec: Codec) -> Reading | None:
+    """``data`` read as a capture of ``put_var`` frames that stops inside its last frame.
+
+    Every whole frame's value must fill its frame, and what is left must be the start of a
+    frame: part of a length, or a length that claims more than the capture holds.
+    """
+    for big_endian in (False, True):
+        spans, stop = _frames(data, big_endian)
+        tail = len(data) - stop
+        if not spans or not tail:
             continue
-        reading = read_whole(data, profile, allow_objects)
+        if tail >= 4 and _LENGTH[big_endian].unpack_from(data, stop)[0] < 4:
+            continue
+        if all(_fills(data, start, end, codec) for start, end in spans):
+            values = [codec.decode(data[start:end])[0] for start, end in spans]
+            return Reading(values, records=True, big_endian=big_endian, cut=tail)
+    return None
+
+
+def other_engine(data: bytes, tried: Codec) -> tuple[str, Reading] | None:
+    """The first engine line (a ``-V`` value) other than ``tried``'s that reads ``data`` whole."""
+    for line in ENGINE_LINES:
+        codec = tried.other_version(line)
+        if codec.profile.name == tried.profile.name:
+            continue
+        reading = read_whole(data, codec)
         if reading is not None:
             return line, reading
     return None
 
 
-def loose_frame(
-    data: bytes, profile: Profile, allow_objects: bool = False, big_endian: bool = False
-) -> tuple[int, int, int] | None:
+def loose_frame(data: bytes, codec: Codec, big_endian: bool = False) -> tuple[int, int, int] | None:
     """(index, offset, used) of the first whole frame whose value decodes but ends early.
 
     ``put_var`` frames are ``store_var`` records on a socket: a value that leaves bytes of its
@@ -166,7 +176,7 @@ def loose_frame(
     """
     for index, (start, end) in enumerate(_frames(data, big_endian)[0]):
         try:
-            _, used = decode_value(data[start:end], profile, allow_objects)
+            _, used = codec.decode(data[start:end])
         except DecodeError:
             return None
         if used != end - start:
@@ -174,22 +184,20 @@ def loose_frame(
     return None
 
 
-def engine_for_frames(
-    data: bytes, tried: Profile, allow_objects: bool = False, big_endian: bool = False
-) -> str | None:
-    """The first engine line other than ``tried`` whose values fill every whole frame."""
+def engine_for_frames(data: bytes, tried: Codec, big_endian: bool = False) -> str | None:
+    """The first engine line other than ``tried``'s whose values fill every whole frame."""
     spans = _frames(data, big_endian)[0]
     for line in ENGINE_LINES:
-        profile = get_profile(line)
-        if profile.name == tried.name or not spans:
+        codec = tried.other_version(line)
+        if codec.profile.name == tried.profile.name or not spans:
             continue
-        if all(_fills(data, start, end, profile, allow_objects) for start, end in spans):
+        if all(_fills(data, start, end, codec) for start, end in spans):
             return line
     return None
 
 
-def record_trouble(data: bytes, profile: Profile, allow_objects: bool = False) -> str | None:
-    """Why length prefixes that chain to the end are still not records of ``profile``: the
+def record_trouble(data: bytes, codec: Codec) -> str | None:
+    """Why length prefixes that chain to the end are still not records of ``codec``: the
     first record whose value does not decode or does not fill it. None if they do not chain.
     """
     view = memoryview(data)
@@ -201,7 +209,7 @@ def record_trouble(data: bytes, profile: Profile, allow_objects: bool = False) -
         for index, (start, end) in enumerate(spans):
             where = f"record {index} (offset {start - 4})"
             try:
-                _, stop = decode_value(view[:end], profile, allow_objects, start)
+                _, stop = codec.decode(view[:end], start)
             except DecodeError as exc:
                 return f"the length prefixes chain as {count}, but {where} does not decode: {exc}"
             if stop != end:

@@ -41,12 +41,13 @@ class Limits:
 
 #: The limits used when none are given.
 DEFAULT_LIMITS = Limits()
-_NO_CAP = 1 << 62
+#: "No limit" as the codec loops spell it: an int larger than any count they compare it with.
+UNLIMITED = 1 << 62
 
 
 def cap(limit: int | None) -> int:
-    """A cap as an int the hot loops can compare with (``None``: no cap)."""
-    return _NO_CAP if limit is None else limit
+    """A cap as an int the hot loops can compare with (``None``: no cap, here and in profiles)."""
+    return UNLIMITED if limit is None else limit
 
 
 def over_limit(what: str, size: int, name: str, limit: int, offset: int) -> DecodeError:

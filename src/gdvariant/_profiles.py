@@ -21,8 +21,6 @@ T = VariantType
 
 #: Godot's ``Variant::MAX_RECURSION_DEPTH`` (4.x; 3.3.5/3.4.3/3.5+ and Pandemonium).
 GODOT_MAX_DEPTH = 1024
-#: The depth the codec loops use for engines with no limit (``max_depth=None``).
-UNLIMITED_DEPTH = 1 << 62
 #: Godot's default ``PacketPeer.encode_buffer_max_size`` (3.2+, 4.x, Pandemonium): 8 MiB.
 PACKET_SIZE_LIMIT = 8 * 1024 * 1024
 

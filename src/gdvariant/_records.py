@@ -12,11 +12,10 @@ from collections.abc import Iterable, Iterator
 from struct import Struct
 from typing import IO, Any
 
-from ._decoder import decode_value
-from ._encoder import encoder_for
+from ._codec import Codec, codec_for
 from ._errors import DecodeError, GodotError
 from ._limits import DEFAULT_LIMITS, Limits, cap, over_limit
-from ._profiles import Profile, get_profile
+from ._profiles import Profile
 
 __all__ = ["dump", "dump_all", "load", "load_all", "records"]
 
@@ -34,7 +33,7 @@ def dump(
     big_endian: bool = False,
 ) -> None:
     """Write ``value`` to ``fp`` as ``FileAccess.store_var`` does."""
-    data = encoder_for(get_profile(version, double)).encode(value, full_objects)
+    data = codec_for(version, double, False, full_objects).encode(value)
     fp.write(_LENGTH[big_endian].pack(len(data)) + data)
 
 
@@ -47,10 +46,15 @@ def records(
     big_endian: bool = False,
 ) -> Iterator[bytes]:
     """Each value's record bytes (length, then value), made as they are asked for."""
-    encode = encoder_for(get_profile(version, double)).encode
+    return encode_records(codec_for(version, double, False, full_objects), values, big_endian)
+
+
+def encode_records(codec: Codec, values: Iterable[Any], big_endian: bool) -> Iterator[bytes]:
+    """:func:`records` for a resolved codec."""
+    encode = codec.encode
     prefix = _LENGTH[big_endian].pack
     for value in values:
-        data = encode(value, full_objects)
+        data = encode(value)
         yield prefix(len(data)) + data
 
 
@@ -65,8 +69,8 @@ def dump_all(
 ) -> int:
     """Write every value as one record after another; return how many were written."""
     count = 0
-    for record in records(
-        values, version=version, double=double, full_objects=full_objects, big_endian=big_endian
+    for record in encode_records(
+        codec_for(version, double, False, full_objects), values, big_endian
     ):
         fp.write(record)
         count += 1
@@ -91,19 +95,10 @@ def _read(fp: IO[bytes], size: int) -> bytes:
 class _Reader:
     """Reads records one by one, keeping the file offset for error messages."""
 
-    def __init__(
-        self,
-        fp: IO[bytes],
-        profile: Profile,
-        allow_objects: bool,
-        big_endian: bool,
-        limits: Limits,
-    ) -> None:
+    def __init__(self, fp: IO[bytes], codec: Codec, big_endian: bool) -> None:
         self.fp = fp
-        self.profile = profile
-        self.allow_objects = allow_objects
-        self.limits = limits
-        self.max_size = cap(limits.max_size)
+        self.decode = codec.decode
+        self.max_size = cap(codec.limits.max_size)
         self.length = _LENGTH[big_endian]
         try:
             self.offset = fp.tell()
@@ -136,7 +131,7 @@ class _Reader:
             )
         self.offset = start + 4 + size
         try:
-            value, _ = decode_value(data, self.profile, self.allow_objects, 0, self.limits)
+            value, _ = self.decode(data)
         except DecodeError as exc:
             raise exc.inside("record", start + 4) from None
         return value
@@ -157,7 +152,8 @@ def load(
     for a record that is cut short or does not decode. As in Godot, bytes after the value
     inside its record are skipped.
     """
-    return _Reader(fp, get_profile(version, double), allow_objects, big_endian, limits).next()
+    codec = codec_for(version, double, allow_objects, False, limits)
+    return _Reader(fp, codec, big_endian).next()
 
 
 def load_all(
@@ -170,7 +166,12 @@ def load_all(
     limits: Limits = DEFAULT_LIMITS,
 ) -> Iterator[Any]:
     """Every record of ``fp`` in order, read one at a time (memory: one record)."""
-    reader = _Reader(fp, get_profile(version, double), allow_objects, big_endian, limits)
+    return decode_records(fp, codec_for(version, double, allow_objects, False, limits), big_endian)
+
+
+def decode_records(fp: IO[bytes], codec: Codec, big_endian: bool) -> Iterator[Any]:
+    """:func:`load_all` for a resolved codec."""
+    reader = _Reader(fp, codec, big_endian)
     while True:
         try:
             value = reader.next()

@@ -540,3 +540,24 @@ def from_text(text: str, *, version: str = "4", limits: Limits | None = DEFAULT_
     if limits is not None and limits.max_size is not None and len(text) > limits.max_size:
         raise parser.fail(f"at most {limits.max_size} characters (Limits.max_size)", 0)
     return parser.value(0)
+
+
+def from_text_all(
+    text: str, *, version: str = "4", limits: Limits | None = DEFAULT_LIMITS
+) -> list[tuple[Any, int]]:
+    """Every value in ``text``, one after another, each with the line it starts on.
+
+    This is the text form of a file of records (one per line on the command line, though
+    any white space or ``;`` comment separates them). Unlike :func:`from_text`, nothing is
+    ignored: text that is not a value is a :class:`TextError` with its line and column.
+    """
+    parser = _Parser(text, text_syntax(version), limits or Limits(None, None, None, None))
+    values: list[tuple[Any, int]] = []
+    while True:
+        tok = parser.token()
+        if tok[0] == "eof":
+            if parser.pos < len(text):  # a NUL: Godot's reader stops there, we refuse
+                raise parser.fail("a value or the end of the text", parser.pos, got="U+0000")
+            return values
+        line = text.count("\n", 0, tok[2]) + 1
+        values.append((parser.value_from(tok, 0), line))

@@ -12,10 +12,9 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from ._encoder import _MATH_CLASSES, _PACKED_CLASSES
 from ._errors import EncodeError
 from ._godot_sort import godot_sort
-from ._layouts import LAYOUTS
+from ._layouts import LAYOUTS, MATH_CLASSES, PACKED_CLASSES
 from ._packed import PackedStringArray, _PackedNumbers
 from ._text_float import f32, godot_strtod, grisu2_text, is_float32, percent_g
 from ._text_syntax import SCALAR_NAMES, TextSyntax, text_syntax
@@ -57,6 +56,14 @@ _ESCAPE = str.maketrans(
 _ESCAPE_3 = str.maketrans({**{chr(k): v for k, v in _ESCAPE.items()}, "?": "\\?"})
 #: Exact mode leaves BEL and VT raw: Godot's reader turns ``\a`` and ``\v`` into letters.
 _ESCAPE_EXACT = str.maketrans({chr(k): v for k, v in _ESCAPE.items() if chr(k) not in "\a\v"})
+#: One-line text also writes every other character that some readers take as a line break
+#: (Python's ``splitlines``, Unicode) as a ``\u`` escape, which every Godot reader knows.
+_ESCAPE_LINE = str.maketrans(
+    {
+        **{chr(k): v for k, v in _ESCAPE.items() if chr(k) not in "\a\v"},
+        **{c: f"\\u{ord(c):04x}" for c in "\v\x1c\x1d\x1e\x85\u2028\u2029"},
+    }
+)
 
 _SIMPLE: dict[type, VariantType] = {
     type(None): T.NIL,
@@ -80,8 +87,8 @@ _SIMPLE: dict[type, VariantType] = {
     bytearray: T.PACKED_BYTE_ARRAY,
     memoryview: T.PACKED_BYTE_ARRAY,
     PackedStringArray: T.PACKED_STRING_ARRAY,
-    **_MATH_CLASSES,
-    **_PACKED_CLASSES,
+    **MATH_CLASSES,
+    **PACKED_CLASSES,
 }
 
 
@@ -106,13 +113,26 @@ def _op_less(a: Any, b: Any, vtype: VariantType) -> bool:
 
 
 class _Writer:
-    def __init__(self, syntax: TextSyntax, exact: bool) -> None:
+    def __init__(
+        self,
+        syntax: TextSyntax,
+        exact: bool,
+        *,
+        line: bool = False,
+        max_items: int | None = None,
+        display: bool = False,
+    ) -> None:
         self.syntax = syntax
         self.exact = exact
+        #: One line per value, keys in stored order (``to_text_line``).
+        self.line = line
+        self.max_items = max_items
+        #: Shown to a person: no refusals, values with no text get a readable stand-in.
+        self.display = display
         self.ids = syntax.profile.wire_ids
         self.escape = _ESCAPE_3 if syntax.escape_question else _ESCAPE
         if exact:
-            self.escape = _ESCAPE_EXACT
+            self.escape = _ESCAPE_LINE if line else _ESCAPE_EXACT
         self.open, self.close = ("( ", " )") if syntax.spaced else ("(", ")")
         self.empty = "(  )" if syntax.spaced else "()"
         self.brackets = ("[ ", " ]", "[  ]") if syntax.spaced else ("[", "]", "[]")
@@ -124,11 +144,20 @@ class _Writer:
         syntax = self.syntax
         if component:
             value = f32(value)
-        if self.exact:
+        if self.line and math.isfinite(value) and not component and value:
+            shortest = repr(value)  # Python's shortest digits, when Godot reads them right
+            if godot_strtod(shortest) == value:
+                return shortest
+        if self.exact and (not self.display or math.isfinite(value) or syntax.real_words):
             if math.isfinite(value) and component:
                 return _exact_single(value)
             if math.isfinite(value) or syntax.real_words:
-                return _exact_float(value)
+                try:
+                    return _exact_float(value)
+                except EncodeError:
+                    if self.display:
+                        return repr(value)
+                    raise
             if math.isnan(value):
                 raise EncodeError(f"{syntax.engine}'s reader has no spelling of NaN here")
             return "1e+999" if value > 0 else "-1e+999"  # its reader overflows to +-inf
@@ -181,7 +210,8 @@ class _Writer:
         if self.exact and isinstance(value, str | NodePath) and "\0" in str(value):
             raise EncodeError("a string with U+0000 has no text form (Godot's reader stops there)")
         if vtype is T.STRING:
-            return '"' + str(value).translate(_ESCAPE_MULTILINE) + '"'
+            escape = self.escape if self.line else _ESCAPE_MULTILINE
+            return '"' + str(value).translate(escape) + '"'
         if vtype is T.STRING_NAME:
             self.name_of_4(vtype)
             return '&"' + str(value).translate(self.escape) + '"'
@@ -208,10 +238,12 @@ class _Writer:
 
     def opaque(self, vtype: VariantType, value: Any) -> str:
         self.name_of_4(vtype)
-        if not self.syntax.writes_rid:
+        if not self.syntax.writes_rid and not self.display:
             if self.exact:
                 raise EncodeError(f"{self.syntax.engine} writes a {vtype.name} as nothing")
             return ""
+        if vtype is T.SIGNAL and self.line and not self.display and tuple(value) != ("", 0):
+            raise EncodeError("a Signal's name and object have no text form (Godot: Signal())")
         if vtype is T.RID:
             rid = value.id - (1 << 64) if value.id >= 1 << 63 else value.id
             return f"RID({rid})" if rid else "RID()"
@@ -219,10 +251,20 @@ class _Writer:
 
     def object_(self, value: Any, depth: int) -> str:
         if isinstance(value, ObjectID):
+            if self.display:  # what Godot makes of it: an EncodedObjectAsID holding the id
+                return f'Object(EncodedObjectAsID,"object_id":{value.id})'
             raise EncodeError("an Object sent as an id has no text form; decode with objects")
         props = ",".join(f'"{k}":{self.write(v, depth + 1)}' for k, v in value.properties)
         sep = "," if props else ""
-        return f"Object({value.class_name}{sep}{props})\n"
+        return f"Object({value.class_name}{sep}{props})" + ("" if self.line else "\n")
+
+    def items(self, texts: Iterable[str], count: int, sep: str = ", ") -> str:
+        """``texts`` joined, cut after ``max_items`` with a count of the rest (display only)."""
+        limit = self.max_items
+        if limit is None or count <= limit:
+            return sep.join(texts)
+        shown = [text for text, _ in zip(texts, range(limit), strict=False)]
+        return sep.join([*shown, f"... {count - limit} more"])
 
     def element_name(self, spec: ElementType | None) -> str:
         if spec is None or spec.kind is ContainerKind.NONE:
@@ -241,7 +283,7 @@ class _Writer:
         limit = self.syntax.max_depth
         if limit is None or depth <= limit:
             return False
-        if self.exact:
+        if self.exact and not self.display:
             raise EncodeError(f"containers nested deeper than the text writer's {limit} levels")
         return True
 
@@ -249,7 +291,8 @@ class _Writer:
         if self.too_deep(depth):
             return "[]"
         inner = depth + 1
-        items = ", ".join(self.write(v, inner) for v in value)
+        texts = (self.write(v, inner) for v in value)
+        items = ", ".join(texts) if self.max_items is None else self.items(texts, len(value))
         body = f"{self.brackets[0]}{items}{self.brackets[1]}" if items else self.brackets[2]
         if isinstance(value, TypedArray):
             if not self.syntax.godot4_values:
@@ -262,9 +305,15 @@ class _Writer:
             return "{}"
         inner = depth + 1
         pairs = list(value.items_list if isinstance(value, Dictionary) else value.items())
-        godot_sort(pairs, self.key_less)
-        lines = ",\n".join(f"{self.write(k, inner)}: {self.write(v, inner)}" for k, v in pairs)
-        body = "{\n" + lines + "\n}" if lines else self.syntax.empty_dict
+        if not self.line:
+            godot_sort(pairs, self.key_less)
+        texts = (f"{self.write(k, inner)}: {self.write(v, inner)}" for k, v in pairs)
+        if self.line:
+            shown = ", ".join(texts) if self.max_items is None else self.items(texts, len(pairs))
+            body = "{" + shown + "}"
+        else:
+            lines = ",\n".join(texts)
+            body = "{\n" + lines + "\n}" if lines else self.syntax.empty_dict
         typed = isinstance(value, Dictionary) and (
             value.key_type is not None or value.value_type is not None
         )
@@ -302,17 +351,23 @@ class _Writer:
     def packed(self, vtype: VariantType, value: Any) -> str:
         name = self.name_of(vtype, value)
         if vtype is T.PACKED_BYTE_ARRAY:
-            return self.construct(name, ", ".join(map(str, bytes(value))))
+            data = bytes(value)
+            return self.construct(name, self.items(map(str, data), len(data)))
         if vtype is T.PACKED_STRING_ARRAY:
-            items = ", ".join('"' + s.translate(self.escape) + '"' for s in value)
-            return self.construct(name, items)
+            texts = ('"' + s.translate(self.escape) + '"' for s in value)
+            return self.construct(name, self.items(texts, len(value)))
         assert isinstance(value, _PackedNumbers)
         numbers = value._numbers()
+        kind = "f64" if value._code == "d" else "f32"
         if vtype in (T.PACKED_INT32_ARRAY, T.PACKED_INT64_ARRAY):
-            return self.construct(name, self.components(numbers, "i32"))
-        return self.construct(
-            name, self.components(numbers, "f64" if value._code == "d" else "f32")
+            kind = "i32"
+        if self.max_items is None:
+            return self.construct(name, self.components(numbers, kind))
+        width = len(numbers) // max(len(value), 1) or 1  # components per element
+        texts = (
+            self.components(numbers[i : i + width], kind) for i in range(0, len(numbers), width)
         )
+        return self.construct(name, self.items(texts, len(numbers) // width))
 
 
 def _exact_float(value: float) -> str:
@@ -382,4 +437,19 @@ def to_text(value: Any, *, version: str = "4", exact: bool = False) -> str:
     1e-292) that Godot's reader cannot get back from any text.
     """
     writer = _Writer(text_syntax(version), exact)
+    return writer.write(value, 0)
+
+
+def to_text_line(
+    value: Any, *, version: str = "4", max_items: int | None = None, display: bool = False
+) -> str:
+    """``value`` as one line of exact text, Dictionary keys in their stored order.
+
+    This is the form of one save record on the command line: :func:`from_text` reads it back
+    to the same value (and so to the same bytes), which Godot's own layout, sorted and spread
+    over lines, does not promise. ``max_items`` shortens longer containers with a
+    ``... N more`` mark and ``display`` gives values with no text a readable stand-in; both
+    are for showing values to a person, and their text may not read back.
+    """
+    writer = _Writer(text_syntax(version), True, line=True, max_items=max_items, display=display)
     return writer.write(value, 0)

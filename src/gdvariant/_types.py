@@ -809,3 +809,25 @@ class Dictionary:
         if self.key_type is not None or self.value_type is not None:
             types = f", key_type={self.key_type!r}, value_type={self.value_type!r}"
         return f"Dictionary({self.items_list!r}{types})"
+
+
+def godot_dictionary(
+    keys: list[Any],
+    values: list[Any],
+    key_type: ElementType | None = None,
+    value_type: ElementType | None = None,
+) -> Any:
+    """A plain dict when it holds every pair as written, else a :class:`Dictionary`.
+
+    A dict would merge keys that Godot keeps apart (``1``, ``1.0``, ``true``; a String and a
+    StringName) and cannot hold Array or Dictionary keys; typed Dictionaries keep their types.
+    """
+    if key_type is None and value_type is None:
+        try:
+            d = dict(zip(keys, values, strict=True))
+        except TypeError:  # an unhashable key (Array, Dictionary)
+            pass
+        else:
+            if len(d) == len(keys):
+                return d
+    return Dictionary(zip(keys, values, strict=True), key_type, value_type)

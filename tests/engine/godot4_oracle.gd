@@ -5,6 +5,11 @@
 #   decode IN OUT                    IN: "HEX<TAB>ALLOW" lines; OUT: one JSON verdict per line
 #   text IN OUT                      IN: texts, each a u32 length + UTF-8; OUT: per text, the bytes
 #                                    (with objects) of str_to_var(text) and var_to_str of that value
+#   json IN OUT                      IN: per value, a u32 length + var_to_bytes_with_objects bytes,
+#                                    then a u32 length + UTF-8 JSON text; OUT: per value, the
+#                                    engine's JSON.stringify(JSON.from_native(v)) (and with
+#                                    full_objects), and the bytes of JSON.to_native of the text
+#                                    and of the engine's own text
 #   bench PAYLOADS_DIR ITERATIONS OUT  timings of var_to_bytes/bytes_to_var per *.bin payload
 #   client KIND HOST PORT SEED COUNT  one live network session as a client; KIND is stream
 #                                    (StreamPeerTCP), pps (PacketPeerStream), udp (PacketPeerUDP)
@@ -41,6 +46,8 @@ func _init() -> void:
 		code = _decode(args[1], args[2])
 	elif args.size() == 3 and args[0] == "text":
 		code = _text(args[1], args[2])
+	elif args.size() == 3 and args[0] == "json":
+		code = _json_native(args[1], args[2])
 	elif args.size() == 4 and args[0] == "bench":
 		code = _bench(args[1], int(args[2]), args[3])
 	elif args.size() == 6 and args[0] == "client":
@@ -1214,6 +1221,28 @@ func _text(in_path: String, out_path: String) -> int:
 		var v: Variant = str_to_var(text)
 		f.store_line('{"bytes": "%s", "text": %s}' % [
 				var_to_bytes_with_objects(v).hex_encode(), _jstr(var_to_str(v))])
+	f.close()
+	return 0
+
+
+func _json_native(in_path: String, out_path: String) -> int:
+	var fin := FileAccess.open(in_path, FileAccess.READ)
+	if fin == null:
+		printerr("cannot read %s: %s" % [in_path, error_string(FileAccess.get_open_error())])
+		return 1
+	var f := _open_write(out_path)
+	if f == null:
+		return 1
+	while fin.get_position() < fin.get_length():
+		var v: Variant = bytes_to_var_with_objects(fin.get_buffer(fin.get_32()))
+		var ours := fin.get_buffer(fin.get_32()).get_string_from_utf8()
+		var plain := JSON.stringify(JSON.from_native(v))
+		var full := JSON.stringify(JSON.from_native(v, true))
+		var read_ours: Variant = JSON.to_native(JSON.parse_string(ours))
+		var read_own: Variant = JSON.to_native(JSON.parse_string(plain))
+		f.store_line('{"plain": %s, "full": %s, "ours": "%s", "own": "%s"}' % [
+				_jstr(plain), _jstr(full), var_to_bytes_with_objects(read_ours).hex_encode(),
+				var_to_bytes_with_objects(read_own).hex_encode()])
 	f.close()
 	return 0
 

@@ -23,6 +23,16 @@ from ._protocol import PROTOCOLS, Command, Protocol, SysCommand, get_protocol
 from ._relay import RelayRoute, route_relay
 from ._replication import CUSTOM_SCENE, DeltaState, DeltaSync, Despawn, Spawn, Sync, SyncState
 from ._rpc import NODE_RPC_FLAG, RemoteCall, rpc_checksum, rpc_method_ids
+from ._rpc_config import (
+    RpcConfig,
+    RpcMode,
+    RpcTable,
+    ScriptError,
+    TransferMode,
+    parse_rpc_annotations,
+    read_script_rpcs,
+)
+from ._scene import SceneMultiplayer, Signal, SpawnedNode, Spawner, Transport
 from ._server import (
     AuthData,
     Event,
@@ -34,6 +44,7 @@ from ._server import (
     PeerDisconnected,
     ServerProtocol,
 )
+from ._synced import SpawnableScene, SyncedClass, scene_tscn, synced_class
 from ._sys import AddPeer, Auth, DelPeer, Raw, Relay
 from ._variant import (
     decode_compressed,
@@ -79,14 +90,26 @@ __all__ = [
     "ReplicatedProperty",
     "ReplicationConfig",
     "ReplicationMode",
+    "RpcConfig",
+    "RpcMode",
+    "RpcTable",
+    "SceneMultiplayer",
+    "ScriptError",
     "SendCache",
     "ServerProtocol",
+    "Signal",
     "SimplifyPath",
     "Spawn",
+    "SpawnableScene",
+    "SpawnedNode",
+    "Spawner",
     "Sync",
     "SyncClock",
     "SyncState",
+    "SyncedClass",
     "SysCommand",
+    "TransferMode",
+    "Transport",
     "decode_compressed",
     "decode_compressed_list",
     "decode_packet",
@@ -95,8 +118,12 @@ __all__ = [
     "encode_packet",
     "get_protocol",
     "is_path_net_id",
+    "parse_rpc_annotations",
     "path_net_id",
+    "read_script_rpcs",
     "route_relay",
     "rpc_checksum",
     "rpc_method_ids",
+    "scene_tscn",
+    "synced_class",
 ]

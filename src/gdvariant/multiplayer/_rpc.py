@@ -32,8 +32,14 @@ NODE_FORMS = ((0, 1, lambda v: bytes([v])), (1, 2, pack_u16), (2, 4, pack_u32))
 READERS = {0: Reader.u8, 1: Reader.u16, 2: Reader.u32}
 
 
+#: The Python types the encoder writes as a PackedByteArray. The other packed arrays subclass
+#: bytes too, so an isinstance check would send them raw, as bytes they are not.
+BYTE_ARRAYS = (bytes, bytearray, memoryview)
+
+
 def _is_raw(args: tuple[Any, ...]) -> bool:
-    return not args or (len(args) == 1 and isinstance(args[0], bytes | bytearray))
+    """Godot's raw form: no arguments, or one PackedByteArray."""
+    return not args or (len(args) == 1 and type(args[0]) in BYTE_ARRAYS)
 
 
 @dataclass(frozen=True)

@@ -211,10 +211,11 @@ class ServerProtocol:
 
     def _simplified(self, peer: int, packet: SimplifyPath) -> None:
         """Cache a client's path and confirm it, as Godot does: no node, no entry and no
-        confirmation; a checksum mismatch is confirmed as invalid."""
+        confirmation (not an error: a client may name a node the server just freed); a
+        checksum mismatch is confirmed as invalid."""
         expected = packet.checksum if self.checksum is None else self.checksum(packet.path)
         if expected is None:
-            raise ProtocolError(f"peer {peer} simplified {packet.path!r}, which we do not have")
+            return
         self.receive_cache.add(peer, packet)
         valid = expected == packet.checksum
         self.send(peer, ConfirmPath(valid, packet.cache_id, packet.path))

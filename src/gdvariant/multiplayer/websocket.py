@@ -38,6 +38,7 @@ from ._server import (
     Event,
     PacketDropped,
     PacketReceived,
+    PeerAuthenticating,
     PeerAuthenticationFailed,
     PeerConnected,
     PeerDisconnected,
@@ -149,7 +150,9 @@ class MultiplayerServer(_Endpoint):
     ``on_peer_disconnected(peer)`` as SceneMultiplayer's signals, ``on_raw(peer, payload)`` for
     ``send_bytes`` from a client (else RAW payloads wait in :meth:`receive_raw`),
     ``on_packet(peer, packet)`` for the other game packets (RPCs, syncs), and ``auth_callback``
-    (turns authentication on; clients must set one too). ``max_message_size`` is the largest
+    (turns authentication on; clients must set one too), ``on_peer_authenticating(peer)``
+    and ``on_peer_authentication_failed(peer)`` (a pending peer left, timed out or was
+    refused) as those signals. ``max_message_size`` is the largest
     message taken from a client (Godot's default buffer); ``drop_limit`` the malformed packets
     a peer may send before it is closed (0: closed at the first). ``ids`` picks peer ids
     (default: random in Godot's range; pass ``random.Random(seed)`` for a fixed sequence).
@@ -164,8 +167,12 @@ class MultiplayerServer(_Endpoint):
         drop_limit: int = 0,
         subprotocols: Sequence[str] | None = None,
         ids: random.Random | None = None,
+        on_peer_authenticating: PeerCallback | None = None,
+        on_peer_authentication_failed: PeerCallback | None = None,
         **options: Unpack[EndpointOptions],
     ) -> None:
+        self.on_peer_authenticating = on_peer_authenticating
+        self.on_peer_authentication_failed = on_peer_authentication_failed
         self.protocol = ServerProtocol(
             auth=auth_callback is not None, auth_timeout=auth_timeout, relay=relay
         )
@@ -308,6 +315,10 @@ class MultiplayerServer(_Endpoint):
             self.on_peer_disconnected(event.peer)
         elif isinstance(event, PeerAuthenticationFailed):
             self.disconnect_peer(event.peer)
+            if self.on_peer_authentication_failed is not None:
+                self.on_peer_authentication_failed(event.peer)
+        elif isinstance(event, PeerAuthenticating) and self.on_peer_authenticating is not None:
+            self.on_peer_authenticating(event.peer)
         elif isinstance(event, AuthData) and self.auth_callback is not None:
             self.auth_callback(event.peer, event.data)
         elif isinstance(event, PacketDropped):

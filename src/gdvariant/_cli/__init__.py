@@ -1,0 +1,76 @@
+"""The ``gdvariant`` command: read, write, inspect, convert and edit Godot Variant data.
+
+One module per command (``decode``, ``encode``, ``inspect``...), each with ``add_parser`` and
+``run``; ``_common`` holds what they share, ``_show`` how values are printed and ``_forms`` how
+a file's values move between bytes and text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from .. import __version__
+from .._errors import VariantError
+from . import convert, decode, detect, edit, encode, frames, inspect, schema, versions
+from ._common import EXIT_STATUS, Unreadable
+
+__all__ = ["build_parser", "main"]
+
+_EPILOG = f"""examples:
+  gdvariant decode examples/savegame.bin
+  gdvariant decode --hex 0c000000040000000300000061626300  # -> "abc"
+  gdvariant encode '[7, "move", Vector3(1, 2, 3), {{"seq": 42}}]' --hex
+  gdvariant inspect examples/savegame.bin
+  gdvariant detect examples/godot3_save.sav
+  gdvariant convert -V 3 examples/godot3_save.sav --to-version 4 -o /tmp/godot4_save.sav
+  gdvariant frames examples/capture.bin
+  gdvariant versions
+  gdvariant schema explain examples/arena/arena_schema.py:Player
+  gdvariant decode --help                                # and encode, inspect, edit...
+
+{EXIT_STATUS}"""
+COMMANDS = (decode, encode, inspect, detect, convert, edit, frames, versions, schema)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of every command."""
+    parser = argparse.ArgumentParser(
+        prog="gdvariant",
+        description="Read and write Godot's Variant binary serialization (var_to_bytes).",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"gdvariant {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for command in COMMANDS:
+        command.add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; return its exit status (0, 1 or 2, as ``--help`` lists them)."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except KeyboardInterrupt:  # e.g. at the password prompt
+        print(file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # the reader stopped (`| head`): say nothing, as `cat` would
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    except (VariantError, Unreadable) as exc:
+        print(f"gdvariant: {exc}", file=sys.stderr)
+        return 1
+    except ImportError as exc:  # an optional package: the message names its extra
+        print(f"gdvariant: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"gdvariant: {exc.strerror or exc}{where}", file=sys.stderr)
+        return 2
+    except ValueError as exc:
+        print(f"gdvariant: {exc}", file=sys.stderr)
+        return 2

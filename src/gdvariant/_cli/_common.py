@@ -1,0 +1,118 @@
+"""What every command shares: exit statuses, input reading, hex, secrets and option groups."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from .._profiles import PROFILES
+
+EXIT_STATUS = """exit status:
+  0  done: the whole input was read, the value or file was written
+  1  the data is bad: the bytes do not decode (or only partly), the text does not parse, a
+     value cannot be encoded or converted for that engine, no engine reads the file
+  2  a usage error: an unreadable file, bad hex, a refused expression, a missing password,
+     or a missing optional package (the message names the one to install)
+  130, 141  interrupted (Ctrl-C), or the output pipe was closed (`| head`)
+"""
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+
+
+class Unreadable(ValueError):
+    """Data that no reading accounts for; the message says what was tried (exit status 1)."""
+
+
+def parse_hex(text: str, what: str = "--hex") -> bytes:
+    """Bytes from hex digits, spaces allowed; a ValueError in our words otherwise."""
+    digits = "".join(text.split())
+    for column, char in enumerate(text, 1):
+        if not char.isspace() and char not in _HEX_DIGITS:
+            raise ValueError(f"{what}: {char!r} at character {column} is not a hex digit")
+    if len(digits) % 2:
+        raise ValueError(f"{what}: an odd number of hex digits ({len(digits)}): a byte is cut")
+    return bytes.fromhex(digits)
+
+
+def read_input(source: str, as_hex: bool) -> bytes:
+    """The bytes of a file, of standard input (``-``), or of hex text (``--hex``)."""
+    if as_hex:
+        return parse_hex(sys.stdin.read() if source == "-" else source)
+    if source == "-":
+        return sys.stdin.buffer.read()
+    return Path(source).read_bytes()
+
+
+def secret(args: argparse.Namespace) -> dict[str, Any]:
+    """``key=`` or ``password=`` for an encrypted file, asking for a password on a terminal."""
+    if getattr(args, "key", None):
+        return {"key": parse_hex(args.key, "--key")}
+    if getattr(args, "password", None) is not None:
+        return {"password": args.password}
+    if not sys.stdin.isatty():
+        raise ValueError("this save is encrypted: give --password or --key")
+    return {"password": getpass.getpass("password: ")}
+
+
+def command_parser(
+    sub: Any,
+    name: str,
+    *,
+    help: str,  # noqa: A002 - argparse's name
+    description: str,
+    examples: str,
+    parents: list[argparse.ArgumentParser] | None = None,
+) -> argparse.ArgumentParser:
+    """A subcommand whose ``--help`` ends with its examples and the exit statuses."""
+    parser: argparse.ArgumentParser = sub.add_parser(
+        name,
+        parents=parents or [],
+        help=help,
+        description=textwrap.fill(description, 88),
+        epilog=f"examples:\n{examples}\n{EXIT_STATUS}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    return parser
+
+
+def engine_options(default: str | None = "4") -> argparse.ArgumentParser:
+    """``-V VERSION`` and ``--double``."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument(
+        "-V",
+        "--engine-version",
+        dest="version",
+        default=default,
+        choices=list(PROFILES),
+        metavar="VERSION",
+        help="engine release whose format to speak (default: 4 = newest 4.x); see `versions`",
+    )
+    parser.add_argument(
+        "--double",
+        action="store_true",
+        help="the engine is a precision=double build (Godot 4): math types are 64-bit",
+    )
+    return parser
+
+
+def input_options() -> argparse.ArgumentParser:
+    """INPUT, ``--hex``, ``--allow-objects`` and the secret of an encrypted save."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("input", help="file to read, or '-' for standard input")
+    parser.add_argument("--hex", action="store_true", help="the input is hex text, not raw bytes")
+    parser.add_argument(
+        "--allow-objects",
+        action="store_true",
+        help="accept full objects (bytes_to_var_with_objects); they stay inert records",
+    )
+    secret_options(parser)
+    return parser
+
+
+def secret_options(parser: argparse.ArgumentParser) -> None:
+    """``--password`` and ``--key`` of an encrypted (GDEC) save."""
+    parser.add_argument("--password", help="password of an encrypted (GDEC) save")
+    parser.add_argument("--key", help="raw 32-byte key of an encrypted save, as 64 hex digits")

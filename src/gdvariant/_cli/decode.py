@@ -1,0 +1,149 @@
+"""``gdvariant decode``: print the values in some bytes, whatever they turn out to be."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+from collections.abc import Iterable
+from typing import Any
+
+from .._api import decode
+from .._codec import codec_for
+from .._guess import read_frames, read_whole, records_only
+from .._profiles import get_profile
+from .._records import load_all
+from ._common import Unreadable, command_parser, engine_options, input_options, read_input
+from ._forms import open_input, why_unreadable
+from ._show import Show, colour_wanted, format_options
+
+EXAMPLES = """\
+  gdvariant decode examples/savegame.bin                 # var_to_bytes of a Dictionary
+  gdvariant decode --hex 0c000000040000000300000061626300  # -> "abc" (a store_var record)
+  gdvariant decode --hex 0c000000040000000300000061626300 --offset 4  # -> "abc" (the value)
+  gdvariant decode --all --hex 0200000007000000040000000300000061626300  # -> 7 "abc"
+  gdvariant decode -V 3 examples/godot3_save.sav         # store_var records Godot 3.6 wrote
+  gdvariant decode examples/user_save.dat --password secret  # an encrypted save
+  gdvariant decode examples/capture.bin --format python  # put_var frames, as Python values
+  gdvariant decode examples/savegame.bin --format godot  # exactly what var_to_str prints
+"""
+
+
+def add_parser(sub: Any) -> None:
+    parser = command_parser(
+        sub,
+        "decode",
+        help="print the values in var_to_bytes data, a save file or a capture",
+        description=(
+            "Print the values in Variant bytes (a file, '-' for stdin, or hex text with --hex): "
+            "one var_to_bytes value, store_var records (u32 lengths, little- or big-endian, "
+            "chaining exactly to the end), or put_var frames of a captured stream (which may "
+            "stop inside its last frame), inside an encrypted (GDEC) or compressed (GCPF) save "
+            "or not; nothing needs to be said. A reading is printed only if it accounts for "
+            "every byte, else the error says how much decoded and which engine version (-V) "
+            "reads the whole input. Values print in Godot's text syntax, one per line; "
+            "containers over 20 items are shortened unless --full. An encrypted save asks for "
+            "its password unless --password or --key is given."
+        ),
+        examples=EXAMPLES,
+        parents=[engine_options(), input_options()],
+    )
+    how = parser.add_mutually_exclusive_group()
+    how.add_argument(
+        "--all", action="store_true", help="bare values one after another (no length prefixes)"
+    )
+    how.add_argument(
+        "--records",
+        action="store_true",
+        help="read store_var records (as FileAccess.get_var does), whatever the bytes look like",
+    )
+    parser.add_argument(
+        "--big-endian",
+        action="store_true",
+        help="store_var records with big-endian lengths (FileAccess.big_endian); implies --records",
+    )
+    parser.add_argument("--offset", type=int, default=0, help="start at this byte offset")
+    format_options(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    data = read_input(args.input, args.hex)
+    container, data, _ = open_input(data, args)
+    if not 0 <= args.offset <= len(data):
+        raise ValueError(f"--offset {args.offset} is outside the {len(data)} bytes")
+    profile = get_profile(args.version, args.double)
+    show = Show(args.format, profile, full=args.full, colour=colour_wanted(args.color))
+    notes = [] if container.kind == "plain" else [container.kind]
+    try:
+        return _decode(data, args, show, notes)
+    finally:
+        show.note()
+
+
+def _decode(data: bytes, args: argparse.Namespace, show: Show, notes: list[str]) -> int:
+    profile = get_profile(args.version, args.double)
+    if args.all:
+        return _in_a_row(data, args, show)
+    view = data[args.offset :]
+    if args.records or args.big_endian:
+        values = load_all(
+            io.BytesIO(view),
+            version=profile,
+            allow_objects=args.allow_objects,
+            big_endian=args.big_endian,
+        )
+        order = ["big-endian lengths"] if args.big_endian else []
+        _print_records(values, show, [*notes, *order])
+        return 0
+    codec = codec_for(profile, False, args.allow_objects)
+    reading = read_whole(view, codec, records_first=bool(notes))
+    reading = reading or read_frames(view, codec)
+    if reading is None:
+        raise Unreadable(why_unreadable(data, args.offset, profile, args.allow_objects))
+    if reading.records:
+        if reading.big_endian:
+            notes.append("big-endian lengths")
+        if reading.cut:
+            notes.append(f"then {reading.cut} bytes of a frame the capture cuts")
+        _print_records(reading.values, show, notes, reading.cut > 0)
+        return 0
+    print(show(reading.values[0]))
+    also = records_only(view, codec)
+    if also is not None:
+        print(
+            f"note: the bytes also read whole as {also.describe()}: --records prints them",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def _print_records(
+    values: Iterable[Any], show: Show, notes: list[str], frames: bool = False
+) -> None:
+    """Each record's value on its own line, and their count on stderr."""
+    shown = 0
+    for value in values:
+        print(show(value))
+        shown += 1
+    about = f" ({', '.join(notes)})" if notes else ""
+    plural = "" if shown == 1 else "s"
+    kind = f"put_var frame{plural}" if frames else f"store_var record{plural}"
+    print(f"# {shown} {kind}{about}", file=sys.stderr)
+
+
+def _in_a_row(data: bytes, args: argparse.Namespace, show: Show) -> int:
+    """``--all``: values one after another, each under a line with its offset and size."""
+    offset = args.offset
+    while offset < len(data):
+        value, used = decode(
+            data,
+            version=args.version,
+            double=args.double,
+            allow_objects=args.allow_objects,
+            offset=offset,
+        )
+        print(f"# offset {offset}, {used} bytes")
+        print(show(value))
+        offset += used
+    return 0

@@ -1,0 +1,105 @@
+"""The options of a call, resolved once into a :class:`Codec`, the one way to the codec core.
+
+Every entry point takes the same options: ``version`` and ``double`` (the engine release and
+build), ``allow_objects`` / ``full_objects`` (whether whole objects are read / written) and
+``limits``. :func:`codec_for` turns them into a :class:`Codec` (profile, object policy,
+limits), validated once and cached per combination, so a small message costs one dictionary
+lookup before the core runs. Framing, records, save files and the adapters keep a codec and
+pass it along instead of the options; only this module calls the core (:mod:`._core`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from . import _core
+from ._errors import DecodeError
+from ._limits import DEFAULT_LIMITS, Limits
+from ._profiles import Profile, get_profile
+
+__all__ = ["Buffer", "Codec", "codec_for"]
+
+Buffer = bytes | bytearray | memoryview
+
+
+class Codec:
+    """One engine release with its object policy and limits, ready to encode and decode.
+
+    Build one with :func:`codec_for`. It is immutable and safe to share between threads.
+    """
+
+    __slots__ = ("allow_objects", "full_objects", "limits", "profile")
+
+    profile: Final[Profile]
+    allow_objects: Final[bool]
+    full_objects: Final[bool]
+    limits: Final[Limits]
+
+    def __init__(
+        self, profile: Profile, allow_objects: bool, full_objects: bool, limits: Limits
+    ) -> None:
+        self.profile = profile
+        self.allow_objects = allow_objects
+        self.full_objects = full_objects
+        self.limits = limits
+
+    def __repr__(self) -> str:
+        return (
+            f"Codec({self.profile.name!r}, allow_objects={self.allow_objects}, "
+            f"full_objects={self.full_objects}, limits={self.limits!r})"
+        )
+
+    def encode(self, value: Any) -> bytes:
+        """The bytes of ``value`` (``var_to_bytes``, or ``..._with_objects`` by the policy)."""
+        return _core.encode_value(value, self.profile, self.full_objects)
+
+    def decode(self, data: Buffer, offset: int = 0) -> tuple[Any, int]:
+        """The value at ``offset`` and the offset just past it; later bytes are ignored."""
+        return _core.decode_value(data, self.profile, self.allow_objects, offset, self.limits)
+
+    def decode_whole(self, data: Buffer) -> Any:
+        """The one value ``data`` holds, with no bytes left over (``bytes_to_var``)."""
+        value, end = _core.decode_value(data, self.profile, self.allow_objects, 0, self.limits)
+        size = memoryview(data).nbytes
+        if end < size:
+            raise DecodeError(f"{size - end} bytes of trailing data after the value", end)
+        return value
+
+    def other_version(self, version: str | Profile) -> Codec:
+        """The same policy and limits for another engine release."""
+        return codec_for(version, False, self.allow_objects, self.full_objects, self.limits)
+
+
+# (version, double, allow_objects, full_objects[, id(limits)]) -> codec; the id is left out for
+# the default limits (the usual call, kept short). The id is safe as a key: the cached codec
+# holds the Limits, so no other object can take its id while the entry lives.
+_CACHE: dict[tuple[Any, ...], Codec] = {}
+_CACHE_MAX = 512
+
+
+def codec_for(
+    version: str | Profile = "4",
+    double: bool = False,
+    allow_objects: bool = False,
+    full_objects: bool = False,
+    limits: Limits = DEFAULT_LIMITS,
+) -> Codec:
+    """The codec for these options; ``ValueError`` for an unknown version or a bad option.
+
+    ``double=True`` selects the release's ``precision=double`` build (Godot 4 only).
+    """
+    if limits is DEFAULT_LIMITS:
+        key: tuple[Any, ...] = (version, double, allow_objects, full_objects)
+    else:
+        key = (version, double, allow_objects, full_objects, id(limits))
+    try:
+        return _CACHE[key]
+    except (KeyError, TypeError):  # TypeError: an unhashable version, refused below
+        pass
+    if not isinstance(limits, Limits):
+        raise TypeError(f"limits must be a gdvariant.Limits, not {type(limits).__name__}")
+    codec = Codec(get_profile(version, double), bool(allow_objects), bool(full_objects), limits)
+    if len(_CACHE) >= _CACHE_MAX:
+        _CACHE.clear()
+    _CACHE[key] = codec
+    return codec

@@ -1,0 +1,96 @@
+"""Values of one engine release for another: every value the target cannot hold, and where.
+
+The value model is the same for every release, so converting is decoding with one profile and
+encoding with the other. What cannot convert (a ``StringName`` or ``Vector2i`` for Godot 3,
+Godot 2's ``Image`` for Godot 4, a typed Array before 4.3, a lone surrogate for Godot 4...)
+is an :class:`EncodeError` from the target's encoder; :func:`problems` finds every one of them,
+not just the first, each with its path inside the value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ._codec import codec_for
+from ._errors import EncodeError, key_repr
+from ._profiles import Profile
+from ._types import Dictionary, GodotObject, TypedArray
+
+__all__ = ["Problem", "problems"]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A value that cannot convert: which record (or None for a lone value), where, and why."""
+
+    record: int | None
+    path: str
+    reason: str
+
+    def __str__(self) -> str:
+        where = f"record {self.record}" if self.record is not None else "the value"
+        return f"{where}{' at ' + self.path if self.path else ''}: {self.reason}"
+
+
+def _children(value: Any) -> list[tuple[str, Any]]:
+    """(path step, child) of a container; keys get their own step."""
+    if isinstance(value, GodotObject):
+        return [(f".{name}", child) for name, child in value.properties]
+    if isinstance(value, dict | Dictionary):
+        pairs = value.items_list if isinstance(value, Dictionary) else list(value.items())
+        steps: list[tuple[str, Any]] = []
+        for index, (key, child) in enumerate(pairs):
+            steps.append((f"{{key #{index}}}", key))
+            steps.append((f"[{key_repr(key)}]", child))
+        return steps
+    if isinstance(value, list | tuple) and not hasattr(value, "_fields"):
+        return [(f"[{index}]", child) for index, child in enumerate(value)]
+    return []
+
+
+def _shell(value: Any) -> Any:
+    """The container with nothing in it: whether the target has the container type at all."""
+    if isinstance(value, TypedArray):
+        return TypedArray(value.element_type)
+    if isinstance(value, Dictionary):
+        return Dictionary({}, value.key_type, value.value_type)
+    if isinstance(value, GodotObject):
+        return GodotObject(value.class_name)
+    return None
+
+
+def _walk(value: Any, path: str, profile: Profile, full: bool) -> Iterator[tuple[str, str]]:
+    codec = codec_for(profile, False, False, full)
+    try:
+        codec.encode(value)
+    except EncodeError as exc:
+        children = _children(value)
+        if not children:
+            yield path, exc.reason
+            return
+        shell = _shell(value)
+        if shell is not None:
+            try:
+                codec.encode(shell)
+            except EncodeError as inner:
+                yield path, inner.reason
+        found = False
+        for step, child in children:
+            for problem in _walk(child, path + step, profile, full):
+                found = True
+                yield problem
+        if not found and shell is None:
+            yield path, exc.reason  # the container as a whole (too deep, too large...)
+
+
+def problems(
+    values: list[Any], profile: Profile, *, records: bool = True, full_objects: bool = False
+) -> list[Problem]:
+    """Every value in ``values`` (records, or one lone value) that ``profile`` cannot encode."""
+    found = []
+    for index, value in enumerate(values):
+        for path, reason in _walk(value, "", profile, full_objects):
+            found.append(Problem(index if records else None, path, reason))
+    return found

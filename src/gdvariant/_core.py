@@ -1,0 +1,129 @@
+"""Which codec core is live: the compiled one when it imports, else the pure-Python one.
+
+As msgpack and cbor2 do, the choice is made once, at import: ``gdvariant._cgdvariant`` (the
+compiled core) if it can be imported, else ``gdvariant._pure``. Setting the environment variable
+``GDVARIANT_PURE_PYTHON=1`` forces the pure core (the compiled one is then not even imported).
+``IMPLEMENTATION`` names the live core, ``"c"`` or ``"python"``; ``gdvariant.IMPLEMENTATION``
+and ``gdvariant versions`` report it.
+
+THE CONTRACT. A core is a module with exactly these two functions; nothing else in gdvariant
+calls a core, and only :mod:`gdvariant._codec` calls them (through this module):
+
+``decode_value(data, profile, allow_objects, offset, limits) -> tuple[value, end]``
+    Decode the one value that starts at ``offset`` of ``data`` (``bytes``, ``bytearray`` or
+    ``memoryview``; any other buffer too) and return it with the offset just past it, which
+    may exceed ``len(data)`` by up to 4, as Godot's count does. ``profile`` is a
+    :class:`~gdvariant.Profile`, ``allow_objects`` a bool, ``limits`` a
+    :class:`~gdvariant.Limits`. ``ValueError`` when ``offset`` is outside ``0..len(data)``.
+    Failures raise :class:`~gdvariant.DecodeError` with the same message, ``offset``,
+    ``path``, ``code`` and ``limit`` as the pure core.
+
+``encode_value(value, profile, full_objects) -> bytes``
+    The bytes of ``var_to_bytes(value)`` (``var_to_bytes_with_objects`` with
+    ``full_objects``) for ``profile``. Failures raise :class:`~gdvariant.EncodeError` with the
+    same message and ``path`` as the pure core.
+
+"Same" is literal: for every input the two cores return equal values of the same types (and
+the same bytes), or raise the same exception type with the same offset and path. The pure core
+(``_decoder.decode_value`` and ``_encoder.Encoder.encode``) is the reference; the tests run the
+codec tests on every available core and compare each against it.
+
+For tests: :func:`implementations` gives every core that imports, by name, and :func:`use` runs
+the public API on a chosen one.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import ModuleType
+from typing import Any
+
+from . import _pure
+from ._limits import Limits
+from ._profiles import Profile
+
+__all__ = [
+    "IMPLEMENTATION",
+    "compiled_error",
+    "decode_value",
+    "encode_value",
+    "implementations",
+    "use",
+]
+
+#: Names of the cores: the compiled module's and the pure one's.
+PYTHON = "python"
+COMPILED = "c"
+_COMPILED_MODULE = "gdvariant._cgdvariant"
+#: ``GDVARIANT_PURE_PYTHON=1`` (any value but empty or ``0``) forces the pure core.
+PURE_FORCED = os.environ.get("GDVARIANT_PURE_PYTHON", "") not in ("", "0")
+
+DecodeFn = Callable[[Any, Profile, bool, int, Limits], tuple[Any, int]]
+EncodeFn = Callable[[Any, Profile, bool], bytes]
+
+
+def _import_compiled() -> tuple[ModuleType | None, str | None]:
+    """The compiled core, or None and why it is not there."""
+    try:
+        return importlib.import_module(_COMPILED_MODULE), None
+    except ImportError as exc:
+        return None, f"compiled core not built ({exc})"
+
+
+_compiled, _compiled_error = (None, None) if PURE_FORCED else _import_compiled()
+
+_live: ModuleType = _compiled if _compiled is not None else _pure
+#: The live core: ``"c"`` (compiled) or ``"python"``.
+IMPLEMENTATION = COMPILED if _compiled is not None else PYTHON
+decode_value: DecodeFn = _live.decode_value
+encode_value: EncodeFn = _live.encode_value
+
+
+def implementations() -> dict[str, ModuleType]:
+    """Every core that imports, by name: always ``"python"``, and ``"c"`` when it is built.
+
+    The compiled core is listed even under ``GDVARIANT_PURE_PYTHON`` (which only picks the
+    live one), so the tests can compare the two.
+    """
+    compiled = _compiled
+    if compiled is None and PURE_FORCED:
+        compiled, _ = _import_compiled()
+    cores = {PYTHON: _pure}
+    if compiled is not None:
+        cores[COMPILED] = compiled
+    return cores
+
+
+def compiled_error() -> str | None:
+    """Why the compiled core cannot be imported (None when it can)."""
+    if _compiled is not None:
+        return None
+    if PURE_FORCED:
+        error = _import_compiled()[1]
+        return "GDVARIANT_PURE_PYTHON is set" + (f"; {error}" if error else "")
+    return _compiled_error
+
+
+@contextmanager
+def use(name: str) -> Iterator[ModuleType]:
+    """Run the public API on the core ``name`` (``"python"`` or ``"c"``) inside the block.
+
+    For tests: it swaps the process-wide live core, so it is not for threads.
+    """
+    global IMPLEMENTATION, decode_value, encode_value
+    cores = implementations()
+    if name not in cores:
+        raise LookupError(f"no {name!r} core: {compiled_error()}")
+    saved = IMPLEMENTATION, decode_value, encode_value
+    IMPLEMENTATION, decode_value, encode_value = (
+        name,
+        cores[name].decode_value,
+        cores[name].encode_value,
+    )
+    try:
+        yield cores[name]
+    finally:
+        IMPLEMENTATION, decode_value, encode_value = saved

@@ -1,0 +1,136 @@
+"""A save file's container as a value: what wraps the records, so it can be written again.
+
+``decode`` only needs the plaintext of a ``GDEC`` or ``GCPF`` file; ``edit`` and ``convert``
+also need to know how it was wrapped (the ``GDEC`` layout, the ``GCPF`` compression and block
+size) to write the result back the same way. :func:`open_container` finds both;
+:func:`write_container` writes plaintext in a container atomically (a temporary file, then a
+rename), so a failure leaves the old file untouched.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from struct import Struct
+
+from ._containers import (
+    GDEC,
+    GDEC_HEADERS,
+    Compression,
+    GcpfReader,
+    decrypt,
+    sniff,
+    write_gcpf,
+    write_gdec,
+)
+from ._errors import DecodeError
+
+__all__ = ["Container", "open_container", "write_container"]
+
+#: Godot 3's GDEC header as ``File.endian_swap`` writes it: every field big-endian.
+_SWAPPED = Struct(">4sI16sQ")
+
+
+@dataclass(frozen=True)
+class Container:
+    """How a file's plaintext is wrapped: ``plain``, ``GDEC`` (with its layout, 3 or 4) or
+    ``GCPF`` (with its compression and block size)."""
+
+    kind: str = "plain"
+    layout: int | None = None
+    compression: Compression | None = None
+    block_size: int = 4096
+    #: A Godot 3 GDEC header written with ``File.endian_swap`` set (big-endian fields).
+    swapped: bool = False
+
+    def describe(self) -> str:
+        """``GDEC (Godot 4 layout, AES-256-CFB)``, ``GCPF (ZSTD, 4096-byte blocks)``..."""
+        if self.kind == "GDEC":
+            cipher = "AES-256-CFB" if self.layout == 4 else "AES-256-ECB"
+            line = "Godot 4" if self.layout == 4 else "Godot 2/3"
+            swapped = ", big-endian header" if self.swapped else ""
+            return f"GDEC ({line} layout, {cipher}{swapped})"
+        if self.kind == "GCPF":
+            name = self.compression.name if self.compression is not None else "?"
+            return f"GCPF ({name}, {self.block_size}-byte blocks)"
+        return "no container"
+
+
+def gdec_layout(data: bytes, *, key: bytes | None, password: str | None) -> tuple[int, bytes]:
+    """The plaintext of a GDEC file and the layout (3 or 4) it was written in.
+
+    The header alone may fit both layouts; the one whose MD5 check passes is the one.
+    """
+    plain = decrypt(data, key=key, password=password)
+    for layout in (4, 3):
+        try:
+            if decrypt(data, key=key, password=password, layout=layout) == plain:
+                return layout, plain
+        except DecodeError:
+            continue
+    raise AssertionError("decrypt() read a layout that no longer reads")  # pragma: no cover
+
+
+def open_container(
+    data: bytes, *, key: bytes | None = None, password: str | None = None
+) -> tuple[Container, bytes]:
+    """The container of ``data`` and its plaintext (``data`` itself when there is none).
+
+    An encrypted file needs ``key`` or ``password`` (``ValueError`` otherwise).
+    """
+    kind = sniff(data[:4])
+    if kind == "GDEC":
+        if key is None and password is None:
+            raise ValueError("this save is encrypted: give --password or --key")
+        layout, plain = gdec_layout(data, key=key, password=password)
+        return Container("GDEC", layout=layout, swapped=data[:4] == GDEC[::-1]), plain
+    if kind == "GCPF":
+        reader = GcpfReader(io.BytesIO(data))
+        with io.BufferedReader(reader) as fp:
+            plain = fp.read()
+        return Container(
+            "GCPF", compression=reader.compression, block_size=reader.block_size
+        ), plain
+    return Container(), data
+
+
+def write_container(
+    path: str | os.PathLike[str],
+    plaintext: bytes,
+    container: Container,
+    *,
+    key: bytes | None = None,
+    password: str | None = None,
+) -> None:
+    """Write ``plaintext`` wrapped as ``container`` says, atomically.
+
+    A Godot 4 ``GDEC`` file gets a fresh random IV, as the engine gives it on every write.
+    """
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w+b") as out:
+            if container.kind == "GDEC":
+                layout = container.layout or 4
+                write_gdec([plaintext], out, key=key, password=password, layout=layout)
+                if container.swapped and layout == 3:
+                    out.seek(0)
+                    _, mode, digest, size = GDEC_HEADERS[3].unpack(out.read(GDEC_HEADERS[3].size))
+                    out.seek(0)
+                    out.write(_SWAPPED.pack(GDEC[::-1], mode, digest, size))
+            elif container.kind == "GCPF":
+                mode = container.compression if container.compression is not None else 0
+                write_gcpf([plaintext], out, compression=mode, block_size=container.block_size)
+            else:
+                out.write(plaintext)
+            out.flush()
+            os.fsync(out.fileno())
+        if target.exists():
+            os.chmod(tmp, target.stat().st_mode & 0o7777)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

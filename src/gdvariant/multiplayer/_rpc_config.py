@@ -1,0 +1,334 @@
+"""What a node's ``@rpc`` functions are: read from a client project's GDScript, or declared.
+
+Godot numbers a node's RPC methods by sorting their names (``rpc_method_ids``); both sides
+must hold the same name set, or every id after the first difference shifts and the wrong
+method is called. A server learns the set either by reading the client's ``.gd`` files
+(:func:`read_script_rpcs`: the ``@rpc(...)`` annotations of the script and of the scripts
+it extends, as the GDScript compiler merges them) or from a Python declaration
+(:class:`RpcTable` built from :class:`RpcConfig` entries). Each entry keeps what Godot keeps
+per method: who may call it (``mode``), whether the caller runs it too (``call_local``), the
+transfer mode and channel, and here also how many arguments the function takes.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from ._rpc import rpc_checksum, rpc_method_ids
+
+__all__ = [
+    "RpcConfig",
+    "RpcMode",
+    "RpcTable",
+    "ScriptError",
+    "TransferMode",
+    "parse_rpc_annotations",
+    "read_script_rpcs",
+]
+
+
+class ScriptError(ValueError):
+    """A GDScript the RPC reader cannot follow (bad ``@rpc`` arguments, a missing base)."""
+
+
+class RpcMode(enum.IntEnum):
+    """``MultiplayerAPI.RPCMode``: who may call the method."""
+
+    DISABLED = 0
+    ANY_PEER = 1
+    AUTHORITY = 2
+
+
+class TransferMode(enum.IntEnum):
+    """``MultiplayerPeer.TransferMode``."""
+
+    UNRELIABLE = 0
+    UNRELIABLE_ORDERED = 1
+    RELIABLE = 2
+
+
+#: The string arguments of ``@rpc`` and what each sets (gdscript_parser.cpp, rpc_annotation).
+_WORDS: dict[str, tuple[str, object]] = {
+    "any_peer": ("mode", RpcMode.ANY_PEER),
+    "authority": ("mode", RpcMode.AUTHORITY),
+    "call_local": ("call_local", True),
+    "call_remote": ("call_local", False),
+    "reliable": ("transfer_mode", TransferMode.RELIABLE),
+    "unreliable": ("transfer_mode", TransferMode.UNRELIABLE),
+    "unreliable_ordered": ("transfer_mode", TransferMode.UNRELIABLE_ORDERED),
+}
+
+
+@dataclass(frozen=True)
+class RpcConfig:
+    """One RPC method, with Godot's defaults (authority, call_remote, reliable, channel 0).
+
+    ``min_args``/``max_args`` are the function's parameter counts (without/with the ones that
+    have defaults); None when unknown (a Python declaration that does not say).
+    """
+
+    name: str
+    mode: RpcMode = RpcMode.AUTHORITY
+    call_local: bool = False
+    transfer_mode: TransferMode = TransferMode.RELIABLE
+    channel: int = 0
+    min_args: int | None = None
+    max_args: int | None = None
+
+    def check_args(self, count: int, where: str) -> None:
+        """Refuse a call with a number of arguments the function does not take."""
+        low = self.min_args if self.min_args is not None else 0
+        high = self.max_args if self.max_args is not None else 255
+        if not low <= count <= high:
+            takes = str(low) if low == high else f"{low} to {high}"
+            raise TypeError(f"{where}: {self.name}() takes {takes} arguments, {count} given")
+
+
+class RpcTable:
+    """A node's RPC methods as Godot numbers them: ids, md5 checksum, configs by name.
+
+    ``configs`` are the script's ``@rpc`` functions; ``node_configs`` the node-level ones
+    (``Node.rpc_config`` calls), which Godot numbers first, with ``NODE_RPC_FLAG``.
+    """
+
+    def __init__(
+        self,
+        configs: Iterable[RpcConfig | str] = (),
+        node_configs: Iterable[RpcConfig | str] = (),
+    ) -> None:
+        script, node = _by_name(configs), _by_name(node_configs)
+        #: by name; a name in both lists is called by its script entry, as in Godot
+        self.configs: dict[str, RpcConfig] = {**node, **script}
+        self.ids = rpc_method_ids(script, node)
+        #: by the id a caller sends (a name in both lists answers to both ids)
+        self.by_id = {i: node[n] for n, i in rpc_method_ids((), node).items()}
+        self.by_id.update({i: script[n] for n, i in rpc_method_ids(script).items()})
+        self.names = {i: config.name for i, config in self.by_id.items()}
+        self.checksum = rpc_checksum(script, node)
+
+    def config(self, method: str, where: str) -> RpcConfig:
+        """The config of ``method``; a name that is no RPC of this node is refused loudly."""
+        config = self.configs.get(method)
+        if config is None:
+            known = ", ".join(sorted(self.configs)) or "none"
+            raise ValueError(f"{where}: {method!r} is not an @rpc method (it has: {known})")
+        return config
+
+    def __repr__(self) -> str:
+        return f"RpcTable({sorted(self.configs)})"
+
+
+def _by_name(items: Iterable[RpcConfig | str]) -> dict[str, RpcConfig]:
+    configs: dict[str, RpcConfig] = {}
+    for item in items:
+        config = RpcConfig(item) if isinstance(item, str) else item
+        if config.name in configs:
+            raise ValueError(f"RPC {config.name!r} is declared twice")
+        configs[config.name] = config
+    return configs
+
+
+# A GDScript token: strings first (so that '#' or '@' inside them count for nothing), then
+# comments, then the pieces the reader needs.
+_TOKEN = re.compile(
+    r'''(?P<string>[&^r]?(?:"""(?:\\.|[^\\])*?"""|\'\'\'(?:\\.|[^\\])*?\'\'\''''
+    r"""|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'))"""
+    r"|(?P<comment>#[^\n]*)"
+    r"|(?P<newline>\n[ \t]*)"
+    r"|(?P<name>[A-Za-z_][A-Za-z_0-9]*)"
+    r"|(?P<number>0[xX][0-9a-fA-F_]+|0[bB][01_]+|[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?)"
+    r"|(?P<space>[ \t\r]+|\\\n)"
+    r"|(?P<op>[^\s])"
+)
+
+
+@dataclass(frozen=True)
+class _Token:
+    kind: str
+    text: str
+    line: int
+    column_zero: bool  # the first token of a line with no indentation
+
+
+def _tokens(source: str) -> Iterator[_Token]:
+    line, at_line_start, indent = 1, True, ""
+    for match in _TOKEN.finditer(source):
+        kind, text = match.lastgroup or "op", match.group()
+        if kind == "newline":
+            line += 1
+            at_line_start, indent = True, text[1:]
+            continue
+        if kind in ("space", "comment"):
+            line += text.count("\n")
+            continue
+        yield _Token(kind, text, line, at_line_start and not indent)
+        at_line_start = False
+        line += text.count("\n")
+
+
+def _string_value(text: str) -> str:
+    body = text.lstrip("&^r")
+    quote = 3 if body[:3] in ('"""', "'''") else 1
+    return body[quote:-quote]
+
+
+def _group(tokens: list[_Token], start: int) -> tuple[list[list[_Token]], int]:
+    """The comma-separated items between the bracket at ``start`` and its match."""
+    items: list[list[_Token]] = [[]]
+    depth, i = 0, start
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok.text in "([{" and tok.kind == "op":
+            depth += 1
+            if depth > 1:
+                items[-1].append(tok)
+        elif tok.text in ")]}" and tok.kind == "op":
+            depth -= 1
+            if depth == 0:
+                return [item for item in items if item], i + 1
+            items[-1].append(tok)
+        elif tok.text == "," and depth == 1:
+            items.append([])
+        else:
+            items[-1].append(tok)
+        i += 1
+    raise ScriptError(f"line {tokens[start].line}: unclosed bracket")
+
+
+def _rpc_settings(args: list[list[_Token]], line: int) -> dict[str, object]:
+    settings: dict[str, object] = {}
+    if len(args) > 4:
+        raise ScriptError(f"line {line}: @rpc takes at most 4 arguments")
+    for arg in args:
+        if len(arg) == 1 and arg[0].kind == "string":
+            word = _string_value(arg[0].text)
+            if word not in _WORDS:
+                choices = ", ".join(_WORDS)
+                raise ScriptError(f"line {line}: @rpc argument {word!r} is not one of {choices}")
+            key, value = _WORDS[word]
+        elif len(arg) == 1 and arg[0].kind == "number":
+            key, value = "channel", int(arg[0].text.replace("_", ""), 0)
+        else:
+            text = " ".join(t.text for t in arg)
+            raise ScriptError(f"line {line}: @rpc argument {text!r} is not a constant")
+        if key in settings:
+            raise ScriptError(f"line {line}: @rpc sets its {key.replace('_', ' ')} twice")
+        settings[key] = value
+    return settings
+
+
+def _parameters(tokens: list[_Token], start: int) -> tuple[int, int, int]:
+    """(required, total) parameter counts of the ``(...)`` at ``start``, and where it ends."""
+    params, end = _group(tokens, start)
+    required = total = 0
+    for param in params:
+        if param[0].text == "...":  # a rest parameter takes any number
+            return required, 255, end
+        total += 1
+        if not any(t.kind == "op" and t.text == "=" for t in param):
+            required += 1
+    return required, total, end
+
+
+def parse_rpc_annotations(source: str) -> tuple[dict[str, RpcConfig], str | None]:
+    """The ``@rpc`` functions of one GDScript (top-level ones: inner classes have their own),
+    and its ``extends`` target (a ``"res://..."`` path, a class name, or None)."""
+    tokens = [t for t in _tokens(source) if t.kind != "op" or t.text not in (";",)]
+    _merge_dots(tokens)
+    found: dict[str, RpcConfig] = {}
+    extends: str | None = None
+    pending: dict[str, object] | None = None
+    pending_line = 0
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok.text == "@" and i + 1 < len(tokens) and tokens[i + 1].kind == "name":
+            name_tok = tokens[i + 1]
+            i += 2
+            args: list[list[_Token]] = []
+            if i < len(tokens) and tokens[i].text == "(" and tokens[i].line == name_tok.line:
+                args, i = _group(tokens, i)
+            if name_tok.text == "rpc":
+                if not tok.column_zero:
+                    pending = None  # an inner class's function: not this script's
+                    continue
+                if pending is not None:
+                    raise ScriptError(f"line {tok.line}: two @rpc annotations on one function")
+                pending, pending_line = _rpc_settings(args, tok.line), tok.line
+            continue
+        if tok.kind == "name" and tok.text == "extends" and tok.column_zero:
+            target = tokens[i + 1] if i + 1 < len(tokens) else None
+            if target is not None and target.kind == "string":
+                extends = _string_value(target.text)
+            elif target is not None and target.kind == "name":
+                extends = target.text
+            i += 2
+            continue
+        if tok.kind == "name" and tok.text in ("func", "static") and pending is not None:
+            if tok.text == "static":
+                raise ScriptError(f"line {tok.line}: @rpc on a static function")
+            if i + 2 >= len(tokens) or tokens[i + 1].kind != "name":
+                raise ScriptError(f"line {tok.line}: @rpc on a function without a name")
+            method = tokens[i + 1].text
+            required, total, i = _parameters(tokens, i + 2)
+            found[method] = RpcConfig(method, min_args=required, max_args=total, **pending)  # type: ignore[arg-type]
+            pending = None
+            continue
+        if pending is not None and tok.kind == "name" and tok.text in ("var", "const", "signal"):
+            raise ScriptError(f"line {pending_line}: @rpc is not on a function")
+        i += 1
+    if pending is not None:
+        raise ScriptError(f"line {pending_line}: @rpc is not on a function")
+    return found, extends
+
+
+def _merge_dots(tokens: list[_Token]) -> None:
+    """Join three ``.`` tokens into the rest-parameter ``...``."""
+    i = 0
+    while i + 2 < len(tokens):
+        if all(t.kind == "op" and t.text == "." for t in tokens[i : i + 3]):
+            tokens[i : i + 3] = [_Token("op", "...", tokens[i].line, tokens[i].column_zero)]
+        i += 1
+
+
+def _class_names(project: Path) -> Mapping[str, Path]:
+    names: dict[str, Path] = {}
+    for path in sorted(project.rglob("*.gd")):
+        match = re.search(r"^class_name\s+([A-Za-z_][A-Za-z_0-9]*)", path.read_text(), re.M)
+        if match:
+            names[match.group(1)] = path
+    return names
+
+
+def read_script_rpcs(project: str | Path, script: str) -> RpcTable:
+    """The RPC table of the script ``script`` (``res://...`` or a path inside ``project``),
+    its base scripts' ``@rpc`` functions included, as the GDScript compiler merges them
+    (a base's entry is replaced by an override with its own annotation)."""
+    root = Path(project)
+    configs: dict[str, RpcConfig] = {}
+    chain: list[Path] = []
+    target: str | None = script
+    class_names: Mapping[str, Path] | None = None
+    while target is not None:
+        if target.startswith("res://") or target.endswith(".gd"):
+            path = root / target.removeprefix("res://")
+        else:
+            class_names = class_names if class_names is not None else _class_names(root)
+            if target not in class_names:
+                break  # a native class (Node, Node2D...): no script RPCs beyond here
+            path = class_names[target]
+        if path in chain:
+            raise ScriptError(f"{script}: extends itself through {path}")
+        if not path.is_file():
+            raise ScriptError(f"{script}: no script file {path}")
+        chain.append(path)
+        try:
+            own, target = parse_rpc_annotations(path.read_text(encoding="utf-8"))
+        except ScriptError as exc:
+            raise ScriptError(f"{path}: {exc}") from None
+        configs = {**own, **configs}  # walking up: what the derived script said wins
+    return RpcTable(configs.values())

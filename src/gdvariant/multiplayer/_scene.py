@@ -1,0 +1,663 @@
+"""The server API a Godot developer recognises: signals, ``rpc``, spawners, synchronizers.
+
+:class:`SceneMultiplayer` sits on a transport server (``gdvariant.multiplayer.websocket.
+MultiplayerServer`` or any object with the same ``send``/``peers``/callback attributes) and
+plays peer 1 of a Godot game whose client project is unchanged:
+
+* ``peer_connected``, ``peer_disconnected``, ``peer_authenticating``,
+  ``peer_authentication_failed`` and ``packet_refused`` are :class:`Signal` s;
+  ``auth_callback`` and ``auth_timeout`` are set on the transport (they shape its
+  handshake), ``send_auth`` / ``complete_auth`` / ``disconnect_peer`` work from here too.
+* :meth:`SceneMultiplayer.node` declares a node of the client's tree and its ``@rpc``
+  functions (read from the client's ``.gd`` file or declared in Python);
+  :meth:`SceneMultiplayer.rpc` calls one on clients, :meth:`SceneMultiplayer.on_rpc`
+  registers a handler for calls from clients.
+* :meth:`SceneMultiplayer.add_spawner` stands for a client ``MultiplayerSpawner``;
+  :meth:`Spawner.spawn` / :meth:`Spawner.despawn` create and free nodes on every client,
+  and :meth:`SceneMultiplayer.sync` is one network frame of their synchronizers (a full
+  SYNC of the ALWAYS properties, a delta of the ON_CHANGE ones that changed).
+
+Everything a client sends that does not fit what was declared (an unknown node or method,
+an RPC its ``@rpc`` mode does not let that client call, a wrong argument count, a checksum
+mismatch) is refused: logged, emitted as ``packet_refused(peer, reason)``, and not run. A
+misuse on our side (calling a name that is not an ``@rpc`` of the node, a handler for one,
+a handler no client may ever call) raises at once.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from .. import dumps
+from ._counters import PATH_NET_ID, InboundSyncTime, NetIds, SyncClock, is_path_net_id
+from ._errors import ProtocolError
+from ._packets import Packet, encode_packet
+from ._paths import EMPTY_CHECKSUM, ConfirmPath, SendCache, SimplifyPath
+from ._replication import DeltaState, DeltaSync, Despawn, Spawn, Sync, SyncState
+from ._rpc import RemoteCall
+from ._rpc_config import RpcConfig, RpcMode, RpcTable, TransferMode, read_script_rpcs
+from ._server import ServerProtocol
+from ._synced import SpawnableScene
+
+__all__ = [
+    "MAX_DELTA_PACKET_SIZE",
+    "MAX_SYNC_PACKET_SIZE",
+    "SceneMultiplayer",
+    "Signal",
+    "SpawnedNode",
+    "Spawner",
+    "Transport",
+]
+
+LOGGER = logging.getLogger("gdvariant.multiplayer")
+SERVER = 1
+#: SceneReplicationInterface's defaults: a SYNC packet is split past this, a bigger state is
+#: not sent at all; deltas are split at the other.
+MAX_SYNC_PACKET_SIZE = 1350
+MAX_DELTA_PACKET_SIZE = 65535
+_SYNC_HEADER = 3  # command byte + u16 time
+_SYNC_ENTRY = 8  # u32 net id + u32 size
+_DELTA_ENTRY = 16  # u32 net id + u64 mask + u32 size
+
+
+class Transport(Protocol):
+    """What :class:`SceneMultiplayer` needs of a transport server (``MultiplayerServer``)."""
+
+    protocol: ServerProtocol
+    on_peer_connected: Callable[[int], None] | None
+    on_peer_disconnected: Callable[[int], None] | None
+    on_packet: Callable[[int, Packet], None] | None
+
+    @property
+    def peers(self) -> frozenset[int]: ...
+
+    def send(self, peer: int, packet: Packet) -> None: ...
+
+    def send_auth(self, peer: int, data: bytes) -> None: ...
+
+    def complete_auth(self, peer: int) -> None: ...
+
+    def disconnect_peer(self, peer: int) -> None: ...
+
+
+class Signal:
+    """A Godot-style signal: ``connect(callable)``, ``disconnect(callable)``, ``emit(...)``.
+    A callable that raises is logged; the others still run."""
+
+    def __init__(self, name: str, logger: logging.Logger = LOGGER) -> None:
+        self.name, self.logger = name, logger
+        self._slots: list[Callable[..., Any]] = []
+
+    def connect(self, slot: Callable[..., Any]) -> None:
+        if slot in self._slots:
+            raise ValueError(f"{slot!r} is already connected to {self.name}")
+        self._slots.append(slot)
+
+    def disconnect(self, slot: Callable[..., Any]) -> None:
+        self._slots.remove(slot)
+
+    def emit(self, *args: Any) -> None:
+        for slot in list(self._slots):
+            try:
+                slot(*args)
+            except Exception:
+                self.logger.exception("a %s callback failed", self.name)
+
+
+@dataclass
+class _Node:
+    """A node of the client's tree the server talks to: its path, RPCs and authority."""
+
+    path: str
+    rpcs: RpcTable
+    authority: int = SERVER
+
+
+@dataclass
+class SpawnedNode:
+    """A node spawned through a :class:`Spawner`. Set properties on ``state`` (the NetClass
+    entity); :meth:`SceneMultiplayer.sync` sends what changed."""
+
+    spawner: Spawner
+    scene: SpawnableScene
+    scene_id: int
+    name: str
+    net_id: int
+    sync_id: int | None
+    state: Any
+    path: str
+    #: per peer: the compressed bytes of each watched property last sent in a delta
+    watched: dict[int, dict[str, bytes]] = field(default_factory=dict)
+    #: the client that owns the scene's ``owned`` synchronizer, and what it last sent, by
+    #: flat property name
+    owner: int | None = None
+    owned_values: dict[str, Any] = field(default_factory=dict)
+    owned_time: InboundSyncTime = field(default_factory=InboundSyncTime)
+
+
+class Spawner:
+    """A client ``MultiplayerSpawner`` at ``path`` whose ``spawn_path`` is ``spawn_path``,
+    listing ``scenes`` in the order of its ``_spawnable_scenes``."""
+
+    def __init__(
+        self,
+        multiplayer: SceneMultiplayer,
+        path: str,
+        spawn_path: str,
+        scenes: Sequence[SpawnableScene],
+    ) -> None:
+        if len(scenes) > 0xFE:
+            raise ValueError("a spawner lists at most 254 scenes (the id is a byte, 255 custom)")
+        self.multiplayer, self.path, self.spawn_path = multiplayer, path, spawn_path
+        self.scenes = tuple(scenes)
+        self.nodes: dict[str, SpawnedNode] = {}
+        self.handlers: dict[tuple[int, str], Callable[..., Any]] = {}
+
+    def on_rpc(self, scene: int | str, method: str, handler: Callable[..., Any]) -> None:
+        """Run ``handler(node, sender, *args)`` when a client calls ``method`` on any node
+        spawned from ``scene`` (as the scene's script would run it on each instance)."""
+        index = self._scene_index(scene)
+        spec = self.scenes[index]
+        if spec.script is None:
+            raise ValueError(f"{spec.path} has no script, so no @rpc functions")
+        table = self.multiplayer.script_rpcs(spec.script)
+        config = table.config(method, f"handler for {spec.path}")
+        if config.mode is RpcMode.AUTHORITY:
+            raise ValueError(
+                f'{spec.path}: {method} is @rpc("authority") and the server spawns (owns) '
+                "the nodes: no client may call it"
+            )
+        self.handlers[(index, method)] = handler
+
+    def spawn(
+        self,
+        scene: int | str,
+        name: str,
+        values: Mapping[str, Any] | None = None,
+        *,
+        owner: int | None = None,
+    ) -> SpawnedNode:
+        """Instantiate ``scene`` (its index or ``res://`` path) as child ``name`` of the
+        spawn path on every client, its spawn properties set from ``values`` (by flat
+        property name) before the client's ``_ready``. ``owner``: the peer whose values
+        the scene's ``owned`` synchronizer takes (the scene's script must give it that
+        authority)."""
+        index = self._scene_index(scene)
+        spec = self.scenes[index]
+        if (spec.owned is not None) != (owner is not None):
+            need = "needs" if spec.owned is not None else "has no owned synchronizer, so no"
+            raise ValueError(f"{spec.path} {need} owner")
+        if not name or any(c in name for c in '.:@/"%'):
+            raise ValueError(f"{name!r} is not a valid node name")
+        if name in self.nodes:
+            raise ValueError(f"{self.spawn_path} already has a spawned child {name!r}")
+        state = spec.synced.new_state(values or {}) if spec.synced is not None else None
+        mp = self.multiplayer
+        net_id, sync_ids = mp.net_ids.spawn(1 if spec.synced is not None else 0)
+        node = SpawnedNode(
+            self,
+            spec,
+            index,
+            name,
+            net_id,
+            sync_ids[0] if sync_ids else None,
+            state,
+            f"{self.spawn_path}/{name}",
+            owner=owner,
+        )
+        self.nodes[name] = node
+        mp.spawned[net_id] = node
+        mp.spawned_at[node.path] = node
+        if spec.owned is not None:
+            mp.owned_at[f"{node.path}/{spec.owned_synchronizer}"] = node
+        if spec.script is not None:
+            mp.node(node.path, script=spec.script)
+        for peer in sorted(mp.peers):
+            mp.send_spawn(peer, node)
+        return node
+
+    def despawn(self, node: SpawnedNode) -> None:
+        """Free ``node`` on every client (DESPAWN)."""
+        if self.nodes.get(node.name) is not node:
+            raise ValueError(f"{node.path} is not spawned by {self.path}")
+        del self.nodes[node.name]
+        mp = self.multiplayer
+        del mp.spawned[node.net_id]
+        del mp.spawned_at[node.path]
+        mp.owned_at.pop(f"{node.path}/{node.scene.owned_synchronizer}", None)
+        mp.forget_node(node.path)
+        for peer in sorted(mp.peers):
+            mp.send_reliable(peer, Despawn(node.net_id))
+
+    def _scene_index(self, scene: int | str) -> int:
+        if isinstance(scene, int):
+            if not 0 <= scene < len(self.scenes):
+                raise ValueError(f"{self.path} has no scene {scene}")
+            return scene
+        for i, spec in enumerate(self.scenes):
+            if spec.path == scene:
+                return i
+        raise ValueError(f"{self.path} does not list {scene!r}")
+
+
+class SceneMultiplayer:
+    """Peer 1's ``multiplayer`` of a Godot game, on ``transport``.
+
+    ``project`` is the client project's folder: ``node(path, script="res://x.gd")`` reads
+    the ``@rpc`` functions from there.
+    """
+
+    def __init__(
+        self,
+        transport: Transport,
+        *,
+        project: str | Path | None = None,
+        logger: logging.Logger = LOGGER,
+    ) -> None:
+        self.transport = transport
+        self.project = None if project is None else Path(project)
+        self.logger = logger
+        self.peer_connected = Signal("peer_connected", logger)
+        self.peer_disconnected = Signal("peer_disconnected", logger)
+        self.peer_authenticating = Signal("peer_authenticating", logger)
+        self.peer_authentication_failed = Signal("peer_authentication_failed", logger)
+        self.packet_refused = Signal("packet_refused", logger)
+        #: ``synchronized(node, changed)``: an owner's SYNC or delta, by flat property name
+        self.synchronized = Signal("synchronized", logger)
+        #: packets from clients that no layer here handles (client-authority syncs...)
+        self.packet_received = Signal("packet_received", logger)
+        for signal, old in (
+            (self.peer_connected, transport.on_peer_connected),
+            (self.peer_disconnected, transport.on_peer_disconnected),
+            (self.packet_received, transport.on_packet),
+        ):
+            if old is not None:
+                signal.connect(old)
+        for name, signal in (
+            ("on_peer_authenticating", self.peer_authenticating),
+            ("on_peer_authentication_failed", self.peer_authentication_failed),
+        ):
+            if hasattr(transport, name):  # a transport with authentication
+                if getattr(transport, name) is not None:
+                    signal.connect(getattr(transport, name))
+                setattr(transport, name, signal.emit)
+        transport.on_peer_connected = self._connected
+        transport.on_peer_disconnected = self._disconnected
+        transport.on_packet = self._packet
+        self.server = transport.protocol
+        self.server.checksum = self._checksum
+        self.net_ids = NetIds()
+        self.spawned: dict[int, SpawnedNode] = {}
+        self.spawned_at: dict[str, SpawnedNode] = {}
+        #: the path of each spawned node's owned synchronizer
+        self.owned_at: dict[str, SpawnedNode] = {}
+        self._scripts: dict[str, RpcTable] = {}
+        self._nodes: dict[str, _Node] = {}
+        self._handlers: dict[tuple[str, str], Callable[..., Any]] = {}
+        self._spawners: dict[str, Spawner] = {}
+        self._clocks: dict[int, SyncClock] = {}
+
+    # -- peers and authentication ------------------------------------------------------
+
+    @property
+    def peers(self) -> frozenset[int]:
+        """``get_peers()``: the admitted clients."""
+        return self.transport.peers
+
+    def get_unique_id(self) -> int:
+        return SERVER
+
+    def send_auth(self, peer: int, data: bytes) -> None:
+        """``send_auth``: data for a peer's ``auth_callback`` while it authenticates. The
+        server's own ``auth_callback`` (and ``auth_timeout``) are the transport's settings,
+        since they decide its handshake."""
+        self.transport.send_auth(peer, data)
+
+    def complete_auth(self, peer: int) -> None:
+        """``complete_auth``: we accept ``peer``; it is admitted once it completed too."""
+        self.transport.complete_auth(peer)
+
+    def disconnect_peer(self, peer: int) -> None:
+        """``disconnect_peer``: close ``peer`` (a pending one: ``peer_authentication_failed``)."""
+        self.transport.disconnect_peer(peer)
+
+    @property
+    def send_cache(self) -> SendCache:
+        return self.server.send_cache
+
+    def _connected(self, peer: int) -> None:
+        self._clocks[peer] = SyncClock()
+        for node in self.spawned.values():
+            self.send_spawn(peer, node)
+        self.peer_connected.emit(peer)
+
+    def _disconnected(self, peer: int) -> None:
+        self._clocks.pop(peer, None)
+        for node in self.spawned.values():
+            node.watched.pop(peer, None)
+        self.peer_disconnected.emit(peer)
+
+    # -- nodes and RPCs ----------------------------------------------------------------
+
+    def node(
+        self,
+        path: str,
+        *,
+        script: str | None = None,
+        rpcs: Iterable[RpcConfig | str] | None = None,
+        node_rpcs: Iterable[RpcConfig | str] = (),
+        authority: int = SERVER,
+    ) -> RpcTable:
+        """Declare the client node at ``path`` (relative to ``/root``, e.g. ``Main/Chat``):
+        its ``@rpc`` functions read from ``script`` (``res://...`` in ``project``) or given
+        as ``rpcs``, the names its code gives ``rpc_config`` (``node_rpcs``), and its
+        multiplayer authority. Returns its RPC table."""
+        if (script is None) == (rpcs is None):
+            raise ValueError("give the node's script or its rpcs (one of them)")
+        own = self.script_rpcs(script).configs.values() if script is not None else rpcs or ()
+        table = RpcTable(own, node_rpcs)
+        self._nodes[path] = _Node(path, table, authority)
+        return table
+
+    def script_rpcs(self, script: str) -> RpcTable:
+        """The RPC table of the client script ``script`` (read once from ``project``)."""
+        table = self._scripts.get(script)
+        if table is None:
+            if self.project is None:
+                raise ValueError("reading a script needs SceneMultiplayer(project=...)")
+            table = self._scripts[script] = read_script_rpcs(self.project, script)
+        return table
+
+    def forget_node(self, path: str) -> None:
+        self._nodes.pop(path, None)
+        for key in [key for key in self._handlers if key[0] == path]:
+            del self._handlers[key]
+
+    def _declared(self, path: str) -> _Node:
+        node = self._nodes.get(path)
+        if node is None:
+            raise ValueError(f"no node {path!r} was declared (SceneMultiplayer.node)")
+        return node
+
+    def on_rpc(self, path: str, method: str, handler: Callable[..., Any]) -> None:
+        """Run ``handler(sender, *args)`` when a client calls ``method`` on ``path``. The
+        method must be an ``@rpc`` of the node that a client may call (``any_peer``, or
+        ``authority`` on a node a client owns)."""
+        node = self._declared(path)
+        config = node.rpcs.config(method, f"handler for {path}")
+        if config.mode is RpcMode.AUTHORITY and node.authority == SERVER:
+            raise ValueError(
+                f'{path}.{method} is @rpc("authority") and the server is the node\'s '
+                "authority: no client may call it"
+            )
+        self._handlers[(path, method)] = handler
+
+    def rpc(self, peer: int, path: str, method: str, *args: Any) -> None:
+        """``node.rpc_id(peer, method, ...args)``: call a client's ``@rpc`` function
+        (peer 0: every client; -N: all but N). With ``call_local`` the handler registered
+        for it here runs too."""
+        node = self._declared(path)
+        config = node.rpcs.config(method, f"rpc on {path}")
+        config.check_args(len(args), f"rpc on {path}")
+        if config.mode is RpcMode.AUTHORITY and node.authority != SERVER:
+            raise ValueError(
+                f'{path}.{method} is @rpc("authority") and peer {node.authority} owns the '
+                "node: its clients would refuse our call"
+            )
+        if config.mode is RpcMode.DISABLED:
+            raise ValueError(f"{path}.{method} has RPC mode disabled")
+        peers = self.peers
+        if peer == 0:
+            targets = sorted(peers)
+        elif peer < 0:
+            targets = sorted(peers - {-peer})
+        elif peer in peers:
+            targets = [peer]
+        elif peer == SERVER:
+            targets = []
+        else:
+            raise ValueError(f"peer {peer} is not connected")
+        self._send_call(targets, node, config, args)
+        runs_here = peer == SERVER or (config.call_local and (peer <= 0 and peer != -SERVER))
+        if runs_here:
+            handler = self._handlers.get((path, method))
+            if handler is not None:
+                handler(SERVER, *args)
+
+    def _send_call(
+        self, targets: list[int], node: _Node, config: RpcConfig, args: tuple[Any, ...]
+    ) -> None:
+        if not targets:
+            return
+        cache = self.send_cache
+        for target in targets:
+            simplify = cache.simplify(target, node.path, node.rpcs.checksum)
+            if simplify is not None:
+                self._send(target, simplify, TransferMode.RELIABLE, 0)
+        method_id = node.rpcs.ids[config.name]
+        confirmed = [cache.is_confirmed(t, node.path) for t in targets]
+        cache_id = cache.cache_id(node.path)
+        for target, done in zip(targets, confirmed, strict=True):
+            if all(confirmed):
+                call = RemoteCall(method_id, args, node_id=cache_id)
+            elif done:
+                call = RemoteCall(method_id, args, node_id=cache_id, node_id_size=4)
+            else:
+                call = RemoteCall(method_id, args, path=node.path)
+            self._send(target, call, config.transfer_mode, config.channel)
+
+    def send_reliable(self, peer: int, packet: Packet) -> None:
+        """Send on channel 0, reliably (spawns, despawns, path caching)."""
+        self._send(peer, packet, TransferMode.RELIABLE, 0)
+
+    def _send(self, peer: int, packet: Packet, mode: TransferMode, channel: int) -> None:
+        """Send with the transfer mode and channel, where the transport has them."""
+        sender = getattr(self.transport, "send_mode", None)
+        if sender is not None:
+            sender(peer, packet, mode, channel)
+        else:
+            self.transport.send(peer, packet)
+
+    def _checksum(self, path: str) -> str | None:
+        node = self._nodes.get(path)
+        if node is not None:
+            return node.rpcs.checksum
+        known = path in self._spawners or path in self.owned_at
+        return EMPTY_CHECKSUM if known else None
+
+    def _packet(self, peer: int, packet: Packet) -> None:
+        try:
+            if isinstance(packet, RemoteCall):
+                self._remote_call(peer, packet)
+            elif isinstance(packet, Sync | DeltaSync):
+                self._owned_sync(peer, packet)
+            elif isinstance(packet, Spawn | Despawn):
+                raise ProtocolError(f"{type(packet).__name__} from a client; the server spawns")
+            elif isinstance(packet, SimplifyPath | ConfirmPath):
+                if isinstance(packet, SimplifyPath) and self._checksum(packet.path) is None:
+                    self.logger.warning(
+                        "peer %d named %r, which is not declared (not confirmed)",
+                        peer,
+                        packet.path,
+                    )
+            else:
+                self.packet_received.emit(peer, packet)
+        except (ProtocolError, TypeError, ValueError) as exc:
+            reason = exc.reason if isinstance(exc, ProtocolError) else str(exc)
+            self.logger.error("refused a packet from peer %d: %s", peer, reason)
+            self.packet_refused.emit(peer, reason)
+
+    def _remote_call(self, peer: int, call: RemoteCall) -> None:
+        receive = self.server.receive_cache
+        path = call.path if call.path is not None else receive.path(peer, call.node_id)
+        node = self._nodes.get(path)
+        if node is None:
+            raise ProtocolError(f"RPC on {path!r}, which was not declared")
+        if call.path is None and receive.checksum(peer, call.node_id) != node.rpcs.checksum:
+            raise ProtocolError(
+                f"RPC on {path!r}: the client's @rpc names differ from ours ({node.rpcs!r}); "
+                "the method ids do not match"
+            )
+        config = node.rpcs.by_id.get(call.method_id)
+        if config is None:
+            raise ProtocolError(f"RPC id {call.method_id} on {path!r}: {node.rpcs!r} has none")
+        method = config.name
+        if config.mode is RpcMode.DISABLED or (
+            config.mode is RpcMode.AUTHORITY and peer != node.authority
+        ):
+            raise ProtocolError(
+                f"peer {peer} called {path}.{method}, whose @rpc mode {config.mode.name} "
+                f"does not let it (authority {node.authority})"
+            )
+        config.check_args(len(call.args), f"RPC from peer {peer} on {path}")
+        handler = self._handlers.get((path, method))
+        if handler is not None:
+            handler(peer, *call.args)
+            return
+        spawned = self.spawned_at.get(path)
+        if spawned is not None:
+            scene_handler = spawned.spawner.handlers.get((spawned.scene_id, method))
+            if scene_handler is not None:
+                scene_handler(spawned, peer, *call.args)
+                return
+        raise ProtocolError(f"no handler for {path}.{method} (SceneMultiplayer.on_rpc)")
+
+    def _owned_sync(self, peer: int, packet: Sync | DeltaSync) -> None:
+        """A client's SYNC or delta of the synchronizers it owns (path-based net ids)."""
+        for state in packet.states:
+            if not is_path_net_id(state.net_id):
+                raise ProtocolError(f"peer {peer} synced net id {state.net_id}, which we spawned")
+            path = self.server.receive_cache.path(peer, state.net_id & ~PATH_NET_ID)
+            node = self.owned_at.get(path)
+            if node is None:
+                raise ProtocolError(f"peer {peer} synced {path!r}, no owned synchronizer")
+            if node.owner != peer:
+                raise ProtocolError(f"peer {peer} synced {path!r}, owned by peer {node.owner}")
+            synced = node.scene.owned
+            assert synced is not None
+            if isinstance(state, SyncState):
+                assert isinstance(packet, Sync)
+                if not node.owned_time.accept(packet.time):
+                    continue  # stale, as a Godot receiver drops it
+                values = synced.config.read_sync(state)
+            else:
+                values = synced.config.read_delta(state)
+            changed = synced.by_flat_name(values)
+            node.owned_values.update(changed)
+            self.synchronized.emit(node, changed)
+
+    # -- spawning and synchronizing ----------------------------------------------------
+
+    def add_spawner(self, path: str, spawn_path: str, scenes: Sequence[SpawnableScene]) -> Spawner:
+        """Stand for the client's ``MultiplayerSpawner`` at ``path`` (spawning under
+        ``spawn_path``, both relative to ``/root``), listing ``scenes`` in its order."""
+        if path in self._spawners:
+            raise ValueError(f"a spawner at {path!r} exists already")
+        spawner = Spawner(self, path, spawn_path, scenes)
+        self._spawners[path] = spawner
+        return spawner
+
+    def send_spawn(self, peer: int, node: SpawnedNode) -> None:
+        """SIMPLIFY_PATH for the spawner (once per peer), then SPAWN, as Godot sends them."""
+        spawner = node.spawner
+        simplify = self.send_cache.simplify(peer, spawner.path, EMPTY_CHECKSUM)
+        if simplify is not None:
+            self._send(peer, simplify, TransferMode.RELIABLE, 0)
+        state: tuple[Any, ...] = ()
+        synced = node.scene.synced
+        if synced is not None:
+            values = synced.values(node.state)
+            state = synced.config.spawn_values(values)
+        self._send(
+            peer,
+            Spawn(
+                self.send_cache.cache_id(spawner.path),
+                node.net_id,
+                node.name,
+                () if node.sync_id is None else (node.sync_id,),
+                state,
+                node.scene_id,
+            ),
+            TransferMode.RELIABLE,
+            0,
+        )
+
+    def sync(self) -> None:
+        """One network frame: to each client a full SYNC of every spawned node's ALWAYS
+        properties (split at 1350 bytes, as Godot does), then a delta of the ON_CHANGE ones
+        that changed since the last delta to that client (all of them the first time)."""
+        for peer in sorted(self.peers):
+            states: list[SyncState] = []
+            deltas: list[DeltaState] = []
+            for node in self.spawned.values():
+                synced = node.scene.synced
+                if synced is None or node.sync_id is None:
+                    continue
+                values = synced.values(node.state)
+                if synced.config.sync_props:
+                    states.append(synced.config.sync_state(node.sync_id, values))
+                delta = self._delta(peer, node, values)
+                if delta is not None:
+                    deltas.append(delta)
+            if states:
+                time = self._clocks.setdefault(peer, SyncClock()).tick()
+                for packet in self._packed_syncs(time, states):
+                    self._send(peer, packet, TransferMode.UNRELIABLE, 0)
+            for delta_packet in self._packed_deltas(deltas):
+                self._send(peer, delta_packet, TransferMode.RELIABLE, 0)
+
+    def _delta(self, peer: int, node: SpawnedNode, values: Mapping[str, Any]) -> DeltaState | None:
+        assert node.scene.synced is not None and node.sync_id is not None
+        watched = node.scene.synced.config.watch_props
+        if not watched:
+            return None
+        sent = node.watched.setdefault(peer, {})
+        changed = {}
+        for prop in watched:
+            now = dumps(values[prop])
+            if sent.get(prop) != now:
+                changed[prop] = values[prop]
+                sent[prop] = now
+        if not changed:
+            return None
+        return node.scene.synced.config.delta_state(node.sync_id, changed)
+
+    def _packed_syncs(self, time: int, states: list[SyncState]) -> list[Sync]:
+        packets: list[Sync] = []
+        batch: list[SyncState] = []
+        size = _SYNC_HEADER
+        for state in states:
+            entry = len(encode_packet(Sync(time, (state,)))) - _SYNC_HEADER
+            if entry - _SYNC_ENTRY > MAX_SYNC_PACKET_SIZE:
+                self.logger.warning("net id %d: a %d-byte state is never sent", state.net_id, entry)
+                continue
+            if batch and size + entry > MAX_SYNC_PACKET_SIZE:
+                packets.append(Sync(time, tuple(batch)))
+                batch, size = [], _SYNC_HEADER
+            batch.append(state)
+            size += entry
+        if batch:
+            packets.append(Sync(time, tuple(batch)))
+        return packets
+
+    def _packed_deltas(self, deltas: list[DeltaState]) -> list[DeltaSync]:
+        packets: list[DeltaSync] = []
+        batch: list[DeltaState] = []
+        size = 1
+        for delta in deltas:
+            entry = len(encode_packet(DeltaSync((delta,)))) - 1
+            if entry - _DELTA_ENTRY > MAX_DELTA_PACKET_SIZE:
+                self.logger.warning("net id %d: a %d-byte delta is never sent", delta.net_id, entry)
+                continue
+            if batch and size + entry > MAX_DELTA_PACKET_SIZE:
+                packets.append(DeltaSync(tuple(batch)))
+                batch, size = [], 1
+            batch.append(delta)
+            size += entry
+        if batch:
+            packets.append(DeltaSync(tuple(batch)))
+        return packets

@@ -1,0 +1,166 @@
+"""The documentation: the recipes run as written, and the API reference lists every public name.
+
+The reference test builds the site with Sphinx (the docs extra, part of dev) as
+``tools/build-docs.sh`` does, warnings as errors, and reads the names it documented from the
+built inventory, so a name added to an ``__all__`` without a page fails here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+import pkgutil
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from engines import ENGINE_SCRIPTS, Engine
+from test_cli_examples import _gdvariant_commands, _run
+
+import gdvariant
+from gdvariant.asyncio import connect, serve
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+RECIPES = (DOCS / "recipes.md").read_text()
+PYTHON_BLOCKS = re.findall(r"```python\n(.*?)```", RECIPES, re.S)
+COMMANDS = [
+    command
+    for block in re.findall(r"```sh\n(.*?)```", RECIPES, re.S)
+    for command in _gdvariant_commands(block)
+]
+# The modules whose __all__ is public API: the package and its public submodules.
+PUBLIC_MODULES = [
+    "gdvariant",
+    "gdvariant.asyncio",
+    "gdvariant.multiplayer",
+    "gdvariant.multiplayer.websocket",
+    "gdvariant.replication",
+    "gdvariant.sync",
+    "gdvariant.websocket",
+]
+
+
+def test_the_recipes_cover_the_common_jobs() -> None:
+    headings = re.findall(r"^## (.*)$", RECIPES, re.M)
+    assert headings == [
+        "Read a save file",
+        "Edit a save and write it back",
+        "Convert a Godot 3 save to Godot 4",
+        "Serve Godot clients",
+        "Inspect a capture",
+    ]
+    assert len(PYTHON_BLOCKS) >= 5
+    assert len(COMMANDS) >= 4
+
+
+@pytest.mark.parametrize(
+    "code", PYTHON_BLOCKS, ids=[f"block{i}" for i in range(len(PYTHON_BLOCKS))]
+)
+def test_recipe_runs(
+    code: str, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)  # the recipes name files in examples/
+    with caplog.at_level(logging.WARNING):
+        exec(compile(code, "docs/recipes.md", "exec"), {})
+    # Quiet as well as correct: no server log of a dropped client, no asyncio complaint.
+    assert [r.getMessage() for r in caplog.records] == []
+
+
+@pytest.mark.parametrize("example", COMMANDS)
+def test_recipe_command_runs(
+    example: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _run(example, capsys, monkeypatch)
+
+
+def test_public_modules_are_all_listed() -> None:
+    """A new public module (no leading underscore) must join PUBLIC_MODULES and the reference."""
+    found = {"gdvariant"}
+    for info in pkgutil.walk_packages(gdvariant.__path__, "gdvariant."):
+        parts = info.name.split(".")
+        if not any(part.startswith("_") for part in parts):
+            found.add(info.name)
+    assert found == set(PUBLIC_MODULES)
+
+
+# myst-parser's own use of an API Sphinx deprecates, not ours.
+@pytest.mark.filterwarnings("ignore:'myst_parser.*' is deprecated")
+def test_the_reference_documents_every_public_name(tmp_path: Path) -> None:
+    pytest.importorskip("myst_parser", reason="the docs extra is not installed")
+    from sphinx.cmd.build import build_main
+    from sphinx.util.inventory import InventoryFile
+
+    out = tmp_path / "html"
+    args = ["-E", "-W", "--keep-going", "-q", "-b", "html", str(DOCS), str(out)]
+    assert build_main(args) == 0, "the docs build warned (run tools/build-docs.sh)"
+    with open(out / "objects.inv", "rb") as f:
+        inventory = InventoryFile.load(f, "", lambda base, uri: uri)
+    documented = {name for entries in inventory.values() for name in entries}
+    missing = [
+        f"{module}.{name}"
+        for module in PUBLIC_MODULES
+        for name in importlib.import_module(module).__all__
+        if f"{module}.{name}" not in documented
+    ]
+    assert missing == [], "add these to a page under docs/reference/"
+
+
+def _recipe(heading: str, language: str) -> str:
+    """The first ``language`` block under one ``## heading`` of the recipes."""
+    section = RECIPES.split(f"\n## {heading}\n", 1)[1].split("\n## ", 1)[0]
+    blocks: list[str] = re.findall(rf"```{language}\n(.*?)```", section, re.S)
+    return blocks[0]
+
+
+@pytest.mark.engine
+def test_recipe_gdscript_client_talks_to_the_recipe_server(godot4: Engine) -> None:
+    """The recipe's Godot client, run by Godot 4.6, joins the recipe's server and hears a
+    Python client speak."""
+    server_code = _recipe("Serve Godot clients", "python")
+    namespace: dict[str, Any] = {}
+    exec(compile(server_code.replace("asyncio.run(main())", ""), "recipes.md", "exec"), namespace)
+    handler = namespace["handler"]
+
+    async def session(here: Path, inside: str) -> tuple[str, str]:
+        async with await serve(handler, "127.0.0.1", 0) as server:
+            port = server.sockets[0].getsockname()[1]
+            client = _recipe("Serve Godot clients", "gdscript").replace("9080", str(port))
+            (here / "client.gd").write_text(client)
+            shutil.copy(ENGINE_SCRIPTS / "recipe_client_harness.gd", here)
+            godot = await asyncio.create_subprocess_exec(
+                *godot4.command("recipe_client_harness.gd", [f"{inside}/client.gd"], inside),
+                cwd=here,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+            )
+            stdout = godot.stdout
+            assert stdout is not None
+            printed: list[str] = []
+
+            async def until(text: str) -> None:
+                while text not in (line := (await stdout.readline()).decode()):
+                    assert line, f"Godot ended before printing {text}: {printed}"
+                    printed.append(line)
+
+            try:
+                await asyncio.wait_for(until('"welcome": "godot"'), 60)  # it joined
+                ann = await connect("127.0.0.1", port)
+                await ann.put_var({"join": "ann"})
+                assert await ann.get_var() == {"welcome": "ann", "players": ["ann", "godot"]}
+                await ann.put_var({"say": "hi"})
+                assert await ann.get_var() == {"from": "ann", "say": "hi"}
+                await asyncio.wait_for(until('"say": "hi"'), 60)  # Godot heard it
+                await ann.close()
+            except BaseException:
+                godot.kill()
+                raise
+        _, err = await asyncio.wait_for(godot.communicate(), 60)  # it quits once closed
+        return str(godot.returncode), err.decode(errors="replace")
+
+    with godot4.workdir() as (here, inside):
+        status, stderr = asyncio.run(session(here, inside))
+    assert (status, "SCRIPT ERROR" in stderr) == ("0", False), stderr

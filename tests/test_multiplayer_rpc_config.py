@@ -1,0 +1,119 @@
+"""Reading ``@rpc`` annotations from GDScript (gdvariant.multiplayer._rpc_config). Whether
+Godot agrees is checked on the engine: tests/test_engine_multiplayer_api.py reads the client
+project's scripts and compares with ``get_rpc_config()``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gdvariant.multiplayer import (
+    NODE_RPC_FLAG,
+    RpcConfig,
+    RpcMode,
+    RpcTable,
+    ScriptError,
+    TransferMode,
+    parse_rpc_annotations,
+    read_script_rpcs,
+    rpc_checksum,
+)
+
+SCRIPT = """extends "res://base.gd"
+# @rpc in a comment is nothing
+const X = "@rpc func fake():"
+@rpc("any_peer", "unreliable", 2) func fast(a, b := 3, c: int = 4) -> void:
+\tpass
+
+@rpc
+@warning_ignore("unused_parameter")
+func plain(x: Vector2):
+\tpass
+
+class Inner:
+\t@rpc
+\tfunc inner_one():
+\t\tpass
+
+@rpc("call_local", "reliable", "authority")
+func rest(first, ...others: Array) -> void:
+\tpass
+
+@rpc("unreliable_ordered", "call_remote") func ordered(): pass
+"""
+
+
+def test_annotations_modes_and_parameters() -> None:
+    found, extends = parse_rpc_annotations(SCRIPT)
+    assert extends == "res://base.gd"
+    assert found == {
+        "fast": RpcConfig("fast", RpcMode.ANY_PEER, False, TransferMode.UNRELIABLE, 2, 1, 3),
+        "plain": RpcConfig("plain", min_args=1, max_args=1),
+        "rest": RpcConfig("rest", RpcMode.AUTHORITY, True, min_args=1, max_args=255),
+        "ordered": RpcConfig(
+            "ordered", transfer_mode=TransferMode.UNRELIABLE_ORDERED, min_args=0, max_args=0
+        ),
+    }
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ('@rpc("anybody")\nfunc f(): pass\n', "'anybody' is not one of"),
+        ('@rpc("any_peer", "authority")\nfunc f(): pass\n', "mode twice"),
+        ("@rpc(1, 2)\nfunc f(): pass\n", "channel twice"),
+        ('@rpc("a", "b", "c", "d", "e")\nfunc f(): pass\n', "at most 4"),
+        ("@rpc(CHANNEL)\nfunc f(): pass\n", "not a constant"),
+        ("@rpc\nvar x = 1\n", "not on a function"),
+        ("@rpc\nstatic func f(): pass\n", "static"),
+        ("@rpc\n", "not on a function"),
+        ("@rpc\n@rpc\nfunc f(): pass\n", "two @rpc"),
+    ],
+)
+def test_bad_annotations_are_refused(source: str, message: str) -> None:
+    with pytest.raises(ScriptError, match=message):
+        parse_rpc_annotations(source)
+
+
+def test_base_scripts_merge_derived_wins(tmp_path: Path) -> None:
+    (tmp_path / "base.gd").write_text(
+        'extends Node\n@rpc("any_peer")\nfunc shared(a): pass\n@rpc\nfunc only_base(): pass\n'
+    )
+    (tmp_path / "mid.gd").write_text(
+        'class_name Mid\nextends "res://base.gd"\n@rpc("call_local")\nfunc shared(a, b): pass\n'
+    )
+    (tmp_path / "leaf.gd").write_text("extends Mid\n@rpc\nfunc Zed(): pass\n")
+    table = read_script_rpcs(tmp_path, "res://leaf.gd")
+    assert table.ids == {"Zed": 0, "only_base": 1, "shared": 2}  # code-point order: Z < o < s
+    assert table.configs["shared"] == RpcConfig("shared", call_local=True, min_args=2, max_args=2)
+    assert table.checksum == rpc_checksum(["Zed", "only_base", "shared"])
+    with pytest.raises(ScriptError, match="no script file"):
+        read_script_rpcs(tmp_path, "res://missing.gd")
+    (tmp_path / "loop.gd").write_text('extends "res://loop.gd"\n')
+    with pytest.raises(ScriptError, match="extends itself"):
+        read_script_rpcs(tmp_path, "res://loop.gd")
+
+
+def test_table_refuses_unknown_names_and_argument_counts() -> None:
+    table = RpcTable(["b", RpcConfig("a", min_args=1, max_args=2)])
+    assert table.ids == {"a": 0, "b": 1} and table.names == {0: "a", 1: "b"}
+    with pytest.raises(ValueError, match=r"'c' is not an @rpc method \(it has: a, b"):
+        table.config("c", "here")
+    with pytest.raises(TypeError, match=r"a\(\) takes 1 to 2 arguments, 3 given"):
+        table.configs["a"].check_args(3, "here")
+    table.configs["b"].check_args(255, "here")  # unknown arity: anything Godot can send
+    with pytest.raises(ValueError, match="declared twice"):
+        RpcTable(["a", "a"])
+
+
+def test_node_level_rpcs_come_first_with_the_flag() -> None:
+    """``Node.rpc_config`` names: numbered before the script's, with 0x8000; a name in both
+    lists is sent with its script id and its config is the script's."""
+    both = RpcConfig("both", mode=RpcMode.ANY_PEER)
+    table = RpcTable(["s", both], node_configs=["n", "both"])
+    assert table.ids == {"both": 0, "n": NODE_RPC_FLAG | 1, "s": 1}
+    assert table.by_id[NODE_RPC_FLAG] == RpcConfig("both")  # the node-level entry
+    assert table.by_id[0] == both and table.configs["both"] == both
+    assert table.names == {NODE_RPC_FLAG: "both", NODE_RPC_FLAG | 1: "n", 0: "both", 1: "s"}
+    assert table.checksum == rpc_checksum(["s", "both"], ["n", "both"])

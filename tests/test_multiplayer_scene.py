@@ -1,0 +1,352 @@
+"""SceneMultiplayer without sockets (gdvariant.multiplayer._scene): a fake transport records
+what would be sent. The byte layouts are the codec's (tested on recorded engine packets);
+here: which packets, in which order, and what is refused."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from multiplayer_api_scene import ENTITY, PROJECT
+from multiplayer_fake import FakeServer
+
+from gdvariant import Vector2
+from gdvariant.multiplayer import (
+    EMPTY_CHECKSUM,
+    NODE_RPC_FLAG,
+    ConfirmPath,
+    DeltaState,
+    DeltaSync,
+    Despawn,
+    Packet,
+    RemoteCall,
+    RpcConfig,
+    RpcMode,
+    SceneMultiplayer,
+    SimplifyPath,
+    Spawn,
+    SpawnableScene,
+    Sync,
+    SyncState,
+    TransferMode,
+    synced_class,
+)
+from gdvariant.multiplayer.websocket import MultiplayerServer
+from gdvariant.replication import Float32, Int, NetClass, Prop, Str, Vec2
+
+
+class Mob(NetClass):
+    position = Prop(Vec2(Float32()), hot=True)
+    hp = Int(16)
+    tag = Str()
+
+
+MOB = SpawnableScene("res://mob.tscn", synced_class(Mob))
+RPCS: list[RpcConfig | str] = [
+    RpcConfig("hit", min_args=1, max_args=1),
+    RpcConfig("ask", mode=RpcMode.ANY_PEER),
+    "zz_local",
+]
+
+
+@pytest.fixture
+def game() -> tuple[FakeServer, SceneMultiplayer]:
+    server = FakeServer()
+    mp = SceneMultiplayer(server)
+    mp.node("Main/Thing", rpcs=RPCS)
+    return server, mp
+
+
+def test_rpc_path_form_until_confirmed(game: tuple[FakeServer, SceneMultiplayer]) -> None:
+    server, mp = game
+    table = mp.node("Main/Thing", rpcs=RPCS)
+    assert table.ids == {"ask": 0, "hit": 1, "zz_local": 2}
+    server.join(5)
+    server.join(6)
+    mp.rpc(5, "Main/Thing", "hit", 10)
+    assert server.take() == [
+        (5, SimplifyPath(1, "Main/Thing", table.checksum)),
+        (5, RemoteCall(1, (10,), path="Main/Thing")),
+    ]
+    server.receive(5, bytes.fromhex("020101000000"))  # CONFIRM_PATH id 1
+    mp.rpc(0, "Main/Thing", "hit", 11)  # 5 confirmed, 6 not: Godot's mixed form
+    assert server.take() == [
+        (6, SimplifyPath(1, "Main/Thing", table.checksum)),
+        (5, RemoteCall(1, (11,), node_id=1, node_id_size=4)),
+        (6, RemoteCall(1, (11,), path="Main/Thing")),
+    ]
+    server.receive(6, bytes.fromhex("020101000000"))
+    mp.rpc(-5, "Main/Thing", "hit", 12)  # all but 5
+    assert server.take() == [(6, RemoteCall(1, (12,), node_id=1))]
+
+
+def test_node_level_rpcs_are_called_by_their_flagged_id() -> None:
+    server = FakeServer()
+    mp = SceneMultiplayer(server, project=PROJECT)
+    mp.node("Api/Rpc", script="res://api_rpc.gd", node_rpcs=[RpcConfig("hey")])
+    server.join(5)
+    mp.rpc(5, "Api/Rpc", "hey")
+    mp.rpc(5, "Api/Rpc", "r0")
+    calls = [p for _, p in server.take() if isinstance(p, RemoteCall)]
+    assert [c.method_id for c in calls] == [NODE_RPC_FLAG, 3]  # checkpoint, finish, r0...
+    assert calls[0].encode()[0] & 0x40  # a flagged id is always 16 bits
+
+
+def test_our_misuse_raises(game: tuple[FakeServer, SceneMultiplayer]) -> None:
+    server, mp = game
+    server.join(5)
+    with pytest.raises(ValueError, match="'nope' is not an @rpc method"):
+        mp.rpc(5, "Main/Thing", "nope")
+    with pytest.raises(TypeError, match="takes 1 arguments, 2 given"):
+        mp.rpc(5, "Main/Thing", "hit", 1, 2)
+    with pytest.raises(ValueError, match="no node 'Main/Other' was declared"):
+        mp.rpc(5, "Main/Other", "hit", 1)
+    with pytest.raises(ValueError, match="peer 7 is not connected"):
+        mp.rpc(7, "Main/Thing", "hit", 1)
+    with pytest.raises(ValueError, match="no client may call it"):
+        mp.on_rpc("Main/Thing", "hit", print)  # authority mode, server-owned node
+    with pytest.raises(ValueError, match="not an @rpc method"):
+        mp.on_rpc("Main/Thing", "helper", print)
+    mp.node("Main/Owned", rpcs=RPCS, authority=5)
+    with pytest.raises(ValueError, match="peer 5 owns the node"):
+        mp.rpc(5, "Main/Owned", "hit", 1)
+    assert server.take() == []
+
+
+def test_client_calls_run_handlers_or_are_refused(
+    game: tuple[FakeServer, SceneMultiplayer],
+) -> None:
+    server, mp = game
+    calls: list[tuple[Any, ...]] = []
+    refused: list[str] = []
+    mp.on_rpc("Main/Thing", "ask", lambda *a: calls.append(a))
+    mp.packet_refused.connect(lambda peer, why: refused.append(why))
+    checksum = mp.node("Main/Thing", rpcs=RPCS).checksum
+    mp.on_rpc("Main/Thing", "ask", lambda *a: calls.append(a))
+    assert server.on_packet is not None
+    server.on_packet(5, RemoteCall(0, ("q", 1), path="Main/Thing"))
+    assert calls == [(5, "q", 1)]
+    mp.server.receive_cache.add(5, SimplifyPath(3, "Main/Thing", checksum))
+    server.on_packet(5, RemoteCall(0, (), node_id=3))
+    server.on_packet(5, RemoteCall(1, (1,), node_id=3))  # hit: authority mode
+    server.on_packet(5, RemoteCall(9, (), node_id=3))  # no method 9
+    server.on_packet(5, RemoteCall(0, (), node_id=4))  # never simplified
+    server.on_packet(5, RemoteCall(0, (), path="Main/Elsewhere"))
+    mp.server.receive_cache.add(5, SimplifyPath(4, "Main/Thing", EMPTY_CHECKSUM))
+    server.on_packet(5, RemoteCall(0, (), node_id=4))  # the client's names differ
+    server.on_packet(5, RemoteCall(2, (), path="Main/Thing"))  # authority mode again
+    assert calls == [(5, "q", 1), (5,)]
+    assert [why.split(": ")[0] for why in refused] == [
+        "peer 5 called Main/Thing.hit, whose @rpc mode AUTHORITY does not let it (authority 1)",
+        "RPC id 9 on 'Main/Thing'",
+        "peer 5 used path cache id 4 before simplifying it",
+        "RPC on 'Main/Elsewhere', which was not declared",
+        "RPC on 'Main/Thing'",
+        "peer 5 called Main/Thing.zz_local, whose @rpc mode AUTHORITY does not let it "
+        "(authority 1)",
+    ]
+
+
+def test_client_simplify_is_confirmed_against_our_checksum(
+    game: tuple[FakeServer, SceneMultiplayer],
+) -> None:
+    server, mp = game
+    checksum = mp.node("Main/Thing", rpcs=RPCS).checksum
+    server.join(5)
+    mp.server.receive(5, SimplifyPath(1, "Main/Thing", checksum).encode())
+    mp.server.receive(5, SimplifyPath(2, "Main/Thing", EMPTY_CHECKSUM).encode())
+    assert mp.server.data_to_send() == [
+        (5, ConfirmPath(True, 1).encode()),
+        (5, ConfirmPath(False, 2).encode()),
+    ]
+
+
+def test_spawn_sync_delta_despawn(game: tuple[FakeServer, SceneMultiplayer]) -> None:
+    server, mp = game
+    spawner = mp.add_spawner("Main/Spawner", "Main/Mobs", [MOB])
+    server.join(5)
+    mob = spawner.spawn("res://mob.tscn", "M", {"position": Vector2(1, 2), "hp": 3})
+    assert server.take() == [
+        (5, SimplifyPath(1, "Main/Spawner", EMPTY_CHECKSUM)),
+        (5, Spawn(1, 1, "M", (2,), (Vector2(1, 2), 3, ""), 0)),
+    ]
+    mp.sync()
+    assert server.take() == [
+        (5, Sync(1, (SyncState(2, (Vector2(1, 2),)),))),
+        (5, DeltaSync((DeltaState(2, 0b11, (3, "")),))),  # everything watched, the first time
+    ]
+    mob.state.hp = 4
+    mp.sync()
+    mp.sync()  # nothing changed: no delta
+    assert server.take() == [
+        (5, Sync(2, (SyncState(2, (Vector2(1, 2),)),))),
+        (5, DeltaSync((DeltaState(2, 0b01, (4,)),))),
+        (5, Sync(3, (SyncState(2, (Vector2(1, 2),)),))),
+    ]
+    server.join(6)  # a late joiner gets the spawn with today's values
+    assert server.take() == [
+        (6, SimplifyPath(1, "Main/Spawner", EMPTY_CHECKSUM)),
+        (6, Spawn(1, 1, "M", (2,), (Vector2(1, 2), 4, ""), 0)),
+    ]
+    spawner.despawn(mob)
+    assert server.take() == [(5, Despawn(1)), (6, Despawn(1))]
+    with pytest.raises(ValueError, match="not spawned"):
+        spawner.despawn(mob)
+    with pytest.raises(ValueError, match="does not list"):
+        spawner.spawn("res://other.tscn", "X")
+    with pytest.raises(ValueError, match="not a valid node name"):
+        spawner.spawn(0, "a/b")
+
+
+def test_sync_packets_split_as_godot_does(game: tuple[FakeServer, SceneMultiplayer]) -> None:
+    server, mp = game
+    spawner = mp.add_spawner("Main/Spawner", "Main/Mobs", [MOB])
+    for i in range(100):
+        spawner.spawn(0, f"M{i}")
+    server.join(5)
+    server.take()
+    mp.sync()
+    syncs = [p for _, p in server.take() if isinstance(p, Sync)]
+    assert all(len(p.encode()) <= 1350 for p in syncs) and len(syncs) > 1
+    assert {p.time for p in syncs} == {1}
+    assert sum(len(p.states) for p in syncs) == 100
+
+
+def test_signals_chain_the_transport_callbacks() -> None:
+    """Callbacks given to the transport keep running; the API's signals run with them, and
+    one that raises is logged without stopping the others."""
+    seen: list[tuple[str, int]] = []
+    server = MultiplayerServer(
+        auth_callback=lambda peer, data: None,
+        on_peer_connected=lambda peer: seen.append(("old connected", peer)),
+        on_peer_authenticating=lambda peer: seen.append(("old authenticating", peer)),
+    )
+    mp = SceneMultiplayer(server)
+    mp.peer_connected.connect(lambda peer: seen.append(("connected", peer)))
+    mp.peer_authenticating.connect(lambda peer: seen.append(("authenticating", peer)))
+    mp.peer_authentication_failed.connect(lambda peer: seen.append(("failed", peer)))
+    mp.peer_disconnected.connect(lambda peer: 1 / 0)
+    mp.peer_disconnected.connect(lambda peer: seen.append(("disconnected", peer)))
+    assert server.on_peer_authenticating is not None
+    assert server.on_peer_authentication_failed is not None
+    assert server.on_peer_disconnected is not None
+    server.on_peer_authenticating(5)
+    server.on_peer_authentication_failed(5)
+    server.on_peer_disconnected(6)
+    assert seen == [
+        ("old authenticating", 5),
+        ("authenticating", 5),
+        ("failed", 5),
+        ("disconnected", 6),
+    ]
+    with pytest.raises(ValueError, match="already connected"):
+        mp.peer_disconnected.connect(seen.append)
+        mp.peer_disconnected.connect(seen.append)
+
+
+def test_scene_handlers_serve_every_spawned_instance() -> None:
+    server = FakeServer()
+    mp = SceneMultiplayer(server, project=PROJECT)
+    spawner = mp.add_spawner("Api/Spawner", "Api/Entities", [ENTITY, MOB])
+    pokes: list[tuple[str, int, int]] = []
+    spawner.on_rpc(ENTITY.path, "poke", lambda node, peer, n: pokes.append((node.name, peer, n)))
+    with pytest.raises(ValueError, match="'nope' is not an @rpc method"):
+        spawner.on_rpc(0, "nope", print)
+    with pytest.raises(ValueError, match="has no script"):
+        spawner.on_rpc(MOB.path, "poke", print)
+    server.join(5)
+    spawner.spawn(0, "A")
+    spawner.spawn(0, "B")
+    assert server.on_packet is not None
+    server.on_packet(5, RemoteCall(0, (1,), path="Api/Entities/B"))
+    server.on_packet(5, RemoteCall(0, (2,), path="Api/Entities/A"))
+    assert pokes == [("B", 5, 1), ("A", 5, 2)]
+
+
+RELIABLE, UNRELIABLE = TransferMode.RELIABLE, TransferMode.UNRELIABLE
+
+
+class ModeServer(FakeServer):
+    """A transport with channels and transfer modes (as ENet has)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.modes: list[tuple[str, TransferMode, int]] = []
+
+    def send_mode(self, peer: int, packet: Packet, mode: TransferMode, channel: int) -> None:
+        self.modes.append((type(packet).__name__, mode, channel))
+        self.send(peer, packet)
+
+
+def test_transfer_modes_and_channels_reach_a_transport_that_has_them() -> None:
+    server = ModeServer()
+    mp = SceneMultiplayer(server)
+    fast = RpcConfig("fast", mode=RpcMode.ANY_PEER, transfer_mode=TransferMode.UNRELIABLE)
+    mp.node("Main", rpcs=[fast, RpcConfig("slow", channel=3)])
+    spawner = mp.add_spawner("Main/Spawner", "Main/Mobs", [MOB])
+    server.join(5)
+    mp.rpc(5, "Main", "fast")
+    mp.rpc(5, "Main", "slow")
+    spawner.spawn(0, "M")
+    mp.sync()
+    spawner.despawn(spawner.nodes["M"])
+    assert server.modes == [
+        ("SimplifyPath", RELIABLE, 0),
+        ("RemoteCall", UNRELIABLE, 0),
+        ("RemoteCall", RELIABLE, 3),
+        ("SimplifyPath", RELIABLE, 0),
+        ("Spawn", RELIABLE, 0),
+        ("Sync", UNRELIABLE, 0),  # full syncs are unreliable, deltas reliable, as in Godot
+        ("DeltaSync", RELIABLE, 0),
+        ("Despawn", RELIABLE, 0),
+    ]
+
+
+class Input(NetClass):
+    aim = Prop(Vec2(Float32()), hot=True)
+    presses = Int(16)
+
+
+HERO = SpawnableScene("res://hero.tscn", owned=synced_class(Input, spawn=()))
+
+
+def test_owned_synchronizers_take_their_owners_values_only() -> None:
+    server = FakeServer()
+    mp = SceneMultiplayer(server)
+    spawner = mp.add_spawner("Main/Spawner", "Main/Heroes", [HERO, MOB])
+    seen: list[tuple[str, dict[str, Any]]] = []
+    refused: list[str] = []
+    mp.synchronized.connect(lambda node, changed: seen.append((node.name, changed)))
+    mp.packet_refused.connect(lambda peer, why: refused.append(why))
+    server.join(5)
+    server.join(6)
+    hero = spawner.spawn(0, "5", owner=5)
+    assert hero.sync_id is None and server.take()[-1][1] == Spawn(1, 1, "5", (), (), 0)
+    with pytest.raises(ValueError, match="needs owner"):
+        spawner.spawn(0, "x")
+    with pytest.raises(ValueError, match="no owned synchronizer, so no owner"):
+        spawner.spawn(1, "y", owner=5)
+    path = "Main/Heroes/5/OwnerSynchronizer"
+    server.protocol.data_to_send()  # ADD_PEER for the two clients
+    server.receive(5, SimplifyPath(7, path, EMPTY_CHECKSUM).encode())
+    server.receive(6, SimplifyPath(7, path, EMPTY_CHECKSUM).encode())
+    assert server.protocol.data_to_send() == [
+        (5, ConfirmPath(True, 7).encode()),
+        (6, ConfirmPath(True, 7).encode()),
+    ]
+    net_id = 0x80000007
+    server.receive(5, Sync(3, (SyncState(net_id, (Vector2(1, 2),)),)).encode())
+    server.receive(5, Sync(2, (SyncState(net_id, (Vector2(9, 9),)),)).encode())  # stale
+    server.receive(5, DeltaSync((DeltaState(net_id, 1, (4,)),)).encode())
+    server.receive(6, Sync(4, (SyncState(net_id, (Vector2(6, 6),)),)).encode())  # not 6's
+    server.receive(5, Sync(5, (SyncState(1, (Vector2(6, 6),)),)).encode())  # a spawn net id
+    server.receive(5, Sync(5, (SyncState(net_id, (1, 2)),)).encode())  # two values, not one
+    assert seen == [("5", {"aim": Vector2(1, 2)}), ("5", {"presses": 4})]
+    assert hero.owned_values == {"aim": Vector2(1, 2), "presses": 4}
+    assert [why.split(",")[0] for why in refused] == [
+        "peer 6 synced 'Main/Heroes/5/OwnerSynchronizer'",
+        "peer 5 synced net id 1",
+        "SYNC has 2 values",
+    ]
+    spawner.despawn(hero)
+    assert path not in mp.owned_at
