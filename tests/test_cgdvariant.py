@@ -12,6 +12,8 @@ import gc
 import json
 import os
 import random
+import subprocess
+import sys
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -226,3 +228,33 @@ def test_the_stream_hot_path_stops_where_python_must_go_on(core: Any, big_endian
         after,
     )
     assert core.decode_frames(buffer, 0, big_endian, 7, profile, DEFAULT_LIMITS) == ([], 0)
+
+
+def test_a_failing_table_setup_raises_instead_of_crashing(core: Any) -> None:
+    """The C code reads its classes from _ctables on first use; if that fails, every entry
+    point raises the error (found when a rename broke it: the second call crashed)."""
+    script = """if True:
+        import gdvariant._ctables as tables
+        def broken():
+            raise AttributeError("broken on purpose")
+        tables.classes = broken
+        import gdvariant as gd
+        from gdvariant import _cgdvariant as c
+        p, limits = gd.get_profile("4"), gd.Limits()
+        calls = [
+            lambda: c.decode_value(bytes(4), p, False, 0, limits),
+            lambda: c.encode_value(1, p, False),
+            lambda: c.decode_whole(bytes(4), p, False, limits),
+            lambda: c.fastlz_decompress(b"\\xff", 3),
+            lambda: c.decode_frames(bytearray(8), 0, False, 9, p, limits),
+        ]
+        for call in calls:
+            try:
+                call()
+            except AttributeError as exc:
+                assert str(exc) == "broken on purpose"
+            else:
+                raise SystemExit("no error")
+    """
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr

@@ -99,36 +99,50 @@ static int setup(void) {
     PyObject *mod = PyImport_ImportModule("gdvariant._ctables");
     if (mod == NULL) return -1;
     PyObject *cls = PyObject_CallMethod(mod, "classes", NULL);
-    table_builder = PyObject_GetAttrString(mod, "table");
+    PyObject *builder = cls == NULL ? NULL : PyObject_GetAttrString(mod, "table");
     Py_DECREF(mod);
-    if (cls == NULL || table_builder == NULL) {
+    if (builder == NULL) {
         Py_XDECREF(cls);
         return -1;
     }
-    if (!PyArg_ParseTuple(cls, "OOOOOOOOOOlOOOOO", &StringName, &NodePath, &RID, &ObjectID,
-                          &PackedStringArray, &CallableValue, &pure_decode, &pure_encode,
-                          &TypedArray, &Dictionary, &builtin_kind, &Signal, &ElementType,
-                          &ObjectType, &pure_decompress, &pure_whole)) {
+    PyObject **slots[] = {&StringName, &NodePath, &RID, &ObjectID, &PackedStringArray,
+                          &CallableValue, &pure_decode, &pure_encode, &TypedArray,
+                          &Dictionary, &Signal, &ElementType, &ObjectType, &pure_decompress,
+                          &pure_whole};
+    PyObject *got[15];
+    if (!PyArg_ParseTuple(cls, "OOOOOOOOOOlOOOOO", &got[0], &got[1], &got[2], &got[3],
+                          &got[4], &got[5], &got[6], &got[7], &got[8], &got[9],
+                          &builtin_kind, &got[10], &got[11], &got[12], &got[13], &got[14])) {
         Py_DECREF(cls);
+        Py_DECREF(builder);
         return -1;
     }
-    Py_INCREF(StringName); Py_INCREF(NodePath); Py_INCREF(RID); Py_INCREF(ObjectID);
-    Py_INCREF(PackedStringArray); Py_INCREF(CallableValue); Py_INCREF(pure_decode);
-    Py_INCREF(pure_encode); Py_INCREF(TypedArray); Py_INCREF(Dictionary); Py_INCREF(Signal);
-    Py_INCREF(ElementType); Py_INCREF(ObjectType); Py_INCREF(pure_decompress);
-    Py_INCREF(pure_whole);
+    PyObject *made = PyDict_New();
+    if (made == NULL) {
+        Py_DECREF(cls);
+        Py_DECREF(builder);
+        return -1;
+    }
+    for (int i = 0; i < 15; i++) { /* kept for the life of the process */
+        Py_INCREF(got[i]);
+        *slots[i] = got[i];
+    }
     Py_DECREF(cls);
-    tables = PyDict_New();
-    return tables == NULL ? -1 : 0;
+    table_builder = builder;
+    tables = made;
+    return 0;
 }
 
-static void table_free(PyObject *capsule) {
-    Table *t = PyCapsule_GetPointer(capsule, "gdvariant.table");
-    if (t == NULL) return;
+static void table_release(Table *t) {
     Py_XDECREF(t->keep);
     Py_XDECREF(t->classes);
     PyMem_Free(t->entries);
     PyMem_Free(t);
+}
+
+static void table_free(PyObject *capsule) {
+    Table *t = PyCapsule_GetPointer(capsule, "gdvariant.table");
+    if (t != NULL) table_release(t);
 }
 
 static int as_long(PyObject *o, long long *out) {
@@ -292,7 +306,7 @@ static Table *table_for(PyObject *profile) {
         if (t == NULL) return NULL;
         capsule = PyCapsule_New(t, "gdvariant.table", table_free);
         if (capsule == NULL) {
-            table_free(NULL);
+            table_release(t);
             return NULL;
         }
         int rc = PyDict_SetItem(tables, profile, capsule);

@@ -16,9 +16,8 @@ from __future__ import annotations
 from struct import Struct
 from typing import Any
 
-from . import _decoder, _encoder, _fastlz
-from ._errors import DecodeError
-from ._layouts import LAYOUTS
+from . import _pure
+from ._layouts import FLAG_64, LAYOUTS, MATH_CLASSES, PACKED_ARRAYS, PACKED_CLASSES
 from ._packed import PackedStringArray
 from ._profiles import KIND_BARE_OBJECT, KIND_BARE_RID, Profile
 from ._types import (
@@ -85,30 +84,18 @@ def classes() -> tuple[Any, ...]:
         RID,
         ObjectID,
         PackedStringArray,
-        _decoder._CALLABLE,
-        _decoder.decode_value,
-        _pure_encode,
+        _pure.CALLABLE,
+        _pure.decode_value,
+        _pure.encode_value,
         TypedArray,
         Dictionary,
         int(ContainerKind.BUILTIN),
         Signal,
         ElementType,
         int(T.OBJECT),
-        _fastlz.decompress,
-        _pure_decode_whole,
+        _pure.fastlz_decompress,
+        _pure.decode_whole,
     )
-
-
-def _pure_decode_whole(data: Any, profile: Profile, allow_objects: bool, limits: Any) -> Any:
-    value, end = _decoder.decode_value(data, profile, allow_objects, 0, limits)
-    size = memoryview(data).nbytes
-    if end < size:
-        raise DecodeError(f"{size - end} bytes of trailing data after the value", end)
-    return value
-
-
-def _pure_encode(value: Any, profile: Profile, full_objects: bool) -> bytes:
-    return _encoder.encoder_for(profile).encode(value, full_objects)
 
 
 def _flat_class(unflatten: Any, components: int) -> type | None:
@@ -122,7 +109,7 @@ def _decode_table(profile: Profile) -> tuple[Any, ...]:
     actions = bytearray(256)
     math: list[tuple[Any, ...]] = []
     packed: list[tuple[Any, ...]] = []
-    fixed = _decoder._fixed_table(profile)
+    fixed = _pure.math_layouts(profile)
     for wire, kind in enumerate(profile.kind_codes):
         if kind < 0:
             continue
@@ -134,8 +121,8 @@ def _decode_table(profile: Profile) -> tuple[Any, ...]:
             actions[wire] = _A_MATH
             flat = _flat_class(unflatten, components)
             math.append((wire, components, narrow.format[-1], wide.format[-1], unflatten, flat))
-        elif kind in _decoder._PACKED:
-            narrow_cls, wide_cls = _decoder._PACKED[kind]
+        elif kind in PACKED_ARRAYS:
+            narrow_cls, wide_cls = PACKED_ARRAYS[T(kind)]
             actions[wire] = _A_PACKED
             packed.append((wire, narrow_cls, wide_cls, narrow_cls.itemsize, wide_cls.itemsize))
         else:
@@ -153,7 +140,7 @@ def _decode_table(profile: Profile) -> tuple[Any, ...]:
         0xFFFFFF00 if profile.strict_header else 0,
         profile.typed_arrays,
         profile.typed_dictionaries,
-        _decoder._FLAG_64 if profile.double_flagged else 0,
+        FLAG_64 if profile.double_flagged else 0,
         tuple(math),
         tuple(packed),
         elements,
@@ -169,10 +156,11 @@ def _probe_header(encode: Any, value: Any) -> int | None:
 
 
 def _encode_table(profile: Profile) -> tuple[Any, ...]:
-    enc = _encoder.encoder_for(profile)
-    encode = enc.encode
+    def encode(value: Any) -> bytes:
+        return _pure.encode_value(value, profile, False)
+
     entries: list[tuple[Any, ...]] = []
-    for cls, vtype in _encoder._MATH_CLASSES.items():
+    for cls, vtype in MATH_CLASSES.items():
         sample = cls()
         header = _probe_header(encode, sample)
         if header is None:
@@ -182,7 +170,7 @@ def _encode_table(profile: Profile) -> tuple[Any, ...]:
         code = "i" if layout.kind == "i32" else ("d" if width == 8 else "f")
         flat = _flat_class(layout.unflatten, layout.components) is cls
         entries.append((cls, _E_MATH, header, layout.components, code, flat, layout.flatten))
-    for packed_cls in _encoder._PACKED_CLASSES:
+    for packed_cls in PACKED_CLASSES:
         probe = packed_cls.frombuffer(bytes(range(1, packed_cls.itemsize + 1)))
         header = _probe_header(encode, probe)
         if header is not None and encode(probe)[8:] == bytes(probe):  # one block, as stored
