@@ -39,7 +39,7 @@ with contextlib.nullcontext() if FAST else atheris.instrument_imports():
     from mutations import MUTATORS
 
     import gdvariant as gd
-    from gdvariant import _decoder, _fastlz
+    from gdvariant import _fastlz, _pure
 
 if maybe_compiled is None:
     sys.exit("gdvariant._cgdvariant is not built: pip install -e . with a C compiler")
@@ -57,7 +57,7 @@ def check_decode(profile: gd.Profile, data: bytes, tight: bool) -> None:
     if problem:
         raise AssertionError(f"{profile.name}: {problem}")
     try:
-        value, _ = _decoder.decode_value(data, profile, True, 0, limits)
+        value, _ = _pure.decode_value(data, profile, True, 0, limits)
     except gd.DecodeError:
         return
     problem = compare_encode(value, profile, True)

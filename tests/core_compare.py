@@ -13,7 +13,7 @@ from types import ModuleType
 from typing import Any
 
 import gdvariant as gd
-from gdvariant import _decoder, _encoder
+from gdvariant import _pure
 from gdvariant._limits import DEFAULT_LIMITS
 
 __all__ = ["compare_decode", "compare_encode", "compiled", "same_value"]
@@ -65,7 +65,7 @@ def compare_decode(
     """``None`` when both cores decode ``data`` alike, else what differs."""
     assert compiled is not None
     results = []
-    for decode in (_decoder.decode_value, compiled.decode_value):
+    for decode in (_pure.decode_value, compiled.decode_value):
         try:
             results.append(("value", decode(data, profile, allow_objects, 0, limits)))
         except (gd.DecodeError, ValueError) as exc:
@@ -82,12 +82,16 @@ def compare_encode(value: Any, profile: gd.Profile, full_objects: bool = True) -
     """``None`` when both cores encode ``value`` to the same bytes or the same error."""
     assert compiled is not None
     results: list[tuple[str, Any]] = []
-    for encode in (_encoder.encoder_for(profile).encode, _compiled_encoder(profile)):
+    for encode in (_pure_encoder(profile), _compiled_encoder(profile)):
         try:
             results.append(("bytes", encode(value, full_objects)))
         except gd.EncodeError as exc:
             results.append(("error", _error_fields(exc)))
     return None if results[0] == results[1] else f"pure {results[0]!r}, compiled {results[1]!r}"
+
+
+def _pure_encoder(profile: gd.Profile) -> Callable[[Any, bool], bytes]:
+    return lambda value, full_objects: _pure.encode_value(value, profile, full_objects)
 
 
 def _compiled_encoder(profile: gd.Profile) -> Callable[[Any, bool], bytes]:

@@ -1,29 +1,26 @@
-"""The compiled core (``gdvariant._cgdvariant``) against the pure-Python core, the reference.
-
-Both cores must give the same value (types included) and end offset, or the same error with the
-same message, offset, path, Godot code and limit; and the same bytes or the same EncodeError.
-Without a C compiler the module is absent and these tests skip, unless
-``GDVARIANT_REQUIRE_COMPILED=1`` says it must be there (CI).
+"""What only the compiled core (``gdvariant._cgdvariant``) has: its fast path, FastLZ in C, the
+stream hot path, and its own failure modes. The comparison of the two cores on random values and
+bytes is ``test_core_differential.py``, and their memory ``test_core_leaks.py``. Without a C
+compiler these tests skip, unless ``GDVARIANT_REQUIRE_COMPILED=1`` says it must be there (CI).
 """
 
 from __future__ import annotations
 
-import gc
 import json
-import os
 import random
 import subprocess
 import sys
-import tracemalloc
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
+import cores
 import pytest
-from core_compare import compare_decode, compare_encode, compiled, same_value
-from random_values import RELEASES, mutated_encodings, random_value
+from core_compare import compare_decode, same_value
+from random_values import RELEASES, random_value
 
 import gdvariant as gd
-from gdvariant import _decoder, _encoder, _fastlz
+from gdvariant import _fastlz, _pure
 from gdvariant._limits import DEFAULT_LIMITS
 
 VECTORS = Path(__file__).parent / "vectors"
@@ -33,37 +30,9 @@ PROFILES = [gd.get_profile(name) for name in RELEASES] + [
 
 
 @pytest.fixture(scope="module")
-def core() -> Any:
-    """The compiled module; skipped where it was not built, required by the CI flag."""
-    if compiled is None:
-        if os.environ.get("GDVARIANT_REQUIRE_COMPILED") == "1":
-            pytest.fail("GDVARIANT_REQUIRE_COMPILED=1 but gdvariant._cgdvariant is not built")
-        pytest.skip("gdvariant._cgdvariant is not built (no C compiler at install time)")
-    return compiled
-
-
-@pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
-def test_random_values_encode_and_decode_alike(core: Any, profile: gd.Profile) -> None:
-    rng = random.Random(f"cores-{profile.name}")
-    version = profile.name.removesuffix("+double")
-    for _ in range(150):
-        value = random_value(rng, version=version)
-        assert compare_encode(value, profile, True) is None
-        assert compare_encode(value, profile, False) is None
-        try:
-            blob = _encoder.encoder_for(profile).encode(value, True)
-        except gd.EncodeError:
-            continue
-        assert compare_decode(blob, profile) is None
-
-
-@pytest.mark.parametrize("version", RELEASES)
-def test_mutated_bytes_decode_to_the_same_value_or_error(core: Any, version: str) -> None:
-    profile = gd.get_profile(version)
-    tight = gd.Limits(max_depth=3, max_size=2048, max_length=16, max_elements=8)
-    for blob in mutated_encodings(random.Random(f"mutated-{version}"), version, 200):
-        assert compare_decode(blob, profile) is None
-        assert compare_decode(blob, profile, False, tight) is None
+def core() -> ModuleType:
+    """The compiled module (skipped where it is not built, unless it is required)."""
+    return cores.core("c")
 
 
 @pytest.mark.parametrize("release", ["4.6", "3.6", "3.2"])
@@ -93,30 +62,10 @@ def test_the_benchmark_payloads_stay_on_the_fast_path(core: Any) -> None:
     ]
     for value in values:
         blob = core.fast_path_encode(value, profile)
-        assert blob == _encoder.encoder_for(profile).encode(value)
+        assert blob == _pure.encode_value(value, profile, False)
         decoded, end = core.fast_path_decode(blob, profile, DEFAULT_LIMITS)
-        assert same_value(decoded, _decoder.decode_value(blob, profile)[0])
+        assert same_value(decoded, _pure.decode_value(blob, profile, False, 0, DEFAULT_LIMITS)[0])
         assert end == len(blob)
-
-
-def test_a_node_path_whose_counts_wrap_reads_no_strings(core: Any) -> None:
-    # Found by fuzz/fuzz_cores.py: 1 name + 0xFFFFFFFF subnames wraps to 0 strings (Godot adds
-    # the counts as uint32). The C code sized the subname tuple as "0 - 1" and ran out of memory.
-    blob = bytes.fromhex("1600000001000080ffffffff00000000")
-    profile = gd.get_profile("4")
-    assert core.decode_value(blob, profile, False, 0, DEFAULT_LIMITS) == (gd.NodePath(""), 16)
-    assert compare_decode(blob, profile) is None
-
-
-def test_errors_keep_offset_path_code_and_limit(core: Any) -> None:
-    profile = gd.get_profile("4")
-    blob = gd.dumps([1, {"a": "x" * 40}])
-    with pytest.raises(gd.DecodeError) as caught:
-        core.decode_value(blob, profile, False, 0, gd.Limits(max_length=8))
-    assert (caught.value.path, caught.value.limit) == ('[1]["a"]', "max_length")
-    with pytest.raises(gd.EncodeError) as refused:
-        core.encode_value([0, {"k": "a\0b"}], profile, False)
-    assert refused.value.path == '[1]["k"]'
 
 
 def test_fastlz_gives_the_pure_bytes(core: Any) -> None:
@@ -136,56 +85,6 @@ def test_fastlz_gives_the_pure_bytes(core: Any) -> None:
             assert str(caught.value) == str(expected.value)
 
 
-def test_memory_stays_flat_over_many_round_trips(core: Any) -> None:
-    """No reference leaks on the fast path, the hand-over path, errors or FastLZ."""
-    rng = random.Random(11)
-    value = [
-        {
-            "id": i,
-            "name": f"n{i}",
-            "at": gd.Vector3(rng.random(), 2, 3),
-            "hp": rng.random(),
-            "big": 2**40 + i,
-            "tags": gd.PackedStringArray(["a", "b"]),
-            "data": gd.PackedFloat32Array([1.5] * 8),
-            "path": gd.NodePath("/root/x:y"),
-            "t": gd.Transform3D(),
-            "raw": b"xyz",
-            "none": None,
-        }
-        for i in range(300)
-    ]
-    slow = [gd.TypedArray(gd.VariantType.INT, [1, 2]), gd.Signal("s", 1)]
-    profile = gd.get_profile("4")
-    blob = core.encode_value(value, profile, False)
-    bad = core.encode_value(value[:2], profile, False)[:-3]
-
-    def rounds(count: int) -> None:
-        for _ in range(count):
-            out = core.encode_value(value, profile, False)
-            core.decode_value(out, profile, False, 0, DEFAULT_LIMITS)
-            core.decode_value(
-                core.encode_value(slow, profile, False), profile, False, 0, DEFAULT_LIMITS
-            )
-            core.fastlz_decompress(core.fastlz_compress(blob), len(blob))
-            with pytest.raises(gd.DecodeError):
-                core.decode_value(bad, profile, False, 0, DEFAULT_LIMITS)
-
-    rounds(10)  # warm caches (profile tables)
-    gc.collect()
-    tracemalloc.start()
-    try:
-        rounds(5)
-        gc.collect()
-        before = tracemalloc.get_traced_memory()[0]
-        rounds(100)
-        gc.collect()
-        grown = tracemalloc.get_traced_memory()[0] - before
-    finally:
-        tracemalloc.stop()
-    assert grown < 64 * 1024, f"{grown:,} bytes kept after 100 round trips"
-
-
 def test_dictionaries_whose_keys_merge_are_read_in_bounded_time(core: Any) -> None:
     """1 and true are two keys in Godot: the C code reads such a Dictionary again as pairs.
     Nested 60 deep, with the merge found after each inner one, re-reading every level again
@@ -194,13 +93,12 @@ def test_dictionaries_whose_keys_merge_are_read_in_bounded_time(core: Any) -> No
     value: Any = {"leaf": 0}
     for _ in range(60):
         value = gd.Dictionary([(1, value), (True, 0)])
-    blob = _encoder.encoder_for(gd.get_profile("4")).encode(value)
+    blob = _pure.encode_value(value, gd.get_profile("4"), False)
     assert compare_decode(blob, gd.get_profile("4")) is None
     decoded = core.decode_value(blob, gd.get_profile("4"), False, 0, DEFAULT_LIMITS)[0]
     assert same_value(decoded, value)
-    shallow = _encoder.encoder_for(gd.get_profile("4")).encode(
-        [gd.Dictionary([(1, "a"), (1.0, "b")]), gd.Dictionary([([], 1)])]
-    )
+    pairs = [gd.Dictionary([(1, "a"), (1.0, "b")]), gd.Dictionary([([], 1)])]
+    shallow = _pure.encode_value(pairs, gd.get_profile("4"), False)
     assert compare_decode(shallow, gd.get_profile("4")) is None
 
 

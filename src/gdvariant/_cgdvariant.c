@@ -828,6 +828,26 @@ static PyObject *fast_decode(Table *t, Caps caps, const unsigned char *p, Py_ssi
     return r;
 }
 
+/* fast_decode on any buffer (bytes without the buffer protocol's cost); a buffer that cannot
+ * be read simply is handed over, as is everything else the fast path cannot do. */
+static PyObject *decode_data(Table *t, Caps caps, PyObject *data, Py_ssize_t offset,
+                             Py_ssize_t *size) {
+    if (PyBytes_CheckExact(data)) {
+        if (size) *size = PyBytes_GET_SIZE(data);
+        return fast_decode(t, caps, (const unsigned char *)PyBytes_AS_STRING(data),
+                           PyBytes_GET_SIZE(data), offset);
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0) {
+        PyErr_Clear();
+        return NULL;
+    }
+    if (size) *size = view.len;
+    PyObject *r = fast_decode(t, caps, view.buf, view.len, offset);
+    PyBuffer_Release(&view);
+    return r;
+}
+
 static PyObject *py_decode_value(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 5) {
         PyErr_SetString(PyExc_TypeError,
@@ -843,19 +863,7 @@ static PyObject *py_decode_value(PyObject *self, PyObject *const *args, Py_ssize
     Table *t = table_for(args[1]);
     Caps caps;
     if (t == NULL || load_limits(args[4], &caps) < 0) return NULL;
-    PyObject *r;
-    if (PyBytes_CheckExact(data)) {
-        r = fast_decode(t, caps, (const unsigned char *)PyBytes_AS_STRING(data),
-                        PyBytes_GET_SIZE(data), offset);
-    } else {
-        Py_buffer view;
-        if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0) {
-            PyErr_Clear();
-            goto pure;
-        }
-        r = fast_decode(t, caps, view.buf, view.len, offset);
-        PyBuffer_Release(&view);
-    }
+    PyObject *r = decode_data(t, caps, data, offset, NULL);
     if (r != NULL || PyErr_Occurred()) return r;
 pure:
     return PyObject_Vectorcall(pure_decode, args, 5, NULL);
@@ -872,21 +880,8 @@ static PyObject *py_decode_whole(PyObject *self, PyObject *const *args, Py_ssize
     Table *t = table_for(args[1]);
     Caps caps;
     if (t == NULL || load_limits(args[3], &caps) < 0) return NULL;
-    PyObject *r = NULL;
     Py_ssize_t size = 0;
-    if (PyBytes_CheckExact(args[0])) {
-        size = PyBytes_GET_SIZE(args[0]);
-        r = fast_decode(t, caps, (const unsigned char *)PyBytes_AS_STRING(args[0]), size, 0);
-    } else {
-        Py_buffer view;
-        if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
-            PyErr_Clear();
-        } else {
-            size = view.len;
-            r = fast_decode(t, caps, view.buf, view.len, 0);
-            PyBuffer_Release(&view);
-        }
-    }
+    PyObject *r = decode_data(t, caps, args[0], 0, &size);
     if (r == NULL && PyErr_Occurred()) return NULL;
     if (r != NULL) {
         Py_ssize_t end = PyLong_AsSsize_t(PyTuple_GET_ITEM(r, 1));
