@@ -15,9 +15,10 @@ byte picks the profile, the second the target; the seed corpus is fuzz_decode.py
 runs. gcc cannot instrument C for libFuzzer, so this mode is a mutation loop of its own: each
 run takes a corpus input, applies one to three of the structure-aware mutations of
 ``tests/mutations.py`` (truncate, flip, header, length, splice, word), and sends it through the
-compiled fast path (``fast_path_decode``, then ``fast_path_encode`` of what it decoded) or
-FastLZ; one input in sixteen that the fast path decodes is checked against the pure core, and
-inputs it decodes join the pool. It prints the run count at the end.
+compiled fast path (``fast_path_decode``, then ``fast_path_encode`` of what it decoded; for
+some, ``decode_frames`` on the same bytes as a stream) or FastLZ; one input in sixteen that the
+fast path decodes is checked against the pure core, and inputs it decodes join the pool. It
+prints the run count at the end.
 """
 
 from __future__ import annotations
@@ -85,7 +86,10 @@ def fast_path(profile: gd.Profile, control: int, data: bytes, check: bool) -> bo
         compiled.fast_path_fastlz_decompress(data, (control - 200) * 37 + len(data))
         compiled.fastlz_compress(data)
         return False
-    got = compiled.fast_path_decode(data, profile, TIGHT if control & 1 else gd.Limits())
+    limits = TIGHT if control & 1 else gd.Limits()
+    if control & 2:  # the same bytes as a stream of frames, for the stream hot path
+        compiled.decode_frames(bytearray(data), 0, control & 4 == 4, 1 << 20, profile, limits)
+    got = compiled.fast_path_decode(data, profile, limits)
     if got is None:
         return False
     compiled.fast_path_encode(got[0], profile)
