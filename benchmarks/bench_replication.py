@@ -16,7 +16,18 @@ and tick). Reported per tick:
   sends only the last tick's changes over a reliable channel; that figure is printed too,
   for reference.
 
-Run: ``python benchmarks/bench_replication.py [--ticks N]``.
+Two models of how a property changes, both with the same 5% of properties changing per tick:
+
+* ``noise``: a new value drawn uniformly from the property's whole range, independent of
+  the old one (the worst case for value deltas, which then only cost their 2-bit escape);
+* ``motion``: a step from where the value is, as in a game: positions move a few units,
+  velocities and angles turn a little, health, ammo, kills, ping and speed go up or down by a
+  little, booleans flip; categorical values (team, weapon, stance, target, name) are drawn
+  anew as in ``noise``. This is the case value deltas (wire doc §5.1) exist for.
+
+Each runs with value deltas off and on (``SnapshotEncoder(value_deltas=...)``). Run:
+``python benchmarks/bench_replication.py [--ticks N] [--values noise|motion|both]
+[--value-deltas on|off|both]``.
 """
 
 from __future__ import annotations
@@ -128,6 +139,46 @@ def random_value(path: str, rng: random.Random) -> Any:
     return rng.random() < 0.5
 
 
+def _clamp(x: float, low: float, high: float) -> float:
+    return min(max(x, low), high)
+
+
+def moved_value(path: str, current: Any, rng: random.Random) -> Any:
+    """A new value for one flat property, a step from ``current`` (the ``motion`` model)."""
+    name = path.split("[")[0]
+    u = rng.uniform
+    if name == "origin":
+        x, y, z = current
+        return (
+            _clamp(x + u(-8, 8), -4000, 4000),
+            _clamp(y + u(-8, 8), -4000, 4000),
+            _clamp(z + u(-4, 4), 0, 500),
+        )
+    if name == "velocity":
+        return tuple(_clamp(c + u(-30, 30), -300, 300) for c in current)
+    if name == "angles":
+        return (current[0] + u(-0.2, 0.2), current[1] + u(-0.2, 0.2), 0.0)
+    if name == "aim":
+        return tuple(c + u(-0.1, 0.1) for c in current)
+    if name in ("health", "armor"):
+        return int(_clamp(current + rng.randrange(-20, 21), 0, 255))
+    if name == "stamina":
+        return _clamp(current + u(-0.05, 0.05), 0.0, 1.0)
+    if name == "score":
+        return current + rng.randrange(0, 50)
+    if name == "ammo":
+        return current - 1 if current else 511
+    if name in ("kills", "deaths"):
+        return (current + 1) % 1024
+    if name == "ping":
+        return int(_clamp(current + rng.randrange(-10, 11), 0, 1023))
+    if name == "speed":
+        return _clamp(current + u(-20, 20), 0.0, 400.0)
+    if isinstance(current, bool):
+        return not current
+    return random_value(path, rng)
+
+
 def set_path(ent: Any, path: str, value: Any) -> None:
     """Write one flat property by path (``ammo[3]`` or ``health``)."""
     if "[" in path:
@@ -176,14 +227,14 @@ def changed_since(last_change: dict[tuple[int, int], int], base: int) -> dict[in
     return since
 
 
-def run(ticks: int, warmup: int, seed: int) -> None:
+def run(ticks: int, warmup: int, seed: int, values: str = "noise", deltas: bool = True) -> None:
     rng = random.Random(seed)
     schema = Schema.build([Soldier])
     lay = schema.layout(Soldier)
     paths = [p.path for p in lay.props]
     assert len(paths) == 30, len(paths)
     world = World(schema)
-    encoder = SnapshotEncoder(world, history=32)
+    encoder = SnapshotEncoder(world, history=32, value_deltas=deltas)
     ents = []
     for _ in range(ENTITIES):
         ent = world.spawn(Soldier)
@@ -208,10 +259,13 @@ def run(ticks: int, warmup: int, seed: int) -> None:
         picks = [
             (rng.randrange(ENTITIES), rng.randrange(len(paths))) for _ in range(per_tick_changes)
         ]
-        values = [random_value(paths[i], rng) for _, i in picks]
+        if values == "motion":
+            new = [moved_value(paths[i], ents[e]._net_vals[i], rng) for e, i in picks]
+        else:
+            new = [random_value(paths[i], rng) for _, i in picks]
         before = {(e, i): ents[e]._net_vals[i] for e, i in picks}
         start = time.perf_counter()
-        for (e, i), value in zip(picks, values, strict=True):
+        for (e, i), value in zip(picks, new, strict=True):
             set_path(ents[e], paths[i], value)
         mid = time.perf_counter()
         cpu = time.process_time()
@@ -243,8 +297,9 @@ def run(ticks: int, warmup: int, seed: int) -> None:
             godot_same.append(godot_delta(ents, changed_since(last_change, base)))
             godot_by_lag.setdefault(cid, []).append(godot_same[-1])
     print(
-        f"world: {ENTITIES} entities x {len(paths)} props, {per_tick_changes} changes/tick, "
-        f"{CLIENTS} clients, ack lag 0-{MAX_LAG}, {ticks} ticks measured"
+        f"world: {ENTITIES} entities x {len(paths)} props, {per_tick_changes} changes/tick "
+        f"({values} values), {CLIENTS} clients, ack lag 0-{MAX_LAG}, {ticks} ticks measured, "
+        f"value deltas {'on' if deltas else 'off'}"
     )
     print(
         f"server, property writes (encode once): median {statistics.median(write_ms):.2f} ms/tick"
@@ -268,17 +323,21 @@ def run(ticks: int, warmup: int, seed: int) -> None:
 
 
 def command_line(doc: str | None, ticks: int) -> argparse.Namespace:
-    """``--ticks``, ``--warmup`` and ``--seed`` of the replication benchmarks."""
+    """``--ticks``, ``--warmup``, ``--seed`` and ``--values`` of the replication benchmarks."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0] if doc else None)
     parser.add_argument("--ticks", type=int, default=ticks)
     parser.add_argument("--warmup", type=int, default=12)
     parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--values", choices=("noise", "motion", "both"), default="both")
+    parser.add_argument("--value-deltas", choices=("on", "off", "both"), default="both")
     return parser.parse_args()
 
 
 def main() -> None:
     args = command_line(__doc__, 60)
-    run(args.ticks, args.warmup, args.seed)
+    for values in ("noise", "motion") if args.values == "both" else (args.values,):
+        for deltas in ("off", "on") if args.value_deltas == "both" else (args.value_deltas,):
+            run(args.ticks, args.warmup, args.seed, values, deltas == "on")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,9 @@ the base state and all. It also checks the engine's decoded full state against t
 quantized state, compared through ``var_to_bytes``, so the timings are of a decoder that gets
 the right answer.
 
+Values move in steps (``--values motion``, the default) or are drawn anew (``noise``), and the
+encoder sends value deltas or not (``--value-deltas on|off``), as in ``bench_replication.py``.
+
 Run (as root, with the engines installed): ``python benchmarks/bench_replication_gdscript.py``.
 """
 
@@ -31,7 +34,7 @@ from gdvariant.replication import (
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from bench_replication import ENTITIES, Soldier, random_value, set_path
+from bench_replication import ENTITIES, Soldier, moved_value, random_value, set_path
 from engines import find_engine
 
 _DRIVER = """extends SceneTree
@@ -82,7 +85,7 @@ def changed_props(ents: list[Any], base: int) -> int:
     total = 0
     for ent in ents:
         mask = 0
-        for tick, changed in ent._net_hist:
+        for tick, changed, *_ in ent._net_hist:
             if tick > base:
                 mask |= changed
         total += mask.bit_count()
@@ -93,6 +96,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--seed", type=int, default=3)
+    parser.add_argument("--values", choices=("noise", "motion"), default="motion")
+    parser.add_argument("--value-deltas", choices=("on", "off"), default="on")
     args = parser.parse_args()
     engine, why = find_engine("4.6")
     if engine is None:
@@ -102,7 +107,7 @@ def main() -> int:
     schema = Schema.build([Soldier])
     paths = [p.path for p in schema.layout(Soldier).props]
     world = World(schema)
-    encoder = SnapshotEncoder(world)
+    encoder = SnapshotEncoder(world, value_deltas=args.value_deltas == "on")
     ents = [world.spawn(Soldier) for _ in range(ENTITIES)]
     for ent in ents:
         for path in paths:
@@ -113,8 +118,13 @@ def main() -> int:
     fulls: dict[int, bytes] = {}
     for _ in range(20):
         for _ in range(len(ents) * len(paths) // 20):
-            path = rng.choice(paths)
-            set_path(rng.choice(ents), path, random_value(path, rng))
+            i = rng.randrange(len(paths))
+            ent = rng.choice(ents)
+            if args.values == "motion":
+                value = moved_value(paths[i], ent._net_vals[i], rng)
+            else:
+                value = random_value(paths[i], rng)
+            set_path(ent, paths[i], value)
         tick = encoder.snapshot()
         fulls[tick] = encoder.packet_for("full")  # never acks: always a full update
         for lag in (0, 4, 8):

@@ -178,7 +178,32 @@ class Script:
         for ent in self.live:
             for prop in world.schema.flat(type(ent)):
                 if rng.random() < 0.08:
-                    world_set(ent, prop.path, random_value(prop.codec, rng))
+                    value = random_value(prop.codec, rng)
+                    if rng.random() < 0.5:  # a step from where it is: the value deltas
+                        value = nudge(prop.codec, ent._net_vals[prop.index], rng)
+                    world_set(ent, prop.path, value)
+
+
+def nudge(codec: Codec, value: Any, rng: random.Random) -> Any:
+    """A value near ``value`` (in steps of 1 to 1,000 quanta), so that the encoder sends
+    value deltas of every size; ``value`` itself where the codec has no such steps."""
+    quanta = rng.choice([1, 3, 40, 1000])
+    if isinstance(codec, UInt):
+        return (value + rng.choice([-quanta, quanta])) % (1 << codec.bits)
+    if isinstance(codec, Int):
+        half = 1 << (codec.bits - 1)
+        return min(max(value + rng.choice([-quanta, quanta]), -half), half - 1)
+    if isinstance(codec, VarInt):
+        return min(max(value + rng.choice([-quanta, quanta]), -(1 << 63)), (1 << 63) - 1)
+    if isinstance(codec, Quant):
+        return value + rng.choice([-quanta, quanta]) * codec.step
+    if isinstance(codec, Coord):
+        return value + rng.choice([-quanta, quanta]) / codec.scale
+    if isinstance(codec, Angle):
+        return value + rng.choice([-quanta, quanta]) * codec.step
+    if isinstance(codec, Vec2 | Vec3 | Vec4):
+        return tuple(nudge(codec.component, c, rng) for c in value)
+    return value
 
 
 def world_set(ent: Any, path: str, value: Any) -> None:

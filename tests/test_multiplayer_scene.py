@@ -10,7 +10,7 @@ import pytest
 from multiplayer_api_scene import ENTITY, PROJECT
 from multiplayer_fake import FakeServer
 
-from gdvariant import Vector2
+from gdvariant import Vector2, dumps
 from gdvariant.multiplayer import (
     EMPTY_CHECKSUM,
     NODE_RPC_FLAG,
@@ -198,6 +198,59 @@ def test_spawn_sync_delta_despawn(game: tuple[FakeServer, SceneMultiplayer]) -> 
         spawner.spawn(0, "a/b")
 
 
+def test_a_node_visible_to_some_peers_goes_only_to_them(
+    game: tuple[FakeServer, SceneMultiplayer],
+) -> None:
+    """``visible_to`` as a Godot synchronizer's ``set_visibility_for``: spawn, syncs,
+    deltas and despawn reach only those peers, including one that joins later."""
+    server, mp = game
+    spawner = mp.add_spawner("Main/Spawner", "Main/Mobs", [MOB])
+    server.join(5)
+    server.join(6)
+    mine = spawner.spawn(0, "Mine", {"hp": 1}, visible_to=[6, 7])
+    spawner.spawn(0, "All")
+    assert [(peer, type(p).__name__, getattr(p, "name", "")) for peer, p in server.take()] == [
+        (6, "SimplifyPath", ""),
+        (6, "Spawn", "Mine"),
+        (5, "SimplifyPath", ""),
+        (5, "Spawn", "All"),
+        (6, "Spawn", "All"),
+    ]
+    server.join(7)  # listed before it joined
+    assert [(peer, getattr(p, "name", "")) for peer, p in server.take()] == [
+        (7, ""),
+        (7, "Mine"),
+        (7, "All"),
+    ]
+    mp.sync()
+    synced = {
+        peer: sorted(s.net_id for s in p.states) for peer, p in server.take() if isinstance(p, Sync)
+    }
+    assert synced == {5: [4], 6: [2, 4], 7: [2, 4]}  # sync ids: Mine 2, All 4
+    mine.state.hp = 2
+    mp.sync()
+    deltas = [(peer, p) for peer, p in server.take() if isinstance(p, DeltaSync)]
+    hp = DeltaSync((DeltaState(2, 0b01, (2,)),))
+    assert deltas == [(6, hp), (7, hp)]
+    spawner.despawn(mine)
+    assert server.take() == [(6, Despawn(1)), (7, Despawn(1))]
+
+
+def test_watched_values_are_judged_by_their_bytes(
+    game: tuple[FakeServer, SceneMultiplayer],
+) -> None:
+    """The shortcut for unchanged int/str/bool values never hides a change of bytes: 1 then
+    True, 0.0 then -0.0 are changes; an equal int or str reuses last frame's bytes."""
+    _, mp = game
+    node = mp.add_spawner("Main/Spawner", "Main/Mobs", [MOB]).spawn(0, "M")
+    first = node.watched_bytes({"n": 1, "s": "é", "f": 0.0}, ["n", "s", "f"])
+    again = node.watched_bytes({"n": 1, "s": "é", "f": 0.0}, ["n", "s", "f"])
+    assert again == first and again["n"] is first["n"] and again["s"] is first["s"]
+    changed = node.watched_bytes({"n": True, "s": "é", "f": -0.0}, ["n", "s", "f"])
+    assert changed["n"] == dumps(True) != first["n"]
+    assert changed["f"] == dumps(-0.0) != first["f"]
+
+
 def test_sync_packets_split_as_godot_does(game: tuple[FakeServer, SceneMultiplayer]) -> None:
     server, mp = game
     spawner = mp.add_spawner("Main/Spawner", "Main/Mobs", [MOB])
@@ -261,6 +314,25 @@ def test_scene_handlers_serve_every_spawned_instance() -> None:
     server.on_packet(5, RemoteCall(0, (1,), path="Api/Entities/B"))
     server.on_packet(5, RemoteCall(0, (2,), path="Api/Entities/A"))
     assert pokes == [("B", 5, 1), ("A", 5, 2)]
+
+
+def test_rpcs_on_a_node_reach_only_the_peers_that_see_it() -> None:
+    """Godot's sender refuses a target that cannot see the node (spec §9.1, §11.6)."""
+    server = FakeServer()
+    mp = SceneMultiplayer(server, project=PROJECT)
+    spawner = mp.add_spawner("Api/Spawner", "Api/Entities", [ENTITY])
+    server.join(5)
+    server.join(6)
+    node = spawner.spawn(0, "A", visible_to=[6])
+    server.take()
+    with pytest.raises(ValueError, match="peer 5 cannot see Api/Entities/A"):
+        mp.rpc(5, node.path, "poke", 1)
+    mp.rpc(0, node.path, "poke", 2)
+    mp.rpc(-6, node.path, "poke", 3)  # all but 6: nobody else sees it
+    assert [(peer, type(p).__name__) for peer, p in server.take()] == [
+        (6, "SimplifyPath"),
+        (6, "RemoteCall"),
+    ]
 
 
 RELIABLE, UNRELIABLE = TransferMode.RELIABLE, TransferMode.UNRELIABLE

@@ -48,6 +48,9 @@ class P(NetClass):
     y = Bool()
 
 
+DELTAS = 4  # flag bit 2: shared update records carry value deltas (wire doc §5.1)
+
+
 def header(flags: int, tick: int, base: int, shared: int, private: int = 0) -> bytes:
     return (
         bytes([1, flags])
@@ -69,7 +72,7 @@ def test_packets_by_hand() -> None:
     # would cost 1 + 2 * 2 = 5 bits, not under N = 2), mask 11, x = 0101, y = 1.
     # Bits from 0: 1 0 0 0 1 1 1 0 | 1 0 1 -> 0x71 0x05.
     first = enc.packet_for("c")
-    assert first == header(2, 1, 0, 1) + bytes([0x71, 0x05])
+    assert first == header(2 | DELTAS, 1, 0, 1) + bytes([0x71, 0x05])
     dec = SnapshotDecoder(schema)
     assert dec.apply(first) == 1
     assert dec.state[0].values == {"x": 5, "y": True}
@@ -79,7 +82,7 @@ def test_packets_by_hand() -> None:
     enc.snapshot()
     # Update record: op 00, gap 0, selector 0, mask 10 (index 1), y = 0 -> bit 5 only.
     second = enc.packet_for("c")
-    assert second == header(0, 2, 1, 1) + bytes([0x20])
+    assert second == header(DELTAS, 2, 1, 1) + bytes([0x20])
     dec.apply(second)
     assert dec.state[0].values == {"x": 5, "y": False}
     enc.ack("c", 2)
@@ -87,7 +90,7 @@ def test_packets_by_hand() -> None:
     world.despawn(ent)
     enc.snapshot()
     # Delete record: op 10, gap 0.
-    assert enc.packet_for("c") == header(0, 3, 2, 1) + bytes([0x02])
+    assert enc.packet_for("c") == header(DELTAS, 3, 2, 1) + bytes([0x02])
     dec.apply(enc.packet_for("c"))
     assert dec.state == {}
 
@@ -103,7 +106,7 @@ def test_explain_packet() -> None:
     full = enc.packet_for("c")
     # The record of test_packets_by_hand: x is 4 bits, y 1 bit.
     assert dec.explain(full).splitlines() == [
-        "tick 1, full update: 1 shared + 0 private records, 20 bytes",
+        "tick 1, full update, value deltas: 1 shared + 0 private records, 20 bytes",
         "  byte 18 (shared): enter entity 0 (P)",
         "    [0] x = 5 (4 bits)",
         "    [1] y = True (1 bits)",
@@ -114,9 +117,28 @@ def test_explain_packet() -> None:
     world.despawn(ent)
     enc.snapshot()
     assert dec.explain(enc.packet_for("c")).splitlines() == [
-        "tick 2, delta from tick 1: 1 shared + 0 private records, 19 bytes",
+        "tick 2, delta from tick 1, value deltas: 1 shared + 0 private records, 19 bytes",
         "  byte 18: delete entity 0",
     ]
+
+
+def test_whole_values_without_value_deltas() -> None:
+    schema = Schema.build([P])
+    world = World(schema)
+    enc = SnapshotEncoder(world, value_deltas=False)
+    enc.add_client("c")
+    ent = world.spawn(P, x=5)
+    enc.snapshot()
+    dec = SnapshotDecoder(schema)
+    dec.apply(enc.packet_for("c"))
+    enc.ack("c", 1)
+    ent.x = 6
+    enc.snapshot()
+    # No flag bit 2; update record: op 00, gap 0, selector 0, mask 01, x = 0110 (whole).
+    packet = enc.packet_for("c")
+    assert packet == header(0, 2, 1, 1) + bytes([0x90, 0x01])
+    dec.apply(packet)
+    assert dec.state[0].values == {"x": 6, "y": False}
 
 
 def test_entity_id_gaps_by_hand() -> None:
@@ -131,12 +153,14 @@ def test_entity_id_gaps_by_hand() -> None:
     enc.snapshot()
     # Update of entity 19 after id -1: gap 19 -> code 1, size class 1 (8 bits), 19.
     # Bits: op 00, 1, 10 (class 1... LSB first: 1 then 0), 19 in 8 bits, selector 0,
-    # mask 01, x = 0001.
+    # mask 01, then x as a value delta (wire doc §5.1): 0 -> 1 is d = 1, zigzag z = 2; the
+    # ordinal has W = 4 bits, so the tiers are 1, 2, 3 bits: 1, 0, then z in 2 bits.
     acc, n = 0, 0
-    for value, width in [(0, 2), (1, 1), (1, 2), (19, 8), (0, 1), (0b01, 2), (1, 4)]:
+    steps = [(0, 2), (1, 1), (1, 2), (19, 8), (0, 1), (0b01, 2), (1, 1), (0, 1), (2, 2)]
+    for value, width in steps:
         acc |= value << n
         n += width
-    assert enc.packet_for(0) == header(0, 2, 1, 1) + acc.to_bytes(3, "little")
+    assert enc.packet_for(0) == header(DELTAS, 2, 1, 1) + acc.to_bytes(3, "little")
 
 
 class Wide(NetClass):
@@ -164,7 +188,7 @@ def test_gap_list_when_cheaper() -> None:
     for value, width in [(0, 2), (0, 1), (1, 1), (1, 1), (37, 6), (0, 1), (3, 2)]:
         acc |= value << n
         n += width
-    assert enc.packet_for(0) == header(0, 2, 1, 1) + acc.to_bytes(2, "little")
+    assert enc.packet_for(0) == header(DELTAS, 2, 1, 1) + acc.to_bytes(2, "little")
     dec = SnapshotDecoder(schema)
     enc.clients[0].acked = 0
     dec.apply(enc.packet_for(0))
@@ -206,13 +230,17 @@ def set_path(ent: Any, path: str, value: Any) -> None:
     setattr(obj, last, value)
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(8))
 def test_random_world_with_loss_and_lagging_acks(seed: int) -> None:
     rng = random.Random(seed)
     schema = Schema.build([Body, Hero])
     world = World(schema)
     enc = SnapshotEncoder(
-        world, history=6, audiences={"vip": lambda e, c: c.client_id == "boss"}, stamp=seed % 2 == 0
+        world,
+        history=6,
+        audiences={"vip": lambda e, c: c.client_id == "boss"},
+        stamp=seed % 2 == 0,
+        value_deltas=seed % 4 < 2,
     )
     clients = {"boss": 1, "ann": 1, "bob": 2}
     decoders = {cid: SnapshotDecoder(schema, history=6) for cid in clients}
@@ -293,8 +321,8 @@ def test_old_ack_gets_a_full_update_and_same_acks_share_packets() -> None:
     enc.snapshot()
     packets = enc.packets()
     assert packets[0] == packets[1]
-    assert packets[0][1] == 0  # a delta
-    assert packets[2][1] == 2  # full
+    assert packets[0][1] == DELTAS  # a delta
+    assert packets[2][1] == 2 | DELTAS  # full
     for _ in range(3):
         enc.snapshot()
     assert enc.base_for(enc.clients[0]) == 0  # ack 1 fell out of a 3-tick history

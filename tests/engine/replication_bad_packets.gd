@@ -26,12 +26,12 @@ func _init() -> void:
 		var before := _snapshot(decoder)
 		var tick: int = decoder.apply(packet)
 		var kept := _snapshot(decoder) == before
-		var state := var_to_bytes(DecoderState.sorted_state(decoder))
+		var state := var_to_bytes(decoder.sorted_state())
 		results.append([tick, decoder.last_error, decoder.last_error_path, kept, state])
 	DecoderState.write(args[2], results)
 	quit()
 
 
 func _snapshot(decoder: Object) -> PackedByteArray:
-	var state := var_to_bytes(DecoderState.sorted_state(decoder))
+	var state := var_to_bytes(decoder.sorted_state())
 	return var_to_bytes([state, decoder.held_ticks(), decoder.newest_tick])

@@ -8,8 +8,6 @@ extends SceneTree
 ##            var_to_bytes([state, classes]) with ids sorted, or the decoder's last_error
 ##   from us: 1 packet: a snapshot packet | 2 done
 
-const DecoderState := preload("replication_state.gd")
-
 const HELLO := 0
 const PACKET := 1
 const DONE := 2
@@ -46,7 +44,7 @@ func _init() -> void:
 		else:
 			out.encode_u32(1, tick)
 			out.encode_u32(5, _choose_ack(decoder, rng))
-			out.append_array(var_to_bytes(DecoderState.sorted_state(decoder)))
+			out.append_array(var_to_bytes(decoder.sorted_state()))
 		udp.put_packet(out)
 	quit()
 

@@ -1,7 +1,7 @@
 extends RefCounted
-## Shared by the replication engine scripts: reading their arguments and input, writing
-## their output, and a generated decoder's newest state as [state, classes] with entity
-## ids in ascending order (so var_to_bytes of it is canonical).
+## Shared by the replication engine scripts: reading their arguments and input, and writing
+## their output. (A generated decoder gives its own newest state with ids in ascending order,
+## so that var_to_bytes of it is canonical: sorted_state().)
 
 
 ## The user arguments DECODER_PATH IN OUT as [the decoder's GDScript, bytes_to_var of IN, OUT].
@@ -15,14 +15,3 @@ static func write(path: String, value: Variant) -> void:
 	var out := FileAccess.open(path, FileAccess.WRITE)
 	out.store_buffer(var_to_bytes(value))
 	out.close()
-
-
-static func sorted_state(decoder: Object) -> Array:
-	var ids: Array = decoder.state.keys()
-	ids.sort()
-	var state := {}
-	var classes := {}
-	for id in ids:
-		state[id] = decoder.state[id]
-		classes[id] = decoder.classes[id]
-	return [state, classes]

@@ -23,7 +23,7 @@ func _init() -> void:
 			results.append(decoder.last_error)
 			break
 		if reads[i]:
-			var state := var_to_bytes(DecoderState.sorted_state(decoder))
+			var state := var_to_bytes(decoder.sorted_state())
 			results.append([decoder.newest_tick, state])
 	DecoderState.write(args[2], results)
 	quit()

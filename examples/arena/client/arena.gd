@@ -76,16 +76,9 @@ func _send_input() -> void:
 
 
 func _report() -> void:
-	var ids: Array = decoder.state.keys()
-	ids.sort()
-	var state := {}
-	var classes := {}
-	for id in ids:
-		state[id] = decoder.state[id]
-		classes[id] = decoder.classes[id]
 	var out := PackedByteArray([REPORT, 0, 0, 0, 0])
 	out.encode_u32(1, decoder.newest_tick)
-	out.append_array(var_to_bytes([state, classes]))
+	out.append_array(var_to_bytes(decoder.sorted_state()))
 	udp.put_packet(out)
 	var mine: Dictionary = decoder.state.get(me, {})
 	print("%s applied %d packets up to tick %d; saw %d shots; ended with health %d, ammo %d" % [

@@ -24,6 +24,10 @@ var classes: Dictionary:
 		if _stale:
 			_publish()
 		return _view_classes
+## Per class id, the node property each flat property is set to by apply_to_nodes():
+## the path with "." and "[" as "_" and "]" dropped ("purse.gold" is purse_gold,
+## "ammo[2]" is ammo_2). Change an entry to map a property elsewhere.
+var node_properties: Array = [["position", "heading", "health", "velocity", "team", "name", "loadout_ammo", "loadout_reloading"], ["position", "velocity", "shooter", "heat"]]
 ## The newest tick applied: the one to acknowledge (0 before any).
 var newest_tick := 0
 ## Why the last apply() failed, naming entity and property; "" if it did not.
@@ -35,6 +39,7 @@ var _states := {}
 var _view := {}
 var _view_classes := {}
 var _pending := []
+var _node_last := {}
 var _stale := false
 var _baselines := []
 var _broken := ""
@@ -52,7 +57,7 @@ var _k6: float
 
 func _init() -> void:
 	_scratch.resize(8)
-	_padding.resize(13)
+	_padding.resize(14)
 	_padding.fill(0)
 	_k0 = float(360) / float(1024)
 	_k1 = bytes_to_var("03000000000000c4".hex_decode())
@@ -66,7 +71,7 @@ func _init() -> void:
 	var values0 := []
 	values0.resize(9)
 	values0[8] = 0
-	if _c0(base0, 0, 72, -1, values0) < 0:
+	if _c0(base0, 0, 72, -1, values0, false) < 0:
 		_broken = "cannot decode the baseline of DT_Player: " + last_error
 	_baselines.append(values0)
 	var base1 := "1e001000010000".hex_decode()
@@ -74,13 +79,13 @@ func _init() -> void:
 	var values1 := []
 	values1.resize(5)
 	values1[4] = 1
-	if _c1(base1, 0, 56, -1, values1) < 0:
+	if _c1(base1, 0, 56, -1, values1, false) < 0:
 		_broken = "cannot decode the baseline of DT_Shot: " + last_error
 	_baselines.append(values1)
 
 
 # DT_Player: class 0, 8 properties
-func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array) -> int:
+func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: bool) -> int:
 	var bp := s >> 3
 	var acc := buf[bp] >> (s & 7)
 	var n := 8 - (s & 7)
@@ -130,131 +135,439 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array) -> int:
 	if (bp << 3) - n > end:
 		return _fail("packet truncated in entity %d (DT_Player)'s change list" % id, id)
 	if mask & 1:
-		if n < 2:
-			acc |= buf.decode_u32(bp) << n
-			bp += 4
-			n += 32
-		var t6 := acc & 3
-		acc >>= 2
-		n -= 2
-		var t7 := 0.0
-		if t6:
-			if n < 1:
+		if delta:
+			var t5: Vector2 = values[0]
+			var t6: float
+			if n < 14:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t8 := acc & 1
-			acc >>= 1
-			n -= 1
-			var t9 := 0
-			if t6 & 1:
-				if n < 11:
+			var t7 := acc & 7
+			if not t7 & 1:
+				var t8 := (acc >> 1) & 15
+				acc >>= 5
+				n -= 5
+				var t9 := roundi(t5.x * float(16)) + ((t8 >> 1) ^ -(t8 & 1))
+				if absi(t9) > 32783:
+					return _bad(id, "DT_Player", "position", "a delta past Coord(11, 4)'s range")
+				t6 = float(t9) / float(16)
+			elif not t7 & 2:
+				var t10 := (acc >> 2) & 127
+				acc >>= 9
+				n -= 9
+				var t11 := roundi(t5.x * float(16)) + ((t10 >> 1) ^ -(t10 & 1))
+				if absi(t11) > 32783:
+					return _bad(id, "DT_Player", "position", "a delta past Coord(11, 4)'s range")
+				t6 = float(t11) / float(16)
+			elif not t7 & 4:
+				var t12 := (acc >> 3) & 2047
+				acc >>= 14
+				n -= 14
+				var t13 := roundi(t5.x * float(16)) + ((t12 >> 1) ^ -(t12 & 1))
+				if absi(t13) > 32783:
+					return _bad(id, "DT_Player", "position", "a delta past Coord(11, 4)'s range")
+				t6 = float(t13) / float(16)
+			else:
+				acc >>= 3
+				n -= 3
+				if n < 2:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t10 := acc & 2047
-				acc >>= 11
-				n -= 11
-				t9 = t10 + 1
-			var t11 := 0
-			if t6 & 2:
-				if n < 4:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
-				var t12 := acc & 15
-				acc >>= 4
-				n -= 4
-				t11 = t12
-			t7 = t9 + t11 / float(16)
-			if t8:
-				t7 = -t7
-		var t5: float = t7
-		if n < 2:
-			acc |= buf.decode_u32(bp) << n
-			bp += 4
-			n += 32
-		var t14 := acc & 3
-		acc >>= 2
-		n -= 2
-		var t15 := 0.0
-		if t14:
-			if n < 1:
+				var t14 := acc & 3
+				acc >>= 2
+				n -= 2
+				var t15 := 0.0
+				if t14:
+					if n < 1:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t16 := acc & 1
+					acc >>= 1
+					n -= 1
+					var t17 := 0
+					if t14 & 1:
+						if n < 11:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t18 := acc & 2047
+						acc >>= 11
+						n -= 11
+						t17 = t18 + 1
+					var t19 := 0
+					if t14 & 2:
+						if n < 4:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t20 := acc & 15
+						acc >>= 4
+						n -= 4
+						t19 = t20
+					t15 = t17 + t19 / float(16)
+					if t16:
+						t15 = -t15
+				t6 = t15
+			var t21: float
+			if n < 14:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t16 := acc & 1
-			acc >>= 1
-			n -= 1
-			var t17 := 0
-			if t14 & 1:
-				if n < 11:
+			var t22 := acc & 7
+			if not t22 & 1:
+				var t23 := (acc >> 1) & 15
+				acc >>= 5
+				n -= 5
+				var t24 := roundi(t5.y * float(16)) + ((t23 >> 1) ^ -(t23 & 1))
+				if absi(t24) > 32783:
+					return _bad(id, "DT_Player", "position", "a delta past Coord(11, 4)'s range")
+				t21 = float(t24) / float(16)
+			elif not t22 & 2:
+				var t25 := (acc >> 2) & 127
+				acc >>= 9
+				n -= 9
+				var t26 := roundi(t5.y * float(16)) + ((t25 >> 1) ^ -(t25 & 1))
+				if absi(t26) > 32783:
+					return _bad(id, "DT_Player", "position", "a delta past Coord(11, 4)'s range")
+				t21 = float(t26) / float(16)
+			elif not t22 & 4:
+				var t27 := (acc >> 3) & 2047
+				acc >>= 14
+				n -= 14
+				var t28 := roundi(t5.y * float(16)) + ((t27 >> 1) ^ -(t27 & 1))
+				if absi(t28) > 32783:
+					return _bad(id, "DT_Player", "position", "a delta past Coord(11, 4)'s range")
+				t21 = float(t28) / float(16)
+			else:
+				acc >>= 3
+				n -= 3
+				if n < 2:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t18 := acc & 2047
-				acc >>= 11
-				n -= 11
-				t17 = t18 + 1
-			var t19 := 0
-			if t14 & 2:
-				if n < 4:
+				var t29 := acc & 3
+				acc >>= 2
+				n -= 2
+				var t30 := 0.0
+				if t29:
+					if n < 1:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t31 := acc & 1
+					acc >>= 1
+					n -= 1
+					var t32 := 0
+					if t29 & 1:
+						if n < 11:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t33 := acc & 2047
+						acc >>= 11
+						n -= 11
+						t32 = t33 + 1
+					var t34 := 0
+					if t29 & 2:
+						if n < 4:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t35 := acc & 15
+						acc >>= 4
+						n -= 4
+						t34 = t35
+					t30 = t32 + t34 / float(16)
+					if t31:
+						t30 = -t30
+				t21 = t30
+			values[0] = Vector2(t6, t21)
+		else:
+			if n < 2:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t37 := acc & 3
+			acc >>= 2
+			n -= 2
+			var t38 := 0.0
+			if t37:
+				if n < 1:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t20 := acc & 15
-				acc >>= 4
-				n -= 4
-				t19 = t20
-			t15 = t17 + t19 / float(16)
-			if t16:
-				t15 = -t15
-		var t13: float = t15
-		values[0] = Vector2(t5, t13)
+				var t39 := acc & 1
+				acc >>= 1
+				n -= 1
+				var t40 := 0
+				if t37 & 1:
+					if n < 11:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t41 := acc & 2047
+					acc >>= 11
+					n -= 11
+					t40 = t41 + 1
+				var t42 := 0
+				if t37 & 2:
+					if n < 4:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t43 := acc & 15
+					acc >>= 4
+					n -= 4
+					t42 = t43
+				t38 = t40 + t42 / float(16)
+				if t39:
+					t38 = -t38
+			var t36: float = t38
+			if n < 2:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t45 := acc & 3
+			acc >>= 2
+			n -= 2
+			var t46 := 0.0
+			if t45:
+				if n < 1:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t47 := acc & 1
+				acc >>= 1
+				n -= 1
+				var t48 := 0
+				if t45 & 1:
+					if n < 11:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t49 := acc & 2047
+					acc >>= 11
+					n -= 11
+					t48 = t49 + 1
+				var t50 := 0
+				if t45 & 2:
+					if n < 4:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t51 := acc & 15
+					acc >>= 4
+					n -= 4
+					t50 = t51
+				t46 = t48 + t50 / float(16)
+				if t47:
+					t46 = -t46
+			var t44: float = t46
+			values[0] = Vector2(t36, t44)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "position", "packet truncated")
 	if mask & 2:
-		if n < 10:
-			acc |= buf.decode_u32(bp) << n
-			bp += 4
-			n += 32
-		var t21 := acc & 1023
-		acc >>= 10
-		n -= 10
-		if t21 >> 9:
-			t21 -= 1024
-		values[1] = (t21 * _k0)
+		if delta:
+			var t52: float
+			if n < 9:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t53 := acc & 7
+			if not t53 & 1:
+				var t54 := (acc >> 1) & 3
+				acc >>= 3
+				n -= 3
+				var t55 := (roundi(values[1] / _k0) + ((t54 >> 1) ^ -(t54 & 1))) & 1023
+				if t55 >> 9:
+					t55 -= 1024
+				t52 = t55 * _k0
+			elif not t53 & 2:
+				var t56 := (acc >> 2) & 15
+				acc >>= 6
+				n -= 6
+				var t57 := (roundi(values[1] / _k0) + ((t56 >> 1) ^ -(t56 & 1))) & 1023
+				if t57 >> 9:
+					t57 -= 1024
+				t52 = t57 * _k0
+			elif not t53 & 4:
+				var t58 := (acc >> 3) & 63
+				acc >>= 9
+				n -= 9
+				var t59 := (roundi(values[1] / _k0) + ((t58 >> 1) ^ -(t58 & 1))) & 1023
+				if t59 >> 9:
+					t59 -= 1024
+				t52 = t59 * _k0
+			else:
+				acc >>= 3
+				n -= 3
+				if n < 10:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t60 := acc & 1023
+				acc >>= 10
+				n -= 10
+				if t60 >> 9:
+					t60 -= 1024
+				t52 = (t60 * _k0)
+			values[1] = t52
+		else:
+			if n < 10:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t61 := acc & 1023
+			acc >>= 10
+			n -= 10
+			if t61 >> 9:
+				t61 -= 1024
+			values[1] = (t61 * _k0)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "heading", "packet truncated")
 	if mask & 4:
-		if n < 7:
-			acc |= buf.decode_u32(bp) << n
-			bp += 4
-			n += 32
-		var t22 := acc & 127
-		acc >>= 7
-		n -= 7
-		values[2] = t22
+		if delta:
+			var t62: int
+			if n < 8:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t63 := acc & 7
+			if not t63 & 1:
+				var t64 := (acc >> 1) & 3
+				acc >>= 3
+				n -= 3
+				var t65 := (int(values[2]) + ((t64 >> 1) ^ -(t64 & 1))) & 127
+				t62 = t65
+			elif not t63 & 2:
+				var t66 := (acc >> 2) & 7
+				acc >>= 5
+				n -= 5
+				var t67 := (int(values[2]) + ((t66 >> 1) ^ -(t66 & 1))) & 127
+				t62 = t67
+			elif not t63 & 4:
+				var t68 := (acc >> 3) & 31
+				acc >>= 8
+				n -= 8
+				var t69 := (int(values[2]) + ((t68 >> 1) ^ -(t68 & 1))) & 127
+				t62 = t69
+			else:
+				acc >>= 3
+				n -= 3
+				if n < 7:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t70 := acc & 127
+				acc >>= 7
+				n -= 7
+				t62 = t70
+			values[2] = t62
+		else:
+			if n < 7:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t71 := acc & 127
+			acc >>= 7
+			n -= 7
+			values[2] = t71
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "health", "packet truncated")
 	if mask & 8:
-		if n < 12:
-			acc |= buf.decode_u32(bp) << n
-			bp += 4
-			n += 32
-		var t24 := acc & 4095
-		acc >>= 12
-		n -= 12
-		var t23: float = (_k1 + t24 * _k3)
-		if n < 12:
-			acc |= buf.decode_u32(bp) << n
-			bp += 4
-			n += 32
-		var t26 := acc & 4095
-		acc >>= 12
-		n -= 12
-		var t25: float = (_k1 + t26 * _k3)
-		values[3] = Vector2(t23, t25)
+		if delta:
+			var t72: Vector2 = values[3]
+			var t73: float
+			if n < 11:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t74 := acc & 7
+			if not t74 & 1:
+				var t75 := (acc >> 1) & 7
+				acc >>= 4
+				n -= 4
+				var t76 := (roundi((t72.x - _k1) / _k3) + ((t75 >> 1) ^ -(t75 & 1))) & 4095
+				t73 = _k1 + t76 * _k3
+			elif not t74 & 2:
+				var t77 := (acc >> 2) & 31
+				acc >>= 7
+				n -= 7
+				var t78 := (roundi((t72.x - _k1) / _k3) + ((t77 >> 1) ^ -(t77 & 1))) & 4095
+				t73 = _k1 + t78 * _k3
+			elif not t74 & 4:
+				var t79 := (acc >> 3) & 255
+				acc >>= 11
+				n -= 11
+				var t80 := (roundi((t72.x - _k1) / _k3) + ((t79 >> 1) ^ -(t79 & 1))) & 4095
+				t73 = _k1 + t80 * _k3
+			else:
+				acc >>= 3
+				n -= 3
+				if n < 12:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t81 := acc & 4095
+				acc >>= 12
+				n -= 12
+				t73 = (_k1 + t81 * _k3)
+			var t82: float
+			if n < 11:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t83 := acc & 7
+			if not t83 & 1:
+				var t84 := (acc >> 1) & 7
+				acc >>= 4
+				n -= 4
+				var t85 := (roundi((t72.y - _k1) / _k3) + ((t84 >> 1) ^ -(t84 & 1))) & 4095
+				t82 = _k1 + t85 * _k3
+			elif not t83 & 2:
+				var t86 := (acc >> 2) & 31
+				acc >>= 7
+				n -= 7
+				var t87 := (roundi((t72.y - _k1) / _k3) + ((t86 >> 1) ^ -(t86 & 1))) & 4095
+				t82 = _k1 + t87 * _k3
+			elif not t83 & 4:
+				var t88 := (acc >> 3) & 255
+				acc >>= 11
+				n -= 11
+				var t89 := (roundi((t72.y - _k1) / _k3) + ((t88 >> 1) ^ -(t88 & 1))) & 4095
+				t82 = _k1 + t89 * _k3
+			else:
+				acc >>= 3
+				n -= 3
+				if n < 12:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t90 := acc & 4095
+				acc >>= 12
+				n -= 12
+				t82 = (_k1 + t90 * _k3)
+			values[3] = Vector2(t73, t82)
+		else:
+			if n < 12:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t92 := acc & 4095
+			acc >>= 12
+			n -= 12
+			var t91: float = (_k1 + t92 * _k3)
+			if n < 12:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t94 := acc & 4095
+			acc >>= 12
+			n -= 12
+			var t93: float = (_k1 + t94 * _k3)
+			values[3] = Vector2(t91, t93)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "velocity", "packet truncated")
 	if mask & 16:
@@ -262,10 +575,10 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array) -> int:
 			acc |= buf.decode_u32(bp) << n
 			bp += 4
 			n += 32
-		var t27 := acc & 1
+		var t95 := acc & 1
 		acc >>= 1
 		n -= 1
-		values[4] = t27
+		values[4] = t95
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "team", "packet truncated")
 	if mask & 32:
@@ -273,34 +586,72 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array) -> int:
 			acc |= buf.decode_u32(bp) << n
 			bp += 4
 			n += 32
-		var t28 := acc & 31
+		var t96 := acc & 31
 		acc >>= 5
 		n -= 5
-		if t28 > 24:
-			return _bad(id, "DT_Player", "name", "length %d is over Str(24)'s maximum" % t28)
-		var t29 := (bp << 3) - n
-		if t29 + (t28 << 3) > end:
+		if t96 > 24:
+			return _bad(id, "DT_Player", "name", "length %d is over Str(24)'s maximum" % t96)
+		var t97 := (bp << 3) - n
+		if t97 + (t96 << 3) > end:
 			return _bad(id, "DT_Player", "name", "packet truncated")
-		var t30 := _take(buf, t29, t28)
-		t29 += t28 << 3
-		bp = t29 >> 3
-		acc = buf[bp] >> (t29 & 7)
-		n = 8 - (t29 & 7)
+		var t98 := _take(buf, t97, t96)
+		t97 += t96 << 3
+		bp = t97 >> 3
+		acc = buf[bp] >> (t97 & 7)
+		n = 8 - (t97 & 7)
 		bp += 1
-		if not _utf8_ok(t30):
+		if not _utf8_ok(t98):
 			return _bad(id, "DT_Player", "name", "Str(24): invalid UTF-8 or a NUL")
-		values[5] = t30.get_string_from_utf8()
+		values[5] = t98.get_string_from_utf8()
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "name", "packet truncated")
 	if mask & 64:
-		if n < 6:
-			acc |= buf.decode_u32(bp) << n
-			bp += 4
-			n += 32
-		var t31 := acc & 63
-		acc >>= 6
-		n -= 6
-		values[6] = t31
+		if delta:
+			var t99: int
+			if n < 7:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t100 := acc & 7
+			if not t100 & 1:
+				var t101 := (acc >> 1) & 3
+				acc >>= 3
+				n -= 3
+				var t102 := (int(values[6]) + ((t101 >> 1) ^ -(t101 & 1))) & 63
+				t99 = t102
+			elif not t100 & 2:
+				var t103 := (acc >> 2) & 7
+				acc >>= 5
+				n -= 5
+				var t104 := (int(values[6]) + ((t103 >> 1) ^ -(t103 & 1))) & 63
+				t99 = t104
+			elif not t100 & 4:
+				var t105 := (acc >> 3) & 15
+				acc >>= 7
+				n -= 7
+				var t106 := (int(values[6]) + ((t105 >> 1) ^ -(t105 & 1))) & 63
+				t99 = t106
+			else:
+				acc >>= 3
+				n -= 3
+				if n < 6:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t107 := acc & 63
+				acc >>= 6
+				n -= 6
+				t99 = t107
+			values[6] = t99
+		else:
+			if n < 6:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t108 := acc & 63
+			acc >>= 6
+			n -= 6
+			values[6] = t108
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "loadout.ammo", "packet truncated")
 	if mask & 128:
@@ -308,10 +659,10 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array) -> int:
 			acc |= buf.decode_u32(bp) << n
 			bp += 4
 			n += 32
-		var t32 := acc & 1
+		var t109 := acc & 1
 		acc >>= 1
 		n -= 1
-		values[7] = (t32 == 1)
+		values[7] = (t109 == 1)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Player", "loadout.reloading", "packet truncated")
 	_mask = mask
@@ -322,10 +673,40 @@ func _d0(values: Array) -> Dictionary:
 	return {"position": values[0], "heading": values[1], "health": values[2], "velocity": values[3], "team": values[4], "name": values[5], "loadout.ammo": values[6], "loadout.reloading": values[7]}
 
 
+func _n0(node: Object, v: Array, o: Array) -> void:
+	var names: Array = node_properties[0]
+	if o.is_empty():
+		node.set(names[0], v[0])
+		node.set(names[1], v[1])
+		node.set(names[2], v[2])
+		node.set(names[3], v[3])
+		node.set(names[4], v[4])
+		node.set(names[5], v[5])
+		node.set(names[6], v[6])
+		node.set(names[7], v[7])
+		return
+	if v[0] != o[0]:
+		node.set(names[0], v[0])
+	if v[1] != o[1]:
+		node.set(names[1], v[1])
+	if v[2] != o[2]:
+		node.set(names[2], v[2])
+	if v[3] != o[3]:
+		node.set(names[3], v[3])
+	if v[4] != o[4]:
+		node.set(names[4], v[4])
+	if v[5] != o[5]:
+		node.set(names[5], v[5])
+	if v[6] != o[6]:
+		node.set(names[6], v[6])
+	if v[7] != o[7]:
+		node.set(names[7], v[7])
+
+
 
 
 # DT_Shot: class 1, 4 properties
-func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array) -> int:
+func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: bool) -> int:
 	var bp := s >> 3
 	var acc := buf[bp] >> (s & 7)
 	var n := 8 - (s & 7)
@@ -335,10 +716,10 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array) -> int:
 		acc |= buf.decode_u32(bp) << n
 		bp += 4
 		n += 32
-	var t33 := acc & 1
+	var t110 := acc & 1
 	acc >>= 1
 	n -= 1
-	if t33:
+	if t110:
 		var p := -1
 		while true:
 			if (bp << 3) - n > end:
@@ -347,19 +728,19 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array) -> int:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t34 := acc & 1
+			var t111 := acc & 1
 			acc >>= 1
 			n -= 1
-			if not t34:
+			if not t111:
 				break
 			if n < 2:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t35 := acc & 3
+			var t112 := acc & 3
 			acc >>= 2
 			n -= 2
-			p += 1 + t35
+			p += 1 + t112
 			if p >= 4:
 				return _fail("entity %d (DT_Shot): index %d is past its 4 properties" % [id, p], id)
 			mask |= 1 << p
@@ -368,114 +749,338 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array) -> int:
 			acc |= buf.decode_u32(bp) << n
 			bp += 4
 			n += 32
-		var t36 := acc & 15
+		var t113 := acc & 15
 		acc >>= 4
 		n -= 4
-		mask |= t36 << 0
+		mask |= t113 << 0
 	if (bp << 3) - n > end:
 		return _fail("packet truncated in entity %d (DT_Shot)'s change list" % id, id)
 	if mask & 1:
-		if n < 2:
-			acc |= buf.decode_u32(bp) << n
-			bp += 4
-			n += 32
-		var t38 := acc & 3
-		acc >>= 2
-		n -= 2
-		var t39 := 0.0
-		if t38:
-			if n < 1:
+		if delta:
+			var t114: Vector2 = values[0]
+			var t115: float
+			if n < 14:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t40 := acc & 1
-			acc >>= 1
-			n -= 1
-			var t41 := 0
-			if t38 & 1:
-				if n < 11:
+			var t116 := acc & 7
+			if not t116 & 1:
+				var t117 := (acc >> 1) & 15
+				acc >>= 5
+				n -= 5
+				var t118 := roundi(t114.x * float(16)) + ((t117 >> 1) ^ -(t117 & 1))
+				if absi(t118) > 32783:
+					return _bad(id, "DT_Shot", "position", "a delta past Coord(11, 4)'s range")
+				t115 = float(t118) / float(16)
+			elif not t116 & 2:
+				var t119 := (acc >> 2) & 127
+				acc >>= 9
+				n -= 9
+				var t120 := roundi(t114.x * float(16)) + ((t119 >> 1) ^ -(t119 & 1))
+				if absi(t120) > 32783:
+					return _bad(id, "DT_Shot", "position", "a delta past Coord(11, 4)'s range")
+				t115 = float(t120) / float(16)
+			elif not t116 & 4:
+				var t121 := (acc >> 3) & 2047
+				acc >>= 14
+				n -= 14
+				var t122 := roundi(t114.x * float(16)) + ((t121 >> 1) ^ -(t121 & 1))
+				if absi(t122) > 32783:
+					return _bad(id, "DT_Shot", "position", "a delta past Coord(11, 4)'s range")
+				t115 = float(t122) / float(16)
+			else:
+				acc >>= 3
+				n -= 3
+				if n < 2:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t42 := acc & 2047
-				acc >>= 11
-				n -= 11
-				t41 = t42 + 1
-			var t43 := 0
-			if t38 & 2:
-				if n < 4:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
-				var t44 := acc & 15
-				acc >>= 4
-				n -= 4
-				t43 = t44
-			t39 = t41 + t43 / float(16)
-			if t40:
-				t39 = -t39
-		var t37: float = t39
-		if n < 2:
-			acc |= buf.decode_u32(bp) << n
-			bp += 4
-			n += 32
-		var t46 := acc & 3
-		acc >>= 2
-		n -= 2
-		var t47 := 0.0
-		if t46:
-			if n < 1:
+				var t123 := acc & 3
+				acc >>= 2
+				n -= 2
+				var t124 := 0.0
+				if t123:
+					if n < 1:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t125 := acc & 1
+					acc >>= 1
+					n -= 1
+					var t126 := 0
+					if t123 & 1:
+						if n < 11:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t127 := acc & 2047
+						acc >>= 11
+						n -= 11
+						t126 = t127 + 1
+					var t128 := 0
+					if t123 & 2:
+						if n < 4:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t129 := acc & 15
+						acc >>= 4
+						n -= 4
+						t128 = t129
+					t124 = t126 + t128 / float(16)
+					if t125:
+						t124 = -t124
+				t115 = t124
+			var t130: float
+			if n < 14:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t48 := acc & 1
-			acc >>= 1
-			n -= 1
-			var t49 := 0
-			if t46 & 1:
-				if n < 11:
+			var t131 := acc & 7
+			if not t131 & 1:
+				var t132 := (acc >> 1) & 15
+				acc >>= 5
+				n -= 5
+				var t133 := roundi(t114.y * float(16)) + ((t132 >> 1) ^ -(t132 & 1))
+				if absi(t133) > 32783:
+					return _bad(id, "DT_Shot", "position", "a delta past Coord(11, 4)'s range")
+				t130 = float(t133) / float(16)
+			elif not t131 & 2:
+				var t134 := (acc >> 2) & 127
+				acc >>= 9
+				n -= 9
+				var t135 := roundi(t114.y * float(16)) + ((t134 >> 1) ^ -(t134 & 1))
+				if absi(t135) > 32783:
+					return _bad(id, "DT_Shot", "position", "a delta past Coord(11, 4)'s range")
+				t130 = float(t135) / float(16)
+			elif not t131 & 4:
+				var t136 := (acc >> 3) & 2047
+				acc >>= 14
+				n -= 14
+				var t137 := roundi(t114.y * float(16)) + ((t136 >> 1) ^ -(t136 & 1))
+				if absi(t137) > 32783:
+					return _bad(id, "DT_Shot", "position", "a delta past Coord(11, 4)'s range")
+				t130 = float(t137) / float(16)
+			else:
+				acc >>= 3
+				n -= 3
+				if n < 2:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t50 := acc & 2047
-				acc >>= 11
-				n -= 11
-				t49 = t50 + 1
-			var t51 := 0
-			if t46 & 2:
-				if n < 4:
+				var t138 := acc & 3
+				acc >>= 2
+				n -= 2
+				var t139 := 0.0
+				if t138:
+					if n < 1:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t140 := acc & 1
+					acc >>= 1
+					n -= 1
+					var t141 := 0
+					if t138 & 1:
+						if n < 11:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t142 := acc & 2047
+						acc >>= 11
+						n -= 11
+						t141 = t142 + 1
+					var t143 := 0
+					if t138 & 2:
+						if n < 4:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t144 := acc & 15
+						acc >>= 4
+						n -= 4
+						t143 = t144
+					t139 = t141 + t143 / float(16)
+					if t140:
+						t139 = -t139
+				t130 = t139
+			values[0] = Vector2(t115, t130)
+		else:
+			if n < 2:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t146 := acc & 3
+			acc >>= 2
+			n -= 2
+			var t147 := 0.0
+			if t146:
+				if n < 1:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t52 := acc & 15
-				acc >>= 4
-				n -= 4
-				t51 = t52
-			t47 = t49 + t51 / float(16)
-			if t48:
-				t47 = -t47
-		var t45: float = t47
-		values[0] = Vector2(t37, t45)
+				var t148 := acc & 1
+				acc >>= 1
+				n -= 1
+				var t149 := 0
+				if t146 & 1:
+					if n < 11:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t150 := acc & 2047
+					acc >>= 11
+					n -= 11
+					t149 = t150 + 1
+				var t151 := 0
+				if t146 & 2:
+					if n < 4:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t152 := acc & 15
+					acc >>= 4
+					n -= 4
+					t151 = t152
+				t147 = t149 + t151 / float(16)
+				if t148:
+					t147 = -t147
+			var t145: float = t147
+			if n < 2:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t154 := acc & 3
+			acc >>= 2
+			n -= 2
+			var t155 := 0.0
+			if t154:
+				if n < 1:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t156 := acc & 1
+				acc >>= 1
+				n -= 1
+				var t157 := 0
+				if t154 & 1:
+					if n < 11:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t158 := acc & 2047
+					acc >>= 11
+					n -= 11
+					t157 = t158 + 1
+				var t159 := 0
+				if t154 & 2:
+					if n < 4:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t160 := acc & 15
+					acc >>= 4
+					n -= 4
+					t159 = t160
+				t155 = t157 + t159 / float(16)
+				if t156:
+					t155 = -t155
+			var t153: float = t155
+			values[0] = Vector2(t145, t153)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Shot", "position", "packet truncated")
 	if mask & 2:
-		if n < 12:
-			acc |= buf.decode_u32(bp) << n
-			bp += 4
-			n += 32
-		var t54 := acc & 4095
-		acc >>= 12
-		n -= 12
-		var t53: float = (_k1 + t54 * _k3)
-		if n < 12:
-			acc |= buf.decode_u32(bp) << n
-			bp += 4
-			n += 32
-		var t56 := acc & 4095
-		acc >>= 12
-		n -= 12
-		var t55: float = (_k1 + t56 * _k3)
-		values[1] = Vector2(t53, t55)
+		if delta:
+			var t161: Vector2 = values[1]
+			var t162: float
+			if n < 11:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t163 := acc & 7
+			if not t163 & 1:
+				var t164 := (acc >> 1) & 7
+				acc >>= 4
+				n -= 4
+				var t165 := (roundi((t161.x - _k1) / _k3) + ((t164 >> 1) ^ -(t164 & 1))) & 4095
+				t162 = _k1 + t165 * _k3
+			elif not t163 & 2:
+				var t166 := (acc >> 2) & 31
+				acc >>= 7
+				n -= 7
+				var t167 := (roundi((t161.x - _k1) / _k3) + ((t166 >> 1) ^ -(t166 & 1))) & 4095
+				t162 = _k1 + t167 * _k3
+			elif not t163 & 4:
+				var t168 := (acc >> 3) & 255
+				acc >>= 11
+				n -= 11
+				var t169 := (roundi((t161.x - _k1) / _k3) + ((t168 >> 1) ^ -(t168 & 1))) & 4095
+				t162 = _k1 + t169 * _k3
+			else:
+				acc >>= 3
+				n -= 3
+				if n < 12:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t170 := acc & 4095
+				acc >>= 12
+				n -= 12
+				t162 = (_k1 + t170 * _k3)
+			var t171: float
+			if n < 11:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t172 := acc & 7
+			if not t172 & 1:
+				var t173 := (acc >> 1) & 7
+				acc >>= 4
+				n -= 4
+				var t174 := (roundi((t161.y - _k1) / _k3) + ((t173 >> 1) ^ -(t173 & 1))) & 4095
+				t171 = _k1 + t174 * _k3
+			elif not t172 & 2:
+				var t175 := (acc >> 2) & 31
+				acc >>= 7
+				n -= 7
+				var t176 := (roundi((t161.y - _k1) / _k3) + ((t175 >> 1) ^ -(t175 & 1))) & 4095
+				t171 = _k1 + t176 * _k3
+			elif not t172 & 4:
+				var t177 := (acc >> 3) & 255
+				acc >>= 11
+				n -= 11
+				var t178 := (roundi((t161.y - _k1) / _k3) + ((t177 >> 1) ^ -(t177 & 1))) & 4095
+				t171 = _k1 + t178 * _k3
+			else:
+				acc >>= 3
+				n -= 3
+				if n < 12:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t179 := acc & 4095
+				acc >>= 12
+				n -= 12
+				t171 = (_k1 + t179 * _k3)
+			values[1] = Vector2(t162, t171)
+		else:
+			if n < 12:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t181 := acc & 4095
+			acc >>= 12
+			n -= 12
+			var t180: float = (_k1 + t181 * _k3)
+			if n < 12:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t183 := acc & 4095
+			acc >>= 12
+			n -= 12
+			var t182: float = (_k1 + t183 * _k3)
+			values[1] = Vector2(t180, t182)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Shot", "velocity", "packet truncated")
 	if mask & 4:
@@ -483,22 +1088,60 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array) -> int:
 			acc |= buf.decode_u32(bp) << n
 			bp += 4
 			n += 32
-		var t57 := acc & 65535
+		var t184 := acc & 65535
 		acc >>= 16
 		n -= 16
-		var t58 = null if t57 == 0 else t57 - 1
-		values[2] = t58
+		var t185 = null if t184 == 0 else t184 - 1
+		values[2] = t185
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Shot", "shooter", "packet truncated")
 	if mask & 8:
-		if n < 6:
-			acc |= buf.decode_u32(bp) << n
-			bp += 4
-			n += 32
-		var t59 := acc & 63
-		acc >>= 6
-		n -= 6
-		values[3] = (_k4 + t59 * _k6)
+		if delta:
+			var t186: float
+			if n < 7:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t187 := acc & 7
+			if not t187 & 1:
+				var t188 := (acc >> 1) & 3
+				acc >>= 3
+				n -= 3
+				var t189 := (roundi((values[3] - _k4) / _k6) + ((t188 >> 1) ^ -(t188 & 1))) & 63
+				t186 = _k4 + t189 * _k6
+			elif not t187 & 2:
+				var t190 := (acc >> 2) & 7
+				acc >>= 5
+				n -= 5
+				var t191 := (roundi((values[3] - _k4) / _k6) + ((t190 >> 1) ^ -(t190 & 1))) & 63
+				t186 = _k4 + t191 * _k6
+			elif not t187 & 4:
+				var t192 := (acc >> 3) & 15
+				acc >>= 7
+				n -= 7
+				var t193 := (roundi((values[3] - _k4) / _k6) + ((t192 >> 1) ^ -(t192 & 1))) & 63
+				t186 = _k4 + t193 * _k6
+			else:
+				acc >>= 3
+				n -= 3
+				if n < 6:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t194 := acc & 63
+				acc >>= 6
+				n -= 6
+				t186 = (_k4 + t194 * _k6)
+			values[3] = t186
+		else:
+			if n < 6:
+				acc |= buf.decode_u32(bp) << n
+				bp += 4
+				n += 32
+			var t195 := acc & 63
+			acc >>= 6
+			n -= 6
+			values[3] = (_k4 + t195 * _k6)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Shot", "heat", "packet truncated")
 	_mask = mask
@@ -509,9 +1152,27 @@ func _d1(values: Array) -> Dictionary:
 	return {"position": values[0], "velocity": values[1], "shooter": values[2], "heat": values[3]}
 
 
+func _n1(node: Object, v: Array, o: Array) -> void:
+	var names: Array = node_properties[1]
+	if o.is_empty():
+		node.set(names[0], v[0])
+		node.set(names[1], v[1])
+		node.set(names[2], v[2])
+		node.set(names[3], v[3])
+		return
+	if v[0] != o[0]:
+		node.set(names[0], v[0])
+	if v[1] != o[1]:
+		node.set(names[1], v[1])
+	if typeof(v[2]) != typeof(o[2]) or v[2] != o[2]:
+		node.set(names[2], v[2])
+	if v[3] != o[3]:
+		node.set(names[3], v[3])
 
 
-func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Dictionary, shared: bool, touched: Array) -> int:
+
+
+func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Dictionary, shared: bool, deltas: bool, touched: Array) -> int:
 	var prev := -1
 	var end := size << 3
 	for r in count:
@@ -533,45 +1194,45 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Diction
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t60 := acc & 3
+			var t196 := acc & 3
 			acc >>= 2
 			n -= 2
-			if t60 == 0:
+			if t196 == 0:
 				if n < 4:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t61 := acc & 15
+				var t197 := acc & 15
 				acc >>= 4
 				n -= 4
-				id += t61
-			elif t60 == 1:
+				id += t197
+			elif t196 == 1:
 				if n < 8:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t62 := acc & 255
+				var t198 := acc & 255
 				acc >>= 8
 				n -= 8
-				id += t62
-			elif t60 == 2:
+				id += t198
+			elif t196 == 2:
 				if n < 16:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t63 := acc & 65535
+				var t199 := acc & 65535
 				acc >>= 16
 				n -= 16
-				id += t63
+				id += t199
 			else:
 				if n < 32:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t64 := acc & 4294967295
+				var t200 := acc & 4294967295
 				acc >>= 32
 				n -= 32
-				id += t64
+				id += t200
 			at = (bp << 3) - n
 			if at > end:
 				return _fail("packet truncated in a record header at byte %d" % pos)
@@ -585,6 +1246,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Diction
 			pos = (at + 7) >> 3
 			continue
 		var c := 0
+		var delta := deltas and op == 0
 		var values: Array
 		if op == 0:
 			var old = st.get(id)
@@ -606,10 +1268,10 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Diction
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t65 := acc & 1
+			var t201 := acc & 1
 			acc >>= 1
 			n -= 1
-			c = t65
+			c = t201
 			at = (bp << 3) - n
 			if at > end:
 				return _fail("packet truncated in entity %d's class id" % id, id)
@@ -617,9 +1279,9 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Diction
 				return _fail("entity %d enters with unknown class id %d" % [id, c], id)
 			values = _baselines[c].duplicate()
 		if c == 0:
-			at = _c0(buf, at, end, id, values)
+			at = _c0(buf, at, end, id, values, delta)
 		elif c == 1:
-			at = _c1(buf, at, end, id, values)
+			at = _c1(buf, at, end, id, values, delta)
 		if at < 0:
 			return -1
 		st[id] = values
@@ -701,6 +1363,14 @@ func _publish() -> void:
 				shown.erase(id)
 
 
+func _node_set(node: Object, v: Array, old: Array) -> void:
+	var c: int = v[-1]
+	if c == 0:
+		_n0(node, v, old)
+	elif c == 1:
+		_n1(node, v, old)
+
+
 ## Decodes one packet; returns its tick, or -1 with [member last_error] set (and nothing
 ## changed). A delta needs the state of its base tick: keep acknowledging [member newest_tick].
 func apply(packet: PackedByteArray) -> int:
@@ -714,7 +1384,7 @@ func apply(packet: PackedByteArray) -> int:
 	if packet[0] != 1:
 		return _fail("packet version %d, expected 1" % packet[0])
 	var flags := packet[1]
-	if flags & ~3:
+	if flags & ~7:
 		return _fail("unknown packet flags 0x%02x" % flags)
 	var tick := packet.decode_u32(2)
 	var base := packet.decode_u32(6)
@@ -737,10 +1407,10 @@ func apply(packet: PackedByteArray) -> int:
 	var buf := packet.duplicate()
 	buf.append_array(_padding)
 	var touched := []
-	pos = _section(buf, size, pos, packet.decode_u32(10), st, true, touched)
+	pos = _section(buf, size, pos, packet.decode_u32(10), st, true, bool(flags & 4), touched)
 	if pos < 0:
 		return -1
-	pos = _section(buf, size, pos, packet.decode_u32(14), st, false, touched)
+	pos = _section(buf, size, pos, packet.decode_u32(14), st, false, false, touched)
 	if pos < 0:
 		return -1
 	if pos != size:
@@ -754,6 +1424,47 @@ func apply(packet: PackedByteArray) -> int:
 		if old <= newest_tick - history:
 			_states.erase(old)
 	return tick
+
+
+## The newest state as [{id: {path: value}}, {id: class id}] with ids ascending, so that
+## var_to_bytes of it is canonical (to compare with a server's, or to save).
+func sorted_state() -> Array:
+	var view := state
+	var ids := view.keys()
+	ids.sort()
+	var values := {}
+	var classes_by_id := {}
+	for id in ids:
+		values[id] = view[id]
+		classes_by_id[id] = _view_classes[id]
+	return [values, classes_by_id]
+
+
+## Sets the newest state on nodes instead of reading [member state]: [param nodes] maps entity
+## id -> Object (a Node of the game). Each property of entity id that differs from what this
+## function last set on nodes[id] is set with Object.set(), by the name in
+## [member node_properties]; all of them the first time, or when the node or the entity's
+## class changed. Entities without a node, and nodes without an entity, are skipped.
+func apply_to_nodes(nodes: Dictionary) -> void:
+	var st: Dictionary = _states.get(newest_tick, {})
+	for id in nodes:
+		var v = st.get(id)
+		if v == null:
+			_node_last.erase(id)
+			continue
+		var node: Object = nodes[id]
+		var last = _node_last.get(id)
+		var old: Array = []
+		if last != null and last[0] == node.get_instance_id() and last[1][-1] == v[-1]:
+			if is_same(last[1], v):
+				continue
+			old = last[1]
+		_node_set(node, v, old)
+		_node_last[id] = [node.get_instance_id(), v]
+	if _node_last.size() > 2 * nodes.size() + 64:
+		for id in _node_last.keys():
+			if not nodes.has(id):
+				_node_last.erase(id)
 
 
 ## The ticks whose states are kept (delta bases), oldest first: any of them may be acked.

@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from ._errors import ProtocolError
@@ -51,15 +52,15 @@ class ReplicationConfig:
         if len(self.watch_props) > MAX_WATCHED:
             raise ValueError(f"{len(self.watch_props)} ON_CHANGE properties; at most 64")
 
-    @property
+    @cached_property
     def spawn_props(self) -> tuple[str, ...]:
         return tuple(p.path for p in self.properties if p.spawn)
 
-    @property
+    @cached_property
     def sync_props(self) -> tuple[str, ...]:
         return tuple(p.path for p in self.properties if p.mode is ReplicationMode.ALWAYS)
 
-    @property
+    @cached_property
     def watch_props(self) -> tuple[str, ...]:
         return tuple(p.path for p in self.properties if p.mode is ReplicationMode.ON_CHANGE)
 

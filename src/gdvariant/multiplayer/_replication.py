@@ -9,6 +9,7 @@ count against its schema.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Self
 
 from .. import Limits
@@ -122,6 +123,11 @@ class SyncState:
     net_id: int
     values: tuple[Any, ...]
 
+    @cached_property
+    def encoded(self) -> bytes:
+        """The values' bytes, encoded once however many peers and packets the state goes to."""
+        return encode_compressed_list(self.values)
+
 
 @dataclass(frozen=True)
 class Sync:
@@ -135,7 +141,7 @@ class Sync:
             raise ValueError("a SYNC needs at least one synchronizer state")
         parts = [bytes([Command.SYNC]), pack_u16(self.time)]
         for state in self.states:
-            values = encode_compressed_list(state.values)
+            values = state.encoded
             parts += [pack_u32(state.net_id), pack_u32(len(values)), values]
         return b"".join(parts)
 
@@ -164,6 +170,11 @@ class DeltaState:
     mask: int
     values: tuple[Any, ...]
 
+    @cached_property
+    def encoded(self) -> bytes:
+        """The values' bytes, encoded once (see :attr:`SyncState.encoded`)."""
+        return encode_compressed_list(self.values)
+
 
 @dataclass(frozen=True)
 class DeltaSync:
@@ -180,7 +191,7 @@ class DeltaSync:
         for state in self.states:
             if not 0 < state.mask < 1 << MAX_WATCHED or state.mask.bit_count() != len(state.values):
                 raise ValueError(f"mask {state.mask:#x} does not match {len(state.values)} values")
-            values = encode_compressed_list(state.values)
+            values = state.encoded
             parts += [pack_u32(state.net_id), pack_u64(state.mask), pack_u32(len(values)), values]
         return b"".join(parts)
 

@@ -35,7 +35,7 @@ from typing import Any, Protocol
 from .. import dumps
 from ._counters import PATH_NET_ID, InboundSyncTime, NetIds, SyncClock, is_path_net_id
 from ._errors import ProtocolError
-from ._packets import Packet, encode_packet
+from ._packets import Packet
 from ._paths import EMPTY_CHECKSUM, ConfirmPath, SendCache, SimplifyPath
 from ._replication import DeltaState, DeltaSync, Despawn, Spawn, Sync, SyncState
 from ._rpc import RemoteCall
@@ -62,6 +62,8 @@ MAX_DELTA_PACKET_SIZE = 65535
 _SYNC_HEADER = 3  # command byte + u16 time
 _SYNC_ENTRY = 8  # u32 net id + u32 size
 _DELTA_ENTRY = 16  # u32 net id + u64 mask + u32 size
+#: types whose values are equal exactly when their encoded bytes are (not float: -0.0 == 0.0)
+_EXACT_EQ = frozenset({int, str, bool})
 
 
 class Transport(Protocol):
@@ -137,6 +139,32 @@ class SpawnedNode:
     owner: int | None = None
     owned_values: dict[str, Any] = field(default_factory=dict)
     owned_time: InboundSyncTime = field(default_factory=InboundSyncTime)
+    #: the peers that see the node (its synchronizer's ``set_visibility_for``); None: all
+    #: (``public_visibility``)
+    visible_to: frozenset[int] | None = None
+    #: each watched property's last value and its bytes (see ``watched_bytes``)
+    watch_cache: dict[str, tuple[Any, bytes]] = field(default_factory=dict)
+
+    def watched_bytes(self, values: Mapping[str, Any], props: Sequence[str]) -> dict[str, bytes]:
+        """The encoded bytes of the watched ``props``, by which changes are judged. A value
+        of a type whose ``==`` means equal bytes (int, str, bool), equal to last frame's, is
+        not encoded again: a frame of many entities mostly repeats them."""
+        cache = self.watch_cache
+        out = {}
+        for prop in props:
+            value = values[prop]
+            last = cache.get(prop)
+            same_type = last is not None and type(last[0]) is type(value)
+            if same_type and type(value) in _EXACT_EQ and last is not None and last[0] == value:
+                out[prop] = last[1]
+                continue
+            out[prop] = data = dumps(value)
+            cache[prop] = (value, data)
+        return out
+
+    def visible_peers(self, peers: frozenset[int]) -> list[int]:
+        """Those of ``peers`` that get this node's spawn, syncs and despawn, in order."""
+        return sorted(peers if self.visible_to is None else peers & self.visible_to)
 
 
 class Spawner:
@@ -180,12 +208,15 @@ class Spawner:
         values: Mapping[str, Any] | None = None,
         *,
         owner: int | None = None,
+        visible_to: Iterable[int] | None = None,
     ) -> SpawnedNode:
         """Instantiate ``scene`` (its index or ``res://`` path) as child ``name`` of the
         spawn path on every client, its spawn properties set from ``values`` (by flat
         property name) before the client's ``_ready``. ``owner``: the peer whose values
         the scene's ``owned`` synchronizer takes (the scene's script must give it that
-        authority)."""
+        authority). ``visible_to``: only these peers (connected now or later) get the
+        node, as a Godot server's synchronizer with ``public_visibility`` off and
+        ``set_visibility_for(peer, true)`` makes it; fixed for the node's life."""
         index = self._scene_index(scene)
         spec = self.scenes[index]
         if (spec.owned is not None) != (owner is not None):
@@ -208,6 +239,7 @@ class Spawner:
             state,
             f"{self.spawn_path}/{name}",
             owner=owner,
+            visible_to=None if visible_to is None else frozenset(visible_to),
         )
         self.nodes[name] = node
         mp.spawned[net_id] = node
@@ -216,7 +248,7 @@ class Spawner:
             mp.owned_at[f"{node.path}/{spec.owned_synchronizer}"] = node
         if spec.script is not None:
             mp.node(node.path, script=spec.script)
-        for peer in sorted(mp.peers):
+        for peer in node.visible_peers(mp.peers):
             mp.send_spawn(peer, node)
         return node
 
@@ -230,7 +262,7 @@ class Spawner:
         del mp.spawned_at[node.path]
         mp.owned_at.pop(f"{node.path}/{node.scene.owned_synchronizer}", None)
         mp.forget_node(node.path)
-        for peer in sorted(mp.peers):
+        for peer in node.visible_peers(mp.peers):
             mp.send_reliable(peer, Despawn(node.net_id))
 
     def _scene_index(self, scene: int | str) -> int:
@@ -332,7 +364,8 @@ class SceneMultiplayer:
     def _connected(self, peer: int) -> None:
         self._clocks[peer] = SyncClock()
         for node in self.spawned.values():
-            self.send_spawn(peer, node)
+            if node.visible_to is None or peer in node.visible_to:
+                self.send_spawn(peer, node)
         self.peer_connected.emit(peer)
 
     def _disconnected(self, peer: int) -> None:
@@ -399,7 +432,8 @@ class SceneMultiplayer:
     def rpc(self, peer: int, path: str, method: str, *args: Any) -> None:
         """``node.rpc_id(peer, method, ...args)``: call a client's ``@rpc`` function
         (peer 0: every client; -N: all but N). With ``call_local`` the handler registered
-        for it here runs too."""
+        for it here runs too. A spawned node with ``visible_to`` is called only on the
+        peers that see it; naming another one is an error."""
         node = self._declared(path)
         config = node.rpcs.config(method, f"rpc on {path}")
         config.check_args(len(args), f"rpc on {path}")
@@ -421,6 +455,11 @@ class SceneMultiplayer:
             targets = []
         else:
             raise ValueError(f"peer {peer} is not connected")
+        spawned = self.spawned_at.get(path)
+        if spawned is not None and spawned.visible_to is not None:  # as Godot's sender does
+            if peer > SERVER and peer not in spawned.visible_to:
+                raise ValueError(f"peer {peer} cannot see {path} (visible_to)")
+            targets = [t for t in targets if t in spawned.visible_to]
         self._send_call(targets, node, config, args)
         runs_here = peer == SERVER or (config.call_local and (peer <= 0 and peer != -SERVER))
         if runs_here:
@@ -589,36 +628,51 @@ class SceneMultiplayer:
     def sync(self) -> None:
         """One network frame: to each client a full SYNC of every spawned node's ALWAYS
         properties (split at 1350 bytes, as Godot does), then a delta of the ON_CHANGE ones
-        that changed since the last delta to that client (all of them the first time)."""
-        for peer in sorted(self.peers):
-            states: list[SyncState] = []
-            deltas: list[DeltaState] = []
-            for node in self.spawned.values():
-                synced = node.scene.synced
-                if synced is None or node.sync_id is None:
-                    continue
-                values = synced.values(node.state)
-                if synced.config.sync_props:
-                    states.append(synced.config.sync_state(node.sync_id, values))
-                delta = self._delta(peer, node, values)
-                if delta is not None:
-                    deltas.append(delta)
-            if states:
+        that changed since the last delta to that client (all of them the first time).
+        A node goes only to the peers it is visible to. Each node's values are read and
+        encoded once per frame, whatever the number of peers."""
+        peers = self.peers
+        states: dict[int, list[SyncState]] = {peer: [] for peer in peers}
+        deltas: dict[int, list[DeltaState]] = {peer: [] for peer in peers}
+        for node in self.spawned.values():
+            synced = node.scene.synced
+            if synced is None or node.sync_id is None:
+                continue
+            targets = node.visible_peers(peers)
+            if not targets:
+                continue
+            values = synced.values(node.state)
+            config = synced.config
+            if config.sync_props:
+                state = config.sync_state(node.sync_id, values)
+                for peer in targets:
+                    states[peer].append(state)
+            if config.watch_props:
+                encoded = node.watched_bytes(values, config.watch_props)
+                for peer in targets:
+                    delta = self._delta(peer, node, values, encoded)
+                    if delta is not None:
+                        deltas[peer].append(delta)
+        for peer in sorted(peers):
+            if states[peer]:
                 time = self._clocks.setdefault(peer, SyncClock()).tick()
-                for packet in self._packed_syncs(time, states):
+                for packet in self._packed_syncs(time, states[peer]):
                     self._send(peer, packet, TransferMode.UNRELIABLE, 0)
-            for delta_packet in self._packed_deltas(deltas):
+            for delta_packet in self._packed_deltas(deltas[peer]):
                 self._send(peer, delta_packet, TransferMode.RELIABLE, 0)
 
-    def _delta(self, peer: int, node: SpawnedNode, values: Mapping[str, Any]) -> DeltaState | None:
+    def _delta(
+        self,
+        peer: int,
+        node: SpawnedNode,
+        values: Mapping[str, Any],
+        encoded: Mapping[str, bytes],
+    ) -> DeltaState | None:
+        """The watched values whose ``encoded`` bytes differ from the last sent to ``peer``."""
         assert node.scene.synced is not None and node.sync_id is not None
-        watched = node.scene.synced.config.watch_props
-        if not watched:
-            return None
         sent = node.watched.setdefault(peer, {})
         changed = {}
-        for prop in watched:
-            now = dumps(values[prop])
+        for prop, now in encoded.items():
             if sent.get(prop) != now:
                 changed[prop] = values[prop]
                 sent[prop] = now
@@ -631,7 +685,7 @@ class SceneMultiplayer:
         batch: list[SyncState] = []
         size = _SYNC_HEADER
         for state in states:
-            entry = len(encode_packet(Sync(time, (state,)))) - _SYNC_HEADER
+            entry = _SYNC_ENTRY + len(state.encoded)
             if entry - _SYNC_ENTRY > MAX_SYNC_PACKET_SIZE:
                 self.logger.warning("net id %d: a %d-byte state is never sent", state.net_id, entry)
                 continue
@@ -649,7 +703,7 @@ class SceneMultiplayer:
         batch: list[DeltaState] = []
         size = 1
         for delta in deltas:
-            entry = len(encode_packet(DeltaSync((delta,)))) - 1
+            entry = _DELTA_ENTRY + len(delta.encoded)
             if entry - _DELTA_ENTRY > MAX_DELTA_PACKET_SIZE:
                 self.logger.warning("net id %d: a %d-byte delta is never sent", delta.net_id, entry)
                 continue

@@ -3,6 +3,10 @@
 ``schema.to_gdscript()`` writes one GDScript class that applies this schema's packets
 (``docs/replication-wire.md``) and keeps ``state``: entity id -> Dictionary of property path
 -> value, with ``classes`` (entity id -> class id) and ``newest_tick`` to acknowledge.
+``sorted_state()`` gives ``[state, classes]`` with ids ascending (canonical for
+``var_to_bytes``), and ``apply_to_nodes(nodes)`` sets the newest state on game objects
+instead (entity id -> Object; each property that differs from what it last set there, by
+the names in ``node_properties``), so that a game need not read the Dictionaries at all.
 
 The generated code follows the wire doc's §4 recipe, which was measured in Godot 4.6: one
 decode function per class, every field read written inline (a 32-bit refill into a 64-bit
@@ -60,6 +64,7 @@ from ._codecs import (
     VarInt,
     VarUInt,
 )
+from ._delta import DeltaCoder, ScalarDelta, VarIntDelta
 from ._float_codecs import (
     Angle,
     Coord,
@@ -404,6 +409,112 @@ def _array_of(w: _Writer, indent: int, codec: Any, where: tuple[str, str]) -> st
     return out
 
 
+def _scalar_delta(
+    w: _Writer, indent: int, part: ScalarDelta, base: str, where: tuple[str, str]
+) -> str:
+    """Inline read of one value delta (wire doc §5.1) against the held value ``base``;
+    returns the variable holding the new value. The prefix (up to 3 bits) is peeked at once,
+    a tier's prefix and difference are taken in one read, and each tier finishes on its own
+    (no flag to test afterwards)."""
+    codec = part.codec
+    out = w.tmp()
+    kind = "int" if isinstance(codec, UInt | Int) else "float"
+    w.emit(indent, f"var {out}: {kind}")
+    prefix = w.tmp()
+    # One refill covers the longest tier (3 + t3 <= 23 bits); the padding covers the overread.
+    w.emit(indent, f"if n < {3 + part.t3}:")
+    w.emit(indent + 1, "acc |= buf.decode_u32(bp) << n")
+    w.emit(indent + 1, "bp += 4")
+    w.emit(indent + 1, "n += 32")
+    w.emit(indent, f"var {prefix} := acc & 7")
+    for k, width in enumerate(part.tiers):
+        taken = k + 1 + width
+        z = w.tmp()
+        w.emit(indent, f"{'if' if k == 0 else 'elif'} not {prefix} & {1 << k}:")
+        w.emit(indent + 1, f"var {z} := (acc >> {k + 1}) & {(1 << width) - 1}")
+        w.emit(indent + 1, f"acc >>= {taken}")
+        w.emit(indent + 1, f"n -= {taken}")
+        _delta_finish(w, indent + 1, part, base, z, out, where)
+    w.emit(indent, "else:")
+    w.emit(indent + 1, "acc >>= 3")
+    w.emit(indent + 1, "n -= 3")
+    w.emit(indent + 1, f"{out} = {w.value(indent + 1, codec, where)}")
+    return out
+
+
+def _delta_finish(
+    w: _Writer, indent: int, part: ScalarDelta, base: str, z: str, out: str, where: tuple[str, str]
+) -> None:
+    """``out`` = the value of the held value's ordinal plus the zigzag difference ``z``."""
+    codec = part.codec
+    diff = f"(({z} >> 1) ^ -({z} & 1))"
+    o = w.tmp()
+    if isinstance(codec, UInt | Int):
+        w.emit(indent, f"var {o} := (int({base}) + {diff}) & {part.mask}")
+        if isinstance(codec, UInt):
+            w.emit(indent, f"{out} = {o}")
+            return
+    elif isinstance(codec, Quant):
+        low, high = w.exact(codec.low), w.exact(codec.high)
+        q_step = w.member(f"({high} - {low}) / float({codec.levels})")
+        ordinal = f"roundi(({base} - {low}) / {q_step})"
+        w.emit(indent, f"var {o} := ({ordinal} + {diff}) & {part.mask}")
+        w.emit(indent, f"{out} = {low} + {o} * {q_step}")
+        return
+    elif isinstance(codec, Angle):
+        period = "float(360)" if codec.degrees else "TAU"
+        a_step = w.member(f"{period} / float({1 << codec.bits})")
+        w.emit(indent, f"var {o} := (roundi({base} / {a_step}) + {diff}) & {part.mask}")
+    else:
+        assert isinstance(codec, Coord)
+        w.emit(indent, f"var {o} := roundi({base} * float({codec.scale})) + {diff}")
+        w.emit(indent, f"if absi({o}) > {codec.max_q}:")
+        w.fail(indent + 1, where, f'"a delta past {codec!r}\'s range"')
+        w.emit(indent, f"{out} = float({o}) / float({codec.scale})")
+        return
+    w.emit(indent, f"if {o} >> {part.width - 1}:")
+    w.emit(indent + 1, f"{o} -= {1 << part.width}")
+    w.emit(indent, f"{out} = {o}" if isinstance(codec, Int) else f"{out} = {o} * {a_step}")
+
+
+def _var_int_delta(
+    w: _Writer, indent: int, part: VarIntDelta, base: str, where: tuple[str, str]
+) -> str:
+    """Inline read of a VarInt's delta (a 0 bit and the difference, or 1 and the value)."""
+    out, held = w.tmp(), w.tmp()
+    w.emit(indent, f"var {out}: int")
+    w.emit(indent, f"if {w.read(indent, 1)}:")
+    w.emit(indent + 1, f"{out} = {w.value(indent + 1, part.codec, where)}")
+    w.emit(indent, "else:")
+    d = w.value(indent + 1, part.codec, where)
+    w.emit(indent + 1, f"var {held}: int = {base}")
+    w.emit(
+        indent + 1,
+        f"if ({d} > 0 and {held} > {_I64_LOW_63} - {d}) or "
+        f"({d} < 0 and {held} < -{_I64_LOW_63} - 1 - {d}):",
+    )
+    w.fail(indent + 2, where, f'"a delta past {part.codec!r}\'s range"')
+    w.emit(indent + 1, f"{out} = {held} + {d}")
+    return out
+
+
+def _delta(w: _Writer, indent: int, coder: DeltaCoder, base: str, where: tuple[str, str]) -> str:
+    """Inline read of a property's value delta against ``base``; returns its expression."""
+    if coder.vector is None:
+        part = coder.parts[0]
+        if isinstance(part, VarIntDelta):
+            return _var_int_delta(w, indent, part, base, where)
+        return _scalar_delta(w, indent, part, base, where)
+    parts = []
+    held = w.tmp()
+    w.emit(indent, f"var {held}: {coder.vector.__name__} = {base}")
+    for part, axis in zip(coder.parts, "xyzw", strict=False):
+        assert isinstance(part, ScalarDelta)
+        value = _scalar_delta(w, indent, part, f"{held}.{axis}", where)
+        parts.append(value)
+    return f"{coder.vector.__name__}({', '.join(parts)})"
+
+
 _VALUES: dict[type[Codec], Callable[[_Writer, int, Any, tuple[str, str]], str]] = {
     Bool: _bool,
     UInt: _uint,
@@ -431,16 +542,17 @@ _VALUES: dict[type[Codec], Callable[[_Writer, int, Any, tuple[str, str]], str]] 
 
 
 def _class_function(w: _Writer, lay: ClassLayout) -> None:
-    """``_c<id>(buf, s, end, id, values) -> int``: the change list and values of one record
-    of this class from bit ``s`` into ``values`` (by flat index); the bit after them, or -1
-    with ``last_error`` set. The change mask is left in ``_mask``."""
+    """``_c<id>(buf, s, end, id, values, delta) -> int``: the change list and values of one
+    record of this class from bit ``s`` into ``values`` (by flat index); the bit after them,
+    or -1 with ``last_error`` set. The change mask is left in ``_mask``. With ``delta`` (a
+    shared update record) the codecs that allow it read a value delta against ``values``."""
     name = lay.name
     wide = lay.count > 62
     w.emit(0, f"# {name}: class {lay.class_id}, {lay.count} properties")
     w.emit(
         0,
         f"func _c{lay.class_id}(buf: PackedByteArray, s: int, end: int, id: int, "
-        "values: Array) -> int:",
+        "values: Array, delta: bool) -> int:",
     )
     w.emit(1, "var bp := s >> 3")
     w.emit(1, "var acc := buf[bp] >> (s & 7)")
@@ -482,8 +594,17 @@ def _class_function(w: _Writer, lay: ClassLayout) -> None:
     w.emit(2, truncated)
     for indent, prop in _masked(w, lay):
         where = (name, prop.path)
+        coder = lay.deltas[prop.index]
+        if coder is not None:
+            w.emit(indent, "if delta:")
+            value = _delta(w, indent + 1, coder, f"values[{prop.index}]", where)
+            w.emit(indent + 1, f"values[{prop.index}] = {value}")
+            w.emit(indent, "else:")
+            indent += 1
         value = w.value(indent, prop.codec, where)
         w.emit(indent, f"values[{prop.index}] = {value}")
+        if coder is not None:
+            indent -= 1
         w.check_end(indent, where)
     w.emit(1, "_mask = mask")
     w.emit(1, "return (bp << 3) - n")
@@ -493,10 +614,32 @@ def _class_function(w: _Writer, lay: ClassLayout) -> None:
 
 
 def _publish_functions(w: _Writer, lay: ClassLayout) -> None:
-    """``_d<id>(values) -> Dictionary``: a whole entity by path, for the ``state`` view."""
+    """``_d<id>(values) -> Dictionary``: a whole entity by path, for the ``state`` view;
+    ``_n<id>(node, values, old)``: sets on ``node`` the properties that differ from ``old``
+    (all of them if ``old`` is empty), for ``apply_to_nodes``."""
     entries = ", ".join(f"{json.dumps(p.path)}: values[{p.index}]" for p in lay.props)
     w.emit(0, f"func _d{lay.class_id}(values: Array) -> Dictionary:")
     w.emit(1, f"return {{{entries}}}")
+    w.emit(0, "")
+    w.emit(0, "")
+    c = lay.class_id
+    w.emit(0, f"func _n{c}(node: Object, v: Array, o: Array) -> void:")
+    w.emit(1, f"var names: Array = node_properties[{c}]")
+    w.emit(1, "if o.is_empty():")
+    for p in lay.props:
+        w.emit(2, f"node.set(names[{p.index}], v[{p.index}])")
+    w.emit(2, "return")
+    for p in lay.props:
+        i = p.index
+        if _holds_ieee(p.codec) or isinstance(p.codec, Variant):
+            # == cannot tell -0.0 from 0.0, and a slot of a Variant can change its type
+            w.emit(1, f"node.set(names[{i}], v[{i}])")
+            continue
+        if isinstance(p.codec, EntityRef):  # null or an int
+            w.emit(1, f"if typeof(v[{i}]) != typeof(o[{i}]) or v[{i}] != o[{i}]:")
+        else:
+            w.emit(1, f"if v[{i}] != o[{i}]:")
+        w.emit(2, f"node.set(names[{i}], v[{i}])")
     w.emit(0, "")
     w.emit(0, "")
     w.emit(0, "")
@@ -544,7 +687,7 @@ def _section(w: _Writer, schema: Schema) -> None:
     w.emit(
         0,
         "func _section(buf: PackedByteArray, size: int, pos: int, count: int, "
-        "st: Dictionary, shared: bool, touched: Array) -> int:",
+        "st: Dictionary, shared: bool, deltas: bool, touched: Array) -> int:",
     )
     w.emit(1, "var prev := -1")
     w.emit(1, "var end := size << 3")
@@ -577,6 +720,7 @@ def _section(w: _Writer, schema: Schema) -> None:
     w.emit(3, "pos = (at + 7) >> 3")
     w.emit(3, "continue")
     w.emit(2, "var c := 0")
+    w.emit(2, "var delta := deltas and op == 0")
     w.emit(2, "var values: Array")
     w.emit(2, "if op == 0:")
     w.emit(3, "var old = st.get(id)")
@@ -601,7 +745,7 @@ def _section(w: _Writer, schema: Schema) -> None:
     w.emit(3, "values = _baselines[c].duplicate()")
     for k, lay in enumerate(schema.classes):
         w.emit(2, f"{'if' if k == 0 else 'elif'} c == {lay.class_id}:")
-        w.emit(3, f"at = _c{lay.class_id}(buf, at, end, id, values)")
+        w.emit(3, f"at = _c{lay.class_id}(buf, at, end, id, values, delta)")
     w.emit(2, "if at < 0:")
     w.emit(3, "return -1")
     w.emit(2, "st[id] = values")
@@ -613,6 +757,32 @@ def _section(w: _Writer, schema: Schema) -> None:
     w.emit(0, "")
     w.emit(0, "")
     _publish(w, schema)
+    _node_dispatch(w, schema)
+
+
+def _holds_ieee(codec: Codec) -> bool:
+    """Whether ``codec``'s values hold IEEE floats that can be -0.0 (Half, Float32/64)."""
+    inner = getattr(codec, "component", None) or getattr(codec, "element", None)
+    return isinstance(codec, Half | Float32 | Float64) or (inner is not None and _holds_ieee(inner))
+
+
+def _node_property(path: str) -> str:
+    """The default node property name of a flat property path (``purse.gold`` ->
+    ``purse_gold``, ``ammo[2]`` -> ``ammo_2``)."""
+    return path.replace(".", "_").replace("[", "_").replace("]", "")
+
+
+def _node_dispatch(w: _Writer, schema: Schema) -> None:
+    """``_node_set(node, values, old)``: ``_n<id>`` of the entity's class."""
+    w.emit(0, "func _node_set(node: Object, v: Array, old: Array) -> void:")
+    w.emit(1, "var c: int = v[-1]")
+    for k, lay in enumerate(schema.classes):
+        w.emit(1, f"{'if' if k == 0 else 'elif'} c == {lay.class_id}:")
+        w.emit(2, f"_n{lay.class_id}(node, v, old)")
+    if not schema.classes:
+        w.emit(1, "pass")
+    w.emit(0, "")
+    w.emit(0, "")
 
 
 def _publish(w: _Writer, schema: Schema) -> None:
@@ -690,7 +860,7 @@ func apply(packet: PackedByteArray) -> int:
 	if packet[0] != 1:
 		return _fail("packet version %d, expected 1" % packet[0])
 	var flags := packet[1]
-	if flags & ~3:
+	if flags & ~7:
 		return _fail("unknown packet flags 0x%02x" % flags)
 	var tick := packet.decode_u32(2)
 	var base := packet.decode_u32(6)
@@ -713,10 +883,10 @@ func apply(packet: PackedByteArray) -> int:
 	var buf := packet.duplicate()
 	buf.append_array(_padding)
 	var touched := []
-	pos = _section(buf, size, pos, packet.decode_u32(10), st, true, touched)
+	pos = _section(buf, size, pos, packet.decode_u32(10), st, true, bool(flags & 4), touched)
 	if pos < 0:
 		return -1
-	pos = _section(buf, size, pos, packet.decode_u32(14), st, false, touched)
+	pos = _section(buf, size, pos, packet.decode_u32(14), st, false, false, touched)
 	if pos < 0:
 		return -1
 	if pos != size:
@@ -730,6 +900,47 @@ func apply(packet: PackedByteArray) -> int:
 		if old <= newest_tick - history:
 			_states.erase(old)
 	return tick
+
+
+## The newest state as [{id: {path: value}}, {id: class id}] with ids ascending, so that
+## var_to_bytes of it is canonical (to compare with a server's, or to save).
+func sorted_state() -> Array:
+	var view := state
+	var ids := view.keys()
+	ids.sort()
+	var values := {}
+	var classes_by_id := {}
+	for id in ids:
+		values[id] = view[id]
+		classes_by_id[id] = _view_classes[id]
+	return [values, classes_by_id]
+
+
+## Sets the newest state on nodes instead of reading [member state]: [param nodes] maps entity
+## id -> Object (a Node of the game). Each property of entity id that differs from what this
+## function last set on nodes[id] is set with Object.set(), by the name in
+## [member node_properties]; all of them the first time, or when the node or the entity's
+## class changed. Entities without a node, and nodes without an entity, are skipped.
+func apply_to_nodes(nodes: Dictionary) -> void:
+	var st: Dictionary = _states.get(newest_tick, {})
+	for id in nodes:
+		var v = st.get(id)
+		if v == null:
+			_node_last.erase(id)
+			continue
+		var node: Object = nodes[id]
+		var last = _node_last.get(id)
+		var old: Array = []
+		if last != null and last[0] == node.get_instance_id() and last[1][-1] == v[-1]:
+			if is_same(last[1], v):
+				continue
+			old = last[1]
+		_node_set(node, v, old)
+		_node_last[id] = [node.get_instance_id(), v]
+	if _node_last.size() > 2 * nodes.size() + 64:
+		for id in _node_last.keys():
+			if not nodes.has(id):
+				_node_last.erase(id)
 
 
 ## The ticks whose states are kept (delta bases), oldest first: any of them may be acked.
@@ -823,7 +1034,8 @@ def generate(schema: Schema, *, class_name: str | None = None) -> str:
     straight = [_RECORD_HEADER_BITS + schema.class_bits]
     for lay in schema.classes:
         straight.append(1 + lay.count)
-        straight.extend(_straight_bits(p.codec) for p in lay.props)
+        # A value delta adds at most a 3-bit prefix per component to the whole value.
+        straight.extend(_straight_bits(p.codec) + 3 * 4 for p in lay.props)
     padding = (max(straight) + 7) // 8 + 8
 
     head = _Writer()
@@ -857,6 +1069,13 @@ def generate(schema: Schema, *, class_name: str | None = None) -> str:
     head.emit(2, "if _stale:")
     head.emit(3, "_publish()")
     head.emit(2, "return _view_classes")
+    head.emit(
+        0, "## Per class id, the node property each flat property is set to by apply_to_nodes():"
+    )
+    head.emit(0, '## the path with "." and "[" as "_" and "]" dropped ("purse.gold" is purse_gold,')
+    head.emit(0, '## "ammo[2]" is ammo_2). Change an entry to map a property elsewhere.')
+    node_names = [[_node_property(p.path) for p in lay.props] for lay in schema.classes]
+    head.emit(0, f"var node_properties: Array = {json.dumps(node_names)}")
     head.emit(0, "## The newest tick applied: the one to acknowledge (0 before any).")
     head.emit(0, "var newest_tick := 0")
     head.emit(0, '## Why the last apply() failed, naming entity and property; "" if it did not.')
@@ -868,6 +1087,7 @@ def generate(schema: Schema, *, class_name: str | None = None) -> str:
     head.emit(0, "var _view := {}")
     head.emit(0, "var _view_classes := {}")
     head.emit(0, "var _pending := []")
+    head.emit(0, "var _node_last := {}")
     head.emit(0, "var _stale := false")
     head.emit(0, "var _baselines := []")
     head.emit(0, 'var _broken := ""')
@@ -893,7 +1113,7 @@ def generate(schema: Schema, *, class_name: str | None = None) -> str:
         head.emit(
             1,
             f"if _c{lay.class_id}(base{lay.class_id}, 0, {8 * len(raw)}, -1, "
-            f"values{lay.class_id}) < 0:",
+            f"values{lay.class_id}, false) < 0:",
         )
         head.emit(2, f'_broken = "cannot decode the baseline of {lay.name}: " + last_error')
         head.emit(1, f"_baselines.append(values{lay.class_id})")

@@ -12,6 +12,7 @@ from typing import Any
 
 from ._bits import BitReader
 from ._codecs import Codec
+from ._delta import DeltaCoder, delta_coder
 from ._fingerprint import (
     DESCRIPTION_TAG,
     FORMAT,
@@ -41,6 +42,8 @@ class ClassLayout:
         self.count = len(self.props)
         self.index = {p.path: p.index for p in self.props}
         self.codecs: tuple[Codec, ...] = tuple(p.codec for p in self.props)
+        #: per property: how its value is delta-coded in update records (None: sent whole)
+        self.deltas: tuple[DeltaCoder | None, ...] = tuple(delta_coder(c) for c in self.codecs)
         self.baseline = tuple(p.default for p in self.props)
         frags = [p.codec.encode(p.default) for p in self.props]
         self.base_bits = tuple(f[0] for f in frags)

@@ -225,6 +225,7 @@ class NetClass:
     _net_bits: list[int]
     _net_widths: list[int]
     _net_dirty: int
+    _net_before: dict[int, int]
     _net_world: Any
     net_id: int
 
@@ -286,14 +287,19 @@ class NetClass:
                 f"entity {self.net_id} ({lay.name}) property {path}: {exc.reason}"
             ) from None
         self._net_vals[i] = value
-        if bits != self._net_bits[i] or width != self._net_widths[i]:
+        old = self._net_bits[i]
+        if bits != old or width != self._net_widths[i]:
             self._net_bits[i] = bits
             self._net_widths[i] = width
             world = self._net_world
             if world is not None:
-                if not self._net_dirty:
+                dirty = self._net_dirty
+                if not dirty:
                     world.dirty.append(self)
-                self._net_dirty |= 1 << i
+                    self._net_before = {i: old}  # World.commit hands it to the history
+                elif not dirty >> i & 1:
+                    self._net_before[i] = old
+                self._net_dirty = dirty | 1 << i
 
 
 def declarations(cls: type[NetClass]) -> Iterator[tuple[type[NetClass], str, Declaration]]:

@@ -4,10 +4,18 @@ Server side, per tick: :meth:`SnapshotEncoder.snapshot` closes the tick (each ch
 was encoded once, when it was written). :meth:`SnapshotEncoder.packet_for` then assembles a
 client's packet from those pieces: every entity that entered, changed or left since the tick
 the client acknowledged. An ack older than the history ring (or none) gets a full update,
-which is the same code path: a delta from each class's baseline. Entity bodies are cached per
-``(op, mask)`` until the entity changes, and the shared part of a packet per acked tick, so 64
-clients with acks lagging 0-8 ticks cost about nine assemblies (and clients with the same
-base and nothing private get the same bytes object).
+which is the same code path: a delta from each class's baseline. The shared part of a packet
+is built once per acked tick, so 64 clients with acks lagging 0-8 ticks cost about nine
+assemblies (and clients with the same base and nothing private get the same bytes object).
+
+With value deltas (flag bit 2, the default; wire doc §5.1) a numeric value in an update record
+is its difference from the client's baseline value. Each history entry keeps the bits its
+properties had before it, and the value of each property it changed, coded against those
+bits, is made once when a packet first needs it (again only if the property changes later).
+A record for base ``b`` merges the entries after ``b``, newest first, so each value ends up
+coded against its bits at ``b``; records are cached per entity by their oldest entry until
+the entity changes. With ``value_deltas=False`` values are sent whole and a record depends
+only on its change mask, which keys the cache.
 
 The packet layout is in ``docs/replication-wire.md``; in short::
 
@@ -17,7 +25,8 @@ The packet layout is in ``docs/replication-wire.md``; in short::
              bit-packed, LSB first, padded to a byte: 2-bit op, 1-bit "id gap follows"
              [2-bit size class, gap in 4/8/16/32 bits], then (update, enter)
              [class id (enter)] selector (0 = bitmask of N bits, 1 = gap list),
-             the changed indices, then each changed value in index order.
+             the changed indices, then each changed value in index order (whole, or a
+             value delta in shared update records when flags & 4).
 
 Why fields are bit-packed and records byte-aligned (measured in Godot 4.6.3, details in the
 wire doc §9): the generated GDScript decoder (``schema.to_gdscript()``), which reads fields
@@ -42,7 +51,7 @@ from gdvariant import DecodeError, GodotError
 
 from ._bits import BitReader, Malformed, Truncated
 from ._layout import ClassLayout, Schema
-from ._world import World
+from ._world import Change, World
 
 __all__ = [
     "OP_DELETE",
@@ -58,6 +67,7 @@ __all__ = [
 VERSION = 1
 FLAG_STAMP = 1
 FLAG_FULL = 2
+FLAG_DELTAS = 4
 OP_UPDATE, OP_ENTER, OP_DELETE = 0, 1, 2
 _HEADER = struct.Struct("<BBIIII")
 _GAP_WIDTHS = (4, 8, 16, 32)
@@ -72,6 +82,12 @@ def _gap_code(gap: int) -> tuple[int, int]:
         if gap < 1 << width:
             return 1 | size << 1 | gap << 3, 3 + width
     raise ValueError(f"entity id gap {gap} is over 32 bits")
+
+
+def _head(gap: int) -> tuple[int, int]:
+    """An update record's op and nonzero id gap as ``(bits, bit count)``."""
+    acc, n = _gap_code(gap)
+    return OP_UPDATE | acc << 2, n + 2
 
 
 # _SET_BITS[k][b]: the positions of the set bits of byte b of a mask, at byte offset k; lets
@@ -114,7 +130,8 @@ def encode_record(
     bits: list[int],
     widths: list[int],
 ) -> bytes:
-    """One record: op, id gap, [class id], selector, indices, values; padded to a byte."""
+    """One record with whole values: op, id gap, [class id], selector, indices, values;
+    padded to a byte."""
     if gap:
         acc, n = _gap_code(gap)
         acc = op | acc << 2
@@ -126,13 +143,24 @@ def encode_record(
     if op == OP_ENTER:
         acc |= lay.class_id << n
         n += class_bits
-    count, ib = lay.count, lay.index_bits
+    acc, n, idx = change_list(acc, n, mask, lay.count, 1 + lay.index_bits)
+    for i in idx:
+        acc |= bits[i] << n
+        n += widths[i]
+    return acc.to_bytes((n + 7) >> 3, "little")
+
+
+def change_list(
+    acc: int, n: int, mask: int, count: int, step: int
+) -> tuple[int, int, tuple[int, ...]]:
+    """Append the selector and change list of ``mask`` (a class of ``count`` properties,
+    gap-list items of ``step`` bits) to the record bits ``acc`` (``n`` bits so far); also
+    return the changed indices, ascending."""
     if mask < 1 << 32:
         t0, t1, t2, t3 = _SMALL
         idx = t0[mask & 255] + t1[(mask >> 8) & 255] + t2[(mask >> 16) & 255] + t3[mask >> 24]
     else:
         idx = _indices(mask)
-    step = 1 + ib
     if 1 + len(idx) * step < count:
         acc |= 1 << n
         n += 1
@@ -145,10 +173,23 @@ def encode_record(
     else:
         acc |= mask << (n + 1)
         n += 1 + count
-    for i in idx:
-        acc |= bits[i] << n
-        n += widths[i]
-    return acc.to_bytes((n + 7) >> 3, "little")
+    return acc, n, idx
+
+
+def _deletes(
+    net_id: int,
+    spans: list[tuple[int, int]],
+    order: list[int],
+    parts: list[list[bytes]],
+    prev: list[int],
+) -> None:
+    """Delete records of a despawned id for the bases (in ``order``) that still hold it: it
+    was despawned after the base and its id not reused since (a reused id is an entity
+    spawned after the base, whose enter replaces the old one)."""
+    for j, base in enumerate(order):
+        if base and any(spawned <= base < gone for spawned, gone in spans):
+            parts[j].append(encode_record(None, 0, OP_DELETE, net_id - prev[j] - 1, 0, [], []))
+            prev[j] = net_id
 
 
 @dataclass
@@ -169,7 +210,10 @@ class SnapshotEncoder:
     ``history`` is K, the ring of ticks a delta can start from. ``audiences`` maps custom
     audience names to ``predicate(entity, client)``; ``"owner"`` (``entity.net_owner ==
     client_id``) and ``"team"`` (``entity.net_team == client.team``) are built in.
-    ``stamp=True`` puts the schema fingerprint in every packet.
+    ``stamp=True`` puts the schema fingerprint in every packet. ``value_deltas`` (flag bit 2)
+    sends numeric values in update records as differences from the client's baseline (wire
+    doc §5.1): fewer bytes when values move in steps, more server time (each value is coded
+    once per baseline it is measured from, not once); ``False`` sends every value whole.
     """
 
     def __init__(
@@ -179,10 +223,12 @@ class SnapshotEncoder:
         history: int = 32,
         audiences: Mapping[str, AudienceTest] | None = None,
         stamp: bool = False,
+        value_deltas: bool = True,
     ) -> None:
         if history < 1:
             raise ValueError("history must be at least 1 tick")
         self.world, self.schema, self.history, self.stamp = world, world.schema, history, stamp
+        self.value_deltas = value_deltas
         self.audiences: dict[str, AudienceTest] = {
             "owner": lambda e, c: e.net_owner is not None and e.net_owner == c.client_id,
             "team": lambda e, c: e.net_team is not None and e.net_team == c.team,
@@ -196,6 +242,7 @@ class SnapshotEncoder:
         self._shared: dict[int, tuple[int, bytes]] = {}
         self._plain: dict[int, bytes] = {}
         self._restricted: list[Any] = []
+        self._heads: dict[int, tuple[int, int]] = {}
 
     def add_client(self, client_id: Any, *, team: Any = None) -> Client:
         """Start sending to ``client_id`` (its first packet is a full update)."""
@@ -236,7 +283,7 @@ class SnapshotEncoder:
         base = self.base_for(client)
         shared = self._shared.get(base)
         if shared is None:
-            self._shared_sections([base])
+            self._build_shared([base])
             shared = self._shared[base]
         private_count, private = self._private_section(client, base)
         if not private_count:
@@ -250,7 +297,11 @@ class SnapshotEncoder:
     def _packet(
         self, base: int, shared: tuple[int, bytes], private_count: int, private: bytes
     ) -> bytes:
-        flags = (FLAG_FULL if not base else 0) | (FLAG_STAMP if self.stamp else 0)
+        flags = (
+            (FLAG_FULL if not base else 0)
+            | (FLAG_STAMP if self.stamp else 0)
+            | (FLAG_DELTAS if self.value_deltas else 0)
+        )
         header = _HEADER.pack(VERSION, flags, self.world.tick, base, shared[0], private_count)
         if self.stamp:
             header += self.schema.fingerprint
@@ -260,11 +311,30 @@ class SnapshotEncoder:
         """Every client's packet for the current tick (shared sections built in one pass)."""
         needed = {self.base_for(c) for c in self.clients.values()} - self._shared.keys()
         if needed:
-            self._shared_sections(list(needed))
+            self._build_shared(list(needed))
         return {cid: self.packet_for(cid) for cid in self.clients}
 
+    def _walk_setup(
+        self, bases: list[int]
+    ) -> tuple[list[int], int, list[list[bytes]], list[int], list[int]]:
+        """For an assembler: the bases newest first (cumulative masks only grow), the
+        oldest one (-1 for a full update, which needs everything), an empty record list and
+        previous id per base, and every id to visit (live or recently deleted), ascending."""
+        order = sorted(bases, reverse=True)
+        oldest = order[-1] if order[-1] else -1
+        entities, deleted = self.world.entities, self.world.deleted
+        ids = sorted(entities.keys() | deleted.keys()) if deleted else sorted(entities)
+        return order, oldest, [[] for _ in order], [-1] * len(order), ids
+
+    def _build_shared(self, bases: list[int]) -> None:
+        if self.value_deltas:
+            self._shared_sections(bases)
+        else:
+            self._shared_whole(bases)
+
     def _record(self, ent: Any, op: int, gap: int, mask: int) -> bytes:
-        key = mask if op == OP_UPDATE and not gap else (op, gap, mask)
+        """A record with whole values (private updates, enters), cached on the entity."""
+        key = ("P" if op == OP_UPDATE else "E", gap, mask)
         record: bytes | None = ent._net_cache.get(key)
         if record is None:
             record = ent._net_cache[key] = encode_record(
@@ -278,29 +348,169 @@ class SnapshotEncoder:
             )
         return record
 
+    @staticmethod
+    def _fragments(ent: Any, change: Change, stale: int, tick: int) -> None:
+        """Bring the values of a history entry up to date for the ``stale`` indices: each
+        value as ``(bits, width)`` coded against the bits it had before that entry's tick (a
+        value delta where the codec allows one, else the whole value)."""
+        before, made = change[2], change[3]
+        assert made is not None
+        fragments = made[0]
+        bits, widths = ent._net_bits, ent._net_widths
+        deltas = ent._net_layout.deltas
+        for i in _indices(stale):
+            coder = deltas[i]
+            if coder is None:
+                fragments[i] = (bits[i], widths[i])
+            elif coder.plain:
+                # ScalarDelta.code for a value whose bits are its ordinal, inlined
+                part = coder.parts[0]
+                new = bits[i]
+                half = part.half
+                d = ((new - before[i] + half) & part.mask) - half
+                z = d << 1 if d >= 0 else (-d << 1) - 1
+                if z < part.lim1:
+                    fragments[i] = (z << 1, part.w1)
+                elif z < part.lim2:
+                    fragments[i] = (1 | z << 2, part.w2)
+                elif z < part.lim3:
+                    fragments[i] = (3 | z << 3, part.w3)
+                else:
+                    fragments[i] = (7 | new << 3, 3 + widths[i])
+            else:
+                fragments[i] = coder.fragment(bits[i], widths[i], before[i])
+        made[1] = tick
+
     def _shared_sections(self, bases: list[int]) -> None:
-        """Build the shared section for each base tick in one pass over the entities."""
+        """Build the shared section for each base tick in one pass over the entities.
+
+        An update record for base ``b`` carries what changed in the history entries after
+        ``b``, each value coded against its bits at ``b``: the bits before the oldest of
+        those entries that changed it. Walking the entries newest first and merging each
+        entry's values over the previous ones leaves exactly those, so the records for all
+        bases come from one walk. Records are cached per entity by their oldest entry (and
+        id gap) until the entity changes."""
         world = self.world
+        tick = world.tick
         entities, deleted = world.entities, world.deleted
-        order = sorted(bases, reverse=True)  # newest first: cumulative masks only grow
-        oldest = order[-1] if order[-1] else -1  # a full update (base 0) needs everything
-        parts: list[list[bytes]] = [[] for _ in order]
+        order, oldest, parts, prev, ids = self._walk_setup(bases)
         appenders = [chunks.append for chunks in parts]
-        prev = [-1] * len(order)
-        class_bits = self.schema.class_bits
-        ids = sorted(entities.keys() | deleted.keys()) if deleted else sorted(entities)
+        heads = self._heads
+        fragments = self._fragments
         for net_id in ids:
             ent = entities.get(net_id)
             if ent is None:
-                # Despawned after a client's base, id not reused since: delete it. (A reused
-                # id is an entity spawned after the base: its enter replaces the old one.)
-                spans = deleted[net_id]
-                for j, base in enumerate(order):
-                    if base and any(spawned <= base < gone for spawned, gone in spans):
-                        parts[j].append(
-                            encode_record(None, 0, OP_DELETE, net_id - prev[j] - 1, 0, [], [])
-                        )
+                _deletes(net_id, deleted[net_id], order, parts, prev)
+                continue
+            spawn = ent._net_spawn
+            hist = ent._net_hist
+            if spawn <= oldest and (not hist or hist[-1][0] <= oldest):
+                continue  # nothing new for any of the bases
+            lay = ent._net_layout
+            public = lay.public_mask
+            count, step = lay.count, 1 + lay.index_bits
+            cache = ent._net_cache
+            h = len(hist) - 1
+            mask = 0
+            merged: dict[int, tuple[int, int]] = {}
+            # what changed this tick: the values of older entries made before it are stale
+            fresh = hist[-1][1] if hist and hist[-1][0] == tick else 0
+            first = 0  # tick of the oldest entry walked so far
+            unmerged: list[int] = []  # entries walked, not yet merged (newest first)
+            record = b""
+            reusable = False
+            entering = spawn > oldest  # entered after some base: enters for those
+            t, m, _, _ = hist[h] if hist else (-1, 0, None, None)  # the next entry to walk
+            for j, base in enumerate(order):
+                gap = net_id - prev[j] - 1
+                if entering and (spawn > base or not base):
+                    record = self._record(ent, OP_ENTER, gap, world.nondefault(ent) & public)
+                    reusable = False
+                else:
+                    if t > base:
+                        reusable = False
+                        while t > base:
+                            unmerged.append(h)
+                            mask |= m
+                            first = t
+                            h -= 1
+                            if h < 0:
+                                t = -1
+                                break
+                            t, m, _, _ = hist[h]
+                    elif reusable and not gap:
+                        # No change between this base and the newer one: the same record.
+                        appenders[j](record)
                         prev[j] = net_id
+                        continue
+                    changed = mask & public
+                    if not changed:
+                        continue
+                    # negative: apart from the masks keying records of value_deltas=False
+                    key = -first if not gap else (-first, gap)
+                    cached = cache.get(key)
+                    if cached is None:
+                        # Merge the entries walked since the last record built (their values
+                        # made or brought up to date first), newest first.
+                        for k in unmerged:
+                            change = hist[k]
+                            when, changed_here, _, made = change
+                            if made is None:
+                                made = [{}, 0]
+                                change = hist[k] = (when, changed_here, change[2], made)
+                            stamp = made[1]
+                            if stamp != tick:
+                                if stamp == tick - 1:
+                                    stale = changed_here & fresh
+                                elif stamp:
+                                    since = 0  # what changed after the values were made
+                                    for later in reversed(hist):
+                                        if later[0] <= stamp:
+                                            break
+                                        since |= later[1]
+                                    stale = changed_here & since
+                                else:
+                                    stale = changed_here
+                                if stale:
+                                    fragments(ent, change, stale, tick)
+                                else:
+                                    made[1] = tick
+                            merged.update(made[0])
+                        unmerged.clear()
+                        # as encode_record, with the merged values
+                        if gap:
+                            head = heads.get(gap)
+                            if head is None:
+                                head = heads[gap] = _head(gap)
+                            acc, n = head
+                        else:
+                            acc, n = 0, 3
+                        acc, n, idx = change_list(acc, n, changed, count, step)
+                        for i in idx:
+                            code, width = merged[i]
+                            acc |= code << n
+                            n += width
+                        cached = cache[key] = acc.to_bytes((n + 7) >> 3, "little")
+                    record = cached
+                    reusable = not gap
+                appenders[j](record)
+                prev[j] = net_id
+        for base, chunks in zip(order, parts, strict=True):
+            self._shared[base] = (len(chunks), b"".join(chunks))
+
+    def _shared_whole(self, bases: list[int]) -> None:
+        """:meth:`_shared_sections` with whole values (``value_deltas=False``): an update
+        record depends only on the mask of what changed since its base, and is cached by
+        it (the mask alone for the common record, right after the previous id)."""
+        world = self.world
+        entities, deleted = world.entities, world.deleted
+        order, oldest, parts, prev, ids = self._walk_setup(bases)
+        appenders = [chunks.append for chunks in parts]
+        class_bits = self.schema.class_bits
+        for net_id in ids:
+            ent = entities.get(net_id)
+            if ent is None:
+                _deletes(net_id, deleted[net_id], order, parts, prev)
                 continue
             spawn = ent._net_spawn
             hist = ent._net_hist
@@ -310,7 +520,7 @@ class SnapshotEncoder:
                 if not hist:
                     continue
                 h = len(hist) - 1
-                t, m = hist[h]
+                t, m, _, _ = hist[h]
                 if t <= oldest:
                     continue  # nothing new for any of the bases
                 lay = ent._net_layout
@@ -327,7 +537,7 @@ class SnapshotEncoder:
                         if h < 0:
                             t = -1
                             break
-                        t, m = hist[h]
+                        t, m, _, _ = hist[h]
                     gap = net_id - prev[j] - 1
                     if mask == last and not gap:
                         # No change between this base and the newer one: the same record.
@@ -396,10 +606,10 @@ class SnapshotEncoder:
                 mask = self.world.nondefault(ent) & allowed
             else:
                 mask = 0
-                for tick, changed in reversed(ent._net_hist):
-                    if tick <= base:
+                for change in reversed(ent._net_hist):
+                    if change[0] <= base:
                         break
-                    mask |= changed
+                    mask |= change[1]
                 mask &= allowed
             if not mask:
                 continue
@@ -483,7 +693,7 @@ class SnapshotDecoder:
         version, flags, tick, base, shared, private = _HEADER.unpack_from(data)
         if version != VERSION:
             raise DecodeError(f"packet version {version}, expected {VERSION}", 0)
-        if flags & ~(FLAG_STAMP | FLAG_FULL):
+        if flags & ~(FLAG_STAMP | FLAG_FULL | FLAG_DELTAS):
             raise DecodeError(f"unknown packet flags {flags:#04x}", 1)
         if bool(flags & FLAG_FULL) != (base == 0):
             raise DecodeError(f"full flag and base tick {base} disagree", 1)
@@ -511,12 +721,14 @@ class SnapshotDecoder:
         if trace is not None:
             kind = "full update" if not base else f"delta from tick {base}"
             stamp_note = ", fingerprint stamp" if flags & FLAG_STAMP else ""
+            stamp_note += ", value deltas" if flags & FLAG_DELTAS else ""
             trace.append(
                 f"tick {tick}, {kind}{stamp_note}: {shared} shared + {private} private records, "
                 f"{len(data)} bytes"
             )
-        pos = self._records(data, pos, shared, state, True, trace)
-        pos = self._records(data, pos, private, state, False, trace)
+        deltas = bool(flags & FLAG_DELTAS)
+        pos = self._records(data, pos, shared, state, True, deltas, trace)
+        pos = self._records(data, pos, private, state, False, False, trace)
         if pos != len(data):
             raise DecodeError(f"{len(data) - pos} bytes of trailing data after the records", pos)
         return int(tick), state
@@ -528,6 +740,7 @@ class SnapshotDecoder:
         count: int,
         state: dict[int, EntityState],
         shared_section: bool,
+        deltas: bool,
         trace: list[str] | None,
     ) -> int:
         prev = -1
@@ -592,7 +805,8 @@ class SnapshotDecoder:
                 section = "shared" if shared_section else "private"
                 verb = "enter" if op == OP_ENTER else "update"
                 trace.append(f"  byte {pos} ({section}): {verb} entity {net_id} ({lay.name})")
-            self._change_set(reader, lay, net_id, values, trace)
+            delta = deltas and op == OP_UPDATE
+            self._change_set(reader, lay, net_id, values, trace, delta)
             state[net_id] = EntityState(lay.name, values)
             pos = reader.align()
         return pos
@@ -604,8 +818,12 @@ class SnapshotDecoder:
         net_id: int,
         values: dict[str, Any],
         trace: list[str] | None,
+        delta: bool,
     ) -> None:
+        """Read a change list and its values into ``values``; with ``delta`` (shared update
+        records) the codecs that allow it read a value delta against the value held."""
         where = f"entity[{net_id}]"
+        deltas = lay.deltas if delta else (None,) * lay.count
         try:
             indices: list[int] = []
             if reader.read(1):
@@ -638,7 +856,11 @@ class SnapshotDecoder:
             prop = lay.props[i]
             start = reader.pos
             try:
-                values[prop.path] = prop.codec.decode(reader)
+                coder = deltas[i]
+                if coder is None:
+                    values[prop.path] = prop.codec.decode(reader)
+                else:
+                    values[prop.path] = coder.read(reader, values[prop.path])
             except Truncated:
                 raise DecodeError(
                     f"packet truncated in entity {net_id} ({lay.name}) property {prop.path}",

@@ -2,8 +2,9 @@
 
 An entity is an instance of its NetClass. Writing a networked property encodes the value at
 once (so a bad value fails where it is written, naming entity and property) and, if its bits
-differ from what was there, marks the property dirty. :meth:`World.commit` turns the dirty
-marks into one history entry per changed entity: ``(tick, mask of changed flat indices)``.
+differ from what was there, marks the property dirty, keeping the bits it had at the last
+commit. :meth:`World.commit` turns the dirty marks into one history entry per changed
+entity: a :class:`Change` ``(tick, mask of changed flat indices, {index: bits before}, ...)``.
 The snapshot encoder reads those histories; nothing here knows about clients.
 """
 
@@ -16,7 +17,12 @@ from ._bits import BitReader
 from ._layout import ClassLayout, Schema
 from ._schema import Embed, NetClass
 
-__all__ = ["World"]
+__all__ = ["Change", "World"]
+
+#: A history entry: ``(tick, changed mask, {index: bits at the previous commit}, None or
+#: [{index: value-delta fragment}, tick the fragments were made])`` (the last belongs to the
+#: snapshot encoder, which codes each changed value against the bits before).
+Change = tuple[int, int, dict[int, int], list[Any] | None]
 
 
 class World:
@@ -56,6 +62,7 @@ class World:
             "_net_bits": list(lay.base_bits),
             "_net_widths": list(lay.base_widths),
             "_net_dirty": 0,
+            "_net_before": {},
             "_net_world": self,
             "_net_spawn": self.tick + 1,
             "_net_hist": [],
@@ -97,7 +104,7 @@ class World:
             if not mask:
                 continue
             hist = ent._net_hist
-            hist.append((tick, mask))
+            hist.append((tick, mask, ent._net_before, None))
             while hist[0][0] <= oldest:
                 del hist[0]
             ent._net_cache = {}

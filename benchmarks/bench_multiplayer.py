@@ -1,0 +1,629 @@
+"""Load benchmark: one SceneMultiplayer server, many clients, synced entities at 30 Hz.
+
+Run on demand (not a test):
+
+    .venv/bin/python benchmarks/bench_multiplayer.py                  # 10 clients, a smoke run
+    .venv/bin/python benchmarks/bench_multiplayer.py --clients 100 --seconds 20 --repeat 2
+    .venv/bin/python benchmarks/bench_multiplayer.py --quick          # seconds; what the test runs
+
+The scene (``benchmarks/multiplayer/``, stock nodes and GDScript) is served twice in the same
+run, one server after the other, against the same clients: by ``gdvariant.multiplayer``
+(``SceneMultiplayer`` on ``MultiplayerServer``, in its own process) and by a headless Godot
+4.6 (the same project run as server: ``SceneMultiplayer``, ``MultiplayerSpawner``,
+``MultiplayerSynchronizer`` and ``WebSocketMultiplayerPeer``, ``Engine.max_fps = 30``).
+
+Each server spawns ``--entities`` entities for every client that joins, visible to that client
+only (Godot: ``public_visibility`` off and ``set_visibility_for``; ours: ``visible_to``), so
+100 clients x 20 make 2,000 entities and each client gets its own 20. Why this and not
+client-owned entities: clients of a SceneMultiplayer game cannot spawn, and a client's
+synchronizer is relayed to every peer that sees it, so the server's outgoing sync is the load a
+real game puts on it. Every tick (30 a second) the server sets each entity's ``position`` to
+``(tick, index)`` (an ALWAYS property: a full SYNC every tick) and once a second bumps its
+``hp`` (ON_CHANGE: a delta). ``server_relay`` is off on both, as on a dedicated server.
+
+The clients: ``--clients`` Python ``MultiplayerClient``s in one separate process (so they do
+not take the server's measured CPU) that answer the server's SIMPLIFY_PATH, decode every SYNC
+and check each value (the entity's index, time never going back), and ping: ``ping(seq)`` on
+``Bench/Rpc``, which the server answers with ``pong(seq)`` to that client. Plus
+``--godot-clients`` headless Godot 4.6 clients of the same project doing the same.
+
+Reported per server: CPU per tick (process CPU time from ``/proc`` over the window / ticks),
+wall time per tick (window / ticks: 33.3 ms when the server keeps up), the share of a core,
+messages per second the Python clients received and sent (every server message is one
+WebSocket message), sync values per second received against what the ticks promise, the RPC
+round trip p50/p99, and the Godot clients' own counts. A run fails (exit 1) when a client saw
+a wrong value or clearly fewer syncs than the server's ticks promise, so a broken server
+cannot look fast. The machine's load average is printed with each figure: the numbers mean
+little on a busy machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from websockets.exceptions import InvalidMessage
+
+from gdvariant import Vector2
+from gdvariant.multiplayer import (
+    ConfirmPath,
+    DeltaSync,
+    Packet,
+    RemoteCall,
+    RpcTable,
+    SceneMultiplayer,
+    SimplifyPath,
+    Spawn,
+    SpawnableScene,
+    SpawnedNode,
+    Sync,
+    read_script_rpcs,
+    scene_tscn,
+    synced_class,
+)
+from gdvariant.multiplayer.websocket import MultiplayerClient, MultiplayerServer
+from gdvariant.replication import Float32, Int, NetClass, Prop, Vec2
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from engines import Engine, find_engine
+from multiplayer_recorder import free_port
+
+PROJECT = Path(__file__).resolve().parent / "multiplayer"
+TICK_HZ = 30
+TICKS_EVERY = 3  # a server prints its tick count every 3 ticks
+RPC = "Bench/Rpc"
+SPAWNER = "Bench/Spawner"
+SPAWN_PATH = "Bench/Entities"
+RPC_CACHE_ID = 1  # the id our clients give Bench/Rpc in their SIMPLIFY_PATH
+#: a run fails when the clients got fewer sync values than this share of what the ticks promise
+MIN_SYNC_SHARE = 0.8
+JOIN_ATTEMPTS = 5  # a server busy with 100 handshakes may drop one; count and retry
+
+
+class BenchEntity(NetClass):
+    """An entity's synchronizer: position every tick (hot: ALWAYS), hp on change."""
+
+    position = Prop(Vec2(Float32()), hot=True)
+    hp = Int(32)
+
+
+ENTITY = SpawnableScene(
+    "res://bench_entity.tscn",
+    synced_class(BenchEntity),
+    script="res://bench_entity.gd",
+    root_type="Node2D",
+)
+
+
+def entity_tscn() -> str:
+    """``benchmarks/multiplayer/bench_entity.tscn``, written from :class:`BenchEntity`."""
+    return scene_tscn(ENTITY, "Entity")
+
+
+def entity_name(peer: int, index: int) -> str:
+    return f"E{peer}_{index}"
+
+
+# ---------------------------------------------------------------- our server process
+
+
+async def serve(port_file: Path, per_peer: int) -> None:
+    """gdvariant's server of the scene: what ``bench.gd`` does as a Godot server."""
+    server = MultiplayerServer(relay=False)
+    mp = SceneMultiplayer(server, project=PROJECT)
+    mp.node(RPC, script="res://bench_rpc.gd")
+    mp.on_rpc(RPC, "ping", lambda peer, seq: mp.rpc(peer, RPC, "pong", seq))
+    spawner = mp.add_spawner(SPAWNER, SPAWN_PATH, [ENTITY])
+    owned: dict[int, list[SpawnedNode]] = {}
+    tick = 0
+
+    def joined(peer: int) -> None:
+        owned[peer] = [
+            spawner.spawn(
+                0,
+                entity_name(peer, i),
+                {"position": Vector2(tick, i), "hp": 0},
+                visible_to=(peer,),
+            )
+            for i in range(per_peer)
+        ]
+
+    def left(peer: int) -> None:
+        for node in owned.pop(peer, []):
+            spawner.despawn(node)
+
+    mp.peer_connected.connect(joined)
+    mp.peer_disconnected.connect(left)
+    port = await server.listen("127.0.0.1", 0)
+    port_file.write_text(str(port))
+    loop = asyncio.get_running_loop()
+    deadline = loop.time()
+    while True:
+        deadline += 1 / TICK_HZ
+        delay = deadline - loop.time()
+        if delay < 0:  # behind: tick now, do not catch up in a burst
+            deadline = loop.time()
+        await asyncio.sleep(max(delay, 0))
+        tick += 1
+        bump = tick % TICK_HZ == 0
+        for nodes in owned.values():
+            for index, node in enumerate(nodes):
+                node.state.position = Vector2(tick, index)
+                if bump:
+                    node.state.hp += 1
+        mp.sync()
+        if tick % TICKS_EVERY == 0:
+            print(f"TICKS {tick}", flush=True)
+
+
+# ---------------------------------------------------------------- the Python clients
+
+
+@dataclass
+class Counts:
+    """What one client saw while measuring."""
+
+    received: int = 0
+    sent: int = 0
+    sync_values: int = 0
+    delta_values: int = 0
+    bad: int = 0
+    rtts: list[float] = field(default_factory=list)
+
+
+class BenchClient:
+    """A client of the scene speaking the protocol: confirms paths, checks syncs, pings."""
+
+    def __init__(self, rpcs: RpcTable, per_peer: int) -> None:
+        self.rpcs = rpcs
+        self.per_peer = per_peer
+        self.client = MultiplayerClient(on_packet=self.packet)
+        self.counts = Counts()
+        self.measuring = False
+        self.index: dict[int, int] = {}  # sync net id -> entity index
+        self.last_x: dict[int, float] = {}
+        self.confirmed = asyncio.Event()
+        self.spawned = asyncio.Event()
+        self.sent_at: dict[int, float] = {}
+        self.seq = 0
+
+    async def start(self, url: str) -> None:
+        await self.client.connect(url)
+        self.send(SimplifyPath(RPC_CACHE_ID, RPC, self.rpcs.checksum))
+
+    def send(self, packet: Packet) -> None:
+        self.client.send(packet)
+        if self.measuring:
+            self.counts.sent += 1
+
+    def packet(self, sender: int, packet: Packet) -> None:
+        counts = self.counts
+        if self.measuring:
+            counts.received += 1
+        if isinstance(packet, Sync):
+            for state in packet.states:
+                index = self.index.get(state.net_id)
+                x, y = state.values[0]
+                if index is None or y != index or x < self.last_x.get(state.net_id, -1.0):
+                    counts.bad += 1
+                self.last_x[state.net_id] = x
+                if self.measuring:
+                    counts.sync_values += len(state.values)
+        elif isinstance(packet, DeltaSync):
+            if self.measuring:
+                counts.delta_values += sum(len(state.values) for state in packet.states)
+        elif isinstance(packet, RemoteCall) and packet.method_id == self.rpcs.ids["pong"]:
+            sent = self.sent_at.pop(packet.args[0], None)
+            if sent is not None:
+                counts.rtts.append(time.perf_counter() - sent)
+        elif isinstance(packet, SimplifyPath):
+            self.send(ConfirmPath(True, packet.cache_id))
+        elif isinstance(packet, ConfirmPath):
+            if packet.cache_id == RPC_CACHE_ID and packet.valid:
+                self.confirmed.set()
+        elif isinstance(packet, Spawn):
+            prefix = f"E{self.client.unique_id}_"
+            if not packet.name.startswith(prefix) or len(packet.sync_ids) != 1:
+                counts.bad += 1  # another client's entity, or not our scene
+            suffix = packet.name.rpartition("_")[2]
+            for sync_id in packet.sync_ids:
+                self.index[sync_id] = int(suffix) if suffix.isdigit() else -1
+            if len(self.index) == self.per_peer:
+                self.spawned.set()
+
+    async def ping(self, hz: float) -> None:
+        """Call ``ping`` on the server ``hz`` times a second (at a random phase)."""
+        await self.confirmed.wait()
+        await asyncio.sleep(random.random() / hz)
+        while True:
+            self.seq += 1
+            if self.measuring:  # only round trips that start in the window count
+                self.sent_at[self.seq] = time.perf_counter()
+            self.send(RemoteCall(self.rpcs.ids["ping"], (self.seq,), node_id=RPC_CACHE_ID))
+            await asyncio.sleep(1 / hz)
+
+
+async def run_clients(url: str, args: argparse.Namespace) -> None:
+    """Join ``args.clients`` clients, wait for every entity, then measure for ``seconds``;
+    print the figures (``RESULT`` and JSON)."""
+    rpcs = read_script_rpcs(PROJECT, "res://bench_rpc.gd")
+    clients = [BenchClient(rpcs, args.entities) for _ in range(args.clients)]
+    gate = asyncio.Semaphore(16)  # not 100 handshakes at once
+
+    retries = 0
+
+    async def join(client: BenchClient) -> None:
+        nonlocal retries
+        async with gate:
+            for attempt in range(JOIN_ATTEMPTS):
+                try:
+                    await client.start(url)
+                    return
+                except (OSError, InvalidMessage) as exc:
+                    if attempt == JOIN_ATTEMPTS - 1:
+                        raise RuntimeError(f"could not join {url}: {exc}") from exc
+                    retries += 1
+                    client.client = MultiplayerClient(on_packet=client.packet)
+                    await asyncio.sleep(0.2 * (attempt + 1))
+
+    async with asyncio.timeout(60):
+        await asyncio.gather(*(join(c) for c in clients))
+        print(f"joined {len(clients)} ({retries} retries)", file=sys.stderr, flush=True)
+        await asyncio.gather(*(c.spawned.wait() for c in clients))
+        await asyncio.gather(*(c.confirmed.wait() for c in clients))
+    pingers = [asyncio.create_task(c.ping(args.ping_hz)) for c in clients]
+    await asyncio.sleep(args.warmup)
+    for client in clients:
+        client.counts = Counts()
+        client.measuring = True
+    print("START", flush=True)
+    start = time.perf_counter()
+    await asyncio.sleep(args.seconds)
+    for client in clients:
+        client.measuring = False
+    elapsed = time.perf_counter() - start
+    print("END", flush=True)
+    await asyncio.sleep(0.5)  # the last pongs
+    for task in pingers:
+        task.cancel()
+    rtts = sorted(r for c in clients for r in c.counts.rtts)
+    pings = sum(len(c.counts.rtts) + len(c.sent_at) for c in clients)
+    result = {
+        "seconds": elapsed,
+        "join_retries": retries,
+        "received": sum(c.counts.received for c in clients),
+        "sent": sum(c.counts.sent for c in clients),
+        "sync_values": sum(c.counts.sync_values for c in clients),
+        "delta_values": sum(c.counts.delta_values for c in clients),
+        "bad": sum(c.counts.bad for c in clients),
+        "pings": pings,
+        "pongs": len(rtts),
+        "p50_ms": percentile(rtts, 50) * 1000,
+        "p99_ms": percentile(rtts, 99) * 1000,
+    }
+    print("RESULT " + json.dumps(result), flush=True)
+    # together: each close may wait for the server's answer (websockets' close_timeout)
+    await asyncio.gather(*(c.client.close() for c in clients))
+
+
+def percentile(values: list[float], p: int) -> float:
+    if len(values) < 2:
+        return values[0] if values else float("nan")
+    return statistics.quantiles(values, n=100)[p - 1]
+
+
+# ---------------------------------------------------------------- the harness
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid``, all threads (``/proc/<pid>/stat``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def waited_seconds(pid: int) -> float:
+    """Time the threads of ``pid`` were runnable but waiting for a core (``schedstat``): on
+    a shared machine, what other processes took from this one."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):
+            total += int((task / "schedstat").read_text().split()[1])
+    return total / 1e9
+
+
+def load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load {one:.2f} {five:.2f} {fifteen:.2f}"
+
+
+class Lines:
+    """A process's stdout read on a thread: the last ``TICKS`` count, and every line."""
+
+    def __init__(self, proc: subprocess.Popen[str]) -> None:
+        self.proc = proc
+        self.ticks = 0
+        self.lines: list[str] = []
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            if line.startswith("TICKS "):
+                self.ticks = int(line.split()[1])
+            else:
+                self.lines.append(line.rstrip("\n"))
+
+
+def wait_listening(port: int, proc: subprocess.Popen[str]) -> None:
+    for _ in range(600):
+        if proc.poll() is not None:
+            raise RuntimeError(f"the server ended ({proc.returncode}) before listening")
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"no server listening on {port}")
+
+
+def godot_command(engine: Engine, inside: str, args: list[str]) -> list[str]:
+    assert engine.chroot is not None
+    return [
+        *("chroot", str(engine.chroot), "env", "HOME=/tmp", "godot", "--headless"),
+        *("--path", inside, "res://bench.tscn", "--", *args),
+    ]
+
+
+@contextlib.contextmanager
+def project_copy(engine: Engine | None) -> Iterator[str]:
+    """The project where the engine sees it (inside its chroot); its path from there."""
+    if engine is None:
+        yield ""
+        return
+    with engine.workdir() as (here, inside):
+        shutil.copytree(PROJECT, here, dirs_exist_ok=True)
+        yield inside
+
+
+def start_server(kind: str, args: argparse.Namespace, engine: Engine | None, inside: str) -> Any:
+    """The server process, its stdout reader and port."""
+    if kind == "gdvariant":
+        port_file = Path(tempfile.mkdtemp(prefix="gdvariant-bench-")) / "port"
+        cmd = [
+            sys.executable,
+            __file__,
+            "--serve",
+            str(port_file),
+            "--entities",
+            str(args.entities),
+        ]
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+        while not (port_file.exists() and port_file.read_text()):
+            if proc.poll() is not None:
+                raise RuntimeError("our server ended before listening")
+            time.sleep(0.05)
+        port = int(port_file.read_text())
+        shutil.rmtree(port_file.parent)
+    else:
+        assert engine is not None
+        port = free_port()
+        cmd = godot_command(engine, inside, ["server", str(port), str(args.entities)])
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    wait_listening(port, proc)
+    return proc, Lines(proc), port
+
+
+def stop(proc: subprocess.Popen[str]) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def run_one(kind: str, args: argparse.Namespace, engine: Engine | None) -> dict[str, Any]:
+    """One server against the Python clients (and the Godot clients); its figures."""
+    with project_copy(engine) as inside:
+        server, server_out, port = start_server(kind, args, engine, inside)
+        url = f"ws://127.0.0.1:{port}"
+        godots: list[tuple[subprocess.Popen[str], Lines]] = []
+        try:
+            for _ in range(args.godot_clients if engine is not None else 0):
+                assert engine is not None
+                cmd = godot_command(engine, inside, [url, "600", str(args.ping_hz)])
+                proc = subprocess.Popen(
+                    cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+                )
+                godots.append((proc, Lines(proc)))
+            cmd = [sys.executable, __file__, "--clients-of", url, *client_options(args)]
+            clients = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+            assert clients.stdout is not None
+            figures: dict[str, Any] = {"server": kind, "load_before": load()}
+            for line in clients.stdout:
+                if line.startswith(("START", "END")):
+                    mark = "start" if line.startswith("START") else "end"
+                    figures[f"{mark}_wall"] = time.perf_counter()
+                    figures[f"{mark}_cpu"] = cpu_seconds(server.pid)
+                    figures[f"{mark}_waited"] = waited_seconds(server.pid)
+                    figures[f"{mark}_client_cpu"] = cpu_seconds(clients.pid)
+                    figures[f"{mark}_ticks"] = server_out.ticks
+                elif line.startswith("RESULT "):
+                    figures.update(json.loads(line[len("RESULT ") :]))
+            if clients.wait() != 0 or "sync_values" not in figures:
+                raise RuntimeError(f"the client process failed ({clients.returncode})")
+            figures["load_after"] = load()
+        finally:
+            stop(server)
+            for proc, _ in godots:
+                try:
+                    proc.wait(15)  # they report when the server goes away
+                except subprocess.TimeoutExpired:
+                    stop(proc)
+        figures["godot_clients"] = [godot_stats(out) for _, out in godots]
+    return derive(figures, args)
+
+
+def godot_stats(out: Lines) -> dict[str, Any]:
+    out.thread.join(5)
+    for line in out.lines:
+        if line.startswith("STATS "):
+            stats: dict[str, Any] = json.loads(line[len("STATS ") :])
+            return stats
+    return {"error": "no STATS line: " + " | ".join(out.lines[-5:])}
+
+
+def derive(f: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
+    """Per-tick and per-second figures from the marks, and whether the run holds."""
+    wall = f["end_wall"] - f["start_wall"]
+    ticks = f["end_ticks"] - f["start_ticks"]
+    cpu = f["end_cpu"] - f["start_cpu"]
+    f["ticks"] = ticks
+    f["tick_hz"] = ticks / wall
+    f["cpu_ms_per_tick"] = cpu / ticks * 1000 if ticks else float("nan")
+    f["wall_ms_per_tick"] = wall / ticks * 1000 if ticks else float("nan")
+    f["cpu_share"] = cpu / wall
+    f["waited_share"] = (f["end_waited"] - f["start_waited"]) / wall
+    f["client_cpu_share"] = (f["end_client_cpu"] - f["start_client_cpu"]) / wall
+    f["recv_per_s"] = f["received"] / f["seconds"]
+    f["sent_per_s"] = f["sent"] / f["seconds"]
+    f["sync_values_per_s"] = f["sync_values"] / f["seconds"]
+    promised = ticks * args.clients * args.entities  # one position per entity per tick
+    f["sync_share"] = f["sync_values"] / promised if promised else 0.0
+    problems = []
+    if f["bad"]:
+        problems.append(f"{f['bad']} wrong values")
+    if f["sync_share"] < MIN_SYNC_SHARE:
+        problems.append(f"only {f['sync_share']:.0%} of the syncs the ticks promise")
+    if f["pongs"] < f["pings"] * 0.9:
+        problems.append(f"{f['pings'] - f['pongs']} of {f['pings']} pings unanswered")
+    for number, stats in enumerate(f["godot_clients"]):
+        if "error" in stats:
+            problems.append(f"Godot client {number}: {stats['error']}")
+        elif stats["bad"] or stats["entities"] != args.entities or not stats["syncs"]:
+            problems.append(f"Godot client {number}: {stats}")
+    f["problems"] = problems
+    return f
+
+
+ROWS = [
+    ("server CPU per tick (ms)", "cpu_ms_per_tick", "{:.2f}"),
+    ("wall time per tick (ms)", "wall_ms_per_tick", "{:.2f}"),
+    ("ticks per second", "tick_hz", "{:.1f}"),
+    ("server CPU (share of a core)", "cpu_share", "{:.0%}"),
+    ("server waiting for a core", "waited_share", "{:.0%}"),
+    ("client process CPU (share)", "client_cpu_share", "{:.0%}"),
+    ("messages/s to Python clients", "recv_per_s", "{:,.0f}"),
+    ("messages/s from Python clients", "sent_per_s", "{:,.0f}"),
+    ("sync values/s received", "sync_values_per_s", "{:,.0f}"),
+    ("  of what the ticks promise", "sync_share", "{:.0%}"),
+    ("RPC round trip p50 (ms)", "p50_ms", "{:.2f}"),
+    ("RPC round trip p99 (ms)", "p99_ms", "{:.2f}"),
+    ("round trips measured", "pongs", "{:,}"),
+    ("joins retried", "join_retries", "{:,}"),
+]
+
+
+def table(pair: list[dict[str, Any]]) -> str:
+    names = [f["server"] for f in pair]
+    lines = [f"{'':32}" + "".join(f"{n:>14}" for n in names)]
+    for label, key, fmt in ROWS:
+        lines.append(f"{label:32}" + "".join(f"{fmt.format(f[key]):>14}" for f in pair))
+    for f in pair:
+        lines.append(f"{f['server']}: {f['load_before']} before, {f['load_after']} after")
+        for number, stats in enumerate(f["godot_clients"]):
+            if "error" in stats:
+                lines.append(f"  Godot client {number}: {stats['error']}")
+                continue
+            rate = stats["syncs"] / stats["sync_seconds"] if stats["sync_seconds"] else 0.0
+            lines.append(
+                f"  Godot client {number}: {stats['entities']} entities, {rate:,.0f} syncs/s,"
+                f" {stats['bad']} bad, rtt p50 {stats['p50_ms']:.1f} ms,"
+                f" p99 {stats['p99_ms']:.1f} ms ({stats['pongs']} of {stats['pings']})"
+            )
+        for problem in f["problems"]:
+            lines.append(f"  PROBLEM: {problem}")
+    return "\n".join(lines)
+
+
+def client_options(args: argparse.Namespace) -> list[str]:
+    return [
+        *("--clients", str(args.clients), "--entities", str(args.entities)),
+        *("--seconds", str(args.seconds), "--warmup", str(args.warmup)),
+        *("--ping-hz", str(args.ping_hz)),
+    ]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clients", type=int, default=10, help="Python clients (default 10)")
+    parser.add_argument("--entities", type=int, default=20, help="entities per client")
+    parser.add_argument("--seconds", type=float, default=5.0, help="measured seconds")
+    parser.add_argument("--warmup", type=float, default=2.0, help="seconds before measuring")
+    parser.add_argument("--ping-hz", type=float, default=2.0, help="pings per client per second")
+    parser.add_argument("--godot-clients", type=int, default=2, help="headless Godot clients")
+    parser.add_argument("--repeat", type=int, default=1, help="runs of both servers")
+    parser.add_argument("--no-godot", action="store_true", help="only our server, no engine")
+    parser.add_argument("--quick", action="store_true", help="a few seconds, tiny load")
+    parser.add_argument("--json", type=Path, help="also write every run's figures here")
+    parser.add_argument("--write-scene", action="store_true", help="rewrite bench_entity.tscn")
+    parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--clients-of", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        asyncio.run(serve(args.serve, args.entities))
+        return 0
+    if args.clients_of:
+        asyncio.run(run_clients(args.clients_of, args))
+        return 0
+    if args.write_scene:
+        (PROJECT / "bench_entity.tscn").write_text(entity_tscn())
+        return 0
+    if args.quick:
+        args.clients, args.entities, args.seconds, args.warmup = 4, 5, 1.5, 0.5
+        args.godot_clients, args.ping_hz = 1, 5.0
+    engine: Engine | None = None
+    if not args.no_godot:
+        engine, why = find_engine("4.6")
+        if engine is None:
+            print(f"no Godot server or clients: {why}", flush=True)
+    kinds = ["gdvariant"] + (["godot"] if engine is not None else [])
+    print(
+        f"{args.clients} Python clients (+{args.godot_clients if engine else 0} Godot),"
+        f" {args.entities} entities each, {TICK_HZ} Hz, {args.seconds:g} s measured,"
+        f" {args.ping_hz:g} pings/s per client; {os.cpu_count()} cores",
+        flush=True,
+    )
+    runs: list[dict[str, Any]] = []
+    failed = False
+    for number in range(args.repeat):
+        pair = []
+        for kind in kinds:
+            pair.append(run_one(kind, args, engine))
+            print(f"run {number + 1}, {kind}:\n{table(pair[-1:])}", flush=True)
+        runs += pair
+        print(f"run {number + 1}:\n{table(pair)}", flush=True)
+        failed |= any(f["problems"] for f in pair)
+    if args.json:
+        args.json.write_text(json.dumps(runs, indent=1))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
