@@ -1,8 +1,12 @@
-"""Time gdvariant's decode/encode against Godot 4.6's own bytes_to_var/var_to_bytes.
+"""Time gdvariant's decode/encode, on each core, against Godot 4.6's own bytes_to_var/var_to_bytes.
 
 Run on demand (not a test):  .venv/bin/python benchmarks/bench_codec.py [--no-godot]
 Godot's times come from a GDScript timing loop inside the engine (tests/engine/godot4_oracle.gd,
-mode ``bench``) on the same payload bytes, in the same run.
+mode ``bench``) on the same payload bytes, in the same run. gdvariant is timed through the public
+``gd.loads``/``gd.dumps`` (so the call overhead counts) on every core that is built: ``c`` (the
+compiled core) and ``python`` (the pure one). Each time is the median of ``--repeats`` rounds.
+The last column is the time of copying the payload's bytes once (``bytes(memoryview(blob))``),
+the floor for the 4 MB packed array.
 """
 
 from __future__ import annotations
@@ -16,12 +20,13 @@ from pathlib import Path
 from typing import Any
 
 import gdvariant as gd
+from gdvariant import _core
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from engines import ENGINE_SCRIPTS, find_engine
 from payloads import PAYLOADS
-from timing import best_time
+from timing import median_time
 
 
 def godot_times(blobs: dict[str, bytes], iterations: int) -> dict[str, dict[str, Any]]:
@@ -44,38 +49,62 @@ def godot_times(blobs: dict[str, bytes], iterations: int) -> dict[str, dict[str,
     return {row["name"]: row for row in map(json.loads, lines) if row.get("name")}
 
 
+def _copy(blob: bytes) -> bytes:
+    return bytes(memoryview(blob))
+
+
+def _us(seconds: float | None) -> str:
+    return "-" if seconds is None else f"{seconds * 1e6:,.2f}"
+
+
+def _ratio(ours: float | None, godot_us: float | None) -> str:
+    return f"{ours * 1e6 / godot_us:.2f}x" if ours is not None and godot_us else "-"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-godot", action="store_true", help="time gdvariant only")
     parser.add_argument("--budget", type=float, default=1.0, help="seconds per measurement")
+    parser.add_argument("--repeats", type=int, default=7, help="rounds per measurement")
     parser.add_argument("--godot-iterations", type=int, default=20)
     args = parser.parse_args()
 
+    cores = list(_core.implementations())
     blobs: dict[str, bytes] = {}
-    rows: list[tuple[str, int, float, float]] = []
+    times: dict[tuple[str, str], tuple[float, float]] = {}
+    copies: dict[str, float] = {}
     for name, make in PAYLOADS.items():
         value: Any = make()
         blob = gd.dumps(value)
         blobs[name] = blob
-        assert gd.dumps(gd.loads(blob)) == blob
-        print(f"timing gdvariant on {name} ({len(blob):,} bytes)...", file=sys.stderr)
-        dec = best_time(partial(gd.loads, blob), args.budget)
-        enc = best_time(partial(gd.dumps, value), args.budget)
-        rows.append((name, len(blob), dec, enc))
+        copies[name] = median_time(partial(_copy, blob), args.budget, args.repeats)
+        for core in cores:
+            with _core.use(core):
+                assert gd.dumps(gd.loads(blob)) == blob
+                print(f"timing the {core} core on {name} ({len(blob):,} bytes)...", file=sys.stderr)
+                dec = median_time(partial(gd.loads, blob), args.budget, args.repeats)
+                enc = median_time(partial(gd.dumps, value), args.budget, args.repeats)
+                times[name, core] = (dec, enc)
 
     godot = {} if args.no_godot else godot_times(blobs, args.godot_iterations)
-    print(f"\ngdvariant {gd.__version__} ({gd.IMPLEMENTATION}), Python {sys.version.split()[0]}")
-    head = "| payload | bytes | decode (us) | Godot decode (us) | ratio | encode (us) "
-    print(head + "| Godot encode (us) | ratio |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for name, size, dec, enc in rows:
+    print(
+        f"\ngdvariant {gd.__version__} (live core: {gd.IMPLEMENTATION}), Python "
+        f"{sys.version.split()[0]}; times in microseconds, ratio = compiled core / Godot"
+    )
+    print(
+        "| payload | bytes | decode c | decode python | Godot decode | ratio | encode c "
+        "| encode python | Godot encode | ratio | bytes copy |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name, blob in blobs.items():
         g = godot.get(name, {})
-        gdec, genc = g.get("decode_us"), g.get("encode_us")
-        ratio_d = f"{dec * 1e6 / gdec:.2f}x" if gdec else "-"
-        ratio_e = f"{enc * 1e6 / genc:.2f}x" if genc else "-"
+        c_dec, c_enc = times.get((name, "c"), (None, None))
+        p_dec, p_enc = times[name, "python"]
         print(
-            f"| {name} | {size:,} | {dec * 1e6:,.1f} | {gdec or '-'} | {ratio_d} "
-            f"| {enc * 1e6:,.1f} | {genc or '-'} | {ratio_e} |"
+            f"| {name} | {len(blob):,} | {_us(c_dec)} | {_us(p_dec)} | {g.get('decode_us', '-')} "
+            f"| {_ratio(c_dec, g.get('decode_us'))} | {_us(c_enc)} | {_us(p_enc)} "
+            f"| {g.get('encode_us', '-')} | {_ratio(c_enc, g.get('encode_us'))} "
+            f"| {_us(copies[name])} |"
         )
         if g and not g.get("same_bytes", True):
             print(f"  warning: Godot re-encoded {name} to different bytes", file=sys.stderr)

@@ -7,6 +7,7 @@ import types
 from typing import Any
 
 import gdvariant as gd
+from gdvariant import _core
 
 # The private modules whose __all__ is public API. (_encoder/_decoder/_layouts export
 # machinery for the other private modules — Encoder, decode_value — reached through _api;
@@ -86,7 +87,9 @@ def test_exported_classes_and_functions_live_in_the_package() -> None:
 def test_module_metadata() -> None:
     assert isinstance(gd.__version__, str)
     assert gd.__version__.count(".") >= 2
-    assert gd.IMPLEMENTATION == "python"
+    # The compiled core when it is built (and not switched off), else the pure one.
+    built = "c" in _core.implementations() and not _core.PURE_FORCED
+    assert ("c" if built else "python") == gd.IMPLEMENTATION
 
 
 def test_error_hierarchy() -> None:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from cores import CORES, core
 
 import gdvariant as gd
+from gdvariant import _core
 
 pytestmark = pytest.mark.usefixtures("impl")  # every codec core
 
@@ -17,3 +19,14 @@ def test_a_godot2_input_event_of_unknown_type_counts_past_the_data() -> None:
     value, used = gd.decode(data, version="2.1")
     assert isinstance(value, gd.InputEvent)
     assert used == 16 == len(data) + 4
+
+
+@pytest.mark.parametrize("name", CORES)
+def test_a_node_path_whose_counts_wrap_reads_no_strings(name: str) -> None:
+    # Found by fuzz/fuzz_cores.py in the compiled core: 1 name + 0xFFFFFFFF subnames wraps to
+    # 0 strings (Godot adds the counts as uint32), and the C code sized the subname tuple as
+    # "0 - 1", running out of memory. Every string read is a name, and there are none.
+    blob = bytes.fromhex("1600000001000080ffffffff00000000")
+    core(name)  # skips (or fails, if required) when the compiled core is not built
+    with _core.use(name):
+        assert gd.decode(blob) == (gd.NodePath(""), 16)

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import _core
 from ._codec import Buffer, codec_for
 from ._limits import DEFAULT_LIMITS, Limits
-from ._profiles import Profile
+from ._profiles import Profile, get_profile
 
 __all__ = ["decode", "dumps", "loads"]
+
+# The default options (Godot 4, no objects, default limits) go straight to the core: for a
+# small message, resolving the options would cost as much as the decoding itself.
+_GODOT4 = get_profile("4")
 
 
 def dumps(
@@ -26,6 +31,8 @@ def dumps(
     written whole, and typed containers keep their class names and script paths.
     Raises :class:`EncodeError` (naming the path) for values the engine cannot hold.
     """
+    if version == "4" and not double and not full_objects:
+        return _core.encode_value(value, _GODOT4, False)
     return codec_for(version, double, False, full_objects).encode(value)
 
 
@@ -59,4 +66,6 @@ def loads(
     limits: Limits = DEFAULT_LIMITS,
 ) -> Any:
     """Decode ``data``, which must hold exactly one value (``bytes_to_var`` with no leftovers)."""
+    if version == "4" and not double and not allow_objects and limits is DEFAULT_LIMITS:
+        return _core.decode_whole(data, _GODOT4, False, DEFAULT_LIMITS)
     return codec_for(version, double, allow_objects, False, limits).decode_whole(data)

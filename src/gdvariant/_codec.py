@@ -13,11 +13,10 @@ from __future__ import annotations
 from typing import Any, Final
 
 from . import _core
-from ._errors import DecodeError
 from ._limits import DEFAULT_LIMITS, Limits
 from ._profiles import Profile, get_profile
 
-__all__ = ["Buffer", "Codec", "codec_for"]
+__all__ = ["Buffer", "Codec", "codec_for", "fastlz_compress", "fastlz_decompress"]
 
 Buffer = bytes | bytearray | memoryview
 
@@ -59,11 +58,18 @@ class Codec:
 
     def decode_whole(self, data: Buffer) -> Any:
         """The one value ``data`` holds, with no bytes left over (``bytes_to_var``)."""
-        value, end = _core.decode_value(data, self.profile, self.allow_objects, 0, self.limits)
-        size = memoryview(data).nbytes
-        if end < size:
-            raise DecodeError(f"{size - end} bytes of trailing data after the value", end)
-        return value
+        return _core.decode_whole(data, self.profile, self.allow_objects, self.limits)
+
+    def decode_frames(
+        self, buffer: bytearray, start: int, big_endian: bool, max_frame_size: int
+    ) -> tuple[list[Any], int]:
+        """The stream decoder's hot path: the values of the whole frames from ``start`` that
+        the compiled core can decode in place, and where it stopped (``start`` on the pure
+        core, where the stream decoder's own loop does all the work)."""
+        frames = _core.decode_frames
+        if frames is None:
+            return [], start
+        return frames(buffer, start, big_endian, max_frame_size, self.profile, self.limits)
 
     def other_version(self, version: str | Profile) -> Codec:
         """The same policy and limits for another engine release."""
@@ -103,3 +109,13 @@ def codec_for(
         _CACHE.clear()
     _CACHE[key] = codec
     return codec
+
+
+def fastlz_compress(data: bytes) -> bytes:
+    """Level-1 FastLZ of ``data``, as the engine writes it (GCPF mode 0), on the live core."""
+    return _core.fastlz_compress(data)
+
+
+def fastlz_decompress(stream: bytes, size: int) -> bytes:
+    """A FastLZ stream that must give exactly ``size`` bytes, on the live core."""
+    return _core.fastlz_decompress(stream, size)

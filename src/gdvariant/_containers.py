@@ -28,8 +28,7 @@ from pathlib import Path
 from struct import Struct
 from typing import IO, Any
 
-from . import _fastlz
-from ._codec import codec_for
+from ._codec import codec_for, fastlz_compress, fastlz_decompress
 from ._errors import DecodeError, GodotError
 from ._limits import DEFAULT_LIMITS, Limits
 from ._profiles import Profile
@@ -322,11 +321,11 @@ def _zlib_decompress(wbits: int) -> Callable[[bytes, int], bytes]:
 
 def _fastlz_compress(block: bytes) -> bytes:
     # The engine pads blocks under 16 bytes with zeros before compressing them.
-    return _fastlz.compress(block + bytes(16 - len(block)) if len(block) < 16 else block)
+    return fastlz_compress(block + bytes(16 - len(block)) if len(block) < 16 else block)
 
 
 def _fastlz_decompress(data: bytes, size: int) -> bytes:
-    return _fastlz.decompress(data, max(size, 16))[:size]
+    return fastlz_decompress(data, max(size, 16))[:size]
 
 
 def _zstd_compress(block: bytes) -> bytes:

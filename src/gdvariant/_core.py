@@ -6,8 +6,8 @@ compiled core) if it can be imported, else ``gdvariant._pure``. Setting the envi
 ``IMPLEMENTATION`` names the live core, ``"c"`` or ``"python"``; ``gdvariant.IMPLEMENTATION``
 and ``gdvariant versions`` report it.
 
-THE CONTRACT. A core is a module with exactly these two functions; nothing else in gdvariant
-calls a core, and only :mod:`gdvariant._codec` calls them (through this module):
+THE CONTRACT. A core is a module with these functions; nothing else in gdvariant calls a core,
+and only :mod:`gdvariant._codec` (and the save files' FastLZ) call them, through this module:
 
 ``decode_value(data, profile, allow_objects, offset, limits) -> tuple[value, end]``
     Decode the one value that starts at ``offset`` of ``data`` (``bytes``, ``bytearray`` or
@@ -22,6 +22,19 @@ calls a core, and only :mod:`gdvariant._codec` calls them (through this module):
     The bytes of ``var_to_bytes(value)`` (``var_to_bytes_with_objects`` with
     ``full_objects``) for ``profile``. Failures raise :class:`~gdvariant.EncodeError` with the
     same message and ``path`` as the pure core.
+
+``decode_whole(data, profile, allow_objects, limits) -> value``
+    ``bytes_to_var``: ``decode_value`` at offset 0, and a :class:`~gdvariant.DecodeError` for
+    bytes left over after the value. One call, so that ``loads`` of a small message stays cheap.
+
+``fastlz_compress(data) -> bytes`` and ``fastlz_decompress(stream, size) -> bytes``
+    FastLZ as the engine's bundled copy: level-1 compression byte for byte, and decompression
+    of exactly ``size`` bytes or the same :class:`~gdvariant._fastlz.FastLZError`.
+
+A core may also have ``decode_frames(buffer, start, big_endian, max_frame_size, profile,
+limits) -> (values, end)``, the stream decoder's hot path: the whole length-prefixed frames
+from ``start`` decoded in place, stopping at the first one it cannot finish (``None`` here
+when the live core lacks it; the Python loop does everything then).
 
 "Same" is literal: for every input the two cores return equal values of the same types (and
 the same bytes), or raise the same exception type with the same offset and path. The pure core
@@ -48,8 +61,12 @@ from ._profiles import Profile
 __all__ = [
     "IMPLEMENTATION",
     "compiled_error",
+    "decode_frames",
     "decode_value",
+    "decode_whole",
     "encode_value",
+    "fastlz_compress",
+    "fastlz_decompress",
     "implementations",
     "use",
 ]
@@ -63,6 +80,11 @@ PURE_FORCED = os.environ.get("GDVARIANT_PURE_PYTHON", "") not in ("", "0")
 
 DecodeFn = Callable[[Any, Profile, bool, int, Limits], tuple[Any, int]]
 EncodeFn = Callable[[Any, Profile, bool], bytes]
+WholeFn = Callable[[Any, Profile, bool, Limits], Any]
+FramesFn = Callable[[bytearray, int, bool, int, Profile, Limits], tuple[list[Any], int]]
+#: What :func:`use` swaps: every function of the contract.
+_FUNCTIONS: tuple[str, ...] = ("decode_value", "encode_value", "decode_whole")
+_FUNCTIONS += ("fastlz_compress", "fastlz_decompress", "decode_frames")
 
 
 def _import_compiled() -> tuple[ModuleType | None, str | None]:
@@ -80,6 +102,10 @@ _live: ModuleType = _compiled if _compiled is not None else _pure
 IMPLEMENTATION = COMPILED if _compiled is not None else PYTHON
 decode_value: DecodeFn = _live.decode_value
 encode_value: EncodeFn = _live.encode_value
+decode_whole: WholeFn = _live.decode_whole
+fastlz_compress: Callable[[bytes], bytes] = _live.fastlz_compress
+fastlz_decompress: Callable[[bytes, int], bytes] = _live.fastlz_decompress
+decode_frames: FramesFn | None = getattr(_live, "decode_frames", None)
 
 
 def implementations() -> dict[str, ModuleType]:
@@ -113,17 +139,16 @@ def use(name: str) -> Iterator[ModuleType]:
 
     For tests: it swaps the process-wide live core, so it is not for threads.
     """
-    global IMPLEMENTATION, decode_value, encode_value
+    global IMPLEMENTATION
     cores = implementations()
     if name not in cores:
         raise LookupError(f"no {name!r} core: {compiled_error()}")
-    saved = IMPLEMENTATION, decode_value, encode_value
-    IMPLEMENTATION, decode_value, encode_value = (
-        name,
-        cores[name].decode_value,
-        cores[name].encode_value,
-    )
+    here = globals()
+    saved = {key: here[key] for key in ("IMPLEMENTATION", *_FUNCTIONS)}
+    IMPLEMENTATION = name
+    for key in _FUNCTIONS:
+        here[key] = getattr(cores[name], key, None)
     try:
         yield cores[name]
     finally:
-        IMPLEMENTATION, decode_value, encode_value = saved
+        here.update(saved)

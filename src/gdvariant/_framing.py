@@ -209,7 +209,9 @@ class StreamDecoder:
             raise ValueError("PacketPeer has no stream form: decode each packet (decode_packet)")
         if max_frame_size is not None and max_frame_size < 4:
             raise ValueError("max_frame_size must be at least 4 (the smallest value)")
+        self._codec = codec
         self._decode = codec.decode
+        self._big_endian = big_endian
         self._prefix = _PREFIX[big_endian]
         self.max_frame_size = _receive_limit(rules, max_frame_size)
         self._buffer = bytearray()
@@ -254,6 +256,9 @@ class StreamDecoder:
     def _split(self) -> None:
         buf = self._buffer
         pos = 0
+        # The compiled core takes every frame it can finish, in place; this loop goes on.
+        values, pos = self._codec.decode_frames(buf, 0, self._big_endian, self.max_frame_size)
+        self._ready.extend(values)
         while len(buf) - pos >= 4:
             size = self._prefix.unpack_from(buf, pos)[0]
             if size <= 0 or size > self.max_frame_size:

@@ -6,7 +6,35 @@ this one is right unless the engine says otherwise.
 
 from __future__ import annotations
 
+from typing import Any
+
+from ._decoder import _CALLABLE as CALLABLE
+from ._decoder import _fixed_table as math_layouts
 from ._decoder import decode_value
 from ._encoder import encode_value
+from ._errors import DecodeError
+from ._fastlz import compress as fastlz_compress
+from ._fastlz import decompress as fastlz_decompress
+from ._limits import Limits
+from ._profiles import Profile
 
-__all__ = ["decode_value", "encode_value"]
+__all__ = [
+    "CALLABLE",
+    "decode_value",
+    "decode_whole",
+    "encode_value",
+    "fastlz_compress",
+    "fastlz_decompress",
+    "math_layouts",
+]
+# CALLABLE (the one Callable value) and math_layouts(profile) (each math type's narrow and wide
+# struct and its unflatten) are what the compiled core's tables (_ctables) read from this core.
+
+
+def decode_whole(data: Any, profile: Profile, allow_objects: bool, limits: Limits) -> Any:
+    """The one value ``data`` holds, with no bytes left over (``bytes_to_var``)."""
+    value, end = decode_value(data, profile, allow_objects, 0, limits)
+    size = memoryview(data).nbytes
+    if end < size:
+        raise DecodeError(f"{size - end} bytes of trailing data after the value", end)
+    return value
