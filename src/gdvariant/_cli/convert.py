@@ -71,7 +71,11 @@ def add_parser(sub: Any) -> None:
         action="store_true",
         help="text or JSON input: every value is a store_var record (JSON: one per line)",
     )
-    parser.add_argument("--allow-objects", action="store_true", help="accept full objects")
+    parser.add_argument(
+        "--allow-objects",
+        action="store_true",
+        help="accept full objects (bytes_to_var_with_objects)",
+    )
     secret_options(parser)
     parser.add_argument("--json", action="store_true", help="report as JSON on standard output")
     parser.set_defaults(func=run)
