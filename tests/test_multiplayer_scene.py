@@ -264,6 +264,27 @@ def test_sync_packets_split_as_godot_does(game: tuple[FakeServer, SceneMultiplay
     assert sum(len(p.states) for p in syncs) == 100
 
 
+def test_a_state_too_large_for_any_packet_is_logged_and_left_out(
+    game: tuple[FakeServer, SceneMultiplayer], caplog: pytest.LogCaptureFixture
+) -> None:
+    class Blob(NetClass):
+        data = Prop(Str(2000), hot=True)  # hot: in every SYNC
+
+    server, mp = game
+    blob = SpawnableScene("res://blob.tscn", synced_class(Blob))
+    spawner = mp.add_spawner("Main/Spawner", "Main/Mobs", [MOB, blob])
+    server.join(5)
+    spawner.spawn("res://blob.tscn", "B", {"data": "x" * 1400})  # past max_sync_packet_size
+    spawner.spawn("res://mob.tscn", "M", {"position": Vector2(1, 2)})
+    server.take()
+    with caplog.at_level("WARNING"):
+        mp.sync()
+    syncs = [p for _, p in server.take() if isinstance(p, Sync)]
+    assert syncs == [Sync(1, (SyncState(4, (Vector2(1, 2),)),))]  # the mob's (net id 4) goes
+    # 8 bytes of entry head + var_to_bytes of the String: 4 + 4 + 1400
+    assert "net id 2: a 1416-byte state is never sent" in caplog.text
+
+
 def test_signals_chain_the_transport_callbacks() -> None:
     """Callbacks given to the transport keep running; the API's signals run with them, and
     one that raises is logged without stopping the others."""

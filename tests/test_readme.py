@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import gdvariant as gd
+from gdvariant._cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
@@ -35,3 +36,14 @@ def test_bundled_example_round_trips() -> None:
         gd.VariantType.STRING, ["sword", "shield", "potion of 治癒"]
     )
     assert gd.dumps(save) == data
+
+
+def test_the_quick_start_shows_what_decode_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    """The shortened output under the quick start: each piece between its "..." is printed."""
+    shown = re.findall(r"```text\n(.*?)\n```", README, re.S)[0]
+    assert main(["decode", str(ROOT / "examples" / "savegame.bin"), "--color", "never"]) == 0
+    out = capsys.readouterr().out
+    at = 0
+    for piece in shown.split("..."):
+        assert piece in out[at:], piece
+        at = out.index(piece, at) + len(piece)

@@ -45,9 +45,11 @@ class AsyncPeer:
     closes, and ``async with`` to close it. Subclasses give ``get_var`` and ``close``."""
 
     async def get_var(self) -> Any:
+        """The next value from the peer; ``ConnectionClosed`` once it has gone."""
         raise NotImplementedError
 
     async def close(self) -> None:
+        """Close the connection."""
         raise NotImplementedError
 
     def __aiter__(self) -> Self:

@@ -59,6 +59,7 @@ class VariantSocket:
                 return
 
     def close(self) -> None:
+        """Close the socket."""
         self.socket.close()
 
     def __enter__(self) -> VariantSocket:

@@ -39,7 +39,11 @@ def build_parser() -> argparse.ArgumentParser:
     """The parser of every command."""
     parser = argparse.ArgumentParser(
         prog="gdvariant",
-        description="Read and write Godot's Variant binary serialization (var_to_bytes).",
+        description=(
+            "Read and write Godot's Variant binary serialization: var_to_bytes values,\n"
+            "store_var save files (plain, encrypted or compressed) and put_var captures.\n"
+            "-V picks the Godot release (default: Godot 4); --version is gdvariant's own."
+        ),
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

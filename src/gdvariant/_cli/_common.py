@@ -88,7 +88,8 @@ def engine_options(default: str | None = "4") -> argparse.ArgumentParser:
         default=default,
         choices=list(PROFILES),
         metavar="VERSION",
-        help="engine release whose format to speak (default: 4 = newest 4.x); see `versions`",
+        help="the Godot release that wrote the data or will read it (default: 4 = newest 4.x; "
+        "also 3, 2, 4.2, pandemonium...: see `gdvariant versions`)",
     )
     parser.add_argument(
         "--double",

@@ -124,8 +124,9 @@ def format_options(parser: argparse.ArgumentParser, *, default: str = "text") ->
         "--format",
         choices=FORMATS,
         default=default,
-        help="text: Godot's text syntax, one value per line (default); godot: exactly what "
-        "var_to_str prints; json: gdvariant's lossless JSON, one value per line (JSON Lines); "
+        help="text: Godot's text syntax, one value per line, floats exact (default); godot: "
+        "exactly what var_to_str prints (it may round floats); json: gdvariant's lossless "
+        "JSON, one value per line (JSON Lines); "
         "godot-json: what Godot's JSON.from_native makes of it (lossy); python: reprs",
     )
     parser.add_argument(

@@ -64,14 +64,29 @@ def add_parser(sub: Any) -> None:
         metavar="VERSION",
         help="engine release to write for (default: the -V release)",
     )
-    parser.add_argument("--to", dest="to_form", choices=FORMS, help="form to write")
-    parser.add_argument("--from", dest="from_form", choices=FORMS, help="form of the input")
+    parser.add_argument(
+        "--to",
+        dest="to_form",
+        choices=FORMS,
+        help="form to write: bytes, text (Godot's text syntax) or json (default: from the -o "
+        "extension, else bytes; text when only printing the same release's bytes)",
+    )
+    parser.add_argument(
+        "--from",
+        dest="from_form",
+        choices=FORMS,
+        help="form of the input (default: from its extension, else bytes or text by content)",
+    )
     parser.add_argument(
         "--records",
         action="store_true",
         help="text or JSON input: every value is a store_var record (JSON: one per line)",
     )
-    parser.add_argument("--allow-objects", action="store_true", help="accept full objects")
+    parser.add_argument(
+        "--allow-objects",
+        action="store_true",
+        help="accept full objects (bytes_to_var_with_objects)",
+    )
     secret_options(parser)
     parser.add_argument("--json", action="store_true", help="report as JSON on standard output")
     parser.set_defaults(func=run)

@@ -37,20 +37,20 @@ def add_parser(sub: Any) -> None:
         description=(
             "Print the values in Variant bytes (a file, '-' for stdin, or hex text with --hex): "
             "one var_to_bytes value, store_var records (u32 lengths, little- or big-endian, "
-            "chaining exactly to the end), or put_var frames of a captured stream (which may "
-            "stop inside its last frame), inside an encrypted (GDEC) or compressed (GCPF) save "
-            "or not; nothing needs to be said. A reading is printed only if it accounts for "
-            "every byte, else the error says how much decoded and which engine version (-V) "
-            "reads the whole input. Values print in Godot's text syntax, one per line; "
-            "containers over 20 items are shortened unless --full. An encrypted save asks for "
-            "its password unless --password or --key is given."
+            "chaining exactly to the end), or put_var frames of a captured stream (which may stop"
+            " inside its last frame), inside an encrypted (GDEC) or compressed (GCPF) save or "
+            "not; gdvariant works out which, no option needed. A reading is printed only if it "
+            "accounts for every byte, else the error says how much decoded and which engine "
+            "version (-V) reads the whole input. Values print in Godot's text syntax, one per "
+            "line; containers over 20 items are shortened unless --full. An encrypted save asks "
+            "for its password unless --password or --key is given."
         ),
         examples=EXAMPLES,
         parents=[engine_options(), input_options()],
     )
     how = parser.add_mutually_exclusive_group()
     how.add_argument(
-        "--all", action="store_true", help="bare values one after another (no length prefixes)"
+        "--all", action="store_true", help="var_to_bytes values back to back (no length prefixes)"
     )
     how.add_argument(
         "--records",

@@ -50,7 +50,11 @@ def add_parser(sub: Any) -> None:
     )
     parser.add_argument("save", help="the save file to edit (plain, GDEC or GCPF)")
     parser.add_argument("--editor", help="the editor command (default: $VISUAL, $EDITOR, then vi)")
-    parser.add_argument("--allow-objects", action="store_true", help="accept full objects")
+    parser.add_argument(
+        "--allow-objects",
+        action="store_true",
+        help="accept full objects (bytes_to_var_with_objects)",
+    )
     secret_options(parser)
     parser.set_defaults(func=run)
 

@@ -53,7 +53,11 @@ def add_parser(sub: Any) -> None:
     )
     parser.add_argument("-o", "--output", help="write the bytes to this file")
     parser.add_argument("--hex", action="store_true", help="print hex instead of raw bytes")
-    parser.add_argument("--full-objects", action="store_true", help="as var_to_bytes_with_objects")
+    parser.add_argument(
+        "--full-objects",
+        action="store_true",
+        help="write Objects whole, as var_to_bytes_with_objects (else only ObjectIDs encode)",
+    )
     parser.add_argument(
         "--records", action="store_true", help="every value in the text as a store_var record"
     )

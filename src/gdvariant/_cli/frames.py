@@ -46,7 +46,11 @@ def add_parser(sub: Any) -> None:
     parser.add_argument(
         "--max-frame-size", type=int, help="refuse larger frames (default: the framing's own)"
     )
-    parser.add_argument("--allow-objects", action="store_true", help="accept full objects")
+    parser.add_argument(
+        "--allow-objects",
+        action="store_true",
+        help="accept full objects (bytes_to_var_with_objects)",
+    )
     format_options(parser)
     parser.set_defaults(func=run)
 

@@ -32,7 +32,7 @@ import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from .. import dumps
 from ._counters import PATH_NET_ID, InboundSyncTime, NetIds, SyncClock, is_path_net_id
@@ -64,6 +64,19 @@ MAX_DELTA_PACKET_SIZE = 65535
 _SYNC_HEADER = 3  # command byte + u16 time
 _SYNC_ENTRY = 8  # u32 net id + u32 size
 _DELTA_ENTRY = 16  # u32 net id + u64 mask + u32 size
+
+
+class _Entry(Protocol):
+    """A SYNC or delta entry as packing sees it: whose it is, and its bytes."""
+
+    @property
+    def net_id(self) -> int: ...
+
+    @property
+    def encoded(self) -> bytes: ...
+
+
+_E = TypeVar("_E", bound=_Entry)
 #: types whose values are equal exactly when their encoded bytes are (not float: -0.0 == 0.0)
 _EXACT_EQ = frozenset({int, str, bool})
 
@@ -680,38 +693,34 @@ class SceneMultiplayer:
             return None
         return node.scene.synced.config.delta_state(node.sync_id, changed)
 
-    def _packed_syncs(self, time: int, states: list[SyncState]) -> list[Sync]:
-        packets: list[Sync] = []
-        batch: list[SyncState] = []
-        size = _SYNC_HEADER
-        for state in states:
-            entry = _SYNC_ENTRY + len(state.encoded)
-            if entry - _SYNC_ENTRY > MAX_SYNC_PACKET_SIZE:
-                self.logger.warning("net id %d: a %d-byte state is never sent", state.net_id, entry)
+    def _batches(
+        self, entries: Sequence[_E], header: int, entry_head: int, limit: int, what: str
+    ) -> list[tuple[_E, ...]]:
+        """``entries`` in order, cut into packets of at most ``limit`` bytes; an entry larger
+        than ``limit`` on its own can never be sent, and is logged and left out."""
+        packets: list[tuple[_E, ...]] = []
+        batch: list[_E] = []
+        size = header
+        for item in entries:
+            entry = entry_head + len(item.encoded)
+            if entry - entry_head > limit:
+                self.logger.warning(
+                    "net id %d: a %d-byte %s is never sent", item.net_id, entry, what
+                )
                 continue
-            if batch and size + entry > MAX_SYNC_PACKET_SIZE:
-                packets.append(Sync(time, tuple(batch)))
-                batch, size = [], _SYNC_HEADER
-            batch.append(state)
+            if batch and size + entry > limit:
+                packets.append(tuple(batch))
+                batch, size = [], header
+            batch.append(item)
             size += entry
         if batch:
-            packets.append(Sync(time, tuple(batch)))
+            packets.append(tuple(batch))
         return packets
 
+    def _packed_syncs(self, time: int, states: list[SyncState]) -> list[Sync]:
+        batches = self._batches(states, _SYNC_HEADER, _SYNC_ENTRY, MAX_SYNC_PACKET_SIZE, "state")
+        return [Sync(time, batch) for batch in batches]
+
     def _packed_deltas(self, deltas: list[DeltaState]) -> list[DeltaSync]:
-        packets: list[DeltaSync] = []
-        batch: list[DeltaState] = []
-        size = 1
-        for delta in deltas:
-            entry = _DELTA_ENTRY + len(delta.encoded)
-            if entry - _DELTA_ENTRY > MAX_DELTA_PACKET_SIZE:
-                self.logger.warning("net id %d: a %d-byte delta is never sent", delta.net_id, entry)
-                continue
-            if batch and size + entry > MAX_DELTA_PACKET_SIZE:
-                packets.append(DeltaSync(tuple(batch)))
-                batch, size = [], 1
-            batch.append(delta)
-            size += entry
-        if batch:
-            packets.append(DeltaSync(tuple(batch)))
-        return packets
+        batches = self._batches(deltas, 1, _DELTA_ENTRY, MAX_DELTA_PACKET_SIZE, "delta")
+        return [DeltaSync(batch) for batch in batches]
