@@ -299,9 +299,14 @@ async def run_clients(url: str, args: argparse.Namespace) -> None:
         client.measuring = False
     elapsed = time.perf_counter() - start
     print("END", flush=True)
-    await asyncio.sleep(0.5)  # the last pongs
     for task in pingers:
         task.cancel()
+    # the last pongs: wait for them (a fixed wait would count a slow one, on a loaded
+    # machine, as lost); one still missing after 10 s counts as unanswered
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(10):
+            while any(c.sent_at for c in clients):
+                await asyncio.sleep(0.01)
     rtts = sorted(r for c in clients for r in c.counts.rtts)
     pings = sum(len(c.counts.rtts) + len(c.sent_at) for c in clients)
     result = {
