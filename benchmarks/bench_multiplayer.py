@@ -299,9 +299,14 @@ async def run_clients(url: str, args: argparse.Namespace) -> None:
         client.measuring = False
     elapsed = time.perf_counter() - start
     print("END", flush=True)
-    await asyncio.sleep(0.5)  # the last pongs
     for task in pingers:
         task.cancel()
+    # the last pongs: wait for them (a fixed wait would count a slow one, on a loaded
+    # machine, as lost); one still missing after 10 s counts as unanswered
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(10):
+            while any(c.sent_at for c in clients):
+                await asyncio.sleep(0.01)
     rtts = sorted(r for c in clients for r in c.counts.rtts)
     pings = sum(len(c.counts.rtts) + len(c.sent_at) for c in clients)
     result = {
@@ -359,6 +364,8 @@ class Lines:
         self.proc = proc
         self.ticks = 0
         self.lines: list[str] = []
+        self.ended = False
+        self.changed = threading.Condition()
         self.thread = threading.Thread(target=self._read, daemon=True)
         self.thread.start()
 
@@ -368,7 +375,25 @@ class Lines:
             if line.startswith("TICKS "):
                 self.ticks = int(line.split()[1])
             else:
-                self.lines.append(line.rstrip("\n"))
+                with self.changed:
+                    self.lines.append(line.rstrip("\n"))
+                    self.changed.notify_all()
+        with self.changed:
+            self.ended = True
+            self.changed.notify_all()
+
+    def wait_spawned(self, count: int, timeout: float) -> None:
+        """Until the Godot client printed ``count`` SPAWNED lines: it joined and holds its
+        entities (its start takes seconds on a loaded machine, longer than a quick run)."""
+
+        def spawned() -> int:
+            return sum(line.startswith("SPAWNED ") for line in self.lines)
+
+        with self.changed:
+            if not self.changed.wait_for(lambda: self.ended or spawned() >= count, timeout):
+                raise RuntimeError(f"a Godot client got {spawned()} of {count} entities")
+            if spawned() < count:
+                raise RuntimeError(f"a Godot client ended: {' | '.join(self.lines[-5:])}")
 
 
 def wait_listening(port: int, proc: subprocess.Popen[str]) -> None:
@@ -452,6 +477,8 @@ def run_one(kind: str, args: argparse.Namespace, engine: Engine | None) -> dict[
                     cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
                 )
                 godots.append((proc, Lines(proc)))
+            for _, out in godots:
+                out.wait_spawned(args.entities, 120)
             cmd = [sys.executable, __file__, "--clients-of", url, *client_options(args)]
             clients = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
             assert clients.stdout is not None

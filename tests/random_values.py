@@ -216,13 +216,22 @@ def random_value(rng: random.Random, depth: int = 0, version: str = "4") -> Any:
 _ABSURD_WORDS = [b"\xff\xff\xff\x7f", b"\0\0\0\x80", b"\xff\xff\xff\xff"]
 
 
-def random_call_args(rng: random.Random) -> tuple[Any, ...]:
-    """The arguments of one RPC: 0-8 random values, never one lone empty PackedByteArray
-    (Godot receives that raw call as no argument at all)."""
+def random_call_args(rng: random.Random, count: int | None = None) -> tuple[Any, ...]:
+    """The arguments of one RPC: ``count`` (default 0-8) random values, never one lone empty
+    PackedByteArray (Godot receives that raw call as no argument at all)."""
+    size = rng.randint(0, 8) if count is None else count
     while True:
-        args = tuple(random_value(rng) for _ in range(rng.randint(0, 8)))
+        args = tuple(random_value(rng) for _ in range(size))
         if args != (b"",):
             return args
+
+
+def argument_counts(rng: random.Random, calls: int) -> list[int]:
+    """How many arguments each of ``calls`` random calls takes: every count from 0 to 8 at
+    least once (left to chance, about one seed in 60 missed one), the rest random."""
+    counts = list(range(9)) + [rng.randint(0, 8) for _ in range(calls - 9)]
+    rng.shuffle(counts)
+    return counts
 
 
 def mutated_encodings(rng: random.Random, version: str = "4", count: int = 300) -> list[bytes]:

@@ -29,7 +29,7 @@ from multiplayer_api_scene import (
 )
 from multiplayer_recorder import free_port, record_api, record_api_godot_server, run_godot
 from multiplayer_roles import copy_project
-from random_values import LEAVES, random_call_args
+from random_values import LEAVES, argument_counts, random_call_args
 
 from gdvariant import TypedArray, VariantType, Vector2, dumps
 from gdvariant.multiplayer import SceneMultiplayer, SpawnedNode, enet, read_script_rpcs, websocket
@@ -151,8 +151,11 @@ async def play(engine: Engine, inside: str, transport: str) -> dict[str, Any]:
         peer = await asyncio.wait_for(game.joined.get(), 20)
         expected["peer"] = peer
         covering = covering_calls(rng)
+        counts = argument_counts(rng, CALLS - len(covering))
         for number in range(CALLS):
-            args = covering[number] if number < len(covering) else random_call_args(rng)
+            args = (
+                covering[number] if number < len(covering) else random_call_args(rng, counts.pop())
+            )
             # the calls that cover every type go reliable, so they reach the client on ENet too
             method = f"{'r' if number < len(covering) else rng.choice('ru')}{len(args)}"
             game.mp.rpc(peer, RPC, method, *args)

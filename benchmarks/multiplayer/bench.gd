@@ -4,9 +4,10 @@ extends Node
 ##                          peer, visible to that peer only; each frame set every entity's
 ##                          position to (tick, index), once a second bump its hp; answer
 ##                          ping with pong; print TICKS <n> every 15 frames.
-##   URL SECONDS PING_HZ    a client: count the syncs of our entities (checking each one's
-##                          index), ping the server PING_HZ times a second, and print STATS
-##                          as JSON after SECONDS.
+##   URL SECONDS PING_HZ    a client: print SPAWNED <name> as each entity arrives, count the
+##                          syncs of our entities (checking each one's index), ping the
+##                          server PING_HZ times a second, and print STATS as JSON after
+##                          SECONDS or when the server goes away.
 
 const TICK_HZ := 30
 
@@ -44,6 +45,7 @@ func _ready() -> void:
 		print("LISTENING")
 		return
 	Engine.max_fps = 2 * TICK_HZ  # a headless client would otherwise spin a core
+	$Spawner.spawned.connect(func(node): print("SPAWNED ", node.name))  # the harness waits
 	if peer.create_client(args[0]) != OK:
 		_quit_with("CANNOT_CONNECT")
 		return

@@ -18,7 +18,8 @@ func authority_only() -> void:
 @rpc("authority", "call_local", "unreliable_ordered", 2)
 func finish() -> void:
 	print("FINISH")
-	get_tree().quit()
+	if not multiplayer.is_server():  # a Godot server waits for the client to leave (api.gd)
+		get_tree().quit()
 
 
 func hey() -> void:
