@@ -430,3 +430,9 @@ def test_owned_synchronizers_take_their_owners_values_only() -> None:
     ]
     spawner.despawn(hero)
     assert path not in mp.owned_at
+    # The owner syncs until the DESPAWN reaches it: those are skipped, not refused (the live
+    # test caught one in flight), as a Godot server skips a synchronizer it cannot find.
+    server.receive(5, Sync(6, (SyncState(net_id, (Vector2(7, 7),)),)).encode())
+    server.receive(5, DeltaSync((DeltaState(net_id, 1, (5,)),)).encode())
+    assert len(seen) == 2 and len(refused) == 3
+    assert hero.owned_values == {"aim": Vector2(1, 2), "presses": 4}

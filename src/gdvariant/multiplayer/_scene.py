@@ -586,7 +586,10 @@ class SceneMultiplayer:
             path = self.server.receive_cache.path(peer, state.net_id & ~PATH_NET_ID)
             node = self.owned_at.get(path)
             if node is None:
-                raise ProtocolError(f"peer {peer} synced {path!r}, no owned synchronizer")
+                # Skipped, as a Godot server skips a synchronizer it cannot find: the owner
+                # syncs every frame until our DESPAWN reaches it, so some arrive after it.
+                self.logger.debug("peer %d synced %r, no owned synchronizer", peer, path)
+                continue
             if node.owner != peer:
                 raise ProtocolError(f"peer {peer} synced {path!r}, owned by peer {node.owner}")
             synced = node.scene.owned
