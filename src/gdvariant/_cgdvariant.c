@@ -833,9 +833,8 @@ static PyObject *decode_one(Dec *d, Py_ssize_t *ppos, int depth) {
 static PyObject *fast_decode(Table *t, Caps caps, const unsigned char *p, Py_ssize_t size,
                              Py_ssize_t offset, PyObject *source) {
     if (offset < 0 || offset > size || size - offset > caps.size) DEFER;
-    Dec d = {p,    size, t, caps.depth < C_MAX_DEPTH ? caps.depth : C_MAX_DEPTH,
-             caps, 0,    0, source,
-             NULL};
+    long long depth = caps.depth < C_MAX_DEPTH ? caps.depth : C_MAX_DEPTH;
+    Dec d = {p, size, t, depth, caps, 0, 0, source, NULL};
     Py_ssize_t pos = offset;
     PyObject *v = decode_one(&d, &pos, 0);
     Py_XDECREF(d.whole);
