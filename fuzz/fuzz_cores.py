@@ -16,7 +16,8 @@ runs. gcc cannot instrument C for libFuzzer, so this mode is a mutation loop of 
 run takes a corpus input, applies one to three of the structure-aware mutations of
 ``tests/mutations.py`` (truncate, flip, header, length, splice, word), and sends it through the
 compiled fast path (``fast_path_decode``, then ``fast_path_encode`` of what it decoded; for
-some, ``decode_frames`` on the same bytes as a stream) or FastLZ; one input in sixteen that the
+some, ``decode_frames`` on the same bytes as a stream, or a decode into packed views written
+back) or FastLZ; one input in sixteen that the
 fast path decodes is checked against the pure core, and inputs it decodes join the pool. It
 prints the run count at the end.
 """
@@ -89,6 +90,10 @@ def fast_path(profile: gd.Profile, control: int, data: bytes, check: bool) -> bo
     limits = TIGHT if control & 1 else gd.Limits()
     if control & 2:  # the same bytes as a stream of frames, for the stream hot path
         compiled.decode_frames(bytearray(data), 0, control & 4 == 4, 1 << 20, profile, limits)
+    if control & 8:  # packed views: slices of the input (a bytearray here), written back
+        with contextlib.suppress(gd.DecodeError, gd.EncodeError):
+            viewed, _ = compiled.decode_value(bytearray(data), profile, True, 0, limits, True)
+            compiled.encode_value(viewed, profile, True)
     got = compiled.fast_path_decode(data, profile, limits)
     if got is None:
         return False

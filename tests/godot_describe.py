@@ -213,6 +213,8 @@ def _canon_node(value: Any) -> tuple[tuple[Any, ...], list[Any]]:
     if isinstance(value, gd.Dictionary):
         pairs = [x for pair in value.items() for x in pair]
         return ("Dictionary", value.key_type, value.value_type, len(value)), pairs
+    if isinstance(value, gd.PackedView):
+        return ("PackedView", value.kind.__name__, value.tobytes()), []
     if isinstance(value, tuple):  # every immutable gdvariant value type is a tuple
         return (type(value).__name__, len(value)), list(value)
     return (type(value).__name__, bytes(value)), []  # packed numeric arrays: their exact bytes

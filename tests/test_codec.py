@@ -83,3 +83,15 @@ def test_other_version_keeps_the_policy_and_limits() -> None:
     other = codec_for("4", False, True, True, limits).other_version("3")
     assert other.profile is gd.get_profile("3")
     assert (other.allow_objects, other.full_objects, other.limits) == (True, True, limits)
+
+
+def test_packed_views_are_part_of_the_codec() -> None:
+    viewing = codec_for("4", packed_views=True)
+    assert viewing is not codec_for("4") and viewing.packed_views is True
+    assert codec_for("4").packed_views is False
+    assert viewing.other_version("3").packed_views is True
+    assert repr(viewing).endswith("packed_views=True)")
+    data = gd.dumps([gd.PackedInt64Array([3])])
+    assert type(viewing.decode_whole(data)[0]) is gd.PackedView
+    assert type(viewing.decode(data)[0][0]) is gd.PackedView
+    assert type(codec_for("4").decode_whole(data)[0]) is gd.PackedInt64Array

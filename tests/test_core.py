@@ -103,10 +103,11 @@ def test_use_refuses_an_unknown_core() -> None:
         pass
 
 
-@pytest.mark.parametrize("name", ["decode_value", "encode_value"])
+@pytest.mark.parametrize("name", ["decode_value", "decode_whole", "encode_value"])
 def test_the_pure_core_has_the_contract_signatures(name: str) -> None:
     expected = {
-        "decode_value": ["data", "profile", "allow_objects", "offset", "limits"],
+        "decode_value": ["data", "profile", "allow_objects", "offset", "limits", "packed_views"],
+        "decode_whole": ["data", "profile", "allow_objects", "limits", "packed_views"],
         "encode_value": ["value", "profile", "full_objects"],
     }[name]
     assert list(inspect.signature(getattr(_pure, name)).parameters) == expected

@@ -86,11 +86,18 @@ def encoded(core_: Any, value: Any, profile: gd.Profile, full: bool) -> tuple[An
 
 
 def decoded(
-    core_: Any, data: Any, profile: gd.Profile, allow: bool, offset: int, limits: gd.Limits
+    core_: Any,
+    data: Any,
+    profile: gd.Profile,
+    allow: bool,
+    offset: int,
+    limits: gd.Limits,
+    views: bool = False,
 ) -> tuple[Any, ...]:
-    """What a core makes of decoding ``data``: the exact value and end, or the error."""
+    """What a core makes of decoding ``data`` (with packed views or not): the exact value and
+    end, or the error."""
     try:
-        value, end = core_.decode_value(data, profile, allow, offset, limits)
+        value, end = core_.decode_value(data, profile, allow, offset, limits, views)
     except (gd.DecodeError, ValueError) as exc:
         return ("error", *_error(exc))
     return ("value", exact(value), end)
@@ -132,8 +139,9 @@ def decode_cases(
         yield data, profile, rng.random() < 0.5, len(prefix), limits
 
 
-def differences(other: Any, version: str, seed: int) -> list[str]:
-    """Every input on which ``other`` and the pure core disagree (empty: none)."""
+def differences(other: Any, version: str, seed: int, views: bool = False) -> list[str]:
+    """Every input on which ``other`` and the pure core disagree (empty: none); ``views``:
+    decode with packed views."""
     rng = random.Random(f"{seed}-{version}")
     found = []
     for value, profile, full in encode_cases(rng, version):
@@ -141,8 +149,8 @@ def differences(other: Any, version: str, seed: int) -> list[str]:
         if ours != theirs:
             found.append(f"encode {value!r:.80} ({profile.name}): {theirs!r:.120} != {ours!r:.120}")
     for data, profile, allow, offset, limits in decode_cases(rng, version):
-        ours = decoded(_pure, data, profile, allow, offset, limits)
-        theirs = decoded(other, data, profile, allow, offset, limits)
+        ours = decoded(_pure, data, profile, allow, offset, limits, views)
+        theirs = decoded(other, data, profile, allow, offset, limits, views)
         if ours != theirs:
             found.append(
                 f"decode {bytes(data).hex()} at {offset} ({profile.name}, allow={allow}, "
@@ -161,6 +169,15 @@ def other(request: pytest.FixtureRequest) -> ModuleType:
 def test_every_core_agrees_with_the_pure_one(other: ModuleType, version: str) -> None:
     print(f"GDVARIANT_SEED={SEED}")
     found = differences(other, version, SEED)
+    assert not found, f"seed {SEED}: {len(found)} differences, first: {found[:3]}"
+
+
+@pytest.mark.parametrize("version", ["4.6", "4.2", "3.6", "2.1", "pandemonium-g3"])
+def test_every_core_agrees_with_the_pure_one_on_packed_views(
+    other: ModuleType, version: str
+) -> None:
+    print(f"GDVARIANT_SEED={SEED}")
+    found = differences(other, version, SEED, views=True)
     assert not found, f"seed {SEED}: {len(found)} differences, first: {found[:3]}"
 
 
@@ -221,3 +238,8 @@ def test_the_comparison_catches_a_core_that_is_wrong(wrong: Any) -> None:
 
 def test_the_pure_core_agrees_with_itself() -> None:
     assert differences(_pure, "3", 1) == []
+
+
+def test_the_comparison_catches_a_core_that_copies_packed_arrays_under_views() -> None:
+    copying = _wrong(decode=lambda *args: _pure.decode_value(*args[:5]))
+    assert differences(copying, "4", 1, views=True)

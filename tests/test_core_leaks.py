@@ -1,11 +1,12 @@
 """No core leaks: memory stays flat while it encodes and decodes the same things many times.
 
 Each core (the pure one, and the compiled one when built) runs two workloads after a warm-up
-(which fills every cache): a large mixed value encoded and decoded whole, with failing inputs
-and values alongside (error paths are where compiled code tends to leak), and many small
-messages, which show a leak of one small object per call. The pure core is measured with
-``tracemalloc`` (live Python allocations); the compiled one with ``tracemalloc`` too, which sees
-every object it makes, and with the process's resident size, which also sees ``malloc``.
+(which fills every cache): a large mixed value encoded and decoded whole (also into packed
+views, written back), with failing inputs and values alongside (error paths are where compiled
+code tends to leak), and many small messages, which show a leak of one small object per call.
+The pure core is measured with ``tracemalloc`` (live Python allocations); the compiled one with
+``tracemalloc`` too, which sees every object it makes, and with the process's resident size,
+which also sees ``malloc``.
 """
 
 from __future__ import annotations
@@ -56,9 +57,12 @@ def _large_workload() -> Callable[[ModuleType], None]:
     def run(impl: ModuleType) -> None:
         data = impl.encode_value(value, PROFILE, True)
         impl.decode_value(data, PROFILE, True, 0, LIMITS)
+        viewed, _ = impl.decode_value(bytearray(data), PROFILE, True, 0, LIMITS, True)
+        impl.encode_value(viewed, PROFILE, True)  # packed views, written back
         for blob in bad_bytes:
-            with contextlib.suppress(gd.DecodeError):
-                impl.decode_value(blob, PROFILE, False, 0, LIMITS)
+            for views in (False, True):
+                with contextlib.suppress(gd.DecodeError):
+                    impl.decode_value(blob, PROFILE, False, 0, LIMITS, views)
         for bad in BAD_VALUES:
             with contextlib.suppress(gd.EncodeError):
                 impl.encode_value(bad, PROFILE, False)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+import struct
 import tracemalloc
 from typing import Any
 
@@ -366,3 +367,65 @@ def test_huge_counts_allocate_nothing_in_every_profile(version: str) -> None:
         finally:
             tracemalloc.stop()
         assert peak < 16 * 1024, vtype.name
+
+
+# ---------------------------------------------------------------- packed_views=True
+
+# (version, array, its element data as struct writes it): every numeric packed kind.
+_PACKED_CASES: list[tuple[str, Any, bytes]] = [
+    ("4", b"\x01\x02\x03", b"\x01\x02\x03"),
+    ("4", gd.PackedInt32Array([1, -2]), struct.pack("<2i", 1, -2)),
+    ("4", gd.PackedInt64Array([2**40]), struct.pack("<q", 2**40)),
+    ("4", gd.PackedFloat32Array([0.5, 2]), struct.pack("<2f", 0.5, 2)),
+    ("4", gd.PackedFloat64Array([0.1]), struct.pack("<d", 0.1)),
+    ("4", gd.PackedVector2Array([(1, 2)]), struct.pack("<2f", 1, 2)),
+    ("4", gd.PackedVector3Array([(1, 2, 3)]), struct.pack("<3f", 1, 2, 3)),
+    ("4", gd.PackedVector4Array([(1, 2, 3, 4)]), struct.pack("<4f", 1, 2, 3, 4)),
+    ("4", gd.PackedColorArray([(1, 0, 0, 1)]), struct.pack("<4f", 1, 0, 0, 1)),
+    ("4", gd.PackedVector3Array64([(1, 2, 3)]), struct.pack("<3d", 1, 2, 3)),
+    ("3", gd.PackedVector2Array([(1, 2)]), struct.pack("<2f", 1, 2)),
+    ("pandemonium", gd.PackedVector2iArray([(1, -2)]), struct.pack("<2i", 1, -2)),
+    ("pandemonium", gd.PackedVector4iArray([(1, 2, 3, 3)]), struct.pack("<4i", 1, 2, 3, 3)),
+]
+
+
+@pytest.mark.parametrize(("version", "array", "raw"), _PACKED_CASES)
+def test_packed_views_point_into_the_input(version: str, array: Any, raw: bytes) -> None:
+    data = gd.dumps({"a": [array]}, version=version)
+    plain = gd.loads(data, version=version)["a"][0]
+    view = gd.loads(data, version=version, packed_views=True)["a"][0]
+    assert type(view) is gd.PackedView and view.kind is type(plain)
+    assert view.data.obj is data and view.data.readonly  # no copy
+    assert view.tobytes() == raw and view == plain and len(view) == len(plain)
+    assert gd.dumps({"a": [view]}, version=version) == data
+
+
+def test_packed_views_keep_the_input_alive_and_see_a_bytearray() -> None:
+    data = bytearray(gd.dumps([gd.PackedInt32Array([5, 6])]))
+    value, used = gd.decode(memoryview(data), packed_views=True)
+    assert used == len(data) and value[0].data.obj is data
+    data[-4:] = struct.pack("<i", 7)
+    assert value[0].tolist() == [5, 7]
+    view = gd.loads(bytes(gd.dumps(gd.PackedFloat64Array([1.25]))), packed_views=True)
+    assert view.tobytes() == struct.pack("<d", 1.25)  # its input is gone but for the view
+
+
+def test_packed_views_leave_everything_else_as_it_was() -> None:
+    value = [1, "s", gd.PackedStringArray(["x"]), {"k": gd.Vector2(1, 2)}]
+    data = gd.dumps(value)
+    assert gd.loads(data, packed_views=True) == value == gd.loads(data)
+    assert type(gd.loads(gd.dumps(gd.PackedInt32Array([1])))) is gd.PackedInt32Array
+
+
+@pytest.mark.parametrize("cut", [4, 9, 12])
+def test_packed_views_fail_as_a_copy_does(cut: int) -> None:
+    data = gd.dumps([gd.PackedFloat32Array([1, 2, 3])])[:-cut]
+    with pytest.raises(DecodeError) as plain:
+        gd.loads(data)
+    with pytest.raises(DecodeError) as viewed:
+        gd.loads(data, packed_views=True)
+    assert str(viewed.value) == str(plain.value)
+    assert (viewed.value.offset, viewed.value.path) == (plain.value.offset, plain.value.path)
+    too_many = gd.Limits(max_elements=2)
+    with pytest.raises(DecodeError, match="max_elements"):
+        gd.loads(gd.dumps(gd.PackedInt32Array([1, 2, 3])), packed_views=True, limits=too_many)

@@ -147,3 +147,19 @@ def test_object_id_always_travels_as_id() -> None:
     assert gd.dumps(gd.ObjectID(0x1234), full_objects=True) == bytes.fromhex(
         "180001003412000000000000"
     )
+
+
+def test_a_packed_view_is_written_as_the_array_of_its_kind() -> None:
+    array = gd.PackedVector3Array64([(1, 2, 3)])
+    view = gd.PackedView(gd.PackedVector3Array64, bytes(array))
+    for version in ("4", "3", "2"):  # Godot 3 and 2 narrow 64-bit vectors to 32 bits
+        assert gd.dumps([view], version=version) == gd.dumps([array], version=version)
+    raw = gd.PackedView(bytes, b"abcde")
+    assert gd.dumps(raw) == struct.pack("<II", 29, 5) + b"abcde\0\0\0"
+
+
+def test_a_packed_view_of_a_missing_type_fails_as_the_array_does() -> None:
+    view = gd.PackedView(gd.PackedVector4Array, bytes(16))
+    with pytest.raises(EncodeError, match="no PACKED_VECTOR4_ARRAY") as info:
+        gd.dumps({"k": view}, version="3")
+    assert info.value.path == '["k"]'

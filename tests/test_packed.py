@@ -353,3 +353,55 @@ def test_dumps_of_a_million_float32_is_one_block() -> None:
     back = gd.loads(data)
     assert type(back) is PackedFloat32Array
     assert back == a
+
+
+# ---------------------------------------------------------------- PackedView
+
+
+def test_a_view_shares_the_memory_it_is_made_of() -> None:
+    raw = struct.pack("<3f", 1.0, 2.5, -4.0)
+    view = gd.PackedView(PackedFloat32Array, raw)
+    assert view.kind is PackedFloat32Array and view.itemsize == 4 and len(view) == 3
+    assert view.data.obj is raw and view.data.readonly
+    assert view.tobytes() == raw and bytes(view) == raw
+    assert type(view.topacked()) is PackedFloat32Array
+    assert view.topacked() == PackedFloat32Array([1.0, 2.5, -4.0])
+    assert view.tolist() == [1.0, 2.5, -4.0]
+    assert repr(view) == "PackedView(PackedFloat32Array, 3 elements)"
+
+
+def test_a_view_of_a_bytearray_sees_it_and_cannot_change_it() -> None:
+    buffer = bytearray(struct.pack("<2i", 7, 8))
+    view = gd.PackedView(PackedInt32Array, buffer)
+    buffer[0] = 9
+    assert view.tolist() == [9, 8]
+    with pytest.raises(TypeError):
+        view.data[0] = 1
+    with pytest.raises(BufferError):
+        buffer.append(0)  # the view holds an export of the buffer
+
+
+def test_a_view_equals_and_hashes_as_the_array_of_its_kind() -> None:
+    array = PackedVector2Array([(1, 2), (3, 4)])
+    view = gd.PackedView(PackedVector2Array, bytes(array))
+    assert view == array and array == view and hash(view) == hash(array)
+    assert view != PackedFloat32Array([1, 2, 3, 4]) and view != bytes(array)
+    assert view == gd.PackedView(PackedVector2Array, bytes(array))
+    assert view != gd.PackedView(PackedFloat32Array, bytes(array))
+    raw = gd.PackedView(bytes, b"abc")
+    assert (
+        raw == b"abc" and operator.eq(b"abc", raw) and hash(raw) == hash(b"abc") and len(raw) == 3
+    )
+    assert raw.topacked() == b"abc" and type(raw.topacked()) is bytes
+    assert pickle.loads(pickle.dumps(view)) == array
+    lookup: dict[Any, int] = {array: 1}
+    assert lookup[view] == 1
+
+
+def test_a_view_needs_a_packed_kind_and_whole_items() -> None:
+    with pytest.raises(TypeError, match="kind"):
+        gd.PackedView(PackedStringArray, b"")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="kind"):
+        gd.PackedView(bytearray, b"")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="6 bytes is not a whole number"):
+        gd.PackedView(PackedFloat32Array, bytes(6))

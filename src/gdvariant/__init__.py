@@ -60,6 +60,7 @@ from ._packed import (
     PackedVector4Array,
     PackedVector4Array64,
     PackedVector4iArray,
+    PackedView,
 )
 from ._profiles import PROFILES, Profile, get_profile
 from ._records import dump, dump_all, load, load_all, records
@@ -147,6 +148,7 @@ __all__ = [
     "PackedVector4Array",
     "PackedVector4Array64",
     "PackedVector4iArray",
+    "PackedView",
     "Plane",
     "Profile",
     "Projection",

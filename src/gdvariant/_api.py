@@ -44,6 +44,7 @@ def decode(
     allow_objects: bool = False,
     offset: int = 0,
     limits: Limits = DEFAULT_LIMITS,
+    packed_views: bool = False,
 ) -> tuple[Any, int]:
     """Decode the value at ``offset`` in ``data``; return it and how many bytes it used.
 
@@ -52,8 +53,11 @@ def decode(
     Both 32- and 64-bit math types are read whatever ``double`` says; it matters only for
     4.0/4.1 double builds, which wrote Vector4 and Projection as doubles without a flag.
     ``limits`` caps depth, size, lengths and counts (:class:`Limits`; safe defaults).
+    ``packed_views=True``: numeric packed arrays and PackedByteArrays come back as
+    :class:`PackedView` objects over ``data``, not copies (see :func:`loads`).
     """
-    value, end = codec_for(version, double, allow_objects, False, limits).decode(data, offset)
+    codec = codec_for(version, double, allow_objects, False, limits, packed_views)
+    value, end = codec.decode(data, offset)
     return value, end - offset
 
 
@@ -64,8 +68,17 @@ def loads(
     double: bool = False,
     allow_objects: bool = False,
     limits: Limits = DEFAULT_LIMITS,
+    packed_views: bool = False,
 ) -> Any:
-    """Decode ``data``, which must hold exactly one value (``bytes_to_var`` with no leftovers)."""
+    """Decode ``data``, which must hold exactly one value (``bytes_to_var`` with no leftovers).
+
+    ``packed_views=True`` skips copying packed arrays: each numeric packed array and
+    PackedByteArray comes back as a read-only :class:`PackedView` of its bytes in ``data``,
+    which it keeps alive. ``dumps`` writes a view as its array. Pass ``bytes`` (or do not
+    change the buffer while views of it live: they see the change, and a ``bytearray`` cannot
+    be resized meanwhile).
+    """
     if version == "4" and not double and not allow_objects and limits is DEFAULT_LIMITS:
-        return _core.decode_whole(data, _GODOT4, False, DEFAULT_LIMITS)
-    return codec_for(version, double, allow_objects, False, limits).decode_whole(data)
+        return _core.decode_whole(data, _GODOT4, False, DEFAULT_LIMITS, packed_views)
+    codec = codec_for(version, double, allow_objects, False, limits, packed_views)
+    return codec.decode_whole(data)

@@ -81,6 +81,7 @@ typedef struct {
 
 static PyObject *StringName, *NodePath, *RID, *ObjectID, *PackedStringArray, *CallableValue;
 static PyObject *TypedArray, *Dictionary, *Signal, *ElementType, *ObjectType;
+static PyObject *PackedViewType, *view_wrap; /* PackedView and PackedView._wrap(kind, slice) */
 static long builtin_kind; /* ContainerKind.BUILTIN */
 static PyObject *pure_decode, *pure_encode, *pure_decompress, *pure_whole, *table_builder;
 static PyObject *tables;         /* dict: profile -> capsule(Table) */
@@ -108,11 +109,12 @@ static int setup(void) {
     PyObject **slots[] = {&StringName, &NodePath, &RID, &ObjectID, &PackedStringArray,
                           &CallableValue, &pure_decode, &pure_encode, &TypedArray,
                           &Dictionary, &Signal, &ElementType, &ObjectType, &pure_decompress,
-                          &pure_whole};
-    PyObject *got[15];
-    if (!PyArg_ParseTuple(cls, "OOOOOOOOOOlOOOOO", &got[0], &got[1], &got[2], &got[3],
+                          &pure_whole, &PackedViewType, &view_wrap};
+    PyObject *got[17];
+    if (!PyArg_ParseTuple(cls, "OOOOOOOOOOlOOOOOOO", &got[0], &got[1], &got[2], &got[3],
                           &got[4], &got[5], &got[6], &got[7], &got[8], &got[9],
-                          &builtin_kind, &got[10], &got[11], &got[12], &got[13], &got[14])) {
+                          &builtin_kind, &got[10], &got[11], &got[12], &got[13], &got[14],
+                          &got[15], &got[16])) {
         Py_DECREF(cls);
         Py_DECREF(builder);
         return -1;
@@ -123,7 +125,7 @@ static int setup(void) {
         Py_DECREF(builder);
         return -1;
     }
-    for (int i = 0; i < 15; i++) { /* kept for the life of the process */
+    for (int i = 0; i < 17; i++) { /* kept for the life of the process */
         Py_INCREF(got[i]);
         *slots[i] = got[i];
     }
@@ -360,6 +362,8 @@ typedef struct {
     Caps caps;
     int merged; /* set by plain_dict: the keys need a gdvariant.Dictionary */
     Py_ssize_t reread; /* bytes read twice for such Dictionaries, bounded by the input size */
+    PyObject *source;  /* packed views: the input object; NULL when packed arrays are copied */
+    PyObject *whole;   /* its read-only byte memoryview, made at the first packed array */
 } Dec;
 
 static inline uint32_t rd_u32(const unsigned char *p) {
@@ -433,6 +437,24 @@ static PyObject *packed_from(PyTypeObject *cls, const unsigned char *s, Py_ssize
 #pragma GCC diagnostic pop
 #endif
     return r;
+}
+
+/* packed_views: a PackedView of n bytes at start of the input, sharing its memory. */
+static PyObject *packed_view(Dec *d, PyObject *kind, Py_ssize_t start, Py_ssize_t n) {
+    if (d->whole == NULL) {
+        PyObject *mv = PyMemoryView_FromObject(d->source);
+        PyObject *bytes_mv = mv == NULL ? NULL : PyObject_CallMethod(mv, "cast", "s", "B");
+        Py_XDECREF(mv);
+        if (bytes_mv == NULL) return NULL;
+        d->whole = PyObject_CallMethod(bytes_mv, "toreadonly", NULL);
+        Py_DECREF(bytes_mv);
+        if (d->whole == NULL) return NULL;
+    }
+    PyObject *args[2] = {kind, PySequence_GetSlice(d->whole, start, start + n)};
+    if (args[1] == NULL) return NULL;
+    PyObject *v = PyObject_Vectorcall(view_wrap, args, 2, NULL);
+    Py_DECREF(args[1]);
+    return v;
 }
 
 static PyObject *component(char code, const unsigned char *p) {
@@ -744,7 +766,8 @@ static PyObject *decode_one(Dec *d, Py_ssize_t *ppos, int depth) {
         return decode_array(d, header, ppos, depth);
     case A_BYTES:
         if (left < 8 || word < 0 || word > left - 8 || word > d->caps.length) DEFER;
-        v = PyBytes_FromStringAndSize((const char *)p + 8, word);
+        v = d->source != NULL ? packed_view(d, (PyObject *)&PyBytes_Type, pos + 8, word)
+                              : PyBytes_FromStringAndSize((const char *)p + 8, word);
         if (v != NULL) *ppos = pos + 8 + word + (-word & 3);
         return v;
     case A_PACKED: {
@@ -753,7 +776,8 @@ static PyObject *decode_one(Dec *d, Py_ssize_t *ppos, int depth) {
         Py_ssize_t size = k->itemsize[wide];
         if (left < 8 || word < 0 || (Py_ssize_t)word * size > left - 8 || word > d->caps.elements)
             DEFER;
-        v = packed_from(k->cls[wide], p + 8, word * size);
+        v = d->source != NULL ? packed_view(d, (PyObject *)k->cls[wide], pos + 8, word * size)
+                              : packed_from(k->cls[wide], p + 8, word * size);
         if (v != NULL) *ppos = pos + 8 + word * size;
         return v;
     }
@@ -804,13 +828,16 @@ static PyObject *decode_one(Dec *d, Py_ssize_t *ppos, int depth) {
     }
 }
 
-/* Decode from a buffer; NULL with no exception means: hand over to the pure core. */
+/* Decode from a buffer; NULL with no exception means: hand over to the pure core. With a
+ * source (the object p is the memory of), packed arrays are PackedViews of it. */
 static PyObject *fast_decode(Table *t, Caps caps, const unsigned char *p, Py_ssize_t size,
-                             Py_ssize_t offset) {
+                             Py_ssize_t offset, PyObject *source) {
     if (offset < 0 || offset > size || size - offset > caps.size) DEFER;
-    Dec d = {p, size, t, caps.depth < C_MAX_DEPTH ? caps.depth : C_MAX_DEPTH, caps, 0, 0};
+    long long depth = caps.depth < C_MAX_DEPTH ? caps.depth : C_MAX_DEPTH;
+    Dec d = {p, size, t, depth, caps, 0, 0, source, NULL};
     Py_ssize_t pos = offset;
     PyObject *v = decode_one(&d, &pos, 0);
+    Py_XDECREF(d.whole);
     if (v == NULL) return NULL;
     PyObject *end = PyLong_FromSsize_t(pos);
     if (end == NULL) {
@@ -831,11 +858,12 @@ static PyObject *fast_decode(Table *t, Caps caps, const unsigned char *p, Py_ssi
 /* fast_decode on any buffer (bytes without the buffer protocol's cost); a buffer that cannot
  * be read simply is handed over, as is everything else the fast path cannot do. */
 static PyObject *decode_data(Table *t, Caps caps, PyObject *data, Py_ssize_t offset,
-                             Py_ssize_t *size) {
+                             Py_ssize_t *size, int views) {
+    PyObject *source = views ? data : NULL;
     if (PyBytes_CheckExact(data)) {
         if (size) *size = PyBytes_GET_SIZE(data);
         return fast_decode(t, caps, (const unsigned char *)PyBytes_AS_STRING(data),
-                           PyBytes_GET_SIZE(data), offset);
+                           PyBytes_GET_SIZE(data), offset, source);
     }
     Py_buffer view;
     if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0) {
@@ -843,17 +871,25 @@ static PyObject *decode_data(Table *t, Caps caps, PyObject *data, Py_ssize_t off
         return NULL;
     }
     if (size) *size = view.len;
-    PyObject *r = fast_decode(t, caps, view.buf, view.len, offset);
+    PyObject *r = fast_decode(t, caps, view.buf, view.len, offset, source);
     PyBuffer_Release(&view);
     return r;
 }
 
+/* The optional last argument, packed_views: 1, 0, or -1 with an exception set. */
+static int views_arg(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t at) {
+    return nargs > at ? PyObject_IsTrue(args[at]) : 0;
+}
+
 static PyObject *py_decode_value(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 5) {
+    if (nargs != 5 && nargs != 6) {
         PyErr_SetString(PyExc_TypeError,
-                        "decode_value(data, profile, allow_objects, offset, limits)");
+                        "decode_value(data, profile, allow_objects, offset, limits"
+                        "[, packed_views])");
         return NULL;
     }
+    int views = views_arg(args, nargs, 5);
+    if (views < 0) return NULL;
     PyObject *data = args[0];
     Py_ssize_t offset = PyLong_AsSsize_t(args[3]);
     if (offset == -1 && PyErr_Occurred()) {
@@ -863,25 +899,28 @@ static PyObject *py_decode_value(PyObject *self, PyObject *const *args, Py_ssize
     Table *t = table_for(args[1]);
     Caps caps;
     if (t == NULL || load_limits(args[4], &caps) < 0) return NULL;
-    PyObject *r = decode_data(t, caps, data, offset, NULL);
+    PyObject *r = decode_data(t, caps, data, offset, NULL, views);
     if (r != NULL || PyErr_Occurred()) return r;
 pure:
-    return PyObject_Vectorcall(pure_decode, args, 5, NULL);
+    return PyObject_Vectorcall(pure_decode, args, nargs, NULL);
 }
 
 /* bytes_to_var: the one value data holds, with nothing after it. Trailing bytes and anything
  * off the fast path go to the pure core's decode_whole, which raises the reference error.
- * decode_whole(data, profile, allow_objects, limits) -> value */
+ * decode_whole(data, profile, allow_objects, limits[, packed_views]) -> value */
 static PyObject *py_decode_whole(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "decode_whole(data, profile, allow_objects, limits)");
+    if (nargs != 4 && nargs != 5) {
+        PyErr_SetString(PyExc_TypeError,
+                        "decode_whole(data, profile, allow_objects, limits[, packed_views])");
         return NULL;
     }
+    int views = views_arg(args, nargs, 4);
+    if (views < 0) return NULL;
     Table *t = table_for(args[1]);
     Caps caps;
     if (t == NULL || load_limits(args[3], &caps) < 0) return NULL;
     Py_ssize_t size = 0;
-    PyObject *r = decode_data(t, caps, args[0], 0, &size);
+    PyObject *r = decode_data(t, caps, args[0], 0, &size, views);
     if (r == NULL && PyErr_Occurred()) return NULL;
     if (r != NULL) {
         Py_ssize_t end = PyLong_AsSsize_t(PyTuple_GET_ITEM(r, 1));
@@ -893,7 +932,7 @@ static PyObject *py_decode_whole(PyObject *self, PyObject *const *args, Py_ssize
         }
         Py_DECREF(r);
     }
-    return PyObject_Vectorcall(pure_whole, args, 4, NULL);
+    return PyObject_Vectorcall(pure_whole, args, nargs, NULL);
 }
 
 /* The fast path alone, for tests and fuzzing: (value, end), or None where the call would be
@@ -908,7 +947,7 @@ static PyObject *py_fast_decode(PyObject *self, PyObject *const *args, Py_ssize_
     if (t == NULL || load_limits(args[2], &caps) < 0) return NULL;
     Py_buffer view;
     if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) return NULL;
-    PyObject *r = fast_decode(t, caps, view.buf, view.len, 0);
+    PyObject *r = fast_decode(t, caps, view.buf, view.len, 0, NULL);
     PyBuffer_Release(&view);
     if (r == NULL && !PyErr_Occurred()) Py_RETURN_NONE;
     return r;
@@ -946,7 +985,7 @@ static PyObject *py_decode_frames(PyObject *self, PyObject *const *args, Py_ssiz
                                         (uint32_t)q[2] << 8 | q[3])
                                      : rd_u32(q));
         if (size <= 0 || size > max_frame || view.len - pos - 4 < size) break;
-        PyObject *r = fast_decode(t, caps, q + 4, size, 0);
+        PyObject *r = fast_decode(t, caps, q + 4, size, 0, NULL);
         if (r == NULL) {
             if (PyErr_Occurred()) goto fail;
             break;
@@ -1123,6 +1162,37 @@ static int encode_math(Enc *e, EncodeEntry *m, PyObject *v) {
 }
 
 static int encode_one(Enc *e, PyObject *v, long long depth);
+
+/* A PackedView: its bytes as the array of its kind, when that kind is written as one block
+ * (a kind the profile converts or lacks is handed over with the rest). */
+static int encode_view(Enc *e, PyObject *v) {
+    PyObject *kind = PyObject_GetAttrString(v, "_kind");
+    if (kind == NULL) return -1;
+    PyObject *index = PyDict_GetItemWithError(e->t->classes, kind);
+    Py_DECREF(kind); /* the table's dict holds the class */
+    if (index == NULL) return PyErr_Occurred() ? -1 : HAND_OVER;
+    EncodeEntry *m = &e->t->entries[PyLong_AsSsize_t(index)];
+    if (m->entry != E_PACKED && m->entry != E_BYTES) return HAND_OVER;
+    PyObject *data = PyObject_GetAttrString(v, "_data");
+    if (data == NULL) return -1;
+    Py_buffer b;
+    int rc = PyObject_GetBuffer(data, &b, PyBUF_SIMPLE);
+    Py_DECREF(data);
+    if (rc < 0) return -1;
+    Py_ssize_t n = b.len;
+    if (m->entry == E_BYTES) {
+        rc = put_bytes_block(e, m->header, b.buf, n, 1);
+    } else if (n % m->itemsize || n / m->itemsize > 0xFFFFFFFF) {
+        rc = HAND_OVER;
+    } else if ((rc = grow(e, 8 + n)) == 0) {
+        put_u32(e, m->header);
+        put_u32(e, (uint32_t)(n / m->itemsize));
+        memcpy(e->buf + e->len, b.buf, (size_t)n);
+        e->len += n;
+    }
+    PyBuffer_Release(&b);
+    return rc;
+}
 
 static int encode_child(Enc *e, PyObject *v, long long depth) {
     if (depth > e->max_depth) return HAND_OVER;
@@ -1417,6 +1487,7 @@ static int encode_one(Enc *e, PyObject *v, long long depth) {
     }
     if (type == (PyTypeObject *)TypedArray) return encode_typed_array(e, v, depth);
     if (type == (PyTypeObject *)Dictionary) return encode_dictionary(e, v, depth);
+    if (type == (PyTypeObject *)PackedViewType) return encode_view(e, v);
     return encode_entry(e, v, depth);
 }
 

@@ -9,21 +9,23 @@ and ``gdvariant versions`` report it.
 THE CONTRACT. A core is a module with these functions; nothing else in gdvariant calls a core,
 and only :mod:`gdvariant._codec` (and the save files' FastLZ) call them, through this module:
 
-``decode_value(data, profile, allow_objects, offset, limits) -> tuple[value, end]``
+``decode_value(data, profile, allow_objects, offset, limits[, packed_views]) -> (value, end)``
     Decode the one value that starts at ``offset`` of ``data`` (``bytes``, ``bytearray`` or
     ``memoryview``; any other buffer too) and return it with the offset just past it, which
     may exceed ``len(data)`` by up to 4, as Godot's count does. ``profile`` is a
     :class:`~gdvariant.Profile`, ``allow_objects`` a bool, ``limits`` a
     :class:`~gdvariant.Limits`. ``ValueError`` when ``offset`` is outside ``0..len(data)``.
     Failures raise :class:`~gdvariant.DecodeError` with the same message, ``offset``,
-    ``path``, ``code`` and ``limit`` as the pure core.
+    ``path``, ``code`` and ``limit`` as the pure core. With ``packed_views`` true, every
+    numeric packed array and PackedByteArray is a :class:`~gdvariant.PackedView` of its
+    bytes in ``data`` (a read-only slice of ``memoryview(data)``), not a copy.
 
 ``encode_value(value, profile, full_objects) -> bytes``
     The bytes of ``var_to_bytes(value)`` (``var_to_bytes_with_objects`` with
     ``full_objects``) for ``profile``. Failures raise :class:`~gdvariant.EncodeError` with the
     same message and ``path`` as the pure core.
 
-``decode_whole(data, profile, allow_objects, limits) -> value``
+``decode_whole(data, profile, allow_objects, limits[, packed_views]) -> value``
     ``bytes_to_var``: ``decode_value`` at offset 0, and a :class:`~gdvariant.DecodeError` for
     bytes left over after the value. One call, so that ``loads`` of a small message stays cheap.
 
@@ -78,9 +80,9 @@ _COMPILED_MODULE = "gdvariant._cgdvariant"
 #: ``GDVARIANT_PURE_PYTHON=1`` (any value but empty or ``0``) forces the pure core.
 PURE_FORCED = os.environ.get("GDVARIANT_PURE_PYTHON", "") not in ("", "0")
 
-DecodeFn = Callable[[Any, Profile, bool, int, Limits], tuple[Any, int]]
+DecodeFn = Callable[[Any, Profile, bool, int, Limits, bool], tuple[Any, int]]
 EncodeFn = Callable[[Any, Profile, bool], bytes]
-WholeFn = Callable[[Any, Profile, bool, Limits], Any]
+WholeFn = Callable[[Any, Profile, bool, Limits, bool], Any]
 FramesFn = Callable[[bytearray, int, bool, int, Profile, Limits], tuple[list[Any], int]]
 #: What :func:`use` swaps: every function of the contract.
 _FUNCTIONS: tuple[str, ...] = ("decode_value", "encode_value", "decode_whole")

@@ -18,7 +18,7 @@ from typing import Any
 
 from . import _pure
 from ._layouts import FLAG_64, LAYOUTS, MATH_CLASSES, PACKED_ARRAYS, PACKED_CLASSES
-from ._packed import PackedStringArray
+from ._packed import PackedStringArray, PackedView
 from ._profiles import KIND_BARE_OBJECT, KIND_BARE_RID, Profile
 from ._types import (
     RID,
@@ -95,6 +95,8 @@ def classes() -> tuple[Any, ...]:
         int(T.OBJECT),
         _pure.fastlz_decompress,
         _pure.decode_whole,
+        PackedView,
+        PackedView._wrap,
     )
 
 

@@ -16,7 +16,7 @@ from ._errors import DecodeError, GodotError, key_repr
 from ._layouts import COUNT_MASK, FLAG_64, LAYOUTS, NODE_PATH_NEW, PACKED_ARRAYS
 from ._legacy import EVENT_PAYLOADS, Image, InputEvent, InputEventType
 from ._limits import DEFAULT_LIMITS, UNLIMITED, Limits, over_limit
-from ._packed import PackedStringArray
+from ._packed import PackedStringArray, PackedView
 from ._parts import (
     decode_utf8,
     godot_text,
@@ -151,8 +151,12 @@ def decode_value(
     allow_objects: bool = False,
     offset: int = 0,
     limits: Limits = DEFAULT_LIMITS,
+    packed_views: bool = False,
 ) -> tuple[Any, int]:
     """Decode one value starting at ``offset``; return it and the offset just past it.
+
+    With ``packed_views``, numeric packed arrays and PackedByteArrays come back as
+    :class:`PackedView` slices of ``data`` itself (not of the copy made of a mutable buffer).
 
     The returned end can exceed ``len(data)`` by up to 4 bytes, as Godot's count does: a
     PackedByteArray (or 2.x Image) whose final padding is missing counts it (up to 3), and
@@ -170,6 +174,9 @@ def decode_value(
     buf = data if type(data) is bytes else bytes(memoryview(data).cast("B"))
     view = memoryview(buf)
     end = len(buf)
+    # What packed views slice: the caller's own buffer, read-only.
+    source = memoryview(data).cast("B").toreadonly() if packed_views else None
+    wrap = PackedView._wrap
     kinds = profile.kind_codes
     typed_arrays = profile.typed_arrays
     typed_dicts = profile.typed_dictionaries
@@ -336,7 +343,10 @@ def decode_value(
                     raise _fail(f"PackedByteArray of {word} bytes runs past the end", pos)
                 if word > max_len:
                     raise over_limit("a PackedByteArray of bytes", word, "max_length", max_len, pos)
-                value = buf[pos + 8 : pos + 8 + word]
+                if source is None:
+                    value = buf[pos + 8 : pos + 8 + word]
+                else:
+                    value = wrap(bytes, source[pos + 8 : pos + 8 + word])
                 pos += 8 + word + (-word & 3)
             elif k in _PACKED:
                 cls = _PACKED[k][1 if header & packed_flag else 0]
@@ -349,7 +359,10 @@ def decode_value(
                     raise over_limit(
                         f"a {cls.__name__} of elements", word, "max_elements", max_elems, pos
                     )
-                value = cls.frombuffer(view[pos + 8 : pos + 8 + word * size])
+                if source is None:
+                    value = cls.frombuffer(view[pos + 8 : pos + 8 + word * size])
+                else:
+                    value = wrap(cls, source[pos + 8 : pos + 8 + word * size])
                 pos += 8 + word * size
             elif k == _K_PACKED_STRING_ARRAY:
                 if word is None:

@@ -23,7 +23,7 @@ from ._errors import EncodeError, key_repr
 from ._layouts import FLAG_64, LAYOUTS, MATH_CLASSES, NODE_PATH_NEW, PACKED_ARRAYS, SHARED
 from ._legacy import EVENT_PAYLOADS, Image, InputEvent, InputEventType
 from ._limits import UNLIMITED
-from ._packed import PackedStringArray, _PackedNumbers
+from ._packed import PackedStringArray, PackedView, _PackedNumbers
 from ._profiles import Profile
 from ._types import (
     RID,
@@ -137,6 +137,7 @@ class Encoder:
         for raw in (bytes, bytearray, memoryview):
             self._register(raw, T.PACKED_BYTE_ARRAY, Encoder._bytes)
         self._register(PackedStringArray, T.PACKED_STRING_ARRAY, Encoder._string_array)
+        self._writers[PackedView] = Encoder._packed_view
         for vtype, classes in PACKED_ARRAYS.items():
             for packed in dict.fromkeys(classes):
                 self._register(packed, vtype, self._packed_writer(packed, vtype))
@@ -316,6 +317,12 @@ class Encoder:
         out += _U32U32.pack(self._ids[T.PACKED_BYTE_ARRAY], n)
         out += raw
         out += _PAD[n & 3]
+
+    def _packed_view(self, out: bytearray, value: PackedView, full: bool) -> None:
+        """A packed view is written exactly as the array of its kind."""
+        kind = value.kind
+        writer = self._writers.get(kind) or self._writer_for(kind)
+        writer(self, out, value.data if kind is bytes else value.topacked(), full)
 
     def _string_array(self, out: bytearray, value: PackedStringArray, full: bool) -> None:
         out += _U32U32.pack(self._ids[T.PACKED_STRING_ARRAY], len(value))

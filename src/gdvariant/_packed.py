@@ -33,6 +33,7 @@ __all__ = [
     "PackedVector4Array",
     "PackedVector4Array64",
     "PackedVector4iArray",
+    "PackedView",
 ]
 
 _LITTLE = sys.byteorder == "little"
@@ -156,6 +157,8 @@ class _PackedNumbers(bytes):
     __rmul__ = __mul__
 
     def __eq__(self, other: object) -> bool:
+        if isinstance(other, PackedView):
+            return other == self
         return type(other) is type(self) and bytes.__eq__(self, other)
 
     def __ne__(self, other: object) -> bool:
@@ -283,6 +286,104 @@ class PackedColorArray(_PackedNumbers):
     _code = "f"
     _width = 4
     _item = Color
+
+
+class PackedView:
+    """A read-only packed array that still lies in the buffer it was decoded from (no copy).
+
+    ``loads(data, packed_views=True)`` gives one for each numeric packed array (and each
+    PackedByteArray) instead of a copy of its bytes. ``kind`` is the class a normal decode
+    gives (:class:`PackedFloat32Array`..., ``bytes`` for a PackedByteArray), ``data`` a
+    read-only byte ``memoryview`` into the input, which it keeps alive. ``len()`` counts
+    elements; :meth:`topacked` makes the normal (copied) array; ``dumps`` writes a view as its
+    kind. It equals the array of its kind with the same bytes, and hashes the same.
+    """
+
+    __slots__ = ("_data", "_kind")
+
+    _kind: type[bytes]
+    _data: memoryview
+
+    def __init__(self, kind: type[bytes], data: bytes | bytearray | memoryview) -> None:
+        if kind is not bytes and not (isinstance(kind, type) and issubclass(kind, _PackedNumbers)):
+            raise TypeError(
+                f"PackedView kind must be bytes or a packed numeric array, not {kind!r}"
+            )
+        view = memoryview(data).cast("B").toreadonly()
+        if view.nbytes % _itemsize(kind):
+            raise ValueError(f"{kind.__name__}: {view.nbytes} bytes is not a whole number of items")
+        self._kind = kind
+        self._data = view
+
+    @classmethod
+    def _wrap(cls, kind: type[bytes], data: memoryview) -> PackedView:
+        """A view on ``data``, already a read-only byte slice of whole items (the decoders)."""
+        view = object.__new__(cls)
+        view._kind = kind
+        view._data = data
+        return view
+
+    @property
+    def kind(self) -> type[bytes]:
+        """The class of the array this views: ``PackedFloat32Array``..., ``bytes``."""
+        return self._kind
+
+    @property
+    def data(self) -> memoryview:
+        """The array's wire bytes (little-endian elements), a read-only view of the input."""
+        return self._data
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element."""
+        return _itemsize(self._kind)
+
+    def __len__(self) -> int:
+        return self._data.nbytes // _itemsize(self._kind)
+
+    def __buffer__(self, flags: int) -> memoryview:
+        """The buffer protocol (Python 3.12+; before that, use :attr:`data`)."""
+        return self._data
+
+    def __bytes__(self) -> bytes:
+        return self._data.tobytes()
+
+    def tobytes(self) -> bytes:
+        """A copy of the wire bytes."""
+        return self._data.tobytes()
+
+    def topacked(self) -> bytes:
+        """The normal array of :attr:`kind` (a copy), as a decode without views gives."""
+        if self._kind is bytes:
+            return self._data.tobytes()
+        return self._kind.frombuffer(self._data)  # type: ignore[attr-defined,no-any-return]
+
+    def tolist(self) -> list[Any]:
+        """The elements as a list of Python numbers or vectors."""
+        return list(self.topacked())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, PackedView):
+            return other._kind is self._kind and other._data == self._data
+        return type(other) is self._kind and self._data == other
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    def __hash__(self) -> int:
+        if self._kind is bytes:
+            return hash(self._data)
+        return hash((self._kind.__name__, hash(self._data)))
+
+    def __repr__(self) -> str:
+        return f"PackedView({self._kind.__name__}, {len(self)} elements)"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (PackedView, (self._kind, self._data.tobytes()))
+
+
+def _itemsize(kind: type[bytes]) -> int:
+    return 1 if kind is bytes else kind.itemsize  # type: ignore[attr-defined]
 
 
 class PackedStringArray(_Record):

@@ -31,9 +31,11 @@ __all__ = [
 # struct and its unflatten) are what the compiled core's tables (_ctables) read from this core.
 
 
-def decode_whole(data: Any, profile: Profile, allow_objects: bool, limits: Limits) -> Any:
+def decode_whole(
+    data: Any, profile: Profile, allow_objects: bool, limits: Limits, packed_views: bool = False
+) -> Any:
     """The one value ``data`` holds, with no bytes left over (``bytes_to_var``)."""
-    value, end = decode_value(data, profile, allow_objects, 0, limits)
+    value, end = decode_value(data, profile, allow_objects, 0, limits, packed_views)
     size = memoryview(data).nbytes
     if end < size:
         raise DecodeError(f"{size - end} bytes of trailing data after the value", end)
