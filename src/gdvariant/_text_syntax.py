@@ -13,7 +13,7 @@ from types import MappingProxyType
 from ._profiles import Profile, get_profile
 from ._types import VariantType
 
-__all__ = ["SCALAR_NAMES", "TextSyntax", "text_syntax"]
+__all__ = ["GODOT4_NAMES", "SCALAR_NAMES", "TextSyntax", "text_syntax"]
 
 T = VariantType
 
@@ -36,7 +36,7 @@ SCALAR_NAMES: dict[VariantType, str] = {
 }
 
 #: Godot 4 spellings of the constructor-like types.
-_NAMES_4: dict[VariantType, str] = {
+GODOT4_NAMES: dict[VariantType, str] = {
     T.VECTOR2: "Vector2",
     T.VECTOR2I: "Vector2i",
     T.RECT2: "Rect2",
@@ -67,7 +67,7 @@ _NAMES_4: dict[VariantType, str] = {
 
 #: Godot 3 spellings where they differ from Godot 4's.
 _NAMES_3: dict[VariantType, str] = {
-    **{t: n for t, n in _NAMES_4.items() if t in {T.VECTOR2, T.RECT2, T.VECTOR3, T.TRANSFORM2D}},
+    **{t: GODOT4_NAMES[t] for t in (T.VECTOR2, T.RECT2, T.VECTOR3, T.TRANSFORM2D)},
     T.PLANE: "Plane",
     T.QUATERNION: "Quat",
     T.AABB: "AABB",
@@ -85,7 +85,7 @@ _NAMES_3: dict[VariantType, str] = {
 
 #: Names the Godot 4 parser reads (the writer's, plus aliases and legacy names).
 _READ_4: dict[str, VariantType] = {
-    **{n: t for t, n in _NAMES_4.items()},
+    **{n: t for t, n in GODOT4_NAMES.items()},
     "Matrix32": T.TRANSFORM2D,
     "Quat": T.QUATERNION,
     "Rect3": T.AABB,
@@ -191,7 +191,7 @@ def _godot4(name: str) -> TextSyntax:
     return TextSyntax(
         engine=f"Godot {name}",
         profile=get_profile(name),
-        names=MappingProxyType(_NAMES_4),
+        names=MappingProxyType(GODOT4_NAMES),
         read_names=MappingProxyType(_READ_4),
     )
 
