@@ -17,7 +17,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gdvariant as gd
-from gdvariant import PROFILES, GodotObject, PackedVector4Array, TypedArray, VariantType, Vector3
+from gdvariant import (
+    PROFILES,
+    GodotObject,
+    PackedVector4Array,
+    TypedArray,
+    VariantType,
+    Vector3,
+    replication,
+)
 from gdvariant._cli import main
 
 NAMESPACE: dict[str, Any] = dict(vars(gd))
@@ -494,7 +502,11 @@ def test_unknown_engine_version_is_usage_error(capsys: pytest.CaptureFixture[str
 def test_versions(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["versions"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    core = lines.pop()  # the last line says which codec core is live, and why
+    assembler = lines.pop()  # the last two lines say which compiled parts are live, and why
+    core = lines.pop()
+    assert assembler.startswith(f"# replication assembler: {replication.assembler()} (")
+    if replication.assembler() == "python":
+        assert "compiled assembler not built" in assembler or "GDVARIANT_PURE_PYTHON" in assembler
     assert core.startswith(f"# codec core: {gd.IMPLEMENTATION} (")
     if gd.IMPLEMENTATION == "python":
         assert "compiled core not built" in core or "GDVARIANT_PURE_PYTHON" in core

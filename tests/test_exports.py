@@ -16,12 +16,14 @@ API_MODULES: list[types.ModuleType] = [
     importlib.import_module(f"gdvariant.{name}")
     for name in (
         "_api",
+        "_collections",
         "_containers",
         "_errors",
         "_framing",
         "_json",
         "_legacy",
         "_limits",
+        "_math",
         "_packed",
         "_profiles",
         "_records",

@@ -331,7 +331,7 @@ def test_schema_names_every_type_the_reader_knows() -> None:
     defs = schema["$defs"]
     tags = {d["properties"]["$type"]["const"] for d in defs.values() if "const" in str(d)[:80]}
     assert set(defs["tagged"]["properties"]["$type"]["enum"]) == tags
-    from gdvariant._json_tagged import _READERS
+    from gdvariant._json_tagged_read import _READERS
 
     assert tags == set(_READERS)
     names = schema["$defs"]["elementType"]["anyOf"][0]["enum"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from . import _core
 from ._api import decode, dumps, loads
+from ._collections import ContainerKind, Dictionary, ElementType, PackedTypedArray, TypedArray
 from ._containers import (
     Compression,
     decrypt,
@@ -44,6 +45,24 @@ from ._framing import (
 from ._json import from_json, to_json
 from ._legacy import Image, InputEvent, InputEventType
 from ._limits import DEFAULT_LIMITS, Limits
+from ._math import (
+    AABB,
+    Basis,
+    Color,
+    Plane,
+    Projection,
+    Quaternion,
+    Rect2,
+    Rect2i,
+    Transform2D,
+    Transform3D,
+    Vector2,
+    Vector2i,
+    Vector3,
+    Vector3i,
+    Vector4,
+    Vector4i,
+)
 from ._packed import (
     PackedColorArray,
     PackedFloat32Array,
@@ -66,37 +85,7 @@ from ._profiles import PROFILES, Profile, get_profile
 from ._records import dump, dump_all, load, load_all, records
 from ._text_parser import from_text
 from ._text_writer import to_text
-from ._types import (
-    AABB,
-    RID,
-    Basis,
-    Callable,
-    Color,
-    ContainerKind,
-    Dictionary,
-    ElementType,
-    GodotObject,
-    NodePath,
-    ObjectID,
-    PackedTypedArray,
-    Plane,
-    Projection,
-    Quaternion,
-    Rect2,
-    Rect2i,
-    Signal,
-    StringName,
-    Transform2D,
-    Transform3D,
-    TypedArray,
-    VariantType,
-    Vector2,
-    Vector2i,
-    Vector3,
-    Vector3i,
-    Vector4,
-    Vector4i,
-)
+from ._types import RID, Callable, GodotObject, NodePath, ObjectID, Signal, StringName, VariantType
 
 __version__ = "0.1.0"
 

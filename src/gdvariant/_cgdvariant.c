@@ -1085,6 +1085,19 @@ static int utf8_of(PyObject *s, const char **out, Py_ssize_t *n) {
     return 0;
 }
 
+/* Item i of a value type's tuple of `size` items as a u64 (an RID's or ObjectID's id, a
+   Signal's object id); anything but an exact int that fits goes to the pure core. */
+static int tuple_u64(PyObject *v, Py_ssize_t size, Py_ssize_t i, unsigned long long *out) {
+    if (PyTuple_GET_SIZE(v) != size || !PyLong_CheckExact(PyTuple_GET_ITEM(v, i)))
+        return HAND_OVER;
+    *out = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(v, i));
+    if (*out == (unsigned long long)-1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return HAND_OVER;
+    }
+    return 0;
+}
+
 /* A String after its header: u32 length, bytes, zero padding. */
 static int put_string(Enc *e, PyObject *s, Py_ssize_t extra) {
     const char *u;
@@ -1237,13 +1250,8 @@ static int encode_entry(Enc *e, PyObject *v, long long depth) {
                                1);
     case E_RID:
     case E_OBJECT_ID: {
-        if (PyTuple_GET_SIZE(v) != 1 || !PyLong_CheckExact(PyTuple_GET_ITEM(v, 0)))
-            return HAND_OVER;
-        unsigned long long id = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(v, 0));
-        if (id == (unsigned long long)-1 && PyErr_Occurred()) {
-            PyErr_Clear();
-            return HAND_OVER;
-        }
+        unsigned long long id;
+        if (tuple_u64(v, 1, 0, &id)) return HAND_OVER;
         if (grow(e, 12) < 0) return -1;
         if (m->entry == E_OBJECT_ID) {
             put_u32(e, m->header | FLAG_64);
@@ -1283,13 +1291,8 @@ static int encode_entry(Enc *e, PyObject *v, long long depth) {
         put_u32(e, m->header);
         return 0;
     case E_SIGNAL: {
-        if (PyTuple_GET_SIZE(v) != 2 || !PyLong_CheckExact(PyTuple_GET_ITEM(v, 1)))
-            return HAND_OVER;
-        unsigned long long id = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(v, 1));
-        if (id == (unsigned long long)-1 && PyErr_Occurred()) {
-            PyErr_Clear();
-            return HAND_OVER;
-        }
+        unsigned long long id;
+        if (tuple_u64(v, 2, 1, &id)) return HAND_OVER;
         if (grow(e, 4) < 0) return -1;
         put_u32(e, m->header);
         if ((rc = put_string(e, PyTuple_GET_ITEM(v, 0), 0))) return rc;

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._codec import codec_for
+from ._collections import Dictionary, TypedArray
 from ._errors import EncodeError, key_repr
 from ._profiles import Profile
-from ._types import Dictionary, GodotObject, TypedArray
+from ._types import GodotObject
 
 __all__ = ["Problem", "problems"]
 

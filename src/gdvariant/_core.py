@@ -49,19 +49,21 @@ the public API on a chosen one.
 
 from __future__ import annotations
 
-import importlib
-import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
 from . import _pure
+from ._compiled import COMPILED, PURE_FORCED, PYTHON, Compiled
 from ._limits import Limits
 from ._profiles import Profile
 
 __all__ = [
+    "COMPILED",
     "IMPLEMENTATION",
+    "PURE_FORCED",
+    "PYTHON",
     "compiled_error",
     "decode_frames",
     "decode_value",
@@ -73,13 +75,6 @@ __all__ = [
     "use",
 ]
 
-#: Names of the cores: the compiled module's and the pure one's.
-PYTHON = "python"
-COMPILED = "c"
-_COMPILED_MODULE = "gdvariant._cgdvariant"
-#: ``GDVARIANT_PURE_PYTHON=1`` (any value but empty or ``0``) forces the pure core.
-PURE_FORCED = os.environ.get("GDVARIANT_PURE_PYTHON", "") not in ("", "0")
-
 DecodeFn = Callable[[Any, Profile, bool, int, Limits, bool], tuple[Any, int]]
 EncodeFn = Callable[[Any, Profile, bool], bytes]
 WholeFn = Callable[[Any, Profile, bool, Limits, bool], Any]
@@ -88,20 +83,10 @@ FramesFn = Callable[[bytearray, int, bool, int, Profile, Limits], tuple[list[Any
 _FUNCTIONS: tuple[str, ...] = ("decode_value", "encode_value", "decode_whole")
 _FUNCTIONS += ("fastlz_compress", "fastlz_decompress", "decode_frames")
 
-
-def _import_compiled() -> tuple[ModuleType | None, str | None]:
-    """The compiled core, or None and why it is not there."""
-    try:
-        return importlib.import_module(_COMPILED_MODULE), None
-    except ImportError as exc:
-        return None, f"compiled core not built ({exc})"
-
-
-_compiled, _compiled_error = (None, None) if PURE_FORCED else _import_compiled()
-
-_live: ModuleType = _compiled if _compiled is not None else _pure
+_CORE = Compiled("gdvariant._cgdvariant", "core")
+_live: ModuleType = _CORE.module if _CORE.module is not None else _pure
 #: The live core: ``"c"`` (compiled) or ``"python"``.
-IMPLEMENTATION = COMPILED if _compiled is not None else PYTHON
+IMPLEMENTATION = _CORE.implementation
 decode_value: DecodeFn = _live.decode_value
 encode_value: EncodeFn = _live.encode_value
 decode_whole: WholeFn = _live.decode_whole
@@ -116,10 +101,8 @@ def implementations() -> dict[str, ModuleType]:
     The compiled core is listed even under ``GDVARIANT_PURE_PYTHON`` (which only picks the
     live one), so the tests can compare the two.
     """
-    compiled = _compiled
-    if compiled is None and PURE_FORCED:
-        compiled, _ = _import_compiled()
     cores = {PYTHON: _pure}
+    compiled = _CORE.available()
     if compiled is not None:
         cores[COMPILED] = compiled
     return cores
@@ -127,12 +110,7 @@ def implementations() -> dict[str, ModuleType]:
 
 def compiled_error() -> str | None:
     """Why the compiled core cannot be imported (None when it can)."""
-    if _compiled is not None:
-        return None
-    if PURE_FORCED:
-        error = _import_compiled()[1]
-        return "GDVARIANT_PURE_PYTHON is set" + (f"; {error}" if error else "")
-    return _compiled_error
+    return _CORE.error()
 
 
 @contextmanager

@@ -17,22 +17,11 @@ from struct import Struct
 from typing import Any
 
 from . import _pure
+from ._collections import ContainerKind, Dictionary, ElementType, TypedArray
 from ._layouts import FLAG_64, LAYOUTS, MATH_CLASSES, PACKED_ARRAYS, PACKED_CLASSES
 from ._packed import PackedStringArray, PackedView
 from ._profiles import KIND_BARE_OBJECT, KIND_BARE_RID, Profile
-from ._types import (
-    RID,
-    Callable,
-    ContainerKind,
-    Dictionary,
-    ElementType,
-    NodePath,
-    ObjectID,
-    Signal,
-    StringName,
-    TypedArray,
-    VariantType,
-)
+from ._types import RID, Callable, NodePath, ObjectID, Signal, StringName, VariantType
 
 __all__ = ["classes", "table"]
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from struct import Struct
 from typing import Any
 
+from ._collections import PackedTypedArray, TypedArray, godot_dictionary
 from ._errors import DecodeError, GodotError, key_repr
 from ._layouts import COUNT_MASK, FLAG_64, LAYOUTS, NODE_PATH_NEW, PACKED_ARRAYS
 from ._legacy import EVENT_PAYLOADS, Image, InputEvent, InputEventType
@@ -25,19 +26,7 @@ from ._parts import (
     read_string,
 )
 from ._profiles import KIND_BARE_OBJECT, KIND_BARE_RID, Profile
-from ._types import (
-    RID,
-    Callable,
-    GodotObject,
-    NodePath,
-    ObjectID,
-    PackedTypedArray,
-    Signal,
-    StringName,
-    TypedArray,
-    VariantType,
-    godot_dictionary,
-)
+from ._types import RID, Callable, GodotObject, NodePath, ObjectID, Signal, StringName, VariantType
 
 __all__ = ["decode_value"]
 

@@ -117,14 +117,15 @@ def frame(
     framing's default Godot receiver accepts) is an :class:`EncodeError`, as Godot's
     ``put_var`` refuses it with ``ERR_OUT_OF_MEMORY``.
     """
-    return _frame(
+    return encode_frame(
         codec_for(version, double, False, full_objects), value, framing, big_endian, max_size
     )
 
 
-def _frame(
+def encode_frame(
     codec: Codec, value: Any, framing: Framing | str, big_endian: bool, max_size: int | None
 ) -> bytes:
+    """:func:`frame` for a resolved codec."""
     rules = _rules(framing, big_endian)
     data = codec.encode(value)
     limit = _send_limit(rules, codec.profile, max_size)
@@ -345,7 +346,7 @@ class WireFormat:
 
     def frame(self, value: Any) -> bytes:
         """The bytes to send for ``value``: a frame, or a packet for ``PacketPeer``."""
-        return _frame(self._codec, value, self.framing, self.big_endian, self.max_frame_size)
+        return encode_frame(self._codec, value, self.framing, self.big_endian, self.max_frame_size)
 
     def stream_decoder(self) -> StreamDecoder:
         """A fresh decoder for one stream connection."""

@@ -16,13 +16,14 @@ from struct import Struct
 from typing import Any
 
 from ._codec import codec_for
+from ._collections import ContainerKind, ElementType
 from ._containers import GCPF_HEADER, GDEC, GDEC_HEADERS, U32, sniff
 from ._errors import DecodeError, key_repr
 from ._parts import read_container_type, read_pandemonium_element_type, read_string
 from ._profiles import KIND_BARE_OBJECT, KIND_BARE_RID, Profile
 from ._savefile import open_container
 from ._text_syntax import SCALAR_NAMES, text_syntax
-from ._types import ContainerKind, ElementType, VariantType
+from ._types import VariantType
 
 __all__ = ["Field", "Section", "inspect_data", "walk_records", "walk_value"]
 

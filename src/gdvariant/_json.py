@@ -19,7 +19,9 @@ from typing import Any, Literal
 from ._errors import EncodeError, JSONError
 from ._json_godot import from_native_tree, stringify, to_native_value
 from ._json_godot_parse import GodotJSONSyntaxError, parse
-from ._json_tagged import Bad, from_tree, object_pairs, to_tree
+from ._json_tagged import Bad
+from ._json_tagged_read import from_tree, object_pairs
+from ._json_tagged_write import to_tree
 
 __all__ = ["from_json", "to_json"]
 

@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable as Fn
 from typing import Any
 
+from ._collections import ContainerKind, Dictionary, ElementType, TypedArray, godot_dictionary
 from ._errors import EncodeError
 from ._json_tagged import MATH_SIZES, MATH_TYPES, TYPE_NAMES, Bad, member
 from ._packed import (
@@ -33,21 +34,7 @@ from ._packed import (
     _PackedNumbers,
 )
 from ._text_float import f32, godot_strtod
-from ._types import (
-    RID,
-    Callable,
-    ContainerKind,
-    Dictionary,
-    ElementType,
-    GodotObject,
-    NodePath,
-    ObjectID,
-    Signal,
-    StringName,
-    TypedArray,
-    VariantType,
-    godot_dictionary,
-)
+from ._types import RID, Callable, GodotObject, NodePath, ObjectID, Signal, StringName, VariantType
 
 __all__ = ["from_native_tree", "stringify", "to_native_value"]
 

@@ -13,6 +13,24 @@ from __future__ import annotations
 from collections.abc import Callable as Fn
 from typing import Any, NamedTuple
 
+from ._math import (
+    AABB,
+    Basis,
+    Color,
+    Plane,
+    Projection,
+    Quaternion,
+    Rect2,
+    Rect2i,
+    Transform2D,
+    Transform3D,
+    Vector2,
+    Vector2i,
+    Vector3,
+    Vector3i,
+    Vector4,
+    Vector4i,
+)
 from ._packed import (
     PackedColorArray,
     PackedFloat32Array,
@@ -30,25 +48,7 @@ from ._packed import (
     PackedVector4iArray,
     _PackedNumbers,
 )
-from ._types import (
-    AABB,
-    Basis,
-    Color,
-    Plane,
-    Projection,
-    Quaternion,
-    Rect2,
-    Rect2i,
-    Transform2D,
-    Transform3D,
-    VariantType,
-    Vector2,
-    Vector2i,
-    Vector3,
-    Vector3i,
-    Vector4,
-    Vector4i,
-)
+from ._types import VariantType
 
 __all__ = [
     "COUNT_MASK",

@@ -16,11 +16,11 @@ import inspect
 import math
 from typing import Any
 
-from . import _packed, _types
+from . import _collections, _math, _packed, _types
 
 _CALLABLES: dict[str, Any] = {
     name: getattr(module, name)
-    for module in (_types, _packed)
+    for module in (_types, _math, _collections, _packed)
     for name in module.__all__
     if name not in ("ContainerKind", "VariantType")
 }
@@ -29,24 +29,24 @@ _CALLABLES: dict[str, Any] = {
 _MATH_ARGS: dict[Any, tuple[int, ...]] = {
     t: (0, len(t._fields))
     for t in (
-        _types.Vector2,
-        _types.Vector2i,
-        _types.Rect2,
-        _types.Rect2i,
-        _types.Vector3,
-        _types.Vector3i,
-        _types.Transform2D,
-        _types.Vector4,
-        _types.Vector4i,
-        _types.Plane,
-        _types.Quaternion,
-        _types.AABB,
-        _types.Basis,
-        _types.Transform3D,
-        _types.Projection,
+        _math.Vector2,
+        _math.Vector2i,
+        _math.Rect2,
+        _math.Rect2i,
+        _math.Vector3,
+        _math.Vector3i,
+        _math.Transform2D,
+        _math.Vector4,
+        _math.Vector4i,
+        _math.Plane,
+        _math.Quaternion,
+        _math.AABB,
+        _math.Basis,
+        _math.Transform3D,
+        _math.Projection,
     )
 }
-_MATH_ARGS[_types.Color] = (0, 3, 4)
+_MATH_ARGS[_math.Color] = (0, 3, 4)
 _NAMES: dict[str, Any] = {
     "inf": math.inf,
     "nan": math.nan,
@@ -54,7 +54,7 @@ _NAMES: dict[str, Any] = {
     "true": True,
     "false": False,
     "VariantType": _types.VariantType,
-    "ContainerKind": _types.ContainerKind,
+    "ContainerKind": _collections.ContainerKind,
 }
 
 
@@ -132,7 +132,7 @@ def _eval_dict(node: ast.Dict) -> Any:
         if repeated:
             assert key_node is not None
             raise ValueError(f"the key {ast.unparse(key_node)} is repeated{_at(key_node)}")
-    return _types.Dictionary(pairs)
+    return _collections.Dictionary(pairs)
 
 
 def _check_arguments(node: ast.Call, func: Any, args: list[Any], kwargs: dict[str, Any]) -> None:

@@ -15,7 +15,8 @@ from collections.abc import Iterable, Iterator
 from itertools import chain
 from typing import Any, ClassVar, Self, SupportsIndex, overload
 
-from ._types import Color, Vector2, Vector2i, Vector3, Vector3i, Vector4, Vector4i, _Record
+from ._math import Color, Vector2, Vector2i, Vector3, Vector3i, Vector4, Vector4i
+from ._types import _Record
 
 __all__ = [
     "PackedColorArray",

@@ -16,6 +16,7 @@ import math
 import re
 from typing import Any
 
+from ._collections import ContainerKind, Dictionary, ElementType, TypedArray, index_key
 from ._errors import TextError
 from ._layouts import LAYOUTS
 from ._limits import DEFAULT_LIMITS, Limits
@@ -33,19 +34,7 @@ from ._packed import (
 )
 from ._text_float import f32, godot_strtod
 from ._text_syntax import SCALAR_NAMES, TextSyntax, text_syntax
-from ._types import (
-    RID,
-    Callable,
-    ContainerKind,
-    Dictionary,
-    ElementType,
-    GodotObject,
-    NodePath,
-    Signal,
-    StringName,
-    TypedArray,
-    VariantType,
-)
+from ._types import RID, Callable, GodotObject, NodePath, Signal, StringName, VariantType
 
 __all__ = ["from_text"]
 
@@ -488,16 +477,7 @@ def _describe(tok: tuple[str, Any, int]) -> str:
 
 def _key_slot(key: Any, strings_merge: bool) -> Any:
     """Which keys Godot treats as the same: same type and value (4.x: String = StringName)."""
-    kind: Any = type(key)
-    if strings_merge and isinstance(key, str):
-        kind = str
-    try:
-        hash(key)
-    except TypeError:
-        return None
-    if key != key:
-        return None
-    return (kind, key)
+    return index_key(key, str if strings_merge and isinstance(key, str) else None)
 
 
 def _dictionary(pairs: list[tuple[Any, Any]], strings_merge: bool) -> Any:

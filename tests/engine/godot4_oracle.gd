@@ -129,10 +129,19 @@ func _json(root: Variant) -> String:
 	return "".join(parts)
 
 
+func _open_read(path: String) -> FileAccess:
+	return _open(path, FileAccess.READ, "read")
+
+
 func _open_write(path: String) -> FileAccess:
-	var f := FileAccess.open(path, FileAccess.WRITE)
+	return _open(path, FileAccess.WRITE, "write")
+
+
+# The file at path, or null after saying on stderr why it would not open.
+func _open(path: String, mode: FileAccess.ModeFlags, verb: String) -> FileAccess:
+	var f := FileAccess.open(path, mode)
 	if f == null:
-		printerr("cannot write %s: %s" % [path, error_string(FileAccess.get_open_error())])
+		printerr("cannot %s %s: %s" % [verb, path, error_string(FileAccess.get_open_error())])
 	return f
 
 
@@ -1176,9 +1185,8 @@ func _rand_value(depth: int) -> Variant:
 # ---------------------------------------------------------------- decode
 
 func _decode(in_path: String, out_path: String) -> int:
-	var fin := FileAccess.open(in_path, FileAccess.READ)
+	var fin := _open_read(in_path)
 	if fin == null:
-		printerr("cannot read %s: %s" % [in_path, error_string(FileAccess.get_open_error())])
 		return 1
 	var f := _open_write(out_path)
 	if f == null:
@@ -1208,9 +1216,8 @@ func _decode(in_path: String, out_path: String) -> int:
 
 
 func _text(in_path: String, out_path: String) -> int:
-	var fin := FileAccess.open(in_path, FileAccess.READ)
+	var fin := _open_read(in_path)
 	if fin == null:
-		printerr("cannot read %s: %s" % [in_path, error_string(FileAccess.get_open_error())])
 		return 1
 	var f := _open_write(out_path)
 	if f == null:
@@ -1226,9 +1233,8 @@ func _text(in_path: String, out_path: String) -> int:
 
 
 func _json_native(in_path: String, out_path: String) -> int:
-	var fin := FileAccess.open(in_path, FileAccess.READ)
+	var fin := _open_read(in_path)
 	if fin == null:
-		printerr("cannot read %s: %s" % [in_path, error_string(FileAccess.get_open_error())])
 		return 1
 	var f := _open_write(out_path)
 	if f == null:

@@ -1,4 +1,5 @@
-"""What every command shares: exit statuses, input reading, hex, secrets and option groups."""
+"""What every command shares: exit statuses, input reading, hex, secrets, option groups and
+the codec the engine options resolve to."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from .._codec import Codec, codec_for
 from .._profiles import PROFILES
 
 EXIT_STATUS = """exit status:
@@ -76,6 +78,16 @@ def command_parser(
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     return parser
+
+
+def engine_codec(args: argparse.Namespace, version: str | None = None) -> Codec:
+    """The :class:`Codec` a command reads and writes with, resolved once from ``-V``,
+    ``--double`` and ``--allow-objects`` (which also writes full objects back, as ``edit``
+    and ``convert`` do) or ``--full-objects``; ``version`` stands in for ``-V``
+    (``convert --to-version``)."""
+    allow = bool(getattr(args, "allow_objects", False))
+    full = bool(getattr(args, "full_objects", allow))
+    return codec_for(args.version if version is None else version, args.double, allow, full)
 
 
 def engine_options(default: str | None = "4") -> argparse.ArgumentParser:

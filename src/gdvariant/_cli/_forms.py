@@ -13,14 +13,12 @@ import io
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .._api import decode, dumps
-from .._codec import codec_for
+from .._codec import Codec
 from .._containers import sniff
 from .._errors import DecodeError, EncodeError, JSONError, TextError
 from .._guess import Reading, other_engine, read_frames, read_whole, record_trouble
 from .._json import from_json
-from .._profiles import Profile
-from .._records import records
+from .._records import encode_records
 from .._savefile import Container, open_container
 from .._text_parser import from_text_all
 from .._text_writer import to_text_line
@@ -42,15 +40,12 @@ class Payload:
         """``3 store_var records``, ``one value``..."""
         return Reading(self.values, self.records, self.big_endian, self.cut).describe()
 
-    def plaintext(self, profile: Profile, full_objects: bool) -> bytes:
-        """The bytes ``profile``'s engine writes for these values, laid out the same way (a
+    def plaintext(self, codec: Codec) -> bytes:
+        """The bytes ``codec``'s engine writes for these values, laid out the same way (a
         capture's cut last frame is left out)."""
         if not self.records:
-            return dumps(self.values[0], version=profile, full_objects=full_objects)
-        parts = records(
-            self.values, version=profile, full_objects=full_objects, big_endian=self.big_endian
-        )
-        return b"".join(parts)
+            return codec.encode(self.values[0])
+        return b"".join(encode_records(codec, self.values, self.big_endian))
 
 
 def open_input(data: bytes, args: argparse.Namespace) -> tuple[Container, bytes, dict[str, Any]]:
@@ -62,40 +57,37 @@ def open_input(data: bytes, args: argparse.Namespace) -> tuple[Container, bytes,
 
 
 def read_payload(
-    data: bytes, profile: Profile, args: argparse.Namespace
+    data: bytes, codec: Codec, args: argparse.Namespace
 ) -> tuple[Payload, dict[str, Any]]:
     """``data`` read whole as one value, records or a cut capture, and the secret it took;
     :class:`Unreadable` (saying what was tried and which engine reads it) if no reading
     accounts for every byte."""
     container, plain, options = open_input(data, args)
-    allow = bool(getattr(args, "allow_objects", False))
-    codec = codec_for(profile, False, allow)
     reading = read_whole(plain, codec, records_first=container.kind != "plain")
     reading = reading or read_frames(plain, codec)
     if reading is None:
-        raise Unreadable(why_unreadable(plain, 0, profile, allow))
+        raise Unreadable(why_unreadable(plain, 0, codec))
     payload = Payload(reading.values, reading.records, reading.big_endian, reading.cut, container)
     return payload, options
 
 
-def why_unreadable(data: bytes, offset: int, profile: Profile, allow_objects: bool) -> str:
+def why_unreadable(data: bytes, offset: int, codec: Codec) -> str:
     """How the bytes from ``offset`` fail as one value and as records, and which engine reads
     them whole."""
     view = data[offset:]
-    codec = codec_for(profile, False, allow_objects)
     try:
-        value, used = decode(data, version=profile, allow_objects=allow_objects, offset=offset)
+        value, end = codec.decode(data, offset)
     except DecodeError as exc:
         as_value = str(exc)
     else:
         name = type(value).__name__
         article = "an" if name[0] in "aeiouAEIOU" else "a"
-        as_value = f"only {used} of {len(view)} bytes decode ({article} {name})"
+        as_value = f"only {end - offset} of {len(view)} bytes decode ({article} {name})"
     as_records = record_trouble(view, codec) or (
         "the length prefixes do not chain to the end of the input"
     )
     lines = [
-        f"the bytes are not {profile.engine} data: neither one value nor store_var records",
+        f"the bytes are not {codec.profile.engine} data: neither one value nor store_var records",
         f"  as one value: {as_value}",
         f"  as records: {as_records}",
     ]
@@ -103,20 +95,19 @@ def why_unreadable(data: bytes, offset: int, profile: Profile, allow_objects: bo
     if other is not None:
         line, reading = other
         lines.append(f"note: -V {line} reads the whole input, as {reading.describe()}")
-    elif reads_in_a_row(view, profile, allow_objects):
+    elif reads_in_a_row(view, codec):
         lines.append("note: they read whole as values one after another: --all prints them")
     return "\n".join(lines)
 
 
-def reads_in_a_row(data: bytes, profile: Profile, allow_objects: bool) -> bool:
+def reads_in_a_row(data: bytes, codec: Codec) -> bool:
     """Whether ``data`` is bare values one after another, to its last byte."""
     offset = 0
     while offset < len(data):
         try:
-            _, used = decode(data, version=profile, allow_objects=allow_objects, offset=offset)
+            _, offset = codec.decode(data, offset)
         except DecodeError:
             return False
-        offset += used
     return offset == len(data) > 0
 
 
@@ -171,16 +162,14 @@ def to_json_lines(payload: Payload) -> str:
     return "".join(json_line(value) + "\n" for value in payload.values)
 
 
-def check_lossless(payload: Payload, version: str, profile: Profile, full: bool) -> None:
+def check_lossless(payload: Payload, version: str, codec: Codec) -> None:
     """Refuse values whose text would not read back to the same bytes (an object id, a
     Signal...): editing them as text would change them unseen."""
     for index, value in enumerate(payload.values):
         try:
             text = to_text_line(value, version=version)
             back = [v for v, _ in from_text_all(text, version=version)]
-            same = len(back) == 1 and dumps(back[0], version=profile, full_objects=full) == dumps(
-                value, version=profile, full_objects=full
-            )
+            same = len(back) == 1 and codec.encode(back[0]) == codec.encode(value)
         except (DecodeError, ValueError) as exc:
             raise Unreadable(f"record {index} has no text form: {exc}") from None
         if not same:

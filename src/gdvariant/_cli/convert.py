@@ -9,11 +9,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from .._codec import Codec
 from .._containers import sniff
 from .._convert import problems
-from .._profiles import PROFILES, Profile, get_profile
+from .._profiles import PROFILES
 from .._savefile import Container, write_container
-from ._common import Unreadable, command_parser, engine_options, secret_options
+from ._common import Unreadable, command_parser, engine_codec, engine_options, secret_options
 from ._forms import (
     Payload,
     from_document,
@@ -109,18 +110,19 @@ def _output_form(args: argparse.Namespace, source_form: str, same_version: bool)
     return "bytes"
 
 
-def _read(args: argparse.Namespace, source: Profile) -> tuple[Payload, dict[str, Any], str]:
+def _read(args: argparse.Namespace, codec: Codec) -> tuple[Payload, dict[str, Any], str]:
     data = sys.stdin.buffer.read() if args.input == "-" else Path(args.input).read_bytes()
     binary = sniff(data[:4]) != "plain" or b"\0" in data[:256] or not data
     form = args.from_form or _suffix_form(args.input) or ("bytes" if binary else "text")
     if form == "bytes":
-        payload, options = read_payload(data, source, args)
+        payload, options = read_payload(data, codec, args)
         return payload, options, form
     if form == "json":
         text = data.decode("utf-8")
         lines = [line for line in text.split("\n") if line.strip()]
         records = args.records or Path(args.input).suffix.lower() == ".jsonl" or len(lines) != 1
         return Payload(json_values(text, "tagged", many=records), records), {}, form
+    source = codec.profile
     version = text_version(source)
     if version is None:
         raise ValueError(f"{source.engine} has no text syntax here")
@@ -134,11 +136,12 @@ def _read(args: argparse.Namespace, source: Profile) -> tuple[Payload, dict[str,
 
 
 def run(args: argparse.Namespace) -> int:
-    source = get_profile(args.version, args.double)
-    target = get_profile(args.to_version or args.version, args.double)
-    payload, options, source_form = _read(args, source)
+    source_codec = engine_codec(args)
+    target_codec = engine_codec(args, args.to_version or None)
+    source, target = source_codec.profile, target_codec.profile
+    payload, options, source_form = _read(args, source_codec)
     found = problems(
-        payload.values, target, records=payload.records, full_objects=args.allow_objects
+        payload.values, target, records=payload.records, full_objects=target_codec.full_objects
     )
     if found:
         if args.json:
@@ -162,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
     elif form == "json":
         _write_text(args.output, to_json_lines(payload))
     else:
-        plain = payload.plaintext(target, args.allow_objects)
+        plain = payload.plaintext(target_codec)
         _write_bytes(args.output, plain, container, options)
     if payload.cut:
         print(f"note: the {payload.cut} bytes of the cut last frame are left out", file=sys.stderr)

@@ -8,12 +8,17 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
-from .._api import decode
-from .._codec import codec_for
+from .._codec import Codec
 from .._guess import read_frames, read_whole, records_only
-from .._profiles import get_profile
-from .._records import load_all
-from ._common import Unreadable, command_parser, engine_options, input_options, read_input
+from .._records import decode_records
+from ._common import (
+    Unreadable,
+    command_parser,
+    engine_codec,
+    engine_options,
+    input_options,
+    read_input,
+)
 from ._forms import open_input, why_unreadable
 from ._show import Show, colour_wanted, format_options
 
@@ -72,35 +77,30 @@ def run(args: argparse.Namespace) -> int:
     container, data, _ = open_input(data, args)
     if not 0 <= args.offset <= len(data):
         raise ValueError(f"--offset {args.offset} is outside the {len(data)} bytes")
-    profile = get_profile(args.version, args.double)
-    show = Show(args.format, profile, full=args.full, colour=colour_wanted(args.color))
+    codec = engine_codec(args)
+    show = Show(args.format, codec.profile, full=args.full, colour=colour_wanted(args.color))
     notes = [] if container.kind == "plain" else [container.kind]
     try:
-        return _decode(data, args, show, notes)
+        return _decode(data, args, codec, show, notes)
     finally:
         show.note()
 
 
-def _decode(data: bytes, args: argparse.Namespace, show: Show, notes: list[str]) -> int:
-    profile = get_profile(args.version, args.double)
+def _decode(
+    data: bytes, args: argparse.Namespace, codec: Codec, show: Show, notes: list[str]
+) -> int:
     if args.all:
-        return _in_a_row(data, args, show)
+        return _in_a_row(data, args.offset, codec, show)
     view = data[args.offset :]
     if args.records or args.big_endian:
-        values = load_all(
-            io.BytesIO(view),
-            version=profile,
-            allow_objects=args.allow_objects,
-            big_endian=args.big_endian,
-        )
+        values = decode_records(io.BytesIO(view), codec, args.big_endian)
         order = ["big-endian lengths"] if args.big_endian else []
         _print_records(values, show, [*notes, *order])
         return 0
-    codec = codec_for(profile, False, args.allow_objects)
     reading = read_whole(view, codec, records_first=bool(notes))
     reading = reading or read_frames(view, codec)
     if reading is None:
-        raise Unreadable(why_unreadable(data, args.offset, profile, args.allow_objects))
+        raise Unreadable(why_unreadable(data, args.offset, codec))
     if reading.records:
         if reading.big_endian:
             notes.append("big-endian lengths")
@@ -132,18 +132,11 @@ def _print_records(
     print(f"# {shown} {kind}{about}", file=sys.stderr)
 
 
-def _in_a_row(data: bytes, args: argparse.Namespace, show: Show) -> int:
+def _in_a_row(data: bytes, offset: int, codec: Codec, show: Show) -> int:
     """``--all``: values one after another, each under a line with its offset and size."""
-    offset = args.offset
     while offset < len(data):
-        value, used = decode(
-            data,
-            version=args.version,
-            double=args.double,
-            allow_objects=args.allow_objects,
-            offset=offset,
-        )
-        print(f"# offset {offset}, {used} bytes")
+        value, end = codec.decode(data, offset)
+        print(f"# offset {offset}, {end - offset} bytes")
         print(show(value))
-        offset += used
+        offset = end
     return 0

@@ -12,9 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import DecodeError, EncodeError
-from .._profiles import get_profile
 from .._savefile import write_container
-from ._common import Unreadable, command_parser, engine_options, secret_options
+from ._common import Unreadable, command_parser, engine_codec, engine_options, secret_options
 from ._forms import check_lossless, from_document, read_payload, to_document
 from ._show import text_version
 
@@ -66,14 +65,15 @@ def _editor(given: str | None) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     path = Path(args.save)
-    profile = get_profile(args.version, args.double)
+    codec = engine_codec(args)
+    profile = codec.profile
     version = text_version(profile)
     if version is None:
         raise ValueError(f"{profile.engine} has no text syntax here: edit needs one")
-    payload, options = read_payload(path.read_bytes(), profile, args)
+    payload, options = read_payload(path.read_bytes(), codec, args)
     if payload.cut:
         raise Unreadable("the file ends inside a frame: a cut capture cannot be written back")
-    check_lossless(payload, version, profile, args.allow_objects)
+    check_lossless(payload, version, codec)
     what = f"{payload.describe()} for {profile.engine}"
     if payload.container.kind != "plain":
         what += f", {payload.container.describe()}"
@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         values = from_document(edited, version, records=payload.records, where=str(draft))
         payload.values = values
-        plain = payload.plaintext(profile, args.allow_objects)
+        plain = payload.plaintext(codec)
     except (DecodeError, EncodeError, ValueError) as exc:
         raise Unreadable(
             f"{exc}; nothing written ({path} is as it was), the edit is kept in {draft}"

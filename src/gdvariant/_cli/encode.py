@@ -7,12 +7,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .._api import dumps
-from .._framing import Framing, frame
+from .._framing import Framing, encode_frame
 from .._literal import parse_value
-from .._profiles import Profile, get_profile
-from .._records import records
-from ._common import command_parser, engine_options
+from .._profiles import Profile
+from .._records import encode_records
+from ._common import command_parser, engine_codec, engine_options
 from ._forms import from_document, json_values
 from ._show import text_version
 
@@ -93,15 +92,14 @@ def run(args: argparse.Namespace) -> int:
         text, where = sys.stdin.read(), "<stdin>"
     else:
         text, where = args.value, "<argument>"
-    profile = get_profile(args.version, args.double)
-    values = read_values(text, args.form, profile, many=args.records, where=where)
-    options = {"version": profile, "full_objects": args.full_objects}
+    codec = engine_codec(args)
+    values = read_values(text, args.form, codec.profile, many=args.records, where=where)
     if args.records:
-        data = b"".join(records(values, big_endian=args.big_endian, **options))
+        data = b"".join(encode_records(codec, values, args.big_endian))
     elif args.framing:
-        data = frame(values[0], framing=args.framing, big_endian=args.big_endian, **options)
+        data = encode_frame(codec, values[0], args.framing, args.big_endian, None)
     else:
-        data = dumps(values[0], **options)
+        data = codec.encode(values[0])
     if args.output:
         Path(args.output).write_bytes(data)
     elif args.hex or sys.stdout.isatty():

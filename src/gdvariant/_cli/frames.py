@@ -6,12 +6,11 @@ import argparse
 import sys
 from typing import Any
 
-from .._codec import codec_for
+from .._codec import Codec
 from .._errors import DecodeError
 from .._framing import Framing, StreamDecoder
 from .._guess import engine_for_frames, loose_frame
-from .._profiles import Profile, get_profile
-from ._common import Unreadable, command_parser, engine_options, read_input
+from ._common import Unreadable, command_parser, engine_codec, engine_options, read_input
 from ._show import Show, colour_wanted, format_options
 
 EXAMPLES = """\
@@ -57,31 +56,24 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     data = read_input(args.input, args.hex)
-    profile = get_profile(args.version, args.double)
+    codec = engine_codec(args)
+    profile = codec.profile
     show = Show(args.format, profile, full=args.full, colour=colour_wanted(args.color))
     big_endian = args.big_endian or False
-    decoder = StreamDecoder(
-        version=profile,
-        allow_objects=args.allow_objects,
-        framing=args.framing,
-        big_endian=big_endian,
-        max_frame_size=args.max_frame_size,
-    )
-    loose = loose_frame(data, codec_for(profile, False, args.allow_objects), big_endian)
+    decoder = StreamDecoder._with_codec(codec, args.framing, big_endian, args.max_frame_size)
+    loose = loose_frame(data, codec, big_endian)
     if loose is not None:
         index, offset, used = loose
         raise Unreadable(
             f"the value in frame {index} (offset {offset}) ends after {used} bytes, before its "
             f"frame does: these are not {profile.engine} put_var frames"
-            + _engine_note(data, profile, args.allow_objects, big_endian)
+            + _engine_note(data, codec, big_endian)
         )
     shown = 0
     try:
         decoder.feed(data)
     except DecodeError as exc:
-        raise Unreadable(
-            f"{exc}{_engine_note(data, profile, args.allow_objects, big_endian)}"
-        ) from None
+        raise Unreadable(f"{exc}{_engine_note(data, codec, big_endian)}") from None
     finally:
         for value in decoder:
             print(show(value))
@@ -93,6 +85,6 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _engine_note(data: bytes, profile: Profile, allow_objects: bool, big_endian: bool) -> str:
-    line = engine_for_frames(data, codec_for(profile, False, allow_objects), big_endian)
+def _engine_note(data: bytes, codec: Codec, big_endian: bool) -> str:
+    line = engine_for_frames(data, codec, big_endian)
     return f"\nnote: -V {line} reads every whole frame" if line is not None else ""

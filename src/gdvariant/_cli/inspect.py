@@ -7,13 +7,18 @@ import json
 import sys
 from typing import Any
 
-from .._codec import codec_for
 from .._containers import sniff
 from .._guess import other_engine
 from .._inspect import Field, Section, inspect_data
-from .._profiles import get_profile
 from .._text_writer import to_text_line
-from ._common import command_parser, engine_options, input_options, read_input, secret
+from ._common import (
+    command_parser,
+    engine_codec,
+    engine_options,
+    input_options,
+    read_input,
+    secret,
+)
 from ._show import colour_wanted, colourize, text_version
 
 EXAMPLES = """\
@@ -57,8 +62,8 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     data = read_input(args.input, args.hex)
-    profile = get_profile(args.version, args.double)
-    version = text_version(profile)
+    codec = engine_codec(args)
+    version = text_version(codec.profile)
 
     def render(value: Any) -> str:
         if version is None:
@@ -71,8 +76,8 @@ def run(args: argparse.Namespace) -> int:
     records = True if args.records or args.big_endian else False if args.value else None
     sections = inspect_data(
         data,
-        profile,
-        allow_objects=args.allow_objects,
+        codec.profile,
+        allow_objects=codec.allow_objects,
         render=render,
         records=records,
         big_endian=True if args.big_endian else None,
@@ -89,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         print("# the records are encrypted: --password or --key shows them", file=sys.stderr)
     unread = any(f.what.startswith("unread:") for s in sections for f in s.fields)
     if (unread or not ok) and sniff(data[:4]) == "plain":
-        other = other_engine(data, codec_for(profile, False, args.allow_objects))
+        other = other_engine(data, codec)
         if other is not None:
             line, reading = other
             print(

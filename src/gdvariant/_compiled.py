@@ -1,0 +1,57 @@
+"""How gdvariant picks a compiled module over its pure-Python twin: once, at import.
+
+Both compiled parts follow one policy, as msgpack's accelerator does: the codec core
+(``gdvariant._cgdvariant``, chosen by :mod:`gdvariant._core`) and replication's packet assembler
+(``gdvariant.replication._cassemble``, chosen by ``replication._assemble``). The compiled module
+is live when it imports, else the pure-Python code; ``GDVARIANT_PURE_PYTHON=1`` forces pure
+Python, and the compiled module is then not even imported (tests can still load it, to compare
+the two). This module knows nothing of codecs: it only loads modules.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from types import ModuleType
+
+__all__ = ["COMPILED", "PURE_FORCED", "PYTHON", "Compiled"]
+
+#: The names of the two implementations.
+PYTHON = "python"
+COMPILED = "c"
+#: ``GDVARIANT_PURE_PYTHON=1`` (any value but empty or ``0``) forces pure Python.
+PURE_FORCED = os.environ.get("GDVARIANT_PURE_PYTHON", "") not in ("", "0")
+
+
+class Compiled:
+    """The compiled module ``name`` (``what`` names it in messages), loaded unless forced off."""
+
+    def __init__(self, name: str, what: str) -> None:
+        self.name, self.what = name, what
+        self.module, self._error = (None, None) if PURE_FORCED else self._load()
+
+    def _load(self) -> tuple[ModuleType | None, str | None]:
+        try:
+            return importlib.import_module(self.name), None
+        except ImportError as exc:
+            return None, f"compiled {self.what} not built ({exc})"
+
+    @property
+    def implementation(self) -> str:
+        """What is live at import: ``"c"`` (compiled) or ``"python"``."""
+        return COMPILED if self.module is not None else PYTHON
+
+    def available(self) -> ModuleType | None:
+        """The compiled module if it imports, even under ``GDVARIANT_PURE_PYTHON`` (for tests)."""
+        if self.module is None and PURE_FORCED:
+            return self._load()[0]
+        return self.module
+
+    def error(self) -> str | None:
+        """Why the compiled module is not live (None when it is)."""
+        if self.module is not None:
+            return None
+        if PURE_FORCED:
+            error = self._load()[1]
+            return "GDVARIANT_PURE_PYTHON is set" + (f"; {error}" if error else "")
+        return self._error
