@@ -106,6 +106,51 @@ async def golden_script(
     mp.rpc(0, RPC, "finish")
 
 
+#: the ``spawn(data)`` value of the visibility script's custom spawn: [name, hp, label]
+CUSTOM_DATA = ["C1", 7, "made"]
+
+
+def visibility_script(mp: SceneMultiplayer, spawner: Spawner, peer: int) -> None:
+    """What api.gd's ``_play_visibility`` does on a Godot server, through our API (one
+    ``mp.sync()`` where Godot leaves frames): an entity made invisible, changed, shown to
+    ``peer`` alone, hidden, made public again; a filter that says no to ``peer`` but yes to
+    peer 0 (Godot asks about 0 first, so the node stays), a change; a filter that says no
+    to all, then yes; a despawn; a custom spawn (``spawn_function``) and its despawn.
+    Godot's script ends with ``finish``; the caller sends it."""
+    values = {"position": Vector2(0.5, 1), "spin": 2.0, "hp": 1, "label": "seen"}
+    node = spawner.spawn(0, "V1", values)
+    mp.sync()
+    node.public_visibility = False
+    mp.sync()
+    node.state.hp = 2
+    mp.sync()
+    node.set_visibility_for(peer, True)
+    mp.sync()
+    node.set_visibility_for(peer, False)
+    mp.sync()
+    node.public_visibility = True
+    mp.sync()
+
+    def not_you(other: int) -> bool:
+        return other != peer
+
+    node.add_visibility_filter(not_you)
+    mp.sync()
+    node.state.hp = 3
+    mp.sync()
+    node.remove_visibility_filter(not_you)
+    shown = [False]
+    node.add_visibility_filter(lambda other: shown[0])
+    mp.sync()
+    shown[0] = True
+    mp.sync()
+    spawner.despawn(node)
+    name, hp, label = CUSTOM_DATA
+    custom = spawner.spawn_custom(CUSTOM_DATA, str(name), ENTITY, {"hp": hp, "label": label})
+    mp.sync()
+    spawner.despawn(custom)
+
+
 def golden_view(packets: list[dict[str, Any]]) -> dict[str, Any]:
     """What must be equal between a Godot server's packets and ours, from a recording's
     server-to-client messages: everything but the peer id, full SYNCs and CONFIRM_PATHs in

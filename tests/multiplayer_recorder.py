@@ -154,18 +154,23 @@ async def record_api(engine: Engine, inside: str, server_port: int) -> dict[str,
     return {"packets": recorder.packets, "log": log.splitlines()}
 
 
-async def record_api_godot_server(engine: Engine, inside: str) -> dict[str, Any]:
-    """The API scene as a Godot 4.6 server playing its golden script (``api.gd``, ``_play``)
-    for one Godot client, recorded between them."""
+async def record_api_godot_server(
+    engine: Engine, inside: str, script: str = "calls"
+) -> dict[str, Any]:
+    """The API scene as a Godot 4.6 server playing a golden script (``api.gd``: ``_play``,
+    or ``_play_visibility`` for ``script="visibility"``) for one Godot client, recorded
+    between them."""
     port = free_port()
-    server = asyncio.create_task(run_godot(engine, inside, ["server", str(port)], API_SCENE))
+    args = ["server", str(port), *([script] if script != "calls" else [])]
+    server = asyncio.create_task(run_godot(engine, inside, args, API_SCENE))
     await wait_listening(port)
     recording = await record_api(engine, inside, port)
     recording["server_log"] = (await server).splitlines()
     recording["godot"] = engine.version()
     recording["about"] = (
         "SceneMultiplayer packets of tests/engine/multiplayer_client/api.tscn: a Godot server "
-        "playing api.gd's golden script for one Godot client, as the proxy saw them"
+        f"playing api.gd's golden script ({script}) for one Godot client, as the proxy saw "
+        "them"
     )
     return recording
 

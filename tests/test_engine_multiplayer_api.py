@@ -14,11 +14,13 @@ import json
 import random
 import struct
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 from engines import SEED, Engine
 from multiplayer_api_scene import (
+    CUSTOM_DATA,
     ENTITY,
     PLAYER,
     PLAYER_FINAL,
@@ -26,15 +28,25 @@ from multiplayer_api_scene import (
     RPC,
     golden_script,
     golden_view,
+    visibility_script,
 )
 from multiplayer_recorder import free_port, record_api, record_api_godot_server, run_godot
 from multiplayer_roles import copy_project
 from random_values import LEAVES, argument_counts, random_call_args
 
 from gdvariant import TypedArray, VariantType, Vector2, dumps
-from gdvariant.multiplayer import SceneMultiplayer, SpawnedNode, enet, read_script_rpcs, websocket
+from gdvariant.multiplayer import (
+    RpcConfig,
+    SceneMultiplayer,
+    SpawnedNode,
+    enet,
+    read_script_rpcs,
+    websocket,
+)
 
 pytestmark = pytest.mark.engine
+
+VISIBILITY = Path(__file__).parent / "vectors/multiplayer/api_visibility.json"
 
 CALLS = 60
 ROUNDS = 1000
@@ -85,7 +97,7 @@ class Game:
             )
         self.scheme = "enet" if transport == "enet" else "ws"
         self.mp = SceneMultiplayer(self.server, project=PROJECT)
-        self.mp.node(RPC, script="res://api_rpc.gd", node_rpcs=["hey"])
+        self.mp.node(RPC, script="res://api_rpc.gd")  # hey: read from its rpc_config call
         self.spawner = self.mp.add_spawner("Api/Spawner", "Api/Entities", [ENTITY, PLAYER])
         self.inputs: list[dict[str, Any]] = []
         self.mp.synchronized.connect(lambda node, changed: self.inputs.append(changed))
@@ -160,7 +172,7 @@ async def play(engine: Engine, inside: str, transport: str) -> dict[str, Any]:
             method = f"{'r' if number < len(covering) else rng.choice('ru')}{len(args)}"
             game.mp.rpc(peer, RPC, method, *args)
             expected["calls"].append((method, args))
-        game.mp.rpc(peer, RPC, "hey")  # the node-level RPC (rpc_config in api.gd)
+        game.mp.rpc(peer, RPC, "hey")  # the node-level RPC (rpc_config in api_rpc_base.gd)
         await game.checkpoint(peer, 0)
         expected["checksum_valid"] = game.mp.send_cache.checksum_valid(peer, RPC)
         values = {"position": Vector2(f32(rng), f32(rng)), "spin": rng.random(), "hp": 100}
@@ -231,19 +243,28 @@ def test_godot_client_plays_against_scene_multiplayer(godot4: Engine, transport:
         name: defaults | config
         for name, config in json.loads(line.removeprefix("RPC_CONFIG ")).items()
     }
-    ours = read_script_rpcs(PROJECT, "res://api_rpc.gd").configs
-    assert godot == {
-        name: {
-            "rpc_mode": c.mode,
-            "transfer_mode": c.transfer_mode,
-            "call_local": c.call_local,
-            "channel": c.channel,
-        }
-        for name, c in ours.items()
-    }
+    table = read_script_rpcs(PROJECT, "res://api_rpc.gd")
 
-    # The client found our checksum of the RPC node (node-level name included) valid, and
-    # the node-level RPC, numbered before the script's with 0x8000, ran.
+    def as_godot(configs: dict[str, RpcConfig]) -> dict[str, dict[str, Any]]:
+        return {
+            name: {
+                "rpc_mode": c.mode,
+                "transfer_mode": c.transfer_mode,
+                "call_local": c.call_local,
+                "channel": c.channel,
+            }
+            for name, c in configs.items()
+        }
+
+    assert godot == as_godot(table.script_configs)
+    # ... and its get_node_rpc_config() (4.4+) is what we read from its rpc_config call.
+    line = next(line for line in log if line.startswith("NODE_RPC_CONFIG "))
+    assert json.loads(line.removeprefix("NODE_RPC_CONFIG ")) == as_godot(table.node_configs)
+    assert list(table.node_configs) == ["hey"]
+
+    # The client found our checksum of the RPC node (the node-level name read from the
+    # script included) valid, and the node-level RPC, numbered before the script's with
+    # 0x8000, ran.
     assert expected["checksum_valid"] is True
     assert "HEY" in log
 
@@ -302,13 +323,17 @@ def test_godot_client_plays_against_scene_multiplayer(godot4: Engine, transport:
     assert log.index("DESPAWNED E1") < log.index("FINISH")
 
 
-async def our_golden_server(engine: Engine, inside: str) -> dict[str, Any]:
-    """Our server plays the golden script for a Godot client, recorded like Godot's."""
+async def our_golden_server(engine: Engine, inside: str, which: str = "calls") -> dict[str, Any]:
+    """Our server plays a golden script for a Godot client, recorded like Godot's."""
     game = Game(reply=b"letmein")  # what api.gd's server sends
     port = await game.server.listen("127.0.0.1", free_port())
 
     async def script() -> None:
         peer = await game.joined.get()
+        if which == "visibility":
+            visibility_script(game.mp, game.spawner, peer)
+            game.mp.rpc(0, RPC, "finish")
+            return
 
         async def wait(step: str) -> None:
             if step == "confirmed":
@@ -347,6 +372,141 @@ def test_our_server_sends_what_a_godot_server_sends(godot4: Engine) -> None:
         seen = [[line for line in r["log"] if line.startswith(kind)] for r in (godot, ours)]
         assert without_repeats(seen[0]) == without_repeats(seen[1]), kind
         assert seen[0]
+
+
+#: what the client prints about spawned nodes (SYNC lines aside: ENet may drop those, and
+#: Godot's server syncs every frame where ours syncs once per step)
+SPAWN_VIEW = ("BUILD ", "READY ", "SPAWNED ", "DESPAWNED ", "DELTA ")
+
+
+def spawn_view(log: list[str]) -> list[str]:
+    return [line for line in log if line.startswith(SPAWN_VIEW)]
+
+
+def test_visibility_and_custom_spawns_send_what_a_godot_server_sends(godot4: Engine) -> None:
+    """The visibility script (visibility changed after the spawn, filters, a
+    ``spawn_function`` spawn) played by a Godot 4.6 server (api.gd ``_play_visibility``) and
+    by ours, each for a Godot client behind the recording proxy: the same packets, byte for
+    byte, and the same tree on the client."""
+    with godot4.workdir() as (here, inside):
+        copy_project(here)
+        godot = asyncio.run(record_api_godot_server(godot4, inside, "visibility"))
+        ours = asyncio.run(our_golden_server(godot4, inside, "visibility"))
+    expected, got = golden_view(godot["packets"]), golden_view(ours["packets"])
+    assert got == expected
+    assert len(expected["ordered"]) == 21 and len(expected["syncs"]) == 2
+    assert spawn_view(ours["log"]) == spawn_view(godot["log"])
+    assert spawn_view(godot["log"]).count("SPAWNED V1") == 4
+
+
+async def play_visibility(engine: Engine, inside: str, transport: str) -> list[str]:
+    """Our server plays the visibility script for a Godot client over ``transport``."""
+    game = Game(transport)
+    url = await game.listen()
+    client = asyncio.create_task(run_godot(engine, inside, [url, "60"], scene="res://api.tscn"))
+    try:
+        peer = await asyncio.wait_for(game.joined.get(), 20)
+        visibility_script(game.mp, game.spawner, peer)
+        await game.checkpoint(peer, 1)  # reliable, after every spawn and despawn
+        log = await game.finish(client)
+    finally:
+        await game.server.close()
+    return log.splitlines()
+
+
+@pytest.mark.parametrize("transport", ["websocket", "enet"])
+def test_a_godot_client_follows_visibility_and_custom_spawns(
+    godot4: Engine, transport: str
+) -> None:
+    """Over each transport the Godot client builds, frees and rebuilds the nodes as a
+    Godot server's client did (tests/vectors/multiplayer/api_visibility.json): each SPAWN
+    read in _ready with the state of the moment, the spawn_function given the data, the
+    deltas after each reappearance holding every watched value."""
+    recorded = json.loads(VISIBILITY.read_text())["log"]
+    with godot4.workdir() as (here, inside):
+        copy_project(here)
+        log = asyncio.run(play_visibility(godot4, inside, transport))
+    assert spawn_view(log) == spawn_view(recorded)
+    assert spawn_view(log)[-1] == "DESPAWNED C1"
+
+
+async def play_two(engine: Engine, inside: str, transport: str) -> dict[int, list[str]]:
+    """Two Godot clients; a node seen by the first, then by the second only; a custom
+    spawn seen by the first only. Each client's log by its peer id."""
+    game = Game(transport)
+    url = await game.listen()
+    args = [url, "60"]
+    clients = [
+        asyncio.create_task(run_godot(engine, inside, args, scene="res://api.tscn"))
+        for _ in range(2)
+    ]
+    try:
+        first = await asyncio.wait_for(game.joined.get(), 20)
+        second = await asyncio.wait_for(game.joined.get(), 20)
+        node = game.spawner.spawn(0, "P", {"hp": 1}, visible_to=[first])
+        game.mp.sync()
+        node.state.hp = 2
+        node.set_visibility_for(second, True)
+        node.set_visibility_for(first, False)
+        game.mp.sync()
+        game.mp.rpc(0, node.path, "poke", 5)  # the second alone holds it now
+        name, hp, label = CUSTOM_DATA
+        custom = game.spawner.spawn_custom(
+            CUSTOM_DATA, str(name), ENTITY, {"hp": hp, "label": label}, visible_to=[first]
+        )
+        game.mp.sync()
+        for peer in (first, second):
+            await game.checkpoint(peer, 1)
+        await until(lambda: bool(game.pokes))
+        game.spawner.despawn(node)
+        game.spawner.despawn(custom)
+        for peer in (first, second):
+            await game.checkpoint(peer, 2)
+        for _ in range(20):
+            game.mp.rpc(0, RPC, "finish")
+            done, _ = await asyncio.wait(set(clients), timeout=1)
+            if len(done) == 2:
+                break
+        logs = [(await client).splitlines() for client in clients]
+    finally:
+        await game.server.close()
+    assert game.pokes == [("Api/Entities/P", second, 6)]
+    by_peer = {int(next(x for x in log if x.startswith("ID ")).split()[1]): log for log in logs}
+    return {0: [str(first), str(second)], **by_peer}
+
+
+@pytest.mark.parametrize("transport", ["websocket", "enet"])
+def test_two_godot_clients_see_what_each_is_shown(godot4: Engine, transport: str) -> None:
+    """Per-peer visibility changed after the spawn, on two Godot clients at once: the node
+    leaves the first client's tree and enters the second's with the state of the moment;
+    the RPC on it reaches the second only; the custom spawn shown to the first only."""
+    with godot4.workdir() as (here, inside):
+        copy_project(here)
+        logs = asyncio.run(play_two(godot4, inside, transport))
+    first, second = (int(peer) for peer in logs.pop(0))
+    entity = ["position", "spin", "hp", "label"]
+    state = {"position": Vector2(0, 0), "spin": 0.0, "label": ""}
+
+    def ready(name: str, **values: Any) -> str:
+        return f"READY {name} {hex_of([(state | values)[key] for key in entity])}"
+
+    built = [f"BUILD {hex_of(CUSTOM_DATA)}", ready("C1", hp=7, label="made"), "SPAWNED C1"]
+    assert spawn_view(logs[first]) == [
+        ready("P", hp=1),
+        "SPAWNED P",
+        f"DELTA P {hex_of([1, ''])}",
+        "DESPAWNED P",
+        *built,
+        f"DELTA C1 {hex_of([7, 'made'])}",
+        "DESPAWNED C1",
+    ]
+    assert spawn_view(logs[second]) == [
+        ready("P", hp=2),
+        "SPAWNED P",
+        f"DELTA P {hex_of([2, ''])}",
+        "DESPAWNED P",
+    ]
+    assert "POKE P 5" in logs[second] and "POKE P 5" not in logs[first]
 
 
 async def silent_client(engine: Engine, inside: str) -> tuple[Game, list[int], str]:

@@ -1,6 +1,7 @@
-"""Reading ``@rpc`` annotations from GDScript (gdvariant.multiplayer._rpc_config). Whether
-Godot agrees is checked on the engine: tests/test_engine_multiplayer_api.py reads the client
-project's scripts and compares with ``get_rpc_config()``."""
+"""Reading ``@rpc`` annotations and ``rpc_config`` calls from GDScript
+(gdvariant.multiplayer._rpc_config). Whether Godot agrees is checked on the engine:
+tests/test_engine_multiplayer_api.py reads the client project's scripts and compares with
+``get_rpc_config()`` and ``get_node_rpc_config()``."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from gdvariant.multiplayer import (
     ScriptError,
     TransferMode,
     parse_rpc_annotations,
+    parse_rpc_config_calls,
     read_script_rpcs,
     rpc_checksum,
 )
@@ -117,3 +119,78 @@ def test_node_level_rpcs_come_first_with_the_flag() -> None:
     assert table.by_id[0] == both and table.configs["both"] == both
     assert table.names == {NODE_RPC_FLAG: "both", NODE_RPC_FLAG | 1: "n", 0: "both", 1: "s"}
     assert table.checksum == rpc_checksum(["s", "both"], ["n", "both"])
+
+
+NODE_SCRIPT = """extends "res://base.gd"
+const CONFIG = {"rpc_mode": MultiplayerAPI.RPC_MODE_ANY_PEER}
+
+
+func _init() -> void:
+\trpc_config(&"spin", {
+\t\t"rpc_mode": MultiplayerAPI.RPC_MODE_ANY_PEER,
+\t\t"transfer_mode": MultiplayerPeer.TRANSFER_MODE_UNRELIABLE_ORDERED,
+\t\t"call_local": true,
+\t\t"channel": 3,
+\t\t"note": "Godot ignores keys it does not know",
+\t})
+\tself.rpc_config("jump", {rpc_mode = 2, channel = 0x1})  # a Lua-style dictionary
+\trpc_config("gone", {"rpc_mode": 1})
+\trpc_config("gone", null)  # null removes the name again
+\t$Child.rpc_config("elsewhere", CONFIG)  # another node's: not this script's
+\tvar s := "rpc_config('fake', x)"
+
+
+class Inner:
+\tfunc _init() -> void:
+\t\trpc_config("inner", CONFIG)  # an inner class's node, not this one
+"""
+
+
+def test_rpc_config_calls_are_read_as_node_level_rpcs(tmp_path: Path) -> None:
+    """A script's own ``rpc_config("name", {...})`` calls with literal dictionaries, read as
+    Godot parses them: missing keys take Godot's defaults (reliable, call_remote, 0)."""
+    found = parse_rpc_config_calls(NODE_SCRIPT)
+    assert found == {
+        "spin": RpcConfig(
+            "spin",
+            mode=RpcMode.ANY_PEER,
+            transfer_mode=TransferMode.UNRELIABLE_ORDERED,
+            call_local=True,
+            channel=3,
+        ),
+        "jump": RpcConfig("jump", mode=RpcMode.AUTHORITY, channel=1),
+    }
+    (tmp_path / "base.gd").write_text(
+        'extends Node\nfunc _ready():\n\trpc_config("jump", {"rpc_mode": 1})\n'
+        '\trpc_config("base_only", {"rpc_mode": 0})\n@rpc\nfunc jump(): pass\n'
+    )
+    (tmp_path / "node.gd").write_text(NODE_SCRIPT)
+    table = read_script_rpcs(tmp_path, "res://node.gd")
+    # the derived script's call wins; a name with an @rpc too is called by its script id
+    assert table.node_configs["jump"] == found["jump"]
+    assert table.ids == {"base_only": NODE_RPC_FLAG, "jump": 0, "spin": NODE_RPC_FLAG | 2}
+    assert table.checksum == rpc_checksum(["jump"], ["base_only", "jump", "spin"])
+    assert read_script_rpcs(tmp_path, "res://node.gd", node_rpcs=False).node_configs == {}
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        ("rpc_config(name, {})", "name 'name' is not a literal"),
+        ('rpc_config(^"n", {"rpc_mode": 1})', "is not a literal"),
+        ('rpc_config("n", CONFIG)', "is not a literal dictionary"),
+        ('rpc_config("n", {"rpc_mode": mode})', "rpc_mode 'mode' is not a constant"),
+        ('rpc_config("n", {"rpc_mode": MultiplayerAPI.RPC_MODE_SOMETIMES})', "not a constant"),
+        ('rpc_config("n", {"rpc_mode": 7})', "rpc_mode 7 is not one Godot has"),
+        ('rpc_config("n", {"transfer_mode": 1})', "no rpc_mode: Godot 4.6 skips such"),
+        ('rpc_config("n", {"rpc_mode": 1} if a else null)', "is not a literal dictionary"),
+        ('rpc_config("n", {KEYS[0]: 1})', "is not a constant"),
+        ('rpc_config("n")', "takes a name and a config"),
+    ],
+)
+def test_rpc_config_calls_it_cannot_read_are_errors(call: str, message: str) -> None:
+    with pytest.raises(ScriptError, match=message) as info:
+        parse_rpc_config_calls(f"extends Node\nfunc _ready():\n\t{call}\n")
+    assert "line 3" in str(info.value)
+    if "literal" in message or "constant" in message:
+        assert "node_rpcs=" in str(info.value)

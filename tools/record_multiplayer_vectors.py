@@ -11,8 +11,10 @@ channel and flags, into enet_server.json.
 With ``--api`` it records instead the API scene of ``tests/engine/multiplayer_client``
 (``api.tscn``) served by a Godot 4.6 server playing its golden script to one Godot client:
 what ``SceneMultiplayer`` must send byte for byte (``tests/test_multiplayer_api_golden.py``).
+With ``--visibility`` the same scene plays its visibility and custom-spawn script
+(``api.gd`` ``_play_visibility``) into api_visibility.json.
 
-Usage: python tools/record_multiplayer_vectors.py [--enet | --api] [--out PATH]
+Usage: python tools/record_multiplayer_vectors.py [--enet | --api | --visibility] [--out PATH]
 """
 
 from __future__ import annotations
@@ -37,11 +39,11 @@ API_PROJECT = ROOT / "tests/engine/multiplayer_client"
 ENET_SEED = 14
 
 
-def record_api(engine: Engine) -> dict[str, Any]:
+def record_api(engine: Engine, script: str = "calls") -> dict[str, Any]:
     with engine.workdir() as (here, inside):
         for path in API_PROJECT.iterdir():
             (here / path.name).write_bytes(path.read_bytes())
-        return asyncio.run(record_api_godot_server(engine, inside))
+        return asyncio.run(record_api_godot_server(engine, inside, script))
 
 
 def main() -> None:
@@ -49,6 +51,9 @@ def main() -> None:
     kind = parser.add_mutually_exclusive_group()
     kind.add_argument("--enet", action="store_true", help="record a Godot ENet server")
     kind.add_argument("--api", action="store_true", help="record the API scene instead")
+    kind.add_argument(
+        "--visibility", action="store_true", help="record the API scene's visibility script"
+    )
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     engine, why = find_engine("4.6")
@@ -60,6 +65,9 @@ def main() -> None:
     elif args.api:
         result = record_api(engine)
         out = args.out or VECTORS / "api_server.json"
+    elif args.visibility:
+        result = record_api(engine, "visibility")
+        out = args.out or VECTORS / "api_visibility.json"
     else:
         result = record_session(engine)
         out = args.out or VECTORS / "session.json"

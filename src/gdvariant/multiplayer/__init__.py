@@ -30,9 +30,10 @@ from ._rpc_config import (
     ScriptError,
     TransferMode,
     parse_rpc_annotations,
+    parse_rpc_config_calls,
     read_script_rpcs,
 )
-from ._scene import SceneMultiplayer, Signal, SpawnedNode, Spawner, Transport
+from ._scene import SceneMultiplayer, Signal, Transport
 from ._server import (
     AuthData,
     Event,
@@ -44,6 +45,7 @@ from ._server import (
     PeerDisconnected,
     ServerProtocol,
 )
+from ._spawner import SpawnedNode, Spawner
 from ._synced import SpawnableScene, SyncedClass, scene_tscn, synced_class
 from ._sys import AddPeer, Auth, DelPeer, Raw, Relay
 from ._variant import (
@@ -119,6 +121,7 @@ __all__ = [
     "get_protocol",
     "is_path_net_id",
     "parse_rpc_annotations",
+    "parse_rpc_config_calls",
     "path_net_id",
     "read_script_rpcs",
     "route_relay",

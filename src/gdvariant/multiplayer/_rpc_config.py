@@ -4,7 +4,8 @@ Godot numbers a node's RPC methods by sorting their names (``rpc_method_ids``); 
 must hold the same name set, or every id after the first difference shifts and the wrong
 method is called. A server learns the set either by reading the client's ``.gd`` files
 (:func:`read_script_rpcs`: the ``@rpc(...)`` annotations of the script and of the scripts
-it extends, as the GDScript compiler merges them) or from a Python declaration
+it extends, as the GDScript compiler merges them, and the node-level names its own
+``rpc_config("name", {...})`` calls add) or from a Python declaration
 (:class:`RpcTable` built from :class:`RpcConfig` entries). Each entry keeps what Godot keeps
 per method: who may call it (``mode``), whether the caller runs it too (``call_local``), the
 transfer mode and channel, and here also how many arguments the function takes.
@@ -27,6 +28,7 @@ __all__ = [
     "ScriptError",
     "TransferMode",
     "parse_rpc_annotations",
+    "parse_rpc_config_calls",
     "read_script_rpcs",
 ]
 
@@ -102,6 +104,8 @@ class RpcTable:
         node_configs: Iterable[RpcConfig | str] = (),
     ) -> None:
         script, node = _by_name(configs), _by_name(node_configs)
+        #: the script's (``@rpc``) and the node-level (``rpc_config``) entries, by name
+        self.script_configs, self.node_configs = script, node
         #: by name; a name in both lists is called by its script entry, as in Godot
         self.configs: dict[str, RpcConfig] = {**node, **script}
         self.ids = rpc_method_ids(script, node)
@@ -287,6 +291,115 @@ def parse_rpc_annotations(source: str) -> tuple[dict[str, RpcConfig], str | None
     return found, extends
 
 
+#: ``MultiplayerAPI.RPC_MODE_*`` and ``MultiplayerPeer.TRANSFER_MODE_*`` as a config
+#: dictionary names them, and the setting each key of the dictionary is
+_CONSTANTS: dict[str, int] = {
+    **{f"MultiplayerAPI.RPC_MODE_{m.name}": m.value for m in RpcMode},
+    **{f"MultiplayerPeer.TRANSFER_MODE_{m.name}": m.value for m in TransferMode},
+}
+_CONFIG_KEYS = {
+    "rpc_mode": RpcMode,
+    "transfer_mode": TransferMode,
+    "call_local": bool,
+    "channel": int,
+}
+_DECLARE = "declare the node's rpc_config names with SceneMultiplayer.node(..., node_rpcs=[...])"
+
+
+def _config_value(key: str, tokens: list[_Token], line: int) -> object:
+    """One value of an ``rpc_config`` dictionary: a named constant, an int, true or false."""
+    text = "".join(t.text for t in tokens)
+    if text in ("true", "false"):
+        number = int(text == "true")
+    elif text in _CONSTANTS:
+        number = _CONSTANTS[text]
+    elif len(tokens) == 1 and tokens[0].kind == "number" and "." not in text:
+        number = int(text.replace("_", ""), 0)
+    else:
+        raise ScriptError(f"line {line}: rpc_config {key} {text!r} is not a constant; {_DECLARE}")
+    if key == "call_local":
+        return bool(number)
+    if key == "channel":
+        return number
+    try:
+        return RpcMode(number) if key == "rpc_mode" else TransferMode(number)
+    except ValueError:
+        raise ScriptError(f"line {line}: rpc_config {key} {number} is not one Godot has") from None
+
+
+def _config_dict(name: str, tokens: list[_Token], line: int) -> RpcConfig:
+    """An ``rpc_config`` dictionary literal (``{"key": value}`` or ``{key = value}``)."""
+    if len(tokens) < 2 or tokens[0].text != "{" or tokens[-1].text != "}":
+        text = " ".join(t.text for t in tokens)
+        raise ScriptError(
+            f"line {line}: rpc_config({name!r}, {text}) is not a literal dictionary; {_DECLARE}"
+        )
+    items, end = _group(tokens, 0)
+    if end != len(tokens):
+        raise ScriptError(f"line {line}: rpc_config({name!r}, ...) is not a literal dictionary")
+    settings: dict[str, object] = {}
+    for item in items:
+        split = next((i for i, t in enumerate(item) if t.text in (":", "=")), None)
+        key_tokens = item[:split] if split is not None else item
+        if split is None or len(key_tokens) != 1 or key_tokens[0].kind not in ("string", "name"):
+            text = " ".join(t.text for t in item)
+            raise ScriptError(
+                f"line {line}: rpc_config entry {text!r} is not a constant; {_DECLARE}"
+            )
+        key = key_tokens[0].text
+        key = _string_value(key) if key_tokens[0].kind == "string" else key
+        if key in _CONFIG_KEYS:  # Godot reads these four and ignores any other key
+            settings[key] = _config_value(key, item[split + 1 :], line)
+    if "rpc_mode" not in settings:
+        raise ScriptError(
+            f"line {line}: rpc_config({name!r}) has no rpc_mode: Godot 4.6 skips such an entry "
+            "but still counts it when numbering the others, which a server cannot follow"
+        )
+    mode = settings.pop("rpc_mode")
+    return RpcConfig(name, mode=mode, **settings)  # type: ignore[arg-type]
+
+
+def parse_rpc_config_calls(source: str) -> dict[str, RpcConfig]:
+    """The node-level RPCs one GDScript gives its own node: its ``rpc_config("name", {...})``
+    (or ``self.rpc_config``, or ``&"name"``) calls outside inner classes, in source order (a
+    later call replaces an earlier one, ``null`` removes the name). Calls on other objects
+    (``$Child.rpc_config``) configure other nodes and are not this script's. A call whose
+    name or dictionary is not a literal raises ScriptError: declare those with
+    ``node_rpcs=``."""
+    tokens = [t for t in _tokens(source) if t.kind != "op" or t.text != ";"]
+    _merge_dots(tokens)
+    found: dict[str, RpcConfig] = {}
+    inner = False
+    for i, tok in enumerate(tokens):
+        if tok.column_zero:
+            inner = tok.text == "class"
+        if inner or tok.kind != "name" or tok.text != "rpc_config":
+            continue
+        if i + 1 >= len(tokens) or tokens[i + 1].text != "(":
+            continue  # not a call (a reference, or this script's own func rpc_config)
+        before = tokens[i - 1] if i else None
+        if before is not None and before.text == "func":
+            continue
+        if before is not None and before.text == "." and (i < 2 or tokens[i - 2].text != "self"):
+            continue  # another object's rpc_config
+        args, _ = _group(tokens, i + 1)
+        if len(args) != 2:
+            raise ScriptError(f"line {tok.line}: rpc_config takes a name and a config")
+        name_arg, config = args
+        if len(name_arg) != 1 or name_arg[0].kind != "string" or name_arg[0].text[0] in "^r":
+            text = " ".join(t.text for t in name_arg)
+            raise ScriptError(
+                f"line {tok.line}: rpc_config name {text!r} is not a literal; {_DECLARE}"
+            )
+        name = _string_value(name_arg[0].text)
+        if len(config) == 1 and config[0].text == "null":
+            found.pop(name, None)
+            continue
+        found.pop(name, None)
+        found[name] = _config_dict(name, config, tok.line)
+    return found
+
+
 def _merge_dots(tokens: list[_Token]) -> None:
     """Join three ``.`` tokens into the rest-parameter ``...``."""
     i = 0
@@ -305,12 +418,16 @@ def _class_names(project: Path) -> Mapping[str, Path]:
     return names
 
 
-def read_script_rpcs(project: str | Path, script: str) -> RpcTable:
+def read_script_rpcs(project: str | Path, script: str, *, node_rpcs: bool = True) -> RpcTable:
     """The RPC table of the script ``script`` (``res://...`` or a path inside ``project``),
     its base scripts' ``@rpc`` functions included, as the GDScript compiler merges them
-    (a base's entry is replaced by an override with its own annotation)."""
+    (a base's entry is replaced by an override with its own annotation). With
+    ``node_rpcs``, the node-level names the scripts' own ``rpc_config`` calls add too (the
+    base's first, so that the derived script's call wins); without, those calls are not
+    read (the caller declares them)."""
     root = Path(project)
     configs: dict[str, RpcConfig] = {}
+    node: dict[str, RpcConfig] = {}
     chain: list[Path] = []
     target: str | None = script
     class_names: Mapping[str, Path] | None = None
@@ -327,9 +444,12 @@ def read_script_rpcs(project: str | Path, script: str) -> RpcTable:
         if not path.is_file():
             raise ScriptError(f"{script}: no script file {path}")
         chain.append(path)
+        source = path.read_text(encoding="utf-8")
         try:
-            own, target = parse_rpc_annotations(path.read_text(encoding="utf-8"))
+            own, target = parse_rpc_annotations(source)
+            calls = parse_rpc_config_calls(source) if node_rpcs else {}
         except ScriptError as exc:
             raise ScriptError(f"{path}: {exc}") from None
         configs = {**own, **configs}  # walking up: what the derived script said wins
-    return RpcTable(configs.values())
+        node = {**calls, **node}
+    return RpcTable(configs.values(), node.values())

@@ -30,12 +30,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from .. import dumps
-from ._counters import PATH_NET_ID, InboundSyncTime, NetIds, SyncClock, is_path_net_id
+from ._counters import PATH_NET_ID, NetIds, SyncClock, is_path_net_id
 from ._errors import ProtocolError
 from ._packets import Packet
 from ._paths import EMPTY_CHECKSUM, ConfirmPath, SendCache, SimplifyPath
@@ -43,6 +42,7 @@ from ._replication import DeltaState, DeltaSync, Despawn, Spawn, Sync, SyncState
 from ._rpc import RemoteCall
 from ._rpc_config import RpcConfig, RpcMode, RpcTable, TransferMode, read_script_rpcs
 from ._server import ServerProtocol
+from ._spawner import SpawnedNode, Spawner
 from ._synced import SpawnableScene
 
 __all__ = [
@@ -50,8 +50,6 @@ __all__ = [
     "MAX_SYNC_PACKET_SIZE",
     "SceneMultiplayer",
     "Signal",
-    "SpawnedNode",
-    "Spawner",
     "Transport",
 ]
 
@@ -77,8 +75,6 @@ class _Entry(Protocol):
 
 
 _E = TypeVar("_E", bound=_Entry)
-#: types whose values are equal exactly when their encoded bytes are (not float: -0.0 == 0.0)
-_EXACT_EQ = frozenset({int, str, bool})
 
 
 class Transport(Protocol):
@@ -141,163 +137,6 @@ class _Node:
     authority: int = SERVER
 
 
-@dataclass
-class SpawnedNode:
-    """A node spawned through a :class:`Spawner`. Set properties on ``state`` (the NetClass
-    entity); :meth:`SceneMultiplayer.sync` sends what changed."""
-
-    spawner: Spawner
-    scene: SpawnableScene
-    scene_id: int
-    name: str
-    net_id: int
-    sync_id: int | None
-    state: Any
-    path: str
-    #: per peer: the compressed bytes of each watched property last sent in a delta
-    watched: dict[int, dict[str, bytes]] = field(default_factory=dict)
-    #: the client that owns the scene's ``owned`` synchronizer, and what it last sent, by
-    #: flat property name
-    owner: int | None = None
-    owned_values: dict[str, Any] = field(default_factory=dict)
-    owned_time: InboundSyncTime = field(default_factory=InboundSyncTime)
-    #: the peers that see the node (its synchronizer's ``set_visibility_for``); None: all
-    #: (``public_visibility``)
-    visible_to: frozenset[int] | None = None
-    #: each watched property's last value and its bytes (see ``watched_bytes``)
-    watch_cache: dict[str, tuple[Any, bytes]] = field(default_factory=dict)
-
-    def watched_bytes(self, values: Mapping[str, Any], props: Sequence[str]) -> dict[str, bytes]:
-        """The encoded bytes of the watched ``props``, by which changes are judged. A value
-        of a type whose ``==`` means equal bytes (int, str, bool), equal to last frame's, is
-        not encoded again: a frame of many entities mostly repeats them."""
-        cache = self.watch_cache
-        out = {}
-        for prop in props:
-            value = values[prop]
-            last = cache.get(prop)
-            same_type = last is not None and type(last[0]) is type(value)
-            if same_type and type(value) in _EXACT_EQ and last is not None and last[0] == value:
-                out[prop] = last[1]
-                continue
-            out[prop] = data = dumps(value)
-            cache[prop] = (value, data)
-        return out
-
-    def visible_peers(self, peers: frozenset[int]) -> list[int]:
-        """Those of ``peers`` that get this node's spawn, syncs and despawn, in order."""
-        return sorted(peers if self.visible_to is None else peers & self.visible_to)
-
-
-class Spawner:
-    """A client ``MultiplayerSpawner`` at ``path`` whose ``spawn_path`` is ``spawn_path``,
-    listing ``scenes`` in the order of its ``_spawnable_scenes``."""
-
-    def __init__(
-        self,
-        multiplayer: SceneMultiplayer,
-        path: str,
-        spawn_path: str,
-        scenes: Sequence[SpawnableScene],
-    ) -> None:
-        if len(scenes) > 0xFE:
-            raise ValueError("a spawner lists at most 254 scenes (the id is a byte, 255 custom)")
-        self.multiplayer, self.path, self.spawn_path = multiplayer, path, spawn_path
-        self.scenes = tuple(scenes)
-        self.nodes: dict[str, SpawnedNode] = {}
-        self.handlers: dict[tuple[int, str], Callable[..., Any]] = {}
-
-    def on_rpc(self, scene: int | str, method: str, handler: Callable[..., Any]) -> None:
-        """Run ``handler(node, sender, *args)`` when a client calls ``method`` on any node
-        spawned from ``scene`` (as the scene's script would run it on each instance)."""
-        index = self._scene_index(scene)
-        spec = self.scenes[index]
-        if spec.script is None:
-            raise ValueError(f"{spec.path} has no script, so no @rpc functions")
-        table = self.multiplayer.script_rpcs(spec.script)
-        config = table.config(method, f"handler for {spec.path}")
-        if config.mode is RpcMode.AUTHORITY:
-            raise ValueError(
-                f'{spec.path}: {method} is @rpc("authority") and the server spawns (owns) '
-                "the nodes: no client may call it"
-            )
-        self.handlers[(index, method)] = handler
-
-    def spawn(
-        self,
-        scene: int | str,
-        name: str,
-        values: Mapping[str, Any] | None = None,
-        *,
-        owner: int | None = None,
-        visible_to: Iterable[int] | None = None,
-    ) -> SpawnedNode:
-        """Instantiate ``scene`` (its index or ``res://`` path) as child ``name`` of the
-        spawn path on every client, its spawn properties set from ``values`` (by flat
-        property name) before the client's ``_ready``. ``owner``: the peer whose values
-        the scene's ``owned`` synchronizer takes (the scene's script must give it that
-        authority). ``visible_to``: only these peers (connected now or later) get the
-        node, as a Godot server's synchronizer with ``public_visibility`` off and
-        ``set_visibility_for(peer, true)`` makes it; fixed for the node's life."""
-        index = self._scene_index(scene)
-        spec = self.scenes[index]
-        if (spec.owned is not None) != (owner is not None):
-            need = "needs" if spec.owned is not None else "has no owned synchronizer, so no"
-            raise ValueError(f"{spec.path} {need} owner")
-        if not name or any(c in name for c in '.:@/"%'):
-            raise ValueError(f"{name!r} is not a valid node name")
-        if name in self.nodes:
-            raise ValueError(f"{self.spawn_path} already has a spawned child {name!r}")
-        state = spec.synced.new_state(values or {}) if spec.synced is not None else None
-        mp = self.multiplayer
-        net_id, sync_ids = mp.net_ids.spawn(1 if spec.synced is not None else 0)
-        node = SpawnedNode(
-            self,
-            spec,
-            index,
-            name,
-            net_id,
-            sync_ids[0] if sync_ids else None,
-            state,
-            f"{self.spawn_path}/{name}",
-            owner=owner,
-            visible_to=None if visible_to is None else frozenset(visible_to),
-        )
-        self.nodes[name] = node
-        mp.spawned[net_id] = node
-        mp.spawned_at[node.path] = node
-        if spec.owned is not None:
-            mp.owned_at[f"{node.path}/{spec.owned_synchronizer}"] = node
-        if spec.script is not None:
-            mp.node(node.path, script=spec.script)
-        for peer in node.visible_peers(mp.peers):
-            mp.send_spawn(peer, node)
-        return node
-
-    def despawn(self, node: SpawnedNode) -> None:
-        """Free ``node`` on every client (DESPAWN)."""
-        if self.nodes.get(node.name) is not node:
-            raise ValueError(f"{node.path} is not spawned by {self.path}")
-        del self.nodes[node.name]
-        mp = self.multiplayer
-        del mp.spawned[node.net_id]
-        del mp.spawned_at[node.path]
-        mp.owned_at.pop(f"{node.path}/{node.scene.owned_synchronizer}", None)
-        mp.forget_node(node.path)
-        for peer in node.visible_peers(mp.peers):
-            mp.send_reliable(peer, Despawn(node.net_id))
-
-    def _scene_index(self, scene: int | str) -> int:
-        if isinstance(scene, int):
-            if not 0 <= scene < len(self.scenes):
-                raise ValueError(f"{self.path} has no scene {scene}")
-            return scene
-        for i, spec in enumerate(self.scenes):
-            if spec.path == scene:
-                return i
-        raise ValueError(f"{self.path} does not list {scene!r}")
-
-
 class SceneMultiplayer:
     """Peer 1's ``multiplayer`` of a Godot game, on ``transport``.
 
@@ -345,7 +184,7 @@ class SceneMultiplayer:
         self.spawned_at: dict[str, SpawnedNode] = {}
         #: the path of each spawned node's owned synchronizer
         self.owned_at: dict[str, SpawnedNode] = {}
-        self._scripts: dict[str, RpcTable] = {}
+        self._scripts: dict[tuple[str, bool], RpcTable] = {}
         self._nodes: dict[str, _Node] = {}
         self._handlers: dict[tuple[str, str], Callable[..., Any]] = {}
         self._spawners: dict[str, Spawner] = {}
@@ -381,15 +220,15 @@ class SceneMultiplayer:
 
     def _connected(self, peer: int) -> None:
         self._clocks[peer] = SyncClock()
-        for node in self.spawned.values():
-            if node.visible_to is None or peer in node.visible_to:
-                self.send_spawn(peer, node)
+        for node in list(self.spawned.values()):
+            node.update_visibility(peer)
         self.peer_connected.emit(peer)
 
     def _disconnected(self, peer: int) -> None:
         self._clocks.pop(peer, None)
         for node in self.spawned.values():
             node.watched.pop(peer, None)
+            node.spawned_to.discard(peer)
         self.peer_disconnected.emit(peer)
 
     # -- nodes and RPCs ----------------------------------------------------------------
@@ -400,27 +239,38 @@ class SceneMultiplayer:
         *,
         script: str | None = None,
         rpcs: Iterable[RpcConfig | str] | None = None,
-        node_rpcs: Iterable[RpcConfig | str] = (),
+        node_rpcs: Iterable[RpcConfig | str] | None = None,
         authority: int = SERVER,
     ) -> RpcTable:
         """Declare the client node at ``path`` (relative to ``/root``, e.g. ``Main/Chat``):
         its ``@rpc`` functions read from ``script`` (``res://...`` in ``project``) or given
-        as ``rpcs``, the names its code gives ``rpc_config`` (``node_rpcs``), and its
-        multiplayer authority. Returns its RPC table."""
+        as ``rpcs``, its node-level RPCs (``rpc_config``), and its multiplayer authority.
+        The node-level ones are read from the script's own ``rpc_config("name", {...})``
+        calls unless ``node_rpcs`` declares them (then the calls are not read: the way to
+        declare calls the reader cannot follow, or made on the node by another script).
+        Returns its RPC table."""
         if (script is None) == (rpcs is None):
             raise ValueError("give the node's script or its rpcs (one of them)")
-        own = self.script_rpcs(script).configs.values() if script is not None else rpcs or ()
-        table = RpcTable(own, node_rpcs)
+        if script is None:
+            table = RpcTable(rpcs or (), node_rpcs or ())
+        elif node_rpcs is None:
+            table = self.script_rpcs(script)
+        else:
+            table = RpcTable(
+                self.script_rpcs(script, node_rpcs=False).script_configs.values(), node_rpcs
+            )
         self._nodes[path] = _Node(path, table, authority)
         return table
 
-    def script_rpcs(self, script: str) -> RpcTable:
-        """The RPC table of the client script ``script`` (read once from ``project``)."""
-        table = self._scripts.get(script)
+    def script_rpcs(self, script: str, *, node_rpcs: bool = True) -> RpcTable:
+        """The RPC table of the client script ``script`` (read once from ``project``), with
+        the names its ``rpc_config`` calls add unless ``node_rpcs`` is False."""
+        table = self._scripts.get((script, node_rpcs))
         if table is None:
             if self.project is None:
                 raise ValueError("reading a script needs SceneMultiplayer(project=...)")
-            table = self._scripts[script] = read_script_rpcs(self.project, script)
+            table = read_script_rpcs(self.project, script, node_rpcs=node_rpcs)
+            self._scripts[(script, node_rpcs)] = table
         return table
 
     def forget_node(self, path: str) -> None:
@@ -450,8 +300,8 @@ class SceneMultiplayer:
     def rpc(self, peer: int, path: str, method: str, *args: Any) -> None:
         """``node.rpc_id(peer, method, ...args)``: call a client's ``@rpc`` function
         (peer 0: every client; -N: all but N). With ``call_local`` the handler registered
-        for it here runs too. A spawned node with ``visible_to`` is called only on the
-        peers that see it; naming another one is an error."""
+        for it here runs too. A spawned node is called only on the peers that hold it
+        now (its visibility); naming another one is an error, as in Godot."""
         node = self._declared(path)
         config = node.rpcs.config(method, f"rpc on {path}")
         config.check_args(len(args), f"rpc on {path}")
@@ -474,10 +324,10 @@ class SceneMultiplayer:
         else:
             raise ValueError(f"peer {peer} is not connected")
         spawned = self.spawned_at.get(path)
-        if spawned is not None and spawned.visible_to is not None:  # as Godot's sender does
-            if peer > SERVER and peer not in spawned.visible_to:
-                raise ValueError(f"peer {peer} cannot see {path} (visible_to)")
-            targets = [t for t in targets if t in spawned.visible_to]
+        if spawned is not None and spawned.scene.synced is not None:  # as Godot's sender does
+            if peer > SERVER and peer not in spawned.spawned_to:
+                raise ValueError(f"peer {peer} cannot see {path} (its visibility)")
+            targets = [t for t in targets if t in spawned.spawned_to]
         self._send_call(targets, node, config, args)
         runs_here = peer == SERVER or (config.call_local and (peer <= 0 and peer != -SERVER))
         if runs_here:
@@ -572,7 +422,7 @@ class SceneMultiplayer:
             return
         spawned = self.spawned_at.get(path)
         if spawned is not None:
-            scene_handler = spawned.spawner.handlers.get((spawned.scene_id, method))
+            scene_handler = spawned.spawner.handlers.get((spawned.scene.path, method))
             if scene_handler is not None:
                 scene_handler(spawned, peer, *call.args)
                 return
@@ -636,6 +486,7 @@ class SceneMultiplayer:
                 () if node.sync_id is None else (node.sync_id,),
                 state,
                 node.scene_id,
+                node.spawn_arg,
             ),
             TransferMode.RELIABLE,
             0,
@@ -645,8 +496,14 @@ class SceneMultiplayer:
         """One network frame: to each client a full SYNC of every spawned node's ALWAYS
         properties (split at 1350 bytes, as Godot does), then a delta of the ON_CHANGE ones
         that changed since the last delta to that client (all of them the first time).
-        A node goes only to the peers it is visible to. Each node's values are read and
-        encoded once per frame, whatever the number of peers."""
+        A node goes only to the peers that hold it. Nodes with visibility filters are
+        re-checked first (Godot's synchronizer does it every frame), so a node a filter
+        turned away is despawned (or one it lets in spawned) before the frame's syncs.
+        Each node's values are read and encoded once per frame, whatever the number of
+        peers."""
+        for node in list(self.spawned.values()):
+            if node.visibility_filters:
+                node.update_visibility()
         peers = self.peers
         states: dict[int, list[SyncState]] = {peer: [] for peer in peers}
         deltas: dict[int, list[DeltaState]] = {peer: [] for peer in peers}

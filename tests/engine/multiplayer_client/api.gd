@@ -9,13 +9,18 @@ extends Node
 ##                 calls the server must refuse, then print what arrives (the RPC node
 ##                 echoes every call back); quit on FINISH, when the server goes away or
 ##                 fails our authentication, or after SECONDS.
-##   server PORT   be the Godot server of the golden recording: serve one client the same
-##                 script of calls, spawns, changes and despawns as the Python test does.
+##   server PORT [visibility]
+##                 be the Godot server of a golden recording: serve one client the same
+##                 script of calls, spawns, changes and despawns as the Python test does
+##                 (_play), or of visibility changes and custom spawns (_play_visibility).
 
 const Join := preload("res://join.gd")
 
 var smp: SceneMultiplayer
 var silent := false
+var script_name := "calls"
+## what the visibility filter of _play_visibility answers
+var shown := true
 
 
 func _ready() -> void:
@@ -23,11 +28,13 @@ func _ready() -> void:
 	smp = multiplayer as SceneMultiplayer
 	smp.auth_callback = _on_auth
 	smp.peer_authenticating.connect(_on_authenticating)
-	$Rpc.rpc_config("hey", {"rpc_mode": MultiplayerAPI.RPC_MODE_AUTHORITY})  # node-level
 	print("RPC_CONFIG ", JSON.stringify($Rpc.get_script().get_rpc_config()))
+	print("NODE_RPC_CONFIG ", JSON.stringify($Rpc.get_node_rpc_config()))
 	$Spawner.spawned.connect(func(node): print("SPAWNED ", node.name))
 	$Spawner.despawned.connect(func(node): print("DESPAWNED ", node.name))
+	$Spawner.spawn_function = _build
 	if args[0] == "server":
+		script_name = args[2] if args.size() > 2 else "calls"
 		_serve(int(args[1]))
 		return
 	silent = args.size() > 2 and args[2] == "silent"
@@ -71,7 +78,7 @@ func _serve(port: int) -> void:
 		_quit_with("CANNOT_LISTEN")
 		return
 	smp.multiplayer_peer = peer
-	smp.peer_connected.connect(_play)
+	smp.peer_connected.connect(_play_visibility if script_name == "visibility" else _play)
 	get_tree().create_timer(20.0).timeout.connect(_quit_with.bind("TIMEOUT"))
 
 
@@ -104,8 +111,68 @@ func _play(id: int) -> void:
 	await _frames(10)
 	entity.queue_free()
 	await _frames(10)
+	await _finish()
+
+
+## Call finish, then quit once the client left: the client quits on FINISH. Quitting first
+## could lose it: a client that sees the call and the close in one poll drops the call, as
+## a loaded machine showed.
+func _finish() -> void:
 	$Rpc.finish.rpc()
-	# The client quits on FINISH. Quitting first could lose it: a client that sees the call
-	# and the close in one poll drops the call, as a loaded machine showed.
 	await smp.peer_disconnected
 	get_tree().quit()
+
+
+## The spawner's spawn_function: an entity built from spawn(data), data = [name, hp, label].
+func _build(data: Array) -> Node:
+	print("BUILD ", var_to_bytes(data).hex_encode())
+	var entity := preload("res://api_entity.tscn").instantiate()
+	entity.name = data[0]
+	entity.hp = data[1]
+	entity.label = data[2]
+	return entity
+
+
+func _shown(_peer: int) -> bool:
+	return shown
+
+
+## The visibility golden script; multiplayer_api_scene.visibility_script plays the same one.
+func _play_visibility(id: int) -> void:
+	var entity := preload("res://api_entity.tscn").instantiate()
+	entity.name = "V1"
+	entity.position = Vector2(0.5, 1)
+	entity.spin = 2.0
+	entity.hp = 1
+	entity.label = "seen"
+	$Entities.add_child(entity)
+	var sync := entity.get_node("MultiplayerSynchronizer") as MultiplayerSynchronizer
+	await _frames(10)
+	sync.public_visibility = false  # nobody sees it: DESPAWN
+	await _frames(10)
+	entity.hp = 2  # a change nobody gets now
+	await _frames(10)
+	sync.set_visibility_for(id, true)  # SPAWN with today's state
+	await _frames(10)
+	sync.set_visibility_for(id, false)  # DESPAWN
+	await _frames(10)
+	sync.public_visibility = true  # SPAWN
+	await _frames(10)
+	var not_you := func(peer: int) -> bool: return peer != id
+	sync.add_visibility_filter(not_you)  # asked about peer 0 first, where it says yes
+	await _frames(10)
+	entity.hp = 3
+	await _frames(10)
+	sync.remove_visibility_filter(not_you)
+	shown = false
+	sync.add_visibility_filter(_shown)  # no for everyone, in the next frame: DESPAWN
+	await _frames(10)
+	shown = true  # SPAWN
+	await _frames(10)
+	entity.queue_free()
+	await _frames(10)
+	var custom: Node = $Spawner.spawn(["C1", 7, "made"])
+	await _frames(10)
+	custom.queue_free()
+	await _frames(10)
+	await _finish()

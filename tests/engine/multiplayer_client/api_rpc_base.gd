@@ -1,6 +1,16 @@
 extends Node
 ## The base of api_rpc.gd: its @rpc functions join the derived script's in one sorted list.
-## hey() has no annotation: api.gd makes it a node-level RPC with rpc_config.
+## hey() has no annotation: _init makes it a node-level RPC with rpc_config, which the
+## server reads from here (gdvariant.multiplayer.read_script_rpcs).
+
+
+func _init() -> void:
+	rpc_config(&"hey", {
+		"rpc_mode": MultiplayerAPI.RPC_MODE_AUTHORITY,
+		"transfer_mode": MultiplayerPeer.TRANSFER_MODE_RELIABLE,
+		"call_local": true,
+		"channel": 1,
+	})
 
 
 @rpc("any_peer")
