@@ -1,7 +1,8 @@
-"""Builds the optional compiled core; every other setting lives in pyproject.toml.
+"""Builds the optional compiled modules; every other setting lives in pyproject.toml.
 
 A machine without a C compiler (or without Python's headers) still installs gdvariant: the
-build of ``gdvariant._cgdvariant`` is allowed to fail, and the pure-Python core is used.
+builds of ``gdvariant._cgdvariant`` (the codec core) and ``gdvariant.replication._cassemble``
+(the replication packet assembler) are allowed to fail, and the pure-Python code is used.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from setuptools.command.build_ext import build_ext
 
 
 class OptionalBuildExt(build_ext):
-    """build_ext that warns instead of failing: the compiled core is an optimisation."""
+    """build_ext that warns instead of failing: the compiled modules are optimisations."""
 
     def run(self) -> None:
         try:
@@ -31,8 +32,8 @@ class OptionalBuildExt(build_ext):
 
 def _warn(exc: Exception) -> None:
     print(
-        f"warning: gdvariant's compiled core was not built ({exc}); "
-        "the pure-Python core will be used",
+        f"warning: a compiled module of gdvariant was not built ({exc}); "
+        "its pure-Python counterpart will be used",
         file=sys.stderr,
     )
 
@@ -43,11 +44,15 @@ def _extensions() -> list[Extension]:
     flags = [] if sys.platform == "win32" else ["-O2", "-std=c99"]
     return [
         Extension(
-            "gdvariant._cgdvariant",
-            ["src/gdvariant/_cgdvariant.c"],
+            name,
+            [source],
             extra_compile_args=flags + os.environ.get("GDVARIANT_CFLAGS", "").split(),
             extra_link_args=os.environ.get("GDVARIANT_LDFLAGS", "").split(),
             optional=True,
+        )
+        for name, source in (
+            ("gdvariant._cgdvariant", "src/gdvariant/_cgdvariant.c"),
+            ("gdvariant.replication._cassemble", "src/gdvariant/replication/_cassemble.c"),
         )
     ]
 

@@ -59,6 +59,7 @@ from gdvariant.replication import (
     VarInt,
     Vec3,
     World,
+    assembler,
 )
 
 ENTITIES = 1000
@@ -299,7 +300,7 @@ def run(ticks: int, warmup: int, seed: int, values: str = "noise", deltas: bool 
     print(
         f"world: {ENTITIES} entities x {len(paths)} props, {per_tick_changes} changes/tick "
         f"({values} values), {CLIENTS} clients, ack lag 0-{MAX_LAG}, {ticks} ticks measured, "
-        f"value deltas {'on' if deltas else 'off'}"
+        f"value deltas {'on' if deltas else 'off'}, {assembler()} assembler"
     )
     print(
         f"server, property writes (encode once): median {statistics.median(write_ms):.2f} ms/tick"

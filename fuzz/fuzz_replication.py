@@ -8,6 +8,11 @@ applied after a valid full update (so deltas from its tick have a base). Only
 :class:`gdvariant.DecodeError` may escape, and a failed packet must leave the decoder's states
 exactly as they were. ``--seed-corpus DIR`` writes valid packets to start from; ``--replay
 DIR`` runs a corpus once without atheris.
+
+``--assemblers RUNS [SEED]`` (no atheris) runs the compiled packet assembler
+(``gdvariant.replication._cassemble``) against the pure one instead: RUNS random worlds of
+tests/replication_driver.py, 40 ticks each, both value modes, every packet compared byte for
+byte. Built with sanitizers (``tools/build-asan.sh``), that is its sanitizer run.
 """
 
 from __future__ import annotations
@@ -77,5 +82,29 @@ def seed_corpus(folder: Path) -> None:
     print(f"wrote {count} seed packets to {folder}")
 
 
+def assembler_runs(runs: int, seed: int) -> None:
+    """The ``--assemblers`` mode: compiled against pure packets over ``runs`` random worlds."""
+    from replication_driver import Driver
+
+    from gdvariant.replication import _assemble
+
+    if _assemble.COMPILED not in _assemble.implementations():
+        sys.exit(f"no compiled assembler: {_assemble.compiled_error()}")
+    for run in range(runs):
+        world_seed = seed * 1_000_003 + run
+        deltas = run % 2 == 0
+        history = (4, 8, 32)[run % 3]
+        pure, fast = Driver(world_seed, deltas, history), Driver(world_seed, deltas, history)
+        for tick in range(40):
+            pure.step()
+            fast.step()
+            if pure.packets(_assemble.PYTHON) != fast.packets(_assemble.COMPILED):
+                raise AssertionError(f"world seed {world_seed}, tick {tick}: packets differ")
+    print(f"done: {runs:,} random worlds, compiled and pure packets equal", flush=True)
+
+
 if __name__ == "__main__":
-    harness.main(test_one_input, seed_corpus)
+    if sys.argv[1:2] == ["--assemblers"]:
+        assembler_runs(int(sys.argv[2]), int(sys.argv[3]) if sys.argv[3:] else 0)
+    else:
+        harness.main(test_one_input, seed_corpus)

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import enum
 import random
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from assemblers import ASSEMBLERS, live
 from replication_world import Mob, random_value
 
 from gdvariant.replication import (
@@ -33,6 +35,13 @@ from gdvariant.replication import (
 )
 from gdvariant.replication._bits import BitReader, Malformed
 from gdvariant.replication._delta import DeltaCoder, ScalarDelta, delta_coder
+
+
+@pytest.fixture(autouse=True, params=ASSEMBLERS)
+def assembler(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Every test here runs on each packet assembler (pure and compiled)."""
+    with live(request.param):
+        yield request.param
 
 
 def scalar(codec: Codec) -> ScalarDelta:

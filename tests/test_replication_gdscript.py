@@ -46,10 +46,12 @@ from gdvariant.replication import (
     UInt,
     Variant,
     World,
+    _gdscript_records,
     godot_state,
     godot_value,
 )
-from gdvariant.replication._snapshot import OP_ENTER, encode_record
+from gdvariant.replication._gdscript_records import DENSE_IDS
+from gdvariant.replication._records import OP_ENTER, encode_record
 
 TICKS = 1000
 HISTORY = 8
@@ -105,7 +107,7 @@ def test_generated_text_structure() -> None:
             ways = 1 if lay.deltas[prop.index] is None else 2
             assert body.count(f"values[{prop.index}] = ") == ways
             assert f'"{prop.path}": values[{prop.index}]' in text  # published by path
-    for name in ("apply", "held_ticks", "class_of", "_section", "_take", "_utf8_ok"):
+    for name in ("apply", "held_ticks", "class_of", "_section", "_recheck", "_utf8_ok"):
         assert re.search(rf"^(static )?func {name}\(", text, re.M), name
     assert "\t" in text and "    " not in text  # GDScript indentation is tabs only
 
@@ -245,12 +247,16 @@ def _run_on_files(godot4: Engine, schema: Schema, script: str, payload: Any) -> 
         return gdvariant.loads((here / "out.bin").read_bytes())
 
 
-def _unread_run(rng: random.Random, value_deltas: bool = False) -> tuple[list[bytes], list[bool]]:
+def _unread_run(
+    rng: random.Random, value_deltas: bool = False, first_id: int = 0
+) -> tuple[list[bytes], list[bool]]:
     """Packets for one client, some pairs swapped in delivery, and when to read the state:
     now and then, every tick for a while, and never for a long run in the middle. Values
-    are whole by default (flag bit 2 clear: the live test has the value deltas)."""
+    are whole by default (flag bit 2 clear: the live test has the value deltas). Entity ids
+    start at ``first_id`` (the world hands out the lowest free id above its counter)."""
     schema = build_schema()
     world = World(schema)
+    world._next = first_id
     server = SnapshotEncoder(world, history=HISTORY, stamp=True, value_deltas=value_deltas)
     server.add_client(0)
     script = Script(world, rng, size=12)
@@ -271,13 +277,15 @@ def _unread_run(rng: random.Random, value_deltas: bool = False) -> tuple[list[by
 
 
 @pytest.mark.engine
-def test_state_view_read_now_and_then(godot4: Engine) -> None:
+@pytest.mark.parametrize("first_id", [0, DENSE_IDS - 6])
+def test_state_view_read_now_and_then(godot4: Engine, first_id: int) -> None:
     """``state`` is built when read, from every record applied since the last read: it must
     equal our decoder's newest state after runs of unread packets in which entities enter,
     leave, change and reuse ids with another class, after late packets, and after a run long
-    enough that the view is rebuilt whole."""
+    enough that the view is rebuilt whole. Also with ids on both sides of ``DENSE_IDS``
+    (kept in an Array by id below it, in a Dictionary above)."""
     print(f"GDVARIANT_SEED={SEED}")
-    packets, reads = _unread_run(random.Random(SEED))
+    packets, reads = _unread_run(random.Random(SEED), first_id=first_id)
     schema = build_schema()
     results = _run_on_files(godot4, schema, "replication_unread.gd", [packets, reads])
     same_reports(results, schema, packets, reads, lambda state: godot_state(schema, state))
@@ -307,13 +315,14 @@ def same_reports(
 
 
 @pytest.mark.engine
-def test_apply_to_nodes(godot4: Engine) -> None:
+@pytest.mark.parametrize("first_id", [0, DENSE_IDS - 6])
+def test_apply_to_nodes(godot4: Engine, first_id: int) -> None:
     """``apply_to_nodes()`` sets the newest state on objects (the engine script's recorders
     capture each ``set()``), called now and then, with some nodes replaced between calls and
     ids reused by other classes: after each call, every recorder's properties of its
     entity's class must equal our decoder's newest state of that entity."""
     print(f"GDVARIANT_SEED={SEED}")
-    packets, calls = _unread_run(random.Random(SEED + 1), value_deltas=True)
+    packets, calls = _unread_run(random.Random(SEED + 1), value_deltas=True, first_id=first_id)
     schema = build_schema()
     results = _run_on_files(godot4, schema, "replication_nodes.gd", [packets, calls])
 
@@ -389,8 +398,15 @@ def _bad_packets(rng: random.Random) -> tuple[bytes, bytes, list[bytes]]:
 
 
 @pytest.mark.engine
-def test_malformed_packets_in_the_engine(godot4: Engine) -> None:
+@pytest.mark.parametrize("checked_each", [False, True])
+def test_malformed_packets_in_the_engine(
+    godot4: Engine, checked_each: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Also with every class's fast path checking bounds after each property, as it does
+    for a class whose record can be longer than ``FAST_RUN_BITS`` (none of the arena's)."""
     print(f"GDVARIANT_SEED={SEED}")
+    if checked_each:
+        monkeypatch.setattr(_gdscript_records, "FAST_RUN_BITS", 0)
     full, delta, bad = _bad_packets(random.Random(SEED))
     schema = build_schema()
     results = _run_on_files(godot4, schema, "replication_bad_packets.gd", [full, delta, bad])

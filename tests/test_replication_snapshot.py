@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import enum
 import random
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from assemblers import ASSEMBLERS, live
 
 import gdvariant
 from gdvariant import DecodeError, GodotError
@@ -41,6 +43,13 @@ from gdvariant.replication import (
     Vec3,
     World,
 )
+
+
+@pytest.fixture(autouse=True, params=ASSEMBLERS)
+def assembler(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Every test here runs on each packet assembler (pure and compiled)."""
+    with live(request.param):
+        yield request.param
 
 
 class P(NetClass):

@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
+from assemblers import ASSEMBLERS, live
 
 from gdvariant.replication import Bool, Embed, NetClass, Prop, Quant, Schema, UInt, World
+
+
+@pytest.fixture(autouse=True, params=ASSEMBLERS)
+def assembler(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Every test here runs on each assembler (pure and compiled), which also commits ticks."""
+    with live(request.param):
+        yield request.param
 
 
 class Inner(NetClass, abstract=True):

@@ -38,14 +38,13 @@ var last_error_path := ""
 var _states := {}
 var _view := {}
 var _view_classes := {}
-var _pending := []
+var _pending := PackedInt64Array()
 var _node_last := {}
 var _stale := false
 var _baselines := []
 var _broken := ""
 var _scratch := PackedByteArray()
 var _padding := PackedByteArray()
-var _mask: Variant
 var _k0: float
 var _k1: float
 var _k2: float
@@ -57,7 +56,7 @@ var _k6: float
 
 func _init() -> void:
 	_scratch.resize(8)
-	_padding.resize(14)
+	_padding.resize(36)
 	_padding.fill(0)
 	_k0 = float(360) / float(1024)
 	_k1 = bytes_to_var("03000000000000c4".hex_decode())
@@ -134,328 +133,335 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 		mask |= t4 << 0
 	if (bp << 3) - n > end:
 		return _fail("packet truncated in entity %d (DT_Player)'s change list" % id, id)
-	if mask & 1:
-		if delta:
-			var t5: Vector2 = values[0]
-			var t6: float
-			if n < 14:
-				acc |= buf.decode_u32(bp) << n
-				bp += 4
-				n += 32
-			var t7 := acc & 7
-			if not t7 & 1:
-				var t8 := (acc >> 1) & 15
-				acc >>= 5
-				n -= 5
-				var t9 := roundi(t5.x * float(16)) + ((t8 >> 1) ^ -(t8 & 1))
-				if absi(t9) > 32783:
-					return _bad(id, "DT_Player", "position", "a delta past Coord(11, 4)'s range")
-				t6 = float(t9) / float(16)
-			elif not t7 & 2:
-				var t10 := (acc >> 2) & 127
-				acc >>= 9
-				n -= 9
-				var t11 := roundi(t5.x * float(16)) + ((t10 >> 1) ^ -(t10 & 1))
-				if absi(t11) > 32783:
-					return _bad(id, "DT_Player", "position", "a delta past Coord(11, 4)'s range")
-				t6 = float(t11) / float(16)
-			elif not t7 & 4:
-				var t12 := (acc >> 3) & 2047
-				acc >>= 14
-				n -= 14
-				var t13 := roundi(t5.x * float(16)) + ((t12 >> 1) ^ -(t12 & 1))
-				if absi(t13) > 32783:
-					return _bad(id, "DT_Player", "position", "a delta past Coord(11, 4)'s range")
-				t6 = float(t13) / float(16)
+	if mask & 15:
+		if mask & 1:
+			if delta:
+				var t5: Vector2 = values[0]
+				var t6: float
+				if n < 14:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				if not acc & 1:
+					var t7 := (acc >> 1) & 15
+					acc >>= 5
+					n -= 5
+					var t8 := roundi(t5.x * 16.0) + ((t7 >> 1) ^ -(t7 & 1))
+					if absi(t8) > 32783:
+						return _bad(id, "DT_Player", "position", "a delta past Coord(11, 4)'s range")
+					t6 = t8 / 16.0
+				elif not acc & 2:
+					var t9 := (acc >> 2) & 127
+					acc >>= 9
+					n -= 9
+					var t10 := roundi(t5.x * 16.0) + ((t9 >> 1) ^ -(t9 & 1))
+					if absi(t10) > 32783:
+						return _bad(id, "DT_Player", "position", "a delta past Coord(11, 4)'s range")
+					t6 = t10 / 16.0
+				elif not acc & 4:
+					var t11 := (acc >> 3) & 2047
+					acc >>= 14
+					n -= 14
+					var t12 := roundi(t5.x * 16.0) + ((t11 >> 1) ^ -(t11 & 1))
+					if absi(t12) > 32783:
+						return _bad(id, "DT_Player", "position", "a delta past Coord(11, 4)'s range")
+					t6 = t12 / 16.0
+				else:
+					acc >>= 3
+					n -= 3
+					if n < 2:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t13 := acc & 3
+					acc >>= 2
+					n -= 2
+					var t14 := 0.0
+					if t13:
+						if n < 1:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t15 := acc & 1
+						acc >>= 1
+						n -= 1
+						var t16 := 0
+						if t13 & 1:
+							if n < 11:
+								acc |= buf.decode_u32(bp) << n
+								bp += 4
+								n += 32
+							var t17 := acc & 2047
+							acc >>= 11
+							n -= 11
+							t16 = t17 + 1
+						var t18 := 0
+						if t13 & 2:
+							if n < 4:
+								acc |= buf.decode_u32(bp) << n
+								bp += 4
+								n += 32
+							var t19 := acc & 15
+							acc >>= 4
+							n -= 4
+							t18 = t19
+						t14 = t16 + t18 / 16.0
+						if t15:
+							t14 = -t14
+					t6 = t14
+				var t20: float
+				if n < 14:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				if not acc & 1:
+					var t21 := (acc >> 1) & 15
+					acc >>= 5
+					n -= 5
+					var t22 := roundi(t5.y * 16.0) + ((t21 >> 1) ^ -(t21 & 1))
+					if absi(t22) > 32783:
+						return _bad(id, "DT_Player", "position", "a delta past Coord(11, 4)'s range")
+					t20 = t22 / 16.0
+				elif not acc & 2:
+					var t23 := (acc >> 2) & 127
+					acc >>= 9
+					n -= 9
+					var t24 := roundi(t5.y * 16.0) + ((t23 >> 1) ^ -(t23 & 1))
+					if absi(t24) > 32783:
+						return _bad(id, "DT_Player", "position", "a delta past Coord(11, 4)'s range")
+					t20 = t24 / 16.0
+				elif not acc & 4:
+					var t25 := (acc >> 3) & 2047
+					acc >>= 14
+					n -= 14
+					var t26 := roundi(t5.y * 16.0) + ((t25 >> 1) ^ -(t25 & 1))
+					if absi(t26) > 32783:
+						return _bad(id, "DT_Player", "position", "a delta past Coord(11, 4)'s range")
+					t20 = t26 / 16.0
+				else:
+					acc >>= 3
+					n -= 3
+					if n < 2:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t27 := acc & 3
+					acc >>= 2
+					n -= 2
+					var t28 := 0.0
+					if t27:
+						if n < 1:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t29 := acc & 1
+						acc >>= 1
+						n -= 1
+						var t30 := 0
+						if t27 & 1:
+							if n < 11:
+								acc |= buf.decode_u32(bp) << n
+								bp += 4
+								n += 32
+							var t31 := acc & 2047
+							acc >>= 11
+							n -= 11
+							t30 = t31 + 1
+						var t32 := 0
+						if t27 & 2:
+							if n < 4:
+								acc |= buf.decode_u32(bp) << n
+								bp += 4
+								n += 32
+							var t33 := acc & 15
+							acc >>= 4
+							n -= 4
+							t32 = t33
+						t28 = t30 + t32 / 16.0
+						if t29:
+							t28 = -t28
+					t20 = t28
+				values[0] = Vector2(t6, t20)
 			else:
-				acc >>= 3
-				n -= 3
 				if n < 2:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t14 := acc & 3
+				var t35 := acc & 3
 				acc >>= 2
 				n -= 2
-				var t15 := 0.0
-				if t14:
+				var t36 := 0.0
+				if t35:
 					if n < 1:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t16 := acc & 1
+					var t37 := acc & 1
 					acc >>= 1
 					n -= 1
-					var t17 := 0
-					if t14 & 1:
+					var t38 := 0
+					if t35 & 1:
 						if n < 11:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t18 := acc & 2047
+						var t39 := acc & 2047
 						acc >>= 11
 						n -= 11
-						t17 = t18 + 1
-					var t19 := 0
-					if t14 & 2:
+						t38 = t39 + 1
+					var t40 := 0
+					if t35 & 2:
 						if n < 4:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t20 := acc & 15
+						var t41 := acc & 15
 						acc >>= 4
 						n -= 4
-						t19 = t20
-					t15 = t17 + t19 / float(16)
-					if t16:
-						t15 = -t15
-				t6 = t15
-			var t21: float
-			if n < 14:
-				acc |= buf.decode_u32(bp) << n
-				bp += 4
-				n += 32
-			var t22 := acc & 7
-			if not t22 & 1:
-				var t23 := (acc >> 1) & 15
-				acc >>= 5
-				n -= 5
-				var t24 := roundi(t5.y * float(16)) + ((t23 >> 1) ^ -(t23 & 1))
-				if absi(t24) > 32783:
-					return _bad(id, "DT_Player", "position", "a delta past Coord(11, 4)'s range")
-				t21 = float(t24) / float(16)
-			elif not t22 & 2:
-				var t25 := (acc >> 2) & 127
-				acc >>= 9
-				n -= 9
-				var t26 := roundi(t5.y * float(16)) + ((t25 >> 1) ^ -(t25 & 1))
-				if absi(t26) > 32783:
-					return _bad(id, "DT_Player", "position", "a delta past Coord(11, 4)'s range")
-				t21 = float(t26) / float(16)
-			elif not t22 & 4:
-				var t27 := (acc >> 3) & 2047
-				acc >>= 14
-				n -= 14
-				var t28 := roundi(t5.y * float(16)) + ((t27 >> 1) ^ -(t27 & 1))
-				if absi(t28) > 32783:
-					return _bad(id, "DT_Player", "position", "a delta past Coord(11, 4)'s range")
-				t21 = float(t28) / float(16)
-			else:
-				acc >>= 3
-				n -= 3
+						t40 = t41
+					t36 = t38 + t40 / 16.0
+					if t37:
+						t36 = -t36
+				var t34: float = t36
 				if n < 2:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t29 := acc & 3
+				var t43 := acc & 3
 				acc >>= 2
 				n -= 2
-				var t30 := 0.0
-				if t29:
+				var t44 := 0.0
+				if t43:
 					if n < 1:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t31 := acc & 1
+					var t45 := acc & 1
 					acc >>= 1
 					n -= 1
-					var t32 := 0
-					if t29 & 1:
+					var t46 := 0
+					if t43 & 1:
 						if n < 11:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t33 := acc & 2047
+						var t47 := acc & 2047
 						acc >>= 11
 						n -= 11
-						t32 = t33 + 1
-					var t34 := 0
-					if t29 & 2:
+						t46 = t47 + 1
+					var t48 := 0
+					if t43 & 2:
 						if n < 4:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t35 := acc & 15
+						var t49 := acc & 15
 						acc >>= 4
 						n -= 4
-						t34 = t35
-					t30 = t32 + t34 / float(16)
-					if t31:
-						t30 = -t30
-				t21 = t30
-			values[0] = Vector2(t6, t21)
-		else:
-			if n < 2:
-				acc |= buf.decode_u32(bp) << n
-				bp += 4
-				n += 32
-			var t37 := acc & 3
-			acc >>= 2
-			n -= 2
-			var t38 := 0.0
-			if t37:
-				if n < 1:
+						t48 = t49
+					t44 = t46 + t48 / 16.0
+					if t45:
+						t44 = -t44
+				var t42: float = t44
+				values[0] = Vector2(t34, t42)
+			if (bp << 3) - n > end:
+				return _bad(id, "DT_Player", "position", "packet truncated")
+		if mask & 2:
+			if delta:
+				var t50: float
+				if n < 9:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t39 := acc & 1
-				acc >>= 1
-				n -= 1
-				var t40 := 0
-				if t37 & 1:
-					if n < 11:
+				if not acc & 1:
+					var t51 := (acc >> 1) & 3
+					acc >>= 3
+					n -= 3
+					var t52 := (roundi(values[1] / _k0) + ((t51 >> 1) ^ -(t51 & 1))) & 1023
+					if t52 >> 9:
+						t52 -= 1024
+					t50 = t52 * _k0
+				elif not acc & 2:
+					var t53 := (acc >> 2) & 15
+					acc >>= 6
+					n -= 6
+					var t54 := (roundi(values[1] / _k0) + ((t53 >> 1) ^ -(t53 & 1))) & 1023
+					if t54 >> 9:
+						t54 -= 1024
+					t50 = t54 * _k0
+				elif not acc & 4:
+					var t55 := (acc >> 3) & 63
+					acc >>= 9
+					n -= 9
+					var t56 := (roundi(values[1] / _k0) + ((t55 >> 1) ^ -(t55 & 1))) & 1023
+					if t56 >> 9:
+						t56 -= 1024
+					t50 = t56 * _k0
+				else:
+					acc >>= 3
+					n -= 3
+					if n < 10:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t41 := acc & 2047
-					acc >>= 11
-					n -= 11
-					t40 = t41 + 1
-				var t42 := 0
-				if t37 & 2:
-					if n < 4:
-						acc |= buf.decode_u32(bp) << n
-						bp += 4
-						n += 32
-					var t43 := acc & 15
-					acc >>= 4
-					n -= 4
-					t42 = t43
-				t38 = t40 + t42 / float(16)
-				if t39:
-					t38 = -t38
-			var t36: float = t38
-			if n < 2:
-				acc |= buf.decode_u32(bp) << n
-				bp += 4
-				n += 32
-			var t45 := acc & 3
-			acc >>= 2
-			n -= 2
-			var t46 := 0.0
-			if t45:
-				if n < 1:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
-				var t47 := acc & 1
-				acc >>= 1
-				n -= 1
-				var t48 := 0
-				if t45 & 1:
-					if n < 11:
-						acc |= buf.decode_u32(bp) << n
-						bp += 4
-						n += 32
-					var t49 := acc & 2047
-					acc >>= 11
-					n -= 11
-					t48 = t49 + 1
-				var t50 := 0
-				if t45 & 2:
-					if n < 4:
-						acc |= buf.decode_u32(bp) << n
-						bp += 4
-						n += 32
-					var t51 := acc & 15
-					acc >>= 4
-					n -= 4
-					t50 = t51
-				t46 = t48 + t50 / float(16)
-				if t47:
-					t46 = -t46
-			var t44: float = t46
-			values[0] = Vector2(t36, t44)
-		if (bp << 3) - n > end:
-			return _bad(id, "DT_Player", "position", "packet truncated")
-	if mask & 2:
-		if delta:
-			var t52: float
-			if n < 9:
-				acc |= buf.decode_u32(bp) << n
-				bp += 4
-				n += 32
-			var t53 := acc & 7
-			if not t53 & 1:
-				var t54 := (acc >> 1) & 3
-				acc >>= 3
-				n -= 3
-				var t55 := (roundi(values[1] / _k0) + ((t54 >> 1) ^ -(t54 & 1))) & 1023
-				if t55 >> 9:
-					t55 -= 1024
-				t52 = t55 * _k0
-			elif not t53 & 2:
-				var t56 := (acc >> 2) & 15
-				acc >>= 6
-				n -= 6
-				var t57 := (roundi(values[1] / _k0) + ((t56 >> 1) ^ -(t56 & 1))) & 1023
-				if t57 >> 9:
-					t57 -= 1024
-				t52 = t57 * _k0
-			elif not t53 & 4:
-				var t58 := (acc >> 3) & 63
-				acc >>= 9
-				n -= 9
-				var t59 := (roundi(values[1] / _k0) + ((t58 >> 1) ^ -(t58 & 1))) & 1023
-				if t59 >> 9:
-					t59 -= 1024
-				t52 = t59 * _k0
+					var t57 := acc & 1023
+					acc >>= 10
+					n -= 10
+					if t57 >> 9:
+						t57 -= 1024
+					t50 = (t57 * _k0)
+				values[1] = t50
 			else:
-				acc >>= 3
-				n -= 3
 				if n < 10:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t60 := acc & 1023
+				var t58 := acc & 1023
 				acc >>= 10
 				n -= 10
-				if t60 >> 9:
-					t60 -= 1024
-				t52 = (t60 * _k0)
-			values[1] = t52
-		else:
-			if n < 10:
-				acc |= buf.decode_u32(bp) << n
-				bp += 4
-				n += 32
-			var t61 := acc & 1023
-			acc >>= 10
-			n -= 10
-			if t61 >> 9:
-				t61 -= 1024
-			values[1] = (t61 * _k0)
-		if (bp << 3) - n > end:
-			return _bad(id, "DT_Player", "heading", "packet truncated")
-	if mask & 4:
-		if delta:
-			var t62: int
-			if n < 8:
-				acc |= buf.decode_u32(bp) << n
-				bp += 4
-				n += 32
-			var t63 := acc & 7
-			if not t63 & 1:
-				var t64 := (acc >> 1) & 3
-				acc >>= 3
-				n -= 3
-				var t65 := (int(values[2]) + ((t64 >> 1) ^ -(t64 & 1))) & 127
-				t62 = t65
-			elif not t63 & 2:
-				var t66 := (acc >> 2) & 7
-				acc >>= 5
-				n -= 5
-				var t67 := (int(values[2]) + ((t66 >> 1) ^ -(t66 & 1))) & 127
-				t62 = t67
-			elif not t63 & 4:
-				var t68 := (acc >> 3) & 31
-				acc >>= 8
-				n -= 8
-				var t69 := (int(values[2]) + ((t68 >> 1) ^ -(t68 & 1))) & 127
-				t62 = t69
+				if t58 >> 9:
+					t58 -= 1024
+				values[1] = (t58 * _k0)
+			if (bp << 3) - n > end:
+				return _bad(id, "DT_Player", "heading", "packet truncated")
+		if mask & 4:
+			if delta:
+				var t59: int
+				if n < 8:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				if not acc & 1:
+					var t60 := (acc >> 1) & 3
+					acc >>= 3
+					n -= 3
+					var t62: int = values[2]
+					t59 = (t62 + ((t60 >> 1) ^ -(t60 & 1))) & 127
+				elif not acc & 2:
+					var t63 := (acc >> 2) & 7
+					acc >>= 5
+					n -= 5
+					var t65: int = values[2]
+					t59 = (t65 + ((t63 >> 1) ^ -(t63 & 1))) & 127
+				elif not acc & 4:
+					var t66 := (acc >> 3) & 31
+					acc >>= 8
+					n -= 8
+					var t68: int = values[2]
+					t59 = (t68 + ((t66 >> 1) ^ -(t66 & 1))) & 127
+				else:
+					acc >>= 3
+					n -= 3
+					if n < 7:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t69 := acc & 127
+					acc >>= 7
+					n -= 7
+					t59 = t69
+				values[2] = t59
 			else:
-				acc >>= 3
-				n -= 3
 				if n < 7:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
@@ -463,209 +469,210 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 				var t70 := acc & 127
 				acc >>= 7
 				n -= 7
-				t62 = t70
-			values[2] = t62
-		else:
-			if n < 7:
-				acc |= buf.decode_u32(bp) << n
-				bp += 4
-				n += 32
-			var t71 := acc & 127
-			acc >>= 7
-			n -= 7
-			values[2] = t71
-		if (bp << 3) - n > end:
-			return _bad(id, "DT_Player", "health", "packet truncated")
-	if mask & 8:
-		if delta:
-			var t72: Vector2 = values[3]
-			var t73: float
-			if n < 11:
-				acc |= buf.decode_u32(bp) << n
-				bp += 4
-				n += 32
-			var t74 := acc & 7
-			if not t74 & 1:
-				var t75 := (acc >> 1) & 7
-				acc >>= 4
-				n -= 4
-				var t76 := (roundi((t72.x - _k1) / _k3) + ((t75 >> 1) ^ -(t75 & 1))) & 4095
-				t73 = _k1 + t76 * _k3
-			elif not t74 & 2:
-				var t77 := (acc >> 2) & 31
-				acc >>= 7
-				n -= 7
-				var t78 := (roundi((t72.x - _k1) / _k3) + ((t77 >> 1) ^ -(t77 & 1))) & 4095
-				t73 = _k1 + t78 * _k3
-			elif not t74 & 4:
-				var t79 := (acc >> 3) & 255
-				acc >>= 11
-				n -= 11
-				var t80 := (roundi((t72.x - _k1) / _k3) + ((t79 >> 1) ^ -(t79 & 1))) & 4095
-				t73 = _k1 + t80 * _k3
+				values[2] = t70
+			if (bp << 3) - n > end:
+				return _bad(id, "DT_Player", "health", "packet truncated")
+		if mask & 8:
+			if delta:
+				var t71: Vector2 = values[3]
+				var t72: float
+				if n < 11:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				if not acc & 1:
+					var t73 := (acc >> 1) & 7
+					acc >>= 4
+					n -= 4
+					var t74 := (roundi((t71.x - _k1) / _k3) + ((t73 >> 1) ^ -(t73 & 1))) & 4095
+					t72 = _k1 + t74 * _k3
+				elif not acc & 2:
+					var t75 := (acc >> 2) & 31
+					acc >>= 7
+					n -= 7
+					var t76 := (roundi((t71.x - _k1) / _k3) + ((t75 >> 1) ^ -(t75 & 1))) & 4095
+					t72 = _k1 + t76 * _k3
+				elif not acc & 4:
+					var t77 := (acc >> 3) & 255
+					acc >>= 11
+					n -= 11
+					var t78 := (roundi((t71.x - _k1) / _k3) + ((t77 >> 1) ^ -(t77 & 1))) & 4095
+					t72 = _k1 + t78 * _k3
+				else:
+					acc >>= 3
+					n -= 3
+					if n < 12:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t79 := acc & 4095
+					acc >>= 12
+					n -= 12
+					t72 = (_k1 + t79 * _k3)
+				var t80: float
+				if n < 11:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				if not acc & 1:
+					var t81 := (acc >> 1) & 7
+					acc >>= 4
+					n -= 4
+					var t82 := (roundi((t71.y - _k1) / _k3) + ((t81 >> 1) ^ -(t81 & 1))) & 4095
+					t80 = _k1 + t82 * _k3
+				elif not acc & 2:
+					var t83 := (acc >> 2) & 31
+					acc >>= 7
+					n -= 7
+					var t84 := (roundi((t71.y - _k1) / _k3) + ((t83 >> 1) ^ -(t83 & 1))) & 4095
+					t80 = _k1 + t84 * _k3
+				elif not acc & 4:
+					var t85 := (acc >> 3) & 255
+					acc >>= 11
+					n -= 11
+					var t86 := (roundi((t71.y - _k1) / _k3) + ((t85 >> 1) ^ -(t85 & 1))) & 4095
+					t80 = _k1 + t86 * _k3
+				else:
+					acc >>= 3
+					n -= 3
+					if n < 12:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t87 := acc & 4095
+					acc >>= 12
+					n -= 12
+					t80 = (_k1 + t87 * _k3)
+				values[3] = Vector2(t72, t80)
 			else:
-				acc >>= 3
-				n -= 3
 				if n < 12:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t81 := acc & 4095
+				var t89 := acc & 4095
 				acc >>= 12
 				n -= 12
-				t73 = (_k1 + t81 * _k3)
-			var t82: float
-			if n < 11:
-				acc |= buf.decode_u32(bp) << n
-				bp += 4
-				n += 32
-			var t83 := acc & 7
-			if not t83 & 1:
-				var t84 := (acc >> 1) & 7
-				acc >>= 4
-				n -= 4
-				var t85 := (roundi((t72.y - _k1) / _k3) + ((t84 >> 1) ^ -(t84 & 1))) & 4095
-				t82 = _k1 + t85 * _k3
-			elif not t83 & 2:
-				var t86 := (acc >> 2) & 31
-				acc >>= 7
-				n -= 7
-				var t87 := (roundi((t72.y - _k1) / _k3) + ((t86 >> 1) ^ -(t86 & 1))) & 4095
-				t82 = _k1 + t87 * _k3
-			elif not t83 & 4:
-				var t88 := (acc >> 3) & 255
-				acc >>= 11
-				n -= 11
-				var t89 := (roundi((t72.y - _k1) / _k3) + ((t88 >> 1) ^ -(t88 & 1))) & 4095
-				t82 = _k1 + t89 * _k3
-			else:
-				acc >>= 3
-				n -= 3
+				var t88: float = (_k1 + t89 * _k3)
 				if n < 12:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t90 := acc & 4095
+				var t91 := acc & 4095
 				acc >>= 12
 				n -= 12
-				t82 = (_k1 + t90 * _k3)
-			values[3] = Vector2(t73, t82)
-		else:
-			if n < 12:
+				var t90: float = (_k1 + t91 * _k3)
+				values[3] = Vector2(t88, t90)
+			if (bp << 3) - n > end:
+				return _bad(id, "DT_Player", "velocity", "packet truncated")
+	if mask & 240:
+		if mask & 16:
+			if n < 1:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t92 := acc & 4095
-			acc >>= 12
-			n -= 12
-			var t91: float = (_k1 + t92 * _k3)
-			if n < 12:
+			var t92 := acc & 1
+			acc >>= 1
+			n -= 1
+			values[4] = t92
+			if (bp << 3) - n > end:
+				return _bad(id, "DT_Player", "team", "packet truncated")
+		if mask & 32:
+			if n < 5:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t94 := acc & 4095
-			acc >>= 12
-			n -= 12
-			var t93: float = (_k1 + t94 * _k3)
-			values[3] = Vector2(t91, t93)
-		if (bp << 3) - n > end:
-			return _bad(id, "DT_Player", "velocity", "packet truncated")
-	if mask & 16:
-		if n < 1:
-			acc |= buf.decode_u32(bp) << n
-			bp += 4
-			n += 32
-		var t95 := acc & 1
-		acc >>= 1
-		n -= 1
-		values[4] = t95
-		if (bp << 3) - n > end:
-			return _bad(id, "DT_Player", "team", "packet truncated")
-	if mask & 32:
-		if n < 5:
-			acc |= buf.decode_u32(bp) << n
-			bp += 4
-			n += 32
-		var t96 := acc & 31
-		acc >>= 5
-		n -= 5
-		if t96 > 24:
-			return _bad(id, "DT_Player", "name", "length %d is over Str(24)'s maximum" % t96)
-		var t97 := (bp << 3) - n
-		if t97 + (t96 << 3) > end:
-			return _bad(id, "DT_Player", "name", "packet truncated")
-		var t98 := _take(buf, t97, t96)
-		t97 += t96 << 3
-		bp = t97 >> 3
-		acc = buf[bp] >> (t97 & 7)
-		n = 8 - (t97 & 7)
-		bp += 1
-		if not _utf8_ok(t98):
-			return _bad(id, "DT_Player", "name", "Str(24): invalid UTF-8 or a NUL")
-		values[5] = t98.get_string_from_utf8()
-		if (bp << 3) - n > end:
-			return _bad(id, "DT_Player", "name", "packet truncated")
-	if mask & 64:
-		if delta:
-			var t99: int
-			if n < 7:
-				acc |= buf.decode_u32(bp) << n
-				bp += 4
-				n += 32
-			var t100 := acc & 7
-			if not t100 & 1:
-				var t101 := (acc >> 1) & 3
-				acc >>= 3
-				n -= 3
-				var t102 := (int(values[6]) + ((t101 >> 1) ^ -(t101 & 1))) & 63
-				t99 = t102
-			elif not t100 & 2:
-				var t103 := (acc >> 2) & 7
-				acc >>= 5
-				n -= 5
-				var t104 := (int(values[6]) + ((t103 >> 1) ^ -(t103 & 1))) & 63
-				t99 = t104
-			elif not t100 & 4:
-				var t105 := (acc >> 3) & 15
-				acc >>= 7
-				n -= 7
-				var t106 := (int(values[6]) + ((t105 >> 1) ^ -(t105 & 1))) & 63
-				t99 = t106
+			var t93 := acc & 31
+			acc >>= 5
+			n -= 5
+			if t93 > 24:
+				return _bad(id, "DT_Player", "name", "length %d is over Str(24)'s maximum" % t93)
+			var t94 := (bp << 3) - n
+			if t94 + (t93 << 3) > end:
+				return _bad(id, "DT_Player", "name", "packet truncated")
+			var t96 := t94 >> 3
+			var t97 := t94 & 7
+			var t95 := PackedByteArray()
+			if t97 == 0:
+				t95 = buf.slice(t96, t96 + t93)
 			else:
-				acc >>= 3
-				n -= 3
+				t95.resize(t93 + 3)
+				var t98 := 0
+				while t98 < t93:
+					t95.encode_u32(t98, (buf.decode_u64(t96 + t98) >> t97) & 0xFFFFFFFF)
+					t98 += 4
+				t95.resize(t93)
+			t94 += t93 << 3
+			bp = t94 >> 3
+			acc = buf[bp] >> (t94 & 7)
+			n = 8 - (t94 & 7)
+			bp += 1
+			var t99 := t95.get_string_from_ascii()
+			if t95.has(0) or t99.to_utf8_buffer().size() != t95.size():
+				if not _utf8_ok(t95):
+					return _bad(id, "DT_Player", "name", "Str(24): invalid UTF-8 or a NUL")
+				t99 = t95.get_string_from_utf8()
+			values[5] = t99
+			if (bp << 3) - n > end:
+				return _bad(id, "DT_Player", "name", "packet truncated")
+		if mask & 64:
+			if delta:
+				var t100: int
+				if n < 7:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				if not acc & 1:
+					var t101 := (acc >> 1) & 3
+					acc >>= 3
+					n -= 3
+					var t103: int = values[6]
+					t100 = (t103 + ((t101 >> 1) ^ -(t101 & 1))) & 63
+				elif not acc & 2:
+					var t104 := (acc >> 2) & 7
+					acc >>= 5
+					n -= 5
+					var t106: int = values[6]
+					t100 = (t106 + ((t104 >> 1) ^ -(t104 & 1))) & 63
+				elif not acc & 4:
+					var t107 := (acc >> 3) & 15
+					acc >>= 7
+					n -= 7
+					var t109: int = values[6]
+					t100 = (t109 + ((t107 >> 1) ^ -(t107 & 1))) & 63
+				else:
+					acc >>= 3
+					n -= 3
+					if n < 6:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t110 := acc & 63
+					acc >>= 6
+					n -= 6
+					t100 = t110
+				values[6] = t100
+			else:
 				if n < 6:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t107 := acc & 63
+				var t111 := acc & 63
 				acc >>= 6
 				n -= 6
-				t99 = t107
-			values[6] = t99
-		else:
-			if n < 6:
+				values[6] = t111
+			if (bp << 3) - n > end:
+				return _bad(id, "DT_Player", "loadout.ammo", "packet truncated")
+		if mask & 128:
+			if n < 1:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t108 := acc & 63
-			acc >>= 6
-			n -= 6
-			values[6] = t108
-		if (bp << 3) - n > end:
-			return _bad(id, "DT_Player", "loadout.ammo", "packet truncated")
-	if mask & 128:
-		if n < 1:
-			acc |= buf.decode_u32(bp) << n
-			bp += 4
-			n += 32
-		var t109 := acc & 1
-		acc >>= 1
-		n -= 1
-		values[7] = (t109 == 1)
-		if (bp << 3) - n > end:
-			return _bad(id, "DT_Player", "loadout.reloading", "packet truncated")
-	_mask = mask
+			var t112 := acc & 1
+			acc >>= 1
+			n -= 1
+			values[7] = (t112 == 1)
+			if (bp << 3) - n > end:
+				return _bad(id, "DT_Player", "loadout.reloading", "packet truncated")
 	return (bp << 3) - n
 
 
@@ -716,10 +723,10 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 		acc |= buf.decode_u32(bp) << n
 		bp += 4
 		n += 32
-	var t110 := acc & 1
+	var t113 := acc & 1
 	acc >>= 1
 	n -= 1
-	if t110:
+	if t113:
 		var p := -1
 		while true:
 			if (bp << 3) - n > end:
@@ -728,19 +735,19 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t111 := acc & 1
+			var t114 := acc & 1
 			acc >>= 1
 			n -= 1
-			if not t111:
+			if not t114:
 				break
 			if n < 2:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t112 := acc & 3
+			var t115 := acc & 3
 			acc >>= 2
 			n -= 2
-			p += 1 + t112
+			p += 1 + t115
 			if p >= 4:
 				return _fail("entity %d (DT_Shot): index %d is past its 4 properties" % [id, p], id)
 			mask |= 1 << p
@@ -749,45 +756,44 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 			acc |= buf.decode_u32(bp) << n
 			bp += 4
 			n += 32
-		var t113 := acc & 15
+		var t116 := acc & 15
 		acc >>= 4
 		n -= 4
-		mask |= t113 << 0
+		mask |= t116 << 0
 	if (bp << 3) - n > end:
 		return _fail("packet truncated in entity %d (DT_Shot)'s change list" % id, id)
 	if mask & 1:
 		if delta:
-			var t114: Vector2 = values[0]
-			var t115: float
+			var t117: Vector2 = values[0]
+			var t118: float
 			if n < 14:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t116 := acc & 7
-			if not t116 & 1:
-				var t117 := (acc >> 1) & 15
+			if not acc & 1:
+				var t119 := (acc >> 1) & 15
 				acc >>= 5
 				n -= 5
-				var t118 := roundi(t114.x * float(16)) + ((t117 >> 1) ^ -(t117 & 1))
-				if absi(t118) > 32783:
-					return _bad(id, "DT_Shot", "position", "a delta past Coord(11, 4)'s range")
-				t115 = float(t118) / float(16)
-			elif not t116 & 2:
-				var t119 := (acc >> 2) & 127
-				acc >>= 9
-				n -= 9
-				var t120 := roundi(t114.x * float(16)) + ((t119 >> 1) ^ -(t119 & 1))
+				var t120 := roundi(t117.x * 16.0) + ((t119 >> 1) ^ -(t119 & 1))
 				if absi(t120) > 32783:
 					return _bad(id, "DT_Shot", "position", "a delta past Coord(11, 4)'s range")
-				t115 = float(t120) / float(16)
-			elif not t116 & 4:
-				var t121 := (acc >> 3) & 2047
-				acc >>= 14
-				n -= 14
-				var t122 := roundi(t114.x * float(16)) + ((t121 >> 1) ^ -(t121 & 1))
+				t118 = t120 / 16.0
+			elif not acc & 2:
+				var t121 := (acc >> 2) & 127
+				acc >>= 9
+				n -= 9
+				var t122 := roundi(t117.x * 16.0) + ((t121 >> 1) ^ -(t121 & 1))
 				if absi(t122) > 32783:
 					return _bad(id, "DT_Shot", "position", "a delta past Coord(11, 4)'s range")
-				t115 = float(t122) / float(16)
+				t118 = t122 / 16.0
+			elif not acc & 4:
+				var t123 := (acc >> 3) & 2047
+				acc >>= 14
+				n -= 14
+				var t124 := roundi(t117.x * 16.0) + ((t123 >> 1) ^ -(t123 & 1))
+				if absi(t124) > 32783:
+					return _bad(id, "DT_Shot", "position", "a delta past Coord(11, 4)'s range")
+				t118 = t124 / 16.0
 			else:
 				acc >>= 3
 				n -= 3
@@ -795,72 +801,71 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t123 := acc & 3
+				var t125 := acc & 3
 				acc >>= 2
 				n -= 2
-				var t124 := 0.0
-				if t123:
+				var t126 := 0.0
+				if t125:
 					if n < 1:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t125 := acc & 1
+					var t127 := acc & 1
 					acc >>= 1
 					n -= 1
-					var t126 := 0
-					if t123 & 1:
+					var t128 := 0
+					if t125 & 1:
 						if n < 11:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t127 := acc & 2047
+						var t129 := acc & 2047
 						acc >>= 11
 						n -= 11
-						t126 = t127 + 1
-					var t128 := 0
-					if t123 & 2:
+						t128 = t129 + 1
+					var t130 := 0
+					if t125 & 2:
 						if n < 4:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t129 := acc & 15
+						var t131 := acc & 15
 						acc >>= 4
 						n -= 4
-						t128 = t129
-					t124 = t126 + t128 / float(16)
-					if t125:
-						t124 = -t124
-				t115 = t124
-			var t130: float
+						t130 = t131
+					t126 = t128 + t130 / 16.0
+					if t127:
+						t126 = -t126
+				t118 = t126
+			var t132: float
 			if n < 14:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t131 := acc & 7
-			if not t131 & 1:
-				var t132 := (acc >> 1) & 15
+			if not acc & 1:
+				var t133 := (acc >> 1) & 15
 				acc >>= 5
 				n -= 5
-				var t133 := roundi(t114.y * float(16)) + ((t132 >> 1) ^ -(t132 & 1))
-				if absi(t133) > 32783:
+				var t134 := roundi(t117.y * 16.0) + ((t133 >> 1) ^ -(t133 & 1))
+				if absi(t134) > 32783:
 					return _bad(id, "DT_Shot", "position", "a delta past Coord(11, 4)'s range")
-				t130 = float(t133) / float(16)
-			elif not t131 & 2:
-				var t134 := (acc >> 2) & 127
+				t132 = t134 / 16.0
+			elif not acc & 2:
+				var t135 := (acc >> 2) & 127
 				acc >>= 9
 				n -= 9
-				var t135 := roundi(t114.y * float(16)) + ((t134 >> 1) ^ -(t134 & 1))
-				if absi(t135) > 32783:
+				var t136 := roundi(t117.y * 16.0) + ((t135 >> 1) ^ -(t135 & 1))
+				if absi(t136) > 32783:
 					return _bad(id, "DT_Shot", "position", "a delta past Coord(11, 4)'s range")
-				t130 = float(t135) / float(16)
-			elif not t131 & 4:
-				var t136 := (acc >> 3) & 2047
+				t132 = t136 / 16.0
+			elif not acc & 4:
+				var t137 := (acc >> 3) & 2047
 				acc >>= 14
 				n -= 14
-				var t137 := roundi(t114.y * float(16)) + ((t136 >> 1) ^ -(t136 & 1))
-				if absi(t137) > 32783:
+				var t138 := roundi(t117.y * 16.0) + ((t137 >> 1) ^ -(t137 & 1))
+				if absi(t138) > 32783:
 					return _bad(id, "DT_Shot", "position", "a delta past Coord(11, 4)'s range")
-				t130 = float(t137) / float(16)
+				t132 = t138 / 16.0
 			else:
 				acc >>= 3
 				n -= 3
@@ -868,154 +873,153 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t138 := acc & 3
+				var t139 := acc & 3
 				acc >>= 2
 				n -= 2
-				var t139 := 0.0
-				if t138:
+				var t140 := 0.0
+				if t139:
 					if n < 1:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t140 := acc & 1
+					var t141 := acc & 1
 					acc >>= 1
 					n -= 1
-					var t141 := 0
-					if t138 & 1:
+					var t142 := 0
+					if t139 & 1:
 						if n < 11:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t142 := acc & 2047
+						var t143 := acc & 2047
 						acc >>= 11
 						n -= 11
-						t141 = t142 + 1
-					var t143 := 0
-					if t138 & 2:
+						t142 = t143 + 1
+					var t144 := 0
+					if t139 & 2:
 						if n < 4:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t144 := acc & 15
+						var t145 := acc & 15
 						acc >>= 4
 						n -= 4
-						t143 = t144
-					t139 = t141 + t143 / float(16)
-					if t140:
-						t139 = -t139
-				t130 = t139
-			values[0] = Vector2(t115, t130)
+						t144 = t145
+					t140 = t142 + t144 / 16.0
+					if t141:
+						t140 = -t140
+				t132 = t140
+			values[0] = Vector2(t118, t132)
 		else:
 			if n < 2:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t146 := acc & 3
+			var t147 := acc & 3
 			acc >>= 2
 			n -= 2
-			var t147 := 0.0
-			if t146:
+			var t148 := 0.0
+			if t147:
 				if n < 1:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t148 := acc & 1
+				var t149 := acc & 1
 				acc >>= 1
 				n -= 1
-				var t149 := 0
-				if t146 & 1:
+				var t150 := 0
+				if t147 & 1:
 					if n < 11:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t150 := acc & 2047
+					var t151 := acc & 2047
 					acc >>= 11
 					n -= 11
-					t149 = t150 + 1
-				var t151 := 0
-				if t146 & 2:
+					t150 = t151 + 1
+				var t152 := 0
+				if t147 & 2:
 					if n < 4:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t152 := acc & 15
+					var t153 := acc & 15
 					acc >>= 4
 					n -= 4
-					t151 = t152
-				t147 = t149 + t151 / float(16)
-				if t148:
-					t147 = -t147
-			var t145: float = t147
+					t152 = t153
+				t148 = t150 + t152 / 16.0
+				if t149:
+					t148 = -t148
+			var t146: float = t148
 			if n < 2:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t154 := acc & 3
+			var t155 := acc & 3
 			acc >>= 2
 			n -= 2
-			var t155 := 0.0
-			if t154:
+			var t156 := 0.0
+			if t155:
 				if n < 1:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t156 := acc & 1
+				var t157 := acc & 1
 				acc >>= 1
 				n -= 1
-				var t157 := 0
-				if t154 & 1:
+				var t158 := 0
+				if t155 & 1:
 					if n < 11:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t158 := acc & 2047
+					var t159 := acc & 2047
 					acc >>= 11
 					n -= 11
-					t157 = t158 + 1
-				var t159 := 0
-				if t154 & 2:
+					t158 = t159 + 1
+				var t160 := 0
+				if t155 & 2:
 					if n < 4:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t160 := acc & 15
+					var t161 := acc & 15
 					acc >>= 4
 					n -= 4
-					t159 = t160
-				t155 = t157 + t159 / float(16)
-				if t156:
-					t155 = -t155
-			var t153: float = t155
-			values[0] = Vector2(t145, t153)
+					t160 = t161
+				t156 = t158 + t160 / 16.0
+				if t157:
+					t156 = -t156
+			var t154: float = t156
+			values[0] = Vector2(t146, t154)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Shot", "position", "packet truncated")
 	if mask & 2:
 		if delta:
-			var t161: Vector2 = values[1]
-			var t162: float
+			var t162: Vector2 = values[1]
+			var t163: float
 			if n < 11:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t163 := acc & 7
-			if not t163 & 1:
+			if not acc & 1:
 				var t164 := (acc >> 1) & 7
 				acc >>= 4
 				n -= 4
-				var t165 := (roundi((t161.x - _k1) / _k3) + ((t164 >> 1) ^ -(t164 & 1))) & 4095
-				t162 = _k1 + t165 * _k3
-			elif not t163 & 2:
+				var t165 := (roundi((t162.x - _k1) / _k3) + ((t164 >> 1) ^ -(t164 & 1))) & 4095
+				t163 = _k1 + t165 * _k3
+			elif not acc & 2:
 				var t166 := (acc >> 2) & 31
 				acc >>= 7
 				n -= 7
-				var t167 := (roundi((t161.x - _k1) / _k3) + ((t166 >> 1) ^ -(t166 & 1))) & 4095
-				t162 = _k1 + t167 * _k3
-			elif not t163 & 4:
+				var t167 := (roundi((t162.x - _k1) / _k3) + ((t166 >> 1) ^ -(t166 & 1))) & 4095
+				t163 = _k1 + t167 * _k3
+			elif not acc & 4:
 				var t168 := (acc >> 3) & 255
 				acc >>= 11
 				n -= 11
-				var t169 := (roundi((t161.x - _k1) / _k3) + ((t168 >> 1) ^ -(t168 & 1))) & 4095
-				t162 = _k1 + t169 * _k3
+				var t169 := (roundi((t162.x - _k1) / _k3) + ((t168 >> 1) ^ -(t168 & 1))) & 4095
+				t163 = _k1 + t169 * _k3
 			else:
 				acc >>= 3
 				n -= 3
@@ -1026,31 +1030,30 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 				var t170 := acc & 4095
 				acc >>= 12
 				n -= 12
-				t162 = (_k1 + t170 * _k3)
+				t163 = (_k1 + t170 * _k3)
 			var t171: float
 			if n < 11:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t172 := acc & 7
-			if not t172 & 1:
-				var t173 := (acc >> 1) & 7
+			if not acc & 1:
+				var t172 := (acc >> 1) & 7
 				acc >>= 4
 				n -= 4
-				var t174 := (roundi((t161.y - _k1) / _k3) + ((t173 >> 1) ^ -(t173 & 1))) & 4095
-				t171 = _k1 + t174 * _k3
-			elif not t172 & 2:
-				var t175 := (acc >> 2) & 31
+				var t173 := (roundi((t162.y - _k1) / _k3) + ((t172 >> 1) ^ -(t172 & 1))) & 4095
+				t171 = _k1 + t173 * _k3
+			elif not acc & 2:
+				var t174 := (acc >> 2) & 31
 				acc >>= 7
 				n -= 7
-				var t176 := (roundi((t161.y - _k1) / _k3) + ((t175 >> 1) ^ -(t175 & 1))) & 4095
-				t171 = _k1 + t176 * _k3
-			elif not t172 & 4:
-				var t177 := (acc >> 3) & 255
+				var t175 := (roundi((t162.y - _k1) / _k3) + ((t174 >> 1) ^ -(t174 & 1))) & 4095
+				t171 = _k1 + t175 * _k3
+			elif not acc & 4:
+				var t176 := (acc >> 3) & 255
 				acc >>= 11
 				n -= 11
-				var t178 := (roundi((t161.y - _k1) / _k3) + ((t177 >> 1) ^ -(t177 & 1))) & 4095
-				t171 = _k1 + t178 * _k3
+				var t177 := (roundi((t162.y - _k1) / _k3) + ((t176 >> 1) ^ -(t176 & 1))) & 4095
+				t171 = _k1 + t177 * _k3
 			else:
 				acc >>= 3
 				n -= 3
@@ -1058,29 +1061,29 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t179 := acc & 4095
+				var t178 := acc & 4095
 				acc >>= 12
 				n -= 12
-				t171 = (_k1 + t179 * _k3)
-			values[1] = Vector2(t162, t171)
+				t171 = (_k1 + t178 * _k3)
+			values[1] = Vector2(t163, t171)
 		else:
 			if n < 12:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t181 := acc & 4095
+			var t180 := acc & 4095
 			acc >>= 12
 			n -= 12
-			var t180: float = (_k1 + t181 * _k3)
+			var t179: float = (_k1 + t180 * _k3)
 			if n < 12:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t183 := acc & 4095
+			var t182 := acc & 4095
 			acc >>= 12
 			n -= 12
-			var t182: float = (_k1 + t183 * _k3)
-			values[1] = Vector2(t180, t182)
+			var t181: float = (_k1 + t182 * _k3)
+			values[1] = Vector2(t179, t181)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Shot", "velocity", "packet truncated")
 	if mask & 4:
@@ -1088,39 +1091,38 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 			acc |= buf.decode_u32(bp) << n
 			bp += 4
 			n += 32
-		var t184 := acc & 65535
+		var t183 := acc & 65535
 		acc >>= 16
 		n -= 16
-		var t185 = null if t184 == 0 else t184 - 1
-		values[2] = t185
+		var t184 = null if t183 == 0 else t183 - 1
+		values[2] = t184
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Shot", "shooter", "packet truncated")
 	if mask & 8:
 		if delta:
-			var t186: float
+			var t185: float
 			if n < 7:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t187 := acc & 7
-			if not t187 & 1:
-				var t188 := (acc >> 1) & 3
+			if not acc & 1:
+				var t186 := (acc >> 1) & 3
 				acc >>= 3
 				n -= 3
-				var t189 := (roundi((values[3] - _k4) / _k6) + ((t188 >> 1) ^ -(t188 & 1))) & 63
-				t186 = _k4 + t189 * _k6
-			elif not t187 & 2:
-				var t190 := (acc >> 2) & 7
+				var t187 := (roundi((values[3] - _k4) / _k6) + ((t186 >> 1) ^ -(t186 & 1))) & 63
+				t185 = _k4 + t187 * _k6
+			elif not acc & 2:
+				var t188 := (acc >> 2) & 7
 				acc >>= 5
 				n -= 5
-				var t191 := (roundi((values[3] - _k4) / _k6) + ((t190 >> 1) ^ -(t190 & 1))) & 63
-				t186 = _k4 + t191 * _k6
-			elif not t187 & 4:
-				var t192 := (acc >> 3) & 15
+				var t189 := (roundi((values[3] - _k4) / _k6) + ((t188 >> 1) ^ -(t188 & 1))) & 63
+				t185 = _k4 + t189 * _k6
+			elif not acc & 4:
+				var t190 := (acc >> 3) & 15
 				acc >>= 7
 				n -= 7
-				var t193 := (roundi((values[3] - _k4) / _k6) + ((t192 >> 1) ^ -(t192 & 1))) & 63
-				t186 = _k4 + t193 * _k6
+				var t191 := (roundi((values[3] - _k4) / _k6) + ((t190 >> 1) ^ -(t190 & 1))) & 63
+				t185 = _k4 + t191 * _k6
 			else:
 				acc >>= 3
 				n -= 3
@@ -1128,23 +1130,22 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t194 := acc & 63
+				var t192 := acc & 63
 				acc >>= 6
 				n -= 6
-				t186 = (_k4 + t194 * _k6)
-			values[3] = t186
+				t185 = (_k4 + t192 * _k6)
+			values[3] = t185
 		else:
 			if n < 6:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t195 := acc & 63
+			var t193 := acc & 63
 			acc >>= 6
 			n -= 6
-			values[3] = (_k4 + t195 * _k6)
+			values[3] = (_k4 + t193 * _k6)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Shot", "heat", "packet truncated")
-	_mask = mask
 	return (bp << 3) - n
 
 
@@ -1172,9 +1173,13 @@ func _n1(node: Object, v: Array, o: Array) -> void:
 
 
 
-func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Dictionary, shared: bool, deltas: bool, touched: Array) -> int:
+func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Array, sparse: Dictionary, shared: bool, deltas: bool, touched: PackedInt64Array) -> int:
 	var prev := -1
+	var dn := dense.size()
 	var end := size << 3
+	var bp := 0
+	var acc := 0
+	var n := 0
 	for r in count:
 		if pos >= size:
 			return _fail("packet truncated before a record at byte %d" % pos)
@@ -1183,9 +1188,6 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Diction
 		var at := (pos << 3) + 3
 		var id := prev + 1
 		if b0 & 4:
-			var bp := 0
-			var acc := 0
-			var n := 0
 			bp = at >> 3
 			acc = buf[bp] >> (at & 7)
 			n = 8 - (at & 7)
@@ -1194,72 +1196,73 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Diction
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t196 := acc & 3
+			var t194 := acc & 3
 			acc >>= 2
 			n -= 2
-			if t196 == 0:
+			if t194 == 0:
 				if n < 4:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t197 := acc & 15
+				var t195 := acc & 15
 				acc >>= 4
 				n -= 4
-				id += t197
-			elif t196 == 1:
+				id += t195
+			elif t194 == 1:
 				if n < 8:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t198 := acc & 255
+				var t196 := acc & 255
 				acc >>= 8
 				n -= 8
-				id += t198
-			elif t196 == 2:
+				id += t196
+			elif t194 == 2:
 				if n < 16:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t199 := acc & 65535
+				var t197 := acc & 65535
 				acc >>= 16
 				n -= 16
-				id += t199
+				id += t197
 			else:
 				if n < 32:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t200 := acc & 4294967295
+				var t198 := acc & 4294967295
 				acc >>= 32
 				n -= 32
-				id += t200
+				id += t198
 			at = (bp << 3) - n
 			if at > end:
 				return _fail("packet truncated in a record header at byte %d" % pos)
 		prev = id
 		if op == 2:
-			if not st.erase(id):
+			if id < dn:
+				if dense[id] == null:
+					return _fail("delete of entity %d, which this client lacks" % id, id)
+				dense[id] = null
+			elif not sparse.erase(id):
 				return _fail("delete of entity %d, which this client lacks" % id, id)
 			touched.append(id)
 			touched.append(-1)
-			touched.append(0)
 			pos = (at + 7) >> 3
 			continue
 		var c := 0
-		var delta := deltas and op == 0
-		var values: Array
+		var src: Array
 		if op == 0:
-			var old = st.get(id)
+			var old = dense[id] if id < dn else sparse.get(id)
 			if old == null:
 				return _fail("update of entity %d, which this client lacks" % id, id)
-			values = old.duplicate()
-			c = values[-1]
+			src = old
+			c = src[-1]
+			touched.append(id)
+			touched.append(c)
 		elif op == 3 or not shared:
 			return _fail("record op %d is not allowed here (entity %d)" % [op, id], id)
 		else:
-			var bp := 0
-			var acc := 0
-			var n := 0
 			bp = at >> 3
 			acc = buf[bp] >> (at & 7)
 			n = 8 - (at & 7)
@@ -1268,86 +1271,1150 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Diction
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t201 := acc & 1
+			var t199 := acc & 1
 			acc >>= 1
 			n -= 1
-			c = t201
+			c = t199
 			at = (bp << 3) - n
 			if at > end:
 				return _fail("packet truncated in entity %d's class id" % id, id)
 			if c >= 2:
 				return _fail("entity %d enters with unknown class id %d" % [id, c], id)
-			values = _baselines[c].duplicate()
+			src = _baselines[c]
+			touched.append(id)
+			touched.append(-2 - c)
+		var delta := deltas and op == 0
+		var values := src.duplicate()
 		if c == 0:
-			at = _c0(buf, at, end, id, values, delta)
+			acc = buf.decode_u32(at >> 3) >> (at & 7)
+			n = 32 - (at & 7)
+			bp = (at >> 3) + 4
+			var m0 := 0
+			if acc & 1:
+				acc >>= 1
+				n -= 1
+				var p := -1
+				while true:
+					if n < 4:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t200 := acc & 15
+					if not t200 & 1:
+						acc >>= 1
+						n -= 1
+						break
+					acc >>= 4
+					n -= 4
+					p += 1 + (t200 >> 1)
+					if p >= 8:
+						return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+					m0 |= 1 << p
+			else:
+				acc >>= 1
+				n -= 1
+				if n < 8:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t201 := acc & 255
+				acc >>= 8
+				n -= 8
+				m0 |= t201 << 0
+			if delta:
+				if m0 & 15:
+					if m0 & 1:
+						var t202: Vector2 = values[0]
+						var t203: float
+						if n < 14:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						if not acc & 1:
+							var t204 := (acc >> 1) & 15
+							acc >>= 5
+							n -= 5
+							var t205 := roundi(t202.x * 16.0) + ((t204 >> 1) ^ -(t204 & 1))
+							if absi(t205) > 32783:
+								return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+							t203 = t205 / 16.0
+						elif not acc & 2:
+							var t206 := (acc >> 2) & 127
+							acc >>= 9
+							n -= 9
+							var t207 := roundi(t202.x * 16.0) + ((t206 >> 1) ^ -(t206 & 1))
+							if absi(t207) > 32783:
+								return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+							t203 = t207 / 16.0
+						elif not acc & 4:
+							var t208 := (acc >> 3) & 2047
+							acc >>= 14
+							n -= 14
+							var t209 := roundi(t202.x * 16.0) + ((t208 >> 1) ^ -(t208 & 1))
+							if absi(t209) > 32783:
+								return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+							t203 = t209 / 16.0
+						else:
+							acc >>= 3
+							n -= 3
+							if n < 2:
+								acc |= buf.decode_u32(bp) << n
+								bp += 4
+								n += 32
+							var t210 := acc & 3
+							acc >>= 2
+							n -= 2
+							var t211 := 0.0
+							if t210:
+								if n < 1:
+									acc |= buf.decode_u32(bp) << n
+									bp += 4
+									n += 32
+								var t212 := acc & 1
+								acc >>= 1
+								n -= 1
+								var t213 := 0
+								if t210 & 1:
+									if n < 11:
+										acc |= buf.decode_u32(bp) << n
+										bp += 4
+										n += 32
+									var t214 := acc & 2047
+									acc >>= 11
+									n -= 11
+									t213 = t214 + 1
+								var t215 := 0
+								if t210 & 2:
+									if n < 4:
+										acc |= buf.decode_u32(bp) << n
+										bp += 4
+										n += 32
+									var t216 := acc & 15
+									acc >>= 4
+									n -= 4
+									t215 = t216
+								t211 = t213 + t215 / 16.0
+								if t212:
+									t211 = -t211
+							t203 = t211
+						var t217: float
+						if n < 14:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						if not acc & 1:
+							var t218 := (acc >> 1) & 15
+							acc >>= 5
+							n -= 5
+							var t219 := roundi(t202.y * 16.0) + ((t218 >> 1) ^ -(t218 & 1))
+							if absi(t219) > 32783:
+								return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+							t217 = t219 / 16.0
+						elif not acc & 2:
+							var t220 := (acc >> 2) & 127
+							acc >>= 9
+							n -= 9
+							var t221 := roundi(t202.y * 16.0) + ((t220 >> 1) ^ -(t220 & 1))
+							if absi(t221) > 32783:
+								return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+							t217 = t221 / 16.0
+						elif not acc & 4:
+							var t222 := (acc >> 3) & 2047
+							acc >>= 14
+							n -= 14
+							var t223 := roundi(t202.y * 16.0) + ((t222 >> 1) ^ -(t222 & 1))
+							if absi(t223) > 32783:
+								return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+							t217 = t223 / 16.0
+						else:
+							acc >>= 3
+							n -= 3
+							if n < 2:
+								acc |= buf.decode_u32(bp) << n
+								bp += 4
+								n += 32
+							var t224 := acc & 3
+							acc >>= 2
+							n -= 2
+							var t225 := 0.0
+							if t224:
+								if n < 1:
+									acc |= buf.decode_u32(bp) << n
+									bp += 4
+									n += 32
+								var t226 := acc & 1
+								acc >>= 1
+								n -= 1
+								var t227 := 0
+								if t224 & 1:
+									if n < 11:
+										acc |= buf.decode_u32(bp) << n
+										bp += 4
+										n += 32
+									var t228 := acc & 2047
+									acc >>= 11
+									n -= 11
+									t227 = t228 + 1
+								var t229 := 0
+								if t224 & 2:
+									if n < 4:
+										acc |= buf.decode_u32(bp) << n
+										bp += 4
+										n += 32
+									var t230 := acc & 15
+									acc >>= 4
+									n -= 4
+									t229 = t230
+								t225 = t227 + t229 / 16.0
+								if t226:
+									t225 = -t225
+							t217 = t225
+						values[0] = Vector2(t203, t217)
+					if m0 & 2:
+						var t231: float
+						if n < 9:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						if not acc & 1:
+							var t232 := (acc >> 1) & 3
+							acc >>= 3
+							n -= 3
+							var t233 := (roundi(values[1] / _k0) + ((t232 >> 1) ^ -(t232 & 1))) & 1023
+							if t233 >> 9:
+								t233 -= 1024
+							t231 = t233 * _k0
+						elif not acc & 2:
+							var t234 := (acc >> 2) & 15
+							acc >>= 6
+							n -= 6
+							var t235 := (roundi(values[1] / _k0) + ((t234 >> 1) ^ -(t234 & 1))) & 1023
+							if t235 >> 9:
+								t235 -= 1024
+							t231 = t235 * _k0
+						elif not acc & 4:
+							var t236 := (acc >> 3) & 63
+							acc >>= 9
+							n -= 9
+							var t237 := (roundi(values[1] / _k0) + ((t236 >> 1) ^ -(t236 & 1))) & 1023
+							if t237 >> 9:
+								t237 -= 1024
+							t231 = t237 * _k0
+						else:
+							acc >>= 3
+							n -= 3
+							if n < 10:
+								acc |= buf.decode_u32(bp) << n
+								bp += 4
+								n += 32
+							var t238 := acc & 1023
+							acc >>= 10
+							n -= 10
+							if t238 >> 9:
+								t238 -= 1024
+							t231 = (t238 * _k0)
+						values[1] = t231
+					if m0 & 4:
+						var t239: int
+						if n < 8:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						if not acc & 1:
+							var t240 := (acc >> 1) & 3
+							acc >>= 3
+							n -= 3
+							var t242: int = values[2]
+							t239 = (t242 + ((t240 >> 1) ^ -(t240 & 1))) & 127
+						elif not acc & 2:
+							var t243 := (acc >> 2) & 7
+							acc >>= 5
+							n -= 5
+							var t245: int = values[2]
+							t239 = (t245 + ((t243 >> 1) ^ -(t243 & 1))) & 127
+						elif not acc & 4:
+							var t246 := (acc >> 3) & 31
+							acc >>= 8
+							n -= 8
+							var t248: int = values[2]
+							t239 = (t248 + ((t246 >> 1) ^ -(t246 & 1))) & 127
+						else:
+							acc >>= 3
+							n -= 3
+							if n < 7:
+								acc |= buf.decode_u32(bp) << n
+								bp += 4
+								n += 32
+							var t249 := acc & 127
+							acc >>= 7
+							n -= 7
+							t239 = t249
+						values[2] = t239
+					if m0 & 8:
+						var t250: Vector2 = values[3]
+						var t251: float
+						if n < 11:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						if not acc & 1:
+							var t252 := (acc >> 1) & 7
+							acc >>= 4
+							n -= 4
+							var t253 := (roundi((t250.x - _k1) / _k3) + ((t252 >> 1) ^ -(t252 & 1))) & 4095
+							t251 = _k1 + t253 * _k3
+						elif not acc & 2:
+							var t254 := (acc >> 2) & 31
+							acc >>= 7
+							n -= 7
+							var t255 := (roundi((t250.x - _k1) / _k3) + ((t254 >> 1) ^ -(t254 & 1))) & 4095
+							t251 = _k1 + t255 * _k3
+						elif not acc & 4:
+							var t256 := (acc >> 3) & 255
+							acc >>= 11
+							n -= 11
+							var t257 := (roundi((t250.x - _k1) / _k3) + ((t256 >> 1) ^ -(t256 & 1))) & 4095
+							t251 = _k1 + t257 * _k3
+						else:
+							acc >>= 3
+							n -= 3
+							if n < 12:
+								acc |= buf.decode_u32(bp) << n
+								bp += 4
+								n += 32
+							var t258 := acc & 4095
+							acc >>= 12
+							n -= 12
+							t251 = (_k1 + t258 * _k3)
+						var t259: float
+						if n < 11:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						if not acc & 1:
+							var t260 := (acc >> 1) & 7
+							acc >>= 4
+							n -= 4
+							var t261 := (roundi((t250.y - _k1) / _k3) + ((t260 >> 1) ^ -(t260 & 1))) & 4095
+							t259 = _k1 + t261 * _k3
+						elif not acc & 2:
+							var t262 := (acc >> 2) & 31
+							acc >>= 7
+							n -= 7
+							var t263 := (roundi((t250.y - _k1) / _k3) + ((t262 >> 1) ^ -(t262 & 1))) & 4095
+							t259 = _k1 + t263 * _k3
+						elif not acc & 4:
+							var t264 := (acc >> 3) & 255
+							acc >>= 11
+							n -= 11
+							var t265 := (roundi((t250.y - _k1) / _k3) + ((t264 >> 1) ^ -(t264 & 1))) & 4095
+							t259 = _k1 + t265 * _k3
+						else:
+							acc >>= 3
+							n -= 3
+							if n < 12:
+								acc |= buf.decode_u32(bp) << n
+								bp += 4
+								n += 32
+							var t266 := acc & 4095
+							acc >>= 12
+							n -= 12
+							t259 = (_k1 + t266 * _k3)
+						values[3] = Vector2(t251, t259)
+				if m0 & 240:
+					if m0 & 16:
+						if n < 1:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t267 := acc & 1
+						acc >>= 1
+						n -= 1
+						values[4] = t267
+					if m0 & 32:
+						if n < 5:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t268 := acc & 31
+						acc >>= 5
+						n -= 5
+						if t268 > 24:
+							return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+						var t269 := (bp << 3) - n
+						if t269 + (t268 << 3) > end:
+							return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+						var t271 := t269 >> 3
+						var t272 := t269 & 7
+						var t270 := PackedByteArray()
+						if t272 == 0:
+							t270 = buf.slice(t271, t271 + t268)
+						else:
+							t270.resize(t268 + 3)
+							var t273 := 0
+							while t273 < t268:
+								t270.encode_u32(t273, (buf.decode_u64(t271 + t273) >> t272) & 0xFFFFFFFF)
+								t273 += 4
+							t270.resize(t268)
+						t269 += t268 << 3
+						bp = t269 >> 3
+						acc = buf[bp] >> (t269 & 7)
+						n = 8 - (t269 & 7)
+						bp += 1
+						var t274 := t270.get_string_from_ascii()
+						if t270.has(0) or t274.to_utf8_buffer().size() != t270.size():
+							if not _utf8_ok(t270):
+								return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+							t274 = t270.get_string_from_utf8()
+						values[5] = t274
+					if m0 & 64:
+						var t275: int
+						if n < 7:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						if not acc & 1:
+							var t276 := (acc >> 1) & 3
+							acc >>= 3
+							n -= 3
+							var t278: int = values[6]
+							t275 = (t278 + ((t276 >> 1) ^ -(t276 & 1))) & 63
+						elif not acc & 2:
+							var t279 := (acc >> 2) & 7
+							acc >>= 5
+							n -= 5
+							var t281: int = values[6]
+							t275 = (t281 + ((t279 >> 1) ^ -(t279 & 1))) & 63
+						elif not acc & 4:
+							var t282 := (acc >> 3) & 15
+							acc >>= 7
+							n -= 7
+							var t284: int = values[6]
+							t275 = (t284 + ((t282 >> 1) ^ -(t282 & 1))) & 63
+						else:
+							acc >>= 3
+							n -= 3
+							if n < 6:
+								acc |= buf.decode_u32(bp) << n
+								bp += 4
+								n += 32
+							var t285 := acc & 63
+							acc >>= 6
+							n -= 6
+							t275 = t285
+						values[6] = t275
+					if m0 & 128:
+						if n < 1:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t286 := acc & 1
+						acc >>= 1
+						n -= 1
+						values[7] = (t286 == 1)
+			else:
+				if m0 & 15:
+					if m0 & 1:
+						if n < 2:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t288 := acc & 3
+						acc >>= 2
+						n -= 2
+						var t289 := 0.0
+						if t288:
+							if n < 1:
+								acc |= buf.decode_u32(bp) << n
+								bp += 4
+								n += 32
+							var t290 := acc & 1
+							acc >>= 1
+							n -= 1
+							var t291 := 0
+							if t288 & 1:
+								if n < 11:
+									acc |= buf.decode_u32(bp) << n
+									bp += 4
+									n += 32
+								var t292 := acc & 2047
+								acc >>= 11
+								n -= 11
+								t291 = t292 + 1
+							var t293 := 0
+							if t288 & 2:
+								if n < 4:
+									acc |= buf.decode_u32(bp) << n
+									bp += 4
+									n += 32
+								var t294 := acc & 15
+								acc >>= 4
+								n -= 4
+								t293 = t294
+							t289 = t291 + t293 / 16.0
+							if t290:
+								t289 = -t289
+						var t287: float = t289
+						if n < 2:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t296 := acc & 3
+						acc >>= 2
+						n -= 2
+						var t297 := 0.0
+						if t296:
+							if n < 1:
+								acc |= buf.decode_u32(bp) << n
+								bp += 4
+								n += 32
+							var t298 := acc & 1
+							acc >>= 1
+							n -= 1
+							var t299 := 0
+							if t296 & 1:
+								if n < 11:
+									acc |= buf.decode_u32(bp) << n
+									bp += 4
+									n += 32
+								var t300 := acc & 2047
+								acc >>= 11
+								n -= 11
+								t299 = t300 + 1
+							var t301 := 0
+							if t296 & 2:
+								if n < 4:
+									acc |= buf.decode_u32(bp) << n
+									bp += 4
+									n += 32
+								var t302 := acc & 15
+								acc >>= 4
+								n -= 4
+								t301 = t302
+							t297 = t299 + t301 / 16.0
+							if t298:
+								t297 = -t297
+						var t295: float = t297
+						values[0] = Vector2(t287, t295)
+					if m0 & 2:
+						if n < 10:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t303 := acc & 1023
+						acc >>= 10
+						n -= 10
+						if t303 >> 9:
+							t303 -= 1024
+						values[1] = (t303 * _k0)
+					if m0 & 4:
+						if n < 7:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t304 := acc & 127
+						acc >>= 7
+						n -= 7
+						values[2] = t304
+					if m0 & 8:
+						if n < 12:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t306 := acc & 4095
+						acc >>= 12
+						n -= 12
+						var t305: float = (_k1 + t306 * _k3)
+						if n < 12:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t308 := acc & 4095
+						acc >>= 12
+						n -= 12
+						var t307: float = (_k1 + t308 * _k3)
+						values[3] = Vector2(t305, t307)
+				if m0 & 240:
+					if m0 & 16:
+						if n < 1:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t309 := acc & 1
+						acc >>= 1
+						n -= 1
+						values[4] = t309
+					if m0 & 32:
+						if n < 5:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t310 := acc & 31
+						acc >>= 5
+						n -= 5
+						if t310 > 24:
+							return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+						var t311 := (bp << 3) - n
+						if t311 + (t310 << 3) > end:
+							return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+						var t313 := t311 >> 3
+						var t314 := t311 & 7
+						var t312 := PackedByteArray()
+						if t314 == 0:
+							t312 = buf.slice(t313, t313 + t310)
+						else:
+							t312.resize(t310 + 3)
+							var t315 := 0
+							while t315 < t310:
+								t312.encode_u32(t315, (buf.decode_u64(t313 + t315) >> t314) & 0xFFFFFFFF)
+								t315 += 4
+							t312.resize(t310)
+						t311 += t310 << 3
+						bp = t311 >> 3
+						acc = buf[bp] >> (t311 & 7)
+						n = 8 - (t311 & 7)
+						bp += 1
+						var t316 := t312.get_string_from_ascii()
+						if t312.has(0) or t316.to_utf8_buffer().size() != t312.size():
+							if not _utf8_ok(t312):
+								return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+							t316 = t312.get_string_from_utf8()
+						values[5] = t316
+					if m0 & 64:
+						if n < 6:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t317 := acc & 63
+						acc >>= 6
+						n -= 6
+						values[6] = t317
+					if m0 & 128:
+						if n < 1:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t318 := acc & 1
+						acc >>= 1
+						n -= 1
+						values[7] = (t318 == 1)
+			if (bp << 3) - n > end:
+				return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+			touched.append(m0)
 		elif c == 1:
-			at = _c1(buf, at, end, id, values, delta)
-		if at < 0:
-			return -1
-		st[id] = values
-		touched.append(id)
-		touched.append(c if op == 0 else -2 - c)
-		touched.append(_mask)
-		pos = (at + 7) >> 3
+			acc = buf.decode_u32(at >> 3) >> (at & 7)
+			n = 32 - (at & 7)
+			bp = (at >> 3) + 4
+			var m1 := 0
+			if acc & 1:
+				acc >>= 1
+				n -= 1
+				var p := -1
+				while true:
+					if n < 3:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t319 := acc & 7
+					if not t319 & 1:
+						acc >>= 1
+						n -= 1
+						break
+					acc >>= 3
+					n -= 3
+					p += 1 + (t319 >> 1)
+					if p >= 4:
+						return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+					m1 |= 1 << p
+			else:
+				acc >>= 1
+				n -= 1
+				if n < 4:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t320 := acc & 15
+				acc >>= 4
+				n -= 4
+				m1 |= t320 << 0
+			if delta:
+				if m1 & 1:
+					var t321: Vector2 = values[0]
+					var t322: float
+					if n < 14:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					if not acc & 1:
+						var t323 := (acc >> 1) & 15
+						acc >>= 5
+						n -= 5
+						var t324 := roundi(t321.x * 16.0) + ((t323 >> 1) ^ -(t323 & 1))
+						if absi(t324) > 32783:
+							return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+						t322 = t324 / 16.0
+					elif not acc & 2:
+						var t325 := (acc >> 2) & 127
+						acc >>= 9
+						n -= 9
+						var t326 := roundi(t321.x * 16.0) + ((t325 >> 1) ^ -(t325 & 1))
+						if absi(t326) > 32783:
+							return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+						t322 = t326 / 16.0
+					elif not acc & 4:
+						var t327 := (acc >> 3) & 2047
+						acc >>= 14
+						n -= 14
+						var t328 := roundi(t321.x * 16.0) + ((t327 >> 1) ^ -(t327 & 1))
+						if absi(t328) > 32783:
+							return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+						t322 = t328 / 16.0
+					else:
+						acc >>= 3
+						n -= 3
+						if n < 2:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t329 := acc & 3
+						acc >>= 2
+						n -= 2
+						var t330 := 0.0
+						if t329:
+							if n < 1:
+								acc |= buf.decode_u32(bp) << n
+								bp += 4
+								n += 32
+							var t331 := acc & 1
+							acc >>= 1
+							n -= 1
+							var t332 := 0
+							if t329 & 1:
+								if n < 11:
+									acc |= buf.decode_u32(bp) << n
+									bp += 4
+									n += 32
+								var t333 := acc & 2047
+								acc >>= 11
+								n -= 11
+								t332 = t333 + 1
+							var t334 := 0
+							if t329 & 2:
+								if n < 4:
+									acc |= buf.decode_u32(bp) << n
+									bp += 4
+									n += 32
+								var t335 := acc & 15
+								acc >>= 4
+								n -= 4
+								t334 = t335
+							t330 = t332 + t334 / 16.0
+							if t331:
+								t330 = -t330
+						t322 = t330
+					var t336: float
+					if n < 14:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					if not acc & 1:
+						var t337 := (acc >> 1) & 15
+						acc >>= 5
+						n -= 5
+						var t338 := roundi(t321.y * 16.0) + ((t337 >> 1) ^ -(t337 & 1))
+						if absi(t338) > 32783:
+							return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+						t336 = t338 / 16.0
+					elif not acc & 2:
+						var t339 := (acc >> 2) & 127
+						acc >>= 9
+						n -= 9
+						var t340 := roundi(t321.y * 16.0) + ((t339 >> 1) ^ -(t339 & 1))
+						if absi(t340) > 32783:
+							return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+						t336 = t340 / 16.0
+					elif not acc & 4:
+						var t341 := (acc >> 3) & 2047
+						acc >>= 14
+						n -= 14
+						var t342 := roundi(t321.y * 16.0) + ((t341 >> 1) ^ -(t341 & 1))
+						if absi(t342) > 32783:
+							return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+						t336 = t342 / 16.0
+					else:
+						acc >>= 3
+						n -= 3
+						if n < 2:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t343 := acc & 3
+						acc >>= 2
+						n -= 2
+						var t344 := 0.0
+						if t343:
+							if n < 1:
+								acc |= buf.decode_u32(bp) << n
+								bp += 4
+								n += 32
+							var t345 := acc & 1
+							acc >>= 1
+							n -= 1
+							var t346 := 0
+							if t343 & 1:
+								if n < 11:
+									acc |= buf.decode_u32(bp) << n
+									bp += 4
+									n += 32
+								var t347 := acc & 2047
+								acc >>= 11
+								n -= 11
+								t346 = t347 + 1
+							var t348 := 0
+							if t343 & 2:
+								if n < 4:
+									acc |= buf.decode_u32(bp) << n
+									bp += 4
+									n += 32
+								var t349 := acc & 15
+								acc >>= 4
+								n -= 4
+								t348 = t349
+							t344 = t346 + t348 / 16.0
+							if t345:
+								t344 = -t344
+						t336 = t344
+					values[0] = Vector2(t322, t336)
+				if m1 & 2:
+					var t350: Vector2 = values[1]
+					var t351: float
+					if n < 11:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					if not acc & 1:
+						var t352 := (acc >> 1) & 7
+						acc >>= 4
+						n -= 4
+						var t353 := (roundi((t350.x - _k1) / _k3) + ((t352 >> 1) ^ -(t352 & 1))) & 4095
+						t351 = _k1 + t353 * _k3
+					elif not acc & 2:
+						var t354 := (acc >> 2) & 31
+						acc >>= 7
+						n -= 7
+						var t355 := (roundi((t350.x - _k1) / _k3) + ((t354 >> 1) ^ -(t354 & 1))) & 4095
+						t351 = _k1 + t355 * _k3
+					elif not acc & 4:
+						var t356 := (acc >> 3) & 255
+						acc >>= 11
+						n -= 11
+						var t357 := (roundi((t350.x - _k1) / _k3) + ((t356 >> 1) ^ -(t356 & 1))) & 4095
+						t351 = _k1 + t357 * _k3
+					else:
+						acc >>= 3
+						n -= 3
+						if n < 12:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t358 := acc & 4095
+						acc >>= 12
+						n -= 12
+						t351 = (_k1 + t358 * _k3)
+					var t359: float
+					if n < 11:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					if not acc & 1:
+						var t360 := (acc >> 1) & 7
+						acc >>= 4
+						n -= 4
+						var t361 := (roundi((t350.y - _k1) / _k3) + ((t360 >> 1) ^ -(t360 & 1))) & 4095
+						t359 = _k1 + t361 * _k3
+					elif not acc & 2:
+						var t362 := (acc >> 2) & 31
+						acc >>= 7
+						n -= 7
+						var t363 := (roundi((t350.y - _k1) / _k3) + ((t362 >> 1) ^ -(t362 & 1))) & 4095
+						t359 = _k1 + t363 * _k3
+					elif not acc & 4:
+						var t364 := (acc >> 3) & 255
+						acc >>= 11
+						n -= 11
+						var t365 := (roundi((t350.y - _k1) / _k3) + ((t364 >> 1) ^ -(t364 & 1))) & 4095
+						t359 = _k1 + t365 * _k3
+					else:
+						acc >>= 3
+						n -= 3
+						if n < 12:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t366 := acc & 4095
+						acc >>= 12
+						n -= 12
+						t359 = (_k1 + t366 * _k3)
+					values[1] = Vector2(t351, t359)
+				if m1 & 4:
+					if n < 16:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t367 := acc & 65535
+					acc >>= 16
+					n -= 16
+					var t368 = null if t367 == 0 else t367 - 1
+					values[2] = t368
+				if m1 & 8:
+					var t369: float
+					if n < 7:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					if not acc & 1:
+						var t370 := (acc >> 1) & 3
+						acc >>= 3
+						n -= 3
+						var t371 := (roundi((values[3] - _k4) / _k6) + ((t370 >> 1) ^ -(t370 & 1))) & 63
+						t369 = _k4 + t371 * _k6
+					elif not acc & 2:
+						var t372 := (acc >> 2) & 7
+						acc >>= 5
+						n -= 5
+						var t373 := (roundi((values[3] - _k4) / _k6) + ((t372 >> 1) ^ -(t372 & 1))) & 63
+						t369 = _k4 + t373 * _k6
+					elif not acc & 4:
+						var t374 := (acc >> 3) & 15
+						acc >>= 7
+						n -= 7
+						var t375 := (roundi((values[3] - _k4) / _k6) + ((t374 >> 1) ^ -(t374 & 1))) & 63
+						t369 = _k4 + t375 * _k6
+					else:
+						acc >>= 3
+						n -= 3
+						if n < 6:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t376 := acc & 63
+						acc >>= 6
+						n -= 6
+						t369 = (_k4 + t376 * _k6)
+					values[3] = t369
+			else:
+				if m1 & 1:
+					if n < 2:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t378 := acc & 3
+					acc >>= 2
+					n -= 2
+					var t379 := 0.0
+					if t378:
+						if n < 1:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t380 := acc & 1
+						acc >>= 1
+						n -= 1
+						var t381 := 0
+						if t378 & 1:
+							if n < 11:
+								acc |= buf.decode_u32(bp) << n
+								bp += 4
+								n += 32
+							var t382 := acc & 2047
+							acc >>= 11
+							n -= 11
+							t381 = t382 + 1
+						var t383 := 0
+						if t378 & 2:
+							if n < 4:
+								acc |= buf.decode_u32(bp) << n
+								bp += 4
+								n += 32
+							var t384 := acc & 15
+							acc >>= 4
+							n -= 4
+							t383 = t384
+						t379 = t381 + t383 / 16.0
+						if t380:
+							t379 = -t379
+					var t377: float = t379
+					if n < 2:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t386 := acc & 3
+					acc >>= 2
+					n -= 2
+					var t387 := 0.0
+					if t386:
+						if n < 1:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						var t388 := acc & 1
+						acc >>= 1
+						n -= 1
+						var t389 := 0
+						if t386 & 1:
+							if n < 11:
+								acc |= buf.decode_u32(bp) << n
+								bp += 4
+								n += 32
+							var t390 := acc & 2047
+							acc >>= 11
+							n -= 11
+							t389 = t390 + 1
+						var t391 := 0
+						if t386 & 2:
+							if n < 4:
+								acc |= buf.decode_u32(bp) << n
+								bp += 4
+								n += 32
+							var t392 := acc & 15
+							acc >>= 4
+							n -= 4
+							t391 = t392
+						t387 = t389 + t391 / 16.0
+						if t388:
+							t387 = -t387
+					var t385: float = t387
+					values[0] = Vector2(t377, t385)
+				if m1 & 2:
+					if n < 12:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t394 := acc & 4095
+					acc >>= 12
+					n -= 12
+					var t393: float = (_k1 + t394 * _k3)
+					if n < 12:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t396 := acc & 4095
+					acc >>= 12
+					n -= 12
+					var t395: float = (_k1 + t396 * _k3)
+					values[1] = Vector2(t393, t395)
+				if m1 & 4:
+					if n < 16:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t397 := acc & 65535
+					acc >>= 16
+					n -= 16
+					var t398 = null if t397 == 0 else t397 - 1
+					values[2] = t398
+				if m1 & 8:
+					if n < 6:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t399 := acc & 63
+					acc >>= 6
+					n -= 6
+					values[3] = (_k4 + t399 * _k6)
+			if (bp << 3) - n > end:
+				return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+			touched.append(m1)
+		if id < dn:
+			dense[id] = values
+		elif id < 65536:
+			dn = id + 1
+			dense.resize(dn)
+			dense[id] = values
+		else:
+			sparse[id] = values
+		pos = ((bp << 3) - n + 7) >> 3
 	return pos
 
 
+## Re-reads a record whose fast path failed with its checked twin, to name the error.
+func _recheck(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: bool, c: int) -> int:
+	if c == 0:
+		_c0(buf, s, end, id, values, delta)
+	elif c == 1:
+		_c1(buf, s, end, id, values, delta)
+	if last_error == "":
+		return _fail("entity %d: the fast and the checked reading disagree" % id, id)
+	return -1
+
+
 func _publish() -> void:
-	var st: Dictionary = _states[newest_tick]
+	var held: Array = _states[newest_tick]
+	var dense: Array = held[0]
+	var sparse: Dictionary = held[1]
+	var dn := dense.size()
+	var live := dn - dense.count(null) + sparse.size()
 	var view := _view
 	var shown := _view_classes
 	var pending := _pending
-	_pending = []
+	_pending = PackedInt64Array()
 	_stale = false
-	if pending.size() > 6 * st.size() + 96:
+	if pending.size() > 6 * live + 96:
 		view.clear()
 		shown.clear()
-		pending = []
-		for id in st:
-			pending.append(id)
-			pending.append(-2)
-			pending.append(0)
+		for id in dn:
+			if dense[id] != null:
+				shown[id] = dense[id][-1]
+				view[id] = _whole(dense[id])
+		for id in sparse:
+			shown[id] = sparse[id][-1]
+			view[id] = _whole(sparse[id])
+		return
 	var i := 0
 	var count := pending.size()
 	while i < count:
-		var id: int = pending[i]
-		var code: int = pending[i + 1]
-		i += 3
+		var id := pending[i]
+		var code := pending[i + 1]
+		i += 2
 		if code == -1:
 			view.erase(id)
 			shown.erase(id)
 			continue
-		var values = st.get(id)
-		if values == null:  # deleted again by a later record
+		var at := i
+		i += 1
+		var got = dense[id] if id < dn else sparse.get(id)
+		if got == null:  # deleted again by a later record
 			continue
+		var values: Array = got
 		var c: int = values[-1]
-		var d = view.get(id)
-		if code != c or d == null or shown.get(id, -1) != c:
+		var shown_d = view.get(id)
+		if code != c or shown_d == null or shown.get(id, -1) != c:
 			shown[id] = c
-			if c == 0:
-				view[id] = _d0(values)
-			elif c == 1:
-				view[id] = _d1(values)
-		elif c == 0:
-			var m0: int = pending[i - 1]
-			if m0 & 1:
-				d["position"] = values[0]
-			if m0 & 2:
-				d["heading"] = values[1]
-			if m0 & 4:
-				d["health"] = values[2]
-			if m0 & 8:
-				d["velocity"] = values[3]
-			if m0 & 16:
-				d["team"] = values[4]
-			if m0 & 32:
-				d["name"] = values[5]
-			if m0 & 64:
-				d["loadout.ammo"] = values[6]
-			if m0 & 128:
-				d["loadout.reloading"] = values[7]
+			view[id] = _whole(values)
+			continue
+		var d: Dictionary = shown_d
+		if c == 0:
+			var m0 := pending[at]
+			if m0 & 15:
+				if m0 & 1:
+					d["position"] = values[0]
+				if m0 & 2:
+					d["heading"] = values[1]
+				if m0 & 4:
+					d["health"] = values[2]
+				if m0 & 8:
+					d["velocity"] = values[3]
+			if m0 & 240:
+				if m0 & 16:
+					d["team"] = values[4]
+				if m0 & 32:
+					d["name"] = values[5]
+				if m0 & 64:
+					d["loadout.ammo"] = values[6]
+				if m0 & 128:
+					d["loadout.reloading"] = values[7]
 		elif c == 1:
-			var m1: int = pending[i - 1]
+			var m1 := pending[at]
 			if m1 & 1:
 				d["position"] = values[0]
 			if m1 & 2:
@@ -1356,11 +2423,20 @@ func _publish() -> void:
 				d["shooter"] = values[2]
 			if m1 & 8:
 				d["heat"] = values[3]
-	if view.size() != st.size():
+	if view.size() != live:
 		for id in view.keys():
-			if not st.has(id):
+			if _entity(held, id) == null:
 				view.erase(id)
 				shown.erase(id)
+
+
+func _whole(values: Array) -> Dictionary:
+	var c: int = values[-1]
+	if c == 0:
+		return _d0(values)
+	elif c == 1:
+		return _d1(values)
+	return {}
 
 
 func _node_set(node: Object, v: Array, old: Array) -> void:
@@ -1398,24 +2474,28 @@ func apply(packet: PackedByteArray) -> int:
 		if stamp != FINGERPRINT:
 			return _fail("schema fingerprint %s is not ours (%s)" % [stamp, FINGERPRINT])
 		pos = 26
-	var st := {}
+	var dense := []
+	var sparse := {}
 	if base:
 		if not _states.has(base):
 			var why := "packet for tick %d is a delta from tick %d, which this client lacks"
 			return _fail(why % [tick, base])
-		st = _states[base].duplicate()
+		var held: Array = _states[base]
+		dense = held[0].duplicate()
+		sparse = held[1].duplicate()
 	var buf := packet.duplicate()
 	buf.append_array(_padding)
-	var touched := []
-	pos = _section(buf, size, pos, packet.decode_u32(10), st, true, bool(flags & 4), touched)
+	var touched := PackedInt64Array()
+	var deltas := bool(flags & 4)
+	pos = _section(buf, size, pos, packet.decode_u32(10), dense, sparse, true, deltas, touched)
 	if pos < 0:
 		return -1
-	pos = _section(buf, size, pos, packet.decode_u32(14), st, false, false, touched)
+	pos = _section(buf, size, pos, packet.decode_u32(14), dense, sparse, false, false, touched)
 	if pos < 0:
 		return -1
 	if pos != size:
 		return _fail("%d bytes of trailing data after the records" % (size - pos))
-	_states[tick] = st
+	_states[tick] = [dense, sparse]
 	if tick >= newest_tick:
 		newest_tick = tick
 		_pending.append_array(touched)
@@ -1446,9 +2526,9 @@ func sorted_state() -> Array:
 ## [member node_properties]; all of them the first time, or when the node or the entity's
 ## class changed. Entities without a node, and nodes without an entity, are skipped.
 func apply_to_nodes(nodes: Dictionary) -> void:
-	var st: Dictionary = _states.get(newest_tick, {})
+	var held: Array = _states.get(newest_tick, [[], {}])
 	for id in nodes:
-		var v = st.get(id)
+		var v = _entity(held, id)
 		if v == null:
 			_node_last.erase(id)
 			continue
@@ -1465,6 +2545,13 @@ func apply_to_nodes(nodes: Dictionary) -> void:
 		for id in _node_last.keys():
 			if not nodes.has(id):
 				_node_last.erase(id)
+
+
+## Entity [param id]'s values (by flat index, its class id last) in [param held], a kept
+## state ([entities by id below DENSE_IDS, {larger id: entity}]), or null.
+static func _entity(held: Array, id: int) -> Variant:
+	var dense: Array = held[0]
+	return dense[id] if id < dense.size() else held[1].get(id)
 
 
 ## The ticks whose states are kept (delta bases), oldest first: any of them may be acked.
@@ -1490,19 +2577,6 @@ func _bad(id: int, cls: String, path: String, message: String) -> int:
 	last_error = "entity %d (%s) property %s: %s" % [id, cls, path, message]
 	last_error_path = "entity[%d].%s" % [id, path]
 	return -1
-
-
-## [param count] bytes of [param buf] from bit [param s] (the caller checked the bounds).
-static func _take(buf: PackedByteArray, s: int, count: int) -> PackedByteArray:
-	var at := s >> 3
-	var shift := s & 7
-	if shift == 0:
-		return buf.slice(at, at + count)
-	var out := PackedByteArray()
-	out.resize(count)
-	for i in count:
-		out[i] = ((buf[at + i] | (buf[at + i + 1] << 8)) >> shift) & 255
-	return out
 
 
 ## Strict UTF-8 (no overlong forms, surrogates or code points past U+10FFFF) without NUL,

@@ -33,11 +33,13 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({name: p.describe() for name, p in PROFILES.items()}, indent=2))
         print(_core_line(), file=sys.stderr)
+        print(_assembler_line(), file=sys.stderr)
         return 0
     for name, profile in PROFILES.items():
         alias = f" (= {profile.name})" if name != profile.name else ""
         print(f"{name:<16}{profile.engine}{alias}: {', '.join(_features(profile))}")
     print(_core_line())
+    print(_assembler_line())
     return 0
 
 
@@ -46,6 +48,15 @@ def _core_line() -> str:
     if _core.IMPLEMENTATION == _core.COMPILED:
         return "# codec core: c (compiled)"
     return f"# codec core: python (pure Python; {_core.compiled_error()})"
+
+
+def _assembler_line() -> str:
+    """Which replication packet assembler is live, and why not the compiled one."""
+    from ..replication import _assemble
+
+    if _assemble.IMPLEMENTATION == _assemble.COMPILED:
+        return "# replication assembler: c (compiled)"
+    return f"# replication assembler: python (pure Python; {_assemble.compiled_error()})"
 
 
 def _features(profile: Profile) -> list[str]:

@@ -4,11 +4,13 @@ Declare networked classes with :class:`NetClass` and codecs, build a :class:`Sch
 (flattening, class ids, fingerprints), keep entities in a :class:`World` (property writes mark
 them dirty), and turn ticks into per-client packets with :class:`SnapshotEncoder`; a
 :class:`SnapshotDecoder` applies them. Sans-I/O: bytes in, bytes out. The wire format is
-specified in ``docs/replication-wire.md``.
+specified in ``docs/replication-wire.md``. :func:`assembler` names the live packet assembler:
+``"c"`` (compiled, ``_cassemble``) or ``"python"`` (set ``GDVARIANT_PURE_PYTHON=1`` to force it).
 """
 
 from __future__ import annotations
 
+from ._assemble import assembler
 from ._codecs import (
     ArrayOf,
     Bool,
@@ -42,7 +44,8 @@ from ._gdscript import godot_state, godot_value
 from ._layout import ClassLayout, Schema
 from ._load import load_schema
 from ._schema import Array, Embed, Exclude, NetClass, Prop, SchemaError
-from ._snapshot import Client, EntityState, SnapshotDecoder, SnapshotEncoder
+from ._snapshot import Client, SnapshotEncoder
+from ._snapshot_decoder import EntityState, SnapshotDecoder
 from ._source_order import SourceProp, SourceTable, source_flat_order
 from ._world import World
 
@@ -87,6 +90,7 @@ __all__ = [
     "Vec3",
     "Vec4",
     "World",
+    "assembler",
     "codec_from_description",
     "godot_state",
     "godot_value",

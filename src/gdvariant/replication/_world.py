@@ -13,6 +13,7 @@ from __future__ import annotations
 import heapq
 from typing import Any
 
+from . import _assemble
 from ._bits import BitReader
 from ._layout import ClassLayout, Schema
 from ._schema import Embed, NetClass
@@ -96,18 +97,22 @@ class World:
         history (entries older than ``history`` ticks dropped). Returns the new tick."""
         tick = self.tick + 1
         oldest = tick - history
-        for ent in self.dirty:
-            if ent._net_world is not self:
-                continue
-            mask = ent._net_dirty
-            ent._net_dirty = 0
-            if not mask:
-                continue
-            hist = ent._net_hist
-            hist.append((tick, mask, ent._net_before, None))
-            while hist[0][0] <= oldest:
-                del hist[0]
-            ent._net_cache = {}
+        compiled = _assemble.live()
+        if compiled is not None:
+            compiled.commit(self, self.dirty, tick, oldest)  # the same loop, in C
+        else:
+            for ent in self.dirty:
+                if ent._net_world is not self:
+                    continue
+                mask = ent._net_dirty
+                ent._net_dirty = 0
+                if not mask:
+                    continue
+                hist = ent._net_hist
+                hist.append((tick, mask, ent._net_before, None))
+                while hist[0][0] <= oldest:
+                    del hist[0]
+                ent._net_cache = {}
         self.dirty = []
         for net_id, spans in list(self.deleted.items()):
             kept = [span for span in spans if span[1] > oldest]

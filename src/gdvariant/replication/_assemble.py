@@ -1,0 +1,129 @@
+"""Which packet assembler is live: the compiled one when it imports, else the pure-Python one.
+
+As the codec core does (``gdvariant._core``), the choice is made once, at import:
+``gdvariant.replication._cassemble`` (C, built by ``setup.py`` when a compiler is there) if it
+imports, else the pure-Python assembler of ``_snapshot.py``, which is the reference. Both make
+the same bytes for the same world. ``GDVARIANT_PURE_PYTHON=1`` forces the pure one (the
+compiled module is then not even imported). ``IMPLEMENTATION`` names the live one, ``"c"`` or
+``"python"``.
+
+The compiled module has three functions: ``assemble(...)``, every shared section of a tick in
+one walk (what ``SnapshotEncoder._shared_sections`` and ``_shared_whole`` do),
+``encode_record(...)``, the twin of ``_records.encode_record``, and ``commit(...)``, the loop
+of ``World.commit`` over the dirty entities. It reads a per-class plan made
+here by :func:`plans`: the layout, its property count, index width, public mask, and for each
+property how its value is delta-coded (:data:`K_WHOLE` ... :data:`K_PYTHON`).
+
+For tests: :func:`implementations` gives every assembler that imports, and :func:`use` makes
+one live inside a block.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import ModuleType
+from typing import Any
+
+from .._compiled import COMPILED, PYTHON, Compiled
+from ._delta import DeltaCoder, ScalarDelta, VarIntDelta
+from ._float_codecs import Coord
+from ._layout import Schema
+
+__all__ = [
+    "COMPILED",
+    "IMPLEMENTATION",
+    "PYTHON",
+    "assembler",
+    "compiled_error",
+    "implementations",
+    "live",
+    "plans",
+    "use",
+]
+
+#: How one property's value is coded in a value-delta record (the numbers _cassemble.c uses):
+#: whole; a scalar whose bits are its ordinal; a zigzag Int; a Coord; a vector of
+#: fixed-width ordinals; a vector of Coords; anything else, through the coder's ``fragment``;
+#: a VarInt.
+K_WHOLE, K_PLAIN, K_ZIGZAG, K_COORD, K_VEC_PLAIN, K_VEC_COORD, K_PYTHON, K_VARINT = range(8)
+
+PropPlan = tuple[int, int, int, int, int, Any]
+
+
+_ASSEMBLER = Compiled("gdvariant.replication._cassemble", "assembler")
+#: The live assembler: ``"c"`` (compiled) or ``"python"``.
+IMPLEMENTATION = _ASSEMBLER.implementation
+_live: ModuleType | None = _ASSEMBLER.module
+
+
+def assembler() -> str:
+    """The live packet assembler: ``"c"`` (compiled) or ``"python"``."""
+    return IMPLEMENTATION
+
+
+def live() -> ModuleType | None:
+    """The live compiled assembler, or None when the pure-Python one is live."""
+    return _live
+
+
+def implementations() -> dict[str, ModuleType | None]:
+    """Every assembler that imports, by name (the pure one is ``None``: it is _snapshot's own
+    code). The compiled one is listed even under ``GDVARIANT_PURE_PYTHON``, for tests."""
+    found: dict[str, ModuleType | None] = {PYTHON: None}
+    compiled = _ASSEMBLER.available()
+    if compiled is not None:
+        found[COMPILED] = compiled
+    return found
+
+
+def compiled_error() -> str | None:
+    """Why the compiled assembler cannot be imported (None when it can)."""
+    return _ASSEMBLER.error()
+
+
+@contextmanager
+def use(name: str) -> Iterator[None]:
+    """Make the assembler ``name`` (``"python"`` or ``"c"``) live inside the block. For
+    tests: it swaps a process-wide choice, so it is not for threads."""
+    global IMPLEMENTATION, _live
+    found = implementations()
+    if name not in found:
+        raise LookupError(f"no {name!r} assembler: {compiled_error()}")
+    saved = IMPLEMENTATION, _live
+    IMPLEMENTATION, _live = name, found[name]
+    try:
+        yield
+    finally:
+        IMPLEMENTATION, _live = saved
+
+
+def _prop_plan(coder: DeltaCoder | None) -> PropPlan:
+    """How the compiled assembler codes one property's value in a value-delta record."""
+    if coder is None:
+        return (K_WHOLE, 0, 1, 0, 0, None)
+    part = coder.parts[0]
+    if isinstance(part, VarIntDelta) and coder.vector is None:
+        return (K_VARINT, 0, 1, 0, 0, coder)
+    if not isinstance(part, ScalarDelta) or any(p is not part for p in coder.parts):
+        return (K_PYTHON, 0, 1, 0, 0, coder)
+    comps = len(coder.parts)
+    vector = coder.vector is not None
+    if part.kind == "coord":
+        codec = part.codec
+        assert isinstance(codec, Coord)
+        kind = K_VEC_COORD if vector else K_COORD
+        return (kind, part.width, comps, codec.int_bits, codec.frac_bits, coder)
+    if part.plain:
+        return (K_VEC_PLAIN if vector else K_PLAIN, part.width, comps, 0, 0, coder)
+    if not vector:
+        return (K_ZIGZAG, part.width, 1, 0, 0, coder)
+    return (K_PYTHON, 0, 1, 0, 0, coder)
+
+
+def plans(schema: Schema) -> tuple[Any, ...]:
+    """Per class: ``(layout, count, index bits, public mask, property plans)``."""
+    return tuple(
+        (lay, lay.count, lay.index_bits, lay.public_mask, tuple(map(_prop_plan, lay.deltas)))
+        for lay in schema.classes
+    )

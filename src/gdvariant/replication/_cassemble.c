@@ -1,0 +1,1198 @@
+/* The compiled packet assembler of gdvariant.replication: the shared sections and records, and
+ * the tick commit that feeds them (World.commit's loop).
+ *
+ * The pure-Python assembler in _snapshot.py is the reference: for the same world this file
+ * makes the same bytes (tests/test_replication_cassemble.py compares them over many random
+ * worlds). It reads the same Python objects the pure path reads -- each entity's _net_hist,
+ * _net_bits, _net_widths, _net_cache and layout -- and writes records into the same
+ * per-entity record cache, under the same keys. What it does not share is the pure path's
+ * cache of value-delta fragments in the history entries: in C, coding a value against its
+ * baseline costs less than looking a cached fragment up, so each record codes its values
+ * afresh (and the history entries are left as they are, which the pure path allows).
+ *
+ * Per class, _assemble.plans() gives a plan tuple: (layout, count, index bits, public mask,
+ * per-property (kind, width, components, int bits, frac bits, delta coder)). Kinds it cannot
+ * code itself (VarInt deltas) call the coder's own fragment() method.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Property kinds (the same numbers as _assemble.py's K_*). */
+enum { K_WHOLE = 0, K_PLAIN, K_ZIGZAG, K_COORD, K_VEC_PLAIN, K_VEC_COORD, K_PYTHON, K_VARINT };
+enum { OP_UPDATE = 0, OP_ENTER = 1, OP_DELETE = 2 };
+#if defined(_MSC_VER)
+#include <intrin.h>
+static int popcount64(uint64_t x) {
+    int k = 0;
+    for (; x; x &= x - 1)
+        k++;
+    return k;
+}
+static int ctz64(uint64_t x) {
+    unsigned long i;
+    _BitScanForward64(&i, x);
+    return (int)i;
+}
+#else
+#define popcount64 __builtin_popcountll
+#define ctz64 __builtin_ctzll
+#endif
+#define MAX_WORDS 4 /* a value read as words: the widest delta-coded vector is 4 x 35 bits */
+
+typedef struct {
+    int kind, width, comps, int_bits, frac_bits;
+    int t1, t2, t3;
+    uint64_t mask, half;
+    PyObject *coder; /* borrowed from the plan */
+} PropPlan;
+
+typedef struct {
+    PyObject *layout; /* borrowed */
+    Py_ssize_t count;
+    int index_bits, nwords;
+    uint64_t *public_mask;
+    PropPlan *props;
+} ClassPlan;
+
+typedef struct {
+    uint8_t *buf;
+    Py_ssize_t len, cap;
+    uint64_t acc;
+    int nacc;
+} Writer;
+
+static PyObject *s_spawn, *s_hist, *s_layout, *s_cache, *s_bits, *s_widths, *s_fragment;
+static PyObject *s_class_id, *s_count, *s_index_bits, *k_sixty_four, *k_two64;
+static PyObject *s_world, *s_dirty, *s_before;
+
+/* ---- bit writer: LSB first, little-endian, as _bits.py describes ---------------------- */
+
+static int w_reserve(Writer *w, Py_ssize_t more) {
+    if (w->cap - w->len >= more)
+        return 0;
+    Py_ssize_t cap = w->cap ? w->cap : 256;
+    while (cap - w->len < more)
+        cap *= 2;
+    uint8_t *buf = PyMem_Realloc(w->buf, (size_t)cap);
+    if (!buf) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    w->buf = buf;
+    w->cap = cap;
+    return 0;
+}
+
+static inline void put64(uint8_t *p, uint64_t v) {
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Append the low n bits of v (0 <= n <= 64). */
+static inline int w_bits(Writer *w, uint64_t v, int n) {
+    if (n <= 0)
+        return 0;
+    if (n < 64)
+        v &= ((uint64_t)1 << n) - 1;
+    if (w->cap - w->len < 8 && w_reserve(w, 8))
+        return -1;
+    w->acc |= v << w->nacc;
+    int total = w->nacc + n;
+    if (total >= 64) {
+        put64(w->buf + w->len, w->acc);
+        w->len += 8;
+        w->acc = w->nacc ? v >> (64 - w->nacc) : 0;
+        w->nacc = total - 64;
+    } else {
+        w->nacc = total;
+    }
+    return 0;
+}
+
+/* Append the n-bit field held by the int v (any width). */
+static int w_long(Writer *w, PyObject *v, Py_ssize_t n) {
+    if (n <= 64) {
+        uint64_t x = PyLong_AsUnsignedLongLongMask(v);
+        if (x == (uint64_t)-1 && PyErr_Occurred())
+            return -1;
+        return w_bits(w, x, (int)n);
+    }
+    Py_INCREF(v);
+    while (n > 0) {
+        int k = n > 64 ? 64 : (int)n;
+        uint64_t x = PyLong_AsUnsignedLongLongMask(v);
+        if ((x == (uint64_t)-1 && PyErr_Occurred()) || w_bits(w, x, k)) {
+            Py_DECREF(v);
+            return -1;
+        }
+        n -= k;
+        if (n > 0) {
+            PyObject *next = PyNumber_Rshift(v, k_sixty_four);
+            Py_DECREF(v);
+            if (!next)
+                return -1;
+            v = next;
+        }
+    }
+    Py_DECREF(v);
+    return 0;
+}
+
+/* Pad to a byte; return the bytes written since the last reset and start again. */
+static PyObject *w_record(Writer *w) {
+    int tail = (w->nacc + 7) >> 3;
+    if (w_reserve(w, 8))
+        return NULL;
+    for (int i = 0; i < tail; i++)
+        w->buf[w->len + i] = (uint8_t)(w->acc >> (8 * i));
+    PyObject *out = PyBytes_FromStringAndSize((const char *)w->buf, w->len + tail);
+    w->len = 0;
+    w->acc = 0;
+    w->nacc = 0;
+    return out;
+}
+
+/* ---- ints as 64-bit words ---------------------------------------------------------------- */
+
+/* The low nwords words of the non-negative int v; an int past them is an error. */
+static int long_words(PyObject *v, uint64_t *out, int nwords) {
+    out[0] = PyLong_AsUnsignedLongLongMask(v);
+    if (out[0] == (uint64_t)-1 && PyErr_Occurred())
+        return -1;
+    if (nwords == 1)
+        return 0; /* a class of at most 64 properties: its masks fit */
+    for (int k = 1; k < nwords; k++)
+        out[k] = 0;
+    int small = PyObject_RichCompareBool(v, k_two64, Py_LT);
+    if (small)
+        return small < 0 ? -1 : 0;
+    Py_INCREF(v);
+    for (int k = 1; k < nwords; k++) {
+        PyObject *next = PyNumber_Rshift(v, k_sixty_four);
+        Py_DECREF(v);
+        if (!next)
+            return -1;
+        v = next;
+        out[k] = PyLong_AsUnsignedLongLongMask(v);
+        if (out[k] == (uint64_t)-1 && PyErr_Occurred()) {
+            Py_DECREF(v);
+            return -1;
+        }
+    }
+    PyObject *rest = PyNumber_Rshift(v, k_sixty_four);
+    Py_DECREF(v);
+    if (!rest)
+        return -1;
+    int past = PyObject_IsTrue(rest);
+    Py_DECREF(rest);
+    if (past) {
+        if (past > 0)
+            PyErr_SetString(PyExc_ValueError, "a mask or value is wider than its class allows");
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *words_long(const uint64_t *words, int nwords) {
+    PyObject *out = PyLong_FromUnsignedLongLong(words[nwords - 1]);
+    for (int k = nwords - 2; k >= 0 && out; k--) {
+        PyObject *shifted = PyNumber_Lshift(out, k_sixty_four);
+        Py_DECREF(out);
+        if (!shifted)
+            return NULL;
+        PyObject *low = PyLong_FromUnsignedLongLong(words[k]);
+        if (!low) {
+            Py_DECREF(shifted);
+            return NULL;
+        }
+        out = PyNumber_Or(shifted, low);
+        Py_DECREF(shifted);
+        Py_DECREF(low);
+    }
+    return out;
+}
+
+/* n bits (n <= 64) from bit pos of a word array. */
+static inline uint64_t get_bits(const uint64_t *w, int pos, int n) {
+    int k = pos >> 6, s = pos & 63;
+    uint64_t v = w[k] >> s;
+    if (s && s + n > 64)
+        v |= w[k + 1] << (64 - s);
+    return n < 64 ? v & (((uint64_t)1 << n) - 1) : v;
+}
+
+static inline int any_bits(const uint64_t *w, int nwords) {
+    for (int k = 0; k < nwords; k++)
+        if (w[k])
+            return 1;
+    return 0;
+}
+
+/* ---- records -------------------------------------------------------------------------- */
+
+/* op and entity-id gap: op, then 0, or 1, a 2-bit size class and the gap in 4/8/16/32 bits */
+static int w_head(Writer *w, int op, long long gap) {
+    static const int widths[4] = {4, 8, 16, 32};
+    if (w_bits(w, (uint64_t)op, 2))
+        return -1;
+    if (!gap)
+        return w_bits(w, 0, 1);
+    for (int size = 0; size < 4; size++) {
+        if ((unsigned long long)gap < (1ULL << widths[size]))
+            return w_bits(w, 1 | (uint64_t)size << 1, 3) || w_bits(w, (uint64_t)gap, widths[size]);
+    }
+    PyErr_Format(PyExc_ValueError, "entity id gap %lld is over 32 bits", gap);
+    return -1;
+}
+
+static int popcount_words(const uint64_t *m, int nwords) {
+    int k = 0;
+    for (int i = 0; i < nwords; i++)
+        k += popcount64(m[i]);
+    return k;
+}
+
+/* The selector and change list of mask (gap list when smaller than the bitmask). */
+static int w_change_list(Writer *w, const uint64_t *mask, int nwords, Py_ssize_t count,
+                         int step) {
+    Py_ssize_t k = popcount_words(mask, nwords);
+    if (1 + k * step < count) {
+        if (w_bits(w, 1, 1))
+            return -1;
+        long prev = -1;
+        for (int q = 0; q < nwords; q++) {
+            uint64_t m = mask[q];
+            while (m) {
+                long i = 64 * q + ctz64(m);
+                m &= m - 1;
+                if (w_bits(w, 1 | (uint64_t)(i - prev - 1) << 1, step))
+                    return -1;
+                prev = i;
+            }
+        }
+        return w_bits(w, 0, 1);
+    }
+    if (w_bits(w, 0, 1))
+        return -1;
+    Py_ssize_t left = count;
+    for (int q = 0; q < nwords && left > 0; q++) {
+        int n = left > 64 ? 64 : (int)left;
+        if (w_bits(w, mask[q], n))
+            return -1;
+        left -= n;
+    }
+    return 0;
+}
+
+/* A coded value: up to 256 bits, built before it is written (and reused by every record
+ * that codes the same value against the same baseline). */
+typedef struct {
+    uint64_t w[MAX_WORDS];
+    int n;
+} Bits;
+
+static inline void b_bits(Bits *b, uint64_t v, int n) {
+    if (n <= 0)
+        return;
+    if (n < 64)
+        v &= ((uint64_t)1 << n) - 1;
+    int k = b->n >> 6, s = b->n & 63;
+    b->w[k] |= v << s;
+    if (s && s + n > 64)
+        b->w[k + 1] |= v >> (64 - s);
+    b->n += n;
+}
+
+static int w_code(Writer *w, const Bits *b) {
+    for (int k = 0, left = b->n; left > 0; k++, left -= 64)
+        if (w_bits(w, b->w[k], left > 64 ? 64 : left))
+            return -1;
+    return 0;
+}
+
+/* A value delta from its zigzag-able difference d: the shortest tier, or the escape and
+ * the whole new field. */
+static inline void b_tiers(Bits *b, const PropPlan *p, int64_t d, uint64_t whole, int wwidth) {
+    uint64_t z = d >= 0 ? (uint64_t)d << 1 : ((uint64_t)(-d) << 1) - 1;
+    if (z < ((uint64_t)1 << p->t1)) {
+        b_bits(b, z << 1, 1 + p->t1);
+    } else if (z < ((uint64_t)1 << p->t2)) {
+        b_bits(b, 1 | z << 2, 2 + p->t2);
+    } else if (z < ((uint64_t)1 << p->t3)) {
+        b_bits(b, 3 | z << 3, 3 + p->t3);
+    } else {
+        b_bits(b, 7, 3);
+        b_bits(b, whole, wwidth);
+    }
+}
+
+static inline int64_t mod_diff(const PropPlan *p, uint64_t a, uint64_t b) {
+    return (int64_t)(((a - b + p->half) & p->mask)) - (int64_t)p->half;
+}
+
+static inline int64_t zigzag_ordinal(const PropPlan *p, uint64_t bits) {
+    return (int64_t)((((int64_t)(bits >> 1)) ^ -(int64_t)(bits & 1)) & (int64_t)p->mask);
+}
+
+static inline int coord_width(const PropPlan *p, uint64_t bits) {
+    int flags = (int)(bits & 3);
+    if (!flags)
+        return 2;
+    return 3 + (flags & 1 ? p->int_bits : 0) + (flags & 2 ? p->frac_bits : 0);
+}
+
+static inline int64_t coord_ordinal(const PropPlan *p, uint64_t bits) {
+    int flags = (int)(bits & 3);
+    if (!flags)
+        return 0;
+    int n = 3;
+    int64_t ip = 0, fp = 0;
+    if (flags & 1) {
+        ip = (int64_t)((bits >> n) & (((uint64_t)1 << p->int_bits) - 1)) + 1;
+        n += p->int_bits;
+    }
+    if (flags & 2)
+        fp = (int64_t)((bits >> n) & (((uint64_t)1 << p->frac_bits) - 1));
+    int64_t q = ip << p->frac_bits | fp;
+    return bits & 4 ? -q : q;
+}
+
+/* The value of VarInt bits (zigzag LEB128, at most 10 groups); -1 when they are not one. */
+static int varint_value(const uint64_t *words, int64_t *out) {
+    uint64_t v = 0;
+    for (int k = 0; k < 10; k++) {
+        uint64_t group = get_bits(words, 8 * k, 8);
+        v |= (group & 0x7F) << (7 * k);
+        if (!(group & 0x80)) {
+            *out = (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* A VarInt's delta: 0 and the difference as a VarInt, or 1 and the whole value (when the
+ * difference is past 64 bits). */
+static int b_varint(Bits *out, const uint64_t *nw, int width, const uint64_t *bw) {
+    int64_t a, b;
+    if (varint_value(nw, &a) || varint_value(bw, &b) || width > 80) {
+        PyErr_SetString(PyExc_ValueError, "VarInt bits that are not a VarInt");
+        return -1;
+    }
+    if ((b > 0 && a < INT64_MIN + b) || (b < 0 && a > INT64_MAX + b)) {
+        b_bits(out, 1, 1);
+        for (int k = 0, left = width; left > 0; k++, left -= 64)
+            b_bits(out, nw[k], left > 64 ? 64 : left);
+        return 0;
+    }
+    int64_t d = a - b;
+    uint64_t z = ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
+    b_bits(out, 0, 1);
+    for (;;) {
+        uint64_t group = z & 0x7F;
+        z >>= 7;
+        if (!z) {
+            b_bits(out, group, 8);
+            return 0;
+        }
+        b_bits(out, group | 0x80, 8);
+    }
+}
+
+/* One changed value (kinds K_PLAIN ... K_VEC_COORD, K_VARINT) coded against its baseline's
+ * bits. */
+static int b_delta(Bits *out, const PropPlan *p, PyObject *bits, Py_ssize_t width,
+                   PyObject *base) {
+    uint64_t nw[MAX_WORDS], bw[MAX_WORDS];
+    memset(out, 0, sizeof *out);
+    switch (p->kind) {
+    case K_PLAIN:
+    case K_ZIGZAG:
+    case K_COORD: {
+        uint64_t a = PyLong_AsUnsignedLongLongMask(bits), b = PyLong_AsUnsignedLongLongMask(base);
+        if (PyErr_Occurred())
+            return -1;
+        int64_t d;
+        if (p->kind == K_PLAIN)
+            d = mod_diff(p, a, b);
+        else if (p->kind == K_ZIGZAG)
+            d = mod_diff(p, (uint64_t)zigzag_ordinal(p, a), (uint64_t)zigzag_ordinal(p, b));
+        else
+            d = coord_ordinal(p, a) - coord_ordinal(p, b);
+        b_tiers(out, p, d, a, (int)width);
+        return 0;
+    }
+    case K_VEC_PLAIN:
+    case K_VEC_COORD: {
+        if (long_words(bits, nw, MAX_WORDS) || long_words(base, bw, MAX_WORDS))
+            return -1;
+        int np = 0, bp = 0;
+        for (int c = 0; c < p->comps; c++) {
+            int nwid, bwid;
+            if (p->kind == K_VEC_PLAIN) {
+                nwid = bwid = p->width;
+            } else {
+                nwid = coord_width(p, get_bits(nw, np, 3));
+                bwid = coord_width(p, get_bits(bw, bp, 3));
+            }
+            uint64_t a = get_bits(nw, np, nwid), b = get_bits(bw, bp, bwid);
+            int64_t d = p->kind == K_VEC_PLAIN ? mod_diff(p, a, b)
+                                               : coord_ordinal(p, a) - coord_ordinal(p, b);
+            b_tiers(out, p, d, a, nwid);
+            np += nwid;
+            bp += bwid;
+        }
+        return 0;
+    }
+    case K_VARINT:
+        if (long_words(bits, nw, MAX_WORDS) || long_words(base, bw, MAX_WORDS))
+            return -1;
+        return b_varint(out, nw, (int)width, bw);
+    default:
+        PyErr_SetString(PyExc_SystemError, "b_delta: a kind it does not code");
+        return -1;
+    }
+}
+
+/* A value delta made by the coder's own fragment() (kinds the C code does not know). */
+static int w_python_delta(Writer *w, const PropPlan *p, PyObject *bits, Py_ssize_t width,
+                          PyObject *base) {
+    PyObject *pw = PyLong_FromSsize_t(width);
+    if (!pw)
+        return -1;
+    PyObject *got = PyObject_CallMethodObjArgs(p->coder, s_fragment, bits, pw, base, NULL);
+    Py_DECREF(pw);
+    if (!got)
+        return -1;
+    int rc = -1;
+    if (PyTuple_Check(got) && PyTuple_GET_SIZE(got) == 2) {
+        Py_ssize_t n = PyLong_AsSsize_t(PyTuple_GET_ITEM(got, 1));
+        if (!(n == -1 && PyErr_Occurred()))
+            rc = w_long(w, PyTuple_GET_ITEM(got, 0), n);
+    } else {
+        PyErr_SetString(PyExc_TypeError, "fragment() must return (code, width)");
+    }
+    Py_DECREF(got);
+    return rc;
+}
+
+/* ---- plans ---------------------------------------------------------------------------- */
+
+typedef struct {
+    Py_ssize_t n;
+    ClassPlan *classes;
+    int max_words;
+    Py_ssize_t max_count;
+} Plans;
+
+static void plans_free(Plans *ps) {
+    if (ps->classes) {
+        for (Py_ssize_t i = 0; i < ps->n; i++) {
+            PyMem_Free(ps->classes[i].public_mask);
+            PyMem_Free(ps->classes[i].props);
+        }
+        PyMem_Free(ps->classes);
+    }
+    ps->classes = NULL;
+}
+
+static int tier(int k, int width) { return (k * width + 4) / 5; }
+
+static int plans_parse(PyObject *seq, Plans *ps) {
+    memset(ps, 0, sizeof *ps);
+    if (!PyTuple_Check(seq)) {
+        PyErr_SetString(PyExc_TypeError, "plans must be a tuple");
+        return -1;
+    }
+    ps->n = PyTuple_GET_SIZE(seq);
+    ps->classes = PyMem_Calloc((size_t)(ps->n ? ps->n : 1), sizeof(ClassPlan));
+    if (!ps->classes) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    ps->max_words = 1;
+    for (Py_ssize_t c = 0; c < ps->n; c++) {
+        ClassPlan *cp = &ps->classes[c];
+        PyObject *t = PyTuple_GET_ITEM(seq, c), *props;
+        PyObject *public;
+        if (!PyArg_ParseTuple(t, "OniOO!;bad plan", &cp->layout, &cp->count, &cp->index_bits,
+                              &public, &PyTuple_Type, &props))
+            return -1;
+        if (PyTuple_GET_SIZE(props) != cp->count || cp->count < 0) {
+            PyErr_SetString(PyExc_ValueError, "plan property count mismatch");
+            return -1;
+        }
+        cp->nwords = (int)((cp->count + 63) / 64);
+        if (cp->nwords < 1)
+            cp->nwords = 1;
+        if (cp->nwords > ps->max_words)
+            ps->max_words = cp->nwords;
+        if (cp->count > ps->max_count)
+            ps->max_count = cp->count;
+        cp->public_mask = PyMem_Calloc((size_t)cp->nwords, sizeof(uint64_t));
+        cp->props = PyMem_Calloc((size_t)(cp->count ? cp->count : 1), sizeof(PropPlan));
+        if (!cp->public_mask || !cp->props) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        if (long_words(public, cp->public_mask, cp->nwords))
+            return -1;
+        for (Py_ssize_t i = 0; i < cp->count; i++) {
+            PropPlan *p = &cp->props[i];
+            if (!PyArg_ParseTuple(PyTuple_GET_ITEM(props, i), "iiiiiO;bad property plan",
+                                  &p->kind, &p->width, &p->comps, &p->int_bits, &p->frac_bits,
+                                  &p->coder))
+                return -1;
+            if (p->kind < K_WHOLE || p->kind > K_VARINT || p->width < 0 || p->width > 32 ||
+                p->comps < 1 || p->comps > 4 || p->int_bits < 0 || p->int_bits > 32 ||
+                p->frac_bits < 0 || p->frac_bits > 16) {
+                PyErr_SetString(PyExc_ValueError, "bad property plan");
+                return -1;
+            }
+            if (p->width) {
+                p->mask = ((uint64_t)1 << p->width) - 1;
+                p->half = (uint64_t)1 << (p->width - 1);
+                p->t1 = tier(1, p->width);
+                p->t2 = tier(2, p->width);
+                p->t3 = tier(3, p->width);
+            }
+        }
+    }
+    return 0;
+}
+
+static ClassPlan *plan_for(Plans *ps, PyObject *layout, Py_ssize_t *hint) {
+    if (*hint < ps->n && ps->classes[*hint].layout == layout)
+        return &ps->classes[*hint];
+    for (Py_ssize_t i = 0; i < ps->n; i++) {
+        if (ps->classes[i].layout == layout) {
+            *hint = i;
+            return &ps->classes[i];
+        }
+    }
+    PyErr_SetString(PyExc_ValueError, "an entity's layout is not in the plans");
+    return NULL;
+}
+
+/* ---- encode_record (the Python-callable twin of _records.encode_record) ----------------- */
+
+static int w_whole_values(Writer *w, const uint64_t *mask, int nwords, PyObject *bits,
+                          PyObject *widths) {
+    for (int q = 0; q < nwords; q++) {
+        uint64_t m = mask[q];
+        while (m) {
+            Py_ssize_t i = 64 * q + ctz64(m);
+            m &= m - 1;
+            if (i >= PyList_GET_SIZE(bits) || i >= PyList_GET_SIZE(widths)) {
+                PyErr_SetString(PyExc_IndexError, "changed index past the entity's values");
+                return -1;
+            }
+            Py_ssize_t n = PyLong_AsSsize_t(PyList_GET_ITEM(widths, i));
+            if ((n == -1 && PyErr_Occurred()) || w_long(w, PyList_GET_ITEM(bits, i), n))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+static Writer g_writer; /* the record writer (the GIL serialises callers; no re-entry) */
+
+static PyObject *py_encode_record(PyObject *self, PyObject *args) {
+    PyObject *lay, *mask, *bits, *widths;
+    int class_bits, op;
+    long long gap;
+    if (!PyArg_ParseTuple(args, "OiiLOO!O!", &lay, &class_bits, &op, &gap, &mask, &PyList_Type,
+                          &bits, &PyList_Type, &widths))
+        return NULL;
+    Writer *w = &g_writer;
+    w->len = 0;
+    w->acc = 0;
+    w->nacc = 0;
+    if (w_head(w, op, gap))
+        return NULL;
+    if (lay == Py_None)
+        return w_record(w);
+    PyObject *a = PyObject_GetAttr(lay, s_count), *b = PyObject_GetAttr(lay, s_index_bits);
+    PyObject *c = PyObject_GetAttr(lay, s_class_id);
+    Py_ssize_t count = a ? PyLong_AsSsize_t(a) : -1;
+    long index_bits = b ? PyLong_AsLong(b) : -1, class_id = c ? PyLong_AsLong(c) : -1;
+    Py_XDECREF(a);
+    Py_XDECREF(b);
+    Py_XDECREF(c);
+    if (PyErr_Occurred())
+        return NULL;
+    int nwords = count > 64 ? (int)((count + 63) / 64) : 1;
+    uint64_t small[1], *words = nwords > 1 ? PyMem_Calloc((size_t)nwords, 8) : small;
+    if (!words)
+        return PyErr_NoMemory();
+    PyObject *out = NULL;
+    if (long_words(mask, words, nwords))
+        goto done;
+    if (op == OP_ENTER && w_bits(w, (uint64_t)class_id, class_bits))
+        goto done;
+    if (w_change_list(w, words, nwords, count, 1 + (int)index_bits) ||
+        w_whole_values(w, words, nwords, bits, widths))
+        goto done;
+    out = w_record(w);
+done:
+    if (words != small)
+        PyMem_Free(words);
+    return out;
+}
+
+/* ---- the shared-section walk ------------------------------------------------------------ */
+
+typedef struct {
+    Py_ssize_t nb;
+    long long *base, *prev;
+    Py_ssize_t *count;
+    Writer *out;
+} Sections;
+
+static int sec_put(Sections *s, Py_ssize_t j, PyObject *record, long long net_id) {
+    Writer *o = &s->out[j];
+    Py_ssize_t n = PyBytes_GET_SIZE(record);
+    if (w_reserve(o, n))
+        return -1;
+    memcpy(o->buf + o->len, PyBytes_AS_STRING(record), (size_t)n);
+    o->len += n;
+    s->count[j]++;
+    s->prev[j] = net_id;
+    return 0;
+}
+
+static int entry_unpack(PyObject *hist, Py_ssize_t h, long long *tick, PyObject **mask) {
+    PyObject *e = PyList_GET_ITEM(hist, h);
+    if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) < 3) {
+        PyErr_SetString(PyExc_TypeError, "bad history entry");
+        return -1;
+    }
+    *tick = PyLong_AsLongLong(PyTuple_GET_ITEM(e, 0));
+    *mask = PyTuple_GET_ITEM(e, 1);
+    return *tick == -1 && PyErr_Occurred() ? -1 : 0;
+}
+
+/* Delete records for a despawned id in the bases that still hold it. */
+static int deletes(Sections *s, Writer *w, long long net_id, PyObject *spans) {
+    if (!PyList_Check(spans)) {
+        PyErr_SetString(PyExc_TypeError, "deleted spans must be a list");
+        return -1;
+    }
+    for (Py_ssize_t j = 0; j < s->nb; j++) {
+        long long base = s->base[j];
+        if (!base)
+            continue;
+        int held = 0;
+        for (Py_ssize_t k = 0; k < PyList_GET_SIZE(spans) && !held; k++) {
+            long long spawned, gone;
+            if (!PyArg_ParseTuple(PyList_GET_ITEM(spans, k), "LL", &spawned, &gone))
+                return -1;
+            held = spawned <= base && base < gone;
+        }
+        if (!held)
+            continue;
+        if (w_head(w, OP_DELETE, net_id - s->prev[j] - 1))
+            return -1;
+        PyObject *rec = w_record(w);
+        if (!rec)
+            return -1;
+        int rc = sec_put(s, j, rec, net_id);
+        Py_DECREF(rec);
+        if (rc)
+            return -1;
+    }
+    return 0;
+}
+
+typedef struct {
+    Plans plans;
+    Sections sec;
+    Writer *w;
+    int deltas, class_bits;
+    long long oldest;
+    PyObject *enter;
+    /* scratch, max_words each; src: per property the history entry its baseline is in */
+    uint64_t *mask, *entry, *changed, *last;
+    Py_ssize_t *src;
+    /* per property of the entity walked: its value delta against the baseline in src, made
+     * when a record first needs it (valid while stamp equals serial) */
+    Bits *code;
+    uint32_t *stamp, serial;
+} Walk;
+
+static PyObject *cache_key(long long first_or_op, long long gap, PyObject *changed) {
+    if (changed) /* whole values: the mask alone, or (op, gap, mask) */
+        return gap || first_or_op != OP_UPDATE
+                   ? Py_BuildValue("(iLO)", (int)first_or_op, gap, changed)
+                   : (Py_INCREF(changed), changed);
+    /* value deltas: -first, or (-first, gap) */
+    return gap ? Py_BuildValue("(LL)", -first_or_op, gap) : PyLong_FromLongLong(-first_or_op);
+}
+
+/* Look a record up in the entity's cache, or build and store it. */
+static PyObject *cached_record(Walk *wk, ClassPlan *cp, PyObject *cache, PyObject *key, int op,
+                               long long gap, PyObject *bits, PyObject *widths,
+                               PyObject *hist) {
+    PyObject *rec = PyDict_GetItemWithError(cache, key);
+    if (rec) {
+        Py_INCREF(rec);
+        return rec;
+    }
+    if (PyErr_Occurred())
+        return NULL;
+    Writer *w = wk->w;
+    int nw = cp->nwords;
+    if (w_head(w, op, gap))
+        return NULL;
+    if (w_change_list(w, wk->changed, nw, cp->count, 1 + cp->index_bits))
+        return NULL;
+    if (!hist) {
+        if (w_whole_values(w, wk->changed, nw, bits, widths))
+            return NULL;
+    } else {
+        for (int q = 0; q < nw; q++) {
+            uint64_t m = wk->changed[q];
+            while (m) {
+                Py_ssize_t i = 64 * q + ctz64(m);
+                m &= m - 1;
+                const PropPlan *p = &cp->props[i];
+                PyObject *value = PyList_GET_ITEM(bits, i);
+                Py_ssize_t n = PyLong_AsSsize_t(PyList_GET_ITEM(widths, i));
+                if (n == -1 && PyErr_Occurred())
+                    return NULL;
+                if (p->kind == K_WHOLE) {
+                    if (w_long(w, value, n))
+                        return NULL;
+                    continue;
+                }
+                if (p->kind != K_PYTHON && wk->stamp[i] == wk->serial) {
+                    if (w_code(w, &wk->code[i]))
+                        return NULL;
+                    continue;
+                }
+                PyObject *before = PyTuple_GET_ITEM(PyList_GET_ITEM(hist, wk->src[i]), 2);
+                PyObject *pi = PyLong_FromSsize_t(i);
+                if (!pi)
+                    return NULL;
+                PyObject *base = PyDict_Check(before) ? PyDict_GetItemWithError(before, pi) : NULL;
+                Py_DECREF(pi);
+                if (!base) {
+                    if (!PyErr_Occurred())
+                        PyErr_Format(PyExc_RuntimeError,
+                                     "history entry lacks the bits before property %zd", i);
+                    return NULL;
+                }
+                if (p->kind == K_PYTHON) {
+                    if (w_python_delta(w, p, value, n, base))
+                        return NULL;
+                    continue;
+                }
+                if (b_delta(&wk->code[i], p, value, n, base) || w_code(w, &wk->code[i]))
+                    return NULL;
+                wk->stamp[i] = wk->serial;
+            }
+        }
+    }
+    rec = w_record(w);
+    if (rec && PyDict_SetItem(cache, key, rec)) {
+        Py_DECREF(rec);
+        return NULL;
+    }
+    return rec;
+}
+
+static int mask_or(uint64_t *dst, const uint64_t *src, int nw) {
+    for (int q = 0; q < nw; q++)
+        dst[q] |= src[q];
+    return 0;
+}
+
+static int mask_and_public(Walk *wk, ClassPlan *cp) {
+    int any = 0;
+    for (int q = 0; q < cp->nwords; q++) {
+        wk->changed[q] = wk->mask[q] & cp->public_mask[q];
+        any |= wk->changed[q] != 0;
+    }
+    return any;
+}
+
+static int put_enter(Walk *wk, Py_ssize_t j, PyObject *ent, long long net_id) {
+    long long gap = net_id - wk->sec.prev[j] - 1;
+    PyObject *rec = PyObject_CallFunction(wk->enter, "OL", ent, gap);
+    if (!rec)
+        return -1;
+    if (!PyBytes_Check(rec)) {
+        Py_DECREF(rec);
+        PyErr_SetString(PyExc_TypeError, "enter() must return bytes");
+        return -1;
+    }
+    int rc = sec_put(&wk->sec, j, rec, net_id);
+    Py_DECREF(rec);
+    return rc;
+}
+
+/* The records of one live entity, for every base (newest first). */
+static int walk_entity(Walk *wk, PyObject *ent, long long net_id, Py_ssize_t *hint) {
+    int rc = -1;
+    PyObject *spawn_o = NULL, *hist = NULL, *layout = NULL, *cache = NULL, *bits = NULL;
+    PyObject *widths = NULL, *record = NULL, *key = NULL, *changed_long = NULL;
+    Sections *s = &wk->sec;
+    spawn_o = PyObject_GetAttr(ent, s_spawn);
+    hist = spawn_o ? PyObject_GetAttr(ent, s_hist) : NULL;
+    if (!hist)
+        goto done;
+    if (!PyList_Check(hist)) {
+        PyErr_SetString(PyExc_TypeError, "_net_hist must be a list");
+        goto done;
+    }
+    long long spawn = PyLong_AsLongLong(spawn_o);
+    if (spawn == -1 && PyErr_Occurred())
+        goto done;
+    Py_ssize_t nh = PyList_GET_SIZE(hist), h = nh - 1;
+    long long t = -1;
+    PyObject *m = NULL;
+    if (nh && entry_unpack(hist, h, &t, &m))
+        goto done;
+    long long oldest = wk->oldest;
+    if (spawn <= oldest && (!nh || t <= oldest)) {
+        rc = 0; /* nothing new for any of the bases */
+        goto done;
+    }
+    layout = PyObject_GetAttr(ent, s_layout);
+    cache = layout ? PyObject_GetAttr(ent, s_cache) : NULL;
+    bits = cache ? PyObject_GetAttr(ent, s_bits) : NULL;
+    widths = bits ? PyObject_GetAttr(ent, s_widths) : NULL;
+    if (!widths)
+        goto done;
+    if (!PyDict_Check(cache) || !PyList_Check(bits) || !PyList_Check(widths)) {
+        PyErr_SetString(PyExc_TypeError, "entity cache, bits or widths of the wrong type");
+        goto done;
+    }
+    ClassPlan *cp = plan_for(&wk->plans, layout, hint);
+    if (!cp)
+        goto done;
+    if (PyList_GET_SIZE(bits) != cp->count || PyList_GET_SIZE(widths) != cp->count) {
+        PyErr_SetString(PyExc_ValueError, "entity values do not match its layout");
+        goto done;
+    }
+    int nw = cp->nwords;
+    memset(wk->mask, 0, sizeof(uint64_t) * (size_t)nw);
+    if (++wk->serial == 0) { /* wrapped: no stamp may look valid */
+        memset(wk->stamp, 0, sizeof(uint32_t) * (size_t)wk->plans.max_count);
+        wk->serial = 1;
+    }
+    int entering = spawn > oldest;
+    long long first = 0;
+    int reusable = 0, have_last = 0;
+    for (Py_ssize_t j = 0; j < s->nb; j++) {
+        long long base = s->base[j];
+        long long gap = net_id - s->prev[j] - 1;
+        if (entering && (spawn > base || !base)) {
+            if (put_enter(wk, j, ent, net_id))
+                goto done;
+            reusable = 0;
+            have_last = 0;
+            continue;
+        }
+        int grew = 0;
+        while (t > base) {
+            grew = 1;
+            if (long_words(m, wk->entry, nw))
+                goto done;
+            mask_or(wk->mask, wk->entry, nw);
+            if (wk->deltas) {
+                for (int q = 0; q < nw; q++) {
+                    uint64_t e = wk->entry[q];
+                    while (e) {
+                        Py_ssize_t i = 64 * q + ctz64(e);
+                        wk->src[i] = h;
+                        wk->stamp[i] = 0; /* an older baseline: code the value again */
+                        e &= e - 1;
+                    }
+                }
+            }
+            first = t;
+            h--;
+            if (h < 0) {
+                t = -1;
+                break;
+            }
+            if (entry_unpack(hist, h, &t, &m))
+                goto done;
+        }
+        if (wk->deltas) {
+            if (grew) {
+                reusable = 0;
+            } else if (reusable && !gap) {
+                /* no change between this base and the newer one: the same record */
+                if (sec_put(s, j, record, net_id))
+                    goto done;
+                continue;
+            }
+        } else if (!entering && have_last && !gap &&
+                   memcmp(wk->mask, wk->last, sizeof(uint64_t) * (size_t)nw) == 0) {
+            if (sec_put(s, j, record, net_id))
+                goto done;
+            continue;
+        }
+        if (!mask_and_public(wk, cp))
+            continue;
+        if (wk->deltas) {
+            key = cache_key(first, gap, NULL);
+        } else {
+            changed_long = nw == 1 ? PyLong_FromUnsignedLongLong(wk->changed[0])
+                                   : words_long(wk->changed, nw);
+            key = changed_long ? cache_key(OP_UPDATE, gap, changed_long) : NULL;
+            Py_CLEAR(changed_long);
+        }
+        if (!key)
+            goto done;
+        Py_XSETREF(record, cached_record(wk, cp, cache, key, OP_UPDATE, gap, bits, widths,
+                                         wk->deltas ? hist : NULL));
+        Py_CLEAR(key);
+        if (!record || sec_put(s, j, record, net_id))
+            goto done;
+        if (wk->deltas) {
+            reusable = !gap;
+        } else if (!gap) {
+            have_last = 1;
+            memcpy(wk->last, wk->mask, sizeof(uint64_t) * (size_t)nw);
+        } else {
+            have_last = 0;
+        }
+    }
+    rc = 0;
+done:
+    Py_XDECREF(spawn_o);
+    Py_XDECREF(hist);
+    Py_XDECREF(layout);
+    Py_XDECREF(cache);
+    Py_XDECREF(bits);
+    Py_XDECREF(widths);
+    Py_XDECREF(record);
+    Py_XDECREF(key);
+    return rc;
+}
+
+static PyObject *py_assemble(PyObject *self, PyObject *args) {
+    int deltas, class_bits;
+    long long oldest;
+    PyObject *order, *ids, *entities, *deleted, *plans, *enter;
+    if (!PyArg_ParseTuple(args, "pO!LO!O!O!OiO", &deltas, &PyList_Type, &order, &oldest,
+                          &PyList_Type, &ids, &PyDict_Type, &entities, &PyDict_Type, &deleted,
+                          &plans, &class_bits, &enter))
+        return NULL;
+    Walk wk;
+    memset(&wk, 0, sizeof wk);
+    Writer w = {0};
+    wk.w = &w;
+    wk.deltas = deltas;
+    wk.class_bits = class_bits;
+    wk.oldest = oldest;
+    wk.enter = enter;
+    PyObject *result = NULL;
+    Sections *s = &wk.sec;
+    s->nb = PyList_GET_SIZE(order);
+    if (plans_parse(plans, &wk.plans))
+        goto done;
+    size_t nb = (size_t)(s->nb ? s->nb : 1), mw = (size_t)wk.plans.max_words;
+    s->base = PyMem_Calloc(nb, sizeof(long long));
+    s->prev = PyMem_Calloc(nb, sizeof(long long));
+    s->count = PyMem_Calloc(nb, sizeof(Py_ssize_t));
+    s->out = PyMem_Calloc(nb, sizeof(Writer));
+    wk.mask = PyMem_Calloc(4 * mw, sizeof(uint64_t));
+    wk.src = PyMem_Calloc((size_t)(wk.plans.max_count ? wk.plans.max_count : 1),
+                          sizeof(Py_ssize_t));
+    size_t props = (size_t)(wk.plans.max_count ? wk.plans.max_count : 1);
+    wk.code = PyMem_Malloc(props * sizeof(Bits));
+    wk.stamp = PyMem_Calloc(props, sizeof(uint32_t));
+    if (!s->base || !s->prev || !s->count || !s->out || !wk.mask || !wk.src || !wk.code ||
+        !wk.stamp) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    wk.entry = wk.mask + mw;
+    wk.changed = wk.mask + 2 * mw;
+    wk.last = wk.mask + 3 * mw;
+    for (Py_ssize_t j = 0; j < s->nb; j++) {
+        s->base[j] = PyLong_AsLongLong(PyList_GET_ITEM(order, j));
+        s->prev[j] = -1;
+        if (s->base[j] == -1 && PyErr_Occurred())
+            goto done;
+    }
+    Py_ssize_t hint = 0;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(ids); k++) {
+        PyObject *id = PyList_GET_ITEM(ids, k);
+        long long net_id = PyLong_AsLongLong(id);
+        if (net_id == -1 && PyErr_Occurred())
+            goto done;
+        PyObject *ent = PyDict_GetItemWithError(entities, id);
+        if (!ent) {
+            if (PyErr_Occurred())
+                goto done;
+            PyObject *spans = PyDict_GetItemWithError(deleted, id);
+            if (!spans) {
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_KeyError, "an id is neither live nor deleted");
+                goto done;
+            }
+            if (deletes(s, &w, net_id, spans))
+                goto done;
+            continue;
+        }
+        Py_INCREF(ent);
+        int rc = walk_entity(&wk, ent, net_id, &hint);
+        Py_DECREF(ent);
+        if (rc)
+            goto done;
+    }
+    result = PyList_New(s->nb);
+    for (Py_ssize_t j = 0; result && j < s->nb; j++) {
+        PyObject *item = Py_BuildValue("(ny#)", s->count[j], s->out[j].buf ? (const char *)s->out[j].buf : "",
+                                       s->out[j].len);
+        if (!item) {
+            Py_CLEAR(result);
+            break;
+        }
+        PyList_SET_ITEM(result, j, item);
+    }
+done:
+    plans_free(&wk.plans);
+    if (s->out)
+        for (Py_ssize_t j = 0; j < s->nb; j++)
+            PyMem_Free(s->out[j].buf);
+    PyMem_Free(s->out);
+    PyMem_Free(s->base);
+    PyMem_Free(s->prev);
+    PyMem_Free(s->count);
+    PyMem_Free(wk.mask);
+    PyMem_Free(wk.src);
+    PyMem_Free(wk.code);
+    PyMem_Free(wk.stamp);
+    PyMem_Free(w.buf);
+    return result;
+}
+
+/* ---- World.commit's loop over the dirty entities ------------------------------------------ */
+
+/* One dirty entity: its history gets (tick, mask, bits before, None), entries at or before
+ * oldest are dropped, and its record cache starts again. */
+static int commit_one(PyObject *world, PyObject *ent, PyObject *tick, long long oldest,
+                      PyObject *zero) {
+    PyObject *owner = PyObject_GetAttr(ent, s_world);
+    if (!owner)
+        return -1;
+    Py_DECREF(owner);
+    if (owner != world)
+        return 0; /* despawned since it was written */
+    PyObject *mask = PyObject_GetAttr(ent, s_dirty);
+    if (!mask)
+        return -1;
+    int rc = -1, any;
+    PyObject *hist = NULL, *before = NULL, *entry = NULL, *cache = NULL;
+    if (PyObject_SetAttr(ent, s_dirty, zero) || (any = PyObject_IsTrue(mask)) < 0)
+        goto done;
+    if (!any) {
+        rc = 0;
+        goto done;
+    }
+    hist = PyObject_GetAttr(ent, s_hist);
+    before = hist ? PyObject_GetAttr(ent, s_before) : NULL;
+    if (!before)
+        goto done;
+    if (!PyList_Check(hist)) {
+        PyErr_SetString(PyExc_TypeError, "_net_hist must be a list");
+        goto done;
+    }
+    entry = PyTuple_Pack(4, tick, mask, before, Py_None);
+    if (!entry || PyList_Append(hist, entry))
+        goto done;
+    Py_ssize_t old = 0;
+    for (; old < PyList_GET_SIZE(hist); old++) {
+        long long t;
+        PyObject *m;
+        if (entry_unpack(hist, old, &t, &m))
+            goto done;
+        if (t > oldest)
+            break;
+    }
+    if (old && PyList_SetSlice(hist, 0, old, NULL))
+        goto done;
+    cache = PyDict_New();
+    if (!cache || PyObject_SetAttr(ent, s_cache, cache))
+        goto done;
+    rc = 0;
+done:
+    Py_DECREF(mask);
+    Py_XDECREF(hist);
+    Py_XDECREF(before);
+    Py_XDECREF(entry);
+    Py_XDECREF(cache);
+    return rc;
+}
+
+static PyObject *py_commit(PyObject *self, PyObject *args) {
+    PyObject *world, *dirty, *tick;
+    long long oldest;
+    if (!PyArg_ParseTuple(args, "OO!O!L", &world, &PyList_Type, &dirty, &PyLong_Type, &tick,
+                          &oldest))
+        return NULL;
+    PyObject *zero = PyLong_FromLong(0);
+    if (!zero)
+        return NULL;
+    Py_INCREF(dirty);
+    int rc = 0;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(dirty) && !rc; k++) {
+        PyObject *ent = PyList_GET_ITEM(dirty, k);
+        Py_INCREF(ent);
+        rc = commit_one(world, ent, tick, oldest, zero);
+        Py_DECREF(ent);
+    }
+    Py_DECREF(dirty);
+    Py_DECREF(zero);
+    if (rc)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"commit", py_commit, METH_VARARGS,
+     "commit(world, dirty, tick, oldest): World.commit's loop over the dirty entities."},
+    {"assemble", py_assemble, METH_VARARGS,
+     "assemble(deltas, order, oldest, ids, entities, deleted, plans, class_bits, enter) -> "
+     "[(record count, bytes)] per base: the shared sections, as _snapshot.py builds them."},
+    {"encode_record", py_encode_record, METH_VARARGS,
+     "encode_record(layout, class_bits, op, gap, mask, bits, widths) -> bytes: one record "
+     "with whole values (as _records.encode_record)."},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cassemble",
+                                    "The compiled packet assembler of gdvariant.replication.",
+                                    -1, methods};
+
+PyMODINIT_FUNC PyInit__cassemble(void) {
+    s_spawn = PyUnicode_InternFromString("_net_spawn");
+    s_hist = PyUnicode_InternFromString("_net_hist");
+    s_layout = PyUnicode_InternFromString("_net_layout");
+    s_cache = PyUnicode_InternFromString("_net_cache");
+    s_bits = PyUnicode_InternFromString("_net_bits");
+    s_widths = PyUnicode_InternFromString("_net_widths");
+    s_fragment = PyUnicode_InternFromString("fragment");
+    s_class_id = PyUnicode_InternFromString("class_id");
+    s_count = PyUnicode_InternFromString("count");
+    s_index_bits = PyUnicode_InternFromString("index_bits");
+    s_world = PyUnicode_InternFromString("_net_world");
+    s_dirty = PyUnicode_InternFromString("_net_dirty");
+    s_before = PyUnicode_InternFromString("_net_before");
+    k_sixty_four = PyLong_FromLong(64);
+    PyObject *one = PyLong_FromLong(1);
+    k_two64 = one && k_sixty_four ? PyNumber_Lshift(one, k_sixty_four) : NULL;
+    Py_XDECREF(one);
+    if (!s_spawn || !s_hist || !s_layout || !s_cache || !s_bits || !s_widths || !s_fragment ||
+        !s_class_id || !s_count || !s_index_bits || !k_two64 || !s_world || !s_dirty ||
+        !s_before)
+        return NULL;
+    return PyModule_Create(&module);
+}

@@ -1,0 +1,516 @@
+"""GDScript reads of single values, one emitter per codec, for the generated decoder.
+
+``Writer`` collects the lines of the generated GDScript; ``Writer.value`` writes the inline
+read of one value of a codec (no function call per field, wire doc §4) and returns the
+expression that holds it, and ``delta`` the read of a value delta against a held value (wire
+doc §5.1). The reader's state is four locals of the generated function (``acc``, ``n``,
+``bp``, ``buf``); each emitter documents what it leaves in them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+import gdvariant
+
+from ._codecs import (
+    ArrayOf,
+    Bool,
+    Bytes,
+    Codec,
+    EntityRef,
+    Enum,
+    Int,
+    Str,
+    UInt,
+    Variant,
+    VarInt,
+    VarUInt,
+)
+from ._delta import DeltaCoder, ScalarDelta, VarIntDelta
+from ._float_codecs import (
+    Angle,
+    Coord,
+    Float32,
+    Float64,
+    Half,
+    Normal,
+    Quant,
+    Quat,
+    Vec2,
+    Vec3,
+    Vec4,
+)
+
+if TYPE_CHECKING:
+    from ._layout import ClassLayout
+
+__all__ = ["Writer", "delta", "straight_bits"]
+
+_VAR_GROUPS_BITS = 80
+_I64_LOW_63 = "0x7FFFFFFFFFFFFFFF"
+
+
+def straight_bits(codec: Codec) -> int:
+    """The most bits ``codec``'s generated code reads between two bounds checks."""
+    if isinstance(codec, VarUInt | VarInt):
+        return _VAR_GROUPS_BITS
+    if isinstance(codec, Str | Variant):  # Bytes is a Str; the byte run is checked first
+        return codec.len_bits
+    if isinstance(codec, ArrayOf):
+        return codec.len_bits + straight_bits(codec.element)
+    if isinstance(codec, Vec2 | Vec3 | Vec4):
+        return codec.count * straight_bits(codec.component)
+    if codec.max_bits is None:
+        raise NotImplementedError(f"no GDScript decoding for {codec!r}")
+    return codec.max_bits
+
+
+class Writer:
+    """Emits GDScript lines with fresh local names. ``acc``, ``n``, ``bp`` and ``buf`` are
+    the bit reader's state (wire doc §4): the next bit is bit ``bp * 8 - n`` of ``buf``."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.count = 0
+        self.members: dict[str, str] = {}  # init expression -> member name
+        self.member_lines: list[str] = []
+        # While set, a failed check returns this expression instead of the error (the fast
+        # path of a record hands over to its checked twin, which names the error).
+        self.bail: str | None = None
+
+    def tmp(self) -> str:
+        self.count += 1
+        return f"t{self.count}"
+
+    def emit(self, indent: int, text: str) -> None:
+        self.lines.append("\t" * indent + text)
+
+    def member(self, expr: str) -> str:
+        """A float member set once in ``_init`` to ``expr`` (shared by equal expressions)."""
+        name = self.members.get(expr)
+        if name is None:
+            name = self.members[expr] = f"_k{len(self.members)}"
+            self.member_lines.append(f"\t{name} = {expr}")
+        return name
+
+    def exact(self, x: float) -> str:
+        """A member holding exactly the double ``x`` (decoded from its Variant bytes)."""
+        return self.member(f'bytes_to_var("{gdvariant.dumps(float(x)).hex()}".hex_decode())')
+
+    def read(self, indent: int, width: int) -> str:
+        """Inline read of ``width`` bits (two reads, low part first, above 32); returns the
+        expression holding them."""
+        if width == 0:
+            return "0"
+        if width > 32:
+            low = self.read(indent, 32)
+            high = self.read(indent, width - 32)
+            out = self.tmp()
+            self.emit(indent, f"var {out} := {low} | ({high} << 32)")
+            return out
+        out = self.tmp()
+        self.emit(indent, f"if n < {width}:")
+        self.emit(indent + 1, "acc |= buf.decode_u32(bp) << n")
+        self.emit(indent + 1, "bp += 4")
+        self.emit(indent + 1, "n += 32")
+        self.emit(indent, f"var {out} := acc & {(1 << width) - 1}")
+        self.emit(indent, f"acc >>= {width}")
+        self.emit(indent, f"n -= {width}")
+        return out
+
+    def by_class(
+        self, indent: int, var: str, layouts: Iterable[ClassLayout]
+    ) -> Iterator[ClassLayout]:
+        """Emit ``if``/``elif {var} == <class id>:`` per layout and yield it, for the caller
+        to fill in the branch (one indent deeper)."""
+        for k, lay in enumerate(layouts):
+            self.emit(indent, f"{'if' if k == 0 else 'elif'} {var} == {lay.class_id}:")
+            yield lay
+
+    def resync(self, indent: int, bit: str) -> None:
+        """Restart the reader at bit position ``bit``."""
+        self.emit(indent, f"bp = {bit} >> 3")
+        self.emit(indent, f"acc = buf[bp] >> ({bit} & 7)")
+        self.emit(indent, f"n = 8 - ({bit} & 7)")
+        self.emit(indent, "bp += 1")
+
+    def fail(self, indent: int, where: tuple[str, str], message: str) -> None:
+        """Return the error ``message`` (a GDScript expression) for the property ``where``."""
+        if self.bail is not None:
+            self.emit(indent, f"return {self.bail}")
+            return
+        cls, path = where
+        self.emit(indent, f"return _bad(id, {json.dumps(cls)}, {json.dumps(path)}, {message})")
+
+    def check_end(self, indent: int, where: tuple[str, str]) -> None:
+        self.emit(indent, "if (bp << 3) - n > end:")
+        self.fail(indent + 1, where, '"packet truncated"')
+
+    def value(self, indent: int, codec: Codec, where: tuple[str, str]) -> str:
+        """Inline decode of one value; returns the expression holding it."""
+        handler = _VALUES.get(type(codec))
+        if handler is None:
+            raise NotImplementedError(f"no GDScript decoding for {codec!r}")
+        return handler(self, indent, codec, where)
+
+
+def _bool(w: Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    return f"({w.read(indent, 1)} == 1)"
+
+
+def _uint(w: Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    return w.read(indent, codec.bits)
+
+
+def _int(w: Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    raw = w.read(indent, codec.bits)
+    out = w.tmp()
+    if codec.zigzag:
+        w.emit(indent, f"var {out} := (({raw} >> 1) & {_I64_LOW_63}) ^ -({raw} & 1)")
+    elif codec.bits == 64:
+        return raw  # the two halves already make the signed 64-bit value
+    else:
+        w.emit(indent, f"var {out} := {raw}")
+        w.emit(indent, f"if {out} >> {codec.bits - 1}:")
+        w.emit(indent + 1, f"{out} -= {1 << codec.bits}")
+    return out
+
+
+def _leb128(w: Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    raw, shift = w.tmp(), w.tmp()
+    w.emit(indent, f"var {raw} := 0")
+    w.emit(indent, f"var {shift} := 0")
+    w.emit(indent, "while true:")
+    group = w.read(indent + 1, 8)
+    w.emit(indent + 1, f"if {shift} == 63 and {group} > 1:")
+    w.emit(indent + 2, f"if {group} & 128:")
+    w.fail(indent + 3, where, f'"{codec!r}: more than 10 groups"')
+    w.fail(indent + 2, where, f'"{codec!r}: value above 2**64"')
+    w.emit(indent + 1, f"{raw} |= ({group} & 127) << {shift}")
+    w.emit(indent + 1, f"{shift} += 7")
+    w.emit(indent + 1, f"if not {group} & 128:")
+    w.emit(indent + 2, "break")
+    if isinstance(codec, VarUInt):
+        return raw
+    out = w.tmp()
+    w.emit(indent, f"var {out} := (({raw} >> 1) & {_I64_LOW_63}) ^ -({raw} & 1)")
+    return out
+
+
+def _quant(w: Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    low, high = w.exact(codec.low), w.exact(codec.high)
+    step = w.member(f"({high} - {low}) / float({codec.levels})")
+    q = w.read(indent, codec.bits)
+    return f"({low} + {q} * {step})"
+
+
+def _coord(w: Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    flags = w.read(indent, 2)
+    out = w.tmp()
+    w.emit(indent, f"var {out} := 0.0")
+    w.emit(indent, f"if {flags}:")
+    sign = w.read(indent + 1, 1)
+    whole = w.tmp()
+    w.emit(indent + 1, f"var {whole} := 0")
+    w.emit(indent + 1, f"if {flags} & 1:")
+    w.emit(indent + 2, f"{whole} = {w.read(indent + 2, codec.int_bits)} + 1")
+    frac = w.tmp()
+    w.emit(indent + 1, f"var {frac} := 0")
+    if codec.frac_bits:
+        w.emit(indent + 1, f"if {flags} & 2:")
+        w.emit(indent + 2, f"{frac} = {w.read(indent + 2, codec.frac_bits)}")
+    # The scale is 2**frac_bits <= 256: exact as a literal, no conversion at run time.
+    w.emit(indent + 1, f"{out} = {whole} + {frac} / {codec.scale}.0")
+    w.emit(indent + 1, f"if {sign}:")
+    w.emit(indent + 2, f"{out} = -{out}")
+    return out
+
+
+def _angle(w: Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    period = "float(360)" if codec.degrees else "TAU"
+    step = w.member(f"{period} / float({1 << codec.bits})")
+    raw = w.read(indent, codec.bits)
+    w.emit(indent, f"if {raw} >> {codec.bits - 1}:")
+    w.emit(indent + 1, f"{raw} -= {1 << codec.bits}")
+    return f"({raw} * {step})"
+
+
+def _normal(w: Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    step = w.member(f"float(2) / float({codec.levels})")
+    a, b = w.read(indent, codec.bits), w.read(indent, codec.bits)
+    fx, fy, fz, old, length = (w.tmp() for _ in range(5))
+    w.emit(indent, f"var {fx}: float = {a} * {step} - 1.0")
+    w.emit(indent, f"var {fy}: float = {b} * {step} - 1.0")
+    w.emit(indent, f"var {fz}: float = 1.0 - absf({fx}) - absf({fy})")
+    w.emit(indent, f"if {fz} < 0.0:")
+    w.emit(indent + 1, f"var {old} := {fx}")
+    w.emit(indent + 1, f"{fx} = (1.0 - absf({fy})) * (1.0 if {old} >= 0.0 else -1.0)")
+    w.emit(indent + 1, f"{fy} = (1.0 - absf({old})) * (1.0 if {fy} >= 0.0 else -1.0)")
+    w.emit(indent, f"var {length} := sqrt({fx} * {fx} + {fy} * {fy} + {fz} * {fz})")
+    return f"Vector3({fx} / {length}, {fy} / {length}, {fz} / {length})"
+
+
+def _quat(w: Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    root = w.member("sqrt(0.5)")
+    step = w.member(f"float(2) * {root} / float({codec.levels})")
+    big = w.read(indent, 2)
+    parts = []
+    for _ in range(3):
+        q = w.read(indent, codec.bits)
+        part = w.tmp()
+        w.emit(indent, f"var {part}: float = {q} * {step} - {root}")
+        parts.append(part)
+    a, b, c = parts
+    rest, out = w.tmp(), w.tmp()
+    w.emit(indent, f"var {rest} := sqrt(maxf(0.0, 1.0 - ({a} * {a} + {b} * {b} + {c} * {c})))")
+    w.emit(indent, f"var {out}: Quaternion")
+    orders = [(rest, a, b, c), (a, rest, b, c), (a, b, rest, c), (a, b, c, rest)]
+    for i, comps in enumerate(orders):
+        w.emit(indent, f"{'if' if i == 0 else 'elif'} {big} == {i}:" if i < 3 else "else:")
+        w.emit(indent + 1, f"{out} = Quaternion({', '.join(comps)})")
+    return out
+
+
+def _ieee(w: Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    if isinstance(codec, Half):
+        w.emit(indent, f"_scratch.encode_u16(0, {w.read(indent, 16)})")
+        return "_scratch.decode_half(0)"
+    if isinstance(codec, Float32):
+        w.emit(indent, f"_scratch.encode_u32(0, {w.read(indent, 32)})")
+        return "_scratch.decode_float(0)"
+    w.emit(indent, f"_scratch.encode_u32(0, {w.read(indent, 32)})")
+    w.emit(indent, f"_scratch.encode_u32(4, {w.read(indent, 32)})")
+    return "_scratch.decode_double(0)"
+
+
+def _byte_run(w: Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    """Length prefix, maximum check, bounds check, then the bytes (reader restarted after):
+    a slice where the run starts on a byte, else copied 4 bytes a step, shifted (the
+    padding covers the reads past the run)."""
+    length = w.read(indent, codec.len_bits)
+    w.emit(indent, f"if {length} > {codec.max_len}:")
+    w.fail(indent + 1, where, f'"length %d is over {codec!r}\'s maximum" % {length}')
+    at, raw = w.tmp(), w.tmp()
+    w.emit(indent, f"var {at} := (bp << 3) - n")
+    w.emit(indent, f"if {at} + ({length} << 3) > end:")
+    w.fail(indent + 1, where, '"packet truncated"')
+    byte, shift, i = w.tmp(), w.tmp(), w.tmp()
+    w.emit(indent, f"var {byte} := {at} >> 3")
+    w.emit(indent, f"var {shift} := {at} & 7")
+    w.emit(indent, f"var {raw} := PackedByteArray()")
+    w.emit(indent, f"if {shift} == 0:")
+    w.emit(indent + 1, f"{raw} = buf.slice({byte}, {byte} + {length})")
+    w.emit(indent, "else:")
+    w.emit(indent + 1, f"{raw}.resize({length} + 3)")
+    w.emit(indent + 1, f"var {i} := 0")
+    w.emit(indent + 1, f"while {i} < {length}:")
+    w.emit(
+        indent + 2,
+        f"{raw}.encode_u32({i}, (buf.decode_u64({byte} + {i}) >> {shift}) & 0xFFFFFFFF)",
+    )
+    w.emit(indent + 2, f"{i} += 4")
+    w.emit(indent + 1, f"{raw}.resize({length})")
+    w.emit(indent, f"{at} += {length} << 3")
+    w.resync(indent, at)
+    return raw
+
+
+def _str(w: Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    """A string: ASCII without NUL is told by the engine (read as Latin-1, a byte from 0x80
+    up becomes two bytes in UTF-8); anything else is checked by ``_utf8_ok`` before the
+    engine decodes it as UTF-8 (which would replace bad bytes, and print an error)."""
+    raw = _byte_run(w, indent, codec, where)
+    out = w.tmp()
+    w.emit(indent, f"var {out} := {raw}.get_string_from_ascii()")
+    w.emit(indent, f"if {raw}.has(0) or {out}.to_utf8_buffer().size() != {raw}.size():")
+    w.emit(indent + 1, f"if not _utf8_ok({raw}):")
+    w.fail(indent + 2, where, f'"{codec!r}: invalid UTF-8 or a NUL"')
+    w.emit(indent + 1, f"{out} = {raw}.get_string_from_utf8()")
+    return out
+
+
+def _bytes(w: Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    return _byte_run(w, indent, codec, where)
+
+
+def _variant(w: Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    raw = _byte_run(w, indent, codec, where)
+    w.emit(indent, f"if {raw}.size() < 4 or {raw}.decode_var_size(0, false) != {raw}.size():")
+    w.fail(indent + 1, where, '"bad Variant"')
+    return f"{raw}.decode_var(0, false)"
+
+
+def _enum(w: Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    position = w.read(indent, codec.width or 0)
+    values = codec.describe()[3]
+    if position != "0":
+        w.emit(indent, f"if {position} >= {len(values)}:")
+        w.fail(indent + 1, where, f'"{codec!r} has no member number %d" % {position}')
+    if values == list(range(len(values))):
+        return position
+    return f"{json.dumps(values)}[{position}]"
+
+
+def _entity_ref(w: Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    raw = w.read(indent, codec.bits)
+    out = w.tmp()
+    w.emit(indent, f"var {out} = null if {raw} == 0 else {raw} - 1")
+    return out
+
+
+def _vec(w: Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    parts = []
+    for _ in range(codec.count):
+        part = w.tmp()
+        w.emit(indent, f"var {part}: float = {w.value(indent, codec.component, where)}")
+        parts.append(part)
+    return f"{codec.make.__name__}({', '.join(parts)})"
+
+
+def _array_of(w: Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    count = w.read(indent, codec.len_bits)
+    w.emit(indent, f"if {count} > {codec.max_len}:")
+    w.fail(indent + 1, where, f'"count %d is over {codec!r}\'s maximum" % {count}')
+    out, i = w.tmp(), w.tmp()
+    w.emit(indent, f"var {out} := []")
+    w.emit(indent, f"{out}.resize({count})")
+    w.emit(indent, f"for {i} in {count}:")
+    w.check_end(indent + 1, where)
+    w.emit(indent + 1, f"{out}[{i}] = {w.value(indent + 1, codec.element, where)}")
+    return out
+
+
+def _scalar_delta(
+    w: Writer, indent: int, part: ScalarDelta, base: str, where: tuple[str, str]
+) -> str:
+    """Inline read of one value delta (wire doc §5.1) against the held value ``base``;
+    returns the variable holding the new value. The prefix (up to 3 bits) is peeked at once,
+    a tier's prefix and difference are taken in one read, and each tier finishes on its own
+    (no flag to test afterwards)."""
+    codec = part.codec
+    out = w.tmp()
+    kind = "int" if isinstance(codec, UInt | Int) else "float"
+    w.emit(indent, f"var {out}: {kind}")
+    # One refill covers the longest tier (3 + t3 <= 23 bits); the padding covers the overread.
+    w.emit(indent, f"if n < {3 + part.t3}:")
+    w.emit(indent + 1, "acc |= buf.decode_u32(bp) << n")
+    w.emit(indent + 1, "bp += 4")
+    w.emit(indent + 1, "n += 32")
+    for k, width in enumerate(part.tiers):
+        taken = k + 1 + width
+        z = w.tmp()
+        # acc is unchanged until a tier is taken, so each tier tests its prefix bit there.
+        w.emit(indent, f"{'if' if k == 0 else 'elif'} not acc & {1 << k}:")
+        w.emit(indent + 1, f"var {z} := (acc >> {k + 1}) & {(1 << width) - 1}")
+        w.emit(indent + 1, f"acc >>= {taken}")
+        w.emit(indent + 1, f"n -= {taken}")
+        _delta_finish(w, indent + 1, part, base, z, out, where)
+    w.emit(indent, "else:")
+    w.emit(indent + 1, "acc >>= 3")
+    w.emit(indent + 1, "n -= 3")
+    w.emit(indent + 1, f"{out} = {w.value(indent + 1, codec, where)}")
+    return out
+
+
+def _delta_finish(
+    w: Writer, indent: int, part: ScalarDelta, base: str, z: str, out: str, where: tuple[str, str]
+) -> None:
+    """``out`` = the value of the held value's ordinal plus the zigzag difference ``z``."""
+    codec = part.codec
+    diff = f"(({z} >> 1) ^ -({z} & 1))"
+    o = w.tmp()
+    if isinstance(codec, UInt | Int):
+        held = w.tmp()
+        w.emit(indent, f"var {held}: int = {base}")
+        if isinstance(codec, UInt):
+            w.emit(indent, f"{out} = ({held} + {diff}) & {part.mask}")
+            return
+        w.emit(indent, f"var {o} := ({held} + {diff}) & {part.mask}")
+    elif isinstance(codec, Quant):
+        low, high = w.exact(codec.low), w.exact(codec.high)
+        q_step = w.member(f"({high} - {low}) / float({codec.levels})")
+        ordinal = f"roundi(({base} - {low}) / {q_step})"
+        w.emit(indent, f"var {o} := ({ordinal} + {diff}) & {part.mask}")
+        w.emit(indent, f"{out} = {low} + {o} * {q_step}")
+        return
+    elif isinstance(codec, Angle):
+        period = "float(360)" if codec.degrees else "TAU"
+        a_step = w.member(f"{period} / float({1 << codec.bits})")
+        w.emit(indent, f"var {o} := (roundi({base} / {a_step}) + {diff}) & {part.mask}")
+    else:
+        assert isinstance(codec, Coord)
+        w.emit(indent, f"var {o} := roundi({base} * {codec.scale}.0) + {diff}")
+        w.emit(indent, f"if absi({o}) > {codec.max_q}:")
+        w.fail(indent + 1, where, f'"a delta past {codec!r}\'s range"')
+        w.emit(indent, f"{out} = {o} / {codec.scale}.0")
+        return
+    w.emit(indent, f"if {o} >> {part.width - 1}:")
+    w.emit(indent + 1, f"{o} -= {1 << part.width}")
+    w.emit(indent, f"{out} = {o}" if isinstance(codec, Int) else f"{out} = {o} * {a_step}")
+
+
+def _var_int_delta(
+    w: Writer, indent: int, part: VarIntDelta, base: str, where: tuple[str, str]
+) -> str:
+    """Inline read of a VarInt's delta (a 0 bit and the difference, or 1 and the value)."""
+    out, held = w.tmp(), w.tmp()
+    w.emit(indent, f"var {out}: int")
+    w.emit(indent, f"if {w.read(indent, 1)}:")
+    w.emit(indent + 1, f"{out} = {w.value(indent + 1, part.codec, where)}")
+    w.emit(indent, "else:")
+    d = w.value(indent + 1, part.codec, where)
+    w.emit(indent + 1, f"var {held}: int = {base}")
+    w.emit(
+        indent + 1,
+        f"if ({d} > 0 and {held} > {_I64_LOW_63} - {d}) or "
+        f"({d} < 0 and {held} < -{_I64_LOW_63} - 1 - {d}):",
+    )
+    w.fail(indent + 2, where, f'"a delta past {part.codec!r}\'s range"')
+    w.emit(indent + 1, f"{out} = {held} + {d}")
+    return out
+
+
+def delta(w: Writer, indent: int, coder: DeltaCoder, base: str, where: tuple[str, str]) -> str:
+    """Inline read of a property's value delta against ``base``; returns its expression."""
+    if coder.vector is None:
+        part = coder.parts[0]
+        if isinstance(part, VarIntDelta):
+            return _var_int_delta(w, indent, part, base, where)
+        return _scalar_delta(w, indent, part, base, where)
+    parts = []
+    held = w.tmp()
+    w.emit(indent, f"var {held}: {coder.vector.__name__} = {base}")
+    for part, axis in zip(coder.parts, "xyzw", strict=False):
+        assert isinstance(part, ScalarDelta)
+        value = _scalar_delta(w, indent, part, f"{held}.{axis}", where)
+        parts.append(value)
+    return f"{coder.vector.__name__}({', '.join(parts)})"
+
+
+_VALUES: dict[type[Codec], Callable[[Writer, int, Any, tuple[str, str]], str]] = {
+    Bool: _bool,
+    UInt: _uint,
+    Int: _int,
+    VarUInt: _leb128,
+    VarInt: _leb128,
+    Quant: _quant,
+    Coord: _coord,
+    Angle: _angle,
+    Normal: _normal,
+    Quat: _quat,
+    Half: _ieee,
+    Float32: _ieee,
+    Float64: _ieee,
+    Str: _str,
+    Bytes: _bytes,
+    Variant: _variant,
+    Enum: _enum,
+    EntityRef: _entity_ref,
+    Vec2: _vec,
+    Vec3: _vec,
+    Vec4: _vec,
+    ArrayOf: _array_of,
+}

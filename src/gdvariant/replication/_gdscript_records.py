@@ -1,0 +1,377 @@
+"""The generated decoder's record reading: change lists, property dispatch, sections.
+
+``class_function`` writes ``_c<id>``, which reads one record's change list and values of one
+class; ``section`` writes ``_section``, which walks a section's records (header, op, entity
+id, class) and calls it. ``masked`` writes the per-property tests of a change mask, shared
+with the ``state`` view's publisher.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from ._gdscript_reads import Writer, delta, straight_bits
+
+if TYPE_CHECKING:
+    from ._flatten import FlatProp
+    from ._layout import ClassLayout, Schema
+
+__all__ = [
+    "DENSE_IDS",
+    "FAST_RUN_BITS",
+    "MASK_GROUPS",
+    "baseline_bits",
+    "class_function",
+    "fast_record",
+    "fast_run_bits",
+    "masked",
+    "section",
+]
+
+# Nested sizes of the groups of properties tested together before their own bits (a sparse
+# mask skips a group with one test). Measured in Godot 4.6 on the benchmark's deltas:
+# groups of 4 a little faster than 8, or 16 then 4.
+MASK_GROUPS = (4,)
+
+# Entity ids below this are kept in an Array indexed by id (the servers of this package
+# hand out the lowest free id, so ids stay below the most entities alive at once); copying
+# and indexing it is much cheaper than a Dictionary's. Larger ids go to a Dictionary.
+DENSE_IDS = 1 << 16
+
+# The fast path reads up to this many bits between two bounds checks (the zero padding after
+# the packet covers them); a class whose whole record can be longer checks after each property.
+FAST_RUN_BITS = 4096
+
+
+def class_function(w: Writer, lay: ClassLayout) -> None:
+    """``_c<id>(buf, s, end, id, values, delta) -> int``: the change list and values of one
+    record of this class from bit ``s`` into ``values`` (by flat index); the bit after them,
+    or -1 with ``last_error`` set. With ``delta`` (a shared update record) the codecs that
+    allow it read a value delta against ``values``. It checks everything the Python decoder
+    checks, in its order: the baselines at start-up and a record whose fast path failed."""
+    name = lay.name
+    wide = lay.count > 62
+    w.emit(0, f"# {name}: class {lay.class_id}, {lay.count} properties")
+    w.emit(
+        0,
+        f"func _c{lay.class_id}(buf: PackedByteArray, s: int, end: int, id: int, "
+        "values: Array, delta: bool) -> int:",
+    )
+    w.emit(1, "var bp := s >> 3")
+    w.emit(1, "var acc := buf[bp] >> (s & 7)")
+    w.emit(1, "var n := 8 - (s & 7)")
+    w.emit(1, "bp += 1")
+    words = (lay.count + 31) // 32
+    if wide:
+        w.emit(1, "var mask := PackedInt64Array()")
+        w.emit(1, f"mask.resize({words})")
+    else:
+        w.emit(1, "var mask := 0")
+    selector = w.read(1, 1)
+    w.emit(1, f"if {selector}:")
+    w.emit(2, "var p := -1")
+    truncated = f'return _fail("packet truncated in entity %d ({name})\'s change list" % id, id)'
+    w.emit(2, "while true:")
+    w.emit(3, "if (bp << 3) - n > end:")
+    w.emit(4, truncated)
+    more = w.read(3, 1)
+    w.emit(3, f"if not {more}:")
+    w.emit(4, "break")
+    gap = w.read(3, lay.index_bits)
+    w.emit(3, f"p += 1 + {gap}")
+    w.emit(3, f"if p >= {lay.count}:")
+    w.emit(
+        4,
+        f'return _fail("entity %d ({name}): index %d is past its {lay.count} properties" '
+        "% [id, p], id)",
+    )
+    w.emit(3, "mask[p >> 5] |= 1 << (p & 31)" if wide else "mask |= 1 << p")
+    w.emit(1, "else:")
+    if lay.count == 0:
+        w.emit(2, "pass")
+    for k in range(words):
+        width = min(32, lay.count - 32 * k)
+        piece = w.read(2, width)
+        w.emit(2, f"mask[{k}] = {piece}" if wide else f"mask |= {piece} << {32 * k}")
+    w.emit(1, "if (bp << 3) - n > end:")
+    w.emit(2, truncated)
+    props(w, lay, check=True)
+    w.emit(1, "return (bp << 3) - n")
+    w.emit(0, "")
+    w.emit(0, "")
+
+
+def props(
+    w: Writer,
+    lay: ClassLayout,
+    *,
+    check: bool,
+    mask: str = "mask",
+    at: int = 1,
+    deltas: bool | None = None,
+) -> None:
+    """Each property's read under its bit of ``mask``: a value delta against ``values``
+    where the codec allows it and ``deltas`` is true, a whole value where it is false, and
+    either by the GDScript ``delta`` flag where it is None. ``check``: a bounds check after
+    each property."""
+    for indent, prop in masked(w, lay, mask, at):
+        where = (lay.name, prop.path)
+        coder = lay.deltas[prop.index]
+        if coder is not None and deltas:
+            value = delta(w, indent, coder, f"values[{prop.index}]", where)
+            w.emit(indent, f"values[{prop.index}] = {value}")
+            if check:
+                w.check_end(indent, where)
+            continue
+        if deltas is not None:
+            coder = None
+        if coder is not None:
+            w.emit(indent, "if delta:")
+            value = delta(w, indent + 1, coder, f"values[{prop.index}]", where)
+            w.emit(indent + 1, f"values[{prop.index}] = {value}")
+            w.emit(indent, "else:")
+            indent += 1
+        value = w.value(indent, prop.codec, where)
+        w.emit(indent, f"values[{prop.index}] = {value}")
+        if coder is not None:
+            indent -= 1
+        if check:
+            w.check_end(indent, where)
+
+
+def masked(
+    w: Writer, lay: ClassLayout, mask: str = "mask", at: int = 1
+) -> Iterator[tuple[int, FlatProp]]:
+    """Emit ``if mask & bit:`` per property, in index order, and yield (indent, property)
+    for the caller to fill in. With more than 8 properties, each group of 8 sits under one
+    test of the group's byte: a sparse mask (the usual delta) skips most tests. ``mask`` names
+    the variable and ``at`` is the indent of the outer tests."""
+    wide = lay.count > 62
+
+    def test(i: int, bits: int) -> str:
+        if wide:
+            return f"{mask}[{i >> 5}] & {bits << (i & 31)}"
+        return f"{mask} & {bits << i}"
+
+    levels = [size for size in MASK_GROUPS if lay.count > size]
+    for prop in lay.props:
+        i = prop.index
+        indent = at
+        for size in levels:
+            if i % size == 0:
+                w.emit(indent, f"if {test(i, (1 << min(size, lay.count - i)) - 1)}:")
+            indent += 1
+        w.emit(indent, f"if {test(i, 1)}:")
+        yield indent + 1, prop
+
+
+def baseline_bits(lay: ClassLayout) -> bytes:
+    """A change list naming every property (bitmask), then each default's bits: what
+    ``_c<id>`` decodes at start-up into the class baseline."""
+    acc, n = ((1 << lay.count) - 1) << 1, 1 + lay.count
+    for bits, width in zip(lay.base_bits, lay.base_widths, strict=True):
+        acc |= bits << n
+        n += width
+    return acc.to_bytes((n + 7) >> 3, "little")
+
+
+def _record_bits(lay: ClassLayout) -> tuple[int, int]:
+    """The most bits a record of ``lay`` takes in its change list (a gap list of every
+    index, or the bitmask) and in its values (each at most its codec's longest run between
+    checks plus a value delta's prefixes)."""
+    changes = max(2 + lay.count * (1 + lay.index_bits), 1 + lay.count)
+    return changes, sum(straight_bits(p.codec) + 3 * 4 for p in lay.props)
+
+
+def _checked_each(lay: ClassLayout) -> bool:
+    """Whether the fast path of ``lay`` checks bounds after each property (a long record)."""
+    return sum(_record_bits(lay)) > FAST_RUN_BITS
+
+
+def fast_run_bits(lay: ClassLayout) -> int:
+    """The longest run of bits the fast path of ``lay`` reads without a bounds check: the
+    whole record, or for a long one (``_checked_each``) its change list."""
+    changes, values = _record_bits(lay)
+    return changes if _checked_each(lay) else changes + values
+
+
+def fast_record(w: Writer, lay: ClassLayout, indent: int, bail: str) -> None:
+    """Inline read of one record of ``lay`` from bit ``at`` into ``values``, for the section
+    loop: no call, the change list's gap and flag taken in one read, and one bounds check at
+    the record's end (or after each property, for a class whose record can be longer than
+    ``FAST_RUN_BITS``). A failed check returns ``bail``, which re-reads the record with
+    ``_c<id>`` to name the error: the fast path checks a subset of what ``_c<id>`` checks, at
+    the same bits, so ``_c<id>`` fails at or before the point where it did. Leaves the mask
+    in ``m<id>`` and the reader after the record."""
+    c, count = lay.class_id, lay.count
+    wide = count > 62
+    m = f"m{c}"
+    w.bail = bail
+    w.emit(indent, "acc = buf.decode_u32(at >> 3) >> (at & 7)")
+    w.emit(indent, "n = 32 - (at & 7)")
+    w.emit(indent, "bp = (at >> 3) + 4")
+    words = (count + 31) // 32
+    if wide:
+        w.emit(indent, f"var {m} := PackedInt64Array()")
+        w.emit(indent, f"{m}.resize({words})")
+    else:
+        w.emit(indent, f"var {m} := 0")
+    # n >= 25 here, so the selector needs no refill.
+    w.emit(indent, "if acc & 1:")
+    w.emit(indent + 1, "acc >>= 1")
+    w.emit(indent + 1, "n -= 1")
+    w.emit(indent + 1, "var p := -1")
+    step = 1 + lay.index_bits
+    w.emit(indent + 1, "while true:")
+    if step <= 32:
+        g = w.tmp()
+        w.emit(indent + 2, f"if n < {step}:")
+        w.emit(indent + 3, "acc |= buf.decode_u32(bp) << n")
+        w.emit(indent + 3, "bp += 4")
+        w.emit(indent + 3, "n += 32")
+        w.emit(indent + 2, f"var {g} := acc & {(1 << step) - 1}")
+        w.emit(indent + 2, f"if not {g} & 1:")
+        w.emit(indent + 3, "acc >>= 1")
+        w.emit(indent + 3, "n -= 1")
+        w.emit(indent + 3, "break")
+        w.emit(indent + 2, f"acc >>= {step}")
+        w.emit(indent + 2, f"n -= {step}")
+        w.emit(indent + 2, f"p += 1 + ({g} >> 1)")
+    else:
+        more = w.read(indent + 2, 1)
+        w.emit(indent + 2, f"if not {more}:")
+        w.emit(indent + 3, "break")
+        w.emit(indent + 2, f"p += 1 + {w.read(indent + 2, lay.index_bits)}")
+    w.emit(indent + 2, f"if p >= {count}:")
+    w.emit(indent + 3, f"return {bail}")
+    w.emit(indent + 2, f"{m}[p >> 5] |= 1 << (p & 31)" if wide else f"{m} |= 1 << p")
+    w.emit(indent, "else:")
+    w.emit(indent + 1, "acc >>= 1")
+    w.emit(indent + 1, "n -= 1")
+    if count == 0:
+        w.emit(indent + 1, "pass")
+    for k in range(words):
+        piece = w.read(indent + 1, min(32, count - 32 * k))
+        w.emit(indent + 1, f"{m}[{k}] = {piece}" if wide else f"{m} |= {piece} << {32 * k}")
+    checked_each = _checked_each(lay)
+    if checked_each:
+        w.check_end(indent, (lay.name, ""))
+    if any(coder is not None for coder in lay.deltas):
+        # One body for records with value deltas and one without: no test per property.
+        w.emit(indent, "if delta:")
+        props(w, lay, check=checked_each, mask=m, at=indent + 1, deltas=True)
+        w.emit(indent, "else:")
+        props(w, lay, check=checked_each, mask=m, at=indent + 1, deltas=False)
+    else:
+        props(w, lay, check=checked_each, mask=m, at=indent)
+    w.check_end(indent, (lay.name, ""))
+    w.bail = None
+
+
+def section(w: Writer, schema: Schema) -> None:
+    """``_section``: one section's records, each read up to its class, then inline by
+    ``fast_record``. The usual record header (an id gap of 0) is the low 3 bits of the
+    record's first byte, read without the bit reader. Each entity's Array holds its class id
+    after its values; a state keeps them in ``dense`` (an Array by id, for ids below
+    ``DENSE_IDS``) and ``sparse`` (a Dictionary, for the rest). ``touched`` gets (id, code,
+    mask words) per record (see ``publish``)."""
+    w.emit(
+        0,
+        "func _section(buf: PackedByteArray, size: int, pos: int, count: int, "
+        "dense: Array, sparse: Dictionary, shared: bool, deltas: bool, "
+        "touched: PackedInt64Array) -> int:",
+    )
+    w.emit(1, "var prev := -1")
+    w.emit(1, "var dn := dense.size()")
+    w.emit(1, "var end := size << 3")
+    w.emit(1, "var bp := 0")
+    w.emit(1, "var acc := 0")
+    w.emit(1, "var n := 0")
+    w.emit(1, "for r in count:")
+    w.emit(2, "if pos >= size:")
+    w.emit(3, 'return _fail("packet truncated before a record at byte %d" % pos)')
+    w.emit(2, "var b0 := buf[pos]")
+    w.emit(2, "var op := b0 & 3")
+    w.emit(2, "var at := (pos << 3) + 3")
+    w.emit(2, "var id := prev + 1")
+    w.emit(2, "if b0 & 4:")
+    w.resync(3, "at")
+    size = w.read(3, 2)
+    for k, width in enumerate((4, 8, 16, 32)):
+        w.emit(3, f"{'if' if k == 0 else 'elif'} {size} == {k}:" if k < 3 else "else:")
+        w.emit(4, f"id += {w.read(4, width)}")
+    w.emit(3, "at = (bp << 3) - n")
+    w.emit(3, "if at > end:")
+    w.emit(4, 'return _fail("packet truncated in a record header at byte %d" % pos)')
+    w.emit(2, "prev = id")
+    w.emit(2, "if op == 2:")
+    lacks = 'return _fail("delete of entity %d, which this client lacks" % id, id)'
+    w.emit(3, "if id < dn:")
+    w.emit(4, "if dense[id] == null:")
+    w.emit(5, lacks)
+    w.emit(4, "dense[id] = null")
+    w.emit(3, "elif not sparse.erase(id):")
+    w.emit(4, lacks)
+    w.emit(3, "touched.append(id)")
+    w.emit(3, "touched.append(-1)")
+    w.emit(3, "pos = (at + 7) >> 3")
+    w.emit(3, "continue")
+    w.emit(2, "var c := 0")
+    w.emit(2, "var src: Array")
+    w.emit(2, "if op == 0:")
+    w.emit(3, "var old = dense[id] if id < dn else sparse.get(id)")
+    w.emit(3, "if old == null:")
+    w.emit(4, 'return _fail("update of entity %d, which this client lacks" % id, id)')
+    w.emit(3, "src = old")
+    w.emit(3, "c = src[-1]")
+    w.emit(3, "touched.append(id)")
+    w.emit(3, "touched.append(c)")
+    w.emit(2, "elif op == 3 or not shared:")
+    w.emit(3, 'return _fail("record op %d is not allowed here (entity %d)" % [op, id], id)')
+    w.emit(2, "else:")
+    if schema.class_bits:
+        w.resync(3, "at")
+        w.emit(3, f"c = {w.read(3, schema.class_bits)}")
+        w.emit(3, "at = (bp << 3) - n")
+        w.emit(3, "if at > end:")
+        w.emit(4, 'return _fail("packet truncated in entity %d\'s class id" % id, id)')
+    w.emit(3, f"if c >= {len(schema.classes)}:")
+    w.emit(4, 'return _fail("entity %d enters with unknown class id %d" % [id, c], id)')
+    w.emit(3, "src = _baselines[c]")
+    w.emit(3, "touched.append(id)")
+    w.emit(3, "touched.append(-2 - c)")
+    w.emit(2, "var delta := deltas and op == 0")
+    w.emit(2, "var values := src.duplicate()")
+    bail = "_recheck(buf, at, end, id, src.duplicate(), delta, c)"
+    for lay in w.by_class(2, "c", schema.classes):
+        fast_record(w, lay, 3, bail)
+        m = f"m{lay.class_id}"
+        w.emit(3, f"touched.append_array({m})" if lay.count > 62 else f"touched.append({m})")
+    w.emit(2, "if id < dn:")
+    w.emit(3, "dense[id] = values")
+    w.emit(2, f"elif id < {DENSE_IDS}:")
+    w.emit(3, "dn = id + 1")
+    w.emit(3, "dense.resize(dn)")
+    w.emit(3, "dense[id] = values")
+    w.emit(2, "else:")
+    w.emit(3, "sparse[id] = values")
+    w.emit(2, "pos = ((bp << 3) - n + 7) >> 3")
+    w.emit(1, "return pos")
+    w.emit(0, "")
+    w.emit(0, "")
+    w.emit(
+        0, "## Re-reads a record whose fast path failed with its checked twin, to name the error."
+    )
+    w.emit(
+        0,
+        "func _recheck(buf: PackedByteArray, s: int, end: int, id: int, values: Array, "
+        "delta: bool, c: int) -> int:",
+    )
+    for lay in w.by_class(1, "c", schema.classes):
+        w.emit(2, f"_c{lay.class_id}(buf, s, end, id, values, delta)")
+    w.emit(1, 'if last_error == "":')
+    w.emit(2, 'return _fail("entity %d: the fast and the checked reading disagree" % id, id)')
+    w.emit(1, "return -1")
+    w.emit(0, "")
+    w.emit(0, "")
