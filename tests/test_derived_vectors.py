@@ -140,6 +140,8 @@ def test_godot2_containers_are_written_shared(hexdata: str, value: Any) -> None:
     assert gd.dumps(value, version="2") == bytes(shared)
 
 
-def test_pandemonium_typed_arrays_keep_wrong_typed_elements() -> None:
+def test_pandemonium_typed_arrays_drop_wrong_typed_elements() -> None:
+    """Its decoder push_backs each element and ignores the result; TypedArray::push_back
+    refuses any other type (``can_take_variant``, no conversion): the float is not kept."""
     data = bytes.fromhex("1b0000000200000001000000030000000000c03f")
-    assert gd.decode(data, version="pandemonium") == (gd.TypedArray(gd.VariantType.INT, [1.5]), 20)
+    assert gd.decode(data, version="pandemonium") == (gd.TypedArray(gd.VariantType.INT, []), 20)

@@ -46,7 +46,6 @@ def _changes(normalise: Callable[[Any], Any]) -> Callable[[Any], bool]:
 #: What each class says we keep, as a check on our decoded value.
 KEPT: dict[str, Callable[[Any], bool]] = {
     "float_build_narrows_doubles": _changes(diff.narrow_reals),
-    "typed_container_converts_or_drops_misfits": diff.has_misfits,
     "dictionary_keeps_duplicate_keys": _changes(diff.merge_duplicate_keys),
     "object_types_named_encoded_as_id": _changes(diff.name_objects_as_id),
     "godot3_root_path_becomes_relative": _changes(diff.root_path_as_relative),

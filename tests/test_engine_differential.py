@@ -93,42 +93,6 @@ def narrow_reals(value: Any) -> Any:
     return walk(value, leaf)
 
 
-def _wire_type(item: Any) -> int:
-    """The Godot 4 type number ``item`` is written with (a double build holds any float)."""
-    try:
-        return gd.dumps(item, double=True)[0]
-    except gd.EncodeError:
-        return -1
-
-
-def has_misfits(value: Any) -> bool:
-    """Whether a typed container in ``value`` (keys included) holds an entry of another type."""
-    if isinstance(value, gd.TypedArray):
-        etype = value.element_type
-        return any(not _fits(v, etype) or has_misfits(v) for v in value)
-    if isinstance(value, gd.Dictionary):
-        return any(
-            not _fits(k, value.key_type)
-            or not _fits(v, value.value_type)
-            or has_misfits(k)
-            or has_misfits(v)
-            for k, v in value.items()
-        )
-    if isinstance(value, list):
-        return any(has_misfits(v) for v in value)
-    if isinstance(value, dict):
-        return any(has_misfits(k) or has_misfits(v) for k, v in value.items())
-    return False
-
-
-def _fits(item: Any, etype: gd.ElementType | None) -> bool:
-    if etype is None:
-        return True
-    if etype.type == gd.VariantType.OBJECT:
-        return item is None or isinstance(item, gd.ObjectID)
-    return _wire_type(item) == gd.get_profile("4.6").wire_ids[etype.type]
-
-
 def name_objects_as_id(value: Any) -> Any:
     """As Godot 4 reads an object-typed container without objects: named EncodedObjectAsID."""
 
@@ -192,7 +156,7 @@ NORMALISERS: dict[str, dict[str, Callable[[Any], Any]]] = {
 #: Value classes that no normaliser can express: a predicate on our value. When it holds, the
 #: whole value difference is put down to the class.
 VALUE_RULES: dict[str, dict[str, Callable[[Any], bool]]] = {
-    "4.6": {"typed_container_converts_or_drops_misfits": has_misfits},
+    "4.6": {},
     "3.6": {},
 }
 #: Verdict classes: (engine accepts, we accept, our error's reason) -> whether it fits.

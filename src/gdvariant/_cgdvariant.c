@@ -63,6 +63,8 @@ typedef struct {
     MathDecode math[256];
     PackedDecode packed[256];
     PyObject *elements; /* tuple of 256: ElementType, None (untyped) or False (no such type) */
+    unsigned char kinds[256]; /* wire id -> type number (255: none), for typed containers */
+    int check_elements, check_values; /* typed containers check elements / dictionary values */
     /* encoding */
     PyObject *classes; /* dict: class -> index into entries */
     EncodeEntry *entries;
@@ -81,6 +83,7 @@ typedef struct {
 
 static PyObject *StringName, *NodePath, *RID, *ObjectID, *PackedStringArray, *CallableValue;
 static PyObject *TypedArray, *Dictionary, *Signal, *ElementType, *ObjectType;
+static int object_kind; /* int(VariantType.OBJECT): the type any Object-typed container takes */
 static PyObject *PackedViewType, *view_wrap; /* PackedView and PackedView._wrap(kind, slice) */
 static long builtin_kind; /* ContainerKind.BUILTIN */
 static PyObject *pure_decode, *pure_encode, *pure_decompress, *pure_whole, *table_builder;
@@ -130,6 +133,8 @@ static int setup(void) {
         *slots[i] = got[i];
     }
     Py_DECREF(cls);
+    object_kind = (int)PyLong_AsLong(ObjectType);
+    if (object_kind == -1 && PyErr_Occurred()) return -1;
     table_builder = builder;
     tables = made;
     return 0;
@@ -178,11 +183,18 @@ static Table *build_table(PyObject *profile) {
     if (!PyArg_ParseTuple(spec, "OO", &dec, &enc)) goto fail;
     PyObject *actions, *math, *packed;
     long long flag_bits, packed_flag;
+    PyObject *kinds;
     int typed_arrays, typed_dicts;
-    if (!PyArg_ParseTuple(dec, "SLppLO!O!O!", &actions, &flag_bits, &typed_arrays,
+    if (!PyArg_ParseTuple(dec, "SLppLO!O!O!Spp", &actions, &flag_bits, &typed_arrays,
                           &typed_dicts, &packed_flag, &PyTuple_Type, &math, &PyTuple_Type,
-                          &packed, &PyTuple_Type, &t->elements))
+                          &packed, &PyTuple_Type, &t->elements, &kinds, &t->check_elements,
+                          &t->check_values))
         goto fail;
+    if (PyBytes_GET_SIZE(kinds) != 256) {
+        PyErr_SetString(PyExc_ValueError, "table: 256 type numbers expected");
+        goto fail;
+    }
+    memcpy(t->kinds, PyBytes_AS_STRING(kinds), 256);
     if (PyTuple_GET_SIZE(t->elements) != 256) {
         PyErr_SetString(PyExc_ValueError, "table: 256 element types expected");
         goto fail;
@@ -522,14 +534,34 @@ fail:
 
 static PyObject *decode_one(Dec *d, Py_ssize_t *ppos, int depth);
 
+/* What a typed container's element must be to need no check (``_element_rules``): its type
+ * number; or any type but NIL goes to the pure core (an Object class other than the one Godot
+ * writes without full objects: only the pure core knows allow_objects and the classes). */
+#define WANT_NONE (-2)      /* untyped, or a profile without element rules */
+#define WANT_ONLY_NIL (-1)
+
+/* Whether an element starting at pos may join a container wanting ``want`` as it is. */
+static inline int element_fits(Dec *d, Py_ssize_t pos, int want) {
+    if (want == WANT_NONE) return 1;
+    if (d->end - pos < 4) return 1; /* the element itself hands over */
+    int kind = d->t->kinds[d->p[pos]];
+    if (kind == want) return 1;
+    return kind == 0 && (want == WANT_ONLY_NIL || want == object_kind);
+}
+
 /* The element type of a typed container at *pos (``_container_type``): kind 0 reads nothing and
  * is untyped; kind 1 reads a builtin type id; 2 and 3 a class name or script path. A new
- * reference (None: untyped), or NULL to hand over. */
-static PyObject *container_type(Dec *d, uint32_t kind, Py_ssize_t *pos) {
+ * reference (None: untyped), or NULL to hand over. *want is set for element_fits. */
+static PyObject *container_type(Dec *d, uint32_t kind, Py_ssize_t *pos, int *want) {
+    *want = WANT_NONE;
     if (kind == 0) Py_RETURN_NONE;
     if (kind != 1) { /* a class name or script path */
         PyObject *name = read_string(d, pos);
         if (name == NULL) return NULL;
+        if (d->t->check_elements) {
+            int as_id = kind == 2 && PyUnicode_CompareWithASCIIString(name, "EncodedObjectAsID") == 0;
+            *want = as_id ? object_kind : WANT_ONLY_NIL;
+        }
         PyObject *k = PyLong_FromUnsignedLong(kind);
         PyObject *e = k ? PyObject_CallFunctionObjArgs(ElementType, k, ObjectType, name, NULL)
                         : NULL;
@@ -543,6 +575,7 @@ static PyObject *container_type(Dec *d, uint32_t kind, Py_ssize_t *pos) {
     PyObject *e = PyTuple_GET_ITEM(d->t->elements, wire);
     if (e == Py_False) DEFER;
     *pos += 4;
+    if (e != Py_None && d->t->check_elements) *want = d->t->kinds[wire];
     Py_INCREF(e);
     return e;
 }
@@ -586,13 +619,15 @@ static PyObject *decode_dict(Dec *d, uint32_t header, Py_ssize_t *ppos, int dept
     PyObject *key_type = Py_None, *value_type = Py_None, *pairs = NULL, *r = NULL;
     Py_INCREF(Py_None);
     Py_INCREF(Py_None);
+    int key_want = WANT_NONE, value_want = WANT_NONE;
     if (d->t->typed_dicts && (header & 0xF0000)) {
         Py_DECREF(Py_None);
-        key_type = container_type(d, (header >> 16) & 3, &pos);
+        key_type = container_type(d, (header >> 16) & 3, &pos, &key_want);
         if (key_type == NULL) goto done;
         Py_DECREF(Py_None);
-        value_type = container_type(d, (header >> 18) & 3, &pos);
+        value_type = container_type(d, (header >> 18) & 3, &pos, &value_want);
         if (value_type == NULL) goto done;
+        if (!d->t->check_values) value_want = WANT_NONE;
     }
     int typed = key_type != Py_None || value_type != Py_None;
     if (d->end - pos < 4) goto done;
@@ -619,8 +654,13 @@ static PyObject *decode_dict(Dec *d, uint32_t header, Py_ssize_t *ppos, int dept
         pairs = PyList_New(count);
         if (pairs == NULL) goto done;
         for (uint32_t i = 0; i < count; i++) {
+            if (!element_fits(d, pos, key_want)) goto done; /* the pure core applies the rules */
             PyObject *k = decode_one(d, &pos, depth + 1);
             if (k == NULL) goto done;
+            if (!element_fits(d, pos, value_want)) {
+                Py_DECREF(k);
+                goto done;
+            }
             PyObject *v = decode_one(d, &pos, depth + 1);
             if (v == NULL) {
                 Py_DECREF(k);
@@ -646,8 +686,9 @@ done:
 static PyObject *decode_array(Dec *d, uint32_t header, Py_ssize_t *ppos, int depth) {
     Py_ssize_t pos = *ppos + 4;
     PyObject *element = NULL;
+    int want = WANT_NONE;
     if (d->t->typed_arrays && (header & 0x30000)) {
-        element = container_type(d, (header >> 16) & 3, &pos);
+        element = container_type(d, (header >> 16) & 3, &pos, &want);
         if (element == NULL) return NULL;
         if (element == Py_None) Py_CLEAR(element);
     }
@@ -660,7 +701,8 @@ static PyObject *decode_array(Dec *d, uint32_t header, Py_ssize_t *ppos, int dep
     r = PyList_New(count);
     if (r == NULL) goto done;
     for (uint32_t i = 0; i < count; i++) {
-        PyObject *v = decode_one(d, &pos, depth + 1);
+        /* an element of another type: the pure core converts or drops it */
+        PyObject *v = element_fits(d, pos, want) ? decode_one(d, &pos, depth + 1) : NULL;
         if (v == NULL) {
             Py_CLEAR(r);
             goto done;

@@ -18,6 +18,7 @@ from typing import Any
 
 from . import _pure
 from ._collections import ContainerKind, Dictionary, ElementType, TypedArray
+from ._element_rules import rules_for
 from ._layouts import FLAG_64, LAYOUTS, MATH_CLASSES, PACKED_ARRAYS, PACKED_CLASSES
 from ._packed import PackedStringArray, PackedView
 from ._profiles import KIND_BARE_OBJECT, KIND_BARE_RID, Profile
@@ -126,6 +127,11 @@ def _decode_table(profile: Profile) -> tuple[Any, ...]:
         False if vtype is None else None if vtype == T.NIL else ElementType.builtin(vtype)
         for vtype in profile.types_by_id
     )
+    # Typed containers: the type number of each wire id (255: none), which elements a typed
+    # container checks, and whether a typed Dictionary checks its values. An element of another
+    # type than its container's goes to the pure core, which applies the rules.
+    rules = rules_for(profile.element_rules)
+    kinds = bytes(kind if 0 <= kind < 255 else 255 for kind in profile.kind_codes)
     return (
         bytes(actions),
         0xFFFFFF00 if profile.strict_header else 0,
@@ -135,6 +141,9 @@ def _decode_table(profile: Profile) -> tuple[Any, ...]:
         tuple(math),
         tuple(packed),
         elements,
+        kinds,
+        rules is not None,
+        rules is not None and rules.checks_values,
     )
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 from struct import Struct
 from typing import Any
 
-from ._collections import PackedTypedArray, TypedArray, godot_dictionary
+from ._collections import ContainerKind, ElementType, PackedTypedArray, TypedArray, godot_dictionary
+from ._element_rules import DROP, ElementRules, Unconvertible, admit, rules_for
 from ._errors import DecodeError, GodotError, key_repr
 from ._layouts import COUNT_MASK, FLAG_64, LAYOUTS, NODE_PATH_NEW, PACKED_ARRAYS
 from ._legacy import EVENT_PAYLOADS, Image, InputEvent, InputEventType
@@ -99,10 +100,26 @@ def _fixed_table(profile: Profile) -> dict[int, tuple[Struct, Struct, Any]]:
     return table
 
 
-# Frame kinds on the container stack.
+# Frame kinds on the container stack. A typed container's frame (only when the profile has
+# element rules) also holds, per slot (array element; dictionary key, value), the type number
+# that needs no check, the element type, whether an element was dropped and its own kind:
+#   [_TYPED_ARRAY, items, count, element_type, element_type, dropped, want, want, own kind]
+#   [_TYPED_DICT, items, 2 * count, key_type, value_type, dropped, key_want, value_want]
 _ARRAY = 0
 _DICT = 1
 _OBJECT = 2
+_TYPED_ARRAY = 3
+_TYPED_DICT = 4
+_CHECK_ALL = -1  # no element skips the check (full objects in a class-typed container)
+
+
+def _want(element_type: ElementType | None, rules: ElementRules, allow_objects: bool) -> int | None:
+    """The type number an element must have to skip :func:`admit`; None: no check at all."""
+    if element_type is None:
+        return None
+    if allow_objects and rules.checks_classes and element_type.kind == ContainerKind.CLASS_NAME:
+        return _CHECK_ALL
+    return int(element_type.type)
 
 
 def _fail(reason: str, offset: int, code: GodotError = _INVALID) -> DecodeError:
@@ -118,9 +135,9 @@ def _path(stack: list[list[Any]]) -> str:
     parts = []
     for frame in stack:
         kind, items = frame[0], frame[1]
-        if kind == _ARRAY:
+        if kind in (_ARRAY, _TYPED_ARRAY):
             parts.append(f"[{len(items)}]")
-        elif kind == _DICT:
+        elif kind in (_DICT, _TYPED_DICT):
             pair = len(items) // 2
             parts.append(f"[{key_repr(items[-1])}]" if len(items) % 2 else f"{{key #{pair}}}")
         else:
@@ -129,9 +146,16 @@ def _path(stack: list[list[Any]]) -> str:
 
 
 def _finish_dict(frame: list[Any]) -> Any:
-    """The Dictionary of a finished container frame (see :func:`godot_dictionary`)."""
+    """The Dictionary of a finished container frame (see :func:`godot_dictionary`); the pairs
+    whose key or value its type refused are left out."""
     flat = frame[1]
-    return godot_dictionary(flat[0::2], flat[1::2], frame[3], frame[4])
+    keys, values = flat[0::2], flat[1::2]
+    if frame[0] == _TYPED_DICT and frame[5]:
+        kept = [
+            (k, v) for k, v in zip(keys, values, strict=True) if k is not DROP and v is not DROP
+        ]
+        keys, values = [k for k, _ in kept], [v for _, v in kept]
+    return godot_dictionary(keys, values, frame[3], frame[4])
 
 
 def decode_value(
@@ -169,6 +193,7 @@ def decode_value(
     kinds = profile.kind_codes
     typed_arrays = profile.typed_arrays
     typed_dicts = profile.typed_dictionaries
+    rules = rules_for(profile.element_rules)
     max_depth = limits.max_depth
     max_len = limits.max_length
     max_elems = limits.max_elements
@@ -269,7 +294,20 @@ def decode_value(
                     raise over_limit(
                         "a Dictionary of entries", count, "max_elements", max_elems, start
                     )
-                frame = [_DICT, [], 2 * count, key_type, value_type]
+                if rules is None or (key_type is None and value_type is None):
+                    frame = [_DICT, [], 2 * count, key_type, value_type]
+                else:
+                    value_want = _want(value_type, rules, allow_objects)
+                    frame = [
+                        _TYPED_DICT,
+                        [],
+                        2 * count,
+                        key_type,
+                        value_type,
+                        False,
+                        _want(key_type, rules, allow_objects),
+                        value_want if rules.checks_values else None,
+                    ]
                 if count:
                     stack.append(frame)
                     if len(stack) > max_depth:
@@ -307,7 +345,12 @@ def decode_value(
                         f"an {name} of elements", count, "max_elements", max_elems, start
                     )
                 if count:
-                    stack.append([_ARRAY, items, count])
+                    if rules is None or element_type is None:
+                        stack.append([_ARRAY, items, count])
+                    else:
+                        want = _want(element_type, rules, allow_objects)
+                        typed = (element_type, element_type, False, want, want, k)
+                        stack.append([_TYPED_ARRAY, items, count, *typed])
                     if len(stack) > max_depth:
                         raise _too_deep(len(stack), pos)
                     continue
@@ -448,17 +491,41 @@ def decode_value(
             while stack:
                 frame = stack[-1]
                 items = frame[1]
-                if frame[0] != _OBJECT:
+                fk = frame[0]
+                if fk < _OBJECT:
                     items.append(value)  # Dictionaries collect key, value, key, value...
                     if len(items) < frame[2]:
                         break
-                    value = items if frame[0] == _ARRAY else _finish_dict(frame)
-                else:
+                    if fk == _ARRAY:
+                        value, k = items, _K_ARRAY
+                    else:
+                        value, k = _finish_dict(frame), _K_DICTIONARY
+                elif fk == _OBJECT:
                     items.append((frame[4], value))
                     if len(items) < frame[2]:
                         frame[4], pos = read_string(buf, pos, end, surrogates, max_len)
                         break
-                    value = _NEW(GodotObject, (frame[3], tuple(items)))
+                    value, k = _NEW(GodotObject, (frame[3], tuple(items))), _K_OBJECT
+                else:  # a typed container: only a mistyped element pays for the check
+                    slot = len(items) & 1
+                    want = frame[6 + slot]
+                    if k != want and want is not None:
+                        try:
+                            value = admit(rules, value, k, frame[3 + slot])  # type: ignore[arg-type]
+                        except Unconvertible as exc:
+                            reason = f"{exc} (the element ending here)"
+                            raise _fail(reason, pos, GodotError.ERR_UNAVAILABLE) from None
+                        if value is DROP:
+                            frame[5] = True
+                    items.append(value)
+                    if len(items) < frame[2]:
+                        break
+                    if fk == _TYPED_DICT:
+                        value, k = _finish_dict(frame), _K_DICTIONARY
+                    else:
+                        if frame[5]:  # Godot's push_back refused some: the Array is shorter
+                            items[:] = [item for item in items if item is not DROP]
+                        value, k = items, frame[8]
                 stack.pop()
             else:
                 return value, pos

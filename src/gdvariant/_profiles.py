@@ -67,6 +67,10 @@ class Profile:
     typed_dictionaries: bool = False
     #: 4.0-4.2 have typed Arrays in memory but write them as plain Arrays (the type is lost).
     typed_arrays_as_untyped: bool = False
+    #: What a typed container does with an element of another type: the name of a rule table in
+    #: ``_element_rules.RULES`` ("godot4": convert what ``can_convert_strict`` allows, drop the
+    #: rest; "pandemonium": exact type only); "" = no typed containers on the wire.
+    element_rules: str = ""
     #: Deepest nesting the decoder / encoder accepts; ``None`` = the engine has no limit.
     max_depth: int | None = GODOT_MAX_DEPTH
     max_encode_depth: int | None = GODOT_MAX_DEPTH
@@ -162,6 +166,7 @@ class Profile:
             "variant_max": self.variant_max,
             "typed_arrays": self.typed_arrays or T.TYPED_ARRAY in self.wire_ids,
             "typed_dictionaries": self.typed_dictionaries,
+            "element_rules": self.element_rules,
             "max_depth": self.max_depth,
             "max_encode_depth": self.max_encode_depth,
             "header_flags": not self.strict_header,
@@ -246,6 +251,7 @@ def _godot4(minor: int) -> Profile:
         engine=f"Godot 4.{minor}",
         wire_ids=_G4 if minor >= 3 else _G4_PRE43,
         typed_arrays=minor >= 3,  # PR #78219
+        element_rules="godot4" if minor >= 3 else "",
         typed_arrays_as_untyped=minor < 3,
         typed_dictionaries=minor >= 4,  # PR #98120
         double_flagged=_DOUBLE_MATH - (_DOUBLE_UNFLAGGED_4_0 if minor < 2 else set()),
@@ -303,6 +309,7 @@ def _pandemonium(generation: int, wire_ids: dict[VariantType, int], tags: str) -
         name=f"pandemonium-g{generation}",
         engine=f"Pandemonium G{generation} ({tags})",
         wire_ids=wire_ids,
+        element_rules="pandemonium" if T.TYPED_ARRAY in wire_ids else "",
         rid_payload=False,
         surrogates=True,
         writes_surrogates=True,

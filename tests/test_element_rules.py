@@ -1,0 +1,127 @@
+"""Typed containers holding elements of another type: both cores against Godot 4.6.3's answers.
+
+``tests/vectors/godot4.6/typed_containers.json`` (``tools/make_typed_vectors.py``) holds, for
+typed Arrays and Dictionaries built with one element of every Variant type (edge values included)
+per element type, what the engine's ``decode_var_size`` counted and what ``var_to_bytes`` wrote
+for the value ``decode_var`` made: elements converted, elements dropped, keys dropped.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from godot_describe import canon, expected, walk
+
+import gdvariant as gd
+from gdvariant import VariantType as T
+from gdvariant._element_rules import DROP, RULES, admit
+
+pytestmark = pytest.mark.usefixtures("impl")  # every codec core
+
+GOLDEN = json.loads((Path(__file__).parent / "vectors/godot4.6/typed_containers.json").read_text())
+CASES = GOLDEN["cases"]
+
+
+_ANY_OBJECT = gd.ElementType.builtin(T.OBJECT)
+
+
+def _object_type(element_type: gd.ElementType | None) -> gd.ElementType | None:
+    """Object element types as one: how the engine's description names an Object type
+    (``EncodedObjectAsID``, an empty class) is not what these vectors test."""
+    if element_type is not None and element_type.type == T.OBJECT:
+        return _ANY_OBJECT
+    return element_type
+
+
+def _objects_as_seen(value: Any) -> Any:
+    """Objects reduced to what both sides know: an id-decoded object (Godot makes it an
+    ``EncodedObjectAsID``) is its id; a full object is its class (the engine adds every
+    default property of the class, which gdvariant does not know)."""
+
+    def leaf(v: Any) -> Any:
+        if isinstance(v, gd.GodotObject):
+            props = dict(v.properties)
+            if v.class_name == "EncodedObjectAsID":
+                return gd.ObjectID(props["object_id"] & (2**64 - 1))
+            return gd.GodotObject(v.class_name)
+        return v
+
+    value = walk(value, leaf)
+    if isinstance(value, gd.TypedArray):
+        return type(value)(_object_type(value.element_type), value)  # type: ignore[arg-type]
+    if isinstance(value, gd.Dictionary):
+        key_type, value_type = _object_type(value.key_type), _object_type(value.value_type)
+        return gd.Dictionary(value.items(), key_type, value_type)
+    return value
+
+
+def _theirs(case: dict[str, Any]) -> Any:
+    if "value" in case:
+        return _objects_as_seen(expected(case["value"], objects=case["allow_objects"]))
+    return gd.loads(bytes.fromhex(case["out"]), allow_objects=case["allow_objects"])
+
+
+def test_the_vectors_name_the_engine() -> None:
+    assert GOLDEN["godot"].startswith("4.6.")
+    assert len(CASES) > 10_000
+
+
+@pytest.mark.parametrize("chunk", range(8))
+def test_decoding_matches_the_engine(chunk: int) -> None:
+    """Every case: the same verdict, the same size, the same value (floats by their bits)."""
+    failures = []
+    for case in CASES[chunk::8]:
+        data = bytes.fromhex(case["in"])
+        allow = case["allow_objects"]
+        try:
+            ours, size = gd.decode(data, allow_objects=allow)
+        except gd.DecodeError as exc:
+            if case["size"]:
+                failures.append(f"{case['name']} allow={allow}: we reject ({exc})")
+            continue
+        if not case["size"]:
+            failures.append(f"{case['name']} allow={allow}: the engine rejects, we read {ours!r}")
+            continue
+        if size != case["size"]:
+            failures.append(f"{case['name']}: size {size}, the engine's {case['size']}")
+            continue
+        if gd.dumps(ours, full_objects=allow) == bytes.fromhex(case["out"]):
+            continue
+        if canon(_objects_as_seen(ours)) != canon(_theirs(case)):
+            failures.append(f"{case['name']} allow={allow}: {ours!r} != {_theirs(case)!r}")
+    assert not failures, "\n".join(failures[:20]) + f"\n({len(failures)} cases)"
+
+
+def test_well_typed_arrays_come_back_byte_for_byte() -> None:
+    """The fast path: a typed Array whose elements all have its type is untouched."""
+    samples: list[tuple[T, list[Any]]] = [
+        (T.INT, [1, -5, 2**40]),
+        (T.FLOAT, [1.5, -0.0]),
+        (T.STRING, ["a", ""]),
+    ]
+    for vtype, items in samples:
+        data = gd.dumps(gd.TypedArray(gd.ElementType.builtin(vtype), items))
+        assert gd.dumps(gd.loads(data)) == data
+
+
+def test_the_brief_examples() -> None:
+    """The cases measured on Godot 4.6.3 by hand (``decode_var``), independently of the file."""
+    int_array = gd.ElementType.builtin(T.INT)
+    header = bytes.fromhex("1c000100") + (2).to_bytes(4, "little")
+    data = header + (2).to_bytes(4, "little") + bytes.fromhex("0100000003000000") + bytes(4)
+    value, size = gd.decode(data)
+    assert value == gd.TypedArray(int_array, [1])
+    assert size == 24
+
+
+def test_pandemonium_converts_nothing() -> None:
+    """Pandemonium's TypedArray::can_take_variant: the exact type, or null for Objects."""
+    rules = RULES["pandemonium"]
+    ints = gd.ElementType.builtin(T.INT)
+    objects = gd.ElementType.builtin(T.OBJECT)
+    assert admit(rules, 1.5, int(T.FLOAT), ints) is DROP
+    assert admit(rules, None, int(T.NIL), objects) is None
+    assert admit(rules, 7, int(T.INT), ints) == 7
