@@ -80,7 +80,14 @@ def seed_corpus(folder: Path) -> None:
             framed = len(blob).to_bytes(4, "little") + blob
             (folder / f"{release}-{count}-stream").write_bytes(bytes([index, 161]) + framed)
             count += 1
-    print(f"wrote {2 * count} seed inputs to {folder}")
+    # Typed containers holding elements of other types (converted or dropped by the engine).
+    index = next(i for i, p in enumerate(PROFILES) if p.name == "4.6")
+    typed = json.loads((root / "godot4.6" / "typed_containers.json").read_text())["cases"]
+    for case in typed[::7]:
+        blob = bytes.fromhex(case["in"])
+        (folder / f"typed-{count}").write_bytes(bytes([index, int(case["allow_objects"])]) + blob)
+        count += 1
+    print(f"wrote seed inputs for {count} values to {folder}")
 
 
 if __name__ == "__main__":
