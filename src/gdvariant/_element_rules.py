@@ -22,7 +22,6 @@ import re
 from collections.abc import Callable as Fn
 from collections.abc import Mapping
 from dataclasses import dataclass
-from struct import Struct
 from types import MappingProxyType
 from typing import Any
 
@@ -47,12 +46,12 @@ from ._math import (
 )
 from ._packed import PackedStringArray, PackedView
 from ._profiles import KIND_BARE_RID
+from ._text_float import f32 as _f32
 from ._types import RID, GodotObject, NodePath, StringName, VariantType
 
 __all__ = ["DROP", "ElementRules", "Unconvertible", "admit", "rules_for"]
 
 T = VariantType
-_F32 = Struct("<f")
 _new = tuple.__new__
 
 #: What :func:`admit` returns for an element the container refuses.
@@ -60,14 +59,6 @@ DROP: Any = object()
 
 _INT64_MIN = -(2**63)
 _INT32_MIN = -(2**31)
-
-
-def _f32(x: float) -> float:
-    """``(float)x``: the nearest float32, inf past its range."""
-    try:
-        return float(_F32.unpack(_F32.pack(x))[0])
-    except OverflowError:
-        return math.copysign(math.inf, x)
 
 
 def _trunc(x: float, low: int) -> int:
