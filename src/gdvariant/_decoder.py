@@ -106,9 +106,9 @@ def _fixed_table(profile: Profile) -> dict[int, tuple[Struct, Struct, Any]]:
 #   [_TYPED_ARRAY, items, count, element_type, element_type, dropped, want, want, own kind]
 #   [_TYPED_DICT, items, 2 * count, key_type, value_type, dropped, key_want, value_want]
 _ARRAY = 0
-_TYPED_ARRAY = 1
-_DICT = 2
-_OBJECT = 3
+_DICT = 1
+_OBJECT = 2
+_TYPED_ARRAY = 3
 _TYPED_DICT = 4
 _CHECK_ALL = -1  # no element skips the check (full objects in a class-typed container)
 
@@ -507,34 +507,38 @@ def decode_value(
                 frame = stack[-1]
                 items = frame[1]
                 fk = frame[0]
-                if fk <= _TYPED_ARRAY:
-                    if fk and k != frame[6]:  # only a mistyped element pays for the check
-                        value = _checked(rules, value, k, frame, 0, pos)  # type: ignore[arg-type]
-                    items.append(value)
+                if fk < _OBJECT:  # untyped: as fast as before typed containers were checked
+                    items.append(value)  # Dictionaries collect key, value, key, value...
                     if len(items) < frame[2]:
                         break
                     if fk == _ARRAY:
                         value, k = items, _K_ARRAY
                     else:
-                        if frame[5]:  # Godot's push_back refused some: the Array is shorter
-                            items[:] = [item for item in items if item is not DROP]
-                        value, k = items, frame[8]
-                elif fk != _OBJECT:  # Dictionaries collect key, value, key, value...
-                    if fk == _TYPED_DICT:
-                        slot = len(items) & 1
-                        want = frame[6 + slot]
-                        if k != want and want is not None:
-                            value = _checked(rules, value, k, frame, slot, pos)  # type: ignore[arg-type]
+                        value, k = _finish_dict(frame), _K_DICTIONARY
+                elif fk == _TYPED_ARRAY:
+                    if k != frame[6]:  # only a mistyped element pays for the check
+                        value = _checked(rules, value, k, frame, 0, pos)  # type: ignore[arg-type]
                     items.append(value)
                     if len(items) < frame[2]:
                         break
-                    value, k = _finish_dict(frame), _K_DICTIONARY
-                else:
+                    if frame[5]:  # Godot's push_back refused some: the Array is shorter
+                        items[:] = [item for item in items if item is not DROP]
+                    value, k = items, frame[8]
+                elif fk == _OBJECT:
                     items.append((frame[4], value))
                     if len(items) < frame[2]:
                         frame[4], pos = read_string(buf, pos, end, surrogates, max_len)
                         break
                     value, k = _NEW(GodotObject, (frame[3], tuple(items))), _K_OBJECT
+                else:  # a typed Dictionary: its keys (and values, if the rules say so)
+                    slot = len(items) & 1
+                    want = frame[6 + slot]
+                    if k != want and want is not None:
+                        value = _checked(rules, value, k, frame, slot, pos)  # type: ignore[arg-type]
+                    items.append(value)
+                    if len(items) < frame[2]:
+                        break
+                    value, k = _finish_dict(frame), _K_DICTIONARY
                 stack.pop()
             else:
                 return value, pos
