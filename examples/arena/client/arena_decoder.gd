@@ -36,6 +36,8 @@ var last_error := ""
 var last_error_path := ""
 
 var _states := {}
+var _empty := []
+var _unfresh := PackedByteArray()
 var _view := {}
 var _view_classes := {}
 var _pending := PackedInt64Array()
@@ -58,6 +60,9 @@ func _init() -> void:
 	_scratch.resize(8)
 	_padding.resize(36)
 	_padding.fill(0)
+	_unfresh.resize(2)
+	_unfresh.fill(0)
+	_empty = [PackedInt64Array([0]), [_cols0(), _cols1()], {}]
 	_k0 = float(360) / float(1024)
 	_k1 = bytes_to_var("03000000000000c4".hex_decode())
 	_k2 = bytes_to_var("0300000000000044".hex_decode())
@@ -676,6 +681,32 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 	return (bp << 3) - n
 
 
+static func _cols0() -> Array:
+	var cols := [PackedVector2Array(), PackedFloat64Array(), PackedInt64Array(), PackedVector2Array(), PackedInt64Array(), PackedStringArray(), PackedInt64Array(), PackedByteArray()]
+	for col in cols:
+		col.resize(1)
+	return cols
+
+
+static func _put0(cols: Array, row: int, values: Array) -> void:
+	cols[0][row] = values[0]
+	cols[1][row] = values[1]
+	cols[2][row] = values[2]
+	cols[3][row] = values[3]
+	cols[4][row] = values[4]
+	cols[5][row] = values[5]
+	cols[6][row] = values[6]
+	cols[7][row] = int(values[7])
+
+
+static func _take0(cols: Array, row: int) -> Array:
+	return [cols[0][row], cols[1][row], cols[2][row], cols[3][row], cols[4][row], cols[5][row], cols[6][row], cols[7][row] == 1, 0]
+
+
+static func _dc0(cols: Array, row: int) -> Dictionary:
+	return {"position": cols[0][row], "heading": cols[1][row], "health": cols[2][row], "velocity": cols[3][row], "team": cols[4][row], "name": cols[5][row], "loadout.ammo": cols[6][row], "loadout.reloading": cols[7][row] == 1}
+
+
 func _d0(values: Array) -> Dictionary:
 	return {"position": values[0], "heading": values[1], "health": values[2], "velocity": values[3], "team": values[4], "name": values[5], "loadout.ammo": values[6], "loadout.reloading": values[7]}
 
@@ -1149,6 +1180,28 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 	return (bp << 3) - n
 
 
+static func _cols1() -> Array:
+	var cols := [PackedVector2Array(), PackedVector2Array(), PackedInt64Array(), PackedFloat64Array()]
+	for col in cols:
+		col.resize(1)
+	return cols
+
+
+static func _put1(cols: Array, row: int, values: Array) -> void:
+	cols[0][row] = values[0]
+	cols[1][row] = values[1]
+	cols[2][row] = (0 if values[2] == null else values[2] + 1)
+	cols[3][row] = values[3]
+
+
+static func _take1(cols: Array, row: int) -> Array:
+	return [cols[0][row], cols[1][row], (null if cols[2][row] == 0 else cols[2][row] - 1), cols[3][row], 1]
+
+
+static func _dc1(cols: Array, row: int) -> Dictionary:
+	return {"position": cols[0][row], "velocity": cols[1][row], "shooter": (null if cols[2][row] == 0 else cols[2][row] - 1), "heat": cols[3][row]}
+
+
 func _d1(values: Array) -> Dictionary:
 	return {"position": values[0], "velocity": values[1], "shooter": values[2], "heat": values[3]}
 
@@ -1173,9 +1226,58 @@ func _n1(node: Object, v: Array, o: Array) -> void:
 
 
 
-func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Array, sparse: Dictionary, shared: bool, deltas: bool, touched: PackedInt64Array) -> int:
+## A copy of a class's columns, for a packet that writes to them.
+static func _dup(cols: Array) -> Array:
+	var out := []
+	for col in cols:
+		out.append(col.duplicate())
+	return out
+
+
+static func _grow(cols: Array, size: int) -> void:
+	for col in cols:
+		col.resize(size)
+
+
+static func _take(cols: Array, row: int, c: int) -> Array:
+	if c == 0:
+		return _take0(cols, row)
+	elif c == 1:
+		return _take1(cols, row)
+	return []
+
+
+static func _dict(cols: Array, row: int, c: int) -> Dictionary:
+	if c == 0:
+		return _dc0(cols, row)
+	elif c == 1:
+		return _dc1(cols, row)
+	return {}
+
+
+func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, shared: bool, deltas: bool, touched: PackedInt64Array) -> int:
+	var cls: PackedInt64Array = st[0]
+	var sets: Array = st[1]
+	var sparse: Dictionary = st[2]
+	var fresh: PackedByteArray = st[3]
+	var dn := cls.size() - 1
+	var f0 := fresh[0] == 1
+	var s0: Array = sets[0]
+	var k0_0: PackedVector2Array = s0[0]
+	var k0_1: PackedFloat64Array = s0[1]
+	var k0_2: PackedInt64Array = s0[2]
+	var k0_3: PackedVector2Array = s0[3]
+	var k0_4: PackedInt64Array = s0[4]
+	var k0_5: PackedStringArray = s0[5]
+	var k0_6: PackedInt64Array = s0[6]
+	var k0_7: PackedByteArray = s0[7]
+	var f1 := fresh[1] == 1
+	var s1: Array = sets[1]
+	var k1_0: PackedVector2Array = s1[0]
+	var k1_1: PackedVector2Array = s1[1]
+	var k1_2: PackedInt64Array = s1[2]
+	var k1_3: PackedFloat64Array = s1[3]
 	var prev := -1
-	var dn := dense.size()
 	var end := size << 3
 	var bp := 0
 	var acc := 0
@@ -1241,9 +1343,9 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 		prev = id
 		if op == 2:
 			if id < dn:
-				if dense[id] == null:
+				if cls[id] == 0:
 					return _fail("delete of entity %d, which this client lacks" % id, id)
-				dense[id] = null
+				cls[id] = 0
 			elif not sparse.erase(id):
 				return _fail("delete of entity %d, which this client lacks" % id, id)
 			touched.append(id)
@@ -1251,13 +1353,15 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 			pos = (at + 7) >> 3
 			continue
 		var c := 0
-		var src: Array
+		var row := id
 		if op == 0:
-			var old = dense[id] if id < dn else sparse.get(id)
-			if old == null:
+			if id < dn:
+				c = cls[id] - 1
+			else:
+				row = dn
+				c = sparse[id][-1] if sparse.has(id) else -1
+			if c < 0:
 				return _fail("update of entity %d, which this client lacks" % id, id)
-			src = old
-			c = src[-1]
 			touched.append(id)
 			touched.append(c)
 		elif op == 3 or not shared:
@@ -1280,12 +1384,57 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 				return _fail("packet truncated in entity %d's class id" % id, id)
 			if c >= 2:
 				return _fail("entity %d enters with unknown class id %d" % [id, c], id)
-			src = _baselines[c]
+			if id >= dn and id < 65536:
+				# A new id past the rows: every class's columns copied (if not yet) and grown.
+				var rows := mini(maxi(id + 2, 2 * dn + 2), 65537)
+				for k in sets.size():
+					if fresh[k] == 0:
+						fresh[k] = 1
+						sets[k] = _dup(sets[k])
+					_grow(sets[k], rows)
+				cls.resize(rows)
+				dn = rows - 1
+				f0 = true
+				s0 = sets[0]
+				k0_0 = s0[0]
+				k0_1 = s0[1]
+				k0_2 = s0[2]
+				k0_3 = s0[3]
+				k0_4 = s0[4]
+				k0_5 = s0[5]
+				k0_6 = s0[6]
+				k0_7 = s0[7]
+				f1 = true
+				s1 = sets[1]
+				k1_0 = s1[0]
+				k1_1 = s1[1]
+				k1_2 = s1[2]
+				k1_3 = s1[3]
+			if id < dn:
+				cls[id] = c + 1
+			else:
+				row = dn
 			touched.append(id)
 			touched.append(-2 - c)
 		var delta := deltas and op == 0
-		var values := src.duplicate()
 		if c == 0:
+			if not f0:  # this packet's first record of the class: copy its columns
+				f0 = true
+				fresh[0] = 1
+				s0 = _dup(s0)
+				sets[0] = s0
+				k0_0 = s0[0]
+				k0_1 = s0[1]
+				k0_2 = s0[2]
+				k0_3 = s0[3]
+				k0_4 = s0[4]
+				k0_5 = s0[5]
+				k0_6 = s0[6]
+				k0_7 = s0[7]
+			if op == 1:
+				_put0(s0, row, _baselines[0])
+			elif row == dn:
+				_put0(s0, row, sparse[id])
 			acc = buf.decode_u32(at >> 3) >> (at & 7)
 			n = 32 - (at & 7)
 			bp = (at >> 3) + 4
@@ -1308,7 +1457,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 					n -= 4
 					p += 1 + (t200 >> 1)
 					if p >= 8:
-						return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+						return _recheck(buf, at, end, id, delta, c, st)
 					m0 |= 1 << p
 			else:
 				acc >>= 1
@@ -1324,7 +1473,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 			if delta:
 				if m0 & 15:
 					if m0 & 1:
-						var t202: Vector2 = values[0]
+						var t202: Vector2 = k0_0[row]
 						var t203: float
 						if n < 14:
 							acc |= buf.decode_u32(bp) << n
@@ -1336,7 +1485,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 							n -= 5
 							var t205 := roundi(t202.x * 16.0) + ((t204 >> 1) ^ -(t204 & 1))
 							if absi(t205) > 32783:
-								return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+								return _recheck(buf, at, end, id, delta, c, st)
 							t203 = t205 / 16.0
 						elif not acc & 2:
 							var t206 := (acc >> 2) & 127
@@ -1344,7 +1493,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 							n -= 9
 							var t207 := roundi(t202.x * 16.0) + ((t206 >> 1) ^ -(t206 & 1))
 							if absi(t207) > 32783:
-								return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+								return _recheck(buf, at, end, id, delta, c, st)
 							t203 = t207 / 16.0
 						elif not acc & 4:
 							var t208 := (acc >> 3) & 2047
@@ -1352,7 +1501,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 							n -= 14
 							var t209 := roundi(t202.x * 16.0) + ((t208 >> 1) ^ -(t208 & 1))
 							if absi(t209) > 32783:
-								return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+								return _recheck(buf, at, end, id, delta, c, st)
 							t203 = t209 / 16.0
 						else:
 							acc >>= 3
@@ -1408,7 +1557,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 							n -= 5
 							var t219 := roundi(t202.y * 16.0) + ((t218 >> 1) ^ -(t218 & 1))
 							if absi(t219) > 32783:
-								return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+								return _recheck(buf, at, end, id, delta, c, st)
 							t217 = t219 / 16.0
 						elif not acc & 2:
 							var t220 := (acc >> 2) & 127
@@ -1416,7 +1565,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 							n -= 9
 							var t221 := roundi(t202.y * 16.0) + ((t220 >> 1) ^ -(t220 & 1))
 							if absi(t221) > 32783:
-								return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+								return _recheck(buf, at, end, id, delta, c, st)
 							t217 = t221 / 16.0
 						elif not acc & 4:
 							var t222 := (acc >> 3) & 2047
@@ -1424,7 +1573,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 							n -= 14
 							var t223 := roundi(t202.y * 16.0) + ((t222 >> 1) ^ -(t222 & 1))
 							if absi(t223) > 32783:
-								return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+								return _recheck(buf, at, end, id, delta, c, st)
 							t217 = t223 / 16.0
 						else:
 							acc >>= 3
@@ -1469,7 +1618,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 								if t226:
 									t225 = -t225
 							t217 = t225
-						values[0] = Vector2(t203, t217)
+						k0_0[row] = Vector2(t203, t217)
 					if m0 & 2:
 						var t231: float
 						if n < 9:
@@ -1480,7 +1629,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 							var t232 := (acc >> 1) & 3
 							acc >>= 3
 							n -= 3
-							var t233 := (roundi(values[1] / _k0) + ((t232 >> 1) ^ -(t232 & 1))) & 1023
+							var t233 := (roundi(k0_1[row] / _k0) + ((t232 >> 1) ^ -(t232 & 1))) & 1023
 							if t233 >> 9:
 								t233 -= 1024
 							t231 = t233 * _k0
@@ -1488,7 +1637,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 							var t234 := (acc >> 2) & 15
 							acc >>= 6
 							n -= 6
-							var t235 := (roundi(values[1] / _k0) + ((t234 >> 1) ^ -(t234 & 1))) & 1023
+							var t235 := (roundi(k0_1[row] / _k0) + ((t234 >> 1) ^ -(t234 & 1))) & 1023
 							if t235 >> 9:
 								t235 -= 1024
 							t231 = t235 * _k0
@@ -1496,7 +1645,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 							var t236 := (acc >> 3) & 63
 							acc >>= 9
 							n -= 9
-							var t237 := (roundi(values[1] / _k0) + ((t236 >> 1) ^ -(t236 & 1))) & 1023
+							var t237 := (roundi(k0_1[row] / _k0) + ((t236 >> 1) ^ -(t236 & 1))) & 1023
 							if t237 >> 9:
 								t237 -= 1024
 							t231 = t237 * _k0
@@ -1513,7 +1662,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 							if t238 >> 9:
 								t238 -= 1024
 							t231 = (t238 * _k0)
-						values[1] = t231
+						k0_1[row] = t231
 					if m0 & 4:
 						var t239: int
 						if n < 8:
@@ -1524,19 +1673,19 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 							var t240 := (acc >> 1) & 3
 							acc >>= 3
 							n -= 3
-							var t242: int = values[2]
+							var t242: int = k0_2[row]
 							t239 = (t242 + ((t240 >> 1) ^ -(t240 & 1))) & 127
 						elif not acc & 2:
 							var t243 := (acc >> 2) & 7
 							acc >>= 5
 							n -= 5
-							var t245: int = values[2]
+							var t245: int = k0_2[row]
 							t239 = (t245 + ((t243 >> 1) ^ -(t243 & 1))) & 127
 						elif not acc & 4:
 							var t246 := (acc >> 3) & 31
 							acc >>= 8
 							n -= 8
-							var t248: int = values[2]
+							var t248: int = k0_2[row]
 							t239 = (t248 + ((t246 >> 1) ^ -(t246 & 1))) & 127
 						else:
 							acc >>= 3
@@ -1549,9 +1698,9 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 							acc >>= 7
 							n -= 7
 							t239 = t249
-						values[2] = t239
+						k0_2[row] = t239
 					if m0 & 8:
-						var t250: Vector2 = values[3]
+						var t250: Vector2 = k0_3[row]
 						var t251: float
 						if n < 11:
 							acc |= buf.decode_u32(bp) << n
@@ -1620,7 +1769,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 							acc >>= 12
 							n -= 12
 							t259 = (_k1 + t266 * _k3)
-						values[3] = Vector2(t251, t259)
+						k0_3[row] = Vector2(t251, t259)
 				if m0 & 240:
 					if m0 & 16:
 						if n < 1:
@@ -1630,7 +1779,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 						var t267 := acc & 1
 						acc >>= 1
 						n -= 1
-						values[4] = t267
+						k0_4[row] = t267
 					if m0 & 32:
 						if n < 5:
 							acc |= buf.decode_u32(bp) << n
@@ -1640,10 +1789,10 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 						acc >>= 5
 						n -= 5
 						if t268 > 24:
-							return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+							return _recheck(buf, at, end, id, delta, c, st)
 						var t269 := (bp << 3) - n
 						if t269 + (t268 << 3) > end:
-							return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+							return _recheck(buf, at, end, id, delta, c, st)
 						var t271 := t269 >> 3
 						var t272 := t269 & 7
 						var t270 := PackedByteArray()
@@ -1664,9 +1813,9 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 						var t274 := t270.get_string_from_ascii()
 						if t270.has(0) or t274.to_utf8_buffer().size() != t270.size():
 							if not _utf8_ok(t270):
-								return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+								return _recheck(buf, at, end, id, delta, c, st)
 							t274 = t270.get_string_from_utf8()
-						values[5] = t274
+						k0_5[row] = t274
 					if m0 & 64:
 						var t275: int
 						if n < 7:
@@ -1677,19 +1826,19 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 							var t276 := (acc >> 1) & 3
 							acc >>= 3
 							n -= 3
-							var t278: int = values[6]
+							var t278: int = k0_6[row]
 							t275 = (t278 + ((t276 >> 1) ^ -(t276 & 1))) & 63
 						elif not acc & 2:
 							var t279 := (acc >> 2) & 7
 							acc >>= 5
 							n -= 5
-							var t281: int = values[6]
+							var t281: int = k0_6[row]
 							t275 = (t281 + ((t279 >> 1) ^ -(t279 & 1))) & 63
 						elif not acc & 4:
 							var t282 := (acc >> 3) & 15
 							acc >>= 7
 							n -= 7
-							var t284: int = values[6]
+							var t284: int = k0_6[row]
 							t275 = (t284 + ((t282 >> 1) ^ -(t282 & 1))) & 63
 						else:
 							acc >>= 3
@@ -1702,7 +1851,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 							acc >>= 6
 							n -= 6
 							t275 = t285
-						values[6] = t275
+						k0_6[row] = t275
 					if m0 & 128:
 						if n < 1:
 							acc |= buf.decode_u32(bp) << n
@@ -1711,7 +1860,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 						var t286 := acc & 1
 						acc >>= 1
 						n -= 1
-						values[7] = (t286 == 1)
+						k0_7[row] = t286
 			else:
 				if m0 & 15:
 					if m0 & 1:
@@ -1795,7 +1944,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 							if t298:
 								t297 = -t297
 						var t295: float = t297
-						values[0] = Vector2(t287, t295)
+						k0_0[row] = Vector2(t287, t295)
 					if m0 & 2:
 						if n < 10:
 							acc |= buf.decode_u32(bp) << n
@@ -1806,7 +1955,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 						n -= 10
 						if t303 >> 9:
 							t303 -= 1024
-						values[1] = (t303 * _k0)
+						k0_1[row] = (t303 * _k0)
 					if m0 & 4:
 						if n < 7:
 							acc |= buf.decode_u32(bp) << n
@@ -1815,7 +1964,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 						var t304 := acc & 127
 						acc >>= 7
 						n -= 7
-						values[2] = t304
+						k0_2[row] = t304
 					if m0 & 8:
 						if n < 12:
 							acc |= buf.decode_u32(bp) << n
@@ -1833,7 +1982,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 						acc >>= 12
 						n -= 12
 						var t307: float = (_k1 + t308 * _k3)
-						values[3] = Vector2(t305, t307)
+						k0_3[row] = Vector2(t305, t307)
 				if m0 & 240:
 					if m0 & 16:
 						if n < 1:
@@ -1843,7 +1992,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 						var t309 := acc & 1
 						acc >>= 1
 						n -= 1
-						values[4] = t309
+						k0_4[row] = t309
 					if m0 & 32:
 						if n < 5:
 							acc |= buf.decode_u32(bp) << n
@@ -1853,10 +2002,10 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 						acc >>= 5
 						n -= 5
 						if t310 > 24:
-							return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+							return _recheck(buf, at, end, id, delta, c, st)
 						var t311 := (bp << 3) - n
 						if t311 + (t310 << 3) > end:
-							return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+							return _recheck(buf, at, end, id, delta, c, st)
 						var t313 := t311 >> 3
 						var t314 := t311 & 7
 						var t312 := PackedByteArray()
@@ -1877,9 +2026,9 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 						var t316 := t312.get_string_from_ascii()
 						if t312.has(0) or t316.to_utf8_buffer().size() != t312.size():
 							if not _utf8_ok(t312):
-								return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+								return _recheck(buf, at, end, id, delta, c, st)
 							t316 = t312.get_string_from_utf8()
-						values[5] = t316
+						k0_5[row] = t316
 					if m0 & 64:
 						if n < 6:
 							acc |= buf.decode_u32(bp) << n
@@ -1888,7 +2037,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 						var t317 := acc & 63
 						acc >>= 6
 						n -= 6
-						values[6] = t317
+						k0_6[row] = t317
 					if m0 & 128:
 						if n < 1:
 							acc |= buf.decode_u32(bp) << n
@@ -1897,11 +2046,26 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 						var t318 := acc & 1
 						acc >>= 1
 						n -= 1
-						values[7] = (t318 == 1)
+						k0_7[row] = t318
 			if (bp << 3) - n > end:
-				return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+				return _recheck(buf, at, end, id, delta, c, st)
 			touched.append(m0)
+			if row == dn:
+				sparse[id] = _take0(s0, row)
 		elif c == 1:
+			if not f1:  # this packet's first record of the class: copy its columns
+				f1 = true
+				fresh[1] = 1
+				s1 = _dup(s1)
+				sets[1] = s1
+				k1_0 = s1[0]
+				k1_1 = s1[1]
+				k1_2 = s1[2]
+				k1_3 = s1[3]
+			if op == 1:
+				_put1(s1, row, _baselines[1])
+			elif row == dn:
+				_put1(s1, row, sparse[id])
 			acc = buf.decode_u32(at >> 3) >> (at & 7)
 			n = 32 - (at & 7)
 			bp = (at >> 3) + 4
@@ -1924,7 +2088,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 					n -= 3
 					p += 1 + (t319 >> 1)
 					if p >= 4:
-						return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+						return _recheck(buf, at, end, id, delta, c, st)
 					m1 |= 1 << p
 			else:
 				acc >>= 1
@@ -1939,7 +2103,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 				m1 |= t320 << 0
 			if delta:
 				if m1 & 1:
-					var t321: Vector2 = values[0]
+					var t321: Vector2 = k1_0[row]
 					var t322: float
 					if n < 14:
 						acc |= buf.decode_u32(bp) << n
@@ -1951,7 +2115,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 						n -= 5
 						var t324 := roundi(t321.x * 16.0) + ((t323 >> 1) ^ -(t323 & 1))
 						if absi(t324) > 32783:
-							return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+							return _recheck(buf, at, end, id, delta, c, st)
 						t322 = t324 / 16.0
 					elif not acc & 2:
 						var t325 := (acc >> 2) & 127
@@ -1959,7 +2123,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 						n -= 9
 						var t326 := roundi(t321.x * 16.0) + ((t325 >> 1) ^ -(t325 & 1))
 						if absi(t326) > 32783:
-							return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+							return _recheck(buf, at, end, id, delta, c, st)
 						t322 = t326 / 16.0
 					elif not acc & 4:
 						var t327 := (acc >> 3) & 2047
@@ -1967,7 +2131,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 						n -= 14
 						var t328 := roundi(t321.x * 16.0) + ((t327 >> 1) ^ -(t327 & 1))
 						if absi(t328) > 32783:
-							return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+							return _recheck(buf, at, end, id, delta, c, st)
 						t322 = t328 / 16.0
 					else:
 						acc >>= 3
@@ -2023,7 +2187,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 						n -= 5
 						var t338 := roundi(t321.y * 16.0) + ((t337 >> 1) ^ -(t337 & 1))
 						if absi(t338) > 32783:
-							return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+							return _recheck(buf, at, end, id, delta, c, st)
 						t336 = t338 / 16.0
 					elif not acc & 2:
 						var t339 := (acc >> 2) & 127
@@ -2031,7 +2195,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 						n -= 9
 						var t340 := roundi(t321.y * 16.0) + ((t339 >> 1) ^ -(t339 & 1))
 						if absi(t340) > 32783:
-							return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+							return _recheck(buf, at, end, id, delta, c, st)
 						t336 = t340 / 16.0
 					elif not acc & 4:
 						var t341 := (acc >> 3) & 2047
@@ -2039,7 +2203,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 						n -= 14
 						var t342 := roundi(t321.y * 16.0) + ((t341 >> 1) ^ -(t341 & 1))
 						if absi(t342) > 32783:
-							return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+							return _recheck(buf, at, end, id, delta, c, st)
 						t336 = t342 / 16.0
 					else:
 						acc >>= 3
@@ -2084,9 +2248,9 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 							if t345:
 								t344 = -t344
 						t336 = t344
-					values[0] = Vector2(t322, t336)
+					k1_0[row] = Vector2(t322, t336)
 				if m1 & 2:
-					var t350: Vector2 = values[1]
+					var t350: Vector2 = k1_1[row]
 					var t351: float
 					if n < 11:
 						acc |= buf.decode_u32(bp) << n
@@ -2155,7 +2319,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 						acc >>= 12
 						n -= 12
 						t359 = (_k1 + t366 * _k3)
-					values[1] = Vector2(t351, t359)
+					k1_1[row] = Vector2(t351, t359)
 				if m1 & 4:
 					if n < 16:
 						acc |= buf.decode_u32(bp) << n
@@ -2164,32 +2328,31 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 					var t367 := acc & 65535
 					acc >>= 16
 					n -= 16
-					var t368 = null if t367 == 0 else t367 - 1
-					values[2] = t368
+					k1_2[row] = t367
 				if m1 & 8:
-					var t369: float
+					var t368: float
 					if n < 7:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
 					if not acc & 1:
-						var t370 := (acc >> 1) & 3
+						var t369 := (acc >> 1) & 3
 						acc >>= 3
 						n -= 3
-						var t371 := (roundi((values[3] - _k4) / _k6) + ((t370 >> 1) ^ -(t370 & 1))) & 63
-						t369 = _k4 + t371 * _k6
+						var t370 := (roundi((k1_3[row] - _k4) / _k6) + ((t369 >> 1) ^ -(t369 & 1))) & 63
+						t368 = _k4 + t370 * _k6
 					elif not acc & 2:
-						var t372 := (acc >> 2) & 7
+						var t371 := (acc >> 2) & 7
 						acc >>= 5
 						n -= 5
-						var t373 := (roundi((values[3] - _k4) / _k6) + ((t372 >> 1) ^ -(t372 & 1))) & 63
-						t369 = _k4 + t373 * _k6
+						var t372 := (roundi((k1_3[row] - _k4) / _k6) + ((t371 >> 1) ^ -(t371 & 1))) & 63
+						t368 = _k4 + t372 * _k6
 					elif not acc & 4:
-						var t374 := (acc >> 3) & 15
+						var t373 := (acc >> 3) & 15
 						acc >>= 7
 						n -= 7
-						var t375 := (roundi((values[3] - _k4) / _k6) + ((t374 >> 1) ^ -(t374 & 1))) & 63
-						t369 = _k4 + t375 * _k6
+						var t374 := (roundi((k1_3[row] - _k4) / _k6) + ((t373 >> 1) ^ -(t373 & 1))) & 63
+						t368 = _k4 + t374 * _k6
 					else:
 						acc >>= 3
 						n -= 3
@@ -2197,148 +2360,143 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t376 := acc & 63
+						var t375 := acc & 63
 						acc >>= 6
 						n -= 6
-						t369 = (_k4 + t376 * _k6)
-					values[3] = t369
+						t368 = (_k4 + t375 * _k6)
+					k1_3[row] = t368
 			else:
 				if m1 & 1:
 					if n < 2:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t378 := acc & 3
+					var t377 := acc & 3
 					acc >>= 2
 					n -= 2
-					var t379 := 0.0
-					if t378:
+					var t378 := 0.0
+					if t377:
 						if n < 1:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t380 := acc & 1
+						var t379 := acc & 1
 						acc >>= 1
 						n -= 1
-						var t381 := 0
-						if t378 & 1:
+						var t380 := 0
+						if t377 & 1:
 							if n < 11:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t382 := acc & 2047
+							var t381 := acc & 2047
 							acc >>= 11
 							n -= 11
-							t381 = t382 + 1
-						var t383 := 0
-						if t378 & 2:
+							t380 = t381 + 1
+						var t382 := 0
+						if t377 & 2:
 							if n < 4:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t384 := acc & 15
+							var t383 := acc & 15
 							acc >>= 4
 							n -= 4
-							t383 = t384
-						t379 = t381 + t383 / 16.0
-						if t380:
-							t379 = -t379
-					var t377: float = t379
+							t382 = t383
+						t378 = t380 + t382 / 16.0
+						if t379:
+							t378 = -t378
+					var t376: float = t378
 					if n < 2:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t386 := acc & 3
+					var t385 := acc & 3
 					acc >>= 2
 					n -= 2
-					var t387 := 0.0
-					if t386:
+					var t386 := 0.0
+					if t385:
 						if n < 1:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t388 := acc & 1
+						var t387 := acc & 1
 						acc >>= 1
 						n -= 1
-						var t389 := 0
-						if t386 & 1:
+						var t388 := 0
+						if t385 & 1:
 							if n < 11:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t390 := acc & 2047
+							var t389 := acc & 2047
 							acc >>= 11
 							n -= 11
-							t389 = t390 + 1
-						var t391 := 0
-						if t386 & 2:
+							t388 = t389 + 1
+						var t390 := 0
+						if t385 & 2:
 							if n < 4:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t392 := acc & 15
+							var t391 := acc & 15
 							acc >>= 4
 							n -= 4
-							t391 = t392
-						t387 = t389 + t391 / 16.0
-						if t388:
-							t387 = -t387
-					var t385: float = t387
-					values[0] = Vector2(t377, t385)
+							t390 = t391
+						t386 = t388 + t390 / 16.0
+						if t387:
+							t386 = -t386
+					var t384: float = t386
+					k1_0[row] = Vector2(t376, t384)
 				if m1 & 2:
 					if n < 12:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t394 := acc & 4095
+					var t393 := acc & 4095
 					acc >>= 12
 					n -= 12
-					var t393: float = (_k1 + t394 * _k3)
+					var t392: float = (_k1 + t393 * _k3)
 					if n < 12:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t396 := acc & 4095
+					var t395 := acc & 4095
 					acc >>= 12
 					n -= 12
-					var t395: float = (_k1 + t396 * _k3)
-					values[1] = Vector2(t393, t395)
+					var t394: float = (_k1 + t395 * _k3)
+					k1_1[row] = Vector2(t392, t394)
 				if m1 & 4:
 					if n < 16:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t397 := acc & 65535
+					var t396 := acc & 65535
 					acc >>= 16
 					n -= 16
-					var t398 = null if t397 == 0 else t397 - 1
-					values[2] = t398
+					k1_2[row] = t396
 				if m1 & 8:
 					if n < 6:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t399 := acc & 63
+					var t397 := acc & 63
 					acc >>= 6
 					n -= 6
-					values[3] = (_k4 + t399 * _k6)
+					k1_3[row] = (_k4 + t397 * _k6)
 			if (bp << 3) - n > end:
-				return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+				return _recheck(buf, at, end, id, delta, c, st)
 			touched.append(m1)
-		if id < dn:
-			dense[id] = values
-		elif id < 65536:
-			dn = id + 1
-			dense.resize(dn)
-			dense[id] = values
-		else:
-			sparse[id] = values
+			if row == dn:
+				sparse[id] = _take1(s1, row)
 		pos = ((bp << 3) - n + 7) >> 3
 	return pos
 
 
 ## Re-reads a record whose fast path failed with its checked twin, to name the error.
-func _recheck(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: bool, c: int) -> int:
+## A value delta is read against the entity as the base tick holds it.
+func _recheck(buf: PackedByteArray, s: int, end: int, id: int, delta: bool, c: int, st: Array) -> int:
+	var values: Array = (_entity(st[4], id) if delta else _baselines[c]).duplicate()
 	if c == 0:
 		_c0(buf, s, end, id, values, delta)
 	elif c == 1:
@@ -2350,10 +2508,11 @@ func _recheck(buf: PackedByteArray, s: int, end: int, id: int, values: Array, de
 
 func _publish() -> void:
 	var held: Array = _states[newest_tick]
-	var dense: Array = held[0]
-	var sparse: Dictionary = held[1]
-	var dn := dense.size()
-	var live := dn - dense.count(null) + sparse.size()
+	var cls: PackedInt64Array = held[0]
+	var sets: Array = held[1]
+	var sparse: Dictionary = held[2]
+	var dn := cls.size() - 1
+	var live := cls.size() - cls.count(0) + sparse.size()
 	var view := _view
 	var shown := _view_classes
 	var pending := _pending
@@ -2363,13 +2522,27 @@ func _publish() -> void:
 		view.clear()
 		shown.clear()
 		for id in dn:
-			if dense[id] != null:
-				shown[id] = dense[id][-1]
-				view[id] = _whole(dense[id])
+			if cls[id]:
+				shown[id] = cls[id] - 1
+				view[id] = _dict(sets[cls[id] - 1], id, cls[id] - 1)
 		for id in sparse:
 			shown[id] = sparse[id][-1]
 			view[id] = _whole(sparse[id])
 		return
+	var s0: Array = sets[0]
+	var k0_0: PackedVector2Array = s0[0]
+	var k0_1: PackedFloat64Array = s0[1]
+	var k0_2: PackedInt64Array = s0[2]
+	var k0_3: PackedVector2Array = s0[3]
+	var k0_4: PackedInt64Array = s0[4]
+	var k0_5: PackedStringArray = s0[5]
+	var k0_6: PackedInt64Array = s0[6]
+	var k0_7: PackedByteArray = s0[7]
+	var s1: Array = sets[1]
+	var k1_0: PackedVector2Array = s1[0]
+	var k1_1: PackedVector2Array = s1[1]
+	var k1_2: PackedInt64Array = s1[2]
+	var k1_3: PackedFloat64Array = s1[3]
 	var i := 0
 	var count := pending.size()
 	while i < count:
@@ -2382,50 +2555,54 @@ func _publish() -> void:
 			continue
 		var at := i
 		i += 1
-		var got = dense[id] if id < dn else sparse.get(id)
-		if got == null:  # deleted again by a later record
+		if id >= dn:
+			var got = sparse.get(id)
+			if got != null:  # else deleted again by a later record
+				shown[id] = got[-1]
+				view[id] = _whole(got)
 			continue
-		var values: Array = got
-		var c: int = values[-1]
+		var c := cls[id] - 1
+		if c < 0:  # deleted again by a later record
+			continue
 		var shown_d = view.get(id)
 		if code != c or shown_d == null or shown.get(id, -1) != c:
 			shown[id] = c
-			view[id] = _whole(values)
+			view[id] = _dict(sets[c], id, c)
 			continue
 		var d: Dictionary = shown_d
 		if c == 0:
 			var m0 := pending[at]
 			if m0 & 15:
 				if m0 & 1:
-					d["position"] = values[0]
+					d["position"] = k0_0[id]
 				if m0 & 2:
-					d["heading"] = values[1]
+					d["heading"] = k0_1[id]
 				if m0 & 4:
-					d["health"] = values[2]
+					d["health"] = k0_2[id]
 				if m0 & 8:
-					d["velocity"] = values[3]
+					d["velocity"] = k0_3[id]
 			if m0 & 240:
 				if m0 & 16:
-					d["team"] = values[4]
+					d["team"] = k0_4[id]
 				if m0 & 32:
-					d["name"] = values[5]
+					d["name"] = k0_5[id]
 				if m0 & 64:
-					d["loadout.ammo"] = values[6]
+					d["loadout.ammo"] = k0_6[id]
 				if m0 & 128:
-					d["loadout.reloading"] = values[7]
+					d["loadout.reloading"] = k0_7[id] == 1
 		elif c == 1:
 			var m1 := pending[at]
 			if m1 & 1:
-				d["position"] = values[0]
+				d["position"] = k1_0[id]
 			if m1 & 2:
-				d["velocity"] = values[1]
+				d["velocity"] = k1_1[id]
 			if m1 & 4:
-				d["shooter"] = values[2]
+				d["shooter"] = (null if k1_2[id] == 0 else k1_2[id] - 1)
 			if m1 & 8:
-				d["heat"] = values[3]
+				d["heat"] = k1_3[id]
 	if view.size() != live:
 		for id in view.keys():
-			if _entity(held, id) == null:
+			if not (cls[id] if id < dn else sparse.has(id)):
 				view.erase(id)
 				shown.erase(id)
 
@@ -2474,28 +2651,31 @@ func apply(packet: PackedByteArray) -> int:
 		if stamp != FINGERPRINT:
 			return _fail("schema fingerprint %s is not ours (%s)" % [stamp, FINGERPRINT])
 		pos = 26
-	var dense := []
-	var sparse := {}
+	var held: Array = _empty
 	if base:
 		if not _states.has(base):
 			var why := "packet for tick %d is a delta from tick %d, which this client lacks"
 			return _fail(why % [tick, base])
-		var held: Array = _states[base]
-		dense = held[0].duplicate()
-		sparse = held[1].duplicate()
+		held = _states[base]
+	# The state being built: a copy of the base's class per id and sparse entities, its
+	# column sets (a class's columns are copied when this packet first writes to them), which
+	# classes are copied, and the base.
+	var st := [held[0].duplicate(), held[1].duplicate(), held[2].duplicate()]
+	st.append(_unfresh.duplicate())
+	st.append(held)
 	var buf := packet.duplicate()
 	buf.append_array(_padding)
 	var touched := PackedInt64Array()
 	var deltas := bool(flags & 4)
-	pos = _section(buf, size, pos, packet.decode_u32(10), dense, sparse, true, deltas, touched)
+	pos = _section(buf, size, pos, packet.decode_u32(10), st, true, deltas, touched)
 	if pos < 0:
 		return -1
-	pos = _section(buf, size, pos, packet.decode_u32(14), dense, sparse, false, false, touched)
+	pos = _section(buf, size, pos, packet.decode_u32(14), st, false, false, touched)
 	if pos < 0:
 		return -1
 	if pos != size:
 		return _fail("%d bytes of trailing data after the records" % (size - pos))
-	_states[tick] = [dense, sparse]
+	_states[tick] = st.slice(0, 3)
 	if tick >= newest_tick:
 		newest_tick = tick
 		_pending.append_array(touched)
@@ -2526,7 +2706,7 @@ func sorted_state() -> Array:
 ## [member node_properties]; all of them the first time, or when the node or the entity's
 ## class changed. Entities without a node, and nodes without an entity, are skipped.
 func apply_to_nodes(nodes: Dictionary) -> void:
-	var held: Array = _states.get(newest_tick, [[], {}])
+	var held: Array = _states.get(newest_tick, _empty)
 	for id in nodes:
 		var v = _entity(held, id)
 		if v == null:
@@ -2548,10 +2728,14 @@ func apply_to_nodes(nodes: Dictionary) -> void:
 
 
 ## Entity [param id]'s values (by flat index, its class id last) in [param held], a kept
-## state ([entities by id below DENSE_IDS, {larger id: entity}]), or null.
+## state ([class + 1 by id, columns by class, {id from DENSE_IDS: values}]), or null.
 static func _entity(held: Array, id: int) -> Variant:
-	var dense: Array = held[0]
-	return dense[id] if id < dense.size() else held[1].get(id)
+	var cls: PackedInt64Array = held[0]
+	if id >= cls.size() - 1:
+		return held[2].get(id)
+	if cls[id] == 0:
+		return null
+	return _take(held[1][cls[id] - 1], id, cls[id] - 1)
 
 
 ## The ticks whose states are kept (delta bases), oldest first: any of them may be acked.

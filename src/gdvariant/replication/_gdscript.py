@@ -64,6 +64,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ._codecs import ArrayOf, Codec, Enum, UInt, VarUInt
+from ._gdscript_columns import column_functions, dispatch_functions
 from ._gdscript_reads import Writer, straight_bits
 from ._gdscript_records import baseline_bits, class_function, fast_run_bits, section
 from ._gdscript_runtime import (
@@ -117,7 +118,9 @@ def generate(schema: Schema, *, class_name: str | None = None) -> str:
     body = Writer()
     for lay in schema.classes:
         class_function(body, lay)
+        column_functions(body, lay)
         publish_functions(body, lay)
+    dispatch_functions(body, schema)
     section(body, schema)
     publish(body, schema)
     node_dispatch(body, schema)
@@ -175,6 +178,8 @@ def generate(schema: Schema, *, class_name: str | None = None) -> str:
     head.emit(0, 'var last_error_path := ""')
     head.emit(0, "")
     head.emit(0, "var _states := {}")
+    head.emit(0, "var _empty := []")
+    head.emit(0, "var _unfresh := PackedByteArray()")
     head.emit(0, "var _view := {}")
     head.emit(0, "var _view_classes := {}")
     head.emit(0, "var _pending := PackedInt64Array()")
@@ -192,6 +197,10 @@ def generate(schema: Schema, *, class_name: str | None = None) -> str:
     head.emit(1, "_scratch.resize(8)")
     head.emit(1, f"_padding.resize({padding})")
     head.emit(1, "_padding.fill(0)")
+    head.emit(1, f"_unfresh.resize({len(schema.classes)})")
+    head.emit(1, "_unfresh.fill(0)")
+    sets = ", ".join(f"_cols{lay.class_id}()" for lay in schema.classes)
+    head.emit(1, f"_empty = [PackedInt64Array([0]), [{sets}], {{}}]")
     head.lines.extend(body.member_lines)
     for lay in schema.classes:
         raw = baseline_bits(lay)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from ._codecs import Codec, EntityRef, Variant
 from ._float_codecs import Float32, Float64, Half
+from ._gdscript_columns import column, held, load_columns
 from ._gdscript_reads import Writer
 from ._gdscript_records import masked
 
@@ -94,15 +95,17 @@ def publish(w: Writer, schema: Schema) -> None:
     (a PackedInt64Array) holds per record its id and a code: -1 = delete; c = update of class
     c and -2 - c = enter of class c, each followed by the record's change mask (one int, or
     one per 32 properties for a class of more than 62). The values are read from the newest
-    state, so a property that several packets changed is copied once with its newest value;
-    an entity whose newest class is not the view's is rebuilt whole. Too many pending
-    records, and the view is rebuilt whole."""
+    state's columns, so a property that several packets changed is copied once with its
+    newest value; an entity whose newest class is not the view's, or one past
+    ``DENSE_IDS``, is rebuilt whole. Too many pending records, and the view is rebuilt
+    whole."""
     w.emit(0, "func _publish() -> void:")
     w.emit(1, "var held: Array = _states[newest_tick]")
-    w.emit(1, "var dense: Array = held[0]")
-    w.emit(1, "var sparse: Dictionary = held[1]")
-    w.emit(1, "var dn := dense.size()")
-    w.emit(1, "var live := dn - dense.count(null) + sparse.size()")
+    w.emit(1, "var cls: PackedInt64Array = held[0]")
+    w.emit(1, "var sets: Array = held[1]")
+    w.emit(1, "var sparse: Dictionary = held[2]")
+    w.emit(1, "var dn := cls.size() - 1")
+    w.emit(1, "var live := cls.size() - cls.count(0) + sparse.size()")
     w.emit(1, "var view := _view")
     w.emit(1, "var shown := _view_classes")
     w.emit(1, "var pending := _pending")
@@ -112,13 +115,16 @@ def publish(w: Writer, schema: Schema) -> None:
     w.emit(2, "view.clear()")
     w.emit(2, "shown.clear()")
     w.emit(2, "for id in dn:")
-    w.emit(3, "if dense[id] != null:")
-    w.emit(4, "shown[id] = dense[id][-1]")
-    w.emit(4, "view[id] = _whole(dense[id])")
+    w.emit(3, "if cls[id]:")
+    w.emit(4, "shown[id] = cls[id] - 1")
+    w.emit(4, "view[id] = _dict(sets[cls[id] - 1], id, cls[id] - 1)")
     w.emit(2, "for id in sparse:")
     w.emit(3, "shown[id] = sparse[id][-1]")
     w.emit(3, "view[id] = _whole(sparse[id])")
     w.emit(2, "return")
+    for lay in schema.classes:
+        w.emit(1, f"var s{lay.class_id}: Array = sets[{lay.class_id}]")
+        load_columns(w, 1, lay, f"s{lay.class_id}", declare=True)
     w.emit(1, "var i := 0")
     w.emit(1, "var count := pending.size()")
     w.emit(1, "while i < count:")
@@ -139,15 +145,19 @@ def publish(w: Writer, schema: Schema) -> None:
         w.emit(3, "i += 1")
     else:
         w.emit(2, "i += 1")
-    w.emit(2, "var got = dense[id] if id < dn else sparse.get(id)")
-    w.emit(2, "if got == null:  # deleted again by a later record")
+    w.emit(2, "if id >= dn:")
+    w.emit(3, "var got = sparse.get(id)")
+    w.emit(3, "if got != null:  # else deleted again by a later record")
+    w.emit(4, "shown[id] = got[-1]")
+    w.emit(4, "view[id] = _whole(got)")
     w.emit(3, "continue")
-    w.emit(2, "var values: Array = got")
-    w.emit(2, "var c: int = values[-1]")
+    w.emit(2, "var c := cls[id] - 1")
+    w.emit(2, "if c < 0:  # deleted again by a later record")
+    w.emit(3, "continue")
     w.emit(2, "var shown_d = view.get(id)")
     w.emit(2, "if code != c or shown_d == null or shown.get(id, -1) != c:")
     w.emit(3, "shown[id] = c")
-    w.emit(3, "view[id] = _whole(values)")
+    w.emit(3, "view[id] = _dict(sets[c], id, c)")
     w.emit(3, "continue")
     w.emit(2, "var d: Dictionary = shown_d")
     for lay in w.by_class(2, "c", schema.classes):
@@ -159,10 +169,11 @@ def publish(w: Writer, schema: Schema) -> None:
         if not lay.props:
             w.emit(3, "pass")
         for indent, p in masked(w, lay, m, 3):
-            w.emit(indent, f"d[{json.dumps(p.path)}] = values[{p.index}]")
+            cell = f"{column(lay, p.index)}[id]"
+            w.emit(indent, f"d[{json.dumps(p.path)}] = {held(p.codec, cell)}")
     w.emit(1, "if view.size() != live:")
     w.emit(2, "for id in view.keys():")
-    w.emit(3, "if _entity(held, id) == null:")
+    w.emit(3, "if not (cls[id] if id < dn else sparse.has(id)):")
     w.emit(4, "view.erase(id)")
     w.emit(4, "shown.erase(id)")
     w.emit(0, "")
@@ -204,28 +215,31 @@ func apply(packet: PackedByteArray) -> int:
 		if stamp != FINGERPRINT:
 			return _fail("schema fingerprint %s is not ours (%s)" % [stamp, FINGERPRINT])
 		pos = 26
-	var dense := []
-	var sparse := {}
+	var held: Array = _empty
 	if base:
 		if not _states.has(base):
 			var why := "packet for tick %d is a delta from tick %d, which this client lacks"
 			return _fail(why % [tick, base])
-		var held: Array = _states[base]
-		dense = held[0].duplicate()
-		sparse = held[1].duplicate()
+		held = _states[base]
+	# The state being built: a copy of the base's class per id and sparse entities, its
+	# column sets (a class's columns are copied when this packet first writes to them), which
+	# classes are copied, and the base.
+	var st := [held[0].duplicate(), held[1].duplicate(), held[2].duplicate()]
+	st.append(_unfresh.duplicate())
+	st.append(held)
 	var buf := packet.duplicate()
 	buf.append_array(_padding)
 	var touched := PackedInt64Array()
 	var deltas := bool(flags & 4)
-	pos = _section(buf, size, pos, packet.decode_u32(10), dense, sparse, true, deltas, touched)
+	pos = _section(buf, size, pos, packet.decode_u32(10), st, true, deltas, touched)
 	if pos < 0:
 		return -1
-	pos = _section(buf, size, pos, packet.decode_u32(14), dense, sparse, false, false, touched)
+	pos = _section(buf, size, pos, packet.decode_u32(14), st, false, false, touched)
 	if pos < 0:
 		return -1
 	if pos != size:
 		return _fail("%d bytes of trailing data after the records" % (size - pos))
-	_states[tick] = [dense, sparse]
+	_states[tick] = st.slice(0, 3)
 	if tick >= newest_tick:
 		newest_tick = tick
 		_pending.append_array(touched)
@@ -256,7 +270,7 @@ func sorted_state() -> Array:
 ## [member node_properties]; all of them the first time, or when the node or the entity's
 ## class changed. Entities without a node, and nodes without an entity, are skipped.
 func apply_to_nodes(nodes: Dictionary) -> void:
-	var held: Array = _states.get(newest_tick, [[], {}])
+	var held: Array = _states.get(newest_tick, _empty)
 	for id in nodes:
 		var v = _entity(held, id)
 		if v == null:
@@ -278,10 +292,14 @@ func apply_to_nodes(nodes: Dictionary) -> void:
 
 
 ## Entity [param id]'s values (by flat index, its class id last) in [param held], a kept
-## state ([entities by id below DENSE_IDS, {larger id: entity}]), or null.
+## state ([class + 1 by id, columns by class, {id from DENSE_IDS: values}]), or null.
 static func _entity(held: Array, id: int) -> Variant:
-	var dense: Array = held[0]
-	return dense[id] if id < dense.size() else held[1].get(id)
+	var cls: PackedInt64Array = held[0]
+	if id >= cls.size() - 1:
+		return held[2].get(id)
+	if cls[id] == 0:
+		return null
+	return _take(held[1][cls[id] - 1], id, cls[id] - 1)
 
 
 ## The ticks whose states are kept (delta bases), oldest first: any of them may be acked.

@@ -1,0 +1,156 @@
+"""How the generated decoder holds a tick's state: one packed column per property.
+
+A kept tick's state (a delta base) is ``[cls, sets, sparse]``: ``cls`` a PackedInt64Array
+by entity id holding class id + 1 (0 = no entity), ``sets`` per class id an Array of that
+class's columns by flat index, each indexed by entity id, and ``sparse`` a Dictionary of the
+entities whose id is ``DENSE_IDS`` or more (id -> Array of values by flat index, class id
+last). The last row of ``cls`` and of every column is scratch: no entity lives there, and a
+record of a sparse entity is decoded there (``_put``, the inline read, ``_take``).
+
+Why columns (measured in Godot 4.6, wire doc §9): a delta starts from its base tick's
+state, which older ticks share and must keep. With an Array of values per entity, each
+record copied its entity's Array (about 0.3 µs for 31 values) and stored it back. With
+columns, a packet duplicates a class's columns once, when its first record of that class
+comes (a C-level copy of each column), and records store values with indexed writes.
+Columns a class shares between ticks cost nothing.
+
+A column holds values in a form cheap to store from the wire: a Bool as its bit (0 or 1)
+and an EntityRef as its raw field (0 = null, else id + 1). ``held`` and ``stored`` convert
+between that form and the value GDScript gives the game.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ._codecs import Bool, Bytes, Codec, EntityRef, Enum, Int, Str, UInt, VarInt, VarUInt
+from ._float_codecs import Angle, Coord, Float32, Float64, Half, Normal, Quant, Vec2, Vec3, Vec4
+
+if TYPE_CHECKING:
+    from ._gdscript_reads import Writer
+    from ._layout import ClassLayout, Schema
+
+__all__ = [
+    "column",
+    "column_functions",
+    "column_type",
+    "dispatch_functions",
+    "held",
+    "load_columns",
+    "stored",
+]
+
+_TYPES: tuple[tuple[tuple[type[Codec], ...], str], ...] = (
+    ((Bytes,), "Array"),  # before Str: a Bytes is a Str
+    ((Bool,), "PackedByteArray"),
+    ((UInt, Int, VarUInt, VarInt, Enum, EntityRef), "PackedInt64Array"),
+    ((Quant, Coord, Angle, Half, Float32, Float64), "PackedFloat64Array"),
+    ((Vec2,), "PackedVector2Array"),
+    ((Vec3, Normal), "PackedVector3Array"),
+    ((Vec4,), "PackedVector4Array"),
+    ((Str,), "PackedStringArray"),
+)
+
+
+def column_type(codec: Codec) -> str:
+    """The GDScript type of a column of ``codec``'s values: a packed array where one holds
+    them exactly, else ``Array`` (Bytes, Variant, ArrayOf, Quat)."""
+    for kinds, name in _TYPES:
+        if isinstance(codec, kinds):
+            return name
+    return "Array"
+
+
+def held(codec: Codec, cell: str) -> str:
+    """The GDScript value of the column entry ``cell`` (an expression read twice at most)."""
+    if isinstance(codec, Bool):
+        return f"{cell} == 1"
+    if isinstance(codec, EntityRef):
+        return f"(null if {cell} == 0 else {cell} - 1)"
+    return cell
+
+
+def stored(codec: Codec, value: str) -> str:
+    """The column entry for the GDScript value ``value`` (an expression read twice at most)."""
+    if isinstance(codec, Bool):
+        return f"int({value})"
+    if isinstance(codec, EntityRef):
+        return f"(0 if {value} == null else {value} + 1)"
+    return value
+
+
+def column(lay: ClassLayout, index: int) -> str:
+    """The local variable holding class ``lay``'s column ``index`` in generated functions."""
+    return f"k{lay.class_id}_{index}"
+
+
+def load_columns(w: Writer, indent: int, lay: ClassLayout, source: str, *, declare: bool) -> None:
+    """Set the locals ``k<class>_<index>`` to the columns in the Array ``source``."""
+    for p in lay.props:
+        name = column(lay, p.index)
+        if declare:
+            w.emit(indent, f"var {name}: {column_type(p.codec)} = {source}[{p.index}]")
+        else:
+            w.emit(indent, f"{name} = {source}[{p.index}]")
+
+
+def column_functions(w: Writer, lay: ClassLayout) -> None:
+    """Per class: ``_cols<id>()`` (its columns, one scratch row each), ``_put<id>(cols, row,
+    values)`` and ``_take<id>(cols, row)`` (a row from and to an Array of GDScript values,
+    class id last), and ``_dc<id>(cols, row)`` (a row as a Dictionary by path)."""
+    c = lay.class_id
+    fresh = ", ".join(f"{column_type(p.codec)}()" for p in lay.props)
+    w.emit(0, f"static func _cols{c}() -> Array:")
+    w.emit(1, f"var cols := [{fresh}]")
+    w.emit(1, "for col in cols:")
+    w.emit(2, "col.resize(1)")
+    w.emit(1, "return cols")
+    w.emit(0, "")
+    w.emit(0, "")
+    w.emit(0, f"static func _put{c}(cols: Array, row: int, values: Array) -> void:")
+    for p in lay.props:
+        w.emit(1, f"cols[{p.index}][row] = {stored(p.codec, f'values[{p.index}]')}")
+    if not lay.props:
+        w.emit(1, "pass")
+    w.emit(0, "")
+    w.emit(0, "")
+    w.emit(0, f"static func _take{c}(cols: Array, row: int) -> Array:")
+    cells = [held(p.codec, f"cols[{p.index}][row]") for p in lay.props]
+    w.emit(1, f"return [{', '.join([*cells, str(c)])}]")
+    w.emit(0, "")
+    w.emit(0, "")
+    entries = ", ".join(f'"{p.path}": {held(p.codec, f"cols[{p.index}][row]")}' for p in lay.props)
+    w.emit(0, f"static func _dc{c}(cols: Array, row: int) -> Dictionary:")
+    w.emit(1, f"return {{{entries}}}")
+    w.emit(0, "")
+    w.emit(0, "")
+
+
+def dispatch_functions(w: Writer, schema: Schema) -> None:
+    """``_dup(cols)`` (a class's columns copied), ``_grow(cols, size)``, and the per-class
+    dispatch of ``_take`` and ``_dc`` by class id."""
+    w.emit(0, "## A copy of a class's columns, for a packet that writes to them.")
+    w.emit(0, "static func _dup(cols: Array) -> Array:")
+    w.emit(1, "var out := []")
+    w.emit(1, "for col in cols:")
+    w.emit(2, "out.append(col.duplicate())")
+    w.emit(1, "return out")
+    w.emit(0, "")
+    w.emit(0, "")
+    w.emit(0, "static func _grow(cols: Array, size: int) -> void:")
+    w.emit(1, "for col in cols:")
+    w.emit(2, "col.resize(size)")
+    w.emit(0, "")
+    w.emit(0, "")
+    w.emit(0, "static func _take(cols: Array, row: int, c: int) -> Array:")
+    for lay in w.by_class(1, "c", schema.classes):
+        w.emit(2, f"return _take{lay.class_id}(cols, row)")
+    w.emit(1, "return []")
+    w.emit(0, "")
+    w.emit(0, "")
+    w.emit(0, "static func _dict(cols: Array, row: int, c: int) -> Dictionary:")
+    for lay in w.by_class(1, "c", schema.classes):
+        w.emit(2, f"return _dc{lay.class_id}(cols, row)")
+    w.emit(1, "return {}")
+    w.emit(0, "")
+    w.emit(0, "")
