@@ -77,6 +77,8 @@ func _init() -> void:
 	values0[8] = 0
 	if _c0(base0, 0, 72, -1, values0, false) < 0:
 		_broken = "cannot decode the baseline of DT_Player: " + last_error
+	else:  # the rows of a new state hold the baseline
+		_put0(_empty[1][0], 0, values0)
 	_baselines.append(values0)
 	var base1 := "1e001000010000".hex_decode()
 	base1.append_array(_padding)
@@ -85,6 +87,8 @@ func _init() -> void:
 	values1[4] = 1
 	if _c1(base1, 0, 56, -1, values1, false) < 0:
 		_broken = "cannot decode the baseline of DT_Shot: " + last_error
+	else:  # the rows of a new state hold the baseline
+		_put1(_empty[1][1], 0, values1)
 	_baselines.append(values1)
 
 
@@ -1234,9 +1238,14 @@ static func _dup(cols: Array) -> Array:
 	return out
 
 
-static func _grow(cols: Array, size: int) -> void:
-	for col in cols:
-		col.resize(size)
+## Grows a class's columns to [param size] rows, the new ones holding its baseline
+## (the one row of [param base]), so that an entity entering there needs no reset.
+static func _grow(cols: Array, size: int, base: Array) -> void:
+	for i in cols.size():
+		var tail = base[i].duplicate()
+		tail.resize(size - cols[i].size())
+		tail.fill(base[i][0])
+		cols[i].append_array(tail)
 
 
 static func _take(cols: Array, row: int, c: int) -> Array:
@@ -1261,6 +1270,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 	var sparse: Dictionary = st[2]
 	var fresh: PackedByteArray = st[3]
 	var dn := cls.size() - 1
+	var dn0: int = st[4][0].size() - 1
 	var f0 := fresh[0] == 1
 	var s0: Array = sets[0]
 	var k0_0: PackedVector2Array = s0[0]
@@ -1348,8 +1358,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 				cls[id] = 0
 			elif not sparse.erase(id):
 				return _fail("delete of entity %d, which this client lacks" % id, id)
-			touched.append(id)
-			touched.append(-1)
+			touched.append((id << 3) | (-1 + 3))
 			pos = (at + 7) >> 3
 			continue
 		var c := 0
@@ -1362,8 +1371,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 				c = sparse[id][-1] if sparse.has(id) else -1
 			if c < 0:
 				return _fail("update of entity %d, which this client lacks" % id, id)
-			touched.append(id)
-			touched.append(c)
+			touched.append((id << 3) | (c + 3))
 		elif op == 3 or not shared:
 			return _fail("record op %d is not allowed here (entity %d)" % [op, id], id)
 		else:
@@ -1391,7 +1399,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 					if fresh[k] == 0:
 						fresh[k] = 1
 						sets[k] = _dup(sets[k])
-					_grow(sets[k], rows)
+					_grow(sets[k], rows, _empty[1][k])
 				cls.resize(rows)
 				dn = rows - 1
 				f0 = true
@@ -1414,8 +1422,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 				cls[id] = c + 1
 			else:
 				row = dn
-			touched.append(id)
-			touched.append(-2 - c)
+			touched.append((id << 3) | (-2 - c + 3))
 		var delta := deltas and op == 0
 		if c == 0:
 			if not f0:  # this packet's first record of the class: copy its columns
@@ -1431,10 +1438,10 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 				k0_5 = s0[5]
 				k0_6 = s0[6]
 				k0_7 = s0[7]
-			if op == 1:
+			if row == dn:
+				_put0(s0, row, _baselines[0] if op == 1 else sparse[id])
+			elif op == 1 and row <= dn0:  # rows grown in this packet hold the baseline
 				_put0(s0, row, _baselines[0])
-			elif row == dn:
-				_put0(s0, row, sparse[id])
 			acc = buf.decode_u32(at >> 3) >> (at & 7)
 			n = 32 - (at & 7)
 			bp = (at >> 3) + 4
@@ -2062,10 +2069,10 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 				k1_1 = s1[1]
 				k1_2 = s1[2]
 				k1_3 = s1[3]
-			if op == 1:
+			if row == dn:
+				_put1(s1, row, _baselines[1] if op == 1 else sparse[id])
+			elif op == 1 and row <= dn0:  # rows grown in this packet hold the baseline
 				_put1(s1, row, _baselines[1])
-			elif row == dn:
-				_put1(s1, row, sparse[id])
 			acc = buf.decode_u32(at >> 3) >> (at & 7)
 			n = 32 - (at & 7)
 			bp = (at >> 3) + 4
@@ -2546,9 +2553,9 @@ func _publish() -> void:
 	var i := 0
 	var count := pending.size()
 	while i < count:
-		var id := pending[i]
-		var code := pending[i + 1]
-		i += 2
+		var id := pending[i] >> 3
+		var code := (pending[i] & 7) - 3
+		i += 1
 		if code == -1:
 			view.erase(id)
 			shown.erase(id)

@@ -215,6 +215,8 @@ def generate(schema: Schema, *, class_name: str | None = None) -> str:
             f"values{lay.class_id}, false) < 0:",
         )
         head.emit(2, f'_broken = "cannot decode the baseline of {lay.name}: " + last_error')
+        head.emit(1, "else:  # the rows of a new state hold the baseline")
+        head.emit(2, f"_put{lay.class_id}(_empty[1][{lay.class_id}], 0, values{lay.class_id})")
         head.emit(1, f"_baselines.append(values{lay.class_id})")
     head.emit(0, "")
     return "\n".join([*head.lines, "", *body.lines]) + RUNTIME

@@ -127,7 +127,7 @@ def column_functions(w: Writer, lay: ClassLayout) -> None:
 
 
 def dispatch_functions(w: Writer, schema: Schema) -> None:
-    """``_dup(cols)`` (a class's columns copied), ``_grow(cols, size)``, and the per-class
+    """``_dup(cols)`` (a class's columns copied), ``_grow(cols, size, base)``, and the per-class
     dispatch of ``_take`` and ``_dc`` by class id."""
     w.emit(0, "## A copy of a class's columns, for a packet that writes to them.")
     w.emit(0, "static func _dup(cols: Array) -> Array:")
@@ -137,9 +137,14 @@ def dispatch_functions(w: Writer, schema: Schema) -> None:
     w.emit(1, "return out")
     w.emit(0, "")
     w.emit(0, "")
-    w.emit(0, "static func _grow(cols: Array, size: int) -> void:")
-    w.emit(1, "for col in cols:")
-    w.emit(2, "col.resize(size)")
+    w.emit(0, "## Grows a class's columns to [param size] rows, the new ones holding its baseline")
+    w.emit(0, "## (the one row of [param base]), so that an entity entering there needs no reset.")
+    w.emit(0, "static func _grow(cols: Array, size: int, base: Array) -> void:")
+    w.emit(1, "for i in cols.size():")
+    w.emit(2, "var tail = base[i].duplicate()")
+    w.emit(2, "tail.resize(size - cols[i].size())")
+    w.emit(2, "tail.fill(base[i][0])")
+    w.emit(2, "cols[i].append_array(tail)")
     w.emit(0, "")
     w.emit(0, "")
     w.emit(0, "static func _take(cols: Array, row: int, c: int) -> Array:")

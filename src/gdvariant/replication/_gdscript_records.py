@@ -25,10 +25,12 @@ __all__ = [
     "MASK_GROUPS",
     "baseline_bits",
     "class_function",
+    "code_bits",
     "fast_record",
     "fast_run_bits",
     "masked",
     "section",
+    "touch",
 ]
 
 # Nested sizes of the groups of properties tested together before their own bits (a sparse
@@ -279,6 +281,18 @@ def fast_record(w: Writer, lay: ClassLayout, indent: int, bail: str) -> None:
     w.bail = None
 
 
+def code_bits(schema: Schema) -> int:
+    """The low bits of a ``touched`` entry that hold the record's code (see ``touch``)."""
+    return (2 * len(schema.classes)).bit_length()
+
+
+def touch(schema: Schema, code: str) -> str:
+    """The ``touched`` entry of a record of entity ``id``: the id above ``code_bits`` and the
+    code (-1 delete, c update of class c, -2 - c enter of class c) plus the class count + 1
+    below, one append per record instead of two."""
+    return f"(id << {code_bits(schema)}) | ({code} + {len(schema.classes) + 1})"
+
+
 def section(w: Writer, schema: Schema) -> None:
     """``_section``: one section's records, each read up to its class, then inline by
     ``fast_record`` into the class's columns (``_gdscript_columns``). The usual record
@@ -286,8 +300,8 @@ def section(w: Writer, schema: Schema) -> None:
     bit reader. ``st`` is the state being built, ``[cls, sets, sparse, fresh, base]``: the
     first three as a kept state, ``fresh`` per class 1 once this packet copied its columns
     (``sets`` holds the copies), and ``base`` the kept state of the base tick. A record of
-    an entity at or past ``DENSE_IDS`` goes through the scratch row. ``touched`` gets (id,
-    code, mask words) per record (see ``publish``)."""
+    an entity at or past ``DENSE_IDS`` goes through the scratch row. ``touched`` gets
+    ``touch`` and the mask words per record (see ``publish``)."""
     w.emit(
         0,
         "func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, "
@@ -298,6 +312,7 @@ def section(w: Writer, schema: Schema) -> None:
     w.emit(1, "var sparse: Dictionary = st[2]")
     w.emit(1, "var fresh: PackedByteArray = st[3]")
     w.emit(1, "var dn := cls.size() - 1")
+    w.emit(1, "var dn0: int = st[4][0].size() - 1")
     for lay in schema.classes:
         c = lay.class_id
         w.emit(1, f"var f{c} := fresh[{c}] == 1")
@@ -333,8 +348,7 @@ def section(w: Writer, schema: Schema) -> None:
     w.emit(4, "cls[id] = 0")
     w.emit(3, "elif not sparse.erase(id):")
     w.emit(4, lacks)
-    w.emit(3, "touched.append(id)")
-    w.emit(3, "touched.append(-1)")
+    w.emit(3, f"touched.append({touch(schema, '-1')})")
     w.emit(3, "pos = (at + 7) >> 3")
     w.emit(3, "continue")
     w.emit(2, "var c := 0")
@@ -347,8 +361,7 @@ def section(w: Writer, schema: Schema) -> None:
     w.emit(4, "c = sparse[id][-1] if sparse.has(id) else -1")
     w.emit(3, "if c < 0:")
     w.emit(4, 'return _fail("update of entity %d, which this client lacks" % id, id)')
-    w.emit(3, "touched.append(id)")
-    w.emit(3, "touched.append(c)")
+    w.emit(3, f"touched.append({touch(schema, 'c')})")
     w.emit(2, "elif op == 3 or not shared:")
     w.emit(3, 'return _fail("record op %d is not allowed here (entity %d)" % [op, id], id)')
     w.emit(2, "else:")
@@ -367,7 +380,7 @@ def section(w: Writer, schema: Schema) -> None:
     w.emit(5, "if fresh[k] == 0:")
     w.emit(6, "fresh[k] = 1")
     w.emit(6, "sets[k] = _dup(sets[k])")
-    w.emit(5, "_grow(sets[k], rows)")
+    w.emit(5, "_grow(sets[k], rows, _empty[1][k])")
     w.emit(4, "cls.resize(rows)")
     w.emit(4, "dn = rows - 1")
     for lay in schema.classes:
@@ -379,8 +392,7 @@ def section(w: Writer, schema: Schema) -> None:
     w.emit(4, "cls[id] = c + 1")
     w.emit(3, "else:")
     w.emit(4, "row = dn")
-    w.emit(3, "touched.append(id)")
-    w.emit(3, "touched.append(-2 - c)")
+    w.emit(3, f"touched.append({touch(schema, '-2 - c')})")
     w.emit(2, "var delta := deltas and op == 0")
     bail = "_recheck(buf, at, end, id, delta, c, st)"
     for lay in w.by_class(2, "c", schema.classes):
@@ -391,10 +403,10 @@ def section(w: Writer, schema: Schema) -> None:
         w.emit(4, f"s{c} = _dup(s{c})")
         w.emit(4, f"sets[{c}] = s{c}")
         load_columns(w, 4, lay, f"s{c}", declare=False)
-        w.emit(3, "if op == 1:")
+        w.emit(3, "if row == dn:")
+        w.emit(4, f"_put{c}(s{c}, row, _baselines[{c}] if op == 1 else sparse[id])")
+        w.emit(3, "elif op == 1 and row <= dn0:  # rows grown in this packet hold the baseline")
         w.emit(4, f"_put{c}(s{c}, row, _baselines[{c}])")
-        w.emit(3, "elif row == dn:")
-        w.emit(4, f"_put{c}(s{c}, row, sparse[id])")
         fast_record(w, lay, 3, bail)
         m = f"m{c}"
         w.emit(3, f"touched.append_array({m})" if lay.count > 62 else f"touched.append({m})")

@@ -15,7 +15,7 @@ from ._codecs import Codec, EntityRef, Variant
 from ._float_codecs import Float32, Float64, Half
 from ._gdscript_columns import column, held, load_columns
 from ._gdscript_reads import Writer
-from ._gdscript_records import masked
+from ._gdscript_records import code_bits, masked
 
 if TYPE_CHECKING:
     from ._layout import ClassLayout, Schema
@@ -92,13 +92,13 @@ def publish(w: Writer, schema: Schema) -> None:
     one. Every packet applied since was a delta from a base no newer than the newest tick
     before it, so the records kept in ``_pending`` name every entity and property that
     differ, except entities that came and went in between (removed at the end). ``_pending``
-    (a PackedInt64Array) holds per record its id and a code: -1 = delete; c = update of class
-    c and -2 - c = enter of class c, each followed by the record's change mask (one int, or
-    one per 32 properties for a class of more than 62). The values are read from the newest
-    state's columns, so a property that several packets changed is copied once with its
-    newest value; an entity whose newest class is not the view's, or one past
-    ``DENSE_IDS``, is rebuilt whole. Too many pending records, and the view is rebuilt
-    whole."""
+    (a PackedInt64Array) holds per record its id and a code in one int (``touch``): -1 =
+    delete; c = update of class c and -2 - c = enter of class c, each followed by the
+    record's change mask (one int, or one per 32 properties for a class of more than 62).
+    The values are read from the newest state's columns, so a property that several packets
+    changed is copied once with its newest value; an entity whose newest class is not the
+    view's, or one past ``DENSE_IDS``, is rebuilt whole. Too many pending records, and the
+    view is rebuilt whole."""
     w.emit(0, "func _publish() -> void:")
     w.emit(1, "var held: Array = _states[newest_tick]")
     w.emit(1, "var cls: PackedInt64Array = held[0]")
@@ -128,9 +128,10 @@ def publish(w: Writer, schema: Schema) -> None:
     w.emit(1, "var i := 0")
     w.emit(1, "var count := pending.size()")
     w.emit(1, "while i < count:")
-    w.emit(2, "var id := pending[i]")
-    w.emit(2, "var code := pending[i + 1]")
-    w.emit(2, "i += 2")
+    bits = code_bits(schema)
+    w.emit(2, f"var id := pending[i] >> {bits}")
+    w.emit(2, f"var code := (pending[i] & {(1 << bits) - 1}) - {len(schema.classes) + 1}")
+    w.emit(2, "i += 1")
     w.emit(2, "if code == -1:")
     w.emit(3, "view.erase(id)")
     w.emit(3, "shown.erase(id)")
