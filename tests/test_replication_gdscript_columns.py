@@ -13,9 +13,11 @@ from gdvariant.replication import (
     Coord,
     EntityRef,
     Half,
+    NetClass,
     Normal,
     Quant,
     Quat,
+    Schema,
     Str,
     UInt,
     Variant,
@@ -24,7 +26,7 @@ from gdvariant.replication import (
     Vec3,
     Vec4,
 )
-from gdvariant.replication._gdscript_columns import column_type, held, stored
+from gdvariant.replication._gdscript_columns import column_type, held, prop_columns, stored
 
 
 def test_each_codec_has_a_column_that_holds_its_values_exactly() -> None:
@@ -50,9 +52,29 @@ def test_bools_and_entity_refs_are_stored_as_their_wire_fields() -> None:
 
 
 def test_every_class_has_its_column_functions() -> None:
-    text = build_schema().to_gdscript()
-    for lay in build_schema().classes:
-        for name in ("_cols", "_put", "_take", "_dc"):
-            assert f"static func {name}{lay.class_id}(" in text
-        for p in lay.props:  # one typed local per column in the section loop
-            assert f"var k{lay.class_id}_{p.index}: {column_type(p.codec)} = " in text
+    schema = build_schema()
+    text = schema.to_gdscript()
+    for lay in schema.classes:
+        assert f"static func _cols{lay.class_id}(" in text
+        for name in ("_put", "_take", "_dc"):
+            assert f"\nfunc {name}{lay.class_id}(" in text
+        for _, cols in prop_columns(lay):  # one typed local per column in the section loop
+            for at, name, kind in cols:
+                assert f"var {name}: {kind} = s{lay.class_id}[{at}]" in text
+
+
+class Mover(NetClass):
+    origin = Vec3(Coord(14, 5))
+    speed = Quant(0.0, 1.0, 8)
+    flag = Bool()
+
+
+def test_float_codecs_with_value_deltas_are_held_as_ordinals() -> None:
+    # one int column per component: a value delta adds to it with no conversion (§5.1)
+    lay = Schema.build([Mover]).layout("Mover")
+    kinds = {p.path: [(at, kind) for at, _, kind in cols] for p, cols in prop_columns(lay)}
+    assert kinds == {
+        "origin": [(0, "PackedInt64Array"), (1, "PackedInt64Array"), (2, "PackedInt64Array")],
+        "speed": [(3, "PackedInt64Array")],
+        "flag": [(4, "PackedByteArray")],
+    }

@@ -25,19 +25,23 @@ from typing import TYPE_CHECKING
 
 from ._codecs import Bool, Bytes, Codec, EntityRef, Enum, Int, Str, UInt, VarInt, VarUInt
 from ._float_codecs import Angle, Coord, Float32, Float64, Half, Normal, Quant, Vec2, Vec3, Vec4
+from ._gdscript_reads import held_ordinal, holds_ordinals, ordinal_value
 
 if TYPE_CHECKING:
+    from ._flatten import FlatProp
     from ._gdscript_reads import Writer
     from ._layout import ClassLayout, Schema
 
 __all__ = [
-    "column",
     "column_functions",
     "column_type",
     "dispatch_functions",
     "held",
+    "held_value",
     "load_columns",
+    "prop_columns",
     "stored",
+    "stored_cells",
 ]
 
 _TYPES: tuple[tuple[tuple[type[Codec], ...], str], ...] = (
@@ -79,19 +83,64 @@ def stored(codec: Codec, value: str) -> str:
     return value
 
 
-def column(lay: ClassLayout, index: int) -> str:
-    """The local variable holding class ``lay``'s column ``index`` in generated functions."""
-    return f"k{lay.class_id}_{index}"
+def prop_columns(lay: ClassLayout) -> list[tuple[FlatProp, list[tuple[int, str, str]]]]:
+    """Per property of ``lay``, its columns as (index in the class's column set, the local
+    that holds it in generated functions, GDScript type): one column, or for a property held
+    as ordinals (``holds_ordinals``) one PackedInt64Array per component."""
+    out: list[tuple[FlatProp, list[tuple[int, str, str]]]] = []
+    at = 0
+    for p in lay.props:
+        coder = lay.deltas[p.index]
+        name = f"k{lay.class_id}_{p.index}"
+        if coder is not None and holds_ordinals(coder):
+            if coder.vector is None:
+                cols = [(at, name, "PackedInt64Array")]
+            else:
+                axes = "xyzw"[: len(coder.parts)]
+                cols = [(at + k, f"{name}{a}", "PackedInt64Array") for k, a in enumerate(axes)]
+        else:
+            cols = [(at, name, column_type(p.codec))]
+        out.append((p, cols))
+        at += len(cols)
+    return out
+
+
+def held_value(w: Writer, lay: ClassLayout, prop: FlatProp, cells: list[str]) -> str:
+    """The GDScript value of ``prop`` held in the column entries ``cells`` (expressions read
+    up to three times each)."""
+    coder = lay.deltas[prop.index]
+    if coder is None or not holds_ordinals(coder):
+        return held(prop.codec, cells[0])
+    values = [
+        ordinal_value(w, part.codec, cell) for part, cell in zip(coder.parts, cells, strict=True)
+    ]
+    if coder.vector is None:
+        return values[0]
+    return f"{coder.vector.__name__}({', '.join(values)})"
+
+
+def stored_cells(w: Writer, lay: ClassLayout, prop: FlatProp, value: str) -> list[str]:
+    """The column entries of ``prop`` for its GDScript value ``value`` (an expression)."""
+    coder = lay.deltas[prop.index]
+    if coder is None or not holds_ordinals(coder):
+        return [stored(prop.codec, value)]
+    if coder.vector is None:
+        return [held_ordinal(w, coder.parts[0].codec, value)]
+    return [
+        held_ordinal(w, part.codec, f"{value}.{a}")
+        for part, a in zip(coder.parts, "xyzw", strict=False)
+    ]
 
 
 def load_columns(w: Writer, indent: int, lay: ClassLayout, source: str, *, declare: bool) -> None:
-    """Set the locals ``k<class>_<index>`` to the columns in the Array ``source``."""
-    for p in lay.props:
-        name = column(lay, p.index)
-        if declare:
-            w.emit(indent, f"var {name}: {column_type(p.codec)} = {source}[{p.index}]")
-        else:
-            w.emit(indent, f"{name} = {source}[{p.index}]")
+    """Set the locals of ``lay``'s columns (``prop_columns``) to the columns in the Array
+    ``source``."""
+    for _, cols in prop_columns(lay):
+        for at, name, kind in cols:
+            if declare:
+                w.emit(indent, f"var {name}: {kind} = {source}[{at}]")
+            else:
+                w.emit(indent, f"{name} = {source}[{at}]")
 
 
 def column_functions(w: Writer, lay: ClassLayout) -> None:
@@ -99,7 +148,8 @@ def column_functions(w: Writer, lay: ClassLayout) -> None:
     values)`` and ``_take<id>(cols, row)`` (a row from and to an Array of GDScript values,
     class id last), and ``_dc<id>(cols, row)`` (a row as a Dictionary by path)."""
     c = lay.class_id
-    fresh = ", ".join(f"{column_type(p.codec)}()" for p in lay.props)
+    columns = prop_columns(lay)
+    fresh = ", ".join(f"{kind}()" for _, cols in columns for _, _, kind in cols)
     w.emit(0, f"static func _cols{c}() -> Array:")
     w.emit(1, f"var cols := [{fresh}]")
     w.emit(1, "for col in cols:")
@@ -107,20 +157,25 @@ def column_functions(w: Writer, lay: ClassLayout) -> None:
     w.emit(1, "return cols")
     w.emit(0, "")
     w.emit(0, "")
-    w.emit(0, f"static func _put{c}(cols: Array, row: int, values: Array) -> void:")
-    for p in lay.props:
-        w.emit(1, f"cols[{p.index}][row] = {stored(p.codec, f'values[{p.index}]')}")
+    w.emit(0, f"func _put{c}(cols: Array, row: int, values: Array) -> void:")
+    for p, cols in columns:
+        for (at, _, _), cell in zip(
+            cols, stored_cells(w, lay, p, f"values[{p.index}]"), strict=True
+        ):
+            w.emit(1, f"cols[{at}][row] = {cell}")
     if not lay.props:
         w.emit(1, "pass")
     w.emit(0, "")
     w.emit(0, "")
-    w.emit(0, f"static func _take{c}(cols: Array, row: int) -> Array:")
-    cells = [held(p.codec, f"cols[{p.index}][row]") for p in lay.props]
-    w.emit(1, f"return [{', '.join([*cells, str(c)])}]")
+    held_values = [
+        held_value(w, lay, p, [f"cols[{at}][row]" for at, _, _ in cols]) for p, cols in columns
+    ]
+    w.emit(0, f"func _take{c}(cols: Array, row: int) -> Array:")
+    w.emit(1, f"return [{', '.join([*held_values, str(c)])}]")
     w.emit(0, "")
     w.emit(0, "")
-    entries = ", ".join(f'"{p.path}": {held(p.codec, f"cols[{p.index}][row]")}' for p in lay.props)
-    w.emit(0, f"static func _dc{c}(cols: Array, row: int) -> Dictionary:")
+    entries = ", ".join(f'"{p.path}": {v}' for (p, _), v in zip(columns, held_values, strict=True))
+    w.emit(0, f"func _dc{c}(cols: Array, row: int) -> Dictionary:")
     w.emit(1, f"return {{{entries}}}")
     w.emit(0, "")
     w.emit(0, "")
@@ -147,13 +202,13 @@ def dispatch_functions(w: Writer, schema: Schema) -> None:
     w.emit(2, "cols[i].append_array(tail)")
     w.emit(0, "")
     w.emit(0, "")
-    w.emit(0, "static func _take(cols: Array, row: int, c: int) -> Array:")
+    w.emit(0, "func _take(cols: Array, row: int, c: int) -> Array:")
     for lay in w.by_class(1, "c", schema.classes):
         w.emit(2, f"return _take{lay.class_id}(cols, row)")
     w.emit(1, "return []")
     w.emit(0, "")
     w.emit(0, "")
-    w.emit(0, "static func _dict(cols: Array, row: int, c: int) -> Dictionary:")
+    w.emit(0, "func _dict(cols: Array, row: int, c: int) -> Dictionary:")
     for lay in w.by_class(1, "c", schema.classes):
         w.emit(2, f"return _dc{lay.class_id}(cols, row)")
     w.emit(1, "return {}")

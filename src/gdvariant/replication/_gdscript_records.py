@@ -12,8 +12,16 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ._codecs import Bool, EntityRef
-from ._gdscript_columns import column, load_columns
-from ._gdscript_reads import Writer, delta, straight_bits
+from ._delta import ScalarDelta
+from ._gdscript_columns import load_columns, prop_columns
+from ._gdscript_reads import (
+    Writer,
+    delta,
+    holds_ordinals,
+    ordinal_delta,
+    ordinal_read,
+    straight_bits,
+)
 
 if TYPE_CHECKING:
     from ._flatten import FlatProp
@@ -122,10 +130,16 @@ def props(
     ``values`` by flat index, or with ``columns`` to row ``row`` of the class's columns (in
     their stored form, ``_gdscript_columns``). ``check``: a bounds check after each
     property."""
+    locals_ = dict(prop_columns(lay)) if columns else {}
     for indent, prop in masked(w, lay, mask, at):
         where = (lay.name, prop.path)
-        slot = f"{column(lay, prop.index)}[row]" if columns else f"values[{prop.index}]"
         coder = lay.deltas[prop.index]
+        if columns and holds_ordinals(coder):
+            _ordinals(w, indent, lay, prop, [f"{n}[row]" for _, n, _ in locals_[prop]], deltas)
+            if check:
+                w.check_end(indent, where)
+            continue
+        slot = f"{locals_[prop][0][1]}[row]" if columns else f"values[{prop.index}]"
         if coder is not None and deltas:
             value = delta(w, indent, coder, slot, where)
             w.emit(indent, f"{slot} = {value}")
@@ -149,6 +163,24 @@ def props(
             indent -= 1
         if check:
             w.check_end(indent, where)
+
+
+def _ordinals(
+    w: Writer, indent: int, lay: ClassLayout, prop: FlatProp, cells: list[str], deltas: bool | None
+) -> None:
+    """The read of a property held as ordinals (``holds_ordinals``) into its column entries
+    ``cells``, one per component: value deltas against them where ``deltas``, else whole
+    values."""
+    coder = lay.deltas[prop.index]
+    assert coder is not None and deltas is not None
+    where = (lay.name, prop.path)
+    for part, cell in zip(coder.parts, cells, strict=True):
+        assert isinstance(part, ScalarDelta)
+        if deltas:
+            value = ordinal_delta(w, indent, part, cell, where)
+        else:
+            value = ordinal_read(w, indent, part.codec)
+        w.emit(indent, f"{cell} = {value}")
 
 
 def masked(

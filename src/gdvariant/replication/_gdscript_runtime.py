@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from ._codecs import Codec, EntityRef, Variant
 from ._float_codecs import Float32, Float64, Half
-from ._gdscript_columns import column, held, load_columns
+from ._gdscript_columns import held_value, load_columns, prop_columns
 from ._gdscript_reads import Writer
 from ._gdscript_records import code_bits, masked
 
@@ -169,9 +169,10 @@ def publish(w: Writer, schema: Schema) -> None:
             w.emit(3, f"var {m} := pending[at]")
         if not lay.props:
             w.emit(3, "pass")
+        columns = dict(prop_columns(lay))
         for indent, p in masked(w, lay, m, 3):
-            cell = f"{column(lay, p.index)}[id]"
-            w.emit(indent, f"d[{json.dumps(p.path)}] = {held(p.codec, cell)}")
+            cells = [f"{name}[id]" for _, name, _ in columns[p]]
+            w.emit(indent, f"d[{json.dumps(p.path)}] = {held_value(w, lay, p, cells)}")
     w.emit(1, "if view.size() != live:")
     w.emit(2, "for id in view.keys():")
     w.emit(3, "if not (cls[id] if id < dn else sparse.has(id)):")
@@ -294,13 +295,20 @@ func apply_to_nodes(nodes: Dictionary) -> void:
 
 ## Entity [param id]'s values (by flat index, its class id last) in [param held], a kept
 ## state ([class + 1 by id, columns by class, {id from DENSE_IDS: values}]), or null.
-static func _entity(held: Array, id: int) -> Variant:
+func _entity(held: Array, id: int) -> Variant:
 	var cls: PackedInt64Array = held[0]
 	if id >= cls.size() - 1:
 		return held[2].get(id)
 	if cls[id] == 0:
 		return null
 	return _take(held[1][cls[id] - 1], id, cls[id] - 1)
+
+
+## The held ordinal of a Coord value: round(v * scale) times 2, or 1 for -0.0.
+static func _coord_ordinal(v: float, scale: float) -> int:
+	if v == 0.0 and 1.0 / v < 0.0:
+		return 1
+	return roundi(v * scale) << 1
 
 
 ## The ticks whose states are kept (delta bases), oldest first: any of them may be acked.
