@@ -686,29 +686,31 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 
 
 static func _cols0() -> Array:
-	var cols := [PackedVector2Array(), PackedFloat64Array(), PackedInt64Array(), PackedVector2Array(), PackedInt64Array(), PackedStringArray(), PackedInt64Array(), PackedByteArray()]
+	var cols := [PackedInt64Array(), PackedInt64Array(), PackedInt64Array(), PackedInt64Array(), PackedInt64Array(), PackedInt64Array(), PackedInt64Array(), PackedStringArray(), PackedInt64Array(), PackedByteArray()]
 	for col in cols:
 		col.resize(1)
 	return cols
 
 
-static func _put0(cols: Array, row: int, values: Array) -> void:
-	cols[0][row] = values[0]
-	cols[1][row] = values[1]
-	cols[2][row] = values[2]
-	cols[3][row] = values[3]
-	cols[4][row] = values[4]
-	cols[5][row] = values[5]
-	cols[6][row] = values[6]
-	cols[7][row] = int(values[7])
+func _put0(cols: Array, row: int, values: Array) -> void:
+	cols[0][row] = _coord_ordinal(values[0].x, 16.0)
+	cols[1][row] = _coord_ordinal(values[0].y, 16.0)
+	cols[2][row] = (roundi(values[1] / _k0) & 1023)
+	cols[3][row] = values[2]
+	cols[4][row] = roundi((values[3].x - _k1) / _k3)
+	cols[5][row] = roundi((values[3].y - _k1) / _k3)
+	cols[6][row] = values[4]
+	cols[7][row] = values[5]
+	cols[8][row] = values[6]
+	cols[9][row] = int(values[7])
 
 
-static func _take0(cols: Array, row: int) -> Array:
-	return [cols[0][row], cols[1][row], cols[2][row], cols[3][row], cols[4][row], cols[5][row], cols[6][row], cols[7][row] == 1, 0]
+func _take0(cols: Array, row: int) -> Array:
+	return [Vector2((-0.0 if cols[0][row] == 1 else (cols[0][row] >> 1) / 16.0), (-0.0 if cols[1][row] == 1 else (cols[1][row] >> 1) / 16.0)), ((cols[2][row] - 1024 if cols[2][row] >> 9 else cols[2][row]) * _k0), cols[3][row], Vector2((_k1 + cols[4][row] * _k3), (_k1 + cols[5][row] * _k3)), cols[6][row], cols[7][row], cols[8][row], cols[9][row] == 1, 0]
 
 
-static func _dc0(cols: Array, row: int) -> Dictionary:
-	return {"position": cols[0][row], "heading": cols[1][row], "health": cols[2][row], "velocity": cols[3][row], "team": cols[4][row], "name": cols[5][row], "loadout.ammo": cols[6][row], "loadout.reloading": cols[7][row] == 1}
+func _dc0(cols: Array, row: int) -> Dictionary:
+	return {"position": Vector2((-0.0 if cols[0][row] == 1 else (cols[0][row] >> 1) / 16.0), (-0.0 if cols[1][row] == 1 else (cols[1][row] >> 1) / 16.0)), "heading": ((cols[2][row] - 1024 if cols[2][row] >> 9 else cols[2][row]) * _k0), "health": cols[3][row], "velocity": Vector2((_k1 + cols[4][row] * _k3), (_k1 + cols[5][row] * _k3)), "team": cols[6][row], "name": cols[7][row], "loadout.ammo": cols[8][row], "loadout.reloading": cols[9][row] == 1}
 
 
 func _d0(values: Array) -> Dictionary:
@@ -1185,25 +1187,27 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 
 
 static func _cols1() -> Array:
-	var cols := [PackedVector2Array(), PackedVector2Array(), PackedInt64Array(), PackedFloat64Array()]
+	var cols := [PackedInt64Array(), PackedInt64Array(), PackedInt64Array(), PackedInt64Array(), PackedInt64Array(), PackedInt64Array()]
 	for col in cols:
 		col.resize(1)
 	return cols
 
 
-static func _put1(cols: Array, row: int, values: Array) -> void:
-	cols[0][row] = values[0]
-	cols[1][row] = values[1]
-	cols[2][row] = (0 if values[2] == null else values[2] + 1)
-	cols[3][row] = values[3]
+func _put1(cols: Array, row: int, values: Array) -> void:
+	cols[0][row] = _coord_ordinal(values[0].x, 16.0)
+	cols[1][row] = _coord_ordinal(values[0].y, 16.0)
+	cols[2][row] = roundi((values[1].x - _k1) / _k3)
+	cols[3][row] = roundi((values[1].y - _k1) / _k3)
+	cols[4][row] = (0 if values[2] == null else values[2] + 1)
+	cols[5][row] = roundi((values[3] - _k4) / _k6)
 
 
-static func _take1(cols: Array, row: int) -> Array:
-	return [cols[0][row], cols[1][row], (null if cols[2][row] == 0 else cols[2][row] - 1), cols[3][row], 1]
+func _take1(cols: Array, row: int) -> Array:
+	return [Vector2((-0.0 if cols[0][row] == 1 else (cols[0][row] >> 1) / 16.0), (-0.0 if cols[1][row] == 1 else (cols[1][row] >> 1) / 16.0)), Vector2((_k1 + cols[2][row] * _k3), (_k1 + cols[3][row] * _k3)), (null if cols[4][row] == 0 else cols[4][row] - 1), (_k4 + cols[5][row] * _k6), 1]
 
 
-static func _dc1(cols: Array, row: int) -> Dictionary:
-	return {"position": cols[0][row], "velocity": cols[1][row], "shooter": (null if cols[2][row] == 0 else cols[2][row] - 1), "heat": cols[3][row]}
+func _dc1(cols: Array, row: int) -> Dictionary:
+	return {"position": Vector2((-0.0 if cols[0][row] == 1 else (cols[0][row] >> 1) / 16.0), (-0.0 if cols[1][row] == 1 else (cols[1][row] >> 1) / 16.0)), "velocity": Vector2((_k1 + cols[2][row] * _k3), (_k1 + cols[3][row] * _k3)), "shooter": (null if cols[4][row] == 0 else cols[4][row] - 1), "heat": (_k4 + cols[5][row] * _k6)}
 
 
 func _d1(values: Array) -> Dictionary:
@@ -1248,7 +1252,7 @@ static func _grow(cols: Array, size: int, base: Array) -> void:
 		cols[i].append_array(tail)
 
 
-static func _take(cols: Array, row: int, c: int) -> Array:
+func _take(cols: Array, row: int, c: int) -> Array:
 	if c == 0:
 		return _take0(cols, row)
 	elif c == 1:
@@ -1256,7 +1260,7 @@ static func _take(cols: Array, row: int, c: int) -> Array:
 	return []
 
 
-static func _dict(cols: Array, row: int, c: int) -> Dictionary:
+func _dict(cols: Array, row: int, c: int) -> Dictionary:
 	if c == 0:
 		return _dc0(cols, row)
 	elif c == 1:
@@ -1273,20 +1277,24 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 	var dn0: int = st[4][0].size() - 1
 	var f0 := fresh[0] == 1
 	var s0: Array = sets[0]
-	var k0_0: PackedVector2Array = s0[0]
-	var k0_1: PackedFloat64Array = s0[1]
-	var k0_2: PackedInt64Array = s0[2]
-	var k0_3: PackedVector2Array = s0[3]
-	var k0_4: PackedInt64Array = s0[4]
-	var k0_5: PackedStringArray = s0[5]
-	var k0_6: PackedInt64Array = s0[6]
-	var k0_7: PackedByteArray = s0[7]
+	var k0_0x: PackedInt64Array = s0[0]
+	var k0_0y: PackedInt64Array = s0[1]
+	var k0_1: PackedInt64Array = s0[2]
+	var k0_2: PackedInt64Array = s0[3]
+	var k0_3x: PackedInt64Array = s0[4]
+	var k0_3y: PackedInt64Array = s0[5]
+	var k0_4: PackedInt64Array = s0[6]
+	var k0_5: PackedStringArray = s0[7]
+	var k0_6: PackedInt64Array = s0[8]
+	var k0_7: PackedByteArray = s0[9]
 	var f1 := fresh[1] == 1
 	var s1: Array = sets[1]
-	var k1_0: PackedVector2Array = s1[0]
-	var k1_1: PackedVector2Array = s1[1]
-	var k1_2: PackedInt64Array = s1[2]
-	var k1_3: PackedFloat64Array = s1[3]
+	var k1_0x: PackedInt64Array = s1[0]
+	var k1_0y: PackedInt64Array = s1[1]
+	var k1_1x: PackedInt64Array = s1[2]
+	var k1_1y: PackedInt64Array = s1[3]
+	var k1_2: PackedInt64Array = s1[4]
+	var k1_3: PackedInt64Array = s1[5]
 	var prev := -1
 	var end := size << 3
 	var bp := 0
@@ -1404,20 +1412,24 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 				dn = rows - 1
 				f0 = true
 				s0 = sets[0]
-				k0_0 = s0[0]
-				k0_1 = s0[1]
-				k0_2 = s0[2]
-				k0_3 = s0[3]
-				k0_4 = s0[4]
-				k0_5 = s0[5]
-				k0_6 = s0[6]
-				k0_7 = s0[7]
+				k0_0x = s0[0]
+				k0_0y = s0[1]
+				k0_1 = s0[2]
+				k0_2 = s0[3]
+				k0_3x = s0[4]
+				k0_3y = s0[5]
+				k0_4 = s0[6]
+				k0_5 = s0[7]
+				k0_6 = s0[8]
+				k0_7 = s0[9]
 				f1 = true
 				s1 = sets[1]
-				k1_0 = s1[0]
-				k1_1 = s1[1]
-				k1_2 = s1[2]
-				k1_3 = s1[3]
+				k1_0x = s1[0]
+				k1_0y = s1[1]
+				k1_1x = s1[2]
+				k1_1y = s1[3]
+				k1_2 = s1[4]
+				k1_3 = s1[5]
 			if id < dn:
 				cls[id] = c + 1
 			else:
@@ -1430,14 +1442,16 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 				fresh[0] = 1
 				s0 = _dup(s0)
 				sets[0] = s0
-				k0_0 = s0[0]
-				k0_1 = s0[1]
-				k0_2 = s0[2]
-				k0_3 = s0[3]
-				k0_4 = s0[4]
-				k0_5 = s0[5]
-				k0_6 = s0[6]
-				k0_7 = s0[7]
+				k0_0x = s0[0]
+				k0_0y = s0[1]
+				k0_1 = s0[2]
+				k0_2 = s0[3]
+				k0_3x = s0[4]
+				k0_3y = s0[5]
+				k0_4 = s0[6]
+				k0_5 = s0[7]
+				k0_6 = s0[8]
+				k0_7 = s0[9]
 			if row == dn:
 				_put0(s0, row, _baselines[0] if op == 1 else sparse[id])
 			elif op == 1 and row <= dn0:  # rows grown in this packet hold the baseline
@@ -1480,36 +1494,35 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 			if delta:
 				if m0 & 15:
 					if m0 & 1:
-						var t202: Vector2 = k0_0[row]
-						var t203: float
+						var t202: int
 						if n < 14:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
 						if not acc & 1:
-							var t204 := (acc >> 1) & 15
+							var t203 := (acc >> 1) & 15
 							acc >>= 5
 							n -= 5
-							var t205 := roundi(t202.x * 16.0) + ((t204 >> 1) ^ -(t204 & 1))
-							if absi(t205) > 32783:
+							var t204 := (k0_0x[row] >> 1) + ((t203 >> 1) ^ -(t203 & 1))
+							if absi(t204) > 32783:
 								return _recheck(buf, at, end, id, delta, c, st)
-							t203 = t205 / 16.0
+							t202 = t204 << 1
 						elif not acc & 2:
-							var t206 := (acc >> 2) & 127
+							var t205 := (acc >> 2) & 127
 							acc >>= 9
 							n -= 9
-							var t207 := roundi(t202.x * 16.0) + ((t206 >> 1) ^ -(t206 & 1))
-							if absi(t207) > 32783:
+							var t206 := (k0_0x[row] >> 1) + ((t205 >> 1) ^ -(t205 & 1))
+							if absi(t206) > 32783:
 								return _recheck(buf, at, end, id, delta, c, st)
-							t203 = t207 / 16.0
+							t202 = t206 << 1
 						elif not acc & 4:
-							var t208 := (acc >> 3) & 2047
+							var t207 := (acc >> 3) & 2047
 							acc >>= 14
 							n -= 14
-							var t209 := roundi(t202.x * 16.0) + ((t208 >> 1) ^ -(t208 & 1))
-							if absi(t209) > 32783:
+							var t208 := (k0_0x[row] >> 1) + ((t207 >> 1) ^ -(t207 & 1))
+							if absi(t208) > 32783:
 								return _recheck(buf, at, end, id, delta, c, st)
-							t203 = t209 / 16.0
+							t202 = t208 << 1
 						else:
 							acc >>= 3
 							n -= 3
@@ -1517,71 +1530,69 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t210 := acc & 3
+							var t209 := acc & 3
 							acc >>= 2
 							n -= 2
-							var t211 := 0.0
-							if t210:
+							var t210 := 0
+							if t209:
 								if n < 1:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
 									n += 32
-								var t212 := acc & 1
+								var t211 := acc & 1
 								acc >>= 1
 								n -= 1
-								var t213 := 0
-								if t210 & 1:
+								var t212 := 0
+								if t209 & 1:
 									if n < 11:
 										acc |= buf.decode_u32(bp) << n
 										bp += 4
 										n += 32
-									var t214 := acc & 2047
+									var t213 := acc & 2047
 									acc >>= 11
 									n -= 11
-									t213 = t214 + 1
-								var t215 := 0
-								if t210 & 2:
+									t212 = (t213 + 1) * 16
+								if t209 & 2:
 									if n < 4:
 										acc |= buf.decode_u32(bp) << n
 										bp += 4
 										n += 32
-									var t216 := acc & 15
+									var t214 := acc & 15
 									acc >>= 4
 									n -= 4
-									t215 = t216
-								t211 = t213 + t215 / 16.0
-								if t212:
-									t211 = -t211
-							t203 = t211
-						var t217: float
+									t212 += t214
+								t210 = ((-t212 << 1) | int(t212 == 0)) if t211 else t212 << 1
+							t202 = t210
+						k0_0x[row] = t202
+						var t215: int
 						if n < 14:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
 						if not acc & 1:
-							var t218 := (acc >> 1) & 15
+							var t216 := (acc >> 1) & 15
 							acc >>= 5
 							n -= 5
-							var t219 := roundi(t202.y * 16.0) + ((t218 >> 1) ^ -(t218 & 1))
+							var t217 := (k0_0y[row] >> 1) + ((t216 >> 1) ^ -(t216 & 1))
+							if absi(t217) > 32783:
+								return _recheck(buf, at, end, id, delta, c, st)
+							t215 = t217 << 1
+						elif not acc & 2:
+							var t218 := (acc >> 2) & 127
+							acc >>= 9
+							n -= 9
+							var t219 := (k0_0y[row] >> 1) + ((t218 >> 1) ^ -(t218 & 1))
 							if absi(t219) > 32783:
 								return _recheck(buf, at, end, id, delta, c, st)
-							t217 = t219 / 16.0
-						elif not acc & 2:
-							var t220 := (acc >> 2) & 127
-							acc >>= 9
-							n -= 9
-							var t221 := roundi(t202.y * 16.0) + ((t220 >> 1) ^ -(t220 & 1))
-							if absi(t221) > 32783:
-								return _recheck(buf, at, end, id, delta, c, st)
-							t217 = t221 / 16.0
+							t215 = t219 << 1
 						elif not acc & 4:
-							var t222 := (acc >> 3) & 2047
+							var t220 := (acc >> 3) & 2047
 							acc >>= 14
 							n -= 14
-							var t223 := roundi(t202.y * 16.0) + ((t222 >> 1) ^ -(t222 & 1))
-							if absi(t223) > 32783:
+							var t221 := (k0_0y[row] >> 1) + ((t220 >> 1) ^ -(t220 & 1))
+							if absi(t221) > 32783:
 								return _recheck(buf, at, end, id, delta, c, st)
-							t217 = t223 / 16.0
+							t215 = t221 << 1
 						else:
 							acc >>= 3
 							n -= 3
@@ -1589,73 +1600,61 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t224 := acc & 3
+							var t222 := acc & 3
 							acc >>= 2
 							n -= 2
-							var t225 := 0.0
-							if t224:
+							var t223 := 0
+							if t222:
 								if n < 1:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
 									n += 32
-								var t226 := acc & 1
+								var t224 := acc & 1
 								acc >>= 1
 								n -= 1
-								var t227 := 0
-								if t224 & 1:
+								var t225 := 0
+								if t222 & 1:
 									if n < 11:
 										acc |= buf.decode_u32(bp) << n
 										bp += 4
 										n += 32
-									var t228 := acc & 2047
+									var t226 := acc & 2047
 									acc >>= 11
 									n -= 11
-									t227 = t228 + 1
-								var t229 := 0
-								if t224 & 2:
+									t225 = (t226 + 1) * 16
+								if t222 & 2:
 									if n < 4:
 										acc |= buf.decode_u32(bp) << n
 										bp += 4
 										n += 32
-									var t230 := acc & 15
+									var t227 := acc & 15
 									acc >>= 4
 									n -= 4
-									t229 = t230
-								t225 = t227 + t229 / 16.0
-								if t226:
-									t225 = -t225
-							t217 = t225
-						k0_0[row] = Vector2(t203, t217)
+									t225 += t227
+								t223 = ((-t225 << 1) | int(t225 == 0)) if t224 else t225 << 1
+							t215 = t223
+						k0_0y[row] = t215
 					if m0 & 2:
-						var t231: float
+						var t228: int
 						if n < 9:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
 						if not acc & 1:
-							var t232 := (acc >> 1) & 3
+							var t229 := (acc >> 1) & 3
 							acc >>= 3
 							n -= 3
-							var t233 := (roundi(k0_1[row] / _k0) + ((t232 >> 1) ^ -(t232 & 1))) & 1023
-							if t233 >> 9:
-								t233 -= 1024
-							t231 = t233 * _k0
+							t228 = (k0_1[row] + ((t229 >> 1) ^ -(t229 & 1))) & 1023
 						elif not acc & 2:
-							var t234 := (acc >> 2) & 15
+							var t230 := (acc >> 2) & 15
 							acc >>= 6
 							n -= 6
-							var t235 := (roundi(k0_1[row] / _k0) + ((t234 >> 1) ^ -(t234 & 1))) & 1023
-							if t235 >> 9:
-								t235 -= 1024
-							t231 = t235 * _k0
+							t228 = (k0_1[row] + ((t230 >> 1) ^ -(t230 & 1))) & 1023
 						elif not acc & 4:
-							var t236 := (acc >> 3) & 63
+							var t231 := (acc >> 3) & 63
 							acc >>= 9
 							n -= 9
-							var t237 := (roundi(k0_1[row] / _k0) + ((t236 >> 1) ^ -(t236 & 1))) & 1023
-							if t237 >> 9:
-								t237 -= 1024
-							t231 = t237 * _k0
+							t228 = (k0_1[row] + ((t231 >> 1) ^ -(t231 & 1))) & 1023
 						else:
 							acc >>= 3
 							n -= 3
@@ -1663,37 +1662,35 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t238 := acc & 1023
+							var t232 := acc & 1023
 							acc >>= 10
 							n -= 10
-							if t238 >> 9:
-								t238 -= 1024
-							t231 = (t238 * _k0)
-						k0_1[row] = t231
+							t228 = t232
+						k0_1[row] = t228
 					if m0 & 4:
-						var t239: int
+						var t233: int
 						if n < 8:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
 						if not acc & 1:
-							var t240 := (acc >> 1) & 3
+							var t234 := (acc >> 1) & 3
 							acc >>= 3
 							n -= 3
-							var t242: int = k0_2[row]
-							t239 = (t242 + ((t240 >> 1) ^ -(t240 & 1))) & 127
+							var t236: int = k0_2[row]
+							t233 = (t236 + ((t234 >> 1) ^ -(t234 & 1))) & 127
 						elif not acc & 2:
-							var t243 := (acc >> 2) & 7
+							var t237 := (acc >> 2) & 7
 							acc >>= 5
 							n -= 5
-							var t245: int = k0_2[row]
-							t239 = (t245 + ((t243 >> 1) ^ -(t243 & 1))) & 127
+							var t239: int = k0_2[row]
+							t233 = (t239 + ((t237 >> 1) ^ -(t237 & 1))) & 127
 						elif not acc & 4:
-							var t246 := (acc >> 3) & 31
+							var t240 := (acc >> 3) & 31
 							acc >>= 8
 							n -= 8
-							var t248: int = k0_2[row]
-							t239 = (t248 + ((t246 >> 1) ^ -(t246 & 1))) & 127
+							var t242: int = k0_2[row]
+							t233 = (t242 + ((t240 >> 1) ^ -(t240 & 1))) & 127
 						else:
 							acc >>= 3
 							n -= 3
@@ -1701,36 +1698,32 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t249 := acc & 127
+							var t243 := acc & 127
 							acc >>= 7
 							n -= 7
-							t239 = t249
-						k0_2[row] = t239
+							t233 = t243
+						k0_2[row] = t233
 					if m0 & 8:
-						var t250: Vector2 = k0_3[row]
-						var t251: float
+						var t244: int
 						if n < 11:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
 						if not acc & 1:
-							var t252 := (acc >> 1) & 7
+							var t245 := (acc >> 1) & 7
 							acc >>= 4
 							n -= 4
-							var t253 := (roundi((t250.x - _k1) / _k3) + ((t252 >> 1) ^ -(t252 & 1))) & 4095
-							t251 = _k1 + t253 * _k3
+							t244 = (k0_3x[row] + ((t245 >> 1) ^ -(t245 & 1))) & 4095
 						elif not acc & 2:
-							var t254 := (acc >> 2) & 31
+							var t246 := (acc >> 2) & 31
 							acc >>= 7
 							n -= 7
-							var t255 := (roundi((t250.x - _k1) / _k3) + ((t254 >> 1) ^ -(t254 & 1))) & 4095
-							t251 = _k1 + t255 * _k3
+							t244 = (k0_3x[row] + ((t246 >> 1) ^ -(t246 & 1))) & 4095
 						elif not acc & 4:
-							var t256 := (acc >> 3) & 255
+							var t247 := (acc >> 3) & 255
 							acc >>= 11
 							n -= 11
-							var t257 := (roundi((t250.x - _k1) / _k3) + ((t256 >> 1) ^ -(t256 & 1))) & 4095
-							t251 = _k1 + t257 * _k3
+							t244 = (k0_3x[row] + ((t247 >> 1) ^ -(t247 & 1))) & 4095
 						else:
 							acc >>= 3
 							n -= 3
@@ -1738,33 +1731,31 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t258 := acc & 4095
+							var t248 := acc & 4095
 							acc >>= 12
 							n -= 12
-							t251 = (_k1 + t258 * _k3)
-						var t259: float
+							t244 = t248
+						k0_3x[row] = t244
+						var t249: int
 						if n < 11:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
 						if not acc & 1:
-							var t260 := (acc >> 1) & 7
+							var t250 := (acc >> 1) & 7
 							acc >>= 4
 							n -= 4
-							var t261 := (roundi((t250.y - _k1) / _k3) + ((t260 >> 1) ^ -(t260 & 1))) & 4095
-							t259 = _k1 + t261 * _k3
+							t249 = (k0_3y[row] + ((t250 >> 1) ^ -(t250 & 1))) & 4095
 						elif not acc & 2:
-							var t262 := (acc >> 2) & 31
+							var t251 := (acc >> 2) & 31
 							acc >>= 7
 							n -= 7
-							var t263 := (roundi((t250.y - _k1) / _k3) + ((t262 >> 1) ^ -(t262 & 1))) & 4095
-							t259 = _k1 + t263 * _k3
+							t249 = (k0_3y[row] + ((t251 >> 1) ^ -(t251 & 1))) & 4095
 						elif not acc & 4:
-							var t264 := (acc >> 3) & 255
+							var t252 := (acc >> 3) & 255
 							acc >>= 11
 							n -= 11
-							var t265 := (roundi((t250.y - _k1) / _k3) + ((t264 >> 1) ^ -(t264 & 1))) & 4095
-							t259 = _k1 + t265 * _k3
+							t249 = (k0_3y[row] + ((t252 >> 1) ^ -(t252 & 1))) & 4095
 						else:
 							acc >>= 3
 							n -= 3
@@ -1772,81 +1763,81 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t266 := acc & 4095
+							var t253 := acc & 4095
 							acc >>= 12
 							n -= 12
-							t259 = (_k1 + t266 * _k3)
-						k0_3[row] = Vector2(t251, t259)
+							t249 = t253
+						k0_3y[row] = t249
 				if m0 & 240:
 					if m0 & 16:
 						if n < 1:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t267 := acc & 1
+						var t254 := acc & 1
 						acc >>= 1
 						n -= 1
-						k0_4[row] = t267
+						k0_4[row] = t254
 					if m0 & 32:
 						if n < 5:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t268 := acc & 31
+						var t255 := acc & 31
 						acc >>= 5
 						n -= 5
-						if t268 > 24:
+						if t255 > 24:
 							return _recheck(buf, at, end, id, delta, c, st)
-						var t269 := (bp << 3) - n
-						if t269 + (t268 << 3) > end:
+						var t256 := (bp << 3) - n
+						if t256 + (t255 << 3) > end:
 							return _recheck(buf, at, end, id, delta, c, st)
-						var t271 := t269 >> 3
-						var t272 := t269 & 7
-						var t270 := PackedByteArray()
-						if t272 == 0:
-							t270 = buf.slice(t271, t271 + t268)
+						var t258 := t256 >> 3
+						var t259 := t256 & 7
+						var t257 := PackedByteArray()
+						if t259 == 0:
+							t257 = buf.slice(t258, t258 + t255)
 						else:
-							t270.resize(t268 + 3)
-							var t273 := 0
-							while t273 < t268:
-								t270.encode_u32(t273, (buf.decode_u64(t271 + t273) >> t272) & 0xFFFFFFFF)
-								t273 += 4
-							t270.resize(t268)
-						t269 += t268 << 3
-						bp = t269 >> 3
-						acc = buf[bp] >> (t269 & 7)
-						n = 8 - (t269 & 7)
+							t257.resize(t255 + 3)
+							var t260 := 0
+							while t260 < t255:
+								t257.encode_u32(t260, (buf.decode_u64(t258 + t260) >> t259) & 0xFFFFFFFF)
+								t260 += 4
+							t257.resize(t255)
+						t256 += t255 << 3
+						bp = t256 >> 3
+						acc = buf[bp] >> (t256 & 7)
+						n = 8 - (t256 & 7)
 						bp += 1
-						var t274 := t270.get_string_from_ascii()
-						if t270.has(0) or t274.to_utf8_buffer().size() != t270.size():
-							if not _utf8_ok(t270):
+						var t261 := t257.get_string_from_ascii()
+						if t257.has(0) or t261.to_utf8_buffer().size() != t257.size():
+							if not _utf8_ok(t257):
 								return _recheck(buf, at, end, id, delta, c, st)
-							t274 = t270.get_string_from_utf8()
-						k0_5[row] = t274
+							t261 = t257.get_string_from_utf8()
+						k0_5[row] = t261
 					if m0 & 64:
-						var t275: int
+						var t262: int
 						if n < 7:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
 						if not acc & 1:
-							var t276 := (acc >> 1) & 3
+							var t263 := (acc >> 1) & 3
 							acc >>= 3
 							n -= 3
-							var t278: int = k0_6[row]
-							t275 = (t278 + ((t276 >> 1) ^ -(t276 & 1))) & 63
+							var t265: int = k0_6[row]
+							t262 = (t265 + ((t263 >> 1) ^ -(t263 & 1))) & 63
 						elif not acc & 2:
-							var t279 := (acc >> 2) & 7
+							var t266 := (acc >> 2) & 7
 							acc >>= 5
 							n -= 5
-							var t281: int = k0_6[row]
-							t275 = (t281 + ((t279 >> 1) ^ -(t279 & 1))) & 63
+							var t268: int = k0_6[row]
+							t262 = (t268 + ((t266 >> 1) ^ -(t266 & 1))) & 63
 						elif not acc & 4:
-							var t282 := (acc >> 3) & 15
+							var t269 := (acc >> 3) & 15
 							acc >>= 7
 							n -= 7
-							var t284: int = k0_6[row]
-							t275 = (t284 + ((t282 >> 1) ^ -(t282 & 1))) & 63
+							var t271: int = k0_6[row]
+							t262 = (t271 + ((t269 >> 1) ^ -(t269 & 1))) & 63
 						else:
 							acc >>= 3
 							n -= 3
@@ -1854,20 +1845,20 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t285 := acc & 63
+							var t272 := acc & 63
 							acc >>= 6
 							n -= 6
-							t275 = t285
-						k0_6[row] = t275
+							t262 = t272
+						k0_6[row] = t262
 					if m0 & 128:
 						if n < 1:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t286 := acc & 1
+						var t273 := acc & 1
 						acc >>= 1
 						n -= 1
-						k0_7[row] = t286
+						k0_7[row] = t273
 			else:
 				if m0 & 15:
 					if m0 & 1:
@@ -1875,185 +1866,175 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t288 := acc & 3
+						var t274 := acc & 3
 						acc >>= 2
 						n -= 2
-						var t289 := 0.0
-						if t288:
+						var t275 := 0
+						if t274:
 							if n < 1:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t290 := acc & 1
+							var t276 := acc & 1
 							acc >>= 1
 							n -= 1
-							var t291 := 0
-							if t288 & 1:
+							var t277 := 0
+							if t274 & 1:
 								if n < 11:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
 									n += 32
-								var t292 := acc & 2047
+								var t278 := acc & 2047
 								acc >>= 11
 								n -= 11
-								t291 = t292 + 1
-							var t293 := 0
-							if t288 & 2:
+								t277 = (t278 + 1) * 16
+							if t274 & 2:
 								if n < 4:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
 									n += 32
-								var t294 := acc & 15
+								var t279 := acc & 15
 								acc >>= 4
 								n -= 4
-								t293 = t294
-							t289 = t291 + t293 / 16.0
-							if t290:
-								t289 = -t289
-						var t287: float = t289
+								t277 += t279
+							t275 = ((-t277 << 1) | int(t277 == 0)) if t276 else t277 << 1
+						k0_0x[row] = t275
 						if n < 2:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t296 := acc & 3
+						var t280 := acc & 3
 						acc >>= 2
 						n -= 2
-						var t297 := 0.0
-						if t296:
+						var t281 := 0
+						if t280:
 							if n < 1:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t298 := acc & 1
+							var t282 := acc & 1
 							acc >>= 1
 							n -= 1
-							var t299 := 0
-							if t296 & 1:
+							var t283 := 0
+							if t280 & 1:
 								if n < 11:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
 									n += 32
-								var t300 := acc & 2047
+								var t284 := acc & 2047
 								acc >>= 11
 								n -= 11
-								t299 = t300 + 1
-							var t301 := 0
-							if t296 & 2:
+								t283 = (t284 + 1) * 16
+							if t280 & 2:
 								if n < 4:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
 									n += 32
-								var t302 := acc & 15
+								var t285 := acc & 15
 								acc >>= 4
 								n -= 4
-								t301 = t302
-							t297 = t299 + t301 / 16.0
-							if t298:
-								t297 = -t297
-						var t295: float = t297
-						k0_0[row] = Vector2(t287, t295)
+								t283 += t285
+							t281 = ((-t283 << 1) | int(t283 == 0)) if t282 else t283 << 1
+						k0_0y[row] = t281
 					if m0 & 2:
 						if n < 10:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t303 := acc & 1023
+						var t286 := acc & 1023
 						acc >>= 10
 						n -= 10
-						if t303 >> 9:
-							t303 -= 1024
-						k0_1[row] = (t303 * _k0)
+						k0_1[row] = t286
 					if m0 & 4:
 						if n < 7:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t304 := acc & 127
+						var t287 := acc & 127
 						acc >>= 7
 						n -= 7
-						k0_2[row] = t304
+						k0_2[row] = t287
 					if m0 & 8:
 						if n < 12:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t306 := acc & 4095
+						var t288 := acc & 4095
 						acc >>= 12
 						n -= 12
-						var t305: float = (_k1 + t306 * _k3)
+						k0_3x[row] = t288
 						if n < 12:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t308 := acc & 4095
+						var t289 := acc & 4095
 						acc >>= 12
 						n -= 12
-						var t307: float = (_k1 + t308 * _k3)
-						k0_3[row] = Vector2(t305, t307)
+						k0_3y[row] = t289
 				if m0 & 240:
 					if m0 & 16:
 						if n < 1:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t309 := acc & 1
+						var t290 := acc & 1
 						acc >>= 1
 						n -= 1
-						k0_4[row] = t309
+						k0_4[row] = t290
 					if m0 & 32:
 						if n < 5:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t310 := acc & 31
+						var t291 := acc & 31
 						acc >>= 5
 						n -= 5
-						if t310 > 24:
+						if t291 > 24:
 							return _recheck(buf, at, end, id, delta, c, st)
-						var t311 := (bp << 3) - n
-						if t311 + (t310 << 3) > end:
+						var t292 := (bp << 3) - n
+						if t292 + (t291 << 3) > end:
 							return _recheck(buf, at, end, id, delta, c, st)
-						var t313 := t311 >> 3
-						var t314 := t311 & 7
-						var t312 := PackedByteArray()
-						if t314 == 0:
-							t312 = buf.slice(t313, t313 + t310)
+						var t294 := t292 >> 3
+						var t295 := t292 & 7
+						var t293 := PackedByteArray()
+						if t295 == 0:
+							t293 = buf.slice(t294, t294 + t291)
 						else:
-							t312.resize(t310 + 3)
-							var t315 := 0
-							while t315 < t310:
-								t312.encode_u32(t315, (buf.decode_u64(t313 + t315) >> t314) & 0xFFFFFFFF)
-								t315 += 4
-							t312.resize(t310)
-						t311 += t310 << 3
-						bp = t311 >> 3
-						acc = buf[bp] >> (t311 & 7)
-						n = 8 - (t311 & 7)
+							t293.resize(t291 + 3)
+							var t296 := 0
+							while t296 < t291:
+								t293.encode_u32(t296, (buf.decode_u64(t294 + t296) >> t295) & 0xFFFFFFFF)
+								t296 += 4
+							t293.resize(t291)
+						t292 += t291 << 3
+						bp = t292 >> 3
+						acc = buf[bp] >> (t292 & 7)
+						n = 8 - (t292 & 7)
 						bp += 1
-						var t316 := t312.get_string_from_ascii()
-						if t312.has(0) or t316.to_utf8_buffer().size() != t312.size():
-							if not _utf8_ok(t312):
+						var t297 := t293.get_string_from_ascii()
+						if t293.has(0) or t297.to_utf8_buffer().size() != t293.size():
+							if not _utf8_ok(t293):
 								return _recheck(buf, at, end, id, delta, c, st)
-							t316 = t312.get_string_from_utf8()
-						k0_5[row] = t316
+							t297 = t293.get_string_from_utf8()
+						k0_5[row] = t297
 					if m0 & 64:
 						if n < 6:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t317 := acc & 63
+						var t298 := acc & 63
 						acc >>= 6
 						n -= 6
-						k0_6[row] = t317
+						k0_6[row] = t298
 					if m0 & 128:
 						if n < 1:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t318 := acc & 1
+						var t299 := acc & 1
 						acc >>= 1
 						n -= 1
-						k0_7[row] = t318
+						k0_7[row] = t299
 			if (bp << 3) - n > end:
 				return _recheck(buf, at, end, id, delta, c, st)
 			touched.append(m0)
@@ -2065,10 +2046,12 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 				fresh[1] = 1
 				s1 = _dup(s1)
 				sets[1] = s1
-				k1_0 = s1[0]
-				k1_1 = s1[1]
-				k1_2 = s1[2]
-				k1_3 = s1[3]
+				k1_0x = s1[0]
+				k1_0y = s1[1]
+				k1_1x = s1[2]
+				k1_1y = s1[3]
+				k1_2 = s1[4]
+				k1_3 = s1[5]
 			if row == dn:
 				_put1(s1, row, _baselines[1] if op == 1 else sparse[id])
 			elif op == 1 and row <= dn0:  # rows grown in this packet hold the baseline
@@ -2086,14 +2069,14 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t319 := acc & 7
-					if not t319 & 1:
+					var t300 := acc & 7
+					if not t300 & 1:
 						acc >>= 1
 						n -= 1
 						break
 					acc >>= 3
 					n -= 3
-					p += 1 + (t319 >> 1)
+					p += 1 + (t300 >> 1)
 					if p >= 4:
 						return _recheck(buf, at, end, id, delta, c, st)
 					m1 |= 1 << p
@@ -2104,42 +2087,41 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t320 := acc & 15
+				var t301 := acc & 15
 				acc >>= 4
 				n -= 4
-				m1 |= t320 << 0
+				m1 |= t301 << 0
 			if delta:
 				if m1 & 1:
-					var t321: Vector2 = k1_0[row]
-					var t322: float
+					var t302: int
 					if n < 14:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
 					if not acc & 1:
-						var t323 := (acc >> 1) & 15
+						var t303 := (acc >> 1) & 15
 						acc >>= 5
 						n -= 5
-						var t324 := roundi(t321.x * 16.0) + ((t323 >> 1) ^ -(t323 & 1))
-						if absi(t324) > 32783:
+						var t304 := (k1_0x[row] >> 1) + ((t303 >> 1) ^ -(t303 & 1))
+						if absi(t304) > 32783:
 							return _recheck(buf, at, end, id, delta, c, st)
-						t322 = t324 / 16.0
+						t302 = t304 << 1
 					elif not acc & 2:
-						var t325 := (acc >> 2) & 127
+						var t305 := (acc >> 2) & 127
 						acc >>= 9
 						n -= 9
-						var t326 := roundi(t321.x * 16.0) + ((t325 >> 1) ^ -(t325 & 1))
-						if absi(t326) > 32783:
+						var t306 := (k1_0x[row] >> 1) + ((t305 >> 1) ^ -(t305 & 1))
+						if absi(t306) > 32783:
 							return _recheck(buf, at, end, id, delta, c, st)
-						t322 = t326 / 16.0
+						t302 = t306 << 1
 					elif not acc & 4:
-						var t327 := (acc >> 3) & 2047
+						var t307 := (acc >> 3) & 2047
 						acc >>= 14
 						n -= 14
-						var t328 := roundi(t321.x * 16.0) + ((t327 >> 1) ^ -(t327 & 1))
-						if absi(t328) > 32783:
+						var t308 := (k1_0x[row] >> 1) + ((t307 >> 1) ^ -(t307 & 1))
+						if absi(t308) > 32783:
 							return _recheck(buf, at, end, id, delta, c, st)
-						t322 = t328 / 16.0
+						t302 = t308 << 1
 					else:
 						acc >>= 3
 						n -= 3
@@ -2147,71 +2129,69 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t329 := acc & 3
+						var t309 := acc & 3
 						acc >>= 2
 						n -= 2
-						var t330 := 0.0
-						if t329:
+						var t310 := 0
+						if t309:
 							if n < 1:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t331 := acc & 1
+							var t311 := acc & 1
 							acc >>= 1
 							n -= 1
-							var t332 := 0
-							if t329 & 1:
+							var t312 := 0
+							if t309 & 1:
 								if n < 11:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
 									n += 32
-								var t333 := acc & 2047
+								var t313 := acc & 2047
 								acc >>= 11
 								n -= 11
-								t332 = t333 + 1
-							var t334 := 0
-							if t329 & 2:
+								t312 = (t313 + 1) * 16
+							if t309 & 2:
 								if n < 4:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
 									n += 32
-								var t335 := acc & 15
+								var t314 := acc & 15
 								acc >>= 4
 								n -= 4
-								t334 = t335
-							t330 = t332 + t334 / 16.0
-							if t331:
-								t330 = -t330
-						t322 = t330
-					var t336: float
+								t312 += t314
+							t310 = ((-t312 << 1) | int(t312 == 0)) if t311 else t312 << 1
+						t302 = t310
+					k1_0x[row] = t302
+					var t315: int
 					if n < 14:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
 					if not acc & 1:
-						var t337 := (acc >> 1) & 15
+						var t316 := (acc >> 1) & 15
 						acc >>= 5
 						n -= 5
-						var t338 := roundi(t321.y * 16.0) + ((t337 >> 1) ^ -(t337 & 1))
-						if absi(t338) > 32783:
+						var t317 := (k1_0y[row] >> 1) + ((t316 >> 1) ^ -(t316 & 1))
+						if absi(t317) > 32783:
 							return _recheck(buf, at, end, id, delta, c, st)
-						t336 = t338 / 16.0
+						t315 = t317 << 1
 					elif not acc & 2:
-						var t339 := (acc >> 2) & 127
+						var t318 := (acc >> 2) & 127
 						acc >>= 9
 						n -= 9
-						var t340 := roundi(t321.y * 16.0) + ((t339 >> 1) ^ -(t339 & 1))
-						if absi(t340) > 32783:
+						var t319 := (k1_0y[row] >> 1) + ((t318 >> 1) ^ -(t318 & 1))
+						if absi(t319) > 32783:
 							return _recheck(buf, at, end, id, delta, c, st)
-						t336 = t340 / 16.0
+						t315 = t319 << 1
 					elif not acc & 4:
-						var t341 := (acc >> 3) & 2047
+						var t320 := (acc >> 3) & 2047
 						acc >>= 14
 						n -= 14
-						var t342 := roundi(t321.y * 16.0) + ((t341 >> 1) ^ -(t341 & 1))
-						if absi(t342) > 32783:
+						var t321 := (k1_0y[row] >> 1) + ((t320 >> 1) ^ -(t320 & 1))
+						if absi(t321) > 32783:
 							return _recheck(buf, at, end, id, delta, c, st)
-						t336 = t342 / 16.0
+						t315 = t321 << 1
 					else:
 						acc >>= 3
 						n -= 3
@@ -2219,68 +2199,61 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t343 := acc & 3
+						var t322 := acc & 3
 						acc >>= 2
 						n -= 2
-						var t344 := 0.0
-						if t343:
+						var t323 := 0
+						if t322:
 							if n < 1:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t345 := acc & 1
+							var t324 := acc & 1
 							acc >>= 1
 							n -= 1
-							var t346 := 0
-							if t343 & 1:
+							var t325 := 0
+							if t322 & 1:
 								if n < 11:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
 									n += 32
-								var t347 := acc & 2047
+								var t326 := acc & 2047
 								acc >>= 11
 								n -= 11
-								t346 = t347 + 1
-							var t348 := 0
-							if t343 & 2:
+								t325 = (t326 + 1) * 16
+							if t322 & 2:
 								if n < 4:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
 									n += 32
-								var t349 := acc & 15
+								var t327 := acc & 15
 								acc >>= 4
 								n -= 4
-								t348 = t349
-							t344 = t346 + t348 / 16.0
-							if t345:
-								t344 = -t344
-						t336 = t344
-					k1_0[row] = Vector2(t322, t336)
+								t325 += t327
+							t323 = ((-t325 << 1) | int(t325 == 0)) if t324 else t325 << 1
+						t315 = t323
+					k1_0y[row] = t315
 				if m1 & 2:
-					var t350: Vector2 = k1_1[row]
-					var t351: float
+					var t328: int
 					if n < 11:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
 					if not acc & 1:
-						var t352 := (acc >> 1) & 7
+						var t329 := (acc >> 1) & 7
 						acc >>= 4
 						n -= 4
-						var t353 := (roundi((t350.x - _k1) / _k3) + ((t352 >> 1) ^ -(t352 & 1))) & 4095
-						t351 = _k1 + t353 * _k3
+						t328 = (k1_1x[row] + ((t329 >> 1) ^ -(t329 & 1))) & 4095
 					elif not acc & 2:
-						var t354 := (acc >> 2) & 31
+						var t330 := (acc >> 2) & 31
 						acc >>= 7
 						n -= 7
-						var t355 := (roundi((t350.x - _k1) / _k3) + ((t354 >> 1) ^ -(t354 & 1))) & 4095
-						t351 = _k1 + t355 * _k3
+						t328 = (k1_1x[row] + ((t330 >> 1) ^ -(t330 & 1))) & 4095
 					elif not acc & 4:
-						var t356 := (acc >> 3) & 255
+						var t331 := (acc >> 3) & 255
 						acc >>= 11
 						n -= 11
-						var t357 := (roundi((t350.x - _k1) / _k3) + ((t356 >> 1) ^ -(t356 & 1))) & 4095
-						t351 = _k1 + t357 * _k3
+						t328 = (k1_1x[row] + ((t331 >> 1) ^ -(t331 & 1))) & 4095
 					else:
 						acc >>= 3
 						n -= 3
@@ -2288,33 +2261,31 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t358 := acc & 4095
+						var t332 := acc & 4095
 						acc >>= 12
 						n -= 12
-						t351 = (_k1 + t358 * _k3)
-					var t359: float
+						t328 = t332
+					k1_1x[row] = t328
+					var t333: int
 					if n < 11:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
 					if not acc & 1:
-						var t360 := (acc >> 1) & 7
+						var t334 := (acc >> 1) & 7
 						acc >>= 4
 						n -= 4
-						var t361 := (roundi((t350.y - _k1) / _k3) + ((t360 >> 1) ^ -(t360 & 1))) & 4095
-						t359 = _k1 + t361 * _k3
+						t333 = (k1_1y[row] + ((t334 >> 1) ^ -(t334 & 1))) & 4095
 					elif not acc & 2:
-						var t362 := (acc >> 2) & 31
+						var t335 := (acc >> 2) & 31
 						acc >>= 7
 						n -= 7
-						var t363 := (roundi((t350.y - _k1) / _k3) + ((t362 >> 1) ^ -(t362 & 1))) & 4095
-						t359 = _k1 + t363 * _k3
+						t333 = (k1_1y[row] + ((t335 >> 1) ^ -(t335 & 1))) & 4095
 					elif not acc & 4:
-						var t364 := (acc >> 3) & 255
+						var t336 := (acc >> 3) & 255
 						acc >>= 11
 						n -= 11
-						var t365 := (roundi((t350.y - _k1) / _k3) + ((t364 >> 1) ^ -(t364 & 1))) & 4095
-						t359 = _k1 + t365 * _k3
+						t333 = (k1_1y[row] + ((t336 >> 1) ^ -(t336 & 1))) & 4095
 					else:
 						acc >>= 3
 						n -= 3
@@ -2322,44 +2293,41 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t366 := acc & 4095
+						var t337 := acc & 4095
 						acc >>= 12
 						n -= 12
-						t359 = (_k1 + t366 * _k3)
-					k1_1[row] = Vector2(t351, t359)
+						t333 = t337
+					k1_1y[row] = t333
 				if m1 & 4:
 					if n < 16:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t367 := acc & 65535
+					var t338 := acc & 65535
 					acc >>= 16
 					n -= 16
-					k1_2[row] = t367
+					k1_2[row] = t338
 				if m1 & 8:
-					var t368: float
+					var t339: int
 					if n < 7:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
 					if not acc & 1:
-						var t369 := (acc >> 1) & 3
+						var t340 := (acc >> 1) & 3
 						acc >>= 3
 						n -= 3
-						var t370 := (roundi((k1_3[row] - _k4) / _k6) + ((t369 >> 1) ^ -(t369 & 1))) & 63
-						t368 = _k4 + t370 * _k6
+						t339 = (k1_3[row] + ((t340 >> 1) ^ -(t340 & 1))) & 63
 					elif not acc & 2:
-						var t371 := (acc >> 2) & 7
+						var t341 := (acc >> 2) & 7
 						acc >>= 5
 						n -= 5
-						var t372 := (roundi((k1_3[row] - _k4) / _k6) + ((t371 >> 1) ^ -(t371 & 1))) & 63
-						t368 = _k4 + t372 * _k6
+						t339 = (k1_3[row] + ((t341 >> 1) ^ -(t341 & 1))) & 63
 					elif not acc & 4:
-						var t373 := (acc >> 3) & 15
+						var t342 := (acc >> 3) & 15
 						acc >>= 7
 						n -= 7
-						var t374 := (roundi((k1_3[row] - _k4) / _k6) + ((t373 >> 1) ^ -(t373 & 1))) & 63
-						t368 = _k4 + t374 * _k6
+						t339 = (k1_3[row] + ((t342 >> 1) ^ -(t342 & 1))) & 63
 					else:
 						acc >>= 3
 						n -= 3
@@ -2367,130 +2335,122 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t375 := acc & 63
+						var t343 := acc & 63
 						acc >>= 6
 						n -= 6
-						t368 = (_k4 + t375 * _k6)
-					k1_3[row] = t368
+						t339 = t343
+					k1_3[row] = t339
 			else:
 				if m1 & 1:
 					if n < 2:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t377 := acc & 3
+					var t344 := acc & 3
 					acc >>= 2
 					n -= 2
-					var t378 := 0.0
-					if t377:
+					var t345 := 0
+					if t344:
 						if n < 1:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t379 := acc & 1
+						var t346 := acc & 1
 						acc >>= 1
 						n -= 1
-						var t380 := 0
-						if t377 & 1:
+						var t347 := 0
+						if t344 & 1:
 							if n < 11:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t381 := acc & 2047
+							var t348 := acc & 2047
 							acc >>= 11
 							n -= 11
-							t380 = t381 + 1
-						var t382 := 0
-						if t377 & 2:
+							t347 = (t348 + 1) * 16
+						if t344 & 2:
 							if n < 4:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t383 := acc & 15
+							var t349 := acc & 15
 							acc >>= 4
 							n -= 4
-							t382 = t383
-						t378 = t380 + t382 / 16.0
-						if t379:
-							t378 = -t378
-					var t376: float = t378
+							t347 += t349
+						t345 = ((-t347 << 1) | int(t347 == 0)) if t346 else t347 << 1
+					k1_0x[row] = t345
 					if n < 2:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t385 := acc & 3
+					var t350 := acc & 3
 					acc >>= 2
 					n -= 2
-					var t386 := 0.0
-					if t385:
+					var t351 := 0
+					if t350:
 						if n < 1:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t387 := acc & 1
+						var t352 := acc & 1
 						acc >>= 1
 						n -= 1
-						var t388 := 0
-						if t385 & 1:
+						var t353 := 0
+						if t350 & 1:
 							if n < 11:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t389 := acc & 2047
+							var t354 := acc & 2047
 							acc >>= 11
 							n -= 11
-							t388 = t389 + 1
-						var t390 := 0
-						if t385 & 2:
+							t353 = (t354 + 1) * 16
+						if t350 & 2:
 							if n < 4:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t391 := acc & 15
+							var t355 := acc & 15
 							acc >>= 4
 							n -= 4
-							t390 = t391
-						t386 = t388 + t390 / 16.0
-						if t387:
-							t386 = -t386
-					var t384: float = t386
-					k1_0[row] = Vector2(t376, t384)
+							t353 += t355
+						t351 = ((-t353 << 1) | int(t353 == 0)) if t352 else t353 << 1
+					k1_0y[row] = t351
 				if m1 & 2:
 					if n < 12:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t393 := acc & 4095
+					var t356 := acc & 4095
 					acc >>= 12
 					n -= 12
-					var t392: float = (_k1 + t393 * _k3)
+					k1_1x[row] = t356
 					if n < 12:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t395 := acc & 4095
+					var t357 := acc & 4095
 					acc >>= 12
 					n -= 12
-					var t394: float = (_k1 + t395 * _k3)
-					k1_1[row] = Vector2(t392, t394)
+					k1_1y[row] = t357
 				if m1 & 4:
 					if n < 16:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t396 := acc & 65535
+					var t358 := acc & 65535
 					acc >>= 16
 					n -= 16
-					k1_2[row] = t396
+					k1_2[row] = t358
 				if m1 & 8:
 					if n < 6:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t397 := acc & 63
+					var t359 := acc & 63
 					acc >>= 6
 					n -= 6
-					k1_3[row] = (_k4 + t397 * _k6)
+					k1_3[row] = t359
 			if (bp << 3) - n > end:
 				return _recheck(buf, at, end, id, delta, c, st)
 			touched.append(m1)
@@ -2537,19 +2497,23 @@ func _publish() -> void:
 			view[id] = _whole(sparse[id])
 		return
 	var s0: Array = sets[0]
-	var k0_0: PackedVector2Array = s0[0]
-	var k0_1: PackedFloat64Array = s0[1]
-	var k0_2: PackedInt64Array = s0[2]
-	var k0_3: PackedVector2Array = s0[3]
-	var k0_4: PackedInt64Array = s0[4]
-	var k0_5: PackedStringArray = s0[5]
-	var k0_6: PackedInt64Array = s0[6]
-	var k0_7: PackedByteArray = s0[7]
+	var k0_0x: PackedInt64Array = s0[0]
+	var k0_0y: PackedInt64Array = s0[1]
+	var k0_1: PackedInt64Array = s0[2]
+	var k0_2: PackedInt64Array = s0[3]
+	var k0_3x: PackedInt64Array = s0[4]
+	var k0_3y: PackedInt64Array = s0[5]
+	var k0_4: PackedInt64Array = s0[6]
+	var k0_5: PackedStringArray = s0[7]
+	var k0_6: PackedInt64Array = s0[8]
+	var k0_7: PackedByteArray = s0[9]
 	var s1: Array = sets[1]
-	var k1_0: PackedVector2Array = s1[0]
-	var k1_1: PackedVector2Array = s1[1]
-	var k1_2: PackedInt64Array = s1[2]
-	var k1_3: PackedFloat64Array = s1[3]
+	var k1_0x: PackedInt64Array = s1[0]
+	var k1_0y: PackedInt64Array = s1[1]
+	var k1_1x: PackedInt64Array = s1[2]
+	var k1_1y: PackedInt64Array = s1[3]
+	var k1_2: PackedInt64Array = s1[4]
+	var k1_3: PackedInt64Array = s1[5]
 	var i := 0
 	var count := pending.size()
 	while i < count:
@@ -2581,13 +2545,13 @@ func _publish() -> void:
 			var m0 := pending[at]
 			if m0 & 15:
 				if m0 & 1:
-					d["position"] = k0_0[id]
+					d["position"] = Vector2((-0.0 if k0_0x[id] == 1 else (k0_0x[id] >> 1) / 16.0), (-0.0 if k0_0y[id] == 1 else (k0_0y[id] >> 1) / 16.0))
 				if m0 & 2:
-					d["heading"] = k0_1[id]
+					d["heading"] = ((k0_1[id] - 1024 if k0_1[id] >> 9 else k0_1[id]) * _k0)
 				if m0 & 4:
 					d["health"] = k0_2[id]
 				if m0 & 8:
-					d["velocity"] = k0_3[id]
+					d["velocity"] = Vector2((_k1 + k0_3x[id] * _k3), (_k1 + k0_3y[id] * _k3))
 			if m0 & 240:
 				if m0 & 16:
 					d["team"] = k0_4[id]
@@ -2600,13 +2564,13 @@ func _publish() -> void:
 		elif c == 1:
 			var m1 := pending[at]
 			if m1 & 1:
-				d["position"] = k1_0[id]
+				d["position"] = Vector2((-0.0 if k1_0x[id] == 1 else (k1_0x[id] >> 1) / 16.0), (-0.0 if k1_0y[id] == 1 else (k1_0y[id] >> 1) / 16.0))
 			if m1 & 2:
-				d["velocity"] = k1_1[id]
+				d["velocity"] = Vector2((_k1 + k1_1x[id] * _k3), (_k1 + k1_1y[id] * _k3))
 			if m1 & 4:
 				d["shooter"] = (null if k1_2[id] == 0 else k1_2[id] - 1)
 			if m1 & 8:
-				d["heat"] = k1_3[id]
+				d["heat"] = (_k4 + k1_3[id] * _k6)
 	if view.size() != live:
 		for id in view.keys():
 			if not (cls[id] if id < dn else sparse.has(id)):
@@ -2736,13 +2700,20 @@ func apply_to_nodes(nodes: Dictionary) -> void:
 
 ## Entity [param id]'s values (by flat index, its class id last) in [param held], a kept
 ## state ([class + 1 by id, columns by class, {id from DENSE_IDS: values}]), or null.
-static func _entity(held: Array, id: int) -> Variant:
+func _entity(held: Array, id: int) -> Variant:
 	var cls: PackedInt64Array = held[0]
 	if id >= cls.size() - 1:
 		return held[2].get(id)
 	if cls[id] == 0:
 		return null
 	return _take(held[1][cls[id] - 1], id, cls[id] - 1)
+
+
+## The held ordinal of a Coord value: round(v * scale) times 2, or 1 for -0.0.
+static func _coord_ordinal(v: float, scale: float) -> int:
+	if v == 0.0 and 1.0 / v < 0.0:
+		return 1
+	return roundi(v * scale) << 1
 
 
 ## The ticks whose states are kept (delta bases), oldest first: any of them may be acked.
