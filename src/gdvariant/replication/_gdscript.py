@@ -18,14 +18,13 @@ checked twin, which checks what the Python :class:`SnapshotDecoder` checks, in t
 order, and reports the same errors in ``last_error`` and ``last_error_path`` (naming entity
 and property) instead of raising. ``_c<id>`` also decodes the class baselines at start-up.
 
-States: the ring of recent ticks (delta bases) holds each entity's values as an Array by flat
-index (its class id last), because copying an Array is cheap (about 0.3 µs for 31 values in
-Godot 4.6, the largest cost per record left) and copying a Dictionary is not (2.6 µs). A
-tick's entities are kept in an Array by entity id below ``DENSE_IDS`` (our servers hand out
-the lowest free id) and in a Dictionary above it: copying the Array per packet and indexing
-it cost much less than a Dictionary of 1,000 entities. A packet is decoded into a copy of its
-base tick's state, copying only the entities it touches, and nothing is stored until the
-whole packet has decoded.
+States: the ring of recent ticks (delta bases) holds each tick's state as one packed column
+per property, indexed by entity id (``_gdscript_columns``). A packet starts from its base
+tick's state, copies a class's columns when its first record of that class comes (a C-level
+copy per column) and stores values into them by index, so that older ticks stay intact
+without a copy per record (an Array of values per entity cost a copy of about 0.3 µs per
+record in Godot 4.6). Ids from ``DENSE_IDS`` up are kept in a Dictionary beside the
+columns. Nothing is stored until the whole packet has decoded.
 ``state`` (the newest tick, as Dictionaries) is a view built when it is read: ``apply()`` only
 queues (entity, class, mask) per record, and reading ``state`` copies the queued properties
 from the newest tick into the view's Dictionaries in place. Each delta comes from a base no

@@ -14,9 +14,11 @@ columns, a packet duplicates a class's columns once, when its first record of th
 comes (a C-level copy of each column), and records store values with indexed writes.
 Columns a class shares between ticks cost nothing.
 
-A column holds values in a form cheap to store from the wire: a Bool as its bit (0 or 1)
-and an EntityRef as its raw field (0 = null, else id + 1). ``held`` and ``stored`` convert
-between that form and the value GDScript gives the game.
+A column holds values in a form cheap to store from the wire: a Bool as its bit (0 or 1),
+an EntityRef as its raw field (0 = null, else id + 1), and a Quant, Angle or Coord with value
+deltas as its ordinal (wire doc §5.1), one int column per vector component, so that a delta
+adds to it with no conversion (``prop_columns``). ``held_value`` and ``stored_cells``
+convert between that form and the value GDScript gives the game.
 """
 
 from __future__ import annotations
