@@ -56,7 +56,7 @@ def test_every_class_has_its_column_functions() -> None:
     text = schema.to_gdscript()
     for lay in schema.classes:
         assert f"static func _cols{lay.class_id}(" in text
-        for name in ("_put", "_take", "_dc"):
+        for name in ("_put", "_take"):
             assert f"\nfunc {name}{lay.class_id}(" in text
         for _, cols in prop_columns(lay):  # one typed local per column in the section loop
             for at, name, kind in cols:

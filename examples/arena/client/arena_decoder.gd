@@ -709,10 +709,6 @@ func _take0(cols: Array, row: int) -> Array:
 	return [Vector2((-0.0 if cols[0][row] == 1 else (cols[0][row] >> 1) / 16.0), (-0.0 if cols[1][row] == 1 else (cols[1][row] >> 1) / 16.0)), ((cols[2][row] - 1024 if cols[2][row] >> 9 else cols[2][row]) * _k0), cols[3][row], Vector2((_k1 + cols[4][row] * _k3), (_k1 + cols[5][row] * _k3)), cols[6][row], cols[7][row], cols[8][row], cols[9][row] == 1, 0]
 
 
-func _dc0(cols: Array, row: int) -> Dictionary:
-	return {"position": Vector2((-0.0 if cols[0][row] == 1 else (cols[0][row] >> 1) / 16.0), (-0.0 if cols[1][row] == 1 else (cols[1][row] >> 1) / 16.0)), "heading": ((cols[2][row] - 1024 if cols[2][row] >> 9 else cols[2][row]) * _k0), "health": cols[3][row], "velocity": Vector2((_k1 + cols[4][row] * _k3), (_k1 + cols[5][row] * _k3)), "team": cols[6][row], "name": cols[7][row], "loadout.ammo": cols[8][row], "loadout.reloading": cols[9][row] == 1}
-
-
 func _d0(values: Array) -> Dictionary:
 	return {"position": values[0], "heading": values[1], "health": values[2], "velocity": values[3], "team": values[4], "name": values[5], "loadout.ammo": values[6], "loadout.reloading": values[7]}
 
@@ -1206,10 +1202,6 @@ func _take1(cols: Array, row: int) -> Array:
 	return [Vector2((-0.0 if cols[0][row] == 1 else (cols[0][row] >> 1) / 16.0), (-0.0 if cols[1][row] == 1 else (cols[1][row] >> 1) / 16.0)), Vector2((_k1 + cols[2][row] * _k3), (_k1 + cols[3][row] * _k3)), (null if cols[4][row] == 0 else cols[4][row] - 1), (_k4 + cols[5][row] * _k6), 1]
 
 
-func _dc1(cols: Array, row: int) -> Dictionary:
-	return {"position": Vector2((-0.0 if cols[0][row] == 1 else (cols[0][row] >> 1) / 16.0), (-0.0 if cols[1][row] == 1 else (cols[1][row] >> 1) / 16.0)), "velocity": Vector2((_k1 + cols[2][row] * _k3), (_k1 + cols[3][row] * _k3)), "shooter": (null if cols[4][row] == 0 else cols[4][row] - 1), "heat": (_k4 + cols[5][row] * _k6)}
-
-
 func _d1(values: Array) -> Dictionary:
 	return {"position": values[0], "velocity": values[1], "shooter": values[2], "heat": values[3]}
 
@@ -1258,14 +1250,6 @@ func _take(cols: Array, row: int, c: int) -> Array:
 	elif c == 1:
 		return _take1(cols, row)
 	return []
-
-
-func _dict(cols: Array, row: int, c: int) -> Dictionary:
-	if c == 0:
-		return _dc0(cols, row)
-	elif c == 1:
-		return _dc1(cols, row)
-	return {}
 
 
 func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, shared: bool, deltas: bool, touched: PackedInt64Array) -> int:
@@ -2485,17 +2469,6 @@ func _publish() -> void:
 	var pending := _pending
 	_pending = PackedInt64Array()
 	_stale = false
-	if pending.size() > 6 * live + 96:
-		view.clear()
-		shown.clear()
-		for id in dn:
-			if cls[id]:
-				shown[id] = cls[id] - 1
-				view[id] = _dict(sets[cls[id] - 1], id, cls[id] - 1)
-		for id in sparse:
-			shown[id] = sparse[id][-1]
-			view[id] = _whole(sparse[id])
-		return
 	var s0: Array = sets[0]
 	var k0_0x: PackedInt64Array = s0[0]
 	var k0_0y: PackedInt64Array = s0[1]
@@ -2514,6 +2487,21 @@ func _publish() -> void:
 	var k1_1y: PackedInt64Array = s1[3]
 	var k1_2: PackedInt64Array = s1[4]
 	var k1_3: PackedInt64Array = s1[5]
+	if pending.size() > 6 * live + 96:
+		view.clear()
+		shown.clear()
+		for id in dn:
+			var c := cls[id] - 1
+			if c >= 0:
+				shown[id] = c
+				if c == 0:
+					view[id] = {"position": Vector2((-0.0 if k0_0x[id] == 1 else (k0_0x[id] >> 1) / 16.0), (-0.0 if k0_0y[id] == 1 else (k0_0y[id] >> 1) / 16.0)), "heading": ((k0_1[id] - 1024 if k0_1[id] >> 9 else k0_1[id]) * _k0), "health": k0_2[id], "velocity": Vector2((_k1 + k0_3x[id] * _k3), (_k1 + k0_3y[id] * _k3)), "team": k0_4[id], "name": k0_5[id], "loadout.ammo": k0_6[id], "loadout.reloading": k0_7[id] == 1}
+				elif c == 1:
+					view[id] = {"position": Vector2((-0.0 if k1_0x[id] == 1 else (k1_0x[id] >> 1) / 16.0), (-0.0 if k1_0y[id] == 1 else (k1_0y[id] >> 1) / 16.0)), "velocity": Vector2((_k1 + k1_1x[id] * _k3), (_k1 + k1_1y[id] * _k3)), "shooter": (null if k1_2[id] == 0 else k1_2[id] - 1), "heat": (_k4 + k1_3[id] * _k6)}
+		for id in sparse:
+			shown[id] = sparse[id][-1]
+			view[id] = _whole(sparse[id])
+		return
 	var i := 0
 	var count := pending.size()
 	while i < count:
@@ -2538,7 +2526,10 @@ func _publish() -> void:
 		var shown_d = view.get(id)
 		if code != c or shown_d == null or shown.get(id, -1) != c:
 			shown[id] = c
-			view[id] = _dict(sets[c], id, c)
+			if c == 0:
+				view[id] = {"position": Vector2((-0.0 if k0_0x[id] == 1 else (k0_0x[id] >> 1) / 16.0), (-0.0 if k0_0y[id] == 1 else (k0_0y[id] >> 1) / 16.0)), "heading": ((k0_1[id] - 1024 if k0_1[id] >> 9 else k0_1[id]) * _k0), "health": k0_2[id], "velocity": Vector2((_k1 + k0_3x[id] * _k3), (_k1 + k0_3y[id] * _k3)), "team": k0_4[id], "name": k0_5[id], "loadout.ammo": k0_6[id], "loadout.reloading": k0_7[id] == 1}
+			elif c == 1:
+				view[id] = {"position": Vector2((-0.0 if k1_0x[id] == 1 else (k1_0x[id] >> 1) / 16.0), (-0.0 if k1_0y[id] == 1 else (k1_0y[id] >> 1) / 16.0)), "velocity": Vector2((_k1 + k1_1x[id] * _k3), (_k1 + k1_1y[id] * _k3)), "shooter": (null if k1_2[id] == 0 else k1_2[id] - 1), "heat": (_k4 + k1_3[id] * _k6)}
 			continue
 		var d: Dictionary = shown_d
 		if c == 0:

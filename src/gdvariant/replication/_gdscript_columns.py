@@ -148,7 +148,7 @@ def load_columns(w: Writer, indent: int, lay: ClassLayout, source: str, *, decla
 def column_functions(w: Writer, lay: ClassLayout) -> None:
     """Per class: ``_cols<id>()`` (its columns, one scratch row each), ``_put<id>(cols, row,
     values)`` and ``_take<id>(cols, row)`` (a row from and to an Array of GDScript values,
-    class id last), and ``_dc<id>(cols, row)`` (a row as a Dictionary by path)."""
+    class id last)."""
     c = lay.class_id
     columns = prop_columns(lay)
     fresh = ", ".join(f"{kind}()" for _, cols in columns for _, _, kind in cols)
@@ -176,16 +176,11 @@ def column_functions(w: Writer, lay: ClassLayout) -> None:
     w.emit(1, f"return [{', '.join([*held_values, str(c)])}]")
     w.emit(0, "")
     w.emit(0, "")
-    entries = ", ".join(f'"{p.path}": {v}' for (p, _), v in zip(columns, held_values, strict=True))
-    w.emit(0, f"func _dc{c}(cols: Array, row: int) -> Dictionary:")
-    w.emit(1, f"return {{{entries}}}")
-    w.emit(0, "")
-    w.emit(0, "")
 
 
 def dispatch_functions(w: Writer, schema: Schema) -> None:
     """``_dup(cols)`` (a class's columns copied), ``_grow(cols, size, base)``, and the per-class
-    dispatch of ``_take`` and ``_dc`` by class id."""
+    dispatch of ``_take`` by class id."""
     w.emit(0, "## A copy of a class's columns, for a packet that writes to them.")
     w.emit(0, "static func _dup(cols: Array) -> Array:")
     w.emit(1, "var out := []")
@@ -208,11 +203,5 @@ def dispatch_functions(w: Writer, schema: Schema) -> None:
     for lay in w.by_class(1, "c", schema.classes):
         w.emit(2, f"return _take{lay.class_id}(cols, row)")
     w.emit(1, "return []")
-    w.emit(0, "")
-    w.emit(0, "")
-    w.emit(0, "func _dict(cols: Array, row: int, c: int) -> Dictionary:")
-    for lay in w.by_class(1, "c", schema.classes):
-        w.emit(2, f"return _dc{lay.class_id}(cols, row)")
-    w.emit(1, "return {}")
     w.emit(0, "")
     w.emit(0, "")

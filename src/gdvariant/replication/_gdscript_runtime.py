@@ -87,6 +87,15 @@ def node_dispatch(w: Writer, schema: Schema) -> None:
     w.emit(0, "")
 
 
+def whole_entry(w: Writer, lay: ClassLayout) -> str:
+    """A Dictionary literal of entity ``id``'s values by path, from the column locals."""
+    entries = (
+        f"{json.dumps(p.path)}: {held_value(w, lay, p, [f'{n}[id]' for _, n, _ in cols])}"
+        for p, cols in prop_columns(lay)
+    )
+    return f"{{{', '.join(entries)}}}"
+
+
 def publish(w: Writer, schema: Schema) -> None:
     """``_publish``: brings the ``state`` view from the tick it last showed to the newest
     one. Every packet applied since was a delta from a base no newer than the newest tick
@@ -111,20 +120,22 @@ def publish(w: Writer, schema: Schema) -> None:
     w.emit(1, "var pending := _pending")
     w.emit(1, "_pending = PackedInt64Array()")
     w.emit(1, "_stale = false")
+    for lay in schema.classes:
+        w.emit(1, f"var s{lay.class_id}: Array = sets[{lay.class_id}]")
+        load_columns(w, 1, lay, f"s{lay.class_id}", declare=True)
     w.emit(1, "if pending.size() > 6 * live + 96:")
     w.emit(2, "view.clear()")
     w.emit(2, "shown.clear()")
     w.emit(2, "for id in dn:")
-    w.emit(3, "if cls[id]:")
-    w.emit(4, "shown[id] = cls[id] - 1")
-    w.emit(4, "view[id] = _dict(sets[cls[id] - 1], id, cls[id] - 1)")
+    w.emit(3, "var c := cls[id] - 1")
+    w.emit(3, "if c >= 0:")
+    w.emit(4, "shown[id] = c")
+    for lay in w.by_class(4, "c", schema.classes):
+        w.emit(5, f"view[id] = {whole_entry(w, lay)}")
     w.emit(2, "for id in sparse:")
     w.emit(3, "shown[id] = sparse[id][-1]")
     w.emit(3, "view[id] = _whole(sparse[id])")
     w.emit(2, "return")
-    for lay in schema.classes:
-        w.emit(1, f"var s{lay.class_id}: Array = sets[{lay.class_id}]")
-        load_columns(w, 1, lay, f"s{lay.class_id}", declare=True)
     w.emit(1, "var i := 0")
     w.emit(1, "var count := pending.size()")
     w.emit(1, "while i < count:")
@@ -158,7 +169,8 @@ def publish(w: Writer, schema: Schema) -> None:
     w.emit(2, "var shown_d = view.get(id)")
     w.emit(2, "if code != c or shown_d == null or shown.get(id, -1) != c:")
     w.emit(3, "shown[id] = c")
-    w.emit(3, "view[id] = _dict(sets[c], id, c)")
+    for lay in w.by_class(3, "c", schema.classes):
+        w.emit(4, f"view[id] = {whole_entry(w, lay)}")
     w.emit(3, "continue")
     w.emit(2, "var d: Dictionary = shown_d")
     for lay in w.by_class(2, "c", schema.classes):
