@@ -182,11 +182,11 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t13 := acc & 3
+					var t14 := acc & 3
 					acc >>= 2
 					n -= 2
-					var t14 := 0.0
-					if t13:
+					var t13 := 0.0
+					if t14:
 						if n < 1:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
@@ -195,7 +195,7 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 						acc >>= 1
 						n -= 1
 						var t16 := 0
-						if t13 & 1:
+						if t14 & 1:
 							if n < 11:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
@@ -205,7 +205,7 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 							n -= 11
 							t16 = t17 + 1
 						var t18 := 0
-						if t13 & 2:
+						if t14 & 2:
 							if n < 4:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
@@ -214,10 +214,10 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 							acc >>= 4
 							n -= 4
 							t18 = t19
-						t14 = t16 + t18 / 16.0
+						t13 = t16 + t18 / 16.0
 						if t15:
-							t14 = -t14
-					t6 = t14
+							t13 = -t13
+					t6 = t13
 				var t20: float
 				if n < 14:
 					acc |= buf.decode_u32(bp) << n
@@ -254,11 +254,11 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t27 := acc & 3
+					var t28 := acc & 3
 					acc >>= 2
 					n -= 2
-					var t28 := 0.0
-					if t27:
+					var t27 := 0.0
+					if t28:
 						if n < 1:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
@@ -267,7 +267,7 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 						acc >>= 1
 						n -= 1
 						var t30 := 0
-						if t27 & 1:
+						if t28 & 1:
 							if n < 11:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
@@ -277,7 +277,7 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 							n -= 11
 							t30 = t31 + 1
 						var t32 := 0
-						if t27 & 2:
+						if t28 & 2:
 							if n < 4:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
@@ -286,21 +286,21 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 							acc >>= 4
 							n -= 4
 							t32 = t33
-						t28 = t30 + t32 / 16.0
+						t27 = t30 + t32 / 16.0
 						if t29:
-							t28 = -t28
-					t20 = t28
+							t27 = -t27
+					t20 = t27
 				values[0] = Vector2(t6, t20)
 			else:
 				if n < 2:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t35 := acc & 3
+				var t36 := acc & 3
 				acc >>= 2
 				n -= 2
-				var t36 := 0.0
-				if t35:
+				var t35 := 0.0
+				if t36:
 					if n < 1:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
@@ -309,7 +309,7 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 					acc >>= 1
 					n -= 1
 					var t38 := 0
-					if t35 & 1:
+					if t36 & 1:
 						if n < 11:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
@@ -319,7 +319,7 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 						n -= 11
 						t38 = t39 + 1
 					var t40 := 0
-					if t35 & 2:
+					if t36 & 2:
 						if n < 4:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
@@ -328,19 +328,19 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 						acc >>= 4
 						n -= 4
 						t40 = t41
-					t36 = t38 + t40 / 16.0
+					t35 = t38 + t40 / 16.0
 					if t37:
-						t36 = -t36
-				var t34: float = t36
+						t35 = -t35
+				var t34: float = t35
 				if n < 2:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t43 := acc & 3
+				var t44 := acc & 3
 				acc >>= 2
 				n -= 2
-				var t44 := 0.0
-				if t43:
+				var t43 := 0.0
+				if t44:
 					if n < 1:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
@@ -349,7 +349,7 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 					acc >>= 1
 					n -= 1
 					var t46 := 0
-					if t43 & 1:
+					if t44 & 1:
 						if n < 11:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
@@ -359,7 +359,7 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 						n -= 11
 						t46 = t47 + 1
 					var t48 := 0
-					if t43 & 2:
+					if t44 & 2:
 						if n < 4:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
@@ -368,10 +368,10 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 						acc >>= 4
 						n -= 4
 						t48 = t49
-					t44 = t46 + t48 / 16.0
+					t43 = t46 + t48 / 16.0
 					if t45:
-						t44 = -t44
-				var t42: float = t44
+						t43 = -t43
+				var t42: float = t43
 				values[0] = Vector2(t34, t42)
 			if (bp << 3) - n > end:
 				return _bad(id, "DT_Player", "position", "packet truncated")
@@ -834,11 +834,11 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t125 := acc & 3
+				var t126 := acc & 3
 				acc >>= 2
 				n -= 2
-				var t126 := 0.0
-				if t125:
+				var t125 := 0.0
+				if t126:
 					if n < 1:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
@@ -847,7 +847,7 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 					acc >>= 1
 					n -= 1
 					var t128 := 0
-					if t125 & 1:
+					if t126 & 1:
 						if n < 11:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
@@ -857,7 +857,7 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 						n -= 11
 						t128 = t129 + 1
 					var t130 := 0
-					if t125 & 2:
+					if t126 & 2:
 						if n < 4:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
@@ -866,10 +866,10 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 						acc >>= 4
 						n -= 4
 						t130 = t131
-					t126 = t128 + t130 / 16.0
+					t125 = t128 + t130 / 16.0
 					if t127:
-						t126 = -t126
-				t118 = t126
+						t125 = -t125
+				t118 = t125
 			var t132: float
 			if n < 14:
 				acc |= buf.decode_u32(bp) << n
@@ -906,11 +906,11 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t139 := acc & 3
+				var t140 := acc & 3
 				acc >>= 2
 				n -= 2
-				var t140 := 0.0
-				if t139:
+				var t139 := 0.0
+				if t140:
 					if n < 1:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
@@ -919,7 +919,7 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 					acc >>= 1
 					n -= 1
 					var t142 := 0
-					if t139 & 1:
+					if t140 & 1:
 						if n < 11:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
@@ -929,7 +929,7 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 						n -= 11
 						t142 = t143 + 1
 					var t144 := 0
-					if t139 & 2:
+					if t140 & 2:
 						if n < 4:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
@@ -938,21 +938,21 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 						acc >>= 4
 						n -= 4
 						t144 = t145
-					t140 = t142 + t144 / 16.0
+					t139 = t142 + t144 / 16.0
 					if t141:
-						t140 = -t140
-				t132 = t140
+						t139 = -t139
+				t132 = t139
 			values[0] = Vector2(t118, t132)
 		else:
 			if n < 2:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t147 := acc & 3
+			var t148 := acc & 3
 			acc >>= 2
 			n -= 2
-			var t148 := 0.0
-			if t147:
+			var t147 := 0.0
+			if t148:
 				if n < 1:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
@@ -961,7 +961,7 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 				acc >>= 1
 				n -= 1
 				var t150 := 0
-				if t147 & 1:
+				if t148 & 1:
 					if n < 11:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
@@ -971,7 +971,7 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 					n -= 11
 					t150 = t151 + 1
 				var t152 := 0
-				if t147 & 2:
+				if t148 & 2:
 					if n < 4:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
@@ -980,19 +980,19 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 					acc >>= 4
 					n -= 4
 					t152 = t153
-				t148 = t150 + t152 / 16.0
+				t147 = t150 + t152 / 16.0
 				if t149:
-					t148 = -t148
-			var t146: float = t148
+					t147 = -t147
+			var t146: float = t147
 			if n < 2:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t155 := acc & 3
+			var t156 := acc & 3
 			acc >>= 2
 			n -= 2
-			var t156 := 0.0
-			if t155:
+			var t155 := 0.0
+			if t156:
 				if n < 1:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
@@ -1001,7 +1001,7 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 				acc >>= 1
 				n -= 1
 				var t158 := 0
-				if t155 & 1:
+				if t156 & 1:
 					if n < 11:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
@@ -1011,7 +1011,7 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 					n -= 11
 					t158 = t159 + 1
 				var t160 := 0
-				if t155 & 2:
+				if t156 & 2:
 					if n < 4:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
@@ -1020,10 +1020,10 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 					acc >>= 4
 					n -= 4
 					t160 = t161
-				t156 = t158 + t160 / 16.0
+				t155 = t158 + t160 / 16.0
 				if t157:
-					t156 = -t156
-			var t154: float = t156
+					t155 = -t155
+			var t154: float = t155
 			values[0] = Vector2(t146, t154)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Shot", "position", "packet truncated")
@@ -1422,10 +1422,10 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 		var delta := deltas and op == 0
 		if c == 0:
 			if not f0:  # this packet's first record of the class: copy its columns
-				f0 = true
 				fresh[0] = 1
-				s0 = _dup(s0)
-				sets[0] = s0
+				sets[0] = _dup(s0)
+				f0 = true
+				s0 = sets[0]
 				k0_0x = s0[0]
 				k0_0y = s0[1]
 				k0_1 = s0[2]
@@ -1514,11 +1514,11 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t209 := acc & 3
+							var t210 := acc & 3
 							acc >>= 2
 							n -= 2
-							var t210 := 0
-							if t209:
+							var t209 := 0
+							if t210:
 								if n < 1:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
@@ -1527,7 +1527,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 								acc >>= 1
 								n -= 1
 								var t212 := 0
-								if t209 & 1:
+								if t210 & 1:
 									if n < 11:
 										acc |= buf.decode_u32(bp) << n
 										bp += 4
@@ -1535,48 +1535,50 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 									var t213 := acc & 2047
 									acc >>= 11
 									n -= 11
-									t212 = (t213 + 1) * 16
-								if t209 & 2:
+									t212 = t213 + 1
+								var t214 := 0
+								if t210 & 2:
 									if n < 4:
 										acc |= buf.decode_u32(bp) << n
 										bp += 4
 										n += 32
-									var t214 := acc & 15
+									var t215 := acc & 15
 									acc >>= 4
 									n -= 4
-									t212 += t214
-								t210 = ((-t212 << 1) | int(t212 == 0)) if t211 else t212 << 1
-							t202 = t210
+									t214 = t215
+								var t216 := t212 * 16 + t214
+								t209 = ((-t216 << 1) | int(t216 == 0)) if t211 else t216 << 1
+							t202 = t209
 						k0_0x[row] = t202
-						var t215: int
+						var t217: int
 						if n < 14:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
 						if not acc & 1:
-							var t216 := (acc >> 1) & 15
+							var t218 := (acc >> 1) & 15
 							acc >>= 5
 							n -= 5
-							var t217 := (k0_0y[row] >> 1) + ((t216 >> 1) ^ -(t216 & 1))
-							if absi(t217) > 32783:
-								return _recheck(buf, at, end, id, delta, c, st)
-							t215 = t217 << 1
-						elif not acc & 2:
-							var t218 := (acc >> 2) & 127
-							acc >>= 9
-							n -= 9
 							var t219 := (k0_0y[row] >> 1) + ((t218 >> 1) ^ -(t218 & 1))
 							if absi(t219) > 32783:
 								return _recheck(buf, at, end, id, delta, c, st)
-							t215 = t219 << 1
-						elif not acc & 4:
-							var t220 := (acc >> 3) & 2047
-							acc >>= 14
-							n -= 14
+							t217 = t219 << 1
+						elif not acc & 2:
+							var t220 := (acc >> 2) & 127
+							acc >>= 9
+							n -= 9
 							var t221 := (k0_0y[row] >> 1) + ((t220 >> 1) ^ -(t220 & 1))
 							if absi(t221) > 32783:
 								return _recheck(buf, at, end, id, delta, c, st)
-							t215 = t221 << 1
+							t217 = t221 << 1
+						elif not acc & 4:
+							var t222 := (acc >> 3) & 2047
+							acc >>= 14
+							n -= 14
+							var t223 := (k0_0y[row] >> 1) + ((t222 >> 1) ^ -(t222 & 1))
+							if absi(t223) > 32783:
+								return _recheck(buf, at, end, id, delta, c, st)
+							t217 = t223 << 1
 						else:
 							acc >>= 3
 							n -= 3
@@ -1584,61 +1586,63 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t222 := acc & 3
+							var t225 := acc & 3
 							acc >>= 2
 							n -= 2
-							var t223 := 0
-							if t222:
+							var t224 := 0
+							if t225:
 								if n < 1:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
 									n += 32
-								var t224 := acc & 1
+								var t226 := acc & 1
 								acc >>= 1
 								n -= 1
-								var t225 := 0
-								if t222 & 1:
+								var t227 := 0
+								if t225 & 1:
 									if n < 11:
 										acc |= buf.decode_u32(bp) << n
 										bp += 4
 										n += 32
-									var t226 := acc & 2047
+									var t228 := acc & 2047
 									acc >>= 11
 									n -= 11
-									t225 = (t226 + 1) * 16
-								if t222 & 2:
+									t227 = t228 + 1
+								var t229 := 0
+								if t225 & 2:
 									if n < 4:
 										acc |= buf.decode_u32(bp) << n
 										bp += 4
 										n += 32
-									var t227 := acc & 15
+									var t230 := acc & 15
 									acc >>= 4
 									n -= 4
-									t225 += t227
-								t223 = ((-t225 << 1) | int(t225 == 0)) if t224 else t225 << 1
-							t215 = t223
-						k0_0y[row] = t215
+									t229 = t230
+								var t231 := t227 * 16 + t229
+								t224 = ((-t231 << 1) | int(t231 == 0)) if t226 else t231 << 1
+							t217 = t224
+						k0_0y[row] = t217
 					if m0 & 2:
-						var t228: int
+						var t232: int
 						if n < 9:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
 						if not acc & 1:
-							var t229 := (acc >> 1) & 3
+							var t233 := (acc >> 1) & 3
 							acc >>= 3
 							n -= 3
-							t228 = (k0_1[row] + ((t229 >> 1) ^ -(t229 & 1))) & 1023
+							t232 = (k0_1[row] + ((t233 >> 1) ^ -(t233 & 1))) & 1023
 						elif not acc & 2:
-							var t230 := (acc >> 2) & 15
+							var t234 := (acc >> 2) & 15
 							acc >>= 6
 							n -= 6
-							t228 = (k0_1[row] + ((t230 >> 1) ^ -(t230 & 1))) & 1023
+							t232 = (k0_1[row] + ((t234 >> 1) ^ -(t234 & 1))) & 1023
 						elif not acc & 4:
-							var t231 := (acc >> 3) & 63
+							var t235 := (acc >> 3) & 63
 							acc >>= 9
 							n -= 9
-							t228 = (k0_1[row] + ((t231 >> 1) ^ -(t231 & 1))) & 1023
+							t232 = (k0_1[row] + ((t235 >> 1) ^ -(t235 & 1))) & 1023
 						else:
 							acc >>= 3
 							n -= 3
@@ -1646,35 +1650,35 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t232 := acc & 1023
+							var t236 := acc & 1023
 							acc >>= 10
 							n -= 10
-							t228 = t232
-						k0_1[row] = t228
+							t232 = t236
+						k0_1[row] = t232
 					if m0 & 4:
-						var t233: int
+						var t237: int
 						if n < 8:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
 						if not acc & 1:
-							var t234 := (acc >> 1) & 3
+							var t238 := (acc >> 1) & 3
 							acc >>= 3
 							n -= 3
-							var t236: int = k0_2[row]
-							t233 = (t236 + ((t234 >> 1) ^ -(t234 & 1))) & 127
+							var t240: int = k0_2[row]
+							t237 = (t240 + ((t238 >> 1) ^ -(t238 & 1))) & 127
 						elif not acc & 2:
-							var t237 := (acc >> 2) & 7
+							var t241 := (acc >> 2) & 7
 							acc >>= 5
 							n -= 5
-							var t239: int = k0_2[row]
-							t233 = (t239 + ((t237 >> 1) ^ -(t237 & 1))) & 127
+							var t243: int = k0_2[row]
+							t237 = (t243 + ((t241 >> 1) ^ -(t241 & 1))) & 127
 						elif not acc & 4:
-							var t240 := (acc >> 3) & 31
+							var t244 := (acc >> 3) & 31
 							acc >>= 8
 							n -= 8
-							var t242: int = k0_2[row]
-							t233 = (t242 + ((t240 >> 1) ^ -(t240 & 1))) & 127
+							var t246: int = k0_2[row]
+							t237 = (t246 + ((t244 >> 1) ^ -(t244 & 1))) & 127
 						else:
 							acc >>= 3
 							n -= 3
@@ -1682,32 +1686,32 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t243 := acc & 127
+							var t247 := acc & 127
 							acc >>= 7
 							n -= 7
-							t233 = t243
-						k0_2[row] = t233
+							t237 = t247
+						k0_2[row] = t237
 					if m0 & 8:
-						var t244: int
+						var t248: int
 						if n < 11:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
 						if not acc & 1:
-							var t245 := (acc >> 1) & 7
+							var t249 := (acc >> 1) & 7
 							acc >>= 4
 							n -= 4
-							t244 = (k0_3x[row] + ((t245 >> 1) ^ -(t245 & 1))) & 4095
+							t248 = (k0_3x[row] + ((t249 >> 1) ^ -(t249 & 1))) & 4095
 						elif not acc & 2:
-							var t246 := (acc >> 2) & 31
+							var t250 := (acc >> 2) & 31
 							acc >>= 7
 							n -= 7
-							t244 = (k0_3x[row] + ((t246 >> 1) ^ -(t246 & 1))) & 4095
+							t248 = (k0_3x[row] + ((t250 >> 1) ^ -(t250 & 1))) & 4095
 						elif not acc & 4:
-							var t247 := (acc >> 3) & 255
+							var t251 := (acc >> 3) & 255
 							acc >>= 11
 							n -= 11
-							t244 = (k0_3x[row] + ((t247 >> 1) ^ -(t247 & 1))) & 4095
+							t248 = (k0_3x[row] + ((t251 >> 1) ^ -(t251 & 1))) & 4095
 						else:
 							acc >>= 3
 							n -= 3
@@ -1715,31 +1719,31 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t248 := acc & 4095
+							var t252 := acc & 4095
 							acc >>= 12
 							n -= 12
-							t244 = t248
-						k0_3x[row] = t244
-						var t249: int
+							t248 = t252
+						k0_3x[row] = t248
+						var t253: int
 						if n < 11:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
 						if not acc & 1:
-							var t250 := (acc >> 1) & 7
+							var t254 := (acc >> 1) & 7
 							acc >>= 4
 							n -= 4
-							t249 = (k0_3y[row] + ((t250 >> 1) ^ -(t250 & 1))) & 4095
+							t253 = (k0_3y[row] + ((t254 >> 1) ^ -(t254 & 1))) & 4095
 						elif not acc & 2:
-							var t251 := (acc >> 2) & 31
+							var t255 := (acc >> 2) & 31
 							acc >>= 7
 							n -= 7
-							t249 = (k0_3y[row] + ((t251 >> 1) ^ -(t251 & 1))) & 4095
+							t253 = (k0_3y[row] + ((t255 >> 1) ^ -(t255 & 1))) & 4095
 						elif not acc & 4:
-							var t252 := (acc >> 3) & 255
+							var t256 := (acc >> 3) & 255
 							acc >>= 11
 							n -= 11
-							t249 = (k0_3y[row] + ((t252 >> 1) ^ -(t252 & 1))) & 4095
+							t253 = (k0_3y[row] + ((t256 >> 1) ^ -(t256 & 1))) & 4095
 						else:
 							acc >>= 3
 							n -= 3
@@ -1747,81 +1751,81 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t253 := acc & 4095
+							var t257 := acc & 4095
 							acc >>= 12
 							n -= 12
-							t249 = t253
-						k0_3y[row] = t249
+							t253 = t257
+						k0_3y[row] = t253
 				if m0 & 240:
 					if m0 & 16:
 						if n < 1:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t254 := acc & 1
+						var t258 := acc & 1
 						acc >>= 1
 						n -= 1
-						k0_4[row] = t254
+						k0_4[row] = t258
 					if m0 & 32:
 						if n < 5:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t255 := acc & 31
+						var t259 := acc & 31
 						acc >>= 5
 						n -= 5
-						if t255 > 24:
+						if t259 > 24:
 							return _recheck(buf, at, end, id, delta, c, st)
-						var t256 := (bp << 3) - n
-						if t256 + (t255 << 3) > end:
+						var t260 := (bp << 3) - n
+						if t260 + (t259 << 3) > end:
 							return _recheck(buf, at, end, id, delta, c, st)
-						var t258 := t256 >> 3
-						var t259 := t256 & 7
-						var t257 := PackedByteArray()
-						if t259 == 0:
-							t257 = buf.slice(t258, t258 + t255)
+						var t262 := t260 >> 3
+						var t263 := t260 & 7
+						var t261 := PackedByteArray()
+						if t263 == 0:
+							t261 = buf.slice(t262, t262 + t259)
 						else:
-							t257.resize(t255 + 3)
-							var t260 := 0
-							while t260 < t255:
-								t257.encode_u32(t260, (buf.decode_u64(t258 + t260) >> t259) & 0xFFFFFFFF)
-								t260 += 4
-							t257.resize(t255)
-						t256 += t255 << 3
-						bp = t256 >> 3
-						acc = buf[bp] >> (t256 & 7)
-						n = 8 - (t256 & 7)
+							t261.resize(t259 + 3)
+							var t264 := 0
+							while t264 < t259:
+								t261.encode_u32(t264, (buf.decode_u64(t262 + t264) >> t263) & 0xFFFFFFFF)
+								t264 += 4
+							t261.resize(t259)
+						t260 += t259 << 3
+						bp = t260 >> 3
+						acc = buf[bp] >> (t260 & 7)
+						n = 8 - (t260 & 7)
 						bp += 1
-						var t261 := t257.get_string_from_ascii()
-						if t257.has(0) or t261.to_utf8_buffer().size() != t257.size():
-							if not _utf8_ok(t257):
+						var t265 := t261.get_string_from_ascii()
+						if t261.has(0) or t265.to_utf8_buffer().size() != t261.size():
+							if not _utf8_ok(t261):
 								return _recheck(buf, at, end, id, delta, c, st)
-							t261 = t257.get_string_from_utf8()
-						k0_5[row] = t261
+							t265 = t261.get_string_from_utf8()
+						k0_5[row] = t265
 					if m0 & 64:
-						var t262: int
+						var t266: int
 						if n < 7:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
 						if not acc & 1:
-							var t263 := (acc >> 1) & 3
+							var t267 := (acc >> 1) & 3
 							acc >>= 3
 							n -= 3
-							var t265: int = k0_6[row]
-							t262 = (t265 + ((t263 >> 1) ^ -(t263 & 1))) & 63
+							var t269: int = k0_6[row]
+							t266 = (t269 + ((t267 >> 1) ^ -(t267 & 1))) & 63
 						elif not acc & 2:
-							var t266 := (acc >> 2) & 7
+							var t270 := (acc >> 2) & 7
 							acc >>= 5
 							n -= 5
-							var t268: int = k0_6[row]
-							t262 = (t268 + ((t266 >> 1) ^ -(t266 & 1))) & 63
+							var t272: int = k0_6[row]
+							t266 = (t272 + ((t270 >> 1) ^ -(t270 & 1))) & 63
 						elif not acc & 4:
-							var t269 := (acc >> 3) & 15
+							var t273 := (acc >> 3) & 15
 							acc >>= 7
 							n -= 7
-							var t271: int = k0_6[row]
-							t262 = (t271 + ((t269 >> 1) ^ -(t269 & 1))) & 63
+							var t275: int = k0_6[row]
+							t266 = (t275 + ((t273 >> 1) ^ -(t273 & 1))) & 63
 						else:
 							acc >>= 3
 							n -= 3
@@ -1829,20 +1833,20 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t272 := acc & 63
+							var t276 := acc & 63
 							acc >>= 6
 							n -= 6
-							t262 = t272
-						k0_6[row] = t262
+							t266 = t276
+						k0_6[row] = t266
 					if m0 & 128:
 						if n < 1:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t273 := acc & 1
+						var t277 := acc & 1
 						acc >>= 1
 						n -= 1
-						k0_7[row] = t273
+						k0_7[row] = t277
 			else:
 				if m0 & 15:
 					if m0 & 1:
@@ -1850,175 +1854,179 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t274 := acc & 3
+						var t279 := acc & 3
 						acc >>= 2
 						n -= 2
-						var t275 := 0
-						if t274:
+						var t278 := 0
+						if t279:
 							if n < 1:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t276 := acc & 1
+							var t280 := acc & 1
 							acc >>= 1
 							n -= 1
-							var t277 := 0
-							if t274 & 1:
+							var t281 := 0
+							if t279 & 1:
 								if n < 11:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
 									n += 32
-								var t278 := acc & 2047
+								var t282 := acc & 2047
 								acc >>= 11
 								n -= 11
-								t277 = (t278 + 1) * 16
-							if t274 & 2:
+								t281 = t282 + 1
+							var t283 := 0
+							if t279 & 2:
 								if n < 4:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
 									n += 32
-								var t279 := acc & 15
+								var t284 := acc & 15
 								acc >>= 4
 								n -= 4
-								t277 += t279
-							t275 = ((-t277 << 1) | int(t277 == 0)) if t276 else t277 << 1
-						k0_0x[row] = t275
+								t283 = t284
+							var t285 := t281 * 16 + t283
+							t278 = ((-t285 << 1) | int(t285 == 0)) if t280 else t285 << 1
+						k0_0x[row] = t278
 						if n < 2:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t280 := acc & 3
+						var t287 := acc & 3
 						acc >>= 2
 						n -= 2
-						var t281 := 0
-						if t280:
+						var t286 := 0
+						if t287:
 							if n < 1:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t282 := acc & 1
+							var t288 := acc & 1
 							acc >>= 1
 							n -= 1
-							var t283 := 0
-							if t280 & 1:
+							var t289 := 0
+							if t287 & 1:
 								if n < 11:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
 									n += 32
-								var t284 := acc & 2047
+								var t290 := acc & 2047
 								acc >>= 11
 								n -= 11
-								t283 = (t284 + 1) * 16
-							if t280 & 2:
+								t289 = t290 + 1
+							var t291 := 0
+							if t287 & 2:
 								if n < 4:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
 									n += 32
-								var t285 := acc & 15
+								var t292 := acc & 15
 								acc >>= 4
 								n -= 4
-								t283 += t285
-							t281 = ((-t283 << 1) | int(t283 == 0)) if t282 else t283 << 1
-						k0_0y[row] = t281
+								t291 = t292
+							var t293 := t289 * 16 + t291
+							t286 = ((-t293 << 1) | int(t293 == 0)) if t288 else t293 << 1
+						k0_0y[row] = t286
 					if m0 & 2:
 						if n < 10:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t286 := acc & 1023
+						var t294 := acc & 1023
 						acc >>= 10
 						n -= 10
-						k0_1[row] = t286
+						k0_1[row] = t294
 					if m0 & 4:
 						if n < 7:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t287 := acc & 127
+						var t295 := acc & 127
 						acc >>= 7
 						n -= 7
-						k0_2[row] = t287
+						k0_2[row] = t295
 					if m0 & 8:
 						if n < 12:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t288 := acc & 4095
+						var t296 := acc & 4095
 						acc >>= 12
 						n -= 12
-						k0_3x[row] = t288
+						k0_3x[row] = t296
 						if n < 12:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t289 := acc & 4095
+						var t297 := acc & 4095
 						acc >>= 12
 						n -= 12
-						k0_3y[row] = t289
+						k0_3y[row] = t297
 				if m0 & 240:
 					if m0 & 16:
 						if n < 1:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t290 := acc & 1
+						var t298 := acc & 1
 						acc >>= 1
 						n -= 1
-						k0_4[row] = t290
+						k0_4[row] = t298
 					if m0 & 32:
 						if n < 5:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t291 := acc & 31
+						var t299 := acc & 31
 						acc >>= 5
 						n -= 5
-						if t291 > 24:
+						if t299 > 24:
 							return _recheck(buf, at, end, id, delta, c, st)
-						var t292 := (bp << 3) - n
-						if t292 + (t291 << 3) > end:
+						var t300 := (bp << 3) - n
+						if t300 + (t299 << 3) > end:
 							return _recheck(buf, at, end, id, delta, c, st)
-						var t294 := t292 >> 3
-						var t295 := t292 & 7
-						var t293 := PackedByteArray()
-						if t295 == 0:
-							t293 = buf.slice(t294, t294 + t291)
+						var t302 := t300 >> 3
+						var t303 := t300 & 7
+						var t301 := PackedByteArray()
+						if t303 == 0:
+							t301 = buf.slice(t302, t302 + t299)
 						else:
-							t293.resize(t291 + 3)
-							var t296 := 0
-							while t296 < t291:
-								t293.encode_u32(t296, (buf.decode_u64(t294 + t296) >> t295) & 0xFFFFFFFF)
-								t296 += 4
-							t293.resize(t291)
-						t292 += t291 << 3
-						bp = t292 >> 3
-						acc = buf[bp] >> (t292 & 7)
-						n = 8 - (t292 & 7)
+							t301.resize(t299 + 3)
+							var t304 := 0
+							while t304 < t299:
+								t301.encode_u32(t304, (buf.decode_u64(t302 + t304) >> t303) & 0xFFFFFFFF)
+								t304 += 4
+							t301.resize(t299)
+						t300 += t299 << 3
+						bp = t300 >> 3
+						acc = buf[bp] >> (t300 & 7)
+						n = 8 - (t300 & 7)
 						bp += 1
-						var t297 := t293.get_string_from_ascii()
-						if t293.has(0) or t297.to_utf8_buffer().size() != t293.size():
-							if not _utf8_ok(t293):
+						var t305 := t301.get_string_from_ascii()
+						if t301.has(0) or t305.to_utf8_buffer().size() != t301.size():
+							if not _utf8_ok(t301):
 								return _recheck(buf, at, end, id, delta, c, st)
-							t297 = t293.get_string_from_utf8()
-						k0_5[row] = t297
+							t305 = t301.get_string_from_utf8()
+						k0_5[row] = t305
 					if m0 & 64:
 						if n < 6:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t298 := acc & 63
+						var t306 := acc & 63
 						acc >>= 6
 						n -= 6
-						k0_6[row] = t298
+						k0_6[row] = t306
 					if m0 & 128:
 						if n < 1:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t299 := acc & 1
+						var t307 := acc & 1
 						acc >>= 1
 						n -= 1
-						k0_7[row] = t299
+						k0_7[row] = t307
 			if (bp << 3) - n > end:
 				return _recheck(buf, at, end, id, delta, c, st)
 			touched.append(m0)
@@ -2026,10 +2034,10 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 				sparse[id] = _take0(s0, row)
 		elif c == 1:
 			if not f1:  # this packet's first record of the class: copy its columns
-				f1 = true
 				fresh[1] = 1
-				s1 = _dup(s1)
-				sets[1] = s1
+				sets[1] = _dup(s1)
+				f1 = true
+				s1 = sets[1]
 				k1_0x = s1[0]
 				k1_0y = s1[1]
 				k1_1x = s1[2]
@@ -2053,14 +2061,14 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t300 := acc & 7
-					if not t300 & 1:
+					var t308 := acc & 7
+					if not t308 & 1:
 						acc >>= 1
 						n -= 1
 						break
 					acc >>= 3
 					n -= 3
-					p += 1 + (t300 >> 1)
+					p += 1 + (t308 >> 1)
 					if p >= 4:
 						return _recheck(buf, at, end, id, delta, c, st)
 					m1 |= 1 << p
@@ -2071,41 +2079,41 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t301 := acc & 15
+				var t309 := acc & 15
 				acc >>= 4
 				n -= 4
-				m1 |= t301 << 0
+				m1 |= t309 << 0
 			if delta:
 				if m1 & 1:
-					var t302: int
+					var t310: int
 					if n < 14:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
 					if not acc & 1:
-						var t303 := (acc >> 1) & 15
+						var t311 := (acc >> 1) & 15
 						acc >>= 5
 						n -= 5
-						var t304 := (k1_0x[row] >> 1) + ((t303 >> 1) ^ -(t303 & 1))
-						if absi(t304) > 32783:
+						var t312 := (k1_0x[row] >> 1) + ((t311 >> 1) ^ -(t311 & 1))
+						if absi(t312) > 32783:
 							return _recheck(buf, at, end, id, delta, c, st)
-						t302 = t304 << 1
+						t310 = t312 << 1
 					elif not acc & 2:
-						var t305 := (acc >> 2) & 127
+						var t313 := (acc >> 2) & 127
 						acc >>= 9
 						n -= 9
-						var t306 := (k1_0x[row] >> 1) + ((t305 >> 1) ^ -(t305 & 1))
-						if absi(t306) > 32783:
+						var t314 := (k1_0x[row] >> 1) + ((t313 >> 1) ^ -(t313 & 1))
+						if absi(t314) > 32783:
 							return _recheck(buf, at, end, id, delta, c, st)
-						t302 = t306 << 1
+						t310 = t314 << 1
 					elif not acc & 4:
-						var t307 := (acc >> 3) & 2047
+						var t315 := (acc >> 3) & 2047
 						acc >>= 14
 						n -= 14
-						var t308 := (k1_0x[row] >> 1) + ((t307 >> 1) ^ -(t307 & 1))
-						if absi(t308) > 32783:
+						var t316 := (k1_0x[row] >> 1) + ((t315 >> 1) ^ -(t315 & 1))
+						if absi(t316) > 32783:
 							return _recheck(buf, at, end, id, delta, c, st)
-						t302 = t308 << 1
+						t310 = t316 << 1
 					else:
 						acc >>= 3
 						n -= 3
@@ -2113,69 +2121,71 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t309 := acc & 3
+						var t318 := acc & 3
 						acc >>= 2
 						n -= 2
-						var t310 := 0
-						if t309:
+						var t317 := 0
+						if t318:
 							if n < 1:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t311 := acc & 1
+							var t319 := acc & 1
 							acc >>= 1
 							n -= 1
-							var t312 := 0
-							if t309 & 1:
+							var t320 := 0
+							if t318 & 1:
 								if n < 11:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
 									n += 32
-								var t313 := acc & 2047
+								var t321 := acc & 2047
 								acc >>= 11
 								n -= 11
-								t312 = (t313 + 1) * 16
-							if t309 & 2:
+								t320 = t321 + 1
+							var t322 := 0
+							if t318 & 2:
 								if n < 4:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
 									n += 32
-								var t314 := acc & 15
+								var t323 := acc & 15
 								acc >>= 4
 								n -= 4
-								t312 += t314
-							t310 = ((-t312 << 1) | int(t312 == 0)) if t311 else t312 << 1
-						t302 = t310
-					k1_0x[row] = t302
-					var t315: int
+								t322 = t323
+							var t324 := t320 * 16 + t322
+							t317 = ((-t324 << 1) | int(t324 == 0)) if t319 else t324 << 1
+						t310 = t317
+					k1_0x[row] = t310
+					var t325: int
 					if n < 14:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
 					if not acc & 1:
-						var t316 := (acc >> 1) & 15
+						var t326 := (acc >> 1) & 15
 						acc >>= 5
 						n -= 5
-						var t317 := (k1_0y[row] >> 1) + ((t316 >> 1) ^ -(t316 & 1))
-						if absi(t317) > 32783:
+						var t327 := (k1_0y[row] >> 1) + ((t326 >> 1) ^ -(t326 & 1))
+						if absi(t327) > 32783:
 							return _recheck(buf, at, end, id, delta, c, st)
-						t315 = t317 << 1
+						t325 = t327 << 1
 					elif not acc & 2:
-						var t318 := (acc >> 2) & 127
+						var t328 := (acc >> 2) & 127
 						acc >>= 9
 						n -= 9
-						var t319 := (k1_0y[row] >> 1) + ((t318 >> 1) ^ -(t318 & 1))
-						if absi(t319) > 32783:
+						var t329 := (k1_0y[row] >> 1) + ((t328 >> 1) ^ -(t328 & 1))
+						if absi(t329) > 32783:
 							return _recheck(buf, at, end, id, delta, c, st)
-						t315 = t319 << 1
+						t325 = t329 << 1
 					elif not acc & 4:
-						var t320 := (acc >> 3) & 2047
+						var t330 := (acc >> 3) & 2047
 						acc >>= 14
 						n -= 14
-						var t321 := (k1_0y[row] >> 1) + ((t320 >> 1) ^ -(t320 & 1))
-						if absi(t321) > 32783:
+						var t331 := (k1_0y[row] >> 1) + ((t330 >> 1) ^ -(t330 & 1))
+						if absi(t331) > 32783:
 							return _recheck(buf, at, end, id, delta, c, st)
-						t315 = t321 << 1
+						t325 = t331 << 1
 					else:
 						acc >>= 3
 						n -= 3
@@ -2183,61 +2193,63 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t322 := acc & 3
+						var t333 := acc & 3
 						acc >>= 2
 						n -= 2
-						var t323 := 0
-						if t322:
+						var t332 := 0
+						if t333:
 							if n < 1:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t324 := acc & 1
+							var t334 := acc & 1
 							acc >>= 1
 							n -= 1
-							var t325 := 0
-							if t322 & 1:
+							var t335 := 0
+							if t333 & 1:
 								if n < 11:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
 									n += 32
-								var t326 := acc & 2047
+								var t336 := acc & 2047
 								acc >>= 11
 								n -= 11
-								t325 = (t326 + 1) * 16
-							if t322 & 2:
+								t335 = t336 + 1
+							var t337 := 0
+							if t333 & 2:
 								if n < 4:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
 									n += 32
-								var t327 := acc & 15
+								var t338 := acc & 15
 								acc >>= 4
 								n -= 4
-								t325 += t327
-							t323 = ((-t325 << 1) | int(t325 == 0)) if t324 else t325 << 1
-						t315 = t323
-					k1_0y[row] = t315
+								t337 = t338
+							var t339 := t335 * 16 + t337
+							t332 = ((-t339 << 1) | int(t339 == 0)) if t334 else t339 << 1
+						t325 = t332
+					k1_0y[row] = t325
 				if m1 & 2:
-					var t328: int
+					var t340: int
 					if n < 11:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
 					if not acc & 1:
-						var t329 := (acc >> 1) & 7
+						var t341 := (acc >> 1) & 7
 						acc >>= 4
 						n -= 4
-						t328 = (k1_1x[row] + ((t329 >> 1) ^ -(t329 & 1))) & 4095
+						t340 = (k1_1x[row] + ((t341 >> 1) ^ -(t341 & 1))) & 4095
 					elif not acc & 2:
-						var t330 := (acc >> 2) & 31
+						var t342 := (acc >> 2) & 31
 						acc >>= 7
 						n -= 7
-						t328 = (k1_1x[row] + ((t330 >> 1) ^ -(t330 & 1))) & 4095
+						t340 = (k1_1x[row] + ((t342 >> 1) ^ -(t342 & 1))) & 4095
 					elif not acc & 4:
-						var t331 := (acc >> 3) & 255
+						var t343 := (acc >> 3) & 255
 						acc >>= 11
 						n -= 11
-						t328 = (k1_1x[row] + ((t331 >> 1) ^ -(t331 & 1))) & 4095
+						t340 = (k1_1x[row] + ((t343 >> 1) ^ -(t343 & 1))) & 4095
 					else:
 						acc >>= 3
 						n -= 3
@@ -2245,31 +2257,31 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t332 := acc & 4095
+						var t344 := acc & 4095
 						acc >>= 12
 						n -= 12
-						t328 = t332
-					k1_1x[row] = t328
-					var t333: int
+						t340 = t344
+					k1_1x[row] = t340
+					var t345: int
 					if n < 11:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
 					if not acc & 1:
-						var t334 := (acc >> 1) & 7
+						var t346 := (acc >> 1) & 7
 						acc >>= 4
 						n -= 4
-						t333 = (k1_1y[row] + ((t334 >> 1) ^ -(t334 & 1))) & 4095
+						t345 = (k1_1y[row] + ((t346 >> 1) ^ -(t346 & 1))) & 4095
 					elif not acc & 2:
-						var t335 := (acc >> 2) & 31
+						var t347 := (acc >> 2) & 31
 						acc >>= 7
 						n -= 7
-						t333 = (k1_1y[row] + ((t335 >> 1) ^ -(t335 & 1))) & 4095
+						t345 = (k1_1y[row] + ((t347 >> 1) ^ -(t347 & 1))) & 4095
 					elif not acc & 4:
-						var t336 := (acc >> 3) & 255
+						var t348 := (acc >> 3) & 255
 						acc >>= 11
 						n -= 11
-						t333 = (k1_1y[row] + ((t336 >> 1) ^ -(t336 & 1))) & 4095
+						t345 = (k1_1y[row] + ((t348 >> 1) ^ -(t348 & 1))) & 4095
 					else:
 						acc >>= 3
 						n -= 3
@@ -2277,41 +2289,41 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t337 := acc & 4095
+						var t349 := acc & 4095
 						acc >>= 12
 						n -= 12
-						t333 = t337
-					k1_1y[row] = t333
+						t345 = t349
+					k1_1y[row] = t345
 				if m1 & 4:
 					if n < 16:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t338 := acc & 65535
+					var t350 := acc & 65535
 					acc >>= 16
 					n -= 16
-					k1_2[row] = t338
+					k1_2[row] = t350
 				if m1 & 8:
-					var t339: int
+					var t351: int
 					if n < 7:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
 					if not acc & 1:
-						var t340 := (acc >> 1) & 3
+						var t352 := (acc >> 1) & 3
 						acc >>= 3
 						n -= 3
-						t339 = (k1_3[row] + ((t340 >> 1) ^ -(t340 & 1))) & 63
+						t351 = (k1_3[row] + ((t352 >> 1) ^ -(t352 & 1))) & 63
 					elif not acc & 2:
-						var t341 := (acc >> 2) & 7
+						var t353 := (acc >> 2) & 7
 						acc >>= 5
 						n -= 5
-						t339 = (k1_3[row] + ((t341 >> 1) ^ -(t341 & 1))) & 63
+						t351 = (k1_3[row] + ((t353 >> 1) ^ -(t353 & 1))) & 63
 					elif not acc & 4:
-						var t342 := (acc >> 3) & 15
+						var t354 := (acc >> 3) & 15
 						acc >>= 7
 						n -= 7
-						t339 = (k1_3[row] + ((t342 >> 1) ^ -(t342 & 1))) & 63
+						t351 = (k1_3[row] + ((t354 >> 1) ^ -(t354 & 1))) & 63
 					else:
 						acc >>= 3
 						n -= 3
@@ -2319,122 +2331,126 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t343 := acc & 63
+						var t355 := acc & 63
 						acc >>= 6
 						n -= 6
-						t339 = t343
-					k1_3[row] = t339
+						t351 = t355
+					k1_3[row] = t351
 			else:
 				if m1 & 1:
 					if n < 2:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t344 := acc & 3
+					var t357 := acc & 3
 					acc >>= 2
 					n -= 2
-					var t345 := 0
-					if t344:
+					var t356 := 0
+					if t357:
 						if n < 1:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t346 := acc & 1
+						var t358 := acc & 1
 						acc >>= 1
 						n -= 1
-						var t347 := 0
-						if t344 & 1:
+						var t359 := 0
+						if t357 & 1:
 							if n < 11:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t348 := acc & 2047
+							var t360 := acc & 2047
 							acc >>= 11
 							n -= 11
-							t347 = (t348 + 1) * 16
-						if t344 & 2:
+							t359 = t360 + 1
+						var t361 := 0
+						if t357 & 2:
 							if n < 4:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t349 := acc & 15
+							var t362 := acc & 15
 							acc >>= 4
 							n -= 4
-							t347 += t349
-						t345 = ((-t347 << 1) | int(t347 == 0)) if t346 else t347 << 1
-					k1_0x[row] = t345
+							t361 = t362
+						var t363 := t359 * 16 + t361
+						t356 = ((-t363 << 1) | int(t363 == 0)) if t358 else t363 << 1
+					k1_0x[row] = t356
 					if n < 2:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t350 := acc & 3
+					var t365 := acc & 3
 					acc >>= 2
 					n -= 2
-					var t351 := 0
-					if t350:
+					var t364 := 0
+					if t365:
 						if n < 1:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t352 := acc & 1
+						var t366 := acc & 1
 						acc >>= 1
 						n -= 1
-						var t353 := 0
-						if t350 & 1:
+						var t367 := 0
+						if t365 & 1:
 							if n < 11:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t354 := acc & 2047
+							var t368 := acc & 2047
 							acc >>= 11
 							n -= 11
-							t353 = (t354 + 1) * 16
-						if t350 & 2:
+							t367 = t368 + 1
+						var t369 := 0
+						if t365 & 2:
 							if n < 4:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t355 := acc & 15
+							var t370 := acc & 15
 							acc >>= 4
 							n -= 4
-							t353 += t355
-						t351 = ((-t353 << 1) | int(t353 == 0)) if t352 else t353 << 1
-					k1_0y[row] = t351
+							t369 = t370
+						var t371 := t367 * 16 + t369
+						t364 = ((-t371 << 1) | int(t371 == 0)) if t366 else t371 << 1
+					k1_0y[row] = t364
 				if m1 & 2:
 					if n < 12:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t356 := acc & 4095
+					var t372 := acc & 4095
 					acc >>= 12
 					n -= 12
-					k1_1x[row] = t356
+					k1_1x[row] = t372
 					if n < 12:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t357 := acc & 4095
+					var t373 := acc & 4095
 					acc >>= 12
 					n -= 12
-					k1_1y[row] = t357
+					k1_1y[row] = t373
 				if m1 & 4:
 					if n < 16:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t358 := acc & 65535
+					var t374 := acc & 65535
 					acc >>= 16
 					n -= 16
-					k1_2[row] = t358
+					k1_2[row] = t374
 				if m1 & 8:
 					if n < 6:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t359 := acc & 63
+					var t375 := acc & 63
 					acc >>= 6
 					n -= 6
-					k1_3[row] = t359
+					k1_3[row] = t375
 			if (bp << 3) - n > end:
 				return _recheck(buf, at, end, id, delta, c, st)
 			touched.append(m1)

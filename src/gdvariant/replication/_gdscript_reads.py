@@ -216,10 +216,11 @@ def _quant(w: Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
     return f"({low} + {q} * {step})"
 
 
-def _coord(w: Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+def _coord_fields(w: Writer, indent: int, codec: Any, out: str, zero: str) -> tuple[str, ...]:
+    """Declare ``out`` as ``zero`` and, under ``if flags:`` (left open at ``indent + 1``), read
+    a Coord's sign, its integer part (the field + 1, or 0) and its fraction (or 0)."""
     flags = w.read(indent, 2)
-    out = w.tmp()
-    w.emit(indent, f"var {out} := 0.0")
+    w.emit(indent, f"var {out} := {zero}")
     w.emit(indent, f"if {flags}:")
     sign = w.read(indent + 1, 1)
     whole = w.tmp()
@@ -231,6 +232,12 @@ def _coord(w: Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
     if codec.frac_bits:
         w.emit(indent + 1, f"if {flags} & 2:")
         w.emit(indent + 2, f"{frac} = {w.read(indent + 2, codec.frac_bits)}")
+    return sign, whole, frac
+
+
+def _coord(w: Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    out = w.tmp()
+    sign, whole, frac = _coord_fields(w, indent, codec, out, "0.0")
     # The scale is 2**frac_bits <= 256: exact as a literal, no conversion at run time.
     w.emit(indent + 1, f"{out} = {whole} + {frac} / {codec.scale}.0")
     w.emit(indent + 1, f"if {sign}:")
@@ -474,31 +481,33 @@ def ordinal_read(w: Writer, indent: int, codec: Codec) -> str:
     if isinstance(codec, Quant | Angle):
         return w.read(indent, codec.bits)
     assert isinstance(codec, Coord)
-    flags = w.read(indent, 2)
     out = w.tmp()
-    w.emit(indent, f"var {out} := 0")
-    w.emit(indent, f"if {flags}:")
-    sign = w.read(indent + 1, 1)
+    sign, whole, frac = _coord_fields(w, indent, codec, out, "0")
     mag = w.tmp()
-    w.emit(indent + 1, f"var {mag} := 0")
-    w.emit(indent + 1, f"if {flags} & 1:")
-    w.emit(indent + 2, f"{mag} = ({w.read(indent + 2, codec.int_bits)} + 1) * {codec.scale}")
-    if codec.frac_bits:
-        w.emit(indent + 1, f"if {flags} & 2:")
-        w.emit(indent + 2, f"{mag} += {w.read(indent + 2, codec.frac_bits)}")
+    w.emit(indent + 1, f"var {mag} := {whole} * {codec.scale} + {frac}")
     w.emit(indent + 1, f"{out} = ((-{mag} << 1) | int({mag} == 0)) if {sign} else {mag} << 1")
     return out
+
+
+def _quant_step(w: Writer, codec: Quant) -> tuple[str, str]:
+    """The members holding a Quant's low end and step (computed in float64, §5)."""
+    low, high = w.exact(codec.low), w.exact(codec.high)
+    return low, w.member(f"({high} - {low}) / float({codec.levels})")
+
+
+def _angle_step(w: Writer, codec: Angle) -> str:
+    """The member holding an Angle's step."""
+    period = "float(360)" if codec.degrees else "TAU"
+    return w.member(f"{period} / float({1 << codec.bits})")
 
 
 def ordinal_value(w: Writer, codec: Codec, o: str) -> str:
     """The value (float64) of the held ordinal ``o`` (an expression read up to three times)."""
     if isinstance(codec, Quant):
-        low, high = w.exact(codec.low), w.exact(codec.high)
-        step = w.member(f"({high} - {low}) / float({codec.levels})")
+        low, step = _quant_step(w, codec)
         return f"({low} + {o} * {step})"
     if isinstance(codec, Angle):
-        period = "float(360)" if codec.degrees else "TAU"
-        step = w.member(f"{period} / float({1 << codec.bits})")
+        step = _angle_step(w, codec)
         top = codec.bits - 1
         return f"(({o} - {1 << codec.bits} if {o} >> {top} else {o}) * {step})"
     assert isinstance(codec, Coord)
@@ -509,12 +518,10 @@ def held_ordinal(w: Writer, codec: Codec, v: str) -> str:
     """The held ordinal of the value ``v`` (wire doc §5.1; exact for every value the codec
     gives)."""
     if isinstance(codec, Quant):
-        low, high = w.exact(codec.low), w.exact(codec.high)
-        step = w.member(f"({high} - {low}) / float({codec.levels})")
+        low, step = _quant_step(w, codec)
         return f"roundi(({v} - {low}) / {step})"
     if isinstance(codec, Angle):
-        period = "float(360)" if codec.degrees else "TAU"
-        step = w.member(f"{period} / float({1 << codec.bits})")
+        step = _angle_step(w, codec)
         return f"(roundi({v} / {step}) & {(1 << codec.bits) - 1})"
     assert isinstance(codec, Coord)
     return f"_coord_ordinal({v}, {codec.scale}.0)"

@@ -325,6 +325,15 @@ def touch(schema: Schema, code: str) -> str:
     return f"(id << {code_bits(schema)}) | ({code} + {len(schema.classes) + 1})"
 
 
+def _copied(w: Writer, indent: int, lay: ClassLayout) -> None:
+    """In ``_section``, once ``sets`` holds this packet's copy of ``lay``'s columns: mark the
+    class copied and point its locals at the copies."""
+    c = lay.class_id
+    w.emit(indent, f"f{c} = true")
+    w.emit(indent, f"s{c} = sets[{c}]")
+    load_columns(w, indent, lay, f"s{c}", declare=False)
+
+
 def section(w: Writer, schema: Schema) -> None:
     """``_section``: one section's records, each read up to its class, then inline by
     ``fast_record`` into the class's columns (``_gdscript_columns``). The usual record
@@ -416,10 +425,7 @@ def section(w: Writer, schema: Schema) -> None:
     w.emit(4, "cls.resize(rows)")
     w.emit(4, "dn = rows - 1")
     for lay in schema.classes:
-        c = lay.class_id
-        w.emit(4, f"f{c} = true")
-        w.emit(4, f"s{c} = sets[{c}]")
-        load_columns(w, 4, lay, f"s{c}", declare=False)
+        _copied(w, 4, lay)
     w.emit(3, "if id < dn:")
     w.emit(4, "cls[id] = c + 1")
     w.emit(3, "else:")
@@ -430,11 +436,9 @@ def section(w: Writer, schema: Schema) -> None:
     for lay in w.by_class(2, "c", schema.classes):
         c = lay.class_id
         w.emit(3, f"if not f{c}:  # this packet's first record of the class: copy its columns")
-        w.emit(4, f"f{c} = true")
         w.emit(4, f"fresh[{c}] = 1")
-        w.emit(4, f"s{c} = _dup(s{c})")
-        w.emit(4, f"sets[{c}] = s{c}")
-        load_columns(w, 4, lay, f"s{c}", declare=False)
+        w.emit(4, f"sets[{c}] = _dup(s{c})")
+        _copied(w, 4, lay)
         w.emit(3, "if row == dn:")
         w.emit(4, f"_put{c}(s{c}, row, _baselines[{c}] if op == 1 else sparse[id])")
         w.emit(3, "elif op == 1 and row <= dn0:  # rows grown in this packet hold the baseline")
