@@ -51,7 +51,7 @@ from gdvariant.replication import (
     godot_value,
 )
 from gdvariant.replication._gdscript_records import DENSE_IDS
-from gdvariant.replication._records import OP_ENTER, encode_record
+from gdvariant.replication._records import OP_ENTER, OP_UPDATE, encode_record
 
 TICKS = 1000
 HISTORY = 8
@@ -339,6 +339,38 @@ def test_apply_to_nodes(godot4: Engine, first_id: int) -> None:
         return out
 
     same_reports(results, schema, packets, calls, nodes)
+
+
+@pytest.mark.engine
+def test_negative_zero_coord_and_a_delta_from_it(godot4: Engine) -> None:
+    """A Coord with its sign bit set on a zero magnitude is -0.0 (wire doc §5: the value is
+    negated if sign), which an ordinal cannot hold: the decoder, which keeps Coord values with
+    value deltas as ordinals, must still give -0.0, and a value delta from it must start at
+    ordinal 0. Compared with our decoder through var_to_bytes, which tells -0.0 from 0.0."""
+    schema = build_schema()
+    lay = schema.layout("Pawn")  # a Mover
+    i = lay.index["origin"]
+    bits, widths = list(lay.base_bits), list(lay.base_widths)
+    bits[i] = 0b0_1_10 | bits[i] >> 2 << 8  # x: flags "fraction", sign, fraction 0
+    widths[i] += 6
+    enter = encode_record(lay, schema.class_bits, OP_ENTER, 0, 1 << i, bits, widths)
+    # Coord(10, 5): W = 17, first tier 4 bits; x moves by +1 (z = 2), y and z by 0
+    bits[i], widths[i] = 0b0010_0 | 0 << 5 | 0 << 10, 15
+    update = encode_record(lay, schema.class_bits, OP_UPDATE, 0, 1 << i, bits, widths)
+    fp = schema.fingerprint
+    packets = [
+        struct.pack("<BBIIII", 1, 3, 1, 0, 1, 0) + fp + enter,
+        struct.pack("<BBIIII", 1, 5, 2, 1, 1, 0) + fp + update,
+    ]
+    results = _run_on_files(godot4, schema, "replication_unread.gd", [packets, [True, True]])
+    ours = SnapshotDecoder(schema, history=HISTORY)
+    xs = []
+    for packet, (tick, got) in zip(packets, results, strict=True):
+        assert ours.apply(packet) == tick
+        xs.append(ours.state[0].values["origin"][0])
+        assert got == gdvariant.dumps(godot_state(schema, ours.state)), f"tick {tick}"
+    assert math.copysign(1.0, xs[0]) == -1.0 and xs[0] == 0.0
+    assert xs[1] == 1 / 32
 
 
 def _crafted(schema: Schema, tick: int) -> list[bytes]:

@@ -19,9 +19,11 @@ def test_holds_ieee() -> None:
     assert not holds_ieee(UInt(3))
 
 
-def test_runtime_keeps_states_as_dense_and_sparse_entities() -> None:
-    assert "_states[tick] = [dense, sparse]" in RUNTIME
-    assert "static func _entity(held: Array, id: int)" in RUNTIME
+def test_runtime_keeps_states_as_columns_and_sparse_entities() -> None:
+    # [class + 1 by id, column sets by class, {large id: values}]; the copy flags and the
+    # base are left out of what is kept
+    assert "_states[tick] = st.slice(0, 3)" in RUNTIME
+    assert "func _entity(held: Array, id: int)" in RUNTIME
 
 
 def test_publish_reads_wide_masks_as_several_words() -> None:

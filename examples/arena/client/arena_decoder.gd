@@ -36,6 +36,8 @@ var last_error := ""
 var last_error_path := ""
 
 var _states := {}
+var _empty := []
+var _unfresh := PackedByteArray()
 var _view := {}
 var _view_classes := {}
 var _pending := PackedInt64Array()
@@ -58,6 +60,9 @@ func _init() -> void:
 	_scratch.resize(8)
 	_padding.resize(36)
 	_padding.fill(0)
+	_unfresh.resize(2)
+	_unfresh.fill(0)
+	_empty = [PackedInt64Array([0]), [_cols0(), _cols1()], {}]
 	_k0 = float(360) / float(1024)
 	_k1 = bytes_to_var("03000000000000c4".hex_decode())
 	_k2 = bytes_to_var("0300000000000044".hex_decode())
@@ -72,6 +77,8 @@ func _init() -> void:
 	values0[8] = 0
 	if _c0(base0, 0, 72, -1, values0, false) < 0:
 		_broken = "cannot decode the baseline of DT_Player: " + last_error
+	else:  # the rows of a new state hold the baseline
+		_put0(_empty[1][0], 0, values0)
 	_baselines.append(values0)
 	var base1 := "1e001000010000".hex_decode()
 	base1.append_array(_padding)
@@ -80,6 +87,8 @@ func _init() -> void:
 	values1[4] = 1
 	if _c1(base1, 0, 56, -1, values1, false) < 0:
 		_broken = "cannot decode the baseline of DT_Shot: " + last_error
+	else:  # the rows of a new state hold the baseline
+		_put1(_empty[1][1], 0, values1)
 	_baselines.append(values1)
 
 
@@ -173,11 +182,11 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t13 := acc & 3
+					var t14 := acc & 3
 					acc >>= 2
 					n -= 2
-					var t14 := 0.0
-					if t13:
+					var t13 := 0.0
+					if t14:
 						if n < 1:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
@@ -186,7 +195,7 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 						acc >>= 1
 						n -= 1
 						var t16 := 0
-						if t13 & 1:
+						if t14 & 1:
 							if n < 11:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
@@ -196,7 +205,7 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 							n -= 11
 							t16 = t17 + 1
 						var t18 := 0
-						if t13 & 2:
+						if t14 & 2:
 							if n < 4:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
@@ -205,10 +214,10 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 							acc >>= 4
 							n -= 4
 							t18 = t19
-						t14 = t16 + t18 / 16.0
+						t13 = t16 + t18 / 16.0
 						if t15:
-							t14 = -t14
-					t6 = t14
+							t13 = -t13
+					t6 = t13
 				var t20: float
 				if n < 14:
 					acc |= buf.decode_u32(bp) << n
@@ -245,11 +254,11 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t27 := acc & 3
+					var t28 := acc & 3
 					acc >>= 2
 					n -= 2
-					var t28 := 0.0
-					if t27:
+					var t27 := 0.0
+					if t28:
 						if n < 1:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
@@ -258,7 +267,7 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 						acc >>= 1
 						n -= 1
 						var t30 := 0
-						if t27 & 1:
+						if t28 & 1:
 							if n < 11:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
@@ -268,7 +277,7 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 							n -= 11
 							t30 = t31 + 1
 						var t32 := 0
-						if t27 & 2:
+						if t28 & 2:
 							if n < 4:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
@@ -277,21 +286,21 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 							acc >>= 4
 							n -= 4
 							t32 = t33
-						t28 = t30 + t32 / 16.0
+						t27 = t30 + t32 / 16.0
 						if t29:
-							t28 = -t28
-					t20 = t28
+							t27 = -t27
+					t20 = t27
 				values[0] = Vector2(t6, t20)
 			else:
 				if n < 2:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t35 := acc & 3
+				var t36 := acc & 3
 				acc >>= 2
 				n -= 2
-				var t36 := 0.0
-				if t35:
+				var t35 := 0.0
+				if t36:
 					if n < 1:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
@@ -300,7 +309,7 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 					acc >>= 1
 					n -= 1
 					var t38 := 0
-					if t35 & 1:
+					if t36 & 1:
 						if n < 11:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
@@ -310,7 +319,7 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 						n -= 11
 						t38 = t39 + 1
 					var t40 := 0
-					if t35 & 2:
+					if t36 & 2:
 						if n < 4:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
@@ -319,19 +328,19 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 						acc >>= 4
 						n -= 4
 						t40 = t41
-					t36 = t38 + t40 / 16.0
+					t35 = t38 + t40 / 16.0
 					if t37:
-						t36 = -t36
-				var t34: float = t36
+						t35 = -t35
+				var t34: float = t35
 				if n < 2:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t43 := acc & 3
+				var t44 := acc & 3
 				acc >>= 2
 				n -= 2
-				var t44 := 0.0
-				if t43:
+				var t43 := 0.0
+				if t44:
 					if n < 1:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
@@ -340,7 +349,7 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 					acc >>= 1
 					n -= 1
 					var t46 := 0
-					if t43 & 1:
+					if t44 & 1:
 						if n < 11:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
@@ -350,7 +359,7 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 						n -= 11
 						t46 = t47 + 1
 					var t48 := 0
-					if t43 & 2:
+					if t44 & 2:
 						if n < 4:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
@@ -359,10 +368,10 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 						acc >>= 4
 						n -= 4
 						t48 = t49
-					t44 = t46 + t48 / 16.0
+					t43 = t46 + t48 / 16.0
 					if t45:
-						t44 = -t44
-				var t42: float = t44
+						t43 = -t43
+				var t42: float = t43
 				values[0] = Vector2(t34, t42)
 			if (bp << 3) - n > end:
 				return _bad(id, "DT_Player", "position", "packet truncated")
@@ -676,6 +685,30 @@ func _c0(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 	return (bp << 3) - n
 
 
+static func _cols0() -> Array:
+	var cols := [PackedInt64Array(), PackedInt64Array(), PackedInt64Array(), PackedInt64Array(), PackedInt64Array(), PackedInt64Array(), PackedInt64Array(), PackedStringArray(), PackedInt64Array(), PackedByteArray()]
+	for col in cols:
+		col.resize(1)
+	return cols
+
+
+func _put0(cols: Array, row: int, values: Array) -> void:
+	cols[0][row] = _coord_ordinal(values[0].x, 16.0)
+	cols[1][row] = _coord_ordinal(values[0].y, 16.0)
+	cols[2][row] = (roundi(values[1] / _k0) & 1023)
+	cols[3][row] = values[2]
+	cols[4][row] = roundi((values[3].x - _k1) / _k3)
+	cols[5][row] = roundi((values[3].y - _k1) / _k3)
+	cols[6][row] = values[4]
+	cols[7][row] = values[5]
+	cols[8][row] = values[6]
+	cols[9][row] = int(values[7])
+
+
+func _take0(cols: Array, row: int) -> Array:
+	return [Vector2((-0.0 if cols[0][row] == 1 else (cols[0][row] >> 1) / 16.0), (-0.0 if cols[1][row] == 1 else (cols[1][row] >> 1) / 16.0)), ((cols[2][row] - 1024 if cols[2][row] >> 9 else cols[2][row]) * _k0), cols[3][row], Vector2((_k1 + cols[4][row] * _k3), (_k1 + cols[5][row] * _k3)), cols[6][row], cols[7][row], cols[8][row], cols[9][row] == 1, 0]
+
+
 func _d0(values: Array) -> Dictionary:
 	return {"position": values[0], "heading": values[1], "health": values[2], "velocity": values[3], "team": values[4], "name": values[5], "loadout.ammo": values[6], "loadout.reloading": values[7]}
 
@@ -801,11 +834,11 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t125 := acc & 3
+				var t126 := acc & 3
 				acc >>= 2
 				n -= 2
-				var t126 := 0.0
-				if t125:
+				var t125 := 0.0
+				if t126:
 					if n < 1:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
@@ -814,7 +847,7 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 					acc >>= 1
 					n -= 1
 					var t128 := 0
-					if t125 & 1:
+					if t126 & 1:
 						if n < 11:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
@@ -824,7 +857,7 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 						n -= 11
 						t128 = t129 + 1
 					var t130 := 0
-					if t125 & 2:
+					if t126 & 2:
 						if n < 4:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
@@ -833,10 +866,10 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 						acc >>= 4
 						n -= 4
 						t130 = t131
-					t126 = t128 + t130 / 16.0
+					t125 = t128 + t130 / 16.0
 					if t127:
-						t126 = -t126
-				t118 = t126
+						t125 = -t125
+				t118 = t125
 			var t132: float
 			if n < 14:
 				acc |= buf.decode_u32(bp) << n
@@ -873,11 +906,11 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t139 := acc & 3
+				var t140 := acc & 3
 				acc >>= 2
 				n -= 2
-				var t140 := 0.0
-				if t139:
+				var t139 := 0.0
+				if t140:
 					if n < 1:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
@@ -886,7 +919,7 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 					acc >>= 1
 					n -= 1
 					var t142 := 0
-					if t139 & 1:
+					if t140 & 1:
 						if n < 11:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
@@ -896,7 +929,7 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 						n -= 11
 						t142 = t143 + 1
 					var t144 := 0
-					if t139 & 2:
+					if t140 & 2:
 						if n < 4:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
@@ -905,21 +938,21 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 						acc >>= 4
 						n -= 4
 						t144 = t145
-					t140 = t142 + t144 / 16.0
+					t139 = t142 + t144 / 16.0
 					if t141:
-						t140 = -t140
-				t132 = t140
+						t139 = -t139
+				t132 = t139
 			values[0] = Vector2(t118, t132)
 		else:
 			if n < 2:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t147 := acc & 3
+			var t148 := acc & 3
 			acc >>= 2
 			n -= 2
-			var t148 := 0.0
-			if t147:
+			var t147 := 0.0
+			if t148:
 				if n < 1:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
@@ -928,7 +961,7 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 				acc >>= 1
 				n -= 1
 				var t150 := 0
-				if t147 & 1:
+				if t148 & 1:
 					if n < 11:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
@@ -938,7 +971,7 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 					n -= 11
 					t150 = t151 + 1
 				var t152 := 0
-				if t147 & 2:
+				if t148 & 2:
 					if n < 4:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
@@ -947,19 +980,19 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 					acc >>= 4
 					n -= 4
 					t152 = t153
-				t148 = t150 + t152 / 16.0
+				t147 = t150 + t152 / 16.0
 				if t149:
-					t148 = -t148
-			var t146: float = t148
+					t147 = -t147
+			var t146: float = t147
 			if n < 2:
 				acc |= buf.decode_u32(bp) << n
 				bp += 4
 				n += 32
-			var t155 := acc & 3
+			var t156 := acc & 3
 			acc >>= 2
 			n -= 2
-			var t156 := 0.0
-			if t155:
+			var t155 := 0.0
+			if t156:
 				if n < 1:
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
@@ -968,7 +1001,7 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 				acc >>= 1
 				n -= 1
 				var t158 := 0
-				if t155 & 1:
+				if t156 & 1:
 					if n < 11:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
@@ -978,7 +1011,7 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 					n -= 11
 					t158 = t159 + 1
 				var t160 := 0
-				if t155 & 2:
+				if t156 & 2:
 					if n < 4:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
@@ -987,10 +1020,10 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 					acc >>= 4
 					n -= 4
 					t160 = t161
-				t156 = t158 + t160 / 16.0
+				t155 = t158 + t160 / 16.0
 				if t157:
-					t156 = -t156
-			var t154: float = t156
+					t155 = -t155
+			var t154: float = t155
 			values[0] = Vector2(t146, t154)
 		if (bp << 3) - n > end:
 			return _bad(id, "DT_Shot", "position", "packet truncated")
@@ -1149,6 +1182,26 @@ func _c1(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: 
 	return (bp << 3) - n
 
 
+static func _cols1() -> Array:
+	var cols := [PackedInt64Array(), PackedInt64Array(), PackedInt64Array(), PackedInt64Array(), PackedInt64Array(), PackedInt64Array()]
+	for col in cols:
+		col.resize(1)
+	return cols
+
+
+func _put1(cols: Array, row: int, values: Array) -> void:
+	cols[0][row] = _coord_ordinal(values[0].x, 16.0)
+	cols[1][row] = _coord_ordinal(values[0].y, 16.0)
+	cols[2][row] = roundi((values[1].x - _k1) / _k3)
+	cols[3][row] = roundi((values[1].y - _k1) / _k3)
+	cols[4][row] = (0 if values[2] == null else values[2] + 1)
+	cols[5][row] = roundi((values[3] - _k4) / _k6)
+
+
+func _take1(cols: Array, row: int) -> Array:
+	return [Vector2((-0.0 if cols[0][row] == 1 else (cols[0][row] >> 1) / 16.0), (-0.0 if cols[1][row] == 1 else (cols[1][row] >> 1) / 16.0)), Vector2((_k1 + cols[2][row] * _k3), (_k1 + cols[3][row] * _k3)), (null if cols[4][row] == 0 else cols[4][row] - 1), (_k4 + cols[5][row] * _k6), 1]
+
+
 func _d1(values: Array) -> Dictionary:
 	return {"position": values[0], "velocity": values[1], "shooter": values[2], "heat": values[3]}
 
@@ -1173,9 +1226,60 @@ func _n1(node: Object, v: Array, o: Array) -> void:
 
 
 
-func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Array, sparse: Dictionary, shared: bool, deltas: bool, touched: PackedInt64Array) -> int:
+## A copy of a class's columns, for a packet that writes to them.
+static func _dup(cols: Array) -> Array:
+	var out := []
+	for col in cols:
+		out.append(col.duplicate())
+	return out
+
+
+## Grows a class's columns to [param size] rows, the new ones holding its baseline
+## (the one row of [param base]), so that an entity entering there needs no reset.
+static func _grow(cols: Array, size: int, base: Array) -> void:
+	for i in cols.size():
+		var tail = base[i].duplicate()
+		tail.resize(size - cols[i].size())
+		tail.fill(base[i][0])
+		cols[i].append_array(tail)
+
+
+func _take(cols: Array, row: int, c: int) -> Array:
+	if c == 0:
+		return _take0(cols, row)
+	elif c == 1:
+		return _take1(cols, row)
+	return []
+
+
+func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, shared: bool, deltas: bool, touched: PackedInt64Array) -> int:
+	var cls: PackedInt64Array = st[0]
+	var sets: Array = st[1]
+	var sparse: Dictionary = st[2]
+	var fresh: PackedByteArray = st[3]
+	var dn := cls.size() - 1
+	var dn0: int = st[4][0].size() - 1
+	var f0 := fresh[0] == 1
+	var s0: Array = sets[0]
+	var k0_0x: PackedInt64Array = s0[0]
+	var k0_0y: PackedInt64Array = s0[1]
+	var k0_1: PackedInt64Array = s0[2]
+	var k0_2: PackedInt64Array = s0[3]
+	var k0_3x: PackedInt64Array = s0[4]
+	var k0_3y: PackedInt64Array = s0[5]
+	var k0_4: PackedInt64Array = s0[6]
+	var k0_5: PackedStringArray = s0[7]
+	var k0_6: PackedInt64Array = s0[8]
+	var k0_7: PackedByteArray = s0[9]
+	var f1 := fresh[1] == 1
+	var s1: Array = sets[1]
+	var k1_0x: PackedInt64Array = s1[0]
+	var k1_0y: PackedInt64Array = s1[1]
+	var k1_1x: PackedInt64Array = s1[2]
+	var k1_1y: PackedInt64Array = s1[3]
+	var k1_2: PackedInt64Array = s1[4]
+	var k1_3: PackedInt64Array = s1[5]
 	var prev := -1
-	var dn := dense.size()
 	var end := size << 3
 	var bp := 0
 	var acc := 0
@@ -1241,25 +1345,25 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 		prev = id
 		if op == 2:
 			if id < dn:
-				if dense[id] == null:
+				if cls[id] == 0:
 					return _fail("delete of entity %d, which this client lacks" % id, id)
-				dense[id] = null
+				cls[id] = 0
 			elif not sparse.erase(id):
 				return _fail("delete of entity %d, which this client lacks" % id, id)
-			touched.append(id)
-			touched.append(-1)
+			touched.append((id << 3) | (-1 + 3))
 			pos = (at + 7) >> 3
 			continue
 		var c := 0
-		var src: Array
+		var row := id
 		if op == 0:
-			var old = dense[id] if id < dn else sparse.get(id)
-			if old == null:
+			if id < dn:
+				c = cls[id] - 1
+			else:
+				row = dn
+				c = sparse[id][-1] if sparse.has(id) else -1
+			if c < 0:
 				return _fail("update of entity %d, which this client lacks" % id, id)
-			src = old
-			c = src[-1]
-			touched.append(id)
-			touched.append(c)
+			touched.append((id << 3) | (c + 3))
 		elif op == 3 or not shared:
 			return _fail("record op %d is not allowed here (entity %d)" % [op, id], id)
 		else:
@@ -1280,12 +1384,62 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 				return _fail("packet truncated in entity %d's class id" % id, id)
 			if c >= 2:
 				return _fail("entity %d enters with unknown class id %d" % [id, c], id)
-			src = _baselines[c]
-			touched.append(id)
-			touched.append(-2 - c)
+			if id >= dn and id < 65536:
+				# A new id past the rows: every class's columns copied (if not yet) and grown.
+				var rows := mini(maxi(id + 2, 2 * dn + 2), 65537)
+				for k in sets.size():
+					if fresh[k] == 0:
+						fresh[k] = 1
+						sets[k] = _dup(sets[k])
+					_grow(sets[k], rows, _empty[1][k])
+				cls.resize(rows)
+				dn = rows - 1
+				f0 = true
+				s0 = sets[0]
+				k0_0x = s0[0]
+				k0_0y = s0[1]
+				k0_1 = s0[2]
+				k0_2 = s0[3]
+				k0_3x = s0[4]
+				k0_3y = s0[5]
+				k0_4 = s0[6]
+				k0_5 = s0[7]
+				k0_6 = s0[8]
+				k0_7 = s0[9]
+				f1 = true
+				s1 = sets[1]
+				k1_0x = s1[0]
+				k1_0y = s1[1]
+				k1_1x = s1[2]
+				k1_1y = s1[3]
+				k1_2 = s1[4]
+				k1_3 = s1[5]
+			if id < dn:
+				cls[id] = c + 1
+			else:
+				row = dn
+			touched.append((id << 3) | (-2 - c + 3))
 		var delta := deltas and op == 0
-		var values := src.duplicate()
 		if c == 0:
+			if not f0:  # this packet's first record of the class: copy its columns
+				fresh[0] = 1
+				sets[0] = _dup(s0)
+				f0 = true
+				s0 = sets[0]
+				k0_0x = s0[0]
+				k0_0y = s0[1]
+				k0_1 = s0[2]
+				k0_2 = s0[3]
+				k0_3x = s0[4]
+				k0_3y = s0[5]
+				k0_4 = s0[6]
+				k0_5 = s0[7]
+				k0_6 = s0[8]
+				k0_7 = s0[9]
+			if row == dn:
+				_put0(s0, row, _baselines[0] if op == 1 else sparse[id])
+			elif op == 1 and row <= dn0:  # rows grown in this packet hold the baseline
+				_put0(s0, row, _baselines[0])
 			acc = buf.decode_u32(at >> 3) >> (at & 7)
 			n = 32 - (at & 7)
 			bp = (at >> 3) + 4
@@ -1308,7 +1462,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 					n -= 4
 					p += 1 + (t200 >> 1)
 					if p >= 8:
-						return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+						return _recheck(buf, at, end, id, delta, c, st)
 					m0 |= 1 << p
 			else:
 				acc >>= 1
@@ -1324,36 +1478,35 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 			if delta:
 				if m0 & 15:
 					if m0 & 1:
-						var t202: Vector2 = values[0]
-						var t203: float
+						var t202: int
 						if n < 14:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
 						if not acc & 1:
-							var t204 := (acc >> 1) & 15
+							var t203 := (acc >> 1) & 15
 							acc >>= 5
 							n -= 5
-							var t205 := roundi(t202.x * 16.0) + ((t204 >> 1) ^ -(t204 & 1))
-							if absi(t205) > 32783:
-								return _recheck(buf, at, end, id, src.duplicate(), delta, c)
-							t203 = t205 / 16.0
+							var t204 := (k0_0x[row] >> 1) + ((t203 >> 1) ^ -(t203 & 1))
+							if absi(t204) > 32783:
+								return _recheck(buf, at, end, id, delta, c, st)
+							t202 = t204 << 1
 						elif not acc & 2:
-							var t206 := (acc >> 2) & 127
+							var t205 := (acc >> 2) & 127
 							acc >>= 9
 							n -= 9
-							var t207 := roundi(t202.x * 16.0) + ((t206 >> 1) ^ -(t206 & 1))
-							if absi(t207) > 32783:
-								return _recheck(buf, at, end, id, src.duplicate(), delta, c)
-							t203 = t207 / 16.0
+							var t206 := (k0_0x[row] >> 1) + ((t205 >> 1) ^ -(t205 & 1))
+							if absi(t206) > 32783:
+								return _recheck(buf, at, end, id, delta, c, st)
+							t202 = t206 << 1
 						elif not acc & 4:
-							var t208 := (acc >> 3) & 2047
+							var t207 := (acc >> 3) & 2047
 							acc >>= 14
 							n -= 14
-							var t209 := roundi(t202.x * 16.0) + ((t208 >> 1) ^ -(t208 & 1))
-							if absi(t209) > 32783:
-								return _recheck(buf, at, end, id, src.duplicate(), delta, c)
-							t203 = t209 / 16.0
+							var t208 := (k0_0x[row] >> 1) + ((t207 >> 1) ^ -(t207 & 1))
+							if absi(t208) > 32783:
+								return _recheck(buf, at, end, id, delta, c, st)
+							t202 = t208 << 1
 						else:
 							acc >>= 3
 							n -= 3
@@ -1364,40 +1517,40 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 							var t210 := acc & 3
 							acc >>= 2
 							n -= 2
-							var t211 := 0.0
+							var t209 := 0
 							if t210:
 								if n < 1:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
 									n += 32
-								var t212 := acc & 1
+								var t211 := acc & 1
 								acc >>= 1
 								n -= 1
-								var t213 := 0
+								var t212 := 0
 								if t210 & 1:
 									if n < 11:
 										acc |= buf.decode_u32(bp) << n
 										bp += 4
 										n += 32
-									var t214 := acc & 2047
+									var t213 := acc & 2047
 									acc >>= 11
 									n -= 11
-									t213 = t214 + 1
-								var t215 := 0
+									t212 = t213 + 1
+								var t214 := 0
 								if t210 & 2:
 									if n < 4:
 										acc |= buf.decode_u32(bp) << n
 										bp += 4
 										n += 32
-									var t216 := acc & 15
+									var t215 := acc & 15
 									acc >>= 4
 									n -= 4
-									t215 = t216
-								t211 = t213 + t215 / 16.0
-								if t212:
-									t211 = -t211
-							t203 = t211
-						var t217: float
+									t214 = t215
+								var t216 := t212 * 16 + t214
+								t209 = ((-t216 << 1) | int(t216 == 0)) if t211 else t216 << 1
+							t202 = t209
+						k0_0x[row] = t202
+						var t217: int
 						if n < 14:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
@@ -1406,26 +1559,26 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 							var t218 := (acc >> 1) & 15
 							acc >>= 5
 							n -= 5
-							var t219 := roundi(t202.y * 16.0) + ((t218 >> 1) ^ -(t218 & 1))
+							var t219 := (k0_0y[row] >> 1) + ((t218 >> 1) ^ -(t218 & 1))
 							if absi(t219) > 32783:
-								return _recheck(buf, at, end, id, src.duplicate(), delta, c)
-							t217 = t219 / 16.0
+								return _recheck(buf, at, end, id, delta, c, st)
+							t217 = t219 << 1
 						elif not acc & 2:
 							var t220 := (acc >> 2) & 127
 							acc >>= 9
 							n -= 9
-							var t221 := roundi(t202.y * 16.0) + ((t220 >> 1) ^ -(t220 & 1))
+							var t221 := (k0_0y[row] >> 1) + ((t220 >> 1) ^ -(t220 & 1))
 							if absi(t221) > 32783:
-								return _recheck(buf, at, end, id, src.duplicate(), delta, c)
-							t217 = t221 / 16.0
+								return _recheck(buf, at, end, id, delta, c, st)
+							t217 = t221 << 1
 						elif not acc & 4:
 							var t222 := (acc >> 3) & 2047
 							acc >>= 14
 							n -= 14
-							var t223 := roundi(t202.y * 16.0) + ((t222 >> 1) ^ -(t222 & 1))
+							var t223 := (k0_0y[row] >> 1) + ((t222 >> 1) ^ -(t222 & 1))
 							if absi(t223) > 32783:
-								return _recheck(buf, at, end, id, src.duplicate(), delta, c)
-							t217 = t223 / 16.0
+								return _recheck(buf, at, end, id, delta, c, st)
+							t217 = t223 << 1
 						else:
 							acc >>= 3
 							n -= 3
@@ -1433,11 +1586,11 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t224 := acc & 3
+							var t225 := acc & 3
 							acc >>= 2
 							n -= 2
-							var t225 := 0.0
-							if t224:
+							var t224 := 0
+							if t225:
 								if n < 1:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
@@ -1446,7 +1599,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 								acc >>= 1
 								n -= 1
 								var t227 := 0
-								if t224 & 1:
+								if t225 & 1:
 									if n < 11:
 										acc |= buf.decode_u32(bp) << n
 										bp += 4
@@ -1456,7 +1609,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 									n -= 11
 									t227 = t228 + 1
 								var t229 := 0
-								if t224 & 2:
+								if t225 & 2:
 									if n < 4:
 										acc |= buf.decode_u32(bp) << n
 										bp += 4
@@ -1465,41 +1618,31 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 									acc >>= 4
 									n -= 4
 									t229 = t230
-								t225 = t227 + t229 / 16.0
-								if t226:
-									t225 = -t225
-							t217 = t225
-						values[0] = Vector2(t203, t217)
+								var t231 := t227 * 16 + t229
+								t224 = ((-t231 << 1) | int(t231 == 0)) if t226 else t231 << 1
+							t217 = t224
+						k0_0y[row] = t217
 					if m0 & 2:
-						var t231: float
+						var t232: int
 						if n < 9:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
 						if not acc & 1:
-							var t232 := (acc >> 1) & 3
+							var t233 := (acc >> 1) & 3
 							acc >>= 3
 							n -= 3
-							var t233 := (roundi(values[1] / _k0) + ((t232 >> 1) ^ -(t232 & 1))) & 1023
-							if t233 >> 9:
-								t233 -= 1024
-							t231 = t233 * _k0
+							t232 = (k0_1[row] + ((t233 >> 1) ^ -(t233 & 1))) & 1023
 						elif not acc & 2:
 							var t234 := (acc >> 2) & 15
 							acc >>= 6
 							n -= 6
-							var t235 := (roundi(values[1] / _k0) + ((t234 >> 1) ^ -(t234 & 1))) & 1023
-							if t235 >> 9:
-								t235 -= 1024
-							t231 = t235 * _k0
+							t232 = (k0_1[row] + ((t234 >> 1) ^ -(t234 & 1))) & 1023
 						elif not acc & 4:
-							var t236 := (acc >> 3) & 63
+							var t235 := (acc >> 3) & 63
 							acc >>= 9
 							n -= 9
-							var t237 := (roundi(values[1] / _k0) + ((t236 >> 1) ^ -(t236 & 1))) & 1023
-							if t237 >> 9:
-								t237 -= 1024
-							t231 = t237 * _k0
+							t232 = (k0_1[row] + ((t235 >> 1) ^ -(t235 & 1))) & 1023
 						else:
 							acc >>= 3
 							n -= 3
@@ -1507,37 +1650,35 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t238 := acc & 1023
+							var t236 := acc & 1023
 							acc >>= 10
 							n -= 10
-							if t238 >> 9:
-								t238 -= 1024
-							t231 = (t238 * _k0)
-						values[1] = t231
+							t232 = t236
+						k0_1[row] = t232
 					if m0 & 4:
-						var t239: int
+						var t237: int
 						if n < 8:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
 						if not acc & 1:
-							var t240 := (acc >> 1) & 3
+							var t238 := (acc >> 1) & 3
 							acc >>= 3
 							n -= 3
-							var t242: int = values[2]
-							t239 = (t242 + ((t240 >> 1) ^ -(t240 & 1))) & 127
+							var t240: int = k0_2[row]
+							t237 = (t240 + ((t238 >> 1) ^ -(t238 & 1))) & 127
 						elif not acc & 2:
-							var t243 := (acc >> 2) & 7
+							var t241 := (acc >> 2) & 7
 							acc >>= 5
 							n -= 5
-							var t245: int = values[2]
-							t239 = (t245 + ((t243 >> 1) ^ -(t243 & 1))) & 127
+							var t243: int = k0_2[row]
+							t237 = (t243 + ((t241 >> 1) ^ -(t241 & 1))) & 127
 						elif not acc & 4:
-							var t246 := (acc >> 3) & 31
+							var t244 := (acc >> 3) & 31
 							acc >>= 8
 							n -= 8
-							var t248: int = values[2]
-							t239 = (t248 + ((t246 >> 1) ^ -(t246 & 1))) & 127
+							var t246: int = k0_2[row]
+							t237 = (t246 + ((t244 >> 1) ^ -(t244 & 1))) & 127
 						else:
 							acc >>= 3
 							n -= 3
@@ -1545,36 +1686,64 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t249 := acc & 127
+							var t247 := acc & 127
 							acc >>= 7
 							n -= 7
-							t239 = t249
-						values[2] = t239
+							t237 = t247
+						k0_2[row] = t237
 					if m0 & 8:
-						var t250: Vector2 = values[3]
-						var t251: float
+						var t248: int
 						if n < 11:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
 						if not acc & 1:
-							var t252 := (acc >> 1) & 7
+							var t249 := (acc >> 1) & 7
 							acc >>= 4
 							n -= 4
-							var t253 := (roundi((t250.x - _k1) / _k3) + ((t252 >> 1) ^ -(t252 & 1))) & 4095
-							t251 = _k1 + t253 * _k3
+							t248 = (k0_3x[row] + ((t249 >> 1) ^ -(t249 & 1))) & 4095
 						elif not acc & 2:
-							var t254 := (acc >> 2) & 31
+							var t250 := (acc >> 2) & 31
 							acc >>= 7
 							n -= 7
-							var t255 := (roundi((t250.x - _k1) / _k3) + ((t254 >> 1) ^ -(t254 & 1))) & 4095
-							t251 = _k1 + t255 * _k3
+							t248 = (k0_3x[row] + ((t250 >> 1) ^ -(t250 & 1))) & 4095
+						elif not acc & 4:
+							var t251 := (acc >> 3) & 255
+							acc >>= 11
+							n -= 11
+							t248 = (k0_3x[row] + ((t251 >> 1) ^ -(t251 & 1))) & 4095
+						else:
+							acc >>= 3
+							n -= 3
+							if n < 12:
+								acc |= buf.decode_u32(bp) << n
+								bp += 4
+								n += 32
+							var t252 := acc & 4095
+							acc >>= 12
+							n -= 12
+							t248 = t252
+						k0_3x[row] = t248
+						var t253: int
+						if n < 11:
+							acc |= buf.decode_u32(bp) << n
+							bp += 4
+							n += 32
+						if not acc & 1:
+							var t254 := (acc >> 1) & 7
+							acc >>= 4
+							n -= 4
+							t253 = (k0_3y[row] + ((t254 >> 1) ^ -(t254 & 1))) & 4095
+						elif not acc & 2:
+							var t255 := (acc >> 2) & 31
+							acc >>= 7
+							n -= 7
+							t253 = (k0_3y[row] + ((t255 >> 1) ^ -(t255 & 1))) & 4095
 						elif not acc & 4:
 							var t256 := (acc >> 3) & 255
 							acc >>= 11
 							n -= 11
-							var t257 := (roundi((t250.x - _k1) / _k3) + ((t256 >> 1) ^ -(t256 & 1))) & 4095
-							t251 = _k1 + t257 * _k3
+							t253 = (k0_3y[row] + ((t256 >> 1) ^ -(t256 & 1))) & 4095
 						else:
 							acc >>= 3
 							n -= 3
@@ -1582,115 +1751,81 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t258 := acc & 4095
+							var t257 := acc & 4095
 							acc >>= 12
 							n -= 12
-							t251 = (_k1 + t258 * _k3)
-						var t259: float
-						if n < 11:
-							acc |= buf.decode_u32(bp) << n
-							bp += 4
-							n += 32
-						if not acc & 1:
-							var t260 := (acc >> 1) & 7
-							acc >>= 4
-							n -= 4
-							var t261 := (roundi((t250.y - _k1) / _k3) + ((t260 >> 1) ^ -(t260 & 1))) & 4095
-							t259 = _k1 + t261 * _k3
-						elif not acc & 2:
-							var t262 := (acc >> 2) & 31
-							acc >>= 7
-							n -= 7
-							var t263 := (roundi((t250.y - _k1) / _k3) + ((t262 >> 1) ^ -(t262 & 1))) & 4095
-							t259 = _k1 + t263 * _k3
-						elif not acc & 4:
-							var t264 := (acc >> 3) & 255
-							acc >>= 11
-							n -= 11
-							var t265 := (roundi((t250.y - _k1) / _k3) + ((t264 >> 1) ^ -(t264 & 1))) & 4095
-							t259 = _k1 + t265 * _k3
-						else:
-							acc >>= 3
-							n -= 3
-							if n < 12:
-								acc |= buf.decode_u32(bp) << n
-								bp += 4
-								n += 32
-							var t266 := acc & 4095
-							acc >>= 12
-							n -= 12
-							t259 = (_k1 + t266 * _k3)
-						values[3] = Vector2(t251, t259)
+							t253 = t257
+						k0_3y[row] = t253
 				if m0 & 240:
 					if m0 & 16:
 						if n < 1:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t267 := acc & 1
+						var t258 := acc & 1
 						acc >>= 1
 						n -= 1
-						values[4] = t267
+						k0_4[row] = t258
 					if m0 & 32:
 						if n < 5:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t268 := acc & 31
+						var t259 := acc & 31
 						acc >>= 5
 						n -= 5
-						if t268 > 24:
-							return _recheck(buf, at, end, id, src.duplicate(), delta, c)
-						var t269 := (bp << 3) - n
-						if t269 + (t268 << 3) > end:
-							return _recheck(buf, at, end, id, src.duplicate(), delta, c)
-						var t271 := t269 >> 3
-						var t272 := t269 & 7
-						var t270 := PackedByteArray()
-						if t272 == 0:
-							t270 = buf.slice(t271, t271 + t268)
+						if t259 > 24:
+							return _recheck(buf, at, end, id, delta, c, st)
+						var t260 := (bp << 3) - n
+						if t260 + (t259 << 3) > end:
+							return _recheck(buf, at, end, id, delta, c, st)
+						var t262 := t260 >> 3
+						var t263 := t260 & 7
+						var t261 := PackedByteArray()
+						if t263 == 0:
+							t261 = buf.slice(t262, t262 + t259)
 						else:
-							t270.resize(t268 + 3)
-							var t273 := 0
-							while t273 < t268:
-								t270.encode_u32(t273, (buf.decode_u64(t271 + t273) >> t272) & 0xFFFFFFFF)
-								t273 += 4
-							t270.resize(t268)
-						t269 += t268 << 3
-						bp = t269 >> 3
-						acc = buf[bp] >> (t269 & 7)
-						n = 8 - (t269 & 7)
+							t261.resize(t259 + 3)
+							var t264 := 0
+							while t264 < t259:
+								t261.encode_u32(t264, (buf.decode_u64(t262 + t264) >> t263) & 0xFFFFFFFF)
+								t264 += 4
+							t261.resize(t259)
+						t260 += t259 << 3
+						bp = t260 >> 3
+						acc = buf[bp] >> (t260 & 7)
+						n = 8 - (t260 & 7)
 						bp += 1
-						var t274 := t270.get_string_from_ascii()
-						if t270.has(0) or t274.to_utf8_buffer().size() != t270.size():
-							if not _utf8_ok(t270):
-								return _recheck(buf, at, end, id, src.duplicate(), delta, c)
-							t274 = t270.get_string_from_utf8()
-						values[5] = t274
+						var t265 := t261.get_string_from_ascii()
+						if t261.has(0) or t265.to_utf8_buffer().size() != t261.size():
+							if not _utf8_ok(t261):
+								return _recheck(buf, at, end, id, delta, c, st)
+							t265 = t261.get_string_from_utf8()
+						k0_5[row] = t265
 					if m0 & 64:
-						var t275: int
+						var t266: int
 						if n < 7:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
 						if not acc & 1:
-							var t276 := (acc >> 1) & 3
+							var t267 := (acc >> 1) & 3
 							acc >>= 3
 							n -= 3
-							var t278: int = values[6]
-							t275 = (t278 + ((t276 >> 1) ^ -(t276 & 1))) & 63
+							var t269: int = k0_6[row]
+							t266 = (t269 + ((t267 >> 1) ^ -(t267 & 1))) & 63
 						elif not acc & 2:
-							var t279 := (acc >> 2) & 7
+							var t270 := (acc >> 2) & 7
 							acc >>= 5
 							n -= 5
-							var t281: int = values[6]
-							t275 = (t281 + ((t279 >> 1) ^ -(t279 & 1))) & 63
+							var t272: int = k0_6[row]
+							t266 = (t272 + ((t270 >> 1) ^ -(t270 & 1))) & 63
 						elif not acc & 4:
-							var t282 := (acc >> 3) & 15
+							var t273 := (acc >> 3) & 15
 							acc >>= 7
 							n -= 7
-							var t284: int = values[6]
-							t275 = (t284 + ((t282 >> 1) ^ -(t282 & 1))) & 63
+							var t275: int = k0_6[row]
+							t266 = (t275 + ((t273 >> 1) ^ -(t273 & 1))) & 63
 						else:
 							acc >>= 3
 							n -= 3
@@ -1698,20 +1833,20 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t285 := acc & 63
+							var t276 := acc & 63
 							acc >>= 6
 							n -= 6
-							t275 = t285
-						values[6] = t275
+							t266 = t276
+						k0_6[row] = t266
 					if m0 & 128:
 						if n < 1:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t286 := acc & 1
+						var t277 := acc & 1
 						acc >>= 1
 						n -= 1
-						values[7] = (t286 == 1)
+						k0_7[row] = t277
 			else:
 				if m0 & 15:
 					if m0 & 1:
@@ -1719,189 +1854,200 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t288 := acc & 3
+						var t279 := acc & 3
 						acc >>= 2
 						n -= 2
-						var t289 := 0.0
-						if t288:
+						var t278 := 0
+						if t279:
 							if n < 1:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t290 := acc & 1
+							var t280 := acc & 1
 							acc >>= 1
 							n -= 1
-							var t291 := 0
-							if t288 & 1:
+							var t281 := 0
+							if t279 & 1:
 								if n < 11:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
 									n += 32
-								var t292 := acc & 2047
+								var t282 := acc & 2047
 								acc >>= 11
 								n -= 11
-								t291 = t292 + 1
-							var t293 := 0
-							if t288 & 2:
+								t281 = t282 + 1
+							var t283 := 0
+							if t279 & 2:
 								if n < 4:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
 									n += 32
-								var t294 := acc & 15
+								var t284 := acc & 15
 								acc >>= 4
 								n -= 4
-								t293 = t294
-							t289 = t291 + t293 / 16.0
-							if t290:
-								t289 = -t289
-						var t287: float = t289
+								t283 = t284
+							var t285 := t281 * 16 + t283
+							t278 = ((-t285 << 1) | int(t285 == 0)) if t280 else t285 << 1
+						k0_0x[row] = t278
 						if n < 2:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t296 := acc & 3
+						var t287 := acc & 3
 						acc >>= 2
 						n -= 2
-						var t297 := 0.0
-						if t296:
+						var t286 := 0
+						if t287:
 							if n < 1:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t298 := acc & 1
+							var t288 := acc & 1
 							acc >>= 1
 							n -= 1
-							var t299 := 0
-							if t296 & 1:
+							var t289 := 0
+							if t287 & 1:
 								if n < 11:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
 									n += 32
-								var t300 := acc & 2047
+								var t290 := acc & 2047
 								acc >>= 11
 								n -= 11
-								t299 = t300 + 1
-							var t301 := 0
-							if t296 & 2:
+								t289 = t290 + 1
+							var t291 := 0
+							if t287 & 2:
 								if n < 4:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
 									n += 32
-								var t302 := acc & 15
+								var t292 := acc & 15
 								acc >>= 4
 								n -= 4
-								t301 = t302
-							t297 = t299 + t301 / 16.0
-							if t298:
-								t297 = -t297
-						var t295: float = t297
-						values[0] = Vector2(t287, t295)
+								t291 = t292
+							var t293 := t289 * 16 + t291
+							t286 = ((-t293 << 1) | int(t293 == 0)) if t288 else t293 << 1
+						k0_0y[row] = t286
 					if m0 & 2:
 						if n < 10:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t303 := acc & 1023
+						var t294 := acc & 1023
 						acc >>= 10
 						n -= 10
-						if t303 >> 9:
-							t303 -= 1024
-						values[1] = (t303 * _k0)
+						k0_1[row] = t294
 					if m0 & 4:
 						if n < 7:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t304 := acc & 127
+						var t295 := acc & 127
 						acc >>= 7
 						n -= 7
-						values[2] = t304
+						k0_2[row] = t295
 					if m0 & 8:
 						if n < 12:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t306 := acc & 4095
+						var t296 := acc & 4095
 						acc >>= 12
 						n -= 12
-						var t305: float = (_k1 + t306 * _k3)
+						k0_3x[row] = t296
 						if n < 12:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t308 := acc & 4095
+						var t297 := acc & 4095
 						acc >>= 12
 						n -= 12
-						var t307: float = (_k1 + t308 * _k3)
-						values[3] = Vector2(t305, t307)
+						k0_3y[row] = t297
 				if m0 & 240:
 					if m0 & 16:
 						if n < 1:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t309 := acc & 1
+						var t298 := acc & 1
 						acc >>= 1
 						n -= 1
-						values[4] = t309
+						k0_4[row] = t298
 					if m0 & 32:
 						if n < 5:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t310 := acc & 31
+						var t299 := acc & 31
 						acc >>= 5
 						n -= 5
-						if t310 > 24:
-							return _recheck(buf, at, end, id, src.duplicate(), delta, c)
-						var t311 := (bp << 3) - n
-						if t311 + (t310 << 3) > end:
-							return _recheck(buf, at, end, id, src.duplicate(), delta, c)
-						var t313 := t311 >> 3
-						var t314 := t311 & 7
-						var t312 := PackedByteArray()
-						if t314 == 0:
-							t312 = buf.slice(t313, t313 + t310)
+						if t299 > 24:
+							return _recheck(buf, at, end, id, delta, c, st)
+						var t300 := (bp << 3) - n
+						if t300 + (t299 << 3) > end:
+							return _recheck(buf, at, end, id, delta, c, st)
+						var t302 := t300 >> 3
+						var t303 := t300 & 7
+						var t301 := PackedByteArray()
+						if t303 == 0:
+							t301 = buf.slice(t302, t302 + t299)
 						else:
-							t312.resize(t310 + 3)
-							var t315 := 0
-							while t315 < t310:
-								t312.encode_u32(t315, (buf.decode_u64(t313 + t315) >> t314) & 0xFFFFFFFF)
-								t315 += 4
-							t312.resize(t310)
-						t311 += t310 << 3
-						bp = t311 >> 3
-						acc = buf[bp] >> (t311 & 7)
-						n = 8 - (t311 & 7)
+							t301.resize(t299 + 3)
+							var t304 := 0
+							while t304 < t299:
+								t301.encode_u32(t304, (buf.decode_u64(t302 + t304) >> t303) & 0xFFFFFFFF)
+								t304 += 4
+							t301.resize(t299)
+						t300 += t299 << 3
+						bp = t300 >> 3
+						acc = buf[bp] >> (t300 & 7)
+						n = 8 - (t300 & 7)
 						bp += 1
-						var t316 := t312.get_string_from_ascii()
-						if t312.has(0) or t316.to_utf8_buffer().size() != t312.size():
-							if not _utf8_ok(t312):
-								return _recheck(buf, at, end, id, src.duplicate(), delta, c)
-							t316 = t312.get_string_from_utf8()
-						values[5] = t316
+						var t305 := t301.get_string_from_ascii()
+						if t301.has(0) or t305.to_utf8_buffer().size() != t301.size():
+							if not _utf8_ok(t301):
+								return _recheck(buf, at, end, id, delta, c, st)
+							t305 = t301.get_string_from_utf8()
+						k0_5[row] = t305
 					if m0 & 64:
 						if n < 6:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t317 := acc & 63
+						var t306 := acc & 63
 						acc >>= 6
 						n -= 6
-						values[6] = t317
+						k0_6[row] = t306
 					if m0 & 128:
 						if n < 1:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t318 := acc & 1
+						var t307 := acc & 1
 						acc >>= 1
 						n -= 1
-						values[7] = (t318 == 1)
+						k0_7[row] = t307
 			if (bp << 3) - n > end:
-				return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+				return _recheck(buf, at, end, id, delta, c, st)
 			touched.append(m0)
+			if row == dn:
+				sparse[id] = _take0(s0, row)
 		elif c == 1:
+			if not f1:  # this packet's first record of the class: copy its columns
+				fresh[1] = 1
+				sets[1] = _dup(s1)
+				f1 = true
+				s1 = sets[1]
+				k1_0x = s1[0]
+				k1_0y = s1[1]
+				k1_1x = s1[2]
+				k1_1y = s1[3]
+				k1_2 = s1[4]
+				k1_3 = s1[5]
+			if row == dn:
+				_put1(s1, row, _baselines[1] if op == 1 else sparse[id])
+			elif op == 1 and row <= dn0:  # rows grown in this packet hold the baseline
+				_put1(s1, row, _baselines[1])
 			acc = buf.decode_u32(at >> 3) >> (at & 7)
 			n = 32 - (at & 7)
 			bp = (at >> 3) + 4
@@ -1915,16 +2061,16 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t319 := acc & 7
-					if not t319 & 1:
+					var t308 := acc & 7
+					if not t308 & 1:
 						acc >>= 1
 						n -= 1
 						break
 					acc >>= 3
 					n -= 3
-					p += 1 + (t319 >> 1)
+					p += 1 + (t308 >> 1)
 					if p >= 4:
-						return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+						return _recheck(buf, at, end, id, delta, c, st)
 					m1 |= 1 << p
 			else:
 				acc >>= 1
@@ -1933,42 +2079,41 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t320 := acc & 15
+				var t309 := acc & 15
 				acc >>= 4
 				n -= 4
-				m1 |= t320 << 0
+				m1 |= t309 << 0
 			if delta:
 				if m1 & 1:
-					var t321: Vector2 = values[0]
-					var t322: float
+					var t310: int
 					if n < 14:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
 					if not acc & 1:
-						var t323 := (acc >> 1) & 15
+						var t311 := (acc >> 1) & 15
 						acc >>= 5
 						n -= 5
-						var t324 := roundi(t321.x * 16.0) + ((t323 >> 1) ^ -(t323 & 1))
-						if absi(t324) > 32783:
-							return _recheck(buf, at, end, id, src.duplicate(), delta, c)
-						t322 = t324 / 16.0
+						var t312 := (k1_0x[row] >> 1) + ((t311 >> 1) ^ -(t311 & 1))
+						if absi(t312) > 32783:
+							return _recheck(buf, at, end, id, delta, c, st)
+						t310 = t312 << 1
 					elif not acc & 2:
-						var t325 := (acc >> 2) & 127
+						var t313 := (acc >> 2) & 127
 						acc >>= 9
 						n -= 9
-						var t326 := roundi(t321.x * 16.0) + ((t325 >> 1) ^ -(t325 & 1))
-						if absi(t326) > 32783:
-							return _recheck(buf, at, end, id, src.duplicate(), delta, c)
-						t322 = t326 / 16.0
+						var t314 := (k1_0x[row] >> 1) + ((t313 >> 1) ^ -(t313 & 1))
+						if absi(t314) > 32783:
+							return _recheck(buf, at, end, id, delta, c, st)
+						t310 = t314 << 1
 					elif not acc & 4:
-						var t327 := (acc >> 3) & 2047
+						var t315 := (acc >> 3) & 2047
 						acc >>= 14
 						n -= 14
-						var t328 := roundi(t321.x * 16.0) + ((t327 >> 1) ^ -(t327 & 1))
-						if absi(t328) > 32783:
-							return _recheck(buf, at, end, id, src.duplicate(), delta, c)
-						t322 = t328 / 16.0
+						var t316 := (k1_0x[row] >> 1) + ((t315 >> 1) ^ -(t315 & 1))
+						if absi(t316) > 32783:
+							return _recheck(buf, at, end, id, delta, c, st)
+						t310 = t316 << 1
 					else:
 						acc >>= 3
 						n -= 3
@@ -1976,71 +2121,71 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t329 := acc & 3
+						var t318 := acc & 3
 						acc >>= 2
 						n -= 2
-						var t330 := 0.0
-						if t329:
+						var t317 := 0
+						if t318:
 							if n < 1:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t331 := acc & 1
+							var t319 := acc & 1
 							acc >>= 1
 							n -= 1
-							var t332 := 0
-							if t329 & 1:
+							var t320 := 0
+							if t318 & 1:
 								if n < 11:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
 									n += 32
-								var t333 := acc & 2047
+								var t321 := acc & 2047
 								acc >>= 11
 								n -= 11
-								t332 = t333 + 1
-							var t334 := 0
-							if t329 & 2:
+								t320 = t321 + 1
+							var t322 := 0
+							if t318 & 2:
 								if n < 4:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
 									n += 32
-								var t335 := acc & 15
+								var t323 := acc & 15
 								acc >>= 4
 								n -= 4
-								t334 = t335
-							t330 = t332 + t334 / 16.0
-							if t331:
-								t330 = -t330
-						t322 = t330
-					var t336: float
+								t322 = t323
+							var t324 := t320 * 16 + t322
+							t317 = ((-t324 << 1) | int(t324 == 0)) if t319 else t324 << 1
+						t310 = t317
+					k1_0x[row] = t310
+					var t325: int
 					if n < 14:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
 					if not acc & 1:
-						var t337 := (acc >> 1) & 15
+						var t326 := (acc >> 1) & 15
 						acc >>= 5
 						n -= 5
-						var t338 := roundi(t321.y * 16.0) + ((t337 >> 1) ^ -(t337 & 1))
-						if absi(t338) > 32783:
-							return _recheck(buf, at, end, id, src.duplicate(), delta, c)
-						t336 = t338 / 16.0
+						var t327 := (k1_0y[row] >> 1) + ((t326 >> 1) ^ -(t326 & 1))
+						if absi(t327) > 32783:
+							return _recheck(buf, at, end, id, delta, c, st)
+						t325 = t327 << 1
 					elif not acc & 2:
-						var t339 := (acc >> 2) & 127
+						var t328 := (acc >> 2) & 127
 						acc >>= 9
 						n -= 9
-						var t340 := roundi(t321.y * 16.0) + ((t339 >> 1) ^ -(t339 & 1))
-						if absi(t340) > 32783:
-							return _recheck(buf, at, end, id, src.duplicate(), delta, c)
-						t336 = t340 / 16.0
+						var t329 := (k1_0y[row] >> 1) + ((t328 >> 1) ^ -(t328 & 1))
+						if absi(t329) > 32783:
+							return _recheck(buf, at, end, id, delta, c, st)
+						t325 = t329 << 1
 					elif not acc & 4:
-						var t341 := (acc >> 3) & 2047
+						var t330 := (acc >> 3) & 2047
 						acc >>= 14
 						n -= 14
-						var t342 := roundi(t321.y * 16.0) + ((t341 >> 1) ^ -(t341 & 1))
-						if absi(t342) > 32783:
-							return _recheck(buf, at, end, id, src.duplicate(), delta, c)
-						t336 = t342 / 16.0
+						var t331 := (k1_0y[row] >> 1) + ((t330 >> 1) ^ -(t330 & 1))
+						if absi(t331) > 32783:
+							return _recheck(buf, at, end, id, delta, c, st)
+						t325 = t331 << 1
 					else:
 						acc >>= 3
 						n -= 3
@@ -2048,68 +2193,63 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t343 := acc & 3
+						var t333 := acc & 3
 						acc >>= 2
 						n -= 2
-						var t344 := 0.0
-						if t343:
+						var t332 := 0
+						if t333:
 							if n < 1:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t345 := acc & 1
+							var t334 := acc & 1
 							acc >>= 1
 							n -= 1
-							var t346 := 0
-							if t343 & 1:
+							var t335 := 0
+							if t333 & 1:
 								if n < 11:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
 									n += 32
-								var t347 := acc & 2047
+								var t336 := acc & 2047
 								acc >>= 11
 								n -= 11
-								t346 = t347 + 1
-							var t348 := 0
-							if t343 & 2:
+								t335 = t336 + 1
+							var t337 := 0
+							if t333 & 2:
 								if n < 4:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
 									n += 32
-								var t349 := acc & 15
+								var t338 := acc & 15
 								acc >>= 4
 								n -= 4
-								t348 = t349
-							t344 = t346 + t348 / 16.0
-							if t345:
-								t344 = -t344
-						t336 = t344
-					values[0] = Vector2(t322, t336)
+								t337 = t338
+							var t339 := t335 * 16 + t337
+							t332 = ((-t339 << 1) | int(t339 == 0)) if t334 else t339 << 1
+						t325 = t332
+					k1_0y[row] = t325
 				if m1 & 2:
-					var t350: Vector2 = values[1]
-					var t351: float
+					var t340: int
 					if n < 11:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
 					if not acc & 1:
-						var t352 := (acc >> 1) & 7
+						var t341 := (acc >> 1) & 7
 						acc >>= 4
 						n -= 4
-						var t353 := (roundi((t350.x - _k1) / _k3) + ((t352 >> 1) ^ -(t352 & 1))) & 4095
-						t351 = _k1 + t353 * _k3
+						t340 = (k1_1x[row] + ((t341 >> 1) ^ -(t341 & 1))) & 4095
 					elif not acc & 2:
-						var t354 := (acc >> 2) & 31
+						var t342 := (acc >> 2) & 31
 						acc >>= 7
 						n -= 7
-						var t355 := (roundi((t350.x - _k1) / _k3) + ((t354 >> 1) ^ -(t354 & 1))) & 4095
-						t351 = _k1 + t355 * _k3
+						t340 = (k1_1x[row] + ((t342 >> 1) ^ -(t342 & 1))) & 4095
 					elif not acc & 4:
-						var t356 := (acc >> 3) & 255
+						var t343 := (acc >> 3) & 255
 						acc >>= 11
 						n -= 11
-						var t357 := (roundi((t350.x - _k1) / _k3) + ((t356 >> 1) ^ -(t356 & 1))) & 4095
-						t351 = _k1 + t357 * _k3
+						t340 = (k1_1x[row] + ((t343 >> 1) ^ -(t343 & 1))) & 4095
 					else:
 						acc >>= 3
 						n -= 3
@@ -2117,33 +2257,31 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t358 := acc & 4095
+						var t344 := acc & 4095
 						acc >>= 12
 						n -= 12
-						t351 = (_k1 + t358 * _k3)
-					var t359: float
+						t340 = t344
+					k1_1x[row] = t340
+					var t345: int
 					if n < 11:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
 					if not acc & 1:
-						var t360 := (acc >> 1) & 7
+						var t346 := (acc >> 1) & 7
 						acc >>= 4
 						n -= 4
-						var t361 := (roundi((t350.y - _k1) / _k3) + ((t360 >> 1) ^ -(t360 & 1))) & 4095
-						t359 = _k1 + t361 * _k3
+						t345 = (k1_1y[row] + ((t346 >> 1) ^ -(t346 & 1))) & 4095
 					elif not acc & 2:
-						var t362 := (acc >> 2) & 31
+						var t347 := (acc >> 2) & 31
 						acc >>= 7
 						n -= 7
-						var t363 := (roundi((t350.y - _k1) / _k3) + ((t362 >> 1) ^ -(t362 & 1))) & 4095
-						t359 = _k1 + t363 * _k3
+						t345 = (k1_1y[row] + ((t347 >> 1) ^ -(t347 & 1))) & 4095
 					elif not acc & 4:
-						var t364 := (acc >> 3) & 255
+						var t348 := (acc >> 3) & 255
 						acc >>= 11
 						n -= 11
-						var t365 := (roundi((t350.y - _k1) / _k3) + ((t364 >> 1) ^ -(t364 & 1))) & 4095
-						t359 = _k1 + t365 * _k3
+						t345 = (k1_1y[row] + ((t348 >> 1) ^ -(t348 & 1))) & 4095
 					else:
 						acc >>= 3
 						n -= 3
@@ -2151,45 +2289,41 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t366 := acc & 4095
+						var t349 := acc & 4095
 						acc >>= 12
 						n -= 12
-						t359 = (_k1 + t366 * _k3)
-					values[1] = Vector2(t351, t359)
+						t345 = t349
+					k1_1y[row] = t345
 				if m1 & 4:
 					if n < 16:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t367 := acc & 65535
+					var t350 := acc & 65535
 					acc >>= 16
 					n -= 16
-					var t368 = null if t367 == 0 else t367 - 1
-					values[2] = t368
+					k1_2[row] = t350
 				if m1 & 8:
-					var t369: float
+					var t351: int
 					if n < 7:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
 					if not acc & 1:
-						var t370 := (acc >> 1) & 3
+						var t352 := (acc >> 1) & 3
 						acc >>= 3
 						n -= 3
-						var t371 := (roundi((values[3] - _k4) / _k6) + ((t370 >> 1) ^ -(t370 & 1))) & 63
-						t369 = _k4 + t371 * _k6
+						t351 = (k1_3[row] + ((t352 >> 1) ^ -(t352 & 1))) & 63
 					elif not acc & 2:
-						var t372 := (acc >> 2) & 7
+						var t353 := (acc >> 2) & 7
 						acc >>= 5
 						n -= 5
-						var t373 := (roundi((values[3] - _k4) / _k6) + ((t372 >> 1) ^ -(t372 & 1))) & 63
-						t369 = _k4 + t373 * _k6
+						t351 = (k1_3[row] + ((t353 >> 1) ^ -(t353 & 1))) & 63
 					elif not acc & 4:
-						var t374 := (acc >> 3) & 15
+						var t354 := (acc >> 3) & 15
 						acc >>= 7
 						n -= 7
-						var t375 := (roundi((values[3] - _k4) / _k6) + ((t374 >> 1) ^ -(t374 & 1))) & 63
-						t369 = _k4 + t375 * _k6
+						t351 = (k1_3[row] + ((t354 >> 1) ^ -(t354 & 1))) & 63
 					else:
 						acc >>= 3
 						n -= 3
@@ -2197,148 +2331,139 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, dense: Arra
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t376 := acc & 63
+						var t355 := acc & 63
 						acc >>= 6
 						n -= 6
-						t369 = (_k4 + t376 * _k6)
-					values[3] = t369
+						t351 = t355
+					k1_3[row] = t351
 			else:
 				if m1 & 1:
 					if n < 2:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t378 := acc & 3
+					var t357 := acc & 3
 					acc >>= 2
 					n -= 2
-					var t379 := 0.0
-					if t378:
+					var t356 := 0
+					if t357:
 						if n < 1:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t380 := acc & 1
+						var t358 := acc & 1
 						acc >>= 1
 						n -= 1
-						var t381 := 0
-						if t378 & 1:
+						var t359 := 0
+						if t357 & 1:
 							if n < 11:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t382 := acc & 2047
+							var t360 := acc & 2047
 							acc >>= 11
 							n -= 11
-							t381 = t382 + 1
-						var t383 := 0
-						if t378 & 2:
+							t359 = t360 + 1
+						var t361 := 0
+						if t357 & 2:
 							if n < 4:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t384 := acc & 15
+							var t362 := acc & 15
 							acc >>= 4
 							n -= 4
-							t383 = t384
-						t379 = t381 + t383 / 16.0
-						if t380:
-							t379 = -t379
-					var t377: float = t379
+							t361 = t362
+						var t363 := t359 * 16 + t361
+						t356 = ((-t363 << 1) | int(t363 == 0)) if t358 else t363 << 1
+					k1_0x[row] = t356
 					if n < 2:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t386 := acc & 3
+					var t365 := acc & 3
 					acc >>= 2
 					n -= 2
-					var t387 := 0.0
-					if t386:
+					var t364 := 0
+					if t365:
 						if n < 1:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t388 := acc & 1
+						var t366 := acc & 1
 						acc >>= 1
 						n -= 1
-						var t389 := 0
-						if t386 & 1:
+						var t367 := 0
+						if t365 & 1:
 							if n < 11:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t390 := acc & 2047
+							var t368 := acc & 2047
 							acc >>= 11
 							n -= 11
-							t389 = t390 + 1
-						var t391 := 0
-						if t386 & 2:
+							t367 = t368 + 1
+						var t369 := 0
+						if t365 & 2:
 							if n < 4:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t392 := acc & 15
+							var t370 := acc & 15
 							acc >>= 4
 							n -= 4
-							t391 = t392
-						t387 = t389 + t391 / 16.0
-						if t388:
-							t387 = -t387
-					var t385: float = t387
-					values[0] = Vector2(t377, t385)
+							t369 = t370
+						var t371 := t367 * 16 + t369
+						t364 = ((-t371 << 1) | int(t371 == 0)) if t366 else t371 << 1
+					k1_0y[row] = t364
 				if m1 & 2:
 					if n < 12:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t394 := acc & 4095
+					var t372 := acc & 4095
 					acc >>= 12
 					n -= 12
-					var t393: float = (_k1 + t394 * _k3)
+					k1_1x[row] = t372
 					if n < 12:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t396 := acc & 4095
+					var t373 := acc & 4095
 					acc >>= 12
 					n -= 12
-					var t395: float = (_k1 + t396 * _k3)
-					values[1] = Vector2(t393, t395)
+					k1_1y[row] = t373
 				if m1 & 4:
 					if n < 16:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t397 := acc & 65535
+					var t374 := acc & 65535
 					acc >>= 16
 					n -= 16
-					var t398 = null if t397 == 0 else t397 - 1
-					values[2] = t398
+					k1_2[row] = t374
 				if m1 & 8:
 					if n < 6:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t399 := acc & 63
+					var t375 := acc & 63
 					acc >>= 6
 					n -= 6
-					values[3] = (_k4 + t399 * _k6)
+					k1_3[row] = t375
 			if (bp << 3) - n > end:
-				return _recheck(buf, at, end, id, src.duplicate(), delta, c)
+				return _recheck(buf, at, end, id, delta, c, st)
 			touched.append(m1)
-		if id < dn:
-			dense[id] = values
-		elif id < 65536:
-			dn = id + 1
-			dense.resize(dn)
-			dense[id] = values
-		else:
-			sparse[id] = values
+			if row == dn:
+				sparse[id] = _take1(s1, row)
 		pos = ((bp << 3) - n + 7) >> 3
 	return pos
 
 
 ## Re-reads a record whose fast path failed with its checked twin, to name the error.
-func _recheck(buf: PackedByteArray, s: int, end: int, id: int, values: Array, delta: bool, c: int) -> int:
+## A value delta is read against the entity as the base tick holds it.
+func _recheck(buf: PackedByteArray, s: int, end: int, id: int, delta: bool, c: int, st: Array) -> int:
+	var values: Array = (_entity(st[4], id) if delta else _baselines[c]).duplicate()
 	if c == 0:
 		_c0(buf, s, end, id, values, delta)
 	elif c == 1:
@@ -2350,22 +2475,45 @@ func _recheck(buf: PackedByteArray, s: int, end: int, id: int, values: Array, de
 
 func _publish() -> void:
 	var held: Array = _states[newest_tick]
-	var dense: Array = held[0]
-	var sparse: Dictionary = held[1]
-	var dn := dense.size()
-	var live := dn - dense.count(null) + sparse.size()
+	var cls: PackedInt64Array = held[0]
+	var sets: Array = held[1]
+	var sparse: Dictionary = held[2]
+	var dn := cls.size() - 1
+	var live := cls.size() - cls.count(0) + sparse.size()
 	var view := _view
 	var shown := _view_classes
 	var pending := _pending
 	_pending = PackedInt64Array()
 	_stale = false
+	var s0: Array = sets[0]
+	var k0_0x: PackedInt64Array = s0[0]
+	var k0_0y: PackedInt64Array = s0[1]
+	var k0_1: PackedInt64Array = s0[2]
+	var k0_2: PackedInt64Array = s0[3]
+	var k0_3x: PackedInt64Array = s0[4]
+	var k0_3y: PackedInt64Array = s0[5]
+	var k0_4: PackedInt64Array = s0[6]
+	var k0_5: PackedStringArray = s0[7]
+	var k0_6: PackedInt64Array = s0[8]
+	var k0_7: PackedByteArray = s0[9]
+	var s1: Array = sets[1]
+	var k1_0x: PackedInt64Array = s1[0]
+	var k1_0y: PackedInt64Array = s1[1]
+	var k1_1x: PackedInt64Array = s1[2]
+	var k1_1y: PackedInt64Array = s1[3]
+	var k1_2: PackedInt64Array = s1[4]
+	var k1_3: PackedInt64Array = s1[5]
 	if pending.size() > 6 * live + 96:
 		view.clear()
 		shown.clear()
 		for id in dn:
-			if dense[id] != null:
-				shown[id] = dense[id][-1]
-				view[id] = _whole(dense[id])
+			var c := cls[id] - 1
+			if c >= 0:
+				shown[id] = c
+				if c == 0:
+					view[id] = {"position": Vector2((-0.0 if k0_0x[id] == 1 else (k0_0x[id] >> 1) / 16.0), (-0.0 if k0_0y[id] == 1 else (k0_0y[id] >> 1) / 16.0)), "heading": ((k0_1[id] - 1024 if k0_1[id] >> 9 else k0_1[id]) * _k0), "health": k0_2[id], "velocity": Vector2((_k1 + k0_3x[id] * _k3), (_k1 + k0_3y[id] * _k3)), "team": k0_4[id], "name": k0_5[id], "loadout.ammo": k0_6[id], "loadout.reloading": k0_7[id] == 1}
+				elif c == 1:
+					view[id] = {"position": Vector2((-0.0 if k1_0x[id] == 1 else (k1_0x[id] >> 1) / 16.0), (-0.0 if k1_0y[id] == 1 else (k1_0y[id] >> 1) / 16.0)), "velocity": Vector2((_k1 + k1_1x[id] * _k3), (_k1 + k1_1y[id] * _k3)), "shooter": (null if k1_2[id] == 0 else k1_2[id] - 1), "heat": (_k4 + k1_3[id] * _k6)}
 		for id in sparse:
 			shown[id] = sparse[id][-1]
 			view[id] = _whole(sparse[id])
@@ -2373,59 +2521,66 @@ func _publish() -> void:
 	var i := 0
 	var count := pending.size()
 	while i < count:
-		var id := pending[i]
-		var code := pending[i + 1]
-		i += 2
+		var id := pending[i] >> 3
+		var code := (pending[i] & 7) - 3
+		i += 1
 		if code == -1:
 			view.erase(id)
 			shown.erase(id)
 			continue
 		var at := i
 		i += 1
-		var got = dense[id] if id < dn else sparse.get(id)
-		if got == null:  # deleted again by a later record
+		if id >= dn:
+			var got = sparse.get(id)
+			if got != null:  # else deleted again by a later record
+				shown[id] = got[-1]
+				view[id] = _whole(got)
 			continue
-		var values: Array = got
-		var c: int = values[-1]
+		var c := cls[id] - 1
+		if c < 0:  # deleted again by a later record
+			continue
 		var shown_d = view.get(id)
 		if code != c or shown_d == null or shown.get(id, -1) != c:
 			shown[id] = c
-			view[id] = _whole(values)
+			if c == 0:
+				view[id] = {"position": Vector2((-0.0 if k0_0x[id] == 1 else (k0_0x[id] >> 1) / 16.0), (-0.0 if k0_0y[id] == 1 else (k0_0y[id] >> 1) / 16.0)), "heading": ((k0_1[id] - 1024 if k0_1[id] >> 9 else k0_1[id]) * _k0), "health": k0_2[id], "velocity": Vector2((_k1 + k0_3x[id] * _k3), (_k1 + k0_3y[id] * _k3)), "team": k0_4[id], "name": k0_5[id], "loadout.ammo": k0_6[id], "loadout.reloading": k0_7[id] == 1}
+			elif c == 1:
+				view[id] = {"position": Vector2((-0.0 if k1_0x[id] == 1 else (k1_0x[id] >> 1) / 16.0), (-0.0 if k1_0y[id] == 1 else (k1_0y[id] >> 1) / 16.0)), "velocity": Vector2((_k1 + k1_1x[id] * _k3), (_k1 + k1_1y[id] * _k3)), "shooter": (null if k1_2[id] == 0 else k1_2[id] - 1), "heat": (_k4 + k1_3[id] * _k6)}
 			continue
 		var d: Dictionary = shown_d
 		if c == 0:
 			var m0 := pending[at]
 			if m0 & 15:
 				if m0 & 1:
-					d["position"] = values[0]
+					d["position"] = Vector2((-0.0 if k0_0x[id] == 1 else (k0_0x[id] >> 1) / 16.0), (-0.0 if k0_0y[id] == 1 else (k0_0y[id] >> 1) / 16.0))
 				if m0 & 2:
-					d["heading"] = values[1]
+					d["heading"] = ((k0_1[id] - 1024 if k0_1[id] >> 9 else k0_1[id]) * _k0)
 				if m0 & 4:
-					d["health"] = values[2]
+					d["health"] = k0_2[id]
 				if m0 & 8:
-					d["velocity"] = values[3]
+					d["velocity"] = Vector2((_k1 + k0_3x[id] * _k3), (_k1 + k0_3y[id] * _k3))
 			if m0 & 240:
 				if m0 & 16:
-					d["team"] = values[4]
+					d["team"] = k0_4[id]
 				if m0 & 32:
-					d["name"] = values[5]
+					d["name"] = k0_5[id]
 				if m0 & 64:
-					d["loadout.ammo"] = values[6]
+					d["loadout.ammo"] = k0_6[id]
 				if m0 & 128:
-					d["loadout.reloading"] = values[7]
+					d["loadout.reloading"] = k0_7[id] == 1
 		elif c == 1:
 			var m1 := pending[at]
 			if m1 & 1:
-				d["position"] = values[0]
+				d["position"] = Vector2((-0.0 if k1_0x[id] == 1 else (k1_0x[id] >> 1) / 16.0), (-0.0 if k1_0y[id] == 1 else (k1_0y[id] >> 1) / 16.0))
 			if m1 & 2:
-				d["velocity"] = values[1]
+				d["velocity"] = Vector2((_k1 + k1_1x[id] * _k3), (_k1 + k1_1y[id] * _k3))
 			if m1 & 4:
-				d["shooter"] = values[2]
+				d["shooter"] = (null if k1_2[id] == 0 else k1_2[id] - 1)
 			if m1 & 8:
-				d["heat"] = values[3]
+				d["heat"] = (_k4 + k1_3[id] * _k6)
 	if view.size() != live:
 		for id in view.keys():
-			if _entity(held, id) == null:
+			if not (cls[id] if id < dn else sparse.has(id)):
 				view.erase(id)
 				shown.erase(id)
 
@@ -2474,28 +2629,31 @@ func apply(packet: PackedByteArray) -> int:
 		if stamp != FINGERPRINT:
 			return _fail("schema fingerprint %s is not ours (%s)" % [stamp, FINGERPRINT])
 		pos = 26
-	var dense := []
-	var sparse := {}
+	var held: Array = _empty
 	if base:
 		if not _states.has(base):
 			var why := "packet for tick %d is a delta from tick %d, which this client lacks"
 			return _fail(why % [tick, base])
-		var held: Array = _states[base]
-		dense = held[0].duplicate()
-		sparse = held[1].duplicate()
+		held = _states[base]
+	# The state being built: a copy of the base's class per id and sparse entities, its
+	# column sets (a class's columns are copied when this packet first writes to them), which
+	# classes are copied, and the base.
+	var st := [held[0].duplicate(), held[1].duplicate(), held[2].duplicate()]
+	st.append(_unfresh.duplicate())
+	st.append(held)
 	var buf := packet.duplicate()
 	buf.append_array(_padding)
 	var touched := PackedInt64Array()
 	var deltas := bool(flags & 4)
-	pos = _section(buf, size, pos, packet.decode_u32(10), dense, sparse, true, deltas, touched)
+	pos = _section(buf, size, pos, packet.decode_u32(10), st, true, deltas, touched)
 	if pos < 0:
 		return -1
-	pos = _section(buf, size, pos, packet.decode_u32(14), dense, sparse, false, false, touched)
+	pos = _section(buf, size, pos, packet.decode_u32(14), st, false, false, touched)
 	if pos < 0:
 		return -1
 	if pos != size:
 		return _fail("%d bytes of trailing data after the records" % (size - pos))
-	_states[tick] = [dense, sparse]
+	_states[tick] = st.slice(0, 3)
 	if tick >= newest_tick:
 		newest_tick = tick
 		_pending.append_array(touched)
@@ -2526,7 +2684,7 @@ func sorted_state() -> Array:
 ## [member node_properties]; all of them the first time, or when the node or the entity's
 ## class changed. Entities without a node, and nodes without an entity, are skipped.
 func apply_to_nodes(nodes: Dictionary) -> void:
-	var held: Array = _states.get(newest_tick, [[], {}])
+	var held: Array = _states.get(newest_tick, _empty)
 	for id in nodes:
 		var v = _entity(held, id)
 		if v == null:
@@ -2548,10 +2706,21 @@ func apply_to_nodes(nodes: Dictionary) -> void:
 
 
 ## Entity [param id]'s values (by flat index, its class id last) in [param held], a kept
-## state ([entities by id below DENSE_IDS, {larger id: entity}]), or null.
-static func _entity(held: Array, id: int) -> Variant:
-	var dense: Array = held[0]
-	return dense[id] if id < dense.size() else held[1].get(id)
+## state ([class + 1 by id, columns by class, {id from DENSE_IDS: values}]), or null.
+func _entity(held: Array, id: int) -> Variant:
+	var cls: PackedInt64Array = held[0]
+	if id >= cls.size() - 1:
+		return held[2].get(id)
+	if cls[id] == 0:
+		return null
+	return _take(held[1][cls[id] - 1], id, cls[id] - 1)
+
+
+## The held ordinal of a Coord value: round(v * scale) times 2, or 1 for -0.0.
+static func _coord_ordinal(v: float, scale: float) -> int:
+	if v == 0.0 and 1.0 / v < 0.0:
+		return 1
+	return roundi(v * scale) << 1
 
 
 ## The ticks whose states are kept (delta bases), oldest first: any of them may be acked.

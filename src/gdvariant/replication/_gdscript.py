@@ -18,14 +18,13 @@ checked twin, which checks what the Python :class:`SnapshotDecoder` checks, in t
 order, and reports the same errors in ``last_error`` and ``last_error_path`` (naming entity
 and property) instead of raising. ``_c<id>`` also decodes the class baselines at start-up.
 
-States: the ring of recent ticks (delta bases) holds each entity's values as an Array by flat
-index (its class id last), because copying an Array is cheap (about 0.3 µs for 31 values in
-Godot 4.6, the largest cost per record left) and copying a Dictionary is not (2.6 µs). A
-tick's entities are kept in an Array by entity id below ``DENSE_IDS`` (our servers hand out
-the lowest free id) and in a Dictionary above it: copying the Array per packet and indexing
-it cost much less than a Dictionary of 1,000 entities. A packet is decoded into a copy of its
-base tick's state, copying only the entities it touches, and nothing is stored until the
-whole packet has decoded.
+States: the ring of recent ticks (delta bases) holds each tick's state as one packed column
+per property, indexed by entity id (``_gdscript_columns``). A packet starts from its base
+tick's state, copies a class's columns when its first record of that class comes (a C-level
+copy per column) and stores values into them by index, so that older ticks stay intact
+without a copy per record (an Array of values per entity cost a copy of about 0.3 µs per
+record in Godot 4.6). Ids from ``DENSE_IDS`` up are kept in a Dictionary beside the
+columns. Nothing is stored until the whole packet has decoded.
 ``state`` (the newest tick, as Dictionaries) is a view built when it is read: ``apply()`` only
 queues (entity, class, mask) per record, and reading ``state`` copies the queued properties
 from the newest tick into the view's Dictionaries in place. Each delta comes from a base no
@@ -64,6 +63,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ._codecs import ArrayOf, Codec, Enum, UInt, VarUInt
+from ._gdscript_columns import column_functions, dispatch_functions
 from ._gdscript_reads import Writer, straight_bits
 from ._gdscript_records import baseline_bits, class_function, fast_run_bits, section
 from ._gdscript_runtime import (
@@ -117,7 +117,9 @@ def generate(schema: Schema, *, class_name: str | None = None) -> str:
     body = Writer()
     for lay in schema.classes:
         class_function(body, lay)
+        column_functions(body, lay)
         publish_functions(body, lay)
+    dispatch_functions(body, schema)
     section(body, schema)
     publish(body, schema)
     node_dispatch(body, schema)
@@ -175,6 +177,8 @@ def generate(schema: Schema, *, class_name: str | None = None) -> str:
     head.emit(0, 'var last_error_path := ""')
     head.emit(0, "")
     head.emit(0, "var _states := {}")
+    head.emit(0, "var _empty := []")
+    head.emit(0, "var _unfresh := PackedByteArray()")
     head.emit(0, "var _view := {}")
     head.emit(0, "var _view_classes := {}")
     head.emit(0, "var _pending := PackedInt64Array()")
@@ -192,6 +196,10 @@ def generate(schema: Schema, *, class_name: str | None = None) -> str:
     head.emit(1, "_scratch.resize(8)")
     head.emit(1, f"_padding.resize({padding})")
     head.emit(1, "_padding.fill(0)")
+    head.emit(1, f"_unfresh.resize({len(schema.classes)})")
+    head.emit(1, "_unfresh.fill(0)")
+    sets = ", ".join(f"_cols{lay.class_id}()" for lay in schema.classes)
+    head.emit(1, f"_empty = [PackedInt64Array([0]), [{sets}], {{}}]")
     head.lines.extend(body.member_lines)
     for lay in schema.classes:
         raw = baseline_bits(lay)
@@ -206,6 +214,8 @@ def generate(schema: Schema, *, class_name: str | None = None) -> str:
             f"values{lay.class_id}, false) < 0:",
         )
         head.emit(2, f'_broken = "cannot decode the baseline of {lay.name}: " + last_error')
+        head.emit(1, "else:  # the rows of a new state hold the baseline")
+        head.emit(2, f"_put{lay.class_id}(_empty[1][{lay.class_id}], 0, values{lay.class_id})")
         head.emit(1, f"_baselines.append(values{lay.class_id})")
     head.emit(0, "")
     return "\n".join([*head.lines, "", *body.lines]) + RUNTIME

@@ -47,7 +47,16 @@ from ._float_codecs import (
 if TYPE_CHECKING:
     from ._layout import ClassLayout
 
-__all__ = ["Writer", "delta", "straight_bits"]
+__all__ = [
+    "Writer",
+    "delta",
+    "held_ordinal",
+    "holds_ordinals",
+    "ordinal_delta",
+    "ordinal_read",
+    "ordinal_value",
+    "straight_bits",
+]
 
 _VAR_GROUPS_BITS = 80
 _I64_LOW_63 = "0x7FFFFFFFFFFFFFFF"
@@ -207,10 +216,11 @@ def _quant(w: Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
     return f"({low} + {q} * {step})"
 
 
-def _coord(w: Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+def _coord_fields(w: Writer, indent: int, codec: Any, out: str, zero: str) -> tuple[str, ...]:
+    """Declare ``out`` as ``zero`` and, under ``if flags:`` (left open at ``indent + 1``), read
+    a Coord's sign, its integer part (the field + 1, or 0) and its fraction (or 0)."""
     flags = w.read(indent, 2)
-    out = w.tmp()
-    w.emit(indent, f"var {out} := 0.0")
+    w.emit(indent, f"var {out} := {zero}")
     w.emit(indent, f"if {flags}:")
     sign = w.read(indent + 1, 1)
     whole = w.tmp()
@@ -222,6 +232,12 @@ def _coord(w: Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
     if codec.frac_bits:
         w.emit(indent + 1, f"if {flags} & 2:")
         w.emit(indent + 2, f"{frac} = {w.read(indent + 2, codec.frac_bits)}")
+    return sign, whole, frac
+
+
+def _coord(w: Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
+    out = w.tmp()
+    sign, whole, frac = _coord_fields(w, indent, codec, out, "0.0")
     # The scale is 2**frac_bits <= 256: exact as a literal, no conversion at run time.
     w.emit(indent + 1, f"{out} = {whole} + {frac} / {codec.scale}.0")
     w.emit(indent + 1, f"if {sign}:")
@@ -384,15 +400,22 @@ def _array_of(w: Writer, indent: int, codec: Any, where: tuple[str, str]) -> str
 
 
 def _scalar_delta(
-    w: Writer, indent: int, part: ScalarDelta, base: str, where: tuple[str, str]
+    w: Writer,
+    indent: int,
+    part: ScalarDelta,
+    base: str,
+    where: tuple[str, str],
+    *,
+    ordinal: bool = False,
 ) -> str:
     """Inline read of one value delta (wire doc §5.1) against the held value ``base``;
     returns the variable holding the new value. The prefix (up to 3 bits) is peeked at once,
     a tier's prefix and difference are taken in one read, and each tier finishes on its own
-    (no flag to test afterwards)."""
+    (no flag to test afterwards). With ``ordinal``, ``base`` and the result are held
+    ordinals (``held_ordinal``) instead of values."""
     codec = part.codec
     out = w.tmp()
-    kind = "int" if isinstance(codec, UInt | Int) else "float"
+    kind = "int" if ordinal or isinstance(codec, UInt | Int) else "float"
     w.emit(indent, f"var {out}: {kind}")
     # One refill covers the longest tier (3 + t3 <= 23 bits); the padding covers the overread.
     w.emit(indent, f"if n < {3 + part.t3}:")
@@ -407,12 +430,101 @@ def _scalar_delta(
         w.emit(indent + 1, f"var {z} := (acc >> {k + 1}) & {(1 << width) - 1}")
         w.emit(indent + 1, f"acc >>= {taken}")
         w.emit(indent + 1, f"n -= {taken}")
-        _delta_finish(w, indent + 1, part, base, z, out, where)
+        if ordinal:
+            _ordinal_finish(w, indent + 1, part, base, z, out, where)
+        else:
+            _delta_finish(w, indent + 1, part, base, z, out, where)
     w.emit(indent, "else:")
     w.emit(indent + 1, "acc >>= 3")
     w.emit(indent + 1, "n -= 3")
-    w.emit(indent + 1, f"{out} = {w.value(indent + 1, codec, where)}")
+    whole = ordinal_read(w, indent + 1, codec) if ordinal else w.value(indent + 1, codec, where)
+    w.emit(indent + 1, f"{out} = {whole}")
     return out
+
+
+def _ordinal_finish(
+    w: Writer, indent: int, part: ScalarDelta, base: str, z: str, out: str, where: tuple[str, str]
+) -> None:
+    """``out`` = the held ordinal ``base`` plus the zigzag difference ``z``."""
+    diff = f"(({z} >> 1) ^ -({z} & 1))"
+    if not isinstance(part.codec, Coord):
+        w.emit(indent, f"{out} = ({base} + {diff}) & {part.mask}")
+        return
+    o = w.tmp()
+    w.emit(indent, f"var {o} := ({base} >> 1) + {diff}")
+    w.emit(indent, f"if absi({o}) > {part.codec.max_q}:")
+    w.fail(indent + 1, where, f'"a delta past {part.codec!r}\'s range"')
+    w.emit(indent, f"{out} = {o} << 1")
+
+
+def ordinal_delta(
+    w: Writer, indent: int, part: ScalarDelta, base: str, where: tuple[str, str]
+) -> str:
+    """Inline read of one value delta against the held ordinal ``base``; returns the
+    variable holding the new held ordinal."""
+    return _scalar_delta(w, indent, part, base, where, ordinal=True)
+
+
+def holds_ordinals(coder: DeltaCoder | None) -> bool:
+    """Whether a property with this delta coder is held as ordinals (one per component):
+    the float codecs (Quant, Angle, Coord), whose value deltas then need no conversion."""
+    return coder is not None and all(
+        isinstance(part, ScalarDelta) and isinstance(part.codec, Quant | Angle | Coord)
+        for part in coder.parts
+    )
+
+
+def ordinal_read(w: Writer, indent: int, codec: Codec) -> str:
+    """Inline read of a whole Quant, Angle or Coord value as its held ordinal: the raw field
+    of Quant and Angle (the modular ordinal, §5.1), and for Coord the signed ordinal times
+    2, plus 1 for -0.0 (a sign bit on a zero magnitude, which an ordinal cannot hold)."""
+    if isinstance(codec, Quant | Angle):
+        return w.read(indent, codec.bits)
+    assert isinstance(codec, Coord)
+    out = w.tmp()
+    sign, whole, frac = _coord_fields(w, indent, codec, out, "0")
+    mag = w.tmp()
+    w.emit(indent + 1, f"var {mag} := {whole} * {codec.scale} + {frac}")
+    w.emit(indent + 1, f"{out} = ((-{mag} << 1) | int({mag} == 0)) if {sign} else {mag} << 1")
+    return out
+
+
+def _quant_step(w: Writer, codec: Quant) -> tuple[str, str]:
+    """The members holding a Quant's low end and step (computed in float64, §5)."""
+    low, high = w.exact(codec.low), w.exact(codec.high)
+    return low, w.member(f"({high} - {low}) / float({codec.levels})")
+
+
+def _angle_step(w: Writer, codec: Angle) -> str:
+    """The member holding an Angle's step."""
+    period = "float(360)" if codec.degrees else "TAU"
+    return w.member(f"{period} / float({1 << codec.bits})")
+
+
+def ordinal_value(w: Writer, codec: Codec, o: str) -> str:
+    """The value (float64) of the held ordinal ``o`` (an expression read up to three times)."""
+    if isinstance(codec, Quant):
+        low, step = _quant_step(w, codec)
+        return f"({low} + {o} * {step})"
+    if isinstance(codec, Angle):
+        step = _angle_step(w, codec)
+        top = codec.bits - 1
+        return f"(({o} - {1 << codec.bits} if {o} >> {top} else {o}) * {step})"
+    assert isinstance(codec, Coord)
+    return f"(-0.0 if {o} == 1 else ({o} >> 1) / {codec.scale}.0)"
+
+
+def held_ordinal(w: Writer, codec: Codec, v: str) -> str:
+    """The held ordinal of the value ``v`` (wire doc §5.1; exact for every value the codec
+    gives)."""
+    if isinstance(codec, Quant):
+        low, step = _quant_step(w, codec)
+        return f"roundi(({v} - {low}) / {step})"
+    if isinstance(codec, Angle):
+        step = _angle_step(w, codec)
+        return f"(roundi({v} / {step}) & {(1 << codec.bits) - 1})"
+    assert isinstance(codec, Coord)
+    return f"_coord_ordinal({v}, {codec.scale}.0)"
 
 
 def _delta_finish(

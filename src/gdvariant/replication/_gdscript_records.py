@@ -11,7 +11,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from ._gdscript_reads import Writer, delta, straight_bits
+from ._codecs import Bool, EntityRef
+from ._delta import ScalarDelta
+from ._gdscript_columns import load_columns, prop_columns
+from ._gdscript_reads import (
+    Writer,
+    delta,
+    holds_ordinals,
+    ordinal_delta,
+    ordinal_read,
+    straight_bits,
+)
 
 if TYPE_CHECKING:
     from ._flatten import FlatProp
@@ -23,10 +33,12 @@ __all__ = [
     "MASK_GROUPS",
     "baseline_bits",
     "class_function",
+    "code_bits",
     "fast_record",
     "fast_run_bits",
     "masked",
     "section",
+    "touch",
 ]
 
 # Nested sizes of the groups of properties tested together before their own bits (a sparse
@@ -110,17 +122,27 @@ def props(
     mask: str = "mask",
     at: int = 1,
     deltas: bool | None = None,
+    columns: bool = False,
 ) -> None:
-    """Each property's read under its bit of ``mask``: a value delta against ``values``
+    """Each property's read under its bit of ``mask``: a value delta against the held value
     where the codec allows it and ``deltas`` is true, a whole value where it is false, and
-    either by the GDScript ``delta`` flag where it is None. ``check``: a bounds check after
-    each property."""
+    either by the GDScript ``delta`` flag where it is None. The values go to the Array
+    ``values`` by flat index, or with ``columns`` to row ``row`` of the class's columns (in
+    their stored form, ``_gdscript_columns``). ``check``: a bounds check after each
+    property."""
+    locals_ = dict(prop_columns(lay)) if columns else {}
     for indent, prop in masked(w, lay, mask, at):
         where = (lay.name, prop.path)
         coder = lay.deltas[prop.index]
+        if columns and holds_ordinals(coder):
+            _ordinals(w, indent, lay, prop, [f"{n}[row]" for _, n, _ in locals_[prop]], deltas)
+            if check:
+                w.check_end(indent, where)
+            continue
+        slot = f"{locals_[prop][0][1]}[row]" if columns else f"values[{prop.index}]"
         if coder is not None and deltas:
-            value = delta(w, indent, coder, f"values[{prop.index}]", where)
-            w.emit(indent, f"values[{prop.index}] = {value}")
+            value = delta(w, indent, coder, slot, where)
+            w.emit(indent, f"{slot} = {value}")
             if check:
                 w.check_end(indent, where)
             continue
@@ -128,16 +150,37 @@ def props(
             coder = None
         if coder is not None:
             w.emit(indent, "if delta:")
-            value = delta(w, indent + 1, coder, f"values[{prop.index}]", where)
-            w.emit(indent + 1, f"values[{prop.index}] = {value}")
+            value = delta(w, indent + 1, coder, slot, where)
+            w.emit(indent + 1, f"{slot} = {value}")
             w.emit(indent, "else:")
             indent += 1
-        value = w.value(indent, prop.codec, where)
-        w.emit(indent, f"values[{prop.index}] = {value}")
+        if columns and isinstance(prop.codec, Bool | EntityRef):
+            value = w.read(indent, 1 if isinstance(prop.codec, Bool) else prop.codec.bits)
+        else:
+            value = w.value(indent, prop.codec, where)
+        w.emit(indent, f"{slot} = {value}")
         if coder is not None:
             indent -= 1
         if check:
             w.check_end(indent, where)
+
+
+def _ordinals(
+    w: Writer, indent: int, lay: ClassLayout, prop: FlatProp, cells: list[str], deltas: bool | None
+) -> None:
+    """The read of a property held as ordinals (``holds_ordinals``) into its column entries
+    ``cells``, one per component: value deltas against them where ``deltas``, else whole
+    values."""
+    coder = lay.deltas[prop.index]
+    assert coder is not None and deltas is not None
+    where = (lay.name, prop.path)
+    for part, cell in zip(coder.parts, cells, strict=True):
+        assert isinstance(part, ScalarDelta)
+        if deltas:
+            value = ordinal_delta(w, indent, part, cell, where)
+        else:
+            value = ordinal_read(w, indent, part.codec)
+        w.emit(indent, f"{cell} = {value}")
 
 
 def masked(
@@ -197,13 +240,14 @@ def fast_run_bits(lay: ClassLayout) -> int:
 
 
 def fast_record(w: Writer, lay: ClassLayout, indent: int, bail: str) -> None:
-    """Inline read of one record of ``lay`` from bit ``at`` into ``values``, for the section
-    loop: no call, the change list's gap and flag taken in one read, and one bounds check at
-    the record's end (or after each property, for a class whose record can be longer than
-    ``FAST_RUN_BITS``). A failed check returns ``bail``, which re-reads the record with
-    ``_c<id>`` to name the error: the fast path checks a subset of what ``_c<id>`` checks, at
-    the same bits, so ``_c<id>`` fails at or before the point where it did. Leaves the mask
-    in ``m<id>`` and the reader after the record."""
+    """Inline read of one record of ``lay`` from bit ``at`` into row ``row`` of the class's
+    columns (the locals ``k<class>_<index>``), for the section loop: no call, the change
+    list's gap and flag taken in one read, and one bounds check at the record's end (or
+    after each property, for a class whose record can be longer than ``FAST_RUN_BITS``).
+    A failed check returns ``bail``, which re-reads the record with ``_c<id>`` to name the
+    error: the fast path checks a subset of what ``_c<id>`` checks, at the same bits, so
+    ``_c<id>`` fails at or before the point where it did. Leaves the mask in ``m<id>`` and
+    the reader after the record."""
     c, count = lay.class_id, lay.count
     wide = count > 62
     m = f"m{c}"
@@ -260,30 +304,62 @@ def fast_record(w: Writer, lay: ClassLayout, indent: int, bail: str) -> None:
     if any(coder is not None for coder in lay.deltas):
         # One body for records with value deltas and one without: no test per property.
         w.emit(indent, "if delta:")
-        props(w, lay, check=checked_each, mask=m, at=indent + 1, deltas=True)
+        props(w, lay, check=checked_each, mask=m, at=indent + 1, deltas=True, columns=True)
         w.emit(indent, "else:")
-        props(w, lay, check=checked_each, mask=m, at=indent + 1, deltas=False)
+        props(w, lay, check=checked_each, mask=m, at=indent + 1, deltas=False, columns=True)
     else:
-        props(w, lay, check=checked_each, mask=m, at=indent)
+        props(w, lay, check=checked_each, mask=m, at=indent, columns=True)
     w.check_end(indent, (lay.name, ""))
     w.bail = None
 
 
+def code_bits(schema: Schema) -> int:
+    """The low bits of a ``touched`` entry that hold the record's code (see ``touch``)."""
+    return (2 * len(schema.classes)).bit_length()
+
+
+def touch(schema: Schema, code: str) -> str:
+    """The ``touched`` entry of a record of entity ``id``: the id above ``code_bits`` and the
+    code (-1 delete, c update of class c, -2 - c enter of class c) plus the class count + 1
+    below, one append per record instead of two."""
+    return f"(id << {code_bits(schema)}) | ({code} + {len(schema.classes) + 1})"
+
+
+def _copied(w: Writer, indent: int, lay: ClassLayout) -> None:
+    """In ``_section``, once ``sets`` holds this packet's copy of ``lay``'s columns: mark the
+    class copied and point its locals at the copies."""
+    c = lay.class_id
+    w.emit(indent, f"f{c} = true")
+    w.emit(indent, f"s{c} = sets[{c}]")
+    load_columns(w, indent, lay, f"s{c}", declare=False)
+
+
 def section(w: Writer, schema: Schema) -> None:
     """``_section``: one section's records, each read up to its class, then inline by
-    ``fast_record``. The usual record header (an id gap of 0) is the low 3 bits of the
-    record's first byte, read without the bit reader. Each entity's Array holds its class id
-    after its values; a state keeps them in ``dense`` (an Array by id, for ids below
-    ``DENSE_IDS``) and ``sparse`` (a Dictionary, for the rest). ``touched`` gets (id, code,
-    mask words) per record (see ``publish``)."""
+    ``fast_record`` into the class's columns (``_gdscript_columns``). The usual record
+    header (an id gap of 0) is the low 3 bits of the record's first byte, read without the
+    bit reader. ``st`` is the state being built, ``[cls, sets, sparse, fresh, base]``: the
+    first three as a kept state, ``fresh`` per class 1 once this packet copied its columns
+    (``sets`` holds the copies), and ``base`` the kept state of the base tick. A record of
+    an entity at or past ``DENSE_IDS`` goes through the scratch row. ``touched`` gets
+    ``touch`` and the mask words per record (see ``publish``)."""
     w.emit(
         0,
-        "func _section(buf: PackedByteArray, size: int, pos: int, count: int, "
-        "dense: Array, sparse: Dictionary, shared: bool, deltas: bool, "
-        "touched: PackedInt64Array) -> int:",
+        "func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, "
+        "shared: bool, deltas: bool, touched: PackedInt64Array) -> int:",
     )
+    w.emit(1, "var cls: PackedInt64Array = st[0]")
+    w.emit(1, "var sets: Array = st[1]")
+    w.emit(1, "var sparse: Dictionary = st[2]")
+    w.emit(1, "var fresh: PackedByteArray = st[3]")
+    w.emit(1, "var dn := cls.size() - 1")
+    w.emit(1, "var dn0: int = st[4][0].size() - 1")
+    for lay in schema.classes:
+        c = lay.class_id
+        w.emit(1, f"var f{c} := fresh[{c}] == 1")
+        w.emit(1, f"var s{c}: Array = sets[{c}]")
+        load_columns(w, 1, lay, f"s{c}", declare=True)
     w.emit(1, "var prev := -1")
-    w.emit(1, "var dn := dense.size()")
     w.emit(1, "var end := size << 3")
     w.emit(1, "var bp := 0")
     w.emit(1, "var acc := 0")
@@ -308,25 +384,25 @@ def section(w: Writer, schema: Schema) -> None:
     w.emit(2, "if op == 2:")
     lacks = 'return _fail("delete of entity %d, which this client lacks" % id, id)'
     w.emit(3, "if id < dn:")
-    w.emit(4, "if dense[id] == null:")
+    w.emit(4, "if cls[id] == 0:")
     w.emit(5, lacks)
-    w.emit(4, "dense[id] = null")
+    w.emit(4, "cls[id] = 0")
     w.emit(3, "elif not sparse.erase(id):")
     w.emit(4, lacks)
-    w.emit(3, "touched.append(id)")
-    w.emit(3, "touched.append(-1)")
+    w.emit(3, f"touched.append({touch(schema, '-1')})")
     w.emit(3, "pos = (at + 7) >> 3")
     w.emit(3, "continue")
     w.emit(2, "var c := 0")
-    w.emit(2, "var src: Array")
+    w.emit(2, "var row := id")
     w.emit(2, "if op == 0:")
-    w.emit(3, "var old = dense[id] if id < dn else sparse.get(id)")
-    w.emit(3, "if old == null:")
+    w.emit(3, "if id < dn:")
+    w.emit(4, "c = cls[id] - 1")
+    w.emit(3, "else:")
+    w.emit(4, "row = dn")
+    w.emit(4, "c = sparse[id][-1] if sparse.has(id) else -1")
+    w.emit(3, "if c < 0:")
     w.emit(4, 'return _fail("update of entity %d, which this client lacks" % id, id)')
-    w.emit(3, "src = old")
-    w.emit(3, "c = src[-1]")
-    w.emit(3, "touched.append(id)")
-    w.emit(3, "touched.append(c)")
+    w.emit(3, f"touched.append({touch(schema, 'c')})")
     w.emit(2, "elif op == 3 or not shared:")
     w.emit(3, 'return _fail("record op %d is not allowed here (entity %d)" % [op, id], id)')
     w.emit(2, "else:")
@@ -338,24 +414,40 @@ def section(w: Writer, schema: Schema) -> None:
         w.emit(4, 'return _fail("packet truncated in entity %d\'s class id" % id, id)')
     w.emit(3, f"if c >= {len(schema.classes)}:")
     w.emit(4, 'return _fail("entity %d enters with unknown class id %d" % [id, c], id)')
-    w.emit(3, "src = _baselines[c]")
-    w.emit(3, "touched.append(id)")
-    w.emit(3, "touched.append(-2 - c)")
+    w.emit(3, f"if id >= dn and id < {DENSE_IDS}:")
+    w.emit(4, "# A new id past the rows: every class's columns copied (if not yet) and grown.")
+    w.emit(4, f"var rows := mini(maxi(id + 2, 2 * dn + 2), {DENSE_IDS + 1})")
+    w.emit(4, "for k in sets.size():")
+    w.emit(5, "if fresh[k] == 0:")
+    w.emit(6, "fresh[k] = 1")
+    w.emit(6, "sets[k] = _dup(sets[k])")
+    w.emit(5, "_grow(sets[k], rows, _empty[1][k])")
+    w.emit(4, "cls.resize(rows)")
+    w.emit(4, "dn = rows - 1")
+    for lay in schema.classes:
+        _copied(w, 4, lay)
+    w.emit(3, "if id < dn:")
+    w.emit(4, "cls[id] = c + 1")
+    w.emit(3, "else:")
+    w.emit(4, "row = dn")
+    w.emit(3, f"touched.append({touch(schema, '-2 - c')})")
     w.emit(2, "var delta := deltas and op == 0")
-    w.emit(2, "var values := src.duplicate()")
-    bail = "_recheck(buf, at, end, id, src.duplicate(), delta, c)"
+    bail = "_recheck(buf, at, end, id, delta, c, st)"
     for lay in w.by_class(2, "c", schema.classes):
+        c = lay.class_id
+        w.emit(3, f"if not f{c}:  # this packet's first record of the class: copy its columns")
+        w.emit(4, f"fresh[{c}] = 1")
+        w.emit(4, f"sets[{c}] = _dup(s{c})")
+        _copied(w, 4, lay)
+        w.emit(3, "if row == dn:")
+        w.emit(4, f"_put{c}(s{c}, row, _baselines[{c}] if op == 1 else sparse[id])")
+        w.emit(3, "elif op == 1 and row <= dn0:  # rows grown in this packet hold the baseline")
+        w.emit(4, f"_put{c}(s{c}, row, _baselines[{c}])")
         fast_record(w, lay, 3, bail)
-        m = f"m{lay.class_id}"
+        m = f"m{c}"
         w.emit(3, f"touched.append_array({m})" if lay.count > 62 else f"touched.append({m})")
-    w.emit(2, "if id < dn:")
-    w.emit(3, "dense[id] = values")
-    w.emit(2, f"elif id < {DENSE_IDS}:")
-    w.emit(3, "dn = id + 1")
-    w.emit(3, "dense.resize(dn)")
-    w.emit(3, "dense[id] = values")
-    w.emit(2, "else:")
-    w.emit(3, "sparse[id] = values")
+        w.emit(3, "if row == dn:")
+        w.emit(4, f"sparse[id] = _take{c}(s{c}, row)")
     w.emit(2, "pos = ((bp << 3) - n + 7) >> 3")
     w.emit(1, "return pos")
     w.emit(0, "")
@@ -363,11 +455,13 @@ def section(w: Writer, schema: Schema) -> None:
     w.emit(
         0, "## Re-reads a record whose fast path failed with its checked twin, to name the error."
     )
+    w.emit(0, "## A value delta is read against the entity as the base tick holds it.")
     w.emit(
         0,
-        "func _recheck(buf: PackedByteArray, s: int, end: int, id: int, values: Array, "
-        "delta: bool, c: int) -> int:",
+        "func _recheck(buf: PackedByteArray, s: int, end: int, id: int, delta: bool, c: int, "
+        "st: Array) -> int:",
     )
+    w.emit(1, "var values: Array = (_entity(st[4], id) if delta else _baselines[c]).duplicate()")
     for lay in w.by_class(1, "c", schema.classes):
         w.emit(2, f"_c{lay.class_id}(buf, s, end, id, values, delta)")
     w.emit(1, 'if last_error == "":')

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING
 
 from ._codecs import Codec, EntityRef, Variant
 from ._float_codecs import Float32, Float64, Half
+from ._gdscript_columns import held_value, load_columns, prop_columns
 from ._gdscript_reads import Writer
-from ._gdscript_records import masked
+from ._gdscript_records import code_bits, masked
 
 if TYPE_CHECKING:
     from ._layout import ClassLayout, Schema
@@ -86,35 +87,51 @@ def node_dispatch(w: Writer, schema: Schema) -> None:
     w.emit(0, "")
 
 
+def whole_entry(w: Writer, lay: ClassLayout) -> str:
+    """A Dictionary literal of entity ``id``'s values by path, from the column locals."""
+    entries = (
+        f"{json.dumps(p.path)}: {held_value(w, lay, p, [f'{n}[id]' for _, n, _ in cols])}"
+        for p, cols in prop_columns(lay)
+    )
+    return f"{{{', '.join(entries)}}}"
+
+
 def publish(w: Writer, schema: Schema) -> None:
     """``_publish``: brings the ``state`` view from the tick it last showed to the newest
     one. Every packet applied since was a delta from a base no newer than the newest tick
     before it, so the records kept in ``_pending`` name every entity and property that
     differ, except entities that came and went in between (removed at the end). ``_pending``
-    (a PackedInt64Array) holds per record its id and a code: -1 = delete; c = update of class
-    c and -2 - c = enter of class c, each followed by the record's change mask (one int, or
-    one per 32 properties for a class of more than 62). The values are read from the newest
-    state, so a property that several packets changed is copied once with its newest value;
-    an entity whose newest class is not the view's is rebuilt whole. Too many pending
-    records, and the view is rebuilt whole."""
+    (a PackedInt64Array) holds per record its id and a code in one int (``touch``): -1 =
+    delete; c = update of class c and -2 - c = enter of class c, each followed by the
+    record's change mask (one int, or one per 32 properties for a class of more than 62).
+    The values are read from the newest state's columns, so a property that several packets
+    changed is copied once with its newest value; an entity whose newest class is not the
+    view's, or one past ``DENSE_IDS``, is rebuilt whole. Too many pending records, and the
+    view is rebuilt whole."""
     w.emit(0, "func _publish() -> void:")
     w.emit(1, "var held: Array = _states[newest_tick]")
-    w.emit(1, "var dense: Array = held[0]")
-    w.emit(1, "var sparse: Dictionary = held[1]")
-    w.emit(1, "var dn := dense.size()")
-    w.emit(1, "var live := dn - dense.count(null) + sparse.size()")
+    w.emit(1, "var cls: PackedInt64Array = held[0]")
+    w.emit(1, "var sets: Array = held[1]")
+    w.emit(1, "var sparse: Dictionary = held[2]")
+    w.emit(1, "var dn := cls.size() - 1")
+    w.emit(1, "var live := cls.size() - cls.count(0) + sparse.size()")
     w.emit(1, "var view := _view")
     w.emit(1, "var shown := _view_classes")
     w.emit(1, "var pending := _pending")
     w.emit(1, "_pending = PackedInt64Array()")
     w.emit(1, "_stale = false")
+    for lay in schema.classes:
+        w.emit(1, f"var s{lay.class_id}: Array = sets[{lay.class_id}]")
+        load_columns(w, 1, lay, f"s{lay.class_id}", declare=True)
     w.emit(1, "if pending.size() > 6 * live + 96:")
     w.emit(2, "view.clear()")
     w.emit(2, "shown.clear()")
     w.emit(2, "for id in dn:")
-    w.emit(3, "if dense[id] != null:")
-    w.emit(4, "shown[id] = dense[id][-1]")
-    w.emit(4, "view[id] = _whole(dense[id])")
+    w.emit(3, "var c := cls[id] - 1")
+    w.emit(3, "if c >= 0:")
+    w.emit(4, "shown[id] = c")
+    for lay in w.by_class(4, "c", schema.classes):
+        w.emit(5, f"view[id] = {whole_entry(w, lay)}")
     w.emit(2, "for id in sparse:")
     w.emit(3, "shown[id] = sparse[id][-1]")
     w.emit(3, "view[id] = _whole(sparse[id])")
@@ -122,9 +139,10 @@ def publish(w: Writer, schema: Schema) -> None:
     w.emit(1, "var i := 0")
     w.emit(1, "var count := pending.size()")
     w.emit(1, "while i < count:")
-    w.emit(2, "var id := pending[i]")
-    w.emit(2, "var code := pending[i + 1]")
-    w.emit(2, "i += 2")
+    bits = code_bits(schema)
+    w.emit(2, f"var id := pending[i] >> {bits}")
+    w.emit(2, f"var code := (pending[i] & {(1 << bits) - 1}) - {len(schema.classes) + 1}")
+    w.emit(2, "i += 1")
     w.emit(2, "if code == -1:")
     w.emit(3, "view.erase(id)")
     w.emit(3, "shown.erase(id)")
@@ -139,15 +157,20 @@ def publish(w: Writer, schema: Schema) -> None:
         w.emit(3, "i += 1")
     else:
         w.emit(2, "i += 1")
-    w.emit(2, "var got = dense[id] if id < dn else sparse.get(id)")
-    w.emit(2, "if got == null:  # deleted again by a later record")
+    w.emit(2, "if id >= dn:")
+    w.emit(3, "var got = sparse.get(id)")
+    w.emit(3, "if got != null:  # else deleted again by a later record")
+    w.emit(4, "shown[id] = got[-1]")
+    w.emit(4, "view[id] = _whole(got)")
     w.emit(3, "continue")
-    w.emit(2, "var values: Array = got")
-    w.emit(2, "var c: int = values[-1]")
+    w.emit(2, "var c := cls[id] - 1")
+    w.emit(2, "if c < 0:  # deleted again by a later record")
+    w.emit(3, "continue")
     w.emit(2, "var shown_d = view.get(id)")
     w.emit(2, "if code != c or shown_d == null or shown.get(id, -1) != c:")
     w.emit(3, "shown[id] = c")
-    w.emit(3, "view[id] = _whole(values)")
+    for lay in w.by_class(3, "c", schema.classes):
+        w.emit(4, f"view[id] = {whole_entry(w, lay)}")
     w.emit(3, "continue")
     w.emit(2, "var d: Dictionary = shown_d")
     for lay in w.by_class(2, "c", schema.classes):
@@ -158,11 +181,13 @@ def publish(w: Writer, schema: Schema) -> None:
             w.emit(3, f"var {m} := pending[at]")
         if not lay.props:
             w.emit(3, "pass")
+        columns = dict(prop_columns(lay))
         for indent, p in masked(w, lay, m, 3):
-            w.emit(indent, f"d[{json.dumps(p.path)}] = values[{p.index}]")
+            cells = [f"{name}[id]" for _, name, _ in columns[p]]
+            w.emit(indent, f"d[{json.dumps(p.path)}] = {held_value(w, lay, p, cells)}")
     w.emit(1, "if view.size() != live:")
     w.emit(2, "for id in view.keys():")
-    w.emit(3, "if _entity(held, id) == null:")
+    w.emit(3, "if not (cls[id] if id < dn else sparse.has(id)):")
     w.emit(4, "view.erase(id)")
     w.emit(4, "shown.erase(id)")
     w.emit(0, "")
@@ -204,28 +229,31 @@ func apply(packet: PackedByteArray) -> int:
 		if stamp != FINGERPRINT:
 			return _fail("schema fingerprint %s is not ours (%s)" % [stamp, FINGERPRINT])
 		pos = 26
-	var dense := []
-	var sparse := {}
+	var held: Array = _empty
 	if base:
 		if not _states.has(base):
 			var why := "packet for tick %d is a delta from tick %d, which this client lacks"
 			return _fail(why % [tick, base])
-		var held: Array = _states[base]
-		dense = held[0].duplicate()
-		sparse = held[1].duplicate()
+		held = _states[base]
+	# The state being built: a copy of the base's class per id and sparse entities, its
+	# column sets (a class's columns are copied when this packet first writes to them), which
+	# classes are copied, and the base.
+	var st := [held[0].duplicate(), held[1].duplicate(), held[2].duplicate()]
+	st.append(_unfresh.duplicate())
+	st.append(held)
 	var buf := packet.duplicate()
 	buf.append_array(_padding)
 	var touched := PackedInt64Array()
 	var deltas := bool(flags & 4)
-	pos = _section(buf, size, pos, packet.decode_u32(10), dense, sparse, true, deltas, touched)
+	pos = _section(buf, size, pos, packet.decode_u32(10), st, true, deltas, touched)
 	if pos < 0:
 		return -1
-	pos = _section(buf, size, pos, packet.decode_u32(14), dense, sparse, false, false, touched)
+	pos = _section(buf, size, pos, packet.decode_u32(14), st, false, false, touched)
 	if pos < 0:
 		return -1
 	if pos != size:
 		return _fail("%d bytes of trailing data after the records" % (size - pos))
-	_states[tick] = [dense, sparse]
+	_states[tick] = st.slice(0, 3)
 	if tick >= newest_tick:
 		newest_tick = tick
 		_pending.append_array(touched)
@@ -256,7 +284,7 @@ func sorted_state() -> Array:
 ## [member node_properties]; all of them the first time, or when the node or the entity's
 ## class changed. Entities without a node, and nodes without an entity, are skipped.
 func apply_to_nodes(nodes: Dictionary) -> void:
-	var held: Array = _states.get(newest_tick, [[], {}])
+	var held: Array = _states.get(newest_tick, _empty)
 	for id in nodes:
 		var v = _entity(held, id)
 		if v == null:
@@ -278,10 +306,21 @@ func apply_to_nodes(nodes: Dictionary) -> void:
 
 
 ## Entity [param id]'s values (by flat index, its class id last) in [param held], a kept
-## state ([entities by id below DENSE_IDS, {larger id: entity}]), or null.
-static func _entity(held: Array, id: int) -> Variant:
-	var dense: Array = held[0]
-	return dense[id] if id < dense.size() else held[1].get(id)
+## state ([class + 1 by id, columns by class, {id from DENSE_IDS: values}]), or null.
+func _entity(held: Array, id: int) -> Variant:
+	var cls: PackedInt64Array = held[0]
+	if id >= cls.size() - 1:
+		return held[2].get(id)
+	if cls[id] == 0:
+		return null
+	return _take(held[1][cls[id] - 1], id, cls[id] - 1)
+
+
+## The held ordinal of a Coord value: round(v * scale) times 2, or 1 for -0.0.
+static func _coord_ordinal(v: float, scale: float) -> int:
+	if v == 0.0 and 1.0 / v < 0.0:
+		return 1
+	return roundi(v * scale) << 1
 
 
 ## The ticks whose states are kept (delta bases), oldest first: any of them may be acked.
