@@ -52,4 +52,6 @@ def test_mistyped_elements_as_the_engine_keeps_them(godot4: Engine) -> None:
             theirs = _objects_as_seen(expected(got["value"], objects=allow))
             # Converted keys can meet: the engine keeps one of them, we keep both (README).
             assert canon(merge_keys(_objects_as_seen(ours))) == canon(merge_keys(theirs)), context
-    assert unmodelled <= COUNT // 20, f"{unmodelled} conversions we do not model"
+    # About 7 in 300 on the seeds tried; a bound of 30 keeps a chance excess (Poisson) far
+    # below one run in a million while still catching a rule that stops being modelled.
+    assert unmodelled <= COUNT // 10, f"{unmodelled} conversions we do not model"
