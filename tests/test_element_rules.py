@@ -125,3 +125,21 @@ def test_pandemonium_converts_nothing() -> None:
     assert admit(rules, 1.5, int(T.FLOAT), ints) is DROP
     assert admit(rules, None, int(T.NIL), objects) is None
     assert admit(rules, 7, int(T.INT), ints) == 7
+
+
+def test_a_lone_minus_into_a_packed_float_is_not_guessed() -> None:
+    """Godot 4.6.3 turned the text "-.\\t..." inside an Array bound for a typed
+    Array[PackedFloat64Array] into -0.0 (a live run, seed 488645727); without digits we
+    cannot tell which signs it counts, so such text is refused, and digit-free text without a
+    sign stays 0.0 as the golden vectors have it."""
+    floats = gd.ElementType.builtin(T.PACKED_FLOAT64_ARRAY)
+    with pytest.raises(gd.DecodeError) as caught:
+        gd.loads(gd.dumps(gd.TypedArray(floats, []))[:-4] + _one_array_of("-.x"))
+    assert caught.value.code == gd.GodotError.ERR_UNAVAILABLE
+    value = gd.loads(gd.dumps(gd.TypedArray(floats, []))[:-4] + _one_array_of("x.y"))
+    assert value == gd.TypedArray(floats, [gd.PackedFloat64Array([0.0])])
+
+
+def _one_array_of(text: str) -> bytes:
+    """A count of 1, then an untyped Array holding ``text``."""
+    return (1).to_bytes(4, "little") + gd.dumps([text])
