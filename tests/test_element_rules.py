@@ -143,3 +143,13 @@ def test_a_lone_minus_into_a_packed_float_is_not_guessed() -> None:
 def _one_array_of(text: str) -> bytes:
     """A count of 1, then an untyped Array holding ``text``."""
     return (1).to_bytes(4, "little") + gd.dumps([text])
+
+
+def test_a_quaternion_into_a_packed_vector4_is_a_zero_vector() -> None:
+    """Godot 4.6.3 (a live run, seed 78205072): an Array holding a Quaternion, bound for a
+    typed Array[PackedVector4Array], became a zero Vector4, although our Quaternion class
+    derives from Vector4."""
+    vectors = gd.ElementType.builtin(T.PACKED_VECTOR4_ARRAY)
+    data = gd.dumps(gd.TypedArray(vectors, []))[:-4] + (1).to_bytes(4, "little")
+    value = gd.loads(data + gd.dumps([gd.Quaternion(0.0, 1.0, 0.0, -0.5)]))
+    assert value == gd.TypedArray(vectors, [gd.PackedVector4Array([gd.Vector4(0, 0, 0, 0)])])

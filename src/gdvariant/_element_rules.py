@@ -326,10 +326,10 @@ def _as_color(v: Any) -> Color:
 
 def _as_vector(cls: type, size: int) -> Fn[[Any], Any]:
     def convert(v: Any) -> Any:
-        if isinstance(v, cls):
+        if type(v) is cls:  # not a subclass: a Quaternion is no Vector4 to Godot
             return v
-        if v is None or isinstance(v, (bool, int, float)) or _plain_text(v):
-            return cls(*([0.0] * size))  # measured: numbers and text give a zero vector
+        if v is None or isinstance(v, (bool, int, float, Quaternion)) or _plain_text(v):
+            return cls(*([0.0] * size))  # measured: numbers, text, Quaternions give zeros
         raise _unsupported(f"a {type(v).__name__} into a {cls.__name__} element")
 
     return convert
