@@ -26,6 +26,20 @@ def test_every_value_the_target_cannot_hold_is_listed_with_its_path() -> None:
     assert problems(values, get_profile("4")) == []
 
 
+def test_keys_the_target_would_hold_as_one_are_listed() -> None:
+    """Godot 4 compares Dictionaries by value (two ``{}`` keys are one), Godot 3 by identity;
+    Godot 3 matches NaN inside an Array, Godot 4 does not (test_engine_dictionary_keys.py)."""
+    nan = float("nan")
+    value = gd.Dictionary([({}, 1), ({}, 2), ("x", [gd.Dictionary([([nan], 3), ([nan], 4)])])])
+    four = [(p.record, p.path) for p in problems([5, value], get_profile("4"))]
+    assert four == [(1, "{key #1}")]
+    (problem,) = problems([5, value], get_profile("4"))
+    assert "Godot 4.6 holds this key and key #0 as one key" in problem.reason
+    three = [(p.record, p.path) for p in problems([value], get_profile("3"), records=False)]
+    assert three == [(None, '["x"][0]{key #1}')]
+    assert problems([value], get_profile("2.1")) == []  # no rule known: not checked
+
+
 def test_godot2_values_do_not_convert_to_godot4() -> None:
     image = gd.Image(format=4, mipmaps=0, width=1, height=1, data=b"\xff\x00\x00\xff")
     (problem,) = problems([[1, image]], get_profile("4"))

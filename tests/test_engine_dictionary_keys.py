@@ -4,6 +4,8 @@ Each case is a Dictionary of two pairs whose keys look alike; we write both pair
 decodes the bytes, and the number of pairs it keeps must be the number our rule predicts.
 The live tests compare what the engine holds through that rule, so a wrong rule makes them
 fail for some seeds only (issue 12: Godot 3 keeps two ``{}`` keys apart, Godot 4 merges them).
+The library's own rule (``gdvariant._key_rules``, which ``convert`` uses to refuse keys the
+target would fold) must predict the same count.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from engines import Engine, engine_decode
 from godot_describe import as_engine_holds, canon, expected
 
 import gdvariant as gd
+from gdvariant._key_rules import RULES, key_token
 
 pytestmark = [pytest.mark.engine, pytest.mark.usefixtures("impl")]  # every core
 
@@ -71,6 +74,7 @@ def _check(engine: Engine) -> None:
     version = engine.name
     profile = gd.get_profile(version)
     godot3 = version.startswith("3")
+    rules = RULES[profile.key_rules]
     cases = []
     for name, first, second in CASES:
         value = gd.Dictionary([(first, "first"), (second, "second")])
@@ -85,6 +89,9 @@ def _check(engine: Engine) -> None:
         ours = as_engine_holds(value, godot3)
         if canon(ours) != canon(theirs):
             wrong.append(f"{name}: the engine keeps {len(theirs)} keys, we predict {len(ours)}")
+        first, second = (key_token(key, rules) for key, _ in value.items())
+        if (1 if first == second else 2) != len(theirs):
+            wrong.append(f"{name}: the engine keeps {len(theirs)} keys, _key_rules disagrees")
     assert len(cases) >= 20, [name for name, _ in cases]
     assert not wrong, f"Godot {version}: {wrong}"
 

@@ -3,8 +3,10 @@
 The value model is the same for every release, so converting is decoding with one profile and
 encoding with the other. What cannot convert (a ``StringName`` or ``Vector2i`` for Godot 3,
 Godot 2's ``Image`` for Godot 4, a typed Array before 4.3, a lone surrogate for Godot 4...)
-is an :class:`EncodeError` from the target's encoder; :func:`problems` finds every one of them,
-not just the first, each with its path inside the value.
+is an :class:`EncodeError` from the target's encoder. A Dictionary the target can write but
+would read back shorter is one too: Godot 4 holds two ``{}`` keys that Godot 3 kept apart as
+one key (``_key_rules``). :func:`problems` finds every one of them, not just the first, each
+with its path inside the value.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 from ._codec import codec_for
 from ._collections import Dictionary, TypedArray
 from ._errors import EncodeError, key_repr
+from ._key_rules import RULES, KeyRules, key_token
 from ._profiles import Profile
 from ._types import GodotObject
 
@@ -86,12 +89,40 @@ def _walk(value: Any, path: str, profile: Profile, full: bool) -> Iterator[tuple
             yield path, exc.reason  # the container as a whole (too deep, too large...)
 
 
+def _folded(value: Any, path: str, rules: KeyRules, engine: str) -> Iterator[tuple[str, str]]:
+    """Every Dictionary key, at any depth, that the engine would hold as one with an earlier key
+    of the same Dictionary (and so keep one pair of the two). Walks without recursion, since
+    values nest to Godot's depth limit."""
+    stack = [(value, path)]
+    while stack:
+        node, where = stack.pop()
+        children = _children(node)
+        if isinstance(node, dict | Dictionary):
+            seen: dict[tuple[Any, ...], int] = {}
+            for index, (step, key) in enumerate(children[0::2]):
+                token = key_token(key, rules)
+                if token in seen:
+                    yield (
+                        where + step,
+                        f"{engine} holds this key and key #{seen[token]} as one key, "
+                        "so it would keep one of the two pairs",
+                    )
+                else:
+                    seen[token] = index
+        stack.extend((child, where + step) for step, child in reversed(children))
+
+
 def problems(
     values: list[Any], profile: Profile, *, records: bool = True, full_objects: bool = False
 ) -> list[Problem]:
-    """Every value in ``values`` (records, or one lone value) that ``profile`` cannot encode."""
+    """Every value in ``values`` (records, or one lone value) that ``profile`` cannot encode,
+    or whose Dictionary keys the engine would fold into fewer."""
     found = []
     for index, value in enumerate(values):
+        record = index if records else None
         for path, reason in _walk(value, "", profile, full_objects):
-            found.append(Problem(index if records else None, path, reason))
+            found.append(Problem(record, path, reason))
+        if profile.key_rules:
+            for path, reason in _folded(value, "", RULES[profile.key_rules], profile.engine):
+                found.append(Problem(record, path, reason))
     return found

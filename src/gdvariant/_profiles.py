@@ -71,6 +71,10 @@ class Profile:
     #: ``_element_rules.RULES`` ("godot4": convert what ``can_convert_strict`` allows, drop the
     #: rest; "pandemonium": exact type only); "" = no typed containers on the wire.
     element_rules: str = ""
+    #: Which Dictionary keys the engine holds as one: the name of a rule set in
+    #: ``_key_rules.RULES`` ("godot4": Dictionaries compare by value; "godot3": by identity);
+    #: "" = not known, not checked.
+    key_rules: str = ""
     #: Deepest nesting the decoder / encoder accepts; ``None`` = the engine has no limit.
     max_depth: int | None = GODOT_MAX_DEPTH
     max_encode_depth: int | None = GODOT_MAX_DEPTH
@@ -167,6 +171,7 @@ class Profile:
             "typed_arrays": self.typed_arrays or T.TYPED_ARRAY in self.wire_ids,
             "typed_dictionaries": self.typed_dictionaries,
             "element_rules": self.element_rules,
+            "key_rules": self.key_rules,
             "max_depth": self.max_depth,
             "max_encode_depth": self.max_encode_depth,
             "header_flags": not self.strict_header,
@@ -252,6 +257,7 @@ def _godot4(minor: int) -> Profile:
         wire_ids=_G4 if minor >= 3 else _G4_PRE43,
         typed_arrays=minor >= 3,  # PR #78219
         element_rules="godot4" if minor >= 3 else "",
+        key_rules="godot4",
         typed_arrays_as_untyped=minor < 3,
         typed_dictionaries=minor >= 4,  # PR #98120
         double_flagged=_DOUBLE_MATH - (_DOUBLE_UNFLAGGED_4_0 if minor < 2 else set()),
@@ -267,6 +273,7 @@ def _godot3(minor: int) -> Profile:
         name=f"3.{minor}",
         engine=f"Godot 3.{minor}",
         wire_ids=_G3,
+        key_rules="godot3",
         max_depth=GODOT_MAX_DEPTH if minor >= 3 else None,  # 3.3.5 / 3.4.3 / 3.5 (PR #58111)
         max_encode_depth=GODOT_MAX_DEPTH if minor >= 4 else None,  # 3.4 (PR #51068)
         int_always_64=minor == 0,  # fixed in 3.1 (dba8c3999d)
