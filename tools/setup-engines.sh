@@ -2,7 +2,8 @@
 # Install the real Godot engines used as test oracles, idempotently.
 #
 #   host:          godot3-server (Debian bookworm: Godot 3.2.3)
-#   sid chroot:    godot (Godot 4.6.x) and godot3-server (Godot 3.6.x)
+#   sid chroot:    godot (Godot 4.6.x) and godot3-server (Godot 3.6.x), and Godot 4.6's
+#                  release export template (godot-template-release, for the benchmarks)
 #
 # The chroot lives in a cache folder outside the repository
 # (GDVARIANT_CHROOT, default ~/.cache/gdvariant/sid-chroot). Needs root.
@@ -40,8 +41,11 @@ host_install() {
     fi
 }
 
+CHROOT_PACKAGES=(godot godot3-server godot-template-release ca-certificates)
+
 make_chroot() {
-    if [ -x "$CHROOT/usr/bin/godot" ] && [ -x "$CHROOT/usr/bin/godot3-server" ]; then
+    if [ -x "$CHROOT/usr/bin/godot" ] && [ -x "$CHROOT/usr/bin/godot3-server" ] \
+        && [ -x "$CHROOT/usr/bin/godot-template-release" ]; then
         return
     fi
     if [ ! -f "$CHROOT/.debootstrap-done" ]; then
@@ -55,10 +59,10 @@ make_chroot() {
     # The mirror may serve a frozen snapshot whose sid Release file is past its Valid-Until date.
     printf 'Acquire::Check-Valid-Until "false";\n' > "$CHROOT/etc/apt/apt.conf.d/99gdvariant"
     mount_chroot
-    say "installing godot and godot3-server in the chroot"
+    say "installing ${CHROOT_PACKAGES[*]} in the chroot"
     chroot "$CHROOT" apt-get update -qq
     chroot "$CHROOT" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-        --no-install-recommends godot godot3-server ca-certificates >/dev/null
+        --no-install-recommends "${CHROOT_PACKAGES[@]}" >/dev/null
 }
 
 mount_chroot() {
