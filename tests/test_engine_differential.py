@@ -161,7 +161,11 @@ VALUE_RULES: dict[str, dict[str, Callable[[Any], bool]]] = {
 }
 #: Verdict classes: (engine accepts, we accept, our error's reason) -> whether it fits.
 VERDICT_RULES: dict[str, dict[str, Callable[[bool, bool, str], bool]]] = {
-    "4.6": {},
+    "4.6": {
+        "unmodelled_element_conversion": lambda theirs, ours, reason: (
+            theirs and not ours and "gdvariant does not model that conversion" in reason
+        ),
+    },
     "3.6": {
         "godot3_accepts_invalid_utf8": lambda theirs, ours, reason: (
             theirs and not ours and reason.startswith("invalid UTF-8")

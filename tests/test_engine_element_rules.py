@@ -23,6 +23,7 @@ import gdvariant as gd
 
 pytestmark = [pytest.mark.engine, pytest.mark.usefixtures("impl")]  # every core
 COUNT = 300
+T = gd.VariantType
 
 
 def _fresh(rng: random.Random) -> object:
@@ -55,3 +56,37 @@ def test_mistyped_elements_as_the_engine_keeps_them(godot4: Engine) -> None:
     # About 7 in 300 on the seeds tried; a bound of 30 keeps a chance excess (Poisson) far
     # below one run in a million while still catching a rule that stops being modelled.
     assert unmodelled <= COUNT // 10, f"{unmodelled} conversions we do not model"
+
+
+#: Names and paths with text that would parse as a number, a colour or nothing.
+NAMES_AND_PATHS = [
+    gd.StringName("12"),
+    gd.StringName("-5"),
+    gd.StringName("red"),
+    gd.StringName("#ff0000"),
+    gd.StringName(""),
+    gd.NodePath("7"),
+    gd.NodePath("a/b:c"),
+    gd.NodePath("/root/x:y:z"),
+    gd.NodePath("../a"),
+    gd.NodePath(""),
+]
+
+
+def test_names_and_paths_into_packed_elements(godot4: Engine) -> None:
+    """A StringName or NodePath inside an Array bound for a typed Array of packed arrays: the
+    engine converts each (numbers 0, colours black, vectors zero, strings their text), and so
+    must we, with no refusal (CI seed 612648836 met one of these as an unmodelled conversion)."""
+    packed = [t for t in T if t.name.startswith("PACKED_") and t.name.endswith("_ARRAY")]
+    blobs = [
+        gd.dumps(gd.TypedArray(kind, [[value]]))
+        for kind in packed
+        for value in NAMES_AND_PATHS
+        if gd.get_profile("4.6").supports(kind)
+    ]
+    answers = engine_decode(godot4, godot4.oracle, blobs, False)
+    for blob, got in zip(blobs, answers, strict=True):
+        assert got["ok"], blob.hex()
+        ours, size = gd.decode(blob)
+        assert size == got["size"], blob.hex()
+        assert canon(ours) == canon(expected(got["value"], objects=False)), blob.hex()

@@ -275,9 +275,7 @@ def _as_int(v: Any, narrow: bool = False) -> int:
         return _trunc(v, _INT32_MIN) if narrow else _to_int(v)
     if _plain_text(v):
         return _text_number(v, "integer")
-    if isinstance(v, (StringName, NodePath)):
-        raise _unsupported(f"a {type(v).__name__} into a packed integer element")
-    return 0
+    return 0  # a StringName or NodePath too: only a String is parsed (measured, 4.6.3)
 
 
 def _as_float(v: Any) -> float:
@@ -292,18 +290,17 @@ def _as_float(v: Any) -> float:
             # "-.\t..."); which minus signs count (after blanks, mid-text) is not pinned down.
             raise _unsupported(f"the text {v[:20]!r} into a packed float element")
         return float(_text_number(v, "float"))
-    if isinstance(v, (StringName, NodePath)):
-        raise _unsupported(f"a {type(v).__name__} into a packed float element")
-    return 0.0
+    return 0.0  # a StringName or NodePath too, as for ints
 
 
 def _as_text(v: Any) -> str:
-    """``Variant::operator String`` where it is plain: text, nil, bools and ints."""
+    """``Variant::operator String`` where it is plain: text, nil, bools, ints and NodePaths
+    (written as Godot writes them: "/" first when absolute, names by "/", subnames by ":")."""
     if v is None:
         return "<null>"
     if isinstance(v, bool):
         return "true" if v else "false"
-    if isinstance(v, (int, str)):
+    if isinstance(v, (int, str, NodePath)):
         return str(v)
     raise _unsupported(f"a {type(v).__name__} into a PackedStringArray element")
 
@@ -319,17 +316,15 @@ def _as_color(v: Any) -> Color:
         if html is None and _named(v) is not None:
             raise _unsupported("a colour name into a PackedColorArray element")
         return Color() if html is None else html
-    if isinstance(v, (StringName, NodePath)):
-        raise _unsupported(f"a {type(v).__name__} into a PackedColorArray element")
-    return Color()
+    return Color()  # a StringName or NodePath too, whatever its text (measured, 4.6.3)
 
 
 def _as_vector(cls: type, size: int) -> Fn[[Any], Any]:
     def convert(v: Any) -> Any:
         if type(v) is cls:  # not a subclass: a Quaternion is no Vector4 to Godot
             return v
-        if v is None or isinstance(v, (bool, int, float, Quaternion)) or _plain_text(v):
-            return cls(*([0.0] * size))  # measured: numbers, text, Quaternions give zeros
+        if v is None or isinstance(v, (bool, int, float, Quaternion, str, NodePath)):
+            return cls(*([0.0] * size))  # measured: numbers, text, names, paths give zeros
         raise _unsupported(f"a {type(v).__name__} into a {cls.__name__} element")
 
     return convert
