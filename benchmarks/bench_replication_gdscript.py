@@ -3,13 +3,14 @@
 Builds the world of ``bench_replication.py`` and takes packets for clients whose acks lag 0
 to 8 ticks (one client per lag, the spread of the issue's 64 clients), plus a full update. The
 headline figure is the mean of ``apply()`` over lags 0-8, the decode time per packet of a
-client picked at random. It times the decoder that ``schema.to_gdscript()``
-generates (field reads inline, no call per field; ``docs/replication-wire.md`` §4) in
-headless Godot 4.6 on each packet: a fresh decoder per round is given the delta's base tick
-(a full packet of that tick, untimed) and then ``apply()`` of the packet is timed, copy of
-the base state and all. It also checks the engine's decoded full state against the server's
-quantized state, compared through ``var_to_bytes``, so the timings are of a decoder that gets
-the right answer.
+client picked at random. It times the decoder that ``schema.to_gdscript()`` generates
+(field reads inline, no call per field; ``docs/replication-wire.md`` §4) in headless Godot
+4.6, in the editor binary (a debug build, the one the tests use) and in the release export
+template a shipped game runs (``--runtime``). On each packet a fresh decoder per round is
+given the delta's base tick (a full packet of that tick, untimed) and then ``apply()`` of the
+packet is timed, copy of the base state and all. It also checks the engine's decoded full
+state against the server's quantized state, compared through ``var_to_bytes``, so the
+timings are of a decoder that gets the right answer.
 
 Values move in steps (``--values motion``, the default) or are drawn anew (``noise``), and the
 encoder sends value deltas or not (``--value-deltas on|off``), as in ``bench_replication.py``.
