@@ -1,8 +1,9 @@
 """Our side of each engine-disagreement class in ``tests/vectors/differential/classes.json``.
 
 The live test (``test_engine_differential.py``) checks the engine's side of every example;
-this one, which needs no engine, checks what each class says about us: we refuse the input,
-or we keep exactly what was written (decode -> encode gives the bytes back).
+this one, which needs no engine, checks what each class says about us: we refuse the input
+(as invalid, or as a conversion we do not model), or we keep exactly what was written
+(decode -> encode gives the bytes back).
 """
 
 from __future__ import annotations
@@ -59,6 +60,11 @@ def test_we_do_what_the_class_says(version: str, name: str, example: str) -> Non
     if name == "godot3_accepts_invalid_utf8":
         with pytest.raises(gd.DecodeError, match="invalid UTF-8"):
             gd.decode(data, version=version)
+        return
+    if name == "unmodelled_element_conversion":
+        with pytest.raises(gd.DecodeError, match="does not model") as caught:
+            gd.decode(data, version=version)
+        assert caught.value.code == gd.GodotError.ERR_UNAVAILABLE
         return
     value, _ = gd.decode(data, version=version)
     assert KEPT[name](value), "what the engine changes is still in our value"
