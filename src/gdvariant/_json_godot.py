@@ -21,6 +21,7 @@ from typing import Any
 from ._collections import ContainerKind, Dictionary, ElementType, TypedArray, godot_dictionary
 from ._errors import EncodeError
 from ._json_tagged import MATH_SIZES, MATH_TYPES, TYPE_NAMES, Bad, member
+from ._key_rules import RULES, key_token
 from ._packed import (
     PackedColorArray,
     PackedFloat32Array,
@@ -43,6 +44,8 @@ _INT64 = (-(1 << 63), (1 << 63) - 1)
 _MAX_DECIMALS = 32
 #: Godot's ``Variant::MAX_RECURSION_DEPTH``: to_native reads no deeper.
 _MAX_DEPTH = 1024
+#: to_native stores each pair in a Godot 4 Dictionary, which folds keys by these rules.
+_GODOT4_KEYS = RULES["godot4"]
 _GODOT4_TYPES = {vtype: name for vtype, name in TYPE_NAMES.items() if vtype < 100}
 _NAMED = {name: vtype for vtype, name in _GODOT4_TYPES.items()}
 
@@ -485,7 +488,7 @@ class _ToNative:
         values: list[Any] = []
         slots: dict[Any, int] = {}
         for key, value in zip(items[0::2], items[1::2], strict=True):
-            token = _key_token(key)
+            token = key_token(key, _GODOT4_KEYS)
             if token in slots:  # the same key in Godot: the later value replaces the earlier
                 values[slots[token]] = value
                 continue
@@ -517,18 +520,6 @@ class _ToNative:
                 raise exc.at(f".props[{i + 1}]") from None
         self.level -= 1
         return GodotObject(name, pairs)
-
-
-def _key_token(key: Any) -> Any:
-    """What Godot's Dictionary tells keys apart by: the type (String and StringName alike)
-    and the value, with NaN equal to NaN and -0.0 equal to 0.0."""
-    if isinstance(key, str):
-        return ("String", str(key))
-    if isinstance(key, float):
-        return ("float", "nan") if math.isnan(key) else ("float", key + 0.0)
-    if key is None or isinstance(key, bool | int):
-        return (type(key).__name__, key)
-    return (type(key).__name__, repr(key))
 
 
 def _sized(size: int, build: Fn[[list[Any]], Any], ints: bool = False) -> Fn[[str, list[Any]], Any]:
