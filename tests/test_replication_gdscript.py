@@ -32,7 +32,7 @@ from typing import Any, cast
 
 import pytest
 from engines import ENGINE_SCRIPTS, SEED, Engine, run_beside
-from replication_arena import Crate, Script, Team, build_schema
+from replication_arena import Crate, Pawn, Script, Team, build_schema
 
 import gdvariant
 from gdvariant import DecodeError
@@ -429,23 +429,18 @@ def _bad_packets(rng: random.Random) -> tuple[bytes, bytes, list[bytes]]:
     return full, delta, bad
 
 
-@pytest.mark.engine
-@pytest.mark.parametrize("checked_each", [False, True])
-def test_malformed_packets_in_the_engine(
-    godot4: Engine, checked_each: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Also with every class's fast path checking bounds after each property, as it does
-    for a class whose record can be longer than ``FAST_RUN_BITS`` (none of the arena's)."""
-    print(f"GDVARIANT_SEED={SEED}")
-    if checked_each:
-        monkeypatch.setattr(_gdscript_records, "FAST_RUN_BITS", 0)
-    full, delta, bad = _bad_packets(random.Random(SEED))
-    schema = build_schema()
-    results = _run_on_files(godot4, schema, "replication_bad_packets.gd", [full, delta, bad])
-    assert len(results) == len(bad) + 1
+def _after_full_as_ours(
+    godot4: Engine, schema: Schema, full: bytes, packets: list[bytes]
+) -> tuple[int, int]:
+    """Each packet applied by the generated decoder after ``full`` (a fresh decoder each)
+    gives what ours gives: the same tick and state, or the same error path with the state
+    kept. Returns how many were rejected and accepted."""
+    *bad, last = packets
+    results = _run_on_files(godot4, schema, "replication_bad_packets.gd", [full, last, bad])
+    assert len(results) == len(packets)
     rejected = accepted = 0
     for i, (packet, (tick, error, path, kept, state)) in enumerate(
-        zip([*bad, delta], results, strict=True)
+        zip(packets, results, strict=True)
     ):
         ours = SnapshotDecoder(schema, history=HISTORY)
         ours.apply(full)
@@ -465,4 +460,81 @@ def test_malformed_packets_in_the_engine(
             # (3.11) does not. Anything else must be byte-identical.
             assert same_but_nan_payloads(gdvariant.loads(state), want), context
         accepted += 1
+    return rejected, accepted
+
+
+@pytest.mark.engine
+@pytest.mark.parametrize("checked_each", [False, True])
+def test_malformed_packets_in_the_engine(
+    godot4: Engine, checked_each: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Also with every class's fast path checking bounds after each property, as it does
+    for a class whose record can be longer than ``FAST_RUN_BITS`` (none of the arena's)."""
+    print(f"GDVARIANT_SEED={SEED}")
+    if checked_each:
+        monkeypatch.setattr(_gdscript_records, "FAST_RUN_BITS", 0)
+    full, delta, bad = _bad_packets(random.Random(SEED))
+    rejected, accepted = _after_full_as_ours(godot4, build_schema(), full, [*bad, delta])
     assert rejected > len(full) + len(delta) and accepted > 1
+
+
+def _gap_listed(
+    schema: Schema, cls: str, indices: list[int], fields: list[tuple[int, int]]
+) -> bytes:
+    """An enter record of the next id whose change list is a gap list of ``indices``
+    (ascending, each below 2 ** index_bits, not necessarily a property), whatever its
+    length: the encoder sends the shorter form, but a decoder accepts either (wire doc §3).
+    The values are ``fields`` (bits and width per property) of the indices that exist."""
+    lay = schema.layout(cls)
+    acc, n = OP_ENTER | lay.class_id << 3, 3 + schema.class_bits
+    acc |= 1 << n  # selector: a gap list
+    n += 1
+    prev = -1
+    for i in indices:
+        acc |= (1 | (i - prev - 1) << 1) << n
+        n += 1 + lay.index_bits
+        prev = i
+    n += 1  # the closing 0 flag
+    for i in indices:
+        if i < lay.count:
+            bits, width = fields[i]
+            acc |= bits << n
+            n += width
+    return acc.to_bytes((n + 7) >> 3, "little")
+
+
+@pytest.mark.engine
+def test_gap_lists_of_every_length(godot4: Engine) -> None:
+    """The fast path reads the first entries of a gap list from the bits it already holds,
+    unrolled, and the rest in a loop (``_gdscript_records._unrolled_changes``); the encoder
+    never sends lists long enough to reach the loop. Here: enter records listing 0 to all
+    of a class's properties as gap lists, with the values of entities of a scripted world,
+    and an index past the class at each position of the list, through the generated
+    decoder as through ours."""
+    rng = random.Random(SEED)
+    schema = build_schema()
+    world = World(schema)
+    script = Script(world, rng, size=12)
+    kinds = {"Crate": Crate, "Pawn": Pawn}
+    while not all(any(type(e) is k for e in world.entities.values()) for k in kinds.values()):
+        script.step()
+    head = struct.pack("<BBIIII", 1, 3, 1, 0, 0, 0) + schema.fingerprint
+    packets = []
+    for cls, kind in kinds.items():
+        lay = schema.layout(cls)
+        ent = next(e for e in world.entities.values() if type(e) is kind)
+        fields = [codec.encode(v) for codec, v in zip(lay.codecs, ent._net_vals, strict=True)]
+        good = [
+            _gap_listed(schema, cls, sorted(rng.sample(range(lay.count), k)), fields)
+            for k in range(lay.count + 1)
+        ]
+        counts = struct.pack("<II", len(good), 0)
+        packets.append(
+            struct.pack("<BBII", 1, 3, 2, 0) + counts + schema.fingerprint + b"".join(good)
+        )
+        for k in range(7):
+            past = [*sorted(rng.sample(range(lay.count), k)), lay.count]
+            record = _gap_listed(schema, cls, past, fields)
+            packets.append(struct.pack("<BBIIII", 1, 3, 2, 0, 1, 0) + schema.fingerprint + record)
+    rejected, accepted = _after_full_as_ours(godot4, schema, head, packets)
+    assert (rejected, accepted) == (14, 2)

@@ -1288,138 +1288,150 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 		if pos >= size:
 			return _fail("packet truncated before a record at byte %d" % pos)
 		var b0 := buf[pos]
-		var op := b0 & 3
-		var at := (pos << 3) + 3
 		var id := prev + 1
-		if b0 & 4:
-			bp = at >> 3
-			acc = buf[bp] >> (at & 7)
-			n = 8 - (at & 7)
-			bp += 1
-			if n < 2:
-				acc |= buf.decode_u32(bp) << n
-				bp += 4
-				n += 32
-			var t194 := acc & 3
-			acc >>= 2
-			n -= 2
-			if t194 == 0:
-				if n < 4:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
-				var t195 := acc & 15
-				acc >>= 4
-				n -= 4
-				id += t195
-			elif t194 == 1:
-				if n < 8:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
-				var t196 := acc & 255
-				acc >>= 8
-				n -= 8
-				id += t196
-			elif t194 == 2:
-				if n < 16:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
-				var t197 := acc & 65535
-				acc >>= 16
-				n -= 16
-				id += t197
-			else:
-				if n < 32:
-					acc |= buf.decode_u32(bp) << n
-					bp += 4
-					n += 32
-				var t198 := acc & 4294967295
-				acc >>= 32
-				n -= 32
-				id += t198
-			at = (bp << 3) - n
-			if at > end:
-				return _fail("packet truncated in a record header at byte %d" % pos)
-		prev = id
-		if op == 2:
-			if id < dn:
-				if cls[id] == 0:
-					return _fail("delete of entity %d, which this client lacks" % id, id)
-				cls[id] = 0
-			elif not sparse.erase(id):
-				return _fail("delete of entity %d, which this client lacks" % id, id)
-			touched.append((id << 3) | (-1 + 3))
-			pos = (at + 7) >> 3
-			continue
+		var at := (pos << 3) + 3
 		var c := 0
 		var row := id
-		if op == 0:
-			if id < dn:
-				c = cls[id] - 1
+		var op := 0
+		var delta := deltas
+		var slow := false
+		if b0 & 7 or id >= dn:
+			op = b0 & 3
+			slow = true
+			if b0 & 4:
+				bp = at >> 3
+				acc = buf[bp] >> (at & 7)
+				n = 8 - (at & 7)
+				bp += 1
+				if n < 2:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t194 := acc & 3
+				acc >>= 2
+				n -= 2
+				if t194 == 0:
+					if n < 4:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t195 := acc & 15
+					acc >>= 4
+					n -= 4
+					id += t195
+				elif t194 == 1:
+					if n < 8:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t196 := acc & 255
+					acc >>= 8
+					n -= 8
+					id += t196
+				elif t194 == 2:
+					if n < 16:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t197 := acc & 65535
+					acc >>= 16
+					n -= 16
+					id += t197
+				else:
+					if n < 32:
+						acc |= buf.decode_u32(bp) << n
+						bp += 4
+						n += 32
+					var t198 := acc & 4294967295
+					acc >>= 32
+					n -= 32
+					id += t198
+				at = (bp << 3) - n
+				if at > end:
+					return _fail("packet truncated in a record header at byte %d" % pos)
+			prev = id
+			row = id
+			if op == 2:
+				if id < dn:
+					if cls[id] == 0:
+						return _fail("delete of entity %d, which this client lacks" % id, id)
+					cls[id] = 0
+				elif not sparse.erase(id):
+					return _fail("delete of entity %d, which this client lacks" % id, id)
+				touched.append((id << 3) | (-1 + 3))
+				pos = (at + 7) >> 3
+				continue
+			if op == 0:
+				if id < dn:
+					c = cls[id] - 1
+				else:
+					row = dn
+					c = sparse[id][-1] if sparse.has(id) else -1
+				if c < 0:
+					return _fail("update of entity %d, which this client lacks" % id, id)
+				touched.append((id << 3) | (c + 3))
+			elif op == 3 or not shared:
+				return _fail("record op %d is not allowed here (entity %d)" % [op, id], id)
 			else:
-				row = dn
-				c = sparse[id][-1] if sparse.has(id) else -1
+				bp = at >> 3
+				acc = buf[bp] >> (at & 7)
+				n = 8 - (at & 7)
+				bp += 1
+				if n < 1:
+					acc |= buf.decode_u32(bp) << n
+					bp += 4
+					n += 32
+				var t199 := acc & 1
+				acc >>= 1
+				n -= 1
+				c = t199
+				at = (bp << 3) - n
+				if at > end:
+					return _fail("packet truncated in entity %d's class id" % id, id)
+				if c >= 2:
+					return _fail("entity %d enters with unknown class id %d" % [id, c], id)
+				if id >= dn and id < 65536:
+					# A new id past the rows: every class's columns copied (if not yet) and grown.
+					var rows := mini(maxi(id + 2, 2 * dn + 2), 65537)
+					for k in sets.size():
+						if fresh[k] == 0:
+							fresh[k] = 1
+							sets[k] = _dup(sets[k])
+						_grow(sets[k], rows, _empty[1][k])
+					cls.resize(rows)
+					dn = rows - 1
+					f0 = true
+					s0 = sets[0]
+					k0_0x = s0[0]
+					k0_0y = s0[1]
+					k0_1 = s0[2]
+					k0_2 = s0[3]
+					k0_3x = s0[4]
+					k0_3y = s0[5]
+					k0_4 = s0[6]
+					k0_5 = s0[7]
+					k0_6 = s0[8]
+					k0_7 = s0[9]
+					f1 = true
+					s1 = sets[1]
+					k1_0x = s1[0]
+					k1_0y = s1[1]
+					k1_1x = s1[2]
+					k1_1y = s1[3]
+					k1_2 = s1[4]
+					k1_3 = s1[5]
+				if id < dn:
+					cls[id] = c + 1
+				else:
+					row = dn
+				touched.append((id << 3) | (-2 - c + 3))
+			delta = deltas and op == 0
+		else:
+			c = cls[id] - 1
 			if c < 0:
 				return _fail("update of entity %d, which this client lacks" % id, id)
 			touched.append((id << 3) | (c + 3))
-		elif op == 3 or not shared:
-			return _fail("record op %d is not allowed here (entity %d)" % [op, id], id)
-		else:
-			bp = at >> 3
-			acc = buf[bp] >> (at & 7)
-			n = 8 - (at & 7)
-			bp += 1
-			if n < 1:
-				acc |= buf.decode_u32(bp) << n
-				bp += 4
-				n += 32
-			var t199 := acc & 1
-			acc >>= 1
-			n -= 1
-			c = t199
-			at = (bp << 3) - n
-			if at > end:
-				return _fail("packet truncated in entity %d's class id" % id, id)
-			if c >= 2:
-				return _fail("entity %d enters with unknown class id %d" % [id, c], id)
-			if id >= dn and id < 65536:
-				# A new id past the rows: every class's columns copied (if not yet) and grown.
-				var rows := mini(maxi(id + 2, 2 * dn + 2), 65537)
-				for k in sets.size():
-					if fresh[k] == 0:
-						fresh[k] = 1
-						sets[k] = _dup(sets[k])
-					_grow(sets[k], rows, _empty[1][k])
-				cls.resize(rows)
-				dn = rows - 1
-				f0 = true
-				s0 = sets[0]
-				k0_0x = s0[0]
-				k0_0y = s0[1]
-				k0_1 = s0[2]
-				k0_2 = s0[3]
-				k0_3x = s0[4]
-				k0_3y = s0[5]
-				k0_4 = s0[6]
-				k0_5 = s0[7]
-				k0_6 = s0[8]
-				k0_7 = s0[9]
-				f1 = true
-				s1 = sets[1]
-				k1_0x = s1[0]
-				k1_0y = s1[1]
-				k1_1x = s1[2]
-				k1_1y = s1[3]
-				k1_2 = s1[4]
-				k1_3 = s1[5]
-			if id < dn:
-				cls[id] = c + 1
-			else:
-				row = dn
-			touched.append((id << 3) | (-2 - c + 3))
-		var delta := deltas and op == 0
+			prev = id
 		if c == 0:
 			if not f0:  # this packet's first record of the class: copy its columns
 				fresh[0] = 1
@@ -1436,34 +1448,82 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 				k0_5 = s0[7]
 				k0_6 = s0[8]
 				k0_7 = s0[9]
-			if row == dn:
-				_put0(s0, row, _baselines[0] if op == 1 else sparse[id])
-			elif op == 1 and row <= dn0:  # rows grown in this packet hold the baseline
-				_put0(s0, row, _baselines[0])
+			if slow:
+				if row == dn:
+					_put0(s0, row, _baselines[0] if op == 1 else sparse[id])
+				elif op == 1 and row <= dn0:  # rows grown in this packet hold the baseline
+					_put0(s0, row, _baselines[0])
 			acc = buf.decode_u32(at >> 3) >> (at & 7)
 			n = 32 - (at & 7)
 			bp = (at >> 3) + 4
 			var m0 := 0
 			if acc & 1:
-				acc >>= 1
-				n -= 1
-				var p := -1
-				while true:
-					if n < 4:
-						acc |= buf.decode_u32(bp) << n
-						bp += 4
-						n += 32
-					var t200 := acc & 15
-					if not t200 & 1:
-						acc >>= 1
-						n -= 1
-						break
-					acc >>= 4
-					n -= 4
-					p += 1 + (t200 >> 1)
+				if acc & 2:
+					var p := (acc >> 2) & 7
 					if p >= 8:
 						return _recheck(buf, at, end, id, delta, c, st)
-					m0 |= 1 << p
+					m0 = 1 << p
+					if acc & 32:
+						p += 1 + ((acc >> 6) & 7)
+						if p >= 8:
+							return _recheck(buf, at, end, id, delta, c, st)
+						m0 |= 1 << p
+						if acc & 512:
+							p += 1 + ((acc >> 10) & 7)
+							if p >= 8:
+								return _recheck(buf, at, end, id, delta, c, st)
+							m0 |= 1 << p
+							if acc & 8192:
+								p += 1 + ((acc >> 14) & 7)
+								if p >= 8:
+									return _recheck(buf, at, end, id, delta, c, st)
+								m0 |= 1 << p
+								if acc & 131072:
+									p += 1 + ((acc >> 18) & 7)
+									if p >= 8:
+										return _recheck(buf, at, end, id, delta, c, st)
+									m0 |= 1 << p
+									if acc & 2097152:
+										p += 1 + ((acc >> 22) & 7)
+										if p >= 8:
+											return _recheck(buf, at, end, id, delta, c, st)
+										m0 |= 1 << p
+										acc >>= 25
+										n -= 25
+										while true:
+											if n < 4:
+												acc |= buf.decode_u32(bp) << n
+												bp += 4
+												n += 32
+											var t200 := acc & 15
+											if not t200 & 1:
+												acc >>= 1
+												n -= 1
+												break
+											acc >>= 4
+											n -= 4
+											p += 1 + (t200 >> 1)
+											if p >= 8:
+												return _recheck(buf, at, end, id, delta, c, st)
+											m0 |= 1 << p
+									else:
+										acc >>= 22
+										n -= 22
+								else:
+									acc >>= 18
+									n -= 18
+							else:
+								acc >>= 14
+								n -= 14
+						else:
+							acc >>= 10
+							n -= 10
+					else:
+						acc >>= 6
+						n -= 6
+				else:
+					acc >>= 2
+					n -= 2
 			else:
 				acc >>= 1
 				n -= 1
@@ -1474,7 +1534,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 				var t201 := acc & 255
 				acc >>= 8
 				n -= 8
-				m0 |= t201 << 0
+				m0 = t201
 			if delta:
 				if m0 & 15:
 					if m0 & 1:
@@ -2027,11 +2087,13 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 						acc >>= 1
 						n -= 1
 						k0_7[row] = t307
-			if (bp << 3) - n > end:
+			var e := (bp << 3) - n
+			if e > end:
 				return _recheck(buf, at, end, id, delta, c, st)
 			touched.append(m0)
 			if row == dn:
 				sparse[id] = _take0(s0, row)
+			pos = (e + 7) >> 3
 		elif c == 1:
 			if not f1:  # this packet's first record of the class: copy its columns
 				fresh[1] = 1
@@ -2044,34 +2106,98 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 				k1_1y = s1[3]
 				k1_2 = s1[4]
 				k1_3 = s1[5]
-			if row == dn:
-				_put1(s1, row, _baselines[1] if op == 1 else sparse[id])
-			elif op == 1 and row <= dn0:  # rows grown in this packet hold the baseline
-				_put1(s1, row, _baselines[1])
+			if slow:
+				if row == dn:
+					_put1(s1, row, _baselines[1] if op == 1 else sparse[id])
+				elif op == 1 and row <= dn0:  # rows grown in this packet hold the baseline
+					_put1(s1, row, _baselines[1])
 			acc = buf.decode_u32(at >> 3) >> (at & 7)
 			n = 32 - (at & 7)
 			bp = (at >> 3) + 4
 			var m1 := 0
 			if acc & 1:
-				acc >>= 1
-				n -= 1
-				var p := -1
-				while true:
-					if n < 3:
-						acc |= buf.decode_u32(bp) << n
-						bp += 4
-						n += 32
-					var t308 := acc & 7
-					if not t308 & 1:
-						acc >>= 1
-						n -= 1
-						break
-					acc >>= 3
-					n -= 3
-					p += 1 + (t308 >> 1)
+				if acc & 2:
+					var p := (acc >> 2) & 3
 					if p >= 4:
 						return _recheck(buf, at, end, id, delta, c, st)
-					m1 |= 1 << p
+					m1 = 1 << p
+					if acc & 16:
+						p += 1 + ((acc >> 5) & 3)
+						if p >= 4:
+							return _recheck(buf, at, end, id, delta, c, st)
+						m1 |= 1 << p
+						if acc & 128:
+							p += 1 + ((acc >> 8) & 3)
+							if p >= 4:
+								return _recheck(buf, at, end, id, delta, c, st)
+							m1 |= 1 << p
+							if acc & 1024:
+								p += 1 + ((acc >> 11) & 3)
+								if p >= 4:
+									return _recheck(buf, at, end, id, delta, c, st)
+								m1 |= 1 << p
+								if acc & 8192:
+									p += 1 + ((acc >> 14) & 3)
+									if p >= 4:
+										return _recheck(buf, at, end, id, delta, c, st)
+									m1 |= 1 << p
+									if acc & 65536:
+										p += 1 + ((acc >> 17) & 3)
+										if p >= 4:
+											return _recheck(buf, at, end, id, delta, c, st)
+										m1 |= 1 << p
+										if acc & 524288:
+											p += 1 + ((acc >> 20) & 3)
+											if p >= 4:
+												return _recheck(buf, at, end, id, delta, c, st)
+											m1 |= 1 << p
+											if acc & 4194304:
+												p += 1 + ((acc >> 23) & 3)
+												if p >= 4:
+													return _recheck(buf, at, end, id, delta, c, st)
+												m1 |= 1 << p
+												acc >>= 25
+												n -= 25
+												while true:
+													if n < 3:
+														acc |= buf.decode_u32(bp) << n
+														bp += 4
+														n += 32
+													var t308 := acc & 7
+													if not t308 & 1:
+														acc >>= 1
+														n -= 1
+														break
+													acc >>= 3
+													n -= 3
+													p += 1 + (t308 >> 1)
+													if p >= 4:
+														return _recheck(buf, at, end, id, delta, c, st)
+													m1 |= 1 << p
+											else:
+												acc >>= 23
+												n -= 23
+										else:
+											acc >>= 20
+											n -= 20
+									else:
+										acc >>= 17
+										n -= 17
+								else:
+									acc >>= 14
+									n -= 14
+							else:
+								acc >>= 11
+								n -= 11
+						else:
+							acc >>= 8
+							n -= 8
+					else:
+						acc >>= 5
+						n -= 5
+				else:
+					acc >>= 2
+					n -= 2
 			else:
 				acc >>= 1
 				n -= 1
@@ -2082,7 +2208,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 				var t309 := acc & 15
 				acc >>= 4
 				n -= 4
-				m1 |= t309 << 0
+				m1 = t309
 			if delta:
 				if m1 & 1:
 					var t310: int
@@ -2451,12 +2577,13 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 					acc >>= 6
 					n -= 6
 					k1_3[row] = t375
-			if (bp << 3) - n > end:
+			var e := (bp << 3) - n
+			if e > end:
 				return _recheck(buf, at, end, id, delta, c, st)
 			touched.append(m1)
 			if row == dn:
 				sparse[id] = _take1(s1, row)
-		pos = ((bp << 3) - n + 7) >> 3
+			pos = (e + 7) >> 3
 	return pos
 
 

@@ -31,6 +31,7 @@ __all__ = [
     "DENSE_IDS",
     "FAST_RUN_BITS",
     "MASK_GROUPS",
+    "RECORD_START_BITS",
     "baseline_bits",
     "class_function",
     "code_bits",
@@ -50,6 +51,10 @@ MASK_GROUPS = (4,)
 # hand out the lowest free id, so ids stay below the most entities alive at once); copying
 # and indexing it is much cheaper than a Dictionary's. Larger ids go to a Dictionary.
 DENSE_IDS = 1 << 16
+
+# The bits a record's reader holds when it starts (``n = 32 - (at & 7)``, at least 25): the
+# first entries of a gap list are read from them with no refill.
+RECORD_START_BITS = 25
 
 # The fast path reads up to this many bits between two bounds checks (the zero padding after
 # the packet covers them); a class whose whole record can be longer checks after each property.
@@ -261,35 +266,45 @@ def fast_record(w: Writer, lay: ClassLayout, indent: int, bail: str) -> None:
         w.emit(indent, f"{m}.resize({words})")
     else:
         w.emit(indent, f"var {m} := 0")
-    # n >= 25 here, so the selector needs no refill.
+    # n >= 25 here (RECORD_START_BITS), so the selector needs no refill.
     w.emit(indent, "if acc & 1:")
-    w.emit(indent + 1, "acc >>= 1")
-    w.emit(indent + 1, "n -= 1")
-    w.emit(indent + 1, "var p := -1")
     step = 1 + lay.index_bits
-    w.emit(indent + 1, "while true:")
+    unrolled = 0 if wide else (RECORD_START_BITS - 1) // step
+    inner = _unrolled_changes(w, indent + 1, lay, m, unrolled, bail)
+    if unrolled:
+        w.emit(inner, f"acc >>= {1 + unrolled * step}")
+        w.emit(inner, f"n -= {1 + unrolled * step}")
+    else:
+        w.emit(inner, "acc >>= 1")
+        w.emit(inner, "n -= 1")
+        w.emit(inner, "var p := -1")
+    w.emit(inner, "while true:")
     if step <= 32:
         g = w.tmp()
-        w.emit(indent + 2, f"if n < {step}:")
-        w.emit(indent + 3, "acc |= buf.decode_u32(bp) << n")
-        w.emit(indent + 3, "bp += 4")
-        w.emit(indent + 3, "n += 32")
-        w.emit(indent + 2, f"var {g} := acc & {(1 << step) - 1}")
-        w.emit(indent + 2, f"if not {g} & 1:")
-        w.emit(indent + 3, "acc >>= 1")
-        w.emit(indent + 3, "n -= 1")
-        w.emit(indent + 3, "break")
-        w.emit(indent + 2, f"acc >>= {step}")
-        w.emit(indent + 2, f"n -= {step}")
-        w.emit(indent + 2, f"p += 1 + ({g} >> 1)")
+        w.emit(inner + 1, f"if n < {step}:")
+        w.emit(inner + 2, "acc |= buf.decode_u32(bp) << n")
+        w.emit(inner + 2, "bp += 4")
+        w.emit(inner + 2, "n += 32")
+        w.emit(inner + 1, f"var {g} := acc & {(1 << step) - 1}")
+        w.emit(inner + 1, f"if not {g} & 1:")
+        w.emit(inner + 2, "acc >>= 1")
+        w.emit(inner + 2, "n -= 1")
+        w.emit(inner + 2, "break")
+        w.emit(inner + 1, f"acc >>= {step}")
+        w.emit(inner + 1, f"n -= {step}")
+        w.emit(inner + 1, f"p += 1 + ({g} >> 1)")
     else:
-        more = w.read(indent + 2, 1)
-        w.emit(indent + 2, f"if not {more}:")
-        w.emit(indent + 3, "break")
-        w.emit(indent + 2, f"p += 1 + {w.read(indent + 2, lay.index_bits)}")
-    w.emit(indent + 2, f"if p >= {count}:")
-    w.emit(indent + 3, f"return {bail}")
-    w.emit(indent + 2, f"{m}[p >> 5] |= 1 << (p & 31)" if wide else f"{m} |= 1 << p")
+        more = w.read(inner + 1, 1)
+        w.emit(inner + 1, f"if not {more}:")
+        w.emit(inner + 2, "break")
+        w.emit(inner + 1, f"p += 1 + {w.read(inner + 1, lay.index_bits)}")
+    w.emit(inner + 1, f"if p >= {count}:")
+    w.emit(inner + 2, f"return {bail}")
+    w.emit(inner + 1, f"{m}[p >> 5] |= 1 << (p & 31)" if wide else f"{m} |= 1 << p")
+    for k in reversed(range(unrolled)):  # the list ended after entry k: its 0 flag taken
+        w.emit(indent + 1 + k, "else:")
+        w.emit(indent + 2 + k, f"acc >>= {2 + k * step}")
+        w.emit(indent + 2 + k, f"n -= {2 + k * step}")
     w.emit(indent, "else:")
     w.emit(indent + 1, "acc >>= 1")
     w.emit(indent + 1, "n -= 1")
@@ -297,7 +312,10 @@ def fast_record(w: Writer, lay: ClassLayout, indent: int, bail: str) -> None:
         w.emit(indent + 1, "pass")
     for k in range(words):
         piece = w.read(indent + 1, min(32, count - 32 * k))
-        w.emit(indent + 1, f"{m}[{k}] = {piece}" if wide else f"{m} |= {piece} << {32 * k}")
+        if wide:
+            w.emit(indent + 1, f"{m}[{k}] = {piece}")
+        else:
+            w.emit(indent + 1, f"{m} = {piece}" if k == 0 else f"{m} |= {piece} << {32 * k}")
     checked_each = _checked_each(lay)
     if checked_each:
         w.check_end(indent, (lay.name, ""))
@@ -309,8 +327,30 @@ def fast_record(w: Writer, lay: ClassLayout, indent: int, bail: str) -> None:
         props(w, lay, check=checked_each, mask=m, at=indent + 1, deltas=False, columns=True)
     else:
         props(w, lay, check=checked_each, mask=m, at=indent, columns=True)
-    w.check_end(indent, (lay.name, ""))
+    w.emit(indent, "var e := (bp << 3) - n")
+    w.emit(indent, "if e > end:")
+    w.emit(indent + 1, f"return {bail}")
     w.bail = None
+
+
+def _unrolled_changes(
+    w: Writer, indent: int, lay: ClassLayout, m: str, entries: int, bail: str
+) -> int:
+    """The first ``entries`` entries of a gap list, read from the bits already in ``acc``
+    (their flags and gaps lie below ``RECORD_START_BITS``) with no refill and no loop: one
+    ``if`` per entry's flag, nested. Leaves ``p`` at the last index and returns the indent
+    inside the innermost ``if``, where the list goes on (a generic loop); each ``if`` gets
+    its ``else`` (the list ended there) from the caller."""
+    step = 1 + lay.index_bits
+    gap = (1 << lay.index_bits) - 1
+    for k in range(entries):
+        w.emit(indent + k, f"if acc & {1 << (1 + k * step)}:")
+        index = f"(acc >> {2 + k * step}) & {gap}"
+        w.emit(indent + k + 1, f"var p := {index}" if k == 0 else f"p += 1 + ({index})")
+        w.emit(indent + k + 1, f"if p >= {lay.count}:")
+        w.emit(indent + k + 2, f"return {bail}")
+        w.emit(indent + k + 1, f"{m} = 1 << p" if k == 0 else f"{m} |= 1 << p")
+    return indent + entries
 
 
 def code_bits(schema: Schema) -> int:
@@ -332,6 +372,84 @@ def _copied(w: Writer, indent: int, lay: ClassLayout) -> None:
     w.emit(indent, f"f{c} = true")
     w.emit(indent, f"s{c} = sets[{c}]")
     load_columns(w, indent, lay, f"s{c}", declare=False)
+
+
+def _by_class(w: Writer, schema: Schema, indent: int) -> Iterator[tuple[ClassLayout, int]]:
+    """Per class, (layout, indent of its branch): ``if c == <id>:`` branches, or for a
+    one-class schema the code itself, untested (``c`` can only be 0 there)."""
+    if len(schema.classes) == 1:
+        yield schema.classes[0], indent
+        return
+    for lay in w.by_class(indent, "c", schema.classes):
+        yield lay, indent + 1
+
+
+def _slow_header(w: Writer, schema: Schema, i: int) -> None:
+    """In ``_section``, a record other than an update of the next id in the rows: its op, id
+    gap and class; a delete ends here. Sets ``slow``, ``op``, ``id``, ``row``, ``c``, ``at``
+    (the bit after the header) and ``delta``."""
+    w.emit(i, "op = b0 & 3")
+    w.emit(i, "slow = true")
+    w.emit(i, "if b0 & 4:")
+    w.resync(i + 1, "at")
+    size = w.read(i + 1, 2)
+    for k, width in enumerate((4, 8, 16, 32)):
+        w.emit(i + 1, f"{'if' if k == 0 else 'elif'} {size} == {k}:" if k < 3 else "else:")
+        w.emit(i + 2, f"id += {w.read(i + 2, width)}")
+    w.emit(i + 1, "at = (bp << 3) - n")
+    w.emit(i + 1, "if at > end:")
+    w.emit(i + 2, 'return _fail("packet truncated in a record header at byte %d" % pos)')
+    w.emit(i, "prev = id")
+    w.emit(i, "row = id")
+    w.emit(i, "if op == 2:")
+    lacks = 'return _fail("delete of entity %d, which this client lacks" % id, id)'
+    w.emit(i + 1, "if id < dn:")
+    w.emit(i + 2, "if cls[id] == 0:")
+    w.emit(i + 3, lacks)
+    w.emit(i + 2, "cls[id] = 0")
+    w.emit(i + 1, "elif not sparse.erase(id):")
+    w.emit(i + 2, lacks)
+    w.emit(i + 1, f"touched.append({touch(schema, '-1')})")
+    w.emit(i + 1, "pos = (at + 7) >> 3")
+    w.emit(i + 1, "continue")
+    w.emit(i, "if op == 0:")
+    w.emit(i + 1, "if id < dn:")
+    w.emit(i + 2, "c = cls[id] - 1")
+    w.emit(i + 1, "else:")
+    w.emit(i + 2, "row = dn")
+    w.emit(i + 2, "c = sparse[id][-1] if sparse.has(id) else -1")
+    w.emit(i + 1, "if c < 0:")
+    w.emit(i + 2, 'return _fail("update of entity %d, which this client lacks" % id, id)')
+    w.emit(i + 1, f"touched.append({touch(schema, 'c')})")
+    w.emit(i, "elif op == 3 or not shared:")
+    w.emit(i + 1, 'return _fail("record op %d is not allowed here (entity %d)" % [op, id], id)')
+    w.emit(i, "else:")
+    if schema.class_bits:
+        w.resync(i + 1, "at")
+        w.emit(i + 1, f"c = {w.read(i + 1, schema.class_bits)}")
+        w.emit(i + 1, "at = (bp << 3) - n")
+        w.emit(i + 1, "if at > end:")
+        w.emit(i + 2, 'return _fail("packet truncated in entity %d\'s class id" % id, id)')
+    w.emit(i + 1, f"if c >= {len(schema.classes)}:")
+    w.emit(i + 2, 'return _fail("entity %d enters with unknown class id %d" % [id, c], id)')
+    w.emit(i + 1, f"if id >= dn and id < {DENSE_IDS}:")
+    w.emit(i + 2, "# A new id past the rows: every class's columns copied (if not yet) and grown.")
+    w.emit(i + 2, f"var rows := mini(maxi(id + 2, 2 * dn + 2), {DENSE_IDS + 1})")
+    w.emit(i + 2, "for k in sets.size():")
+    w.emit(i + 3, "if fresh[k] == 0:")
+    w.emit(i + 4, "fresh[k] = 1")
+    w.emit(i + 4, "sets[k] = _dup(sets[k])")
+    w.emit(i + 3, "_grow(sets[k], rows, _empty[1][k])")
+    w.emit(i + 2, "cls.resize(rows)")
+    w.emit(i + 2, "dn = rows - 1")
+    for lay in schema.classes:
+        _copied(w, i + 2, lay)
+    w.emit(i + 1, "if id < dn:")
+    w.emit(i + 2, "cls[id] = c + 1")
+    w.emit(i + 1, "else:")
+    w.emit(i + 2, "row = dn")
+    w.emit(i + 1, f"touched.append({touch(schema, '-2 - c')})")
+    w.emit(i, "delta = deltas and op == 0")
 
 
 def section(w: Writer, schema: Schema) -> None:
@@ -368,87 +486,41 @@ def section(w: Writer, schema: Schema) -> None:
     w.emit(2, "if pos >= size:")
     w.emit(3, 'return _fail("packet truncated before a record at byte %d" % pos)')
     w.emit(2, "var b0 := buf[pos]")
-    w.emit(2, "var op := b0 & 3")
-    w.emit(2, "var at := (pos << 3) + 3")
     w.emit(2, "var id := prev + 1")
-    w.emit(2, "if b0 & 4:")
-    w.resync(3, "at")
-    size = w.read(3, 2)
-    for k, width in enumerate((4, 8, 16, 32)):
-        w.emit(3, f"{'if' if k == 0 else 'elif'} {size} == {k}:" if k < 3 else "else:")
-        w.emit(4, f"id += {w.read(4, width)}")
-    w.emit(3, "at = (bp << 3) - n")
-    w.emit(3, "if at > end:")
-    w.emit(4, 'return _fail("packet truncated in a record header at byte %d" % pos)')
-    w.emit(2, "prev = id")
-    w.emit(2, "if op == 2:")
-    lacks = 'return _fail("delete of entity %d, which this client lacks" % id, id)'
-    w.emit(3, "if id < dn:")
-    w.emit(4, "if cls[id] == 0:")
-    w.emit(5, lacks)
-    w.emit(4, "cls[id] = 0")
-    w.emit(3, "elif not sparse.erase(id):")
-    w.emit(4, lacks)
-    w.emit(3, f"touched.append({touch(schema, '-1')})")
-    w.emit(3, "pos = (at + 7) >> 3")
-    w.emit(3, "continue")
+    w.emit(2, "var at := (pos << 3) + 3")
     w.emit(2, "var c := 0")
     w.emit(2, "var row := id")
-    w.emit(2, "if op == 0:")
-    w.emit(3, "if id < dn:")
-    w.emit(4, "c = cls[id] - 1")
-    w.emit(3, "else:")
-    w.emit(4, "row = dn")
-    w.emit(4, "c = sparse[id][-1] if sparse.has(id) else -1")
+    w.emit(2, "var op := 0")
+    w.emit(2, "var delta := deltas")
+    w.emit(2, "var slow := false")
+    # The usual record, an update of the next id (low 3 bits 0) in the rows, skips the rest.
+    w.emit(2, "if b0 & 7 or id >= dn:")
+    _slow_header(w, schema, 3)
+    w.emit(2, "else:")
+    w.emit(3, "c = cls[id] - 1")
     w.emit(3, "if c < 0:")
     w.emit(4, 'return _fail("update of entity %d, which this client lacks" % id, id)')
     w.emit(3, f"touched.append({touch(schema, 'c')})")
-    w.emit(2, "elif op == 3 or not shared:")
-    w.emit(3, 'return _fail("record op %d is not allowed here (entity %d)" % [op, id], id)')
-    w.emit(2, "else:")
-    if schema.class_bits:
-        w.resync(3, "at")
-        w.emit(3, f"c = {w.read(3, schema.class_bits)}")
-        w.emit(3, "at = (bp << 3) - n")
-        w.emit(3, "if at > end:")
-        w.emit(4, 'return _fail("packet truncated in entity %d\'s class id" % id, id)')
-    w.emit(3, f"if c >= {len(schema.classes)}:")
-    w.emit(4, 'return _fail("entity %d enters with unknown class id %d" % [id, c], id)')
-    w.emit(3, f"if id >= dn and id < {DENSE_IDS}:")
-    w.emit(4, "# A new id past the rows: every class's columns copied (if not yet) and grown.")
-    w.emit(4, f"var rows := mini(maxi(id + 2, 2 * dn + 2), {DENSE_IDS + 1})")
-    w.emit(4, "for k in sets.size():")
-    w.emit(5, "if fresh[k] == 0:")
-    w.emit(6, "fresh[k] = 1")
-    w.emit(6, "sets[k] = _dup(sets[k])")
-    w.emit(5, "_grow(sets[k], rows, _empty[1][k])")
-    w.emit(4, "cls.resize(rows)")
-    w.emit(4, "dn = rows - 1")
-    for lay in schema.classes:
-        _copied(w, 4, lay)
-    w.emit(3, "if id < dn:")
-    w.emit(4, "cls[id] = c + 1")
-    w.emit(3, "else:")
-    w.emit(4, "row = dn")
-    w.emit(3, f"touched.append({touch(schema, '-2 - c')})")
-    w.emit(2, "var delta := deltas and op == 0")
+    w.emit(3, "prev = id")
     bail = "_recheck(buf, at, end, id, delta, c, st)"
-    for lay in w.by_class(2, "c", schema.classes):
+    for lay, indent in _by_class(w, schema, 2):
         c = lay.class_id
-        w.emit(3, f"if not f{c}:  # this packet's first record of the class: copy its columns")
-        w.emit(4, f"fresh[{c}] = 1")
-        w.emit(4, f"sets[{c}] = _dup(s{c})")
-        _copied(w, 4, lay)
-        w.emit(3, "if row == dn:")
-        w.emit(4, f"_put{c}(s{c}, row, _baselines[{c}] if op == 1 else sparse[id])")
-        w.emit(3, "elif op == 1 and row <= dn0:  # rows grown in this packet hold the baseline")
-        w.emit(4, f"_put{c}(s{c}, row, _baselines[{c}])")
-        fast_record(w, lay, 3, bail)
+        w.emit(indent, f"if not f{c}:  # this packet's first record of the class: copy its columns")
+        w.emit(indent + 1, f"fresh[{c}] = 1")
+        w.emit(indent + 1, f"sets[{c}] = _dup(s{c})")
+        _copied(w, indent + 1, lay)
+        w.emit(indent, "if slow:")
+        w.emit(indent + 1, "if row == dn:")
+        w.emit(indent + 2, f"_put{c}(s{c}, row, _baselines[{c}] if op == 1 else sparse[id])")
+        grown = "# rows grown in this packet hold the baseline"
+        w.emit(indent + 1, f"elif op == 1 and row <= dn0:  {grown}")
+        w.emit(indent + 2, f"_put{c}(s{c}, row, _baselines[{c}])")
+        fast_record(w, lay, indent, bail)
         m = f"m{c}"
-        w.emit(3, f"touched.append_array({m})" if lay.count > 62 else f"touched.append({m})")
-        w.emit(3, "if row == dn:")
-        w.emit(4, f"sparse[id] = _take{c}(s{c}, row)")
-    w.emit(2, "pos = ((bp << 3) - n + 7) >> 3")
+        w.emit(indent, f"touched.append_array({m})" if lay.count > 62 else f"touched.append({m})")
+        w.emit(indent, "if row == dn:")
+        w.emit(indent + 1, f"sparse[id] = _take{c}(s{c}, row)")
+        w.emit(indent, "pos = (e + 7) >> 3")
     w.emit(1, "return pos")
     w.emit(0, "")
     w.emit(0, "")
