@@ -1279,7 +1279,10 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 	var k1_1y: PackedInt64Array = s1[3]
 	var k1_2: PackedInt64Array = s1[4]
 	var k1_3: PackedInt64Array = s1[5]
-	var prev := -1
+	var id := -1
+	var c := 0
+	var op := 0
+	var at := 0
 	var end := size << 3
 	var bp := 0
 	var acc := 0
@@ -1288,16 +1291,15 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 		if pos >= size:
 			return _fail("packet truncated before a record at byte %d" % pos)
 		var b0 := buf[pos]
-		var id := prev + 1
-		var at := (pos << 3) + 3
-		var c := 0
+		id += 1
 		var row := id
-		var op := 0
 		var delta := deltas
 		var slow := false
 		if b0 & 7 or id >= dn:
 			op = b0 & 3
 			slow = true
+			c = 0
+			at = (pos << 3) + 3
 			if b0 & 4:
 				bp = at >> 3
 				acc = buf[bp] >> (at & 7)
@@ -1349,7 +1351,6 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 				at = (bp << 3) - n
 				if at > end:
 					return _fail("packet truncated in a record header at byte %d" % pos)
-			prev = id
 			row = id
 			if op == 2:
 				if id < dn:
@@ -1431,7 +1432,6 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 			if c < 0:
 				return _fail("update of entity %d, which this client lacks" % id, id)
 			touched.append((id << 3) | (c + 3))
-			prev = id
 		if c == 0:
 			if not f0:  # this packet's first record of the class: copy its columns
 				fresh[0] = 1
@@ -1453,40 +1453,45 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 					_put0(s0, row, _baselines[0] if op == 1 else sparse[id])
 				elif op == 1 and row <= dn0:  # rows grown in this packet hold the baseline
 					_put0(s0, row, _baselines[0])
-			acc = buf.decode_u32(at >> 3) >> (at & 7)
-			n = 32 - (at & 7)
-			bp = (at >> 3) + 4
+			if slow:
+				acc = buf.decode_u32(at >> 3) >> (at & 7)
+				n = 32 - (at & 7)
+				bp = (at >> 3) + 4
+			else:
+				acc = buf.decode_u32(pos) >> 3
+				n = 29
+				bp = pos + 4
 			var m0 := 0
 			if acc & 1:
 				if acc & 2:
 					var p := (acc >> 2) & 7
 					if p >= 8:
-						return _recheck(buf, at, end, id, delta, c, st)
+						return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 					m0 = 1 << p
 					if acc & 32:
 						p += 1 + ((acc >> 6) & 7)
 						if p >= 8:
-							return _recheck(buf, at, end, id, delta, c, st)
+							return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 						m0 |= 1 << p
 						if acc & 512:
 							p += 1 + ((acc >> 10) & 7)
 							if p >= 8:
-								return _recheck(buf, at, end, id, delta, c, st)
+								return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 							m0 |= 1 << p
 							if acc & 8192:
 								p += 1 + ((acc >> 14) & 7)
 								if p >= 8:
-									return _recheck(buf, at, end, id, delta, c, st)
+									return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 								m0 |= 1 << p
 								if acc & 131072:
 									p += 1 + ((acc >> 18) & 7)
 									if p >= 8:
-										return _recheck(buf, at, end, id, delta, c, st)
+										return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 									m0 |= 1 << p
 									if acc & 2097152:
 										p += 1 + ((acc >> 22) & 7)
 										if p >= 8:
-											return _recheck(buf, at, end, id, delta, c, st)
+											return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 										m0 |= 1 << p
 										acc >>= 25
 										n -= 25
@@ -1504,7 +1509,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 											n -= 4
 											p += 1 + (t200 >> 1)
 											if p >= 8:
-												return _recheck(buf, at, end, id, delta, c, st)
+												return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 											m0 |= 1 << p
 									else:
 										acc >>= 22
@@ -1549,7 +1554,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 							n -= 5
 							var t204 := (k0_0x[row] >> 1) + ((t203 >> 1) ^ -(t203 & 1))
 							if absi(t204) > 32783:
-								return _recheck(buf, at, end, id, delta, c, st)
+								return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 							t202 = t204 << 1
 						elif not acc & 2:
 							var t205 := (acc >> 2) & 127
@@ -1557,7 +1562,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 							n -= 9
 							var t206 := (k0_0x[row] >> 1) + ((t205 >> 1) ^ -(t205 & 1))
 							if absi(t206) > 32783:
-								return _recheck(buf, at, end, id, delta, c, st)
+								return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 							t202 = t206 << 1
 						elif not acc & 4:
 							var t207 := (acc >> 3) & 2047
@@ -1565,7 +1570,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 							n -= 14
 							var t208 := (k0_0x[row] >> 1) + ((t207 >> 1) ^ -(t207 & 1))
 							if absi(t208) > 32783:
-								return _recheck(buf, at, end, id, delta, c, st)
+								return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 							t202 = t208 << 1
 						else:
 							acc >>= 3
@@ -1621,7 +1626,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 							n -= 5
 							var t219 := (k0_0y[row] >> 1) + ((t218 >> 1) ^ -(t218 & 1))
 							if absi(t219) > 32783:
-								return _recheck(buf, at, end, id, delta, c, st)
+								return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 							t217 = t219 << 1
 						elif not acc & 2:
 							var t220 := (acc >> 2) & 127
@@ -1629,7 +1634,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 							n -= 9
 							var t221 := (k0_0y[row] >> 1) + ((t220 >> 1) ^ -(t220 & 1))
 							if absi(t221) > 32783:
-								return _recheck(buf, at, end, id, delta, c, st)
+								return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 							t217 = t221 << 1
 						elif not acc & 4:
 							var t222 := (acc >> 3) & 2047
@@ -1637,7 +1642,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 							n -= 14
 							var t223 := (k0_0y[row] >> 1) + ((t222 >> 1) ^ -(t222 & 1))
 							if absi(t223) > 32783:
-								return _recheck(buf, at, end, id, delta, c, st)
+								return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 							t217 = t223 << 1
 						else:
 							acc >>= 3
@@ -1835,10 +1840,10 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 						acc >>= 5
 						n -= 5
 						if t259 > 24:
-							return _recheck(buf, at, end, id, delta, c, st)
+							return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 						var t260 := (bp << 3) - n
 						if t260 + (t259 << 3) > end:
-							return _recheck(buf, at, end, id, delta, c, st)
+							return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 						var t262 := t260 >> 3
 						var t263 := t260 & 7
 						var t261 := PackedByteArray()
@@ -1859,7 +1864,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 						var t265 := t261.get_string_from_ascii()
 						if t261.has(0) or t265.to_utf8_buffer().size() != t261.size():
 							if not _utf8_ok(t261):
-								return _recheck(buf, at, end, id, delta, c, st)
+								return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 							t265 = t261.get_string_from_utf8()
 						k0_5[row] = t265
 					if m0 & 64:
@@ -2042,10 +2047,10 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 						acc >>= 5
 						n -= 5
 						if t299 > 24:
-							return _recheck(buf, at, end, id, delta, c, st)
+							return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 						var t300 := (bp << 3) - n
 						if t300 + (t299 << 3) > end:
-							return _recheck(buf, at, end, id, delta, c, st)
+							return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 						var t302 := t300 >> 3
 						var t303 := t300 & 7
 						var t301 := PackedByteArray()
@@ -2066,7 +2071,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 						var t305 := t301.get_string_from_ascii()
 						if t301.has(0) or t305.to_utf8_buffer().size() != t301.size():
 							if not _utf8_ok(t301):
-								return _recheck(buf, at, end, id, delta, c, st)
+								return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 							t305 = t301.get_string_from_utf8()
 						k0_5[row] = t305
 					if m0 & 64:
@@ -2089,7 +2094,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 						k0_7[row] = t307
 			var e := (bp << 3) - n
 			if e > end:
-				return _recheck(buf, at, end, id, delta, c, st)
+				return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 			touched.append(m0)
 			if row == dn:
 				sparse[id] = _take0(s0, row)
@@ -2111,50 +2116,55 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 					_put1(s1, row, _baselines[1] if op == 1 else sparse[id])
 				elif op == 1 and row <= dn0:  # rows grown in this packet hold the baseline
 					_put1(s1, row, _baselines[1])
-			acc = buf.decode_u32(at >> 3) >> (at & 7)
-			n = 32 - (at & 7)
-			bp = (at >> 3) + 4
+			if slow:
+				acc = buf.decode_u32(at >> 3) >> (at & 7)
+				n = 32 - (at & 7)
+				bp = (at >> 3) + 4
+			else:
+				acc = buf.decode_u32(pos) >> 3
+				n = 29
+				bp = pos + 4
 			var m1 := 0
 			if acc & 1:
 				if acc & 2:
 					var p := (acc >> 2) & 3
 					if p >= 4:
-						return _recheck(buf, at, end, id, delta, c, st)
+						return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 					m1 = 1 << p
 					if acc & 16:
 						p += 1 + ((acc >> 5) & 3)
 						if p >= 4:
-							return _recheck(buf, at, end, id, delta, c, st)
+							return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 						m1 |= 1 << p
 						if acc & 128:
 							p += 1 + ((acc >> 8) & 3)
 							if p >= 4:
-								return _recheck(buf, at, end, id, delta, c, st)
+								return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 							m1 |= 1 << p
 							if acc & 1024:
 								p += 1 + ((acc >> 11) & 3)
 								if p >= 4:
-									return _recheck(buf, at, end, id, delta, c, st)
+									return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 								m1 |= 1 << p
 								if acc & 8192:
 									p += 1 + ((acc >> 14) & 3)
 									if p >= 4:
-										return _recheck(buf, at, end, id, delta, c, st)
+										return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 									m1 |= 1 << p
 									if acc & 65536:
 										p += 1 + ((acc >> 17) & 3)
 										if p >= 4:
-											return _recheck(buf, at, end, id, delta, c, st)
+											return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 										m1 |= 1 << p
 										if acc & 524288:
 											p += 1 + ((acc >> 20) & 3)
 											if p >= 4:
-												return _recheck(buf, at, end, id, delta, c, st)
+												return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 											m1 |= 1 << p
 											if acc & 4194304:
 												p += 1 + ((acc >> 23) & 3)
 												if p >= 4:
-													return _recheck(buf, at, end, id, delta, c, st)
+													return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 												m1 |= 1 << p
 												acc >>= 25
 												n -= 25
@@ -2172,7 +2182,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 													n -= 3
 													p += 1 + (t308 >> 1)
 													if p >= 4:
-														return _recheck(buf, at, end, id, delta, c, st)
+														return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 													m1 |= 1 << p
 											else:
 												acc >>= 23
@@ -2222,7 +2232,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 						n -= 5
 						var t312 := (k1_0x[row] >> 1) + ((t311 >> 1) ^ -(t311 & 1))
 						if absi(t312) > 32783:
-							return _recheck(buf, at, end, id, delta, c, st)
+							return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 						t310 = t312 << 1
 					elif not acc & 2:
 						var t313 := (acc >> 2) & 127
@@ -2230,7 +2240,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 						n -= 9
 						var t314 := (k1_0x[row] >> 1) + ((t313 >> 1) ^ -(t313 & 1))
 						if absi(t314) > 32783:
-							return _recheck(buf, at, end, id, delta, c, st)
+							return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 						t310 = t314 << 1
 					elif not acc & 4:
 						var t315 := (acc >> 3) & 2047
@@ -2238,7 +2248,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 						n -= 14
 						var t316 := (k1_0x[row] >> 1) + ((t315 >> 1) ^ -(t315 & 1))
 						if absi(t316) > 32783:
-							return _recheck(buf, at, end, id, delta, c, st)
+							return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 						t310 = t316 << 1
 					else:
 						acc >>= 3
@@ -2294,7 +2304,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 						n -= 5
 						var t327 := (k1_0y[row] >> 1) + ((t326 >> 1) ^ -(t326 & 1))
 						if absi(t327) > 32783:
-							return _recheck(buf, at, end, id, delta, c, st)
+							return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 						t325 = t327 << 1
 					elif not acc & 2:
 						var t328 := (acc >> 2) & 127
@@ -2302,7 +2312,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 						n -= 9
 						var t329 := (k1_0y[row] >> 1) + ((t328 >> 1) ^ -(t328 & 1))
 						if absi(t329) > 32783:
-							return _recheck(buf, at, end, id, delta, c, st)
+							return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 						t325 = t329 << 1
 					elif not acc & 4:
 						var t330 := (acc >> 3) & 2047
@@ -2310,7 +2320,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 						n -= 14
 						var t331 := (k1_0y[row] >> 1) + ((t330 >> 1) ^ -(t330 & 1))
 						if absi(t331) > 32783:
-							return _recheck(buf, at, end, id, delta, c, st)
+							return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 						t325 = t331 << 1
 					else:
 						acc >>= 3
@@ -2579,7 +2589,7 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 					k1_3[row] = t375
 			var e := (bp << 3) - n
 			if e > end:
-				return _recheck(buf, at, end, id, delta, c, st)
+				return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 			touched.append(m1)
 			if row == dn:
 				sparse[id] = _take1(s1, row)

@@ -257,9 +257,15 @@ def fast_record(w: Writer, lay: ClassLayout, indent: int, bail: str) -> None:
     wide = count > 62
     m = f"m{c}"
     w.bail = bail
-    w.emit(indent, "acc = buf.decode_u32(at >> 3) >> (at & 7)")
-    w.emit(indent, "n = 32 - (at & 7)")
-    w.emit(indent, "bp = (at >> 3) + 4")
+    # A usual record's bits start 3 bits into its first byte: no arithmetic on ``at``.
+    w.emit(indent, "if slow:")
+    w.emit(indent + 1, "acc = buf.decode_u32(at >> 3) >> (at & 7)")
+    w.emit(indent + 1, "n = 32 - (at & 7)")
+    w.emit(indent + 1, "bp = (at >> 3) + 4")
+    w.emit(indent, "else:")
+    w.emit(indent + 1, "acc = buf.decode_u32(pos) >> 3")
+    w.emit(indent + 1, "n = 29")
+    w.emit(indent + 1, "bp = pos + 4")
     words = (count + 31) // 32
     if wide:
         w.emit(indent, f"var {m} := PackedInt64Array()")
@@ -387,9 +393,12 @@ def _by_class(w: Writer, schema: Schema, indent: int) -> Iterator[tuple[ClassLay
 def _slow_header(w: Writer, schema: Schema, i: int) -> None:
     """In ``_section``, a record other than an update of the next id in the rows: its op, id
     gap and class; a delete ends here. Sets ``slow``, ``op``, ``id``, ``row``, ``c``, ``at``
-    (the bit after the header) and ``delta``."""
+    (the bit after the header) and ``delta``; a usual record leaves ``op`` and ``at`` stale
+    and reads neither."""
     w.emit(i, "op = b0 & 3")
     w.emit(i, "slow = true")
+    w.emit(i, "c = 0")
+    w.emit(i, "at = (pos << 3) + 3")
     w.emit(i, "if b0 & 4:")
     w.resync(i + 1, "at")
     size = w.read(i + 1, 2)
@@ -399,7 +408,6 @@ def _slow_header(w: Writer, schema: Schema, i: int) -> None:
     w.emit(i + 1, "at = (bp << 3) - n")
     w.emit(i + 1, "if at > end:")
     w.emit(i + 2, 'return _fail("packet truncated in a record header at byte %d" % pos)')
-    w.emit(i, "prev = id")
     w.emit(i, "row = id")
     w.emit(i, "if op == 2:")
     lacks = 'return _fail("delete of entity %d, which this client lacks" % id, id)'
@@ -477,7 +485,11 @@ def section(w: Writer, schema: Schema) -> None:
         w.emit(1, f"var f{c} := fresh[{c}] == 1")
         w.emit(1, f"var s{c}: Array = sets[{c}]")
         load_columns(w, 1, lay, f"s{c}", declare=True)
-    w.emit(1, "var prev := -1")
+    # Carried from record to record: a usual record sets only what it needs.
+    w.emit(1, "var id := -1")
+    w.emit(1, "var c := 0")
+    w.emit(1, "var op := 0")
+    w.emit(1, "var at := 0")
     w.emit(1, "var end := size << 3")
     w.emit(1, "var bp := 0")
     w.emit(1, "var acc := 0")
@@ -486,11 +498,8 @@ def section(w: Writer, schema: Schema) -> None:
     w.emit(2, "if pos >= size:")
     w.emit(3, 'return _fail("packet truncated before a record at byte %d" % pos)')
     w.emit(2, "var b0 := buf[pos]")
-    w.emit(2, "var id := prev + 1")
-    w.emit(2, "var at := (pos << 3) + 3")
-    w.emit(2, "var c := 0")
+    w.emit(2, "id += 1")
     w.emit(2, "var row := id")
-    w.emit(2, "var op := 0")
     w.emit(2, "var delta := deltas")
     w.emit(2, "var slow := false")
     # The usual record, an update of the next id (low 3 bits 0) in the rows, skips the rest.
@@ -501,8 +510,7 @@ def section(w: Writer, schema: Schema) -> None:
     w.emit(3, "if c < 0:")
     w.emit(4, 'return _fail("update of entity %d, which this client lacks" % id, id)')
     w.emit(3, f"touched.append({touch(schema, 'c')})")
-    w.emit(3, "prev = id")
-    bail = "_recheck(buf, at, end, id, delta, c, st)"
+    bail = "_recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)"
     for lay, indent in _by_class(w, schema, 2):
         c = lay.class_id
         w.emit(indent, f"if not f{c}:  # this packet's first record of the class: copy its columns")
