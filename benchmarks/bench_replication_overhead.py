@@ -4,7 +4,7 @@ Runs the world of ``bench_replication.py`` and, for clients lagging 0-8 ticks, p
 same records under other framings, against Godot's delta of the same changes (as that
 benchmark computes it):
 
-* ``wire``: the packets as sent (format 1);
+* ``wire``: the packets as sent (format 2);
 * ``model``: the same computed from the record layout with whole values (the difference from
   ``wire`` is what value deltas, wire doc §5.1, save on these values; the framings below are
   priced with whole values too);

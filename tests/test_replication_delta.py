@@ -67,29 +67,29 @@ def code(codec: Codec, new: Any, base: Any) -> tuple[int, int]:
 
 
 def test_codes_by_hand() -> None:
-    # UInt(9): W = 9, tiers ceil(9k/5) = 2, 4, 6. 5 -> 4 is d = -1, zigzag 1: a 0 bit, then 1
-    # in 2 bits (LSB first).
+    # UInt(9): W = 9, tiers ceil(9k/5) = 2, 4, 6, so offsets 2, 8, 32. 5 -> 4 is d = -1,
+    # z = -1 + 2 = 1: a 0 bit, then 1 in 2 bits (LSB first).
     assert code(UInt(9), 4, 5) == (1 << 1, 3)
-    # 0 -> 40 is z = 80, 7 bits: 1, 1, 1, then the whole value.
+    # 0 -> 40 is d = 40, past the third tier's -32..31: 1, 1, 1, then the whole value.
     assert code(UInt(9), 40, 0) == (0b111 | 40 << 3, 12)
-    # 0 -> 20 is z = 40, 6 bits: 1, 1, 0, then 40 in 6 bits.
-    assert code(UInt(9), 20, 0) == (0b011 | 40 << 3, 9)
-    # 0 -> 3 is z = 6, 3 bits: 1, 0, then 6 in 4 bits.
-    assert code(UInt(9), 3, 0) == (0b01 | 6 << 2, 6)
-    # Modulo 2**W: 511 -> 0 is a step of +1 (z = 2), not -511.
-    assert code(UInt(9), 0, 511) == (2 << 1, 3)
+    # 0 -> 20 is d = 20, in -32..31: 1, 1, 0, then 20 + 32 = 52 in 6 bits.
+    assert code(UInt(9), 20, 0) == (0b011 | 52 << 3, 9)
+    # 0 -> 3 is d = 3, in -8..7: 1, 0, then 3 + 8 = 11 in 4 bits.
+    assert code(UInt(9), 3, 0) == (0b01 | 11 << 2, 6)
+    # Modulo 2**W: 511 -> 0 is a step of +1 (z = 3), not -511.
+    assert code(UInt(9), 0, 511) == (3 << 1, 3)
     # Angle(8) across ±π: raw 127 -> raw 128 (-128) is +1.
     step = Angle(8).step
-    assert code(Angle(8), -128 * step, 127 * step) == (2 << 1, 3)
+    assert code(Angle(8), -128 * step, 127 * step) == (3 << 1, 3)
     # Coord(14, 5): ordinal = value * 32, W = bit_length(max_q) + 1 = 21, tiers 5, 9, 13.
-    # 1.0 -> 1.5 is +16, zigzag 32: the second tier.
+    # 1.0 -> 1.5 is +16, just past the first tier's -16..15: the second, 16 + 256.
     assert scalar(Coord(14, 5)).width == 21
-    assert code(Coord(14, 5), 1.5, 1.0) == (0b01 | 32 << 2, 11)
-    # Int(8) two's complement (tiers 2, 4, 5): -1 -> 1 is +2, zigzag 4.
-    assert code(Int(8), 1, -1) == (0b01 | 4 << 2, 6)
-    # Quant(0, 1, 8): levels are ordinals. 0 -> 10 levels up is z = 20: the third tier.
+    assert code(Coord(14, 5), 1.5, 1.0) == (0b01 | 272 << 2, 11)
+    # Int(8) two's complement (tiers 2, 4, 5): -1 -> 1 is +2, past -2..1: 2 + 8.
+    assert code(Int(8), 1, -1) == (0b01 | 10 << 2, 6)
+    # Quant(0, 1, 8): levels are ordinals. 0 -> 10 levels up is in the third tier, 10 + 16.
     q = Quant(0.0, 1.0, 8)
-    assert code(q, 10 * q.step, 0.0) == (0b011 | 20 << 3, 8)
+    assert code(q, 10 * q.step, 0.0) == (0b011 | 26 << 3, 8)
 
 
 def test_var_int_codes_by_hand() -> None:
@@ -110,10 +110,10 @@ def test_a_var_int_delta_past_the_range_is_malformed() -> None:
 
 def test_vectors_code_each_component() -> None:
     vec = Vec3(Coord(10, 2))
-    # W = 14, tiers 3, 6, 9. Components: 0 -> 0.25 (+1, z 2), unchanged (z 0), 0 -> -0.25
-    # (-1, z 1), each a 0 bit and z in 3 bits.
+    # W = 14, tiers 3, 6, 9 (offset 4 in the first). Components: 0 -> 0.25 (+1, z 5),
+    # unchanged (z 4), 0 -> -0.25 (-1, z 3), each a 0 bit and z in 3 bits.
     frag = code(vec, (0.25, 0.0, -0.25), (0.0, 0.0, 0.0))
-    assert frag == ((2 << 1) | (0 << 1) << 4 | (1 << 1) << 8, 12)
+    assert frag == ((5 << 1) | (4 << 1) << 4 | (3 << 1) << 8, 12)
 
 
 @pytest.mark.parametrize(
@@ -181,7 +181,7 @@ def test_ordinals_are_recovered_exactly_from_every_value() -> None:
 
 def test_a_coord_delta_past_the_range_is_malformed() -> None:
     part = scalar(Coord(2, 1))  # max_q = 9: values up to 4.5; W = 5, tiers 1, 2, 3
-    # 1, 0, then zigzag 2 (+1) in 2 bits, from 4.5: ordinal 10 > 9.
-    reader = BitReader((0b01 | 2 << 2).to_bytes(2, "little"))
+    # 1, 0, then +1 as 1 + 2 = 3 in 2 bits, from 4.5: ordinal 10 > 9.
+    reader = BitReader((0b01 | 3 << 2).to_bytes(2, "little"))
     with pytest.raises(Malformed, match="outside Coord"):
         part.read(reader, 4.5)

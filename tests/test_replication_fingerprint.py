@@ -32,7 +32,7 @@ def test_description_by_hand() -> None:
         ],
     ]
     rock = ["DT_Rock", 0, [[0, "size", ["UInt", 3], "", 0, 3, b"\x00"]]]
-    expected = ["gdvariant.replication", 1, [rock, ship]]
+    expected = ["gdvariant.replication", 2, [rock, ship]]  # format 2 (wire doc §8)
     assert schema.description == expected
     digest = hashlib.blake2b(gdvariant.dumps(expected), digest_size=8).digest()
     assert schema.fingerprint == digest
@@ -100,10 +100,10 @@ def test_from_description_rebuilds_the_same_schema() -> None:
     "bad",
     [
         [],
-        ["other", 1, []],
-        ["gdvariant.replication", 2, []],
-        ["gdvariant.replication", 1, [["T", 0, [[0, "x", ["Nope"], "", 0, 1, b"\x00"]]]]],
-        ["gdvariant.replication", 1, [["T", 0, [[0, "x", ["UInt", 3], "", 0, 5, b"\x00"]]]]],
+        ["other", 2, []],
+        ["gdvariant.replication", 1, []],  # format 1: zigzag value deltas, no longer read
+        ["gdvariant.replication", 2, [["T", 0, [[0, "x", ["Nope"], "", 0, 1, b"\x00"]]]]],
+        ["gdvariant.replication", 2, [["T", 0, [[0, "x", ["UInt", 3], "", 0, 5, b"\x00"]]]]],
     ],
 )
 def test_bad_descriptions(bad: list[object]) -> None:

@@ -51,7 +51,7 @@ from gdvariant.replication import (
     godot_value,
 )
 from gdvariant.replication._gdscript_records import DENSE_IDS
-from gdvariant.replication._records import OP_ENTER, OP_UPDATE, encode_record
+from gdvariant.replication._records import OP_ENTER, OP_UPDATE, VERSION, encode_record
 
 TICKS = 1000
 HISTORY = 8
@@ -354,13 +354,14 @@ def test_negative_zero_coord_and_a_delta_from_it(godot4: Engine) -> None:
     bits[i] = 0b0_1_10 | bits[i] >> 2 << 8  # x: flags "fraction", sign, fraction 0
     widths[i] += 6
     enter = encode_record(lay, schema.class_bits, OP_ENTER, 0, 1 << i, bits, widths)
-    # Coord(10, 5): W = 17, first tier 4 bits; x moves by +1 (z = 2), y and z by 0
-    bits[i], widths[i] = 0b0010_0 | 0 << 5 | 0 << 10, 15
+    # Coord(10, 5): W = 17, first tier 4 bits (offset 8); x moves by +1 (z = 9), y and z
+    # by 0 (z = 8): each a 0 bit, then z.
+    bits[i], widths[i] = 9 << 1 | 8 << 6 | 8 << 11, 15
     update = encode_record(lay, schema.class_bits, OP_UPDATE, 0, 1 << i, bits, widths)
     fp = schema.fingerprint
     packets = [
-        struct.pack("<BBIIII", 1, 3, 1, 0, 1, 0) + fp + enter,
-        struct.pack("<BBIIII", 1, 5, 2, 1, 1, 0) + fp + update,
+        struct.pack("<BBIIII", VERSION, 3, 1, 0, 1, 0) + fp + enter,
+        struct.pack("<BBIIII", VERSION, 5, 2, 1, 1, 0) + fp + update,
     ]
     results = _run_on_files(godot4, schema, "replication_unread.gd", [packets, [True, True]])
     ours = SnapshotDecoder(schema, history=HISTORY)
@@ -387,7 +388,7 @@ def _crafted(schema: Schema, tick: int) -> list[bytes]:
     bad_variant = encode_record(lay, schema.class_bits, OP_ENTER, 0, 1 << i, bits, widths)
 
     def packet(shared: int, private: int, body: bytes) -> bytes:
-        head = struct.pack("<BBIIII", 1, 3, tick, 0, shared, private)
+        head = struct.pack("<BBIIII", VERSION, 3, tick, 0, shared, private)
         return head + schema.fingerprint + body
 
     unknown_class = bytes([1 | 3 << 3])  # op enter, no gap, class id 3
@@ -518,7 +519,7 @@ def test_gap_lists_of_every_length(godot4: Engine) -> None:
     kinds = {"Crate": Crate, "Pawn": Pawn}
     while not all(any(type(e) is k for e in world.entities.values()) for k in kinds.values()):
         script.step()
-    head = struct.pack("<BBIIII", 1, 3, 1, 0, 0, 0) + schema.fingerprint
+    head = struct.pack("<BBIIII", VERSION, 3, 1, 0, 0, 0) + schema.fingerprint
     packets = []
     for cls, kind in kinds.items():
         lay = schema.layout(cls)
@@ -530,11 +531,13 @@ def test_gap_lists_of_every_length(godot4: Engine) -> None:
         ]
         counts = struct.pack("<II", len(good), 0)
         packets.append(
-            struct.pack("<BBII", 1, 3, 2, 0) + counts + schema.fingerprint + b"".join(good)
+            struct.pack("<BBII", VERSION, 3, 2, 0) + counts + schema.fingerprint + b"".join(good)
         )
         for k in range(7):
             past = [*sorted(rng.sample(range(lay.count), k)), lay.count]
             record = _gap_listed(schema, cls, past, fields)
-            packets.append(struct.pack("<BBIIII", 1, 3, 2, 0, 1, 0) + schema.fingerprint + record)
+            packets.append(
+                struct.pack("<BBIIII", VERSION, 3, 2, 0, 1, 0) + schema.fingerprint + record
+            )
     rejected, accepted = _after_full_as_ours(godot4, schema, head, packets)
     assert (rejected, accepted) == (14, 2)

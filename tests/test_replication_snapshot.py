@@ -62,7 +62,7 @@ DELTAS = 4  # flag bit 2: shared update records carry value deltas (wire doc §5
 
 def header(flags: int, tick: int, base: int, shared: int, private: int = 0) -> bytes:
     return (
-        bytes([1, flags])
+        bytes([2, flags])  # version 2 (wire doc §2)
         + tick.to_bytes(4, "little")
         + base.to_bytes(4, "little")
         + shared.to_bytes(4, "little")
@@ -162,10 +162,11 @@ def test_entity_id_gaps_by_hand() -> None:
     enc.snapshot()
     # Update of entity 19 after id -1: gap 19 -> code 1, size class 1 (8 bits), 19.
     # Bits: op 00, 1, 10 (class 1... LSB first: 1 then 0), 19 in 8 bits, selector 0,
-    # mask 01, then x as a value delta (wire doc §5.1): 0 -> 1 is d = 1, zigzag z = 2; the
-    # ordinal has W = 4 bits, so the tiers are 1, 2, 3 bits: 1, 0, then z in 2 bits.
+    # mask 01, then x as a value delta (wire doc §5.1): 0 -> 1 is d = 1; the ordinal has
+    # W = 4 bits, so the tiers are 1, 2, 3 bits (offsets 1, 2, 4) and d = 1 is past the
+    # first's -1..0: 1, 0, then z = 1 + 2 = 3 in 2 bits.
     acc, n = 0, 0
-    steps = [(0, 2), (1, 1), (1, 2), (19, 8), (0, 1), (0b01, 2), (1, 1), (0, 1), (2, 2)]
+    steps = [(0, 2), (1, 1), (1, 2), (19, 8), (0, 1), (0b01, 2), (1, 1), (0, 1), (3, 2)]
     for value, width in steps:
         acc |= value << n
         n += width
@@ -436,7 +437,7 @@ def test_corrupt_packets_fail_cleanly() -> None:
 @pytest.mark.parametrize(
     ("patch", "message"),
     [
-        (lambda p: bytes([2]) + p[1:], "version 2"),
+        (lambda p: bytes([1]) + p[1:], "version 1"),  # format 1's packets are not read
         (lambda p: p[:1] + bytes([0x80]) + p[2:], "unknown packet flags"),
         (lambda p: p[:1] + bytes([0]) + p[2:], "disagree"),
         (lambda p: p + b"\x00", "trailing"),

@@ -312,16 +312,17 @@ static int w_code(Writer *w, const Bits *b) {
     return 0;
 }
 
-/* A value delta from its zigzag-able difference d: the shortest tier, or the escape and
- * the whole new field. */
+/* A value delta from its difference d: the shortest tier that holds it, offset by half the
+ * tier's range (z = d + 2^(t-1)), or the escape and the whole new field. */
 static inline void b_tiers(Bits *b, const PropPlan *p, int64_t d, uint64_t whole, int wwidth) {
-    uint64_t z = d >= 0 ? (uint64_t)d << 1 : ((uint64_t)(-d) << 1) - 1;
-    if (z < ((uint64_t)1 << p->t1)) {
-        b_bits(b, z << 1, 1 + p->t1);
-    } else if (z < ((uint64_t)1 << p->t2)) {
-        b_bits(b, 1 | z << 2, 2 + p->t2);
-    } else if (z < ((uint64_t)1 << p->t3)) {
-        b_bits(b, 3 | z << 3, 3 + p->t3);
+    int64_t h1 = (int64_t)1 << (p->t1 - 1), h2 = (int64_t)1 << (p->t2 - 1);
+    int64_t h3 = (int64_t)1 << (p->t3 - 1);
+    if (d >= -h1 && d < h1) {
+        b_bits(b, (uint64_t)(d + h1) << 1, 1 + p->t1);
+    } else if (d >= -h2 && d < h2) {
+        b_bits(b, 1 | (uint64_t)(d + h2) << 2, 2 + p->t2);
+    } else if (d >= -h3 && d < h3) {
+        b_bits(b, 3 | (uint64_t)(d + h3) << 3, 3 + p->t3);
     } else {
         b_bits(b, 7, 3);
         b_bits(b, whole, wwidth);

@@ -3,8 +3,8 @@
 In a delta packet's shared section, an update record codes each numeric property (and each
 component of a vector of them) against the value the client holds at the packet's base tick,
 which the server knows: it is the value at that tick. The difference ``d`` of the two
-*ordinals* (the integer the codec quantizes to) is zigzag-coded to ``z`` and sent in one of
-four forms (``docs/replication-wire.md`` §5.1), read LSB-first::
+*ordinals* (the integer the codec quantizes to) is sent in one of four forms
+(``docs/replication-wire.md`` §5.1), read LSB-first::
 
     0, then z in t1 bits          (a small step)
     1 0, then z in t2 bits
@@ -12,7 +12,9 @@ four forms (``docs/replication-wire.md`` §5.1), read LSB-first::
     1 1 1, then the whole value   (in the codec's own format)
 
 with ``t1, t2, t3 = ceil(W / 5), ceil(2 W / 5), ceil(3 W / 5)`` for an ordinal of ``W`` bits
-(the split that cost least in the benchmark's motion model, among a few tried). Enter
+(the split that cost least in the benchmark's motion model, among a few tried), and
+``z = d + 2**(t - 1)`` in a tier of ``t`` bits (offset binary: the same range per tier as
+zigzag, and one subtraction to undo, which the generated GDScript decoder feels). Enter
 records and the private section (whose audience a client may join late) carry whole values.
 
 A decoder has no ordinals, only values, so each codec here recovers the ordinal from the value
@@ -57,6 +59,9 @@ class ScalarDelta:
         self.tiers = tuple(-(-k * width // 5) for k in (1, 2, 3))
         self.t1, self.t2, self.t3 = self.tiers
         self.lim1, self.lim2, self.lim3 = (1 << t for t in self.tiers)
+        # Each tier's offset: z = d + bias, so a tier of t bits holds -2**(t-1) <= d < 2**(t-1).
+        self.biases = tuple(1 << (t - 1) for t in self.tiers)
+        self.b1, self.b2, self.b3 = self.biases
         self.w1, self.w2, self.w3 = 1 + self.t1, 2 + self.t2, 3 + self.t3  # with the prefix
         # The ordinal is the field's bits themselves (all but zigzag Int and Coord).
         self.plain = kind == "mod" and not (isinstance(codec, Int) and codec.zigzag)
@@ -103,13 +108,12 @@ class ScalarDelta:
             d = self.ordinal(new_bits) - self.ordinal(base_bits)
             if self.kind == "mod":
                 d = ((d + self.half) & self.mask) - self.half
-        z = d << 1 if d >= 0 else (-d << 1) - 1
-        if z < self.lim1:
-            return z << 1, 1 + self.t1
-        if z < self.lim2:
-            return 1 | z << 2, 2 + self.t2
-        if z < self.lim3:
-            return 3 | z << 3, 3 + self.t3
+        if -self.b1 <= d < self.b1:
+            return (d + self.b1) << 1, self.w1
+        if -self.b2 <= d < self.b2:
+            return 1 | (d + self.b2) << 2, self.w2
+        if -self.b3 <= d < self.b3:
+            return 3 | (d + self.b3) << 3, self.w3
         return 7 | new_bits << 3, 3 + new_width
 
     # Decoder side: from the value a client holds.
@@ -129,14 +133,14 @@ class ScalarDelta:
     def read(self, reader: BitReader, base: Any) -> Any:
         """Read one delta-coded value against the decoded ``base`` value."""
         if not reader.read(1):
-            z = reader.read(self.t1)
+            d = reader.read(self.t1) - self.b1
         elif not reader.read(1):
-            z = reader.read(self.t2)
+            d = reader.read(self.t2) - self.b2
         elif not reader.read(1):
-            z = reader.read(self.t3)
+            d = reader.read(self.t3) - self.b3
         else:
             return self.codec.decode(reader)
-        o = self.value_ordinal(base) + ((z >> 1) ^ -(z & 1))
+        o = self.value_ordinal(base) + d
         codec = self.codec
         if self.kind == "mod":
             o &= self.mask

@@ -63,7 +63,7 @@ __all__ = [
 
 DESCRIPTION_TAG = "gdvariant.replication"
 #: Bumped whenever the description or the wire format changes meaning.
-FORMAT = 1
+FORMAT = 2
 
 
 def prop_description(prop: FlatProp) -> list[Any]:

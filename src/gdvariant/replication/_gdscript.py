@@ -73,6 +73,7 @@ from ._gdscript_runtime import (
     publish,
     publish_functions,
 )
+from ._records import VERSION
 
 if TYPE_CHECKING:
     from ._layout import Schema
@@ -138,6 +139,10 @@ def generate(schema: Schema, *, class_name: str | None = None) -> str:
         head.emit(0, f"class_name {class_name}")
     head.emit(0, "extends RefCounted")
     head.emit(0, "")
+    head.emit(
+        0, "## The wire format's version (a packet's first byte); other versions are refused."
+    )
+    head.emit(0, f"const WIRE_VERSION := {VERSION}")
     head.emit(0, "## The schema's global fingerprint; packets stamped with another are refused.")
     head.emit(0, f'const FINGERPRINT := "{schema.fingerprint.hex()}"')
     names = [lay.name for lay in schema.classes]

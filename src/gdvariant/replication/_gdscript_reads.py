@@ -422,7 +422,7 @@ def _scalar_delta(
     w.emit(indent + 1, "acc |= buf.decode_u32(bp) << n")
     w.emit(indent + 1, "bp += 4")
     w.emit(indent + 1, "n += 32")
-    for k, width in enumerate(part.tiers):
+    for k, (width, bias) in enumerate(zip(part.tiers, part.biases, strict=True)):
         taken = k + 1 + width
         z = w.tmp()
         # acc is unchanged until a tier is taken, so each tier tests its prefix bit there.
@@ -430,10 +430,11 @@ def _scalar_delta(
         w.emit(indent + 1, f"var {z} := (acc >> {k + 1}) & {(1 << width) - 1}")
         w.emit(indent + 1, f"acc >>= {taken}")
         w.emit(indent + 1, f"n -= {taken}")
+        diff = f"({z} - {bias})"
         if ordinal:
-            _ordinal_finish(w, indent + 1, part, base, z, out, where)
+            _ordinal_finish(w, indent + 1, part, base, diff, out, where)
         else:
-            _delta_finish(w, indent + 1, part, base, z, out, where)
+            _delta_finish(w, indent + 1, part, base, diff, out, where)
     w.emit(indent, "else:")
     w.emit(indent + 1, "acc >>= 3")
     w.emit(indent + 1, "n -= 3")
@@ -443,10 +444,15 @@ def _scalar_delta(
 
 
 def _ordinal_finish(
-    w: Writer, indent: int, part: ScalarDelta, base: str, z: str, out: str, where: tuple[str, str]
+    w: Writer,
+    indent: int,
+    part: ScalarDelta,
+    base: str,
+    diff: str,
+    out: str,
+    where: tuple[str, str],
 ) -> None:
-    """``out`` = the held ordinal ``base`` plus the zigzag difference ``z``."""
-    diff = f"(({z} >> 1) ^ -({z} & 1))"
+    """``out`` = the held ordinal ``base`` plus the difference ``diff`` (an expression)."""
     if not isinstance(part.codec, Coord):
         w.emit(indent, f"{out} = ({base} + {diff}) & {part.mask}")
         return
@@ -528,11 +534,17 @@ def held_ordinal(w: Writer, codec: Codec, v: str) -> str:
 
 
 def _delta_finish(
-    w: Writer, indent: int, part: ScalarDelta, base: str, z: str, out: str, where: tuple[str, str]
+    w: Writer,
+    indent: int,
+    part: ScalarDelta,
+    base: str,
+    diff: str,
+    out: str,
+    where: tuple[str, str],
 ) -> None:
-    """``out`` = the value of the held value's ordinal plus the zigzag difference ``z``."""
+    """``out`` = the value of the held value's ordinal plus the difference ``diff`` (an
+    expression)."""
     codec = part.codec
-    diff = f"(({z} >> 1) ^ -({z} & 1))"
     o = w.tmp()
     if isinstance(codec, UInt | Int):
         held = w.tmp()

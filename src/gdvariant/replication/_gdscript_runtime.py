@@ -212,8 +212,8 @@ func apply(packet: PackedByteArray) -> int:
 	var size := packet.size()
 	if size < 18:
 		return _fail("packet of %d bytes is shorter than the 18-byte header" % size)
-	if packet[0] != 1:
-		return _fail("packet version %d, expected 1" % packet[0])
+	if packet[0] != WIRE_VERSION:
+		return _fail("packet version %d, expected %d" % [packet[0], WIRE_VERSION])
 	var flags := packet[1]
 	if flags & ~7:
 		return _fail("unknown packet flags 0x%02x" % flags)

@@ -23,8 +23,10 @@ costs 3.5 bits each and lets the server cache and join records as ``bytes``.
 from __future__ import annotations
 
 import struct
+from typing import TYPE_CHECKING
 
-from ._layout import ClassLayout
+if TYPE_CHECKING:
+    from ._layout import ClassLayout
 
 __all__ = [
     "FLAG_DELTAS",
@@ -40,7 +42,7 @@ __all__ = [
     "encode_record",
 ]
 
-VERSION = 1
+VERSION = 2
 FLAG_STAMP = 1
 FLAG_FULL = 2
 FLAG_DELTAS = 4

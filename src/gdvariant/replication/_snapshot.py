@@ -277,13 +277,12 @@ class SnapshotEncoder:
                 new = bits[i]
                 half = part.half
                 d = ((new - before[i] + half) & part.mask) - half
-                z = d << 1 if d >= 0 else (-d << 1) - 1
-                if z < part.lim1:
-                    fragments[i] = (z << 1, part.w1)
-                elif z < part.lim2:
-                    fragments[i] = (1 | z << 2, part.w2)
-                elif z < part.lim3:
-                    fragments[i] = (3 | z << 3, part.w3)
+                if -part.b1 <= d < part.b1:
+                    fragments[i] = ((d + part.b1) << 1, part.w1)
+                elif -part.b2 <= d < part.b2:
+                    fragments[i] = (1 | (d + part.b2) << 2, part.w2)
+                elif -part.b3 <= d < part.b3:
+                    fragments[i] = (3 | (d + part.b3) << 3, part.w3)
                 else:
                     fragments[i] = (7 | new << 3, 3 + widths[i])
             else:
