@@ -541,3 +541,26 @@ def test_gap_lists_of_every_length(godot4: Engine) -> None:
             )
     rejected, accepted = _after_full_as_ours(godot4, schema, head, packets)
     assert (rejected, accepted) == (14, 2)
+
+
+class Tiny(NetClass):
+    """Fewer properties than a record's first bits hold gap-list entries."""
+
+    level = UInt(5)
+    lit = UInt(1)
+
+
+@pytest.mark.engine
+def test_gap_lists_of_a_class_with_few_properties(godot4: Engine) -> None:
+    """A class of 2 properties (1-bit gaps): its unrolled entries stop at 2, so a list of 3
+    entries, whose last index is past the class, reaches the loop after them."""
+    schema = Schema.build([Tiny])
+    lay = schema.layout(Tiny)
+    fields = [(17, 5), (1, 1)]
+    head = struct.pack("<BBIIII", VERSION, 3, 1, 0, 0, 0) + schema.fingerprint
+    packets = []
+    for indices in ([], [0], [1], [0, 1], [0, 1, 2]):
+        record = _gap_listed(schema, lay.name, indices, fields)
+        packets.append(struct.pack("<BBIIII", VERSION, 3, 2, 0, 1, 0) + schema.fingerprint + record)
+    rejected, accepted = _after_full_as_ours(godot4, schema, head, packets)
+    assert (rejected, accepted) == (1, 4)

@@ -2148,56 +2148,24 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 								if p >= 4:
 									return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 								m1 |= 1 << p
-								if acc & 8192:
-									p += 1 + ((acc >> 14) & 3)
+								acc >>= 13
+								n -= 13
+								while true:
+									if n < 3:
+										acc |= buf.decode_u32(bp) << n
+										bp += 4
+										n += 32
+									var t308 := acc & 7
+									if not t308 & 1:
+										acc >>= 1
+										n -= 1
+										break
+									acc >>= 3
+									n -= 3
+									p += 1 + (t308 >> 1)
 									if p >= 4:
 										return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 									m1 |= 1 << p
-									if acc & 65536:
-										p += 1 + ((acc >> 17) & 3)
-										if p >= 4:
-											return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
-										m1 |= 1 << p
-										if acc & 524288:
-											p += 1 + ((acc >> 20) & 3)
-											if p >= 4:
-												return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
-											m1 |= 1 << p
-											if acc & 4194304:
-												p += 1 + ((acc >> 23) & 3)
-												if p >= 4:
-													return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
-												m1 |= 1 << p
-												acc >>= 25
-												n -= 25
-												while true:
-													if n < 3:
-														acc |= buf.decode_u32(bp) << n
-														bp += 4
-														n += 32
-													var t308 := acc & 7
-													if not t308 & 1:
-														acc >>= 1
-														n -= 1
-														break
-													acc >>= 3
-													n -= 3
-													p += 1 + (t308 >> 1)
-													if p >= 4:
-														return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
-													m1 |= 1 << p
-											else:
-												acc >>= 23
-												n -= 23
-										else:
-											acc >>= 20
-											n -= 20
-									else:
-										acc >>= 17
-										n -= 17
-								else:
-									acc >>= 14
-									n -= 14
 							else:
 								acc >>= 11
 								n -= 11

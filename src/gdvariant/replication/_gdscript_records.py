@@ -245,14 +245,16 @@ def fast_run_bits(lay: ClassLayout) -> int:
 
 
 def fast_record(w: Writer, lay: ClassLayout, indent: int, bail: str) -> None:
-    """Inline read of one record of ``lay`` from bit ``at`` into row ``row`` of the class's
-    columns (the locals ``k<class>_<index>``), for the section loop: no call, the change
-    list's gap and flag taken in one read, and one bounds check at the record's end (or
-    after each property, for a class whose record can be longer than ``FAST_RUN_BITS``).
-    A failed check returns ``bail``, which re-reads the record with ``_c<id>`` to name the
-    error: the fast path checks a subset of what ``_c<id>`` checks, at the same bits, so
-    ``_c<id>`` fails at or before the point where it did. Leaves the mask in ``m<id>`` and
-    the reader after the record."""
+    """Inline read of one record of ``lay`` into row ``row`` of the class's columns (the
+    locals ``k<class>_<index>``), for the section loop: from bit ``at`` after a header the
+    general path read (``slow``), else from 3 bits into byte ``pos``. No call, the first
+    entries of a gap list unrolled and each later one's gap and flag taken in one read, and
+    one bounds check at the record's end (or after each property, for a class whose record
+    can be longer than ``FAST_RUN_BITS``). A failed check returns ``bail``, which re-reads
+    the record with ``_c<id>`` to name the error: the fast path checks a subset of what
+    ``_c<id>`` checks, at the same bits, so ``_c<id>`` fails at or before the point where it
+    did. Leaves the mask in ``m<id>``, the record's end bit in ``e`` and the reader after
+    the record."""
     c, count = lay.class_id, lay.count
     wide = count > 62
     m = f"m{c}"
@@ -275,7 +277,8 @@ def fast_record(w: Writer, lay: ClassLayout, indent: int, bail: str) -> None:
     # n >= 25 here (RECORD_START_BITS), so the selector needs no refill.
     w.emit(indent, "if acc & 1:")
     step = 1 + lay.index_bits
-    unrolled = 0 if wide else (RECORD_START_BITS - 1) // step
+    # As many entries as fit in those bits, and no more than a list of distinct indices holds.
+    unrolled = 0 if wide else min(count, (RECORD_START_BITS - 1) // step)
     inner = _unrolled_changes(w, indent + 1, lay, m, unrolled, bail)
     if unrolled:
         w.emit(inner, f"acc >>= {1 + unrolled * step}")
