@@ -1732,20 +1732,17 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 							var t238 := (acc >> 1) & 3
 							acc >>= 3
 							n -= 3
-							var t240: int = k0_2[row]
-							t237 = (t240 + (t238 - 2)) & 127
+							t237 = (k0_2[row] + (t238 - 2)) & 127
 						elif not acc & 2:
-							var t241 := (acc >> 2) & 7
+							var t240 := (acc >> 2) & 7
 							acc >>= 5
 							n -= 5
-							var t243: int = k0_2[row]
-							t237 = (t243 + (t241 - 4)) & 127
+							t237 = (k0_2[row] + (t240 - 4)) & 127
 						elif not acc & 4:
-							var t244 := (acc >> 3) & 31
+							var t242 := (acc >> 3) & 31
 							acc >>= 8
 							n -= 8
-							var t246: int = k0_2[row]
-							t237 = (t246 + (t244 - 16)) & 127
+							t237 = (k0_2[row] + (t242 - 16)) & 127
 						else:
 							acc >>= 3
 							n -= 3
@@ -1753,32 +1750,32 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t247 := acc & 127
+							var t244 := acc & 127
 							acc >>= 7
 							n -= 7
-							t237 = t247
+							t237 = t244
 						k0_2[row] = t237
 					if m0 & 8:
-						var t248: int
+						var t245: int
 						if n < 11:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
 						if not acc & 1:
-							var t249 := (acc >> 1) & 7
+							var t246 := (acc >> 1) & 7
 							acc >>= 4
 							n -= 4
-							t248 = (k0_3x[row] + (t249 - 4)) & 4095
+							t245 = (k0_3x[row] + (t246 - 4)) & 4095
 						elif not acc & 2:
-							var t250 := (acc >> 2) & 31
+							var t247 := (acc >> 2) & 31
 							acc >>= 7
 							n -= 7
-							t248 = (k0_3x[row] + (t250 - 16)) & 4095
+							t245 = (k0_3x[row] + (t247 - 16)) & 4095
 						elif not acc & 4:
-							var t251 := (acc >> 3) & 255
+							var t248 := (acc >> 3) & 255
 							acc >>= 11
 							n -= 11
-							t248 = (k0_3x[row] + (t251 - 128)) & 4095
+							t245 = (k0_3x[row] + (t248 - 128)) & 4095
 						else:
 							acc >>= 3
 							n -= 3
@@ -1786,31 +1783,31 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t252 := acc & 4095
+							var t249 := acc & 4095
 							acc >>= 12
 							n -= 12
-							t248 = t252
-						k0_3x[row] = t248
-						var t253: int
+							t245 = t249
+						k0_3x[row] = t245
+						var t250: int
 						if n < 11:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
 						if not acc & 1:
-							var t254 := (acc >> 1) & 7
+							var t251 := (acc >> 1) & 7
 							acc >>= 4
 							n -= 4
-							t253 = (k0_3y[row] + (t254 - 4)) & 4095
+							t250 = (k0_3y[row] + (t251 - 4)) & 4095
 						elif not acc & 2:
-							var t255 := (acc >> 2) & 31
+							var t252 := (acc >> 2) & 31
 							acc >>= 7
 							n -= 7
-							t253 = (k0_3y[row] + (t255 - 16)) & 4095
+							t250 = (k0_3y[row] + (t252 - 16)) & 4095
 						elif not acc & 4:
-							var t256 := (acc >> 3) & 255
+							var t253 := (acc >> 3) & 255
 							acc >>= 11
 							n -= 11
-							t253 = (k0_3y[row] + (t256 - 128)) & 4095
+							t250 = (k0_3y[row] + (t253 - 128)) & 4095
 						else:
 							acc >>= 3
 							n -= 3
@@ -1818,81 +1815,78 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t257 := acc & 4095
+							var t254 := acc & 4095
 							acc >>= 12
 							n -= 12
-							t253 = t257
-						k0_3y[row] = t253
+							t250 = t254
+						k0_3y[row] = t250
 				if m0 & 240:
 					if m0 & 16:
 						if n < 1:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t258 := acc & 1
+						var t255 := acc & 1
 						acc >>= 1
 						n -= 1
-						k0_4[row] = t258
+						k0_4[row] = t255
 					if m0 & 32:
 						if n < 5:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t259 := acc & 31
+						var t256 := acc & 31
 						acc >>= 5
 						n -= 5
-						if t259 > 24:
+						if t256 > 24:
 							return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
-						var t260 := (bp << 3) - n
-						if t260 + (t259 << 3) > end:
+						var t257 := (bp << 3) - n
+						if t257 + (t256 << 3) > end:
 							return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
-						var t262 := t260 >> 3
-						var t263 := t260 & 7
-						var t261 := PackedByteArray()
-						if t263 == 0:
-							t261 = buf.slice(t262, t262 + t259)
+						var t259 := t257 >> 3
+						var t260 := t257 & 7
+						var t258 := PackedByteArray()
+						if t260 == 0:
+							t258 = buf.slice(t259, t259 + t256)
 						else:
-							t261.resize(t259 + 3)
-							var t264 := 0
-							while t264 < t259:
-								t261.encode_u32(t264, (buf.decode_u64(t262 + t264) >> t263) & 0xFFFFFFFF)
-								t264 += 4
-							t261.resize(t259)
-						t260 += t259 << 3
-						bp = t260 >> 3
-						acc = buf[bp] >> (t260 & 7)
-						n = 8 - (t260 & 7)
+							t258.resize(t256 + 3)
+							var t261 := 0
+							while t261 < t256:
+								t258.encode_u32(t261, (buf.decode_u64(t259 + t261) >> t260) & 0xFFFFFFFF)
+								t261 += 4
+							t258.resize(t256)
+						t257 += t256 << 3
+						bp = t257 >> 3
+						acc = buf[bp] >> (t257 & 7)
+						n = 8 - (t257 & 7)
 						bp += 1
-						var t265 := t261.get_string_from_ascii()
-						if t261.has(0) or t265.to_utf8_buffer().size() != t261.size():
-							if not _utf8_ok(t261):
+						var t262 := t258.get_string_from_ascii()
+						if t258.has(0) or t262.to_utf8_buffer().size() != t258.size():
+							if not _utf8_ok(t258):
 								return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
-							t265 = t261.get_string_from_utf8()
-						k0_5[row] = t265
+							t262 = t258.get_string_from_utf8()
+						k0_5[row] = t262
 					if m0 & 64:
-						var t266: int
+						var t263: int
 						if n < 7:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
 						if not acc & 1:
-							var t267 := (acc >> 1) & 3
+							var t264 := (acc >> 1) & 3
 							acc >>= 3
 							n -= 3
-							var t269: int = k0_6[row]
-							t266 = (t269 + (t267 - 2)) & 63
+							t263 = (k0_6[row] + (t264 - 2)) & 63
 						elif not acc & 2:
-							var t270 := (acc >> 2) & 7
+							var t266 := (acc >> 2) & 7
 							acc >>= 5
 							n -= 5
-							var t272: int = k0_6[row]
-							t266 = (t272 + (t270 - 4)) & 63
+							t263 = (k0_6[row] + (t266 - 4)) & 63
 						elif not acc & 4:
-							var t273 := (acc >> 3) & 15
+							var t268 := (acc >> 3) & 15
 							acc >>= 7
 							n -= 7
-							var t275: int = k0_6[row]
-							t266 = (t275 + (t273 - 8)) & 63
+							t263 = (k0_6[row] + (t268 - 8)) & 63
 						else:
 							acc >>= 3
 							n -= 3
@@ -1900,20 +1894,20 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t276 := acc & 63
+							var t270 := acc & 63
 							acc >>= 6
 							n -= 6
-							t266 = t276
-						k0_6[row] = t266
+							t263 = t270
+						k0_6[row] = t263
 					if m0 & 128:
 						if n < 1:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t277 := acc & 1
+						var t271 := acc & 1
 						acc >>= 1
 						n -= 1
-						k0_7[row] = t277
+						k0_7[row] = t271
 			else:
 				if m0 & 15:
 					if m0 & 1:
@@ -1921,179 +1915,179 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t279 := acc & 3
+						var t273 := acc & 3
 						acc >>= 2
 						n -= 2
-						var t278 := 0
-						if t279:
+						var t272 := 0
+						if t273:
 							if n < 1:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t280 := acc & 1
+							var t274 := acc & 1
 							acc >>= 1
 							n -= 1
-							var t281 := 0
-							if t279 & 1:
+							var t275 := 0
+							if t273 & 1:
 								if n < 11:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
 									n += 32
-								var t282 := acc & 2047
+								var t276 := acc & 2047
 								acc >>= 11
 								n -= 11
-								t281 = t282 + 1
-							var t283 := 0
-							if t279 & 2:
+								t275 = t276 + 1
+							var t277 := 0
+							if t273 & 2:
 								if n < 4:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
 									n += 32
-								var t284 := acc & 15
+								var t278 := acc & 15
 								acc >>= 4
 								n -= 4
-								t283 = t284
-							var t285 := t281 * 16 + t283
-							t278 = ((-t285 << 1) | int(t285 == 0)) if t280 else t285 << 1
-						k0_0x[row] = t278
+								t277 = t278
+							var t279 := t275 * 16 + t277
+							t272 = ((-t279 << 1) | int(t279 == 0)) if t274 else t279 << 1
+						k0_0x[row] = t272
 						if n < 2:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t287 := acc & 3
+						var t281 := acc & 3
 						acc >>= 2
 						n -= 2
-						var t286 := 0
-						if t287:
+						var t280 := 0
+						if t281:
 							if n < 1:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t288 := acc & 1
+							var t282 := acc & 1
 							acc >>= 1
 							n -= 1
-							var t289 := 0
-							if t287 & 1:
+							var t283 := 0
+							if t281 & 1:
 								if n < 11:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
 									n += 32
-								var t290 := acc & 2047
+								var t284 := acc & 2047
 								acc >>= 11
 								n -= 11
-								t289 = t290 + 1
-							var t291 := 0
-							if t287 & 2:
+								t283 = t284 + 1
+							var t285 := 0
+							if t281 & 2:
 								if n < 4:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
 									n += 32
-								var t292 := acc & 15
+								var t286 := acc & 15
 								acc >>= 4
 								n -= 4
-								t291 = t292
-							var t293 := t289 * 16 + t291
-							t286 = ((-t293 << 1) | int(t293 == 0)) if t288 else t293 << 1
-						k0_0y[row] = t286
+								t285 = t286
+							var t287 := t283 * 16 + t285
+							t280 = ((-t287 << 1) | int(t287 == 0)) if t282 else t287 << 1
+						k0_0y[row] = t280
 					if m0 & 2:
 						if n < 10:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t294 := acc & 1023
+						var t288 := acc & 1023
 						acc >>= 10
 						n -= 10
-						k0_1[row] = t294
+						k0_1[row] = t288
 					if m0 & 4:
 						if n < 7:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t295 := acc & 127
+						var t289 := acc & 127
 						acc >>= 7
 						n -= 7
-						k0_2[row] = t295
+						k0_2[row] = t289
 					if m0 & 8:
 						if n < 12:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t296 := acc & 4095
+						var t290 := acc & 4095
 						acc >>= 12
 						n -= 12
-						k0_3x[row] = t296
+						k0_3x[row] = t290
 						if n < 12:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t297 := acc & 4095
+						var t291 := acc & 4095
 						acc >>= 12
 						n -= 12
-						k0_3y[row] = t297
+						k0_3y[row] = t291
 				if m0 & 240:
 					if m0 & 16:
 						if n < 1:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t298 := acc & 1
+						var t292 := acc & 1
 						acc >>= 1
 						n -= 1
-						k0_4[row] = t298
+						k0_4[row] = t292
 					if m0 & 32:
 						if n < 5:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t299 := acc & 31
+						var t293 := acc & 31
 						acc >>= 5
 						n -= 5
-						if t299 > 24:
+						if t293 > 24:
 							return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
-						var t300 := (bp << 3) - n
-						if t300 + (t299 << 3) > end:
+						var t294 := (bp << 3) - n
+						if t294 + (t293 << 3) > end:
 							return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
-						var t302 := t300 >> 3
-						var t303 := t300 & 7
-						var t301 := PackedByteArray()
-						if t303 == 0:
-							t301 = buf.slice(t302, t302 + t299)
+						var t296 := t294 >> 3
+						var t297 := t294 & 7
+						var t295 := PackedByteArray()
+						if t297 == 0:
+							t295 = buf.slice(t296, t296 + t293)
 						else:
-							t301.resize(t299 + 3)
-							var t304 := 0
-							while t304 < t299:
-								t301.encode_u32(t304, (buf.decode_u64(t302 + t304) >> t303) & 0xFFFFFFFF)
-								t304 += 4
-							t301.resize(t299)
-						t300 += t299 << 3
-						bp = t300 >> 3
-						acc = buf[bp] >> (t300 & 7)
-						n = 8 - (t300 & 7)
+							t295.resize(t293 + 3)
+							var t298 := 0
+							while t298 < t293:
+								t295.encode_u32(t298, (buf.decode_u64(t296 + t298) >> t297) & 0xFFFFFFFF)
+								t298 += 4
+							t295.resize(t293)
+						t294 += t293 << 3
+						bp = t294 >> 3
+						acc = buf[bp] >> (t294 & 7)
+						n = 8 - (t294 & 7)
 						bp += 1
-						var t305 := t301.get_string_from_ascii()
-						if t301.has(0) or t305.to_utf8_buffer().size() != t301.size():
-							if not _utf8_ok(t301):
+						var t299 := t295.get_string_from_ascii()
+						if t295.has(0) or t299.to_utf8_buffer().size() != t295.size():
+							if not _utf8_ok(t295):
 								return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
-							t305 = t301.get_string_from_utf8()
-						k0_5[row] = t305
+							t299 = t295.get_string_from_utf8()
+						k0_5[row] = t299
 					if m0 & 64:
 						if n < 6:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t306 := acc & 63
+						var t300 := acc & 63
 						acc >>= 6
 						n -= 6
-						k0_6[row] = t306
+						k0_6[row] = t300
 					if m0 & 128:
 						if n < 1:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t307 := acc & 1
+						var t301 := acc & 1
 						acc >>= 1
 						n -= 1
-						k0_7[row] = t307
+						k0_7[row] = t301
 			var e := (bp << 3) - n
 			if e > end:
 				return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
@@ -2155,14 +2149,14 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 										acc |= buf.decode_u32(bp) << n
 										bp += 4
 										n += 32
-									var t308 := acc & 7
-									if not t308 & 1:
+									var t302 := acc & 7
+									if not t302 & 1:
 										acc >>= 1
 										n -= 1
 										break
 									acc >>= 3
 									n -= 3
-									p += 1 + (t308 >> 1)
+									p += 1 + (t302 >> 1)
 									if p >= 4:
 										return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
 									m1 |= 1 << p
@@ -2185,41 +2179,41 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 					acc |= buf.decode_u32(bp) << n
 					bp += 4
 					n += 32
-				var t309 := acc & 15
+				var t303 := acc & 15
 				acc >>= 4
 				n -= 4
-				m1 = t309
+				m1 = t303
 			if delta:
 				if m1 & 1:
-					var t310: int
+					var t304: int
 					if n < 14:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
 					if not acc & 1:
-						var t311 := (acc >> 1) & 15
+						var t305 := (acc >> 1) & 15
 						acc >>= 5
 						n -= 5
-						var t312 := (k1_0x[row] >> 1) + (t311 - 8)
-						if absi(t312) > 32783:
+						var t306 := (k1_0x[row] >> 1) + (t305 - 8)
+						if absi(t306) > 32783:
 							return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
-						t310 = t312 << 1
+						t304 = t306 << 1
 					elif not acc & 2:
-						var t313 := (acc >> 2) & 127
+						var t307 := (acc >> 2) & 127
 						acc >>= 9
 						n -= 9
-						var t314 := (k1_0x[row] >> 1) + (t313 - 64)
-						if absi(t314) > 32783:
+						var t308 := (k1_0x[row] >> 1) + (t307 - 64)
+						if absi(t308) > 32783:
 							return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
-						t310 = t314 << 1
+						t304 = t308 << 1
 					elif not acc & 4:
-						var t315 := (acc >> 3) & 2047
+						var t309 := (acc >> 3) & 2047
 						acc >>= 14
 						n -= 14
-						var t316 := (k1_0x[row] >> 1) + (t315 - 1024)
-						if absi(t316) > 32783:
+						var t310 := (k1_0x[row] >> 1) + (t309 - 1024)
+						if absi(t310) > 32783:
 							return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
-						t310 = t316 << 1
+						t304 = t310 << 1
 					else:
 						acc >>= 3
 						n -= 3
@@ -2227,71 +2221,71 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t318 := acc & 3
+						var t312 := acc & 3
 						acc >>= 2
 						n -= 2
-						var t317 := 0
-						if t318:
+						var t311 := 0
+						if t312:
 							if n < 1:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t319 := acc & 1
+							var t313 := acc & 1
 							acc >>= 1
 							n -= 1
-							var t320 := 0
-							if t318 & 1:
+							var t314 := 0
+							if t312 & 1:
 								if n < 11:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
 									n += 32
-								var t321 := acc & 2047
+								var t315 := acc & 2047
 								acc >>= 11
 								n -= 11
-								t320 = t321 + 1
-							var t322 := 0
-							if t318 & 2:
+								t314 = t315 + 1
+							var t316 := 0
+							if t312 & 2:
 								if n < 4:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
 									n += 32
-								var t323 := acc & 15
+								var t317 := acc & 15
 								acc >>= 4
 								n -= 4
-								t322 = t323
-							var t324 := t320 * 16 + t322
-							t317 = ((-t324 << 1) | int(t324 == 0)) if t319 else t324 << 1
-						t310 = t317
-					k1_0x[row] = t310
-					var t325: int
+								t316 = t317
+							var t318 := t314 * 16 + t316
+							t311 = ((-t318 << 1) | int(t318 == 0)) if t313 else t318 << 1
+						t304 = t311
+					k1_0x[row] = t304
+					var t319: int
 					if n < 14:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
 					if not acc & 1:
-						var t326 := (acc >> 1) & 15
+						var t320 := (acc >> 1) & 15
 						acc >>= 5
 						n -= 5
-						var t327 := (k1_0y[row] >> 1) + (t326 - 8)
-						if absi(t327) > 32783:
+						var t321 := (k1_0y[row] >> 1) + (t320 - 8)
+						if absi(t321) > 32783:
 							return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
-						t325 = t327 << 1
+						t319 = t321 << 1
 					elif not acc & 2:
-						var t328 := (acc >> 2) & 127
+						var t322 := (acc >> 2) & 127
 						acc >>= 9
 						n -= 9
-						var t329 := (k1_0y[row] >> 1) + (t328 - 64)
-						if absi(t329) > 32783:
+						var t323 := (k1_0y[row] >> 1) + (t322 - 64)
+						if absi(t323) > 32783:
 							return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
-						t325 = t329 << 1
+						t319 = t323 << 1
 					elif not acc & 4:
-						var t330 := (acc >> 3) & 2047
+						var t324 := (acc >> 3) & 2047
 						acc >>= 14
 						n -= 14
-						var t331 := (k1_0y[row] >> 1) + (t330 - 1024)
-						if absi(t331) > 32783:
+						var t325 := (k1_0y[row] >> 1) + (t324 - 1024)
+						if absi(t325) > 32783:
 							return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)
-						t325 = t331 << 1
+						t319 = t325 << 1
 					else:
 						acc >>= 3
 						n -= 3
@@ -2299,63 +2293,63 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t333 := acc & 3
+						var t327 := acc & 3
 						acc >>= 2
 						n -= 2
-						var t332 := 0
-						if t333:
+						var t326 := 0
+						if t327:
 							if n < 1:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t334 := acc & 1
+							var t328 := acc & 1
 							acc >>= 1
 							n -= 1
-							var t335 := 0
-							if t333 & 1:
+							var t329 := 0
+							if t327 & 1:
 								if n < 11:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
 									n += 32
-								var t336 := acc & 2047
+								var t330 := acc & 2047
 								acc >>= 11
 								n -= 11
-								t335 = t336 + 1
-							var t337 := 0
-							if t333 & 2:
+								t329 = t330 + 1
+							var t331 := 0
+							if t327 & 2:
 								if n < 4:
 									acc |= buf.decode_u32(bp) << n
 									bp += 4
 									n += 32
-								var t338 := acc & 15
+								var t332 := acc & 15
 								acc >>= 4
 								n -= 4
-								t337 = t338
-							var t339 := t335 * 16 + t337
-							t332 = ((-t339 << 1) | int(t339 == 0)) if t334 else t339 << 1
-						t325 = t332
-					k1_0y[row] = t325
+								t331 = t332
+							var t333 := t329 * 16 + t331
+							t326 = ((-t333 << 1) | int(t333 == 0)) if t328 else t333 << 1
+						t319 = t326
+					k1_0y[row] = t319
 				if m1 & 2:
-					var t340: int
+					var t334: int
 					if n < 11:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
 					if not acc & 1:
-						var t341 := (acc >> 1) & 7
+						var t335 := (acc >> 1) & 7
 						acc >>= 4
 						n -= 4
-						t340 = (k1_1x[row] + (t341 - 4)) & 4095
+						t334 = (k1_1x[row] + (t335 - 4)) & 4095
 					elif not acc & 2:
-						var t342 := (acc >> 2) & 31
+						var t336 := (acc >> 2) & 31
 						acc >>= 7
 						n -= 7
-						t340 = (k1_1x[row] + (t342 - 16)) & 4095
+						t334 = (k1_1x[row] + (t336 - 16)) & 4095
 					elif not acc & 4:
-						var t343 := (acc >> 3) & 255
+						var t337 := (acc >> 3) & 255
 						acc >>= 11
 						n -= 11
-						t340 = (k1_1x[row] + (t343 - 128)) & 4095
+						t334 = (k1_1x[row] + (t337 - 128)) & 4095
 					else:
 						acc >>= 3
 						n -= 3
@@ -2363,31 +2357,31 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t344 := acc & 4095
+						var t338 := acc & 4095
 						acc >>= 12
 						n -= 12
-						t340 = t344
-					k1_1x[row] = t340
-					var t345: int
+						t334 = t338
+					k1_1x[row] = t334
+					var t339: int
 					if n < 11:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
 					if not acc & 1:
-						var t346 := (acc >> 1) & 7
+						var t340 := (acc >> 1) & 7
 						acc >>= 4
 						n -= 4
-						t345 = (k1_1y[row] + (t346 - 4)) & 4095
+						t339 = (k1_1y[row] + (t340 - 4)) & 4095
 					elif not acc & 2:
-						var t347 := (acc >> 2) & 31
+						var t341 := (acc >> 2) & 31
 						acc >>= 7
 						n -= 7
-						t345 = (k1_1y[row] + (t347 - 16)) & 4095
+						t339 = (k1_1y[row] + (t341 - 16)) & 4095
 					elif not acc & 4:
-						var t348 := (acc >> 3) & 255
+						var t342 := (acc >> 3) & 255
 						acc >>= 11
 						n -= 11
-						t345 = (k1_1y[row] + (t348 - 128)) & 4095
+						t339 = (k1_1y[row] + (t342 - 128)) & 4095
 					else:
 						acc >>= 3
 						n -= 3
@@ -2395,41 +2389,41 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t349 := acc & 4095
+						var t343 := acc & 4095
 						acc >>= 12
 						n -= 12
-						t345 = t349
-					k1_1y[row] = t345
+						t339 = t343
+					k1_1y[row] = t339
 				if m1 & 4:
 					if n < 16:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t350 := acc & 65535
+					var t344 := acc & 65535
 					acc >>= 16
 					n -= 16
-					k1_2[row] = t350
+					k1_2[row] = t344
 				if m1 & 8:
-					var t351: int
+					var t345: int
 					if n < 7:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
 					if not acc & 1:
-						var t352 := (acc >> 1) & 3
+						var t346 := (acc >> 1) & 3
 						acc >>= 3
 						n -= 3
-						t351 = (k1_3[row] + (t352 - 2)) & 63
+						t345 = (k1_3[row] + (t346 - 2)) & 63
 					elif not acc & 2:
-						var t353 := (acc >> 2) & 7
+						var t347 := (acc >> 2) & 7
 						acc >>= 5
 						n -= 5
-						t351 = (k1_3[row] + (t353 - 4)) & 63
+						t345 = (k1_3[row] + (t347 - 4)) & 63
 					elif not acc & 4:
-						var t354 := (acc >> 3) & 15
+						var t348 := (acc >> 3) & 15
 						acc >>= 7
 						n -= 7
-						t351 = (k1_3[row] + (t354 - 8)) & 63
+						t345 = (k1_3[row] + (t348 - 8)) & 63
 					else:
 						acc >>= 3
 						n -= 3
@@ -2437,126 +2431,126 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t355 := acc & 63
+						var t349 := acc & 63
 						acc >>= 6
 						n -= 6
-						t351 = t355
-					k1_3[row] = t351
+						t345 = t349
+					k1_3[row] = t345
 			else:
 				if m1 & 1:
 					if n < 2:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t357 := acc & 3
+					var t351 := acc & 3
 					acc >>= 2
 					n -= 2
-					var t356 := 0
-					if t357:
+					var t350 := 0
+					if t351:
 						if n < 1:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t358 := acc & 1
+						var t352 := acc & 1
 						acc >>= 1
 						n -= 1
-						var t359 := 0
-						if t357 & 1:
+						var t353 := 0
+						if t351 & 1:
 							if n < 11:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t360 := acc & 2047
+							var t354 := acc & 2047
 							acc >>= 11
 							n -= 11
-							t359 = t360 + 1
-						var t361 := 0
-						if t357 & 2:
+							t353 = t354 + 1
+						var t355 := 0
+						if t351 & 2:
 							if n < 4:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t362 := acc & 15
+							var t356 := acc & 15
 							acc >>= 4
 							n -= 4
-							t361 = t362
-						var t363 := t359 * 16 + t361
-						t356 = ((-t363 << 1) | int(t363 == 0)) if t358 else t363 << 1
-					k1_0x[row] = t356
+							t355 = t356
+						var t357 := t353 * 16 + t355
+						t350 = ((-t357 << 1) | int(t357 == 0)) if t352 else t357 << 1
+					k1_0x[row] = t350
 					if n < 2:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t365 := acc & 3
+					var t359 := acc & 3
 					acc >>= 2
 					n -= 2
-					var t364 := 0
-					if t365:
+					var t358 := 0
+					if t359:
 						if n < 1:
 							acc |= buf.decode_u32(bp) << n
 							bp += 4
 							n += 32
-						var t366 := acc & 1
+						var t360 := acc & 1
 						acc >>= 1
 						n -= 1
-						var t367 := 0
-						if t365 & 1:
+						var t361 := 0
+						if t359 & 1:
 							if n < 11:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t368 := acc & 2047
+							var t362 := acc & 2047
 							acc >>= 11
 							n -= 11
-							t367 = t368 + 1
-						var t369 := 0
-						if t365 & 2:
+							t361 = t362 + 1
+						var t363 := 0
+						if t359 & 2:
 							if n < 4:
 								acc |= buf.decode_u32(bp) << n
 								bp += 4
 								n += 32
-							var t370 := acc & 15
+							var t364 := acc & 15
 							acc >>= 4
 							n -= 4
-							t369 = t370
-						var t371 := t367 * 16 + t369
-						t364 = ((-t371 << 1) | int(t371 == 0)) if t366 else t371 << 1
-					k1_0y[row] = t364
+							t363 = t364
+						var t365 := t361 * 16 + t363
+						t358 = ((-t365 << 1) | int(t365 == 0)) if t360 else t365 << 1
+					k1_0y[row] = t358
 				if m1 & 2:
 					if n < 12:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t372 := acc & 4095
+					var t366 := acc & 4095
 					acc >>= 12
 					n -= 12
-					k1_1x[row] = t372
+					k1_1x[row] = t366
 					if n < 12:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t373 := acc & 4095
+					var t367 := acc & 4095
 					acc >>= 12
 					n -= 12
-					k1_1y[row] = t373
+					k1_1y[row] = t367
 				if m1 & 4:
 					if n < 16:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t374 := acc & 65535
+					var t368 := acc & 65535
 					acc >>= 16
 					n -= 16
-					k1_2[row] = t374
+					k1_2[row] = t368
 				if m1 & 8:
 					if n < 6:
 						acc |= buf.decode_u32(bp) << n
 						bp += 4
 						n += 32
-					var t375 := acc & 63
+					var t369 := acc & 63
 					acc >>= 6
 					n -= 6
-					k1_3[row] = t375
+					k1_3[row] = t369
 			var e := (bp << 3) - n
 			if e > end:
 				return _recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)

@@ -407,12 +407,14 @@ def _scalar_delta(
     where: tuple[str, str],
     *,
     ordinal: bool = False,
+    typed: bool = False,
 ) -> str:
     """Inline read of one value delta (wire doc §5.1) against the held value ``base``;
     returns the variable holding the new value. The prefix (up to 3 bits) is peeked at once,
     a tier's prefix and difference are taken in one read, and each tier finishes on its own
     (no flag to test afterwards). With ``ordinal``, ``base`` and the result are held
-    ordinals (``held_ordinal``) instead of values."""
+    ordinals (``held_ordinal``) instead of values. ``typed``: ``base`` is an int expression
+    already (a typed column's cell), read in place rather than copied to a local."""
     codec = part.codec
     out = w.tmp()
     kind = "int" if ordinal or isinstance(codec, UInt | Int) else "float"
@@ -434,7 +436,7 @@ def _scalar_delta(
         if ordinal:
             _ordinal_finish(w, indent + 1, part, base, diff, out, where)
         else:
-            _delta_finish(w, indent + 1, part, base, diff, out, where)
+            _delta_finish(w, indent + 1, part, base, diff, out, where, typed=typed)
     w.emit(indent, "else:")
     w.emit(indent + 1, "acc >>= 3")
     w.emit(indent + 1, "n -= 3")
@@ -541,14 +543,19 @@ def _delta_finish(
     diff: str,
     out: str,
     where: tuple[str, str],
+    *,
+    typed: bool = False,
 ) -> None:
     """``out`` = the value of the held value's ordinal plus the difference ``diff`` (an
-    expression)."""
+    expression). ``typed``: ``base`` is an int expression already, used in place (a local
+    copy of a typed column's cell cost 1.3% of a packet's decoding in Godot 4.6)."""
     codec = part.codec
     o = w.tmp()
     if isinstance(codec, UInt | Int):
-        held = w.tmp()
-        w.emit(indent, f"var {held}: int = {base}")
+        held = base
+        if not typed:
+            held = w.tmp()
+            w.emit(indent, f"var {held}: int = {base}")
         if isinstance(codec, UInt):
             w.emit(indent, f"{out} = ({held} + {diff}) & {part.mask}")
             return
@@ -597,13 +604,22 @@ def _var_int_delta(
     return out
 
 
-def delta(w: Writer, indent: int, coder: DeltaCoder, base: str, where: tuple[str, str]) -> str:
-    """Inline read of a property's value delta against ``base``; returns its expression."""
+def delta(
+    w: Writer,
+    indent: int,
+    coder: DeltaCoder,
+    base: str,
+    where: tuple[str, str],
+    *,
+    typed: bool = False,
+) -> str:
+    """Inline read of a property's value delta against ``base``; returns its expression.
+    ``typed``: ``base`` is a typed column's cell (an int for the integer codecs)."""
     if coder.vector is None:
         part = coder.parts[0]
         if isinstance(part, VarIntDelta):
             return _var_int_delta(w, indent, part, base, where)
-        return _scalar_delta(w, indent, part, base, where)
+        return _scalar_delta(w, indent, part, base, where, typed=typed)
     parts = []
     held = w.tmp()
     w.emit(indent, f"var {held}: {coder.vector.__name__} = {base}")

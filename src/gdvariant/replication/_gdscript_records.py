@@ -146,7 +146,7 @@ def props(
             continue
         slot = f"{locals_[prop][0][1]}[row]" if columns else f"values[{prop.index}]"
         if coder is not None and deltas:
-            value = delta(w, indent, coder, slot, where)
+            value = delta(w, indent, coder, slot, where, typed=columns)
             w.emit(indent, f"{slot} = {value}")
             if check:
                 w.check_end(indent, where)
