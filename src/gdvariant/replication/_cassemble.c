@@ -44,6 +44,7 @@ static int ctz64(uint64_t x) {
 typedef struct {
     int kind, width, comps, int_bits, frac_bits;
     int t1, t2, t3;
+    int64_t h1, h2, h3; /* each tier's offset, 2^(t-1): a tier holds -h <= d < h */
     uint64_t mask, half;
     PyObject *coder; /* borrowed from the plan */
 } PropPlan;
@@ -315,14 +316,12 @@ static int w_code(Writer *w, const Bits *b) {
 /* A value delta from its difference d: the shortest tier that holds it, offset by half the
  * tier's range (z = d + 2^(t-1)), or the escape and the whole new field. */
 static inline void b_tiers(Bits *b, const PropPlan *p, int64_t d, uint64_t whole, int wwidth) {
-    int64_t h1 = (int64_t)1 << (p->t1 - 1), h2 = (int64_t)1 << (p->t2 - 1);
-    int64_t h3 = (int64_t)1 << (p->t3 - 1);
-    if (d >= -h1 && d < h1) {
-        b_bits(b, (uint64_t)(d + h1) << 1, 1 + p->t1);
-    } else if (d >= -h2 && d < h2) {
-        b_bits(b, 1 | (uint64_t)(d + h2) << 2, 2 + p->t2);
-    } else if (d >= -h3 && d < h3) {
-        b_bits(b, 3 | (uint64_t)(d + h3) << 3, 3 + p->t3);
+    if (d >= -p->h1 && d < p->h1) {
+        b_bits(b, (uint64_t)(d + p->h1) << 1, 1 + p->t1);
+    } else if (d >= -p->h2 && d < p->h2) {
+        b_bits(b, 1 | (uint64_t)(d + p->h2) << 2, 2 + p->t2);
+    } else if (d >= -p->h3 && d < p->h3) {
+        b_bits(b, 3 | (uint64_t)(d + p->h3) << 3, 3 + p->t3);
     } else {
         b_bits(b, 7, 3);
         b_bits(b, whole, wwidth);
@@ -558,6 +557,9 @@ static int plans_parse(PyObject *seq, Plans *ps) {
                 p->t1 = tier(1, p->width);
                 p->t2 = tier(2, p->width);
                 p->t3 = tier(3, p->width);
+                p->h1 = (int64_t)1 << (p->t1 - 1);
+                p->h2 = (int64_t)1 << (p->t2 - 1);
+                p->h3 = (int64_t)1 << (p->t3 - 1);
             }
         }
     }

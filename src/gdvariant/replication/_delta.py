@@ -58,7 +58,6 @@ class ScalarDelta:
         self.half = 1 << (width - 1)
         self.tiers = tuple(-(-k * width // 5) for k in (1, 2, 3))
         self.t1, self.t2, self.t3 = self.tiers
-        self.lim1, self.lim2, self.lim3 = (1 << t for t in self.tiers)
         # Each tier's offset: z = d + bias, so a tier of t bits holds -2**(t-1) <= d < 2**(t-1).
         self.biases = tuple(1 << (t - 1) for t in self.tiers)
         self.b1, self.b2, self.b3 = self.biases
