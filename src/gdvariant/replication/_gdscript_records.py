@@ -393,6 +393,22 @@ def _by_class(w: Writer, schema: Schema, indent: int) -> Iterator[tuple[ClassLay
         yield lay, indent + 1
 
 
+def _header_end(w: Writer, indent: int, failure: str) -> None:
+    """After a header field read with the bit reader: ``at`` = the bit after it, and
+    ``_fail(failure)`` (its arguments, as GDScript) if that is past the packet."""
+    w.emit(indent, "at = (bp << 3) - n")
+    w.emit(indent, "if at > end:")
+    w.emit(indent + 1, f"return _fail({failure})")
+
+
+def _updated(w: Writer, schema: Schema, indent: int) -> None:
+    """An update record's class ``c`` found (-1: no such entity): the error, or its
+    ``touched`` entry."""
+    w.emit(indent, "if c < 0:")
+    w.emit(indent + 1, 'return _fail("update of entity %d, which this client lacks" % id, id)')
+    w.emit(indent, f"touched.append({touch(schema, 'c')})")
+
+
 def _slow_header(w: Writer, schema: Schema, i: int) -> None:
     """In ``_section``, a record other than an update of the next id in the rows: its op, id
     gap and class; a delete ends here. Sets ``slow``, ``op``, ``id``, ``row``, ``c``, ``at``
@@ -408,9 +424,7 @@ def _slow_header(w: Writer, schema: Schema, i: int) -> None:
     for k, width in enumerate((4, 8, 16, 32)):
         w.emit(i + 1, f"{'if' if k == 0 else 'elif'} {size} == {k}:" if k < 3 else "else:")
         w.emit(i + 2, f"id += {w.read(i + 2, width)}")
-    w.emit(i + 1, "at = (bp << 3) - n")
-    w.emit(i + 1, "if at > end:")
-    w.emit(i + 2, 'return _fail("packet truncated in a record header at byte %d" % pos)')
+    _header_end(w, i + 1, '"packet truncated in a record header at byte %d" % pos')
     w.emit(i, "row = id")
     w.emit(i, "if op == 2:")
     lacks = 'return _fail("delete of entity %d, which this client lacks" % id, id)'
@@ -429,18 +443,14 @@ def _slow_header(w: Writer, schema: Schema, i: int) -> None:
     w.emit(i + 1, "else:")
     w.emit(i + 2, "row = dn")
     w.emit(i + 2, "c = sparse[id][-1] if sparse.has(id) else -1")
-    w.emit(i + 1, "if c < 0:")
-    w.emit(i + 2, 'return _fail("update of entity %d, which this client lacks" % id, id)')
-    w.emit(i + 1, f"touched.append({touch(schema, 'c')})")
+    _updated(w, schema, i + 1)
     w.emit(i, "elif op == 3 or not shared:")
     w.emit(i + 1, 'return _fail("record op %d is not allowed here (entity %d)" % [op, id], id)')
     w.emit(i, "else:")
     if schema.class_bits:
         w.resync(i + 1, "at")
         w.emit(i + 1, f"c = {w.read(i + 1, schema.class_bits)}")
-        w.emit(i + 1, "at = (bp << 3) - n")
-        w.emit(i + 1, "if at > end:")
-        w.emit(i + 2, 'return _fail("packet truncated in entity %d\'s class id" % id, id)')
+        _header_end(w, i + 1, '"packet truncated in entity %d\'s class id" % id, id')
     w.emit(i + 1, f"if c >= {len(schema.classes)}:")
     w.emit(i + 2, 'return _fail("entity %d enters with unknown class id %d" % [id, c], id)')
     w.emit(i + 1, f"if id >= dn and id < {DENSE_IDS}:")
@@ -510,9 +520,7 @@ def section(w: Writer, schema: Schema) -> None:
     _slow_header(w, schema, 3)
     w.emit(2, "else:")
     w.emit(3, "c = cls[id] - 1")
-    w.emit(3, "if c < 0:")
-    w.emit(4, 'return _fail("update of entity %d, which this client lacks" % id, id)')
-    w.emit(3, f"touched.append({touch(schema, 'c')})")
+    _updated(w, schema, 3)
     bail = "_recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)"
     for lay, indent in _by_class(w, schema, 2):
         c = lay.class_id
