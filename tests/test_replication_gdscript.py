@@ -374,6 +374,15 @@ def test_negative_zero_coord_and_a_delta_from_it(godot4: Engine) -> None:
     assert xs[1] == 1 / 32
 
 
+def _full_packet(
+    schema: Schema, tick: int, shared: list[bytes], private: list[bytes] | None = None
+) -> bytes:
+    """A stamped full update of ``tick`` whose sections hold these records."""
+    private = private or []
+    head = struct.pack("<BBIIII", VERSION, 3, tick, 0, len(shared), len(private))
+    return head + schema.fingerprint + b"".join(shared) + b"".join(private)
+
+
 def _crafted(schema: Schema, tick: int) -> list[bytes]:
     """Errors random damage rarely makes: a bad embedded Variant, an enter in the private
     section, an unknown class id (3 of the arena's 3 classes)."""
@@ -387,12 +396,12 @@ def _crafted(schema: Schema, tick: int) -> list[bytes]:
     widths[i] = len_bits + 8 * len(raw)
     bad_variant = encode_record(lay, schema.class_bits, OP_ENTER, 0, 1 << i, bits, widths)
 
-    def packet(shared: int, private: int, body: bytes) -> bytes:
-        head = struct.pack("<BBIIII", VERSION, 3, tick, 0, shared, private)
-        return head + schema.fingerprint + body
-
     unknown_class = bytes([1 | 3 << 3])  # op enter, no gap, class id 3
-    return [packet(1, 0, bad_variant), packet(0, 1, record), packet(1, 0, unknown_class)]
+    return [
+        _full_packet(schema, tick, [bad_variant]),
+        _full_packet(schema, tick, [], [record]),
+        _full_packet(schema, tick, [unknown_class]),
+    ]
 
 
 def _bad_packets(rng: random.Random) -> tuple[bytes, bytes, list[bytes]]:
@@ -519,7 +528,6 @@ def test_gap_lists_of_every_length(godot4: Engine) -> None:
     kinds = {"Crate": Crate, "Pawn": Pawn}
     while not all(any(type(e) is k for e in world.entities.values()) for k in kinds.values()):
         script.step()
-    head = struct.pack("<BBIIII", VERSION, 3, 1, 0, 0, 0) + schema.fingerprint
     packets = []
     for cls, kind in kinds.items():
         lay = schema.layout(cls)
@@ -529,17 +537,11 @@ def test_gap_lists_of_every_length(godot4: Engine) -> None:
             _gap_listed(schema, cls, sorted(rng.sample(range(lay.count), k)), fields)
             for k in range(lay.count + 1)
         ]
-        counts = struct.pack("<II", len(good), 0)
-        packets.append(
-            struct.pack("<BBII", VERSION, 3, 2, 0) + counts + schema.fingerprint + b"".join(good)
-        )
+        packets.append(_full_packet(schema, 2, good))
         for k in range(7):
             past = [*sorted(rng.sample(range(lay.count), k)), lay.count]
-            record = _gap_listed(schema, cls, past, fields)
-            packets.append(
-                struct.pack("<BBIIII", VERSION, 3, 2, 0, 1, 0) + schema.fingerprint + record
-            )
-    rejected, accepted = _after_full_as_ours(godot4, schema, head, packets)
+            packets.append(_full_packet(schema, 2, [_gap_listed(schema, cls, past, fields)]))
+    rejected, accepted = _after_full_as_ours(godot4, schema, _full_packet(schema, 1, []), packets)
     assert (rejected, accepted) == (14, 2)
 
 
@@ -557,10 +559,9 @@ def test_gap_lists_of_a_class_with_few_properties(godot4: Engine) -> None:
     schema = Schema.build([Tiny])
     lay = schema.layout(Tiny)
     fields = [(17, 5), (1, 1)]
-    head = struct.pack("<BBIIII", VERSION, 3, 1, 0, 0, 0) + schema.fingerprint
-    packets = []
-    for indices in ([], [0], [1], [0, 1], [0, 1, 2]):
-        record = _gap_listed(schema, lay.name, indices, fields)
-        packets.append(struct.pack("<BBIIII", VERSION, 3, 2, 0, 1, 0) + schema.fingerprint + record)
-    rejected, accepted = _after_full_as_ours(godot4, schema, head, packets)
+    packets = [
+        _full_packet(schema, 2, [_gap_listed(schema, lay.name, indices, fields)])
+        for indices in ([], [0], [1], [0, 1], [0, 1, 2])
+    ]
+    rejected, accepted = _after_full_as_ours(godot4, schema, _full_packet(schema, 1, []), packets)
     assert (rejected, accepted) == (1, 4)
