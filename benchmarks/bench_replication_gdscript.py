@@ -25,7 +25,6 @@ import json
 import random
 import shutil
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -136,10 +135,9 @@ def run_release(engine: Any, cwd: tuple[Path, str], args: list[str]) -> None:
     pairs = [x for name in files for x in (f"res://{name}", f"{inside}/{name}")]
     engine.run("packer.gd", [f"{inside}/runner.pck", *pairs], cwd=cwd)
     shutil.copy(engine.chroot / RELEASE_TEMPLATE, here / "runner")
-    cmd = ["chroot", str(engine.chroot), "env", "HOME=/tmp", f"{inside}/runner", "--headless"]
-    proc = subprocess.run([*cmd, "--", *args], capture_output=True, text=True, timeout=600)
-    if proc.returncode != 0:
-        raise RuntimeError(f"release template failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+    engine.run_command(
+        engine.within([f"{inside}/runner", "--headless", "--", *args], inside), cwd=cwd
+    )
 
 
 def changed_props(ents: list[Any], base: int) -> int:

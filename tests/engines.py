@@ -76,8 +76,12 @@ class Engine:
             cmd = [*self._prefix(), f"{inside}/{script}", "--", *args]
         else:
             cmd = [*self._prefix(), f"{inside}/{script}", *args]
+        return self.within(cmd, inside)
+
+    def within(self, cmd: Sequence[str], inside: str) -> list[str]:
+        """``cmd`` run in the scratch folder ``inside``, in the chroot when there is one."""
         if self.chroot is None:
-            return cmd
+            return list(cmd)
         return [
             "chroot",
             str(self.chroot),
@@ -104,9 +108,13 @@ class Engine:
         self, script: str, args: Sequence[str], *, cwd: tuple[Path, str], timeout: float = 600
     ) -> subprocess.CompletedProcess[str]:
         """Run ``script`` (a file name inside ``cwd``) with ``args``; raise on failure."""
-        here, inside = cwd
-        cmd = self.command(script, args, inside)
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=here)
+        return self.run_command(self.command(script, args, cwd[1]), cwd=cwd, timeout=timeout)
+
+    def run_command(
+        self, cmd: Sequence[str], *, cwd: tuple[Path, str], timeout: float = 600
+    ) -> subprocess.CompletedProcess[str]:
+        """Run a full command line (``command``, ``within``) from ``cwd``; raise on failure."""
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=cwd[0])
         self._check(proc.returncode, proc.stdout, proc.stderr)
         return proc
 
