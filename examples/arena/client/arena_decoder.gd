@@ -1455,7 +1455,6 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 					_put0(s0, row, _baselines[0] if op == 1 else sparse[id])
 				elif op == 1 and row <= dn0:  # rows grown in this packet hold the baseline
 					_put0(s0, row, _baselines[0])
-			if slow:
 				acc = buf.decode_u32(at >> 3) >> (at & 7)
 				n = 32 - (at & 7)
 				bp = (at >> 3) + 4
@@ -2112,7 +2111,6 @@ func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, 
 					_put1(s1, row, _baselines[1] if op == 1 else sparse[id])
 				elif op == 1 and row <= dn0:  # rows grown in this packet hold the baseline
 					_put1(s1, row, _baselines[1])
-			if slow:
 				acc = buf.decode_u32(at >> 3) >> (at & 7)
 				n = 32 - (at & 7)
 				bp = (at >> 3) + 4

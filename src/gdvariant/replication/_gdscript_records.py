@@ -246,8 +246,8 @@ def fast_run_bits(lay: ClassLayout) -> int:
 
 def fast_record(w: Writer, lay: ClassLayout, indent: int, bail: str) -> None:
     """Inline read of one record of ``lay`` into row ``row`` of the class's columns (the
-    locals ``k<class>_<index>``), for the section loop: from bit ``at`` after a header the
-    general path read (``slow``), else from 3 bits into byte ``pos``. No call, the first
+    locals ``k<class>_<index>``), for the section loop, from the reader the section started
+    at the record's bits (with ``RECORD_START_BITS`` in it). No call, the first
     entries of a gap list unrolled and each later one's gap and flag taken in one read, and
     one bounds check at the record's end (or after each property, for a class whose record
     can be longer than ``FAST_RUN_BITS``). A failed check returns ``bail``, which re-reads
@@ -259,15 +259,6 @@ def fast_record(w: Writer, lay: ClassLayout, indent: int, bail: str) -> None:
     wide = count > 62
     m = f"m{c}"
     w.bail = bail
-    # A usual record's bits start 3 bits into its first byte: no arithmetic on ``at``.
-    w.emit(indent, "if slow:")
-    w.emit(indent + 1, "acc = buf.decode_u32(at >> 3) >> (at & 7)")
-    w.emit(indent + 1, "n = 32 - (at & 7)")
-    w.emit(indent + 1, "bp = (at >> 3) + 4")
-    w.emit(indent, "else:")
-    w.emit(indent + 1, "acc = buf.decode_u32(pos) >> 3")
-    w.emit(indent + 1, "n = 29")
-    w.emit(indent + 1, "bp = pos + 4")
     words = (count + 31) // 32
     if wide:
         w.emit(indent, f"var {m} := PackedInt64Array()")
@@ -534,6 +525,14 @@ def section(w: Writer, schema: Schema) -> None:
         grown = "# rows grown in this packet hold the baseline"
         w.emit(indent + 1, f"elif op == 1 and row <= dn0:  {grown}")
         w.emit(indent + 2, f"_put{c}(s{c}, row, _baselines[{c}])")
+        w.emit(indent + 1, "acc = buf.decode_u32(at >> 3) >> (at & 7)")
+        w.emit(indent + 1, "n = 32 - (at & 7)")
+        w.emit(indent + 1, "bp = (at >> 3) + 4")
+        # A usual record's bits start 3 bits into its first byte: no arithmetic on ``at``.
+        w.emit(indent, "else:")
+        w.emit(indent + 1, "acc = buf.decode_u32(pos) >> 3")
+        w.emit(indent + 1, "n = 29")
+        w.emit(indent + 1, "bp = pos + 4")
         fast_record(w, lay, indent, bail)
         m = f"m{c}"
         w.emit(indent, f"touched.append_array({m})" if lay.count > 62 else f"touched.append({m})")
