@@ -25,7 +25,7 @@ from gdvariant.multiplayer import (
 SCRIPT = """extends "res://base.gd"
 # @rpc in a comment is nothing
 const X = "@rpc func fake():"
-@rpc("any_peer", "unreliable", 2) func fast(a, b := 3, c: int = 4) -> void:
+@rpc("any_peer", "call_remote", "unreliable", 2) func fast(a, b := 3, c: int = 4) -> void:
 \tpass
 
 @rpc
@@ -63,19 +63,78 @@ def test_annotations_modes_and_parameters() -> None:
     ("source", "message"),
     [
         ('@rpc("anybody")\nfunc f(): pass\n', "'anybody' is not one of"),
-        ('@rpc("any_peer", "authority")\nfunc f(): pass\n', "mode twice"),
-        ("@rpc(1, 2)\nfunc f(): pass\n", "channel twice"),
+        ('@rpc("any_peer", "authority")\nfunc f(): pass\n', "permission .* twice"),
+        ('@rpc("reliable", "unreliable")\nfunc f(): pass\n', "transfer mode .* twice"),
+        ('@rpc("reliable", "authority", 2)\nfunc f(): pass\n', "argument 3 is int .*4th"),
+        ('@rpc("unreliable", 2)\nfunc f(): pass\n', "argument 2 is int"),
+        ("@rpc(1.5)\nfunc f(): pass\n", "argument 1 is float"),
         ('@rpc("a", "b", "c", "d", "e")\nfunc f(): pass\n', "at most 4"),
-        ("@rpc(CHANNEL)\nfunc f(): pass\n", "not a constant"),
+        ('@rpc("any_peer", "call_local", "reliable", "2")\nfunc f(): pass\n', "must be an int"),
+        ('@rpc("any_peer",, "call_local")\nfunc f(): pass\n', "empty item"),
+        ("@rpc(CHANNEL)\nfunc f(): pass\n", "not a literal or a constant of this script"),
+        ('@rpc("any_" + "peer")\nfunc f(): pass\n', "all the reader evaluates"),
+        ('@rpc("any\\_peer")\nfunc f(): pass\n', "invalid escape"),
+        (
+            '@rpc("any_peer", "call_local", "reliable", -true)\nfunc f(): pass\n',
+            "unary - of a bool",
+        ),
         ("@rpc\nvar x = 1\n", "not on a function"),
-        ("@rpc\nstatic func f(): pass\n", "static"),
+        ("@rpc\nclass Inner:\n\tfunc f(): pass\n", "not on a function"),
+        ('@rpc\n("any_peer")\nfunc f(): pass\n', "not on a function"),
+        ("@rpc\nstatic var x = 1\n", "not on a function"),
         ("@rpc\n", "not on a function"),
         ("@rpc\n@rpc\nfunc f(): pass\n", "two @rpc"),
+        ("@rpc\nfunc f(): pass\nfunc f(): pass\n", "declared twice"),
+        ("class Inner:\n\t@rpc(2)\n\tfunc f(): pass\n", "line 2: @rpc argument 1 is int"),
     ],
 )
 def test_bad_annotations_are_refused(source: str, message: str) -> None:
+    """What Godot 4.6 refuses (tests/test_engine_multiplayer_rpc.py runs these shapes and
+    more through the engine), and what the reader does not evaluate, refused with the line."""
     with pytest.raises(ScriptError, match=message):
         parse_rpc_annotations(source)
+
+
+def test_annotation_arguments_take_godots_values() -> None:
+    """Values Godot 4.6 gave these (its get_rpc_config()): constants of the script, string
+    forms and escapes, the channel from a float, a bool or a wide int; a static function
+    and an inner class's function (checked, not the script's)."""
+    source = """class_name Probe extends "res://base.gd"
+const MODE := &"any_peer"
+const CHANNEL = -WIDE
+@rpc(MODE, ^"call_local", r"unreliable", CHANNEL)
+func a(): pass
+@rpc("any_pe\\u0065r", "call_local", "reliable", 2.5e9)
+static func b(): pass
+@rpc('authority', '''call_remote''', "unreliable_ordered", true)
+func c(): pass
+@rpc("any_peer", "call_local", "reliable", +-(NAN))
+func d(): pass
+class Inner:
+\tconst C = 2
+\t@rpc("any_peer", "call_local", "reliable", C)
+\tfunc inner(): pass
+const WIDE = 9999999999
+"""
+    found, extends = parse_rpc_annotations(source)
+    assert extends == "res://base.gd"
+    modes = {name: (c.mode, c.call_local, c.transfer_mode, c.channel) for name, c in found.items()}
+    assert modes == {
+        "a": (RpcMode.ANY_PEER, True, TransferMode.UNRELIABLE, -1410065407),
+        "b": (RpcMode.ANY_PEER, True, TransferMode.RELIABLE, -1794967296),
+        "c": (RpcMode.AUTHORITY, False, TransferMode.UNRELIABLE_ORDERED, 1),
+        "d": (RpcMode.ANY_PEER, True, TransferMode.RELIABLE, 0),
+    }
+
+
+def test_a_bad_annotation_names_its_file_and_line(tmp_path: Path) -> None:
+    (tmp_path / "base.gd").write_text(
+        'extends Node\n\n@rpc("reliable", "authority", 2)\nfunc f(): pass\n'
+    )
+    (tmp_path / "leaf.gd").write_text('extends "res://base.gd"\n')
+    with pytest.raises(ScriptError) as info:
+        read_script_rpcs(tmp_path, "res://leaf.gd")
+    assert str(info.value).startswith(f"{tmp_path / 'base.gd'}: line 3: @rpc argument 3 is int")
 
 
 def test_base_scripts_merge_derived_wins(tmp_path: Path) -> None:

@@ -14,11 +14,24 @@ transfer mode and channel, and here also how many arguments the function takes.
 from __future__ import annotations
 
 import enum
+import math
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ._gdscript import (
+    NotEvaluated,
+    ScriptError,
+    Token,
+    Value,
+    constant_value,
+    constants,
+    group,
+    string_value,
+    tokenize,
+    type_name,
+)
 from ._rpc import rpc_checksum, rpc_method_ids
 
 __all__ = [
@@ -31,10 +44,6 @@ __all__ = [
     "parse_rpc_config_calls",
     "read_script_rpcs",
 ]
-
-
-class ScriptError(ValueError):
-    """A GDScript the RPC reader cannot follow (bad ``@rpc`` arguments, a missing base)."""
 
 
 class RpcMode(enum.IntEnum):
@@ -137,98 +146,73 @@ def _by_name(items: Iterable[RpcConfig | str]) -> dict[str, RpcConfig]:
     return configs
 
 
-# A GDScript token: strings first (so that '#' or '@' inside them count for nothing), then
-# comments, then the pieces the reader needs.
-_TOKEN = re.compile(
-    r'''(?P<string>[&^r]?(?:"""(?:\\.|[^\\])*?"""|\'\'\'(?:\\.|[^\\])*?\'\'\''''
-    r"""|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'))"""
-    r"|(?P<comment>#[^\n]*)"
-    r"|(?P<newline>\n[ \t]*)"
-    r"|(?P<name>[A-Za-z_][A-Za-z_0-9]*)"
-    r"|(?P<number>0[xX][0-9a-fA-F_]+|0[bB][01_]+|[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?)"
-    r"|(?P<space>[ \t\r]+|\\\n)"
-    r"|(?P<op>[^\s])"
-)
+#: What each ``@rpc`` setting is called in messages (Godot's three kinds of word).
+_KINDS = {
+    "mode": "permission (any_peer/authority)",
+    "call_local": "locality (call_local/call_remote)",
+    "transfer_mode": "transfer mode (reliable/unreliable/unreliable_ordered)",
+}
+_DECLARE_RPCS = "write a literal, or declare the node's RPCs with rpcs=[RpcConfig(...)]"
 
 
-@dataclass(frozen=True)
-class _Token:
-    kind: str
-    text: str
-    line: int
-    column_zero: bool  # the first token of a line with no indentation
+def _channel(value: Value, line: int) -> int:
+    """The 4th ``@rpc`` argument as Godot 4.6 keeps it: an int (a bool or a float converts,
+    toward zero) cut to 32 bits; a float beyond 64 bits, an infinity or NaN becomes 0."""
+    if isinstance(value, str) or value is None:
+        raise ScriptError(
+            f"line {line}: @rpc argument 4 (the channel) must be an int, not {type_name(value)}"
+        )
+    if isinstance(value, float):
+        finite = math.isfinite(value) and -(2.0**63) <= value < 2.0**63
+        value = int(value) if finite else -(1 << 63)
+    number = int(value) & 0xFFFFFFFF
+    return number - (1 << 32) if number >= 1 << 31 else number
 
 
-def _tokens(source: str) -> Iterator[_Token]:
-    line, at_line_start, indent = 1, True, ""
-    for match in _TOKEN.finditer(source):
-        kind, text = match.lastgroup or "op", match.group()
-        if kind == "newline":
-            line += 1
-            at_line_start, indent = True, text[1:]
-            continue
-        if kind in ("space", "comment"):
-            line += text.count("\n")
-            continue
-        yield _Token(kind, text, line, at_line_start and not indent)
-        at_line_start = False
-        line += text.count("\n")
-
-
-def _string_value(text: str) -> str:
-    body = text.lstrip("&^r")
-    quote = 3 if body[:3] in ('"""', "'''") else 1
-    return body[quote:-quote]
-
-
-def _group(tokens: list[_Token], start: int) -> tuple[list[list[_Token]], int]:
-    """The comma-separated items between the bracket at ``start`` and its match."""
-    items: list[list[_Token]] = [[]]
-    depth, i = 0, start
-    while i < len(tokens):
-        tok = tokens[i]
-        if tok.text in "([{" and tok.kind == "op":
-            depth += 1
-            if depth > 1:
-                items[-1].append(tok)
-        elif tok.text in ")]}" and tok.kind == "op":
-            depth -= 1
-            if depth == 0:
-                return [item for item in items if item], i + 1
-            items[-1].append(tok)
-        elif tok.text == "," and depth == 1:
-            items.append([])
-        else:
-            items[-1].append(tok)
-        i += 1
-    raise ScriptError(f"line {tokens[start].line}: unclosed bracket")
-
-
-def _rpc_settings(args: list[list[_Token]], line: int) -> dict[str, object]:
-    settings: dict[str, object] = {}
+def _rpc_settings(
+    args: list[list[Token]], line: int, consts: Mapping[str, list[Token]], lenient: bool
+) -> dict[str, object]:
+    """The settings of ``@rpc(args)``, refused where Godot 4.6 refuses them: at most 4
+    arguments, constants only; the first three Strings, each one of the words (a kind of
+    word at most once, in any order); the 4th the channel. ``lenient`` (an inner class's
+    annotation, whose settings nobody reads) lets arguments the reader cannot evaluate pass.
+    """
     if len(args) > 4:
-        raise ScriptError(f"line {line}: @rpc takes at most 4 arguments")
-    for arg in args:
-        if len(arg) == 1 and arg[0].kind == "string":
-            word = _string_value(arg[0].text)
-            if word not in _WORDS:
-                choices = ", ".join(_WORDS)
-                raise ScriptError(f"line {line}: @rpc argument {word!r} is not one of {choices}")
-            key, value = _WORDS[word]
-        elif len(arg) == 1 and arg[0].kind == "number":
-            key, value = "channel", int(arg[0].text.replace("_", ""), 0)
-        else:
+        raise ScriptError(f"line {line}: @rpc takes at most 4 arguments, {len(args)} given")
+    settings: dict[str, object] = {}
+    for number, arg in enumerate(args, 1):
+        try:
+            value = constant_value(arg, consts, line)
+        except NotEvaluated as exc:
+            if lenient:
+                continue
+            raise ScriptError(
+                f"line {line}: @rpc argument {number} ({exc}) is not a literal or a constant "
+                f"of this script, which is all the reader evaluates; {_DECLARE_RPCS}"
+            ) from None
+        if number == 4:
+            settings["channel"] = _channel(value, line)
+            continue
+        if not isinstance(value, str):
             text = " ".join(t.text for t in arg)
-            raise ScriptError(f"line {line}: @rpc argument {text!r} is not a constant")
+            raise ScriptError(
+                f"line {line}: @rpc argument {number} is {type_name(value)} ({text}): the "
+                "first three are Strings (the permission, locality and transfer mode words); "
+                "only the 4th, the channel, is an int"
+            )
+        if value not in _WORDS:
+            choices = ", ".join(_WORDS)
+            raise ScriptError(f"line {line}: @rpc argument {value!r} is not one of {choices}")
+        key, setting = _WORDS[value]
         if key in settings:
-            raise ScriptError(f"line {line}: @rpc sets its {key.replace('_', ' ')} twice")
-        settings[key] = value
+            raise ScriptError(f"line {line}: @rpc sets its {_KINDS[key]} twice")
+        settings[key] = setting
     return settings
 
 
-def _parameters(tokens: list[_Token], start: int) -> tuple[int, int, int]:
+def _parameters(tokens: list[Token], start: int) -> tuple[int, int, int]:
     """(required, total) parameter counts of the ``(...)`` at ``start``, and where it ends."""
-    params, end = _group(tokens, start)
+    params, end = group(tokens, start)
     required = total = 0
     for param in params:
         if param[0].text == "...":  # a rest parameter takes any number
@@ -239,55 +223,100 @@ def _parameters(tokens: list[_Token], start: int) -> tuple[int, int, int]:
     return required, total, end
 
 
+@dataclass(frozen=True)
+class _Pending:
+    """An ``@rpc`` waiting for its function."""
+
+    settings: dict[str, object]
+    line: int
+    inner: bool  # in an inner class: checked (Godot refuses the script over it), not kept
+
+
+def _annotation(
+    tokens: list[Token],
+    i: int,
+    pending: _Pending | None,
+    consts: Mapping[str, list[Token]],
+    zero_lines: set[int],
+) -> tuple[int, _Pending | None]:
+    """The annotation at ``tokens[i]`` (``@``): where it ends, and the ``@rpc`` waiting."""
+    at, name = tokens[i], tokens[i + 1]
+    i += 2
+    args: list[list[Token]] = []
+    if i < len(tokens) and tokens[i].text == "(" and tokens[i].line == name.line:
+        args, i = group(tokens, i)
+    if name.text != "rpc":
+        return i, pending
+    if pending is not None:
+        raise ScriptError(f"line {at.line}: two @rpc annotations on one function")
+    inner = at.line not in zero_lines
+    settings = _rpc_settings(args, at.line, {} if inner else consts, lenient=inner)
+    return i, _Pending(settings, at.line, inner)
+
+
+def _extends(tokens: list[Token], i: int) -> str | None:
+    """The target of the ``extends`` at ``tokens[i]``: a path, a class name, or None."""
+    target = tokens[i + 1] if i + 1 < len(tokens) else None
+    if target is not None and target.kind == "string":
+        return string_value(target.text, target.line)
+    if target is not None and target.kind == "name":
+        return target.text
+    return None
+
+
 def parse_rpc_annotations(source: str) -> tuple[dict[str, RpcConfig], str | None]:
-    """The ``@rpc`` functions of one GDScript (top-level ones: inner classes have their own),
-    and its ``extends`` target (a ``"res://..."`` path, a class name, or None)."""
-    tokens = [t for t in _tokens(source) if t.kind != "op" or t.text not in (";",)]
-    _merge_dots(tokens)
+    """The ``@rpc`` functions of one GDScript (top-level ones: inner classes have their own,
+    though their annotations are checked too, since Godot refuses the whole script over
+    them), and its ``extends`` target (a ``"res://..."`` path, a class name, or None). An
+    annotation Godot 4.6 refuses raises ScriptError with its line."""
+    tokens = tokenize(source)
+    consts = constants(tokens)
+    zero_lines = {t.line for t in tokens if t.column_zero}  # the script's own statements
     found: dict[str, RpcConfig] = {}
+    functions: set[str] = set()  # the top-level ones, for a name declared twice
     extends: str | None = None
-    pending: dict[str, object] | None = None
-    pending_line = 0
+    pending: _Pending | None = None
+    annotated = -1  # where the last annotation ended: a func there is a declaration
     i = 0
     while i < len(tokens):
         tok = tokens[i]
+        if pending is not None and tok.text not in ("@", "func", "static"):
+            raise ScriptError(f"line {pending.line}: @rpc is not on a function")
         if tok.text == "@" and i + 1 < len(tokens) and tokens[i + 1].kind == "name":
-            name_tok = tokens[i + 1]
-            i += 2
-            args: list[list[_Token]] = []
-            if i < len(tokens) and tokens[i].text == "(" and tokens[i].line == name_tok.line:
-                args, i = _group(tokens, i)
-            if name_tok.text == "rpc":
-                if not tok.column_zero:
-                    pending = None  # an inner class's function: not this script's
-                    continue
-                if pending is not None:
-                    raise ScriptError(f"line {tok.line}: two @rpc annotations on one function")
-                pending, pending_line = _rpc_settings(args, tok.line), tok.line
+            i, pending = _annotation(tokens, i, pending, consts, zero_lines)
+            annotated = i
             continue
-        if tok.kind == "name" and tok.text == "extends" and tok.column_zero:
-            target = tokens[i + 1] if i + 1 < len(tokens) else None
-            if target is not None and target.kind == "string":
-                extends = _string_value(target.text)
-            elif target is not None and target.kind == "name":
-                extends = target.text
-            i += 2
-            continue
-        if tok.kind == "name" and tok.text in ("func", "static") and pending is not None:
-            if tok.text == "static":
-                raise ScriptError(f"line {tok.line}: @rpc on a static function")
-            if i + 2 >= len(tokens) or tokens[i + 1].kind != "name":
-                raise ScriptError(f"line {tok.line}: @rpc on a function without a name")
+        if tok.kind == "name" and tok.text == "extends" and tok.line in zero_lines:
+            if tok.column_zero or (i >= 2 and tokens[i - 2].text == "class_name"):
+                extends = _extends(tokens, i)
+        elif tok.kind == "name" and tok.text == "static" and pending is not None:
+            if i + 1 >= len(tokens) or tokens[i + 1].text != "func":
+                raise ScriptError(f"line {pending.line}: @rpc is not on a function")
+            annotated = i + 1
+        elif tok.kind == "name" and tok.text == "func":
+            declared = i == 0 or i == annotated or tokens[i - 1].line < tok.line
+            declared = declared or tokens[i - 1].text == "static"
+            if not declared or i + 2 >= len(tokens) or tokens[i + 1].kind != "name":
+                if pending is not None:  # a lambda
+                    raise ScriptError(f"line {pending.line}: @rpc is not on a function")
+                i += 1
+                continue
             method = tokens[i + 1].text
+            if tokens[i + 2].text != "(":
+                raise ScriptError(f"line {tok.line}: func {method} has no parameter list")
             required, total, i = _parameters(tokens, i + 2)
-            found[method] = RpcConfig(method, min_args=required, max_args=total, **pending)  # type: ignore[arg-type]
+            if tok.line in zero_lines:
+                if method in functions:
+                    raise ScriptError(f"line {tok.line}: function {method} is declared twice")
+                functions.add(method)
+            if pending is not None and not pending.inner:
+                config = RpcConfig(method, min_args=required, max_args=total, **pending.settings)  # type: ignore[arg-type]
+                found[method] = config
             pending = None
             continue
-        if pending is not None and tok.kind == "name" and tok.text in ("var", "const", "signal"):
-            raise ScriptError(f"line {pending_line}: @rpc is not on a function")
         i += 1
     if pending is not None:
-        raise ScriptError(f"line {pending_line}: @rpc is not on a function")
+        raise ScriptError(f"line {pending.line}: @rpc is not on a function")
     return found, extends
 
 
@@ -306,7 +335,7 @@ _CONFIG_KEYS = {
 _DECLARE = "declare the node's rpc_config names with SceneMultiplayer.node(..., node_rpcs=[...])"
 
 
-def _config_value(key: str, tokens: list[_Token], line: int) -> object:
+def _config_value(key: str, tokens: list[Token], line: int) -> object:
     """One value of an ``rpc_config`` dictionary: a named constant, an int, true or false."""
     text = "".join(t.text for t in tokens)
     if text in ("true", "false"):
@@ -327,14 +356,14 @@ def _config_value(key: str, tokens: list[_Token], line: int) -> object:
         raise ScriptError(f"line {line}: rpc_config {key} {number} is not one Godot has") from None
 
 
-def _config_dict(name: str, tokens: list[_Token], line: int) -> RpcConfig:
+def _config_dict(name: str, tokens: list[Token], line: int) -> RpcConfig:
     """An ``rpc_config`` dictionary literal (``{"key": value}`` or ``{key = value}``)."""
     if len(tokens) < 2 or tokens[0].text != "{" or tokens[-1].text != "}":
         text = " ".join(t.text for t in tokens)
         raise ScriptError(
             f"line {line}: rpc_config({name!r}, {text}) is not a literal dictionary; {_DECLARE}"
         )
-    items, end = _group(tokens, 0)
+    items, end = group(tokens, 0)
     if end != len(tokens):
         raise ScriptError(f"line {line}: rpc_config({name!r}, ...) is not a literal dictionary")
     settings: dict[str, object] = {}
@@ -347,7 +376,7 @@ def _config_dict(name: str, tokens: list[_Token], line: int) -> RpcConfig:
                 f"line {line}: rpc_config entry {text!r} is not a constant; {_DECLARE}"
             )
         key = key_tokens[0].text
-        key = _string_value(key) if key_tokens[0].kind == "string" else key
+        key = string_value(key, line) if key_tokens[0].kind == "string" else key
         if key in _CONFIG_KEYS:  # Godot reads these four and ignores any other key
             settings[key] = _config_value(key, item[split + 1 :], line)
     if "rpc_mode" not in settings:
@@ -366,8 +395,7 @@ def parse_rpc_config_calls(source: str) -> dict[str, RpcConfig]:
     (``$Child.rpc_config``) configure other nodes and are not this script's. A call whose
     name or dictionary is not a literal raises ScriptError: declare those with
     ``node_rpcs=``."""
-    tokens = [t for t in _tokens(source) if t.kind != "op" or t.text != ";"]
-    _merge_dots(tokens)
+    tokens = tokenize(source)
     found: dict[str, RpcConfig] = {}
     inner = False
     for i, tok in enumerate(tokens):
@@ -382,7 +410,7 @@ def parse_rpc_config_calls(source: str) -> dict[str, RpcConfig]:
             continue
         if before is not None and before.text == "." and (i < 2 or tokens[i - 2].text != "self"):
             continue  # another object's rpc_config
-        args, _ = _group(tokens, i + 1)
+        args, _ = group(tokens, i + 1)
         if len(args) != 2:
             raise ScriptError(f"line {tok.line}: rpc_config takes a name and a config")
         name_arg, config = args
@@ -391,22 +419,13 @@ def parse_rpc_config_calls(source: str) -> dict[str, RpcConfig]:
             raise ScriptError(
                 f"line {tok.line}: rpc_config name {text!r} is not a literal; {_DECLARE}"
             )
-        name = _string_value(name_arg[0].text)
+        name = string_value(name_arg[0].text, tok.line)
         if len(config) == 1 and config[0].text == "null":
             found.pop(name, None)
             continue
         found.pop(name, None)
         found[name] = _config_dict(name, config, tok.line)
     return found
-
-
-def _merge_dots(tokens: list[_Token]) -> None:
-    """Join three ``.`` tokens into the rest-parameter ``...``."""
-    i = 0
-    while i + 2 < len(tokens):
-        if all(t.kind == "op" and t.text == "." for t in tokens[i : i + 3]):
-            tokens[i : i + 3] = [_Token("op", "...", tokens[i].line, tokens[i].column_zero)]
-        i += 1
 
 
 def _class_names(project: Path) -> Mapping[str, Path]:
