@@ -218,7 +218,7 @@ _ABSURD_WORDS = [b"\xff\xff\xff\x7f", b"\0\0\0\x80", b"\xff\xff\xff\xff"]
 
 def random_call_args(rng: random.Random, count: int | None = None) -> tuple[Any, ...]:
     """The arguments of one RPC: ``count`` (default 0-8) random values, never one lone empty
-    PackedByteArray (Godot receives that raw call as no argument at all)."""
+    PackedByteArray (a Godot peer sends that in its raw form, as no argument at all)."""
     size = rng.randint(0, 8) if count is None else count
     while True:
         args = tuple(random_value(rng) for _ in range(size))

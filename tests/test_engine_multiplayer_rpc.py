@@ -2,18 +2,34 @@
 (tests/engine/rpc_annotations.gd) and the RPC reader (gdvariant.multiplayer._rpc_config)
 reads the same sources: both accept and refuse the same ones, and for those accepted, the
 engine's ``get_rpc_config()`` holds the mode, sync, transfer mode and channel we read.
-Skipped without engines; required in ``.ci/run``.
+And a call whose one argument is an empty PackedByteArray: what a Godot 4.6 server sends
+for it, and that a Godot 4.6 client gets ours with its argument (api.tscn of
+tests/engine/multiplayer_client). Skipped without engines; required in ``.ci/run``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
 import pytest
 from engines import Engine, run_oracle
+from multiplayer_api_scene import PROJECT, RPC
+from multiplayer_recorder import record_api_godot_server, run_godot
+from multiplayer_roles import copy_project
 
-from gdvariant.multiplayer import ScriptError, parse_rpc_annotations
+from gdvariant import dumps
+from gdvariant.multiplayer import (
+    RemoteCall,
+    SceneMultiplayer,
+    ScriptError,
+    decode_packet,
+    encode_packet,
+    parse_rpc_annotations,
+    read_script_rpcs,
+    websocket,
+)
 
 pytestmark = pytest.mark.engine
 
@@ -224,3 +240,74 @@ def test_what_godot_takes_beyond_the_reader_is_refused_saying_so(godot4: Engine)
         assert engine["ok"], source
         with pytest.raises(ScriptError, match=says):
             parse_rpc_annotations(source)
+
+
+def test_godot_sends_one_empty_packed_byte_array_as_a_call_of_none(godot4: Engine) -> None:
+    """A Godot 4.6 server's ``r1.rpc_id(id, PackedByteArray())`` (api.gd ``_play_bytes``,
+    recorded between it and a Godot client): the raw form with no bytes, which is the call
+    with no arguments byte for byte, and its client does not run ``r1(a)`` for it (the
+    call with ``PackedByteArray([5])`` after it runs)."""
+    with godot4.workdir() as (here, inside):
+        copy_project(here)
+        recording = asyncio.run(record_api_godot_server(godot4, inside, "bytes"))
+    r1 = read_script_rpcs(PROJECT, "res://api_rpc.gd").ids["r1"]
+    sent = [bytes.fromhex(p["hex"]) for p in recording["packets"] if p["dir"] == "s2c"][1:]
+    calls = [(data, decode_packet(data)) for data in sent]
+    to_r1 = [(data, call) for data, call in calls if getattr(call, "method_id", None) == r1]
+    assert [call.args for _, call in to_r1] == [(), (b"\5",)]  # type: ignore[union-attr]
+    data, call = to_r1[0]
+    assert data == encode_packet(RemoteCall(r1, (), path=call.path))  # type: ignore[union-attr]
+    assert data != encode_packet(RemoteCall(r1, (b"",), path=call.path))  # type: ignore[union-attr]
+    got = [line for line in recording["log"] if line.startswith("RPC r1 ")]
+    assert got == ["RPC r1 " + dumps([b"\5"]).hex()]
+
+
+async def our_bytes_calls(engine: Engine, inside: str) -> tuple[list[str], list[Any], list[str]]:
+    """Our server calls ``r1`` of a Godot client (api.tscn) with one empty PackedByteArray,
+    then with one byte; the client's log, and the echoes that reached our handler and those
+    refused."""
+    joined: asyncio.Queue[int] = asyncio.Queue()
+    echoes: list[tuple[Any, ...]] = []
+    refused: list[str] = []
+
+    def auth(peer: int, data: bytes) -> None:
+        server.send_auth(peer, b"welcome")
+        server.complete_auth(peer)
+
+    server = websocket.MultiplayerServer(auth_callback=auth)
+    mp = SceneMultiplayer(server, project=PROJECT)
+    mp.node(RPC, script="res://api_rpc.gd")
+    mp.on_rpc(RPC, "r1", lambda peer, *args: echoes.append(args))
+    mp.peer_connected.connect(joined.put_nowait)
+    mp.packet_refused.connect(lambda peer, why: refused.append(why))
+    port = await server.listen("127.0.0.1", 0)
+    url = f"ws://127.0.0.1:{port}"
+    client = asyncio.create_task(run_godot(engine, inside, [url, "20"], scene="res://api.tscn"))
+    try:
+        peer = await asyncio.wait_for(joined.get(), 20)
+        mp.rpc(peer, RPC, "r1", b"")
+        mp.rpc(peer, RPC, "r1", b"\5")
+        async with asyncio.timeout(20):
+            while not echoes:  # the echo of the empty one came first (reliable, in order)
+                await asyncio.sleep(0.01)
+            while not client.done():
+                mp.rpc(0, RPC, "finish")
+                await asyncio.wait({client}, timeout=1)
+        log = await client
+    finally:
+        await server.close()
+    return log.splitlines(), echoes, refused
+
+
+def test_a_godot_client_gets_our_one_empty_packed_byte_array(godot4: Engine) -> None:
+    """Ours goes in the general form (argc 1), so the Godot client runs ``r1`` with the empty
+    array; its echo comes back in Godot's raw form, a call with no arguments, which our
+    server refuses as a Godot server would, saying what it may have been."""
+    with godot4.workdir() as (here, inside):
+        copy_project(here)
+        log, echoes, refused = asyncio.run(our_bytes_calls(godot4, inside))
+    got = [line for line in log if line.startswith("RPC r1 ")]
+    assert got == ["RPC r1 " + dumps([b""]).hex(), "RPC r1 " + dumps([b"\5"]).hex()]
+    assert echoes == [(b"\5",)]
+    empty = [why for why in refused if "r1() takes 1 arguments, 0 given" in why]
+    assert len(empty) == 1 and "one empty PackedByteArray" in empty[0], refused

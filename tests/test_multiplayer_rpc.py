@@ -51,10 +51,16 @@ def test_layouts(call: RemoteCall, hex_: str) -> None:
     assert decode_packet(bytes.fromhex(hex_)) == call
 
 
-def test_empty_packed_byte_array_arrives_as_no_arguments() -> None:
-    data = encode_packet(RemoteCall(0, (b"",), node_id=2))
-    assert data.hex() == "800200"
-    assert decode_packet(data).args == ()  # type: ignore[union-attr]
+def test_one_empty_packed_byte_array_is_sent_with_its_argument_count() -> None:
+    """Raw, it would be ``80 02 00``: a call with no arguments, which is what a Godot 4.6
+    client makes of it (and what a Godot server sends for it); with argc 1 and the array,
+    the client gets it (both checked in tests/test_engine_multiplayer_rpc.py)."""
+    for empty in (b"", bytearray(), memoryview(b"")):
+        data = encode_packet(RemoteCall(0, (empty,), node_id=2))
+        assert data.hex() == "00" "02" "00" "01" "1d000000" "00000000"  # fmt: skip
+        assert decode_packet(data) == RemoteCall(0, (b"",), node_id=2)
+    # what Godot sends for it, read as Godot reads it: no arguments
+    assert decode_packet(bytes.fromhex("800200")) == RemoteCall(0, (), node_id=2)
 
 
 def test_other_packed_arrays_are_not_raw() -> None:

@@ -38,8 +38,13 @@ BYTE_ARRAYS = (bytes, bytearray, memoryview)
 
 
 def _is_raw(args: tuple[Any, ...]) -> bool:
-    """Godot's raw form: no arguments, or one PackedByteArray."""
-    return not args or (len(args) == 1 and type(args[0]) in BYTE_ARRAYS)
+    """Godot's raw form: no arguments, or one PackedByteArray that is not empty. Raw, one
+    empty PackedByteArray is the same bytes as no arguments, which is what a receiver makes
+    of it (Godot 4.6 sends it so, and its client then calls the method with none); in the
+    general form, with its argument count, a Godot receiver gets the empty array."""
+    if not args:
+        return True
+    return len(args) == 1 and type(args[0]) in BYTE_ARRAYS and memoryview(args[0]).nbytes > 0
 
 
 @dataclass(frozen=True)
@@ -51,8 +56,9 @@ class RemoteCall:
     it). Godot writes 4 bytes when one call goes to peers of which some have not confirmed the
     path (those get the path form): the confirmed ones then get the plain id in 4 bytes.
 
-    On receipt, a raw call whose only argument was an empty PackedByteArray has no arguments,
-    as in Godot.
+    A call whose one argument is an empty PackedByteArray is sent in the general form (see
+    ``_is_raw``); a raw call with no bytes after the method id is read as no arguments, as
+    Godot reads it.
     """
 
     method_id: int

@@ -415,7 +415,13 @@ class SceneMultiplayer:
                 f"peer {peer} called {path}.{method}, whose @rpc mode {config.mode.name} "
                 f"does not let it (authority {node.authority})"
             )
-        config.check_args(len(call.args), f"RPC from peer {peer} on {path}")
+        try:
+            config.check_args(len(call.args), f"RPC from peer {peer} on {path}")
+        except TypeError as exc:
+            if call.args:
+                raise
+            note = "a Godot peer sends a call of one empty PackedByteArray as one of none"
+            raise TypeError(f"{exc} ({note})") from None
         handler = self._handlers.get((path, method))
         if handler is not None:
             handler(peer, *call.args)

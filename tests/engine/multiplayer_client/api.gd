@@ -12,7 +12,8 @@ extends Node
 ##   server PORT [visibility]
 ##                 be the Godot server of a golden recording: serve one client the same
 ##                 script of calls, spawns, changes and despawns as the Python test does
-##                 (_play), or of visibility changes and custom spawns (_play_visibility).
+##                 (_play), or of visibility changes and custom spawns (_play_visibility),
+##                 or of calls whose one argument is a PackedByteArray (_play_bytes).
 
 const Join := preload("res://join.gd")
 
@@ -78,7 +79,8 @@ func _serve(port: int) -> void:
 		_quit_with("CANNOT_LISTEN")
 		return
 	smp.multiplayer_peer = peer
-	smp.peer_connected.connect(_play_visibility if script_name == "visibility" else _play)
+	var plays := {"visibility": _play_visibility, "bytes": _play_bytes}
+	smp.peer_connected.connect(plays.get(script_name, _play))
 	get_tree().create_timer(20.0).timeout.connect(_quit_with.bind("TIMEOUT"))
 
 
@@ -110,6 +112,15 @@ func _play(id: int) -> void:
 	entity.position = Vector2(3, 4)
 	await _frames(10)
 	entity.queue_free()
+	await _frames(10)
+	await _finish()
+
+
+## r1 with one empty PackedByteArray (what Godot sends for it, and what its client makes of
+## that: tests/test_engine_multiplayer_rpc.py), then with one byte.
+func _play_bytes(id: int) -> void:
+	$Rpc.r1.rpc_id(id, PackedByteArray())
+	$Rpc.r1.rpc_id(id, PackedByteArray([5]))
 	await _frames(10)
 	await _finish()
 
