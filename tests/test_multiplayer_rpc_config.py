@@ -127,6 +127,17 @@ const WIDE = 9999999999
     }
 
 
+def test_numbers_python_would_choke_on_are_refused_clearly() -> None:
+    """A decimal literal of thousands of digits (beyond Python's int conversion limit) and
+    one beyond 64 bits are refused with a message; a long float is a float."""
+    for digits in ("9" * 5000, "9223372036854775808"):
+        source = f'@rpc("any_peer", "call_local", "reliable", {digits})\nfunc f(): pass\n'
+        with pytest.raises(ScriptError, match="does not fit in a 64-bit int"):
+            parse_rpc_annotations(source)
+    source = f'@rpc("any_peer", "call_local", "reliable", {"9" * 5000}.0)\nfunc f(): pass\n'
+    assert parse_rpc_annotations(source)[0]["f"].channel == 0  # inf, as Godot keeps it
+
+
 def test_a_bad_annotation_names_its_file_and_line(tmp_path: Path) -> None:
     (tmp_path / "base.gd").write_text(
         'extends Node\n\n@rpc("reliable", "authority", 2)\nfunc f(): pass\n'
@@ -245,6 +256,9 @@ def test_rpc_config_calls_are_read_as_node_level_rpcs(tmp_path: Path) -> None:
         ('rpc_config("n", {"rpc_mode": 1} if a else null)', "is not a literal dictionary"),
         ('rpc_config("n", {KEYS[0]: 1})', "is not a constant"),
         ('rpc_config("n")', "takes a name and a config"),
+        ('rpc_config("n", {"rpc_mode": 1e0})', "rpc_mode '1e0' is not a constant"),
+        ('rpc_config("n", {"rpc_mode": 1, "channel": 0x__1})', "not a number GDScript reads"),
+        ('rpc_config("n", {"rpc_mode": ' + "9" * 5000 + "})", "rpc_mode '9999"),
     ],
 )
 def test_rpc_config_calls_it_cannot_read_are_errors(call: str, message: str) -> None:

@@ -159,15 +159,14 @@ def number_value(text: str, line: int) -> int | float:
     if "__" in text or digits.startswith("_"):
         raise ScriptError(f"line {line}: {text} is not a number GDScript reads")
     plain = text.replace("_", "")
-    if plain[:2].lower() in ("0x", "0b"):
-        number = int(plain, 0)
-    elif any(c in plain for c in ".eE"):
+    based = plain[:2].lower() in ("0x", "0b")
+    if not based and any(c in plain for c in ".eE"):
         return float(plain)
-    else:
-        number = int(plain)
-    if number >= 1 << 63:
-        raise NotEvaluated(f"{text} does not fit in a 64-bit int")
-    return number
+    if len((plain[2:] if based else plain).lstrip("0")) <= 64:  # more: beyond 64 bits
+        number = int(plain, 0) if based else int(plain)
+        if number < 1 << 63:
+            return number
+    raise NotEvaluated(f"{text[:24]} does not fit in a 64-bit int")
 
 
 _NAMED: dict[str, Value] = {

@@ -13,6 +13,7 @@ transfer mode and channel, and here also how many arguments the function takes.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import math
 import re
@@ -28,6 +29,7 @@ from ._gdscript import (
     constant_value,
     constants,
     group,
+    number_value,
     string_value,
     tokenize,
     type_name,
@@ -338,14 +340,20 @@ _DECLARE = "declare the node's rpc_config names with SceneMultiplayer.node(..., 
 def _config_value(key: str, tokens: list[Token], line: int) -> object:
     """One value of an ``rpc_config`` dictionary: a named constant, an int, true or false."""
     text = "".join(t.text for t in tokens)
+    value: Value = None
+    if len(tokens) == 1 and tokens[0].kind == "number":
+        with contextlib.suppress(NotEvaluated):  # beyond 64 bits: not a constant here
+            value = number_value(text, line)
     if text in ("true", "false"):
         number = int(text == "true")
     elif text in _CONSTANTS:
         number = _CONSTANTS[text]
-    elif len(tokens) == 1 and tokens[0].kind == "number" and "." not in text:
-        number = int(text.replace("_", ""), 0)
+    elif isinstance(value, int):
+        number = value
     else:
-        raise ScriptError(f"line {line}: rpc_config {key} {text!r} is not a constant; {_DECLARE}")
+        raise ScriptError(
+            f"line {line}: rpc_config {key} {text[:40]!r} is not a constant; {_DECLARE}"
+        )
     if key == "call_local":
         return bool(number)
     if key == "channel":
