@@ -5,9 +5,12 @@ tests/test_engine_multiplayer_api.py reads the client project's scripts and comp
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gdvariant.multiplayer import (
     NODE_RPC_FLAG,
@@ -267,3 +270,27 @@ def test_rpc_config_calls_it_cannot_read_are_errors(call: str, message: str) -> 
     assert "line 3" in str(info.value)
     if "literal" in message or "constant" in message:
         assert "node_rpcs=" in str(info.value)
+
+
+_PIECES = [
+    "@rpc", "@rpc(", "@abstract", "@warning_ignore(", "func", "static", "var", "const", "class",
+    "extends", "class_name", "f", "g", "Inner", "C", "(", ")", ",", ":", "=", ":=", "-", "+",
+    "...", ".", "[", "]", "{", "}", '"any_peer"', '"call_local"', '"reliable"', "'x'",
+    '&"authority"', '"\\u0065"', '"\\q"', '"""', "2", "1.5", "0x1f", "1e999", "0b2", "1__0",
+    "true", "null", "PI", "NAN", "rpc_config", '"n"', '{"rpc_mode": 1}', "self", "#", "\\",
+]  # fmt: skip
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(_PIECES), st.sampled_from([" ", "", "\n", "\n\t", "\n\t\t"])),
+        max_size=40,
+    )
+)
+@settings(max_examples=400, deadline=None)
+def test_any_script_is_read_or_refused_with_a_script_error(pieces: list[tuple[str, str]]) -> None:
+    """GDScript-like token soup: the reader answers or raises ScriptError, nothing else."""
+    source = "".join(piece + gap for piece, gap in pieces)
+    for read in (parse_rpc_annotations, parse_rpc_config_calls):
+        with contextlib.suppress(ScriptError):
+            read(source)
