@@ -214,7 +214,7 @@ def constant_value(
     """The value of a constant expression: a literal, ``true``/``false``/``null``, ``PI``,
     ``TAU``, ``INF``, ``NAN``, a name in ``consts``, in brackets, or ``+``/``-`` before a
     number. What GDScript refuses raises ScriptError; what is beyond this, NotEvaluated."""
-    text = " ".join(t.text for t in tokens)
+    text = " ".join(t.text for t in tokens[:12])[:60]  # for messages
     if not tokens or depth > 32:
         raise NotEvaluated(text)
     first = tokens[0]

@@ -196,7 +196,7 @@ def _rpc_settings(
             settings["channel"] = _channel(value, line)
             continue
         if not isinstance(value, str):
-            text = " ".join(t.text for t in arg)
+            text = " ".join(t.text for t in arg[:12])[:60]
             raise ScriptError(
                 f"line {line}: @rpc argument {number} is {type_name(value)} ({text}): the "
                 "first three are Strings (the permission, locality and transfer mode words); "
@@ -204,7 +204,7 @@ def _rpc_settings(
             )
         if value not in _WORDS:
             choices = ", ".join(_WORDS)
-            raise ScriptError(f"line {line}: @rpc argument {value!r} is not one of {choices}")
+            raise ScriptError(f"line {line}: @rpc argument {value[:40]!r} is not one of {choices}")
         key, setting = _WORDS[value]
         if key in settings:
             raise ScriptError(f"line {line}: @rpc sets its {_KINDS[key]} twice")
