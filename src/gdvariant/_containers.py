@@ -24,7 +24,6 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from struct import Struct
 from typing import IO, Any
 
@@ -33,6 +32,7 @@ from ._errors import DecodeError, GodotError
 from ._limits import DEFAULT_LIMITS, Limits
 from ._profiles import Profile
 from ._records import decode_records, encode_records
+from ._writes import writing
 
 __all__ = [
     "Compression",
@@ -590,12 +590,21 @@ def write_save(
     compression: Compression | int | None = None,
     block_size: int = 4096,
 ) -> int:
-    """Write ``values`` as ``store_var`` records, plain, encrypted or compressed, atomically.
+    """Write ``values`` as ``store_var`` records, plain, encrypted or compressed, atomically;
+    return the number of records.
 
-    ``key``/``password`` make a GDEC file in the engine's layout (Godot 4: CFB with ``iv`` or
-    a random one; earlier: ECB), ``compression`` a GCPF file; neither: plain records. The file
-    is written to a temporary name and renamed, so a failure leaves any old file untouched.
-    Returns the number of records.
+    ``version`` is the engine release that will read the file (a :data:`PROFILES` name or a
+    :class:`Profile`), ``double`` a ``precision=double`` build; ``full_objects`` writes
+    :class:`GodotObject` values whole (``store_var(value, true)``); ``big_endian`` writes the
+    record lengths as ``FileAccess.big_endian`` does. ``key`` (32 bytes) or ``password`` makes
+    a GDEC file in the engine's layout (Godot 4: AES-CFB with ``iv``, 16 bytes, or a random
+    one; earlier: ECB); ``compression`` (a :class:`Compression`) makes a GCPF file of
+    ``block_size``-byte blocks; neither: plain records.
+
+    The file is written to a temporary file beside it, which is renamed over it, so a failure
+    leaves any old file untouched; the old file's permission bits are kept, a symbolic link is
+    followed (and kept), and a device or FIFO is written straight through. The README's "Save
+    files" section says more.
     """
     encrypted = key is not None or password is not None
     if encrypted and compression is not None:
@@ -609,22 +618,13 @@ def write_save(
             count += 1
             yield record
 
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            if encrypted:
-                layout = codec.profile.encrypted_layout
-                write_gdec(counted(), out, key=key, password=password, layout=layout, iv=iv)
-            elif compression is not None:
-                write_gcpf(counted(), out, compression=compression, block_size=block_size)
-            else:
-                for record in counted():
-                    out.write(record)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with writing(path) as out:
+        if encrypted:
+            layout = codec.profile.encrypted_layout
+            write_gdec(counted(), out, key=key, password=password, layout=layout, iv=iv)
+        elif compression is not None:
+            write_gcpf(counted(), out, compression=compression, block_size=block_size)
+        else:
+            for record in counted():
+                out.write(record)
     return count

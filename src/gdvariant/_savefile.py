@@ -3,17 +3,15 @@
 ``decode`` only needs the plaintext of a ``GDEC`` or ``GCPF`` file; ``edit`` and ``convert``
 also need to know how it was wrapped (the ``GDEC`` layout, the ``GCPF`` compression and block
 size) to write the result back the same way. :func:`open_container` finds both;
-:func:`write_container` writes plaintext in a container atomically (a temporary file, then a
-rename), so a failure leaves the old file untouched.
+:func:`write_container` writes plaintext in a container as every writer does (``_writes``:
+a temporary file renamed over the target, so a failure leaves the old file untouched).
 """
 
 from __future__ import annotations
 
 import io
 import os
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
 from struct import Struct
 
 from ._containers import (
@@ -27,6 +25,7 @@ from ._containers import (
     write_gdec,
 )
 from ._errors import DecodeError
+from ._writes import writing
 
 __all__ = ["Container", "open_container", "write_container"]
 
@@ -105,32 +104,21 @@ def write_container(
     key: bytes | None = None,
     password: str | None = None,
 ) -> None:
-    """Write ``plaintext`` wrapped as ``container`` says, atomically.
+    """Write ``plaintext`` wrapped as ``container`` says, atomically (as ``_writes`` does).
 
     A Godot 4 ``GDEC`` file gets a fresh random IV, as the engine gives it on every write.
     """
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w+b") as out:
-            if container.kind == "GDEC":
-                layout = container.layout or 4
-                write_gdec([plaintext], out, key=key, password=password, layout=layout)
-                if container.swapped and layout == 3:
-                    out.seek(0)
-                    _, mode, digest, size = GDEC_HEADERS[3].unpack(out.read(GDEC_HEADERS[3].size))
-                    out.seek(0)
-                    out.write(_SWAPPED.pack(GDEC[::-1], mode, digest, size))
-            elif container.kind == "GCPF":
-                mode = container.compression if container.compression is not None else 0
-                write_gcpf([plaintext], out, compression=mode, block_size=container.block_size)
-            else:
-                out.write(plaintext)
-            out.flush()
-            os.fsync(out.fileno())
-        if target.exists():
-            os.chmod(tmp, target.stat().st_mode & 0o7777)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with writing(path) as out:
+        if container.kind == "GDEC":
+            layout = container.layout or 4
+            write_gdec([plaintext], out, key=key, password=password, layout=layout)
+            if container.swapped and layout == 3:
+                out.seek(0)
+                _, mode, digest, size = GDEC_HEADERS[3].unpack(out.read(GDEC_HEADERS[3].size))
+                out.seek(0)
+                out.write(_SWAPPED.pack(GDEC[::-1], mode, digest, size))
+        elif container.kind == "GCPF":
+            mode = container.compression if container.compression is not None else 0
+            write_gcpf([plaintext], out, compression=mode, block_size=container.block_size)
+        else:
+            out.write(plaintext)
