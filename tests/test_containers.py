@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import inspect
 import io
 import struct
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -157,15 +159,34 @@ def test_bad_gcpf_files_name_what_is_wrong(data: bytes, reason: str) -> None:
     ],
     ids=repr,
 )
-def test_write_save_then_read_save(tmp_path: Path, options: dict[str, object]) -> None:
+def test_write_save_then_read_save(tmp_path: Path, options: dict[str, Any]) -> None:
     path = tmp_path / "save.dat"
-    assert gd.write_save(path, VALUES, **options) == len(VALUES)  # type: ignore[arg-type]
+    assert gd.write_save(path, VALUES, **options) == len(VALUES)
     read = {k: v for k, v in options.items() if k in ("key", "password", "version", "big_endian")}
     assert gd.read_save(path, **read) == VALUES
     kind = "GDEC" if "key" in options or "password" in options else "plain"
     assert gd.sniff(path.read_bytes()) == ("GCPF" if "compression" in options else kind)
     if "password" in options:
         assert path.read_bytes()[4:8] == bytes([1, 0, 0, 0])  # Godot 3's layout: mode 1
+
+
+@pytest.mark.parametrize("function", [gd.read_save, gd.write_save])
+def test_the_save_functions_name_and_describe_their_options(function: Any) -> None:
+    """Typed keywords (an editor completes them, mypy checks them), not ``**options``, and the
+    docstring says what each one does."""
+    parameters = inspect.signature(function).parameters.values()
+    options = [p.name for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    assert all(p.kind is not inspect.Parameter.VAR_KEYWORD for p in parameters)
+    assert options and all(p.annotation != "Any" for p in parameters if p.name in options)
+    assert [name for name in options if f"``{name}``" not in function.__doc__] == []
+
+
+def test_read_save_takes_what_iter_save_takes() -> None:
+    def options(function: Any) -> list[tuple[str, Any, Any]]:
+        parameters = list(inspect.signature(function).parameters.values())[1:]
+        return [(p.name, p.annotation, p.default) for p in parameters]
+
+    assert options(gd.read_save) == options(gd.iter_save)
 
 
 def test_an_encrypted_save_asks_for_a_key(tmp_path: Path) -> None:

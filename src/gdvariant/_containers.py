@@ -565,15 +565,45 @@ def iter_save(
     password: str | None = None,
     limits: Limits = DEFAULT_LIMITS,
 ) -> Iterator[Any]:
-    """Every ``store_var`` record of any save file, in order, read one at a time."""
+    """Every ``store_var`` record of any save file, in order, read one at a time; the
+    options are :func:`read_save`'s."""
     codec = codec_for(version, double, allow_objects, False, limits)
     with open_save(path, key=key, password=password) as fp:
         yield from decode_records(fp, codec, big_endian)
 
 
-def read_save(path: str | os.PathLike[str], **options: Any) -> list[Any]:
-    """Every record of any save file, as a list (:func:`iter_save` options)."""
-    return list(iter_save(path, **options))
+def read_save(
+    path: str | os.PathLike[str],
+    *,
+    version: str | Profile = "4",
+    double: bool = False,
+    allow_objects: bool = False,
+    big_endian: bool = False,
+    key: bytes | None = None,
+    password: str | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+) -> list[Any]:
+    """Every ``store_var`` record of any save file (plain, GDEC or GCPF), as a list.
+
+    ``version`` is the engine release that wrote it (a :data:`PROFILES` name or a
+    :class:`Profile`), ``double`` a ``precision=double`` build; ``allow_objects`` reads full
+    objects (``bytes_to_var_with_objects``) as inert records; ``big_endian`` reads the record
+    lengths as ``FileAccess.big_endian`` wrote them; ``key`` (32 bytes) or ``password`` opens
+    an encrypted file; ``limits`` caps what untrusted input may cost. :func:`iter_save` reads
+    the same one record at a time.
+    """
+    return list(
+        iter_save(
+            path,
+            version=version,
+            double=double,
+            allow_objects=allow_objects,
+            big_endian=big_endian,
+            key=key,
+            password=password,
+            limits=limits,
+        )
+    )
 
 
 def write_save(
