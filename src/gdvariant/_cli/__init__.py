@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from .. import __version__
 from .._errors import VariantError
+from .._writes import terminations_unwind
 from . import convert, decode, detect, edit, encode, frames, inspect, schema, versions
 from ._common import EXIT_STATUS, Unreadable
 
@@ -58,7 +59,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; return its exit status (0, 1 or 2, as ``--help`` lists them)."""
     args = build_parser().parse_args(argv)
     try:
-        return int(args.func(args))
+        with terminations_unwind():  # SIGTERM and SIGHUP unwind, removing temporary files
+            return int(args.func(args))
     except KeyboardInterrupt:  # e.g. at the password prompt
         print(file=sys.stderr)
         return 130

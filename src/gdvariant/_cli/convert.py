@@ -14,6 +14,7 @@ from .._containers import sniff
 from .._convert import problems
 from .._profiles import PROFILES
 from .._savefile import Container, write_container
+from .._writes import write_file
 from ._common import Unreadable, command_parser, engine_codec, engine_options, secret_options
 from ._forms import (
     Payload,
@@ -180,7 +181,7 @@ def _write_text(output: str | None, text: str) -> None:
     if output is None or output == "-":
         sys.stdout.write(text)
     else:
-        Path(output).write_text(text, encoding="utf-8")
+        write_file(output, text.encode("utf-8"))
 
 
 def _write_bytes(

@@ -11,6 +11,7 @@ from .._framing import Framing, encode_frame
 from .._literal import parse_value
 from .._profiles import Profile
 from .._records import encode_records
+from .._writes import write_file
 from ._common import command_parser, engine_codec, engine_options
 from ._forms import from_document, json_values
 from ._show import text_version
@@ -101,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         data = codec.encode(values[0])
     if args.output:
-        Path(args.output).write_bytes(data)
+        write_file(args.output, data)
     elif args.hex or sys.stdout.isatty():
         print(data.hex())
     else:

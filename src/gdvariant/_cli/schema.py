@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
+from .._writes import write_file
 from ._common import command_parser
 
 EXAMPLES = """\
@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError("the decoder covers the whole schema: name a module, not a class")
         code = schema.to_gdscript()
         if args.output:
-            Path(args.output).write_text(code)
+            write_file(args.output, code.encode("utf-8"))
             print(f"# wrote {args.output} (schema {schema.fingerprint.hex()})", file=sys.stderr)
         else:
             sys.stdout.write(code)
