@@ -3,9 +3,15 @@ container, or stays untouched when the edit does not parse."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import os
+import signal
+import stat
 import struct
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +94,22 @@ def test_the_editor_sees_one_record_per_line_after_comments(tmp_path: Path) -> N
     assert lines[2:] == ['{"slot": 1, "player": "Ayla", "level": 12}', "Vector3(10.5, 0, -3.25)"]
 
 
+@pytest.fixture(autouse=True)
+def private_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The temporary folder edit keeps its draft in (and any editor its own files), here."""
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    monkeypatch.setenv("TMPDIR", str(folder))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # read TMPDIR again
+    return folder
+
+
+def _left(folder: Path) -> list[str]:
+    """Every file and folder under ``folder``, as paths relative to it."""
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+@pytest.mark.parametrize("encrypted", [True, False], ids=["encrypted", "plain"])
 @pytest.mark.parametrize(
     ("change", "message"),
     [
@@ -97,23 +119,34 @@ def test_the_editor_sees_one_record_per_line_after_comments(tmp_path: Path) -> N
     ],
 )
 def test_an_edit_that_does_not_parse_writes_nothing(
-    change: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    change: str,
+    message: str,
+    encrypted: bool,
+    tmp_path: Path,
+    private_tmp: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
+    """The edit is kept for another try, unless the save is encrypted: then its decrypted
+    text is not left on disk."""
     path = tmp_path / "user.sav"
-    gd.write_save(path, RECORDS, password="secret", version="3")
+    secret = ["--password", "secret"] if encrypted else []
+    gd.write_save(path, RECORDS, version="3", password="secret" if encrypted else None)
     digest = _md5(path)
     editor = _editor(tmp_path, f"text = path.read_text()\npath.write_text({change})\n")
-    argv = ["edit", str(path), "-V", "3", "--password", "secret", "--editor", editor]
-    assert main(argv) == 1
+    assert main(["edit", str(path), "-V", "3", *secret, "--editor", editor]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("gdvariant: ")
     assert message in err
     assert "nothing written" in err
     assert _md5(path) == digest
-    kept = Path(err.rsplit("the edit is kept in ", 1)[1].strip())
-    assert kept.read_text() != ""
-    kept.unlink()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".user.sav")] == []
+    if encrypted:
+        assert "the edit is discarded (the save is encrypted" in err
+        assert _left(private_tmp) == []
+        return
+    kept = Path(err.rsplit("the edit is kept in ", 1)[1].strip())
+    assert kept.parent.parent == private_tmp and kept.read_text() != ""
+    assert stat.S_IMODE(kept.parent.stat().st_mode) == 0o700
 
 
 def test_no_change_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -133,6 +166,94 @@ def test_a_failing_editor_writes_nothing(
     digest = _md5(path)
     assert main(["edit", str(path), "--editor", "false"]) == 1
     assert "the editor exited with status 1" in capsys.readouterr().err
+    assert _md5(path) == digest
+
+
+def test_a_failing_editor_leaves_no_decrypted_text(
+    tmp_path: Path, private_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The draft (in a folder only its user may enter) goes when the editor fails."""
+    path = tmp_path / "user.sav"
+    gd.write_save(path, RECORDS, password="secret")
+    seen = tmp_path / "seen"
+    editor = _editor(
+        tmp_path,
+        "import os, stat\n"
+        f"Path({str(seen)!r}).write_text(oct(stat.S_IMODE(path.parent.stat().st_mode)))\n"
+        "path.write_text(path.read_text().replace('12', '13'))\n"
+        "sys.exit(3)\n",
+    )
+    assert main(["edit", str(path), "--password", "secret", "--editor", editor]) == 1
+    err = capsys.readouterr().err
+    assert "the editor exited with status 3: nothing written; the edit is discarded" in err
+    assert seen.read_text() == "0o700"
+    assert _left(private_tmp) == []
+
+
+@pytest.mark.parametrize("encrypted", [True, False], ids=["encrypted", "plain"])
+def test_a_failing_write_back_leaves_no_decrypted_text(
+    encrypted: bool,
+    tmp_path: Path,
+    private_tmp: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The file system fails the rename: the save is as it was, no temporary file is left
+    beside it, and the decrypted draft is gone (an unencrypted one is kept for another try)."""
+    path = tmp_path / "user.sav"
+    gd.write_save(path, RECORDS, password="secret" if encrypted else None)
+    digest = _md5(path)
+    editor = _editor(tmp_path, "path.write_text(path.read_text().replace('12', '13'))\n")
+
+    def failing_replace(src: object, dst: object) -> None:
+        raise OSError(errno.EIO, "Input/output error", str(dst))
+
+    monkeypatch.setattr(os, "replace", failing_replace)
+    secret = ["--password", "secret"] if encrypted else []
+    assert main(["edit", str(path), *secret, "--editor", editor]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1] == f"gdvariant: Input/output error: {path}"
+    assert _md5(path) == digest
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["editor.py", "tmp", "user.sav"]
+    if encrypted:
+        assert err[0].startswith(f"note: {path} is as it was; the edit is discarded (")
+        assert _left(private_tmp) == []
+    else:
+        kept = Path(err[0].rsplit("the edit is kept in ", 1)[1])
+        assert 'level": 13' in kept.read_text()
+
+
+# An editor that says it is running, then waits on its standard input until it is ended.
+_WAITING_EDITOR = "import sys\nprint('editing', sys.argv[1], flush=True)\nsys.stdin.read()\n"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, getattr(signal, "SIGHUP", 1)])
+def test_a_signal_during_an_edit_leaves_no_decrypted_text(
+    signum: int, tmp_path: Path, private_tmp: Path
+) -> None:
+    path = tmp_path / "user.sav"
+    gd.write_save(path, RECORDS, password="secret")
+    digest = _md5(path)
+    script = tmp_path / "editor.py"
+    script.write_text(_WAITING_EDITOR)
+    command = [sys.executable, "-m", "gdvariant", "edit", str(path), "--password", "secret"]
+    edit = subprocess.Popen(
+        [*command, "--editor", f"{sys.executable} {script}"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert edit.stdout is not None
+    line = edit.stdout.readline().split()  # the editor runs: the draft exists
+    assert line[0] == "editing", edit.communicate()
+    assert Path(line[1]).parent.parent == private_tmp and Path(line[1]).exists()
+    edit.send_signal(signum)
+    edit.communicate(timeout=60)
+    # Ctrl-C is the command's own exit status 130; SIGTERM and SIGHUP kill it as before.
+    assert edit.returncode == (130 if signum == signal.SIGINT else -signum)
+    assert _left(private_tmp) == []
     assert _md5(path) == digest
 
 

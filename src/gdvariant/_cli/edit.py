@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -40,7 +41,8 @@ def add_parser(sub: Any) -> None:
             "The file is replaced atomically (a temporary file, then a rename). If the edited "
             "text does not parse, or a value cannot be written for the engine, nothing is "
             "written, the old file stays as it was, the error names the line and column, and "
-            "the edited text is kept for another try. Values that have no exact text form "
+            "the edited text is kept for another try (not an encrypted save's: its text is "
+            "never left on disk). Values that have no exact text form "
             "(object ids, Signals) are refused before the editor opens. --editor (or $EDITOR) "
             "may be any command that changes the file it is given, for scripts."
         ),
@@ -78,27 +80,49 @@ def run(args: argparse.Namespace) -> int:
     if payload.container.kind != "plain":
         what += f", {payload.container.describe()}"
     text = to_document(payload, version, [f"gdvariant edit {path.name}: {what}", _USAGE])
-    fd, name = tempfile.mkstemp(prefix=f"{path.stem}-", suffix=".txt")
-    draft = Path(name)
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        out.write(text)
-    status = subprocess.call([*_editor(args.editor), str(draft)])
-    if status != 0:
-        raise Unreadable(f"the editor exited with status {status}: nothing written ({draft} kept)")
-    edited = draft.read_text(encoding="utf-8")
-    if edited == text:
-        draft.unlink()
-        print(f"# no change: {path} left as it was", file=sys.stderr)
-        return 0
+    # The draft lives in a folder of its own that only this user can enter (mkdtemp: 0700),
+    # removed whatever happens (Ctrl-C, SIGTERM: the command unwinds), except to keep a
+    # failed edit of an unencrypted save for another try: a decrypted text never stays.
+    folder = Path(tempfile.mkdtemp(prefix="gdvariant-edit-"))
+    draft = folder / f"{path.stem}.txt"
+    secret, keep = payload.container.kind == "GDEC", False
     try:
-        values = from_document(edited, version, records=payload.records, where=str(draft))
-        payload.values = values
-        plain = payload.plaintext(codec)
-    except (DecodeError, EncodeError, ValueError) as exc:
-        raise Unreadable(
-            f"{exc}; nothing written ({path} is as it was), the edit is kept in {draft}"
-        ) from None
-    write_container(path, plain, payload.container, **options)
-    draft.unlink()
+        draft.write_text(text, encoding="utf-8")
+        status = subprocess.call([*_editor(args.editor), str(draft)])
+        if status != 0:
+            keep = not secret
+            raise Unreadable(
+                f"the editor exited with status {status}: nothing written{_fate(draft, keep)}"
+            )
+        edited = draft.read_text(encoding="utf-8")
+        if edited == text:
+            print(f"# no change: {path} left as it was", file=sys.stderr)
+            return 0
+        try:
+            payload.values = from_document(
+                edited, version, records=payload.records, where=str(draft)
+            )
+            plain = payload.plaintext(codec)
+        except (DecodeError, EncodeError, ValueError) as exc:
+            keep = not secret
+            raise Unreadable(
+                f"{exc}; nothing written ({path} is as it was){_fate(draft, keep)}"
+            ) from None
+        try:
+            write_container(path, plain, payload.container, **options)
+        except Exception:
+            keep = not secret
+            print(f"note: {path} is as it was{_fate(draft, keep)}", file=sys.stderr)
+            raise
+    finally:
+        if not keep:
+            shutil.rmtree(folder, ignore_errors=True)
     print(f"# wrote {path}: {payload.describe()} for {profile.engine}", file=sys.stderr)
     return 0
+
+
+def _fate(draft: Path, keep: bool) -> str:
+    """What became of the edited text, for the message of a failed edit."""
+    if keep:
+        return f", the edit is kept in {draft}"
+    return "; the edit is discarded (the save is encrypted: its text is not left on disk)"
