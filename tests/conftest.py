@@ -1,6 +1,7 @@
 """Shared fixtures: the codec cores (``impl``), the real engines, each skipped with a reason
-when absent (and required in CI by an environment switch), and an optional package made to
-look uninstalled."""
+when absent (and required in CI by an environment switch), an optional package made to look
+uninstalled, and the folder the documentation's examples write in; and the guard that fails a
+run which turned a system device node such as ``/dev/null`` into something else."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+import system_paths
 from cores import CORES, core
 from engines import Engine, engines_required, find_engine
 
@@ -83,3 +85,44 @@ def save_without_its_package(
         gd.write_save(path, [1], compression=gd.Compression.ZSTD)
     hide_package(package)
     return path, package, extra
+
+
+@pytest.fixture(scope="session")
+def example_tmp(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder that stands for ``/tmp/`` in the documentation's command examples, so running
+    them writes only under this run's temporary folder; one for the session, as an example may
+    read what an earlier one wrote (convert a copy, then edit it)."""
+    return tmp_path_factory.mktemp("examples-tmp")
+
+
+# ---------------------------------------------------------------- the machine stays as it was
+
+_DEVICES = pytest.StashKey[system_paths.Snapshot]()
+_CULPRIT = pytest.StashKey[str]()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    session.config.stash[_DEVICES] = system_paths.snapshot()
+
+
+@pytest.fixture(autouse=True)
+def _first_harmful_test(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Remember the first test after which a system device node changed, for the message."""
+    yield
+    stash = request.config.stash
+    if _CULPRIT not in stash and system_paths.snapshot() != stash.get(_DEVICES, None):
+        stash[_CULPRIT] = request.node.nodeid
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the run if it harmed the machine: a system device node that is no longer one
+    (tests/system_paths.py has the rule)."""
+    problems = system_paths.damage(session.config.stash.get(_DEVICES, {}))
+    if not problems:
+        return
+    culprit = session.config.stash.get(_CULPRIT, None)
+    where = f" (first seen after {culprit})" if culprit else ""
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line(f"the test run harmed the machine{where}: " + "; ".join(problems))
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -54,10 +54,25 @@ def _help_examples(help_text: str) -> list[str]:
     return _gdvariant_commands(section)
 
 
-def _run(example: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    """Run one example from the repository's root; check its status and any stated output."""
+def _in_scratch(argument: str, scratch: Path) -> str:
+    """An example's argument, with ``/tmp/`` standing for ``scratch``: a test writes only under
+    the test run's temporary folder. Any other absolute path (a system file) fails the test."""
+    if argument.startswith("/tmp/"):
+        return str(scratch / argument.removeprefix("/tmp/"))
+    assert not argument.startswith("/"), f"an example names a path outside /tmp/: {argument}"
+    return argument
+
+
+def _run(
+    example: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    scratch: Path,
+) -> None:
+    """Run one example from the repository's root, its ``/tmp/`` in ``scratch``; check its
+    status and any stated output."""
     command, _, stated = example.partition("# -> ")
-    argv = shlex.split(command, comments=True)[1:]
+    argv = [_in_scratch(a, scratch) for a in shlex.split(command, comments=True)[1:]]
     monkeypatch.chdir(ROOT)
     try:
         status = main(argv)
@@ -83,20 +98,26 @@ def test_the_readme_shows_command_line_examples() -> None:
 
 @pytest.mark.parametrize("example", _readme_examples())
 def test_readme_example_runs(
-    example: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    example: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    example_tmp: Path,
 ) -> None:
-    _run(example, capsys, monkeypatch)
+    _run(example, capsys, monkeypatch, example_tmp)
 
 
 @pytest.mark.parametrize("command", [None, *COMMANDS])
 def test_help_examples_run(
-    command: str | None, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    command: str | None,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    example_tmp: Path,
 ) -> None:
     help_text = _help_text([command, "--help"] if command else ["--help"], capsys)
     examples = _help_examples(help_text)
     assert examples, help_text
     for example in examples:
-        _run(example, capsys, monkeypatch)
+        _run(example, capsys, monkeypatch, example_tmp)
 
 
 @pytest.mark.parametrize("command", [None, *COMMANDS])

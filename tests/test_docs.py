@@ -13,6 +13,7 @@ import logging
 import pkgutil
 import re
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -62,9 +63,10 @@ def test_the_recipes_cover_the_common_jobs() -> None:
     "code", PYTHON_BLOCKS, ids=[f"block{i}" for i in range(len(PYTHON_BLOCKS))]
 )
 def test_recipe_runs(
-    code: str, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+    code: str, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.chdir(ROOT)  # the recipes name files in examples/
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # and write in tempfile.mkdtemp()
     with caplog.at_level(logging.WARNING):
         exec(compile(code, "docs/recipes.md", "exec"), {})
     # Quiet as well as correct: no server log of a dropped client, no asyncio complaint.
@@ -73,9 +75,12 @@ def test_recipe_runs(
 
 @pytest.mark.parametrize("example", COMMANDS)
 def test_recipe_command_runs(
-    example: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    example: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    example_tmp: Path,
 ) -> None:
-    _run(example, capsys, monkeypatch)
+    _run(example, capsys, monkeypatch, example_tmp)
 
 
 def test_public_modules_are_all_listed() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,10 @@ def test_readme_has_examples() -> None:
 
 
 @pytest.mark.parametrize("code", BLOCKS, ids=[f"block{i}" for i in range(len(BLOCKS))])
-def test_readme_example_runs(code: str, caplog: pytest.LogCaptureFixture) -> None:
+def test_readme_example_runs(
+    code: str, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the examples' tempfile.mkdtemp()
     with caplog.at_level(logging.WARNING, logger="asyncio"):
         exec(compile(code, "README.md", "exec"), {})
     # Quiet as well as correct: no "Exception in callback ..." from asyncio at shutdown.
