@@ -146,7 +146,8 @@ def test_an_edit_that_does_not_parse_writes_nothing(
         return
     kept = Path(err.rsplit("the edit is kept in ", 1)[1].strip())
     assert kept.parent.parent == private_tmp and kept.read_text() != ""
-    assert stat.S_IMODE(kept.parent.stat().st_mode) == 0o700
+    if os.name == "posix":
+        assert stat.S_IMODE(kept.parent.stat().st_mode) == 0o700
 
 
 def test_no_change_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -186,7 +187,8 @@ def test_a_failing_editor_leaves_no_decrypted_text(
     assert main(["edit", str(path), "--password", "secret", "--editor", editor]) == 1
     err = capsys.readouterr().err
     assert "the editor exited with status 3: nothing written; the edit is discarded" in err
-    assert seen.read_text() == "0o700"
+    if os.name == "posix":  # only its user may enter the draft's folder
+        assert seen.read_text() == "0o700"
     assert _left(private_tmp) == []
 
 

@@ -162,7 +162,8 @@ def _writing_through(target: Path, found: os.stat_result) -> Iterator[IO[bytes]]
         with open(fd, "wb") as out:
             now = os.fstat(fd)
             if stat.S_IFMT(now.st_mode) != stat.S_IFMT(found.st_mode):
-                raise RefusedTarget(errno.EAGAIN, "refusing: it changed while written", str(target))
+                reason = "refusing to write: no longer a device or FIFO"
+                raise RefusedTarget(errno.EAGAIN, reason, str(target))
             shutil.copyfileobj(spool, out)
 
 
@@ -233,12 +234,7 @@ def _remove_stale(target: Path) -> None:
         if found is None or _alive(int(found[1])) or entry.is_symlink():
             continue
         with suppress(OSError):
-            fd = os.open(entry.path, os.O_RDONLY | _BINARY | _NOFOLLOW)
-            try:
-                if _lock(fd, wait=False):  # no writer holds it
-                    os.unlink(entry.path)
-            finally:
-                os.close(fd)
+            _remove_unheld(entry.path)
 
 
 def _keep_owner_and_mode(temporary: Path, found: os.stat_result) -> None:
@@ -277,17 +273,31 @@ if sys.platform == "win32":
         """Unknown here (``os.kill`` would end the process): the removal is the test."""
         return False
 
+    def _remove_unheld(path: str) -> None:
+        """Remove ``path``; Windows refuses while a writer holds it open."""
+        os.unlink(path)
+
 else:
     import fcntl
 
     def _lock(fd: int, *, wait: bool) -> bool:
         """Lock ``fd``'s file for this writer (the lock ends with the process); ``False`` if
-        another holds it and ``wait`` is false."""
+        another holds it and ``wait`` is false, or if the file system has no locks (then
+        no temporary file there is ever taken for a dead writer's)."""
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-        except BlockingIOError:
+        except OSError:
             return False
         return True
+
+    def _remove_unheld(path: str) -> None:
+        """Remove ``path`` unless a writer holds its lock."""
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW)
+        try:
+            if _lock(fd, wait=False):
+                os.unlink(path)
+        finally:
+            os.close(fd)
 
     def _alive(pid: int) -> bool:
         """Whether process ``pid`` exists (ours included)."""
