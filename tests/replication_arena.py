@@ -8,6 +8,8 @@ import math
 import random
 from typing import Any
 
+from replication_world import within
+
 from gdvariant import Vector2, Vector3
 from gdvariant.replication import (
     Angle,
@@ -51,12 +53,12 @@ class Team(enum.Enum):
 
 
 class Mover(NetClass):
-    origin = Prop(Vec3(Coord(10, 5)), hot=True)
+    origin = Prop(Vec3(Coord(10, 5, clamp=True)), hot=True)  # values past it are clamped
     heading = Angle(12)
     yaw = Angle(9, degrees=True)
     aim = Normal(10)
     spin = Quat(9)
-    speed = Quant(-50.0, 50.0, 10)
+    speed = Quant(-50.0, 50.0, 10, clamp=True)
     alive = Bool()
     hp = UInt(7)
 
@@ -108,7 +110,7 @@ def build_schema() -> Schema:
 
 
 def random_value(codec: Codec, rng: random.Random) -> Any:
-    """A value inside ``codec``'s domain (sometimes out of a clamped range)."""
+    """A value inside ``codec``'s domain (sometimes past the range of one that clamps)."""
     if isinstance(codec, Bool):
         return rng.random() < 0.5
     if isinstance(codec, UInt):
@@ -123,9 +125,9 @@ def random_value(codec: Codec, rng: random.Random) -> Any:
             [rng.randrange(-300, 300), rng.randrange(-(1 << 63), 1 << 63), -(1 << 63)]
         )
     if isinstance(codec, Quant):
-        return rng.uniform(codec.low, codec.high) * 1.1
+        return within(codec, rng.uniform(codec.low, codec.high) * 1.1)
     if isinstance(codec, Coord):
-        return rng.choice([0.0, rng.uniform(-2000.0, 2000.0), rng.uniform(-1.0, 1.0)])
+        return within(codec, rng.choice([0.0, rng.uniform(-2000.0, 2000.0), rng.uniform(-1, 1)]))
     if isinstance(codec, Angle):
         return rng.uniform(-2 * codec.period, 2 * codec.period)
     if isinstance(codec, Normal):
@@ -134,7 +136,7 @@ def random_value(codec: Codec, rng: random.Random) -> Any:
     if isinstance(codec, Quat):
         return tuple(rng.gauss(0, 1) for _ in range(4))
     if isinstance(codec, Half):
-        return rng.choice([rng.uniform(-70000.0, 70000.0), rng.uniform(-1.0, 1.0), 1e-6])
+        return rng.choice([rng.uniform(-65504.0, 65504.0), rng.uniform(-1.0, 1.0), 1e-6])
     if isinstance(codec, Float32 | Float64):
         return rng.choice([rng.uniform(-1e6, 1e6), math.pi, -0.0, 1e-310])
     if isinstance(codec, Bytes):
@@ -196,9 +198,9 @@ def nudge(codec: Codec, value: Any, rng: random.Random) -> Any:
     if isinstance(codec, VarInt):
         return min(max(value + rng.choice([-quanta, quanta]), -(1 << 63)), (1 << 63) - 1)
     if isinstance(codec, Quant):
-        return value + rng.choice([-quanta, quanta]) * codec.step
+        return within(codec, value + rng.choice([-quanta, quanta]) * codec.step)
     if isinstance(codec, Coord):
-        return value + rng.choice([-quanta, quanta]) / codec.scale
+        return within(codec, value + rng.choice([-quanta, quanta]) / codec.scale)
     if isinstance(codec, Angle):
         return value + rng.choice([-quanta, quanta]) * codec.step
     if isinstance(codec, Vec2 | Vec3 | Vec4):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from replication_world import Crate, Mob, random_value, set_path
+from replication_world import Crate, Mob, random_value, set_path, within
 
 from gdvariant.replication import (
     Angle,
@@ -100,9 +100,10 @@ def new_value(prop: Any, current: Any, rng: random.Random) -> Any:
         elif isinstance(codec, VarInt) and isinstance(current, int):
             return current + rng.randrange(-500, 500)
         elif isinstance(current, float):
-            return current + rng.uniform(-0.3, 0.3)
+            return within(codec, current + rng.uniform(-0.3, 0.3))
         elif isinstance(current, tuple) and current and isinstance(current[0], float):
-            return tuple(c + rng.uniform(-0.3, 0.3) for c in current)
+            part = getattr(codec, "component", codec)
+            return tuple(within(part, c + rng.uniform(-0.3, 0.3)) for c in current)
     return random_value(codec, rng)
 
 

@@ -49,14 +49,14 @@ class Secret(NetClass, abstract=True):
 
 
 class Mob(NetClass, table="DT_Mob"):
-    origin = Prop(Vec3(Coord(11, 3)), hot=True)
+    origin = Prop(Vec3(Coord(11, 3, clamp=True)), hot=True)  # values past it are clamped
     hp = Prop(UInt(7), hot=True)
     flag = Bool()
     small = Int(6)
     zig = Int(9, zigzag=True)
     count = VarUInt()
     delta = VarInt()
-    ratio = Quant(-1.0, 1.0, 10)
+    ratio = Quant(-1.0, 1.0, 10, clamp=True)
     turn = Angle(9)
     yaw = Angle(8, degrees=True)
     facing = Normal(8)
@@ -83,16 +83,26 @@ class Crate(NetClass, table="DT_Crate"):
     tag = Str(3)
 
 
+def within(codec: Codec, x: float) -> float:
+    """``x`` brought into the range of a Quant or Coord that does not clamp (any other
+    codec's values as they are): an out-of-range value is an EncodeError there."""
+    if isinstance(codec, Quant) and not codec.clamp:
+        return min(max(x, codec.low), codec.high)
+    if isinstance(codec, Coord) and not codec.clamp:
+        return min(max(x, -codec.magnitude), codec.magnitude)
+    return x
+
+
 def random_value(codec: Codec, rng: random.Random) -> Any:
-    """A value inside ``codec``'s domain."""
+    """A value inside ``codec``'s domain (past the range of one that clamps)."""
     simple: dict[type, Any] = {
         Bool: lambda c: rng.random() < 0.5,
         UInt: lambda c: rng.randrange(1 << c.bits),
         Int: lambda c: rng.randrange(-(1 << (c.bits - 1)), 1 << (c.bits - 1)),
         VarUInt: lambda c: rng.choice([0, 1, 300, 2**40]),
         VarInt: lambda c: rng.choice([0, -1, 300, -(2**50)]),
-        Quant: lambda c: rng.uniform(c.low - 1, c.high + 1),
-        Coord: lambda c: rng.uniform(-3000, 3000),
+        Quant: lambda c: within(c, rng.uniform(c.low - 1, c.high + 1)),
+        Coord: lambda c: within(c, rng.uniform(-3000, 3000)),
         Angle: lambda c: rng.uniform(-10, 10),
         Normal: lambda c: (rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(0.1, 1)),
         Quat: lambda c: (*(rng.uniform(-1, 1) for _ in range(3)), 0.9),

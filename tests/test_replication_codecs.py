@@ -65,10 +65,11 @@ def same(a: Any, b: Any) -> bool:
 
 
 finite = st.floats(allow_nan=False, allow_infinity=False)
-# Text Godot reads back as written: it stops at a NUL and drops a leading BOM (spec godot4.md).
-godot_text = st.text(
-    alphabet=st.characters(blacklist_characters="\x00", blacklist_categories=["Cs"])
-).filter(lambda t: not t.startswith("\ufeff"))
+# Any text a Godot String holds: no NUL (a Str keeps a leading BOM, which the generated decoder
+# restores: wire doc §5).
+any_text = st.text(alphabet=st.characters(blacklist_characters="\x00", blacklist_categories=["Cs"]))
+# Text Godot's bytes_to_var gives back as written: it drops a leading BOM (spec godot4.md).
+godot_text = any_text.filter(lambda t: not t.startswith("\ufeff"))
 unit_vectors = st.tuples(st.floats(-1, 1), st.floats(-1, 1), st.floats(-1, 1)).filter(
     lambda v: sum(c * c for c in v) > 1e-6
 )
@@ -86,8 +87,9 @@ CASES: list[tuple[Codec, st.SearchStrategy[Any]]] = [
     (Quant(-100.0, 100.0, 16), st.floats(-100, 100)),
     (Quant(0.0, 1.0, 1), st.floats(0, 1)),
     (Quant(-3.0, 7.5, 32), st.floats(-3, 7.5)),
-    (Quant(0.0, 180.0, 8), finite),  # clamps outside the range
+    (Quant(0.0, 180.0, 8, clamp=True), finite),  # clamps outside the range
     (Coord(), st.floats(-16384.96875, 16384.96875)),
+    (Coord(6, 2, clamp=True), finite),
     (Coord(11, 3), st.floats(-2048.875, 2048.875)),
     (Coord(4, 0), st.floats(-16, 16)),
     (Angle(13), st.floats(-1e4, 1e4)),
@@ -102,7 +104,7 @@ CASES: list[tuple[Codec, st.SearchStrategy[Any]]] = [
     (Vec3(Coord()), st.tuples(*[st.floats(-16000, 16000)] * 3)),
     (Vec2(Half()), st.tuples(*[st.floats(-60000, 60000)] * 2)),
     (Vec3(Float64()), st.tuples(*[st.floats(-1e30, 1e30)] * 3)),
-    (Str(32), godot_text.filter(lambda t: len(t.encode()) <= 32)),
+    (Str(32), any_text.filter(lambda t: len(t.encode()) <= 32)),
     (Bytes(40), st.binary(max_size=40)),
     (Enum(Color), st.sampled_from(list(Color))),
     (EntityRef(12), st.none() | st.integers(0, 4094)),
@@ -161,7 +163,7 @@ def test_description_round_trip(codec: Codec, _values: Any) -> None:
 
 
 def test_quant_grid_by_hand() -> None:
-    q = Quant(-1.0, 1.0, 2)  # 4 points: -1, -1/3, 1/3, 1; step 2/3
+    q = Quant(-1.0, 1.0, 2, clamp=True)  # 4 points: -1, -1/3, 1/3, 1; step 2/3
     assert [q.encode(v)[0] for v in (-1.0, -0.67, -0.66, 0.0, 0.34, 1.0, 5.0, -5.0)] == [
         0,
         0,
@@ -175,7 +177,7 @@ def test_quant_grid_by_hand() -> None:
     assert q.quantize(0.2) == -1.0 + 2 * (2.0 / 3.0)
     assert q.error_bound(0.0) == pytest.approx(1 / 3)
     with pytest.raises(EncodeError):
-        Quant(-1.0, 1.0, 4, clamp=False).encode(1.5)
+        Quant(-1.0, 1.0, 4).encode(1.5)
     with pytest.raises(EncodeError):
         q.encode(math.nan)
 
@@ -189,8 +191,9 @@ def test_coord_bits_by_hand() -> None:
     assert c.encode(-0.25) == (0b110 | 8 << 3, 8)
     # 3.0: int only: int-1 = 2
     assert c.encode(3.0) == (0b001 | 2 << 3, 17)
-    assert c.quantize(1e9) == 16384 + 31 / 32
     assert c.quantize(0.01) == 0.0
+    assert c.quantize(-(16384 + 31 / 32)) == -(16384 + 31 / 32)
+    assert Coord(14, 5, clamp=True).quantize(1e9) == 16384 + 31 / 32
 
 
 def test_angle_wraps_into_the_signed_range() -> None:
@@ -234,13 +237,58 @@ def test_vector_components_are_float32() -> None:
     v = Vec3(Quant(0.0, 1.0, 16)).quantize((0.1, 0.2, 0.3))
     for c in v:
         assert Float32().quantize(c) == c
-    assert Vec2(Float64()).quantize((0.1, 1e300)) == Vector2(0.10000000149011612, math.inf)
+    assert Vec2(Float64()).quantize((0.1, math.inf)) == Vector2(0.10000000149011612, math.inf)
+    largest = float.fromhex("0x1.fffffep127")  # float32's largest finite value
+    assert Vec2(Float64()).quantize((0.1, 3.4028235e38)) == Vector2(0.10000000149011612, largest)
 
 
-def test_half_overflow_is_infinity() -> None:
-    assert Half().quantize(1e6) == math.inf
-    assert Float32().quantize(-1e39) == -math.inf
+def test_ieee_infinities_and_nan_are_values() -> None:
+    assert Half().quantize(math.inf) == math.inf
+    assert Float32().quantize(-math.inf) == -math.inf
     assert math.isnan(Half().quantize(math.nan))
+    assert Half().quantize(65519.0) == 65504.0  # rounds to the largest half, not to infinity
+
+
+# Past the range, every codec raises (wire doc §6); only clamp=True clamps.
+OUT_OF_RANGE: list[tuple[Codec, Any]] = [
+    (UInt(8), 256),
+    (Int(8), -129),
+    (VarUInt(), 2**64),
+    (EntityRef(4), 15),
+    (Quant(0.0, 1.0, 8), 1.0000001),
+    (Quant(0.0, 1.0, 8), -0.5),
+    (Coord(), 1e9),
+    (Coord(), -16385.0),
+    (Coord(4, 0), 16.5),
+    (Half(), 65520.0),
+    (Half(), -1e6),
+    (Float32(), 3.5e38),
+    (Float64(), 10**400),
+    (Vec3(Coord()), (0.0, 1e9, 0.0)),
+    (Vec2(Half()), (1e6, 0.0)),
+    (Vec2(Float64()), (0.1, 1e300)),
+    (Vec3(Quant(-1e307, 1e307, 20)), (0.0, 0.0, 1e300)),
+    (Str(4), "héllo"),
+    (ArrayOf(UInt(2), 2), (1, 2, 3)),
+]
+
+
+@pytest.mark.parametrize(("codec", "value"), OUT_OF_RANGE, ids=[repr(c) for c, _ in OUT_OF_RANGE])
+def test_values_past_the_range_are_encode_errors(codec: Codec, value: Any) -> None:
+    with pytest.raises(EncodeError, match=r"range|fit"):
+        codec.encode(value)
+    with pytest.raises(EncodeError):
+        codec.quantize(value)
+
+
+def test_clamping_is_asked_for() -> None:
+    assert Quant(0.0, 1.0, 8).clamp is False and Coord().clamp is False
+    assert Quant(0.0, 1.0, 8, clamp=True).quantize(7.0) == 1.0
+    assert Quant(0.0, 1.0, 8, clamp=True).quantize(-7.0) == 0.0
+    assert Coord(4, 0, clamp=True).quantize(-1e300) == -16.0
+    assert Vec3(Coord(clamp=True)).quantize((1e9, 0.0, 0.0))[0] == 16384 + 31 / 32
+    assert Coord(clamp=True).describe() == ["Coord", 14, 5, True]
+    assert codec_from_description(["Coord", 14, 5]) == Coord()  # a description from before
 
 
 @pytest.mark.parametrize(

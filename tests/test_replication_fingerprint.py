@@ -27,7 +27,7 @@ def test_description_by_hand() -> None:
         "DT_Ship",
         1,
         [
-            [0, "speed", ["Quant", 0.0, 10.0, 4, True], "", 1, 4, b"\x00"],
+            [0, "speed", ["Quant", 0.0, 10.0, 4, False], "", 1, 4, b"\x00"],
             [1, "shield", ["Bool"], "", 0, 1, b"\x01"],
         ],
     ]
@@ -54,8 +54,8 @@ def test_fingerprint_is_deterministic_and_sensitive() -> None:
     assert a.layout("DT_Rock").fingerprint == b.layout("DT_Rock").fingerprint
     assert a.diff(b) == [
         "DT_Ship: first difference at index 0: "
-        "[0] speed ['Quant', 0.0, 10.0, 4, True] hot (default 4 bits) != "
-        "[0] speed ['Quant', 0.0, 10.0, 5, True] hot (default 5 bits)"
+        "[0] speed ['Quant', 0.0, 10.0, 4, False] hot (default 4 bits) != "
+        "[0] speed ['Quant', 0.0, 10.0, 5, False] hot (default 5 bits)"
     ]
     assert a.diff(a) == []
 

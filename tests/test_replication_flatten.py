@@ -75,7 +75,7 @@ def test_explain_table() -> None:
     expected = [
         "index path codec bits audience flags",
         "0 b Bool() 1 - hot",
-        "1 local.f Quant(0.0, 1.0, 8, True) 8 owner hot",
+        "1 local.f Quant(0.0, 1.0, 8, False) 8 owner hot",
         "2 c UInt(3) 3 - prio=50",
         "3 local.e UInt(2) 2 owner -",
         "4 d[0] UInt(9) 9 - -",

@@ -206,7 +206,7 @@ def test_gap_list_when_cheaper() -> None:
 
 
 class Body(NetClass):
-    origin = Prop(Vec3(Quant(-100.0, 100.0, 12)), hot=True)
+    origin = Prop(Vec3(Quant(-100.0, 100.0, 12, clamp=True)), hot=True)  # 120 clamps to 100
     hp = UInt(7)
     tag = Str(6)
 

@@ -5,6 +5,10 @@ Scalar floats decode in float64 (GDScript's ``float``). Vector components also d
 float64 and are then rounded to float32, the ``real_t`` of Godot's Vector2/3/4 and Quaternion
 (``docs/replication-wire.md`` §5). Each codec states its error bound; the derivations are in
 the docstrings and the tests check them.
+
+Out of range, every codec raises EncodeError (the rule of all codecs, wire doc §6): a finite
+value past ``Quant``'s or ``Coord``'s range, past the largest finite ``Half``/``Float32``, or a
+vector component past float32's. ``clamp=True`` on ``Quant`` and ``Coord`` clamps instead.
 """
 
 from __future__ import annotations
@@ -47,10 +51,22 @@ def to_f32(x: float) -> float:
         return math.copysign(math.inf, x)
 
 
-def _finite(value: Any, codec: Codec) -> float:
+#: The largest finite float32; a finite value past it (by more than rounding) has no float32.
+F32_MAX = float.fromhex("0x1.fffffep127")
+
+
+def _number(value: Any, codec: Codec) -> float:
+    """``value`` as a float (an int too large for one is out of every range)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise EncodeError(f"{codec!r} needs a number, not {type(value).__name__}")
-    x = float(value)
+    try:
+        return float(value)
+    except OverflowError:
+        raise EncodeError(f"{value} is out of {codec!r}'s range") from None
+
+
+def _finite(value: Any, codec: Codec) -> float:
+    x = _number(value, codec)
     if not math.isfinite(x):
         raise EncodeError(f"{codec!r} cannot encode {x}")
     return x
@@ -59,15 +75,15 @@ def _finite(value: Any, codec: Codec) -> float:
 class Quant(Codec):
     """A float on a uniform grid of ``2**bits`` points from ``low`` to ``high``.
 
-    ``step = (high - low) / (2**bits - 1)``; encode ``q = floor((v - low) / step + 0.5)``
-    clamped to the grid (or an EncodeError with ``clamp=False``); decode ``low + q * step`` in
-    float64. Maximum error inside ``[low, high]``: ``step / 2`` (plus float64 rounding);
-    outside it, plus the distance to the range (the value is clamped).
+    ``step = (high - low) / (2**bits - 1)``; encode ``q = floor((v - low) / step + 0.5)``;
+    decode ``low + q * step`` in float64. A value outside ``[low, high]`` is an EncodeError,
+    or with ``clamp=True`` is clamped to the range first. Maximum error inside ``[low, high]``:
+    ``step / 2`` (plus float64 rounding); a clamped value, plus its distance to the range.
     """
 
     name = "Quant"
 
-    def __init__(self, low: float, high: float, bits: int, clamp: bool = True) -> None:
+    def __init__(self, low: float, high: float, bits: int, clamp: bool = False) -> None:
         if not 1 <= bits <= 32:
             raise ValueError(f"Quant bits must be 1-32, not {bits}")
         if not (math.isfinite(low) and math.isfinite(high) and low < high):
@@ -82,7 +98,10 @@ class Quant(Codec):
     def encode(self, value: Any) -> tuple[int, int]:
         x = _finite(value, self)
         if not self.clamp and not self.low <= x <= self.high:
-            raise EncodeError(f"{x} is outside {self!r}")
+            raise EncodeError(
+                f"{x!r} is outside {self!r}'s range [{self.low!r}, {self.high!r}] "
+                "(clamp=True clamps it)"
+            )
         x = min(max(x, self.low), self.high)
         q = math.floor((x - self.low) / self.step + 0.5)
         return min(max(q, 0), self.levels), self.bits
@@ -109,18 +128,19 @@ class Coord(Codec):
 
     Bits in order: has-integer (1), has-fraction (1); if either, a sign bit (1 = negative),
     then ``integer - 1`` in ``int_bits`` bits if present, then the fraction in ``frac_bits``
-    bits if present. Magnitudes clamp to ``2**int_bits + 1 - 2**-frac_bits``. Maximum error:
-    half a fraction step, ``2**-(frac_bits + 1)``.
+    bits if present. The largest magnitude is ``2**int_bits + 1 - 2**-frac_bits``: a value past
+    it is an EncodeError, or with ``clamp=True`` is clamped to it. Maximum error: half a
+    fraction step, ``2**-(frac_bits + 1)`` (a clamped value, plus its distance to the range).
     """
 
     name = "Coord"
 
-    def __init__(self, int_bits: int = 14, frac_bits: int = 5) -> None:
+    def __init__(self, int_bits: int = 14, frac_bits: int = 5, clamp: bool = False) -> None:
         if not 1 <= int_bits <= 24 or not 0 <= frac_bits <= 8:
             raise ValueError(
                 f"Coord needs int_bits 1-24 and frac_bits 0-8, not {int_bits}, {frac_bits}"
             )
-        self.int_bits, self.frac_bits = int_bits, frac_bits
+        self.int_bits, self.frac_bits, self.clamp = int_bits, frac_bits, clamp
         self.scale = 1 << frac_bits
         self.max_q = ((1 << int_bits) << frac_bits) | (self.scale - 1)
         self.max_bits = 3 + int_bits + frac_bits
@@ -128,6 +148,10 @@ class Coord(Codec):
 
     def encode(self, value: Any) -> tuple[int, int]:
         x = _finite(value, self)
+        if abs(x) > self.magnitude and not self.clamp:
+            raise EncodeError(
+                f"{x!r} is outside {self!r}'s range ±{self.magnitude!r} (clamp=True clamps it)"
+            )
         q = min(math.floor(min(abs(x), self.magnitude) * self.scale + 0.5), self.max_q)
         ip, fp = q >> self.frac_bits, q & (self.scale - 1)
         if q == 0:
@@ -153,7 +177,7 @@ class Coord(Codec):
         return -v if negative else v
 
     def describe(self) -> list[Any]:
-        return [self.name, self.int_bits, self.frac_bits]
+        return [self.name, self.int_bits, self.frac_bits, self.clamp]
 
     def default(self) -> float:
         return 0.0
@@ -162,7 +186,7 @@ class Coord(Codec):
         return abs(float(a) - float(b))
 
     def error_bound(self, value: Any) -> float:
-        return 0.5 / self.scale
+        return max(abs(float(value)) - self.magnitude, 0.0) + 0.5 / self.scale
 
 
 class Angle(Codec):
@@ -342,7 +366,8 @@ class Quat(Codec):
 
 class _IEEE(Codec):
     """Raw IEEE floats; ``rel`` is the relative rounding error, ``tiny`` the absolute one
-    near zero (half the smallest subnormal step)."""
+    near zero (half the smallest subnormal step). Infinities and NaN are values like any
+    other; a finite value that would round to infinity is out of range (an EncodeError)."""
 
     fmt: ClassVar[struct.Struct]
     rel: ClassVar[float]
@@ -352,12 +377,11 @@ class _IEEE(Codec):
         self.width = self.max_bits = self.fmt.size * 8
 
     def encode(self, value: Any) -> tuple[int, int]:
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise EncodeError(f"{self.name} needs a number, not {type(value).__name__}")
+        x = _number(value, self)
         try:
-            raw = self.fmt.pack(float(value))
-        except OverflowError:
-            raw = self.fmt.pack(math.copysign(math.inf, float(value)))
+            raw = self.fmt.pack(x)
+        except OverflowError:  # finite, but it rounds to infinity in this format
+            raise EncodeError(f"{x!r} is outside {self.name}'s range") from None
         return int.from_bytes(raw, "little"), self.fmt.size * 8
 
     def decode(self, reader: BitReader) -> float:
@@ -415,7 +439,8 @@ def _components(value: Any, count: int, codec: Codec) -> Sequence[Any]:
 class _Vec(Codec):
     """``count`` components with one scalar codec; components decode in float64 and are
     rounded to float32 (Godot's ``real_t``). The bound adds float32 rounding to the
-    component codec's."""
+    component codec's. A finite component whose value would round to a float32 infinity is
+    out of range (only a component codec that reaches past float32 can make one)."""
 
     count: ClassVar[int]
     make: ClassVar[Any]
@@ -424,6 +449,10 @@ class _Vec(Codec):
         if not isinstance(component, Quant | Coord | Angle | Half | Float32 | Float64):
             raise ValueError(f"{self.name} components must be a float codec, not {component!r}")
         self.component = component
+        #: whether a component's decoded value can be past float32's range
+        self.wide = isinstance(component, Float64) or (
+            isinstance(component, Quant) and component.magnitude > F32_MAX
+        )
         self.width = None if component.width is None else component.width * self.count
         self.max_bits = None if component.max_bits is None else component.max_bits * self.count
 
@@ -431,9 +460,19 @@ class _Vec(Codec):
         acc = n = 0
         for c in _components(value, self.count, self):
             bits, width = self.component.encode(c)
+            if self.wide:
+                self._check_real(bits, width)
             acc |= bits << n
             n += width
         return acc, n
+
+    def _check_real(self, bits: int, width: int) -> None:
+        """EncodeError if a component decodes to a finite value past float32's range."""
+        seen = self.component.decode(BitReader(bits.to_bytes((width + 7) >> 3, "little")))
+        if math.isfinite(seen) and math.isinf(to_f32(seen)):
+            raise EncodeError(
+                f"component {seen!r} is outside {self!r}'s range (a float32, Godot's real_t)"
+            )
 
     def decode(self, reader: BitReader) -> Any:
         dec = self.component.decode
