@@ -3,11 +3,25 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from assemblers import ASSEMBLERS, live
 
-from gdvariant.replication import Bool, Embed, NetClass, Prop, Quant, Schema, UInt, World
+from gdvariant import EncodeError
+from gdvariant.replication import (
+    Array,
+    Bool,
+    Coord,
+    Embed,
+    NetClass,
+    Prop,
+    Quant,
+    Schema,
+    UInt,
+    Vec3,
+    World,
+)
 
 
 @pytest.fixture(autouse=True, params=ASSEMBLERS)
@@ -103,3 +117,52 @@ def test_quantized_view() -> None:
     w = world()
     t = w.spawn(Thing, a=4, inner={"q": 0.52})
     assert w.quantized(t) == {"a": 4, "b": True, "inner.q": 8 / 15}
+
+
+class Hero(NetClass):
+    health = UInt(8)
+    spot = Vec3(Coord())
+    ammo = Array(UInt(4), size=2, per_element=True)
+    inner = Embed(Inner)
+    target: Any = None  # kept on the server only: declared, so it may be set
+    speed = 3.0  # a plain class attribute an instance may override
+
+
+def test_unknown_names_are_refused_with_the_closest_one() -> None:
+    w = World(Schema.build([Hero]))
+    with pytest.raises(TypeError, match=r"Hero has no .*'helth' \(did you mean 'health'\?\)"):
+        w.spawn(Hero, helth=50)
+    with pytest.raises(TypeError, match=r"Hero has no networked property 'inner\.w'"):
+        w.spawn(Hero, inner={"w": 0.5})
+    assert w.entities == {} and w.dirty == []
+    hero = w.spawn(Hero, health=50, target="ann", speed=4.0)
+    assert hero.net_id == 0  # the refused spawns took no id
+    with pytest.raises(AttributeError, match=r"Hero has no .*'helth' \(did you mean 'health'\?\)"):
+        hero.helth = 60
+    with pytest.raises(AttributeError, match=r"Hero has no networked property 'inner\.w'"):
+        hero.inner.w = 0.5
+    with pytest.raises(AttributeError, match="net_id"):
+        hero.net_id = 7
+    assert "helth" not in vars(hero) and hero.health == 50
+    hero.target, hero.speed, hero.ammo[1] = "bob", 5.0, 3
+    hero.inner.q = 1.0
+    assert (hero.target, hero.speed, list(hero.ammo), hero.inner.q) == ("bob", 5.0, [0, 3], 1.0)
+
+
+def test_an_out_of_range_write_names_entity_class_and_property() -> None:
+    w = World(Schema.build([Hero]))
+    hero = w.spawn(Hero)
+    w.spawn(Hero)
+    third = w.spawn(Hero)
+    for target, name, value, path in [
+        (third, "spot", (0.0, 1e9, 0.0), "spot"),
+        (third, "health", 256, "health"),
+        (third.inner, "q", 1.5, "inner.q"),
+    ]:
+        with pytest.raises(EncodeError, match=rf"^entity 2 \(Hero\) property {path}: "):
+            setattr(target, name, value)
+    assert w.quantized(third) == w.quantized(hero)  # nothing was written
+    with pytest.raises(EncodeError, match=r"^entity 3 \(Hero\) property spot: .*range"):
+        w.spawn(Hero, spot=(-1e9, 0.0, 0.0))
+    assert sorted(w.entities) == [0, 1, 2]
+    assert w.spawn(Hero).net_id == 3  # the failed spawn gave its id back

@@ -1095,7 +1095,7 @@ static int commit_one(PyObject *world, PyObject *ent, PyObject *tick, long long 
         return -1;
     int rc = -1, any;
     PyObject *hist = NULL, *before = NULL, *entry = NULL, *cache = NULL;
-    if (PyObject_SetAttr(ent, s_dirty, zero) || (any = PyObject_IsTrue(mask)) < 0)
+    if (PyObject_GenericSetAttr(ent, s_dirty, zero) || (any = PyObject_IsTrue(mask)) < 0)
         goto done;
     if (!any) {
         rc = 0;
@@ -1124,7 +1124,7 @@ static int commit_one(PyObject *world, PyObject *ent, PyObject *tick, long long 
     if (old && PyList_SetSlice(hist, 0, old, NULL))
         goto done;
     cache = PyDict_New();
-    if (!cache || PyObject_SetAttr(ent, s_cache, cache))
+    if (!cache || PyObject_GenericSetAttr(ent, s_cache, cache))
         goto done;
     rc = 0;
 done:

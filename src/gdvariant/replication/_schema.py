@@ -5,10 +5,16 @@ A networked class subclasses :class:`NetClass`; each class attribute that is a :
 networked property, in declaration order. ``excludes = [Exclude(Base, "name")]`` drops an
 inherited property (Source's ``SendPropExclude``). Flattening (``_flatten``) turns the tree into
 one numbered list; :class:`World` entities are instances whose property writes mark them dirty.
+
+An entity takes no attribute its class does not name: a misspelt property is an
+AttributeError naming the class and the closest name, not a new attribute the network never
+sees. Attributes kept only on the server are declared in the class body (an annotation or a
+class attribute).
 """
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
@@ -25,6 +31,7 @@ __all__ = [
     "Prop",
     "SchemaError",
     "declarations",
+    "unknown_name",
 ]
 
 
@@ -228,6 +235,16 @@ class NetClass:
     _net_before: dict[int, int]
     _net_world: Any
     net_id: int
+    #: Who the entity's restricted audiences are (``"owner"``, ``"team"``); assigning either
+    #: moves the entity between audiences from the next tick (see ``SnapshotEncoder``).
+    net_owner: Any
+    net_team: Any
+    #: The names of this class's networked properties that a plain write sets (the fast
+    #: path of ``__setattr__``): Props, and Arrays sent as one property.
+    net_plain: ClassVar[frozenset[str]] = frozenset()
+    #: Every other name an instance may be given: the rest of the networked declarations
+    #: and the names annotated in the class bodies.
+    net_names: ClassVar[frozenset[str]] = frozenset()
 
     def __init_subclass__(
         cls,
@@ -255,6 +272,55 @@ class NetClass:
             if not isinstance(item, Exclude):
                 raise SchemaError(f"excludes holds {item!r}, not an Exclude", cls.__name__)
         cls.net_excludes = tuple(excludes)
+        plain: set[str] = set()
+        names: set[str] = set()
+        for klass in cls.__mro__:
+            names.update(vars(klass).get("__annotations__", {}))
+        for _, name, _ in declarations(cls):
+            decl = getattr(cls, name, None)
+            if type(decl) is Prop or (isinstance(decl, Array) and not decl.per_element):
+                plain.add(name)
+            else:
+                names.add(name)
+        cls.net_plain = frozenset(plain)
+        cls.net_names = frozenset(names - plain - {"net_id", "net_owner", "net_team"})
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """A networked property is encoded and marked dirty; ``net_owner``/``net_team``
+        move the entity between audiences; a name the class does not know is an error."""
+        cls = type(self)
+        if name in cls.net_plain:
+            d = self.__dict__
+            root = d.get("_net_root")
+            if root is None:
+                raise AttributeError(f"{cls.__name__} was not spawned in a World")
+            root._net_write(d["_net_prefix"] + name, value)
+        elif name in ("net_owner", "net_team"):
+            self._net_regroup(name, value)
+        elif name in cls.net_names or name.startswith("_net_") or hasattr(cls, name):
+            object.__setattr__(self, name, value)
+        elif name == "net_id":
+            raise AttributeError("net_id is given by the World, and cannot be changed")
+        else:
+            d = self.__dict__
+            root = d.get("_net_root")
+            if root is None or root is self:
+                raise AttributeError(unknown_name(cls, name))
+            owner = type(root).__name__
+            raise AttributeError(unknown_name(cls, name, owner, d["_net_prefix"]))
+
+    def _net_regroup(self, name: str, value: Any) -> None:
+        """Set ``net_owner`` or ``net_team``; on a spawned entity a new value takes effect
+        from the world's next tick, which the encoder is told by ``_net_moved``."""
+        d = self.__dict__
+        root = d.get("_net_root")
+        if root is not None and root is not self:
+            raise AttributeError(f"{name} belongs to the entity, not its embedded table")
+        old = d.get(name)
+        object.__setattr__(self, name, value)
+        world = d.get("_net_world")
+        if world is not None and old is not value and old != value:
+            d["_net_moved"] = world.tick + 1
 
     def _net_get(self, name: str) -> Any:
         root = self._net_bound()
@@ -275,31 +341,50 @@ class NetClass:
 
     def _net_write(self, path: str, value: Any) -> None:
         """Write one flat property of a spawned entity: encode now (a bad value fails here,
-        naming entity and property) and mark it dirty if its bits changed."""
-        lay = self._net_layout
-        i = self._net_index.get(path)
+        naming entity and property) and mark it dirty if its bits changed. (It reads and
+        writes the entity's ``__dict__`` directly: this is every property write's path.)"""
+        d = self.__dict__
+        lay = d["_net_layout"]
+        i = d["_net_index"].get(path)
         if i is None:
             raise AttributeError(f"{path} is not networked in {lay.name}")
         try:
             bits, width = lay.codecs[i].encode(value)
         except EncodeError as exc:
             raise EncodeError(
-                f"entity {self.net_id} ({lay.name}) property {path}: {exc.reason}"
+                f"entity {d['net_id']} ({lay.name}) property {path}: {exc.reason}"
             ) from None
-        self._net_vals[i] = value
-        old = self._net_bits[i]
-        if bits != old or width != self._net_widths[i]:
-            self._net_bits[i] = bits
-            self._net_widths[i] = width
-            world = self._net_world
+        d["_net_vals"][i] = value
+        held = d["_net_bits"]
+        old = held[i]
+        if bits != old or width != d["_net_widths"][i]:
+            held[i] = bits
+            d["_net_widths"][i] = width
+            world = d["_net_world"]
             if world is not None:
-                dirty = self._net_dirty
+                dirty = d["_net_dirty"]
                 if not dirty:
                     world.dirty.append(self)
-                    self._net_before = {i: old}  # World.commit hands it to the history
+                    d["_net_before"] = {i: old}  # World.commit hands it to the history
                 elif not dirty >> i & 1:
-                    self._net_before[i] = old
-                self._net_dirty = dirty | 1 << i
+                    d["_net_before"][i] = old
+                d["_net_dirty"] = dirty | 1 << i
+
+
+def known_names(cls: type[NetClass]) -> list[str]:
+    """The names an instance of ``cls`` may be given, networked ones first (for messages)."""
+    public = sorted(n for n in cls.net_names if not n.startswith("_"))
+    return sorted(cls.net_plain) + public + ["net_owner", "net_team"]
+
+
+def unknown_name(cls: type[NetClass], name: str, owner: str = "", prefix: str = "") -> str:
+    """The message for ``name``, which ``cls`` does not know, with the closest name it does
+    know; ``owner`` and ``prefix`` name the entity class and path of an embedded table."""
+    close = difflib.get_close_matches(name, known_names(cls), n=1)
+    hint = f" (did you mean {prefix + close[0]!r}?)" if close else ""
+    if owner:
+        return f"{owner} has no networked property {prefix + name!r}{hint}"
+    return f"{cls.__name__} has no networked property or declared attribute {name!r}{hint}"
 
 
 def declarations(cls: type[NetClass]) -> Iterator[tuple[type[NetClass], str, Declaration]]:

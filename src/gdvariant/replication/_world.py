@@ -16,7 +16,7 @@ from typing import Any
 from . import _assemble
 from ._bits import BitReader
 from ._layout import ClassLayout, Schema
-from ._schema import Embed, NetClass
+from ._schema import Embed, NetClass, unknown_name
 
 __all__ = ["Change", "World"]
 
@@ -44,13 +44,15 @@ class World:
         self, cls: type[NetClass], *, net_owner: Any = None, net_team: Any = None, **values: Any
     ) -> Any:
         """A new entity of ``cls``; keyword arguments set properties (an embedded table takes
-        a dict of its properties). ``net_owner``/``net_team`` decide its restricted audiences
-        for its whole life: a client that joins an audience later would only get the
-        restricted properties that change afterwards."""
+        a dict of its properties). ``net_owner``/``net_team`` place it in the restricted
+        audiences; assigning them later moves it (see ``SnapshotEncoder``). A name ``cls``
+        does not know is a TypeError and a bad value an EncodeError, and either leaves the
+        world as it was."""
         lay = self.schema.layout(cls)
+        for name, value in values.items():
+            _check_keyword(cls, name, value)
         ent: Any = cls.__new__(cls)
         net_id = heapq.heappop(self._free) if self._free else self._next
-        self._next = max(self._next, net_id + 1)
         state = {
             "net_id": net_id,
             "net_owner": net_owner,
@@ -69,17 +71,23 @@ class World:
             "_net_hist": [],
             "_net_nondefault": (-1, 0),
             "_net_cache": {},
+            "_net_moved": 0,
         }
-        for key, value in state.items():
-            object.__setattr__(ent, key, value)
+        vars(ent).update(state)
+        try:
+            for name, value in values.items():
+                if isinstance(getattr(cls, name, None), Embed):
+                    view = getattr(ent, name)
+                    for sub, item in value.items():
+                        setattr(view, sub, item)
+                else:
+                    setattr(ent, name, value)
+        except BaseException:
+            ent._net_world = None  # World.commit skips it if it was marked dirty
+            heapq.heappush(self._free, net_id)
+            raise
+        self._next = max(self._next, net_id + 1)
         self.entities[net_id] = ent
-        for name, value in values.items():
-            if isinstance(getattr(cls, name, None), Embed):
-                view = getattr(ent, name)
-                for sub, item in value.items():
-                    setattr(view, sub, item)
-            else:
-                setattr(ent, name, value)
         return ent
 
     def despawn(self, entity: Any) -> None:
@@ -87,7 +95,7 @@ class World:
         if entity.net_id not in self.entities or self.entities[entity.net_id] is not entity:
             raise KeyError(f"entity {entity.net_id} is not in this world")
         del self.entities[entity.net_id]
-        entity._net_world = None
+        vars(entity)["_net_world"] = None
         if entity._net_spawn <= self.tick:
             self.deleted.setdefault(entity.net_id, []).append((entity._net_spawn, self.tick + 1))
         heapq.heappush(self._free, entity.net_id)
@@ -102,17 +110,18 @@ class World:
             compiled.commit(self, self.dirty, tick, oldest)  # the same loop, in C
         else:
             for ent in self.dirty:
-                if ent._net_world is not self:
+                d = ent.__dict__
+                if d["_net_world"] is not self:
                     continue
-                mask = ent._net_dirty
-                ent._net_dirty = 0
+                mask = d["_net_dirty"]
+                d["_net_dirty"] = 0
                 if not mask:
                     continue
-                hist = ent._net_hist
-                hist.append((tick, mask, ent._net_before, None))
+                hist = d["_net_hist"]
+                hist.append((tick, mask, d["_net_before"], None))
                 while hist[0][0] <= oldest:
                     del hist[0]
-                ent._net_cache = {}
+                d["_net_cache"] = {}
         self.dirty = []
         for net_id, spans in list(self.deleted.items()):
             kept = [span for span in spans if span[1] > oldest]
@@ -142,7 +151,7 @@ class World:
             ):
                 if bits != base_bits or width != base_width:
                     mask |= 1 << i
-            entity._net_nondefault = (self.tick, mask)
+            vars(entity)["_net_nondefault"] = (self.tick, mask)
         return mask
 
     def quantized(self, entity: Any) -> dict[str, Any]:
@@ -152,3 +161,20 @@ class World:
         for p, bits, width in zip(lay.props, entity._net_bits, entity._net_widths, strict=True):
             out[p.path] = p.codec.decode(BitReader(bits.to_bytes((width + 7) >> 3, "little")))
         return out
+
+
+def _check_keyword(cls: type[NetClass], name: str, value: Any) -> None:
+    """A keyword of ``spawn`` must name something ``cls`` knows; an embedded table's
+    keyword takes a dict of that table's properties."""
+    decl = getattr(cls, name, None)
+    if isinstance(decl, Embed):
+        if not isinstance(value, dict):
+            raise TypeError(f"spawn(): {name} is an embedded table: give a dict of its properties")
+        for sub in value:
+            if sub not in decl.table.net_plain and sub not in decl.table.net_names:
+                message = unknown_name(decl.table, sub, cls.__name__, f"{name}.")
+                raise TypeError(f"spawn(): {message}")
+        return
+    if name in cls.net_plain or name in cls.net_names or hasattr(cls, name):
+        return
+    raise TypeError(f"spawn(): {unknown_name(cls, name)}")
