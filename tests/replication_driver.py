@@ -1,10 +1,11 @@
 """Random worlds that exercise every path of the packet assemblers (tests and fuzzing).
 
 :class:`Driver` is one copy of a random world: the same seed gives the same spawns, despawns,
-id jumps, writes and acks, so two copies can be run on different assemblers and their packets
-compared byte for byte. Its schema has four classes (a class id in enters), restricted
-audiences (owner, team, a custom one), classes of more than 32 and more than 64 properties,
-vectors wider than 64 bits, strings, bytes, Variants and arrays, and every delta-capable codec.
+id jumps, audience moves, writes and acks, so two copies can be run on different assemblers
+and their packets compared byte for byte. Its schema has four classes (a class id in
+enters), restricted audiences (owner, team, a custom one), classes of more than 32 and more
+than 64 properties, vectors wider than 64 bits, strings, bytes, Variants and arrays, and
+every delta-capable codec.
 """
 
 from __future__ import annotations
@@ -131,10 +132,12 @@ class Driver:
                 set_path(ent, prop.path, random_value(prop.codec, rng))
 
     def step(self) -> None:
-        """Spawns, despawns, id jumps and property writes for one tick."""
+        """Spawns, despawns, id jumps, audience moves and property writes for one tick."""
         rng, world = self.rng, self.world
         for _ in range(rng.choice([0, 0, 1, 3])):
             self.spawn()
+        if rng.random() < 0.05:
+            self.encoder.clients[rng.randrange(7)].team = rng.randrange(3)
         live = sorted(world.entities)
         for net_id in rng.sample(live, min(len(live), rng.choice([0, 0, 1, 2]))):
             world.despawn(world.entities[net_id])
@@ -142,6 +145,10 @@ class Driver:
             # the next new id jumps: gaps that need 8, 16 or 32 bits
             world._next += rng.choice([20, 300, 70_000, 5_000_000])
         for ent in list(world.entities.values()):
+            if rng.random() < 0.03:  # moves between audiences: resets for who left them
+                ent.net_owner = rng.randrange(8)
+            if rng.random() < 0.02:
+                ent.net_team = rng.randrange(3)
             if rng.random() < 0.6:
                 props = SCHEMA.flat(type(ent))
                 for prop in rng.sample(props, min(len(props), rng.choice([1, 2, 5, 12]))):

@@ -14,6 +14,7 @@ from assemblers import ASSEMBLERS, live
 import gdvariant
 from gdvariant import DecodeError, GodotError
 from gdvariant.replication import (
+    AckError,
     Angle,
     Array,
     Bool,
@@ -164,6 +165,7 @@ def test_entity_id_gaps_by_hand() -> None:
     # Bits: op 00, 1, 10 (class 1... LSB first: 1 then 0), 19 in 8 bits, selector 0,
     # mask 01, then x as a value delta (wire doc §5.1): 0 -> 1 is d = 1; the ordinal has
     # W = 4 bits, so the tiers are 1, 2, 3 bits (offsets 1, 2, 4) and d = 1 is past the
+    enc.packet_for(0)
     # first's -1..0: 1, 0, then z = 1 + 2 = 3 in 2 bits.
     acc, n = 0, 0
     steps = [(0, 2), (1, 1), (1, 2), (19, 8), (0, 1), (0b01, 2), (1, 1), (0, 1), (3, 2)]
@@ -197,6 +199,7 @@ def test_gap_list_when_cheaper() -> None:
     acc, n = 0, 0
     for value, width in [(0, 2), (0, 1), (1, 1), (1, 1), (37, 6), (0, 1), (3, 2)]:
         acc |= value << n
+    enc.packet_for(0)
         n += width
     assert enc.packet_for(0) == header(DELTAS, 2, 1, 1) + acc.to_bytes(2, "little")
     dec = SnapshotDecoder(schema)
@@ -274,6 +277,14 @@ def test_random_world_with_loss_and_lagging_acks(seed: int) -> None:
         tick = enc.snapshot()
         packets = enc.packets()
         for cid, dec in decoders.items():
+        # Entities and clients change audiences: the sections they leave are forgotten.
+        for ent in live:
+            if rng.random() < 0.05:
+                ent.net_owner = rng.choice([*clients, None])
+            if rng.random() < 0.03:
+                ent.net_team = rng.choice([1, 2])
+        if rng.random() < 0.05:
+            enc.clients[rng.choice(list(clients))].team = rng.choice([1, 2])
             if rng.random() < 0.8:  # 20% loss
                 dec.apply(packets[cid])
                 pending[cid].append(dec.ack)
@@ -315,18 +326,139 @@ def test_missing_audience_predicate() -> None:
 
 
 def test_old_ack_gets_a_full_update_and_same_acks_share_packets() -> None:
+def _run_tick(enc: SnapshotEncoder, decoders: dict[Any, SnapshotDecoder]) -> None:
+    """Close a tick; every client applies its packet and acks it."""
+    enc.snapshot()
+    for cid, packet in enc.packets().items():
+        decoders[cid].apply(packet)
+        enc.ack(cid, decoders[cid].ack)
+
+
+def test_an_owner_change_moves_the_owner_section() -> None:
+    """The new owner gets the owner-only values, the old one has them reset to their
+    baselines, and later owner-only changes go to the new owner only."""
+    schema = Schema.build([Hero])
+    world = World(schema)
+    enc = SnapshotEncoder(world, audiences={"vip": lambda e, c: False})
+    decoders = {cid: SnapshotDecoder(schema) for cid in ("ann", "bob", "cy")}
+    for cid in decoders:
+        enc.add_client(cid, team=1)
+    hero = world.spawn(Hero, net_owner="ann", net_team=1)
+    hero.mine.gold, hero.mine.plan = 5, "go"
+    _run_tick(enc, decoders)
+
+    def mine(cid: str) -> tuple[int, str]:
+        values = decoders[cid].state[hero.net_id].values
+        return values["mine.gold"], values["mine.plan"]
+
+    assert [mine(cid) for cid in decoders] == [(5, "go"), (0, ""), (0, "")]
+    hero.net_owner = "bob"
+    _run_tick(enc, decoders)
+    assert [mine(cid) for cid in decoders] == [(0, ""), (5, "go"), (0, "")]
+    hero.mine.gold = 6
+    _run_tick(enc, decoders)
+    assert [mine(cid) for cid in decoders] == [(0, ""), (6, "go"), (0, "")]
+    hero.net_owner = None
+    _run_tick(enc, decoders)
+    assert [mine(cid) for cid in decoders] == [(0, ""), (0, ""), (0, "")]
+    for cid, dec in decoders.items():
+        assert dec.state == enc.expected_state(cid)
+
+
+def test_a_team_change_of_entity_or_client_moves_the_team_section() -> None:
+    schema = Schema.build([Hero])
+    world = World(schema)
+    enc = SnapshotEncoder(world, audiences={"vip": lambda e, c: False})
+    decoders = {cid: SnapshotDecoder(schema) for cid in ("ann", "bob")}
+    enc.add_client("ann", team=1)
+    enc.add_client("bob", team=2)
+    hero = world.spawn(Hero, net_team=1)
+    hero.squad.gold = 9
+    _run_tick(enc, decoders)
+
+    def squad() -> list[int]:
+        return [dec.state[0].values["squad.gold"] for dec in decoders.values()]
+
+    assert squad() == [9, 0]
+    hero.net_team = 2
+    _run_tick(enc, decoders)
+    assert squad() == [0, 9]
+    enc.clients["ann"].team = 2
+    _run_tick(enc, decoders)
+    assert squad() == [9, 9]
+    enc.clients["bob"].team = 3
+    _run_tick(enc, decoders)
+    assert squad() == [9, 0]
+
+
+def test_a_move_is_resent_until_acknowledged() -> None:
+    """A client that lost the packet of the move still forgets the section it left when a
+    later packet arrives (its base is older than the move)."""
+    schema = Schema.build([Hero])
+    world = World(schema)
+    enc = SnapshotEncoder(world, audiences={"vip": lambda e, c: False})
+    ann = SnapshotDecoder(schema)
+    enc.add_client("ann")
+    hero = world.spawn(Hero, net_owner="ann")
+    hero.mine.gold = 5
+    _run_tick(enc, {"ann": ann})
+    hero.net_owner = "bob"
+    enc.snapshot()
+    enc.packet_for("ann")  # lost
+    enc.snapshot()
+    ann.apply(enc.packet_for("ann"))
+    assert ann.state[0].values["mine.gold"] == 0
+    assert ann.state == enc.expected_state("ann")
+
+
+def test_acks_a_client_cannot_have_sent() -> None:
+    schema = Schema.build([P])
+    world = World(schema)
+    enc = SnapshotEncoder(world, history=4)
+    for cid in ("ann", "bob", "dan"):
+        enc.add_client(cid)
+    world.spawn(P)
+    enc.snapshot()
+    enc.packets()  # tick 1 goes to all three
+    enc.snapshot()  # tick 2: no packet made
+    enc.add_client("cy")
+    enc.ack("ann", 1)
+    enc.ack("ann", 0)  # holds nothing: ignored
+    enc.ack("ann", 1)  # again: ignored
+    assert enc.clients["ann"].acked == 1
+    with pytest.raises(AckError, match="'eve', which was never added") as info:
+        enc.ack("eve", 1)
+    assert (info.value.client_id, info.value.tick) == ("eve", 1)
+    for cid, tick in [("ann", 2), ("ann", 9), ("cy", 1)]:
+        with pytest.raises(AckError, match=f"client '{cid}' acked tick {tick}, whose packet"):
+            enc.ack(cid, tick)
+    assert enc.clients["ann"].acked == 1 and enc.clients["cy"].acked == 0
+    enc.remove_client("bob")
+    enc.ack("bob", 1)  # a late ack after remove_client: ignored
+    enc.add_client("bob")
+    enc.ack("bob", 1)  # a late ack of its previous connection: ignored
+    assert enc.clients["bob"].acked == 0
+    enc.remove_client("dan")
+    for _ in range(6):
+        enc.snapshot()
+        enc.packets()
+    enc.ack("ann", 1)  # older than the history ring: ignored
+    assert enc.base_for(enc.clients["ann"]) == 0
+    with pytest.raises(AckError, match="never added"):
+        enc.ack("dan", 1)  # removed 6 ticks ago, more than the history: unknown again
+
+
     schema = Schema.build([P])
     world = World(schema)
     enc = SnapshotEncoder(world, history=3)
     for cid in range(3):
         enc.add_client(cid)
     ent = world.spawn(P)
-    for _ in range(2):
-        enc.snapshot()
+    enc.snapshot()
+    enc.packets()
+    enc.snapshot()
     enc.ack(0, 1)
     enc.ack(1, 1)
-    enc.ack(2, 99)  # from the future: ignored
-    assert enc.clients[2].acked == 0
     ent.x = 3
     enc.snapshot()
     packets = enc.packets()

@@ -44,13 +44,14 @@ from ._gdscript import godot_state, godot_value
 from ._layout import ClassLayout, Schema
 from ._load import load_schema
 from ._schema import Array, Embed, Exclude, NetClass, Prop, SchemaError
-from ._snapshot import Client, SnapshotEncoder
+from ._snapshot import AckError, Client, SnapshotEncoder
 from ._snapshot_decoder import EntityState, SnapshotDecoder
 from ._source_order import SourceProp, SourceTable, source_flat_order
 from ._world import World
 
 __all__ = [
     "MAX_FLAT_PROPS",
+    "AckError",
     "Angle",
     "Array",
     "ArrayOf",

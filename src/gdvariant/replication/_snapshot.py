@@ -32,8 +32,10 @@ and models), against 13-26 ms in pure Python.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from gdvariant import VariantError
 
 from . import _assemble
 from ._layout import ClassLayout
@@ -54,7 +56,7 @@ from ._records import (
 from ._snapshot_decoder import EntityState
 from ._world import Change, World
 
-__all__ = ["Client", "SnapshotEncoder"]
+__all__ = ["AckError", "Client", "SnapshotEncoder"]
 
 
 def _deletes(
@@ -73,13 +75,30 @@ def _deletes(
             prev[j] = net_id
 
 
+class AckError(VariantError, ValueError):
+    """An acknowledgement no client of this encoder can have sent: from a client id never
+    added, or for a tick whose packet was never made for that client. Acks come from the
+    network, so a server catches this where it reads them (a buggy or hostile client)."""
+
+    def __init__(self, reason: str, client_id: Any, tick: int) -> None:
+        self.reason, self.client_id, self.tick = reason, client_id, tick
+        super().__init__(reason)
+
+
 @dataclass
 class Client:
-    """One receiver: its id, team, and the newest tick it acknowledged (0 = none)."""
+    """One receiver: its id, team, and the newest tick it acknowledged (0 = none). The
+    other fields are the encoder's bookkeeping: the ticks in the history ring whose packet
+    was made for it, the tick it was added at, and the tick its team last changed at."""
 
     client_id: Any
     team: Any = None
     acked: int = 0
+    sent: set[int] = field(default_factory=set, repr=False, compare=False)
+    joined: int = field(default=0, repr=False, compare=False)
+    late_before: int = field(default=0, repr=False, compare=False)
+    regrouped: int = field(default=0, repr=False, compare=False)
+    team_seen: Any = field(default=None, repr=False, compare=False)
 
 
 AudienceTest = Callable[[Any, Client], bool]
@@ -90,8 +109,10 @@ class SnapshotEncoder:
 
     ``history`` is K, the ring of ticks a delta can start from. ``audiences`` maps custom
     audience names to ``predicate(entity, client)``; ``"owner"`` (``entity.net_owner ==
-    client_id``) and ``"team"`` (``entity.net_team == client.team``) are built in.
-    ``stamp=True`` puts the schema fingerprint in every packet. ``value_deltas`` (flag bit 2)
+    client_id``) and ``"team"`` (``entity.net_team == client.team``) are built in;
+    assigning ``entity.net_owner``/``net_team`` or ``client.team`` moves an entity or a
+    client between audiences (wire doc §6). ``stamp=True`` puts the schema fingerprint in
+    every packet. ``value_deltas`` (flag bit 2)
     sends numeric values in update records as differences from the client's baseline (wire
     doc §5.1): fewer bytes when values move in steps, more server time (each value is coded
     once per baseline it is measured from, not once); ``False`` sends every value whole.
@@ -120,6 +141,7 @@ class SnapshotEncoder:
                 if name not in self.audiences:
                     raise ValueError(f"{lay.name} uses audience {name!r}: give its predicate")
         self.clients: dict[Any, Client] = {}
+        self._removed: dict[Any, int] = {}  # client id -> tick it was removed at
         self._shared: dict[int, tuple[int, bytes]] = {}
         self._plain: dict[int, bytes] = {}
         self._restricted: list[Any] = []
@@ -128,22 +150,56 @@ class SnapshotEncoder:
 
     def add_client(self, client_id: Any, *, team: Any = None) -> Client:
         """Start sending to ``client_id`` (its first packet is a full update)."""
-        client = self.clients[client_id] = Client(client_id, team)
+        if client_id in self.clients:
+            raise ValueError(f"client {client_id!r} was already added")
+        tick = self.world.tick
+        client = self.clients[client_id] = Client(client_id, team, joined=tick, team_seen=team)
+        if self._removed.pop(client_id, None) is not None:
+            client.late_before = tick  # acks from before are its previous connection's
         return client
 
     def remove_client(self, client_id: Any) -> None:
-        """Stop sending to ``client_id``."""
+        """Stop sending to ``client_id``; its acks that arrive later are ignored (for
+        ``history`` ticks; after that the id is unknown again)."""
         del self.clients[client_id]
+        self._removed[client_id] = self.world.tick
 
     def ack(self, client_id: Any, tick: int) -> None:
-        """``client_id`` holds the state of ``tick`` (older or future acks are ignored)."""
-        client = self.clients[client_id]
-        if client.acked < tick <= self.world.tick:
-            client.acked = tick
+        """``client_id`` holds the state of ``tick``. Ignored: an ack of 0 (nothing held),
+        one older than the newest ack or than the history ring, and one from a client
+        removed in the last ``history`` ticks. :class:`AckError`: a client never added, or
+        a tick whose packet was never made for this client."""
+        client = self.clients.get(client_id)
+        if client is None:
+            if client_id in self._removed:
+                return
+            raise AckError(
+                f"ack of tick {tick} from client {client_id!r}, which was never added",
+                client_id,
+                tick,
+            )
+        if tick in client.sent:
+            if tick > client.acked:
+                client.acked = tick
+            return
+        if not tick or tick < client.late_before:
+            return
+        if tick < client.joined or tick >= self.world.tick - self.history:
+            raise AckError(
+                f"client {client_id!r} acked tick {tick}, whose packet was never made for it",
+                client_id,
+                tick,
+            )
 
     def snapshot(self) -> int:
         """Close the world's tick; return its number."""
         tick = self.world.commit(self.history)
+        oldest = tick - self.history
+        for client in self.clients.values():
+            client.sent = {t for t in client.sent if t >= oldest}
+        for client_id, gone in list(self._removed.items()):
+            if gone < oldest:
+                del self._removed[client_id]
         self._shared = {}
         self._plain = {}
         if any(lay.restricted for lay in self.schema.classes):
@@ -162,6 +218,11 @@ class SnapshotEncoder:
         """``client_id``'s packet for the current tick. Call it after :meth:`snapshot` and
         before the next property writes, which belong to the next tick."""
         client = self.clients[client_id]
+        tick = self.world.tick
+        client.sent.add(tick)
+        if client.team != client.team_seen:
+            client.team_seen = client.team
+            client.regrouped = tick
         base = self.base_for(client)
         shared = self._shared.get(base)
         if shared is None:
@@ -500,31 +561,65 @@ class SnapshotEncoder:
             self._shared[base] = (len(chunks), b"".join(chunks))
 
     def _private_section(self, client: Client, base: int) -> tuple[int, bytes]:
+        """The update records of the restricted properties ``client`` may see. Normally
+        what changed since ``base``; but if the entity or the client changed audiences
+        after ``base`` (``_net_moved``, ``regrouped``), the client may hold values of
+        sections it has just left or lack those it has just joined: then every property
+        it may hold otherwise than now (changed since ``base``, or not at its baseline) is
+        sent, at its value where it may see it, at its baseline where it may not."""
         parts: list[bytes] = []
         prev = -1
         count = 0
+        regrouped = client.regrouped > base
         for ent in self._restricted:
+            lay = ent._net_layout
+            moved = 0 < ent._net_spawn <= base and (regrouped or ent._net_moved > base)
             allowed = 0
-            for name, mask in ent._net_layout.restricted.items():
+            for name, mask in lay.restricted.items():
                 if self.audiences[name](ent, client):
                     allowed |= mask
-            if not allowed:
+            if not allowed and not moved:
                 continue
             if not base or ent._net_spawn > base:
-                mask = self.world.nondefault(ent) & allowed
+                mask, reset = self.world.nondefault(ent) & allowed, 0
             else:
-                mask = 0
+                changed = 0
                 for change in reversed(ent._net_hist):
                     if change[0] <= base:
                         break
-                    mask |= change[1]
-                mask &= allowed
-            if not mask:
+                    changed |= change[1]
+                if moved:
+                    held = (changed | self.world.nondefault(ent)) & ~lay.public_mask
+                    mask, reset = held & allowed, held & ~allowed
+                else:
+                    mask, reset = changed & allowed, 0
+            if not mask and not reset:
                 continue
-            parts.append(self._record(ent, OP_UPDATE, ent.net_id - prev - 1, mask))
+            gap = ent.net_id - prev - 1
+            if reset:
+                parts.append(self._reset_record(ent, gap, mask, reset))
+            else:
+                parts.append(self._record(ent, OP_UPDATE, gap, mask))
             prev = ent.net_id
             count += 1
         return count, b"".join(parts)
+
+    def _reset_record(self, ent: Any, gap: int, mask: int, reset: int) -> bytes:
+        """A private update with the values of ``mask`` and the baselines of ``reset``
+        (what a client that left an audience must forget), cached on the entity."""
+        key = ("R", gap, mask, reset)
+        record: bytes | None = ent._net_cache.get(key)
+        if record is None:
+            lay: ClassLayout = ent._net_layout
+            bits, widths = list(ent._net_bits), list(ent._net_widths)
+            for i in set_indices(reset):
+                bits[i], widths[i] = lay.base_bits[i], lay.base_widths[i]
+            compiled = _assemble.live()
+            encode = encode_record if compiled is None else compiled.encode_record
+            record = ent._net_cache[key] = encode(
+                lay, self.schema.class_bits, OP_UPDATE, gap, mask | reset, bits, widths
+            )
+        return record
 
     def expected_state(self, client_id: Any) -> dict[int, EntityState]:
         """What ``client_id``'s decoder holds after applying the current tick's packet:
