@@ -71,6 +71,11 @@ def header(flags: int, tick: int, base: int, shared: int, private: int = 0) -> b
     )
 
 
+def stamped(schema: Schema, flags: int, tick: int, base: int, shared: int) -> bytes:
+    """The header of an encoder's default packet: flag bit 0 and the fingerprint follow."""
+    return header(flags | 1, tick, base, shared) + schema.fingerprint
+
+
 def test_packets_by_hand() -> None:
     schema = Schema.build([P])
     world = World(schema)
@@ -82,7 +87,7 @@ def test_packets_by_hand() -> None:
     # would cost 1 + 2 * 2 = 5 bits, not under N = 2), mask 11, x = 0101, y = 1.
     # Bits from 0: 1 0 0 0 1 1 1 0 | 1 0 1 -> 0x71 0x05.
     first = enc.packet_for("c")
-    assert first == header(2 | DELTAS, 1, 0, 1) + bytes([0x71, 0x05])
+    assert first == stamped(schema, 2 | DELTAS, 1, 0, 1) + bytes([0x71, 0x05])
     dec = SnapshotDecoder(schema)
     assert dec.apply(first) == 1
     assert dec.state[0].values == {"x": 5, "y": True}
@@ -92,7 +97,7 @@ def test_packets_by_hand() -> None:
     enc.snapshot()
     # Update record: op 00, gap 0, selector 0, mask 10 (index 1), y = 0 -> bit 5 only.
     second = enc.packet_for("c")
-    assert second == header(DELTAS, 2, 1, 1) + bytes([0x20])
+    assert second == stamped(schema, DELTAS, 2, 1, 1) + bytes([0x20])
     dec.apply(second)
     assert dec.state[0].values == {"x": 5, "y": False}
     enc.ack("c", 2)
@@ -100,7 +105,7 @@ def test_packets_by_hand() -> None:
     world.despawn(ent)
     enc.snapshot()
     # Delete record: op 10, gap 0.
-    assert enc.packet_for("c") == header(DELTAS, 3, 2, 1) + bytes([0x02])
+    assert enc.packet_for("c") == stamped(schema, DELTAS, 3, 2, 1) + bytes([0x02])
     dec.apply(enc.packet_for("c"))
     assert dec.state == {}
 
@@ -116,8 +121,9 @@ def test_explain_packet() -> None:
     full = enc.packet_for("c")
     # The record of test_packets_by_hand: x is 4 bits, y 1 bit.
     assert dec.explain(full).splitlines() == [
-        "tick 1, full update, value deltas: 1 shared + 0 private records, 20 bytes",
-        "  byte 18 (shared): enter entity 0 (P)",
+        "tick 1, full update, fingerprint stamp, value deltas: 1 shared + 0 private records, "
+        "28 bytes",
+        "  byte 26 (shared): enter entity 0 (P)",
         "    [0] x = 5 (4 bits)",
         "    [1] y = True (1 bits)",
     ]
@@ -127,8 +133,9 @@ def test_explain_packet() -> None:
     world.despawn(ent)
     enc.snapshot()
     assert dec.explain(enc.packet_for("c")).splitlines() == [
-        "tick 2, delta from tick 1, value deltas: 1 shared + 0 private records, 19 bytes",
-        "  byte 18: delete entity 0",
+        "tick 2, delta from tick 1, fingerprint stamp, value deltas: 1 shared + 0 private "
+        "records, 27 bytes",
+        "  byte 26: delete entity 0",
     ]
 
 
@@ -146,7 +153,7 @@ def test_whole_values_without_value_deltas() -> None:
     enc.snapshot()
     # No flag bit 2; update record: op 00, gap 0, selector 0, mask 01, x = 0110 (whole).
     packet = enc.packet_for("c")
-    assert packet == header(0, 2, 1, 1) + bytes([0x90, 0x01])
+    assert packet == stamped(schema, 0, 2, 1, 1) + bytes([0x90, 0x01])
     dec.apply(packet)
     assert dec.state[0].values == {"x": 6, "y": False}
 
@@ -158,6 +165,7 @@ def test_entity_id_gaps_by_hand() -> None:
     enc.add_client(0)
     ents = [world.spawn(P) for _ in range(20)]
     enc.snapshot()
+    enc.packet_for(0)
     enc.ack(0, 1)
     ents[19].x = 1
     enc.snapshot()
@@ -165,14 +173,13 @@ def test_entity_id_gaps_by_hand() -> None:
     # Bits: op 00, 1, 10 (class 1... LSB first: 1 then 0), 19 in 8 bits, selector 0,
     # mask 01, then x as a value delta (wire doc §5.1): 0 -> 1 is d = 1; the ordinal has
     # W = 4 bits, so the tiers are 1, 2, 3 bits (offsets 1, 2, 4) and d = 1 is past the
-    enc.packet_for(0)
     # first's -1..0: 1, 0, then z = 1 + 2 = 3 in 2 bits.
     acc, n = 0, 0
     steps = [(0, 2), (1, 1), (1, 2), (19, 8), (0, 1), (0b01, 2), (1, 1), (0, 1), (3, 2)]
     for value, width in steps:
         acc |= value << n
         n += width
-    assert enc.packet_for(0) == header(DELTAS, 2, 1, 1) + acc.to_bytes(3, "little")
+    assert enc.packet_for(0) == stamped(schema, DELTAS, 2, 1, 1) + acc.to_bytes(3, "little")
 
 
 class Wide(NetClass):
@@ -192,6 +199,7 @@ def test_gap_list_when_cheaper() -> None:
     enc.add_client(0)
     ent = world.spawn(Many)
     enc.snapshot()
+    enc.packet_for(0)
     enc.ack(0, 1)
     ent.v[37] = 3
     enc.snapshot()
@@ -199,9 +207,8 @@ def test_gap_list_when_cheaper() -> None:
     acc, n = 0, 0
     for value, width in [(0, 2), (0, 1), (1, 1), (1, 1), (37, 6), (0, 1), (3, 2)]:
         acc |= value << n
-    enc.packet_for(0)
         n += width
-    assert enc.packet_for(0) == header(DELTAS, 2, 1, 1) + acc.to_bytes(2, "little")
+    assert enc.packet_for(0) == stamped(schema, DELTAS, 2, 1, 1) + acc.to_bytes(2, "little")
     dec = SnapshotDecoder(schema)
     enc.clients[0].acked = 0
     dec.apply(enc.packet_for(0))
@@ -270,13 +277,6 @@ def test_random_world_with_loss_and_lagging_acks(seed: int) -> None:
                 live.append(world.spawn(cls, **kwargs, hp=rng.randrange(128)))
             else:
                 world.despawn(live.pop(rng.randrange(len(live))))
-        for ent in live:
-            for p in schema.flat(type(ent)):
-                if rng.random() < 0.1:
-                    set_path(ent, p.path, random_value(p.path.split(".")[-1], rng))
-        tick = enc.snapshot()
-        packets = enc.packets()
-        for cid, dec in decoders.items():
         # Entities and clients change audiences: the sections they leave are forgotten.
         for ent in live:
             if rng.random() < 0.05:
@@ -285,6 +285,13 @@ def test_random_world_with_loss_and_lagging_acks(seed: int) -> None:
                 ent.net_team = rng.choice([1, 2])
         if rng.random() < 0.05:
             enc.clients[rng.choice(list(clients))].team = rng.choice([1, 2])
+        for ent in live:
+            for p in schema.flat(type(ent)):
+                if rng.random() < 0.1:
+                    set_path(ent, p.path, random_value(p.path.split(".")[-1], rng))
+        tick = enc.snapshot()
+        packets = enc.packets()
+        for cid, dec in decoders.items():
             if rng.random() < 0.8:  # 20% loss
                 dec.apply(packets[cid])
                 pending[cid].append(dec.ack)
@@ -319,13 +326,6 @@ def test_owner_team_and_custom_audiences_are_culled() -> None:
     assert seen == {"boss": (0, 2, 3), "ann": (1, 2, 0), "bob": (0, 0, 0)}
 
 
-def test_missing_audience_predicate() -> None:
-    world = World(Schema.build([Hero]))
-    with pytest.raises(ValueError, match="vip"):
-        SnapshotEncoder(world)
-
-
-def test_old_ack_gets_a_full_update_and_same_acks_share_packets() -> None:
 def _run_tick(enc: SnapshotEncoder, decoders: dict[Any, SnapshotDecoder]) -> None:
     """Close a tick; every client applies its packet and acks it."""
     enc.snapshot()
@@ -448,6 +448,13 @@ def test_acks_a_client_cannot_have_sent() -> None:
         enc.ack("dan", 1)  # removed 6 ticks ago, more than the history: unknown again
 
 
+def test_missing_audience_predicate() -> None:
+    world = World(Schema.build([Hero]))
+    with pytest.raises(ValueError, match="vip"):
+        SnapshotEncoder(world)
+
+
+def test_old_ack_gets_a_full_update_and_same_acks_share_packets() -> None:
     schema = Schema.build([P])
     world = World(schema)
     enc = SnapshotEncoder(world, history=3)
@@ -463,8 +470,8 @@ def test_acks_a_client_cannot_have_sent() -> None:
     enc.snapshot()
     packets = enc.packets()
     assert packets[0] == packets[1]
-    assert packets[0][1] == DELTAS  # a delta
-    assert packets[2][1] == 2 | DELTAS  # full
+    assert packets[0][1] == 1 | DELTAS  # a delta (stamped)
+    assert packets[2][1] == 1 | 2 | DELTAS  # full
     for _ in range(3):
         enc.snapshot()
     assert enc.base_for(enc.clients[0]) == 0  # ack 1 fell out of a 3-tick history
@@ -541,7 +548,7 @@ def test_truncation_names_entity_and_property() -> None:
     schema, full, _ = small_world()
     dec = SnapshotDecoder(schema)
     with pytest.raises(DecodeError, match=r"entity 0 \(Hero\) property (origin|hp|tag)") as info:
-        dec.apply(full[:21])
+        dec.apply(full[:29])  # 3 bytes past the header and its fingerprint stamp
     assert info.value.code == GodotError.ERR_FILE_EOF
     assert info.value.path.startswith("entity[0].")
 
@@ -553,7 +560,7 @@ def test_corrupt_packets_fail_cleanly() -> None:
     for _ in range(400):
         packet = bytearray(rng.choice([full, delta]))
         for _ in range(rng.randrange(1, 4)):
-            packet[rng.randrange(18, len(packet))] ^= 1 << rng.randrange(8)
+            packet[rng.randrange(26, len(packet))] ^= 1 << rng.randrange(8)
         dec = SnapshotDecoder(schema)
         dec.apply(full)
         before = dict(dec.states)
@@ -593,6 +600,32 @@ def test_delta_from_an_unknown_base() -> None:
     with pytest.raises(DecodeError, match="lacks") as info:
         SnapshotDecoder(schema).apply(delta)
     assert info.value.code == GodotError.ERR_UNAVAILABLE
+
+
+def test_packets_are_stamped_by_default() -> None:
+    """A client built from a drifted schema (here y became a UInt(1), which reads the same
+    bits as another value) refuses the packet instead of decoding it."""
+
+    class Drifted(NetClass, table="P"):
+        x = UInt(4)
+        y = UInt(1)
+
+    schema = Schema.build([P])
+    world = World(schema)
+    enc = SnapshotEncoder(world)
+    enc.add_client(0)
+    world.spawn(P, x=5, y=True)
+    enc.snapshot()
+    packet = enc.packet_for(0)
+    assert packet[1] & 1 and packet[18:26] == schema.fingerprint
+    SnapshotDecoder(schema).apply(packet)
+    with pytest.raises(DecodeError, match="fingerprint") as info:
+        SnapshotDecoder(Schema.build([Drifted])).apply(packet)
+    assert info.value.code == GodotError.ERR_INVALID_DATA
+    unstamped = SnapshotEncoder(World(schema), stamp=False)
+    unstamped.add_client(0)
+    unstamped.snapshot()
+    assert not unstamped.packet_for(0)[1] & 1
 
 
 def test_fingerprint_stamp_mismatch() -> None:

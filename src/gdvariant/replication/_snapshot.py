@@ -111,10 +111,11 @@ class SnapshotEncoder:
     audience names to ``predicate(entity, client)``; ``"owner"`` (``entity.net_owner ==
     client_id``) and ``"team"`` (``entity.net_team == client.team``) are built in;
     assigning ``entity.net_owner``/``net_team`` or ``client.team`` moves an entity or a
-    client between audiences (wire doc §6). ``stamp=True`` puts the schema fingerprint in
-    every packet. ``value_deltas`` (flag bit 2)
-    sends numeric values in update records as differences from the client's baseline (wire
-    doc §5.1): fewer bytes when values move in steps, more server time (each value is coded
+    client between audiences (wire doc §6). ``stamp`` (on by default, 8 bytes a packet) puts
+    the schema fingerprint in every packet, so that a client built from another schema
+    refuses the packet instead of decoding garbage. ``value_deltas`` (flag bit 2) sends
+    numeric values in update records as differences from the client's baseline (wire doc
+    §5.1): fewer bytes when values move in steps, more server time (each value is coded
     once per baseline it is measured from, not once); ``False`` sends every value whole.
     """
 
@@ -124,7 +125,7 @@ class SnapshotEncoder:
         *,
         history: int = 32,
         audiences: Mapping[str, AudienceTest] | None = None,
-        stamp: bool = False,
+        stamp: bool = True,
         value_deltas: bool = True,
     ) -> None:
         if history < 1:
