@@ -37,12 +37,14 @@ from replication_arena import Crate, Pawn, Script, Team, build_schema
 import gdvariant
 from gdvariant import DecodeError
 from gdvariant.replication import (
+    Array,
     EntityState,
     NetClass,
     Quant,
     Schema,
     SnapshotDecoder,
     SnapshotEncoder,
+    Str,
     UInt,
     Variant,
     World,
@@ -565,3 +567,94 @@ def test_gap_lists_of_a_class_with_few_properties(godot4: Engine) -> None:
     ]
     rejected, accepted = _after_full_as_ours(godot4, schema, _full_packet(schema, 1, []), packets)
     assert (rejected, accepted) == (1, 4)
+
+
+class Note(NetClass):
+    """Strings that start with a BOM, which Godot's UTF-8 decoder drops (wire doc §5)."""
+
+    text = Str(16)
+    lines = Array(Str(8), max_len=3)
+
+
+BOM_TEXTS = ["\ufeffa", "\ufeff\ufeffé", "\ufeff", "a\ufeff", "é", "plain"]
+
+
+@pytest.mark.engine
+def test_a_leading_bom_is_kept_as_by_our_decoder(godot4: Engine) -> None:
+    """Strings starting with U+FEFF (once or twice), the BOM alone, one inside, and
+    strings without: the generated decoder holds what ``quantize`` and our decoder hold,
+    compared through ``var_to_bytes``, which keeps a leading BOM."""
+    schema = Schema.build([Note])
+    world = World(schema)
+    server = SnapshotEncoder(world, history=HISTORY)
+    server.add_client(0)
+    notes = [world.spawn(Note) for _ in range(2)]
+    packets = []
+    for i, text in enumerate(BOM_TEXTS):
+        notes[0].text = text
+        notes[1].lines = (text, BOM_TEXTS[i - 1], "\ufeffz")
+        assert Str(16).quantize(text) == text
+        server.snapshot()
+        packets.append(server.packet_for(0))
+        server.ack(0, world.tick)
+    results = _run_on_files(godot4, schema, "replication_unread.gd", [packets, [True] * 6])
+    ours = SnapshotDecoder(schema)
+    for packet, text, (tick, got) in zip(packets, BOM_TEXTS, results, strict=True):
+        assert ours.apply(packet) == tick
+        assert ours.state[0].values["text"] == text
+        assert got == gdvariant.dumps(godot_state(schema, ours.state)), repr(text)
+
+
+@pytest.mark.engine
+def test_sorted_state_is_a_snapshot(godot4: Engine) -> None:
+    """``sorted_state()`` kept after each packet, encoded only after the last one: each
+    must still be the state of its own tick, although ``state`` (whose Dictionaries are
+    updated in place) moved on."""
+    print(f"GDVARIANT_SEED={SEED}")
+    packets, _ = _unread_run(random.Random(SEED + 2))
+    keeps = [True] * len(packets)
+    schema = build_schema()
+    results = _run_on_files(godot4, schema, "replication_kept.gd", [packets, keeps])
+    same_reports(results, schema, packets, keeps, lambda state: godot_state(schema, state))
+
+
+@pytest.mark.engine
+def test_an_owner_change_in_the_engine(godot4: Engine) -> None:
+    """A pawn's owner-only purse moves from client 0 to client 1 and back: each client's
+    generated decoder holds the purse only while its client owns the pawn (the old
+    owner's values are reset to their baselines), gets owner-only changes only then, and
+    equals our decoder and the server's view of that client after every packet."""
+    schema = build_schema()
+    world = World(schema)
+    server = SnapshotEncoder(world, history=HISTORY)
+    for cid in (0, 1):
+        server.add_client(cid)
+    pawn = world.spawn(Pawn, net_owner=0, name="p")
+    pawn.purse.gold, pawn.purse.note = 5, "mine"
+    packets: dict[int, list[bytes]] = {0: [], 1: []}
+    expected: dict[int, list[Any]] = {0: [], 1: []}
+    steps: list[tuple[Any, str, Any]] = [
+        (pawn, "net_owner", 0),
+        (pawn, "net_owner", 1),
+        (pawn.purse, "gold", 9),
+        (pawn, "net_owner", 0),
+        (pawn.purse, "debt", -3),
+    ]
+    for target, name, value in steps:
+        setattr(target, name, value)
+        server.snapshot()
+        for cid, packet in server.packets().items():
+            packets[cid].append(packet)
+            server.ack(cid, world.tick)
+            expected[cid].append(godot_state(schema, server.expected_state(cid)))
+    purse: dict[int, list[tuple[int, str, int]]] = {0: [], 1: []}
+    for cid in (0, 1):
+        flags = [True] * len(steps)
+        results = _run_on_files(godot4, schema, "replication_unread.gd", [packets[cid], flags])
+        same_reports(results, schema, packets[cid], flags, lambda s: godot_state(schema, s))
+        for (tick, got), want in zip(results, expected[cid], strict=True):
+            assert got == gdvariant.dumps(want), f"client {cid}, tick {tick}"
+            values = gdvariant.loads(got)[0][pawn.net_id]
+            purse[cid].append((values["purse.gold"], values["purse.note"], values["purse.debt"]))
+    assert purse[0] == [(5, "mine", 0), (0, "", 0), (0, "", 0), (9, "mine", 0), (9, "mine", -3)]
+    assert purse[1] == [(0, "", 0), (5, "mine", 0), (9, "mine", 0), (0, "", 0), (0, "", 0)]

@@ -337,7 +337,9 @@ def _byte_run(w: Writer, indent: int, codec: Any, where: tuple[str, str]) -> str
 def _str(w: Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
     """A string: ASCII without NUL is told by the engine (read as Latin-1, a byte from 0x80
     up becomes two bytes in UTF-8); anything else is checked by ``_utf8_ok`` before the
-    engine decodes it as UTF-8 (which would replace bad bytes, and print an error)."""
+    engine decodes it as UTF-8 (which would replace bad bytes, and print an error). The
+    engine's UTF-8 decoder drops one leading BOM (EF BB BF), which is part of the value
+    here, so a string that starts with one gets it back (wire doc §5)."""
     raw = _byte_run(w, indent, codec, where)
     out = w.tmp()
     w.emit(indent, f"var {out} := {raw}.get_string_from_ascii()")
@@ -345,6 +347,9 @@ def _str(w: Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
     w.emit(indent + 1, f"if not _utf8_ok({raw}):")
     w.fail(indent + 2, where, f'"{codec!r}: invalid UTF-8 or a NUL"')
     w.emit(indent + 1, f"{out} = {raw}.get_string_from_utf8()")
+    # valid UTF-8 that starts with 0xEF has at least 3 bytes
+    w.emit(indent + 1, f"if {raw}[0] == 0xEF and {raw}[1] == 0xBB and {raw}[2] == 0xBF:")
+    w.emit(indent + 2, f"{out} = BOM + {out}")
     return out
 
 

@@ -265,7 +265,9 @@ func apply(packet: PackedByteArray) -> int:
 
 
 ## The newest state as [{id: {path: value}}, {id: class id}] with ids ascending, so that
-## var_to_bytes of it is canonical (to compare with a server's, or to save).
+## var_to_bytes of it is canonical (to compare with a server's, or to save). A snapshot:
+## later packets do not change it (each entity's Dictionary is a copy of the one in
+## [member state], which is updated in place).
 func sorted_state() -> Array:
 	var view := state
 	var ids := view.keys()
@@ -273,7 +275,7 @@ func sorted_state() -> Array:
 	var values := {}
 	var classes_by_id := {}
 	for id in ids:
-		values[id] = view[id]
+		values[id] = view[id].duplicate()
 		classes_by_id[id] = _view_classes[id]
 	return [values, classes_by_id]
 
@@ -346,6 +348,11 @@ func _bad(id: int, cls: String, path: String, message: String) -> int:
 	last_error = "entity %d (%s) property %s: %s" % [id, cls, path, message]
 	last_error_path = "entity[%d].%s" % [id, path]
 	return -1
+
+
+## U+FEFF (a BOM), which get_string_from_utf8() drops from the start of a string: a Str that
+## starts with one gets it back.
+const BOM := "\\uFEFF"
 
 
 ## Strict UTF-8 (no overlong forms, surrogates or code points past U+10FFFF) without NUL,
