@@ -25,7 +25,7 @@ class Body(NetClass, table="DT_Body", abstract=True):
     """Anything that moves on the arena floor (2,048 units square, 1/16 unit steps)."""
 
     position = Prop(Vec2(Coord(11, 4)), hot=True)
-    velocity = Vec2(Quant(-512.0, 512.0, 12))
+    velocity = Vec2(Quant(-1024.0, 1024.0, 13))  # shots fly at 600 units a second
 
 
 class Loadout(NetClass, table="DT_Loadout", abstract=True):

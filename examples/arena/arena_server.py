@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import gdvariant as gd
-from gdvariant.replication import Schema, SnapshotEncoder, World, godot_state
+from gdvariant.replication import AckError, Schema, SnapshotEncoder, World, godot_state
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from arena_schema import Player, Shot
@@ -151,8 +151,11 @@ def _handle(arena: Arena, transport: Any, data: bytes, address: Any) -> None:
         transport.sendto(struct.pack("<BI", WELCOME, seat.player.net_id), address)
     elif data[:1] == bytes([INPUT]) and seat is not None and len(data) == 8:
         ack, dx, dy, fire = struct.unpack_from("<IbbB", data, 1)
-        if ack:
+        try:
             arena.encoder.ack(address, ack)
+        except AckError as exc:  # a tick this client was never sent: not to be trusted
+            LOG.warning("%s: %s", seat.name, exc)
+            return
         seat.steer, seat.fire = (dx / 127, dy / 127), bool(fire)
     elif data[:1] == bytes([REPORT]) and seat is not None:
         seat.report = data[1:]
