@@ -211,6 +211,7 @@ def main() -> int:
         fulls[tick] = encoder.packet_for("full")  # never acks: always a full update
         for lag in LAGS:
             encoder.ack(lag, max(tick - 1 - lag, 0))
+            encoder.packet_for(lag)  # made (a client acks only ticks it was sent)
     packets = {f"lag{lag}": encoder.packet_for(lag) for lag in LAGS}
     bases = {f"lag{lag}": fulls[tick - 1 - lag] for lag in LAGS}
     props = {f"lag{lag}": changed_props(ents, tick - 1 - lag) for lag in LAGS}

@@ -51,13 +51,14 @@ def gap_bits(gap: int) -> int:
 def packet_bytes(
     records: list[Record], head: Callable[[int], int], index: Callable[[int], int], pad: bool
 ) -> int:
-    """Bytes of a packet of ``records`` priced with the given head and index coders."""
+    """Bytes of a packet of ``records`` priced with the given head and index coders, after
+    the 18-byte header and the 8-byte fingerprint stamp (the encoder's default)."""
     bits, prev = 0, -1
     for net_id, mask, value_bits in records:
         size = head(net_id - prev - 1) + index(mask) + value_bits
         prev = net_id
         bits += (size + 7) & ~7 if pad else size
-    return 18 + (bits + 7) // 8
+    return 26 + (bits + 7) // 8
 
 
 def run(ticks: int, warmup: int, seed: int) -> None:
@@ -108,9 +109,9 @@ def run(ticks: int, warmup: int, seed: int) -> None:
                 last_change[key] = tick
         for lag in range(MAX_LAG + 1):
             encoder.ack(lag, max(tick - 1 - lag, 0))
+        packets = encoder.packets()  # every tick: a client acks only ticks it was sent
         if step < warmup:
             continue
-        packets = encoder.packets()
         for lag in range(MAX_LAG + 1):
             base = encoder.base_for(encoder.clients[lag])
             records: list[Record] = []
