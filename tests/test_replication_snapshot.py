@@ -437,7 +437,9 @@ def test_acks_a_client_cannot_have_sent() -> None:
     enc.ack("bob", 1)  # a late ack after remove_client: ignored
     enc.add_client("bob")
     enc.ack("bob", 1)  # a late ack of its previous connection: ignored
-    assert enc.clients["bob"].acked == 0
+    enc.add_client("ann")  # added again: starts over, as bob did
+    enc.ack("ann", 1)
+    assert enc.clients["bob"].acked == enc.clients["ann"].acked == 0
     enc.remove_client("dan")
     for _ in range(6):
         enc.snapshot()

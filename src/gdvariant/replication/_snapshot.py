@@ -150,13 +150,13 @@ class SnapshotEncoder:
         self._plans: tuple[Any, ...] | None = None  # the compiled assembler's class plans
 
     def add_client(self, client_id: Any, *, team: Any = None) -> Client:
-        """Start sending to ``client_id`` (its first packet is a full update)."""
-        if client_id in self.clients:
-            raise ValueError(f"client {client_id!r} was already added")
+        """Start sending to ``client_id`` (its first packet is a full update); an id added
+        or removed before starts again, and its late acks of earlier ticks are ignored."""
         tick = self.world.tick
-        client = self.clients[client_id] = Client(client_id, team, joined=tick, team_seen=team)
-        if self._removed.pop(client_id, None) is not None:
-            client.late_before = tick  # acks from before are its previous connection's
+        client = Client(client_id, team, joined=tick, team_seen=team)
+        if self._removed.pop(client_id, None) is not None or client_id in self.clients:
+            client.late_before = tick + 1  # acks of these ticks are its previous connection's
+        self.clients[client_id] = client
         return client
 
     def remove_client(self, client_id: Any) -> None:
@@ -184,7 +184,7 @@ class SnapshotEncoder:
                 client.acked = tick
             return
         if not tick or tick < client.late_before:
-            return
+            return  # nothing held, or a late ack of a previous connection
         if tick < client.joined or tick >= self.world.tick - self.history:
             raise AckError(
                 f"client {client_id!r} acked tick {tick}, whose packet was never made for it",
