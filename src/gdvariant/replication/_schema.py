@@ -15,7 +15,8 @@ class attribute).
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterator, Sequence
+import importlib
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, ClassVar
 
 from gdvariant import EncodeError, VariantError
@@ -275,7 +276,7 @@ class NetClass:
         plain: set[str] = set()
         names: set[str] = set()
         for klass in cls.__mro__:
-            names.update(vars(klass).get("__annotations__", {}))
+            names.update(_annotated(klass))
         for _, name, _ in declarations(cls):
             decl = getattr(cls, name, None)
             if type(decl) is Prop or (isinstance(decl, Array) and not decl.per_element):
@@ -369,6 +370,16 @@ class NetClass:
                 elif not dirty >> i & 1:
                     d["_net_before"][i] = old
                 d["_net_dirty"] = dirty | 1 << i
+
+
+def _annotated(klass: type) -> Iterable[str]:
+    """The names annotated in the body of ``klass``, without evaluating the annotations
+    (from Python 3.14 a class body's annotations are made when first asked for)."""
+    try:
+        lib = importlib.import_module("annotationlib")
+    except ImportError:
+        return list(vars(klass).get("__annotations__", {}))
+    return list(lib.get_annotations(klass, format=lib.Format.FORWARDREF))
 
 
 def known_names(cls: type[NetClass]) -> list[str]:
