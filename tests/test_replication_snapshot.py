@@ -429,7 +429,7 @@ def test_acks_a_client_cannot_have_sent() -> None:
     with pytest.raises(AckError, match="'eve', which was never added") as info:
         enc.ack("eve", 1)
     assert (info.value.client_id, info.value.tick) == ("eve", 1)
-    for cid, tick in [("ann", 2), ("ann", 9), ("cy", 1)]:
+    for cid, tick in [("ann", 2), ("ann", 9), ("cy", 1), ("ann", -1)]:
         with pytest.raises(AckError, match=f"client '{cid}' acked tick {tick}, whose packet"):
             enc.ack(cid, tick)
     assert enc.clients["ann"].acked == 1 and enc.clients["cy"].acked == 0

@@ -183,7 +183,7 @@ class SnapshotEncoder:
             if tick > client.acked:
                 client.acked = tick
             return
-        if not tick or tick < client.late_before:
+        if not tick or 0 < tick < client.late_before:
             return  # nothing held, or a late ack of a previous connection
         if tick < client.joined or tick >= self.world.tick - self.history:
             raise AckError(
