@@ -268,7 +268,7 @@ def _unread_run(
         tick = server.snapshot()
         packets.append(server.packet_for(0))
         # Acks lag 2-4 ticks, so a packet swapped with the one before it still has its base.
-        server.ack(0, tick - rng.randrange(2, 5))
+        server.ack(0, max(tick - rng.randrange(2, 5), 0))
     for k in range(1, len(packets) - 1, 7):
         packets[k], packets[k + 1] = packets[k + 1], packets[k]
     reads = [
