@@ -30,3 +30,13 @@ def test_a_node_path_whose_counts_wrap_reads_no_strings(name: str) -> None:
     core(name)  # skips (or fails, if required) when the compiled core is not built
     with _core.use(name):
         assert gd.decode(blob) == (gd.NodePath(""), 16)
+
+
+@pytest.mark.parametrize("version", ["2.0", "2.1"])
+def test_a_godot2_input_event_type_past_int32_is_written_back(version: str) -> None:
+    # Found by the search for values dumps refused after loads read them: Godot 2 reads and
+    # writes an InputEvent's type as a u32 (godot2.md §6), and our encoder wrote it as an int32.
+    data = bytes.fromhex("1300000000000080ffffffff0c000000")
+    value = gd.loads(data, version=version)
+    assert value == gd.InputEvent(2**31, -1)
+    assert gd.dumps(value, version=version) == data
