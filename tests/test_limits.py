@@ -82,6 +82,23 @@ def test_none_lifts_a_cap() -> None:
     assert gd.decode(data, version="3.2", limits=gd.Limits(max_depth=None))[1] == len(data)
 
 
+@pytest.mark.parametrize("version", ["4.6", "4.0", "3.6", "3.4", "pandemonium-g3"])
+def test_an_engines_own_depth_limit_holds_whatever_the_limits(version: str) -> None:
+    # Godot 4, 3.4+ and Pandemonium refuse to read or write deeper than 1024 levels, so what
+    # the decoder reads, even with max_depth lifted, can be written back by the same release.
+    array = gd.get_profile(version).wire_ids[gd.VariantType.ARRAY]
+    lifted = gd.Limits(max_depth=None)
+
+    def nested(levels: int) -> bytes:  # the innermost Array empty, at depth levels - 1
+        return struct.pack("<II", array, 1) * (levels - 1) + struct.pack("<II", array, 0)
+
+    deepest = nested(1025)  # its empty innermost Array at depth 1024: the engine's last level
+    assert gd.dumps(gd.loads(deepest, version=version, limits=lifted), version=version) == deepest
+    with pytest.raises(gd.DecodeError) as info:
+        gd.loads(nested(1100), version=version, limits=lifted)
+    assert info.value.limit == "max_depth"
+
+
 def test_an_impossible_count_gets_the_engines_verdict_not_a_limit() -> None:
     # 2^31 - 1 elements in 8 bytes: Godot says ERR_INVALID_DATA, and so do we, even though the
     # count is also over max_elements: limits only speak for input that could be real.

@@ -58,6 +58,7 @@ typedef struct {
     /* decoding */
     unsigned char action[256];
     uint32_t flag_bits;
+    long long max_decode_depth; /* the engine's own limit; -1: none */
     int typed_arrays, typed_dicts;
     uint32_t packed_flag;
     MathDecode math[256];
@@ -185,10 +186,10 @@ static Table *build_table(PyObject *profile) {
     long long flag_bits, packed_flag;
     PyObject *kinds;
     int typed_arrays, typed_dicts;
-    if (!PyArg_ParseTuple(dec, "SLppLO!O!O!Spp", &actions, &flag_bits, &typed_arrays,
+    if (!PyArg_ParseTuple(dec, "SLppLO!O!O!SppL", &actions, &flag_bits, &typed_arrays,
                           &typed_dicts, &packed_flag, &PyTuple_Type, &math, &PyTuple_Type,
                           &packed, &PyTuple_Type, &t->elements, &kinds, &t->check_elements,
-                          &t->check_values))
+                          &t->check_values, &t->max_decode_depth))
         goto fail;
     if (PyBytes_GET_SIZE(kinds) != 256) {
         PyErr_SetString(PyExc_ValueError, "table: 256 type numbers expected");
@@ -876,6 +877,7 @@ static PyObject *fast_decode(Table *t, Caps caps, const unsigned char *p, Py_ssi
                              Py_ssize_t offset, PyObject *source) {
     if (offset < 0 || offset > size || size - offset > caps.size) DEFER;
     long long depth = caps.depth < C_MAX_DEPTH ? caps.depth : C_MAX_DEPTH;
+    if (t->max_decode_depth >= 0 && t->max_decode_depth < depth) depth = t->max_decode_depth;
     Dec d = {p, size, t, depth, caps, 0, 0, source, NULL};
     Py_ssize_t pos = offset;
     PyObject *v = decode_one(&d, &pos, 0);

@@ -144,6 +144,7 @@ def _decode_table(profile: Profile) -> tuple[Any, ...]:
         kinds,
         rules is not None,
         rules is not None and rules.checks_values,
+        -1 if profile.max_depth is None else profile.max_depth,
     )
 
 

@@ -214,6 +214,8 @@ def decode_value(
     max_elems = limits.max_elements
     if max_depth is None:
         max_depth = UNLIMITED
+    if profile.max_depth is not None and profile.max_depth < max_depth:
+        max_depth = profile.max_depth  # the engine's own limit: it refuses deeper data
     if max_len is None:
         max_len = UNLIMITED
     if max_elems is None:
