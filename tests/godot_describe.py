@@ -365,18 +365,28 @@ def walk(value: Any, leaf: Callable[[Any], Any]) -> Any:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
+
+
+def _as_godot36_writes(text: str) -> str:
+    joined = _PAIR.sub(lambda m: m.group().encode("utf-16", "surrogatepass").decode("utf-16"), text)
+    return _SURROGATE.sub(" ", joined)
 
 
 def surrogates_as_spaces(value: Any) -> Any:
-    """As Godot 3.6 describes and re-encodes a String: each lone surrogate as a space."""
+    """As Godot 3.6 describes and re-encodes a String (its ``String::utf8``): a high-low
+    surrogate pair as the character it stands for, each other surrogate as a space."""
 
     def leaf(v: Any) -> Any:
         if isinstance(v, gd.StringName):
-            return gd.StringName(_SURROGATE.sub(" ", v))
+            return gd.StringName(_as_godot36_writes(v))
         if isinstance(v, str):
-            return _SURROGATE.sub(" ", v)
+            return _as_godot36_writes(v)
         if isinstance(v, gd.PackedStringArray):
-            return gd.PackedStringArray(_SURROGATE.sub(" ", s) for s in v)
+            return gd.PackedStringArray(_as_godot36_writes(s) for s in v)
+        if isinstance(v, gd.NodePath):
+            names, subnames = (map(_as_godot36_writes, part) for part in (v.names, v.subnames))
+            return gd.NodePath.from_parts(names, subnames, v.absolute)
         return v
 
     return walk(value, leaf)

@@ -163,3 +163,37 @@ def test_a_packed_view_of_a_missing_type_fails_as_the_array_does() -> None:
     with pytest.raises(EncodeError, match="no PACKED_VECTOR4_ARRAY") as info:
         gd.dumps({"k": view}, version="3")
     assert info.value.path == '["k"]'
+
+
+# (the String's surrogates, what Godot 3.6.2 writes for them: engine-checked in
+# test_engine_godot3.py): a pair becomes its one character, any other surrogate a space.
+_GODOT36_SURROGATES = [
+    ("\ud800", b" "),
+    ("a\ud83d\ude00b", "a😀b".encode()),
+    ("\udfffx\udc00", b" x "),
+    ("\ud83d\ud83d\ude00", " 😀".encode()),
+    ("\ude00\ud83d", b"  "),
+]
+
+
+@pytest.mark.parametrize(("text", "written"), _GODOT36_SURROGATES)
+def test_godot36_writes_surrogates_as_it_does_in_every_string(text: str, written: bytes) -> None:
+    def string(raw: bytes) -> bytes:
+        return struct.pack("<I", len(raw)) + raw + b"\0" * (-len(raw) & 3)
+
+    assert gd.dumps(text, version="3.6") == struct.pack("<I", 4) + string(written)
+    path = gd.dumps(gd.NodePath.from_parts([text], [text]), version="3.6")
+    assert path == struct.pack("<4I", 15, 0x80000001, 1, 0) + string(written) * 2
+    names = gd.dumps(gd.PackedStringArray([text]), version="3.6")
+    assert names == struct.pack("<3I", 23, 1, len(written) + 1) + string(written + b"\0")[4:]
+    obj = gd.dumps(gd.GodotObject(text, ((text, {text: 1}),)), version="3.6", full_objects=True)
+    assert obj.count(string(written)) == 3
+    # What 3.6 reads from the bytes 3.2 writes for them, it writes back as above.
+    for version in ("3.2", "pandemonium"):
+        old = gd.dumps(text, version=version)
+        assert old == struct.pack("<I", 4) + string(text.encode("utf-8", "surrogatepass"))
+        assert gd.dumps(gd.loads(old, version="3.6"), version="3.6") == gd.dumps(
+            text, version="3.6"
+        )
+    with pytest.raises(gd.EncodeError, match="surrogates not allowed"):
+        gd.dumps(text, version="4")  # a Godot 4 String cannot hold one

@@ -7,6 +7,7 @@
 - The engine and we accept and reject the same bad inputs, and agree on what was accepted.
   Godot 3 gives scripts no consumed size, so only the verdict and the value are compared.
 - A Godot 3.6 save converted by us to Godot 4 reads back in Godot 4.6 as the same data.
+- Strings holding UTF-16 surrogates are written back as each engine writes them.
 
 The seed is printed; rerun one with GDVARIANT_SEED=<seed>.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import json
 import random
+import struct
 from typing import Any
 
 import pytest
@@ -131,3 +133,40 @@ def test_godot3_save_converted_to_godot4_reads_the_same_in_godot46(
         # Godot 4 compares container keys by value, Godot 3 by identity: two {} keys merge.
         godot3_view = canon(as_engine_holds(expected(record["value"], objects=False)))
         assert canon(expected(got["value"], objects=False)) == godot3_view, context
+
+
+def _string(raw: bytes) -> bytes:
+    return struct.pack("<I", len(raw)) + raw + b"\0" * (-len(raw) & 3)
+
+
+#: UTF-16 surrogates as Godot 3 reads them (3-byte UTF-8): lone, paired, paired out of order.
+_SURROGATES = [
+    b"\xed\xa0\x80",
+    b"a\xed\xa0\xbd\xed\xb8\x80b",
+    b"\xed\xbf\xbfx\xed\xb0\x80",
+    b"\xed\xa0\xbd\xed\xa0\xbd\xed\xb8\x80",
+    b"\xed\xb8\x80\xed\xa0\xbd",
+]
+
+
+def test_strings_holding_surrogates_are_written_back_as_the_engine_writes_them(
+    godot3: Engine,
+) -> None:
+    # Godot 3 holds the surrogates it reads; 3.2.3 writes them back as they came, 3.6.2 writes
+    # a pair as its one character and any other surrogate as a space. So do we, in a String, a
+    # NodePath, a PackedStringArray and a Dictionary key.
+    version = godot3.name
+    blobs = []
+    for raw in _SURROGATES:
+        blobs.append(struct.pack("<I", 4) + _string(raw))
+        blobs.append(struct.pack("<4I", 15, 0x80000001, 0, 0) + _string(raw))
+        blobs.append(struct.pack("<3I", 23, 1, len(raw) + 1) + _string(raw + b"\0")[4:])
+        blobs.append(struct.pack("<3I", 18, 1, 4) + _string(raw) + struct.pack("<II", 2, 1))
+    for data, got in zip(blobs, engine_decode(godot3, ORACLE, blobs, allow=False), strict=True):
+        assert got["ok"], data.hex()
+        value = gd.loads(data, version=version)
+        ours, theirs = gd.dumps(value, version=version), bytes.fromhex(got["bytes"])
+        assert ours == theirs or same_but_padding(ours, theirs), data.hex()
+        if version == "3.6":  # its description is its String::utf8, as it writes it
+            value = surrogates_as_spaces(value)
+        assert canon(value) == canon(expected(got["value"], objects=False)), data.hex()

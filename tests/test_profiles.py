@@ -282,8 +282,8 @@ def test_godot3_accepts_encoded_surrogates() -> None:
     data = bytes.fromhex("0400000003000000eda08000")
     assert gd.loads(data, version="3.6") == "\ud800"
     assert gd.dumps("\ud800", version="3.2") == data
-    with pytest.raises(EncodeError):  # Godot 3.6.2 writes a space there: we refuse instead
-        gd.dumps("\ud800", version="3.6")
+    # Godot 3.6.2 holds U+D800 too, but writes a space for it (engine-checked).
+    assert gd.dumps("\ud800", version="3.6") == bytes.fromhex("040000000100000020000000")
     with pytest.raises(DecodeError):
         gd.loads(data, version="4")
     with pytest.raises(EncodeError):

@@ -11,6 +11,7 @@ the writers are chosen from the :class:`Profile` once, when the encoder is built
 
 from __future__ import annotations
 
+import codecs
 import math
 import sys
 from array import array
@@ -53,11 +54,38 @@ _PACKED_WIDTHS = {vtype: pair for vtype, pair in PACKED_ARRAYS.items() if pair[0
 Writer = Any  # Callable[[Encoder, bytearray, Any, bool], Iterator[Any] | None]
 
 
+def _joined_surrogates(exc: UnicodeError) -> tuple[bytes, int]:
+    """What Godot 3.6's ``String::utf8`` writes for a run of surrogates: each high-low pair as
+    the character it stands for, any other surrogate as a space (engine-checked)."""
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    run = exc.object[exc.start : exc.end]
+    out = []
+    i = 0
+    while i < len(run):
+        high = ord(run[i])
+        low = ord(run[i + 1]) if i + 1 < len(run) else 0
+        if 0xD800 <= high < 0xDC00 and 0xDC00 <= low < 0xE000:
+            out.append(chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)))
+            i += 2
+        else:
+            out.append(" ")
+            i += 1
+    return "".join(out).encode(), exc.end  # bytes: UTF-8 takes only ASCII text back
+
+
+#: The error handler for Godot 3.6's way of writing surrogates (see ``Profile.surrogate_writing``).
+_JOINED = "gdvariant.joined_surrogates"
+codecs.register_error(_JOINED, _joined_surrogates)
+#: The ``str.encode`` error handler for each ``Profile.surrogate_writing``.
+_SURROGATE_ERRORS = {"": "strict", "utf8": "surrogatepass", "joined": _JOINED}
+
+
 def _utf8(text: str, errors: str = "strict") -> bytes:
     """UTF-8 bytes of a Godot String, which cannot hold NUL.
 
-    Godot 4 Strings cannot hold lone surrogates either; Godot 2/3 write them as 3-byte
-    sequences (``errors="surrogatepass"``).
+    Godot 4 Strings cannot hold surrogates either; Godot 2/3 hold them, and ``errors`` says
+    how the release writes them (``_SURROGATE_ERRORS``).
     """
     if "\0" in text:
         raise EncodeError("a Godot String cannot contain NUL (U+0000)")
@@ -98,7 +126,7 @@ class Encoder:
         self.profile = profile
         ids = profile.wire_ids
         self._ids = ids
-        self._errors = "surrogatepass" if profile.writes_surrogates else "strict"
+        self._errors = _SURROGATE_ERRORS[profile.surrogate_writing]
         self._writers: dict[type, Writer] = {}
         self._register(type(None), T.NIL, Encoder._nil)
         self._register(bool, T.BOOL, Encoder._bool)

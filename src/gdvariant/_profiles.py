@@ -98,9 +98,11 @@ class Profile:
     shared_bit: bool = False
     #: The string decoder accepts UTF-8-encoded surrogates (Godot 2/3's ``parse_utf8``).
     surrogates: bool = False
-    #: The encoder writes lone surrogates as 3-byte UTF-8 (3.6.2 writes a space instead, so
-    #: for 3.6 we refuse them rather than lose the character).
-    writes_surrogates: bool = False
+    #: How the encoder writes the UTF-16 surrogates such a String holds (engine-checked with
+    #: 3.2.3 and 3.6.2): "utf8", each as its 3-byte sequence (2.x, 3.0-3.5, Pandemonium);
+    #: "joined", a high-low pair as the one character it stands for and any other as a space
+    #: (3.6's ``String::utf8``); "" (Godot 4, whose Strings cannot hold one) refuses them.
+    surrogate_writing: str = ""
     #: Pandemonium's PoolVector4iArray encoder writes z where w belongs.
     vector4i_array_w_from_z: bool = False
     #: ``precision=double`` builds: types written as f64 with the flag, and without it.
@@ -279,7 +281,7 @@ def _godot3(minor: int) -> Profile:
         int_always_64=minor == 0,  # fixed in 3.1 (dba8c3999d)
         rid_payload=False,
         surrogates=True,
-        writes_surrogates=minor < 6,
+        surrogate_writing="utf8" if minor < 6 else "joined",
         engine_full_objects_default=minor == 0,  # flipped in 3.1.1 (e61a074a8e)
         unwritten_padding=padding,
         packet_size_limit=PACKET_SIZE_LIMIT if minor >= 2 else None,
@@ -303,7 +305,7 @@ def _godot2(minor: int) -> Profile:
         old_node_path=minor == 0,
         shared_bit=True,
         surrogates=True,
-        writes_surrogates=True,
+        surrogate_writing="utf8",
         engine_full_objects_default=True,
         unwritten_padding=["String", "PackedByteArray", "NodePath", "Image"]
         + (["PackedStringArray"] if minor == 0 else []),
@@ -319,7 +321,7 @@ def _pandemonium(generation: int, wire_ids: dict[VariantType, int], tags: str) -
         element_rules="pandemonium" if T.TYPED_ARRAY in wire_ids else "",
         rid_payload=False,
         surrogates=True,
-        writes_surrogates=True,
+        surrogate_writing="utf8",
         vector4i_array_w_from_z=True,
         unwritten_padding=["NodePath"],
     )
