@@ -279,15 +279,18 @@ def test_plain_dict_when_lossless() -> None:
     assert type(value) is dict and len(value) == 4
 
 
-def test_double_precision_values_are_read() -> None:
+def test_double_precision_values_are_read_at_the_builds_width() -> None:
     # Header bit 16 on a real type: components are doubles (engines built with precision=double).
     data = bytes.fromhex("09000100") + b"".join(
         x.to_bytes(8, "little")
         for x in (0x3FF0000000000000, 0x4000000000000000, 0x3FB999999999999A)
     )
-    assert gd.loads(data) == gd.Vector3(1, 2, 0.1)
+    assert gd.loads(data, double=True) == gd.Vector3(1, 2, 0.1)
+    # A single-precision build holds float32 reals: 0.1 as the float nearest it.
+    assert gd.loads(data) == gd.Vector3(1, 2, struct.unpack("<f", struct.pack("<f", 0.1))[0])
     packed = bytes.fromhex("2300010001000000") + bytes.fromhex("000000000000f03f") * 2
-    assert gd.loads(packed) == gd.PackedVector2Array64([(1, 1)])  # kept at full width
+    assert gd.loads(packed, double=True) == gd.PackedVector2Array64([(1, 1)])
+    assert gd.loads(packed) == gd.PackedVector2Array([(1, 1)])
 
 
 def test_input_types() -> None:
@@ -371,8 +374,9 @@ def test_huge_counts_allocate_nothing_in_every_profile(version: str) -> None:
 
 # ---------------------------------------------------------------- packed_views=True
 
+_DOUBLE = gd.get_profile("4", double=True)
 # (version, array, its element data as struct writes it): every numeric packed kind.
-_PACKED_CASES: list[tuple[str, Any, bytes]] = [
+_PACKED_CASES: list[tuple[str | gd.Profile, Any, bytes]] = [
     ("4", b"\x01\x02\x03", b"\x01\x02\x03"),
     ("4", gd.PackedInt32Array([1, -2]), struct.pack("<2i", 1, -2)),
     ("4", gd.PackedInt64Array([2**40]), struct.pack("<q", 2**40)),
@@ -382,7 +386,7 @@ _PACKED_CASES: list[tuple[str, Any, bytes]] = [
     ("4", gd.PackedVector3Array([(1, 2, 3)]), struct.pack("<3f", 1, 2, 3)),
     ("4", gd.PackedVector4Array([(1, 2, 3, 4)]), struct.pack("<4f", 1, 2, 3, 4)),
     ("4", gd.PackedColorArray([(1, 0, 0, 1)]), struct.pack("<4f", 1, 0, 0, 1)),
-    ("4", gd.PackedVector3Array64([(1, 2, 3)]), struct.pack("<3d", 1, 2, 3)),
+    (_DOUBLE, gd.PackedVector3Array64([(1, 2, 3)]), struct.pack("<3d", 1, 2, 3)),
     ("3", gd.PackedVector2Array([(1, 2)]), struct.pack("<2f", 1, 2)),
     ("pandemonium", gd.PackedVector2iArray([(1, -2)]), struct.pack("<2i", 1, -2)),
     ("pandemonium", gd.PackedVector4iArray([(1, 2, 3, 3)]), struct.pack("<4i", 1, 2, 3, 3)),
@@ -390,7 +394,9 @@ _PACKED_CASES: list[tuple[str, Any, bytes]] = [
 
 
 @pytest.mark.parametrize(("version", "array", "raw"), _PACKED_CASES)
-def test_packed_views_point_into_the_input(version: str, array: Any, raw: bytes) -> None:
+def test_packed_views_point_into_the_input(
+    version: str | gd.Profile, array: Any, raw: bytes
+) -> None:
     data = gd.dumps({"a": [array]}, version=version)
     plain = gd.loads(data, version=version)["a"][0]
     view = gd.loads(data, version=version, packed_views=True)["a"][0]

@@ -5,6 +5,8 @@
 - The engine writes fresh random values: we decode them to what it describes and re-encode
   them to its exact bytes.
 - The engine and we give the same verdict (accept with the same size, or reject) on bad input.
+- Doubles read by this single-precision build: we hold the float32s it holds and write them
+  back as it does.
 
 The seed is printed; rerun one with GDVARIANT_SEED=<seed>.
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import json
 import random
+import struct
 from pathlib import Path
 from typing import Any
 
@@ -87,3 +90,48 @@ def test_same_verdict_as_the_engine_on_bad_input(godot4: Engine) -> None:
         if (ok, used) != (got["ok"], got.get("size", 0)):
             disagreements.append((data.hex(), (ok, used), (got["ok"], got.get("size"))))
     assert not disagreements, f"seed {SEED}: {disagreements[:5]}"
+
+
+_FLAG_64 = 1 << 16
+T = gd.VariantType
+_REAL_MATH = {T.VECTOR2: 2, T.RECT2: 4, T.VECTOR3: 3, T.TRANSFORM2D: 6, T.VECTOR4: 4}
+_REAL_MATH |= {T.PLANE: 4, T.QUATERNION: 4, T.AABB: 6, T.BASIS: 9, T.TRANSFORM3D: 12}
+_REAL_MATH |= {T.PROJECTION: 16}
+_PACKED_REALS = {T.PACKED_VECTOR2_ARRAY: 2, T.PACKED_VECTOR3_ARRAY: 3, T.PACKED_VECTOR4_ARRAY: 4}
+
+
+def _reals_read_by_a_single_build() -> list[bytes]:
+    """Doubles a single-precision build must round as it reads them (``_reals``): every real
+    math type and packed vector flagged, with values past float32's range, between its floats,
+    at its edges and below its subnormals; in containers and as Dictionary keys too."""
+    doubles = [1e300, -1e300, 0.1, 3.4028235677973366e38, 3.4028235e38, 1e-50, -1e-50, 2.5]
+    nan = struct.pack("<Q", 0x7FF8000000000123)
+    blobs = []
+    for vtype, n in _REAL_MATH.items():
+        values = [doubles[(i + vtype) % len(doubles)] for i in range(n)]
+        blobs.append(struct.pack(f"<I{n}d", vtype | _FLAG_64, *values))
+        blobs.append(
+            struct.pack("<I", vtype | _FLAG_64) + nan + struct.pack(f"<{n - 1}d", *values[1:])
+        )
+    for vtype, width in _PACKED_REALS.items():
+        values = [doubles[i % len(doubles)] for i in range(2 * width)]
+        blobs.append(struct.pack(f"<II{2 * width}d", vtype | _FLAG_64, 2, *values))
+    vector3 = struct.pack("<I3d", T.VECTOR3 | _FLAG_64, 1e300, 0.1, -1e-50)
+    blobs.append(struct.pack("<III", T.ARRAY | 1 << 16, T.VECTOR3, 1) + vector3)  # Array[Vector3]
+    blobs.append(struct.pack("<III", T.ARRAY | 1 << 16, T.VECTOR3I, 1) + vector3)  # converted
+    keys = [struct.pack("<I2d", T.VECTOR2 | _FLAG_64, 0.1, x) for x in (1e300, 2.0)]
+    blobs.append(struct.pack("<II", T.DICTIONARY, 2) + b"".join(k + vector3 for k in keys))
+    return blobs
+
+
+def test_we_hold_the_reals_the_engine_holds_and_write_them_back_as_it_does(
+    godot4: Engine,
+) -> None:
+    # The standard (single-precision) build rounds a flagged double to its float32 real_t as
+    # it reads it (1e300 is inf) and writes it back as 32 bits: so do we.
+    blobs = _reals_read_by_a_single_build()
+    for data, got in zip(blobs, _engine_decode(godot4, blobs, allow=False), strict=True):
+        assert got["ok"], data.hex()
+        value = gd.loads(data)
+        assert canon(value) == canon(expected(got["value"], objects=False)), data.hex()
+        assert gd.dumps(value).hex() == got["bytes"], data.hex()

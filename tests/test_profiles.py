@@ -417,12 +417,15 @@ def test_pandemonium_typed_array() -> None:
 def test_double_builds_write_flagged_doubles() -> None:
     data = gd.dumps(gd.Vector2(1, 0.1), double=True)
     assert data == struct.pack("<Idd", 5 | 1 << 16, 1, 0.1)
-    assert gd.loads(data) == gd.Vector2(1, 0.1)  # read whatever the option
+    assert gd.loads(data, double=True) == gd.Vector2(1, 0.1)
+    # A single-precision build reads the doubles too, and holds float32s.
+    assert gd.loads(data) == gd.Vector2(1, struct.unpack("<f", struct.pack("<f", 0.1))[0])
     assert gd.dumps(gd.Color(1, 0, 0, 1), double=True) == gd.dumps(gd.Color(1, 0, 0, 1))
     assert gd.dumps(gd.Vector2i(1, 2), double=True) == gd.dumps(gd.Vector2i(1, 2))
     packed = gd.dumps(gd.PackedVector2Array([(1, 2)]), double=True)
     assert packed == struct.pack("<IIdd", 35 | 1 << 16, 1, 1, 2)
-    assert gd.loads(packed) == gd.PackedVector2Array64([(1, 2)])
+    assert gd.loads(packed, double=True) == gd.PackedVector2Array64([(1, 2)])
+    assert gd.loads(packed) == gd.PackedVector2Array([(1, 2)])
 
 
 def test_double_builds_of_40_and_41_forget_the_vector4_flag() -> None:

@@ -50,8 +50,9 @@ def decode(
 
     The count is what Godot's ``decode_var_size`` reports. Bytes after the value are ignored.
     Full objects are refused unless ``allow_objects=True``; decoded objects are inert records.
-    Both 32- and 64-bit math types are read whatever ``double`` says; it matters only for
-    4.0/4.1 double builds, which wrote Vector4 and Projection as doubles without a flag.
+    The value is what the engine holds after reading the bytes, so ``dumps`` writes it back:
+    both 32- and 64-bit reals (math types, packed vectors) are read, and held at the build's
+    width, float32 unless ``double=True`` (a 64-bit 1e300 reads as inf, as in Godot 4.6).
     ``limits`` caps depth, size, lengths and counts (:class:`Limits`; safe defaults).
     ``packed_views=True``: numeric packed arrays and PackedByteArrays come back as
     :class:`PackedView` objects over ``data``, not copies (see :func:`loads`).

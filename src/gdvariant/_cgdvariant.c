@@ -34,14 +34,17 @@ enum {
 
 typedef struct {
     int components;
-    char narrow, wide; /* 'f' float32, 'd' float64, 'i' int32 */
+    /* 'f' float32, 'd' float64, 'i' int32, 'n' float64 held as float32 (``_reals``) */
+    char narrow, wide;
     PyTypeObject *flat; /* the class when the value is its components in order */
     PyObject *unflatten;
 } MathDecode;
 
 typedef struct {
-    PyTypeObject *cls[2]; /* without / with the 64-bit flag */
+    PyTypeObject *cls[2]; /* without / with the 64-bit flag: the bytes' class */
     Py_ssize_t itemsize[2];
+    PyTypeObject *held[2]; /* the class the engine holds them as (``_reals.packed_reads``) */
+    char convert[2];       /* 0: none; 'n': doubles rounded to floats; 'w': floats widened */
 } PackedDecode;
 
 typedef struct {
@@ -227,19 +230,23 @@ static Table *build_table(PyObject *profile) {
     }
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(packed); i++) {
         int wire;
-        PyObject *narrow, *wide;
-        Py_ssize_t n_size, w_size;
-        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(packed, i), "iOOnn", &wire, &narrow, &wide,
-                              &n_size, &w_size))
+        PyObject *cls[2], *held[2], *convert[2];
+        Py_ssize_t size[2];
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(packed, i), "iOnOUOnOU", &wire, &cls[0], &size[0],
+                              &held[0], &convert[0], &cls[1], &size[1], &held[1], &convert[1]))
             goto fail;
-        if (wire < 0 || wire > 255 || n_size < 1 || w_size < 1) {
+        if (wire < 0 || wire > 255 || size[0] < 1 || size[1] < 1) {
             PyErr_SetString(PyExc_ValueError, "table: bad packed layout");
             goto fail;
         }
-        t->packed[wire].cls[0] = (PyTypeObject *)narrow;
-        t->packed[wire].cls[1] = (PyTypeObject *)wide;
-        t->packed[wire].itemsize[0] = n_size;
-        t->packed[wire].itemsize[1] = w_size;
+        for (int w = 0; w < 2; w++) {
+            PackedDecode *k = &t->packed[wire];
+            k->cls[w] = (PyTypeObject *)cls[w];
+            k->itemsize[w] = size[w];
+            k->held[w] = (PyTypeObject *)held[w];
+            if (char_of(convert[w], &k->convert[w]) < 0) goto fail;
+            if (k->convert[w] == '-') k->convert[w] = 0;
+        }
     }
     PyObject *entries;
     long long h[7], count_flag, max_depth;
@@ -427,9 +434,9 @@ static PyObject *new_tuple_of(PyTypeObject *cls, Py_ssize_t n) {
     return cls == &PyTuple_Type ? PyTuple_New(n) : cls->tp_alloc(cls, n);
 }
 
-/* A bytes subclass instance holding a copy of n bytes. Allocated as tp_alloc would, less its
- * memset of the whole block: the copy is then the only pass over the data. */
-static PyObject *packed_from(PyTypeObject *cls, const unsigned char *s, Py_ssize_t n) {
+/* A bytes subclass instance of n bytes, not yet written. Allocated as tp_alloc would, less its
+ * memset of the whole block: the caller's copy is then the only pass over the data. */
+static PyObject *packed_new(PyTypeObject *cls, Py_ssize_t n) {
     PyObject *r;
     if (PyType_IS_GC(cls)) {
         r = (PyObject *)PyObject_GC_NewVar(PyVarObject, cls, n);
@@ -439,7 +446,6 @@ static PyObject *packed_from(PyTypeObject *cls, const unsigned char *s, Py_ssize
         r = cls->tp_alloc(cls, n);
         if (r == NULL) return NULL;
     }
-    memcpy(PyBytes_AS_STRING(r), s, (size_t)n);
     PyBytes_AS_STRING(r)[n] = '\0';
 #if defined(__GNUC__)
 #pragma GCC diagnostic push
@@ -449,6 +455,44 @@ static PyObject *packed_from(PyTypeObject *cls, const unsigned char *s, Py_ssize
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop
 #endif
+    return r;
+}
+
+/* A bytes subclass instance holding a copy of n bytes. */
+static PyObject *packed_from(PyTypeObject *cls, const unsigned char *s, Py_ssize_t n) {
+    PyObject *r = packed_new(cls, n);
+    if (r != NULL) memcpy(PyBytes_AS_STRING(r), s, (size_t)n);
+    return r;
+}
+
+static inline void wr_u32(unsigned char *p, uint32_t v) {
+    p[0] = (unsigned char)v;
+    p[1] = (unsigned char)(v >> 8);
+    p[2] = (unsigned char)(v >> 16);
+    p[3] = (unsigned char)(v >> 24);
+}
+
+/* n components at s, held at the other width (``_reals.recast``): 'n' doubles rounded to
+ * floats as a C cast does, 'w' floats widened. */
+static PyObject *packed_converted(PyTypeObject *cls, char convert, const unsigned char *s,
+                                  Py_ssize_t n) {
+    PyObject *r = packed_new(cls, convert == 'n' ? n * 4 : n * 8);
+    if (r == NULL) return NULL;
+    unsigned char *out = (unsigned char *)PyBytes_AS_STRING(r);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (convert == 'n') {
+            float f = (float)rd_f64(s + 8 * i);
+            uint32_t u;
+            memcpy(&u, &f, 4);
+            wr_u32(out + 4 * i, u);
+        } else {
+            double x = rd_f32(s + 4 * i);
+            uint64_t u;
+            memcpy(&u, &x, 8);
+            wr_u32(out + 8 * i, (uint32_t)u);
+            wr_u32(out + 8 * i + 4, (uint32_t)(u >> 32));
+        }
+    }
     return r;
 }
 
@@ -472,13 +516,14 @@ static PyObject *packed_view(Dec *d, PyObject *kind, Py_ssize_t start, Py_ssize_
 
 static PyObject *component(char code, const unsigned char *p) {
     if (code == 'i') return PyLong_FromLong((long)(int32_t)rd_u32(p));
+    if (code == 'n') return PyFloat_FromDouble((double)(float)rd_f64(p)); /* a float32 real_t */
     return PyFloat_FromDouble(code == 'd' ? rd_f64(p) : rd_f32(p));
 }
 
 static PyObject *decode_math(Dec *d, uint32_t header, Py_ssize_t *pos) {
     MathDecode *m = &d->t->math[header & 0xFF];
     char code = (header & FLAG_64) ? m->wide : m->narrow;
-    Py_ssize_t width = code == 'd' ? 8 : 4;
+    Py_ssize_t width = code == 'd' || code == 'n' ? 8 : 4;
     Py_ssize_t size = width * m->components;
     if (d->end - *pos - 4 < size) DEFER;
     const unsigned char *p = d->p + *pos + 4;
@@ -819,8 +864,13 @@ static PyObject *decode_one(Dec *d, Py_ssize_t *ppos, int depth) {
         Py_ssize_t size = k->itemsize[wide];
         if (left < 8 || word < 0 || (Py_ssize_t)word * size > left - 8 || word > d->caps.elements)
             DEFER;
-        v = d->source != NULL ? packed_view(d, (PyObject *)k->cls[wide], pos + 8, word * size)
-                              : packed_from(k->cls[wide], p + 8, word * size);
+        if (k->convert[wide]) /* held at the build's width: a copy, never a view */
+            v = packed_converted(k->held[wide], k->convert[wide], p + 8,
+                                 word * size / (k->convert[wide] == 'n' ? 8 : 4));
+        else if (d->source != NULL)
+            v = packed_view(d, (PyObject *)k->cls[wide], pos + 8, word * size);
+        else
+            v = packed_from(k->cls[wide], p + 8, word * size);
         if (v != NULL) *ppos = pos + 8 + word * size;
         return v;
     }

@@ -22,6 +22,7 @@ from ._element_rules import rules_for
 from ._layouts import FLAG_64, LAYOUTS, MATH_CLASSES, PACKED_ARRAYS, PACKED_CLASSES
 from ._packed import PackedStringArray, PackedView
 from ._profiles import KIND_BARE_OBJECT, KIND_BARE_RID, Profile
+from ._reals import math_reads, packed_reads
 from ._types import RID, Callable, NodePath, ObjectID, Signal, StringName, VariantType
 
 __all__ = ["classes", "table"]
@@ -101,22 +102,23 @@ def _decode_table(profile: Profile) -> tuple[Any, ...]:
     actions = bytearray(256)
     math: list[tuple[Any, ...]] = []
     packed: list[tuple[Any, ...]] = []
-    fixed = _pure.math_layouts(profile)
+    fixed = math_reads(profile)
     for wire, kind in enumerate(profile.kind_codes):
         if kind < 0:
             continue
         if kind in _BARE:
             actions[wire] = _BARE[kind]
         elif kind in fixed:
-            narrow, wide, unflatten = fixed[kind]
+            narrow, unflatten, wide, wide_unflatten = fixed[kind]
             components = LAYOUTS[T(kind)].components
             actions[wire] = _A_MATH
             flat = _flat_class(unflatten, components)
-            math.append((wire, components, narrow.format[-1], wide.format[-1], unflatten, flat))
+            # "n": doubles held as float32, where the flagged reading rounds (a single build)
+            wide_code = "n" if wide_unflatten is not unflatten else wide.format[-1]
+            math.append((wire, components, narrow.format[-1], wide_code, unflatten, flat))
         elif kind in PACKED_ARRAYS:
-            narrow_cls, wide_cls = PACKED_ARRAYS[T(kind)]
             actions[wire] = _A_PACKED
-            packed.append((wire, narrow_cls, wide_cls, narrow_cls.itemsize, wide_cls.itemsize))
+            packed.append((wire, *_packed_read(*packed_reads(profile)[kind])))
         else:
             actions[wire] = _ACTIONS.get(T(kind), 0)
     if profile.old_node_path:  # a NodePath without bit 31 is text: the pure core reads it
@@ -146,6 +148,17 @@ def _decode_table(profile: Profile) -> tuple[Any, ...]:
         rules is not None and rules.checks_values,
         -1 if profile.max_depth is None else profile.max_depth,
     )
+
+
+def _packed_read(*reads: tuple[type[Any], type[Any]]) -> tuple[Any, ...]:
+    """A packed array's reading without and with the flag, as the C table takes it: per flag,
+    the bytes' class and item size, the held class and the conversion ("n" rounds doubles to
+    floats, "w" widens floats, "-" none)."""
+    out: list[Any] = []
+    for cls, held in reads:
+        convert = "-" if held is cls else "n" if held.itemsize < cls.itemsize else "w"
+        out += (cls, cls.itemsize, held, convert)
+    return tuple(out)
 
 
 def _probe_header(encode: Any, value: Any) -> int | None:

@@ -27,6 +27,7 @@ from ._parts import (
     read_string,
 )
 from ._profiles import KIND_BARE_OBJECT, KIND_BARE_RID, Profile
+from ._reals import math_reads, packed_reads, recast
 from ._types import RID, Callable, GodotObject, NodePath, ObjectID, Signal, StringName, VariantType
 
 __all__ = ["decode_value"]
@@ -71,33 +72,9 @@ _K_TYPED_ARRAY = int(T.TYPED_ARRAY)
 _K_PACKED_TYPED_ARRAY = int(T.PACKED_TYPED_ARRAY)
 _ARRAY_KINDS = frozenset({_K_ARRAY, _K_TYPED_ARRAY, _K_PACKED_TYPED_ARRAY})
 
-# Fixed-size math types: (f32 struct, f64 struct, unflatten) per type, from the shared layouts.
-_FIXED: dict[int, tuple[Struct, Struct, Any]] = {}
-for _vt, _lay in LAYOUTS.items():
-    _narrow = Struct(f"<{_lay.components}{'i' if _lay.kind == 'i32' else 'f'}")
-    _wide = Struct(f"<{_lay.components}d") if _lay.kind == "real" else _narrow
-    _FIXED[int(_vt)] = (_narrow, _wide, _lay.unflatten)
-
-# Packed numeric arrays: the class, and the 64-bit class used when the header is flagged.
-_PACKED: dict[int, tuple[type[Any], type[Any]]] = {int(k): v for k, v in PACKED_ARRAYS.items()}
-_FIXED_BY_PROFILE: dict[str, dict[int, tuple[Struct, Struct, Any]]] = {}
-
-
-def _fixed_table(profile: Profile) -> dict[int, tuple[Struct, Struct, Any]]:
-    """The math layouts for a profile. Before Godot 4 the 64-bit flag means nothing on math
-    types (they are always f32); a 4.0/4.1 double build writes some doubles unflagged."""
-    table = _FIXED_BY_PROFILE.get(profile.name)
-    if table is None:
-        table = dict(_FIXED)
-        if not profile.double_flagged:
-            for k, (narrow, _, unflatten) in _FIXED.items():
-                table[k] = (narrow, narrow, unflatten)
-        if profile.double:
-            for vtype in profile.double_unflagged:
-                _, wide, unflatten = _FIXED[int(vtype)]
-                table[int(vtype)] = (wide, wide, unflatten)
-        _FIXED_BY_PROFILE[profile.name] = table
-    return table
+# The math types and packed arrays, by type number (how each profile reads them: ``_reals``).
+_FIXED = frozenset(int(vtype) for vtype in LAYOUTS)
+_PACKED = frozenset(int(vtype) for vtype in PACKED_ARRAYS)
 
 
 # Frame kinds on the container stack. A typed container's frame (only when the profile has
@@ -183,8 +160,14 @@ def decode_value(
 ) -> tuple[Any, int]:
     """Decode one value starting at ``offset``; return it and the offset just past it.
 
+    The value is what the profile's engine holds after reading the bytes, so the encoder can
+    always write it back: reals at the build's width (``_reals``), the engine's own depth
+    limit whatever ``limits`` says.
+
     With ``packed_views``, numeric packed arrays and PackedByteArrays come back as
-    :class:`PackedView` slices of ``data`` itself (not of the copy made of a mutable buffer).
+    :class:`PackedView` slices of ``data`` itself (not of the copy made of a mutable buffer),
+    except a packed real vector array written at the other width than the build's, which is
+    a converted copy.
 
     The returned end can exceed ``len(data)`` by up to 4 bytes, as Godot's count does: a
     PackedByteArray (or 2.x Image) whose final padding is missing counts it (up to 3), and
@@ -222,7 +205,8 @@ def decode_value(
         max_elems = UNLIMITED
     flag_bits = 0xFFFFFF00 if profile.strict_header else 0
     surrogates = profile.surrogates
-    fixed = _FIXED_BY_PROFILE.get(profile.name) or _fixed_table(profile)
+    fixed = math_reads(profile)
+    packed = packed_reads(profile)
     packed_flag = FLAG_64 if profile.double_flagged else 0
     u32 = _U32.unpack_from
     u32i32 = _U32I32.unpack_from
@@ -372,9 +356,9 @@ def decode_value(
                         raise _too_deep(len(stack), pos)
                     continue
                 value = items
-            elif k in fixed:
-                narrow, wide, unflatten = fixed[k]
-                layout = wide if header & FLAG_64 else narrow
+            elif k in _FIXED:
+                read = fixed[k]
+                layout, unflatten = (read[2], read[3]) if header & FLAG_64 else (read[0], read[1])
                 if end - pos - 4 < layout.size:
                     raise _fail(f"{VariantType(k).name} payload missing", pos)
                 value = unflatten(layout.unpack_from(buf, pos + 4))
@@ -398,7 +382,7 @@ def decode_value(
                     value = wrap(bytes, source[pos + 8 : pos + 8 + word])
                 pos += 8 + word + (-word & 3)
             elif k in _PACKED:
-                cls = _PACKED[k][1 if header & packed_flag else 0]
+                cls, held = packed[k][1 if header & packed_flag else 0]
                 if word is None:
                     raise _fail(f"{cls.__name__} count missing", pos)
                 size = cls.itemsize
@@ -408,7 +392,9 @@ def decode_value(
                     raise over_limit(
                         f"a {cls.__name__} of elements", word, "max_elements", max_elems, pos
                     )
-                if source is None:
+                if held is not cls:  # held at the build's width: a copy, never a view
+                    value = recast(cls.frombuffer(view[pos + 8 : pos + 8 + word * size]), held)
+                elif source is None:
                     value = cls.frombuffer(view[pos + 8 : pos + 8 + word * size])
                 else:
                     value = wrap(cls, source[pos + 8 : pos + 8 + word * size])

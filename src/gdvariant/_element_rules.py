@@ -81,6 +81,11 @@ def _reals(values: Any) -> tuple[float, ...]:
     return tuple(_f32(float(c)) for c in values)
 
 
+def _doubles(values: Any) -> tuple[float, ...]:
+    """``_reals`` for a double build, whose ``real_t`` is a double."""
+    return tuple(float(c) for c in values)
+
+
 # ---- conversions between math types (Variant constructors, float32 ``real_t``) -------------
 
 
@@ -330,12 +335,13 @@ def _as_vector(cls: type, size: int) -> Fn[[Any], Any]:
     return convert
 
 
-def _packed_from_array(vtype: VariantType) -> Fn[[list[Any]], Any]:
+def _packed_from_array(vtype: VariantType, double: bool) -> Fn[[list[Any]], Any]:
+    """An Array into a packed array, its real vectors at the build's width (``double``)."""
     if vtype == T.PACKED_BYTE_ARRAY:
         return lambda items: bytes(_as_int(v, narrow=True) & 0xFF for v in items)
     if vtype == T.PACKED_STRING_ARRAY:
         return lambda items: PackedStringArray([_as_text(v) for v in items])
-    cls = PACKED_ARRAYS[vtype][0]
+    cls = PACKED_ARRAYS[vtype][1 if double else 0]
     element: Fn[[Any], Any]
     if vtype in (T.PACKED_INT32_ARRAY, T.PACKED_INT64_ARRAY):
         bits = 32 if vtype == T.PACKED_INT32_ARRAY else 64
@@ -374,7 +380,12 @@ class ElementRules:
     checks_classes: bool = True
 
 
-def _godot4_converts() -> dict[VariantType, dict[VariantType, Fn[[Any], Any]]]:
+def _godot4_converts(double: bool) -> dict[VariantType, dict[VariantType, Fn[[Any], Any]]]:
+    """Godot 4's conversions; ``double``: a ``precision=double`` build's, whose reals (vector
+    components, packed vectors) are doubles. Its Basis and Quaternion conversions are still
+    computed in float32 steps here: no double build was at hand to measure them."""
+    reals = _doubles if double else _reals
+
     def vec(cls: type, of: Fn[[Any], tuple[Any, ...]]) -> Fn[[Any], Any]:
         return lambda v: _new(cls, of(v))
 
@@ -388,13 +399,13 @@ def _godot4_converts() -> dict[VariantType, dict[VariantType, Fn[[Any], Any]]]:
         T.STRING: {T.STRING_NAME: str, T.NODE_PATH: str},
         T.STRING_NAME: {T.STRING: StringName},
         T.NODE_PATH: {T.STRING: NodePath},
-        T.VECTOR2: {T.VECTOR2I: vec(Vector2, _reals)},
+        T.VECTOR2: {T.VECTOR2I: vec(Vector2, reals)},
         T.VECTOR2I: {T.VECTOR2: vec(Vector2i, _ints)},
-        T.VECTOR3: {T.VECTOR3I: vec(Vector3, _reals)},
+        T.VECTOR3: {T.VECTOR3I: vec(Vector3, reals)},
         T.VECTOR3I: {T.VECTOR3: vec(Vector3i, _ints)},
-        T.VECTOR4: {T.VECTOR4I: vec(Vector4, _reals)},
+        T.VECTOR4: {T.VECTOR4I: vec(Vector4, reals)},
         T.VECTOR4I: {T.VECTOR4: vec(Vector4i, _ints)},
-        T.RECT2: {T.RECT2I: rect(Rect2, Vector2, _reals)},
+        T.RECT2: {T.RECT2I: rect(Rect2, Vector2, reals)},
         T.RECT2I: {T.RECT2: rect(Rect2i, Vector2i, _ints)},
         T.TRANSFORM2D: {T.TRANSFORM3D: _transform2d_from_3d},
         T.QUATERNION: {T.BASIS: _quaternion_from_basis},
@@ -411,14 +422,15 @@ def _godot4_converts() -> dict[VariantType, dict[VariantType, Fn[[Any], Any]]]:
         T.ARRAY: {vtype: _array_from_packed for vtype in _PACKED_TYPES},
     }
     for vtype in _PACKED_TYPES:
-        table[vtype] = {T.ARRAY: _packed_from_array(vtype)}
+        table[vtype] = {T.ARRAY: _packed_from_array(vtype, double)}
     return table
 
 
 #: Each engine's rules, by the name a :class:`~gdvariant.Profile` gives in ``element_rules``.
 RULES: Mapping[str, ElementRules] = MappingProxyType(
     {
-        "godot4": ElementRules("godot4", _godot4_converts()),
+        "godot4": ElementRules("godot4", _godot4_converts(False)),
+        "godot4-double": ElementRules("godot4-double", _godot4_converts(True)),
         "pandemonium": ElementRules("pandemonium", {}),
     }
 )

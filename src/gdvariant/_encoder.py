@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import codecs
 import math
-import sys
 from array import array
 from collections.abc import Iterator, Mapping
 from struct import Struct
@@ -27,6 +26,7 @@ from ._legacy import EVENT_PAYLOADS, Image, InputEvent, InputEventType
 from ._limits import UNLIMITED
 from ._packed import PackedStringArray, PackedView, _PackedNumbers
 from ._profiles import Profile
+from ._reals import recast
 from ._types import RID, Callable, GodotObject, NodePath, ObjectID, Signal, StringName, VariantType
 
 __all__ = ["Encoder", "encode_value", "encoder_for"]
@@ -543,11 +543,8 @@ def _converting_packed_writer(header: int, target: type[_PackedNumbers]) -> Writ
     """Write a packed real vector array at the other component width."""
 
     def writer(enc: Encoder, out: bytearray, value: Any, full: bool) -> None:
-        numbers = array(target._code, value._numbers())
-        if sys.byteorder != "little":
-            numbers.byteswap()
         out += _U32U32.pack(header, len(value))
-        out += numbers.tobytes()
+        out += recast(value, target)
 
     return writer
 

@@ -69,7 +69,8 @@ class Profile:
     typed_arrays_as_untyped: bool = False
     #: What a typed container does with an element of another type: the name of a rule table in
     #: ``_element_rules.RULES`` ("godot4": convert what ``can_convert_strict`` allows, drop the
-    #: rest; "pandemonium": exact type only); "" = no typed containers on the wire.
+    #: rest, "godot4-double" in a double build; "pandemonium": exact type only); "" = no typed
+    #: containers on the wire.
     element_rules: str = ""
     #: Which Dictionary keys the engine holds as one: the name of a rule set in
     #: ``_key_rules.RULES`` ("godot4": Dictionaries compare by value; "godot3": by identity);
@@ -198,7 +199,11 @@ def _with_double(base: Profile) -> Profile:
     cached = _DOUBLE_CACHE.get(base.name)
     if cached is None:
         cached = dataclasses.replace(
-            base, name=f"{base.name}+double", engine=f"{base.engine} (double)", double=True
+            base,
+            name=f"{base.name}+double",
+            engine=f"{base.engine} (double)",
+            double=True,
+            element_rules=f"{base.element_rules}-double" if base.element_rules else "",
         )
         _DOUBLE_CACHE[base.name] = cached
     return cached

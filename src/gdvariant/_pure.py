@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from ._decoder import _CALLABLE as CALLABLE
-from ._decoder import _fixed_table as math_layouts
 from ._decoder import decode_value
 from ._encoder import encode_value
 from ._errors import DecodeError
@@ -25,10 +24,9 @@ __all__ = [
     "encode_value",
     "fastlz_compress",
     "fastlz_decompress",
-    "math_layouts",
 ]
-# CALLABLE (the one Callable value) and math_layouts(profile) (each math type's narrow and wide
-# struct and its unflatten) are what the compiled core's tables (_ctables) read from this core.
+# CALLABLE (the one Callable value) is what the compiled core's tables (_ctables) read from
+# this core; how each profile reads math types and packed arrays they take from ``_reals``.
 
 
 def decode_whole(
