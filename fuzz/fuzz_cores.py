@@ -5,7 +5,8 @@
 
 The compiled core (``gdvariant._cgdvariant``) must give what the pure core gives, for every
 input: the same value and end offset or the same DecodeError (message, offset, path, code,
-limit); re-encoding a decoded value must give the same bytes or the same EncodeError; FastLZ
+limit); re-encoding a decoded value must give the same bytes on both, and give them (an
+EncodeError is a crash: ``harness.written_back`` says what a round trip must give); FastLZ
 must decompress to the same bytes or refuse what the pure decoder refuses. Any difference is
 a crash, and so is any exception other than those errors -- or a sanitizer report, when the
 extension is built with AddressSanitizer (``tools/build-asan.sh`` says how). The first input
@@ -65,6 +66,7 @@ def check_decode(profile: gd.Profile, data: bytes, tight: bool) -> None:
     problem = compare_encode(value, profile, True)
     if problem:
         raise AssertionError(f"{profile.name} encode: {problem}")
+    harness.written_back(value, profile, True)
 
 
 def check_fastlz(control: int, stream: bytes) -> None:
@@ -97,7 +99,8 @@ def fast_path(profile: gd.Profile, control: int, data: bytes, check: bool) -> bo
     got = compiled.fast_path_decode(data, profile, limits)
     if got is None:
         return False
-    compiled.fast_path_encode(got[0], profile)
+    if compiled.fast_path_encode(got[0], profile) is None:  # handed over: the pure core's turn
+        compiled.encode_value(got[0], profile, False)  # an EncodeError here is a crash
     if check:
         check_decode(profile, data, control & 1 == 1)
     return True

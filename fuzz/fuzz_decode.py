@@ -5,18 +5,20 @@
 
 The first input byte picks the engine profile (every release, and double builds), the
 second the target: ``decode`` or ``StreamDecoder`` fed in chunks whose sizes come from the
-input. Any exception other than :class:`gdvariant.DecodeError` is a crash, and so is an
-``EncodeError``-free value that the encoder refuses with anything else. A crash becomes a
-test in ``tests/test_fuzz_regressions.py``. The seed corpus is written from the engine-made
-golden vectors by ``python fuzz/fuzz_decode.py --seed-corpus fuzz/corpus``. Line coverage
-of what a corpus reaches: ``coverage run --source=gdvariant fuzz/fuzz_decode.py --replay
-fuzz/corpus`` then ``coverage report``.
+input. Any exception other than :class:`gdvariant.DecodeError` is a crash, and so is a
+decoded value the encoder does not write back for the same release (or writes back as
+something the engine's own write and read would not make of it: ``harness.written_back``).
+A crash becomes a test in ``tests/test_fuzz_regressions.py``. The seed corpus is written from
+the engine-made golden vectors and ``tests/random_wire.py`` by ``python fuzz/fuzz_decode.py
+--seed-corpus fuzz/corpus``. Line coverage of what a corpus reaches: ``coverage run
+--source=gdvariant fuzz/fuzz_decode.py --replay fuzz/corpus`` then ``coverage report``.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
+import random
+import sys
 from pathlib import Path
 
 import atheris
@@ -29,6 +31,7 @@ RELEASES = sorted({p.name for p in gd.PROFILES.values()})  # aliases name one of
 PROFILES = [gd.get_profile(name) for name in RELEASES]
 PROFILES += [gd.get_profile(name, double=True) for name in RELEASES if name.startswith("4.")]
 FRAMINGS = [gd.Framing.STREAM_PEER, gd.Framing.PACKET_PEER_STREAM]
+WIRE_SEEDS = 40  # per profile, from tests/random_wire.py
 
 
 def check_decode(profile: gd.Profile, data: bytes) -> None:
@@ -38,8 +41,7 @@ def check_decode(profile: gd.Profile, data: bytes) -> None:
         return
     if not 0 < used <= len(data) + 4:  # _decoder.decode_value says why
         raise AssertionError(f"decode used {used} of {len(data)} bytes")
-    with contextlib.suppress(gd.EncodeError):  # readable but not writable: the encoder says why
-        gd.dumps(value, version=profile, full_objects=True)
+    harness.written_back(value, profile, True)
 
 
 def check_stream(profile: gd.Profile, control: int, data: bytes) -> None:
@@ -87,6 +89,16 @@ def seed_corpus(folder: Path) -> None:
         blob = bytes.fromhex(case["in"])
         (folder / f"typed-{count}").write_bytes(bytes([index, int(case["allow_objects"])]) + blob)
         count += 1
+    # Bytes written field by field for every profile: flagged doubles for single builds,
+    # surrogates, BOMs, typed containers of other types, Godot 2's legacy types...
+    sys.path.insert(0, str(harness.TESTS))
+    from random_wire import random_wire
+
+    rng = random.Random(0)
+    for index, profile in enumerate(PROFILES):
+        for _ in range(WIRE_SEEDS):
+            (folder / f"wire-{count}").write_bytes(bytes([index, 0]) + random_wire(rng, profile))
+            count += 1
     print(f"wrote seed inputs for {count} values to {folder}")
 
 

@@ -1,11 +1,33 @@
-"""The command line every fuzz target shares: ``--seed-corpus DIR``, ``--replay DIR``, or
-libFuzzer's own arguments for atheris."""
+"""What every fuzz target shares: the command line (``--seed-corpus DIR``, ``--replay DIR``,
+or libFuzzer's own arguments for atheris) and the round-trip check of a decoded value."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+TESTS = Path(__file__).resolve().parent.parent / "tests"
+
+
+def written_back(value: Any, profile: Any, objects: bool) -> None:
+    """What ``profile`` decoded (``objects``: with full objects), its encoder must write back,
+    and reading that must give the value as the engine holds it after its own write and read
+    (``random_wire.reread``). An EncodeError is a crash like any other exception."""
+    # Imported here, at first use: each target has its gdvariant import instrumented first.
+    if str(TESTS) not in sys.path:
+        sys.path.insert(0, str(TESTS))
+    from godot_describe import canon
+    from random_wire import reread
+
+    import gdvariant as gd
+
+    again = gd.dumps(value, version=profile, full_objects=objects)
+    if objects:  # without, an object-typed container's class is written as EncodedObjectAsID
+        back = gd.loads(again, version=profile, allow_objects=True)
+        if canon(back) != canon(reread(value, profile)):
+            raise AssertionError(f"{profile.name}: {value!r:.200} reads back as {back!r:.200}")
 
 
 def replay(folder: Path, test_one_input: Callable[[bytes], None]) -> None:

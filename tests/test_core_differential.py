@@ -5,7 +5,9 @@ that is built, on every engine profile: random values (and values the profile ca
 must encode to the same bytes or fail with the same error type and path; the bytes must decode
 to the same value (same types, floats by their bits) and end offset; and random bytes and
 mutated encodings, read with assorted options, buffer types, offsets and tight limits, must
-decode the same or fail with the same error type, offset, path, Godot code and limit. Without
+decode the same or fail with the same error type, offset, path, Godot code and limit; and
+what they decode (random bytes written field by field, ``random_wire``, among them) must encode
+to the same bytes, as every build writes it back (double builds too). Without
 a compiled core the comparison is skipped (``GDVARIANT_REQUIRE_COMPILED=1`` makes that a
 failure); the comparator itself is checked below against cores that are wrong on purpose.
 
@@ -26,6 +28,7 @@ from engines import SEED
 from godot_describe import _canon_node
 from mutations import mutate
 from random_values import RELEASES, random_value
+from random_wire import random_wire
 
 import gdvariant as gd
 from gdvariant import _pure
@@ -33,6 +36,9 @@ from gdvariant import _pure
 VALUES_PER_PROFILE = 150
 MUTANTS_PER_PROFILE = 400
 RANDOM_BYTES_PER_PROFILE = 100
+WIRE_VALUES_PER_PROFILE = 300
+#: (version, double build): every release, and the double build of each Godot 4 release.
+BUILDS = [(v, False) for v in RELEASES] + [(v, True) for v in RELEASES if v.startswith("4.")]
 
 #: Values no profile can hold (each also nested, so that the error has a path).
 _UNWRITABLE: list[Any] = [
@@ -103,10 +109,12 @@ def decoded(
     return ("value", exact(value), end)
 
 
-def encode_cases(rng: random.Random, version: str) -> Iterator[tuple[Any, gd.Profile, bool]]:
+def encode_cases(
+    rng: random.Random, version: str, double: bool = False
+) -> Iterator[tuple[Any, gd.Profile, bool]]:
     """(value, profile, full_objects): random values of ``version`` written for it, random
     Godot 4 values written for it (which it may lack types for), and unwritable values."""
-    profile = gd.get_profile(version)
+    profile = gd.get_profile(version, double)
     for _ in range(VALUES_PER_PROFILE):
         yield random_value(rng, version=version), profile, rng.random() < 0.3
         yield random_value(rng), profile, False
@@ -116,17 +124,19 @@ def encode_cases(rng: random.Random, version: str) -> Iterator[tuple[Any, gd.Pro
 
 
 def decode_cases(
-    rng: random.Random, version: str
+    rng: random.Random, version: str, double: bool = False
 ) -> Iterator[tuple[Any, gd.Profile, bool, int, gd.Limits]]:
     """(data, profile, allow_objects, offset, limits): encodings of random values, mutated
-    ones and random bytes, as bytes, bytearray or memoryview, some after a prefix."""
-    profile = gd.get_profile(version)
+    ones, random bytes and bytes written field by field, as bytes, bytearray or memoryview,
+    some after a prefix."""
+    profile = gd.get_profile(version, double)
     pool = [
         _pure.encode_value(random_value(rng, version=version), profile, True)
         for _ in range(VALUES_PER_PROFILE)
     ]
     blobs = pool + [data for _, data in mutate(rng, pool, MUTANTS_PER_PROFILE)]
     blobs += [rng.randbytes(rng.randrange(64)) for _ in range(RANDOM_BYTES_PER_PROFILE)]
+    blobs += [random_wire(rng, profile) for _ in range(WIRE_VALUES_PER_PROFILE)]
     for blob in blobs:
         prefix = rng.randbytes(rng.choice((0, 0, 4, 3)))
         data: Any = prefix + blob
@@ -139,16 +149,18 @@ def decode_cases(
         yield data, profile, rng.random() < 0.5, len(prefix), limits
 
 
-def differences(other: Any, version: str, seed: int, views: bool = False) -> list[str]:
+def differences(
+    other: Any, version: str, seed: int, views: bool = False, double: bool = False
+) -> list[str]:
     """Every input on which ``other`` and the pure core disagree (empty: none); ``views``:
-    decode with packed views."""
-    rng = random.Random(f"{seed}-{version}")
+    decode with packed views; ``double``: the release's double build."""
+    rng = random.Random(f"{seed}-{version}-{double}")
     found = []
-    for value, profile, full in encode_cases(rng, version):
+    for value, profile, full in encode_cases(rng, version, double):
         ours, theirs = encoded(_pure, value, profile, full), encoded(other, value, profile, full)
         if ours != theirs:
             found.append(f"encode {value!r:.80} ({profile.name}): {theirs!r:.120} != {ours!r:.120}")
-    for data, profile, allow, offset, limits in decode_cases(rng, version):
+    for data, profile, allow, offset, limits in decode_cases(rng, version, double):
         ours = decoded(_pure, data, profile, allow, offset, limits, views)
         theirs = decoded(other, data, profile, allow, offset, limits, views)
         if ours != theirs:
@@ -156,6 +168,17 @@ def differences(other: Any, version: str, seed: int, views: bool = False) -> lis
                 f"decode {bytes(data).hex()} at {offset} ({profile.name}, allow={allow}, "
                 f"{limits}): {theirs!r:.120} != {ours!r:.120}"
             )
+        elif ours[0] == "value":  # what was read is written back, alike
+            value = _pure.decode_value(data, profile, allow, offset, limits, views)[0]
+            ours, theirs = (
+                encoded(_pure, value, profile, allow),
+                encoded(other, value, profile, allow),
+            )
+            if ours != theirs or ours[0] != "bytes":
+                found.append(
+                    f"re-encode {bytes(data).hex()} ({profile.name}): "
+                    f"{theirs!r:.120} != {ours!r:.120}"
+                )
     return found
 
 
@@ -165,10 +188,10 @@ def other(request: pytest.FixtureRequest) -> ModuleType:
     return core(request.param)
 
 
-@pytest.mark.parametrize("version", RELEASES)
-def test_every_core_agrees_with_the_pure_one(other: ModuleType, version: str) -> None:
+@pytest.mark.parametrize(("version", "double"), BUILDS)
+def test_every_core_agrees_with_the_pure_one(other: ModuleType, version: str, double: bool) -> None:
     print(f"GDVARIANT_SEED={SEED}")
-    found = differences(other, version, SEED)
+    found = differences(other, version, SEED, double=double)
     assert not found, f"seed {SEED}: {len(found)} differences, first: {found[:3]}"
 
 
