@@ -22,7 +22,7 @@ from ._element_rules import rules_for
 from ._layouts import FLAG_64, LAYOUTS, MATH_CLASSES, PACKED_ARRAYS, PACKED_CLASSES
 from ._packed import PackedStringArray, PackedView
 from ._profiles import KIND_BARE_OBJECT, KIND_BARE_RID, Profile
-from ._reals import math_reads, packed_reads
+from ._reals import reads
 from ._types import RID, Callable, NodePath, ObjectID, Signal, StringName, VariantType
 
 __all__ = ["classes", "table"]
@@ -102,7 +102,7 @@ def _decode_table(profile: Profile) -> tuple[Any, ...]:
     actions = bytearray(256)
     math: list[tuple[Any, ...]] = []
     packed: list[tuple[Any, ...]] = []
-    fixed = math_reads(profile)
+    fixed, packed_reads = reads(profile)
     for wire, kind in enumerate(profile.kind_codes):
         if kind < 0:
             continue
@@ -118,7 +118,7 @@ def _decode_table(profile: Profile) -> tuple[Any, ...]:
             math.append((wire, components, narrow.format[-1], wide_code, unflatten, flat))
         elif kind in PACKED_ARRAYS:
             actions[wire] = _A_PACKED
-            packed.append((wire, *_packed_read(*packed_reads(profile)[kind])))
+            packed.append((wire, *_packed_read(*packed_reads[kind])))
         else:
             actions[wire] = _ACTIONS.get(T(kind), 0)
     if profile.old_node_path:  # a NodePath without bit 31 is text: the pure core reads it

@@ -27,7 +27,7 @@ from ._parts import (
     read_string,
 )
 from ._profiles import KIND_BARE_OBJECT, KIND_BARE_RID, Profile
-from ._reals import math_reads, packed_reads, recast
+from ._reals import reads, recast
 from ._types import RID, Callable, GodotObject, NodePath, ObjectID, Signal, StringName, VariantType
 
 __all__ = ["decode_value"]
@@ -205,8 +205,7 @@ def decode_value(
         max_elems = UNLIMITED
     flag_bits = 0xFFFFFF00 if profile.strict_header else 0
     surrogates = profile.surrogates
-    fixed = math_reads(profile)
-    packed = packed_reads(profile)
+    fixed, packed = reads(profile)
     packed_flag = FLAG_64 if profile.double_flagged else 0
     u32 = _U32.unpack_from
     u32i32 = _U32I32.unpack_from
@@ -358,7 +357,10 @@ def decode_value(
                 value = items
             elif k in _FIXED:
                 read = fixed[k]
-                layout, unflatten = (read[2], read[3]) if header & FLAG_64 else (read[0], read[1])
+                if header & FLAG_64:
+                    layout, unflatten = read[2], read[3]
+                else:
+                    layout, unflatten = read[0], read[1]
                 if end - pos - 4 < layout.size:
                     raise _fail(f"{VariantType(k).name} payload missing", pos)
                 value = unflatten(layout.unpack_from(buf, pos + 4))

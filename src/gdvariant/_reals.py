@@ -23,7 +23,7 @@ from ._layouts import LAYOUTS, PACKED_ARRAYS
 from ._packed import _PackedNumbers
 from ._profiles import Profile
 
-__all__ = ["MathRead", "PackedRead", "math_reads", "packed_reads", "recast", "rounded"]
+__all__ = ["MathRead", "PackedRead", "math_reads", "packed_reads", "reads", "recast", "rounded"]
 
 #: A math type's reading: (struct, unflatten) without the 64-bit flag, then with it.
 MathRead = tuple[Struct, Callable[[Any], Any], Struct, Callable[[Any], Any]]
@@ -53,8 +53,16 @@ def _rounding(unflatten: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return lambda components: unflatten(rounded(components))
 
 
-_MATH_CACHE: dict[str, dict[int, MathRead]] = {}
-_PACKED_CACHE: dict[str, dict[int, PackedRead]] = {}
+_CACHE: dict[str, tuple[dict[int, MathRead], dict[int, PackedRead]]] = {}
+
+
+def reads(profile: Profile) -> tuple[dict[int, MathRead], dict[int, PackedRead]]:
+    """``profile``'s :func:`math_reads` and :func:`packed_reads`, built once (one lookup per
+    decode call)."""
+    both = _CACHE.get(profile.name)
+    if both is None:
+        both = _CACHE[profile.name] = (math_reads(profile), packed_reads(profile))
+    return both
 
 
 def math_reads(profile: Profile) -> dict[int, MathRead]:
@@ -63,9 +71,6 @@ def math_reads(profile: Profile) -> dict[int, MathRead]:
     Godot 4 reads a flagged real type as doubles, rounded to float32 unless the build is
     double; a 4.0/4.1 double build reads Vector4 and Projection as doubles even unflagged.
     """
-    table = _MATH_CACHE.get(profile.name)
-    if table is not None:
-        return table
     table = {}
     for vtype, layout in LAYOUTS.items():
         narrow = Struct(f"<{layout.components}{'i' if layout.kind == 'i32' else 'f'}")
@@ -78,20 +83,15 @@ def math_reads(profile: Profile) -> dict[int, MathRead]:
         if profile.double and vtype in profile.double_unflagged:
             narrow = wide
         table[int(vtype)] = (narrow, unflatten, wide, wide_unflatten)
-    _MATH_CACHE[profile.name] = table
     return table
 
 
 def packed_reads(profile: Profile) -> dict[int, PackedRead]:
     """How ``profile`` reads each packed numeric array, by type number: the flag selects 64-bit
     real vectors (Godot 4), and the value is held at the build's own width."""
-    table = _PACKED_CACHE.get(profile.name)
-    if table is not None:
-        return table
     table = {}
     for vtype, (narrow, wide) in PACKED_ARRAYS.items():
         held = wide if profile.double else narrow
         flagged = wide if profile.double_flagged else narrow
         table[int(vtype)] = ((narrow, held), (flagged, held))
-    _PACKED_CACHE[profile.name] = table
     return table
