@@ -93,9 +93,12 @@ def fast_path(profile: gd.Profile, control: int, data: bytes, check: bool) -> bo
     if control & 2:  # the same bytes as a stream of frames, for the stream hot path
         compiled.decode_frames(bytearray(data), 0, control & 4 == 4, 1 << 20, profile, limits)
     if control & 8:  # packed views: slices of the input (a bytearray here), written back
-        with contextlib.suppress(gd.DecodeError, gd.EncodeError):
+        try:
             viewed, _ = compiled.decode_value(bytearray(data), profile, True, 0, limits, True)
-            compiled.encode_value(viewed, profile, True)
+        except gd.DecodeError:
+            pass
+        else:
+            compiled.encode_value(viewed, profile, True)  # an EncodeError here is a crash
     got = compiled.fast_path_decode(data, profile, limits)
     if got is None:
         return False
