@@ -12,6 +12,7 @@ import pytest
 
 import gdvariant as gd
 from gdvariant._text_float import f32
+from gdvariant._text_parser import from_text_all, iter_text_all
 
 VECTORS = Path(__file__).parent / "vectors"
 
@@ -136,3 +137,35 @@ def test_size_limit_and_type() -> None:
         gd.from_text("[" + "1, " * 100 + "]", limits=gd.Limits(max_size=50))
     with pytest.raises(TypeError):
         gd.from_text(b"1")  # type: ignore[arg-type]
+
+
+class _Scanned(str):
+    """Text that adds up how many characters its ``count`` calls look at."""
+
+    scanned = 0
+
+    def count(self, sub: str, start: Any = None, end: Any = None) -> int:
+        first = 0 if start is None else start
+        last = len(self) if end is None else end
+        type(self).scanned += max(0, last - first)
+        return str.count(self, sub, start, end)
+
+
+def test_reading_many_values_scans_the_text_a_bounded_number_of_times() -> None:
+    """Each value's line number is counted on from the last one, not from the start (which
+    made reading records quadratic: 100,000 records took minutes in ``gdvariant edit``)."""
+    text = _Scanned("".join(f'{{"i": {i}}}\n' for i in range(3000)))
+    _Scanned.scanned = 0
+    values = from_text_all(text)
+    assert [line for _, line in values] == list(range(1, 3001))
+    assert values[2999][0] == {"i": 2999}
+    assert _Scanned.scanned <= 2 * len(text)
+
+
+def test_known_lines_are_taken_as_they_are_and_the_rest_is_read() -> None:
+    mark = object()
+    text = "; a comment\n1 [2]\n[2]\n  [2]\n[3]\n[2] 4\n"
+    read = list(iter_text_all(text, known={"[2]": mark}))
+    # only a value that starts a line, and fills it, is known: the others are read
+    assert [value for value, _ in read] == [1, [2], mark, [2], [3], [2], 4]
+    assert [line for _, line in read] == [2, 2, 3, 4, 5, 6, 6]

@@ -14,6 +14,7 @@ import base64
 import binascii
 import math
 import re
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ._collections import ContainerKind, Dictionary, ElementType, TypedArray, index_key
@@ -531,13 +532,40 @@ def from_text_all(
     any white space or ``;`` comment separates them). Unlike :func:`from_text`, nothing is
     ignored: text that is not a value is a :class:`TextError` with its line and column.
     """
+    return list(iter_text_all(text, version=version, limits=limits))
+
+
+def iter_text_all(
+    text: str,
+    *,
+    version: str = "4",
+    limits: Limits | None = DEFAULT_LIMITS,
+    known: Mapping[str, Any] | None = None,
+) -> Iterator[tuple[Any, int]]:
+    """:func:`from_text_all` one value at a time, in time linear in the text's length.
+
+    ``known`` maps whole lines to their values (the lines a document was written with, each
+    already read back alone to its value): a value that starts a line which is one of them is
+    taken from there instead of being parsed again, so reading an edited document costs what
+    changed in it.
+    """
     parser = _Parser(text, text_syntax(version), limits or Limits(None, None, None, None))
-    values: list[tuple[Any, int]] = []
+    line, counted = 1, 0
     while True:
         tok = parser.token()
         if tok[0] == "eof":
             if parser.pos < len(text):  # a NUL: Godot's reader stops there, we refuse
                 raise parser.fail("a value or the end of the text", parser.pos, got="U+0000")
-            return values
-        line = text.count("\n", 0, tok[2]) + 1
-        values.append((parser.value_from(tok, 0), line))
+            return
+        start = tok[2]
+        line += text.count("\n", counted, start)
+        counted = start
+        if known and (start == 0 or text[start - 1] == "\n"):
+            stop = text.find("\n", start)
+            stop = len(text) if stop < 0 else stop
+            whole = text[start:stop]
+            if whole in known:
+                parser.pos = stop
+                yield known[whole], line
+                continue
+        yield parser.value_from(tok, 0), line
