@@ -289,3 +289,30 @@ def test_a_godot3_header_written_with_endian_swap_stays_swapped(tmp_path: Path) 
     data = path.read_bytes()
     assert data[:8] == b"CEDG" + struct.pack(">I", 1)
     assert gd.read_save(path, version="3", password="pw")[0]["level"] == 14
+
+
+def test_lines_moved_copied_and_changed_are_all_read_back(tmp_path: Path) -> None:
+    """Unchanged lines are taken from the file as it was read (not parsed again): moving,
+    copying and changing lines must still give exactly the edited records."""
+    path = tmp_path / "user.sav"
+    gd.write_save(path, [1, {"a": [2.5, "x"]}, gd.Vector2(3, 4)])
+    body = (
+        "lines = path.read_text().splitlines()\n"
+        "old = [line for line in lines if not line.startswith(';')]\n"
+        "values = [old[2], old[1], old[1], old[0].replace('1', '7'), '  ' + old[2]]\n"
+        "path.write_text('\\n'.join(values) + '\\n')\n"
+    )
+    assert main(["edit", str(path), "--editor", _editor(tmp_path, body)]) == 0
+    pos = gd.Vector2(3, 4)
+    assert gd.read_save(path) == [pos, {"a": [2.5, "x"]}, {"a": [2.5, "x"]}, 7, pos]
+
+
+def test_progress_counts_go_to_stderr(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "user.sav"
+    gd.write_save(path, RECORDS * 3)
+    editor = _editor(tmp_path, "path.write_text(path.read_text().replace('12', '13'))\n")
+    assert main(["edit", str(path), "--editor", editor, "--progress"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "# checking 6 of 6 records: done\n" in captured.err
+    assert "# reading 6 of 6 records: done\n" in captured.err

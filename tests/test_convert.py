@@ -130,3 +130,15 @@ def test_a_value_without_exact_text_is_named(
     assert main(["convert", str(source), "--to", "json"]) == 0  # JSON keeps it
     lines = capsys.readouterr().out.splitlines()
     assert gd.from_json(lines[1]) == gd.Signal("hit", 5)
+
+
+def test_convert_counts_its_work_on_stderr_with_progress(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "three.sav"
+    gd.write_save(source, [{"hp": i} for i in range(5)], version="3")
+    assert main(["convert", "-V", "3", str(source), "--to", "text", "--progress"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.count("\n") == 6  # the heading comment and the five records
+    assert "# checking 5 of 5 records: done\n" in captured.err
+    assert "# writing 5 of 5 records as text: done\n" in captured.err

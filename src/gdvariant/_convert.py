@@ -11,7 +11,7 @@ with its path inside the value.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -113,7 +113,7 @@ def _folded(value: Any, path: str, rules: KeyRules, engine: str) -> Iterator[tup
 
 
 def problems(
-    values: list[Any], profile: Profile, *, records: bool = True, full_objects: bool = False
+    values: Iterable[Any], profile: Profile, *, records: bool = True, full_objects: bool = False
 ) -> list[Problem]:
     """Every value in ``values`` (records, or one lone value) that ``profile`` cannot encode,
     or whose Dictionary keys the engine would fold into fewer."""

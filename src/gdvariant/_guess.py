@@ -11,6 +11,7 @@ one kind read as the other decode as nonsense (a record's length 8 reads as a Go
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from struct import Struct
 from typing import Any
@@ -24,6 +25,7 @@ __all__ = [
     "engine_for_frames",
     "loose_frame",
     "other_engine",
+    "other_engine_note",
     "read_frames",
     "read_whole",
     "record_spans",
@@ -165,6 +167,19 @@ def other_engine(data: bytes, tried: Codec) -> tuple[str, Reading] | None:
         if reading is not None:
             return line, reading
     return None
+
+
+def other_engine_note(
+    data: bytes, tried: Codec, option: Callable[[str], str] = "-V {}".format, whole: str = "input"
+) -> str | None:
+    """``-V 3 reads the whole input, as 3 store_var records`` when another engine line reads
+    ``data`` whole, or None: what the command line and the library say when bytes are not the
+    given engine's (``option`` spells the engine line as the caller takes it)."""
+    other = other_engine(data, tried)
+    if other is None:
+        return None
+    line, reading = other
+    return f"{option(line)} reads the whole {whole}, as {reading.describe()}"
 
 
 def loose_frame(data: bytes, codec: Codec, big_endian: bool = False) -> tuple[int, int, int] | None:

@@ -9,20 +9,21 @@ bytes are what the engine writes. ``convert`` and ``edit`` go through these.
 from __future__ import annotations
 
 import argparse
-import io
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .._codec import Codec
 from .._containers import sniff
 from .._errors import DecodeError, EncodeError, JSONError, TextError
-from .._guess import Reading, other_engine, read_frames, read_whole, record_trouble
+from .._guess import Reading, other_engine_note, read_frames, read_whole, record_trouble
 from .._json import from_json
 from .._records import encode_records
 from .._savefile import Container, open_container
-from .._text_parser import from_text_all
+from .._text_parser import iter_text_all
 from .._text_writer import to_text_line
 from ._common import Unreadable, secret
+from ._progress import Progress
 from ._show import json_line
 
 
@@ -91,10 +92,9 @@ def why_unreadable(data: bytes, offset: int, codec: Codec) -> str:
         f"  as one value: {as_value}",
         f"  as records: {as_records}",
     ]
-    other = other_engine(view, codec)
+    other = other_engine_note(view, codec)
     if other is not None:
-        line, reading = other
-        lines.append(f"note: -V {line} reads the whole input, as {reading.describe()}")
+        lines.append(f"note: {other}")
     elif reads_in_a_row(view, codec):
         lines.append("note: they read whole as values one after another: --all prints them")
     return "\n".join(lines)
@@ -114,24 +114,43 @@ def reads_in_a_row(data: bytes, codec: Codec) -> bool:
 # ---- the text form ------------------------------------------------------------------------
 
 
-def to_document(payload: Payload, version: str, comments: list[str]) -> str:
-    """The values as Godot text, one per line, after ``;`` comment lines."""
-    out = io.StringIO()
-    for comment in comments:
-        out.write(f"; {comment}\n")
-    for index, value in enumerate(payload.values):
+def to_lines(payload: Payload, version: str, progress: Progress) -> list[str]:
+    """Each value as one line of Godot text."""
+    lines = []
+    counted = progress.over(payload.values, "writing", len(payload.values), "records as text")
+    for index, value in enumerate(counted):
         try:
-            out.write(to_text_line(value, version=version) + "\n")
+            lines.append(to_text_line(value, version=version))
         except EncodeError as exc:
             raise EncodeError(f"record {index} has no exact text: {exc}") from None
-    return out.getvalue()
+    return lines
 
 
-def from_document(text: str, version: str, *, records: bool, where: str) -> list[Any]:
+def to_document(lines: list[str], comments: list[str]) -> str:
+    """Lines of Godot text, one value each, after ``;`` comment lines."""
+    head = "".join(f"; {comment}\n" for comment in comments)
+    return head + "".join(f"{line}\n" for line in lines)
+
+
+def from_document(
+    text: str,
+    version: str,
+    *,
+    records: bool,
+    where: str,
+    known: Mapping[str, Any] | None = None,
+    progress: Progress | None = None,
+    expected: int | None = None,
+) -> list[Any]:
     """The values of a text document; one value unless ``records``. An error
-    names the line and column (of ``where``, the file)."""
+    names the line and column (of ``where``, the file). ``known``: lines whose values are
+    already known (see :func:`iter_text_all`); ``expected``: how many values the count on
+    stderr expects."""
+    reading = iter_text_all(text, version=version, known=known)
+    if progress is not None:
+        reading = progress.over(reading, "reading", expected)
     try:
-        values = [value for value, _ in from_text_all(text, version=version)]
+        values = [value for value, _ in reading]
     except TextError as exc:
         got = f" (got {exc.got})" if exc.got else ""
         raise Unreadable(
@@ -162,15 +181,25 @@ def to_json_lines(payload: Payload) -> str:
     return "".join(json_line(value) + "\n" for value in payload.values)
 
 
-def check_lossless(payload: Payload, version: str, codec: Codec) -> None:
-    """Refuse values whose text would not read back to the same bytes (an object id, a
-    Signal...): editing them as text would change them unseen."""
-    for index, value in enumerate(payload.values):
+def check_lossless(
+    payload: Payload, version: str, codec: Codec, progress: Progress
+) -> tuple[list[str], dict[str, Any]]:
+    """Each value's line of Godot text, and the value each line reads back as (for reading
+    the edited text, ``from_document``'s ``known``). Refuses values whose text would not read
+    back to the same bytes (an object id, a Signal...): editing them as text would change them
+    unseen."""
+    lines: list[str] = []
+    known: dict[str, Any] = {}
+    counted = progress.over(payload.values, "checking", len(payload.values))
+    for index, value in enumerate(counted):
         try:
             text = to_text_line(value, version=version)
-            back = [v for v, _ in from_text_all(text, version=version)]
+            back = [v for v, _ in iter_text_all(text, version=version)]
             same = len(back) == 1 and codec.encode(back[0]) == codec.encode(value)
         except (DecodeError, ValueError) as exc:
             raise Unreadable(f"record {index} has no text form: {exc}") from None
         if not same:
             raise Unreadable(f"record {index} does not read back from its text unchanged: {text}")
+        lines.append(text)
+        known[text] = value
+    return lines, known

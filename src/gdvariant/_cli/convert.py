@@ -23,7 +23,9 @@ from ._forms import (
     read_payload,
     to_document,
     to_json_lines,
+    to_lines,
 )
+from ._progress import Progress, progress_option
 from ._show import text_version
 
 EXAMPLES = """\
@@ -91,6 +93,7 @@ def add_parser(sub: Any) -> None:
     )
     secret_options(parser)
     parser.add_argument("--json", action="store_true", help="report as JSON on standard output")
+    progress_option(parser)
     parser.set_defaults(func=run)
 
 
@@ -111,7 +114,9 @@ def _output_form(args: argparse.Namespace, source_form: str, same_version: bool)
     return "bytes"
 
 
-def _read(args: argparse.Namespace, codec: Codec) -> tuple[Payload, dict[str, Any], str]:
+def _read(
+    args: argparse.Namespace, codec: Codec, progress: Progress
+) -> tuple[Payload, dict[str, Any], str]:
     data = sys.stdin.buffer.read() if args.input == "-" else Path(args.input).read_bytes()
     binary = sniff(data[:4]) != "plain" or b"\0" in data[:256] or not data
     form = args.from_form or _suffix_form(args.input) or ("bytes" if binary else "text")
@@ -130,7 +135,7 @@ def _read(args: argparse.Namespace, codec: Codec) -> tuple[Payload, dict[str, An
     text = data.decode("utf-8")
     header = text.split("\n", 1)[0]
     one = header.startswith(_HEADER) and " one value " in f"{header} "
-    values = from_document(text, version, records=not one, where=args.input)
+    values = from_document(text, version, records=not one, where=args.input, progress=progress)
     records = args.records or (not one and (len(values) != 1 or header.startswith(_HEADER)))
     big_endian = header.startswith(_HEADER) and "big-endian lengths" in header
     return Payload(values, records, big_endian), {}, form
@@ -140,9 +145,11 @@ def run(args: argparse.Namespace) -> int:
     source_codec = engine_codec(args)
     target_codec = engine_codec(args, args.to_version or None)
     source, target = source_codec.profile, target_codec.profile
-    payload, options, source_form = _read(args, source_codec)
+    progress = Progress.of(args)
+    payload, options, source_form = _read(args, source_codec, progress)
+    checked = progress.over(payload.values, "checking", len(payload.values))
     found = problems(
-        payload.values, target, records=payload.records, full_objects=target_codec.full_objects
+        checked, target, records=payload.records, full_objects=target_codec.full_objects
     )
     if found:
         if args.json:
@@ -162,7 +169,8 @@ def run(args: argparse.Namespace) -> int:
         version = text_version(target)
         if version is None:
             raise ValueError(f"{target.engine} has no text syntax here: use --to json")
-        _write_text(args.output, to_document(payload, version, [f"gdvariant: {what}"]))
+        lines = to_lines(payload, version, progress)
+        _write_text(args.output, to_document(lines, [f"gdvariant: {what}"]))
     elif form == "json":
         _write_text(args.output, to_json_lines(payload))
     else:

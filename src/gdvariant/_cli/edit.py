@@ -16,6 +16,7 @@ from .._errors import DecodeError, EncodeError
 from .._savefile import write_container
 from ._common import Unreadable, command_parser, engine_codec, engine_options, secret_options
 from ._forms import check_lossless, from_document, read_payload, to_document
+from ._progress import Progress, progress_option
 from ._show import text_version
 
 EXAMPLES = """\
@@ -57,6 +58,7 @@ def add_parser(sub: Any) -> None:
         help="accept full objects (bytes_to_var_with_objects)",
     )
     secret_options(parser)
+    progress_option(parser)
     parser.set_defaults(func=run)
 
 
@@ -75,11 +77,12 @@ def run(args: argparse.Namespace) -> int:
     payload, options = read_payload(path.read_bytes(), codec, args)
     if payload.cut:
         raise Unreadable("the file ends inside a frame: a cut capture cannot be written back")
-    check_lossless(payload, version, codec)
+    progress = Progress.of(args)
+    lines, known = check_lossless(payload, version, codec, progress)
     what = f"{payload.describe()} for {profile.engine}"
     if payload.container.kind != "plain":
         what += f", {payload.container.describe()}"
-    text = to_document(payload, version, [f"gdvariant edit {path.name}: {what}", _USAGE])
+    text = to_document(lines, [f"gdvariant edit {path.name}: {what}", _USAGE])
     # The draft lives in a folder of its own that only this user can enter (mkdtemp: 0700),
     # removed whatever happens (Ctrl-C, SIGTERM: the command unwinds), except to keep a
     # failed edit of an unencrypted save for another try: a decrypted text never stays.
@@ -100,7 +103,13 @@ def run(args: argparse.Namespace) -> int:
             return 0
         try:
             payload.values = from_document(
-                edited, version, records=payload.records, where=str(draft)
+                edited,
+                version,
+                records=payload.records,
+                where=str(draft),
+                known=known,
+                progress=progress,
+                expected=len(lines),
             )
             plain = payload.plaintext(codec)
         except (DecodeError, EncodeError, ValueError) as exc:
