@@ -15,20 +15,31 @@ from dataclasses import dataclass, field
 from struct import Struct
 from typing import Any
 
-from ._codec import codec_for
+from ._codec import Codec, codec_for
 from ._collections import ContainerKind, ElementType
 from ._containers import GCPF_HEADER, GDEC, GDEC_HEADERS, U32, sniff
 from ._errors import DecodeError, key_repr
+from ._guess import record_spans
 from ._parts import read_container_type, read_pandemonium_element_type, read_string
 from ._profiles import KIND_BARE_OBJECT, KIND_BARE_RID, Profile
 from ._savefile import open_container
 from ._text_syntax import SCALAR_NAMES, text_syntax
 from ._types import VariantType
 
-__all__ = ["Field", "Section", "inspect_data", "walk_records", "walk_value"]
+__all__ = [
+    "Field",
+    "Listener",
+    "Section",
+    "field_json",
+    "inspect_data",
+    "inspect_into",
+    "walk_records",
+    "walk_value",
+]
 
 T = VariantType
 Render = Callable[[Any], str]
+Out = Callable[["Field"], None]
 _I32 = Struct("<i")
 _LENGTH = {False: Struct("<I"), True: Struct(">I")}
 _FLAG_64 = 1 << 16
@@ -62,27 +73,36 @@ class Section:
     good: int = 0
     problem: str | None = None
     problem_offset: int | None = None
+    #: Records whose value ends before the record does (``get_var`` skips the rest, but
+    #: ``store_var`` never writes such records: they were written for another engine).
+    unread_records: int = 0
 
-    def to_json(self) -> dict[str, Any]:
-        """The section as plain JSON types (``--json``)."""
+    def summary(self) -> dict[str, Any]:
+        """What the walk found, as plain JSON types (``--json``), without the fields."""
         return {
             "title": self.title,
             "size": self.size,
             "good": self.good,
             "problem": self.problem,
             "problem_offset": self.problem_offset,
-            "fields": [
-                {
-                    "offset": f.offset,
-                    "size": len(f.raw),
-                    "hex": f.raw.hex(),
-                    "path": f.path,
-                    "what": f.what,
-                    "depth": f.depth,
-                }
-                for f in self.fields
-            ],
+            "unread_records": self.unread_records,
         }
+
+    def to_json(self) -> dict[str, Any]:
+        """The section as plain JSON types (``--json``)."""
+        return {**self.summary(), "fields": [field_json(f) for f in self.fields]}
+
+
+def field_json(f: Field) -> dict[str, Any]:
+    """One field as plain JSON types."""
+    return {
+        "offset": f.offset,
+        "size": len(f.raw),
+        "hex": f.raw.hex(),
+        "path": f.path,
+        "what": f.what,
+        "depth": f.depth,
+    }
 
 
 class _Stop(Exception):
@@ -106,19 +126,29 @@ def _element(spec: ElementType | None) -> str:
 
 
 class _Walker:
-    """Walks values in one buffer, appending fields to ``fields``."""
+    """Walks values in ``data[:end]``, handing each field to ``out`` as it is found (or
+    holding them in ``held`` while a value the codec refuses is walked, to keep only those
+    before the place it stops)."""
 
-    def __init__(self, data: bytes, profile: Profile, allow_objects: bool, render: Render):
+    def __init__(
+        self, data: bytes, end: int, profile: Profile, allow_objects: bool, render: Render, out: Out
+    ):
         self.buf = data
-        self.end = len(data)
+        self.end = end
+        self.view = memoryview(data)[:end]  # what the codec reads: never past ``end``
         self.profile = profile
         self.allow_objects = allow_objects
         self.codec = codec_for(profile, False, allow_objects)
         self.render = render
-        self.fields: list[Field] = []
+        self.out = out
+        self.held: list[Field] | None = None
 
     def emit(self, start: int, stop: int, path: str, what: str, depth: int) -> None:
-        self.fields.append(Field(start, self.buf[start:stop], path, what, depth))
+        found = Field(start, self.buf[start:stop], path, what, depth)
+        if self.held is None:
+            self.out(found)
+        else:
+            self.held.append(found)
 
     def u32(self, pos: int, what: str) -> int:
         if self.end - pos < 4:
@@ -161,22 +191,22 @@ class _Walker:
             self.emit(pos, pos + 4, path, self.header_text(header, kind), depth)
             return self.container(header, kind, pos, path, depth)
         try:
-            value, end = self.codec.decode(self.buf, pos)
+            value, end = self.codec.decode(self.view, pos)
         except DecodeError as exc:
             raise _Stop(exc.offset, exc.reason) from None
-        self.emit(pos, pos + 4, path, self.header_text(header, kind), depth)
-        self.leaf(kind, pos, min(end, self.end), value, path, depth)
+        self.leaf(kind, self.header_text(header, kind), pos, min(end, self.end), value, path, depth)
         return end
 
-    def leaf(self, kind: int, pos: int, end: int, value: Any, path: str, depth: int) -> None:
-        """The fields after a leaf's header."""
+    def leaf(
+        self, kind: int, head: str, pos: int, end: int, value: Any, path: str, depth: int
+    ) -> None:
+        """A leaf's fields: its header (``head``), then its payload's."""
         shown = self.render(value)
         body = pos + 4
         if end == body:
-            self.fields[-1] = Field(
-                pos, self.buf[pos:end], path, f"{self.fields[-1].what} = {shown}", depth
-            )
+            self.emit(pos, end, path, f"{head} = {shown}", depth)
             return
+        self.emit(pos, body, path, head, depth)
         if kind in (T.STRING, T.STRING_NAME, T.PACKED_BYTE_ARRAY):
             size = _I32.unpack_from(self.buf, body)[0]
             unit = "count" if kind == T.PACKED_BYTE_ARRAY else "length"
@@ -249,7 +279,7 @@ class _Walker:
                 continue
             key_at = at
             at = self.value(at, f"{path}{{key #{index}}}", depth + 1)
-            key, _ = self.codec.decode(self.buf, key_at)
+            key, _ = self.codec.decode(self.view, key_at)
             at = self.value(at, f"{path}[{key_repr(key)}]", depth + 1)
         return at
 
@@ -278,16 +308,17 @@ def walk_value(
     offset: int = 0,
     render: Render = repr,
     title: str = "one var_to_bytes value",
+    out: Out | None = None,
 ) -> Section:
-    """The fields of one value at ``offset``; bytes after it are a problem of their own."""
+    """The fields of one value at ``offset``; bytes after it are a problem of their own.
+    The fields go to ``out`` as they are found, or into the section's ``fields``."""
     section = Section(title, len(data))
-    walker = _Walker(data, profile, allow_objects, render)
+    walker = _Walker(data, len(data), profile, allow_objects, render, out or section.fields.append)
     try:
         end = _checked(walker, offset, "", 0)
     except _Stop as stop:
-        _stopped(section, walker, stop)
+        _stopped(section, stop)
         return section
-    section.fields = walker.fields
     section.good = min(end, len(data))
     if end < len(data):
         section.problem = f"{len(data) - end} bytes after the value"
@@ -299,20 +330,26 @@ def _checked(walker: _Walker, offset: int, path: str, depth: int) -> int:
     """Walk one value as far as its fields go; where the codec refuses it (a count that
     cannot fit, a limit...), its own message, with its offset and path, is added."""
     try:
-        walker.codec.decode(walker.buf, offset)
+        walker.codec.decode(walker.view, offset)
     except DecodeError as exc:
         codec = str(exc)
+        walker.held = []
         try:
             end = walker.value(offset, path, depth)
         except _Stop as stop:
             reason = stop.reason if stop.reason in codec else f"{stop.reason}; the decoder: {codec}"
-            raise _Stop(stop.offset, reason) from None
-        raise _Stop(min(end, exc.offset), codec) from None
+            failure = _Stop(stop.offset, reason)
+        else:
+            failure = _Stop(min(end, exc.offset), codec)
+        held, walker.held = walker.held, None
+        for found in held:
+            if found.offset + len(found.raw) <= failure.offset:
+                walker.out(found)
+        raise failure from None
     return walker.value(offset, path, depth)
 
 
-def _stopped(section: Section, walker: _Walker, stop: _Stop) -> None:
-    section.fields = [f for f in walker.fields if f.offset + len(f.raw) <= stop.offset]
+def _stopped(section: Section, stop: _Stop) -> None:
     section.good = stop.offset
     section.problem = stop.reason
     section.problem_offset = stop.offset
@@ -326,11 +363,15 @@ def walk_records(
     allow_objects: bool = False,
     render: Render = repr,
     title: str = "store_var records",
+    out: Out | None = None,
 ) -> Section:
-    """The fields of ``store_var`` records (or ``put_var`` frames): each length, then its value."""
+    """The fields of ``store_var`` records (or ``put_var`` frames): each length, then its
+    value. The fields go to ``out`` as they are found, or into the section's ``fields``."""
     section = Section(title, len(data))
+    sink = out or section.fields.append
     length = _LENGTH[big_endian]
-    walker = _Walker(data, profile, allow_objects, render)
+    walker = _Walker(data, len(data), profile, allow_objects, render, sink)
+    order = "big-endian " if big_endian else ""
     pos = index = 0
     try:
         while pos < len(data):
@@ -338,26 +379,22 @@ def walk_records(
             if len(data) - pos < 4:
                 raise _Stop(pos, f"record {index}: the data ends inside its length")
             (size,) = length.unpack_from(data, pos)
-            order = "big-endian " if big_endian else ""
             walker.emit(pos, pos + 4, mark, f"record {index} {order}length: {size} bytes", 0)
             if size > len(data) - pos - 4:
                 raise _Stop(
                     pos + 4, f"record {index} claims {size} bytes, {len(data) - pos - 4} are left"
                 )
             end = pos + 4 + size
-            inner = _Walker(data[:end], profile, allow_objects, render)
-            try:
-                stop = _checked(inner, pos + 4, mark, 1)
-            finally:
-                walker.fields += inner.fields
+            inner = _Walker(data, end, profile, allow_objects, render, sink)
+            stop = _checked(inner, pos + 4, mark, 1)
             if stop < end:
                 walker.emit(stop, end, mark, f"unread: {end - stop} bytes (get_var skips them)", 1)
+                section.unread_records += 1
             pos = end
             index += 1
     except _Stop as stop:
-        _stopped(section, walker, stop)
+        _stopped(section, stop)
         return section
-    section.fields = walker.fields
     section.good = len(data)
     return section
 
@@ -432,6 +469,29 @@ def _gcpf_header(data: bytes) -> Section:
     return section
 
 
+class Listener:
+    """Takes a dump as it is walked: a section's title and size as it starts, each of its
+    fields as it is found, then the section with what its walk found (``good``,
+    ``problem``...). This one keeps everything: ``sections``, with their fields."""
+
+    def __init__(self) -> None:
+        self.sections: list[Section] = []
+        self._fields: list[Field] = []
+
+    def begin(self, title: str, size: int) -> None:
+        """A section starts."""
+        self._fields = []
+
+    def field(self, found: Field) -> None:
+        """The next field of the section."""
+        self._fields.append(found)
+
+    def end(self, section: Section) -> None:
+        """The section has ended."""
+        section.fields = self._fields
+        self.sections.append(section)
+
+
 def inspect_data(
     data: bytes,
     profile: Profile,
@@ -442,35 +502,134 @@ def inspect_data(
     render: Render = repr,
     records: bool | None = None,
     big_endian: bool | None = None,
+    max_size: int | None = None,
 ) -> list[Section]:
-    """Every section of ``data``: a container's header (if any), then its plaintext as one
-    value or as records, whichever reads further (``records`` forces one)."""
-    sections: list[Section] = []
+    """Every section of ``data``, with its fields: :func:`inspect_into` kept in memory."""
+    listener = Listener()
+    inspect_into(
+        listener,
+        data,
+        profile,
+        key=key,
+        password=password,
+        allow_objects=allow_objects,
+        render=render,
+        records=records,
+        big_endian=big_endian,
+        max_size=max_size,
+    )
+    return listener.sections
+
+
+def inspect_into(
+    listener: Listener,
+    data: bytes,
+    profile: Profile,
+    *,
+    key: bytes | None = None,
+    password: str | None = None,
+    allow_objects: bool = False,
+    render: Render = repr,
+    records: bool | None = None,
+    big_endian: bool | None = None,
+    max_size: int | None = None,
+) -> None:
+    """Every section of ``data`` to ``listener``, each field as it is found: a container's
+    header (if any), then its plaintext as one value or as records, whichever reads further
+    (``records`` forces one). ``max_size`` caps a container's plaintext."""
     kind = sniff(data[:4])
-    plain = data
+    plain: bytes | None = data
     if kind != "plain":
-        sections.append(_gdec_header(data) if kind == "GDEC" else _gcpf_header(data))
-        if kind == "GDEC" and key is None and password is None:
-            return sections
-        try:
-            plain = open_container(data, key=key, password=password)[1]
-        except DecodeError as exc:  # a damaged container: its header is all there is to show
-            head = sections[-1]
-            head.problem, head.problem_offset = str(exc), exc.offset
-            head.good = min(head.good, exc.offset)
-            return sections
-    options: dict[str, Any] = {"allow_objects": allow_objects, "render": render}
-    tries: list[Section] = []
+        head = _gdec_header(data) if kind == "GDEC" else _gcpf_header(data)
+        plain = None
+        if kind != "GDEC" or key is not None or password is not None:
+            try:
+                plain = open_container(data, key=key, password=password, max_size=max_size)[1]
+            except DecodeError as exc:  # a damaged container: its header is all there is
+                head.problem, head.problem_offset = str(exc), exc.offset
+                head.good = min(head.good, exc.offset)
+        listener.begin(head.title, head.size)
+        for found in head.fields:
+            listener.field(found)
+        listener.end(head)
+    if plain is None:
+        return
+    tries = _tries(kind, records, big_endian)
+    order = _choose(plain, profile, allow_objects, tries)
+    title = "one var_to_bytes value" if order is None else "store_var records"
+    title += " (big-endian lengths)" if order else ""
+    title = title if kind == "plain" else f"plaintext: {title}"
+    listener.begin(title, len(plain))
+    section = _walk(plain, profile, order, allow_objects, render, listener.field)
+    section.title = title
+    listener.end(section)
+
+
+def _tries(kind: str, records: bool | None, big_endian: bool | None) -> list[bool | None]:
+    """The readings to try, best first: None for one value, else the records' byte order."""
+    tries: list[bool | None] = []
     if records is not True and big_endian is None:
-        tries.append(walk_value(plain, profile, **options))
+        tries.append(None)
     if records is not False:
-        for order in (False, True) if big_endian is None else (big_endian,):
-            title = "store_var records" + (" (big-endian lengths)" if order else "")
-            tries.append(walk_records(plain, profile, big_endian=order, title=title, **options))
+        tries += [False, True] if big_endian is None else [big_endian]
     if kind != "plain" and records is None:
         tries.reverse()  # a container holds records unless they fail
-    best = max(tries, key=lambda s: (s.problem is None, s.good))
-    if kind != "plain":
-        best.title = f"plaintext: {best.title}"
-    sections.append(best)
-    return sections
+    return tries
+
+
+def _walk(
+    plain: bytes,
+    profile: Profile,
+    order: bool | None,
+    allow_objects: bool,
+    render: Render,
+    out: Out,
+) -> Section:
+    if order is None:
+        return walk_value(plain, profile, allow_objects=allow_objects, render=render, out=out)
+    return walk_records(
+        plain, profile, big_endian=order, allow_objects=allow_objects, render=render, out=out
+    )
+
+
+def _choose(
+    plain: bytes, profile: Profile, allow_objects: bool, tries: list[bool | None]
+) -> bool | None:
+    """The first reading that reads every byte, as the codec sees it (a record's value may
+    leave some of it unread); else the one whose walk gets furthest (the first of equals)."""
+    codec = codec_for(profile, False, allow_objects)
+    for order in tries:
+        if _reads(plain, codec, order):
+            return order
+    if len(tries) == 1:
+        return tries[0]
+    goods = [_walk(plain, profile, o, allow_objects, _silent, _discard).good for o in tries]
+    return tries[goods.index(max(goods))]
+
+
+def _reads(plain: bytes, codec: Codec, order: bool | None) -> bool:
+    """Whether ``plain`` reads whole as one value (``order`` None) or as records in that
+    byte order whose values each decode inside their record."""
+    view = memoryview(plain)
+    if order is None:
+        try:
+            return bool(codec.decode(view)[1] == len(plain))
+        except DecodeError:
+            return False
+    spans = record_spans(plain, order)
+    if spans is None:
+        return False
+    try:
+        for start, end in spans:
+            codec.decode(view[:end], start)
+    except DecodeError:
+        return False
+    return True
+
+
+def _silent(value: Any) -> str:
+    return ""
+
+
+def _discard(found: Field) -> None:
+    pass

@@ -25,6 +25,7 @@ from ._containers import (
     write_gdec,
 )
 from ._errors import DecodeError
+from ._limits import over_limit
 from ._writes import writing
 
 __all__ = ["Container", "open_container", "write_container"]
@@ -74,11 +75,17 @@ def gdec_layout(data: bytes, *, key: bytes | None, password: str | None) -> tupl
 
 
 def open_container(
-    data: bytes, *, key: bytes | None = None, password: str | None = None
+    data: bytes,
+    *,
+    key: bytes | None = None,
+    password: str | None = None,
+    max_size: int | None = None,
 ) -> tuple[Container, bytes]:
     """The container of ``data`` and its plaintext (``data`` itself when there is none).
 
-    An encrypted file needs ``key`` or ``password`` (``ValueError`` otherwise).
+    An encrypted file needs ``key`` or ``password`` (``ValueError`` otherwise). A compressed
+    file whose header claims more than ``max_size`` bytes of plaintext is refused before any
+    of it is decompressed (a few KB can claim 4 GB).
     """
     kind = sniff(data[:4])
     if kind == "GDEC":
@@ -88,6 +95,8 @@ def open_container(
         return Container("GDEC", layout=layout, swapped=data[:4] == GDEC[::-1]), plain
     if kind == "GCPF":
         reader = GcpfReader(io.BytesIO(data))
+        if max_size is not None and reader.total > max_size:
+            raise over_limit("a GCPF plaintext of bytes", reader.total, "max_size", max_size, 12)
         with io.BufferedReader(reader) as fp:
             plain = fp.read()
         return Container(

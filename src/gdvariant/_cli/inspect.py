@@ -8,8 +8,9 @@ import sys
 from typing import Any
 
 from .._containers import sniff
-from .._guess import other_engine
-from .._inspect import Field, Section, inspect_data
+from .._guess import other_engine_note
+from .._inspect import Field, Listener, Section, field_json, inspect_into
+from .._savefile import open_container
 from .._text_writer import to_text_line
 from ._common import (
     command_parser,
@@ -32,6 +33,8 @@ EXAMPLES = """\
 SHOWN_BYTES = 12
 #: The path column grows to the longest path, up to this.
 PATH_WIDTH = 40
+#: Fields of a section read before its first line is printed, to size the path column.
+PREVIEW = 1000
 
 
 def add_parser(sub: Any) -> None:
@@ -71,10 +74,13 @@ def run(args: argparse.Namespace) -> int:
         return to_text_line(value, version=version, max_items=8, display=True)
 
     options: dict[str, Any] = {}
-    if sniff(data[:4]) == "GDEC" and (args.password is not None or args.key):
+    kind = sniff(data[:4])
+    if kind == "GDEC" and (args.password is not None or args.key):
         options = secret(args)
     records = True if args.records or args.big_endian else False if args.value else None
-    sections = inspect_data(
+    listener = _Json() if args.json else _Text(colour_wanted(args.color), codec.profile.engine)
+    inspect_into(
+        listener,
         data,
         codec.profile,
         allow_objects=codec.allow_objects,
@@ -83,43 +89,114 @@ def run(args: argparse.Namespace) -> int:
         big_endian=True if args.big_endian else None,
         **options,
     )
-    ok = all(s.problem is None for s in sections)
-    if args.json:
-        print(json.dumps({"ok": ok, "sections": [s.to_json() for s in sections]}, indent=2))
-        return 0 if ok else 1
-    colour = colour_wanted(args.color)
-    for section in sections:
-        _print_section(section, colour)
-    if sniff(data[:4]) == "GDEC" and not options:
+    sections = listener.sections
+    ok = all(s.problem is None and not s.unread_records for s in sections)
+    listener.close(ok)
+    if kind == "GDEC" and not options:
         print("# the records are encrypted: --password or --key shows them", file=sys.stderr)
-    unread = any(f.what.startswith("unread:") for s in sections for f in s.fields)
-    if (unread or not ok) and sniff(data[:4]) == "plain":
-        other = other_engine(data, codec)
-        if other is not None:
-            line, reading = other
-            print(
-                f"note: -V {line} reads the whole input, as {reading.describe()}", file=sys.stderr
-            )
+    elif not ok and (kind == "plain" or len(sections) == 2):  # the plaintext was walked
+        plain = data if kind == "plain" else open_container(data, **options)[1]
+        note = other_engine_note(plain, codec)
+        if note is not None:
+            print(f"note: {note}", file=sys.stderr)
     return 0 if ok else 1
 
 
+class _Text(Listener):
+    """Prints each field as a line as soon as it is found (in chunks of :data:`PREVIEW`
+    lines); the path column is as wide as the longest path among a section's first
+    :data:`PREVIEW` fields, up to :data:`PATH_WIDTH`."""
+
+    def __init__(self, colour: bool, engine: str) -> None:
+        super().__init__()
+        self.colour = colour
+        self.engine = engine
+        self.waiting: list[Field] = []
+        self.rows: list[str] = []
+        self.width: int | None = None
+
+    def begin(self, title: str, size: int) -> None:
+        print(f"# {title}: {size} bytes")
+        self.waiting, self.width = [], None
+
+    def field(self, found: Field) -> None:
+        if self.width is not None:
+            self.rows.append(self._row(found))
+            if len(self.rows) >= PREVIEW:
+                self._write()
+            return
+        self.waiting.append(found)
+        if len(self.waiting) >= PREVIEW:
+            self._size()
+
+    def _size(self) -> None:
+        """The path column's width, from the fields so far; then their lines."""
+        self.width = min(max((len(f.path) for f in self.waiting), default=4), PATH_WIDTH)
+        self.rows.append(f"{'offset':>8}  {'bytes':<30}  {'path':<{self.width}}  field\n")
+        self.rows += [self._row(found) for found in self.waiting]
+        self.waiting = []
+        self._write()
+
+    def _write(self) -> None:
+        sys.stdout.write("".join(self.rows))
+        self.rows = []
+
+    def _row(self, found: Field) -> str:
+        what = colourize(found.what) if self.colour else found.what
+        indent = "  " * min(found.depth, 8)
+        path = found.path or "."
+        return f"{found.offset:>8}  {_raw(found):<30}  {path:<{self.width}}  {indent}{what}\n"
+
+    def end(self, section: Section) -> None:
+        if self.width is None:
+            self._size()
+        self._write()
+        self.sections.append(section)
+        if section.problem is None:
+            print(f"# all {section.size} bytes read")
+        else:
+            print(f"# good: {section.good} of {section.size} bytes")
+            print(f"# stops at offset {section.problem_offset}: {section.problem}")
+        if section.unread_records:
+            print(
+                f"# {section.unread_records} of the records hold bytes after their value: "
+                f"store_var leaves none, so these are not {self.engine} records"
+            )
+
+    def close(self, ok: bool) -> None:
+        """The dump is over."""
+
+
+class _Json(Listener):
+    """Writes the JSON report as the dump is walked: ``{"sections": [...], "ok": ...}``,
+    each section's fields one per line."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.first_field = True
+        sys.stdout.write('{"sections": [')
+
+    def begin(self, title: str, size: int) -> None:
+        comma = "," if self.sections else ""
+        head = json.dumps({"title": title, "size": size})[:-1]
+        sys.stdout.write(f'{comma}\n  {head}, "fields": [')
+        self.first_field = True
+
+    def field(self, found: Field) -> None:
+        comma = "" if self.first_field else ","
+        sys.stdout.write(f"{comma}\n    {json.dumps(field_json(found))}")
+        self.first_field = False
+
+    def end(self, section: Section) -> None:
+        self.sections.append(section)
+        rest = json.dumps(section.summary())[1:]
+        sys.stdout.write(f"\n  ], {rest}")
+
+    def close(self, ok: bool) -> None:
+        """The dump is over: whether it read whole."""
+        sys.stdout.write(f'\n], "ok": {json.dumps(ok)}}}\n')
+
+
 def _raw(field: Field) -> str:
-    shown = field.raw[:SHOWN_BYTES]
-    text = " ".join(shown[i : i + 4].hex() for i in range(0, len(shown), 4))
+    text = field.raw[:SHOWN_BYTES].hex(" ", -4)
     return text + " ..." if len(field.raw) > SHOWN_BYTES else text
-
-
-def _print_section(section: Section, colour: bool) -> None:
-    print(f"# {section.title}: {section.size} bytes")
-    width = min(max((len(f.path) for f in section.fields), default=4), PATH_WIDTH)
-    print(f"{'offset':>8}  {'bytes':<30}  {'path':<{width}}  field")
-    for field in section.fields:
-        what = colourize(field.what) if colour else field.what
-        indent = "  " * min(field.depth, 8)
-        path = field.path or "."
-        print(f"{field.offset:>8}  {_raw(field):<30}  {path:<{width}}  {indent}{what}")
-    if section.problem is None:
-        print(f"# all {section.size} bytes read")
-        return
-    print(f"# good: {section.good} of {section.size} bytes")
-    print(f"# stops at offset {section.problem_offset}: {section.problem}")

@@ -1,0 +1,112 @@
+"""The command line on big saves: ``edit`` and ``inspect``, wall time and peak memory.
+
+Run on demand (not a test):
+
+    .venv/bin/python benchmarks/bench_cli.py                      # edit 20k/100k, inspect 7.8 MB
+    .venv/bin/python benchmarks/bench_cli.py --edit 20000 --inspect-mb 2 --timeout 120
+
+Every save holds game-entity dictionaries (``payloads.entities``, about 280 bytes a record).
+Each command runs as ``python -m gdvariant`` in its own child process, with standard output
+to a file in the temporary folder; its peak memory is that child's own peak RSS (``wait4``).
+``edit`` runs with a non-interactive editor that changes one record, so the whole edited text
+is parsed and the file written back. A run over ``--timeout`` seconds is stopped and reported
+as such. The machine's load average is printed before and after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import gdvariant as gd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from payloads import entities
+
+
+def load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f} ({os.cpu_count()} CPUs)"
+
+
+def run(argv: list[str], out: Path, timeout: float) -> tuple[float | None, float, int]:
+    """(seconds or None if stopped at ``timeout``, peak MiB, exit status) of one command;
+    its standard output and error go to ``out`` and ``out.err``."""
+    with out.open("wb") as sink, out.with_suffix(".err").open("wb") as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-m", "gdvariant", *argv], stdout=sink, stderr=err)
+        stopped = False
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if not stopped and time.perf_counter() - start > timeout:
+                proc.kill()
+                stopped = True
+            time.sleep(0.02)
+        seconds = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
+    return None if stopped else seconds, usage.ru_maxrss / 1024, proc.returncode
+
+
+def edit(tmp: Path, count: int, timeout: float) -> None:
+    save = tmp / f"edit_{count}.sav"
+    gd.write_save(save, entities(count))
+    editor = f"sed -i {shlex.quote('s/entity_00001/entity_00001x/')}"
+    seconds, peak, status = run(["edit", str(save), "--editor", editor], tmp / "out", timeout)
+    took = f"{seconds:.2f} s" if seconds is not None else f"> {timeout:.0f} s (stopped)"
+    print(
+        f"| edit, {count:,} records ({save.stat().st_size / 1e6:.1f} MB) | {took} "
+        f"| {peak:.0f} MiB | {status} |",
+        flush=True,
+    )
+
+
+def inspect(tmp: Path, megabytes: float, timeout: float) -> None:
+    save = tmp / "inspect.sav"
+    count = int(megabytes * 1e6 / 290)
+    gd.write_save(save, entities(count))
+    seconds, peak, status = run(["inspect", str(save)], tmp / "out", timeout)
+    took = f"{seconds:.2f} s" if seconds is not None else f"> {timeout:.0f} s (stopped)"
+    lines = sum(1 for _ in (tmp / "out").open("rb"))
+    print(
+        f"| inspect, {count:,} records ({save.stat().st_size / 1e6:.1f} MB, {lines:,} lines) "
+        f"| {took} | {peak:.0f} MiB | {status} |",
+        flush=True,
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--edit",
+        type=int,
+        nargs="*",
+        default=[20_000, 100_000],
+        help="record counts of the saves to edit",
+    )
+    parser.add_argument("--inspect-mb", type=float, default=7.8, help="size of the save inspected")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds before a run stops")
+    args = parser.parse_args()
+    print(f"gdvariant {gd.__version__} ({gd.IMPLEMENTATION} core), Python {sys.version.split()[0]}")
+    print(f"before: {load()}\n")
+    print("| command | time | peak memory | exit |")
+    print("|---|---:|---:|---:|")
+    with tempfile.TemporaryDirectory() as folder:
+        tmp = Path(folder)
+        for count in args.edit:
+            edit(tmp, count, args.timeout)
+        if args.inspect_mb:
+            inspect(tmp, args.inspect_mb, args.timeout)
+    print(f"\nafter: {load()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
