@@ -9,7 +9,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from engines import Engine, engine_decode
@@ -76,11 +76,15 @@ def test_version_flag(capsys: pytest.CaptureFixture[str]) -> None:
     assert gd.__version__ in capsys.readouterr().out
 
 
-def test_no_command_is_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as info:
-        main([])
-    assert info.value.code == 2
-    assert "usage" in capsys.readouterr().err
+def test_no_command_is_a_usage_error_that_shows_the_help(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main([]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("usage: gdvariant")
+    for command in ("decode", "encode", "inspect", "detect", "convert", "edit", "examples:"):
+        assert command in captured.err
 
 
 def test_python_dash_m() -> None:
@@ -130,8 +134,20 @@ def test_decode_hex_stdin(
 def test_decode_all_prints_every_value_with_offsets(capsys: pytest.CaptureFixture[str]) -> None:
     data = struct.pack("<Ii", 2, 1) + struct.pack("<II3sx", 4, 3, b"abc")  # int 1, then "abc"
     assert main(["decode", "--hex", data.hex(), "--all"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.splitlines() == ["1", '"abc"']
+    assert captured.err.splitlines() == ["# offset 0, 8 bytes", "# offset 8, 12 bytes"]
+
+
+@pytest.mark.parametrize("fmt", ["json", "godot-json"])
+def test_decode_all_in_json_is_json_lines(fmt: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Nothing but the values on stdout, so ``| jq`` reads it (the offsets go to stderr)."""
+    values: list[Any] = [{"a": 1}, [2, "b"]]
+    data = b"".join(gd.dumps(value) for value in values)
+    assert main(["decode", "--hex", data.hex(), "--all", "--format", fmt]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines == ["# offset 0, 8 bytes", "1", "# offset 8, 12 bytes", '"abc"']
+    dialect: Literal["godot", "tagged"] = "godot" if fmt == "godot-json" else "tagged"
+    assert [gd.from_json(line, dialect=dialect) for line in lines] == values
 
 
 def test_decode_offset(capsys: pytest.CaptureFixture[str]) -> None:
@@ -487,6 +503,30 @@ def test_engine_version_is_honoured_by_decode(capsys: pytest.CaptureFixture[str]
     assert "offset 0" in capsys.readouterr().err
     assert main(["decode", "--hex", data]) == 0
     assert _value(capsys.readouterr().out) == PackedVector4Array()
+
+
+@pytest.mark.parametrize(
+    "option",
+    [
+        ["-V", "4.2.2"],
+        ["-V", "4.2.2.stable"],
+        ["--engine-version=v4.2.2-stable"],
+        ["--version", "4.2"],
+        ["--version=4.2.1.stable.official.abc123"],
+    ],
+)
+def test_engine_version_as_godot_prints_it(
+    option: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = struct.pack("<II", 38, 0).hex()  # PackedVector4Array, empty (type 38: 4.3+)
+    assert main(["decode", *option, "--hex", data]) == 1
+    assert "not Godot 4.2 data" in capsys.readouterr().err
+
+
+def test_convert_to_version_as_godot_prints_it(capsys: pytest.CaptureFixture[str]) -> None:
+    source = Path(__file__).resolve().parent.parent / "examples" / "savegame.bin"
+    assert main(["convert", str(source), "--to-version", "3.6.2.stable"]) == 1
+    assert capsys.readouterr().err.startswith("gdvariant: cannot convert to Godot 3.6: ")
 
 
 def test_unknown_engine_version_is_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

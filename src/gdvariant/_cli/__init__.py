@@ -43,21 +43,27 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Read and write Godot's Variant binary serialization: var_to_bytes values,\n"
             "store_var save files (plain, encrypted or compressed) and put_var captures.\n"
-            "-V picks the Godot release (default: Godot 4); --version is gdvariant's own."
+            "-V (or --version after a command) picks the Godot release (default: Godot 4);\n"
+            "`gdvariant --version` is gdvariant's own."
         ),
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"gdvariant {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for command in COMMANDS:
         command.add_parser(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; return its exit status (0, 1 or 2, as ``--help`` lists them)."""
-    args = build_parser().parse_args(argv)
+    """Run one command; return its exit status (0, 1 or 2, as ``--help`` lists them).
+    No command is a usage error that shows the help (on stderr: stdout stays for data)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
     try:
         with terminations_unwind():  # SIGTERM and SIGHUP unwind, removing temporary files
             return int(args.func(args))

@@ -55,7 +55,10 @@ def add_parser(sub: Any) -> None:
     )
     how = parser.add_mutually_exclusive_group()
     how.add_argument(
-        "--all", action="store_true", help="var_to_bytes values back to back (no length prefixes)"
+        "--all",
+        action="store_true",
+        help="var_to_bytes values back to back (no length prefixes); each one's offset and "
+        "size go to stderr",
     )
     how.add_argument(
         "--records",
@@ -133,10 +136,12 @@ def _print_records(
 
 
 def _in_a_row(data: bytes, offset: int, codec: Codec, show: Show) -> int:
-    """``--all``: values one after another, each under a line with its offset and size."""
+    """``--all``: values one after another, each one line on stdout; its offset and size go
+    on stderr, so stdout holds only values (JSON Lines with ``--format json``)."""
     while offset < len(data):
         value, end = codec.decode(data, offset)
-        print(f"# offset {offset}, {end - offset} bytes")
+        sys.stdout.flush()
+        print(f"# offset {offset}, {end - offset} bytes", file=sys.stderr)
         print(show(value))
         offset = end
     return 0
