@@ -66,7 +66,31 @@ def test_get_profile() -> None:
     assert get_profile(p) is p
 
 
-@pytest.mark.parametrize("bad", ["4.7", "3.7", "1", "nope", "", "4.6.1", 4, None, ["4"]])
+@pytest.mark.parametrize(
+    ("version", "release"),
+    [
+        ("4.6.3", "4.6"),  # what a Godot user has in hand: Help > About, `godot --version`
+        ("4.6.3.stable", "4.6"),
+        ("4.6.3.stable.debian4.6.3+ds-3", "4.6"),  # Debian's godot --version
+        ("4.6.stable.official.abc123def", "4.6"),
+        ("v4.2.2-stable", "4.2"),  # a release tag
+        ("3.6.2.stable", "3.6"),
+        ("3.2.3.stable.custom_build", "3.2"),
+        ("2.1.6", "2.1"),
+        (4, "4.6"),  # version=4
+        (3, "3.6"),
+    ],
+)
+def test_a_godot_version_string_or_an_int_names_its_release(version: object, release: str) -> None:
+    assert get_profile(version) is PROFILES[release]  # type: ignore[arg-type]
+
+
+def test_a_float_version_is_refused_with_what_to_write() -> None:
+    with pytest.raises(ValueError, match="as a string"):
+        get_profile(4.1)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("bad", ["4.7", "3.7", "1", "nope", "", "4.7.1", "4.6x", True, None, ["4"]])
 def test_unknown_version_lists_the_valid_ones(bad: object) -> None:
     with pytest.raises(ValueError) as info:
         get_profile(bad)  # type: ignore[arg-type]

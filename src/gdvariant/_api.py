@@ -19,7 +19,7 @@ _GODOT4 = get_profile("4")
 def dumps(
     value: Any,
     *,
-    version: str | Profile = "4",
+    version: str | int | Profile = "4",
     double: bool = False,
     full_objects: bool = False,
 ) -> bytes:
@@ -39,7 +39,7 @@ def dumps(
 def decode(
     data: Buffer,
     *,
-    version: str | Profile = "4",
+    version: str | int | Profile = "4",
     double: bool = False,
     allow_objects: bool = False,
     offset: int = 0,
@@ -65,7 +65,7 @@ def decode(
 def loads(
     data: Buffer,
     *,
-    version: str | Profile = "4",
+    version: str | int | Profile = "4",
     double: bool = False,
     allow_objects: bool = False,
     limits: Limits = DEFAULT_LIMITS,

@@ -85,7 +85,7 @@ class Codec:
             return [], start
         return frames(buffer, start, big_endian, max_frame_size, self.profile, self.limits)
 
-    def other_version(self, version: str | Profile) -> Codec:
+    def other_version(self, version: str | int | Profile) -> Codec:
         """The same policy and limits for another engine release."""
         return codec_for(
             version, False, self.allow_objects, self.full_objects, self.limits, self.packed_views
@@ -100,7 +100,7 @@ _CACHE_MAX = 512
 
 
 def codec_for(
-    version: str | Profile = "4",
+    version: str | int | Profile = "4",
     double: bool = False,
     allow_objects: bool = False,
     full_objects: bool = False,

@@ -557,7 +557,7 @@ def open_save(
 def iter_save(
     path: str | os.PathLike[str],
     *,
-    version: str | Profile = "4",
+    version: str | int | Profile = "4",
     double: bool = False,
     allow_objects: bool = False,
     big_endian: bool = False,

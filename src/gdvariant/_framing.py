@@ -102,7 +102,7 @@ def _send_limit(rules: _Rules, profile: Profile, max_size: int | None) -> int | 
 def frame(
     value: Any,
     *,
-    version: str | Profile = "4",
+    version: str | int | Profile = "4",
     double: bool = False,
     full_objects: bool = False,
     framing: Framing | str = Framing.STREAM_PEER,
@@ -141,7 +141,7 @@ def encode_frame(
 def decode_packet(
     packet: Buffer,
     *,
-    version: str | Profile = "4",
+    version: str | int | Profile = "4",
     double: bool = False,
     allow_objects: bool = False,
     max_size: int = DEFAULT_MAX_FRAME_SIZE,
@@ -178,7 +178,7 @@ class StreamDecoder:
     def __init__(
         self,
         *,
-        version: str | Profile = "4",
+        version: str | int | Profile = "4",
         double: bool = False,
         allow_objects: bool = False,
         framing: Framing | str = Framing.STREAM_PEER,
@@ -295,7 +295,7 @@ class StreamDecoder:
 class WireOptions(TypedDict, total=False):
     """The keyword options every adapter takes; they build its :class:`WireFormat`."""
 
-    version: str | Profile
+    version: str | int | Profile
     double: bool
     framing: Framing | str
     big_endian: bool
@@ -315,7 +315,7 @@ class WireFormat:
     (default: the framing's own limits), ``limits`` caps each decoded value (:class:`Limits`).
     """
 
-    version: str | Profile = "4"
+    version: str | int | Profile = "4"
     double: bool = False
     framing: Framing | str = Framing.STREAM_PEER
     big_endian: bool = False

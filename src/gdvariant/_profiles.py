@@ -9,6 +9,7 @@ they never ask "which version is this?". Facts and their sources: ``shared/spec/
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -351,17 +352,53 @@ PROFILES: Mapping[str, Profile] = MappingProxyType(
 )
 
 
-def get_profile(version: str | Profile, double: bool = False) -> Profile:
-    """The profile for a ``version=`` argument; a clear ``ValueError`` lists the valid ones.
+#: A version as Godot prints it (``4.6.3.stable.official.31b5d14d0``) or tags it
+#: (``v4.6.3-stable``): the major and minor numbers pick the release, patch releases share it.
+_GODOT_VERSION = re.compile(r"v?(\d+)\.(\d+)(?:\.\d+)?(?:[.+_ -].*)?", re.DOTALL)
+
+
+def release_name(version: object) -> str | None:
+    """The ``PROFILES`` name a ``version=`` argument means, or None: a name (``"4"``,
+    ``"3.6"``, ``"pandemonium"``), an int engine line (``4``), or a full Godot version string
+    (``"4.6.3"``, ``"4.6.3.stable"``, ``"v3.6.2-stable"``)."""
+    if isinstance(version, int) and not isinstance(version, bool):
+        version = str(version)
+    if not isinstance(version, str):
+        return None
+    if version in PROFILES:
+        return version
+    match = _GODOT_VERSION.fullmatch(version.strip())
+    if match is None:
+        return None
+    name = f"{int(match[1])}.{int(match[2])}"
+    return name if name in PROFILES else None
+
+
+def get_profile(version: str | int | Profile, double: bool = False) -> Profile:
+    """The profile for a ``version=`` argument (see :func:`release_name`); a clear
+    ``ValueError`` lists the valid ones.
 
     ``double=True`` selects the engine's ``precision=double`` build (Godot 4 only).
     """
     if isinstance(version, Profile):
         profile = version
     else:
-        try:
-            profile = PROFILES[version]
-        except (KeyError, TypeError):
-            valid = ", ".join(repr(v) for v in PROFILES)
-            raise ValueError(f"unknown version {version!r}; valid versions: {valid}") from None
+        name = release_name(version)
+        if name is None:
+            raise ValueError(unknown_version(version))
+        profile = PROFILES[name]
     return profile.with_double() if double else profile
+
+
+def unknown_version(version: object) -> str:
+    """The error for a version no profile answers to, with the valid ones."""
+    if isinstance(version, float):
+        return (
+            f"unknown version {version!r}: give it as a string ('4.6', '3.6'), "
+            "a float cannot tell 4.1 from 4.10"
+        )
+    valid = ", ".join(repr(v) for v in PROFILES)
+    return (
+        f"unknown version {version!r}; valid versions: {valid} "
+        "(or a Godot version as the engine prints it, such as '4.6.3.stable')"
+    )

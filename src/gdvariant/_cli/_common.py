@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .._codec import Codec, codec_for
-from .._profiles import PROFILES
+from .._profiles import release_name, unknown_version
 
 EXIT_STATUS = """exit status:
   0  done: the whole input was read, the value or file was written
@@ -90,18 +90,29 @@ def engine_codec(args: argparse.Namespace, version: str | None = None) -> Codec:
     return codec_for(args.version if version is None else version, args.double, allow, full)
 
 
+def engine_version(text: str) -> str:
+    """``-V``'s value: a ``gdvariant versions`` name, or a version as Godot prints it
+    (``4.6.3.stable``), which names its release (``4.6``)."""
+    name = release_name(text)
+    if name is None:
+        raise argparse.ArgumentTypeError(unknown_version(text))
+    return name
+
+
 def engine_options(default: str | None = "4") -> argparse.ArgumentParser:
     """``-V VERSION`` and ``--double``."""
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument(
         "-V",
         "--engine-version",
+        "--version",
         dest="version",
         default=default,
-        choices=list(PROFILES),
+        type=engine_version,
         metavar="VERSION",
         help="the Godot release that wrote the data or will read it (default: 4 = newest 4.x; "
-        "also 3, 2, 4.2, pandemonium...: see `gdvariant versions`)",
+        "also 3, 2, 4.2, pandemonium...: see `gdvariant versions`; or the version Godot "
+        "prints, such as 4.6.3.stable)",
     )
     parser.add_argument(
         "--double",

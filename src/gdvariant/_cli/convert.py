@@ -12,10 +12,16 @@ from typing import Any
 from .._codec import Codec
 from .._containers import sniff
 from .._convert import problems
-from .._profiles import PROFILES
 from .._savefile import Container, write_container
 from .._writes import write_file
-from ._common import Unreadable, command_parser, engine_codec, engine_options, secret_options
+from ._common import (
+    Unreadable,
+    command_parser,
+    engine_codec,
+    engine_options,
+    engine_version,
+    secret_options,
+)
 from ._forms import (
     Payload,
     from_document,
@@ -64,7 +70,7 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("-o", "--output", help="file to write (default: standard output)")
     parser.add_argument(
         "--to-version",
-        choices=list(PROFILES),
+        type=engine_version,
         metavar="VERSION",
         help="engine release to write for (default: the -V release)",
     )
