@@ -10,7 +10,6 @@ import pytest
 
 import gdvariant as gd
 from gdvariant._cli import main
-from gdvariant._detect import detect
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -20,7 +19,7 @@ def _records(values: list[object], **options: object) -> bytes:
 
 
 def test_godot3_records_rank_the_3x_releases_that_write_them() -> None:
-    _, groups = detect(_records([{"hp": 10}, 7], version="3"))
+    groups = gd.detect(_records([{"hp": 10}, 7], version="3")).candidates
     best = groups[0]
     assert best.engine == "Godot 3"
     assert best.releases == ["3.6", "3.5", "3.4", "3.3", "3.2", "3.1"]
@@ -34,12 +33,12 @@ def test_godot3_records_rank_the_3x_releases_that_write_them() -> None:
 
 def test_a_godot_3_0_file_ranks_3_0_first() -> None:
     data = struct.pack("<Iq", 2 | 1 << 16, 5)  # int 5 written as 64-bit: only 3.0 does that
-    _, groups = detect(data)
+    groups = gd.detect(data).candidates
     assert groups[0].releases == ["3.0"]
 
 
 def test_a_typed_array_is_godot_4_3_or_later() -> None:
-    _, groups = detect(gd.dumps(gd.TypedArray(gd.VariantType.INT, [1])))
+    groups = gd.detect(gd.dumps(gd.TypedArray(gd.VariantType.INT, [1]))).candidates
     assert groups[0].releases == ["4.6", "4.5", "4.4", "4.3"]
     assert groups[0].reading == "one value"
 
@@ -47,18 +46,22 @@ def test_a_typed_array_is_godot_4_3_or_later() -> None:
 def test_a_gdec_layout_rules_out_the_other_engine_line(tmp_path: Path) -> None:
     path = tmp_path / "g3.sav"
     gd.write_save(path, [1, "x"], password="pw", version="3")
-    container, groups = detect(path.read_bytes(), password="pw")
-    assert container.kind == "GDEC" and container.layout == 3
-    assert groups[0].releases[0] == "3.6"
-    assert all(g.score <= 1 for g in groups if g.engine.startswith("Godot 4"))
-    container, groups = detect(path.read_bytes())  # no password: the header alone
-    assert groups[0].reading == "encrypted"
-    assert not any(r.startswith("4.") for r in groups[0].releases)
+    found = gd.detect(path.read_bytes(), password="pw")
+    assert found.container == "GDEC (Godot 2/3 layout, AES-256-ECB)"
+    assert found.candidates[0].releases[0] == found.version == "3.6"
+    assert all(g.score <= 1 for g in found.candidates if g.engine.startswith("Godot 4"))
+    groups = gd.detect(path.read_bytes()).candidates  # no password: the header alone
+    assert [(g.engine, g.reading) for g in groups] == [
+        ("Godot 3", "encrypted"),
+        ("Godot 2", "encrypted"),
+        ("Pandemonium", "encrypted"),
+    ]
+    assert not any(r.startswith("4.") for g in groups for r in g.releases)
 
 
 def test_a_capture_cut_mid_frame_reads_as_frames() -> None:
     data = gd.frame({"seq": 1}) + gd.frame([1, 2, 3])[:-5]
-    _, groups = detect(data)
+    groups = gd.detect(data).candidates
     assert groups[0].reading.startswith("1 put_var frame, then ")
 
 
@@ -66,12 +69,18 @@ def test_cli_detect(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["detect", str(ROOT / "examples" / "godot3_save.sav")]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[1] == "1. Godot 3 (3.6, 3.5, 3.4, 3.3, 3.2, 3.1): 3 store_var records"
+    # an encrypted save without its password: the header's layout names the engine line
+    assert main(["detect", str(ROOT / "examples" / "user_save.dat")]) == 0
+    captured = capsys.readouterr()
+    godot4 = "4.6, 4.5, 4.4, 4.3, 4.2, 4.1, 4.0"
+    assert captured.out.splitlines()[1] == f"1. Godot 4 ({godot4}): encrypted"
+    assert captured.err == "# the records are encrypted: --password or --key judges them too\n"
     assert main(["detect", "--hex", "ffffffff", "--json"]) == 1
     assert json.loads(capsys.readouterr().out)["candidates"] == []
 
 
 def test_the_framing_is_named() -> None:
-    _, groups = detect(gd.dumps([1]))
+    groups = gd.detect(gd.dumps([1])).candidates
     assert "the layout of var_to_bytes, or one PacketPeer packet" in groups[0].reasons[1]
-    _, groups = detect(_records([1, 2], big_endian=True))
+    groups = gd.detect(_records([1, 2], big_endian=True)).candidates
     assert "both with big_endian set" in groups[0].reasons[1]

@@ -18,6 +18,7 @@ API_MODULES: list[types.ModuleType] = [
         "_api",
         "_collections",
         "_containers",
+        "_detect",
         "_errors",
         "_framing",
         "_json",

@@ -22,6 +22,7 @@ from ._containers import (
     sniff,
     write_save,
 )
+from ._detect import Candidate, Detection, detect
 from ._errors import (
     ConnectionClosed,
     DecodeError,
@@ -103,11 +104,13 @@ __all__ = [
     "RID",
     "Basis",
     "Callable",
+    "Candidate",
     "Color",
     "Compression",
     "ConnectionClosed",
     "ContainerKind",
     "DecodeError",
+    "Detection",
     "Dictionary",
     "ElementType",
     "EncodeError",
@@ -165,6 +168,7 @@ __all__ = [
     "decode",
     "decode_packet",
     "decrypt",
+    "detect",
     "dump",
     "dump_all",
     "dumps",

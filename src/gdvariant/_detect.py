@@ -15,15 +15,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._api import dumps
-from ._codec import codec_for
+from ._codec import Buffer, codec_for
 from ._containers import Compression, sniff
 from ._errors import EncodeError
 from ._guess import Reading, read_frames, read_whole
+from ._limits import DEFAULT_LIMITS, Limits
 from ._profiles import PROFILES, Profile
 from ._records import records
 from ._savefile import Container, open_container
 
-__all__ = ["Candidate", "detect"]
+__all__ = ["Candidate", "Detection", "detect"]
 
 #: Every release, newest first within each line; the aliases ("4", "3"...) are left out.
 RELEASES: tuple[Profile, ...] = tuple(
@@ -38,7 +39,14 @@ RELEASES: tuple[Profile, ...] = tuple(
 
 @dataclass
 class Candidate:
-    """Releases with one verdict: how they read the bytes, and why they rank where they do."""
+    """Releases with one verdict: how they read the bytes, and why they rank where they do.
+
+    ``releases`` are ``version=`` names, newest first; ``engine`` their line (``Godot 3``);
+    ``reading`` how they read the bytes (``3 store_var records``, ``one value``...);
+    ``score`` 4: reads every byte and writes exactly these bytes back, 3: writes them
+    differently, 2: cannot write them back, 1: the container rules it out (or the file is
+    encrypted and only its header was judged); ``reasons`` say so in words.
+    """
 
     releases: list[str]
     engine: str
@@ -98,13 +106,14 @@ def framing(reading: Reading, container: Container) -> str:
     return "store_var records, or StreamPeer / PacketPeerStream put_var frames (one layout)"
 
 
-def _verdict(data: bytes, container: Container, profile: Profile) -> tuple[int, str, list[str]]:
+def _verdict(
+    data: bytes, container: Container, profile: Profile, limits: Limits
+) -> tuple[int, str, list[str]]:
     """(score, reading, reasons) of one release; score 0: it could not have written them."""
     unfit = _container_fits(container, profile)
-    reading = read_whole(
-        data, codec_for(profile, False, True), records_first=container.kind != "plain"
-    )
-    reading = reading or read_frames(data, codec_for(profile, False, True))
+    codec = codec_for(profile, False, True, False, limits)
+    reading = read_whole(data, codec, records_first=container.kind != "plain")
+    reading = reading or read_frames(data, codec)
     if reading is None:
         return 0, "", ["does not read the bytes whole"]
     reasons = [f"reads every byte as {reading.describe()}"]
@@ -130,26 +139,63 @@ def _verdict(data: bytes, container: Container, profile: Profile) -> tuple[int, 
     return score, reading.describe(), reasons
 
 
-def detect(
-    data: bytes, *, key: bytes | None = None, password: str | None = None
-) -> tuple[Container, list[Candidate]]:
-    """The container of ``data`` and every group of releases that reads it, best first.
+@dataclass(frozen=True)
+class Detection:
+    """What :func:`detect` found: the container (``"no container"``, ``"GDEC (Godot 4
+    layout, AES-256-CFB)"``, ``"GCPF (ZSTD, 4096-byte blocks)"``...) and the groups of
+    releases that read the bytes, best first (empty: none does)."""
 
-    An encrypted file without its key or password is judged by its container alone.
+    container: str
+    candidates: list[Candidate]
+
+    @property
+    def version(self) -> str | None:
+        """The newest release of the best group (a ``version=`` value), or None."""
+        return self.candidates[0].releases[0] if self.candidates else None
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON types (``gdvariant detect --json``)."""
+        return {"container": self.container, "candidates": [c.to_json() for c in self.candidates]}
+
+
+def detect(
+    data: Buffer,
+    *,
+    key: bytes | None = None,
+    password: str | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+) -> Detection:
+    """Which engine releases could have written ``data`` (a save file's bytes, a capture,
+    ``var_to_bytes`` output), ranked, and in which container: what ``gdvariant detect``
+    prints. ``detect(data).version`` is the ``version=`` that reads it.
+
+    An encrypted file without its key or password is judged by its container alone. A
+    compressed file claiming more plaintext than ``limits.max_size`` is refused
+    (:class:`DecodeError`), and every reading decodes within ``limits``.
     """
+    if isinstance(data, str):
+        raise TypeError("detect() reads bytes, not str: open the file in binary mode ('rb')")
+    data = bytes(data)
     if sniff(data[:4]) == "GDEC" and key is None and password is None:
         layout = 4 if data[4:8] != b"\x01\x00\x00\x00" else 3
         container = Container("GDEC", layout=layout)
-        fits = [p for p in RELEASES if _container_fits(container, p) is None]
-        why = f"its {container.describe()} header (the records need --password or --key)"
-        return container, [Candidate([p.name for p in fits], "", "encrypted", 1, [why])]
-    container, plain = open_container(data, key=key, password=password)
-    groups: list[Candidate] = []
+        why = f"its {container.describe()} header (the records need a password or key)"
+        groups: list[Candidate] = []
+        for profile in RELEASES:
+            if _container_fits(container, profile) is not None:
+                continue
+            if groups and groups[-1].engine == _line(profile):
+                groups[-1].releases.append(profile.name)
+            else:
+                groups.append(Candidate([profile.name], _line(profile), "encrypted", 1, [why]))
+        return Detection(container.describe(), groups)
+    container, plain = open_container(data, key=key, password=password, max_size=limits.max_size)
+    groups = []
     for profile in RELEASES:
-        score, reading, reasons = _verdict(plain, container, profile)
+        score, reading, reasons = _verdict(plain, container, profile, limits)
         if score == 0:
             continue
-        line = profile.engine.rsplit(".", 1)[0] if profile.name[0].isdigit() else "Pandemonium"
+        line = _line(profile)
         last = groups[-1] if groups else None
         if last is not None and (last.score, last.reading, last.reasons, last.engine) == (
             score,
@@ -161,4 +207,9 @@ def detect(
         else:
             groups.append(Candidate([profile.name], line, reading, score, reasons))
     groups.sort(key=lambda c: -c.score)  # stable: newer releases first within a score
-    return container, groups
+    return Detection(container.describe(), groups)
+
+
+def _line(profile: Profile) -> str:
+    """The engine line of a release: ``Godot 4``, ``Godot 3``, ``Godot 2``, ``Pandemonium``."""
+    return profile.engine.rsplit(".", 1)[0] if profile.name[0].isdigit() else "Pandemonium"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 from .._containers import sniff
@@ -46,16 +47,12 @@ def run(args: argparse.Namespace) -> int:
     options: dict[str, Any] = {}
     if sniff(data[:4]) == "GDEC" and (args.password is not None or args.key):
         options = secret(args)
-    container, groups = detect(data, **options)
+    found = detect(data, **options)
+    groups = found.candidates
     if args.json:
-        out = {
-            "size": len(data),
-            "container": container.describe(),
-            "candidates": [g.to_json() for g in groups],
-        }
-        print(json.dumps(out, indent=2))
+        print(json.dumps({"size": len(data), **found.to_json()}, indent=2))
         return 0 if groups else 1
-    print(f"# {len(data)} bytes, {container.describe()}")
+    print(f"# {len(data)} bytes, {found.container}")
     for rank, group in enumerate(groups, 1):
         names = ", ".join(group.releases)
         how = f": {group.reading}" if group.reading else ""
@@ -65,4 +62,6 @@ def run(args: argparse.Namespace) -> int:
     if not groups:
         print("no engine release reads these bytes whole (gdvariant inspect shows where they stop)")
         return 1
+    if sniff(data[:4]) == "GDEC" and not options:
+        print("# the records are encrypted: --password or --key judges them too", file=sys.stderr)
     return 0
