@@ -354,3 +354,56 @@ def test_a_missing_package_is_named_as_pip_installs_it(
     with pytest.raises(ImportError, match=f"^{message}$") as info:
         gd.read_save(path, password="secret")
     assert info.value.name == package
+
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def test_a_godot3_save_read_without_version_says_which_version_reads_it() -> None:
+    """Godot 3's records read as Godot 4 decode as nonsense (its Dictionary, 18, is Godot 4's
+    Transform3D) that leaves bytes of each record unread: refused with the note gdvariant
+    decode gives (-V 3 there, version='3' here), not returned as garbage."""
+    save = EXAMPLES / "godot3_save.sav"
+    message = "version='3' reads the whole file, as 3 store_var records"
+    with pytest.raises(gd.DecodeError, match=message) as info:
+        gd.read_save(save)
+    assert "the value in record 0 ends after 52 of its 80 bytes" in str(info.value)
+    with pytest.raises(gd.DecodeError, match=message):
+        next(gd.iter_save(save))
+    assert gd.read_save(save, version="3")[0] == {"slot": 1, "player": "Ayla", "level": 12}
+
+
+def test_a_record_with_bytes_after_its_value_is_refused_by_read_save(tmp_path: Path) -> None:
+    """No engine reads these whole: no note, but no silent skipping either (store_var never
+    writes such a record; load_all reads it as get_var does)."""
+    path = tmp_path / "odd.dat"
+    payload = gd.dumps(5) + b"pad!"
+    path.write_bytes(struct.pack("<I", len(payload)) + payload)
+    with pytest.raises(gd.DecodeError) as info:
+        gd.read_save(path)
+    assert str(info.value) == (
+        "the value in record 0 ends after 8 of its 12 bytes, and store_var leaves none unread: "
+        "these are not Godot 4.6 records (offset 12; Godot: ERR_INVALID_DATA)"
+    )
+    with path.open("rb") as fp:
+        assert list(gd.load_all(fp)) == [5]
+
+
+def test_a_compressed_godot3_save_read_as_godot4_names_the_version(tmp_path: Path) -> None:
+    path = tmp_path / "g3.sav"
+    gd.write_save(path, [{"a": 1}], version="3", compression=gd.Compression.DEFLATE)
+    with pytest.raises(gd.DecodeError, match="version='3' reads the whole file, as 1 store_var"):
+        gd.read_save(path)
+
+
+@pytest.mark.parametrize("call", [gd.loads, gd.decode])
+def test_text_instead_of_bytes_is_a_type_error_that_says_what_to_do(call: Any) -> None:
+    with pytest.raises(TypeError, match=r"reads bytes, not str.*'rb'.*from_text"):
+        call('{"a": 1}')
+    with pytest.raises(TypeError, match="reads bytes, not str"):
+        call("abc", version="3")
+
+
+def test_detect_refuses_text_too() -> None:
+    with pytest.raises(TypeError, match="not str"):
+        gd.detect("abc")  # type: ignore[arg-type]

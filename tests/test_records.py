@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import struct
+from pathlib import Path
 
 import pytest
 
@@ -74,3 +75,16 @@ def test_bytes_after_the_value_inside_a_record_are_skipped() -> None:
     payload = gd.dumps(5) + b"pad!"
     buf = io.BytesIO(struct.pack("<I", len(payload)) + payload + next(gd.records([6])))
     assert list(gd.load_all(buf)) == [5, 6]
+
+
+def test_a_file_open_in_text_mode_is_a_type_error_that_says_what_to_do(tmp_path: Path) -> None:
+    path = tmp_path / "save.dat"
+    path.write_bytes(b"".join(gd.records([1, "two"])))
+    with path.open() as text, pytest.raises(TypeError, match=r"text mode.*open\(path, 'rb'\)"):
+        gd.load(text)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="text mode"):
+        list(gd.load_all(io.StringIO("abcd")))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"text mode.*'wb'"):
+        gd.dump(1, io.StringIO())  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="text mode"):
+        gd.dump_all([1], io.StringIO())  # type: ignore[arg-type]

@@ -58,7 +58,12 @@ def decode(
     :class:`PackedView` objects over ``data``, not copies (see :func:`loads`).
     """
     codec = codec_for(version, double, allow_objects, False, limits, packed_views)
-    value, end = codec.decode(data, offset)
+    try:
+        value, end = codec.decode(data, offset)
+    except TypeError:
+        if isinstance(data, str):
+            raise _text_given("decode") from None
+        raise
     return value, end - offset
 
 
@@ -79,7 +84,20 @@ def loads(
     change the buffer while views of it live: they see the change, and a ``bytearray`` cannot
     be resized meanwhile).
     """
-    if version == "4" and not double and not allow_objects and limits is DEFAULT_LIMITS:
-        return _core.decode_whole(data, _GODOT4, False, DEFAULT_LIMITS, packed_views)
-    codec = codec_for(version, double, allow_objects, False, limits, packed_views)
-    return codec.decode_whole(data)
+    try:
+        if version == "4" and not double and not allow_objects and limits is DEFAULT_LIMITS:
+            return _core.decode_whole(data, _GODOT4, False, DEFAULT_LIMITS, packed_views)
+        codec = codec_for(version, double, allow_objects, False, limits, packed_views)
+        return codec.decode_whole(data)
+    except TypeError:
+        if isinstance(data, str):
+            raise _text_given("loads") from None
+        raise
+
+
+def _text_given(name: str) -> TypeError:
+    """A str where bytes belong: what to give instead."""
+    return TypeError(
+        f"{name}() reads bytes, not str: give it the bytes var_to_bytes wrote (open files "
+        "with open(path, 'rb')); for Godot's text syntax use gdvariant.from_text()"
+    )

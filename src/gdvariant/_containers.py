@@ -27,9 +27,10 @@ from dataclasses import dataclass
 from struct import Struct
 from typing import IO, Any
 
-from ._codec import codec_for, fastlz_compress, fastlz_decompress
+from ._codec import Codec, codec_for, fastlz_compress, fastlz_decompress
 from ._errors import DecodeError, GodotError
-from ._limits import DEFAULT_LIMITS, Limits
+from ._guess import other_engine_note
+from ._limits import DEFAULT_LIMITS, Limits, cap
 from ._profiles import Profile
 from ._records import decode_records, encode_records
 from ._writes import writing
@@ -565,17 +566,46 @@ def iter_save(
     password: str | None = None,
     limits: Limits = DEFAULT_LIMITS,
 ) -> Iterator[Any]:
-    """Every ``store_var`` record of any save file, in order, read one at a time; the
-    options are :func:`read_save`'s."""
+    """Every ``store_var`` record of any save file, in order, read one at a time.
+
+    A record whose value does not decode, or leaves bytes of the record unread (which
+    ``store_var`` never does: the file was written by another engine), is a
+    :class:`DecodeError`; when another engine line reads the whole file, the message says
+    which ``version=`` does, as ``gdvariant decode`` does with ``-V``.
+    """
     codec = codec_for(version, double, allow_objects, False, limits)
     with open_save(path, key=key, password=password) as fp:
-        yield from decode_records(fp, codec, big_endian)
+        try:
+            yield from decode_records(fp, codec, big_endian, whole=True)
+        except DecodeError as exc:
+            raise _with_engine_note(exc, path, codec, key, password) from None
+
+
+def _with_engine_note(
+    exc: DecodeError,
+    path: str | os.PathLike[str],
+    codec: Codec,
+    key: bytes | None,
+    password: str | None,
+) -> DecodeError:
+    """``exc``, saying which ``version=`` reads the whole file if another engine line does
+    (files over the ``max_size`` limit are not tried)."""
+    most = cap(codec.limits.max_size)
+    try:
+        with open_save(path, key=key, password=password) as fp:
+            plain = fp.read(most + 1)
+    except (DecodeError, OSError):
+        return exc
+    note = other_engine_note(plain, codec, "version={!r}".format, "file")
+    if note is None or len(plain) > most:
+        return exc
+    return DecodeError(f"{exc.reason}; {note}", exc.offset, exc.path, exc.code, exc.limit)
 
 
 def read_save(
     path: str | os.PathLike[str],
     *,
-    version: str | Profile = "4",
+    version: str | int | Profile = "4",
     double: bool = False,
     allow_objects: bool = False,
     big_endian: bool = False,
@@ -610,7 +640,7 @@ def write_save(
     path: str | os.PathLike[str],
     values: Iterable[Any],
     *,
-    version: str | Profile = "4",
+    version: str | int | Profile = "4",
     double: bool = False,
     full_objects: bool = False,
     big_endian: bool = False,

@@ -8,6 +8,7 @@ little-endian. Facts: ``shared/spec/containers.md`` §1, ``framing.md``.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterable, Iterator
 from struct import Struct
 from typing import IO, Any
@@ -33,6 +34,7 @@ def dump(
     big_endian: bool = False,
 ) -> None:
     """Write ``value`` to ``fp`` as ``FileAccess.store_var`` does."""
+    _binary(fp)
     data = codec_for(version, double, False, full_objects).encode(value)
     fp.write(_LENGTH[big_endian].pack(len(data)) + data)
 
@@ -68,6 +70,7 @@ def dump_all(
     big_endian: bool = False,
 ) -> int:
     """Write every value as one record after another; return how many were written."""
+    _binary(fp)
     count = 0
     for record in encode_records(
         codec_for(version, double, False, full_objects), values, big_endian
@@ -75,6 +78,13 @@ def dump_all(
         fp.write(record)
         count += 1
     return count
+
+
+def _binary(fp: IO[bytes]) -> None:
+    if isinstance(fp, io.TextIOBase):
+        raise TypeError(
+            "the file is open in text mode: records are bytes, open it with open(path, 'wb')"
+        )
 
 
 def _read(fp: IO[bytes], size: int) -> bytes:
@@ -93,13 +103,22 @@ def _read(fp: IO[bytes], size: int) -> bytes:
 
 
 class _Reader:
-    """Reads records one by one, keeping the file offset for error messages."""
+    """Reads records one by one, keeping the file offset for error messages. With ``whole``
+    a value must fill its record: ``get_var`` skips what is left, but ``store_var`` never
+    leaves anything, so bytes left over mean another engine's records (or no records)."""
 
-    def __init__(self, fp: IO[bytes], codec: Codec, big_endian: bool) -> None:
+    def __init__(self, fp: IO[bytes], codec: Codec, big_endian: bool, whole: bool = False):
+        if isinstance(fp, io.TextIOBase):
+            raise TypeError(
+                "the file is open in text mode: records are bytes, open it with open(path, 'rb')"
+            )
         self.fp = fp
+        self.codec = codec
         self.decode = codec.decode
         self.max_size = cap(codec.limits.max_size)
         self.length = _LENGTH[big_endian]
+        self.whole = whole
+        self.index = 0
         try:
             self.offset = fp.tell()
         except (OSError, AttributeError):
@@ -131,9 +150,16 @@ class _Reader:
             )
         self.offset = start + 4 + size
         try:
-            value, _ = self.decode(data)
+            value, used = self.decode(data)
         except DecodeError as exc:
             raise exc.inside("record", start + 4) from None
+        if self.whole and used != size:
+            raise DecodeError(
+                f"the value in record {self.index} ends after {used} of its {size} bytes, and "
+                f"store_var leaves none unread: these are not {self.codec.profile.engine} records",
+                start + 4 + used,
+            )
+        self.index += 1
         return value
 
 
@@ -169,9 +195,12 @@ def load_all(
     return decode_records(fp, codec_for(version, double, allow_objects, False, limits), big_endian)
 
 
-def decode_records(fp: IO[bytes], codec: Codec, big_endian: bool) -> Iterator[Any]:
-    """:func:`load_all` for a resolved codec."""
-    reader = _Reader(fp, codec, big_endian)
+def decode_records(
+    fp: IO[bytes], codec: Codec, big_endian: bool, whole: bool = False
+) -> Iterator[Any]:
+    """:func:`load_all` for a resolved codec; with ``whole``, a value that leaves bytes of
+    its record unread is a :class:`DecodeError`."""
+    reader = _Reader(fp, codec, big_endian, whole)
     while True:
         try:
             value = reader.next()
