@@ -4,6 +4,7 @@ one-command demos with real headless Godot 4.6 clients."""
 from __future__ import annotations
 
 import asyncio
+import os
 import struct
 import subprocess
 import sys
@@ -144,3 +145,33 @@ def test_the_multiplayer_demo_runs_against_our_server_or_godots(
     chats = '["Ayla", "Bruno", "Chloé"]'
     assert proc.stdout.count(f"saw the last moves of 3 players and chats from {chats}") == 3
     assert "all clients saw everything" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    "demo",
+    [RELAY / "demo.py", ARENA / "arena_demo.py", MULTIPLAYER / "multiplayer_demo.py"],
+    ids=lambda path: path.name,
+)
+def test_a_demo_without_godot_says_what_is_missing_in_one_line(demo: Path, tmp_path: Path) -> None:
+    """No `godot` on PATH: one line naming what is missing and how to give it, no
+    traceback (it used to start the server, then die in create_subprocess_exec)."""
+    env = {k: v for k, v in os.environ.items() if k != "GODOT"}
+    env["PATH"] = str(tmp_path)  # an empty folder: no godot on it
+    proc = subprocess.run(
+        [sys.executable, str(demo)], capture_output=True, text=True, timeout=60, env=env
+    )
+    assert proc.returncode != 0
+    assert proc.stdout == ""
+    assert proc.stderr.count("\n") == 1, proc.stderr
+    assert proc.stderr.startswith(f"{demo.name}: no Godot 4 binary 'godot' found")
+    assert "--godot PATH" in proc.stderr and "GODOT" in proc.stderr
+    gone = tmp_path / "no-chroot"
+    proc = subprocess.run(
+        [sys.executable, str(demo), "--chroot", str(gone)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    assert proc.returncode != 0 and proc.stderr.count("\n") == 1, proc.stderr
+    assert "no such chroot" in proc.stderr

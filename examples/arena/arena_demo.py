@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import shutil
 import sys
 import tempfile
@@ -55,9 +56,27 @@ async def main_async(args: argparse.Namespace, project: str, godot: list[str]) -
     return 1 if failed else 0
 
 
+def godot_missing(godot: str, chroot: Path | None) -> str | None:
+    """What is missing to start the clients, and the flag that gives it, or None."""
+    if chroot is not None:
+        if not (chroot / "tmp").is_dir():
+            return f"--chroot {chroot}: no such chroot (it needs a tmp folder)"
+        return None
+    if shutil.which(godot) is None:
+        return (
+            f"no Godot 4 binary {godot!r} found: install Godot 4 on PATH, or give it with "
+            "--godot PATH (or the GODOT environment variable)"
+        )
+    return None
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--godot", default="godot", help="the Godot 4 binary (default: godot)")
+    parser.add_argument(
+        "--godot",
+        default=os.environ.get("GODOT", "godot"),
+        help="the Godot 4 binary (default: $GODOT, else godot on PATH)",
+    )
     parser.add_argument("--chroot", type=Path, help="run Godot inside this chroot (test setup)")
     parser.add_argument("--players", type=int, default=3, choices=range(1, 17), metavar="1..16")
     parser.add_argument("--ticks", type=int, default=150, help="game length (30 per second)")
@@ -67,6 +86,9 @@ def main() -> int:
         level=logging.INFO if args.verbose else logging.WARNING,
         format="%(name)s: %(message)s",
     )
+    missing = godot_missing(args.godot, args.chroot)
+    if missing:
+        parser.exit(2, f"{parser.prog}: {missing}\n")
     base = args.chroot / "tmp" if args.chroot else None
     with tempfile.TemporaryDirectory(dir=base) as tmp:
         project = Path(tmp) / "client"
