@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ._codec import codec_for
+from ._codec import Codec, codec_for
 from ._collections import Dictionary, TypedArray
 from ._errors import EncodeError, key_repr
 from ._key_rules import RULES, KeyRules, key_token
@@ -65,28 +65,59 @@ def _shell(value: Any) -> Any:
     return None
 
 
-def _walk(value: Any, path: str, profile: Profile, full: bool) -> Iterator[tuple[str, str]]:
+@dataclass
+class _Frame:
+    """A container being walked: its children left, its path, and its own problem, which
+    counts only if none of its children has one (``before``: problems found until then)."""
+
+    children: Iterator[tuple[str, Any]]
+    path: str
+    whole: tuple[str, str] | None
+    before: int
+
+
+def _walk(value: Any, path: str, profile: Profile, full: bool) -> list[tuple[str, str]]:
+    """(path, reason) of every part of ``value`` the target cannot hold, depth first: a leaf's
+    own error, a container type the target lacks, or a container that fails as a whole (too
+    deep, too large...). Walks without recursion, since values nest to Godot's depth limit."""
     codec = codec_for(profile, False, False, full)
+    found: list[tuple[str, str]] = []
+    frames: list[_Frame] = []
+    _enter(value, path, codec, found, frames)
+    while frames:
+        frame = frames[-1]
+        step = next(frame.children, None)
+        if step is None:
+            frames.pop()
+            if frame.whole is not None and len(found) == frame.before:
+                found.append(frame.whole)
+            continue
+        name, child = step
+        _enter(child, frame.path + name, codec, found, frames)
+    return found
+
+
+def _enter(
+    value: Any, path: str, codec: Codec, found: list[tuple[str, str]], frames: list[_Frame]
+) -> None:
+    """Check one value: a problem of its own, or a frame to walk its children."""
     try:
         codec.encode(value)
+        return
     except EncodeError as exc:
-        children = _children(value)
-        if not children:
-            yield path, exc.reason
-            return
-        shell = _shell(value)
-        if shell is not None:
-            try:
-                codec.encode(shell)
-            except EncodeError as inner:
-                yield path, inner.reason
-        found = False
-        for step, child in children:
-            for problem in _walk(child, path + step, profile, full):
-                found = True
-                yield problem
-        if not found and shell is None:
-            yield path, exc.reason  # the container as a whole (too deep, too large...)
+        reason = exc.reason
+    children = _children(value)
+    if not children:
+        found.append((path, reason))
+        return
+    shell = _shell(value)
+    if shell is not None:
+        try:
+            codec.encode(shell)
+        except EncodeError as inner:
+            found.append((path, inner.reason))
+    whole = (path, reason) if shell is None else None
+    frames.append(_Frame(iter(children), path, whole, len(found)))
 
 
 def _folded(value: Any, path: str, rules: KeyRules, engine: str) -> Iterator[tuple[str, str]]:

@@ -76,6 +76,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (VariantError, Unreadable) as exc:
         print(f"gdvariant: {exc}", file=sys.stderr)
         return 1
+    except RecursionError:  # a path not yet made iterative: still one line, not a traceback
+        print("gdvariant: the data nests deeper than Python's recursion limit", file=sys.stderr)
+        return 1
     except ImportError as exc:  # an optional package: the message names its extra
         print(f"gdvariant: {exc}", file=sys.stderr)
         return 2

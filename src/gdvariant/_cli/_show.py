@@ -81,7 +81,12 @@ class Show:
 
     def __call__(self, value: Any) -> str:
         if self.format == "python":
-            return repr(value)
+            try:
+                return repr(value)
+            except RecursionError:
+                raise ValueError(
+                    "the value nests too deep for a Python repr: use --format text or json"
+                ) from None
         if self.format in ("json", "godot-json"):
             return json_line(value, "godot" if self.format == "godot-json" else "tagged")
         assert self.version is not None
