@@ -685,6 +685,23 @@ def test_ctrl_c_at_the_password_prompt_is_no_traceback(
     assert capsys.readouterr().err == "\n"
 
 
+def test_ctrl_d_at_the_password_prompt_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "locked.sav"
+    gd.write_save(path, [1], password="secret")
+
+    def end_of_input(prompt: str = "") -> str:
+        raise EOFError
+
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: True)
+    monkeypatch.setattr("getpass.getpass", end_of_input)
+    for command in (["decode"], ["convert", "--to", "text"], ["edit", "--editor", "true"]):
+        assert main([*command, str(path)]) == 2
+        err = capsys.readouterr().err
+        assert err == "\ngdvariant: no password given (end of input): give --password or --key\n"
+
+
 def test_a_closed_output_pipe_ends_quietly(tmp_path: Path) -> None:
     path = tmp_path / "big.sav"
     gd.write_save(path, [{"i": i, "pad": "x" * 100} for i in range(5000)])  # ~700 KB printed

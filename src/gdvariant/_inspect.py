@@ -20,6 +20,7 @@ from ._collections import ContainerKind, ElementType
 from ._containers import GCPF_HEADER, GDEC, GDEC_HEADERS, U32, sniff
 from ._errors import DecodeError, key_repr
 from ._guess import record_spans
+from ._limits import DEFAULT_LIMITS, Limits
 from ._parts import read_container_type, read_pandemonium_element_type, read_string
 from ._profiles import KIND_BARE_OBJECT, KIND_BARE_RID, Profile
 from ._savefile import open_container
@@ -130,15 +131,12 @@ class _Walker:
     holding them in ``held`` while a value the codec refuses is walked, to keep only those
     before the place it stops)."""
 
-    def __init__(
-        self, data: bytes, end: int, profile: Profile, allow_objects: bool, render: Render, out: Out
-    ):
+    def __init__(self, data: bytes, end: int, codec: Codec, render: Render, out: Out):
         self.buf = data
         self.end = end
         self.view = memoryview(data)[:end]  # what the codec reads: never past ``end``
-        self.profile = profile
-        self.allow_objects = allow_objects
-        self.codec = codec_for(profile, False, allow_objects)
+        self.profile = codec.profile
+        self.codec = codec
         self.render = render
         self.out = out
         self.held: list[Field] | None = None
@@ -309,11 +307,13 @@ def walk_value(
     render: Render = repr,
     title: str = "one var_to_bytes value",
     out: Out | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> Section:
     """The fields of one value at ``offset``; bytes after it are a problem of their own.
     The fields go to ``out`` as they are found, or into the section's ``fields``."""
     section = Section(title, len(data))
-    walker = _Walker(data, len(data), profile, allow_objects, render, out or section.fields.append)
+    codec = codec_for(profile, False, allow_objects, False, limits)
+    walker = _Walker(data, len(data), codec, render, out or section.fields.append)
     try:
         end = _checked(walker, offset, "", 0)
     except _Stop as stop:
@@ -364,13 +364,15 @@ def walk_records(
     render: Render = repr,
     title: str = "store_var records",
     out: Out | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> Section:
     """The fields of ``store_var`` records (or ``put_var`` frames): each length, then its
     value. The fields go to ``out`` as they are found, or into the section's ``fields``."""
     section = Section(title, len(data))
     sink = out or section.fields.append
     length = _LENGTH[big_endian]
-    walker = _Walker(data, len(data), profile, allow_objects, render, sink)
+    codec = codec_for(profile, False, allow_objects, False, limits)
+    walker = _Walker(data, len(data), codec, render, sink)
     order = "big-endian " if big_endian else ""
     pos = index = 0
     try:
@@ -385,7 +387,7 @@ def walk_records(
                     pos + 4, f"record {index} claims {size} bytes, {len(data) - pos - 4} are left"
                 )
             end = pos + 4 + size
-            inner = _Walker(data, end, profile, allow_objects, render, sink)
+            inner = _Walker(data, end, codec, render, sink)
             stop = _checked(inner, pos + 4, mark, 1)
             if stop < end:
                 walker.emit(stop, end, mark, f"unread: {end - stop} bytes (get_var skips them)", 1)
@@ -502,7 +504,7 @@ def inspect_data(
     render: Render = repr,
     records: bool | None = None,
     big_endian: bool | None = None,
-    max_size: int | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> list[Section]:
     """Every section of ``data``, with its fields: :func:`inspect_into` kept in memory."""
     listener = Listener()
@@ -516,7 +518,7 @@ def inspect_data(
         render=render,
         records=records,
         big_endian=big_endian,
-        max_size=max_size,
+        limits=limits,
     )
     return listener.sections
 
@@ -532,11 +534,11 @@ def inspect_into(
     render: Render = repr,
     records: bool | None = None,
     big_endian: bool | None = None,
-    max_size: int | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> None:
     """Every section of ``data`` to ``listener``, each field as it is found: a container's
     header (if any), then its plaintext as one value or as records, whichever reads further
-    (``records`` forces one). ``max_size`` caps a container's plaintext."""
+    (``records`` forces one). ``limits`` apply to the values and a container's plaintext."""
     kind = sniff(data[:4])
     plain: bytes | None = data
     if kind != "plain":
@@ -544,7 +546,9 @@ def inspect_into(
         plain = None
         if kind != "GDEC" or key is not None or password is not None:
             try:
-                plain = open_container(data, key=key, password=password, max_size=max_size)[1]
+                plain = open_container(data, key=key, password=password, max_size=limits.max_size)[
+                    1
+                ]
             except DecodeError as exc:  # a damaged container: its header is all there is
                 head.problem, head.problem_offset = str(exc), exc.offset
                 head.good = min(head.good, exc.offset)
@@ -554,13 +558,13 @@ def inspect_into(
         listener.end(head)
     if plain is None:
         return
-    tries = _tries(kind, records, big_endian)
-    order = _choose(plain, profile, allow_objects, tries)
+    codec = codec_for(profile, False, allow_objects, False, limits)
+    order = _choose(plain, codec, _tries(kind, records, big_endian))
     title = "one var_to_bytes value" if order is None else "store_var records"
     title += " (big-endian lengths)" if order else ""
     title = title if kind == "plain" else f"plaintext: {title}"
     listener.begin(title, len(plain))
-    section = _walk(plain, profile, order, allow_objects, render, listener.field)
+    section = _walk(plain, codec, order, render, listener.field)
     section.title = title
     listener.end(section)
 
@@ -577,33 +581,22 @@ def _tries(kind: str, records: bool | None, big_endian: bool | None) -> list[boo
     return tries
 
 
-def _walk(
-    plain: bytes,
-    profile: Profile,
-    order: bool | None,
-    allow_objects: bool,
-    render: Render,
-    out: Out,
-) -> Section:
+def _walk(plain: bytes, codec: Codec, order: bool | None, render: Render, out: Out) -> Section:
+    options: dict[str, Any] = {"allow_objects": codec.allow_objects, "limits": codec.limits}
     if order is None:
-        return walk_value(plain, profile, allow_objects=allow_objects, render=render, out=out)
-    return walk_records(
-        plain, profile, big_endian=order, allow_objects=allow_objects, render=render, out=out
-    )
+        return walk_value(plain, codec.profile, render=render, out=out, **options)
+    return walk_records(plain, codec.profile, big_endian=order, render=render, out=out, **options)
 
 
-def _choose(
-    plain: bytes, profile: Profile, allow_objects: bool, tries: list[bool | None]
-) -> bool | None:
+def _choose(plain: bytes, codec: Codec, tries: list[bool | None]) -> bool | None:
     """The first reading that reads every byte, as the codec sees it (a record's value may
     leave some of it unread); else the one whose walk gets furthest (the first of equals)."""
-    codec = codec_for(profile, False, allow_objects)
     for order in tries:
         if _reads(plain, codec, order):
             return order
     if len(tries) == 1:
         return tries[0]
-    goods = [_walk(plain, profile, o, allow_objects, _silent, _discard).good for o in tries]
+    goods = [_walk(plain, codec, order, _silent, _discard).good for order in tries]
     return tries[goods.index(max(goods))]
 
 

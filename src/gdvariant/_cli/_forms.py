@@ -53,7 +53,7 @@ def open_input(data: bytes, args: argparse.Namespace) -> tuple[Container, bytes,
     """The container of ``data``, its plaintext, and the secret it took (``key=`` or
     ``password=``; empty unless the file is encrypted, which asks for it)."""
     options = secret(args) if sniff(data[:4]) == "GDEC" else {}
-    container, plain = open_container(data, **options)
+    container, plain = open_container(data, **options, max_size=args.max_size)
     return container, plain, options
 
 

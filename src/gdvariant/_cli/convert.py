@@ -20,6 +20,8 @@ from ._common import (
     engine_codec,
     engine_options,
     engine_version,
+    max_size_option,
+    read_bytes,
     secret_options,
 )
 from ._forms import (
@@ -98,6 +100,7 @@ def add_parser(sub: Any) -> None:
         help="accept full objects (bytes_to_var_with_objects)",
     )
     secret_options(parser)
+    max_size_option(parser)
     parser.add_argument("--json", action="store_true", help="report as JSON on standard output")
     progress_option(parser)
     parser.set_defaults(func=run)
@@ -123,7 +126,7 @@ def _output_form(args: argparse.Namespace, source_form: str, same_version: bool)
 def _read(
     args: argparse.Namespace, codec: Codec, progress: Progress
 ) -> tuple[Payload, dict[str, Any], str]:
-    data = sys.stdin.buffer.read() if args.input == "-" else Path(args.input).read_bytes()
+    data = read_bytes(args.input, args.max_size)
     binary = sniff(data[:4]) != "plain" or b"\0" in data[:256] or not data
     form = args.from_form or _suffix_form(args.input) or ("bytes" if binary else "text")
     if form == "bytes":

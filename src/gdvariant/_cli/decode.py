@@ -76,7 +76,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    data = read_input(args.input, args.hex)
+    data = read_input(args.input, args.hex, args.max_size)
     container, data, _ = open_input(data, args)
     if not 0 <= args.offset <= len(data):
         raise ValueError(f"--offset {args.offset} is outside the {len(data)} bytes")

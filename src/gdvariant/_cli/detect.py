@@ -9,7 +9,14 @@ from typing import Any
 
 from .._containers import sniff
 from .._detect import detect
-from ._common import command_parser, read_input, secret, secret_options
+from ._common import (
+    command_parser,
+    limits_of,
+    max_size_option,
+    read_input,
+    secret,
+    secret_options,
+)
 
 EXAMPLES = """\
   gdvariant detect examples/godot3_save.sav              # Godot 3.1-3.6 store_var records
@@ -38,16 +45,17 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("input", help="file to read, or '-' for standard input")
     parser.add_argument("--hex", action="store_true", help="the input is hex text, not raw bytes")
     secret_options(parser)
+    max_size_option(parser)
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    data = read_input(args.input, args.hex)
+    data = read_input(args.input, args.hex, args.max_size)
     options: dict[str, Any] = {}
     if sniff(data[:4]) == "GDEC" and (args.password is not None or args.key):
         options = secret(args)
-    found = detect(data, **options)
+    found = detect(data, limits=limits_of(args), **options)
     groups = found.candidates
     if args.json:
         print(json.dumps({"size": len(data), **found.to_json()}, indent=2))

@@ -14,7 +14,15 @@ from typing import Any
 
 from .._errors import DecodeError, EncodeError
 from .._savefile import write_container
-from ._common import Unreadable, command_parser, engine_codec, engine_options, secret_options
+from ._common import (
+    Unreadable,
+    command_parser,
+    engine_codec,
+    engine_options,
+    max_size_option,
+    read_bytes,
+    secret_options,
+)
 from ._forms import check_lossless, from_document, read_payload, to_document
 from ._progress import Progress, progress_option
 from ._show import text_version
@@ -58,6 +66,7 @@ def add_parser(sub: Any) -> None:
         help="accept full objects (bytes_to_var_with_objects)",
     )
     secret_options(parser)
+    max_size_option(parser)
     progress_option(parser)
     parser.set_defaults(func=run)
 
@@ -74,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     version = text_version(profile)
     if version is None:
         raise ValueError(f"{profile.engine} has no text syntax here: edit needs one")
-    payload, options = read_payload(path.read_bytes(), codec, args)
+    payload, options = read_payload(read_bytes(args.save, args.max_size), codec, args)
     if payload.cut:
         raise Unreadable("the file ends inside a frame: a cut capture cannot be written back")
     progress = Progress.of(args)

@@ -12,7 +12,7 @@ from .._literal import parse_value
 from .._profiles import Profile
 from .._records import encode_records
 from .._writes import write_file
-from ._common import command_parser, engine_codec, engine_options
+from ._common import command_parser, engine_codec, engine_options, max_size_option, read_text
 from ._forms import from_document, json_values
 from ._show import text_version
 
@@ -48,6 +48,7 @@ def add_parser(sub: Any) -> None:
     )
     parser.add_argument("value", nargs="?", default="-", help="the value, or '-' for stdin")
     parser.add_argument("-i", "--input", help="read the value(s) from this file")
+    max_size_option(parser)
     parser.add_argument(
         "--from", dest="form", choices=INPUT_FORMS, default="text", help="how the value is written"
     )
@@ -87,10 +88,10 @@ def read_values(text: str, form: str, profile: Profile, *, many: bool, where: st
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.input is not None:
-        text, where = Path(args.input).read_text(encoding="utf-8"), args.input
-    elif args.value == "-":
-        text, where = sys.stdin.read(), "<stdin>"
+    if args.input is not None or args.value == "-":
+        source = "-" if args.input is None else args.input
+        text = read_text(source, args.max_size)
+        where = "<stdin>" if args.input is None else args.input
     else:
         text, where = args.value, "<argument>"
     codec = engine_codec(args)

@@ -10,7 +10,14 @@ from .._codec import Codec
 from .._errors import DecodeError
 from .._framing import Framing, StreamDecoder
 from .._guess import engine_for_frames, loose_frame
-from ._common import Unreadable, command_parser, engine_codec, engine_options, read_input
+from ._common import (
+    Unreadable,
+    command_parser,
+    engine_codec,
+    engine_options,
+    max_size_option,
+    read_input,
+)
 from ._show import Show, colour_wanted, format_options
 
 EXAMPLES = """\
@@ -35,6 +42,7 @@ def add_parser(sub: Any) -> None:
     )
     parser.add_argument("input", help="file to read, or '-' for standard input")
     parser.add_argument("--hex", action="store_true", help="the input is hex text, not raw bytes")
+    max_size_option(parser)
     parser.add_argument(
         "--framing",
         choices=[f.value for f in Framing if f is not Framing.PACKET_PEER],
@@ -55,7 +63,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    data = read_input(args.input, args.hex)
+    data = read_input(args.input, args.hex, args.max_size)
     codec = engine_codec(args)
     profile = codec.profile
     show = Show(args.format, profile, full=args.full, colour=colour_wanted(args.color))

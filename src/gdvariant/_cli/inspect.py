@@ -64,7 +64,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    data = read_input(args.input, args.hex)
+    data = read_input(args.input, args.hex, args.max_size)
     codec = engine_codec(args)
     version = text_version(codec.profile)
 
@@ -87,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
         render=render,
         records=records,
         big_endian=True if args.big_endian else None,
+        limits=codec.limits,
         **options,
     )
     sections = listener.sections
