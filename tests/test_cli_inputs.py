@@ -189,3 +189,33 @@ def test_a_closed_output_pipe_ends_quietly_while_streaming(command: str, tmp_pat
     err = proc.stderr.read()
     assert proc.wait(timeout=60) == 141
     assert err == b""
+
+
+def test_an_unreadable_file_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As root every file reads, so the refusal is made by hand: what the OS says, and the
+    file's name."""
+    path = tmp_path / "locked.sav"
+    gd.write_save(path, [1])
+
+    def refuse(name: str, *args: object, **kwargs: object) -> object:
+        raise PermissionError(13, "Permission denied", name)
+
+    monkeypatch.setattr("gdvariant._cli._common.open", refuse, raising=False)
+    assert main(["decode", str(path)]) == 2
+    assert capsys.readouterr().err == f"gdvariant: Permission denied: {path}\n"
+
+
+def test_ctrl_c_while_working_is_exit_130_without_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "save.dat"
+    gd.write_save(path, [{"i": i} for i in range(3)])
+
+    def interrupted(*args: object, **kwargs: object) -> object:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("gdvariant._cli.inspect.inspect_into", interrupted)
+    assert main(["inspect", str(path)]) == 130
+    assert capsys.readouterr().err == "\n"

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from collections.abc import Iterable, Iterator
+from time import monotonic
 from typing import TextIO, TypeVar
 
 __all__ = ["DELAY", "Progress", "progress_option"]
@@ -47,12 +47,12 @@ class Progress:
             yield from items
             return
         every = EVERY if self.terminal else LOG_EVERY
-        start = time.monotonic()
+        start = monotonic()
         last = start - every if self.forced else start + DELAY - every
         drawn = False
         done = 0
         for item in items:
-            now = time.monotonic()
+            now = monotonic()
             if now - last >= every:
                 self._line(_count(what, done, total, unit))
                 last, drawn = now, True
