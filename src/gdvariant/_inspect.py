@@ -545,10 +545,9 @@ def inspect_into(
         head = _gdec_header(data) if kind == "GDEC" else _gcpf_header(data)
         plain = None
         if kind != "GDEC" or key is not None or password is not None:
+            most = limits.max_size
             try:
-                plain = open_container(data, key=key, password=password, max_size=limits.max_size)[
-                    1
-                ]
+                _, plain = open_container(data, key=key, password=password, max_size=most)
             except DecodeError as exc:  # a damaged container: its header is all there is
                 head.problem, head.problem_offset = str(exc), exc.offset
                 head.good = min(head.good, exc.offset)
