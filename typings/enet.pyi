@@ -1,6 +1,8 @@
 # Types for the parts of pyenet (the `enet` module of pyenet-vladfi) that gdvariant uses.
 # pyenet ships no type information; these follow its enet.pyx.
 
+from collections.abc import Callable
+
 EVENT_TYPE_NONE: int
 EVENT_TYPE_CONNECT: int
 EVENT_TYPE_DISCONNECT: int
@@ -25,6 +27,7 @@ class Packet:
     def data(self) -> bytes: ...
     @property
     def flags(self) -> int: ...
+    def set_free_callback(self, func: Callable[[], object]) -> None: ...
 
 class Peer:
     @property

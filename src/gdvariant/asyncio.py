@@ -11,6 +11,9 @@ Every function takes the :class:`~gdvariant.WireOptions` keywords (``version``, 
 ``allow_objects``, ``max_frame_size``...). Objects stay off unless ``allow_objects=True``.
 Backpressure both ways: ``put_var`` waits while the peer is not reading, and bytes are read
 from the socket only when ``get_var`` needs them, so a slow handler slows its sender down.
+``max_unsent`` and ``stall_timeout`` bound what waits for a peer that does not read (see
+:class:`VariantStream`); what a server logs about its clients is rate-limited per client and
+clipped (:mod:`gdvariant._peerlog`).
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from typing import Any, Self, Unpack
 
 from ._errors import ConnectionClosed, DecodeError
 from ._framing import WireFormat, WireOptions
+from ._outbox import DEFAULT_MAX_UNSENT, DEFAULT_STALL_TIMEOUT, Backlog, Outbox
+from ._peerlog import PeerLog, clip
 
 __all__ = [
     "AsyncPeer",
@@ -69,10 +74,23 @@ class AsyncPeer:
 
 
 class VariantStream(AsyncPeer):
-    """One stream connection carrying Godot values (``StreamPeerTCP`` / ``PacketPeerStream``)."""
+    """One stream connection carrying Godot values (``StreamPeerTCP`` / ``PacketPeerStream``).
+
+    ``max_unsent`` (default 4 MiB) bounds what waits for the peer in the socket's write
+    buffer: ``put_var`` waits while more than half of it is unsent (one frame at a time), and
+    ``get_var`` reads nothing from the peer meanwhile. A peer that stays so for
+    ``stall_timeout`` seconds (default 10) is cut, with one line on ``log``'s logger.
+    """
 
     def __init__(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, wire: WireFormat
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        wire: WireFormat,
+        *,
+        max_unsent: int = DEFAULT_MAX_UNSENT,
+        stall_timeout: float = DEFAULT_STALL_TIMEOUT,
+        log: PeerLog | None = None,
     ) -> None:
         if wire.is_packet:
             raise ValueError("a stream needs StreamPeer or PacketPeerStream framing")
@@ -80,17 +98,37 @@ class VariantStream(AsyncPeer):
         self._reader = reader
         self._writer = writer
         self._decoder = wire.stream_decoder()
+        self._log = log if log is not None else PeerLog(LOGGER)
+        transport = writer.transport
+        self._outbox = Outbox(
+            max_unsent,
+            stall_timeout,
+            pause=_nothing,
+            resume=_nothing,
+            drop=self._stalled,
+            buffered=transport.get_write_buffer_size,
+        )
+        # drain() then waits exactly while the outbox counts the peer as full.
+        transport.set_write_buffer_limits(high=max_unsent // 2, low=max_unsent // 4)
+        self._sending = asyncio.Lock()
 
     @property
     def peername(self) -> Any:
         """The remote address, as the socket reports it."""
         return self._writer.get_extra_info("peername")
 
+    @property
+    def unsent(self) -> int:
+        """Bytes written and not yet taken by the peer's socket."""
+        return self._outbox.unsent
+
     async def get_var(self) -> Any:
         """The next value. :class:`ConnectionClosed` when the peer closed cleanly between
         values; :class:`DecodeError` for a bad frame or a stream cut inside one."""
         decoder = self._decoder
         while not decoder.pending():
+            if self._outbox.full:
+                await self._outbox.room()
             data = await self._reader.read(_READ_SIZE)
             if not data:
                 decoder.feed_eof()
@@ -99,17 +137,32 @@ class VariantStream(AsyncPeer):
         return decoder.next_value()
 
     async def put_var(self, value: Any) -> None:
-        """Send ``value``, waiting while the peer's buffers are full."""
-        if self._writer.is_closing():
-            raise ConnectionClosed(f"the connection to {self.peername} is closed")
-        self._writer.write(self.wire.frame(value))
-        await self._writer.drain()
+        """Send ``value``, waiting while more than half of ``max_unsent`` waits for the peer;
+        :class:`ConnectionClosed` once the connection is closed (or cut for stalling)."""
+        data = self.wire.frame(value)
+        async with self._sending:
+            if self._writer.is_closing() or self._outbox.closed:
+                raise ConnectionClosed(f"the connection to {self.peername} is closed")
+            self._writer.write(data)
+            self._outbox.check()
+            try:
+                await self._writer.drain()
+            except ConnectionError as exc:
+                raise ConnectionClosed(f"the connection to {self.peername} broke: {exc}") from None
+        if self._outbox.closed:
+            raise ConnectionClosed(f"the connection to {self.peername} was cut: it stalled")
 
     async def close(self) -> None:
-        """Send what is queued, close, and wait until the socket is closed."""
+        """Send what is queued, close, and wait until the socket is closed (a peer that
+        takes nothing for ``stall_timeout`` seconds is cut)."""
         self._writer.close()
-        with contextlib.suppress(ConnectionError):
-            await self._writer.wait_closed()
+        try:
+            async with asyncio.timeout(self._outbox.backlog.timeout):
+                with contextlib.suppress(ConnectionError):
+                    await self._writer.wait_closed()
+        except TimeoutError:
+            self.abort()
+        self._outbox.close()
 
     def close_nowait(self) -> None:
         """Start closing: what is queued is still sent, nothing more is read or written."""
@@ -118,13 +171,44 @@ class VariantStream(AsyncPeer):
     def abort(self) -> None:
         """Close at once, dropping what is not sent yet."""
         self._writer.transport.abort()
+        self._outbox.close()
+
+    def _stalled(self, reason: str) -> None:
+        name = self.peername
+        self._log.log(
+            logging.WARNING,
+            _host(name),
+            "closing the connection with %s: %s",
+            name,
+            reason,
+            final=True,
+        )
+        self._writer.transport.abort()
 
 
-async def connect(host: str, port: int, **options: Unpack[WireOptions]) -> VariantStream:
-    """Open a connection to a Godot (or gdvariant) server."""
+def _nothing() -> None:
+    """A stream reads only when ``get_var`` asks: nothing to pause or resume."""
+
+
+def _host(address: Any) -> Any:
+    """Who a log line is about: the host of a ``(host, port, ...)`` address."""
+    return address[0] if isinstance(address, tuple) and address else address
+
+
+async def connect(
+    host: str,
+    port: int,
+    *,
+    max_unsent: int = DEFAULT_MAX_UNSENT,
+    stall_timeout: float = DEFAULT_STALL_TIMEOUT,
+    **options: Unpack[WireOptions],
+) -> VariantStream:
+    """Open a connection to a Godot (or gdvariant) server (``max_unsent`` and
+    ``stall_timeout``: see :class:`VariantStream`)."""
     wire = WireFormat(**options)
+    Backlog(max_unsent, stall_timeout)
     reader, writer = await asyncio.open_connection(host, port, limit=_READ_SIZE)
-    return VariantStream(reader, writer, wire)
+    return VariantStream(reader, writer, wire, max_unsent=max_unsent, stall_timeout=stall_timeout)
 
 
 Handler = Callable[[VariantStream], Awaitable[None]]
@@ -139,10 +223,18 @@ class Server:
     never leave). A handler cancelled at shutdown drops its connection quietly.
     """
 
-    def __init__(self, handler: Handler, wire: WireFormat, logger: logging.Logger) -> None:
+    def __init__(
+        self,
+        handler: Handler,
+        wire: WireFormat,
+        logger: logging.Logger,
+        limits: tuple[int, float] = (DEFAULT_MAX_UNSENT, DEFAULT_STALL_TIMEOUT),
+    ) -> None:
+        Backlog(*limits)
         self._handler = handler
         self._wire = wire
-        self._logger = logger
+        self._log = PeerLog(logger)
+        self._limits = limits
         self._listener: asyncio.Server | None = None
         self._peers: dict[asyncio.Task[None], VariantStream] = {}
         self._closing = False
@@ -154,7 +246,15 @@ class Server:
         self._listener = await asyncio.start_server(self._accept, host, port, limit=_READ_SIZE)
 
     def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        peer = VariantStream(reader, writer, self._wire)
+        max_unsent, stall_timeout = self._limits
+        peer = VariantStream(
+            reader,
+            writer,
+            self._wire,
+            max_unsent=max_unsent,
+            stall_timeout=stall_timeout,
+            log=self._log,
+        )
         if self._closing:  # accepted in the same loop turn as close()
             peer.abort()
             return
@@ -164,17 +264,18 @@ class Server:
 
     async def _run(self, peer: VariantStream) -> None:
         name = peer.peername
+        host = _host(name)
         try:
             await self._handler(peer)
         except DecodeError as exc:
-            self._logger.warning("closing the connection from %s: %s", name, exc)
+            self._log.warning(host, "closing the connection from %s: %s", name, clip(exc))
         except (ConnectionClosed, ConnectionError) as exc:
-            self._logger.info("connection from %s ended: %s", name, exc)
+            self._log.log(logging.INFO, host, "connection from %s ended: %s", name, clip(exc))
         except asyncio.CancelledError:
             peer.abort()  # shutting down: do not wait for a peer that may not read
             raise
         except Exception:
-            self._logger.exception("handler failed for the connection from %s", name)
+            self._log.exception(host, "handler failed for the connection from %s", name)
         finally:
             await peer.close()
 
@@ -228,15 +329,19 @@ async def serve(
     port: int,
     *,
     logger: logging.Logger = LOGGER,
+    max_unsent: int = DEFAULT_MAX_UNSENT,
+    stall_timeout: float = DEFAULT_STALL_TIMEOUT,
     **options: Unpack[WireOptions],
 ) -> Server:
     """Start a server that runs ``await handler(peer)`` for each connection.
 
     When the handler returns, or raises, the connection is closed. A bad or oversized frame
     (:class:`DecodeError`) is logged as a warning with its reason and the peer's address, any
-    other failure with its traceback; the server and the other connections carry on.
+    other failure with its traceback; the server and the other connections carry on. Those
+    lines come at most a few times a second per client host, with a count of the rest.
+    ``max_unsent`` and ``stall_timeout`` apply to each connection (:class:`VariantStream`).
     """
-    server = Server(handler, WireFormat(**options), logger)
+    server = Server(handler, WireFormat(**options), logger, (max_unsent, stall_timeout))
     await server._listen(host, port)
     return server
 
@@ -266,6 +371,7 @@ class DatagramPeer:
         self.wire = wire
         self.dropped = 0
         self._logger = logger
+        self._log = PeerLog(logger)
         self._queue: asyncio.Queue[tuple[Any, Any] | None] = asyncio.Queue()
         self._max_queue = max_queue
         self._transport: asyncio.DatagramTransport | None = None
@@ -273,7 +379,8 @@ class DatagramPeer:
     def _received(self, data: bytes, addr: Any) -> None:
         if self._queue.qsize() >= self._max_queue:
             self.dropped += 1
-            self._logger.warning(
+            self._log.warning(
+                _host(addr),
                 "dropped a datagram from %s: the queue is full (%d values wait)",
                 addr,
                 self._max_queue,
@@ -283,7 +390,7 @@ class DatagramPeer:
             value = self.wire.decode_packet(data)
         except DecodeError as exc:
             self.dropped += 1
-            self._logger.warning("dropped a datagram from %s: %s", addr, exc)
+            self._log.warning(_host(addr), "dropped a datagram from %s: %s", addr, clip(exc))
             return
         self._queue.put_nowait((value, addr))
 

@@ -128,6 +128,10 @@ class Authenticator:
             del self._pending[peer]
         return gone
 
+    def next_deadline(self) -> float | None:
+        """The earliest deadline of a pending peer (None: nobody is pending)."""
+        return min((state.deadline for state in self._pending.values()), default=None)
+
     def remove_peer(self, peer: int) -> bool:
         """The transport peer left; True if it was still pending (authentication failed)."""
         self.connected.discard(peer)

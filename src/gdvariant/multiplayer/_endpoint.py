@@ -4,7 +4,8 @@
 events into the game's callbacks; :class:`ClientEndpoint` is the client's half (auth, the
 peers the server announces, relayed packets). A transport (``websocket``, ``enet``) subclasses
 them and supplies only the I/O: how one packet goes to a peer (``_put``) and how a
-connection is closed. Nothing here opens a socket or imports a network package.
+connection is closed. Nothing here opens a socket or imports a network package; the
+authentication deadlines run on the event loop's timers.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from types import TracebackType
 from typing import ClassVar, Self, TypedDict, Unpack
 
 from .. import DecodeError
+from .._outbox import DEFAULT_MAX_UNSENT, DEFAULT_STALL_TIMEOUT, Backlog
+from .._peerlog import PeerLog, clip
 from ._auth import DEFAULT_AUTH_TIMEOUT, Authenticator, AuthVerdict
 from ._packets import Packet, decode_packet, encode_packet
 from ._protocol import CMD_MASK, SYNC_DELTA_FLAG, Command, SysCommand
@@ -75,6 +78,8 @@ class EndpointOptions(TypedDict, total=False):
     on_packet: PacketCallback | None
     max_message_size: int  # the largest packet taken (default: the transport's)
     max_send_size: int  # the largest packet sent (default: the transport's)
+    max_unsent: int  # the most bytes waiting for one peer (default 4 MiB)
+    stall_timeout: float  # seconds a full peer has to catch up before it is dropped (10)
     logger: logging.Logger
 
 
@@ -89,7 +94,14 @@ class ServerOptions(EndpointOptions, total=False):
 
 
 class _Endpoint:
-    """What both ends share: the game's callbacks, the limits and the RAW queue."""
+    """What both ends share: the game's callbacks, the limits and the RAW queue.
+
+    ``max_unsent`` and ``stall_timeout`` hold each connection to what its peer takes
+    (:mod:`gdvariant._outbox`): past half of ``max_unsent`` bytes waiting for a peer we stop
+    reading from it; still over after ``stall_timeout`` seconds, or taken past
+    ``max_unsent`` by other traffic, it is dropped. Lines about what a peer sent are logged
+    at most a few times a second per peer, its data clipped (:mod:`gdvariant._peerlog`).
+    """
 
     #: The transport's default for both size limits.
     default_size: ClassVar[int]
@@ -103,7 +115,11 @@ class _Endpoint:
         self.on_packet = options.get("on_packet")
         self.max_message_size = options.get("max_message_size", self.default_size)
         self.max_send_size = options.get("max_send_size", self.default_size)
+        self.max_unsent = options.get("max_unsent", DEFAULT_MAX_UNSENT)
+        self.stall_timeout = options.get("stall_timeout", DEFAULT_STALL_TIMEOUT)
+        Backlog(self.max_unsent, self.stall_timeout)  # refuses bad values now
         self.logger = options.get("logger", self.default_logger)
+        self.peer_log = PeerLog(self.logger)
         self._raw: asyncio.Queue[tuple[int, bytes]] = asyncio.Queue()
 
     async def receive_raw(self) -> tuple[int, bytes]:
@@ -132,7 +148,8 @@ class ServerEndpoint(_Endpoint):
     ``on_peer_authenticating(peer)`` when a peer starts authenticating and
     ``on_peer_authentication_failed(peer)`` for one that left, timed out or was refused
     while authenticating. ``drop_limit`` is how many malformed packets a peer may send before it
-    is closed (0: closed at the first).
+    is closed (0: closed at the first). A pending peer is timed out by a timer at its
+    deadline (``auth_timeout`` after it arrived), however busy the loop is with other peers.
     """
 
     def __init__(self, **options: Unpack[ServerOptions]) -> None:
@@ -146,6 +163,7 @@ class ServerEndpoint(_Endpoint):
         )
         self.drop_limit = options.get("drop_limit", 0)
         self._drops: dict[int, int] = {}
+        self._auth_timer: asyncio.TimerHandle | None = None
         #: The transfer mode and channel of the packet being handled, for callbacks (Godot's
         #: ``get_packet_mode()`` and ``get_packet_channel()``).
         self.packet_mode = TransferMode.RELIABLE
@@ -225,11 +243,18 @@ class ServerEndpoint(_Endpoint):
 
     def _joined(self, peer: int) -> None:
         """The transport accepted ``peer``: start its authentication (or admit it)."""
-        self._dispatch(self.protocol.peer_connected(peer, time.monotonic()))
+        self._dispatch(self.protocol.peer_connected(peer, _now()))
         self._flush()
+        self._arm_auth()
 
     def _received(self, peer: int, data: bytes, mode: TransferMode, channel: int) -> None:
-        """One packet from ``peer``; what it relays keeps its ``mode`` and ``channel``."""
+        """One packet from ``peer``; what it relays keeps its ``mode`` and ``channel``.
+        A pending peer past its deadline is timed out first, and its packet ignored."""
+        auth = self.protocol.auth
+        if auth.is_pending(peer):
+            self._check_auth()
+            if not auth.is_pending(peer):
+                return
         self.packet_mode, self.packet_channel = mode, channel
         self._dispatch(self.protocol.receive(peer, data))
         self._flush(mode, channel, relays_only=True)
@@ -243,7 +268,30 @@ class ServerEndpoint(_Endpoint):
 
     def _check_auth(self) -> None:
         """Time out the peers that did not authenticate in time."""
-        self._dispatch(self.protocol.poll(time.monotonic()))
+        self._dispatch(self.protocol.poll(_now()))
+        self._arm_auth()
+
+    def _arm_auth(self) -> None:
+        """Have a timer check the pending peers at the earliest deadline (none: no timer)."""
+        deadline = self.protocol.auth.next_deadline()
+        timer = self._auth_timer
+        if timer is not None:
+            if deadline is not None and timer.when() <= deadline:
+                return
+            timer.cancel()
+            self._auth_timer = None
+        if deadline is not None:
+            self._auth_timer = asyncio.get_running_loop().call_at(deadline, self._auth_due)
+
+    def _auth_due(self) -> None:
+        self._auth_timer = None
+        self._check_auth()
+
+    def _stop_auth_timer(self) -> None:
+        """The transport closed: no more deadlines."""
+        if self._auth_timer is not None:
+            self._auth_timer.cancel()
+            self._auth_timer = None
 
     def _flush(
         self, mode: TransferMode | None = None, channel: int = 0, *, relays_only: bool = False
@@ -254,7 +302,8 @@ class ServerEndpoint(_Endpoint):
             if not self._has_peer(peer):
                 continue
             if len(data) > self.max_send_size:
-                self.logger.warning(
+                self.peer_log.warning(
+                    peer,
                     "not sending %d bytes to peer %d: over the %d-byte limit",
                     len(data),
                     peer,
@@ -272,7 +321,7 @@ class ServerEndpoint(_Endpoint):
             try:
                 self._event(event)
             except Exception:
-                self.logger.exception("callback failed on %s", event)
+                self.peer_log.exception(event.peer, "callback failed on %s", clip(event))
 
     def _event(self, event: Event) -> None:
         if isinstance(event, PeerConnected) and self.on_peer_connected is not None:
@@ -296,9 +345,17 @@ class ServerEndpoint(_Endpoint):
         if not self._has_peer(event.peer):
             return
         drops = self._drops[event.peer] = self._drops.get(event.peer, 0) + 1
-        self.logger.warning("dropped a packet from peer %d: %s", event.peer, event.error)
+        self.peer_log.warning(
+            event.peer, "dropped a packet from peer %d: %s", event.peer, clip(event.error)
+        )
         if drops > self.drop_limit:
-            self.logger.warning("closing peer %d: too many malformed packets", event.peer)
+            self.peer_log.log(
+                logging.WARNING,
+                event.peer,
+                "closing peer %d: too many malformed packets",
+                event.peer,
+                final=True,
+            )
             self.disconnect_peer(event.peer)
 
 
@@ -396,9 +453,9 @@ class ClientEndpoint(_Endpoint):
             elif verdict is AuthVerdict.GAME:
                 self._packet(SERVER, decode_packet(data))
         except DecodeError as exc:
-            self.logger.warning("dropped a packet from the server: %s", exc)
+            self.peer_log.warning(SERVER, "dropped a packet from the server: %s", clip(exc))
         except Exception:
-            self.logger.exception("callback failed on a packet from the server")
+            self.peer_log.exception(SERVER, "callback failed on a packet from the server")
 
     def _left(self) -> None:
         """The connection ended: every peer goes, the server last."""
@@ -430,3 +487,11 @@ class ClientEndpoint(_Endpoint):
             callback(peer)
         except Exception:
             self.logger.exception("callback failed for peer %d", peer)
+
+
+def _now() -> float:
+    """The event loop's clock, which its timers use (``time.monotonic`` outside a loop)."""
+    try:
+        return asyncio.get_running_loop().time()
+    except RuntimeError:
+        return time.monotonic()

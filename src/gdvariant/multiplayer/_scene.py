@@ -21,9 +21,11 @@ Godot game whose client project is unchanged:
 
 Everything a client sends that does not fit what was declared (an unknown node or method,
 an RPC its ``@rpc`` mode does not let that client call, a wrong argument count, a checksum
-mismatch) is refused: logged, emitted as ``packet_refused(peer, reason)``, and not run. A
-misuse on our side (calling a name that is not an ``@rpc`` of the node, a handler for one,
-a handler no client may ever call) raises at once.
+mismatch) is refused: logged (at most a few lines a second per peer, with a count of the
+rest, and no more than 100 characters of what the client sent), emitted as
+``packet_refused(peer, reason)``, and not run. A misuse on our side (calling a name that
+is not an ``@rpc`` of the node, a handler for one, a handler no client may ever call) raises
+at once.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from .._peerlog import PeerLog, clip
 from ._counters import PATH_NET_ID, NetIds, SyncClock, is_path_net_id
 from ._errors import ProtocolError
 from ._packets import Packet
@@ -154,6 +157,7 @@ class SceneMultiplayer:
         self.transport = transport
         self.project = None if project is None else Path(project)
         self.logger = logger
+        self.peer_log = PeerLog(logger)
         self.peer_connected = Signal("peer_connected", logger)
         self.peer_disconnected = Signal("peer_disconnected", logger)
         self.peer_authenticating = Signal("peer_authenticating", logger)
@@ -381,16 +385,17 @@ class SceneMultiplayer:
                 raise ProtocolError(f"{type(packet).__name__} from a client; the server spawns")
             elif isinstance(packet, SimplifyPath | ConfirmPath):
                 if isinstance(packet, SimplifyPath) and self._checksum(packet.path) is None:
-                    self.logger.warning(
-                        "peer %d named %r, which is not declared (not confirmed)",
+                    self.peer_log.warning(
                         peer,
-                        packet.path,
+                        "peer %d named '%s', which is not declared (not confirmed)",
+                        peer,
+                        clip(packet.path),
                     )
             else:
                 self.packet_received.emit(peer, packet)
         except (ProtocolError, TypeError, ValueError) as exc:
             reason = exc.reason if isinstance(exc, ProtocolError) else str(exc)
-            self.logger.error("refused a packet from peer %d: %s", peer, reason)
+            self.peer_log.error(peer, "refused a packet from peer %d: %s", peer, clip(reason, 160))
             self.packet_refused.emit(peer, reason)
 
     def _remote_call(self, peer: int, call: RemoteCall) -> None:
@@ -398,7 +403,7 @@ class SceneMultiplayer:
         path = call.path if call.path is not None else receive.path(peer, call.node_id)
         node = self._nodes.get(path)
         if node is None:
-            raise ProtocolError(f"RPC on {path!r}, which was not declared")
+            raise ProtocolError(f"RPC on '{clip(path)}', which was not declared")
         if call.path is None and receive.checksum(peer, call.node_id) != node.rpcs.checksum:
             raise ProtocolError(
                 f"RPC on {path!r}: the client's @rpc names differ from ours ({node.rpcs!r}); "
@@ -444,7 +449,7 @@ class SceneMultiplayer:
             if node is None:
                 # Skipped, as a Godot server skips a synchronizer it cannot find: the owner
                 # syncs every frame until our DESPAWN reaches it, so some arrive after it.
-                self.logger.debug("peer %d synced %r, no owned synchronizer", peer, path)
+                self.logger.debug("peer %d synced '%s', no owned synchronizer", peer, clip(path))
                 continue
             if node.owner != peer:
                 raise ProtocolError(f"peer {peer} synced {path!r}, owned by peer {node.owner}")

@@ -15,7 +15,14 @@ Godot 4.6's ENetMultiplayerPeer puts on the wire, as its live tests check:
 
 pyenet's ``Host.service`` blocks while holding the GIL, so nothing here waits in it: the
 host is serviced with a zero timeout whenever its socket is readable and every
-``service_interval`` seconds (ENet's resends, pings and timeouts), from the event loop.
+``service_interval`` seconds (ENet's resends, pings and timeouts), from the event loop, at most
+:data:`SERVICE_BUDGET` events a turn so that timers (authentication deadlines) still run
+while clients flood it.
+
+What ENet holds for a peer until the peer acknowledges it counts against ``max_unsent``
+(each packet reports when ENet frees it). ENet has one socket for every peer, so "not reading"
+a full peer means its packets wait unhandled, up to ``max_unsent`` bytes too, until it has
+caught up; past that, or past ``stall_timeout``, it is dropped.
 
 Usage::
 
@@ -30,10 +37,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+from collections import deque
 from collections.abc import Callable
+from functools import partial
 from typing import ClassVar, Unpack
 
+from .._outbox import Outbox
+from .._peerlog import PeerLog
 from ._endpoint import (
+    SERVER,
     ClientEndpoint,
     EndpointOptions,
     ServerEndpoint,
@@ -76,8 +88,13 @@ _FLAGS = {
 }
 #: Seconds between two services of an idle host.
 SERVICE_INTERVAL = 0.01
+#: The most ENet events handled in one turn of the event loop; the rest wait for the next.
+SERVICE_BUDGET = 256
 #: Seconds ``close`` waits for the other side to acknowledge a disconnection.
 _CLOSE_WAIT = 2.0
+#: Seconds a peer we disconnect, with nothing left to deliver, has to acknowledge it before
+#: it is reset (ENet itself would wait for its 5-30 s timeout).
+CLOSE_TIMEOUT = 1.0
 
 
 def enet_route(mode: TransferMode, channel: int = 0) -> tuple[int, int]:
@@ -110,41 +127,49 @@ def _address(host: str | None, port: int) -> enet.Address:
 
 class _Pump:
     """An ``enet.Host`` driven from the running loop without blocking: serviced when its
-    socket is readable and every ``interval`` seconds, each event going to ``on_event``."""
+    socket is readable and every ``interval`` seconds, each event going to ``on_event``;
+    at most :data:`SERVICE_BUDGET` events a turn, the rest in the next turn."""
 
     def __init__(
         self,
         host: enet.Host,
         on_event: Callable[[enet.Event], None],
-        on_tick: Callable[[], None],
         interval: float,
-        logger: logging.Logger,
+        log: PeerLog,
     ) -> None:
         self.host = host
         self.on_event = on_event
-        self.on_tick = on_tick
         self.interval = interval
-        self.logger = logger
+        self.log = log
         self._loop = asyncio.get_running_loop()
         self._fd = host.socket.fileno()
         self._loop.add_reader(self._fd, self.service)
         self._timer = self._loop.call_later(interval, self._tick)
+        self._more: asyncio.Handle | None = None
         self.closed = False
 
     def service(self) -> None:
-        """Handle every event ENet has now (and send what it queued)."""
-        while not self.closed:
+        """Handle the events ENet has now (and send what it queued), up to the budget."""
+        for _ in range(SERVICE_BUDGET):
+            if self.closed:
+                return
             try:
                 event = self.host.service(0, True)
             except OSError as exc:
-                self.logger.warning("ENet service failed: %s", exc)
+                self.log.warning("ENet", "ENet service failed: %s", exc)
                 return
             if event is None:
                 return
             try:
                 self.on_event(event)
             except Exception:
-                self.logger.exception("handling an ENet event failed")
+                self.log.exception("ENet", "handling an ENet event failed")
+        if self._more is None and not self.closed:
+            self._more = self._loop.call_soon(self._go_on)
+
+    def _go_on(self) -> None:
+        self._more = None
+        self.service()
 
     def flush(self) -> None:
         """Send the queued packets now."""
@@ -153,29 +178,85 @@ class _Pump:
 
     def _tick(self) -> None:
         self.service()
-        if self.closed:
-            return
-        try:
-            self.on_tick()
-        except Exception:
-            self.logger.exception("a periodic check failed")
-        self._timer = self._loop.call_later(self.interval, self._tick)
+        if not self.closed:
+            self._timer = self._loop.call_later(self.interval, self._tick)
 
     def close(self) -> None:
         """Stop servicing the host (the host itself is freed with its last reference)."""
         if not self.closed:
             self.closed = True
             self._timer.cancel()
+            if self._more is not None:
+                self._more.cancel()
             self._loop.remove_reader(self._fd)
 
 
-class _Link:
-    """One ENet peer of the server: the id its CONNECT carried."""
+Deliver = Callable[["_Link", bytes, TransferMode, int], None]
 
-    def __init__(self, peer_id: int, peer: enet.Peer) -> None:
+
+class _Link:
+    """One ENet peer: the id its CONNECT carried, its outbox (what ENet holds for it until
+    acknowledged) and the packets it sent while full, held until it has caught up."""
+
+    def __init__(
+        self,
+        peer_id: int,
+        peer: enet.Peer,
+        deliver: Deliver,
+        limits: tuple[int, float],
+        drop: Callable[[_Link, str], None],
+    ) -> None:
         self.id = peer_id
         self.peer = peer
         self.closing = False
+        self.closed_at = 0.0
+        self._deliver = deliver
+        self._held: deque[tuple[bytes, TransferMode, int]] = deque()
+        self._held_bytes = 0
+        self.outbox = Outbox(*limits, pause=_nothing, resume=self.replay, drop=partial(drop, self))
+
+    def send(self, data: bytes, mode: TransferMode, channel: int) -> bool:
+        """Hand a packet to ENet, counted until ENet frees it; False when the peer is
+        dropped for it (over ``max_unsent``) or ENet refused it."""
+        size = len(data)
+        if not self.outbox.hold(size):
+            return False
+        enet_channel, flags = enet_route(mode, channel)
+        packet = enet.Packet(data, flags)
+        packet.set_free_callback(partial(self.outbox.release, size))
+        if self.peer.send(enet_channel, packet) < 0:
+            self.outbox.release(size)  # ENet keeps no reference: it never frees this one
+            return False
+        return True
+
+    def receive(self, data: bytes, mode: TransferMode, channel: int) -> str | None:
+        """A packet from the peer: handled now, or held while the peer is full. The reason
+        to drop the peer when what it holds would pass ``max_unsent``."""
+        if not self.outbox.full and not self._held:
+            self._deliver(self, data, mode, channel)
+            return None
+        limit = self.outbox.backlog.limit
+        if self._held_bytes + len(data) > limit:
+            return (
+                f"it sent {self._held_bytes + len(data):,} bytes while full (max_unsent {limit:,})"
+            )
+        self._held.append((data, mode, channel))
+        self._held_bytes += len(data)
+        return None
+
+    def replay(self) -> None:
+        """No longer full: handle what it sent meanwhile, until it is full again."""
+        while self._held and not self.outbox.full and not self.closing:
+            data, mode, channel = self._held.popleft()
+            self._held_bytes -= len(data)
+            self._deliver(self, data, mode, channel)
+
+    def forget(self) -> None:
+        """The peer is gone: drop what waits both ways."""
+        self.closing = True
+        self._held.clear()
+        self._held_bytes = 0
+        self.outbox.close()
 
 
 class MultiplayerServer(ServerEndpoint):
@@ -189,6 +270,10 @@ class MultiplayerServer(ServerEndpoint):
     deceleration)`` as Godot's ``ENetPacketPeer.throttle_configure`` takes it, for what we
     send (None: ENet's 5000, 2, 2). ENet drops unreliable packets (full SYNCs, unreliable
     RPCs) while round trips vary, up to all but 1 in 32; deceleration 0 never drops them.
+    ``max_unsent`` and ``stall_timeout`` count what ENet holds for a client until it
+    acknowledges it (see the module's notes). A client we disconnect has
+    :data:`CLOSE_TIMEOUT` seconds to acknowledge once nothing is left to deliver to it, or
+    ``stall_timeout`` while something is; then it is reset.
     """
 
     default_size: ClassVar[int] = GODOT_MAX_PACKET_SIZE
@@ -218,19 +303,19 @@ class MultiplayerServer(ServerEndpoint):
             enet_host = enet.Host(_address(host, port), self.max_clients, 0, 0, 0)
         except MemoryError as exc:  # pyenet's report of any enet_host_create failure
             raise OSError(f"cannot listen on {host}:{port} with ENet") from exc
-        self._pump = _Pump(
-            enet_host, self._event_in, self._check_auth, self.service_interval, self.logger
-        )
+        self._pump = _Pump(enet_host, self._event_in, self.service_interval, self.peer_log)
         return enet_host.address.port
 
     async def close(self) -> None:
         """Disconnect every client (they see ``server_disconnected``) and stop listening."""
+        self._stop_auth_timer()
         pump, self._pump = self._pump, None
         if pump is None:
             return
         links = list(self._peers.values())
         for link in links:
             link.peer.disconnect_now()
+            link.forget()
         pump.flush()
         pump.close()
         self._peers.clear()
@@ -240,17 +325,50 @@ class MultiplayerServer(ServerEndpoint):
 
     def disconnect_peer(self, peer: int) -> None:
         """Disconnect ``peer`` once what was queued for it is delivered; its events follow
-        when ENet reports the disconnection."""
+        when ENet reports the disconnection (or when it is reset for not acknowledging)."""
         link = self._peers.get(peer)
         if link is not None and not link.closing and self._pump is not None:
             link.closing = True
+            link.closed_at = asyncio.get_running_loop().time()
             link.peer.disconnect_later()
             self._pump.flush()
+            self._closing(link)
+
+    def _closing(self, link: _Link) -> None:
+        """Reset a peer we disconnect that does not acknowledge in time."""
+        if self._peers.get(link.id) is not link:
+            return
+        loop = asyncio.get_running_loop()
+        waited = loop.time() - link.closed_at
+        if waited >= (CLOSE_TIMEOUT if link.outbox.unsent == 0 else self.stall_timeout):
+            self._reset(link)
+        else:
+            loop.call_later(CLOSE_TIMEOUT / 4, self._closing, link)
+
+    def _stalled(self, link: _Link, reason: str) -> None:
+        """Drop a peer that does not take what we send (its outbox said why)."""
+        self.peer_log.log(
+            logging.WARNING, link.id, "closing peer %d: %s", link.id, reason, final=True
+        )
+        link.closing = True
+        asyncio.get_running_loop().call_soon(self._reset, link)
+
+    def _reset(self, link: _Link) -> None:
+        """Cut ``link`` at once (ENet reports nothing for it): it has left."""
+        if self._peers.get(link.id) is not link:
+            return
+        link.peer.disconnect_now()
+        if self._pump is not None:
+            self._pump.flush()
+        del self._peers[link.id]
+        self._slots.pop(link.peer.incomingPeerID, None)
+        link.forget()
+        self._left(link.id)
 
     def _put(self, peer: int, data: bytes, mode: TransferMode, channel: int) -> None:
-        enet_channel, flags = enet_route(mode, channel)
-        if self._peers[peer].peer.send(enet_channel, enet.Packet(data, flags)) < 0:
-            self.logger.warning("ENet refused a packet for peer %d", peer)
+        link = self._peers[peer]
+        if not link.send(data, mode, channel) and not link.outbox.closed:
+            self.peer_log.warning(peer, "ENet refused a packet for peer %d", peer)
         if self._pump is not None:
             self._pump.flush()
 
@@ -269,13 +387,17 @@ class MultiplayerServer(ServerEndpoint):
             link = self._slots.pop(event.peer.incomingPeerID, None)
             if link is not None:
                 del self._peers[link.id]
+                link.forget()
                 self._left(link.id)
 
     def _connect(self, peer: enet.Peer, peer_id: int) -> None:
         """A client's CONNECT: its data is the id it chose; a bad or taken one is reset,
         as Godot's server does."""
         if not _ID_RANGE[0] <= peer_id <= _ID_RANGE[1] or peer_id in self._peers:
-            self.logger.warning("refusing an ENet client that asked for id %d", peer_id)
+            address = peer.address.host
+            self.peer_log.warning(
+                address, "refusing an ENet client at %s that asked for id %d", address, peer_id
+            )
             peer.reset()
             return
         if self.throttle is not None:
@@ -283,7 +405,8 @@ class MultiplayerServer(ServerEndpoint):
             peer.packetThrottleInterval = interval
             peer.packetThrottleAcceleration = acceleration
             peer.packetThrottleDeceleration = deceleration
-        link = _Link(peer_id, peer)
+        limits = (self.max_unsent, self.stall_timeout)
+        link = _Link(peer_id, peer, self._deliver_in, limits, self._stalled)
         self._peers[peer_id] = link
         self._slots[peer.incomingPeerID] = link
         self._joined(peer_id)
@@ -292,24 +415,35 @@ class MultiplayerServer(ServerEndpoint):
         packet = event.packet
         data = packet.data
         if len(data) > self.max_message_size:
-            self.logger.warning(
+            self.peer_log.log(
+                logging.WARNING,
+                link.id,
                 "closing peer %d: a %d-byte packet is over the %d-byte limit",
                 link.id,
                 len(data),
                 self.max_message_size,
+                final=True,
             )
             self.disconnect_peer(link.id)
             return
         mode, channel = transfer_of(event.channelID, packet.flags)
-        self._received(link.id, data, mode, channel)
+        reason = link.receive(data, mode, channel)
+        if reason is not None:
+            self._stalled(link, reason)
+
+    def _deliver_in(self, link: _Link, data: bytes, mode: TransferMode, channel: int) -> None:
+        if not link.closing:
+            self._received(link.id, data, mode, channel)
 
 
 class MultiplayerClient(ClientEndpoint):
     """A SceneMultiplayer client of a Godot ``ENetMultiplayerPeer.create_server``.
 
-    The callbacks and authentication are :class:`ClientEndpoint`'s. As Godot's client does,
-    it picks its own peer id (``ids``: default random in Godot's range) and sends it in the
-    ENet CONNECT. ``send`` and ``send_raw`` take a transfer ``mode`` and ``channel``.
+    The callbacks, authentication, ``max_unsent`` and ``stall_timeout`` are
+    :class:`ClientEndpoint`'s (a server that does not acknowledge what we send is held to
+    them). As Godot's client does, it picks its own peer id (``ids``: default random in
+    Godot's range) and sends it in the ENet CONNECT. ``send`` and ``send_raw`` take a
+    transfer ``mode`` and ``channel``.
     """
 
     default_size: ClassVar[int] = GODOT_MAX_PACKET_SIZE
@@ -329,6 +463,7 @@ class MultiplayerClient(ClientEndpoint):
         self._id = 0
         self._pump: _Pump | None = None
         self._peer: enet.Peer | None = None
+        self._link: _Link | None = None
         self._connected: asyncio.Future[None] | None = None
         self._closed = asyncio.Event()
 
@@ -344,7 +479,9 @@ class MultiplayerClient(ClientEndpoint):
         count = channels + _RESERVED_CHANNELS if channels > 0 else _MAX_CHANNELS
         self._connected = asyncio.get_running_loop().create_future()
         self._peer = enet_host.connect(_address(host, port), count, self._id)
-        self._pump = _Pump(enet_host, self._event_in, _nothing, self.service_interval, self.logger)
+        limits = (self.max_unsent, self.stall_timeout)
+        self._link = _Link(SERVER, self._peer, self._deliver_in, limits, self._stalled)
+        self._pump = _Pump(enet_host, self._event_in, self.service_interval, self.peer_log)
         self._pump.flush()
         try:
             await asyncio.wait_for(asyncio.shield(self._connected), timeout)
@@ -376,10 +513,11 @@ class MultiplayerClient(ClientEndpoint):
                 self._lost()
 
     def _put(self, data: bytes, mode: TransferMode, channel: int) -> None:
-        if self._peer is None or self._pump is None or self._closed.is_set():
+        link = self._link
+        if link is None or self._pump is None or self._closed.is_set():
             raise ValueError("not connected")
-        enet_channel, flags = enet_route(mode, channel)
-        self._peer.send(enet_channel, enet.Packet(data, flags))
+        if not link.send(data, mode, channel) and link.outbox.closed:
+            raise ValueError("not connected")
         self._pump.flush()
 
     def _event_in(self, event: enet.Event) -> None:
@@ -389,15 +527,33 @@ class MultiplayerClient(ClientEndpoint):
             self._joined()
             if self._connected is not None and not self._connected.done():
                 self._connected.set_result(None)
-        elif event.type == enet.EVENT_TYPE_RECEIVE:
+        elif event.type == enet.EVENT_TYPE_RECEIVE and self._link is not None:
             data = event.packet.data
             if len(data) > self.max_message_size:
-                self.logger.warning("dropped a %d-byte packet from the server", len(data))
-            else:
-                self._received(data)
+                self.peer_log.warning(SERVER, "dropped a %d-byte packet from the server", len(data))
+                return
+            reason = self._link.receive(data, TransferMode.RELIABLE, 0)
+            if reason is not None:
+                self._stalled(self._link, reason)
         elif event.type == enet.EVENT_TYPE_DISCONNECT:
             if self._connected is not None and not self._connected.done():
                 self._connected.set_exception(ConnectionError("the ENet server refused us"))
+            self._lost()
+
+    def _deliver_in(self, link: _Link, data: bytes, mode: TransferMode, channel: int) -> None:
+        if not self._closed.is_set():
+            self._received(data)
+
+    def _stalled(self, link: _Link, reason: str) -> None:
+        """Drop a server that does not take what we send (the outbox said why)."""
+        self.logger.warning("closing the connection to the server: %s", reason)
+        asyncio.get_running_loop().call_soon(self._cut)
+
+    def _cut(self) -> None:
+        if self._peer is not None and not self._closed.is_set():
+            self._peer.disconnect_now()
+            if self._pump is not None:
+                self._pump.flush()
             self._lost()
 
     def _lost(self) -> None:
@@ -410,9 +566,11 @@ class MultiplayerClient(ClientEndpoint):
 
     def _stop(self) -> None:
         self._closed.set()
+        if self._link is not None:
+            self._link.forget()
         if self._pump is not None:
             self._pump.close()
 
 
 def _nothing() -> None:
-    """A client has no periodic checks of its own."""
+    """ENet peers need no pausing: a full peer's packets wait in its :class:`_Link`."""

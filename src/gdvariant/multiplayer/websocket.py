@@ -7,8 +7,10 @@ offered), gives each connection a random peer id and sends it as the 4-byte litt
 message, then passes each binary message to the protocol as one packet and sends what the
 protocol queues. A peer sending more than ``max_message_size`` bytes in one message is closed
 by ``websockets`` (code 1009); a malformed packet is logged and dropped, and past
-``drop_limit`` such packets the peer is closed with code 1008. Nothing a client sends raises in
-the server loop, and other peers go on.
+``drop_limit`` such packets the peer is closed with code 1008. A peer that does not read what
+we send (pongs to its pings included) is held to ``max_unsent`` and ``stall_timeout``
+(:class:`~gdvariant.multiplayer.ServerEndpoint`): full, we stop reading from it; stalled, its
+TCP connection is cut. Nothing a client sends raises in the server loop, and other peers go on.
 
 Usage::
 
@@ -27,6 +29,8 @@ import struct
 from collections.abc import Callable, Sequence
 from typing import ClassVar, Unpack
 
+from .._outbox import Outbox
+from .._peerlog import clip
 from ._endpoint import (
     SERVER,
     AuthCallback,
@@ -47,6 +51,13 @@ try:
     from websockets.asyncio.server import Server, ServerConnection, serve
     from websockets.exceptions import ConnectionClosed
     from websockets.typing import Subprotocol
+
+    from .._websockets import (
+        CLOSE_TIMEOUT,
+        WatchedClientConnection,
+        WatchedServerConnection,
+        watch,
+    )
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
         "gdvariant.multiplayer.websocket needs the 'websockets' package: "
@@ -70,36 +81,44 @@ GODOT_BUFFER_SIZE = 65535
 #: Godot's ``generate_unique_id`` range: never 0 or 1, top bit clear.
 _ID_RANGE = (2, 2**31 - 1)
 _POLICY_VIOLATION = 1008  # RFC 6455 close code for a peer that broke the protocol
-_AUTH_TICK = 0.05  # how often pending peers are checked for their auth timeout
 
 
 class _Peer:
-    """One connection: its id and the queue its writer task drains, in order."""
+    """One connection: its id, its outbox and the writer task that sends it in order."""
 
-    def __init__(self, peer_id: int, connection: Connection) -> None:
+    def __init__(self, peer_id: int, connection: Connection, outbox: Outbox) -> None:
         self.id = peer_id
         self.connection = connection
-        self.outbox: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self.outbox = outbox
         self.dropped = False
         self.closing = False
 
     async def write(self) -> None:
-        """Send the queued packets in order; ``None`` closes the connection."""
+        """Send the queued packets in order, then close once the outbox is finished."""
         try:
             while (data := await self.outbox.get()) is not None:
                 await self.connection.send(data)
-            await self.connection.close(_POLICY_VIOLATION if self.dropped else 1000)
+                self.outbox.check()
+            if not self.outbox.closed:
+                await self.connection.close(_POLICY_VIOLATION if self.dropped else 1000)
         except ConnectionClosed:
             pass
+
+    async def readable(self) -> None:
+        """Wait until a message may be read: not while the peer is full."""
+        if self.outbox.full:
+            await self.outbox.room()
 
 
 class MultiplayerServer(ServerEndpoint):
     """Peer 1 of a SceneMultiplayer session, serving Godot's WebSocketMultiplayerPeer clients.
 
-    The callbacks and ``drop_limit`` are :class:`ServerEndpoint`'s. ``max_message_size`` is
-    the largest message taken from a client (Godot's default buffer, 65535); ``ids`` picks
-    peer ids (default: random in Godot's range; pass ``random.Random(seed)`` for a fixed
-    sequence). Transfer modes and channels are accepted and ignored: WebSocket is reliable.
+    The callbacks, ``drop_limit``, ``max_unsent`` and ``stall_timeout`` are
+    :class:`ServerEndpoint`'s. ``max_message_size`` is the largest message taken from a
+    client (Godot's default buffer, 65535); ``ids`` picks peer ids (default: random in
+    Godot's range; pass ``random.Random(seed)`` for a fixed sequence). Transfer modes and
+    channels are accepted and ignored: WebSocket is reliable. A peer we close has
+    :data:`CLOSE_TIMEOUT` seconds to answer the close frame.
     """
 
     default_size: ClassVar[int] = GODOT_BUFFER_SIZE
@@ -117,7 +136,6 @@ class MultiplayerServer(ServerEndpoint):
         self._ids = ids if ids is not None else random.SystemRandom()
         self._peers: dict[int, _Peer] = {}
         self._server: Server | None = None
-        self._ticker: asyncio.Task[None] | None = None
 
     async def listen(self, host: str | None, port: int) -> int:
         """Start accepting clients on ``host:port`` (0: any free port); the port bound."""
@@ -130,16 +148,14 @@ class MultiplayerServer(ServerEndpoint):
             compression=None,
             max_size=self.max_message_size,
             subprotocols=self.subprotocols or None,
+            create_connection=WatchedServerConnection,
+            close_timeout=CLOSE_TIMEOUT,
         )
-        if self.auth_callback is not None:
-            self._ticker = asyncio.create_task(self._tick())
         return int(next(iter(self._server.sockets)).getsockname()[1])
 
     async def close(self) -> None:
         """Close every connection and stop listening."""
-        if self._ticker is not None:
-            self._ticker.cancel()
-            self._ticker = None
+        self._stop_auth_timer()
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()
@@ -152,22 +168,32 @@ class MultiplayerServer(ServerEndpoint):
         if state is not None and not state.closing:
             state.closing = True
             state.dropped = peer in self._drops
-            state.outbox.put_nowait(None)
+            state.outbox.finish()
 
     def _put(self, peer: int, data: bytes, mode: TransferMode, channel: int) -> None:
-        self._peers[peer].outbox.put_nowait(data)
+        self._peers[peer].outbox.put(data)
 
     def _has_peer(self, peer: int) -> bool:
         return peer in self._peers
 
     async def _handle(self, connection: ServerConnection) -> None:
-        peer = _Peer(self._new_id(), connection)
+        peer_id = self._new_id()
+
+        def stalled(reason: str) -> None:
+            self.peer_log.log(
+                logging.WARNING, peer_id, "closing peer %d: %s", peer_id, reason, final=True
+            )
+
+        outbox = watch(connection, self.max_unsent, self.stall_timeout, stalled)
+        peer = _Peer(peer_id, connection, outbox)
         self._peers[peer.id] = peer
         writer = asyncio.create_task(peer.write())
         try:
-            await connection.send(struct.pack("<i", peer.id))
+            outbox.put(struct.pack("<i", peer.id))
             self._joined(peer.id)
-            async for message in connection:
+            while True:
+                await peer.readable()
+                message = await connection.recv()
                 if peer.closing:
                     continue
                 data = message.encode() if isinstance(message, str) else message
@@ -176,6 +202,7 @@ class MultiplayerServer(ServerEndpoint):
             pass
         finally:
             del self._peers[peer.id]
+            outbox.close()
             writer.cancel()
             self._left(peer.id)
 
@@ -185,16 +212,13 @@ class MultiplayerServer(ServerEndpoint):
             if peer not in self._peers:
                 return peer
 
-    async def _tick(self) -> None:
-        while True:
-            await asyncio.sleep(_AUTH_TICK)
-            self._check_auth()
-
 
 class MultiplayerClient(ClientEndpoint):
     """A SceneMultiplayer client of a Godot ``WebSocketMultiplayerPeer.create_server``.
 
-    The callbacks and authentication are :class:`ClientEndpoint`'s.
+    The callbacks, authentication, ``max_unsent`` and ``stall_timeout`` are
+    :class:`ClientEndpoint`'s: a server that does not read what we send is held to them as
+    a client is by our server.
     """
 
     default_size: ClassVar[int] = GODOT_BUFFER_SIZE
@@ -220,6 +244,8 @@ class MultiplayerClient(ClientEndpoint):
             compression=None,
             max_size=self.max_message_size,
             subprotocols=[Subprotocol(name) for name in subprotocols or ()] or None,
+            create_connection=WatchedClientConnection,
+            close_timeout=CLOSE_TIMEOUT,
         )
         first = await connection.recv()
         if isinstance(first, str):  # Godot takes a text message as its bytes
@@ -227,8 +253,13 @@ class MultiplayerClient(ClientEndpoint):
         peer = struct.unpack("<i", first)[0] if len(first) == 4 else 0
         if peer < 2:
             await connection.close(_POLICY_VIOLATION)
-            raise ProtocolError(f"invalid peer id message from the server: {first!r}")
-        self._server = _Peer(SERVER, connection)
+            raise ProtocolError(f"invalid peer id message from the server: {clip(first)}")
+
+        def stalled(reason: str) -> None:
+            self.logger.warning("closing the connection to the server: %s", reason)
+
+        outbox = watch(connection, self.max_unsent, self.stall_timeout, stalled)
+        self._server = _Peer(SERVER, connection, outbox)
         self.unique_id = peer
         self._writer = asyncio.create_task(self._server.write())
         self._reader = asyncio.create_task(self._read(connection))
@@ -244,23 +275,26 @@ class MultiplayerClient(ClientEndpoint):
         """Close the connection; ``on_peer_disconnected(1)`` follows if we were admitted."""
         if self._server is not None and not self._server.closing:
             self._server.closing = True
-            self._server.outbox.put_nowait(None)
+            self._server.outbox.finish()
         await self.wait_closed()
 
     def _put(self, data: bytes, mode: TransferMode, channel: int) -> None:
-        if self._server is None or self._server.closing:
+        if self._server is None or self._server.closing or not self._server.outbox.put(data):
             raise ValueError("not connected")
-        self._server.outbox.put_nowait(data)
 
     async def _read(self, connection: ClientConnection) -> None:
+        assert self._server is not None
+        server = self._server
         try:
-            async for message in connection:
+            while True:
+                await server.readable()
+                message = await connection.recv()
                 self._received(message.encode() if isinstance(message, str) else message)
         except ConnectionClosed:
             pass
         finally:
             if self._writer is not None:
                 self._writer.cancel()
-            if self._server is not None:
-                self._server.closing = True
+            server.closing = True
+            server.outbox.close()
             self._left()
