@@ -9,9 +9,11 @@ import importlib
 import logging
 import random
 import struct
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import hostile
 import pytest
 from multiplayer_serving import run, until
 from multiplayer_serving import serving as serving_with
@@ -24,6 +26,8 @@ from gdvariant.multiplayer import (
     DelPeer,
     ProtocolError,
     RemoteCall,
+    SceneMultiplayer,
+    SimplifyPath,
     decode_packet,
     encode_packet,
 )
@@ -427,3 +431,150 @@ def test_client_takes_a_text_id_message_as_godot_does() -> None:
             await client.close()
 
     run(main())
+
+
+def test_a_client_that_never_reads_is_held_to_max_unsent_then_dropped(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A client sends pings and RAW echo requests from a socket that reads nothing: the
+    server stops reading from it, what waits for it stays within max_unsent (its own count
+    and Python's allocations), another client's round trips go on, and the stalled client
+    is cut after stall_timeout with one line."""
+    limit = 1 << 20
+
+    def echo(peer: int, data: bytes) -> None:
+        server.send_raw(peer, data)
+
+    server = MultiplayerServer(on_raw=echo, max_unsent=limit, stall_timeout=1.0)
+    # One round: a ping (answered with a pong) and a 1 KB echo request; 40,000 of them make
+    # 50 MB of replies, which the server used to keep until the client left.
+    request = hostile.client_frame(hostile.PING, b"p" * 125) + hostile.client_frame(
+        hostile.BINARY, b"\x03" + bytes(1000)
+    )
+
+    async def main() -> None:
+        async with server:
+            port = await server.listen("127.0.0.1", 0)
+            good, good_id = await join(port)
+            sock = await hostile.raw_websocket(port, first_message=6)
+            await until(lambda: len(server.peers) == 2)
+            bad_id = next(iter(server.peers - {good_id}))
+            bad = server._peers[bad_id]
+            assert decode_packet(await recv(good)) == AddPeer(bad_id)
+            with hostile.PeakGrowth() as memory:
+                attack = asyncio.create_task(hostile.flood(sock, request, 40_000))
+                for i in range(20):
+                    await good.send(b"\x03round %d" % i)
+                    assert await recv(good) == b"\x03round %d" % i
+                sent = await attack
+            assert memory.peak < 4 * limit, (memory.peak, sent)
+            assert sent < 40_000  # it was stopped
+            assert limit // 2 < bad.outbox.backlog.peak <= limit
+            await until(lambda: bad_id not in server.peers)
+            assert decode_packet(await recv(good)) == DelPeer(bad_id)
+            sock.close()
+            await good.send(b"\x03after")
+            assert await recv(good) == b"\x03after"
+            await good.close()
+
+    with caplog.at_level(logging.WARNING, "gdvariant.multiplayer.websocket"):
+        run(main())
+    closing = [r.getMessage() for r in caplog.records if "closing peer" in r.getMessage()]
+    assert len(closing) == 1 and "bytes unsent for 1 s" in closing[0], closing
+
+
+def test_a_flood_of_refused_packets_logs_a_few_short_lines_a_second_and_counts_the_rest(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """3,000 each of an RPC on an undeclared 1 KB path, a SIMPLIFY_PATH naming it and a
+    malformed packet: every refusal is logged or counted, in a few lines a second, none
+    holding more than 100 characters of the path."""
+    server = MultiplayerServer(drop_limit=10**9)
+    SceneMultiplayer(server)
+    long_path = "Main/" + "n" * 1000
+    packets = [
+        encode_packet(RemoteCall(0, (1,), path=long_path)),
+        encode_packet(SimplifyPath(7, long_path)),
+        b"\xff" + long_path.encode(),  # no such command: malformed
+    ]
+    count = 3000
+    scene, transport = "gdvariant.multiplayer", "gdvariant.multiplayer.websocket"
+
+    def accounted() -> tuple[int, int]:
+        return (
+            hostile.reported(caplog.records, scene, ["refused a packet", "not declared"]),
+            hostile.reported(caplog.records, transport, ["dropped a packet"]),
+        )
+
+    async def main() -> float:
+        async with server:
+            port = await server.listen("127.0.0.1", 0)
+            client, _ = await join(port)
+            start = time.monotonic()
+            for _ in range(count):
+                for packet in packets:
+                    await client.send(packet)
+            async with asyncio.timeout(20):
+                await until(lambda: accounted() == (2 * count, count))
+            elapsed = time.monotonic() - start
+            await client.close()
+            return elapsed
+
+    with caplog.at_level(logging.WARNING, "gdvariant.multiplayer"):
+        elapsed = asyncio.run(main())
+    hostile.check_log_volume(caplog.records, elapsed, loggers=2)
+    assert "... (1,005 characters)" in caplog.text
+
+
+def test_pending_peers_are_cut_at_their_deadline_while_other_clients_flood() -> None:
+    """30 clients that never authenticate nor read, while three admitted clients keep the
+    server busy with echo requests: each is timed out at its deadline and its connection
+    cut a moment later (it has 1 s to answer the close frame; websockets' default was 10)."""
+    timeout = 0.5
+    started: dict[int, float] = {}
+    failed: dict[int, float] = {}
+
+    def auth(peer: int, data: bytes) -> None:
+        if data == b"good":
+            server.complete_auth(peer)
+
+    def echo(peer: int, data: bytes) -> None:
+        server.send_raw(peer, data)
+
+    server = MultiplayerServer(
+        auth_callback=auth,
+        auth_timeout=timeout,
+        on_raw=echo,
+        on_peer_authenticating=lambda peer: started.setdefault(peer, time.monotonic()),
+        on_peer_authentication_failed=lambda peer: failed.setdefault(peer, time.monotonic()),
+    )
+
+    async def busy(port: int, stop: asyncio.Event) -> None:
+        client, _ = await join(port)
+        await client.send(b"\x07\x00good")
+        await client.send(b"\x07\x00")
+        while not stop.is_set():
+            await client.send(b"\x03" + bytes(2000))
+            await recv(client)
+        await client.close()
+
+    async def main() -> None:
+        async with server:
+            port = await server.listen("127.0.0.1", 0)
+            stop = asyncio.Event()
+            load = [asyncio.create_task(busy(port, stop)) for _ in range(3)]
+            await until(lambda: len(server.peers) == 3)
+            admitted = set(server.peers)
+            socks = [await hostile.raw_websocket(port, first_message=6) for _ in range(30)]
+            # The deadline, the 1 s the close frame waits for an answer, and slack.
+            async with asyncio.timeout(timeout + 1.0 + 3):
+                await until(lambda: len(failed) == 30 and len(server._peers) == 3)
+            stop.set()
+            await asyncio.gather(*load)
+            for sock in socks:
+                sock.close()
+            assert admitted.isdisjoint(failed) and set(started) - admitted == set(failed)
+
+    run(main())
+    # Each on time: a deadline missed by a tick of a busy loop, never by seconds.
+    assert all(failed[peer] - started[peer] < timeout + 1.0 for peer in failed)
