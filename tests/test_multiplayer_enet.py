@@ -9,18 +9,32 @@ import importlib
 import json
 import logging
 import socket
+import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import enet
+import hostile
 import pytest
 from enet_recorder import rpc_modes
 from multiplayer_serving import run, until
 from multiplayer_serving import serving as serving_with
 
-from gdvariant.multiplayer import AddPeer, DelPeer, Sync, SyncState, TransferMode, decode_packet
+from gdvariant.multiplayer import (
+    AddPeer,
+    DelPeer,
+    RemoteCall,
+    SceneMultiplayer,
+    SimplifyPath,
+    Sync,
+    SyncState,
+    TransferMode,
+    decode_packet,
+    encode_packet,
+)
 from gdvariant.multiplayer.enet import MultiplayerClient, MultiplayerServer, enet_route, transfer_of
 
 # ENet's packet flags (enet.h): what Godot's ENetMultiplayerPeer.put_packet sets.
@@ -371,3 +385,172 @@ def test_the_core_does_not_need_pyenet(
     importlib.import_module("gdvariant.multiplayer")
     with pytest.raises(ImportError, match=r"pip install 'gdvariant\[enet\]'"):
         importlib.import_module("gdvariant.multiplayer.enet")
+
+
+def test_a_client_that_never_acknowledges_is_held_to_max_unsent_then_dropped(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A client floods echo requests and never services its host, so nothing we send it is
+    acknowledged: what ENet holds for it stays within max_unsent (the server's count and
+    the process's memory), another client's round trips go on, and it is cut with one
+    line."""
+    limit = 1 << 20
+
+    def echo(peer: int, data: bytes) -> None:
+        server.send_raw(peer, data)
+
+    server = MultiplayerServer(on_raw=echo, max_unsent=limit, stall_timeout=1.0)
+    request = b"\x03" + bytes(1000)
+    rounds = 40_000  # 40 MB of replies, which the server used to keep for ENet to resend
+
+    async def main() -> None:
+        async with server:
+            port = await server.listen("127.0.0.1", 0)
+            good = await joined(port, 10)
+            deaf = await joined(port, 20)
+            await until(lambda: len(server.peers) == 2)
+            bad = server._peers[20]
+            before = hostile.rss()
+            for i in range(rounds):
+                deaf.peer.send(1, enet.Packet(request, UNSEQUENCED | UNRELIABLE_FRAGMENT))
+                deaf.host.flush()
+                if i % 200 == 0:
+                    await asyncio.sleep(0)  # the server runs in this loop
+                    good.send(b"\x03round %d" % i)
+                    while (await good.packet())[2] != b"\x03round %d" % i:
+                        pass
+            growth = hostile.rss() - before
+            assert growth < 8 * limit, growth
+            await until(lambda: 20 not in server.peers)
+            assert limit // 2 < bad.outbox.backlog.peak <= limit
+            good.send(b"\x03after")
+            while (await good.packet())[2] != b"\x03after":
+                pass
+
+    with caplog.at_level(logging.WARNING, "gdvariant.multiplayer.enet"):
+        run(main())
+    closing = [r.getMessage() for r in caplog.records if "closing peer 20" in r.getMessage()]
+    assert len(closing) == 1, closing
+
+
+def test_a_flood_of_refused_packets_logs_a_few_short_lines_a_second_and_counts_the_rest(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """As over WebSocket: 3,000 each of an RPC on an undeclared 1 KB path, a SIMPLIFY_PATH
+    naming it and a malformed packet, every one logged or counted, in a few short lines."""
+    server = MultiplayerServer(drop_limit=10**9)
+    SceneMultiplayer(server)
+    long_path = "Main/" + "n" * 1000
+    packets = [
+        encode_packet(RemoteCall(0, (1,), path=long_path)),
+        encode_packet(SimplifyPath(7, long_path)),
+        b"\xff" + long_path.encode(),
+    ]
+    count = 3000
+    scene, transport = "gdvariant.multiplayer", "gdvariant.multiplayer.enet"
+
+    def accounted() -> tuple[int, int]:
+        return (
+            hostile.reported(caplog.records, scene, ["refused a packet", "not declared"]),
+            hostile.reported(caplog.records, transport, ["dropped a packet"]),
+        )
+
+    async def main() -> float:
+        async with server:
+            port = await server.listen("127.0.0.1", 0)
+            client = await joined(port, 30)
+            start = time.monotonic()
+            for i in range(count):
+                for packet in packets:
+                    client.peer.send(0, enet.Packet(packet, RELIABLE))
+                if i % 20 == 0:
+                    client.host.flush()
+                    await client.pump(0.005)
+            async with asyncio.timeout(30):
+                while accounted() != (2 * count, count):
+                    await client.pump(0.01)
+            return time.monotonic() - start
+
+    with caplog.at_level(logging.WARNING, "gdvariant.multiplayer"):
+        elapsed = asyncio.run(main())
+    hostile.check_log_volume(caplog.records, elapsed, loggers=2)
+    assert "... (1,005 characters)" in caplog.text
+
+
+class FloodingHost:
+    """An ``enet.Host`` stand-in whose socket is always readable and whose ``service``
+    brings CONNECTs from ``pending`` clients, then one from a client that authenticates and
+    floods: RECEIVE events without end (until ``remaining`` runs out)."""
+
+    def __init__(self, pending: list[int], remaining: int) -> None:
+        self.socket, self._other = socket.socketpair()
+        self._other.send(b"!")  # never read: the event loop sees it readable every turn
+        self.address = enet.Address("127.0.0.1", 7777)
+        self.events = [self._connect(peer, peer) for peer in [*pending, 99]]
+        self.flooder = self.events[-1].peer
+        self.events += [self._receive(b"\x07\x00let me in"), self._receive(b"\x07\x00")]
+        self.remaining = remaining
+        self.served = 0
+
+    def _connect(self, slot: int, peer_id: int) -> SimpleNamespace:
+        peer = SimpleNamespace(
+            incomingPeerID=slot,
+            address=self.address,
+            send=lambda channel, packet: 0,
+            disconnect_later=lambda: None,
+            disconnect_now=lambda: None,
+            reset=lambda: None,
+        )
+        return SimpleNamespace(type=enet.EVENT_TYPE_CONNECT, peer=peer, data=peer_id)
+
+    def service(self, timeout: int, immediate: bool) -> SimpleNamespace | None:
+        if self.events:
+            return self.events.pop(0)
+        if self.remaining <= 0:
+            return None
+        self.remaining -= 1
+        self.served += 1
+        return self._receive(b"\x03flood")
+
+    def _receive(self, data: bytes) -> SimpleNamespace:
+        packet = SimpleNamespace(data=data, flags=RELIABLE)
+        return SimpleNamespace(
+            type=enet.EVENT_TYPE_RECEIVE, peer=self.flooder, packet=packet, channelID=0
+        )
+
+    def flush(self) -> None:
+        pass
+
+
+def test_pending_peers_time_out_while_a_client_floods_the_host(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ENet hands the server events one by one; a client that never stops sending used to
+    keep the server servicing (it serviced until ENet had none left) and the deadline checks
+    after it never ran. 30 pending peers must time out while the flood still goes on."""
+    flood = 200_000  # seconds of work however fast the machine: far past the deadline
+    host = FloodingHost(list(range(100, 130)), flood)
+    monkeypatch.setattr(enet, "Host", lambda *args: host)
+    failed: dict[int, int] = {}
+
+    def timed_out(peer: int) -> None:
+        failed[peer] = host.served  # how far the flood had got
+
+    server = MultiplayerServer(
+        auth_callback=lambda peer, data: server.complete_auth(peer),
+        auth_timeout=0.05,
+        on_peer_authentication_failed=timed_out,
+    )
+
+    async def main() -> None:
+        async with server:
+            await server.listen("127.0.0.1", 0)
+            async with asyncio.timeout(120):
+                await until(lambda: len(failed) == 30 or host.remaining == 0)
+            host.remaining = 0
+
+    run(main())
+    host.socket.close()
+    host._other.close()
+    assert sorted(failed) == list(range(100, 130))
+    assert max(failed.values()) < flood  # each timed out while the flood went on
