@@ -6,10 +6,12 @@ import asyncio
 import logging
 import random
 import struct
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
+import hostile
 import pytest
 from godot_describe import canon
 from random_values import random_value
@@ -363,3 +365,76 @@ def test_udp_refuses_stream_framing() -> None:
             await open_datagram(local_addr=("127.0.0.1", 0), framing="StreamPeer")
 
     run(main())
+
+
+def test_a_client_that_never_reads_is_held_to_max_unsent_then_cut(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A client sends echo requests from a socket that reads nothing: the server's handler
+    waits in put_var past half of max_unsent (reading nothing more from that client), what
+    waits stays within the limit, another client's round trips go on, and after
+    stall_timeout the silent client is cut with one line."""
+    limit = 1 << 20
+    peers: list[VariantStream] = []
+
+    async def keep_and_echo(peer: VariantStream) -> None:
+        peers.append(peer)
+        await echo(peer)
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        options = {"max_unsent": limit, "stall_timeout": 1.0}
+        async with (
+            server(keep_and_echo, **options) as port,
+            await connect("127.0.0.1", port) as good,
+        ):
+            await good.put_var("hello")
+            assert await good.get_var() == "hello"
+            sock = hostile.tiny_socket()
+            await loop.sock_connect(sock, ("127.0.0.1", port))
+            with hostile.PeakGrowth() as memory:
+                attack = asyncio.create_task(hostile.flood(sock, gd.frame(bytes(1000)), 40_000))
+                for i in range(20):
+                    await good.put_var(i)
+                    assert await good.get_var() == i
+                async with asyncio.timeout(20):  # cut after stall_timeout
+                    sent = await attack
+            sock.close()
+            assert memory.peak < 4 * limit, memory.peak
+            assert sent < 40_000
+            assert limit // 2 < peers[1]._outbox.backlog.peak <= limit
+            await good.put_var("after")
+            assert await good.get_var() == "after"
+
+    with caplog.at_level(logging.WARNING, logger="gdvariant.asyncio"):
+        run(main())
+    closing = [r.getMessage() for r in caplog.records if "closing the connection" in r.getMessage()]
+    assert len(closing) == 1 and "bytes unsent for 1 s" in closing[0], closing
+
+
+def test_a_flood_of_bad_connections_logs_a_few_short_lines_a_second_and_counts_the_rest(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """2,000 connections from one host, each sending one bad frame (a Dictionary with a 1 KB
+    key and a value of no known type): each is closed and logged or counted, in a few lines
+    a second."""
+    good = gd.dumps({"n" * 1000: 1})
+    at = good.index(b"\x02\0\0\0\x01\0\0\0", 8)
+    bad = struct.pack("<i", len(good)) + good[:at] + b"\xff" + good[at + 1 :]
+    count = 2000
+
+    async def main() -> float:
+        async with server() as port:
+            start = time.monotonic()
+            for _ in range(count):
+                assert await _raw(port, bad) == b""
+            async with asyncio.timeout(20):
+                while hostile.reported(caplog.records, "gdvariant.asyncio", ["closing"]) < count:
+                    await asyncio.sleep(0.01)
+            return time.monotonic() - start
+
+    with caplog.at_level(logging.WARNING, logger="gdvariant.asyncio"):
+        elapsed = asyncio.run(main())
+    assert hostile.reported(caplog.records, "gdvariant.asyncio", ["closing"]) == count
+    hostile.check_log_volume(caplog.records, elapsed, loggers=1)
+    assert "more from 127.0.0.1 in the last second" in caplog.text

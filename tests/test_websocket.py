@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import Awaitable
+import time
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+import hostile
 import pytest
 from godot_describe import canon
 from random_values import random_value
@@ -29,8 +31,10 @@ def run(coro: Awaitable[None]) -> None:
     asyncio.run(asyncio.wait_for(coro, 60))
 
 
-async def _server(**options: Any) -> tuple[Any, str]:
-    srv = await websocket.serve(echo, "127.0.0.1", 0, **options)
+async def _server(
+    handler: Callable[[VariantWebSocket], Awaitable[None]] = echo, **options: Any
+) -> tuple[Any, str]:
+    srv = await websocket.serve(handler, "127.0.0.1", 0, **options)
     port = next(iter(srv.sockets)).getsockname()[1]
     return srv, f"ws://127.0.0.1:{port}"
 
@@ -102,3 +106,85 @@ def test_stream_framing_is_refused() -> None:
             await websocket.serve(echo, "127.0.0.1", 0, framing="PacketPeerStream")
 
     run(main())
+
+
+def test_a_client_that_never_reads_is_held_to_max_unsent_then_cut(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A client sends pings from a socket that reads nothing: websockets answers each with a
+    pong, which used to pile up in the server's write buffer without end. Reading from it
+    stops past half of max_unsent, what waits stays within the limit, another client's
+    round trips go on, and after stall_timeout the silent client is cut with one line."""
+    limit = 1 << 20
+    peers: list[VariantWebSocket] = []
+
+    async def keep_and_echo(peer: VariantWebSocket) -> None:
+        peers.append(peer)
+        await echo(peer)
+
+    pings = hostile.client_frame(hostile.PING, b"p" * 125) * 16  # 2 KB of pings, 40,000 times
+
+    async def main() -> None:
+        srv, uri = await _server(handler=keep_and_echo, max_unsent=limit, stall_timeout=1.0)
+        port = next(iter(srv.sockets)).getsockname()[1]
+        good = await websocket.connect(uri)
+        await good.put_var("hello")
+        assert await good.get_var() == "hello"
+        sock = await hostile.raw_websocket(port)
+        with hostile.PeakGrowth() as memory:
+            attack = asyncio.create_task(hostile.flood(sock, pings, 40_000))
+            for i in range(20):
+                await good.put_var(i)
+                assert await good.get_var() == i
+            async with asyncio.timeout(20):  # cut after stall_timeout
+                sent = await attack
+        sock.close()
+        assert memory.peak < 4 * limit, memory.peak
+        assert sent < 40_000
+        assert limit // 2 < peers[1]._outbox.backlog.peak <= limit
+        await good.put_var("after")
+        assert await good.get_var() == "after"
+        await good.close()
+        srv.close()
+        await srv.wait_closed()
+
+    with caplog.at_level(logging.WARNING, logger="gdvariant.websocket"):
+        run(main())
+    closing = [r.getMessage() for r in caplog.records if "closing the WebSocket" in r.getMessage()]
+    assert len(closing) == 1 and "bytes unsent for 1 s" in closing[0], closing
+
+
+def test_a_flood_of_bad_connections_logs_a_few_short_lines_a_second_and_counts_the_rest(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """1,000 WebSockets from one host, each sending one bad message (a Dictionary with a
+    1 KB key and a value of no known type): each is closed and logged or counted, in a few
+    lines a second."""
+    good = gd.dumps({"n" * 1000: 1})
+    at = good.index(b"\x02\0\0\0\x01\0\0\0", 8)
+    bad = hostile.client_frame(hostile.BINARY, good[:at] + b"\xff" + good[at + 1 :])
+    count = 1000
+
+    async def main() -> float:
+        srv, _ = await _server()
+        port = next(iter(srv.sockets)).getsockname()[1]
+        loop = asyncio.get_running_loop()
+        start = time.monotonic()
+        for _ in range(count):
+            sock = await hostile.raw_websocket(port)
+            await loop.sock_sendall(sock, bad)
+            sock.close()
+        async with asyncio.timeout(20):
+            while hostile.reported(caplog.records, "gdvariant.websocket", ["closing"]) < count:
+                await asyncio.sleep(0.01)
+        elapsed = time.monotonic() - start
+        srv.close()
+        await srv.wait_closed()
+        return elapsed
+
+    with caplog.at_level(logging.WARNING, logger="gdvariant.websocket"):
+        elapsed = asyncio.run(main())
+    assert hostile.reported(caplog.records, "gdvariant.websocket", ["closing"]) == count
+    records = [r for r in caplog.records if r.name == "gdvariant.websocket"]
+    hostile.check_log_volume(records, elapsed, loggers=1)
+    assert "more from 127.0.0.1 in the last second" in caplog.text
