@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import hostile
 import pytest
 from engines import ENGINE_SCRIPTS, SEED, Engine, run_beside, run_oracle
 from net_session import Report, drive, drive_blocking, session
@@ -173,11 +174,13 @@ def test_bad_clients_are_dropped_while_a_godot_client_carries_on(
     with caplog.at_level(logging.WARNING, logger="gdvariant.asyncio"):
         report = asyncio.run(_stream_session(godot4, "stream", "4.6", SEED, _bad_clients))
     report.check(COUNT, f"Godot 4.6 StreamPeer client beside bad clients, seed {SEED}")
+    # At most 3 lines a second come from one host; the rest are counted.
     warnings = [r.getMessage() for r in caplog.records if r.name == "gdvariant.asyncio"]
-    assert len(warnings) == len(BAD_CLIENTS), warnings
-    for (_, reason), message in zip(BAD_CLIENTS, warnings, strict=True):
+    closing = [message for message in warnings if message.startswith("closing")]
+    for (_, reason), message in zip(BAD_CLIENTS, closing, strict=False):
         assert message.startswith("closing the connection from ('127.0.0.1',"), message
         assert reason in message
+    assert hostile.reported(caplog.records, "gdvariant.asyncio", ["closing"]) == len(BAD_CLIENTS)
 
 
 def test_our_clients_talk_to_a_godot_tcp_server(godot4: Engine) -> None:

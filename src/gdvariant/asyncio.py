@@ -301,11 +301,13 @@ class Server:
             peer.close_nowait()
 
     async def wait_closed(self) -> None:
-        """Wait until every handler has returned and its connection is closed."""
+        """Wait until every handler has returned and its connection is closed; then log the
+        counts of the lines held back."""
         if self._peers:
             await asyncio.wait(list(self._peers))
         if self._listener is not None:
             await self._listener.wait_closed()
+        self._log.flush()
 
     async def serve_forever(self) -> None:
         """Serve until cancelled, then close and wait for the handlers."""
@@ -431,6 +433,7 @@ class DatagramPeer:
         if self._transport is not None:
             self._transport.close()
             self._transport = None
+        self._log.flush()
 
 
 async def open_datagram(

@@ -322,6 +322,7 @@ class MultiplayerServer(ServerEndpoint):
         self._slots.clear()
         for link in links:
             self._left(link.id)
+        self.peer_log.flush()
 
     def disconnect_peer(self, peer: int) -> None:
         """Disconnect ``peer`` once what was queued for it is delivered; its events follow

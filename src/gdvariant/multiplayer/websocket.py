@@ -160,6 +160,7 @@ class MultiplayerServer(ServerEndpoint):
             self._server.close()
             await self._server.wait_closed()
             self._server = None
+        self.peer_log.flush()
 
     def disconnect_peer(self, peer: int) -> None:
         """Close ``peer``'s connection (``disconnect_peer``); its events follow when it ends.
