@@ -554,3 +554,34 @@ def test_pending_peers_time_out_while_a_client_floods_the_host(
     host._other.close()
     assert sorted(failed) == list(range(100, 130))
     assert max(failed.values()) < flood  # each timed out while the flood went on
+
+
+def test_our_client_is_held_to_max_unsent_by_a_server_that_never_acknowledges(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The client counts what ENet holds for the server the same way: against a server that
+    stops servicing its host, our sends are refused once max_unsent would be passed, and the
+    connection is cut."""
+    limit = 64 * 1024
+    left: list[int] = []
+
+    async def main() -> None:
+        host = enet.Host(enet.Address("127.0.0.1", 0), 4, 0, 0, 0)
+        client = MultiplayerClient(max_unsent=limit, on_peer_disconnected=left.append)
+        connecting = asyncio.create_task(client.connect("127.0.0.1", host.address.port))
+        while (event := host.service(0, True)) is None or event.type != enet.EVENT_TYPE_CONNECT:
+            await asyncio.sleep(0.005)
+        host.flush()
+        await connecting  # from here on the server host is never serviced again
+        with pytest.raises(ValueError, match="not connected"):
+            for i in range(100_000):  # 100 MB of reliable packets nobody acknowledges
+                client.send_raw(bytes(1000))
+                if i % 16 == 0:
+                    await asyncio.sleep(0)
+        await client.wait_closed()
+        assert left == [1]
+
+    with caplog.at_level(logging.WARNING, "gdvariant.multiplayer.enet"):
+        run(main())
+    assert "closing the connection to the server: " in caplog.text
+    assert "over max_unsent 65,536" in caplog.text

@@ -578,3 +578,37 @@ def test_pending_peers_are_cut_at_their_deadline_while_other_clients_flood() -> 
     run(main())
     # Each on time: a deadline missed by a tick of a busy loop, never by seconds.
     assert all(failed[peer] - started[peer] < timeout + 1.0 for peer in failed)
+
+
+def test_our_client_is_held_to_max_unsent_by_a_server_that_never_reads(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The client's queue is bounded the same way: against a server that stops reading, our
+    sends are refused once max_unsent would be passed, and the connection is cut."""
+    limit = 64 * 1024
+    left: list[int] = []
+
+    async def deaf(connection: Any) -> None:
+        await connection.send(struct.pack("<i", 77))
+        connection.transport.pause_reading()
+        await connection.wait_closed()
+
+    async def main() -> None:
+        async with serve(deaf, "127.0.0.1", 0, compression=None, close_timeout=0.1) as raw_server:
+            port = next(iter(raw_server.sockets)).getsockname()[1]
+            client = MultiplayerClient(max_unsent=limit, on_peer_disconnected=left.append)
+            await client.connect(f"ws://127.0.0.1:{port}")
+            outbox = client._server.outbox
+            with pytest.raises(ValueError, match="not connected"):
+                for i in range(100_000):  # 100 MB, far past any socket buffer
+                    client.send_raw(bytes(1000))
+                    if i % 16 == 0:
+                        await asyncio.sleep(0)
+            assert i < 100_000 and outbox.backlog.peak <= limit
+            await client.wait_closed()
+            assert left == [1]
+
+    with caplog.at_level(logging.WARNING, "gdvariant.multiplayer.websocket"):
+        run(main())
+    assert "closing the connection to the server: " in caplog.text
+    assert "over max_unsent 65,536" in caplog.text
