@@ -82,6 +82,17 @@ def test_timeout_counts_from_arrival() -> None:
     assert auth.expired(20.0) == [8]
 
 
+def test_deadlines_for_the_timer() -> None:
+    auth = Authenticator(timeout=3.0)
+    assert auth.next_deadline() is None
+    auth.add_peer(8, now=11.0)
+    auth.add_peer(7, now=10.0)
+    assert auth.next_deadline() == 13.0
+    assert (auth.deadline(7), auth.deadline(8), auth.deadline(9)) == (13.0, 14.0, None)
+    auth.expired(13.0)
+    assert auth.next_deadline() == 14.0 and auth.deadline(7) is None
+
+
 def test_without_auth_peers_are_admitted_at_once() -> None:
     auth = Authenticator(enabled=False)
     assert auth.add_peer(7, now=0.0) is True

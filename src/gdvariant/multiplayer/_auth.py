@@ -128,6 +128,11 @@ class Authenticator:
             del self._pending[peer]
         return gone
 
+    def deadline(self, peer: int) -> float | None:
+        """When ``peer`` times out (None: it is not pending)."""
+        state = self._pending.get(peer)
+        return None if state is None else state.deadline
+
     def next_deadline(self) -> float | None:
         """The earliest deadline of a pending peer (None: nobody is pending)."""
         return min((state.deadline for state in self._pending.values()), default=None)

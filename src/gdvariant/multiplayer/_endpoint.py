@@ -250,11 +250,10 @@ class ServerEndpoint(_Endpoint):
     def _received(self, peer: int, data: bytes, mode: TransferMode, channel: int) -> None:
         """One packet from ``peer``; what it relays keeps its ``mode`` and ``channel``.
         A pending peer past its deadline is timed out first, and its packet ignored."""
-        auth = self.protocol.auth
-        if auth.is_pending(peer):
+        deadline = self.protocol.auth.deadline(peer)
+        if deadline is not None and deadline <= _now():
             self._check_auth()
-            if not auth.is_pending(peer):
-                return
+            return
         self.packet_mode, self.packet_channel = mode, channel
         self._dispatch(self.protocol.receive(peer, data))
         self._flush(mode, channel, relays_only=True)
