@@ -168,10 +168,19 @@ def test_values_nested_to_godots_limit_end_in_one_line(
         "gdvariant: cannot convert to Godot 3.6: 1 values\n"
         f"  the value at {where}: Godot 3.6 has no STRING_NAME type (StringName)\n"
     )
-    assert main(["decode", str(deep), "--format", "python"]) == 2
-    assert capsys.readouterr().err == (
-        "gdvariant: the value nests too deep for a Python repr: use --format text or json\n"
-    )
+    try:  # Python 3.11's repr stops at this depth; 3.12's C recursion limit lets it through
+        shown: str | None = repr(gd.loads(deep.read_bytes()))
+    except RecursionError:
+        shown = None
+    status = main(["decode", str(deep), "--format", "python"])
+    out, err = capsys.readouterr()
+    if shown is None:
+        assert (status, out) == (2, "")
+        assert err == (
+            "gdvariant: the value nests too deep for a Python repr: use --format text or json\n"
+        )
+    else:
+        assert (status, out, err) == (0, shown + "\n", "")
 
 
 @pytest.mark.parametrize("command", ["decode", "inspect"])
