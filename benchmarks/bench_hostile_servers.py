@@ -43,18 +43,9 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 import gdvariant
-from gdvariant.multiplayer import (
-    RemoteCall,
-    RpcConfig,
-    RpcMode,
-    SceneMultiplayer,
-    SimplifyPath,
-    SpawnableScene,
-    encode_packet,
-    rpc_method_ids,
-    synced_class,
-)
+from gdvariant.multiplayer import RpcConfig, RpcMode, SceneMultiplayer, SpawnableScene, synced_class
 from gdvariant.multiplayer.websocket import MultiplayerServer
+from gdvariant.multiplayer.wire import RemoteCall, SimplifyPath, encode_scene_packet, rpc_method_ids
 from gdvariant.replication import Float32, NetClass, Prop, Str, Vec2
 
 LONG_PATH = "Main/" + "n" * 1000
@@ -139,7 +130,7 @@ async def unread(port: int, seconds: float) -> str:
     loop = asyncio.get_running_loop()
     sock = await deaf_socket(port)
     say = rpc_method_ids(["said", "say"])["say"]
-    call = encode_packet(RemoteCall(say, ("hello " * 20,), path="Main"))
+    call = encode_scene_packet(RemoteCall(say, ("hello " * 20,), path="Main"))
     burst = (frame(0x9, b"p" * 125) + frame(0x2, b"\x03" + bytes(1000)) + frame(0x2, call)) * 8
     start = time.monotonic()
     sent = 0
@@ -160,8 +151,8 @@ async def badlog(port: int, seconds: float) -> str:
     """Refused packets as fast as the server takes them."""
     client = await join(port)
     packets = [
-        encode_packet(RemoteCall(0, (1,), path=LONG_PATH)),
-        encode_packet(SimplifyPath(7, LONG_PATH)),
+        encode_scene_packet(RemoteCall(0, (1,), path=LONG_PATH)),
+        encode_scene_packet(SimplifyPath(7, LONG_PATH)),
     ]
     reader = asyncio.create_task(drain(client))
     sent = 0

@@ -62,22 +62,24 @@ from websockets.exceptions import InvalidMessage
 
 from gdvariant import Vector2
 from gdvariant.multiplayer import (
-    ConfirmPath,
-    DeltaSync,
-    Packet,
-    RemoteCall,
     RpcTable,
     SceneMultiplayer,
-    SimplifyPath,
-    Spawn,
     SpawnableScene,
     SpawnedNode,
-    Sync,
     read_script_rpcs,
     scene_tscn,
     synced_class,
 )
 from gdvariant.multiplayer.websocket import MultiplayerClient, MultiplayerServer
+from gdvariant.multiplayer.wire import (
+    ConfirmPath,
+    DeltaSync,
+    Packet,
+    RemoteCall,
+    SimplifyPath,
+    Spawn,
+    Sync,
+)
 from gdvariant.replication import Float32, Int, NetClass, Prop, Vec2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))

@@ -3,9 +3,9 @@
     .venv/bin/pip install -e '.[fuzz]'
     .venv/bin/python fuzz/fuzz_multiplayer.py fuzz/corpus-multiplayer -max_total_time=600
 
-The first input byte picks the protocol (4.0 ... 4.6), the rest is one packet. Only
-:class:`gdvariant.DecodeError` may escape ``decode_packet``; a packet it accepts must encode
-without error, and that encoding must be stable (decode and encode it again: same bytes).
+The first input byte picks the wire version (4.0 ... 4.6), the rest is one packet. Only
+:class:`gdvariant.DecodeError` may escape ``decode_scene_packet``; a packet it accepts must
+encode without error, and that encoding must be stable (decode and encode it again: same bytes).
 ``--seed-corpus DIR`` writes the packets recorded from Godot 4.6; ``--replay DIR`` runs a
 corpus once without atheris.
 """
@@ -18,32 +18,32 @@ from pathlib import Path
 import harness
 
 import gdvariant as gd
-from gdvariant.multiplayer import PROTOCOLS, decode_packet, encode_packet
+from gdvariant.multiplayer.wire import WIRE_VERSIONS, decode_scene_packet, encode_scene_packet
 
-VERSIONS = list(PROTOCOLS.values())
+VERSIONS = list(WIRE_VERSIONS.values())
 SESSION = Path(__file__).resolve().parent.parent / "tests/vectors/multiplayer/session.json"
 
 
 def test_one_input(raw: bytes) -> None:
     if not raw:
         return
-    protocol = VERSIONS[raw[0] % len(VERSIONS)]
+    version = VERSIONS[raw[0] % len(VERSIONS)]
     try:
-        packet = decode_packet(raw[1:], protocol=protocol, allow_objects=True)
+        packet = decode_scene_packet(raw[1:], version=version, allow_objects=True)
     except gd.DecodeError:
         return
-    data = encode_packet(packet, protocol=protocol, full_objects=True)
-    again = decode_packet(data, protocol=protocol, allow_objects=True)
-    if encode_packet(again, protocol=protocol, full_objects=True) != data:
+    data = encode_scene_packet(packet, version=version, full_objects=True)
+    again = decode_scene_packet(data, version=version, allow_objects=True)
+    if encode_scene_packet(again, version=version, full_objects=True) != data:
         raise AssertionError(f"unstable encoding of {raw.hex()}")
 
 
 def seed_corpus(folder: Path) -> None:
-    """One file per recorded packet, for the 4.6 protocol."""
+    """One file per recorded packet, for the 4.6 wire."""
     folder.mkdir(parents=True, exist_ok=True)
     packets = json.loads(SESSION.read_text(encoding="utf-8"))["packets"]
     unique = {bytes.fromhex(p["hex"]) for p in packets}
-    index = VERSIONS.index(PROTOCOLS["4.6"])
+    index = VERSIONS.index(WIRE_VERSIONS["4.6"])
     for count, packet in enumerate(sorted(unique)):
         (folder / f"4.6-{count}").write_bytes(bytes([index]) + packet)
     print(f"wrote {len(unique)} seed inputs to {folder}")

@@ -20,13 +20,13 @@ import enet
 from engines import Engine
 from multiplayer_recorder import PROJECT, free_port, run_godot
 
-from gdvariant.multiplayer import (
+from gdvariant.multiplayer import TransferMode
+from gdvariant.multiplayer.wire import (
     ConfirmPath,
     RemoteCall,
     SimplifyPath,
-    TransferMode,
-    decode_packet,
-    encode_packet,
+    decode_scene_packet,
+    encode_scene_packet,
     rpc_method_ids,
 )
 
@@ -48,9 +48,9 @@ def _answer(data: bytes) -> bytes | None:
     if data == AUTH:
         return AUTH
     if data[:1] == b"\x01":
-        simplify = decode_packet(data)
+        simplify = decode_scene_packet(data)
         assert isinstance(simplify, SimplifyPath)
-        return encode_packet(ConfirmPath(True, simplify.cache_id))
+        return encode_scene_packet(ConfirmPath(True, simplify.cache_id))
     return None
 
 
@@ -152,7 +152,7 @@ def rpc_modes(recording: dict[str, Any]) -> list[tuple[TransferMode, int] | None
     paths: dict[int, str] = {}
     modes: list[tuple[TransferMode, int] | None] = []
     for record in recording["packets"]:
-        packet = decode_packet(bytes.fromhex(record["hex"]))
+        packet = decode_scene_packet(bytes.fromhex(record["hex"]))
         if isinstance(packet, SimplifyPath):
             paths[packet.cache_id] = packet.path
         mode = None

@@ -12,13 +12,13 @@ from engines import ENGINE_SCRIPTS
 
 from gdvariant import Vector2
 from gdvariant.multiplayer import (
-    Command,
     SceneMultiplayer,
     SpawnableScene,
     Spawner,
     scene_tscn,
     synced_class,
 )
+from gdvariant.multiplayer.wire import Command
 from gdvariant.replication import Float32, Float64, Int, NetClass, Prop, Str, Vec2
 
 PROJECT = ENGINE_SCRIPTS / "multiplayer_client"

@@ -5,14 +5,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from gdvariant.multiplayer import Packet, PacketReceived, ServerProtocol, TransferMode
+from gdvariant.multiplayer import (
+    PacketReceived,
+    ServerProtocol,
+    TransferMode,
+    TransportListener,
+)
+from gdvariant.multiplayer.wire import Packet
 
 
 class FakeServer:
-    """The attributes SceneMultiplayer uses of MultiplayerServer."""
+    """What SceneMultiplayer uses of MultiplayerServer (the ``Transport`` shape)."""
 
     def __init__(self) -> None:
-        self.protocol = ServerProtocol()
+        self.listener: TransportListener | None = None
+        self.protocol = ServerProtocol(check_path=self._check_path)
         self.on_peer_connected: Callable[[int], None] | None = None
         self.on_peer_disconnected: Callable[[int], None] | None = None
         self.on_peer_authenticating: Callable[[int], None] | None = None
@@ -21,6 +28,13 @@ class FakeServer:
         self.sent: list[tuple[int, Packet]] = []
         #: each packet's kind, transfer mode and channel, in the order sent
         self.modes: list[tuple[str, TransferMode | None, int]] = []
+
+    def attach(self, listener: TransportListener) -> None:
+        assert self.listener is None
+        self.listener = listener
+
+    def _check_path(self, path: str, checksum: str) -> bool | None:
+        return True if self.listener is None else self.listener.check_path(path, checksum)
 
     @property
     def peers(self) -> frozenset[int]:
@@ -43,14 +57,19 @@ class FakeServer:
 
     def join(self, peer: int) -> None:
         self.protocol.peer_connected(peer, 0.0)
-        assert self.on_peer_connected is not None
-        self.on_peer_connected(peer)
+        assert self.listener is not None
+        self.listener.peer_connected(peer)
+
+    def deliver(self, peer: int, packet: Packet) -> None:
+        """A decoded game packet from ``peer``, as the transport hands it on."""
+        assert self.listener is not None
+        self.listener.packet_received(peer, packet)
 
     def receive(self, peer: int, data: bytes) -> None:
         """A packet from ``peer`` through the protocol, as MultiplayerServer passes it on."""
         for event in self.protocol.receive(peer, data):
-            if isinstance(event, PacketReceived) and self.on_packet is not None:
-                self.on_packet(event.peer, event.packet)
+            if isinstance(event, PacketReceived):
+                self.deliver(event.peer, event.packet)
 
     def take(self) -> list[tuple[int, Packet]]:
         out, self.sent = self.sent, []

@@ -40,6 +40,7 @@ PUBLIC_MODULES = [
     "gdvariant.multiplayer",
     "gdvariant.multiplayer.enet",
     "gdvariant.multiplayer.websocket",
+    "gdvariant.multiplayer.wire",
     "gdvariant.replication",
     "gdvariant.sync",
     "gdvariant.websocket",

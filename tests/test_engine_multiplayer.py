@@ -11,7 +11,7 @@ import pytest
 from engines import Engine
 from multiplayer_recorder import record_session
 
-from gdvariant.multiplayer import (
+from gdvariant.multiplayer.wire import (
     AddPeer,
     Auth,
     DelPeer,
@@ -22,8 +22,8 @@ from gdvariant.multiplayer import (
     SimplifyPath,
     Spawn,
     Sync,
-    decode_packet,
-    encode_packet,
+    decode_scene_packet,
+    encode_scene_packet,
 )
 
 pytestmark = pytest.mark.engine
@@ -40,8 +40,10 @@ def test_fresh_session_round_trips(godot4: Engine) -> None:
             seen_id.add(record["client"])
             assert len(data) == 4
             continue
-        packet = decode_packet(data)
-        assert encode_packet(packet) == data, f"{record['client']} {record['dir']} {data.hex()}"
+        packet = decode_scene_packet(data)
+        assert encode_scene_packet(packet) == data, (
+            f"{record['client']} {record['dir']} {data.hex()}"
+        )
         kinds.add(type(packet))
     assert seen_id == {"A", "B"}
     assert kinds >= {RemoteCall, SimplifyPath, Spawn, Despawn, Sync, DeltaSync}

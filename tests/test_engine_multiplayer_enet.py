@@ -27,15 +27,15 @@ from multiplayer_roles import BIGGEST, COUNT, RoleSession, copy_project
 from random_values import random_call_args
 
 import gdvariant as gd
-from gdvariant.multiplayer import (
+from gdvariant.multiplayer import TransferMode
+from gdvariant.multiplayer.enet import MultiplayerServer, default_mode, enet_route
+from gdvariant.multiplayer.wire import (
     Packet,
     RemoteCall,
-    TransferMode,
-    decode_packet,
-    encode_packet,
+    decode_scene_packet,
+    encode_scene_packet,
     rpc_method_ids,
 )
-from gdvariant.multiplayer.enet import MultiplayerServer, default_mode, enet_route
 
 pytestmark = pytest.mark.engine
 
@@ -213,8 +213,8 @@ def test_godot_enet_server_sends_bare_packets_on_godots_channels(godot4: Engine)
     kinds: Counter[tuple[str, int, int]] = Counter()
     for record, how in zip(recording["packets"], rpc_modes(recording), strict=True):
         data = bytes.fromhex(record["hex"])
-        packet = decode_packet(data)
-        assert encode_packet(packet) == data
+        packet = decode_scene_packet(data)
+        assert encode_scene_packet(packet) == data
         channel, flags = enet_route(*(how or (default_mode(data), 0)))
         visible = flags & (enet.PACKET_FLAG_RELIABLE | enet.PACKET_FLAG_UNSEQUENCED)
         assert (record["channel"], record["flags"]) == (channel, visible), packet

@@ -21,15 +21,13 @@ from multiplayer_roles import copy_project
 
 from gdvariant import dumps
 from gdvariant.multiplayer import (
-    RemoteCall,
     SceneMultiplayer,
     ScriptError,
-    decode_packet,
-    encode_packet,
     parse_rpc_annotations,
     read_script_rpcs,
     websocket,
 )
+from gdvariant.multiplayer.wire import RemoteCall, decode_scene_packet, encode_scene_packet
 
 pytestmark = pytest.mark.engine
 
@@ -252,12 +250,12 @@ def test_godot_sends_one_empty_packed_byte_array_as_a_call_of_none(godot4: Engin
         recording = asyncio.run(record_api_godot_server(godot4, inside, "bytes"))
     r1 = read_script_rpcs(PROJECT, "res://api_rpc.gd").ids["r1"]
     sent = [bytes.fromhex(p["hex"]) for p in recording["packets"] if p["dir"] == "s2c"][1:]
-    calls = [(data, decode_packet(data)) for data in sent]
+    calls = [(data, decode_scene_packet(data)) for data in sent]
     to_r1 = [(data, call) for data, call in calls if getattr(call, "method_id", None) == r1]
     assert [call.args for _, call in to_r1] == [(), (b"\5",)]  # type: ignore[union-attr]
     data, call = to_r1[0]
-    assert data == encode_packet(RemoteCall(r1, (), path=call.path))  # type: ignore[union-attr]
-    assert data != encode_packet(RemoteCall(r1, (b"",), path=call.path))  # type: ignore[union-attr]
+    assert data == encode_scene_packet(RemoteCall(r1, (), path=call.path))  # type: ignore[union-attr]
+    assert data != encode_scene_packet(RemoteCall(r1, (b"",), path=call.path))  # type: ignore[union-attr]
     got = [line for line in recording["log"] if line.startswith("RPC r1 ")]
     assert got == ["RPC r1 " + dumps([b"\5"]).hex()]
 

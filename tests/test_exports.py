@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import importlib
 import types
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 import gdvariant as gd
 from gdvariant import _core
@@ -139,3 +142,238 @@ def test_replication_subpackage_exports() -> None:
         value = getattr(replication, name)
         if isinstance(value, type | types.FunctionType):
             assert value.__module__.startswith("gdvariant.replication."), name
+
+
+# -- gdvariant.multiplayer: the game's API, and its wire in a namespace of its own ------------
+
+#: What a Godot developer uses: SceneMultiplayer, spawners and synchronizers, @rpc configs,
+#: the sans-I/O server for a transport of one's own, and the errors.
+MULTIPLAYER_API = {
+    "DEFAULT_AUTH_TIMEOUT",
+    "AuthData",
+    "Event",
+    "Notifier",
+    "PacketDropped",
+    "PacketReceived",
+    "PathCheck",
+    "PeerAuthenticating",
+    "PeerAuthenticationFailed",
+    "PeerConnected",
+    "PeerDisconnected",
+    "ProtocolError",
+    "ReplicatedProperty",
+    "ReplicationConfig",
+    "ReplicationMode",
+    "RpcConfig",
+    "RpcMode",
+    "RpcTable",
+    "SceneMultiplayer",
+    "ScriptError",
+    "ServerProtocol",
+    "SpawnableScene",
+    "SpawnedNode",
+    "Spawner",
+    "SyncedClass",
+    "TransferMode",
+    "Transport",
+    "TransportListener",
+    "read_script_rpcs",
+    "scene_tscn",
+    "synced_class",
+}
+#: Every packet, its codecs, the compressed Variant form, caches, counters, wire versions.
+WIRE_API = {
+    "CUSTOM_SCENE",
+    "EMPTY_CHECKSUM",
+    "NODE_RPC_FLAG",
+    "WIRE_VERSIONS",
+    "AddPeer",
+    "Auth",
+    "Command",
+    "ConfirmPath",
+    "DelPeer",
+    "DeltaState",
+    "DeltaSync",
+    "Despawn",
+    "InboundSyncTime",
+    "NetIds",
+    "Packet",
+    "Raw",
+    "ReceiveCache",
+    "Relay",
+    "RemoteCall",
+    "SendCache",
+    "SimplifyPath",
+    "Spawn",
+    "Sync",
+    "SyncClock",
+    "SyncState",
+    "SysCommand",
+    "WireVersion",
+    "decode_compressed",
+    "decode_compressed_list",
+    "decode_scene_packet",
+    "encode_compressed",
+    "encode_compressed_list",
+    "encode_scene_packet",
+    "is_path_net_id",
+    "path_net_id",
+    "rpc_checksum",
+    "rpc_method_ids",
+    "wire_version",
+}
+#: ``gdvariant.multiplayer.__all__`` before the wire had its own namespace (0.1.0).
+MULTIPLAYER_ALL_BEFORE = {
+    "CUSTOM_SCENE",
+    "DEFAULT_AUTH_TIMEOUT",
+    "EMPTY_CHECKSUM",
+    "NODE_RPC_FLAG",
+    "PROTOCOLS",
+    "AddPeer",
+    "Auth",
+    "AuthData",
+    "Authenticator",
+    "AuthVerdict",
+    "Command",
+    "ConfirmPath",
+    "decode_compressed",
+    "decode_compressed_list",
+    "decode_packet",
+    "DelPeer",
+    "DeltaState",
+    "DeltaSync",
+    "Despawn",
+    "encode_compressed",
+    "encode_compressed_list",
+    "encode_packet",
+    "Event",
+    "get_protocol",
+    "InboundSyncTime",
+    "is_path_net_id",
+    "NetIds",
+    "Packet",
+    "PacketDropped",
+    "PacketReceived",
+    "parse_rpc_annotations",
+    "parse_rpc_config_calls",
+    "path_net_id",
+    "PeerAuthenticating",
+    "PeerAuthenticationFailed",
+    "PeerConnected",
+    "PeerDisconnected",
+    "Protocol",
+    "ProtocolError",
+    "Raw",
+    "read_script_rpcs",
+    "ReceiveCache",
+    "Relay",
+    "RelayRoute",
+    "RemoteCall",
+    "ReplicatedProperty",
+    "ReplicationConfig",
+    "ReplicationMode",
+    "route_relay",
+    "rpc_checksum",
+    "rpc_method_ids",
+    "RpcConfig",
+    "RpcMode",
+    "RpcTable",
+    "scene_tscn",
+    "SceneMultiplayer",
+    "ScriptError",
+    "SendCache",
+    "ServerProtocol",
+    "Signal",
+    "SimplifyPath",
+    "Spawn",
+    "SpawnableScene",
+    "SpawnedNode",
+    "Spawner",
+    "Sync",
+    "SyncClock",
+    "synced_class",
+    "SyncedClass",
+    "SyncState",
+    "SysCommand",
+    "TransferMode",
+    "Transport",
+}
+#: The old names of what was renamed, and the new ones (CHANGELOG.md).
+MULTIPLAYER_RENAMED = {
+    "Protocol": "wire.WireVersion",
+    "PROTOCOLS": "wire.WIRE_VERSIONS",
+    "get_protocol": "wire.wire_version",
+    "decode_packet": "wire.decode_scene_packet",
+    "encode_packet": "wire.encode_scene_packet",
+    "Signal": "Notifier",
+}
+
+
+def test_multiplayer_all_is_the_game_api_and_wire_all_the_packets() -> None:
+    from gdvariant import multiplayer
+    from gdvariant.multiplayer import wire
+
+    for module, expected in ((multiplayer, MULTIPLAYER_API), (wire, WIRE_API)):
+        assert len(module.__all__) == len(set(module.__all__)), module.__name__
+        assert set(module.__all__) == expected, module.__name__
+        for name in module.__all__:
+            assert hasattr(module, name), f"{module.__name__}.{name}"
+        namespace: dict[str, Any] = {}
+        exec(f"from {module.__name__} import *", namespace)
+        namespace.pop("__builtins__")
+        assert set(namespace) == set(module.__all__)
+
+
+def test_multiplayer_private_modules_are_reachable_from_their_package() -> None:
+    """Every name a private module exports is its package's (the transports' shared base,
+    ``_endpoint``, is reached through ``websocket`` and ``enet``)."""
+    from gdvariant import multiplayer
+    from gdvariant.multiplayer import wire
+
+    for package in (multiplayer, wire):
+        folder = Path(package.__file__ or "").parent
+        for path in sorted(folder.glob("_*.py")):
+            if path.stem in ("__init__", "_endpoint", "_renamed"):
+                continue
+            module = importlib.import_module(f"{package.__name__}.{path.stem}")
+            for name in getattr(module, "__all__", ()):
+                assert getattr(package, name) is getattr(module, name), f"{module.__name__}.{name}"
+
+
+def test_multiplayer_names_say_one_thing() -> None:
+    """No name of the multiplayer API or its wire is also a different thing of the codec's
+    or of replication's (``decode_packet``, ``Signal`` were)."""
+    from gdvariant import multiplayer, replication
+    from gdvariant.multiplayer import wire
+
+    for module in (multiplayer, wire):
+        assert set(module.__all__) & set(gd.__all__) == set(), module.__name__
+        assert set(module.__all__) & set(replication.__all__) == set(), module.__name__
+    assert wire.WireVersion.__name__ == "WireVersion"  # not typing.Protocol's name
+
+
+def test_every_name_multiplayer_had_still_imports() -> None:
+    """What left ``multiplayer.__all__`` is importable from it as before: moved names as
+    the same objects, renamed ones with a DeprecationWarning that names the new one."""
+    from gdvariant import multiplayer
+    from gdvariant.multiplayer import wire
+
+    for name in sorted(MULTIPLAYER_ALL_BEFORE - set(MULTIPLAYER_RENAMED)):
+        value = getattr(multiplayer, name)
+        if name in WIRE_API:
+            assert value is getattr(wire, name), name
+    for old, new in MULTIPLAYER_RENAMED.items():
+        with pytest.warns(DeprecationWarning, match=new.replace(".", r"\.")):
+            value = getattr(multiplayer, old)
+        current: Any = multiplayer
+        for part in new.split("."):
+            current = getattr(current, part)
+        if callable(current) and old in ("decode_packet", "encode_packet"):
+            continue  # keyword-compatible wrappers (protocol=), checked below
+        assert value is current, old
+    with pytest.warns(DeprecationWarning):
+        from gdvariant.multiplayer import decode_packet, encode_packet
+    data = encode_packet(wire.Despawn(7), protocol="4.2")
+    assert decode_packet(data, protocol="4.2") == wire.Despawn(7)
+    with pytest.raises(AttributeError):
+        getattr(multiplayer, "NoSuchName")  # noqa: B009

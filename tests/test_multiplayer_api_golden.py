@@ -26,13 +26,13 @@ from multiplayer_api_scene import (
 )
 from multiplayer_fake import FakeServer
 
-from gdvariant.multiplayer import (
+from gdvariant.multiplayer import SceneMultiplayer
+from gdvariant.multiplayer.wire import (
     CUSTOM_SCENE,
     Command,
-    SceneMultiplayer,
     Spawn,
-    decode_packet,
-    encode_packet,
+    decode_scene_packet,
+    encode_scene_packet,
 )
 
 RECORDING = Path(__file__).parent / "vectors/multiplayer/api_server.json"
@@ -70,7 +70,7 @@ def replay(recording: dict[str, Any], script: str = "calls") -> list[dict[str, A
         asyncio.run(golden_script(mp, spawner, peer, wait))
     for data in pending:
         server.receive(peer, data)
-    sent = [encode_packet(packet) for _, packet in server.take()]
+    sent = [encode_scene_packet(packet) for _, packet in server.take()]
     sent += [data for _, data in server.protocol.data_to_send()]
     return [{"dir": "s2c", "hex": data.hex()} for data in [peer_id, *sent]]
 
@@ -132,7 +132,7 @@ def test_visibility_changes_and_custom_spawns_send_what_godot_sent() -> None:
         "01",  # SIMPLIFY_PATH Api/Rpc
         "a0",  # finish() by path: raw (no arguments)
     ]
-    spawns = [decode_packet(bytes.fromhex(h)) for h in expected["ordered"] if h[:2] == "04"]
+    spawns = [decode_scene_packet(bytes.fromhex(h)) for h in expected["ordered"] if h[:2] == "04"]
     assert all(isinstance(s, Spawn) for s in spawns)
     assert [(s.name, s.scene_id, s.state[2]) for s in spawns] == [  # type: ignore[union-attr]
         ("V1", 0, 1),

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gdvariant.multiplayer import PROTOCOLS, Authenticator, AuthVerdict, ProtocolError
+from gdvariant.multiplayer import Authenticator, AuthVerdict, ProtocolError
+from gdvariant.multiplayer.wire import WIRE_VERSIONS
 
 V = AuthVerdict
 
@@ -47,7 +48,7 @@ def test_pending_peer_may_send_only_auth() -> None:
 
 
 def test_before_43_any_packet_after_our_completion_admits() -> None:
-    auth = Authenticator(protocol=PROTOCOLS["4.2"])
+    auth = Authenticator(version=WIRE_VERSIONS["4.2"])
     auth.add_peer(7, now=0.0)
     with pytest.raises(ProtocolError):
         auth.receive(7, b"\x03x")

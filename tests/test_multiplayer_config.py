@@ -10,17 +10,19 @@ import pytest
 
 from gdvariant import Vector2
 from gdvariant.multiplayer import (
-    DeltaState,
-    DeltaSync,
-    Packet,
     ProtocolError,
     ReplicatedProperty,
     ReplicationConfig,
     ReplicationMode,
+)
+from gdvariant.multiplayer.wire import (
+    DeltaState,
+    DeltaSync,
+    Packet,
     Spawn,
     Sync,
     SyncState,
-    decode_packet,
+    decode_scene_packet,
     is_path_net_id,
 )
 
@@ -59,7 +61,7 @@ def _packets(client: str, direction: str) -> list[Packet]:
         if first:
             first = False  # the peer id message
             continue
-        out.append(decode_packet(bytes.fromhex(record["hex"])))
+        out.append(decode_scene_packet(bytes.fromhex(record["hex"])))
     return out
 
 

@@ -1,10 +1,16 @@
-"""Net ids and sync time counters (gdvariant.multiplayer._counters)."""
+"""Net ids and sync time counters (gdvariant.multiplayer.wire._counters)."""
 
 from __future__ import annotations
 
 import pytest
 
-from gdvariant.multiplayer import InboundSyncTime, NetIds, SyncClock, is_path_net_id, path_net_id
+from gdvariant.multiplayer.wire import (
+    InboundSyncTime,
+    NetIds,
+    SyncClock,
+    is_path_net_id,
+    path_net_id,
+)
 
 
 def test_net_ids_node_first_then_synchronizers() -> None:

@@ -23,19 +23,18 @@ from enet_recorder import rpc_modes
 from multiplayer_serving import run, until
 from multiplayer_serving import serving as serving_with
 
-from gdvariant.multiplayer import (
+from gdvariant.multiplayer import SceneMultiplayer, TransferMode
+from gdvariant.multiplayer.enet import MultiplayerClient, MultiplayerServer, enet_route, transfer_of
+from gdvariant.multiplayer.wire import (
     AddPeer,
     DelPeer,
     RemoteCall,
-    SceneMultiplayer,
     SimplifyPath,
     Sync,
     SyncState,
-    TransferMode,
-    decode_packet,
-    encode_packet,
+    decode_scene_packet,
+    encode_scene_packet,
 )
-from gdvariant.multiplayer.enet import MultiplayerClient, MultiplayerServer, enet_route, transfer_of
 
 # ENet's packet flags (enet.h): what Godot's ENetMultiplayerPeer.put_packet sets.
 RELIABLE, UNSEQUENCED, UNRELIABLE_FRAGMENT = 1, 2, 8
@@ -208,11 +207,11 @@ def test_relay_announcements_and_garbage_drop_only_the_sender(
     async def body(server: MultiplayerServer, port: int) -> None:
         good = await joined(port, 5)
         bad = await joined(port, 6)
-        assert decode_packet((await good.packet())[2]) == AddPeer(6)
-        assert decode_packet((await bad.packet())[2]) == AddPeer(5)
+        assert decode_scene_packet((await good.packet())[2]) == AddPeer(6)
+        assert decode_scene_packet((await bad.packet())[2]) == AddPeer(5)
         bad.send(b"\xff\x13\x37")
         await bad.next(enet.EVENT_TYPE_DISCONNECT)
-        assert decode_packet((await good.packet())[2]) == DelPeer(6)
+        assert decode_scene_packet((await good.packet())[2]) == DelPeer(6)
         good.send(b"\x03still here")
         await until(lambda: bool(got))
         assert gone == [6] and got == [b"still here"] and server.peers == {5}
@@ -254,6 +253,35 @@ def test_auth_accept_reject_and_timeout() -> None:
             silent = await joined(port, 12)
             await silent.next(enet.EVENT_TYPE_DISCONNECT)  # the auth timeout
             assert connected == [10] and failed == [11, 12]
+
+    run(main())
+
+
+def test_auth_deadlines_are_read_on_the_clock_the_server_is_given() -> None:
+    """As over WebSocket: the deadline passes when the adapter's ``clock`` says so."""
+    now = [50.0]
+    tokens: list[bytes] = []
+    failed: list[int] = []
+    server = MultiplayerServer(
+        auth_callback=lambda peer, data: tokens.append(data),
+        auth_timeout=600,
+        clock=lambda: now[0],
+        on_peer_authentication_failed=failed.append,
+    )
+
+    async def main() -> None:
+        async with server:
+            port = await server.listen("127.0.0.1", 0)
+            client = await joined(port, 10)
+            client.send(b"\x07\x00early")
+            async with asyncio.timeout(5):
+                while not tokens:
+                    await client.pump(0.01)
+            now[0] += 600
+            client.send(b"\x07\x00late")
+            async with asyncio.timeout(5):
+                await client.next(enet.EVENT_TYPE_DISCONNECT)
+            assert failed == [10] and tokens == [b"early"]
 
     run(main())
 
@@ -331,7 +359,7 @@ def test_our_server_sends_what_a_godot_enet_server_sends() -> None:
         client.events.clear()  # ADD_PEER and friends: none, we are alone
         for (_, _, data), how in zip(expected, rpc_modes(recording), strict=True):
             mode, channel = how if how is not None else (None, 0)
-            server.send(peer_id, decode_packet(data), mode=mode, channel=channel)
+            server.send(peer_id, decode_scene_packet(data), mode=mode, channel=channel)
             await asyncio.sleep(0)
         got: list[tuple[int, int, bytes]] = []
         while sum(flags & RELIABLE for _, flags, _ in got) < len(reliable):
@@ -442,8 +470,8 @@ def test_a_flood_of_refused_packets_logs_a_few_short_lines_a_second_and_counts_t
     SceneMultiplayer(server)
     long_path = "Main/" + "n" * 1000
     packets = [
-        encode_packet(RemoteCall(0, (1,), path=long_path)),
-        encode_packet(SimplifyPath(7, long_path)),
+        encode_scene_packet(RemoteCall(0, (1,), path=long_path)),
+        encode_scene_packet(SimplifyPath(7, long_path)),
         b"\xff" + long_path.encode(),
     ]
     count = 3000

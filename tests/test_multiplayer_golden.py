@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from gdvariant import StringName, Vector2
-from gdvariant.multiplayer import (
+from gdvariant.multiplayer.wire import (
     CUSTOM_SCENE,
     NODE_RPC_FLAG,
     AddPeer,
@@ -32,8 +32,8 @@ from gdvariant.multiplayer import (
     SimplifyPath,
     Spawn,
     Sync,
-    decode_packet,
-    encode_packet,
+    decode_scene_packet,
+    encode_scene_packet,
     is_path_net_id,
     rpc_checksum,
     rpc_method_ids,
@@ -66,7 +66,7 @@ def _split() -> tuple[dict[str, int], list[tuple[int, str, str, bytes]]]:
 
 
 IDS, PACKETS = _split()
-DECODED: list[tuple[str, str, Packet]] = [(c, d, decode_packet(b)) for _, c, d, b in PACKETS]
+DECODED: list[tuple[str, str, Packet]] = [(c, d, decode_scene_packet(b)) for _, c, d, b in PACKETS]
 
 
 def _of(kind: type[Any], client: str | None = None, direction: str | None = None) -> list[Any]:
@@ -86,7 +86,7 @@ def test_every_packet_round_trips_byte_for_byte() -> None:
     failures = [
         f"#{index} {client} {direction} {data.hex()}"
         for index, client, direction, data in PACKETS
-        if encode_packet(decode_packet(data)) != data
+        if encode_scene_packet(decode_scene_packet(data)) != data
     ]
     assert not failures, "\n".join(failures[:10])
 
@@ -249,7 +249,7 @@ def test_sync_packets_split_at_1350_and_skip_oversized_states() -> None:
     for client, direction, packet in DECODED:
         if (client, direction) == ("A", "s2c") and isinstance(packet, Sync):
             names = [paths.get(s.net_id, "player") for s in packet.states]
-            times[packet.time].append((len(encode_packet(packet)), names))
+            times[packet.time].append((len(encode_scene_packet(packet)), names))
     blobs = {t: parts for t, parts in times.items() if any("Half1" in n for _, n in parts)}
     assert len(blobs) >= 3
     for parts in blobs.values():

@@ -1,4 +1,4 @@
-"""Dispatch, protocol versions and hostile input (gdvariant.multiplayer._packets, _protocol)."""
+"""Dispatch, wire versions and hostile input (gdvariant.multiplayer.wire: _packets, _version)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from random_values import random_value
 
 import gdvariant as gd
 import gdvariant.multiplayer as mp
-from gdvariant.multiplayer import (
+from gdvariant.multiplayer.wire import (
+    WIRE_VERSIONS,
     Command,
     ConfirmPath,
     DeltaState,
@@ -24,9 +25,9 @@ from gdvariant.multiplayer import (
     Spawn,
     Sync,
     SyncState,
-    decode_packet,
-    encode_packet,
-    get_protocol,
+    decode_scene_packet,
+    encode_scene_packet,
+    wire_version,
 )
 
 SESSION = Path(__file__).parent / "vectors/multiplayer/session.json"
@@ -37,19 +38,19 @@ GOLDEN = [
 ]
 
 
-def test_protocol_table() -> None:
-    assert get_protocol("4.6.3") is mp.PROTOCOLS["4.6"]
-    assert get_protocol(mp.PROTOCOLS["4.2"]).confirm_by_id is False
-    assert [p.confirm_by_id for p in mp.PROTOCOLS.values()] == [False] * 3 + [True] * 4
+def test_wire_version_table() -> None:
+    assert wire_version("4.6.3") is WIRE_VERSIONS["4.6"]
+    assert wire_version(WIRE_VERSIONS["4.2"]).confirm_by_id is False
+    assert [p.confirm_by_id for p in WIRE_VERSIONS.values()] == [False] * 3 + [True] * 4
     with pytest.raises(ValueError, match="known"):
-        get_protocol("3.6")
+        wire_version("3.6")
 
 
 def test_every_command_has_a_codec() -> None:
     assert {Command(b & 7) for b in range(8)} == set(Command)
     for command in Command:
         with pytest.raises(gd.DecodeError):
-            decode_packet(bytes([command]))
+            decode_scene_packet(bytes([command]))
 
 
 def test_exports() -> None:
@@ -63,10 +64,10 @@ def test_protocol_errors_are_decode_errors() -> None:
 
 def test_objects_only_when_allowed() -> None:
     obj = gd.GodotObject("Node", {})
-    data = encode_packet(RemoteCall(0, (obj, 1), node_id=1), full_objects=True)
+    data = encode_scene_packet(RemoteCall(0, (obj, 1), node_id=1), full_objects=True)
     with pytest.raises(gd.DecodeError):
-        decode_packet(data)
-    assert decode_packet(data, allow_objects=True).args[0].class_name == "Node"  # type: ignore[union-attr]
+        decode_scene_packet(data)
+    assert decode_scene_packet(data, allow_objects=True).args[0].class_name == "Node"  # type: ignore[union-attr]
 
 
 @settings(max_examples=200, deadline=None)
@@ -74,15 +75,15 @@ def test_objects_only_when_allowed() -> None:
 def test_cut_golden_packets_raise_only_decode_errors(packet: bytes, data: st.DataObject) -> None:
     cut = data.draw(st.integers(0, len(packet) - 1))
     with contextlib.suppress(gd.DecodeError):
-        decode_packet(packet[:cut])
+        decode_scene_packet(packet[:cut])
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=96))
 def test_random_bytes_raise_only_decode_errors(data: bytes) -> None:
-    for protocol in ("4.0", "4.2", "4.6"):
+    for version in ("4.0", "4.2", "4.6"):
         with contextlib.suppress(gd.DecodeError):
-            decode_packet(data, protocol=protocol)
+            decode_scene_packet(data, version=version)
 
 
 def _values(seed: int, count: int) -> tuple[object, ...]:
@@ -125,7 +126,7 @@ packets = st.one_of(
 @settings(max_examples=150, deadline=None)
 @given(packets)
 def test_packets_round_trip(packet: Packet) -> None:
-    data = encode_packet(packet)
-    again = decode_packet(data)
-    assert encode_packet(again) == data
+    data = encode_scene_packet(packet)
+    again = decode_scene_packet(data)
+    assert encode_scene_packet(again) == data
     assert type(again) is type(packet)

@@ -1,19 +1,19 @@
-"""SIMPLIFY_PATH, CONFIRM_PATH and the path caches (gdvariant.multiplayer._paths)."""
+"""SIMPLIFY_PATH, CONFIRM_PATH and the path caches (gdvariant.multiplayer.wire._paths)."""
 
 from __future__ import annotations
 
 import pytest
 
 from gdvariant import DecodeError
-from gdvariant.multiplayer import (
+from gdvariant.multiplayer import ProtocolError
+from gdvariant.multiplayer.wire import (
     EMPTY_CHECKSUM,
     ConfirmPath,
-    ProtocolError,
     ReceiveCache,
     SendCache,
     SimplifyPath,
-    decode_packet,
-    encode_packet,
+    decode_scene_packet,
+    encode_scene_packet,
 )
 
 MD5 = EMPTY_CHECKSUM.encode().hex()
@@ -22,23 +22,23 @@ MD5 = EMPTY_CHECKSUM.encode().hex()
 def test_simplify_layout() -> None:
     packet = SimplifyPath(1, "Main/MultiplayerSpawner")
     hex_ = "01" + MD5 + "00" + "01000000" + b"Main/MultiplayerSpawner\0".hex()
-    assert encode_packet(packet).hex() == hex_
-    assert decode_packet(bytes.fromhex(hex_)) == packet
+    assert encode_scene_packet(packet).hex() == hex_
+    assert decode_scene_packet(bytes.fromhex(hex_)) == packet
 
 
 def test_confirm_forms_by_version() -> None:
-    assert encode_packet(ConfirmPath(True, 1)).hex() == "020101000000"
-    assert encode_packet(ConfirmPath(False, 258), protocol="4.3").hex() == "020002010000"
+    assert encode_scene_packet(ConfirmPath(True, 1)).hex() == "020101000000"
+    assert encode_scene_packet(ConfirmPath(False, 258), version="4.3").hex() == "020002010000"
     old = ConfirmPath(True, path="Main")
-    assert encode_packet(old, protocol="4.2").hex() == "0201" + b"Main\0".hex()
-    assert decode_packet(bytes.fromhex("0201" + b"Main\0".hex()), protocol="4.2") == old
-    assert decode_packet(bytes.fromhex("020101000000")) == ConfirmPath(True, 1)
+    assert encode_scene_packet(old, version="4.2").hex() == "0201" + b"Main\0".hex()
+    assert decode_scene_packet(bytes.fromhex("0201" + b"Main\0".hex()), version="4.2") == old
+    assert decode_scene_packet(bytes.fromhex("020101000000")) == ConfirmPath(True, 1)
     with pytest.raises(ValueError, match="carries the path"):
-        encode_packet(ConfirmPath(True, 1), protocol="4.1")
+        encode_scene_packet(ConfirmPath(True, 1), version="4.1")
 
 
 @pytest.mark.parametrize(
-    ("hex_", "protocol"),
+    ("hex_", "version"),
     [
         ("01" + MD5 + "00" + "010000", "4.6"),  # shorter than 38 bytes
         ("01" + MD5 + "00" + "01000000", "4.6"),  # no path
@@ -49,9 +49,9 @@ def test_confirm_forms_by_version() -> None:
         ("0201", "4.2"),  # no path
     ],
 )
-def test_malformed(hex_: str, protocol: str) -> None:
+def test_malformed(hex_: str, version: str) -> None:
     with pytest.raises(DecodeError):
-        decode_packet(bytes.fromhex(hex_), protocol=protocol)
+        decode_scene_packet(bytes.fromhex(hex_), version=version)
 
 
 def test_send_cache_ids_and_confirmation() -> None:
@@ -94,15 +94,15 @@ def test_receive_cache_per_peer() -> None:
 def test_checksum_is_32_bytes_and_a_skipped_33rd() -> None:
     # Godot reads the checksum as 32 bytes and skips the next one unread (found by fuzzing).
     hex_ = "01" + MD5 + "54" + "01000000" + b"Main\0".hex()
-    assert decode_packet(bytes.fromhex(hex_)) == SimplifyPath(1, "Main")
+    assert decode_scene_packet(bytes.fromhex(hex_)) == SimplifyPath(1, "Main")
     short = SimplifyPath(1, "Main", "abc")
-    data = encode_packet(short)
+    data = encode_scene_packet(short)
     assert data.hex() == "01" + b"abc".hex() + "00" * 30 + "01000000" + b"Main\0".hex()
-    assert decode_packet(data) == short
+    assert decode_scene_packet(data) == short
     with pytest.raises(ValueError, match="longer than 32"):
-        encode_packet(SimplifyPath(1, "Main", "a" * 33))
+        encode_scene_packet(SimplifyPath(1, "Main", "a" * 33))
 
 
 def test_nul_inside_a_path_is_refused() -> None:
     with pytest.raises(ValueError, match="NUL"):
-        encode_packet(SimplifyPath(1, "Main\0x"))
+        encode_scene_packet(SimplifyPath(1, "Main\0x"))

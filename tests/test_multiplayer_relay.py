@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from gdvariant.multiplayer import PROTOCOLS, Relay, route_relay
+from gdvariant.multiplayer import route_relay
+from gdvariant.multiplayer.wire import WIRE_VERSIONS, Relay
 
 PEERS = [5, 6, 7]
 INNER = b"\x03x"
 
 
 def _route(target: int, version: str = "4.6") -> tuple[tuple[int, ...], bool]:
-    route = route_relay(5, Relay(target, INNER), PEERS, PROTOCOLS[version])
+    route = route_relay(5, Relay(target, INNER), PEERS, WIRE_VERSIONS[version])
     assert route.forward == Relay(5, INNER)  # the source replaces the target
     return route.targets, route.process_locally
 

@@ -1,4 +1,4 @@
-"""REMOTE_CALL and RPC method numbering (gdvariant.multiplayer._rpc); expected bytes by hand."""
+"""REMOTE_CALL and RPC method numbering (gdvariant.multiplayer.wire._rpc); bytes by hand."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import hashlib
 import pytest
 
 from gdvariant import DecodeError, PackedInt32Array, Vector2
-from gdvariant.multiplayer import (
+from gdvariant.multiplayer.wire import (
     NODE_RPC_FLAG,
     RemoteCall,
-    decode_packet,
-    encode_packet,
+    decode_scene_packet,
+    encode_scene_packet,
     rpc_checksum,
     rpc_method_ids,
 )
@@ -47,8 +47,8 @@ CASES = [
 
 @pytest.mark.parametrize(("call", "hex_"), CASES)
 def test_layouts(call: RemoteCall, hex_: str) -> None:
-    assert encode_packet(call).hex() == hex_
-    assert decode_packet(bytes.fromhex(hex_)) == call
+    assert encode_scene_packet(call).hex() == hex_
+    assert decode_scene_packet(bytes.fromhex(hex_)) == call
 
 
 def test_one_empty_packed_byte_array_is_sent_with_its_argument_count() -> None:
@@ -56,25 +56,25 @@ def test_one_empty_packed_byte_array_is_sent_with_its_argument_count() -> None:
     client makes of it (and what a Godot server sends for it); with argc 1 and the array,
     the client gets it (both checked in tests/test_engine_multiplayer_rpc.py)."""
     for empty in (b"", bytearray(), memoryview(b"")):
-        data = encode_packet(RemoteCall(0, (empty,), node_id=2))
+        data = encode_scene_packet(RemoteCall(0, (empty,), node_id=2))
         assert data.hex() == "00" "02" "00" "01" "1d000000" "00000000"  # fmt: skip
-        assert decode_packet(data) == RemoteCall(0, (b"",), node_id=2)
+        assert decode_scene_packet(data) == RemoteCall(0, (b"",), node_id=2)
     # what Godot sends for it, read as Godot reads it: no arguments
-    assert decode_packet(bytes.fromhex("800200")) == RemoteCall(0, (), node_id=2)
+    assert decode_scene_packet(bytes.fromhex("800200")) == RemoteCall(0, (), node_id=2)
 
 
 def test_other_packed_arrays_are_not_raw() -> None:
     """They subclass bytes, but only a PackedByteArray takes the raw form (the live test
     caught a lone PackedColorArray sent as raw bytes)."""
     one = PackedInt32Array([7])
-    data = encode_packet(RemoteCall(0, (one,), node_id=2))
+    data = encode_scene_packet(RemoteCall(0, (one,), node_id=2))
     assert data.hex() == "00" "02" "00" "01" "1e000000" "01000000" "07000000"  # fmt: skip
-    assert decode_packet(data) == RemoteCall(0, (one,), node_id=2)
-    assert encode_packet(RemoteCall(0, (bytearray(b"\1"),), node_id=2)).hex() == "80020001"
+    assert decode_scene_packet(data) == RemoteCall(0, (one,), node_id=2)
+    assert encode_scene_packet(RemoteCall(0, (bytearray(b"\1"),), node_id=2)).hex() == "80020001"
 
 
 def test_path_without_nul_is_accepted() -> None:
-    call = decode_packet(bytes.fromhex("a0060000800441"))
+    call = decode_scene_packet(bytes.fromhex("a0060000800441"))
     assert call == RemoteCall(4, (), path="A")
 
 
@@ -94,18 +94,18 @@ def test_path_without_nul_is_accepted() -> None:
 )
 def test_malformed(hex_: str) -> None:
     with pytest.raises(DecodeError):
-        decode_packet(bytes.fromhex(hex_))
+        decode_scene_packet(bytes.fromhex(hex_))
 
 
 def test_encode_limits() -> None:
     with pytest.raises(ValueError, match="at most 255"):
-        encode_packet(RemoteCall(0, tuple(range(256)), node_id=1))
+        encode_scene_packet(RemoteCall(0, tuple(range(256)), node_id=1))
     with pytest.raises(ValueError, match="16 bits"):
-        encode_packet(RemoteCall(0x10000, (), node_id=1))
+        encode_scene_packet(RemoteCall(0x10000, (), node_id=1))
     with pytest.raises(ValueError, match="does not fit"):
-        encode_packet(RemoteCall(0, (), node_id=0x10000, node_id_size=2))
+        encode_scene_packet(RemoteCall(0, (), node_id=0x10000, node_id_size=2))
     with pytest.raises(ValueError, match="out of range"):
-        encode_packet(RemoteCall(0, (), node_id=0x80000000))
+        encode_scene_packet(RemoteCall(0, (), node_id=0x80000000))
 
 
 def test_method_ids_sort_by_code_point() -> None:

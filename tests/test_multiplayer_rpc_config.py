@@ -13,7 +13,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gdvariant.multiplayer import (
-    NODE_RPC_FLAG,
     RpcConfig,
     RpcMode,
     RpcTable,
@@ -22,8 +21,8 @@ from gdvariant.multiplayer import (
     parse_rpc_annotations,
     parse_rpc_config_calls,
     read_script_rpcs,
-    rpc_checksum,
 )
+from gdvariant.multiplayer.wire import NODE_RPC_FLAG, rpc_checksum
 
 SCRIPT = """extends "res://base.gd"
 # @rpc in a comment is nothing

@@ -12,6 +12,18 @@ from multiplayer_fake import FakeServer
 
 from gdvariant import Vector2
 from gdvariant.multiplayer import (
+    PeerAuthenticating,
+    PeerAuthenticationFailed,
+    PeerDisconnected,
+    RpcConfig,
+    RpcMode,
+    SceneMultiplayer,
+    SpawnableScene,
+    TransferMode,
+    synced_class,
+)
+from gdvariant.multiplayer.websocket import MultiplayerServer
+from gdvariant.multiplayer.wire import (
     EMPTY_CHECKSUM,
     NODE_RPC_FLAG,
     ConfirmPath,
@@ -19,18 +31,11 @@ from gdvariant.multiplayer import (
     DeltaSync,
     Despawn,
     RemoteCall,
-    RpcConfig,
-    RpcMode,
-    SceneMultiplayer,
     SimplifyPath,
     Spawn,
-    SpawnableScene,
     Sync,
     SyncState,
-    TransferMode,
-    synced_class,
 )
-from gdvariant.multiplayer.websocket import MultiplayerServer
 from gdvariant.replication import Float32, Int, NetClass, Prop, Str, Vec2
 
 
@@ -122,18 +127,17 @@ def test_client_calls_run_handlers_or_are_refused(
     mp.packet_refused.connect(lambda peer, why: refused.append(why))
     checksum = mp.node("Main/Thing", rpcs=RPCS).checksum
     mp.on_rpc("Main/Thing", "ask", lambda *a: calls.append(a))
-    assert server.on_packet is not None
-    server.on_packet(5, RemoteCall(0, ("q", 1), path="Main/Thing"))
+    server.deliver(5, RemoteCall(0, ("q", 1), path="Main/Thing"))
     assert calls == [(5, "q", 1)]
     mp.server.receive_cache.add(5, SimplifyPath(3, "Main/Thing", checksum))
-    server.on_packet(5, RemoteCall(0, (), node_id=3))
-    server.on_packet(5, RemoteCall(1, (1,), node_id=3))  # hit: authority mode
-    server.on_packet(5, RemoteCall(9, (), node_id=3))  # no method 9
-    server.on_packet(5, RemoteCall(0, (), node_id=4))  # never simplified
-    server.on_packet(5, RemoteCall(0, (), path="Main/Elsewhere"))
+    server.deliver(5, RemoteCall(0, (), node_id=3))
+    server.deliver(5, RemoteCall(1, (1,), node_id=3))  # hit: authority mode
+    server.deliver(5, RemoteCall(9, (), node_id=3))  # no method 9
+    server.deliver(5, RemoteCall(0, (), node_id=4))  # never simplified
+    server.deliver(5, RemoteCall(0, (), path="Main/Elsewhere"))
     mp.server.receive_cache.add(5, SimplifyPath(4, "Main/Thing", EMPTY_CHECKSUM))
-    server.on_packet(5, RemoteCall(0, (), node_id=4))  # the client's names differ
-    server.on_packet(5, RemoteCall(2, (), path="Main/Thing"))  # authority mode again
+    server.deliver(5, RemoteCall(0, (), node_id=4))  # the client's names differ
+    server.deliver(5, RemoteCall(2, (), path="Main/Thing"))  # authority mode again
     assert calls == [(5, "q", 1), (5,)]
     assert [why.split(": ")[0] for why in refused] == [
         "peer 5 called Main/Thing.hit, whose @rpc mode AUTHORITY does not let it (authority 1)",
@@ -279,12 +283,8 @@ def test_signals_chain_the_transport_callbacks() -> None:
     mp.peer_authentication_failed.connect(lambda peer: seen.append(("failed", peer)))
     mp.peer_disconnected.connect(lambda peer: 1 / 0)
     mp.peer_disconnected.connect(lambda peer: seen.append(("disconnected", peer)))
-    assert server.on_peer_authenticating is not None
-    assert server.on_peer_authentication_failed is not None
-    assert server.on_peer_disconnected is not None
-    server.on_peer_authenticating(5)
-    server.on_peer_authentication_failed(5)
-    server.on_peer_disconnected(6)
+    # The events as the server's state machine reports them to the transport.
+    server._dispatch([PeerAuthenticating(5), PeerAuthenticationFailed(5), PeerDisconnected(6)])
     assert seen == [
         ("old authenticating", 5),
         ("authenticating", 5),
@@ -389,10 +389,46 @@ def test_owned_synchronizers_take_their_owners_values_only() -> None:
         "SYNC has 2 values",
     ]
     spawner.despawn(hero)
-    assert path not in mp.owned_at
+    server.receive(5, SimplifyPath(8, path, EMPTY_CHECKSUM).encode())
+    assert server.protocol.data_to_send() == []  # no such synchronizer now: not confirmed
     # The owner syncs until the DESPAWN reaches it: those are skipped, not refused (the live
     # test caught one in flight), as a Godot server skips a synchronizer it cannot find.
     server.receive(5, Sync(6, (SyncState(net_id, (Vector2(7, 7),)),)).encode())
     server.receive(5, DeltaSync((DeltaState(net_id, 1, (5,)),)).encode())
     assert len(seen) == 2 and len(refused) == 3
     assert hero.owned_values == {"aim": Vector2(1, 2), "presses": 4}
+
+
+CALLBACKS = (
+    "on_peer_connected",
+    "on_peer_disconnected",
+    "on_peer_authenticating",
+    "on_peer_authentication_failed",
+    "on_packet",
+)
+
+
+def test_the_scene_attaches_to_its_transport_and_writes_nothing_into_it() -> None:
+    """SceneMultiplayer takes the transport's events through ``attach``, as a Godot game sets
+    ``multiplayer_peer``: the transport's callbacks and its state machine stay as they were
+    built, and the state machine asks the transport (which asks the scene) which paths
+    exist. A transport carries one scene."""
+    server = MultiplayerServer(on_packet=lambda peer, packet: None)
+    callbacks = {name: getattr(server, name) for name in CALLBACKS}
+    machine = dict(vars(server.protocol))
+    bare = MultiplayerServer()
+    mp = SceneMultiplayer(server)
+    assert {name: getattr(server, name) for name in CALLBACKS} == callbacks
+    assert vars(server.protocol) == machine
+    with pytest.raises(ValueError, match="attached"):
+        SceneMultiplayer(server)
+    checksum = mp.node("Main/Thing", rpcs=RPCS).checksum
+    for transport in (server, bare):
+        transport.protocol.peer_connected(5, 0.0)
+        transport.protocol.receive(5, SimplifyPath(1, "Main/Thing", checksum).encode())
+        transport.protocol.receive(5, SimplifyPath(2, "Main/Elsewhere").encode())
+    assert server.protocol.data_to_send() == [(5, ConfirmPath(True, 1).encode())]
+    assert bare.protocol.data_to_send() == [  # no layer: every path is taken as it comes
+        (5, ConfirmPath(True, 1).encode()),
+        (5, ConfirmPath(True, 2).encode()),
+    ]

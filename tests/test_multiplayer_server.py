@@ -15,24 +15,26 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gdvariant.multiplayer import (
-    AddPeer,
-    Auth,
     AuthData,
-    ConfirmPath,
-    DelPeer,
     PacketDropped,
     PacketReceived,
     PeerAuthenticating,
     PeerAuthenticationFailed,
     PeerConnected,
     PeerDisconnected,
+    ServerProtocol,
+)
+from gdvariant.multiplayer.wire import (
+    AddPeer,
+    Auth,
+    ConfirmPath,
+    DelPeer,
     Raw,
     Relay,
     RemoteCall,
-    ServerProtocol,
     SimplifyPath,
-    decode_packet,
-    encode_packet,
+    decode_scene_packet,
+    encode_scene_packet,
 )
 
 SESSION = json.loads(
@@ -57,9 +59,9 @@ def test_replay_matches_godots_server() -> None:
             continue
         peer = ids[client]
         if direction == "s2c":
-            if isinstance(decode_packet(data), OURS):
+            if isinstance(decode_scene_packet(data), OURS):
                 godot.setdefault(peer, []).append(data)
-            if isinstance(decode_packet(data), DelPeer):  # B left just before this
+            if isinstance(decode_scene_packet(data), DelPeer):  # B left just before this
                 gone = next(p for p in ids.values() if p != peer)
                 assert server.peer_disconnected(gone) == [PeerDisconnected(gone)]
             continue
@@ -77,8 +79,8 @@ def test_replay_matches_godots_server() -> None:
     # connections, in an order the proxy cannot see; compare each kind's sequence per peer.
     for peer in ids.values():
         for kind in OURS:
-            expected = [d for d in godot[peer] if isinstance(decode_packet(d), kind)]
-            got = [d for d in ours[peer] if isinstance(decode_packet(d), kind)]
+            expected = [d for d in godot[peer] if isinstance(decode_scene_packet(d), kind)]
+            got = [d for d in ours[peer] if isinstance(decode_scene_packet(d), kind)]
             assert got[: len(expected)] == expected, (peer, kind)
             # A relay from A that Godot's server got after it saw B close (the proxy saw the
             # close later): ours forwards it, B being still connected at that point here.
@@ -109,11 +111,16 @@ def test_bad_packets_are_dropped_and_the_peer_plays_on() -> None:
 
 def test_simplify_is_confirmed_by_checksum_and_duplicates_dropped() -> None:
     checksums = {"Main": "a" * 32}
-    server = ServerProtocol(checksum=checksums.get)
+
+    def check_path(path: str, checksum: str) -> bool | None:
+        ours = checksums.get(path)
+        return None if ours is None else ours == checksum
+
+    server = ServerProtocol(check_path=check_path)
     server.peer_connected(5, 0.0)
-    good = encode_packet(SimplifyPath(1, "Main", "a" * 32))
-    wrong = encode_packet(SimplifyPath(2, "Main", "b" * 32))
-    missing = encode_packet(SimplifyPath(3, "Nope", "a" * 32))
+    good = encode_scene_packet(SimplifyPath(1, "Main", "a" * 32))
+    wrong = encode_scene_packet(SimplifyPath(2, "Main", "b" * 32))
+    missing = encode_scene_packet(SimplifyPath(3, "Nope", "a" * 32))
     assert isinstance(server.receive(5, good)[0], PacketReceived)
     assert isinstance(server.receive(5, wrong)[0], PacketReceived)
     # No such node: no entry and no confirmation, but no error either (Godot logs it; a
@@ -130,34 +137,37 @@ def test_confirms_mark_our_paths() -> None:
     server = _admitted(5)
     simplify = server.send_cache.simplify(5, "Main/P")
     assert simplify is not None
-    server.receive(5, encode_packet(ConfirmPath(True, simplify.cache_id)))
+    server.receive(5, encode_scene_packet(ConfirmPath(True, simplify.cache_id)))
     assert server.send_cache.is_confirmed(5, "Main/P")
 
 
 def test_peers_learn_of_each_other_and_of_departures() -> None:
     server = _admitted(5)
     server.peer_connected(6, 0.0)
-    assert server.data_to_send() == [(5, encode_packet(AddPeer(6))), (6, encode_packet(AddPeer(5)))]
+    assert server.data_to_send() == [
+        (5, encode_scene_packet(AddPeer(6))),
+        (6, encode_scene_packet(AddPeer(5))),
+    ]
     assert server.peer_disconnected(6) == [PeerDisconnected(6)]
-    assert server.data_to_send() == [(5, encode_packet(DelPeer(6)))]
+    assert server.data_to_send() == [(5, encode_scene_packet(DelPeer(6)))]
     assert server.peers == frozenset({5})
 
 
 def test_relay_forwards_and_processes() -> None:
     server = _admitted(5, 6, 7)
     server.data_to_send()
-    call = encode_packet(RemoteCall(0, (1,), path="Main"))
-    assert server.receive(5, encode_packet(Relay(6, call))) == []
-    assert server.data_to_send() == [(6, encode_packet(Relay(5, call)))]
-    events = server.receive(5, encode_packet(Relay(0, call)))
+    call = encode_scene_packet(RemoteCall(0, (1,), path="Main"))
+    assert server.receive(5, encode_scene_packet(Relay(6, call))) == []
+    assert server.data_to_send() == [(6, encode_scene_packet(Relay(5, call)))]
+    events = server.receive(5, encode_scene_packet(Relay(0, call)))
     assert events == [PacketReceived(5, RemoteCall(0, (1,), path="Main"))]
     assert [peer for peer, _ in server.data_to_send()] == [6, 7]
-    (dropped,) = server.receive(5, encode_packet(Relay(0, encode_packet(AddPeer(9)))))
+    (dropped,) = server.receive(5, encode_scene_packet(Relay(0, encode_scene_packet(AddPeer(9)))))
     assert isinstance(dropped, PacketDropped)
     off = ServerProtocol(relay=False)
     off.peer_connected(5, 0.0)
     assert off.data_to_send() == []
-    assert isinstance(off.receive(5, encode_packet(Relay(6, call)))[0], PacketDropped)
+    assert isinstance(off.receive(5, encode_scene_packet(Relay(6, call)))[0], PacketDropped)
 
 
 def test_authentication_and_timeout() -> None:

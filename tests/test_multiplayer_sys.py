@@ -1,11 +1,19 @@
-"""RAW and the SYS packets (gdvariant.multiplayer._sys); bytes by hand."""
+"""RAW and the SYS packets (gdvariant.multiplayer.wire._sys); bytes by hand."""
 
 from __future__ import annotations
 
 import pytest
 
 from gdvariant import DecodeError
-from gdvariant.multiplayer import AddPeer, Auth, DelPeer, Raw, Relay, decode_packet, encode_packet
+from gdvariant.multiplayer.wire import (
+    AddPeer,
+    Auth,
+    DelPeer,
+    Raw,
+    Relay,
+    decode_scene_packet,
+    encode_scene_packet,
+)
 
 CASES = [
     (Raw(b"x"), "0378"),
@@ -22,8 +30,8 @@ CASES = [
 
 @pytest.mark.parametrize(("packet", "hex_"), CASES)
 def test_layouts(packet: object, hex_: str) -> None:
-    assert encode_packet(packet).hex() == hex_  # type: ignore[arg-type]
-    assert decode_packet(bytes.fromhex(hex_)) == packet
+    assert encode_scene_packet(packet).hex() == hex_  # type: ignore[arg-type]
+    assert decode_scene_packet(bytes.fromhex(hex_)) == packet
 
 
 def test_auth_completed() -> None:
@@ -36,11 +44,11 @@ def test_auth_completed() -> None:
 )
 def test_malformed(hex_: str) -> None:
     with pytest.raises(DecodeError):
-        decode_packet(bytes.fromhex(hex_))
+        decode_scene_packet(bytes.fromhex(hex_))
 
 
 def test_encode_refuses_empty_payloads() -> None:
     with pytest.raises(ValueError, match="RAW"):
-        encode_packet(Raw(b""))
+        encode_scene_packet(Raw(b""))
     with pytest.raises(ValueError, match="RELAY"):
-        encode_packet(Relay(2, b""))
+        encode_scene_packet(Relay(2, b""))

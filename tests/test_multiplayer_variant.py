@@ -1,4 +1,4 @@
-"""The compressed Variant form (gdvariant.multiplayer._variant): expected bytes written by hand
+"""The compressed Variant form (gdvariant.multiplayer.wire._variant): expected bytes written by hand
 from the layout (meta byte: type in bits 0-5, INT width mode in bits 6-7, BOOL value in bit 7)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from random_values import random_value
 
 import gdvariant as gd
-from gdvariant.multiplayer import (
+from gdvariant.multiplayer.wire import (
     decode_compressed,
     decode_compressed_list,
     encode_compressed,

@@ -21,15 +21,14 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.asyncio.server import serve
 from websockets.exceptions import ConnectionClosed
 
-from gdvariant.multiplayer import (
+from gdvariant.multiplayer import ProtocolError, SceneMultiplayer
+from gdvariant.multiplayer.wire import (
     AddPeer,
     DelPeer,
-    ProtocolError,
     RemoteCall,
-    SceneMultiplayer,
     SimplifyPath,
-    decode_packet,
-    encode_packet,
+    decode_scene_packet,
+    encode_scene_packet,
 )
 
 mpws = pytest.importorskip(
@@ -120,8 +119,8 @@ def test_raw_both_ways_and_relay_announcements() -> None:
     async def body(server: Any, port: int) -> None:
         a, a_id = await join(port)
         b, b_id = await join(port)
-        assert decode_packet(await recv(a)) == AddPeer(b_id)
-        assert decode_packet(await recv(b)) == AddPeer(a_id)
+        assert decode_scene_packet(await recv(a)) == AddPeer(b_id)
+        assert decode_scene_packet(await recv(b)) == AddPeer(a_id)
         await a.send(b"\x03hello")
         await b.send("\x03text frames are packets too")
         server.send_raw(a_id, b"\x00\x01")
@@ -130,7 +129,7 @@ def test_raw_both_ways_and_relay_announcements() -> None:
         assert await recv(a) == b"\x03all"
         assert await recv(b) == b"\x03all"
         await b.close()
-        assert decode_packet(await recv(a)) == DelPeer(b_id)
+        assert decode_scene_packet(await recv(a)) == DelPeer(b_id)
         assert received == [(a_id, b"hello"), (b_id, b"text frames are packets too")]
         await a.close()
 
@@ -155,9 +154,9 @@ def test_other_game_packets_go_to_on_packet() -> None:
     @serving(on_packet=lambda peer, packet: packets.append((peer, packet)))
     async def body(server: Any, port: int) -> None:
         client, peer = await join(port)
-        await client.send(encode_packet(call))
+        await client.send(encode_scene_packet(call))
         server.send(peer, call)
-        assert decode_packet(await recv(client)) == call
+        assert decode_scene_packet(await recv(client)) == call
         assert packets == [(peer, call)]
         await client.close()
 
@@ -177,7 +176,7 @@ def test_messages_over_godots_buffer_close_the_sender_only() -> None:
         assert received == [bytes(65534)]
         await left(server, big_id)
         server.send_raw(other_id, b"still here")
-        assert [decode_packet(await recv(other)) for _ in range(2)] == [
+        assert [decode_scene_packet(await recv(other)) for _ in range(2)] == [
             AddPeer(big_id),
             DelPeer(big_id),
         ]
@@ -217,7 +216,7 @@ def test_garbage_closes_that_client_and_others_play_on(
         await bad.send(garbage)
         assert await closed_code(bad) == 1008
         await good.send(b"\x03ok")
-        while decode_packet(await recv(good)) != DelPeer(bad_id):
+        while decode_scene_packet(await recv(good)) != DelPeer(bad_id):
             pass
         assert gone == [bad_id] and received == [b"ok"]
         await good.close()
@@ -301,6 +300,36 @@ def test_auth_accept_reject_and_timeout() -> None:
                 while not timed_out:
                     await asyncio.sleep(0.01)
             assert timed_out == [silent_id] and tokens == [b"good", b"bad"]
+
+    run(main())
+
+
+def test_auth_deadlines_are_read_on_the_clock_the_server_is_given() -> None:
+    """The endpoint reads no clock of its own: a pending peer's deadline passes when the
+    adapter's ``clock`` says so (here at once, while no real second passes)."""
+    now = [1000.0]
+    tokens: list[bytes] = []
+    failed: list[int] = []
+    server = MultiplayerServer(
+        auth_callback=lambda peer, data: tokens.append(data),
+        auth_timeout=600,
+        clock=lambda: now[0],
+        on_peer_authentication_failed=failed.append,
+    )
+
+    async def main() -> None:
+        async with server:
+            port = await server.listen("127.0.0.1", 0)
+            client, peer = await join(port)
+            await client.send(b"\x07\x00early")  # before the deadline: for the callback
+            async with asyncio.timeout(5):
+                while not tokens:
+                    await asyncio.sleep(0.01)
+            now[0] += 600  # the deadline, on the server's clock
+            await client.send(b"\x07\x00late")
+            async with asyncio.timeout(5):
+                assert await closed_code(client) == 1000
+            assert failed == [peer] and tokens == [b"early"]
 
     run(main())
 
@@ -460,7 +489,7 @@ def test_a_client_that_never_reads_is_held_to_max_unsent_then_dropped(
             await until(lambda: len(server.peers) == 2)
             bad_id = next(iter(server.peers - {good_id}))
             bad = server._peers[bad_id]
-            assert decode_packet(await recv(good)) == AddPeer(bad_id)
+            assert decode_scene_packet(await recv(good)) == AddPeer(bad_id)
             with hostile.PeakGrowth() as memory:
                 attack = asyncio.create_task(hostile.flood(sock, request, 40_000))
                 for i in range(20):
@@ -471,7 +500,7 @@ def test_a_client_that_never_reads_is_held_to_max_unsent_then_dropped(
             assert sent < 40_000  # it was stopped
             assert limit // 2 < bad.outbox.backlog.peak <= limit
             await until(lambda: bad_id not in server.peers)
-            assert decode_packet(await recv(good)) == DelPeer(bad_id)
+            assert decode_scene_packet(await recv(good)) == DelPeer(bad_id)
             sock.close()
             await good.send(b"\x03after")
             assert await recv(good) == b"\x03after"
@@ -493,8 +522,8 @@ def test_a_flood_of_refused_packets_logs_a_few_short_lines_a_second_and_counts_t
     SceneMultiplayer(server)
     long_path = "Main/" + "n" * 1000
     packets = [
-        encode_packet(RemoteCall(0, (1,), path=long_path)),
-        encode_packet(SimplifyPath(7, long_path)),
+        encode_scene_packet(RemoteCall(0, (1,), path=long_path)),
+        encode_scene_packet(SimplifyPath(7, long_path)),
         b"\xff" + long_path.encode(),  # no such command: malformed
     ]
     count = 3000

@@ -1,94 +1,78 @@
-"""Godot 4's high-level multiplayer (SceneMultiplayer) on the wire, sans I/O.
+"""Godot 4's high-level multiplayer (SceneMultiplayer), served from Python.
 
-Packet objects for every SceneMultiplayer command, the compressed Variant form its values
-use, the node path caches, net ids, sync time counters, authentication and relay routing.
-Nothing here opens a socket: feed the bytes of one packet (one WebSocket message or ENet
-packet after the peer id) to :func:`decode_packet`, and send what :func:`encode_packet`
-returns.
+What a Godot developer uses, with Godot's names: :class:`SceneMultiplayer` (``multiplayer``:
+its signals as :class:`Notifier` s, ``rpc``, ``send_auth``...) on a transport server
+(``gdvariant.multiplayer.websocket.MultiplayerServer`` for ``WebSocketMultiplayerPeer``
+clients, ``gdvariant.multiplayer.enet.MultiplayerServer`` for ``ENetMultiplayerPeer``
+ones); :class:`Spawner` and :class:`SpawnedNode` for ``MultiplayerSpawner`` and what it
+spawned, with the synchronizer's visibility; :func:`synced_class` and :func:`scene_tscn`
+for ``MultiplayerSynchronizer`` configs; :class:`RpcConfig` and :class:`RpcTable` for
+``@rpc``. Underneath, without I/O, :class:`ServerProtocol` is peer 1 as a state machine
+(bytes in, events and bytes out) for a transport of your own.
 
->>> from gdvariant.multiplayer import RemoteCall, decode_packet, encode_packet
->>> encode_packet(RemoteCall(method_id=2, args=(10,), node_id=2)).hex()
-'00020201020a'
+The packets themselves, their codecs and what each Godot release puts on the wire are
+:mod:`gdvariant.multiplayer.wire`. docs/multiplayer.md is the guide.
 """
 
 from __future__ import annotations
 
-from ._auth import DEFAULT_AUTH_TIMEOUT, Authenticator, AuthVerdict
+import warnings
+from typing import TYPE_CHECKING, Any
+
+from ._auth import DEFAULT_AUTH_TIMEOUT
+from ._auth import Authenticator as Authenticator
+from ._auth import AuthVerdict as AuthVerdict
 from ._config import ReplicatedProperty, ReplicationConfig, ReplicationMode
-from ._counters import InboundSyncTime, NetIds, SyncClock, is_path_net_id, path_net_id
-from ._errors import ProtocolError
-from ._packets import Packet, decode_packet, encode_packet
-from ._paths import EMPTY_CHECKSUM, ConfirmPath, ReceiveCache, SendCache, SimplifyPath
-from ._protocol import PROTOCOLS, Command, Protocol, SysCommand, get_protocol
-from ._relay import RelayRoute, route_relay
-from ._replication import CUSTOM_SCENE, DeltaState, DeltaSync, Despawn, Spawn, Sync, SyncState
-from ._rpc import NODE_RPC_FLAG, RemoteCall, rpc_checksum, rpc_method_ids
+from ._relay import RelayRoute as RelayRoute
+from ._relay import route_relay as route_relay
+from ._replicator import SpawnedNode, Spawner
 from ._rpc_config import (
     RpcConfig,
     RpcMode,
     RpcTable,
     ScriptError,
     TransferMode,
-    parse_rpc_annotations,
-    parse_rpc_config_calls,
     read_script_rpcs,
 )
-from ._scene import SceneMultiplayer, Signal, Transport
+from ._rpc_config import (
+    parse_rpc_annotations as parse_rpc_annotations,
+)
+from ._rpc_config import (
+    parse_rpc_config_calls as parse_rpc_config_calls,
+)
+from ._scene import Notifier, SceneMultiplayer
 from ._server import (
     AuthData,
     Event,
     PacketDropped,
     PacketReceived,
+    PathCheck,
     PeerAuthenticating,
     PeerAuthenticationFailed,
     PeerConnected,
     PeerDisconnected,
     ServerProtocol,
 )
-from ._spawner import SpawnedNode, Spawner
 from ._synced import SpawnableScene, SyncedClass, scene_tscn, synced_class
-from ._sys import AddPeer, Auth, DelPeer, Raw, Relay
-from ._variant import (
-    decode_compressed,
-    decode_compressed_list,
-    encode_compressed,
-    encode_compressed_list,
-)
+from ._transport import Transport, TransportListener
+
+# Every name of the wire, importable from here as before it had its own namespace.
+from .wire import *  # noqa: F403
+from .wire import ProtocolError
 
 __all__ = [
-    "CUSTOM_SCENE",
     "DEFAULT_AUTH_TIMEOUT",
-    "EMPTY_CHECKSUM",
-    "NODE_RPC_FLAG",
-    "PROTOCOLS",
-    "AddPeer",
-    "Auth",
     "AuthData",
-    "AuthVerdict",
-    "Authenticator",
-    "Command",
-    "ConfirmPath",
-    "DelPeer",
-    "DeltaState",
-    "DeltaSync",
-    "Despawn",
     "Event",
-    "InboundSyncTime",
-    "NetIds",
-    "Packet",
+    "Notifier",
     "PacketDropped",
     "PacketReceived",
+    "PathCheck",
     "PeerAuthenticating",
     "PeerAuthenticationFailed",
     "PeerConnected",
     "PeerDisconnected",
-    "Protocol",
     "ProtocolError",
-    "Raw",
-    "ReceiveCache",
-    "Relay",
-    "RelayRoute",
-    "RemoteCall",
     "ReplicatedProperty",
     "ReplicationConfig",
     "ReplicationMode",
@@ -97,36 +81,45 @@ __all__ = [
     "RpcTable",
     "SceneMultiplayer",
     "ScriptError",
-    "SendCache",
     "ServerProtocol",
-    "Signal",
-    "SimplifyPath",
-    "Spawn",
     "SpawnableScene",
     "SpawnedNode",
     "Spawner",
-    "Sync",
-    "SyncClock",
-    "SyncState",
     "SyncedClass",
-    "SysCommand",
     "TransferMode",
     "Transport",
-    "decode_compressed",
-    "decode_compressed_list",
-    "decode_packet",
-    "encode_compressed",
-    "encode_compressed_list",
-    "encode_packet",
-    "get_protocol",
-    "is_path_net_id",
-    "parse_rpc_annotations",
-    "parse_rpc_config_calls",
-    "path_net_id",
+    "TransportListener",
     "read_script_rpcs",
-    "route_relay",
-    "rpc_checksum",
-    "rpc_method_ids",
     "scene_tscn",
     "synced_class",
 ]
+
+# Importable from here too, outside __all__: every name of the wire (the star import), the
+# peer's parts (Authenticator, AuthVerdict, RelayRoute, route_relay) and the GDScript
+# reader's steps (parse_rpc_annotations, parse_rpc_config_calls).
+
+
+if TYPE_CHECKING:
+    # The old names, as type checkers see them (each use warns when the code runs).
+    from ._renamed import decode_packet as decode_packet
+    from ._renamed import encode_packet as encode_packet
+    from .wire import WIRE_VERSIONS, WireVersion, wire_version
+
+    Signal = Notifier
+    Protocol = WireVersion
+    PROTOCOLS = WIRE_VERSIONS
+    get_protocol = wire_version
+else:
+
+    def __getattr__(name: str) -> Any:
+        """The old names of what was renamed (``Protocol``, ``decode_packet``, ``Signal``...):
+        they still work, with a DeprecationWarning naming the new one."""
+        from ._renamed import RENAMED
+
+        if name not in RENAMED:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value, new = RENAMED[name]
+        warnings.warn(
+            f"gdvariant.multiplayer.{name} is now {new}", DeprecationWarning, stacklevel=2
+        )
+        return value

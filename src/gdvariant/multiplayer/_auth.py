@@ -5,7 +5,8 @@ With an ``auth_callback`` set, a new transport peer is *pending*: only ``07 00 <
 the callback) and ``07 00`` ("I completed") may pass. Each side marks its own completion with
 ``complete`` and the peer is admitted when both have completed. Once admitted, a stray
 ``07 00`` is ignored and a longer AUTH is an error. Without a callback peers are admitted at
-once. Times are plain numbers (seconds) the caller supplies.
+once. Times are plain numbers (seconds) the caller supplies: the transport's adapter owns
+the clock (docs/multiplayer.md, "What it holds").
 """
 
 from __future__ import annotations
@@ -13,9 +14,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from ._errors import ProtocolError
-from ._protocol import LATEST, Command, Protocol, SysCommand
-from ._sys import Auth
+from .wire import Auth, Command, ProtocolError, SysCommand, WireVersion
+from .wire._version import LATEST
 
 __all__ = ["DEFAULT_AUTH_TIMEOUT", "AuthVerdict", "Authenticator"]
 
@@ -52,11 +52,11 @@ class Authenticator:
         *,
         enabled: bool = True,
         timeout: float = DEFAULT_AUTH_TIMEOUT,
-        protocol: Protocol = LATEST,
+        version: WireVersion = LATEST,
     ) -> None:
         self.enabled = enabled
         self.timeout = timeout
-        self.protocol = protocol
+        self.version = version
         self._pending: dict[int, _Pending] = {}
         self.connected: set[int] = set()
 
@@ -101,7 +101,7 @@ class Authenticator:
         state = self._pending.get(peer)
         if state is not None:
             if not is_auth:
-                if not self.protocol.auth_explicit_completion and state.local:
+                if not self.version.auth_explicit_completion and state.local:
                     self._admit(peer)
                     return AuthVerdict.GAME, b""
                 raise ProtocolError(f"peer {peer} sent a non-AUTH packet while authenticating")

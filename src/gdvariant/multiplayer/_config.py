@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from ._errors import ProtocolError
-from ._replication import MAX_WATCHED, DeltaState, SyncState
+from .wire import DeltaState, ProtocolError, SyncState
+from .wire._spawn_sync import MAX_WATCHED
 
 __all__ = ["ReplicatedProperty", "ReplicationConfig", "ReplicationMode"]
 

@@ -4,15 +4,15 @@
 events into the game's callbacks; :class:`ClientEndpoint` is the client's half (auth, the
 peers the server announces, relayed packets). A transport (``websocket``, ``enet``) subclasses
 them and supplies only the I/O: how one packet goes to a peer (``_put``) and how a
-connection is closed. Nothing here opens a socket or imports a network package; the
-authentication deadlines run on the event loop's timers.
+connection is closed, and the clock the authentication deadlines are read on. Nothing here
+opens a socket or imports a network package; the deadlines run on the event loop's timers.
+docs/multiplayer.md ("Clients that do not read, logs they cannot flood") has the limits.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Callable
 from types import TracebackType
 from typing import ClassVar, Self, TypedDict, Unpack
@@ -21,8 +21,6 @@ from .. import DecodeError
 from .._outbox import DEFAULT_MAX_UNSENT, DEFAULT_STALL_TIMEOUT, Backlog
 from .._peerlog import PeerLog, clip
 from ._auth import DEFAULT_AUTH_TIMEOUT, Authenticator, AuthVerdict
-from ._packets import Packet, decode_packet, encode_packet
-from ._protocol import CMD_MASK, SYNC_DELTA_FLAG, Command, SysCommand
 from ._rpc_config import TransferMode
 from ._server import (
     AuthData,
@@ -35,11 +33,24 @@ from ._server import (
     PeerDisconnected,
     ServerProtocol,
 )
-from ._sys import AddPeer, DelPeer, Raw, Relay
+from ._transport import Clock, PacketCallback, PeerCallback, TransportListener
+from .wire import (
+    AddPeer,
+    Command,
+    DelPeer,
+    Packet,
+    Raw,
+    Relay,
+    SysCommand,
+    decode_scene_packet,
+    encode_scene_packet,
+)
+from .wire._version import CMD_MASK, SYNC_DELTA_FLAG
 
 __all__ = [
     "AuthCallback",
     "ClientEndpoint",
+    "Clock",
     "EndpointOptions",
     "PacketCallback",
     "PeerCallback",
@@ -53,11 +64,9 @@ __all__ = [
 SERVER = 1
 RELAY_HEAD = bytes([Command.SYS, SysCommand.RELAY])
 
-PeerCallback = Callable[[int], None]
 RawCallback = Callable[[int, bytes], None]
 #: ``auth_callback(peer, data)``: answer with ``send_auth`` / ``complete_auth`` or ``disconnect``.
 AuthCallback = Callable[[int, bytes], None]
-PacketCallback = Callable[[int, Packet], None]
 
 
 def default_mode(data: bytes) -> TransferMode:
@@ -101,13 +110,15 @@ class _Endpoint:
     reading from it; still over after ``stall_timeout`` seconds, or taken past
     ``max_unsent`` by other traffic, it is dropped. Lines about what a peer sent are logged
     at most a few times a second per peer, its data clipped (:mod:`gdvariant._peerlog`).
+    ``clock`` is the adapter's: authentication deadlines are read on it.
     """
 
     #: The transport's default for both size limits.
     default_size: ClassVar[int]
     default_logger: ClassVar[logging.Logger]
 
-    def __init__(self, options: EndpointOptions) -> None:
+    def __init__(self, options: EndpointOptions, clock: Clock) -> None:
+        self.clock = clock
         self.on_peer_connected = options.get("on_peer_connected")
         self.on_peer_disconnected = options.get("on_peer_disconnected")
         self.on_peer_authentication_failed = options.get("on_peer_authentication_failed")
@@ -133,7 +144,11 @@ class _Endpoint:
                 self.on_raw(sender, packet.payload)
             else:
                 self._raw.put_nowait((sender, packet.payload))
-        elif self.on_packet is not None:
+        else:
+            self._game_packet(sender, packet)
+
+    def _game_packet(self, sender: int, packet: Packet) -> None:
+        if self.on_packet is not None:
             self.on_packet(sender, packet)
 
 
@@ -149,21 +164,26 @@ class ServerEndpoint(_Endpoint):
     ``on_peer_authentication_failed(peer)`` for one that left, timed out or was refused
     while authenticating. ``drop_limit`` is how many malformed packets a peer may send before it
     is closed (0: closed at the first). A pending peer is timed out by a timer at its
-    deadline (``auth_timeout`` after it arrived), however busy the loop is with other peers.
+    deadline (``auth_timeout`` after it arrived, on the adapter's ``clock``), however busy
+    the loop is with other peers. A layer such as ``SceneMultiplayer`` takes over the peer
+    events, the game packets and the verdict on simplified paths with :meth:`attach`.
     """
 
-    def __init__(self, **options: Unpack[ServerOptions]) -> None:
-        super().__init__(options)
+    def __init__(self, *, clock: Clock, **options: Unpack[ServerOptions]) -> None:
+        super().__init__(options, clock)
         self.auth_callback = options.get("auth_callback")
         self.on_peer_authenticating = options.get("on_peer_authenticating")
+        self._listener: TransportListener | None = None
         self.protocol = ServerProtocol(
             auth=self.auth_callback is not None,
             auth_timeout=options.get("auth_timeout", DEFAULT_AUTH_TIMEOUT),
             relay=options.get("relay", True),
+            check_path=self._check_path,
         )
         self.drop_limit = options.get("drop_limit", 0)
         self._drops: dict[int, int] = {}
         self._auth_timer: asyncio.TimerHandle | None = None
+        self._auth_due_at: float | None = None
         #: The transfer mode and channel of the packet being handled, for callbacks (Godot's
         #: ``get_packet_mode()`` and ``get_packet_channel()``).
         self.packet_mode = TransferMode.RELIABLE
@@ -188,6 +208,24 @@ class ServerEndpoint(_Endpoint):
     def peers(self) -> frozenset[int]:
         """The admitted peers (those ``peer_connected`` announced)."""
         return self.protocol.peers
+
+    def attach(self, listener: TransportListener) -> None:
+        """Hand the peer events, the game packets (RAW aside) and the verdict on the paths
+        clients simplify to ``listener`` instead of this server's ``on_*`` callbacks: how
+        ``SceneMultiplayer`` sits on a transport. Once per server."""
+        if self._listener is not None:
+            raise ValueError("a layer is attached to this server already")
+        self._listener = listener
+
+    def _check_path(self, path: str, checksum: str) -> bool | None:
+        """What the listener says of a simplified path; without one, every path matches."""
+        return True if self._listener is None else self._listener.check_path(path, checksum)
+
+    def _game_packet(self, sender: int, packet: Packet) -> None:
+        if self._listener is not None:
+            self._listener.packet_received(sender, packet)
+        elif self.on_packet is not None:
+            self.on_packet(sender, packet)
 
     def send_raw(
         self,
@@ -243,7 +281,7 @@ class ServerEndpoint(_Endpoint):
 
     def _joined(self, peer: int) -> None:
         """The transport accepted ``peer``: start its authentication (or admit it)."""
-        self._dispatch(self.protocol.peer_connected(peer, _now()))
+        self._dispatch(self.protocol.peer_connected(peer, self.clock()))
         self._flush()
         self._arm_auth()
 
@@ -251,7 +289,7 @@ class ServerEndpoint(_Endpoint):
         """One packet from ``peer``; what it relays keeps its ``mode`` and ``channel``.
         A pending peer past its deadline is timed out first, and its packet ignored."""
         deadline = self.protocol.auth.deadline(peer)
-        if deadline is not None and deadline <= _now():
+        if deadline is not None and deadline <= self.clock():
             self._check_auth()
             return
         self.packet_mode, self.packet_channel = mode, channel
@@ -267,30 +305,30 @@ class ServerEndpoint(_Endpoint):
 
     def _check_auth(self) -> None:
         """Time out the peers that did not authenticate in time."""
-        self._dispatch(self.protocol.poll(_now()))
+        self._dispatch(self.protocol.poll(self.clock()))
         self._arm_auth()
 
     def _arm_auth(self) -> None:
         """Have a timer check the pending peers at the earliest deadline (none: no timer)."""
         deadline = self.protocol.auth.next_deadline()
-        timer = self._auth_timer
-        if timer is not None:
-            if deadline is not None and timer.when() <= deadline:
-                return
-            timer.cancel()
-            self._auth_timer = None
+        due = self._auth_due_at
+        if due is not None and deadline is not None and due <= deadline:
+            return  # the timer set for an earlier peer checks this one too
+        self._stop_auth_timer()
         if deadline is not None:
-            self._auth_timer = asyncio.get_running_loop().call_at(deadline, self._auth_due)
+            delay = max(0.0, deadline - self.clock())
+            self._auth_timer = asyncio.get_running_loop().call_later(delay, self._auth_due)
+            self._auth_due_at = deadline
 
     def _auth_due(self) -> None:
-        self._auth_timer = None
+        self._auth_timer = self._auth_due_at = None
         self._check_auth()
 
     def _stop_auth_timer(self) -> None:
         """The transport closed: no more deadlines."""
         if self._auth_timer is not None:
             self._auth_timer.cancel()
-            self._auth_timer = None
+            self._auth_timer = self._auth_due_at = None
 
     def _flush(
         self, mode: TransferMode | None = None, channel: int = 0, *, relays_only: bool = False
@@ -323,16 +361,22 @@ class ServerEndpoint(_Endpoint):
                 self.peer_log.exception(event.peer, "callback failed on %s", clip(event))
 
     def _event(self, event: Event) -> None:
-        if isinstance(event, PeerConnected) and self.on_peer_connected is not None:
-            self.on_peer_connected(event.peer)
-        elif isinstance(event, PeerDisconnected) and self.on_peer_disconnected is not None:
-            self.on_peer_disconnected(event.peer)
+        listener = self._listener
+        if isinstance(event, PeerConnected):
+            on = self.on_peer_connected if listener is None else listener.peer_connected
+            _tell(on, event.peer)
+        elif isinstance(event, PeerDisconnected):
+            on = self.on_peer_disconnected if listener is None else listener.peer_disconnected
+            _tell(on, event.peer)
         elif isinstance(event, PeerAuthenticationFailed):
             self.disconnect_peer(event.peer)
-            if self.on_peer_authentication_failed is not None:
-                self.on_peer_authentication_failed(event.peer)
-        elif isinstance(event, PeerAuthenticating) and self.on_peer_authenticating is not None:
-            self.on_peer_authenticating(event.peer)
+            if listener is None:
+                _tell(self.on_peer_authentication_failed, event.peer)
+            else:
+                listener.peer_authentication_failed(event.peer)
+        elif isinstance(event, PeerAuthenticating):
+            on = self.on_peer_authenticating if listener is None else listener.peer_authenticating
+            _tell(on, event.peer)
         elif isinstance(event, AuthData) and self.auth_callback is not None:
             self.auth_callback(event.peer, event.data)
         elif isinstance(event, PacketDropped):
@@ -372,10 +416,11 @@ class ClientEndpoint(_Endpoint):
     def __init__(
         self,
         *,
+        clock: Clock,
         auth_callback: Callable[[bytes], None] | None = None,
         **options: Unpack[EndpointOptions],
     ) -> None:
-        super().__init__(options)
+        super().__init__(options, clock)
         self.auth_callback = auth_callback
         self.auth = Authenticator(enabled=auth_callback is not None)
         self.unique_id = 0
@@ -421,10 +466,10 @@ class ClientEndpoint(_Endpoint):
         ``mode`` (default: the one Godot uses for that packet) on ``channel``."""
         if SERVER not in self.auth.connected:
             raise ValueError("not connected to the server (yet)")
-        data = encode_packet(packet)
+        data = encode_scene_packet(packet)
         chosen = default_mode(data) if mode is None else mode
         self._put_checked(
-            data if peer == SERVER else encode_packet(Relay(peer, data)), chosen, channel
+            data if peer == SERVER else encode_scene_packet(Relay(peer, data)), chosen, channel
         )
 
     def _put_checked(self, data: bytes, mode: TransferMode, channel: int) -> None:
@@ -438,7 +483,7 @@ class ClientEndpoint(_Endpoint):
 
     def _joined(self) -> None:
         """The transport connected: authenticate, or be admitted at once."""
-        if self.auth.add_peer(SERVER, time.monotonic()):
+        if self.auth.add_peer(SERVER, self.clock()):
             self._call(self.on_peer_connected, SERVER)
 
     def _received(self, data: bytes) -> None:
@@ -450,7 +495,7 @@ class ClientEndpoint(_Endpoint):
             elif verdict is AuthVerdict.ADMITTED:
                 self._call(self.on_peer_connected, SERVER)
             elif verdict is AuthVerdict.GAME:
-                self._packet(SERVER, decode_packet(data))
+                self._packet(SERVER, decode_scene_packet(data))
         except DecodeError as exc:
             self.peer_log.warning(SERVER, "dropped a packet from the server: %s", clip(exc))
         except Exception:
@@ -469,7 +514,7 @@ class ClientEndpoint(_Endpoint):
 
     def _packet(self, sender: int, packet: Packet) -> None:
         if isinstance(packet, Relay) and sender == SERVER:
-            self._packet(packet.peer, decode_packet(packet.packet))
+            self._packet(packet.peer, decode_scene_packet(packet.packet))
         elif isinstance(packet, AddPeer) and sender == SERVER:
             self._others.add(packet.peer)
             self._call(self.on_peer_connected, packet.peer)
@@ -488,9 +533,6 @@ class ClientEndpoint(_Endpoint):
             self.logger.exception("callback failed for peer %d", peer)
 
 
-def _now() -> float:
-    """The event loop's clock, which its timers use (``time.monotonic`` outside a loop)."""
-    try:
-        return asyncio.get_running_loop().time()
-    except RuntimeError:
-        return time.monotonic()
+def _tell(callback: PeerCallback | None, peer: int) -> None:
+    if callback is not None:
+        callback(peer)

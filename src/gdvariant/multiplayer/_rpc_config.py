@@ -9,6 +9,7 @@ it extends, as the GDScript compiler merges them, and the node-level names its o
 (:class:`RpcTable` built from :class:`RpcConfig` entries). Each entry keeps what Godot keeps
 per method: who may call it (``mode``), whether the caller runs it too (``call_local``), the
 transfer mode and channel, and here also how many arguments the function takes.
+docs/multiplayer.md ("The `@rpc` rules of Godot 4.6") lists what the reader accepts.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from ._gdscript import (
     tokenize,
     type_name,
 )
-from ._rpc import rpc_checksum, rpc_method_ids
+from .wire import rpc_checksum, rpc_method_ids
 
 __all__ = [
     "RpcConfig",

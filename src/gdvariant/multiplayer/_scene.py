@@ -7,7 +7,8 @@ clients, ``gdvariant.multiplayer.enet.MultiplayerServer`` for ``ENetMultiplayerP
 Godot game whose client project is unchanged:
 
 * ``peer_connected``, ``peer_disconnected``, ``peer_authenticating``,
-  ``peer_authentication_failed`` and ``packet_refused`` are :class:`Signal` s;
+  ``peer_authentication_failed`` and ``packet_refused`` are :class:`Notifier` s (Godot's
+  signals: ``connect``, ``disconnect``, ``emit``);
   ``auth_callback`` and ``auth_timeout`` are set on the transport (they shape its
   handshake), ``send_auth`` / ``complete_auth`` / ``disconnect_peer`` work from here too.
 * :meth:`SceneMultiplayer.node` declares a node of the client's tree and its ``@rpc``
@@ -17,7 +18,9 @@ Godot game whose client project is unchanged:
 * :meth:`SceneMultiplayer.add_spawner` stands for a client ``MultiplayerSpawner``;
   :meth:`Spawner.spawn` / :meth:`Spawner.despawn` create and free nodes on every client,
   and :meth:`SceneMultiplayer.sync` is one network frame of their synchronizers (a full
-  SYNC of the ALWAYS properties, a delta of the ON_CHANGE ones that changed).
+  SYNC of the ALWAYS properties, a delta of the ON_CHANGE ones that changed). All of that
+  is the :class:`Replicator`'s to keep (``_replicator.py``); this module is the RPC layer
+  and the API over both.
 
 Everything a client sends that does not fit what was declared (an unknown node or method,
 an RPC its ``@rpc`` mode does not let that client call, a wrong argument count, a checksum
@@ -25,91 +28,46 @@ mismatch) is refused: logged (at most a few lines a second per peer, with a coun
 rest, and no more than 100 characters of what the client sent), emitted as
 ``packet_refused(peer, reason)``, and not run. A misuse on our side (calling a name that
 is not an ``@rpc`` of the node, a handler for one, a handler no client may ever call) raises
-at once.
+at once. docs/multiplayer.md ("The server API") has the whole of it.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
 from .._peerlog import PeerLog, clip
-from ._counters import PATH_NET_ID, NetIds, SyncClock, is_path_net_id
-from ._errors import ProtocolError
-from ._packets import Packet
-from ._paths import EMPTY_CHECKSUM, ConfirmPath, SendCache, SimplifyPath
-from ._replication import DeltaState, DeltaSync, Despawn, Spawn, Sync, SyncState
-from ._rpc import RemoteCall
+from ._replicator import Replicator, Spawner
 from ._rpc_config import RpcConfig, RpcMode, RpcTable, TransferMode, read_script_rpcs
-from ._server import ServerProtocol
-from ._spawner import SpawnedNode, Spawner
 from ._synced import SpawnableScene
+from ._transport import Transport, TransportListener
+from .wire import (
+    EMPTY_CHECKSUM,
+    ConfirmPath,
+    DeltaSync,
+    Despawn,
+    Packet,
+    ProtocolError,
+    RemoteCall,
+    SendCache,
+    SimplifyPath,
+    Spawn,
+    Sync,
+)
 
-__all__ = [
-    "MAX_DELTA_PACKET_SIZE",
-    "MAX_SYNC_PACKET_SIZE",
-    "SceneMultiplayer",
-    "Signal",
-    "Transport",
-]
+__all__ = ["Notifier", "SceneMultiplayer"]
 
 LOGGER = logging.getLogger("gdvariant.multiplayer")
 SERVER = 1
-#: SceneReplicationInterface's defaults: a SYNC packet is split past this, a bigger state is
-#: not sent at all; deltas are split at the other.
-MAX_SYNC_PACKET_SIZE = 1350
-MAX_DELTA_PACKET_SIZE = 65535
-_SYNC_HEADER = 3  # command byte + u16 time
-_SYNC_ENTRY = 8  # u32 net id + u32 size
-_DELTA_ENTRY = 16  # u32 net id + u64 mask + u32 size
 
 
-class _Entry(Protocol):
-    """A SYNC or delta entry as packing sees it: whose it is, and its bytes."""
-
-    @property
-    def net_id(self) -> int: ...
-
-    @property
-    def encoded(self) -> bytes: ...
-
-
-_E = TypeVar("_E", bound=_Entry)
-
-
-class Transport(Protocol):
-    """What :class:`SceneMultiplayer` needs of a transport server (``MultiplayerServer``).
-
-    ``send`` takes the packet's transfer mode and channel; a transport without them (as
-    WebSocket, always reliable and ordered) accepts and ignores them."""
-
-    protocol: ServerProtocol
-    on_peer_connected: Callable[[int], None] | None
-    on_peer_disconnected: Callable[[int], None] | None
-    on_peer_authenticating: Callable[[int], None] | None
-    on_peer_authentication_failed: Callable[[int], None] | None
-    on_packet: Callable[[int, Packet], None] | None
-
-    @property
-    def peers(self) -> frozenset[int]: ...
-
-    def send(
-        self, peer: int, packet: Packet, *, mode: TransferMode | None = None, channel: int = 0
-    ) -> None: ...
-
-    def send_auth(self, peer: int, data: bytes) -> None: ...
-
-    def complete_auth(self, peer: int) -> None: ...
-
-    def disconnect_peer(self, peer: int) -> None: ...
-
-
-class Signal:
-    """A Godot-style signal: ``connect(callable)``, ``disconnect(callable)``, ``emit(...)``.
-    A callable that raises is logged; the others still run."""
+class Notifier:
+    """What a Godot signal of ``multiplayer`` is here: ``connect(callable)``,
+    ``disconnect(callable)``, ``emit(...)``. A callable that raises is logged; the others
+    still run. (Named apart from :class:`gdvariant.Signal`, the Variant value.)"""
 
     def __init__(self, name: str, logger: logging.Logger = LOGGER) -> None:
         self.name, self.logger = name, logger
@@ -158,41 +116,50 @@ class SceneMultiplayer:
         self.project = None if project is None else Path(project)
         self.logger = logger
         self.peer_log = PeerLog(logger)
-        self.peer_connected = Signal("peer_connected", logger)
-        self.peer_disconnected = Signal("peer_disconnected", logger)
-        self.peer_authenticating = Signal("peer_authenticating", logger)
-        self.peer_authentication_failed = Signal("peer_authentication_failed", logger)
-        self.packet_refused = Signal("packet_refused", logger)
+        self.peer_connected = Notifier("peer_connected", logger)
+        self.peer_disconnected = Notifier("peer_disconnected", logger)
+        self.peer_authenticating = Notifier("peer_authenticating", logger)
+        self.peer_authentication_failed = Notifier("peer_authentication_failed", logger)
+        self.packet_refused = Notifier("packet_refused", logger)
         #: ``synchronized(node, changed)``: an owner's SYNC or delta, by flat property name
-        self.synchronized = Signal("synchronized", logger)
+        self.synchronized = Notifier("synchronized", logger)
         #: packets from clients that no layer here handles (client-authority syncs...)
-        self.packet_received = Signal("packet_received", logger)
-        for signal, old in (
+        self.packet_received = Notifier("packet_received", logger)
+        for notifier, given in (
             (self.peer_connected, transport.on_peer_connected),
             (self.peer_disconnected, transport.on_peer_disconnected),
             (self.peer_authenticating, transport.on_peer_authenticating),
             (self.peer_authentication_failed, transport.on_peer_authentication_failed),
             (self.packet_received, transport.on_packet),
         ):
-            if old is not None:
-                signal.connect(old)
-        transport.on_peer_connected = self._connected
-        transport.on_peer_disconnected = self._disconnected
-        transport.on_peer_authenticating = self.peer_authenticating.emit
-        transport.on_peer_authentication_failed = self.peer_authentication_failed.emit
-        transport.on_packet = self._packet
+            if given is not None:
+                notifier.connect(given)
+        #: the transport's peer state machine (its peers and path caches)
         self.server = transport.protocol
-        self.server.checksum = self._checksum
-        self.net_ids = NetIds()
-        self.spawned: dict[int, SpawnedNode] = {}
-        self.spawned_at: dict[str, SpawnedNode] = {}
-        #: the path of each spawned node's owned synchronizer
-        self.owned_at: dict[str, SpawnedNode] = {}
         self._scripts: dict[tuple[str, bool], RpcTable] = {}
         self._nodes: dict[str, _Node] = {}
         self._handlers: dict[tuple[str, str], Callable[..., Any]] = {}
-        self._spawners: dict[str, Spawner] = {}
-        self._clocks: dict[int, SyncClock] = {}
+        self._replicator = Replicator(
+            peers=lambda: self.transport.peers,
+            send=self._send,
+            send_cache=self.server.send_cache,
+            receive_cache=self.server.receive_cache,
+            script_rpcs=self.script_rpcs,
+            declare_rpcs=lambda path, script: self.node(path, script=script),
+            forget_rpcs=self.forget_node,
+            synchronized=self.synchronized.emit,
+            logger=logger,
+        )
+        transport.attach(
+            TransportListener(
+                peer_connected=self._connected,
+                peer_disconnected=self._disconnected,
+                peer_authenticating=self.peer_authenticating.emit,
+                peer_authentication_failed=self.peer_authentication_failed.emit,
+                packet_received=self._packet,
+                check_path=self._check_path,
+            )
+        )
 
     # -- peers and authentication ------------------------------------------------------
 
@@ -223,16 +190,11 @@ class SceneMultiplayer:
         return self.server.send_cache
 
     def _connected(self, peer: int) -> None:
-        self._clocks[peer] = SyncClock()
-        for node in list(self.spawned.values()):
-            node.update_visibility(peer)
+        self._replicator.peer_connected(peer)
         self.peer_connected.emit(peer)
 
     def _disconnected(self, peer: int) -> None:
-        self._clocks.pop(peer, None)
-        for node in self.spawned.values():
-            node.watched.pop(peer, None)
-            node.spawned_to.discard(peer)
+        self._replicator.peer_disconnected(peer)
         self.peer_disconnected.emit(peer)
 
     # -- nodes and RPCs ----------------------------------------------------------------
@@ -327,11 +289,11 @@ class SceneMultiplayer:
             targets = []
         else:
             raise ValueError(f"peer {peer} is not connected")
-        spawned = self.spawned_at.get(path)
-        if spawned is not None and spawned.scene.synced is not None:  # as Godot's sender does
-            if peer > SERVER and peer not in spawned.spawned_to:
+        holders = self._replicator.holders_at(path)
+        if holders is not None:  # a spawned node goes to who holds it, as Godot's sender does
+            if peer > SERVER and peer not in holders:
                 raise ValueError(f"peer {peer} cannot see {path} (its visibility)")
-            targets = [t for t in targets if t in spawned.spawned_to]
+            targets = [t for t in targets if t in holders]
         self._send_call(targets, node, config, args)
         runs_here = peer == SERVER or (config.call_local and (peer <= 0 and peer != -SERVER))
         if runs_here:
@@ -361,10 +323,6 @@ class SceneMultiplayer:
                 call = RemoteCall(method_id, args, path=node.path)
             self._send(target, call, config.transfer_mode, config.channel)
 
-    def send_reliable(self, peer: int, packet: Packet) -> None:
-        """Send on channel 0, reliably (spawns, despawns, path caching)."""
-        self._send(peer, packet, TransferMode.RELIABLE, 0)
-
     def _send(self, peer: int, packet: Packet, mode: TransferMode, channel: int) -> None:
         self.transport.send(peer, packet, mode=mode, channel=channel)
 
@@ -372,15 +330,19 @@ class SceneMultiplayer:
         node = self._nodes.get(path)
         if node is not None:
             return node.rpcs.checksum
-        known = path in self._spawners or path in self.owned_at
-        return EMPTY_CHECKSUM if known else None
+        return EMPTY_CHECKSUM if self._replicator.has_path(path) else None
+
+    def _check_path(self, path: str, checksum: str) -> bool | None:
+        """The transport's question about a path a client simplified (``PathCheck``)."""
+        ours = self._checksum(path)
+        return None if ours is None else ours == checksum
 
     def _packet(self, peer: int, packet: Packet) -> None:
         try:
             if isinstance(packet, RemoteCall):
                 self._remote_call(peer, packet)
             elif isinstance(packet, Sync | DeltaSync):
-                self._owned_sync(peer, packet)
+                self._replicator.owned_sync(peer, packet)
             elif isinstance(packet, Spawn | Despawn):
                 raise ProtocolError(f"{type(packet).__name__} from a client; the server spawns")
             elif isinstance(packet, SimplifyPath | ConfirmPath):
@@ -431,77 +393,20 @@ class SceneMultiplayer:
         if handler is not None:
             handler(peer, *call.args)
             return
-        spawned = self.spawned_at.get(path)
+        spawned = self._replicator.node_at(path)
         if spawned is not None:
-            scene_handler = spawned.spawner.handlers.get((spawned.scene.path, method))
+            scene_handler = spawned.spawner.handler(spawned.scene.path, method)
             if scene_handler is not None:
                 scene_handler(spawned, peer, *call.args)
                 return
         raise ProtocolError(f"no handler for {path}.{method} (SceneMultiplayer.on_rpc)")
 
-    def _owned_sync(self, peer: int, packet: Sync | DeltaSync) -> None:
-        """A client's SYNC or delta of the synchronizers it owns (path-based net ids)."""
-        for state in packet.states:
-            if not is_path_net_id(state.net_id):
-                raise ProtocolError(f"peer {peer} synced net id {state.net_id}, which we spawned")
-            path = self.server.receive_cache.path(peer, state.net_id & ~PATH_NET_ID)
-            node = self.owned_at.get(path)
-            if node is None:
-                # Skipped, as a Godot server skips a synchronizer it cannot find: the owner
-                # syncs every frame until our DESPAWN reaches it, so some arrive after it.
-                self.logger.debug("peer %d synced '%s', no owned synchronizer", peer, clip(path))
-                continue
-            if node.owner != peer:
-                raise ProtocolError(f"peer {peer} synced {path!r}, owned by peer {node.owner}")
-            synced = node.scene.owned
-            assert synced is not None
-            if isinstance(state, SyncState):
-                assert isinstance(packet, Sync)
-                if not node.owned_time.accept(packet.time):
-                    continue  # stale, as a Godot receiver drops it
-                values = synced.config.read_sync(state)
-            else:
-                values = synced.config.read_delta(state)
-            changed = synced.by_flat_name(values)
-            node.owned_values.update(changed)
-            self.synchronized.emit(node, changed)
-
-    # -- spawning and synchronizing ----------------------------------------------------
+    # -- spawning and synchronizing: the replicator's ------------------------------------
 
     def add_spawner(self, path: str, spawn_path: str, scenes: Sequence[SpawnableScene]) -> Spawner:
         """Stand for the client's ``MultiplayerSpawner`` at ``path`` (spawning under
         ``spawn_path``, both relative to ``/root``), listing ``scenes`` in its order."""
-        if path in self._spawners:
-            raise ValueError(f"a spawner at {path!r} exists already")
-        spawner = Spawner(self, path, spawn_path, scenes)
-        self._spawners[path] = spawner
-        return spawner
-
-    def send_spawn(self, peer: int, node: SpawnedNode) -> None:
-        """SIMPLIFY_PATH for the spawner (once per peer), then SPAWN, as Godot sends them."""
-        spawner = node.spawner
-        simplify = self.send_cache.simplify(peer, spawner.path, EMPTY_CHECKSUM)
-        if simplify is not None:
-            self._send(peer, simplify, TransferMode.RELIABLE, 0)
-        state: tuple[Any, ...] = ()
-        synced = node.scene.synced
-        if synced is not None:
-            values = synced.values(node.state)
-            state = synced.config.spawn_values(values)
-        self._send(
-            peer,
-            Spawn(
-                self.send_cache.cache_id(spawner.path),
-                node.net_id,
-                node.name,
-                () if node.sync_id is None else (node.sync_id,),
-                state,
-                node.scene_id,
-                node.spawn_arg,
-            ),
-            TransferMode.RELIABLE,
-            0,
-        )
+        return self._replicator.add_spawner(path, spawn_path, scenes)
 
     def sync(self) -> None:
         """One network frame: to each client a full SYNC of every spawned node's ALWAYS
@@ -512,86 +417,4 @@ class SceneMultiplayer:
         turned away is despawned (or one it lets in spawned) before the frame's syncs.
         Each node's values are read and encoded once per frame, whatever the number of
         peers."""
-        for node in list(self.spawned.values()):
-            if node.visibility_filters:
-                node.update_visibility()
-        peers = self.peers
-        states: dict[int, list[SyncState]] = {peer: [] for peer in peers}
-        deltas: dict[int, list[DeltaState]] = {peer: [] for peer in peers}
-        for node in self.spawned.values():
-            synced = node.scene.synced
-            if synced is None or node.sync_id is None:
-                continue
-            targets = node.visible_peers(peers)
-            if not targets:
-                continue
-            values = synced.values(node.state)
-            config = synced.config
-            if config.sync_props:
-                state = config.sync_state(node.sync_id, values)
-                for peer in targets:
-                    states[peer].append(state)
-            if config.watch_props:
-                encoded = node.watched_bytes(values, config.watch_props)
-                for peer in targets:
-                    delta = self._delta(peer, node, values, encoded)
-                    if delta is not None:
-                        deltas[peer].append(delta)
-        for peer in sorted(peers):
-            if states[peer]:
-                time = self._clocks.setdefault(peer, SyncClock()).tick()
-                for packet in self._packed_syncs(time, states[peer]):
-                    self._send(peer, packet, TransferMode.UNRELIABLE, 0)
-            for delta_packet in self._packed_deltas(deltas[peer]):
-                self._send(peer, delta_packet, TransferMode.RELIABLE, 0)
-
-    def _delta(
-        self,
-        peer: int,
-        node: SpawnedNode,
-        values: Mapping[str, Any],
-        encoded: Mapping[str, bytes],
-    ) -> DeltaState | None:
-        """The watched values whose ``encoded`` bytes differ from the last sent to ``peer``."""
-        assert node.scene.synced is not None and node.sync_id is not None
-        sent = node.watched.setdefault(peer, {})
-        changed = {}
-        for prop, now in encoded.items():
-            if sent.get(prop) != now:
-                changed[prop] = values[prop]
-                sent[prop] = now
-        if not changed:
-            return None
-        return node.scene.synced.config.delta_state(node.sync_id, changed)
-
-    def _batches(
-        self, entries: Sequence[_E], header: int, entry_head: int, limit: int, what: str
-    ) -> list[tuple[_E, ...]]:
-        """``entries`` in order, cut into packets of at most ``limit`` bytes; an entry larger
-        than ``limit`` on its own can never be sent, and is logged and left out."""
-        packets: list[tuple[_E, ...]] = []
-        batch: list[_E] = []
-        size = header
-        for item in entries:
-            entry = entry_head + len(item.encoded)
-            if entry - entry_head > limit:
-                self.logger.warning(
-                    "net id %d: a %d-byte %s is never sent", item.net_id, entry, what
-                )
-                continue
-            if batch and size + entry > limit:
-                packets.append(tuple(batch))
-                batch, size = [], header
-            batch.append(item)
-            size += entry
-        if batch:
-            packets.append(tuple(batch))
-        return packets
-
-    def _packed_syncs(self, time: int, states: list[SyncState]) -> list[Sync]:
-        batches = self._batches(states, _SYNC_HEADER, _SYNC_ENTRY, MAX_SYNC_PACKET_SIZE, "state")
-        return [Sync(time, batch) for batch in batches]
-
-    def _packed_deltas(self, deltas: list[DeltaState]) -> list[DeltaSync]:
-        batches = self._batches(deltas, 1, _DELTA_ENTRY, MAX_DELTA_PACKET_SIZE, "delta")
-        return [DeltaSync(batch) for batch in batches]
+        self._replicator.sync()

@@ -6,6 +6,7 @@ events for the game and queues the packets to send, as ``(peer, bytes)`` pairs t
 cache (confirming the paths clients simplify) and the relay; RPCs, RAW, spawns and syncs
 from clients come out as :class:`PacketReceived` for the layers above. A bad packet never
 raises: it becomes a :class:`PacketDropped` event (log it) and the peer's state is unchanged.
+docs/multiplayer.md ("What it holds") shows it driven by a transport.
 """
 
 from __future__ import annotations
@@ -15,18 +16,30 @@ from dataclasses import dataclass
 
 from .. import DecodeError
 from ._auth import DEFAULT_AUTH_TIMEOUT, Authenticator, AuthVerdict
-from ._errors import ProtocolError
-from ._packets import Packet, decode_packet, encode_packet
-from ._paths import ConfirmPath, ReceiveCache, SendCache, SimplifyPath
-from ._protocol import Protocol, get_protocol
 from ._relay import route_relay
-from ._sys import AddPeer, Auth, DelPeer, Relay
+from .wire import (
+    AddPeer,
+    Auth,
+    ConfirmPath,
+    DelPeer,
+    Packet,
+    ProtocolError,
+    ReceiveCache,
+    Relay,
+    SendCache,
+    SimplifyPath,
+    WireVersion,
+    decode_scene_packet,
+    encode_scene_packet,
+    wire_version,
+)
 
 __all__ = [
     "AuthData",
     "Event",
     "PacketDropped",
     "PacketReceived",
+    "PathCheck",
     "PeerAuthenticating",
     "PeerAuthenticationFailed",
     "PeerConnected",
@@ -97,17 +110,19 @@ Event = (
     | PacketReceived
     | PacketDropped
 )
-#: ``checksum(path)``: the md5 of the RPC names of our node at ``path`` (relative to /root),
-#: or None when there is no such node (then Godot sends no CONFIRM_PATH).
-NodeChecksum = Callable[[str], str | None]
+#: ``check_path(path, checksum)``: whether we have a node at ``path`` (relative to /root)
+#: whose RPC names have the md5 ``checksum`` a client sent: True, False (it has others), or
+#: None when there is no such node (then Godot sends no CONFIRM_PATH).
+PathCheck = Callable[[str, str], bool | None]
 
 
 class ServerProtocol:
-    """Peer 1 of a SceneMultiplayer session.
+    """Peer 1 of a SceneMultiplayer session, on the wire of Godot ``version``.
 
     ``auth``: whether an auth callback is set (clients must agree); ``relay``: SceneMultiplayer
-    ``server_relay`` (ADD_PEER/DEL_PEER and relaying between clients); ``checksum`` judges the
-    paths clients simplify (default: every path exists and matches).
+    ``server_relay`` (ADD_PEER/DEL_PEER and relaying between clients); ``check_path`` judges
+    the paths clients simplify (default: every path exists and matches), asked each time, so
+    its owner answers from what it holds then.
     """
 
     def __init__(
@@ -116,13 +131,13 @@ class ServerProtocol:
         auth: bool = False,
         auth_timeout: float = DEFAULT_AUTH_TIMEOUT,
         relay: bool = True,
-        protocol: str | Protocol = "4.6",
-        checksum: NodeChecksum | None = None,
+        version: str | WireVersion = "4.6",
+        check_path: PathCheck | None = None,
     ) -> None:
-        self.protocol = get_protocol(protocol)
-        self.auth = Authenticator(enabled=auth, timeout=auth_timeout, protocol=self.protocol)
+        self.version = wire_version(version)
+        self.auth = Authenticator(enabled=auth, timeout=auth_timeout, version=self.version)
         self.relay = relay
-        self.checksum = checksum
+        self._check_path = check_path
         self.send_cache = SendCache()
         self.receive_cache = ReceiveCache()
         self._outgoing: list[tuple[int, bytes]] = []
@@ -134,7 +149,7 @@ class ServerProtocol:
 
     def send(self, peer: int, packet: Packet) -> None:
         """Queue ``packet`` for ``peer``."""
-        self._outgoing.append((peer, encode_packet(packet, protocol=self.protocol)))
+        self._outgoing.append((peer, encode_scene_packet(packet, version=self.version)))
 
     def data_to_send(self) -> list[tuple[int, bytes]]:
         """Take the queued ``(peer, packet bytes)`` pairs, in order."""
@@ -195,7 +210,7 @@ class ServerProtocol:
 
     def _game_packet(self, peer: int, data: bytes, *, relayed: bool) -> list[Event]:
         try:
-            packet = decode_packet(data, protocol=self.protocol)
+            packet = decode_scene_packet(data, version=self.version)
             if isinstance(packet, Relay) and not relayed:
                 return self._relay(peer, packet)
             if isinstance(packet, Auth | AddPeer | DelPeer | Relay):
@@ -213,17 +228,17 @@ class ServerProtocol:
         """Cache a client's path and confirm it, as Godot does: no node, no entry and no
         confirmation (not an error: a client may name a node the server just freed); a
         checksum mismatch is confirmed as invalid."""
-        expected = packet.checksum if self.checksum is None else self.checksum(packet.path)
-        if expected is None:
+        check = self._check_path
+        valid = True if check is None else check(packet.path, packet.checksum)
+        if valid is None:
             return
         self.receive_cache.add(peer, packet)
-        valid = expected == packet.checksum
         self.send(peer, ConfirmPath(valid, packet.cache_id, packet.path))
 
     def _relay(self, peer: int, packet: Relay) -> list[Event]:
         if not self.relay:
             return [PacketDropped(peer, ProtocolError("relay is off on this server"))]
-        route = route_relay(peer, packet, self.auth.connected, self.protocol)
+        route = route_relay(peer, packet, self.auth.connected, self.version)
         for target in route.targets:
             self.send(target, route.forward)
         if route.process_locally:

@@ -7,7 +7,8 @@ spawn state, set before the client's ``_ready``), ``hot`` properties are synced 
 every full SYNC) and the others ON_CHANGE (in deltas), unless ``modes`` says otherwise. From
 those three positional lists :class:`~gdvariant.multiplayer.ReplicationConfig` names the
 values of SPAWN, SYNC and delta packets, and :func:`scene_tscn` writes the
-``SceneReplicationConfig`` the client's scene must hold.
+``SceneReplicationConfig`` the client's scene must hold (docs/multiplayer.md, "The server
+API").
 """
 
 from __future__ import annotations

@@ -24,6 +24,8 @@ What ENet holds for a peer until the peer acknowledges it counts against ``max_u
 a full peer means its packets wait unhandled, up to ``max_unsent`` bytes too, until it has
 caught up; past that, or past ``stall_timeout``, it is dropped.
 
+docs/multiplayer.md ("ENet transport") has what was checked against Godot 4.6.
+
 Usage::
 
     async def main() -> None:
@@ -37,6 +39,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import time
 from collections import deque
 from collections.abc import Callable
 from functools import partial
@@ -47,6 +50,7 @@ from .._peerlog import PeerLog
 from ._endpoint import (
     SERVER,
     ClientEndpoint,
+    Clock,
     EndpointOptions,
     ServerEndpoint,
     ServerOptions,
@@ -273,7 +277,8 @@ class MultiplayerServer(ServerEndpoint):
     ``max_unsent`` and ``stall_timeout`` count what ENet holds for a client until it
     acknowledges it (see the module's notes). A client we disconnect has
     :data:`CLOSE_TIMEOUT` seconds to acknowledge once nothing is left to deliver to it, or
-    ``stall_timeout`` while something is; then it is reset.
+    ``stall_timeout`` while something is; then it is reset. ``clock`` is what the
+    authentication deadlines are read on (default ``time.monotonic``).
     """
 
     default_size: ClassVar[int] = GODOT_MAX_PACKET_SIZE
@@ -285,9 +290,10 @@ class MultiplayerServer(ServerEndpoint):
         max_clients: int = GODOT_MAX_PEERS,
         service_interval: float = SERVICE_INTERVAL,
         throttle: tuple[int, int, int] | None = None,
+        clock: Clock = time.monotonic,
         **options: Unpack[ServerOptions],
     ) -> None:
-        super().__init__(**options)
+        super().__init__(clock=clock, **options)
         self.max_clients = max_clients
         self.throttle = throttle
         self.service_interval = service_interval
@@ -444,7 +450,7 @@ class MultiplayerClient(ClientEndpoint):
     :class:`ClientEndpoint`'s (a server that does not acknowledge what we send is held to
     them). As Godot's client does, it picks its own peer id (``ids``: default random in
     Godot's range) and sends it in the ENet CONNECT. ``send`` and ``send_raw`` take a
-    transfer ``mode`` and ``channel``.
+    transfer ``mode`` and ``channel``; ``clock`` as for :class:`MultiplayerServer`.
     """
 
     default_size: ClassVar[int] = GODOT_MAX_PACKET_SIZE
@@ -456,9 +462,10 @@ class MultiplayerClient(ClientEndpoint):
         auth_callback: Callable[[bytes], None] | None = None,
         ids: random.Random | None = None,
         service_interval: float = SERVICE_INTERVAL,
+        clock: Clock = time.monotonic,
         **options: Unpack[EndpointOptions],
     ) -> None:
-        super().__init__(auth_callback=auth_callback, **options)
+        super().__init__(clock=clock, auth_callback=auth_callback, **options)
         self.service_interval = service_interval
         self._ids = ids if ids is not None else random.SystemRandom()
         self._id = 0

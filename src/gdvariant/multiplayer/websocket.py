@@ -12,6 +12,8 @@ we send (pongs to its pings included) is held to ``max_unsent`` and ``stall_time
 (:class:`~gdvariant.multiplayer.ServerEndpoint`): full, we stop reading from it; stalled, its
 TCP connection is cut. Nothing a client sends raises in the server loop, and other peers go on.
 
+docs/multiplayer.md ("WebSocket transport") has what was checked against Godot 4.6.
+
 Usage::
 
     async def main() -> None:
@@ -26,6 +28,7 @@ import asyncio
 import logging
 import random
 import struct
+import time
 from collections.abc import Callable, Sequence
 from typing import ClassVar, Unpack
 
@@ -35,6 +38,7 @@ from ._endpoint import (
     SERVER,
     AuthCallback,
     ClientEndpoint,
+    Clock,
     EndpointOptions,
     PacketCallback,
     PeerCallback,
@@ -43,7 +47,7 @@ from ._endpoint import (
     ServerOptions,
     TransferMode,
 )
-from ._errors import ProtocolError
+from .wire import ProtocolError
 
 try:
     from websockets.asyncio.client import ClientConnection, connect
@@ -118,7 +122,8 @@ class MultiplayerServer(ServerEndpoint):
     client (Godot's default buffer, 65535); ``ids`` picks peer ids (default: random in
     Godot's range; pass ``random.Random(seed)`` for a fixed sequence). Transfer modes and
     channels are accepted and ignored: WebSocket is reliable. A peer we close has
-    :data:`CLOSE_TIMEOUT` seconds to answer the close frame.
+    :data:`CLOSE_TIMEOUT` seconds to answer the close frame. ``clock`` is what the
+    authentication deadlines are read on (default ``time.monotonic``).
     """
 
     default_size: ClassVar[int] = GODOT_BUFFER_SIZE
@@ -129,9 +134,10 @@ class MultiplayerServer(ServerEndpoint):
         *,
         subprotocols: Sequence[str] | None = None,
         ids: random.Random | None = None,
+        clock: Clock = time.monotonic,
         **options: Unpack[ServerOptions],
     ) -> None:
-        super().__init__(**options)
+        super().__init__(clock=clock, **options)
         self.subprotocols = [Subprotocol(name) for name in subprotocols or ()]
         self._ids = ids if ids is not None else random.SystemRandom()
         self._peers: dict[int, _Peer] = {}
@@ -219,7 +225,7 @@ class MultiplayerClient(ClientEndpoint):
 
     The callbacks, authentication, ``max_unsent`` and ``stall_timeout`` are
     :class:`ClientEndpoint`'s: a server that does not read what we send is held to them as
-    a client is by our server.
+    a client is by our server. ``clock`` as for :class:`MultiplayerServer`.
     """
 
     default_size: ClassVar[int] = GODOT_BUFFER_SIZE
@@ -229,9 +235,10 @@ class MultiplayerClient(ClientEndpoint):
         self,
         *,
         auth_callback: Callable[[bytes], None] | None = None,
+        clock: Clock = time.monotonic,
         **options: Unpack[EndpointOptions],
     ) -> None:
-        super().__init__(auth_callback=auth_callback, **options)
+        super().__init__(clock=clock, auth_callback=auth_callback, **options)
         self._server: _Peer | None = None
         self._reader: asyncio.Task[None] | None = None
         self._writer: asyncio.Task[None] | None = None

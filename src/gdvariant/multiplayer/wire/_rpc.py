@@ -13,10 +13,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Self
 
-from .. import Limits
-from ._protocol import LATEST, Command, Protocol
+from ... import Limits
 from ._reader import Reader, cstr, pack_u16, pack_u32
 from ._variant import decode_compressed_list, encode_compressed_list
+from ._version import LATEST, Command, WireVersion
 
 __all__ = ["NODE_RPC_FLAG", "RemoteCall", "rpc_checksum", "rpc_method_ids"]
 
@@ -67,7 +67,7 @@ class RemoteCall:
     path: str | None = None
     node_id_size: int = 0
 
-    def encode(self, protocol: Protocol = LATEST, *, full_objects: bool = False) -> bytes:
+    def encode(self, version: WireVersion = LATEST, *, full_objects: bool = False) -> bytes:
         if not 0 <= self.method_id < 0x10000:
             raise ValueError(f"method id {self.method_id} does not fit in 16 bits")
         if len(self.args) > MAX_ARGS:
@@ -100,7 +100,7 @@ class RemoteCall:
         raise ValueError(f"node id {self.node_id} does not fit in {self.node_id_size} bytes")
 
     @classmethod
-    def decode(cls, data: bytes, protocol: Protocol, allow_objects: bool, limits: Limits) -> Self:
+    def decode(cls, data: bytes, version: WireVersion, allow_objects: bool, limits: Limits) -> Self:
         reader = Reader(data, "REMOTE_CALL", 1)
         meta = data[0]
         size_code = (meta >> NODE_SIZE_SHIFT) & 3

@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Self
 
-from .. import Limits
+from ... import Limits
 from ._errors import ProtocolError
-from ._protocol import LATEST, Command, Protocol
 from ._reader import Reader, cstr, pack_u32
+from ._version import LATEST, Command, WireVersion
 
 __all__ = ["EMPTY_CHECKSUM", "ConfirmPath", "ReceiveCache", "SendCache", "SimplifyPath"]
 
@@ -36,7 +36,7 @@ class SimplifyPath:
     path: str
     checksum: str = EMPTY_CHECKSUM
 
-    def encode(self, protocol: Protocol = LATEST, *, full_objects: bool = False) -> bytes:
+    def encode(self, version: WireVersion = LATEST, *, full_objects: bool = False) -> bytes:
         checksum = self.checksum.encode("utf-8")
         if len(checksum) > CHECKSUM_SIZE:
             raise ValueError(f"checksum {self.checksum!r} is longer than 32 bytes")
@@ -48,7 +48,7 @@ class SimplifyPath:
         )
 
     @classmethod
-    def decode(cls, data: bytes, protocol: Protocol, allow_objects: bool, limits: Limits) -> Self:
+    def decode(cls, data: bytes, version: WireVersion, allow_objects: bool, limits: Limits) -> Self:
         reader = Reader(data, "SIMPLIFY_PATH", 1)
         if len(data) < SIMPLIFY_HEADER:
             raise reader.error(f"{len(data)} bytes, at least {SIMPLIFY_HEADER} needed")
@@ -66,28 +66,28 @@ class ConfirmPath:
     """``02 <valid u8> <u32 cache id>`` (4.3+) or ``02 <valid u8> <path cstr>`` (4.0-4.2).
 
     ``valid`` is false when the receiver's RPC checksum differed from the sender's. Only the
-    field of the chosen protocol is written; a decoded packet has the other one empty.
+    field of the chosen version is written; a decoded packet has the other one empty.
     """
 
     valid: bool
     cache_id: int = 0
     path: str = ""
 
-    def encode(self, protocol: Protocol = LATEST, *, full_objects: bool = False) -> bytes:
+    def encode(self, version: WireVersion = LATEST, *, full_objects: bool = False) -> bytes:
         head = bytes([Command.CONFIRM_PATH, int(self.valid)])
-        if protocol.confirm_by_id:
+        if version.confirm_by_id:
             return head + pack_u32(self.cache_id)
         if not self.path:
-            raise ValueError(f"a Godot {protocol.name} CONFIRM_PATH carries the path; none given")
+            raise ValueError(f"a Godot {version.name} CONFIRM_PATH carries the path; none given")
         return head + cstr(self.path)
 
     @classmethod
-    def decode(cls, data: bytes, protocol: Protocol, allow_objects: bool, limits: Limits) -> Self:
+    def decode(cls, data: bytes, version: WireVersion, allow_objects: bool, limits: Limits) -> Self:
         reader = Reader(data, "CONFIRM_PATH", 1)
         valid = reader.u8("valid flag")
         if valid > 1:
             raise reader.error(f"valid flag {valid} is neither 0 nor 1", 1)
-        if protocol.confirm_by_id:
+        if version.confirm_by_id:
             cache_id = reader.u32("cache id")
             reader.end()
             return cls(bool(valid), cache_id)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Self
 
-from .. import Limits
-from ._protocol import LATEST, Command, Protocol, SysCommand
+from ... import Limits
 from ._reader import Reader, pack_i32
+from ._version import LATEST, Command, SysCommand, WireVersion
 
 __all__ = ["AddPeer", "Auth", "DelPeer", "Raw", "Relay"]
 
@@ -20,13 +20,13 @@ class Raw:
 
     payload: bytes
 
-    def encode(self, protocol: Protocol = LATEST, *, full_objects: bool = False) -> bytes:
+    def encode(self, version: WireVersion = LATEST, *, full_objects: bool = False) -> bytes:
         if not self.payload:
             raise ValueError("a RAW packet needs at least one byte (Godot refuses an empty one)")
         return bytes([Command.RAW]) + bytes(self.payload)
 
     @classmethod
-    def decode(cls, data: bytes, protocol: Protocol, allow_objects: bool, limits: Limits) -> Self:
+    def decode(cls, data: bytes, version: WireVersion, allow_objects: bool, limits: Limits) -> Self:
         reader = Reader(data, "RAW", 1)
         if not reader.remaining:
             raise reader.error("empty payload")
@@ -43,11 +43,11 @@ class Auth:
     def completed(self) -> bool:
         return not self.data
 
-    def encode(self, protocol: Protocol = LATEST, *, full_objects: bool = False) -> bytes:
+    def encode(self, version: WireVersion = LATEST, *, full_objects: bool = False) -> bytes:
         return bytes([Command.SYS, SysCommand.AUTH]) + bytes(self.data)
 
     @classmethod
-    def decode(cls, data: bytes, protocol: Protocol, allow_objects: bool, limits: Limits) -> Self:
+    def decode(cls, data: bytes, version: WireVersion, allow_objects: bool, limits: Limits) -> Self:
         return cls(data[2:])
 
 
@@ -58,11 +58,11 @@ class _PeerPacket:
     SYS: ClassVar[SysCommand]
     peer: int
 
-    def encode(self, protocol: Protocol = LATEST, *, full_objects: bool = False) -> bytes:
+    def encode(self, version: WireVersion = LATEST, *, full_objects: bool = False) -> bytes:
         return bytes([Command.SYS, self.SYS]) + pack_i32(self.peer)
 
     @classmethod
-    def decode(cls, data: bytes, protocol: Protocol, allow_objects: bool, limits: Limits) -> Self:
+    def decode(cls, data: bytes, version: WireVersion, allow_objects: bool, limits: Limits) -> Self:
         reader = Reader(data, cls.SYS.name, 2)
         peer = reader.i32("peer id")
         reader.end()
@@ -91,13 +91,13 @@ class Relay:
     peer: int
     packet: bytes
 
-    def encode(self, protocol: Protocol = LATEST, *, full_objects: bool = False) -> bytes:
+    def encode(self, version: WireVersion = LATEST, *, full_objects: bool = False) -> bytes:
         if not self.packet:
             raise ValueError("a RELAY needs an inner packet")
         return bytes([Command.SYS, SysCommand.RELAY]) + pack_i32(self.peer) + bytes(self.packet)
 
     @classmethod
-    def decode(cls, data: bytes, protocol: Protocol, allow_objects: bool, limits: Limits) -> Self:
+    def decode(cls, data: bytes, version: WireVersion, allow_objects: bool, limits: Limits) -> Self:
         reader = Reader(data, "RELAY", 2)
         peer = reader.i32("peer id")
         if not reader.remaining:

@@ -13,7 +13,7 @@ import struct
 from collections.abc import Iterable
 from typing import Any
 
-from .. import DEFAULT_LIMITS, DecodeError, EncodeError, Limits, decode, dumps
+from ... import DEFAULT_LIMITS, DecodeError, EncodeError, Limits, decode, dumps
 from ._reader import Buffer
 
 __all__ = [

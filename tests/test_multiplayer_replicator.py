@@ -1,7 +1,7 @@
-"""Spawners without sockets (gdvariant.multiplayer._spawner): what a spawner refuses, how
-its scenes' RPC handlers are found, how a spawned node judges its watched values, who sees
-it as its visibility changes, and custom (``spawn_function``) spawns. The
-packets a spawn and a sync send are SceneMultiplayer's, in test_multiplayer_scene.py."""
+"""Spawning and visibility without sockets (gdvariant.multiplayer._replicator): what a
+spawner refuses, how its scenes' RPC handlers are found, how watched values are judged, who
+sees a spawned node as its visibility changes, and custom (``spawn_function``) spawns. The
+packets a spawn and a sync send through SceneMultiplayer are in test_multiplayer_scene.py."""
 
 from __future__ import annotations
 
@@ -10,17 +10,17 @@ from multiplayer_api_scene import ENTITY, PROJECT
 from multiplayer_fake import FakeServer
 
 from gdvariant import EncodeError, Vector2, dumps
-from gdvariant.multiplayer import (
+from gdvariant.multiplayer import SceneMultiplayer, SpawnableScene
+from gdvariant.multiplayer._replicator import WatchedBytes
+from gdvariant.multiplayer.wire import (
     CUSTOM_SCENE,
     DeltaState,
     DeltaSync,
     Despawn,
     RemoteCall,
-    SceneMultiplayer,
     SimplifyPath,
     Spawn,
-    SpawnableScene,
-    decode_packet,
+    decode_scene_packet,
 )
 
 #: a scene with no script and no synchronizer: the spawner's bookkeeping alone
@@ -62,21 +62,19 @@ def test_scene_handlers_serve_every_spawned_instance() -> None:
     server.join(5)
     spawner.spawn(0, "A")
     spawner.spawn(0, "B")
-    assert server.on_packet is not None
-    server.on_packet(5, RemoteCall(0, (1,), path="Api/Entities/B"))
-    server.on_packet(5, RemoteCall(0, (2,), path="Api/Entities/A"))
+    server.deliver(5, RemoteCall(0, (1,), path="Api/Entities/B"))
+    server.deliver(5, RemoteCall(0, (2,), path="Api/Entities/A"))
     assert pokes == [("B", 5, 1), ("A", 5, 2)]
 
 
 def test_watched_values_are_judged_by_their_bytes() -> None:
     """The shortcut for unchanged int/str/bool values never hides a change of bytes: 1 then
     True, 0.0 then -0.0 are changes; an equal int or str reuses last frame's bytes."""
-    mp = SceneMultiplayer(FakeServer())
-    node = mp.add_spawner("Main/Spawner", "Main/Mobs", [PLAIN]).spawn(0, "M")
-    first = node.watched_bytes({"n": 1, "s": "é", "f": 0.0}, ["n", "s", "f"])
-    again = node.watched_bytes({"n": 1, "s": "é", "f": 0.0}, ["n", "s", "f"])
+    watched = WatchedBytes()
+    first = watched.encode({"n": 1, "s": "é", "f": 0.0}, ["n", "s", "f"])
+    again = watched.encode({"n": 1, "s": "é", "f": 0.0}, ["n", "s", "f"])
     assert again == first and again["n"] is first["n"] and again["s"] is first["s"]
-    changed = node.watched_bytes({"n": True, "s": "é", "f": -0.0}, ["n", "s", "f"])
+    changed = watched.encode({"n": True, "s": "é", "f": -0.0}, ["n", "s", "f"])
     assert changed["n"] == dumps(True) != first["n"]
     assert changed["f"] == dumps(-0.0) != first["f"]
 
@@ -170,8 +168,9 @@ def test_a_peer_that_leaves_no_longer_holds_anything() -> None:
     spawner = mp.add_spawner("Api/Spawner", "Api/Entities", [ENTITY])
     server.join(5)
     node = spawner.spawn(0, "A")
-    assert server.on_peer_disconnected is not None
-    server.on_peer_disconnected(5)
+    server.disconnect_peer(5)
+    assert server.listener is not None
+    server.listener.peer_disconnected(5)
     assert node.spawned_to == set()
 
 
@@ -190,11 +189,10 @@ def test_custom_spawns_carry_their_data() -> None:
     data.append("later")
     sent = [p for _, p in server.take() if isinstance(p, Spawn)]
     assert sent == [Spawn(1, 1, "C1", (2,), (Vector2(0, 0), 0.0, 7, "made"), 255, data[:3])]
-    assert sent[0].encode() == decode_packet(sent[0].encode()).encode()
+    assert sent[0].encode() == decode_scene_packet(sent[0].encode()).encode()
     server.join(6)
     assert [p.spawn_arg for _, p in server.take() if isinstance(p, Spawn)] == [data[:3]]
-    assert server.on_packet is not None
-    server.on_packet(5, RemoteCall(0, (3,), path=node.path))
+    server.deliver(5, RemoteCall(0, (3,), path=node.path))
     assert pokes == [("C1", 3)]
     bare = spawner.spawn_custom({"kind": "rock"}, "Rock")  # builds a node with no synchronizer
     assert [(p.sync_ids, p.state) for _, p in server.take() if isinstance(p, Spawn)] == [

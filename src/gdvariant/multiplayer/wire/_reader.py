@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import struct
 
-from .. import DecodeError
+from ... import DecodeError
 
 Buffer = bytes | bytearray | memoryview
 

@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Self
 
-from .. import Limits
-from ._protocol import LATEST, SYNC_DELTA_FLAG, Command, Protocol
+from ... import Limits
 from ._reader import Reader, cstr, pack_u16, pack_u32, pack_u64
 from ._variant import (
     decode_compressed,
@@ -21,6 +20,7 @@ from ._variant import (
     encode_compressed,
     encode_compressed_list,
 )
+from ._version import LATEST, SYNC_DELTA_FLAG, Command, WireVersion
 
 __all__ = ["CUSTOM_SCENE", "DeltaState", "DeltaSync", "Despawn", "Spawn", "Sync", "SyncState"]
 
@@ -47,7 +47,7 @@ class Spawn:
     scene_id: int = 0
     spawn_arg: Any = None
 
-    def encode(self, protocol: Protocol = LATEST, *, full_objects: bool = False) -> bytes:
+    def encode(self, version: WireVersion = LATEST, *, full_objects: bool = False) -> bytes:
         if not 0 <= self.scene_id <= CUSTOM_SCENE:
             raise ValueError(f"scene id {self.scene_id} does not fit in a byte")
         name = cstr(self.name)
@@ -67,7 +67,7 @@ class Spawn:
         return b"".join(parts)
 
     @classmethod
-    def decode(cls, data: bytes, protocol: Protocol, allow_objects: bool, limits: Limits) -> Self:
+    def decode(cls, data: bytes, version: WireVersion, allow_objects: bool, limits: Limits) -> Self:
         reader = Reader(data, "SPAWN", 1)
         if len(data) < SPAWN_HEADER:
             raise reader.error(f"{len(data)} bytes, at least {SPAWN_HEADER} needed")
@@ -105,11 +105,11 @@ class Despawn:
 
     net_id: int
 
-    def encode(self, protocol: Protocol = LATEST, *, full_objects: bool = False) -> bytes:
+    def encode(self, version: WireVersion = LATEST, *, full_objects: bool = False) -> bytes:
         return bytes([Command.DESPAWN]) + pack_u32(self.net_id)
 
     @classmethod
-    def decode(cls, data: bytes, protocol: Protocol, allow_objects: bool, limits: Limits) -> Self:
+    def decode(cls, data: bytes, version: WireVersion, allow_objects: bool, limits: Limits) -> Self:
         reader = Reader(data, "DESPAWN", 1)
         net_id = reader.u32("net id")
         reader.end()
@@ -136,7 +136,7 @@ class Sync:
     time: int
     states: tuple[SyncState, ...]
 
-    def encode(self, protocol: Protocol = LATEST, *, full_objects: bool = False) -> bytes:
+    def encode(self, version: WireVersion = LATEST, *, full_objects: bool = False) -> bytes:
         if not self.states:
             raise ValueError("a SYNC needs at least one synchronizer state")
         parts = [bytes([Command.SYNC]), pack_u16(self.time)]
@@ -146,7 +146,7 @@ class Sync:
         return b"".join(parts)
 
     @classmethod
-    def decode(cls, data: bytes, protocol: Protocol, allow_objects: bool, limits: Limits) -> Self:
+    def decode(cls, data: bytes, version: WireVersion, allow_objects: bool, limits: Limits) -> Self:
         reader = Reader(data, "SYNC", 1)
         time = reader.u16("time")
         states: list[SyncState] = []
@@ -182,9 +182,9 @@ class DeltaSync:
 
     states: tuple[DeltaState, ...]
 
-    def encode(self, protocol: Protocol = LATEST, *, full_objects: bool = False) -> bytes:
-        if not protocol.delta_sync:
-            raise ValueError(f"Godot {protocol.name} has no delta sync")
+    def encode(self, version: WireVersion = LATEST, *, full_objects: bool = False) -> bytes:
+        if not version.delta_sync:
+            raise ValueError(f"Godot {version.name} has no delta sync")
         if not self.states:
             raise ValueError("a delta SYNC needs at least one synchronizer state")
         parts = [bytes([Command.SYNC | SYNC_DELTA_FLAG])]
@@ -196,10 +196,10 @@ class DeltaSync:
         return b"".join(parts)
 
     @classmethod
-    def decode(cls, data: bytes, protocol: Protocol, allow_objects: bool, limits: Limits) -> Self:
+    def decode(cls, data: bytes, version: WireVersion, allow_objects: bool, limits: Limits) -> Self:
         reader = Reader(data, "delta SYNC", 1)
-        if not protocol.delta_sync:
-            raise reader.error(f"Godot {protocol.name} has no delta sync", 0)
+        if not version.delta_sync:
+            raise reader.error(f"Godot {version.name} has no delta sync", 0)
         states: list[DeltaState] = []
         while reader.remaining or not states:
             net_id = reader.u32("net id")

@@ -1,7 +1,8 @@
-"""SceneMultiplayer's command bytes and the wire differences between Godot 4.0 and 4.6.
+"""SceneMultiplayer's command bytes and what each Godot 4 release puts on the wire.
 
 Byte 0 of every packet: bits 0-2 the command, bit 3 unused, bits 4-7 per-command flags.
-Engine differences are data (:data:`PROTOCOLS`), looked up once, never ``if version`` in a codec.
+Engine differences are data (:data:`WIRE_VERSIONS`), looked up once, never ``if version`` in
+a codec; docs/multiplayer.md ("Versions") says which rows were checked against an engine.
 """
 
 from __future__ import annotations
@@ -10,11 +11,11 @@ import enum
 from dataclasses import dataclass
 
 __all__ = [
-    "PROTOCOLS",
+    "WIRE_VERSIONS",
     "Command",
-    "Protocol",
     "SysCommand",
-    "get_protocol",
+    "WireVersion",
+    "wire_version",
 ]
 
 CMD_MASK = 0x07
@@ -46,7 +47,7 @@ class SysCommand(enum.IntEnum):
 
 
 @dataclass(frozen=True)
-class Protocol:
+class WireVersion:
     """What one engine release puts on the wire.
 
     ``confirm_by_id``: CONFIRM_PATH carries the u32 cache id (4.3+), not the path (4.0-4.2).
@@ -65,25 +66,25 @@ class Protocol:
     auth_explicit_completion: bool
 
 
-PROTOCOLS: dict[str, Protocol] = {
-    "4.0": Protocol("4.0", False, False, False, False, False),
-    "4.1": Protocol("4.1", False, True, False, False, False),
-    "4.2": Protocol("4.2", False, True, True, False, False),
-    "4.3": Protocol("4.3", True, True, True, True, True),
-    "4.4": Protocol("4.4", True, True, True, True, True),
-    "4.5": Protocol("4.5", True, True, True, True, True),
-    "4.6": Protocol("4.6", True, True, True, True, True),
+WIRE_VERSIONS: dict[str, WireVersion] = {
+    "4.0": WireVersion("4.0", False, False, False, False, False),
+    "4.1": WireVersion("4.1", False, True, False, False, False),
+    "4.2": WireVersion("4.2", False, True, True, False, False),
+    "4.3": WireVersion("4.3", True, True, True, True, True),
+    "4.4": WireVersion("4.4", True, True, True, True, True),
+    "4.5": WireVersion("4.5", True, True, True, True, True),
+    "4.6": WireVersion("4.6", True, True, True, True, True),
 }
-LATEST = PROTOCOLS["4.6"]
+LATEST = WIRE_VERSIONS["4.6"]
 
 
-def get_protocol(version: str | Protocol) -> Protocol:
-    """The protocol of an engine release: "4.6", "4.2.1" (the patch number is ignored)..."""
-    if isinstance(version, Protocol):
+def wire_version(version: str | WireVersion) -> WireVersion:
+    """The wire of an engine release: "4.6", "4.2.1" (the patch number is ignored)..."""
+    if isinstance(version, WireVersion):
         return version
     key = ".".join(version.split(".")[:2])
     try:
-        return PROTOCOLS[key]
+        return WIRE_VERSIONS[key]
     except KeyError:
-        known = ", ".join(PROTOCOLS)
-        raise ValueError(f"no SceneMultiplayer protocol for {version!r} (known: {known})") from None
+        known = ", ".join(WIRE_VERSIONS)
+        raise ValueError(f"no SceneMultiplayer wire for {version!r} (known: {known})") from None

@@ -1,11 +1,11 @@
-"""SPAWN, DESPAWN, SYNC and delta SYNC (gdvariant.multiplayer._replication); bytes by hand."""
+"""SPAWN, DESPAWN, SYNC and delta SYNC (gdvariant.multiplayer.wire._spawn_sync); bytes by hand."""
 
 from __future__ import annotations
 
 import pytest
 
 from gdvariant import DecodeError, Vector2
-from gdvariant.multiplayer import (
+from gdvariant.multiplayer.wire import (
     CUSTOM_SCENE,
     DeltaState,
     DeltaSync,
@@ -13,8 +13,8 @@ from gdvariant.multiplayer import (
     Spawn,
     Sync,
     SyncState,
-    decode_packet,
-    encode_packet,
+    decode_scene_packet,
+    encode_scene_packet,
 )
 
 POSITION = "050000000000c84200004843"  # Vector2(100, 200)
@@ -26,17 +26,17 @@ SPAWN_HEX = (
 
 def test_spawn_layout() -> None:
     spawn = Spawn(1, 1, "Player", (2,), (Vector2(100, 200), 100))
-    assert encode_packet(spawn).hex() == SPAWN_HEX
-    assert decode_packet(bytes.fromhex(SPAWN_HEX)) == spawn
+    assert encode_scene_packet(spawn).hex() == SPAWN_HEX
+    assert decode_scene_packet(bytes.fromhex(SPAWN_HEX)) == spawn
 
 
 def test_custom_spawn_carries_its_argument() -> None:
     spawn = Spawn(5, 3, "B", (), (), CUSTOM_SCENE, 7)
     hex_ = "04ff050000000300000000000000020000004200" + "02000000" + "0207"
-    assert encode_packet(spawn).hex() == hex_
-    assert decode_packet(bytes.fromhex(hex_)) == spawn
+    assert encode_scene_packet(spawn).hex() == hex_
+    assert decode_scene_packet(bytes.fromhex(hex_)) == spawn
     nil = Spawn(5, 4, "C", scene_id=CUSTOM_SCENE)
-    assert encode_packet(nil).hex().endswith("0400000000000000")
+    assert encode_scene_packet(nil).hex().endswith("0400000000000000")
 
 
 @pytest.mark.parametrize(
@@ -54,27 +54,27 @@ def test_custom_spawn_carries_its_argument() -> None:
 )
 def test_malformed_spawn(hex_: str) -> None:
     with pytest.raises(DecodeError):
-        decode_packet(bytes.fromhex(hex_))
+        decode_scene_packet(bytes.fromhex(hex_))
 
 
 def test_despawn() -> None:
-    assert encode_packet(Despawn(1)).hex() == "0501000000"
-    assert decode_packet(bytes.fromhex("0501000000")) == Despawn(1)
+    assert encode_scene_packet(Despawn(1)).hex() == "0501000000"
+    assert decode_scene_packet(bytes.fromhex("0501000000")) == Despawn(1)
     for hex_ in ("05010000", "050100000000"):
         with pytest.raises(DecodeError):
-            decode_packet(bytes.fromhex(hex_))
+            decode_scene_packet(bytes.fromhex(hex_))
 
 
 def test_sync_layout() -> None:
     sync = Sync(1, (SyncState(2, (Vector2(100, 200),)), SyncState(0x80000002, (0,))))
     hex_ = "060100020000000c000000" + POSITION + "02000080020000000200"
-    assert encode_packet(sync).hex() == hex_
-    assert decode_packet(bytes.fromhex(hex_)) == sync
+    assert encode_scene_packet(sync).hex() == hex_
+    assert decode_scene_packet(bytes.fromhex(hex_)) == sync
 
 
 def test_sync_state_may_be_empty() -> None:
     hex_ = "0602000200000000000000"
-    assert decode_packet(bytes.fromhex(hex_)) == Sync(2, (SyncState(2, ()),))
+    assert decode_scene_packet(bytes.fromhex(hex_)) == Sync(2, (SyncState(2, ()),))
 
 
 @pytest.mark.parametrize(
@@ -89,16 +89,16 @@ def test_sync_state_may_be_empty() -> None:
 )
 def test_malformed_sync(hex_: str) -> None:
     with pytest.raises(DecodeError):
-        decode_packet(bytes.fromhex(hex_))
+        decode_scene_packet(bytes.fromhex(hex_))
 
 
 def test_delta_layout() -> None:
     delta = DeltaSync((DeltaState(2, 0b101, (90, "x")),))
     hex_ = "160200000005000000000000000e000000025a040000000100000078000000"
-    assert encode_packet(delta).hex() == hex_
-    assert decode_packet(bytes.fromhex(hex_)) == delta
+    assert encode_scene_packet(delta).hex() == hex_
+    assert decode_scene_packet(bytes.fromhex(hex_)) == delta
     health = "160200000001000000000000000300000042e803"
-    assert decode_packet(bytes.fromhex(health)) == DeltaSync((DeltaState(2, 1, (1000,)),))
+    assert decode_scene_packet(bytes.fromhex(health)) == DeltaSync((DeltaState(2, 1, (1000,)),))
 
 
 @pytest.mark.parametrize(
@@ -112,26 +112,26 @@ def test_delta_layout() -> None:
 )
 def test_malformed_delta(hex_: str) -> None:
     with pytest.raises(DecodeError):
-        decode_packet(bytes.fromhex(hex_))
+        decode_scene_packet(bytes.fromhex(hex_))
 
 
 def test_delta_needs_godot_41() -> None:
     hex_ = "16020000000100000000000000020000000200"
     with pytest.raises(DecodeError, match="no delta sync"):
-        decode_packet(bytes.fromhex(hex_), protocol="4.0")
-    assert decode_packet(bytes.fromhex(hex_), protocol="4.1")
+        decode_scene_packet(bytes.fromhex(hex_), version="4.0")
+    assert decode_scene_packet(bytes.fromhex(hex_), version="4.1")
     with pytest.raises(ValueError, match="no delta sync"):
-        encode_packet(DeltaSync((DeltaState(2, 1, (0,)),)), protocol="4.0")
+        encode_scene_packet(DeltaSync((DeltaState(2, 1, (0,)),)), version="4.0")
 
 
 def test_encode_checks() -> None:
     with pytest.raises(ValueError, match="does not match"):
-        encode_packet(DeltaSync((DeltaState(2, 0b11, (1,)),)))
+        encode_scene_packet(DeltaSync((DeltaState(2, 0b11, (1,)),)))
     with pytest.raises(ValueError, match="does not match"):
-        encode_packet(DeltaSync((DeltaState(2, 1 << 64, (1,)),)))
+        encode_scene_packet(DeltaSync((DeltaState(2, 1 << 64, (1,)),)))
     with pytest.raises(ValueError, match="at least one"):
-        encode_packet(DeltaSync(()))
+        encode_scene_packet(DeltaSync(()))
     with pytest.raises(ValueError, match="at least one"):
-        encode_packet(Sync(1, ()))
+        encode_scene_packet(Sync(1, ()))
     with pytest.raises(ValueError, match="byte"):
-        encode_packet(Spawn(1, 1, "A", scene_id=256))
+        encode_scene_packet(Spawn(1, 1, "A", scene_id=256))

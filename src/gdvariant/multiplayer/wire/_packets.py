@@ -1,17 +1,21 @@
-"""One entry point for every SceneMultiplayer packet: :func:`decode_packet` picks the codec
-from byte 0 (and byte 1 for SYS); :func:`encode_packet` writes any packet object."""
+"""One entry point for every SceneMultiplayer packet: :func:`decode_scene_packet` picks the
+codec from byte 0 (and byte 1 for SYS); :func:`encode_scene_packet` writes any packet object.
+
+Named apart from ``gdvariant.decode_packet`` (one Variant in a ``PacketPeer`` packet): a
+SceneMultiplayer packet is a command byte and its fields (docs/multiplayer.md, "What it
+holds")."""
 
 from __future__ import annotations
 
-from .. import DEFAULT_LIMITS, Limits
+from ... import DEFAULT_LIMITS, Limits
 from ._paths import ConfirmPath, SimplifyPath
-from ._protocol import CMD_MASK, SYNC_DELTA_FLAG, Command, Protocol, get_protocol
 from ._reader import Buffer, Reader
-from ._replication import DeltaSync, Despawn, Spawn, Sync
 from ._rpc import RemoteCall
+from ._spawn_sync import DeltaSync, Despawn, Spawn, Sync
 from ._sys import SYS_PACKETS, AddPeer, Auth, DelPeer, Raw, Relay
+from ._version import CMD_MASK, SYNC_DELTA_FLAG, Command, WireVersion, wire_version
 
-__all__ = ["Packet", "decode_packet", "encode_packet"]
+__all__ = ["Packet", "decode_scene_packet", "encode_scene_packet"]
 
 Packet = (
     RemoteCall
@@ -41,20 +45,20 @@ PACKETS: dict[int, type[Packet]] = {
 FLAGGED = {Command.REMOTE_CALL, Command.SYNC}
 
 
-def decode_packet(
+def decode_scene_packet(
     data: Buffer,
     *,
-    protocol: str | Protocol = "4.6",
+    version: str | WireVersion = "4.6",
     allow_objects: bool = False,
     limits: Limits = DEFAULT_LIMITS,
 ) -> Packet:
-    """Decode one SceneMultiplayer packet as a Godot ``protocol`` peer would read it.
+    """Decode one SceneMultiplayer packet as a Godot ``version`` peer would read it.
 
     ``allow_objects`` is SceneMultiplayer's ``allow_object_decoding`` (RPC arguments only).
     Malformed input raises :class:`~gdvariant.DecodeError`.
     """
     packet = bytes(data)
-    proto = get_protocol(protocol)
+    wire = wire_version(version)
     reader = Reader(packet, "packet")
     head = reader.u8("command byte")
     command = Command(head & CMD_MASK)
@@ -72,11 +76,11 @@ def decode_packet(
         raise reader.error(f"command byte 0x{head:02x} has flags {command.name} does not use", 0)
     if command == Command.SYNC and head & ~CMD_MASK & ~SYNC_DELTA_FLAG:
         raise reader.error(f"command byte 0x{head:02x} has unknown SYNC flags", 0)
-    return kind.decode(packet, proto, allow_objects, limits)
+    return kind.decode(packet, wire, allow_objects, limits)
 
 
-def encode_packet(
-    packet: Packet, *, protocol: str | Protocol = "4.6", full_objects: bool = False
+def encode_scene_packet(
+    packet: Packet, *, version: str | WireVersion = "4.6", full_objects: bool = False
 ) -> bytes:
-    """The bytes of ``packet`` as a Godot ``protocol`` peer writes them."""
-    return packet.encode(get_protocol(protocol), full_objects=full_objects)
+    """The bytes of ``packet`` as a Godot ``version`` peer writes them."""
+    return packet.encode(wire_version(version), full_objects=full_objects)

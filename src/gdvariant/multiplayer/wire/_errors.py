@@ -1,8 +1,8 @@
-"""The multiplayer layer's one extra error: a well-formed packet that breaks the protocol."""
+"""The one error the multiplayer wire adds: a well-formed packet that breaks the protocol."""
 
 from __future__ import annotations
 
-from .. import DecodeError
+from ... import DecodeError
 
 __all__ = ["ProtocolError"]
 
