@@ -1,0 +1,77 @@
+"""No function in gdvariant longer than a reader can follow in one sitting: 120 lines.
+
+A long function is a sign that a table or a helper is missing: the pure decoder, once 384
+lines, is a loop of the common kinds plus a table of per-kind readers for that reason
+(``tests/test_decoder_table.py``).
+
+Lines are counted from a function's first decorator to its last line, docstring included;
+a nested function counts inside its parent and on its own. Every ``.py`` file of the package
+is read, none is generated.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import gdvariant
+
+MAX_LINES = 120
+PACKAGE = Path(gdvariant.__file__).parent
+
+
+def function_sizes(source: str) -> Iterator[tuple[str, int, int]]:
+    """(qualified name, first line, line count) of every function and method in ``source``."""
+
+    def walk(node: ast.AST, prefix: str) -> Iterator[tuple[str, int, int]]:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                first = min([child.lineno, *(d.lineno for d in child.decorator_list)])
+                last = child.end_lineno or child.lineno
+                yield f"{prefix}{child.name}", first, last - first + 1
+                yield from walk(child, f"{prefix}{child.name}.")
+            elif isinstance(child, ast.ClassDef):
+                yield from walk(child, f"{prefix}{child.name}.")
+            else:
+                yield from walk(child, prefix)
+
+    yield from walk(ast.parse(source), "")
+
+
+def test_the_package_has_its_modules() -> None:
+    files = {path.relative_to(PACKAGE).as_posix() for path in PACKAGE.rglob("*.py")}
+    assert {"__init__.py", "replication/__init__.py", "multiplayer/__init__.py"} <= files
+    assert len(files) > 50
+
+
+def test_the_count_sees_methods_decorators_and_nested_functions() -> None:
+    body = "".join(f"    x{i} = {i}\n" for i in range(MAX_LINES))
+    source = (
+        "class A:\n"
+        "    @staticmethod\n"
+        "    @functools.cache\n"
+        f"    def long():\n{body.replace('    ', '        ')}"
+        "def outer():\n"
+        f"    def inner():\n{body.replace('    ', '        ')}"
+        "    return inner\n"
+        "def short():\n    pass\n"
+    )
+    sizes = {name: size for name, _, size in function_sizes(source)}
+    assert sizes == {
+        "A.long": MAX_LINES + 3,
+        "outer": MAX_LINES + 3,
+        "outer.inner": MAX_LINES + 1,
+        "short": 2,
+    }
+
+
+def test_no_function_is_over_120_lines() -> None:
+    too_long = [
+        f"{path.relative_to(PACKAGE).as_posix()}:{line} {name}: {size} lines"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for name, line, size in function_sizes(path.read_text(encoding="utf-8"))
+        if size > MAX_LINES
+    ]
+    reason = f"over {MAX_LINES} lines: split each into a table of functions or helpers"
+    assert not too_long, reason + "\n" + "\n".join(too_long)
