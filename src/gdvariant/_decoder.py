@@ -301,7 +301,7 @@ def _loop(buf: bytes, pos: int, call: _Call) -> tuple[Any, int]:
             value = None
             pos += 4
         else:
-            value, pos = _READERS.get(k, _unknown)(buf, pos, header, call)
+            value, pos = _READERS[k](buf, pos, header, call)
             if value is _OPEN:
                 continue
 
@@ -800,4 +800,5 @@ _READERS: dict[int, _Reader] = {
     _K_PACKED_TYPED_ARRAY: _pandemonium_array,
     KIND_BARE_RID: _bare_rid,
     KIND_BARE_OBJECT: _bare_object,
+    -1: _unknown,  # the kind of every type number the profile's engine does not have
 }
