@@ -86,10 +86,10 @@ def assembler_runs(runs: int, seed: int) -> None:
     """The ``--assemblers`` mode: compiled against pure packets over ``runs`` random worlds."""
     from replication_driver import Driver
 
-    from gdvariant.replication import _assemble
+    from gdvariant.replication import _assembler
 
-    if _assemble.COMPILED not in _assemble.implementations():
-        sys.exit(f"no compiled assembler: {_assemble.compiled_error()}")
+    if _assembler.COMPILED not in _assembler.implementations():
+        sys.exit(f"no compiled assembler: {_assembler.compiled_error()}")
     for run in range(runs):
         world_seed = seed * 1_000_003 + run
         deltas = run % 2 == 0
@@ -98,7 +98,7 @@ def assembler_runs(runs: int, seed: int) -> None:
         for tick in range(40):
             pure.step()
             fast.step()
-            if pure.packets(_assemble.PYTHON) != fast.packets(_assemble.COMPILED):
+            if pure.packets(_assembler.PYTHON) != fast.packets(_assembler.COMPILED):
                 raise AssertionError(f"world seed {world_seed}, tick {tick}: packets differ")
     print(f"done: {runs:,} random worlds, compiled and pure packets equal", flush=True)
 

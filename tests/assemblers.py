@@ -14,17 +14,17 @@ from types import ModuleType
 import pytest
 from cores import compiled_required
 
-from gdvariant.replication import _assemble
+from gdvariant.replication import _assembler
 
 #: Every assembler a test can run on, the reference (pure) one first.
-ASSEMBLERS = [_assemble.PYTHON, _assemble.COMPILED]
+ASSEMBLERS = [_assembler.PYTHON, _assembler.COMPILED]
 
 
 def compiled() -> ModuleType:
     """The compiled assembler; skips (or fails, when it is required) if it is not built."""
-    module = _assemble.implementations().get(_assemble.COMPILED)
+    module = _assembler.implementations().get(_assembler.COMPILED)
     if module is None:
-        why = _assemble.compiled_error() or "compiled assembler not built"
+        why = _assembler.compiled_error() or "compiled assembler not built"
         if compiled_required():
             pytest.fail(f"GDVARIANT_REQUIRE_COMPILED is set but {why}")
         pytest.skip(why)
@@ -34,7 +34,7 @@ def compiled() -> ModuleType:
 @contextmanager
 def live(name: str) -> Iterator[None]:
     """Make the assembler ``name`` live inside the block (skipping if it is not built)."""
-    if name == _assemble.COMPILED:
+    if name == _assembler.COMPILED:
         compiled()
-    with _assemble.use(name):
+    with _assembler.use(name):
         yield

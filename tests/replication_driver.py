@@ -37,7 +37,7 @@ from gdvariant.replication import (
     Vec3,
     Vec4,
     World,
-    _assemble,
+    _assembler,
 )
 
 
@@ -158,7 +158,7 @@ class Driver:
     def packets(self, name: str) -> dict[int, bytes]:
         """Close the tick, ack at random (lagging), and every client's packet, made by the
         assembler ``name`` (which also commits the tick)."""
-        with _assemble.use(name):
+        with _assembler.use(name):
             tick = self.encoder.snapshot()
             for cid in self.encoder.clients:
                 if self.rng.random() < 0.8:

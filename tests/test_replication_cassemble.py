@@ -23,9 +23,9 @@ from replication_world import Crate, random_value
 from gdvariant.replication import (
     SnapshotEncoder,
     World,
-    _assemble,
+    _assembler,
 )
-from gdvariant.replication._records import OP_DELETE, OP_ENTER, OP_UPDATE, encode_record
+from gdvariant.replication._packet_format import OP_DELETE, OP_ENTER, OP_UPDATE, encode_record
 
 
 @pytest.mark.parametrize("deltas", [True, False], ids=["deltas", "whole"])
@@ -40,8 +40,8 @@ def test_random_worlds_give_the_same_bytes(seed: int, deltas: bool) -> None:
     for tick in range(30):
         pure.step()
         fast.step()
-        expected = pure.packets(_assemble.PYTHON)
-        got = fast.packets(_assemble.COMPILED)
+        expected = pure.packets(_assembler.PYTHON)
+        got = fast.packets(_assembler.COMPILED)
         assert got == expected, f"seed {seed}, tick {tick}"
         if tick % 3 == 0:
             fast.check_decoded(got)
@@ -56,15 +56,15 @@ def test_switching_assemblers_between_ticks(deltas: bool) -> None:
     for tick in range(30):
         pure.step()
         mixed.step()
-        expected = pure.packets(_assemble.PYTHON)
-        name = _assemble.COMPILED if tick % 3 else _assemble.PYTHON
+        expected = pure.packets(_assembler.PYTHON)
+        name = _assembler.COMPILED if tick % 3 else _assembler.PYTHON
         assert mixed.packets(name) == expected, f"tick {tick}"
 
 
 def test_a_gap_over_32_bits_is_the_same_error() -> None:
     compiled()
     messages = []
-    for name in (_assemble.PYTHON, _assemble.COMPILED):
+    for name in (_assembler.PYTHON, _assembler.COMPILED):
         world = World(SCHEMA)
         encoder = SnapshotEncoder(world, audiences={"spies": spies})
         encoder.add_client(0)
@@ -72,7 +72,7 @@ def test_a_gap_over_32_bits_is_the_same_error() -> None:
         world._next = 1 << 33
         world.spawn(Crate)
         encoder.snapshot()
-        with _assemble.use(name), pytest.raises(ValueError) as info:
+        with _assembler.use(name), pytest.raises(ValueError) as info:
             encoder.packets()
         messages.append(str(info.value))
     assert messages[0] == messages[1] == f"entity id gap {(1 << 33) - 1} is over 32 bits"
@@ -99,16 +99,16 @@ def test_encode_record_matches_the_pure_one() -> None:
 
 
 def test_every_assembler_is_listed_and_can_be_made_live() -> None:
-    found = _assemble.implementations()
-    assert _assemble.PYTHON in found
-    with live(_assemble.PYTHON):
-        assert _assemble.live() is None
-        assert _assemble.IMPLEMENTATION == _assemble.PYTHON
-    with live(_assemble.COMPILED):
-        assert _assemble.live() is found[_assemble.COMPILED]
-        assert _assemble.IMPLEMENTATION == _assemble.COMPILED
+    found = _assembler.implementations()
+    assert _assembler.PYTHON in found
+    with live(_assembler.PYTHON):
+        assert _assembler.live() is None
+        assert _assembler.IMPLEMENTATION == _assembler.PYTHON
+    with live(_assembler.COMPILED):
+        assert _assembler.live() is found[_assembler.COMPILED]
+        assert _assembler.IMPLEMENTATION == _assembler.COMPILED
     with pytest.raises(LookupError):
-        _assemble.use("fortran").__enter__()
+        _assembler.use("fortran").__enter__()
 
 
 def _traced_growth(run: Any, rounds: int) -> int:
@@ -137,11 +137,11 @@ def test_the_compiled_assembler_leaks_nothing(deltas: bool) -> None:
         driver.spawn()
     for _ in range(5):
         driver.step()
-        driver.packets(_assemble.COMPILED)
+        driver.packets(_assembler.COMPILED)
     encoder = driver.encoder
     setup = encoder._walk_setup(sorted({encoder.base_for(c) for c in encoder.clients.values()}))
     order, oldest, _, _, ids = setup
-    plans = _assemble.plans(SCHEMA)
+    plans = _assembler.plans(SCHEMA)
     world = driver.world
     rng = random.Random(1)
     records = [random_record(rng) for _ in range(50)]

@@ -53,7 +53,7 @@ from gdvariant.replication import (
     godot_value,
 )
 from gdvariant.replication._gdscript_records import DENSE_IDS
-from gdvariant.replication._records import OP_ENTER, OP_UPDATE, VERSION, encode_record
+from gdvariant.replication._packet_format import OP_ENTER, OP_UPDATE, VERSION, encode_record
 
 TICKS = 1000
 HISTORY = 8

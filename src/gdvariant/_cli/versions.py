@@ -52,11 +52,11 @@ def _core_line() -> str:
 
 def _assembler_line() -> str:
     """Which replication packet assembler is live, and why not the compiled one."""
-    from ..replication import _assemble
+    from ..replication import _assembler
 
-    if _assemble.IMPLEMENTATION == _assemble.COMPILED:
+    if _assembler.IMPLEMENTATION == _assembler.COMPILED:
         return "# replication assembler: c (compiled)"
-    return f"# replication assembler: python (pure Python; {_assemble.compiled_error()})"
+    return f"# replication assembler: python (pure Python; {_assembler.compiled_error()})"
 
 
 def _features(profile: Profile) -> list[str]:

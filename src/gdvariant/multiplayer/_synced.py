@@ -18,8 +18,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..replication import NetClass, Schema, World, godot_value
-from ..replication._layout import ClassLayout
+from ..replication import ClassLayout, NetClass, Schema, World, godot_value
 from ._config import ReplicatedProperty, ReplicationConfig, ReplicationMode
 
 __all__ = ["SpawnableScene", "SyncedClass", "scene_tscn", "synced_class"]

@@ -10,7 +10,7 @@ specified in ``docs/replication-wire.md``. :func:`assembler` names the live pack
 
 from __future__ import annotations
 
-from ._assemble import assembler
+from ._assembler import assembler
 from ._codecs import (
     ArrayOf,
     Bool,
@@ -25,6 +25,7 @@ from ._codecs import (
     VarInt,
     VarUInt,
 )
+from ._declarations import Array, Embed, Exclude, NetClass, Prop, SchemaError
 from ._fingerprint import codec_from_description
 from ._flatten import MAX_FLAT_PROPS, FlatProp
 from ._float_codecs import (
@@ -41,11 +42,10 @@ from ._float_codecs import (
     Vec4,
 )
 from ._gdscript import godot_state, godot_value
-from ._layout import ClassLayout, Schema
 from ._load import load_schema
-from ._schema import Array, Embed, Exclude, NetClass, Prop, SchemaError
-from ._snapshot import AckError, Client, SnapshotEncoder
+from ._schema import ClassLayout, Schema
 from ._snapshot_decoder import EntityState, SnapshotDecoder
+from ._snapshot_encoder import AckError, Client, SnapshotEncoder
 from ._source_order import SourceProp, SourceTable, source_flat_order
 from ._world import World
 

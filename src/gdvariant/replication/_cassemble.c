@@ -1,7 +1,7 @@
 /* The compiled packet assembler of gdvariant.replication: the shared sections and records, and
  * the tick commit that feeds them (World.commit's loop).
  *
- * The pure-Python assembler in _snapshot.py is the reference: for the same world this file
+ * The pure-Python assembler in _snapshot_encoder.py is the reference: for the same world this file
  * makes the same bytes (tests/test_replication_cassemble.py compares them over many random
  * worlds). It reads the same Python objects the pure path reads -- each entity's _net_hist,
  * _net_bits, _net_widths, _net_cache and layout -- and writes records into the same
@@ -10,7 +10,7 @@
  * baseline costs less than looking a cached fragment up, so each record codes its values
  * afresh (and the history entries are left as they are, which the pure path allows).
  *
- * Per class, _assemble.plans() gives a plan tuple: (layout, count, index bits, public mask,
+ * Per class, _assembler.plans() gives a plan tuple: (layout, count, index bits, public mask,
  * per-property (kind, width, components, int bits, frac bits, delta coder)). Kinds it cannot
  * code itself (VarInt deltas) call the coder's own fragment() method.
  */
@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <string.h>
 
-/* Property kinds (the same numbers as _assemble.py's K_*). */
+/* Property kinds (the same numbers as _assembler.py's K_*). */
 enum { K_WHOLE = 0, K_PLAIN, K_ZIGZAG, K_COORD, K_VEC_PLAIN, K_VEC_COORD, K_PYTHON, K_VARINT };
 enum { OP_UPDATE = 0, OP_ENTER = 1, OP_DELETE = 2 };
 #if defined(_MSC_VER)
@@ -579,7 +579,7 @@ static ClassPlan *plan_for(Plans *ps, PyObject *layout, Py_ssize_t *hint) {
     return NULL;
 }
 
-/* ---- encode_record (the Python-callable twin of _records.encode_record) ----------------- */
+/* ---- encode_record (the Python-callable twin of _packet_format.encode_record) ----------------- */
 
 static int w_whole_values(Writer *w, const uint64_t *mask, int nwords, PyObject *bits,
                           PyObject *widths) {
@@ -1165,10 +1165,10 @@ static PyMethodDef methods[] = {
      "commit(world, dirty, tick, oldest): World.commit's loop over the dirty entities."},
     {"assemble", py_assemble, METH_VARARGS,
      "assemble(deltas, order, oldest, ids, entities, deleted, plans, class_bits, enter) -> "
-     "[(record count, bytes)] per base: the shared sections, as _snapshot.py builds them."},
+     "[(record count, bytes)] per base: the shared sections, as _snapshot_encoder.py builds them."},
     {"encode_record", py_encode_record, METH_VARARGS,
      "encode_record(layout, class_bits, op, gap, mask, bits, widths) -> bytes: one record "
-     "with whole values (as _records.encode_record)."},
+     "with whole values (as _packet_format.encode_record)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cassemble",

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._codecs import Codec
-from ._schema import UNSET, Array, Embed, NetClass, Prop, SchemaError, declarations
+from ._declarations import UNSET, Array, Embed, NetClass, Prop, SchemaError, declarations
 
 __all__ = ["MAX_FLAT_PROPS", "FlatProp", "flatten", "gather_excludes", "walk"]
 

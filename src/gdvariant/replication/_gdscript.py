@@ -73,10 +73,10 @@ from ._gdscript_runtime import (
     publish,
     publish_functions,
 )
-from ._records import VERSION
+from ._packet_format import VERSION
 
 if TYPE_CHECKING:
-    from ._layout import Schema
+    from ._schema import Schema
     from ._snapshot_decoder import EntityState
 
 __all__ = ["generate", "godot_state", "godot_value"]

@@ -32,7 +32,7 @@ from ._gdscript_reads import held_ordinal, holds_ordinals, ordinal_value
 if TYPE_CHECKING:
     from ._flatten import FlatProp
     from ._gdscript_reads import Writer
-    from ._layout import ClassLayout, Schema
+    from ._schema import ClassLayout, Schema
 
 __all__ = [
     "column_functions",

@@ -45,7 +45,7 @@ from ._float_codecs import (
 )
 
 if TYPE_CHECKING:
-    from ._layout import ClassLayout
+    from ._schema import ClassLayout
 
 __all__ = [
     "Writer",

@@ -25,7 +25,7 @@ from ._gdscript_reads import (
 
 if TYPE_CHECKING:
     from ._flatten import FlatProp
-    from ._layout import ClassLayout, Schema
+    from ._schema import ClassLayout, Schema
 
 __all__ = [
     "DENSE_IDS",

@@ -18,7 +18,7 @@ from ._gdscript_reads import Writer
 from ._gdscript_records import code_bits, masked
 
 if TYPE_CHECKING:
-    from ._layout import ClassLayout, Schema
+    from ._schema import ClassLayout, Schema
 
 __all__ = [
     "RUNTIME",

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from ._layout import ClassLayout, Schema
-from ._schema import NetClass
+from ._declarations import NetClass
+from ._schema import ClassLayout, Schema
 
 __all__ = ["load_schema"]
 

@@ -13,8 +13,7 @@ from typing import Any
 from gdvariant import DecodeError, GodotError
 
 from ._bits import BitReader, Malformed, Truncated
-from ._layout import ClassLayout, Schema
-from ._records import (
+from ._packet_format import (
     FLAG_DELTAS,
     FLAG_FULL,
     FLAG_STAMP,
@@ -25,6 +24,7 @@ from ._records import (
     OP_UPDATE,
     VERSION,
 )
+from ._schema import ClassLayout, Schema
 
 __all__ = ["EntityState", "SnapshotDecoder"]
 
@@ -119,13 +119,13 @@ class SnapshotDecoder:
                 f"{len(data)} bytes"
             )
         deltas = bool(flags & FLAG_DELTAS)
-        pos = self._records(data, pos, shared, state, True, deltas, trace)
-        pos = self._records(data, pos, private, state, False, False, trace)
+        pos = self._read_section(data, pos, shared, state, True, deltas, trace)
+        pos = self._read_section(data, pos, private, state, False, False, trace)
         if pos != len(data):
             raise DecodeError(f"{len(data) - pos} bytes of trailing data after the records", pos)
         return int(tick), state
 
-    def _records(
+    def _read_section(
         self,
         data: bytes,
         pos: int,

@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from ._declarations import Array, Embed, NetClass, SchemaError, declarations
 from ._flatten import FlatProp
-from ._schema import Array, Embed, NetClass, SchemaError, declarations
 
 __all__ = ["SourceProp", "SourceTable", "source_flat_order", "source_order"]
 

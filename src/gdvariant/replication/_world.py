@@ -13,10 +13,10 @@ from __future__ import annotations
 import heapq
 from typing import Any
 
-from . import _assemble
+from . import _assembler
 from ._bits import BitReader
-from ._layout import ClassLayout, Schema
-from ._schema import Embed, NetClass, unknown_name
+from ._declarations import Embed, NetClass, unknown_name
+from ._schema import ClassLayout, Schema
 
 __all__ = ["Change", "World"]
 
@@ -105,7 +105,7 @@ class World:
         history (entries older than ``history`` ticks dropped). Returns the new tick."""
         tick = self.tick + 1
         oldest = tick - history
-        compiled = _assemble.live()
+        compiled = _assembler.live()
         if compiled is not None:
             compiled.commit(self, self.dirty, tick, oldest)  # the same loop, in C
         else:

@@ -1,4 +1,4 @@
-"""The packet's record format, shared by the encoder and the decoders.
+"""The packet format (header, flags, record ops, records), shared by encoder and decoders.
 
 The packet layout is in ``docs/replication-wire.md``; in short::
 
@@ -26,7 +26,7 @@ import struct
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ._layout import ClassLayout
+    from ._schema import ClassLayout
 
 __all__ = [
     "FLAG_DELTAS",

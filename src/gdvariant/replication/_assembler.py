@@ -2,15 +2,15 @@
 
 As the codec core does (``gdvariant._core``), the choice is made once, at import:
 ``gdvariant.replication._cassemble`` (C, built by ``setup.py`` when a compiler is there) if it
-imports, else the pure-Python assembler of ``_snapshot.py``, which is the reference. Both make
-the same bytes for the same world. ``GDVARIANT_PURE_PYTHON=1`` forces the pure one (the
+imports, else the pure-Python assembler of ``_snapshot_encoder.py``, which is the reference.
+Both make the same bytes for the same world. ``GDVARIANT_PURE_PYTHON=1`` forces the pure one (the
 compiled module is then not even imported). ``IMPLEMENTATION`` names the live one, ``"c"`` or
 ``"python"``.
 
 The compiled module has three functions: ``assemble(...)``, every shared section of a tick in
 one walk (what ``SnapshotEncoder._shared_sections`` and ``_shared_whole`` do),
-``encode_record(...)``, the twin of ``_records.encode_record``, and ``commit(...)``, the loop
-of ``World.commit`` over the dirty entities. It reads a per-class plan made
+``encode_record(...)``, the twin of ``_packet_format.encode_record``, and ``commit(...)``, the
+loop of ``World.commit`` over the dirty entities. It reads a per-class plan made
 here by :func:`plans`: the layout, its property count, index width, public mask, and for each
 property how its value is delta-coded (:data:`K_WHOLE` ... :data:`K_PYTHON`).
 
@@ -28,7 +28,7 @@ from typing import Any
 from .._compiled import COMPILED, PYTHON, Compiled
 from ._delta import DeltaCoder, ScalarDelta, VarIntDelta
 from ._float_codecs import Coord
-from ._layout import Schema
+from ._schema import Schema
 
 __all__ = [
     "COMPILED",
@@ -68,8 +68,9 @@ def live() -> ModuleType | None:
 
 
 def implementations() -> dict[str, ModuleType | None]:
-    """Every assembler that imports, by name (the pure one is ``None``: it is _snapshot's own
-    code). The compiled one is listed even under ``GDVARIANT_PURE_PYTHON``, for tests."""
+    """Every assembler that imports, by name (the pure one is ``None``: it is the code of
+    ``_snapshot_encoder``). The compiled one is listed even under ``GDVARIANT_PURE_PYTHON``,
+    for tests."""
     found: dict[str, ModuleType | None] = {PYTHON: None}
     compiled = _ASSEMBLER.available()
     if compiled is not None:

@@ -17,7 +17,7 @@ coded against its bits at ``b``; records are cached per entity by their oldest e
 the entity changes. With ``value_deltas=False`` values are sent whole and a record depends
 only on its change mask, which keys the cache.
 
-Two assemblers build the shared sections, with the same bytes (``_assemble`` picks one, as
+Two assemblers build the shared sections, with the same bytes (``_assembler`` picks one, as
 ``gdvariant._core`` picks the codec core): the compiled ``_cassemble`` when it is built (one C
 walk over the entities for every base, records into the same per-entity cache; in C a value
 delta costs less to code again than to look up, so it codes each value once per entity,
@@ -37,9 +37,8 @@ from typing import Any
 
 from gdvariant import VariantError
 
-from . import _assemble
-from ._layout import ClassLayout
-from ._records import (
+from . import _assembler
+from ._packet_format import (
     FLAG_DELTAS,
     FLAG_FULL,
     FLAG_STAMP,
@@ -53,6 +52,7 @@ from ._records import (
     set_indices,
     update_head,
 )
+from ._schema import ClassLayout
 from ._snapshot_decoder import EntityState
 from ._world import Change, World
 
@@ -271,7 +271,7 @@ class SnapshotEncoder:
         return order, oldest, [[] for _ in order], [-1] * len(order), ids
 
     def _build_shared(self, bases: list[int]) -> None:
-        compiled = _assemble.live()
+        compiled = _assembler.live()
         if compiled is None:
             if self.value_deltas:
                 self._shared_sections(bases)
@@ -279,7 +279,7 @@ class SnapshotEncoder:
                 self._shared_whole(bases)
             return
         if self._plans is None:
-            self._plans = _assemble.plans(self.schema)
+            self._plans = _assembler.plans(self.schema)
         world = self.world
         order, oldest, _, _, ids = self._walk_setup(bases)
         sections = compiled.assemble(
@@ -306,7 +306,7 @@ class SnapshotEncoder:
         key = ("P" if op == OP_UPDATE else "E", gap, mask)
         record: bytes | None = ent._net_cache.get(key)
         if record is None:
-            compiled = _assemble.live()
+            compiled = _assembler.live()
             encode = encode_record if compiled is None else compiled.encode_record
             record = ent._net_cache[key] = encode(
                 ent._net_layout,
@@ -615,7 +615,7 @@ class SnapshotEncoder:
             bits, widths = list(ent._net_bits), list(ent._net_widths)
             for i in set_indices(reset):
                 bits[i], widths[i] = lay.base_bits[i], lay.base_widths[i]
-            compiled = _assemble.live()
+            compiled = _assembler.live()
             encode = encode_record if compiled is None else compiled.encode_record
             record = ent._net_cache[key] = encode(
                 lay, self.schema.class_bits, OP_UPDATE, gap, mask | reset, bits, widths
