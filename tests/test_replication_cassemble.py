@@ -1,29 +1,35 @@
-"""The compiled packet assembler (``_cassemble``) makes the pure-Python assembler's bytes.
+"""The compiled packet assembler (``_cassemble``) makes the pure-Python one's (``_pyassemble``)
+bytes, from the same arguments.
 
 Two copies of the same random world (``replication_driver.Driver``: spawns, despawns, id
 reuse, id gaps of every gap-code size, four classes, restricted audiences, classes of more
 than 32 and 64 properties, vectors over 64 bits, every delta-capable codec) run one on each
 assembler; every tick, every client's packet must be byte-identical, and decode to the
 server's ``expected_state``. Acks lag past a short history ring (full updates). Both
-``value_deltas`` modes. Then ``encode_record`` alone, errors, and reference leaks.
+``value_deltas`` modes. Then each function called directly with the same arguments,
+``encode_record`` alone, errors, and reference leaks.
 """
 
 from __future__ import annotations
 
 import gc
+import inspect
 import random
 import tracemalloc
 from typing import Any
 
 import pytest
 from assemblers import compiled, live
+from cores import compiled_required
 from replication_driver import SCHEMA, Driver, spies
 from replication_world import Crate, random_value
 
+from gdvariant import replication
 from gdvariant.replication import (
     SnapshotEncoder,
     World,
     _assembler,
+    _pyassemble,
 )
 from gdvariant.replication._packet_format import OP_DELETE, OP_ENTER, OP_UPDATE, encode_record
 
@@ -100,15 +106,66 @@ def test_encode_record_matches_the_pure_one() -> None:
 
 def test_every_assembler_is_listed_and_can_be_made_live() -> None:
     found = _assembler.implementations()
-    assert _assembler.PYTHON in found
+    assert found[_assembler.PYTHON] is _pyassemble
     with live(_assembler.PYTHON):
-        assert _assembler.live() is None
+        assert _assembler.live() is _pyassemble
         assert _assembler.IMPLEMENTATION == _assembler.PYTHON
     with live(_assembler.COMPILED):
         assert _assembler.live() is found[_assembler.COMPILED]
         assert _assembler.IMPLEMENTATION == _assembler.COMPILED
     with pytest.raises(LookupError):
         _assembler.use("fortran").__enter__()
+
+
+def test_the_live_assembler_is_public() -> None:
+    """``replication.IMPLEMENTATION`` says which assembler is live, as
+    ``gdvariant.IMPLEMENTATION`` does for the codec core."""
+    assert replication.IMPLEMENTATION in (_assembler.PYTHON, _assembler.COMPILED)
+    assert replication.assembler() == replication.IMPLEMENTATION
+    if compiled_required():
+        assert replication.IMPLEMENTATION == _assembler.COMPILED
+
+
+@pytest.mark.parametrize("name", ["assemble", "encode_record", "commit"])
+def test_both_assemblers_take_the_same_arguments(name: str) -> None:
+    """The pure assembler's functions have the compiled module's parameters, by name and in
+    order (the compiled ones state theirs on the first line of their docstrings)."""
+    fast = compiled()
+    doc = getattr(fast, name).__doc__
+    stated = doc[doc.index("(") + 1 : doc.index(")")].replace(" ", "").split(",")
+    assert list(inspect.signature(getattr(_pyassemble, name)).parameters) == stated
+
+
+def assemble_args(driver: Driver, deltas: bool) -> tuple[Any, ...]:
+    """The arguments of an ``assemble`` call for ``driver``'s current tick and bases."""
+    encoder, world = driver.encoder, driver.world
+    order = sorted({encoder.base_for(c) for c in encoder.clients.values()}, reverse=True)
+    oldest = order[-1] if order[-1] else -1
+    ids = sorted(world.entities.keys() | world.deleted.keys())
+    plans = _assembler.plans(SCHEMA)
+    entities, deleted, class_bits = world.entities, world.deleted, SCHEMA.class_bits
+    return (deltas, world.tick, order, oldest, ids, entities, deleted, plans, class_bits)
+
+
+@pytest.mark.parametrize("deltas", [True, False], ids=["deltas", "whole"])
+def test_both_assemble_functions_give_the_same_sections(deltas: bool) -> None:
+    """Called directly with one argument tuple, each record built anew (an empty record
+    cache) or from the cache the other one filled: the same sections."""
+    fast = compiled()
+    driver = Driver(21, deltas, 8)
+    for _ in range(6):
+        driver.spawn()
+    for tick in range(12):
+        driver.step()
+        driver.packets(_assembler.PYTHON)
+        args = (*assemble_args(driver, deltas), driver.encoder._enter)
+        for ent in driver.world.entities.values():
+            ent._net_cache.clear()
+        pure = _pyassemble.assemble(*args)
+        assert fast.assemble(*args) == pure, f"tick {tick}"
+        for ent in driver.world.entities.values():
+            ent._net_cache.clear()
+        assert fast.assemble(*args) == pure == _pyassemble.assemble(*args), f"tick {tick}"
 
 
 def _traced_growth(run: Any, rounds: int) -> int:
@@ -139,9 +196,8 @@ def test_the_compiled_assembler_leaks_nothing(deltas: bool) -> None:
         driver.step()
         driver.packets(_assembler.COMPILED)
     encoder = driver.encoder
-    setup = encoder._walk_setup(sorted({encoder.base_for(c) for c in encoder.clients.values()}))
-    order, oldest, _, _, ids = setup
-    plans = _assembler.plans(SCHEMA)
+    args = assemble_args(driver, deltas)
+    deltas, tick, order, oldest, ids, _, _, plans, _ = args
     world = driver.world
     rng = random.Random(1)
     records = [random_record(rng) for _ in range(50)]
@@ -154,23 +210,13 @@ def test_the_compiled_assembler_leaks_nothing(deltas: bool) -> None:
         fast.commit(scratch, dirty, 5, 4)
         for ent in world.entities.values():
             ent._net_cache.clear()  # build every record again
-        fast.assemble(
-            deltas,
-            order,
-            oldest,
-            ids,
-            world.entities,
-            world.deleted,
-            plans,
-            SCHEMA.class_bits,
-            encoder._enter,
-        )
-        for args in records:
-            fast.encode_record(*args)
+        fast.assemble(*args, encoder._enter)
+        for record in records:
+            fast.encode_record(*record)
         with pytest.raises(KeyError):
-            fast.assemble(deltas, order, oldest, [*ids, 10**9], {}, {}, plans, 2, None)
+            fast.assemble(deltas, tick, order, oldest, [*ids, 10**9], {}, {}, plans, 2, None)
         with pytest.raises(ValueError):
-            fast.assemble(deltas, order, oldest, ids, world.entities, {}, (), 2, None)
+            fast.assemble(deltas, tick, order, oldest, ids, world.entities, {}, (), 2, None)
 
     grew = _traced_growth(run, 20)
     assert grew < 32 << 10, f"{grew:,} bytes more after 20 rounds"

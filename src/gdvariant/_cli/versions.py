@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from .. import _core
+from .._compiled import COMPILED, PURE_FORCED
 from .._profiles import PROFILES, Profile
 from ._common import command_parser
 
@@ -52,11 +53,12 @@ def _core_line() -> str:
 
 def _assembler_line() -> str:
     """Which replication packet assembler is live, and why not the compiled one."""
-    from ..replication import _assembler
+    from ..replication import IMPLEMENTATION
 
-    if _assembler.IMPLEMENTATION == _assembler.COMPILED:
+    if IMPLEMENTATION == COMPILED:
         return "# replication assembler: c (compiled)"
-    return f"# replication assembler: python (pure Python; {_assembler.compiled_error()})"
+    why = "GDVARIANT_PURE_PYTHON is set" if PURE_FORCED else "compiled assembler not built"
+    return f"# replication assembler: python (pure Python; {why})"
 
 
 def _features(profile: Profile) -> list[str]:

@@ -4,13 +4,14 @@ Declare networked classes with :class:`NetClass` and codecs, build a :class:`Sch
 (flattening, class ids, fingerprints), keep entities in a :class:`World` (property writes mark
 them dirty), and turn ticks into per-client packets with :class:`SnapshotEncoder`; a
 :class:`SnapshotDecoder` applies them. Sans-I/O: bytes in, bytes out. The wire format is
-specified in ``docs/replication-wire.md``. :func:`assembler` names the live packet assembler:
-``"c"`` (compiled, ``_cassemble``) or ``"python"`` (set ``GDVARIANT_PURE_PYTHON=1`` to force it).
+specified in ``docs/replication-wire.md``. :data:`IMPLEMENTATION` (also :func:`assembler`)
+names the live packet assembler, as ``gdvariant.IMPLEMENTATION`` names the codec core: ``"c"``
+(compiled, ``_cassemble``) or ``"python"`` (set ``GDVARIANT_PURE_PYTHON=1`` to force it).
 """
 
 from __future__ import annotations
 
-from ._assembler import assembler
+from ._assembler import IMPLEMENTATION, assembler
 from ._codecs import (
     ArrayOf,
     Bool,
@@ -50,6 +51,7 @@ from ._source_order import SourceProp, SourceTable, source_flat_order
 from ._world import World
 
 __all__ = [
+    "IMPLEMENTATION",
     "MAX_FLAT_PROPS",
     "AckError",
     "Angle",

@@ -2,17 +2,20 @@
 
 As the codec core does (``gdvariant._core``), the choice is made once, at import:
 ``gdvariant.replication._cassemble`` (C, built by ``setup.py`` when a compiler is there) if it
-imports, else the pure-Python assembler of ``_snapshot_encoder.py``, which is the reference.
-Both make the same bytes for the same world. ``GDVARIANT_PURE_PYTHON=1`` forces the pure one (the
-compiled module is then not even imported). ``IMPLEMENTATION`` names the live one, ``"c"`` or
-``"python"``.
+imports, else ``_pyassemble``, the pure-Python reference. Both are modules of the same three
+functions with the same arguments, and make the same bytes for the same world:
 
-The compiled module has three functions: ``assemble(...)``, every shared section of a tick in
-one walk (what ``SnapshotEncoder._shared_sections`` and ``_shared_whole`` do),
-``encode_record(...)``, the twin of ``_packet_format.encode_record``, and ``commit(...)``, the
-loop of ``World.commit`` over the dirty entities. It reads a per-class plan made
-here by :func:`plans`: the layout, its property count, index width, public mask, and for each
-property how its value is delta-coded (:data:`K_WHOLE` ... :data:`K_PYTHON`).
+* ``assemble(deltas, tick, order, oldest, ids, entities, deleted, plans, class_bits,
+  enter)``: every shared section of a tick in one walk (for ``SnapshotEncoder``);
+* ``encode_record(layout, class_bits, op, gap, mask, bits, widths)``: one record with whole
+  values;
+* ``commit(world, dirty, tick, oldest)``: the loop of ``World.commit`` over the dirty entities.
+
+``GDVARIANT_PURE_PYTHON=1`` forces the pure one (the compiled module is then not even
+imported). ``IMPLEMENTATION`` names the live one, ``"c"`` or ``"python"``. The compiled module
+reads a per-class plan made here by :func:`plans`: the layout, its property count, index width,
+public mask, and for each property how its value is delta-coded (:data:`K_WHOLE` ...
+:data:`K_VARINT`).
 
 For tests: :func:`implementations` gives every assembler that imports, and :func:`use` makes
 one live inside a block.
@@ -26,6 +29,7 @@ from types import ModuleType
 from typing import Any
 
 from .._compiled import COMPILED, PYTHON, Compiled
+from . import _pyassemble
 from ._delta import DeltaCoder, ScalarDelta, VarIntDelta
 from ._float_codecs import Coord
 from ._schema import Schema
@@ -54,7 +58,7 @@ PropPlan = tuple[int, int, int, int, int, Any]
 _ASSEMBLER = Compiled("gdvariant.replication._cassemble", "assembler")
 #: The live assembler: ``"c"`` (compiled) or ``"python"``.
 IMPLEMENTATION = _ASSEMBLER.implementation
-_live: ModuleType | None = _ASSEMBLER.module
+_live: ModuleType = _ASSEMBLER.module or _pyassemble
 
 
 def assembler() -> str:
@@ -62,16 +66,15 @@ def assembler() -> str:
     return IMPLEMENTATION
 
 
-def live() -> ModuleType | None:
-    """The live compiled assembler, or None when the pure-Python one is live."""
+def live() -> ModuleType:
+    """The live assembler's module (``_cassemble`` or ``_pyassemble``)."""
     return _live
 
 
-def implementations() -> dict[str, ModuleType | None]:
-    """Every assembler that imports, by name (the pure one is ``None``: it is the code of
-    ``_snapshot_encoder``). The compiled one is listed even under ``GDVARIANT_PURE_PYTHON``,
-    for tests."""
-    found: dict[str, ModuleType | None] = {PYTHON: None}
+def implementations() -> dict[str, ModuleType]:
+    """Every assembler that imports, by name. The compiled one is listed even under
+    ``GDVARIANT_PURE_PYTHON``, for tests."""
+    found: dict[str, ModuleType] = {PYTHON: _pyassemble}
     compiled = _ASSEMBLER.available()
     if compiled is not None:
         found[COMPILED] = compiled

@@ -1,14 +1,15 @@
 /* The compiled packet assembler of gdvariant.replication: the shared sections and records, and
  * the tick commit that feeds them (World.commit's loop).
  *
- * The pure-Python assembler in _snapshot_encoder.py is the reference: for the same world this file
- * makes the same bytes (tests/test_replication_cassemble.py compares them over many random
- * worlds). It reads the same Python objects the pure path reads -- each entity's _net_hist,
- * _net_bits, _net_widths, _net_cache and layout -- and writes records into the same
- * per-entity record cache, under the same keys. What it does not share is the pure path's
- * cache of value-delta fragments in the history entries: in C, coding a value against its
- * baseline costs less than looking a cached fragment up, so each record codes its values
- * afresh (and the history entries are left as they are, which the pure path allows).
+ * The pure-Python assembler, _pyassemble.py, is the reference: its three functions take the
+ * same arguments as this module's, and for the same world this file makes the same bytes
+ * (tests/test_replication_cassemble.py compares them over many random worlds). It reads the
+ * same Python objects the pure one reads -- each entity's _net_hist, _net_bits, _net_widths,
+ * _net_cache and layout -- and writes records into the same per-entity record cache, under the
+ * same keys. What it does not share is the pure one's cache of value-delta fragments in the
+ * history entries: in C, coding a value against its baseline costs less than looking a cached
+ * fragment up, so each record codes its values afresh (and the history entries are left as
+ * they are, which the pure one allows).
  *
  * Per class, _assembler.plans() gives a plan tuple: (layout, count, index bits, public mask,
  * per-property (kind, width, components, int bits, frac bits, delta coder)). Kinds it cannot
@@ -579,7 +580,7 @@ static ClassPlan *plan_for(Plans *ps, PyObject *layout, Py_ssize_t *hint) {
     return NULL;
 }
 
-/* ---- encode_record (the Python-callable twin of _packet_format.encode_record) ----------------- */
+/* ---- encode_record (the Python-callable twin of _packet_format.encode_record) ------------ */
 
 static int w_whole_values(Writer *w, const uint64_t *mask, int nwords, PyObject *bits,
                           PyObject *widths) {
@@ -836,6 +837,57 @@ static int put_enter(Walk *wk, Py_ssize_t j, PyObject *ent, long long net_id) {
     return rc;
 }
 
+/* The history entries after base, from entry *h (tick *t, mask *m) back: their masks or'ed
+ * into wk->mask and, with value deltas, each changed property's baseline entry noted in
+ * wk->src; *first is the tick of the oldest one walked. 1 if any was walked, 0 if none, -1 on
+ * error. */
+static int walk_entries(Walk *wk, int nw, PyObject *hist, long long base, Py_ssize_t *h,
+                        long long *t, PyObject **m, long long *first) {
+    int grew = 0;
+    while (*t > base) {
+        grew = 1;
+        if (long_words(*m, wk->entry, nw))
+            return -1;
+        mask_or(wk->mask, wk->entry, nw);
+        if (wk->deltas) {
+            for (int q = 0; q < nw; q++) {
+                uint64_t e = wk->entry[q];
+                while (e) {
+                    Py_ssize_t i = 64 * q + ctz64(e);
+                    wk->src[i] = *h;
+                    wk->stamp[i] = 0; /* an older baseline: code the value again */
+                    e &= e - 1;
+                }
+            }
+        }
+        *first = *t;
+        (*h)--;
+        if (*h < 0) {
+            *t = -1;
+            break;
+        }
+        if (entry_unpack(hist, *h, t, m))
+            return -1;
+    }
+    return grew;
+}
+
+/* An entity's layout, record cache, bits and widths (new references, checked). */
+static int entity_state(PyObject *ent, PyObject **layout, PyObject **cache, PyObject **bits,
+                        PyObject **widths) {
+    *layout = PyObject_GetAttr(ent, s_layout);
+    *cache = *layout ? PyObject_GetAttr(ent, s_cache) : NULL;
+    *bits = *cache ? PyObject_GetAttr(ent, s_bits) : NULL;
+    *widths = *bits ? PyObject_GetAttr(ent, s_widths) : NULL;
+    if (!*widths)
+        return -1;
+    if (!PyDict_Check(*cache) || !PyList_Check(*bits) || !PyList_Check(*widths)) {
+        PyErr_SetString(PyExc_TypeError, "entity cache, bits or widths of the wrong type");
+        return -1;
+    }
+    return 0;
+}
+
 /* The records of one live entity, for every base (newest first). */
 static int walk_entity(Walk *wk, PyObject *ent, long long net_id, Py_ssize_t *hint) {
     int rc = -1;
@@ -863,16 +915,8 @@ static int walk_entity(Walk *wk, PyObject *ent, long long net_id, Py_ssize_t *hi
         rc = 0; /* nothing new for any of the bases */
         goto done;
     }
-    layout = PyObject_GetAttr(ent, s_layout);
-    cache = layout ? PyObject_GetAttr(ent, s_cache) : NULL;
-    bits = cache ? PyObject_GetAttr(ent, s_bits) : NULL;
-    widths = bits ? PyObject_GetAttr(ent, s_widths) : NULL;
-    if (!widths)
+    if (entity_state(ent, &layout, &cache, &bits, &widths))
         goto done;
-    if (!PyDict_Check(cache) || !PyList_Check(bits) || !PyList_Check(widths)) {
-        PyErr_SetString(PyExc_TypeError, "entity cache, bits or widths of the wrong type");
-        goto done;
-    }
     ClassPlan *cp = plan_for(&wk->plans, layout, hint);
     if (!cp)
         goto done;
@@ -899,32 +943,9 @@ static int walk_entity(Walk *wk, PyObject *ent, long long net_id, Py_ssize_t *hi
             have_last = 0;
             continue;
         }
-        int grew = 0;
-        while (t > base) {
-            grew = 1;
-            if (long_words(m, wk->entry, nw))
-                goto done;
-            mask_or(wk->mask, wk->entry, nw);
-            if (wk->deltas) {
-                for (int q = 0; q < nw; q++) {
-                    uint64_t e = wk->entry[q];
-                    while (e) {
-                        Py_ssize_t i = 64 * q + ctz64(e);
-                        wk->src[i] = h;
-                        wk->stamp[i] = 0; /* an older baseline: code the value again */
-                        e &= e - 1;
-                    }
-                }
-            }
-            first = t;
-            h--;
-            if (h < 0) {
-                t = -1;
-                break;
-            }
-            if (entry_unpack(hist, h, &t, &m))
-                goto done;
-        }
+        int grew = walk_entries(wk, nw, hist, base, &h, &t, &m, &first);
+        if (grew < 0)
+            goto done;
         if (wk->deltas) {
             if (grew) {
                 reusable = 0;
@@ -979,14 +1000,17 @@ done:
     return rc;
 }
 
+/* tick (the world's, for the pure assembler's fragment dates) is not needed here: this one
+ * codes every value afresh. */
 static PyObject *py_assemble(PyObject *self, PyObject *args) {
     int deltas, class_bits;
-    long long oldest;
+    long long tick, oldest;
     PyObject *order, *ids, *entities, *deleted, *plans, *enter;
-    if (!PyArg_ParseTuple(args, "pO!LO!O!O!OiO", &deltas, &PyList_Type, &order, &oldest,
+    if (!PyArg_ParseTuple(args, "pLO!LO!O!O!OiO", &deltas, &tick, &PyList_Type, &order, &oldest,
                           &PyList_Type, &ids, &PyDict_Type, &entities, &PyDict_Type, &deleted,
                           &plans, &class_bits, &enter))
         return NULL;
+    (void)tick;
     Walk wk;
     memset(&wk, 0, sizeof wk);
     Writer w = {0};
@@ -1162,13 +1186,14 @@ static PyObject *py_commit(PyObject *self, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"commit", py_commit, METH_VARARGS,
-     "commit(world, dirty, tick, oldest): World.commit's loop over the dirty entities."},
+     "commit(world, dirty, tick, oldest): World.commit's loop over the dirty entities (as "
+     "_pyassemble.commit)."},
     {"assemble", py_assemble, METH_VARARGS,
-     "assemble(deltas, order, oldest, ids, entities, deleted, plans, class_bits, enter) -> "
-     "[(record count, bytes)] per base: the shared sections, as _snapshot_encoder.py builds them."},
+     "assemble(deltas, tick, order, oldest, ids, entities, deleted, plans, class_bits, enter) -> "
+     "[(record count, bytes)] per base: the shared sections (as _pyassemble.assemble)."},
     {"encode_record", py_encode_record, METH_VARARGS,
      "encode_record(layout, class_bits, op, gap, mask, bits, widths) -> bytes: one record "
-     "with whole values (as _packet_format.encode_record)."},
+     "with whole values (as _pyassemble.encode_record)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cassemble",

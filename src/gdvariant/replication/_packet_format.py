@@ -100,7 +100,7 @@ SMALL = tuple(set_bits(k) for k in range(4))
 
 
 def encode_record(
-    lay: ClassLayout | None,
+    layout: ClassLayout | None,
     class_bits: int,
     op: int,
     gap: int,
@@ -116,12 +116,12 @@ def encode_record(
         n += 2
     else:
         acc, n = op, 3
-    if lay is None:
+    if layout is None:
         return acc.to_bytes((n + 7) >> 3, "little")
     if op == OP_ENTER:
-        acc |= lay.class_id << n
+        acc |= layout.class_id << n
         n += class_bits
-    acc, n, idx = change_list(acc, n, mask, lay.count, 1 + lay.index_bits)
+    acc, n, idx = change_list(acc, n, mask, layout.count, 1 + layout.index_bits)
     for i in idx:
         acc |= bits[i] << n
         n += widths[i]

@@ -8,22 +8,14 @@ which is the same code path: a delta from each class's baseline. The shared part
 is built once per acked tick, so 64 clients with acks lagging 0-8 ticks cost about nine
 assemblies (and clients with the same base and nothing private get the same bytes object).
 
-With value deltas (flag bit 2, the default; wire doc §5.1) a numeric value in an update record
-is its difference from the client's baseline value. Each history entry keeps the bits its
-properties had before it, and the value of each property it changed, coded against those
-bits, is made once when a packet first needs it (again only if the property changes later).
-A record for base ``b`` merges the entries after ``b``, newest first, so each value ends up
-coded against its bits at ``b``; records are cached per entity by their oldest entry until
-the entity changes. With ``value_deltas=False`` values are sent whole and a record depends
-only on its change mask, which keys the cache.
+With value deltas (flag bit 2, the default; wire doc ``docs/replication-wire.md`` §5.1) a
+numeric value in an update record is its difference from the client's baseline value; with
+``value_deltas=False`` values are sent whole and a record depends only on its change mask.
 
-Two assemblers build the shared sections, with the same bytes (``_assembler`` picks one, as
-``gdvariant._core`` picks the codec core): the compiled ``_cassemble`` when it is built (one C
-walk over the entities for every base, records into the same per-entity cache; in C a value
-delta costs less to code again than to look up, so it codes each value once per entity,
-baseline and tick instead of keeping fragments in the history), else the pure-Python
-:meth:`SnapshotEncoder._shared_sections` and :meth:`SnapshotEncoder._shared_whole` below,
-which are the reference. ``GDVARIANT_PURE_PYTHON=1`` forces the pure one. In the benchmark
+The shared sections are built by the live assembler (``_assembler`` picks one, as
+``gdvariant._core`` picks the codec core): the compiled ``_cassemble`` when it is built, else
+the pure-Python ``_pyassemble``, the reference; both take the same arguments and make the same
+bytes. ``GDVARIANT_PURE_PYTHON=1`` forces the pure one. In the benchmark
 (``benchmarks/bench_replication.py``: 1,000 entities, 1,500 changes a tick, 64 clients) the
 compiled one makes snapshot and packets in 4.7-7.7 ms a tick (median, both value modes
 and models), against 13-26 ms in pure Python.
@@ -43,36 +35,16 @@ from ._packet_format import (
     FLAG_FULL,
     FLAG_STAMP,
     HEADER,
-    OP_DELETE,
     OP_ENTER,
     OP_UPDATE,
     VERSION,
-    change_list,
-    encode_record,
     set_indices,
-    update_head,
 )
 from ._schema import ClassLayout
 from ._snapshot_decoder import EntityState
-from ._world import Change, World
+from ._world import World
 
 __all__ = ["AckError", "Client", "SnapshotEncoder"]
-
-
-def _deletes(
-    net_id: int,
-    spans: list[tuple[int, int]],
-    order: list[int],
-    parts: list[list[bytes]],
-    prev: list[int],
-) -> None:
-    """Delete records of a despawned id for the bases (in ``order``) that still hold it: it
-    was despawned after the base and its id not reused since (a reused id is an entity
-    spawned after the base, whose enter replaces the old one)."""
-    for j, base in enumerate(order):
-        if base and any(spawned <= base < gone for spawned, gone in spans):
-            parts[j].append(encode_record(None, 0, OP_DELETE, net_id - prev[j] - 1, 0, [], []))
-            prev[j] = net_id
 
 
 class AckError(VariantError, ValueError):
@@ -146,8 +118,7 @@ class SnapshotEncoder:
         self._shared: dict[int, tuple[int, bytes]] = {}
         self._plain: dict[int, bytes] = {}
         self._restricted: list[Any] = []
-        self._heads: dict[int, tuple[int, int]] = {}
-        self._plans: tuple[Any, ...] | None = None  # the compiled assembler's class plans
+        self._plans: tuple[Any, ...] | None = None  # the class plans (_assembler.plans)
 
     def add_client(self, client_id: Any, *, team: Any = None) -> Client:
         """Start sending to ``client_id`` (its first packet is a full update); an id added
@@ -258,37 +229,26 @@ class SnapshotEncoder:
             self._build_shared(list(needed))
         return {cid: self.packet_for(cid) for cid in self.clients}
 
-    def _walk_setup(
-        self, bases: list[int]
-    ) -> tuple[list[int], int, list[list[bytes]], list[int], list[int]]:
-        """For an assembler: the bases newest first (cumulative masks only grow), the
-        oldest one (-1 for a full update, which needs everything), an empty record list and
-        previous id per base, and every id to visit (live or recently deleted), ascending."""
-        order = sorted(bases, reverse=True)
-        oldest = order[-1] if order[-1] else -1
-        entities, deleted = self.world.entities, self.world.deleted
-        ids = sorted(entities.keys() | deleted.keys()) if deleted else sorted(entities)
-        return order, oldest, [[] for _ in order], [-1] * len(order), ids
-
     def _build_shared(self, bases: list[int]) -> None:
-        compiled = _assembler.live()
-        if compiled is None:
-            if self.value_deltas:
-                self._shared_sections(bases)
-            else:
-                self._shared_whole(bases)
-            return
+        """The shared sections for ``bases``, made by the live assembler in one walk: the
+        bases newest first (cumulative masks only grow), the oldest one (-1 for a full
+        update, which needs everything), and every id to visit (live or recently deleted),
+        ascending."""
         if self._plans is None:
             self._plans = _assembler.plans(self.schema)
         world = self.world
-        order, oldest, _, _, ids = self._walk_setup(bases)
-        sections = compiled.assemble(
+        order = sorted(bases, reverse=True)
+        oldest = order[-1] if order[-1] else -1
+        entities, deleted = world.entities, world.deleted
+        ids = sorted(entities.keys() | deleted.keys()) if deleted else sorted(entities)
+        sections = _assembler.live().assemble(
             self.value_deltas,
+            world.tick,
             order,
             oldest,
             ids,
-            world.entities,
-            world.deleted,
+            entities,
+            deleted,
             self._plans,
             self.schema.class_bits,
             self._enter,
@@ -297,7 +257,7 @@ class SnapshotEncoder:
             self._shared[base] = section
 
     def _enter(self, ent: Any, gap: int) -> bytes:
-        """The enter record of ``ent`` after an id gap of ``gap`` (for the compiled walk)."""
+        """The enter record of ``ent`` after an id gap of ``gap`` (for the assemblers)."""
         public = ent._net_layout.public_mask
         return self._record(ent, OP_ENTER, gap, self.world.nondefault(ent) & public)
 
@@ -306,9 +266,7 @@ class SnapshotEncoder:
         key = ("P" if op == OP_UPDATE else "E", gap, mask)
         record: bytes | None = ent._net_cache.get(key)
         if record is None:
-            compiled = _assembler.live()
-            encode = encode_record if compiled is None else compiled.encode_record
-            record = ent._net_cache[key] = encode(
+            record = ent._net_cache[key] = _assembler.live().encode_record(
                 ent._net_layout,
                 self.schema.class_bits,
                 op,
@@ -318,248 +276,6 @@ class SnapshotEncoder:
                 ent._net_widths,
             )
         return record
-
-    @staticmethod
-    def _fragments(ent: Any, change: Change, stale: int, tick: int) -> None:
-        """Bring the values of a history entry up to date for the ``stale`` indices: each
-        value as ``(bits, width)`` coded against the bits it had before that entry's tick (a
-        value delta where the codec allows one, else the whole value)."""
-        before, made = change[2], change[3]
-        assert made is not None
-        fragments = made[0]
-        bits, widths = ent._net_bits, ent._net_widths
-        deltas = ent._net_layout.deltas
-        for i in set_indices(stale):
-            coder = deltas[i]
-            if coder is None:
-                fragments[i] = (bits[i], widths[i])
-            elif coder.plain:
-                # ScalarDelta.code for a value whose bits are its ordinal, inlined
-                part = coder.parts[0]
-                new = bits[i]
-                half = part.half
-                d = ((new - before[i] + half) & part.mask) - half
-                if -part.b1 <= d < part.b1:
-                    fragments[i] = ((d + part.b1) << 1, part.w1)
-                elif -part.b2 <= d < part.b2:
-                    fragments[i] = (1 | (d + part.b2) << 2, part.w2)
-                elif -part.b3 <= d < part.b3:
-                    fragments[i] = (3 | (d + part.b3) << 3, part.w3)
-                else:
-                    fragments[i] = (7 | new << 3, 3 + widths[i])
-            else:
-                fragments[i] = coder.fragment(bits[i], widths[i], before[i])
-        made[1] = tick
-
-    def _shared_sections(self, bases: list[int]) -> None:
-        """Build the shared section for each base tick in one pass over the entities.
-
-        An update record for base ``b`` carries what changed in the history entries after
-        ``b``, each value coded against its bits at ``b``: the bits before the oldest of
-        those entries that changed it. Walking the entries newest first and merging each
-        entry's values over the previous ones leaves exactly those, so the records for all
-        bases come from one walk. Records are cached per entity by their oldest entry (and
-        id gap) until the entity changes."""
-        world = self.world
-        tick = world.tick
-        entities, deleted = world.entities, world.deleted
-        order, oldest, parts, prev, ids = self._walk_setup(bases)
-        appenders = [chunks.append for chunks in parts]
-        heads = self._heads
-        fragments = self._fragments
-        for net_id in ids:
-            ent = entities.get(net_id)
-            if ent is None:
-                _deletes(net_id, deleted[net_id], order, parts, prev)
-                continue
-            spawn = ent._net_spawn
-            hist = ent._net_hist
-            if spawn <= oldest and (not hist or hist[-1][0] <= oldest):
-                continue  # nothing new for any of the bases
-            lay = ent._net_layout
-            public = lay.public_mask
-            count, step = lay.count, 1 + lay.index_bits
-            cache = ent._net_cache
-            h = len(hist) - 1
-            mask = 0
-            merged: dict[int, tuple[int, int]] = {}
-            # what changed this tick: the values of older entries made before it are stale
-            fresh = hist[-1][1] if hist and hist[-1][0] == tick else 0
-            first = 0  # tick of the oldest entry walked so far
-            unmerged: list[int] = []  # entries walked, not yet merged (newest first)
-            record = b""
-            reusable = False
-            entering = spawn > oldest  # entered after some base: enters for those
-            t, m, _, _ = hist[h] if hist else (-1, 0, None, None)  # the next entry to walk
-            for j, base in enumerate(order):
-                gap = net_id - prev[j] - 1
-                if entering and (spawn > base or not base):
-                    record = self._record(ent, OP_ENTER, gap, world.nondefault(ent) & public)
-                    reusable = False
-                else:
-                    if t > base:
-                        reusable = False
-                        while t > base:
-                            unmerged.append(h)
-                            mask |= m
-                            first = t
-                            h -= 1
-                            if h < 0:
-                                t = -1
-                                break
-                            t, m, _, _ = hist[h]
-                    elif reusable and not gap:
-                        # No change between this base and the newer one: the same record.
-                        appenders[j](record)
-                        prev[j] = net_id
-                        continue
-                    changed = mask & public
-                    if not changed:
-                        continue
-                    # negative: apart from the masks keying records of value_deltas=False
-                    key = -first if not gap else (-first, gap)
-                    cached = cache.get(key)
-                    if cached is None:
-                        # Merge the entries walked since the last record built (their values
-                        # made or brought up to date first), newest first.
-                        for k in unmerged:
-                            change = hist[k]
-                            when, changed_here, _, made = change
-                            if made is None:
-                                made = [{}, 0]
-                                change = hist[k] = (when, changed_here, change[2], made)
-                            stamp = made[1]
-                            if stamp != tick:
-                                if stamp == tick - 1:
-                                    stale = changed_here & fresh
-                                elif stamp:
-                                    since = 0  # what changed after the values were made
-                                    for later in reversed(hist):
-                                        if later[0] <= stamp:
-                                            break
-                                        since |= later[1]
-                                    stale = changed_here & since
-                                else:
-                                    stale = changed_here
-                                if stale:
-                                    fragments(ent, change, stale, tick)
-                                else:
-                                    made[1] = tick
-                            merged.update(made[0])
-                        unmerged.clear()
-                        # as encode_record, with the merged values
-                        if gap:
-                            head = heads.get(gap)
-                            if head is None:
-                                head = heads[gap] = update_head(gap)
-                            acc, n = head
-                        else:
-                            acc, n = 0, 3
-                        acc, n, idx = change_list(acc, n, changed, count, step)
-                        for i in idx:
-                            code, width = merged[i]
-                            acc |= code << n
-                            n += width
-                        cached = cache[key] = acc.to_bytes((n + 7) >> 3, "little")
-                    record = cached
-                    reusable = not gap
-                appenders[j](record)
-                prev[j] = net_id
-        for base, chunks in zip(order, parts, strict=True):
-            self._shared[base] = (len(chunks), b"".join(chunks))
-
-    def _shared_whole(self, bases: list[int]) -> None:
-        """:meth:`_shared_sections` with whole values (``value_deltas=False``): an update
-        record depends only on the mask of what changed since its base, and is cached by
-        it (the mask alone for the common record, right after the previous id)."""
-        world = self.world
-        entities, deleted = world.entities, world.deleted
-        order, oldest, parts, prev, ids = self._walk_setup(bases)
-        appenders = [chunks.append for chunks in parts]
-        class_bits = self.schema.class_bits
-        for net_id in ids:
-            ent = entities.get(net_id)
-            if ent is None:
-                _deletes(net_id, deleted[net_id], order, parts, prev)
-                continue
-            spawn = ent._net_spawn
-            hist = ent._net_hist
-            if spawn <= oldest:
-                # The usual case: the entity is older than every base, so each base gets an
-                # update of what changed since it (or nothing), newest base first.
-                if not hist:
-                    continue
-                h = len(hist) - 1
-                t, m, _, _ = hist[h]
-                if t <= oldest:
-                    continue  # nothing new for any of the bases
-                lay = ent._net_layout
-                public = lay.public_mask
-                cache = ent._net_cache
-                bits, widths = ent._net_bits, ent._net_widths
-                mask = 0
-                last = -1
-                record = b""
-                for j, base in enumerate(order):
-                    while t > base:
-                        mask |= m
-                        h -= 1
-                        if h < 0:
-                            t = -1
-                            break
-                        t, m, _, _ = hist[h]
-                    gap = net_id - prev[j] - 1
-                    if mask == last and not gap:
-                        # No change between this base and the newer one: the same record.
-                        appenders[j](record)
-                        prev[j] = net_id
-                        continue
-                    changed = mask & public
-                    if changed:
-                        # An update right after the previous id (the common record) is
-                        # keyed by its mask alone: an int hashes faster than a tuple.
-                        key = (OP_UPDATE, gap, changed) if gap else changed
-                        record = cache.get(key)
-                        if record is None:
-                            record = cache[key] = encode_record(
-                                lay, class_bits, OP_UPDATE, gap, changed, bits, widths
-                            )
-                        appenders[j](record)
-                        prev[j] = net_id
-                        last = -1 if gap else mask
-                continue
-            # Entered after some base (or a full update): an enter record for those bases.
-            lay = ent._net_layout
-            public = lay.public_mask
-            h = len(hist) - 1
-            mask = 0
-            cache = ent._net_cache
-            get = cache.get
-            j = 0
-            for base in order:
-                if spawn > base or not base:
-                    op, changed = OP_ENTER, world.nondefault(ent) & public
-                else:
-                    while h >= 0 and hist[h][0] > base:
-                        mask |= hist[h][1]
-                        h -= 1
-                    changed = mask & public
-                    if not changed:
-                        j += 1
-                        continue
-                    op = OP_UPDATE
-                gap = net_id - prev[j] - 1
-                key = changed if op == OP_UPDATE and not gap else (op, gap, changed)
-                record = get(key)
-                if record is None:
-                    record = cache[key] = encode_record(
-                        lay, class_bits, op, gap, changed, ent._net_bits, ent._net_widths
-                    )
-                appenders[j](record)
-                prev[j] = net_id
-                j += 1
-        for base, chunks in zip(order, parts, strict=True):
-            self._shared[base] = (len(chunks), b"".join(chunks))
 
     def _private_section(self, client: Client, base: int) -> tuple[int, bytes]:
         """The update records of the restricted properties ``client`` may see. Normally
@@ -615,9 +331,7 @@ class SnapshotEncoder:
             bits, widths = list(ent._net_bits), list(ent._net_widths)
             for i in set_indices(reset):
                 bits[i], widths[i] = lay.base_bits[i], lay.base_widths[i]
-            compiled = _assembler.live()
-            encode = encode_record if compiled is None else compiled.encode_record
-            record = ent._net_cache[key] = encode(
+            record = ent._net_cache[key] = _assembler.live().encode_record(
                 lay, self.schema.class_bits, OP_UPDATE, gap, mask | reset, bits, widths
             )
         return record

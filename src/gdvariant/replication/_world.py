@@ -105,23 +105,7 @@ class World:
         history (entries older than ``history`` ticks dropped). Returns the new tick."""
         tick = self.tick + 1
         oldest = tick - history
-        compiled = _assembler.live()
-        if compiled is not None:
-            compiled.commit(self, self.dirty, tick, oldest)  # the same loop, in C
-        else:
-            for ent in self.dirty:
-                d = ent.__dict__
-                if d["_net_world"] is not self:
-                    continue
-                mask = d["_net_dirty"]
-                d["_net_dirty"] = 0
-                if not mask:
-                    continue
-                hist = d["_net_hist"]
-                hist.append((tick, mask, d["_net_before"], None))
-                while hist[0][0] <= oldest:
-                    del hist[0]
-                d["_net_cache"] = {}
+        _assembler.live().commit(self, self.dirty, tick, oldest)
         self.dirty = []
         for net_id, spans in list(self.deleted.items()):
             kept = [span for span in spans if span[1] > oldest]

@@ -1,0 +1,373 @@
+"""The pure-Python packet assembler: the reference that the compiled one (``_cassemble.c``) matches.
+
+Its three functions take the compiled module's arguments and give its results, so
+``_assembler`` hands either module to the encoder and the world:
+
+* :func:`assemble`: every shared section of a tick, one per base tick, in one walk over the
+  entities (``SnapshotEncoder`` caches them per base);
+* :func:`encode_record`: one record with whole values (the record format's own);
+* :func:`commit`: ``World.commit``'s loop over the dirty entities.
+
+An update record for base ``b`` carries what changed in the history entries after ``b``.
+Walking each entity's entries newest first, the bases newest first too (a cumulative mask
+only grows), gives every base's record in one pass. Records are cached per entity (its
+``_net_cache``, emptied when it changes) under keys the compiled assembler uses too, so the two
+can take turns on one world. With value deltas (wire doc ``docs/replication-wire.md`` §5.1) a
+value is coded against its bits at the base: each history entry keeps the fragments of the
+values it changed, made when a packet first needs them and dated by the tick, so a value is
+coded again only if it changed since (the compiled assembler codes them afresh instead, which
+costs it less than a lookup).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ._packet_format import (
+    OP_DELETE,
+    OP_UPDATE,
+    change_list,
+    encode_record,
+    set_indices,
+    update_head,
+)
+
+__all__ = ["assemble", "commit", "encode_record"]
+
+Sections = list[tuple[int, bytes]]
+Enter = Callable[[Any, int], bytes]
+#: A history entry, as ``_world.Change`` describes it.
+Entry = tuple[int, int, dict[int, int], list[Any] | None]
+
+# An update record's head for an id gap (op and gap code), by gap: the same few gaps recur.
+_HEADS: dict[int, tuple[int, int]] = {}
+_HEADS_KEPT = 4096
+
+
+def assemble(
+    deltas: bool,
+    tick: int,
+    order: list[int],
+    oldest: int,
+    ids: list[int],
+    entities: dict[int, Any],
+    deleted: dict[int, list[tuple[int, int]]],
+    plans: Any,
+    class_bits: int,
+    enter: Enter,
+) -> Sections:
+    """The shared section of each base in ``order`` (newest first) as ``(record count,
+    bytes)``, for the world's tick ``tick``. ``oldest`` is the oldest base (-1 for a full
+    update), ``ids`` every live or recently deleted id ascending, ``deleted`` the spans of
+    the deleted ones, ``enter(entity, gap)`` an entity's enter record. ``plans`` is the
+    compiled assembler's view of the layouts (``_assembler.plans``); this one reads the
+    layouts themselves."""
+    if deltas:
+        return _value_delta_sections(tick, order, oldest, ids, entities, deleted, enter)
+    return _whole_sections(order, oldest, ids, entities, deleted, class_bits, enter)
+
+
+def commit(world: Any, dirty: list[Any], tick: int, oldest: int) -> None:
+    """Close ``tick`` for the ``dirty`` entities of ``world``: each one still in it that
+    changed gets ``(tick, changed mask, bits before, None)`` in its history, loses the entries
+    at or before ``oldest``, and its record cache is emptied."""
+    for ent in dirty:
+        d = ent.__dict__
+        if d["_net_world"] is not world:
+            continue  # despawned since it was written
+        mask = d["_net_dirty"]
+        d["_net_dirty"] = 0
+        if not mask:
+            continue
+        hist = d["_net_hist"]
+        hist.append((tick, mask, d["_net_before"], None))
+        while hist[0][0] <= oldest:
+            del hist[0]
+        d["_net_cache"] = {}
+
+
+def _deletes(
+    net_id: int,
+    spans: list[tuple[int, int]],
+    order: list[int],
+    parts: list[list[bytes]],
+    prev: list[int],
+) -> None:
+    """Delete records of a despawned id for the bases (in ``order``) that still hold it: it
+    was despawned after the base and its id not reused since (a reused id is an entity
+    spawned after the base, whose enter replaces the old one)."""
+    for j, base in enumerate(order):
+        if base and any(spawned <= base < gone for spawned, gone in spans):
+            parts[j].append(encode_record(None, 0, OP_DELETE, net_id - prev[j] - 1, 0, [], []))
+            prev[j] = net_id
+
+
+def _head(gap: int) -> tuple[int, int]:
+    """An update record's head for a nonzero id gap, from a small cache."""
+    head = _HEADS.get(gap)
+    if head is None:
+        if len(_HEADS) >= _HEADS_KEPT:
+            _HEADS.clear()
+        head = _HEADS[gap] = update_head(gap)
+    return head
+
+
+def _fragments(ent: Any, change: Entry, stale: int, tick: int) -> None:
+    """Bring the values of a history entry up to date for the ``stale`` indices: each
+    value as ``(bits, width)`` coded against the bits it had before that entry's tick (a
+    value delta where the codec allows one, else the whole value)."""
+    before, made = change[2], change[3]
+    assert made is not None
+    fragments = made[0]
+    bits, widths = ent._net_bits, ent._net_widths
+    deltas = ent._net_layout.deltas
+    for i in set_indices(stale):
+        coder = deltas[i]
+        if coder is None:
+            fragments[i] = (bits[i], widths[i])
+        elif coder.plain:
+            # ScalarDelta.code for a value whose bits are its ordinal, inlined
+            part = coder.parts[0]
+            new = bits[i]
+            half = part.half
+            d = ((new - before[i] + half) & part.mask) - half
+            if -part.b1 <= d < part.b1:
+                fragments[i] = ((d + part.b1) << 1, part.w1)
+            elif -part.b2 <= d < part.b2:
+                fragments[i] = (1 | (d + part.b2) << 2, part.w2)
+            elif -part.b3 <= d < part.b3:
+                fragments[i] = (3 | (d + part.b3) << 3, part.w3)
+            else:
+                fragments[i] = (7 | new << 3, 3 + widths[i])
+        else:
+            fragments[i] = coder.fragment(bits[i], widths[i], before[i])
+    made[1] = tick
+
+
+def _merge(
+    ent: Any, unmerged: list[int], merged: dict[int, tuple[int, int]], fresh: int, tick: int
+) -> None:
+    """Merge the values of the history entries ``unmerged`` (walked newest first) over
+    ``merged``, each entry's fragments made or brought up to date first: those made before
+    a later change of their property (``fresh``: what changed this tick) are stale."""
+    hist = ent._net_hist
+    for k in unmerged:
+        change = hist[k]
+        when, changed_here, _, made = change
+        if made is None:
+            made = [{}, 0]
+            change = hist[k] = (when, changed_here, change[2], made)
+        stamp = made[1]
+        if stamp != tick:
+            if stamp == tick - 1:
+                stale = changed_here & fresh
+            elif stamp:
+                since = 0  # what changed after the values were made
+                for later in reversed(hist):
+                    if later[0] <= stamp:
+                        break
+                    since |= later[1]
+                stale = changed_here & since
+            else:
+                stale = changed_here
+            if stale:
+                _fragments(ent, change, stale, tick)
+            else:
+                made[1] = tick
+        merged.update(made[0])
+    unmerged.clear()
+
+
+def _value_delta_sections(
+    tick: int,
+    order: list[int],
+    oldest: int,
+    ids: list[int],
+    entities: dict[int, Any],
+    deleted: dict[int, list[tuple[int, int]]],
+    enter: Enter,
+) -> Sections:
+    """:func:`assemble` with value deltas. An update record for base ``b`` has each value
+    coded against its bits at ``b``: the bits before the oldest entry after ``b`` that changed
+    it. Merging each entry's values over the newer ones' leaves exactly those. Records are
+    cached per entity by the tick of their oldest entry (and the id gap)."""
+    parts: list[list[bytes]] = [[] for _ in order]
+    prev = [-1] * len(order)
+    appenders = [chunks.append for chunks in parts]
+    for net_id in ids:
+        ent = entities.get(net_id)
+        if ent is None:
+            _deletes(net_id, deleted[net_id], order, parts, prev)
+            continue
+        spawn = ent._net_spawn
+        hist = ent._net_hist
+        if spawn <= oldest and (not hist or hist[-1][0] <= oldest):
+            continue  # nothing new for any of the bases
+        lay = ent._net_layout
+        public = lay.public_mask
+        count, step = lay.count, 1 + lay.index_bits
+        cache = ent._net_cache
+        h = len(hist) - 1
+        mask = 0
+        merged: dict[int, tuple[int, int]] = {}
+        # what changed this tick: the values of older entries made before it are stale
+        fresh = hist[-1][1] if hist and hist[-1][0] == tick else 0
+        first = 0  # tick of the oldest entry walked so far
+        unmerged: list[int] = []  # entries walked, not yet merged (newest first)
+        record = b""
+        reusable = False
+        entering = spawn > oldest  # entered after some base: enters for those
+        t, m, _, _ = hist[h] if hist else (-1, 0, None, None)  # the next entry to walk
+        for j, base in enumerate(order):
+            gap = net_id - prev[j] - 1
+            if entering and (spawn > base or not base):
+                record = enter(ent, gap)
+                reusable = False
+            else:
+                if t > base:
+                    reusable = False
+                    while t > base:
+                        unmerged.append(h)
+                        mask |= m
+                        first = t
+                        h -= 1
+                        if h < 0:
+                            t = -1
+                            break
+                        t, m, _, _ = hist[h]
+                elif reusable and not gap:
+                    # No change between this base and the newer one: the same record.
+                    appenders[j](record)
+                    prev[j] = net_id
+                    continue
+                changed = mask & public
+                if not changed:
+                    continue
+                # negative: apart from the masks keying records of value_deltas=False
+                key = -first if not gap else (-first, gap)
+                cached = cache.get(key)
+                if cached is None:
+                    if unmerged:
+                        _merge(ent, unmerged, merged, fresh, tick)
+                    # as encode_record, with the merged values
+                    acc, n = _head(gap) if gap else (0, 3)
+                    acc, n, idx = change_list(acc, n, changed, count, step)
+                    for i in idx:
+                        code, width = merged[i]
+                        acc |= code << n
+                        n += width
+                    cached = cache[key] = acc.to_bytes((n + 7) >> 3, "little")
+                record = cached
+                reusable = not gap
+            appenders[j](record)
+            prev[j] = net_id
+    return [(len(chunks), b"".join(chunks)) for chunks in parts]
+
+
+def _whole_sections(
+    order: list[int],
+    oldest: int,
+    ids: list[int],
+    entities: dict[int, Any],
+    deleted: dict[int, list[tuple[int, int]]],
+    class_bits: int,
+    enter: Enter,
+) -> Sections:
+    """:func:`assemble` with whole values (``value_deltas=False``): an update record depends
+    only on the mask of what changed since its base, and is cached by it (the mask alone for
+    the common record, right after the previous id)."""
+    parts: list[list[bytes]] = [[] for _ in order]
+    prev = [-1] * len(order)
+    appenders = [chunks.append for chunks in parts]
+    for net_id in ids:
+        ent = entities.get(net_id)
+        if ent is None:
+            _deletes(net_id, deleted[net_id], order, parts, prev)
+            continue
+        spawn = ent._net_spawn
+        hist = ent._net_hist
+        if spawn <= oldest:
+            # The usual case: the entity is older than every base, so each base gets an
+            # update of what changed since it (or nothing), newest base first.
+            if not hist:
+                continue
+            h = len(hist) - 1
+            t, m, _, _ = hist[h]
+            if t <= oldest:
+                continue  # nothing new for any of the bases
+            lay = ent._net_layout
+            public = lay.public_mask
+            cache = ent._net_cache
+            bits, widths = ent._net_bits, ent._net_widths
+            mask = 0
+            last = -1
+            record = b""
+            for j, base in enumerate(order):
+                while t > base:
+                    mask |= m
+                    h -= 1
+                    if h < 0:
+                        t = -1
+                        break
+                    t, m, _, _ = hist[h]
+                gap = net_id - prev[j] - 1
+                if mask == last and not gap:
+                    # No change between this base and the newer one: the same record.
+                    appenders[j](record)
+                    prev[j] = net_id
+                    continue
+                changed = mask & public
+                if changed:
+                    # An update right after the previous id (the common record) is
+                    # keyed by its mask alone: an int hashes faster than a tuple.
+                    key = (OP_UPDATE, gap, changed) if gap else changed
+                    record = cache.get(key)
+                    if record is None:
+                        record = cache[key] = encode_record(
+                            lay, class_bits, OP_UPDATE, gap, changed, bits, widths
+                        )
+                    appenders[j](record)
+                    prev[j] = net_id
+                    last = -1 if gap else mask
+            continue
+        _entered_records(ent, net_id, order, parts, prev, class_bits, enter)
+    return [(len(chunks), b"".join(chunks)) for chunks in parts]
+
+
+def _entered_records(
+    ent: Any,
+    net_id: int,
+    order: list[int],
+    parts: list[list[bytes]],
+    prev: list[int],
+    class_bits: int,
+    enter: Enter,
+) -> None:
+    """The whole-value records of an entity that entered after some base: an enter for
+    those bases (and a full update), an update of what changed since the others."""
+    spawn, hist = ent._net_spawn, ent._net_hist
+    lay = ent._net_layout
+    public = lay.public_mask
+    h = len(hist) - 1
+    mask = 0
+    cache = ent._net_cache
+    for j, base in enumerate(order):
+        gap = net_id - prev[j] - 1
+        if spawn > base or not base:
+            record = enter(ent, gap)
+        else:
+            while h >= 0 and hist[h][0] > base:
+                mask |= hist[h][1]
+                h -= 1
+            changed = mask & public
+            if not changed:
+                continue
+            key = changed if not gap else (OP_UPDATE, gap, changed)
+            record = cache.get(key)
+            if record is None:
+                record = cache[key] = encode_record(
+                    lay, class_bits, OP_UPDATE, gap, changed, ent._net_bits, ent._net_widths
+                )
+        parts[j].append(record)
+        prev[j] = net_id
