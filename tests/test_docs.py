@@ -42,6 +42,7 @@ PUBLIC_MODULES = [
     "gdvariant.multiplayer.websocket",
     "gdvariant.multiplayer.wire",
     "gdvariant.replication",
+    "gdvariant.replication.gdscript",
     "gdvariant.sync",
     "gdvariant.websocket",
 ]

@@ -48,12 +48,12 @@ from gdvariant.replication import (
     UInt,
     Variant,
     World,
-    _gdscript_records,
     godot_state,
     godot_value,
 )
-from gdvariant.replication._gdscript_records import DENSE_IDS
 from gdvariant.replication._packet_format import OP_ENTER, OP_UPDATE, VERSION, encode_record
+from gdvariant.replication.gdscript import _record_reads
+from gdvariant.replication.gdscript._record_reads import DENSE_IDS
 
 TICKS = 1000
 HISTORY = 8
@@ -484,7 +484,7 @@ def test_malformed_packets_in_the_engine(
     for a class whose record can be longer than ``FAST_RUN_BITS`` (none of the arena's)."""
     print(f"GDVARIANT_SEED={SEED}")
     if checked_each:
-        monkeypatch.setattr(_gdscript_records, "FAST_RUN_BITS", 0)
+        monkeypatch.setattr(_record_reads, "FAST_RUN_BITS", 0)
     full, delta, bad = _bad_packets(random.Random(SEED))
     rejected, accepted = _after_full_as_ours(godot4, build_schema(), full, [*bad, delta])
     assert rejected > len(full) + len(delta) and accepted > 1
@@ -518,7 +518,7 @@ def _gap_listed(
 @pytest.mark.engine
 def test_gap_lists_of_every_length(godot4: Engine) -> None:
     """The fast path reads the first entries of a gap list from the bits it already holds,
-    unrolled, and the rest in a loop (``_gdscript_records._unrolled_changes``); the encoder
+    unrolled, and the rest in a loop (``gdscript._record_reads._unrolled_changes``); the encoder
     never sends lists long enough to reach the loop. Here: enter records listing 0 to all
     of a class's properties as gap lists, with the values of entities of a scripted world,
     and an index past the class at each position of the list, through the generated

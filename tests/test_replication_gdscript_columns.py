@@ -1,4 +1,4 @@
-"""How the generated decoder holds a tick's state in columns (``_gdscript_columns``). The
+"""How the generated decoder holds a tick's state in columns (``gdscript._columns``). The
 engine runs these columns in ``test_replication_gdscript.py``."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from gdvariant.replication import (
     Vec3,
     Vec4,
 )
-from gdvariant.replication._gdscript_columns import column_type, held, prop_columns, stored
+from gdvariant.replication.gdscript._columns import column_type, held, prop_columns, stored
 
 
 def test_each_codec_has_a_column_that_holds_its_values_exactly() -> None:

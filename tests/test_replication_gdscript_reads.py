@@ -1,4 +1,4 @@
-"""Inline reads of single values for the generated decoder (``_gdscript_reads``): the bit
+"""Inline reads of single values for the generated decoder (``gdscript._value_reads``): the bit
 budget each codec needs between two bounds checks, exact float constants, and failed checks
 that hand over to a given expression (the fast record path's bail-out)."""
 
@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from gdvariant.replication import Coord, Str, UInt, VarInt, Vec3
 from gdvariant.replication._codecs import ArrayOf
-from gdvariant.replication._gdscript_reads import Writer, straight_bits
+from gdvariant.replication.gdscript._value_reads import read_value, straight_bits
+from gdvariant.replication.gdscript._writer import Writer
 
 
 def test_straight_bits_per_codec() -> None:
@@ -19,7 +20,7 @@ def test_straight_bits_per_codec() -> None:
 
 def test_coord_scale_is_an_exact_float_literal() -> None:
     w = Writer()
-    w.value(1, Coord(14, 5), ("C", "x"))
+    read_value(w, 1, Coord(14, 5), ("C", "x"))
     text = "\n".join(w.lines)
     assert "/ 32.0" in text and "float(32)" not in text  # 2**frac_bits <= 256: exact
 

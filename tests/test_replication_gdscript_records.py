@@ -1,4 +1,4 @@
-"""The generated decoder's record reading (``_gdscript_records``): how long a fast path may
+"""The generated decoder's record reading (``gdscript._record_reads``): how long a fast path may
 read without a bounds check, the padding that covers it, and the mask tests' grouping. The
 engine runs these paths in ``test_replication_gdscript.py``."""
 
@@ -10,8 +10,8 @@ import pytest
 from replication_arena import build_schema
 
 from gdvariant.replication import Bool, NetClass, Schema, Str, UInt
-from gdvariant.replication import _gdscript_records as records
-from gdvariant.replication._gdscript_reads import Writer
+from gdvariant.replication.gdscript import _record_reads as records
+from gdvariant.replication.gdscript._writer import Writer
 
 
 class Small(NetClass):

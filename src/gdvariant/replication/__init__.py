@@ -42,13 +42,13 @@ from ._float_codecs import (
     Vec3,
     Vec4,
 )
-from ._gdscript import godot_state, godot_value
 from ._load import load_schema
 from ._schema import ClassLayout, Schema
 from ._snapshot_decoder import EntityState, SnapshotDecoder
 from ._snapshot_encoder import AckError, Client, SnapshotEncoder
 from ._source_order import SourceProp, SourceTable, source_flat_order
 from ._world import World
+from .gdscript import godot_state, godot_value
 
 __all__ = [
     "IMPLEMENTATION",

@@ -23,7 +23,6 @@ from ._fingerprint import (
     fingerprint,
 )
 from ._flatten import MAX_FLAT_PROPS, FlatProp, flatten
-from ._gdscript import generate
 from ._source_order import source_order
 
 __all__ = ["ClassLayout", "Schema"]
@@ -183,7 +182,9 @@ class Schema:
         return "\n".join(lines)
 
     def to_gdscript(self, class_name: str | None = None) -> str:
-        """A GDScript (Godot 4) class that decodes this schema's packets (``_gdscript``)."""
+        """A GDScript (Godot 4) class that decodes this schema's packets (``gdscript``)."""
+        from .gdscript import generate
+
         return generate(self, class_name=class_name)
 
     def diff(self, other: Schema) -> list[str]:

@@ -1,21 +1,19 @@
 """GDScript reads of single values, one emitter per codec, for the generated decoder.
 
-``Writer`` collects the lines of the generated GDScript; ``Writer.value`` writes the inline
-read of one value of a codec (no function call per field, wire doc §4) and returns the
-expression that holds it, and ``delta`` the read of a value delta against a held value (wire
-doc §5.1). The reader's state is four locals of the generated function (``acc``, ``n``,
-``bp``, ``buf``); each emitter documents what it leaves in them.
+:func:`read_value` writes the inline read of one value of a codec (no function call per field,
+wire doc ``docs/replication-wire.md`` §4) and returns the expression that holds it, and
+:func:`delta` the read of a value delta against a held value (§5.1). They read with the
+``Writer``'s bit reader (``acc``, ``n``, ``bp``, ``buf``); each emitter documents what it
+leaves in them.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
-import gdvariant
-
-from ._codecs import (
+from .._codecs import (
     ArrayOf,
     Bool,
     Bytes,
@@ -29,8 +27,8 @@ from ._codecs import (
     VarInt,
     VarUInt,
 )
-from ._delta import DeltaCoder, ScalarDelta, VarIntDelta
-from ._float_codecs import (
+from .._delta import DeltaCoder, ScalarDelta, VarIntDelta
+from .._float_codecs import (
     Angle,
     Coord,
     Float32,
@@ -43,18 +41,16 @@ from ._float_codecs import (
     Vec3,
     Vec4,
 )
-
-if TYPE_CHECKING:
-    from ._schema import ClassLayout
+from ._writer import Writer
 
 __all__ = [
-    "Writer",
     "delta",
     "held_ordinal",
     "holds_ordinals",
     "ordinal_delta",
     "ordinal_read",
     "ordinal_value",
+    "read_value",
     "straight_bits",
 ]
 
@@ -77,93 +73,12 @@ def straight_bits(codec: Codec) -> int:
     return codec.max_bits
 
 
-class Writer:
-    """Emits GDScript lines with fresh local names. ``acc``, ``n``, ``bp`` and ``buf`` are
-    the bit reader's state (wire doc §4): the next bit is bit ``bp * 8 - n`` of ``buf``."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-        self.count = 0
-        self.members: dict[str, str] = {}  # init expression -> member name
-        self.member_lines: list[str] = []
-        # While set, a failed check returns this expression instead of the error (the fast
-        # path of a record hands over to its checked twin, which names the error).
-        self.bail: str | None = None
-
-    def tmp(self) -> str:
-        self.count += 1
-        return f"t{self.count}"
-
-    def emit(self, indent: int, text: str) -> None:
-        self.lines.append("\t" * indent + text)
-
-    def member(self, expr: str) -> str:
-        """A float member set once in ``_init`` to ``expr`` (shared by equal expressions)."""
-        name = self.members.get(expr)
-        if name is None:
-            name = self.members[expr] = f"_k{len(self.members)}"
-            self.member_lines.append(f"\t{name} = {expr}")
-        return name
-
-    def exact(self, x: float) -> str:
-        """A member holding exactly the double ``x`` (decoded from its Variant bytes)."""
-        return self.member(f'bytes_to_var("{gdvariant.dumps(float(x)).hex()}".hex_decode())')
-
-    def read(self, indent: int, width: int) -> str:
-        """Inline read of ``width`` bits (two reads, low part first, above 32); returns the
-        expression holding them."""
-        if width == 0:
-            return "0"
-        if width > 32:
-            low = self.read(indent, 32)
-            high = self.read(indent, width - 32)
-            out = self.tmp()
-            self.emit(indent, f"var {out} := {low} | ({high} << 32)")
-            return out
-        out = self.tmp()
-        self.emit(indent, f"if n < {width}:")
-        self.emit(indent + 1, "acc |= buf.decode_u32(bp) << n")
-        self.emit(indent + 1, "bp += 4")
-        self.emit(indent + 1, "n += 32")
-        self.emit(indent, f"var {out} := acc & {(1 << width) - 1}")
-        self.emit(indent, f"acc >>= {width}")
-        self.emit(indent, f"n -= {width}")
-        return out
-
-    def by_class(
-        self, indent: int, var: str, layouts: Iterable[ClassLayout]
-    ) -> Iterator[ClassLayout]:
-        """Emit ``if``/``elif {var} == <class id>:`` per layout and yield it, for the caller
-        to fill in the branch (one indent deeper)."""
-        for k, lay in enumerate(layouts):
-            self.emit(indent, f"{'if' if k == 0 else 'elif'} {var} == {lay.class_id}:")
-            yield lay
-
-    def resync(self, indent: int, bit: str) -> None:
-        """Restart the reader at bit position ``bit``."""
-        self.emit(indent, f"bp = {bit} >> 3")
-        self.emit(indent, f"acc = buf[bp] >> ({bit} & 7)")
-        self.emit(indent, f"n = 8 - ({bit} & 7)")
-        self.emit(indent, "bp += 1")
-
-    def fail(self, indent: int, where: tuple[str, str], message: str) -> None:
-        """Return the error ``message`` (a GDScript expression) for the property ``where``."""
-        if self.bail is not None:
-            self.emit(indent, f"return {self.bail}")
-            return
-        cls, path = where
-        self.emit(indent, f"return _bad(id, {json.dumps(cls)}, {json.dumps(path)}, {message})")
-
-    def check_end(self, indent: int, where: tuple[str, str]) -> None:
-        self.emit(indent, "if (bp << 3) - n > end:")
-        self.fail(indent + 1, where, '"packet truncated"')
-
-    def value(self, indent: int, codec: Codec, where: tuple[str, str]) -> str:
-        """Inline decode of one value; returns the expression holding it."""
-        handler = _VALUES.get(type(codec))
-        if handler is None:
-            raise NotImplementedError(f"no GDScript decoding for {codec!r}")
-        return handler(self, indent, codec, where)
+def read_value(w: Writer, indent: int, codec: Codec, where: tuple[str, str]) -> str:
+    """Inline decode of one value of ``codec``; returns the expression holding it."""
+    handler = _VALUES.get(type(codec))
+    if handler is None:
+        raise NotImplementedError(f"no GDScript decoding for {codec!r}")
+    return handler(w, indent, codec, where)
 
 
 def _bool(w: Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
@@ -386,7 +301,7 @@ def _vec(w: Writer, indent: int, codec: Any, where: tuple[str, str]) -> str:
     parts = []
     for _ in range(codec.count):
         part = w.tmp()
-        w.emit(indent, f"var {part}: float = {w.value(indent, codec.component, where)}")
+        w.emit(indent, f"var {part}: float = {read_value(w, indent, codec.component, where)}")
         parts.append(part)
     return f"{codec.make.__name__}({', '.join(parts)})"
 
@@ -400,7 +315,7 @@ def _array_of(w: Writer, indent: int, codec: Any, where: tuple[str, str]) -> str
     w.emit(indent, f"{out}.resize({count})")
     w.emit(indent, f"for {i} in {count}:")
     w.check_end(indent + 1, where)
-    w.emit(indent + 1, f"{out}[{i}] = {w.value(indent + 1, codec.element, where)}")
+    w.emit(indent + 1, f"{out}[{i}] = {read_value(w, indent + 1, codec.element, where)}")
     return out
 
 
@@ -425,10 +340,7 @@ def _scalar_delta(
     kind = "int" if ordinal or isinstance(codec, UInt | Int) else "float"
     w.emit(indent, f"var {out}: {kind}")
     # One refill covers the longest tier (3 + t3 <= 23 bits); the padding covers the overread.
-    w.emit(indent, f"if n < {3 + part.t3}:")
-    w.emit(indent + 1, "acc |= buf.decode_u32(bp) << n")
-    w.emit(indent + 1, "bp += 4")
-    w.emit(indent + 1, "n += 32")
+    w.fill(indent, "refill", bits=3 + part.t3)
     for k, (width, bias) in enumerate(zip(part.tiers, part.biases, strict=True)):
         taken = k + 1 + width
         z = w.tmp()
@@ -445,7 +357,9 @@ def _scalar_delta(
     w.emit(indent, "else:")
     w.emit(indent + 1, "acc >>= 3")
     w.emit(indent + 1, "n -= 3")
-    whole = ordinal_read(w, indent + 1, codec) if ordinal else w.value(indent + 1, codec, where)
+    whole = (
+        ordinal_read(w, indent + 1, codec) if ordinal else read_value(w, indent + 1, codec, where)
+    )
     w.emit(indent + 1, f"{out} = {whole}")
     return out
 
@@ -595,9 +509,9 @@ def _var_int_delta(
     out, held = w.tmp(), w.tmp()
     w.emit(indent, f"var {out}: int")
     w.emit(indent, f"if {w.read(indent, 1)}:")
-    w.emit(indent + 1, f"{out} = {w.value(indent + 1, part.codec, where)}")
+    w.emit(indent + 1, f"{out} = {read_value(w, indent + 1, part.codec, where)}")
     w.emit(indent, "else:")
-    d = w.value(indent + 1, part.codec, where)
+    d = read_value(w, indent + 1, part.codec, where)
     w.emit(indent + 1, f"var {held}: int = {base}")
     w.emit(
         indent + 1,

@@ -1,9 +1,10 @@
 """The generated decoder's record reading: change lists, property dispatch, sections.
 
-``class_function`` writes ``_c<id>``, which reads one record's change list and values of one
-class; ``section`` writes ``_section``, which walks a section's records (header, op, entity
-id, class) and calls it. ``masked`` writes the per-property tests of a change mask, shared
-with the ``state`` view's publisher.
+``class_function`` writes ``_c<id>``, the checked reader of one record's change list and
+values of one class; ``section`` writes ``_section``, which walks a section's records (header,
+op, entity id, class; its fixed text is in the template) and reads each inline with
+``fast_record``. ``masked`` writes the per-property tests of a change mask, shared with the
+``state`` view's publisher.
 """
 
 from __future__ import annotations
@@ -11,21 +12,22 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from ._codecs import Bool, EntityRef
-from ._delta import ScalarDelta
-from ._gdscript_columns import load_columns, prop_columns
-from ._gdscript_reads import (
-    Writer,
+from .._codecs import Bool, EntityRef
+from .._delta import ScalarDelta
+from ._columns import load_columns, prop_columns
+from ._value_reads import (
     delta,
     holds_ordinals,
     ordinal_delta,
     ordinal_read,
+    read_value,
     straight_bits,
 )
 
 if TYPE_CHECKING:
-    from ._flatten import FlatProp
-    from ._schema import ClassLayout, Schema
+    from .._flatten import FlatProp
+    from .._schema import ClassLayout, Schema
+    from ._writer import Writer
 
 __all__ = [
     "DENSE_IDS",
@@ -133,7 +135,7 @@ def props(
     where the codec allows it and ``deltas`` is true, a whole value where it is false, and
     either by the GDScript ``delta`` flag where it is None. The values go to the Array
     ``values`` by flat index, or with ``columns`` to row ``row`` of the class's columns (in
-    their stored form, ``_gdscript_columns``). ``check``: a bounds check after each
+    their stored form, ``_columns``). ``check``: a bounds check after each
     property."""
     locals_ = dict(prop_columns(lay)) if columns else {}
     for indent, prop in masked(w, lay, mask, at):
@@ -162,7 +164,7 @@ def props(
         if columns and isinstance(prop.codec, Bool | EntityRef):
             value = w.read(indent, 1 if isinstance(prop.codec, Bool) else prop.codec.bits)
         else:
-            value = w.value(indent, prop.codec, where)
+            value = read_value(w, indent, prop.codec, where)
         w.emit(indent, f"{slot} = {value}")
         if coder is not None:
             indent -= 1
@@ -281,10 +283,7 @@ def fast_record(w: Writer, lay: ClassLayout, indent: int, bail: str) -> None:
     w.emit(inner, "while true:")
     if step <= 32:
         g = w.tmp()
-        w.emit(inner + 1, f"if n < {step}:")
-        w.emit(inner + 2, "acc |= buf.decode_u32(bp) << n")
-        w.emit(inner + 2, "bp += 4")
-        w.emit(inner + 2, "n += 32")
+        w.fill(inner + 1, "refill", bits=step)
         w.emit(inner + 1, f"var {g} := acc & {(1 << step) - 1}")
         w.emit(inner + 1, f"if not {g} & 1:")
         w.emit(inner + 2, "acc >>= 1")
@@ -369,193 +368,97 @@ def _copied(w: Writer, indent: int, lay: ClassLayout) -> None:
     """In ``_section``, once ``sets`` holds this packet's copy of ``lay``'s columns: mark the
     class copied and point its locals at the copies."""
     c = lay.class_id
-    w.emit(indent, f"f{c} = true")
-    w.emit(indent, f"s{c} = sets[{c}]")
-    load_columns(w, indent, lay, f"s{c}", declare=False)
 
+    def columns(at: int) -> None:
+        load_columns(w, at, lay, f"s{c}", declare=False)
 
-def _by_class(w: Writer, schema: Schema, indent: int) -> Iterator[tuple[ClassLayout, int]]:
-    """Per class, (layout, indent of its branch): ``if c == <id>:`` branches, or for a
-    one-class schema the code itself, untested (``c`` can only be 0 there)."""
-    if len(schema.classes) == 1:
-        yield schema.classes[0], indent
-        return
-    for lay in w.by_class(indent, "c", schema.classes):
-        yield lay, indent + 1
+    w.fill(indent, "copied", c=c, columns=columns)
 
 
 def _header_end(w: Writer, indent: int, failure: str) -> None:
     """After a header field read with the bit reader: ``at`` = the bit after it, and
     ``_fail(failure)`` (its arguments, as GDScript) if that is past the packet."""
-    w.emit(indent, "at = (bp << 3) - n")
-    w.emit(indent, "if at > end:")
-    w.emit(indent + 1, f"return _fail({failure})")
+    w.fill(indent, "header_end", failure=failure)
 
 
-def _updated(w: Writer, schema: Schema, indent: int) -> None:
-    """An update record's class ``c`` found (-1: no such entity): the error, or its
-    ``touched`` entry."""
-    w.emit(indent, "if c < 0:")
-    w.emit(indent + 1, 'return _fail("update of entity %d, which this client lacks" % id, id)')
-    w.emit(indent, f"touched.append({touch(schema, 'c')})")
-
-
-def _slow_header(w: Writer, schema: Schema, i: int) -> None:
-    """In ``_section``, a record other than an update of the next id in the rows: its op, id
-    gap and class; a delete ends here. Sets ``slow``, ``op``, ``id``, ``row``, ``c``, ``at``
-    (the bit after the header) and ``delta``; a usual record leaves ``op`` and ``at`` stale
-    and reads neither."""
-    w.emit(i, "op = b0 & 3")
-    w.emit(i, "slow = true")
-    w.emit(i, "c = 0")
-    w.emit(i, "at = (pos << 3) + 3")
-    w.emit(i, "if b0 & 4:")
-    w.resync(i + 1, "at")
-    size = w.read(i + 1, 2)
+def _gap(w: Writer, indent: int) -> None:
+    """In ``_section``, a record's id gap: its 2-bit size class, then the gap in 4, 8, 16 or
+    32 bits (from bit ``at``, after the op and the flag)."""
+    w.resync(indent, "at")
+    size = w.read(indent, 2)
     for k, width in enumerate((4, 8, 16, 32)):
-        w.emit(i + 1, f"{'if' if k == 0 else 'elif'} {size} == {k}:" if k < 3 else "else:")
-        w.emit(i + 2, f"id += {w.read(i + 2, width)}")
-    _header_end(w, i + 1, '"packet truncated in a record header at byte %d" % pos')
-    w.emit(i, "row = id")
-    w.emit(i, "if op == 2:")
-    lacks = 'return _fail("delete of entity %d, which this client lacks" % id, id)'
-    w.emit(i + 1, "if id < dn:")
-    w.emit(i + 2, "if cls[id] == 0:")
-    w.emit(i + 3, lacks)
-    w.emit(i + 2, "cls[id] = 0")
-    w.emit(i + 1, "elif not sparse.erase(id):")
-    w.emit(i + 2, lacks)
-    w.emit(i + 1, f"touched.append({touch(schema, '-1')})")
-    w.emit(i + 1, "pos = (at + 7) >> 3")
-    w.emit(i + 1, "continue")
-    w.emit(i, "if op == 0:")
-    w.emit(i + 1, "if id < dn:")
-    w.emit(i + 2, "c = cls[id] - 1")
-    w.emit(i + 1, "else:")
-    w.emit(i + 2, "row = dn")
-    w.emit(i + 2, "c = sparse[id][-1] if sparse.has(id) else -1")
-    _updated(w, schema, i + 1)
-    w.emit(i, "elif op == 3 or not shared:")
-    w.emit(i + 1, 'return _fail("record op %d is not allowed here (entity %d)" % [op, id], id)')
-    w.emit(i, "else:")
+        w.emit(indent, f"{'if' if k == 0 else 'elif'} {size} == {k}:" if k < 3 else "else:")
+        w.emit(indent + 1, f"id += {w.read(indent + 1, width)}")
+    _header_end(w, indent, '"packet truncated in a record header at byte %d" % pos')
+
+
+def _class_id(w: Writer, schema: Schema, indent: int) -> None:
+    """In ``_section``, an enter record's class id into ``c`` (none in a one-class schema)."""
     if schema.class_bits:
-        w.resync(i + 1, "at")
-        w.emit(i + 1, f"c = {w.read(i + 1, schema.class_bits)}")
-        _header_end(w, i + 1, '"packet truncated in entity %d\'s class id" % id, id')
-    w.emit(i + 1, f"if c >= {len(schema.classes)}:")
-    w.emit(i + 2, 'return _fail("entity %d enters with unknown class id %d" % [id, c], id)')
-    w.emit(i + 1, f"if id >= dn and id < {DENSE_IDS}:")
-    w.emit(i + 2, "# A new id past the rows: every class's columns copied (if not yet) and grown.")
-    w.emit(i + 2, f"var rows := mini(maxi(id + 2, 2 * dn + 2), {DENSE_IDS + 1})")
-    w.emit(i + 2, "for k in sets.size():")
-    w.emit(i + 3, "if fresh[k] == 0:")
-    w.emit(i + 4, "fresh[k] = 1")
-    w.emit(i + 4, "sets[k] = _dup(sets[k])")
-    w.emit(i + 3, "_grow(sets[k], rows, _empty[1][k])")
-    w.emit(i + 2, "cls.resize(rows)")
-    w.emit(i + 2, "dn = rows - 1")
-    for lay in schema.classes:
-        _copied(w, i + 2, lay)
-    w.emit(i + 1, "if id < dn:")
-    w.emit(i + 2, "cls[id] = c + 1")
-    w.emit(i + 1, "else:")
-    w.emit(i + 2, "row = dn")
-    w.emit(i + 1, f"touched.append({touch(schema, '-2 - c')})")
-    w.emit(i, "delta = deltas and op == 0")
+        w.resync(indent, "at")
+        w.emit(indent, f"c = {w.read(indent, schema.class_bits)}")
+        _header_end(w, indent, '"packet truncated in entity %d\'s class id" % id, id')
+
+
+def _record_branches(w: Writer, schema: Schema, indent: int) -> None:
+    """In ``_section``, the record once its class ``c`` is known, per class: ``if c ==
+    <id>:`` branches, or for a one-class schema the code itself, untested (``c`` can only
+    be 0 there)."""
+    if len(schema.classes) == 1:
+        _record(w, schema.classes[0], indent)
+        return
+    for lay in w.by_class(indent, "c", schema.classes):
+        _record(w, lay, indent + 1)
+
+
+def _record(w: Writer, lay: ClassLayout, indent: int) -> None:
+    """In ``_section``, a record of ``lay``: its columns copied (on the class's first record
+    in this packet), then read inline by ``fast_record``, its mask queued."""
+    c = lay.class_id
+    w.fill(indent, "record_start", c=c, copied=lambda at: _copied(w, at, lay))
+    bail = "_recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)"
+    fast_record(w, lay, indent, bail)
+    w.fill(indent, "record_end", c=c, append="append_array" if lay.count > 62 else "append")
 
 
 def section(w: Writer, schema: Schema) -> None:
     """``_section``: one section's records, each read up to its class, then inline by
-    ``fast_record`` into the class's columns (``_gdscript_columns``). The usual record
-    header (an id gap of 0) is the low 3 bits of the record's first byte, read without the
-    bit reader. ``st`` is the state being built, ``[cls, sets, sparse, fresh, base]``: the
-    first three as a kept state, ``fresh`` per class 1 once this packet copied its columns
-    (``sets`` holds the copies), and ``base`` the kept state of the base tick. A record of
-    an entity at or past ``DENSE_IDS`` goes through the scratch row. ``touched`` gets
-    ``touch`` and the mask words per record (see ``publish``)."""
-    w.emit(
+    ``fast_record`` into the class's columns (``_columns``). The usual record header (an id
+    gap of 0) is the low 3 bits of the record's first byte, read without the bit reader;
+    any other record (``slow``) has its op, id gap and class read, and a delete ends there.
+    ``st`` is the state being built, ``[cls, sets, sparse, fresh, base]``: the first three
+    as a kept state, ``fresh`` per class 1 once this packet copied its columns (``sets``
+    holds the copies), and ``base`` the kept state of the base tick. A record of an entity
+    at or past ``DENSE_IDS`` goes through the scratch row. ``touched`` gets ``touch`` and the
+    mask words per record (see ``publish``); ``_recheck`` re-reads a record whose fast path
+    failed with its checked twin."""
+
+    def class_locals(indent: int) -> None:
+        for lay in schema.classes:
+            c = lay.class_id
+            w.emit(indent, f"var f{c} := fresh[{c}] == 1")
+            w.emit(indent, f"var s{c}: Array = sets[{c}]")
+            load_columns(w, indent, lay, f"s{c}", declare=True)
+
+    def copy_all(indent: int) -> None:
+        for lay in schema.classes:
+            _copied(w, indent, lay)
+
+    w.fill(
         0,
-        "func _section(buf: PackedByteArray, size: int, pos: int, count: int, st: Array, "
-        "shared: bool, deltas: bool, touched: PackedInt64Array) -> int:",
+        "section",
+        class_locals=class_locals,
+        gap=lambda indent: _gap(w, indent),
+        touch_delete=touch(schema, "-1"),
+        touch_update=touch(schema, "c"),
+        class_id=lambda indent: _class_id(w, schema, indent),
+        class_count=len(schema.classes),
+        dense_ids=DENSE_IDS,
+        dense_rows=DENSE_IDS + 1,
+        copy_all=copy_all,
+        touch_enter=touch(schema, "-2 - c"),
+        records=lambda indent: _record_branches(w, schema, indent),
+        rechecks=w.cases(
+            "c", schema.classes, lambda lay: f"_c{lay.class_id}(buf, s, end, id, values, delta)"
+        ),
     )
-    w.emit(1, "var cls: PackedInt64Array = st[0]")
-    w.emit(1, "var sets: Array = st[1]")
-    w.emit(1, "var sparse: Dictionary = st[2]")
-    w.emit(1, "var fresh: PackedByteArray = st[3]")
-    w.emit(1, "var dn := cls.size() - 1")
-    w.emit(1, "var dn0: int = st[4][0].size() - 1")
-    for lay in schema.classes:
-        c = lay.class_id
-        w.emit(1, f"var f{c} := fresh[{c}] == 1")
-        w.emit(1, f"var s{c}: Array = sets[{c}]")
-        load_columns(w, 1, lay, f"s{c}", declare=True)
-    # Carried from record to record: a usual record sets only what it needs.
-    w.emit(1, "var id := -1")
-    w.emit(1, "var c := 0")
-    w.emit(1, "var op := 0")
-    w.emit(1, "var at := 0")
-    w.emit(1, "var end := size << 3")
-    w.emit(1, "var bp := 0")
-    w.emit(1, "var acc := 0")
-    w.emit(1, "var n := 0")
-    w.emit(1, "for r in count:")
-    w.emit(2, "if pos >= size:")
-    w.emit(3, 'return _fail("packet truncated before a record at byte %d" % pos)')
-    w.emit(2, "var b0 := buf[pos]")
-    w.emit(2, "id += 1")
-    w.emit(2, "var row := id")
-    w.emit(2, "var delta := deltas")
-    w.emit(2, "var slow := false")
-    # The usual record, an update of the next id (low 3 bits 0) in the rows, skips the rest.
-    w.emit(2, "if b0 & 7 or id >= dn:")
-    _slow_header(w, schema, 3)
-    w.emit(2, "else:")
-    w.emit(3, "c = cls[id] - 1")
-    _updated(w, schema, 3)
-    bail = "_recheck(buf, at if slow else (pos << 3) + 3, end, id, delta, c, st)"
-    for lay, indent in _by_class(w, schema, 2):
-        c = lay.class_id
-        w.emit(indent, f"if not f{c}:  # this packet's first record of the class: copy its columns")
-        w.emit(indent + 1, f"fresh[{c}] = 1")
-        w.emit(indent + 1, f"sets[{c}] = _dup(s{c})")
-        _copied(w, indent + 1, lay)
-        w.emit(indent, "if slow:")
-        w.emit(indent + 1, "if row == dn:")
-        w.emit(indent + 2, f"_put{c}(s{c}, row, _baselines[{c}] if op == 1 else sparse[id])")
-        grown = "# rows grown in this packet hold the baseline"
-        w.emit(indent + 1, f"elif op == 1 and row <= dn0:  {grown}")
-        w.emit(indent + 2, f"_put{c}(s{c}, row, _baselines[{c}])")
-        w.emit(indent + 1, "acc = buf.decode_u32(at >> 3) >> (at & 7)")
-        w.emit(indent + 1, "n = 32 - (at & 7)")
-        w.emit(indent + 1, "bp = (at >> 3) + 4")
-        # A usual record's bits start 3 bits into its first byte: no arithmetic on ``at``.
-        w.emit(indent, "else:")
-        w.emit(indent + 1, "acc = buf.decode_u32(pos) >> 3")
-        w.emit(indent + 1, "n = 29")
-        w.emit(indent + 1, "bp = pos + 4")
-        fast_record(w, lay, indent, bail)
-        m = f"m{c}"
-        w.emit(indent, f"touched.append_array({m})" if lay.count > 62 else f"touched.append({m})")
-        w.emit(indent, "if row == dn:")
-        w.emit(indent + 1, f"sparse[id] = _take{c}(s{c}, row)")
-        w.emit(indent, "pos = (e + 7) >> 3")
-    w.emit(1, "return pos")
-    w.emit(0, "")
-    w.emit(0, "")
-    w.emit(
-        0, "## Re-reads a record whose fast path failed with its checked twin, to name the error."
-    )
-    w.emit(0, "## A value delta is read against the entity as the base tick holds it.")
-    w.emit(
-        0,
-        "func _recheck(buf: PackedByteArray, s: int, end: int, id: int, delta: bool, c: int, "
-        "st: Array) -> int:",
-    )
-    w.emit(1, "var values: Array = (_entity(st[4], id) if delta else _baselines[c]).duplicate()")
-    for lay in w.by_class(1, "c", schema.classes):
-        w.emit(2, f"_c{lay.class_id}(buf, s, end, id, values, delta)")
-    w.emit(1, 'if last_error == "":')
-    w.emit(2, 'return _fail("entity %d: the fast and the checked reading disagree" % id, id)')
-    w.emit(1, "return -1")
-    w.emit(0, "")
-    w.emit(0, "")

@@ -25,14 +25,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._codecs import Bool, Bytes, Codec, EntityRef, Enum, Int, Str, UInt, VarInt, VarUInt
-from ._float_codecs import Angle, Coord, Float32, Float64, Half, Normal, Quant, Vec2, Vec3, Vec4
-from ._gdscript_reads import held_ordinal, holds_ordinals, ordinal_value
+from .._codecs import Bool, Bytes, Codec, EntityRef, Enum, Int, Str, UInt, VarInt, VarUInt
+from .._float_codecs import Angle, Coord, Float32, Float64, Half, Normal, Quant, Vec2, Vec3, Vec4
+from ._value_reads import held_ordinal, holds_ordinals, ordinal_value
 
 if TYPE_CHECKING:
-    from ._flatten import FlatProp
-    from ._gdscript_reads import Writer
-    from ._schema import ClassLayout, Schema
+    from .._flatten import FlatProp
+    from .._schema import ClassLayout, Schema
+    from ._writer import Writer
 
 __all__ = [
     "column_functions",
@@ -149,59 +149,24 @@ def column_functions(w: Writer, lay: ClassLayout) -> None:
     """Per class: ``_cols<id>()`` (its columns, one scratch row each), ``_put<id>(cols, row,
     values)`` and ``_take<id>(cols, row)`` (a row from and to an Array of GDScript values,
     class id last)."""
-    c = lay.class_id
     columns = prop_columns(lay)
     fresh = ", ".join(f"{kind}()" for _, cols in columns for _, _, kind in cols)
-    w.emit(0, f"static func _cols{c}() -> Array:")
-    w.emit(1, f"var cols := [{fresh}]")
-    w.emit(1, "for col in cols:")
-    w.emit(2, "col.resize(1)")
-    w.emit(1, "return cols")
-    w.emit(0, "")
-    w.emit(0, "")
-    w.emit(0, f"func _put{c}(cols: Array, row: int, values: Array) -> void:")
-    for p, cols in columns:
+    puts = [
+        f"cols[{at}][row] = {cell}"
+        for p, cols in columns
         for (at, _, _), cell in zip(
             cols, stored_cells(w, lay, p, f"values[{p.index}]"), strict=True
-        ):
-            w.emit(1, f"cols[{at}][row] = {cell}")
-    if not lay.props:
-        w.emit(1, "pass")
-    w.emit(0, "")
-    w.emit(0, "")
+        )
+    ]
     held_values = [
         held_value(w, lay, p, [f"cols[{at}][row]" for at, _, _ in cols]) for p, cols in columns
     ]
-    w.emit(0, f"func _take{c}(cols: Array, row: int) -> Array:")
-    w.emit(1, f"return [{', '.join([*held_values, str(c)])}]")
-    w.emit(0, "")
-    w.emit(0, "")
+    values = ", ".join([*held_values, str(lay.class_id)])
+    w.fill(0, "columns", c=lay.class_id, fresh=fresh, puts=puts or ["pass"], values=values)
 
 
 def dispatch_functions(w: Writer, schema: Schema) -> None:
     """``_dup(cols)`` (a class's columns copied), ``_grow(cols, size, base)``, and the per-class
     dispatch of ``_take`` by class id."""
-    w.emit(0, "## A copy of a class's columns, for a packet that writes to them.")
-    w.emit(0, "static func _dup(cols: Array) -> Array:")
-    w.emit(1, "var out := []")
-    w.emit(1, "for col in cols:")
-    w.emit(2, "out.append(col.duplicate())")
-    w.emit(1, "return out")
-    w.emit(0, "")
-    w.emit(0, "")
-    w.emit(0, "## Grows a class's columns to [param size] rows, the new ones holding its baseline")
-    w.emit(0, "## (the one row of [param base]), so that an entity entering there needs no reset.")
-    w.emit(0, "static func _grow(cols: Array, size: int, base: Array) -> void:")
-    w.emit(1, "for i in cols.size():")
-    w.emit(2, "var tail = base[i].duplicate()")
-    w.emit(2, "tail.resize(size - cols[i].size())")
-    w.emit(2, "tail.fill(base[i][0])")
-    w.emit(2, "cols[i].append_array(tail)")
-    w.emit(0, "")
-    w.emit(0, "")
-    w.emit(0, "func _take(cols: Array, row: int, c: int) -> Array:")
-    for lay in w.by_class(1, "c", schema.classes):
-        w.emit(2, f"return _take{lay.class_id}(cols, row)")
-    w.emit(1, "return []")
-    w.emit(0, "")
-    w.emit(0, "")
+    takes = w.cases("c", schema.classes, lambda lay: f"return _take{lay.class_id}(cols, row)")
+    w.fill(0, "column_helpers", takes=takes)
