@@ -3,7 +3,7 @@
 Builds the world of ``bench_replication.py`` and takes packets for clients whose acks lag 0
 to 8 ticks (one client per lag, the spread of the issue's 64 clients), plus a full update. The
 headline figure is the mean of ``apply()`` over lags 0-8, the decode time per packet of a
-client picked at random. It times the decoder that ``schema.to_gdscript()`` generates
+client picked at random. It times the decoder that ``gdscript.generate(schema)`` generates
 (field reads inline, no call per field; ``docs/replication-wire.md`` §4) in headless Godot
 4.6, in the editor binary (a debug build, the one the tests use) and in the release export
 template a shipped game runs (``--runtime``). On each packet a fresh decoder per round is
@@ -34,6 +34,7 @@ from gdvariant.replication import (
     Schema,
     SnapshotEncoder,
     World,
+    gdscript,
     godot_value,
 )
 
@@ -221,7 +222,7 @@ def main() -> int:
     times: dict[str, dict[str, list[float]]] = {}
     decoded: dict[str, bytes] = {}
     with engine.workdir() as (here, inside):
-        (here / "decoder.gd").write_text(schema.to_gdscript())
+        (here / "decoder.gd").write_text(gdscript.generate(schema))
         (here / "bench.gd").write_text(_BENCH)
         (here / "driver.gd").write_text(_EDITOR_MAIN)
         for name, packet in packets.items():

@@ -776,15 +776,15 @@ def test_schema_explain_of_a_module_names_every_class(capsys: pytest.CaptureFixt
 def test_schema_gdscript_writes_the_decoder(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from gdvariant.replication import load_schema
+    from gdvariant.replication import gdscript, load_schema
 
     schema, _ = load_schema(ARENA)
     out = tmp_path / "decoder.gd"
     assert main(["schema", "gdscript", ARENA, "-o", str(out)]) == 0
-    assert out.read_text() == schema.to_gdscript()
+    assert out.read_text() == gdscript.generate(schema)
     assert schema.fingerprint.hex() in capsys.readouterr().err
     assert main(["schema", "gdscript", ARENA]) == 0
-    assert capsys.readouterr().out == schema.to_gdscript()
+    assert capsys.readouterr().out == gdscript.generate(schema)
 
 
 def test_schema_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -28,10 +28,10 @@ posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX file types")
 
 
 def _schema_code() -> bytes:
-    from gdvariant.replication import load_schema
+    from gdvariant.replication import gdscript, load_schema
 
     schema, _ = load_schema(str(EXAMPLES / "arena" / "arena_schema.py"))
-    return schema.to_gdscript().encode()
+    return gdscript.generate(schema).encode()
 
 
 # Each command as (argv before "-o TARGET", a check of the bytes it wrote).

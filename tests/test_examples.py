@@ -22,7 +22,7 @@ sys.path[:0] = [str(RELAY), str(ARENA)]
 import arena_server  # noqa: E402
 import server as relay_server  # noqa: E402
 
-from gdvariant.replication import SnapshotDecoder, godot_state  # noqa: E402
+from gdvariant.replication import SnapshotDecoder, gdscript, godot_state  # noqa: E402
 
 
 def test_the_relay_passes_moves_and_chat_to_everyone_else() -> None:
@@ -66,7 +66,7 @@ def test_the_relay_demo_runs_with_headless_godot_clients(godot4: Engine) -> None
 def test_the_arena_decoder_in_the_client_project_is_current() -> None:
     """The Godot project works when opened as it is: its decoder is the schema's own."""
     committed = (ARENA / "client" / "arena_decoder.gd").read_text()
-    assert committed == arena_server.SCHEMA.to_gdscript()
+    assert committed == gdscript.generate(arena_server.SCHEMA)
 
 
 async def _python_arena_client(port: int, name: str) -> None:

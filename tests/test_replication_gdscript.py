@@ -1,4 +1,4 @@
-"""The generated GDScript decoder (``schema.to_gdscript()``).
+"""The generated GDScript decoder (``gdscript.generate(schema)``).
 
 Without an engine: the generated text's structure (fingerprint, one function per class,
 no float literals for ranges). With Godot 4.6 (marked ``engine``, required in CI):
@@ -48,6 +48,7 @@ from gdvariant.replication import (
     UInt,
     Variant,
     World,
+    gdscript,
     godot_state,
     godot_value,
 )
@@ -94,7 +95,7 @@ def same_but_nan_payloads(a: Any, b: Any) -> bool:
 
 def test_generated_text_structure() -> None:
     schema = build_schema()
-    text = schema.to_gdscript(class_name="ArenaDecoder")
+    text = gdscript.generate(schema, class_name="ArenaDecoder")
     assert text.count(schema.fingerprint.hex()) == 2  # the header comment and FINGERPRINT
     assert f'const FINGERPRINT := "{schema.fingerprint.hex()}"' in text
     assert "class_name ArenaDecoder\nextends RefCounted\n" in text
@@ -116,7 +117,7 @@ def test_generated_text_structure() -> None:
 
 def test_float_ranges_are_loaded_exactly_not_written_as_literals() -> None:
     schema = build_schema()
-    text = schema.to_gdscript()
+    text = gdscript.generate(schema)
     low = Crate.tiny.codec.low  # 5e-324: Godot 4.6.3 parses that literal as 0.0
     assert repr(low) not in text
     assert gdvariant.dumps(low).hex() in text
@@ -127,9 +128,9 @@ def test_no_class_name_and_bad_class_name() -> None:
         x = UInt(3)
 
     schema = Schema.build([Only])
-    assert "class_name" not in schema.to_gdscript().split("extends")[0]
+    assert "class_name" not in gdscript.generate(schema).split("extends")[0]
     with pytest.raises(ValueError, match="identifier"):
-        schema.to_gdscript(class_name="not a name")
+        gdscript.generate(schema, class_name="not a name")
 
 
 def test_godot_value_mapping() -> None:
@@ -207,7 +208,9 @@ def test_live_session_over_udp(godot4: Engine) -> None:
         port = transport.get_extra_info("sockname")[1]
         try:
             with godot4.workdir() as (here, inside):
-                (here / "decoder.gd").write_text(schema.to_gdscript(class_name="ArenaDecoder"))
+                (here / "decoder.gd").write_text(
+                    gdscript.generate(schema, class_name="ArenaDecoder")
+                )
                 shutil.copy(ENGINE_SCRIPTS / "replication_client.gd", here)
                 args = ["127.0.0.1", str(port), f"{inside}/decoder.gd", str(SEED), str(HISTORY)]
                 ours = _serve(schema, transport, inbox, SEED)
@@ -235,7 +238,7 @@ def _run_on_files(godot4: Engine, schema: Schema, script: str, payload: Any) -> 
     (``var_to_bytes``) and return what it wrote. The decoder must never fail at run time: a
     GDScript error abandons the function, so any SCRIPT ERROR fails the test."""
     with godot4.workdir() as (here, inside):
-        (here / "decoder.gd").write_text(schema.to_gdscript())
+        (here / "decoder.gd").write_text(gdscript.generate(schema))
         for name in (script, "replication_state.gd"):
             shutil.copy(ENGINE_SCRIPTS / name, here)
         (here / "in.bin").write_bytes(gdvariant.dumps(payload))

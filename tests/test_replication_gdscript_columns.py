@@ -25,6 +25,7 @@ from gdvariant.replication import (
     Vec2,
     Vec3,
     Vec4,
+    gdscript,
 )
 from gdvariant.replication.gdscript._columns import column_type, held, prop_columns, stored
 
@@ -53,7 +54,7 @@ def test_bools_and_entity_refs_are_stored_as_their_wire_fields() -> None:
 
 def test_every_class_has_its_column_functions() -> None:
     schema = build_schema()
-    text = schema.to_gdscript()
+    text = gdscript.generate(schema)
     for lay in schema.classes:
         assert f"static func _cols{lay.class_id}(" in text
         for name in ("_put", "_take"):

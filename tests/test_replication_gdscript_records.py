@@ -9,7 +9,7 @@ import re
 import pytest
 from replication_arena import build_schema
 
-from gdvariant.replication import Bool, NetClass, Schema, Str, UInt
+from gdvariant.replication import Bool, NetClass, Schema, Str, UInt, gdscript
 from gdvariant.replication.gdscript import _record_reads as records
 from gdvariant.replication.gdscript._writer import Writer
 
@@ -30,16 +30,16 @@ def test_fast_run_bits_is_the_whole_record_when_it_fits() -> None:
 def test_long_records_check_after_each_property(monkeypatch: pytest.MonkeyPatch) -> None:
     schema = Schema.build([Small])
     lay = schema.layout("Small")
-    fits = schema.to_gdscript()
+    fits = gdscript.generate(schema)
     monkeypatch.setattr(records, "FAST_RUN_BITS", 0)
     assert records.fast_run_bits(lay) == max(2 + 3 * (1 + lay.index_bits), 1 + 3)
-    checked = schema.to_gdscript()
+    checked = gdscript.generate(schema)
     assert checked.count("return _recheck(") > fits.count("return _recheck(")
 
 
 def test_padding_covers_the_longest_unchecked_run() -> None:
     schema = build_schema()
-    text = schema.to_gdscript()
+    text = gdscript.generate(schema)
     padding = int(re.search(r"_padding\.resize\((\d+)\)", text)[1])  # type: ignore[index]
     longest = max(records.fast_run_bits(lay) for lay in schema.classes)
     assert padding >= (longest + 7) // 8 + 8
@@ -57,7 +57,7 @@ def test_masked_groups_of_four() -> None:
 
 def test_every_class_has_a_fast_path_and_a_checked_twin() -> None:
     schema = build_schema()
-    text = schema.to_gdscript()
+    text = gdscript.generate(schema)
     recheck = text[text.index("func _recheck(") :]
     for lay in schema.classes:
         assert f"func _c{lay.class_id}(" in text

@@ -7,6 +7,7 @@ format) sends a reader to the wrong file.
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "gdvariant"
@@ -46,3 +47,81 @@ def test_schema_lives_in_the_schema_module() -> None:
     for name in ("NetClass", "Prop", "Array", "Embed", "Exclude", "SchemaError"):
         assert getattr(replication, name).__module__ == "gdvariant.replication._declarations"
     assert replication.SnapshotEncoder.__module__ == "gdvariant.replication._snapshot_encoder"
+
+
+def _module_of(path: Path) -> str:
+    parts = path.relative_to(SRC.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path) -> set[str]:
+    """Every module ``path`` imports: at the top, in functions, under TYPE_CHECKING."""
+    module = _module_of(path)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            for alias in node.names:  # `from . import _x` imports the module _x
+                sub = f"{base}.{alias.name}"
+                found.add(sub if _exists(sub) else base)
+    return found
+
+
+def _exists(module: str) -> bool:
+    path = SRC.parent.joinpath(*module.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def _graph() -> dict[str, set[str]]:
+    """The import graph of ``gdvariant.replication``'s own modules."""
+    modules = {_module_of(p): p for p in REPLICATION.rglob("*.py")}
+    return {name: _imports(path) & modules.keys() for name, path in modules.items()}
+
+
+def test_replication_imports_have_no_cycle() -> None:
+    graph = _graph()
+    done: set[str] = set()
+
+    def visit(name: str, path: list[str]) -> None:
+        if name in path:
+            cycle = [*path[path.index(name) :], name]
+            raise AssertionError("import cycle: " + " -> ".join(cycle))
+        if name in done:
+            return
+        for target in sorted(graph[name]):
+            visit(target, [*path, name])
+        done.add(name)
+
+    for name in sorted(graph):
+        visit(name, [])
+
+
+def test_the_model_does_not_import_the_gdscript_generator() -> None:
+    """Schema, layouts, records, encoder and decoder work without the generator: only the
+    package's public face (``__init__``) re-exports it."""
+    wing = "gdvariant.replication.gdscript"
+    for name, targets in _graph().items():
+        if name.startswith(wing) or name == "gdvariant.replication":
+            continue
+        assert not {t for t in targets if t == wing or t.startswith(wing + ".")}, name
+
+
+def test_no_module_outside_imports_replications_private_modules() -> None:
+    """The command line and multiplayer use replication's public names (the CLI used to
+    import ``replication._assemble`` to learn which assembler is live)."""
+    for path in SRC.rglob("*.py"):
+        if REPLICATION in path.parents:
+            continue
+        private = {
+            target
+            for target in _imports(path)
+            if target.startswith("gdvariant.replication.")
+            and any(part.startswith("_") for part in target.split(".")[2:])
+        }
+        assert not private, f"{_module_of(path)} imports {sorted(private)}"

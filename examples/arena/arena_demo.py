@@ -19,6 +19,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from gdvariant.replication import gdscript
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import arena_server  # noqa: E402
@@ -93,7 +95,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(dir=base) as tmp:
         project = Path(tmp) / "client"
         shutil.copytree(HERE / "client", project)
-        (project / "arena_decoder.gd").write_text(arena_server.SCHEMA.to_gdscript())
+        (project / "arena_decoder.gd").write_text(gdscript.generate(arena_server.SCHEMA))
         if args.chroot:
             inside = f"/tmp/{Path(tmp).name}/client"
             godot = ["chroot", str(args.chroot), "env", "HOME=/tmp", args.godot]

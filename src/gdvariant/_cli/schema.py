@@ -41,13 +41,13 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..replication import load_schema  # only this command needs the replication layer
+    from ..replication import gdscript, load_schema  # only this command needs replication
 
     schema, layout = load_schema(args.target, order=args.order)
     if args.action == "gdscript":
         if layout is not None:
             raise ValueError("the decoder covers the whole schema: name a module, not a class")
-        code = schema.to_gdscript()
+        code = gdscript.generate(schema)
         if args.output:
             write_file(args.output, code.encode("utf-8"))
             print(f"# wrote {args.output} (schema {schema.fingerprint.hex()})", file=sys.stderr)

@@ -12,7 +12,7 @@ The packet layout is in ``docs/replication-wire.md``; in short::
              value delta in shared update records when flags & 4).
 
 Why fields are bit-packed and records byte-aligned (measured in Godot 4.6.3, details in the
-wire doc §9): the generated GDScript decoder (``schema.to_gdscript()``), which reads fields
+wire doc §9): the generated GDScript decoder (``gdscript.generate(schema)``), which reads fields
 inline with 32-bit refills, applies the benchmark's lag-0 packet (1,400 properties) in
 about 1.1 ms and its lag-8 packet (10,631) in 3.3 ms (its ``state`` Dictionaries are built
 when read, 0.5-1.8 ms more). Byte-aligned

@@ -181,12 +181,6 @@ class Schema:
             lines.append("  ".join(cells).rstrip())
         return "\n".join(lines)
 
-    def to_gdscript(self, class_name: str | None = None) -> str:
-        """A GDScript (Godot 4) class that decodes this schema's packets (``gdscript``)."""
-        from .gdscript import generate
-
-        return generate(self, class_name=class_name)
-
     def diff(self, other: Schema) -> list[str]:
         """What differs from ``other``: per class, the first differing property."""
         return diff_descriptions(self.description, other.description)
