@@ -8,6 +8,7 @@ format) sends a reader to the wrong file.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "gdvariant"
@@ -125,3 +126,31 @@ def test_no_module_outside_imports_replications_private_modules() -> None:
             and any(part.startswith("_") for part in target.split(".")[2:])
         }
         assert not private, f"{_module_of(path)} imports {sorted(private)}"
+
+
+def test_docstrings_cite_the_repositorys_docs() -> None:
+    """References go to ``docs/`` in the repository (the wire doc's sections by number),
+    never to notes outside it."""
+    root = SRC.parent.parent
+    wire = (root / "docs" / "replication-wire.md").read_text(encoding="utf-8")
+    sections = set(re.findall(r"^#+ (\d+(?:\.\d+)*)\.? ", wire, re.M))
+    for path in REPLICATION.rglob("*"):
+        if path.suffix not in (".py", ".c", ".gd"):
+            continue
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"spec [\w-]+\.md|spec §|shared/spec", text), path
+        for doc in re.findall(r"docs/[\w/-]+\.md", text):
+            assert (root / doc).is_file(), (path, doc)
+        for section in re.findall(r"§(\d+(?:\.\d+)*)", text):
+            assert section in sections, (path, section)
+
+
+def test_gdscript_subpackage_exports() -> None:
+    from gdvariant.replication import gdscript
+
+    namespace: dict[str, object] = {}
+    exec("from gdvariant.replication.gdscript import *", namespace)
+    namespace.pop("__builtins__")
+    assert set(namespace) == set(gdscript.__all__) == {"generate", "godot_state", "godot_value"}
+    for name in gdscript.__all__:
+        assert getattr(gdscript, name).__module__.startswith("gdvariant.replication.gdscript.")

@@ -1,4 +1,4 @@
-"""Flattening a NetClass tree into one numbered property list (spec replication.md §5.3).
+"""Flattening a NetClass tree into one numbered property list (``docs/replication-wire.md`` §10).
 
 1. Exclusions: the union of ``excludes`` over the class, its bases and every embedded table,
    keyed by ``(declaring table, property name)``; one that matches nothing is an error.
@@ -147,7 +147,7 @@ def _default(w: _Walked, cls: type[NetClass]) -> Any:
 
 
 def flatten(cls: type[NetClass], max_props: int = MAX_FLAT_PROPS) -> tuple[FlatProp, ...]:
-    """The flat list of ``cls`` (spec §5.3), index order."""
+    """The flat list of ``cls`` (wire doc §10), index order."""
     walked = walk(cls, gather_excludes(cls))
     seen: dict[str, _Walked] = {}
     for w in walked:

@@ -1,4 +1,4 @@
-"""Source 2013's own flat order (``order="source"``), spec replication.md §1.2.
+"""Source 2013's own flat order (``order="source"``, ``docs/replication-wire.md`` §10).
 
 Source numbers a class's properties in three moves, reproduced here on a small model of its
 SendTables (:class:`SourceTable`, :class:`SourceProp`) so that real tables read from demo files

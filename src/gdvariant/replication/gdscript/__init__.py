@@ -37,9 +37,9 @@ receives packets pays it once per read instead of once per packet.
 Float constants (ranges, steps) are not written as decimal literals: Godot 4.6.3's GDScript
 parser reads some literals to a different double (``5e-324`` and ``2.2250738585072014e-308``
 become 0.0, ``8.98846567431158e+307`` is off by one ulp). They are loaded at start-up from
-their exact ``var_to_bytes`` encoding and the steps are computed from them in float64, as
-§5 requires. Class baselines are decoded at start-up from the description's default bits by
-the generated code itself.
+their exact ``var_to_bytes`` encoding and the steps are computed from them in float64, as the
+wire doc's §5 requires. Class baselines are decoded at start-up from the description's default
+bits by the generated code itself.
 
 Reading past the end never touches memory out of range: the packet is copied with zero
 padding longer than the longest run of reads between two bounds checks. ``_c<id>`` checks

@@ -7,12 +7,12 @@ entities whose id is ``DENSE_IDS`` or more (id -> Array of values by flat index,
 last). The last row of ``cls`` and of every column is scratch: no entity lives there, and a
 record of a sparse entity is decoded there (``_put``, the inline read, ``_take``).
 
-Why columns (measured in Godot 4.6, wire doc §9): a delta starts from its base tick's
-state, which older ticks share and must keep. With an Array of values per entity, each
-record copied its entity's Array (about 0.3 µs for 31 values) and stored it back. With
-columns, a packet duplicates a class's columns once, when its first record of that class
-comes (a C-level copy of each column), and records store values with indexed writes.
-Columns a class shares between ticks cost nothing.
+Why columns (measured in Godot 4.6, ``docs/replication-wire.md`` §9): a delta starts from its
+base tick's state, which older ticks share and must keep. With an Array of values per entity,
+each record copied its entity's Array (about 0.3 µs for 31 values) and stored it back. With
+columns, a packet duplicates a class's columns once, when its first record of that class comes
+(a C-level copy of each column), and records store values with indexed writes. Columns a class
+shares between ticks cost nothing.
 
 A column holds values in a form cheap to store from the wire: a Bool as its bit (0 or 1),
 an EntityRef as its raw field (0 = null, else id + 1), and a Quant, Angle or Coord with value

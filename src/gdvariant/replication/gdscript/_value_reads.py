@@ -403,7 +403,7 @@ def holds_ordinals(coder: DeltaCoder | None) -> bool:
 
 def ordinal_read(w: Writer, indent: int, codec: Codec) -> str:
     """Inline read of a whole Quant, Angle or Coord value as its held ordinal: the raw field
-    of Quant and Angle (the modular ordinal, §5.1), and for Coord the signed ordinal times
+    of Quant and Angle (the modular ordinal, wire doc §5.1), and for Coord the signed ordinal times
     2, plus 1 for -0.0 (a sign bit on a zero magnitude, which an ordinal cannot hold)."""
     if isinstance(codec, Quant | Angle):
         return w.read(indent, codec.bits)
@@ -417,7 +417,7 @@ def ordinal_read(w: Writer, indent: int, codec: Codec) -> str:
 
 
 def _quant_step(w: Writer, codec: Quant) -> tuple[str, str]:
-    """The members holding a Quant's low end and step (computed in float64, §5)."""
+    """The members holding a Quant's low end and step (computed in float64, wire doc §5)."""
     low, high = w.exact(codec.low), w.exact(codec.high)
     return low, w.member(f"({high} - {low}) / float({codec.levels})")
 
