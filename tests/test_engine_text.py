@@ -21,7 +21,7 @@ from engines import SEED, Engine, engine_text, run_oracle
 from godot_describe import surrogates_as_spaces
 
 import gdvariant as gd
-from gdvariant._text_float import f32
+from gdvariant._floats import f32
 
 pytestmark = pytest.mark.engine
 

@@ -11,7 +11,7 @@ import struct
 
 import pytest
 
-from gdvariant._text_float import f32, godot_strtod, grisu2_text, is_float32, percent_g
+from gdvariant._floats import f32, godot_strtod, grisu2_text, is_float32, percent_g
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import gdvariant as gd
-from gdvariant._text_float import f32
+from gdvariant._floats import f32
 from gdvariant._text_parser import from_text_all, iter_text_all
 
 VECTORS = Path(__file__).parent / "vectors"

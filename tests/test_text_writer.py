@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import gdvariant as gd
-from gdvariant._text_float import f32, godot_strtod
+from gdvariant._floats import f32, godot_strtod
 
 VECTORS = Path(__file__).parent / "vectors"
 ENGINES = {"godot4.6": "4.6", "godot3.6": "3.6", "godot3.2": "3.2"}

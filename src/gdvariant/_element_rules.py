@@ -27,6 +27,7 @@ from typing import Any
 
 from ._collections import ContainerKind, ElementType
 from ._color_names import named_color as _named
+from ._floats import f32 as _f32
 from ._layouts import PACKED_ARRAYS
 from ._math import (
     Basis,
@@ -46,7 +47,6 @@ from ._math import (
 )
 from ._packed import PackedStringArray, PackedView
 from ._profiles import KIND_BARE_RID
-from ._text_float import f32 as _f32
 from ._types import RID, GodotObject, NodePath, StringName, VariantType
 
 __all__ = ["DROP", "ElementRules", "Unconvertible", "admit", "rules_for"]

@@ -20,6 +20,7 @@ from typing import Any
 
 from ._collections import ContainerKind, Dictionary, ElementType, TypedArray, godot_dictionary
 from ._errors import EncodeError
+from ._floats import f32, godot_strtod
 from ._json_tagged import MATH_SIZES, MATH_TYPES, TYPE_NAMES, Bad, member
 from ._key_rules import RULES, key_token
 from ._packed import (
@@ -34,7 +35,6 @@ from ._packed import (
     PackedVector4Array,
     _PackedNumbers,
 )
-from ._text_float import f32, godot_strtod
 from ._types import RID, Callable, GodotObject, NodePath, ObjectID, Signal, StringName, VariantType
 
 __all__ = ["from_native_tree", "stringify", "to_native_value"]

@@ -21,6 +21,7 @@ from ._collections import (
     TypedArray,
     godot_dictionary,
 )
+from ._floats import f32
 from ._json_tagged import (
     F64,
     INT32,
@@ -40,7 +41,6 @@ from ._legacy import Image, InputEvent
 from ._packed import (
     PackedStringArray,
 )
-from ._text_float import f32
 from ._types import RID, Callable, GodotObject, NodePath, ObjectID, Signal, StringName, VariantType
 
 __all__ = ["from_tree", "object_pairs"]

@@ -21,6 +21,7 @@ from ._collections import (
     TypedArray,
 )
 from ._errors import EncodeError
+from ._floats import f32, is_float32
 from ._json_tagged import (
     F64,
     INT64,
@@ -36,7 +37,6 @@ from ._packed import (
     PackedStringArray,
     _PackedNumbers,
 )
-from ._text_float import f32, is_float32
 from ._types import RID, Callable, GodotObject, NodePath, ObjectID, Signal, StringName
 
 __all__ = ["to_tree"]

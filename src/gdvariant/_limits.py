@@ -11,9 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ._errors import DecodeError, GodotError
-from ._profiles import GODOT_MAX_DEPTH
 
 __all__ = ["DEFAULT_LIMITS", "Limits"]
+
+#: Godot's ``Variant::MAX_RECURSION_DEPTH`` (4.x; 3.3.5/3.4.3/3.5+ and Pandemonium): the
+#: default cap here, and the depth a profile's engine itself refuses beyond.
+GODOT_MAX_DEPTH = 1024
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,14 +14,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from ._limits import GODOT_MAX_DEPTH
 from ._types import VariantType
 
 __all__ = ["PROFILES", "Profile", "get_profile"]
 
 T = VariantType
 
-#: Godot's ``Variant::MAX_RECURSION_DEPTH`` (4.x; 3.3.5/3.4.3/3.5+ and Pandemonium).
-GODOT_MAX_DEPTH = 1024
 #: Godot's default ``PacketPeer.encode_buffer_max_size`` (3.2+, 4.x, Pandemonium): 8 MiB.
 PACKET_SIZE_LIMIT = 8 * 1024 * 1024
 

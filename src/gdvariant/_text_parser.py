@@ -19,6 +19,7 @@ from typing import Any
 
 from ._collections import ContainerKind, Dictionary, ElementType, TypedArray, index_key
 from ._errors import TextError
+from ._floats import f32, godot_strtod
 from ._layouts import LAYOUTS
 from ._limits import DEFAULT_LIMITS, Limits
 from ._packed import (
@@ -33,7 +34,6 @@ from ._packed import (
     PackedVector4Array,
     _PackedNumbers,
 )
-from ._text_float import f32, godot_strtod
 from ._text_syntax import SCALAR_NAMES, TextSyntax, text_syntax
 from ._types import RID, Callable, GodotObject, NodePath, Signal, StringName, VariantType
 

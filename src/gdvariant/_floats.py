@@ -1,4 +1,5 @@
-"""Godot's float text, both ways, bit for bit.
+"""Godot's float text, both ways, bit for bit: the one float printer and reader that the text
+syntax, both JSON dialects and the engines' element rules share.
 
 Writing: Godot 4.5+ prints floats with Grisu2 digits (shortest or nearly so; not always the
 true shortest, so ``repr()`` would differ on about 0.1 % of values), computed with float32
