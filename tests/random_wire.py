@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 import gdvariant as gd
-from gdvariant._layouts import LAYOUTS
+from gdvariant._values.layouts import LAYOUTS
 
 T = gd.VariantType
 FLAG_64 = 1 << 16

@@ -1,4 +1,4 @@
-"""Typed Arrays and lossless Dictionaries (``gdvariant._collections``).
+"""Typed Arrays and lossless Dictionaries (``gdvariant._values.collections``).
 
 Expectations come from Godot's semantics (``1``, ``1.0`` and ``true`` are three keys; a typed
 Array's element type is part of its value), never from gdvariant's own output.

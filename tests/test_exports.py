@@ -19,21 +19,21 @@ API_MODULES: list[types.ModuleType] = [
     importlib.import_module(f"gdvariant.{name}")
     for name in (
         "_api",
-        "_collections",
+        "_values.collections",
         "_containers",
         "_detect",
         "_errors",
         "_framing",
         "_json",
-        "_legacy",
+        "_values.godot2",
         "_limits",
-        "_math",
-        "_packed",
+        "_values.math",
+        "_values.packed",
         "_profiles",
         "_records",
         "_text_parser",
         "_text_writer",
-        "_types",
+        "_values.base",
     )
 ]
 # Names defined in __init__ itself.

@@ -1,4 +1,4 @@
-"""Godot 2's Image and InputEvent values (``gdvariant._legacy``), against godot2.md §5 and §6."""
+"""Godot 2's Image and InputEvent values (``gdvariant._values.godot2``): godot2.md §5 and §6."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Packed arrays (``gdvariant._packed``): element-wise sequence behaviour over wire bytes.
+"""Packed arrays (``gdvariant._values.packed``): element-wise sequence behaviour over wire bytes.
 
 Expected bytes are built with :mod:`struct` from the layouts in ``shared/spec/godot4.md`` §4
 (little-endian, f32 components, count x element size).

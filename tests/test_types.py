@@ -1,4 +1,4 @@
-"""The value model's records (``gdvariant._types``): handles, equality, hashing, repr, pickling.
+"""The value model's records (``gdvariant._values.base``): handles, equality, hash, repr, pickling.
 
 Expectations come from Godot's semantics (default values, ``Vector2 != Vector2i``, NodePath
 syntax) and from how each value is built, never from gdvariant's own output.

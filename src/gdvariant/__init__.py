@@ -8,9 +8,8 @@
 
 from __future__ import annotations
 
-from . import _core
+from . import _core, _old_paths
 from ._api import decode, dumps, loads
-from ._collections import ContainerKind, Dictionary, ElementType, PackedTypedArray, TypedArray
 from ._containers import (
     Compression,
     decrypt,
@@ -44,9 +43,30 @@ from ._framing import (
     frame,
 )
 from ._json import from_json, to_json
-from ._legacy import Image, InputEvent, InputEventType
 from ._limits import DEFAULT_LIMITS, Limits
-from ._math import (
+from ._profiles import PROFILES, Profile, get_profile
+from ._records import dump, dump_all, load, load_all, records
+from ._text_parser import from_text
+from ._text_writer import to_text
+from ._values.base import (
+    RID,
+    Callable,
+    GodotObject,
+    NodePath,
+    ObjectID,
+    Signal,
+    StringName,
+    VariantType,
+)
+from ._values.collections import (
+    ContainerKind,
+    Dictionary,
+    ElementType,
+    PackedTypedArray,
+    TypedArray,
+)
+from ._values.godot2 import Image, InputEvent, InputEventType
+from ._values.math import (
     AABB,
     Basis,
     Color,
@@ -64,7 +84,7 @@ from ._math import (
     Vector4,
     Vector4i,
 )
-from ._packed import (
+from ._values.packed import (
     PackedColorArray,
     PackedFloat32Array,
     PackedFloat64Array,
@@ -82,13 +102,11 @@ from ._packed import (
     PackedVector4iArray,
     PackedView,
 )
-from ._profiles import PROFILES, Profile, get_profile
-from ._records import dump, dump_all, load, load_all, records
-from ._text_parser import from_text
-from ._text_writer import to_text
-from ._types import RID, Callable, GodotObject, NodePath, ObjectID, Signal, StringName, VariantType
 
 __version__ = "0.1.0"
+
+# Pickles made before the private modules moved into folders name the old paths.
+_old_paths.install()
 
 #: Which codec core is live: "c" (compiled) or "python" (``GDVARIANT_PURE_PYTHON=1`` forces it).
 IMPLEMENTATION = _core.IMPLEMENTATION

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._codec import Codec, codec_for
-from ._collections import Dictionary, TypedArray
 from ._errors import EncodeError, key_repr
 from ._key_rules import RULES, KeyRules, key_token
 from ._profiles import Profile
-from ._types import GodotObject
+from ._values.base import GodotObject
+from ._values.collections import Dictionary, TypedArray
 
 __all__ = ["Problem", "problems"]
 

@@ -17,13 +17,9 @@ from collections.abc import Callable as Function
 from struct import Struct
 from typing import Any, NamedTuple
 
-from ._collections import ContainerKind, ElementType, PackedTypedArray, TypedArray, godot_dictionary
 from ._element_rules import DROP, ElementRules, Unconvertible, admit, rules_for
 from ._errors import DecodeError, GodotError, key_repr
-from ._layouts import COUNT_MASK, FLAG_64, LAYOUTS, NODE_PATH_NEW, PACKED_ARRAYS
-from ._legacy import EVENT_PAYLOADS, Image, InputEvent, InputEventType
 from ._limits import DEFAULT_LIMITS, UNLIMITED, Limits, over_limit
-from ._packed import PackedStringArray, PackedView
 from ._parts import (
     decode_utf8,
     godot_text,
@@ -33,7 +29,26 @@ from ._parts import (
 )
 from ._profiles import KIND_BARE_OBJECT, KIND_BARE_RID, Profile
 from ._reals import reads, recast
-from ._types import RID, Callable, GodotObject, NodePath, ObjectID, Signal, StringName, VariantType
+from ._values.base import (
+    RID,
+    Callable,
+    GodotObject,
+    NodePath,
+    ObjectID,
+    Signal,
+    StringName,
+    VariantType,
+)
+from ._values.collections import (
+    ContainerKind,
+    ElementType,
+    PackedTypedArray,
+    TypedArray,
+    godot_dictionary,
+)
+from ._values.godot2 import EVENT_PAYLOADS, Image, InputEvent, InputEventType
+from ._values.layouts import COUNT_MASK, FLAG_64, LAYOUTS, NODE_PATH_NEW, PACKED_ARRAYS
+from ._values.packed import PackedStringArray, PackedView
 
 __all__ = ["decode_value"]
 

@@ -25,11 +25,13 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from ._collections import ContainerKind, ElementType
-from ._color_names import named_color as _named
 from ._floats import f32 as _f32
-from ._layouts import PACKED_ARRAYS
-from ._math import (
+from ._profiles import KIND_BARE_RID
+from ._values.base import RID, GodotObject, NodePath, StringName, VariantType
+from ._values.collections import ContainerKind, ElementType
+from ._values.color_names import named_color as _named
+from ._values.layouts import PACKED_ARRAYS
+from ._values.math import (
     Basis,
     Color,
     Projection,
@@ -45,9 +47,7 @@ from ._math import (
     Vector4,
     Vector4i,
 )
-from ._packed import PackedStringArray, PackedView
-from ._profiles import KIND_BARE_RID
-from ._types import RID, GodotObject, NodePath, StringName, VariantType
+from ._values.packed import PackedStringArray, PackedView
 
 __all__ = ["DROP", "ElementRules", "Unconvertible", "admit", "rules_for"]
 

@@ -19,15 +19,30 @@ from struct import Struct
 from struct import error as struct_error
 from typing import Any
 
-from ._collections import ContainerKind, Dictionary, ElementType, PackedTypedArray, TypedArray
 from ._errors import EncodeError, key_repr
-from ._layouts import FLAG_64, LAYOUTS, MATH_CLASSES, NODE_PATH_NEW, PACKED_ARRAYS, SHARED
-from ._legacy import EVENT_PAYLOADS, Image, InputEvent, InputEventType
 from ._limits import UNLIMITED
-from ._packed import PackedStringArray, PackedView, _PackedNumbers
 from ._profiles import Profile
 from ._reals import recast
-from ._types import RID, Callable, GodotObject, NodePath, ObjectID, Signal, StringName, VariantType
+from ._values.base import (
+    RID,
+    Callable,
+    GodotObject,
+    NodePath,
+    ObjectID,
+    Signal,
+    StringName,
+    VariantType,
+)
+from ._values.collections import (
+    ContainerKind,
+    Dictionary,
+    ElementType,
+    PackedTypedArray,
+    TypedArray,
+)
+from ._values.godot2 import EVENT_PAYLOADS, Image, InputEvent, InputEventType
+from ._values.layouts import FLAG_64, LAYOUTS, MATH_CLASSES, NODE_PATH_NEW, PACKED_ARRAYS, SHARED
+from ._values.packed import PackedStringArray, PackedView, _PackedNumbers
 
 __all__ = ["Encoder", "encode_value", "encoder_for"]
 

@@ -16,7 +16,6 @@ from struct import Struct
 from typing import Any
 
 from ._codec import Codec, codec_for
-from ._collections import ContainerKind, ElementType
 from ._containers import GCPF_HEADER, GDEC, GDEC_HEADERS, U32, sniff
 from ._errors import DecodeError, key_repr
 from ._guess import record_spans
@@ -25,7 +24,8 @@ from ._parts import read_container_type, read_pandemonium_element_type, read_str
 from ._profiles import KIND_BARE_OBJECT, KIND_BARE_RID, Profile
 from ._savefile import open_container
 from ._text_syntax import SCALAR_NAMES, text_syntax
-from ._types import VariantType
+from ._values.base import VariantType
+from ._values.collections import ContainerKind, ElementType
 
 __all__ = [
     "Field",

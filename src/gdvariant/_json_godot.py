@@ -18,12 +18,28 @@ import re
 from collections.abc import Callable as Fn
 from typing import Any
 
-from ._collections import ContainerKind, Dictionary, ElementType, TypedArray, godot_dictionary
 from ._errors import EncodeError
 from ._floats import f32, godot_strtod
 from ._json_tagged import MATH_SIZES, MATH_TYPES, TYPE_NAMES, Bad, member
 from ._key_rules import RULES, key_token
-from ._packed import (
+from ._values.base import (
+    RID,
+    Callable,
+    GodotObject,
+    NodePath,
+    ObjectID,
+    Signal,
+    StringName,
+    VariantType,
+)
+from ._values.collections import (
+    ContainerKind,
+    Dictionary,
+    ElementType,
+    TypedArray,
+    godot_dictionary,
+)
+from ._values.packed import (
     PackedColorArray,
     PackedFloat32Array,
     PackedFloat64Array,
@@ -35,7 +51,6 @@ from ._packed import (
     PackedVector4Array,
     _PackedNumbers,
 )
-from ._types import RID, Callable, GodotObject, NodePath, ObjectID, Signal, StringName, VariantType
 
 __all__ = ["from_native_tree", "stringify", "to_native_value"]
 

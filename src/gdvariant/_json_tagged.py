@@ -22,8 +22,10 @@ import struct
 from collections.abc import Callable as Fn
 from typing import Any
 
-from ._layouts import LAYOUTS, PACKED_ARRAYS
-from ._math import (
+from ._text_syntax import GODOT4_NAMES, SCALAR_NAMES
+from ._values.base import VariantType
+from ._values.layouts import LAYOUTS, PACKED_ARRAYS
+from ._values.math import (
     AABB,
     Basis,
     Color,
@@ -41,11 +43,7 @@ from ._math import (
     Vector4,
     Vector4i,
 )
-from ._packed import (
-    _PackedNumbers,
-)
-from ._text_syntax import GODOT4_NAMES, SCALAR_NAMES
-from ._types import VariantType
+from ._values.packed import _PackedNumbers
 
 __all__ = [
     "F64",

@@ -14,13 +14,6 @@ import re
 from collections.abc import Callable as Fn
 from typing import Any
 
-from ._collections import (
-    ContainerKind,
-    ElementType,
-    PackedTypedArray,
-    TypedArray,
-    godot_dictionary,
-)
 from ._floats import f32
 from ._json_tagged import (
     F64,
@@ -37,11 +30,25 @@ from ._json_tagged import (
     member,
     quote,
 )
-from ._legacy import Image, InputEvent
-from ._packed import (
-    PackedStringArray,
+from ._values.base import (
+    RID,
+    Callable,
+    GodotObject,
+    NodePath,
+    ObjectID,
+    Signal,
+    StringName,
+    VariantType,
 )
-from ._types import RID, Callable, GodotObject, NodePath, ObjectID, Signal, StringName, VariantType
+from ._values.collections import (
+    ContainerKind,
+    ElementType,
+    PackedTypedArray,
+    TypedArray,
+    godot_dictionary,
+)
+from ._values.godot2 import Image, InputEvent
+from ._values.packed import PackedStringArray
 
 __all__ = ["from_tree", "object_pairs"]
 

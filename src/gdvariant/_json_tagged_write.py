@@ -13,13 +13,6 @@ from collections.abc import Callable as Fn
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ._collections import (
-    ContainerKind,
-    Dictionary,
-    ElementType,
-    PackedTypedArray,
-    TypedArray,
-)
 from ._errors import EncodeError
 from ._floats import f32, is_float32
 from ._json_tagged import (
@@ -32,12 +25,16 @@ from ._json_tagged import (
     TYPE_NAMES,
     U64,
 )
-from ._legacy import Image, InputEvent
-from ._packed import (
-    PackedStringArray,
-    _PackedNumbers,
+from ._values.base import RID, Callable, GodotObject, NodePath, ObjectID, Signal, StringName
+from ._values.collections import (
+    ContainerKind,
+    Dictionary,
+    ElementType,
+    PackedTypedArray,
+    TypedArray,
 )
-from ._types import RID, Callable, GodotObject, NodePath, ObjectID, Signal, StringName
+from ._values.godot2 import Image, InputEvent
+from ._values.packed import PackedStringArray, _PackedNumbers
 
 __all__ = ["to_tree"]
 

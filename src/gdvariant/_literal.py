@@ -16,11 +16,12 @@ import inspect
 import math
 from typing import Any
 
-from . import _collections, _math, _packed, _types
+from ._values import base, collections, packed
+from ._values import math as math_types
 
 _CALLABLES: dict[str, Any] = {
     name: getattr(module, name)
-    for module in (_types, _math, _collections, _packed)
+    for module in (base, math_types, collections, packed)
     for name in module.__all__
     if name not in ("ContainerKind", "VariantType")
 }
@@ -29,32 +30,32 @@ _CALLABLES: dict[str, Any] = {
 _MATH_ARGS: dict[Any, tuple[int, ...]] = {
     t: (0, len(t._fields))
     for t in (
-        _math.Vector2,
-        _math.Vector2i,
-        _math.Rect2,
-        _math.Rect2i,
-        _math.Vector3,
-        _math.Vector3i,
-        _math.Transform2D,
-        _math.Vector4,
-        _math.Vector4i,
-        _math.Plane,
-        _math.Quaternion,
-        _math.AABB,
-        _math.Basis,
-        _math.Transform3D,
-        _math.Projection,
+        math_types.Vector2,
+        math_types.Vector2i,
+        math_types.Rect2,
+        math_types.Rect2i,
+        math_types.Vector3,
+        math_types.Vector3i,
+        math_types.Transform2D,
+        math_types.Vector4,
+        math_types.Vector4i,
+        math_types.Plane,
+        math_types.Quaternion,
+        math_types.AABB,
+        math_types.Basis,
+        math_types.Transform3D,
+        math_types.Projection,
     )
 }
-_MATH_ARGS[_math.Color] = (0, 3, 4)
+_MATH_ARGS[math_types.Color] = (0, 3, 4)
 _NAMES: dict[str, Any] = {
     "inf": math.inf,
     "nan": math.nan,
     "null": None,
     "true": True,
     "false": False,
-    "VariantType": _types.VariantType,
-    "ContainerKind": _collections.ContainerKind,
+    "VariantType": base.VariantType,
+    "ContainerKind": collections.ContainerKind,
 }
 
 
@@ -132,7 +133,7 @@ def _eval_dict(node: ast.Dict) -> Any:
         if repeated:
             assert key_node is not None
             raise ValueError(f"the key {ast.unparse(key_node)} is repeated{_at(key_node)}")
-    return _collections.Dictionary(pairs)
+    return collections.Dictionary(pairs)
 
 
 def _check_arguments(node: ast.Call, func: Any, args: list[Any], kwargs: dict[str, Any]) -> None:

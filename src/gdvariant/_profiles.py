@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from ._limits import GODOT_MAX_DEPTH
-from ._types import VariantType
+from ._values.base import VariantType
 
 __all__ = ["PROFILES", "Profile", "get_profile"]
 

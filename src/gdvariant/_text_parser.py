@@ -17,12 +17,14 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ._collections import ContainerKind, Dictionary, ElementType, TypedArray, index_key
 from ._errors import TextError
 from ._floats import f32, godot_strtod
-from ._layouts import LAYOUTS
 from ._limits import DEFAULT_LIMITS, Limits
-from ._packed import (
+from ._text_syntax import SCALAR_NAMES, TextSyntax, text_syntax
+from ._values.base import RID, Callable, GodotObject, NodePath, Signal, StringName, VariantType
+from ._values.collections import ContainerKind, Dictionary, ElementType, TypedArray, index_key
+from ._values.layouts import LAYOUTS
+from ._values.packed import (
     PackedColorArray,
     PackedFloat32Array,
     PackedFloat64Array,
@@ -34,8 +36,6 @@ from ._packed import (
     PackedVector4Array,
     _PackedNumbers,
 )
-from ._text_syntax import SCALAR_NAMES, TextSyntax, text_syntax
-from ._types import RID, Callable, GodotObject, NodePath, Signal, StringName, VariantType
 
 __all__ = ["from_text"]
 

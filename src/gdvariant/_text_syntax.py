@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 
 from ._profiles import Profile, get_profile
-from ._types import VariantType
+from ._values.base import VariantType
 
 __all__ = ["GODOT4_NAMES", "SCALAR_NAMES", "TextSyntax", "text_syntax"]
 

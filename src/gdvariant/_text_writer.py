@@ -12,14 +12,23 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from ._collections import ContainerKind, Dictionary, ElementType, TypedArray
 from ._errors import EncodeError
 from ._floats import f32, godot_strtod, grisu2_text, is_float32, percent_g
 from ._godot_sort import godot_sort
-from ._layouts import LAYOUTS, MATH_CLASSES, PACKED_CLASSES
-from ._packed import PackedStringArray, _PackedNumbers
 from ._text_syntax import SCALAR_NAMES, TextSyntax, text_syntax
-from ._types import RID, Callable, GodotObject, NodePath, ObjectID, Signal, StringName, VariantType
+from ._values.base import (
+    RID,
+    Callable,
+    GodotObject,
+    NodePath,
+    ObjectID,
+    Signal,
+    StringName,
+    VariantType,
+)
+from ._values.collections import ContainerKind, Dictionary, ElementType, TypedArray
+from ._values.layouts import LAYOUTS, MATH_CLASSES, PACKED_CLASSES
+from ._values.packed import PackedStringArray, _PackedNumbers
 
 __all__ = ["to_text"]
 

@@ -12,7 +12,7 @@ import enum
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Self
 
-from ._types import VariantType, _field, _Record
+from .base import VariantType, _field, _Record
 
 __all__ = [
     "ContainerKind",

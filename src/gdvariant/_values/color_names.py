@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from struct import Struct
 
-from ._math import Color
+from .math import Color
 
 __all__ = ["named_color"]
 

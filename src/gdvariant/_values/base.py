@@ -6,9 +6,9 @@ a class of gdvariant's: :class:`VariantType` numbers them, and the records (subc
 :class:`_Record`) are immutable and hashable, compare by value *and type*
 (``Vector2(1, 2) != Vector2i(1, 2)``, as in Godot), and print as the call that makes them.
 This module holds the names, paths, handles and objects (StringName, NodePath, RID,
-ObjectID, Callable, Signal, GodotObject); the math types live in :mod:`gdvariant._math`,
-typed Arrays and lossless Dictionaries in :mod:`gdvariant._collections`, packed arrays in
-:mod:`gdvariant._packed`.
+ObjectID, Callable, Signal, GodotObject); the math types live in :mod:`gdvariant._values.math`,
+typed Arrays and lossless Dictionaries in :mod:`gdvariant._values.collections`, packed arrays in
+:mod:`gdvariant._values.packed`.
 """
 
 from __future__ import annotations
@@ -266,11 +266,11 @@ class GodotObject(_Record):
 
 
 _MOVED = {
-    "_math": (
+    "math": (
         "AABB Basis Color Plane Projection Quaternion Rect2 Rect2i Transform2D Transform3D "
         "Vector2 Vector2i Vector3 Vector3i Vector4 Vector4i"
     ),
-    "_collections": "ContainerKind Dictionary ElementType PackedTypedArray TypedArray",
+    "collections": "ContainerKind Dictionary ElementType PackedTypedArray TypedArray",
 }
 
 
@@ -281,5 +281,5 @@ def __getattr__(name: str) -> Any:
         if name in names.split():
             import importlib
 
-            return getattr(importlib.import_module(f"gdvariant.{module}"), name)
+            return getattr(importlib.import_module(f"gdvariant._values.{module}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

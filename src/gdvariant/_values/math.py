@@ -1,6 +1,6 @@
 """Godot's math value types: vectors, rects, planes, quaternions, transforms, Color.
 
-Each is an immutable :class:`~gdvariant._types._Record` whose fields have Godot's names; the
+Each is an immutable :class:`~gdvariant._values.base._Record` whose fields have Godot's names; the
 composite ones (Rect2, Transform3D...) hold vectors as in Godot's API. Real components are
 floats, integer ones ints, whatever the engine's wire width.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Self, SupportsFloat, SupportsIndex
 
-from ._types import _f, _field, _i, _Record
+from .base import _f, _field, _i, _Record
 
 __all__ = [
     "AABB",

@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable as Fn
 from typing import Any, NamedTuple
 
-from ._math import (
+from .base import VariantType
+from .math import (
     AABB,
     Basis,
     Color,
@@ -31,7 +32,7 @@ from ._math import (
     Vector4,
     Vector4i,
 )
-from ._packed import (
+from .packed import (
     PackedColorArray,
     PackedFloat32Array,
     PackedFloat64Array,
@@ -48,7 +49,6 @@ from ._packed import (
     PackedVector4iArray,
     _PackedNumbers,
 )
-from ._types import VariantType
 
 __all__ = [
     "COUNT_MASK",

@@ -10,7 +10,7 @@ import enum
 from struct import Struct
 from typing import Self, SupportsFloat, SupportsIndex
 
-from ._types import _f, _field, _i, _Record
+from .base import _f, _field, _i, _Record
 
 __all__ = ["Image", "InputEvent", "InputEventType"]
 

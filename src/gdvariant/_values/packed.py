@@ -15,8 +15,8 @@ from collections.abc import Iterable, Iterator
 from itertools import chain
 from typing import Any, ClassVar, Self, SupportsIndex, overload
 
-from ._math import Color, Vector2, Vector2i, Vector3, Vector3i, Vector4, Vector4i
-from ._types import _Record
+from .base import _Record
+from .math import Color, Vector2, Vector2i, Vector3, Vector3i, Vector4, Vector4i
 
 __all__ = [
     "PackedColorArray",
