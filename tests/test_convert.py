@@ -11,7 +11,7 @@ import pytest
 import gdvariant as gd
 from gdvariant._cli import main
 from gdvariant._convert import problems
-from gdvariant._profiles import get_profile
+from gdvariant._engines.profiles import get_profile
 from gdvariant._savefile import open_container
 
 

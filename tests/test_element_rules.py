@@ -17,7 +17,7 @@ from godot_describe import canon, expected, walk
 
 import gdvariant as gd
 from gdvariant import VariantType as T
-from gdvariant._element_rules import DROP, RULES, admit
+from gdvariant._engines.element_rules import DROP, RULES, admit
 
 pytestmark = pytest.mark.usefixtures("impl")  # every codec core
 

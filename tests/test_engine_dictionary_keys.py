@@ -4,7 +4,7 @@ Each case is a Dictionary of two pairs whose keys look alike; we write both pair
 decodes the bytes, and the number of pairs it keeps must be the number our rule predicts.
 The live tests compare what the engine holds through that rule, so a wrong rule makes them
 fail for some seeds only (issue 12: Godot 3 keeps two ``{}`` keys apart, Godot 4 merges them).
-The library's own rule (``gdvariant._key_rules``, which ``convert`` uses to refuse keys the
+The library's own rule (``gdvariant._engines.key_rules``, which ``convert`` uses to refuse keys the
 target would fold) must predict the same count.
 """
 
@@ -17,7 +17,7 @@ from engines import Engine, engine_decode
 from godot_describe import as_engine_holds, canon, expected
 
 import gdvariant as gd
-from gdvariant._key_rules import RULES, key_token
+from gdvariant._engines.key_rules import RULES, key_token
 
 pytestmark = [pytest.mark.engine, pytest.mark.usefixtures("impl")]  # every core
 

@@ -29,7 +29,7 @@ API_MODULES: list[types.ModuleType] = [
         "_limits",
         "_values.math",
         "_values.packed",
-        "_profiles",
+        "_engines.profiles",
         "_records",
         "_text_parser",
         "_text_writer",

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 import gdvariant as gd
 from gdvariant._cli import main
+from gdvariant._engines.profiles import get_profile
 from gdvariant._inspect import inspect_data, walk_records, walk_value
-from gdvariant._profiles import get_profile
 
 G4 = get_profile("4")
 G3 = get_profile("3")

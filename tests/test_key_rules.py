@@ -1,4 +1,4 @@
-"""``gdvariant._key_rules`` against the suite's own engine-checked key rule.
+"""``gdvariant._engines.key_rules`` against the suite's own engine-checked key rule.
 
 ``godot_describe.engine_key`` is how the tests read what the engine holds, and
 ``test_engine_dictionary_keys.py`` checks both rules against Godot 4.6 and 3.x on named cases.
@@ -16,7 +16,7 @@ from godot_describe import engine_key
 from test_engine_dictionary_keys import CASES
 
 import gdvariant as gd
-from gdvariant._key_rules import RULES, key_token
+from gdvariant._engines.key_rules import RULES, key_token
 
 NAN = float("nan")
 #: Leaves that look alike to one engine or the other.

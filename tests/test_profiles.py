@@ -1,4 +1,4 @@
-"""Per-version data (``gdvariant._profiles``), checked against spec notes godot4.md §1, §2, §8."""
+"""Per-version data (``gdvariant._engines.profiles``), against spec notes godot4.md §1, §2, §8."""
 
 from __future__ import annotations
 

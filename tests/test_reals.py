@@ -1,4 +1,4 @@
-"""Reals are read at the build's width (``gdvariant._reals``), on both cores.
+"""Reals are read at the build's width (``gdvariant._engines.reals``), on both cores.
 
 A single-precision Godot 4 build holds a math type's components and a packed vector's elements
 as float32, whatever width the bytes carry: a flagged double is rounded as a C cast rounds it

@@ -22,6 +22,7 @@ from ._containers import (
     write_save,
 )
 from ._detect import Candidate, Detection, detect
+from ._engines.profiles import PROFILES, Profile, get_profile
 from ._errors import (
     ConnectionClosed,
     DecodeError,
@@ -44,7 +45,6 @@ from ._framing import (
 )
 from ._json import from_json, to_json
 from ._limits import DEFAULT_LIMITS, Limits
-from ._profiles import PROFILES, Profile, get_profile
 from ._records import dump, dump_all, load, load_all, records
 from ._text_parser import from_text
 from ._text_writer import to_text

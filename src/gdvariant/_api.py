@@ -6,8 +6,8 @@ from typing import Any
 
 from . import _core
 from ._codec import Buffer, codec_for
+from ._engines.profiles import Profile, get_profile
 from ._limits import DEFAULT_LIMITS, Limits
-from ._profiles import Profile, get_profile
 
 __all__ = ["decode", "dumps", "loads"]
 

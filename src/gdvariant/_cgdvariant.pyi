@@ -3,7 +3,7 @@
 from typing import Any
 
 from ._limits import Limits
-from ._profiles import Profile
+from ._engines.profiles import Profile
 
 def decode_value(
     data: bytes | bytearray | memoryview,

@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Any, Final
 
 from . import _core
+from ._engines.profiles import Profile, get_profile
 from ._limits import DEFAULT_LIMITS, Limits
-from ._profiles import Profile, get_profile
 
 __all__ = ["Buffer", "Codec", "codec_for", "fastlz_compress", "fastlz_decompress"]
 

@@ -28,10 +28,10 @@ from struct import Struct
 from typing import IO, Any
 
 from ._codec import Codec, codec_for, fastlz_compress, fastlz_decompress
+from ._engines.profiles import Profile
 from ._errors import DecodeError, GodotError
 from ._guess import other_engine_note
 from ._limits import DEFAULT_LIMITS, Limits, cap
-from ._profiles import Profile
 from ._records import decode_records, encode_records
 from ._writes import writing
 

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._codec import Codec, codec_for
+from ._engines.key_rules import RULES, KeyRules, key_token
+from ._engines.profiles import Profile
 from ._errors import EncodeError, key_repr
-from ._key_rules import RULES, KeyRules, key_token
-from ._profiles import Profile
 from ._values.base import GodotObject
 from ._values.collections import Dictionary, TypedArray
 

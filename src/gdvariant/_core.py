@@ -56,8 +56,8 @@ from typing import Any
 
 from . import _pure
 from ._compiled import COMPILED, PURE_FORCED, PYTHON, Compiled
+from ._engines.profiles import Profile
 from ._limits import Limits
-from ._profiles import Profile
 
 __all__ = [
     "COMPILED",

@@ -17,9 +17,9 @@ from struct import Struct
 from typing import Any
 
 from . import _pure
-from ._element_rules import rules_for
-from ._profiles import KIND_BARE_OBJECT, KIND_BARE_RID, Profile
-from ._reals import reads
+from ._engines.element_rules import rules_for
+from ._engines.profiles import KIND_BARE_OBJECT, KIND_BARE_RID, Profile
+from ._engines.reals import reads
 from ._values.base import RID, Callable, NodePath, ObjectID, Signal, StringName, VariantType
 from ._values.collections import ContainerKind, Dictionary, ElementType, TypedArray
 from ._values.layouts import FLAG_64, LAYOUTS, MATH_CLASSES, PACKED_ARRAYS, PACKED_CLASSES

@@ -17,7 +17,9 @@ from collections.abc import Callable as Function
 from struct import Struct
 from typing import Any, NamedTuple
 
-from ._element_rules import DROP, ElementRules, Unconvertible, admit, rules_for
+from ._engines.element_rules import DROP, ElementRules, Unconvertible, admit, rules_for
+from ._engines.profiles import KIND_BARE_OBJECT, KIND_BARE_RID, Profile
+from ._engines.reals import reads, recast
 from ._errors import DecodeError, GodotError, key_repr
 from ._limits import DEFAULT_LIMITS, UNLIMITED, Limits, over_limit
 from ._parts import (
@@ -27,8 +29,6 @@ from ._parts import (
     read_pandemonium_element_type,
     read_string,
 )
-from ._profiles import KIND_BARE_OBJECT, KIND_BARE_RID, Profile
-from ._reals import reads, recast
 from ._values.base import (
     RID,
     Callable,

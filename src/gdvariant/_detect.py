@@ -17,10 +17,10 @@ from typing import Any
 from ._api import dumps
 from ._codec import Buffer, codec_for
 from ._containers import Compression, sniff
+from ._engines.profiles import PROFILES, Profile
 from ._errors import EncodeError
 from ._guess import Reading, read_frames, read_whole
 from ._limits import DEFAULT_LIMITS, Limits
-from ._profiles import PROFILES, Profile
 from ._records import records
 from ._savefile import Container, open_container
 

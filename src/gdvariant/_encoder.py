@@ -19,10 +19,10 @@ from struct import Struct
 from struct import error as struct_error
 from typing import Any
 
+from ._engines.profiles import Profile
+from ._engines.reals import recast
 from ._errors import EncodeError, key_repr
 from ._limits import UNLIMITED
-from ._profiles import Profile
-from ._reals import recast
 from ._values.base import (
     RID,
     Callable,

@@ -25,9 +25,9 @@ from struct import Struct
 from typing import Any, TypedDict
 
 from ._codec import Buffer, Codec, codec_for
+from ._engines.profiles import PACKET_SIZE_LIMIT, Profile
 from ._errors import DecodeError, EncodeError, GodotError
 from ._limits import DEFAULT_LIMITS, Limits
-from ._profiles import PACKET_SIZE_LIMIT, Profile
 
 __all__ = [
     "DEFAULT_MAX_FRAME_SIZE",

@@ -18,10 +18,10 @@ import re
 from collections.abc import Callable as Fn
 from typing import Any
 
+from ._engines.key_rules import RULES, key_token
 from ._errors import EncodeError
 from ._floats import f32, godot_strtod
 from ._json_tagged import MATH_SIZES, MATH_TYPES, TYPE_NAMES, Bad, member
-from ._key_rules import RULES, key_token
 from ._values.base import (
     RID,
     Callable,

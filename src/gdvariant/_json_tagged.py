@@ -22,7 +22,7 @@ import struct
 from collections.abc import Callable as Fn
 from typing import Any
 
-from ._text_syntax import GODOT4_NAMES, SCALAR_NAMES
+from ._engines.text_syntax import GODOT4_NAMES, SCALAR_NAMES
 from ._values.base import VariantType
 from ._values.layouts import LAYOUTS, PACKED_ARRAYS
 from ._values.math import (

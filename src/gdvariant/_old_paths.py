@@ -22,11 +22,16 @@ __all__ = ["OLD_PATHS", "install"]
 OLD_PATHS = {
     "gdvariant._collections": "gdvariant._values.collections",
     "gdvariant._color_names": "gdvariant._values.color_names",
+    "gdvariant._element_rules": "gdvariant._engines.element_rules",
+    "gdvariant._key_rules": "gdvariant._engines.key_rules",
     "gdvariant._layouts": "gdvariant._values.layouts",
     "gdvariant._legacy": "gdvariant._values.godot2",
     "gdvariant._math": "gdvariant._values.math",
     "gdvariant._packed": "gdvariant._values.packed",
+    "gdvariant._profiles": "gdvariant._engines.profiles",
+    "gdvariant._reals": "gdvariant._engines.reals",
     "gdvariant._text_float": "gdvariant._floats",
+    "gdvariant._text_syntax": "gdvariant._engines.text_syntax",
     "gdvariant._types": "gdvariant._values.base",
 }
 

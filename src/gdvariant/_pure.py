@@ -11,11 +11,11 @@ from typing import Any
 from ._decoder import _CALLABLE as CALLABLE
 from ._decoder import decode_value
 from ._encoder import encode_value
+from ._engines.profiles import Profile
 from ._errors import DecodeError
 from ._fastlz import compress as fastlz_compress
 from ._fastlz import decompress as fastlz_decompress
 from ._limits import Limits
-from ._profiles import Profile
 
 __all__ = [
     "CALLABLE",

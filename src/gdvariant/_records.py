@@ -14,9 +14,9 @@ from struct import Struct
 from typing import IO, Any
 
 from ._codec import Codec, codec_for
+from ._engines.profiles import Profile
 from ._errors import DecodeError, GodotError
 from ._limits import DEFAULT_LIMITS, Limits, cap, over_limit
-from ._profiles import Profile
 
 __all__ = ["dump", "dump_all", "load", "load_all", "records"]
 

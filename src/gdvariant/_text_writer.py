@@ -12,10 +12,10 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+from ._engines.text_syntax import SCALAR_NAMES, TextSyntax, text_syntax
 from ._errors import EncodeError
 from ._floats import f32, godot_strtod, grisu2_text, is_float32, percent_g
 from ._godot_sort import godot_sort
-from ._text_syntax import SCALAR_NAMES, TextSyntax, text_syntax
 from ._values.base import (
     RID,
     Callable,

@@ -13,8 +13,8 @@ import textwrap
 from typing import Any, BinaryIO
 
 from .._codec import Codec, codec_for
+from .._engines.profiles import release_name, unknown_version
 from .._limits import DEFAULT_LIMITS, Limits
-from .._profiles import release_name, unknown_version
 
 EXIT_STATUS = """exit status:
   0  done: the whole input was read, the value or file was written

@@ -9,9 +9,9 @@ import re
 import sys
 from typing import Any
 
+from .._engines.profiles import Profile
+from .._engines.text_syntax import text_syntax
 from .._json import to_json
-from .._profiles import Profile
-from .._text_syntax import text_syntax
 from .._text_writer import to_text, to_text_line
 
 FORMATS = ("text", "godot", "json", "godot-json", "python")

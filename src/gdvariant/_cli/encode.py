@@ -6,9 +6,9 @@ import argparse
 import sys
 from typing import Any
 
+from .._engines.profiles import Profile
 from .._framing import Framing, encode_frame
 from .._literal import parse_value
-from .._profiles import Profile
 from .._records import encode_records
 from .._writes import write_file
 from ._common import command_parser, engine_codec, engine_options, max_size_option, read_text

@@ -9,7 +9,7 @@ from typing import Any
 
 from .. import _core
 from .._compiled import COMPILED, PURE_FORCED
-from .._profiles import PROFILES, Profile
+from .._engines.profiles import PROFILES, Profile
 from ._common import command_parser
 
 EXAMPLES = """\

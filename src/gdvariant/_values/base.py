@@ -34,7 +34,7 @@ class VariantType(enum.IntEnum):
     """Godot's ``Variant::Type``, numbered as in Godot 4.
 
     Other engine lines number their types differently on the wire; their profiles map those
-    numbers onto these names (see :mod:`gdvariant._profiles`). Members from 100 up are types
+    numbers onto these names (see :mod:`gdvariant._engines.profiles`). Members from 100 up are types
     that Godot 4 lacks: Godot 2's Image and InputEvent, and the Pandemonium fork's pools of
     integer vectors and its typed arrays.
     """

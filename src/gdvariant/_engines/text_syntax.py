@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 
-from ._profiles import Profile, get_profile
-from ._values.base import VariantType
+from .._values.base import VariantType
+from .profiles import Profile, get_profile
 
 __all__ = ["GODOT4_NAMES", "SCALAR_NAMES", "TextSyntax", "text_syntax"]
 

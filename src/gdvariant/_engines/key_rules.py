@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from ._values.base import GodotObject, ObjectID, StringName
-from ._values.collections import Dictionary
-from ._values.packed import PackedView
+from .._values.base import GodotObject, ObjectID, StringName
+from .._values.collections import Dictionary
+from .._values.packed import PackedView
 
 __all__ = ["RULES", "KeyRules", "key_token"]
 

@@ -25,13 +25,12 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from ._floats import f32 as _f32
-from ._profiles import KIND_BARE_RID
-from ._values.base import RID, GodotObject, NodePath, StringName, VariantType
-from ._values.collections import ContainerKind, ElementType
-from ._values.color_names import named_color as _named
-from ._values.layouts import PACKED_ARRAYS
-from ._values.math import (
+from .._floats import f32 as _f32
+from .._values.base import RID, GodotObject, NodePath, StringName, VariantType
+from .._values.collections import ContainerKind, ElementType
+from .._values.color_names import named_color as _named
+from .._values.layouts import PACKED_ARRAYS
+from .._values.math import (
     Basis,
     Color,
     Projection,
@@ -47,7 +46,8 @@ from ._values.math import (
     Vector4,
     Vector4i,
 )
-from ._values.packed import PackedStringArray, PackedView
+from .._values.packed import PackedStringArray, PackedView
+from .profiles import KIND_BARE_RID
 
 __all__ = ["DROP", "ElementRules", "Unconvertible", "admit", "rules_for"]
 

@@ -19,9 +19,9 @@ from collections.abc import Callable, Iterable
 from struct import Struct
 from typing import Any, TypeVar
 
-from ._profiles import Profile
-from ._values.layouts import LAYOUTS, PACKED_ARRAYS
-from ._values.packed import _PackedNumbers
+from .._values.layouts import LAYOUTS, PACKED_ARRAYS
+from .._values.packed import _PackedNumbers
+from .profiles import Profile
 
 __all__ = ["MathRead", "PackedRead", "math_reads", "packed_reads", "reads", "recast", "rounded"]
 

@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from ._limits import GODOT_MAX_DEPTH
-from ._values.base import VariantType
+from .._limits import GODOT_MAX_DEPTH
+from .._values.base import VariantType
 
 __all__ = ["PROFILES", "Profile", "get_profile"]
 
