@@ -1,8 +1,9 @@
 """Builds the optional compiled modules; every other setting lives in pyproject.toml.
 
 A machine without a C compiler (or without Python's headers) still installs gdvariant: the
-builds of ``gdvariant._cgdvariant`` (the codec core) and ``gdvariant.replication._cassemble``
-(the replication packet assembler) are allowed to fail, and the pure-Python code is used.
+builds of ``gdvariant._binary._cgdvariant`` (the codec core) and
+``gdvariant.replication._cassemble`` (the replication packet assembler) are allowed to fail,
+and the pure-Python code is used.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ def _extensions() -> list[Extension]:
             optional=True,
         )
         for name, source in (
-            ("gdvariant._cgdvariant", "src/gdvariant/_cgdvariant.c"),
+            ("gdvariant._binary._cgdvariant", "src/gdvariant/_binary/_cgdvariant.c"),
             ("gdvariant.replication._cassemble", "src/gdvariant/replication/_cassemble.c"),
         )
     ]

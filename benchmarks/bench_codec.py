@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import gdvariant as gd
-from gdvariant import _core
+from gdvariant._binary import core as _core
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))

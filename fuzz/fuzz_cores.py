@@ -3,7 +3,7 @@
     .venv/bin/pip install -e '.[fuzz]'
     .venv/bin/python fuzz/fuzz_cores.py fuzz/corpus -atheris_runs=10000000
 
-The compiled core (``gdvariant._cgdvariant``) must give what the pure core gives, for every
+The compiled core (``gdvariant._binary._cgdvariant``) must give what the pure core gives, for every
 input: the same value and end offset or the same DecodeError (message, offset, path, code,
 limit); re-encoding a decoded value must give the same bytes on both, and give them (an
 EncodeError is a crash: ``harness.written_back`` says what a round trip must give); FastLZ
@@ -42,10 +42,11 @@ with contextlib.nullcontext() if FAST else atheris.instrument_imports():
     from mutations import MUTATORS
 
     import gdvariant as gd
-    from gdvariant import _fastlz, _pure
+    from gdvariant import _fastlz
+    from gdvariant._binary import pure as _pure
 
 if maybe_compiled is None:
-    sys.exit("gdvariant._cgdvariant is not built: pip install -e . with a C compiler")
+    sys.exit("gdvariant._binary._cgdvariant is not built: pip install -e . with a C compiler")
 compiled = maybe_compiled
 
 RELEASES = sorted({p.name for p in gd.PROFILES.values()})

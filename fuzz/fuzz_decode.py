@@ -39,7 +39,7 @@ def check_decode(profile: gd.Profile, data: bytes) -> None:
         value, used = gd.decode(data, version=profile, allow_objects=True)
     except gd.DecodeError:
         return
-    if not 0 < used <= len(data) + 4:  # _decoder.decode_value says why
+    if not 0 < used <= len(data) + 4:  # gdvariant._binary.decoder.decode_value says why
         raise AssertionError(f"decode used {used} of {len(data)} bytes")
     harness.written_back(value, profile, True)
 

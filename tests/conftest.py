@@ -16,7 +16,7 @@ from cores import CORES, core
 from engines import Engine, engines_required, find_engine
 
 import gdvariant as gd
-from gdvariant import _core
+from gdvariant._binary import core as _core
 
 
 @pytest.fixture(scope="module", params=CORES)

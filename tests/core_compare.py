@@ -13,7 +13,7 @@ from types import ModuleType
 from typing import Any
 
 import gdvariant as gd
-from gdvariant import _pure
+from gdvariant._binary import pure as _pure
 from gdvariant._limits import DEFAULT_LIMITS
 
 __all__ = ["compare_decode", "compare_encode", "compiled", "same_value"]
@@ -21,7 +21,7 @@ __all__ = ["compare_decode", "compare_encode", "compiled", "same_value"]
 
 def _compiled() -> ModuleType | None:
     try:
-        return importlib.import_module("gdvariant._cgdvariant")
+        return importlib.import_module("gdvariant._binary._cgdvariant")
     except ImportError:  # no compiler where this was installed: nothing to compare
         return None
 

@@ -12,7 +12,7 @@ from types import ModuleType
 
 import pytest
 
-from gdvariant import _core
+from gdvariant._binary import core as _core
 
 #: Every codec core a test can run on, the reference (pure) one first.
 CORES = ["python", "c"]

@@ -1,5 +1,5 @@
-"""What only the compiled core (``gdvariant._cgdvariant``) has: its fast path, FastLZ in C, the
-stream hot path, and its own failure modes. The comparison of the two cores on random values and
+"""What only the compiled core (``gdvariant._binary._cgdvariant``) has: its fast path, FastLZ in C,
+the stream hot path, and its own failure modes. The comparison of the two cores on random values and
 bytes is ``test_core_differential.py``, and their memory ``test_core_leaks.py``. Without a C
 compiler these tests skip, unless ``GDVARIANT_REQUIRE_COMPILED=1`` says it must be there (CI).
 """
@@ -20,7 +20,8 @@ from core_compare import compare_decode, same_value
 from random_values import RELEASES, random_value
 
 import gdvariant as gd
-from gdvariant import _fastlz, _pure
+from gdvariant import _fastlz
+from gdvariant._binary import pure as _pure
 from gdvariant._limits import DEFAULT_LIMITS
 
 VECTORS = Path(__file__).parent / "vectors"
@@ -132,12 +133,12 @@ def test_a_failing_table_setup_raises_instead_of_crashing(core: Any) -> None:
     """The C code reads its classes from _ctables on first use; if that fails, every entry
     point raises the error (found when a rename broke it: the second call crashed)."""
     script = """if True:
-        import gdvariant._ctables as tables
+        import gdvariant._binary.ctables as tables
         def broken():
             raise AttributeError("broken on purpose")
         tables.classes = broken
         import gdvariant as gd
-        from gdvariant import _cgdvariant as c
+        from gdvariant._binary import _cgdvariant as c
         p, limits = gd.get_profile("4"), gd.Limits()
         calls = [
             lambda: c.decode_value(bytes(4), p, False, 0, limits),

@@ -1,4 +1,4 @@
-"""Options resolved into a codec (``gdvariant._codec``): validated once, cached, applied."""
+"""Options resolved into a codec (``gdvariant._binary.codec``): validated once, cached, applied."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 import gdvariant as gd
-from gdvariant import _codec
-from gdvariant._codec import codec_for
+from gdvariant._binary import codec as _codec
+from gdvariant._binary.codec import codec_for
 
 
 def test_the_same_options_give_the_same_codec() -> None:

@@ -1,4 +1,4 @@
-"""Picking the codec core (``gdvariant._core``) and the contract every core meets."""
+"""Picking the codec core (``gdvariant._binary.core``) and the contract every core meets."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ import pytest
 from cores import core
 
 import gdvariant as gd
-from gdvariant import _core, _pure
+from gdvariant._binary import core as _core
+from gdvariant._binary import pure as _pure
 
 SRC = Path(gd.__file__).parent
 
@@ -55,7 +56,7 @@ def test_without_the_compiled_core_the_reason_is_given() -> None:
 @pytest.mark.parametrize("value", ["1", "yes"])
 def test_gdvariant_pure_python_forces_the_pure_core(value: str) -> None:
     out = _run(
-        "import gdvariant, gdvariant._core as c;"
+        "import gdvariant, gdvariant._binary.core as c;"
         "print(gdvariant.IMPLEMENTATION, c.compiled_error())",
         GDVARIANT_PURE_PYTHON=value,
     )
@@ -118,8 +119,9 @@ def _imports(path: Path) -> set[str]:
     names = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.ImportFrom) and node.level:
-            package = path.parent.relative_to(SRC).parts[node.level - 1 :]
-            base = ".".join((*package, node.module or ""))
+            parts = path.parent.relative_to(SRC).parts
+            package = parts[: len(parts) - (node.level - 1)]
+            base = ".".join((*package, *([node.module] if node.module else [])))
             names.add(base.strip("."))
             names.update(f"{base}.{alias.name}".strip(".") for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("gdvariant"):
@@ -131,27 +133,27 @@ def test_only_the_pure_core_imports_the_decoder_and_encoder() -> None:
     importers = {
         str(path.relative_to(SRC))
         for path in SRC.rglob("*.py")
-        if _imports(path) & {"_decoder", "_encoder"}
+        if _imports(path) & {"_binary.decoder", "_binary.encoder"}
     }
-    assert importers == {"_pure.py"}
+    assert importers == {"_binary/pure.py"}
 
 
 def test_only_the_codec_object_calls_the_core() -> None:
     importers = {
         str(path.relative_to(SRC))
         for path in SRC.rglob("*.py")
-        if _imports(path) & {"_core", "_pure"}
+        if _imports(path) & {"_binary.core", "_binary.pure"}
     }
     # __init__ reads the name of the live core; the CLI prints it; loads/dumps with the default
     # options go straight to the core (a small message costs no more than the decoding); the
     # compiled core's tables are read from the pure core.
     assert importers == {
-        "_codec.py",
-        "_core.py",
+        "_binary/codec.py",
+        "_binary/core.py",
         "__init__.py",
         "_cli/versions.py",
-        "_api.py",
-        "_ctables.py",
+        "_binary/api.py",
+        "_binary/ctables.py",
     }
 
 

@@ -1,6 +1,6 @@
 """Every available codec core against the pure one, on the same random inputs.
 
-The pure core is the reference (``gdvariant._core`` states the contract). For each other core
+The pure core is the reference (``gdvariant._binary.core`` states the contract). For each other core
 that is built, on every engine profile: random values (and values the profile cannot hold)
 must encode to the same bytes or fail with the same error type and path; the bytes must decode
 to the same value (same types, floats by their bits) and end offset; and random bytes and
@@ -31,7 +31,7 @@ from random_values import RELEASES, random_value
 from random_wire import random_wire
 
 import gdvariant as gd
-from gdvariant import _pure
+from gdvariant._binary import pure as _pure
 
 VALUES_PER_PROFILE = 150
 MUTANTS_PER_PROFILE = 400

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import gdvariant as gd
-from gdvariant import _core
+from gdvariant._binary import core as _core
 
 # The private modules whose __all__ is public API. (_encoder/_decoder/_layouts export
 # machinery for the other private modules — Encoder, decode_value — reached through _api;
@@ -18,7 +18,7 @@ from gdvariant import _core
 API_MODULES: list[types.ModuleType] = [
     importlib.import_module(f"gdvariant.{name}")
     for name in (
-        "_api",
+        "_binary.api",
         "_values.collections",
         "_containers",
         "_detect",

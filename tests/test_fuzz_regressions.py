@@ -6,7 +6,7 @@ import pytest
 from cores import CORES, core
 
 import gdvariant as gd
-from gdvariant import _core
+from gdvariant._binary import core as _core
 
 pytestmark = pytest.mark.usefixtures("impl")  # every codec core
 

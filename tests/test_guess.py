@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import gdvariant as gd
-from gdvariant._codec import codec_for
+from gdvariant._binary.codec import codec_for
 from gdvariant._guess import (
     Reading,
     engine_for_frames,

@@ -8,8 +8,9 @@
 
 from __future__ import annotations
 
-from . import _core, _old_paths
-from ._api import decode, dumps, loads
+from . import _old_paths
+from ._binary import core as _core
+from ._binary.api import decode, dumps, loads
 from ._containers import (
     Compression,
     decrypt,

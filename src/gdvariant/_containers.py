@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from struct import Struct
 from typing import IO, Any
 
-from ._codec import Codec, codec_for, fastlz_compress, fastlz_decompress
+from ._binary.codec import Codec, codec_for, fastlz_compress, fastlz_decompress
 from ._engines.profiles import Profile
 from ._errors import DecodeError, GodotError
 from ._guess import other_engine_note

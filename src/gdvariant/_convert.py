@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ._codec import Codec, codec_for
+from ._binary.codec import Codec, codec_for
 from ._engines.key_rules import RULES, KeyRules, key_token
 from ._engines.profiles import Profile
 from ._errors import EncodeError, key_repr

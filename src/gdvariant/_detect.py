@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._api import dumps
-from ._codec import Buffer, codec_for
+from ._binary.api import dumps
+from ._binary.codec import Buffer, codec_for
 from ._containers import Compression, sniff
 from ._engines.profiles import PROFILES, Profile
 from ._errors import EncodeError

@@ -24,7 +24,7 @@ from functools import cached_property
 from struct import Struct
 from typing import Any, TypedDict
 
-from ._codec import Buffer, Codec, codec_for
+from ._binary.codec import Buffer, Codec, codec_for
 from ._engines.profiles import PACKET_SIZE_LIMIT, Profile
 from ._errors import DecodeError, EncodeError, GodotError
 from ._limits import DEFAULT_LIMITS, Limits

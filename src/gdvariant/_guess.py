@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from struct import Struct
 from typing import Any
 
-from ._codec import Codec
+from ._binary.codec import Codec
 from ._errors import DecodeError
 
 __all__ = [

@@ -20,15 +20,23 @@ __all__ = ["OLD_PATHS", "install"]
 
 #: Each old module path and the module that now holds its contents.
 OLD_PATHS = {
+    "gdvariant._api": "gdvariant._binary.api",
+    "gdvariant._codec": "gdvariant._binary.codec",
     "gdvariant._collections": "gdvariant._values.collections",
     "gdvariant._color_names": "gdvariant._values.color_names",
+    "gdvariant._core": "gdvariant._binary.core",
+    "gdvariant._ctables": "gdvariant._binary.ctables",
+    "gdvariant._decoder": "gdvariant._binary.decoder",
     "gdvariant._element_rules": "gdvariant._engines.element_rules",
+    "gdvariant._encoder": "gdvariant._binary.encoder",
     "gdvariant._key_rules": "gdvariant._engines.key_rules",
     "gdvariant._layouts": "gdvariant._values.layouts",
     "gdvariant._legacy": "gdvariant._values.godot2",
     "gdvariant._math": "gdvariant._values.math",
     "gdvariant._packed": "gdvariant._values.packed",
+    "gdvariant._parts": "gdvariant._binary.parts",
     "gdvariant._profiles": "gdvariant._engines.profiles",
+    "gdvariant._pure": "gdvariant._binary.pure",
     "gdvariant._reals": "gdvariant._engines.reals",
     "gdvariant._text_float": "gdvariant._floats",
     "gdvariant._text_syntax": "gdvariant._engines.text_syntax",

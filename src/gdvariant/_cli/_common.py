@@ -12,7 +12,7 @@ import sys
 import textwrap
 from typing import Any, BinaryIO
 
-from .._codec import Codec, codec_for
+from .._binary.codec import Codec, codec_for
 from .._engines.profiles import release_name, unknown_version
 from .._limits import DEFAULT_LIMITS, Limits
 

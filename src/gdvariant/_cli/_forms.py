@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .._codec import Codec
+from .._binary.codec import Codec
 from .._containers import sniff
 from .._errors import DecodeError, EncodeError, JSONError, TextError
 from .._guess import Reading, other_engine_note, read_frames, read_whole, record_trouble

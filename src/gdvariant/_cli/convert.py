@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from .._codec import Codec
+from .._binary.codec import Codec
 from .._containers import sniff
 from .._convert import problems
 from .._savefile import Container, write_container

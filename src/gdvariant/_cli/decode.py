@@ -8,7 +8,7 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
-from .._codec import Codec
+from .._binary.codec import Codec
 from .._guess import read_frames, read_whole, records_only
 from .._records import decode_records
 from ._common import (

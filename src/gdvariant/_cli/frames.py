@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from .._codec import Codec
+from .._binary.codec import Codec
 from .._errors import DecodeError
 from .._framing import Framing, StreamDecoder
 from .._guess import engine_for_frames, loose_frame

@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from .. import _core
+from .._binary import core
 from .._compiled import COMPILED, PURE_FORCED
 from .._engines.profiles import PROFILES, Profile
 from ._common import command_parser
@@ -46,9 +46,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _core_line() -> str:
     """Which codec core is live, and why not the compiled one when it is not."""
-    if _core.IMPLEMENTATION == _core.COMPILED:
+    if core.IMPLEMENTATION == core.COMPILED:
         return "# codec core: c (compiled)"
-    return f"# codec core: python (pure Python; {_core.compiled_error()})"
+    return f"# codec core: python (pure Python; {core.compiled_error()})"
 
 
 def _assembler_line() -> str:

@@ -1,6 +1,6 @@
 """Which packet assembler is live: the compiled one when it imports, else the pure-Python one.
 
-As the codec core does (``gdvariant._core``), the choice is made once, at import:
+As the codec core does (``gdvariant._binary.core``), the choice is made once, at import:
 ``gdvariant.replication._cassemble`` (C, built by ``setup.py`` when a compiler is there) if it
 imports, else ``_pyassemble``, the pure-Python reference. Both are modules of the same three
 functions with the same arguments, and make the same bytes for the same world:

@@ -13,7 +13,7 @@ numeric value in an update record is its difference from the client's baseline v
 ``value_deltas=False`` values are sent whole and a record depends only on its change mask.
 
 The shared sections are built by the live assembler (``_assembler`` picks one, as
-``gdvariant._core`` picks the codec core): the compiled ``_cassemble`` when it is built, else
+``_binary.core`` picks the codec core): the compiled ``_cassemble`` when it is built, else
 the pure-Python ``_pyassemble``, the reference; both take the same arguments and make the same
 bytes. ``GDVARIANT_PURE_PYTHON=1`` forces the pure one. In the benchmark
 (``benchmarks/bench_replication.py``: 1,000 entities, 1,500 changes a tick, 64 clients) the

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from . import _core
-from ._engines.profiles import Profile, get_profile
-from ._limits import DEFAULT_LIMITS, Limits
+from .._engines.profiles import Profile, get_profile
+from .._limits import DEFAULT_LIMITS, Limits
+from . import core
 
 __all__ = ["Buffer", "Codec", "codec_for", "fastlz_compress", "fastlz_decompress"]
 
@@ -59,17 +59,17 @@ class Codec:
 
     def encode(self, value: Any) -> bytes:
         """The bytes of ``value`` (``var_to_bytes``, or ``..._with_objects`` by the policy)."""
-        return _core.encode_value(value, self.profile, self.full_objects)
+        return core.encode_value(value, self.profile, self.full_objects)
 
     def decode(self, data: Buffer, offset: int = 0) -> tuple[Any, int]:
         """The value at ``offset`` and the offset just past it; later bytes are ignored."""
-        return _core.decode_value(
+        return core.decode_value(
             data, self.profile, self.allow_objects, offset, self.limits, self.packed_views
         )
 
     def decode_whole(self, data: Buffer) -> Any:
         """The one value ``data`` holds, with no bytes left over (``bytes_to_var``)."""
-        return _core.decode_whole(
+        return core.decode_whole(
             data, self.profile, self.allow_objects, self.limits, self.packed_views
         )
 
@@ -80,7 +80,7 @@ class Codec:
         the compiled core can decode in place, and where it stopped (``start`` on the pure
         core, where the stream decoder's own loop does all the work). Never packed views: a
         stream's buffer is reused, so its values must not point into it."""
-        frames = _core.decode_frames
+        frames = core.decode_frames
         if frames is None:
             return [], start
         return frames(buffer, start, big_endian, max_frame_size, self.profile, self.limits)
@@ -132,9 +132,9 @@ def codec_for(
 
 def fastlz_compress(data: bytes) -> bytes:
     """Level-1 FastLZ of ``data``, as the engine writes it (GCPF mode 0), on the live core."""
-    return _core.fastlz_compress(data)
+    return core.fastlz_compress(data)
 
 
 def fastlz_decompress(stream: bytes, size: int) -> bytes:
     """A FastLZ stream that must give exactly ``size`` bytes, on the live core."""
-    return _core.fastlz_decompress(stream, size)
+    return core.fastlz_decompress(stream, size)

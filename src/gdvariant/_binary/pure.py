@@ -1,4 +1,4 @@
-"""The pure-Python core: the reference implementation of the codec contract in ``_core``.
+"""The pure-Python core: the reference implementation of the codec contract in :mod:`.core`.
 
 It is complete on its own (the compiled core is optional) and canonical: where the two differ,
 this one is right unless the engine says otherwise.
@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._decoder import _CALLABLE as CALLABLE
-from ._decoder import decode_value
-from ._encoder import encode_value
-from ._engines.profiles import Profile
-from ._errors import DecodeError
-from ._fastlz import compress as fastlz_compress
-from ._fastlz import decompress as fastlz_decompress
-from ._limits import Limits
+from .._engines.profiles import Profile
+from .._errors import DecodeError
+from .._fastlz import compress as fastlz_compress
+from .._fastlz import decompress as fastlz_decompress
+from .._limits import Limits
+from .decoder import _CALLABLE as CALLABLE
+from .decoder import decode_value
+from .encoder import encode_value
 
 __all__ = [
     "CALLABLE",
@@ -25,7 +25,7 @@ __all__ = [
     "fastlz_compress",
     "fastlz_decompress",
 ]
-# CALLABLE (the one Callable value) is what the compiled core's tables (_ctables) read from
+# CALLABLE (the one Callable value) is what the compiled core's tables (ctables) read from
 # this core; how each profile reads math types and packed arrays they take from ``_reals``.
 
 

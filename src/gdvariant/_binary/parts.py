@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from struct import Struct
 
-from ._engines.profiles import Profile
-from ._errors import DecodeError, GodotError
-from ._limits import cap, over_limit
-from ._values.base import VariantType
-from ._values.collections import ContainerKind, ElementType
-from ._values.layouts import COUNT_MASK, FLAG_64
+from .._engines.profiles import Profile
+from .._errors import DecodeError, GodotError
+from .._limits import cap, over_limit
+from .._values.base import VariantType
+from .._values.collections import ContainerKind, ElementType
+from .._values.layouts import COUNT_MASK, FLAG_64
 
 __all__ = [
     "decode_utf8",

@@ -2,8 +2,8 @@
 
 from typing import Any
 
-from ._limits import Limits
-from ._engines.profiles import Profile
+from .._engines.profiles import Profile
+from .._limits import Limits
 
 def decode_value(
     data: bytes | bytearray | memoryview,

@@ -1,13 +1,14 @@
 """Which codec core is live: the compiled one when it imports, else the pure-Python one.
 
-As msgpack and cbor2 do, the choice is made once, at import: ``gdvariant._cgdvariant`` (the
-compiled core) if it can be imported, else ``gdvariant._pure``. Setting the environment variable
-``GDVARIANT_PURE_PYTHON=1`` forces the pure core (the compiled one is then not even imported).
-``IMPLEMENTATION`` names the live core, ``"c"`` or ``"python"``; ``gdvariant.IMPLEMENTATION``
-and ``gdvariant versions`` report it.
+As msgpack and cbor2 do, the choice is made once, at import: ``gdvariant._binary._cgdvariant`` (the
+compiled core) if it can be imported, else :mod:`gdvariant._binary.pure`. Setting the environment
+variable ``GDVARIANT_PURE_PYTHON=1`` forces the pure core (the compiled one is then not even
+imported). ``IMPLEMENTATION`` names the live core, ``"c"`` or ``"python"``;
+``gdvariant.IMPLEMENTATION`` and ``gdvariant versions`` report it.
 
 THE CONTRACT. A core is a module with these functions; nothing else in gdvariant calls a core,
-and only :mod:`gdvariant._codec` (and the save files' FastLZ) call them, through this module:
+and only :mod:`gdvariant._binary.codec` (and the save files' FastLZ) call them, through this
+module:
 
 ``decode_value(data, profile, allow_objects, offset, limits[, packed_views]) -> (value, end)``
     Decode the one value that starts at ``offset`` of ``data`` (``bytes``, ``bytearray`` or
@@ -40,7 +41,7 @@ when the live core lacks it; the Python loop does everything then).
 
 "Same" is literal: for every input the two cores return equal values of the same types (and
 the same bytes), or raise the same exception type with the same offset and path. The pure core
-(``_decoder.decode_value`` and ``_encoder.Encoder.encode``) is the reference; the tests run the
+(``decoder.decode_value`` and ``encoder.Encoder.encode``) is the reference; the tests run the
 codec tests on every available core and compare each against it.
 
 For tests: :func:`implementations` gives every core that imports, by name, and :func:`use` runs
@@ -54,10 +55,10 @@ from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
-from . import _pure
-from ._compiled import COMPILED, PURE_FORCED, PYTHON, Compiled
-from ._engines.profiles import Profile
-from ._limits import Limits
+from .._compiled import COMPILED, PURE_FORCED, PYTHON, Compiled
+from .._engines.profiles import Profile
+from .._limits import Limits
+from . import pure
 
 __all__ = [
     "COMPILED",
@@ -83,8 +84,8 @@ FramesFn = Callable[[bytearray, int, bool, int, Profile, Limits], tuple[list[Any
 _FUNCTIONS: tuple[str, ...] = ("decode_value", "encode_value", "decode_whole")
 _FUNCTIONS += ("fastlz_compress", "fastlz_decompress", "decode_frames")
 
-_CORE = Compiled("gdvariant._cgdvariant", "core")
-_live: ModuleType = _CORE.module if _CORE.module is not None else _pure
+_CORE = Compiled("gdvariant._binary._cgdvariant", "core")
+_live: ModuleType = _CORE.module if _CORE.module is not None else pure
 #: The live core: ``"c"`` (compiled) or ``"python"``.
 IMPLEMENTATION = _CORE.implementation
 decode_value: DecodeFn = _live.decode_value
@@ -101,7 +102,7 @@ def implementations() -> dict[str, ModuleType]:
     The compiled core is listed even under ``GDVARIANT_PURE_PYTHON`` (which only picks the
     live one), so the tests can compare the two.
     """
-    cores = {PYTHON: _pure}
+    cores = {PYTHON: pure}
     compiled = _CORE.available()
     if compiled is not None:
         cores[COMPILED] = compiled

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import _core
-from ._codec import Buffer, codec_for
-from ._engines.profiles import Profile, get_profile
-from ._limits import DEFAULT_LIMITS, Limits
+from .._engines.profiles import Profile, get_profile
+from .._limits import DEFAULT_LIMITS, Limits
+from . import core
+from .codec import Buffer, codec_for
 
 __all__ = ["decode", "dumps", "loads"]
 
@@ -32,7 +32,7 @@ def dumps(
     Raises :class:`EncodeError` (naming the path) for values the engine cannot hold.
     """
     if version == "4" and not double and not full_objects:
-        return _core.encode_value(value, _GODOT4, False)
+        return core.encode_value(value, _GODOT4, False)
     return codec_for(version, double, False, full_objects).encode(value)
 
 
@@ -86,7 +86,7 @@ def loads(
     """
     try:
         if version == "4" and not double and not allow_objects and limits is DEFAULT_LIMITS:
-            return _core.decode_whole(data, _GODOT4, False, DEFAULT_LIMITS, packed_views)
+            return core.decode_whole(data, _GODOT4, False, DEFAULT_LIMITS, packed_views)
         codec = codec_for(version, double, allow_objects, False, limits, packed_views)
         return codec.decode_whole(data)
     except TypeError:

@@ -17,19 +17,12 @@ from collections.abc import Callable as Function
 from struct import Struct
 from typing import Any, NamedTuple
 
-from ._engines.element_rules import DROP, ElementRules, Unconvertible, admit, rules_for
-from ._engines.profiles import KIND_BARE_OBJECT, KIND_BARE_RID, Profile
-from ._engines.reals import reads, recast
-from ._errors import DecodeError, GodotError, key_repr
-from ._limits import DEFAULT_LIMITS, UNLIMITED, Limits, over_limit
-from ._parts import (
-    decode_utf8,
-    godot_text,
-    read_container_type,
-    read_pandemonium_element_type,
-    read_string,
-)
-from ._values.base import (
+from .._engines.element_rules import DROP, ElementRules, Unconvertible, admit, rules_for
+from .._engines.profiles import KIND_BARE_OBJECT, KIND_BARE_RID, Profile
+from .._engines.reals import reads, recast
+from .._errors import DecodeError, GodotError, key_repr
+from .._limits import DEFAULT_LIMITS, UNLIMITED, Limits, over_limit
+from .._values.base import (
     RID,
     Callable,
     GodotObject,
@@ -39,16 +32,23 @@ from ._values.base import (
     StringName,
     VariantType,
 )
-from ._values.collections import (
+from .._values.collections import (
     ContainerKind,
     ElementType,
     PackedTypedArray,
     TypedArray,
     godot_dictionary,
 )
-from ._values.godot2 import EVENT_PAYLOADS, Image, InputEvent, InputEventType
-from ._values.layouts import COUNT_MASK, FLAG_64, LAYOUTS, NODE_PATH_NEW, PACKED_ARRAYS
-from ._values.packed import PackedStringArray, PackedView
+from .._values.godot2 import EVENT_PAYLOADS, Image, InputEvent, InputEventType
+from .._values.layouts import COUNT_MASK, FLAG_64, LAYOUTS, NODE_PATH_NEW, PACKED_ARRAYS
+from .._values.packed import PackedStringArray, PackedView
+from .parts import (
+    decode_utf8,
+    godot_text,
+    read_container_type,
+    read_pandemonium_element_type,
+    read_string,
+)
 
 __all__ = ["decode_value"]
 

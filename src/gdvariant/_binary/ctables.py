@@ -16,14 +16,14 @@ from __future__ import annotations
 from struct import Struct
 from typing import Any
 
-from . import _pure
-from ._engines.element_rules import rules_for
-from ._engines.profiles import KIND_BARE_OBJECT, KIND_BARE_RID, Profile
-from ._engines.reals import reads
-from ._values.base import RID, Callable, NodePath, ObjectID, Signal, StringName, VariantType
-from ._values.collections import ContainerKind, Dictionary, ElementType, TypedArray
-from ._values.layouts import FLAG_64, LAYOUTS, MATH_CLASSES, PACKED_ARRAYS, PACKED_CLASSES
-from ._values.packed import PackedStringArray, PackedView
+from .._engines.element_rules import rules_for
+from .._engines.profiles import KIND_BARE_OBJECT, KIND_BARE_RID, Profile
+from .._engines.reals import reads
+from .._values.base import RID, Callable, NodePath, ObjectID, Signal, StringName, VariantType
+from .._values.collections import ContainerKind, Dictionary, ElementType, TypedArray
+from .._values.layouts import FLAG_64, LAYOUTS, MATH_CLASSES, PACKED_ARRAYS, PACKED_CLASSES
+from .._values.packed import PackedStringArray, PackedView
+from . import pure
 
 __all__ = ["classes", "table"]
 
@@ -75,17 +75,17 @@ def classes() -> tuple[Any, ...]:
         RID,
         ObjectID,
         PackedStringArray,
-        _pure.CALLABLE,
-        _pure.decode_value,
-        _pure.encode_value,
+        pure.CALLABLE,
+        pure.decode_value,
+        pure.encode_value,
         TypedArray,
         Dictionary,
         int(ContainerKind.BUILTIN),
         Signal,
         ElementType,
         int(T.OBJECT),
-        _pure.fastlz_decompress,
-        _pure.decode_whole,
+        pure.fastlz_decompress,
+        pure.decode_whole,
         PackedView,
         PackedView._wrap,
     )
@@ -171,7 +171,7 @@ def _probe_header(encode: Any, value: Any) -> int | None:
 
 def _encode_table(profile: Profile) -> tuple[Any, ...]:
     def encode(value: Any) -> bytes:
-        return _pure.encode_value(value, profile, False)
+        return pure.encode_value(value, profile, False)
 
     entries: list[tuple[Any, ...]] = []
     for cls, vtype in MATH_CLASSES.items():

@@ -19,11 +19,11 @@ from struct import Struct
 from struct import error as struct_error
 from typing import Any
 
-from ._engines.profiles import Profile
-from ._engines.reals import recast
-from ._errors import EncodeError, key_repr
-from ._limits import UNLIMITED
-from ._values.base import (
+from .._engines.profiles import Profile
+from .._engines.reals import recast
+from .._errors import EncodeError, key_repr
+from .._limits import UNLIMITED
+from .._values.base import (
     RID,
     Callable,
     GodotObject,
@@ -33,16 +33,16 @@ from ._values.base import (
     StringName,
     VariantType,
 )
-from ._values.collections import (
+from .._values.collections import (
     ContainerKind,
     Dictionary,
     ElementType,
     PackedTypedArray,
     TypedArray,
 )
-from ._values.godot2 import EVENT_PAYLOADS, Image, InputEvent, InputEventType
-from ._values.layouts import FLAG_64, LAYOUTS, MATH_CLASSES, NODE_PATH_NEW, PACKED_ARRAYS, SHARED
-from ._values.packed import PackedStringArray, PackedView, _PackedNumbers
+from .._values.godot2 import EVENT_PAYLOADS, Image, InputEvent, InputEventType
+from .._values.layouts import FLAG_64, LAYOUTS, MATH_CLASSES, NODE_PATH_NEW, PACKED_ARRAYS, SHARED
+from .._values.packed import PackedStringArray, PackedView, _PackedNumbers
 
 __all__ = ["Encoder", "encode_value", "encoder_for"]
 

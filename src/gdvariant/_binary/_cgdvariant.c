@@ -2,7 +2,7 @@
  *
  * The pure-Python core (_decoder.py, _encoder.py, _fastlz.py) is the reference. This file
  * knows wire shapes, not version rules: what each wire type id means in a profile, which header
- * flags it allows and how wide its math components are come from gdvariant._ctables, which
+ * flags it allows and how wide its math components are come from gdvariant._binary.ctables, which
  * builds them from the same Profile objects the pure core reads. Whenever the input is not on
  * the fast path -- any error, a limit hit, full objects, typed containers, rare types -- the
  * whole call is handed to the pure core, which then gives the reference value or error. So the
@@ -14,13 +14,13 @@
 #include <stdint.h>
 #include <string.h>
 
-/* Decoder actions per wire type id (the same numbers as _ctables._ACTIONS). */
+/* Decoder actions per wire type id (the same numbers as ctables._ACTIONS). */
 enum {
     A_DEFER = 0, A_NIL, A_BOOL, A_INT, A_FLOAT, A_STRING, A_STRING_NAME, A_MATH, A_DICT,
     A_ARRAY, A_BYTES, A_PACKED, A_STRING_ARRAY, A_RID, A_OBJECT, A_NODE_PATH, A_BARE_RID,
     A_BARE_OBJECT, A_CALLABLE, A_SIGNAL
 };
-/* Encoder entries per Python class (the same numbers as _ctables._E_*). */
+/* Encoder entries per Python class (the same numbers as ctables._E_*). */
 enum {
     E_NONE = 0, E_STRING_NAME, E_MATH, E_PACKED, E_STRING_ARRAY, E_BYTES, E_RID, E_OBJECT_ID,
     E_NODE_PATH, E_CALLABLE, E_SIGNAL
@@ -104,7 +104,7 @@ static Caps last_caps;
 
 static int setup(void) {
     if (tables != NULL) return 0;
-    PyObject *mod = PyImport_ImportModule("gdvariant._ctables");
+    PyObject *mod = PyImport_ImportModule("gdvariant._binary.ctables");
     if (mod == NULL) return -1;
     PyObject *cls = PyObject_CallMethod(mod, "classes", NULL);
     PyObject *builder = cls == NULL ? NULL : PyObject_GetAttrString(mod, "table");
@@ -1845,7 +1845,7 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "gdvariant._cgdvariant",
+    PyModuleDef_HEAD_INIT, "gdvariant._binary._cgdvariant",
     "The compiled core of gdvariant (the pure-Python core is the reference).", -1, methods,
     NULL, NULL, NULL, NULL,
 };
