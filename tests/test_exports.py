@@ -31,8 +31,8 @@ API_MODULES: list[types.ModuleType] = [
         "_values.packed",
         "_engines.profiles",
         "_records",
-        "_text_parser",
-        "_text_writer",
+        "_text.parser",
+        "_text.writer",
         "_values.base",
     )
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from gdvariant._godot_sort import godot_sort
+from gdvariant._text.godot_sort import godot_sort
 
 
 def test_total_order_sorts() -> None:

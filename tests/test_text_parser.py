@@ -12,7 +12,7 @@ import pytest
 
 import gdvariant as gd
 from gdvariant._floats import f32
-from gdvariant._text_parser import from_text_all, iter_text_all
+from gdvariant._text.parser import from_text_all, iter_text_all
 
 VECTORS = Path(__file__).parent / "vectors"
 

@@ -47,8 +47,8 @@ from ._framing import (
 from ._json import from_json, to_json
 from ._limits import DEFAULT_LIMITS, Limits
 from ._records import dump, dump_all, load, load_all, records
-from ._text_parser import from_text
-from ._text_writer import to_text
+from ._text.parser import from_text
+from ._text.writer import to_text
 from ._values.base import (
     RID,
     Callable,

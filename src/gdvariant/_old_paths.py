@@ -29,6 +29,7 @@ OLD_PATHS = {
     "gdvariant._decoder": "gdvariant._binary.decoder",
     "gdvariant._element_rules": "gdvariant._engines.element_rules",
     "gdvariant._encoder": "gdvariant._binary.encoder",
+    "gdvariant._godot_sort": "gdvariant._text.godot_sort",
     "gdvariant._key_rules": "gdvariant._engines.key_rules",
     "gdvariant._layouts": "gdvariant._values.layouts",
     "gdvariant._legacy": "gdvariant._values.godot2",
@@ -39,7 +40,9 @@ OLD_PATHS = {
     "gdvariant._pure": "gdvariant._binary.pure",
     "gdvariant._reals": "gdvariant._engines.reals",
     "gdvariant._text_float": "gdvariant._floats",
+    "gdvariant._text_parser": "gdvariant._text.parser",
     "gdvariant._text_syntax": "gdvariant._engines.text_syntax",
+    "gdvariant._text_writer": "gdvariant._text.writer",
     "gdvariant._types": "gdvariant._values.base",
 }
 

@@ -20,8 +20,8 @@ from .._guess import Reading, other_engine_note, read_frames, read_whole, record
 from .._json import from_json
 from .._records import encode_records
 from .._savefile import Container, open_container
-from .._text_parser import iter_text_all
-from .._text_writer import to_text_line
+from .._text.parser import iter_text_all
+from .._text.writer import to_text_line
 from ._common import Unreadable, secret
 from ._progress import Progress
 from ._show import json_line

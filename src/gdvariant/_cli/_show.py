@@ -12,7 +12,7 @@ from typing import Any
 from .._engines.profiles import Profile
 from .._engines.text_syntax import text_syntax
 from .._json import to_json
-from .._text_writer import to_text, to_text_line
+from .._text.writer import to_text, to_text_line
 
 FORMATS = ("text", "godot", "json", "godot-json", "python")
 #: Containers longer than this are shortened unless ``--full``.

@@ -11,7 +11,7 @@ from .._containers import sniff
 from .._guess import other_engine_note
 from .._inspect import Field, Listener, Section, field_json, inspect_into
 from .._savefile import open_container
-from .._text_writer import to_text_line
+from .._text.writer import to_text_line
 from ._common import (
     command_parser,
     engine_codec,

@@ -12,11 +12,10 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from ._engines.text_syntax import SCALAR_NAMES, TextSyntax, text_syntax
-from ._errors import EncodeError
-from ._floats import f32, godot_strtod, grisu2_text, is_float32, percent_g
-from ._godot_sort import godot_sort
-from ._values.base import (
+from .._engines.text_syntax import SCALAR_NAMES, TextSyntax, text_syntax
+from .._errors import EncodeError
+from .._floats import f32, godot_strtod, grisu2_text, is_float32, percent_g
+from .._values.base import (
     RID,
     Callable,
     GodotObject,
@@ -26,9 +25,10 @@ from ._values.base import (
     StringName,
     VariantType,
 )
-from ._values.collections import ContainerKind, Dictionary, ElementType, TypedArray
-from ._values.layouts import LAYOUTS, MATH_CLASSES, PACKED_CLASSES
-from ._values.packed import PackedStringArray, _PackedNumbers
+from .._values.collections import ContainerKind, Dictionary, ElementType, TypedArray
+from .._values.layouts import LAYOUTS, MATH_CLASSES, PACKED_CLASSES
+from .._values.packed import PackedStringArray, _PackedNumbers
+from .godot_sort import godot_sort
 
 __all__ = ["to_text"]
 

@@ -17,14 +17,14 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ._engines.text_syntax import SCALAR_NAMES, TextSyntax, text_syntax
-from ._errors import TextError
-from ._floats import f32, godot_strtod
-from ._limits import DEFAULT_LIMITS, Limits
-from ._values.base import RID, Callable, GodotObject, NodePath, Signal, StringName, VariantType
-from ._values.collections import ContainerKind, Dictionary, ElementType, TypedArray, index_key
-from ._values.layouts import LAYOUTS
-from ._values.packed import (
+from .._engines.text_syntax import SCALAR_NAMES, TextSyntax, text_syntax
+from .._errors import TextError
+from .._floats import f32, godot_strtod
+from .._limits import DEFAULT_LIMITS, Limits
+from .._values.base import RID, Callable, GodotObject, NodePath, Signal, StringName, VariantType
+from .._values.collections import ContainerKind, Dictionary, ElementType, TypedArray, index_key
+from .._values.layouts import LAYOUTS
+from .._values.packed import (
     PackedColorArray,
     PackedFloat32Array,
     PackedFloat64Array,
