@@ -24,7 +24,7 @@ API_MODULES: list[types.ModuleType] = [
         "_detect",
         "_errors",
         "_framing",
-        "_json",
+        "_json.api",
         "_values.godot2",
         "_limits",
         "_values.math",

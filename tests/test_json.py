@@ -22,12 +22,12 @@ from typing import Any
 import jsonschema
 import pytest
 from engines import SEED
+from gdvariant._json.tagged import TYPE_NAMES
 from godot_describe import deep_recursion, expected
 from random_values import RELEASES, random_value
 from test_derived_vectors import DELIBERATE
 
 import gdvariant as gd
-from gdvariant._json_tagged import TYPE_NAMES
 
 T = gd.VariantType
 VECTORS = Path(__file__).parent / "vectors"
@@ -331,7 +331,7 @@ def test_schema_names_every_type_the_reader_knows() -> None:
     defs = schema["$defs"]
     tags = {d["properties"]["$type"]["const"] for d in defs.values() if "const" in str(d)[:80]}
     assert set(defs["tagged"]["properties"]["$type"]["enum"]) == tags
-    from gdvariant._json_tagged_read import _READERS
+    from gdvariant._json.tagged_read import _READERS
 
     assert tags == set(_READERS)
     names = schema["$defs"]["elementType"]["anyOf"][0]["enum"]

@@ -44,7 +44,7 @@ from ._framing import (
     decode_packet,
     frame,
 )
-from ._json import from_json, to_json
+from ._json.api import from_json, to_json
 from ._limits import DEFAULT_LIMITS, Limits
 from ._records import dump, dump_all, load, load_all, records
 from ._text.parser import from_text

@@ -17,7 +17,7 @@ from .._binary.codec import Codec
 from .._containers import sniff
 from .._errors import DecodeError, EncodeError, JSONError, TextError
 from .._guess import Reading, other_engine_note, read_frames, read_whole, record_trouble
-from .._json import from_json
+from .._json.api import from_json
 from .._records import encode_records
 from .._savefile import Container, open_container
 from .._text.parser import iter_text_all

@@ -11,7 +11,7 @@ from typing import Any
 
 from .._engines.profiles import Profile
 from .._engines.text_syntax import text_syntax
-from .._json import to_json
+from .._json.api import to_json
 from .._text.writer import to_text, to_text_line
 
 FORMATS = ("text", "godot", "json", "godot-json", "python")

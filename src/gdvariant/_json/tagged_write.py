@@ -1,4 +1,4 @@
-"""Values to tagged JSON trees (``to_json``'s half of :mod:`gdvariant._json_tagged`).
+"""Values to tagged JSON trees (``to_json``'s half of :mod:`gdvariant._json.tagged`).
 
 Plain JSON values stand for themselves; everything else becomes an object tagged with
 ``"$type"``. Floats are written exactly: shortest round-trip digits, float32 components as
@@ -13,28 +13,19 @@ from collections.abc import Callable as Fn
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ._errors import EncodeError
-from ._floats import f32, is_float32
-from ._json_tagged import (
-    F64,
-    INT64,
-    MATH_CLASS_NAMES,
-    MATH_TYPES,
-    PACKED_NAMES,
-    TAG,
-    TYPE_NAMES,
-    U64,
-)
-from ._values.base import RID, Callable, GodotObject, NodePath, ObjectID, Signal, StringName
-from ._values.collections import (
+from .._errors import EncodeError
+from .._floats import f32, is_float32
+from .._values.base import RID, Callable, GodotObject, NodePath, ObjectID, Signal, StringName
+from .._values.collections import (
     ContainerKind,
     Dictionary,
     ElementType,
     PackedTypedArray,
     TypedArray,
 )
-from ._values.godot2 import Image, InputEvent
-from ._values.packed import PackedStringArray, _PackedNumbers
+from .._values.godot2 import Image, InputEvent
+from .._values.packed import PackedStringArray, _PackedNumbers
+from .tagged import F64, INT64, MATH_CLASS_NAMES, MATH_TYPES, PACKED_NAMES, TAG, TYPE_NAMES, U64
 
 __all__ = ["to_tree"]
 

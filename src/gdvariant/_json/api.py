@@ -1,9 +1,9 @@
 """``to_json`` / ``from_json``: Godot values as JSON text, in two dialects.
 
-``dialect="tagged"`` (the default) is gdvariant's lossless form (:mod:`._json_tagged`; the
+``dialect="tagged"`` (the default) is gdvariant's lossless form (:mod:`.tagged`; the
 rules are in ``docs/json.md`` and its JSON Schema ships as
 ``gdvariant/schemas/tagged-json.schema.json``). ``dialect="godot"`` is the form of Godot 4.4+'s
-``JSON.from_native`` / ``JSON.to_native`` (:mod:`._json_godot`).
+``JSON.from_native`` / ``JSON.to_native`` (:mod:`.godot`).
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Literal
 
-from ._errors import EncodeError, JSONError
-from ._json_godot import from_native_tree, stringify, to_native_value
-from ._json_godot_parse import GodotJSONSyntaxError, parse
-from ._json_tagged import Bad
-from ._json_tagged_read import from_tree, object_pairs
-from ._json_tagged_write import to_tree
+from .._errors import EncodeError, JSONError
+from .godot import from_native_tree, stringify, to_native_value
+from .godot_parse import GodotJSONSyntaxError, parse
+from .tagged import Bad
+from .tagged_read import from_tree, object_pairs
+from .tagged_write import to_tree
 
 __all__ = ["from_json", "to_json"]
 

@@ -1,7 +1,7 @@
-"""Tagged JSON trees back to values (``from_json``'s half of :mod:`gdvariant._json_tagged`).
+"""Tagged JSON trees back to values (``from_json``'s half of :mod:`gdvariant._json.tagged`).
 
 The tree comes from ``json.loads`` with :func:`object_pairs` as its hook, so duplicate keys
-are seen and refused. Every malformed node raises :class:`~gdvariant._json_tagged.Bad`
+are seen and refused. Every malformed node raises :class:`~gdvariant._json.tagged.Bad`
 with the path to it.
 """
 
@@ -14,8 +14,27 @@ import re
 from collections.abc import Callable as Fn
 from typing import Any
 
-from ._floats import f32
-from ._json_tagged import (
+from .._floats import f32
+from .._values.base import (
+    RID,
+    Callable,
+    GodotObject,
+    NodePath,
+    ObjectID,
+    Signal,
+    StringName,
+    VariantType,
+)
+from .._values.collections import (
+    ContainerKind,
+    ElementType,
+    PackedTypedArray,
+    TypedArray,
+    godot_dictionary,
+)
+from .._values.godot2 import Image, InputEvent
+from .._values.packed import PackedStringArray
+from .tagged import (
     F64,
     INT32,
     INT64,
@@ -30,25 +49,6 @@ from ._json_tagged import (
     member,
     quote,
 )
-from ._values.base import (
-    RID,
-    Callable,
-    GodotObject,
-    NodePath,
-    ObjectID,
-    Signal,
-    StringName,
-    VariantType,
-)
-from ._values.collections import (
-    ContainerKind,
-    ElementType,
-    PackedTypedArray,
-    TypedArray,
-    godot_dictionary,
-)
-from ._values.godot2 import Image, InputEvent
-from ._values.packed import PackedStringArray
 
 __all__ = ["from_tree", "object_pairs"]
 

@@ -18,11 +18,10 @@ import re
 from collections.abc import Callable as Fn
 from typing import Any
 
-from ._engines.key_rules import RULES, key_token
-from ._errors import EncodeError
-from ._floats import f32, godot_strtod
-from ._json_tagged import MATH_SIZES, MATH_TYPES, TYPE_NAMES, Bad, member
-from ._values.base import (
+from .._engines.key_rules import RULES, key_token
+from .._errors import EncodeError
+from .._floats import f32, godot_strtod
+from .._values.base import (
     RID,
     Callable,
     GodotObject,
@@ -32,14 +31,14 @@ from ._values.base import (
     StringName,
     VariantType,
 )
-from ._values.collections import (
+from .._values.collections import (
     ContainerKind,
     Dictionary,
     ElementType,
     TypedArray,
     godot_dictionary,
 )
-from ._values.packed import (
+from .._values.packed import (
     PackedColorArray,
     PackedFloat32Array,
     PackedFloat64Array,
@@ -51,6 +50,7 @@ from ._values.packed import (
     PackedVector4Array,
     _PackedNumbers,
 )
+from .tagged import MATH_SIZES, MATH_TYPES, TYPE_NAMES, Bad, member
 
 __all__ = ["from_native_tree", "stringify", "to_native_value"]
 

@@ -22,10 +22,10 @@ import struct
 from collections.abc import Callable as Fn
 from typing import Any
 
-from ._engines.text_syntax import GODOT4_NAMES, SCALAR_NAMES
-from ._values.base import VariantType
-from ._values.layouts import LAYOUTS, PACKED_ARRAYS
-from ._values.math import (
+from .._engines.text_syntax import GODOT4_NAMES, SCALAR_NAMES
+from .._values.base import VariantType
+from .._values.layouts import LAYOUTS, PACKED_ARRAYS
+from .._values.math import (
     AABB,
     Basis,
     Color,
@@ -43,7 +43,7 @@ from ._values.math import (
     Vector4,
     Vector4i,
 )
-from ._values.packed import _PackedNumbers
+from .._values.packed import _PackedNumbers
 
 __all__ = [
     "F64",

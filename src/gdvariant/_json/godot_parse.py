@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ._floats import godot_strtod
+from .._floats import godot_strtod
 
 __all__ = ["GodotJSONSyntaxError", "parse"]
 
