@@ -42,8 +42,8 @@ with contextlib.nullcontext() if FAST else atheris.instrument_imports():
     from mutations import MUTATORS
 
     import gdvariant as gd
-    from gdvariant import _fastlz
     from gdvariant._binary import pure as _pure
+    from gdvariant._files import fastlz_pure as _fastlz
 
 if maybe_compiled is None:
     sys.exit("gdvariant._binary._cgdvariant is not built: pip install -e . with a C compiler")

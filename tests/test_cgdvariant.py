@@ -20,8 +20,8 @@ from core_compare import compare_decode, same_value
 from random_values import RELEASES, random_value
 
 import gdvariant as gd
-from gdvariant import _fastlz
 from gdvariant._binary import pure as _pure
+from gdvariant._files import fastlz_pure as _fastlz
 from gdvariant._limits import DEFAULT_LIMITS
 
 VECTORS = Path(__file__).parent / "vectors"

@@ -19,7 +19,7 @@ import pytest
 
 import gdvariant as gd
 from gdvariant._cli import main
-from gdvariant._savefile import open_container
+from gdvariant._files.wrapping import open_container
 
 RECORDS: list[Any] = [{"slot": 1, "player": "Ayla", "level": 12}, gd.Vector3(10.5, 0, -3.25)]
 

@@ -1,4 +1,4 @@
-"""Save-file containers (``gdvariant._containers``): GDEC, GCPF, sniffing and atomic writes."""
+"""Save-file containers (``gdvariant._files.containers``): GDEC, GCPF, sniffing, atomic writes."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import gdvariant as gd
-from gdvariant._containers import GcpfReader, write_gcpf
+from gdvariant._files.containers import GcpfReader, write_gcpf
 
 KEY = bytes(range(32))
 IV = bytes(range(0xA0, 0xB0))

@@ -12,7 +12,7 @@ import gdvariant as gd
 from gdvariant._cli import main
 from gdvariant._convert import problems
 from gdvariant._engines.profiles import get_profile
-from gdvariant._savefile import open_container
+from gdvariant._files.wrapping import open_container
 
 
 def test_every_value_the_target_cannot_hold_is_listed_with_its_path() -> None:

@@ -1,4 +1,4 @@
-"""``gdvariant._detect`` and ``gdvariant detect``: which releases could have written bytes."""
+"""``gdvariant._files.detect`` and ``gdvariant detect``: which releases could have written bytes."""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ from godot_describe import canon, merge_keys, same_but_padding
 
 import gdvariant as gd
 from gdvariant._cli import main
-from gdvariant._savefile import open_container
+from gdvariant._files.wrapping import open_container
 from gdvariant._text.writer import to_text_line
 
 pytestmark = pytest.mark.engine

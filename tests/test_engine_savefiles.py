@@ -14,7 +14,7 @@ from godot_describe import as_engine_holds, canon, same_but_padding
 
 import gdvariant as gd
 from gdvariant._cli import main
-from gdvariant._containers import write_gcpf
+from gdvariant._files.containers import write_gcpf
 
 pytestmark = pytest.mark.engine
 

@@ -1,4 +1,4 @@
-"""FastLZ (``gdvariant._fastlz``): our compressor and decoder."""
+"""FastLZ (``gdvariant._files.fastlz_pure``): our compressor and decoder."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from gdvariant._fastlz import FastLZError, compress, decompress
+from gdvariant._files.fastlz_pure import FastLZError, compress, decompress
 
 
 def _samples() -> list[bytes]:

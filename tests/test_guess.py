@@ -1,4 +1,4 @@
-"""Working out what unknown bytes are (``gdvariant._guess``), behind ``gdvariant decode``."""
+"""Working out what unknown bytes are (``gdvariant._files.guess``), behind ``gdvariant decode``."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 import gdvariant as gd
 from gdvariant._binary.codec import codec_for
-from gdvariant._guess import (
+from gdvariant._files.guess import (
     Reading,
     engine_for_frames,
     loose_frame,

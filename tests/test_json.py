@@ -22,12 +22,12 @@ from typing import Any
 import jsonschema
 import pytest
 from engines import SEED
-from gdvariant._json.tagged import TYPE_NAMES
 from godot_describe import deep_recursion, expected
 from random_values import RELEASES, random_value
 from test_derived_vectors import DELIBERATE
 
 import gdvariant as gd
+from gdvariant._json.tagged import TYPE_NAMES
 
 T = gd.VariantType
 VECTORS = Path(__file__).parent / "vectors"

@@ -1,4 +1,4 @@
-"""``store_var`` records (``gdvariant._records``): dump/load and the many-record forms."""
+"""``store_var`` records (``gdvariant._files.store_var``): dump/load and the many-record forms."""
 
 from __future__ import annotations
 

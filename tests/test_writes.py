@@ -27,7 +27,7 @@ import pytest
 
 import gdvariant as gd
 from gdvariant import _writes
-from gdvariant._savefile import Container, open_container, write_container
+from gdvariant._files.wrapping import Container, open_container, write_container
 from gdvariant._writes import RefusedTarget, write_file, writing
 
 posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX file types and signals")

@@ -11,18 +11,6 @@ from __future__ import annotations
 from . import _old_paths
 from ._binary import core as _core
 from ._binary.api import decode, dumps, loads
-from ._containers import (
-    Compression,
-    decrypt,
-    encrypt,
-    iter_save,
-    open_save,
-    password_key,
-    read_save,
-    sniff,
-    write_save,
-)
-from ._detect import Candidate, Detection, detect
 from ._engines.profiles import PROFILES, Profile, get_profile
 from ._errors import (
     ConnectionClosed,
@@ -33,6 +21,19 @@ from ._errors import (
     TextError,
     VariantError,
 )
+from ._files.containers import (
+    Compression,
+    decrypt,
+    encrypt,
+    iter_save,
+    open_save,
+    password_key,
+    read_save,
+    sniff,
+    write_save,
+)
+from ._files.detect import Candidate, Detection, detect
+from ._files.store_var import dump, dump_all, load, load_all, records
 from ._framing import (
     DEFAULT_MAX_FRAME_SIZE,
     PACKET_PEER_STREAM_MAX_RECEIVE,
@@ -46,7 +47,6 @@ from ._framing import (
 )
 from ._json.api import from_json, to_json
 from ._limits import DEFAULT_LIMITS, Limits
-from ._records import dump, dump_all, load, load_all, records
 from ._text.parser import from_text
 from ._text.writer import to_text
 from ._values.base import (

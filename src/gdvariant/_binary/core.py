@@ -32,7 +32,7 @@ module:
 
 ``fastlz_compress(data) -> bytes`` and ``fastlz_decompress(stream, size) -> bytes``
     FastLZ as the engine's bundled copy: level-1 compression byte for byte, and decompression
-    of exactly ``size`` bytes or the same :class:`~gdvariant._fastlz.FastLZError`.
+    of exactly ``size`` bytes or the same :class:`~gdvariant._files.fastlz_pure.FastLZError`.
 
 A core may also have ``decode_frames(buffer, start, big_endian, max_frame_size, profile,
 limits) -> (values, end)``, the stream decoder's hot path: the whole length-prefixed frames

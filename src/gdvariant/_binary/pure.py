@@ -10,8 +10,8 @@ from typing import Any
 
 from .._engines.profiles import Profile
 from .._errors import DecodeError
-from .._fastlz import compress as fastlz_compress
-from .._fastlz import decompress as fastlz_decompress
+from .._files.fastlz_pure import compress as fastlz_compress
+from .._files.fastlz_pure import decompress as fastlz_decompress
 from .._limits import Limits
 from .decoder import _CALLABLE as CALLABLE
 from .decoder import decode_value

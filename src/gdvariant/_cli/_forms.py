@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .._binary.codec import Codec
-from .._containers import sniff
 from .._errors import DecodeError, EncodeError, JSONError, TextError
-from .._guess import Reading, other_engine_note, read_frames, read_whole, record_trouble
+from .._files.containers import sniff
+from .._files.guess import Reading, other_engine_note, read_frames, read_whole, record_trouble
+from .._files.store_var import encode_records
+from .._files.wrapping import Container, open_container
 from .._json.api import from_json
-from .._records import encode_records
-from .._savefile import Container, open_container
 from .._text.parser import iter_text_all
 from .._text.writer import to_text_line
 from ._common import Unreadable, secret

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from .._binary.codec import Codec
-from .._containers import sniff
 from .._convert import problems
-from .._savefile import Container, write_container
+from .._files.containers import sniff
+from .._files.wrapping import Container, write_container
 from .._writes import write_file
 from ._common import (
     Unreadable,

@@ -9,8 +9,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from .._binary.codec import Codec
-from .._guess import read_frames, read_whole, records_only
-from .._records import decode_records
+from .._files.guess import read_frames, read_whole, records_only
+from .._files.store_var import decode_records
 from ._common import (
     Unreadable,
     command_parser,

@@ -7,8 +7,8 @@ import json
 import sys
 from typing import Any
 
-from .._containers import sniff
-from .._detect import detect
+from .._files.containers import sniff
+from .._files.detect import detect
 from ._common import (
     command_parser,
     limits_of,

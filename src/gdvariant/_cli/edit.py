@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import DecodeError, EncodeError
-from .._savefile import write_container
+from .._files.wrapping import write_container
 from ._common import (
     Unreadable,
     command_parser,

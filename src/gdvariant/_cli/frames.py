@@ -8,8 +8,8 @@ from typing import Any
 
 from .._binary.codec import Codec
 from .._errors import DecodeError
+from .._files.guess import engine_for_frames, loose_frame
 from .._framing import Framing, StreamDecoder
-from .._guess import engine_for_frames, loose_frame
 from ._common import (
     Unreadable,
     command_parser,

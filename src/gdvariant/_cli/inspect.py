@@ -7,10 +7,10 @@ import json
 import sys
 from typing import Any
 
-from .._containers import sniff
-from .._guess import other_engine_note
+from .._files.containers import sniff
+from .._files.guess import other_engine_note
+from .._files.wrapping import open_container
 from .._inspect import Field, Listener, Section, field_json, inspect_into
-from .._savefile import open_container
 from .._text.writer import to_text_line
 from ._common import (
     command_parser,

@@ -13,10 +13,10 @@ from collections.abc import Iterable, Iterator
 from struct import Struct
 from typing import IO, Any
 
-from ._binary.codec import Codec, codec_for
-from ._engines.profiles import Profile
-from ._errors import DecodeError, GodotError
-from ._limits import DEFAULT_LIMITS, Limits, cap, over_limit
+from .._binary.codec import Codec, codec_for
+from .._engines.profiles import Profile
+from .._errors import DecodeError, GodotError
+from .._limits import DEFAULT_LIMITS, Limits, cap, over_limit
 
 __all__ = ["dump", "dump_all", "load", "load_all", "records"]
 

@@ -14,7 +14,10 @@ import os
 from dataclasses import dataclass
 from struct import Struct
 
-from ._containers import (
+from .._errors import DecodeError
+from .._limits import over_limit
+from .._writes import writing
+from .containers import (
     GDEC,
     GDEC_HEADERS,
     Compression,
@@ -24,9 +27,6 @@ from ._containers import (
     write_gcpf,
     write_gdec,
 )
-from ._errors import DecodeError
-from ._limits import over_limit
-from ._writes import writing
 
 __all__ = ["Container", "open_container", "write_container"]
 

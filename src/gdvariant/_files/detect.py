@@ -14,15 +14,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._binary.api import dumps
-from ._binary.codec import Buffer, codec_for
-from ._containers import Compression, sniff
-from ._engines.profiles import PROFILES, Profile
-from ._errors import EncodeError
-from ._guess import Reading, read_frames, read_whole
-from ._limits import DEFAULT_LIMITS, Limits
-from ._records import records
-from ._savefile import Container, open_container
+from .._binary.api import dumps
+from .._binary.codec import Buffer, codec_for
+from .._engines.profiles import PROFILES, Profile
+from .._errors import EncodeError
+from .._limits import DEFAULT_LIMITS, Limits
+from .containers import Compression, sniff
+from .guess import Reading, read_frames, read_whole
+from .store_var import records
+from .wrapping import Container, open_container
 
 __all__ = ["Candidate", "Detection", "detect"]
 

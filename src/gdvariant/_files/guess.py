@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from struct import Struct
 from typing import Any
 
-from ._binary.codec import Codec
-from ._errors import DecodeError
+from .._binary.codec import Codec
+from .._errors import DecodeError
 
 __all__ = [
     "ENGINE_LINES",

@@ -27,13 +27,13 @@ from dataclasses import dataclass
 from struct import Struct
 from typing import IO, Any
 
-from ._binary.codec import Codec, codec_for, fastlz_compress, fastlz_decompress
-from ._engines.profiles import Profile
-from ._errors import DecodeError, GodotError
-from ._guess import other_engine_note
-from ._limits import DEFAULT_LIMITS, Limits, cap
-from ._records import decode_records, encode_records
-from ._writes import writing
+from .._binary.codec import Codec, codec_for, fastlz_compress, fastlz_decompress
+from .._engines.profiles import Profile
+from .._errors import DecodeError, GodotError
+from .._limits import DEFAULT_LIMITS, Limits, cap
+from .._writes import writing
+from .guess import other_engine_note
+from .store_var import decode_records, encode_records
 
 __all__ = [
     "Compression",
