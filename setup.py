@@ -1,9 +1,9 @@
 """Builds the optional compiled modules; every other setting lives in pyproject.toml.
 
 A machine without a C compiler (or without Python's headers) still installs gdvariant: the
-builds of ``gdvariant._binary._cgdvariant`` (the codec core) and
-``gdvariant.replication._cassemble`` (the replication packet assembler) are allowed to fail,
-and the pure-Python code is used.
+builds of ``gdvariant._binary._cgdvariant`` (the codec core), ``gdvariant._files._cfastlz``
+(FastLZ) and ``gdvariant.replication._cassemble`` (the replication packet assembler) are
+allowed to fail, and the pure-Python code is used.
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ def _extensions() -> list[Extension]:
         )
         for name, source in (
             ("gdvariant._binary._cgdvariant", "src/gdvariant/_binary/_cgdvariant.c"),
+            ("gdvariant._files._cfastlz", "src/gdvariant/_files/_cfastlz.c"),
             ("gdvariant.replication._cassemble", "src/gdvariant/replication/_cassemble.c"),
         )
     ]

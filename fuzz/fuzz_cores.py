@@ -4,13 +4,14 @@
     .venv/bin/python fuzz/fuzz_cores.py fuzz/corpus -atheris_runs=10000000
 
 The compiled core (``gdvariant._binary._cgdvariant``) must give what the pure core gives, for every
-input: the same value and end offset or the same DecodeError (message, offset, path, code,
-limit); re-encoding a decoded value must give the same bytes on both, and give them (an
-EncodeError is a crash: ``harness.written_back`` says what a round trip must give); FastLZ
-must decompress to the same bytes or refuse what the pure decoder refuses. Any difference is
-a crash, and so is any exception other than those errors -- or a sanitizer report, when the
-extension is built with AddressSanitizer (``tools/build-asan.sh`` says how). The first input
-byte picks the profile, the second the target; the seed corpus is fuzz_decode.py's.
+input: the same value and end offset or the same DecodeError (message, offset, path, code, limit);
+re-encoding a decoded value must give the same bytes on both, and give them (an EncodeError is a
+crash: ``harness.written_back`` says what a round trip must give); FastLZ
+(``gdvariant._files._cfastlz``) must decompress to the same bytes or refuse what the pure decoder
+refuses. Any difference is a crash, and so is any exception other than those errors -- or a
+sanitizer report, when the extension is built with AddressSanitizer (``tools/build-asan.sh`` says
+how). The first input byte picks the profile, the second the target; the seed corpus is
+fuzz_decode.py's.
 
 ``--fast-path CORPUS RUNS [SEED]`` runs the C code alone, many times faster, for long sanitizer
 runs. gcc cannot instrument C for libFuzzer, so this mode is a mutation loop of its own: each
@@ -43,11 +44,16 @@ with contextlib.nullcontext() if FAST else atheris.instrument_imports():
 
     import gdvariant as gd
     from gdvariant._binary import pure as _pure
+    from gdvariant._files import fastlz as _fastlz_live
     from gdvariant._files import fastlz_pure as _fastlz
 
 if maybe_compiled is None:
     sys.exit("gdvariant._binary._cgdvariant is not built: pip install -e . with a C compiler")
 compiled = maybe_compiled
+maybe_fastlz = _fastlz_live.implementations().get("c")
+if maybe_fastlz is None:
+    sys.exit("gdvariant._files._cfastlz is not built: pip install -e . with a C compiler")
+compiled_fastlz = maybe_fastlz
 
 RELEASES = sorted({p.name for p in gd.PROFILES.values()})
 PROFILES = [gd.get_profile(name) for name in RELEASES]
@@ -76,10 +82,10 @@ def check_fastlz(control: int, stream: bytes) -> None:
         expected: bytes | None = _fastlz.decompress(stream, size)
     except _fastlz.FastLZError:
         expected = None
-    got = compiled.fast_path_fastlz_decompress(stream, size)
+    got = compiled_fastlz.fast_path_decompress(stream, size)
     if got != expected:
         raise AssertionError(f"fastlz_decompress: pure {expected!r}, compiled {got!r}")
-    if compiled.fastlz_compress(stream) != _fastlz.compress(stream):
+    if compiled_fastlz.compress(stream) != _fastlz.compress(stream):
         raise AssertionError("fastlz_compress differs")
 
 
@@ -87,8 +93,8 @@ def fast_path(profile: gd.Profile, control: int, data: bytes, check: bool) -> bo
     """Run the C code alone on one input (and the pure core too when ``check``); whether the
     fast path decoded it."""
     if control >= 200:
-        compiled.fast_path_fastlz_decompress(data, (control - 200) * 37 + len(data))
-        compiled.fastlz_compress(data)
+        compiled_fastlz.fast_path_decompress(data, (control - 200) * 37 + len(data))
+        compiled_fastlz.compress(data)
         return False
     limits = TIGHT if control & 1 else gd.Limits()
     if control & 2:  # the same bytes as a stream of frames, for the stream hot path

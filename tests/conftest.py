@@ -12,23 +12,26 @@ from types import ModuleType
 
 import pytest
 import system_paths
-from cores import CORES, core
+from cores import CORES, core, fastlz
 from engines import Engine, engines_required, find_engine
 
 import gdvariant as gd
 from gdvariant._binary import core as _core
+from gdvariant._files import fastlz as _fastlz
 
 
 @pytest.fixture(scope="module", params=CORES)
 def impl(request: pytest.FixtureRequest) -> Iterator[ModuleType]:
-    """Run the test on each codec core in turn: the public API uses ``request.param``'s core.
+    """Run the test on each codec core in turn: the public API uses ``request.param``'s core
+    (and the FastLZ of the same name, for the save files).
 
     Codec test modules take it for every test with ``pytestmark =
     pytest.mark.usefixtures("impl")``. Module scope: the tests of a module run on one core,
     then the other, and hypothesis accepts it (it refuses function-scoped fixtures).
     """
     module = core(request.param)
-    with _core.use(request.param):
+    fastlz(request.param)
+    with _core.use(request.param), _fastlz.use(request.param):
         yield module
 
 

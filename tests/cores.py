@@ -8,11 +8,13 @@ makes that a failure, as ``GDVARIANT_REQUIRE_ENGINES`` does for the engines.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from types import ModuleType
 
 import pytest
 
 from gdvariant._binary import core as _core
+from gdvariant._files import fastlz as _fastlz
 
 #: Every codec core a test can run on, the reference (pure) one first.
 CORES = ["python", "c"]
@@ -27,10 +29,20 @@ def compiled_required() -> bool:
 
 def core(name: str) -> ModuleType:
     """The core ``name``; skips (or fails, when it is required) the test if it is not built."""
-    cores = _core.implementations()
-    if name not in cores:
-        why = _core.compiled_error() or "compiled core not built"
+    return _built(name, _core.implementations(), _core.compiled_error, "compiled core")
+
+
+def fastlz(name: str) -> ModuleType:
+    """The FastLZ ``name`` (``gdvariant._files.fastlz`` picks one), skipped as :func:`core` is."""
+    return _built(name, _fastlz.implementations(), _fastlz.compiled_error, "compiled FastLZ")
+
+
+def _built(
+    name: str, found: dict[str, ModuleType], error: Callable[[], str | None], what: str
+) -> ModuleType:
+    if name not in found:
+        why = error() or f"{what} not built"
         if compiled_required():
             pytest.fail(f"GDVARIANT_REQUIRE_COMPILED is set but {why}")
         pytest.skip(why)
-    return cores[name]
+    return found[name]

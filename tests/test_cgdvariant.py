@@ -1,13 +1,13 @@
-"""What only the compiled core (``gdvariant._binary._cgdvariant``) has: its fast path, FastLZ in C,
-the stream hot path, and its own failure modes. The comparison of the two cores on random values and
-bytes is ``test_core_differential.py``, and their memory ``test_core_leaks.py``. Without a C
-compiler these tests skip, unless ``GDVARIANT_REQUIRE_COMPILED=1`` says it must be there (CI).
+"""What only the compiled core (``gdvariant._binary._cgdvariant``) has: its fast path, the stream
+hot path, and its own failure modes. The comparison of the two cores on random values and bytes is
+``test_core_differential.py``, their memory ``test_core_leaks.py``, and the compiled FastLZ is in
+``test_fastlz.py``. Without a C compiler these tests skip, unless ``GDVARIANT_REQUIRE_COMPILED=1``
+says it must be there (CI).
 """
 
 from __future__ import annotations
 
 import json
-import random
 import subprocess
 import sys
 from pathlib import Path
@@ -17,11 +17,10 @@ from typing import Any
 import cores
 import pytest
 from core_compare import compare_decode, same_value
-from random_values import RELEASES, random_value
+from random_values import RELEASES
 
 import gdvariant as gd
 from gdvariant._binary import pure as _pure
-from gdvariant._files import fastlz_pure as _fastlz
 from gdvariant._limits import DEFAULT_LIMITS
 
 VECTORS = Path(__file__).parent / "vectors"
@@ -67,23 +66,6 @@ def test_the_benchmark_payloads_stay_on_the_fast_path(core: Any) -> None:
         decoded, end = core.fast_path_decode(blob, profile, DEFAULT_LIMITS)
         assert same_value(decoded, _pure.decode_value(blob, profile, False, 0, DEFAULT_LIMITS)[0])
         assert end == len(blob)
-
-
-def test_fastlz_gives_the_pure_bytes(core: Any) -> None:
-    rng = random.Random(5)
-    blobs = [b"", b"a", b"abc", bytes(100), b"abcd" * 5000, rng.randbytes(3000)]
-    blobs += [gd.dumps(random_value(rng)) * rng.randrange(1, 9) for _ in range(100)]
-    for blob in blobs:
-        packed = core.fastlz_compress(blob)
-        assert packed == _fastlz.compress(blob)
-        assert core.fastlz_decompress(packed, len(blob)) == blob
-        if packed:  # a wrong size or a cut stream: the pure decoder's error
-            assert core.fast_path_fastlz_decompress(packed, len(blob) + 1) is None
-            with pytest.raises(_fastlz.FastLZError) as caught:
-                core.fastlz_decompress(packed, len(blob) + 1)
-            with pytest.raises(_fastlz.FastLZError) as expected:
-                _fastlz.decompress(packed, len(blob) + 1)
-            assert str(caught.value) == str(expected.value)
 
 
 def test_dictionaries_whose_keys_merge_are_read_in_bounded_time(core: Any) -> None:
@@ -144,7 +126,6 @@ def test_a_failing_table_setup_raises_instead_of_crashing(core: Any) -> None:
             lambda: c.decode_value(bytes(4), p, False, 0, limits),
             lambda: c.encode_value(1, p, False),
             lambda: c.decode_whole(bytes(4), p, False, limits),
-            lambda: c.fastlz_decompress(b"\\xff", 3),
             lambda: c.decode_frames(bytearray(8), 0, False, 9, p, limits),
         ]
         for call in calls:

@@ -1,11 +1,17 @@
-"""FastLZ (``gdvariant._files.fastlz_pure``): our compressor and decoder."""
+"""FastLZ (``gdvariant._files.fastlz_pure``): our compressor and decoder, and the compiled one
+(``gdvariant._files._cfastlz``) against it."""
 
 from __future__ import annotations
 
 import random
+from typing import Any
 
+import cores
 import pytest
+from random_values import random_value
 
+import gdvariant as gd
+from gdvariant._files import fastlz_pure as _fastlz
 from gdvariant._files.fastlz_pure import FastLZError, compress, decompress
 
 
@@ -57,3 +63,21 @@ def test_level_2_far_match_and_long_length() -> None:
 def test_bad_streams_are_refused(stream: bytes, size: int, reason: str) -> None:
     with pytest.raises(FastLZError, match=reason):
         decompress(stream, size)
+
+
+def test_the_compiled_fastlz_gives_the_pure_bytes_and_errors() -> None:
+    compiled: Any = cores.fastlz("c")
+    rng = random.Random(5)
+    blobs = [b"", b"a", b"abc", bytes(100), b"abcd" * 5000, rng.randbytes(3000)]
+    blobs += [gd.dumps(random_value(rng)) * rng.randrange(1, 9) for _ in range(100)]
+    for blob in blobs:
+        packed = compiled.compress(blob)
+        assert packed == _fastlz.compress(blob)
+        assert compiled.decompress(packed, len(blob)) == blob
+        if packed:  # a wrong size or a cut stream: the pure decoder's error
+            assert compiled.fast_path_decompress(packed, len(blob) + 1) is None
+            with pytest.raises(_fastlz.FastLZError) as caught:
+                compiled.decompress(packed, len(blob) + 1)
+            with pytest.raises(_fastlz.FastLZError) as expected:
+                _fastlz.decompress(packed, len(blob) + 1)
+            assert str(caught.value) == str(expected.value)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build the compiled modules (the codec core and the replication packet assembler) with
+# Build the compiled modules (the codec core, FastLZ and the replication packet assembler) with
 # AddressSanitizer + UndefinedBehaviorSanitizer into a scratch copy of the package, for fuzzing
 # by hand (fuzz/fuzz_cores.py, fuzz/fuzz_replication.py --assemblers). Prints the environment
 # to run with.
@@ -10,17 +10,19 @@ out=${1:-/tmp/gdvariant-asan}
 python=${PYTHON:-.venv/bin/python}
 rm -rf "$out" && mkdir -p "$out"
 cp -r src/gdvariant "$out/gdvariant"
-rm -f "$out"/gdvariant/_binary/_cgdvariant*.so "$out"/gdvariant/replication/_cassemble*.so
+rm -f "$out"/gdvariant/_binary/_cgdvariant*.so "$out"/gdvariant/_files/_cfastlz*.so \
+    "$out"/gdvariant/replication/_cassemble*.so
 include=$("$python" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
 suffix=$("$python" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
-for module in _binary/_cgdvariant replication/_cassemble; do
+for module in _binary/_cgdvariant _files/_cfastlz replication/_cassemble; do
     gcc -shared -fPIC -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
         -fno-sanitize-recover=undefined -std=c99 -Wall -Wextra -Wno-unused-parameter \
         -Wno-missing-field-initializers -I"$include" \
         "src/gdvariant/$module.c" -o "$out/gdvariant/$module$suffix"
 done
 cat <<ENV
-built $out/gdvariant/_binary/_cgdvariant$suffix and $out/gdvariant/replication/_cassemble$suffix; run with:
+built $out/gdvariant/_binary/_cgdvariant$suffix, $out/gdvariant/_files/_cfastlz$suffix and
+$out/gdvariant/replication/_cassemble$suffix; run with:
   PYTHONPATH=$out LD_PRELOAD=$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so) \\
   PYTHONMALLOC=malloc ASAN_OPTIONS=detect_leaks=0,allocator_may_return_null=1 ...
 ENV

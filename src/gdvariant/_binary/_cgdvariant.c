@@ -1,9 +1,9 @@
-/* The compiled core of gdvariant: the common Variant types of every profile, and FastLZ.
+/* The compiled core of gdvariant: the common Variant types of every profile.
  *
- * The pure-Python core (_decoder.py, _encoder.py, _fastlz.py) is the reference. This file
+ * The pure-Python core (decoder.py, encoder.py beside this file) is the reference. This file
  * knows wire shapes, not version rules: what each wire type id means in a profile, which header
- * flags it allows and how wide its math components are come from gdvariant._binary.ctables, which
- * builds them from the same Profile objects the pure core reads. Whenever the input is not on
+ * flags it allows and how wide its math components are come from gdvariant._binary.ctables,
+ * which builds them from the same Profile objects the pure core reads. Whenever the input is not on
  * the fast path -- any error, a limit hit, full objects, typed containers, rare types -- the
  * whole call is handed to the pure core, which then gives the reference value or error. So the
  * C code never raises a DecodeError or EncodeError of its own.
@@ -90,7 +90,7 @@ static PyObject *TypedArray, *Dictionary, *Signal, *ElementType, *ObjectType;
 static int object_kind; /* int(VariantType.OBJECT): the type any Object-typed container takes */
 static PyObject *PackedViewType, *view_wrap; /* PackedView and PackedView._wrap(kind, slice) */
 static long builtin_kind; /* ContainerKind.BUILTIN */
-static PyObject *pure_decode, *pure_encode, *pure_decompress, *pure_whole, *table_builder;
+static PyObject *pure_decode, *pure_encode, *pure_whole, *table_builder;
 static PyObject *tables;         /* dict: profile -> capsule(Table) */
 static PyObject *last_profile;   /* borrowed key of last_table, kept alive by `tables` */
 static Table *last_table;
@@ -115,13 +115,13 @@ static int setup(void) {
     }
     PyObject **slots[] = {&StringName, &NodePath, &RID, &ObjectID, &PackedStringArray,
                           &CallableValue, &pure_decode, &pure_encode, &TypedArray,
-                          &Dictionary, &Signal, &ElementType, &ObjectType, &pure_decompress,
-                          &pure_whole, &PackedViewType, &view_wrap};
-    PyObject *got[17];
-    if (!PyArg_ParseTuple(cls, "OOOOOOOOOOlOOOOOOO", &got[0], &got[1], &got[2], &got[3],
+                          &Dictionary, &Signal, &ElementType, &ObjectType, &pure_whole,
+                          &PackedViewType, &view_wrap};
+    PyObject *got[16];
+    if (!PyArg_ParseTuple(cls, "OOOOOOOOOOlOOOOOO", &got[0], &got[1], &got[2], &got[3],
                           &got[4], &got[5], &got[6], &got[7], &got[8], &got[9],
                           &builtin_kind, &got[10], &got[11], &got[12], &got[13], &got[14],
-                          &got[15], &got[16])) {
+                          &got[15])) {
         Py_DECREF(cls);
         Py_DECREF(builder);
         return -1;
@@ -132,7 +132,7 @@ static int setup(void) {
         Py_DECREF(builder);
         return -1;
     }
-    for (int i = 0; i < 17; i++) { /* kept for the life of the process */
+    for (int i = 0; i < 16; i++) { /* kept for the life of the process */
         Py_INCREF(got[i]);
         *slots[i] = got[i];
     }
@@ -1626,201 +1626,6 @@ static PyObject *py_fast_encode(PyObject *self, PyObject *const *args, Py_ssize_
     return r;
 }
 
-/* ---- FastLZ (as _fastlz.py: level-1 compression as the engine writes it, both levels read) */
-
-#define LZ_HASH_LOG 13
-#define LZ_HASH_SIZE (1 << LZ_HASH_LOG)
-#define LZ_MAX_COPY 32
-#define LZ_MAX_DISTANCE 8192
-#define LZ_MAX_LEN 264
-
-static inline uint32_t lz_hash(const unsigned char *p) {
-    uint32_t v = (uint32_t)p[0] | (uint32_t)p[1] << 8;
-    v ^= ((uint32_t)p[1] | (uint32_t)p[2] << 8) ^ (v >> 3);
-    return v & (LZ_HASH_SIZE - 1);
-}
-
-static PyObject *py_fastlz_compress(PyObject *self, PyObject *arg) {
-    Py_buffer in;
-    if (PyObject_GetBuffer(arg, &in, PyBUF_SIMPLE) < 0) return NULL;
-    const unsigned char *data = in.buf;
-    Py_ssize_t n = in.len;
-    PyObject *r = NULL;
-    if (n < 4) {
-        r = PyBytes_FromStringAndSize(NULL, n ? n + 1 : 0);
-        if (r != NULL && n) {
-            PyBytes_AS_STRING(r)[0] = (char)(n - 1);
-            memcpy(PyBytes_AS_STRING(r) + 1, data, (size_t)n);
-        }
-        PyBuffer_Release(&in);
-        return r;
-    }
-    /* Worst case: one control byte per 32 literals, plus slack. */
-    Py_ssize_t room = n + n / 16 + 64;
-    unsigned char *out = PyMem_Malloc((size_t)room);
-    uint32_t *table = PyMem_Calloc(LZ_HASH_SIZE, sizeof(uint32_t));
-    if (out == NULL || table == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    Py_ssize_t op = 0, ip = 2, copy = 2;
-    out[op++] = LZ_MAX_COPY - 1;
-    out[op++] = data[0];
-    out[op++] = data[1];
-    Py_ssize_t bound = n - 2, limit = n - 13;
-    while (ip < limit) {
-        Py_ssize_t anchor = ip;
-        uint32_t h = lz_hash(data + ip);
-        Py_ssize_t ref = table[h];
-        table[h] = (uint32_t)anchor;
-        Py_ssize_t distance = anchor - ref;
-        if (distance == 0 || distance >= LZ_MAX_DISTANCE || data[ref] != data[anchor] ||
-            data[ref + 1] != data[anchor + 1] || data[ref + 2] != data[anchor + 2]) {
-            out[op++] = data[anchor];
-            ip = anchor + 1;
-            if (++copy == LZ_MAX_COPY) {
-                copy = 0;
-                out[op++] = LZ_MAX_COPY - 1;
-            }
-            continue;
-        }
-        ip = anchor + 3;
-        ref += 3;
-        distance -= 1;
-        if (distance == 0) { /* a run of one byte: stops at the first different byte */
-            unsigned char x = data[ip - 1];
-            while (ip < bound && data[ref] == x) {
-                ref++;
-                ip++;
-            }
-        } else { /* stops one past the first different byte; the first 8 compares always run */
-            int compares = 0;
-            while (compares < 8 || ip < bound) {
-                int same = data[ref] == data[ip];
-                ref++;
-                ip++;
-                compares++;
-                if (!same) break;
-            }
-        }
-        if (copy) out[op - copy - 1] = (unsigned char)(copy - 1);
-        else op--;
-        copy = 0;
-        ip -= 3;
-        Py_ssize_t length = ip - anchor;
-        while (length > LZ_MAX_LEN - 2) {
-            out[op++] = (unsigned char)(0xE0 + (distance >> 8));
-            out[op++] = LZ_MAX_LEN - 2 - 7 - 2;
-            out[op++] = (unsigned char)(distance & 255);
-            length -= LZ_MAX_LEN - 2;
-        }
-        if (length < 7) {
-            out[op++] = (unsigned char)((length << 5) + (distance >> 8));
-            out[op++] = (unsigned char)(distance & 255);
-        } else {
-            out[op++] = (unsigned char)(0xE0 + (distance >> 8));
-            out[op++] = (unsigned char)(length - 7);
-            out[op++] = (unsigned char)(distance & 255);
-        }
-        table[lz_hash(data + ip)] = (uint32_t)ip;
-        ip++;
-        table[lz_hash(data + ip)] = (uint32_t)ip;
-        ip++;
-        out[op++] = LZ_MAX_COPY - 1;
-    }
-    for (; ip < n; ip++) {
-        out[op++] = data[ip];
-        if (++copy == LZ_MAX_COPY) {
-            copy = 0;
-            out[op++] = LZ_MAX_COPY - 1;
-        }
-    }
-    if (copy) out[op - copy - 1] = (unsigned char)(copy - 1);
-    else op--;
-    r = PyBytes_FromStringAndSize((const char *)out, op);
-done:
-    PyMem_Free(out);
-    PyMem_Free(table);
-    PyBuffer_Release(&in);
-    return r;
-}
-
-/* A stream that is not exactly right goes to the pure decoder, which raises the reference
- * FastLZError; fast_path_fastlz_decompress gives None for it instead (tests, fuzzing). */
-static PyObject *fastlz_decompress(PyObject *args, int hand_over) {
-    Py_buffer in;
-    Py_ssize_t size;
-    if (!PyArg_ParseTuple(args, "y*n", &in, &size)) return NULL;
-    const unsigned char *s = in.buf;
-    Py_ssize_t n = in.len, ip = 1, op = 0;
-    PyObject *r = NULL;
-    if (n == 0 && size == 0) {
-        PyBuffer_Release(&in);
-        return PyBytes_FromStringAndSize(NULL, 0);
-    }
-    if (n == 0 || size < 0 || (s[0] >> 5) > 1) goto bad;
-    int level = (s[0] >> 5) + 1;
-    r = PyBytes_FromStringAndSize(NULL, size);
-    if (r == NULL) goto done;
-    unsigned char *out = (unsigned char *)PyBytes_AS_STRING(r);
-    uint32_t ctrl = s[0] & 31;
-    for (;;) {
-        if (ctrl < 32) {
-            Py_ssize_t run = (Py_ssize_t)ctrl + 1;
-            if (ip + run > n || op + run > size) goto bad;
-            memcpy(out + op, s + ip, (size_t)run);
-            ip += run;
-            op += run;
-        } else {
-            Py_ssize_t length = (ctrl >> 5) - 1, offset = (Py_ssize_t)(ctrl & 31) << 8;
-            if (length == 6) {
-                for (;;) {
-                    if (ip >= n) goto bad;
-                    unsigned char code = s[ip++];
-                    length += code;
-                    if (level == 1 || code != 255) break;
-                }
-            }
-            if (ip >= n) goto bad;
-            unsigned char code = s[ip++];
-            Py_ssize_t distance = offset + code + 1;
-            if (level == 2 && code == 255 && offset == (31 << 8)) {
-                if (ip + 2 > n) goto bad;
-                distance = ((Py_ssize_t)s[ip] << 8 | s[ip + 1]) + 8191 + 1;
-                ip += 2;
-            }
-            length += 3;
-            Py_ssize_t start = op - distance;
-            if (start < 0 || op + length > size) goto bad;
-            for (Py_ssize_t i = 0; i < length; i++) out[op + i] = out[start + i];
-            op += length;
-        }
-        if (ip >= n) break;
-        ctrl = s[ip++];
-    }
-    if (op != size) goto bad;
-    goto done;
-bad:
-    Py_XDECREF(r);
-    PyBuffer_Release(&in);
-    if (hand_over) {
-        if (setup() < 0) return NULL;
-        return PyObject_CallObject(pure_decompress, args);
-    }
-    Py_RETURN_NONE;
-done:
-    PyBuffer_Release(&in);
-    return r;
-}
-
-static PyObject *py_fastlz_decompress(PyObject *self, PyObject *args) {
-    return fastlz_decompress(args, 1);
-}
-
-static PyObject *py_fast_fastlz_decompress(PyObject *self, PyObject *args) {
-    return fastlz_decompress(args, 0);
-}
-
 static PyMethodDef methods[] = {
     {"decode_value", (PyCFunction)(void (*)(void))py_decode_value, METH_FASTCALL,
      "decode_value(data, profile, allow_objects, offset, limits) -> (value, end)"},
@@ -1835,12 +1640,6 @@ static PyMethodDef methods[] = {
     {"decode_frames", (PyCFunction)(void (*)(void))py_decode_frames, METH_FASTCALL,
      "decode_frames(buffer, start, big_endian, max_frame_size, profile, limits) -> "
      "(values, end): the stream decoder's hot path"},
-    {"fastlz_compress", py_fastlz_compress, METH_O,
-     "fastlz_compress(data) -> bytes: level-1 FastLZ as the engine writes it"},
-    {"fastlz_decompress", py_fastlz_decompress, METH_VARARGS,
-     "fastlz_decompress(stream, size) -> bytes: a level-1 or level-2 stream of exactly size"},
-    {"fast_path_fastlz_decompress", py_fast_fastlz_decompress, METH_VARARGS,
-     "fast_path_fastlz_decompress(stream, size) -> bytes, or None if it hands over"},
     {NULL, NULL, 0, NULL},
 };
 

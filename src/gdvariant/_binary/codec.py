@@ -17,7 +17,7 @@ from .._engines.profiles import Profile, get_profile
 from .._limits import DEFAULT_LIMITS, Limits
 from . import core
 
-__all__ = ["Buffer", "Codec", "codec_for", "fastlz_compress", "fastlz_decompress"]
+__all__ = ["Buffer", "Codec", "codec_for"]
 
 Buffer = bytes | bytearray | memoryview
 
@@ -128,13 +128,3 @@ def codec_for(
         _CACHE.clear()
     _CACHE[key] = codec
     return codec
-
-
-def fastlz_compress(data: bytes) -> bytes:
-    """Level-1 FastLZ of ``data``, as the engine writes it (GCPF mode 0), on the live core."""
-    return core.fastlz_compress(data)
-
-
-def fastlz_decompress(stream: bytes, size: int) -> bytes:
-    """A FastLZ stream that must give exactly ``size`` bytes, on the live core."""
-    return core.fastlz_decompress(stream, size)

@@ -7,8 +7,8 @@ imported). ``IMPLEMENTATION`` names the live core, ``"c"`` or ``"python"``;
 ``gdvariant.IMPLEMENTATION`` and ``gdvariant versions`` report it.
 
 THE CONTRACT. A core is a module with these functions; nothing else in gdvariant calls a core,
-and only :mod:`gdvariant._binary.codec` (and the save files' FastLZ) call them, through this
-module:
+and only :mod:`gdvariant._binary.codec` calls them, through this module (FastLZ, which the
+compiled module once carried too, picks its own: :mod:`gdvariant._files.fastlz`):
 
 ``decode_value(data, profile, allow_objects, offset, limits[, packed_views]) -> (value, end)``
     Decode the one value that starts at ``offset`` of ``data`` (``bytes``, ``bytearray`` or
@@ -29,10 +29,6 @@ module:
 ``decode_whole(data, profile, allow_objects, limits[, packed_views]) -> value``
     ``bytes_to_var``: ``decode_value`` at offset 0, and a :class:`~gdvariant.DecodeError` for
     bytes left over after the value. One call, so that ``loads`` of a small message stays cheap.
-
-``fastlz_compress(data) -> bytes`` and ``fastlz_decompress(stream, size) -> bytes``
-    FastLZ as the engine's bundled copy: level-1 compression byte for byte, and decompression
-    of exactly ``size`` bytes or the same :class:`~gdvariant._files.fastlz_pure.FastLZError`.
 
 A core may also have ``decode_frames(buffer, start, big_endian, max_frame_size, profile,
 limits) -> (values, end)``, the stream decoder's hot path: the whole length-prefixed frames
@@ -70,8 +66,6 @@ __all__ = [
     "decode_value",
     "decode_whole",
     "encode_value",
-    "fastlz_compress",
-    "fastlz_decompress",
     "implementations",
     "use",
 ]
@@ -81,8 +75,7 @@ EncodeFn = Callable[[Any, Profile, bool], bytes]
 WholeFn = Callable[[Any, Profile, bool, Limits, bool], Any]
 FramesFn = Callable[[bytearray, int, bool, int, Profile, Limits], tuple[list[Any], int]]
 #: What :func:`use` swaps: every function of the contract.
-_FUNCTIONS: tuple[str, ...] = ("decode_value", "encode_value", "decode_whole")
-_FUNCTIONS += ("fastlz_compress", "fastlz_decompress", "decode_frames")
+_FUNCTIONS = ("decode_value", "encode_value", "decode_whole", "decode_frames")
 
 _CORE = Compiled("gdvariant._binary._cgdvariant", "core")
 _live: ModuleType = _CORE.module if _CORE.module is not None else pure
@@ -91,8 +84,6 @@ IMPLEMENTATION = _CORE.implementation
 decode_value: DecodeFn = _live.decode_value
 encode_value: EncodeFn = _live.encode_value
 decode_whole: WholeFn = _live.decode_whole
-fastlz_compress: Callable[[bytes], bytes] = _live.fastlz_compress
-fastlz_decompress: Callable[[bytes, int], bytes] = _live.fastlz_decompress
 decode_frames: FramesFn | None = getattr(_live, "decode_frames", None)
 
 

@@ -84,7 +84,6 @@ def classes() -> tuple[Any, ...]:
         Signal,
         ElementType,
         int(T.OBJECT),
-        pure.fastlz_decompress,
         pure.decode_whole,
         PackedView,
         PackedView._wrap,

@@ -10,8 +10,6 @@ from typing import Any
 
 from .._engines.profiles import Profile
 from .._errors import DecodeError
-from .._files.fastlz_pure import compress as fastlz_compress
-from .._files.fastlz_pure import decompress as fastlz_decompress
 from .._limits import Limits
 from .decoder import _CALLABLE as CALLABLE
 from .decoder import decode_value
@@ -22,11 +20,10 @@ __all__ = [
     "decode_value",
     "decode_whole",
     "encode_value",
-    "fastlz_compress",
-    "fastlz_decompress",
 ]
 # CALLABLE (the one Callable value) is what the compiled core's tables (ctables) read from
-# this core; how each profile reads math types and packed arrays they take from ``_reals``.
+# this core; how each profile reads math types and packed arrays they take from
+# :mod:`gdvariant._engines.reals`.
 
 
 def decode_whole(

@@ -27,11 +27,12 @@ from dataclasses import dataclass
 from struct import Struct
 from typing import IO, Any
 
-from .._binary.codec import Codec, codec_for, fastlz_compress, fastlz_decompress
+from .._binary.codec import Codec, codec_for
 from .._engines.profiles import Profile
 from .._errors import DecodeError, GodotError
 from .._limits import DEFAULT_LIMITS, Limits, cap
 from .._writes import writing
+from . import fastlz
 from .guess import other_engine_note
 from .store_var import decode_records, encode_records
 
@@ -322,11 +323,11 @@ def _zlib_decompress(wbits: int) -> Callable[[bytes, int], bytes]:
 
 def _fastlz_compress(block: bytes) -> bytes:
     # The engine pads blocks under 16 bytes with zeros before compressing them.
-    return fastlz_compress(block + bytes(16 - len(block)) if len(block) < 16 else block)
+    return fastlz.compress(block + bytes(16 - len(block)) if len(block) < 16 else block)
 
 
 def _fastlz_decompress(data: bytes, size: int) -> bytes:
-    return fastlz_decompress(data, max(size, 16))[:size]
+    return fastlz.decompress(data, max(size, 16))[:size]
 
 
 def _zstd_compress(block: bytes) -> bytes:
