@@ -23,7 +23,7 @@ API_MODULES: list[types.ModuleType] = [
         "_files.containers",
         "_files.detect",
         "_errors",
-        "_framing",
+        "_net.framing",
         "_json.api",
         "_values.godot2",
         "_limits",

@@ -1,4 +1,4 @@
-"""Length-prefixed framing (``gdvariant._framing``), against framing.md's example frames."""
+"""Length-prefixed framing (``gdvariant._net.framing``), against framing.md's example frames."""
 
 from __future__ import annotations
 

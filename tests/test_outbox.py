@@ -1,4 +1,4 @@
-"""What waits for one peer (``gdvariant._outbox``): the rule without I/O, then the outbox
+"""What waits for one peer (``gdvariant._net.outbox``): the rule without I/O, then the outbox
 in an event loop with a transport stand-in."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from gdvariant._outbox import Backlog, Change, Outbox
+from gdvariant._net.outbox import Backlog, Change, Outbox
 
 
 def test_full_past_half_back_at_a_quarter_stalled_after_the_timeout() -> None:

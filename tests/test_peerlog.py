@@ -1,4 +1,4 @@
-"""Log lines a client cannot flood (``gdvariant._peerlog``): the per-peer and total budgets,
+"""Log lines a client cannot flood (``gdvariant._net.peerlog``): the per-peer and total budgets,
 the counts of what was held back, and clipping of the client's data."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import logging
 
 import pytest
 
-from gdvariant._peerlog import MAX_CLIENT_TEXT, PeerLog, clip
+from gdvariant._net.peerlog import MAX_CLIENT_TEXT, PeerLog, clip
 
 
 class Clock:

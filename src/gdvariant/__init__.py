@@ -34,7 +34,9 @@ from ._files.containers import (
 )
 from ._files.detect import Candidate, Detection, detect
 from ._files.store_var import dump, dump_all, load, load_all, records
-from ._framing import (
+from ._json.api import from_json, to_json
+from ._limits import DEFAULT_LIMITS, Limits
+from ._net.framing import (
     DEFAULT_MAX_FRAME_SIZE,
     PACKET_PEER_STREAM_MAX_RECEIVE,
     PACKET_PEER_STREAM_MAX_SEND,
@@ -45,8 +47,6 @@ from ._framing import (
     decode_packet,
     frame,
 )
-from ._json.api import from_json, to_json
-from ._limits import DEFAULT_LIMITS, Limits
 from ._text.parser import from_text
 from ._text.writer import to_text
 from ._values.base import (

@@ -32,6 +32,7 @@ OLD_PATHS = {
     "gdvariant._element_rules": "gdvariant._engines.element_rules",
     "gdvariant._encoder": "gdvariant._binary.encoder",
     "gdvariant._fastlz": "gdvariant._files.fastlz_pure",
+    "gdvariant._framing": "gdvariant._net.framing",
     "gdvariant._godot_sort": "gdvariant._text.godot_sort",
     "gdvariant._guess": "gdvariant._files.guess",
     "gdvariant._json_godot": "gdvariant._json.godot",
@@ -43,8 +44,10 @@ OLD_PATHS = {
     "gdvariant._layouts": "gdvariant._values.layouts",
     "gdvariant._legacy": "gdvariant._values.godot2",
     "gdvariant._math": "gdvariant._values.math",
+    "gdvariant._outbox": "gdvariant._net.outbox",
     "gdvariant._packed": "gdvariant._values.packed",
     "gdvariant._parts": "gdvariant._binary.parts",
+    "gdvariant._peerlog": "gdvariant._net.peerlog",
     "gdvariant._profiles": "gdvariant._engines.profiles",
     "gdvariant._pure": "gdvariant._binary.pure",
     "gdvariant._reals": "gdvariant._engines.reals",
@@ -55,6 +58,7 @@ OLD_PATHS = {
     "gdvariant._text_syntax": "gdvariant._engines.text_syntax",
     "gdvariant._text_writer": "gdvariant._text.writer",
     "gdvariant._types": "gdvariant._values.base",
+    "gdvariant._websockets": "gdvariant._net.ws_connections",
 }
 
 

@@ -13,7 +13,7 @@ Backpressure both ways: ``put_var`` waits while the peer is not reading, and byt
 from the socket only when ``get_var`` needs them, so a slow handler slows its sender down.
 ``max_unsent`` and ``stall_timeout`` bound what waits for a peer that does not read (see
 :class:`VariantStream`); what a server logs about its clients is rate-limited per client and
-clipped (:mod:`gdvariant._peerlog`).
+clipped (:mod:`gdvariant._net.peerlog`).
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Self, Unpack
 
 from ._errors import ConnectionClosed, DecodeError
-from ._framing import WireFormat, WireOptions
-from ._outbox import DEFAULT_MAX_UNSENT, DEFAULT_STALL_TIMEOUT, Backlog, Outbox
-from ._peerlog import PeerLog, clip
+from ._net.framing import WireFormat, WireOptions
+from ._net.outbox import DEFAULT_MAX_UNSENT, DEFAULT_STALL_TIMEOUT, Backlog, Outbox
+from ._net.peerlog import PeerLog, clip
 
 __all__ = [
     "AsyncPeer",

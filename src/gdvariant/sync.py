@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any, Unpack
 
 from ._errors import ConnectionClosed
-from ._framing import WireFormat, WireOptions
+from ._net.framing import WireFormat, WireOptions
 
 __all__ = ["VariantSocket", "connect"]
 

@@ -16,9 +16,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Unpack
 
 from ._errors import ConnectionClosed, DecodeError
-from ._framing import WireFormat, WireOptions
-from ._outbox import DEFAULT_MAX_UNSENT, DEFAULT_STALL_TIMEOUT, Backlog
-from ._peerlog import PeerLog, clip
+from ._net.framing import WireFormat, WireOptions
+from ._net.outbox import DEFAULT_MAX_UNSENT, DEFAULT_STALL_TIMEOUT, Backlog
+from ._net.peerlog import PeerLog, clip
 from .asyncio import AsyncPeer
 
 try:
@@ -28,7 +28,7 @@ try:
     from websockets.asyncio.server import serve as _ws_serve
     from websockets.exceptions import ConnectionClosed as _WsClosed
 
-    from ._websockets import (
+    from ._net.ws_connections import (
         CLOSE_TIMEOUT,
         WatchedClientConnection,
         WatchedServerConnection,

@@ -9,7 +9,7 @@ from typing import Any
 from .._binary.codec import Codec
 from .._errors import DecodeError
 from .._files.guess import engine_for_frames, loose_frame
-from .._framing import Framing, StreamDecoder
+from .._net.framing import Framing, StreamDecoder
 from ._common import (
     Unreadable,
     command_parser,

@@ -18,8 +18,8 @@ from types import TracebackType
 from typing import ClassVar, Self, TypedDict, Unpack
 
 from .. import DecodeError
-from .._outbox import DEFAULT_MAX_UNSENT, DEFAULT_STALL_TIMEOUT, Backlog
-from .._peerlog import PeerLog, clip
+from .._net.outbox import DEFAULT_MAX_UNSENT, DEFAULT_STALL_TIMEOUT, Backlog
+from .._net.peerlog import PeerLog, clip
 from ._auth import DEFAULT_AUTH_TIMEOUT, Authenticator, AuthVerdict
 from ._rpc_config import TransferMode
 from ._server import (
@@ -106,10 +106,10 @@ class _Endpoint:
     """What both ends share: the game's callbacks, the limits and the RAW queue.
 
     ``max_unsent`` and ``stall_timeout`` hold each connection to what its peer takes
-    (:mod:`gdvariant._outbox`): past half of ``max_unsent`` bytes waiting for a peer we stop
+    (:mod:`gdvariant._net.outbox`): past half of ``max_unsent`` bytes waiting for a peer we stop
     reading from it; still over after ``stall_timeout`` seconds, or taken past
     ``max_unsent`` by other traffic, it is dropped. Lines about what a peer sent are logged
-    at most a few times a second per peer, its data clipped (:mod:`gdvariant._peerlog`).
+    at most a few times a second per peer, its data clipped (:mod:`gdvariant._net.peerlog`).
     ``clock`` is the adapter's: authentication deadlines are read on it.
     """
 

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._peerlog import PeerLog, clip
+from .._net.peerlog import PeerLog, clip
 from ._replicator import Replicator, Spawner
 from ._rpc_config import RpcConfig, RpcMode, RpcTable, TransferMode, read_script_rpcs
 from ._synced import SpawnableScene

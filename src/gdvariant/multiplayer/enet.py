@@ -45,8 +45,8 @@ from collections.abc import Callable
 from functools import partial
 from typing import ClassVar, Unpack
 
-from .._outbox import Outbox
-from .._peerlog import PeerLog
+from .._net.outbox import Outbox
+from .._net.peerlog import PeerLog
 from ._endpoint import (
     SERVER,
     ClientEndpoint,

@@ -32,8 +32,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import ClassVar, Unpack
 
-from .._outbox import Outbox
-from .._peerlog import clip
+from .._net.outbox import Outbox
+from .._net.peerlog import clip
 from ._endpoint import (
     SERVER,
     AuthCallback,
@@ -56,7 +56,7 @@ try:
     from websockets.exceptions import ConnectionClosed
     from websockets.typing import Subprotocol
 
-    from .._websockets import (
+    from .._net.ws_connections import (
         CLOSE_TIMEOUT,
         WatchedClientConnection,
         WatchedServerConnection,

@@ -24,10 +24,10 @@ from functools import cached_property
 from struct import Struct
 from typing import Any, TypedDict
 
-from ._binary.codec import Buffer, Codec, codec_for
-from ._engines.profiles import PACKET_SIZE_LIMIT, Profile
-from ._errors import DecodeError, EncodeError, GodotError
-from ._limits import DEFAULT_LIMITS, Limits
+from .._binary.codec import Buffer, Codec, codec_for
+from .._engines.profiles import PACKET_SIZE_LIMIT, Profile
+from .._errors import DecodeError, EncodeError, GodotError
+from .._limits import DEFAULT_LIMITS, Limits
 
 __all__ = [
     "DEFAULT_MAX_FRAME_SIZE",

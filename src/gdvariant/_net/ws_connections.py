@@ -1,5 +1,5 @@
 """What both WebSocket adapters (``gdvariant.websocket``, ``gdvariant.multiplayer.websocket``)
-need of the ``websockets`` package to hold a peer to its :class:`~gdvariant._outbox.Outbox`.
+need of the ``websockets`` package to hold a peer to its :class:`~gdvariant._net.outbox.Outbox`.
 
 ``websockets`` answers every ping with a pong as it reads, straight into the transport, so a
 client that sends pings and reads nothing grows our write buffer without any send of ours.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ._outbox import Outbox
+from .outbox import Outbox
 
 try:
     from websockets.asyncio.client import ClientConnection
