@@ -1,4 +1,4 @@
-"""``gdvariant._convert`` and ``gdvariant convert``: between engine releases and forms."""
+"""``gdvariant._cli._portability`` and ``gdvariant convert``: between engine releases and forms."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 import gdvariant as gd
 from gdvariant._cli import main
-from gdvariant._convert import problems
+from gdvariant._cli._portability import problems
 from gdvariant._engines.profiles import get_profile
 from gdvariant._files.wrapping import open_container
 

@@ -1,4 +1,4 @@
-"""The field walk behind ``gdvariant inspect`` (``gdvariant._inspect``) and the command.
+"""The field walk behind ``gdvariant inspect`` (``gdvariant._cli._fields``) and the command.
 
 Expected fields are written by hand from the spec's layouts (shared/spec/godot4.md §4-§5,
 godot3.md, containers.md), not from the walk's own output.
@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 import gdvariant as gd
 from gdvariant._cli import main
+from gdvariant._cli._fields import inspect_data, walk_records, walk_value
 from gdvariant._engines.profiles import get_profile
-from gdvariant._inspect import inspect_data, walk_records, walk_value
 
 G4 = get_profile("4")
 G3 = get_profile("3")

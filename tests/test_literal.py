@@ -1,4 +1,4 @@
-"""The safe expression reader (``gdvariant._literal.parse_value``) behind ``gdvariant encode``."""
+"""The safe expression reader (``gdvariant._cli._literal.parse_value``) behind ``encode``."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from gdvariant import (
     Vector2i,
     Vector3,
 )
-from gdvariant._literal import parse_value
+from gdvariant._cli._literal import parse_value
 
 
 @pytest.mark.parametrize(

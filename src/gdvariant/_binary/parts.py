@@ -1,7 +1,8 @@
 """Readers of the parts of a value on the wire: strings and typed-container heads.
 
 The decoder reads values with them, and the field walk behind ``gdvariant inspect``
-(:mod:`._inspect`) reads the same parts with the same rules, so neither keeps its own copy.
+(:mod:`gdvariant._cli._fields`) reads the same parts with the same rules, so neither keeps its own
+copy.
 """
 
 from __future__ import annotations

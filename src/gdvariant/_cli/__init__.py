@@ -1,8 +1,11 @@
 """The ``gdvariant`` command: read, write, inspect, convert and edit Godot Variant data.
 
 One module per command (``decode``, ``encode``, ``inspect``...), each with ``add_parser`` and
-``run``; ``_common`` holds what they share, ``_show`` how values are printed and ``_forms`` how
-a file's values move between bytes and text.
+``run``; ``_common`` holds what they share, ``_show`` how values are printed, ``_forms`` how a
+file's values move between bytes and text and ``_progress`` the counts of long work. What only
+the command line uses sits here too: ``_fields`` (the field-by-field walk behind ``inspect``),
+``_portability`` (what one release's values cannot hold in another, for ``convert``) and
+``_literal`` (the safe Python-expression reader behind ``encode``).
 """
 
 from __future__ import annotations

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from .._binary.codec import Codec
-from .._convert import problems
 from .._files.containers import sniff
 from .._files.wrapping import Container, write_container
 from .._writes import write_file
@@ -33,6 +32,7 @@ from ._forms import (
     to_json_lines,
     to_lines,
 )
+from ._portability import problems
 from ._progress import Progress, progress_option
 from ._show import text_version
 

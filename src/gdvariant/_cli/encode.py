@@ -8,11 +8,11 @@ from typing import Any
 
 from .._engines.profiles import Profile
 from .._files.store_var import encode_records
-from .._literal import parse_value
 from .._net.framing import Framing, encode_frame
 from .._writes import write_file
 from ._common import command_parser, engine_codec, engine_options, max_size_option, read_text
 from ._forms import from_document, json_values
+from ._literal import parse_value
 from ._show import text_version
 
 EXAMPLES = """\

@@ -10,7 +10,6 @@ from typing import Any
 from .._files.containers import sniff
 from .._files.guess import other_engine_note
 from .._files.wrapping import open_container
-from .._inspect import Field, Listener, Section, field_json, inspect_into
 from .._text.writer import to_text_line
 from ._common import (
     command_parser,
@@ -20,6 +19,7 @@ from ._common import (
     read_input,
     secret,
 )
+from ._fields import Field, Listener, Section, field_json, inspect_into
 from ._show import colour_wanted, colourize, text_version
 
 EXAMPLES = """\

@@ -6,7 +6,7 @@ equal keys into one (the first key's place, the last value). The lines differ: G
 compares Dictionaries by value, so two ``{}`` keys that Godot 3 kept apart (it compares
 Dictionaries by identity) are one key once Godot 4 reads them. :func:`key_token` gives a
 token that is equal for two keys exactly when the engine holds them as one, and
-``convert`` refuses the keys the target would fold (``_convert.problems``).
+``convert`` refuses the keys the target would fold (``gdvariant._cli._portability.problems``).
 
 Checked against Godot 4.6.3, 3.6.2 and 3.2.3 by ``tests/test_engine_dictionary_keys.py``:
 

@@ -16,8 +16,8 @@ import inspect
 import math
 from typing import Any
 
-from ._values import base, collections, packed
-from ._values import math as math_types
+from .._values import base, collections, packed
+from .._values import math as math_types
 
 _CALLABLES: dict[str, Any] = {
     name: getattr(module, name)

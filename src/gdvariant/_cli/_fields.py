@@ -15,17 +15,17 @@ from dataclasses import dataclass, field
 from struct import Struct
 from typing import Any
 
-from ._binary.codec import Codec, codec_for
-from ._binary.parts import read_container_type, read_pandemonium_element_type, read_string
-from ._engines.profiles import KIND_BARE_OBJECT, KIND_BARE_RID, Profile
-from ._engines.text_syntax import SCALAR_NAMES, text_syntax
-from ._errors import DecodeError, key_repr
-from ._files.containers import GCPF_HEADER, GDEC, GDEC_HEADERS, U32, sniff
-from ._files.guess import record_spans
-from ._files.wrapping import open_container
-from ._limits import DEFAULT_LIMITS, Limits
-from ._values.base import VariantType
-from ._values.collections import ContainerKind, ElementType
+from .._binary.codec import Codec, codec_for
+from .._binary.parts import read_container_type, read_pandemonium_element_type, read_string
+from .._engines.profiles import KIND_BARE_OBJECT, KIND_BARE_RID, Profile
+from .._engines.text_syntax import SCALAR_NAMES, text_syntax
+from .._errors import DecodeError, key_repr
+from .._files.containers import GCPF_HEADER, GDEC, GDEC_HEADERS, U32, sniff
+from .._files.guess import record_spans
+from .._files.wrapping import open_container
+from .._limits import DEFAULT_LIMITS, Limits
+from .._values.base import VariantType
+from .._values.collections import ContainerKind, ElementType
 
 __all__ = [
     "Field",

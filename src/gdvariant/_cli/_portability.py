@@ -15,12 +15,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ._binary.codec import Codec, codec_for
-from ._engines.key_rules import RULES, KeyRules, key_token
-from ._engines.profiles import Profile
-from ._errors import EncodeError, key_repr
-from ._values.base import GodotObject
-from ._values.collections import Dictionary, TypedArray
+from .._binary.codec import Codec, codec_for
+from .._engines.key_rules import RULES, KeyRules, key_token
+from .._engines.profiles import Profile
+from .._errors import EncodeError, key_repr
+from .._values.base import GodotObject
+from .._values.collections import Dictionary, TypedArray
 
 __all__ = ["Problem", "problems"]
 
