@@ -23,7 +23,9 @@ def test_a_codec_holds_the_resolved_options() -> None:
     assert codec.profile is gd.get_profile("4.2", double=True)
     assert codec.allow_objects is True and codec.full_objects is False
     assert codec.limits is limits
-    assert repr(codec).startswith("Codec('4.2+double', allow_objects=True, full_objects=False")
+    assert repr(codec).startswith(
+        "VariantCodec('4.2+double', allow_objects=True, full_objects=False"
+    )
 
 
 def test_equal_limits_objects_get_codecs_that_behave_alike() -> None:

@@ -1,12 +1,15 @@
-"""The options of a call, resolved once into a :class:`Codec`, the one way to the codec core.
+"""The options of a call, resolved once into a :class:`VariantCodec`, the one way to the codec
+core.
+
+(``VariantCodec``, not ``Codec``: ``gdvariant.replication.Codec`` is a field's codec.)
 
 Every entry point takes the same options: ``version`` and ``double`` (the engine release and
 build), ``allow_objects`` / ``full_objects`` (whether whole objects are read / written) and
 ``limits``; decoding also ``packed_views`` (packed arrays as zero-copy views of the input).
-:func:`codec_for` turns them into a :class:`Codec` (profile, object policy, limits, views),
+:func:`codec_for` turns them into a :class:`VariantCodec` (profile, object policy, limits, views),
 validated once and cached per combination, so a small message costs one dictionary
 lookup before the core runs. Framing, records, save files and the adapters keep a codec and
-pass it along instead of the options; only this module calls the core (:mod:`._core`).
+pass it along instead of the options; only this module calls the core (:mod:`.core`).
 """
 
 from __future__ import annotations
@@ -17,12 +20,12 @@ from .._engines.profiles import Profile, get_profile
 from .._limits import DEFAULT_LIMITS, Limits
 from . import core
 
-__all__ = ["Buffer", "Codec", "codec_for"]
+__all__ = ["Buffer", "VariantCodec", "codec_for"]
 
 Buffer = bytes | bytearray | memoryview
 
 
-class Codec:
+class VariantCodec:
     """One engine release with its object policy and limits, ready to encode and decode.
 
     Build one with :func:`codec_for`. It is immutable and safe to share between threads.
@@ -52,7 +55,7 @@ class Codec:
 
     def __repr__(self) -> str:
         return (
-            f"Codec({self.profile.name!r}, allow_objects={self.allow_objects}, "
+            f"VariantCodec({self.profile.name!r}, allow_objects={self.allow_objects}, "
             f"full_objects={self.full_objects}, limits={self.limits!r}, "
             f"packed_views={self.packed_views})"
         )
@@ -85,7 +88,7 @@ class Codec:
             return [], start
         return frames(buffer, start, big_endian, max_frame_size, self.profile, self.limits)
 
-    def other_version(self, version: str | int | Profile) -> Codec:
+    def other_version(self, version: str | int | Profile) -> VariantCodec:
         """The same policy and limits for another engine release."""
         return codec_for(
             version, False, self.allow_objects, self.full_objects, self.limits, self.packed_views
@@ -95,7 +98,7 @@ class Codec:
 # (version, double, allow_objects, full_objects, packed_views[, id(limits)]) -> codec; the id is
 # left out for the default limits (the usual call, kept short). The id is safe as a key: the
 # cached codec holds the Limits, so no other object can take its id while the entry lives.
-_CACHE: dict[tuple[Any, ...], Codec] = {}
+_CACHE: dict[tuple[Any, ...], VariantCodec] = {}
 _CACHE_MAX = 512
 
 
@@ -106,7 +109,7 @@ def codec_for(
     full_objects: bool = False,
     limits: Limits = DEFAULT_LIMITS,
     packed_views: bool = False,
-) -> Codec:
+) -> VariantCodec:
     """The codec for these options; ``ValueError`` for an unknown version or a bad option.
 
     ``double=True`` selects the release's ``precision=double`` build (Godot 4 only).
@@ -123,7 +126,9 @@ def codec_for(
     if not isinstance(limits, Limits):
         raise TypeError(f"limits must be a gdvariant.Limits, not {type(limits).__name__}")
     profile = get_profile(version, double)
-    codec = Codec(profile, bool(allow_objects), bool(full_objects), limits, bool(packed_views))
+    codec = VariantCodec(
+        profile, bool(allow_objects), bool(full_objects), limits, bool(packed_views)
+    )
     if len(_CACHE) >= _CACHE_MAX:
         _CACHE.clear()
     _CACHE[key] = codec

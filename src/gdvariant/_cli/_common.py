@@ -12,7 +12,7 @@ import sys
 import textwrap
 from typing import Any, BinaryIO
 
-from .._binary.codec import Codec, codec_for
+from .._binary.codec import VariantCodec, codec_for
 from .._engines.profiles import release_name, unknown_version
 from .._limits import DEFAULT_LIMITS, Limits
 
@@ -177,8 +177,8 @@ def command_parser(
     return parser
 
 
-def engine_codec(args: argparse.Namespace, version: str | None = None) -> Codec:
-    """The :class:`Codec` a command reads and writes with, resolved once from ``-V``,
+def engine_codec(args: argparse.Namespace, version: str | None = None) -> VariantCodec:
+    """The :class:`VariantCodec` a command reads and writes with, resolved once from ``-V``,
     ``--double`` and ``--allow-objects`` (which also writes full objects back, as ``edit``
     and ``convert`` do) or ``--full-objects``; ``version`` stands in for ``-V``
     (``convert --to-version``)."""

@@ -3,7 +3,7 @@
 Each :class:`Field` is one run of bytes (a header, a length, a string's bytes, padding, a
 count...) with its offset, the path of the value it belongs to and what it means. The walk
 reads structure only: which type id means what comes from the :class:`Profile`, and every
-leaf value (and whether it is valid at all) comes from the codec (``Codec.decode``), so
+leaf value (and whether it is valid at all) comes from the codec (``VariantCodec.decode``), so
 there are no version rules here. On broken input the walk stops at the first bad field, and
 the codec's own error says why.
 """
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from struct import Struct
 from typing import Any
 
-from .._binary.codec import Codec, codec_for
+from .._binary.codec import VariantCodec, codec_for
 from .._binary.parts import read_container_type, read_pandemonium_element_type, read_string
 from .._engines.profiles import KIND_BARE_OBJECT, KIND_BARE_RID, Profile
 from .._engines.text_syntax import SCALAR_NAMES, text_syntax
@@ -131,7 +131,7 @@ class _Walker:
     holding them in ``held`` while a value the codec refuses is walked, to keep only those
     before the place it stops)."""
 
-    def __init__(self, data: bytes, end: int, codec: Codec, render: Render, out: Out):
+    def __init__(self, data: bytes, end: int, codec: VariantCodec, render: Render, out: Out):
         self.buf = data
         self.end = end
         self.view = memoryview(data)[:end]  # what the codec reads: never past ``end``
@@ -580,14 +580,16 @@ def _tries(kind: str, records: bool | None, big_endian: bool | None) -> list[boo
     return tries
 
 
-def _walk(plain: bytes, codec: Codec, order: bool | None, render: Render, out: Out) -> Section:
+def _walk(
+    plain: bytes, codec: VariantCodec, order: bool | None, render: Render, out: Out
+) -> Section:
     options: dict[str, Any] = {"allow_objects": codec.allow_objects, "limits": codec.limits}
     if order is None:
         return walk_value(plain, codec.profile, render=render, out=out, **options)
     return walk_records(plain, codec.profile, big_endian=order, render=render, out=out, **options)
 
 
-def _choose(plain: bytes, codec: Codec, tries: list[bool | None]) -> bool | None:
+def _choose(plain: bytes, codec: VariantCodec, tries: list[bool | None]) -> bool | None:
     """The first reading that reads every byte, as the codec sees it (a record's value may
     leave some of it unread); else the one whose walk gets furthest (the first of equals)."""
     for order in tries:
@@ -599,7 +601,7 @@ def _choose(plain: bytes, codec: Codec, tries: list[bool | None]) -> bool | None
     return tries[goods.index(max(goods))]
 
 
-def _reads(plain: bytes, codec: Codec, order: bool | None) -> bool:
+def _reads(plain: bytes, codec: VariantCodec, order: bool | None) -> bool:
     """Whether ``plain`` reads whole as one value (``order`` None) or as records in that
     byte order whose values each decode inside their record."""
     view = memoryview(plain)

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .._binary.codec import Codec
+from .._binary.codec import VariantCodec
 from .._errors import DecodeError, EncodeError, JSONError, TextError
 from .._files.containers import sniff
 from .._files.guess import Reading, other_engine_note, read_frames, read_whole, record_trouble
@@ -41,7 +41,7 @@ class Payload:
         """``3 store_var records``, ``one value``..."""
         return Reading(self.values, self.records, self.big_endian, self.cut).describe()
 
-    def plaintext(self, codec: Codec) -> bytes:
+    def plaintext(self, codec: VariantCodec) -> bytes:
         """The bytes ``codec``'s engine writes for these values, laid out the same way (a
         capture's cut last frame is left out)."""
         if not self.records:
@@ -58,7 +58,7 @@ def open_input(data: bytes, args: argparse.Namespace) -> tuple[Container, bytes,
 
 
 def read_payload(
-    data: bytes, codec: Codec, args: argparse.Namespace
+    data: bytes, codec: VariantCodec, args: argparse.Namespace
 ) -> tuple[Payload, dict[str, Any]]:
     """``data`` read whole as one value, records or a cut capture, and the secret it took;
     :class:`Unreadable` (saying what was tried and which engine reads it) if no reading
@@ -72,7 +72,7 @@ def read_payload(
     return payload, options
 
 
-def why_unreadable(data: bytes, offset: int, codec: Codec) -> str:
+def why_unreadable(data: bytes, offset: int, codec: VariantCodec) -> str:
     """How the bytes from ``offset`` fail as one value and as records, and which engine reads
     them whole."""
     view = data[offset:]
@@ -100,7 +100,7 @@ def why_unreadable(data: bytes, offset: int, codec: Codec) -> str:
     return "\n".join(lines)
 
 
-def reads_in_a_row(data: bytes, codec: Codec) -> bool:
+def reads_in_a_row(data: bytes, codec: VariantCodec) -> bool:
     """Whether ``data`` is bare values one after another, to its last byte."""
     offset = 0
     while offset < len(data):
@@ -182,7 +182,7 @@ def to_json_lines(payload: Payload) -> str:
 
 
 def check_lossless(
-    payload: Payload, version: str, codec: Codec, progress: Progress
+    payload: Payload, version: str, codec: VariantCodec, progress: Progress
 ) -> tuple[list[str], dict[str, Any]]:
     """Each value's line of Godot text, and the value each line reads back as (for reading
     the edited text, ``from_document``'s ``known``). Refuses values whose text would not read

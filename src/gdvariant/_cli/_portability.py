@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .._binary.codec import Codec, codec_for
+from .._binary.codec import VariantCodec, codec_for
 from .._engines.key_rules import RULES, KeyRules, key_token
 from .._engines.profiles import Profile
 from .._errors import EncodeError, key_repr
@@ -98,7 +98,7 @@ def _walk(value: Any, path: str, profile: Profile, full: bool) -> list[tuple[str
 
 
 def _enter(
-    value: Any, path: str, codec: Codec, found: list[tuple[str, str]], frames: list[_Frame]
+    value: Any, path: str, codec: VariantCodec, found: list[tuple[str, str]], frames: list[_Frame]
 ) -> None:
     """Check one value: a problem of its own, or a frame to walk its children."""
     try:

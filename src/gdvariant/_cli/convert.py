@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from .._binary.codec import Codec
+from .._binary.codec import VariantCodec
 from .._files.containers import sniff
 from .._files.wrapping import Container, write_container
 from .._writes import write_file
@@ -124,7 +124,7 @@ def _output_form(args: argparse.Namespace, source_form: str, same_version: bool)
 
 
 def _read(
-    args: argparse.Namespace, codec: Codec, progress: Progress
+    args: argparse.Namespace, codec: VariantCodec, progress: Progress
 ) -> tuple[Payload, dict[str, Any], str]:
     data = read_bytes(args.input, args.max_size)
     binary = sniff(data[:4]) != "plain" or b"\0" in data[:256] or not data

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
-from .._binary.codec import Codec
+from .._binary.codec import VariantCodec
 from .._files.guess import read_frames, read_whole, records_only
 from .._files.store_var import decode_records
 from ._common import (
@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _decode(
-    data: bytes, args: argparse.Namespace, codec: Codec, show: Show, notes: list[str]
+    data: bytes, args: argparse.Namespace, codec: VariantCodec, show: Show, notes: list[str]
 ) -> int:
     if args.all:
         return _in_a_row(data, args.offset, codec, show)
@@ -135,7 +135,7 @@ def _print_records(
     print(f"# {shown} {kind}{about}", file=sys.stderr)
 
 
-def _in_a_row(data: bytes, offset: int, codec: Codec, show: Show) -> int:
+def _in_a_row(data: bytes, offset: int, codec: VariantCodec, show: Show) -> int:
     """``--all``: values one after another, each one line on stdout; its offset and size go
     on stderr, so stdout holds only values (JSON Lines with ``--format json``)."""
     while offset < len(data):

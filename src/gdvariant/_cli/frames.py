@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from .._binary.codec import Codec
+from .._binary.codec import VariantCodec
 from .._errors import DecodeError
 from .._files.guess import engine_for_frames, loose_frame
 from .._net.framing import Framing, StreamDecoder
@@ -93,6 +93,6 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _engine_note(data: bytes, codec: Codec, big_endian: bool) -> str:
+def _engine_note(data: bytes, codec: VariantCodec, big_endian: bool) -> str:
     line = engine_for_frames(data, codec, big_endian)
     return f"\nnote: -V {line} reads every whole frame" if line is not None else ""

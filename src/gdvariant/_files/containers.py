@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from struct import Struct
 from typing import IO, Any
 
-from .._binary.codec import Codec, codec_for
+from .._binary.codec import VariantCodec, codec_for
 from .._engines.profiles import Profile
 from .._errors import DecodeError, GodotError
 from .._limits import DEFAULT_LIMITS, Limits, cap
@@ -585,7 +585,7 @@ def iter_save(
 def _with_engine_note(
     exc: DecodeError,
     path: str | os.PathLike[str],
-    codec: Codec,
+    codec: VariantCodec,
     key: bytes | None,
     password: str | None,
 ) -> DecodeError:

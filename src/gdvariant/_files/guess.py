@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from struct import Struct
 from typing import Any
 
-from .._binary.codec import Codec
+from .._binary.codec import VariantCodec
 from .._errors import DecodeError
 
 __all__ = [
@@ -83,7 +83,7 @@ def record_spans(data: bytes, big_endian: bool) -> list[tuple[int, int]] | None:
     return spans if stop == len(data) else None
 
 
-def _fills(data: bytes, start: int, end: int, codec: Codec) -> bool:
+def _fills(data: bytes, start: int, end: int, codec: VariantCodec) -> bool:
     """Whether the value at ``start`` decodes and ends exactly at ``end``."""
     try:
         _, used = codec.decode(data[start:end])
@@ -92,7 +92,7 @@ def _fills(data: bytes, start: int, end: int, codec: Codec) -> bool:
     return bool(used == end - start)
 
 
-def _whole_records(data: bytes, codec: Codec, big_endian: bool) -> Reading | None:
+def _whole_records(data: bytes, codec: VariantCodec, big_endian: bool) -> Reading | None:
     spans = record_spans(data, big_endian)
     if spans is None:
         return None
@@ -108,7 +108,7 @@ def _whole_records(data: bytes, codec: Codec, big_endian: bool) -> Reading | Non
     return Reading(values, records=True, big_endian=big_endian)
 
 
-def read_whole(data: bytes, codec: Codec, *, records_first: bool = False) -> Reading | None:
+def read_whole(data: bytes, codec: VariantCodec, *, records_first: bool = False) -> Reading | None:
     """The first reading of ``data`` that accounts for every byte, or None.
 
     One value is tried first (last with ``records_first``, as inside a save container), and
@@ -119,7 +119,7 @@ def read_whole(data: bytes, codec: Codec, *, records_first: bool = False) -> Rea
     return _whole_value(data, codec) or records_only(data, codec)
 
 
-def records_only(data: bytes, codec: Codec) -> Reading | None:
+def records_only(data: bytes, codec: VariantCodec) -> Reading | None:
     """``data`` read whole as records (either byte order), never as one value."""
     for big_endian in (False, True):
         reading = _whole_records(data, codec, big_endian)
@@ -128,7 +128,7 @@ def records_only(data: bytes, codec: Codec) -> Reading | None:
     return None
 
 
-def _whole_value(data: bytes, codec: Codec) -> Reading | None:
+def _whole_value(data: bytes, codec: VariantCodec) -> Reading | None:
     if not data:
         return None
     try:
@@ -138,7 +138,7 @@ def _whole_value(data: bytes, codec: Codec) -> Reading | None:
     return Reading([value], records=False) if used == len(data) else None
 
 
-def read_frames(data: bytes, codec: Codec) -> Reading | None:
+def read_frames(data: bytes, codec: VariantCodec) -> Reading | None:
     """``data`` read as a capture of ``put_var`` frames that stops inside its last frame.
 
     Every whole frame's value must fill its frame, and what is left must be the start of a
@@ -157,7 +157,7 @@ def read_frames(data: bytes, codec: Codec) -> Reading | None:
     return None
 
 
-def other_engine(data: bytes, tried: Codec) -> tuple[str, Reading] | None:
+def other_engine(data: bytes, tried: VariantCodec) -> tuple[str, Reading] | None:
     """The first engine line (a ``-V`` value) other than ``tried``'s that reads ``data`` whole."""
     for line in ENGINE_LINES:
         codec = tried.other_version(line)
@@ -170,7 +170,10 @@ def other_engine(data: bytes, tried: Codec) -> tuple[str, Reading] | None:
 
 
 def other_engine_note(
-    data: bytes, tried: Codec, option: Callable[[str], str] = "-V {}".format, whole: str = "input"
+    data: bytes,
+    tried: VariantCodec,
+    option: Callable[[str], str] = "-V {}".format,
+    whole: str = "input",
 ) -> str | None:
     """``-V 3 reads the whole input, as 3 store_var records`` when another engine line reads
     ``data`` whole, or None: what the command line and the library say when bytes are not the
@@ -182,7 +185,9 @@ def other_engine_note(
     return f"{option(line)} reads the whole {whole}, as {reading.describe()}"
 
 
-def loose_frame(data: bytes, codec: Codec, big_endian: bool = False) -> tuple[int, int, int] | None:
+def loose_frame(
+    data: bytes, codec: VariantCodec, big_endian: bool = False
+) -> tuple[int, int, int] | None:
     """(index, offset, used) of the first whole frame whose value decodes but ends early.
 
     ``put_var`` frames are ``store_var`` records on a socket: a value that leaves bytes of its
@@ -199,7 +204,7 @@ def loose_frame(data: bytes, codec: Codec, big_endian: bool = False) -> tuple[in
     return None
 
 
-def engine_for_frames(data: bytes, tried: Codec, big_endian: bool = False) -> str | None:
+def engine_for_frames(data: bytes, tried: VariantCodec, big_endian: bool = False) -> str | None:
     """The first engine line other than ``tried``'s whose values fill every whole frame."""
     spans = _frames(data, big_endian)[0]
     for line in ENGINE_LINES:
@@ -211,7 +216,7 @@ def engine_for_frames(data: bytes, tried: Codec, big_endian: bool = False) -> st
     return None
 
 
-def record_trouble(data: bytes, codec: Codec) -> str | None:
+def record_trouble(data: bytes, codec: VariantCodec) -> str | None:
     """Why length prefixes that chain to the end are still not records of ``codec``: the
     first record whose value does not decode or does not fill it. None if they do not chain.
     """

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from struct import Struct
 from typing import IO, Any
 
-from .._binary.codec import Codec, codec_for
+from .._binary.codec import VariantCodec, codec_for
 from .._engines.profiles import Profile
 from .._errors import DecodeError, GodotError
 from .._limits import DEFAULT_LIMITS, Limits, cap, over_limit
@@ -51,7 +51,7 @@ def records(
     return encode_records(codec_for(version, double, False, full_objects), values, big_endian)
 
 
-def encode_records(codec: Codec, values: Iterable[Any], big_endian: bool) -> Iterator[bytes]:
+def encode_records(codec: VariantCodec, values: Iterable[Any], big_endian: bool) -> Iterator[bytes]:
     """:func:`records` for a resolved codec."""
     encode = codec.encode
     prefix = _LENGTH[big_endian].pack
@@ -107,7 +107,7 @@ class _Reader:
     a value must fill its record: ``get_var`` skips what is left, but ``store_var`` never
     leaves anything, so bytes left over mean another engine's records (or no records)."""
 
-    def __init__(self, fp: IO[bytes], codec: Codec, big_endian: bool, whole: bool = False):
+    def __init__(self, fp: IO[bytes], codec: VariantCodec, big_endian: bool, whole: bool = False):
         if isinstance(fp, io.TextIOBase):
             raise TypeError(
                 "the file is open in text mode: records are bytes, open it with open(path, 'rb')"
@@ -196,7 +196,7 @@ def load_all(
 
 
 def decode_records(
-    fp: IO[bytes], codec: Codec, big_endian: bool, whole: bool = False
+    fp: IO[bytes], codec: VariantCodec, big_endian: bool, whole: bool = False
 ) -> Iterator[Any]:
     """:func:`load_all` for a resolved codec; with ``whole``, a value that leaves bytes of
     its record unread is a :class:`DecodeError`."""

@@ -24,7 +24,7 @@ from functools import cached_property
 from struct import Struct
 from typing import Any, TypedDict
 
-from .._binary.codec import Buffer, Codec, codec_for
+from .._binary.codec import Buffer, VariantCodec, codec_for
 from .._engines.profiles import PACKET_SIZE_LIMIT, Profile
 from .._errors import DecodeError, EncodeError, GodotError
 from .._limits import DEFAULT_LIMITS, Limits
@@ -123,7 +123,7 @@ def frame(
 
 
 def encode_frame(
-    codec: Codec, value: Any, framing: Framing | str, big_endian: bool, max_size: int | None
+    codec: VariantCodec, value: Any, framing: Framing | str, big_endian: bool, max_size: int | None
 ) -> bytes:
     """:func:`frame` for a resolved codec."""
     rules = _rules(framing, big_endian)
@@ -153,7 +153,7 @@ def decode_packet(
     )
 
 
-def _decode_packet(codec: Codec, packet: Buffer, max_size: int) -> Any:
+def _decode_packet(codec: VariantCodec, packet: Buffer, max_size: int) -> Any:
     size = memoryview(packet).nbytes
     if size > max_size:
         raise DecodeError(
@@ -195,7 +195,11 @@ class StreamDecoder:
 
     @classmethod
     def _with_codec(
-        cls, codec: Codec, framing: Framing | str, big_endian: bool, max_frame_size: int | None
+        cls,
+        codec: VariantCodec,
+        framing: Framing | str,
+        big_endian: bool,
+        max_frame_size: int | None,
     ) -> StreamDecoder:
         """A decoder for a codec already resolved (a :class:`WireFormat`'s)."""
         decoder = cls.__new__(cls)
@@ -203,7 +207,11 @@ class StreamDecoder:
         return decoder
 
     def _setup(
-        self, codec: Codec, framing: Framing | str, big_endian: bool, max_frame_size: int | None
+        self,
+        codec: VariantCodec,
+        framing: Framing | str,
+        big_endian: bool,
+        max_frame_size: int | None,
     ) -> None:
         rules = _rules(framing, big_endian)
         if not rules.prefixed:
@@ -329,7 +337,7 @@ class WireFormat:
         self._codec  # noqa: B018 - resolves (and so checks) the codec options now
 
     @cached_property
-    def _codec(self) -> Codec:
+    def _codec(self) -> VariantCodec:
         return codec_for(
             self.version, self.double, self.allow_objects, self.full_objects, self.limits
         )
