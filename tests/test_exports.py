@@ -12,28 +12,28 @@ import pytest
 import gdvariant as gd
 from gdvariant._binary import core as _core
 
-# The private modules whose __all__ is public API. (_encoder/_decoder/_layouts export
-# machinery for the other private modules — Encoder, decode_value — reached through _api;
-# _fastlz is used by _containers only.)
+# The private modules whose __all__ is public API. (_binary.encoder/decoder, _values.layouts
+# and the rest export machinery for the other private modules — Encoder, decode_value —
+# reached through _binary.api; _files.fastlz is used by _files.containers only.)
 API_MODULES: list[types.ModuleType] = [
     importlib.import_module(f"gdvariant.{name}")
     for name in (
-        "_binary.api",
-        "_values.collections",
-        "_files.containers",
-        "_files.detect",
         "_errors",
-        "_net.framing",
-        "_json.api",
-        "_values.godot2",
         "_limits",
+        "_values.base",
+        "_values.collections",
+        "_values.godot2",
         "_values.math",
         "_values.packed",
         "_engines.profiles",
-        "_files.store_var",
+        "_binary.api",
         "_text.parser",
         "_text.writer",
-        "_values.base",
+        "_json.api",
+        "_files.containers",
+        "_files.detect",
+        "_files.store_var",
+        "_net.framing",
     )
 ]
 # Names defined in __init__ itself.
@@ -377,3 +377,27 @@ def test_every_name_multiplayer_had_still_imports() -> None:
     assert decode_packet(data, protocol="4.2") == wire.Despawn(7)
     with pytest.raises(AttributeError):
         getattr(multiplayer, "NoSuchName")  # noqa: B009
+@pytest.mark.parametrize(
+    "name",
+    [
+        "gdvariant",
+        "gdvariant.asyncio",
+        "gdvariant.sync",
+        "gdvariant.websocket",
+        "gdvariant.replication",
+        "gdvariant.multiplayer",
+        "gdvariant.multiplayer.websocket",
+        "gdvariant.multiplayer.enet",
+    ],
+)
+def test_public_import_paths_stay(name: str) -> None:
+    """The folders moved private modules only: every public path imports as before."""
+    assert importlib.import_module(name).__name__ == name
+
+
+def test_the_command_line_entry_point_stays() -> None:
+    from importlib.metadata import entry_points
+
+    (script,) = [e for e in entry_points(group="console_scripts") if e.name == "gdvariant"]
+    assert script.value == "gdvariant._cli:main"
+    assert callable(script.load())
