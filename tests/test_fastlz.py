@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
 from typing import Any
 
 import cores
@@ -11,6 +14,8 @@ import pytest
 from random_values import random_value
 
 import gdvariant as gd
+from gdvariant._binary import core as _core
+from gdvariant._files import fastlz
 from gdvariant._files import fastlz_pure as _fastlz
 from gdvariant._files.fastlz_pure import FastLZError, compress, decompress
 
@@ -81,3 +86,19 @@ def test_the_compiled_fastlz_gives_the_pure_bytes_and_errors() -> None:
             with pytest.raises(_fastlz.FastLZError) as expected:
                 _fastlz.decompress(packed, len(blob) + 1)
             assert str(caught.value) == str(expected.value)
+
+
+def test_fastlz_picks_its_own_implementation_outside_the_codec_core() -> None:
+    """FastLZ is the save files' concern: no codec core carries it, and its own picker
+    follows the compiled-or-pure policy (``GDVARIANT_PURE_PYTHON=1`` forces the pure one)."""
+    for module in _core.implementations().values():
+        assert not [name for name in dir(module) if "fastlz" in name], module
+    assert fastlz.implementations()["python"] is _fastlz
+    forced = "from gdvariant._files import fastlz; print(fastlz.IMPLEMENTATION)"
+    env = {**os.environ, "GDVARIANT_PURE_PYTHON": "1"}
+    result = subprocess.run([sys.executable, "-c", forced], env=env, capture_output=True, text=True)
+    assert result.stdout.strip() == "python", result.stderr
+    with fastlz.use("python") as module:
+        assert module is _fastlz and fastlz.compress is _fastlz.compress
+    with pytest.raises(LookupError), fastlz.use("rust"):
+        pass
