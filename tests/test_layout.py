@@ -304,3 +304,16 @@ def test_a_value_pickled_under_the_old_paths_loads() -> None:
         data = data.replace(f"{new}\n".encode(), f"{old}\n".encode())
     assert b"gdvariant._math\n" in data and b"gdvariant._types\n" in data
     assert pickle.loads(data) == value
+
+
+def test_the_source_cites_only_files_in_the_repository() -> None:
+    """Docstrings and comments cite the repository's own docs/, never notes kept elsewhere."""
+    cited: set[str] = set()
+    for paths in MODULES.values():
+        for path in paths:
+            text = path.read_text()
+            assert "shared/spec" not in text, path
+            cited.update(re.findall(r"\bdocs/[\w.-]+\.md", text))
+    missing = sorted(page for page in cited if not (SRC.parent.parent / page).is_file())
+    assert missing == []
+    assert "docs/binary-format.md" in cited and "docs/save-files.md" in cited

@@ -464,3 +464,24 @@ def test_double_builds_of_40_and_41_forget_the_vector4_flag() -> None:
 def test_double_is_godot4_only(version: str) -> None:
     with pytest.raises(ValueError, match="double"):
         gd.dumps(1.5, version=version, double=True)
+
+
+def test_the_type_table_of_the_docs_is_the_profiles_table() -> None:
+    """docs/binary-format.md lists every release's type ids: they must be the profiles'."""
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parent.parent / "docs" / "binary-format.md"
+    lines = page.read_text().split("\n| type | ", 1)[1].split("\n\n", 1)[0].splitlines()
+    columns = ["4.6", "4.2", "3.6", "2.1", "pandemonium-g1", "pandemonium-g2", "pandemonium-g3"]
+    shown = {}
+    for line in lines[2:]:
+        name, *ids = (cell.strip() for cell in line.strip("|").split("|"))
+        shown[VariantType[name]] = ids
+    for i, release in enumerate(columns):
+        profile = get_profile(release)
+        table = {t: ids[i] for t, ids in shown.items() if ids[i].isdigit()}
+        assert table == {t: str(n) for t, n in profile.wire_ids.items()}, release
+    lines_of = {"4.0": "4.2", "4.1": "4.2", "4.3": "4.6", "4.4": "4.6", "4.5": "4.6", "2.0": "2.1"}
+    lines_of.update({f"3.{minor}": "3.6" for minor in range(6)})
+    for release, column in lines_of.items():  # a column speaks for every release of its line
+        assert get_profile(release).wire_ids == get_profile(column).wire_ids, release

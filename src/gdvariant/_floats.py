@@ -6,7 +6,7 @@ true shortest, so ``repr()`` would differ on about 0.1 % of values), computed wi
 boundaries when the value is a float32. Before 4.5, and in Godot 3, it prints C's ``%g``.
 Reading: Godot turns number text into a double with its own ``built_in_strtod``, which is not
 correctly rounded; :func:`godot_strtod` reproduces it so a parsed value is the engine's value.
-Facts: ``shared/spec/text-format.md`` sections 2.1, 3 and 7.
+Facts: ``docs/text-format.md`` ("Floats").
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ convert it (a float into ``Array[int]`` truncates, an int into ``Array[bool]`` i
 any other is dropped with an error print while decoding goes on, so the container comes out
 shorter and ``decode_var_size`` still counts every byte. ``null`` fits any Object type.
 Pandemonium's ``TypedArray`` takes only its own type (and ``null`` for Objects), converting
-nothing. Facts: ``shared/spec/godot4.md`` §5.3-5.4, ``pandemonium.md``; checked against Godot
-4.6.3 by ``tests/vectors/godot4.6/typed_containers.json``.
+nothing. Facts: ``docs/binary-format.md`` ("Containers and packed arrays"); checked against
+Godot 4.6.3 by ``tests/vectors/godot4.6/typed_containers.json``.
 
 Elements of the right type never reach this module: the decoders compare type numbers and call
 :func:`admit` only for a mismatch (or, with full objects, an Object in a class-typed container).

@@ -2,8 +2,8 @@
 
 A :class:`Profile` says how one engine release numbers its types on the wire, which header
 features it has and which writing rules it follows. The decoder and encoder read these tables;
-they never ask "which version is this?". Facts and their sources: ``shared/spec/godot4.md``,
-``godot3.md``, ``godot2.md`` and ``pandemonium.md``.
+they never ask "which version is this?". The type tables and what the rules mean are in
+``docs/binary-format.md``; each field below says which engines differ and why.
 """
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ class Profile:
     #: 8 MiB since 3.2 (c217000f76); ``None`` where it encodes on the stack with no check.
     packet_size_limit: int | None = PACKET_SIZE_LIMIT
     #: The ``GDEC`` layout of ``open_encrypted`` files: 3 (mode field, AES-256-ECB) before
-    #: Godot 4, 4 (IV, AES-256-CFB128) from 4.0 (containers.md §2).
+    #: Godot 4, 4 (IV, AES-256-CFB128) from 4.0 (docs/save-files.md).
     encrypted_layout: int = 3
     #: wire id -> type, 256 entries (``None`` = not a type in this release); derived.
     types_by_id: tuple[VariantType | None, ...] = field(init=False, repr=False)

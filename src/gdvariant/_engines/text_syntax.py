@@ -1,7 +1,7 @@
 """What differs between engine releases in Godot's text syntax, as data.
 
 One :class:`TextSyntax` per release line; the writer and the parser read these fields and
-never test a version number. Facts: ``shared/spec/text-format.md`` sections 5 and 7.
+never test a version number. Facts: ``docs/text-format.md`` ("What differs between releases").
 """
 
 from __future__ import annotations

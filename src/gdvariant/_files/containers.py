@@ -10,7 +10,7 @@
 
 AES comes from the ``cryptography`` package (extra ``crypto``), Zstd from ``zstandard``
 (extra ``zstd``), Brotli from ``brotli`` (extra ``brotli``); FastLZ, Deflate and GZip need
-nothing. Facts: ``shared/spec/containers.md``.
+nothing. Facts: ``docs/save-files.md``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """FastLZ, as the engine's bundled copy behaves (GCPF compression mode 0).
 
-No sound FastLZ package exists for current Python (``shared/spec/containers.md`` §8), so this
+No sound FastLZ package exists for current Python (``docs/save-files.md``, "FastLZ"), so this
 is our own: a level-1 compressor that gives the engine's exact bytes (FastLZ 0.5.0, the one
 Godot 3.2+ and 4.x bundle) and a decoder for both levels. Streams carry no size: the caller
 knows how many bytes to expect, and the decoder refuses anything that does not give exactly

@@ -3,7 +3,7 @@
 ``FileAccess.store_var`` writes a u32 length and then the value's bytes; ``get_var`` reads one
 back. There is no count and no terminator: a file of records ends where its bytes end. The
 length follows ``FileAccess.big_endian`` (Godot 3: ``File.endian_swap``); the value is always
-little-endian. Facts: ``shared/spec/containers.md`` §1, ``framing.md``.
+little-endian. Facts: ``docs/save-files.md`` ("Records") and ``docs/framing.md``.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ containers: ``"elem_type"``, ``"key_type"``, ``"value_type"``). ``JSON.stringify
 prints it with sorted keys and its own float digits. Both are followed here to the character;
 ``to_native`` reads the form back as the engine does, losses included (floats in ``"f:"``
 keep 14 decimals; RID, Callable and Signal keep nothing; JSON numbers are doubles, so int64
-array elements above 2^53 round). Facts: ``shared/spec/text-format.md`` §6, checked on the
+array elements above 2^53 round). Facts: ``docs/json.md``, checked on the
 engine by ``tests/test_engine_json.py``.
 """
 

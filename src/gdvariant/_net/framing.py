@@ -11,7 +11,7 @@ Godot cuts a stream of values apart in three ways, named here as the engine name
 
 :func:`frame` makes the bytes for one value, :class:`StreamDecoder` takes stream bytes in any
 chunking and gives values back in order, :func:`decode_packet` reads one packet, and
-:class:`WireFormat` binds the options of one connection. Facts: ``shared/spec/framing.md``.
+:class:`WireFormat` binds the options of one connection. Facts: ``docs/framing.md``.
 """
 
 from __future__ import annotations

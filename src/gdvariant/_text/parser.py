@@ -2,10 +2,10 @@
 
 A regex tokenizer feeds a recursive-descent parser. Everything the engine's parser accepts is
 read: aliases and legacy names (``Quat``, ``Matrix32``, ``PoolIntArray``...), ``;`` comments,
-``#rrggbb`` colours, trailing commas where Godot allows them, ``nil``/``inf_neg``. Numbers go
+trailing commas where Godot allows them, ``nil``/``inf_neg``. Numbers go
 through Godot's own ``built_in_strtod`` so a float reads to the engine's bits. Anything else
 raises :class:`TextError` with its line, column and what was expected. Like the engine, one
-value is read and any text after it is ignored. Facts: ``shared/spec/text-format.md`` §4, §7.2.
+value is read and any text after it is ignored. Facts: ``docs/text-format.md``.
 """
 
 from __future__ import annotations

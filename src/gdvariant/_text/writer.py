@@ -2,8 +2,7 @@
 
 Layout, spellings and float printing follow the release's :class:`TextSyntax`. With
 ``exact=True`` floats are written so that both Godot's reader and Python's read back the same
-bits (a text Godot itself would never print, but reads). Facts:
-``shared/spec/text-format.md`` sections 2, 3 and 7.
+bits (a text Godot itself would never print, but reads). Facts: ``docs/text-format.md``.
 """
 
 from __future__ import annotations

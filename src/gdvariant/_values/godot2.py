@@ -1,7 +1,7 @@
 """Value types only Godot 2.x has on the wire: ``Image`` (type 15) and ``InputEvent`` (type 19).
 
 Godot 3 turned both into Objects, so they travel as values only with ``version="2"``. Facts:
-``shared/spec/godot2.md`` §5 and §6.
+``docs/binary-format.md`` ("Godot 2 only").
 """
 
 from __future__ import annotations

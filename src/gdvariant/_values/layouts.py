@@ -1,11 +1,11 @@
 """Wire facts shared by every codec: header bits and the fixed-size math layouts.
 
-Each layout gives the value class, the number of components, whether they are reals (f32, or
-f64 when the header's 64-bit flag is set) or 32-bit ints, and how to turn the flat component
-tuple into the value and back. Basis and Transform3D store rows; Transform2D and Projection
-store columns (``shared/spec/godot4.md`` §4). The packed numeric arrays move as one block of
+Each layout gives the value class, the number of components, whether they are reals (f32, or f64
+when the header's 64-bit flag is set) or 32-bit ints, and how to turn the flat component tuple into
+the value and back. Basis and Transform3D store rows; Transform2D and Projection store columns
+(``docs/binary-format.md``, "Math types"). The packed numeric arrays move as one block of
 little-endian elements; each type has a class, and the real vector arrays a 64-bit one for the
-flagged form. Header bits: ``godot4.md`` §2, ``godot2.md``.
+flagged form. Header bits: ``docs/binary-format.md``, "A value on the wire".
 """
 
 from __future__ import annotations
