@@ -1,12 +1,12 @@
 """Values of one engine release for another: every value the target cannot hold, and where.
 
 The value model is the same for every release, so converting is decoding with one profile and
-encoding with the other. What cannot convert (a ``StringName`` or ``Vector2i`` for Godot 3,
-Godot 2's ``Image`` for Godot 4, a typed Array before 4.3, a lone surrogate for Godot 4...)
-is an :class:`EncodeError` from the target's encoder. A Dictionary the target can write but
-would read back shorter is one too: Godot 4 holds two ``{}`` keys that Godot 3 kept apart as
-one key (``_key_rules``). :func:`problems` finds every one of them, not just the first, each
-with its path inside the value.
+encoding with the other. What cannot convert (a ``StringName`` or ``Vector2i`` for Godot 3, Godot
+2's ``Image`` for Godot 4, a typed Array before 4.3, a lone surrogate for Godot 4...) is an
+:class:`EncodeError` from the target's encoder. A Dictionary the target can write but would read
+back shorter is one too: Godot 4 holds two ``{}`` keys that Godot 3 kept apart as one key
+(:mod:`gdvariant._engines.key_rules`). :func:`problems` finds every one of them, not just the first,
+each with its path inside the value.
 """
 
 from __future__ import annotations

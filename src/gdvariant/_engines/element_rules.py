@@ -82,7 +82,7 @@ def _reals(values: Any) -> tuple[float, ...]:
 
 
 def _doubles(values: Any) -> tuple[float, ...]:
-    """``_reals`` for a double build, whose ``real_t`` is a double."""
+    """:mod:`.reals` for a double build, whose ``real_t`` is a double."""
     return tuple(float(c) for c in values)
 
 

@@ -68,12 +68,12 @@ class Profile:
     #: 4.0-4.2 have typed Arrays in memory but write them as plain Arrays (the type is lost).
     typed_arrays_as_untyped: bool = False
     #: What a typed container does with an element of another type: the name of a rule table in
-    #: ``_element_rules.RULES`` ("godot4": convert what ``can_convert_strict`` allows, drop the
+    #: ``element_rules.RULES`` ("godot4": convert what ``can_convert_strict`` allows, drop the
     #: rest, "godot4-double" in a double build; "pandemonium": exact type only); "" = no typed
     #: containers on the wire.
     element_rules: str = ""
     #: Which Dictionary keys the engine holds as one: the name of a rule set in
-    #: ``_key_rules.RULES`` ("godot4": Dictionaries compare by value; "godot3": by identity);
+    #: ``key_rules.RULES`` ("godot4": Dictionaries compare by value; "godot3": by identity);
     #: "" = not known, not checked.
     key_rules: str = ""
     #: Deepest nesting the decoder / encoder accepts; ``None`` = the engine has no limit.

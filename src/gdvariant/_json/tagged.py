@@ -6,8 +6,8 @@ and objects without a ``"$type"`` member (an untyped ``Dictionary`` with String 
 Everything else is an object whose ``"$type"`` names the Godot type; its other members are
 listed in ``schemas/tagged-json.schema.json`` and in ``docs/json.md``. This module holds the
 form's tables (type names, math and packed types, integer ranges) and :class:`Bad`;
-``_json_tagged_write`` turns values into JSON trees (Python lists, dicts, str, int, float,
-bool, None), ``_json_tagged_read`` turns them back, and ``_json`` turns trees into text.
+:mod:`.tagged_write` turns values into JSON trees (Python lists, dicts, str, int, float,
+bool, None), :mod:`.tagged_read` turns them back, and :mod:`.api` turns trees into text.
 
 Floats are exact: a ``float`` is written as Python's shortest round-trip digits; a 32-bit
 component (of a Vector2, Color, PackedFloat32Array...) as the shortest digits that round to the
