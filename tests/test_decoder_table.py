@@ -1,7 +1,8 @@
 """The pure decoder's shape: a loop for the common kinds, a table of readers for the others.
 
-``_decoder._loop`` reads nil, bool, int32, float, String, the math types and untyped Arrays and
-Dictionaries itself; every other layout is one function in ``_decoder._READERS``, keyed by kind.
+``_binary.decoder._loop`` reads nil, bool, int32, float, String, the math types and untyped
+Arrays and Dictionaries itself; every other layout is one function in
+``_binary.decoder._READERS``, keyed by kind.
 These tests hold the table to that: every kind any profile puts on the wire is read by one of
 the two, and each reader, called on its own, reads its layout as the whole decoder does (so it
 can be read, and changed, alone).
@@ -17,10 +18,10 @@ from core_compare import same_value
 from random_values import RELEASES
 
 import gdvariant as gd
-from gdvariant import _decoder
-from gdvariant._layouts import LAYOUTS
+from gdvariant._binary import decoder as _decoder
+from gdvariant._engines.profiles import KIND_BARE_OBJECT
 from gdvariant._limits import UNLIMITED
-from gdvariant._profiles import KIND_BARE_OBJECT
+from gdvariant._values.layouts import LAYOUTS
 
 T = gd.VariantType
 

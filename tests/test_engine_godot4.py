@@ -101,7 +101,7 @@ _PACKED_REALS = {T.PACKED_VECTOR2_ARRAY: 2, T.PACKED_VECTOR3_ARRAY: 3, T.PACKED_
 
 
 def _reals_read_by_a_single_build() -> list[bytes]:
-    """Doubles a single-precision build must round as it reads them (``_reals``): every real
+    """Doubles a single-precision build must round as it reads them (``_engines.reals``): every real
     math type and packed vector flagged, with values past float32's range, between its floats,
     at its edges and below its subnormals; in containers and as Dictionary keys too."""
     doubles = [1e300, -1e300, 0.1, 3.4028235677973366e38, 3.4028235e38, 1e-50, -1e-50, 2.5]

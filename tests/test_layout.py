@@ -48,39 +48,6 @@ LIBRARY_REACH = {
 }
 LIBRARIES = set(LIBRARY_REACH)
 
-#: Imports that break the order today, each with who removes it. The test fails when one is
-#: gone: delete its entry with it.
-KNOWN_CROSSINGS = {
-    ("gdvariant._cli.versions", "gdvariant.replication._assemble"): (
-        "the CLI asks which replication assembler is live; replication.IMPLEMENTATION is to "
-        "tell it (issue 23 item 3, the replication helper)"
-    ),
-    ("gdvariant.multiplayer._synced", "gdvariant.replication._layout"): (
-        "multiplayer reads replication's private ClassLayout (issue 23 item 2, the "
-        "multiplayer helper)"
-    ),
-}
-#: Import cycles that exist today, each with who removes it. The test fails when one is gone
-#: or changes: delete (or correct) its entry with it.
-KNOWN_CYCLES = {
-    "replication: Schema.to_gdscript imports the GDScript generator, which imports the model "
-    "(issue 23 item 3, the replication helper)": {
-        "gdvariant.replication._gdscript",
-        "gdvariant.replication._gdscript_columns",
-        "gdvariant.replication._gdscript_reads",
-        "gdvariant.replication._gdscript_records",
-        "gdvariant.replication._gdscript_runtime",
-        "gdvariant.replication._layout",
-        "gdvariant.replication._records",
-        "gdvariant.replication._snapshot_decoder",
-    },
-    "multiplayer: the scene and the spawner write each other's state "
-    "(issue 23 item 2, the multiplayer helper)": {
-        "gdvariant.multiplayer._scene",
-        "gdvariant.multiplayer._spawner",
-    },
-}
-
 
 def _module_name(path: Path) -> str:
     parts = ["gdvariant", *path.relative_to(SRC).with_suffix("").parts]
@@ -256,18 +223,11 @@ def test_the_shared_leaves_import_only_each_other() -> None:
 
 def test_imports_go_down_the_order() -> None:
     crossings = {(a, b): why for a, b, why in _crossings()}
-    unknown = {pair: why for pair, why in crossings.items() if pair not in KNOWN_CROSSINGS}
-    assert unknown == {}, "imports against the floor plan's order (LAYERS, LIBRARY_REACH)"
-    gone = sorted(set(KNOWN_CROSSINGS) - set(crossings))
-    assert gone == [], "these known crossings are gone: delete their KNOWN_CROSSINGS entries"
+    assert crossings == {}, "imports against the floor plan's order (LAYERS, LIBRARY_REACH)"
 
 
 def test_no_import_cycles() -> None:
-    cycles = _cycles()
-    unknown = [sorted(c) for c in cycles if c not in KNOWN_CYCLES.values()]
-    assert unknown == [], "new import cycles"
-    gone = [name for name, members in KNOWN_CYCLES.items() if members not in cycles]
-    assert gone == [], "these known cycles are gone or changed: delete or correct their entries"
+    assert [sorted(c) for c in _cycles()] == [], "import cycles"
 
 
 def test_the_graph_sees_every_kind_of_import() -> None:

@@ -95,7 +95,8 @@ _K_INPUT_EVENT = int(T.INPUT_EVENT)
 _K_TYPED_ARRAY = int(T.TYPED_ARRAY)
 _K_PACKED_TYPED_ARRAY = int(T.PACKED_TYPED_ARRAY)
 
-# The math types and packed arrays, by type number (how each profile reads them: ``_reals``).
+# The math types and packed arrays, by type number (how each profile reads them:
+# ``_engines.reals``).
 _FIXED = frozenset(int(vtype) for vtype in LAYOUTS)
 _PACKED = frozenset(int(vtype) for vtype in PACKED_ARRAYS)
 
@@ -189,7 +190,7 @@ def decode_value(
     """Decode one value starting at ``offset``; return it and the offset just past it.
 
     The value is what the profile's engine holds after reading the bytes, so the encoder can
-    always write it back: reals at the build's width (``_reals``), the engine's own depth
+    always write it back: reals at the build's width (``_engines.reals``), the engine's own depth
     limit whatever ``limits`` says.
 
     With ``packed_views``, numeric packed arrays and PackedByteArrays come back as

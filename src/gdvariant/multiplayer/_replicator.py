@@ -28,7 +28,7 @@ from types import MappingProxyType
 from typing import Any, Protocol, TypeVar
 
 from .. import dumps
-from .._peerlog import clip
+from .._net.peerlog import clip
 from ._rpc_config import RpcMode, RpcTable, TransferMode
 from ._synced import SpawnableScene
 from .wire import (
