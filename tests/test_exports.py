@@ -377,6 +377,8 @@ def test_every_name_multiplayer_had_still_imports() -> None:
     assert decode_packet(data, protocol="4.2") == wire.Despawn(7)
     with pytest.raises(AttributeError):
         getattr(multiplayer, "NoSuchName")  # noqa: B009
+
+
 @pytest.mark.parametrize(
     "name",
     [

@@ -12,7 +12,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "src/gdvariant/multiplayer"
 #: imports within a layer must not form a cycle.
 LAYERS = {
     "wire": 0,
-    "_gdscript": 1,
+    "_script_syntax": 1,
     "_auth": 1,
     "_relay": 1,
     "_config": 1,

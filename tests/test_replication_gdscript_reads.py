@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from gdvariant.replication import Coord, Str, UInt, VarInt, Vec3
 from gdvariant.replication._codecs import ArrayOf
+from gdvariant.replication.gdscript._lines import Writer
 from gdvariant.replication.gdscript._value_reads import read_value, straight_bits
-from gdvariant.replication.gdscript._writer import Writer
 
 
 def test_straight_bits_per_codec() -> None:

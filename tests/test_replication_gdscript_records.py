@@ -11,7 +11,7 @@ from replication_arena import build_schema
 
 from gdvariant.replication import Bool, NetClass, Schema, Str, UInt, gdscript
 from gdvariant.replication.gdscript import _record_reads as records
-from gdvariant.replication.gdscript._writer import Writer
+from gdvariant.replication.gdscript._lines import Writer
 
 
 class Small(NetClass):

@@ -11,8 +11,8 @@ from replication_arena import build_schema
 
 from gdvariant.replication import Half, UInt, Vec3, gdscript
 from gdvariant.replication.gdscript import _template
+from gdvariant.replication.gdscript._lines import Writer
 from gdvariant.replication.gdscript._state_view import holds_ieee, node_property
-from gdvariant.replication.gdscript._writer import Writer
 
 GENERATOR = Path(gdscript.__file__).parent
 
@@ -71,7 +71,7 @@ def test_every_template_block_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
         used.add(name)
         return real(name)
 
-    monkeypatch.setattr("gdvariant.replication.gdscript._writer.block", block)
+    monkeypatch.setattr("gdvariant.replication.gdscript._lines.block", block)
     gdscript.generate(build_schema())
     assert used == set(_template._blocks())
 

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._gdscript import (
+from ._script_syntax import (
     NotEvaluated,
     ScriptError,
     Token,

@@ -49,7 +49,7 @@ path checks before each length-prefixed run or element and at the record's end (
 property too, for a class whose record can exceed 4,096 bits).
 
 The generator is split by concern: ``decoder_template.gd`` (package data: the decoder's fixed
-text, in blocks, from ``apply`` to the section loop's skeleton), ``_writer`` (the lines:
+text, in blocks, from ``apply`` to the section loop's skeleton), ``_lines`` (the lines:
 template blocks filled in, generated lines, fresh names), ``_value_reads`` (the inline read of
 one value per codec, and of value deltas), ``_columns`` (the per-property columns),
 ``_record_reads`` (change lists, the fast and the checked record readers, the section loop),

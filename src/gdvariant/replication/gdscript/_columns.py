@@ -32,7 +32,7 @@ from ._value_reads import held_ordinal, holds_ordinals, ordinal_value
 if TYPE_CHECKING:
     from .._flatten import FlatProp
     from .._schema import ClassLayout, Schema
-    from ._writer import Writer
+    from ._lines import Writer
 
 __all__ = [
     "column_functions",

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 
 from .._packet_format import VERSION
 from ._columns import column_functions, dispatch_functions
+from ._lines import Writer
 from ._record_reads import baseline_bits, class_function, fast_run_bits, section
 from ._state_view import entity_functions, node_dispatch, node_property, publish
 from ._value_reads import straight_bits
-from ._writer import Writer
 
 if TYPE_CHECKING:
     from .._schema import ClassLayout, Schema

@@ -27,7 +27,7 @@ from ._value_reads import (
 if TYPE_CHECKING:
     from .._flatten import FlatProp
     from .._schema import ClassLayout, Schema
-    from ._writer import Writer
+    from ._lines import Writer
 
 __all__ = [
     "DENSE_IDS",

@@ -17,7 +17,7 @@ from ._record_reads import code_bits, masked
 
 if TYPE_CHECKING:
     from .._schema import ClassLayout, Schema
-    from ._writer import Writer
+    from ._lines import Writer
 
 __all__ = [
     "entity_functions",

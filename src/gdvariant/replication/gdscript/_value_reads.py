@@ -41,7 +41,7 @@ from .._float_codecs import (
     Vec3,
     Vec4,
 )
-from ._writer import Writer
+from ._lines import Writer
 
 __all__ = [
     "delta",
