@@ -2,8 +2,8 @@
 
 Run on demand (not a test):
 
-    .venv/bin/python benchmarks/bench_cli.py                      # edit 20k/100k, inspect 7.8 MB
-    .venv/bin/python benchmarks/bench_cli.py --edit 20000 --inspect-mb 2 --timeout 120
+    .venv/bin/python -m benchmarks.bench_cli                      # edit 20k/100k, inspect 7.8 MB
+    .venv/bin/python -m benchmarks.bench_cli --edit 20000 --inspect-mb 2 --timeout 120
 
 Every save holds game-entity dictionaries (``payloads.entities``, about 280 bytes a record).
 Each command runs in its own child process (``gdvariant._cli.main``), with standard output
@@ -26,9 +26,7 @@ import time
 from pathlib import Path
 
 import gdvariant as gd
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from payloads import entities
+from benchmarks.payloads import entities
 
 
 def load() -> str:

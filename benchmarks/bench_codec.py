@@ -1,7 +1,7 @@
 """Time gdvariant's decode/encode, on each core, against Godot 4.6's own bytes_to_var/var_to_bytes.
 
-Run on demand (not a test):  .venv/bin/python benchmarks/bench_codec.py [--no-godot]
-Godot's times come from a GDScript timing loop inside the engine (tests/engine/godot4_oracle.gd,
+Run on demand (not a test):  .venv/bin/python -m benchmarks.bench_codec [--no-godot]
+Godot's times come from a GDScript timing loop inside the engine (tests/live/codec/godot4_oracle.gd,
 mode ``bench``) on the same payload bytes, in the same run. gdvariant is timed through the public
 ``gd.loads``/``gd.dumps`` (so the call overhead counts) on every core that is built: ``c`` (the
 compiled core) and ``python`` (the pure one). Each time is the median of ``--repeats`` rounds.
@@ -17,17 +17,13 @@ import json
 import shutil
 import sys
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 import gdvariant as gd
+from benchmarks.payloads import PAYLOADS
+from benchmarks.timing import median_time
 from gdvariant._binary import core as _core
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from engines import ENGINE_SCRIPTS, find_engine
-from payloads import PAYLOADS
-from timing import median_time
+from tests.support.engines import ORACLES, find_engine
 
 
 def godot_times(blobs: dict[str, bytes], iterations: int) -> dict[str, dict[str, Any]]:
@@ -36,7 +32,7 @@ def godot_times(blobs: dict[str, bytes], iterations: int) -> dict[str, dict[str,
         print(f"(no Godot timings: {why})", file=sys.stderr)
         return {}
     with engine.workdir() as (here, inside):
-        shutil.copy(ENGINE_SCRIPTS / "godot4_oracle.gd", here)
+        shutil.copy(ORACLES / "godot4_oracle.gd", here)
         (here / "payloads").mkdir()
         for name, blob in blobs.items():
             (here / "payloads" / f"{name}.bin").write_bytes(blob)

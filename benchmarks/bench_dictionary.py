@@ -1,18 +1,13 @@
 """Lookup and equality of ``gdvariant.Dictionary`` (typed, or keys a dict would merge).
 
-Run on demand (not a test):  .venv/bin/python benchmarks/bench_dictionary.py
+Run on demand (not a test):  .venv/bin/python -m benchmarks.bench_dictionary
 Baseline: a plain ``dict`` of the same pairs, timed in the same run.
 """
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import gdvariant as gd
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from timing import best_time
+from benchmarks.timing import best_time
 
 
 def row(size: int) -> str:

@@ -1,6 +1,6 @@
 """Hostile inputs: time and peak memory of decoding what an attacker would send.
 
-Run on demand (not a test):  .venv/bin/python benchmarks/bench_hostile.py
+Run on demand (not a test):  .venv/bin/python -m benchmarks.bench_hostile
 
 Each input is decoded with the default limits (``gd.DEFAULT_LIMITS``). Time is the best
 per-call time over several rounds without tracing (``timing.best_time``); peak memory is
@@ -16,12 +16,9 @@ import sys
 import tracemalloc
 from collections.abc import Callable
 from functools import partial
-from pathlib import Path
 
 import gdvariant as gd
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from timing import best_time
+from benchmarks.timing import best_time
 
 
 def run(data: bytes) -> str:

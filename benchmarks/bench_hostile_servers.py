@@ -3,8 +3,8 @@ its log.
 
 Run on demand (not a test):
 
-    .venv/bin/python benchmarks/bench_hostile_servers.py                      # 40 s each
-    .venv/bin/python benchmarks/bench_hostile_servers.py --seconds 10 --scenario unread
+    .venv/bin/python -m benchmarks.bench_hostile_servers                      # 40 s each
+    .venv/bin/python -m benchmarks.bench_hostile_servers --seconds 10 --scenario unread
 
 The server runs in its own process: the README's ``SceneMultiplayer`` on ``MultiplayerServer``
 (a ``Main`` node whose ``say`` RPC answers every peer with ``said``, a player spawner), RAW
@@ -199,7 +199,9 @@ async def scenario(name: str, seconds: float) -> None:
     with tempfile.TemporaryDirectory() as folder:
         log_file = str(Path(folder) / "server.log")
         process = subprocess.Popen(
-            [sys.executable, __file__, "--serve", log_file], stdout=subprocess.PIPE, text=True
+            [sys.executable, "-m", "benchmarks.bench_hostile_servers", "--serve", log_file],
+            stdout=subprocess.PIPE,
+            text=True,
         )
         try:
             assert process.stdout is not None

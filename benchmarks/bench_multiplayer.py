@@ -2,9 +2,9 @@
 
 Run on demand (not a test):
 
-    .venv/bin/python benchmarks/bench_multiplayer.py                  # 10 clients, a smoke run
-    .venv/bin/python benchmarks/bench_multiplayer.py --clients 100 --seconds 20 --repeat 2
-    .venv/bin/python benchmarks/bench_multiplayer.py --quick          # seconds; what the test runs
+    .venv/bin/python -m benchmarks.bench_multiplayer                  # 10 clients, a smoke run
+    .venv/bin/python -m benchmarks.bench_multiplayer --clients 100 --seconds 20 --repeat 2
+    .venv/bin/python -m benchmarks.bench_multiplayer --quick          # seconds; what the test runs
 
 The scene (``benchmarks/multiplayer/``, stock nodes and GDScript) is served twice in the same
 run, one server after the other, against the same clients: by ``gdvariant.multiplayer``
@@ -81,10 +81,8 @@ from gdvariant.multiplayer.wire import (
     Sync,
 )
 from gdvariant.replication import Float32, Int, NetClass, Prop, Vec2
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from engines import Engine, find_engine
-from multiplayer_recorder import free_port
+from tests.support.engines import Engine, find_engine
+from tests.support.multiplayer_recorder import free_port
 
 PROJECT = Path(__file__).resolve().parent / "multiplayer"
 TICK_HZ = 30
@@ -433,7 +431,8 @@ def start_server(kind: str, args: argparse.Namespace, engine: Engine | None, ins
         port_file = Path(tempfile.mkdtemp(prefix="gdvariant-bench-")) / "port"
         cmd = [
             sys.executable,
-            __file__,
+            "-m",
+            "benchmarks.bench_multiplayer",
             "--serve",
             str(port_file),
             "--entities",
@@ -481,7 +480,14 @@ def run_one(kind: str, args: argparse.Namespace, engine: Engine | None) -> dict[
                 godots.append((proc, Lines(proc)))
             for _, out in godots:
                 out.wait_spawned(args.entities, 120)
-            cmd = [sys.executable, __file__, "--clients-of", url, *client_options(args)]
+            cmd = [
+                sys.executable,
+                "-m",
+                "benchmarks.bench_multiplayer",
+                "--clients-of",
+                url,
+                *client_options(args),
+            ]
             clients = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
             assert clients.stdout is not None
             figures: dict[str, Any] = {"server": kind, "load_before": load()}

@@ -2,8 +2,8 @@
 
 Run on demand (not a test):
 
-    .venv/bin/python benchmarks/bench_network.py      # 200 x 1,000 small, 20 x 50 large
-    .venv/bin/python benchmarks/bench_network.py --clients 50 --messages 200
+    .venv/bin/python -m benchmarks.bench_network      # 200 x 1,000 small, 20 x 50 large
+    .venv/bin/python -m benchmarks.bench_network --clients 50 --messages 200
 
 The server runs in its own process (``gdvariant.asyncio.serve`` with an echo handler) and the
 clients in this one, each keeping ``--window`` messages in flight. Every echo is checked
@@ -82,7 +82,15 @@ async def _serve(mode: str, port_file: Path) -> None:
 def start_server(mode: str, workdir: Path) -> tuple[subprocess.Popen[bytes], int]:
     port_file = workdir / f"port-{mode}"
     port_file.unlink(missing_ok=True)
-    cmd = [sys.executable, __file__, "--serve", mode, "--port-file", str(port_file)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "benchmarks.bench_network",
+        "--serve",
+        mode,
+        "--port-file",
+        str(port_file),
+    ]
     proc = subprocess.Popen(cmd)
     while not (port_file.exists() and port_file.read_text()):
         time.sleep(0.05)

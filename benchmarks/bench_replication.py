@@ -26,7 +26,7 @@ Two models of how a property changes, both with the same 5% of properties changi
   anew as in ``noise``. This is the case value deltas (wire doc §5.1) exist for.
 
 Each runs with value deltas off and on (``SnapshotEncoder(value_deltas=...)``). Run:
-``python benchmarks/bench_replication.py [--ticks N] [--values noise|motion|both]
+``python -m benchmarks.bench_replication [--ticks N] [--values noise|motion|both]
 [--value-deltas on|off|both]``.
 """
 

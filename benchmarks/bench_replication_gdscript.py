@@ -15,7 +15,7 @@ timings are of a decoder that gets the right answer.
 Values move in steps (``--values motion``, the default) or are drawn anew (``noise``), and the
 encoder sends value deltas or not (``--value-deltas on|off``), as in ``bench_replication.py``.
 
-Run (as root, with the engines installed): ``python benchmarks/bench_replication_gdscript.py``.
+Run (as root, with the engines installed): ``python -m benchmarks.bench_replication_gdscript``.
 """
 
 from __future__ import annotations
@@ -30,17 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import gdvariant
-from gdvariant.replication import (
-    Schema,
-    SnapshotEncoder,
-    World,
-    gdscript,
-    godot_value,
-)
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from bench_replication import (
+from benchmarks.bench_replication import (
     ENTITIES,
     MAX_LAG,
     Soldier,
@@ -48,7 +38,14 @@ from bench_replication import (
     random_value,
     set_path,
 )
-from engines import find_engine
+from gdvariant.replication import (
+    Schema,
+    SnapshotEncoder,
+    World,
+    gdscript,
+    godot_value,
+)
+from tests.support.engines import find_engine
 
 #: The timing itself, shared by both runtimes: ``run(args)`` returns the exit status.
 _BENCH = """extends RefCounted

@@ -16,7 +16,7 @@ benchmark computes it):
 * ``all``: the three together.
 
 It shows how far from 1/4 of Godot's bytes framing alone can get; the values are fixed by
-the codecs. Run: ``python benchmarks/bench_replication_overhead.py [--ticks N]``.
+the codecs. Run: ``python -m benchmarks.bench_replication_overhead [--ticks N]``.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import math
 import random
 from collections.abc import Callable
 
-from bench_replication import (
+from benchmarks.bench_replication import (
     ENTITIES,
     MAX_LAG,
     Soldier,
@@ -35,7 +35,6 @@ from bench_replication import (
     random_value,
     set_path,
 )
-
 from gdvariant.replication import Schema, SnapshotEncoder, World
 
 Record = tuple[int, int, int]  # entity id, changed mask, value bits

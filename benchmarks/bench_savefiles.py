@@ -2,8 +2,8 @@
 
 Run on demand (not a test):
 
-    .venv/bin/python benchmarks/bench_savefiles.py               # 50 MB, every mode
-    .venv/bin/python benchmarks/bench_savefiles.py --mb 5 --modes plain deflate
+    .venv/bin/python -m benchmarks.bench_savefiles               # 50 MB, every mode
+    .venv/bin/python -m benchmarks.bench_savefiles --mb 5 --modes plain deflate
 
 The save is ``--mb`` MB of ``store_var`` records (game-state chunks of about 2.8 KB: entity
 dictionaries, vectors, strings, packed arrays). Each mode is written with ``gd.write_save``
@@ -28,9 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import gdvariant as gd
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from payloads import entities
+from benchmarks.payloads import entities
 
 KEY = bytes(range(32))
 IV = bytes(16)
@@ -138,7 +136,16 @@ def child(op: str, mode: str, path: str, total: int) -> dict[str, Any]:
 
 def run_child(op: str, mode: str, path: Path, total: int) -> dict[str, Any]:
     out = subprocess.run(
-        [sys.executable, __file__, "--child", op, mode, str(path), str(total)],
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.bench_savefiles",
+            "--child",
+            op,
+            mode,
+            str(path),
+            str(total),
+        ],
         check=True,
         capture_output=True,
         text=True,

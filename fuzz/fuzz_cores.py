@@ -1,7 +1,7 @@
 """Differential fuzzing of the compiled core against the pure-Python core (atheris). By hand.
 
     .venv/bin/pip install -e '.[fuzz]'
-    .venv/bin/python fuzz/fuzz_cores.py fuzz/corpus -atheris_runs=10000000
+    .venv/bin/python -m fuzz.fuzz_cores fuzz/corpus -atheris_runs=10000000
 
 The compiled core (``gdvariant._binary._cgdvariant``) must give what the pure core gives, for every
 input: the same value and end offset or the same DecodeError (message, offset, path, code, limit);
@@ -16,12 +16,11 @@ fuzz_decode.py's.
 ``--fast-path CORPUS RUNS [SEED]`` runs the C code alone, many times faster, for long sanitizer
 runs. gcc cannot instrument C for libFuzzer, so this mode is a mutation loop of its own: each
 run takes a corpus input, applies one to three of the structure-aware mutations of
-``tests/mutations.py`` (truncate, flip, header, length, splice, word), and sends it through the
-compiled fast path (``fast_path_decode``, then ``fast_path_encode`` of what it decoded; for
-some, ``decode_frames`` on the same bytes as a stream, or a decode into packed views written
-back) or FastLZ; one input in sixteen that the
-fast path decodes is checked against the pure core, and inputs it decodes join the pool. It
-prints the run count at the end.
+``tests/support/mutations.py`` (truncate, flip, header, length, splice, word), and sends it
+through the compiled fast path (``fast_path_decode``, then ``fast_path_encode`` of what it
+decoded; for some, ``decode_frames`` on the same bytes as a stream, or a decode into packed
+views written back) or FastLZ; one input in sixteen that the fast path decodes is checked
+against the pure core, and inputs it decodes join the pool. It prints the run count at the end.
 """
 
 from __future__ import annotations
@@ -33,19 +32,18 @@ import time
 from pathlib import Path
 
 import atheris
-import harness
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from fuzz import harness
+
 FAST = sys.argv[1:2] == ["--fast-path"]
 with contextlib.nullcontext() if FAST else atheris.instrument_imports():
-    from core_compare import compare_decode, compare_encode
-    from core_compare import compiled as maybe_compiled
-    from mutations import MUTATORS
-
     import gdvariant as gd
     from gdvariant._binary import pure as _pure
     from gdvariant._files import fastlz as _fastlz_live
     from gdvariant._files import fastlz_pure as _fastlz
+    from tests.support.core_compare import compare_decode, compare_encode
+    from tests.support.core_compare import compiled as maybe_compiled
+    from tests.support.mutations import MUTATORS
 
 if maybe_compiled is None:
     sys.exit("gdvariant._binary._cgdvariant is not built: pip install -e . with a C compiler")
@@ -158,7 +156,7 @@ def test_one_input(raw: bytes) -> None:
 
 def seed_corpus(folder: Path) -> None:
     """The seeds of fuzz_decode.py (engine-made golden vectors)."""
-    import fuzz_decode
+    from fuzz import fuzz_decode
 
     fuzz_decode.seed_corpus(folder)
 

@@ -1,28 +1,29 @@
 """Coverage-guided fuzzing of the decoder and the stream decoder (atheris). Run by hand.
 
     .venv/bin/pip install -e '.[fuzz]'
-    .venv/bin/python fuzz/fuzz_decode.py fuzz/corpus -atheris_runs=10000000   # or -max_total_time=
+    .venv/bin/python -m fuzz.fuzz_decode fuzz/corpus -atheris_runs=10000000   # or -max_total_time=
 
 The first input byte picks the engine profile (every release, and double builds), the
 second the target: ``decode`` or ``StreamDecoder`` fed in chunks whose sizes come from the
 input. Any exception other than :class:`gdvariant.DecodeError` is a crash, and so is a
 decoded value the encoder does not write back for the same release (or writes back as
 something the engine's own write and read would not make of it: ``harness.written_back``).
-A crash becomes a test in ``tests/test_fuzz_regressions.py``. The seed corpus is written from
-the engine-made golden vectors and ``tests/random_wire.py`` by ``python fuzz/fuzz_decode.py
+A crash becomes a test in ``tests/binary/test_fuzz_regressions.py``. The seed corpus is written from
+the engine-made golden vectors and ``tests/support/random_wire.py`` by ``python -m fuzz.fuzz_decode
 --seed-corpus fuzz/corpus``. Line coverage of what a corpus reaches: ``coverage run
---source=gdvariant fuzz/fuzz_decode.py --replay fuzz/corpus`` then ``coverage report``.
+--source=gdvariant -m fuzz.fuzz_decode --replay fuzz/corpus`` then ``coverage report``.
 """
 
 from __future__ import annotations
 
 import json
 import random
-import sys
 from pathlib import Path
 
 import atheris
-import harness
+
+from fuzz import harness
+from tests.support.paths import VECTORS
 
 with atheris.instrument_imports():
     import gdvariant as gd
@@ -31,7 +32,7 @@ RELEASES = sorted({p.name for p in gd.PROFILES.values()})  # aliases name one of
 PROFILES = [gd.get_profile(name) for name in RELEASES]
 PROFILES += [gd.get_profile(name, double=True) for name in RELEASES if name.startswith("4.")]
 FRAMINGS = [gd.Framing.STREAM_PEER, gd.Framing.PACKET_PEER_STREAM]
-WIRE_SEEDS = 40  # per profile, from tests/random_wire.py
+WIRE_SEEDS = 40  # per profile, from tests/support/random_wire.py
 
 
 def check_decode(profile: gd.Profile, data: bytes) -> None:
@@ -70,7 +71,7 @@ def test_one_input(raw: bytes) -> None:
 
 def seed_corpus(folder: Path) -> None:
     """One file per engine-made golden vector, as bytes for its profile and for a stream."""
-    root = Path(__file__).resolve().parent.parent / "tests" / "vectors"
+    root = VECTORS
     folder.mkdir(parents=True, exist_ok=True)
     count = 0
     for release in ("4.6", "3.6", "3.2"):
@@ -91,8 +92,7 @@ def seed_corpus(folder: Path) -> None:
         count += 1
     # Bytes written field by field for every profile: flagged doubles for single builds,
     # surrogates, BOMs, typed containers of other types, Godot 2's legacy types...
-    sys.path.insert(0, str(harness.TESTS))
-    from random_wire import random_wire
+    from tests.support.random_wire import random_wire
 
     rng = random.Random(0)
     for index, profile in enumerate(PROFILES):

@@ -1,14 +1,14 @@
 """Coverage-guided fuzzing of ``from_json`` in both dialects (atheris). Run by hand.
 
     .venv/bin/pip install -e '.[fuzz]'
-    .venv/bin/python fuzz/fuzz_json.py fuzz/corpus-json -atheris_runs=10000000
+    .venv/bin/python -m fuzz.fuzz_json fuzz/corpus-json -atheris_runs=10000000
 
 The first input byte picks the dialect (even: tagged, odd: godot); the rest is the JSON text.
 Any exception other than :class:`gdvariant.JSONError` is a crash. A tagged text that reads
 must write again (``to_json``) and read back to a value with the same bytes; a value the
 encoder refuses must be refused with :class:`gdvariant.EncodeError`. A crash becomes a test
-in ``tests/test_json.py``. The seed corpus holds both dialects' texts of the engine-made
-golden values: ``python fuzz/fuzz_json.py --seed-corpus fuzz/corpus-json``.
+in ``tests/json/test_tagged.py``. The seed corpus holds both dialects' texts of the engine-made
+golden values: ``python -m fuzz.fuzz_json --seed-corpus fuzz/corpus-json``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ import json
 from pathlib import Path
 
 import atheris
-import harness
+
+from fuzz import harness
+from tests.support.paths import VECTORS
 
 with atheris.instrument_imports():
     import gdvariant as gd
@@ -42,7 +44,7 @@ def test_one_input(raw: bytes) -> None:
 
 def seed_corpus(folder: Path) -> None:
     """Both dialects' texts of every engine-made Godot 4.6 golden value."""
-    root = Path(__file__).resolve().parent.parent / "tests" / "vectors"
+    root = VECTORS
     folder.mkdir(parents=True, exist_ok=True)
     count = 0
     lines = (root / "godot4.6" / "golden.jsonl").read_text().splitlines()[1:]

@@ -1,7 +1,7 @@
 """Coverage-guided fuzzing of the SceneMultiplayer packet codec (atheris). Run by hand.
 
     .venv/bin/pip install -e '.[fuzz]'
-    .venv/bin/python fuzz/fuzz_multiplayer.py fuzz/corpus-multiplayer -max_total_time=600
+    .venv/bin/python -m fuzz.fuzz_multiplayer fuzz/corpus-multiplayer -max_total_time=600
 
 The first input byte picks the wire version (4.0 ... 4.6), the rest is one packet. Only
 :class:`gdvariant.DecodeError` may escape ``decode_scene_packet``; a packet it accepts must
@@ -15,13 +15,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import harness
-
 import gdvariant as gd
+from fuzz import harness
 from gdvariant.multiplayer.wire import WIRE_VERSIONS, decode_scene_packet, encode_scene_packet
+from tests.support.paths import VECTORS
 
 VERSIONS = list(WIRE_VERSIONS.values())
-SESSION = Path(__file__).resolve().parent.parent / "tests/vectors/multiplayer/session.json"
+SESSION = VECTORS / "multiplayer" / "session.json"
 
 
 def test_one_input(raw: bytes) -> None:

@@ -1,9 +1,9 @@
 """Coverage-guided fuzzing of the replication packet decoder (atheris). Run by hand.
 
     .venv/bin/pip install -e '.[fuzz]'
-    .venv/bin/python fuzz/fuzz_replication.py fuzz/corpus-replication -max_total_time=600
+    .venv/bin/python -m fuzz.fuzz_replication fuzz/corpus-replication -max_total_time=600
 
-Every input is a packet for the schema with every codec of tests/replication_world.py,
+Every input is a packet for the schema with every codec of tests/support/replication_worlds.py,
 applied after a valid full update (so deltas from its tick have a base). Only
 :class:`gdvariant.DecodeError` may escape, and a failed packet must leave the decoder's states
 exactly as they were. ``--seed-corpus DIR`` writes valid packets to start from; ``--replay
@@ -11,7 +11,7 @@ DIR`` runs a corpus once without atheris.
 
 ``--assemblers RUNS [SEED]`` (no atheris) runs the compiled packet assembler
 (``gdvariant.replication._cassemble``) against the pure one instead: RUNS random worlds of
-tests/replication_driver.py, 40 ticks each, both value modes, every packet compared byte for
+tests/support/replication_driver.py, 40 ticks each, both value modes, every packet compared byte for
 byte. Built with sanitizers (``tools/build-asan.sh``), that is its sanitizer run.
 """
 
@@ -22,13 +22,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import harness
-
 import gdvariant as gd
+from fuzz import harness
 from gdvariant.replication import Schema, SnapshotDecoder, SnapshotEncoder, World
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from replication_world import Crate, Mob, random_value, set_path
+from tests.support.replication_worlds import Crate, Mob, random_value, set_path
 
 SCHEMA = Schema.build([Mob, Crate])
 
@@ -84,9 +81,8 @@ def seed_corpus(folder: Path) -> None:
 
 def assembler_runs(runs: int, seed: int) -> None:
     """The ``--assemblers`` mode: compiled against pure packets over ``runs`` random worlds."""
-    from replication_driver import Driver
-
     from gdvariant.replication import _assembler
+    from tests.support.replication_driver import Driver
 
     if _assembler.COMPILED not in _assembler.implementations():
         sys.exit(f"no compiled assembler: {_assembler.compiled_error()}")

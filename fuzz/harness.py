@@ -8,20 +8,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-TESTS = Path(__file__).resolve().parent.parent / "tests"
-
 
 def written_back(value: Any, profile: Any, objects: bool) -> None:
     """What ``profile`` decoded (``objects``: with full objects), its encoder must write back,
     and reading that must give the value as the engine holds it after its own write and read
     (``random_wire.reread``). An EncodeError is a crash like any other exception."""
     # Imported here, at first use: each target has its gdvariant import instrumented first.
-    if str(TESTS) not in sys.path:
-        sys.path.insert(0, str(TESTS))
-    from godot_describe import canon
-    from random_wire import reread
-
     import gdvariant as gd
+    from tests.support.godot_describe import canon
+    from tests.support.random_wire import reread
 
     again = gd.dumps(value, version=profile, full_objects=objects)
     if objects:  # without, an object-typed container's class is written as EncodedObjectAsID

@@ -1,7 +1,8 @@
-"""Shared fixtures: the codec cores (``impl``), the real engines, each skipped with a reason
-when absent (and required in CI by an environment switch), an optional package made to look
-uninstalled, and the folder the documentation's examples write in; and the guard that fails a
-run which turned a system device node such as ``/dev/null`` into something else."""
+"""Fixtures every test folder shares: the codec cores (``impl``), the real engines, each
+skipped with a reason when absent (and required in CI by an environment switch), and an
+optional package made to look uninstalled; and the guard that fails a run which turned a
+system device node such as ``/dev/null`` into something else. A folder's own fixtures are in
+its own conftest.py."""
 
 from __future__ import annotations
 
@@ -11,13 +12,13 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-import system_paths
-from cores import CORES, core, fastlz
-from engines import Engine, engines_required, find_engine
 
 import gdvariant as gd
 from gdvariant._binary import core as _core
 from gdvariant._files import fastlz as _fastlz
+from tests.support import system_paths
+from tests.support.cores import CORES, core, fastlz
+from tests.support.engines import Engine, engines_required, find_engine
 
 
 @pytest.fixture(scope="module", params=CORES)
@@ -90,14 +91,6 @@ def save_without_its_package(
     return path, package, extra
 
 
-@pytest.fixture(scope="session")
-def example_tmp(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The folder that stands for ``/tmp/`` in the documentation's command examples, so running
-    them writes only under this run's temporary folder; one for the session, as an example may
-    read what an earlier one wrote (convert a copy, then edit it)."""
-    return tmp_path_factory.mktemp("examples-tmp")
-
-
 # ---------------------------------------------------------------- the machine stays as it was
 
 _DEVICES = pytest.StashKey[system_paths.Snapshot]()
@@ -119,7 +112,7 @@ def _first_harmful_test(request: pytest.FixtureRequest) -> Iterator[None]:
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Fail the run if it harmed the machine: a system device node that is no longer one
-    (tests/system_paths.py has the rule)."""
+    (tests/support/system_paths.py has the rule)."""
     problems = system_paths.damage(session.config.stash.get(_DEVICES, {}))
     if not problems:
         return

@@ -11,13 +11,13 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
-import hostile
 import pytest
-from godot_describe import canon
-from random_values import random_value
 
 import gdvariant as gd
 from gdvariant.asyncio import DatagramPeer, Server, VariantStream, connect, open_datagram, serve
+from tests.support import hostile
+from tests.support.godot_describe import canon
+from tests.support.random_values import random_value
 
 Handler = Callable[[VariantStream], Awaitable[None]]
 

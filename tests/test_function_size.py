@@ -2,7 +2,7 @@
 
 A long function is a sign that a table or a helper is missing: the pure decoder, once 384
 lines, is a loop of the common kinds plus a table of per-kind readers for that reason
-(``tests/test_decoder_table.py``).
+(``tests/binary/test_decoder_table.py``).
 
 Lines are counted from a function's first decorator to its last line, docstring included;
 a nested function counts inside its parent and on its own. Every ``.py`` file of the package

@@ -19,8 +19,7 @@ import pytest
 
 import gdvariant as gd
 from gdvariant import _old_paths
-
-SRC = Path(__file__).resolve().parent.parent / "src" / "gdvariant"
+from tests.support.paths import SRC
 
 #: The package's units, lowest first. A module may import from its own unit and from any unit
 #: of an earlier layer; never from a later layer, nor from another unit of its own layer.

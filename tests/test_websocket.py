@@ -9,12 +9,12 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-import hostile
 import pytest
-from godot_describe import canon
-from random_values import random_value
 
 import gdvariant as gd
+from tests.support import hostile
+from tests.support.godot_describe import canon
+from tests.support.random_values import random_value
 
 if TYPE_CHECKING:
     from gdvariant.websocket import VariantWebSocket

@@ -39,6 +39,6 @@ fi
 
 cd "$tree"
 "$python" -m venv .venv
-.venv/bin/python -m pip install -q '.[test,docs]'  # docs: tests/test_docs.py builds the reference
+.venv/bin/python -m pip install -q '.[test,docs]'  # docs: tests/docs/test_docs.py builds the reference
 echo "testing $(basename "$sdist") unpacked alone in $tree"
 .venv/bin/python -m pytest -q -p no:cacheprovider "$@"

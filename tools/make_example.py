@@ -3,18 +3,18 @@
 Each file is written by its GDScript (examples/make_*.gd) running in the engine named here:
 savegame.bin (var_to_bytes), capture.bin (put_var frames), user_save.dat (an encrypted save)
 with Godot 4.6, and godot3_save.sav (store_var records) with Godot 3.6. The README's and
-``--help``'s command-line examples read them (tests/test_cli_examples.py).
+``--help``'s command-line examples read them (tests/docs/test_cli_examples.py).
+
+Usage: python -m tools.make_example [NAME...]   (from the repository root)
 """
 
 from __future__ import annotations
 
 import shutil
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-from engines import find_engine  # noqa: E402
+from tests.support.engines import find_engine
+from tests.support.paths import EXAMPLES as FOLDER
 
 #: output file -> (engine, script)
 EXAMPLES = {
@@ -34,9 +34,9 @@ def main() -> int:
             print(why, file=sys.stderr)
             return 1
         with engine.workdir() as (here, inside):
-            shutil.copy(ROOT / "examples" / script, here)
+            shutil.copy(FOLDER / script, here)
             engine.run(script, [f"{inside}/{name}"], cwd=(here, inside))
-            shutil.copy(here / name, ROOT / "examples" / name)
+            shutil.copy(here / name, FOLDER / name)
         print(f"wrote examples/{name} with Godot {engine.version()}", file=sys.stderr)
     return 0
 

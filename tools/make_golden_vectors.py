@@ -1,17 +1,17 @@
 """Regenerate golden vectors from a real Godot engine: ``tests/vectors/godot<ENGINE>/golden.jsonl``.
 
-Runs the engine's oracle script (``tests/engine/godot4_oracle.gd`` for 4.6,
-``tests/engine/godot3_oracle.gd`` for 3.6 and 3.2) in ``generate SEED COUNT OUT`` mode on the
-real engine (see ``tests/engines.py``; install it with ``sudo bash tools/setup-engines.sh``). The
-first line of the output names the engine version; each further line is one value with its
-encodings without and with full objects (``var_to_bytes`` / ``var_to_bytes_with_objects``, or
-``var2bytes(v)`` / ``var2bytes(v, true)`` in Godot 3), its text form (``var_to_str`` /
-``var2str``) and an exact description.
+Runs the engine's oracle script (``tests/live/codec/godot4_oracle.gd`` for 4.6,
+``tests/live/codec/godot3_oracle.gd`` for 3.6 and 3.2) in ``generate SEED COUNT OUT`` mode on
+the real engine (see ``tests/support/engines.py``; install it with ``sudo bash
+tools/setup-engines.sh``). The first line of the output names the engine version; each further
+line is one value with its encodings without and with full objects (``var_to_bytes`` /
+``var_to_bytes_with_objects``, or ``var2bytes(v)`` / ``var2bytes(v, true)`` in Godot 3), its
+text form (``var_to_str`` / ``var2str``) and an exact description.
 
 Godot 3 leaves NodePath padding bytes uninitialised, so those bytes may differ between runs.
 
-Usage: python tools/make_golden_vectors.py [--engine {4.6,3.6,3.2}] [--seed N] [--count N]
-       [--out PATH]
+Usage: python -m tools.make_golden_vectors [--engine {4.6,3.6,3.2}] [--seed N] [--count N]
+       [--out PATH]   (from the repository root)
 """
 
 from __future__ import annotations
@@ -23,10 +23,8 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-
-from engines import ENGINE_SCRIPTS, find_engine  # noqa: E402
+from tests.support.engines import ORACLES, find_engine
+from tests.support.paths import VECTORS
 
 SCRIPTS = {"4.6": "godot4_oracle.gd", "3.6": "godot3_oracle.gd", "3.2": "godot3_oracle.gd"}
 DEFAULT_ENGINE = "4.6"
@@ -35,7 +33,7 @@ DEFAULT_COUNT = 1000
 
 
 def default_out(engine: str) -> Path:
-    return ROOT / f"tests/vectors/godot{engine}/golden.jsonl"
+    return VECTORS / f"godot{engine}" / "golden.jsonl"
 
 
 def log(message: str) -> None:
@@ -89,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     out: Path = args.out if args.out is not None else default_out(name)
     out.parent.mkdir(parents=True, exist_ok=True)
     with engine.workdir() as wd:
-        shutil.copy(ENGINE_SCRIPTS / script, wd[0] / script)
+        shutil.copy(ORACLES / script, wd[0] / script)
         log(f"generating {args.count} values with seed {args.seed} ({script})")
         gen_args = ["generate", str(args.seed), str(args.count), f"{wd[1]}/out.jsonl"]
         started = time.monotonic()

@@ -1,14 +1,14 @@
 """Regenerate ``tests/vectors/godot4.6/typed_containers.json`` from the real Godot 4.6.
 
-Feeds every case of ``tests/typed_cases.py`` (typed Arrays and Dictionaries holding elements of
-the wrong type) to the engine's oracle script in ``decode`` mode (``decode_var_size`` and
-``decode_var``, with or without ``allow_objects``) and keeps its answers: the bytes consumed
-(0 = rejected) and what ``var_to_bytes`` / ``var_to_bytes_with_objects`` write for the value it
-made. The first field of the file names the engine version. Where Objects are involved, whose
-bytes carry instance ids of the moment, the engine's exact description of the value
-(``describe()`` in the oracle script) is kept as well.
+Feeds every case of ``tests/support/typed_cases.py`` (typed Arrays and Dictionaries holding
+elements of the wrong type) to the engine's oracle script in ``decode`` mode
+(``decode_var_size`` and ``decode_var``, with or without ``allow_objects``) and keeps its
+answers: the bytes consumed (0 = rejected) and what ``var_to_bytes`` /
+``var_to_bytes_with_objects`` write for the value it made. The first field of the file names the
+engine version. Where Objects are involved, whose bytes carry instance ids of the moment, the
+engine's exact description of the value (``describe()`` in the oracle script) is kept as well.
 
-Usage: python tools/make_typed_vectors.py [--out PATH]
+Usage: python -m tools.make_typed_vectors [--out PATH]   (from the repository root)
 """
 
 from __future__ import annotations
@@ -18,13 +18,11 @@ import json
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+from tests.support.engines import engine_decode, find_engine
+from tests.support.paths import VECTORS
+from tests.support.typed_cases import cases
 
-from engines import engine_decode, find_engine  # noqa: E402
-from typed_cases import cases  # noqa: E402
-
-DEFAULT_OUT = ROOT / "tests/vectors/godot4.6/typed_containers.json"
+DEFAULT_OUT = VECTORS / "godot4.6" / "typed_containers.json"
 
 
 def main() -> int:

@@ -1,20 +1,21 @@
 """Record SceneMultiplayer packets from a real Godot 4.6 into tests/vectors/multiplayer/.
 
-Runs ``tests/engine/multiplayer`` as one headless server and two headless clients on the real
-engine (see ``tests/engines.py``; install it with ``sudo bash tools/setup-engines.sh``), with a
-recording WebSocket proxy between them (``tests/multiplayer_recorder.py``). The output holds
-the engine version, every packet in order with its client and direction, and what each peer
-printed. With ``--enet`` the project runs as an ENetMultiplayerPeer server instead, joined by
-a bare ENet client (``tests/enet_recorder.py``): every packet the server sent, with its ENet
-channel and flags, into enet_server.json.
+Runs ``tests/live/multiplayer/game`` as one headless server and two headless clients on the real
+engine (see ``tests/support/engines.py``; install it with ``sudo bash tools/setup-engines.sh``),
+with a recording WebSocket proxy between them (``tests/support/multiplayer_recorder.py``). The
+output holds the engine version, every packet in order with its client and direction, and what
+each peer printed. With ``--enet`` the project runs as an ENetMultiplayerPeer server instead,
+joined by a bare ENet client (``tests/support/enet_recorder.py``): every packet the server sent,
+with its ENet channel and flags, into enet_server.json.
 
-With ``--api`` it records instead the API scene of ``tests/engine/multiplayer_client``
+With ``--api`` it records instead the API scene of ``tests/live/multiplayer/client``
 (``api.tscn``) served by a Godot 4.6 server playing its golden script to one Godot client:
-what ``SceneMultiplayer`` must send byte for byte (``tests/test_multiplayer_api_golden.py``).
+what ``SceneMultiplayer`` must send byte for byte (``tests/multiplayer/test_api_golden.py``).
 With ``--visibility`` the same scene plays its visibility and custom-spawn script
 (``api.gd`` ``_play_visibility``) into api_visibility.json.
 
-Usage: python tools/record_multiplayer_vectors.py [--enet | --api | --visibility] [--out PATH]
+Usage: python -m tools.record_multiplayer_vectors [--enet | --api | --visibility] [--out PATH]
+       (from the repository root)
 """
 
 from __future__ import annotations
@@ -22,19 +23,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+from tests.support.enet_recorder import record_enet_server
+from tests.support.engines import Engine, find_engine
+from tests.support.multiplayer_api_scene import PROJECT as API_PROJECT
+from tests.support.multiplayer_recorder import record_api_godot_server, record_session
+from tests.support.paths import VECTORS as ALL_VECTORS
 
-from enet_recorder import record_enet_server  # noqa: E402
-from engines import Engine, find_engine  # noqa: E402
-from multiplayer_recorder import record_api_godot_server, record_session  # noqa: E402
-
-VECTORS = ROOT / "tests/vectors/multiplayer"
-API_PROJECT = ROOT / "tests/engine/multiplayer_client"
+VECTORS = ALL_VECTORS / "multiplayer"
 #: Picks the peer id of the ENet recording's client.
 ENET_SEED = 14
 

@@ -5,7 +5,7 @@ of send table descriptions, spec replication.md §3.4) and the JSON flat-prop sn
 an independent demo parser committed for the same demo, and writes, for the chosen
 classes, the tables each class's flattening needs (reduced to the fields flattening looks
 at) together with the published order. Our own ``source_flat_order`` is then checked
-against that order in tests/test_replication_source_order.py.
+against that order in tests/replication/test_source_order.py.
 
 Usage::
 

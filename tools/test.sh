@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install gdvariant with its test and docs dependencies into .venv and run the whole test suite
-# (the docs extra lets tests/test_docs.py build the API reference instead of skipping).
+# (the docs extra lets tests/docs/test_docs.py build the API reference instead of skipping).
 # Engine-backed tests skip (with the reason) when the engines are missing, unless
 # GDVARIANT_REQUIRE_ENGINES=1; install them with `sudo bash tools/setup-engines.sh`.
 # GDVARIANT_PYTHON=3.12 runs it under that Python instead, in .venv-3.12 (the interpreter is

@@ -1,29 +1,27 @@
 """Run the arena server and a few headless Godot 4 clients against it, in one command.
 
-    python examples/arena/arena_demo.py                    # `godot` (4.x) on PATH
-    python examples/arena/arena_demo.py --players 4 --ticks 300
-    python examples/arena/arena_demo.py --chroot ~/.cache/gdvariant/sid-chroot   # test engines
+    python -m examples.arena.arena_demo                    # `godot` (4.x) on PATH
+    python -m examples.arena.arena_demo --players 4 --ticks 300
+    python -m examples.arena.arena_demo --chroot ~/.cache/gdvariant/sid-chroot   # test engines
 
-The client project (client/) gets a decoder freshly generated from arena_schema.py. Prints
-what the clients print, and exits 0 when every client ended with exactly the server's state.
+Run from the repository root. The client project (client/) gets a decoder freshly generated
+from arena_schema.py. Prints what the clients print, and exits 0 when every client ended with
+exactly the server's state.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
-import os
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 
+from examples import headless
+from examples.arena import arena_server
 from gdvariant.replication import gdscript
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-import arena_server  # noqa: E402
 
 NAMES = ["Ayla", "Bruno", "Chloé", "Dmitri", "Eun-ji", "Femi", "Gül", "Hiro"]
 
@@ -58,50 +56,15 @@ async def main_async(args: argparse.Namespace, project: str, godot: list[str]) -
     return 1 if failed else 0
 
 
-def godot_missing(godot: str, chroot: Path | None) -> str | None:
-    """What is missing to start the clients, and the flag that gives it, or None."""
-    if chroot is not None:
-        if not (chroot / "tmp").is_dir():
-            return f"--chroot {chroot}: no such chroot (it needs a tmp folder)"
-        return None
-    if shutil.which(godot) is None:
-        return (
-            f"no Godot 4 binary {godot!r} found: install Godot 4 on PATH, or give it with "
-            "--godot PATH (or the GODOT environment variable)"
-        )
-    return None
-
-
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--godot",
-        default=os.environ.get("GODOT", "godot"),
-        help="the Godot 4 binary (default: $GODOT, else godot on PATH)",
-    )
-    parser.add_argument("--chroot", type=Path, help="run Godot inside this chroot (test setup)")
+    parser = headless.parser(__doc__)
     parser.add_argument("--players", type=int, default=3, choices=range(1, 17), metavar="1..16")
     parser.add_argument("--ticks", type=int, default=150, help="game length (30 per second)")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log the server's events")
-    args = parser.parse_args()
-    logging.basicConfig(
-        level=logging.INFO if args.verbose else logging.WARNING,
-        format="%(name)s: %(message)s",
-    )
-    missing = godot_missing(args.godot, args.chroot)
-    if missing:
-        parser.exit(2, f"{parser.prog}: {missing}\n")
-    base = args.chroot / "tmp" if args.chroot else None
-    with tempfile.TemporaryDirectory(dir=base) as tmp:
-        project = Path(tmp) / "client"
-        shutil.copytree(HERE / "client", project)
-        (project / "arena_decoder.gd").write_text(gdscript.generate(arena_server.SCHEMA))
-        if args.chroot:
-            inside = f"/tmp/{Path(tmp).name}/client"
-            godot = ["chroot", str(args.chroot), "env", "HOME=/tmp", args.godot]
-        else:
-            inside, godot = str(project), [args.godot]
-        return asyncio.run(main_async(args, inside, godot))
+    args = headless.parse(parser)
+    with headless.scratch(args) as (here, inside, godot):
+        shutil.copytree(HERE / "client", here / "client")
+        (here / "client" / "arena_decoder.gd").write_text(gdscript.generate(arena_server.SCHEMA))
+        return asyncio.run(main_async(args, f"{inside}/client", godot))
 
 
 if __name__ == "__main__":

@@ -18,16 +18,12 @@ import logging
 import math
 import random
 import struct
-import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import gdvariant as gd
+from examples.arena.arena_schema import Player, Shot
 from gdvariant.replication import AckError, Schema, SnapshotEncoder, World, godot_state
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from arena_schema import Player, Shot
 
 LOG = logging.getLogger("arena")
 JOIN, INPUT, REPORT = 0, 1, 2

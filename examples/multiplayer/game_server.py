@@ -1,6 +1,6 @@
 """The relay example's game on Godot's high-level multiplayer, served from Python.
 
-    python examples/multiplayer/game_server.py --port 9080
+    python -m examples.multiplayer.game_server --port 9080
 
 The Godot project in ``project/`` is the client, unchanged whether it joins this server or
 its own Godot server (``godot --headless --path project -- server 9080``). This is what
@@ -13,7 +13,7 @@ the Godot server does in ``main.gd``, through :class:`gdvariant.multiplayer.Scen
   synchronizer sends to everyone 30 times a second;
 - ``Main.say(text)`` is passed on to everyone as ``Main.said(name, text)``.
 
-``python examples/multiplayer/game_server.py --write-scene`` rewrites ``project/player.tscn``
+``python -m examples.multiplayer.game_server --write-scene`` rewrites ``project/player.tscn``
 from :class:`Player`, so that the client's synchronizer config is the server's.
 """
 

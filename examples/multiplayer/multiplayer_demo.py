@@ -1,31 +1,27 @@
 """Start the game's server and a few headless Godot 4 clients against it, in one command.
 
-    python examples/multiplayer/multiplayer_demo.py               # `godot` (4.x) on PATH
-    python examples/multiplayer/multiplayer_demo.py --players 5 --moves 200
-    python examples/multiplayer/multiplayer_demo.py --godot-server   # Godot serves, not Python
-    python examples/multiplayer/multiplayer_demo.py --chroot ~/.cache/gdvariant/sid-chroot
+    python -m examples.multiplayer.multiplayer_demo               # `godot` (4.x) on PATH
+    python -m examples.multiplayer.multiplayer_demo --players 5 --moves 200
+    python -m examples.multiplayer.multiplayer_demo --godot-server   # Godot serves, not Python
+    python -m examples.multiplayer.multiplayer_demo --chroot ~/.cache/gdvariant/sid-chroot
 
-(``--chroot``: the test engines.) The server is ``game_server.py`` (gdvariant's
-SceneMultiplayer) unless ``--godot-server`` runs the same project as its own Godot server:
-the clients cannot tell. Prints what the clients print, and exits 0 when every client saw
-every player's last move and every chat line.
+(from the repository root; ``--chroot``: the test engines.) The server is ``game_server.py``
+(gdvariant's SceneMultiplayer) unless ``--godot-server`` runs the same project as its own Godot
+server: the clients cannot tell. Prints what the clients print, and exits 0 when every client
+saw every player's last move and every chat line.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
-import os
 import shutil
 import socket
 import sys
-import tempfile
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import game_server
+from examples import headless
+from examples.multiplayer import game_server
 
 NAMES = ["Ayla", "Bruno", "Chloé", "Dmitri", "Eun-ji", "Femi", "Gül", "Hiro"]
 
@@ -87,49 +83,15 @@ async def main_async(args: argparse.Namespace, project: str, godot: list[str]) -
     return 1 if failed else 0
 
 
-def godot_missing(godot: str, chroot: Path | None) -> str | None:
-    """What is missing to start the clients, and the flag that gives it, or None."""
-    if chroot is not None:
-        if not (chroot / "tmp").is_dir():
-            return f"--chroot {chroot}: no such chroot (it needs a tmp folder)"
-        return None
-    if shutil.which(godot) is None:
-        return (
-            f"no Godot 4 binary {godot!r} found: install Godot 4 on PATH, or give it with "
-            "--godot PATH (or the GODOT environment variable)"
-        )
-    return None
-
-
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--godot",
-        default=os.environ.get("GODOT", "godot"),
-        help="the Godot 4 binary (default: $GODOT, else godot on PATH)",
-    )
-    parser.add_argument("--chroot", type=Path, help="run Godot inside this chroot (test setup)")
+    parser = headless.parser(__doc__)
     parser.add_argument("--godot-server", action="store_true", help="a Godot server instead")
     parser.add_argument("--players", type=int, default=3, choices=range(2, 33), metavar="2..32")
     parser.add_argument("--moves", type=int, default=50)
-    parser.add_argument("-v", "--verbose", action="store_true", help="log the server's events")
-    args = parser.parse_args()
-    logging.basicConfig(
-        level=logging.INFO if args.verbose else logging.WARNING,
-        format="%(name)s: %(message)s",
-    )
-    missing = godot_missing(args.godot, args.chroot)
-    if missing:
-        parser.exit(2, f"{parser.prog}: {missing}\n")
-    base = args.chroot / "tmp" if args.chroot else None
-    with tempfile.TemporaryDirectory(dir=base) as tmp:
-        shutil.copytree(game_server.PROJECT, tmp, dirs_exist_ok=True)
-        if args.chroot:
-            project = f"/tmp/{Path(tmp).name}"
-            godot = ["chroot", str(args.chroot), "env", "HOME=/tmp", args.godot]
-        else:
-            project, godot = tmp, [args.godot]
-        return asyncio.run(main_async(args, project, godot))
+    args = headless.parse(parser)
+    with headless.scratch(args) as (here, inside, godot):
+        shutil.copytree(game_server.PROJECT, here, dirs_exist_ok=True)
+        return asyncio.run(main_async(args, inside, godot))
 
 
 if __name__ == "__main__":

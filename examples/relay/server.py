@@ -1,6 +1,6 @@
 """A small multiplayer relay: Godot clients join, move and chat; everyone hears everyone.
 
-    python examples/relay/server.py --port 9080
+    python -m examples.relay.server --port 9080
 
 Each client speaks ``StreamPeerTCP.put_var``/``get_var`` with Dictionaries:
 

@@ -8,7 +8,7 @@ Dictionaries by identity) are one key once Godot 4 reads them. :func:`key_token`
 token that is equal for two keys exactly when the engine holds them as one, and
 ``convert`` refuses the keys the target would fold (``gdvariant._cli._portability.problems``).
 
-Checked against Godot 4.6.3, 3.6.2 and 3.2.3 by ``tests/test_engine_dictionary_keys.py``:
+Checked against Godot 4.6.3, 3.6.2 and 3.2.3 by ``tests/live/codec/test_dictionary_keys.py``:
 
 - both lines compare types strictly (``1``, ``1.0`` and ``true`` are three keys) and take
   ``-0.0`` for ``0.0``; NaN matches NaN as a key and inside math values and packed arrays;

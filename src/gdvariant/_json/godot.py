@@ -8,7 +8,7 @@ prints it with sorted keys and its own float digits. Both are followed here to t
 ``to_native`` reads the form back as the engine does, losses included (floats in ``"f:"``
 keep 14 decimals; RID, Callable and Signal keep nothing; JSON numbers are doubles, so int64
 array elements above 2^53 round). Facts: ``docs/json.md``, checked on the
-engine by ``tests/test_engine_json.py``.
+engine by ``tests/live/codec/test_json.py``.
 """
 
 from __future__ import annotations

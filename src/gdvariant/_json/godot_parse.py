@@ -7,7 +7,7 @@ refuses: ``\\v`` and other unknown escapes, lone surrogates, ``+1``, ``.5``, ``N
 are always doubles, read with Godot's own ``built_in_strtod``; a repeated key keeps its first
 place and its last value. Nesting deeper than 1024 is an error, as in the engine. Facts:
 ``core/io/json.cpp`` (``_get_token``, ``_parse_value``, ``_parse_array``, ``_parse_object``),
-checked on Godot 4.6 by ``tests/test_engine_json.py``.
+checked on Godot 4.6 by ``tests/live/codec/test_json.py``.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ of constant expressions written as literals.
 The reader looks at a few shapes only (``@rpc(...)`` lines, ``func`` headers,
 ``rpc_config(...)`` calls, top-level ``const``), so the tokenizer only has to keep strings
 and comments from being misread. Values follow what Godot 4.6 makes of them, as checked
-against the engine (tests/test_engine_multiplayer_rpc.py): escapes in strings, ``_`` in
+against the engine (tests/live/multiplayer/test_rpc.py): escapes in strings, ``_`` in
 numbers, ``+``/``-`` and brackets around a constant, the constants ``PI``, ``TAU``, ``INF``
 and ``NAN``, and the script's own top-level ``const NAME = ...``. Anything more (an operator
 between two values, an enum value, a constant of another class) is :class:`NotEvaluated`:

@@ -1,0 +1,1 @@
+"""Tests of gdvariant._binary: bytes <-> values, on both codec cores."""

@@ -1,0 +1,1 @@
+"""Tests of gdvariant._cli: the gdvariant command."""

@@ -1,0 +1,1 @@
+"""What the README and docs/ show runs as shown."""

@@ -1,0 +1,1 @@
+"""Tests of gdvariant._engines: every engine difference as data."""

@@ -1,0 +1,1 @@
+"""The examples in examples/, with Python clients and with headless Godot clients."""

@@ -1,0 +1,1 @@
+"""Tests of gdvariant._files: store_var records, save files, FastLZ, detect."""

@@ -1,0 +1,1 @@
+"""Tests of gdvariant._json: the tagged JSON form and Godot's JSON dialect."""

@@ -1,0 +1,1 @@
+"""The documentation's GDScript recipe in Godot 4.6."""

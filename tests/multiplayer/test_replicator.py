@@ -1,0 +1,207 @@
+"""Spawning and visibility without sockets (gdvariant.multiplayer._replicator): what a
+spawner refuses, how its scenes' RPC handlers are found, how watched values are judged, who
+sees a spawned node as its visibility changes, and custom (``spawn_function``) spawns. The
+packets a spawn and a sync send through SceneMultiplayer are in tests/multiplayer/test_scene.py."""
+
+from __future__ import annotations
+
+import pytest
+
+from gdvariant import EncodeError, Vector2, dumps
+from gdvariant.multiplayer import SceneMultiplayer, SpawnableScene
+from gdvariant.multiplayer._replicator import WatchedBytes
+from gdvariant.multiplayer.wire import (
+    CUSTOM_SCENE,
+    DeltaState,
+    DeltaSync,
+    Despawn,
+    RemoteCall,
+    SimplifyPath,
+    Spawn,
+    decode_scene_packet,
+)
+from tests.support.multiplayer_api_scene import ENTITY, PROJECT
+from tests.support.multiplayer_fake import FakeServer
+
+#: a scene with no script and no synchronizer: the spawner's bookkeeping alone
+PLAIN = SpawnableScene("res://plain.tscn")
+
+
+def test_spawner_refuses_strangers_and_bad_names() -> None:
+    server = FakeServer()
+    spawner = SceneMultiplayer(server).add_spawner("Main/Spawner", "Main/Mobs", [PLAIN])
+    server.join(5)
+    node = spawner.spawn(0, "M")
+    with pytest.raises(ValueError, match="already has a spawned child 'M'"):
+        spawner.spawn(0, "M")
+    spawner.despawn(node)
+    assert server.take()[-1] == (5, Despawn(node.net_id))
+    with pytest.raises(ValueError, match="not spawned"):
+        spawner.despawn(node)
+    with pytest.raises(ValueError, match="does not list"):
+        spawner.spawn("res://other.tscn", "X")
+    with pytest.raises(ValueError, match="has no scene 1"):
+        spawner.spawn(1, "X")
+    for name in ("", "a/b", "a:b", "a.b", "a@b", 'a"b', "a%b"):
+        with pytest.raises(ValueError, match="not a valid node name"):
+            spawner.spawn(0, name)
+    with pytest.raises(ValueError, match="has no owned synchronizer, so no owner"):
+        spawner.spawn(0, "Owned", owner=5)
+
+
+def test_scene_handlers_serve_every_spawned_instance() -> None:
+    server = FakeServer()
+    mp = SceneMultiplayer(server, project=PROJECT)
+    spawner = mp.add_spawner("Api/Spawner", "Api/Entities", [ENTITY, PLAIN])
+    pokes: list[tuple[str, int, int]] = []
+    spawner.on_rpc(ENTITY.path, "poke", lambda node, peer, n: pokes.append((node.name, peer, n)))
+    with pytest.raises(ValueError, match="'nope' is not an @rpc method"):
+        spawner.on_rpc(0, "nope", print)
+    with pytest.raises(ValueError, match="has no script"):
+        spawner.on_rpc(PLAIN.path, "poke", print)
+    server.join(5)
+    spawner.spawn(0, "A")
+    spawner.spawn(0, "B")
+    server.deliver(5, RemoteCall(0, (1,), path="Api/Entities/B"))
+    server.deliver(5, RemoteCall(0, (2,), path="Api/Entities/A"))
+    assert pokes == [("B", 5, 1), ("A", 5, 2)]
+
+
+def test_watched_values_are_judged_by_their_bytes() -> None:
+    """The shortcut for unchanged int/str/bool values never hides a change of bytes: 1 then
+    True, 0.0 then -0.0 are changes; an equal int or str reuses last frame's bytes."""
+    watched = WatchedBytes()
+    first = watched.encode({"n": 1, "s": "é", "f": 0.0}, ["n", "s", "f"])
+    again = watched.encode({"n": 1, "s": "é", "f": 0.0}, ["n", "s", "f"])
+    assert again == first and again["n"] is first["n"] and again["s"] is first["s"]
+    changed = watched.encode({"n": True, "s": "é", "f": -0.0}, ["n", "s", "f"])
+    assert changed["n"] == dumps(True) != first["n"]
+    assert changed["f"] == dumps(-0.0) != first["f"]
+
+
+def _kinds(server: FakeServer) -> list[tuple[int, str]]:
+    """The packets sent since the last call, as (peer, kind), SIMPLIFY_PATHs left out."""
+    sent = server.take()
+    return [(peer, type(p).__name__) for peer, p in sent if not isinstance(p, SimplifyPath)]
+
+
+def test_visibility_changes_spawn_and_despawn_per_peer() -> None:
+    """``public_visibility`` and ``set_visibility_for`` after the spawn: a peer that starts
+    seeing the node gets SPAWN with today's state at once, one that stops gets DESPAWN;
+    syncs, deltas and RPCs follow who holds the node (as a Godot 4.6 server, in
+    tests/vectors/multiplayer/api_visibility.json)."""
+    server = FakeServer()
+    mp = SceneMultiplayer(server, project=PROJECT)
+    spawner = mp.add_spawner("Api/Spawner", "Api/Entities", [ENTITY])
+    server.join(5)
+    server.join(6)
+    node = spawner.spawn(0, "A", {"hp": 1})
+    assert _kinds(server) == [(5, "Spawn"), (6, "Spawn")]
+    node.public_visibility = False
+    assert not node.public_visibility and _kinds(server) == [(5, "Despawn"), (6, "Despawn")]
+    node.state.hp = 2
+    mp.sync()
+    assert server.take() == []  # nobody holds it
+    node.set_visibility_for(5, True)
+    assert node.get_visibility_for(5) and not node.get_visibility_for(6)
+    sent = server.take()
+    assert [(peer, type(p).__name__) for peer, p in sent] == [(5, "Spawn")]
+    spawn = sent[0][1]
+    assert isinstance(spawn, Spawn) and spawn.net_id == node.net_id and spawn.state[2] == 2
+    mp.sync()
+    deltas = [p for peer, p in server.take() if isinstance(p, DeltaSync)]
+    assert deltas == [DeltaSync((DeltaState(2, 0b11, (2, "")),))]  # every watched value
+    with pytest.raises(ValueError, match="peer 6 cannot see Api/Entities/A"):
+        mp.rpc(6, node.path, "poke", 1)
+    mp.rpc(0, node.path, "poke", 1)
+    assert _kinds(server) == [(5, "RemoteCall")]
+    node.set_visibility_for(5, True)  # no change: nothing sent
+    node.set_visibility_for(6, True)
+    node.set_visibility_for(5, False)
+    assert _kinds(server) == [(6, "Spawn"), (5, "Despawn")]
+    node.set_visibility_for(1, True)  # the server's own id: no packet
+    assert server.take() == []
+    spawner.despawn(node)
+    assert _kinds(server) == [(6, "Despawn")]
+    node.set_visibility_for(5, True)  # despawned: nothing to update
+    assert server.take() == []
+
+
+def test_visibility_filters_are_rechecked_each_frame() -> None:
+    """Filters act at the next ``sync()`` (Godot: the next frame) or ``update_visibility``;
+    for every peer at once Godot asks about peer 0 first, and a yes there spawns to all
+    and despawns nobody. A peer that joins is asked about on its own."""
+    server = FakeServer()
+    mp = SceneMultiplayer(server, project=PROJECT)
+    spawner = mp.add_spawner("Api/Spawner", "Api/Entities", [ENTITY])
+    server.join(5)
+    server.join(6)
+    node = spawner.spawn(0, "A", visible_to=[5, 6])
+    server.take()
+    node.add_visibility_filter(lambda peer: peer != 6)
+    assert server.take() == []  # nothing until the frame
+    mp.sync()
+    assert _kinds(server)[:1] == [(6, "Despawn")]
+    with pytest.raises(ValueError, match="filters Api/Entities/A already"):
+        node.add_visibility_filter(node.visibility_filters[0])
+    node.public_visibility = True  # asked about peer 0: yes, so 6 gets it back
+    assert _kinds(server) == [(6, "Spawn")]
+    mp.sync()
+    assert all(kind != "Despawn" for _, kind in _kinds(server))
+    server.join(7)  # asked about 7 alone: the filter says yes
+    assert _kinds(server) == [(7, "Spawn")]
+    node.remove_visibility_filter(node.visibility_filters[0])
+    verdicts: dict[int, object] = {0: False, 5: True, 6: "yes", 7: True}
+    node.add_visibility_filter(lambda peer: verdicts[peer])  # not a bool: a no
+    node.update_visibility()
+    assert _kinds(server) == [(6, "Despawn")]
+    node.remove_visibility_filter(node.visibility_filters[0])
+    node.add_visibility_filter(lambda peer: 1 / peer > 0.15)  # raises for 0: a no
+    node.update_visibility()
+    assert _kinds(server) == [(6, "Spawn"), (7, "Despawn")]  # 1/6 > 0.15 > 1/7
+    assert node.spawned_to == {5, 6}
+
+
+def test_a_peer_that_leaves_no_longer_holds_anything() -> None:
+    server = FakeServer()
+    mp = SceneMultiplayer(server, project=PROJECT)
+    spawner = mp.add_spawner("Api/Spawner", "Api/Entities", [ENTITY])
+    server.join(5)
+    node = spawner.spawn(0, "A")
+    server.disconnect_peer(5)
+    assert server.listener is not None
+    server.listener.peer_disconnected(5)
+    assert node.spawned_to == set()
+
+
+def test_custom_spawns_carry_their_data() -> None:
+    """``spawn_custom`` is a Godot server's ``spawner.spawn(data)``: scene id 255, the data
+    as the argument (a later joiner gets it as it was), the described node's state; RPC
+    handlers of a scene outside the list are registered by its SpawnableScene."""
+    server = FakeServer()
+    mp = SceneMultiplayer(server, project=PROJECT)
+    spawner = mp.add_spawner("Api/Spawner", "Api/Entities", [PLAIN])
+    pokes: list[tuple[str, int]] = []
+    spawner.on_rpc(ENTITY, "poke", lambda node, peer, n: pokes.append((node.name, n)))
+    server.join(5)
+    data = ["C1", 7, "made"]
+    node = spawner.spawn_custom(data, "C1", ENTITY, {"hp": 7, "label": "made"})
+    data.append("later")
+    sent = [p for _, p in server.take() if isinstance(p, Spawn)]
+    assert sent == [Spawn(1, 1, "C1", (2,), (Vector2(0, 0), 0.0, 7, "made"), 255, data[:3])]
+    assert sent[0].encode() == decode_scene_packet(sent[0].encode()).encode()
+    server.join(6)
+    assert [p.spawn_arg for _, p in server.take() if isinstance(p, Spawn)] == [data[:3]]
+    server.deliver(5, RemoteCall(0, (3,), path=node.path))
+    assert pokes == [("C1", 3)]
+    bare = spawner.spawn_custom({"kind": "rock"}, "Rock")  # builds a node with no synchronizer
+    assert [(p.sync_ids, p.state) for _, p in server.take() if isinstance(p, Spawn)] == [
+        ((), ()),
+        ((), ()),
+    ]
+    assert bare.scene_id == CUSTOM_SCENE
+    with pytest.raises(EncodeError, match="cannot encode"):
+        spawner.spawn_custom(object(), "Bad")
+    assert "Bad" not in spawner.nodes
+    with pytest.raises(ValueError, match="where Godot keeps visibility"):
+        spawner.spawn_custom(1, "Hidden", visible_to=[5])

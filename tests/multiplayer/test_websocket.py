@@ -1,0 +1,643 @@
+"""The WebSocket transport of gdvariant.multiplayer (``MultiplayerServer``), with plain
+``websockets`` clients standing in for Godot's WebSocketMultiplayerPeer (the live test with
+real Godot clients is tests/live/multiplayer/test_websocket.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+import random
+import struct
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.server import serve
+from websockets.exceptions import ConnectionClosed
+
+from gdvariant.multiplayer import ProtocolError, SceneMultiplayer
+from gdvariant.multiplayer.wire import (
+    AddPeer,
+    DelPeer,
+    RemoteCall,
+    SimplifyPath,
+    decode_scene_packet,
+    encode_scene_packet,
+)
+from tests.support import hostile
+from tests.support.multiplayer_serving import run, until
+from tests.support.multiplayer_serving import serving as serving_with
+
+mpws = pytest.importorskip(
+    "gdvariant.multiplayer.websocket", reason="the websockets extra is missing"
+)
+MultiplayerServer = mpws.MultiplayerServer
+
+
+async def join(port: int, **options: Any) -> tuple[ClientConnection, int]:
+    """Connect as Godot's client does (no compression offered) and read the peer id."""
+    options.setdefault("compression", None)
+    client = await connect(f"ws://127.0.0.1:{port}", **options)
+    message = await recv(client)
+    assert len(message) == 4
+    return client, struct.unpack("<i", message)[0]
+
+
+async def recv(client: ClientConnection) -> bytes:
+    """The next message, which the server always sends binary."""
+    message = await client.recv()
+    assert isinstance(message, bytes)
+    return message
+
+
+async def closed_code(client: ClientConnection) -> int | None:
+    with pytest.raises(ConnectionClosed):
+        while True:
+            await client.recv()
+    return client.close_code
+
+
+async def left(server: Any, peer: int) -> None:
+    """Wait until the server has seen ``peer`` go (its handler ends after the close)."""
+    while peer in server.peers:
+        await asyncio.sleep(0.01)
+
+
+def serving(**options: Any) -> Callable[[Callable[..., Awaitable[None]]], Callable[[], None]]:
+    return serving_with(MultiplayerServer, **options)
+
+
+def test_peer_ids_are_the_4_byte_first_message_and_follow_the_rng() -> None:
+    expected = random.Random(5)
+    connected: list[int] = []
+
+    @serving(ids=random.Random(5), on_peer_connected=connected.append)
+    async def body(server: Any, port: int) -> None:
+        for _ in range(3):
+            client, peer = await join(port)
+            assert peer == expected.randint(2, 2**31 - 1)
+            await asyncio.sleep(0.05)
+            assert peer in server.peers and connected[-1] == peer
+            await client.close()
+
+    body()
+
+
+def test_the_handshake_is_what_godots_client_checks() -> None:
+    @serving()
+    async def body(server: Any, port: int) -> None:
+        # websockets' client offers permessage-deflate: the server must not take it.
+        client, _ = await join(port, compression="deflate")
+        assert client.response is not None
+        headers = client.response.headers
+        assert headers.get_all("Connection") == ["Upgrade"]
+        assert headers["Upgrade"] == "websocket"
+        assert "Sec-WebSocket-Protocol" not in headers
+        assert "Sec-WebSocket-Extensions" not in headers
+        await client.close()
+
+    body()
+
+
+def test_a_sub_protocol_is_chosen_only_when_offered() -> None:
+    @serving(subprotocols=["game-v1"])
+    async def body(server: Any, port: int) -> None:
+        client, _ = await join(port, subprotocols=["other", "game-v1"])
+        assert client.subprotocol == "game-v1"
+        await client.close()
+
+    body()
+
+
+def test_raw_both_ways_and_relay_announcements() -> None:
+    received: list[tuple[int, bytes]] = []
+
+    @serving(on_raw=lambda peer, data: received.append((peer, data)))
+    async def body(server: Any, port: int) -> None:
+        a, a_id = await join(port)
+        b, b_id = await join(port)
+        assert decode_scene_packet(await recv(a)) == AddPeer(b_id)
+        assert decode_scene_packet(await recv(b)) == AddPeer(a_id)
+        await a.send(b"\x03hello")
+        await b.send("\x03text frames are packets too")
+        server.send_raw(a_id, b"\x00\x01")
+        server.send_raw(0, b"all")
+        assert await recv(a) == b"\x03\x00\x01"
+        assert await recv(a) == b"\x03all"
+        assert await recv(b) == b"\x03all"
+        await b.close()
+        assert decode_scene_packet(await recv(a)) == DelPeer(b_id)
+        assert received == [(a_id, b"hello"), (b_id, b"text frames are packets too")]
+        await a.close()
+
+    body()
+
+
+def test_raw_waits_in_receive_raw_without_a_callback() -> None:
+    @serving()
+    async def body(server: Any, port: int) -> None:
+        client, peer = await join(port)
+        await client.send(b"\x03\x07")
+        assert await server.receive_raw() == (peer, b"\x07")
+        await client.close()
+
+    body()
+
+
+def test_other_game_packets_go_to_on_packet() -> None:
+    packets: list[tuple[int, Any]] = []
+    call = RemoteCall(method_id=1, args=(5, "x"), node_id=3)
+
+    @serving(on_packet=lambda peer, packet: packets.append((peer, packet)))
+    async def body(server: Any, port: int) -> None:
+        client, peer = await join(port)
+        await client.send(encode_scene_packet(call))
+        server.send(peer, call)
+        assert decode_scene_packet(await recv(client)) == call
+        assert packets == [(peer, call)]
+        await client.close()
+
+    body()
+
+
+def test_messages_over_godots_buffer_close_the_sender_only() -> None:
+    received: list[bytes] = []
+
+    @serving(on_raw=lambda peer, data: received.append(data))
+    async def body(server: Any, port: int) -> None:
+        big, big_id = await join(port)
+        other, other_id = await join(port)
+        await big.send(b"\x03" + bytes(65534))  # 65535 bytes: taken
+        await big.send(b"\x03" + bytes(65535))  # 65536 bytes: closed with "message too big"
+        assert await closed_code(big) == 1009
+        assert received == [bytes(65534)]
+        await left(server, big_id)
+        server.send_raw(other_id, b"still here")
+        assert [decode_scene_packet(await recv(other)) for _ in range(2)] == [
+            AddPeer(big_id),
+            DelPeer(big_id),
+        ]
+        assert await recv(other) == b"\x03still here"
+        await other.close()
+
+    body()
+
+
+def test_a_packet_over_the_clients_buffer_is_not_sent(caplog: pytest.LogCaptureFixture) -> None:
+    @serving()
+    async def body(server: Any, port: int) -> None:
+        client, peer = await join(port)
+        server.send_raw(peer, bytes(65535))  # 65536 bytes with the command byte
+        server.send_raw(peer, b"after")
+        assert await recv(client) == b"\x03after"
+        with pytest.raises(ValueError, match="not connected"):
+            server.send_raw(peer + 1, b"x")
+        await client.close()
+
+    with caplog.at_level(logging.WARNING, "gdvariant.multiplayer.websocket"):
+        body()
+    assert "not sending 65536 bytes" in caplog.text
+
+
+@pytest.mark.parametrize("garbage", [b"", b"\xff\x13\x37", b"\x00", bytes(AddPeer(9).encode())])
+def test_garbage_closes_that_client_and_others_play_on(
+    garbage: bytes, caplog: pytest.LogCaptureFixture
+) -> None:
+    gone: list[int] = []
+    received: list[bytes] = []
+
+    @serving(on_peer_disconnected=gone.append, on_raw=lambda peer, data: received.append(data))
+    async def body(server: Any, port: int) -> None:
+        bad, bad_id = await join(port)
+        good, _ = await join(port)
+        await bad.send(garbage)
+        assert await closed_code(bad) == 1008
+        await good.send(b"\x03ok")
+        while decode_scene_packet(await recv(good)) != DelPeer(bad_id):
+            pass
+        assert gone == [bad_id] and received == [b"ok"]
+        await good.close()
+
+    with caplog.at_level(logging.WARNING, "gdvariant.multiplayer.websocket"):
+        body()
+    assert "dropped a packet from peer" in caplog.text
+
+
+def test_drop_limit_tolerates_some_malformed_packets() -> None:
+    received: list[bytes] = []
+
+    @serving(drop_limit=1, on_raw=lambda peer, data: received.append(data))
+    async def body(server: Any, port: int) -> None:
+        client, _ = await join(port)
+        await client.send(b"\xff")
+        await client.send(b"\x03kept")
+        await client.send(b"\xff")
+        assert await closed_code(client) == 1008
+        assert received == [b"kept"]
+
+    body()
+
+
+def test_auth_accept_reject_and_timeout() -> None:
+    """Accepted, rejected and early clients on a server whose timeout never runs out in the
+    test (a stalled test process must not turn a rejection into a timeout); then a silent
+    client on one whose timeout does."""
+    connected: list[int] = []
+    tokens: list[bytes] = []
+
+    def auth(peer: int, data: bytes) -> None:
+        tokens.append(data)
+        if data == b"good":
+            server.send_auth(peer, b"welcome")
+            server.complete_auth(peer)
+        else:
+            server.disconnect_peer(peer)
+
+    authenticating: list[int] = []
+    failed: list[int] = []
+    server = MultiplayerServer(
+        auth_callback=auth,
+        auth_timeout=600,
+        on_peer_connected=connected.append,
+        on_peer_authenticating=authenticating.append,
+        on_peer_authentication_failed=failed.append,
+    )
+    timed_out: list[int] = []
+    impatient = MultiplayerServer(
+        auth_callback=auth, auth_timeout=0.3, on_peer_authentication_failed=timed_out.append
+    )
+
+    async def main() -> None:
+        async with server:
+            port = await server.listen("127.0.0.1", 0)
+            good, good_id = await join(port)
+            await good.send(b"\x07\x00good")
+            assert await recv(good) == b"\x07\x00welcome"
+            assert await recv(good) == b"\x07\x00"  # our completion
+            assert connected == []
+            await good.send(b"\x07\x00")  # the client's completion
+            bad, bad_id = await join(port)
+            await bad.send(b"\x07\x00bad")
+            assert await closed_code(bad) == 1000
+            early, early_id = await join(port)
+            await early.send(b"\x03not yet")  # game packets wait for authentication
+            assert await closed_code(early) == 1008
+            assert connected == [good_id] and tokens == [b"good", b"bad"]
+            assert authenticating == [good_id, bad_id, early_id]
+            async with asyncio.timeout(5):
+                while len(failed) < 2:
+                    await asyncio.sleep(0.01)
+            assert failed == [bad_id, early_id]
+            await good.close()
+        async with impatient:
+            port = await impatient.listen("127.0.0.1", 0)
+            silent, silent_id = await join(port)
+            assert await closed_code(silent) == 1000  # the auth timeout
+            async with asyncio.timeout(5):
+                while not timed_out:
+                    await asyncio.sleep(0.01)
+            assert timed_out == [silent_id] and tokens == [b"good", b"bad"]
+
+    run(main())
+
+
+def test_auth_deadlines_are_read_on_the_clock_the_server_is_given() -> None:
+    """The endpoint reads no clock of its own: a pending peer's deadline passes when the
+    adapter's ``clock`` says so (here at once, while no real second passes)."""
+    now = [1000.0]
+    tokens: list[bytes] = []
+    failed: list[int] = []
+    server = MultiplayerServer(
+        auth_callback=lambda peer, data: tokens.append(data),
+        auth_timeout=600,
+        clock=lambda: now[0],
+        on_peer_authentication_failed=failed.append,
+    )
+
+    async def main() -> None:
+        async with server:
+            port = await server.listen("127.0.0.1", 0)
+            client, peer = await join(port)
+            await client.send(b"\x07\x00early")  # before the deadline: for the callback
+            async with asyncio.timeout(5):
+                while not tokens:
+                    await asyncio.sleep(0.01)
+            now[0] += 600  # the deadline, on the server's clock
+            await client.send(b"\x07\x00late")
+            async with asyncio.timeout(5):
+                assert await closed_code(client) == 1000
+            assert failed == [peer] and tokens == [b"early"]
+
+    run(main())
+
+
+def test_a_failing_callback_is_logged_and_the_server_goes_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def explode(peer: int, data: bytes) -> None:
+        raise RuntimeError("game bug")
+
+    @serving(on_raw=explode)
+    async def body(server: Any, port: int) -> None:
+        client, peer = await join(port)
+        await client.send(b"\x03x")
+        server.send_raw(peer, b"y")
+        assert await recv(client) == b"\x03y"
+        await client.close()
+
+    with caplog.at_level(logging.ERROR, "gdvariant.multiplayer.websocket"):
+        body()
+    assert "game bug" in caplog.text
+
+
+def test_listen_twice_is_refused() -> None:
+    @serving()
+    async def body(server: Any, port: int) -> None:
+        with pytest.raises(RuntimeError, match="already listening"):
+            await server.listen("127.0.0.1", 0)
+
+    body()
+
+
+def test_the_core_does_not_need_websockets(
+    hide_package: Callable[[str], None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delitem(__import__("sys").modules, "gdvariant.multiplayer.websocket")
+    hide_package("websockets")
+    importlib.import_module("gdvariant.multiplayer")
+    with pytest.raises(ImportError, match=r"pip install 'gdvariant\[websockets\]'"):
+        importlib.import_module("gdvariant.multiplayer.websocket")
+
+
+MultiplayerClient = mpws.MultiplayerClient
+
+
+def test_client_and_server_authenticate_relay_and_part() -> None:
+    def auth(peer: int, data: bytes) -> None:
+        server.send_auth(peer, data.upper())
+        server.complete_auth(peer)
+
+    server = MultiplayerServer(auth_callback=auth)
+    events: list[tuple[str, int, Any]] = []
+
+    def make(index: int) -> Any:
+        return MultiplayerClient(
+            auth_callback=lambda data: events.append(("auth", index, data)),
+            on_peer_connected=lambda peer: events.append(("in", index, peer)),
+            on_peer_disconnected=lambda peer: events.append(("out", index, peer)),
+        )
+
+    async def main() -> None:
+        async with server:
+            url = f"ws://127.0.0.1:{await server.listen('127.0.0.1', 0)}"
+            a, b = make(0), make(1)
+            a_id, b_id = await a.connect(url), await b.connect(url)
+            with pytest.raises(ValueError, match="not connected"):
+                a.send_raw(b"too early")
+            for client in (a, b):
+                client.send_auth(b"hi")
+            await until(lambda: len([e for e in events if e[0] == "auth"]) == 2)
+            a.complete_auth()
+            b.complete_auth()
+            await until(lambda: a.peers == {1, b_id} and b.peers == {1, a_id})
+            a.send_raw(b"to b", b_id)
+            a.send_raw(b"to all", 0)
+            a.send_raw(b"to server")
+            assert await b.receive_raw() == (a_id, b"to b")
+            assert await b.receive_raw() == (a_id, b"to all")
+            assert await server.receive_raw() == (a_id, b"to all")
+            assert await server.receive_raw() == (a_id, b"to server")
+            server.send_raw(0, b"news")
+            assert await a.receive_raw() == (1, b"news")
+            with pytest.raises(ValueError, match="over the 65535 limit"):
+                a.send_raw(bytes(65535))
+            with pytest.raises(RuntimeError, match="already connected"):
+                await a.connect(url)
+            await b.close()
+            await until(lambda: ("out", 0, b_id) in events)
+            server.disconnect_peer(a_id)
+            await a.wait_closed()
+        assert sorted(e for e in events if e[0] == "auth") == [
+            ("auth", 0, b"HI"),
+            ("auth", 1, b"HI"),
+        ]
+        assert ("in", 0, 1) in events and ("in", 0, b_id) in events
+        assert ("out", 0, 1) in events and ("out", 1, 1) in events
+
+    run(main())
+
+
+@pytest.mark.parametrize(
+    "first", [b"\x01\x00\x00\x00", b"\xfb\xff\xff\xff", b"\x05\x00\x00\x00\x00", "\x01\x00\x00\x00"]
+)
+def test_client_refuses_a_bad_id_message(first: bytes | str) -> None:
+    async def handler(connection: Any) -> None:
+        await connection.send(first)
+        await connection.wait_closed()
+
+    async def main() -> None:
+        async with serve(handler, "127.0.0.1", 0) as raw_server:
+            port = next(iter(raw_server.sockets)).getsockname()[1]
+            with pytest.raises(ProtocolError, match="invalid peer id message"):
+                await MultiplayerClient().connect(f"ws://127.0.0.1:{port}")
+
+    run(main())
+
+
+def test_client_takes_a_text_id_message_as_godot_does() -> None:
+    async def handler(connection: Any) -> None:
+        await connection.send("\x07\x00\x00\x00")
+        await connection.wait_closed()
+
+    async def main() -> None:
+        async with serve(handler, "127.0.0.1", 0) as raw_server:
+            port = next(iter(raw_server.sockets)).getsockname()[1]
+            client = MultiplayerClient()
+            assert await client.connect(f"ws://127.0.0.1:{port}") == 7
+            await client.close()
+
+    run(main())
+
+
+def test_a_client_that_never_reads_is_held_to_max_unsent_then_dropped(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A client sends pings and RAW echo requests from a socket that reads nothing: the
+    server stops reading from it, what waits for it stays within max_unsent (its own count
+    and Python's allocations), another client's round trips go on, and the stalled client
+    is cut after stall_timeout with one line."""
+    limit = 1 << 20
+
+    def echo(peer: int, data: bytes) -> None:
+        server.send_raw(peer, data)
+
+    server = MultiplayerServer(on_raw=echo, max_unsent=limit, stall_timeout=1.0)
+    # One round: a ping (answered with a pong) and a 1 KB echo request; 40,000 of them make
+    # 50 MB of replies, which the server used to keep until the client left.
+    request = hostile.client_frame(hostile.PING, b"p" * 125) + hostile.client_frame(
+        hostile.BINARY, b"\x03" + bytes(1000)
+    )
+
+    async def main() -> None:
+        async with server:
+            port = await server.listen("127.0.0.1", 0)
+            good, good_id = await join(port)
+            sock = await hostile.raw_websocket(port, first_message=6)
+            await until(lambda: len(server.peers) == 2)
+            bad_id = next(iter(server.peers - {good_id}))
+            bad = server._peers[bad_id]
+            assert decode_scene_packet(await recv(good)) == AddPeer(bad_id)
+            with hostile.PeakGrowth() as memory:
+                attack = asyncio.create_task(hostile.flood(sock, request, 40_000))
+                for i in range(20):
+                    await good.send(b"\x03round %d" % i)
+                    assert await recv(good) == b"\x03round %d" % i
+                sent = await attack
+            assert memory.peak < 4 * limit, (memory.peak, sent)
+            assert sent < 40_000  # it was stopped
+            assert limit // 2 < bad.outbox.backlog.peak <= limit
+            await until(lambda: bad_id not in server.peers)
+            assert decode_scene_packet(await recv(good)) == DelPeer(bad_id)
+            sock.close()
+            await good.send(b"\x03after")
+            assert await recv(good) == b"\x03after"
+            await good.close()
+
+    with caplog.at_level(logging.WARNING, "gdvariant.multiplayer.websocket"):
+        run(main())
+    closing = [r.getMessage() for r in caplog.records if "closing peer" in r.getMessage()]
+    assert len(closing) == 1 and "bytes unsent for 1 s" in closing[0], closing
+
+
+def test_a_flood_of_refused_packets_logs_a_few_short_lines_a_second_and_counts_the_rest(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """3,000 each of an RPC on an undeclared 1 KB path, a SIMPLIFY_PATH naming it and a
+    malformed packet: every refusal is logged or counted, in a few lines a second, none
+    holding more than 100 characters of the path."""
+    server = MultiplayerServer(drop_limit=10**9)
+    SceneMultiplayer(server)
+    long_path = "Main/" + "n" * 1000
+    packets = [
+        encode_scene_packet(RemoteCall(0, (1,), path=long_path)),
+        encode_scene_packet(SimplifyPath(7, long_path)),
+        b"\xff" + long_path.encode(),  # no such command: malformed
+    ]
+    count = 3000
+    scene, transport = "gdvariant.multiplayer", "gdvariant.multiplayer.websocket"
+
+    def accounted() -> tuple[int, int]:
+        return (
+            hostile.reported(caplog.records, scene, ["refused a packet", "not declared"]),
+            hostile.reported(caplog.records, transport, ["dropped a packet"]),
+        )
+
+    async def main() -> float:
+        async with server:
+            port = await server.listen("127.0.0.1", 0)
+            client, _ = await join(port)
+            start = time.monotonic()
+            for _ in range(count):
+                for packet in packets:
+                    await client.send(packet)
+            async with asyncio.timeout(20):
+                await until(lambda: accounted() == (2 * count, count))
+            elapsed = time.monotonic() - start
+            await client.close()
+            return elapsed
+
+    with caplog.at_level(logging.WARNING, "gdvariant.multiplayer"):
+        elapsed = asyncio.run(main())
+    hostile.check_log_volume(caplog.records, elapsed, loggers=2)
+    assert "... (1,005 characters)" in caplog.text
+
+
+def test_pending_peers_are_cut_at_their_deadline_while_other_clients_flood() -> None:
+    """30 clients that never authenticate nor read, while three admitted clients keep the
+    server busy with echo requests: each is timed out at its deadline and its connection
+    cut a moment later (it has 1 s to answer the close frame; websockets' default was 10)."""
+    timeout = 0.5
+    started: dict[int, float] = {}
+    failed: dict[int, float] = {}
+
+    def auth(peer: int, data: bytes) -> None:
+        if data == b"good":
+            server.complete_auth(peer)
+
+    def echo(peer: int, data: bytes) -> None:
+        server.send_raw(peer, data)
+
+    server = MultiplayerServer(
+        auth_callback=auth,
+        auth_timeout=timeout,
+        on_raw=echo,
+        on_peer_authenticating=lambda peer: started.setdefault(peer, time.monotonic()),
+        on_peer_authentication_failed=lambda peer: failed.setdefault(peer, time.monotonic()),
+    )
+
+    async def busy(port: int, stop: asyncio.Event) -> None:
+        client, _ = await join(port)
+        await client.send(b"\x07\x00good")
+        await client.send(b"\x07\x00")
+        while not stop.is_set():
+            await client.send(b"\x03" + bytes(2000))
+            await recv(client)
+        await client.close()
+
+    async def main() -> None:
+        async with server:
+            port = await server.listen("127.0.0.1", 0)
+            stop = asyncio.Event()
+            load = [asyncio.create_task(busy(port, stop)) for _ in range(3)]
+            await until(lambda: len(server.peers) == 3)
+            admitted = set(server.peers)
+            socks = [await hostile.raw_websocket(port, first_message=6) for _ in range(30)]
+            # The deadline, the 1 s the close frame waits for an answer, and slack.
+            async with asyncio.timeout(timeout + 1.0 + 3):
+                await until(lambda: len(failed) == 30 and len(server._peers) == 3)
+            stop.set()
+            await asyncio.gather(*load)
+            for sock in socks:
+                sock.close()
+            assert admitted.isdisjoint(failed) and set(started) - admitted == set(failed)
+
+    run(main())
+    # Each on time: a deadline missed by a tick of a busy loop, never by seconds.
+    assert all(failed[peer] - started[peer] < timeout + 1.0 for peer in failed)
+
+
+def test_our_client_is_held_to_max_unsent_by_a_server_that_never_reads(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The client's queue is bounded the same way: against a server that stops reading, our
+    sends are refused once max_unsent would be passed, and the connection is cut."""
+    limit = 64 * 1024
+    left: list[int] = []
+
+    async def deaf(connection: Any) -> None:
+        await connection.send(struct.pack("<i", 77))
+        connection.transport.pause_reading()
+        await connection.wait_closed()
+
+    async def main() -> None:
+        async with serve(deaf, "127.0.0.1", 0, compression=None, close_timeout=0.1) as raw_server:
+            port = next(iter(raw_server.sockets)).getsockname()[1]
+            client = MultiplayerClient(max_unsent=limit, on_peer_disconnected=left.append)
+            await client.connect(f"ws://127.0.0.1:{port}")
+            outbox = client._server.outbox
+            with pytest.raises(ValueError, match="not connected"):
+                for i in range(100_000):  # 100 MB, far past any socket buffer
+                    client.send_raw(bytes(1000))
+                    if i % 16 == 0:
+                        await asyncio.sleep(0)
+            assert i < 100_000 and outbox.backlog.peak <= limit
+            await client.wait_closed()
+            assert left == [1]
+
+    with caplog.at_level(logging.WARNING, "gdvariant.multiplayer.websocket"):
+        run(main())
+    assert "closing the connection to the server: " in caplog.text
+    assert "over max_unsent 65,536" in caplog.text

@@ -1,0 +1,1 @@
+"""Tests of gdvariant.multiplayer.wire: SceneMultiplayer's packets."""

@@ -1,0 +1,130 @@
+"""REMOTE_CALL and RPC method numbering (gdvariant.multiplayer.wire._rpc); bytes by hand."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from gdvariant import DecodeError, PackedInt32Array, Vector2
+from gdvariant.multiplayer.wire import (
+    NODE_RPC_FLAG,
+    RemoteCall,
+    decode_scene_packet,
+    encode_scene_packet,
+    rpc_checksum,
+    rpc_method_ids,
+)
+
+PATH = b"Main/Players/Player\0"
+
+CASES = [
+    # take_damage(10) on cache id 2, method 2: meta 0, u8 node, u8 name, argc 1, INT 10
+    (RemoteCall(2, (10,), node_id=2), "00" "02" "02" "01" "020a"),
+    # node id 255 still fits a byte; 256 needs u16 (bits 4-5 = 1), 65536 u32 (= 2)
+    (RemoteCall(0, (), node_id=255), "80" "ff" "00"),
+    (RemoteCall(0, (), node_id=256), "90" "0001" "00"),
+    (RemoteCall(0, (), node_id=65536), "a0" "00000100" "00"),
+    # a forced 4-byte plain id (Godot's mixed confirmed / unconfirmed targets)
+    (RemoteCall(1, (7,), node_id=2, node_id_size=4), "20" "02000000" "01" "01" "0207"),
+    (RemoteCall(1, (7,), node_id=2, node_id_size=2), "10" "0200" "01" "01" "0207"),
+    # method id above 255 and a node-level RPC: bit 6, u16
+    (RemoteCall(300, (), node_id=1), "c0" "01" "2c01"),
+    (RemoteCall(NODE_RPC_FLAG, (42,), node_id=4), "40" "04" "0080" "01" "022a"),
+    # raw: no arguments; one PackedByteArray verbatim
+    (RemoteCall(0, (b"\xde\xad",), node_id=2), "80" "02" "00" "dead"),
+    # two arguments: no raw flag, argc 2
+    (RemoteCall(1, (1, "two"), node_id=2),
+     "00" "02" "01" "02" "0201" "04000000" "03000000" "74776f00"),
+    # path form: L = 1 + 4 + 1 + 1 + 2 = 9 bytes before the path
+    (RemoteCall(7, (10,), path="Main/Players/Player"),
+     "20" "09000080" "07" "01" "020a" + PATH.hex()),
+    (RemoteCall(1, (Vector2(1, 0),), path="Main/Players/Player"),
+     "20" "13000080" "01" "01" "05000000" "0000803f" "00000000" + PATH.hex()),
+    (RemoteCall(4, (), path="Main"), "a0" "06000080" "04" + b"Main\0".hex()),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("call", "hex_"), CASES)
+def test_layouts(call: RemoteCall, hex_: str) -> None:
+    assert encode_scene_packet(call).hex() == hex_
+    assert decode_scene_packet(bytes.fromhex(hex_)) == call
+
+
+def test_one_empty_packed_byte_array_is_sent_with_its_argument_count() -> None:
+    """Raw, it would be ``80 02 00``: a call with no arguments, which is what a Godot 4.6
+    client makes of it (and what a Godot server sends for it); with argc 1 and the array,
+    the client gets it (both checked in tests/live/multiplayer/test_rpc.py)."""
+    for empty in (b"", bytearray(), memoryview(b"")):
+        data = encode_scene_packet(RemoteCall(0, (empty,), node_id=2))
+        assert data.hex() == "00" "02" "00" "01" "1d000000" "00000000"  # fmt: skip
+        assert decode_scene_packet(data) == RemoteCall(0, (b"",), node_id=2)
+    # what Godot sends for it, read as Godot reads it: no arguments
+    assert decode_scene_packet(bytes.fromhex("800200")) == RemoteCall(0, (), node_id=2)
+
+
+def test_other_packed_arrays_are_not_raw() -> None:
+    """They subclass bytes, but only a PackedByteArray takes the raw form (the live test
+    caught a lone PackedColorArray sent as raw bytes)."""
+    one = PackedInt32Array([7])
+    data = encode_scene_packet(RemoteCall(0, (one,), node_id=2))
+    assert data.hex() == "00" "02" "00" "01" "1e000000" "01000000" "07000000"  # fmt: skip
+    assert decode_scene_packet(data) == RemoteCall(0, (one,), node_id=2)
+    assert encode_scene_packet(RemoteCall(0, (bytearray(b"\1"),), node_id=2)).hex() == "80020001"
+
+
+def test_path_without_nul_is_accepted() -> None:
+    call = decode_scene_packet(bytes.fromhex("a0060000800441"))
+    assert call == RemoteCall(4, (), path="A")
+
+
+@pytest.mark.parametrize(
+    "hex_",
+    [
+        "300100",  # node id size 3
+        "00",  # no node id
+        "0002",  # no method id
+        "000201",  # no argc
+        "000201020201",  # argc 2, one argument
+        "000201010201ff",  # trailing byte
+        "20ff0000800041",  # path offset past the end
+        "20020000800041",  # path offset inside the node id
+        "400201",  # truncated u16 method id
+    ],
+)
+def test_malformed(hex_: str) -> None:
+    with pytest.raises(DecodeError):
+        decode_scene_packet(bytes.fromhex(hex_))
+
+
+def test_encode_limits() -> None:
+    with pytest.raises(ValueError, match="at most 255"):
+        encode_scene_packet(RemoteCall(0, tuple(range(256)), node_id=1))
+    with pytest.raises(ValueError, match="16 bits"):
+        encode_scene_packet(RemoteCall(0x10000, (), node_id=1))
+    with pytest.raises(ValueError, match="does not fit"):
+        encode_scene_packet(RemoteCall(0, (), node_id=0x10000, node_id_size=2))
+    with pytest.raises(ValueError, match="out of range"):
+        encode_scene_packet(RemoteCall(0, (), node_id=0x80000000))
+
+
+def test_method_ids_sort_by_code_point() -> None:
+    ids = rpc_method_ids(["take_damage", "set_input", "play_anim", "Zed", "_x"])
+    assert ids == {"Zed": 0, "_x": 1, "play_anim": 2, "set_input": 3, "take_damage": 4}
+
+
+def test_node_level_rpcs_come_first_with_the_flag() -> None:
+    ids = rpc_method_ids(["b", "a"], ["z", "dyn"])
+    assert ids == {"a": 0, "b": 1, "dyn": 0x8000, "z": 0x8001}
+
+
+def test_a_name_in_both_lists_takes_its_script_id() -> None:
+    assert rpc_method_ids(["b", "a"], ["b"]) == {"a": 0, "b": 1}
+    assert rpc_checksum(["b", "a"], ["b"]) == hashlib.md5(b"bab").hexdigest()
+
+
+def test_checksum_is_md5_of_names_in_id_order() -> None:
+    names = ["take_damage", "set_input", "play_anim"]
+    assert rpc_checksum(names) == "46f4e97099221d2cfbd49096060e6031"
+    assert rpc_checksum([]) == hashlib.md5(b"").hexdigest()
+    assert rpc_checksum(["b"], ["a"]) == hashlib.md5(b"ab").hexdigest()

@@ -1,0 +1,1 @@
+"""Tests of gdvariant._net: framing and what every server shares."""

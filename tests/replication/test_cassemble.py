@@ -1,0 +1,222 @@
+"""The compiled packet assembler (``_cassemble``) makes the pure-Python one's (``_pyassemble``)
+bytes, from the same arguments.
+
+Two copies of the same random world (``replication_driver.Driver``: spawns, despawns, id
+reuse, id gaps of every gap-code size, four classes, restricted audiences, classes of more
+than 32 and 64 properties, vectors over 64 bits, every delta-capable codec) run one on each
+assembler; every tick, every client's packet must be byte-identical, and decode to the
+server's ``expected_state``. Acks lag past a short history ring (full updates). Both
+``value_deltas`` modes. Then each function called directly with the same arguments,
+``encode_record`` alone, errors, and reference leaks.
+"""
+
+from __future__ import annotations
+
+import gc
+import inspect
+import random
+import tracemalloc
+from typing import Any
+
+import pytest
+
+from gdvariant import replication
+from gdvariant.replication import (
+    SnapshotEncoder,
+    World,
+    _assembler,
+    _pyassemble,
+)
+from gdvariant.replication._packet_format import OP_DELETE, OP_ENTER, OP_UPDATE, encode_record
+from tests.support.assemblers import compiled, live
+from tests.support.cores import compiled_required
+from tests.support.replication_driver import SCHEMA, Driver, spies
+from tests.support.replication_worlds import Crate, random_value
+
+
+@pytest.mark.parametrize("deltas", [True, False], ids=["deltas", "whole"])
+@pytest.mark.parametrize("seed", range(12))
+def test_random_worlds_give_the_same_bytes(seed: int, deltas: bool) -> None:
+    compiled()
+    history = 4 if seed % 2 else 32
+    pure, fast = Driver(seed, deltas, history), Driver(seed, deltas, history)
+    for _ in range(4):
+        pure.spawn()
+        fast.spawn()
+    for tick in range(30):
+        pure.step()
+        fast.step()
+        expected = pure.packets(_assembler.PYTHON)
+        got = fast.packets(_assembler.COMPILED)
+        assert got == expected, f"seed {seed}, tick {tick}"
+        if tick % 3 == 0:
+            fast.check_decoded(got)
+
+
+@pytest.mark.parametrize("deltas", [True, False], ids=["deltas", "whole"])
+def test_switching_assemblers_between_ticks(deltas: bool) -> None:
+    """The two share each entity's record cache (and the history): alternating them on one
+    world gives what the pure one alone gives."""
+    compiled()
+    pure, mixed = Driver(99, deltas, 6), Driver(99, deltas, 6)
+    for tick in range(30):
+        pure.step()
+        mixed.step()
+        expected = pure.packets(_assembler.PYTHON)
+        name = _assembler.COMPILED if tick % 3 else _assembler.PYTHON
+        assert mixed.packets(name) == expected, f"tick {tick}"
+
+
+def test_a_gap_over_32_bits_is_the_same_error() -> None:
+    compiled()
+    messages = []
+    for name in (_assembler.PYTHON, _assembler.COMPILED):
+        world = World(SCHEMA)
+        encoder = SnapshotEncoder(world, audiences={"spies": spies})
+        encoder.add_client(0)
+        world.spawn(Crate)
+        world._next = 1 << 33
+        world.spawn(Crate)
+        encoder.snapshot()
+        with _assembler.use(name), pytest.raises(ValueError) as info:
+            encoder.packets()
+        messages.append(str(info.value))
+    assert messages[0] == messages[1] == f"entity id gap {(1 << 33) - 1} is over 32 bits"
+
+
+def random_record(rng: random.Random) -> tuple[Any, ...]:
+    lay = rng.choice(SCHEMA.classes)
+    op = rng.choice([OP_UPDATE, OP_ENTER, OP_DELETE])
+    gap = rng.choice([0, 1, 15, 16, 255, 256, 65_535, 65_536, (1 << 32) - 1])
+    if op == OP_DELETE:
+        return (None, SCHEMA.class_bits, op, gap, 0, [], [])
+    mask = rng.getrandbits(lay.count) & rng.choice([-1, rng.getrandbits(lay.count)])
+    frags = [p.codec.encode(random_value(p.codec, rng)) for p in lay.props]
+    bits, widths = [f[0] for f in frags], [f[1] for f in frags]
+    return (lay, SCHEMA.class_bits, op, gap, mask, bits, widths)
+
+
+def test_encode_record_matches_the_pure_one() -> None:
+    fast = compiled()
+    rng = random.Random(5)
+    for _ in range(400):
+        args = random_record(rng)
+        assert fast.encode_record(*args) == encode_record(*args), args[:5]
+
+
+def test_every_assembler_is_listed_and_can_be_made_live() -> None:
+    found = _assembler.implementations()
+    assert found[_assembler.PYTHON] is _pyassemble
+    with live(_assembler.PYTHON):
+        assert _assembler.live() is _pyassemble
+        assert _assembler.IMPLEMENTATION == _assembler.PYTHON
+    with live(_assembler.COMPILED):
+        assert _assembler.live() is found[_assembler.COMPILED]
+        assert _assembler.IMPLEMENTATION == _assembler.COMPILED
+    with pytest.raises(LookupError):
+        _assembler.use("fortran").__enter__()
+
+
+def test_the_live_assembler_is_public() -> None:
+    """``replication.IMPLEMENTATION`` says which assembler is live, as
+    ``gdvariant.IMPLEMENTATION`` does for the codec core."""
+    assert replication.IMPLEMENTATION in (_assembler.PYTHON, _assembler.COMPILED)
+    assert replication.assembler() == replication.IMPLEMENTATION
+    if compiled_required():
+        assert replication.IMPLEMENTATION == _assembler.COMPILED
+
+
+@pytest.mark.parametrize("name", ["assemble", "encode_record", "commit"])
+def test_both_assemblers_take_the_same_arguments(name: str) -> None:
+    """The pure assembler's functions have the compiled module's parameters, by name and in
+    order (the compiled ones state theirs on the first line of their docstrings)."""
+    fast = compiled()
+    doc = getattr(fast, name).__doc__
+    stated = doc[doc.index("(") + 1 : doc.index(")")].replace(" ", "").split(",")
+    assert list(inspect.signature(getattr(_pyassemble, name)).parameters) == stated
+
+
+def assemble_args(driver: Driver, deltas: bool) -> tuple[Any, ...]:
+    """The arguments of an ``assemble`` call for ``driver``'s current tick and bases."""
+    encoder, world = driver.encoder, driver.world
+    order = sorted({encoder.base_for(c) for c in encoder.clients.values()}, reverse=True)
+    oldest = order[-1] if order[-1] else -1
+    ids = sorted(world.entities.keys() | world.deleted.keys())
+    plans = _assembler.plans(SCHEMA)
+    entities, deleted, class_bits = world.entities, world.deleted, SCHEMA.class_bits
+    return (deltas, world.tick, order, oldest, ids, entities, deleted, plans, class_bits)
+
+
+@pytest.mark.parametrize("deltas", [True, False], ids=["deltas", "whole"])
+def test_both_assemble_functions_give_the_same_sections(deltas: bool) -> None:
+    """Called directly with one argument tuple, each record built anew (an empty record
+    cache) or from the cache the other one filled: the same sections."""
+    fast = compiled()
+    driver = Driver(21, deltas, 8)
+    for _ in range(6):
+        driver.spawn()
+    for tick in range(12):
+        driver.step()
+        driver.packets(_assembler.PYTHON)
+        args = (*assemble_args(driver, deltas), driver.encoder._enter)
+        for ent in driver.world.entities.values():
+            ent._net_cache.clear()
+        pure = _pyassemble.assemble(*args)
+        assert fast.assemble(*args) == pure, f"tick {tick}"
+        for ent in driver.world.entities.values():
+            ent._net_cache.clear()
+        assert fast.assemble(*args) == pure == _pyassemble.assemble(*args), f"tick {tick}"
+
+
+def _traced_growth(run: Any, rounds: int) -> int:
+    tracemalloc.start()
+    try:
+        for _ in range(2):
+            run()
+        gc.collect()
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(rounds):
+            run()
+        gc.collect()
+        return tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("deltas", [True, False], ids=["deltas", "whole"])
+def test_the_compiled_assembler_leaks_nothing(deltas: bool) -> None:
+    """Memory stays flat while the same tick's sections are assembled again and again (and
+    bad input fails), and commits repeated: a leaked object per record or entity would add
+    kilobytes per round."""
+    fast = compiled()
+    driver = Driver(3, deltas, 32)
+    for _ in range(8):
+        driver.spawn()
+    for _ in range(5):
+        driver.step()
+        driver.packets(_assembler.COMPILED)
+    encoder = driver.encoder
+    args = assemble_args(driver, deltas)
+    deltas, tick, order, oldest, ids, _, _, plans, _ = args
+    world = driver.world
+    rng = random.Random(1)
+    records = [random_record(rng) for _ in range(50)]
+    scratch = World(SCHEMA)
+    dirty = [scratch.spawn(Crate) for _ in range(100)]
+
+    def run() -> None:
+        for ent in dirty:  # a commit of one change each, from an empty history
+            ent._net_hist, ent._net_dirty, ent._net_before = [], 1, {0: 0}
+        fast.commit(scratch, dirty, 5, 4)
+        for ent in world.entities.values():
+            ent._net_cache.clear()  # build every record again
+        fast.assemble(*args, encoder._enter)
+        for record in records:
+            fast.encode_record(*record)
+        with pytest.raises(KeyError):
+            fast.assemble(deltas, tick, order, oldest, [*ids, 10**9], {}, {}, plans, 2, None)
+        with pytest.raises(ValueError):
+            fast.assemble(deltas, tick, order, oldest, ids, world.entities, {}, (), 2, None)
+
+    grew = _traced_growth(run, 20)
+    assert grew < 32 << 10, f"{grew:,} bytes more after 20 rounds"

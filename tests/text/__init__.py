@@ -1,0 +1,1 @@
+"""Tests of gdvariant._text: Godot's text syntax."""
