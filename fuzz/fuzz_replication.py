@@ -25,9 +25,9 @@ from typing import Any
 import gdvariant as gd
 from fuzz import harness
 from gdvariant.replication import Schema, SnapshotDecoder, SnapshotEncoder, World
-from tests.support.replication_worlds import Crate, Mob, random_value, set_path
+from tests.support.replication_worlds import EVERY_CODEC, random_value, set_path
 
-SCHEMA = Schema.build([Mob, Crate])
+SCHEMA = Schema.build(EVERY_CODEC)
 
 
 def packets(seed: int) -> tuple[bytes, list[bytes]]:
@@ -36,7 +36,7 @@ def packets(seed: int) -> tuple[bytes, list[bytes]]:
     world = World(SCHEMA)
     encoder = SnapshotEncoder(world)
     encoder.add_client(0)
-    ents = [world.spawn(rng.choice([Mob, Crate]), net_owner=rng.choice([0, 1])) for _ in range(4)]
+    ents = [world.spawn(rng.choice(EVERY_CODEC), net_owner=rng.choice([0, 1])) for _ in range(4)]
     for ent in ents:
         for prop in SCHEMA.flat(type(ent)):
             set_path(ent, prop.path, random_value(prop.codec, rng))

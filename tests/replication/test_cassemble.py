@@ -30,8 +30,8 @@ from gdvariant.replication import (
 from gdvariant.replication._packet_format import OP_DELETE, OP_ENTER, OP_UPDATE, encode_record
 from tests.support.assemblers import compiled, live
 from tests.support.cores import compiled_required
-from tests.support.replication_driver import SCHEMA, Driver, spies
-from tests.support.replication_worlds import Crate, random_value
+from tests.support.replication_driver import Driver, spies
+from tests.support.replication_worlds import ASSEMBLER_SCHEMA, Crate, random_value
 
 
 @pytest.mark.parametrize("deltas", [True, False], ids=["deltas", "whole"])
@@ -71,7 +71,7 @@ def test_a_gap_over_32_bits_is_the_same_error() -> None:
     compiled()
     messages = []
     for name in (_assembler.PYTHON, _assembler.COMPILED):
-        world = World(SCHEMA)
+        world = World(ASSEMBLER_SCHEMA)
         encoder = SnapshotEncoder(world, audiences={"spies": spies})
         encoder.add_client(0)
         world.spawn(Crate)
@@ -85,15 +85,15 @@ def test_a_gap_over_32_bits_is_the_same_error() -> None:
 
 
 def random_record(rng: random.Random) -> tuple[Any, ...]:
-    lay = rng.choice(SCHEMA.classes)
+    lay = rng.choice(ASSEMBLER_SCHEMA.classes)
     op = rng.choice([OP_UPDATE, OP_ENTER, OP_DELETE])
     gap = rng.choice([0, 1, 15, 16, 255, 256, 65_535, 65_536, (1 << 32) - 1])
     if op == OP_DELETE:
-        return (None, SCHEMA.class_bits, op, gap, 0, [], [])
+        return (None, ASSEMBLER_SCHEMA.class_bits, op, gap, 0, [], [])
     mask = rng.getrandbits(lay.count) & rng.choice([-1, rng.getrandbits(lay.count)])
     frags = [p.codec.encode(random_value(p.codec, rng)) for p in lay.props]
     bits, widths = [f[0] for f in frags], [f[1] for f in frags]
-    return (lay, SCHEMA.class_bits, op, gap, mask, bits, widths)
+    return (lay, ASSEMBLER_SCHEMA.class_bits, op, gap, mask, bits, widths)
 
 
 def test_encode_record_matches_the_pure_one() -> None:
@@ -142,8 +142,8 @@ def assemble_args(driver: Driver, deltas: bool) -> tuple[Any, ...]:
     order = sorted({encoder.base_for(c) for c in encoder.clients.values()}, reverse=True)
     oldest = order[-1] if order[-1] else -1
     ids = sorted(world.entities.keys() | world.deleted.keys())
-    plans = _assembler.plans(SCHEMA)
-    entities, deleted, class_bits = world.entities, world.deleted, SCHEMA.class_bits
+    plans = _assembler.plans(ASSEMBLER_SCHEMA)
+    entities, deleted, class_bits = world.entities, world.deleted, ASSEMBLER_SCHEMA.class_bits
     return (deltas, world.tick, order, oldest, ids, entities, deleted, plans, class_bits)
 
 
@@ -201,7 +201,7 @@ def test_the_compiled_assembler_leaks_nothing(deltas: bool) -> None:
     world = driver.world
     rng = random.Random(1)
     records = [random_record(rng) for _ in range(50)]
-    scratch = World(SCHEMA)
+    scratch = World(ASSEMBLER_SCHEMA)
     dirty = [scratch.spawn(Crate) for _ in range(100)]
 
     def run() -> None:

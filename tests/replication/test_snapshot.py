@@ -3,7 +3,6 @@ malformed packets that must fail cleanly."""
 
 from __future__ import annotations
 
-import enum
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -14,36 +13,23 @@ import gdvariant
 from gdvariant import DecodeError, GodotError
 from gdvariant.replication import (
     AckError,
-    Angle,
     Array,
     Bool,
-    Bytes,
-    Coord,
     Embed,
-    EntityRef,
     Enum,
-    Float32,
-    Float64,
-    Half,
-    Int,
     NetClass,
-    Normal,
     Prop,
     Quant,
-    Quat,
     Schema,
     SnapshotDecoder,
     SnapshotEncoder,
     Str,
     UInt,
-    Variant,
-    VarInt,
-    VarUInt,
-    Vec2,
     Vec3,
     World,
 )
 from tests.support.assemblers import ASSEMBLERS, live
+from tests.support.replication_worlds import Mob, Mood, set_path
 
 
 @pytest.fixture(autouse=True, params=ASSEMBLERS)
@@ -240,14 +226,6 @@ def random_value(path: str, rng: random.Random) -> Any:
     if path.endswith("gold"):
         return rng.randrange(1024)
     return rng.randrange(128)
-
-
-def set_path(ent: Any, path: str, value: Any) -> None:
-    obj = ent
-    *head, last = path.split(".")
-    for part in head:
-        obj = getattr(obj, part)
-    setattr(obj, last, value)
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -677,71 +655,52 @@ def test_index_past_the_class_in_a_gap_list() -> None:
         dec.apply(header(2, 1, 0, 1) + acc.to_bytes(2, "little"))
 
 
-class Mood(enum.Enum):
-    CALM = 1
-    ANGRY = 2
-    SAD = 3
-
-
-class Everything(NetClass):
-    flag = Bool()
-    small = UInt(5)
-    signed = Int(9, zigzag=True)
-    count = VarUInt()
-    delta = VarInt()
-    ratio = Quant(-1.0, 1.0, 12)
-    pos = Vec3(Coord(11, 3))
-    turn = Angle(10)
-    facing = Normal(9)
-    spin = Quat(9)
-    speed = Half()
-    mass = Float32()
-    exact = Float64()
-    label = Str(12)
-    blob = Bytes(6)
-    mood = Enum(Mood)
-    target = EntityRef(10)
-    extra = Variant(64)
-    path = Array(Vec2(Quant(0.0, 10.0, 8)), max_len=4)
-    slots = Array(UInt(3), size=3, per_element=True)
-
-
 def test_every_codec_through_a_packet() -> None:
-    schema = Schema.build([Everything])
+    schema = Schema.build([Mob])
     world = World(schema)
     enc = SnapshotEncoder(world)
     enc.add_client(0)
     dec = SnapshotDecoder(schema)
-    ent = world.spawn(Everything)
+    ent = world.spawn(Mob, net_owner=0)  # client 0 also gets the owner's table
     values: dict[str, Any] = {
+        "origin": (1.5, -2000.3, 7.0),
+        "hp": 100,
         "flag": True,
-        "small": 31,
-        "signed": -200,
+        "small": -20,
+        "zig": -200,
         "count": 2**40,
         "delta": -(2**50),
         "ratio": 0.3,
-        "pos": (1.5, -2000.3, 7.0),
         "turn": -2.0,
+        "yaw": 270.0,
         "facing": (0.2, -0.5, 0.8),
         "spin": (0.1, 0.2, 0.3, 0.9),
         "speed": 12.3,
         "mass": 0.1,
         "exact": 1e300,
+        "flat": (1.5, 7.9),
+        "color": (0.1, 0.2, 0.3, 1.0),
         "label": "héllo",
         "blob": b"\x00\xff",
         "mood": Mood.SAD,
         "target": 7,
         "extra": {"k": [1, 2.5]},
-        "path": ((1.0, 2.0), (9.9, 0.1)),
+        "path": (1, 7, 3, 0),
+        "trail": ((1.0, 2.0), (9.9, 0.1)),
         "slots": [1, 7, 3],
+        "big": 2**39 + 5,
+        "wide": -(2**38),
+        "mine.gold": 1000,
+        "mine.note": "ok",
     }
-    for name, value in values.items():
-        setattr(ent, name, value)
+    for path, value in values.items():
+        set_path(ent, path, value)
     enc.snapshot()
     dec.apply(enc.packet_for(0))
     assert dec.state == enc.expected_state(0)
     got = dec.state[0].values
-    lay = schema.layout(Everything)
+    lay = schema.layout(Mob)
+    assert {p.path.split("[")[0] for p in lay.props} == set(values)  # every property set
     for p in lay.props:
         name = p.path.split("[")[0]
         sent = values[name][int(p.path[-2])] if "[" in p.path else values[name]

@@ -1,11 +1,11 @@
-"""Random worlds that exercise every path of the packet assemblers (tests and fuzzing).
+"""What drives the shared worlds (``tests.support.replication_worlds``) tick by tick.
 
-:class:`Driver` is one copy of a random world: the same seed gives the same spawns, despawns,
-id jumps, audience moves, writes and acks, so two copies can be run on different assemblers
-and their packets compared byte for byte. Its schema has four classes (a class id in
-enters), restricted audiences (owner, team, a custom one), classes of more than 32 and more
-than 64 properties, vectors wider than 64 bits, strings, bytes, Variants and arrays, and
-every delta-capable codec.
+:class:`Driver` is one copy of a random world of :data:`ASSEMBLER_CLASSES` (tests and
+fuzzing): the same seed gives the same spawns, despawns, id jumps, audience moves, writes and
+acks, so two copies can be run on different assemblers and their packets compared byte for
+byte. :class:`Script` drives a world of :data:`GDSCRIPT_CLASSES` for the generated GDScript
+decoder: entities that enter, change (often by small steps, for the value deltas) and leave,
+ids reused.
 """
 
 from __future__ import annotations
@@ -14,71 +14,24 @@ import random
 from typing import Any
 
 from gdvariant.replication import (
-    Angle,
-    Array,
-    ArrayOf,
-    Bool,
-    Bytes,
-    Coord,
-    Embed,
     Int,
-    NetClass,
-    Quant,
-    Schema,
     SnapshotDecoder,
     SnapshotEncoder,
-    Str,
     UInt,
-    Variant,
     VarInt,
-    Vec2,
-    Vec3,
-    Vec4,
     World,
     _assembler,
 )
-from tests.support.replication_worlds import Crate, Mob, random_value, set_path, within
-
-
-class Team(NetClass, abstract=True):
-    plan = Vec2(Quant(-10.0, 10.0, 9))
-    orders = Str(12)
-
-
-class Spy(NetClass, abstract=True):
-    cover = UInt(6)
-
-
-class Big(NetClass, table="DT_Big"):
-    """More than 64 properties: masks wider than a machine word; wide vectors and Coords."""
-
-    pos = Vec3(Coord(20, 3))  # up to 3 x 26 bits
-    far = Vec3(Coord(14, 5))  # up to 66 bits
-    exact = Vec4(Quant(0.0, 1.0, 32))  # 128 bits, delta-coded per component
-    c = Coord(12, 4)
-    zig = Int(12, zigzag=True)
-    plain = Int(16)
-    turn = Angle(16)
-    score = VarInt()
-    cells = Array(UInt(5), size=60, per_element=True)
-    text = Str(30)
-    raw = Bytes(6)
-    any = Variant(40)
-    list = ArrayOf(UInt(7), max_len=6)
-    team = Embed(Team, audience="team")
-    spy = Embed(Spy, audience="spies")
-
-
-class Forty(NetClass, table="DT_Forty"):
-    """More than 32 properties (a gap list or mask over a second 32-bit word)."""
-
-    v = Array(Quant(0.0, 4.0, 7), size=38, per_element=True)
-    on = Bool()
-    w = UInt(33)
-
-
-SCHEMA = Schema.build([Mob, Crate, Big, Forty])
-CLASSES = [Mob, Crate, Big, Forty]
+from tests.support.replication_worlds import (
+    ASSEMBLER_CLASSES,
+    ASSEMBLER_SCHEMA,
+    GDSCRIPT_CLASSES,
+    edge_value,
+    nudge,
+    random_value,
+    set_path,
+    within,
+)
 
 
 def spies(entity: Any, client: Any) -> bool:
@@ -112,21 +65,21 @@ class Driver:
 
     def __init__(self, seed: int, deltas: bool, history: int) -> None:
         self.rng = random.Random(seed)
-        self.world = World(SCHEMA)
+        self.world = World(ASSEMBLER_SCHEMA)
         self.encoder = SnapshotEncoder(
             self.world, history=history, audiences={"spies": spies}, value_deltas=deltas
         )
         self.decoders: dict[int, SnapshotDecoder] = {}
         for cid in range(7):
             self.encoder.add_client(cid, team=cid % 2)
-            self.decoders[cid] = SnapshotDecoder(SCHEMA, history=history)
+            self.decoders[cid] = SnapshotDecoder(ASSEMBLER_SCHEMA, history=history)
 
     def spawn(self) -> None:
         """A random entity of a random class, some properties set."""
         rng = self.rng
-        cls = rng.choice(CLASSES)
+        cls = rng.choice(ASSEMBLER_CLASSES)
         ent = self.world.spawn(cls, net_owner=rng.randrange(8), net_team=rng.randrange(3))
-        for prop in SCHEMA.flat(cls):
+        for prop in ASSEMBLER_SCHEMA.flat(cls):
             if rng.random() < 0.6:
                 set_path(ent, prop.path, random_value(prop.codec, rng))
 
@@ -149,7 +102,7 @@ class Driver:
             if rng.random() < 0.02:
                 ent.net_team = rng.randrange(3)
             if rng.random() < 0.6:
-                props = SCHEMA.flat(type(ent))
+                props = ASSEMBLER_SCHEMA.flat(type(ent))
                 for prop in rng.sample(props, min(len(props), rng.choice([1, 2, 5, 12]))):
                     current = ent._net_vals[prop.index]
                     set_path(ent, prop.path, new_value(prop, current, rng))
@@ -174,3 +127,28 @@ class Driver:
                 continue  # this client's decoder missed the base (it only saw some ticks)
             decoder.apply(packet)
             assert decoder.state == self.encoder.expected_state(cid)
+
+
+class Script:
+    """Drives a World: each tick some entities enter (of a random class, owned by client 0
+    or 1), some leave, and some properties of the others change."""
+
+    def __init__(self, world: World, rng: random.Random, size: int = 24) -> None:
+        self.world, self.rng, self.size = world, rng, size
+        self.live: list[Any] = []
+
+    def step(self) -> None:
+        rng, world = self.rng, self.world
+        for _ in range(rng.randrange(4)):
+            if self.live and (len(self.live) >= self.size or rng.random() < 0.45):
+                world.despawn(self.live.pop(rng.randrange(len(self.live))))
+            else:
+                cls = rng.choice(GDSCRIPT_CLASSES)
+                self.live.append(world.spawn(cls, net_owner=rng.randrange(2)))
+        for ent in self.live:
+            for prop in world.schema.flat(type(ent)):
+                if rng.random() < 0.08:
+                    value = edge_value(prop.codec, rng)
+                    if rng.random() < 0.5:  # a step from where it is: the value deltas
+                        value = nudge(prop.codec, ent._net_vals[prop.index], rng)
+                    set_path(ent, prop.path, value)

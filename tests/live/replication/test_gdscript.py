@@ -52,7 +52,8 @@ from gdvariant.replication._packet_format import OP_ENTER, OP_UPDATE, VERSION, e
 from gdvariant.replication.gdscript import _record_reads
 from gdvariant.replication.gdscript._record_reads import DENSE_IDS
 from tests.support.engines import SEED, Engine, run_beside
-from tests.support.replication_arena import Crate, Pawn, Script, build_schema
+from tests.support.replication_driver import Script
+from tests.support.replication_worlds import Cargo, Pawn, gdscript_schema
 
 SCRIPTS = Path(__file__).parent
 TICKS = 1000
@@ -145,7 +146,7 @@ async def _serve(
 @pytest.mark.engine
 def test_live_session_over_udp(godot4: Engine) -> None:
     print(f"GDVARIANT_SEED={SEED}")
-    schema = build_schema()
+    schema = gdscript_schema()
 
     async def main() -> dict[str, int]:
         loop = asyncio.get_running_loop()
@@ -204,7 +205,7 @@ def _unread_run(
     now and then, every tick for a while, and never for a long run in the middle. Values
     are whole by default (flag bit 2 clear: the live test has the value deltas). Entity ids
     start at ``first_id`` (the world hands out the lowest free id above its counter)."""
-    schema = build_schema()
+    schema = gdscript_schema()
     world = World(schema)
     world._next = first_id
     server = SnapshotEncoder(world, history=HISTORY, stamp=True, value_deltas=value_deltas)
@@ -236,7 +237,7 @@ def test_state_view_read_now_and_then(godot4: Engine, first_id: int) -> None:
     (kept in an Array by id below it, in a Dictionary above)."""
     print(f"GDVARIANT_SEED={SEED}")
     packets, reads = _unread_run(random.Random(SEED), first_id=first_id)
-    schema = build_schema()
+    schema = gdscript_schema()
     results = _run_on_files(godot4, schema, "unread.gd", [packets, reads])
     same_reports(results, schema, packets, reads, lambda state: godot_state(schema, state))
 
@@ -273,7 +274,7 @@ def test_apply_to_nodes(godot4: Engine, first_id: int) -> None:
     entity's class must equal our decoder's newest state of that entity."""
     print(f"GDVARIANT_SEED={SEED}")
     packets, calls = _unread_run(random.Random(SEED + 1), value_deltas=True, first_id=first_id)
-    schema = build_schema()
+    schema = gdscript_schema()
     results = _run_on_files(godot4, schema, "nodes.gd", [packets, calls])
 
     def nodes(state: dict[int, EntityState]) -> dict[int, dict[str, Any]]:
@@ -297,7 +298,7 @@ def test_negative_zero_coord_and_a_delta_from_it(godot4: Engine) -> None:
     negated if sign), which an ordinal cannot hold: the decoder, which keeps Coord values with
     value deltas as ordinals, must still give -0.0, and a value delta from it must start at
     ordinal 0. Compared with our decoder through var_to_bytes, which tells -0.0 from 0.0."""
-    schema = build_schema()
+    schema = gdscript_schema()
     lay = schema.layout("Pawn")  # a Mover
     i = lay.index["origin"]
     bits, widths = list(lay.base_bits), list(lay.base_widths)
@@ -336,7 +337,7 @@ def _full_packet(
 def _crafted(schema: Schema, tick: int) -> list[bytes]:
     """Errors random damage rarely makes: a bad embedded Variant, an enter in the private
     section, an unknown class id (3 of the arena's 3 classes)."""
-    lay = schema.layout("Crate")
+    lay = schema.layout("Cargo")
     i = lay.index["extra"]
     bits, widths = list(lay.base_bits), list(lay.base_widths)
     record = encode_record(lay, schema.class_bits, OP_ENTER, 0, 1 << i, bits, widths)
@@ -356,7 +357,7 @@ def _crafted(schema: Schema, tick: int) -> list[bytes]:
 
 def _bad_packets(rng: random.Random) -> tuple[bytes, bytes, list[bytes]]:
     """A full packet, a delta from it, and damaged versions of both."""
-    schema = build_schema()
+    schema = gdscript_schema()
     world = World(schema)
     server = SnapshotEncoder(world, history=HISTORY, stamp=True)
     server.add_client(0)
@@ -434,7 +435,7 @@ def test_malformed_packets_in_the_engine(
     if checked_each:
         monkeypatch.setattr(_record_reads, "FAST_RUN_BITS", 0)
     full, delta, bad = _bad_packets(random.Random(SEED))
-    rejected, accepted = _after_full_as_ours(godot4, build_schema(), full, [*bad, delta])
+    rejected, accepted = _after_full_as_ours(godot4, gdscript_schema(), full, [*bad, delta])
     assert rejected > len(full) + len(delta) and accepted > 1
 
 
@@ -472,10 +473,10 @@ def test_gap_lists_of_every_length(godot4: Engine) -> None:
     and an index past the class at each position of the list, through the generated
     decoder as through ours."""
     rng = random.Random(SEED)
-    schema = build_schema()
+    schema = gdscript_schema()
     world = World(schema)
     script = Script(world, rng, size=12)
-    kinds = {"Crate": Crate, "Pawn": Pawn}
+    kinds = {"Cargo": Cargo, "Pawn": Pawn}
     while not all(any(type(e) is k for e in world.entities.values()) for k in kinds.values()):
         script.step()
     packets = []
@@ -561,7 +562,7 @@ def test_sorted_state_is_a_snapshot(godot4: Engine) -> None:
     print(f"GDVARIANT_SEED={SEED}")
     packets, _ = _unread_run(random.Random(SEED + 2))
     keeps = [True] * len(packets)
-    schema = build_schema()
+    schema = gdscript_schema()
     results = _run_on_files(godot4, schema, "kept.gd", [packets, keeps])
     same_reports(results, schema, packets, keeps, lambda state: godot_state(schema, state))
 
@@ -572,7 +573,7 @@ def test_an_owner_change_in_the_engine(godot4: Engine) -> None:
     generated decoder holds the purse only while its client owns the pawn (the old
     owner's values are reset to their baselines), gets owner-only changes only then, and
     equals our decoder and the server's view of that client after every packet."""
-    schema = build_schema()
+    schema = gdscript_schema()
     world = World(schema)
     server = SnapshotEncoder(world, history=HISTORY)
     for cid in (0, 1):

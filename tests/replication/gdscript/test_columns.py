@@ -26,7 +26,7 @@ from gdvariant.replication import (
     gdscript,
 )
 from gdvariant.replication.gdscript._columns import column_type, held, prop_columns, stored
-from tests.support.replication_arena import build_schema
+from tests.support.replication_worlds import gdscript_schema
 
 
 def test_each_codec_has_a_column_that_holds_its_values_exactly() -> None:
@@ -52,7 +52,7 @@ def test_bools_and_entity_refs_are_stored_as_their_wire_fields() -> None:
 
 
 def test_every_class_has_its_column_functions() -> None:
-    schema = build_schema()
+    schema = gdscript_schema()
     text = gdscript.generate(schema)
     for lay in schema.classes:
         assert f"static func _cols{lay.class_id}(" in text

@@ -11,11 +11,11 @@ import pytest
 
 import gdvariant
 from gdvariant.replication import NetClass, Schema, UInt, gdscript
-from tests.support.replication_arena import Crate, build_schema
+from tests.support.replication_worlds import Cargo, gdscript_schema
 
 
 def test_generated_text_structure() -> None:
-    schema = build_schema()
+    schema = gdscript_schema()
     text = gdscript.generate(schema, class_name="ArenaDecoder")
     assert text.count(schema.fingerprint.hex()) == 2  # the header comment and FINGERPRINT
     assert f'const FINGERPRINT := "{schema.fingerprint.hex()}"' in text
@@ -37,9 +37,9 @@ def test_generated_text_structure() -> None:
 
 
 def test_float_ranges_are_loaded_exactly_not_written_as_literals() -> None:
-    schema = build_schema()
+    schema = gdscript_schema()
     text = gdscript.generate(schema)
-    low = Crate.tiny.codec.low  # 5e-324: Godot 4.6.3 parses that literal as 0.0
+    low = Cargo.tiny.codec.low  # 5e-324: Godot 4.6.3 parses that literal as 0.0
     assert repr(low) not in text
     assert gdvariant.dumps(low).hex() in text
 

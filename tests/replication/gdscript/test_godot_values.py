@@ -4,11 +4,11 @@ values, arrays as lists, a 64-bit unsigned as the signed int Godot keeps, floats
 from __future__ import annotations
 
 from gdvariant.replication import Quant, UInt, godot_value
-from tests.support.replication_arena import Team, build_schema
+from tests.support.replication_worlds import Team, gdscript_schema
 
 
 def test_godot_value_mapping() -> None:
-    schema = build_schema()
+    schema = gdscript_schema()
     lay = schema.layout("Pawn")
     team = next(p.codec for p in lay.props if p.path == "team")
     assert godot_value(team, Team.GREEN) == 11

@@ -11,7 +11,7 @@ import pytest
 from gdvariant.replication import Bool, NetClass, Schema, Str, UInt, gdscript
 from gdvariant.replication.gdscript import _record_reads as records
 from gdvariant.replication.gdscript._lines import Writer
-from tests.support.replication_arena import build_schema
+from tests.support.replication_worlds import gdscript_schema
 
 
 class Small(NetClass):
@@ -38,7 +38,7 @@ def test_long_records_check_after_each_property(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_padding_covers_the_longest_unchecked_run() -> None:
-    schema = build_schema()
+    schema = gdscript_schema()
     text = gdscript.generate(schema)
     padding = int(re.search(r"_padding\.resize\((\d+)\)", text)[1])  # type: ignore[index]
     longest = max(records.fast_run_bits(lay) for lay in schema.classes)
@@ -46,7 +46,7 @@ def test_padding_covers_the_longest_unchecked_run() -> None:
 
 
 def test_masked_groups_of_four() -> None:
-    lay = build_schema().layout("Pawn")
+    lay = gdscript_schema().layout("Pawn")
     w = Writer()
     for indent, prop in records.masked(w, lay, "m", 1):
         w.emit(indent, f"pass  # {prop.path}")
@@ -56,7 +56,7 @@ def test_masked_groups_of_four() -> None:
 
 
 def test_every_class_has_a_fast_path_and_a_checked_twin() -> None:
-    schema = build_schema()
+    schema = gdscript_schema()
     text = gdscript.generate(schema)
     recheck = text[text.index("func _recheck(") :]
     for lay in schema.classes:

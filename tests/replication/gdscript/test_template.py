@@ -12,7 +12,7 @@ from gdvariant.replication import Half, UInt, Vec3, gdscript
 from gdvariant.replication.gdscript import _template
 from gdvariant.replication.gdscript._lines import Writer
 from gdvariant.replication.gdscript._state_view import holds_ieee, node_property
-from tests.support.replication_arena import build_schema
+from tests.support.replication_worlds import gdscript_schema
 
 GENERATOR = Path(gdscript.__file__).parent
 
@@ -36,7 +36,7 @@ def test_runtime_keeps_states_as_columns_and_sparse_entities() -> None:
 
 
 def test_publish_reads_wide_masks_as_several_words() -> None:
-    schema = build_schema()
+    schema = gdscript_schema()
     text = gdscript.generate(schema)
     grid = schema.layout("Grid")  # 71 properties: 3 words of 32
     assert grid.count > 62
@@ -72,7 +72,7 @@ def test_every_template_block_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
         return real(name)
 
     monkeypatch.setattr("gdvariant.replication.gdscript._lines.block", block)
-    gdscript.generate(build_schema())
+    gdscript.generate(gdscript_schema())
     assert used == set(_template._blocks())
 
 
