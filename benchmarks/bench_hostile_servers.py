@@ -28,11 +28,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
 import contextlib
 import logging
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -47,6 +45,7 @@ from gdvariant.multiplayer import RpcConfig, RpcMode, SceneMultiplayer, Spawnabl
 from gdvariant.multiplayer.websocket import MultiplayerServer
 from gdvariant.multiplayer.wire import RemoteCall, SimplifyPath, encode_scene_packet, rpc_method_ids
 from gdvariant.replication import Float32, NetClass, Prop, Str, Vec2
+from tests.support.hostile import BINARY, PING, client_frame, raw_websocket
 
 LONG_PATH = "Main/" + "n" * 1000
 
@@ -93,45 +92,14 @@ def memory(pid: int) -> dict[str, int]:
     return fields
 
 
-def frame(opcode: int, payload: bytes) -> bytes:
-    """A client's WebSocket frame, masked with a zero key."""
-    size = len(payload)
-    if size < 126:
-        head = bytes([0x80 | opcode, 0x80 | size])
-    else:
-        head = bytes([0x80 | opcode, 0x80 | 126]) + size.to_bytes(2, "big")
-    return head + bytes(4) + payload
-
-
-async def deaf_socket(port: int) -> socket.socket:
-    """A WebSocket client that reads the handshake and its peer id, then nothing more."""
-    loop = asyncio.get_running_loop()
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2304)
-    sock.setblocking(False)
-    await loop.sock_connect(sock, ("127.0.0.1", port))
-    key = base64.b64encode(os.urandom(16)).decode()
-    request = (
-        f"GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
-    )
-    await loop.sock_sendall(sock, request.encode())
-    head = b""
-    while not head.endswith(b"\r\n\r\n"):
-        head += await loop.sock_recv(sock, 1)
-    got = b""
-    while len(got) < 6:  # 82 04 <peer id>
-        got += await loop.sock_recv(sock, 6 - len(got))
-    return sock
-
-
 async def unread(port: int, seconds: float) -> str:
     """Pings, RAW echo requests and ``say`` calls, never reading; how it ended."""
     loop = asyncio.get_running_loop()
-    sock = await deaf_socket(port)
+    sock = await raw_websocket(port, first_message=6)  # the peer id, then nothing read
     say = rpc_method_ids(["said", "say"])["say"]
     call = encode_scene_packet(RemoteCall(say, ("hello " * 20,), path="Main"))
-    burst = (frame(0x9, b"p" * 125) + frame(0x2, b"\x03" + bytes(1000)) + frame(0x2, call)) * 8
+    ping, echo = client_frame(PING, b"p" * 125), client_frame(BINARY, b"\x03" + bytes(1000))
+    burst = (ping + echo + client_frame(BINARY, call)) * 8
     start = time.monotonic()
     sent = 0
     try:

@@ -128,30 +128,24 @@ def test_a_client_that_never_reads_is_held_to_max_unsent_then_cut(
         srv, uri = await _server(handler=keep_and_echo, max_unsent=limit, stall_timeout=1.0)
         port = next(iter(srv.sockets)).getsockname()[1]
         good = await websocket.connect(uri)
-        await good.put_var("hello")
-        assert await good.get_var() == "hello"
+        round_trip = hostile.echo_round_trip(good)
+        await round_trip("hello")
         sock = await hostile.raw_websocket(port)
-        with hostile.PeakGrowth() as memory:
-            attack = asyncio.create_task(hostile.flood(sock, pings, 40_000))
-            for i in range(20):
-                await good.put_var(i)
-                assert await good.get_var() == i
-            async with asyncio.timeout(20):  # cut after stall_timeout
-                sent = await attack
+        await hostile.flood_beside(
+            sock,
+            pings,
+            round_trip,
+            limit=limit,
+            backlog_peak=lambda: peers[1]._outbox.backlog.peak,
+        )
         sock.close()
-        assert memory.peak < 4 * limit, memory.peak
-        assert sent < 40_000
-        assert limit // 2 < peers[1]._outbox.backlog.peak <= limit
-        await good.put_var("after")
-        assert await good.get_var() == "after"
         await good.close()
         srv.close()
         await srv.wait_closed()
 
     with caplog.at_level(logging.WARNING, logger="gdvariant.websocket"):
         run(main())
-    closing = [r.getMessage() for r in caplog.records if "closing the WebSocket" in r.getMessage()]
-    assert len(closing) == 1 and "bytes unsent for 1 s" in closing[0], closing
+    hostile.closed_once_for_stalling(caplog.records, "closing the WebSocket")
 
 
 def test_a_flood_of_bad_connections_logs_a_few_short_lines_a_second_and_counts_the_rest(

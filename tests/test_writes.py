@@ -28,7 +28,7 @@ import gdvariant as gd
 from gdvariant import _writes
 from gdvariant._files.wrapping import Container, open_container, write_container
 from gdvariant._writes import RefusedTarget, write_file, writing
-from tests.support.devices import FifoReader, fake_null, is_null_device
+from tests.support.devices import fake_null, is_null_device, through_fifo
 
 posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX file types and signals")
 RECORDS: list[Any] = [{"level": 3}, gd.Vector2(1, 2), "Ayla"]
@@ -85,14 +85,7 @@ def test_a_device_is_written_through_never_replaced(writer: str, tmp_path: Path)
 @posix_only
 @pytest.mark.parametrize("writer", WRITERS)
 def test_a_fifo_is_written_through_to_its_reader(writer: str, tmp_path: Path) -> None:
-    fifo = tmp_path / "pipe"
-    os.mkfifo(fifo)
-    reader = FifoReader(fifo)
-    try:
-        WRITERS[writer](fifo, RECORDS)
-    finally:
-        data = reader.bytes()
-    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    data = through_fifo(tmp_path / "pipe", lambda fifo: WRITERS[writer](fifo, RECORDS))
     assert data is not None and _read_back(data) == RECORDS
 
 

@@ -20,7 +20,7 @@ import pytest
 
 import gdvariant as gd
 from gdvariant._cli import main
-from tests.support.devices import FifoReader, fake_null, is_null_device
+from tests.support.devices import fake_null, is_null_device, through_fifo
 from tests.support.paths import EXAMPLES
 
 posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX file types")
@@ -84,14 +84,9 @@ def test_a_device_stays_a_device(command: str, tmp_path: Path) -> None:
 @posix_only
 @pytest.mark.parametrize("command", COMMANDS)
 def test_a_fifo_gets_the_bytes_and_stays_a_fifo(command: str, tmp_path: Path) -> None:
-    fifo = tmp_path / "pipe"
-    os.mkfifo(fifo)
-    reader = FifoReader(fifo)
-    try:
-        assert _run(command, fifo) == 0
-    finally:
-        data = reader.bytes()
-    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    status: list[int] = []
+    data = through_fifo(tmp_path / "pipe", lambda fifo: status.append(_run(command, fifo)))
+    assert status == [0]
     assert data is not None and COMMANDS[command][1](data)
 
 

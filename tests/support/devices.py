@@ -1,6 +1,6 @@
 """Special files made under a test's ``tmp_path`` for the tests of how files are written: a
 character device node for the same device as ``/dev/null`` (so what is written to it goes
-nowhere, and the system's own node is never a target), and a reader for a FIFO."""
+nowhere, and the system's own node is never a target), and a FIFO with a reader."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import os
 import stat
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -60,3 +61,16 @@ class FifoReader:
         self.thread.join(60)
         self.spare.unlink()
         return self.data
+
+
+def through_fifo(path: Path, write: Callable[[Path], object]) -> bytes | None:
+    """Make a FIFO at ``path``, run ``write(path)`` while a thread reads the FIFO whole, and
+    return what it read (None if the reader never ended); the FIFO must still be one."""
+    os.mkfifo(path)
+    reader = FifoReader(path)
+    try:
+        write(path)
+    finally:
+        data = reader.bytes()
+    assert stat.S_ISFIFO(os.lstat(path).st_mode)
+    return data

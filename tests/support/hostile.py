@@ -1,6 +1,7 @@
 """Hostile clients for the server tests: raw sockets that send requests and never read the
-replies (a tiny receive buffer, reading stopped after the handshake), and the memory checks
-that go with them."""
+replies (a tiny receive buffer, reading stopped after the handshake), the flood a server must
+hold within its limit while other clients are served, and the memory and log checks that go
+with them (the asyncio, websockets and SceneMultiplayer servers' tests share them)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ import os
 import re
 import socket
 import tracemalloc
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from types import TracebackType
+from typing import Any
 
 #: A receive buffer a peer that reads nothing fills at once (Linux doubles it, to 4,608).
 TINY_RCVBUF = 2304
@@ -87,6 +89,49 @@ async def flood(sock: socket.socket, chunk: bytes, times: int) -> int:
     except OSError:
         pass
     return sent
+
+
+async def flood_beside(
+    sock: socket.socket,
+    chunk: bytes,
+    round_trip: Callable[[Any], Awaitable[None]],
+    *,
+    limit: int,
+    backlog_peak: Callable[[], int],
+    times: int = 40_000,
+) -> None:
+    """A client that never reads floods the server from ``sock`` (``chunk``, ``times`` times)
+    while a good client makes 20 round trips: the server must cut the flood (within 20 s)
+    before it is all sent, keep this process's allocations under 4 x ``limit`` (its
+    ``max_unsent``), hold the stalled peer's outbox past half of ``limit`` but not over it
+    (``backlog_peak()``, read after), and still serve the good client after."""
+    with PeakGrowth() as memory:
+        attack = asyncio.create_task(flood(sock, chunk, times))
+        for i in range(20):
+            await round_trip(i)
+        async with asyncio.timeout(20):
+            sent = await attack
+    assert memory.peak < 4 * limit, (memory.peak, sent)
+    assert sent < times  # it was stopped
+    assert limit // 2 < backlog_peak() <= limit
+    await round_trip("after")
+
+
+def echo_round_trip(client: Any) -> Callable[[Any], Awaitable[None]]:
+    """A round trip through an echo server for a client with ``put_var``/``get_var``."""
+
+    async def round_trip(value: Any) -> None:
+        await client.put_var(value)
+        assert await client.get_var() == value
+
+    return round_trip
+
+
+def closed_once_for_stalling(records: Iterable[logging.LogRecord], marker: str) -> None:
+    """The server logged the stalled client's end in one line (the one holding ``marker``),
+    saying how long its bytes waited."""
+    closing = [r.getMessage() for r in records if marker in r.getMessage()]
+    assert len(closing) == 1 and "bytes unsent for 1 s" in closing[0], closing
 
 
 def rss() -> int:
