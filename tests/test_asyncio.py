@@ -142,6 +142,7 @@ def test_objects_are_accepted_only_when_allowed() -> None:
     run(main())
 
 
+@pytest.mark.slow
 def test_put_var_waits_while_the_peer_is_not_reading() -> None:
     stop = asyncio.Event()
 
@@ -367,6 +368,7 @@ def test_udp_refuses_stream_framing() -> None:
     run(main())
 
 
+@pytest.mark.slow
 def test_a_client_that_never_reads_is_held_to_max_unsent_then_cut(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
@@ -406,6 +408,7 @@ def test_a_client_that_never_reads_is_held_to_max_unsent_then_cut(
     hostile.closed_once_for_stalling(caplog.records, "closing the connection")
 
 
+@pytest.mark.slow
 def test_a_flood_of_bad_connections_logs_a_few_short_lines_a_second_and_counts_the_rest(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

@@ -108,6 +108,7 @@ def test_stream_framing_is_refused() -> None:
     run(main())
 
 
+@pytest.mark.slow
 def test_a_client_that_never_reads_is_held_to_max_unsent_then_cut(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
@@ -148,6 +149,7 @@ def test_a_client_that_never_reads_is_held_to_max_unsent_then_cut(
     hostile.closed_once_for_stalling(caplog.records, "closing the WebSocket")
 
 
+@pytest.mark.slow
 def test_a_flood_of_bad_connections_logs_a_few_short_lines_a_second_and_counts_the_rest(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

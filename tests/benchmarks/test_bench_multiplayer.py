@@ -35,6 +35,7 @@ def quick(*options: str) -> str:
     return proc.stdout
 
 
+@pytest.mark.slow
 def test_the_quick_run_against_our_server() -> None:
     out = quick("--no-godot")
     header = next(line for line in out.splitlines() if "gdvariant" in line and ":" not in line)
@@ -42,6 +43,7 @@ def test_the_quick_run_against_our_server() -> None:
     assert "sync values/s received" in out and "RPC round trip p99 (ms)" in out
 
 
+@pytest.mark.slow
 @pytest.mark.engine
 def test_the_quick_run_against_both_servers_with_a_godot_client(godot4: Engine) -> None:
     out = quick()

@@ -188,6 +188,7 @@ def other(request: pytest.FixtureRequest) -> ModuleType:
     return core(request.param)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("version", "double"), BUILDS)
 def test_every_core_agrees_with_the_pure_one(other: ModuleType, version: str, double: bool) -> None:
     print(f"GDVARIANT_SEED={SEED}")

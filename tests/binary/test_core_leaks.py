@@ -28,6 +28,8 @@ import gdvariant as gd
 from tests.support.cores import core
 from tests.support.random_values import mutated_encodings, random_value
 
+pytestmark = pytest.mark.slow  # many rounds of each workload: seconds, not milliseconds
+
 PROFILE = gd.get_profile("4")
 LIMITS = gd.DEFAULT_LIMITS
 

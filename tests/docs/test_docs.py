@@ -91,6 +91,7 @@ def test_public_modules_are_all_listed() -> None:
 
 # myst-parser's own uses of APIs Sphinx deprecates (the second from its include directive,
 # which docs/guide.md uses), not ours.
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore:'myst_parser.*' is deprecated")
 @pytest.mark.filterwarnings("ignore:'sphinx.environment.BuildEnvironment.app' is deprecated")
 def test_the_reference_documents_every_public_name(tmp_path: Path) -> None:

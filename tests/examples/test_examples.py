@@ -72,6 +72,7 @@ def test_the_relay_passes_moves_and_chat_to_everyone_else() -> None:
     asyncio.run(asyncio.wait_for(main(), 30))
 
 
+@pytest.mark.slow
 @pytest.mark.engine
 def test_the_relay_demo_runs_with_headless_godot_clients(godot4: Engine) -> None:
     assert godot4.chroot is not None
@@ -113,6 +114,7 @@ async def _python_arena_client(port: int, name: str) -> None:
     transport.close()
 
 
+@pytest.mark.slow
 def test_the_arena_server_plays_with_python_clients() -> None:
     async def main() -> dict[str, bool]:
         ready: asyncio.Future[int] = asyncio.get_running_loop().create_future()
@@ -124,6 +126,7 @@ def test_the_arena_server_plays_with_python_clients() -> None:
     assert asyncio.run(asyncio.wait_for(main(), 60)) == {"Ayla": True, "Bo": True}
 
 
+@pytest.mark.slow
 @pytest.mark.engine
 def test_the_arena_demo_runs_with_headless_godot_clients(godot4: Engine) -> None:
     assert godot4.chroot is not None
@@ -148,6 +151,7 @@ def test_the_multiplayer_player_scene_is_current() -> None:
     assert committed == scene_tscn(game_server.PLAYER, "Player")
 
 
+@pytest.mark.slow
 @pytest.mark.engine
 @pytest.mark.parametrize("server", ["ours", "godot"])
 def test_the_multiplayer_demo_runs_against_our_server_or_godots(
@@ -165,6 +169,7 @@ def test_the_multiplayer_demo_runs_against_our_server_or_godots(
     assert "all clients saw everything" in proc.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("module", DEMOS)
 def test_a_demo_without_godot_says_what_is_missing_in_one_line(module: str, tmp_path: Path) -> None:
     """No `godot` on PATH: one line naming what is missing and how to give it, no

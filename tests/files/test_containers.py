@@ -306,6 +306,7 @@ def test_lying_gcpf_headers_and_tables_are_decode_errors() -> None:
     check()
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("impl")  # these decode values: on every codec core
 def test_mutated_container_bytes_raise_only_decode_errors(tmp_path: Path) -> None:
     from hypothesis import example, given, settings

@@ -99,6 +99,7 @@ def test_every_derived_vector_round_trips(version: str, vector: dict[str, Any]) 
     _round_trip(value, version, double)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", RELEASES)
 def test_random_values_round_trip(version: str) -> None:
     print(f"GDVARIANT_SEED={SEED}")

@@ -221,6 +221,7 @@ def test_relay_announcements_and_garbage_drop_only_the_sender(
     assert "dropped a packet from peer 6" in caplog.text
 
 
+@pytest.mark.slow
 def test_auth_accept_reject_and_timeout() -> None:
     connected: list[int] = []
     failed: list[int] = []
@@ -415,6 +416,7 @@ def test_the_core_does_not_need_pyenet(
         importlib.import_module("gdvariant.multiplayer.enet")
 
 
+@pytest.mark.slow
 def test_a_client_that_never_acknowledges_is_held_to_max_unsent_then_dropped(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
@@ -461,6 +463,7 @@ def test_a_client_that_never_acknowledges_is_held_to_max_unsent_then_dropped(
     assert len(closing) == 1, closing
 
 
+@pytest.mark.slow
 def test_a_flood_of_refused_packets_logs_a_few_short_lines_a_second_and_counts_the_rest(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

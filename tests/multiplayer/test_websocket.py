@@ -462,6 +462,7 @@ def test_client_takes_a_text_id_message_as_godot_does() -> None:
     run(main())
 
 
+@pytest.mark.slow
 def test_a_client_that_never_reads_is_held_to_max_unsent_then_dropped(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
@@ -509,6 +510,7 @@ def test_a_client_that_never_reads_is_held_to_max_unsent_then_dropped(
     hostile.closed_once_for_stalling(caplog.records, "closing peer")
 
 
+@pytest.mark.slow
 def test_a_flood_of_refused_packets_logs_a_few_short_lines_a_second_and_counts_the_rest(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
@@ -552,6 +554,7 @@ def test_a_flood_of_refused_packets_logs_a_few_short_lines_a_second_and_counts_t
     assert "... (1,005 characters)" in caplog.text
 
 
+@pytest.mark.slow
 def test_pending_peers_are_cut_at_their_deadline_while_other_clients_flood() -> None:
     """30 clients that never authenticate nor read, while three admitted clients keep the
     server busy with echo requests: each is timed out at its deadline and its connection

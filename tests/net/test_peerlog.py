@@ -76,6 +76,7 @@ def test_a_closing_line_passes_a_spent_peer_budget(caplog: pytest.LogCaptureFixt
     assert messages(caplog) == ["one", "closing peer 3"]
 
 
+@pytest.mark.slow
 def test_a_timer_reports_the_counts_when_the_second_ends(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

@@ -183,6 +183,7 @@ def _traced_growth(run: Any, rounds: int) -> int:
         tracemalloc.stop()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("deltas", [True, False], ids=["deltas", "whole"])
 def test_the_compiled_assembler_leaks_nothing(deltas: bool) -> None:
     """Memory stays flat while the same tick's sections are assembled again and again (and

@@ -117,6 +117,7 @@ CASES: list[tuple[Codec, st.SearchStrategy[Any]]] = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("codec", "values"), CASES, ids=[repr(c) for c, _ in CASES])
 @settings(max_examples=150, deadline=None)
 @given(data=st.data())

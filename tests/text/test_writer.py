@@ -90,6 +90,7 @@ def _bits(x: float) -> bytes:
     return struct.pack("<d", x)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", ["4.6", "4.4", "3.6", "3.2"])
 def test_exact_floats_read_back(version: str) -> None:
     rng = random.Random(11)

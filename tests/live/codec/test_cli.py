@@ -32,7 +32,7 @@ from tests.support.engines import (
 )
 from tests.support.godot_describe import canon, merge_keys, same_but_padding
 
-pytestmark = pytest.mark.engine
+pytestmark = [pytest.mark.engine, pytest.mark.slow]
 
 COUNT = 40
 #: Godot 3.6's modes (no fixed IV there) and how we give each one's secret.

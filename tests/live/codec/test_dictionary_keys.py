@@ -20,7 +20,7 @@ from tests.support.engines import Engine, engine_decode
 from tests.support.godot_describe import as_engine_holds, canon, expected
 from tests.support.key_cases import CASES
 
-pytestmark = [pytest.mark.engine, pytest.mark.usefixtures("impl")]  # every core
+pytestmark = [pytest.mark.engine, pytest.mark.slow, pytest.mark.usefixtures("impl")]  # every core
 
 
 def _fits(value: Any, profile: gd.Profile) -> bool:

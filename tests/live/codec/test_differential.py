@@ -42,7 +42,7 @@ from tests.support.godot_describe import (
 from tests.support.mutations import mutate
 from tests.support.vectors import golden
 
-pytestmark = [pytest.mark.engine, pytest.mark.usefixtures("impl")]  # every core
+pytestmark = [pytest.mark.engine, pytest.mark.slow, pytest.mark.usefixtures("impl")]  # every core
 COUNT = 10_000
 ORACLES = {"4.6": "godot4_oracle.gd", "3.6": "godot3_oracle.gd"}
 

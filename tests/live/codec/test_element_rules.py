@@ -20,7 +20,7 @@ from tests.support.godot_describe import canon, expected, merge_keys, objects_as
 from tests.support.random_values import random_value
 from tests.support.typed_cases import random_case
 
-pytestmark = [pytest.mark.engine, pytest.mark.usefixtures("impl")]  # every core
+pytestmark = [pytest.mark.engine, pytest.mark.slow, pytest.mark.usefixtures("impl")]  # every core
 COUNT = 300
 T = gd.VariantType
 

@@ -34,7 +34,7 @@ from tests.support.godot_describe import (
 )
 from tests.support.random_values import mutated_encodings, nested_arrays, random_value
 
-pytestmark = [pytest.mark.engine, pytest.mark.usefixtures("impl")]  # every core
+pytestmark = [pytest.mark.engine, pytest.mark.slow, pytest.mark.usefixtures("impl")]  # every core
 COUNT = 400
 ORACLE = "godot3_oracle.gd"
 

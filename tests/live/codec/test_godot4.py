@@ -26,7 +26,7 @@ from tests.support.godot_describe import canon, check_engine_record, expected
 from tests.support.paths import VECTORS
 from tests.support.random_values import mutated_encodings, nested_arrays, random_value
 
-pytestmark = [pytest.mark.engine, pytest.mark.usefixtures("impl")]  # every core
+pytestmark = [pytest.mark.engine, pytest.mark.slow, pytest.mark.usefixtures("impl")]  # every core
 COUNT = 400
 
 

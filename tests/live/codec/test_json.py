@@ -19,7 +19,7 @@ from tests.support.engines import SEED, Engine, run_oracle
 from tests.support.godot_describe import objects_inside
 from tests.support.vectors import NOT_IN_BYTES, golden
 
-pytestmark = pytest.mark.engine
+pytestmark = [pytest.mark.engine, pytest.mark.slow]
 
 FRESH = 150
 

@@ -25,7 +25,7 @@ from tests.support import hostile
 from tests.support.engines import ORACLES, SEED, Engine, run_beside, run_oracle
 from tests.support.net_session import Report, drive, drive_blocking, session
 
-pytestmark = pytest.mark.engine
+pytestmark = [pytest.mark.engine, pytest.mark.slow]
 
 COUNT = 1000
 TIMEOUT = 300

@@ -16,7 +16,7 @@ from gdvariant._files.containers import write_gcpf
 from tests.support.engines import SEED, Engine, engine_read_saves, engine_write_saves
 from tests.support.godot_describe import as_engine_holds, canon, same_but_padding
 
-pytestmark = pytest.mark.engine
+pytestmark = [pytest.mark.engine, pytest.mark.slow]
 
 KEY = bytes(range(32))
 IV = bytes(range(0xA0, 0xB0))

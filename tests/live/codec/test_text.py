@@ -22,7 +22,7 @@ from tests.support.engines import SEED, Engine, engine_text, run_oracle
 from tests.support.godot_describe import objects_inside, surrogates_as_spaces
 from tests.support.vectors import NOT_IN_BYTES, golden
 
-pytestmark = pytest.mark.engine
+pytestmark = [pytest.mark.engine, pytest.mark.slow]
 
 FRESH = 150
 FLOATS = 4000

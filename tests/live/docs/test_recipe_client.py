@@ -16,6 +16,8 @@ from gdvariant.asyncio import connect, serve
 from tests.support.engines import Engine
 from tests.support.paths import DOCS
 
+pytestmark = [pytest.mark.engine, pytest.mark.slow]
+
 RECIPES = (DOCS / "recipes.md").read_text()
 HARNESS = Path(__file__).parent / "recipe_client_harness.gd"
 
@@ -27,7 +29,6 @@ def _recipe(heading: str, language: str) -> str:
     return blocks[0]
 
 
-@pytest.mark.engine
 def test_recipe_gdscript_client_talks_to_the_recipe_server(godot4: Engine) -> None:
     """The recipe's Godot client, run by Godot 4.6, joins the recipe's server and hears a
     Python client speak."""

@@ -49,7 +49,7 @@ from tests.support.multiplayer_roles import copy_project
 from tests.support.paths import VECTORS
 from tests.support.random_values import LEAVES, argument_counts, random_call_args
 
-pytestmark = pytest.mark.engine
+pytestmark = [pytest.mark.engine, pytest.mark.slow]
 
 VISIBILITY = VECTORS / "multiplayer/api_visibility.json"
 

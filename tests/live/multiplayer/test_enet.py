@@ -37,7 +37,7 @@ from tests.support.multiplayer_recorder import run_godot
 from tests.support.multiplayer_roles import BIGGEST, COUNT, RoleSession, copy_project
 from tests.support.random_values import random_call_args
 
-pytestmark = pytest.mark.engine
+pytestmark = [pytest.mark.engine, pytest.mark.slow]
 
 ROLES = ("raw", "calls", "garbage", "reject", "silent")
 CALLS = 10  # RPCs per method and player

@@ -33,7 +33,7 @@ from tests.support.multiplayer_roles import copy_project
 #: The engine's side: compiles each source and prints what ``get_rpc_config()`` holds.
 COMPILER = Path(__file__).parent / "rpc_annotations.gd"
 
-pytestmark = pytest.mark.engine
+pytestmark = [pytest.mark.engine, pytest.mark.slow]
 
 #: ``@rpc`` lines, each above ``func f(a = 1)`` in a script of its own: how many arguments,
 #: of which types, in which order; words twice, unknown words; the channel's conversions.

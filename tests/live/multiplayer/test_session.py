@@ -26,7 +26,7 @@ from gdvariant.multiplayer.wire import (
 from tests.support.engines import Engine
 from tests.support.multiplayer_recorder import record_session
 
-pytestmark = pytest.mark.engine
+pytestmark = [pytest.mark.engine, pytest.mark.slow]
 
 
 def test_fresh_session_round_trips(godot4: Engine) -> None:

@@ -28,7 +28,7 @@ from tests.support.multiplayer_recorder import PROJECT as MP_PROJECT
 from tests.support.multiplayer_recorder import free_port, run_godot, wait_listening
 from tests.support.multiplayer_roles import BIGGEST, COUNT, RoleSession, copy_project
 
-pytestmark = pytest.mark.engine
+pytestmark = [pytest.mark.engine, pytest.mark.slow]
 
 
 class Session(RoleSession):

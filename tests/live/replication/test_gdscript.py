@@ -55,6 +55,7 @@ from tests.support.engines import SEED, Engine, run_beside
 from tests.support.replication_driver import Script
 from tests.support.replication_worlds import Cargo, Pawn, gdscript_schema
 
+pytestmark = [pytest.mark.engine, pytest.mark.slow]
 SCRIPTS = Path(__file__).parent
 TICKS = 1000
 HISTORY = 8
@@ -143,7 +144,6 @@ async def _serve(
     return counts
 
 
-@pytest.mark.engine
 def test_live_session_over_udp(godot4: Engine) -> None:
     print(f"GDVARIANT_SEED={SEED}")
     schema = gdscript_schema()
@@ -227,7 +227,6 @@ def _unread_run(
     return packets, reads
 
 
-@pytest.mark.engine
 @pytest.mark.parametrize("first_id", [0, DENSE_IDS - 6])
 def test_state_view_read_now_and_then(godot4: Engine, first_id: int) -> None:
     """``state`` is built when read, from every record applied since the last read: it must
@@ -265,7 +264,6 @@ def same_reports(
             assert same_but_nan_payloads(gdvariant.loads(got), value), f"tick {tick}"
 
 
-@pytest.mark.engine
 @pytest.mark.parametrize("first_id", [0, DENSE_IDS - 6])
 def test_apply_to_nodes(godot4: Engine, first_id: int) -> None:
     """``apply_to_nodes()`` sets the newest state on objects (the engine script's recorders
@@ -292,7 +290,6 @@ def test_apply_to_nodes(godot4: Engine, first_id: int) -> None:
     same_reports(results, schema, packets, calls, nodes)
 
 
-@pytest.mark.engine
 def test_negative_zero_coord_and_a_delta_from_it(godot4: Engine) -> None:
     """A Coord with its sign bit set on a zero magnitude is -0.0 (wire doc §5: the value is
     negated if sign), which an ordinal cannot hold: the decoder, which keeps Coord values with
@@ -424,7 +421,6 @@ def _after_full_as_ours(
     return rejected, accepted
 
 
-@pytest.mark.engine
 @pytest.mark.parametrize("checked_each", [False, True])
 def test_malformed_packets_in_the_engine(
     godot4: Engine, checked_each: bool, monkeypatch: pytest.MonkeyPatch
@@ -464,7 +460,6 @@ def _gap_listed(
     return acc.to_bytes((n + 7) >> 3, "little")
 
 
-@pytest.mark.engine
 def test_gap_lists_of_every_length(godot4: Engine) -> None:
     """The fast path reads the first entries of a gap list from the bits it already holds,
     unrolled, and the rest in a loop (``gdscript._record_reads._unrolled_changes``); the encoder
@@ -503,7 +498,6 @@ class Tiny(NetClass):
     lit = UInt(1)
 
 
-@pytest.mark.engine
 def test_gap_lists_of_a_class_with_few_properties(godot4: Engine) -> None:
     """A class of 2 properties (1-bit gaps): its unrolled entries stop at 2, so a list of 3
     entries, whose last index is past the class, reaches the loop after them."""
@@ -528,7 +522,6 @@ class Note(NetClass):
 BOM_TEXTS = ["\ufeffa", "\ufeff\ufeffé", "\ufeff", "a\ufeff", "é", "plain"]
 
 
-@pytest.mark.engine
 def test_a_leading_bom_is_kept_as_by_our_decoder(godot4: Engine) -> None:
     """Strings starting with U+FEFF (once or twice), the BOM alone, one inside, and
     strings without: the generated decoder holds what ``quantize`` and our decoder hold,
@@ -554,7 +547,6 @@ def test_a_leading_bom_is_kept_as_by_our_decoder(godot4: Engine) -> None:
         assert got == gdvariant.dumps(godot_state(schema, ours.state)), repr(text)
 
 
-@pytest.mark.engine
 def test_sorted_state_is_a_snapshot(godot4: Engine) -> None:
     """``sorted_state()`` kept after each packet, encoded only after the last one: each
     must still be the state of its own tick, although ``state`` (whose Dictionaries are
@@ -567,7 +559,6 @@ def test_sorted_state_is_a_snapshot(godot4: Engine) -> None:
     same_reports(results, schema, packets, keeps, lambda state: godot_state(schema, state))
 
 
-@pytest.mark.engine
 def test_an_owner_change_in_the_engine(godot4: Engine) -> None:
     """A pawn's owner-only purse moves from client 0 to client 1 and back: each client's
     generated decoder holds the purse only while its client owns the pawn (the old
