@@ -1,7 +1,7 @@
 # Writes examples/capture.bin: the bytes three StreamPeerTCP.put_var calls send, as a capture
 # of the TCP stream (Wireshark: Follow TCP Stream, save as raw) would hold them. A
 # StreamPeerBuffer runs the same StreamPeer.put_var code, so no socket is needed.
-# Regenerate with:  python tools/make_example.py capture.bin   (runs this in Godot 4.6)
+# Regenerate with:  python -m tools.make_example capture.bin   (runs this in Godot 4.6)
 extends SceneTree
 
 func _init() -> void:

@@ -1,5 +1,5 @@
 # Writes examples/godot3_save.sav: a plain Godot 3 save, three File.store_var records.
-# Regenerate with:  python tools/make_example.py godot3_save.sav   (runs this in Godot 3.6)
+# Regenerate with:  python -m tools.make_example godot3_save.sav   (runs this in Godot 3.6)
 extends SceneTree
 
 func _init():

@@ -1,5 +1,5 @@
 # Writes examples/savegame.bin: what a game's save looks like after var_to_bytes().
-# Regenerate with:  python tools/make_example.py savegame.bin   (runs this in Godot 4.6)
+# Regenerate with:  python -m tools.make_example savegame.bin   (runs this in Godot 4.6)
 extends SceneTree
 
 func _init() -> void:

@@ -1,6 +1,6 @@
 # Writes examples/user_save.dat: a save made with FileAccess.open_encrypted_with_pass
 # (password "secret") holding three store_var records.
-# Regenerate with:  python tools/make_example.py user_save.dat   (runs this in Godot 4.6)
+# Regenerate with:  python -m tools.make_example user_save.dat   (runs this in Godot 4.6)
 extends SceneTree
 
 func _init() -> void:

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Build the compiled modules (the codec core, FastLZ and the replication packet assembler) with
 # AddressSanitizer + UndefinedBehaviorSanitizer into a scratch copy of the package, for fuzzing
-# by hand (fuzz/fuzz_cores.py, fuzz/fuzz_replication.py --assemblers). Prints the environment
-# to run with.
+# by hand (python -m fuzz.fuzz_cores, python -m fuzz.fuzz_replication --assemblers, from the
+# repository's root). Prints the environment to run with: PYTHONPATH puts the sanitized copy of
+# the package ahead of the installed one.
 #   bash tools/build-asan.sh /tmp/gdvariant-asan
 set -euo pipefail
 cd "$(dirname "$0")/.."

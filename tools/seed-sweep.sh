@@ -2,7 +2,7 @@
 # Look for flaky tests: run the test suite RUNS times, each with a fresh GDVARIANT_SEED (the
 # seed of every engine test), engines required; print each run's result and the failures.
 #   bash tools/seed-sweep.sh 20                       # the whole suite, 20 runs
-#   bash tools/seed-sweep.sh 40 tests/test_engine_*.py   # only the engine tests
+#   bash tools/seed-sweep.sh 40 tests/live               # only the engine tests
 # Exits 1 if any run failed; rerun one with GDVARIANT_SEED=<seed> bash tools/test.sh.
 set -uo pipefail
 cd "$(dirname "$0")/.."

@@ -9,7 +9,7 @@ against that order in tests/replication/test_source_order.py.
 
 Usage::
 
-    python tools/source_send_tables.py DATATABLES.bin SNAPSHOT.snap OUT.json CITATION CLASS...
+    python -m tools.source_send_tables DATATABLES.bin SNAPSHOT.snap OUT.json CITATION CLASS...
 
 CITATION (a sentence naming the repository, paths and commits of both inputs) is stored in
 the fixture's ``source`` field.

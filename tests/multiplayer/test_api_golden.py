@@ -1,6 +1,6 @@
 """SceneMultiplayer against the packets a Godot 4.6 server sent for the same game
 (tests/vectors/multiplayer/api_server.json, recorded with
-``python tools/record_multiplayer_vectors.py --api``; api_visibility.json, with
+``python -m tools.record_multiplayer_vectors --api``; api_visibility.json, with
 ``--visibility``): our server, without sockets, plays the golden script with the recorded
 client's packets fed in, and sends the same bytes. tests/live/multiplayer/test_api.py
 does the same live, over WebSocket."""
