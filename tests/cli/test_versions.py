@@ -1,0 +1,50 @@
+"""``gdvariant versions`` (``gdvariant._cli.versions``): the engine releases we read and
+write."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import gdvariant as gd
+from gdvariant import (
+    PROFILES,
+    replication,
+)
+from gdvariant._cli import main
+
+
+def test_versions(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["versions"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assembler = lines.pop()  # the last two lines say which compiled parts are live, and why
+    core = lines.pop()
+    assert assembler.startswith(f"# replication assembler: {replication.assembler()} (")
+    if replication.assembler() == "python":
+        assert "compiled assembler not built" in assembler or "GDVARIANT_PURE_PYTHON" in assembler
+    assert core.startswith(f"# codec core: {gd.IMPLEMENTATION} (")
+    if gd.IMPLEMENTATION == "python":
+        assert "compiled core not built" in core or "GDVARIANT_PURE_PYTHON" in core
+    by_name = {line.split()[0]: line for line in lines}
+    assert set(by_name) == set(PROFILES)
+    assert "4.6" in by_name["4"]
+    assert "38 types" in by_name["4.2"]
+    assert "39 types" in by_name["4.3"]
+    assert "typed Array" not in by_name["4.2"]
+    assert "typed Array" in by_name["4.3"] and "typed Dictionary" not in by_name["4.3"]
+    assert "typed Dictionary" in by_name["4.4"]
+
+
+def test_versions_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["versions", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert set(data) == set(PROFILES)
+    assert data["4"]["name"] == "4.6"
+    assert data["4.2"]["typed_arrays"] is False
+    assert data["4.3"]["typed_arrays"] is True
+    assert data["4.3"]["typed_dictionaries"] is False
+    assert data["4.4"]["typed_dictionaries"] is True
+    assert "PACKED_VECTOR4_ARRAY" not in data["4.2"]["types"]
+    assert "PACKED_VECTOR4_ARRAY" in data["4.3"]["types"]
+    assert data["4.6"]["max_depth"] == 1024
