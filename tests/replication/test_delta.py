@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import enum
 import random
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -33,15 +32,9 @@ from gdvariant.replication import (
 )
 from gdvariant.replication._bits import BitReader, Malformed
 from gdvariant.replication._delta import DeltaCoder, ScalarDelta, delta_coder
-from tests.support.assemblers import ASSEMBLERS, live
 from tests.support.replication_worlds import Mob, random_value
 
-
-@pytest.fixture(autouse=True, params=ASSEMBLERS)
-def assembler(request: pytest.FixtureRequest) -> Iterator[str]:
-    """Every test here runs on each packet assembler (pure and compiled)."""
-    with live(request.param):
-        yield request.param
+pytestmark = pytest.mark.usefixtures("assembler")  # every test on each packet assembler
 
 
 def scalar(codec: Codec) -> ScalarDelta:

@@ -4,7 +4,6 @@ malformed packets that must fail cleanly."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -28,15 +27,9 @@ from gdvariant.replication import (
     Vec3,
     World,
 )
-from tests.support.assemblers import ASSEMBLERS, live
 from tests.support.replication_worlds import Mob, Mood, set_path
 
-
-@pytest.fixture(autouse=True, params=ASSEMBLERS)
-def assembler(request: pytest.FixtureRequest) -> Iterator[str]:
-    """Every test here runs on each packet assembler (pure and compiled)."""
-    with live(request.param):
-        yield request.param
+pytestmark = pytest.mark.usefixtures("assembler")  # every test on each packet assembler
 
 
 class P(NetClass):

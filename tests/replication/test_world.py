@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -21,14 +20,8 @@ from gdvariant.replication import (
     Vec3,
     World,
 )
-from tests.support.assemblers import ASSEMBLERS, live
 
-
-@pytest.fixture(autouse=True, params=ASSEMBLERS)
-def assembler(request: pytest.FixtureRequest) -> Iterator[str]:
-    """Every test here runs on each assembler (pure and compiled), which also commits ticks."""
-    with live(request.param):
-        yield request.param
+pytestmark = pytest.mark.usefixtures("assembler")  # every test on each packet assembler
 
 
 class Inner(NetClass, abstract=True):
