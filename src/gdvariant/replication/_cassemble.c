@@ -3,7 +3,7 @@
  *
  * The pure-Python assembler, _pyassemble.py, is the reference: its three functions take the
  * same arguments as this module's, and for the same world this file makes the same bytes
- * (tests/test_replication_cassemble.py compares them over many random worlds). It reads the
+ * (tests/replication/test_cassemble.py compares them over many random worlds). It reads the
  * same Python objects the pure one reads -- each entity's _net_hist, _net_bits, _net_widths,
  * _net_cache and layout -- and writes records into the same per-entity record cache, under the
  * same keys. What it does not share is the pure one's cache of value-delta fragments in the

@@ -180,7 +180,7 @@ def test_live_session_over_udp(godot4: Engine) -> None:
 
 
 def _run_on_files(godot4: Engine, schema: Schema, script: str, payload: Any) -> Any:
-    """Run ``tests/engine/<script>`` with ``schema``'s generated decoder on ``payload``
+    """Run ``<script>`` (beside this file) with ``schema``'s generated decoder on ``payload``
     (``var_to_bytes``) and return what it wrote. The decoder must never fail at run time: a
     GDScript error abandons the function, so any SCRIPT ERROR fails the test."""
     with godot4.workdir() as (here, inside):
