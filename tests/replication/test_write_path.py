@@ -26,6 +26,7 @@ from gdvariant import EncodeError, Vector2, Vector3, Vector4
 from gdvariant._compiled import PURE_FORCED
 from gdvariant.replication import (
     Bool,
+    Codec,
     Float32,
     Float64,
     Half,
@@ -438,3 +439,67 @@ def test_the_compiled_write_leaks_nothing() -> None:
 
     grew = _traced_growth(run, 20)
     assert grew < 32 << 10, f"{grew:,} bytes more after 20 rounds"
+
+
+class Sly(Codec):
+    """A codec of the user's that misbehaves on cue: it drops the write plan of the layout
+    being written (and collects), returns odd results, or raises."""
+
+    name = "Sly"
+    width = max_bits = 8
+
+    def default(self) -> int:
+        return 0
+
+    def decode(self, reader: Any) -> int:
+        return int(reader.read(8))
+
+    def encode(self, value: Any) -> tuple[int, int]:
+        if value == "drop":
+            vars(SLY.layout(Odd)).pop("_net_write_plan", None)
+            gc.collect()
+            return 1, 8
+        if value == "list":
+            return [2, 8]  # type: ignore[return-value]
+        if value == "three":
+            return (3, 8, 0)  # type: ignore[return-value]
+        if value == "type":
+            raise TypeError("Sly takes no such thing")
+        if value == "refuse":
+            raise EncodeError("Sly refuses")
+        return int(value), 8
+
+
+class Odd(NetClass):
+    sly = Sly()
+    pos = Vec2(Float32())
+
+
+SLY = Schema.build([Odd])
+
+
+@pytest.mark.parametrize("value", ["drop", "list", "three", "type", "refuse", 5])
+def test_a_codec_that_misbehaves_gives_the_same_result(value: Any) -> None:
+    compiled()
+    results = []
+    for name in (_write_path.PYTHON, _write_path.COMPILED):
+        with path(name):
+            world = World(SLY)
+            ent = world.spawn(Odd)
+            result = apply(ent, ("", "sly", value))
+            results.append((result, state(world, [ent])))
+    assert results[0] == results[1]
+
+
+def test_something_else_where_the_plan_is_kept_is_left_to_the_pure_path() -> None:
+    compiled()
+    world = World(SLY)
+    ent = world.spawn(Odd)
+    vars(SLY.layout(Odd))["_net_write_plan"] = "not a plan"
+    try:
+        with path(_write_path.COMPILED):
+            ent.pos = Vector2(1.0, 2.0)
+        assert ent._net_vals[ent._net_index["pos"]] == Vector2(1.0, 2.0)
+        assert world.dirty == [ent]
+    finally:
+        vars(SLY.layout(Odd)).pop("_net_write_plan")

@@ -49,10 +49,12 @@ static PyObject *s_root, *s_prefix, *s_layout, *s_index, *s_vals, *s_bits, *s_wi
 static PyObject *s_world, *s_dirty, *s_before, *s_plan, *s_encode, *s_dirty_list, *s_append;
 static PyObject *k_one;
 
+#define PLAN_NAME "gdvariant.replication._cwrite.Plan"
+
 /* ---- plans ---------------------------------------------------------------------------- */
 
 static void plan_free(PyObject *capsule) {
-    Plan *p = PyCapsule_GetPointer(capsule, "gdvariant.replication._cwrite.Plan");
+    Plan *p = PyCapsule_GetPointer(capsule, PLAN_NAME);
     if (!p)
         return;
     for (Py_ssize_t k = 0; p->props && k < p->count; k++) {
@@ -110,7 +112,7 @@ static PyObject *plan_build(PyObject *desc) {
     Plan *p = PyMem_Calloc(1, sizeof(Plan));
     if (!p)
         return PyErr_NoMemory();
-    PyObject *capsule = PyCapsule_New(p, "gdvariant.replication._cwrite.Plan", plan_free);
+    PyObject *capsule = PyCapsule_New(p, PLAN_NAME, plan_free);
     if (!capsule) {
         PyMem_Free(p);
         return NULL;
@@ -147,9 +149,9 @@ static PyObject *plan_build(PyObject *desc) {
     return capsule;
 }
 
-/* The plan of layout (made on its first write, then kept in its __dict__); NULL with no
- * error set if the layout has none (no __dict__). */
-static Plan *plan_for(PyObject *layout) {
+/* The capsule of layout's plan (made on its first write, then kept in its __dict__), a new
+ * reference; NULL with no error set if it has none (no __dict__, or something else there). */
+static PyObject *plan_for(PyObject *layout) {
     PyObject *ld = PyObject_GenericGetDict(layout, NULL);
     if (!ld || !PyDict_CheckExact(ld)) {
         Py_XDECREF(ld);
@@ -157,7 +159,8 @@ static Plan *plan_for(PyObject *layout) {
         return NULL;
     }
     PyObject *capsule = PyDict_GetItemWithError(ld, s_plan);
-    Py_DECREF(ld); /* the layout holds it, and the capsule */
+    Py_XINCREF(capsule);
+    Py_DECREF(ld);
     if (!capsule) {
         if (PyErr_Occurred())
             return NULL;
@@ -168,9 +171,10 @@ static Plan *plan_for(PyObject *layout) {
             Py_XDECREF(capsule);
             return NULL;
         }
-        Py_DECREF(capsule); /* the layout holds it */
     }
-    return PyCapsule_GetPointer(capsule, "gdvariant.replication._cwrite.Plan");
+    if (!PyCapsule_IsValid(capsule, PLAN_NAME))
+        Py_CLEAR(capsule);
+    return capsule;
 }
 
 /* ---- encoding ------------------------------------------------------------------------- */
@@ -388,20 +392,34 @@ static PyObject *pure(PyObject *self, PyObject *name, PyObject *value) {
     return PyObject_CallFunctionObjArgs(g_pure, self, name, value, NULL);
 }
 
-/* The plan and property of self's plain networked property name, or NULL (no error set)
- * when the write is not the fast path's: then the pure __setattr__ does it. */
-static const Prop *fast_prop(PyObject *self, PyObject *d, PyObject *name) {
+/* The property of self's plain networked property name, with *owner (a new reference) the
+ * plan's capsule that holds it; or NULL (no error set) when the write is not the fast path's:
+ * then the pure __setattr__ does it. */
+static const Prop *fast_prop(PyObject *self, PyObject *d, PyObject *name, PyObject **owner) {
+    *owner = NULL;
     PyObject *root = PyDict_GetItemWithError(d, s_root);
     PyObject *prefix = root == self ? PyDict_GetItemWithError(d, s_prefix) : NULL;
     if (!prefix || !PyUnicode_CheckExact(prefix) || PyUnicode_GET_LENGTH(prefix) != 0)
         return NULL;
     PyObject *layout = PyDict_GetItemWithError(d, s_layout);
-    Plan *plan = layout ? plan_for(layout) : NULL;
-    if (!plan || plan->cls != (PyObject *)Py_TYPE(self) ||
-        PyDict_GetItemWithError(d, s_index) != plan->index)
+    if (!layout)
         return NULL;
-    PyObject *i = PyDict_GetItemWithError(plan->names, name);
-    return i ? &plan->props[PyLong_AsSsize_t(i)] : NULL;
+    Py_INCREF(layout); /* plan_for may run Python code */
+    PyObject *capsule = plan_for(layout);
+    Py_DECREF(layout);
+    if (!capsule)
+        return NULL;
+    Plan *plan = PyCapsule_GetPointer(capsule, PLAN_NAME);
+    PyObject *i = NULL;
+    if (plan->cls == (PyObject *)Py_TYPE(self) &&
+        PyDict_GetItemWithError(d, s_index) == plan->index)
+        i = PyDict_GetItemWithError(plan->names, name);
+    if (!i) {
+        Py_DECREF(capsule);
+        return NULL;
+    }
+    *owner = capsule;
+    return &plan->props[PyLong_AsSsize_t(i)];
 }
 
 static PyObject *net_write(PyObject *self, PyObject *name, PyObject *value) {
@@ -417,8 +435,8 @@ static PyObject *net_write(PyObject *self, PyObject *name, PyObject *value) {
         PyErr_Clear();
         return pure(self, name, value);
     }
-    PyObject *result = NULL, *bits = NULL, *width = NULL, *pair = NULL;
-    const Prop *q = fast_prop(self, d, name);
+    PyObject *result = NULL, *bits = NULL, *width = NULL, *pair = NULL, *owner = NULL;
+    const Prop *q = fast_prop(self, d, name, &owner);
     if (!q) {
         if (!PyErr_Occurred())
             result = pure(self, name, value);
@@ -452,6 +470,7 @@ static PyObject *net_write(PyObject *self, PyObject *name, PyObject *value) {
     }
 done:
     Py_DECREF(d);
+    Py_XDECREF(owner);
     Py_XDECREF(bits);
     Py_XDECREF(width);
     Py_XDECREF(pair);
