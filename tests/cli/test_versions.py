@@ -13,7 +13,6 @@ from gdvariant import (
     replication,
 )
 from gdvariant._cli import main
-from gdvariant.replication import _write_path
 
 
 def test_versions(capsys: pytest.CaptureFixture[str]) -> None:
@@ -22,7 +21,7 @@ def test_versions(capsys: pytest.CaptureFixture[str]) -> None:
     write_path = lines.pop()  # the last three lines say which compiled parts are live, and why
     assembler = lines.pop()
     core = lines.pop()
-    live = _write_path.write_path()
+    live = replication.write_path()
     assert write_path.startswith(f"# replication write path: {live} (")
     if live == "python":
         assert "compiled write path not built" in write_path or "PURE_PYTHON" in write_path

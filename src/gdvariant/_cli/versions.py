@@ -65,9 +65,9 @@ def _assembler_line() -> str:
 
 def _write_path_line() -> str:
     """Which NetClass write path is live, and why not the compiled one."""
-    from ..replication import _write_path
+    from ..replication import write_path
 
-    if _write_path.write_path() == COMPILED:
+    if write_path() == COMPILED:
         return "# replication write path: c (compiled)"
     why = "GDVARIANT_PURE_PYTHON is set" if PURE_FORCED else "compiled write path not built"
     return f"# replication write path: python (pure Python; {why})"

@@ -30,6 +30,7 @@ enum { W_WHOLE = 0, W_VEC, W_FLOAT, W_INT, W_UINT, W_BOOL };
 
 typedef struct {
     int kind, count, size, wide, bits, zigzag;
+    Py_ssize_t at;           /* the property's flat index */
     char code;               /* 'e', 'f' or 'd': the IEEE component's format */
     PyObject *codec;         /* strong */
     PyObject *make;          /* strong: the vector type (W_VEC) */
@@ -93,6 +94,7 @@ static int prop_parse(PyObject *desc, Prop *q, Py_ssize_t i) {
     Py_INCREF(make);
     q->make = make;
     PyObject *one = PyLong_FromLong(1);
+    q->at = i;
     q->index = PyLong_FromSsize_t(i);
     q->mask = one && q->index ? PyNumber_Lshift(one, q->index) : NULL;
     Py_XDECREF(one);
@@ -330,18 +332,30 @@ static int mark_dirty(PyObject *self, PyObject *d, const Prop *q, PyObject *old)
             PyDict_SetItem(d, s_before, before))
             goto done;
     } else {
-        PyObject *shifted = PyNumber_Rshift(dirty, q->index);
-        flag = shifted ? PyNumber_And(shifted, k_one) : NULL;
-        Py_XDECREF(shifted);
-        int set = flag ? PyObject_IsTrue(flag) : -1;
-        if (set < 0)
-            goto done;
+        int overflow = 1, set;
+        long long small = -1;
+        if (PyLong_CheckExact(dirty) && q->at < 62) /* the mask in a machine word */
+            small = PyLong_AsLongLongAndOverflow(dirty, &overflow);
+        if (!overflow && small >= 0) {
+            set = (int)(small >> q->at) & 1;
+        } else {
+            PyErr_Clear();
+            PyObject *shifted = PyNumber_Rshift(dirty, q->index);
+            flag = shifted ? PyNumber_And(shifted, k_one) : NULL;
+            Py_XDECREF(shifted);
+            if ((set = flag ? PyObject_IsTrue(flag) : -1) < 0)
+                goto done;
+        }
         if (!set) {
             if (!(before = item(d, s_before)) || PyObject_SetItem(before, q->index, old))
                 goto done;
         }
+        if (!overflow && small >= 0)
+            now = PyLong_FromLongLong(small | 1LL << q->at);
     }
-    if (!(now = PyNumber_Or(dirty, q->mask)) || PyDict_SetItem(d, s_dirty, now))
+    if (!now && !(now = PyNumber_Or(dirty, q->mask)))
+        goto done;
+    if (PyDict_SetItem(d, s_dirty, now))
         goto done;
     rc = 0;
 done:
