@@ -53,6 +53,7 @@ TESTED_ELSEWHERE: dict[str, tuple[str, ...]] = {
     "_cli/_portability.py": ("cli/test_convert.py",),
     "_cli/detect.py": ("files/test_detect.py",),  # with the library's detect
     "replication/_assembler.py": ("replication/test_cassemble.py",),
+    "replication/_cwrite.c": ("replication/test_write_path.py",),
     "replication/_pyassemble.py": ("replication/test_cassemble.py", "replication/test_snapshot.py"),
     "replication/_bits.py": ("replication/test_codecs.py", "replication/test_snapshot.py"),
     "replication/_declarations.py": ("replication/test_schema.py",),

@@ -18,8 +18,13 @@ from gdvariant._cli import main
 def test_versions(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["versions"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assembler = lines.pop()  # the last two lines say which compiled parts are live, and why
+    write_path = lines.pop()  # the last three lines say which compiled parts are live, and why
+    assembler = lines.pop()
     core = lines.pop()
+    live = replication.write_path()
+    assert write_path.startswith(f"# replication write path: {live} (")
+    if live == "python":
+        assert "compiled write path not built" in write_path or "PURE_PYTHON" in write_path
     assert assembler.startswith(f"# replication assembler: {replication.assembler()} (")
     if replication.assembler() == "python":
         assert "compiled assembler not built" in assembler or "GDVARIANT_PURE_PYTHON" in assembler

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import math
+import random
 from typing import Any
 
 import pytest
@@ -34,9 +35,11 @@ from gdvariant.replication import (
     VarUInt,
     Vec2,
     Vec3,
+    Vec4,
     codec_from_description,
 )
 from gdvariant.replication._bits import BitReader, Malformed, Truncated
+from tests.support.hostile_values import hostile_value, outcome
 
 
 class Color(enum.Enum):
@@ -385,3 +388,42 @@ def test_description_errors() -> None:
     for desc in ([], ["Nope"], [3], ["UInt"]):
         with pytest.raises((ValueError, TypeError)):
             codec_from_description(desc)
+
+
+# The fast paths of the codecs a property write takes most (a float vector, a float, an int)
+# against each codec's checked path, the reference: identical bits and identical errors.
+FAST_PATHS: list[Codec] = [
+    *(vec(comp) for vec in (Vec2, Vec3, Vec4) for comp in (Half(), Float32(), Float64())),
+    Half(),
+    Float32(),
+    Float64(),
+    *(Int(bits, zigzag) for bits in (2, 7, 32, 63, 64) for zigzag in (False, True)),
+    *(UInt(bits) for bits in (1, 8, 32, 63, 64)),
+]
+
+
+@pytest.mark.parametrize("codec", FAST_PATHS, ids=repr)
+def test_the_fast_path_gives_the_checked_paths_bits_and_errors(codec: Any) -> None:
+    rng = random.Random(repr(codec))
+    values = [hostile_value(codec, rng) for _ in range(2500)]
+    for value in values:
+        assert outcome(codec.encode, value) == outcome(codec.encode_checked, value), value
+
+
+def test_a_plain_vector_is_packed_without_its_component_codec(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A Vector2 of floats (what nearly every write of a position is) is packed at once;
+    a value the fast path cannot take still goes through the component codec."""
+    codec = Vec2(Float32())
+    calls: list[Any] = []
+
+    def spy(value: Any) -> tuple[int, int]:
+        calls.append(value)
+        return 0, 32
+
+    monkeypatch.setattr(codec.component, "encode", spy)
+    assert codec.encode(Vector2(1.5, -2.0)) == (0xC0000000_3FC00000, 64)
+    assert calls == []
+    codec.encode((1.5, -2.0))
+    assert calls == [1.5, -2.0]

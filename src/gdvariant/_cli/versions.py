@@ -35,12 +35,14 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({name: p.describe() for name, p in PROFILES.items()}, indent=2))
         print(_core_line(), file=sys.stderr)
         print(_assembler_line(), file=sys.stderr)
+        print(_write_path_line(), file=sys.stderr)
         return 0
     for name, profile in PROFILES.items():
         alias = f" (= {profile.name})" if name != profile.name else ""
         print(f"{name:<16}{profile.engine}{alias}: {', '.join(_features(profile))}")
     print(_core_line())
     print(_assembler_line())
+    print(_write_path_line())
     return 0
 
 
@@ -59,6 +61,16 @@ def _assembler_line() -> str:
         return "# replication assembler: c (compiled)"
     why = "GDVARIANT_PURE_PYTHON is set" if PURE_FORCED else "compiled assembler not built"
     return f"# replication assembler: python (pure Python; {why})"
+
+
+def _write_path_line() -> str:
+    """Which NetClass write path is live, and why not the compiled one."""
+    from ..replication import write_path
+
+    if write_path() == COMPILED:
+        return "# replication write path: c (compiled)"
+    why = "GDVARIANT_PURE_PYTHON is set" if PURE_FORCED else "compiled write path not built"
+    return f"# replication write path: python (pure Python; {why})"
 
 
 def _features(profile: Profile) -> list[str]:

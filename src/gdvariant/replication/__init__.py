@@ -6,7 +6,8 @@ them dirty), and turn ticks into per-client packets with :class:`SnapshotEncoder
 :class:`SnapshotDecoder` applies them. Sans-I/O: bytes in, bytes out. The wire format is
 specified in ``docs/replication-wire.md``. :data:`IMPLEMENTATION` (also :func:`assembler`)
 names the live packet assembler, as ``gdvariant.IMPLEMENTATION`` names the codec core: ``"c"``
-(compiled, ``_cassemble``) or ``"python"`` (set ``GDVARIANT_PURE_PYTHON=1`` to force it).
+(compiled, ``_cassemble``) or ``"python"`` (set ``GDVARIANT_PURE_PYTHON=1`` to force it), and
+:func:`write_path` the live ``NetClass`` write path (compiled, ``_cwrite``, or pure) the same way.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from ._snapshot_decoder import EntityState, SnapshotDecoder
 from ._snapshot_encoder import AckError, Client, SnapshotEncoder
 from ._source_order import SourceProp, SourceTable, source_flat_order
 from ._world import World
+from ._write_path import write_path
 from .gdscript import godot_state, godot_value
 
 __all__ = [
@@ -99,4 +101,5 @@ __all__ = [
     "godot_value",
     "load_schema",
     "source_flat_order",
+    "write_path",
 ]

@@ -153,8 +153,15 @@ class UInt(_Integer):
         if not 1 <= bits <= 64:
             raise ValueError(f"UInt bits must be 1-64, not {bits}")
         self.bits = self.width = self.max_bits = bits
+        self._end = 1 << bits
 
     def encode(self, value: Any) -> tuple[int, int]:
+        if type(value) is int and 0 <= value < self._end:  # the common case, first
+            return value, self.bits
+        return self.encode_checked(value)
+
+    def encode_checked(self, value: Any) -> tuple[int, int]:
+        """:meth:`encode` with every check in turn: the reference, and the errors' path."""
         v = _whole(value, self)
         if not 0 <= v < 1 << self.bits:
             raise EncodeError(f"{v} does not fit {self!r}")
@@ -177,8 +184,17 @@ class Int(_Integer):
             raise ValueError(f"Int bits must be 2-64, not {bits}")
         self.bits = self.width = self.max_bits = bits
         self.zigzag = zigzag
+        self._low, self._end, self._mask = -(1 << (bits - 1)), 1 << (bits - 1), (1 << bits) - 1
 
     def encode(self, value: Any) -> tuple[int, int]:
+        if type(value) is int and self._low <= value < self._end:  # the common case, first
+            if self.zigzag:
+                return (value << 1) if value >= 0 else ((-value << 1) - 1), self.bits
+            return value & self._mask, self.bits
+        return self.encode_checked(value)
+
+    def encode_checked(self, value: Any) -> tuple[int, int]:
+        """:meth:`encode` with every check in turn: the reference, and the errors' path."""
         v = _whole(value, self)
         half = 1 << (self.bits - 1)
         if not -half <= v < half:

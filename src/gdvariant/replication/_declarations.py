@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 
 from gdvariant import EncodeError, VariantError
 
+from . import _write_path
 from ._codecs import ArrayOf, Codec
 
 __all__ = [
@@ -370,6 +371,11 @@ class NetClass:
                 elif not dirty >> i & 1:
                     d["_net_before"][i] = old
                 d["_net_dirty"] = dirty | 1 << i
+
+
+#: Networked writes go through the live write path: the compiled one where it is built, which
+#: hands every write it does not do itself to the pure __setattr__ above (see ``_write_path``).
+_write_path.install(NetClass, NetClass.__setattr__)
 
 
 def _annotated(klass: type) -> Iterable[str]:

@@ -57,6 +57,8 @@ F32_MAX = float.fromhex("0x1.fffffep127")
 
 def _number(value: Any, codec: Codec) -> float:
     """``value`` as a float (an int too large for one is out of every range)."""
+    if type(value) is float:  # the common case, first: float(value) is value itself
+        return value
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise EncodeError(f"{codec!r} needs a number, not {type(value).__name__}")
     try:
@@ -372,11 +374,21 @@ class _IEEE(Codec):
     fmt: ClassVar[struct.Struct]
     rel: ClassVar[float]
     tiny: ClassVar[float]
+    width: int
 
     def __init__(self) -> None:
         self.width = self.max_bits = self.fmt.size * 8
 
     def encode(self, value: Any) -> tuple[int, int]:
+        if type(value) is float:  # the common case, without _number's checks
+            try:
+                return int.from_bytes(self.fmt.pack(value), "little"), self.width
+            except OverflowError:
+                pass  # encode_checked names the value out of range
+        return self.encode_checked(value)
+
+    def encode_checked(self, value: Any) -> tuple[int, int]:
+        """:meth:`encode` with every check in turn: the reference, and the errors' path."""
         x = _number(value, self)
         try:
             raw = self.fmt.pack(x)
@@ -430,6 +442,13 @@ class Float64(_IEEE):
     tiny = 0.0
 
 
+def _packer(component: Codec, count: int) -> Any:
+    """``struct`` packing of ``count`` raw IEEE ``component`` values, little-endian: the
+    same bits, concatenated, as the component codec's own pack of each."""
+    assert isinstance(component, _IEEE)
+    return struct.Struct("<" + component.fmt.format[-1] * count).pack
+
+
 def _components(value: Any, count: int, codec: Codec) -> Sequence[Any]:
     if not isinstance(value, Sequence) or isinstance(value, str | bytes) or len(value) != count:
         raise EncodeError(f"{codec!r} needs {count} components, not {value!r}")
@@ -440,7 +459,12 @@ class _Vec(Codec):
     """``count`` components with one scalar codec; components decode in float64 and are
     rounded to float32 (Godot's ``real_t``). The bound adds float32 rounding to the
     component codec's. A finite component whose value would round to a float32 infinity is
-    out of range (only a component codec that reaches past float32 can make one)."""
+    out of range (only a component codec that reaches past float32 can make one).
+
+    Raw IEEE components (Half, Float32, Float64) of a value of exactly the vector type with
+    float components, the case of nearly every write, are packed all at once by one
+    ``struct``: the same bits as :meth:`encode_checked`, the reference, which any other value
+    (and any value out of range, to name the component) still takes."""
 
     count: ClassVar[int]
     make: ClassVar[Any]
@@ -455,8 +479,31 @@ class _Vec(Codec):
         )
         self.width = None if component.width is None else component.width * self.count
         self.max_bits = None if component.max_bits is None else component.max_bits * self.count
+        ieee = type(component) in (Half, Float32, Float64)
+        #: every component at once (None: not raw IEEE components); for Float64, the float32
+        #: pack that fails as _check_real does, on a finite value past float32's range
+        self._pack = _packer(component, self.count) if ieee else None
+        self._real = _packer(Float32(), self.count) if self.wide and ieee else None
 
     def encode(self, value: Any) -> tuple[int, int]:
+        pack = self._pack
+        if pack is not None and type(value) is self.make:
+            for c in value:
+                if type(c) is not float:
+                    break
+            else:
+                try:
+                    raw = pack(*value)
+                    if self._real is not None:
+                        self._real(*value)
+                    return int.from_bytes(raw, "little"), len(raw) * 8
+                except OverflowError:
+                    pass  # encode_checked names the component out of range
+        return self.encode_checked(value)
+
+    def encode_checked(self, value: Any) -> tuple[int, int]:
+        """:meth:`encode` one component at a time, through the component codec: the
+        reference for every value (and the path of every error)."""
         acc = n = 0
         for c in _components(value, self.count, self):
             bits, width = self.component.encode(c)

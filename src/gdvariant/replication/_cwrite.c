@@ -1,0 +1,572 @@
+/* The compiled write path of gdvariant.replication: NetClass.__setattr__ for the writes a game
+ * makes every tick, `entity.position = Vector2(...)` on a spawned entity.
+ *
+ * The pure-Python NetClass.__setattr__ (and the _net_write it calls) is the reference, and this
+ * file calls it for everything it does not do itself: an embedded table's view, a name that is
+ * not a plain networked property of the class, an entity not spawned by a World, and every
+ * value its codec refuses (so the error, and its message naming entity, class and property, is
+ * the pure one's). What it does itself is exactly what _net_write does, in the same order, on
+ * the same objects: encode the value, store it in _net_vals (the object written, as is), and if
+ * its bits or width differ from _net_bits/_net_widths, store them and mark the property dirty
+ * (_net_dirty, _net_before, the world's dirty list). tests/replication/test_write_path.py compares
+ * the two over random worlds and writes, bad ones included.
+ *
+ * The codec's encode is done in C for the codecs a game writes most (exact types only, so a
+ * subclass with its own encode is called): a Vec2/3/4 of Half/Float32/Float64 given a vector of
+ * exactly its type with float components, a scalar Half/Float32/Float64 given a float, an Int or
+ * UInt given an int, a Bool given a bool. Any other codec or value calls codec.encode. The
+ * packing is CPython's own (PyFloat_Pack2/4/8), so the bits are struct's, as the pure codecs'.
+ *
+ * Per layout, _write_path.plan(layout) describes the classes' properties; the first write of a
+ * layout turns it into a C plan, kept in the layout's __dict__ under _net_write_plan.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Write kinds (the same numbers as _write_path.py's W_*). */
+enum { W_WHOLE = 0, W_VEC, W_FLOAT, W_INT, W_UINT, W_BOOL };
+
+typedef struct {
+    int kind, count, size, wide, bits, zigzag;
+    Py_ssize_t at;           /* the property's flat index */
+    char code;               /* 'e', 'f' or 'd': the IEEE component's format */
+    PyObject *codec;         /* strong */
+    PyObject *make;          /* strong: the vector type (W_VEC) */
+    PyObject *index, *mask;  /* strong: i and 1 << i */
+} Prop;
+
+typedef struct {
+    PyObject *cls, *index, *names; /* strong: the class, layout.index, {plain name: i} */
+    Py_ssize_t count;
+    Prop *props;
+} Plan;
+
+static PyObject *g_pure;         /* NetClass.__setattr__ of the pure path */
+static PyObject *g_plan_of;      /* _write_path.plan */
+static PyObject *g_encode_error; /* gdvariant.EncodeError */
+static PyObject *s_root, *s_prefix, *s_layout, *s_index, *s_vals, *s_bits, *s_widths;
+static PyObject *s_world, *s_dirty, *s_before, *s_plan, *s_encode, *s_dirty_list, *s_append;
+static PyObject *k_one;
+
+#define PLAN_NAME "gdvariant.replication._cwrite.Plan"
+
+/* ---- plans ---------------------------------------------------------------------------- */
+
+static void plan_free(PyObject *capsule) {
+    Plan *p = PyCapsule_GetPointer(capsule, PLAN_NAME);
+    if (!p)
+        return;
+    for (Py_ssize_t k = 0; p->props && k < p->count; k++) {
+        Prop *q = &p->props[k];
+        Py_XDECREF(q->codec);
+        Py_XDECREF(q->make);
+        Py_XDECREF(q->index);
+        Py_XDECREF(q->mask);
+    }
+    Py_XDECREF(p->cls);
+    Py_XDECREF(p->index);
+    Py_XDECREF(p->names);
+    PyMem_Free(p->props);
+    PyMem_Free(p);
+}
+
+static int prop_parse(PyObject *desc, Prop *q, Py_ssize_t i) {
+    PyObject *codec, *make;
+    int code;
+    if (!PyTuple_Check(desc)) {
+        PyErr_SetString(PyExc_TypeError, "bad write plan: a property's plan is not a tuple");
+        return -1;
+    }
+    if (!PyArg_ParseTuple(desc, "iOiCiiiO", &q->kind, &codec, &q->count, &code, &q->wide,
+                          &q->bits, &q->zigzag, &make))
+        return -1;
+    q->code = (char)code;
+    q->size = code == 'e' ? 2 : code == 'f' ? 4 : 8;
+    if (q->kind < W_WHOLE || q->kind > W_BOOL || q->count < 1 || q->count > 4 ||
+        q->bits < 1 || q->bits > 64 || (code != 'e' && code != 'f' && code != 'd')) {
+        PyErr_SetString(PyExc_ValueError, "bad write plan");
+        return -1;
+    }
+    Py_INCREF(codec);
+    q->codec = codec;
+    Py_INCREF(make);
+    q->make = make;
+    PyObject *one = PyLong_FromLong(1);
+    q->at = i;
+    q->index = PyLong_FromSsize_t(i);
+    q->mask = one && q->index ? PyNumber_Lshift(one, q->index) : NULL;
+    Py_XDECREF(one);
+    return q->mask ? 0 : -1;
+}
+
+/* A new capsule holding the C plan of _write_path.plan's description. */
+static PyObject *plan_build(PyObject *desc) {
+    PyObject *cls, *index, *names, *props;
+    if (!PyTuple_Check(desc)) {
+        PyErr_SetString(PyExc_TypeError, "bad write plan: not a tuple");
+        return NULL;
+    }
+    if (!PyArg_ParseTuple(desc, "OO!O!O!", &cls, &PyDict_Type, &index, &PyDict_Type, &names,
+                          &PyTuple_Type, &props))
+        return NULL;
+    Plan *p = PyMem_Calloc(1, sizeof(Plan));
+    if (!p)
+        return PyErr_NoMemory();
+    PyObject *capsule = PyCapsule_New(p, PLAN_NAME, plan_free);
+    if (!capsule) {
+        PyMem_Free(p);
+        return NULL;
+    }
+    Py_INCREF(cls);
+    p->cls = cls;
+    Py_INCREF(index);
+    p->index = index;
+    Py_INCREF(names);
+    p->names = names;
+    Py_ssize_t n = PyTuple_GET_SIZE(props), pos = 0;
+    PyObject *key, *i;
+    while (PyDict_Next(names, &pos, &key, &i)) {
+        Py_ssize_t at = PyLong_Check(i) ? PyLong_AsSsize_t(i) : -1;
+        if (at < 0 || at >= n) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_ValueError, "bad write plan: a name's index is out of range");
+            Py_DECREF(capsule);
+            return NULL;
+        }
+    }
+    p->props = PyMem_Calloc(n ? (size_t)n : 1, sizeof(Prop));
+    if (!p->props) {
+        Py_DECREF(capsule);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        p->count = k + 1; /* plan_free frees what is parsed */
+        if (prop_parse(PyTuple_GET_ITEM(props, k), &p->props[k], k)) {
+            Py_DECREF(capsule);
+            return NULL;
+        }
+    }
+    return capsule;
+}
+
+/* The capsule of layout's plan (made on its first write, then kept in its __dict__), a new
+ * reference; NULL with no error set if it has none (no __dict__, or something else there). */
+static PyObject *plan_for(PyObject *layout) {
+    PyObject *ld = PyObject_GenericGetDict(layout, NULL);
+    if (!ld || !PyDict_CheckExact(ld)) {
+        Py_XDECREF(ld);
+        PyErr_Clear();
+        return NULL;
+    }
+    PyObject *capsule = PyDict_GetItemWithError(ld, s_plan);
+    Py_XINCREF(capsule);
+    Py_DECREF(ld);
+    if (!capsule) {
+        if (PyErr_Occurred())
+            return NULL;
+        PyObject *desc = PyObject_CallOneArg(g_plan_of, layout);
+        capsule = desc ? plan_build(desc) : NULL;
+        Py_XDECREF(desc);
+        if (!capsule || PyObject_SetAttr(layout, s_plan, capsule)) {
+            Py_XDECREF(capsule);
+            return NULL;
+        }
+    }
+    if (!PyCapsule_IsValid(capsule, PLAN_NAME))
+        Py_CLEAR(capsule);
+    return capsule;
+}
+
+/* ---- encoding ------------------------------------------------------------------------- */
+
+static int pack(const Prop *q, double x, unsigned char *out) {
+    switch (q->code) {
+    case 'e':
+        return PyFloat_Pack2(x, (char *)out, 1);
+    case 'f':
+        return PyFloat_Pack4(x, (char *)out, 1);
+    default:
+        return PyFloat_Pack8(x, (char *)out, 1);
+    }
+}
+
+static PyObject *long_from_le(const unsigned char *buf, size_t n) {
+#if PY_VERSION_HEX >= 0x030D0000
+    return PyLong_FromUnsignedNativeBytes(
+        buf, n, Py_ASNATIVEBYTES_LITTLE_ENDIAN | Py_ASNATIVEBYTES_UNSIGNED_BUFFER);
+#else
+    return _PyLong_FromByteArray(buf, n, 1, 0);
+#endif
+}
+
+/* The bits of value for q's fast kinds: a new int, or NULL with no error set when the value
+ * is not one the fast path takes (or is out of range: codec.encode names it). */
+static PyObject *fast_bits(const Prop *q, PyObject *value) {
+    unsigned char buf[32], scratch[4];
+    switch (q->kind) {
+    case W_VEC: {
+        if (Py_TYPE(value) != (PyTypeObject *)q->make || !PyTuple_Check(value) ||
+            PyTuple_GET_SIZE(value) != q->count)
+            return NULL;
+        for (int c = 0; c < q->count; c++) {
+            PyObject *item = PyTuple_GET_ITEM(value, c);
+            if (!PyFloat_CheckExact(item))
+                return NULL;
+            double x = PyFloat_AS_DOUBLE(item);
+            if (pack(q, x, buf + c * q->size) || (q->wide && PyFloat_Pack4(x, (char *)scratch, 1))) {
+                PyErr_Clear(); /* out of float32's range: codec.encode says so */
+                return NULL;
+            }
+        }
+        return long_from_le(buf, (size_t)(q->count * q->size));
+    }
+    case W_FLOAT:
+        if (!PyFloat_CheckExact(value))
+            return NULL;
+        if (pack(q, PyFloat_AS_DOUBLE(value), buf)) {
+            PyErr_Clear();
+            return NULL;
+        }
+        return long_from_le(buf, (size_t)q->size);
+    case W_INT: {
+        if (!PyLong_CheckExact(value))
+            return NULL;
+        int overflow;
+        long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
+        if (overflow || (v == -1 && PyErr_Occurred())) {
+            PyErr_Clear();
+            return NULL;
+        }
+        if (q->bits < 64) {
+            long long half = 1LL << (q->bits - 1);
+            if (v < -half || v >= half)
+                return NULL;
+        }
+        uint64_t u = (uint64_t)v;
+        if (q->zigzag)
+            u = v >= 0 ? (uint64_t)v << 1 : (((uint64_t)0 - (uint64_t)v) << 1) - 1;
+        else if (q->bits < 64)
+            u &= ((uint64_t)1 << q->bits) - 1;
+        return PyLong_FromUnsignedLongLong(u);
+    }
+    case W_UINT: {
+        if (!PyLong_CheckExact(value))
+            return NULL;
+        int overflow;
+        long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
+        if (v == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return NULL;
+        }
+        if (overflow || v < 0 || (q->bits < 63 && v >= 1LL << q->bits))
+            return NULL; /* a UInt(64) past 2**63 too: rare, and codec.encode takes it */
+        Py_INCREF(value);
+        return value;
+    }
+    case W_BOOL:
+        if (value != Py_True && value != Py_False)
+            return NULL;
+        return PyLong_FromLong(value == Py_True);
+    default:
+        return NULL;
+    }
+}
+
+/* ---- the write ------------------------------------------------------------------------ */
+
+/* d[key] as a new reference, or NULL with KeyError (as d[key] in Python). */
+static PyObject *item(PyObject *d, PyObject *key) {
+    PyObject *v = PyDict_GetItemWithError(d, key);
+    if (!v) {
+        if (!PyErr_Occurred())
+            PyErr_SetObject(PyExc_KeyError, key);
+        return NULL;
+    }
+    Py_INCREF(v);
+    return v;
+}
+
+/* a != b, as Python's operator (no identity shortcut but for exact ints). */
+static int not_equal(PyObject *a, PyObject *b) {
+    if (PyLong_CheckExact(a) && PyLong_CheckExact(b))
+        return PyObject_RichCompareBool(a, b, Py_NE);
+    PyObject *r = PyObject_RichCompare(a, b, Py_NE);
+    if (!r)
+        return -1;
+    int t = PyObject_IsTrue(r);
+    Py_DECREF(r);
+    return t;
+}
+
+/* self's dirty marks after property i changed from old: _net_write's last lines. */
+static int mark_dirty(PyObject *self, PyObject *d, const Prop *q, PyObject *old) {
+    PyObject *world = item(d, s_world);
+    if (!world)
+        return -1;
+    int rc = -1;
+    PyObject *dirty = NULL, *flag = NULL, *now = NULL, *list = NULL, *before = NULL;
+    if (world == Py_None) {
+        rc = 0;
+        goto done;
+    }
+    if (!(dirty = item(d, s_dirty)))
+        goto done;
+    int any = PyObject_IsTrue(dirty);
+    if (any < 0)
+        goto done;
+    if (!any) {
+        if (!(list = PyObject_GetAttr(world, s_dirty_list)))
+            goto done;
+        if (PyList_CheckExact(list)) {
+            if (PyList_Append(list, self))
+                goto done;
+        } else {
+            PyObject *r = PyObject_CallMethodOneArg(list, s_append, self);
+            if (!r)
+                goto done;
+            Py_DECREF(r);
+        }
+        if (!(before = PyDict_New()) || PyDict_SetItem(before, q->index, old) ||
+            PyDict_SetItem(d, s_before, before))
+            goto done;
+    } else {
+        int overflow = 1, set;
+        long long small = -1;
+        if (PyLong_CheckExact(dirty) && q->at < 62) /* the mask in a machine word */
+            small = PyLong_AsLongLongAndOverflow(dirty, &overflow);
+        if (!overflow && small >= 0) {
+            set = (int)(small >> q->at) & 1;
+        } else {
+            PyErr_Clear();
+            PyObject *shifted = PyNumber_Rshift(dirty, q->index);
+            flag = shifted ? PyNumber_And(shifted, k_one) : NULL;
+            Py_XDECREF(shifted);
+            if ((set = flag ? PyObject_IsTrue(flag) : -1) < 0)
+                goto done;
+        }
+        if (!set) {
+            if (!(before = item(d, s_before)) || PyObject_SetItem(before, q->index, old))
+                goto done;
+        }
+        if (!overflow && small >= 0)
+            now = PyLong_FromLongLong(small | 1LL << q->at);
+    }
+    if (!now && !(now = PyNumber_Or(dirty, q->mask)))
+        goto done;
+    if (PyDict_SetItem(d, s_dirty, now))
+        goto done;
+    rc = 0;
+done:
+    Py_DECREF(world);
+    Py_XDECREF(dirty);
+    Py_XDECREF(flag);
+    Py_XDECREF(now);
+    Py_XDECREF(list);
+    Py_XDECREF(before);
+    return rc;
+}
+
+/* Store value and its encoding (bits, width) as property q of self: _net_write after its
+ * encode, line for line. */
+static int store(PyObject *self, PyObject *d, const Prop *q, PyObject *value, PyObject *bits,
+                 PyObject *width) {
+    int rc = -1, ne;
+    PyObject *vals = NULL, *held = NULL, *old = NULL, *widths = NULL, *was = NULL;
+    if (!(vals = item(d, s_vals)) || PyObject_SetItem(vals, q->index, value))
+        goto done;
+    if (!(held = item(d, s_bits)) || !(old = PyObject_GetItem(held, q->index)))
+        goto done;
+    if ((ne = not_equal(bits, old)) < 0)
+        goto done;
+    if (!ne) {
+        if (!(widths = item(d, s_widths)) || !(was = PyObject_GetItem(widths, q->index)))
+            goto done;
+        if ((ne = not_equal(width, was)) < 0)
+            goto done;
+        Py_CLEAR(widths);
+    }
+    if (ne) {
+        if (PyObject_SetItem(held, q->index, bits) || !(widths = item(d, s_widths)) ||
+            PyObject_SetItem(widths, q->index, width) || mark_dirty(self, d, q, old))
+            goto done;
+    }
+    rc = 0;
+done:
+    Py_XDECREF(vals);
+    Py_XDECREF(held);
+    Py_XDECREF(old);
+    Py_XDECREF(widths);
+    Py_XDECREF(was);
+    return rc;
+}
+
+static PyObject *pure(PyObject *self, PyObject *name, PyObject *value) {
+    return PyObject_CallFunctionObjArgs(g_pure, self, name, value, NULL);
+}
+
+/* The property of self's plain networked property name, with *owner (a new reference) the
+ * plan's capsule that holds it; or NULL (no error set) when the write is not the fast path's:
+ * then the pure __setattr__ does it. */
+static const Prop *fast_prop(PyObject *self, PyObject *d, PyObject *name, PyObject **owner) {
+    *owner = NULL;
+    PyObject *root = PyDict_GetItemWithError(d, s_root);
+    PyObject *prefix = root == self ? PyDict_GetItemWithError(d, s_prefix) : NULL;
+    if (!prefix || !PyUnicode_CheckExact(prefix) || PyUnicode_GET_LENGTH(prefix) != 0)
+        return NULL;
+    PyObject *layout = PyDict_GetItemWithError(d, s_layout);
+    if (!layout)
+        return NULL;
+    Py_INCREF(layout); /* plan_for may run Python code */
+    PyObject *capsule = plan_for(layout);
+    Py_DECREF(layout);
+    if (!capsule)
+        return NULL;
+    Plan *plan = PyCapsule_GetPointer(capsule, PLAN_NAME);
+    PyObject *i = NULL;
+    if (plan->cls == (PyObject *)Py_TYPE(self) &&
+        PyDict_GetItemWithError(d, s_index) == plan->index)
+        i = PyDict_GetItemWithError(plan->names, name);
+    if (!i) {
+        Py_DECREF(capsule);
+        return NULL;
+    }
+    *owner = capsule;
+    return &plan->props[PyLong_AsSsize_t(i)];
+}
+
+static PyObject *net_write(PyObject *self, PyObject *name, PyObject *value) {
+    if (!g_pure) {
+        PyErr_SetString(PyExc_RuntimeError, "_cwrite.configure() was not called");
+        return NULL;
+    }
+    if (!PyUnicode_CheckExact(name))
+        return pure(self, name, value);
+    PyObject *d = PyObject_GenericGetDict(self, NULL);
+    if (!d || !PyDict_CheckExact(d)) {
+        Py_XDECREF(d);
+        PyErr_Clear();
+        return pure(self, name, value);
+    }
+    PyObject *result = NULL, *bits = NULL, *width = NULL, *pair = NULL, *owner = NULL;
+    const Prop *q = fast_prop(self, d, name, &owner);
+    if (!q) {
+        if (!PyErr_Occurred())
+            result = pure(self, name, value);
+        goto done;
+    }
+    if (q->kind != W_WHOLE && (bits = fast_bits(q, value)) != NULL) {
+        width = PyLong_FromLong(q->kind == W_VEC || q->kind == W_FLOAT ? q->count * q->size * 8
+                                : q->kind == W_BOOL                    ? 1
+                                                                       : q->bits);
+    } else {
+        if (PyErr_Occurred())
+            goto done;
+        pair = PyObject_CallMethodOneArg(q->codec, s_encode, value);
+        if (!pair || !PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2) {
+            /* a refused value: the pure path encodes it again and names entity, class and
+             * property in its error (so does an odd result, which it unpacks as Python does) */
+            if (!pair && !PyErr_ExceptionMatches(g_encode_error))
+                goto done;
+            PyErr_Clear();
+            result = pure(self, name, value);
+            goto done;
+        }
+        bits = PyTuple_GET_ITEM(pair, 0);
+        width = PyTuple_GET_ITEM(pair, 1);
+        Py_INCREF(bits);
+        Py_INCREF(width);
+    }
+    if (width && !store(self, d, q, value, bits, width)) {
+        Py_INCREF(Py_None);
+        result = Py_None;
+    }
+done:
+    Py_DECREF(d);
+    Py_XDECREF(owner);
+    Py_XDECREF(bits);
+    Py_XDECREF(width);
+    Py_XDECREF(pair);
+    return result;
+}
+
+/* ---- module --------------------------------------------------------------------------- */
+
+static PyObject *py_setattr(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "setattr(entity, name, value) takes 3 arguments");
+        return NULL;
+    }
+    return net_write(args[0], args[1], args[2]);
+}
+
+static PyObject *method_setattr(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "__setattr__(name, value) takes 2 arguments");
+        return NULL;
+    }
+    return net_write(self, args[0], args[1]);
+}
+
+static PyMethodDef setattr_def = {
+    "__setattr__", (PyCFunction)(void (*)(void))method_setattr, METH_FASTCALL,
+    "A networked property is encoded and marked dirty (compiled; the pure-Python "
+    "NetClass.__setattr__ is the reference and does every other write)."};
+
+static PyObject *py_descriptor(PyObject *module, PyObject *cls) {
+    if (!PyType_Check(cls)) {
+        PyErr_SetString(PyExc_TypeError, "descriptor() needs a class");
+        return NULL;
+    }
+    return PyDescr_NewMethod((PyTypeObject *)cls, &setattr_def);
+}
+
+static PyObject *py_configure(PyObject *module, PyObject *args) {
+    PyObject *pure_setattr, *plan_of, *encode_error;
+    if (!PyArg_ParseTuple(args, "OOO", &pure_setattr, &plan_of, &encode_error))
+        return NULL;
+    if (!PyCallable_Check(pure_setattr) || !PyCallable_Check(plan_of) ||
+        !PyExceptionClass_Check(encode_error)) {
+        PyErr_SetString(PyExc_TypeError, "configure() needs two callables and an exception");
+        return NULL;
+    }
+    Py_INCREF(pure_setattr);
+    Py_XSETREF(g_pure, pure_setattr);
+    Py_INCREF(plan_of);
+    Py_XSETREF(g_plan_of, plan_of);
+    Py_INCREF(encode_error);
+    Py_XSETREF(g_encode_error, encode_error);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"configure", py_configure, METH_VARARGS,
+     "configure(pure_setattr, plan_of, encode_error): the pure __setattr__ (for every write "
+     "the compiled one does not do), _write_path.plan and EncodeError."},
+    {"setattr", (PyCFunction)(void (*)(void))py_setattr, METH_FASTCALL,
+     "setattr(entity, name, value): NetClass.__setattr__, compiled."},
+    {"descriptor", py_descriptor, METH_O,
+     "descriptor(cls) -> the compiled __setattr__ as a method of cls (to install on it)."},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cwrite",
+                                    "The compiled NetClass write path of gdvariant.replication.",
+                                    -1, methods};
+
+PyMODINIT_FUNC PyInit__cwrite(void) {
+    const char *names[] = {"_net_root",  "_net_prefix", "_net_layout", "_net_index",
+                           "_net_vals",  "_net_bits",   "_net_widths", "_net_world",
+                           "_net_dirty", "_net_before", "_net_write_plan", "encode",
+                           "dirty",      "append"};
+    PyObject **slots[] = {&s_root,  &s_prefix, &s_layout, &s_index,  &s_vals,
+                          &s_bits,  &s_widths, &s_world,  &s_dirty,  &s_before,
+                          &s_plan,  &s_encode, &s_dirty_list, &s_append};
+    if (!k_one && !(k_one = PyLong_FromLong(1)))
+        return NULL;
+    for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+        if (!*slots[k] && !(*slots[k] = PyUnicode_InternFromString(names[k])))
+            return NULL;
+    }
+    return PyModule_Create(&module);
+}

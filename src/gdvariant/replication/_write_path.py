@@ -1,0 +1,137 @@
+"""Which NetClass write path is live: the compiled one when it imports, else the pure-Python one.
+
+Every write of a networked property (``entity.position = Vector2(...)``) goes through
+``NetClass.__setattr__``. The pure one, in ``_declarations``, is the reference; the compiled
+one (``gdvariant.replication._cwrite``, built by ``setup.py`` when a compiler is there) does
+the writes a game makes every tick in C, a plain networked property of a spawned entity, with
+the same effects on the same objects (``_net_vals`` holds the very object written), and hands
+every other write, and every value its codec refuses, to the pure one. As the packet
+assembler is (``_assembler``), it is chosen once, at import, by :mod:`gdvariant._compiled`'s
+policy: ``GDVARIANT_PURE_PYTHON=1`` keeps the pure one (the compiled module is then not even
+imported).
+
+The compiled one reads, per layout, the description :func:`plan` gives: which names it writes
+and how each property's value is encoded (:data:`W_WHOLE` ... :data:`W_BOOL`).
+
+For tests: :func:`implementations` gives every write path that imports, and :func:`use` makes
+one live inside a block.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from gdvariant import EncodeError
+
+from .._compiled import COMPILED, PYTHON, Compiled
+from ._codecs import Bool, Int, UInt
+from ._float_codecs import Float32, Float64, Half, Vec2, Vec3, Vec4
+
+__all__ = [
+    "COMPILED",
+    "PYTHON",
+    "compiled_error",
+    "implementations",
+    "install",
+    "plan",
+    "use",
+    "write_path",
+]
+
+#: How the compiled write encodes one property's value (the numbers _cwrite.c uses): through
+#: the codec's ``encode``; a vector of raw IEEE components; a raw IEEE float; an Int; a UInt;
+#: a Bool. Each but the first only for a value of exactly the type it packs itself.
+W_WHOLE, W_VEC, W_FLOAT, W_INT, W_UINT, W_BOOL = range(6)
+
+_IEEE_CODES = {Half: "e", Float32: "f", Float64: "d"}
+_VECTORS = (Vec2, Vec3, Vec4)
+
+_WRITER = Compiled("gdvariant.replication._cwrite", "write path")
+_setattrs: dict[str, Callable[..., None]] = {}
+_installed: list[Any] = []
+
+
+def write_path() -> str:
+    """The live write path: ``"c"`` (compiled) or ``"python"``."""
+    if not _installed:
+        return PYTHON
+    live = vars(_installed[0])["__setattr__"]
+    return COMPILED if live is not _setattrs[PYTHON] else PYTHON
+
+
+def implementations() -> dict[str, Any]:
+    """Every write path that imports, by name: the ``__setattr__`` each installs. The
+    compiled one is listed even under ``GDVARIANT_PURE_PYTHON``, for tests."""
+    found = {PYTHON: _setattrs[PYTHON]}
+    compiled = _WRITER.available()
+    if compiled is not None:
+        found[COMPILED] = _compiled_setattr(compiled)
+    return found
+
+
+def compiled_error() -> str | None:
+    """Why the compiled write path cannot be imported (None when it can)."""
+    return _WRITER.error()
+
+
+def install(cls: type, pure: Callable[..., None]) -> None:
+    """Make ``cls``'s ``__setattr__`` the live write path, ``pure`` (its pure-Python one)
+    the reference the compiled one hands other writes to. Called once, by NetClass."""
+    _setattrs[PYTHON] = pure
+    _installed.append(cls)
+    if _WRITER.module is not None:
+        cls.__setattr__ = _compiled_setattr(_WRITER.module)  # type: ignore[method-assign]
+
+
+def _compiled_setattr(module: Any) -> Any:
+    if COMPILED not in _setattrs:
+        module.configure(_setattrs[PYTHON], plan, EncodeError)
+        _setattrs[COMPILED] = module.descriptor(_installed[0])
+    return _setattrs[COMPILED]
+
+
+@contextmanager
+def use(name: str) -> Iterator[None]:
+    """Make the write path ``name`` (``"python"`` or ``"c"``) live inside the block. For
+    tests: it swaps a process-wide choice, so it is not for threads."""
+    found = implementations()
+    if name not in found:
+        raise LookupError(f"no {name!r} write path: {compiled_error()}")
+    cls = _installed[0]
+    saved = vars(cls)["__setattr__"]
+    cls.__setattr__ = found[name]
+    try:
+        yield
+    finally:
+        cls.__setattr__ = saved
+
+
+def _prop_plan(codec: Any) -> tuple[int, Any, int, str, int, int, int, Any]:
+    """``(kind, codec, components, IEEE format, wide, bits, zigzag, vector type)``."""
+    kind, count, code, wide, bits, zigzag, make = W_WHOLE, 1, "d", 0, 64, 0, None
+    if type(codec) in _VECTORS and type(codec.component) in _IEEE_CODES:
+        kind, count, make = W_VEC, codec.count, codec.make
+        code, wide = _IEEE_CODES[type(codec.component)], int(codec.wide)
+    elif type(codec) in _IEEE_CODES:
+        kind, code = W_FLOAT, _IEEE_CODES[type(codec)]
+    elif type(codec) is Int:
+        kind, bits, zigzag = W_INT, codec.bits, int(codec.zigzag)
+    elif type(codec) is UInt:
+        kind, bits = W_UINT, codec.bits
+    elif type(codec) is Bool:
+        kind = W_BOOL
+    return (kind, codec, count, code, wide, bits, zigzag, make)
+
+
+def plan(layout: Any) -> tuple[Any, ...]:
+    """What the compiled write reads for ``layout``: ``(class, layout.index, {name: flat
+    index} of the names it writes itself, per-property plans)``. It writes the class's plain
+    networked properties (``net_plain``) the layout has, unless the class has its own
+    ``_net_write``."""
+    cls = layout.cls
+    names: dict[str, int] = {}
+    if cls is not None and cls._net_write is _installed[0]._net_write:
+        names = {name: layout.index[name] for name in cls.net_plain if name in layout.index}
+    return (cls, layout.index, names, tuple(_prop_plan(c) for c in layout.codecs))
