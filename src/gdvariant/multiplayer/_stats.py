@@ -379,7 +379,7 @@ class TickRecorder:
         if not 1 <= window <= MAX_WINDOW:
             raise ValueError(f"window must be 1 to {MAX_WINDOW} ticks, not {window}")
         snaps = self._snapshots
-        span = min(window, len(snaps) - 1)
+        span = max(0, min(window, len(snaps) - 1))
         first, last = (snaps[-1 - span], snaps[-1]) if span > 0 else (None, None)
         traffic = self.traffic
         kinds = traffic.kinds()
