@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import struct
 from typing import Any
 
 import pytest
@@ -272,3 +273,23 @@ def test_every_command_byte_has_a_kind() -> None:
     kinds = {packet_kind(first) for first in range(256)}
     assert kinds == {"rpc", "path", "raw", "spawn", "despawn", "sync", "delta", "sys"}
     assert packet_kind(Command.SYNC) == "sync" and packet_kind(0x16) == "delta"
+
+
+def test_entries_of_unknown_nodes_and_cut_packets_go_to_the_unknown_class() -> None:
+    from gdvariant.multiplayer._stats import UNKNOWN_CLASS, TrafficCounter
+
+    looked: list[int] = []
+
+    def lookup() -> dict[int, str]:
+        looked.append(1)
+        return {7: "Mob"}
+
+    traffic = TrafficCounter()
+    traffic.detail(lookup)
+    entry = struct.pack("<II", 7, 4) + bytes(4)
+    traffic.sent(5, b"\x06\x01\x00" + entry + entry + struct.pack("<II", 9, 2) + b"xy")
+    traffic.sent(5, b"\x16" + struct.pack("<IQI", 7, 1, 3) + b"abc")
+    traffic.sent(5, b"\x06\x02\x00" + entry[:10])  # the last entry cut short
+    assert traffic.classes == {"Mob": [2 * 12 + 10, 3, 19, 1], UNKNOWN_CLASS: [10, 1, 0, 0]}
+    assert len(looked) == 2  # once for 7, once for 9; never again for either
+    assert traffic.kind_bytes[0x06] == 3 + 34 + 3 + 10 and traffic.kind_messages[0x16] == 1

