@@ -440,7 +440,7 @@ class SceneMultiplayer:
 
     def stats(self, window: int = DEFAULT_WINDOW) -> NetStats:
         """What the server spent and sent: CPU per tick (game code, ``sync()``, transport),
-        bytes and messages per tick over the last ``window`` ticks (1 to 600) and in total,
+        bytes and messages per tick over the last ``window`` ticks (1 to 300) and in total,
         by packet kind, per connected peer with what waits for it, and per synced class
         (with ``stats="detail"``). A tick runs from one :meth:`sync` call to the next.
         ``str()`` of the answer is one log line."""
