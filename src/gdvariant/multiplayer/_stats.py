@@ -187,9 +187,10 @@ class NetStats:
         queued = [p.queued for p in self.peers.values()]
         most = max(queued, key=lambda q: q.bytes, default=Traffic())
         kinds = ", ".join(f"{name} {traffic}" for name, traffic in self.kinds.items())
+        peers = f"{len(self.peers)} peer{'' if len(self.peers) == 1 else 's'}"
         return (
             f"tick {self.ticks} (avg of {self.window}): {self.cpu} | sent/tick {self.per_tick}"
-            f" msg to {len(self.peers)} peers | most queued {most} msg | total {self.sent}"
+            f" msg to {peers} | most queued {most} msg | total {self.sent}"
             f" msg ({kinds or 'nothing'})"
         )
 
@@ -413,7 +414,7 @@ class TickRecorder:
         return NetStats(
             ticks=self.ticks,
             window=span,
-            cpu=_cpu(first, last, span),
+            cpu=_cpu(first, last, span, traffic.timing),
             sent=total,
             per_tick=_rate(first, last, span, lambda s: s.total),
             kinds=MappingProxyType(kinds),
@@ -427,9 +428,9 @@ class TickRecorder:
         )
 
 
-def _cpu(first: _Snapshot | None, last: _Snapshot | None, span: int) -> CpuTime:
+def _cpu(first: _Snapshot | None, last: _Snapshot | None, span: int, timing: bool) -> CpuTime:
     if first is None or last is None:
-        return CpuTime(0.0, 0.0, None if not (last and last.timing) else 0.0)
+        return CpuTime(0.0, 0.0, 0.0 if timing else None)
     per_tick = 1e6 * span  # nanoseconds -> milliseconds per tick
     sync = (last.sync_ns - first.sync_ns) / per_tick
     timed = first.timing and last.timing
