@@ -151,6 +151,13 @@ def test_replication_subpackage_exports() -> None:
 MULTIPLAYER_API = {
     "DEFAULT_AUTH_TIMEOUT",
     "AuthData",
+    "ClassStats",
+    "CpuTime",
+    "NetStats",
+    "PeerStats",
+    "StatsLevel",
+    "Traffic",
+    "TrafficRate",
     "Event",
     "Notifier",
     "PacketDropped",

@@ -13,6 +13,9 @@ the Godot server does in ``main.gd``, through :class:`gdvariant.multiplayer.Scen
   synchronizer sends to everyone 30 times a second;
 - ``Main.say(text)`` is passed on to everyone as ``Main.said(name, text)``.
 
+``--stats SECONDS`` logs ``mp.stats()`` every SECONDS: CPU per tick (game, sync, transport),
+bytes and messages sent per tick, by kind, per peer and per synced class.
+
 ``python -m examples.multiplayer.game_server --write-scene`` rewrites ``project/player.tscn``
 from :class:`Player`, so that the client's synchronizer config is the server's.
 """
@@ -30,6 +33,7 @@ from gdvariant.multiplayer import (
     SceneMultiplayer,
     SpawnableScene,
     SpawnedNode,
+    StatsLevel,
     scene_tscn,
     synced_class,
 )
@@ -57,9 +61,12 @@ PLAYER = SpawnableScene(
 class Game:
     """The server's game: names, players, moves and chat."""
 
-    def __init__(self) -> None:
+    def __init__(self, stats_every: float | None = None) -> None:
         self.server = MultiplayerServer(auth_callback=self.auth)
-        self.mp = SceneMultiplayer(self.server, project=PROJECT)
+        level: StatsLevel = "basic" if stats_every is None else "detail"
+        self.mp = SceneMultiplayer(self.server, project=PROJECT, stats=level)
+        #: seconds between two stats log lines (None: none)
+        self.stats_every = stats_every
         self.mp.node("Main", script="res://main.gd")
         self.mp.on_rpc("Main", "say", self.say)
         self.spawner = self.mp.add_spawner("Main/PlayerSpawner", "Main/Players", [PLAYER])
@@ -104,8 +111,13 @@ class Game:
             log.info("listening on %s:%d", host, bound)
             if ready is not None:
                 ready.set_result(bound)
+            loop = asyncio.get_running_loop()
+            logged = loop.time()
             while True:
                 self.mp.sync()
+                if self.stats_every is not None and loop.time() - logged >= self.stats_every:
+                    logged = loop.time()
+                    log.info("%s", self.mp.stats().format())
                 await asyncio.sleep(TICK)
 
 
@@ -114,13 +126,21 @@ def main() -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=9080)
     parser.add_argument("--write-scene", action="store_true", help="rewrite player.tscn")
+    parser.add_argument(
+        "--stats",
+        type=float,
+        metavar="SECONDS",
+        help="log what the server spends and sends (mp.stats()) every SECONDS",
+    )
     args = parser.parse_args()
+    if args.stats is not None and not args.stats > 0:
+        parser.error("--stats takes a positive number of seconds")
     if args.write_scene:
         (PROJECT / "player.tscn").write_text(scene_tscn(PLAYER, "Player"))
         return
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(Game().run(args.host, args.port))
+        asyncio.run(Game(args.stats).run(args.host, args.port))
 
 
 if __name__ == "__main__":

@@ -170,6 +170,34 @@ def test_the_multiplayer_demo_runs_against_our_server_or_godots(
 
 
 @pytest.mark.slow
+def test_the_multiplayer_server_logs_its_stats_with_a_player_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """``--stats SECONDS``: a log line of ``mp.stats()``, with each peer and synced class."""
+    from gdvariant.multiplayer.websocket import MultiplayerClient
+
+    async def main() -> int:
+        game = game_server.Game(stats_every=0.05)
+        ready: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        task = asyncio.create_task(game.run("127.0.0.1", 0, ready))
+        port = await ready
+        client = MultiplayerClient(auth_callback=lambda data: client.complete_auth())
+        peer = await client.connect(f"ws://127.0.0.1:{port}")
+        client.send_auth(b"Ayla")
+        while not any("class Player: sync " in r.getMessage() for r in caplog.records):
+            await asyncio.sleep(0.01)
+        await client.close()
+        task.cancel()
+        return peer
+
+    with caplog.at_level("INFO", logger="relay"):
+        peer = asyncio.run(asyncio.wait_for(main(), 30))
+    line = next(r.getMessage() for r in caplog.records if "class Player: sync " in r.getMessage())
+    head, *rest = line.splitlines()
+    assert head.startswith("tick ") and " + transport " in head
+    assert any(row.startswith(f"  peer {peer}: sent ") for row in rest)
+
+
 @pytest.mark.parametrize("module", DEMOS)
 def test_a_demo_without_godot_says_what_is_missing_in_one_line(module: str, tmp_path: Path) -> None:
     """No `godot` on PATH: one line naming what is missing and how to give it, no

@@ -17,6 +17,7 @@ LAYERS = {
     "_script_syntax": 1,
     "_auth": 1,
     "_relay": 1,
+    "_stats": 1,
     "_config": 1,
     "_rpc_config": 2,
     "_synced": 2,

@@ -124,6 +124,7 @@ class Outbox:
         self.backlog = Backlog(limit, timeout)
         self.queued = 0
         self.held = 0
+        self.held_packets = 0
         self.finished = False
         self.closed = False
         self._packets: deque[bytes] = deque()
@@ -140,6 +141,11 @@ class Outbox:
     def unsent(self) -> int:
         """Bytes queued here, held by the transport and buffered by it."""
         return self.queued + self.held + self._buffered()
+
+    @property
+    def messages(self) -> int:
+        """Packets queued here or held by the transport (not those it buffers besides)."""
+        return len(self._packets) + self.held_packets
 
     @property
     def full(self) -> bool:
@@ -163,6 +169,7 @@ class Outbox:
         if self.closed or not self._admits(size):
             return False
         self.held += size
+        self.held_packets += 1
         self.check()
         return True
 
@@ -171,6 +178,7 @@ class Outbox:
         inside the transport (ENet frees packets inside ``service``): the look that may
         resume the peer waits for the next turn of the loop."""
         self.held -= size
+        self.held_packets -= 1
         if self.closed or self._look_soon or self._loop.is_closed():
             return
         self._look_soon = True

@@ -53,6 +53,7 @@ from ._server import (
     PeerDisconnected,
     ServerProtocol,
 )
+from ._stats import ClassStats, CpuTime, NetStats, PeerStats, StatsLevel, Traffic, TrafficRate
 from ._synced import SpawnableScene, SyncedClass, scene_tscn, synced_class
 from ._transport import Transport, TransportListener
 
@@ -63,7 +64,10 @@ from .wire import ProtocolError
 __all__ = [
     "DEFAULT_AUTH_TIMEOUT",
     "AuthData",
+    "ClassStats",
+    "CpuTime",
     "Event",
+    "NetStats",
     "Notifier",
     "PacketDropped",
     "PacketReceived",
@@ -72,6 +76,7 @@ __all__ = [
     "PeerAuthenticationFailed",
     "PeerConnected",
     "PeerDisconnected",
+    "PeerStats",
     "ProtocolError",
     "ReplicatedProperty",
     "ReplicationConfig",
@@ -85,7 +90,10 @@ __all__ = [
     "SpawnableScene",
     "SpawnedNode",
     "Spawner",
+    "StatsLevel",
     "SyncedClass",
+    "Traffic",
+    "TrafficRate",
     "TransferMode",
     "Transport",
     "TransportListener",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from types import TracebackType
 from typing import ClassVar, Self, TypedDict, Unpack
@@ -33,6 +34,7 @@ from ._server import (
     PeerDisconnected,
     ServerProtocol,
 )
+from ._stats import TrafficCounter
 from ._transport import Clock, PacketCallback, PeerCallback, TransportListener
 from .wire import (
     AddPeer,
@@ -188,6 +190,8 @@ class ServerEndpoint(_Endpoint):
         #: ``get_packet_mode()`` and ``get_packet_channel()``).
         self.packet_mode = TransferMode.RELIABLE
         self.packet_channel = 0
+        #: every packet handed to the transport, counted (``SceneMultiplayer.stats``)
+        self.traffic = TrafficCounter()
 
     async def close(self) -> None:
         """Close every connection and stop listening."""
@@ -275,6 +279,23 @@ class ServerEndpoint(_Endpoint):
         """Send one packet to a peer of the transport (known to be there)."""
         raise NotImplementedError
 
+    def _emit(self, peer: int, data: bytes, mode: TransferMode, channel: int) -> None:
+        """The one place every packet for a peer leaves: counted, then given to ``_put``
+        (timed too while :attr:`traffic` is timing)."""
+        traffic = self.traffic
+        traffic.sent(peer, data)
+        if traffic.timing:
+            started = time.thread_time_ns()
+            self._put(peer, data, mode, channel)
+            traffic.add_transport(time.thread_time_ns() - started)
+        else:
+            self._put(peer, data, mode, channel)
+
+    def queue_depth(self, peer: int) -> tuple[int, int]:
+        """Bytes and packets handed to the transport for ``peer`` and not written (or not
+        acknowledged) yet; (0, 0) for a peer it does not have."""
+        raise NotImplementedError
+
     def _has_peer(self, peer: int) -> bool:
         """Whether the transport still has a connection to ``peer``."""
         raise NotImplementedError
@@ -299,6 +320,7 @@ class ServerEndpoint(_Endpoint):
     def _left(self, peer: int) -> None:
         """The transport lost ``peer``."""
         self._drops.pop(peer, None)
+        self.traffic.forget(peer)
         if self.protocol.auth.is_pending(peer) or peer in self.protocol.peers:
             self._dispatch(self.protocol.peer_disconnected(peer))
             self._flush()
@@ -349,9 +371,9 @@ class ServerEndpoint(_Endpoint):
                 continue
             relayed = data.startswith(RELAY_HEAD)
             if mode is None or (relays_only and not relayed):
-                self._put(peer, data, default_mode(data), 0)
+                self._emit(peer, data, default_mode(data), 0)
             else:
-                self._put(peer, data, mode, channel)
+                self._emit(peer, data, mode, channel)
 
     def _dispatch(self, events: list[Event]) -> None:
         for event in events:

@@ -42,6 +42,7 @@ from typing import Any
 from .._net.peerlog import PeerLog, clip
 from ._replicator import Replicator, Spawner
 from ._rpc_config import RpcConfig, RpcMode, RpcTable, TransferMode, read_script_rpcs
+from ._stats import DEFAULT_WINDOW, NetStats, StatsLevel, TickRecorder, TrafficCounter
 from ._synced import SpawnableScene
 from ._transport import Transport, TransportListener
 from .wire import (
@@ -102,7 +103,9 @@ class SceneMultiplayer:
     """Peer 1's ``multiplayer`` of a Godot game, on ``transport``.
 
     ``project`` is the client project's folder: ``node(path, script="res://x.gd")`` reads
-    the ``@rpc`` functions from there.
+    the ``@rpc`` functions from there. ``stats`` is what :meth:`stats` measures besides the
+    counts: ``"basic"`` or ``"detail"`` (the transport's CPU, and bytes by synced class;
+    docs/multiplayer.md has what each costs).
     """
 
     def __init__(
@@ -111,7 +114,10 @@ class SceneMultiplayer:
         *,
         project: str | Path | None = None,
         logger: logging.Logger = LOGGER,
+        stats: StatsLevel = "basic",
     ) -> None:
+        if stats not in ("basic", "detail"):
+            raise ValueError(f"stats must be 'basic' or 'detail', not {stats!r}")
         self.transport = transport
         self.project = None if project is None else Path(project)
         self.logger = logger
@@ -139,6 +145,13 @@ class SceneMultiplayer:
         self._scripts: dict[tuple[str, bool], RpcTable] = {}
         self._nodes: dict[str, _Node] = {}
         self._handlers: dict[tuple[str, str], Callable[..., Any]] = {}
+        self._spawners: list[Spawner] = []
+        traffic = getattr(transport, "traffic", None)
+        self._ticks = TickRecorder(
+            traffic if isinstance(traffic, TrafficCounter) else TrafficCounter()
+        )
+        if stats == "detail":
+            self._ticks.traffic.detail(self._synced_classes)
         self._replicator = Replicator(
             peers=lambda: self.transport.peers,
             send=self._send,
@@ -406,7 +419,9 @@ class SceneMultiplayer:
     def add_spawner(self, path: str, spawn_path: str, scenes: Sequence[SpawnableScene]) -> Spawner:
         """Stand for the client's ``MultiplayerSpawner`` at ``path`` (spawning under
         ``spawn_path``, both relative to ``/root``), listing ``scenes`` in its order."""
-        return self._replicator.add_spawner(path, spawn_path, scenes)
+        spawner = self._replicator.add_spawner(path, spawn_path, scenes)
+        self._spawners.append(spawner)
+        return spawner
 
     def sync(self) -> None:
         """One network frame: to each client a full SYNC of every spawned node's ALWAYS
@@ -417,4 +432,26 @@ class SceneMultiplayer:
         turned away is despawned (or one it lets in spawned) before the frame's syncs.
         Each node's values are read and encoded once per frame, whatever the number of
         peers."""
+        started = self._ticks.started()
         self._replicator.sync()
+        self._ticks.finished(started)
+
+    # -- what it costs -------------------------------------------------------------------
+
+    def stats(self, window: int = DEFAULT_WINDOW) -> NetStats:
+        """What the server spent and sent: CPU per tick (game code, ``sync()``, transport),
+        bytes and messages per tick over the last ``window`` ticks (1 to 300) and in total,
+        by packet kind, per connected peer with what waits for it, and per synced class
+        (with ``stats="detail"``). A tick runs from one :meth:`sync` call to the next.
+        ``str()`` of the answer is one log line."""
+        depth = getattr(self.transport, "queue_depth", None)
+        return self._ticks.stats(self.peers, depth, window)
+
+    def _synced_classes(self) -> dict[int, str]:
+        """Every spawned node's synchronizer net id -> its NetClass's name (for detail)."""
+        return {
+            node.sync_id: node.scene.synced.cls.__name__
+            for spawner in self._spawners
+            for node in spawner.nodes.values()
+            if node.sync_id is not None and node.scene.synced is not None
+        }

@@ -383,6 +383,10 @@ class MultiplayerServer(ServerEndpoint):
         link = self._peers.get(peer)
         return link is not None and not link.closing
 
+    def queue_depth(self, peer: int) -> tuple[int, int]:
+        link = self._peers.get(peer)
+        return (0, 0) if link is None else (link.outbox.unsent, link.outbox.messages)
+
     def _event_in(self, event: enet.Event) -> None:
         if event.type == enet.EVENT_TYPE_CONNECT:
             self._connect(event.peer, event.data)

@@ -47,6 +47,7 @@ from ._endpoint import (
     ServerOptions,
     TransferMode,
 )
+from ._stats import TrafficCounter
 from .wire import ProtocolError
 
 try:
@@ -90,10 +91,17 @@ _POLICY_VIOLATION = 1008  # RFC 6455 close code for a peer that broke the protoc
 class _Peer:
     """One connection: its id, its outbox and the writer task that sends it in order."""
 
-    def __init__(self, peer_id: int, connection: Connection, outbox: Outbox) -> None:
+    def __init__(
+        self,
+        peer_id: int,
+        connection: Connection,
+        outbox: Outbox,
+        traffic: TrafficCounter | None = None,
+    ) -> None:
         self.id = peer_id
         self.connection = connection
         self.outbox = outbox
+        self.traffic = traffic  # a server's: its writes are timed while it is timing
         self.dropped = False
         self.closing = False
 
@@ -101,7 +109,13 @@ class _Peer:
         """Send the queued packets in order, then close once the outbox is finished."""
         try:
             while (data := await self.outbox.get()) is not None:
-                await self.connection.send(data)
+                traffic = self.traffic
+                if traffic is not None and traffic.timing:
+                    started = time.thread_time_ns()
+                    await self.connection.send(data)
+                    traffic.add_transport(time.thread_time_ns() - started)
+                else:
+                    await self.connection.send(data)
                 self.outbox.check()
             if not self.outbox.closed:
                 await self.connection.close(_POLICY_VIOLATION if self.dropped else 1000)
@@ -183,6 +197,10 @@ class MultiplayerServer(ServerEndpoint):
     def _has_peer(self, peer: int) -> bool:
         return peer in self._peers
 
+    def queue_depth(self, peer: int) -> tuple[int, int]:
+        state = self._peers.get(peer)
+        return (0, 0) if state is None else (state.outbox.unsent, state.outbox.messages)
+
     async def _handle(self, connection: ServerConnection) -> None:
         peer_id = self._new_id()
 
@@ -192,7 +210,7 @@ class MultiplayerServer(ServerEndpoint):
             )
 
         outbox = watch(connection, self.max_unsent, self.stall_timeout, stalled)
-        peer = _Peer(peer_id, connection, outbox)
+        peer = _Peer(peer_id, connection, outbox, self.traffic)
         self._peers[peer.id] = peer
         writer = asyncio.create_task(peer.write())
         try:
