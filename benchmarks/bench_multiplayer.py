@@ -14,9 +14,9 @@ one server after the other, against the same clients: by ``gdvariant.multiplayer
 4.6 (the same project run as server: ``SceneMultiplayer``, ``MultiplayerSpawner``,
 ``MultiplayerSynchronizer`` and ``WebSocketMultiplayerPeer`` or ``ENetMultiplayerPeer``,
 ``Engine.max_fps = 30``). ``--transport`` picks WebSocket, ENet or both (our
-``multiplayer.websocket`` or ``multiplayer.enet`` server; both ENet servers take up to
-:data:`ENET_MAX_CLIENTS` peers, not ENet's default 32). ``--godot-build`` picks which Godot
-serves: Debian's editor binary (``godot --headless``, a debug build) or the release export
+``multiplayer.websocket`` or ``multiplayer.enet`` server; both ENet servers take the run's
+clients plus :data:`ENET_SPARE_PEERS`, not ENet's default 32). ``--godot-build`` picks which
+Godot serves: Debian's editor binary (``godot --headless``, a debug build) or the release export
 template a shipped game's dedicated server runs (``godot-template-release``, the project
 packed into a ``.pck`` beside it, as ``bench_replication_gdscript`` runs it), or both; the
 default is the release template when it is installed and packs the project (the fair
@@ -118,9 +118,12 @@ RPC_CACHE_ID = 1  # the id our clients give Bench/Rpc in their SIMPLIFY_PATH
 #: SYNCs are unreliable UDP, and a busy loopback (or ENet's throttle) drops a few percent
 MIN_SYNC_SHARE = {"websocket": 0.8, "enet": 0.7}
 TRANSPORTS = ("websocket", "enet")
-#: both ENet servers' peer limit: ENet's most (Godot's create_server refuses more), where
-#: ENetMultiplayerPeer's default of 32 would turn the 33rd client away
-ENET_MAX_CLIENTS = 4095
+#: ENet's most peers per host (Godot's create_server refuses more)
+ENET_MAX_PEERS = 4095
+#: peers each ENet server takes beyond the clients of a run (a failed join's slot may stay
+#: taken until ENet times it out): ENetMultiplayerPeer's default of 32 would turn the 33rd
+#: client away, and ENet walks every slot on each flush, so not ENet's most either
+ENET_SPARE_PEERS = 32
 #: seconds between two services of a Python ENet client's host: 100 clients in one process
 #: each woken every 10 ms (the default) would take a core beside the measured server
 CLIENT_SERVICE_INTERVAL = 0.05
@@ -157,11 +160,17 @@ def entity_name(peer: int, index: int) -> str:
 # ---------------------------------------------------------------- our server process
 
 
-async def serve(port_file: Path, per_peer: int, transport: str) -> None:
+def enet_peers(args: argparse.Namespace) -> int:
+    """The peer limit both ENet servers of a run get."""
+    peers: int = args.clients + args.godot_clients + ENET_SPARE_PEERS
+    return min(ENET_MAX_PEERS, peers)
+
+
+async def serve(port_file: Path, per_peer: int, transport: str, max_peers: int) -> None:
     """gdvariant's server of the scene: what ``bench.gd`` does as a Godot server."""
     server: mp_websocket.MultiplayerServer | mp_enet.MultiplayerServer
     if transport == "enet":
-        server = mp_enet.MultiplayerServer(relay=False, max_clients=ENET_MAX_CLIENTS)
+        server = mp_enet.MultiplayerServer(relay=False, max_clients=max_peers)
     else:
         server = mp_websocket.MultiplayerServer(relay=False)
     mp = SceneMultiplayer(server, project=PROJECT)
@@ -575,12 +584,13 @@ def start_server(
     kind: str, transport: str, args: argparse.Namespace, godot: Godot | None
 ) -> tuple[subprocess.Popen[str], Lines, str]:
     """The server process, its stdout reader and the address clients join."""
-    if kind == "gdvariant":
+    if kind.startswith("gdvariant"):
         port_file = Path(tempfile.mkdtemp(prefix="gdvariant-bench-")) / "port"
         cmd = [
-            sys.executable,
+            args.compare.get(kind, sys.executable),  # another tree's interpreter, for an A/B
             *("-m", "benchmarks.bench_multiplayer", "--serve", str(port_file)),
             *("--entities", str(args.entities), "--transport", transport),
+            *("--max-peers", str(enet_peers(args))),
         ]
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
         while not (port_file.exists() and port_file.read_text()):
@@ -593,7 +603,7 @@ def start_server(
     else:
         assert godot is not None
         port = free_udp_port() if transport == "enet" else free_port()
-        options = [str(port), str(args.entities), transport, str(ENET_MAX_CLIENTS)]
+        options = [str(port), str(args.entities), transport, str(enet_peers(args))]
         cmd = godot.command(kind.removeprefix("godot-"), ["server", *options])
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         out = Lines(proc)
@@ -879,16 +889,33 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         help="which Godot serves: the editor binary (a debug build), the release export "
         "template (a shipped game's server), or both; default: release if it runs, else editor",
     )
+    parser.add_argument(
+        "--compare",
+        action="append",
+        default=[],
+        metavar="LABEL=PYTHON",
+        help="also serve with the Python interpreter PYTHON, whose environment has another "
+        "checkout's gdvariant (its .venv/bin/python, made by its tools/test.sh), as server "
+        "gdvariant-LABEL: an A/B of two versions in the same run (repeatable)",
+    )
     parser.add_argument("--no-godot", action="store_true", help="only our server, no engine")
     parser.add_argument("--quick", action="store_true", help="a few seconds, tiny load")
     parser.add_argument("--json", type=Path, help="also write every run and cell here")
     parser.add_argument("--write-scene", action="store_true", help="rewrite bench_entity.tscn")
     parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--clients-of", help=argparse.SUPPRESS)
+    parser.add_argument("--max-peers", type=int, default=ENET_MAX_PEERS, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.quick:
         args.clients, args.entities, args.seconds, args.warmup = 4, 5, 1.5, 0.5
         args.godot_clients, args.ping_hz, args.scale = 1, 5.0, None
+    compare = {}
+    for item in args.compare:
+        label, _, python = item.partition("=")
+        if not label or not (Path(python).is_file() and os.access(python, os.X_OK)):
+            parser.error(f"--compare takes LABEL=PYTHON, an interpreter to run: {item!r}")
+        compare[f"gdvariant-{label}"] = python
+    args.compare = compare
     try:
         args.counts = [int(n) for n in args.scale.split(",")] if args.scale else [args.clients]
     except ValueError:
@@ -901,7 +928,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
 def main() -> int:
     args = parse()
     if args.serve:
-        asyncio.run(serve(args.serve, args.entities, args.transport))
+        asyncio.run(serve(args.serve, args.entities, args.transport, args.max_peers))
         return 0
     if args.clients_of:
         asyncio.run(run_clients(args.clients_of, args))
@@ -924,7 +951,8 @@ def main() -> int:
     )
     cells = []
     with godot_project(engine, args.godot_build) as godot:
-        servers = ["gdvariant"] + [f"godot-{b}" for b in (godot.builds if godot else [])]
+        servers = ["gdvariant", *args.compare]
+        servers += [f"godot-{b}" for b in (godot.builds if godot else [])]
         for clients in args.counts:
             for transport in transports:
                 cells.append(run_cell(clients, transport, servers, args, godot))

@@ -83,7 +83,18 @@ def test_the_scale_is_a_list_of_client_counts() -> None:
     args = bench_multiplayer.parse(["--scale", "50,100,200,400", "--transport", "both"])
     assert args.counts == [50, 100, 200, 400] and args.transport == "both"
     assert bench_multiplayer.parse(["--clients", "7"]).counts == [7]
-    for bad in (["--scale", "50,lots"], ["--scale", "0"], ["--repeat", "0"]):
+    python = sys.executable
+    assert bench_multiplayer.parse(["--compare", f"old={python}"]).compare == {
+        "gdvariant-old": python
+    }
+    bad_options = (
+        ["--scale", "50,lots"],
+        ["--scale", "0"],
+        ["--repeat", "0"],
+        ["--compare", "old"],
+        ["--compare", f"old={bench_multiplayer.PROJECT}"],  # a folder, no interpreter
+    )
+    for bad in bad_options:
         with pytest.raises(SystemExit):
             bench_multiplayer.parse(bad)
 
