@@ -3,14 +3,24 @@
 Run on demand (not a test):
 
     .venv/bin/python -m benchmarks.bench_multiplayer                  # 10 clients, a smoke run
-    .venv/bin/python -m benchmarks.bench_multiplayer --clients 100 --seconds 20 --repeat 2
+    .venv/bin/python -m benchmarks.bench_multiplayer --clients 100 --seconds 20 --repeat 3
+    .venv/bin/python -m benchmarks.bench_multiplayer --transport both --godot-build both \
+        --scale 50,100,200,400 --repeat 3 --seconds 15 --json curve.json   # the scale curve
     .venv/bin/python -m benchmarks.bench_multiplayer --quick          # seconds; what the test runs
 
-The scene (``benchmarks/multiplayer/``, stock nodes and GDScript) is served twice in the same
-run, one server after the other, against the same clients: by ``gdvariant.multiplayer``
+The scene (``benchmarks/multiplayer/``, stock nodes and GDScript) is served in the same run,
+one server after the other, against the same clients: by ``gdvariant.multiplayer``
 (``SceneMultiplayer`` on ``MultiplayerServer``, in its own process) and by a headless Godot
 4.6 (the same project run as server: ``SceneMultiplayer``, ``MultiplayerSpawner``,
-``MultiplayerSynchronizer`` and ``WebSocketMultiplayerPeer``, ``Engine.max_fps = 30``).
+``MultiplayerSynchronizer`` and ``WebSocketMultiplayerPeer`` or ``ENetMultiplayerPeer``,
+``Engine.max_fps = 30``). ``--transport`` picks WebSocket, ENet or both (our
+``multiplayer.websocket`` or ``multiplayer.enet`` server; both ENet servers take the run's
+clients plus :data:`ENET_SPARE_PEERS`, not ENet's default 32). ``--godot-build`` picks which
+Godot serves: Debian's editor binary (``godot --headless``, a debug build) or the release export
+template a shipped game's dedicated server runs (``godot-template-release``, the project
+packed into a ``.pck`` beside it, as ``bench_replication_gdscript`` runs it), or both; the
+default is the release template when it is installed and packs the project (the fair
+baseline), else the editor binary, and the output says which.
 
 Each server spawns ``--entities`` entities for every client that joins, visible to that client
 only (Godot: ``public_visibility`` off and ``set_visibility_for``; ours: ``visible_to``), so
@@ -21,20 +31,30 @@ real game puts on it. Every tick (30 a second) the server sets each entity's ``p
 ``(tick, index)`` (an ALWAYS property: a full SYNC every tick) and once a second bumps its
 ``hp`` (ON_CHANGE: a delta). ``server_relay`` is off on both, as on a dedicated server.
 
-The clients: ``--clients`` Python ``MultiplayerClient``s in one separate process (so they do
-not take the server's measured CPU) that answer the server's SIMPLIFY_PATH, decode every SYNC
-and check each value (the entity's index, time never going back), and ping: ``ping(seq)`` on
-``Bench/Rpc``, which the server answers with ``pong(seq)`` to that client. Plus
-``--godot-clients`` headless Godot 4.6 clients of the same project doing the same.
+The clients: ``--clients`` Python ``MultiplayerClient``s of the transport in one separate
+process (so they do not take the server's measured CPU) that answer the server's
+SIMPLIFY_PATH, decode every SYNC and check each value (the entity's index, its tick never
+going back; over ENet a SYNC older than one already seen is skipped and counted as Godot's
+client skips it), and ping: ``ping(seq)`` on ``Bench/Rpc``, which the server answers with
+``pong(seq)`` to that client. Plus ``--godot-clients`` headless Godot 4.6 clients of the same
+project doing the same (in the default build, whichever server they join).
 
 Reported per server: CPU per tick (process CPU time from ``/proc`` over the window / ticks),
 wall time per tick (window / ticks: 33.3 ms when the server keeps up), the share of a core,
 messages per second the Python clients received and sent (every server message is one
-WebSocket message), sync values per second received against what the ticks promise, the RPC
-round trip p50/p99, and the Godot clients' own counts. A run fails (exit 1) when a client saw
-a wrong value or clearly fewer syncs than the server's ticks promise, so a broken server
-cannot look fast. The machine's load average is printed with each figure: the numbers mean
-little on a busy machine.
+WebSocket message or ENet packet), sync values per second received against what the ticks
+promise, the RPC round trip p50/p99, and the Godot clients' own counts. A run fails (exit 1)
+when a client saw a wrong value or clearly fewer syncs than the server's ticks promise (80%
+over WebSocket; 70% over ENet, whose unreliable SYNCs a busy loopback may drop), so a broken
+server cannot look fast.
+
+``--scale`` runs every (client count x transport x server) cell ``--repeat`` times, the
+servers of a cell one after the other in each repetition, so each A/B is of the same minutes;
+per cell it prints the median (and min-max) of the main figures with the machine's load
+(``uptime``) before and after, and then, from the curve, the largest client count each server
+holds at 30 Hz on one core (median ticks/s >= 29.5 and median share of a core under 100%).
+``--json`` writes every run, every cell and that verdict. The figures mean little on a busy
+machine: the load is there to say how busy it was.
 """
 
 from __future__ import annotations
@@ -60,6 +80,7 @@ from typing import Any
 
 from websockets.exceptions import InvalidMessage
 
+from benchmarks.bench_replication_gdscript import _PACKER, RELEASE_TEMPLATE
 from gdvariant import Vector2
 from gdvariant.multiplayer import (
     RpcTable,
@@ -70,7 +91,8 @@ from gdvariant.multiplayer import (
     scene_tscn,
     synced_class,
 )
-from gdvariant.multiplayer.websocket import MultiplayerClient, MultiplayerServer
+from gdvariant.multiplayer import enet as mp_enet
+from gdvariant.multiplayer import websocket as mp_websocket
 from gdvariant.multiplayer.wire import (
     ConfirmPath,
     DeltaSync,
@@ -91,8 +113,23 @@ RPC = "Bench/Rpc"
 SPAWNER = "Bench/Spawner"
 SPAWN_PATH = "Bench/Entities"
 RPC_CACHE_ID = 1  # the id our clients give Bench/Rpc in their SIMPLIFY_PATH
-#: a run fails when the clients got fewer sync values than this share of what the ticks promise
-MIN_SYNC_SHARE = 0.8
+#: a run fails when the clients got fewer sync values than this share of what the ticks
+#: promise: WebSocket is reliable (the share is short only by the window's edges); ENet's
+#: SYNCs are unreliable UDP, and a busy loopback (or ENet's throttle) drops a few percent
+MIN_SYNC_SHARE = {"websocket": 0.8, "enet": 0.7}
+TRANSPORTS = ("websocket", "enet")
+#: ENet's most peers per host (Godot's create_server refuses more)
+ENET_MAX_PEERS = 4095
+#: peers each ENet server takes beyond the clients of a run (a failed join's slot may stay
+#: taken until ENet times it out): ENetMultiplayerPeer's default of 32 would turn the 33rd
+#: client away, and ENet walks every slot on each flush, so not ENet's most either
+ENET_SPARE_PEERS = 32
+#: seconds between two services of a Python ENet client's host: 100 clients in one process
+#: each woken every 10 ms (the default) would take a core beside the measured server
+CLIENT_SERVICE_INTERVAL = 0.05
+#: what a server must do to "hold" a client count at 30 Hz on one core (medians of a cell)
+HOLD_HZ = 29.5
+HOLD_SHARE = 1.0
 JOIN_ATTEMPTS = 5  # a server busy with 100 handshakes may drop one; count and retry
 
 
@@ -123,9 +160,19 @@ def entity_name(peer: int, index: int) -> str:
 # ---------------------------------------------------------------- our server process
 
 
-async def serve(port_file: Path, per_peer: int) -> None:
+def enet_peers(args: argparse.Namespace) -> int:
+    """The peer limit both ENet servers of a run get."""
+    peers: int = args.clients + args.godot_clients + ENET_SPARE_PEERS
+    return min(ENET_MAX_PEERS, peers)
+
+
+async def serve(port_file: Path, per_peer: int, transport: str, max_peers: int) -> None:
     """gdvariant's server of the scene: what ``bench.gd`` does as a Godot server."""
-    server = MultiplayerServer(relay=False)
+    server: mp_websocket.MultiplayerServer | mp_enet.MultiplayerServer
+    if transport == "enet":
+        server = mp_enet.MultiplayerServer(relay=False, max_clients=max_peers)
+    else:
+        server = mp_websocket.MultiplayerServer(relay=False)
     mp = SceneMultiplayer(server, project=PROJECT)
     mp.node(RPC, script="res://bench_rpc.gd")
     mp.on_rpc(RPC, "ping", lambda peer, seq: mp.rpc(peer, RPC, "pong", seq))
@@ -184,28 +231,53 @@ class Counts:
     sync_values: int = 0
     delta_values: int = 0
     bad: int = 0
+    stale: int = 0  # SYNCs older than one already seen (reordered datagrams), skipped
     rtts: list[float] = field(default_factory=list)
+
+
+def connection(address: str, on_packet: Any) -> Any:
+    """A client of the transport ``address`` names (``ws://`` or ``enet://``)."""
+    if address.startswith("enet://"):
+        return mp_enet.MultiplayerClient(
+            on_packet=on_packet, service_interval=CLIENT_SERVICE_INTERVAL
+        )
+    return mp_websocket.MultiplayerClient(on_packet=on_packet)
+
+
+def newer(time: int, last: int) -> bool:
+    """Whether u16 SYNC time ``time`` follows ``last`` (wrapping, as Godot compares them)."""
+    return 0 < (time - last) % 65536 < 32768
 
 
 class BenchClient:
     """A client of the scene speaking the protocol: confirms paths, checks syncs, pings."""
 
-    def __init__(self, rpcs: RpcTable, per_peer: int) -> None:
+    def __init__(self, rpcs: RpcTable, per_peer: int, address: str) -> None:
         self.rpcs = rpcs
         self.per_peer = per_peer
-        self.client = MultiplayerClient(on_packet=self.packet)
+        self.address = address
+        self.client = connection(address, self.packet)
         self.counts = Counts()
         self.measuring = False
         self.index: dict[int, int] = {}  # sync net id -> entity index
         self.last_x: dict[int, float] = {}
+        self.last_time: dict[int, int] = {}
         self.confirmed = asyncio.Event()
         self.spawned = asyncio.Event()
         self.sent_at: dict[int, float] = {}
         self.seq = 0
 
-    async def start(self, url: str) -> None:
-        await self.client.connect(url)
+    async def start(self) -> None:
+        if self.address.startswith("enet://"):
+            host, _, port = self.address.removeprefix("enet://").rpartition(":")
+            await self.client.connect(host, int(port))
+        else:
+            await self.client.connect(self.address)
         self.send(SimplifyPath(RPC_CACHE_ID, RPC, self.rpcs.checksum))
+
+    def retry(self) -> None:
+        """A fresh connection after a failed join."""
+        self.client = connection(self.address, self.packet)
 
     def send(self, packet: Packet) -> None:
         self.client.send(packet)
@@ -218,6 +290,11 @@ class BenchClient:
             counts.received += 1
         if isinstance(packet, Sync):
             for state in packet.states:
+                last = self.last_time.get(state.net_id)
+                if last is not None and not newer(packet.time, last):
+                    counts.stale += 1  # Godot's client skips it too
+                    continue
+                self.last_time[state.net_id] = packet.time
                 index = self.index.get(state.net_id)
                 x, y = state.values[0]
                 if index is None or y != index or x < self.last_x.get(state.net_id, -1.0):
@@ -259,11 +336,11 @@ class BenchClient:
             await asyncio.sleep(1 / hz)
 
 
-async def run_clients(url: str, args: argparse.Namespace) -> None:
+async def run_clients(address: str, args: argparse.Namespace) -> None:
     """Join ``args.clients`` clients, wait for every entity, then measure for ``seconds``;
     print the figures (``RESULT`` and JSON)."""
     rpcs = read_script_rpcs(PROJECT, "res://bench_rpc.gd")
-    clients = [BenchClient(rpcs, args.entities) for _ in range(args.clients)]
+    clients = [BenchClient(rpcs, args.entities, address) for _ in range(args.clients)]
     gate = asyncio.Semaphore(16)  # not 100 handshakes at once
 
     retries = 0
@@ -273,13 +350,13 @@ async def run_clients(url: str, args: argparse.Namespace) -> None:
         async with gate:
             for attempt in range(JOIN_ATTEMPTS):
                 try:
-                    await client.start(url)
+                    await client.start()
                     return
-                except (OSError, InvalidMessage) as exc:
+                except (OSError, InvalidMessage) as exc:  # ConnectionError is an OSError
                     if attempt == JOIN_ATTEMPTS - 1:
-                        raise RuntimeError(f"could not join {url}: {exc}") from exc
+                        raise RuntimeError(f"could not join {address}: {exc}") from exc
                     retries += 1
-                    client.client = MultiplayerClient(on_packet=client.packet)
+                    client.retry()
                     await asyncio.sleep(0.2 * (attempt + 1))
 
     async with asyncio.timeout(60):
@@ -317,6 +394,7 @@ async def run_clients(url: str, args: argparse.Namespace) -> None:
         "sync_values": sum(c.counts.sync_values for c in clients),
         "delta_values": sum(c.counts.delta_values for c in clients),
         "bad": sum(c.counts.bad for c in clients),
+        "stale": sum(c.counts.stale for c in clients),
         "pings": pings,
         "pongs": len(rtts),
         "p50_ms": percentile(rtts, 50) * 1000,
@@ -395,8 +473,23 @@ class Lines:
             if spawned() < count:
                 raise RuntimeError(f"a Godot client ended: {' | '.join(self.lines[-5:])}")
 
+    def wait_line(self, prefix: str, timeout: float) -> None:
+        """Until the process printed a line starting with ``prefix``."""
 
-def wait_listening(port: int, proc: subprocess.Popen[str]) -> None:
+        def seen() -> bool:
+            return any(line.startswith(prefix) for line in self.lines)
+
+        with self.changed:
+            if not self.changed.wait_for(lambda: self.ended or seen(), timeout) or not seen():
+                raise RuntimeError(f"no {prefix} from the server: {' | '.join(self.lines[-5:])}")
+
+
+def wait_listening(port: int, proc: subprocess.Popen[str], out: Lines, transport: str) -> None:
+    """Until the server takes clients: a TCP connection for WebSocket; for ENet (UDP, no
+    connection to try) Godot's ``LISTENING`` line (ours wrote its port once bound)."""
+    if transport == "enet":
+        out.wait_line("LISTENING", 60)
+        return
     for _ in range(600):
         if proc.poll() is not None:
             raise RuntimeError(f"the server ended ({proc.returncode}) before listening")
@@ -406,37 +499,98 @@ def wait_listening(port: int, proc: subprocess.Popen[str]) -> None:
     raise RuntimeError(f"no server listening on {port}")
 
 
-def godot_command(engine: Engine, inside: str, args: list[str]) -> list[str]:
-    assert engine.chroot is not None
-    return [
-        *("chroot", str(engine.chroot), "env", "HOME=/tmp", "godot", "--headless"),
-        *("--path", inside, "res://bench.tscn", "--", *args),
-    ]
+def free_udp_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+BUILDS = {
+    "editor": "godot --headless, Debian's editor binary (a debug build)",
+    "release": "godot-template-release, the export template a shipped game's server runs",
+}
+#: the project's files, packed for the release template
+PROJECT_FILES = (
+    "project.godot",
+    "bench.tscn",
+    "bench.gd",
+    "bench_entity.tscn",
+    "bench_entity.gd",
+    "bench_rpc.gd",
+)
+
+
+@dataclass
+class Godot:
+    """Where the project is (seen from here and from the engine) and how each build runs
+    it: ``command(build, args)`` is the command line of ``bench.tscn`` with ``args``."""
+
+    engine: Engine
+    here: Path
+    inside: str
+    builds: list[str]
+
+    def command(self, build: str, args: list[str]) -> list[str]:
+        if build == "release":  # the template runs the .pck named after it, beside it
+            cmd = [f"{self.inside}/runner", "--headless", "--", *args]
+        else:
+            cmd = ["godot", "--headless", "--path", self.inside, "res://bench.tscn", "--", *args]
+        return self.engine.within(cmd, self.inside)
+
+    def pack(self) -> str | None:
+        """Pack the project for the release template; why not, when it cannot."""
+        template = self.engine.chroot / RELEASE_TEMPLATE if self.engine.chroot else None
+        if template is None or not template.exists():
+            return f"no release template at {template} (tools/setup-engines.sh installs it)"
+        (self.here / "packer.gd").write_text(_PACKER)
+        pairs = [x for name in PROJECT_FILES for x in (f"res://{name}", f"{self.inside}/{name}")]
+        try:
+            self.engine.run("packer.gd", [f"{self.inside}/runner.pck", *pairs], cwd=self.cwd)
+        except (RuntimeError, subprocess.TimeoutExpired) as exc:
+            return f"packing the project failed: {exc}"
+        shutil.copy(template, self.here / "runner")
+        return None
+
+    @property
+    def cwd(self) -> tuple[Path, str]:
+        return self.here, self.inside
 
 
 @contextlib.contextmanager
-def project_copy(engine: Engine | None) -> Iterator[str]:
-    """The project where the engine sees it (inside its chroot); its path from there."""
+def godot_project(engine: Engine | None, build: str) -> Iterator[Godot | None]:
+    """The project where the engine sees it (inside its chroot), packed for the release
+    template when ``build`` asks for it (``auto``: release if it packs, else editor)."""
     if engine is None:
-        yield ""
+        yield None
         return
     with engine.workdir() as (here, inside):
         shutil.copytree(PROJECT, here, dirs_exist_ok=True)
-        yield inside
+        builds = {"both": ["release", "editor"], "auto": ["release"]}.get(build, [build])
+        godot = Godot(engine, here, inside, builds)
+        if "release" in builds:
+            why = godot.pack()
+            if why is not None and build != "auto":
+                raise RuntimeError(f"the release template cannot run the project: {why}")
+            if why is not None:
+                print(f"Godot: the editor binary, not the release template: {why}", flush=True)
+                godot.builds = ["editor"]
+        for name in godot.builds:
+            print(f"Godot server: {name}: {BUILDS[name]}", flush=True)
+        print(f"Godot clients: {godot.builds[0]}", flush=True)
+        yield godot
 
 
-def start_server(kind: str, args: argparse.Namespace, engine: Engine | None, inside: str) -> Any:
-    """The server process, its stdout reader and port."""
-    if kind == "gdvariant":
+def start_server(
+    kind: str, transport: str, args: argparse.Namespace, godot: Godot | None
+) -> tuple[subprocess.Popen[str], Lines, str]:
+    """The server process, its stdout reader and the address clients join."""
+    if kind.startswith("gdvariant"):
         port_file = Path(tempfile.mkdtemp(prefix="gdvariant-bench-")) / "port"
         cmd = [
-            sys.executable,
-            "-m",
-            "benchmarks.bench_multiplayer",
-            "--serve",
-            str(port_file),
-            "--entities",
-            str(args.entities),
+            args.compare.get(kind, sys.executable),  # another tree's interpreter, for an A/B
+            *("-m", "benchmarks.bench_multiplayer", "--serve", str(port_file)),
+            *("--entities", str(args.entities), "--transport", transport),
+            *("--max-peers", str(enet_peers(args))),
         ]
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
         while not (port_file.exists() and port_file.read_text()):
@@ -445,13 +599,17 @@ def start_server(kind: str, args: argparse.Namespace, engine: Engine | None, ins
             time.sleep(0.05)
         port = int(port_file.read_text())
         shutil.rmtree(port_file.parent)
+        out = Lines(proc)
     else:
-        assert engine is not None
-        port = free_port()
-        cmd = godot_command(engine, inside, ["server", str(port), str(args.entities)])
+        assert godot is not None
+        port = free_udp_port() if transport == "enet" else free_port()
+        options = [str(port), str(args.entities), transport, str(enet_peers(args))]
+        cmd = godot.command(kind.removeprefix("godot-"), ["server", *options])
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    wait_listening(port, proc)
-    return proc, Lines(proc), port
+        out = Lines(proc)
+        wait_listening(port, proc, out, transport)
+    scheme = "enet" if transport == "enet" else "ws"
+    return proc, out, f"{scheme}://127.0.0.1:{port}"
 
 
 def stop(proc: subprocess.Popen[str]) -> None:
@@ -464,54 +622,56 @@ def stop(proc: subprocess.Popen[str]) -> None:
             proc.wait()
 
 
-def run_one(kind: str, args: argparse.Namespace, engine: Engine | None) -> dict[str, Any]:
+def run_one(
+    kind: str, transport: str, args: argparse.Namespace, godot: Godot | None
+) -> dict[str, Any]:
     """One server against the Python clients (and the Godot clients); its figures."""
-    with project_copy(engine) as inside:
-        server, server_out, port = start_server(kind, args, engine, inside)
-        url = f"ws://127.0.0.1:{port}"
-        godots: list[tuple[subprocess.Popen[str], Lines]] = []
-        try:
-            for _ in range(args.godot_clients if engine is not None else 0):
-                assert engine is not None
-                cmd = godot_command(engine, inside, [url, "600", str(args.ping_hz)])
-                proc = subprocess.Popen(
-                    cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
-                )
-                godots.append((proc, Lines(proc)))
-            for _, out in godots:
-                out.wait_spawned(args.entities, 120)
-            cmd = [
-                sys.executable,
-                "-m",
-                "benchmarks.bench_multiplayer",
-                "--clients-of",
-                url,
-                *client_options(args),
-            ]
-            clients = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
-            assert clients.stdout is not None
-            figures: dict[str, Any] = {"server": kind, "load_before": load()}
-            for line in clients.stdout:
-                if line.startswith(("START", "END")):
-                    mark = "start" if line.startswith("START") else "end"
-                    figures[f"{mark}_wall"] = time.perf_counter()
-                    figures[f"{mark}_cpu"] = cpu_seconds(server.pid)
-                    figures[f"{mark}_waited"] = waited_seconds(server.pid)
-                    figures[f"{mark}_client_cpu"] = cpu_seconds(clients.pid)
-                    figures[f"{mark}_ticks"] = server_out.ticks
-                elif line.startswith("RESULT "):
-                    figures.update(json.loads(line[len("RESULT ") :]))
-            if clients.wait() != 0 or "sync_values" not in figures:
-                raise RuntimeError(f"the client process failed ({clients.returncode})")
-            figures["load_after"] = load()
-        finally:
-            stop(server)
-            for proc, _ in godots:
-                try:
-                    proc.wait(15)  # they report when the server goes away
-                except subprocess.TimeoutExpired:
-                    stop(proc)
-        figures["godot_clients"] = [godot_stats(out) for _, out in godots]
+    server, server_out, address = start_server(kind, transport, args, godot)
+    godots: list[tuple[subprocess.Popen[str], Lines]] = []
+    stop_file = f"stop-{random.getrandbits(64):016x}"  # the Godot clients report once it exists
+    figures: dict[str, Any] = {"server": kind, "transport": transport, "clients": args.clients}
+    try:
+        for _ in range(args.godot_clients if godot is not None else 0):
+            assert godot is not None
+            client_args = [address, str(args.ping_hz), f"{godot.inside}/{stop_file}"]
+            cmd = godot.command(godot.builds[0], client_args)
+            proc = subprocess.Popen(
+                cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+            )
+            godots.append((proc, Lines(proc)))
+        for _, out in godots:
+            out.wait_spawned(args.entities, 120)
+        cmd = [
+            sys.executable,
+            *("-m", "benchmarks.bench_multiplayer", "--clients-of", address),
+            *client_options(args),
+        ]
+        clients = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+        assert clients.stdout is not None
+        figures["load_before"] = load()
+        for line in clients.stdout:
+            if line.startswith(("START", "END")):
+                mark = "start" if line.startswith("START") else "end"
+                figures[f"{mark}_wall"] = time.perf_counter()
+                figures[f"{mark}_cpu"] = cpu_seconds(server.pid)
+                figures[f"{mark}_waited"] = waited_seconds(server.pid)
+                figures[f"{mark}_client_cpu"] = cpu_seconds(clients.pid)
+                figures[f"{mark}_ticks"] = server_out.ticks
+            elif line.startswith("RESULT "):
+                figures.update(json.loads(line[len("RESULT ") :]))
+        if clients.wait() != 0 or "sync_values" not in figures:
+            raise RuntimeError(f"the client process failed ({clients.returncode})")
+        figures["load_after"] = load()
+    finally:
+        if godot is not None:
+            (godot.here / stop_file).touch()
+        for proc, _ in godots:
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:
+                stop(proc)
+        stop(server)
+    figures["godot_clients"] = [godot_stats(out) for _, out in godots]
     return derive(figures, args)
 
 
@@ -544,7 +704,7 @@ def derive(f: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
     problems = []
     if f["bad"]:
         problems.append(f"{f['bad']} wrong values")
-    if f["sync_share"] < MIN_SYNC_SHARE:
+    if f["sync_share"] < MIN_SYNC_SHARE[f["transport"]]:
         problems.append(f"only {f['sync_share']:.0%} of the syncs the ticks promise")
     if f["pongs"] < f["pings"] * 0.9:
         problems.append(f"{f['pings'] - f['pongs']} of {f['pings']} pings unanswered")
@@ -568,6 +728,7 @@ ROWS = [
     ("messages/s from Python clients", "sent_per_s", "{:,.0f}"),
     ("sync values/s received", "sync_values_per_s", "{:,.0f}"),
     ("  of what the ticks promise", "sync_share", "{:.0%}"),
+    ("  stale SYNCs skipped", "stale", "{:,}"),
     ("RPC round trip p50 (ms)", "p50_ms", "{:.2f}"),
     ("RPC round trip p99 (ms)", "p99_ms", "{:.2f}"),
     ("round trips measured", "pongs", "{:,}"),
@@ -575,12 +736,12 @@ ROWS = [
 ]
 
 
-def table(pair: list[dict[str, Any]]) -> str:
-    names = [f["server"] for f in pair]
-    lines = [f"{'':32}" + "".join(f"{n:>14}" for n in names)]
+def table(runs: list[dict[str, Any]]) -> str:
+    names = [f["server"] for f in runs]
+    lines = [f"{'':32}" + "".join(f"{n:>15}" for n in names)]
     for label, key, fmt in ROWS:
-        lines.append(f"{label:32}" + "".join(f"{fmt.format(f[key]):>14}" for f in pair))
-    for f in pair:
+        lines.append(f"{label:32}" + "".join(f"{fmt.format(f[key]):>15}" for f in runs))
+    for f in runs:
         lines.append(f"{f['server']}: {f['load_before']} before, {f['load_after']} after")
         for number, stats in enumerate(f["godot_clients"]):
             if "error" in stats:
@@ -597,6 +758,65 @@ def table(pair: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+#: the figures of a cell's summary: (label, key, format)
+SUMMARY = [
+    ("CPU per tick (ms)", "cpu_ms_per_tick", "{:.2f}"),
+    ("ticks per second", "tick_hz", "{:.1f}"),
+    ("share of a core", "cpu_share", "{:.0%}"),
+    ("RPC p50 (ms)", "p50_ms", "{:.1f}"),
+    ("RPC p99 (ms)", "p99_ms", "{:.1f}"),
+]
+
+
+def summarize(runs: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """Median, min and max of each summary figure over a server's runs in a cell."""
+    out = {}
+    for _, key, _ in SUMMARY:
+        values = [f[key] for f in runs]
+        out[key] = {"median": statistics.median(values), "min": min(values), "max": max(values)}
+    return out
+
+
+def cell_table(cell: dict[str, Any]) -> str:
+    """One cell's servers side by side: median (min-max) of each figure."""
+    servers = list(cell["servers"])
+    lines = [
+        f"{cell['clients']} clients, {cell['transport']}, {cell['repeat']} runs each"
+        f" (median, min-max); {cell['load_before']} before, {cell['load_after']} after"
+    ]
+    lines.append(f"{'':20}" + "".join(f"{name:>27}" for name in servers))
+    for label, key, fmt in SUMMARY:
+        row = []
+        for name in servers:
+            fig = cell["servers"][name]["summary"][key]
+            spread = f"{fmt.format(fig['min'])}-{fmt.format(fig['max'])}"
+            row.append(f"{fmt.format(fig['median'])} ({spread})")
+        lines.append(f"{label:20}" + "".join(f"{text:>27}" for text in row))
+    return "\n".join(lines)
+
+
+def holds(cells: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Per transport and server, the largest client count held at 30 Hz on one core, every
+    smaller count of the curve held too (0: not even the smallest)."""
+    verdict: dict[str, dict[str, int]] = {}
+    failed: set[tuple[str, str]] = set()
+    for cell in sorted(cells, key=lambda c: c["clients"]):
+        for name, server in cell["servers"].items():
+            summary = server["summary"]
+            held = (
+                summary["tick_hz"]["median"] >= HOLD_HZ
+                and summary["cpu_share"]["median"] < HOLD_SHARE
+                and not any(f["problems"] for f in server["runs"])
+            )
+            by_server = verdict.setdefault(cell["transport"], {})
+            by_server.setdefault(name, 0)
+            if not held:
+                failed.add((cell["transport"], name))
+            elif (cell["transport"], name) not in failed:
+                by_server[name] = cell["clients"]
+    return verdict
+
+
 def client_options(args: argparse.Namespace) -> list[str]:
     return [
         *("--clients", str(args.clients), "--entities", str(args.entities)),
@@ -605,24 +825,110 @@ def client_options(args: argparse.Namespace) -> list[str]:
     ]
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def run_cell(
+    clients: int, transport: str, servers: list[str], args: argparse.Namespace, godot: Godot | None
+) -> dict[str, Any]:
+    """Every server of one (client count, transport) ``--repeat`` times, interleaved."""
+    args.clients = clients
+    cell: dict[str, Any] = {
+        "clients": clients,
+        "transport": transport,
+        "repeat": args.repeat,
+        "load_before": load(),
+        "servers": {name: {"runs": []} for name in servers},
+    }
+    print(f"--- {clients} clients over {transport}: {cell['load_before']}", flush=True)
+    for number in range(args.repeat):
+        batch = []
+        for kind in servers:
+            figures = run_one(kind, transport, args, godot)
+            figures["run"] = number + 1
+            cell["servers"][kind]["runs"].append(figures)
+            batch.append(figures)
+            print(f"run {number + 1}, {kind}, {transport}:\n{table([figures])}", flush=True)
+        if len(batch) > 1:
+            print(f"run {number + 1}, {clients} clients, {transport}:\n{table(batch)}", flush=True)
+    cell["load_after"] = load()
+    for server in cell["servers"].values():
+        server["summary"] = summarize(server["runs"])
+    print(cell_table(cell), flush=True)
+    return cell
+
+
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0] if __doc__ else None,
+        epilog="--scale 50,100,200,400 --repeat 3 --transport both --godot-build both is the "
+        "scale curve of issue 24: run it on a quiet machine; it takes about an hour.",
+    )
     parser.add_argument("--clients", type=int, default=10, help="Python clients (default 10)")
+    parser.add_argument(
+        "--scale",
+        help="client counts to run, comma-separated (e.g. 50,100,200,400): a cell per count "
+        "and transport, with medians, and the largest count each server holds at 30 Hz "
+        "(default: --clients only)",
+    )
     parser.add_argument("--entities", type=int, default=20, help="entities per client")
     parser.add_argument("--seconds", type=float, default=5.0, help="measured seconds")
     parser.add_argument("--warmup", type=float, default=2.0, help="seconds before measuring")
     parser.add_argument("--ping-hz", type=float, default=2.0, help="pings per client per second")
     parser.add_argument("--godot-clients", type=int, default=2, help="headless Godot clients")
-    parser.add_argument("--repeat", type=int, default=1, help="runs of both servers")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="runs of every server per cell (3+ for medians)"
+    )
+    parser.add_argument(
+        "--transport",
+        choices=(*TRANSPORTS, "both"),
+        default="websocket",
+        help="WebSocket (default), ENet, or both: the servers and every client speak it",
+    )
+    parser.add_argument(
+        "--godot-build",
+        choices=("editor", "release", "both", "auto"),
+        default="auto",
+        help="which Godot serves: the editor binary (a debug build), the release export "
+        "template (a shipped game's server), or both; default: release if it runs, else editor",
+    )
+    parser.add_argument(
+        "--compare",
+        action="append",
+        default=[],
+        metavar="LABEL=PYTHON",
+        help="also serve with the Python interpreter PYTHON, whose environment has another "
+        "checkout's gdvariant (its .venv/bin/python, made by its tools/test.sh), as server "
+        "gdvariant-LABEL: an A/B of two versions in the same run (repeatable)",
+    )
     parser.add_argument("--no-godot", action="store_true", help="only our server, no engine")
     parser.add_argument("--quick", action="store_true", help="a few seconds, tiny load")
-    parser.add_argument("--json", type=Path, help="also write every run's figures here")
+    parser.add_argument("--json", type=Path, help="also write every run and cell here")
     parser.add_argument("--write-scene", action="store_true", help="rewrite bench_entity.tscn")
     parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--clients-of", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    parser.add_argument("--max-peers", type=int, default=ENET_MAX_PEERS, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.clients, args.entities, args.seconds, args.warmup = 4, 5, 1.5, 0.5
+        args.godot_clients, args.ping_hz, args.scale = 1, 5.0, None
+    compare = {}
+    for item in args.compare:
+        label, _, python = item.partition("=")
+        if not label or not (Path(python).is_file() and os.access(python, os.X_OK)):
+            parser.error(f"--compare takes LABEL=PYTHON, an interpreter to run: {item!r}")
+        compare[f"gdvariant-{label}"] = python
+    args.compare = compare
+    try:
+        args.counts = [int(n) for n in args.scale.split(",")] if args.scale else [args.clients]
+    except ValueError:
+        parser.error(f"--scale takes client counts separated by commas, not {args.scale!r}")
+    if any(n < 1 for n in args.counts) or args.repeat < 1:
+        parser.error("client counts and --repeat must be at least 1")
+    return args
+
+
+def main() -> int:
+    args = parse()
     if args.serve:
-        asyncio.run(serve(args.serve, args.entities))
+        asyncio.run(serve(args.serve, args.entities, args.transport, args.max_peers))
         return 0
     if args.clients_of:
         asyncio.run(run_clients(args.clients_of, args))
@@ -630,33 +936,34 @@ def main() -> int:
     if args.write_scene:
         (PROJECT / "bench_entity.tscn").write_text(entity_tscn())
         return 0
-    if args.quick:
-        args.clients, args.entities, args.seconds, args.warmup = 4, 5, 1.5, 0.5
-        args.godot_clients, args.ping_hz = 1, 5.0
     engine: Engine | None = None
     if not args.no_godot:
         engine, why = find_engine("4.6")
         if engine is None:
             print(f"no Godot server or clients: {why}", flush=True)
-    kinds = ["gdvariant"] + (["godot"] if engine is not None else [])
+    transports = list(TRANSPORTS) if args.transport == "both" else [args.transport]
     print(
-        f"{args.clients} Python clients (+{args.godot_clients if engine else 0} Godot),"
-        f" {args.entities} entities each, {TICK_HZ} Hz, {args.seconds:g} s measured,"
-        f" {args.ping_hz:g} pings/s per client; {os.cpu_count()} cores",
+        f"{','.join(map(str, args.counts))} Python clients"
+        f" (+{args.godot_clients if engine else 0} Godot), {args.entities} entities each,"
+        f" {TICK_HZ} Hz, {args.seconds:g} s measured, {args.ping_hz:g} pings/s per client,"
+        f" over {' and '.join(transports)}; {os.cpu_count()} cores",
         flush=True,
     )
-    runs: list[dict[str, Any]] = []
-    failed = False
-    for number in range(args.repeat):
-        pair = []
-        for kind in kinds:
-            pair.append(run_one(kind, args, engine))
-            print(f"run {number + 1}, {kind}:\n{table(pair[-1:])}", flush=True)
-        runs += pair
-        print(f"run {number + 1}:\n{table(pair)}", flush=True)
-        failed |= any(f["problems"] for f in pair)
+    cells = []
+    with godot_project(engine, args.godot_build) as godot:
+        servers = ["gdvariant", *args.compare]
+        servers += [f"godot-{b}" for b in (godot.builds if godot else [])]
+        for clients in args.counts:
+            for transport in transports:
+                cells.append(run_cell(clients, transport, servers, args, godot))
+    verdict = holds(cells)
+    print(f"the largest client count each server holds at {TICK_HZ} Hz on one core:")
+    for transport, by_server in verdict.items():
+        for name, count in by_server.items():
+            print(f"  {transport:10} {name:15} {count}")
     if args.json:
-        args.json.write_text(json.dumps(runs, indent=1))
+        args.json.write_text(json.dumps({"cells": cells, "holds": verdict}, indent=1))
+    failed = any(f["problems"] for c in cells for s in c["servers"].values() for f in s["runs"])
     return 1 if failed else 0
 
 

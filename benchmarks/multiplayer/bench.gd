@@ -1,13 +1,17 @@
 extends Node
 ## benchmarks/bench_multiplayer.py's Godot side. Arguments (after --):
-##   server PORT ENTITIES   serve at 30 frames a second: spawn ENTITIES entities for each
-##                          peer, visible to that peer only; each frame set every entity's
-##                          position to (tick, index), once a second bump its hp; answer
-##                          ping with pong; print TICKS <n> every 15 frames.
-##   URL SECONDS PING_HZ    a client: print SPAWNED <name> as each entity arrives, count the
-##                          syncs of our entities (checking each one's index), ping the
-##                          server PING_HZ times a second, and print STATS as JSON after
-##                          SECONDS or when the server goes away.
+##   server PORT ENTITIES TRANSPORT MAX_CLIENTS
+##                          serve over TRANSPORT (websocket or enet; ENet takes at most
+##                          MAX_CLIENTS peers) at 30 frames a second: spawn ENTITIES
+##                          entities for each peer, visible to that peer only; each frame
+##                          set every entity's position to (tick, index), once a second bump
+##                          its hp; answer ping with pong; print TICKS <n> every 15 frames.
+##   ADDRESS PING_HZ STOP   a client of ws://HOST:PORT or enet://HOST:PORT: print SPAWNED
+##                          <name> as each entity arrives, count the syncs of our entities
+##                          (checking each one's index), ping the server PING_HZ times a
+##                          second, and print STATS as JSON once the file STOP exists or
+##                          the server goes away (an ENet server that is killed says
+##                          nothing: the harness writes STOP first).
 
 const TICK_HZ := 30
 
@@ -25,38 +29,63 @@ var rtts: Array[float] = []
 var seq := 0
 var first_sync_ms := 0
 var last_sync_ms := 0
+var stop_file := ""
+var reported := false
 
 
 func _ready() -> void:
 	var args := OS.get_cmdline_user_args()
 	var smp := multiplayer as SceneMultiplayer
 	smp.server_relay = false  # no ADD_PEER storm between 100 clients; ours does the same
-	var peer := WebSocketMultiplayerPeer.new()
 	if args[0] == "server":
-		per_peer = int(args[2])
-		Engine.max_fps = TICK_HZ
-		peer.handshake_timeout = 30.0  # 100 clients joining at once on a loaded machine
-		if peer.create_server(int(args[1])) != OK:
-			_quit_with("CANNOT_LISTEN")
-			return
-		multiplayer.multiplayer_peer = peer
-		multiplayer.peer_connected.connect(_spawn_for)
-		multiplayer.peer_disconnected.connect(_despawn_for)
-		print("LISTENING")
+		_serve(int(args[1]), int(args[2]), args[3], int(args[4]))
 		return
 	Engine.max_fps = 2 * TICK_HZ  # a headless client would otherwise spin a core
 	$Spawner.spawned.connect(func(node): print("SPAWNED ", node.name))  # the harness waits
-	if peer.create_client(args[0]) != OK:
+	var peer: MultiplayerPeer
+	var error := OK
+	if args[0].begins_with("enet://"):
+		var address: String = args[0].trim_prefix("enet://")
+		var colon := address.rfind(":")
+		var enet := ENetMultiplayerPeer.new()
+		error = enet.create_client(address.left(colon), int(address.substr(colon + 1)))
+		peer = enet
+	else:
+		var ws := WebSocketMultiplayerPeer.new()
+		error = ws.create_client(args[0])
+		peer = ws
+	if error != OK:
 		_quit_with("CANNOT_CONNECT")
 		return
 	multiplayer.multiplayer_peer = peer
 	multiplayer.server_disconnected.connect(_report)  # the harness stops the server
-	get_tree().create_timer(float(args[1])).timeout.connect(_report)
+	stop_file = args[2]
 	var timer := Timer.new()
-	timer.wait_time = 1.0 / float(args[2])
+	timer.wait_time = 1.0 / float(args[1])
 	timer.autostart = true
 	timer.timeout.connect(_ping)
 	add_child(timer)
+
+
+func _serve(port: int, count: int, transport: String, max_clients: int) -> void:
+	per_peer = count
+	Engine.max_fps = TICK_HZ
+	var error := OK
+	if transport == "enet":
+		var enet := ENetMultiplayerPeer.new()
+		error = enet.create_server(port, max_clients)
+		multiplayer.multiplayer_peer = enet
+	else:
+		var ws := WebSocketMultiplayerPeer.new()
+		ws.handshake_timeout = 30.0  # 100 clients joining at once on a loaded machine
+		error = ws.create_server(port)
+		multiplayer.multiplayer_peer = ws
+	if error != OK:
+		_quit_with("CANNOT_LISTEN")
+		return
+	multiplayer.peer_connected.connect(_spawn_for)
+	multiplayer.peer_disconnected.connect(_despawn_for)
+	print("LISTENING")
 
 
 func _spawn_for(id: int) -> void:
@@ -114,6 +143,9 @@ func delta(_entity: Node2D) -> void:
 
 
 func _ping() -> void:
+	if FileAccess.file_exists(stop_file):
+		_report()
+		return
 	if multiplayer.get_peers().is_empty():
 		return
 	seq += 1
@@ -128,6 +160,9 @@ func ponged(number: int) -> void:
 
 
 func _report() -> void:
+	if reported:
+		return
+	reported = true
 	rtts.sort()
 	var stats := {
 		"entities": $Entities.get_child_count(),

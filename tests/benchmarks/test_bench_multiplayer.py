@@ -1,13 +1,15 @@
 """benchmarks/bench_multiplayer.py kept from rotting (run as a module from the repository root,
-as its README says): its ``--quick`` run must end cleanly
+as its README says): its ``--quick`` run must end cleanly over WebSocket and over ENet
 (every client got its entities, syncs with the right values and its pongs) against our
 server, and against a headless Godot 4.6 server with a Godot client when the engines are
-there. Timings are printed, never checked (speed belongs to the benchmark)."""
+there; and the scale curve's verdict is read from the cells as documented. Timings are
+printed, never checked (speed belongs to the benchmark)."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -35,20 +37,87 @@ def quick(*options: str) -> str:
     return proc.stdout
 
 
+def cell(clients: int, transport: str, **servers: tuple[float, float]) -> dict[str, Any]:
+    """A cell of the curve whose servers' median ticks/s and share of a core are given."""
+    out: dict[str, Any] = {"clients": clients, "transport": transport, "servers": {}}
+    for name, (hz, share) in servers.items():
+        summary = {
+            "tick_hz": {"median": hz, "min": hz, "max": hz},
+            "cpu_share": {"median": share, "min": share, "max": share},
+        }
+        out["servers"][name] = {"summary": summary, "runs": [{"problems": []}]}
+    return out
+
+
+def test_the_largest_count_held_needs_30_hz_under_a_core_at_every_smaller_count() -> None:
+    cells = [
+        cell(50, "enet", ours=(30.0, 0.3), godot=(30.0, 0.2)),
+        cell(100, "enet", ours=(29.6, 0.6), godot=(29.4, 0.4)),  # godot: too slow
+        cell(200, "enet", ours=(30.0, 1.02), godot=(30.0, 0.8)),  # ours: over a core
+        cell(400, "enet", ours=(30.0, 0.9), godot=(30.0, 0.9)),  # after a failure: no
+        cell(50, "websocket", ours=(20.0, 0.99), godot=(30.0, 0.1)),
+    ]
+    cells[2]["servers"]["godot"]["runs"][0]["problems"] = ["1 wrong values"]
+    assert bench_multiplayer.holds(cells) == {
+        "enet": {"ours": 100, "godot": 50},
+        "websocket": {"ours": 0, "godot": 50},
+    }
+
+
+@pytest.mark.parametrize(
+    ("time", "last", "newer"),
+    [
+        (5, 4, True),
+        (4, 4, False),
+        (3, 4, False),
+        (0, 65535, True),
+        (65535, 0, False),
+        (40000, 10, False),
+    ],
+)
+def test_a_sync_is_newer_by_wrapping_u16_time(time: int, last: int, newer: bool) -> None:
+    assert bench_multiplayer.newer(time, last) is newer
+
+
+def test_the_scale_is_a_list_of_client_counts() -> None:
+    args = bench_multiplayer.parse(["--scale", "50,100,200,400", "--transport", "both"])
+    assert args.counts == [50, 100, 200, 400] and args.transport == "both"
+    assert bench_multiplayer.parse(["--clients", "7"]).counts == [7]
+    python = sys.executable
+    assert bench_multiplayer.parse(["--compare", f"old={python}"]).compare == {
+        "gdvariant-old": python
+    }
+    bad_options = (
+        ["--scale", "50,lots"],
+        ["--scale", "0"],
+        ["--repeat", "0"],
+        ["--compare", "old"],
+        ["--compare", f"old={bench_multiplayer.PROJECT}"],  # a folder, no interpreter
+    )
+    for bad in bad_options:
+        with pytest.raises(SystemExit):
+            bench_multiplayer.parse(bad)
+
+
 @pytest.mark.slow
 def test_the_quick_run_against_our_server() -> None:
-    out = quick("--no-godot")
+    out = quick("--no-godot", "--transport", "both")
     header = next(line for line in out.splitlines() if "gdvariant" in line and ":" not in line)
     assert header.split() == ["gdvariant"]
     assert "sync values/s received" in out and "RPC round trip p99 (ms)" in out
+    # a cell per transport, each with its median line, and the verdict of both
+    assert "4 clients, websocket, 1 runs each" in out and "4 clients, enet, 1 runs each" in out
+    assert "  websocket  gdvariant       4" in out and "  enet       gdvariant       4" in out
 
 
 @pytest.mark.slow
 @pytest.mark.engine
 def test_the_quick_run_against_both_servers_with_a_godot_client(godot4: Engine) -> None:
-    out = quick()
-    final = out.rsplit("run 1:\n", 1)[1]  # the table of both servers side by side
-    assert final.splitlines()[0].split() == ["gdvariant", "godot"]
-    # one Godot client per server, each holding its 5 entities with no wrong value
-    assert final.count("Godot client 0: 5 entities") == 2, out
-    assert final.count(" 0 bad,") == 2, out
+    out = quick("--transport", "both")
+    build = "release" if "Godot server: release" in out else "editor"
+    for transport in ("websocket", "enet"):
+        final = out.split(f"run 1, 4 clients, {transport}:\n", 1)[1].split("\n4 clients")[0]
+        assert final.splitlines()[0].split() == ["gdvariant", f"godot-{build}"]
+        # one Godot client per server, each holding its 5 entities with no wrong value
+        assert final.count("Godot client 0: 5 entities") == 2, out
+        assert final.count(" 0 bad,") == 2, out

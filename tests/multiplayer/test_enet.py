@@ -616,3 +616,149 @@ def test_our_client_is_held_to_max_unsent_by_a_server_that_never_acknowledges(
         run(main())
     assert "closing the connection to the server: " in caplog.text
     assert "over max_unsent 65,536" in caplog.text
+
+
+# ---------------------------------------------------------------- one flush per turn
+
+
+REAL_HOST = enet.Host
+
+
+class SpyHost:
+    """A real ENet host whose flushes and services are counted."""
+
+    def __init__(self, *args: Any) -> None:
+        self.real = REAL_HOST(*args)
+        self.flushes = 0
+        self.services = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+    def flush(self) -> None:
+        self.flushes += 1
+        self.real.flush()
+
+    def service(self, timeout: int, immediate: bool = False) -> Any:
+        self.services += 1
+        return self.real.service(timeout, immediate)
+
+
+def datagrams(client: FakeGodot) -> int:
+    """The UDP datagrams the client's host has received (ENet's own count)."""
+    return client.host.totalReceivedPackets
+
+
+def spy_hosts(monkeypatch: pytest.MonkeyPatch) -> list[SpyHost]:
+    """Every host the transport makes from now on, spied."""
+    hosts: list[SpyHost] = []
+
+    def make(*args: Any) -> SpyHost:
+        hosts.append(SpyHost(*args))
+        return hosts[-1]
+
+    monkeypatch.setattr(enet, "Host", make)
+    return hosts
+
+
+def test_what_a_turn_sends_leaves_in_one_flush_and_one_datagram_a_peer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A frame's packets to three peers, of every transfer mode: one flush once the turn is
+    over, not one per packet, and each peer gets them in one datagram, in order (ENet
+    puts a datagram's reliable and unreliable packets back in the order they were sent)."""
+    hosts = spy_hosts(monkeypatch)
+    modes = [TransferMode.UNRELIABLE, TransferMode.RELIABLE, TransferMode.UNRELIABLE_ORDERED]
+
+    # no timer service while measuring (only the turn's own flush may send), no relay
+    # announcements, and no throttle dropping unreliable packets while round trips vary
+    @serving(service_interval=60.0, relay=False, throttle=(5000, 2, 0))
+    async def body(server: MultiplayerServer, port: int) -> None:
+        clients = [await joined(port, 100 + i) for i in range(3)]
+        await until(lambda: len(server.peers) == 3)
+        for client in clients:
+            await client.pump(0.05)  # the server's connection traffic, all taken
+        spy = hosts[0]  # the server's (the clients' are spied too)
+        received_before = [datagrams(c) for c in clients]
+        flushes = spy.flushes
+        for i in range(12):
+            for client in clients:
+                server.send_raw(client.id, b"%d" % i, mode=modes[i % 3])
+        assert spy.flushes == flushes  # nothing flushed inside the turn
+        await asyncio.sleep(0)
+        assert spy.flushes == flushes + 1
+        for client, before in zip(clients, received_before, strict=True):
+            got = [(await client.packet())[2] for _ in range(12)]
+            assert got == [b"\x03%d" % i for i in range(12)]
+            # one datagram (per packet, they were 12); ENet may add a ping of its own
+            assert datagrams(client) - before <= 2
+
+    body()
+
+
+def test_nothing_queued_is_left_unflushed_once_a_turn_is_over() -> None:
+    """After one turn the packets are on the wire: the client, blocking the loop in its
+    own service, gets them without our server's loop running again."""
+
+    @serving(service_interval=60.0)
+    async def body(server: MultiplayerServer, port: int) -> None:
+        client = await joined(port, 77)
+        await until(lambda: server.peers == {77})
+        await client.pump(0.05)
+        for i in range(3):
+            server.send_raw(77, b"%d" % i)
+        await asyncio.sleep(0)  # one turn: the flush
+        got: list[bytes] = []
+        deadline = time.monotonic() + 5
+        while len(got) < 3 and time.monotonic() < deadline:
+            event = client.host.service(100, True)  # blocks the loop: no more turns
+            if event is not None and event.type == enet.EVENT_TYPE_RECEIVE:
+                got.append(event.packet.data)
+        assert got == [b"\x03%d" % i for i in range(3)]
+
+    body()
+
+
+def test_our_client_flushes_once_a_turn_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    hosts = spy_hosts(monkeypatch)
+    got: list[bytes] = []
+
+    @serving(on_raw=lambda peer, data: got.append(data))
+    async def body(server: MultiplayerServer, port: int) -> None:
+        client = MultiplayerClient(service_interval=60.0)
+        await client.connect("127.0.0.1", port)
+        await until(lambda: len(server.peers) == 1)
+        spy = hosts[-1]
+        flushes = spy.flushes
+        for i in range(10):
+            client.send_raw(b"%d" % i)
+        await asyncio.sleep(0)
+        assert spy.flushes == flushes + 1
+        await until(lambda: len(got) == 10)
+        assert got == [b"%d" % i for i in range(10)]
+        await client.close()
+
+    body()
+
+
+def test_the_timer_services_only_a_host_left_unserviced_for_the_interval(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ENet's resends and pings need a service every interval; traffic that has the host
+    serviced anyway makes the timer's own service needless."""
+    hosts = spy_hosts(monkeypatch)
+
+    @serving(service_interval=0.2)
+    async def body(server: MultiplayerServer, port: int) -> None:
+        pump = server._pump
+        assert pump is not None
+        spy = hosts[0]
+        pump._timer.cancel()  # its tick is run here instead
+        pump.service()
+        services = spy.services
+        pump._tick()  # just serviced: the timer leaves it
+        assert spy.services == services
+        await asyncio.sleep(0.25)  # past the interval with no traffic: the timer's service
+        assert spy.services > services
+
+    body()

@@ -17,6 +17,8 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.asyncio.server import serve
 from websockets.exceptions import ConnectionClosed
+from websockets.frames import Frame, Opcode
+from websockets.streams import StreamReader
 
 from gdvariant.multiplayer import ProtocolError, SceneMultiplayer
 from gdvariant.multiplayer.wire import (
@@ -641,3 +643,193 @@ def test_our_client_is_held_to_max_unsent_by_a_server_that_never_reads(
         run(main())
     assert "closing the connection to the server: " in caplog.text
     assert "over max_unsent 65,536" in caplog.text
+
+
+# ---------------------------------------------------------------- frames written directly
+
+
+def parsed_frame(data: bytes) -> Frame:
+    """``data`` read by websockets' own frame parser, as a client reads a server's frame
+    (unmasked), with nothing left over."""
+    reader = StreamReader()
+    reader.feed_data(data)
+    reader.feed_eof()
+    parser = Frame.parse(reader.read_exact, mask=False)
+    try:
+        next(parser)
+    except StopIteration as done:
+        assert not reader.buffer  # nothing after the frame
+        frame: Frame = done.value
+        return frame
+    raise AssertionError("the frame is incomplete")
+
+
+@pytest.mark.parametrize(
+    ("size", "head"),
+    [
+        (0, b"\x82\x00"),
+        (1, b"\x82\x01"),
+        (125, b"\x82\x7d"),  # the largest 7-bit length
+        (126, b"\x82\x7e\x00\x7e"),  # 126: the 16-bit form follows
+        (65535, b"\x82\x7e\xff\xff"),
+        (65536, b"\x82\x7f\x00\x00\x00\x00\x00\x01\x00\x00"),  # 127: the 64-bit form
+        (200_003, b"\x82\x7f\x00\x00\x00\x00\x00\x03\x0d\x43"),
+    ],
+)
+def test_a_servers_frame_is_one_unmasked_binary_rfc_6455_frame(size: int, head: bytes) -> None:
+    data = bytes(random.Random(size).getrandbits(8) for _ in range(size))
+    frame = mpws.binary_frame(data)
+    assert frame == head + data  # FIN, opcode 2, no mask bit, the shortest length form
+    parsed = parsed_frame(frame)
+    assert (parsed.opcode, parsed.fin, parsed.data) == (Opcode.BINARY, True, data)
+    assert not (parsed.rsv1 or parsed.rsv2 or parsed.rsv3)
+    assert frame == Frame(Opcode.BINARY, data).serialize(mask=False)
+
+
+def spy_writes(server: Any, peer: int) -> list[bytes]:
+    """What the server writes to ``peer``'s transport from now on, in order."""
+    transport = server._peers[peer].connection.transport
+    writes: list[bytes] = []
+    write = transport.write
+
+    def spy(data: bytes) -> None:
+        writes.append(bytes(data))
+        write(data)
+
+    transport.write = spy
+    return writes
+
+
+def test_a_packet_to_an_idle_open_peer_is_written_at_once() -> None:
+    """No writer task woken: the frame is in the transport when send returns."""
+
+    @serving()
+    async def body(server: Any, port: int) -> None:
+        client, peer = await join(port)
+        writes = spy_writes(server, peer)
+        server.send_raw(peer, b"x")
+        server.send_raw(peer, bytes(300))
+        assert writes == [b"\x82\x02\x03x", b"\x82\x7e\x01\x2d\x03" + bytes(300)]
+        assert server._peers[peer].outbox.empty
+        assert await recv(client) == b"\x03x"
+        assert await recv(client) == b"\x03" + bytes(300)
+        await client.close()
+
+    body()
+
+
+def test_frames_never_overtake_queued_ones() -> None:
+    """The peer id is queued for the writer when a client joins; what the game sends in the
+    same turn (on_peer_connected) queues behind it, and what follows once the queue is empty
+    goes straight to the transport: the client reads all of it in order."""
+    sent: list[bytes] = []
+
+    def greet(peer: int) -> None:
+        for i in range(30):
+            server.send_raw(peer, b"early %d" % i)
+            sent.append(b"\x03early %d" % i)
+
+    server = MultiplayerServer(on_peer_connected=greet)
+
+    async def main() -> None:
+        async with server:
+            port = await server.listen("127.0.0.1", 0)
+            client, peer = await join(port)
+            writes = spy_writes(server, peer)
+            for i in range(30):  # some now, while the client reads, some after a pause
+                server.send_raw(peer, b"late %d" % i)
+                sent.append(b"\x03late %d" % i)
+                if i % 7 == 0:
+                    await asyncio.sleep(0)
+            received = [await recv(client) for _ in sent]
+            assert received == sent
+            assert writes == [mpws.binary_frame(data) for data in sent[30:]]
+            await client.close()
+
+    run(main())
+
+
+def test_the_close_handshake_follows_the_frames_written_directly() -> None:
+    @serving()
+    async def body(server: Any, port: int) -> None:
+        client, peer = await join(port)
+        for i in range(20):
+            server.send_raw(peer, b"%d" % i)
+        server.disconnect_peer(peer)  # the close frame goes after them
+        server.send_raw(peer, b"too late")  # a closing peer takes no more
+        assert [await recv(client) for _ in range(20)] == [b"\x03%d" % i for i in range(20)]
+        assert await closed_code(client) == 1000
+        await left(server, peer)
+
+    body()
+
+
+def test_a_client_closing_while_the_server_sends_ends_cleanly(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """While the client's close frame is on its way the server goes on sending: frames while
+    the connection is open, then the writer's queue (closing), and nothing raises."""
+
+    @serving()
+    async def body(server: Any, port: int) -> None:
+        client, peer = await join(port)
+        closing = asyncio.create_task(client.close())
+        while peer in server.peers:
+            server.send_raw(peer, b"more")
+            await asyncio.sleep(0)
+        await closing
+        assert client.close_code == 1000
+
+    with caplog.at_level(logging.WARNING):
+        body()
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING], caplog.text
+
+
+def test_keepalive_pings_both_ways_among_frames_written_directly() -> None:
+    """websockets writes its pings and pongs into the same transport: each one whole,
+    between our frames, and every message and pong arrives."""
+
+    @serving()
+    async def body(server: Any, port: int) -> None:
+        client, peer = await join(port)
+        connection = server._peers[peer].connection
+        pongs = []
+        for i in range(50):
+            server.send_raw(peer, b"%d" % i)
+            if i % 10 == 0:
+                pongs.append(await connection.ping(b"server %d" % i))
+                pongs.append(await client.ping(b"client %d" % i))
+        assert [await recv(client) for _ in range(50)] == [b"\x03%d" % i for i in range(50)]
+        async with asyncio.timeout(5):
+            await asyncio.gather(*pongs)
+        await client.close()
+
+    body()
+
+
+def test_a_peer_that_reads_nothing_is_cut_at_max_unsent_by_direct_writes(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Frames written directly count in the transport's write buffer: a peer that reads
+    nothing is paused, then dropped before what waits for it passes max_unsent."""
+    limit = 64 * 1024
+
+    @serving(max_unsent=limit, stall_timeout=30)
+    async def body(server: Any, port: int) -> None:
+        sock = await hostile.raw_websocket(port, first_message=6)
+        await until(lambda: len(server.peers) == 1)
+        peer = next(iter(server.peers))
+        outbox = server._peers[peer].outbox
+        sends = 0
+        while peer in server._peers and sends < 100_000:  # 100 MB, far past any buffer
+            server.send_raw(peer, bytes(1000))
+            sends += 1
+            if sends % 16 == 0:
+                await asyncio.sleep(0)
+        await until(lambda: peer not in server.peers)
+        assert sends < 100_000 and outbox.backlog.peak <= limit
+        sock.close()
+
+    with caplog.at_level(logging.WARNING, "gdvariant.multiplayer.websocket"):
+        body()
+    assert f"over max_unsent {limit:,}" in caplog.text

@@ -152,6 +152,17 @@ class Outbox:
         """Whether reading from the peer is paused."""
         return self.backlog.full
 
+    @property
+    def empty(self) -> bool:
+        """Whether no packet waits in the queue: the writer has handed every packet it took
+        to the transport, so bytes written to the transport now come after all of them."""
+        return not self._packets
+
+    def admit(self, size: int) -> bool:
+        """Whether a ``size``-byte packet the transport takes at once, past the queue, keeps
+        the peer within the limit; False (and the peer dropped) when not, or once closed."""
+        return not self.closed and self._admits(size)
+
     def put(self, data: bytes) -> bool:
         """Queue a packet for the writer; False once finished or closed, or when it would take
         the peer past the limit (then the peer is dropped)."""

@@ -14,10 +14,16 @@ Godot 4.6's ENetMultiplayerPeer puts on the wire, as its live tests check:
 * plain ENet 1.3 (no checksum, no compression); a client asks for 255 channels.
 
 pyenet's ``Host.service`` blocks while holding the GIL, so nothing here waits in it: the
-host is serviced with a zero timeout whenever its socket is readable and every
-``service_interval`` seconds (ENet's resends, pings and timeouts), from the event loop, at most
-:data:`SERVICE_BUDGET` events a turn so that timers (authentication deadlines) still run
+host is serviced with a zero timeout whenever its socket is readable, and when it has not been
+for ``service_interval`` seconds (ENet's resends, pings and timeouts), from the event loop, at
+most :data:`SERVICE_BUDGET` events a turn so that timers (authentication deadlines) still run
 while clients flood it.
+
+What is sent in one turn of the event loop leaves in one ``flush`` after it (Godot's
+ENetMultiplayerPeer flushes after every packet): ENet then puts one peer's packets of a frame
+(its SYNC, a delta, an RPC's answer) into as few datagrams as its MTU allows, and walks its
+peers once per turn instead of once per packet. A receiving ENet takes such a datagram apart
+into the same packets, in the same order.
 
 What ENet holds for a peer until the peer acknowledges it counts against ``max_unsent``
 (each packet reports when ENet frees it). ENet has one socket for every peer, so "not reading"
@@ -131,8 +137,9 @@ def _address(host: str | None, port: int) -> enet.Address:
 
 class _Pump:
     """An ``enet.Host`` driven from the running loop without blocking: serviced when its
-    socket is readable and every ``interval`` seconds, each event going to ``on_event``;
-    at most :data:`SERVICE_BUDGET` events a turn, the rest in the next turn."""
+    socket is readable and when ``interval`` seconds passed without a service, each event
+    going to ``on_event``; at most :data:`SERVICE_BUDGET` events a turn, the rest in the next
+    turn. What is queued is flushed once a turn (:meth:`flush_soon`)."""
 
     def __init__(
         self,
@@ -150,10 +157,13 @@ class _Pump:
         self._loop.add_reader(self._fd, self.service)
         self._timer = self._loop.call_later(interval, self._tick)
         self._more: asyncio.Handle | None = None
+        self._flushing: asyncio.Handle | None = None
+        self._serviced = self._loop.time()
         self.closed = False
 
     def service(self) -> None:
         """Handle the events ENet has now (and send what it queued), up to the budget."""
+        self._serviced = self._loop.time()
         for _ in range(SERVICE_BUDGET):
             if self.closed:
                 return
@@ -180,18 +190,32 @@ class _Pump:
         if not self.closed:
             self.host.flush()
 
+    def flush_soon(self) -> None:
+        """Send the queued packets once this turn of the event loop is over, in one flush
+        for everything queued meanwhile (the next turn runs it before it waits for I/O)."""
+        if self._flushing is None and not self.closed:
+            self._flushing = self._loop.call_soon(self._flush_queued)
+
+    def _flush_queued(self) -> None:
+        self._flushing = None
+        self.flush()
+
     def _tick(self) -> None:
-        self.service()
+        """ENet's timers (resends, pings, timeouts): a service, unless the socket's traffic
+        had one serviced within the interval anyway."""
+        if self._loop.time() - self._serviced >= self.interval:
+            self.service()
         if not self.closed:
-            self._timer = self._loop.call_later(self.interval, self._tick)
+            self._timer = self._loop.call_at(self._serviced + self.interval, self._tick)
 
     def close(self) -> None:
         """Stop servicing the host (the host itself is freed with its last reference)."""
         if not self.closed:
             self.closed = True
             self._timer.cancel()
-            if self._more is not None:
-                self._more.cancel()
+            for handle in (self._more, self._flushing):
+                if handle is not None:
+                    handle.cancel()
             self._loop.remove_reader(self._fd)
 
 
@@ -377,7 +401,7 @@ class MultiplayerServer(ServerEndpoint):
         if not link.send(data, mode, channel) and not link.outbox.closed:
             self.peer_log.warning(peer, "ENet refused a packet for peer %d", peer)
         if self._pump is not None:
-            self._pump.flush()
+            self._pump.flush_soon()
 
     def _has_peer(self, peer: int) -> bool:
         link = self._peers.get(peer)
@@ -530,7 +554,7 @@ class MultiplayerClient(ClientEndpoint):
             raise ValueError("not connected")
         if not link.send(data, mode, channel) and link.outbox.closed:
             raise ValueError("not connected")
-        self._pump.flush()
+        self._pump.flush_soon()
 
     def _event_in(self, event: enet.Event) -> None:
         if event.type == enet.EVENT_TYPE_CONNECT:

@@ -12,6 +12,14 @@ we send (pongs to its pings included) is held to ``max_unsent`` and ``stall_time
 (:class:`~gdvariant.multiplayer.ServerEndpoint`): full, we stop reading from it; stalled, its
 TCP connection is cut. Nothing a client sends raises in the server loop, and other peers go on.
 
+The server writes a packet's frame to the connection's transport at once when nothing is
+queued before it and the connection is open (:meth:`_Peer.put`): a SYNC a tick to 100 peers
+is 100 writes, not 100 wake-ups of writer tasks each going through ``websockets``' ``send``.
+The frame is the one ``websockets`` would write (RFC 6455: FIN, binary, unmasked from a
+server, never fragmented), and its bytes count against ``max_unsent`` the same way, in the
+transport's write buffer. Anything else (a queue already waiting, a connection closing) goes
+through the writer task in order, so a frame never overtakes one queued before it.
+
 docs/multiplayer.md ("WebSocket transport") has what was checked against Godot 4.6.
 
 Usage::
@@ -55,6 +63,7 @@ try:
     from websockets.asyncio.connection import Connection
     from websockets.asyncio.server import Server, ServerConnection, serve
     from websockets.exceptions import ConnectionClosed
+    from websockets.protocol import State
     from websockets.typing import Subprotocol
 
     from .._net.ws_connections import (
@@ -88,6 +97,25 @@ _ID_RANGE = (2, 2**31 - 1)
 _POLICY_VIOLATION = 1008  # RFC 6455 close code for a peer that broke the protocol
 
 
+_OPEN = State.OPEN
+_FRAME_16 = struct.Struct("!BBH")
+_FRAME_64 = struct.Struct("!BBQ")
+#: FIN set, opcode 2 (binary): a whole binary message in one frame (RFC 6455 §5.2)
+_BINARY = 0x82
+
+
+def binary_frame(data: bytes) -> bytes:
+    """``data`` as one unmasked binary WebSocket frame, a server's (RFC 6455 §5.2): the
+    length in 7 bits up to 125 bytes, in 16 bits (after 126) up to 65,535, else in 64 bits
+    (after 127)."""
+    size = len(data)
+    if size < 126:
+        return bytes((_BINARY, size)) + data
+    if size < 65536:
+        return _FRAME_16.pack(_BINARY, 126, size) + data
+    return _FRAME_64.pack(_BINARY, 127, size) + data
+
+
 class _Peer:
     """One connection: its id, its outbox and the writer task that sends it in order."""
 
@@ -104,6 +132,25 @@ class _Peer:
         self.traffic = traffic  # a server's: its writes are timed while it is timing
         self.dropped = False
         self.closing = False
+
+    def put(self, data: bytes) -> None:
+        """A packet from the server: its frame written to the transport now when nothing is
+        queued before it and the connection is open and not closing, else queued for the
+        writer task. The writer takes a packet from the queue and writes it in one step of
+        the loop, so an empty queue means every earlier frame is in the transport already."""
+        outbox = self.outbox
+        connection = self.connection
+        if (
+            outbox.empty
+            and not self.closing
+            and connection.protocol.state is _OPEN
+            and not connection.transport.is_closing()
+        ):
+            if outbox.admit(len(data)):
+                connection.transport.write(binary_frame(data))
+                outbox.check()
+            return
+        outbox.put(data)
 
     async def write(self) -> None:
         """Send the queued packets in order, then close once the outbox is finished."""
@@ -192,7 +239,7 @@ class MultiplayerServer(ServerEndpoint):
             state.outbox.finish()
 
     def _put(self, peer: int, data: bytes, mode: TransferMode, channel: int) -> None:
-        self._peers[peer].outbox.put(data)
+        self._peers[peer].put(data)
 
     def _has_peer(self, peer: int) -> bool:
         return peer in self._peers
