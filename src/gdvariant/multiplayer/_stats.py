@@ -107,9 +107,10 @@ class CpuTime:
 
     ``sync`` is the thread CPU time inside ``SceneMultiplayer.sync()`` (reading and encoding
     the synced state, and handing the packets over). ``transport`` is the thread CPU time of
-    the transport adapter's writes: each hand-over of a packet (ENet: the packet's send and
-    the host's flush; WebSocket: the queueing) and the WebSocket writer's frame writes; it is
-    measured with detail on only (None otherwise), and is not part of ``sync``. ``game``
+    the transport adapter's writes: each hand-over of a packet (ENet: the packet's send, and
+    the host's one flush a turn; WebSocket: the frame written at once, or queued) and the
+    WebSocket writer's frame writes; it is measured with detail on only (None otherwise),
+    and is not part of ``sync``. ``game``
     is the process's CPU time from one ``sync()`` call to the next less the other two:
     everything else the process did, the game's own code first, then RPC handling, reading
     from the network and the event loop (and, without detail, the transport's writes).

@@ -63,6 +63,7 @@ from ._endpoint import (
     TransferMode,
     default_mode,
 )
+from ._stats import TrafficCounter
 
 try:
     import enet
@@ -147,8 +148,10 @@ class _Pump:
         on_event: Callable[[enet.Event], None],
         interval: float,
         log: PeerLog,
+        traffic: TrafficCounter | None = None,
     ) -> None:
         self.host = host
+        self.traffic = traffic  # a server's: its deferred flush is transport time too
         self.on_event = on_event
         self.interval = interval
         self.log = log
@@ -198,7 +201,13 @@ class _Pump:
 
     def _flush_queued(self) -> None:
         self._flushing = None
-        self.flush()
+        traffic = self.traffic
+        if traffic is not None and traffic.timing:
+            started = time.thread_time_ns()
+            self.flush()
+            traffic.add_transport(time.thread_time_ns() - started)
+        else:
+            self.flush()
 
     def _tick(self) -> None:
         """ENet's timers (resends, pings, timeouts): a service, unless the socket's traffic
@@ -333,7 +342,9 @@ class MultiplayerServer(ServerEndpoint):
             enet_host = enet.Host(_address(host, port), self.max_clients, 0, 0, 0)
         except MemoryError as exc:  # pyenet's report of any enet_host_create failure
             raise OSError(f"cannot listen on {host}:{port} with ENet") from exc
-        self._pump = _Pump(enet_host, self._event_in, self.service_interval, self.peer_log)
+        self._pump = _Pump(
+            enet_host, self._event_in, self.service_interval, self.peer_log, self.traffic
+        )
         return enet_host.address.port
 
     async def close(self) -> None:
