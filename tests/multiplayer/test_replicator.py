@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from gdvariant import EncodeError, Vector2, dumps
+from gdvariant import EncodeError, Vector2
 from gdvariant.multiplayer import SceneMultiplayer, SpawnableScene
-from gdvariant.multiplayer._replicator import WatchedBytes
 from gdvariant.multiplayer.wire import (
     CUSTOM_SCENE,
     DeltaState,
@@ -65,18 +64,6 @@ def test_scene_handlers_serve_every_spawned_instance() -> None:
     server.deliver(5, RemoteCall(0, (1,), path="Api/Entities/B"))
     server.deliver(5, RemoteCall(0, (2,), path="Api/Entities/A"))
     assert pokes == [("B", 5, 1), ("A", 5, 2)]
-
-
-def test_watched_values_are_judged_by_their_bytes() -> None:
-    """The shortcut for unchanged int/str/bool values never hides a change of bytes: 1 then
-    True, 0.0 then -0.0 are changes; an equal int or str reuses last frame's bytes."""
-    watched = WatchedBytes()
-    first = watched.encode({"n": 1, "s": "é", "f": 0.0}, ["n", "s", "f"])
-    again = watched.encode({"n": 1, "s": "é", "f": 0.0}, ["n", "s", "f"])
-    assert again == first and again["n"] is first["n"] and again["s"] is first["s"]
-    changed = watched.encode({"n": True, "s": "é", "f": -0.0}, ["n", "s", "f"])
-    assert changed["n"] == dumps(True) != first["n"]
-    assert changed["f"] == dumps(-0.0) != first["f"]
 
 
 def _kinds(server: FakeServer) -> list[tuple[int, str]]:

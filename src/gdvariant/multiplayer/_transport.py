@@ -47,7 +47,9 @@ class Transport(Protocol):
     (``MultiplayerServer``).
 
     ``send`` takes the packet's transfer mode and channel; a transport without them (as
-    WebSocket, always reliable and ordered) accepts and ignores them. The ``on_*``
+    WebSocket, always reliable and ordered) accepts and ignores them. ``send_encoded`` is
+    ``send`` of a packet already encoded (the frame's SYNC and delta packets, whose bytes
+    are shared by every peer they go to). The ``on_*``
     callbacks the transport was built with are read once by the layer that attaches, which
     takes over their events."""
 
@@ -76,6 +78,10 @@ class Transport(Protocol):
 
     def send(
         self, peer: int, packet: Packet, *, mode: TransferMode | None = None, channel: int = 0
+    ) -> None: ...
+
+    def send_encoded(
+        self, peer: int, data: bytes, *, mode: TransferMode, channel: int = 0
     ) -> None: ...
 
     def send_auth(self, peer: int, data: bytes) -> None: ...
