@@ -15,7 +15,7 @@ from gdvariant._binary import core
 from gdvariant.multiplayer import SceneMultiplayer, SpawnableScene, synced_class
 from gdvariant.multiplayer._pysync import frame, new_record
 from gdvariant.multiplayer._replicator import IMMUTABLE
-from gdvariant.multiplayer.wire import encode_compressed
+from gdvariant.multiplayer.wire import SyncClock, encode_compressed
 from gdvariant.replication import NetClass, Prop, Variant, godot_value
 from tests.support.multiplayer_fake import FakeServer
 
@@ -76,57 +76,55 @@ def _record(raw: list[Any], holders: set[int]) -> list[Any]:
     return new_record(7, raw, (), tuple(range(len(raw))), None, holders, {})
 
 
+def _deltas(record: list[Any], peers: list[int]) -> dict[int, list[bytes]]:
+    """The delta packets of one frame of ``record``, by peer (those with any)."""
+    sends, _ = frame(
+        [record], {p: i for i, p in enumerate(peers)}, [SyncClock()] * len(peers), ENCODER
+    )
+    return {peers[slot]: deltas for slot, syncs, deltas in sends if deltas}
+
+
 def test_watched_values_are_judged_by_their_bytes() -> None:
     """The shortcuts for unchanged values never hide a change of bytes: 1 then True, 0.0
     then -0.0 are changes; an equal int or str, or the same float object, is not."""
-    zero = 0.0
-    raw: list[Any] = [1, "é", zero]
+    raw: list[Any] = [1, "é", 0.0]
     record = _record(raw, {5})
-    _, deltas, _ = frame([record], {5: 0}, [1], ENCODER)
     values = encode_compressed(1) + encode_compressed("é") + encode_compressed(0.0)
-    assert deltas == [
-        [
-            b"\x16"
-            + (7).to_bytes(4, "little")
-            + bytes([7])
-            + bytes(7)
-            + len(values).to_bytes(4, "little")
-            + values
-        ]
-    ]
+    head = b"\x16" + (7).to_bytes(4, "little") + bytes([7]) + bytes(7)
+    assert _deltas(record, [5]) == {5: [head + len(values).to_bytes(4, "little") + values]}
     raw[1] = "".join(["é"])  # equal, another object
-    assert frame([record], {5: 0}, [1], ENCODER)[1] == [[]]
+    assert _deltas(record, [5]) == {}
     raw[0], raw[2] = True, -0.0
-    _, deltas, _ = frame([record], {5: 0}, [1], ENCODER)
     changed = encode_compressed(True) + dumps(-0.0)
-    assert deltas[0][0].endswith(
-        bytes([5]) + bytes(7) + len(changed).to_bytes(4, "little") + changed
-    )
+    (delta,) = _deltas(record, [5])[5]
+    assert delta.endswith(bytes([5]) + bytes(7) + len(changed).to_bytes(4, "little") + changed)
 
 
 def test_peers_with_the_same_changes_share_one_delta_entry() -> None:
     raw: list[Any] = [1, 2]
     record = _record(raw, {5, 6, 9})
-    slots = {5: 0, 6: 1, 9: 2}
-    frame([record], slots, [1, 1, 1], ENCODER)
+    _deltas(record, [5, 6, 9])
     record[6][9][1] = None  # as if peer 9 had never been sent the second value
     raw[0] = 3
-    _, deltas, _ = frame([record], slots, [2, 2, 2], ENCODER)
-    assert deltas[0] == deltas[1] != deltas[2]
-    assert [delta[0][5:13] for delta in deltas] == [bytes([mask]) + bytes(7) for mask in (1, 1, 3)]
+    deltas = _deltas(record, [5, 6, 9])
+    assert deltas[5] == deltas[6] != deltas[9]
+    assert [deltas[p][0][5:13] for p in (5, 6, 9)] == [bytes([m]) + bytes(7) for m in (1, 1, 3)]
 
 
 def test_packets_are_cut_as_godot_cuts_them_and_oversized_states_left_out() -> None:
     """A new SYNC packet starts when offset + 8 + size would pass 1350; a state over 1350
-    bytes on its own is reported and never sent; every packet keeps the frame's time."""
+    bytes on its own is reported and never sent; every packet has the clock's next time."""
     sizes = [600, 600, 1332, 1352, 8, 1348]  # of each state's values
     roster = []
     for i, size in enumerate(sizes):
         text = "x" * (size - 8)  # a String: 4-byte type, 4-byte length, the text
         roster.append(new_record(i + 1, [text], (0,), (), None, {5}, {}))
-    syncs, deltas, left_out = frame(roster, {5: 0}, [513], ENCODER)
-    assert left_out == [(4, 8 + 1352, "state")]
+    clock = SyncClock()
+    clock.last = 512
+    sends, left_out = frame(roster, {5: 0}, [clock], ENCODER)
+    assert left_out == [(4, 8 + 1352, "state")] and clock.last == 512
+    ((slot, syncs, deltas),) = sends
     # 3 + 608 + 608; 3 + 1340 (1219 + 1340 > 1350); 3 + 16; 3 + 1356, over 1350 as in Godot,
     # which checks a state alone against the limit and starts a packet for it
-    assert [len(p) for p in syncs[0]] == [1219, 1343, 19, 1359]
-    assert all(p[:3] == b"\x06\x01\x02" for p in syncs[0]) and deltas == [[]]
+    assert slot == 0 and deltas == [] and [len(p) for p in syncs] == [1219, 1343, 19, 1359]
+    assert all(p[:3] == b"\x06\x01\x02" for p in syncs)

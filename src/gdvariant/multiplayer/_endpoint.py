@@ -252,7 +252,7 @@ class ServerEndpoint(_Endpoint):
     ) -> None:
         """Send any SceneMultiplayer packet to an admitted ``peer``, with ``mode`` (default:
         the one Godot uses for that packet) on ``channel``."""
-        if peer not in self.peers:
+        if peer not in self.protocol.peers:
             raise ValueError(f"peer {peer} is not connected")
         self._flush()
         self.protocol.send(peer, packet)
@@ -262,7 +262,7 @@ class ServerEndpoint(_Endpoint):
         """Send a SceneMultiplayer packet already encoded (SceneMultiplayer's SYNC and
         delta packets, the same bytes for every peer) to an admitted ``peer``: what
         :meth:`send` does once the packet is encoded, with no copy."""
-        if peer not in self.protocol.auth.connected:
+        if peer not in self.protocol.peers:
             raise ValueError(f"peer {peer} is not connected")
         if data[:1] == DELTA_HEAD and not self.protocol.version.delta_sync:
             raise ValueError(f"Godot {self.protocol.version.name} has no delta sync")

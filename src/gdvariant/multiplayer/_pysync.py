@@ -46,9 +46,9 @@ ID, RAW, SYNC, WATCH, CONVERT, HOLDERS, SENT, WATCHED, ENTRY = range(9)
 #: core's encoder and the Godot 4 profile (the compiled frame calls them), the compressed
 #: form and the value conversion (the pure frame's), and the types whose values never change.
 Encoder = tuple[Callable[..., bytes], Any, Callable[[Any], bytes], Callable[[Any, Any], Any], Any]
-#: ``(SYNC packets per peer slot, delta packets per peer slot, [(net id, size, "state" or
-#: "delta") left out])``
-Frame = tuple[list[list[bytes]], list[list[bytes]], list[tuple[int, int, str]]]
+#: ``([(peer slot, its SYNC packets, its delta packets)] for the slots with anything to send,
+#: [(net id, size, "state" or "delta") left out])``
+Frame = tuple[list[tuple[int, list[bytes], list[bytes]]], list[tuple[int, int, str]]]
 
 #: types whose values are equal exactly when their encoded bytes are (not float: -0.0 == 0.0)
 _EXACT_EQ = frozenset({int, str, bool})
@@ -58,7 +58,7 @@ _SYNC_HEAD = struct.Struct("<BH")
 _SYNC_COMMAND = 6
 _DELTA_HEAD = b"\x16"
 _SYNC_ENTRY = 8
-_DELTA_ENTRY = 16
+_TIME_MODULUS = 1 << 16
 
 
 def new_record(
@@ -75,14 +75,15 @@ def new_record(
 
 
 def frame(
-    roster: Iterable[Record], slots: Mapping[int, int], times: list[int], encoder: Encoder
+    roster: Iterable[Record], slots: Mapping[int, int], clocks: list[Any], encoder: Encoder
 ) -> Frame:
-    """One frame for the peers of ``slots`` (peer -> slot, slots in send order), SYNC times
-    ``times`` (by slot): the packets of each slot and the states too large to send. A peer
-    whose SYNC list is not empty used its time. The records' caches and each peer's sent
-    watched bytes are brought up to date."""
-    entries: list[list[bytes]] = [[] for _ in times]
-    deltas: list[list[bytes]] = [[] for _ in times]
+    """One frame for the peers of ``slots`` (peer -> slot, slots in send order), whose SYNC
+    clocks (``SyncClock``, read, not advanced) are ``clocks`` by slot: the slots that have
+    anything to send, in order, each with its SYNC packets (at the clock's next time) and
+    its delta packets, and the states too large to send. Peers with nothing to send cost
+    nothing. The records' caches and each peer's sent watched bytes are brought up to date."""
+    entries: dict[int, list[bytes]] = {}
+    deltas: dict[int, list[bytes]] = {}
     left_out: list[tuple[int, int, str]] = []
     for record in roster:
         holders = record[HOLDERS]
@@ -97,14 +98,18 @@ def frame(
                 left_out.append((record[ID], len(entry), "state"))
             else:
                 for peer in targets:
-                    entries[slots[peer]].append(entry)
+                    entries.setdefault(slots[peer], []).append(entry)
         if record[WATCH]:
             _deltas(record, _watched(record, encoder), targets, slots, deltas, left_out)
-    syncs = [
-        _packed(_SYNC_HEAD.pack(_SYNC_COMMAND, time), items, MAX_SYNC_PACKET_SIZE)
-        for time, items in zip(times, entries, strict=True)
-    ]
-    return syncs, [_packed(_DELTA_HEAD, items, MAX_DELTA_PACKET_SIZE) for items in deltas], left_out
+    sends = []
+    for slot in sorted(entries.keys() | deltas.keys()):
+        items = entries.get(slot)
+        head = _SYNC_HEAD.pack(_SYNC_COMMAND, (clocks[slot].last + 1) % _TIME_MODULUS)
+        syncs = [] if items is None else _packed(head, items, MAX_SYNC_PACKET_SIZE)
+        changes = deltas.get(slot)
+        packed = [] if changes is None else _packed(_DELTA_HEAD, changes, MAX_DELTA_PACKET_SIZE)
+        sends.append((slot, syncs, packed))
+    return sends, left_out
 
 
 def _value(record: Record, index: int, encoder: Encoder) -> bytes:
@@ -158,7 +163,7 @@ def _deltas(
     encoded: list[bytes],
     targets: list[int],
     slots: Mapping[int, int],
-    deltas: list[list[bytes]],
+    deltas: dict[int, list[bytes]],
     left_out: list[tuple[int, int, str]],
 ) -> None:
     """Each target's delta entry of the watched values whose bytes differ from those last
@@ -186,7 +191,7 @@ def _deltas(
                 delta = None
             by_mask[mask] = delta
         if delta is not None:
-            deltas[slots[peer]].append(delta)
+            deltas.setdefault(slots[peer], []).append(delta)
 
 
 def _packed(head: bytes, items: list[bytes], limit: int) -> list[bytes]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import copy
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -53,7 +54,7 @@ from .wire import (
     encode_compressed,
     is_path_net_id,
 )
-from .wire._counters import PATH_NET_ID, TIME_MODULUS
+from .wire._counters import PATH_NET_ID
 
 __all__ = ["SpawnedNode", "Spawner"]
 
@@ -337,11 +338,15 @@ class Replicator:
         #: what a frame reads of each node with a synchronizer of the server's, by net id in
         #: spawn order: kept as nodes are spawned and despawned, never rebuilt
         self._roster: dict[int, _pysync.Record] = {}
-        #: the peers a frame goes to, and each one's slot and clock in send order: rebuilt
+        #: the nodes with visibility filters, by net id ascending (spawn order): what a frame
+        #: re-checks, without looking at the others
+        self._filtered: dict[int, SpawnedNode] = {}
+        #: the peers a frame goes to, each one's slot, and by slot the peers and clocks: rebuilt
         #: only when the peers change
         self._frame_peers: frozenset[int] | None = None
         self._slots: dict[int, int] = {}
-        self._slot_clocks: list[tuple[int, SyncClock]] = []
+        self._slot_peers: list[int] = []
+        self._slot_clocks: list[SyncClock] = []
 
     # -- what the scene asks ---------------------------------------------------------------
 
@@ -349,13 +354,14 @@ class Replicator:
         """The spawned node at ``path`` (relative to ``/root``), if any."""
         return self._at.get(path)
 
-    def holders_at(self, path: str) -> frozenset[int] | None:
+    def holders_at(self, path: str) -> AbstractSet[int] | None:
         """The peers that hold the spawned node at ``path`` when its visibility limits who
-        gets its RPCs (it has a synchronizer of the server's), else None."""
+        gets its RPCs (it has a synchronizer of the server's), else None: the live set, to
+        read at once (an RPC reads it without copying it)."""
         node = self._at.get(path)
         if node is None or node.scene.synced is None:
             return None
-        return frozenset(node._replica.holders)
+        return node._replica.holders
 
     def children(self, spawner: Spawner) -> Mapping[str, SpawnedNode]:
         """The nodes ``spawner`` spawned and did not despawn, by name (a read-only view)."""
@@ -466,6 +472,7 @@ class Replicator:
         self._owned_at.pop(f"{node.path}/{node.scene.owned_synchronizer}", None)
         self._forget_rpcs(node.path)
         self._roster.pop(node.net_id, None)
+        self._filtered.pop(node.net_id, None)
         holders = node._replica.holders
         for peer in sorted(self._peers() & holders):
             self._send(peer, Despawn(node.net_id), TransferMode.RELIABLE, 0)
@@ -541,9 +548,16 @@ class Replicator:
         if check in filters:
             raise ValueError(f"{check!r} filters {node.path} already")
         filters.append(check)
+        if self._nodes.get(node.net_id) is node and node.net_id not in self._filtered:
+            self._filtered[node.net_id] = node
+            if next(reversed(self._filtered)) != max(self._filtered):
+                self._filtered = dict(sorted(self._filtered.items()))
 
     def remove_visibility_filter(self, node: SpawnedNode, check: Callable[[int], Any]) -> None:
-        node._replica.filters.remove(check)
+        filters = node._replica.filters
+        filters.remove(check)
+        if not filters:
+            self._filtered.pop(node.net_id, None)
 
     def update_visibility(self, node: SpawnedNode, peer: int = PUBLIC) -> None:
         """``update_visibility(for_peer)``: bring who holds ``node`` in line with
@@ -591,35 +605,33 @@ class Replicator:
         to each peer a full SYNC of the ALWAYS values of the nodes it holds, then their
         deltas. Each node's SYNC entry and watched values are encoded once per frame (and
         not at all when they are last frame's), and the same bytes go to every peer."""
-        for node in list(self._nodes.values()):
-            if node._replica.filters:
-                self._update(node, PUBLIC)
+        for node in list(self._filtered.values()):
+            self._update(node, PUBLIC)
         slots, clocks = self._frame_slots()
-        times = [(clock.last + 1) % TIME_MODULUS for _, clock in clocks]
         encoder = (core.encode_value, _GODOT4, encode_compressed, godot_value, IMMUTABLE)
-        syncs, deltas, left_out = _pysync.frame(self._roster.values(), slots, times, encoder)
+        sends, left_out = _pysync.frame(self._roster.values(), slots, clocks, encoder)
         for net_id, size, what in left_out:
             self._peer_log.warning(
                 f"net id {net_id}", "net id %d: a %d-byte %s is never sent", net_id, size, what
             )
-        send = self._send_encoded
-        for slot, (peer, clock) in enumerate(clocks):
-            if syncs[slot]:
-                clock.tick()
-                for data in syncs[slot]:
+        send, peers = self._send_encoded, self._slot_peers
+        for slot, syncs, deltas in sends:
+            peer = peers[slot]
+            if syncs:
+                clocks[slot].tick()
+                for data in syncs:
                     send(peer, data, TransferMode.UNRELIABLE, 0)
-            for data in deltas[slot]:
+            for data in deltas:
                 send(peer, data, TransferMode.RELIABLE, 0)
 
-    def _frame_slots(self) -> tuple[dict[int, int], list[tuple[int, SyncClock]]]:
-        """The peers of a frame in send order (ascending), by slot, with their SYNC clocks."""
+    def _frame_slots(self) -> tuple[dict[int, int], list[SyncClock]]:
+        """The peers of a frame by slot (ascending: the send order), and their SYNC clocks."""
         peers = self._peers()
-        if peers != self._frame_peers:
+        if peers is not self._frame_peers and peers != self._frame_peers:
             order = sorted(peers)
             self._slots = {peer: slot for slot, peer in enumerate(order)}
-            self._slot_clocks = [
-                (peer, self._clocks.setdefault(peer, SyncClock())) for peer in order
-            ]
+            self._slot_peers = order
+            self._slot_clocks = [self._clocks.setdefault(peer, SyncClock()) for peer in order]
             self._frame_peers = peers
         return self._slots, self._slot_clocks
 
