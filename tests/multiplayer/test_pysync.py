@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from gdvariant import Color, dumps
+from gdvariant import Color, Vector2, Vector3, dumps, get_profile
 from gdvariant._binary import core
 from gdvariant.multiplayer import SceneMultiplayer, SpawnableScene, synced_class
 from gdvariant.multiplayer._pysync import frame, new_record
@@ -19,7 +19,15 @@ from gdvariant.multiplayer.wire import SyncClock, encode_compressed
 from gdvariant.replication import NetClass, Prop, Variant, godot_value
 from tests.support.multiplayer_fake import FakeServer
 
-ENCODER = (core.encode_value, None, encode_compressed, godot_value, IMMUTABLE)
+ENCODER = (
+    core.encode_value,
+    get_profile("4"),
+    encode_compressed,
+    godot_value,
+    IMMUTABLE,
+    Vector2,
+    Vector3,
+)
 
 
 class Lamp(NetClass):

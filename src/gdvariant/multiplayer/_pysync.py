@@ -42,10 +42,13 @@ MAX_DELTA_PACKET_SIZE = 65535
 #: [last value, its bytes] per watched property, last frame's SYNC entry cache]``.
 Record = list[Any]
 ID, RAW, SYNC, WATCH, CONVERT, HOLDERS, SENT, WATCHED, ENTRY = range(9)
-#: ``(encode_value, profile, encode_compressed, godot_value, immutable types)``: the live codec
-#: core's encoder and the Godot 4 profile (the compiled frame calls them), the compressed
-#: form and the value conversion (the pure frame's), and the types whose values never change.
-Encoder = tuple[Callable[..., bytes], Any, Callable[[Any], bytes], Callable[[Any, Any], Any], Any]
+#: ``(encode_value, profile, encode_compressed, godot_value, immutable types, Vector2,
+#: Vector3)``: the live codec core's encoder and the Godot 4 profile (the compiled frame calls
+#: them), the compressed form and the value conversion (the pure frame's), the types whose
+#: values never change, and the two vector types the compiled frame writes itself.
+Encoder = tuple[
+    Callable[..., bytes], Any, Callable[[Any], bytes], Callable[[Any, Any], Any], Any, type, type
+]
 #: ``([(peer slot, its SYNC packets, its delta packets)] for the slots with anything to send,
 #: [(net id, size, "state" or "delta") left out])``
 Frame = tuple[list[tuple[int, list[bytes], list[bytes]]], list[tuple[int, int, str]]]

@@ -33,7 +33,7 @@ from .._engines.profiles import get_profile
 from .._net.peerlog import PeerLog, clip
 from .._values import math as _math
 from ..replication import godot_value
-from . import _pysync
+from . import _frame, _pysync
 from ._rpc_config import RpcMode, RpcTable, TransferMode
 from ._synced import SpawnableScene
 from .wire import (
@@ -608,8 +608,16 @@ class Replicator:
         for node in list(self._filtered.values()):
             self._update(node, PUBLIC)
         slots, clocks = self._frame_slots()
-        encoder = (core.encode_value, _GODOT4, encode_compressed, godot_value, IMMUTABLE)
-        sends, left_out = _pysync.frame(self._roster.values(), slots, clocks, encoder)
+        encoder = (
+            core.encode_value,
+            _GODOT4,
+            encode_compressed,
+            godot_value,
+            IMMUTABLE,
+            _math.Vector2,
+            _math.Vector3,
+        )
+        sends, left_out = _frame.live().frame(self._roster.values(), slots, clocks, encoder)
         for net_id, size, what in left_out:
             self._peer_log.warning(
                 f"net id {net_id}", "net id %d: a %d-byte %s is never sent", net_id, size, what
