@@ -6,8 +6,9 @@
  * tuple), reads and writes the same record caches, and returns the same packets
  * (tests/multiplayer/test_csync.py compares the two over random worlds). A record is a list:
  * [net id, raw values, ALWAYS raw indices, ON_CHANGE raw indices, codecs to convert or None,
- * holders (set), {peer: list of watched bytes last sent}, [(value, bytes) or None] per watched
- * property, (values, SYNC entry) of last frame or None].
+ * holders (set), {peer: list of watched bytes last sent}, [value, bytes, ...] of the watched
+ * properties (None before the first frame), [SYNC entry, values...] of last frame or None].
+ * Both caches are updated in place: a frame makes no new containers per node.
  *
  * Values are written in SceneMultiplayer's compressed form (wire/_variant.py): bool, int,
  * float, and Vector2/Vector3 of finite float32-range components here; an int subclass through
@@ -33,6 +34,7 @@ enum { E_ENCODE = 0, E_PROFILE, E_COMPRESSED, E_CONVERT, E_IMMUTABLE, E_VECTOR2,
 #define T_VECTOR2 5
 #define T_VECTOR3 9
 #define FLAG_64 (1u << 16)
+#define FEW 16 /* holders kept on the stack; more are allocated */
 
 static PyObject *s_last, *s_state, *s_delta;
 
@@ -235,19 +237,18 @@ static PyObject *checked_tuple(PyObject *rec, int field, const char *what) {
     return t;
 }
 
-/* Whether last frame's SYNC entry still holds: every value the same immutable object. */
+/* Whether last frame's SYNC entry ([entry, values...]) still holds: every value the same
+ * immutable object. */
 static int entry_reusable(PyObject *cached, Parts *r, PyObject *enc) {
-    if (!PyTuple_Check(cached) || PyTuple_GET_SIZE(cached) != 2)
+    Py_ssize_t n = PyTuple_GET_SIZE(r->sync);
+    if (!PyList_Check(cached) || PyList_GET_SIZE(cached) != n + 1 ||
+        !PyBytes_Check(PyList_GET_ITEM(cached, 0)))
         return 0;
-    PyObject *values = PyTuple_GET_ITEM(cached, 0);
-    if (!PyList_Check(values) || PyList_GET_SIZE(values) != PyTuple_GET_SIZE(r->sync) ||
-        !PyBytes_Check(PyTuple_GET_ITEM(cached, 1)))
-        return 0;
-    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(r->sync); k++) {
+    for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *v = raw_value(r, PyTuple_GET_ITEM(r->sync, k));
         if (v == NULL)
             return -1;
-        int same = k < PyList_GET_SIZE(values) && v == PyList_GET_ITEM(values, k);
+        int same = k + 1 < PyList_GET_SIZE(cached) && v == PyList_GET_ITEM(cached, k + 1);
         if (same)
             same = is_immutable(v, enc);
         Py_DECREF(v);
@@ -257,30 +258,50 @@ static int entry_reusable(PyObject *cached, Parts *r, PyObject *enc) {
     return 1;
 }
 
-/* The record's SYNC entry (u32 id, u32 size, values): a new reference. */
+/* Store value at cache[k] (a list of at least k + 1), dropping what was there. */
+static int store(PyObject *cache, Py_ssize_t k, PyObject *value) {
+    if (!PyList_Check(cache) || k >= PyList_GET_SIZE(cache)) {
+        PyErr_SetString(PyExc_TypeError, "a record's cache changed size");
+        return -1;
+    }
+    Py_INCREF(value);
+    return PyList_SetItem(cache, k, value);
+}
+
+/* The record's SYNC entry (u32 id, u32 size, values): a new reference. The cache,
+ * [entry, values...], is updated in place. */
 static PyObject *sync_entry(PyObject *rec, Parts *r, uint32_t net_id, PyObject *enc) {
-    PyObject *cached = PyList_GET_ITEM(rec, R_ENTRY);
+    PyObject *cached = PyList_GET_ITEM(rec, R_ENTRY), *entry = NULL;
     Py_INCREF(cached);
     int reuse = entry_reusable(cached, r, enc);
     if (reuse) {
-        PyObject *entry = reuse < 0 ? NULL : PyTuple_GET_ITEM(cached, 1);
+        entry = reuse < 0 ? NULL : PyList_GET_ITEM(cached, 0);
         Py_XINCREF(entry);
         Py_DECREF(cached);
         return entry;
     }
-    Py_DECREF(cached);
     Py_ssize_t n = PyTuple_GET_SIZE(r->sync);
-    PyObject *values = PyList_New(n), *entry = NULL, *pair = NULL;
+    if (!PyList_Check(cached) || PyList_GET_SIZE(cached) != n + 1) {
+        Py_DECREF(cached);
+        cached = PyList_New(n + 1);
+        if (cached == NULL)
+            return NULL;
+        for (Py_ssize_t k = 0; k <= n; k++) {
+            Py_INCREF(Py_None);
+            PyList_SET_ITEM(cached, k, Py_None);
+        }
+        Py_INCREF(cached);
+        if (PyList_SetItem(rec, R_ENTRY, cached) < 0) {
+            Py_DECREF(cached);
+            return NULL;
+        }
+    }
     Buf b = {0};
-    if (values == NULL || buf_reserve(&b, 8) < 0)
+    if (buf_reserve(&b, 64) < 0)
         goto done;
     b.len = 8;
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *index = PyTuple_GET_ITEM(r->sync, k);
-        PyObject *original = raw_value(r, index);
-        if (original == NULL)
-            goto done;
-        PyList_SET_ITEM(values, k, original);
         PyObject *value = read_value(r, index, enc);
         if (value == NULL)
             goto done;
@@ -296,13 +317,22 @@ static PyObject *sync_entry(PyObject *rec, Parts *r, uint32_t net_id, PyObject *
     put_u32(b.buf, net_id);
     put_u32(b.buf + 4, (uint32_t)(b.len - 8));
     entry = PyBytes_FromStringAndSize(b.buf, b.len);
-    if (entry == NULL)
-        goto done;
-    pair = PyTuple_Pack(2, values, entry);
-    if (pair == NULL || PyList_SetItem(rec, R_ENTRY, pair) < 0)
-        Py_CLEAR(entry);
+    if (entry == NULL || store(cached, 0, entry) < 0)
+        goto fail;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *original = raw_value(r, PyTuple_GET_ITEM(r->sync, k));
+        int rc = original == NULL ? -1 : store(cached, k + 1, original);
+        Py_XDECREF(original);
+        if (rc < 0)
+            goto fail;
+    }
+    goto done;
+fail:
+    Py_CLEAR(entry);
+    if (PyList_Check(cached) && PyList_GET_SIZE(cached) > 0) /* never reuse a half-made cache */
+        (void)store(cached, 0, Py_None);
 done:
-    Py_XDECREF(values);
+    Py_DECREF(cached);
     PyMem_Free(b.buf);
     return entry;
 }
@@ -321,21 +351,31 @@ static int unchanged(PyObject *before, PyObject *value, PyObject *enc) {
     return PyObject_RichCompareBool(before, value, Py_EQ);
 }
 
-/* The bytes of watched value k: last frame's, or encoded now (and cached): a new reference. */
+/* The bytes of watched value k: last frame's, or encoded now (and cached in place, at
+ * cache[2k] and cache[2k + 1]): a new reference. */
 static PyObject *watched_one(PyObject *cache, Py_ssize_t k, Parts *r, PyObject *enc) {
     PyObject *index = PyTuple_GET_ITEM(r->watch, k);
     PyObject *value = raw_value(r, index), *data = NULL;
     if (value == NULL)
         return NULL;
-    PyObject *last = PyList_GET_ITEM(cache, k);
-    Py_INCREF(last);
-    if (PyTuple_Check(last) && PyTuple_GET_SIZE(last) == 2 && PyBytes_Check(PyTuple_GET_ITEM(last, 1))) {
-        int same = unchanged(PyTuple_GET_ITEM(last, 0), value, enc);
+    if (2 * k + 1 >= PyList_GET_SIZE(cache)) {
+        Py_DECREF(value);
+        PyErr_SetString(PyExc_TypeError, "a record's watched cache changed size");
+        return NULL;
+    }
+    PyObject *last = PyList_GET_ITEM(cache, 2 * k), *bytes = PyList_GET_ITEM(cache, 2 * k + 1);
+    if (PyBytes_Check(bytes)) {
+        Py_INCREF(last);
+        Py_INCREF(bytes);
+        int same = unchanged(last, value, enc);
+        Py_DECREF(last);
         if (same) {
-            data = same < 0 ? NULL : PyTuple_GET_ITEM(last, 1);
-            Py_XINCREF(data);
-            goto done;
+            if (same < 0)
+                Py_CLEAR(bytes);
+            Py_DECREF(value);
+            return bytes;
         }
+        Py_DECREF(bytes);
     }
     PyObject *held = read_value(r, index, enc);
     Buf b = {0};
@@ -343,16 +383,8 @@ static PyObject *watched_one(PyObject *cache, Py_ssize_t k, Parts *r, PyObject *
     Py_XDECREF(held);
     data = rc < 0 ? NULL : PyBytes_FromStringAndSize(b.len ? b.buf : "", b.len);
     PyMem_Free(b.buf);
-    PyObject *pair = data == NULL ? NULL : PyTuple_Pack(2, value, data);
-    if (pair == NULL || k >= PyList_GET_SIZE(cache) || PyList_SetItem(cache, k, pair) < 0) {
-        if (pair != NULL && k >= PyList_GET_SIZE(cache)) {
-            Py_DECREF(pair);
-            PyErr_SetString(PyExc_TypeError, "a record's watched cache changed size");
-        }
+    if (data != NULL && (store(cache, 2 * k, value) < 0 || store(cache, 2 * k + 1, data) < 0))
         Py_CLEAR(data);
-    }
-done:
-    Py_DECREF(last);
     Py_DECREF(value);
     return data;
 }
@@ -361,16 +393,14 @@ done:
 static int watched(PyObject *rec, Parts *r, PyObject *enc, PyObject **out) {
     PyObject *cache = PyList_GET_ITEM(rec, R_WATCHED);
     Py_ssize_t n = PyTuple_GET_SIZE(r->watch);
-    if (!PyList_Check(cache) || PyList_GET_SIZE(cache) != n) {
-        PyErr_SetString(PyExc_TypeError, "a record's watched cache must be a list, one per value");
+    if (!PyList_Check(cache) || PyList_GET_SIZE(cache) != 2 * n) {
+        PyErr_SetString(PyExc_TypeError, "a record's watched cache must be a list, two per value");
         return -1;
     }
     Py_INCREF(cache);
     for (Py_ssize_t k = 0; k < n; k++) {
-        out[k] = k < PyList_GET_SIZE(cache) ? watched_one(cache, k, r, enc) : NULL;
+        out[k] = watched_one(cache, k, r, enc);
         if (out[k] == NULL) {
-            if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_TypeError, "a record's watched cache changed size");
             while (k > 0)
                 Py_DECREF(out[--k]);
             Py_DECREF(cache);
@@ -625,11 +655,16 @@ static int one_record(PyObject *rec, PyObject *slots, Py_ssize_t nslots, PyObjec
     Py_ssize_t nholders = PySet_GET_SIZE(holders);
     if (nholders == 0)
         return 0;
-    PyObject **peers = PyMem_Malloc(sizeof(PyObject *) * (size_t)nholders);
-    Py_ssize_t *slot_of = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)nholders);
+    PyObject *few_peers[FEW];
+    Py_ssize_t few_slots[FEW];
+    int many = nholders > FEW;
+    PyObject **peers = many ? PyMem_Malloc(sizeof(PyObject *) * (size_t)nholders) : few_peers;
+    Py_ssize_t *slot_of = many ? PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)nholders) : few_slots;
     if (peers == NULL || slot_of == NULL) {
-        PyMem_Free(peers);
-        PyMem_Free(slot_of);
+        if (many) {
+            PyMem_Free(peers);
+            PyMem_Free(slot_of);
+        }
         PyErr_NoMemory();
         return -1;
     }
@@ -651,8 +686,10 @@ static int one_record(PyObject *rec, PyObject *slots, Py_ssize_t nslots, PyObjec
     Py_DECREF(r.sync);
     Py_DECREF(r.watch);
     Py_DECREF(r.convert);
-    PyMem_Free(peers);
-    PyMem_Free(slot_of);
+    if (many) {
+        PyMem_Free(peers);
+        PyMem_Free(slot_of);
+    }
     return rc;
 }
 

@@ -39,7 +39,8 @@ MAX_DELTA_PACKET_SIZE = 65535
 #: ``[net id, raw values (the entity's _net_vals), raw index of each ALWAYS property,
 #: raw index of each ON_CHANGE property, codec per raw index whose value needs godot_value
 #: (None: none does), holders (set of peers), {peer: bytes of each watched value last sent},
-#: [last value, its bytes] per watched property, last frame's SYNC entry cache]``.
+#: [last value, its bytes, ...] of the watched properties, [last SYNC entry, its values...]
+#: or None]``. Both caches are updated in place: a frame makes no new containers per node.
 Record = list[Any]
 ID, RAW, SYNC, WATCH, CONVERT, HOLDERS, SENT, WATCHED, ENTRY = range(9)
 #: ``(encode_value, profile, encode_compressed, godot_value, immutable types, Vector2,
@@ -74,7 +75,7 @@ def new_record(
     sent: dict[int, list[bytes | None]],
 ) -> Record:
     """A node's record; ``holders`` and ``sent`` are the replicator's own objects, kept live."""
-    return [net_id, raw, sync, watch, convert, holders, sent, [None] * len(watch), None]
+    return [net_id, raw, sync, watch, convert, holders, sent, [None] * (2 * len(watch)), None]
 
 
 def frame(
@@ -124,39 +125,49 @@ def _value(record: Record, index: int, encoder: Encoder) -> bytes:
 
 
 def _sync_entry(record: Record, encoder: Encoder) -> bytes:
-    """The node's SYNC entry; last frame's bytes when every value is the same object."""
+    """The node's SYNC entry; last frame's bytes when every value is the same object. The
+    cache is one list, ``[entry, value...]``, updated in place (no new objects per frame)."""
     raw = record[RAW]
     immutable = encoder[4]
-    values = [raw[i] for i in record[SYNC]]
+    sync = record[SYNC]
     cached = record[ENTRY]
     if cached is not None and all(
-        a is b and type(a) in immutable for a, b in zip(values, cached[0], strict=True)
+        raw[i] is cached[k] and type(cached[k]) in immutable for k, i in enumerate(sync, 1)
     ):
-        reused: bytes = cached[1]
+        reused: bytes = cached[0]
         return reused
-    data = b"".join(_value(record, i, encoder) for i in record[SYNC])
+    if record[CONVERT] is None:
+        encode = encoder[2]
+        data = b"".join([encode(raw[i]) for i in sync])
+    else:
+        data = b"".join([_value(record, i, encoder) for i in sync])
     entry = _ENTRY.pack(record[ID], len(data)) + data
-    record[ENTRY] = (values, entry)
+    if cached is None:
+        cached = record[ENTRY] = [None] * (len(sync) + 1)
+    cached[0] = entry
+    for k, i in enumerate(sync, 1):
+        cached[k] = raw[i]
     return entry
 
 
 def _watched(record: Record, encoder: Encoder) -> list[bytes]:
-    """The compressed bytes of each watched value, encoded only when it may have changed."""
+    """The compressed bytes of each watched value, encoded only when it may have changed.
+    The cache is one list, ``[value, bytes, value, bytes...]``, updated in place."""
     raw = record[RAW]
     cache = record[WATCHED]
     immutable = encoder[4]
     out = []
     for k, index in enumerate(record[WATCH]):
         value = raw[index]
-        last = cache[k]
-        if last is not None:
+        last, data = cache[2 * k], cache[2 * k + 1]
+        if data is not None:
             kind = type(value)
-            same = last[0] is value and kind in immutable
-            if same or (kind is type(last[0]) and kind in _EXACT_EQ and last[0] == value):
-                out.append(last[1])
+            same = last is value and kind in immutable
+            if same or (kind is type(last) and kind in _EXACT_EQ and last == value):
+                out.append(data)
                 continue
         data = _value(record, index, encoder)
-        cache[k] = (value, data)
+        cache[2 * k], cache[2 * k + 1] = value, data
         out.append(data)
     return out
 
