@@ -29,7 +29,7 @@ from gdvariant import EncodeError, Vector2, Vector3, get_profile
 from gdvariant._binary import core
 from gdvariant._compiled import PURE_FORCED
 from gdvariant.multiplayer import SceneMultiplayer, SpawnableScene, _frame, _pysync, synced_class
-from gdvariant.multiplayer._replicator import IMMUTABLE
+from gdvariant.multiplayer._frame import IMMUTABLE
 from gdvariant.multiplayer.wire import SyncClock, encode_compressed
 from gdvariant.replication import (
     Bool,

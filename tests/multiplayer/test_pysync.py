@@ -13,8 +13,8 @@ import pytest
 from gdvariant import Color, Vector2, Vector3, dumps, get_profile
 from gdvariant._binary import core
 from gdvariant.multiplayer import SceneMultiplayer, SpawnableScene, synced_class
+from gdvariant.multiplayer._frame import IMMUTABLE
 from gdvariant.multiplayer._pysync import frame, new_record
-from gdvariant.multiplayer._replicator import IMMUTABLE
 from gdvariant.multiplayer.wire import SyncClock, encode_compressed
 from gdvariant.replication import NetClass, Prop, Variant, godot_value
 from tests.support.multiplayer_fake import FakeServer

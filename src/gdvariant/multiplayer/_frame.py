@@ -18,23 +18,53 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import ModuleType
 
+from .._binary import core
 from .._compiled import COMPILED, PYTHON, Compiled
+from .._engines.profiles import get_profile
+from .._values import math as _math
+from ..replication import godot_value
 from . import _pysync
+from .wire import encode_compressed
 
 __all__ = [
     "COMPILED",
+    "IMMUTABLE",
     "IMPLEMENTATION",
     "PYTHON",
     "compiled_error",
+    "encoder",
     "implementations",
     "live",
     "use",
 ]
 
+#: types whose values never change once made: a raw value that is the same object as last
+#: frame's has the same bytes (the Godot math types are tuples of numbers)
+IMMUTABLE = frozenset(
+    {int, float, bool, str, bytes, type(None)} | {getattr(_math, name) for name in _math.__all__}
+)
+_GODOT4 = get_profile("4")
+
 _FRAME = Compiled("gdvariant.multiplayer._csync", "network frame")
 #: The live frame: ``"c"`` (compiled) or ``"python"``.
 IMPLEMENTATION = _FRAME.implementation
 _live: ModuleType = _FRAME.module or _pysync
+
+
+def encoder() -> _pysync.Encoder:
+    """What both frames encode with: the live codec core's ``encode_value`` (read now, so
+    that the compiled frame calls the compiled core's C function when it is live) and the
+    Godot 4 profile, the compressed form, ``godot_value``, :data:`IMMUTABLE`, and the two
+    vector types the compiled frame writes itself."""
+    return (
+        core.encode_value,
+        _GODOT4,
+        encode_compressed,
+        godot_value,
+        IMMUTABLE,
+        _math.Vector2,
+        _math.Vector3,
+    )
 
 
 def live() -> ModuleType:

@@ -28,11 +28,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from .._binary import core
-from .._engines.profiles import get_profile
 from .._net.peerlog import PeerLog, clip
-from .._values import math as _math
-from ..replication import godot_value
 from . import _frame, _pysync
 from ._rpc_config import RpcMode, RpcTable, TransferMode
 from ._synced import SpawnableScene
@@ -62,12 +58,6 @@ LOGGER = logging.getLogger("gdvariant.multiplayer")
 SERVER = 1
 #: ``set_visibility_for``'s entry for "every peer" (Godot's ``public_visibility``)
 PUBLIC = 0
-#: types whose values never change once made: a raw value that is the same object as last
-#: frame's has the same bytes (the Godot math types are tuples of numbers)
-IMMUTABLE = frozenset(
-    {int, float, bool, str, bytes, type(None)} | {getattr(_math, name) for name in _math.__all__}
-)
-_GODOT4 = get_profile("4")
 
 #: ``send(peer, packet, mode, channel)``: the scene's way to a peer
 Send = Callable[[int, Packet, TransferMode, int], None]
@@ -608,15 +598,7 @@ class Replicator:
         for node in list(self._filtered.values()):
             self._update(node, PUBLIC)
         slots, clocks = self._frame_slots()
-        encoder = (
-            core.encode_value,
-            _GODOT4,
-            encode_compressed,
-            godot_value,
-            IMMUTABLE,
-            _math.Vector2,
-            _math.Vector3,
-        )
+        encoder = _frame.encoder()
         sends, left_out = _frame.live().frame(self._roster.values(), slots, clocks, encoder)
         for net_id, size, what in left_out:
             self._peer_log.warning(
