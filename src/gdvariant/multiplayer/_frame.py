@@ -19,24 +19,17 @@ from contextlib import contextmanager
 from types import ModuleType
 
 from .._binary import core
-from .._compiled import COMPILED, PYTHON, Compiled
+from .._compiled import COMPILED as COMPILED
+from .._compiled import PYTHON as PYTHON
+from .._compiled import Compiled
 from .._engines.profiles import get_profile
 from .._values import math as _math
 from ..replication import godot_value
 from . import _pysync
 from .wire import encode_compressed
 
-__all__ = [
-    "COMPILED",
-    "IMMUTABLE",
-    "IMPLEMENTATION",
-    "PYTHON",
-    "compiled_error",
-    "encoder",
-    "implementations",
-    "live",
-    "use",
-]
+#: nothing here is public: the replicator's own machinery, reached by module
+__all__: list[str] = []
 
 #: types whose values never change once made: a raw value that is the same object as last
 #: frame's has the same bytes (the Godot math types are tuples of numbers)

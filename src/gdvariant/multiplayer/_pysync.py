@@ -20,15 +20,8 @@ import struct
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-__all__ = [
-    "MAX_DELTA_PACKET_SIZE",
-    "MAX_SYNC_PACKET_SIZE",
-    "Encoder",
-    "Frame",
-    "Record",
-    "frame",
-    "new_record",
-]
+#: nothing here is public: the replicator's own machinery, reached by module
+__all__: list[str] = []
 
 #: SceneReplicationInterface's defaults: a SYNC packet is split past this, a bigger state is
 #: not sent at all; deltas are split at the other.

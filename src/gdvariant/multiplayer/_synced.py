@@ -32,7 +32,7 @@ from ..replication import (
 )
 from ._config import ReplicatedProperty, ReplicationConfig, ReplicationMode
 
-__all__ = ["SpawnableScene", "SyncPlan", "SyncedClass", "scene_tscn", "synced_class"]
+__all__ = ["SpawnableScene", "SyncedClass", "scene_tscn", "synced_class"]
 
 #: the codecs whose raw values differ from what Godot holds (``godot_value`` changes them);
 #: every other raw value is sent as it is
