@@ -146,10 +146,8 @@ def test_only_the_codec_object_calls_the_core() -> None:
     }
     # __init__ reads the name of the live core; the CLI prints it; loads/dumps with the default
     # options go straight to the core (a small message costs no more than the decoding); the
-    # compiled core's tables are read from the pure core; SceneMultiplayer's network frame
-    # hands the live core's encoder to its compiled frame, which calls it without Python.
+    # compiled core's tables are read from the pure core.
     assert importers == {
-        "multiplayer/_frame.py",
         "_binary/codec.py",
         "_binary/core.py",
         "__init__.py",

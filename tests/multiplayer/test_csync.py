@@ -25,12 +25,10 @@ from typing import Any
 
 import pytest
 
-from gdvariant import EncodeError, Vector2, Vector3, get_profile
-from gdvariant._binary import core
+from gdvariant import EncodeError, Vector2, Vector3
 from gdvariant._compiled import PURE_FORCED
 from gdvariant.multiplayer import SceneMultiplayer, SpawnableScene, _frame, _pysync, synced_class
-from gdvariant.multiplayer._frame import IMMUTABLE
-from gdvariant.multiplayer.wire import SyncClock, encode_compressed
+from gdvariant.multiplayer.wire import SyncClock
 from gdvariant.replication import (
     Bool,
     Enum,
@@ -44,7 +42,6 @@ from gdvariant.replication import (
     Variant,
     Vec2,
     Vec3,
-    godot_value,
 )
 from tests.support.cores import compiled_required
 from tests.support.multiplayer_fake import FakeServer
@@ -263,15 +260,7 @@ def test_both_frames_take_the_same_arguments() -> None:
     assert list(inspect.signature(_pysync.frame).parameters) == stated
 
 
-ENCODER = (
-    core.encode_value,
-    get_profile("4"),
-    encode_compressed,
-    godot_value,
-    IMMUTABLE,
-    Vector2,
-    Vector3,
-)
+ENCODER = _frame.encoder()
 
 
 def _both(make: Callable[[], tuple[Any, ...]]) -> list[Any]:
@@ -350,7 +339,7 @@ BAD: list[tuple[str, Callable[[], tuple[Any, ...]]]] = [
             [[3, [1], (0,), (), (int,), {5}, {}, [], None]],
             {5: 0},
             [SyncClock()],
-            (*ENCODER[:3], lambda codec, value: 1 / 0, *ENCODER[4:]),
+            (*ENCODER[:2], lambda codec, value: 1 / 0, *ENCODER[3:]),
         ),
     ),
 ]

@@ -10,24 +10,15 @@ from typing import Any
 
 import pytest
 
-from gdvariant import Color, Vector2, Vector3, dumps, get_profile
+from gdvariant import Color, dumps
 from gdvariant._binary import core
-from gdvariant.multiplayer import SceneMultiplayer, SpawnableScene, synced_class
-from gdvariant.multiplayer._frame import IMMUTABLE
+from gdvariant.multiplayer import SceneMultiplayer, SpawnableScene, _frame, synced_class
 from gdvariant.multiplayer._pysync import frame, new_record
 from gdvariant.multiplayer.wire import SyncClock, encode_compressed
-from gdvariant.replication import NetClass, Prop, Variant, godot_value
+from gdvariant.replication import NetClass, Prop, Variant
 from tests.support.multiplayer_fake import FakeServer
 
-ENCODER = (
-    core.encode_value,
-    get_profile("4"),
-    encode_compressed,
-    godot_value,
-    IMMUTABLE,
-    Vector2,
-    Vector3,
-)
+ENCODER = _frame.encoder()
 
 
 class Lamp(NetClass):

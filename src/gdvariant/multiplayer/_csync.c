@@ -12,8 +12,8 @@
  *
  * Values are written in SceneMultiplayer's compressed form (wire/_variant.py): bool, int,
  * float, and Vector2/Vector3 of finite float32-range components here; an int subclass through
- * the pure encode_compressed; every other value through the live codec core's encode_value
- * (the compiled core's C function when it is built). Type ids and float rules are Godot 4's
+ * the pure encode_compressed; every other value through gdvariant.dumps, which hands it to the
+ * live codec core (the compiled one when it is built). Type ids and float rules are Godot 4's
  * single-precision ones, which is what the pure path's dumps() writes.
  */
 #define PY_SSIZE_T_CLEAN
@@ -24,7 +24,7 @@
 #include <string.h>
 
 enum { R_ID = 0, R_RAW, R_SYNC, R_WATCH, R_CONVERT, R_HOLDERS, R_SENT, R_WATCHED, R_ENTRY, R_SIZE };
-enum { E_ENCODE = 0, E_PROFILE, E_COMPRESSED, E_CONVERT, E_IMMUTABLE, E_VECTOR2, E_VECTOR3, E_SIZE };
+enum { E_ENCODE = 0, E_COMPRESSED, E_CONVERT, E_IMMUTABLE, E_VECTOR2, E_VECTOR3, E_SIZE };
 #define MAX_SYNC 1350
 #define MAX_DELTA 65535
 #define MAX_WATCHED 64
@@ -170,8 +170,7 @@ static int put_value(Buf *b, PyObject *v, PyObject *enc) {
             }
         }
         if (!PyLong_Check(v)) {
-            PyObject *args[3] = {v, PyTuple_GET_ITEM(enc, E_PROFILE), Py_False};
-            return put_encoded(b, PyObject_Vectorcall(PyTuple_GET_ITEM(enc, E_ENCODE), args, 3, NULL));
+            return put_encoded(b, PyObject_CallOneArg(PyTuple_GET_ITEM(enc, E_ENCODE), v));
         }
     }
     /* ints past 64 bits (the error) and int subclasses: the pure compressed form */
@@ -768,7 +767,7 @@ static PyObject *py_frame(PyObject *self, PyObject *const *args, Py_ssize_t narg
         PyTuple_GET_SIZE(enc) != E_SIZE || !PyAnySet_Check(PyTuple_GET_ITEM(enc, E_IMMUTABLE)) ||
         !tuple_type(PyTuple_GET_ITEM(enc, E_VECTOR2)) || !tuple_type(PyTuple_GET_ITEM(enc, E_VECTOR3))) {
         PyErr_SetString(PyExc_TypeError,
-                        "frame(roster, slots: dict, clocks: list, encoder: tuple of 7: ..., a set, two "
+                        "frame(roster, slots: dict, clocks: list, encoder: tuple of 6: ..., a set, two "
                         "tuple types)");
         return NULL;
     }

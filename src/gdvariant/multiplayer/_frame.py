@@ -18,12 +18,28 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import ModuleType
 
-from .._binary import core
+from .. import (
+    AABB,
+    Basis,
+    Color,
+    Plane,
+    Projection,
+    Quaternion,
+    Rect2,
+    Rect2i,
+    Transform2D,
+    Transform3D,
+    Vector2,
+    Vector2i,
+    Vector3,
+    Vector3i,
+    Vector4,
+    Vector4i,
+    dumps,
+)
 from .._compiled import COMPILED as COMPILED
 from .._compiled import PYTHON as PYTHON
 from .._compiled import Compiled
-from .._engines.profiles import get_profile
-from .._values import math as _math
 from ..replication import godot_value
 from . import _pysync
 from .wire import encode_compressed
@@ -34,9 +50,10 @@ __all__: list[str] = []
 #: types whose values never change once made: a raw value that is the same object as last
 #: frame's has the same bytes (the Godot math types are tuples of numbers)
 IMMUTABLE = frozenset(
-    {int, float, bool, str, bytes, type(None)} | {getattr(_math, name) for name in _math.__all__}
+    {int, float, bool, str, bytes, type(None), AABB, Basis, Color, Plane, Projection}
+    | {Quaternion, Rect2, Rect2i, Transform2D, Transform3D, Vector2, Vector2i, Vector3, Vector3i}
+    | {Vector4, Vector4i}
 )
-_GODOT4 = get_profile("4")
 
 _FRAME = Compiled("gdvariant.multiplayer._csync", "network frame")
 #: The live frame: ``"c"`` (compiled) or ``"python"``.
@@ -45,19 +62,10 @@ _live: ModuleType = _FRAME.module or _pysync
 
 
 def encoder() -> _pysync.Encoder:
-    """What both frames encode with: the live codec core's ``encode_value`` (read now, so
-    that the compiled frame calls the compiled core's C function when it is live) and the
-    Godot 4 profile, the compressed form, ``godot_value``, :data:`IMMUTABLE`, and the two
-    vector types the compiled frame writes itself."""
-    return (
-        core.encode_value,
-        _GODOT4,
-        encode_compressed,
-        godot_value,
-        IMMUTABLE,
-        _math.Vector2,
-        _math.Vector3,
-    )
+    """What both frames encode with: ``dumps`` (which hands a value to the live codec core),
+    the compressed form, ``godot_value``, :data:`IMMUTABLE`, and the two vector types the
+    compiled frame writes itself."""
+    return (dumps, encode_compressed, godot_value, IMMUTABLE, Vector2, Vector3)
 
 
 def live() -> ModuleType:

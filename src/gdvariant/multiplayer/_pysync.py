@@ -36,12 +36,12 @@ MAX_DELTA_PACKET_SIZE = 65535
 #: or None]``. Both caches are updated in place: a frame makes no new containers per node.
 Record = list[Any]
 ID, RAW, SYNC, WATCH, CONVERT, HOLDERS, SENT, WATCHED, ENTRY = range(9)
-#: ``(encode_value, profile, encode_compressed, godot_value, immutable types, Vector2,
-#: Vector3)``: the live codec core's encoder and the Godot 4 profile (the compiled frame calls
-#: them), the compressed form and the value conversion (the pure frame's), the types whose
-#: values never change, and the two vector types the compiled frame writes itself.
+#: ``(dumps, encode_compressed, godot_value, immutable types, Vector2, Vector3)``:
+#: ``var_to_bytes`` (the compiled frame's for what it does not write itself), the compressed
+#: form, the value conversion, the types whose values never change, and the two vector types
+#: the compiled frame writes itself.
 Encoder = tuple[
-    Callable[..., bytes], Any, Callable[[Any], bytes], Callable[[Any, Any], Any], Any, type, type
+    Callable[[Any], bytes], Callable[[Any], bytes], Callable[[Any, Any], Any], Any, type, type
 ]
 #: ``([(peer slot, its SYNC packets, its delta packets)] for the slots with anything to send,
 #: [(net id, size, "state" or "delta") left out])``
@@ -113,15 +113,15 @@ def _value(record: Record, index: int, encoder: Encoder) -> bytes:
     value = record[RAW][index]
     convert = record[CONVERT]
     if convert is not None and convert[index] is not None:
-        value = encoder[3](convert[index], value)
-    return encoder[2](value)
+        value = encoder[2](convert[index], value)
+    return encoder[1](value)
 
 
 def _sync_entry(record: Record, encoder: Encoder) -> bytes:
     """The node's SYNC entry; last frame's bytes when every value is the same object. The
     cache is one list, ``[entry, value...]``, updated in place (no new objects per frame)."""
     raw = record[RAW]
-    immutable = encoder[4]
+    immutable = encoder[3]
     sync = record[SYNC]
     cached = record[ENTRY]
     if cached is not None and all(
@@ -130,7 +130,7 @@ def _sync_entry(record: Record, encoder: Encoder) -> bytes:
         reused: bytes = cached[0]
         return reused
     if record[CONVERT] is None:
-        encode = encoder[2]
+        encode = encoder[1]
         data = b"".join([encode(raw[i]) for i in sync])
     else:
         data = b"".join([_value(record, i, encoder) for i in sync])
@@ -148,7 +148,7 @@ def _watched(record: Record, encoder: Encoder) -> list[bytes]:
     The cache is one list, ``[value, bytes, value, bytes...]``, updated in place."""
     raw = record[RAW]
     cache = record[WATCHED]
-    immutable = encoder[4]
+    immutable = encoder[3]
     out = []
     for k, index in enumerate(record[WATCH]):
         value = raw[index]
