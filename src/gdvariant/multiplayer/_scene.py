@@ -56,6 +56,7 @@ from .wire import (
     SimplifyPath,
     Spawn,
     Sync,
+    decode_scene_packet,
 )
 
 __all__ = ["Notifier", "SceneMultiplayer"]
@@ -329,7 +330,11 @@ class SceneMultiplayer:
         self.transport.send(peer, packet, mode=mode, channel=channel)
 
     def _send_encoded(self, peer: int, data: bytes, mode: TransferMode, channel: int) -> None:
-        self.transport.send_encoded(peer, data, mode=mode, channel=channel)
+        send_encoded = getattr(self.transport, "send_encoded", None)
+        if send_encoded is None:  # a transport of the shape before it: give it the packet
+            self._send(peer, decode_scene_packet(data), mode, channel)
+        else:
+            send_encoded(peer, data, mode=mode, channel=channel)
 
     def _checksum(self, path: str) -> str | None:
         node = self._nodes.get(path)
