@@ -2,9 +2,9 @@
 
 A machine without a C compiler (or without Python's headers) still installs gdvariant: the
 builds of ``gdvariant._binary._cgdvariant`` (the codec core), ``gdvariant._files._cfastlz``
-(FastLZ), ``gdvariant.replication._cassemble`` (the replication packet assembler) and
-``gdvariant.replication._cwrite`` (its NetClass write path) are allowed to fail, and the
-pure-Python code is used.
+(FastLZ), ``gdvariant.replication._cassemble`` (the replication packet assembler),
+``gdvariant.replication._cwrite`` (its NetClass write path) and ``gdvariant.multiplayer._csync``
+(SceneMultiplayer's network frame) are allowed to fail, and the pure-Python code is used.
 """
 
 from __future__ import annotations
@@ -57,6 +57,7 @@ def _extensions() -> list[Extension]:
             ("gdvariant._files._cfastlz", "src/gdvariant/_files/_cfastlz.c"),
             ("gdvariant.replication._cassemble", "src/gdvariant/replication/_cassemble.c"),
             ("gdvariant.replication._cwrite", "src/gdvariant/replication/_cwrite.c"),
+            ("gdvariant.multiplayer._csync", "src/gdvariant/multiplayer/_csync.c"),
         )
     ]
 

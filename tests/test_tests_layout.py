@@ -66,6 +66,7 @@ TESTED_ELSEWHERE: dict[str, tuple[str, ...]] = {
     "replication/gdscript/_state_view.py": ("replication/gdscript/test_template.py",),
     "multiplayer/__init__.py": ("test_exports.py",),  # the renamed names it still answers
     "multiplayer/_renamed.py": ("test_exports.py",),
+    "multiplayer/_frame.py": ("multiplayer/test_csync.py",),
     "multiplayer/_endpoint.py": ("multiplayer/test_websocket.py", "multiplayer/test_enet.py"),
     "multiplayer/_transport.py": ("multiplayer/test_websocket.py", "multiplayer/test_enet.py"),
     "multiplayer/_script_syntax.py": ("multiplayer/test_rpc_config.py",),

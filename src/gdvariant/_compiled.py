@@ -2,8 +2,10 @@
 
 Every compiled part follows one policy, as msgpack's accelerator does: the codec core
 (``gdvariant._binary._cgdvariant``, chosen by :mod:`gdvariant._binary.core`), FastLZ
-(``gdvariant._files._cfastlz``, chosen by :mod:`gdvariant._files.fastlz`) and replication's packet
-assembler (``gdvariant.replication._cassemble``, chosen by ``replication._assembler``). The compiled
+(``gdvariant._files._cfastlz``, chosen by :mod:`gdvariant._files.fastlz`), replication's packet
+assembler (``gdvariant.replication._cassemble``, chosen by ``replication._assembler``) and
+SceneMultiplayer's network frame (``gdvariant.multiplayer._csync``, chosen by
+``multiplayer._frame``). The compiled
 module is live when it imports, else the pure-Python code; ``GDVARIANT_PURE_PYTHON=1`` forces pure
 Python, and the compiled module is then not even imported (tests can still load it, to compare the
 two). This module knows nothing of codecs: it only loads modules.

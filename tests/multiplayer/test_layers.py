@@ -21,6 +21,8 @@ LAYERS = {
     "_config": 1,
     "_rpc_config": 2,
     "_synced": 2,
+    "_pysync": 2,
+    "_frame": 2,
     "_server": 2,
     "_transport": 3,
     "_replicator": 3,

@@ -432,3 +432,23 @@ def test_the_scene_attaches_to_its_transport_and_writes_nothing_into_it() -> Non
         (5, ConfirmPath(True, 1).encode()),
         (5, ConfirmPath(True, 2).encode()),
     ]
+
+
+class WithoutSendEncoded(FakeServer):
+    """A transport of the shape before ``send_encoded``."""
+
+    send_encoded = None  # type: ignore[assignment]
+
+
+def test_a_transport_without_send_encoded_gets_the_same_packets() -> None:
+    """The frame's packets reach a transport that only has ``send``, decoded, as they are."""
+    sent = []
+    for server in (FakeServer(), WithoutSendEncoded()):
+        mp = SceneMultiplayer(server)
+        spawner = mp.add_spawner("Main/Spawner", "Main/Mobs", [MOB])
+        server.join(5)
+        spawner.spawn(0, "M", {"position": Vector2(1, 2), "hp": 3})
+        mp.sync()
+        sent.append((server.take(), server.modes))
+    assert sent[0] == sent[1]
+    assert [kind for kind, _, _ in sent[1][1]][-2:] == ["Sync", "DeltaSync"]

@@ -197,3 +197,18 @@ def test_any_bytes_give_events_never_exceptions(packets: list[bytes], auth: bool
         assert server.complete_auth(6) == [PeerConnected(6)]
     else:
         assert server.receive(6, b"\x03ok") == [PacketReceived(6, Raw(b"ok"))]
+
+
+def test_the_peers_are_one_object_until_they_change() -> None:
+    """Reading ``peers`` (every frame, RPC and packet) copies nothing: the same frozenset
+    comes back until a peer is admitted or leaves."""
+    server = ServerProtocol()
+    server.peer_connected(5, 0.0)
+    peers = server.peers
+    assert peers == {5} and server.peers is peers
+    server.peer_connected(6, 0.0)
+    assert server.peers == {5, 6} and server.peers is server.peers is not peers
+    server.peer_disconnected(9)  # unknown: nothing changes
+    peers = server.peers
+    server.peer_disconnected(5)
+    assert server.peers == {6} and server.peers is not peers

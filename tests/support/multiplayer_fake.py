@@ -11,7 +11,7 @@ from gdvariant.multiplayer import (
     TransferMode,
     TransportListener,
 )
-from gdvariant.multiplayer.wire import Packet
+from gdvariant.multiplayer.wire import Packet, decode_scene_packet
 
 
 class FakeServer:
@@ -28,6 +28,8 @@ class FakeServer:
         self.sent: list[tuple[int, Packet]] = []
         #: each packet's kind, transfer mode and channel, in the order sent
         self.modes: list[tuple[str, TransferMode | None, int]] = []
+        #: the packets that came already encoded, as bytes
+        self.encoded: list[tuple[int, bytes]] = []
 
     def attach(self, listener: TransportListener) -> None:
         assert self.listener is None
@@ -45,6 +47,11 @@ class FakeServer:
     ) -> None:
         self.sent.append((peer, packet))
         self.modes.append((type(packet).__name__, mode, channel))
+
+    def send_encoded(self, peer: int, data: bytes, *, mode: TransferMode, channel: int = 0) -> None:
+        """A packet the scene encoded itself, recorded decoded (as :meth:`send` records)."""
+        self.encoded.append((peer, data))
+        self.send(peer, decode_scene_packet(data), mode=mode, channel=channel)
 
     def send_auth(self, peer: int, data: bytes) -> None:
         self.protocol.send_auth(peer, data)

@@ -58,14 +58,24 @@ class Authenticator:
         self.timeout = timeout
         self.version = version
         self._pending: dict[int, _Pending] = {}
-        self.connected: set[int] = set()
+        self._connected: set[int] = set()
+        self._snapshot: frozenset[int] | None = frozenset()
+
+    @property
+    def connected(self) -> frozenset[int]:
+        """The admitted peers: the same object until one is admitted or leaves, so that
+        reading it every frame, every RPC and every packet copies nothing."""
+        snapshot = self._snapshot
+        if snapshot is None:
+            snapshot = self._snapshot = frozenset(self._connected)
+        return snapshot
 
     def add_peer(self, peer: int, now: float) -> bool:
         """A transport peer arrived; True if it is admitted at once (no authentication)."""
-        if peer in self._pending or peer in self.connected:
+        if peer in self._pending or peer in self._connected:
             raise ValueError(f"peer {peer} is already known")
         if not self.enabled:
-            self.connected.add(peer)
+            self._admit_now(peer)
             return True
         self._pending[peer] = _Pending(now + self.timeout)
         return False
@@ -112,7 +122,7 @@ class Authenticator:
                 self._admit(peer)
                 return AuthVerdict.ADMITTED, b""
             return AuthVerdict.COMPLETED, b""
-        if peer not in self.connected:
+        if peer not in self._connected:
             raise ProtocolError(f"packet from unknown peer {peer}")
         if is_auth:
             if len(packet) != 2:
@@ -139,7 +149,9 @@ class Authenticator:
 
     def remove_peer(self, peer: int) -> bool:
         """The transport peer left; True if it was still pending (authentication failed)."""
-        self.connected.discard(peer)
+        if peer in self._connected:
+            self._connected.discard(peer)
+            self._snapshot = None
         return self._pending.pop(peer, None) is not None
 
     def _state(self, peer: int) -> _Pending:
@@ -150,5 +162,9 @@ class Authenticator:
 
     def _admit(self, peer: int) -> bool:
         del self._pending[peer]
-        self.connected.add(peer)
+        self._admit_now(peer)
         return True
+
+    def _admit_now(self, peer: int) -> None:
+        self._connected.add(peer)
+        self._snapshot = None

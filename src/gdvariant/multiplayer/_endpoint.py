@@ -65,6 +65,7 @@ __all__ = [
 
 SERVER = 1
 RELAY_HEAD = bytes([Command.SYS, SysCommand.RELAY])
+DELTA_HEAD = bytes([Command.SYNC | SYNC_DELTA_FLAG])
 
 RawCallback = Callable[[int, bytes], None]
 #: ``auth_callback(peer, data)``: answer with ``send_auth`` / ``complete_auth`` or ``disconnect``.
@@ -255,11 +256,22 @@ class ServerEndpoint(_Endpoint):
     ) -> None:
         """Send any SceneMultiplayer packet to an admitted ``peer``, with ``mode`` (default:
         the one Godot uses for that packet) on ``channel``."""
-        if peer not in self.peers:
+        if peer not in self.protocol.peers:
             raise ValueError(f"peer {peer} is not connected")
         self._flush()
         self.protocol.send(peer, packet)
         self._flush(mode, channel)
+
+    def send_encoded(self, peer: int, data: bytes, *, mode: TransferMode, channel: int = 0) -> None:
+        """Send a SceneMultiplayer packet already encoded (SceneMultiplayer's SYNC and
+        delta packets, the same bytes for every peer) to an admitted ``peer``: what
+        :meth:`send` does once the packet is encoded, with no copy."""
+        if peer not in self.protocol.peers:
+            raise ValueError(f"peer {peer} is not connected")
+        if data[:1] == DELTA_HEAD and not self.protocol.version.delta_sync:
+            raise ValueError(f"Godot {self.protocol.version.name} has no delta sync")
+        self._flush()
+        self._put_or_drop(peer, data, mode, channel)
 
     def send_auth(self, peer: int, data: bytes) -> None:
         """``send_auth``: auth data to a peer that is authenticating."""
@@ -358,22 +370,27 @@ class ServerEndpoint(_Endpoint):
         """Send what the protocol queued: with ``mode`` and ``channel`` (all packets, or only
         the relayed ones), else with Godot's own mode on channel 0."""
         for peer, data in self.protocol.data_to_send():
-            if not self._has_peer(peer):
-                continue
-            if len(data) > self.max_send_size:
-                self.peer_log.warning(
-                    peer,
-                    "not sending %d bytes to peer %d: over the %d-byte limit",
-                    len(data),
-                    peer,
-                    self.max_send_size,
-                )
-                continue
             relayed = data.startswith(RELAY_HEAD)
             if mode is None or (relays_only and not relayed):
-                self._emit(peer, data, default_mode(data), 0)
+                self._put_or_drop(peer, data, default_mode(data), 0)
             else:
-                self._emit(peer, data, mode, channel)
+                self._put_or_drop(peer, data, mode, channel)
+
+    def _put_or_drop(self, peer: int, data: bytes, mode: TransferMode, channel: int) -> None:
+        """Every packet the server sends goes through here to :meth:`_emit`: not to a peer
+        the transport lost, nor over ``max_send_size`` (logged)."""
+        if not self._has_peer(peer):
+            return
+        if len(data) > self.max_send_size:
+            self.peer_log.warning(
+                peer,
+                "not sending %d bytes to peer %d: over the %d-byte limit",
+                len(data),
+                peer,
+                self.max_send_size,
+            )
+            return
+        self._emit(peer, data, mode, channel)
 
     def _dispatch(self, events: list[Event]) -> None:
         for event in events:

@@ -23,18 +23,18 @@ from __future__ import annotations
 import copy
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
-from .. import dumps
-from .._net.peerlog import clip
+from .._net.peerlog import PeerLog, clip
+from . import _frame, _pysync
 from ._rpc_config import RpcMode, RpcTable, TransferMode
 from ._synced import SpawnableScene
 from .wire import (
     CUSTOM_SCENE,
     EMPTY_CHECKSUM,
-    DeltaState,
     DeltaSync,
     Despawn,
     InboundSyncTime,
@@ -58,18 +58,11 @@ LOGGER = logging.getLogger("gdvariant.multiplayer")
 SERVER = 1
 #: ``set_visibility_for``'s entry for "every peer" (Godot's ``public_visibility``)
 PUBLIC = 0
-#: SceneReplicationInterface's defaults: a SYNC packet is split past this, a bigger state is
-#: not sent at all; deltas are split at the other.
-MAX_SYNC_PACKET_SIZE = 1350
-MAX_DELTA_PACKET_SIZE = 65535
-_SYNC_HEADER = 3  # command byte + u16 time
-_SYNC_ENTRY = 8  # u32 net id + u32 size
-_DELTA_ENTRY = 16  # u32 net id + u64 mask + u32 size
-#: types whose values are equal exactly when their encoded bytes are (not float: -0.0 == 0.0)
-_EXACT_EQ = frozenset({int, str, bool})
 
 #: ``send(peer, packet, mode, channel)``: the scene's way to a peer
 Send = Callable[[int, Packet, TransferMode, int], None]
+#: ``send_encoded(peer, data, mode, channel)``: a packet already encoded, to a peer
+SendEncoded = Callable[[int, bytes, TransferMode, int], None]
 #: ``synchronized(node, changed)``: an owner's SYNC or delta, by flat property name
 Synchronized = Callable[["SpawnedNode", dict[str, Any]], None]
 
@@ -272,30 +265,6 @@ class Spawner:
         raise ValueError(f"{self.path} does not list {scene!r}")
 
 
-class WatchedBytes:
-    """The encoded bytes of a node's watched properties, by which changes are judged."""
-
-    def __init__(self) -> None:
-        self._last: dict[str, tuple[Any, bytes]] = {}
-
-    def encode(self, values: Mapping[str, Any], props: Sequence[str]) -> dict[str, bytes]:
-        """The bytes of the watched ``props``. A value of a type whose ``==`` means equal
-        bytes (int, str, bool), equal to last frame's, is not encoded again: a frame of
-        many entities mostly repeats them."""
-        cache = self._last
-        out = {}
-        for prop in props:
-            value = values[prop]
-            last = cache.get(prop)
-            same_type = last is not None and type(last[0]) is type(value)
-            if same_type and type(value) in _EXACT_EQ and last is not None and last[0] == value:
-                out[prop] = last[1]
-                continue
-            out[prop] = data = dumps(value)
-            cache[prop] = (value, data)
-        return out
-
-
 @dataclass(eq=False)
 class _Replica:
     """What the replicator keeps of one spawned node."""
@@ -307,9 +276,7 @@ class _Replica:
     #: the peers that hold the node now (sent SPAWN, not DESPAWN since)
     holders: set[int] = field(default_factory=set)
     #: per peer: the compressed bytes of each watched property last sent in a delta
-    watched: dict[int, dict[str, bytes]] = field(default_factory=dict)
-    #: each watched property's last value and its bytes, to judge changes by
-    watch_cache: WatchedBytes = field(default_factory=WatchedBytes)
+    watched: dict[int, list[bytes | None]] = field(default_factory=dict)
     #: what the owner's synchronizer last sent, by flat property name, and its SYNC times
     owned_values: dict[str, Any] = field(default_factory=dict)
     owned_time: InboundSyncTime = field(default_factory=InboundSyncTime)
@@ -336,14 +303,18 @@ class Replicator:
         declare_rpcs: Callable[[str, str], object],
         forget_rpcs: Callable[[str], None],
         synchronized: Synchronized,
+        send_encoded: SendEncoded,
+        peer_log: PeerLog | None = None,
         logger: logging.Logger = LOGGER,
     ) -> None:
-        self._peers, self._send = peers, send
+        self._peers, self._send, self._send_encoded = peers, send, send_encoded
         self._send_cache, self._receive_cache = send_cache, receive_cache
         self.script_rpcs = script_rpcs
         self._declare_rpcs, self._forget_rpcs = declare_rpcs, forget_rpcs
         self._synchronized = synchronized
         self.logger = logger
+        #: where states too large to send are reported, a few lines a second at most
+        self._peer_log = PeerLog(logger) if peer_log is None else peer_log
         self._net_ids = NetIds()
         self._spawners: dict[str, Spawner] = {}
         #: each spawner's nodes by name, by the spawner's path
@@ -354,6 +325,18 @@ class Replicator:
         #: by the path of the node's owned synchronizer
         self._owned_at: dict[str, SpawnedNode] = {}
         self._clocks: dict[int, SyncClock] = {}
+        #: what a frame reads of each node with a synchronizer of the server's, by net id in
+        #: spawn order: kept as nodes are spawned and despawned, never rebuilt
+        self._roster: dict[int, _pysync.Record] = {}
+        #: the nodes with visibility filters, by net id ascending (spawn order): what a frame
+        #: re-checks, without looking at the others
+        self._filtered: dict[int, SpawnedNode] = {}
+        #: the peers a frame goes to, each one's slot, and by slot the peers and clocks: rebuilt
+        #: only when the peers change
+        self._frame_peers: frozenset[int] | None = None
+        self._slots: dict[int, int] = {}
+        self._slot_peers: list[int] = []
+        self._slot_clocks: list[SyncClock] = []
 
     # -- what the scene asks ---------------------------------------------------------------
 
@@ -361,13 +344,14 @@ class Replicator:
         """The spawned node at ``path`` (relative to ``/root``), if any."""
         return self._at.get(path)
 
-    def holders_at(self, path: str) -> frozenset[int] | None:
+    def holders_at(self, path: str) -> AbstractSet[int] | None:
         """The peers that hold the spawned node at ``path`` when its visibility limits who
-        gets its RPCs (it has a synchronizer of the server's), else None."""
+        gets its RPCs (it has a synchronizer of the server's), else None: the live set, to
+        read at once (an RPC reads it without copying it)."""
         node = self._at.get(path)
         if node is None or node.scene.synced is None:
             return None
-        return frozenset(node._replica.holders)
+        return node._replica.holders
 
     def children(self, spawner: Spawner) -> Mapping[str, SpawnedNode]:
         """The nodes ``spawner`` spawned and did not despawn, by name (a read-only view)."""
@@ -391,11 +375,13 @@ class Replicator:
     def peer_connected(self, peer: int) -> None:
         """A peer was admitted: its sync time starts over, and it gets what it may see."""
         self._clocks[peer] = SyncClock()
+        self._frame_peers = None
         for node in list(self._nodes.values()):
             self._update(node, peer)
 
     def peer_disconnected(self, peer: int) -> None:
         self._clocks.pop(peer, None)
+        self._frame_peers = None
         for node in self._nodes.values():
             node._replica.watched.pop(peer, None)
             node._replica.holders.discard(peer)
@@ -450,6 +436,18 @@ class Replicator:
         self._at[path] = node
         if spec.owned is not None:
             self._owned_at[f"{path}/{spec.owned_synchronizer}"] = node
+        synced = spec.synced
+        if synced is not None and node.sync_id is not None and state is not None:
+            sync, watch, convert = synced.plan
+            self._roster[net_id] = _pysync.new_record(
+                node.sync_id,
+                state._net_vals,
+                sync,
+                watch,
+                convert,
+                replica.holders,
+                replica.watched,
+            )
         self._update(node, PUBLIC)  # as Godot's spawn does, once the node is ready
         return node
 
@@ -463,6 +461,8 @@ class Replicator:
         del self._at[node.path]
         self._owned_at.pop(f"{node.path}/{node.scene.owned_synchronizer}", None)
         self._forget_rpcs(node.path)
+        self._roster.pop(node.net_id, None)
+        self._filtered.pop(node.net_id, None)
         holders = node._replica.holders
         for peer in sorted(self._peers() & holders):
             self._send(peer, Despawn(node.net_id), TransferMode.RELIABLE, 0)
@@ -538,9 +538,16 @@ class Replicator:
         if check in filters:
             raise ValueError(f"{check!r} filters {node.path} already")
         filters.append(check)
+        if self._nodes.get(node.net_id) is node and node.net_id not in self._filtered:
+            self._filtered[node.net_id] = node
+            if next(reversed(self._filtered)) != max(self._filtered):
+                self._filtered = dict(sorted(self._filtered.items()))
 
     def remove_visibility_filter(self, node: SpawnedNode, check: Callable[[int], Any]) -> None:
-        node._replica.filters.remove(check)
+        filters = node._replica.filters
+        filters.remove(check)
+        if not filters:
+            self._filtered.pop(node.net_id, None)
 
     def update_visibility(self, node: SpawnedNode, peer: int = PUBLIC) -> None:
         """``update_visibility(for_peer)``: bring who holds ``node`` in line with
@@ -586,41 +593,37 @@ class Replicator:
     def sync(self) -> None:
         """One network frame (``SceneMultiplayer.sync``): visibility filters re-checked, then
         to each peer a full SYNC of the ALWAYS values of the nodes it holds, then their
-        deltas. Each node's values are read and encoded once, whatever the number of peers."""
-        for node in list(self._nodes.values()):
-            if node._replica.filters:
-                self._update(node, PUBLIC)
+        deltas. Each node's SYNC entry and watched values are encoded once per frame (and
+        not at all when they are last frame's), and the same bytes go to every peer."""
+        for node in list(self._filtered.values()):
+            self._update(node, PUBLIC)
+        slots, clocks = self._frame_slots()
+        encoder = _frame.encoder()
+        sends, left_out = _frame.live().frame(self._roster.values(), slots, clocks, encoder)
+        for net_id, size, what in left_out:
+            self._peer_log.warning(
+                f"net id {net_id}", "net id %d: a %d-byte %s is never sent", net_id, size, what
+            )
+        send, peers = self._send_encoded, self._slot_peers
+        for slot, syncs, deltas in sends:
+            peer = peers[slot]
+            if syncs:
+                clocks[slot].tick()
+                for data in syncs:
+                    send(peer, data, TransferMode.UNRELIABLE, 0)
+            for data in deltas:
+                send(peer, data, TransferMode.RELIABLE, 0)
+
+    def _frame_slots(self) -> tuple[dict[int, int], list[SyncClock]]:
+        """The peers of a frame by slot (ascending: the send order), and their SYNC clocks."""
         peers = self._peers()
-        states: dict[int, list[SyncState]] = {peer: [] for peer in peers}
-        deltas: dict[int, list[DeltaState]] = {peer: [] for peer in peers}
-        for node in self._nodes.values():
-            replica = node._replica
-            synced = node.scene.synced
-            sync_id = node.sync_id
-            if synced is None or sync_id is None:
-                continue
-            targets = sorted(peers & replica.holders)
-            if not targets:
-                continue
-            values = synced.values(node.state)
-            config = synced.config
-            if config.sync_props:
-                state = config.sync_state(sync_id, values)
-                for peer in targets:
-                    states[peer].append(state)
-            if config.watch_props:
-                encoded = replica.watch_cache.encode(values, config.watch_props)
-                for peer in targets:
-                    changed = _changed(replica.watched.setdefault(peer, {}), values, encoded)
-                    if changed:
-                        deltas[peer].append(config.delta_state(sync_id, changed))
-        for peer in sorted(peers):
-            if states[peer]:
-                time = self._clocks.setdefault(peer, SyncClock()).tick()
-                for packet in self._packed_syncs(time, states[peer]):
-                    self._send(peer, packet, TransferMode.UNRELIABLE, 0)
-            for delta_packet in self._packed_deltas(deltas[peer]):
-                self._send(peer, delta_packet, TransferMode.RELIABLE, 0)
+        if peers is not self._frame_peers and peers != self._frame_peers:
+            order = sorted(peers)
+            self._slots = {peer: slot for slot, peer in enumerate(order)}
+            self._slot_peers = order
+            self._slot_clocks = [self._clocks.setdefault(peer, SyncClock()) for peer in order]
+            self._frame_peers = peers
+        return self._slots, self._slot_clocks
 
     def owned_sync(self, peer: int, packet: Sync | DeltaSync) -> None:
         """A client's SYNC or delta of the synchronizers it owns (path-based net ids): each
@@ -650,67 +653,3 @@ class Replicator:
             changed = synced.by_flat_name(values)
             node._replica.owned_values.update(changed)
             self._synchronized(node, changed)
-
-    def _packed_syncs(self, time: int, states: list[SyncState]) -> list[Sync]:
-        batches = _batches(
-            states, _SYNC_HEADER, _SYNC_ENTRY, MAX_SYNC_PACKET_SIZE, "state", self.logger
-        )
-        return [Sync(time, batch) for batch in batches]
-
-    def _packed_deltas(self, deltas: list[DeltaState]) -> list[DeltaSync]:
-        batches = _batches(deltas, 1, _DELTA_ENTRY, MAX_DELTA_PACKET_SIZE, "delta", self.logger)
-        return [DeltaSync(batch) for batch in batches]
-
-
-def _changed(
-    sent: dict[str, bytes], values: Mapping[str, Any], encoded: Mapping[str, bytes]
-) -> dict[str, Any]:
-    """The watched values whose ``encoded`` bytes differ from those last ``sent`` to a peer
-    (now recorded as sent)."""
-    changed = {}
-    for prop, now in encoded.items():
-        if sent.get(prop) != now:
-            changed[prop] = values[prop]
-            sent[prop] = now
-    return changed
-
-
-class _Entry(Protocol):
-    """A SYNC or delta entry as packing sees it: whose it is, and its bytes."""
-
-    @property
-    def net_id(self) -> int: ...
-
-    @property
-    def encoded(self) -> bytes: ...
-
-
-_E = TypeVar("_E", bound=_Entry)
-
-
-def _batches(
-    entries: Sequence[_E],
-    header: int,
-    entry_head: int,
-    limit: int,
-    what: str,
-    logger: logging.Logger,
-) -> list[tuple[_E, ...]]:
-    """``entries`` in order, cut into packets of at most ``limit`` bytes; an entry larger
-    than ``limit`` on its own can never be sent, and is logged and left out."""
-    packets: list[tuple[_E, ...]] = []
-    batch: list[_E] = []
-    size = header
-    for item in entries:
-        entry = entry_head + len(item.encoded)
-        if entry - entry_head > limit:
-            logger.warning("net id %d: a %d-byte %s is never sent", item.net_id, entry, what)
-            continue
-        if batch and size + entry > limit:
-            packets.append(tuple(batch))
-            batch, size = [], header
-        batch.append(item)
-        size += entry
-    if batch:
-        packets.append(tuple(batch))
-    return packets

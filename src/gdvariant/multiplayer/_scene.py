@@ -57,6 +57,7 @@ from .wire import (
     SimplifyPath,
     Spawn,
     Sync,
+    decode_scene_packet,
 )
 
 __all__ = ["Notifier", "SceneMultiplayer"]
@@ -161,6 +162,8 @@ class SceneMultiplayer:
             declare_rpcs=lambda path, script: self.node(path, script=script),
             forget_rpcs=self.forget_node,
             synchronized=self.synchronized.emit,
+            send_encoded=self._send_encoded,
+            peer_log=self.peer_log,
             logger=logger,
         )
         transport.attach(
@@ -339,6 +342,13 @@ class SceneMultiplayer:
     def _send(self, peer: int, packet: Packet, mode: TransferMode, channel: int) -> None:
         self.transport.send(peer, packet, mode=mode, channel=channel)
 
+    def _send_encoded(self, peer: int, data: bytes, mode: TransferMode, channel: int) -> None:
+        send_encoded = getattr(self.transport, "send_encoded", None)
+        if send_encoded is None:  # a transport of the shape before it: give it the packet
+            self._send(peer, decode_scene_packet(data), mode, channel)
+        else:
+            send_encoded(peer, data, mode=mode, channel=channel)
+
     def _checksum(self, path: str) -> str | None:
         node = self._nodes.get(path)
         if node is not None:
@@ -431,7 +441,7 @@ class SceneMultiplayer:
         re-checked first (Godot's synchronizer does it every frame), so a node a filter
         turned away is despawned (or one it lets in spawned) before the frame's syncs.
         Each node's values are read and encoded once per frame, whatever the number of
-        peers."""
+        peers, and the same bytes go to all of them."""
         started = self._ticks.started()
         self._replicator.sync()
         self._ticks.finished(started)

@@ -144,8 +144,8 @@ class ServerProtocol:
 
     @property
     def peers(self) -> frozenset[int]:
-        """The admitted peers."""
-        return frozenset(self.auth.connected)
+        """The admitted peers (the same object until they change)."""
+        return self.auth.connected
 
     def send(self, peer: int, packet: Packet) -> None:
         """Queue ``packet`` for ``peer``."""

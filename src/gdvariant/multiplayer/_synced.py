@@ -16,12 +16,30 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
-from ..replication import ClassLayout, NetClass, Schema, World, godot_value
+from ..replication import (
+    ArrayOf,
+    ClassLayout,
+    Enum,
+    NetClass,
+    Schema,
+    UInt,
+    VarUInt,
+    World,
+    godot_value,
+)
 from ._config import ReplicatedProperty, ReplicationConfig, ReplicationMode
 
 __all__ = ["SpawnableScene", "SyncedClass", "scene_tscn", "synced_class"]
+
+#: the codecs whose raw values differ from what Godot holds (``godot_value`` changes them);
+#: every other raw value is sent as it is
+_CONVERTED = (Enum, ArrayOf, UInt, VarUInt)
+#: ``(raw index of each ALWAYS property, of each ON_CHANGE property, the codec of each raw
+#: index whose value goes through godot_value, or None when none does)``
+SyncPlan = tuple[tuple[int, ...], tuple[int, ...], tuple[Any, ...] | None]
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
@@ -58,6 +76,21 @@ class SyncedClass:
             p.path: name for p, name in zip(self.config.properties, self.flat_paths, strict=True)
         }
         return {flat[path]: value for path, value in values.items()}
+
+    @cached_property
+    def plan(self) -> SyncPlan:
+        """Where a frame reads each synced value in an entity's raw values (``_net_vals``),
+        and which need converting: read once per class, not per node and frame."""
+        pairs = list(zip(self.config.properties, self.layout.props, strict=True))
+        sync = tuple(flat.index for prop, flat in pairs if prop.mode is ReplicationMode.ALWAYS)
+        watch = tuple(flat.index for prop, flat in pairs if prop.mode is ReplicationMode.ON_CHANGE)
+        convert: list[Any] = [None] * (
+            max((flat.index for flat in self.layout.props), default=-1) + 1
+        )
+        for flat in self.layout.props:
+            if isinstance(flat.codec, _CONVERTED):
+                convert[flat.index] = flat.codec
+        return sync, watch, tuple(convert) if any(c is not None for c in convert) else None
 
     def values(self, entity: Any) -> dict[str, Any]:
         """``{godot property path: value as Godot holds it}`` of every property."""

@@ -47,9 +47,12 @@ class Transport(Protocol):
     (``MultiplayerServer``).
 
     ``send`` takes the packet's transfer mode and channel; a transport without them (as
-    WebSocket, always reliable and ordered) accepts and ignores them. The ``on_*``
-    callbacks the transport was built with are read once by the layer that attaches, which
-    takes over their events."""
+    WebSocket, always reliable and ordered) accepts and ignores them. A transport may also
+    have ``send_encoded(peer, data, *, mode, channel=0)``, ``send`` of a packet already
+    encoded (the frame's SYNC and delta packets, whose bytes are shared by every peer they
+    go to), as the ``MultiplayerServer`` s have; without it those packets are decoded and
+    given to ``send``. The ``on_*`` callbacks the transport was built with are read once by
+    the layer that attaches, which takes over their events."""
 
     @property
     def protocol(self) -> ServerProtocol: ...

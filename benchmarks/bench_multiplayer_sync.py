@@ -1,0 +1,154 @@
+"""``SceneMultiplayer.sync()`` alone: CPU per tick of bench_multiplayer's scene, no sockets.
+
+The scene of ``bench_multiplayer`` (each client sees its own 20 entities; every tick each
+entity's ``position`` is set, once a second its ``hp``) on a transport whose ``_put`` only
+counts: what is timed is the game's writes and ``sync()``, in thread CPU time, median over
+the ticks. Each network frame that imports (``python``, ``c``) is timed on a fresh world,
+the compiled one last. On a tree without the frame seam (before issue 24) the one live
+implementation is timed, as ``live``. Run from the repository's root:
+
+    .venv/bin/python -m benchmarks.bench_multiplayer_sync --clients 100,400
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import os
+import statistics
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from benchmarks.bench_multiplayer import ENTITY, PROJECT, SPAWN_PATH, SPAWNER, entity_name
+from gdvariant import Vector2
+from gdvariant.multiplayer import SceneMultiplayer, TransferMode
+from gdvariant.multiplayer._endpoint import ServerEndpoint
+
+WARMUP = 5
+
+
+class CountingServer(ServerEndpoint):
+    """A server endpoint whose packets are counted, not written."""
+
+    default_size = 1 << 16
+    default_logger = logging.getLogger("bench_multiplayer_sync")
+
+    def __init__(self) -> None:
+        super().__init__(clock=time.monotonic, relay=False)
+        self.messages = 0
+        self.bytes = 0
+
+    def _put(self, peer: int, data: bytes, mode: TransferMode, channel: int) -> None:
+        self.messages += 1
+        self.bytes += len(data)
+
+    def _has_peer(self, peer: int) -> bool:
+        return True
+
+
+def build(clients: int, entities: int) -> tuple[CountingServer, SceneMultiplayer, list[Any]]:
+    """The bench's world: ``clients`` peers, each seeing its own ``entities`` nodes."""
+    server = CountingServer()
+    mp = SceneMultiplayer(server, project=PROJECT)
+    spawner = mp.add_spawner(SPAWNER, SPAWN_PATH, [ENTITY])
+    nodes: list[Any] = []
+
+    def joined(peer: int) -> None:
+        for i in range(entities):
+            values = {"position": Vector2(0, i), "hp": 0}
+            nodes.append(spawner.spawn(0, entity_name(peer, i), values, visible_to=(peer,)))
+
+    mp.peer_connected.connect(joined)
+    for peer in range(1000, 1000 + clients):
+        server._joined(peer)
+    return server, mp, nodes
+
+
+def game(nodes: list[Any], entities: int) -> Callable[[int], None]:
+    """One tick of the bench's game: every position set, every hp once in 30 ticks."""
+
+    def tick(number: int) -> None:
+        bump = number % 30 == 0
+        for k, node in enumerate(nodes):
+            node.state.position = Vector2(number, k % entities)
+            if bump:
+                node.state.hp += 1
+
+    return tick
+
+
+def measure(clients: int, entities: int, ticks: int) -> dict[str, float]:
+    """Median game and sync CPU per tick (ms), and messages and bytes per tick."""
+    server, mp, nodes = build(clients, entities)
+    play = game(nodes, entities)
+    for number in range(WARMUP):
+        play(number)
+        mp.sync()
+    server.messages = server.bytes = 0
+    games, syncs = [], []
+    for number in range(WARMUP, WARMUP + ticks):
+        start = time.thread_time()
+        play(number)
+        middle = time.thread_time()
+        mp.sync()
+        end = time.thread_time()
+        games.append(middle - start)
+        syncs.append(end - middle)
+    return {
+        "game_ms": statistics.median(games) * 1e3,
+        "sync_ms": statistics.median(syncs) * 1e3,
+        "messages": server.messages / ticks,
+        "bytes": server.bytes / ticks,
+    }
+
+
+def frames() -> dict[str, Callable[[], contextlib.AbstractContextManager[None]]]:
+    """Each network frame that imports, by name, as a context that makes it live."""
+    try:
+        from gdvariant.multiplayer import _frame
+    except ImportError:  # a tree from before the frame seam
+        return {"live": contextlib.nullcontext}
+
+    def using(name: str) -> Callable[[], contextlib.AbstractContextManager[None]]:
+        return lambda: _frame.use(name)
+
+    return {name: using(name) for name in _frame.implementations()}
+
+
+def load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load {one:.2f} {five:.2f} {fifteen:.2f}"
+
+
+def rows(clients: list[int], entities: int, ticks: int) -> Iterator[str]:
+    for count in clients:
+        for name, use in frames().items():
+            with use():
+                f = measure(count, entities, ticks)
+            yield (
+                f"{count:>5} clients x {entities}  {name:<6}  game {f['game_ms']:7.2f} ms  "
+                f"sync {f['sync_ms']:7.2f} ms  {f['messages']:7.1f} messages "
+                f"{f['bytes']:9.0f} bytes per tick"
+            )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clients", default="100,400", help="client counts, comma-separated")
+    parser.add_argument("--entities", type=int, default=20, help="entities per client")
+    parser.add_argument("--ticks", type=int, default=150, help="ticks timed per run")
+    parser.add_argument("--quick", action="store_true", help="5 clients, 10 ticks (for tests)")
+    args = parser.parse_args()
+    clients = [5] if args.quick else [int(c) for c in args.clients.split(",")]
+    ticks = 10 if args.quick else args.ticks
+    print(f"# bench_multiplayer_sync, {ticks} ticks per run, median CPU per tick; {load()}")
+    for row in rows(clients, args.entities, ticks):
+        print(row, flush=True)
+    print(f"# {load()}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,840 @@
+/* The compiled network frame of gdvariant.multiplayer: SceneMultiplayer.sync's full SYNC and
+ * delta packets, as bytes, in one call.
+ *
+ * The pure-Python frame, _pysync.py, is the reference: frame() here takes the same arguments
+ * (the replicator's roster of node records, the peers' slots, their SYNC clocks, the encoder
+ * tuple), reads and writes the same record caches, and returns the same packets
+ * (tests/multiplayer/test_csync.py compares the two over random worlds). A record is a list:
+ * [net id, raw values, ALWAYS raw indices, ON_CHANGE raw indices, codecs to convert or None,
+ * holders (set), {peer: list of watched bytes last sent}, [value, bytes, ...] of the watched
+ * properties (None before the first frame), [SYNC entry, values...] of last frame or None].
+ * Both caches are updated in place: a frame makes no new containers per node.
+ *
+ * Values are written in SceneMultiplayer's compressed form (wire/_variant.py): bool, int,
+ * float, and Vector2/Vector3 of finite float32-range components here; an int subclass through
+ * the pure encode_compressed; every other value through gdvariant.dumps, which hands it to the
+ * live codec core (the compiled one when it is built). Type ids and float rules are Godot 4's
+ * single-precision ones, which is what the pure path's dumps() writes.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+enum { R_ID = 0, R_RAW, R_SYNC, R_WATCH, R_CONVERT, R_HOLDERS, R_SENT, R_WATCHED, R_ENTRY, R_SIZE };
+enum { E_ENCODE = 0, E_COMPRESSED, E_CONVERT, E_IMMUTABLE, E_VECTOR2, E_VECTOR3, E_SIZE };
+#define MAX_SYNC 1350
+#define MAX_DELTA 65535
+#define MAX_WATCHED 64
+#define T_BOOL 1
+#define T_INT 2
+#define T_FLOAT 3
+#define T_VECTOR2 5
+#define T_VECTOR3 9
+#define FLAG_64 (1u << 16)
+#define FEW 16 /* holders kept on the stack; more are allocated */
+
+static PyObject *s_last, *s_state, *s_delta;
+
+typedef struct {
+    char *buf;
+    Py_ssize_t len, cap;
+} Buf;
+
+static int buf_reserve(Buf *b, Py_ssize_t more) {
+    if (b->cap - b->len >= more)
+        return 0;
+    Py_ssize_t cap = b->cap ? b->cap : 256;
+    while (cap - b->len < more) {
+        if (cap > PY_SSIZE_T_MAX / 2) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        cap *= 2;
+    }
+    char *grown = PyMem_Realloc(b->buf, (size_t)cap);
+    if (grown == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    b->buf = grown;
+    b->cap = cap;
+    return 0;
+}
+
+static int buf_put(Buf *b, const void *data, Py_ssize_t n) {
+    if (buf_reserve(b, n) < 0)
+        return -1;
+    memcpy(b->buf + b->len, data, (size_t)n);
+    b->len += n;
+    return 0;
+}
+
+static void put_u32(char *p, uint32_t v) {
+    for (int i = 0; i < 4; i++)
+        p[i] = (char)(v >> (8 * i));
+}
+
+static void put_u64(char *p, uint64_t v) {
+    for (int i = 0; i < 8; i++)
+        p[i] = (char)(v >> (8 * i));
+}
+
+static int put_le(Buf *b, uint64_t v, int n) {
+    char tmp[8];
+    put_u64(tmp, v);
+    return buf_put(b, tmp, n);
+}
+
+static int put_f32(Buf *b, double d) {
+    float f = (float)d;
+    uint32_t bits;
+    memcpy(&bits, &f, 4);
+    return put_le(b, bits, 4);
+}
+
+/* A component Godot 4 narrows to float32 exactly as a C cast does: finite, in range. */
+static int narrowable(PyObject *c) {
+    if (!PyFloat_CheckExact(c))
+        return 0;
+    double d = PyFloat_AS_DOUBLE(c);
+    return isfinite(d) && fabs(d) <= FLT_MAX;
+}
+
+/* Append the bytes a Python encoder returned. */
+static int put_encoded(Buf *b, PyObject *data) {
+    if (data == NULL)
+        return -1;
+    if (!PyBytes_Check(data)) {
+        PyErr_Format(PyExc_TypeError, "an encoder returned %.100s, not bytes",
+                     Py_TYPE(data)->tp_name);
+        Py_DECREF(data);
+        return -1;
+    }
+    int rc = buf_put(b, PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data));
+    Py_DECREF(data);
+    return rc;
+}
+
+/* One value in the compressed form, appended to b. */
+static int put_value(Buf *b, PyObject *v, PyObject *enc) {
+    if (v == Py_True || v == Py_False) {
+        char meta = (char)(T_BOOL | (v == Py_True ? 0x80 : 0));
+        return buf_put(b, &meta, 1);
+    }
+    if (PyLong_CheckExact(v)) {
+        int overflow = 0;
+        long long n = PyLong_AsLongLongAndOverflow(v, &overflow);
+        if (n == -1 && PyErr_Occurred())
+            return -1;
+        if (!overflow) {
+            int mode = n >= INT8_MIN && n <= INT8_MAX     ? 0
+                       : n >= INT16_MIN && n <= INT16_MAX ? 1
+                       : n >= INT32_MIN && n <= INT32_MAX ? 2
+                                                          : 3;
+            char meta = (char)(T_INT | mode << 6);
+            if (buf_put(b, &meta, 1) < 0)
+                return -1;
+            return put_le(b, (uint64_t)n, 1 << mode);
+        }
+    } else if (PyFloat_CheckExact(v)) {
+        double d = PyFloat_AS_DOUBLE(v);
+        if (isinf(d) || (!isnan(d) && fabs(d) <= FLT_MAX && (double)(float)d == d)) {
+            if (put_le(b, T_FLOAT, 4) < 0)
+                return -1;
+            return put_f32(b, d);
+        }
+        uint64_t bits;
+        memcpy(&bits, &d, 8);
+        if (put_le(b, T_FLOAT | FLAG_64, 4) < 0)
+            return -1;
+        return put_le(b, bits, 8);
+    } else {
+        PyTypeObject *type = Py_TYPE(v);
+        Py_ssize_t comps = type == (PyTypeObject *)PyTuple_GET_ITEM(enc, E_VECTOR2)   ? 2
+                           : type == (PyTypeObject *)PyTuple_GET_ITEM(enc, E_VECTOR3) ? 3
+                                                                                      : 0;
+        if (comps && PyTuple_GET_SIZE(v) == comps) {
+            int plain = 1;
+            for (Py_ssize_t i = 0; i < comps; i++)
+                plain &= narrowable(PyTuple_GET_ITEM(v, i));
+            if (plain) {
+                if (put_le(b, comps == 2 ? T_VECTOR2 : T_VECTOR3, 4) < 0)
+                    return -1;
+                for (Py_ssize_t i = 0; i < comps; i++)
+                    if (put_f32(b, PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(v, i))) < 0)
+                        return -1;
+                return 0;
+            }
+        }
+        if (!PyLong_Check(v)) {
+            return put_encoded(b, PyObject_CallOneArg(PyTuple_GET_ITEM(enc, E_ENCODE), v));
+        }
+    }
+    /* ints past 64 bits (the error) and int subclasses: the pure compressed form */
+    return put_encoded(b, PyObject_CallOneArg(PyTuple_GET_ITEM(enc, E_COMPRESSED), v));
+}
+
+/* The parts of a record a frame reads, held (strong references) while encoders run. */
+typedef struct {
+    PyObject *raw, *sync, *watch, *convert;
+} Parts;
+
+/* raw[index] as Godot holds it (godot_value when the record says so): a new reference. */
+static PyObject *read_value(Parts *r, PyObject *index, PyObject *enc) {
+    Py_ssize_t i = PyLong_AsSsize_t(index);
+    if (i == -1 && PyErr_Occurred())
+        return NULL;
+    if (i < 0 || i >= PyList_GET_SIZE(r->raw)) {
+        PyErr_Format(PyExc_IndexError, "raw index %zd out of range", i);
+        return NULL;
+    }
+    PyObject *value = PyList_GET_ITEM(r->raw, i);
+    Py_INCREF(value);
+    if (r->convert == Py_None)
+        return value;
+    if (!PyTuple_Check(r->convert) || i >= PyTuple_GET_SIZE(r->convert)) {
+        Py_DECREF(value);
+        PyErr_SetString(PyExc_TypeError, "a record's codecs must be a tuple by raw index");
+        return NULL;
+    }
+    PyObject *codec = PyTuple_GET_ITEM(r->convert, i);
+    if (codec == Py_None)
+        return value;
+    PyObject *args[2] = {codec, value};
+    PyObject *held = PyObject_Vectorcall(PyTuple_GET_ITEM(enc, E_CONVERT), args, 2, NULL);
+    Py_DECREF(value);
+    return held;
+}
+
+/* raw[index] itself, bounds checked: a new reference. */
+static PyObject *raw_value(Parts *r, PyObject *index) {
+    Py_ssize_t i = PyLong_AsSsize_t(index);
+    if (i == -1 && PyErr_Occurred())
+        return NULL;
+    if (i < 0 || i >= PyList_GET_SIZE(r->raw)) {
+        PyErr_Format(PyExc_IndexError, "raw index %zd out of range", i);
+        return NULL;
+    }
+    PyObject *value = PyList_GET_ITEM(r->raw, i);
+    Py_INCREF(value);
+    return value;
+}
+
+static int is_immutable(PyObject *v, PyObject *enc) {
+    return PySet_Contains(PyTuple_GET_ITEM(enc, E_IMMUTABLE), (PyObject *)Py_TYPE(v));
+}
+
+static PyObject *checked_tuple(PyObject *rec, int field, const char *what) {
+    PyObject *t = PyList_GET_ITEM(rec, field);
+    if (!PyTuple_Check(t)) {
+        PyErr_Format(PyExc_TypeError, "a record's %s must be a tuple", what);
+        return NULL;
+    }
+    return t;
+}
+
+/* Whether last frame's SYNC entry ([entry, values...]) still holds: every value the same
+ * immutable object. */
+static int entry_reusable(PyObject *cached, Parts *r, PyObject *enc) {
+    Py_ssize_t n = PyTuple_GET_SIZE(r->sync);
+    if (!PyList_Check(cached) || PyList_GET_SIZE(cached) != n + 1 ||
+        !PyBytes_Check(PyList_GET_ITEM(cached, 0)))
+        return 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *v = raw_value(r, PyTuple_GET_ITEM(r->sync, k));
+        if (v == NULL)
+            return -1;
+        int same = k + 1 < PyList_GET_SIZE(cached) && v == PyList_GET_ITEM(cached, k + 1);
+        if (same)
+            same = is_immutable(v, enc);
+        Py_DECREF(v);
+        if (same <= 0)
+            return same;
+    }
+    return 1;
+}
+
+/* Store value at cache[k] (a list of at least k + 1), dropping what was there. */
+static int store(PyObject *cache, Py_ssize_t k, PyObject *value) {
+    if (!PyList_Check(cache) || k >= PyList_GET_SIZE(cache)) {
+        PyErr_SetString(PyExc_TypeError, "a record's cache changed size");
+        return -1;
+    }
+    Py_INCREF(value);
+    return PyList_SetItem(cache, k, value);
+}
+
+/* The record's SYNC entry (u32 id, u32 size, values): a new reference. The cache,
+ * [entry, values...], is updated in place. */
+static PyObject *sync_entry(PyObject *rec, Parts *r, uint32_t net_id, PyObject *enc) {
+    PyObject *cached = PyList_GET_ITEM(rec, R_ENTRY), *entry = NULL;
+    Py_INCREF(cached);
+    int reuse = entry_reusable(cached, r, enc);
+    if (reuse) {
+        entry = reuse < 0 ? NULL : PyList_GET_ITEM(cached, 0);
+        Py_XINCREF(entry);
+        Py_DECREF(cached);
+        return entry;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(r->sync);
+    if (!PyList_Check(cached) || PyList_GET_SIZE(cached) != n + 1) {
+        Py_DECREF(cached);
+        cached = PyList_New(n + 1);
+        if (cached == NULL)
+            return NULL;
+        for (Py_ssize_t k = 0; k <= n; k++) {
+            Py_INCREF(Py_None);
+            PyList_SET_ITEM(cached, k, Py_None);
+        }
+        Py_INCREF(cached);
+        if (PyList_SetItem(rec, R_ENTRY, cached) < 0) {
+            Py_DECREF(cached);
+            return NULL;
+        }
+    }
+    Buf b = {0};
+    if (buf_reserve(&b, 64) < 0)
+        goto done;
+    b.len = 8;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *index = PyTuple_GET_ITEM(r->sync, k);
+        PyObject *value = read_value(r, index, enc);
+        if (value == NULL)
+            goto done;
+        int rc = put_value(&b, value, enc);
+        Py_DECREF(value);
+        if (rc < 0)
+            goto done;
+    }
+    if (b.len - 8 > (Py_ssize_t)UINT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "a state over 4 GiB");
+        goto done;
+    }
+    put_u32(b.buf, net_id);
+    put_u32(b.buf + 4, (uint32_t)(b.len - 8));
+    entry = PyBytes_FromStringAndSize(b.buf, b.len);
+    if (entry == NULL || store(cached, 0, entry) < 0)
+        goto fail;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *original = raw_value(r, PyTuple_GET_ITEM(r->sync, k));
+        int rc = original == NULL ? -1 : store(cached, k + 1, original);
+        Py_XDECREF(original);
+        if (rc < 0)
+            goto fail;
+    }
+    goto done;
+fail:
+    Py_CLEAR(entry);
+    if (PyList_Check(cached) && PyList_GET_SIZE(cached) > 0) /* never reuse a half-made cache */
+        (void)store(cached, 0, Py_None);
+done:
+    Py_DECREF(cached);
+    PyMem_Free(b.buf);
+    return entry;
+}
+
+/* Whether a watched value is last frame's: the same immutable object, or an equal int, str
+ * or bool (types whose == means equal bytes). */
+static int unchanged(PyObject *before, PyObject *value, PyObject *enc) {
+    if (before == value) {
+        int immutable = is_immutable(value, enc);
+        if (immutable != 0)
+            return immutable;
+    }
+    if (Py_TYPE(before) != Py_TYPE(value) ||
+        !(PyLong_CheckExact(value) || PyUnicode_CheckExact(value) || PyBool_Check(value)))
+        return 0;
+    return PyObject_RichCompareBool(before, value, Py_EQ);
+}
+
+/* The bytes of watched value k: last frame's, or encoded now (and cached in place, at
+ * cache[2k] and cache[2k + 1]): a new reference. */
+static PyObject *watched_one(PyObject *cache, Py_ssize_t k, Parts *r, PyObject *enc) {
+    PyObject *index = PyTuple_GET_ITEM(r->watch, k);
+    PyObject *value = raw_value(r, index), *data = NULL;
+    if (value == NULL)
+        return NULL;
+    if (2 * k + 1 >= PyList_GET_SIZE(cache)) {
+        Py_DECREF(value);
+        PyErr_SetString(PyExc_TypeError, "a record's watched cache changed size");
+        return NULL;
+    }
+    PyObject *last = PyList_GET_ITEM(cache, 2 * k), *bytes = PyList_GET_ITEM(cache, 2 * k + 1);
+    if (PyBytes_Check(bytes)) {
+        Py_INCREF(last);
+        Py_INCREF(bytes);
+        int same = unchanged(last, value, enc);
+        Py_DECREF(last);
+        if (same) {
+            if (same < 0)
+                Py_CLEAR(bytes);
+            Py_DECREF(value);
+            return bytes;
+        }
+        Py_DECREF(bytes);
+    }
+    PyObject *held = read_value(r, index, enc);
+    Buf b = {0};
+    int rc = held == NULL ? -1 : put_value(&b, held, enc);
+    Py_XDECREF(held);
+    data = rc < 0 ? NULL : PyBytes_FromStringAndSize(b.len ? b.buf : "", b.len);
+    PyMem_Free(b.buf);
+    if (data != NULL && (store(cache, 2 * k, value) < 0 || store(cache, 2 * k + 1, data) < 0))
+        Py_CLEAR(data);
+    Py_DECREF(value);
+    return data;
+}
+
+/* Each watched value's bytes (new references in out[]); on an error none is left held. */
+static int watched(PyObject *rec, Parts *r, PyObject *enc, PyObject **out) {
+    PyObject *cache = PyList_GET_ITEM(rec, R_WATCHED);
+    Py_ssize_t n = PyTuple_GET_SIZE(r->watch);
+    if (!PyList_Check(cache) || PyList_GET_SIZE(cache) != 2 * n) {
+        PyErr_SetString(PyExc_TypeError, "a record's watched cache must be a list, two per value");
+        return -1;
+    }
+    Py_INCREF(cache);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        out[k] = watched_one(cache, k, r, enc);
+        if (out[k] == NULL) {
+            while (k > 0)
+                Py_DECREF(out[--k]);
+            Py_DECREF(cache);
+            return -1;
+        }
+    }
+    Py_DECREF(cache);
+    return 0;
+}
+
+/* Append item to the list at lists[slot], made on first use. */
+static int append_to(PyObject **lists, Py_ssize_t slot, PyObject *item) {
+    if (lists[slot] == NULL && (lists[slot] = PyList_New(0)) == NULL)
+        return -1;
+    return PyList_Append(lists[slot], item);
+}
+
+static int report(PyObject *left_out, PyObject *net_id, Py_ssize_t size, PyObject *what) {
+    PyObject *row = Py_BuildValue("(OnO)", net_id, size, what);
+    if (row == NULL)
+        return -1;
+    int rc = PyList_Append(left_out, row);
+    Py_DECREF(row);
+    return rc;
+}
+
+typedef struct {
+    uint64_t mask;
+    PyObject *delta; /* Py_None: too large */
+} Shared;
+
+/* One delta entry (u32 id, u64 mask, u32 size, values): a new reference, or None when the
+ * values are over the delta limit (reported). */
+static PyObject *delta_entry(PyObject *net_id, uint32_t id, uint64_t mask, PyObject **encoded,
+                             Py_ssize_t n, PyObject *left_out) {
+    Py_ssize_t size = 0;
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (mask >> k & 1)
+            size += PyBytes_GET_SIZE(encoded[k]);
+    if (size > MAX_DELTA) {
+        if (report(left_out, net_id, size + 16, s_delta) < 0)
+            return NULL;
+        Py_RETURN_NONE;
+    }
+    PyObject *delta = PyBytes_FromStringAndSize(NULL, size + 16);
+    if (delta == NULL)
+        return NULL;
+    char *p = PyBytes_AS_STRING(delta);
+    put_u32(p, id);
+    put_u64(p + 4, mask);
+    put_u32(p + 12, (uint32_t)size);
+    p += 16;
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (mask >> k & 1) {
+            memcpy(p, PyBytes_AS_STRING(encoded[k]), (size_t)PyBytes_GET_SIZE(encoded[k]));
+            p += PyBytes_GET_SIZE(encoded[k]);
+        }
+    return delta;
+}
+
+/* Each target's delta entry of the watched values whose bytes differ from those last sent
+ * to it (now recorded as sent); the targets with the same mask share one entry. */
+static int deltas_of(PyObject *rec, PyObject *net_id, uint32_t id, PyObject **encoded, Py_ssize_t n,
+                     PyObject **peers, Py_ssize_t *slots, Py_ssize_t ntargets, PyObject **deltas,
+                     PyObject *left_out) {
+    PyObject *sent_by_peer = PyList_GET_ITEM(rec, R_SENT);
+    if (!PyDict_Check(sent_by_peer)) {
+        PyErr_SetString(PyExc_TypeError, "a record's sent bytes must be a dict");
+        return -1;
+    }
+    Shared *shared = PyMem_Malloc(sizeof(Shared) * (size_t)(ntargets ? ntargets : 1));
+    Py_ssize_t nshared = 0;
+    int rc = -1;
+    if (shared == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_INCREF(sent_by_peer);
+    for (Py_ssize_t t = 0; t < ntargets; t++) {
+        PyObject *sent = PyDict_GetItemWithError(sent_by_peer, peers[t]);
+        if (sent == NULL) {
+            if (PyErr_Occurred())
+                goto done;
+            sent = PyList_New(n);
+            if (sent == NULL)
+                goto done;
+            for (Py_ssize_t k = 0; k < n; k++) {
+                Py_INCREF(Py_None);
+                PyList_SET_ITEM(sent, k, Py_None);
+            }
+            if (PyDict_SetItem(sent_by_peer, peers[t], sent) < 0) {
+                Py_DECREF(sent);
+                goto done;
+            }
+        } else {
+            Py_INCREF(sent);
+        }
+        if (!PyList_Check(sent) || PyList_GET_SIZE(sent) != n) {
+            Py_DECREF(sent);
+            PyErr_SetString(PyExc_TypeError, "a peer's sent bytes must be a list, one per value");
+            goto done;
+        }
+        uint64_t mask = 0;
+        for (Py_ssize_t k = 0; k < n; k++) {
+            PyObject *was = PyList_GET_ITEM(sent, k), *now = encoded[k];
+            if (was == now || (PyBytes_Check(was) && PyBytes_GET_SIZE(was) == PyBytes_GET_SIZE(now) &&
+                               memcmp(PyBytes_AS_STRING(was), PyBytes_AS_STRING(now),
+                                      (size_t)PyBytes_GET_SIZE(now)) == 0))
+                continue;
+            mask |= (uint64_t)1 << k;
+            Py_INCREF(now);
+            PyList_SET_ITEM(sent, k, now);
+            Py_DECREF(was);
+        }
+        Py_DECREF(sent);
+        if (!mask)
+            continue;
+        PyObject *delta = NULL;
+        for (Py_ssize_t s = 0; s < nshared; s++)
+            if (shared[s].mask == mask)
+                delta = shared[s].delta;
+        if (delta == NULL) {
+            delta = delta_entry(net_id, id, mask, encoded, n, left_out);
+            if (delta == NULL)
+                goto done;
+            shared[nshared].mask = mask;
+            shared[nshared++].delta = delta;
+        }
+        if (delta != Py_None && append_to(deltas, slots[t], delta) < 0)
+            goto done;
+    }
+    rc = 0;
+done:
+    for (Py_ssize_t s = 0; s < nshared; s++)
+        Py_DECREF(shared[s].delta);
+    PyMem_Free(shared);
+    Py_DECREF(sent_by_peer);
+    return rc;
+}
+
+/* The record's holders that have a slot, in the set's order: peers[] new references. */
+static Py_ssize_t targets_of(PyObject *holders, PyObject *slots, Py_ssize_t nslots, PyObject **peers,
+                             Py_ssize_t *slot_of, Py_ssize_t room) {
+    PyObject *iter = PyObject_GetIter(holders), *peer;
+    Py_ssize_t count = 0;
+    if (iter == NULL)
+        return -1;
+    while ((peer = PyIter_Next(iter)) != NULL) {
+        PyObject *slot = count < room ? PyDict_GetItemWithError(slots, peer) : NULL;
+        Py_ssize_t s = slot == NULL ? -1 : PyLong_AsSsize_t(slot);
+        if (slot == NULL || (s == -1 && PyErr_Occurred())) {
+            Py_DECREF(peer);
+            if (PyErr_Occurred())
+                goto fail;
+            if (count >= room) {
+                PyErr_SetString(PyExc_RuntimeError, "a record's holders changed size");
+                goto fail;
+            }
+            continue;
+        }
+        if (s < 0 || s >= nslots) {
+            Py_DECREF(peer);
+            PyErr_Format(PyExc_ValueError, "slot %zd of a peer outside the %zd clocks", s, nslots);
+            goto fail;
+        }
+        peers[count] = peer;
+        slot_of[count++] = s;
+    }
+    Py_DECREF(iter);
+    if (PyErr_Occurred()) {
+        while (count > 0)
+            Py_DECREF(peers[--count]);
+        return -1;
+    }
+    return count;
+fail:
+    Py_DECREF(iter);
+    while (count > 0)
+        Py_DECREF(peers[--count]);
+    return -1;
+}
+
+/* The record's SYNC entry, to each target's list (or reported when it is too large). */
+static int sync_part(PyObject *rec, Parts *r, PyObject *net_id, uint32_t id, PyObject *enc,
+                     Py_ssize_t *slot_of, Py_ssize_t ntargets, PyObject **entries, PyObject *left_out) {
+    PyObject *entry = sync_entry(rec, r, id, enc);
+    if (entry == NULL)
+        return -1;
+    int rc = 0;
+    if (PyBytes_GET_SIZE(entry) - 8 > MAX_SYNC)
+        rc = report(left_out, net_id, PyBytes_GET_SIZE(entry), s_state);
+    for (Py_ssize_t t = 0; t < ntargets && rc == 0 && PyBytes_GET_SIZE(entry) - 8 <= MAX_SYNC; t++)
+        rc = append_to(entries, slot_of[t], entry);
+    Py_DECREF(entry);
+    return rc;
+}
+
+/* One record's part of the frame, once its targets are known. */
+static int record_part(PyObject *rec, Parts *r, PyObject *enc, PyObject **peers, Py_ssize_t *slot_of,
+                       Py_ssize_t ntargets, PyObject **entries, PyObject **deltas, PyObject *left_out) {
+    PyObject *net_id = PyList_GET_ITEM(rec, R_ID);
+    Py_INCREF(net_id);
+    int rc = -1;
+    unsigned long id = PyLong_AsUnsignedLong(net_id);
+    if (id == (unsigned long)-1 && PyErr_Occurred())
+        goto done;
+    if (id > UINT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "a net id is a u32");
+        goto done;
+    }
+    if (PyTuple_GET_SIZE(r->sync) &&
+        sync_part(rec, r, net_id, (uint32_t)id, enc, slot_of, ntargets, entries, left_out) < 0)
+        goto done;
+    Py_ssize_t n = PyTuple_GET_SIZE(r->watch);
+    if (n) {
+        PyObject *encoded[MAX_WATCHED];
+        if (watched(rec, r, enc, encoded) < 0)
+            goto done;
+        int failed = deltas_of(rec, net_id, (uint32_t)id, encoded, n, peers, slot_of, ntargets,
+                               deltas, left_out) < 0;
+        for (Py_ssize_t k = 0; k < n; k++)
+            Py_DECREF(encoded[k]);
+        if (failed)
+            goto done;
+    }
+    rc = 0;
+done:
+    Py_DECREF(net_id);
+    return rc;
+}
+
+/* One record's part of the frame. */
+static int one_record(PyObject *rec, PyObject *slots, Py_ssize_t nslots, PyObject *enc,
+                      PyObject **entries, PyObject **deltas, PyObject *left_out) {
+    if (!PyList_Check(rec) || PyList_GET_SIZE(rec) != R_SIZE) {
+        PyErr_SetString(PyExc_TypeError, "a roster record must be a list of 9");
+        return -1;
+    }
+    Parts r = {PyList_GET_ITEM(rec, R_RAW), PyList_GET_ITEM(rec, R_SYNC), PyList_GET_ITEM(rec, R_WATCH),
+               PyList_GET_ITEM(rec, R_CONVERT)};
+    PyObject *holders = PyList_GET_ITEM(rec, R_HOLDERS);
+    if (!PyAnySet_Check(holders) || !PyList_Check(r.raw) || !PyTuple_Check(r.sync) ||
+        !PyTuple_Check(r.watch)) {
+        PyErr_SetString(PyExc_TypeError,
+                        "a record's holders must be a set, its raw values a list, its indices tuples");
+        return -1;
+    }
+    if (PyTuple_GET_SIZE(r.watch) > MAX_WATCHED) {
+        PyErr_SetString(PyExc_ValueError, "at most 64 ON_CHANGE properties");
+        return -1;
+    }
+    Py_ssize_t nholders = PySet_GET_SIZE(holders);
+    if (nholders == 0)
+        return 0;
+    PyObject *few_peers[FEW];
+    Py_ssize_t few_slots[FEW];
+    int many = nholders > FEW;
+    PyObject **peers = many ? PyMem_Malloc(sizeof(PyObject *) * (size_t)nholders) : few_peers;
+    Py_ssize_t *slot_of = many ? PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)nholders) : few_slots;
+    if (peers == NULL || slot_of == NULL) {
+        if (many) {
+            PyMem_Free(peers);
+            PyMem_Free(slot_of);
+        }
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_INCREF(r.raw);
+    Py_INCREF(r.sync);
+    Py_INCREF(r.watch);
+    Py_INCREF(r.convert);
+    Py_INCREF(holders);
+    int rc = 0;
+    Py_ssize_t ntargets = targets_of(holders, slots, nslots, peers, slot_of, nholders);
+    if (ntargets < 0)
+        rc = -1;
+    else if (ntargets > 0)
+        rc = record_part(rec, &r, enc, peers, slot_of, ntargets, entries, deltas, left_out);
+    for (Py_ssize_t t = 0; t < ntargets; t++)
+        Py_DECREF(peers[t]);
+    Py_DECREF(holders);
+    Py_DECREF(r.raw);
+    Py_DECREF(r.sync);
+    Py_DECREF(r.watch);
+    Py_DECREF(r.convert);
+    if (many) {
+        PyMem_Free(peers);
+        PyMem_Free(slot_of);
+    }
+    return rc;
+}
+
+/* items after head, cut into packets of at most limit bytes (an item alone is never cut). */
+static PyObject *packed(const char *head, Py_ssize_t head_len, PyObject *items, Py_ssize_t limit) {
+    PyObject *packets = PyList_New(0);
+    if (packets == NULL || items == NULL)
+        return packets;
+    Buf b = {0};
+    if (buf_put(&b, head, head_len) < 0)
+        goto fail;
+    Py_ssize_t count = 0;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(items); i++) {
+        PyObject *item = PyList_GET_ITEM(items, i);
+        Py_ssize_t size = PyBytes_GET_SIZE(item);
+        if (b.len + size > limit && count) {
+            PyObject *packet = PyBytes_FromStringAndSize(b.buf, b.len);
+            if (packet == NULL || PyList_Append(packets, packet) < 0) {
+                Py_XDECREF(packet);
+                goto fail;
+            }
+            Py_DECREF(packet);
+            b.len = head_len;
+            count = 0;
+        }
+        if (buf_put(&b, PyBytes_AS_STRING(item), size) < 0)
+            goto fail;
+        count++;
+    }
+    if (count) {
+        PyObject *packet = PyBytes_FromStringAndSize(b.buf, b.len);
+        if (packet == NULL || PyList_Append(packets, packet) < 0) {
+            Py_XDECREF(packet);
+            goto fail;
+        }
+        Py_DECREF(packet);
+    }
+    PyMem_Free(b.buf);
+    return packets;
+fail:
+    PyMem_Free(b.buf);
+    Py_DECREF(packets);
+    return NULL;
+}
+
+/* (slot, SYNC packets at the clock's next time, delta packets) of one slot. */
+static PyObject *slot_sends(Py_ssize_t slot, PyObject *clock, PyObject *entries, PyObject *deltas) {
+    PyObject *last = PyObject_GetAttr(clock, s_last);
+    if (last == NULL)
+        return NULL;
+    long time = PyLong_AsLong(last);
+    Py_DECREF(last);
+    if (time == -1 && PyErr_Occurred())
+        return NULL;
+    time = ((time + 1) % 65536 + 65536) % 65536;
+    char head[3] = {6, (char)(time & 0xff), (char)(time >> 8)};
+    PyObject *syncs = packed(head, 3, entries, MAX_SYNC);
+    PyObject *changes = syncs == NULL ? NULL : packed("\x16", 1, deltas, MAX_DELTA);
+    PyObject *row = changes == NULL ? NULL : Py_BuildValue("(nOO)", slot, syncs, changes);
+    Py_XDECREF(syncs);
+    Py_XDECREF(changes);
+    return row;
+}
+
+static int tuple_type(PyObject *t) {
+    return PyType_Check(t) && PyType_IsSubtype((PyTypeObject *)t, &PyTuple_Type);
+}
+
+static PyObject *py_frame(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "frame(roster, slots, clocks, encoder)");
+        return NULL;
+    }
+    PyObject *slots = args[1], *clocks = args[2], *enc = args[3];
+    if (!PyDict_Check(slots) || !PyList_Check(clocks) || !PyTuple_Check(enc) ||
+        PyTuple_GET_SIZE(enc) != E_SIZE || !PyAnySet_Check(PyTuple_GET_ITEM(enc, E_IMMUTABLE)) ||
+        !tuple_type(PyTuple_GET_ITEM(enc, E_VECTOR2)) || !tuple_type(PyTuple_GET_ITEM(enc, E_VECTOR3))) {
+        PyErr_SetString(PyExc_TypeError,
+                        "frame(roster, slots: dict, clocks: list, encoder: tuple of 6: ..., a set, two "
+                        "tuple types)");
+        return NULL;
+    }
+    Py_ssize_t nslots = PyList_GET_SIZE(clocks);
+    PyObject **entries = PyMem_Calloc((size_t)nslots + 1, sizeof(PyObject *));
+    PyObject **deltas = PyMem_Calloc((size_t)nslots + 1, sizeof(PyObject *));
+    PyObject *left_out = PyList_New(0), *sends = NULL, *result = NULL, *iter = NULL, *rec;
+    if (entries == NULL || deltas == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (left_out == NULL || (iter = PyObject_GetIter(args[0])) == NULL)
+        goto done;
+    Py_INCREF(clocks);
+    Py_INCREF(slots);
+    while ((rec = PyIter_Next(iter)) != NULL) {
+        int rc = one_record(rec, slots, nslots, enc, entries, deltas, left_out);
+        Py_DECREF(rec);
+        if (rc < 0)
+            break;
+    }
+    if (PyErr_Occurred() || (sends = PyList_New(0)) == NULL)
+        goto release;
+    for (Py_ssize_t s = 0; s < nslots && s < PyList_GET_SIZE(clocks); s++) {
+        if (entries[s] == NULL && deltas[s] == NULL)
+            continue;
+        PyObject *row = slot_sends(s, PyList_GET_ITEM(clocks, s), entries[s], deltas[s]);
+        if (row == NULL || PyList_Append(sends, row) < 0) {
+            Py_XDECREF(row);
+            goto release;
+        }
+        Py_DECREF(row);
+    }
+    result = PyTuple_Pack(2, sends, left_out);
+release:
+    Py_DECREF(clocks);
+    Py_DECREF(slots);
+done:
+    for (Py_ssize_t s = 0; s < nslots && entries != NULL && deltas != NULL; s++) {
+        Py_XDECREF(entries[s]);
+        Py_XDECREF(deltas[s]);
+    }
+    PyMem_Free(entries);
+    PyMem_Free(deltas);
+    Py_XDECREF(iter);
+    Py_XDECREF(sends);
+    Py_XDECREF(left_out);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"frame", (PyCFunction)(void (*)(void))py_frame, METH_FASTCALL,
+     "frame(roster, slots, clocks, encoder) -> (sends, left_out), as _pysync.frame."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_csync",
+    "The compiled network frame of SceneMultiplayer.sync (the reference: _pysync.py).", -1,
+    methods,
+};
+
+PyMODINIT_FUNC PyInit__csync(void) {
+    s_last = PyUnicode_InternFromString("last");
+    s_state = PyUnicode_InternFromString("state");
+    s_delta = PyUnicode_InternFromString("delta");
+    if (s_last == NULL || s_state == NULL || s_delta == NULL)
+        return NULL;
+    return PyModule_Create(&module);
+}

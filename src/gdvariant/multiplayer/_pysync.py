@@ -1,0 +1,217 @@
+"""One network frame of full SYNC and delta packets as bytes: the pure-Python reference of
+the compiled frame (``_csync.c``), with the same arguments and the same results.
+
+The replicator keeps one :data:`Record` per node that has a synchronizer of the server's
+(its roster, in spawn order) and hands the roster to :func:`frame` once per
+``SceneMultiplayer.sync``. Each node's SYNC entry (``u32 net id | u32 size | values``) is
+encoded once and the same bytes object goes to every peer that holds the node; its watched
+(ON_CHANGE) values are encoded once, in the compressed form, and compared per peer with the
+bytes last sent to it; one delta entry is built per distinct mask. Nothing is encoded again
+for a value that is the very object of last frame (of an immutable type), or an equal int,
+str or bool. Packets are cut as Godot's ``_send_sync``/``_send_delta`` cut them: a new one
+starts when ``offset + 8 + size`` (``+ 16`` for a delta) would pass the limit, and a state
+larger than the limit on its own is left out and reported (docs/multiplayer.md,
+"The server API").
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+#: nothing here is public: the replicator's own machinery, reached by module
+__all__: list[str] = []
+
+#: SceneReplicationInterface's defaults: a SYNC packet is split past this, a bigger state is
+#: not sent at all; deltas are split at the other.
+MAX_SYNC_PACKET_SIZE = 1350
+MAX_DELTA_PACKET_SIZE = 65535
+
+#: A node as the frame reads it, a list (the compiled frame indexes it):
+#: ``[net id, raw values (the entity's _net_vals), raw index of each ALWAYS property,
+#: raw index of each ON_CHANGE property, codec per raw index whose value needs godot_value
+#: (None: none does), holders (set of peers), {peer: bytes of each watched value last sent},
+#: [last value, its bytes, ...] of the watched properties, [last SYNC entry, its values...]
+#: or None]``. Both caches are updated in place: a frame makes no new containers per node.
+Record = list[Any]
+ID, RAW, SYNC, WATCH, CONVERT, HOLDERS, SENT, WATCHED, ENTRY = range(9)
+#: ``(dumps, encode_compressed, godot_value, immutable types, Vector2, Vector3)``:
+#: ``var_to_bytes`` (the compiled frame's for what it does not write itself), the compressed
+#: form, the value conversion, the types whose values never change, and the two vector types
+#: the compiled frame writes itself.
+Encoder = tuple[
+    Callable[[Any], bytes], Callable[[Any], bytes], Callable[[Any, Any], Any], Any, type, type
+]
+#: ``([(peer slot, its SYNC packets, its delta packets)] for the slots with anything to send,
+#: [(net id, size, "state" or "delta") left out])``
+Frame = tuple[list[tuple[int, list[bytes], list[bytes]]], list[tuple[int, int, str]]]
+
+#: types whose values are equal exactly when their encoded bytes are (not float: -0.0 == 0.0)
+_EXACT_EQ = frozenset({int, str, bool})
+_ENTRY = struct.Struct("<II")
+_DELTA = struct.Struct("<IQI")
+_SYNC_HEAD = struct.Struct("<BH")
+_SYNC_COMMAND = 6
+_DELTA_HEAD = b"\x16"
+_SYNC_ENTRY = 8
+_TIME_MODULUS = 1 << 16
+
+
+def new_record(
+    net_id: int,
+    raw: list[Any],
+    sync: tuple[int, ...],
+    watch: tuple[int, ...],
+    convert: tuple[Any, ...] | None,
+    holders: set[int],
+    sent: dict[int, list[bytes | None]],
+) -> Record:
+    """A node's record; ``holders`` and ``sent`` are the replicator's own objects, kept live."""
+    return [net_id, raw, sync, watch, convert, holders, sent, [None] * (2 * len(watch)), None]
+
+
+def frame(
+    roster: Iterable[Record], slots: Mapping[int, int], clocks: list[Any], encoder: Encoder
+) -> Frame:
+    """One frame for the peers of ``slots`` (peer -> slot, slots in send order), whose SYNC
+    clocks (``SyncClock``, read, not advanced) are ``clocks`` by slot: the slots that have
+    anything to send, in order, each with its SYNC packets (at the clock's next time) and
+    its delta packets, and the states too large to send. Peers with nothing to send cost
+    nothing. The records' caches and each peer's sent watched bytes are brought up to date."""
+    entries: dict[int, list[bytes]] = {}
+    deltas: dict[int, list[bytes]] = {}
+    left_out: list[tuple[int, int, str]] = []
+    for record in roster:
+        holders = record[HOLDERS]
+        if not holders:
+            continue
+        targets = [peer for peer in holders if peer in slots]
+        if not targets:
+            continue
+        if record[SYNC]:
+            entry = _sync_entry(record, encoder)
+            if len(entry) - _SYNC_ENTRY > MAX_SYNC_PACKET_SIZE:
+                left_out.append((record[ID], len(entry), "state"))
+            else:
+                for peer in targets:
+                    entries.setdefault(slots[peer], []).append(entry)
+        if record[WATCH]:
+            _deltas(record, _watched(record, encoder), targets, slots, deltas, left_out)
+    sends = []
+    for slot in sorted(entries.keys() | deltas.keys()):
+        items = entries.get(slot)
+        head = _SYNC_HEAD.pack(_SYNC_COMMAND, (clocks[slot].last + 1) % _TIME_MODULUS)
+        syncs = [] if items is None else _packed(head, items, MAX_SYNC_PACKET_SIZE)
+        changes = deltas.get(slot)
+        packed = [] if changes is None else _packed(_DELTA_HEAD, changes, MAX_DELTA_PACKET_SIZE)
+        sends.append((slot, syncs, packed))
+    return sends, left_out
+
+
+def _value(record: Record, index: int, encoder: Encoder) -> bytes:
+    value = record[RAW][index]
+    convert = record[CONVERT]
+    if convert is not None and convert[index] is not None:
+        value = encoder[2](convert[index], value)
+    return encoder[1](value)
+
+
+def _sync_entry(record: Record, encoder: Encoder) -> bytes:
+    """The node's SYNC entry; last frame's bytes when every value is the same object. The
+    cache is one list, ``[entry, value...]``, updated in place (no new objects per frame)."""
+    raw = record[RAW]
+    immutable = encoder[3]
+    sync = record[SYNC]
+    cached = record[ENTRY]
+    if cached is not None and all(
+        raw[i] is cached[k] and type(cached[k]) in immutable for k, i in enumerate(sync, 1)
+    ):
+        reused: bytes = cached[0]
+        return reused
+    if record[CONVERT] is None:
+        encode = encoder[1]
+        data = b"".join([encode(raw[i]) for i in sync])
+    else:
+        data = b"".join([_value(record, i, encoder) for i in sync])
+    entry = _ENTRY.pack(record[ID], len(data)) + data
+    if cached is None:
+        cached = record[ENTRY] = [None] * (len(sync) + 1)
+    cached[0] = entry
+    for k, i in enumerate(sync, 1):
+        cached[k] = raw[i]
+    return entry
+
+
+def _watched(record: Record, encoder: Encoder) -> list[bytes]:
+    """The compressed bytes of each watched value, encoded only when it may have changed.
+    The cache is one list, ``[value, bytes, value, bytes...]``, updated in place."""
+    raw = record[RAW]
+    cache = record[WATCHED]
+    immutable = encoder[3]
+    out = []
+    for k, index in enumerate(record[WATCH]):
+        value = raw[index]
+        last, data = cache[2 * k], cache[2 * k + 1]
+        if data is not None:
+            kind = type(value)
+            same = last is value and kind in immutable
+            if same or (kind is type(last) and kind in _EXACT_EQ and last == value):
+                out.append(data)
+                continue
+        data = _value(record, index, encoder)
+        cache[2 * k], cache[2 * k + 1] = value, data
+        out.append(data)
+    return out
+
+
+def _deltas(
+    record: Record,
+    encoded: list[bytes],
+    targets: list[int],
+    slots: Mapping[int, int],
+    deltas: dict[int, list[bytes]],
+    left_out: list[tuple[int, int, str]],
+) -> None:
+    """Each target's delta entry of the watched values whose bytes differ from those last
+    sent to it (now recorded as sent); peers with the same mask share one entry."""
+    by_mask: dict[int, bytes | None] = {}
+    sent_by_peer = record[SENT]
+    for peer in targets:
+        sent = sent_by_peer.get(peer)
+        if sent is None:
+            sent = sent_by_peer[peer] = [None] * len(encoded)
+        mask = 0
+        for k, now in enumerate(encoded):
+            if sent[k] is not now and sent[k] != now:
+                mask |= 1 << k
+                sent[k] = now
+        if not mask:
+            continue
+        if mask in by_mask:
+            delta = by_mask[mask]
+        else:
+            data = b"".join(now for k, now in enumerate(encoded) if mask >> k & 1)
+            delta = _DELTA.pack(record[ID], mask, len(data)) + data
+            if len(data) > MAX_DELTA_PACKET_SIZE:
+                left_out.append((record[ID], len(delta), "delta"))
+                delta = None
+            by_mask[mask] = delta
+        if delta is not None:
+            deltas.setdefault(slots[peer], []).append(delta)
+
+
+def _packed(head: bytes, items: list[bytes], limit: int) -> list[bytes]:
+    """``items`` in order after ``head``, cut into packets of at most ``limit`` bytes."""
+    packets = []
+    batch = [head]
+    size = len(head)
+    for item in items:
+        if size + len(item) > limit and len(batch) > 1:
+            packets.append(b"".join(batch))
+            batch, size = [head], len(head)
+        batch.append(item)
+        size += len(item)
+    if len(batch) > 1:
+        packets.append(b"".join(batch))
+    return packets

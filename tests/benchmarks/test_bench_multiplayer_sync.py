@@ -1,0 +1,28 @@
+"""benchmarks/bench_multiplayer_sync.py kept from rotting: its ``--quick`` run times every
+network frame that imports on the bench's scene, and each sends the same messages and bytes.
+Timings are printed, never checked."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from gdvariant.multiplayer import _frame
+from tests.support.paths import ROOT
+
+
+def test_the_quick_run_times_every_frame_with_the_same_traffic() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchmarks.bench_multiplayer_sync", "--quick"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    rows = [line for line in proc.stdout.splitlines() if not line.startswith("#")]
+    assert [row.split()[4] for row in rows] == list(_frame.implementations())
+    traffic = {row.split("ms")[-1] for row in rows}
+    assert len(traffic) == 1 and " 5.0 messages" in traffic.pop()  # one SYNC per client a tick
+    print(proc.stdout)

@@ -1,0 +1,398 @@
+"""The compiled network frame (``_csync``) makes the pure-Python one's (``_pysync``) packets,
+from the same arguments, and writes the same caches.
+
+Two copies of the same random world (peers joining and leaving, spawns and despawns,
+visibility set per peer, public and by filters, values of every Variant type with -0.0, NaN,
+infinities, 64-bit ints, unsigned ints past 2**63, enums, states too large to send, values
+set again as the same object or as an equal new one) run one on each frame; every frame,
+every packet each peer gets must be byte-identical. Then the frames alternated on one world
+(they share the records' caches), the frame called directly with bad input (an exception,
+never a crash), and reference leaks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import enum
+import gc
+import inspect
+import random
+import tracemalloc
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+from gdvariant import EncodeError, Vector2, Vector3
+from gdvariant._compiled import PURE_FORCED
+from gdvariant.multiplayer import SceneMultiplayer, SpawnableScene, _frame, _pysync, synced_class
+from gdvariant.multiplayer.wire import SyncClock
+from gdvariant.replication import (
+    Bool,
+    Enum,
+    Float32,
+    Float64,
+    Int,
+    NetClass,
+    Prop,
+    Str,
+    UInt,
+    Variant,
+    Vec2,
+    Vec3,
+)
+from tests.support.cores import compiled_required
+from tests.support.multiplayer_fake import FakeServer
+from tests.support.random_values import random_value
+
+
+def compiled() -> Any:
+    """The compiled frame; skips (or fails, when it is required) if it is not built."""
+    module = _frame.implementations().get(_frame.COMPILED)
+    if module is None:
+        why = _frame.compiled_error() or "compiled network frame not built"
+        if compiled_required():
+            pytest.fail(f"GDVARIANT_REQUIRE_COMPILED is set but {why}")
+        pytest.skip(why)
+    return module
+
+
+@contextmanager
+def live(name: str) -> Iterator[None]:
+    if name == _frame.COMPILED:
+        compiled()
+    with _frame.use(name):
+        yield
+
+
+class Mood(enum.Enum):
+    CALM = "calm"
+    ANGRY = "angry"
+
+
+class Mover(NetClass):
+    position = Prop(Vec2(Float32()), hot=True)
+    spin = Prop(Float64(), hot=True)
+    hp = Int(32)
+    label = Str()
+
+
+class Thing(NetClass):
+    blob = Prop(Variant(4096), hot=True)
+    at = Prop(Vec3(Float32()), hot=True)
+    big = Prop(UInt(64), hot=True)
+    anything = Prop(Variant(4096))
+    flag = Bool()
+    mood = Prop(Enum(Mood))
+
+
+class Quiet(NetClass):
+    """Watched values only."""
+
+    count = Int(64)
+    note = Prop(Variant(4096))
+
+
+SCENES = [
+    SpawnableScene("res://mover.tscn", synced_class(Mover)),
+    SpawnableScene("res://thing.tscn", synced_class(Thing)),
+    SpawnableScene("res://quiet.tscn", synced_class(Quiet)),
+]
+SPECIAL = [0.0, -0.0, float("nan"), float("inf"), -float("inf"), 1e300, 5e-324, 3.4e38, 3.5e38]
+
+
+def _value(rng: random.Random) -> Any:
+    pick = rng.random()
+    if pick < 0.3:
+        return rng.choice(SPECIAL)
+    if pick < 0.4:
+        return rng.choice([2**63 - 1, -(2**63), 127, -129, 32768, True, False, "", "x" * 2000])
+    if pick < 0.5:
+        return Vector2(rng.choice(SPECIAL), rng.random())
+    return random_value(rng)
+
+
+def _filter(k: int) -> Callable[[int], bool]:
+    return lambda peer: peer % 3 != k
+
+
+class World:
+    """A server on a fake transport whose every step is drawn from ``seed``."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.server = FakeServer()
+        self.mp = SceneMultiplayer(self.server)
+        self.spawner = self.mp.add_spawner("Main/Spawner", "Main/Nodes", SCENES)
+        self.peers: list[int] = []
+        self.nodes: list[Any] = []
+        self.next_peer, self.next_name = 2, 0
+
+    def _set(self, state: Any, name: str, value: Any) -> None:
+        with contextlib.suppress(EncodeError, TypeError, ValueError):  # what a codec refuses
+            setattr(state, name, value)
+
+    def _spawn(self) -> None:
+        rng = self.rng
+        kind = rng.randrange(3)
+        visible = None if rng.random() < 0.6 else self.peers[: rng.randrange(3)]
+        self.next_name += 1
+        try:
+            node = self.spawner.spawn(kind, f"N{self.next_name}", visible_to=visible)
+        except (EncodeError, ValueError):
+            return
+        self.nodes.append(node)
+        if rng.random() < 0.1:
+            node.add_visibility_filter(_filter(rng.randrange(3)))
+
+    def _change(self) -> None:
+        rng = self.rng
+        choice = rng.random()
+        if choice < 0.15:
+            self.server.join(self.next_peer)
+            self.peers.append(self.next_peer)
+            self.next_peer += 1
+        elif choice < 0.2 and self.peers:
+            peer = self.peers.pop(rng.randrange(len(self.peers)))
+            self.server.protocol.peer_disconnected(peer)
+            assert self.server.listener is not None
+            self.server.listener.peer_disconnected(peer)
+        elif choice < 0.5:
+            self._spawn()
+        elif choice < 0.55 and self.nodes:
+            self.spawner.despawn(self.nodes.pop(rng.randrange(len(self.nodes))))
+        elif choice < 0.7 and self.nodes and self.peers:
+            node = rng.choice(self.nodes)
+            if node.scene.synced is not None:
+                peer = rng.choice([0, *self.peers])
+                node.set_visibility_for(peer, rng.random() < 0.5)
+
+    def _write(self, node: Any) -> None:
+        rng, state = self.rng, node.state
+        if isinstance(state, Mover):
+            if rng.random() < 0.7:
+                self._set(
+                    state, "position", Vector2(rng.uniform(-1e3, 1e3), rng.choice([-0.0, 1.5]))
+                )
+            if rng.random() < 0.3:
+                self._set(state, "spin", rng.choice(SPECIAL))
+            if rng.random() < 0.1:
+                self._set(state, "hp", rng.randrange(-(2**31), 2**31))
+            if rng.random() < 0.05:
+                self._set(state, "label", rng.choice(["", "é", "abc", "x" * 300]))
+        elif isinstance(state, Thing):
+            if rng.random() < 0.3:
+                self._set(state, "blob", _value(rng))
+            elif rng.random() < 0.2:
+                self._set(state, "blob", copy.deepcopy(state.blob))  # equal, another object
+            if rng.random() < 0.3:
+                self._set(state, "at", Vector3(rng.choice(SPECIAL), rng.random(), 1e39))
+            if rng.random() < 0.2:
+                self._set(state, "big", rng.choice([0, 2**63, 2**64 - 1, 5]))
+            if rng.random() < 0.3:
+                self._set(state, "anything", _value(rng))
+            if rng.random() < 0.2:
+                self._set(state, "flag", rng.random() < 0.5)
+            if rng.random() < 0.2:
+                self._set(state, "mood", rng.choice(list(Mood)))
+        elif isinstance(state, Quiet):
+            if rng.random() < 0.1:
+                self._set(state, "count", rng.choice([1, 1, True and 1, 2**40]))
+            if rng.random() < 0.1:
+                self._set(state, "note", _value(rng))
+
+    def step(self) -> None:
+        for _ in range(self.rng.randrange(5)):
+            self._change()
+        for node in self.nodes:
+            self._write(node)
+
+    def sync(self, name: str) -> list[tuple[int, bytes]]:
+        self.server.encoded.clear()
+        with live(name):
+            self.mp.sync()
+        self.server.take()
+        return list(self.server.encoded)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_worlds_give_the_same_bytes(seed: int) -> None:
+    compiled()
+    pure, fast = World(seed), World(seed)
+    for tick in range(40):
+        pure.step()
+        fast.step()
+        assert fast.sync(_frame.COMPILED) == pure.sync(_frame.PYTHON), f"seed {seed}, tick {tick}"
+
+
+def test_switching_frames_between_ticks() -> None:
+    """The two share each record's caches: alternating them on one world gives what the pure
+    one alone gives."""
+    compiled()
+    pure, mixed = World(99), World(99)
+    for tick in range(40):
+        pure.step()
+        mixed.step()
+        name = _frame.COMPILED if tick % 3 else _frame.PYTHON
+        assert mixed.sync(name) == pure.sync(_frame.PYTHON), f"tick {tick}"
+
+
+def test_the_live_frame_is_the_compiled_one_unless_forced_off() -> None:
+    """``_frame.IMPLEMENTATION`` says which frame is live, as ``gdvariant.IMPLEMENTATION`` does
+    for the codec core: the compiled one where it is built (and required), unless
+    ``GDVARIANT_PURE_PYTHON`` makes the pure one live, as CI's pure-Python run does with the
+    compiled modules still required."""
+    assert _frame.IMPLEMENTATION in (_frame.PYTHON, _frame.COMPILED)
+    assert _frame.live() is _frame.implementations()[_frame.IMPLEMENTATION]
+    if PURE_FORCED:
+        assert _frame.IMPLEMENTATION == _frame.PYTHON
+    elif compiled_required():
+        assert _frame.IMPLEMENTATION == _frame.COMPILED
+
+
+def test_both_frames_take_the_same_arguments() -> None:
+    """The pure frame has the compiled one's parameters, by name and in order (the compiled
+    one states them on the first line of its docstring)."""
+    doc = compiled().frame.__doc__
+    stated = doc[doc.index("(") + 1 : doc.index(")")].replace(" ", "").split(",")
+    assert list(inspect.signature(_pysync.frame).parameters) == stated
+
+
+ENCODER = _frame.encoder()
+
+
+def _both(make: Callable[[], tuple[Any, ...]]) -> list[Any]:
+    """``frame(*make())`` on each frame: its result, or its exception's type and text."""
+    out = []
+    for module in (_pysync, compiled()):
+        try:
+            out.append(module.frame(*make()))
+        except Exception as exc:  # the same exception is the point
+            out.append((type(exc), str(exc)))
+    return out
+
+
+class Small(enum.IntEnum):
+    ONE = 1
+
+
+def _record(raw: list[Any], sync: tuple[int, ...] = (0,), watch: tuple[int, ...] = ()) -> list[Any]:
+    return _pysync.new_record(3, raw, sync, watch, None, {5}, {})
+
+
+def _args(*records: list[Any]) -> tuple[Any, ...]:
+    return (list(records), {5: 0}, [SyncClock()], ENCODER)
+
+
+def test_values_past_the_inline_cases_are_the_same() -> None:
+    """An int past 64 bits is the same EncodeError; int subclasses, bools and floats at the
+    edges of float32 give the same bytes."""
+    for big in (2**64, -(2**63) - 1, 2**100):
+        pure, fast = _both(lambda big=big: _args(_record([big])))  # type: ignore[misc]
+        assert pure == fast and pure[0] is EncodeError
+    cases: list[Any] = [Small.ONE, True, 3.4028234663852886e38, 3.4028235677973366e38, 1e-46]
+    cases += [-0.0, Vector2(float("nan"), 0), Vector3(1e39, 0, 0), Vector2(-0.0, 5e-324)]
+    for value in cases:
+        record = _record([value], (0,), (0,))
+        results = _both(lambda record=record: _args(copy.deepcopy(record)))  # type: ignore[misc]
+        assert repr(results[0]) == repr(results[1])
+
+
+BAD: list[tuple[str, Callable[[], tuple[Any, ...]]]] = [
+    ("not a record", lambda: ([7], {5: 0}, [SyncClock()], ENCODER)),
+    ("a short record", lambda: ([[1, 2]], {5: 0}, [SyncClock()], ENCODER)),
+    ("holders not a set", lambda: _args([3, [1], (0,), (), None, [5], {}, [], None])),
+    ("raw not a list", lambda: _args([3, (1,), (0,), (), None, {5}, {}, [], None])),
+    ("an index out of range", lambda: _args(_record([1], (4,)))),
+    ("a negative index", lambda: _args(_record([1], (-1,)))),
+    ("an index not an int", lambda: _args(_record([1], ("0",)))),  # type: ignore[arg-type]
+    ("indices not a tuple", lambda: _args(_record([1], [0]))),  # type: ignore[arg-type]
+    ("a net id past u32", lambda: _args([2**40, [1], (0,), (), None, {5}, {}, [], None])),
+    ("a negative net id", lambda: _args([-1, [1], (0,), (), None, {5}, {}, [], None])),
+    (
+        "65 watched",
+        lambda: _args([3, [1] * 65, (), tuple(range(65)), None, {5}, {}, [None] * 130, None]),
+    ),
+    ("a short watched cache", lambda: _args([3, [1], (), (0,), None, {5}, {}, [None], None])),
+    ("sent not a dict", lambda: _args([3, [1], (), (0,), None, {5}, [], [None] * 2, None])),
+    ("a short sent list", lambda: _args([3, [1], (), (0,), None, {5}, {5: []}, [None] * 2, None])),
+    ("a slot past the clocks", lambda: ([_record([1])], {5: 3}, [SyncClock()], ENCODER)),
+    ("a clock without a time", lambda: ([_record([1])], {5: 0}, [object()], ENCODER)),
+    ("codecs not a tuple", lambda: _args([3, [1], (0,), (), [None], {5}, {}, [], None])),
+    ("an encoder not a tuple", lambda: ([_record([1])], {5: 0}, [SyncClock()], list(ENCODER))),
+    ("an encoder too short", lambda: ([_record([1])], {5: 0}, [SyncClock()], ENCODER[:5])),
+    ("a value nothing encodes", lambda: _args(_record([object()]))),
+    (
+        "an encoder returning str",
+        lambda: (
+            [_record([Vector3(1e39, 0, 0)])],
+            {5: 0},
+            [SyncClock()],
+            (lambda *a: "x", *ENCODER[1:]),
+        ),
+    ),
+    (
+        "a conversion that raises",
+        lambda: (
+            [[3, [1], (0,), (), (int,), {5}, {}, [], None]],
+            {5: 0},
+            [SyncClock()],
+            (*ENCODER[:2], lambda codec, value: 1 / 0, *ENCODER[3:]),
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize("make", [make for _, make in BAD], ids=[name for name, _ in BAD])
+def test_bad_input_raises_and_never_crashes(make: Callable[[], tuple[Any, ...]]) -> None:
+    """Whatever the compiled frame is handed, it raises (or, where the pure frame takes the
+    input, answers the same)."""
+    pure, fast = _both(make)
+    if isinstance(pure, tuple) and isinstance(pure[0], type):
+        assert (
+            isinstance(fast, tuple) and isinstance(fast[0], type) and issubclass(fast[0], Exception)
+        )
+    else:
+        assert fast == pure or isinstance(fast[0], type)
+
+
+def _traced_growth(run: Callable[[], None], rounds: int) -> int:
+    gc.collect()
+    run()
+    tracemalloc.start()
+    try:
+        gc.collect()
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(rounds):
+            run()
+        gc.collect()
+        return tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+
+
+def test_the_compiled_frame_leaks_nothing() -> None:
+    """Memory stays flat while frames are made again and again, with values encoded afresh,
+    reused, and bad input failing: a leaked object per record would add kilobytes a round."""
+    fast = compiled()
+    world = World(5)
+    for _ in range(10):
+        world.step()
+        world.sync(_frame.COMPILED)
+    replicator = world.mp._replicator
+    roster = list(replicator._roster.values())
+    slots, clocks = replicator._frame_slots()
+    bad = [make for _, make in BAD]
+
+    def run() -> None:
+        for record in roster[::2]:
+            record[_pysync.ENTRY] = None  # half the entries built again
+        fast.frame(roster, slots, clocks, ENCODER)
+        for make in bad:
+            with contextlib.suppress(Exception):
+                fast.frame(*make())
+
+    grew = _traced_growth(run, 20)
+    assert grew < 32 << 10, f"{grew:,} bytes more after 20 rounds"
