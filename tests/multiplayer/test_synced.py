@@ -66,6 +66,21 @@ def test_values_are_checked_by_the_codec() -> None:
         synced.new_state({"stats": {"hp": 1 << 20}})
 
 
+def test_states_leave_nothing_behind_in_the_private_world() -> None:
+    """A long-running server spawns and frees nodes for days: the world the states are
+    checked in must not keep them (it held every state ever made, dirty list included)."""
+    synced = synced_class(Unit)
+    states = [synced.new_state({"name": f"u{i}", "stats": {"hp": i}}) for i in range(500)]
+    for i, state in enumerate(states):
+        state.position = Vector2(i, -i)
+        state.stats.hp = i + 1
+    world = synced._world
+    assert not world.entities and not world.dirty and not world.deleted
+    assert states[7].position == Vector2(7, -7) and states[7].stats.hp == 8
+    with pytest.raises(EncodeError, match=r"stats\.hp"):
+        states[7].stats.hp = 1 << 20  # a later write is still checked
+
+
 def test_per_element_arrays_have_no_godot_path() -> None:
     class Ammo(NetClass):
         slots = Array(Int(8), size=2, per_element=True)

@@ -67,8 +67,15 @@ class SyncedClass:
     _world: World = field(repr=False, compare=False)
 
     def new_state(self, values: Mapping[str, Any]) -> Any:
-        """An entity of the class with ``values`` set (each checked by its codec)."""
-        return self._world.spawn(self.cls, **values)
+        """An entity of the class with ``values`` set (each checked by its codec, as every
+        later write is), detached from the private world at once: multiplayer reads the
+        values, never replication's dirty marks or history, so a server that spawns and frees
+        nodes for days keeps nothing of them in that world."""
+        world = self._world
+        entity = world.spawn(self.cls, **values)
+        world.despawn(entity)
+        world.dirty.clear()
+        return entity
 
     def by_flat_name(self, values: Mapping[str, Any]) -> dict[str, Any]:
         """``{godot property path: value}`` (as a received packet names them) by flat name."""
