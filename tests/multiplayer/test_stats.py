@@ -9,7 +9,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import logging
 import struct
+import time
 from typing import Any
 
 import pytest
@@ -26,8 +28,10 @@ from gdvariant.multiplayer import (
     SpawnableScene,
     Traffic,
     TrafficRate,
+    TransferMode,
     synced_class,
 )
+from gdvariant.multiplayer._endpoint import ServerEndpoint
 from gdvariant.multiplayer.wire import Command
 from gdvariant.replication import Float32, Int, NetClass, Prop, Str, Vec2
 from tests.support.multiplayer_fake import FakeServer
@@ -293,3 +297,45 @@ def test_entries_of_unknown_nodes_and_cut_packets_go_to_the_unknown_class() -> N
     assert traffic.classes == {"Mob": [2 * 12 + 10, 3, 19, 1], UNKNOWN_CLASS: [10, 1, 0, 0]}
     assert len(looked) == 2  # once for 7, once for 9; never again for either
     assert traffic.kind_bytes[0x06] == 3 + 34 + 3 + 10 and traffic.kind_messages[0x16] == 1
+
+
+class _SlowWire(ServerEndpoint):
+    """A server whose every write takes 2 ms of this thread's CPU, as a socket's send takes
+    some: the writes happen inside ``sync()`` when a packet is handed over at once."""
+
+    default_size = 1 << 16
+    default_logger = logging.getLogger("test_stats")
+
+    def __init__(self) -> None:
+        super().__init__(clock=time.monotonic, relay=False)
+        self.writes = 0
+
+    def _put(self, peer: int, data: bytes, mode: TransferMode, channel: int) -> None:
+        self.writes += 1
+        end = time.thread_time_ns() + 2_000_000
+        while time.thread_time_ns() < end:
+            pass
+
+    def _has_peer(self, peer: int) -> bool:
+        return True
+
+    def queue_depth(self, peer: int) -> tuple[int, int]:
+        return (0, 0)
+
+
+def test_writes_inside_sync_count_as_transport_once_not_as_sync_too() -> None:
+    """CPU time spent writing inside ``sync()`` is the transport's figure; it was counted in
+    ``sync`` as well and then taken off ``game``, which is another part of the tick."""
+    server = _SlowWire()
+    mp = SceneMultiplayer(server, stats="detail")
+    spawner = mp.add_spawner("Main/Spawner", "Main/Things", SCENES)
+    server._joined(5)
+    mob = spawner.spawn("res://mob.tscn", "M", {"hp": 1})
+    for tick in range(6):
+        mob.state.position = Vector2(tick, 0)
+        mp.sync()
+    stats = mp.stats()
+    assert server.writes >= 6 and stats.cpu.transport is not None
+    assert stats.cpu.transport >= 2.0  # at least one 2 ms write a tick
+    assert stats.cpu.sync < stats.cpu.transport / 2  # sync's own work is far less than that
+    assert stats.cpu.total == pytest.approx(stats.cpu.game + stats.cpu.sync + stats.cpu.transport)

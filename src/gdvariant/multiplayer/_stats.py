@@ -105,15 +105,16 @@ class TrafficRate:
 class CpuTime:
     """CPU milliseconds per tick, averaged over the window.
 
-    ``sync`` is the thread CPU time inside ``SceneMultiplayer.sync()`` (reading and encoding
-    the synced state, and handing the packets over). ``transport`` is the thread CPU time of
-    the transport adapter's writes: each hand-over of a packet (ENet: the packet's send, and
-    the host's one flush a turn; WebSocket: the frame written at once, or queued) and the
-    WebSocket writer's frame writes; it is measured with detail on only (None otherwise),
-    and is not part of ``sync``. ``game``
-    is the process's CPU time from one ``sync()`` call to the next less the other two:
-    everything else the process did, the game's own code first, then RPC handling, reading
-    from the network and the event loop (and, without detail, the transport's writes).
+    ``sync`` is the thread CPU time inside ``SceneMultiplayer.sync()``: reading and
+    encoding the synced state and handing the packets over. ``transport`` is the thread CPU
+    time of the transport adapter's writes: each hand-over of a packet (ENet: the packet's
+    send, and the host's one flush a turn; WebSocket: the frame written at once, or queued)
+    and the WebSocket writer's frame writes. It is measured with detail on only (None
+    otherwise), and then the writes made inside ``sync()`` count here, not in ``sync``.
+    ``game`` is the process's CPU time from one ``sync()`` call to the next less the other
+    two: everything else the process did, the game's own code first, then RPC handling,
+    reading from the network and the event loop (and, without detail, the writes made
+    outside ``sync()``).
     """
 
     game: float
@@ -374,6 +375,7 @@ class TickRecorder:
         self.traffic = traffic
         self.ticks = 0
         self.sync_ns = 0
+        self._transport_at_start = 0
         self._snapshots: deque[_Snapshot] = deque(maxlen=MAX_WINDOW + 1)
 
     def started(self) -> int:
@@ -392,11 +394,14 @@ class TickRecorder:
                 None if classes is None else {k: tuple(v) for k, v in classes.items()},
             )
         )
+        self._transport_at_start = traffic.transport_ns
         return time.thread_time_ns()
 
     def finished(self, started: int) -> None:
-        """The ``sync()`` that :meth:`started` returned ``started`` is done."""
-        self.sync_ns += time.thread_time_ns() - started
+        """The ``sync()`` that :meth:`started` returned ``started`` is done. The transport's
+        writes made inside it (a packet handed over at once) are its own figure, not sync's."""
+        during = self.traffic.transport_ns - self._transport_at_start
+        self.sync_ns += max(0, time.thread_time_ns() - started - during)
         self.ticks += 1
 
     def stats(
