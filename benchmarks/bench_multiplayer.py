@@ -109,6 +109,8 @@ from tests.support.multiplayer_recorder import free_port
 PROJECT = Path(__file__).resolve().parent / "multiplayer"
 TICK_HZ = 30
 TICKS_EVERY = 3  # a server prints its tick count every 3 ticks
+PROFILE_EVERY = 30  # with --profile, our server prints its mp.stats() CPU split every second
+PROFILE_WINDOW = 90  # ... averaged over the last 3 s
 RPC = "Bench/Rpc"
 SPAWNER = "Bench/Spawner"
 SPAWN_PATH = "Bench/Entities"
@@ -166,14 +168,17 @@ def enet_peers(args: argparse.Namespace) -> int:
     return min(ENET_MAX_PEERS, peers)
 
 
-async def serve(port_file: Path, per_peer: int, transport: str, max_peers: int) -> None:
-    """gdvariant's server of the scene: what ``bench.gd`` does as a Godot server."""
+async def serve(
+    port_file: Path, per_peer: int, transport: str, max_peers: int, profile: bool = False
+) -> None:
+    """gdvariant's server of the scene: what ``bench.gd`` does as a Godot server. With
+    ``profile``, it prints its own ``mp.stats()`` (detail) every ``PROFILE_EVERY`` ticks."""
     server: mp_websocket.MultiplayerServer | mp_enet.MultiplayerServer
     if transport == "enet":
         server = mp_enet.MultiplayerServer(relay=False, max_clients=max_peers)
     else:
         server = mp_websocket.MultiplayerServer(relay=False)
-    mp = SceneMultiplayer(server, project=PROJECT)
+    mp = SceneMultiplayer(server, project=PROJECT, stats="detail" if profile else "basic")
     mp.node(RPC, script="res://bench_rpc.gd")
     mp.on_rpc(RPC, "ping", lambda peer, seq: mp.rpc(peer, RPC, "pong", seq))
     spawner = mp.add_spawner(SPAWNER, SPAWN_PATH, [ENTITY])
@@ -217,6 +222,8 @@ async def serve(port_file: Path, per_peer: int, transport: str, max_peers: int) 
         mp.sync()
         if tick % TICKS_EVERY == 0:
             print(f"TICKS {tick}", flush=True)
+        if profile and tick % PROFILE_EVERY == 0:
+            print(f"PROFILE {mp.stats(window=PROFILE_WINDOW).cpu}", flush=True)
 
 
 # ---------------------------------------------------------------- the Python clients
@@ -591,6 +598,7 @@ def start_server(
             *("-m", "benchmarks.bench_multiplayer", "--serve", str(port_file)),
             *("--entities", str(args.entities), "--transport", transport),
             *("--max-peers", str(enet_peers(args))),
+            *(["--profile"] if args.profile and kind == "gdvariant" else []),
         ]
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
         while not (port_file.exists() and port_file.read_text()):
@@ -657,6 +665,10 @@ def run_one(
                 figures[f"{mark}_waited"] = waited_seconds(server.pid)
                 figures[f"{mark}_client_cpu"] = cpu_seconds(clients.pid)
                 figures[f"{mark}_ticks"] = server_out.ticks
+                if mark == "end":
+                    profiles = [x for x in server_out.lines if x.startswith("PROFILE ")]
+                    if profiles:
+                        figures["profile"] = profiles[-1][len("PROFILE ") :]
             elif line.startswith("RESULT "):
                 figures.update(json.loads(line[len("RESULT ") :]))
         if clients.wait() != 0 or "sync_values" not in figures:
@@ -743,6 +755,8 @@ def table(runs: list[dict[str, Any]]) -> str:
         lines.append(f"{label:32}" + "".join(f"{fmt.format(f[key]):>15}" for f in runs))
     for f in runs:
         lines.append(f"{f['server']}: {f['load_before']} before, {f['load_after']} after")
+        if "profile" in f:
+            lines.append(f"  its mp.stats(), up to {PROFILE_WINDOW} ticks: {f['profile']}")
         for number, stats in enumerate(f["godot_clients"]):
             if "error" in stats:
                 lines.append(f"  Godot client {number}: {stats['error']}")
@@ -899,6 +913,12 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         "gdvariant-LABEL: an A/B of two versions in the same run (repeatable)",
     )
     parser.add_argument("--no-godot", action="store_true", help="only our server, no engine")
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="our server also reports its own mp.stats(detail): CPU per tick split into game"
+        " code, sync() and transport writes (it costs the server about 0.5 ms a tick)",
+    )
     parser.add_argument("--quick", action="store_true", help="a few seconds, tiny load")
     parser.add_argument("--json", type=Path, help="also write every run and cell here")
     parser.add_argument("--write-scene", action="store_true", help="rewrite bench_entity.tscn")
@@ -928,7 +948,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
 def main() -> int:
     args = parse()
     if args.serve:
-        asyncio.run(serve(args.serve, args.entities, args.transport, args.max_peers))
+        asyncio.run(serve(args.serve, args.entities, args.transport, args.max_peers, args.profile))
         return 0
     if args.clients_of:
         asyncio.run(run_clients(args.clients_of, args))

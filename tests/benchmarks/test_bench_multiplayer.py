@@ -101,13 +101,16 @@ def test_the_scale_is_a_list_of_client_counts() -> None:
 
 @pytest.mark.slow
 def test_the_quick_run_against_our_server() -> None:
-    out = quick("--no-godot", "--transport", "both")
+    out = quick("--no-godot", "--transport", "both", "--profile")
     header = next(line for line in out.splitlines() if "gdvariant" in line and ":" not in line)
     assert header.split() == ["gdvariant"]
     assert "sync values/s received" in out and "RPC round trip p99 (ms)" in out
     # a cell per transport, each with its median line, and the verdict of both
     assert "4 clients, websocket, 1 runs each" in out and "4 clients, enet, 1 runs each" in out
     assert "  websocket  gdvariant       4" in out and "  enet       gdvariant       4" in out
+    # --profile: the server's own mp.stats() CPU split, once per run
+    profiles = [line for line in out.splitlines() if "its mp.stats()" in line]
+    assert len(profiles) == 2 and all(" = game " in line for line in profiles)
 
 
 @pytest.mark.slow
