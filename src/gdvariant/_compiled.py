@@ -5,19 +5,23 @@ Every compiled part follows one policy, as msgpack's accelerator does: the codec
 (``gdvariant._files._cfastlz``, chosen by :mod:`gdvariant._files.fastlz`), replication's packet
 assembler (``gdvariant.replication._cassemble``, chosen by ``replication._assembler``) and
 SceneMultiplayer's network frame (``gdvariant.multiplayer._csync``, chosen by
-``multiplayer._frame``). The compiled
-module is live when it imports, else the pure-Python code; ``GDVARIANT_PURE_PYTHON=1`` forces pure
-Python, and the compiled module is then not even imported (tests can still load it, to compare the
-two). This module knows nothing of codecs: it only loads modules.
+``multiplayer._frame``), and replication's NetClass write path (``replication._cwrite``,
+chosen by ``replication._write_path``). The compiled module is live when it imports, else the
+pure-Python code; ``GDVARIANT_PURE_PYTHON=1`` forces pure Python, and the compiled module is then
+not even imported (tests can still load it, to compare the two). :class:`Switch` is the choice
+between a pure module and its compiled twin of the same functions, with a block that makes the
+other one live, for tests. This module knows nothing of codecs: it only loads modules.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from types import ModuleType
 
-__all__ = ["COMPILED", "PURE_FORCED", "PYTHON", "Compiled"]
+__all__ = ["COMPILED", "PURE_FORCED", "PYTHON", "Compiled", "Switch"]
 
 #: The names of the two implementations.
 PYTHON = "python"
@@ -58,3 +62,40 @@ class Compiled:
             error = self._load()[1]
             return "GDVARIANT_PURE_PYTHON is set" + (f"; {error}" if error else "")
         return self._error
+
+
+class Switch:
+    """A pure-Python module and its compiled twin (the same functions, the same results):
+    ``module`` is the live one and ``implementation`` its name, chosen by ``compiled``."""
+
+    def __init__(self, compiled: Compiled, pure: ModuleType) -> None:
+        self.compiled, self.pure = compiled, pure
+        self.implementation = compiled.implementation
+        self.module: ModuleType = compiled.module or pure
+
+    def implementations(self) -> dict[str, ModuleType]:
+        """Every twin that imports, by name; the compiled one even under
+        ``GDVARIANT_PURE_PYTHON``, for tests."""
+        found = {PYTHON: self.pure}
+        compiled = self.compiled.available()
+        if compiled is not None:
+            found[COMPILED] = compiled
+        return found
+
+    def error(self) -> str | None:
+        """Why the compiled twin is not live (None when it is)."""
+        return self.compiled.error()
+
+    @contextmanager
+    def use(self, name: str) -> Iterator[None]:
+        """Make the twin ``name`` (``"python"`` or ``"c"``) live inside the block. For tests:
+        it swaps a process-wide choice, so it is not for threads."""
+        found = self.implementations()
+        if name not in found:
+            raise LookupError(f"no {name!r} {self.compiled.what}: {self.error()}")
+        saved = self.implementation, self.module
+        self.implementation, self.module = name, found[name]
+        try:
+            yield
+        finally:
+            self.implementation, self.module = saved

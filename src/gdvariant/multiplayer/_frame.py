@@ -39,7 +39,7 @@ from .. import (
 )
 from .._compiled import COMPILED as COMPILED
 from .._compiled import PYTHON as PYTHON
-from .._compiled import Compiled
+from .._compiled import Compiled, Switch
 from ..replication import godot_value
 from . import _pysync
 from .wire import encode_compressed
@@ -55,10 +55,9 @@ IMMUTABLE = frozenset(
     | {Vector4, Vector4i}
 )
 
-_FRAME = Compiled("gdvariant.multiplayer._csync", "network frame")
+_SWITCH = Switch(Compiled("gdvariant.multiplayer._csync", "network frame"), _pysync)
 #: The live frame: ``"c"`` (compiled) or ``"python"``.
-IMPLEMENTATION = _FRAME.implementation
-_live: ModuleType = _FRAME.module or _pysync
+IMPLEMENTATION = _SWITCH.implementation
 
 
 def encoder() -> _pysync.Encoder:
@@ -70,35 +69,27 @@ def encoder() -> _pysync.Encoder:
 
 def live() -> ModuleType:
     """The live frame's module (``_csync`` or ``_pysync``)."""
-    return _live
+    return _SWITCH.module
 
 
 def implementations() -> dict[str, ModuleType]:
-    """Every frame that imports, by name. The compiled one is listed even under
-    ``GDVARIANT_PURE_PYTHON``, for tests."""
-    found: dict[str, ModuleType] = {PYTHON: _pysync}
-    compiled = _FRAME.available()
-    if compiled is not None:
-        found[COMPILED] = compiled
-    return found
+    """Every frame that imports, by name (the compiled one even under
+    ``GDVARIANT_PURE_PYTHON``, for tests)."""
+    return _SWITCH.implementations()
 
 
 def compiled_error() -> str | None:
     """Why the compiled frame cannot be imported (None when it can)."""
-    return _FRAME.error()
+    return _SWITCH.error()
 
 
 @contextmanager
 def use(name: str) -> Iterator[None]:
-    """Make the frame ``name`` (``"python"`` or ``"c"``) live inside the block. For tests: it
-    swaps a process-wide choice, so it is not for threads."""
-    global IMPLEMENTATION, _live
-    found = implementations()
-    if name not in found:
-        raise LookupError(f"no {name!r} network frame: {compiled_error()}")
-    saved = IMPLEMENTATION, _live
-    IMPLEMENTATION, _live = name, found[name]
-    try:
-        yield
-    finally:
-        IMPLEMENTATION, _live = saved
+    """Make the frame ``name`` (``"python"`` or ``"c"``) live inside the block (for tests)."""
+    global IMPLEMENTATION
+    with _SWITCH.use(name):
+        saved, IMPLEMENTATION = IMPLEMENTATION, name
+        try:
+            yield
+        finally:
+            IMPLEMENTATION = saved

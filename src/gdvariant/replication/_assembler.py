@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
-from .._compiled import COMPILED, PYTHON, Compiled
+from .._compiled import COMPILED, PYTHON, Compiled, Switch
 from . import _pyassemble
 from ._delta import DeltaCoder, ScalarDelta, VarIntDelta
 from ._float_codecs import Coord
@@ -55,51 +55,43 @@ K_WHOLE, K_PLAIN, K_ZIGZAG, K_COORD, K_VEC_PLAIN, K_VEC_COORD, K_PYTHON, K_VARIN
 PropPlan = tuple[int, int, int, int, int, Any]
 
 
-_ASSEMBLER = Compiled("gdvariant.replication._cassemble", "assembler")
+_SWITCH = Switch(Compiled("gdvariant.replication._cassemble", "assembler"), _pyassemble)
 #: The live assembler: ``"c"`` (compiled) or ``"python"``.
-IMPLEMENTATION = _ASSEMBLER.implementation
-_live: ModuleType = _ASSEMBLER.module or _pyassemble
+IMPLEMENTATION = _SWITCH.implementation
 
 
 def assembler() -> str:
     """The live packet assembler: ``"c"`` (compiled) or ``"python"``."""
-    return IMPLEMENTATION
+    return _SWITCH.implementation
 
 
 def live() -> ModuleType:
     """The live assembler's module (``_cassemble`` or ``_pyassemble``)."""
-    return _live
+    return _SWITCH.module
 
 
 def implementations() -> dict[str, ModuleType]:
-    """Every assembler that imports, by name. The compiled one is listed even under
-    ``GDVARIANT_PURE_PYTHON``, for tests."""
-    found: dict[str, ModuleType] = {PYTHON: _pyassemble}
-    compiled = _ASSEMBLER.available()
-    if compiled is not None:
-        found[COMPILED] = compiled
-    return found
+    """Every assembler that imports, by name (the compiled one even under
+    ``GDVARIANT_PURE_PYTHON``, for tests)."""
+    return _SWITCH.implementations()
 
 
 def compiled_error() -> str | None:
     """Why the compiled assembler cannot be imported (None when it can)."""
-    return _ASSEMBLER.error()
+    return _SWITCH.error()
 
 
 @contextmanager
 def use(name: str) -> Iterator[None]:
-    """Make the assembler ``name`` (``"python"`` or ``"c"``) live inside the block. For
-    tests: it swaps a process-wide choice, so it is not for threads."""
-    global IMPLEMENTATION, _live
-    found = implementations()
-    if name not in found:
-        raise LookupError(f"no {name!r} assembler: {compiled_error()}")
-    saved = IMPLEMENTATION, _live
-    IMPLEMENTATION, _live = name, found[name]
-    try:
-        yield
-    finally:
-        IMPLEMENTATION, _live = saved
+    """Make the assembler ``name`` (``"python"`` or ``"c"``) live inside the block (for
+    tests)."""
+    global IMPLEMENTATION
+    with _SWITCH.use(name):
+        saved, IMPLEMENTATION = IMPLEMENTATION, name
+        try:
+            yield
+        finally:
+            IMPLEMENTATION = saved
 
 
 def _prop_plan(coder: DeltaCoder | None) -> PropPlan:
