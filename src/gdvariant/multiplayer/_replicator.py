@@ -365,6 +365,15 @@ class Replicator:
         """What ``node``'s owner last synced, by flat property name (a read-only view)."""
         return MappingProxyType(node._replica.owned_values)
 
+    def synced_classes(self) -> dict[int, str]:
+        """Every spawned node's synchronizer net id -> its NetClass's name (what
+        ``mp.stats()`` credits SYNC and delta entries to)."""
+        return {
+            node.sync_id: node.scene.synced.cls.__name__
+            for node in self._nodes.values()
+            if node.sync_id is not None and node.scene.synced is not None
+        }
+
     def has_path(self, path: str) -> bool:
         """Whether ``path`` names a node of ours without RPCs: a spawner or an owned
         synchronizer (a client simplifies those to sync or to be spawned)."""

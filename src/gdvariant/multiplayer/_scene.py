@@ -146,13 +146,10 @@ class SceneMultiplayer:
         self._scripts: dict[tuple[str, bool], RpcTable] = {}
         self._nodes: dict[str, _Node] = {}
         self._handlers: dict[tuple[str, str], Callable[..., Any]] = {}
-        self._spawners: list[Spawner] = []
         traffic = getattr(transport, "traffic", None)
         self._ticks = TickRecorder(
             traffic if isinstance(traffic, TrafficCounter) else TrafficCounter()
         )
-        if stats == "detail":
-            self._ticks.traffic.detail(self._synced_classes)
         self._replicator = Replicator(
             peers=lambda: self.transport.peers,
             send=self._send,
@@ -166,6 +163,8 @@ class SceneMultiplayer:
             peer_log=self.peer_log,
             logger=logger,
         )
+        if stats == "detail":
+            self._ticks.traffic.detail(self._replicator.synced_classes)
         transport.attach(
             TransportListener(
                 peer_connected=self._connected,
@@ -429,9 +428,7 @@ class SceneMultiplayer:
     def add_spawner(self, path: str, spawn_path: str, scenes: Sequence[SpawnableScene]) -> Spawner:
         """Stand for the client's ``MultiplayerSpawner`` at ``path`` (spawning under
         ``spawn_path``, both relative to ``/root``), listing ``scenes`` in its order."""
-        spawner = self._replicator.add_spawner(path, spawn_path, scenes)
-        self._spawners.append(spawner)
-        return spawner
+        return self._replicator.add_spawner(path, spawn_path, scenes)
 
     def sync(self) -> None:
         """One network frame: to each client a full SYNC of every spawned node's ALWAYS
@@ -456,12 +453,3 @@ class SceneMultiplayer:
         ``str()`` of the answer is one log line."""
         depth = getattr(self.transport, "queue_depth", None)
         return self._ticks.stats(self.peers, depth, window)
-
-    def _synced_classes(self) -> dict[int, str]:
-        """Every spawned node's synchronizer net id -> its NetClass's name (for detail)."""
-        return {
-            node.sync_id: node.scene.synced.cls.__name__
-            for spawner in self._spawners
-            for node in spawner.nodes.values()
-            if node.sync_id is not None and node.scene.synced is not None
-        }
