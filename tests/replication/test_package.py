@@ -152,6 +152,15 @@ def test_gdscript_subpackage_exports() -> None:
     namespace: dict[str, object] = {}
     exec("from gdvariant.replication.gdscript import *", namespace)
     namespace.pop("__builtins__")
-    assert set(namespace) == set(gdscript.__all__) == {"generate", "godot_state", "godot_value"}
+    assert (
+        set(namespace)
+        == set(gdscript.__all__)
+        == {
+            "changes_values",
+            "generate",
+            "godot_state",
+            "godot_value",
+        }
+    )
     for name in gdscript.__all__:
         assert getattr(gdscript, name).__module__.startswith("gdvariant.replication.gdscript.")

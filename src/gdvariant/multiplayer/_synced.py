@@ -19,24 +19,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from ..replication import (
-    ArrayOf,
-    ClassLayout,
-    Enum,
-    NetClass,
-    Schema,
-    UInt,
-    VarUInt,
-    World,
-    godot_value,
-)
+from ..replication import ClassLayout, NetClass, Schema, World, godot_value
+from ..replication.gdscript import changes_values
 from ._config import ReplicatedProperty, ReplicationConfig, ReplicationMode
 
 __all__ = ["SpawnableScene", "SyncedClass", "scene_tscn", "synced_class"]
 
-#: the codecs whose raw values differ from what Godot holds (``godot_value`` changes them);
-#: every other raw value is sent as it is
-_CONVERTED = (Enum, ArrayOf, UInt, VarUInt)
 #: ``(raw index of each ALWAYS property, of each ON_CHANGE property, the codec of each raw
 #: index whose value goes through godot_value, or None when none does)``
 SyncPlan = tuple[tuple[int, ...], tuple[int, ...], tuple[Any, ...] | None]
@@ -95,7 +83,7 @@ class SyncedClass:
             max((flat.index for flat in self.layout.props), default=-1) + 1
         )
         for flat in self.layout.props:
-            if isinstance(flat.codec, _CONVERTED):
+            if changes_values(flat.codec):
                 convert[flat.index] = flat.codec
         return sync, watch, tuple(convert) if any(c is not None for c in convert) else None
 

@@ -61,6 +61,6 @@ one value per codec, and of value deltas), ``_columns`` (the per-property column
 from __future__ import annotations
 
 from ._generate import generate
-from ._godot_values import godot_state, godot_value
+from ._godot_values import changes_values, godot_state, godot_value
 
-__all__ = ["generate", "godot_state", "godot_value"]
+__all__ = ["changes_values", "generate", "godot_state", "godot_value"]

@@ -12,7 +12,16 @@ if TYPE_CHECKING:
     from .._schema import Schema
     from .._snapshot_decoder import EntityState
 
-__all__ = ["godot_state", "godot_value"]
+__all__ = ["changes_values", "godot_state", "godot_value"]
+
+#: the codecs some of whose values :func:`godot_value` changes
+_CONVERTING = (Enum, ArrayOf, UInt, VarUInt)
+
+
+def changes_values(codec: Codec) -> bool:
+    """Whether :func:`godot_value` may change a value ``codec`` decodes (else every value
+    is already as Godot holds it, and a caller can skip the call)."""
+    return isinstance(codec, _CONVERTING)
 
 
 def godot_value(codec: Codec, value: Any) -> Any:
