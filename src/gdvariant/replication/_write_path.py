@@ -45,7 +45,8 @@ __all__ = [
 #: a Bool. Each but the first only for a value of exactly the type it packs itself.
 W_WHOLE, W_VEC, W_FLOAT, W_INT, W_UINT, W_BOOL = range(6)
 
-_IEEE_CODES = {Half: "e", Float32: "f", Float64: "d"}
+#: the raw IEEE codecs, whose struct format (``fmt``) the compiled write packs with
+_IEEE = (Half, Float32, Float64)
 _VECTORS = (Vec2, Vec3, Vec4)
 
 _WRITER = Compiled("gdvariant.replication._cwrite", "write path")
@@ -111,11 +112,11 @@ def use(name: str) -> Iterator[None]:
 def _prop_plan(codec: Any) -> tuple[int, Any, int, str, int, int, int, Any]:
     """``(kind, codec, components, IEEE format, wide, bits, zigzag, vector type)``."""
     kind, count, code, wide, bits, zigzag, make = W_WHOLE, 1, "d", 0, 64, 0, None
-    if type(codec) in _VECTORS and type(codec.component) in _IEEE_CODES:
+    if type(codec) in _VECTORS and type(codec.component) in _IEEE:
         kind, count, make = W_VEC, codec.count, codec.make
-        code, wide = _IEEE_CODES[type(codec.component)], int(codec.wide)
-    elif type(codec) in _IEEE_CODES:
-        kind, code = W_FLOAT, _IEEE_CODES[type(codec)]
+        code, wide = codec.component.fmt.format[-1], int(codec.wide)
+    elif type(codec) in _IEEE:
+        kind, code = W_FLOAT, codec.fmt.format[-1]
     elif type(codec) is Int:
         kind, bits, zigzag = W_INT, codec.bits, int(codec.zigzag)
     elif type(codec) is UInt:
