@@ -718,6 +718,27 @@ def test_a_packet_to_an_idle_open_peer_is_written_at_once() -> None:
     body()
 
 
+def test_a_frames_packets_are_all_checked_before_any_is_sent() -> None:
+    """``send_encoded_many``: a packet for a peer that is not there refuses the whole
+    frame; a good frame goes out in order."""
+
+    @serving()
+    async def body(server: Any, port: int) -> None:
+        client, peer = await join(port)
+        writes = spy_writes(server, peer)
+        mode = mpws.TransferMode.UNRELIABLE
+        with pytest.raises(ValueError, match="peer 77 is not connected"):
+            server.send_encoded_many([(peer, b"\x03a", mode, 0), (77, b"\x03b", mode, 0)])
+        assert writes == []
+        server.send_encoded_many([(peer, b"\x03a", mode, 0), (peer, b"\x03bc", mode, 0)])
+        assert writes == [b"\x82\x02\x03a", b"\x82\x03\x03bc"]
+        assert await recv(client) == b"\x03a"
+        assert await recv(client) == b"\x03bc"
+        await client.close()
+
+    body()
+
+
 def test_frames_never_overtake_queued_ones() -> None:
     """The peer id is queued for the writer when a client joins; what the game sends in the
     same turn (on_peer_connected) queues behind it, and what follows once the queue is empty

@@ -128,6 +128,33 @@ def test_a_full_peer_that_drains_by_itself_resumes_and_one_that_stays_is_dropped
     run(main())
 
 
+def test_write_through_writes_and_looks_only_when_the_transport_keeps_bytes() -> None:
+    """A frame past the queue: written at once; the peer turns full only when the
+    transport kept part of it, and a frame that would pass the limit drops the peer."""
+
+    async def main() -> None:
+        transport = Transport()
+        outbox = transport.outbox()
+        written: list[bytes] = []
+
+        def write(frame: bytes) -> None:
+            written.append(frame)
+            transport.buffer += keep
+
+        keep = 0
+        outbox.write_through(b"a" * 10, b"F" + b"a" * 10, write)
+        assert written == [b"F" + b"a" * 10] and not outbox.full and transport.reading
+        keep = 600  # the socket took only part of the next one
+        outbox.write_through(b"b" * 700, b"F" + b"b" * 700, write)
+        assert outbox.full and not transport.reading and outbox.backlog.peak == 600
+        keep = 0
+        outbox.write_through(b"c" * 500, b"F" + b"c" * 500, write)  # 600 + 500 > 1,000
+        assert len(written) == 2 and outbox.closed
+        assert transport.dropped == ["1,100 bytes would wait for it, over max_unsent 1,000"]
+
+    run(main())
+
+
 def test_held_bytes_count_until_released_and_release_looks_later() -> None:
     async def main() -> None:
         transport = Transport()

@@ -163,6 +163,19 @@ class Outbox:
         the peer within the limit; False (and the peer dropped) when not, or once closed."""
         return not self.closed and self._admits(size)
 
+    def write_through(self, data: bytes, frame: bytes, write: Callable[[bytes], object]) -> None:
+        """Give ``frame`` (``data`` as the transport frames it) to the transport's ``write``
+        at once, past the queue (only while :attr:`empty`): admitted and looked at as
+        :meth:`admit` and :meth:`check` do. When nothing waits anywhere, the common case, the
+        look is only whether the transport kept some of the frame."""
+        if not (self.queued or self.held or self.closed or self.backlog.full or self._buffered()):
+            write(frame)
+            if self._buffered():
+                self.check()
+        elif self.admit(len(data)):
+            write(frame)
+            self.check()
+
     def put(self, data: bytes) -> bool:
         """Queue a packet for the writer; False once finished or closed, or when it would take
         the peer past the limit (then the peer is dropped)."""

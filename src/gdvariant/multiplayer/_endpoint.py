@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from types import TracebackType
 from typing import ClassVar, Self, TypedDict, Unpack
 
@@ -266,12 +266,20 @@ class ServerEndpoint(_Endpoint):
         """Send a SceneMultiplayer packet already encoded (SceneMultiplayer's SYNC and
         delta packets, the same bytes for every peer) to an admitted ``peer``: what
         :meth:`send` does once the packet is encoded, with no copy."""
-        if peer not in self.protocol.peers:
-            raise ValueError(f"peer {peer} is not connected")
-        if data[:1] == DELTA_HEAD and not self.protocol.version.delta_sync:
-            raise ValueError(f"Godot {self.protocol.version.name} has no delta sync")
+        self.send_encoded_many([(peer, data, mode, channel)])
+
+    def send_encoded_many(self, packets: Sequence[tuple[int, bytes, TransferMode, int]]) -> None:
+        """:meth:`send_encoded` of each ``(peer, data, mode, channel)`` in order (a frame's
+        packets): all are checked before any is sent."""
+        peers = self.protocol.peers
+        delta_sync = self.protocol.version.delta_sync
+        for peer, data, _, _ in packets:
+            if peer not in peers:
+                raise ValueError(f"peer {peer} is not connected")
+            if not delta_sync and data[:1] == DELTA_HEAD:
+                raise ValueError(f"Godot {self.protocol.version.name} has no delta sync")
         self._flush()
-        self._put_or_drop(peer, data, mode, channel)
+        self._put_all(packets)
 
     def send_auth(self, peer: int, data: bytes) -> None:
         """``send_auth``: auth data to a peer that is authenticating."""
@@ -290,18 +298,6 @@ class ServerEndpoint(_Endpoint):
     def _put(self, peer: int, data: bytes, mode: TransferMode, channel: int) -> None:
         """Send one packet to a peer of the transport (known to be there)."""
         raise NotImplementedError
-
-    def _emit(self, peer: int, data: bytes, mode: TransferMode, channel: int) -> None:
-        """The one place every packet for a peer leaves: counted, then given to ``_put``
-        (timed too while :attr:`traffic` is timing)."""
-        traffic = self.traffic
-        traffic.sent(peer, data)
-        if traffic.timing:
-            started = time.thread_time_ns()
-            self._put(peer, data, mode, channel)
-            traffic.add_transport(time.thread_time_ns() - started)
-        else:
-            self._put(peer, data, mode, channel)
 
     def queue_depth(self, peer: int) -> tuple[int, int]:
         """Bytes and packets handed to the transport for ``peer`` and not written (or not
@@ -377,10 +373,31 @@ class ServerEndpoint(_Endpoint):
                 self._put_or_drop(peer, data, mode, channel)
 
     def _put_or_drop(self, peer: int, data: bytes, mode: TransferMode, channel: int) -> None:
-        """Every packet the server sends goes through here to :meth:`_emit`: not to a peer
-        the transport lost, nor over ``max_send_size`` (logged)."""
+        """One packet to :meth:`_put_all`."""
+        self._put_all(((peer, data, mode, channel),))
+
+    def _put_all(self, packets: Iterable[tuple[int, bytes, TransferMode, int]]) -> None:
+        """Every packet the server sends leaves through here, in order: not to a peer the
+        transport lost, nor over ``max_send_size`` (logged); the rest counted, then given to
+        :meth:`_put` (each timed while :attr:`traffic` is timing)."""
+        sendable, put, traffic = self._sendable, self._put, self.traffic
+        sent, timing = traffic.sent, traffic.timing
+        for peer, data, mode, channel in packets:
+            if not sendable(peer, data):
+                continue
+            sent(peer, data)
+            if timing:
+                started = time.thread_time_ns()
+                put(peer, data, mode, channel)
+                traffic.add_transport(time.thread_time_ns() - started)
+            else:
+                put(peer, data, mode, channel)
+
+    def _sendable(self, peer: int, data: bytes) -> bool:
+        """Whether the transport still has ``peer`` and ``data`` is within ``max_send_size``
+        (a packet over it is logged)."""
         if not self._has_peer(peer):
-            return
+            return False
         if len(data) > self.max_send_size:
             self.peer_log.warning(
                 peer,
@@ -389,8 +406,8 @@ class ServerEndpoint(_Endpoint):
                 peer,
                 self.max_send_size,
             )
-            return
-        self._emit(peer, data, mode, channel)
+            return False
+        return True
 
     def _dispatch(self, events: list[Event]) -> None:
         for event in events:

@@ -61,8 +61,10 @@ PUBLIC = 0
 
 #: ``send(peer, packet, mode, channel)``: the scene's way to a peer
 Send = Callable[[int, Packet, TransferMode, int], None]
-#: ``send_encoded(peer, data, mode, channel)``: a packet already encoded, to a peer
-SendEncoded = Callable[[int, bytes, TransferMode, int], None]
+#: ``(peer, data, mode, channel)``: a packet already encoded, for a peer
+EncodedPacket = tuple[int, bytes, TransferMode, int]
+#: ``send_frame(packets)``: a frame's packets, already encoded, each to its peer, in order
+SendFrame = Callable[[list[EncodedPacket]], None]
 #: ``synchronized(node, changed)``: an owner's SYNC or delta, by flat property name
 Synchronized = Callable[["SpawnedNode", dict[str, Any]], None]
 
@@ -303,11 +305,11 @@ class Replicator:
         declare_rpcs: Callable[[str, str], object],
         forget_rpcs: Callable[[str], None],
         synchronized: Synchronized,
-        send_encoded: SendEncoded,
+        send_frame: SendFrame,
         peer_log: PeerLog | None = None,
         logger: logging.Logger = LOGGER,
     ) -> None:
-        self._peers, self._send, self._send_encoded = peers, send, send_encoded
+        self._peers, self._send, self._send_frame = peers, send, send_frame
         self._send_cache, self._receive_cache = send_cache, receive_cache
         self.script_rpcs = script_rpcs
         self._declare_rpcs, self._forget_rpcs = declare_rpcs, forget_rpcs
@@ -613,15 +615,19 @@ class Replicator:
             self._peer_log.warning(
                 f"net id {net_id}", "net id %d: a %d-byte %s is never sent", net_id, size, what
             )
-        send, peers = self._send_encoded, self._slot_peers
+        packets: list[EncodedPacket] = []
+        add, peers = packets.append, self._slot_peers
+        unreliable, reliable = TransferMode.UNRELIABLE, TransferMode.RELIABLE
         for slot, syncs, deltas in sends:
             peer = peers[slot]
             if syncs:
                 clocks[slot].tick()
                 for data in syncs:
-                    send(peer, data, TransferMode.UNRELIABLE, 0)
+                    add((peer, data, unreliable, 0))
             for data in deltas:
-                send(peer, data, TransferMode.RELIABLE, 0)
+                add((peer, data, reliable, 0))
+        if packets:
+            self._send_frame(packets)
 
     def _frame_slots(self) -> tuple[dict[int, int], list[SyncClock]]:
         """The peers of a frame by slot (ascending: the send order), and their SYNC clocks."""

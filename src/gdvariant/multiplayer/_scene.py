@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from .._net.peerlog import PeerLog, clip
-from ._replicator import Replicator, Spawner
+from ._replicator import EncodedPacket, Replicator, Spawner
 from ._rpc_config import RpcConfig, RpcMode, RpcTable, TransferMode, read_script_rpcs
 from ._stats import DEFAULT_WINDOW, NetStats, StatsLevel, TickRecorder, TrafficCounter
 from ._synced import SpawnableScene
@@ -159,7 +159,7 @@ class SceneMultiplayer:
             declare_rpcs=lambda path, script: self.node(path, script=script),
             forget_rpcs=self.forget_node,
             synchronized=self.synchronized.emit,
-            send_encoded=self._send_encoded,
+            send_frame=self._send_frame,
             peer_log=self.peer_log,
             logger=logger,
         )
@@ -341,12 +341,20 @@ class SceneMultiplayer:
     def _send(self, peer: int, packet: Packet, mode: TransferMode, channel: int) -> None:
         self.transport.send(peer, packet, mode=mode, channel=channel)
 
-    def _send_encoded(self, peer: int, data: bytes, mode: TransferMode, channel: int) -> None:
-        send_encoded = getattr(self.transport, "send_encoded", None)
-        if send_encoded is None:  # a transport of the shape before it: give it the packet
-            self._send(peer, decode_scene_packet(data), mode, channel)
-        else:
-            send_encoded(peer, data, mode=mode, channel=channel)
+    def _send_frame(self, packets: list[EncodedPacket]) -> None:
+        """A frame's encoded packets: all at once to a transport with ``send_encoded_many``,
+        else one by one, decoded for a transport of the shape before ``send_encoded``."""
+        transport = self.transport
+        send_many = getattr(transport, "send_encoded_many", None)
+        if send_many is not None:
+            send_many(packets)
+            return
+        send_encoded = getattr(transport, "send_encoded", None)
+        for peer, data, mode, channel in packets:
+            if send_encoded is None:
+                self._send(peer, decode_scene_packet(data), mode, channel)
+            else:
+                send_encoded(peer, data, mode=mode, channel=channel)
 
     def _checksum(self, path: str) -> str | None:
         node = self._nodes.get(path)

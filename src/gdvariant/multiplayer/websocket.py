@@ -140,15 +140,14 @@ class _Peer:
         the loop, so an empty queue means every earlier frame is in the transport already."""
         outbox = self.outbox
         connection = self.connection
+        transport = connection.transport
         if (
             outbox.empty
             and not self.closing
             and connection.protocol.state is _OPEN
-            and not connection.transport.is_closing()
+            and not transport.is_closing()
         ):
-            if outbox.admit(len(data)):
-                connection.transport.write(binary_frame(data))
-                outbox.check()
+            outbox.write_through(data, binary_frame(data), transport.write)
             return
         outbox.put(data)
 
