@@ -50,8 +50,9 @@ class Transport(Protocol):
     WebSocket, always reliable and ordered) accepts and ignores them. A transport may also
     have ``send_encoded(peer, data, *, mode, channel=0)``, ``send`` of a packet already
     encoded (the frame's SYNC and delta packets, whose bytes are shared by every peer they
-    go to), as the ``MultiplayerServer`` s have; without it those packets are decoded and
-    given to ``send``. The ``on_*`` callbacks the transport was built with are read once by
+    go to), and ``send_encoded_many(packets)`` for a whole frame of them, as the
+    ``MultiplayerServer`` s have; without them those packets go one by one, or are decoded
+    and given to ``send``. The ``on_*`` callbacks the transport was built with are read once by
     the layer that attaches, which takes over their events."""
 
     @property
