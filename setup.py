@@ -55,6 +55,7 @@ def _extensions() -> list[Extension]:
         for name, source in (
             ("gdvariant._binary._cgdvariant", "src/gdvariant/_binary/_cgdvariant.c"),
             ("gdvariant._files._cfastlz", "src/gdvariant/_files/_cfastlz.c"),
+            ("gdvariant._values._cvalues", "src/gdvariant/_values/_cvalues.c"),
             ("gdvariant.replication._cassemble", "src/gdvariant/replication/_cassemble.c"),
             ("gdvariant.replication._cwrite", "src/gdvariant/replication/_cwrite.c"),
             ("gdvariant.multiplayer._csync", "src/gdvariant/multiplayer/_csync.c"),

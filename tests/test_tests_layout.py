@@ -45,6 +45,7 @@ TESTED_ELSEWHERE: dict[str, tuple[str, ...]] = {
     "_json/godot_parse.py": ("json/test_godot.py", "live/codec/test_json.py"),
     "_files/fastlz_pure.py": ("files/test_fastlz.py",),
     "_files/_cfastlz.c": ("files/test_fastlz.py",),
+    "_values/_cvalues.c": ("values/test_constructors.py",),
     "_files/wrapping.py": ("files/test_containers.py", "test_writes.py"),
     "_net/ws_connections.py": ("test_websocket.py", "multiplayer/test_websocket.py"),
     "_cli/_common.py": ("cli/test_cli.py", "cli/test_inputs.py"),

@@ -13,14 +13,17 @@ from gdvariant import (
     replication,
 )
 from gdvariant._cli import main
+from gdvariant._values import constructors
 
 
 def test_versions(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["versions"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    write_path = lines.pop()  # the last three lines say which compiled parts are live, and why
+    write_path = lines.pop()  # the last four lines say which compiled parts are live, and why
     assembler = lines.pop()
     core = lines.pop()
+    values = lines.pop()
+    assert values.startswith(f"# value constructors: {constructors.IMPLEMENTATION} (")
     live = replication.write_path()
     assert write_path.startswith(f"# replication write path: {live} (")
     if live == "python":

@@ -10,6 +10,7 @@ from typing import Any
 from .._binary import core
 from .._compiled import COMPILED, PURE_FORCED
 from .._engines.profiles import PROFILES, Profile
+from .._values import constructors
 from ._common import command_parser
 
 EXAMPLES = """\
@@ -33,44 +34,36 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({name: p.describe() for name, p in PROFILES.items()}, indent=2))
-        print(_core_line(), file=sys.stderr)
-        print(_assembler_line(), file=sys.stderr)
-        print(_write_path_line(), file=sys.stderr)
+        for line in _compiled_lines():
+            print(line, file=sys.stderr)
         return 0
     for name, profile in PROFILES.items():
         alias = f" (= {profile.name})" if name != profile.name else ""
         print(f"{name:<16}{profile.engine}{alias}: {', '.join(_features(profile))}")
-    print(_core_line())
-    print(_assembler_line())
-    print(_write_path_line())
+    for line in _compiled_lines():
+        print(line)
     return 0
 
 
-def _core_line() -> str:
-    """Which codec core is live, and why not the compiled one when it is not."""
-    if core.IMPLEMENTATION == core.COMPILED:
-        return "# codec core: c (compiled)"
-    return f"# codec core: python (pure Python; {core.compiled_error()})"
+def _compiled_lines() -> list[str]:
+    """Which of each compiled part and its pure-Python twin is live, and why not the
+    compiled one when it is not."""
+    from ..replication import IMPLEMENTATION, write_path
 
-
-def _assembler_line() -> str:
-    """Which replication packet assembler is live, and why not the compiled one."""
-    from ..replication import IMPLEMENTATION
-
-    if IMPLEMENTATION == COMPILED:
-        return "# replication assembler: c (compiled)"
-    why = "GDVARIANT_PURE_PYTHON is set" if PURE_FORCED else "compiled assembler not built"
-    return f"# replication assembler: python (pure Python; {why})"
-
-
-def _write_path_line() -> str:
-    """Which NetClass write path is live, and why not the compiled one."""
-    from ..replication import write_path
-
-    if write_path() == COMPILED:
-        return "# replication write path: c (compiled)"
-    why = "GDVARIANT_PURE_PYTHON is set" if PURE_FORCED else "compiled write path not built"
-    return f"# replication write path: python (pure Python; {why})"
+    parts = [
+        ("value constructors", constructors.IMPLEMENTATION, constructors.compiled_error()),
+        ("codec core", core.IMPLEMENTATION, core.compiled_error()),
+        ("replication assembler", IMPLEMENTATION, "compiled assembler not built"),
+        ("replication write path", write_path(), "compiled write path not built"),
+    ]
+    lines = []
+    for what, live, error in parts:
+        if live == COMPILED:
+            lines.append(f"# {what}: c (compiled)")
+        else:
+            why = "GDVARIANT_PURE_PYTHON is set" if PURE_FORCED else error
+            lines.append(f"# {what}: python (pure Python; {why})")
+    return lines
 
 
 def _features(profile: Profile) -> list[str]:

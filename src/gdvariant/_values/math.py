@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import Self, SupportsFloat, SupportsIndex
 
 from .base import _f, _field, _i, _Record
+from .constructors import ints, reals
 
 __all__ = [
     "AABB",
@@ -41,6 +42,7 @@ class Vector2(_Record):
     __slots__ = ()
     _fields = ("x", "y")
 
+    @reals
     def __new__(cls, x: SupportsFloat = 0.0, y: SupportsFloat = 0.0) -> Self:
         return tuple.__new__(cls, (_f(x), _f(y)))
 
@@ -55,6 +57,7 @@ class Vector3(_Record):
     __slots__ = ()
     _fields = ("x", "y", "z")
 
+    @reals
     def __new__(
         cls, x: SupportsFloat = 0.0, y: SupportsFloat = 0.0, z: SupportsFloat = 0.0
     ) -> Self:
@@ -73,6 +76,7 @@ class Vector4(_Record):
     __slots__ = ()
     _fields = ("x", "y", "z", "w")
 
+    @reals
     def __new__(
         cls,
         x: SupportsFloat = 0.0,
@@ -96,6 +100,7 @@ class Quaternion(Vector4):
 
     __slots__ = ()
 
+    @reals
     def __new__(
         cls,
         x: SupportsFloat = 0.0,
@@ -112,6 +117,7 @@ class Color(_Record):
     __slots__ = ()
     _fields = ("r", "g", "b", "a")
 
+    @reals
     def __new__(
         cls,
         r: SupportsFloat = 0.0,
@@ -139,6 +145,7 @@ class Vector2i(_Record):
     __slots__ = ()
     _fields = ("x", "y")
 
+    @ints
     def __new__(cls, x: SupportsIndex = 0, y: SupportsIndex = 0) -> Self:
         return tuple.__new__(cls, (_i(x), _i(y)))
 
@@ -153,6 +160,7 @@ class Vector3i(_Record):
     __slots__ = ()
     _fields = ("x", "y", "z")
 
+    @ints
     def __new__(cls, x: SupportsIndex = 0, y: SupportsIndex = 0, z: SupportsIndex = 0) -> Self:
         return tuple.__new__(cls, (_i(x), _i(y), _i(z)))
 
@@ -169,6 +177,7 @@ class Vector4i(_Record):
     __slots__ = ()
     _fields = ("x", "y", "z", "w")
 
+    @ints
     def __new__(
         cls,
         x: SupportsIndex = 0,

@@ -1,0 +1,158 @@
+"""The value types' compiled ``__new__`` (``gdvariant._values._cvalues``) against the Python
+one it stands in for (``gdvariant._values.constructors``): the same values, the same errors."""
+
+from __future__ import annotations
+
+import inspect
+import math
+import random
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from gdvariant import Color, Quaternion, Vector2, Vector2i, Vector3, Vector3i, Vector4, Vector4i
+from gdvariant._compiled import PURE_FORCED
+from gdvariant._values import constructors
+from tests.support.cores import compiled_required
+
+REALS = [Vector2, Vector3, Vector4, Quaternion, Color]
+INTS = [Vector2i, Vector3i, Vector4i]
+
+
+class Floaty:
+    """Not a number, but float() takes it."""
+
+    def __float__(self) -> float:
+        return 2.5
+
+
+class Indexy:
+    """Not an int, but operator.index() takes it."""
+
+    def __index__(self) -> int:
+        return -7
+
+
+class Raising:
+    def __float__(self) -> float:
+        raise ArithmeticError("no float here")
+
+    def __index__(self) -> int:
+        raise ArithmeticError("no index here")
+
+
+ODD = [
+    0,
+    -0.0,
+    True,
+    2**53 + 1,
+    10**400,
+    -(2**63),
+    float("nan"),
+    float("inf"),
+    "1e3",
+    " -2.5 ",
+    "x",
+    None,
+    b"1",
+    Floaty(),
+    Indexy(),
+    Raising(),
+    [1],
+    3.75,
+]
+
+
+def twins(cls: type) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """The Python ``__new__`` of ``cls`` and its compiled twin (skipped when not built)."""
+    pure = constructors.PURE[f"{cls.__name__}.__new__"]
+    compiled = constructors.compiled_twin(pure, ints=cls in INTS)
+    if compiled is None:
+        why = constructors.compiled_error() or "compiled value constructors not built"
+        if compiled_required():
+            pytest.fail(f"GDVARIANT_REQUIRE_COMPILED is set but {why}")
+        pytest.skip(why)
+    return pure, compiled
+
+
+def outcome(new: Callable[..., Any], cls: type, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """What a call gives: the value with its type, or the error's type (and its message when
+    it comes from the conversion, which both share; the call errors word it their own way)."""
+    try:
+        value = new(cls, *args, **kwargs)
+    except TypeError as exc:
+        converting = "argument" not in str(exc) and "keyword" not in str(exc)
+        return ("TypeError", str(exc) if converting else "")
+    except (ValueError, OverflowError, ArithmeticError) as exc:
+        return (type(exc).__name__, str(exc))
+    return (type(value), [repr(x) for x in value], [type(x) for x in value])
+
+
+def calls(cls: type, rng: random.Random) -> tuple[list[Any], dict[str, Any]]:
+    """A random call of ``cls``: some fields positional, some by name (a few by a wrong or a
+    repeated name), sometimes one argument too many."""
+    fields = list(cls._fields)  # type: ignore[attr-defined]
+    values = [rng.choice(ODD) if rng.random() < 0.3 else rng.uniform(-1e6, 1e6) for _ in fields]
+    split = rng.randint(0, len(fields))
+    args = values[:split]
+    kwargs = {name: value for name, value in zip(fields[split:], values[split:], strict=True)}
+    kwargs = {k: v for k, v in kwargs.items() if rng.random() < 0.8}
+    roll = rng.random()
+    if roll < 0.05:
+        args.append(1.0)
+    elif roll < 0.1:
+        kwargs["nope"] = 1
+    elif roll < 0.15 and split:
+        kwargs[fields[0]] = 1
+    return args, kwargs
+
+
+@pytest.mark.parametrize("cls", REALS + INTS, ids=lambda cls: cls.__name__)
+def test_the_compiled_new_gives_what_the_python_one_gives(cls: type) -> None:
+    pure, compiled = twins(cls)
+    rng = random.Random(cls.__name__)
+    for _ in range(3000):
+        args, kwargs = calls(cls, rng)
+        assert outcome(compiled, cls, args, kwargs) == outcome(pure, cls, args, kwargs), (
+            args,
+            kwargs,
+        )
+
+
+def test_defaults_keywords_and_conversions_by_hand() -> None:
+    _, new = twins(Quaternion)
+    assert new(Quaternion) == Quaternion(0.0, 0.0, 0.0, 1.0)  # the identity, not zeros
+    assert tuple(new(Quaternion, 1, w=2)) == (1.0, 0.0, 0.0, 2.0)
+    value = new(Quaternion, True, Floaty(), "1e3", 2**53 + 1)
+    assert type(value) is Quaternion
+    assert list(value) == [1.0, 2.5, 1000.0, 9007199254740992.0]
+    assert all(type(x) is float for x in value)
+    assert math.copysign(1.0, new(Quaternion, -0.0)[0]) == -1.0
+    _, new_i = twins(Vector2i)
+    assert new_i(Vector2i, Indexy(), y=True) == Vector2i(-7, 1)
+    assert all(type(x) is int for x in new_i(Vector2i, Indexy(), True))
+    with pytest.raises(TypeError, match="at most 2 arguments"):
+        new_i(Vector2i, 1, 2, 3)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'z'"):
+        new_i(Vector2i, z=1)
+    with pytest.raises(TypeError, match="multiple values for argument 'x'"):
+        new_i(Vector2i, 1, x=1)
+    with pytest.raises(TypeError, match="cannot be interpreted as an integer"):
+        new_i(Vector2i, 1.5)
+
+
+def test_the_live_new_is_the_compiled_one_when_built() -> None:
+    twins(Vector2)  # skips when not built
+    live = "python" if PURE_FORCED else "c"
+    assert live == constructors.IMPLEMENTATION
+    assert (Vector2.__new__ is constructors.PURE["Vector2.__new__"]) == (live == "python")
+    assert Vector2(1, 2) == Vector2(x=1.0, y=2.0) and type(Vector2(1, 2)[0]) is float
+
+
+def test_the_signature_is_the_python_ones() -> None:
+    """``inspect.signature`` (the command line's literal checks read it) sees the Python
+    ``__new__``'s parameters through the compiled one."""
+    pure, compiled = twins(Vector3)
+    assert inspect.signature(compiled) == inspect.signature(pure)
+    assert list(inspect.signature(Vector3).parameters) == ["x", "y", "z"]
