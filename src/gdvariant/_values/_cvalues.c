@@ -103,6 +103,11 @@ static PyObject *construct(PyObject *callable, PyObject *const *args, size_t nar
         }
         PyTuple_SET_ITEM(result, i, item);
     }
+    /* Only floats or ints inside, and no __dict__: it can be part of no cycle, so the cyclic
+     * GC need not walk it. CPython untracks such plain tuples itself, but never a subclass's;
+     * a server's thousands of vectors a tick would otherwise be walked, promoted and walked
+     * again in every full collection. */
+    PyObject_GC_UnTrack(result);
     return result;
 }
 
