@@ -113,6 +113,7 @@ def test_an_empty_room_is_disposed_after_its_grace(make_directory: DirectoryMake
         directory = make_directory()
         async with host_for(directory) as host:
             room = await host.create_room("arena", {})
+            assert isinstance(room, Arena)
             seat = await directory.reserve(room.id, "ann", DEADLINE)
             await asyncio.sleep(room.grace * 3)
             assert room.id in host.rooms  # a seat is promised: the room waits for it

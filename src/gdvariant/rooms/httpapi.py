@@ -2,12 +2,13 @@
 (``pip install 'gdvariant[rooms]'``).
 
 Each connection is read into h11, one request at a time (keep-alive works; pipelining is
-answered in order). Limits, checked before the body is read: request line and headers 8 KiB,
-the body ``max_body`` bytes (a declared larger one is refused with 413 at once), a whole
-request within ``request_timeout`` seconds, an idle connection closed after
-``idle_timeout``. Every answer is JSON with ``Content-Length``; CORS is open (``*``) so a
-Godot game exported to the web may call it too. A malformed request gets 400 and the
-connection is closed; nothing a client sends raises in the server.
+answered in order). Limits, checked before the body is read: request line and headers 8 KiB
+(431 past that), the body ``max_body`` bytes (a declared larger one is refused with 413 at
+once), the request line and headers within ``idle_timeout`` seconds of the connection (or the
+previous answer), the body within ``request_timeout`` after them (408). Every answer is JSON
+with ``Content-Length``; CORS is open (``*``) so a Godot game exported to the web may call it
+too. A malformed request gets 400 and the connection is closed; nothing a client sends
+raises in the server.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ _REASONS = {
     408: b"Request Timeout",
     409: b"Conflict",
     413: b"Content Too Large",
+    431: b"Request Header Fields Too Large",
     500: b"Internal Server Error",
     503: b"Service Unavailable",
 }
@@ -131,7 +133,8 @@ class MatchmakerServer:
         self, conn: h11.Connection, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> bool:
         """Read one request and answer it; False when the connection should close."""
-        event = await self._next(conn, reader, self.idle_timeout)
+        loop = asyncio.get_running_loop()
+        event = await self._next(conn, reader, loop.time() + self.idle_timeout)
         if isinstance(event, h11.ConnectionClosed):
             return False
         if not isinstance(event, h11.Request):
@@ -141,7 +144,7 @@ class MatchmakerServer:
         length = _content_length(event.headers)
         if length is not None and length > self.max_body:
             raise _Refused(413, "body_too_large", f"the body is over {self.max_body} bytes")
-        body = await asyncio.wait_for(self._body(conn, reader), self.request_timeout)
+        body = await self._body(conn, reader, loop.time() + self.request_timeout)
         if method == "OPTIONS":  # a browser's CORS preflight
             self._respond(conn, writer, 204, None)
             return True
@@ -153,10 +156,12 @@ class MatchmakerServer:
         self._respond(conn, writer, status, answer)
         return True
 
-    async def _body(self, conn: h11.Connection, reader: asyncio.StreamReader) -> bytes:
+    async def _body(
+        self, conn: h11.Connection, reader: asyncio.StreamReader, deadline: float
+    ) -> bytes:
         body = bytearray()
         while True:
-            event = await self._next(conn, reader, self.request_timeout)
+            event = await self._next(conn, reader, deadline)
             if isinstance(event, h11.Data):
                 body += event.data
                 if len(body) > self.max_body:
@@ -167,8 +172,10 @@ class MatchmakerServer:
                 raise _Refused(400, "bad_request", "the request ended early")
 
     async def _next(
-        self, conn: h11.Connection, reader: asyncio.StreamReader, timeout: float
+        self, conn: h11.Connection, reader: asyncio.StreamReader, deadline: float
     ) -> Any:
+        """h11's next event, reading until ``deadline`` (the loop's time) at the latest."""
+        loop = asyncio.get_running_loop()
         while True:
             try:
                 event = conn.next_event()
@@ -178,7 +185,7 @@ class MatchmakerServer:
             if event is not h11.NEED_DATA:
                 return event
             try:
-                data = await asyncio.wait_for(reader.read(16384), timeout)
+                data = await asyncio.wait_for(reader.read(16384), deadline - loop.time())
             except TimeoutError:
                 raise _Refused(408, "timeout", "the request took too long") from None
             conn.receive_data(data)
