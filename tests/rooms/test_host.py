@@ -5,8 +5,9 @@ after the grace, and a lapsed lease dropping the rooms."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -16,12 +17,17 @@ from gdvariant.rooms import (
     Directory,
     JoinError,
     Matchmaker,
+    MemoryDirectory,
     Room,
     RoomHost,
     RoomState,
 )
 from tests.support.multiplayer_serving import run, until
 from tests.support.rooms import DEADLINE, DirectoryMaker, eventually
+
+#: A logger for hosts whose failures the test provokes (they are logged, not shown).
+QUIET = logging.getLogger("tests.rooms.quiet")
+QUIET.disabled = True
 
 mpws = pytest.importorskip(
     "gdvariant.multiplayer.websocket", reason="the websockets extra is missing"
@@ -170,5 +176,62 @@ def test_a_host_whose_lease_lapsed_drops_its_rooms(make_directory: DirectoryMake
             await eventually(dropped, "the host dropped its rooms and registered again")
             assert host.rooms == {}
         await directory.close()
+
+    run(main())
+
+
+def test_rooms_on_enet_take_the_token_too() -> None:
+    enet = pytest.importorskip("gdvariant.multiplayer.enet", reason="the enet extra is missing")
+
+    async def main() -> None:
+        directory = MemoryDirectory()
+        async with RoomHost(directory, {"arena": Arena}, transport="enet") as host:
+            seat = await Matchmaker(directory).join_or_create("arena", {}, "ann")
+            assert seat.room.address.startswith("enet://127.0.0.1:")
+            port = int(seat.room.address.rsplit(":", 1)[1])
+            connected: list[int] = []
+            client = enet.MultiplayerClient(
+                auth_callback=lambda data: None, on_peer_connected=connected.append
+            )
+            await client.connect("127.0.0.1", port)
+            client.send_auth(seat.token.encode())
+            client.complete_auth()
+            await until(lambda: connected == [1])
+            room = host.rooms[seat.room.id]
+            assert [c.user for c in room.clients.values()] == ["ann"]
+            await client.close()
+        with pytest.raises(ValueError, match="transport must be"):
+            RoomHost(directory, {"arena": Arena}, transport="tcp")  # type: ignore[arg-type]
+
+    run(main())
+
+
+def test_a_failing_directory_does_not_stop_the_host() -> None:
+    class Flaky(MemoryDirectory):
+        failures: ClassVar[dict[str, int]] = {"next_request": 1, "heartbeat": 1}
+
+        async def next_request(self, process_id: str, timeout: float) -> Any:
+            if self.failures["next_request"]:
+                self.failures["next_request"] -= 1
+                raise ConnectionError("the store went away")
+            return await super().next_request(process_id, timeout)
+
+        async def heartbeat(self, process: Any, rooms: Any) -> bool:
+            if self.failures["heartbeat"]:
+                self.failures["heartbeat"] -= 1
+                raise ConnectionError("the store went away")
+            return await super().heartbeat(process, rooms)
+
+    async def main() -> None:
+        directory = Flaky(ttl=0.6)
+        async with RoomHost(directory, {"arena": Arena}, logger=QUIET):
+            seat = await Matchmaker(directory).join_or_create("arena", {}, "ann")
+            assert directory.failures["next_request"] == 0  # it failed once; the host went on
+            assert await directory.room(seat.room.id) is not None
+
+            async def beating() -> bool:
+                return directory.failures["heartbeat"] == 0 and bool(await directory.rooms())
+
+            await eventually(beating, "the heartbeats went on after a failure")
 
     run(main())

@@ -180,7 +180,8 @@ class _MemorySubscription:
 
     async def get(self, timeout: float | None = None) -> tuple[str, dict[str, Any]] | None:
         try:
-            return await asyncio.wait_for(self._queue.get(), timeout)
+            async with asyncio.timeout(timeout):
+                return await self._queue.get()
         except TimeoutError:
             return None
 
@@ -291,7 +292,8 @@ class MemoryDirectory:
     async def next_request(self, process_id: str, timeout: float) -> RoomRequest | None:
         queue = self._requests.setdefault(process_id, asyncio.Queue())
         try:
-            return await asyncio.wait_for(queue.get(), timeout)
+            async with asyncio.timeout(timeout):
+                return await queue.get()
         except TimeoutError:
             return None
 
@@ -343,7 +345,8 @@ class MemoryDirectory:
         self._answers[request.id] = waiter
         self._requests.setdefault(process_id, asyncio.Queue()).put_nowait(request)
         try:
-            return await asyncio.wait_for(waiter, timeout)
+            async with asyncio.timeout(timeout):
+                return await waiter
         except TimeoutError:
             raise JoinError(
                 "process_timeout", f"process {process_id!r} did not create the room in time"

@@ -178,8 +178,8 @@ class RoomHost:
             await transport.close()
             raise
         self._rooms[room_id] = hosted
+        self._dispose_when_idle(hosted)  # first, so a failing write below leaves no orphan
         await self.directory.heartbeat(self.info, self._infos())
-        self._dispose_when_idle(hosted)
         return room
 
     def _transport(self, room_id: str) -> ServerEndpoint:
@@ -281,8 +281,10 @@ class RoomHost:
         room = hosted.room
         while True:
             await asyncio.sleep(room.grace)
-            if room.clients or hosted.pending:
-                return
+            if room.clients:
+                return  # the last one to leave starts the wait again
+            if hosted.pending:
+                continue  # a client is being admitted: wait another grace
             if await self.directory.dispose_if_empty(room.id):
                 hosted.disposal = None
                 await self._dispose(room.id)
@@ -302,35 +304,57 @@ class RoomHost:
         await hosted.transport.close()
 
     async def _serve_requests(self) -> None:
+        """Create the rooms matchmakers ask for; a failing directory is logged and retried."""
         while True:
-            request = await self.directory.next_request(self.info.id, 1.0)
-            if request is None:
-                continue
             try:
-                room = await self.create_room(request.name, request.options)
-            except JoinError as exc:
-                await self.directory.answer(request.id, None, exc.code)
-                continue
+                await self._serve_request()
             except Exception:
-                self.logger.exception("creating a room %r failed", request.name)
-                await self.directory.answer(request.id, None, "room_create_failed")
-                continue
-            info = next(i for i in self._infos() if i.id == room.id)
-            await self.directory.answer(request.id, info)
+                self.logger.exception("process %s: reading room requests failed", self.info.id)
+                await asyncio.sleep(self._retry_delay)
+
+    async def _serve_request(self) -> None:
+        request = await self.directory.next_request(self.info.id, 1.0)
+        if request is None:
+            return
+        try:
+            room = await self.create_room(request.name, request.options)
+        except JoinError as exc:
+            await self.directory.answer(request.id, None, exc.code)
+            return
+        except Exception:
+            self.logger.exception("creating a room %r failed", request.name)
+            await self.directory.answer(request.id, None, "room_create_failed")
+            return
+        info = next(i for i in self._infos() if i.id == room.id)
+        await self.directory.answer(request.id, info)
 
     async def _heartbeats(self) -> None:
         """Renew the lease every ttl/3 (or at once when a room changed); a lapsed lease means
-        the directory dropped our rooms: they are disposed of, and we register anew."""
+        the directory dropped our rooms: they are disposed of, and we register anew. A
+        failing directory is logged and tried again (the lease runs out meanwhile)."""
         while True:
+            # asyncio.timeout, not wait_for: Python 3.11's wait_for may swallow the task's
+            # cancellation when the event is set at the same moment, and close() would hang.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._beat_now.wait(), self.directory.ttl / 3)
+                async with asyncio.timeout(self.directory.ttl / 3):
+                    await self._beat_now.wait()
             self._beat_now.clear()
-            if await self.directory.heartbeat(self.info, self._infos()):
-                continue
-            self.logger.error("process %s: its lease lapsed; dropping its rooms", self.info.id)
-            for room_id in list(self._rooms):
-                await self._dispose(room_id)
-            await self.directory.register(self.info)
+            try:
+                await self._heartbeat()
+            except Exception:
+                self.logger.exception("process %s: its heartbeat failed", self.info.id)
+
+    async def _heartbeat(self) -> None:
+        if await self.directory.heartbeat(self.info, self._infos()):
+            return
+        self.logger.error("process %s: its lease lapsed; dropping its rooms", self.info.id)
+        for room_id in list(self._rooms):
+            await self._dispose(room_id)
+        await self.directory.register(self.info)
+
+    @property
+    def _retry_delay(self) -> float:
+        return min(1.0, self.directory.ttl / 3)
 
     def _spawn(self, work: Awaitable[None]) -> None:
         task = asyncio.ensure_future(work)

@@ -93,7 +93,8 @@ class MatchmakerServer:
         if self._server is not None:
             self._server.close()
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._server.wait_closed(), 5)
+                async with asyncio.timeout(5):
+                    await self._server.wait_closed()
             self._server = None
 
     async def __aenter__(self) -> Self:
@@ -175,7 +176,6 @@ class MatchmakerServer:
         self, conn: h11.Connection, reader: asyncio.StreamReader, deadline: float
     ) -> Any:
         """h11's next event, reading until ``deadline`` (the loop's time) at the latest."""
-        loop = asyncio.get_running_loop()
         while True:
             try:
                 event = conn.next_event()
@@ -185,7 +185,8 @@ class MatchmakerServer:
             if event is not h11.NEED_DATA:
                 return event
             try:
-                data = await asyncio.wait_for(reader.read(16384), deadline - loop.time())
+                async with asyncio.timeout_at(deadline):
+                    data = await reader.read(16384)
             except TimeoutError:
                 raise _Refused(408, "timeout", "the request took too long") from None
             conn.receive_data(data)

@@ -1,8 +1,8 @@
 """Live: stock Godot 4.6 clients (tests/live/rooms/client) find their rooms through the
 matchmaker's HTTP API with ``HTTPRequest``, join the room it names with an ordinary
 ``WebSocketMultiplayerPeer`` whose AUTH data is the seat token, and play: an RPC round trip
-(hello, welcome) and a spawn. Three clients, rooms of two seats: at least two rooms. Skipped
-without engines; required in ``.ci/run``."""
+(hello, welcome) and a spawn. Three clients, rooms of two seats, each client in its seat until
+all have played: at least two rooms. Skipped without engines; required in ``.ci/run``."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import asyncio
 import shutil
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -31,6 +31,8 @@ USERS = ("ann", "bob", "cy")
 class Table(Room):
     seats = 2
     grace = 60.0
+    #: the users welcomed so far, in any room (one test at a time)
+    played: ClassVar[set[str]] = set()
 
     def on_create(self, options: Mapping[str, Any]) -> None:
         self.set_metadata(map=options["map"])
@@ -43,10 +45,12 @@ class Table(Room):
         assert name == user
         self.pieces.spawn(0, user)
         self.multiplayer.rpc(peer, "Main", "welcome", f"{user}@{self.id}")
+        Table.played.add(user)
 
 
 def test_godot_clients_find_their_room_and_play(godot4: Engine) -> None:
     async def main() -> None:
+        Table.played.clear()
         directory = MemoryDirectory()
         with godot4.workdir() as (here, inside):
             for path in CLIENT.iterdir():
@@ -56,15 +60,21 @@ def test_godot_clients_find_their_room_and_play(godot4: Engine) -> None:
                 httpapi.MatchmakerServer(Matchmaker(directory)) as server,
             ):
                 url = f"http://127.0.0.1:{await server.listen('127.0.0.1', 0)}"
-                outs = await asyncio.gather(
+                clients = asyncio.gather(
                     *(run_godot(godot4, inside, [url, "table", user, "60"]) for user in USERS)
                 )
+                while len(Table.played) < len(USERS) and not clients.done():
+                    await asyncio.sleep(0.05)
                 rooms = dict(host.rooms)
+                for room in rooms.values():
+                    room.multiplayer.rpc(0, "Main", "finish")
+                outs = await clients
         seats: dict[str, str] = {}
         for user, out in zip(USERS, outs, strict=True):
             lines = out.splitlines()
             seat = next(line.split() for line in lines if line.startswith("SEAT "))
-            done = next(line.split() for line in lines if line.startswith("DONE "))
+            done = next(line.split() for line in lines if line.startswith("PLAYED "))
+            assert lines[-1] == "DONE"
             room_id = seat[1]
             assert seat[2] == rooms[room_id].address
             assert done[1] == f"{user}@{room_id}"  # the RPC round trip, in the room we named

@@ -2,7 +2,8 @@ extends Node
 ## Finds a room through gdvariant's matchmaker and plays in it: HTTPRequest to
 ## POST /rooms/join-or-create, then WebSocketMultiplayerPeer to the address it answers, the
 ## seat token as the AUTH data; then calls hello on the server, which answers with welcome
-## and spawns a piece named after us. Prints SEAT, then DONE (or why not) and quits.
+## and spawns a piece named after us. Prints SEAT, then PLAYED once both arrived; stays in
+## its seat until the server calls finish, then prints DONE and quits (or why not).
 ##
 ## Arguments (after --): MATCHMAKER_URL ROOM_NAME USER SECONDS
 
@@ -10,6 +11,7 @@ var user := ""
 var token := ""
 var welcomed := ""
 var pieces: Array[String] = []
+var played := ""
 var finished := false
 var smp: SceneMultiplayer
 
@@ -65,6 +67,11 @@ func hello(_name: String) -> void:
 
 
 @rpc("authority", "call_remote", "reliable")
+func finish() -> void:
+	_finish("DONE" if played != "" else "FINISHED_EARLY")
+
+
+@rpc("authority", "call_remote", "reliable")
 func welcome(text: String) -> void:
 	welcomed = text
 	_check()
@@ -76,8 +83,9 @@ func _on_spawned(node: Node) -> void:
 
 
 func _check() -> void:
-	if welcomed != "" and user in pieces:
-		_finish("DONE %s %s" % [welcomed, ",".join(pieces)])
+	if played == "" and welcomed != "" and user in pieces:
+		played = "%s %s" % [welcomed, ",".join(pieces)]
+		print("PLAYED ", played)
 
 
 func _finish(how: String) -> void:
