@@ -235,3 +235,19 @@ def test_a_failing_directory_does_not_stop_the_host() -> None:
             await eventually(beating, "the heartbeats went on after a failure")
 
     run(main())
+
+
+def test_rooms_in_two_processes_chat_across_rooms(make_directory: DirectoryMaker) -> None:
+    async def main() -> None:
+        one, two = make_directory(), make_directory()
+        async with host_for(one) as first, host_for(two) as second:
+            lobby = await first.create_room("arena")
+            match = await second.create_room("arena")
+            async with match.subscribe("chat") as chat:
+                await lobby.publish("chat", {"from": lobby.id, "text": "gg"})
+                got = await chat.get(DEADLINE)
+            assert got == ("chat", {"from": lobby.id, "text": "gg"})
+        await one.close()
+        await two.close()
+
+    run(main())

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from gdvariant.rooms import Client, Room, RoomState
+from gdvariant.rooms import Client, MemoryDirectory, Room, RoomState
 from gdvariant.rooms._room import RoomLink
 
 mpws = pytest.importorskip(
@@ -27,7 +27,7 @@ def make_room(changes: list[str]) -> Room:
         name="pair",
         address="ws://h:1",
         multiplayer=SceneMultiplayer(mpws.MultiplayerServer()),
-        link=RoomLink(lambda: changes.append("changed"), publish),
+        link=RoomLink(lambda: changes.append("changed"), publish, MemoryDirectory().subscribe),
     )
 
 

@@ -164,7 +164,7 @@ class RoomHost:
             name=name,
             address=f"{scheme}://{self.info.host}:{port}",
             multiplayer=SceneMultiplayer(transport, project=self.project, logger=self.logger),
-            link=RoomLink(self._beat_now.set, self.directory.publish),
+            link=RoomLink(self._beat_now.set, self.directory.publish, self.directory.subscribe),
         )
         hosted = _Hosted(room, transport)
         room.multiplayer.peer_connected.connect(lambda peer: self._joined(hosted, peer))

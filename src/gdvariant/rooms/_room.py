@@ -12,7 +12,7 @@ each its own transport server and ``multiplayer``, and runs the hooks:
 
 Each hook may be a plain method or a coroutine. The room's state is its host's to keep
 (clients, the directory's record); the room reads it and asks for changes (``lock``,
-``set_metadata``, ``publish``). docs/rooms.md ("Rooms") is the guide.
+``set_metadata``, ``publish``, ``subscribe``). docs/rooms.md ("Rooms") is the guide.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..multiplayer import SceneMultiplayer
+from ._directory import Subscription
 
 __all__ = ["Client", "Room", "RoomState"]
 
@@ -47,10 +48,11 @@ class Client:
 
 @dataclass(frozen=True)
 class RoomLink:
-    """What a room asks of its host: write its record now, publish a message."""
+    """What a room asks of its host: write its record now, publish a message, subscribe."""
 
     changed: Callable[[], None]
     publish: Callable[[str, dict[str, Any]], Awaitable[None]]
+    subscribe: Callable[..., Subscription]
 
 
 class Room:
@@ -135,9 +137,14 @@ class Room:
         self._link.changed()
 
     async def publish(self, channel: str, message: dict[str, Any]) -> None:
-        """Send ``message`` on ``channel`` to every subscriber in every process (a lobby
-        chat across rooms: ``Directory.subscribe``)."""
+        """Send JSON-able ``message`` on ``channel`` to every subscriber in every process
+        (a lobby chat across rooms)."""
         await self._link.publish(channel, message)
+
+    def subscribe(self, *channels: str) -> Subscription:
+        """The messages published on ``channels`` from now on, from any room or process:
+        ``async with room.subscribe("lobby") as chat: channel, message = await chat.get()``."""
+        return self._link.subscribe(*channels)
 
     # -- the host's side (RoomHost only) -------------------------------------------------
 
