@@ -114,6 +114,7 @@ def test_a_locked_or_unknown_room_takes_no_one(make_directory: DirectoryMaker) -
     run(main())
 
 
+@pytest.mark.slow  # waits out a lease
 def test_a_process_that_stops_beating_vanishes_with_its_rooms(
     make_directory: DirectoryMaker,
 ) -> None:

@@ -23,7 +23,7 @@ from gdvariant.rooms import (
     RoomState,
 )
 from tests.support.multiplayer_serving import run, until
-from tests.support.rooms import DEADLINE, DirectoryMaker, eventually
+from tests.support.rooms import DEADLINE, TEST_TTL, DirectoryMaker, eventually
 
 #: A logger for hosts whose failures the test provokes (they are logged, not shown).
 QUIET = logging.getLogger("tests.rooms.quiet")
@@ -223,7 +223,7 @@ def test_a_failing_directory_does_not_stop_the_host() -> None:
             return await super().heartbeat(process, rooms)
 
     async def main() -> None:
-        directory = Flaky(ttl=0.6)
+        directory = Flaky(ttl=TEST_TTL)  # one failed beat leaves two before the lease ends
         async with RoomHost(directory, {"arena": Arena}, logger=QUIET):
             seat = await Matchmaker(directory).join_or_create("arena", {}, "ann")
             assert directory.failures["next_request"] == 0  # it failed once; the host went on

@@ -20,9 +20,10 @@ redis_module = pytest.importorskip("gdvariant.rooms.redis", reason="the rooms ex
 RedisDirectory = redis_module.RedisDirectory
 
 #: The killed process's lease (seconds): short, so the test is quick.
-TTL = 1.0
+TTL = 2.0
 
 
+@pytest.mark.slow  # waits out a lease
 def test_a_sigkilled_room_process_vanishes_within_its_ttl(redis_url: str) -> None:
     async def main() -> None:
         namespace = "k" + secrets.token_hex(6)
