@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Sequence
 
 import pytest
 
-from gdvariant.rooms import JoinError, ProcessInfo, RoomInfo
+from gdvariant.rooms import Directory, JoinError, ProcessInfo, RoomInfo
 from tests.support.multiplayer_serving import run
 from tests.support.rooms import DEADLINE, DirectoryMaker, eventually
 
@@ -17,6 +17,11 @@ PROCESS = ProcessInfo("p1", "127.0.0.1", ("arena",), 10)
 
 def room(room_id: str = "a1", seats: int = 3, *, locked: bool = False) -> RoomInfo:
     return RoomInfo(room_id, "arena", PROCESS.id, "ws://127.0.0.1:1", seats, {}, locked)
+
+
+async def add(directory: Directory, process: ProcessInfo, rooms: Sequence[RoomInfo]) -> None:
+    for info in rooms:
+        assert await directory.add_room(process, info)
 
 
 async def codes(attempts: Sequence[Awaitable[object]]) -> list[str]:
@@ -36,7 +41,7 @@ def test_no_seat_is_given_twice(make_directory: DirectoryMaker) -> None:
     async def main() -> None:
         one, two = make_directory(), make_directory()
         await one.register(PROCESS)
-        assert await one.heartbeat(PROCESS, [room(seats=5)])
+        await add(one, PROCESS, [room(seats=5)])
         storm = [d.reserve("a1", f"u{i}", 30) for i in range(30) for d in (one, two)]
         found = await codes(storm)
         assert found.count("ok") == 5
@@ -55,7 +60,7 @@ def test_a_token_is_claimed_once_and_a_released_seat_is_free(
     async def main() -> None:
         directory = make_directory()
         await directory.register(PROCESS)
-        await directory.heartbeat(PROCESS, [room(seats=1)])
+        await add(directory, PROCESS, [room(seats=1)])
         seat = await directory.reserve("a1", "ann", 30)
         assert seat.room.id == "a1" and seat.user == "ann" and len(seat.token) >= 20
         with pytest.raises(JoinError) as full:
@@ -80,7 +85,7 @@ def test_an_unused_reservation_is_released(make_directory: DirectoryMaker) -> No
     async def main() -> None:
         directory = make_directory()
         await directory.register(PROCESS)
-        await directory.heartbeat(PROCESS, [room(seats=1)])
+        await add(directory, PROCESS, [room(seats=1)])
         stale = await directory.reserve("a1", "late", 0.2)
         fresh: list[str] = []
 
@@ -104,7 +109,7 @@ def test_a_locked_or_unknown_room_takes_no_one(make_directory: DirectoryMaker) -
     async def main() -> None:
         directory = make_directory()
         await directory.register(PROCESS)
-        await directory.heartbeat(PROCESS, [room(locked=True), room("b2")])
+        await add(directory, PROCESS, [room(locked=True), room("b2")])
         found = await codes([directory.reserve("a1", "", 30), directory.reserve("zz", "", 30)])
         assert found == ["room_locked", "room_not_found"]
         assert {r.id: r.free for r in await directory.rooms("arena")} == {"a1": 0, "b2": 3}
@@ -121,7 +126,7 @@ def test_a_process_that_stops_beating_vanishes_with_its_rooms(
     async def main() -> None:
         directory = make_directory(ttl=2.0)  # long enough for the checks before it lapses
         await directory.register(PROCESS)
-        await directory.heartbeat(PROCESS, [room(), room("b2")])
+        await add(directory, PROCESS, [room(), room("b2")])
         seat = await directory.reserve("a1", "ann", 30)
         assert await directory.claim("a1", seat.token) == "ann"
         assert [p.id for p in await directory.processes()] == ["p1"]
@@ -132,6 +137,7 @@ def test_a_process_that_stops_beating_vanishes_with_its_rooms(
         await eventually(gone, "the rooms of a process that stopped beating vanished")
         assert await directory.presence() == {}
         assert not await directory.heartbeat(PROCESS, [room()])
+        assert not await directory.add_room(PROCESS, room())
         assert await directory.rooms() == []
         with pytest.raises(JoinError) as gone_room:
             await directory.reserve("a1", "bob", 30)
@@ -149,8 +155,8 @@ def test_unregister_drops_the_process_and_its_rooms(make_directory: DirectoryMak
         await directory.register(PROCESS)
         other = ProcessInfo("p2", "127.0.0.1", ("arena",), 10)
         await directory.register(other)
-        await directory.heartbeat(PROCESS, [room()])
-        await directory.heartbeat(other, [RoomInfo("c3", "arena", "p2", "ws://h:2", 2)])
+        await add(directory, PROCESS, [room()])
+        await add(directory, other, [RoomInfo("c3", "arena", "p2", "ws://h:2", 2)])
         await directory.unregister("p1")
         assert [p.id for p in await directory.processes()] == ["p2"]
         assert [r.id for r in await directory.rooms()] == ["c3"]
@@ -165,7 +171,7 @@ def test_an_empty_room_is_disposed_only_when_no_seat_is_held_or_promised(
     async def main() -> None:
         directory = make_directory()
         await directory.register(PROCESS)
-        await directory.heartbeat(PROCESS, [room()])
+        await add(directory, PROCESS, [room()])
         seat = await directory.reserve("a1", "ann", 30)
         assert not await directory.dispose_if_empty("a1")
         await directory.claim("a1", seat.token)
@@ -225,5 +231,20 @@ def test_messages_reach_every_subscriber_of_their_channel(make_directory: Direct
             one.subscribe()
         await one.close()
         await two.close()
+
+    run(main())
+
+
+def test_a_heartbeat_renews_rooms_but_never_brings_one_back(make_directory: DirectoryMaker) -> None:
+    async def main() -> None:
+        directory = make_directory()
+        await directory.register(PROCESS)
+        await add(directory, PROCESS, [room(), room("b2")])
+        assert await directory.dispose_if_empty("b2")
+        # a heartbeat built before b2 was disposed, arriving after: b2 stays gone
+        assert await directory.heartbeat(PROCESS, [room(locked=True), room("b2")])
+        listed = {r.id: r.locked for r in await directory.rooms()}
+        assert listed == {"a1": True}
+        await directory.close()
 
     run(main())

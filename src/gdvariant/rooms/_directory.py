@@ -82,9 +82,15 @@ class Directory(Protocol):
         ...
 
     async def heartbeat(self, process: ProcessInfo, rooms: Sequence[RoomInfo]) -> bool:
-        """Renew ``process``'s lease and write its ``rooms`` (their static fields and
-        ``locked``). False: the lease had lapsed, nothing was written, and the process must
-        drop its rooms and :meth:`register` anew."""
+        """Renew ``process``'s lease and its ``rooms`` (their static fields and ``locked``
+        written again). A room not in the directory is not added back: one disposed while
+        the heartbeat was on its way stays gone. False: the lease had lapsed, nothing was
+        written, and the process must drop its rooms and :meth:`register` anew."""
+        ...
+
+    async def add_room(self, process: ProcessInfo, room: RoomInfo) -> bool:
+        """A new room of ``process``, listed from now on (and its lease renewed); False as
+        for :meth:`heartbeat`."""
         ...
 
     async def unregister(self, process_id: str) -> None:
@@ -255,10 +261,14 @@ class MemoryDirectory:
         self._processes[process.id] = (process, expires)
         for info in rooms:
             room = self._rooms.get(info.id)
-            if room is None:
-                self._rooms[info.id] = _Room(info, expires)
-            else:
+            if room is not None:
                 room.info, room.expires = info, expires
+        return True
+
+    async def add_room(self, process: ProcessInfo, room: RoomInfo) -> bool:
+        if not await self.heartbeat(process, ()):
+            return False
+        self._rooms[room.id] = _Room(room, self._processes[process.id][1])
         return True
 
     async def unregister(self, process_id: str) -> None:

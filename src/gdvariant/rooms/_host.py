@@ -21,7 +21,7 @@ import contextlib
 import inspect
 import logging
 import secrets
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Awaitable, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, Self, TypeAlias
@@ -179,7 +179,7 @@ class RoomHost:
             raise
         self._rooms[room_id] = hosted
         self._dispose_when_idle(hosted)  # first, so a failing write below leaves no orphan
-        await self.directory.heartbeat(self.info, self._infos())
+        await self.directory.add_room(self.info, self._info(room))
         return room
 
     def _transport(self, room_id: str) -> ServerEndpoint:
@@ -194,19 +194,14 @@ class RoomHost:
 
         return websocket.MultiplayerServer(auth_callback=auth, auth_timeout=self.auth_timeout)
 
+    def _info(self, room: Room) -> RoomInfo:
+        metadata = dict(room.metadata)
+        return RoomInfo(
+            room.id, room.name, self.info.id, room.address, room.seats, metadata, room.locked
+        )
+
     def _infos(self) -> list[RoomInfo]:
-        return [
-            RoomInfo(
-                room.id,
-                room.name,
-                self.info.id,
-                room.address,
-                room.seats,
-                dict(room.metadata),
-                room.locked,
-            )
-            for room in (hosted.room for hosted in self._rooms.values())
-        ]
+        return [self._info(hosted.room) for hosted in self._rooms.values()]
 
     # -- seats ---------------------------------------------------------------------------------
 
@@ -325,8 +320,7 @@ class RoomHost:
             self.logger.exception("creating a room %r failed", request.name)
             await self.directory.answer(request.id, None, "room_create_failed")
             return
-        info = next(i for i in self._infos() if i.id == room.id)
-        await self.directory.answer(request.id, info)
+        await self.directory.answer(request.id, self._info(room))
 
     async def _heartbeats(self) -> None:
         """Renew the lease every ttl/3 (or at once when a room changed); a lapsed lease means
@@ -365,7 +359,3 @@ class RoomHost:
         self._background.discard(task)
         if not task.cancelled() and task.exception() is not None:
             self.logger.error("room work failed", exc_info=task.exception())
-
-    def room_infos(self) -> Sequence[RoomInfo]:
-        """What this host writes to the directory for its rooms."""
-        return self._infos()

@@ -115,7 +115,13 @@ class RedisDirectory:
             await pipe.execute()
 
     async def heartbeat(self, process: ProcessInfo, rooms: Sequence[RoomInfo]) -> bool:
-        args: list[str | int] = [self.ns, process.id, self._ttl_ms]
+        return await self._beat(process, rooms, create=False)
+
+    async def add_room(self, process: ProcessInfo, room: RoomInfo) -> bool:
+        return await self._beat(process, [room], create=True)
+
+    async def _beat(self, process: ProcessInfo, rooms: Sequence[RoomInfo], *, create: bool) -> bool:
+        args: list[str | int] = [self.ns, process.id, self._ttl_ms, int(create)]
         for room in rooms:
             info = json.dumps(room.static_json())
             args += [room.id, info, room.name, room.seats, int(room.locked)]
