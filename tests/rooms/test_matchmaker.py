@@ -1,6 +1,7 @@
 """The matchmaker on both directories, through its HTTP API: the join storm across two
-matchmakers (exactly the seats get in), join-or-create filling rooms and making new ones on
-the least loaded process, listing, and clear JSON errors for every bad request."""
+matchmakers (exactly the seats get a token, and those clients get in), join-or-create
+filling rooms and making new ones, the process pick, listing, and clear JSON errors for
+every bad request."""
 
 from __future__ import annotations
 
@@ -20,10 +21,12 @@ from gdvariant.rooms import (
     RoomHost,
     least_loaded,
 )
-from tests.support.multiplayer_serving import run
+from tests.support.multiplayer_serving import run, until
 from tests.support.rooms import DirectoryMaker, http
 
-pytest.importorskip("gdvariant.multiplayer.websocket", reason="the websockets extra is missing")
+mpws = pytest.importorskip(
+    "gdvariant.multiplayer.websocket", reason="the websockets extra is missing"
+)
 httpapi = pytest.importorskip("gdvariant.rooms.httpapi", reason="the rooms extra is missing")
 
 SEATS = 4
@@ -64,6 +67,17 @@ def test_a_join_storm_across_two_matchmakers_seats_exactly_the_seats(
             assert status == 200 and [(r["id"], r["reserved"]) for r in listed] == [
                 (room.id, SEATS)
             ]
+            clients = [mpws.MultiplayerClient(auth_callback=lambda data: None) for _ in seated]
+            for client, answer in zip(clients, seated, strict=True):
+                await client.connect(answer["address"])
+                client.send_auth(answer["token"].encode())
+                client.complete_auth()
+            await until(lambda: len(room.clients) == SEATS)
+            assert sorted(c.user for c in room.clients.values()) == sorted(
+                a["user"] for a in seated
+            )
+            for client in clients:
+                await client.close()
         for server in servers:
             await server.close()
             await server.matchmaker.directory.close()
