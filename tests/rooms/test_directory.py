@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Sequence
 
 import pytest
 
-from gdvariant.rooms import Directory, JoinError, ProcessInfo, RoomInfo
+from gdvariant.rooms import Directory, JoinError, MemoryDirectory, ProcessInfo, RoomInfo
 from tests.support.multiplayer_serving import run
 from tests.support.rooms import DEADLINE, DirectoryMaker, eventually
 
@@ -246,5 +246,32 @@ def test_a_heartbeat_renews_rooms_but_never_brings_one_back(make_directory: Dire
         listed = {r.id: r.locked for r in await directory.rooms()}
         assert listed == {"a1": True}
         await directory.close()
+
+    run(main())
+
+
+def test_the_embedded_directory_runs_on_the_clock_it_is_given() -> None:
+    """Without I/O: the lease and the reservation end exactly when the clock says so."""
+    now = [100.0]
+    directory = MemoryDirectory(ttl=10.0, clock=lambda: now[0])
+
+    async def main() -> None:
+        await directory.register(PROCESS)
+        await add(directory, PROCESS, [room(seats=1)])
+        seat = await directory.reserve("a1", "ann", 5.0)
+        now[0] = 104.999
+        with pytest.raises(JoinError):
+            await directory.reserve("a1", "bob", 5.0)
+        now[0] = 105.0  # the reservation's end: released
+        late = await directory.reserve("a1", "bob", 5.0)
+        assert await directory.claim("a1", seat.token) is None
+        assert await directory.claim("a1", late.token) == "bob"
+        now[0] = 109.999
+        assert [r.id for r in await directory.rooms()] == ["a1"]
+        now[0] = 110.0  # the lease's end, ten seconds after the last heartbeat
+        assert await directory.rooms() == [] and await directory.processes() == []
+        assert not await directory.heartbeat(PROCESS, [])
+        with pytest.raises(ValueError, match="ttl must be positive"):
+            MemoryDirectory(ttl=0)
 
     run(main())
