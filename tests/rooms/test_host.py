@@ -251,3 +251,17 @@ def test_rooms_in_two_processes_chat_across_rooms(make_directory: DirectoryMaker
         await two.close()
 
     run(main())
+
+
+def test_a_host_creates_no_more_rooms_than_its_capacity() -> None:
+    async def main() -> None:
+        directory = MemoryDirectory()
+        async with RoomHost(directory, {"arena": Arena}, capacity=2) as host:
+            made = await asyncio.gather(
+                *(host.create_room("arena") for _ in range(5)), return_exceptions=True
+            )
+            codes = sorted(m.code if isinstance(m, JoinError) else "ok" for m in made)
+            assert codes == ["ok", "ok", "process_full", "process_full", "process_full"]
+            assert len(host.rooms) == 2
+
+    run(main())

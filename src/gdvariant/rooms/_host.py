@@ -101,6 +101,7 @@ class RoomHost:
             capacity,
         )
         self._rooms: dict[str, _Hosted] = {}
+        self._creating = 0  # rooms being created: they count against the capacity
         self._tasks: list[asyncio.Task[None]] = []
         self._beat_now = asyncio.Event()
         self._background: set[asyncio.Task[None]] = set()
@@ -153,8 +154,15 @@ class RoomHost:
         cls = self.room_types.get(name)
         if cls is None:
             raise JoinError("unknown_room_name", f"this process has no room type {name!r}")
-        if len(self._rooms) >= self.info.capacity:
+        if len(self._rooms) + self._creating >= self.info.capacity:
             raise JoinError("process_full", f"process {self.info.id} hosts its most rooms")
+        self._creating += 1
+        try:
+            return await self._create(cls, name, options)
+        finally:
+            self._creating -= 1
+
+    async def _create(self, cls: type[Room], name: str, options: Mapping[str, Any] | None) -> Room:
         room_id = secrets.token_hex(8)
         transport = self._transport(room_id)
         port = await transport.listen(self.bind, 0)

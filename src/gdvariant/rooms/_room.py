@@ -20,7 +20,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from ..multiplayer import SceneMultiplayer
 from ._directory import Subscription
@@ -60,8 +60,8 @@ class Room:
     ``on_create``: ``seats`` (the most clients at once) and ``grace`` (seconds an empty
     room waits for a client before it is disposed)."""
 
-    seats: ClassVar[int] = 8
-    grace: ClassVar[float] = 10.0
+    seats: int = 8
+    grace: float = 10.0
 
     def __init__(
         self,
