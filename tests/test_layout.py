@@ -33,6 +33,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("package",),  # gdvariant/__init__.py: the public names
     ("replication",),
     ("multiplayer",),
+    ("rooms",),  # many SceneMultiplayer rooms, their directory and matchmaker
     ("_cli",),  # and __main__
 ]
 #: The private modules at the top: leaves every folder may use, which import only each other.
@@ -44,6 +45,7 @@ ADAPTERS = {"asyncio", "sync", "websocket"}
 LIBRARY_REACH = {
     "replication": {"leaves", "_net", "adapters", "package"},
     "multiplayer": {"leaves", "_net", "adapters", "package", "replication"},
+    "rooms": {"leaves", "_net", "adapters", "package", "replication", "multiplayer"},
 }
 LIBRARIES = set(LIBRARY_REACH)
 

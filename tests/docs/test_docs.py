@@ -37,6 +37,9 @@ PUBLIC_MODULES = [
     "gdvariant.multiplayer.wire",
     "gdvariant.replication",
     "gdvariant.replication.gdscript",
+    "gdvariant.rooms",
+    "gdvariant.rooms.httpapi",
+    "gdvariant.rooms.redis",
     "gdvariant.sync",
     "gdvariant.websocket",
 ]

@@ -1,0 +1,84 @@
+"""A ``redis-server`` of a test's own: started on a free loopback port with its files in a
+folder the test owns, stopped afterwards. Without the program the tests that need it skip
+with a reason, and fail when ``GDVARIANT_REQUIRE_REDIS=1`` or ``GDVARIANT_REQUIRE_ENGINES=1``
+is set (``.ci/run`` installs Debian's redis-server and sets both), as the engine tests do."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+#: How to get the program, said in the skip reason.
+INSTALL_HINT = "install it with `apt-get install -y redis-server` (.ci/run does)"
+#: Seconds a server has to answer its first PING.
+START_TIMEOUT = 30.0
+
+
+def redis_required() -> bool:
+    """Whether a missing redis-server fails the run instead of skipping its tests."""
+    return any(
+        os.environ.get(name, "") not in ("", "0")
+        for name in ("GDVARIANT_REQUIRE_REDIS", "GDVARIANT_REQUIRE_ENGINES")
+    )
+
+
+def find_redis() -> tuple[str | None, str]:
+    """The redis-server program, or None and why it is missing."""
+    path = shutil.which("redis-server")
+    if path is None:
+        return None, f"redis-server is not on PATH; {INSTALL_HINT}"
+    return path, ""
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _answers(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1) as sock:
+            sock.sendall(b"PING\r\n")
+            return sock.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+@contextmanager
+def redis_server(program: str, folder: Path) -> Iterator[str]:
+    """Run ``program`` with its files in ``folder`` (no snapshots, no append-only file);
+    yield its ``redis://`` URL; stop it after. A port taken between choosing and binding is
+    retried with another."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for _ in range(5):
+        port = _free_port()
+        log = folder / f"redis-{port}.log"
+        args = [program, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(folder)]
+        args += ["--save", "", "--appendonly", "no", "--logfile", str(log)]
+        proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, cwd=folder)
+        deadline = time.monotonic() + START_TIMEOUT
+        while proc.poll() is None and time.monotonic() < deadline and not _answers(port):
+            time.sleep(0.02)
+        if proc.poll() is None and _answers(port):
+            break
+        proc.kill()
+        proc.wait()
+    else:
+        tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+        raise RuntimeError(f"redis-server did not start:\n{tail}")
+    try:
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
