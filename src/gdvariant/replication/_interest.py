@@ -217,28 +217,20 @@ class Interest:
                     self._place(ent)
             else:
                 self._unplace(ent)
-        where, touched = self._where, self._touched
-        rule = self.predicate is not None
-        for ent in world.dirty:
-            if ent._net_world is not world:
-                continue
-            index = where.get(ent._net_layout)
-            if index is not None and ent._net_dirty >> index & 1:
-                self._move(ent, index)
-            elif rule:
-                touched[ent.net_id] = ent
+        self._moves(world.dirty)
         retested = set()
         for client_id, view in self.views.items():
             if self._aim(view):
                 retested.add(client_id)
-        for net_id, ent in touched.items():
-            if ent._net_world is not world:
-                continue
-            cell = self._cell_of.get(net_id, EVERYWHERE)
-            for client_id in self._watchers.get(cell, set()) | self._seen_by.get(net_id, set()):
-                if client_id not in retested:
-                    view = self.views[client_id]
-                    self._set(view, ent, self._test(view, ent))
+        if len(retested) < len(self.views):
+            for net_id, ent in self._touched.items():
+                if ent._net_world is not world:
+                    continue
+                cell = self._cell_of.get(net_id, EVERYWHERE)
+                for client_id in self._watchers.get(cell, set()) | self._seen_by.get(net_id, set()):
+                    if client_id not in retested:
+                        view = self.views[client_id]
+                        self._set(view, ent, self._test(view, ent))
         self._touched = {}
         oldest = tick - history
         for view in self.views.values():
@@ -312,6 +304,46 @@ class Interest:
             view.always.discard(net_id)
         self._touched.pop(net_id, None)
 
+    def _moves(self, dirty: list[Any]) -> None:
+        """The world's dirty entities: those whose position was written move in the grid
+        (this loop is :meth:`_move` inlined, for a tick in which everything moves); with a
+        predicate, the others are tested again too."""
+        world, where, touched = self.world, self._where, self._touched
+        grid, cell_of, pos = self._grid, self._cell_of, self._pos
+        rule = self.predicate is not None
+        size, floor, flat = self.cell, math.floor, self.dims == 2
+        moved = 0
+        for ent in dirty:
+            if ent._net_world is not world:
+                continue
+            index = where.get(ent._net_layout)
+            if index is None or not ent._net_dirty >> index & 1:
+                if rule:
+                    touched[ent.net_id] = ent
+                continue
+            net_id = ent.net_id
+            point = ent._net_vals[index]
+            try:
+                if flat:
+                    cell: Cell = (floor(point[0] / size), floor(point[1] / size))
+                else:
+                    cell = (floor(point[0] / size), floor(point[1] / size), floor(point[2] / size))
+            except (ValueError, OverflowError):  # not finite: the cell of 0
+                cell = self._cell(tuple(point))
+            pos[net_id] = point
+            touched[net_id] = ent
+            old = cell_of.get(net_id)
+            if old != cell:
+                if old is not None:
+                    bucket = grid[old]
+                    del bucket[net_id]
+                    if not bucket:
+                        del grid[old]
+                grid.setdefault(cell, {})[net_id] = ent
+                cell_of[net_id] = cell
+                moved += 1
+        self.work["cells"] += moved
+
     def _move(self, ent: Any, index: int) -> None:
         """``ent`` is at a new position: move it between cells if it left its own."""
         net_id = ent.net_id
@@ -376,23 +408,80 @@ class Interest:
             return False
         view.retest = False
         gained, lost = self._watch(view, self._area(view, centre))
-        whole = view.radius is not None or self.predicate is not None or not (gained or lost)
+        relevant = view.relevant
+        if view.radius is not None or self.predicate is not None or not (gained or lost):
+            now = self._sweep(view, centre)
+            for net_id in now.keys() - relevant.keys():
+                self._set(view, now[net_id], True)
+            for net_id in relevant.keys() - now.keys():
+                self._set(view, relevant[net_id], False)
+            return True
         # a block of cells that moved: only the cells gained and lost change (the entities
         # that moved in the others are tested as the ones that moved)
-        cells = view.watched if whole else gained
         tested: set[int] = set()
-        for cell in cells:
+        for cell in gained:
             for ent in self._grid.get(cell, {}).values():
                 tested.add(ent.net_id)
                 self._set(view, ent, self._test(view, ent))
-        for net_id, ent in list(view.relevant.items()):
+        for net_id, ent in list(relevant.items()):
             if net_id not in tested:
                 self._set(view, ent, self._test(view, ent))
-        for net_id in self._always | view.always:
-            ent = self.world.entities.get(net_id)
-            if ent is not None and net_id not in tested:
-                self._set(view, ent, True)
-        return whole
+        entities = self.world.entities
+        for always in (self._always, view.always):
+            for net_id in always:
+                if net_id not in relevant and net_id in entities:
+                    self._set(view, entities[net_id], True)
+        return False
+
+    def _sweep(self, view: _View, centre: tuple[float, ...] | None) -> dict[int, Any]:
+        """Everything relevant to ``view``'s client, from the entities of its cells: what
+        :meth:`_test` says of each, in one loop (a cell wholly inside a radius is taken
+        whole)."""
+        grid, pos, found = self._grid, self._pos, dict(self._grid[EVERYWHERE])
+        tests = len(found)
+        if centre is not None and view.radius is not None:
+            r2, size = view.radius * view.radius, self.cell
+            for cell in view.watched:
+                bucket = grid.get(cell) if cell else None
+                if not bucket:
+                    continue
+                tests += len(bucket)
+                far = 0.0
+                for c, k in zip(centre, cell, strict=True):
+                    low = k * size - c
+                    far += max(low * low, (low + size) * (low + size))
+                if far <= r2:
+                    found.update(bucket)
+                elif self.dims == 2:
+                    cx, cy = centre
+                    for net_id, ent in bucket.items():
+                        x, y = pos[net_id]
+                        if (x - cx) * (x - cx) + (y - cy) * (y - cy) <= r2:
+                            found[net_id] = ent
+                else:
+                    cx, cy, cz = centre
+                    for net_id, ent in bucket.items():
+                        x, y, z = pos[net_id]
+                        if (x - cx) * (x - cx) + (y - cy) * (y - cy) + (z - cz) * (z - cz) <= r2:
+                            found[net_id] = ent
+        elif centre is not None and view.cells is not None:
+            for cell in view.watched:
+                bucket = grid.get(cell) if cell else None
+                if bucket:
+                    tests += len(bucket)
+                    found.update(bucket)
+        self.work["tests"] += tests
+        rule = self.predicate
+        if rule is not None:
+            client = view.client
+            found = {i: e for i, e in found.items() if rule(e, client)}
+        entities = self.world.entities
+        for always in (self._always, view.always):
+            for net_id in always:
+                ent = entities.get(net_id)
+                if ent is not None:
+                    found[net_id] = ent
+        return found
 
     def _test(self, view: _View, ent: Any) -> bool:
         """Is ``ent`` relevant to ``view``'s client now?"""
