@@ -83,6 +83,7 @@ def run(ticks: int, warmup: int, seed: int, area: str, rate: int, cell: float = 
     write_ms: list[float] = []
     snap_ms: list[float] = []
     packet_ms: list[float] = []
+    cpu_ms: list[float] = []
     sizes: list[int] = []
     seen: list[int] = []
     tests: list[int] = []
@@ -102,17 +103,20 @@ def run(ticks: int, warmup: int, seed: int, area: str, rate: int, cell: float = 
                 unit.hp = rng.randrange(128)
         mid = time.perf_counter()
         work = dict(interest.work)
+        cpu = time.process_time()
         tick = encoder.snapshot()
         for cid in range(CLIENTS):
             encoder.ack(cid, max(tick - 1 - cid % (MAX_LAG + 1), 0))
         mid2 = time.perf_counter()
         packets = encoder.packets()
         end = time.perf_counter()
+        cpu = time.process_time() - cpu
         if step < warmup:
             continue
         write_ms.append((mid - start) * 1e3)
         snap_ms.append((mid2 - mid) * 1e3)
         packet_ms.append((end - mid2) * 1e3)
+        cpu_ms.append(cpu * 1e3)
         sizes.extend(len(p) for p in packets.values())
         seen.extend(len(interest.views[c].relevant) for c in range(0, CLIENTS, 16))
         tests.append(interest.work["tests"] - work["tests"])
@@ -129,7 +133,8 @@ def run(ticks: int, warmup: int, seed: int, area: str, rate: int, cell: float = 
     print(
         f"  server, snapshot (interest update) + {CLIENTS} packets: median "
         f"{statistics.median(total):.1f} ms/tick (snapshot {statistics.median(snap_ms):.1f}, "
-        f"packets {statistics.median(packet_ms):.1f})"
+        f"packets {statistics.median(packet_ms):.1f}), wall; "
+        f"{statistics.median(cpu_ms):.1f} ms CPU"
     )
     print(
         f"  interest work per tick: median {statistics.median(tests):.0f} tests, "

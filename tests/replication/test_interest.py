@@ -25,9 +25,12 @@ from gdvariant.replication import (
     Vec2,
     Vec3,
     World,
+    _assembler,
 )
+from tests.support.assemblers import live
 
-pytestmark = pytest.mark.usefixtures("assembler")  # every test on each packet assembler
+#: a test with it runs on each packet assembler in turn
+ON_EACH_ASSEMBLER = pytest.mark.usefixtures("assembler")
 
 CELL = 10.0
 SIZE = 100.0
@@ -98,8 +101,25 @@ def random_point(rng: random.Random, dims: int) -> tuple[float, ...]:
     return tuple(rng.uniform(-SIZE / 2, SIZE / 2) for _ in range(dims))
 
 
+@ON_EACH_ASSEMBLER
 @pytest.mark.parametrize("seed", range(6))
 def test_random_worlds_see_exactly_their_areas(seed: int) -> None:
+    assert sum(len(packets) for packets in play(seed)) > 400
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_both_assemblers_make_the_same_packets(seed: int) -> None:
+    """The differential test with an interest: the same world on the pure and the compiled
+    assembler gives every client the same bytes at every tick."""
+    with live(_assembler.PYTHON):
+        pure = play(seed)
+    with live(_assembler.COMPILED):
+        assert play(seed) == pure
+
+
+def play(seed: int) -> list[dict[Any, bytes]]:
+    """A random world of 150 ticks with four clients, checked at every applied packet
+    against brute force; returns the packets applied, tick by tick."""
     rng = random.Random(seed)
     dims = 2 if seed % 2 == 0 else 3
     mover = Walker if dims == 2 else Drone
@@ -145,7 +165,7 @@ def test_random_worlds_see_exactly_their_areas(seed: int) -> None:
         else:
             areas[cid] = (random_point(rng, dims), radius, cells, None, flag)
             interest.set_centre(cid, areas[cid][0])
-    checked = 0
+    applied: list[dict[Any, bytes]] = []
     for _ in range(150):
         for ent in live:
             if isinstance(ent, mover) and rng.random() < 0.5:
@@ -188,6 +208,7 @@ def test_random_worlds_see_exactly_their_areas(seed: int) -> None:
             for cid in clients
         }
         expected = brute_force(world, interest, followed, rule)
+        applied.append({})
         for cid, dec in decoders.items():
             if rng.random() < 0.8:  # 20% of the packets lost
                 dec.apply(packets[cid])
@@ -195,14 +216,15 @@ def test_random_worlds_see_exactly_their_areas(seed: int) -> None:
                 assert dec.tick == tick
                 assert dec.state == expected[cid], f"client {cid} at tick {tick}"
                 assert interest.relevant(cid) == set(expected[cid])
-                checked += 1
+                applied[-1][cid] = packets[cid]
             while pending[cid] and rng.random() < 0.5:  # acks late, 10% lost
                 acked = pending[cid].pop(0)
                 if rng.random() < 0.9:
                     enc.ack(cid, acked)
-    assert checked > 400
+    return applied
 
 
+@ON_EACH_ASSEMBLER
 def test_enter_leave_and_reenter_by_hand() -> None:
     schema = Schema.build([Walker])
     world = World(schema)
@@ -238,6 +260,7 @@ def test_enter_leave_and_reenter_by_hand() -> None:
     assert dec2.state[far.net_id].values["hp"] == 8
 
 
+@ON_EACH_ASSEMBLER
 def test_work_grows_with_what_moved_not_with_entities_times_clients() -> None:
     """10,000 entities and 50 stationary clients; then a tick in which 10 entities move:
     the grid and the relevance tests touch only those 10 and the clients near them."""
@@ -281,6 +304,7 @@ def test_work_grows_with_what_moved_not_with_entities_times_clients() -> None:
     assert interest.work["tests"] - before["tests"] < 600
 
 
+@ON_EACH_ASSEMBLER
 def test_a_block_of_cells_tests_only_the_cells_gained_and_lost() -> None:
     schema = Schema.build([Walker])
     world = World(schema)

@@ -2,9 +2,10 @@
 generated GDScript decoder, driven by ``client.gd`` beside this file) walks through a world
 of moving entities; after every packet it applies, the state it reports must be exactly the
 entities within its radius, found by brute force over the whole world, with their quantized
-values. Our server drops 10% of the packets and the client's acks come back late, so entities
-enter and leave relevance across lost packets and old bases. Lockstep as in
-``test_gdscript.py``: the next packet goes out when the report of the last one is in.
+values, and the same as our ``SnapshotDecoder``'s given the same packets. Our server drops
+10% of the packets and the client's acks come back late, so entities enter and leave
+relevance across lost packets and old bases. Lockstep as in ``test_gdscript.py``: the next
+packet goes out when the report of the last one is in.
 
 The seed is printed; rerun one with GDVARIANT_SEED=<seed>.
 """
@@ -29,6 +30,7 @@ from gdvariant.replication import (
     NetClass,
     Prop,
     Schema,
+    SnapshotDecoder,
     SnapshotEncoder,
     UInt,
     Vec2,
@@ -105,6 +107,7 @@ async def _serve(
     interest.set_area(0, radius=RADIUS)
     interest.follow(0, me)
     interest.add_always(me, 0)
+    ours = SnapshotDecoder(schema, history=HISTORY)
     net = random.Random(seed + 1)
     late_acks: list[tuple[int, int]] = []
     counts = {"checked": 0, "dropped": 0, "entered": 0, "left": 0, "max_seen": 0}
@@ -136,6 +139,7 @@ async def _serve(
         if net.random() < DROP:
             counts["dropped"] += 1
             continue
+        ours.apply(packet)
         transport.sendto(bytes([PACKET]) + packet, addr)
         data, _ = await asyncio.wait_for(inbox.queue.get(), TIMEOUT)
         assert data[0] == REPORT
@@ -144,6 +148,7 @@ async def _serve(
         assert applied, f"{context}: the engine rejected the packet: {data[9:].decode()}"
         assert applied == tick, context
         want = gdvariant.dumps(godot_state(schema, want_state))
+        assert gdvariant.dumps(godot_state(schema, ours.state)) == want, context
         if data[9:] != want:
             got = gdvariant.loads(data[9:])[0]
             pytest.fail(f"{context}: the engine holds {sorted(got)}, in view {sorted(now)}")
