@@ -359,3 +359,29 @@ def test_bad_arguments() -> None:
     world.despawn(score)
     with pytest.raises(ValueError, match="not in this interest's world"):
         interest.add_always(score)
+    gone = world.spawn(Walker)
+    world.despawn(gone)
+    with pytest.raises(ValueError, match="not in this interest's world"):
+        interest.follow("x", gone)
+
+
+@ON_EACH_ASSEMBLER
+def test_a_followed_entity_that_despawns_leaves_no_area() -> None:
+    schema = Schema.build([Walker])
+    world = World(schema)
+    interest = Interest(world, cell=CELL, positions={Walker: "pos"})
+    enc = SnapshotEncoder(world, interest=interest)
+    enc.add_client("a")
+    interest.set_area("a", radius=20.0)
+    pawn = world.spawn(Walker, pos=(0.0, 0.0))
+    other = world.spawn(Walker, pos=(5.0, 0.0))
+    interest.follow("a", pawn)
+    dec = SnapshotDecoder(schema)
+    enc.snapshot()
+    dec.apply(enc.packet_for("a"))
+    enc.ack("a", dec.ack)
+    assert set(dec.state) == {pawn.net_id, other.net_id}
+    world.despawn(pawn)
+    enc.snapshot()
+    dec.apply(enc.packet_for("a"))
+    assert dec.state == {} and interest.relevant("a") == set()

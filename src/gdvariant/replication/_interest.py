@@ -157,6 +157,8 @@ class Interest:
     def follow(self, client_id: Any, entity: Any) -> None:
         """Centre ``client_id``'s area on ``entity``'s position at every update."""
         view = self._view(client_id)
+        if entity._net_world is not self.world:
+            raise ValueError(f"entity {entity.net_id} is not in this interest's world")
         if self._where.get(entity._net_layout) is None:
             raise ValueError(f"{entity._net_layout.name} has no position in this grid")
         view.follow, view.retest = entity, True
@@ -400,8 +402,8 @@ class Interest:
         if view.follow is not None:
             if view.follow._net_world is self.world:
                 centre = self._pos.get(view.follow.net_id)
-            else:
-                view.follow = centre = view.centre = None
+            else:  # despawned: no area until the game gives another
+                view.follow = centre = None
             if centre != view.centre:
                 view.centre, view.retest = centre, True
         if not view.retest:
