@@ -4,7 +4,8 @@ A world of 10,000 entities (position ``Vec2(Coord(10, 4))``, velocity, health, h
 moving in 2D over a square of 640 units a side; 256 clients, each following one entity with
 a radius of 50 units, so that each sees about 180 entities (``--area cells`` uses a block of
 3 x 3 cells of 30 units instead, about 200). Every tick every entity takes a step (its position
-and heading change, its health now and then); acks lag 0-8 ticks per client. Reported:
+and heading change, its health now and then), or a random ``--moving`` fraction of them; acks
+lag 0-8 ticks per client. Reported:
 
 * server time per tick: the property writes, then ``snapshot()`` (which updates the
   interest: grid, views) and all 256 ``packet_for()`` calls, split into the two;
@@ -55,7 +56,9 @@ class Unit(NetClass):
     hp = UInt(7)
 
 
-def run(ticks: int, warmup: int, seed: int, area: str, rate: int, cell: float | None) -> None:
+def run(
+    ticks: int, warmup: int, seed: int, area: str, rate: int, cell: float | None, moving: float
+) -> None:
     if cell is None:
         cell = CELL if area == "radius" else BLOCK_CELL
     rng = random.Random(seed)
@@ -95,6 +98,8 @@ def run(ticks: int, warmup: int, seed: int, area: str, rate: int, cell: float | 
     for step in range(warmup + ticks):
         start = time.perf_counter()
         for unit in units:
+            if moving < 1 and rng.random() >= moving:
+                continue
             x, y = unit.pos
             vx, vy = unit.vel
             if not (0 <= x + vx <= SIDE and 0 <= y + vy <= SIDE):
@@ -126,9 +131,9 @@ def run(ticks: int, warmup: int, seed: int, area: str, rate: int, cell: float | 
         cells.append(interest.work["cells"] - work["cells"])
     per_tick = statistics.mean(sizes)
     print(
-        f"world: {ENTITIES} entities moving in 2D, {CLIENTS} clients ({area} area, cells of "
-        f"{cell:g}), ack lag "
-        f"0-{MAX_LAG}, {ticks} ticks measured, {assembler()} assembler, load {load()}"
+        f"world: {ENTITIES} entities ({moving:.0%} moving a tick) in 2D, {CLIENTS} clients "
+        f"({area} area, cells of {cell:g}), ack lag 0-{MAX_LAG}, {ticks} ticks measured, "
+        f"{assembler()} assembler, load {load()}"
     )
     print(f"  entities seen per client: mean {statistics.mean(seen):.0f}")
     print(f"  server, property writes: median {statistics.median(write_ms):.1f} ms/tick")
@@ -162,9 +167,10 @@ def main() -> None:
     parser.add_argument("--area", choices=("radius", "cells", "both"), default="both")
     parser.add_argument("--rate", type=int, default=20)
     parser.add_argument("--cell", type=float, default=None, help="the grid's cell size")
+    parser.add_argument("--moving", type=float, default=1.0, help="fraction moving a tick")
     args = parser.parse_args()
     for area in ("radius", "cells") if args.area == "both" else (args.area,):
-        run(args.ticks, args.warmup, args.seed, area, args.rate, args.cell)
+        run(args.ticks, args.warmup, args.seed, area, args.rate, args.cell, args.moving)
 
 
 if __name__ == "__main__":

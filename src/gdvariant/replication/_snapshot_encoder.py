@@ -154,6 +154,8 @@ class SnapshotEncoder:
         self._restricted: list[Any] = []
         self._plans: tuple[Any, ...] | None = None  # the class plans (_assembler.plans)
         self._any_restricted = any(lay.restricted for lay in self.schema.classes)
+        #: this tick's stand-ins of entities entering some client's view, by id
+        self._arrivals: dict[int, _Arrival] = {}
 
     def add_client(self, client_id: Any, *, team: Any = None) -> Client:
         """Start sending to ``client_id`` (its first packet is a full update); an id added
@@ -216,6 +218,7 @@ class SnapshotEncoder:
                 del self._removed[client_id]
         self._shared = {}
         self._plain = {}
+        self._arrivals = {}
         if self.interest is None and self._any_restricted:
             self._restricted = sorted(
                 (e for e in self.world.entities.values() if e._net_layout.restricted),
@@ -325,9 +328,13 @@ class SnapshotEncoder:
                 elif was:
                     leaving[net_id] = [(0, tick + 1)]
         if entering:
+            arrivals = self._arrivals
             entities = dict(relevant)
             for net_id in entering:
-                entities[net_id] = _Arrival(relevant[net_id], tick)
+                arrival = arrivals.get(net_id)
+                if arrival is None:
+                    arrival = arrivals[net_id] = _Arrival(relevant[net_id], tick)
+                entities[net_id] = arrival
         ids = sorted(relevant)
         held = sorted(relevant.keys() | leaving.keys()) if leaving else ids
         (section,) = _assembler.live().assemble(
