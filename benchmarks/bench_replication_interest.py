@@ -3,7 +3,8 @@
 A world of 10,000 entities (position ``Vec2(Coord(10, 4))``, velocity, health, heading)
 moving in 2D over a square of 640 units a side; 256 clients, each following one entity with
 a radius of 50 units, so that each sees about 180 entities (``--area cells`` uses a block of
-3 x 3 cells of 30 units instead, about 200). Every tick every entity takes a step (its position
+3 x 3 cells of 30 units instead, about 200; ``--area none`` sends every entity to every client,
+as without an interest, for comparison). Every tick every entity takes a step (its position
 and heading change, its health now and then), or a random ``--moving`` fraction of them; acks
 lag 0-8 ticks per client. Reported:
 
@@ -64,7 +65,7 @@ def run(
     rng = random.Random(seed)
     schema = Schema.build([Unit])
     world = World(schema)
-    interest = Interest(world, cell=cell, positions={Unit: "pos"})
+    interest = None if area == "none" else Interest(world, cell=cell, positions={Unit: "pos"})
     encoder = SnapshotEncoder(world, history=32, interest=interest)
     units = []
     for _ in range(ENTITIES):
@@ -80,6 +81,8 @@ def run(
         )
     for cid in range(CLIENTS):
         encoder.add_client(cid)
+        if interest is None:
+            continue
         if area == "radius":
             interest.set_area(cid, radius=RADIUS)
         else:
@@ -110,7 +113,7 @@ def run(
             if rng.random() < 0.02:
                 unit.hp = rng.randrange(128)
         mid = time.perf_counter()
-        work = dict(interest.work)
+        work = dict(interest.work) if interest else {"tests": 0, "cells": 0}
         cpu = time.process_time()
         tick = encoder.snapshot()
         for cid in range(CLIENTS):
@@ -126,13 +129,17 @@ def run(
         packet_ms.append((end - mid2) * 1e3)
         cpu_ms.append(cpu * 1e3)
         sizes.extend(len(p) for p in packets.values())
+        if interest is None:
+            seen.append(ENTITIES)
+            continue
         seen.extend(len(interest.views[c].relevant) for c in range(0, CLIENTS, 16))
         tests.append(interest.work["tests"] - work["tests"])
         cells.append(interest.work["cells"] - work["cells"])
     per_tick = statistics.mean(sizes)
     print(
         f"world: {ENTITIES} entities ({moving:.0%} moving a tick) in 2D, {CLIENTS} clients "
-        f"({area} area, cells of {cell:g}), ack lag 0-{MAX_LAG}, {ticks} ticks measured, "
+        f"({f'{area} area, cells of {cell:g}' if interest else 'no interest'}), ack lag "
+        f"0-{MAX_LAG}, {ticks} ticks measured, "
         f"{assembler()} assembler, load {load()}"
     )
     print(f"  entities seen per client: mean {statistics.mean(seen):.0f}")
@@ -144,10 +151,11 @@ def run(
         f"packets {statistics.median(packet_ms):.1f}), wall; "
         f"{statistics.median(cpu_ms):.1f} ms CPU"
     )
-    print(
-        f"  interest work per tick: median {statistics.median(tests):.0f} tests, "
-        f"{statistics.median(cells):.0f} cell operations"
-    )
+    if tests:
+        print(
+            f"  interest work per tick: median {statistics.median(tests):.0f} tests, "
+            f"{statistics.median(cells):.0f} cell operations"
+        )
     print(
         f"  bytes per client: {per_tick:.0f} per tick, {per_tick * rate / 1024:.1f} KiB/s "
         f"at {rate} ticks/s"
@@ -164,7 +172,7 @@ def main() -> None:
     parser.add_argument("--ticks", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--seed", type=int, default=13)
-    parser.add_argument("--area", choices=("radius", "cells", "both"), default="both")
+    parser.add_argument("--area", choices=("radius", "cells", "none", "both"), default="both")
     parser.add_argument("--rate", type=int, default=20)
     parser.add_argument("--cell", type=float, default=None, help="the grid's cell size")
     parser.add_argument("--moving", type=float, default=1.0, help="fraction moving a tick")
