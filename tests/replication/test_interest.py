@@ -385,3 +385,63 @@ def test_a_followed_entity_that_despawns_leaves_no_area() -> None:
     enc.snapshot()
     dec.apply(enc.packet_for("a"))
     assert dec.state == {} and interest.relevant("a") == set()
+
+
+@ON_EACH_ASSEMBLER
+def test_refresh_tests_the_predicate_again_after_a_change_it_cannot_see() -> None:
+    schema = Schema.build([Walker])
+    world = World(schema)
+    interest = Interest(
+        world,
+        cell=CELL,
+        positions={Walker: "pos"},
+        predicate=lambda e, c: e.kind == c.team,  # the game's rule reads the client's team
+    )
+    enc = SnapshotEncoder(world, interest=interest)
+    enc.add_client("a", team=1)
+    interest.set_area("a", radius=50.0)
+    interest.set_centre("a", (0.0, 0.0))
+    red = world.spawn(Walker, pos=(1.0, 0.0), kind=1)
+    blue = world.spawn(Walker, pos=(2.0, 0.0), kind=2)
+    dec = SnapshotDecoder(schema)
+    enc.snapshot()
+    dec.apply(enc.packet_for("a"))
+    enc.ack("a", dec.ack)
+    assert set(dec.state) == {red.net_id}
+    enc.clients["a"].team = 2  # nothing the interest sees: the views stay as they were
+    enc.snapshot()
+    dec.apply(enc.packet_for("a"))
+    enc.ack("a", dec.ack)
+    assert set(dec.state) == {red.net_id}
+    interest.refresh("a")
+    enc.snapshot()
+    dec.apply(enc.packet_for("a"))
+    assert set(dec.state) == {blue.net_id}
+
+
+@ON_EACH_ASSEMBLER
+def test_a_client_added_again_starts_from_a_full_update_of_its_area() -> None:
+    schema = Schema.build([Walker])
+    world = World(schema)
+    interest = Interest(world, cell=CELL, positions={Walker: "pos"})
+    enc = SnapshotEncoder(world, interest=interest)
+    near = world.spawn(Walker, pos=(1.0, 0.0))
+    world.spawn(Walker, pos=(90.0, 0.0))
+    enc.add_client("a")
+    interest.set_area("a", cells=0)
+    interest.set_centre("a", (0.0, 0.0))
+    enc.snapshot()
+    enc.ack("a", SnapshotDecoder(schema).apply(enc.packet_for("a")))
+    enc.remove_client("a")
+    enc.add_client("a")
+    with pytest.raises(KeyError):
+        interest.relevant("b")
+    assert interest.relevant("a") == set()  # a new view: no area yet
+    interest.set_area("a", cells=0)
+    interest.set_centre("a", (0.0, 0.0))
+    enc.snapshot()
+    dec = SnapshotDecoder(schema)
+    packet = enc.packet_for("a")
+    assert packet[1] & 2  # full
+    dec.apply(packet)
+    assert set(dec.state) == {near.net_id}

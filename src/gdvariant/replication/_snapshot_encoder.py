@@ -398,8 +398,9 @@ class SnapshotEncoder:
         if relevant is not None:
             if not self._any_restricted:
                 return 0, b""
-            entities = self.world.entities
-            restricted = [entities[i] for i in relevant if entities[i]._net_layout.restricted]
+            assert self.interest is not None
+            view = self.interest.views[client.client_id].relevant
+            restricted = [view[i] for i in relevant if view[i]._net_layout.restricted]
         for ent in restricted:
             lay = ent._net_layout
             moved = 0 < ent._net_spawn <= base and (regrouped or ent._net_moved > base)
