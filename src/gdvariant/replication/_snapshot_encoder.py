@@ -347,22 +347,35 @@ class SnapshotEncoder:
             leaving,
             self._plans,
             self.schema.class_bits,
-            self._enter_arrival,
+            self._enter,
         )
         return section, entering, ids
 
-    def _enter_arrival(self, ent: Any, gap: int) -> bytes:
-        """The enter record of a spawned entity or of an :class:`_Arrival`'s entity."""
-        return self._enter(ent.entity if type(ent) is _Arrival else ent, gap)
-
     def _enter(self, ent: Any, gap: int) -> bytes:
-        """The enter record of ``ent`` after an id gap of ``gap`` (for the assemblers)."""
-        public = ent._net_layout.public_mask
-        return self._record(ent, OP_ENTER, gap, self.world.nondefault(ent) & public)
+        """The enter record of ``ent`` (or of an :class:`_Arrival`'s entity) after an id gap
+        of ``gap`` (for the assemblers): its public properties not at their baselines. Cached
+        on the entity by the gap alone: what it carries changes only when the entity does,
+        and a change empties the entity's cache."""
+        if type(ent) is _Arrival:
+            ent = ent.entity
+        key = ("E", gap)
+        record: bytes | None = ent._net_cache.get(key)
+        if record is None:
+            mask = self.world.nondefault(ent) & ent._net_layout.public_mask
+            record = ent._net_cache[key] = _assembler.live().encode_record(
+                ent._net_layout,
+                self.schema.class_bits,
+                OP_ENTER,
+                gap,
+                mask,
+                ent._net_bits,
+                ent._net_widths,
+            )
+        return record
 
     def _record(self, ent: Any, op: int, gap: int, mask: int) -> bytes:
-        """A record with whole values (private updates, enters), cached on the entity."""
-        key = ("P" if op == OP_UPDATE else "E", gap, mask)
+        """A private update record with whole values, cached on the entity."""
+        key = ("P", gap, mask)
         record: bytes | None = ent._net_cache.get(key)
         if record is None:
             record = ent._net_cache[key] = _assembler.live().encode_record(
