@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -351,6 +351,13 @@ def test_bad_arguments() -> None:
         interest.set_area("x", radius=math.nan)
     with pytest.raises(ValueError, match="cells must be"):
         interest.set_area("x", cells=-1)
+    with pytest.raises(ValueError, match="over the limit of 65,536"):
+        interest.set_area("x", radius=1e9)  # cells of 1 unit: its box would span 2e9 a side
+    with pytest.raises(ValueError, match="over the limit"):
+        interest.set_area("x", cells=128)
+    interest.set_area("x", cells=127)
+    with pytest.raises(ValueError, match="a position is 2 numbers"):
+        interest.set_centre("x", cast(Any, "ab"))
     with pytest.raises(ValueError, match="2 coordinates"):
         interest.set_centre("x", (0, 0, 0))
     score = world.spawn(Score)

@@ -43,6 +43,10 @@ Predicate = Callable[[Any, Any], bool]
 Cell = tuple[int, ...]
 #: The bucket of entities without a position: every client watches it.
 EVERYWHERE: Cell = ()
+#: The most cells one client's area may cover (a radius: its bounding box), checked when the
+#: area is set: an area's cells are walked when it moves, so a radius of a million cells
+#: would hang the server's tick instead of failing where it was asked for.
+MAX_AREA_CELLS = 1 << 16
 
 
 class _View:
@@ -139,10 +143,19 @@ class Interest:
         block of ``2 * cells + 1`` cells a side around its centre's cell."""
         if (radius is None) == (cells is None):
             raise ValueError("give a radius or a number of cells, not both or neither")
-        if radius is not None and not (math.isfinite(radius) and radius >= 0):
-            raise ValueError(f"radius must be a finite size >= 0, not {radius!r}")
-        if cells is not None and not (isinstance(cells, int) and 0 <= cells <= 1024):
-            raise ValueError(f"cells must be an int from 0 to 1024, not {cells!r}")
+        if radius is not None:
+            if not (isinstance(radius, int | float) and math.isfinite(radius) and radius >= 0):
+                raise ValueError(f"radius must be a finite size >= 0, not {radius!r}")
+            side = math.floor(2 * radius / self.cell) + 2  # the most cells its box spans
+        else:
+            if not (isinstance(cells, int) and not isinstance(cells, bool) and cells >= 0):
+                raise ValueError(f"cells must be an int >= 0, not {cells!r}")
+            side = 2 * cells + 1
+        if side**self.dims > MAX_AREA_CELLS:
+            raise ValueError(
+                f"an area of up to {side}^{self.dims} cells is over the limit of "
+                f"{MAX_AREA_CELLS:,}: use larger cells or a smaller area"
+            )
         view = self._view(client_id)
         view.radius, view.cells, view.retest = radius, cells, True
 
@@ -261,7 +274,11 @@ class Interest:
         return view
 
     def _point(self, value: Iterable[float]) -> tuple[float, ...]:
-        point = tuple(float(x) for x in value)
+        """``value`` as a tuple of ``dims`` floats (a clear error if it is not one)."""
+        try:
+            point = tuple(float(x) for x in value)
+        except (TypeError, ValueError):
+            raise ValueError(f"a position is {self.dims} numbers, not {value!r}") from None
         if len(point) != self.dims:
             raise ValueError(f"a position here has {self.dims} coordinates, not {len(point)}")
         return point
