@@ -3,7 +3,9 @@
 Declare networked classes with :class:`NetClass` and codecs, build a :class:`Schema`
 (flattening, class ids, fingerprints), keep entities in a :class:`World` (property writes mark
 them dirty), and turn ticks into per-client packets with :class:`SnapshotEncoder`; a
-:class:`SnapshotDecoder` applies them. Sans-I/O: bytes in, bytes out. The wire format is
+:class:`SnapshotDecoder` applies them. An :class:`Interest` (a grid over a position property,
+areas per client, always-relevant entities, a predicate) sends each client only what is
+relevant to it. Sans-I/O: bytes in, bytes out. The wire format is
 specified in ``docs/replication-wire.md``. :data:`IMPLEMENTATION` (also :func:`assembler`)
 names the live packet assembler, as ``gdvariant.IMPLEMENTATION`` names the codec core: ``"c"``
 (compiled, ``_cassemble``) or ``"python"`` (set ``GDVARIANT_PURE_PYTHON=1`` to force it), and
@@ -43,6 +45,7 @@ from ._float_codecs import (
     Vec3,
     Vec4,
 )
+from ._interest import Interest
 from ._load import load_schema
 from ._schema import ClassLayout, Schema
 from ._snapshot_decoder import EntityState, SnapshotDecoder
@@ -75,6 +78,7 @@ __all__ = [
     "Float64",
     "Half",
     "Int",
+    "Interest",
     "NetClass",
     "Normal",
     "Prop",

@@ -30,6 +30,7 @@ from typing import Any
 from gdvariant import VariantError
 
 from . import _assembler
+from ._interest import Interest
 from ._packet_format import (
     FLAG_DELTAS,
     FLAG_FULL,
@@ -76,6 +77,32 @@ class Client:
 AudienceTest = Callable[[Any, Client], bool]
 
 
+class _Arrival:
+    """An entity that became relevant to a client after the client's base tick, as the
+    assemblers see it: a spawn of this tick, so it gets the enter record a spawn gets."""
+
+    __slots__ = (
+        "_net_bits",
+        "_net_cache",
+        "_net_hist",
+        "_net_layout",
+        "_net_spawn",
+        "_net_widths",
+        "entity",
+        "net_id",
+    )
+
+    def __init__(self, ent: Any, tick: int) -> None:
+        self.entity, self.net_id, self._net_spawn = ent, ent.net_id, tick
+        self._net_layout, self._net_bits, self._net_widths = (
+            ent._net_layout,
+            ent._net_bits,
+            ent._net_widths,
+        )
+        self._net_hist: list[Any] = []
+        self._net_cache: dict[Any, bytes] = {}
+
+
 class SnapshotEncoder:
     """Builds each client's packet for the world's current tick (sans-I/O: returns bytes).
 
@@ -89,6 +116,9 @@ class SnapshotEncoder:
     numeric values in update records as differences from the client's baseline (wire doc
     §5.1): fewer bytes when values move in steps, more server time (each value is coded
     once per baseline it is measured from, not once); ``False`` sends every value whole.
+    ``interest`` (an :class:`Interest` over this world) sends each client only the entities
+    relevant to it: one becoming relevant is an enter, one ceasing to be a delete. Each
+    client then gets a section of its own instead of the shared one.
     """
 
     def __init__(
@@ -99,9 +129,13 @@ class SnapshotEncoder:
         audiences: Mapping[str, AudienceTest] | None = None,
         stamp: bool = True,
         value_deltas: bool = True,
+        interest: Interest | None = None,
     ) -> None:
         if history < 1:
             raise ValueError("history must be at least 1 tick")
+        if interest is not None and interest.world is not world:
+            raise ValueError("the interest was made for another world")
+        self.interest = interest
         self.world, self.schema, self.history, self.stamp = world, world.schema, history, stamp
         self.value_deltas = value_deltas
         self.audiences: dict[str, AudienceTest] = {
@@ -119,6 +153,9 @@ class SnapshotEncoder:
         self._plain: dict[int, bytes] = {}
         self._restricted: list[Any] = []
         self._plans: tuple[Any, ...] | None = None  # the class plans (_assembler.plans)
+        self._any_restricted = any(lay.restricted for lay in self.schema.classes)
+        #: this tick's stand-ins of entities entering some client's view, by id
+        self._arrivals: dict[int, _Arrival] = {}
 
     def add_client(self, client_id: Any, *, team: Any = None) -> Client:
         """Start sending to ``client_id`` (its first packet is a full update); an id added
@@ -128,6 +165,8 @@ class SnapshotEncoder:
         if self._removed.pop(client_id, None) is not None or client_id in self.clients:
             client.late_before = tick + 1  # acks of these ticks are its previous connection's
         self.clients[client_id] = client
+        if self.interest is not None:
+            self.interest.add_client(client)
         return client
 
     def remove_client(self, client_id: Any) -> None:
@@ -135,6 +174,8 @@ class SnapshotEncoder:
         ``history`` ticks; after that the id is unknown again)."""
         del self.clients[client_id]
         self._removed[client_id] = self.world.tick
+        if self.interest is not None:
+            self.interest.remove_client(client_id)
 
     def ack(self, client_id: Any, tick: int) -> None:
         """``client_id`` holds the state of ``tick``. Ignored: an ack of 0 (nothing held),
@@ -164,7 +205,10 @@ class SnapshotEncoder:
             )
 
     def snapshot(self) -> int:
-        """Close the world's tick; return its number."""
+        """Close the world's tick (and bring the interest's views up to it); return its
+        number."""
+        if self.interest is not None:
+            self.interest.update(self.world.tick + 1, self.history)
         tick = self.world.commit(self.history)
         oldest = tick - self.history
         for client in self.clients.values():
@@ -174,7 +218,8 @@ class SnapshotEncoder:
                 del self._removed[client_id]
         self._shared = {}
         self._plain = {}
-        if any(lay.restricted for lay in self.schema.classes):
+        self._arrivals = {}
+        if self.interest is None and self._any_restricted:
             self._restricted = sorted(
                 (e for e in self.world.entities.values() if e._net_layout.restricted),
                 key=lambda e: e.net_id,
@@ -196,6 +241,9 @@ class SnapshotEncoder:
             client.team_seen = client.team
             client.regrouped = tick
         base = self.base_for(client)
+        if self.interest is not None:
+            own, entering, relevant = self._own_section(client, base)
+            return self._packet(base, own, *self._private_section(client, base, entering, relevant))
         shared = self._shared.get(base)
         if shared is None:
             self._build_shared([base])
@@ -225,7 +273,7 @@ class SnapshotEncoder:
     def packets(self) -> dict[Any, bytes]:
         """Every client's packet for the current tick (shared sections built in one pass)."""
         needed = {self.base_for(c) for c in self.clients.values()} - self._shared.keys()
-        if needed:
+        if needed and self.interest is None:
             self._build_shared(list(needed))
         return {cid: self.packet_for(cid) for cid in self.clients}
 
@@ -256,14 +304,78 @@ class SnapshotEncoder:
         for base, section in zip(order, sections, strict=True):
             self._shared[base] = section
 
+    def _own_section(
+        self, client: Client, base: int
+    ) -> tuple[tuple[int, bytes], set[int], list[int]]:
+        """``client``'s section with an interest: the relevant entities' records, made by the
+        live assembler as a shared section for one base over the ids the client holds or
+        should hold. One relevant now but not at ``base`` is handed over as an
+        :class:`_Arrival` (an enter), one relevant at ``base`` but not now as a despawn (a
+        delete). Also returns the ids entering, and the relevant ids ascending."""
+        if self._plans is None:
+            self._plans = _assembler.plans(self.schema)
+        assert self.interest is not None
+        relevant = self.interest.views[client.client_id].relevant
+        tick = self.world.tick
+        entities: dict[int, Any] = relevant
+        leaving: dict[int, list[tuple[int, int]]] = {}
+        entering: set[int] = set()
+        if base:
+            for net_id, was in self.interest.held_since(client.client_id, base).items():
+                if net_id in relevant:
+                    if not was:
+                        entering.add(net_id)
+                elif was:
+                    leaving[net_id] = [(0, tick + 1)]
+        if entering:
+            arrivals = self._arrivals
+            entities = dict(relevant)
+            for net_id in entering:
+                arrival = arrivals.get(net_id)
+                if arrival is None:
+                    arrival = arrivals[net_id] = _Arrival(relevant[net_id], tick)
+                entities[net_id] = arrival
+        ids = sorted(relevant)
+        held = sorted(relevant.keys() | leaving.keys()) if leaving else ids
+        (section,) = _assembler.live().assemble(
+            self.value_deltas,
+            tick,
+            [base],
+            base or -1,
+            held,
+            entities,
+            leaving,
+            self._plans,
+            self.schema.class_bits,
+            self._enter,
+        )
+        return section, entering, ids
+
     def _enter(self, ent: Any, gap: int) -> bytes:
-        """The enter record of ``ent`` after an id gap of ``gap`` (for the assemblers)."""
-        public = ent._net_layout.public_mask
-        return self._record(ent, OP_ENTER, gap, self.world.nondefault(ent) & public)
+        """The enter record of ``ent`` (or of an :class:`_Arrival`'s entity) after an id gap
+        of ``gap`` (for the assemblers): its public properties not at their baselines. Cached
+        on the entity by the gap alone: what it carries changes only when the entity does,
+        and a change empties the entity's cache."""
+        if type(ent) is _Arrival:
+            ent = ent.entity
+        key = ("E", gap)
+        record: bytes | None = ent._net_cache.get(key)
+        if record is None:
+            mask = self.world.nondefault(ent) & ent._net_layout.public_mask
+            record = ent._net_cache[key] = _assembler.live().encode_record(
+                ent._net_layout,
+                self.schema.class_bits,
+                OP_ENTER,
+                gap,
+                mask,
+                ent._net_bits,
+                ent._net_widths,
+            )
+        return record
 
     def _record(self, ent: Any, op: int, gap: int, mask: int) -> bytes:
-        """A record with whole values (private updates, enters), cached on the entity."""
-        key = ("P" if op == OP_UPDATE else "E", gap, mask)
+        """A private update record with whole values, cached on the entity."""
+        key = ("P", gap, mask)
         record: bytes | None = ent._net_cache.get(key)
         if record is None:
             record = ent._net_cache[key] = _assembler.live().encode_record(
@@ -277,18 +389,32 @@ class SnapshotEncoder:
             )
         return record
 
-    def _private_section(self, client: Client, base: int) -> tuple[int, bytes]:
+    def _private_section(
+        self,
+        client: Client,
+        base: int,
+        entering: set[int] | None = None,
+        relevant: list[int] | None = None,
+    ) -> tuple[int, bytes]:
         """The update records of the restricted properties ``client`` may see. Normally
         what changed since ``base``; but if the entity or the client changed audiences
         after ``base`` (``_net_moved``, ``regrouped``), the client may hold values of
         sections it has just left or lack those it has just joined: then every property
         it may hold otherwise than now (changed since ``base``, or not at its baseline) is
-        sent, at its value where it may see it, at its baseline where it may not."""
+        sent, at its value where it may see it, at its baseline where it may not. With an
+        interest, only the ``relevant`` ids are visited, and those ``entering`` are new."""
         parts: list[bytes] = []
         prev = -1
         count = 0
         regrouped = client.regrouped > base
-        for ent in self._restricted:
+        restricted = self._restricted
+        if relevant is not None:
+            if not self._any_restricted:
+                return 0, b""
+            assert self.interest is not None
+            view = self.interest.views[client.client_id].relevant
+            restricted = [view[i] for i in relevant if view[i]._net_layout.restricted]
+        for ent in restricted:
             lay = ent._net_layout
             moved = 0 < ent._net_spawn <= base and (regrouped or ent._net_moved > base)
             allowed = 0
@@ -297,7 +423,7 @@ class SnapshotEncoder:
                     allowed |= mask
             if not allowed and not moved:
                 continue
-            if not base or ent._net_spawn > base:
+            if not base or ent._net_spawn > base or (entering and ent.net_id in entering):
                 mask, reset = self.world.nondefault(ent) & allowed, 0
             else:
                 changed = 0
@@ -338,10 +464,14 @@ class SnapshotEncoder:
 
     def expected_state(self, client_id: Any) -> dict[int, EntityState]:
         """What ``client_id``'s decoder holds after applying the current tick's packet:
-        every live entity, with the properties it may not see at their baselines."""
+        every live entity (relevant to it, with an interest), with the properties it may
+        not see at their baselines."""
         client = self.clients[client_id]
         out = {}
-        for net_id, ent in sorted(self.world.entities.items()):
+        shown = self.world.entities
+        if self.interest is not None:
+            shown = self.interest.views[client_id].relevant
+        for net_id, ent in sorted(shown.items()):
             lay: ClassLayout = ent._net_layout
             allowed = lay.public_mask
             for name, mask in lay.restricted.items():

@@ -39,6 +39,9 @@ class World:
         self.deleted: dict[int, list[tuple[int, int]]] = {}
         self._free: list[int] = []
         self._next = 0
+        #: ``[(spawned, entity)]`` since the last update of the world's Interest (None: no
+        #: Interest watches this world), the spawns and despawns it places in its grid.
+        self.lifecycle: list[tuple[bool, Any]] | None = None
 
     def spawn(
         self, cls: type[NetClass], *, net_owner: Any = None, net_team: Any = None, **values: Any
@@ -88,6 +91,8 @@ class World:
             raise
         self._next = max(self._next, net_id + 1)
         self.entities[net_id] = ent
+        if self.lifecycle is not None:
+            self.lifecycle.append((True, ent))
         return ent
 
     def despawn(self, entity: Any) -> None:
@@ -99,6 +104,8 @@ class World:
         if entity._net_spawn <= self.tick:
             self.deleted.setdefault(entity.net_id, []).append((entity._net_spawn, self.tick + 1))
         heapq.heappush(self._free, entity.net_id)
+        if self.lifecycle is not None:
+            self.lifecycle.append((False, entity))
 
     def commit(self, history: int) -> int:
         """Close the current tick: every dirty entity gets ``(tick, changed mask)`` in its

@@ -1,0 +1,185 @@
+"""Interest management benchmark (issue 25 items 1 and 7).
+
+A world of 10,000 entities (position ``Vec2(Coord(10, 4))``, velocity, health, heading)
+moving in 2D over a square of 640 units a side; 256 clients, each following one entity with
+a radius of 50 units, so that each sees about 180 entities (``--area cells`` uses a block of
+3 x 3 cells of 30 units instead, about 200; ``--area none`` sends every entity to every client,
+as without an interest, for comparison). Every tick every entity takes a step (its position
+and heading change, its health now and then), or a random ``--moving`` fraction of them; acks
+lag 0-8 ticks per client. Reported:
+
+* server time per tick: the property writes, then ``snapshot()`` (which updates the
+  interest: grid, views) and all 256 ``packet_for()`` calls, split into the two;
+* bytes per client per tick and per second at ``--rate`` ticks a second;
+* the interest's work per tick (relevance tests and cell operations) and the entities each
+  client sees.
+
+Run: ``python -m benchmarks.bench_replication_interest [--ticks N] [--area radius|cells]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import random
+import statistics
+import time
+
+from gdvariant.replication import (
+    Angle,
+    Coord,
+    Interest,
+    NetClass,
+    Prop,
+    Quant,
+    Schema,
+    SnapshotEncoder,
+    UInt,
+    Vec2,
+    World,
+    assembler,
+)
+
+ENTITIES = 10_000
+CLIENTS = 256
+SIDE = 640.0
+RADIUS = 50.0
+CELL = 50.0  # for a radius; a block of 3 x 3 cells of BLOCK_CELL has the circle's area
+BLOCK_CELL = 30.0
+MAX_LAG = 8
+
+
+class Unit(NetClass):
+    pos = Prop(Vec2(Coord(10, 4, clamp=True)), hot=True)
+    vel = Vec2(Quant(-8.0, 8.0, 8, clamp=True))
+    heading = Angle(8)
+    hp = UInt(7)
+
+
+def run(
+    ticks: int, warmup: int, seed: int, area: str, rate: int, cell: float | None, moving: float
+) -> None:
+    if cell is None:
+        cell = CELL if area == "radius" else BLOCK_CELL
+    rng = random.Random(seed)
+    schema = Schema.build([Unit])
+    world = World(schema)
+    interest = None if area == "none" else Interest(world, cell=cell, positions={Unit: "pos"})
+    encoder = SnapshotEncoder(world, history=32, interest=interest)
+    units = []
+    for _ in range(ENTITIES):
+        angle = rng.uniform(-math.pi, math.pi)
+        units.append(
+            world.spawn(
+                Unit,
+                pos=(rng.uniform(0, SIDE), rng.uniform(0, SIDE)),
+                vel=(2 * math.cos(angle), 2 * math.sin(angle)),
+                heading=angle,
+                hp=100,
+            )
+        )
+    for cid in range(CLIENTS):
+        encoder.add_client(cid)
+        if interest is None:
+            continue
+        if area == "radius":
+            interest.set_area(cid, radius=RADIUS)
+        else:
+            interest.set_area(cid, cells=1)
+        interest.follow(cid, units[cid * (ENTITIES // CLIENTS)])
+        interest.add_always(units[cid * (ENTITIES // CLIENTS)], cid)
+    write_ms: list[float] = []
+    snap_ms: list[float] = []
+    packet_ms: list[float] = []
+    cpu_ms: list[float] = []
+    sizes: list[int] = []
+    seen: list[int] = []
+    tests: list[int] = []
+    cells: list[int] = []
+    warmup = max(warmup, MAX_LAG + 2)
+    for step in range(warmup + ticks):
+        start = time.perf_counter()
+        for unit in units:
+            if moving < 1 and rng.random() >= moving:
+                continue
+            x, y = unit.pos
+            vx, vy = unit.vel
+            if not (0 <= x + vx <= SIDE and 0 <= y + vy <= SIDE):
+                vx, vy = -vx, -vy
+                unit.vel = (vx, vy)
+                unit.heading = math.atan2(vy, vx)
+            unit.pos = (x + vx, y + vy)
+            if rng.random() < 0.02:
+                unit.hp = rng.randrange(128)
+        mid = time.perf_counter()
+        work = dict(interest.work) if interest else {"tests": 0, "cells": 0}
+        cpu = time.process_time()
+        tick = encoder.snapshot()
+        for cid in range(CLIENTS):
+            encoder.ack(cid, max(tick - 1 - cid % (MAX_LAG + 1), 0))
+        mid2 = time.perf_counter()
+        packets = encoder.packets()
+        end = time.perf_counter()
+        cpu = time.process_time() - cpu
+        if step < warmup:
+            continue
+        write_ms.append((mid - start) * 1e3)
+        snap_ms.append((mid2 - mid) * 1e3)
+        packet_ms.append((end - mid2) * 1e3)
+        cpu_ms.append(cpu * 1e3)
+        sizes.extend(len(p) for p in packets.values())
+        if interest is None:
+            seen.append(ENTITIES)
+            continue
+        seen.extend(len(interest.views[c].relevant) for c in range(0, CLIENTS, 16))
+        tests.append(interest.work["tests"] - work["tests"])
+        cells.append(interest.work["cells"] - work["cells"])
+    per_tick = statistics.mean(sizes)
+    print(
+        f"world: {ENTITIES} entities ({moving:.0%} moving a tick) in 2D, {CLIENTS} clients "
+        f"({f'{area} area, cells of {cell:g}' if interest else 'no interest'}), ack lag "
+        f"0-{MAX_LAG}, {ticks} ticks measured, "
+        f"{assembler()} assembler, load {load()}"
+    )
+    print(f"  entities seen per client: mean {statistics.mean(seen):.0f}")
+    print(f"  server, property writes: median {statistics.median(write_ms):.1f} ms/tick")
+    total = [s + p for s, p in zip(snap_ms, packet_ms, strict=True)]
+    print(
+        f"  server, snapshot (interest update) + {CLIENTS} packets: median "
+        f"{statistics.median(total):.1f} ms/tick (snapshot {statistics.median(snap_ms):.1f}, "
+        f"packets {statistics.median(packet_ms):.1f}), wall; "
+        f"{statistics.median(cpu_ms):.1f} ms CPU"
+    )
+    if tests:
+        print(
+            f"  interest work per tick: median {statistics.median(tests):.0f} tests, "
+            f"{statistics.median(cells):.0f} cell operations"
+        )
+    print(
+        f"  bytes per client: {per_tick:.0f} per tick, {per_tick * rate / 1024:.1f} KiB/s "
+        f"at {rate} ticks/s"
+    )
+
+
+def load() -> str:
+    """The 1-minute load average (the machine is shared)."""
+    return f"{os.getloadavg()[0]:.2f}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--ticks", type=int, default=20)
+    parser.add_argument("--warmup", type=int, default=10)
+    parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--area", choices=("radius", "cells", "none", "both"), default="both")
+    parser.add_argument("--rate", type=int, default=20)
+    parser.add_argument("--cell", type=float, default=None, help="the grid's cell size")
+    parser.add_argument("--moving", type=float, default=1.0, help="fraction moving a tick")
+    args = parser.parse_args()
+    for area in ("radius", "cells") if args.area == "both" else (args.area,):
+        run(args.ticks, args.warmup, args.seed, area, args.rate, args.cell, args.moving)
+
+
+if __name__ == "__main__":
+    main()

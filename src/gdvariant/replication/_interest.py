@@ -1,0 +1,539 @@
+"""Interest management: which entities each client is sent (relevancy).
+
+An :class:`Interest` keeps, for every client of a :class:`SnapshotEncoder`, the set of
+entities relevant to it now, and a log of the ids whose relevance changed in each tick of the
+history ring. The encoder turns that into records with the machinery it already has for
+spawns and despawns (``docs/replication-interest.md``): an entity that became
+relevant to a client since the client's base tick goes out as an enter (its full state), one
+that stopped being relevant as a delete, and the others as updates of what changed since the
+base. Acks and loss work as for spawns, because the base is the acked tick and the log says
+what the client held at it.
+
+What is relevant to a client: an entity made always relevant (:meth:`Interest.add_always`,
+for everyone or for one client, e.g. its own pawn); else an entity in the client's area that
+the game's ``predicate(entity, client)`` accepts (no predicate accepts all). The area is a
+radius or a block of grid cells around the client's view centre (:meth:`set_centre` each tick,
+or :meth:`follow` an entity). Entities of a class without a position (``positions``) are in
+every area.
+
+The cost of a tick grows with what changed, never with entities x clients: the grid (a
+uniform hash grid, ``cell`` units a side, 2D or 3D) is updated from the world's spawns,
+despawns and dirty entities; an entity that moved is tested against the clients watching its
+cells (and those that see it); a client whose centre or area changed is tested against the
+entities of its cells (a radius area) or of the cells it gained and lost (a block of cells).
+:attr:`Interest.work` counts those steps.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from ._declarations import NetClass
+from ._float_codecs import Vec2, Vec3
+from ._schema import ClassLayout
+from ._world import World
+
+__all__ = ["Interest", "Predicate"]
+
+#: ``predicate(entity, client)``: a game rule on top of the area (``client`` is the
+#: encoder's :class:`~gdvariant.replication.Client`).
+Predicate = Callable[[Any, Any], bool]
+Cell = tuple[int, ...]
+#: The bucket of entities without a position: every client watches it.
+EVERYWHERE: Cell = ()
+#: The most cells one client's area may cover (a radius: its bounding box), checked when the
+#: area is set: an area's cells are walked when it moves, so a radius of a million cells
+#: would hang the server's tick instead of failing where it was asked for.
+MAX_AREA_CELLS = 1 << 16
+
+
+class _View:
+    """One client's area and what it sees."""
+
+    __slots__ = (
+        "always",
+        "cells",
+        "centre",
+        "changes",
+        "client",
+        "follow",
+        "log",
+        "radius",
+        "relevant",
+        "retest",
+        "watched",
+    )
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.centre: tuple[float, ...] | None = None
+        self.radius: float | None = None
+        self.cells: int | None = None
+        self.follow: Any = None
+        self.always: set[int] = set()
+        self.relevant: dict[int, Any] = {}
+        self.watched: set[Cell] = set()
+        #: ids whose relevance changed this tick -> whether they were relevant before it
+        self.changes: dict[int, bool] = {}
+        #: [(tick, changes)], oldest first, for the ticks of the history ring
+        self.log: list[tuple[int, dict[int, bool]]] = []
+        self.retest = True
+
+
+class Interest:
+    """Per-client relevancy over a uniform grid of ``cell`` units a side.
+
+    ``positions`` maps a NetClass (or its table name) to the path of its position property,
+    a ``Vec2`` or ``Vec3`` (all of one dimension); ``predicate(entity, client)`` is an
+    optional game rule, tested when an entity or a client moves or an entity changes (call
+    :meth:`refresh` when a rule's answer changes for another reason). Give it to
+    ``SnapshotEncoder(world, interest=...)``, which adds and removes its clients and updates
+    it in ``snapshot()``.
+    """
+
+    def __init__(
+        self,
+        world: World,
+        *,
+        cell: float,
+        positions: Mapping[type[NetClass] | str, str],
+        predicate: Predicate | None = None,
+    ) -> None:
+        if not (isinstance(cell, int | float) and math.isfinite(cell) and cell > 0):
+            raise ValueError(f"cell must be a positive finite size, not {cell!r}")
+        if world.lifecycle is not None:
+            raise ValueError("this world already feeds an Interest")
+        self.world, self.cell, self.predicate = world, float(cell), predicate
+        self._where: dict[ClassLayout, int] = {}
+        dims = set()
+        for cls, path in positions.items():
+            lay = world.schema.layout(cls)
+            index = lay.index.get(path)
+            if index is None:
+                raise ValueError(f"{lay.name} has no networked property {path!r}")
+            codec = lay.codecs[index]
+            if not isinstance(codec, Vec2 | Vec3):
+                raise ValueError(f"{lay.name}.{path} is not a Vec2 or Vec3 position")
+            dims.add(2 if isinstance(codec, Vec2) else 3)
+            self._where[lay] = index
+        if len(dims) > 1:
+            raise ValueError("positions mix 2D and 3D vectors: one grid has one dimension")
+        self.dims = dims.pop() if dims else 2
+        self._grid: dict[Cell, dict[int, Any]] = {EVERYWHERE: {}}
+        self._cell_of: dict[int, Cell] = {}
+        self._pos: dict[int, tuple[float, ...]] = {}
+        self._watchers: dict[Cell, set[Any]] = {EVERYWHERE: set()}
+        self._seen_by: dict[int, set[Any]] = {}
+        self._always: set[int] = set()
+        self._touched: dict[int, Any] = {}  # entities to test again at the next update
+        self.views: dict[Any, _View] = {}
+        #: steps done so far: ``"tests"`` (an entity tested against a client) and
+        #: ``"cells"`` (an entity placed in or taken out of a cell, a cell watched or not)
+        self.work = {"tests": 0, "cells": 0}
+        world.lifecycle = [(True, ent) for ent in world.entities.values()]
+
+    # -- the game's side ---------------------------------------------------------------
+
+    def set_area(
+        self, client_id: Any, *, radius: float | None = None, cells: int | None = None
+    ) -> None:
+        """``client_id`` sees the entities within ``radius`` of its centre, or those in the
+        block of ``2 * cells + 1`` cells a side around its centre's cell."""
+        if (radius is None) == (cells is None):
+            raise ValueError("give a radius or a number of cells, not both or neither")
+        if radius is not None:
+            if not (isinstance(radius, int | float) and math.isfinite(radius) and radius >= 0):
+                raise ValueError(f"radius must be a finite size >= 0, not {radius!r}")
+            side = math.floor(2 * radius / self.cell) + 2  # the most cells its box spans
+        else:
+            if not (isinstance(cells, int) and not isinstance(cells, bool) and cells >= 0):
+                raise ValueError(f"cells must be an int >= 0, not {cells!r}")
+            side = 2 * cells + 1
+        if side**self.dims > MAX_AREA_CELLS:
+            raise ValueError(
+                f"an area of up to {side}^{self.dims} cells is over the limit of "
+                f"{MAX_AREA_CELLS:,}: use larger cells or a smaller area"
+            )
+        view = self._view(client_id)
+        view.radius, view.cells, view.retest = radius, cells, True
+
+    def set_centre(self, client_id: Any, centre: Iterable[float] | None) -> None:
+        """Centre ``client_id``'s area at ``centre`` (None: no area, only what is always
+        relevant and what has no position); stops following an entity."""
+        view = self._view(client_id)
+        view.follow = None
+        view.centre = None if centre is None else self._point(centre)
+        view.retest = True
+
+    def follow(self, client_id: Any, entity: Any) -> None:
+        """Centre ``client_id``'s area on ``entity``'s position at every update."""
+        view = self._view(client_id)
+        if entity._net_world is not self.world:
+            raise ValueError(f"entity {entity.net_id} is not in this interest's world")
+        if self._where.get(entity._net_layout) is None:
+            raise ValueError(f"{entity._net_layout.name} has no position in this grid")
+        view.follow, view.retest = entity, True
+
+    def add_always(self, entity: Any, client_id: Any = None) -> None:
+        """``entity`` is relevant to every client (or to ``client_id``) until removed or
+        despawned."""
+        if entity._net_world is not self.world:
+            raise ValueError(f"entity {entity.net_id} is not in this interest's world")
+        views = self.views.values() if client_id is None else [self._view(client_id)]
+        (self._always if client_id is None else self._view(client_id).always).add(entity.net_id)
+        for view in views:
+            self._set(view, entity, True)
+
+    def remove_always(self, entity: Any, client_id: Any = None) -> None:
+        """Undo :meth:`add_always`."""
+        target = self._always if client_id is None else self._view(client_id).always
+        target.discard(entity.net_id)
+        self._touch(entity)
+
+    def refresh(self, client_id: Any = None) -> None:
+        """Test the predicate again at the next update, for ``client_id`` (or all)."""
+        views = self.views.values() if client_id is None else [self._view(client_id)]
+        for view in views:
+            view.retest = True
+
+    def relevant(self, client_id: Any) -> set[int]:
+        """The ids relevant to ``client_id`` as of the last update."""
+        return set(self._view(client_id).relevant)
+
+    # -- the encoder's side ------------------------------------------------------------
+
+    def add_client(self, client: Any) -> None:
+        """Start a view for the encoder's ``client`` (no area yet)."""
+        self.remove_client(client.client_id)
+        view = self.views[client.client_id] = _View(client)
+        self._watch(view, {EVERYWHERE})
+
+    def remove_client(self, client_id: Any) -> None:
+        """Forget ``client_id``'s view."""
+        view = self.views.pop(client_id, None)
+        if view is None:
+            return
+        self._watch(view, set())
+        for net_id in view.relevant:
+            self._seen_by[net_id].discard(client_id)
+
+    def update(self, tick: int, history: int) -> None:
+        """Bring every view up to date for ``tick`` (the one the world is about to close),
+        from what spawned, despawned and changed since the last update."""
+        world = self.world
+        lifecycle = world.lifecycle
+        assert lifecycle is not None
+        world.lifecycle = []
+        for born, ent in lifecycle:
+            if born:
+                if ent._net_world is world:
+                    self._place(ent)
+            else:
+                self._unplace(ent)
+        self._moves(world.dirty)
+        retested = set()
+        for client_id, view in self.views.items():
+            if self._aim(view):
+                retested.add(client_id)
+        if len(retested) < len(self.views):
+            for net_id, ent in self._touched.items():
+                if ent._net_world is not world:
+                    continue
+                cell = self._cell_of.get(net_id, EVERYWHERE)
+                for client_id in self._watchers.get(cell, set()) | self._seen_by.get(net_id, set()):
+                    if client_id not in retested:
+                        view = self.views[client_id]
+                        self._set(view, ent, self._test(view, ent))
+        self._touched = {}
+        oldest = tick - history
+        for view in self.views.values():
+            if view.changes:
+                view.log.append((tick, view.changes))
+                view.changes = {}
+                while view.log[0][0] <= oldest:
+                    del view.log[0]
+
+    def held_since(self, client_id: Any, base: int) -> dict[int, bool]:
+        """The ids whose relevance to ``client_id`` changed after tick ``base``, each with
+        whether it was relevant at ``base`` (what a client that holds ``base`` holds)."""
+        held: dict[int, bool] = {}
+        for tick, changes in reversed(self.views[client_id].log):
+            if tick <= base:
+                break
+            held.update(changes)
+        return held
+
+    # -- the grid ----------------------------------------------------------------------
+
+    def _view(self, client_id: Any) -> _View:
+        view = self.views.get(client_id)
+        if view is None:
+            raise KeyError(f"client {client_id!r} is not a client of this interest's encoder")
+        return view
+
+    def _point(self, value: Iterable[float]) -> tuple[float, ...]:
+        """``value`` as a tuple of ``dims`` floats (a clear error if it is not one)."""
+        try:
+            point = tuple(float(x) for x in value)
+        except (TypeError, ValueError):
+            raise ValueError(f"a position is {self.dims} numbers, not {value!r}") from None
+        if len(point) != self.dims:
+            raise ValueError(f"a position here has {self.dims} coordinates, not {len(point)}")
+        return point
+
+    def _cell(self, point: tuple[float, ...]) -> Cell:
+        size = self.cell
+        return tuple(math.floor(x / size) if math.isfinite(x) else 0 for x in point)
+
+    def _touch(self, ent: Any) -> None:
+        """Test ``ent`` again at the next update (against who watches it or sees it)."""
+        if ent._net_world is self.world:
+            self._touched[ent.net_id] = ent
+
+    def _place(self, ent: Any) -> None:
+        """A spawned entity: into its cell (or the bucket of entities without a place)."""
+        index = self._where.get(ent._net_layout)
+        if index is None:
+            self._grid[EVERYWHERE][ent.net_id] = ent
+            self.work["cells"] += 1
+            self._touched[ent.net_id] = ent
+        else:
+            self._move(ent, index)
+
+    def _unplace(self, ent: Any) -> None:
+        """A despawned entity: out of its cell and of every view that held it."""
+        net_id = ent.net_id
+        cell = self._cell_of.pop(net_id, EVERYWHERE)
+        self._pos.pop(net_id, None)
+        bucket = self._grid.get(cell)
+        if bucket is not None and bucket.get(net_id) is ent:
+            del bucket[net_id]
+            if not bucket and cell != EVERYWHERE:
+                del self._grid[cell]
+            self.work["cells"] += 1
+        for client_id in self._seen_by.pop(net_id, set()):
+            view = self.views[client_id]
+            if view.relevant.get(net_id) is ent:
+                view.changes.setdefault(net_id, True)
+                del view.relevant[net_id]
+        self._always.discard(net_id)
+        for view in self.views.values():
+            view.always.discard(net_id)
+        self._touched.pop(net_id, None)
+
+    def _moves(self, dirty: list[Any]) -> None:
+        """The world's dirty entities: those whose position was written move in the grid
+        (this loop is :meth:`_move` inlined, for a tick in which everything moves); with a
+        predicate, the others are tested again too."""
+        world, where, touched = self.world, self._where, self._touched
+        grid, cell_of, pos = self._grid, self._cell_of, self._pos
+        rule = self.predicate is not None
+        size, floor, flat = self.cell, math.floor, self.dims == 2
+        moved = 0
+        for ent in dirty:
+            if ent._net_world is not world:
+                continue
+            index = where.get(ent._net_layout)
+            if index is None or not ent._net_dirty >> index & 1:
+                if rule:
+                    touched[ent.net_id] = ent
+                continue
+            net_id = ent.net_id
+            point = ent._net_vals[index]
+            try:
+                if flat:
+                    cell: Cell = (floor(point[0] / size), floor(point[1] / size))
+                else:
+                    cell = (floor(point[0] / size), floor(point[1] / size), floor(point[2] / size))
+            except (ValueError, OverflowError):  # not finite: the cell of 0
+                cell = self._cell(tuple(point))
+            pos[net_id] = point
+            touched[net_id] = ent
+            old = cell_of.get(net_id)
+            if old != cell:
+                if old is not None:
+                    bucket = grid[old]
+                    del bucket[net_id]
+                    if not bucket:
+                        del grid[old]
+                grid.setdefault(cell, {})[net_id] = ent
+                cell_of[net_id] = cell
+                moved += 1
+        self.work["cells"] += moved
+
+    def _move(self, ent: Any, index: int) -> None:
+        """``ent`` is at a new position: move it between cells if it left its own."""
+        net_id = ent.net_id
+        point = self._point(ent._net_vals[index])
+        cell = self._cell(point)
+        old = self._cell_of.get(net_id)
+        self._pos[net_id] = point
+        if old != cell:
+            if old is not None:
+                bucket = self._grid[old]
+                del bucket[net_id]
+                if not bucket:
+                    del self._grid[old]
+            self._grid.setdefault(cell, {})[net_id] = ent
+            self._cell_of[net_id] = cell
+            self.work["cells"] += 1
+        self._touched[net_id] = ent
+
+    def _watch(self, view: _View, cells: set[Cell]) -> tuple[set[Cell], set[Cell]]:
+        """Make ``view`` watch ``cells``; return the cells it gained and lost."""
+        client_id = view.client.client_id
+        gained, lost = cells - view.watched, view.watched - cells
+        for cell in lost:
+            watchers = self._watchers[cell]
+            watchers.discard(client_id)
+            if not watchers:
+                del self._watchers[cell]
+        for cell in gained:
+            self._watchers.setdefault(cell, set()).add(client_id)
+        self.work["cells"] += len(gained) + len(lost)
+        view.watched = cells
+        return gained, lost
+
+    def _area(self, view: _View, centre: tuple[float, ...] | None) -> set[Cell]:
+        """The cells an area at ``centre`` covers (a radius: its bounding box's)."""
+        if centre is None or (view.radius is None and view.cells is None):
+            return {EVERYWHERE}
+        if view.radius is not None:
+            low = self._cell(tuple(x - view.radius for x in centre))
+            high = self._cell(tuple(x + view.radius for x in centre))
+        else:
+            mid = self._cell(centre)
+            low = tuple(c - view.cells for c in mid)  # type: ignore[operator]
+            high = tuple(c + view.cells for c in mid)  # type: ignore[operator]
+        cells: list[Cell] = [()]
+        for a, b in zip(low, high, strict=True):
+            cells = [(*c, k) for c in cells for k in range(a, b + 1)]
+        return {EVERYWHERE, *cells}
+
+    def _aim(self, view: _View) -> bool:
+        """Move ``view``'s area to where its centre is now and test what that changes.
+        Returns whether every entity it watches was tested."""
+        centre = view.centre
+        if view.follow is not None:
+            if view.follow._net_world is self.world:
+                centre = self._pos.get(view.follow.net_id)
+            else:  # despawned: no area until the game gives another
+                view.follow = centre = None
+            if centre != view.centre:
+                view.centre, view.retest = centre, True
+        if not view.retest:
+            return False
+        view.retest = False
+        gained, lost = self._watch(view, self._area(view, centre))
+        relevant = view.relevant
+        if view.radius is not None or self.predicate is not None or not (gained or lost):
+            now = self._sweep(view, centre)
+            for net_id in now.keys() - relevant.keys():
+                self._set(view, now[net_id], True)
+            for net_id in relevant.keys() - now.keys():
+                self._set(view, relevant[net_id], False)
+            return True
+        # a block of cells that moved: only the cells gained and lost change (the entities
+        # that moved in the others are tested as the ones that moved)
+        tested: set[int] = set()
+        for cell in gained:
+            for ent in self._grid.get(cell, {}).values():
+                tested.add(ent.net_id)
+                self._set(view, ent, self._test(view, ent))
+        for net_id, ent in list(relevant.items()):
+            if net_id not in tested:
+                self._set(view, ent, self._test(view, ent))
+        entities = self.world.entities
+        for always in (self._always, view.always):
+            for net_id in always:
+                if net_id not in relevant and net_id in entities:
+                    self._set(view, entities[net_id], True)
+        return False
+
+    def _sweep(self, view: _View, centre: tuple[float, ...] | None) -> dict[int, Any]:
+        """Everything relevant to ``view``'s client, from the entities of its cells: what
+        :meth:`_test` says of each, in one loop (a cell wholly inside a radius is taken
+        whole)."""
+        grid, pos, found = self._grid, self._pos, dict(self._grid[EVERYWHERE])
+        tests = len(found)
+        if centre is not None and view.radius is not None:
+            r2, size = view.radius * view.radius, self.cell
+            for cell in view.watched:
+                bucket = grid.get(cell) if cell else None
+                if not bucket:
+                    continue
+                tests += len(bucket)
+                far = 0.0
+                for c, k in zip(centre, cell, strict=True):
+                    low = k * size - c
+                    far += max(low * low, (low + size) * (low + size))
+                if far <= r2:
+                    found.update(bucket)
+                elif self.dims == 2:
+                    cx, cy = centre
+                    for net_id, ent in bucket.items():
+                        x, y = pos[net_id]
+                        if (x - cx) * (x - cx) + (y - cy) * (y - cy) <= r2:
+                            found[net_id] = ent
+                else:
+                    cx, cy, cz = centre
+                    for net_id, ent in bucket.items():
+                        x, y, z = pos[net_id]
+                        if (x - cx) * (x - cx) + (y - cy) * (y - cy) + (z - cz) * (z - cz) <= r2:
+                            found[net_id] = ent
+        elif centre is not None and view.cells is not None:
+            for cell in view.watched:
+                bucket = grid.get(cell) if cell else None
+                if bucket:
+                    tests += len(bucket)
+                    found.update(bucket)
+        self.work["tests"] += tests
+        rule = self.predicate
+        if rule is not None:
+            client = view.client
+            found = {i: e for i, e in found.items() if rule(e, client)}
+        entities = self.world.entities
+        for always in (self._always, view.always):
+            for net_id in always:
+                ent = entities.get(net_id)
+                if ent is not None:
+                    found[net_id] = ent
+        return found
+
+    def _test(self, view: _View, ent: Any) -> bool:
+        """Is ``ent`` relevant to ``view``'s client now?"""
+        self.work["tests"] += 1
+        net_id = ent.net_id
+        if net_id in self._always or net_id in view.always:
+            return True
+        point = self._pos.get(net_id)
+        if point is not None:
+            if view.radius is not None:
+                centre = view.centre
+                if centre is None:
+                    return False
+                apart = sum((a - b) * (a - b) for a, b in zip(point, centre, strict=True))
+                if apart > view.radius * view.radius:
+                    return False
+            elif self._cell_of[net_id] not in view.watched:
+                return False
+        return self.predicate is None or bool(self.predicate(ent, view.client))
+
+    def _set(self, view: _View, ent: Any, now: bool) -> None:
+        """Record that ``ent`` is (or is not) relevant to ``view``'s client."""
+        net_id = ent.net_id
+        if (net_id in view.relevant) == now:
+            return
+        client_id = view.client.client_id
+        view.changes.setdefault(net_id, not now)
+        if now:
+            view.relevant[net_id] = ent
+            self._seen_by.setdefault(net_id, set()).add(client_id)
+        else:
+            del view.relevant[net_id]
+            seen = self._seen_by[net_id]
+            seen.discard(client_id)
+            if not seen:
+                del self._seen_by[net_id]

@@ -1,0 +1,454 @@
+"""Interest management: random worlds of moving entities and clients with packet and ack
+loss, each client's decoded world checked at every applied tick against the entities in its
+area found by brute force; the work a tick costs counted; bad arguments."""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any, cast
+
+import pytest
+
+from gdvariant.replication import (
+    Coord,
+    Embed,
+    EntityState,
+    Interest,
+    NetClass,
+    Prop,
+    Quant,
+    Schema,
+    SnapshotDecoder,
+    SnapshotEncoder,
+    UInt,
+    Vec2,
+    Vec3,
+    World,
+    _assembler,
+)
+from tests.support.assemblers import live
+
+#: a test with it runs on each packet assembler in turn
+ON_EACH_ASSEMBLER = pytest.mark.usefixtures("assembler")
+
+CELL = 10.0
+SIZE = 100.0
+
+
+class Purse(NetClass, abstract=True):
+    gold = UInt(8)
+
+
+class Walker(NetClass):
+    pos = Prop(Vec2(Coord(8, 3, clamp=True)), hot=True)
+    hp = UInt(7)
+    kind = UInt(2)
+    mine = Embed(Purse, audience="owner")
+
+
+class Drone(NetClass):
+    pos = Prop(Vec3(Quant(-128.0, 128.0, 14, clamp=True)), hot=True)
+    hp = UInt(7)
+    kind = UInt(2)
+    mine = Embed(Purse, audience="owner")
+
+
+class Score(NetClass):
+    hp = UInt(7)
+    kind = UInt(2)
+
+
+def shunned(ent: Any, client: Any) -> bool:
+    """The test's game rule: a client never sees entities of kind 3 owned by someone else."""
+    return not (ent.kind == 3 and ent.net_owner not in (None, client.client_id))
+
+
+def brute_force(
+    world: World, interest: Interest, areas: dict[Any, tuple[Any, ...]], rule: bool
+) -> dict[Any, dict[int, EntityState]]:
+    """Each client's expected world, from every entity and every client (no grid)."""
+    out: dict[Any, dict[int, EntityState]] = {}
+    for cid, (centre, radius, cells, own, flag) in areas.items():
+        client = interest.views[cid].client
+        state = {}
+        for net_id, ent in sorted(world.entities.items()):
+            if ent is own or ent is flag:
+                seen = True
+            else:
+                if isinstance(ent, Score):
+                    inside = True
+                elif centre is None:
+                    inside = False
+                elif radius is not None:
+                    inside = math.dist(tuple(ent.pos), centre) <= radius
+                else:
+                    inside = all(
+                        abs(math.floor(a / CELL) - math.floor(b / CELL)) <= cells
+                        for a, b in zip(tuple(ent.pos), centre, strict=True)
+                    )
+                seen = inside and (not rule or shunned(ent, client))
+            if seen:
+                values = world.quantized(ent)
+                if "mine.gold" in values and ent.net_owner != cid:
+                    values["mine.gold"] = 0
+                state[net_id] = EntityState(ent._net_layout.name, values)
+        out[cid] = state
+    return out
+
+
+def random_point(rng: random.Random, dims: int) -> tuple[float, ...]:
+    return tuple(rng.uniform(-SIZE / 2, SIZE / 2) for _ in range(dims))
+
+
+@ON_EACH_ASSEMBLER
+@pytest.mark.parametrize("seed", range(6))
+def test_random_worlds_see_exactly_their_areas(seed: int) -> None:
+    assert sum(len(packets) for packets in play(seed)) > 400
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_both_assemblers_make_the_same_packets(seed: int) -> None:
+    """The differential test with an interest: the same world on the pure and the compiled
+    assembler gives every client the same bytes at every tick."""
+    with live(_assembler.PYTHON):
+        pure = play(seed)
+    with live(_assembler.COMPILED):
+        assert play(seed) == pure
+
+
+def play(seed: int) -> list[dict[Any, bytes]]:
+    """A random world of 150 ticks with four clients, checked at every applied packet
+    against brute force; returns the packets applied, tick by tick."""
+    rng = random.Random(seed)
+    dims = 2 if seed % 2 == 0 else 3
+    mover = Walker if dims == 2 else Drone
+    rule = seed % 3 != 2
+    schema = Schema.build([mover, Score])
+    world = World(schema)
+    interest = Interest(
+        world, cell=CELL, positions={mover: "pos"}, predicate=shunned if rule else None
+    )
+    enc = SnapshotEncoder(world, history=6, interest=interest, value_deltas=seed % 4 < 2)
+    live: list[Any] = []
+
+    def spawn() -> Any:
+        cls = mover if rng.random() < 0.9 else Score
+        owner = rng.choice([None, "a", "b", "c", "d"])
+        ent = world.spawn(cls, net_owner=owner, kind=rng.randrange(4))
+        if cls is not Score:
+            ent.pos = random_point(rng, dims)
+        live.append(ent)
+        return ent
+
+    for _ in range(60):
+        spawn()
+    flag = spawn() if live[-1].__class__ is mover else live[0]
+    interest.add_always(flag)
+    clients = ["a", "b", "c", "d"]
+    areas: dict[Any, tuple[Any, ...]] = {}
+    decoders = {}
+    pending: dict[Any, list[int]] = {}
+    for k, cid in enumerate(clients):
+        enc.add_client(cid)
+        decoders[cid] = SnapshotDecoder(schema, history=6)
+        pending[cid] = []
+        own = world.spawn(mover, net_owner=cid, pos=random_point(rng, dims))
+        live.append(own)
+        radius = rng.uniform(10, 35) if k % 2 == 0 else None
+        cells = None if radius is not None else rng.randrange(3)
+        interest.set_area(cid, radius=radius, cells=cells)
+        if k < 2:
+            interest.follow(cid, own)
+            interest.add_always(own, cid)
+            areas[cid] = (None, radius, cells, own, flag)
+        else:
+            areas[cid] = (random_point(rng, dims), radius, cells, None, flag)
+            interest.set_centre(cid, areas[cid][0])
+    applied: list[dict[Any, bytes]] = []
+    for _ in range(150):
+        for ent in live:
+            if isinstance(ent, mover) and rng.random() < 0.5:
+                step = [rng.uniform(-3, 3) for _ in range(dims)]
+                ent.pos = tuple(
+                    min(max(a + d, -SIZE / 2), SIZE / 2)
+                    for a, d in zip(tuple(ent.pos), step, strict=True)
+                )
+            if rng.random() < 0.05:
+                ent.hp = rng.randrange(128)
+            if rng.random() < 0.03:
+                ent.kind = rng.randrange(4)
+            if isinstance(ent, mover) and rng.random() < 0.03:
+                ent.mine.gold = rng.randrange(256)
+        for _ in range(rng.randrange(3)):
+            keep = {areas[c][3] for c in clients} | {flag}
+            if rng.random() < 0.5:
+                spawn()
+            else:
+                ent = rng.choice(live)
+                if ent not in keep:
+                    live.remove(ent)
+                    world.despawn(ent)
+        for cid in clients[2:]:
+            centre, radius, cells, own, _ = areas[cid]
+            if rng.random() < 0.7:  # the client walks
+                centre = tuple(a + rng.uniform(-4, 4) for a in centre)
+                interest.set_centre(cid, centre)
+            if rng.random() < 0.03:
+                radius = rng.uniform(5, 40) if radius is not None else None
+                cells = rng.randrange(3) if cells is not None else None
+                interest.set_area(cid, radius=radius, cells=cells)
+            areas[cid] = (centre, radius, cells, own, flag)
+        if rng.random() < 0.05:
+            interest.refresh()
+        tick = enc.snapshot()
+        packets = enc.packets()
+        followed = {
+            cid: (tuple(areas[cid][3].pos), *areas[cid][1:]) if areas[cid][3] else areas[cid]
+            for cid in clients
+        }
+        expected = brute_force(world, interest, followed, rule)
+        applied.append({})
+        for cid, dec in decoders.items():
+            if rng.random() < 0.8:  # 20% of the packets lost
+                dec.apply(packets[cid])
+                pending[cid].append(dec.ack)
+                assert dec.tick == tick
+                assert dec.state == expected[cid], f"client {cid} at tick {tick}"
+                assert interest.relevant(cid) == set(expected[cid])
+                applied[-1][cid] = packets[cid]
+            while pending[cid] and rng.random() < 0.5:  # acks late, 10% lost
+                acked = pending[cid].pop(0)
+                if rng.random() < 0.9:
+                    enc.ack(cid, acked)
+    return applied
+
+
+@ON_EACH_ASSEMBLER
+def test_enter_leave_and_reenter_by_hand() -> None:
+    schema = Schema.build([Walker])
+    world = World(schema)
+    interest = Interest(world, cell=CELL, positions={Walker: "pos"})
+    enc = SnapshotEncoder(world, interest=interest, stamp=False)
+    enc.add_client("a")
+    interest.set_area("a", radius=5.0)
+    interest.set_centre("a", (0.0, 0.0))
+    near = world.spawn(Walker, pos=(1.0, 1.0), hp=9)
+    far = world.spawn(Walker, pos=(50.0, 0.0), hp=7)
+    dec = SnapshotDecoder(schema)
+    enc.snapshot()
+    dec.apply(enc.packet_for("a"))
+    enc.ack("a", dec.ack)
+    assert set(dec.state) == {near.net_id}
+    far.pos = (3.0, 0.0)  # walks in: an enter with its whole state
+    near.pos = (40.0, 0.0)  # walks out: a delete
+    enc.snapshot()
+    packet = enc.packet_for("a")
+    assert "enter entity 1" in dec.explain(packet)
+    assert "delete entity 0" in dec.explain(packet)
+    dec.apply(packet)
+    assert dec.state[far.net_id].values["hp"] == 7
+    assert set(dec.state) == {far.net_id}
+    # lost: the next packet, still from the old ack, carries the same enter and delete
+    far.hp = 8
+    enc.snapshot()
+    dec2 = SnapshotDecoder(schema)
+    dec2.states = {1: dec.states[1]}
+    dec2.tick = 1
+    dec2.apply(enc.packet_for("a"))
+    assert set(dec2.state) == {far.net_id}
+    assert dec2.state[far.net_id].values["hp"] == 8
+
+
+@ON_EACH_ASSEMBLER
+def test_work_grows_with_what_moved_not_with_entities_times_clients() -> None:
+    """10,000 entities and 50 stationary clients; then a tick in which 10 entities move:
+    the grid and the relevance tests touch only those 10 and the clients near them."""
+    rng = random.Random(7)
+    schema = Schema.build([Walker])
+    world = World(schema)
+    interest = Interest(world, cell=CELL, positions={Walker: "pos"})
+    enc = SnapshotEncoder(world, interest=interest)
+    ents = [
+        world.spawn(Walker, pos=(rng.uniform(-200, 200), rng.uniform(-200, 200)))
+        for _ in range(10_000)
+    ]
+    for k in range(50):
+        enc.add_client(k)
+        interest.set_area(k, radius=30.0 if k % 2 else None, cells=None if k % 2 else 2)
+        interest.set_centre(k, (rng.uniform(-200, 200), rng.uniform(-200, 200)))
+    enc.snapshot()
+    enc.packets()
+    seen = sum(len(interest.relevant(k)) for k in range(50))
+    assert seen > 1000  # each client sees some 150-180 entities
+    enc.snapshot()  # a tick where nothing moved: no work at all
+    enc.packets()
+    before = dict(interest.work)
+    enc.snapshot()
+    assert interest.work == before
+    seen_ids = sorted(set().union(*(interest.relevant(k) for k in range(50))))
+    moved = [world.entities[i] for i in rng.sample(seen_ids, 5)] + rng.sample(ents, 5)
+    for ent in moved:
+        ent.pos = (ent.pos[0] + 15.0, ent.pos[1])
+    enc.snapshot()
+    enc.packets()
+    tests = interest.work["tests"] - before["tests"]
+    cells = interest.work["cells"] - before["cells"]
+    assert 5 <= tests <= 10 * 10  # each moved entity against the few clients near it
+    assert cells <= 10
+    # one client moves: it is tested against the entities of its own cells only (its
+    # radius's bounding box of 7 x 7 cells holds some 300 of the 10,000)
+    before = dict(interest.work)
+    interest.set_centre(1, (0.0, 0.0))
+    enc.snapshot()
+    assert interest.work["tests"] - before["tests"] < 600
+
+
+@ON_EACH_ASSEMBLER
+def test_a_block_of_cells_tests_only_the_cells_gained_and_lost() -> None:
+    schema = Schema.build([Walker])
+    world = World(schema)
+    interest = Interest(world, cell=CELL, positions={Walker: "pos"})
+    enc = SnapshotEncoder(world, interest=interest)
+    for x in range(-50, 50, 2):
+        for y in range(-50, 50, 2):
+            world.spawn(Walker, pos=(x + 0.5, y + 0.5))
+    enc.add_client("a")
+    interest.set_area("a", cells=1)
+    interest.set_centre("a", (5.0, 5.0))
+    enc.snapshot()
+    assert len(interest.relevant("a")) == 9 * 25
+    before = interest.work["tests"]
+    interest.set_centre("a", (15.0, 5.0))  # one cell east: a column of 3 cells in, 3 out
+    enc.snapshot()
+    assert len(interest.relevant("a")) == 9 * 25
+    assert interest.work["tests"] - before <= 9 * 25 + 3 * 25
+
+
+def test_bad_arguments() -> None:
+    schema = Schema.build([Walker, Drone, Score])
+    world = World(schema)
+    with pytest.raises(ValueError, match="cell must be"):
+        Interest(world, cell=0, positions={})
+    with pytest.raises(ValueError, match="no networked property"):
+        Interest(world, cell=1, positions={Walker: "where"})
+    with pytest.raises(ValueError, match="not a Vec2 or Vec3"):
+        Interest(world, cell=1, positions={Walker: "hp"})
+    with pytest.raises(ValueError, match="mix 2D and 3D"):
+        Interest(world, cell=1, positions={Walker: "pos", Drone: "pos"})
+    interest = Interest(world, cell=1, positions={Walker: "pos"})
+    with pytest.raises(ValueError, match="already feeds"):
+        Interest(world, cell=1, positions={Walker: "pos"})
+    with pytest.raises(ValueError, match="another world"):
+        SnapshotEncoder(World(schema), interest=interest)
+    enc = SnapshotEncoder(world, interest=interest)
+    with pytest.raises(KeyError, match="not a client"):
+        interest.set_centre("x", (0, 0))
+    enc.add_client("x")
+    with pytest.raises(ValueError, match="not both or neither"):
+        interest.set_area("x")
+    with pytest.raises(ValueError, match="radius must be"):
+        interest.set_area("x", radius=math.nan)
+    with pytest.raises(ValueError, match="cells must be"):
+        interest.set_area("x", cells=-1)
+    with pytest.raises(ValueError, match="over the limit of 65,536"):
+        interest.set_area("x", radius=1e9)  # cells of 1 unit: its box would span 2e9 a side
+    with pytest.raises(ValueError, match="over the limit"):
+        interest.set_area("x", cells=128)
+    interest.set_area("x", cells=127)
+    with pytest.raises(ValueError, match="a position is 2 numbers"):
+        interest.set_centre("x", cast(Any, "ab"))
+    with pytest.raises(ValueError, match="2 coordinates"):
+        interest.set_centre("x", (0, 0, 0))
+    score = world.spawn(Score)
+    with pytest.raises(ValueError, match="no position"):
+        interest.follow("x", score)
+    world.despawn(score)
+    with pytest.raises(ValueError, match="not in this interest's world"):
+        interest.add_always(score)
+    gone = world.spawn(Walker)
+    world.despawn(gone)
+    with pytest.raises(ValueError, match="not in this interest's world"):
+        interest.follow("x", gone)
+
+
+@ON_EACH_ASSEMBLER
+def test_a_followed_entity_that_despawns_leaves_no_area() -> None:
+    schema = Schema.build([Walker])
+    world = World(schema)
+    interest = Interest(world, cell=CELL, positions={Walker: "pos"})
+    enc = SnapshotEncoder(world, interest=interest)
+    enc.add_client("a")
+    interest.set_area("a", radius=20.0)
+    pawn = world.spawn(Walker, pos=(0.0, 0.0))
+    other = world.spawn(Walker, pos=(5.0, 0.0))
+    interest.follow("a", pawn)
+    dec = SnapshotDecoder(schema)
+    enc.snapshot()
+    dec.apply(enc.packet_for("a"))
+    enc.ack("a", dec.ack)
+    assert set(dec.state) == {pawn.net_id, other.net_id}
+    world.despawn(pawn)
+    enc.snapshot()
+    dec.apply(enc.packet_for("a"))
+    assert dec.state == {} and interest.relevant("a") == set()
+
+
+@ON_EACH_ASSEMBLER
+def test_refresh_tests_the_predicate_again_after_a_change_it_cannot_see() -> None:
+    schema = Schema.build([Walker])
+    world = World(schema)
+    interest = Interest(
+        world,
+        cell=CELL,
+        positions={Walker: "pos"},
+        predicate=lambda e, c: e.kind == c.team,  # the game's rule reads the client's team
+    )
+    enc = SnapshotEncoder(world, interest=interest)
+    enc.add_client("a", team=1)
+    interest.set_area("a", radius=50.0)
+    interest.set_centre("a", (0.0, 0.0))
+    red = world.spawn(Walker, pos=(1.0, 0.0), kind=1)
+    blue = world.spawn(Walker, pos=(2.0, 0.0), kind=2)
+    dec = SnapshotDecoder(schema)
+    enc.snapshot()
+    dec.apply(enc.packet_for("a"))
+    enc.ack("a", dec.ack)
+    assert set(dec.state) == {red.net_id}
+    enc.clients["a"].team = 2  # nothing the interest sees: the views stay as they were
+    enc.snapshot()
+    dec.apply(enc.packet_for("a"))
+    enc.ack("a", dec.ack)
+    assert set(dec.state) == {red.net_id}
+    interest.refresh("a")
+    enc.snapshot()
+    dec.apply(enc.packet_for("a"))
+    assert set(dec.state) == {blue.net_id}
+
+
+@ON_EACH_ASSEMBLER
+def test_a_client_added_again_starts_from_a_full_update_of_its_area() -> None:
+    schema = Schema.build([Walker])
+    world = World(schema)
+    interest = Interest(world, cell=CELL, positions={Walker: "pos"})
+    enc = SnapshotEncoder(world, interest=interest)
+    near = world.spawn(Walker, pos=(1.0, 0.0))
+    world.spawn(Walker, pos=(90.0, 0.0))
+    enc.add_client("a")
+    interest.set_area("a", cells=0)
+    interest.set_centre("a", (0.0, 0.0))
+    enc.snapshot()
+    enc.ack("a", SnapshotDecoder(schema).apply(enc.packet_for("a")))
+    enc.remove_client("a")
+    enc.add_client("a")
+    with pytest.raises(KeyError):
+        interest.relevant("b")
+    assert interest.relevant("a") == set()  # a new view: no area yet
+    interest.set_area("a", cells=0)
+    interest.set_centre("a", (0.0, 0.0))
+    enc.snapshot()
+    dec = SnapshotDecoder(schema)
+    packet = enc.packet_for("a")
+    assert packet[1] & 2  # full
+    dec.apply(packet)
+    assert set(dec.state) == {near.net_id}
