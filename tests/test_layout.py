@@ -31,7 +31,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("_files", "_net"),  # values at rest (records, save files) and on a socket (framing)
     ("adapters",),  # the public I/O modules: ADAPTERS
     ("package",),  # gdvariant/__init__.py: the public names
-    ("replication",),
+    ("replication", "netsim"),  # netsim: a network-condition simulator, needing no codec
     ("multiplayer",),
     ("_cli",),  # and __main__
 ]
@@ -44,6 +44,7 @@ ADAPTERS = {"asyncio", "sync", "websocket"}
 LIBRARY_REACH = {
     "replication": {"leaves", "_net", "adapters", "package"},
     "multiplayer": {"leaves", "_net", "adapters", "package", "replication"},
+    "netsim": {"leaves"},
 }
 LIBRARIES = set(LIBRARY_REACH)
 
