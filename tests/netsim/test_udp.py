@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import pytest
@@ -50,6 +51,15 @@ async def client_of(port: int) -> tuple[asyncio.DatagramTransport, Inbox]:
     return transport, inbox
 
 
+def offered(proxy: UdpProxy, count: int) -> bool:
+    return proxy.stats().sent >= count
+
+
+def met(proxy: UdpProxy, clients: int) -> bool:
+    """Whether the proxy has served or turned away ``clients`` clients."""
+    return proxy.flows + proxy.refused >= clients
+
+
 async def send_paced(client: asyncio.DatagramTransport, sent: list[bytes], proxy: UdpProxy) -> None:
     """Send, waiting every 20 datagrams for the proxy to have read them: a burst could
     overflow the kernel's socket buffer, a loss that is no part of the simulation."""
@@ -57,7 +67,7 @@ async def send_paced(client: asyncio.DatagramTransport, sent: list[bytes], proxy
     for i, data in enumerate(sent):
         client.sendto(data)
         if i % 20 == 19:
-            await until(lambda i=i: proxy.stats().sent >= first + i)
+            await until(partial(offered, proxy, first + i))
 
 
 def test_datagrams_go_both_ways_in_order_when_nothing_is_lost() -> None:
@@ -103,20 +113,35 @@ def test_what_is_lost_is_counted_and_the_rest_arrives() -> None:
 def test_each_client_gets_its_own_flow_and_the_number_of_flows_is_capped() -> None:
     async def main() -> None:
         server, port = await echo_server()
-        async with UdpProxy(("127.0.0.1", port), max_flows=2, idle_timeout=0.2) as proxy:
+        async with UdpProxy(("127.0.0.1", port), max_flows=2) as proxy:
             _, proxy_port = await proxy.listen("127.0.0.1", 0)
             clients = [await client_of(proxy_port) for _ in range(3)]
             for i, (client, _) in enumerate(clients):
                 client.sendto(b"client %d" % i)
-                await until(lambda i=i: proxy.flows + proxy.refused > i)
+                await until(partial(met, proxy, i + 1))
             await until(lambda: all(inbox.got for _, inbox in clients[:2]))
             assert [inbox.got for _, inbox in clients] == [[b"client 0"], [b"client 1"], []]
-            assert proxy.refused == 1
-            await until(lambda: proxy.flows == 0)  # idle: forgotten
-            clients[2][0].sendto(b"again")
-            await until(lambda: clients[2][1].got == [b"again"])
+            assert (proxy.flows, proxy.refused) == (2, 1)
             for client, _ in clients:
                 client.close()
+        server.close()
+
+    asyncio.run(main())
+
+
+def test_an_idle_flow_is_forgotten_and_a_new_one_made_when_it_comes_back() -> None:
+    async def main() -> None:
+        server, port = await echo_server()
+        async with UdpProxy(("127.0.0.1", port), idle_timeout=0.5) as proxy:
+            _, proxy_port = await proxy.listen("127.0.0.1", 0)
+            client, inbox = await client_of(proxy_port)
+            client.sendto(b"first")
+            await until(lambda: inbox.got == [b"first"])
+            await until(lambda: proxy.flows == 0)
+            client.sendto(b"again")
+            await until(lambda: inbox.got == [b"first", b"again"])
+            assert proxy.stats().delivered == 4  # the forgotten flow's counts are kept
+            client.close()
         server.close()
 
     asyncio.run(main())
