@@ -5,6 +5,7 @@ reliable channel recovers every packet)."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -162,6 +163,26 @@ def test_a_flow_holds_no_more_than_its_link_may() -> None:
         server.close()
 
     asyncio.run(main())
+
+
+def test_a_target_that_is_not_there_is_quietly_unreachable(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async def main() -> None:
+        nobody, port = await echo_server()
+        nobody.close()  # its port now answers with ICMP "port unreachable"
+        async with UdpProxy(("127.0.0.1", port)) as proxy:
+            _, proxy_port = await proxy.listen("127.0.0.1", 0)
+            client, inbox = await client_of(proxy_port)
+            await send_paced(client, [b"anyone?"] * 5, proxy)
+            await until(lambda: proxy.stats().delivered == 5)
+            await asyncio.sleep(0.05)  # time for the unreachable errors to come back
+            assert inbox.got == [] and proxy.flows == 1
+            client.close()
+
+    with caplog.at_level(logging.WARNING, logger="asyncio"):
+        asyncio.run(main())
+    assert [r.getMessage() for r in caplog.records] == []
 
 
 def test_bad_proxy_options_are_refused() -> None:

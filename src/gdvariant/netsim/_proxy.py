@@ -83,7 +83,9 @@ class _Proxy:
         self.conditions = conditions if conditions is not None else Conditions()
         self.seed = seed
         self.max_flows = max_flows
-        self.refused = 0  # clients turned away: max_flows were being served
+        # Clients turned away (max_flows were being served, or no socket could be opened);
+        # the UDP proxy counts each datagram it turns away.
+        self.refused = 0
         self._flows_made = 0
         self._closed_stats = LinkStats()
         self._pumps: list[_Pump] = []

@@ -19,6 +19,9 @@ __all__ = ["UdpProxy"]
 #: A UDP flow that has seen no packet either way for this long is forgotten (seconds).
 DEFAULT_IDLE_TIMEOUT = 30.0
 _DATAGRAM = 65535
+#: Datagrams read from one flow's socket in one turn of the loop: a flooding target waits its
+#: turn like the others.
+_READS_A_TURN = 64
 
 
 class _UdpFlow:
@@ -34,8 +37,9 @@ class _UdpFlow:
         self._proxy = proxy
 
     def _to_client(self, data: bytes) -> None:
-        if self._proxy._transport is not None:
-            self._proxy._transport.sendto(data, self.client)
+        transport = self._proxy._transport
+        if transport is not None and self._proxy.writable:
+            transport.sendto(data, self.client)
 
     def _to_target(self, data: bytes) -> None:
         # A full buffer, or the target's port unreachable: lost, as on a wire.
@@ -70,6 +74,7 @@ class UdpProxy(_Proxy, asyncio.DatagramProtocol):
         self._family = socket.AF_INET
         self._target_address: tuple[str, int] = target
         self._sweeper: asyncio.TimerHandle | None = None
+        self.writable = True
 
     async def __aenter__(self) -> UdpProxy:
         return self
@@ -105,6 +110,14 @@ class UdpProxy(_Proxy, asyncio.DatagramProtocol):
             self._transport.close()
             self._transport = None
 
+    def pause_writing(self) -> None:
+        """The listening socket's buffer is over asyncio's high-water mark (the kernel takes
+        no more): datagrams to clients are dropped until it drains, as a full queue drops."""
+        self.writable = False
+
+    def resume_writing(self) -> None:
+        self.writable = True
+
     def datagram_received(self, data: bytes, addr: tuple[str | int, ...]) -> None:
         client = (str(addr[0]), int(addr[1]))
         flow = self._flows.get(client) or self._open(client)
@@ -116,20 +129,25 @@ class UdpProxy(_Proxy, asyncio.DatagramProtocol):
         if len(self._flows) >= self.max_flows:
             self.refused += 1
             return None
-        sock = socket.socket(self._family, socket.SOCK_DGRAM)
+        try:
+            sock = socket.socket(self._family, socket.SOCK_DGRAM)
+        except OSError:  # out of file descriptors, say: this client is not served
+            self.refused += 1
+            return None
         try:
             sock.setblocking(False)
             sock.connect(self._target_address)
         except OSError:
             sock.close()
-            raise
+            self.refused += 1
+            return None
         flow = self._flows[client] = _UdpFlow(self, client, sock)
         self._pumps += (flow.up, flow.down)
         asyncio.get_running_loop().add_reader(sock, self._from_target, flow)
         return flow
 
     def _from_target(self, flow: _UdpFlow) -> None:
-        while True:
+        for _ in range(_READS_A_TURN):
             try:
                 data = flow.sock.recv(_DATAGRAM)
             except (BlockingIOError, InterruptedError):
