@@ -34,6 +34,26 @@ def test_the_pump_delivers_each_packet_no_sooner_than_due() -> None:
     asyncio.run(main())
 
 
+def test_a_timer_run_early_does_not_turn_the_links_clock_back() -> None:
+    """asyncio may run a timer up to its clock's resolution before it is due; the pump
+    delivers its packets at the due time all the same, and a packet sent right after (at the
+    loop's earlier time) must not meet a link whose time went backwards."""
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        got: list[bytes] = []
+        pump = _Pump(Link(Conditions(latency=0.5)), got.append)
+        pump.send(b"early")
+        due = pump.link.next_time()
+        assert due is not None and due > loop.time()
+        pump._fire(due)  # as if the loop ran it now, a little early
+        assert got == [b"early"]
+        assert pump.send(b"next")  # at the loop's time, still before ``due``
+        pump.close()
+
+    asyncio.run(main())
+
+
 def test_a_proxy_counts_its_retired_flows_too() -> None:
     async def main() -> None:
         proxy = _Proxy(("127.0.0.1", 1), None, seed=0, max_flows=4)

@@ -164,9 +164,9 @@ class Link:
         it (a datagram may be lost or refused; a stream's bytes are always taken)."""
         self._advance(now)
         if not self.stream:
-            return self._send_datagram(bytes(data), now)
+            return self._send_datagram(data, now)
         for start in range(0, len(data), self.conditions.segment):
-            self._send_segment(bytes(data[start : start + self.conditions.segment]), now)
+            self._send_segment(data[start : start + self.conditions.segment], now)
         return True
 
     def receive(self, now: float) -> list[bytes]:
@@ -254,6 +254,6 @@ class Link:
 
     def _hold(self, data: bytes, due: float) -> None:
         self._count += 1
-        heapq.heappush(self._flights, _Flight(due, self._count, data))
+        heapq.heappush(self._flights, _Flight(due, self._count, bytes(data)))
         self.stats.held_packets += 1
         self.stats.held_bytes += len(data)

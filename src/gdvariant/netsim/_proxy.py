@@ -12,6 +12,7 @@ for ``idle_timeout`` seconds is forgotten; a TCP connection past the limit is cl
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Callable
 from functools import reduce
 
@@ -35,11 +36,19 @@ class _Pump:
         self._after = after
         self._loop = asyncio.get_running_loop()
         self._handle: asyncio.TimerHandle | None = None
+        self._now = self._loop.time()
 
     def send(self, data: bytes) -> bool:
-        taken = self.link.send(data, self._loop.time())
+        taken = self.link.send(data, self._time())
         self._arm()
         return taken
+
+    def _time(self, at_least: float = -math.inf) -> float:
+        """The loop's time, never before a time already given to the link: the loop runs a
+        timer up to its clock's resolution early, and the timer's packets are due all the
+        same, so the link may have been told a time the loop has not quite reached."""
+        self._now = max(self._loop.time(), self._now, at_least)
+        return self._now
 
     def close(self) -> None:
         if self._handle is not None:
@@ -58,8 +67,7 @@ class _Pump:
 
     def _fire(self, due: float) -> None:
         self._handle = None
-        # The loop may run a timer up to its clock's resolution early: it is due all the same.
-        for data in self.link.receive(max(self._loop.time(), due)):
+        for data in self.link.receive(self._time(due)):
             self._deliver(data)
         self._arm()
         if self._after is not None:
