@@ -39,6 +39,7 @@ def test_the_option_values_read_as_written() -> None:
         ([], "give --udp"),
         (["--udp", "7000"], "give --to"),
         (["--udp", "7000", "--to", "host"], "--to: 'host' is no address"),
+        (["--udp", "7000", "--to", "host:0"], "--to: the server's port cannot be 0"),
         (["--tcp", "x:99999", "--to", "1.2.3.4:5"], "--tcp: 'x:99999' is no address"),
         (["--udp", "7000", "--to", "1.2.3.4:5", "--latency", "fast"], "--latency: 'fast'"),
         (["--udp", "7000", "--to", "1.2.3.4:5", "--loss", "101%"], "--loss: '101%'"),

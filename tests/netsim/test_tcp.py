@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import socket
 from collections.abc import Callable
 
 from gdvariant.netsim import Conditions, TcpProxy
@@ -106,5 +107,29 @@ def test_connections_past_the_cap_are_closed_and_a_missing_target_ends_the_clien
             assert await reader.read() == b""
             writer.close()
             await until(lambda: proxy.flows == 0)
+
+    asyncio.run(main())
+
+
+def test_an_end_of_stream_before_the_target_answers_still_reaches_it() -> None:
+    """The client sends and half-closes at once; the target, connected a moment later, gets
+    the bytes and then the end of stream, and answers through the other way."""
+
+    async def main() -> None:
+        server = await asyncio.start_server(echo, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        async with TcpProxy(("127.0.0.1", port)) as proxy:
+            _, proxy_port = await proxy.listen("127.0.0.1", 0)
+            with socket.create_connection(("127.0.0.1", proxy_port)) as sock:
+                sock.sendall(b"bye")
+                sock.shutdown(socket.SHUT_WR)  # before the loop has run the proxy's accept
+                sock.setblocking(False)
+                loop = asyncio.get_running_loop()
+                got = b""
+                while chunk := await asyncio.wait_for(loop.sock_recv(sock, 100), 30):
+                    got += chunk
+            assert got == b"bye"
+        server.close()
+        await server.wait_closed()
 
     asyncio.run(main())

@@ -145,6 +145,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.to:
         raise ValueError("netsim: give --to HOST:PORT, the server to forward to")
     target = address(args.to, "to")
+    if target[1] == 0:
+        raise ValueError("--to: the server's port cannot be 0")
     link = conditions(args)
     max_clients = count(args.max_clients, "max-clients")
     seed = args.seed.strip()

@@ -89,9 +89,11 @@ class _Way:
         self.source.read(self.dest.open() and self.dest.writable and not self.pump.link.full)
         if self.ending is None or self.done or self.pump.link.next_time() is not None:
             return
-        self.done = True
         transport = self.dest.transport
-        if transport is None or transport.is_closing():
+        if transport is None:  # the target is still being connected: the end waits for it
+            return
+        self.done = True
+        if transport.is_closing():
             return
         if self.ending == "eof" and transport.can_write_eof():
             transport.write_eof()
