@@ -5,13 +5,19 @@ is a retransmission's delay. The "raw" client trades RAW payloads both ways (up 
 many ENet fragments or TCP segments), the "calls" client gets reliable RPCs and answers each,
 and a client of the API scene (api.tscn) gets spawns with their state, RPCs on the spawned
 nodes, changes (delta syncs) and despawns: everything reliable arrives, whole and in order,
-and the proxies did lose (or delay) packets on the way. Skipped without engines.
+and the proxies did lose (or delay) packets on the way. Last, ``gdvariant netsim`` itself (the
+command, in a process of its own) sits between a Godot 4.6 server and a Godot 4.6 client of
+the API scene over WebSocket, and the client gets the server's whole golden script.
+Skipped without engines.
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
+import re
+import signal
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -27,8 +33,9 @@ from gdvariant.netsim import Conditions, LinkStats, TcpProxy, UdpProxy
 from tests.support.engines import SEED, Engine
 from tests.support.godot_describe import canon
 from tests.support.multiplayer_api_scene import ENTITY, PLAYER, PROJECT, RPC
-from tests.support.multiplayer_recorder import run_godot
+from tests.support.multiplayer_recorder import free_port, run_godot, wait_listening
 from tests.support.multiplayer_roles import BIGGEST, COUNT, RoleSession, copy_project
+from tests.support.paths import ROOT
 from tests.support.random_values import random_call_args
 
 pytestmark = [pytest.mark.engine, pytest.mark.slow]
@@ -39,6 +46,7 @@ pytestmark = [pytest.mark.engine, pytest.mark.slow]
 #: before it has measured the round trip; Godot's client gives authentication 3 seconds).
 CONDITIONS = Conditions(latency=0.03, jitter=0.005, loss=0.05)
 CALLS = 20
+API_SCENE = "res://api.tscn"
 #: Our side waits longer for authentication than Godot's 3 seconds: a lost packet is resent.
 AUTH_TIMEOUT = 30.0
 #: The @rpc methods of tests/live/multiplayer/client/calls.gd.
@@ -190,7 +198,7 @@ async def play_spawns(
     proxy = (TcpProxy if tcp else UdpProxy)(("127.0.0.1", port), CONDITIONS, seed=SEED)
     _, proxy_port = await proxy.listen("127.0.0.1", 0)
     url = f"{'ws' if tcp else 'enet'}://127.0.0.1:{proxy_port}"
-    client = asyncio.create_task(run_godot(engine, inside, [url, "60"], scene="res://api.tscn"))
+    client = asyncio.create_task(run_godot(engine, inside, [url, "60"], scene=API_SCENE))
     wanted: dict[str, list[Any]] = {}
     try:
         peer = await asyncio.wait_for(game.joined.get(), 30)
@@ -244,3 +252,68 @@ def test_godot_clients_get_spawns_through_a_lossy_proxy(godot4: Engine, tcp: boo
     assert log[-1] == "SERVER_DISCONNECTED"
     print(stats)
     assert (stats.retransmitted if tcp else stats.lost) > 0, stats
+
+
+async def through_the_command(engine: Engine, inside: str) -> tuple[list[str], str]:
+    """A Godot server of the API scene's golden script (api.gd ``_play``, WebSocket) and a
+    Godot client, with ``gdvariant netsim --tcp`` between them; the client's log and the
+    command's stderr."""
+    port = free_port()
+    server = asyncio.create_task(run_godot(engine, inside, ["server", str(port)], API_SCENE))
+    await wait_listening(port)
+    options = "--latency 30ms --jitter 5ms --loss 5% --rate 1mbit --stats"
+    command = await asyncio.create_subprocess_exec(
+        *[sys.executable, "-m", "gdvariant", "netsim", "--tcp", "127.0.0.1:0"],
+        *["--to", f"127.0.0.1:{port}", "--seed", str(SEED), *options.split()],
+        cwd=ROOT,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert command.stderr is not None
+    said: list[str] = []
+    while "Ctrl-C stops" not in (said or [""])[-1]:
+        said.append((await asyncio.wait_for(command.stderr.readline(), 30)).decode())
+        assert said[-1], said
+    found = re.search(r"netsim: tcp 127\.0\.0\.1:(\d+) ->", "".join(said))
+    assert found is not None, said
+    assert command.stdout is not None
+    try:
+        url = f"ws://127.0.0.1:{found[1]}"
+        log = await run_godot(engine, inside, [url, "20"], scene=API_SCENE)
+        await server
+        # --stats counts every second: the next line has the traffic.
+        counts = b""
+        while not re.match(rb"tcp: clients \d+ sent [1-9]", counts):
+            counts = await asyncio.wait_for(command.stdout.readline(), 30)
+            assert counts, "the command stopped"
+    finally:
+        command.send_signal(signal.SIGINT)
+        _, err = await asyncio.wait_for(command.communicate(), 30)
+    assert command.returncode == 0 and b"Traceback" not in err, err
+    return log.splitlines(), "".join(said) + err.decode()
+
+
+def test_the_command_between_a_godot_server_and_a_godot_client(godot4: Engine) -> None:
+    with godot4.workdir() as (here, inside):
+        copy_project(here)
+        log, stderr = asyncio.run(through_the_command(godot4, inside))
+    print(stderr)
+
+    def line(tag: str, *values: Any) -> str:
+        return f"{tag} {gd.dumps(list(values)).hex()}"
+
+    # The golden script of api.gd's _play, as the client saw it through the command.
+    for expected in [
+        line("RPC r0"),
+        line("RPC r2", 7, "seven"),
+        line("RPC u1", bytes([1, 2, 3])),
+        line("RPC r3", True, -70000, Vector2(0.5, 2)),
+        "SPAWNED E1",
+        line("READY E1", Vector2(1.5, -2), 0.25, 100, "hello"),
+        "POKE E1 41",
+        line("DELTA E1", 90, "hello"),
+        "DESPAWNED E1",
+        "FINISH",
+    ]:
+        assert expected in log, (expected, log)
+    assert [x for x in log if x.startswith("DELTA ")][-1] == line("DELTA E1", 90, "bye")
