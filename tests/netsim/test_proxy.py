@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from gdvariant.netsim import Conditions, Link, LinkStats
+from gdvariant.netsim import Conditions, Link, LinkStats, TcpProxy, UdpProxy
 from gdvariant.netsim._proxy import _Proxy, _Pump
 
 
@@ -65,6 +65,17 @@ def test_a_proxy_counts_its_retired_flows_too() -> None:
         proxy._retire(*pumps)
         assert proxy.stats().sent == 1 and proxy._pumps == []
         assert proxy._links(stream=True)[0].stream  # the next flow, seeded apart
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("kind", [UdpProxy, TcpProxy])
+def test_a_proxy_listens_once(kind: type[UdpProxy] | type[TcpProxy]) -> None:
+    async def main() -> None:
+        async with kind(("127.0.0.1", 1)) as proxy:
+            await proxy.listen("127.0.0.1", 0)
+            with pytest.raises(RuntimeError, match="already listening"):
+                await proxy.listen("127.0.0.1", 0)
 
     asyncio.run(main())
 

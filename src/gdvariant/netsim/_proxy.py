@@ -100,12 +100,10 @@ class _Proxy:
 
     def _links(self, *, stream: bool) -> tuple[Link, Link]:
         """The next flow's two links: client to target ("up"), target to client ("down")."""
-        index = self._flows_made
+        seed = f"{self.seed}/{self._flows_made}"
         self._flows_made += 1
-        return tuple(  # type: ignore[return-value]
-            Link(self.conditions, seed=f"{self.seed}/{index}/{way}", stream=stream)
-            for way in ("up", "down")
-        )
+        up = Link(self.conditions, seed=f"{seed}/up", stream=stream)
+        return up, Link(self.conditions, seed=f"{seed}/down", stream=stream)
 
     def _retire(self, *pumps: _Pump) -> None:
         for pump in pumps:

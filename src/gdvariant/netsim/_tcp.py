@@ -179,6 +179,8 @@ class TcpProxy(_Proxy):
 
     async def listen(self, host: str, port: int) -> tuple[str, int]:
         """Start listening; the address bound (port 0 picks a free one)."""
+        if self._server is not None:
+            raise RuntimeError("this proxy is already listening")
         loop = asyncio.get_running_loop()
         self._server = await loop.create_server(self._accept, host, port)
         bound = self._server.sockets[0].getsockname()

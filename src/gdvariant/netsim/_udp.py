@@ -84,6 +84,8 @@ class UdpProxy(_Proxy, asyncio.DatagramProtocol):
 
     async def listen(self, host: str, port: int) -> tuple[str, int]:
         """Start listening; the address bound (port 0 picks a free one)."""
+        if self._transport is not None:
+            raise RuntimeError("this proxy is already listening")
         loop = asyncio.get_running_loop()
         found = await loop.getaddrinfo(*self.target, type=socket.SOCK_DGRAM)
         self._family, _, _, _, address = found[0]
