@@ -31,7 +31,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("_files", "_net"),  # values at rest (records, save files) and on a socket (framing)
     ("adapters",),  # the public I/O modules: ADAPTERS
     ("package",),  # gdvariant/__init__.py: the public names
-    ("replication",),
+    ("replication", "netsim"),  # netsim: a network-condition simulator, needing no codec
     ("multiplayer",),
     ("rooms",),  # many SceneMultiplayer rooms, their directory and matchmaker
     ("_cli",),  # and __main__
@@ -46,6 +46,7 @@ LIBRARY_REACH = {
     "replication": {"leaves", "_net", "adapters", "package"},
     "multiplayer": {"leaves", "_net", "adapters", "package", "replication"},
     "rooms": {"leaves", "_net", "adapters", "package", "replication", "multiplayer"},
+    "netsim": {"leaves"},
 }
 LIBRARIES = set(LIBRARY_REACH)
 

@@ -20,7 +20,17 @@ from tests.support.doc_commands import gdvariant_commands, run_example
 from tests.support.paths import ROOT
 
 README = (ROOT / "README.md").read_text()
-COMMANDS = ("decode", "encode", "inspect", "detect", "convert", "edit", "frames", "versions")
+COMMANDS = (
+    "decode",
+    "encode",
+    "inspect",
+    "detect",
+    "convert",
+    "edit",
+    "frames",
+    "versions",
+    "netsim",
+)
 
 
 def _readme_examples() -> list[str]:

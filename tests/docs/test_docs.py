@@ -35,6 +35,7 @@ PUBLIC_MODULES = [
     "gdvariant.multiplayer.enet",
     "gdvariant.multiplayer.websocket",
     "gdvariant.multiplayer.wire",
+    "gdvariant.netsim",
     "gdvariant.replication",
     "gdvariant.replication.gdscript",
     "gdvariant.rooms",

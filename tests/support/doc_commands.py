@@ -1,11 +1,16 @@
 """The ``gdvariant`` commands the documentation shows (README.md, docs/recipes.md, each
 ``--help``): found in shell text, and run as written from the repository's root with
-``/tmp/`` standing for a scratch folder, their status and any stated output checked."""
+``/tmp/`` standing for a scratch folder, their status and any stated output checked. A
+command that serves until stopped (``# (until Ctrl-C)``) runs in a process of its own and is
+stopped with SIGINT once it says it is ready."""
 
 from __future__ import annotations
 
 import re
 import shlex
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -45,6 +50,9 @@ def run_example(
     status and any stated output."""
     command, _, stated = example.partition("# -> ")
     argv = [in_scratch(a, scratch) for a in shlex.split(command, comments=True)[1:]]
+    if "(until Ctrl-C)" in example:
+        run_until_interrupted(argv)
+        return
     monkeypatch.chdir(ROOT)
     try:
         status = main(argv)
@@ -60,3 +68,25 @@ def run_example(
         expected = re.sub(r"\s+\(.*\)$", "", stated.strip())  # a trailing (remark) is prose
         printed = [line for line in captured.out.splitlines() if not line.startswith("# ")]
         assert " ".join(printed) == expected, example
+
+
+#: What a serving command prints on stderr once it is ready (``gdvariant netsim``).
+READY = "Ctrl-C stops"
+
+
+def run_until_interrupted(argv: list[str]) -> None:
+    """Run a serving command in a process of its own from the repository's root, wait until
+    it says it is ready, interrupt it: it must stop with status 0 and no traceback."""
+    command = [sys.executable, "-m", "gdvariant", *argv]
+    with subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE, text=True) as process:
+        assert process.stderr is not None
+        said = []
+        for line in process.stderr:
+            said.append(line)
+            if READY in line:
+                break
+        process.send_signal(signal.SIGINT)
+        rest = process.communicate(timeout=60)[1]
+    said.append(rest or "")
+    assert READY in "".join(said), said
+    assert process.returncode == 0 and "Traceback" not in "".join(said), said

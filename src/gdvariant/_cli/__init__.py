@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from .. import __version__
 from .._errors import VariantError
 from .._writes import terminations_unwind
-from . import convert, decode, detect, edit, encode, frames, inspect, schema, versions
+from . import convert, decode, detect, edit, encode, frames, inspect, netsim, schema, versions
 from ._common import EXIT_STATUS, Unreadable
 
 __all__ = ["build_parser", "main"]
@@ -33,10 +33,11 @@ _EPILOG = f"""examples:
   gdvariant frames examples/capture.bin
   gdvariant versions
   gdvariant schema explain examples/arena/arena_schema.py:Player
+  gdvariant netsim --udp 7000 --to 127.0.0.1:7001 --loss 2%  # (until Ctrl-C)
   gdvariant decode --help                                # and encode, inspect, edit...
 
 {EXIT_STATUS}"""
-COMMANDS = (decode, encode, inspect, detect, convert, edit, frames, versions, schema)
+COMMANDS = (decode, encode, inspect, detect, convert, edit, frames, versions, schema, netsim)
 
 
 def build_parser() -> argparse.ArgumentParser:
