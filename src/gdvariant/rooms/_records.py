@@ -99,13 +99,9 @@ class RoomInfo:
         return 0 if self.locked else max(0, self.seats - self.clients - self.reserved)
 
     def as_json(self) -> dict[str, Any]:
+        """Every field: what the room's process owns, then the counts."""
         return {
-            "id": self.id,
-            "name": self.name,
-            "process": self.process,
-            "address": self.address,
-            "seats": self.seats,
-            "metadata": self.metadata,
+            **self.static_json(),
             "locked": self.locked,
             "clients": self.clients,
             "reserved": self.reserved,
