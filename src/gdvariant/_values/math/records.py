@@ -1,4 +1,4 @@
-"""Godot's math value types: vectors, rects, planes, quaternions, transforms, Color.
+"""Godot's composite math value types: rects, planes, quaternions, transforms, Color.
 
 Each is an immutable :class:`~gdvariant._values.base._Record` whose fields have Godot's names; the
 composite ones (Rect2, Transform3D...) hold vectors as in Godot's API. Real components are
@@ -8,9 +8,11 @@ floats, integer ones ints, whatever the engine's wire width.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Self, SupportsFloat, SupportsIndex
+from typing import Self, SupportsFloat
 
-from .base import _f, _field, _i, _Record
+from ..base import _f, _field, _Record
+from .integer_vectors import Vector2i
+from .vectors import Vector2, Vector3, Vector4
 
 __all__ = [
     "AABB",
@@ -23,52 +25,11 @@ __all__ = [
     "Rect2i",
     "Transform2D",
     "Transform3D",
-    "Vector2",
-    "Vector2i",
-    "Vector3",
-    "Vector3i",
-    "Vector4",
-    "Vector4i",
 ]
 
 
-# ---- real (float) vectors -----------------------------------------------------------------
-
-
-class Vector2(_Record):
-    """``Vector2``: two reals (32-bit on the wire unless the engine uses doubles)."""
-
-    __slots__ = ()
-    _fields = ("x", "y")
-
-    def __new__(cls, x: SupportsFloat = 0.0, y: SupportsFloat = 0.0) -> Self:
-        return tuple.__new__(cls, (_f(x), _f(y)))
-
-    x: float = _field(0)
-
-    y: float = _field(1)
-
-
-class Vector3(_Record):
-    """``Vector3``: three reals."""
-
-    __slots__ = ()
-    _fields = ("x", "y", "z")
-
-    def __new__(
-        cls, x: SupportsFloat = 0.0, y: SupportsFloat = 0.0, z: SupportsFloat = 0.0
-    ) -> Self:
-        return tuple.__new__(cls, (_f(x), _f(y), _f(z)))
-
-    x: float = _field(0)
-
-    y: float = _field(1)
-
-    z: float = _field(2)
-
-
-class Vector4(_Record):
-    """``Vector4``: four reals."""
+class Quaternion(_Record):
+    """``Quaternion`` (x, y, z, w); the default is the identity rotation."""
 
     __slots__ = ()
     _fields = ("x", "y", "z", "w")
@@ -78,7 +39,7 @@ class Vector4(_Record):
         x: SupportsFloat = 0.0,
         y: SupportsFloat = 0.0,
         z: SupportsFloat = 0.0,
-        w: SupportsFloat = 0.0,
+        w: SupportsFloat = 1.0,
     ) -> Self:
         return tuple.__new__(cls, (_f(x), _f(y), _f(z), _f(w)))
 
@@ -89,21 +50,6 @@ class Vector4(_Record):
     z: float = _field(2)
 
     w: float = _field(3)
-
-
-class Quaternion(Vector4):
-    """``Quaternion`` (x, y, z, w); the default is the identity rotation."""
-
-    __slots__ = ()
-
-    def __new__(
-        cls,
-        x: SupportsFloat = 0.0,
-        y: SupportsFloat = 0.0,
-        z: SupportsFloat = 0.0,
-        w: SupportsFloat = 1.0,
-    ) -> Self:
-        return tuple.__new__(cls, (_f(x), _f(y), _f(z), _f(w)))
 
 
 class Color(_Record):
@@ -128,63 +74,6 @@ class Color(_Record):
     b: float = _field(2)
 
     a: float = _field(3)
-
-
-# ---- integer vectors ----------------------------------------------------------------------
-
-
-class Vector2i(_Record):
-    """``Vector2i``: two signed 32-bit ints."""
-
-    __slots__ = ()
-    _fields = ("x", "y")
-
-    def __new__(cls, x: SupportsIndex = 0, y: SupportsIndex = 0) -> Self:
-        return tuple.__new__(cls, (_i(x), _i(y)))
-
-    x: int = _field(0)
-
-    y: int = _field(1)
-
-
-class Vector3i(_Record):
-    """``Vector3i``: three signed 32-bit ints."""
-
-    __slots__ = ()
-    _fields = ("x", "y", "z")
-
-    def __new__(cls, x: SupportsIndex = 0, y: SupportsIndex = 0, z: SupportsIndex = 0) -> Self:
-        return tuple.__new__(cls, (_i(x), _i(y), _i(z)))
-
-    x: int = _field(0)
-
-    y: int = _field(1)
-
-    z: int = _field(2)
-
-
-class Vector4i(_Record):
-    """``Vector4i``: four signed 32-bit ints."""
-
-    __slots__ = ()
-    _fields = ("x", "y", "z", "w")
-
-    def __new__(
-        cls,
-        x: SupportsIndex = 0,
-        y: SupportsIndex = 0,
-        z: SupportsIndex = 0,
-        w: SupportsIndex = 0,
-    ) -> Self:
-        return tuple.__new__(cls, (_i(x), _i(y), _i(z), _i(w)))
-
-    x: int = _field(0)
-
-    y: int = _field(1)
-
-    z: int = _field(2)
-
-    w: int = _field(3)
 
 
 # ---- composite math types (fields are vectors, as in Godot's API) -------------------------

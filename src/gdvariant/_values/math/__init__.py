@@ -1,0 +1,51 @@
+"""Godot's math value types, with Godot's operators and methods computed as the engine does.
+
+One module per family: :mod:`.vectors` (Vector2/3/4), :mod:`.integer_vectors`
+(Vector2i/3i/4i), :mod:`.records` (the rest); :mod:`.reals` holds the ``real_t`` arithmetic
+they share (single precision, or double inside :func:`math_precision`).
+"""
+
+from __future__ import annotations
+
+from .integer_vectors import Vector2i, Vector3i, Vector4i
+from .reals import math_precision
+from .records import (
+    AABB,
+    Basis,
+    Color,
+    Plane,
+    Projection,
+    Quaternion,
+    Rect2,
+    Rect2i,
+    Transform2D,
+    Transform3D,
+)
+from .vectors import Vector2, Vector3, Vector4
+
+__all__ = [
+    "AABB",
+    "Basis",
+    "Color",
+    "Plane",
+    "Projection",
+    "Quaternion",
+    "Rect2",
+    "Rect2i",
+    "Transform2D",
+    "Transform3D",
+    "Vector2",
+    "Vector2i",
+    "Vector3",
+    "Vector3i",
+    "Vector4",
+    "Vector4i",
+    "math_precision",
+]
+
+# A pickle names a class by its module: the types keep the one path they have always had here,
+# so pickles made before this package split (and after) load in either version.
+for _name in __all__:
+    _obj = globals()[_name]
+    if isinstance(_obj, type):
+        _obj.__module__ = __name__
