@@ -18,6 +18,8 @@ func apply(op: String, a: Array) -> Variant:
 			return a[0] % a[1]
 		"neg":
 			return -a[0]
+		"end":
+			return a[0].end
 	return Callable.create(a[0], op).callv(a.slice(1))
 
 

@@ -166,7 +166,128 @@ def int_vector_jobs(kind: type[Any]) -> list[Job]:
     return jobs
 
 
+def _channel(rng: random.Random) -> float:
+    return f32(rng.random()) if rng.random() < 0.5 else mc.real(rng)
+
+
+def _color(rng: random.Random) -> gd.Color:
+    return gd.Color(*(_channel(rng) for _ in range(4)))
+
+
+def color_jobs() -> list[Job]:
+    """Every operation of Color that we compute."""
+
+    def pair(rng: random.Random) -> tuple[Any, ...]:
+        a = _color(rng)
+        return (a, gd.Color(*(mc.near(rng, c) for c in a)) if rng.random() < 0.3 else _color(rng))
+
+    jobs = [Job(f"Color {s} Color", s, pair, f) for s, f in _OPERATORS.items()]
+    jobs += [
+        Job("Color * float", "*", lambda r: (_color(r), mc.scalar(r)), operator.mul),
+        Job("float * Color", "*", lambda r: (mc.scalar(r), _color(r)), operator.mul),
+        Job("Color / float", "/", lambda r: (_color(r), mc.scalar(r)), operator.truediv),
+        Job("-Color", "neg", lambda r: (_color(r),), operator.neg),
+        Job("Color.lerp", "lerp", lambda r: (*pair(r), mc.weight(r)), _method("lerp")),
+        Job("Color.clamp", "clamp", lambda r: (_color(r), _color(r), _color(r)), _method("clamp")),
+        Job("Color.clamp()", "clamp", lambda r: (_color(r),), _method("clamp")),
+        Job("Color.is_equal_approx", "is_equal_approx", pair, _method("is_equal_approx")),
+        Job("Color.blend", "blend", pair, _method("blend")),
+    ]
+    for m in ("darkened", "lightened"):
+        jobs.append(Job(f"Color.{m}", m, lambda r: (_color(r), mc.weight(r)), _method(m)))
+    for m in ("inverted", "get_luminance", "to_html"):
+        jobs.append(Job(f"Color.{m}", m, lambda r: (_color(r),), _method(m)))
+    jobs.append(
+        Job("Color.to_html(false)", "to_html", lambda r: (_color(r), False), _method("to_html"))
+    )
+    return jobs
+
+
+def _rect(rng: random.Random) -> gd.Rect2:
+    if rng.random() < 0.6:  # small integers and halves: rects that touch, overlap, enclose
+        return gd.Rect2(
+            (rng.randint(-8, 8) / 2, rng.randint(-8, 8) / 2),
+            (rng.randint(-2, 12) / 2, rng.randint(-2, 12) / 2),
+        )
+    return gd.Rect2((mc.real(rng), mc.real(rng)), (mc.real(rng), mc.real(rng)))
+
+
+def _rect_i(rng: random.Random) -> gd.Rect2i:
+    if rng.random() < 0.6:
+        return gd.Rect2i(
+            (rng.randint(-8, 8), rng.randint(-8, 8)), (rng.randint(-2, 12), rng.randint(-2, 12))
+        )
+    return gd.Rect2i((mc.int32(rng), mc.int32(rng)), (mc.int32(rng), mc.int32(rng)))
+
+
+def _point(rng: random.Random) -> gd.Vector2:
+    if rng.random() < 0.6:
+        return gd.Vector2(rng.randint(-10, 10) / 2, rng.randint(-10, 10) / 2)
+    return gd.Vector2(mc.real(rng), mc.real(rng))
+
+
+def _point_i(rng: random.Random) -> gd.Vector2i:
+    if rng.random() < 0.6:
+        return gd.Vector2i(rng.randint(-10, 10), rng.randint(-10, 10))
+    return gd.Vector2i(mc.int32(rng), mc.int32(rng))
+
+
+def _rect_family(
+    name: str,
+    rect: Callable[[random.Random], Any],
+    point: Callable[[random.Random], Any],
+    amount: Callable[[random.Random], Any],
+) -> list[Job]:
+    """The operations Rect2 and Rect2i share."""
+
+    def one(r: random.Random) -> tuple[Any, ...]:
+        return (rect(r),)
+
+    def two(r: random.Random) -> tuple[Any, ...]:
+        return (rect(r), rect(r))
+
+    def with_point(r: random.Random) -> tuple[Any, ...]:
+        return (rect(r), point(r))
+
+    def with_amount(r: random.Random) -> tuple[Any, ...]:
+        return (rect(r), amount(r))
+
+    jobs = [
+        Job(f"{name}.end", "end", one, lambda v: v.end),
+        Job(f"{name}.has_point", "has_point", with_point, _method("has_point")),
+        Job(f"{name}.grow", "grow", with_amount, _method("grow")),
+    ]
+    jobs += [Job(f"{name}.{m}", m, one, _method(m)) for m in ("get_area", "get_center", "has_area")]
+    pairs = ("intersects", "encloses", "merge", "intersection")
+    return jobs + [Job(f"{name}.{m}", m, two, _method(m)) for m in pairs]
+
+
+def rect_jobs() -> list[Job]:
+    """Every operation of Rect2 and Rect2i that we compute."""
+    jobs = _rect_family("Rect2", _rect, _point, mc.scalar)
+    jobs += _rect_family("Rect2i", _rect_i, _point_i, mc.int64)
+    jobs += [
+        Job(
+            "Rect2.intersects(borders)",
+            "intersects",
+            lambda r: (_rect(r), _rect(r), True),
+            _method("intersects"),
+        ),
+        Job("Rect2.expand", "expand", lambda r: (_rect(r), _point(r)), _method("expand")),
+        Job("Rect2.abs", "abs", lambda r: (_rect(r),), _method("abs")),
+        Job(
+            "Rect2.is_equal_approx",
+            "is_equal_approx",
+            lambda r: (_rect(r), _rect(r)),
+            _method("is_equal_approx"),
+        ),
+    ]
+    return jobs
+
+
 FAMILIES: dict[str, Callable[[], list[Job]]] = {
+    "color": color_jobs,
+    "rects": rect_jobs,
     "vectors": lambda: [
         j for k in (gd.Vector2, gd.Vector3, gd.Vector4) for j in real_vector_jobs(k)
     ],

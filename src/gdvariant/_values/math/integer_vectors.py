@@ -13,9 +13,9 @@ import operator
 from collections.abc import Callable
 from typing import Any, ClassVar, Self, SupportsIndex
 
-from ..base import _field, _i, _Record
+from ..base import _field, _i
 from . import reals as _r
-from .operands import is_scalar, mixed, wrap32
+from .operands import MathRecord, is_scalar, mixed, wrap32
 from .reals import reals
 from .vectors import Vector2, Vector3, Vector4, _RealVector
 
@@ -48,7 +48,7 @@ def _to_int32(value: float) -> int:
     return _INT32_MIN
 
 
-class _IntVector(_Record):
+class _IntVector(MathRecord):
     """What Vector2i, Vector3i and Vector4i share."""
 
     __slots__ = ()
@@ -98,18 +98,6 @@ class _IntVector(_Record):
     def __mod__(self, other: object) -> Self:
         return self._each(other, _c_mod, "%")
 
-    def __radd__(self, other: object) -> Self:
-        mixed("+", other, self)
-
-    def __rsub__(self, other: object) -> Self:
-        mixed("-", other, self)
-
-    def __rtruediv__(self, other: object) -> Self:
-        mixed("/", other, self)
-
-    def __rmod__(self, other: object) -> Self:
-        mixed("%", other, self)
-
     def __neg__(self) -> Self:
         return tuple.__new__(type(self), [wrap32(-a) for a in self])
 
@@ -118,14 +106,6 @@ class _IntVector(_Record):
 
     def __abs__(self) -> Self:
         return self.abs()
-
-    def _same(self, other: Any) -> Self:
-        if type(other) is not type(self):
-            raise TypeError(
-                f"expected a {type(self).__name__}, got {type(other).__name__} "
-                "(math types do not mix with other types or plain tuples)"
-            )
-        return other
 
     def length_squared(self) -> int:
         """The squared length, in 64 bits (as Godot; it wraps past 2**63)."""
@@ -138,11 +118,13 @@ class _IntVector(_Record):
 
     def distance_squared_to(self, to: Self) -> int:
         """The squared distance to ``to``."""
-        return (self._same(to) - self).length_squared()
+        other: Self = self._same(to)
+        return (other - self).length_squared()
 
     def distance_to(self, to: Self) -> float:
         """The distance to ``to``."""
-        return (self._same(to) - self).length()
+        other: Self = self._same(to)
+        return (other - self).length()
 
     def abs(self) -> Self:
         """Each component's absolute value (INT32_MIN stays itself, as in C)."""

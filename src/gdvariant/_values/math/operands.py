@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Any, NoReturn
 
-__all__ = ["is_scalar", "mixed", "wrap32"]
+from ..base import _Record
+
+__all__ = ["MathRecord", "is_scalar", "mixed", "wrap32"]
 
 
 def is_scalar(value: object) -> bool:
@@ -33,3 +35,49 @@ def mixed(op: str, left: Any, right: Any) -> NoReturn:
 def wrap32(value: int) -> int:
     """``value`` as a C ``int32_t`` holds it after a wrapping operation."""
     return ((value + 0x80000000) & 0xFFFFFFFF) - 0x80000000
+
+
+class MathRecord(_Record):
+    """Base of the math types: a tuple whose ``+ - * / %`` are Godot's or a TypeError, never
+    the tuple's concatenation or repetition. A type defines the operators Godot has."""
+
+    __slots__ = ()
+
+    def __add__(self, other: object) -> Any:
+        mixed("+", self, other)
+
+    def __radd__(self, other: object) -> Any:
+        mixed("+", other, self)
+
+    def __sub__(self, other: object) -> Any:
+        mixed("-", self, other)
+
+    def __rsub__(self, other: object) -> Any:
+        mixed("-", other, self)
+
+    def __mul__(self, other: object) -> Any:
+        mixed("*", self, other)
+
+    def __rmul__(self, other: object) -> Any:
+        mixed("*", other, self)
+
+    def __truediv__(self, other: object) -> Any:
+        mixed("/", self, other)
+
+    def __rtruediv__(self, other: object) -> Any:
+        mixed("/", other, self)
+
+    def __mod__(self, other: object) -> Any:
+        mixed("%", self, other)
+
+    def __rmod__(self, other: object) -> Any:
+        mixed("%", other, self)
+
+    def _same(self, other: Any) -> Any:
+        """``other``, checked to be of this type (a method's argument)."""
+        if type(other) is not type(self):
+            raise TypeError(
+                f"expected a {type(self).__name__}, got {type(other).__name__} "
+                "(math types do not mix with other types or plain tuples)"
+            )
+        return other

@@ -1,4 +1,5 @@
-"""Godot's composite math value types: rects, planes, quaternions, transforms, Color.
+"""Godot's math value types that are records only so far: planes, boxes, quaternions, bases,
+transforms, projections (their arithmetic refuses plain tuples; Godot's methods are to come).
 
 Each is an immutable :class:`~gdvariant._values.base._Record` whose fields have Godot's names; the
 composite ones (Rect2, Transform3D...) hold vectors as in Godot's API. Real components are
@@ -10,25 +11,22 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Self, SupportsFloat
 
-from ..base import _f, _field, _Record
-from .integer_vectors import Vector2i
+from ..base import _f, _field
+from .operands import MathRecord
 from .vectors import Vector2, Vector3, Vector4
 
 __all__ = [
     "AABB",
     "Basis",
-    "Color",
     "Plane",
     "Projection",
     "Quaternion",
-    "Rect2",
-    "Rect2i",
     "Transform2D",
     "Transform3D",
 ]
 
 
-class Quaternion(_Record):
+class Quaternion(MathRecord):
     """``Quaternion`` (x, y, z, w); the default is the identity rotation."""
 
     __slots__ = ()
@@ -52,62 +50,10 @@ class Quaternion(_Record):
     w: float = _field(3)
 
 
-class Color(_Record):
-    """``Color`` (r, g, b, a): always four 32-bit floats on the wire, in every build."""
-
-    __slots__ = ()
-    _fields = ("r", "g", "b", "a")
-
-    def __new__(
-        cls,
-        r: SupportsFloat = 0.0,
-        g: SupportsFloat = 0.0,
-        b: SupportsFloat = 0.0,
-        a: SupportsFloat = 1.0,
-    ) -> Self:
-        return tuple.__new__(cls, (_f(r), _f(g), _f(b), _f(a)))
-
-    r: float = _field(0)
-
-    g: float = _field(1)
-
-    b: float = _field(2)
-
-    a: float = _field(3)
-
-
 # ---- composite math types (fields are vectors, as in Godot's API) -------------------------
 
 
-class Rect2(_Record):
-    """``Rect2(position, size)``."""
-
-    __slots__ = ()
-    _fields = ("position", "size")
-
-    def __new__(cls, position: Iterable[float] = (0, 0), size: Iterable[float] = (0, 0)) -> Self:
-        return tuple.__new__(cls, (Vector2(*position), Vector2(*size)))
-
-    position: Vector2 = _field(0)
-
-    size: Vector2 = _field(1)
-
-
-class Rect2i(_Record):
-    """``Rect2i(position, size)`` with integer vectors."""
-
-    __slots__ = ()
-    _fields = ("position", "size")
-
-    def __new__(cls, position: Iterable[int] = (0, 0), size: Iterable[int] = (0, 0)) -> Self:
-        return tuple.__new__(cls, (Vector2i(*position), Vector2i(*size)))
-
-    position: Vector2i = _field(0)
-
-    size: Vector2i = _field(1)
-
-
-class Plane(_Record):
+class Plane(MathRecord):
     """``Plane(normal, d)``."""
 
     __slots__ = ()
@@ -121,7 +67,7 @@ class Plane(_Record):
     d: float = _field(1)
 
 
-class AABB(_Record):
+class AABB(MathRecord):
     """``AABB(position, size)``."""
 
     __slots__ = ()
@@ -137,7 +83,7 @@ class AABB(_Record):
     size: Vector3 = _field(1)
 
 
-class Transform2D(_Record):
+class Transform2D(MathRecord):
     """``Transform2D(x, y, origin)``: the two axis columns and the origin; default identity."""
 
     __slots__ = ()
@@ -158,7 +104,7 @@ class Transform2D(_Record):
     origin: Vector2 = _field(2)
 
 
-class Basis(_Record):
+class Basis(MathRecord):
     """``Basis(x, y, z)``: the three axis columns; default identity.
 
     The wire stores rows (``x.x, y.x, z.x, x.y, ...``); this class holds columns as Godot's
@@ -183,7 +129,7 @@ class Basis(_Record):
     z: Vector3 = _field(2)
 
 
-class Transform3D(_Record):
+class Transform3D(MathRecord):
     """``Transform3D(basis, origin)``; default identity."""
 
     __slots__ = ()
@@ -200,7 +146,7 @@ class Transform3D(_Record):
     origin: Vector3 = _field(1)
 
 
-class Projection(_Record):
+class Projection(MathRecord):
     """``Projection(x, y, z, w)``: four Vector4 columns; default identity."""
 
     __slots__ = ()
