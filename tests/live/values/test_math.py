@@ -285,7 +285,56 @@ def rect_jobs() -> list[Job]:
     return jobs
 
 
+def _transform2d(rng: random.Random) -> gd.Transform2D:
+    if rng.random() < 0.5:  # a rotation, scale and translation, as games make them
+        a, sx, sy = rng.uniform(-4, 4), f32(rng.uniform(-3, 3)), f32(rng.uniform(-3, 3))
+        c, s = f32(math.cos(a)), f32(math.sin(a))
+        origin = (f32(rng.uniform(-100, 100)), f32(rng.uniform(-100, 100)))
+        return gd.Transform2D((c * sx, s * sx), (-s * sy, c * sy), origin)
+    return gd.Transform2D(*((mc.real(rng), mc.real(rng)) for _ in range(3)))
+
+
+def _vector2(rng: random.Random) -> gd.Vector2:
+    return gd.Vector2(mc.real(rng), mc.real(rng))
+
+
+def transform2d_jobs() -> list[Job]:
+    """Every operation of Transform2D that we compute."""
+    t, v = _transform2d, _vector2
+
+    def one(r: random.Random) -> tuple[Any, ...]:
+        return (t(r),)
+
+    def with_vector(r: random.Random) -> tuple[Any, ...]:
+        return (t(r), v(r))
+
+    jobs = [
+        Job("Transform2D * Transform2D", "*", lambda r: (t(r), t(r)), operator.mul),
+        Job("Transform2D * Vector2", "*", with_vector, operator.mul),
+        Job("Vector2 * Transform2D", "*", lambda r: (v(r), t(r)), operator.mul),
+        Job("Transform2D * float", "*", lambda r: (t(r), mc.scalar(r)), operator.mul),
+        Job("Transform2D / float", "/", lambda r: (t(r), mc.scalar(r)), operator.truediv),
+        Job("Transform2D.get_rotation", "get_rotation", one, _method("get_rotation"), ulps=1),
+    ]
+    for m in ("inverse", "affine_inverse", "determinant", "get_origin", "get_scale"):
+        jobs.append(Job(f"Transform2D.{m}", m, one, _method(m)))
+    for m in ("basis_xform", "basis_xform_inv", "translated", "translated_local"):
+        jobs.append(Job(f"Transform2D.{m}", m, with_vector, _method(m)))
+    for m in ("scaled", "scaled_local"):
+        jobs.append(Job(f"Transform2D.{m}", m, with_vector, _method(m)))
+    jobs.append(
+        Job(
+            "Transform2D.is_equal_approx",
+            "is_equal_approx",
+            lambda r: (t(r), t(r)),
+            _method("is_equal_approx"),
+        )
+    )
+    return jobs
+
+
 FAMILIES: dict[str, Callable[[], list[Job]]] = {
+    "transform2d": transform2d_jobs,
     "color": color_jobs,
     "rects": rect_jobs,
     "vectors": lambda: [

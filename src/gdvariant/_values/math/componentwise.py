@@ -63,6 +63,8 @@ class Componentwise(MathRecord):
         return self._each(other, operator.sub, "-")
 
     def __mul__(self, other: object) -> Self:
+        if isinstance(other, MathRecord) and type(other) is not type(self):
+            return NotImplemented  # Vector2 * Transform2D: the transform's __rmul__ answers
         return self._each(other, operator.mul, "*")
 
     def __truediv__(self, other: object) -> Self:

@@ -13,7 +13,7 @@ from typing import Self, SupportsFloat
 
 from ..base import _f, _field
 from .operands import MathRecord
-from .vectors import Vector2, Vector3, Vector4
+from .vectors import Vector3, Vector4
 
 __all__ = [
     "AABB",
@@ -21,7 +21,6 @@ __all__ = [
     "Plane",
     "Projection",
     "Quaternion",
-    "Transform2D",
     "Transform3D",
 ]
 
@@ -81,27 +80,6 @@ class AABB(MathRecord):
     position: Vector3 = _field(0)
 
     size: Vector3 = _field(1)
-
-
-class Transform2D(MathRecord):
-    """``Transform2D(x, y, origin)``: the two axis columns and the origin; default identity."""
-
-    __slots__ = ()
-    _fields = ("x", "y", "origin")
-
-    def __new__(
-        cls,
-        x: Iterable[float] = (1, 0),
-        y: Iterable[float] = (0, 1),
-        origin: Iterable[float] = (0, 0),
-    ) -> Self:
-        return tuple.__new__(cls, (Vector2(*x), Vector2(*y), Vector2(*origin)))
-
-    x: Vector2 = _field(0)
-
-    y: Vector2 = _field(1)
-
-    origin: Vector2 = _field(2)
 
 
 class Basis(MathRecord):
