@@ -333,7 +333,73 @@ def transform2d_jobs() -> list[Job]:
     return jobs
 
 
+def _basis(rng: random.Random) -> gd.Basis:
+    if rng.random() < 0.5:  # a rotation about z then x, scaled: what games build
+        a, b = rng.uniform(-4, 4), rng.uniform(-4, 4)
+        ca, sa, cb, sb = (f32(f(t)) for t in (a, b) for f in (math.cos, math.sin))
+        s = f32(rng.uniform(-3, 3))
+        return gd.Basis((ca * s, sa * s, 0), (-sa * cb, ca * cb, sb), (sa * sb, -ca * sb, cb))
+    return gd.Basis(*((mc.real(rng), mc.real(rng), mc.real(rng)) for _ in range(3)))
+
+
+def _vector3(rng: random.Random) -> gd.Vector3:
+    return gd.Vector3(mc.real(rng), mc.real(rng), mc.real(rng))
+
+
+def _transform3d(rng: random.Random) -> gd.Transform3D:
+    return gd.Transform3D(_basis(rng), _vector3(rng))
+
+
+def transform3d_jobs() -> list[Job]:
+    """Every operation of Basis and Transform3D that we compute."""
+    jobs = []
+    for name, t in (("Basis", _basis), ("Transform3D", _transform3d)):
+
+        def one(r: random.Random, t: Callable[[random.Random], Any] = t) -> tuple[Any, ...]:
+            return (t(r),)
+
+        def two(r: random.Random, t: Callable[[random.Random], Any] = t) -> tuple[Any, ...]:
+            return (t(r), t(r))
+
+        def point(r: random.Random, t: Callable[[random.Random], Any] = t) -> tuple[Any, ...]:
+            return (t(r), _vector3(r))
+
+        def point_first(r: random.Random, t: Callable[[random.Random], Any] = t) -> tuple[Any, ...]:
+            return (_vector3(r), t(r))
+
+        def number(r: random.Random, t: Callable[[random.Random], Any] = t) -> tuple[Any, ...]:
+            return (t(r), mc.scalar(r))
+
+        jobs += [
+            Job(f"{name} * {name}", "*", two, operator.mul),
+            Job(f"{name} * Vector3", "*", point, operator.mul),
+            Job(f"Vector3 * {name}", "*", point_first, operator.mul),
+            Job(f"{name} * float", "*", number, operator.mul),
+            Job(f"{name}.inverse", "inverse", one, _method("inverse")),
+            Job(f"{name}.is_equal_approx", "is_equal_approx", two, _method("is_equal_approx")),
+        ]
+    basis_only = ("transposed", "determinant", "orthonormalized", "get_scale")
+    jobs += [Job(f"Basis.{m}", m, lambda r: (_basis(r),), _method(m)) for m in basis_only]
+    jobs += [
+        Job("Basis / float", "/", lambda r: (_basis(r), mc.scalar(r)), operator.truediv),
+        Job(
+            "Transform3D.affine_inverse",
+            "affine_inverse",
+            lambda r: (_transform3d(r),),
+            _method("affine_inverse"),
+        ),
+        Job(
+            "Transform3D.translated",
+            "translated",
+            lambda r: (_transform3d(r), _vector3(r)),
+            _method("translated"),
+        ),
+    ]
+    return jobs
+
+
 FAMILIES: dict[str, Callable[[], list[Job]]] = {
+    "transform3d": transform3d_jobs,
     "transform2d": transform2d_jobs,
     "color": color_jobs,
     "rects": rect_jobs,

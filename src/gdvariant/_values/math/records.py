@@ -17,11 +17,9 @@ from .vectors import Vector3, Vector4
 
 __all__ = [
     "AABB",
-    "Basis",
     "Plane",
     "Projection",
     "Quaternion",
-    "Transform3D",
 ]
 
 
@@ -80,48 +78,6 @@ class AABB(MathRecord):
     position: Vector3 = _field(0)
 
     size: Vector3 = _field(1)
-
-
-class Basis(MathRecord):
-    """``Basis(x, y, z)``: the three axis columns; default identity.
-
-    The wire stores rows (``x.x, y.x, z.x, x.y, ...``); this class holds columns as Godot's
-    API does.
-    """
-
-    __slots__ = ()
-    _fields = ("x", "y", "z")
-
-    def __new__(
-        cls,
-        x: Iterable[float] = (1, 0, 0),
-        y: Iterable[float] = (0, 1, 0),
-        z: Iterable[float] = (0, 0, 1),
-    ) -> Self:
-        return tuple.__new__(cls, (Vector3(*x), Vector3(*y), Vector3(*z)))
-
-    x: Vector3 = _field(0)
-
-    y: Vector3 = _field(1)
-
-    z: Vector3 = _field(2)
-
-
-class Transform3D(MathRecord):
-    """``Transform3D(basis, origin)``; default identity."""
-
-    __slots__ = ()
-    _fields = ("basis", "origin")
-
-    def __new__(
-        cls, basis: Iterable[Iterable[float]] | None = None, origin: Iterable[float] = (0, 0, 0)
-    ) -> Self:
-        b = Basis() if basis is None else Basis(*basis)
-        return tuple.__new__(cls, (b, Vector3(*origin)))
-
-    basis: Basis = _field(0)
-
-    origin: Vector3 = _field(1)
 
 
 class Projection(MathRecord):
