@@ -398,7 +398,81 @@ def transform3d_jobs() -> list[Job]:
     return jobs
 
 
+def _quaternion(rng: random.Random) -> gd.Quaternion:
+    k = rng.random()
+    if k < 0.6:  # a unit quaternion, as rotations are (within float32 rounding)
+        c = [rng.gauss(0, 1) for _ in range(4)]
+        n = math.sqrt(sum(v * v for v in c)) or 1.0
+        return gd.Quaternion(*(f32(v / n) for v in c))
+    if k < 0.7:
+        return gd.Quaternion()
+    return gd.Quaternion(*(mc.real(rng) for _ in range(4)))
+
+
+def slerp_by_neighbours(case: list[Any], theirs: Any) -> bool:
+    """Quaternion.slerp with acos, sin(omega) and sin(weight * omega) each within one float32
+    ulp of the correctly rounded ones (the C library's acosf and sinf) gives the engine's
+    result, bit for bit; the rest of the formula is as ours."""
+    q, to, weight = case
+    if not (q.is_normalized() and to.is_normalized()):
+        return False
+    w = f32(weight)
+    cosom = q.dot(to)
+    target = [f32(c) for c in to]
+    if cosom < 0:
+        cosom, target = -cosom, [-c for c in target]
+    if not f32(1.0 - cosom) > f32(0.00001):
+        return False
+    for omega in mc.neighbours(f32(math.acos(cosom)) if cosom <= 1 else 0.0):
+        for sinom in mc.neighbours(f32(math.sin(omega))):
+            scale0 = f32(math.sin((1.0 - w) * omega) / sinom)
+            for s1 in mc.neighbours(f32(math.sin(f32(w * omega)))):
+                scale1 = f32(s1 / sinom)
+                got = gd.Quaternion(
+                    *(
+                        f32(f32(scale0 * f32(a)) + f32(scale1 * b))
+                        for a, b in zip(q, target, strict=True)
+                    )
+                )
+                if mc.same(got, theirs):
+                    return True
+    return False
+
+
+def quaternion_jobs() -> list[Job]:
+    """Every operation of Quaternion that we compute."""
+    q = _quaternion
+
+    def one(r: random.Random) -> tuple[Any, ...]:
+        return (q(r),)
+
+    def two(r: random.Random) -> tuple[Any, ...]:
+        return (q(r), q(r))
+
+    jobs = [Job(f"Quaternion {s} Quaternion", s, two, _OPERATORS[s]) for s in "+-*"]
+    jobs += [
+        Job("Quaternion * Vector3", "*", lambda r: (q(r), _vector3(r)), operator.mul),
+        Job("Vector3 * Quaternion", "*", lambda r: (_vector3(r), q(r)), operator.mul),
+        Job("Quaternion * float", "*", lambda r: (q(r), mc.scalar(r)), operator.mul),
+        Job("Quaternion / float", "/", lambda r: (q(r), mc.scalar(r)), operator.truediv),
+        Job("-Quaternion", "neg", one, operator.neg),
+        Job("Quaternion.angle_to", "angle_to", two, _method("angle_to"), ulps=1),
+        Job(
+            "Quaternion.slerp",
+            "slerp",
+            lambda r: (*two(r), mc.weight(r)),
+            _method("slerp"),
+            retrig=slerp_by_neighbours,
+        ),
+    ]
+    unary = ("length", "length_squared", "normalized", "inverse", "is_normalized", "is_finite")
+    jobs += [Job(f"Quaternion.{m}", m, one, _method(m)) for m in unary]
+    jobs += [Job(f"Quaternion.{m}", m, two, _method(m)) for m in ("dot", "is_equal_approx")]
+    return jobs
+
+
 FAMILIES: dict[str, Callable[[], list[Job]]] = {
+    "quaternion": quaternion_jobs,
     "transform3d": transform3d_jobs,
     "transform2d": transform2d_jobs,
     "color": color_jobs,

@@ -19,35 +19,7 @@ __all__ = [
     "AABB",
     "Plane",
     "Projection",
-    "Quaternion",
 ]
-
-
-class Quaternion(MathRecord):
-    """``Quaternion`` (x, y, z, w); the default is the identity rotation."""
-
-    __slots__ = ()
-    _fields = ("x", "y", "z", "w")
-
-    def __new__(
-        cls,
-        x: SupportsFloat = 0.0,
-        y: SupportsFloat = 0.0,
-        z: SupportsFloat = 0.0,
-        w: SupportsFloat = 1.0,
-    ) -> Self:
-        return tuple.__new__(cls, (_f(x), _f(y), _f(z), _f(w)))
-
-    x: float = _field(0)
-
-    y: float = _field(1)
-
-    z: float = _field(2)
-
-    w: float = _field(3)
-
-
-# ---- composite math types (fields are vectors, as in Godot's API) -------------------------
 
 
 class Plane(MathRecord):
