@@ -471,7 +471,69 @@ def quaternion_jobs() -> list[Job]:
     return jobs
 
 
+def _aabb(rng: random.Random) -> gd.AABB:
+    if rng.random() < 0.6:  # small halves: boxes that touch, overlap, enclose
+        return gd.AABB(
+            [rng.randint(-8, 8) / 2 for _ in range(3)], [rng.randint(-2, 12) / 2 for _ in range(3)]
+        )
+    return gd.AABB(_vector3(rng), _vector3(rng))
+
+
+def _point3(rng: random.Random) -> gd.Vector3:
+    if rng.random() < 0.6:
+        return gd.Vector3(*(rng.randint(-10, 10) / 2 for _ in range(3)))
+    return _vector3(rng)
+
+
+def _plane(rng: random.Random) -> gd.Plane:
+    if rng.random() < 0.6:
+        return gd.Plane(_vector3(rng).normalized(), f32(rng.uniform(-10, 10)))
+    return gd.Plane(_vector3(rng), mc.real(rng))
+
+
+def aabb_plane_jobs() -> list[Job]:
+    """Every operation of AABB and Plane that we compute."""
+    a, p = _aabb, _plane
+
+    def two(r: random.Random) -> tuple[Any, ...]:
+        return (a(r), a(r))
+
+    def plane_point(r: random.Random) -> tuple[Any, ...]:
+        plane = p(r)
+        on = plane.project(_point3(r)) if r.random() < 0.3 else _point3(r)
+        return (plane, on)
+
+    jobs = [
+        Job("AABB.end", "end", lambda r: (a(r),), lambda v: v.end),
+        Job("AABB.has_point", "has_point", lambda r: (a(r), _point3(r)), _method("has_point")),
+        Job("AABB.grow", "grow", lambda r: (a(r), mc.scalar(r)), _method("grow")),
+        Job("-Plane", "neg", lambda r: (p(r),), operator.neg),
+        Job(
+            "Plane.has_point(tolerance)",
+            "has_point",
+            lambda r: (*plane_point(r), mc.scalar(r)),
+            _method("has_point"),
+        ),
+        Job(
+            "Plane.is_equal_approx",
+            "is_equal_approx",
+            lambda r: (p(r), p(r)),
+            _method("is_equal_approx"),
+        ),
+    ]
+    for m in ("get_center", "get_volume", "has_volume", "abs"):
+        jobs.append(Job(f"AABB.{m}", m, lambda r: (a(r),), _method(m)))
+    for m in ("intersects", "encloses", "merge", "intersection", "is_equal_approx"):
+        jobs.append(Job(f"AABB.{m}", m, two, _method(m)))
+    for m in ("distance_to", "is_point_over", "has_point", "project"):
+        jobs.append(Job(f"Plane.{m}", m, plane_point, _method(m)))
+    for m in ("get_center", "normalized", "is_finite"):
+        jobs.append(Job(f"Plane.{m}", m, lambda r: (p(r),), _method(m)))
+    return jobs
+
+
 FAMILIES: dict[str, Callable[[], list[Job]]] = {
+    "aabb_plane": aabb_plane_jobs,
     "quaternion": quaternion_jobs,
     "transform3d": transform3d_jobs,
     "transform2d": transform2d_jobs,

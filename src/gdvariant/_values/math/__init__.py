@@ -2,19 +2,22 @@
 
 One module per family: :mod:`.vectors` (Vector2/3/4), :mod:`.integer_vectors`
 (Vector2i/3i/4i), :mod:`.color`, :mod:`.rects` (Rect2, Rect2i), :mod:`.transform2d`,
-:mod:`.transform3d` (Basis, Transform3D), :mod:`.quaternion`, :mod:`.records` (the rest,
-records only so far); :mod:`.reals` holds the ``real_t`` arithmetic they share (single
+:mod:`.transform3d` (Basis, Transform3D), :mod:`.quaternion`, :mod:`.records` (Projection,
+a record only so far); :mod:`.reals` holds the ``real_t`` arithmetic they share (single
 precision, or double inside :func:`math_precision`), :mod:`.componentwise` the operators of the
-real vectors and Color, :mod:`.operands` what every operator accepts.
+real vectors and Color, :mod:`.operands` what every operator accepts; :mod:`.aabb` and
+:mod:`.plane` one type each.
 """
 
 from __future__ import annotations
 
+from .aabb import AABB
 from .color import Color
 from .integer_vectors import Vector2i, Vector3i, Vector4i
+from .plane import Plane
 from .quaternion import Quaternion
 from .reals import math_precision
-from .records import AABB, Plane, Projection
+from .records import Projection
 from .rects import Rect2, Rect2i
 from .transform2d import Transform2D
 from .transform3d import Basis, Transform3D

@@ -1,55 +1,22 @@
-"""Godot's math value types that are records only so far: planes, boxes, quaternions, bases,
-transforms, projections (their arithmetic refuses plain tuples; Godot's methods are to come).
+"""Godot's math value type that is a record only so far: Projection (its arithmetic refuses
+plain tuples; Godot's methods are to come).
 
-Each is an immutable :class:`~gdvariant._values.base._Record` whose fields have Godot's names; the
-composite ones (Rect2, Transform3D...) hold vectors as in Godot's API. Real components are
-floats, integer ones ints, whatever the engine's wire width.
+It is an immutable record whose fields (four Vector4 columns) have Godot's names, as the other
+math types are.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Self, SupportsFloat
+from typing import Self
 
-from ..base import _f, _field
+from ..base import _field
 from .operands import MathRecord
-from .vectors import Vector3, Vector4
+from .vectors import Vector4
 
 __all__ = [
-    "AABB",
-    "Plane",
     "Projection",
 ]
-
-
-class Plane(MathRecord):
-    """``Plane(normal, d)``."""
-
-    __slots__ = ()
-    _fields = ("normal", "d")
-
-    def __new__(cls, normal: Iterable[float] = (0, 0, 0), d: SupportsFloat = 0.0) -> Self:
-        return tuple.__new__(cls, (Vector3(*normal), _f(d)))
-
-    normal: Vector3 = _field(0)
-
-    d: float = _field(1)
-
-
-class AABB(MathRecord):
-    """``AABB(position, size)``."""
-
-    __slots__ = ()
-    _fields = ("position", "size")
-
-    def __new__(
-        cls, position: Iterable[float] = (0, 0, 0), size: Iterable[float] = (0, 0, 0)
-    ) -> Self:
-        return tuple.__new__(cls, (Vector3(*position), Vector3(*size)))
-
-    position: Vector3 = _field(0)
-
-    size: Vector3 = _field(1)
 
 
 class Projection(MathRecord):
