@@ -532,7 +532,34 @@ def aabb_plane_jobs() -> list[Job]:
     return jobs
 
 
+def _projection(rng: random.Random) -> gd.Projection:
+    if rng.random() < 0.5:  # a perspective-like matrix with small entries and zeros
+        return gd.Projection(
+            *(
+                [f32(rng.choice((0, 0, 1, -1, rng.uniform(-3, 3)))) for _ in range(4)]
+                for _ in range(4)
+            )
+        )
+    return gd.Projection(*([mc.real(rng) for _ in range(4)] for _ in range(4)))
+
+
+def _vector4(rng: random.Random) -> gd.Vector4:
+    return gd.Vector4(*(mc.real(rng) for _ in range(4)))
+
+
+def projection_jobs() -> list[Job]:
+    """Every operation of Projection that we compute."""
+    p = _projection
+    return [
+        Job("Projection * Projection", "*", lambda r: (p(r), p(r)), operator.mul),
+        Job("Projection * Vector4", "*", lambda r: (p(r), _vector4(r)), operator.mul),
+        Job("Vector4 * Projection", "*", lambda r: (_vector4(r), p(r)), operator.mul),
+        Job("Projection.determinant", "determinant", lambda r: (p(r),), _method("determinant")),
+    ]
+
+
 FAMILIES: dict[str, Callable[[], list[Job]]] = {
+    "projection": projection_jobs,
     "aabb_plane": aabb_plane_jobs,
     "quaternion": quaternion_jobs,
     "transform3d": transform3d_jobs,

@@ -2,11 +2,10 @@
 
 One module per family: :mod:`.vectors` (Vector2/3/4), :mod:`.integer_vectors`
 (Vector2i/3i/4i), :mod:`.color`, :mod:`.rects` (Rect2, Rect2i), :mod:`.transform2d`,
-:mod:`.transform3d` (Basis, Transform3D), :mod:`.quaternion`, :mod:`.records` (Projection,
-a record only so far); :mod:`.reals` holds the ``real_t`` arithmetic they share (single
-precision, or double inside :func:`math_precision`), :mod:`.componentwise` the operators of the
-real vectors and Color, :mod:`.operands` what every operator accepts; :mod:`.aabb` and
-:mod:`.plane` one type each.
+:mod:`.transform3d` (Basis, Transform3D), :mod:`.quaternion`, :mod:`.aabb`, :mod:`.plane`,
+:mod:`.projection`. :mod:`.reals` holds the ``real_t`` arithmetic they share (single precision,
+or double inside :func:`math_precision`), :mod:`.componentwise` the operators of the real
+vectors and Color, :mod:`.operands` what every operator accepts.
 """
 
 from __future__ import annotations
@@ -15,9 +14,9 @@ from .aabb import AABB
 from .color import Color
 from .integer_vectors import Vector2i, Vector3i, Vector4i
 from .plane import Plane
+from .projection import Projection
 from .quaternion import Quaternion
 from .reals import math_precision
-from .records import Projection
 from .rects import Rect2, Rect2i
 from .transform2d import Transform2D
 from .transform3d import Basis, Transform3D
