@@ -103,3 +103,15 @@ def test_is_equal_approx_and_is_zero_approx() -> None:
     assert not r.is_equal_approx(single, math.nan, math.nan)
     assert r.is_zero_approx(single, -0.000009)
     assert not r.is_zero_approx(single, 0.00001)
+
+
+def test_rounding_to_float32_is_a_c_cast() -> None:
+    single = r.SINGLE
+    flt_max = 3.4028234663852886e38
+    assert single.one(3.5e38) == math.inf and single.one(-3.5e38) == -math.inf
+    assert single.one(3.4028235e38) == flt_max  # above FLT_MAX, below the midpoint to inf
+    assert single.all([3.5e38, 0.1]) == (math.inf, 13421773 * 2.0**-27)
+    assert single.all([0.5] * 20) == (0.5,) * 20  # past the packers' 16: the slow path
+    assert single.one(1e-46) == 0.0 and single.one(1e-45) == 2.0**-149  # denormals kept
+    assert math.isnan(single.one(math.nan))
+    assert r.DOUBLE.all([0.1, 3.5e38]) == (0.1, 3.5e38)

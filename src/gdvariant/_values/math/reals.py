@@ -41,7 +41,9 @@ __all__ = [
 #: Godot's ``CMP_EPSILON`` (math_defs.h): the tolerance of ``is_equal_approx`` and friends.
 CMP_EPSILON = 0.00001
 
-_STRUCTS = {n: Struct(f"<{n}f") for n in range(1, 5)}
+#: Pack and unpack of n float32s: a C cast of each double on the way in, for n up to 16.
+_CODECS = {n: (Struct(f"<{n}f").pack, Struct(f"<{n}f").unpack) for n in range(1, 17)}
+_PACK1, _UNPACK1 = _CODECS[1]
 
 
 def _f32_all(values: Sequence[float]) -> tuple[float, ...]:
@@ -49,16 +51,23 @@ def _f32_all(values: Sequence[float]) -> tuple[float, ...]:
     return tuple(array("f", values))
 
 
-def _single(n: int) -> Callable[..., tuple[float, ...]]:
-    pack, unpack = _STRUCTS[n].pack, _STRUCTS[n].unpack
+def _f32_one(value: float) -> float:
+    try:
+        return _UNPACK1(_PACK1(value))[0]  # type: ignore[no-any-return]
+    except OverflowError:  # struct refuses what rounds to infinity; a C cast does not
+        return _f32_all((value,))[0]
 
-    def rounded(*values: float) -> tuple[float, ...]:
-        try:
-            return unpack(pack(*values))
-        except OverflowError:  # struct refuses what rounds to infinity; a C cast does not
-            return _f32_all(values)
 
-    return rounded
+def _f32_many(values: Sequence[float]) -> tuple[float, ...]:
+    try:
+        pack, unpack = _CODECS[len(values)]
+        return unpack(pack(*values))
+    except (OverflowError, KeyError):
+        return _f32_all(values)
+
+
+def _f32_n(*values: float) -> tuple[float, ...]:
+    return _f32_many(values)
 
 
 def _double(*values: float) -> tuple[float, ...]:
@@ -67,7 +76,8 @@ def _double(*values: float) -> tuple[float, ...]:
 
 class Reals:
     """One build's ``real_t``: ``one(x)`` rounds one value, ``two(a, b)``... ``four`` round
-    several at once (a tuple), ``all(values)`` any number; ``epsilon`` is ``(real_t)CMP_EPSILON``.
+    several at once (a tuple), ``all(values)`` a sequence; ``epsilon`` is
+    ``(real_t)CMP_EPSILON``.
     """
 
     __slots__ = ("all", "double", "epsilon", "four", "one", "three", "two")
@@ -79,10 +89,9 @@ class Reals:
             self.one: Callable[[float], float] = float
             self.all: Callable[[Sequence[float]], tuple[float, ...]] = tuple
         else:
-            self.two, self.three, self.four = _single(2), _single(3), _single(4)
-            one = _single(1)
-            self.one = lambda value: one(value)[0]
-            self.all = _f32_all
+            self.two = self.three = self.four = _f32_n
+            self.one = _f32_one
+            self.all = _f32_many
         self.epsilon = self.one(CMP_EPSILON)
 
 
