@@ -101,10 +101,10 @@ def real_vector_jobs(kind: type[Any]) -> list[Job]:
         Job(f"-{name}", "neg", lambda r: (vec(r),), operator.neg),
     ]
     unary = ["length", "length_squared", "normalized", "abs", "floor", "ceil", "round", "sign"]
-    unary += ["is_zero_approx", "is_finite"]
+    unary += ["is_zero_approx", "is_finite", "is_normalized"]
     jobs += [Job(f"{name}.{m}", m, lambda r: (vec(r),), _method(m)) for m in unary]
     binary = ["dot", "distance_to", "distance_squared_to", "is_equal_approx", "min", "max"]
-    binary += ["snapped"]
+    binary += ["snapped", "direction_to"]
     jobs += [Job(f"{name}.{m}", m, pair, _method(m)) for m in binary]
     jobs += [
         Job(f"{name}.lerp", "lerp", lambda r: (*pair(r), mc.weight(r)), _method("lerp")),
@@ -121,6 +121,22 @@ def real_vector_jobs(kind: type[Any]) -> list[Job]:
             )
         )
         jobs.append(Job(f"{name}.cross", "cross", pair, _method("cross")))
+
+        def with_normal(rng: random.Random, vec: Any = vec) -> tuple[Any, ...]:
+            normal = vec(rng).normalized() if rng.random() < 0.8 else vec(rng)
+            return (vec(rng), normal)
+
+        for m in ("slide", "reflect", "bounce"):
+            jobs.append(Job(f"{name}.{m}", m, with_normal, _method(m)))
+        jobs.append(Job(f"{name}.project", "project", pair, _method("project")))
+        jobs.append(
+            Job(
+                f"{name}.limit_length",
+                "limit_length",
+                lambda r: (vec(r), mc.scalar(r)),
+                _method("limit_length"),
+            )
+        )
         jobs.append(Job(f"{name}.angle_to", "angle_to", pair, _method("angle_to"), ulps=1))
     if kind is gd.Vector2:
         jobs.append(Job("Vector2.angle", "angle", lambda r: (vec(r),), _method("angle"), ulps=1))

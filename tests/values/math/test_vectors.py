@@ -153,3 +153,16 @@ def test_approximate_comparisons() -> None:
     assert Vector3(0.000001, -0.000001, 0).is_zero_approx()
     assert not Vector3(0.0001, 0, 0).is_zero_approx()
     assert Vector2(1, 2).is_finite() and not Vector2(math.inf, 2).is_finite()
+
+
+def test_directions_and_surfaces() -> None:
+    assert Vector2(1, 1).direction_to(Vector2(4, 5)) == Vector2(f32(0.6), f32(0.8))
+    assert Vector3(1, 2, 2).limit_length(1.5) == Vector3(0.5, 1, 1)  # length 3 -> 1.5
+    assert Vector2(0.5, 0).limit_length() == Vector2(0.5, 0)  # shorter already
+    assert Vector2(2, 3).project(Vector2(4, 0)) == Vector2(2, 0)
+    up = Vector2(0, 1)
+    assert Vector2(3, -4).slide(up) == Vector2(3, 0)
+    assert Vector2(3, -4).reflect(up) == Vector2(-3, -4)  # 2 n (v.n) - v
+    assert Vector2(3, -4).bounce(up) == Vector2(3, 4)
+    assert Vector3(3, -4, 1).slide(Vector3(0, 2, 0)) == Vector3()  # not normalized: zero
+    assert up.is_normalized() and not Vector2(0, 1.01).is_normalized()

@@ -14,15 +14,11 @@ from typing import Any, Self, SupportsFloat
 from ..base import _f, _field
 from .componentwise import sum_of_products
 from .operands import MathRecord, is_scalar, mixed
-from .reals import Reals, div, is_equal_approx, reals
+from .reals import UNIT_EPSILON, Reals, div, is_equal_approx, reals
 from .reals import sqrt as _sqrt
 from .vectors import Vector3
 
 __all__ = ["Quaternion"]
-
-#: Godot's ``UNIT_EPSILON`` in standard builds: how far from 1 ``is_normalized`` lets
-#: ``length_squared`` be.
-UNIT_EPSILON = 0.001
 
 
 def _acos(r: Reals, x: float) -> float:

@@ -27,6 +27,7 @@ from struct import Struct
 
 __all__ = [
     "CMP_EPSILON",
+    "UNIT_EPSILON",
     "Reals",
     "ceil",
     "div",
@@ -40,6 +41,9 @@ __all__ = [
 
 #: Godot's ``CMP_EPSILON`` (math_defs.h): the tolerance of ``is_equal_approx`` and friends.
 CMP_EPSILON = 0.00001
+#: Godot's ``UNIT_EPSILON`` in standard builds: how far from 1 ``is_normalized`` lets a
+#: squared length be.
+UNIT_EPSILON = 0.001
 
 #: Pack and unpack of n float32s: a C cast of each double on the way in, for n up to 16.
 _CODECS = {n: (Struct(f"<{n}f").pack, Struct(f"<{n}f").unpack) for n in range(1, 17)}

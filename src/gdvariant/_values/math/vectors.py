@@ -15,6 +15,7 @@ from ..base import _f, _field
 from . import reals as _r
 from .componentwise import Componentwise
 from .componentwise import sum_of_products as _sum_of_products
+from .reals import UNIT_EPSILON
 
 __all__ = ["Vector2", "Vector3", "Vector4"]
 
@@ -133,9 +134,29 @@ class _RealVector(Componentwise):
             type(self), [x if x > y else y for x, y in zip(r.all(self), b, strict=True)]
         )
 
-    def _move_toward(self, to: Self, delta: SupportsFloat) -> Self:
-        """``move_toward`` of Vector2 and Vector3: ``to`` when within ``delta``, else a
-        step of ``delta`` toward it."""
+    def direction_to(self, to: Self) -> Self:
+        """The unit vector from this point toward ``to`` (``(to - self).normalized()``)."""
+        other: Self = self._same(to)
+        return (other - self).normalized()
+
+    def is_normalized(self) -> bool:
+        """Whether the squared length is within ``UNIT_EPSILON`` (0.001) of 1."""
+        r = self._rs()
+        squared = self.length_squared()
+        return squared == 1 or abs(r.one(squared - 1.0)) < r.one(UNIT_EPSILON)
+
+
+class _Vector23(_RealVector):
+    """What Vector2 and Vector3 share beyond the rest: motion along and against surfaces.
+
+    ``slide``, ``reflect`` and ``bounce`` want a normalized normal: as in Godot's debug builds,
+    another gives a zero vector (Godot prints an error).
+    """
+
+    __slots__ = ()
+
+    def move_toward(self, to: Self, delta: SupportsFloat) -> Self:
+        """``to`` if it is within ``delta``, else this moved ``delta`` toward it."""
         r = self._rs()
         one, d = r.one, r.one(float(delta))
         vd = self._delta(to)
@@ -150,6 +171,39 @@ class _RealVector(Componentwise):
             ],
         )
 
+    def limit_length(self, length: SupportsFloat = 1.0) -> Self:
+        """This vector shortened to ``length`` if it is longer."""
+        r = self._rs()
+        limit = r.one(float(length))
+        current = self.length()
+        if current > 0 and limit < current:
+            return self / current * limit
+        return +self
+
+    def project(self, to: Self) -> Self:
+        """The projection onto ``to``: ``to * (dot(to) / to.length_squared())``."""
+        r = self._rs()
+        other: Self = self._same(to)
+        return other * r.one(_r.div(self.dot(other), other.length_squared()))
+
+    def slide(self, n: Self) -> Self:
+        """The part of this vector along the plane (or line) of normal ``n``."""
+        normal: Self = self._same(n)
+        if not normal.is_normalized():
+            return tuple.__new__(type(self), (0.0,) * len(self))
+        return self - normal * self.dot(normal)
+
+    def reflect(self, n: Self) -> Self:
+        """This vector mirrored across the plane (or line) of normal ``n``."""
+        normal: Self = self._same(n)
+        if not normal.is_normalized():
+            return tuple.__new__(type(self), (0.0,) * len(self))
+        return normal * 2 * self.dot(normal) - self
+
+    def bounce(self, n: Self) -> Self:
+        """``-reflect(n)``: this vector bounced off the plane (or line) of normal ``n``."""
+        return -self.reflect(n)
+
 
 def _snap(value: float, step: float) -> float:
     """``Math::snapped(double, double)``: ``floor(value / step + 0.5) * step`` unless step is 0."""
@@ -158,7 +212,7 @@ def _snap(value: float, step: float) -> float:
     return _r.floor(_r.div(value, step) + 0.5) * step
 
 
-class Vector2(_RealVector):
+class Vector2(_Vector23):
     """``Vector2``: two reals (32-bit on the wire unless the engine uses doubles)."""
 
     __slots__ = ()
@@ -205,12 +259,8 @@ class Vector2(_RealVector):
             (one(one(x * cosi) - one(y * sine)), one(one(x * sine) + one(y * cosi))),
         )
 
-    def move_toward(self, to: Vector2, delta: SupportsFloat) -> Vector2:
-        """``to`` if it is within ``delta``, else this moved ``delta`` toward it."""
-        return self._move_toward(to, delta)
 
-
-class Vector3(_RealVector):
+class Vector3(_Vector23):
     """``Vector3``: three reals."""
 
     __slots__ = ()
@@ -246,10 +296,6 @@ class Vector3(_RealVector):
         """The unsigned angle to ``to``: ``atan2(|cross(to)|, dot(to))``."""
         r = self._rs()
         return r.one(math.atan2(self.cross(to).length(), self.dot(to)))
-
-    def move_toward(self, to: Vector3, delta: SupportsFloat) -> Vector3:
-        """``to`` if it is within ``delta``, else this moved ``delta`` toward it."""
-        return self._move_toward(to, delta)
 
 
 class Vector4(_RealVector):
