@@ -9,73 +9,21 @@ component ``i`` of column ``j``.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Self
+from typing import Any, Self, SupportsFloat
 
 from ..base import _field
+from . import matrices as mx
+from .matrices import Rows as _Rows
+from .matrices import Three as _Three
 from .operands import MathRecord, is_scalar, mixed
 from .reals import Reals, div, reals
 from .vectors import Vector3
 
 __all__ = ["Basis", "Transform3D"]
 
-#: A basis as nine reals, row by row.
-_Rows = tuple[float, ...]
-_Three = tuple[float, ...]
 
-
-def _dot3(r: Reals, a0: float, a1: float, a2: float, b: _Three) -> float:
-    one = r.one
-    return one(one(one(a0 * b[0]) + one(a1 * b[1])) + one(a2 * b[2]))
-
-
-def _xform(r: Reals, m: _Rows, v: _Three) -> _Three:
-    """``Basis::xform``: each row dotted with v."""
-    return (
-        _dot3(r, m[0], m[1], m[2], v),
-        _dot3(r, m[3], m[4], m[5], v),
-        _dot3(r, m[6], m[7], m[8], v),
-    )
-
-
-def _xform_inv(r: Reals, m: _Rows, v: _Three) -> _Three:
-    """``Basis::xform_inv`` (and ``tdotx/y/z``): each column dotted with v."""
-    return (
-        _dot3(r, m[0], m[3], m[6], v),
-        _dot3(r, m[1], m[4], m[7], v),
-        _dot3(r, m[2], m[5], m[8], v),
-    )
-
-
-def _times(r: Reals, m: _Rows, n: _Rows) -> _Rows:
-    """``m * n``: row i of the product is ``(n.tdotx(row i), n.tdoty(...), n.tdotz(...))``."""
-    out: list[float] = []
-    for i in (0, 3, 6):
-        out.extend(_xform_inv(r, n, (m[i], m[i + 1], m[i + 2])))
-    return tuple(out)
-
-
-def _cofactor(r: Reals, m: _Rows, r1: int, c1: int, r2: int, c2: int) -> float:
-    one = r.one
-    return one(one(m[r1 * 3 + c1] * m[r2 * 3 + c2]) - one(m[r1 * 3 + c2] * m[r2 * 3 + c1]))
-
-
-def _inverse(r: Reals, m: _Rows) -> _Rows | None:
-    """``Basis::invert`` by cofactors; None for a singular basis (Godot's debug builds print an
-    error and leave it unchanged)."""
-    one = r.one
-    co = (_cofactor(r, m, 1, 1, 2, 2), _cofactor(r, m, 1, 2, 2, 0), _cofactor(r, m, 1, 0, 2, 1))
-    det = _dot3(r, m[0], m[1], m[2], co)
-    if det == 0:
-        return None
-    s = one(div(1.0, det))
-    rest = [(0, 2, 2, 1), (0, 1, 1, 2), (0, 0, 2, 2), (0, 2, 1, 0), (0, 1, 2, 0), (0, 0, 1, 1)]
-    c = [_cofactor(r, m, *ix) for ix in rest]
-    values = (co[0], c[0], c[1], co[1], c[2], c[3], co[2], c[4], c[5])
-    return tuple(one(v * s) for v in values)
-
-
-def _transposed(m: _Rows) -> _Rows:
-    return (m[0], m[3], m[6], m[1], m[4], m[7], m[2], m[5], m[8])
+def _rotation(r: Reals, axis: Vector3, angle: SupportsFloat) -> _Rows | None:
+    return mx.axis_angle(r, r.three(*Vector3()._same(axis)), r.one(float(angle)))
 
 
 class Basis(MathRecord):
@@ -121,9 +69,9 @@ class Basis(MathRecord):
     def __mul__(self, other: object) -> Any:
         r = reals()
         if type(other) is Vector3:
-            return tuple.__new__(Vector3, _xform(r, self._rows(r), r.three(*other)))
+            return tuple.__new__(Vector3, mx.xform(r, self._rows(r), r.three(*other)))
         if type(other) is Basis:
-            return self._of(_times(r, self._rows(r), other._rows(r)))
+            return self._of(mx.times(r, self._rows(r), other._rows(r)))
         if is_scalar(other):
             s = r.one(float(other))  # type: ignore[arg-type]
             return self._of(r.all([v * s for v in self._rows(r)]))
@@ -143,6 +91,19 @@ class Basis(MathRecord):
         s = r.one(float(other))  # type: ignore[arg-type]
         return self._of(r.all([div(v, s) for v in self._rows(r)]))
 
+    @classmethod
+    def from_axis_angle(cls, axis: Vector3, angle: SupportsFloat) -> Self:
+        """Godot's ``Basis(axis, angle)``: the rotation by ``angle`` radians about ``axis``
+        (the identity when the axis is not normalized, as in Godot's debug builds)."""
+        r = reals()
+        rows = _rotation(r, axis, angle)
+        return cls() if rows is None else cls._of(rows)
+
+    def rotated(self, axis: Vector3, angle: SupportsFloat) -> Self:
+        """This basis rotated about ``axis`` (in the parent's frame):
+        ``Basis(axis, angle) * self``."""
+        return self.from_axis_angle(axis, angle) * self  # type: ignore[no-any-return]
+
     def xform(self, v: Vector3) -> Vector3:
         """``b * v``."""
         return self * self.x._same(v)  # type: ignore[no-any-return]
@@ -150,28 +111,28 @@ class Basis(MathRecord):
     def xform_inv(self, v: Vector3) -> Vector3:
         """``v * b``: ``v`` by the transposed basis (the inverse of a rotation)."""
         r = reals()
-        return tuple.__new__(Vector3, _xform_inv(r, self._rows(r), r.three(*self.x._same(v))))
+        return tuple.__new__(Vector3, mx.xform_inv(r, self._rows(r), r.three(*self.x._same(v))))
 
     def determinant(self) -> float:
         """The determinant, expanded along the first column as Godot does."""
         r = reals()
         one = r.one
         m = self._rows(r)
-        a = one(m[0] * _cofactor(r, m, 1, 1, 2, 2))
-        b = one(m[3] * _cofactor(r, m, 0, 1, 2, 2))
-        c = one(m[6] * _cofactor(r, m, 0, 1, 1, 2))
+        a = one(m[0] * mx.cofactor(r, m, 1, 1, 2, 2))
+        b = one(m[3] * mx.cofactor(r, m, 0, 1, 2, 2))
+        c = one(m[6] * mx.cofactor(r, m, 0, 1, 1, 2))
         return one(one(a - b) + c)
 
     def transposed(self) -> Self:
         """Rows and columns swapped."""
-        return self._of(_transposed(self._rows(reals())))
+        return self._of(mx.transposed(self._rows(reals())))
 
     def inverse(self) -> Self:
         """The inverse; a singular basis comes back unchanged, as in Godot's debug builds."""
         r = reals()
         m = self._rows(r)
-        inverse = _inverse(r, m)
-        return self._of(m if inverse is None else inverse)
+        inverted = mx.inverse(r, m)
+        return self._of(m if inverted is None else inverted)
 
     def orthonormalized(self) -> Self:
         """Gram-Schmidt: the columns made unit length and perpendicular, x first."""
@@ -227,7 +188,7 @@ class Transform3D(MathRecord):
         m, o = self._parts(r)
         if type(other) is Transform3D:
             n, p = other._parts(r)
-            return self._of(_times(r, m, n), self._point(r, m, o, p))
+            return self._of(mx.times(r, m, n), self._point(r, m, o, p))
         if is_scalar(other):
             s = r.one(float(other))  # type: ignore[arg-type]
             return self._of(r.all([v * s for v in m]), r.all([v * s for v in o]))
@@ -242,7 +203,7 @@ class Transform3D(MathRecord):
 
     @staticmethod
     def _point(r: Reals, m: _Rows, o: _Three, v: _Three) -> _Three:
-        return r.three(*(a + b for a, b in zip(_xform(r, m, v), o, strict=True)))
+        return r.three(*(a + b for a, b in zip(mx.xform(r, m, v), o, strict=True)))
 
     def xform(self, v: Vector3) -> Vector3:
         """The point ``v`` transformed: ``t * v``."""
@@ -255,23 +216,33 @@ class Transform3D(MathRecord):
         r = reals()
         m, _ = self._parts(r)
         d = self.origin._same(v) - self.origin
-        return tuple.__new__(Vector3, _xform_inv(r, m, r.three(*d)))
+        return tuple.__new__(Vector3, mx.xform_inv(r, m, r.three(*d)))
 
     def inverse(self) -> Self:
         """The inverse of a rotation and translation (the basis transposed)."""
         r = reals()
         m, o = self._parts(r)
-        t = _transposed(m)
-        return self._of(t, _xform(r, t, (-o[0], -o[1], -o[2])))
+        t = mx.transposed(m)
+        return self._of(t, mx.xform(r, t, (-o[0], -o[1], -o[2])))
 
     def affine_inverse(self) -> Self:
         """The inverse of any invertible transform (a singular basis stays, as in Godot's
         debug builds, and the origin is still moved through it)."""
         r = reals()
         m, o = self._parts(r)
-        inverse = _inverse(r, m)
-        t = m if inverse is None else inverse
-        return self._of(t, _xform(r, t, (-o[0], -o[1], -o[2])))
+        inverted = mx.inverse(r, m)
+        t = m if inverted is None else inverted
+        return self._of(t, mx.xform(r, t, (-o[0], -o[1], -o[2])))
+
+    def rotated(self, axis: Vector3, angle: SupportsFloat) -> Self:
+        """Rotated about ``axis`` through the parent's origin (the origin turns too)."""
+        turn = Basis.from_axis_angle(axis, angle)
+        return tuple.__new__(type(self), (turn * self.basis, turn * self.origin))
+
+    def rotated_local(self, axis: Vector3, angle: SupportsFloat) -> Self:
+        """Rotated about ``axis`` in its own frame (the origin stays)."""
+        turn = Basis.from_axis_angle(axis, angle)
+        return tuple.__new__(type(self), (self.basis * turn, +self.origin))
 
     def translated(self, offset: Vector3) -> Self:
         """The origin moved by ``offset`` (in the parent's frame)."""

@@ -15,6 +15,7 @@ from ..base import _f, _field
 from . import reals as _r
 from .componentwise import Componentwise
 from .componentwise import sum_of_products as _sum_of_products
+from .matrices import axis_angle, xform
 from .reals import UNIT_EPSILON
 
 __all__ = ["Vector2", "Vector3", "Vector4"]
@@ -291,6 +292,14 @@ class Vector3(_Vector23):
                 one(one(x * wy) - one(y * wx)),
             ),
         )
+
+    def rotated(self, axis: Vector3, angle: SupportsFloat) -> Vector3:
+        """This vector rotated by ``angle`` radians about ``axis`` (unchanged but for rounding
+        when the axis is not normalized, as in Godot's debug builds)."""
+        r = self._rs()
+        rows = axis_angle(r, r.three(*self._same(axis)), r.one(float(angle)))
+        rows = rows if rows is not None else (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
+        return tuple.__new__(Vector3, xform(r, rows, r.three(*self)))
 
     def angle_to(self, to: Vector3) -> float:
         """The unsigned angle to ``to``: ``atan2(|cross(to)|, dot(to))``."""
