@@ -20,6 +20,12 @@ func apply(op: String, a: Array) -> Variant:
 			return -a[0]
 		"end":
 			return a[0].end
+		"Vector2.from_angle":
+			return Vector2.from_angle(a[0])
+		"Transform2D(angle, origin)":
+			return Transform2D(a[0], a[1])
+		"Quaternion(axis, angle)":
+			return Quaternion(a[0], a[1])
 	return Callable.create(a[0], op).callv(a.slice(1))
 
 

@@ -25,7 +25,7 @@ import pytest
 
 import gdvariant as gd
 from gdvariant._floats import f32
-from gdvariant._values.math import matrices
+from gdvariant._values.math import matrices, quaternion, transform2d
 from tests.support import math_cases as mc
 from tests.support.engines import SEED, Engine
 
@@ -142,6 +142,15 @@ def real_vector_jobs(kind: type[Any]) -> list[Job]:
         jobs.append(Job(f"{name}.angle_to", "angle_to", pair, _method("angle_to"), ulps=1))
     if kind is gd.Vector2:
         jobs.append(Job("Vector2.angle", "angle", lambda r: (vec(r),), _method("angle"), ulps=1))
+        jobs.append(
+            Job(
+                "Vector2.from_angle",
+                "Vector2.from_angle",
+                lambda r: (mc.angle(r),),
+                gd.Vector2.from_angle,
+                ulps=1,
+            )
+        )
         jobs.append(
             Job(
                 "Vector2.rotated",
@@ -333,7 +342,25 @@ def transform2d_jobs() -> list[Job]:
         Job("Transform2D * float", "*", lambda r: (t(r), mc.scalar(r)), operator.mul),
         Job("Transform2D / float", "/", lambda r: (t(r), mc.scalar(r)), operator.truediv),
         Job("Transform2D.get_rotation", "get_rotation", one, _method("get_rotation"), ulps=1),
+        Job(
+            "Transform2D(angle, origin)",
+            "Transform2D(angle, origin)",
+            lambda r: (mc.angle(r), v(r)),
+            gd.Transform2D.from_rotation,
+            ulps=1,
+        ),
     ]
+    for m in ("rotated", "rotated_local"):
+        ours = _method(m)
+        jobs.append(
+            Job(
+                f"Transform2D.{m}",
+                m,
+                lambda r: (t(r), mc.angle(r)),
+                ours,
+                retrig=trig_by_neighbours(ours, lambda case: f32(case[1]), transform2d),
+            )
+        )
     for m in ("inverse", "affine_inverse", "determinant", "get_origin", "get_scale"):
         jobs.append(Job(f"Transform2D.{m}", m, one, _method(m)))
     for m in ("basis_xform", "basis_xform_inv", "translated", "translated_local"):
@@ -368,22 +395,22 @@ def _transform3d(rng: random.Random) -> gd.Transform3D:
     return gd.Transform3D(_basis(rng), _vector3(rng))
 
 
-def axis_angle_by_neighbours(
-    ours: Callable[..., Any], angle_at: int
+def trig_by_neighbours(
+    ours: Callable[..., Any], angle_of: Callable[[list[Any]], float], module: Any
 ) -> Callable[[list[Any], Any], bool]:
-    """A check for results built on ``Basis(axis, angle)``: with a sine and cosine within one
-    float32 ulp of the correctly rounded ones (the C library's sinf and cosf), the rest of our
-    formula gives the engine's result bit for bit."""
+    """A check for a result built on one angle's sine and cosine: with a sine and cosine
+    within one float32 ulp of the correctly rounded ones (the C library's sinf and cosf differ
+    from them), the rest of our formula (``module``'s) gives the engine's result bit for bit."""
 
     def check(case: list[Any], theirs: Any) -> bool:
-        angle = f32(case[angle_at])
+        angle = angle_of(case)
         if not math.isfinite(angle):
             return False
         for s in mc.neighbours(f32(math.sin(angle))):
             for c in mc.neighbours(f32(math.cos(angle))):
                 with (
-                    mock.patch.object(matrices, "sin", lambda _, s=s: s),
-                    mock.patch.object(matrices, "cos", lambda _, c=c: c),
+                    mock.patch.object(module, "sin", lambda _, s=s: s),
+                    mock.patch.object(module, "cos", lambda _, c=c: c),
                 ):
                     if mc.same(ours(*case), theirs):
                         return True
@@ -403,7 +430,7 @@ def _rotation_job(key: str, op: str, first: Callable[[random.Random], Any]) -> J
         op,
         lambda r: (first(r), _axis(r), mc.angle(r)),
         ours,
-        retrig=axis_angle_by_neighbours(ours, 2),
+        retrig=trig_by_neighbours(ours, lambda case: f32(case[2]), matrices),
     )
 
 
@@ -531,6 +558,17 @@ def quaternion_jobs() -> list[Job]:
     unary = ("length", "length_squared", "normalized", "inverse", "is_normalized", "is_finite")
     jobs += [Job(f"Quaternion.{m}", m, one, _method(m)) for m in unary]
     jobs += [Job(f"Quaternion.{m}", m, two, _method(m)) for m in ("dot", "is_equal_approx")]
+    jobs.append(
+        Job(
+            "Quaternion(axis, angle)",
+            "Quaternion(axis, angle)",
+            lambda r: (_axis(r), mc.angle(r)),
+            gd.Quaternion.from_axis_angle,
+            retrig=trig_by_neighbours(
+                gd.Quaternion.from_axis_angle, lambda case: f32(f32(case[1]) * 0.5), quaternion
+            ),
+        )
+    )
     return jobs
 
 

@@ -62,3 +62,12 @@ def test_mixing_is_a_type_error() -> None:
         quarter * (1, 2, 3)
     with pytest.raises(TypeError):
         quarter.dot((0, 0, 0, 1))  # type: ignore[arg-type]
+
+
+def test_from_axis_angle() -> None:
+    # half of a quarter turn is 45 degrees: (0, 0, sin 45, cos 45) about z
+    q = Quaternion.from_axis_angle(Vector3(0, 0, 1), math.pi / 2)
+    half = f32(f32(math.pi / 2) * 0.5)
+    assert q == Quaternion(0, 0, f32(math.sin(half)), f32(math.cos(half)))
+    assert Quaternion.from_axis_angle(Vector3(0, 0, 2), 1.0) == Quaternion()  # not normalized
+    assert q.is_equal_approx(quarter)

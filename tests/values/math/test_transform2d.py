@@ -3,9 +3,12 @@ values are worked out by hand: a quarter turn maps x to y and y to -x."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from gdvariant import Transform2D, Vector2
+from gdvariant._floats import f32
 
 quarter = Transform2D((0, 1), (-1, 0), (10, 0))  # rotate +90 degrees, then move 10 along x
 
@@ -51,3 +54,15 @@ def test_mixing_is_a_type_error() -> None:
         quarter + quarter
     with pytest.raises(TypeError):
         quarter.basis_xform((1, 0))  # type: ignore[arg-type]
+
+
+def test_rotation_builders() -> None:
+    half_pi = 13176795 * 2.0**-23  # float32 nearest pi / 2
+    cos = f32(math.pi / 2 - half_pi)  # its cosine, a little below zero
+    turn = Transform2D.from_rotation(math.pi / 2, Vector2(1, 2))
+    assert turn == Transform2D((cos, 1), (-1, cos), (1, 2))
+    assert Transform2D().rotated(math.pi / 2) == Transform2D((cos, 1), (-1, cos), (0, 0))
+    moved = Transform2D((1, 0), (0, 1), (1, 0))
+    assert moved.rotated(math.pi / 2).origin == Vector2(cos, 1)  # the origin turns too
+    assert moved.rotated_local(math.pi / 2).origin == Vector2(1, 0)  # it stays
+    assert Vector2.from_angle(math.pi / 2) == Vector2(cos, 1)

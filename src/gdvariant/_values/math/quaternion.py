@@ -14,7 +14,7 @@ from typing import Any, Self, SupportsFloat
 from ..base import _f, _field
 from .componentwise import sum_of_products
 from .operands import MathRecord, is_scalar, mixed
-from .reals import UNIT_EPSILON, Reals, div, is_equal_approx, reals
+from .reals import UNIT_EPSILON, Reals, cos, div, is_equal_approx, reals, sin
 from .reals import sqrt as _sqrt
 from .vectors import Vector3
 
@@ -121,6 +121,23 @@ class Quaternion(MathRecord):
         return self._new((xx, yy, zz, ww))
 
     # ---- methods --------------------------------------------------------------------
+
+    @classmethod
+    def from_axis_angle(cls, axis: Vector3, angle: SupportsFloat) -> Self:
+        """Godot's ``Quaternion(axis, angle)``: the rotation by ``angle`` radians about
+        ``axis`` (the identity when the axis is not normalized, as in Godot's debug builds)."""
+        r = reals()
+        one = r.one
+        a = Vector3()._same(axis)
+        if not a.is_normalized():
+            return cls()
+        length = a.length()
+        if length == 0:
+            return tuple.__new__(cls, (0.0, 0.0, 0.0, 0.0))
+        half = one(one(float(angle)) * 0.5)
+        s = one(div(one(sin(half)), length))
+        x, y, z = r.three(*a)
+        return tuple.__new__(cls, (one(x * s), one(y * s), one(z * s), one(cos(half))))
 
     def dot(self, with_: Quaternion) -> float:
         """``x * q.x + y * q.y + z * q.z + w * q.w``."""

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from typing import Any, Self
+from typing import Any, Self, SupportsFloat
 
 from ..base import _field
 from .operands import MathRecord, is_scalar, mixed
-from .reals import Reals, div, reals
+from .reals import Reals, cos, div, reals, sin
 from .vectors import Vector2
 
 __all__ = ["Transform2D"]
@@ -63,6 +63,16 @@ class Transform2D(MathRecord):
                 tuple.__new__(Vector2, (ox, oy)),
             ),
         )
+
+    @classmethod
+    def from_rotation(cls, rotation: SupportsFloat, position: Vector2 | None = None) -> Self:
+        """Godot's ``Transform2D(rotation, position)``: a turn by ``rotation`` radians, then a
+        move to ``position``."""
+        r = reals()
+        a = r.one(float(rotation))
+        c, s = r.one(cos(a)), r.one(sin(a))
+        ox, oy = (0.0, 0.0) if position is None else r.two(*Vector2()._same(position))
+        return cls._of((c, s, -s, c, ox, oy))
 
     # ---- operators ------------------------------------------------------------------
 
@@ -165,6 +175,14 @@ class Transform2D(MathRecord):
         det = self.determinant()
         sign = 1.0 if det > 0 else -1.0 if det < 0 else 0.0
         return tuple.__new__(Vector2, (self.x.length(), r.one(sign * self.y.length())))
+
+    def rotated(self, angle: SupportsFloat) -> Self:
+        """Rotated by ``angle`` about the parent's origin: ``from_rotation(angle) * self``."""
+        return self.from_rotation(angle) * self  # type: ignore[no-any-return]
+
+    def rotated_local(self, angle: SupportsFloat) -> Self:
+        """Rotated by ``angle`` in its own frame: ``self * from_rotation(angle)``."""
+        return self * self.from_rotation(angle)  # type: ignore[no-any-return]
 
     def translated(self, offset: Vector2) -> Self:
         """The origin moved by ``offset`` (in the parent's frame)."""

@@ -17,6 +17,7 @@ from .componentwise import Componentwise
 from .componentwise import sum_of_products as _sum_of_products
 from .matrices import axis_angle, xform
 from .reals import UNIT_EPSILON
+from .reals import reals as reals_now
 
 __all__ = ["Vector2", "Vector3", "Vector4"]
 
@@ -228,6 +229,13 @@ class Vector2(_Vector23):
 
     def _zero_normal(self, a: tuple[float, ...]) -> Self:
         return tuple.__new__(type(self), a)  # Vector2::normalize leaves a zero vector as is
+
+    @staticmethod
+    def from_angle(angle: SupportsFloat) -> Vector2:
+        """The unit vector at ``angle`` radians from the X axis: ``(cos, sin)``."""
+        one = reals_now().one
+        a = one(float(angle))
+        return tuple.__new__(Vector2, (one(_r.cos(a)), one(_r.sin(a))))
 
     def cross(self, with_: Vector2) -> float:
         """The 2D cross product ``x * with.y - y * with.x``."""
