@@ -33,7 +33,7 @@ TESTED_ELSEWHERE: dict[str, tuple[str, ...]] = {
     "_errors.py": ("binary/test_decoder.py", "test_limits.py", "binary/test_encoder.py"),
     "_old_paths.py": ("test_layout.py",),  # old pickles load
     "_values/color_names.py": ("text/test_parser.py", "json/test_tagged.py"),
-    "_values/layouts.py": ("binary/test_decoder_table.py", "values/test_math.py"),
+    "_values/layouts.py": ("binary/test_decoder_table.py", "values/math/test_records.py"),
     "_engines/text_syntax.py": ("text/test_writer.py", "text/test_parser.py"),
     "_binary/api.py": ("binary/test_decoder.py", "binary/test_encoder.py", "binary/test_golden.py"),
     "_binary/ctables.py": ("binary/test_cgdvariant.py", "binary/test_core.py"),

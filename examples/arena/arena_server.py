@@ -31,7 +31,9 @@ WELCOME, PACKET, DONE = 0, 1, 2
 SCHEMA = Schema.build([Player, Shot])
 RATE = 30  # ticks per second
 SIZE = 900.0  # the floor spans -SIZE..SIZE on both axes
+CORNERS = (gd.Vector2(-SIZE, -SIZE), gd.Vector2(SIZE, SIZE))
 SPEED, SHOT_SPEED, SHOT_LIFE, CLIP = 240.0, 600.0, 30, 12
+HIT_RADIUS = 24.0
 
 
 @dataclass
@@ -41,7 +43,7 @@ class Seat:
     address: Any
     name: str
     player: Any
-    steer: tuple[float, float] = (0.0, 0.0)
+    steer: gd.Vector2 = field(default_factory=gd.Vector2)
     fire: bool = False
     report: bytes | None = None
 
@@ -63,7 +65,7 @@ class Arena:
         player = self.world.spawn(
             Player,
             net_owner=address,
-            position=(x, y),
+            position=gd.Vector2(x, y),
             health=100,
             team=len(self.seats) % 2,
             name=name[:24],
@@ -75,16 +77,16 @@ class Arena:
         return seat
 
     def step(self) -> None:
-        """One tick of the game: move, shoot, hit, reload."""
-        dt = 1.0 / RATE
+        """One tick of the game: move, shoot, hit, reload. The motion is Godot's own
+        arithmetic (``gd.Vector2``, float32 as the engine), so a Godot client predicting
+        its player computes the same positions."""
         for seat in self.seats.values():
             p = seat.player
-            dx, dy = seat.steer
-            if dx or dy:
-                x, y = p.position
-                p.position = (_clamp(x + dx * SPEED * dt), _clamp(y + dy * SPEED * dt))
-                p.velocity = (dx * SPEED, dy * SPEED)
-                p.heading = math.degrees(math.atan2(dy, dx))
+            steer = seat.steer
+            if not steer.is_zero_approx():
+                p.position = (p.position + steer * (SPEED / RATE)).clamp(*CORNERS)
+                p.velocity = steer * SPEED
+                p.heading = math.degrees(steer.angle())
             if seat.fire and p.loadout.ammo > 0:
                 self._fire(p)
             elif p.loadout.ammo == 0:
@@ -96,8 +98,7 @@ class Arena:
             self._fly(self.world.entities[shot_id], left)
 
     def _fire(self, player: Any) -> None:
-        angle = math.radians(player.heading)
-        velocity = (math.cos(angle) * SHOT_SPEED, math.sin(angle) * SHOT_SPEED)
+        velocity = gd.Vector2(SHOT_SPEED, 0).rotated(math.radians(player.heading))
         shot = self.world.spawn(
             Shot, position=player.position, velocity=velocity, shooter=player, heat=1.0
         )
@@ -105,30 +106,26 @@ class Arena:
         player.loadout.ammo -= 1
 
     def _fly(self, shot: Any, left: int) -> None:
-        x, y = shot.position
-        vx, vy = shot.velocity
-        x, y = x + vx / RATE, y + vy / RATE
+        position = shot.position + shot.velocity / RATE
         hit = next(
             (
                 s.player
                 for s in self.seats.values()
-                if s.player is not shot.shooter and math.dist((x, y), s.player.position) < 24
+                if s.player is not shot.shooter
+                and position.distance_to(s.player.position) < HIT_RADIUS
             ),
             None,
         )
         if hit is not None:
             hit.health = max(hit.health - 10, 0) or 100  # down to 0: back at full health
-        if hit is not None or left <= 1 or abs(x) > SIZE or abs(y) > SIZE:
+        off_floor = position.clamp(*CORNERS) != position
+        if hit is not None or left <= 1 or off_floor:
             self.world.despawn(shot)
             del self.shots[shot.net_id]
             return
-        shot.position = (x, y)
+        shot.position = position
         shot.heat = left / SHOT_LIFE
         self.shots[shot.net_id] = left - 1
-
-
-def _clamp(v: float) -> float:
-    return max(-SIZE, min(SIZE, v))
 
 
 class _Inbox(asyncio.DatagramProtocol):
@@ -152,7 +149,7 @@ def _handle(arena: Arena, transport: Any, data: bytes, address: Any) -> None:
         except AckError as exc:  # a tick this client was never sent: not to be trusted
             LOG.warning("%s: %s", seat.name, exc)
             return
-        seat.steer, seat.fire = (dx / 127, dy / 127), bool(fire)
+        seat.steer, seat.fire = gd.Vector2(dx / 127, dy / 127), bool(fire)
     elif data[:1] == bytes([REPORT]) and seat is not None:
         seat.report = data[1:]
 

@@ -84,6 +84,7 @@ from ._values.math import (
     Vector3i,
     Vector4,
     Vector4i,
+    math_precision,
 )
 from ._values.packed import (
     PackedColorArray,
@@ -200,6 +201,7 @@ __all__ = [
     "load",
     "load_all",
     "loads",
+    "math_precision",
     "open_save",
     "password_key",
     "read_save",

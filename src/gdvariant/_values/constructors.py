@@ -6,8 +6,8 @@ one. ``gdvariant._values._cvalues`` (C, built by ``setup.py`` when a compiler is
 the same work in about a third of that. As every compiled part does (``gdvariant._compiled``),
 the choice is made once, at import, and ``GDVARIANT_PURE_PYTHON=1`` keeps the Python ones.
 
-The Python ``__new__`` stays the reference: :func:`reals` and :func:`ints` decorate it, and
-the compiled twin takes its field names and defaults from it, so the two accept the same
+The Python ``__new__`` stays the reference: :func:`float_fields` and :func:`int_fields` decorate
+it, and the compiled twin takes its field names and defaults from it, so the two accept the same
 calls and give the same values (tests/values/test_constructors.py compares them).
 """
 
@@ -29,12 +29,12 @@ New = TypeVar("New", bound=Callable[..., Any])
 PURE: dict[str, Callable[..., Any]] = {}
 
 
-def reals(new: New) -> New:
+def float_fields(new: New) -> New:
     """Decorate the ``__new__`` of a value type whose fields are all ``float(x)``."""
     return _twin(new, ints=False)
 
 
-def ints(new: New) -> New:
+def int_fields(new: New) -> New:
     """Decorate the ``__new__`` of a value type whose fields are all ``operator.index(x)``."""
     return _twin(new, ints=True)
 

@@ -1,4 +1,5 @@
-"""The math value types (``gdvariant._values.math``): Godot's defaults and how components coerce.
+"""The math value types as records (``gdvariant._values.math``): Godot's defaults and how
+components coerce.
 
 Expectations come from Godot's semantics (identity transforms, Color's alpha of 1, reals
 as floats and integer vectors as ints), never from gdvariant's own output.

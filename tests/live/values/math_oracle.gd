@@ -1,0 +1,44 @@
+# Godot computes every case of tests/live/values/test_math.py: reads a var_to_bytes Array of
+# [key, op, cases] (op: an operator or a method name; each case an Array of the receiver and the
+# arguments) and writes a Dictionary {key: [result, ...]} with var_to_bytes.
+extends SceneTree
+
+
+func apply(op: String, a: Array) -> Variant:
+	match op:
+		"+":
+			return a[0] + a[1]
+		"-":
+			return a[0] - a[1]
+		"*":
+			return a[0] * a[1]
+		"/":
+			return a[0] / a[1]
+		"%":
+			return a[0] % a[1]
+		"neg":
+			return -a[0]
+		"end":
+			return a[0].end
+		"Vector2.from_angle":
+			return Vector2.from_angle(a[0])
+		"Transform2D(angle, origin)":
+			return Transform2D(a[0], a[1])
+		"Quaternion(axis, angle)":
+			return Quaternion(a[0], a[1])
+	return Callable.create(a[0], op).callv(a.slice(1))
+
+
+func _init() -> void:
+	var args := OS.get_cmdline_user_args()
+	var jobs: Array = bytes_to_var(FileAccess.get_file_as_bytes(args[0]))
+	var out := {}
+	for job in jobs:
+		var results := []
+		for case in job[2]:
+			results.append(apply(job[1], case))
+		out[job[0]] = results
+	var file := FileAccess.open(args[1], FileAccess.WRITE)
+	file.store_buffer(var_to_bytes(out))
+	file.close()
+	quit()
