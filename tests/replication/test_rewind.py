@@ -18,6 +18,7 @@ from gdvariant.replication import (
     Bool,
     Coord,
     EntityState,
+    Interest,
     NetClass,
     Prop,
     Quat,
@@ -387,3 +388,29 @@ def test_the_entity_a_hit_at_an_old_tick_lands_on() -> None:
     assert w.at(1.5).entity(0) is None
     with pytest.raises(KeyError):
         w.at(0).entity(0)
+
+
+def test_a_client_with_an_interest_holds_its_part_of_what_at_gives() -> None:
+    rng = random.Random(11)
+    w = World(SCHEMA, rewind=12)
+    interest = Interest(w, cell=16.0, positions={Player: "pos", Crate: "at"})
+    enc = SnapshotEncoder(w, history=4, interest=interest)
+    enc.add_client("ann")
+    me = w.spawn(Player, pos=Vector2(0.0, 0.0))
+    interest.set_area("ann", radius=40.0)
+    interest.follow("ann", me)
+    others = [w.spawn(Player, pos=Vector2(rng.uniform(-80, 80), 0.0)) for _ in range(8)]
+    client = SnapshotDecoder(SCHEMA, history=64)
+    for step in range(16):
+        me.pos = Vector2(step * 4.0, 0.0)
+        for other in rng.sample(others, 3):
+            other.pos = Vector2(rng.uniform(-80, 80), rng.uniform(-8, 8))
+        enc.snapshot()
+        client.apply(enc.packet_for("ann"))
+        enc.ack("ann", client.ack)
+    seen_some = False
+    for t in range(w.tick - 12, w.tick + 1):
+        held = client.states[t]
+        assert held == {i: w.at(t)[i] for i in held}
+        seen_some |= 0 < len(held) < len(w.at(t))
+    assert seen_some  # the interest did hide part of the world
