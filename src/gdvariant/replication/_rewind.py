@@ -144,7 +144,7 @@ class Rewound(Mapping[int, EntityState]):
         self._ids: list[int] | None = None
 
     def __repr__(self) -> str:
-        return f"<Rewound tick={self.tick} entities={len(self)}>"
+        return f"<Rewound tick={self.tick} of a world at tick {self.world.tick}>"
 
     def _held(self, net_id: int, tick: int) -> Held | None:
         """The entity ``net_id`` was at ``tick`` (None: there was none)."""
