@@ -228,13 +228,20 @@ def changed_since(last_change: dict[tuple[int, int], int], base: int) -> dict[in
     return since
 
 
-def run(ticks: int, warmup: int, seed: int, values: str = "noise", deltas: bool = True) -> None:
+def run(
+    ticks: int,
+    warmup: int,
+    seed: int,
+    values: str = "noise",
+    deltas: bool = True,
+    rewind: int = 0,
+) -> None:
     rng = random.Random(seed)
     schema = Schema.build([Soldier])
     lay = schema.layout(Soldier)
     paths = [p.path for p in lay.props]
     assert len(paths) == 30, len(paths)
-    world = World(schema)
+    world = World(schema, rewind=rewind)
     encoder = SnapshotEncoder(world, history=32, value_deltas=deltas)
     ents = []
     for _ in range(ENTITIES):
@@ -300,7 +307,7 @@ def run(ticks: int, warmup: int, seed: int, values: str = "noise", deltas: bool 
     print(
         f"world: {ENTITIES} entities x {len(paths)} props, {per_tick_changes} changes/tick "
         f"({values} values), {CLIENTS} clients, ack lag 0-{MAX_LAG}, {ticks} ticks measured, "
-        f"value deltas {'on' if deltas else 'off'}, {assembler()} assembler"
+        f"value deltas {'on' if deltas else 'off'}, {assembler()} assembler, rewind {rewind}"
     )
     print(
         f"server, property writes (encode once): median {statistics.median(write_ms):.2f} ms/tick"
@@ -321,6 +328,31 @@ def run(ticks: int, warmup: int, seed: int, values: str = "noise", deltas: bool 
         for lag in sorted(by_lag)
     )
     print(f"  ratio by ack lag: {per_lag}")
+    if rewind:
+        rewind_reads(world, min(rewind, 8))
+
+
+def rewind_reads(world: World, back: int) -> None:
+    """The cost of ``world.at``, ``back`` ticks ago and half a tick later (interpolated): one
+    whole entity, every entity, and one property (``value``) of every entity."""
+    ids = list(world.entities)
+    for tick in (world.tick - back, world.tick - back + 0.5):
+        start = time.perf_counter()
+        for net_id in ids[:100]:
+            world.at(tick)[net_id]
+        one = (time.perf_counter() - start) / 100 * 1e6
+        start = time.perf_counter()
+        whole = dict(world.at(tick))
+        every = (time.perf_counter() - start) * 1e3
+        start = time.perf_counter()
+        view = world.at(tick)
+        for net_id in ids:
+            view.value(net_id, "origin")
+        values = (time.perf_counter() - start) * 1e3
+        print(
+            f"world.at({tick}): one entity {one:.0f} us; all {len(whole)} entities "
+            f"{every:.1f} ms; the origin of all {values:.1f} ms"
+        )
 
 
 def command_line(doc: str | None, ticks: int) -> argparse.Namespace:
@@ -331,6 +363,7 @@ def command_line(doc: str | None, ticks: int) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--values", choices=("noise", "motion", "both"), default="both")
     parser.add_argument("--value-deltas", choices=("on", "off", "both"), default="both")
+    parser.add_argument("--rewind", type=int, default=0, help="World(rewind=N): ticks kept")
     return parser.parse_args()
 
 
@@ -338,7 +371,7 @@ def main() -> None:
     args = command_line(__doc__, 60)
     for values in ("noise", "motion") if args.values == "both" else (args.values,):
         for deltas in ("off", "on") if args.value_deltas == "both" else (args.value_deltas,):
-            run(args.ticks, args.warmup, args.seed, values, deltas == "on")
+            run(args.ticks, args.warmup, args.seed, values, deltas == "on", args.rewind)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,9 @@ Declare networked classes with :class:`NetClass` and codecs, build a :class:`Sch
 them dirty), and turn ticks into per-client packets with :class:`SnapshotEncoder`; a
 :class:`SnapshotDecoder` applies them. An :class:`Interest` (a grid over a position property,
 areas per client, always-relevant entities, a predicate) sends each client only what is
-relevant to it. Sans-I/O: bytes in, bytes out. The wire format is
+relevant to it. ``World(schema, rewind=K)`` keeps the last ``K`` ticks, and
+:meth:`World.at` gives a :class:`Rewound` view of a past tick for lag compensation. Sans-I/O:
+bytes in, bytes out. The wire format is
 specified in ``docs/replication-wire.md``. :data:`IMPLEMENTATION` (also :func:`assembler`)
 names the live packet assembler, as ``gdvariant.IMPLEMENTATION`` names the codec core: ``"c"``
 (compiled, ``_cassemble``) or ``"python"`` (set ``GDVARIANT_PURE_PYTHON=1`` to force it), and
@@ -47,6 +49,7 @@ from ._float_codecs import (
 )
 from ._interest import Interest
 from ._load import load_schema
+from ._rewind import Rewound
 from ._schema import ClassLayout, Schema
 from ._snapshot_decoder import EntityState, SnapshotDecoder
 from ._snapshot_encoder import AckError, Client, SnapshotEncoder
@@ -84,6 +87,7 @@ __all__ = [
     "Prop",
     "Quant",
     "Quat",
+    "Rewound",
     "Schema",
     "SchemaError",
     "SnapshotDecoder",

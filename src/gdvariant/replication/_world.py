@@ -5,7 +5,8 @@ once (so a bad value fails where it is written, naming entity and property) and,
 differ from what was there, marks the property dirty, keeping the bits it had at the last
 commit. :meth:`World.commit` turns the dirty marks into one history entry per changed
 entity: a :class:`Change` ``(tick, mask of changed flat indices, {index: bits before}, ...)``.
-The snapshot encoder reads those histories; nothing here knows about clients.
+The snapshot encoder reads those histories; nothing here knows about clients. With
+``rewind=K`` they are kept for ``K`` ticks and :meth:`World.at` reads them back (``_rewind``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import heapq
 from typing import Any
 
-from . import _assembler
+from . import _assembler, _rewind
 from ._bits import BitReader
 from ._declarations import Embed, NetClass, unknown_name
 from ._schema import ClassLayout, Schema
@@ -27,10 +28,12 @@ Change = tuple[int, int, dict[int, int], list[Any] | None]
 
 
 class World:
-    """The server's entities, numbered by network id (lowest free id first)."""
+    """The server's entities, numbered by network id (lowest free id first). ``rewind``: how
+    many ticks before the current one :meth:`at` can read (0: only the current one)."""
 
-    def __init__(self, schema: Schema) -> None:
+    def __init__(self, schema: Schema, *, rewind: int = 0) -> None:
         self.schema = schema
+        self._rewind = _rewind.Rewind(rewind)
         self.tick = 0
         self.entities: dict[int, Any] = {}
         self.dirty: list[Any] = []
@@ -103,16 +106,18 @@ class World:
         vars(entity)["_net_world"] = None
         if entity._net_spawn <= self.tick:
             self.deleted.setdefault(entity.net_id, []).append((entity._net_spawn, self.tick + 1))
+            self._rewind.despawned(entity, self.tick + 1)
         heapq.heappush(self._free, entity.net_id)
         if self.lifecycle is not None:
             self.lifecycle.append((False, entity))
 
     def commit(self, history: int) -> int:
         """Close the current tick: every dirty entity gets ``(tick, changed mask)`` in its
-        history (entries older than ``history`` ticks dropped). Returns the new tick."""
+        history (entries older than ``history`` ticks, or than ``rewind`` if more, dropped).
+        Returns the new tick."""
         tick = self.tick + 1
         oldest = tick - history
-        _assembler.live().commit(self, self.dirty, tick, oldest)
+        _assembler.live().commit(self, self.dirty, tick, min(oldest, tick - self.rewind))
         self.dirty = []
         for net_id, spans in list(self.deleted.items()):
             kept = [span for span in spans if span[1] > oldest]
@@ -121,7 +126,20 @@ class World:
             else:
                 del self.deleted[net_id]
         self.tick = tick
+        self._rewind.prune(tick - self.rewind)
         return tick
+
+    @property
+    def rewind(self) -> int:
+        """How many ticks before the current one :meth:`at` can read (set when made)."""
+        return self._rewind.keep
+
+    def at(self, tick: float) -> _rewind.Rewound:
+        """The entities as of ``tick`` (``self.tick - rewind`` to ``self.tick``): ``{net id:
+        EntityState}`` with the values clients decoded then, for hit tests against what a
+        player saw. A fractional tick blends the two around it as a client interpolates
+        (``_interpolate``). A tick outside the window is a ValueError naming it."""
+        return _rewind.Rewound(self, tick)
 
     def nondefault(self, entity: Any) -> int:
         """The mask of ``entity``'s properties whose bits differ from the class baseline:
