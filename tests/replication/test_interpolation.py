@@ -19,6 +19,7 @@ from gdvariant.replication import (
     Bool,
     Coord,
     Float32,
+    Interest,
     NetClass,
     Normal,
     Quant,
@@ -234,6 +235,41 @@ def test_entities_enter_at_their_first_state_and_leave_at_once() -> None:
     # c leaves at tick 3: until then it holds its tick-2 state (no blend towards nothing)
     assert xs(decoder.interpolated(2.5)) == {a: 6.0, b: 55.0, c: 200.0}
     assert xs(decoder.interpolated(3.0)) == {a: 8.0, b: 60.0}
+
+
+class Unit(NetClass):
+    pos = Vec2(Coord(10, 4))
+
+
+def test_entities_entering_and_leaving_relevance() -> None:
+    """With an Interest, an entity walking into a client's area enters at its first state,
+    and one walking out is held at its last state until the tick it left at: no blend from
+    or to where the client never saw it."""
+    world = World(Schema.build([Unit]))
+    interest = Interest(world, cell=32.0, positions={Unit: "pos"})
+    server = SnapshotEncoder(world, interest=interest)
+    server.add_client("ann")
+    interest.set_area("ann", radius=100.0)
+    interest.set_centre("ann", (0.0, 0.0))
+    comer = world.spawn(Unit, pos=(300.0, 0.0))
+    goer = world.spawn(Unit, pos=(0.0, 50.0))
+    client = SnapshotDecoder(world.schema)
+    path = [((300.0, 0.0), (0.0, 50.0)), ((90.0, 0.0), (0.0, 90.0)), ((80.0, 0.0), (0.0, 300.0))]
+    for come, go in path:
+        comer.pos, goer.pos = come, go
+        server.snapshot()
+        client.apply(server.packet_for("ann"))
+        server.ack("ann", client.ack)
+    assert client.buffered_ticks == [1, 2, 3]
+
+    def seen(t: float) -> dict[int, Any]:
+        return {i: tuple(e.values["pos"]) for i, e in client.interpolated(t).items()}
+
+    c, g = comer.net_id, goer.net_id
+    assert seen(1.5) == {g: (0.0, 70.0)}  # the comer is not there yet
+    assert seen(2.0) == {c: (90.0, 0.0), g: (0.0, 90.0)}  # it enters where it entered
+    assert seen(2.5) == {c: (85.0, 0.0), g: (0.0, 90.0)}  # the goer is held, not blended out
+    assert seen(3.0) == {c: (80.0, 0.0)}
 
 
 def test_the_ring_keeps_the_newest_ticks_and_places_a_late_one() -> None:
