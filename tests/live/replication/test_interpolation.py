@@ -45,6 +45,7 @@ from gdvariant.replication import (
     godot_state,
 )
 from gdvariant.replication._interpolation import render_pair
+from gdvariant.replication.gdscript._record_reads import DENSE_IDS
 from gdvariant.replication.gdscript._state_view import node_property
 from tests.support.engines import SEED, Engine
 from tests.support.replication_driver import Script
@@ -98,11 +99,12 @@ def _turret_step(world: World, turrets: list[Any], rng: random.Random) -> None:
             set_path(t, "ammo", rng.randrange(64))
 
 
-def session(rng: random.Random) -> tuple[list[bytes], list[list[float]]]:
+def session(rng: random.Random, first_id: int) -> tuple[list[bytes], list[list[float]]]:
     """Packets for one client (some pairs swapped in delivery) and the render ticks to
-    report after each."""
+    report after each. Entity ids start at ``first_id``."""
     schema = interpolation_schema()
     world = World(schema)
+    world._next = first_id
     server = SnapshotEncoder(world, history=HISTORY, stamp=True, value_deltas=True)
     server.add_client(0)
     script = Script(world, rng, size=10)
@@ -175,11 +177,13 @@ def _blended_values(ours: SnapshotDecoder, t: float, got: dict[int, EntityState]
     )
 
 
-@pytest.mark.parametrize("buffer", [1, 3])
-def test_interpolated_values_match_ours(godot4: Engine, buffer: int) -> None:
+@pytest.mark.parametrize(("buffer", "first_id"), [(1, 0), (3, 0), (4, DENSE_IDS - 6)])
+def test_interpolated_values_match_ours(godot4: Engine, buffer: int, first_id: int) -> None:
+    """With ids on both sides of ``DENSE_IDS`` too (read from the columns below it, from
+    the Dictionary of sparse entities above)."""
     print(f"GDVARIANT_SEED={SEED}")
     schema = interpolation_schema()
-    packets, renders = session(random.Random(SEED + buffer))
+    packets, renders = session(random.Random(SEED + buffer), first_id)
     with godot4.workdir() as (here, inside):
         (here / "decoder.gd").write_text(gdscript.generate(schema))
         for name in ("interpolate.gd", "state.gd"):

@@ -67,9 +67,17 @@ def test_one_blend_per_property_that_blends() -> None:
         assert f"\to[{i}] = " + call.format(f"a[{i}], b[{i}]") + "\n" in body, path
     for path in ("hp", "name"):
         assert f"o[{index[path]}]" not in body
+    # the same blends from the newer state's columns (a rotation's column holds Quaternions)
+    row = _function(text, f"_ib{ship.class_id}")
+    assert row.count("\to[") == len(want)
+    assert re.search(
+        rf"\to\[{index['spin']}\] = _lq\(a\[{index['spin']}\], cols\[\d+\]\[row\], w\)", row
+    )
+    assert "_lva(" in row and "_ln(" in row
     assert f"func _i{sign.class_id}(" not in text  # nothing of Sign blends: no function
+    assert f"func _ib{sign.class_id}(" not in text
     assert f"if c == {ship.class_id}:\n\t\treturn _i{ship.class_id}(va, vb, w)" in text
-    for name in ("interpolated", "buffered_ticks", "_pair", "_remember", "_blend"):
+    for name in ("interpolated", "buffered_ticks", "_pair", "_remember", "_blend", "_dense"):
         assert re.search(rf"^func {name}\(", text, re.M), name
     assert "func apply_to_nodes(nodes: Dictionary, render_tick: float = INF)" in text
 

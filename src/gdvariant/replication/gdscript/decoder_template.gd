@@ -552,8 +552,41 @@ bp = $bit >> 3
 acc = buf[bp] >> ($bit & 7)
 n = 8 - ($bit & 7)
 bp += 1
+#@ dense: interpolated()'s entities below DENSE_IDS, read from the columns of both states
+## The entities with ids below DENSE_IDS of the older state of [param p] (from _pair), in
+## ascending order, as Dictionaries blended towards the newer state: the values read straight
+## from both states' columns, as _publish reads them (an entity that is sparse in the newer
+## state is blended the general way).
+func _dense(p: Array, values: Dictionary, classes_by_id: Dictionary) -> void:
+	var cls: PackedInt64Array = p[0][0]
+	var sets: Array = p[0][1]
+	var clsb: PackedInt64Array = p[1][0]
+	var setsb: Array = p[1][1]
+	var nb := clsb.size() - 1
+	var blending := not is_same(p[0], p[1])
+	var wt: float = p[2]
+	$class_locals
+	for id in cls.size() - 1:
+		var c := cls[id] - 1
+		if c < 0:
+			continue
+		classes_by_id[id] = c
+		if blending and id >= nb:
+			values[id] = _whole(_blend(p, id))
+			continue
+		var both := blending and clsb[id] == c + 1
+		$views
+
+
 #@ blend_class: class $c's values blended from a towards b by w (its stepwise ones as in a)
 func _i$c(a: Array, b: Array, w: float) -> Array:
+	var o := a.duplicate()
+	$blends
+	return o
+
+
+#@ blend_row: class $c's values blended from a towards row of its columns cols (the newer state's)
+func _ib$c(a: Array, cols: Array, row: int, w: float) -> Array:
 	var o := a.duplicate()
 	$blends
 	return o
@@ -613,17 +646,12 @@ func _pair(t: float) -> Array:
 func interpolated(render_tick: float) -> Array:
 	var p := _pair(render_tick)
 	var held: Array = p[0]
-	var cls: PackedInt64Array = held[0]
-	var ids := PackedInt64Array()
-	for id in cls.size() - 1:
-		if cls[id]:
-			ids.append(id)
-	var far: Array = held[2].keys()
-	far.sort()
-	ids.append_array(PackedInt64Array(far))
 	var values := {}
 	var classes_by_id := {}
-	for id in ids:
+	_dense(p, values, classes_by_id)
+	var far: Array = held[2].keys()
+	far.sort()
+	for id in far:
 		var v: Array = _blend(p, id)
 		values[id] = _whole(v)
 		classes_by_id[id] = v[-1]
@@ -636,8 +664,14 @@ func _blend(p: Array, id: int) -> Variant:
 	var va = _entity(p[0], id)
 	if va == null or is_same(p[0], p[1]):
 		return va
-	var vb = _entity(p[1], id)
-	if vb == null or vb[-1] != va[-1]:
+	var c: int = va[-1]
+	var clsb: PackedInt64Array = p[1][0]
+	if id < clsb.size() - 1:  # read from the newer state's columns: only what blends
+		if clsb[id] != c + 1:
+			return va
+		return _blend_columns(va, p[1][1][c], id, p[2])
+	var vb = p[1][2].get(id)
+	if vb == null or vb[-1] != c:
 		return va
 	return _blend_values(va, vb, p[2])
 
@@ -645,6 +679,12 @@ func _blend(p: Array, id: int) -> Variant:
 func _blend_values(va: Array, vb: Array, w: float) -> Array:
 	var c: int = va[-1]
 	$blends
+	return va
+
+
+func _blend_columns(va: Array, cols: Array, row: int, w: float) -> Array:
+	var c: int = va[-1]
+	$column_blends
 	return va
 
 
