@@ -61,7 +61,10 @@ TESTED_ELSEWHERE: dict[str, tuple[str, ...]] = {
     "replication/_float_codecs.py": ("replication/test_codecs.py",),
     "replication/_load.py": ("cli/test_schema.py", "cli/test_writes.py"),
     "replication/_packet_format.py": ("replication/test_snapshot.py",),
-    "replication/_snapshot_decoder.py": ("replication/test_snapshot.py",),
+    "replication/_snapshot_decoder.py": (
+        "replication/test_snapshot.py",
+        "replication/test_interpolation.py",
+    ),
     "replication/_snapshot_encoder.py": ("replication/test_snapshot.py",),
     "replication/gdscript/_lines.py": ("replication/gdscript/test_template.py",),
     "replication/gdscript/_state_view.py": ("replication/gdscript/test_template.py",),

@@ -2,17 +2,23 @@
 
 Client side, :class:`SnapshotDecoder` applies a packet to a copy of the state at the packet's
 base tick and commits only at the end: a malformed or truncated packet is a DecodeError
-naming the entity and property, and leaves the decoder as it was.
+naming the entity and property, and leaves the decoder as it was. It also keeps the states
+of the newest few ticks applied, and :meth:`SnapshotDecoder.interpolated` gives the state at
+a fractional render tick between them (``_interpolation``;
+``docs/replication-interpolation.md``).
 """
 
 from __future__ import annotations
 
+import bisect
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 from gdvariant import DecodeError, GodotError
 
 from ._bits import BitReader, Malformed, Truncated
+from ._interpolation import Blender, render_pair
 from ._packet_format import (
     FLAG_DELTAS,
     FLAG_FULL,
@@ -40,12 +46,22 @@ class EntityState:
 
 class SnapshotDecoder:
     """A client: applies packets, keeps the states of the last ``history`` ticks it got
-    (a delta is applied to the state of its base tick), and reports what to ack."""
+    (a delta is applied to the state of its base tick), and reports what to ack; for
+    rendering, it keeps the states of the ``interpolation_buffer`` newest ticks applied and
+    blends them (:meth:`interpolated`)."""
 
-    def __init__(self, schema: Schema, *, history: int = 32) -> None:
+    def __init__(self, schema: Schema, *, history: int = 32, interpolation_buffer: int = 4) -> None:
+        if type(interpolation_buffer) is not int or interpolation_buffer < 1:
+            raise ValueError(
+                f"interpolation_buffer must be an int of at least 1, not {interpolation_buffer!r}"
+            )
         self.schema, self.history = schema, history
+        self.interpolation_buffer = interpolation_buffer
         self.states: dict[int, dict[int, EntityState]] = {}
         self.tick = 0
+        self._ring_ticks: list[int] = []
+        self._ring: list[dict[int, EntityState]] = []
+        self._blender = Blender(schema)
 
     @property
     def state(self) -> dict[int, EntityState]:
@@ -65,7 +81,55 @@ class SnapshotDecoder:
             self.tick = tick
         for old in [t for t in self.states if t <= self.tick - self.history]:
             del self.states[old]
+        self._remember(tick, state)
         return tick
+
+    def _remember(self, tick: int, state: dict[int, EntityState]) -> None:
+        """Keep ``state`` among the newest ``interpolation_buffer`` ticks applied, in tick
+        order (a late packet of an older tick is put in its place, the oldest dropped)."""
+        ticks, ring = self._ring_ticks, self._ring
+        at = bisect.bisect_left(ticks, tick)
+        if at < len(ticks) and ticks[at] == tick:
+            ring[at] = state
+        else:
+            ticks.insert(at, tick)
+            ring.insert(at, state)
+        while len(ticks) > self.interpolation_buffer:
+            del ticks[0], ring[0]
+
+    @property
+    def buffered_ticks(self) -> list[int]:
+        """The ticks kept for interpolation, oldest first (the newest is :attr:`tick`)."""
+        return list(self._ring_ticks)
+
+    def interpolated(self, render_tick: float) -> dict[int, EntityState]:
+        """The state at ``render_tick`` (in ticks, fractional) between the two kept ticks
+        around it: each entity of the older one, its values blended towards the newer one
+        where that holds it with the same class (linear, the shorter arc for angles, nlerp
+        for rotations; stepwise otherwise). An entity appears at its first state when the
+        render time reaches the tick it entered at, and is gone from the tick it left at.
+        Before the oldest kept tick the oldest state, from the newest on the newest (held:
+        no extrapolation); empty before the first packet."""
+        if isinstance(render_tick, bool) or not isinstance(render_tick, int | float):
+            raise TypeError(f"render_tick must be a number, not {render_tick!r}")
+        if math.isnan(render_tick):
+            raise ValueError("render_tick is NaN")
+        if not self._ring:
+            return {}
+        i, j, w = render_pair(self._ring_ticks, float(render_tick))
+        before, after = self._ring[i], self._ring[j]
+        if i == j:
+            return dict(before)
+        blender = self._blender
+        out: dict[int, EntityState] = {}
+        for net_id, ent in before.items():
+            other = after.get(net_id)
+            name = ent.class_name
+            if other is None or other.class_name != name or not blender.blends(name):
+                out[net_id] = ent
+            else:
+                out[net_id] = EntityState(name, blender.values(name, ent.values, other.values, w))
+        return out
 
     def explain(self, packet: bytes) -> str:
         """A readable dump of ``packet``: header, then each record with its entity, class

@@ -31,7 +31,7 @@ def test_runtime_keeps_states_as_columns_and_sparse_entities() -> None:
     # [class + 1 by id, column sets by class, {large id: values}]; the copy flags and the
     # base are left out of what is kept
     runtime = "\n".join(_template.block("decoder"))
-    assert "_states[tick] = st.slice(0, 3)" in runtime
+    assert "var kept := st.slice(0, 3)\n\t_states[tick] = kept" in runtime
     assert "func _entity(held: Array, id: int)" in runtime
 
 

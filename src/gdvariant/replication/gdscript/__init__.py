@@ -7,6 +7,9 @@
 ``var_to_bytes``), and ``apply_to_nodes(nodes)`` sets the newest state on game objects
 instead (entity id -> Object; each property that differs from what it last set there, by
 the names in ``node_properties``), so that a game need not read the Dictionaries at all.
+It keeps the newest ``interpolation_buffer`` ticks applied, and ``interpolated(render_tick)``
+and ``apply_to_nodes(nodes, render_tick)`` give the state at a fractional tick between them
+(``_interpolate``; ``docs/replication-interpolation.md``), as the Python decoder does.
 
 The generated code follows the wire doc's §4 recipe, which was measured in Godot 4.6: every
 field read written inline (a 32-bit refill into a 64-bit accumulator, no function call per
@@ -53,7 +56,8 @@ text, in blocks, from ``apply`` to the section loop's skeleton), ``_lines`` (the
 template blocks filled in, generated lines, fresh names), ``_value_reads`` (the inline read of
 one value per codec, and of value deltas), ``_columns`` (the per-property columns),
 ``_record_reads`` (change lists, the fast and the checked record readers, the section loop),
-``_state_view`` (the ``state`` view and node application), ``_generate`` (the assembly) and
+``_state_view`` (the ``state`` view and node application), ``_interpolate`` (the blends
+between kept ticks), ``_generate`` (the assembly) and
 ``_godot_values`` (the value mapping between Python and GDScript). Nothing in the rest of
 ``gdvariant.replication`` imports this package: the model does not depend on its decoder.
 """

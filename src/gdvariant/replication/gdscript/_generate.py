@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from .._packet_format import VERSION
 from ._columns import column_functions, dispatch_functions
+from ._interpolate import interpolation
 from ._lines import Writer
 from ._record_reads import baseline_bits, class_function, fast_run_bits, section
 from ._state_view import entity_functions, node_dispatch, node_property, publish
@@ -34,6 +35,7 @@ def generate(schema: Schema, *, class_name: str | None = None) -> str:
     section(body, schema)
     publish(body, schema)
     node_dispatch(body, schema)
+    interpolation(body, schema)
 
     out = Writer()
     out.fill(

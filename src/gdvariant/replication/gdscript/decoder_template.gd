@@ -41,12 +41,17 @@ var classes: Dictionary:
 var node_properties: Array = $node_properties
 ## The newest tick applied: the one to acknowledge (0 before any).
 var newest_tick := 0
+## How many of the newest ticks applied are kept for interpolated() and apply_to_nodes() with
+## a render tick (at least 1 is kept: the newest).
+var interpolation_buffer := 4
 ## Why the last apply() failed, naming entity and property; "" if it did not.
 var last_error := ""
 ## Where it failed, as entity[12].origin.
 var last_error_path := ""
 
 var _states := {}
+var _ring_ticks := PackedInt64Array()
+var _ring := []
 var _empty := []
 var _unfresh := PackedByteArray()
 var _view := {}
@@ -124,7 +129,9 @@ func apply(packet: PackedByteArray) -> int:
 		return -1
 	if pos != size:
 		return _fail("%d bytes of trailing data after the records" % (size - pos))
-	_states[tick] = st.slice(0, 3)
+	var kept := st.slice(0, 3)
+	_states[tick] = kept
+	_remember(tick, kept)
 	if tick >= newest_tick:
 		newest_tick = tick
 		_pending.append_array(touched)
@@ -156,10 +163,13 @@ func sorted_state() -> Array:
 ## function last set on nodes[id] is set with Object.set(), by the name in
 ## [member node_properties]; all of them the first time, or when the node or the entity's
 ## class changed. Entities without a node, and nodes without an entity, are skipped.
-func apply_to_nodes(nodes: Dictionary) -> void:
-	var held: Array = _states.get(newest_tick, _empty)
+## With [param render_tick], the state at that tick as interpolated() gives it instead.
+func apply_to_nodes(nodes: Dictionary, render_tick: float = INF) -> void:
+	var p := _pair(render_tick)
+	var held: Array = p[0]
+	var blending := not is_same(held, p[1])
 	for id in nodes:
-		var v = _entity(held, id)
+		var v = _blend(p, id) if blending else _entity(held, id)
 		if v == null:
 			_node_last.erase(id)
 			continue
@@ -542,3 +552,212 @@ bp = $bit >> 3
 acc = buf[bp] >> ($bit & 7)
 n = 8 - ($bit & 7)
 bp += 1
+#@ dense: interpolated()'s entities below DENSE_IDS, read from the columns of both states
+## The entities with ids below DENSE_IDS of the older state of [param p] (from _pair), in
+## ascending order, as Dictionaries blended towards the newer state: the values read straight
+## from both states' columns, as _publish reads them (an entity that is sparse in the newer
+## state is blended the general way).
+func _dense(p: Array, values: Dictionary, classes_by_id: Dictionary) -> void:
+	var cls: PackedInt64Array = p[0][0]
+	var sets: Array = p[0][1]
+	var clsb: PackedInt64Array = p[1][0]
+	var setsb: Array = p[1][1]
+	var nb := clsb.size() - 1
+	var blending := not is_same(p[0], p[1])
+	var wt: float = p[2]
+	$class_locals
+	for id in cls.size() - 1:
+		var c := cls[id] - 1
+		if c < 0:
+			continue
+		classes_by_id[id] = c
+		if blending and id >= nb:
+			values[id] = _whole(_blend(p, id))
+			continue
+		var both := blending and clsb[id] == c + 1
+		$views
+
+
+#@ blend_class: class $c's values blended from a towards b by w (its stepwise ones as in a)
+func _i$c(a: Array, b: Array, w: float) -> Array:
+	var o := a.duplicate()
+	$blends
+	return o
+
+
+#@ blend_row: class $c's values blended from a towards row of its columns cols (the newer state's)
+func _ib$c(a: Array, cols: Array, row: int, w: float) -> Array:
+	var o := a.duplicate()
+	$blends
+	return o
+
+
+#@ interpolation: the newest ticks applied, kept for rendering, and the state between two of them
+## Keeps [param held], the state of [param tick], among the newest [member interpolation_buffer]
+## ticks applied, in tick order (a late packet's older tick goes in its place).
+func _remember(tick: int, held: Array) -> void:
+	var n := _ring_ticks.size()
+	if n == 0 or tick > _ring_ticks[n - 1]:
+		_ring_ticks.append(tick)
+		_ring.append(held)
+	else:
+		var at := _ring_ticks.bsearch(tick)
+		if _ring_ticks[at] == tick:
+			_ring[at] = held
+		else:
+			_ring_ticks.insert(at, tick)
+			_ring.insert(at, held)
+	while _ring_ticks.size() > maxi(interpolation_buffer, 1):
+		_ring_ticks.remove_at(0)
+		_ring.remove_at(0)
+
+
+## The ticks kept for interpolation, oldest first (the newest is [member newest_tick]).
+func buffered_ticks() -> Array:
+	return Array(_ring_ticks)
+
+
+## [older state, newer state, weight of the newer] around [param t]: the same state twice
+## (weight 0) at or before the oldest kept tick, at or after the newest, and at a kept tick.
+func _pair(t: float) -> Array:
+	var n := _ring_ticks.size()
+	if n == 0:
+		return [_empty, _empty, 0.0]
+	if not (t > _ring_ticks[0]):
+		return [_ring[0], _ring[0], 0.0]
+	if t >= _ring_ticks[n - 1]:
+		return [_ring[n - 1], _ring[n - 1], 0.0]
+	var k := 1
+	while _ring_ticks[k] <= t:
+		k += 1
+	var a := _ring_ticks[k - 1]
+	if t == a:
+		return [_ring[k - 1], _ring[k - 1], 0.0]
+	return [_ring[k - 1], _ring[k], (t - a) / float(_ring_ticks[k] - a)]
+
+
+## The state at [param render_tick] (in ticks, fractional) as [{id: {path: value}},
+## {id: class id}] with ids ascending (the form of sorted_state()): each entity of the older
+## kept tick around it, blended towards the newer one where that holds it with the same class
+## (linear; the shorter arc for angles; nlerp for rotations; stepwise for the rest). An entity
+## appears at its first state when the render time reaches the tick it entered at, and is gone
+## from the tick it left at. Before the oldest kept tick, the oldest state; from the newest on,
+## the newest (held: no extrapolation). The rules: docs/replication-interpolation.md.
+func interpolated(render_tick: float) -> Array:
+	var p := _pair(render_tick)
+	var held: Array = p[0]
+	var values := {}
+	var classes_by_id := {}
+	_dense(p, values, classes_by_id)
+	var far: Array = held[2].keys()
+	far.sort()
+	for id in far:
+		var v: Array = _blend(p, id)
+		values[id] = _whole(v)
+		classes_by_id[id] = v[-1]
+	return [values, classes_by_id]
+
+
+## Entity [param id] at the pair [param p] (from _pair): its values by flat index with its class
+## id last, or null if the older state lacks it.
+func _blend(p: Array, id: int) -> Variant:
+	var va = _entity(p[0], id)
+	if va == null or is_same(p[0], p[1]):
+		return va
+	var c: int = va[-1]
+	var clsb: PackedInt64Array = p[1][0]
+	if id < clsb.size() - 1:  # read from the newer state's columns: only what blends
+		if clsb[id] != c + 1:
+			return va
+		return _blend_columns(va, p[1][1][c], id, p[2])
+	var vb = p[1][2].get(id)
+	if vb == null or vb[-1] != c:
+		return va
+	return _blend_values(va, vb, p[2])
+
+
+func _blend_values(va: Array, vb: Array, w: float) -> Array:
+	var c: int = va[-1]
+	$blends
+	return va
+
+
+func _blend_columns(va: Array, cols: Array, row: int, w: float) -> Array:
+	var c: int = va[-1]
+	$column_blends
+	return va
+
+
+## A float lerped in float64: a itself when a == b or either is not finite.
+static func _lf(a: float, b: float, w: float) -> float:
+	if a == b or not (is_finite(a) and is_finite(b)):
+		return a
+	return a + (b - a) * w
+
+
+## A Vector2/3/4 lerped as Godot computes it (float32: w rounded, then each operation).
+static func _lv(a: Variant, b: Variant, w: float) -> Variant:
+	if a == b or not (a.is_finite() and b.is_finite()):
+		return a
+	return a + (b - a) * w
+
+
+## An angle turned towards b the shorter way, wrapped into [-period/2, period/2); half a
+## turn apart, the turn is negative.
+static func _arc(a: float, b: float, w: float, period: float) -> float:
+	var half := period / 2.0
+	var d := b - a
+	if d >= half:
+		d -= period
+	elif d < -half:
+		d += period
+	var r := a + d * w
+	if r >= half:
+		r -= period
+	elif r < -half:
+		r += period
+	return r
+
+
+static func _la(a: float, b: float, w: float, period: float) -> float:
+	if a == b:
+		return a
+	return _arc(a, b, w, period)
+
+
+## A vector of angles, each component by _arc in float64 (then stored as float32).
+static func _lva(a: Variant, b: Variant, w: float, period: float, count: int) -> Variant:
+	if a == b:
+		return a
+	var o = a
+	for k in count:
+		o[k] = _arc(a[k], b[k], w, period)
+	return o
+
+
+## A unit Vector3 lerped component-wise in float64 and normalised (a if that is zero).
+static func _ln(a: Vector3, b: Vector3, w: float) -> Vector3:
+	if a == b:
+		return a
+	var x := a.x + (b.x - a.x) * w
+	var y := a.y + (b.y - a.y) * w
+	var z := a.z + (b.z - a.z) * w
+	var n := sqrt(x * x + y * y + z * z)
+	if n == 0.0:
+		return a
+	return Vector3(x / n, y / n, z / n)
+
+
+## nlerp: b or -b, whichever is nearer a, lerped component-wise in float64 and normalised.
+static func _lq(a: Quaternion, b: Quaternion, w: float) -> Quaternion:
+	if a == b:
+		return a
+	var s := -1.0 if a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w < 0.0 else 1.0
+	var x := a.x + (s * b.x - a.x) * w
+	var y := a.y + (s * b.y - a.y) * w
+	var z := a.z + (s * b.z - a.z) * w
+	var q := a.w + (s * b.w - a.w) * w
+	var n := sqrt(x * x + y * y + z * z + q * q)
+	return Quaternion(x / n, y / n, z / n, q / n)
+
+
