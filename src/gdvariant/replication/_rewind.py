@@ -7,8 +7,8 @@ after ``t`` undone, newest first. ``World(rewind=K)`` keeps those entries for ``
 least) and keeps each entity despawned within them (its committed bits and history, copied
 at the despawn). The work is done when asked: :class:`Rewound` walks the histories of the
 entities a hit test reads and decodes their bits with the codecs, so a value is exactly what
-a client decoded at that tick; a fractional tick blends two ticks by the rule of
-``_interpolate``. See ``docs/replication-lag-compensation.md``.
+a client decoded at that tick; a fractional tick blends two ticks by the client's own rule
+(``_interpolation``, the decoders' blends). See ``docs/replication-lag-compensation.md``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ._bits import BitReader
-from ._interpolate import interpolator
+from ._codecs import Codec
+from ._interpolation import blend
 from ._schema import ClassLayout
 from ._snapshot_decoder import EntityState
 
@@ -168,7 +169,7 @@ class Rewound(Mapping[int, EntityState]):
         if later is not None:
             after = decode(layout, later[2])
             for p in layout.props:
-                values[p.path] = interpolator(p.codec)(values[p.path], after[p.path], self.weight)
+                values[p.path] = _between(p.codec, values[p.path], after[p.path], self.weight)
         state = self._states[net_id] = EntityState(layout.name, values)
         return state
 
@@ -187,7 +188,7 @@ class Rewound(Mapping[int, EntityState]):
         codec = layout.codecs[i]
         value = decode_one(codec, held[2][i])
         if later is not None:
-            value = interpolator(codec)(value, decode_one(codec, later[2][i]), self.weight)
+            value = _between(codec, value, decode_one(codec, later[2][i]), self.weight)
         return value
 
     def entity(self, net_id: int) -> Any:
@@ -233,3 +234,10 @@ class Rewound(Mapping[int, EntityState]):
             return False
         check_tick(self.world, self.tick)
         return self._held(net_id, self.floor) is not None
+
+
+def _between(codec: Codec, a: Any, b: Any, weight: float) -> Any:
+    """``a`` (the earlier tick's value) blended toward ``b`` as a client interpolates:
+    ``a`` itself for a stepwise codec."""
+    fn = blend(codec)
+    return a if fn is None else fn(a, b, weight)

@@ -138,7 +138,8 @@ class World:
         """The entities as of ``tick`` (``self.tick - rewind`` to ``self.tick``): ``{net id:
         EntityState}`` with the values clients decoded then, for hit tests against what a
         player saw. A fractional tick blends the two around it as a client interpolates
-        (``_interpolate``). A tick outside the window is a ValueError naming it."""
+        (``_interpolation``, the client's rule). A tick outside the window is a ValueError
+        naming it."""
         return _rewind.Rewound(self, tick)
 
     def nondefault(self, entity: Any) -> int:
