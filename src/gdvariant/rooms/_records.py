@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
+    "DirectoryUnavailable",
     "JoinError",
     "ProcessInfo",
     "Reservation",
@@ -28,6 +29,7 @@ _STATUS = {
     "no_process": 503,
     "process_full": 503,
     "process_timeout": 503,
+    "directory_unavailable": 503,
 }
 
 
@@ -45,6 +47,14 @@ class JoinError(RoomError):
         super().__init__(message)
         self.code = code
         self.status = _STATUS.get(code, 500)
+
+
+class DirectoryUnavailable(JoinError):
+    """The directory's store did not answer in time (Redis down, restarting or out of
+    reach): a matchmaker answers ``503 directory_unavailable``, a room process tries again."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("directory_unavailable", message)
 
 
 @dataclass(frozen=True)
