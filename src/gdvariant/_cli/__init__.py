@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from .. import __version__
 from .._errors import VariantError
 from .._writes import terminations_unwind
-from . import convert, decode, detect, edit, encode, frames, inspect, schema, versions
+from . import convert, decode, detect, edit, encode, frames, inspect, rooms, schema, versions
 from ._common import EXIT_STATUS, Unreadable
 
 __all__ = ["build_parser", "main"]
@@ -36,7 +36,7 @@ _EPILOG = f"""examples:
   gdvariant decode --help                                # and encode, inspect, edit...
 
 {EXIT_STATUS}"""
-COMMANDS = (decode, encode, inspect, detect, convert, edit, frames, versions, schema)
+COMMANDS = (decode, encode, inspect, detect, convert, edit, frames, versions, schema, rooms)
 
 
 def build_parser() -> argparse.ArgumentParser:

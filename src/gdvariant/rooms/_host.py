@@ -133,7 +133,10 @@ class RoomHost:
             await self._dispose(room_id)
         for task in list(self._background):
             task.cancel()
-        await self.directory.unregister(self.info.id)
+        try:
+            await self.directory.unregister(self.info.id)
+        except RoomError as exc:  # its lease ends on its own within the TTL
+            self.logger.warning("process %s: leaving the directory failed: %s", self.info.id, exc)
 
     async def __aenter__(self) -> Self:
         await self.start()
