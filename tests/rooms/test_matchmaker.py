@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from gdvariant.rooms import (
+    JoinError,
     Matchmaker,
     ProcessInfo,
     ProcessLoad,
@@ -22,7 +23,7 @@ from gdvariant.rooms import (
     least_loaded,
 )
 from tests.support.multiplayer_serving import run, until
-from tests.support.rooms import DirectoryMaker, http
+from tests.support.rooms import DEADLINE, DirectoryMaker, http
 
 mpws = pytest.importorskip(
     "gdvariant.multiplayer.websocket", reason="the websockets extra is missing"
@@ -183,5 +184,26 @@ def test_a_bad_request_gets_a_clear_json_error(
         assert headers["content-type"] == "application/json"
         await server.close()
         await directory.close()
+
+    run(main())
+
+
+def test_a_process_that_does_not_answer_is_passed_over(make_directory: DirectoryMaker) -> None:
+    """A process killed a moment ago is still listed until its lease ends; asked for a room it
+    says nothing, and the matchmaker asks the next one instead of failing the client."""
+
+    async def main() -> None:
+        directory = make_directory(ttl=DEADLINE)  # the dead one stays listed meanwhile
+        dead = ProcessInfo("0dead", "127.0.0.1", ("match",))  # sorts first: picked first
+        await directory.register(dead)
+        matchmaker = Matchmaker(make_directory(ttl=DEADLINE), create_timeout=0.2)
+        async with RoomHost(directory, {"match": Match}, process_id="zlive") as host:
+            seat = await matchmaker.join_or_create("match", {}, "ann")
+            assert seat.room.process == "zlive" and seat.room.id in host.rooms
+        with pytest.raises(JoinError) as silent:  # only the dead one left
+            await matchmaker.create("match", {}, "bob")
+        assert silent.value.code == "process_timeout"
+        await directory.close()
+        await matchmaker.directory.close()
 
     run(main())

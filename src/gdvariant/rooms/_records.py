@@ -41,12 +41,13 @@ class JoinError(RoomError):
     """A seat could not be had: ``code`` says why, in the words the HTTP API answers with
     (``room_not_found``, ``room_full``, ``room_locked``, ``no_process``, ``process_full``,
     ``process_timeout``, ``unknown_room_name``, ``room_create_failed``) and ``status`` is its HTTP
-    status."""
+    status. ``process`` names the room process that failed to make a room, when one did."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
         self.code = code
         self.status = _STATUS.get(code, 500)
+        self.process = ""
 
 
 class DirectoryUnavailable(JoinError):
