@@ -10,6 +10,7 @@ on a socket. docs/rooms.md ("The matchmaker's API") lists the routes and errors.
 from __future__ import annotations
 
 import json
+import random
 import re
 from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
@@ -51,8 +52,13 @@ Pick = Callable[[str, dict[str, Any], Sequence[ProcessLoad]], ProcessLoad | None
 def least_loaded(
     name: str, options: dict[str, Any], candidates: Sequence[ProcessLoad]
 ) -> ProcessLoad | None:
-    """The default pick: the process with the fewest seats in use, then the fewest rooms."""
-    return min(candidates, key=lambda c: (c.seats, c.rooms, c.process.id), default=None)
+    """The default pick: the process with the fewest seats in use, then the fewest rooms;
+    a tie is broken at random. Not by id: requests of a join storm read the same loads at
+    once, and a fixed tie-break sent every room they created to one process."""
+    if not candidates:
+        return None
+    least = min((c.seats, c.rooms) for c in candidates)
+    return random.choice([c for c in candidates if (c.seats, c.rooms) == least])
 
 
 class BadRequest(Exception):
