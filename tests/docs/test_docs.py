@@ -39,8 +39,11 @@ PUBLIC_MODULES = [
     "gdvariant.replication",
     "gdvariant.replication.gdscript",
     "gdvariant.rooms",
+    "gdvariant.rooms.agones",
+    "gdvariant.rooms.cluster",
     "gdvariant.rooms.httpapi",
     "gdvariant.rooms.redis",
+    "gdvariant.rooms.serve",
     "gdvariant.sync",
     "gdvariant.websocket",
 ]

@@ -162,19 +162,32 @@ def test_a_locked_room_takes_no_one(make_directory: DirectoryMaker) -> None:
     run(main())
 
 
-def test_a_host_whose_lease_lapsed_drops_its_rooms(make_directory: DirectoryMaker) -> None:
+def test_a_host_whose_lease_lapsed_brings_its_rooms_back_seats_and_all(
+    make_directory: DirectoryMaker,
+) -> None:
     async def main() -> None:
         directory = make_directory()
         async with host_for(directory) as host:
             room = await host.create_room("arena")
+            seat = await directory.reserve(room.id, "ann", DEADLINE)
+            client, connected = await connect(room.address, seat.token.encode())
+            await until(lambda: connected == [1])
             await directory.unregister(host.info.id)  # as if its lease had run out
+            assert await directory.room(room.id) is None
 
-            async def dropped() -> bool:
-                processes = [p.id for p in await directory.processes()]
-                return room.state is RoomState.DISPOSED and processes == [host.info.id]
+            async def back() -> bool:
+                listed = await directory.room(room.id)
+                return listed is not None and listed.clients == 1
 
-            await eventually(dropped, "the host dropped its rooms and registered again")
-            assert host.rooms == {}
+            await eventually(back, "the host listed its room again with its client")
+            assert room.state is RoomState.OPEN
+            assert await directory.presence() == {room.id: ["ann"]}
+            await directory.reserve(room.id, "bob", DEADLINE)  # two seats: one left
+            with pytest.raises(JoinError) as full:  # ann's seat still counts
+                await directory.reserve(room.id, "cy", DEADLINE)
+            assert full.value.code == "room_full"
+            assert [c.user for c in room.clients.values()] == ["ann"]  # it played on
+            await client.close()
         await directory.close()
 
     run(main())

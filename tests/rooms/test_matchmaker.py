@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from gdvariant.rooms import (
+    JoinError,
     Matchmaker,
     ProcessInfo,
     ProcessLoad,
@@ -22,7 +23,7 @@ from gdvariant.rooms import (
     least_loaded,
 )
 from tests.support.multiplayer_serving import run, until
-from tests.support.rooms import DirectoryMaker, http
+from tests.support.rooms import DEADLINE, DirectoryMaker, http
 
 mpws = pytest.importorskip(
     "gdvariant.multiplayer.websocket", reason="the websockets extra is missing"
@@ -123,6 +124,13 @@ def test_least_loaded_picks_the_fewest_seats_then_rooms() -> None:
     assert least_loaded("match", {}, []) is None
 
 
+def test_least_loaded_spreads_ties() -> None:
+    """A join storm's requests read the same loads at once: ties must not all go to one."""
+    tied = [ProcessLoad(ProcessInfo(pid, "h", ("match",)), 0, 0) for pid in ("a", "b", "c")]
+    chosen = Counter(least_loaded("match", {}, tied).process.id for _ in range(300))  # type: ignore[union-attr]
+    assert set(chosen) == {"a", "b", "c"}  # each missed 300 times: odds of (2/3)^300
+
+
 def test_a_user_pick_chooses_the_process(make_directory: DirectoryMaker) -> None:
     async def main() -> None:
         def last(name: str, options: dict[str, Any], loads: Sequence[ProcessLoad]) -> Any:
@@ -183,5 +191,27 @@ def test_a_bad_request_gets_a_clear_json_error(
         assert headers["content-type"] == "application/json"
         await server.close()
         await directory.close()
+
+    run(main())
+
+
+def test_a_process_that_does_not_answer_is_passed_over(make_directory: DirectoryMaker) -> None:
+    """A process killed a moment ago is still listed until its lease ends; asked for a room it
+    says nothing, and the matchmaker asks the next one instead of failing the client."""
+
+    async def main() -> None:
+        directory = make_directory(ttl=DEADLINE)  # the dead one stays listed meanwhile
+        dead = ProcessInfo("0dead", "127.0.0.1", ("match",))  # picked first (by id)
+        await directory.register(dead)
+        first = lambda name, options, loads: min(loads, key=lambda load: load.process.id)  # noqa: E731
+        matchmaker = Matchmaker(make_directory(ttl=DEADLINE), create_timeout=0.2, pick=first)
+        async with RoomHost(directory, {"match": Match}, process_id="zlive") as host:
+            seat = await matchmaker.join_or_create("match", {}, "ann")
+            assert seat.room.process == "zlive" and seat.room.id in host.rooms
+        with pytest.raises(JoinError) as silent:  # only the dead one left
+            await matchmaker.create("match", {}, "bob")
+        assert silent.value.code == "process_timeout"
+        await directory.close()
+        await matchmaker.directory.close()
 
     run(main())

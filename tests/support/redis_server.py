@@ -51,34 +51,68 @@ def _answers(port: int) -> bool:
         return False
 
 
+class RedisProcess:
+    """A redis-server the test may kill and start again on the same port and folder (no
+    snapshots, no append-only file: it comes back empty, the harder case)."""
+
+    def __init__(self, program: str, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self.program = program
+        self.folder = folder
+        self.port = 0
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> str:
+        """Start it (on its port again if it ran before, else on a free one); its URL. A
+        port taken between choosing and binding is retried with another."""
+        for _ in range(5):
+            port = self.port or _free_port()
+            log = self.folder / f"redis-{port}.log"
+            args = [self.program, "--port", str(port), "--bind", "127.0.0.1"]
+            args += ["--dir", str(self.folder), "--save", "", "--appendonly", "no"]
+            args += ["--logfile", str(log)]
+            proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, cwd=self.folder)
+            deadline = time.monotonic() + START_TIMEOUT
+            while proc.poll() is None and time.monotonic() < deadline and not _answers(port):
+                time.sleep(0.02)
+            if proc.poll() is None and _answers(port):
+                self.port, self.proc = port, proc
+                return self.url
+            proc.kill()
+            proc.wait()
+            if self.port:  # its own port again, still held: wait a little and retry
+                time.sleep(0.5)
+        tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+        raise RuntimeError(f"redis-server did not start:\n{tail}")
+
+    def kill(self) -> None:
+        """SIGKILL it and reap it."""
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+            self.proc = None
+
+
 @contextmanager
 def redis_server(program: str, folder: Path) -> Iterator[str]:
     """Run ``program`` with its files in ``folder`` (no snapshots, no append-only file);
-    yield its ``redis://`` URL; stop it after. A port taken between choosing and binding is
-    retried with another."""
-    folder.mkdir(parents=True, exist_ok=True)
-    for _ in range(5):
-        port = _free_port()
-        log = folder / f"redis-{port}.log"
-        args = [program, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(folder)]
-        args += ["--save", "", "--appendonly", "no", "--logfile", str(log)]
-        proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, cwd=folder)
-        deadline = time.monotonic() + START_TIMEOUT
-        while proc.poll() is None and time.monotonic() < deadline and not _answers(port):
-            time.sleep(0.02)
-        if proc.poll() is None and _answers(port):
-            break
-        proc.kill()
-        proc.wait()
-    else:
-        tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
-        raise RuntimeError(f"redis-server did not start:\n{tail}")
+    yield its ``redis://`` URL; stop it after."""
+    server = RedisProcess(program, folder)
     try:
-        yield f"redis://127.0.0.1:{port}/0"
+        yield server.start()
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        server.stop()

@@ -18,7 +18,19 @@ from collections.abc import Sequence
 from .. import __version__
 from .._errors import VariantError
 from .._writes import terminations_unwind
-from . import convert, decode, detect, edit, encode, frames, inspect, netsim, schema, versions
+from . import (
+    convert,
+    decode,
+    detect,
+    edit,
+    encode,
+    frames,
+    inspect,
+    netsim,
+    rooms,
+    schema,
+    versions,
+)
 from ._common import EXIT_STATUS, Unreadable
 
 __all__ = ["build_parser", "main"]
@@ -37,7 +49,7 @@ _EPILOG = f"""examples:
   gdvariant decode --help                                # and encode, inspect, edit...
 
 {EXIT_STATUS}"""
-COMMANDS = (decode, encode, inspect, detect, convert, edit, frames, versions, schema, netsim)
+COMMANDS = (decode, encode, inspect, detect, convert, edit, frames, versions, schema, netsim, rooms)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -6,7 +6,10 @@ Godot client whose AUTH data is a seat token. A :class:`Matchmaker` (stateless, 
 them; on HTTP with :class:`gdvariant.rooms.httpapi.MatchmakerServer`) picks a room or a
 process, reserves a seat atomically and answers the room's address and the token. They meet
 in a :class:`Directory`: :class:`MemoryDirectory` inside one process, or
-:class:`gdvariant.rooms.redis.RedisDirectory` on Redis for many. docs/rooms.md is the guide.
+:class:`gdvariant.rooms.redis.RedisDirectory` on Redis for many. The processes of a
+deployment run from :mod:`gdvariant.rooms.serve` (``gdvariant rooms host|matchmaker``), a
+local cluster from :mod:`gdvariant.rooms.cluster` (``gdvariant rooms dev``), with Agones
+hooks in :mod:`gdvariant.rooms.agones`. docs/rooms.md is the guide.
 """
 
 from __future__ import annotations
@@ -21,7 +24,15 @@ from ._directory import (
 )
 from ._host import RoomHost
 from ._matchmaker import Matchmaker, ProcessLoad, least_loaded
-from ._records import JoinError, ProcessInfo, Reservation, RoomError, RoomInfo, RoomRequest
+from ._records import (
+    DirectoryUnavailable,
+    JoinError,
+    ProcessInfo,
+    Reservation,
+    RoomError,
+    RoomInfo,
+    RoomRequest,
+)
 from ._room import Client, Room, RoomState
 
 __all__ = [
@@ -30,6 +41,7 @@ __all__ = [
     "PRESENCE_CHANNEL",
     "Client",
     "Directory",
+    "DirectoryUnavailable",
     "JoinError",
     "Matchmaker",
     "MemoryDirectory",

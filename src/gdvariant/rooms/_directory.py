@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Protocol, Self
@@ -88,9 +88,13 @@ class Directory(Protocol):
         written, and the process must drop its rooms and :meth:`register` anew."""
         ...
 
-    async def add_room(self, process: ProcessInfo, room: RoomInfo) -> bool:
-        """A new room of ``process``, listed from now on (and its lease renewed); False as
-        for :meth:`heartbeat`."""
+    async def add_room(
+        self, process: ProcessInfo, room: RoomInfo, seated: Mapping[str, str] | None = None
+    ) -> bool:
+        """A room of ``process``, listed from now on (and its lease renewed); False as for
+        :meth:`heartbeat`. ``seated`` (token to user) are its connected clients: a room
+        brought back after its process's lease lapsed (Redis restarted empty, or the process
+        stalled) keeps its seats counted."""
         ...
 
     async def unregister(self, process_id: str) -> None:
@@ -265,10 +269,13 @@ class MemoryDirectory:
                 room.info, room.expires = info, expires
         return True
 
-    async def add_room(self, process: ProcessInfo, room: RoomInfo) -> bool:
+    async def add_room(
+        self, process: ProcessInfo, room: RoomInfo, seated: Mapping[str, str] | None = None
+    ) -> bool:
         if not await self.heartbeat(process, ()):
             return False
-        self._rooms[room.id] = _Room(room, self._processes[process.id][1])
+        expires = self._processes[process.id][1]
+        self._rooms[room.id] = _Room(room, expires, seats=dict(seated or {}))
         return True
 
     async def unregister(self, process_id: str) -> None:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal, Self, TypeAlias
 
 from ..multiplayer import SceneMultiplayer
 from ._directory import PRESENCE_CHANNEL, Directory
-from ._records import JoinError, ProcessInfo, RoomInfo
+from ._records import DirectoryUnavailable, JoinError, ProcessInfo, RoomError, RoomInfo
 from ._room import Client, Room, RoomLink
 
 if TYPE_CHECKING:
@@ -133,7 +133,10 @@ class RoomHost:
             await self._dispose(room_id)
         for task in list(self._background):
             task.cancel()
-        await self.directory.unregister(self.info.id)
+        try:
+            await self.directory.unregister(self.info.id)
+        except RoomError as exc:  # its lease ends on its own within the TTL
+            self.logger.warning("process %s: leaving the directory failed: %s", self.info.id, exc)
 
     async def __aenter__(self) -> Self:
         await self.start()
@@ -224,7 +227,11 @@ class RoomHost:
             transport.disconnect_peer(peer)
             return
         hosted.pending[peer] = ("", "")  # claiming: a second AUTH is refused
-        user = await self.directory.claim(room_id, token)
+        try:
+            user = await self.directory.claim(room_id, token)
+        except RoomError as exc:  # the directory is unavailable: the client tries again
+            self.logger.warning("room %s: peer %d not admitted: %s", room_id, peer, exc)
+            user = None
         if not transport.protocol.auth.is_pending(peer):  # it left or timed out meanwhile
             hosted.pending.pop(peer, None)
             if user is not None:
@@ -254,7 +261,13 @@ class RoomHost:
         self._spawn(self._leave(hosted, client))
 
     async def _leave(self, hosted: _Hosted, client: Client) -> None:
-        await self.directory.release(hosted.room.id, client.token)
+        while True:  # a seat never freed would be lost: try until the directory answers
+            try:
+                await self.directory.release(hosted.room.id, client.token)
+                break
+            except RoomError as exc:
+                self.logger.warning("room %s: freeing a seat failed: %s", hosted.room.id, exc)
+                await asyncio.sleep(self._retry_delay)
         await self._announce(hosted, client, "leave", hosted.room.on_leave(client))
         if not hosted.room.clients:
             self._dispose_when_idle(hosted)
@@ -288,7 +301,12 @@ class RoomHost:
                 return  # the last one to leave starts the wait again
             if hosted.pending:
                 continue  # a client is being admitted: wait another grace
-            if await self.directory.dispose_if_empty(room.id):
+            try:
+                empty = await self.directory.dispose_if_empty(room.id)
+            except RoomError as exc:  # unavailable: wait another grace and ask again
+                self.logger.warning("room %s: disposal put off: %s", room.id, exc)
+                continue
+            if empty:
                 hosted.disposal = None
                 await self._dispose(room.id)
                 return
@@ -311,6 +329,9 @@ class RoomHost:
         while True:
             try:
                 await self._serve_request()
+            except DirectoryUnavailable as exc:
+                self.logger.warning("process %s: no room requests: %s", self.info.id, exc)
+                await asyncio.sleep(self._retry_delay)
             except Exception:
                 self.logger.exception("process %s: reading room requests failed", self.info.id)
                 await asyncio.sleep(self._retry_delay)
@@ -332,8 +353,9 @@ class RoomHost:
 
     async def _heartbeats(self) -> None:
         """Renew the lease every ttl/3 (or at once when a room changed); a lapsed lease means
-        the directory dropped our rooms: they are disposed of, and we register anew. A
-        failing directory is logged and tried again (the lease runs out meanwhile)."""
+        the directory dropped our rooms: we register anew and bring them back, seats and
+        all. A failing directory is logged and tried again (the lease runs out meanwhile;
+        the rooms keep serving their clients)."""
         while True:
             # asyncio.timeout, not wait_for: Python 3.11's wait_for may swallow the task's
             # cancellation when the event is set at the same moment, and close() would hang.
@@ -343,16 +365,26 @@ class RoomHost:
             self._beat_now.clear()
             try:
                 await self._heartbeat()
+            except DirectoryUnavailable as exc:
+                self.logger.warning("process %s: heartbeat failed: %s", self.info.id, exc)
             except Exception:
                 self.logger.exception("process %s: its heartbeat failed", self.info.id)
 
     async def _heartbeat(self) -> None:
         if await self.directory.heartbeat(self.info, self._infos()):
             return
-        self.logger.error("process %s: its lease lapsed; dropping its rooms", self.info.id)
-        for room_id in list(self._rooms):
-            await self._dispose(room_id)
+        # The directory forgot us (Redis restarted empty, or we stalled past the TTL). Our
+        # rooms' ids are ours alone and their clients still play: list them again with
+        # their seated and admitted clients, so their seats stay counted. Reservations made
+        # before are gone: a client holding one is refused and asks the matchmaker again.
+        self.logger.warning("process %s: its lease lapsed; registering again", self.info.id)
         await self.directory.register(self.info)
+        for hosted in list(self._rooms.values()):
+            seated = {client.token: client.user for client in hosted.room.clients.values()}
+            seated.update({token: user for token, user in hosted.pending.values() if token})
+            await self.directory.add_room(self.info, self._info(hosted.room), seated)
+            if hosted.room.id not in self._rooms:  # disposed meanwhile: no ghost is left
+                await self.directory.dispose_if_empty(hosted.room.id)
 
     @property
     def _retry_delay(self) -> float:

@@ -82,18 +82,26 @@ return 1
 
 #: KEYS: proc, procs index, rooms index. ARGV: ns, process id, ttl ms, create ('1': add the
 #: rooms missing; '0': renew only those that exist, so a room disposed while this heartbeat
-#: was on its way is not brought back), then five per room: id, info JSON, name, seats,
-#: locked. -> 1 renewed, 0 the lease had lapsed (nothing written).
+#: was on its way is not brought back), then six per room: id, info JSON, name, seats,
+#: locked, seated (a JSON object token -> user that replaces the room's seated clients: a
+#: room brought back after its lease lapsed; '' leaves them). -> 1 renewed, 0 the lease had
+#: lapsed (nothing written).
 HEARTBEAT = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 local ttl = tonumber(ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ttl)
 redis.call('SADD', KEYS[2], ARGV[2])
-for i = 5, #ARGV, 5 do
+for i = 5, #ARGV, 6 do
   local key = ARGV[1] .. ':room:' .. ARGV[i]
   if ARGV[4] == '1' or redis.call('EXISTS', key) == 1 then
     redis.call('HSET', key, 'info', ARGV[i + 1], 'name', ARGV[i + 2], 'process', ARGV[2],
       'seats', ARGV[i + 3], 'locked', ARGV[i + 4])
+    if ARGV[i + 5] ~= '' then
+      redis.call('DEL', key .. ':seats')
+      for token, user in pairs(cjson.decode(ARGV[i + 5])) do
+        redis.call('HSET', key .. ':seats', token, user)
+      end
+    end
     for _, k in ipairs({key, key .. ':res', key .. ':users', key .. ':seats'}) do
       redis.call('PEXPIRE', k, ttl)
     end

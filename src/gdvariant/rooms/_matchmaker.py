@@ -10,8 +10,10 @@ on a socket. docs/rooms.md ("The matchmaker's API") lists the routes and errors.
 from __future__ import annotations
 
 import json
+import random
 import re
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -50,8 +52,13 @@ Pick = Callable[[str, dict[str, Any], Sequence[ProcessLoad]], ProcessLoad | None
 def least_loaded(
     name: str, options: dict[str, Any], candidates: Sequence[ProcessLoad]
 ) -> ProcessLoad | None:
-    """The default pick: the process with the fewest seats in use, then the fewest rooms."""
-    return min(candidates, key=lambda c: (c.seats, c.rooms, c.process.id), default=None)
+    """The default pick: the process with the fewest seats in use, then the fewest rooms;
+    a tie is broken at random. Not by id: requests of a join storm read the same loads at
+    once, and a fixed tie-break sent every room they created to one process."""
+    if not candidates:
+        return None
+    least = min((c.seats, c.rooms) for c in candidates)
+    return random.choice([c for c in candidates if (c.seats, c.rooms) == least])
 
 
 class BadRequest(Exception):
@@ -101,13 +108,18 @@ class Matchmaker:
     async def create(
         self, name: str, options: dict[str, Any] | None = None, user: str = ""
     ) -> Reservation:
-        """A seat in a new room named ``name``, created with ``options``."""
+        """A seat in a new room named ``name``, created with ``options``. A process that
+        does not answer in time (killed, its lease not yet run out) is passed over for the
+        next one, so one dead process costs a client ``create_timeout``, not a failure."""
+        silent: set[str] = set()
         for _ in range(CREATE_ATTEMPTS):
-            room = await self._new_room(name, dict(options or {}))
             try:
+                room = await self._new_room(name, dict(options or {}), silent)
                 return await self.directory.reserve(room.id, user, self.reservation_ttl)
             except JoinError as exc:
-                if exc.code not in ("room_full", "room_locked"):
+                if exc.code == "process_timeout" and exc.process:
+                    silent.add(exc.process)
+                elif exc.code not in ("room_full", "room_locked"):
                     raise
         raise JoinError("room_full", f"every new room named {name!r} filled at once; try again")
 
@@ -118,8 +130,13 @@ class Matchmaker:
     async def list_rooms(self, name: str | None = None) -> list[RoomInfo]:
         return await self.directory.rooms(name)
 
-    async def _new_room(self, name: str, options: dict[str, Any]) -> RoomInfo:
+    async def _new_room(
+        self, name: str, options: dict[str, Any], silent: AbstractSet[str] = frozenset()
+    ) -> RoomInfo:
         processes = [p for p in await self.directory.processes() if name in p.room_names]
+        if silent and not [p for p in processes if p.id not in silent]:
+            raise JoinError("process_timeout", f"no process hosting {name!r} answered in time")
+        processes = [p for p in processes if p.id not in silent]
         if not processes:
             raise JoinError("unknown_room_name", f"no live process hosts rooms named {name!r}")
         rooms = await self.directory.rooms()
@@ -132,9 +149,13 @@ class Matchmaker:
         chosen = self.pick(name, options, loads)
         if chosen is None:
             raise JoinError("no_process", f"every process hosting {name!r} is full")
-        return await self.directory.request_room(
-            chosen.process.id, name, options, self.create_timeout
-        )
+        try:
+            return await self.directory.request_room(
+                chosen.process.id, name, options, self.create_timeout
+            )
+        except JoinError as exc:
+            exc.process = chosen.process.id
+            raise
 
     # -- the HTTP API, without I/O -------------------------------------------------------------
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
+    "DirectoryUnavailable",
     "JoinError",
     "ProcessInfo",
     "Reservation",
@@ -28,6 +29,7 @@ _STATUS = {
     "no_process": 503,
     "process_full": 503,
     "process_timeout": 503,
+    "directory_unavailable": 503,
 }
 
 
@@ -39,12 +41,21 @@ class JoinError(RoomError):
     """A seat could not be had: ``code`` says why, in the words the HTTP API answers with
     (``room_not_found``, ``room_full``, ``room_locked``, ``no_process``, ``process_full``,
     ``process_timeout``, ``unknown_room_name``, ``room_create_failed``) and ``status`` is its HTTP
-    status."""
+    status. ``process`` names the room process that failed to make a room, when one did."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
         self.code = code
         self.status = _STATUS.get(code, 500)
+        self.process = ""
+
+
+class DirectoryUnavailable(JoinError):
+    """The directory's store did not answer in time (Redis down, restarting or out of
+    reach): a matchmaker answers ``503 directory_unavailable``, a room process tries again."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("directory_unavailable", message)
 
 
 @dataclass(frozen=True)
