@@ -242,8 +242,8 @@ def test_a_godot_client_takes_snapshots_through_peer_packet(godot4: Engine, tran
     assert stats.refused == 0 and stats.passed >= len(game.applied)
     if transport == "websocket":  # reliable: every packet arrives, in order
         assert game.applied == sorted(game.packets)
-        assert game.deltas >= len(game.applied) - 5
     else:  # 5% lost each way, and ENet's unsequenced packets may pass each other
         assert 0.5 * TICKS < len(game.applied) < len(game.packets)
-        assert game.deltas > 0.5 * len(game.applied)
+    # The acks came back: most packets were deltas from a tick the client acknowledged.
     assert stats.acks > 0.5 * len(game.applied)
+    assert game.deltas > 0.5 * len(game.applied)
