@@ -70,7 +70,8 @@ class SnapshotLink:
     not reached, one whose packet was never made for that client, from a peer that gets no
     snapshots) is refused and logged on the server's rate-limited ``peer_log``; acks are
     handled as they arrive, never queued. ``tag`` and ``channel`` must match the client's
-    (:func:`receiver_script`).
+    (:func:`receiver_script`). The link takes over the server's ``on_raw`` and passes the
+    game's RAW payloads to the one it had (else to ``receive_raw``): set it before.
     """
 
     def __init__(
