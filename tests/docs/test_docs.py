@@ -33,6 +33,7 @@ PUBLIC_MODULES = [
     "gdvariant.asyncio",
     "gdvariant.multiplayer",
     "gdvariant.multiplayer.enet",
+    "gdvariant.multiplayer.snapshots",
     "gdvariant.multiplayer.websocket",
     "gdvariant.multiplayer.wire",
     "gdvariant.netsim",

@@ -31,6 +31,7 @@ LAYERS = {
     "_renamed": 5,
     "websocket": 5,
     "enet": 5,
+    "snapshots": 5,  # replication's packets on a transport (ServerEndpoint, SceneMultiplayer)
     "__init__": 6,
 }
 #: Where the state of a multiplayer game lives; each writes only its own attributes.

@@ -1,9 +1,12 @@
-"""A transport stand-in for SceneMultiplayer tests without sockets: a real ServerProtocol,
-packets sent recorded instead of written."""
+"""Transport stand-ins for tests without sockets: :class:`FakeServer` (a real ServerProtocol,
+packets sent recorded instead of written) and :class:`MemoryServer` (a real ServerEndpoint,
+the one the transports share, over lists instead of sockets)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
+from typing import Any, ClassVar
 
 from gdvariant.multiplayer import (
     PacketReceived,
@@ -11,6 +14,7 @@ from gdvariant.multiplayer import (
     TransferMode,
     TransportListener,
 )
+from gdvariant.multiplayer._endpoint import ServerEndpoint
 from gdvariant.multiplayer.wire import Packet, decode_scene_packet
 
 
@@ -81,3 +85,51 @@ class FakeServer:
     def take(self) -> list[tuple[int, Packet]]:
         out, self.sent = self.sent, []
         return out
+
+
+class MemoryServer(ServerEndpoint):
+    """A transport server whose peers are names in a set and whose packets go to a list: the
+    endpoint's own code (admission, RAW to ``on_raw``, size limits, the peer log) runs as on
+    a socket. ``join``/``leave``/``receive`` are what a socket would report."""
+
+    default_size: ClassVar[int] = 1 << 20
+    default_logger: ClassVar[logging.Logger] = logging.getLogger("tests.memory_server")
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(clock=lambda: 0.0, **options)
+        self.open: set[int] = set()
+        #: every packet put on the wire: (peer, bytes, mode, channel)
+        self.out: list[tuple[int, bytes, TransferMode, int]] = []
+
+    def join(self, peer: int) -> None:
+        self.open.add(peer)
+        self._joined(peer)
+
+    def leave(self, peer: int) -> None:
+        self.open.discard(peer)
+        self._left(peer)
+
+    def receive(
+        self, peer: int, data: bytes, mode: TransferMode = TransferMode.UNRELIABLE, channel: int = 1
+    ) -> None:
+        self._received(peer, data, mode, channel)
+
+    def take(self) -> list[tuple[int, bytes, TransferMode, int]]:
+        out, self.out = self.out, []
+        return out
+
+    async def close(self) -> None:
+        for peer in sorted(self.open):
+            self.leave(peer)
+
+    def disconnect_peer(self, peer: int) -> None:
+        self.leave(peer)
+
+    def _put(self, peer: int, data: bytes, mode: TransferMode, channel: int) -> None:
+        self.out.append((peer, data, mode, channel))
+
+    def queue_depth(self, peer: int) -> tuple[int, int]:
+        return (0, 0)
+
+    def _has_peer(self, peer: int) -> bool:
+        return peer in self.open

@@ -140,13 +140,19 @@ class _Endpoint:
         """The next ``(sender, payload)`` sent with ``send_bytes`` (when no ``on_raw``)."""
         return await self._raw.get()
 
+    def queue_raw(self, sender: int, payload: bytes) -> None:
+        """Put a RAW payload in :meth:`receive_raw`'s queue: what a filter that took over
+        ``on_raw`` (:class:`~gdvariant.multiplayer.snapshots.SnapshotLink`) passes on when the
+        game set no ``on_raw`` of its own."""
+        self._raw.put_nowait((sender, payload))
+
     def _deliver(self, sender: int, packet: Packet) -> None:
         """A game packet: RAW to ``on_raw`` (or the queue), the others to ``on_packet``."""
         if isinstance(packet, Raw):
             if self.on_raw is not None:
                 self.on_raw(sender, packet.payload)
             else:
-                self._raw.put_nowait((sender, packet.payload))
+                self.queue_raw(sender, packet.payload)
         else:
             self._game_packet(sender, packet)
 
@@ -213,6 +219,12 @@ class ServerEndpoint(_Endpoint):
     def peers(self) -> frozenset[int]:
         """The admitted peers (those ``peer_connected`` announced)."""
         return self.protocol.peers
+
+    @property
+    def listener(self) -> TransportListener | None:
+        """The layer :meth:`attach` gave the peer events to (None: the ``on_*`` callbacks
+        get them)."""
+        return self._listener
 
     def attach(self, listener: TransportListener) -> None:
         """Hand the peer events, the game packets (RAW aside) and the verdict on the paths
