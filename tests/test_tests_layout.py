@@ -71,7 +71,6 @@ TESTED_ELSEWHERE: dict[str, tuple[str, ...]] = {
     "multiplayer/__init__.py": ("test_exports.py",),  # the renamed names it still answers
     "multiplayer/_renamed.py": ("test_exports.py",),
     "multiplayer/_frame.py": ("multiplayer/test_csync.py",),
-    "multiplayer/_endpoint.py": ("multiplayer/test_websocket.py", "multiplayer/test_enet.py"),
     "multiplayer/_transport.py": ("multiplayer/test_websocket.py", "multiplayer/test_enet.py"),
     "multiplayer/_script_syntax.py": ("multiplayer/test_rpc_config.py",),
     "multiplayer/wire/_errors.py": ("multiplayer/wire/test_packets.py",),

@@ -80,6 +80,16 @@ def default_mode(data: bytes) -> TransferMode:
     return TransferMode.RELIABLE
 
 
+#: The default ``max_raw_queued``: 1 MiB of one peer's RAW payloads waiting in
+#: :meth:`_Endpoint.receive_raw`'s queue (a game that reads it keeps it near empty).
+DEFAULT_MAX_RAW_QUEUED = 1024 * 1024
+#: What one queued RAW payload costs besides its bytes (its tuple and bytes object), so a
+#: flood of empty payloads is held too.
+RAW_OVERHEAD = 64
+#: The whole queue holds at most this many peers' worth of ``max_raw_queued``.
+RAW_QUEUE_SENDERS = 16
+
+
 class EndpointOptions(TypedDict, total=False):
     """The keywords both ends take: the game's callbacks and the message limits."""
 
@@ -92,6 +102,7 @@ class EndpointOptions(TypedDict, total=False):
     max_send_size: int  # the largest packet sent (default: the transport's)
     max_unsent: int  # the most bytes waiting for one peer (default 4 MiB)
     stall_timeout: float  # seconds a full peer has to catch up before it is dropped (10)
+    max_raw_queued: int  # the most bytes of one peer's RAW waiting in receive_raw (1 MiB)
     logger: logging.Logger
 
 
@@ -134,16 +145,47 @@ class _Endpoint:
         Backlog(self.max_unsent, self.stall_timeout)  # refuses bad values now
         self.logger = options.get("logger", self.default_logger)
         self.peer_log = PeerLog(self.logger)
+        self.max_raw_queued = options.get("max_raw_queued", DEFAULT_MAX_RAW_QUEUED)
+        if self.max_raw_queued < 1:
+            raise ValueError(f"max_raw_queued must be at least 1 byte, not {self.max_raw_queued}")
         self._raw: asyncio.Queue[tuple[int, bytes]] = asyncio.Queue()
+        self._raw_held: dict[int, int] = {}  # bytes (each payload + RAW_OVERHEAD) by sender
+        self._raw_total = 0
 
     async def receive_raw(self) -> tuple[int, bytes]:
         """The next ``(sender, payload)`` sent with ``send_bytes`` (when no ``on_raw``)."""
-        return await self._raw.get()
+        sender, payload = await self._raw.get()
+        cost = len(payload) + RAW_OVERHEAD
+        self._raw_total -= cost
+        left = self._raw_held.get(sender, 0) - cost
+        if left > 0:
+            self._raw_held[sender] = left
+        else:
+            self._raw_held.pop(sender, None)
+        return sender, payload
 
     def queue_raw(self, sender: int, payload: bytes) -> None:
         """Put a RAW payload in :meth:`receive_raw`'s queue: what a filter that took over
         ``on_raw`` (:class:`~gdvariant.multiplayer.snapshots.SnapshotLink`) passes on when the
-        game set no ``on_raw`` of its own."""
+        game set no ``on_raw`` of its own. Held to ``max_raw_queued`` bytes per sender (and
+        ``RAW_QUEUE_SENDERS`` times that in all): past it a payload is dropped and logged, so
+        a peer cannot grow a game that does not read the queue."""
+        cost = len(payload) + RAW_OVERHEAD
+        held = self._raw_held.get(sender, 0)
+        limit = self.max_raw_queued
+        total = self._raw_total
+        if (held and held + cost > limit) or (total and total + cost > limit * RAW_QUEUE_SENDERS):
+            self.peer_log.warning(
+                sender,
+                "RAW from peer %d dropped: %d bytes of its RAW wait unread in receive_raw "
+                "(max_raw_queued %d); read them, or set on_raw",
+                sender,
+                held,
+                limit,
+            )
+            return
+        self._raw_held[sender] = held + cost
+        self._raw_total += cost
         self._raw.put_nowait((sender, payload))
 
     def _deliver(self, sender: int, packet: Packet) -> None:
