@@ -32,12 +32,17 @@ var classes: Dictionary:
 var node_properties: Array = [["position", "heading", "health", "velocity", "team", "name", "loadout_ammo", "loadout_reloading"], ["position", "velocity", "shooter", "heat"]]
 ## The newest tick applied: the one to acknowledge (0 before any).
 var newest_tick := 0
+## How many of the newest ticks applied are kept for interpolated() and apply_to_nodes() with
+## a render tick (at least 1 is kept: the newest).
+var interpolation_buffer := 4
 ## Why the last apply() failed, naming entity and property; "" if it did not.
 var last_error := ""
 ## Where it failed, as entity[12].origin.
 var last_error_path := ""
 
 var _states := {}
+var _ring_ticks := PackedInt64Array()
+var _ring := []
 var _empty := []
 var _unfresh := PackedByteArray()
 var _view := {}
@@ -2707,6 +2712,279 @@ func _node_set(node: Object, v: Array, old: Array) -> void:
 		_n1(node, v, old)
 
 
+func _i0(a: Array, b: Array, w: float) -> Array:
+	var o := a.duplicate()
+	o[0] = _lv(a[0], b[0], w)
+	o[1] = _la(a[1], b[1], w, 360.0)
+	o[3] = _lv(a[3], b[3], w)
+	return o
+
+
+func _ib0(a: Array, cols: Array, row: int, w: float) -> Array:
+	var o := a.duplicate()
+	o[0] = _lv(a[0], Vector2((-0.0 if cols[0][row] == 1 else (cols[0][row] >> 1) / 16.0), (-0.0 if cols[1][row] == 1 else (cols[1][row] >> 1) / 16.0)), w)
+	o[1] = _la(a[1], ((cols[2][row] - 1024 if cols[2][row] >> 9 else cols[2][row]) * _k0), w, 360.0)
+	o[3] = _lv(a[3], Vector2((_k1 + cols[4][row] * _k3), (_k1 + cols[5][row] * _k3)), w)
+	return o
+
+
+func _i1(a: Array, b: Array, w: float) -> Array:
+	var o := a.duplicate()
+	o[0] = _lv(a[0], b[0], w)
+	o[1] = _lv(a[1], b[1], w)
+	o[3] = _lf(a[3], b[3], w)
+	return o
+
+
+func _ib1(a: Array, cols: Array, row: int, w: float) -> Array:
+	var o := a.duplicate()
+	o[0] = _lv(a[0], Vector2((-0.0 if cols[0][row] == 1 else (cols[0][row] >> 1) / 16.0), (-0.0 if cols[1][row] == 1 else (cols[1][row] >> 1) / 16.0)), w)
+	o[1] = _lv(a[1], Vector2((_k1 + cols[2][row] * _k3), (_k1 + cols[3][row] * _k3)), w)
+	o[3] = _lf(a[3], (_k4 + cols[5][row] * _k6), w)
+	return o
+
+
+## Keeps [param held], the state of [param tick], among the newest [member interpolation_buffer]
+## ticks applied, in tick order (a late packet's older tick goes in its place).
+func _remember(tick: int, held: Array) -> void:
+	var n := _ring_ticks.size()
+	if n == 0 or tick > _ring_ticks[n - 1]:
+		_ring_ticks.append(tick)
+		_ring.append(held)
+	else:
+		var at := _ring_ticks.bsearch(tick)
+		if _ring_ticks[at] == tick:
+			_ring[at] = held
+		else:
+			_ring_ticks.insert(at, tick)
+			_ring.insert(at, held)
+	while _ring_ticks.size() > maxi(interpolation_buffer, 1):
+		_ring_ticks.remove_at(0)
+		_ring.remove_at(0)
+
+
+## The ticks kept for interpolation, oldest first (the newest is [member newest_tick]).
+func buffered_ticks() -> Array:
+	return Array(_ring_ticks)
+
+
+## [older state, newer state, weight of the newer] around [param t]: the same state twice
+## (weight 0) at or before the oldest kept tick, at or after the newest, and at a kept tick.
+func _pair(t: float) -> Array:
+	var n := _ring_ticks.size()
+	if n == 0:
+		return [_empty, _empty, 0.0]
+	if not (t > _ring_ticks[0]):
+		return [_ring[0], _ring[0], 0.0]
+	if t >= _ring_ticks[n - 1]:
+		return [_ring[n - 1], _ring[n - 1], 0.0]
+	var k := 1
+	while _ring_ticks[k] <= t:
+		k += 1
+	var a := _ring_ticks[k - 1]
+	if t == a:
+		return [_ring[k - 1], _ring[k - 1], 0.0]
+	return [_ring[k - 1], _ring[k], (t - a) / float(_ring_ticks[k] - a)]
+
+
+## The state at [param render_tick] (in ticks, fractional) as [{id: {path: value}},
+## {id: class id}] with ids ascending (the form of sorted_state()): each entity of the older
+## kept tick around it, blended towards the newer one where that holds it with the same class
+## (linear; the shorter arc for angles; nlerp for rotations; stepwise for the rest). An entity
+## appears at its first state when the render time reaches the tick it entered at, and is gone
+## from the tick it left at. Before the oldest kept tick, the oldest state; from the newest on,
+## the newest (held: no extrapolation). The rules: docs/replication-interpolation.md.
+func interpolated(render_tick: float) -> Array:
+	var p := _pair(render_tick)
+	var held: Array = p[0]
+	var values := {}
+	var classes_by_id := {}
+	_dense(p, values, classes_by_id)
+	var far: Array = held[2].keys()
+	far.sort()
+	for id in far:
+		var v: Array = _blend(p, id)
+		values[id] = _whole(v)
+		classes_by_id[id] = v[-1]
+	return [values, classes_by_id]
+
+
+## Entity [param id] at the pair [param p] (from _pair): its values by flat index with its class
+## id last, or null if the older state lacks it.
+func _blend(p: Array, id: int) -> Variant:
+	var va = _entity(p[0], id)
+	if va == null or is_same(p[0], p[1]):
+		return va
+	var c: int = va[-1]
+	var clsb: PackedInt64Array = p[1][0]
+	if id < clsb.size() - 1:  # read from the newer state's columns: only what blends
+		if clsb[id] != c + 1:
+			return va
+		return _blend_columns(va, p[1][1][c], id, p[2])
+	var vb = p[1][2].get(id)
+	if vb == null or vb[-1] != c:
+		return va
+	return _blend_values(va, vb, p[2])
+
+
+func _blend_values(va: Array, vb: Array, w: float) -> Array:
+	var c: int = va[-1]
+	if c == 0:
+		return _i0(va, vb, w)
+	elif c == 1:
+		return _i1(va, vb, w)
+	return va
+
+
+func _blend_columns(va: Array, cols: Array, row: int, w: float) -> Array:
+	var c: int = va[-1]
+	if c == 0:
+		return _ib0(va, cols, row, w)
+	elif c == 1:
+		return _ib1(va, cols, row, w)
+	return va
+
+
+## A float lerped in float64: a itself when a == b or either is not finite.
+static func _lf(a: float, b: float, w: float) -> float:
+	if a == b or not (is_finite(a) and is_finite(b)):
+		return a
+	return a + (b - a) * w
+
+
+## A Vector2/3/4 lerped as Godot computes it (float32: w rounded, then each operation).
+static func _lv(a: Variant, b: Variant, w: float) -> Variant:
+	if a == b or not (a.is_finite() and b.is_finite()):
+		return a
+	return a + (b - a) * w
+
+
+## An angle turned towards b the shorter way, wrapped into [-period/2, period/2); half a
+## turn apart, the turn is negative.
+static func _arc(a: float, b: float, w: float, period: float) -> float:
+	var half := period / 2.0
+	var d := b - a
+	if d >= half:
+		d -= period
+	elif d < -half:
+		d += period
+	var r := a + d * w
+	if r >= half:
+		r -= period
+	elif r < -half:
+		r += period
+	return r
+
+
+static func _la(a: float, b: float, w: float, period: float) -> float:
+	if a == b:
+		return a
+	return _arc(a, b, w, period)
+
+
+## A vector of angles, each component by _arc in float64 (then stored as float32).
+static func _lva(a: Variant, b: Variant, w: float, period: float, count: int) -> Variant:
+	if a == b:
+		return a
+	var o = a
+	for k in count:
+		o[k] = _arc(a[k], b[k], w, period)
+	return o
+
+
+## A unit Vector3 lerped component-wise in float64 and normalised (a if that is zero).
+static func _ln(a: Vector3, b: Vector3, w: float) -> Vector3:
+	if a == b:
+		return a
+	var x := a.x + (b.x - a.x) * w
+	var y := a.y + (b.y - a.y) * w
+	var z := a.z + (b.z - a.z) * w
+	var n := sqrt(x * x + y * y + z * z)
+	if n == 0.0:
+		return a
+	return Vector3(x / n, y / n, z / n)
+
+
+## nlerp: b or -b, whichever is nearer a, lerped component-wise in float64 and normalised.
+static func _lq(a: Quaternion, b: Quaternion, w: float) -> Quaternion:
+	if a == b:
+		return a
+	var s := -1.0 if a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w < 0.0 else 1.0
+	var x := a.x + (s * b.x - a.x) * w
+	var y := a.y + (s * b.y - a.y) * w
+	var z := a.z + (s * b.z - a.z) * w
+	var q := a.w + (s * b.w - a.w) * w
+	var n := sqrt(x * x + y * y + z * z + q * q)
+	return Quaternion(x / n, y / n, z / n, q / n)
+
+
+## The entities with ids below DENSE_IDS of the older state of [param p] (from _pair), in
+## ascending order, as Dictionaries blended towards the newer state: the values read straight
+## from both states' columns, as _publish reads them (an entity that is sparse in the newer
+## state is blended the general way).
+func _dense(p: Array, values: Dictionary, classes_by_id: Dictionary) -> void:
+	var cls: PackedInt64Array = p[0][0]
+	var sets: Array = p[0][1]
+	var clsb: PackedInt64Array = p[1][0]
+	var setsb: Array = p[1][1]
+	var nb := clsb.size() - 1
+	var blending := not is_same(p[0], p[1])
+	var wt: float = p[2]
+	var s0: Array = sets[0]
+	var k0_0x: PackedInt64Array = s0[0]
+	var k0_0y: PackedInt64Array = s0[1]
+	var k0_1: PackedInt64Array = s0[2]
+	var k0_2: PackedInt64Array = s0[3]
+	var k0_3x: PackedInt64Array = s0[4]
+	var k0_3y: PackedInt64Array = s0[5]
+	var k0_4: PackedInt64Array = s0[6]
+	var k0_5: PackedStringArray = s0[7]
+	var k0_6: PackedInt64Array = s0[8]
+	var k0_7: PackedByteArray = s0[9]
+	var t0: Array = setsb[0]
+	var bk0_0x: PackedInt64Array = t0[0]
+	var bk0_0y: PackedInt64Array = t0[1]
+	var bk0_1: PackedInt64Array = t0[2]
+	var bk0_3x: PackedInt64Array = t0[4]
+	var bk0_3y: PackedInt64Array = t0[5]
+	var s1: Array = sets[1]
+	var k1_0x: PackedInt64Array = s1[0]
+	var k1_0y: PackedInt64Array = s1[1]
+	var k1_1x: PackedInt64Array = s1[2]
+	var k1_1y: PackedInt64Array = s1[3]
+	var k1_2: PackedInt64Array = s1[4]
+	var k1_3: PackedInt64Array = s1[5]
+	var t1: Array = setsb[1]
+	var bk1_0x: PackedInt64Array = t1[0]
+	var bk1_0y: PackedInt64Array = t1[1]
+	var bk1_1x: PackedInt64Array = t1[2]
+	var bk1_1y: PackedInt64Array = t1[3]
+	var bk1_3: PackedInt64Array = t1[5]
+	for id in cls.size() - 1:
+		var c := cls[id] - 1
+		if c < 0:
+			continue
+		classes_by_id[id] = c
+		if blending and id >= nb:
+			values[id] = _whole(_blend(p, id))
+			continue
+		var both := blending and clsb[id] == c + 1
+		if c == 0:
+			var d0 := {"position": Vector2((-0.0 if k0_0x[id] == 1 else (k0_0x[id] >> 1) / 16.0), (-0.0 if k0_0y[id] == 1 else (k0_0y[id] >> 1) / 16.0)), "heading": ((k0_1[id] - 1024 if k0_1[id] >> 9 else k0_1[id]) * _k0), "health": k0_2[id], "velocity": Vector2((_k1 + k0_3x[id] * _k3), (_k1 + k0_3y[id] * _k3)), "team": k0_4[id], "name": k0_5[id], "loadout.ammo": k0_6[id], "loadout.reloading": k0_7[id] == 1}
+			if both:
+				d0["position"] = _lv(Vector2((-0.0 if k0_0x[id] == 1 else (k0_0x[id] >> 1) / 16.0), (-0.0 if k0_0y[id] == 1 else (k0_0y[id] >> 1) / 16.0)), Vector2((-0.0 if bk0_0x[id] == 1 else (bk0_0x[id] >> 1) / 16.0), (-0.0 if bk0_0y[id] == 1 else (bk0_0y[id] >> 1) / 16.0)), wt)
+				d0["heading"] = _la(((k0_1[id] - 1024 if k0_1[id] >> 9 else k0_1[id]) * _k0), ((bk0_1[id] - 1024 if bk0_1[id] >> 9 else bk0_1[id]) * _k0), wt, 360.0)
+				d0["velocity"] = _lv(Vector2((_k1 + k0_3x[id] * _k3), (_k1 + k0_3y[id] * _k3)), Vector2((_k1 + bk0_3x[id] * _k3), (_k1 + bk0_3y[id] * _k3)), wt)
+			values[id] = d0
+		elif c == 1:
+			var d1 := {"position": Vector2((-0.0 if k1_0x[id] == 1 else (k1_0x[id] >> 1) / 16.0), (-0.0 if k1_0y[id] == 1 else (k1_0y[id] >> 1) / 16.0)), "velocity": Vector2((_k1 + k1_1x[id] * _k3), (_k1 + k1_1y[id] * _k3)), "shooter": (null if k1_2[id] == 0 else k1_2[id] - 1), "heat": (_k4 + k1_3[id] * _k6)}
+			if both:
+				d1["position"] = _lv(Vector2((-0.0 if k1_0x[id] == 1 else (k1_0x[id] >> 1) / 16.0), (-0.0 if k1_0y[id] == 1 else (k1_0y[id] >> 1) / 16.0)), Vector2((-0.0 if bk1_0x[id] == 1 else (bk1_0x[id] >> 1) / 16.0), (-0.0 if bk1_0y[id] == 1 else (bk1_0y[id] >> 1) / 16.0)), wt)
+				d1["velocity"] = _lv(Vector2((_k1 + k1_1x[id] * _k3), (_k1 + k1_1y[id] * _k3)), Vector2((_k1 + bk1_1x[id] * _k3), (_k1 + bk1_1y[id] * _k3)), wt)
+				d1["heat"] = _lf((_k4 + k1_3[id] * _k6), (_k4 + bk1_3[id] * _k6), wt)
+			values[id] = d1
+
+
 ## Decodes one packet; returns its tick, or -1 with [member last_error] set (and nothing
 ## changed). A delta needs the state of its base tick: keep acknowledging [member newest_tick].
 func apply(packet: PackedByteArray) -> int:
@@ -2758,7 +3036,9 @@ func apply(packet: PackedByteArray) -> int:
 		return -1
 	if pos != size:
 		return _fail("%d bytes of trailing data after the records" % (size - pos))
-	_states[tick] = st.slice(0, 3)
+	var kept := st.slice(0, 3)
+	_states[tick] = kept
+	_remember(tick, kept)
 	if tick >= newest_tick:
 		newest_tick = tick
 		_pending.append_array(touched)
@@ -2790,10 +3070,13 @@ func sorted_state() -> Array:
 ## function last set on nodes[id] is set with Object.set(), by the name in
 ## [member node_properties]; all of them the first time, or when the node or the entity's
 ## class changed. Entities without a node, and nodes without an entity, are skipped.
-func apply_to_nodes(nodes: Dictionary) -> void:
-	var held: Array = _states.get(newest_tick, _empty)
+## With [param render_tick], the state at that tick as interpolated() gives it instead.
+func apply_to_nodes(nodes: Dictionary, render_tick: float = INF) -> void:
+	var p := _pair(render_tick)
+	var held: Array = p[0]
+	var blending := not is_same(held, p[1])
 	for id in nodes:
-		var v = _entity(held, id)
+		var v = _blend(p, id) if blending else _entity(held, id)
 		if v == null:
 			_node_last.erase(id)
 			continue
