@@ -39,6 +39,8 @@ TESTED_ELSEWHERE: dict[str, tuple[str, ...]] = {
     "_binary/ctables.py": ("binary/test_cgdvariant.py", "binary/test_core.py"),
     "_binary/parts.py": ("binary/test_decoder.py", "binary/test_decoder_table.py"),
     "_binary/pure.py": ("binary/test_core.py", "binary/test_core_differential.py"),
+    "_text/_ctext.c": ("text/test_core.py",),
+    "_text/_pytext.py": ("text/test_core.py",),
     "_json/api.py": ("json/test_tagged.py", "json/test_godot.py"),
     "_json/tagged_read.py": ("json/test_tagged.py",),
     "_json/tagged_write.py": ("json/test_tagged.py",),

@@ -1,0 +1,56 @@
+"""Which text writer is live: the compiled one when it imports, else the pure-Python one.
+
+As the codec core does (``gdvariant._compiled``), the choice is made once, at import:
+``gdvariant._text._ctext`` (C, built by ``setup.py`` when a compiler is there) if it imports,
+else :mod:`._pytext`. Both are modules of one function, ``write(value, plan, fallback)``: the
+text of ``value`` in the layout ``plan`` describes (:func:`.writer.compiled_plan`), where
+``fallback(value, depth)`` is the pure writer's own method, the reference. The compiled one
+writes the values a save is made of and hands every other value (and so every error) to
+``fallback``; the pure twin hands it everything. The text is the same, character for
+character. ``GDVARIANT_PURE_PYTHON=1`` forces the pure one. ``IMPLEMENTATION`` names the live
+one, ``"c"`` or ``"python"``.
+
+For tests and benchmarks: :func:`implementations` gives every writer that imports, and
+:func:`use` makes one live inside a block.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import ModuleType
+from typing import Any
+
+from .._compiled import COMPILED as COMPILED
+from .._compiled import PYTHON as PYTHON
+from .._compiled import Compiled, Switch
+from . import _pytext
+
+__all__ = ["COMPILED", "IMPLEMENTATION", "PYTHON", "error", "implementations", "use", "write"]
+
+_SWITCH = Switch(Compiled("gdvariant._text._ctext", "text writer"), _pytext)
+#: The live text writer: ``"c"`` (compiled) or ``"python"``.
+IMPLEMENTATION = _SWITCH.implementation
+
+
+def write(value: Any, plan: tuple[Any, ...], fallback: Callable[[Any, int], str]) -> str:
+    """The live writer's text of ``value``."""
+    result: str = _SWITCH.module.write(value, plan, fallback)
+    return result
+
+
+def implementations() -> dict[str, ModuleType]:
+    """Every text writer that imports, by name (the compiled one even when not live)."""
+    return _SWITCH.implementations()
+
+
+def error() -> str | None:
+    """Why the compiled text writer is not live (None when it is)."""
+    return _SWITCH.error()
+
+
+@contextmanager
+def use(name: str) -> Iterator[None]:
+    """Make the writer ``name`` (``"python"`` or ``"c"``) live inside the block (tests)."""
+    with _SWITCH.use(name):
+        yield

@@ -1,0 +1,224 @@
+"""The text writer's two twins (``gdvariant._text.core``): the compiled one writes exactly the
+pure one's text, or raises exactly its error, on random values of every type; and the switch
+between them follows the codec's policy."""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import struct
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+import gdvariant as gd
+from gdvariant._compiled import PURE_FORCED
+from gdvariant._floats import _CACHED
+from gdvariant._text import core
+from gdvariant._text.writer import compiled_plan
+from tests.support.cores import compiled_required
+from tests.support.engines import SEED
+from tests.support.paths import SRC
+from tests.support.random_values import LEAVES, random_value
+
+T = gd.VariantType
+#: The releases whose default layout the compiled writer knows, and one it hands back whole.
+VERSIONS = ["4", "4.6", "4.5", "4.4", "3.6"]
+
+
+@pytest.fixture(scope="module")
+def compiled() -> Iterator[None]:
+    if "c" not in core.implementations():
+        if compiled_required():
+            pytest.fail(f"the compiled text writer is required: {core.error()}")
+        pytest.skip(str(core.error()))
+    yield
+
+
+def _text(impl: str, value: Any, version: str) -> tuple[str, str]:
+    """("ok", text) or (error type, message) of to_text on the writer ``impl``."""
+    with core.use(impl):
+        try:
+            return "ok", gd.to_text(value, version=version)
+        except Exception as exc:  # the same error, whatever it is, is the contract
+            return type(exc).__name__, str(exc)
+
+
+def _same(value: Any, version: str) -> None:
+    pure, compiled = _text("python", value, version), _text("c", value, version)
+    assert compiled == pure, (version, value)
+
+
+# ---- random values ---------------------------------------------------------------------
+
+_F32 = struct.Struct("<f")
+_F64 = struct.Struct("<d")
+
+
+def _bits64(rng: random.Random) -> float:
+    """Any double: every exponent (subnormals, huge, inf, NaN) as likely as any other."""
+    return float(_F64.unpack(struct.pack("<Q", rng.getrandbits(64)))[0])
+
+
+def _bits32(rng: random.Random) -> float:
+    return float(_F32.unpack(struct.pack("<I", rng.getrandbits(32)))[0])
+
+
+def _edge_float(rng: random.Random) -> float:
+    makers: list[Callable[[], float]] = [
+        lambda: _bits64(rng),
+        lambda: _bits32(rng),
+        lambda: rng.choice([0.0, -0.0, 5e-324, 2.2250738585072014e-308, 1.7976931348623157e308]),
+        lambda: rng.choice([3.4028234663852886e38, 3.4028235677973366e38, 1e-45, 1e15, 1e-5]),
+        lambda: round(rng.uniform(-1e4, 1e4), rng.randrange(6)),
+        lambda: rng.randrange(-(10**17), 10**17) * 10.0 ** rng.randrange(-30, 30),
+    ]
+    return rng.choice(makers)()
+
+
+def _edge_text(rng: random.Random) -> str:
+    alphabet = ['"', "\\", "'", "\a", "\b", "\f", "\n", "\r", "\t", "\v", "\0", "?", "\x7f"]
+    alphabet += ["é", "漢", "🎮", "\u2028", "\x85", "\ud800", "\udfff", "a", " ", "&"]
+    return "".join(rng.choice(alphabet) for _ in range(rng.randrange(10)))
+
+
+def _math(rng: random.Random, cls: type, floats: bool, count: int) -> Any:
+    values = [_edge_float(rng) if floats else rng.randrange(-(2**31), 2**31) for _ in range(count)]
+    return tuple.__new__(cls, values)
+
+
+def _leaf(rng: random.Random) -> Any:
+    roll = rng.randrange(12)
+    if roll == 0:
+        return _edge_float(rng)
+    if roll == 1:
+        return _edge_text(rng)
+    if roll == 2:
+        return gd.StringName(_edge_text(rng))
+    if roll == 3:
+        return rng.choice([rng.getrandbits(64) - 2**63, 2**70, -(2**80), True, False, None])
+    if roll == 4:
+        cls = rng.choice([gd.Vector2, gd.Vector3, gd.Vector4, gd.Quaternion, gd.Color])
+        return _math(rng, cls, True, len(cls()))
+    if roll == 5:
+        cls = rng.choice([gd.Vector2i, gd.Vector3i, gd.Vector4i])
+        return _math(rng, cls, False, len(cls()))
+    if roll == 6:
+        cls = rng.choice([gd.PackedFloat32Array, gd.PackedFloat64Array, gd.PackedVector2Array])
+        count = rng.randrange(5) * cls._width
+        return cls.frombuffer(bytes(rng.getrandbits(8) for _ in range(count * 8)))
+    if roll == 7:
+        return gd.PackedStringArray(_edge_text(rng) for _ in range(rng.randrange(4)))
+    if roll == 8:
+        return bytes(rng.getrandbits(8) for _ in range(rng.randrange(6)))
+    return LEAVES[rng.choice(list(LEAVES))](rng)
+
+
+def _value(rng: random.Random, depth: int = 0) -> Any:
+    roll = rng.random()
+    if depth > 4 or roll < 0.5:
+        return _leaf(rng)
+    size = rng.randrange(6)
+    if roll < 0.65:
+        return [_value(rng, depth + 1) for _ in range(size)]
+    if roll < 0.7:
+        return tuple(_value(rng, depth + 1) for _ in range(size))
+    if roll < 0.8:
+        return {_edge_text(rng): _value(rng, depth + 1) for _ in range(size)}
+    if roll < 0.85:
+        return {rng.randrange(-(2**70), 2**70): _value(rng, depth + 1) for _ in range(size)}
+    if roll < 0.9:  # keys the compiled writer hands back: mixed types, bools, floats
+        keys = [_edge_text(rng), rng.randrange(9), True, 2.5, gd.StringName("k"), gd.Vector2i()]
+        return {rng.choice(keys): _value(rng, depth + 1) for _ in range(size)}
+    return random_value(rng, depth)
+
+
+def test_the_compiled_writer_writes_the_pure_writers_text(compiled: None) -> None:
+    rng = random.Random(SEED)
+    print("seed", SEED)
+    for _ in range(3000):
+        value = _value(rng)
+        for version in VERSIONS:
+            _same(value, version)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_every_float_digit_path_is_the_same(compiled: None, version: str) -> None:
+    """Floats, float32 components and packed elements of every exponent: the digit printer."""
+    rng = random.Random(SEED + 1)
+    floats = [_edge_float(rng) for _ in range(4000)]
+    _same(floats, version)
+    _same([gd.Vector2(x, -x) for x in floats], version)
+    _same(gd.PackedFloat64Array(floats), version)
+    _same(gd.PackedFloat32Array(x for x in floats if abs(x) < 3.4e38 or x != x), version)
+
+
+def test_deep_and_self_referencing_values_are_the_same(compiled: None) -> None:
+    deep: Any = []
+    for level in range(150):
+        deep = [deep] if level % 2 else {"k": deep}
+    loop: list[Any] = [1]
+    loop.append(loop)
+    for value in (deep, loop, {"a": loop}):
+        _same(value, "4")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        gd.RID(5),
+        gd.NodePath("a/b:c"),
+        gd.TypedArray(T.INT, [1, 2]),
+        gd.Dictionary([(1, "a")], T.INT, T.STRING),
+        bytearray(b"ab"),
+        object(),
+        [object()],
+        {"a": {1: object()}},
+        gd.PackedVector2iArray([(1, 2)]),
+        gd.GodotObject("Node", [("name", "n")]),
+    ],
+    ids=repr,
+)
+def test_values_handed_back_write_or_fail_as_the_pure_writer(compiled: None, value: Any) -> None:
+    for version in VERSIONS:
+        _same(value, version)
+        _same([1, {"k": value}], version)
+
+
+def test_the_c_source_has_the_digit_printers_powers_of_ten() -> None:
+    source = (SRC / "_text" / "_ctext.c").read_text()
+    significands = re.findall(r"UINT64_C\(0x([0-9a-f]{16})\)", source)
+    exponents = re.search(r"POWERS_E\[\d+\] = \{([^}]*)\}", source)
+    assert exponents is not None
+    table = list(
+        zip(
+            (int(f, 16) for f in significands),
+            map(int, exponents.group(1).split(",")[:-1]),
+            strict=True,
+        )
+    )
+    assert table == _CACHED
+
+
+def test_only_the_grisu2_releases_have_a_compiled_plan() -> None:
+    assert compiled_plan("4.6") is not None and compiled_plan("4.5") is not None
+    for version in ("4.4", "4.0", "3.6", "3.2"):
+        assert compiled_plan(version) is None
+
+
+def test_the_pure_twin_hands_everything_to_the_reference() -> None:
+    with core.use("python"):
+        assert core.write([1], (), lambda value, depth: f"{value}@{depth}") == "[1]@0"
+
+
+def test_gdvariant_pure_python_forces_the_pure_writer() -> None:
+    script = "from gdvariant._text import core; print(core.IMPLEMENTATION, core.error())"
+    env = {**os.environ, "GDVARIANT_PURE_PYTHON": "1"}
+    run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+    assert run.stdout.startswith("python GDVARIANT_PURE_PYTHON is set"), run.stderr
+    if "c" in core.implementations() and not PURE_FORCED:
+        assert core.IMPLEMENTATION == "c"
