@@ -1,9 +1,11 @@
-"""The text writer's two twins (``gdvariant._text.core``): the compiled one writes exactly the
-pure one's text, or raises exactly its error, on random values of every type; and the switch
-between them follows the codec's policy."""
+"""The text writer's and reader's two twins (``gdvariant._text.core``): the compiled writer
+writes exactly the pure one's text, or raises exactly its error, on random values of every
+type; the compiled reader reads exactly the pure one's value, or gives exactly its error, on
+their texts and on mutated ones; and the switch between them follows the codec's policy."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import re
@@ -20,6 +22,7 @@ from gdvariant._compiled import PURE_FORCED
 from gdvariant._floats import _CACHED
 from gdvariant._text import core
 from gdvariant._text.writer import compiled_plan
+from tests.support.core_compare import same_value
 from tests.support.cores import compiled_required
 from tests.support.engines import SEED
 from tests.support.paths import SRC
@@ -222,3 +225,176 @@ def test_gdvariant_pure_python_forces_the_pure_writer() -> None:
     assert run.stdout.startswith("python GDVARIANT_PURE_PYTHON is set"), run.stderr
     if "c" in core.implementations() and not PURE_FORCED:
         assert core.IMPLEMENTATION == "c"
+
+
+# ---- the reader ------------------------------------------------------------------------
+
+
+def _read(impl: str, text: str, version: str) -> tuple[str, Any]:
+    """("ok", value) or (error type, (message, offset, line, column)) of from_text."""
+    with core.use(impl):
+        try:
+            return "ok", gd.from_text(text, version=version)
+        except Exception as exc:  # the same error, whatever it is, is the contract
+            fields = (str(exc), *(getattr(exc, n, None) for n in ("offset", "line", "column")))
+            return type(exc).__name__, fields
+
+
+def _same_read(text: str, version: str = "4") -> None:
+    (kind_a, a), (kind_b, b) = _read("python", text, version), _read("c", text, version)
+    assert kind_a == kind_b, (text, a, b)
+    if kind_a == "ok":
+        assert same_value(a, b), (text, a, b)
+    else:
+        assert a == b, text
+
+
+#: Pieces that a mutation puts into a text: every character class the tokenizer tells apart.
+_PIECES = [
+    *'"\\&@;:,()[]{}-+.eE0159 \n\t\0xa_',
+    "\\u00e9",
+    "\\U01f3ae",
+    "\\ud83c\\udfae",
+    "\\ud800",
+    "\ud800",
+    "inf",
+    "inf_neg",
+    "-inf",
+    "nan",
+    "true",
+    "null",
+    "Vector2(",
+    "Vector2i(",
+    "Quat(",
+    "PackedFloat64Array(",
+    "PackedStringArray(",
+    "PackedByteArray(",
+    "NodePath(",
+    "Array[int]([",
+    "1e400",
+    "123456789012345678901234",
+    ".5",
+    "é",
+    "漢",
+]
+
+
+def _mutated(rng: random.Random, text: str) -> str:
+    for _ in range(rng.randrange(1, 4)):
+        at = rng.randrange(len(text) + 1)
+        roll = rng.random()
+        if roll < 0.3:
+            text = text[:at]
+        elif roll < 0.6:
+            text = text[:at] + text[at + rng.randrange(1, 4) :]
+        else:
+            text = text[:at] + rng.choice(_PIECES) + text[at:]
+    return text
+
+
+def _texts(rng: random.Random, value: Any) -> Iterator[str]:
+    """The texts of ``value`` that are read back: Godot's, and the exact one when it has one."""
+    yield gd.to_text(value)
+    if rng.random() < 0.5:
+        exact = None
+        with contextlib.suppress(gd.EncodeError):  # e.g. a U+0000: no exact text to read
+            exact = gd.to_text(value, exact=True)
+        if exact is not None:
+            yield exact
+
+
+def test_the_compiled_reader_reads_the_pure_readers_values(compiled: None) -> None:
+    rng = random.Random(SEED + 2)
+    print("seed", SEED)
+    for _ in range(1500):
+        for text in _texts(rng, _value(rng)):
+            _same_read(text)
+            _same_read(_mutated(rng, text))
+            _same_read(text, rng.choice(VERSIONS))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1e5",
+        "1E+",
+        "1e",
+        "-0",
+        "-0.0",
+        "0.",
+        "5.e-3",
+        "00012",
+        "999999999999999999",
+        "9999999999999999999",
+        "-9223372036854775809",
+        "0.1e-400",
+        "1e99999999999999999999",
+        "123456789012345678901234.5e-3",
+        "[1,]",
+        "[1,,]",
+        "[,]",
+        "{1: 2,}",
+        "{,}",
+        '{"a" 1}',
+        '{"a": 1, "a": 2}',
+        '{"a": 1, &"a": 2}',
+        "{1: 1, true: 2, 1.0: 3}",
+        '{"k": [], 2: {}}',
+        "Vector2(1, inf_neg)",
+        "Vector2(1, -inf)",
+        "Vector2i(1e20, nan)",
+        "Vector2i(-3.9, 2)",
+        "Vector3(1, 2)",
+        "Vector3(1, 2, 3,)",
+        "Vector2()",
+        "Color(0.1, 1e-50, 3e38, 4e38)",
+        "Quat(1, 2, 3, 4)",
+        "Rect2i(1, 2, 3, 4)",
+        "Transform3D(1,2,3,4,5,6,7,8,9,10,11,12)",
+        "PackedInt32Array(1, 2.5, -3e10, 4294967297)",
+        "PackedInt64Array(-1e300, inf)",
+        "PackedVector2Array(1, 2, 3)",
+        "PackedFloat32Array()",
+        "PackedFloat64Array(0.1, nan)",
+        'PackedStringArray("a", "b\\n")',
+        'PackedStringArray("a",)',
+        "PackedStringArray()",
+        'PackedByteArray("AQI=")',
+        "PackedByteArray(1, 2)",
+        'NodePath("a")',
+        "RID(5)",
+        'Object(Node,"name":"n")',
+        "Array[int]([1])",
+        '"a\\u00e9"',
+        '"\\ud83c\\udfae"',
+        '"\\ud800"',
+        '"a\\qb\\"\\\\"',
+        '"unterminated',
+        '&"sn"',
+        '@"sn"',
+        "&x",
+        "-x",
+        "- 1",
+        " ; comment\n 7 trailing ]",
+        "\0",
+        "",
+        "   ",
+        "[" * 300 + "]" * 300,
+        "nil",
+        "inf_neg",
+        "Vector2(1 ; two\n, 2)",
+        '"é漢🎮"',
+        "true false",
+        "[1 2]",
+    ],
+)
+def test_edge_texts_read_alike(compiled: None, text: str) -> None:
+    for version in VERSIONS:
+        _same_read(text, version)
+
+
+def test_a_text_past_the_size_limit_is_refused_by_both(compiled: None) -> None:
+    limits = gd.Limits(max_size=3)
+    for impl in ("python", "c"):
+        with core.use(impl), pytest.raises(gd.TextError, match="at most 3 characters"):
+            gd.from_text("[1, 2]", limits=limits)

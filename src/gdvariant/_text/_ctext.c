@@ -1,4 +1,5 @@
-/* The compiled twin of gdvariant._text._pytext: Godot 4.5+'s var_to_str layout in C.
+/* The compiled twin of gdvariant._text._pytext: Godot 4.5+'s var_to_str and str_to_var in C
+ * (the reader is further down, with its own comment).
  *
  * write(value, plan, fallback) -> str writes the values a save is made of (None, bool, int,
  * float, str, StringName, exact list/tuple/dict with all-str or all-int keys, the math types
@@ -6,8 +7,9 @@
  * fallback(value, depth): the pure writer's own method, which also raises every error. The
  * text is the pure writer's, character for character (tests/text/test_core.py compares them).
  * The plan comes from gdvariant._text.writer.compiled_plan:
- *   (max_depth, empty_dict, maths, packed, byte_array_name, string_array_name)
- * maths:  {class: (name, kind, flatten or None)}  kind 0 = int components, 1 = float32, 2 = double
+ *   (max_depth, empty_dict, maths, packed, byte_array_name, string_array_name, StringName,
+ *    PackedStringArray)
+ * maths:  {class: (name, kind, flatten or None)}  kind 0 = int components, 1 = float32
  * packed: {class: (name, typecode)}                typecode "i", "q", "f" or "d" (little-endian data)
  * Floats print with Grisu2 digits (float32 boundaries for a float32 value), as _floats.grisu2_text.
  */
@@ -549,13 +551,445 @@ static PyObject *text_write(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* ---- the reader ------------------------------------------------------------------------
+ *
+ * read(text, plan) -> value, or NotImplemented: the first value of Godot 4.5+ text, as the pure
+ * parser reads it, for the texts a save is made of. Anything else (an error, \u escapes,
+ * surrogates, a name it has no entry for, a NodePath, an Object, a typed container, a too deep
+ * nesting...) gives NotImplemented, and the pure parser reads the whole text: it is the
+ * reference, and every error is its own. The plan comes from
+ * gdvariant._text.parser.compiled_plan: (max_depth, names, dictionary, StringName), where
+ * names maps a constructor name to (kind, components, build): kind "i32"/"f32" for the math
+ * types (build(tuple) makes the value; components is the count it takes), "i32"/"i64"/"f32"/
+ * "f64" with components = -width for the packed arrays (build(bytes) makes the value), or
+ * "str" for PackedStringArray (build(list)); dictionary(pairs) makes a Dictionary the way the
+ * pure parser does, for keys that are not all str or all int.
+ */
+
+typedef struct {
+    PyObject *text;
+    int kind;
+    const void *data;
+    Py_ssize_t pos, len;
+    long max_depth;
+    PyObject *names, *dictionary, *sname_type;
+} Reader;
+
+#define HANDBACK 2 /* a result code: the pure parser must read this text */
+
+static Py_UCS4 at(Reader *r, Py_ssize_t i) { return i < r->len ? PyUnicode_READ(r->kind, r->data, i) : 0; }
+
+static void skip_space(Reader *r) {
+    for (;;) {
+        Py_UCS4 c = at(r, r->pos);
+        if (r->pos >= r->len) return;
+        if (c >= 1 && c <= 32) { r->pos++; continue; }
+        if (c == ';') {
+            while (r->pos < r->len && at(r, r->pos) != '\n' && at(r, r->pos) != 0) r->pos++;
+            continue;
+        }
+        return;
+    }
+}
+
+static int is_digit(Py_UCS4 c) { return c >= '0' && c <= '9'; }
+static int is_ident_start(Py_UCS4 c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
+static int is_ident(Py_UCS4 c) { return is_ident_start(c) || is_digit(c); }
+
+/* Whether [s, e) spells the ASCII word w */
+static int spells(Reader *r, Py_ssize_t s, Py_ssize_t e, const char *w) {
+    Py_ssize_t n = (Py_ssize_t)strlen(w);
+    if (e - s != n) return 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (at(r, s + i) != (Py_UCS4)(unsigned char)w[i]) return 0;
+    return 1;
+}
+
+/* Godot's built_in_strtod on the number text [start, end) (as gdvariant._floats.godot_strtod) */
+static double godot_strtod(Reader *r, Py_ssize_t start, Py_ssize_t end) {
+    static const double powers[] = {1e1, 1e2, 1e4, 1e8, 1e16, 1e32, 1e64, 1e128, 1e256};
+    Py_ssize_t i = start;
+    int negative = 0;
+    if (at(r, i) == '-' || at(r, i) == '+') { negative = at(r, i) == '-'; i++; }
+    long long size = 0, point = -1, kept = 0;
+    unsigned long long head = 0, tail = 0; /* digits[:-9] and digits[-9:] of the kept digits */
+    char digits[18];
+    for (; i < end && at(r, i) != 'e' && at(r, i) != 'E'; i++) {
+        Py_UCS4 c = at(r, i);
+        if (c == '.') { point = size; continue; }
+        if (kept < 18) digits[kept++] = (char)(c - '0');
+        size++;
+    }
+    if (point < 0) point = size;
+    long long frac_exp = size > 18 ? point - 18 : point - size;
+    if (kept == 0) return negative ? -0.0 : 0.0;
+    for (long long j = 0; j < kept; j++) {
+        if (j < kept - 9) head = head * 10 + (unsigned long long)digits[j];
+        else tail = tail * 10 + (unsigned long long)digits[j];
+    }
+    double fraction = 1.0e9 * (double)head + (double)tail;
+    long long exp = 0;
+    int exp_negative = 0;
+    if (i < end) {
+        i++; /* the e */
+        if (i < end && (at(r, i) == '+' || at(r, i) == '-')) { exp_negative = at(r, i) == '-'; i++; }
+        int all_digits = i < end;
+        for (Py_ssize_t j = i; j < end; j++) all_digits &= is_digit(at(r, j));
+        if (all_digits)
+            for (; i < end; i++) exp = exp < 100000000 ? exp * 10 + (at(r, i) - '0') : exp;
+    }
+    exp = exp_negative ? frac_exp - exp : frac_exp + exp;
+    int divide = exp < 0;
+    exp = exp < 0 ? -exp : exp;
+    if (exp > 511) exp = 511;
+    double scale = 1.0;
+    for (int k = 0; k < 9 && exp; k++, exp >>= 1)
+        if (exp & 1) scale *= powers[k];
+    fraction = divide ? fraction / scale : fraction * scale;
+    return negative ? -fraction : fraction;
+}
+
+/* A number token: sets *is_int with *integer, or *real. HANDBACK for ints past 18 digits. */
+static int number(Reader *r, int *is_int, long long *integer, double *real) {
+    Py_ssize_t start = r->pos, i = r->pos;
+    if (at(r, i) == '-') i++;
+    while (i < r->len && is_digit(at(r, i))) i++;
+    int point = 0, exp = 0;
+    if (i < r->len && at(r, i) == '.') { point = 1; i++; while (i < r->len && is_digit(at(r, i))) i++; }
+    if (i < r->len && (at(r, i) == 'e' || at(r, i) == 'E')) {
+        exp = 1;
+        i++;
+        if (i < r->len && (at(r, i) == '+' || at(r, i) == '-')) i++;
+        while (i < r->len && is_digit(at(r, i))) i++;
+    }
+    r->pos = i;
+    if (point || exp) {
+        *is_int = 0;
+        *real = godot_strtod(r, start, i);
+        return 0;
+    }
+    Py_ssize_t first = start + (at(r, start) == '-');
+    if (i - first > 18) return HANDBACK;
+    long long value = 0;
+    for (Py_ssize_t j = first; j < i; j++) value = value * 10 + (at(r, j) - '0');
+    *is_int = 1;
+    *integer = first > start ? -value : value;
+    return 0;
+}
+
+/* The body of a string whose opening quote is at r->pos; HANDBACK for \u, \U, NUL, surrogates */
+static int string(Reader *r, PyObject **out) {
+    Py_ssize_t start = ++r->pos, i = start;
+    int escapes = 0;
+    for (;; i++) {
+        if (i >= r->len) return HANDBACK;
+        Py_UCS4 c = at(r, i);
+        if (c == '"') break;
+        if (c == 0 || (c >= 0xD800 && c <= 0xDFFF)) return HANDBACK;
+        if (c == '\\') {
+            Py_UCS4 n = at(r, ++i);
+            if (i >= r->len || n == 0 || n == 'u' || n == 'U' || (n >= 0xD800 && n <= 0xDFFF)) return HANDBACK;
+            escapes = 1;
+        }
+    }
+    r->pos = i + 1;
+    if (!escapes) {
+        *out = PyUnicode_Substring(r->text, start, i);
+        return *out ? 0 : -1;
+    }
+    Py_UCS4 *buf = PyMem_Malloc((size_t)(i - start + 1) * sizeof(Py_UCS4));
+    if (!buf) { PyErr_NoMemory(); return -1; }
+    Py_ssize_t n = 0;
+    for (Py_ssize_t j = start; j < i; j++) {
+        Py_UCS4 c = at(r, j);
+        if (c == '\\') {
+            c = at(r, ++j);
+            switch (c) {
+            case 'b': c = '\b'; break;
+            case 't': c = '\t'; break;
+            case 'n': c = '\n'; break;
+            case 'f': c = '\f'; break;
+            case 'r': c = '\r'; break;
+            default: break;
+            }
+        }
+        buf[n++] = c;
+    }
+    *out = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buf, n);
+    PyMem_Free(buf);
+    return *out ? 0 : -1;
+}
+
+static int read_value(Reader *r, long depth, PyObject **out);
+
+/* Punctuation c next (after white space): 1 and consumed, else 0 */
+static int next_is(Reader *r, Py_UCS4 c) {
+    skip_space(r);
+    if (r->pos < r->len && at(r, r->pos) == c) { r->pos++; return 1; }
+    return 0;
+}
+
+static int read_array(Reader *r, long depth, PyObject **out) {
+    PyObject *list = PyList_New(0);
+    if (!list) return -1;
+    if (next_is(r, ']')) { *out = list; return 0; }
+    for (;;) {
+        PyObject *item;
+        int rc = read_value(r, depth, &item);
+        if (rc) { Py_DECREF(list); return rc; }
+        rc = PyList_Append(list, item);
+        Py_DECREF(item);
+        if (rc < 0) { Py_DECREF(list); return -1; }
+        if (next_is(r, ']')) { *out = list; return 0; }
+        if (!next_is(r, ',')) { Py_DECREF(list); return HANDBACK; }
+        if (next_is(r, ']')) { *out = list; return 0; } /* a trailing comma */
+    }
+}
+
+/* Keys that are all str or int go straight into a dict (a repeated key keeps its first
+ * spelling and its last value, as the pure parser's merge does); from the first key of any
+ * other type on, the pairs so far and the rest go to the plan's dictionary(pairs). */
+static int read_dict(Reader *r, long depth, PyObject **out) {
+    PyObject *dict = PyDict_New(), *pairs = NULL;
+    int rc = dict ? 0 : -1;
+    if (rc == 0 && !next_is(r, '}')) {
+        for (;;) {
+            PyObject *key, *value;
+            if ((rc = read_value(r, depth, &key))) break;
+            if (!next_is(r, ':')) { Py_DECREF(key); rc = HANDBACK; break; }
+            if ((rc = read_value(r, depth, &value))) { Py_DECREF(key); break; }
+            if (!pairs && !PyUnicode_CheckExact(key) && !PyLong_CheckExact(key)) {
+                pairs = PyDict_Items(dict);
+                if (!pairs) rc = -1;
+            }
+            if (rc == 0 && pairs) {
+                PyObject *pair = PyTuple_Pack(2, key, value);
+                rc = pair && PyList_Append(pairs, pair) == 0 ? 0 : -1;
+                Py_XDECREF(pair);
+            } else if (rc == 0) {
+                rc = PyDict_SetItem(dict, key, value);
+            }
+            Py_DECREF(key);
+            Py_DECREF(value);
+            if (rc) break;
+            if (next_is(r, '}')) break;
+            if (!next_is(r, ',')) { rc = HANDBACK; break; }
+            if (next_is(r, '}')) break; /* a trailing comma */
+        }
+    }
+    if (rc == 0 && pairs) {
+        Py_SETREF(dict, PyObject_CallOneArg(r->dictionary, pairs));
+        rc = dict ? 0 : -1;
+    }
+    Py_XDECREF(pairs);
+    if (rc) { Py_XDECREF(dict); return rc; }
+    *out = dict;
+    return 0;
+}
+
+/* One constructor argument, converted as _convert(value, kind) does, into *out (8 bytes) */
+static int argument(Reader *r, char kind, double *real, long long *integer) {
+    skip_space(r);
+    Py_UCS4 c = at(r, r->pos);
+    int is_int = 0;
+    long long iv = 0;
+    double fv = 0;
+    if (c == '-' ? is_digit(at(r, r->pos + 1)) : is_digit(c)) {
+        int rc = number(r, &is_int, &iv, &fv);
+        if (rc) return rc;
+    } else if (is_ident_start(c)) {
+        Py_ssize_t s = r->pos, e = s;
+        while (e < r->len && is_ident(at(r, e))) e++;
+        if (spells(r, s, e, "inf")) fv = INFINITY;
+        else if (spells(r, s, e, "inf_neg")) fv = -INFINITY;
+        else if (spells(r, s, e, "nan")) fv = NAN;
+        else return HANDBACK;
+        r->pos = e;
+    } else {
+        return HANDBACK;
+    }
+    if (kind == 'i' || kind == 'q') { /* i32, i64: clamp a float to int64, then wrap */
+        if (!is_int) {
+            if (!isfinite(fv)) iv = INT64_MIN;
+            else if (fv >= 9223372036854775807.0) iv = INT64_MAX;
+            else if (fv <= -9223372036854775808.0) iv = INT64_MIN;
+            else iv = (long long)fv;
+        }
+        *integer = kind == 'i' ? (long long)(int32_t)(uint32_t)(uint64_t)iv : iv;
+    } else {
+        double d = is_int ? (double)iv : fv;
+        *real = kind == 'f' ? (double)(float)d : d;
+    }
+    return 0;
+}
+
+/* "(a, b, ...)" converted by kind into a list of ints or floats, or into raw bytes */
+static int arguments(Reader *r, char kind, PyObject **list) {
+    if (!next_is(r, '(')) return HANDBACK;
+    *list = PyList_New(0);
+    if (!*list) return -1;
+    if (next_is(r, ')')) return 0;
+    for (;;) {
+        double real;
+        long long integer;
+        int rc = argument(r, kind, &real, &integer);
+        PyObject *item = NULL;
+        if (rc == 0) {
+            item = (kind == 'i' || kind == 'q') ? PyLong_FromLongLong(integer) : PyFloat_FromDouble(real);
+            rc = item && PyList_Append(*list, item) == 0 ? 0 : -1;
+            Py_XDECREF(item);
+        }
+        if (rc) { Py_CLEAR(*list); return rc; }
+        if (next_is(r, ')')) return 0;
+        if (!next_is(r, ',')) { Py_CLEAR(*list); return HANDBACK; }
+    }
+}
+
+static int packed_bytes(PyObject *list, char kind, Py_ssize_t width, PyObject **out) {
+    Py_ssize_t n = PyList_GET_SIZE(list);
+    n -= n % width;
+    int size = (kind == 'i' || kind == 'f') ? 4 : 8;
+    *out = PyBytes_FromStringAndSize(NULL, n * size);
+    if (!*out) return -1;
+    char *p = PyBytes_AS_STRING(*out);
+    for (Py_ssize_t i = 0; i < n; i++, p += size) {
+        PyObject *x = PyList_GET_ITEM(list, i);
+        if (kind == 'i') { int32_t v = (int32_t)PyLong_AsLongLong(x); memcpy(p, &v, 4); }
+        else if (kind == 'q') { int64_t v = PyLong_AsLongLong(x); memcpy(p, &v, 8); }
+        else if (kind == 'f') { float v = (float)PyFloat_AS_DOUBLE(x); memcpy(p, &v, 4); }
+        else { double v = PyFloat_AS_DOUBLE(x); memcpy(p, &v, 8); }
+    }
+    return 0;
+}
+
+static int strings(Reader *r, PyObject **list) {
+    if (!next_is(r, '(')) return HANDBACK;
+    *list = PyList_New(0);
+    if (!*list) return -1;
+    if (next_is(r, ')')) return 0;
+    for (;;) {
+        skip_space(r);
+        PyObject *s;
+        int rc = at(r, r->pos) == '"' && r->pos < r->len ? string(r, &s) : HANDBACK;
+        if (rc == 0) { rc = PyList_Append(*list, s); Py_DECREF(s); }
+        if (rc) { Py_CLEAR(*list); return rc; }
+        if (next_is(r, ')')) return 0;
+        if (!next_is(r, ',')) { Py_CLEAR(*list); return HANDBACK; }
+    }
+}
+
+static int constructor(Reader *r, PyObject *spec, PyObject **out) {
+    const char *kind = PyUnicode_AsUTF8(PyTuple_GET_ITEM(spec, 0));
+    if (!kind) return -1;
+    long count = PyLong_AsLong(PyTuple_GET_ITEM(spec, 1));
+    PyObject *build = PyTuple_GET_ITEM(spec, 2), *list, *arg;
+    char code = strcmp(kind, "i32") == 0 ? 'i' : strcmp(kind, "i64") == 0 ? 'q' : strcmp(kind, "f32") == 0 ? 'f' : 'd';
+    int rc = strcmp(kind, "str") == 0 ? strings(r, &list) : arguments(r, code, &list);
+    if (rc) return rc;
+    if (strcmp(kind, "str") == 0) {
+        arg = list;
+    } else if (count > 0) {
+        if (PyList_GET_SIZE(list) != count) { Py_DECREF(list); return HANDBACK; }
+        arg = PyList_AsTuple(list);
+        Py_DECREF(list);
+    } else {
+        rc = packed_bytes(list, code, -count, &arg);
+        Py_DECREF(list);
+        if (rc) return rc;
+    }
+    if (!arg) return -1;
+    *out = PyObject_CallOneArg(build, arg);
+    Py_DECREF(arg);
+    return *out ? 0 : -1;
+}
+
+static int identifier(Reader *r, PyObject **out) {
+    Py_ssize_t s = r->pos, e = s;
+    while (e < r->len && is_ident(at(r, e))) e++;
+    r->pos = e;
+    static const char *words[] = {"true", "false", "null", "nil", "inf", "inf_neg", "nan"};
+    int found = -1;
+    for (int i = 0; i < 7 && found < 0; i++)
+        if (spells(r, s, e, words[i])) found = i;
+    switch (found) {
+    case 0: *out = Py_NewRef(Py_True); return 0;
+    case 1: *out = Py_NewRef(Py_False); return 0;
+    case 2: case 3: *out = Py_NewRef(Py_None); return 0;
+    case 4: *out = PyFloat_FromDouble(INFINITY); return *out ? 0 : -1;
+    case 5: *out = PyFloat_FromDouble(-INFINITY); return *out ? 0 : -1;
+    case 6: *out = PyFloat_FromDouble(NAN); return *out ? 0 : -1;
+    default: break;
+    }
+    PyObject *word = PyUnicode_Substring(r->text, s, e);
+    if (!word) return -1;
+    PyObject *spec = PyDict_GetItemWithError(r->names, word);
+    Py_DECREF(word);
+    if (!spec) return PyErr_Occurred() ? -1 : HANDBACK;
+    return constructor(r, spec, out);
+}
+
+static int read_value(Reader *r, long depth, PyObject **out) {
+    skip_space(r);
+    if (r->pos >= r->len) return HANDBACK;
+    Py_UCS4 c = at(r, r->pos);
+    int rc;
+    if (c == '[' || c == '{') {
+        if (depth >= r->max_depth) return HANDBACK;
+        r->pos++;
+        if (Py_EnterRecursiveCall(" while reading Godot text")) return -1;
+        rc = c == '[' ? read_array(r, depth + 1, out) : read_dict(r, depth + 1, out);
+        Py_LeaveRecursiveCall();
+        return rc;
+    }
+    if (c == '"') return string(r, out);
+    if (c == '&') {
+        r->pos++;
+        if (at(r, r->pos) != '"' || r->pos >= r->len) return HANDBACK;
+        PyObject *s;
+        if ((rc = string(r, &s))) return rc;
+        *out = PyObject_CallOneArg(r->sname_type, s);
+        Py_DECREF(s);
+        return *out ? 0 : -1;
+    }
+    if (c == '-' ? is_digit(at(r, r->pos + 1)) : is_digit(c)) {
+        int is_int;
+        long long integer;
+        double real;
+        if ((rc = number(r, &is_int, &integer, &real))) return rc;
+        *out = is_int ? PyLong_FromLongLong(integer) : PyFloat_FromDouble(real);
+        return *out ? 0 : -1;
+    }
+    if (is_ident_start(c)) return identifier(r, out);
+    return HANDBACK;
+}
+
+static PyObject *text_read(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *text, *plan;
+    Reader r;
+    if (!PyArg_ParseTuple(args, "UO!:read", &text, &PyTuple_Type, &plan)) return NULL;
+    if (!PyArg_ParseTuple(plan, "lO!OO:plan", &r.max_depth, &PyDict_Type, &r.names, &r.dictionary,
+                          &r.sname_type))
+        return NULL;
+    r.text = text;
+    r.kind = PyUnicode_KIND(text);
+    r.data = PyUnicode_DATA(text);
+    r.pos = 0;
+    r.len = PyUnicode_GET_LENGTH(text);
+    PyObject *out = NULL;
+    int rc = read_value(&r, 0, &out);
+    if (rc == HANDBACK) Py_RETURN_NOTIMPLEMENTED;
+    return rc == 0 ? out : NULL;
+}
+
 static PyMethodDef methods[] = {
     {"write", text_write, METH_VARARGS, "write(value, plan, fallback) -> str: Godot 4.5+ text"},
+    {"read", text_read, METH_VARARGS, "read(text, plan) -> value, or NotImplemented"},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "gdvariant._text._ctext", "The compiled text writer.", -1, methods,
+    PyModuleDef_HEAD_INIT, "gdvariant._text._ctext", "The compiled text writer and reader.", -1, methods,
 };
 
 PyMODINIT_FUNC PyInit__ctext(void) { return PyModule_Create(&module); }

@@ -1,19 +1,25 @@
-"""Which text writer is live: the compiled one when it imports, else the pure-Python one.
+"""Which text writer and reader are live: the compiled ones when they import, else pure Python.
 
 As the codec core does (``gdvariant._compiled``), the choice is made once, at import:
 ``gdvariant._text._ctext`` (C, built by ``setup.py`` when a compiler is there) if it imports,
-else :mod:`._pytext`. Both are modules of one function, ``write(value, plan, fallback)``: the
-text of ``value`` in the layout ``plan`` describes (:func:`.writer.compiled_plan`), where
-``fallback(value, depth)`` is the pure writer's own method, the reference. The compiled one
-writes the values a save is made of and hands every other value (and so every error) to
-``fallback``; the pure twin hands it everything. The text is the same, character for
-character. ``GDVARIANT_PURE_PYTHON=1`` forces the pure one. ``IMPLEMENTATION`` names the live
-one, ``"c"`` or ``"python"``.
+else :mod:`._pytext`. Both are modules of two functions:
 
-For tests and benchmarks: :func:`implementations` gives every writer that imports, and
-:func:`use` makes one live inside a block.
+``write(value, plan, fallback)``
+    The text of ``value`` in the layout ``plan`` describes (:func:`.writer.compiled_plan`),
+    where ``fallback(value, depth)`` is the pure writer's own method, the reference. The
+    compiled one writes the values a save is made of and hands every other value (and so
+    every error) to ``fallback``; the pure twin hands it everything. The text is the same,
+    character for character.
+``read(text, plan)``
+    The first value of ``text`` (``plan``: :func:`.parser.compiled_plan`), or
+    ``NotImplemented`` when the pure parser must read it: the pure twin always says so, the
+    compiled one for anything but the plain texts a save is made of (and for every error, so
+    that each error is the pure parser's own).
+
+``GDVARIANT_PURE_PYTHON=1`` forces the pure one. ``IMPLEMENTATION`` names the live one,
+``"c"`` or ``"python"``. For tests and benchmarks: :func:`implementations` gives every twin
+that imports, and :func:`use` makes one live inside a block.
 """
-
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
@@ -26,10 +32,19 @@ from .._compiled import PYTHON as PYTHON
 from .._compiled import Compiled, Switch
 from . import _pytext
 
-__all__ = ["COMPILED", "IMPLEMENTATION", "PYTHON", "error", "implementations", "use", "write"]
+__all__ = [
+    "COMPILED",
+    "IMPLEMENTATION",
+    "PYTHON",
+    "error",
+    "implementations",
+    "read",
+    "use",
+    "write",
+]
 
 _SWITCH = Switch(Compiled("gdvariant._text._ctext", "text writer"), _pytext)
-#: The live text writer: ``"c"`` (compiled) or ``"python"``.
+#: The live text writer and reader: ``"c"`` (compiled) or ``"python"``.
 IMPLEMENTATION = _SWITCH.implementation
 
 
@@ -37,6 +52,11 @@ def write(value: Any, plan: tuple[Any, ...], fallback: Callable[[Any, int], str]
     """The live writer's text of ``value``."""
     result: str = _SWITCH.module.write(value, plan, fallback)
     return result
+
+
+def read(text: str, plan: tuple[Any, ...]) -> Any:
+    """The live reader's value of ``text``, or ``NotImplemented``: the pure parser reads it."""
+    return _SWITCH.module.read(text, plan)
 
 
 def implementations() -> dict[str, ModuleType]:

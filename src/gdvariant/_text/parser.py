@@ -36,8 +36,9 @@ from .._values.packed import (
     PackedVector4Array,
     _PackedNumbers,
 )
+from . import core
 
-__all__ = ["from_text"]
+__all__ = ["compiled_plan", "from_text"]
 
 T = VariantType
 _INT64_MAX = (1 << 63) - 1
@@ -508,6 +509,44 @@ def _dictionary(pairs: list[tuple[Any, Any]], strings_merge: bool) -> Any:
     return plain if len(plain) == len(merged) else Dictionary(merged)
 
 
+_PLANS: dict[str, tuple[dict[str, Any], Any] | None] = {}
+
+
+def _merged(pairs: list[tuple[Any, Any]]) -> Any:
+    return _dictionary(pairs, True)
+
+
+def compiled_plan(version: str) -> tuple[dict[str, Any], Any] | None:
+    """What the compiled reader (:mod:`.core`) needs to know of ``version``'s syntax, or None
+    where it does not read it (releases before 4.5).
+
+    The pair is ``(names, dictionary)``: ``names`` maps each constructor name it reads (aliases
+    included) to ``(kind, count, build)``: a math type's component kind (``"i32"``/``"f32"``),
+    count and ``unflatten``; a numeric packed array's kind, minus its width and ``frombuffer``;
+    ``("str", 0, PackedStringArray)``. ``dictionary`` makes a Dictionary of pairs whose keys
+    are not all ``str`` or all ``int``, as this parser does.
+    """
+    if version in _PLANS:
+        return _PLANS[version]
+    syntax = text_syntax(version)
+    plan = None
+    if syntax.minus_identifiers and syntax.godot4_values and syntax.real_words:
+        names: dict[str, Any] = {}
+        for name, vtype in syntax.read_names.items():
+            if vtype in LAYOUTS:
+                layout = LAYOUTS[vtype]
+                kind = "i32" if layout.kind == "i32" else "f32"
+                names[name] = (kind, layout.components, layout.unflatten)
+            elif vtype in _PACKED:
+                cls, kind = _PACKED[vtype]
+                names[name] = (kind, -cls._width, cls.frombuffer)
+            elif vtype is T.PACKED_STRING_ARRAY:
+                names[name] = ("str", 0, PackedStringArray)
+        plan = (names, _merged)
+    _PLANS[version] = plan
+    return plan
+
+
 def from_text(text: str, *, version: str = "4", limits: Limits | None = DEFAULT_LIMITS) -> Any:
     """The value of Godot text ``text``, as that release's ``str_to_var`` (Godot 4) or
     ``str2var`` (Godot 3) reads it: aliases, legacy names and ``;`` comments included, floats
@@ -520,6 +559,11 @@ def from_text(text: str, *, version: str = "4", limits: Limits | None = DEFAULT_
     parser = _Parser(text, text_syntax(version), limits or Limits(None, None, None, None))
     if limits is not None and limits.max_size is not None and len(text) > limits.max_size:
         raise parser.fail(f"at most {limits.max_size} characters (Limits.max_size)", 0)
+    plan = compiled_plan(version)
+    if plan is not None:
+        value = core.read(text, (parser.max_depth, *plan, StringName))
+        if value is not NotImplemented:
+            return value
     return parser.value(0)
 
 
