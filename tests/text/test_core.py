@@ -398,3 +398,15 @@ def test_a_text_past_the_size_limit_is_refused_by_both(compiled: None) -> None:
     for impl in ("python", "c"):
         with core.use(impl), pytest.raises(gd.TextError, match="at most 3 characters"):
             gd.from_text("[1, 2]", limits=limits)
+
+
+@pytest.mark.parametrize("depth", [0, 1, 3, 4, None])
+def test_the_depth_limit_is_the_pure_readers(compiled: None, depth: int | None) -> None:
+    results = []
+    for impl in ("python", "c"):
+        with core.use(impl):
+            try:
+                results.append(gd.from_text("[[[{1: [2]}]]]", limits=gd.Limits(max_depth=depth)))
+            except gd.TextError as exc:
+                results.append((str(exc), exc.offset))
+    assert results[0] == results[1]

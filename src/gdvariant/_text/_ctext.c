@@ -21,11 +21,13 @@
 
 typedef unsigned __int128 u128;
 
-/* ---- output buffer (UCS4) ------------------------------------------------------------- */
+/* ---- output buffer ----------------------------------------------------------------------
+ * One byte a character (Latin-1) until a wider character comes, then four (UCS4). */
 
 typedef struct {
-    Py_UCS4 *p;
+    void *p;
     Py_ssize_t n, cap;
+    int wide;
 } Buf;
 
 static int grow(Buf *b, Py_ssize_t extra) {
@@ -35,16 +37,37 @@ static int grow(Buf *b, Py_ssize_t extra) {
         if (cap > PY_SSIZE_T_MAX / 8) { PyErr_NoMemory(); return -1; }
         cap *= 2;
     }
-    Py_UCS4 *p = PyMem_Realloc(b->p, (size_t)cap * sizeof(Py_UCS4));
+    void *p = PyMem_Realloc(b->p, (size_t)cap * (b->wide ? 4 : 1));
     if (!p) { PyErr_NoMemory(); return -1; }
     b->p = p;
     b->cap = cap;
     return 0;
 }
 
+static int widen(Buf *b) {
+    Py_UCS4 *p = PyMem_Malloc((size_t)(b->cap ? b->cap : 1) * 4);
+    if (!p) { PyErr_NoMemory(); return -1; }
+    for (Py_ssize_t i = 0; i < b->n; i++) p[i] = ((Py_UCS1 *)b->p)[i];
+    PyMem_Free(b->p);
+    b->p = p;
+    b->wide = 1;
+    return 0;
+}
+
+/* One character; room for it was made by grow */
+static inline void put1(Buf *b, Py_UCS4 c) {
+    if (b->wide) ((Py_UCS4 *)b->p)[b->n++] = c;
+    else ((Py_UCS1 *)b->p)[b->n++] = (Py_UCS1)c;
+}
+
 static int put_ascii(Buf *b, const char *s, Py_ssize_t len) {
     if (grow(b, len) < 0) return -1;
-    for (Py_ssize_t i = 0; i < len; i++) b->p[b->n++] = (unsigned char)s[i];
+    if (!b->wide) {
+        memcpy((char *)b->p + b->n, s, (size_t)len);
+        b->n += len;
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < len; i++) put1(b, (unsigned char)s[i]);
     return 0;
 }
 
@@ -59,6 +82,8 @@ static int put_str(Buf *b, PyObject *s, int mode) {
     int kind = PyUnicode_KIND(s);
     const void *data = PyUnicode_DATA(s);
     if (grow(b, 2 * len) < 0) return -1;
+    if (kind != PyUnicode_1BYTE_KIND && !b->wide && PyUnicode_MAX_CHAR_VALUE(s) > 255 && widen(b) < 0)
+        return -1;
     for (Py_ssize_t i = 0; i < len; i++) {
         Py_UCS4 c = PyUnicode_READ(kind, data, i);
         char e = 0;
@@ -79,10 +104,10 @@ static int put_str(Buf *b, PyObject *s, int mode) {
             }
         }
         if (e) {
-            b->p[b->n++] = '\\';
-            b->p[b->n++] = (Py_UCS4)e;
+            put1(b, '\\');
+            put1(b, (Py_UCS4)e);
         } else {
-            b->p[b->n++] = c;
+            put1(b, c);
         }
     }
     return 0;
@@ -208,23 +233,24 @@ static int grisu2_digits(double value, int single, char *out, int *exp10) {
     u128 delta = hi - lo, dist = hi - wf;
     int shift = -hi_e;
     u128 one = (u128)1 << shift;
-    u128 p1 = hi >> shift, p2 = hi & (one - 1);
+    uint64_t p1 = (uint64_t)(hi >> shift); /* below 2^32: shift is at least 32 */
+    u128 p2 = hi & (one - 1);
     int n = 0;
-    u128 pow10 = 1;
-    for (u128 t = p1; t >= 10; t /= 10) { n++; pow10 *= 10; }
+    uint64_t pow10 = 1;
+    for (uint64_t t = p1; t >= 10; t /= 10) { n++; pow10 *= 10; }
     n++;
     int count = 0;
     u128 rest = 0, ten_k = 0;
     int done = 0;
     while (n > 0) {
-        u128 d = p1 / pow10;
+        uint64_t d = p1 / pow10;
         p1 %= pow10;
         out[count++] = (char)('0' + (int)d);
         n--;
-        rest = (p1 << shift) + p2;
+        rest = ((u128)p1 << shift) + p2;
         if (rest <= delta) {
             exponent += n;
-            ten_k = pow10 << shift;
+            ten_k = (u128)pow10 << shift;
             done = 1;
             break;
         }
@@ -542,11 +568,12 @@ static PyObject *text_write(PyObject *self, PyObject *args) {
                           &pl.sname_type, &pl.packed_strings_type))
         return NULL;
     pl.fallback = fb;
-    static Py_UCS4 nothing = 0;
-    Buf b = {NULL, 0, 0};
+    Buf b = {NULL, 0, 0, 0};
     PyObject *out = NULL;
     if (write_value(&b, value, 0, &pl) == 0)
-        out = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, b.p ? b.p : &nothing, b.n);
+        out = b.n ? PyUnicode_FromKindAndData(b.wide ? PyUnicode_4BYTE_KIND : PyUnicode_1BYTE_KIND,
+                                              b.p, b.n)
+                  : PyUnicode_New(0, 0);
     PyMem_Free(b.p);
     return out;
 }
@@ -823,43 +850,63 @@ static int argument(Reader *r, char kind, double *real, long long *integer) {
     return 0;
 }
 
-/* "(a, b, ...)" converted by kind into a list of ints or floats, or into raw bytes */
-static int arguments(Reader *r, char kind, PyObject **list) {
+/* Constructor arguments, converted, in C: one 8-byte slot each */
+typedef union {
+    double real;
+    long long integer;
+} Num;
+
+typedef struct {
+    Num *v;
+    Py_ssize_t n, cap;
+} Nums;
+
+/* "(a, b, ...)" converted by kind into nums (which the caller frees) */
+static int arguments(Reader *r, char kind, Nums *nums) {
     if (!next_is(r, '(')) return HANDBACK;
-    *list = PyList_New(0);
-    if (!*list) return -1;
     if (next_is(r, ')')) return 0;
     for (;;) {
-        double real;
-        long long integer;
-        int rc = argument(r, kind, &real, &integer);
-        PyObject *item = NULL;
-        if (rc == 0) {
-            item = (kind == 'i' || kind == 'q') ? PyLong_FromLongLong(integer) : PyFloat_FromDouble(real);
-            rc = item && PyList_Append(*list, item) == 0 ? 0 : -1;
-            Py_XDECREF(item);
+        if (nums->n == nums->cap) {
+            Py_ssize_t cap = nums->cap ? nums->cap * 2 : 16;
+            Num *v = PyMem_Realloc(nums->v, (size_t)cap * sizeof(Num));
+            if (!v) { PyErr_NoMemory(); return -1; }
+            nums->v = v;
+            nums->cap = cap;
         }
-        if (rc) { Py_CLEAR(*list); return rc; }
+        Num *slot = &nums->v[nums->n++];
+        int rc = argument(r, kind, &slot->real, &slot->integer);
+        if (rc) return rc;
         if (next_is(r, ')')) return 0;
-        if (!next_is(r, ',')) { Py_CLEAR(*list); return HANDBACK; }
+        if (!next_is(r, ',')) return HANDBACK;
     }
 }
 
-static int packed_bytes(PyObject *list, char kind, Py_ssize_t width, PyObject **out) {
-    Py_ssize_t n = PyList_GET_SIZE(list);
-    n -= n % width;
-    int size = (kind == 'i' || kind == 'f') ? 4 : 8;
-    *out = PyBytes_FromStringAndSize(NULL, n * size);
-    if (!*out) return -1;
-    char *p = PyBytes_AS_STRING(*out);
-    for (Py_ssize_t i = 0; i < n; i++, p += size) {
-        PyObject *x = PyList_GET_ITEM(list, i);
-        if (kind == 'i') { int32_t v = (int32_t)PyLong_AsLongLong(x); memcpy(p, &v, 4); }
-        else if (kind == 'q') { int64_t v = PyLong_AsLongLong(x); memcpy(p, &v, 8); }
-        else if (kind == 'f') { float v = (float)PyFloat_AS_DOUBLE(x); memcpy(p, &v, 4); }
-        else { double v = PyFloat_AS_DOUBLE(x); memcpy(p, &v, 8); }
+/* A math value's components as a tuple of ints or floats */
+static PyObject *number_tuple(Nums *nums, char kind) {
+    PyObject *t = PyTuple_New(nums->n);
+    for (Py_ssize_t i = 0; t && i < nums->n; i++) {
+        PyObject *x = kind == 'i' ? PyLong_FromLongLong(nums->v[i].integer) : PyFloat_FromDouble(nums->v[i].real);
+        if (!x) Py_CLEAR(t);
+        else PyTuple_SET_ITEM(t, i, x);
     }
-    return 0;
+    return t;
+}
+
+/* A packed array's little-endian element data, cut to whole elements of width components */
+static PyObject *packed_bytes(Nums *nums, char kind, Py_ssize_t width) {
+    Py_ssize_t n = nums->n - nums->n % width;
+    int size = (kind == 'i' || kind == 'f') ? 4 : 8;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, n * size);
+    if (!out) return NULL;
+    char *p = PyBytes_AS_STRING(out);
+    for (Py_ssize_t i = 0; i < n; i++, p += size) {
+        Num x = nums->v[i];
+        if (kind == 'i') { int32_t v = (int32_t)x.integer; memcpy(p, &v, 4); }
+        else if (kind == 'q') { int64_t v = x.integer; memcpy(p, &v, 8); }
+        else if (kind == 'f') { float v = (float)x.real; memcpy(p, &v, 4); }
+        else memcpy(p, &x.real, 8);
+    }
+    return out;
 }
 
 static int strings(Reader *r, PyObject **list) {
@@ -882,22 +929,22 @@ static int constructor(Reader *r, PyObject *spec, PyObject **out) {
     const char *kind = PyUnicode_AsUTF8(PyTuple_GET_ITEM(spec, 0));
     if (!kind) return -1;
     long count = PyLong_AsLong(PyTuple_GET_ITEM(spec, 1));
-    PyObject *build = PyTuple_GET_ITEM(spec, 2), *list, *arg;
-    char code = strcmp(kind, "i32") == 0 ? 'i' : strcmp(kind, "i64") == 0 ? 'q' : strcmp(kind, "f32") == 0 ? 'f' : 'd';
-    int rc = strcmp(kind, "str") == 0 ? strings(r, &list) : arguments(r, code, &list);
-    if (rc) return rc;
+    PyObject *build = PyTuple_GET_ITEM(spec, 2), *arg = NULL;
+    int rc;
     if (strcmp(kind, "str") == 0) {
-        arg = list;
-    } else if (count > 0) {
-        if (PyList_GET_SIZE(list) != count) { Py_DECREF(list); return HANDBACK; }
-        arg = PyList_AsTuple(list);
-        Py_DECREF(list);
+        if ((rc = strings(r, &arg))) return rc;
     } else {
-        rc = packed_bytes(list, code, -count, &arg);
-        Py_DECREF(list);
+        char code = strcmp(kind, "i32") == 0 ? 'i' : strcmp(kind, "i64") == 0 ? 'q' : strcmp(kind, "f32") == 0 ? 'f' : 'd';
+        Nums nums = {NULL, 0, 0};
+        rc = arguments(r, code, &nums);
+        if (rc == 0 && count > 0 && nums.n != count) rc = HANDBACK;
+        if (rc == 0) {
+            arg = count > 0 ? number_tuple(&nums, code) : packed_bytes(&nums, code, -count);
+            rc = arg ? 0 : -1;
+        }
+        PyMem_Free(nums.v);
         if (rc) return rc;
     }
-    if (!arg) return -1;
     *out = PyObject_CallOneArg(build, arg);
     Py_DECREF(arg);
     return *out ? 0 : -1;

@@ -20,6 +20,7 @@ else :mod:`._pytext`. Both are modules of two functions:
 ``"c"`` or ``"python"``. For tests and benchmarks: :func:`implementations` gives every twin
 that imports, and :func:`use` makes one live inside a block.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator

@@ -556,14 +556,18 @@ def from_text(text: str, *, version: str = "4", limits: Limits | None = DEFAULT_
     """
     if not isinstance(text, str):
         raise TypeError(f"from_text() needs a str, not {type(text).__name__}")
-    parser = _Parser(text, text_syntax(version), limits or Limits(None, None, None, None))
-    if limits is not None and limits.max_size is not None and len(text) > limits.max_size:
-        raise parser.fail(f"at most {limits.max_size} characters (Limits.max_size)", 0)
-    plan = compiled_plan(version)
+    syntax = text_syntax(version)
+    max_size = limits.max_size if limits is not None else None
+    too_big = max_size is not None and len(text) > max_size
+    plan = None if too_big else compiled_plan(version)
     if plan is not None:
-        value = core.read(text, (parser.max_depth, *plan, StringName))
+        depth = min((limits.max_depth if limits else None) or TEXT_MAX_DEPTH, TEXT_MAX_DEPTH)
+        value = core.read(text, (depth, *plan, StringName))
         if value is not NotImplemented:
             return value
+    parser = _Parser(text, syntax, limits or Limits(None, None, None, None))
+    if too_big:
+        raise parser.fail(f"at most {max_size} characters (Limits.max_size)", 0)
     return parser.value(0)
 
 
