@@ -4,8 +4,9 @@ A machine without a C compiler (or without Python's headers) still installs gdva
 builds of ``gdvariant._binary._cgdvariant`` (the codec core), ``gdvariant._files._cfastlz``
 (FastLZ), ``gdvariant.replication._cassemble`` (the replication packet assembler),
 ``gdvariant.replication._cwrite`` (its NetClass write path), ``gdvariant.multiplayer._csync``
-(SceneMultiplayer's network frame) and ``gdvariant._text._ctext`` (the text writer) are allowed
-to fail, and the pure-Python code is used.
+(SceneMultiplayer's network frame), ``gdvariant._text._ctext`` (the text writer and reader) and
+``gdvariant._json._cjson`` (the Godot-dialect JSON writer) are allowed to fail, and the
+pure-Python code is used.
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ def _extensions() -> list[Extension]:
             ("gdvariant.replication._cwrite", "src/gdvariant/replication/_cwrite.c"),
             ("gdvariant.multiplayer._csync", "src/gdvariant/multiplayer/_csync.c"),
             ("gdvariant._text._ctext", "src/gdvariant/_text/_ctext.c"),
+            ("gdvariant._json._cjson", "src/gdvariant/_json/_cjson.c"),
         )
     ]
 

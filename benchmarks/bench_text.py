@@ -2,8 +2,9 @@
 
 Run on demand (not a test):  .venv/bin/python -m benchmarks.bench_text [--no-godot]
 gdvariant is timed through the public ``gd.to_text``/``gd.from_text`` and ``gd.to_json``/
-``gd.from_json`` (tagged, and ``dialect="godot"``) on every text core that is built: ``c`` (the
-compiled writer) and ``python`` (the pure one). Godot times ``var_to_str``/``str_to_var`` and
+``gd.from_json`` (tagged, and ``dialect="godot"``) on each implementation that is built: ``c``
+(the compiled text writer and reader and Godot-dialect JSON writer) and ``python`` (the pure
+ones, which are also the code before them). Godot times ``var_to_str``/``str_to_var`` and
 ``JSON.stringify(JSON.from_native(v))``/``JSON.to_native(JSON.parse_string(t))`` inside the
 engine (``benchmarks/text/bench_text.gd``) on the same values, handed over as ``var_to_bytes``
 data. Payloads: the text issue's save (20,000 small Dictionaries) and the codec benchmark's.
@@ -27,6 +28,7 @@ from typing import Any
 import gdvariant as gd
 from benchmarks.payloads import PAYLOADS
 from benchmarks.timing import median_time
+from gdvariant._json import core as json_core
 from gdvariant._text import core as text_core
 from tests.support.engines import find_engine
 
@@ -112,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
 
     values = payloads(args.quick)
     print(f"load before: {_load()}", file=sys.stderr)
-    cores = list(text_core.implementations())
+    cores = [c for c in text_core.implementations() if c in json_core.implementations()]
     times: dict[tuple[str, str, str], float] = {}
     sizes: dict[str, int] = {}
     for name, value in values.items():
@@ -123,9 +125,9 @@ def main(argv: list[str] | None = None) -> int:
         }
         sizes[name] = len(texts["text"].encode("utf-8", "surrogatepass"))
         for core in cores:
-            with text_core.use(core):
+            with text_core.use(core), json_core.use(core):
                 assert gd.to_text(value) == texts["text"], f"{core} core: other text"
-                print(f"timing the {core} text core on {name}...", file=sys.stderr)
+                print(f"timing the {core} implementation on {name}...", file=sys.stderr)
                 for column, call in VIEWS:
                     fn = partial(call, value, texts)
                     times[name, core, column] = median_time(fn, args.budget, args.repeats)

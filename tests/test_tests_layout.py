@@ -41,6 +41,8 @@ TESTED_ELSEWHERE: dict[str, tuple[str, ...]] = {
     "_binary/pure.py": ("binary/test_core.py", "binary/test_core_differential.py"),
     "_text/_ctext.c": ("text/test_core.py",),
     "_text/_pytext.py": ("text/test_core.py",),
+    "_json/_cjson.c": ("json/test_core.py",),
+    "_json/_pyjson.py": ("json/test_core.py",),
     "_json/api.py": ("json/test_tagged.py", "json/test_godot.py"),
     "_json/tagged_read.py": ("json/test_tagged.py",),
     "_json/tagged_write.py": ("json/test_tagged.py",),

@@ -9,10 +9,9 @@ import contextlib
 import os
 import random
 import re
-import struct
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -24,9 +23,9 @@ from gdvariant._text import core
 from gdvariant._text.writer import compiled_plan
 from tests.support.core_compare import same_value
 from tests.support.cores import compiled_required
+from tests.support.edge_values import edge_float, edge_value
 from tests.support.engines import SEED
 from tests.support.paths import SRC
-from tests.support.random_values import LEAVES, random_value
 
 T = gd.VariantType
 #: The releases whose default layout the compiled writer knows, and one it hands back whole.
@@ -56,95 +55,11 @@ def _same(value: Any, version: str) -> None:
     assert compiled == pure, (version, value)
 
 
-# ---- random values ---------------------------------------------------------------------
-
-_F32 = struct.Struct("<f")
-_F64 = struct.Struct("<d")
-
-
-def _bits64(rng: random.Random) -> float:
-    """Any double: every exponent (subnormals, huge, inf, NaN) as likely as any other."""
-    return float(_F64.unpack(struct.pack("<Q", rng.getrandbits(64)))[0])
-
-
-def _bits32(rng: random.Random) -> float:
-    return float(_F32.unpack(struct.pack("<I", rng.getrandbits(32)))[0])
-
-
-def _edge_float(rng: random.Random) -> float:
-    makers: list[Callable[[], float]] = [
-        lambda: _bits64(rng),
-        lambda: _bits32(rng),
-        lambda: rng.choice([0.0, -0.0, 5e-324, 2.2250738585072014e-308, 1.7976931348623157e308]),
-        lambda: rng.choice([3.4028234663852886e38, 3.4028235677973366e38, 1e-45, 1e15, 1e-5]),
-        lambda: round(rng.uniform(-1e4, 1e4), rng.randrange(6)),
-        lambda: rng.randrange(-(10**17), 10**17) * 10.0 ** rng.randrange(-30, 30),
-    ]
-    return rng.choice(makers)()
-
-
-def _edge_text(rng: random.Random) -> str:
-    alphabet = ['"', "\\", "'", "\a", "\b", "\f", "\n", "\r", "\t", "\v", "\0", "?", "\x7f"]
-    alphabet += ["é", "漢", "🎮", "\u2028", "\x85", "\ud800", "\udfff", "a", " ", "&"]
-    return "".join(rng.choice(alphabet) for _ in range(rng.randrange(10)))
-
-
-def _math(rng: random.Random, cls: type, floats: bool, count: int) -> Any:
-    values = [_edge_float(rng) if floats else rng.randrange(-(2**31), 2**31) for _ in range(count)]
-    return tuple.__new__(cls, values)
-
-
-def _leaf(rng: random.Random) -> Any:
-    roll = rng.randrange(12)
-    if roll == 0:
-        return _edge_float(rng)
-    if roll == 1:
-        return _edge_text(rng)
-    if roll == 2:
-        return gd.StringName(_edge_text(rng))
-    if roll == 3:
-        return rng.choice([rng.getrandbits(64) - 2**63, 2**70, -(2**80), True, False, None])
-    if roll == 4:
-        cls = rng.choice([gd.Vector2, gd.Vector3, gd.Vector4, gd.Quaternion, gd.Color])
-        return _math(rng, cls, True, len(cls()))
-    if roll == 5:
-        cls = rng.choice([gd.Vector2i, gd.Vector3i, gd.Vector4i])
-        return _math(rng, cls, False, len(cls()))
-    if roll == 6:
-        cls = rng.choice([gd.PackedFloat32Array, gd.PackedFloat64Array, gd.PackedVector2Array])
-        count = rng.randrange(5) * cls._width
-        return cls.frombuffer(bytes(rng.getrandbits(8) for _ in range(count * 8)))
-    if roll == 7:
-        return gd.PackedStringArray(_edge_text(rng) for _ in range(rng.randrange(4)))
-    if roll == 8:
-        return bytes(rng.getrandbits(8) for _ in range(rng.randrange(6)))
-    return LEAVES[rng.choice(list(LEAVES))](rng)
-
-
-def _value(rng: random.Random, depth: int = 0) -> Any:
-    roll = rng.random()
-    if depth > 4 or roll < 0.5:
-        return _leaf(rng)
-    size = rng.randrange(6)
-    if roll < 0.65:
-        return [_value(rng, depth + 1) for _ in range(size)]
-    if roll < 0.7:
-        return tuple(_value(rng, depth + 1) for _ in range(size))
-    if roll < 0.8:
-        return {_edge_text(rng): _value(rng, depth + 1) for _ in range(size)}
-    if roll < 0.85:
-        return {rng.randrange(-(2**70), 2**70): _value(rng, depth + 1) for _ in range(size)}
-    if roll < 0.9:  # keys the compiled writer hands back: mixed types, bools, floats
-        keys = [_edge_text(rng), rng.randrange(9), True, 2.5, gd.StringName("k"), gd.Vector2i()]
-        return {rng.choice(keys): _value(rng, depth + 1) for _ in range(size)}
-    return random_value(rng, depth)
-
-
 def test_the_compiled_writer_writes_the_pure_writers_text(compiled: None) -> None:
     rng = random.Random(SEED)
     print("seed", SEED)
     for _ in range(3000):
-        value = _value(rng)
+        value = edge_value(rng)
         for version in VERSIONS:
             _same(value, version)
 
@@ -153,7 +68,7 @@ def test_the_compiled_writer_writes_the_pure_writers_text(compiled: None) -> Non
 def test_every_float_digit_path_is_the_same(compiled: None, version: str) -> None:
     """Floats, float32 components and packed elements of every exponent: the digit printer."""
     rng = random.Random(SEED + 1)
-    floats = [_edge_float(rng) for _ in range(4000)]
+    floats = [edge_float(rng) for _ in range(4000)]
     _same(floats, version)
     _same([gd.Vector2(x, -x) for x in floats], version)
     _same(gd.PackedFloat64Array(floats), version)
@@ -307,7 +222,7 @@ def test_the_compiled_reader_reads_the_pure_readers_values(compiled: None) -> No
     rng = random.Random(SEED + 2)
     print("seed", SEED)
     for _ in range(1500):
-        for text in _texts(rng, _value(rng)):
+        for text in _texts(rng, edge_value(rng)):
             _same_read(text)
             _same_read(_mutated(rng, text))
             _same_read(text, rng.choice(VERSIONS))

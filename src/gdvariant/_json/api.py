@@ -17,7 +17,8 @@ from contextlib import contextmanager
 from typing import Any, Literal
 
 from .._errors import EncodeError, JSONError
-from .godot import from_native_tree, stringify, to_native_value
+from . import core
+from .godot import compiled_plan, from_native_tree, stringify, to_native_value
 from .godot_parse import GodotJSONSyntaxError, parse
 from .tagged import Bad
 from .tagged_read import from_tree, object_pairs
@@ -79,7 +80,7 @@ def to_json(
     try:
         with _deep(8 * 1024):
             if dialect == "godot":
-                return stringify(from_native_tree(value, full_objects), _indent_text(indent))
+                return _godot_text(value, full_objects, _indent_text(indent))
             tree = to_tree(value)
             try:
                 text = json.dumps(tree, ensure_ascii=False, allow_nan=False, indent=indent)
@@ -92,6 +93,20 @@ def to_json(
         raise EncodeError("the value is nested too deeply to write as JSON") from None
     # Lone surrogates (Godot 3 Strings may hold them) as \u escapes, so the text encodes.
     return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def _godot_text(value: Any, full_objects: bool, indent: str) -> str:
+    """``JSON.stringify(JSON.from_native(value, full_objects), indent)``: without indent, by
+    the live writer (:mod:`.core`), which hands values back to the pure path."""
+
+    def fallback(part: Any) -> str:
+        return stringify(from_native_tree(part, full_objects), "")
+
+    if not indent:
+        text = core.write(value, compiled_plan(), fallback)
+        if text is not NotImplemented:
+            return str(text)
+    return stringify(from_native_tree(value, full_objects), indent)
 
 
 def _indent_text(indent: int | str | None) -> str:
