@@ -1,4 +1,5 @@
-/* The compiled twin of gdvariant._json._pyjson: JSON.stringify(JSON.from_native(v)) in C.
+/* The compiled twin of gdvariant._json._pyjson: JSON.stringify(JSON.from_native(v)) in C, and
+ * to_json's tagged form further down (with its own comment).
  *
  * write(value, plan, fallback) -> str, or NotImplemented, is the text of to_json(value,
  * dialect="godot") without indent, for the values a save is made of: None, bool, int, float,
@@ -125,8 +126,8 @@ typedef struct {
 
 static int write_value(Buf *b, PyObject *v, int depth, Plan *pl);
 
-static int fallback(Buf *b, PyObject *v, Plan *pl) {
-    PyObject *text = PyObject_CallOneArg(pl->fallback, v);
+static int fallback(Buf *b, PyObject *v, PyObject *fn) {
+    PyObject *text = PyObject_CallOneArg(fn, v);
     if (!text) return -1;
     Py_ssize_t size;
     const char *u = PyUnicode_Check(text) ? PyUnicode_AsUTF8AndSize(text, &size) : NULL;
@@ -297,7 +298,7 @@ static int write_value(Buf *b, PyObject *v, int depth, Plan *pl) {
     }
     if (r != 1) return r;
     b->n = mark;
-    return fallback(b, v, pl);
+    return fallback(b, v, pl->fallback);
 }
 
 static PyObject *json_write(PyObject *self, PyObject *args) {
@@ -317,13 +318,247 @@ static PyObject *json_write(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* ---- the tagged form ------------------------------------------------------------------
+ *
+ * write_tagged(value, plan, fallback) -> str, or NotImplemented: json.dumps(to_tree(value),
+ * ensure_ascii=False, allow_nan=False) (to_json's default form, without indent) for the values
+ * a save is made of: None, bool, int in int64, finite float, str, StringName, exact
+ * list/tuple, exact dict with str keys (no "$type"), the math classes and the numeric packed
+ * arrays named in the plan. Every other value goes to fallback(value), the pure path's text of
+ * it, which also raises every error. The plan comes from
+ * gdvariant._json.tagged_write.compiled_plan: (maths, packed, StringName), where
+ * maths:  {class: (name, int_args, flatten or None)}
+ * packed: {class: (name, wide, typecode, width)}
+ */
+
+/* json.dumps of a str: \\ " \b \f \n \r \t, other controls as \u00XX; 1 for a surrogate */
+static int put_json_str(Buf *b, PyObject *s) {
+    Py_ssize_t size;
+    const char *u = PyUnicode_AsUTF8AndSize(s, &size);
+    if (!u) {
+        if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) return -1;
+        PyErr_Clear();
+        return 1;
+    }
+    if (grow(b, 6 * size + 2) < 0) return -1;
+    b->p[b->n++] = '"';
+    for (Py_ssize_t i = 0; i < size; i++) {
+        unsigned char c = (unsigned char)u[i];
+        char e = 0;
+        switch (c) {
+        case '\\': e = '\\'; break;
+        case '"': e = '"'; break;
+        case '\b': e = 'b'; break;
+        case '\f': e = 'f'; break;
+        case '\n': e = 'n'; break;
+        case '\r': e = 'r'; break;
+        case '\t': e = 't'; break;
+        default: break;
+        }
+        if (e) { b->p[b->n++] = '\\'; b->p[b->n++] = e; }
+        else if (c < 0x20) b->n += sprintf(b->p + b->n, "\\u%04x", c);
+        else b->p[b->n++] = (char)c;
+    }
+    b->p[b->n++] = '"';
+    return 0;
+}
+
+static int put_repr_float(Buf *b, double x) {
+    char *text = PyOS_double_to_string(x, 'r', 0, Py_DTSF_ADD_DOT_0, NULL);
+    if (!text) return -1;
+    int r = puts_(b, text);
+    PyMem_Free(text);
+    return r;
+}
+
+/* _shortest32: the double nearest the shortest decimal that rounds to float32 x */
+static double shortest32(double x) {
+    if (x == 0) return x;
+    char text[64];
+    for (int digits = fabs(x) >= 1.1754943508222875e-38 ? 6 : 1; digits < 10; digits++) {
+        snprintf(text, sizeof text, "%.*g", digits, x);
+        double candidate = strtod(text, NULL);
+        if ((double)(float)candidate == x) return candidate;
+    }
+    return x;
+}
+
+static int is_float32(double x) { return (double)(float)x == x; }
+
+typedef struct {
+    PyObject *maths, *packed, *sname_type, *fallback;
+} Tagged;
+
+static int tagged_value(Buf *b, PyObject *v, int depth, Tagged *pl);
+
+static int tagged_math(Buf *b, PyObject *v, PyObject *spec) {
+    PyObject *name = PyTuple_GET_ITEM(spec, 0), *flatten = PyTuple_GET_ITEM(spec, 2);
+    int ints = PyObject_IsTrue(PyTuple_GET_ITEM(spec, 1));
+    PyObject *flat = flatten == Py_None ? Py_NewRef(v) : PyObject_CallOneArg(flatten, v);
+    if (!flat) return -1;
+    PyObject *seq = PySequence_Fast(flat, "components");
+    Py_DECREF(flat);
+    if (!seq) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    int r = 0, wide = 0;
+    for (Py_ssize_t i = 0; i < n && r == 0; i++) {
+        PyObject *c = PySequence_Fast_GET_ITEM(seq, i);
+        if (ints ? !PyLong_CheckExact(c) : !PyFloat_CheckExact(c)) r = 1;
+        else if (!ints && !isfinite(PyFloat_AS_DOUBLE(c))) r = 1;
+        else if (!ints && !is_float32(PyFloat_AS_DOUBLE(c))) wide = 1;
+    }
+    if (r == 0) r = puts_(b, "{\"$type\": ");
+    if (r == 0) r = put_json_str(b, name);
+    if (r == 0) r = puts_(b, ", \"args\": [");
+    for (Py_ssize_t i = 0; i < n && r == 0; i++) {
+        PyObject *c = PySequence_Fast_GET_ITEM(seq, i);
+        if (i) r = put(b, ", ", 2);
+        if (r == 0 && ints) r = put_int(b, c);
+        else if (r == 0) {
+            double x = PyFloat_AS_DOUBLE(c);
+            r = put_repr_float(b, wide ? x : shortest32(x));
+        }
+    }
+    if (r == 0) r = puts_(b, wide ? "], \"float64\": true}" : "]}");
+    Py_DECREF(seq);
+    return r;
+}
+
+static int tagged_packed(Buf *b, PyObject *v, PyObject *spec) {
+    PyObject *name = PyTuple_GET_ITEM(spec, 0);
+    int wide = PyObject_IsTrue(PyTuple_GET_ITEM(spec, 1));
+    const char *code = PyUnicode_AsUTF8(PyTuple_GET_ITEM(spec, 2));
+    long width = PyLong_AsLong(PyTuple_GET_ITEM(spec, 3));
+    if (!code || width < 1) return -1;
+    int size = (*code == 'i' || *code == 'f') ? 4 : 8;
+    const char *data = PyBytes_AS_STRING(v);
+    Py_ssize_t n = PyBytes_GET_SIZE(v) / size;
+    if (*code == 'f' || *code == 'd') {
+        for (Py_ssize_t i = 0; i < n; i++) {
+            double x;
+            if (*code == 'f') { float f; memcpy(&f, data + i * size, 4); x = f; }
+            else memcpy(&x, data + i * size, 8);
+            if (isnan(x)) return 1; /* NaN payloads: base64, by the pure path */
+        }
+    }
+    int r = puts_(b, "{\"$type\": ");
+    if (r == 0) r = put_json_str(b, name);
+    if (r == 0) r = puts_(b, wide ? ", \"float64\": true, \"items\": [" : ", \"items\": [");
+    for (Py_ssize_t i = 0; i < n && r == 0; i++) {
+        const char *at = data + i * size;
+        if (i) r = put(b, ", ", 2);
+        if (r == 0 && width > 1 && i % width == 0) r = put(b, "[", 1);
+        if (r) break;
+        if (*code == 'i' || *code == 'q') {
+            char text[32];
+            long long x;
+            if (*code == 'i') { int32_t y; memcpy(&y, at, 4); x = y; }
+            else { int64_t y; memcpy(&y, at, 8); x = y; }
+            r = put(b, text, snprintf(text, sizeof text, "%lld", x));
+        } else {
+            double x;
+            if (*code == 'f') { float f; memcpy(&f, at, 4); x = f; }
+            else memcpy(&x, at, 8);
+            if (isinf(x)) r = puts_(b, x > 0 ? "\"inf\"" : "\"-inf\"");
+            else r = put_repr_float(b, *code == 'f' ? shortest32(x) : x);
+        }
+        if (r == 0 && width > 1 && i % width == width - 1) r = put(b, "]", 1);
+    }
+    return r ? r : puts_(b, "]}");
+}
+
+static int tagged_dict(Buf *b, PyObject *v, int depth, Tagged *pl) {
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(v, &pos, &key, &value))
+        if (!PyUnicode_CheckExact(key) || PyUnicode_CompareWithASCIIString(key, "$type") == 0) return 1;
+    PyObject *items = PyDict_Items(v);
+    if (!items) return -1;
+    int r = put(b, "{", 1);
+    for (Py_ssize_t i = 0; r == 0 && i < PyList_GET_SIZE(items); i++) {
+        PyObject *pair = PyList_GET_ITEM(items, i);
+        if (i) r = put(b, ", ", 2);
+        if (r == 0) r = put_json_str(b, PyTuple_GET_ITEM(pair, 0));
+        if (r == 0) r = put(b, ": ", 2);
+        if (r == 0) r = tagged_value(b, PyTuple_GET_ITEM(pair, 1), depth + 1, pl);
+    }
+    Py_DECREF(items);
+    if (r == 1) r = HANDBACK; /* a key with a surrogate, part written: the pure path */
+    return r ? r : put(b, "}", 1);
+}
+
+static int tagged_value(Buf *b, PyObject *v, int depth, Tagged *pl) {
+    PyTypeObject *t = Py_TYPE(v);
+    if (depth > MAX_NEST) return HANDBACK;
+    Py_ssize_t mark = b->n;
+    int r = 1;
+    if (v == Py_None) return puts_(b, "null");
+    if (v == Py_True) return puts_(b, "true");
+    if (v == Py_False) return puts_(b, "false");
+    if (t == &PyLong_Type) {
+        int overflow;
+        PyLong_AsLongLongAndOverflow(v, &overflow);
+        if (!overflow) return put_int(b, v);
+    } else if (t == &PyFloat_Type) {
+        if (isfinite(PyFloat_AS_DOUBLE(v))) return put_repr_float(b, PyFloat_AS_DOUBLE(v));
+    } else if (t == &PyUnicode_Type) {
+        r = put_json_str(b, v);
+    } else if ((PyObject *)t == pl->sname_type) {
+        r = puts_(b, "{\"$type\": \"StringName\", \"value\": ");
+        if (r == 0) r = put_json_str(b, v);
+        if (r == 0) r = put(b, "}", 1);
+    } else if (t == &PyList_Type || t == &PyTuple_Type) {
+        if (put(b, "[", 1) < 0) return -1;
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(v);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (i && put(b, ", ", 2) < 0) return -1;
+            PyObject *item = Py_NewRef(PySequence_Fast_GET_ITEM(v, i));
+            r = tagged_value(b, item, depth + 1, pl);
+            Py_DECREF(item);
+            if (r) return r;
+        }
+        return put(b, "]", 1);
+    } else if (t == &PyDict_Type) {
+        r = tagged_dict(b, v, depth, pl);
+    } else {
+        PyObject *spec = PyDict_GetItemWithError(pl->maths, (PyObject *)t);
+        if (spec) r = tagged_math(b, v, spec);
+        else if (PyErr_Occurred()) return -1;
+        else if ((spec = PyDict_GetItemWithError(pl->packed, (PyObject *)t))) r = tagged_packed(b, v, spec);
+        else if (PyErr_Occurred()) return -1;
+    }
+    if (r != 1) return r;
+    b->n = mark;
+    return fallback(b, v, pl->fallback);
+}
+
+static PyObject *json_write_tagged(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *value, *plan;
+    Tagged pl;
+    if (!PyArg_ParseTuple(args, "OO!O:write_tagged", &value, &PyTuple_Type, &plan, &pl.fallback))
+        return NULL;
+    if (!PyArg_ParseTuple(plan, "O!O!O:plan", &PyDict_Type, &pl.maths, &PyDict_Type, &pl.packed,
+                          &pl.sname_type))
+        return NULL;
+    Buf b = {NULL, 0, 0};
+    int r = tagged_value(&b, value, 0, &pl);
+    PyObject *out = NULL;
+    if (r == 0) out = PyUnicode_DecodeUTF8(b.p ? b.p : "", b.n, "strict");
+    PyMem_Free(b.p);
+    if (r == HANDBACK) Py_RETURN_NOTIMPLEMENTED;
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"write", json_write, METH_VARARGS, "write(value, plan, fallback) -> str or NotImplemented"},
+    {"write_tagged", json_write_tagged, METH_VARARGS,
+     "write_tagged(value, plan, fallback) -> str or NotImplemented"},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "gdvariant._json._cjson", "The compiled Godot-dialect JSON writer.", -1,
+    PyModuleDef_HEAD_INIT, "gdvariant._json._cjson", "The compiled JSON writers.", -1,
     methods,
 };
 
