@@ -632,39 +632,53 @@ static int spells(Reader *r, Py_ssize_t s, Py_ssize_t e, const char *w) {
     return 1;
 }
 
-/* Godot's built_in_strtod on the number text [start, end) (as gdvariant._floats.godot_strtod) */
-static double godot_strtod(Reader *r, Py_ssize_t start, Py_ssize_t end) {
+/* A number token at r->pos (a digit, or '-' and a digit): -?D*(.D*)?([eE][+-]?D*)?, read in one
+ * pass. With no '.' or exponent, an int: *is_int and *integer (HANDBACK past 18 digits, which
+ * the pure parser clamps). Else *real, by Godot's built_in_strtod as
+ * gdvariant._floats.godot_strtod: at most 18 mantissa digits kept (leading zeros count),
+ * folded as 1e9 * head + tail, then one multiply or divide by 10^|exp| built from a table. */
+static int number(Reader *r, int *is_int, long long *integer, double *real) {
     static const double powers[] = {1e1, 1e2, 1e4, 1e8, 1e16, 1e32, 1e64, 1e128, 1e256};
-    Py_ssize_t i = start;
-    int negative = 0;
-    if (at(r, i) == '-' || at(r, i) == '+') { negative = at(r, i) == '-'; i++; }
-    long long size = 0, point = -1, kept = 0;
-    unsigned long long head = 0, tail = 0; /* digits[:-9] and digits[-9:] of the kept digits */
+    Py_ssize_t i = r->pos, len = r->len;
+    int negative = at(r, i) == '-';
+    i += negative;
+    long long size = 0, point = -1, exp = 0;
+    int kept = 0, exp_negative = 0, has_exp = 0;
     char digits[18];
-    for (; i < end && at(r, i) != 'e' && at(r, i) != 'E'; i++) {
-        Py_UCS4 c = at(r, i);
-        if (c == '.') { point = size; continue; }
+    Py_UCS4 c = 0;
+    for (; i < len && is_digit(c = at(r, i)); i++, size++)
         if (kept < 18) digits[kept++] = (char)(c - '0');
-        size++;
+    if (i < len && c == '.') {
+        point = size;
+        for (i++; i < len && is_digit(c = at(r, i)); i++, size++)
+            if (kept < 18) digits[kept++] = (char)(c - '0');
     }
+    if (i < len && (c == 'e' || c == 'E')) {
+        has_exp = 1;
+        i++;
+        if (i < len && ((c = at(r, i)) == '+' || c == '-')) { exp_negative = c == '-'; i++; }
+        for (; i < len && is_digit(c = at(r, i)); i++)
+            if (exp < 100000000) exp = exp * 10 + (c - '0');
+    }
+    r->pos = i;
+    if (point < 0 && !has_exp) {
+        if (size > 18) return HANDBACK;
+        long long value = 0;
+        for (int j = 0; j < kept; j++) value = value * 10 + digits[j];
+        *is_int = 1;
+        *integer = negative ? -value : value;
+        return 0;
+    }
+    *is_int = 0;
     if (point < 0) point = size;
     long long frac_exp = size > 18 ? point - 18 : point - size;
-    if (kept == 0) return negative ? -0.0 : 0.0;
-    for (long long j = 0; j < kept; j++) {
+    if (kept == 0) { *real = negative ? -0.0 : 0.0; return 0; }
+    unsigned long long head = 0, tail = 0;
+    for (int j = 0; j < kept; j++) {
         if (j < kept - 9) head = head * 10 + (unsigned long long)digits[j];
         else tail = tail * 10 + (unsigned long long)digits[j];
     }
     double fraction = 1.0e9 * (double)head + (double)tail;
-    long long exp = 0;
-    int exp_negative = 0;
-    if (i < end) {
-        i++; /* the e */
-        if (i < end && (at(r, i) == '+' || at(r, i) == '-')) { exp_negative = at(r, i) == '-'; i++; }
-        int all_digits = i < end;
-        for (Py_ssize_t j = i; j < end; j++) all_digits &= is_digit(at(r, j));
-        if (all_digits)
-            for (; i < end; i++) exp = exp < 100000000 ? exp * 10 + (at(r, i) - '0') : exp;
-    }
     exp = exp_negative ? frac_exp - exp : frac_exp + exp;
     int divide = exp < 0;
     exp = exp < 0 ? -exp : exp;
@@ -673,34 +687,7 @@ static double godot_strtod(Reader *r, Py_ssize_t start, Py_ssize_t end) {
     for (int k = 0; k < 9 && exp; k++, exp >>= 1)
         if (exp & 1) scale *= powers[k];
     fraction = divide ? fraction / scale : fraction * scale;
-    return negative ? -fraction : fraction;
-}
-
-/* A number token: sets *is_int with *integer, or *real. HANDBACK for ints past 18 digits. */
-static int number(Reader *r, int *is_int, long long *integer, double *real) {
-    Py_ssize_t start = r->pos, i = r->pos;
-    if (at(r, i) == '-') i++;
-    while (i < r->len && is_digit(at(r, i))) i++;
-    int point = 0, exp = 0;
-    if (i < r->len && at(r, i) == '.') { point = 1; i++; while (i < r->len && is_digit(at(r, i))) i++; }
-    if (i < r->len && (at(r, i) == 'e' || at(r, i) == 'E')) {
-        exp = 1;
-        i++;
-        if (i < r->len && (at(r, i) == '+' || at(r, i) == '-')) i++;
-        while (i < r->len && is_digit(at(r, i))) i++;
-    }
-    r->pos = i;
-    if (point || exp) {
-        *is_int = 0;
-        *real = godot_strtod(r, start, i);
-        return 0;
-    }
-    Py_ssize_t first = start + (at(r, start) == '-');
-    if (i - first > 18) return HANDBACK;
-    long long value = 0;
-    for (Py_ssize_t j = first; j < i; j++) value = value * 10 + (at(r, j) - '0');
-    *is_int = 1;
-    *integer = first > start ? -value : value;
+    *real = negative ? -fraction : fraction;
     return 0;
 }
 
