@@ -95,7 +95,9 @@ def godot_times(values: dict[str, Any], rounds: int) -> dict[str, dict[str, Any]
 
 
 def _ms(seconds: float | None) -> str:
-    return "-" if seconds is None else f"{seconds * 1e3:,.3f}"
+    if seconds is None:
+        return "-"
+    return f"{seconds * 1e3:,.3f}" if seconds >= 1e-3 else f"{seconds * 1e3:.5f}"
 
 
 def _load() -> str:
@@ -146,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
             ours = " | ".join(_ms(times.get((name, core, column))) for core in cores)
             key = GODOT_COLUMN.get(column)
             engine = godot.get(name, {}).get(key) if key else None
-            shown = "-" if engine is None else f"{engine / 1e3:,.3f}"
+            shown = _ms(None if engine is None else engine / 1e6)
             print(f"| {name} | {sizes[name]:,} | {column} | {ours} | {shown} |")
     return 0
 

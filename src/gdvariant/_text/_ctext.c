@@ -19,8 +19,6 @@
 #include <stdint.h>
 #include <string.h>
 
-typedef unsigned __int128 u128;
-
 /* ---- output buffer ----------------------------------------------------------------------
  * One byte a character (Latin-1) until a wider character comes, then four (UCS4). */
 
@@ -168,7 +166,11 @@ static const int POWERS_E[79] = {
 #define DEC_STEP 8
 #define ALPHA (-60)
 
-static int bitlen(uint64_t f) { return f ? 64 - __builtin_clzll(f) : 0; }
+static int bitlen(uint64_t f) {
+    int n = 0;
+    for (; f; f >>= 1) n++;
+    return n;
+}
 
 static void normalize(uint64_t *f, int *e) {
     int shift = 64 - bitlen(*f);
@@ -177,7 +179,11 @@ static void normalize(uint64_t *f, int *e) {
 }
 
 static uint64_t mul_hi(uint64_t x, uint64_t y) {
-    return (uint64_t)(((u128)x * y + ((u128)1 << 63)) >> 64);
+    /* the upper half of the 128-bit product, rounded (+2^63), from 32-bit halves */
+    uint64_t a = x >> 32, b = x & 0xFFFFFFFFu, c = y >> 32, d = y & 0xFFFFFFFFu;
+    uint64_t ac = a * c, bc = b * c, ad = a * d, bd = b * d;
+    uint64_t mid = (bd >> 32) + (ad & 0xFFFFFFFFu) + (bc & 0xFFFFFFFFu) + (UINT64_C(1) << 31);
+    return ac + (ad >> 32) + (bc >> 32) + (mid >> 32);
 }
 
 /* Digits of a finite positive value into out (no terminator), their count; *exp10 set. */
@@ -224,33 +230,35 @@ static int grisu2_digits(double value, int single, char *out, int *exp10) {
     uint64_t cf = POWERS_F[index];
     int ce = POWERS_E[index];
     int cached_k = MIN_DEC_EXP + index * DEC_STEP;
-    u128 wf = mul_hi(vf, cf);
-    u128 lo = (u128)mul_hi(mf, cf) + 1;
-    u128 hi = (u128)mul_hi(pf, cf);
+    /* all in 64 bits: no step below overflows (Grisu's own bounds; delta, dist < 2^60 in
+     * the fraction loop, rest + ten_k <= delta where it is computed) */
+    uint64_t wf = mul_hi(vf, cf);
+    uint64_t lo = mul_hi(mf, cf) + 1;
+    uint64_t hi = mul_hi(pf, cf);
     int hi_e = pe + ce + 64;
     hi -= 1;
     int exponent = -cached_k;
-    u128 delta = hi - lo, dist = hi - wf;
+    uint64_t delta = hi - lo, dist = hi - wf;
     int shift = -hi_e;
-    u128 one = (u128)1 << shift;
-    uint64_t p1 = (uint64_t)(hi >> shift); /* below 2^32: shift is at least 32 */
-    u128 p2 = hi & (one - 1);
+    uint64_t one = UINT64_C(1) << shift;
+    uint64_t p1 = hi >> shift; /* below 2^32: shift is at least 32 */
+    uint64_t p2 = hi & (one - 1);
     int n = 0;
     uint64_t pow10 = 1;
     for (uint64_t t = p1; t >= 10; t /= 10) { n++; pow10 *= 10; }
     n++;
     int count = 0;
-    u128 rest = 0, ten_k = 0;
+    uint64_t rest = 0, ten_k = 0;
     int done = 0;
     while (n > 0) {
         uint64_t d = p1 / pow10;
         p1 %= pow10;
         out[count++] = (char)('0' + (int)d);
         n--;
-        rest = ((u128)p1 << shift) + p2;
+        rest = (p1 << shift) + p2;
         if (rest <= delta) {
             exponent += n;
-            ten_k = (u128)pow10 << shift;
+            ten_k = pow10 << shift;
             done = 1;
             break;
         }
