@@ -20,7 +20,8 @@ import gdvariant as gd
 from gdvariant._compiled import PURE_FORCED
 from gdvariant._floats import _CACHED
 from gdvariant._text import core
-from gdvariant._text.writer import compiled_plan
+from gdvariant._text.parser import from_text_all
+from gdvariant._text.writer import compiled_plan, to_text_line
 from tests.support.core_compare import same_value
 from tests.support.cores import compiled_required
 from tests.support.edge_values import edge_float, edge_value
@@ -325,3 +326,46 @@ def test_the_depth_limit_is_the_pure_readers(compiled: None, depth: int | None) 
             except gd.TextError as exc:
                 results.append((str(exc), exc.offset))
     assert results[0] == results[1]
+
+
+def _read_all(impl: str, text: str) -> tuple[str, Any]:
+    """("ok", [(value, line)...]) or (error type, (message, offset, line, column))."""
+    with core.use(impl):
+        try:
+            return "ok", from_text_all(text)
+        except Exception as exc:  # the same error, whatever it is, is the contract
+            fields = (str(exc), *(getattr(exc, n, None) for n in ("offset", "line", "column")))
+            return type(exc).__name__, fields
+
+
+def test_a_text_of_records_reads_alike(compiled: None) -> None:
+    """from_text_all (the command line's reader of records): the compiled reader reads each
+    record it can, the pure parser the rest, with the same values, lines and errors."""
+    rng = random.Random(SEED + 3)
+    print("seed", SEED)
+    for _ in range(300):
+        records = [edge_value(rng) for _ in range(rng.randrange(1, 6))]
+        lines = []
+        for value in records:
+            with contextlib.suppress(gd.EncodeError):
+                lines.append(to_text_line(value) if rng.random() < 0.5 else gd.to_text(value))
+        text = rng.choice(["\n", " ; note\n", "\n\n", " "]).join(lines)
+        for candidate in (text, _mutated(rng, text)):
+            (kind_a, a), (kind_b, b) = _read_all("python", candidate), _read_all("c", candidate)
+            assert kind_a == kind_b, (candidate, a, b)
+            if kind_a == "ok":
+                assert len(a) == len(b), candidate
+                for (va, la), (vb, lb) in zip(a, b, strict=True):
+                    assert la == lb and same_value(va, vb), candidate
+            else:
+                assert a == b, candidate
+
+
+@pytest.mark.parametrize("version", ["9", "", ["4"], None])
+def test_a_bad_version_is_the_same_value_error(compiled: None, version: Any) -> None:
+    for impl in ("python", "c"):
+        with core.use(impl):
+            with pytest.raises(ValueError, match="no text syntax for version"):
+                gd.to_text(1, version=version)
+            with pytest.raises(ValueError, match="no text syntax for version"):
+                gd.from_text("1", version=version)

@@ -589,7 +589,8 @@ static PyObject *text_write(PyObject *self, PyObject *args) {
 /* ---- the reader ------------------------------------------------------------------------
  *
  * read(text, plan) -> value, or NotImplemented: the first value of Godot 4.5+ text, as the pure
- * parser reads it, for the texts a save is made of. Anything else (an error, \u escapes,
+ * parser reads it (read_from(text, plan, start) -> (value, end): the value that starts at
+ * start, and where it ends), for the texts a save is made of. Anything else (an error, \u escapes,
  * surrogates, a name it has no entry for, a NodePath, an Object, a typed container, a too deep
  * nesting...) gives NotImplemented, and the pure parser reads the whole text: it is the
  * reference, and every error is its own. The plan comes from
@@ -1005,28 +1006,47 @@ static int read_value(Reader *r, long depth, PyObject **out) {
     return HANDBACK;
 }
 
+/* The value that starts at start: 0 with *out and r->pos just past it, HANDBACK, or -1 */
+static int read_at(PyObject *text, PyObject *plan, Py_ssize_t start, Reader *r, PyObject **out) {
+    if (!PyArg_ParseTuple(plan, "lO!OO:plan", &r->max_depth, &PyDict_Type, &r->names, &r->dictionary,
+                          &r->sname_type))
+        return -1;
+    r->text = text;
+    r->kind = PyUnicode_KIND(text);
+    r->data = PyUnicode_DATA(text);
+    r->len = PyUnicode_GET_LENGTH(text);
+    r->pos = start < 0 ? r->len : start;
+    return read_value(r, 0, out);
+}
+
 static PyObject *text_read(PyObject *self, PyObject *args) {
     (void)self;
-    PyObject *text, *plan;
+    PyObject *text, *plan, *out = NULL;
     Reader r;
     if (!PyArg_ParseTuple(args, "UO!:read", &text, &PyTuple_Type, &plan)) return NULL;
-    if (!PyArg_ParseTuple(plan, "lO!OO:plan", &r.max_depth, &PyDict_Type, &r.names, &r.dictionary,
-                          &r.sname_type))
-        return NULL;
-    r.text = text;
-    r.kind = PyUnicode_KIND(text);
-    r.data = PyUnicode_DATA(text);
-    r.pos = 0;
-    r.len = PyUnicode_GET_LENGTH(text);
-    PyObject *out = NULL;
-    int rc = read_value(&r, 0, &out);
+    int rc = read_at(text, plan, 0, &r, &out);
     if (rc == HANDBACK) Py_RETURN_NOTIMPLEMENTED;
     return rc == 0 ? out : NULL;
+}
+
+static PyObject *text_read_from(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *text, *plan, *out = NULL;
+    Py_ssize_t start;
+    Reader r;
+    if (!PyArg_ParseTuple(args, "UO!n:read_from", &text, &PyTuple_Type, &plan, &start)) return NULL;
+    int rc = read_at(text, plan, start, &r, &out);
+    if (rc == HANDBACK) Py_RETURN_NOTIMPLEMENTED;
+    if (rc) return NULL;
+    PyObject *pair = Py_BuildValue("(Nn)", out, r.pos);
+    return pair;
 }
 
 static PyMethodDef methods[] = {
     {"write", text_write, METH_VARARGS, "write(value, plan, fallback) -> str: Godot 4.5+ text"},
     {"read", text_read, METH_VARARGS, "read(text, plan) -> value, or NotImplemented"},
+    {"read_from", text_read_from, METH_VARARGS,
+     "read_from(text, plan, start) -> (value, end), or NotImplemented"},
     {NULL, NULL, 0, NULL},
 };
 

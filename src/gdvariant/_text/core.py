@@ -15,6 +15,9 @@ else :mod:`._pytext`. Both are modules of two functions:
     ``NotImplemented`` when the pure parser must read it: the pure twin always says so, the
     compiled one for anything but the plain texts a save is made of (and for every error, so
     that each error is the pure parser's own).
+``read_from(text, plan, start)``
+    The same for the value that starts at ``start`` (a text of records, as the command line
+    reads it): ``(value, end)``, ``end`` just past it, or ``NotImplemented``.
 
 ``GDVARIANT_PURE_PYTHON=1`` forces the pure one. ``IMPLEMENTATION`` names the live one,
 ``"c"`` or ``"python"``. For tests and benchmarks: :func:`implementations` gives every twin
@@ -40,6 +43,7 @@ __all__ = [
     "error",
     "implementations",
     "read",
+    "read_from",
     "use",
     "write",
 ]
@@ -58,6 +62,11 @@ def write(value: Any, plan: tuple[Any, ...], fallback: Callable[[Any, int], str]
 def read(text: str, plan: tuple[Any, ...]) -> Any:
     """The live reader's value of ``text``, or ``NotImplemented``: the pure parser reads it."""
     return _SWITCH.module.read(text, plan)
+
+
+def read_from(text: str, plan: tuple[Any, ...], start: int) -> Any:
+    """The live reader's ``(value, end)`` of the value at ``start``, or ``NotImplemented``."""
+    return _SWITCH.module.read_from(text, plan, start)
 
 
 def implementations() -> dict[str, ModuleType]:

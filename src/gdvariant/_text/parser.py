@@ -510,6 +510,8 @@ def _dictionary(pairs: list[tuple[Any, Any]], strings_merge: bool) -> Any:
 
 
 _PLANS: dict[str, tuple[dict[str, Any], Any] | None] = {}
+#: The compiled reader's whole plan per (version, nesting cap)
+_FAST: dict[tuple[str, int], tuple[Any, ...]] = {}
 
 
 def _merged(pairs: list[tuple[Any, Any]]) -> Any:
@@ -526,9 +528,9 @@ def compiled_plan(version: str) -> tuple[dict[str, Any], Any] | None:
     ``("str", 0, PackedStringArray)``. ``dictionary`` makes a Dictionary of pairs whose keys
     are not all ``str`` or all ``int``, as this parser does.
     """
+    syntax = text_syntax(version)
     if version in _PLANS:
         return _PLANS[version]
-    syntax = text_syntax(version)
     plan = None
     if syntax.minus_identifiers and syntax.godot4_values and syntax.real_words:
         names: dict[str, Any] = {}
@@ -547,6 +549,19 @@ def compiled_plan(version: str) -> tuple[dict[str, Any], Any] | None:
     return plan
 
 
+def _fast(version: str, depth: int) -> tuple[Any, ...] | None:
+    """The compiled reader's whole plan for ``version`` and nesting cap ``depth`` (None: the
+    pure path)."""
+    try:
+        return _FAST[version, depth]
+    except (KeyError, TypeError):
+        plan = compiled_plan(version)  # a bad version raises here, as text_syntax does
+        if plan is None:
+            return None
+        fast = _FAST[version, depth] = (depth, *plan, StringName)
+        return fast
+
+
 def from_text(text: str, *, version: str = "4", limits: Limits | None = DEFAULT_LIMITS) -> Any:
     """The value of Godot text ``text``, as that release's ``str_to_var`` (Godot 4) or
     ``str2var`` (Godot 3) reads it: aliases, legacy names and ``;`` comments included, floats
@@ -556,16 +571,16 @@ def from_text(text: str, *, version: str = "4", limits: Limits | None = DEFAULT_
     """
     if not isinstance(text, str):
         raise TypeError(f"from_text() needs a str, not {type(text).__name__}")
-    syntax = text_syntax(version)
     max_size = limits.max_size if limits is not None else None
     too_big = max_size is not None and len(text) > max_size
-    plan = None if too_big else compiled_plan(version)
-    if plan is not None:
+    if not too_big:
         depth = min((limits.max_depth if limits else None) or TEXT_MAX_DEPTH, TEXT_MAX_DEPTH)
-        value = core.read(text, (depth, *plan, StringName))
-        if value is not NotImplemented:
-            return value
-    parser = _Parser(text, syntax, limits or Limits(None, None, None, None))
+        fast = _fast(version, depth)
+        if fast is not None:
+            value = core.read(text, fast)
+            if value is not NotImplemented:
+                return value
+    parser = _Parser(text, text_syntax(version), limits or Limits(None, None, None, None))
     if too_big:
         raise parser.fail(f"at most {max_size} characters (Limits.max_size)", 0)
     return parser.value(0)
@@ -598,6 +613,8 @@ def iter_text_all(
     changed in it.
     """
     parser = _Parser(text, text_syntax(version), limits or Limits(None, None, None, None))
+    plan = compiled_plan(version)
+    fast = None if plan is None else (parser.max_depth, *plan, StringName)
     line, counted = 1, 0
     while True:
         tok = parser.token()
@@ -616,4 +633,9 @@ def iter_text_all(
                 parser.pos = stop
                 yield known[whole], line
                 continue
+        found = NotImplemented if fast is None else core.read_from(text, fast, start)
+        if found is not NotImplemented:
+            value, parser.pos = found
+            yield value, line
+            continue
         yield parser.value_from(tok, 0), line

@@ -425,6 +425,9 @@ def _nudge(mantissa: str, step: int) -> str:
 
 
 _PLANS: dict[str, tuple[Any, ...] | None] = {}
+#: Per version with a plan: the plan and the default writer's ``write``, its fallback (a
+#: writer holds no state between calls, so one serves every call).
+_FAST: dict[str, tuple[tuple[Any, ...], Any]] = {}
 
 
 def compiled_plan(version: str) -> tuple[Any, ...] | None:
@@ -437,9 +440,9 @@ def compiled_plan(version: str) -> tuple[Any, ...] | None:
     flat tuple), ``packed`` each numeric packed class to its name and array typecode. A type
     the release has no name for is left out, so the pure writer refuses it as before.
     """
+    syntax = text_syntax(version)
     if version in _PLANS:
         return _PLANS[version]
-    syntax = text_syntax(version)
     writer = _Writer(syntax, False)
     plain = (
         syntax.float_style == "grisu2"
@@ -477,6 +480,7 @@ def compiled_plan(version: str) -> tuple[Any, ...] | None:
             StringName if T.STRING_NAME in writer.ids else None,
             PackedStringArray,
         )
+        _FAST[version] = (plan, writer.write)
     _PLANS[version] = plan
     return plan
 
@@ -491,11 +495,19 @@ def to_text(value: Any, *, version: str = "4", exact: bool = False) -> str:
     :func:`from_text` instead; it raises :class:`EncodeError` for the few doubles (below about
     1e-292) that Godot's reader cannot get back from any text.
     """
-    writer = _Writer(text_syntax(version), exact)
-    plan = None if exact else compiled_plan(version)
-    if plan is None:
-        return writer.write(value, 0)
-    return core.write(value, plan, writer.write)
+    fast = None if exact else _fast(version)
+    if fast is not None:
+        return core.write(value, *fast)
+    return _Writer(text_syntax(version), exact).write(value, 0)
+
+
+def _fast(version: str) -> tuple[tuple[Any, ...], Any] | None:
+    """The compiled writer's plan and fallback for ``version`` (None: the pure path)."""
+    try:
+        return _FAST[version]
+    except (KeyError, TypeError):
+        compiled_plan(version)  # a bad version raises here, as text_syntax does
+        return _FAST.get(version)
 
 
 def to_text_line(
