@@ -38,6 +38,7 @@ from .._values.collections import (
     TypedArray,
     godot_dictionary,
 )
+from .._values.layouts import LAYOUTS, MATH_CLASSES
 from .._values.packed import (
     PackedColorArray,
     PackedFloat32Array,
@@ -335,9 +336,9 @@ def from_native_tree(value: Any, full_objects: bool) -> Any:
 
 
 def _components_in_order(cls: type) -> bool:
-    """Whether a value of the math class ``cls`` is its own flat tuple of components."""
-    probe = cls()
-    return isinstance(probe, tuple) and _flat(probe) == list(probe)
+    """Whether a value of the math class ``cls`` is its own flat tuple of components (its
+    layout flattens it with ``tuple``), so the compiled writer reads them off it directly."""
+    return issubclass(cls, tuple) and LAYOUTS[MATH_CLASSES[cls]].flatten is tuple
 
 
 #: (maths, packed, StringName, PackedStringArray) for the compiled writer (:mod:`.core`)

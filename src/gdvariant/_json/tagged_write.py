@@ -24,6 +24,7 @@ from .._values.collections import (
     TypedArray,
 )
 from .._values.godot2 import Image, InputEvent
+from .._values.layouts import LAYOUTS, MATH_CLASSES
 from .._values.packed import PackedStringArray, _PackedNumbers
 from .tagged import F64, INT64, MATH_CLASS_NAMES, MATH_TYPES, PACKED_NAMES, TAG, TYPE_NAMES, U64
 
@@ -243,9 +244,9 @@ def to_tree(value: Any) -> Any:
 
 
 def _components_in_order(cls: type) -> bool:
-    """Whether a value of the math class ``cls`` is its own flat tuple of components."""
-    probe = cls()
-    return isinstance(probe, tuple) and list(_flatten(probe)) == list(probe)
+    """Whether a value of the math class ``cls`` is its own flat tuple of components (its
+    layout flattens it with ``tuple``), so the compiled writer reads them off it directly."""
+    return issubclass(cls, tuple) and LAYOUTS[MATH_CLASSES[cls]].flatten is tuple
 
 
 def _flat_list(value: Any) -> list[Any]:
