@@ -3,8 +3,10 @@
 A machine without a C compiler (or without Python's headers) still installs gdvariant: the
 builds of ``gdvariant._binary._cgdvariant`` (the codec core), ``gdvariant._files._cfastlz``
 (FastLZ), ``gdvariant.replication._cassemble`` (the replication packet assembler),
-``gdvariant.replication._cwrite`` (its NetClass write path) and ``gdvariant.multiplayer._csync``
-(SceneMultiplayer's network frame) are allowed to fail, and the pure-Python code is used.
+``gdvariant.replication._cwrite`` (its NetClass write path), ``gdvariant.multiplayer._csync``
+(SceneMultiplayer's network frame), ``gdvariant._text._ctext`` (the text writer and reader) and
+``gdvariant._json._cjson`` (the Godot-dialect JSON writer) are allowed to fail, and the
+pure-Python code is used.
 """
 
 from __future__ import annotations
@@ -59,6 +61,8 @@ def _extensions() -> list[Extension]:
             ("gdvariant.replication._cassemble", "src/gdvariant/replication/_cassemble.c"),
             ("gdvariant.replication._cwrite", "src/gdvariant/replication/_cwrite.c"),
             ("gdvariant.multiplayer._csync", "src/gdvariant/multiplayer/_csync.c"),
+            ("gdvariant._text._ctext", "src/gdvariant/_text/_ctext.c"),
+            ("gdvariant._json._cjson", "src/gdvariant/_json/_cjson.c"),
         )
     ]
 

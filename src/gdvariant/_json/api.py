@@ -17,10 +17,12 @@ from contextlib import contextmanager
 from typing import Any, Literal
 
 from .._errors import EncodeError, JSONError
-from .godot import from_native_tree, stringify, to_native_value
+from . import core
+from .godot import compiled_plan, from_native_tree, stringify, to_native_value
 from .godot_parse import GodotJSONSyntaxError, parse
 from .tagged import Bad
 from .tagged_read import from_tree, object_pairs
+from .tagged_write import compiled_plan as tagged_plan
 from .tagged_write import to_tree
 
 __all__ = ["from_json", "to_json"]
@@ -79,19 +81,46 @@ def to_json(
     try:
         with _deep(8 * 1024):
             if dialect == "godot":
-                return stringify(from_native_tree(value, full_objects), _indent_text(indent))
-            tree = to_tree(value)
-            try:
-                text = json.dumps(tree, ensure_ascii=False, allow_nan=False, indent=indent)
-            except RecursionError:  # CPython's C encoder has a depth cap of its own
-                encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, indent=indent)
-                text = "".join(encoder.iterencode(tree, _one_shot=False))
+                return _godot_text(value, full_objects, _indent_text(indent))
+            text = _tagged_text(value, indent)
     except TypeError as exc:
         raise EncodeError(str(exc)) from None
     except RecursionError:
         raise EncodeError("the value is nested too deeply to write as JSON") from None
     # Lone surrogates (Godot 3 Strings may hold them) as \u escapes, so the text encodes.
     return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def _tree_text(tree: Any, indent: int | str | None) -> str:
+    try:
+        return json.dumps(tree, ensure_ascii=False, allow_nan=False, indent=indent)
+    except RecursionError:  # CPython's C encoder has a depth cap of its own
+        encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, indent=indent)
+        return "".join(encoder.iterencode(tree, _one_shot=False))
+
+
+def _tagged_text(value: Any, indent: int | str | None) -> str:
+    """The tagged form's text: without indent, by the live writer (:mod:`.core`), which
+    hands values back to the pure path (``to_tree``, then ``json.dumps``)."""
+    if indent is None:
+        text = core.write_tagged(value, tagged_plan(), lambda part: _tree_text(to_tree(part), None))
+        if text is not NotImplemented:
+            return str(text)
+    return _tree_text(to_tree(value), indent)
+
+
+def _godot_text(value: Any, full_objects: bool, indent: str) -> str:
+    """``JSON.stringify(JSON.from_native(value, full_objects), indent)``: without indent, by
+    the live writer (:mod:`.core`), which hands values back to the pure path."""
+
+    def fallback(part: Any) -> str:
+        return stringify(from_native_tree(part, full_objects), "")
+
+    if not indent:
+        text = core.write(value, compiled_plan(), fallback)
+        if text is not NotImplemented:
+            return str(text)
+    return stringify(from_native_tree(value, full_objects), indent)
 
 
 def _indent_text(indent: int | str | None) -> str:

@@ -38,6 +38,7 @@ from .._values.collections import (
     TypedArray,
     godot_dictionary,
 )
+from .._values.layouts import LAYOUTS, MATH_CLASSES
 from .._values.packed import (
     PackedColorArray,
     PackedFloat32Array,
@@ -310,7 +311,7 @@ def _math_writer(name: str, int_args: bool) -> Fn[[Any], Any]:
     return lambda v: _args(name, _flat(v))
 
 
-_PACKED_NAMES: dict[type, str] = {
+_PACKED_NAMES: dict[type[_PackedNumbers], str] = {
     PackedInt32Array: "PackedInt32Array",
     PackedInt64Array: "PackedInt64Array",
     PackedFloat32Array: "PackedFloat32Array",
@@ -332,6 +333,36 @@ _MATH_ARGS = _math_writers()
 def from_native_tree(value: Any, full_objects: bool) -> Any:
     """The tree ``JSON.from_native(value, full_objects)`` makes."""
     return _FromNative(full_objects).tree(value)
+
+
+def _components_in_order(cls: type) -> bool:
+    """Whether a value of the math class ``cls`` is its own flat tuple of components (its
+    layout flattens it with ``tuple``), so the compiled writer reads them off it directly."""
+    return issubclass(cls, tuple) and LAYOUTS[MATH_CLASSES[cls]].flatten is tuple
+
+
+#: (maths, packed, StringName, PackedStringArray) for the compiled writer (:mod:`.core`)
+_PLAN: tuple[Any, ...] = (
+    {
+        cls: (name, kind == "i32", None if _components_in_order(cls) else _flat)
+        for name, (cls, kind, _) in MATH_TYPES.items()
+    },
+    {
+        cls: (name, cls._code if cls._code != "d" or name == "PackedFloat64Array" else "D")
+        for cls, name in _PACKED_NAMES.items()
+    },
+    StringName,
+    PackedStringArray,
+)
+
+
+def compiled_plan() -> tuple[Any, ...]:
+    """What the compiled Godot-dialect writer needs to know: ``(maths, packed, StringName,
+    PackedStringArray)``, where ``maths`` maps each math class to its name, whether its
+    components are ints and how to flatten it (None: it is its own flat tuple), and
+    ``packed`` each numeric packed class to its name and the kind of its numbers (``"i"``,
+    ``"q"``, ``"f"``, ``"d"``; ``"D"``: doubles written as float32)."""
+    return _PLAN
 
 
 # ---- to_native ------------------------------------------------------------------------------

@@ -24,10 +24,11 @@ from .._values.collections import (
     TypedArray,
 )
 from .._values.godot2 import Image, InputEvent
+from .._values.layouts import LAYOUTS, MATH_CLASSES
 from .._values.packed import PackedStringArray, _PackedNumbers
 from .tagged import F64, INT64, MATH_CLASS_NAMES, MATH_TYPES, PACKED_NAMES, TAG, TYPE_NAMES, U64
 
-__all__ = ["to_tree"]
+__all__ = ["compiled_plan", "to_tree"]
 
 _QUIET_NAN = 0x7FF8000000000000
 _F32_MIN_NORMAL = 2.0**-126
@@ -240,3 +241,32 @@ def to_tree(value: Any) -> Any:
     :class:`EncodeError` for one out of a Godot type's range."""
     writer = _WRITERS.get(type(value)) or _writer(type(value))
     return writer(value)
+
+
+def _components_in_order(cls: type) -> bool:
+    """Whether a value of the math class ``cls`` is its own flat tuple of components (its
+    layout flattens it with ``tuple``), so the compiled writer reads them off it directly."""
+    return issubclass(cls, tuple) and LAYOUTS[MATH_CLASSES[cls]].flatten is tuple
+
+
+def _flat_list(value: Any) -> list[Any]:
+    return list(_flatten(value))
+
+
+#: (maths, packed, StringName) for the compiled writer (:mod:`.core`)
+_PLAN: tuple[Any, ...] = (
+    {
+        cls: (name, MATH_TYPES[name][1] == "i32", None if _components_in_order(cls) else _flat_list)
+        for cls, name in MATH_CLASS_NAMES.items()
+    },
+    {cls: (name, wide, cls._code, cls._width) for cls, (name, wide) in PACKED_NAMES.items()},
+    StringName,
+)
+
+
+def compiled_plan() -> tuple[Any, ...]:
+    """What the compiled tagged writer needs to know: ``(maths, packed, StringName)``, where
+    ``maths`` maps each math class to its name, whether its components are ints and how to
+    flatten it (None: it is its own flat tuple), and ``packed`` each numeric packed class to
+    its name, whether it is the 64-bit form, its array typecode and its width."""
+    return _PLAN

@@ -36,8 +36,9 @@ from .._values.packed import (
     PackedVector4Array,
     _PackedNumbers,
 )
+from . import core
 
-__all__ = ["from_text"]
+__all__ = ["compiled_plan", "from_text"]
 
 T = VariantType
 _INT64_MAX = (1 << 63) - 1
@@ -508,6 +509,59 @@ def _dictionary(pairs: list[tuple[Any, Any]], strings_merge: bool) -> Any:
     return plain if len(plain) == len(merged) else Dictionary(merged)
 
 
+_PLANS: dict[str, tuple[dict[str, Any], Any] | None] = {}
+#: The compiled reader's whole plan per (version, nesting cap)
+_FAST: dict[tuple[str, int], tuple[Any, ...]] = {}
+
+
+def _merged(pairs: list[tuple[Any, Any]]) -> Any:
+    return _dictionary(pairs, True)
+
+
+def compiled_plan(version: str) -> tuple[dict[str, Any], Any] | None:
+    """What the compiled reader (:mod:`.core`) needs to know of ``version``'s syntax, or None
+    where it does not read it (releases before 4.5).
+
+    The pair is ``(names, dictionary)``: ``names`` maps each constructor name it reads (aliases
+    included) to ``(kind, count, build)``: a math type's component kind (``"i32"``/``"f32"``),
+    count and ``unflatten``; a numeric packed array's kind, minus its width and ``frombuffer``;
+    ``("str", 0, PackedStringArray)``. ``dictionary`` makes a Dictionary of pairs whose keys
+    are not all ``str`` or all ``int``, as this parser does.
+    """
+    syntax = text_syntax(version)
+    if version in _PLANS:
+        return _PLANS[version]
+    plan = None
+    if syntax.minus_identifiers and syntax.godot4_values and syntax.real_words:
+        names: dict[str, Any] = {}
+        for name, vtype in syntax.read_names.items():
+            if vtype in LAYOUTS:
+                layout = LAYOUTS[vtype]
+                kind = "i32" if layout.kind == "i32" else "f32"
+                names[name] = (kind, layout.components, layout.unflatten)
+            elif vtype in _PACKED:
+                cls, kind = _PACKED[vtype]
+                names[name] = (kind, -cls._width, cls.frombuffer)
+            elif vtype is T.PACKED_STRING_ARRAY:
+                names[name] = ("str", 0, PackedStringArray)
+        plan = (names, _merged)
+    _PLANS[version] = plan
+    return plan
+
+
+def _fast(version: str, depth: int) -> tuple[Any, ...] | None:
+    """The compiled reader's whole plan for ``version`` and nesting cap ``depth`` (None: the
+    pure path)."""
+    try:
+        return _FAST[version, depth]
+    except (KeyError, TypeError):
+        plan = compiled_plan(version)  # a bad version raises here, as text_syntax does
+        if plan is None:
+            return None
+        fast = _FAST[version, depth] = (depth, *plan, StringName)
+        return fast
+
+
 def from_text(text: str, *, version: str = "4", limits: Limits | None = DEFAULT_LIMITS) -> Any:
     """The value of Godot text ``text``, as that release's ``str_to_var`` (Godot 4) or
     ``str2var`` (Godot 3) reads it: aliases, legacy names and ``;`` comments included, floats
@@ -517,9 +571,18 @@ def from_text(text: str, *, version: str = "4", limits: Limits | None = DEFAULT_
     """
     if not isinstance(text, str):
         raise TypeError(f"from_text() needs a str, not {type(text).__name__}")
+    max_size = limits.max_size if limits is not None else None
+    too_big = max_size is not None and len(text) > max_size
+    if not too_big:
+        depth = min((limits.max_depth if limits else None) or TEXT_MAX_DEPTH, TEXT_MAX_DEPTH)
+        fast = _fast(version, depth)
+        if fast is not None:
+            value = core.read(text, fast)
+            if value is not NotImplemented:
+                return value
     parser = _Parser(text, text_syntax(version), limits or Limits(None, None, None, None))
-    if limits is not None and limits.max_size is not None and len(text) > limits.max_size:
-        raise parser.fail(f"at most {limits.max_size} characters (Limits.max_size)", 0)
+    if too_big:
+        raise parser.fail(f"at most {max_size} characters (Limits.max_size)", 0)
     return parser.value(0)
 
 
@@ -550,6 +613,8 @@ def iter_text_all(
     changed in it.
     """
     parser = _Parser(text, text_syntax(version), limits or Limits(None, None, None, None))
+    plan = compiled_plan(version)
+    fast = None if plan is None else (parser.max_depth, *plan, StringName)
     line, counted = 1, 0
     while True:
         tok = parser.token()
@@ -568,4 +633,9 @@ def iter_text_all(
                 parser.pos = stop
                 yield known[whole], line
                 continue
+        found = NotImplemented if fast is None else core.read_from(text, fast, start)
+        if found is not NotImplemented:
+            value, parser.pos = found
+            yield value, line
+            continue
         yield parser.value_from(tok, 0), line

@@ -8,6 +8,7 @@ bits (a text Godot itself would never print, but reads). Facts: ``docs/text-form
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterable
 from typing import Any
 
@@ -27,9 +28,10 @@ from .._values.base import (
 from .._values.collections import ContainerKind, Dictionary, ElementType, TypedArray
 from .._values.layouts import LAYOUTS, MATH_CLASSES, PACKED_CLASSES
 from .._values.packed import PackedStringArray, _PackedNumbers
+from . import core
 from .godot_sort import godot_sort
 
-__all__ = ["to_text"]
+__all__ = ["compiled_plan", "to_text"]
 
 T = VariantType
 
@@ -422,6 +424,67 @@ def _nudge(mantissa: str, step: int) -> str:
     return ("-" if negative else "") + body
 
 
+_PLANS: dict[str, tuple[Any, ...] | None] = {}
+#: Per version with a plan: the plan and the default writer's ``write``, its fallback (a
+#: writer holds no state between calls, so one serves every call).
+_FAST: dict[str, tuple[tuple[Any, ...], Any]] = {}
+
+
+def compiled_plan(version: str) -> tuple[Any, ...] | None:
+    """What the compiled writer (:mod:`.core`) needs to know of ``version``'s default layout,
+    or None where it does not write it (Godot 3 and 4.0-4.4: ``%g`` floats, spaced brackets).
+
+    The tuple is ``(max_depth, empty_dict, maths, packed, byte_array_name,
+    string_array_name, StringName, PackedStringArray)``: ``maths`` maps each math class to its
+    name, component kind (0 int, 1 float32) and ``flatten`` (None when the value is its own
+    flat tuple), ``packed`` each numeric packed class to its name and array typecode. A type
+    the release has no name for is left out, so the pure writer refuses it as before.
+    """
+    syntax = text_syntax(version)
+    if version in _PLANS:
+        return _PLANS[version]
+    writer = _Writer(syntax, False)
+    plain = (
+        syntax.float_style == "grisu2"
+        and not (syntax.narrow_floats or syntax.printf_specials or syntax.spaced)
+        and not syntax.escape_question
+        and syntax.max_depth is not None
+        and sys.byteorder == "little"
+    )
+    plan = None
+    if plain:
+        known = {t for t in syntax.names if t in writer.ids}
+        maths = {
+            layout.cls: (
+                syntax.names[vtype],
+                0 if layout.kind == "i32" else 1,
+                None
+                if layout.flatten is tuple and issubclass(layout.cls, tuple)
+                else layout.flatten,
+            )
+            for vtype, layout in LAYOUTS.items()
+            if vtype in known
+        }
+        packed = {
+            cls: (syntax.names[vtype], cls._code)
+            for cls, vtype in PACKED_CLASSES.items()
+            if vtype in known
+        }
+        plan = (
+            syntax.max_depth,
+            syntax.empty_dict,
+            maths,
+            packed,
+            syntax.names[T.PACKED_BYTE_ARRAY] if T.PACKED_BYTE_ARRAY in known else None,
+            syntax.names[T.PACKED_STRING_ARRAY] if T.PACKED_STRING_ARRAY in known else None,
+            StringName if T.STRING_NAME in writer.ids else None,
+            PackedStringArray,
+        )
+        _FAST[version] = (plan, writer.write)
+    _PLANS[version] = plan
+    return plan
+
+
 def to_text(value: Any, *, version: str = "4", exact: bool = False) -> str:
     """``value`` in Godot's text syntax, exactly as that release's ``var_to_str`` (Godot 4) or
     ``var2str`` (Godot 3) prints it.
@@ -432,8 +495,19 @@ def to_text(value: Any, *, version: str = "4", exact: bool = False) -> str:
     :func:`from_text` instead; it raises :class:`EncodeError` for the few doubles (below about
     1e-292) that Godot's reader cannot get back from any text.
     """
-    writer = _Writer(text_syntax(version), exact)
-    return writer.write(value, 0)
+    fast = None if exact else _fast(version)
+    if fast is not None:
+        return core.write(value, *fast)
+    return _Writer(text_syntax(version), exact).write(value, 0)
+
+
+def _fast(version: str) -> tuple[tuple[Any, ...], Any] | None:
+    """The compiled writer's plan and fallback for ``version`` (None: the pure path)."""
+    try:
+        return _FAST[version]
+    except (KeyError, TypeError):
+        compiled_plan(version)  # a bad version raises here, as text_syntax does
+        return _FAST.get(version)
 
 
 def to_text_line(

@@ -1,0 +1,69 @@
+"""Which JSON writer is live: the compiled one when it imports, else pure Python.
+
+As the codec core and the text writer do (``gdvariant._compiled``), the choice is made once, at
+import: ``gdvariant._json._cjson`` (C, built by ``setup.py`` when a compiler is there) if it
+imports, else :mod:`._pyjson`. Both are modules of two functions: ``write(value, plan,
+fallback)``, the text of ``to_json(value, dialect="godot")`` without indent (``plan``:
+:func:`.godot.compiled_plan`), and ``write_tagged(value, plan, fallback)``, the text of
+``to_json(value)`` without indent (``plan``: :func:`.tagged_write.compiled_plan`). In both,
+``fallback(value)`` is the pure path's own text of a value, the reference. The compiled one
+writes the values a save is made of and hands every other value (and so every error) to
+``fallback``; for a value nested too deeply it returns ``NotImplemented`` and the pure path
+writes the whole value. The pure twin hands everything to ``fallback``.
+``GDVARIANT_PURE_PYTHON=1`` forces the pure one; ``IMPLEMENTATION`` names the live one. For
+tests and benchmarks: :func:`implementations` and :func:`use`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import ModuleType
+from typing import Any
+
+from .._compiled import COMPILED as COMPILED
+from .._compiled import PYTHON as PYTHON
+from .._compiled import Compiled, Switch
+from . import _pyjson
+
+__all__ = [
+    "COMPILED",
+    "IMPLEMENTATION",
+    "PYTHON",
+    "error",
+    "implementations",
+    "use",
+    "write",
+    "write_tagged",
+]
+
+_SWITCH = Switch(Compiled("gdvariant._json._cjson", "JSON writer"), _pyjson)
+#: The live Godot-dialect JSON writer: ``"c"`` (compiled) or ``"python"``.
+IMPLEMENTATION = _SWITCH.implementation
+
+
+def write(value: Any, plan: tuple[Any, ...], fallback: Callable[[Any], str]) -> Any:
+    """The live writer's text of ``value``, or ``NotImplemented``."""
+    return _SWITCH.module.write(value, plan, fallback)
+
+
+def write_tagged(value: Any, plan: tuple[Any, ...], fallback: Callable[[Any], str]) -> Any:
+    """The live writer's tagged text of ``value``, or ``NotImplemented``."""
+    return _SWITCH.module.write_tagged(value, plan, fallback)
+
+
+def implementations() -> dict[str, ModuleType]:
+    """Every JSON writer that imports, by name (the compiled one even when not live)."""
+    return _SWITCH.implementations()
+
+
+def error() -> str | None:
+    """Why the compiled JSON writer is not live (None when it is)."""
+    return _SWITCH.error()
+
+
+@contextmanager
+def use(name: str) -> Iterator[None]:
+    """Make the writer ``name`` (``"python"`` or ``"c"``) live inside the block (tests)."""
+    with _SWITCH.use(name):
+        yield
