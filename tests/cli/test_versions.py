@@ -13,16 +13,22 @@ from gdvariant import (
     replication,
 )
 from gdvariant._cli import main
+from gdvariant._json import core as json_core
+from gdvariant._text import core as text_core
 from gdvariant._values import constructors
 
 
 def test_versions(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["versions"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    write_path = lines.pop()  # the last four lines say which compiled parts are live, and why
+    write_path = lines.pop()  # the last six lines say which compiled parts are live, and why
     assembler = lines.pop()
+    json_line = lines.pop()
+    text_line = lines.pop()
     core = lines.pop()
     values = lines.pop()
+    assert text_line.startswith(f"# text writer and reader: {text_core.IMPLEMENTATION} (")
+    assert json_line.startswith(f"# JSON writer: {json_core.IMPLEMENTATION} (")
     assert values.startswith(f"# value constructors: {constructors.IMPLEMENTATION} (")
     live = replication.write_path()
     assert write_path.startswith(f"# replication write path: {live} (")

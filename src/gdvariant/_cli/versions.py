@@ -10,6 +10,8 @@ from typing import Any
 from .._binary import core
 from .._compiled import COMPILED, PURE_FORCED
 from .._engines.profiles import PROFILES, Profile
+from .._json import core as json_core
+from .._text import core as text_core
 from .._values import constructors
 from ._common import command_parser
 
@@ -53,6 +55,8 @@ def _compiled_lines() -> list[str]:
     parts = [
         ("value constructors", constructors.IMPLEMENTATION, constructors.compiled_error()),
         ("codec core", core.IMPLEMENTATION, core.compiled_error()),
+        ("text writer and reader", text_core.IMPLEMENTATION, "compiled text not built"),
+        ("JSON writer", json_core.IMPLEMENTATION, "compiled JSON writer not built"),
         ("replication assembler", IMPLEMENTATION, "compiled assembler not built"),
         ("replication write path", write_path(), "compiled write path not built"),
     ]
