@@ -54,6 +54,7 @@ var _view_classes := {}
 var _pending := PackedInt64Array()
 var _node_last := {}
 var _stale := false
+var _rebuild := false
 var _baselines := []
 var _broken := ""
 var _scratch := PackedByteArray()
@@ -106,6 +107,10 @@ func apply(packet: PackedByteArray) -> int:
 			var why := "packet for tick %d is a delta from tick %d, which this client lacks"
 			return _fail(why % [tick, base])
 		held = _states[base]
+	if tick >= newest_tick and base != newest_tick:
+		# Not built on the state [member state] shows: a packet that left entities out
+		# (a server with an MTU or a budget) may hold some as of an older tick than the view.
+		_rebuild = true
 	# The state being built: a copy of the base's class per id and sparse entities, its
 	# column sets (a class's columns are copied when this packet first writes to them), which
 	# classes are copied, and the base.
@@ -469,7 +474,8 @@ func _publish() -> void:
 	_pending = PackedInt64Array()
 	_stale = false
 	$class_locals
-	if pending.size() > 6 * live + 96:
+	if _rebuild or pending.size() > 6 * live + 96:
+		_rebuild = false
 		view.clear()
 		shown.clear()
 		for id in dn:
