@@ -113,11 +113,13 @@ def play(seed: int, *, interest: bool, budget: bool) -> list[dict[Any, bytes]]:
                     if rng.random() < 0.5:
                         x, y = grid.views[cid].centre or (0.0, 0.0)
                         grid.set_centre(cid, (x + rng.uniform(-4, 4), y + rng.uniform(-4, 4)))
-        enc.snapshot()
+        tick = enc.snapshot()
         packets = enc.packets()
         applied.append({})
         for cid, dec in decoders.items():
             assert len(packets[cid]) <= 300
+            # flag bit 3, partial: exactly when entities were left out
+            assert bool(packets[cid][1] & 8) == (tick in enc.clients[cid].behind)
             if calm or rng.random() < 0.8:
                 before = dec.states.get(int.from_bytes(packets[cid][6:10], "little"), {})
                 dec.apply(packets[cid])

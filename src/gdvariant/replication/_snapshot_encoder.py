@@ -37,6 +37,7 @@ from ._interest import Interest
 from ._packet_format import (
     FLAG_DELTAS,
     FLAG_FULL,
+    FLAG_PARTIAL,
     FLAG_STAMP,
     HEADER,
     OP_ENTER,
@@ -318,10 +319,16 @@ class SnapshotEncoder:
         return self._packet(base, shared, private_count, private)
 
     def _packet(
-        self, base: int, shared: tuple[int, bytes], private_count: int, private: bytes
+        self,
+        base: int,
+        shared: tuple[int, bytes],
+        private_count: int,
+        private: bytes,
+        partial: int = 0,
     ) -> bytes:
         flags = (
-            (FLAG_FULL if not base else 0)
+            partial
+            | (FLAG_FULL if not base else 0)
             | (FLAG_STAMP if self.stamp else 0)
             | (FLAG_DELTAS if self.value_deltas else 0)
         )
@@ -464,7 +471,7 @@ class SnapshotEncoder:
                 self.longest_wait = tick - since
         if waiting:
             client.behind[tick] = waiting
-        packet = self._packet(base, section, 0, b"")
+        packet = self._packet(base, section, 0, b"", FLAG_PARTIAL if waiting else 0)
         client.allowance -= len(packet)
         client.made = (tick, packet)
         return packet

@@ -87,7 +87,7 @@ func apply(packet: PackedByteArray) -> int:
 	if packet[0] != WIRE_VERSION:
 		return _fail("packet version %d, expected %d" % [packet[0], WIRE_VERSION])
 	var flags := packet[1]
-	if flags & ~7:
+	if flags & ~15:
 		return _fail("unknown packet flags 0x%02x" % flags)
 	var tick := packet.decode_u32(2)
 	var base := packet.decode_u32(6)
@@ -107,9 +107,9 @@ func apply(packet: PackedByteArray) -> int:
 			var why := "packet for tick %d is a delta from tick %d, which this client lacks"
 			return _fail(why % [tick, base])
 		held = _states[base]
-	if tick >= newest_tick and base != newest_tick:
-		# Not built on the state [member state] shows: a packet that left entities out
-		# (a server with an MTU or a budget) may hold some as of an older tick than the view.
+	if flags & 8 and tick >= newest_tick and base != newest_tick:
+		# A partial packet (flag bit 3) not built on the state [member state] shows: it may
+		# hold entities as of an older tick than the view (wire doc §2).
 		_rebuild = true
 	# The state being built: a copy of the base's class per id and sparse entities, its
 	# column sets (a class's columns are copied when this packet first writes to them), which
