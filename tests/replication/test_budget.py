@@ -188,17 +188,24 @@ def test_no_packet_is_over_the_mtu(count: int, mtu: int, names: int, seed: int) 
 
 
 @ON_EACH_ASSEMBLER
-def test_no_changed_entity_waits_longer_than_the_bound() -> None:
-    """M = 200 entities, each changing every tick (a hot position and its health), packets
-    of 120 bytes, no loss. A record is at most 7 bytes here, so a packet carries k >= 13
-    of them; importances differ by R <= 2 (hot or not). Each entity sent ahead of a waiting
+@pytest.mark.parametrize(
+    "limits",
+    [{"mtu": HEADER + 120}, {"mtu": 400, "budget": (HEADER + 120) * 20, "tick_rate": 20}],
+)
+def test_no_changed_entity_waits_longer_than_the_bound(limits: dict[str, Any]) -> None:
+    """M = 200 entities, each changing every tick (a hot position and its health), no loss,
+    and packets of 120 bytes of records: an MTU of 146 bytes, or a budget of 146 bytes a
+    tick (2,920 bytes a second at 20 ticks a second) with an MTU of 400 (the bucket never
+    holds less than a tick's share after its refill, so each packet has room for 120 bytes
+    of records or more). A record is at most 7 bytes here, so a packet carries k >= 13 of
+    them; importances differ by R <= 2 (hot or not). Each entity sent ahead of a waiting
     one needs to rebuild its priority to the waiting one's divided by R before it passes it
     again, so an entity waits at most N = ceil((M - 1)(R + 1) / k) + 1 = 47 ticks. Measured
     from the decoded state: an entity waits while the client holds other than the server's
     value."""
     schema = Schema.build([Mover])
     world = World(schema)
-    enc = SnapshotEncoder(world, history=64, mtu=HEADER + 120)
+    enc = SnapshotEncoder(world, history=64, **limits)
     rng = random.Random(5)
     ents = [world.spawn(Mover, pos=(rng.uniform(-9, 9), rng.uniform(-9, 9))) for _ in range(200)]
     enc.add_client(0)
