@@ -322,3 +322,14 @@ def test_bad_arguments() -> None:
     enc.snapshot()
     with pytest.raises(ValueError, match="not positive"):
         enc.packet_for(0)
+
+
+def test_a_packet_before_the_first_snapshot_is_a_packet() -> None:
+    """Tick 0 is a tick like any other (no packet of an earlier tick is handed back)."""
+    world = World(Schema.build([Mover]))
+    enc = SnapshotEncoder(world, mtu=100)
+    enc.add_client(0)
+    world.spawn(Mover, hp=3)
+    dec = SnapshotDecoder(world.schema)
+    dec.apply(enc.packet_for(0))
+    assert dec.state == enc.expected_state(0)

@@ -79,7 +79,7 @@ class Client:
     #: with ``mtu``/``budget``: per tick sent, the entities its packet left out (``_budget``)
     behind: dict[int, Behind] = field(default_factory=dict, repr=False, compare=False)
     allowance: float = field(default=0.0, repr=False, compare=False)
-    made: tuple[int, bytes] = field(default=(0, b""), repr=False, compare=False)
+    made: tuple[int, bytes] = field(default=(-1, b""), repr=False, compare=False)
 
 
 AudienceTest = Callable[[Any, Client], bool]
