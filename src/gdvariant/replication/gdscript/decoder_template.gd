@@ -55,6 +55,7 @@ var _pending := PackedInt64Array()
 var _node_last := {}
 var _stale := false
 var _rebuild := false
+var _newest_partial := false
 var _baselines := []
 var _broken := ""
 var _scratch := PackedByteArray()
@@ -107,9 +108,9 @@ func apply(packet: PackedByteArray) -> int:
 			var why := "packet for tick %d is a delta from tick %d, which this client lacks"
 			return _fail(why % [tick, base])
 		held = _states[base]
-	if flags & 8 and tick >= newest_tick and base != newest_tick:
-		# A partial packet (flag bit 3) not built on the state [member state] shows: it may
-		# hold entities as of an older tick than the view (wire doc §2).
+	if tick >= newest_tick and base != newest_tick and (flags & 8 or _newest_partial):
+		# Not built on the newest state, and it or that state is partial (flag bit 3): one
+		# of them may hold entities as of an older tick than the other (wire doc §2).
 		_rebuild = true
 	# The state being built: a copy of the base's class per id and sparse entities, its
 	# column sets (a class's columns are copied when this packet first writes to them), which
@@ -137,6 +138,8 @@ func apply(packet: PackedByteArray) -> int:
 	for old in _states.keys():
 		if old <= newest_tick - history:
 			_states.erase(old)
+	if tick == newest_tick:
+		_newest_partial = bool(flags & 8)
 	return tick
 
 
