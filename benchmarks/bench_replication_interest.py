@@ -12,9 +12,17 @@ lag 0-8 ticks per client. Reported:
   interest: grid, views) and all 256 ``packet_for()`` calls, split into the two;
 * bytes per client per tick and per second at ``--rate`` ticks a second;
 * the interest's work per tick (relevance tests and cell operations) and the entities each
-  client sees.
+  client sees;
+* with ``--mtu`` and/or ``--budget`` (bytes a second per client, at ``--rate``): the largest
+  packet, and the longest a changed, relevant entity waited (ticks), over the whole run,
+  warm-up included (docs/replication-budget.md).
 
-Run: ``python -m benchmarks.bench_replication_interest [--ticks N] [--area radius|cells]``.
+``--fishnet`` runs FishNet's published setup instead: 100 clients, each moving one object
+continuously, 10 ticks a second, every client seeing every object; FishNet reports about
+5.5 KB/s per client.
+
+Run: ``python -m benchmarks.bench_replication_interest [--ticks N] [--area radius|cells]
+[--mtu BYTES] [--budget BYTES_PER_S] [--fishnet]``.
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ import os
 import random
 import statistics
 import time
+from typing import Any
 
 from gdvariant.replication import (
     Angle,
@@ -37,6 +46,7 @@ from gdvariant.replication import (
     SnapshotEncoder,
     UInt,
     Vec2,
+    Vec3,
     World,
     assembler,
 )
@@ -58,7 +68,14 @@ class Unit(NetClass):
 
 
 def run(
-    ticks: int, warmup: int, seed: int, area: str, rate: int, cell: float | None, moving: float
+    ticks: int,
+    warmup: int,
+    seed: int,
+    area: str,
+    rate: int,
+    cell: float | None,
+    moving: float,
+    limits: dict[str, float],
 ) -> None:
     if cell is None:
         cell = CELL if area == "radius" else BLOCK_CELL
@@ -66,7 +83,7 @@ def run(
     schema = Schema.build([Unit])
     world = World(schema)
     interest = None if area == "none" else Interest(world, cell=cell, positions={Unit: "pos"})
-    encoder = SnapshotEncoder(world, history=32, interest=interest)
+    encoder = SnapshotEncoder(world, history=32, interest=interest, **limited(limits, rate))
     units = []
     for _ in range(ENTITIES):
         angle = rng.uniform(-math.pi, math.pi)
@@ -160,6 +177,91 @@ def run(
         f"  bytes per client: {per_tick:.0f} per tick, {per_tick * rate / 1024:.1f} KiB/s "
         f"at {rate} ticks/s"
     )
+    waits(encoder, sizes, rate)
+
+
+def limited(limits: dict[str, float], rate: float) -> dict[str, Any]:
+    """The encoder's ``mtu``/``budget`` arguments from the command line's."""
+    out: dict[str, Any] = {}
+    if limits["mtu"]:
+        out["mtu"] = int(limits["mtu"])
+    if limits["budget"]:
+        out.update(budget=limits["budget"], tick_rate=rate)
+    return out
+
+
+def waits(encoder: SnapshotEncoder, sizes: list[int], rate: float) -> None:
+    """The largest packet and the longest wait of a record, sent or still waiting (left
+    out of the newest packet)."""
+    if encoder.limits is None:
+        print(f"  no mtu or budget: largest packet {max(sizes)} bytes")
+        return
+    tick = encoder.world.tick
+    waiting = [
+        tick - since
+        for client in encoder.clients.values()
+        for _, since in client.behind.get(tick, {}).values()
+    ]
+    longest = max([encoder.longest_wait, *waiting])
+    print(
+        f"  mtu {encoder.limits.mtu}, budget "
+        f"{f'{encoder.limits.share * rate:.0f} B/s' if encoder.limits.share else 'none'}: "
+        f"largest packet {max(sizes)} bytes; longest wait of a changed relevant entity "
+        f"{longest} ticks ({longest / rate * 1e3:.0f} ms), sent ones {encoder.longest_wait}"
+    )
+
+
+class Mover(NetClass):
+    pos = Prop(Vec3(Coord(10, 4, clamp=True)), hot=True)
+    yaw = Angle(10)
+
+
+def fishnet(ticks: int, warmup: int, seed: int, limits: dict[str, float]) -> None:
+    """FishNet's setup: 100 clients, one object each moving all the time, 10 ticks a second,
+    every client sees all 100; acks lag 0-2 ticks (a round trip under 300 ms)."""
+    rng = random.Random(seed)
+    clients, rate = 100, 10
+    world = World(Schema.build([Mover]))
+    encoder = SnapshotEncoder(world, history=32, **limited(limits, rate))
+    movers = [
+        world.spawn(Mover, pos=(rng.uniform(-50, 50), 0.0, rng.uniform(-50, 50)))
+        for _ in range(clients)
+    ]
+    for cid in range(clients):
+        encoder.add_client(cid)
+    sizes: list[int] = []
+    cpu_ms: list[float] = []
+    for step in range(warmup + ticks):
+        for k, mover in enumerate(movers):  # a circle of radius 5 each, 8 s a turn
+            angle = (step / 80 + k / clients) * math.tau
+            x, _, z = mover.pos
+            mover.pos = (
+                x + 5 * math.tau / 80 * -math.sin(angle),
+                0.0,
+                z + 5 * math.tau / 80 * math.cos(angle),
+            )
+            mover.yaw = angle
+        cpu = time.process_time()
+        tick = encoder.snapshot()
+        for cid in range(clients):
+            encoder.ack(cid, max(tick - 1 - cid % 3, 0))
+        packets = encoder.packets()
+        cpu = time.process_time() - cpu
+        if step >= warmup:
+            sizes.extend(len(p) for p in packets.values())
+            cpu_ms.append(cpu * 1e3)
+    per_tick = statistics.mean(sizes)
+    print(
+        f"FishNet's setup: {clients} clients, one moving object each, {rate} ticks/s, every "
+        f"client sees all; ack lag 0-2; {ticks} ticks measured, {assembler()} assembler, "
+        f"load {load()}"
+    )
+    print(
+        f"  bytes per client: {per_tick:.0f} per tick, {per_tick * rate:.0f} B/s "
+        f"({per_tick * rate / 5500:.2f} of FishNet's 5.5 KB/s); server CPU "
+        f"{statistics.median(cpu_ms):.2f} ms/tick (median)"
+    )
+    waits(encoder, sizes, rate)
 
 
 def load() -> str:
@@ -176,9 +278,16 @@ def main() -> None:
     parser.add_argument("--rate", type=int, default=20)
     parser.add_argument("--cell", type=float, default=None, help="the grid's cell size")
     parser.add_argument("--moving", type=float, default=1.0, help="fraction moving a tick")
+    parser.add_argument("--mtu", type=int, default=0, help="largest packet, bytes")
+    parser.add_argument("--budget", type=float, default=0, help="bytes/s per client")
+    parser.add_argument("--fishnet", action="store_true", help="FishNet's setup instead")
     args = parser.parse_args()
+    limits = {"mtu": args.mtu, "budget": args.budget}
+    if args.fishnet:
+        fishnet(args.ticks, args.warmup, args.seed, limits)
+        return
     for area in ("radius", "cells") if args.area == "both" else (args.area,):
-        run(args.ticks, args.warmup, args.seed, area, args.rate, args.cell, args.moving)
+        run(args.ticks, args.warmup, args.seed, area, args.rate, args.cell, args.moving, limits)
 
 
 if __name__ == "__main__":

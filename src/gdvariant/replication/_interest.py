@@ -255,6 +255,15 @@ class Interest:
                 while view.log[0][0] <= oldest:
                     del view.log[0]
 
+    def distance(self, client_id: Any, net_id: int) -> float | None:
+        """How far entity ``net_id``'s position is from ``client_id``'s view centre (None
+        when either has none): the encoder's budget sends the nearer entities first."""
+        centre = self._view(client_id).centre
+        point = self._pos.get(net_id)
+        if centre is None or point is None:
+            return None
+        return math.dist(point, centre)
+
     def held_since(self, client_id: Any, base: int) -> dict[int, bool]:
         """The ids whose relevance to ``client_id`` changed after tick ``base``, each with
         whether it was relevant at ``base`` (what a client that holds ``base`` holds)."""

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FLAG_DELTAS",
     "FLAG_FULL",
+    "FLAG_PARTIAL",
     "FLAG_STAMP",
     "GAP_WIDTHS",
     "HEADER",
@@ -46,6 +47,8 @@ VERSION = 2
 FLAG_STAMP = 1
 FLAG_FULL = 2
 FLAG_DELTAS = 4
+#: The packet left out entities that changed (an encoder with an MTU or a budget).
+FLAG_PARTIAL = 8
 OP_UPDATE, OP_ENTER, OP_DELETE = 0, 1, 2
 HEADER = struct.Struct("<BBIIII")
 GAP_WIDTHS = (4, 8, 16, 32)

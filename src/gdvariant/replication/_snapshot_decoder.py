@@ -22,6 +22,7 @@ from ._interpolation import Blender, render_pair
 from ._packet_format import (
     FLAG_DELTAS,
     FLAG_FULL,
+    FLAG_PARTIAL,
     FLAG_STAMP,
     GAP_WIDTHS,
     HEADER,
@@ -149,7 +150,7 @@ class SnapshotDecoder:
         version, flags, tick, base, shared, private = HEADER.unpack_from(data)
         if version != VERSION:
             raise DecodeError(f"packet version {version}, expected {VERSION}", 0)
-        if flags & ~(FLAG_STAMP | FLAG_FULL | FLAG_DELTAS):
+        if flags & ~(FLAG_STAMP | FLAG_FULL | FLAG_DELTAS | FLAG_PARTIAL):
             raise DecodeError(f"unknown packet flags {flags:#04x}", 1)
         if bool(flags & FLAG_FULL) != (base == 0):
             raise DecodeError(f"full flag and base tick {base} disagree", 1)
@@ -178,6 +179,7 @@ class SnapshotDecoder:
             kind = "full update" if not base else f"delta from tick {base}"
             stamp_note = ", fingerprint stamp" if flags & FLAG_STAMP else ""
             stamp_note += ", value deltas" if flags & FLAG_DELTAS else ""
+            stamp_note += ", partial" if flags & FLAG_PARTIAL else ""
             trace.append(
                 f"tick {tick}, {kind}{stamp_note}: {shared} shared + {private} private records, "
                 f"{len(data)} bytes"

@@ -15,7 +15,9 @@ numeric value in an update record is its difference from the client's baseline v
 The shared sections are built by the live assembler (``_assembler`` picks one, as
 ``_binary.core`` picks the codec core): the compiled ``_cassemble`` when it is built, else
 the pure-Python ``_pyassemble``, the reference; both take the same arguments and make the same
-bytes. ``GDVARIANT_PURE_PYTHON=1`` forces the pure one. In the benchmark
+bytes. ``GDVARIANT_PURE_PYTHON=1`` forces the pure one. With ``mtu``/``budget``, a packet that
+cannot carry everything is assembled per client from the most urgent records (``_budget``),
+and what it leaves out is remembered per client and packet. In the benchmark
 (``benchmarks/bench_replication.py``: 1,000 entities, 1,500 changes a tick, 64 clients) the
 compiled one makes snapshot and packets in 4.7-7.7 ms a tick (median, both value modes
 and models), against 13-26 ms in pure Python.
@@ -30,10 +32,12 @@ from typing import Any
 from gdvariant import VariantError
 
 from . import _assembler
+from ._budget import ABSENT, Behind, Limits, choose, distance_factor, priority
 from ._interest import Interest
 from ._packet_format import (
     FLAG_DELTAS,
     FLAG_FULL,
+    FLAG_PARTIAL,
     FLAG_STAMP,
     HEADER,
     OP_ENTER,
@@ -72,9 +76,16 @@ class Client:
     late_before: int = field(default=0, repr=False, compare=False)
     regrouped: int = field(default=0, repr=False, compare=False)
     team_seen: Any = field(default=None, repr=False, compare=False)
+    #: with ``mtu``/``budget``: per tick sent, the entities its packet left out (``_budget``)
+    behind: dict[int, Behind] = field(default_factory=dict, repr=False, compare=False)
+    allowance: float = field(default=0.0, repr=False, compare=False)
+    made: tuple[int, bytes] = field(default=(-1, b""), repr=False, compare=False)
 
 
 AudienceTest = Callable[[Any, Client], bool]
+Weight = Callable[[Any, Client], float]
+#: A despawn span that holds every base: the delete of an entity a client still holds.
+_GONE = [(0, 1 << 62)]
 
 
 class _Arrival:
@@ -103,6 +114,20 @@ class _Arrival:
         self._net_cache: dict[Any, bytes] = {}
 
 
+class _Stale(_Arrival):
+    """An entity a client holds as of tick ``held``, older than its packet's base (a packet
+    left it out), as the assemblers see it: its history entries after ``held`` dated after
+    ``base``, so the update record carries (and value-deltas against) all since ``held``."""
+
+    __slots__ = ()
+
+    def __init__(self, ent: Any, held: int, base: int) -> None:
+        super().__init__(ent, ent._net_spawn)
+        self._net_hist = [
+            c if c[0] <= held else (max(c[0], base + 1), c[1], c[2], None) for c in ent._net_hist
+        ]
+
+
 class SnapshotEncoder:
     """Builds each client's packet for the world's current tick (sans-I/O: returns bytes).
 
@@ -119,6 +144,15 @@ class SnapshotEncoder:
     ``interest`` (an :class:`Interest` over this world) sends each client only the entities
     relevant to it: one becoming relevant is an enter, one ceasing to be a delete. Each
     client then gets a section of its own instead of the shared one.
+
+    ``mtu`` (bytes, 1,200 when only a budget is given) caps every packet, and ``budget``
+    (bytes a second per client, with ``tick_rate`` ticks a second) caps what a client gets
+    over time. What does not fit waits, by priority: the ticks waited times an importance
+    (``weight(entity, client)``, 1 by default; twice for an enter, a delete or a change of a
+    hot property; with an interest, less the farther from the client's centre). An entity
+    left out keeps for that client the state it held (docs/replication-budget.md).
+    ``longest_wait`` is the most ticks a record has waited so far. Restricted properties
+    are not supported with these limits yet.
     """
 
     def __init__(
@@ -130,6 +164,10 @@ class SnapshotEncoder:
         stamp: bool = True,
         value_deltas: bool = True,
         interest: Interest | None = None,
+        mtu: int | None = None,
+        budget: float | None = None,
+        tick_rate: float | None = None,
+        weight: Weight | None = None,
     ) -> None:
         if history < 1:
             raise ValueError("history must be at least 1 tick")
@@ -154,6 +192,22 @@ class SnapshotEncoder:
         self._restricted: list[Any] = []
         self._plans: tuple[Any, ...] | None = None  # the class plans (_assembler.plans)
         self._any_restricted = any(lay.restricted for lay in self.schema.classes)
+        self.limits: Limits | None = None
+        if mtu is not None or budget is not None:
+            if self._any_restricted:
+                raise ValueError("mtu and budget do not support restricted properties yet")
+            self.limits = Limits.make(mtu, budget, tick_rate, HEADER.size + 8 * stamp)
+        elif tick_rate is not None or weight is not None:
+            raise ValueError("tick_rate and weight go with a budget or an mtu")
+        self.weight = weight
+        #: the most ticks a record waited before it went, so far (with ``mtu``/``budget``)
+        self.longest_wait = 0
+        self._stale: dict[tuple[int, int, int], _Stale] = {}
+        #: this tick's record sizes by (id, base, id() of the entity or stand-in)
+        self._sizes: dict[tuple[int, int, int], int] = {}
+        self._hot: dict[Any, int] = {
+            lay: sum(1 << p.index for p in lay.props if p.hot) for lay in self.schema.classes
+        }
         #: this tick's stand-ins of entities entering some client's view, by id
         self._arrivals: dict[int, _Arrival] = {}
 
@@ -162,6 +216,8 @@ class SnapshotEncoder:
         or removed before starts again, and its late acks of earlier ticks are ignored."""
         tick = self.world.tick
         client = Client(client_id, team, joined=tick, team_seen=team)
+        if self.limits is not None:
+            client.allowance = self.limits.mtu
         if self._removed.pop(client_id, None) is not None or client_id in self.clients:
             client.late_before = tick + 1  # acks of these ticks are its previous connection's
         self.clients[client_id] = client
@@ -213,12 +269,16 @@ class SnapshotEncoder:
         oldest = tick - self.history
         for client in self.clients.values():
             client.sent = {t for t in client.sent if t >= oldest}
+            if client.behind:
+                client.behind = {t: b for t, b in client.behind.items() if t >= oldest}
         for client_id, gone in list(self._removed.items()):
             if gone < oldest:
                 del self._removed[client_id]
         self._shared = {}
         self._plain = {}
         self._arrivals = {}
+        self._stale = {}
+        self._sizes = {}
         if self.interest is None and self._any_restricted:
             self._restricted = sorted(
                 (e for e in self.world.entities.values() if e._net_layout.restricted),
@@ -236,11 +296,15 @@ class SnapshotEncoder:
         before the next property writes, which belong to the next tick."""
         client = self.clients[client_id]
         tick = self.world.tick
+        if self.limits is not None and client.made[0] == tick:
+            return client.made[1]  # made already: the same packet, paid for once
         client.sent.add(tick)
         if client.team != client.team_seen:
             client.team_seen = client.team
             client.regrouped = tick
         base = self.base_for(client)
+        if self.limits is not None:
+            return self._limited_packet(client, base)
         if self.interest is not None:
             own, entering, relevant = self._own_section(client, base)
             return self._packet(base, own, *self._private_section(client, base, entering, relevant))
@@ -258,10 +322,16 @@ class SnapshotEncoder:
         return self._packet(base, shared, private_count, private)
 
     def _packet(
-        self, base: int, shared: tuple[int, bytes], private_count: int, private: bytes
+        self,
+        base: int,
+        shared: tuple[int, bytes],
+        private_count: int,
+        private: bytes,
+        partial: int = 0,
     ) -> bytes:
         flags = (
-            (FLAG_FULL if not base else 0)
+            partial
+            | (FLAG_FULL if not base else 0)
             | (FLAG_STAMP if self.stamp else 0)
             | (FLAG_DELTAS if self.value_deltas else 0)
         )
@@ -312,51 +382,255 @@ class SnapshotEncoder:
         should hold. One relevant now but not at ``base`` is handed over as an
         :class:`_Arrival` (an enter), one relevant at ``base`` but not now as a despawn (a
         delete). Also returns the ids entering, and the relevant ids ascending."""
-        if self._plans is None:
-            self._plans = _assembler.plans(self.schema)
+        entities, leaving, entering, _ = self._relevance(client, base)
+        ids = sorted(self._relevant(client))
+        held = sorted(ids + list(leaving)) if leaving else ids
+        return self._assemble(base, held, entities, leaving), entering, ids
+
+    def _relevant(self, client: Client) -> dict[int, Any]:
         assert self.interest is not None
-        relevant = self.interest.views[client.client_id].relevant
+        return self.interest.views[client.client_id].relevant
+
+    def _relevance(
+        self, client: Client, base: int
+    ) -> tuple[dict[int, Any], dict[int, list[tuple[int, int]]], set[int], dict[int, bool]]:
+        """What ``client``'s section is made from with an interest: the entities by id (an
+        :class:`_Arrival` for each one entering), the spans of those leaving, the ids
+        entering, and the relevance log since ``base`` (id -> relevant at ``base``)."""
+        assert self.interest is not None
+        relevant = self._relevant(client)
         tick = self.world.tick
         entities: dict[int, Any] = relevant
         leaving: dict[int, list[tuple[int, int]]] = {}
         entering: set[int] = set()
+        log: dict[int, bool] = {}
         if base:
-            for net_id, was in self.interest.held_since(client.client_id, base).items():
+            log = self.interest.held_since(client.client_id, base)
+            for net_id, was in log.items():
                 if net_id in relevant:
                     if not was:
                         entering.add(net_id)
                 elif was:
                     leaving[net_id] = [(0, tick + 1)]
         if entering:
-            arrivals = self._arrivals
             entities = dict(relevant)
             for net_id in entering:
-                arrival = arrivals.get(net_id)
-                if arrival is None:
-                    arrival = arrivals[net_id] = _Arrival(relevant[net_id], tick)
-                entities[net_id] = arrival
-        ids = sorted(relevant)
-        held = sorted(relevant.keys() | leaving.keys()) if leaving else ids
+                entities[net_id] = self._arrival(relevant[net_id])
+        return entities, leaving, entering, log
+
+    def _arrival(self, ent: Any) -> _Arrival:
+        """``ent`` as an entity entering a client's view this tick (one per tick)."""
+        arrival = self._arrivals.get(ent.net_id)
+        if arrival is None:
+            arrival = self._arrivals[ent.net_id] = _Arrival(ent, self.world.tick)
+        return arrival
+
+    def _assemble(
+        self,
+        base: int,
+        ids: list[int],
+        entities: Mapping[int, Any],
+        deleted: Mapping[int, list[tuple[int, int]]],
+    ) -> tuple[int, bytes]:
+        """One section for ``base`` over ``ids`` (ascending), by the live assembler."""
+        if self._plans is None:
+            self._plans = _assembler.plans(self.schema)
         (section,) = _assembler.live().assemble(
             self.value_deltas,
-            tick,
+            self.world.tick,
             [base],
             base or -1,
-            held,
+            ids,
             entities,
-            leaving,
+            deleted,
             self._plans,
             self.schema.class_bits,
             self._enter,
         )
-        return section, entering, ids
+        return section  # type: ignore[no-any-return]
+
+    # -- within an MTU and a budget (docs/replication-budget.md) --------------------------
+
+    def _limited_packet(self, client: Client, base: int) -> bytes:
+        """``client``'s packet under the encoder's :class:`Limits`: every record it needs if
+        they fit, else the most urgent that fit; what is left out is remembered (the
+        client's ``behind`` for this tick) with what the client holds of it."""
+        assert self.limits is not None
+        tick = self.world.tick
+        prior = client.behind.get(base, {}) if base else {}
+        client.allowance = self.limits.refill(client.allowance)
+        room = self.limits.room(client.allowance)
+        section = None
+        if not prior and self.interest is None:
+            section = self._shared.get(base)  # what every client with this base needs
+            if section is None:
+                self._build_shared([base])
+                section = self._shared[base]
+        waiting: Behind = {}
+        if section is None or len(section[1]) > room:
+            section, waiting = self._fit(client, base, prior, room, section)
+        for net_id, (_, since) in prior.items():
+            if net_id not in waiting and tick - since > self.longest_wait:
+                self.longest_wait = tick - since
+        if waiting:
+            client.behind[tick] = waiting
+        packet = self._packet(base, section, 0, b"", FLAG_PARTIAL if waiting else 0)
+        client.allowance -= len(packet)
+        client.made = (tick, packet)
+        return packet
+
+    def _fit(
+        self, client: Client, base: int, prior: Behind, room: int, whole: tuple[int, bytes] | None
+    ) -> tuple[tuple[int, bytes], Behind]:
+        """``client``'s section within ``room`` bytes (``whole``: every record it needs, if
+        made already), and what it leaves out: id -> (what the client holds, waiting since)."""
+        assert self.limits is not None
+        entities, deleted, ids, held = self._wants(client, base, prior)
+        if whole is None:
+            whole = self._assemble(base, ids, entities, deleted)
+            if len(whole[1]) <= room:
+                return whole, {}
+        order = self._ranked(client, base, prior, ids, entities, deleted)
+        sizes = self._sizes
+
+        def size_of(net_id: int) -> int:
+            """The bytes of ``net_id``'s record alone: the same for every client with this
+            base and this entity or stand-in (both live through the tick), so cached."""
+            ent = entities.get(net_id)
+            if ent is None:  # a delete: a few bytes
+                return len(self._assemble(base, [net_id], entities, deleted)[1])
+            key = (net_id, base, id(ent))
+            size = sizes.get(key)
+            if size is None:
+                size = sizes[key] = len(self._assemble(base, [net_id], entities, deleted)[1])
+            return size
+
+        section, _, rest = choose(
+            order,
+            size_of,
+            lambda chosen: self._assemble(base, chosen, entities, deleted),
+            room,
+            self.limits.mtu - self.limits.header,
+        )
+        tick = self.world.tick
+        return section, {
+            net_id: (held(net_id), prior[net_id][1] if net_id in prior else tick) for net_id in rest
+        }
+
+    def _wants(
+        self, client: Client, base: int, prior: Behind
+    ) -> tuple[dict[int, Any], dict[int, list[tuple[int, int]]], list[int], Callable[[int], int]]:
+        """What ``client`` should get, from what it holds at ``base`` (the entities by id,
+        the despawn spans, every id to visit ascending) with the entities its earlier packets
+        left out (``prior``) made up for, and ``held(id)``: what it holds of an id at
+        ``base`` (a tick, or ABSENT), for the entities left out again."""
+        world = self.world
+        entities: dict[int, Any]
+        deleted: dict[int, list[tuple[int, int]]]
+        if self.interest is None:
+            entities, deleted = world.entities, world.deleted
+            now: Mapping[int, Any] = entities
+            log: dict[int, bool] = {}
+        else:
+            entities, deleted, _, log = self._relevance(client, base)
+            now = self._relevant(client)
+        if prior:
+            entities, deleted = dict(entities), dict(deleted)
+            for net_id, (was, _) in prior.items():
+                ent = now.get(net_id)
+                if ent is not None:
+                    entities[net_id] = self._catch_up(ent, was, base)
+                    deleted.pop(net_id, None)
+                elif was == ABSENT:
+                    deleted.pop(net_id, None)
+                else:
+                    deleted[net_id] = _GONE
+        ids = sorted(now.keys() | deleted.keys()) if deleted else sorted(now)
+
+        def held(net_id: int) -> int:
+            if net_id in prior:
+                return prior[net_id][0]
+            if not base:
+                return ABSENT
+            if self.interest is not None:
+                return base if log.get(net_id, net_id in now) else ABSENT
+            ent = world.entities.get(net_id)
+            if ent is not None and ent._net_spawn <= base:
+                return base
+            spans = world.deleted.get(net_id, ())
+            return base if any(born <= base < gone for born, gone in spans) else ABSENT
+
+        return entities, deleted, ids, held
+
+    def _catch_up(self, ent: Any, held: int, base: int) -> Any:
+        """``ent`` as the assemblers should see it for a client that holds it as of tick
+        ``held`` (ABSENT: not at all): an enter if it does not hold this entity or its
+        changes since are out of the history ring, else an update of all since ``held``."""
+        if held == ABSENT or ent._net_spawn > held or held < self.world.tick - self.history:
+            return self._arrival(ent)
+        if held >= base:
+            return ent
+        key = (ent.net_id, held, base)
+        stale = self._stale.get(key)
+        if stale is None:
+            stale = self._stale[key] = _Stale(ent, held, base)
+        return stale
+
+    def _ranked(
+        self,
+        client: Client,
+        base: int,
+        prior: Behind,
+        ids: list[int],
+        entities: Mapping[int, Any],
+        deleted: Mapping[int, list[tuple[int, int]]],
+    ) -> list[int]:
+        """The ids that may need a record, most urgent first (ties: the lower id)."""
+        tick = self.world.tick
+        weight, interest = self.weight, self.interest
+        ranked: list[tuple[float, int]] = []
+        for net_id in ids:
+            ent = entities.get(net_id)
+            if ent is None:
+                if net_id not in prior and not any(a <= base < b for a, b in deleted[net_id]):
+                    continue  # a despawn the client never held
+                importance = 2.0
+            else:
+                real = ent.entity if isinstance(ent, _Arrival) else ent
+                hist = ent._net_hist
+                if type(ent) is _Arrival or ent._net_spawn > base:
+                    importance = 2.0
+                elif not hist or hist[-1][0] <= base:
+                    continue  # nothing changed since the client's base
+                else:
+                    importance = 2.0 if hist[-1][1] & self._hot[ent._net_layout] else 1.0
+                if weight is not None:
+                    importance *= self._weigh(real, client)
+                if interest is not None:
+                    importance *= distance_factor(
+                        interest.distance(client.client_id, net_id), interest.cell
+                    )
+            waited = tick - prior[net_id][1] if net_id in prior else 0
+            ranked.append((-priority(importance, waited), net_id))
+        ranked.sort()
+        return [net_id for _, net_id in ranked]
+
+    def _weigh(self, ent: Any, client: Client) -> float:
+        """The user's weight of ``ent`` for ``client``: a positive finite number."""
+        assert self.weight is not None
+        value = self.weight(ent, client)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"weight gave {value!r} for entity {ent.net_id}: not a number")
+        if not (value > 0 and value < float("inf")):
+            raise ValueError(f"weight gave {value!r} for entity {ent.net_id}: not positive")
+        return float(value)
 
     def _enter(self, ent: Any, gap: int) -> bytes:
         """The enter record of ``ent`` (or of an :class:`_Arrival`'s entity) after an id gap
         of ``gap`` (for the assemblers): its public properties not at their baselines. Cached
         on the entity by the gap alone: what it carries changes only when the entity does,
         and a change empties the entity's cache."""
-        if type(ent) is _Arrival:
+        if isinstance(ent, _Arrival):
             ent = ent.entity
         key = ("E", gap)
         record: bytes | None = ent._net_cache.get(key)
@@ -465,7 +739,8 @@ class SnapshotEncoder:
     def expected_state(self, client_id: Any) -> dict[int, EntityState]:
         """What ``client_id``'s decoder holds after applying the current tick's packet:
         every live entity (relevant to it, with an interest), with the properties it may
-        not see at their baselines."""
+        not see at their baselines. With ``mtu``/``budget``, what it holds once nothing
+        waits (a packet may leave entities as the client held them at its base)."""
         client = self.clients[client_id]
         out = {}
         shown = self.world.entities
