@@ -17,6 +17,8 @@ import asyncio
 import logging
 import shutil
 import sys
+from collections.abc import Coroutine
+from typing import Any
 
 from examples import headless
 from examples.world import bots
@@ -70,7 +72,9 @@ async def main_async(args: argparse.Namespace, godot: list[str], project: str) -
     print(f"the world is up: clients join 127.0.0.1:{port}", flush=True)
     game = asyncio.create_task(server.run())
     seconds = args.seconds if args.seconds is not None else float("inf")
-    clients = [bots.run_bot("127.0.0.1", port, seconds, seed) for seed in range(args.bots)]
+    clients: list[Coroutine[Any, Any, bots.BotStats | None]] = [
+        bots.run_bot("127.0.0.1", port, seconds, seed) for seed in range(args.bots)
+    ]
     clients += [_godot_client(godot, project, port, seconds) for _ in range(args.godot_clients)]
     try:
         if clients:

@@ -30,12 +30,16 @@ METHODS = read_script_rpcs(CLIENT, "res://net.gd").ids
 @dataclass
 class BotStats:
     """What one bot did: snapshots applied and refused, the most entities it held at once,
-    shots fired."""
+    its avatar (the ``welcome`` RPC) and how far it saw it go, shots fired and hits the
+    server confirmed (``shot`` RPCs)."""
 
     applied: int = 0
     refused: int = 0
     most_seen: int = 0
+    avatar: int = -1
+    travelled: float = 0.0
     shots: int = 0
+    hits: int = 0
 
 
 async def run_bot(host: str, port: int, seconds: float, seed: int) -> BotStats:
@@ -44,6 +48,13 @@ async def run_bot(host: str, port: int, seconds: float, seed: int) -> BotStats:
     stats = BotStats()
     decoder = SnapshotDecoder(SCHEMA)
     client: enet.MultiplayerClient
+    start: list[gd.Vector2] = []
+
+    def told(_peer: int, packet: object) -> None:
+        if isinstance(packet, RemoteCall) and packet.method_id == METHODS["welcome"]:
+            stats.avatar = packet.args[0]
+        elif isinstance(packet, RemoteCall) and packet.method_id == METHODS["shot"]:
+            stats.hits += packet.args[0] >= 0
 
     def snapshot(_peer: int, data: bytes) -> None:
         if data[:1] != bytes([TAG]):
@@ -55,10 +66,14 @@ async def run_bot(host: str, port: int, seconds: float, seed: int) -> BotStats:
             return
         stats.applied += 1
         stats.most_seen = max(stats.most_seen, len(decoder.state))
+        mine = decoder.state.get(stats.avatar)
+        if mine is not None:
+            start[:] = start or [mine.values["position"]]
+            stats.travelled = start[0].distance_to(mine.values["position"])
         ack = ACK.pack(TAG, decoder.ack)
         client.send_raw(ack, mode=TransferMode.UNRELIABLE, channel=CHANNEL)
 
-    client = enet.MultiplayerClient(on_raw=snapshot, ids=rng)
+    client = enet.MultiplayerClient(on_raw=snapshot, on_packet=told, ids=rng)
     await client.connect(host, port)
     stick = gd.Vector2(1, 0).rotated(rng.uniform(-3.14, 3.14))
     try:

@@ -38,12 +38,14 @@ CORNERS = (gd.Vector2(-HALF, -HALF), gd.Vector2(HALF, HALF))
 
 @dataclass(frozen=True)
 class Hit:
-    """A shot that hit: who fired, the entity hit, the tick it was tested at, where the
-    target was then (what the shooter aimed at) and where it is now."""
+    """A shot that hit: who fired, the entity hit, the tick it was tested at (the view
+    tick) and the world's tick when it was, where the target was then (what the shooter
+    aimed at) and where it is now."""
 
     shooter: Hashable
     target: int
     view_tick: float
+    world_tick: int
     then: gd.Vector2
     now: gd.Vector2
 
@@ -54,6 +56,10 @@ class Game:
 
     wanderers: int = 2000
     seed: int = 7
+    #: Where avatars start (None: somewhere at random).
+    spawn: gd.Vector2 | None = None
+    #: The chance a tick that a wanderer picks a new heading.
+    turn_chance: float = 0.02
     world: World = field(init=False)
     avatars: dict[Hashable, Any] = field(default_factory=dict)
     hits: list[Hit] = field(default_factory=list)
@@ -86,6 +92,7 @@ class Game:
         within :data:`VIEW_RADIUS` of the avatar, and the avatar wherever it is."""
         if client_id not in self.encoder.clients:
             self.encoder.add_client(client_id)
+        at = at if at is not None else self.spawn
         if at is None:
             at = gd.Vector2(self.rng.uniform(-HALF, HALF), self.rng.uniform(-HALF, HALF)) * 0.9
         avatar = self.world.spawn(Avatar, position=at, health=100, nickname=nickname[:24])
@@ -113,7 +120,7 @@ class Game:
         """One tick: everything moves; commit it (the encoder's snapshot). The tick."""
         for net_id, velocity in self.velocity.items():
             wanderer = self.world.entities[net_id]
-            if self.rng.random() < 0.02:
+            if self.rng.random() < self.turn_chance:
                 velocity = self.velocity[net_id] = self._heading()
             to = wanderer.position + velocity
             if to.clamp(*CORNERS) != to:  # turn back at the edge of the world
@@ -137,8 +144,8 @@ class Game:
         """``client_id`` fires along ``aim`` as it saw the world at ``view_tick``: the
         nearest body the ray crosses *then* is hit (damage lands on it now)."""
         shooter = self.avatars.get(client_id)
-        length = math.hypot(aim.x, aim.y) if shooter is not None else 0.0
-        if not (math.isfinite(length) and length > 0):
+        length = math.hypot(aim.x, aim.y)
+        if shooter is None or not (math.isfinite(length) and length > 0):
             return None
         tick = self.view_tick(view_tick)
         seen = self.world.at(tick)
@@ -153,7 +160,9 @@ class Game:
             return None
         target.health = max(target.health - DAMAGE, 0) or 100  # down to 0: back at full
         shooter.score = min(shooter.score + 1, 0xFFFF)
-        hit = Hit(client_id, found, tick, seen.value(found, "position"), target.position)
+        hit = Hit(
+            client_id, found, tick, self.world.tick, seen.value(found, "position"), target.position
+        )
         self.hits.append(hit)
         return hit
 

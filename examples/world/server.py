@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,11 +30,14 @@ NO_THROTTLE = (5000, 2, 0)
 
 
 class Server:
-    """One :class:`Game` served over ENet; :meth:`tick` runs one tick and sends it."""
+    """One :class:`Game` served over ENet; :meth:`tick` runs one tick and sends it.
+    ``on_game_raw(peer, payload)``, if set, gets the clients' own RAW packets (the
+    snapshot acks go to the link)."""
 
     def __init__(self, game: Game) -> None:
         self.game = game
-        self.transport = enet.MultiplayerServer(throttle=NO_THROTTLE)
+        self.on_game_raw: Callable[[int, bytes], None] | None = None
+        self.transport = enet.MultiplayerServer(throttle=NO_THROTTLE, on_raw=self._game_raw)
         self.mp = SceneMultiplayer(self.transport, project=CLIENT)
         self.mp.node(NET, script="res://net.gd")
         self.link = SnapshotLink(self.mp, game.encoder, on_join=self._joined)
@@ -63,6 +67,10 @@ class Server:
 
     async def close(self) -> None:
         await self.transport.close()
+
+    def _game_raw(self, peer: int, payload: bytes) -> None:
+        if self.on_game_raw is not None:
+            self.on_game_raw(peer, payload)
 
     def _joined(self, peer: int, _client: Any) -> None:
         avatar = self.game.join(peer, f"player {peer}")

@@ -151,7 +151,7 @@ func _aim() -> void:
 
 func _on_shot(target: int, view_tick: float, where: Vector2) -> void:
 	pending = false
-	next_shot_at = render_tick + rate
+	next_shot_at = render_tick + 2 * rate
 	if target >= 0:
 		hits += 1
 		print("hit confirmed: entity %d at %s, as seen at tick %.2f" % [target, where, view_tick])
