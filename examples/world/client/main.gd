@@ -4,9 +4,10 @@ extends Node2D
 ## snapshot_receiver.gd (gdvariant.multiplayer.snapshots.receiver_script) and
 ## world_decoder.gd (generated from world_schema.py); only the entities in our area arrive.
 ## Each frame draws the world as it was at the render tick, INTERP_DELAY ticks behind the
-## newest snapshot, with decoder.apply_to_nodes(nodes, render_tick). It plays as a bot:
-## walks, turning every few seconds, and fires at the nearest wanderer it sees, sending the
-## render tick it saw it at; the server rewinds to that tick to test the shot.
+## newest snapshot, with decoder.apply_to_nodes(nodes, render_tick). Headless, it plays as a
+## bot: walks, turning every few seconds, and fires at the nearest wanderer it sees. In a
+## window, the arrow keys steer and a click fires at the mouse. Either way the shot carries
+## the render tick of the frame it was fired in; the server rewinds to that tick to test it.
 ##
 ## Arguments after `--`: HOST PORT [SHOTS [report]]. It quits after SHOTS answered shots
 ## (0, the default: never). With "report", after each snapshot applied it sends the server a
@@ -39,6 +40,7 @@ var pending := false
 var next_shot_at := 0.0
 var walk := Vector2.RIGHT
 var walked := 0.0
+var human := DisplayServer.get_name() != "headless"
 
 
 func _ready() -> void:
@@ -124,6 +126,10 @@ func _show(view: Dictionary, classes: Dictionary) -> void:
 
 
 func _steer(delta: float) -> void:
+	if human:
+		var stick := Input.get_vector("ui_left", "ui_right", "ui_up", "ui_down")
+		net.move.rpc_id(1, stick.x, stick.y)
+		return
 	walked += delta
 	if walked > WALK_SECONDS:
 		walked = 0.0
@@ -131,9 +137,15 @@ func _steer(delta: float) -> void:
 	net.move.rpc_id(1, walk.x, walk.y)
 
 
+func _unhandled_input(event: InputEvent) -> void:
+	var click := event as InputEventMouseButton
+	if human and click != null and click.pressed and nodes.has(me) and not pending:
+		_fire(get_global_mouse_position() - nodes[me].position)
+
+
 ## Fire at the nearest wanderer on screen, as it is drawn now (at the render tick).
 func _aim() -> void:
-	if pending or not nodes.has(me) or render_tick < next_shot_at or left == 0:
+	if human or pending or not nodes.has(me) or render_tick < next_shot_at or left == 0:
 		return
 	var from: Vector2 = nodes[me].position
 	var target: Node2D = null
@@ -142,11 +154,14 @@ func _aim() -> void:
 		if not node.is_avatar and from.distance_to(node.position) < REACH * 0.9:
 			if target == null or from.distance_to(node.position) < from.distance_to(target.position):
 				target = node
-	if target == null:
-		return
+	if target != null:
+		_fire(target.position - from)
+
+
+func _fire(aim: Vector2) -> void:
 	pending = true
 	shots += 1
-	net.fire.rpc_id(1, target.position - from, render_tick)
+	net.fire.rpc_id(1, aim, render_tick)
 
 
 func _on_shot(target: int, view_tick: float, where: Vector2) -> void:
