@@ -43,7 +43,7 @@ class BotStats:
 
 
 async def run_bot(host: str, port: int, seconds: float, seed: int) -> BotStats:
-    """One bot, connected for ``seconds``."""
+    """One bot, connected for ``seconds`` (``math.inf``: until cancelled)."""
     rng = random.Random(seed)
     stats = BotStats()
     decoder = SnapshotDecoder(SCHEMA)
@@ -77,12 +77,14 @@ async def run_bot(host: str, port: int, seconds: float, seed: int) -> BotStats:
     await client.connect(host, port)
     stick = gd.Vector2(1, 0).rotated(rng.uniform(-3.14, 3.14))
     try:
-        for step in range(int(seconds * RATE)):
+        step = 0
+        while step < seconds * RATE:  # seconds may be infinite: until cancelled
+            step += 1
             if rng.random() < 0.05:
                 stick = stick.rotated(rng.uniform(-1.5, 1.5))
             call = RemoteCall(METHODS["move"], (stick.x, stick.y), path=NET)
             client.send(call, mode=TransferMode.UNRELIABLE_ORDERED)
-            if step % RATE == RATE - 1 and decoder.ack > 0:
+            if step % RATE == 0 and decoder.ack > 0:
                 aim = gd.Vector2(1, 0).rotated(rng.uniform(-3.14, 3.14))
                 view = decoder.ack - INTERP_DELAY
                 client.send(RemoteCall(METHODS["fire"], (aim, float(view)), path=NET))

@@ -161,7 +161,7 @@ def test_python_bots_play_over_enet() -> None:
         assert stats.shots >= 1  # one a second of its own steps, whatever the load
 
 
-def test_the_command_refuses_bad_counts_without_a_traceback() -> None:
+def test_the_command_refuses_bad_arguments_without_a_traceback() -> None:
     for bad in (["--bots", "-1"], ["--netsim", "1.5"]):
         proc = subprocess.run(
             [sys.executable, "-m", "examples.world", *bad],
@@ -172,6 +172,16 @@ def test_the_command_refuses_bad_counts_without_a_traceback() -> None:
         )
         assert proc.returncode == 2 and proc.stdout == "", proc.stdout
         assert "Traceback" not in proc.stderr and " error: " in proc.stderr, proc.stderr
+    missing = "no-such-godot-binary"
+    proc = subprocess.run(
+        [sys.executable, "-m", "examples.world", "--godot-clients", "1", "--godot", missing],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 2 and proc.stdout == "", proc.stdout
+    assert proc.stderr.count("\n") == 1 and f"no Godot 4 binary {missing!r}" in proc.stderr
 
 
 class _Watch:
