@@ -50,6 +50,8 @@ var _view_classes := {}
 var _pending := PackedInt64Array()
 var _node_last := {}
 var _stale := false
+var _rebuild := false
+var _newest_partial := false
 var _baselines := []
 var _broken := ""
 var _scratch := PackedByteArray()
@@ -1967,7 +1969,8 @@ func _publish() -> void:
 	var k1_0x: PackedInt64Array = s1[0]
 	var k1_0y: PackedInt64Array = s1[1]
 	var k1_1: PackedInt64Array = s1[2]
-	if pending.size() > 6 * live + 96:
+	if _rebuild or pending.size() > 6 * live + 96:
+		_rebuild = false
 		view.clear()
 		shown.clear()
 		for id in dn:
@@ -2312,7 +2315,7 @@ func apply(packet: PackedByteArray) -> int:
 	if packet[0] != WIRE_VERSION:
 		return _fail("packet version %d, expected %d" % [packet[0], WIRE_VERSION])
 	var flags := packet[1]
-	if flags & ~7:
+	if flags & ~15:
 		return _fail("unknown packet flags 0x%02x" % flags)
 	var tick := packet.decode_u32(2)
 	var base := packet.decode_u32(6)
@@ -2332,6 +2335,10 @@ func apply(packet: PackedByteArray) -> int:
 			var why := "packet for tick %d is a delta from tick %d, which this client lacks"
 			return _fail(why % [tick, base])
 		held = _states[base]
+	if tick >= newest_tick and base != newest_tick and (flags & 8 or _newest_partial):
+		# Not built on the newest state, and it or that state is partial (flag bit 3): one
+		# of them may hold entities as of an older tick than the other (wire doc §2).
+		_rebuild = true
 	# The state being built: a copy of the base's class per id and sparse entities, its
 	# column sets (a class's columns are copied when this packet first writes to them), which
 	# classes are copied, and the base.
@@ -2360,6 +2367,8 @@ func apply(packet: PackedByteArray) -> int:
 	for old in _states.keys():
 		if old <= newest_tick - history:
 			_states.erase(old)
+	if tick == newest_tick:
+		_newest_partial = bool(flags & 8)
 	return tick
 
 
