@@ -37,7 +37,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("_cli",),  # and __main__
 ]
 #: The private modules at the top: leaves every folder may use, which import only each other.
-LEAVES = {"_compiled", "_errors", "_floats", "_limits", "_old_paths", "_writes"}
+LEAVES = {"_closing", "_compiled", "_errors", "_floats", "_limits", "_old_paths", "_writes"}
 #: The public modules at the top that do the I/O over the sans-I/O core in _net.
 ADAPTERS = {"asyncio", "sync", "websocket"}
 #: The libraries built on the codec reach it only through its public names and the shared

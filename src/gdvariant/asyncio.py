@@ -25,6 +25,7 @@ import socket
 from collections.abc import Awaitable, Callable
 from typing import Any, Self, Unpack
 
+from ._closing import AsyncClosing
 from ._errors import ConnectionClosed, DecodeError
 from ._net.framing import WireFormat, WireOptions
 from ._net.outbox import DEFAULT_MAX_UNSENT, DEFAULT_STALL_TIMEOUT, Backlog, Outbox
@@ -45,7 +46,7 @@ LOGGER = logging.getLogger("gdvariant.asyncio")
 _READ_SIZE = 64 * 1024
 
 
-class AsyncPeer:
+class AsyncPeer(AsyncClosing):
     """What every async connection shares: ``async for`` over its values until the peer
     closes, and ``async with`` to close it. Subclasses give ``get_var`` and ``close``."""
 
@@ -65,12 +66,6 @@ class AsyncPeer:
             return await self.get_var()
         except ConnectionClosed:
             raise StopAsyncIteration from None
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
 
 
 class VariantStream(AsyncPeer):

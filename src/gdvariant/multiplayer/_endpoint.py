@@ -15,10 +15,10 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
-from types import TracebackType
-from typing import ClassVar, Self, TypedDict, Unpack
+from typing import ClassVar, TypedDict, Unpack
 
 from .. import DecodeError
+from .._closing import AsyncClosing
 from .._net.outbox import DEFAULT_MAX_UNSENT, DEFAULT_STALL_TIMEOUT, Backlog
 from .._net.peerlog import PeerLog, clip
 from ._auth import DEFAULT_AUTH_TIMEOUT, Authenticator, AuthVerdict
@@ -203,7 +203,7 @@ class _Endpoint:
             self.on_packet(sender, packet)
 
 
-class ServerEndpoint(_Endpoint):
+class ServerEndpoint(_Endpoint, AsyncClosing):
     """Peer 1 of a SceneMultiplayer session, whatever carries its packets.
 
     Callbacks run in the event loop and must not block: ``on_peer_connected(peer)`` and
@@ -245,17 +245,6 @@ class ServerEndpoint(_Endpoint):
     async def close(self) -> None:
         """Close every connection and stop listening."""
         raise NotImplementedError
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.close()
 
     @property
     def peers(self) -> frozenset[int]:

@@ -16,6 +16,7 @@ import math
 from collections.abc import Callable
 from functools import reduce
 
+from .._closing import AsyncClosing
 from ._link import Conditions, Link, LinkStats
 
 #: Clients served at once by one proxy.
@@ -74,7 +75,7 @@ class _Pump:
             self._after()
 
 
-class _Proxy:
+class _Proxy(AsyncClosing):
     """What both proxies share: the conditions, the seeds of each flow's links, the counts."""
 
     def __init__(

@@ -166,12 +166,6 @@ class TcpProxy(_Proxy):
         self._connecting: set[asyncio.Task[None]] = set()
         self._server: asyncio.Server | None = None
 
-    async def __aenter__(self) -> TcpProxy:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
-
     @property
     def flows(self) -> int:
         """The connections being served."""

@@ -76,12 +76,6 @@ class UdpProxy(_Proxy, asyncio.DatagramProtocol):
         self._sweeper: asyncio.TimerHandle | None = None
         self.writable = True
 
-    async def __aenter__(self) -> UdpProxy:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
-
     async def listen(self, host: str, port: int) -> tuple[str, int]:
         """Start listening; the address bound (port 0 picks a free one)."""
         if self._transport is not None:

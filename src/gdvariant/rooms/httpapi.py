@@ -18,9 +18,9 @@ import contextlib
 import json
 import logging
 from collections.abc import Iterable
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
+from .._closing import AsyncClosing
 from ._matchmaker import Matchmaker
 
 try:
@@ -63,7 +63,7 @@ class _Refused(Exception):
         self.status, self.code = status, code
 
 
-class MatchmakerServer:
+class MatchmakerServer(AsyncClosing):
     """``matchmaker``'s HTTP JSON API on a socket: ``await listen(host, port)``."""
 
     def __init__(
@@ -96,17 +96,6 @@ class MatchmakerServer:
                 async with asyncio.timeout(5):
                     await self._server.wait_closed()
             self._server = None
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.close()
 
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         conn = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_HEAD)
