@@ -13,82 +13,47 @@ The seed is printed; rerun one with GDVARIANT_SEED=<seed>.
 from __future__ import annotations
 
 import asyncio
-import math
 import random
 import shutil
 import struct
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 import gdvariant
 from gdvariant.replication import (
-    Coord,
-    EntityState,
     Interest,
-    NetClass,
-    Prop,
     Schema,
     SnapshotDecoder,
     SnapshotEncoder,
-    UInt,
-    Vec2,
     World,
     gdscript,
     godot_state,
 )
 from tests.support.engines import SEED, Engine, run_beside
+from tests.support.walking_world import (
+    DONE,
+    HELLO,
+    PACKET,
+    RADIUS,
+    REPORT,
+    Clock,
+    Inbox,
+    Roamer,
+    hidden,
+    in_view,
+)
 
 pytestmark = [pytest.mark.engine, pytest.mark.slow]
 SCRIPTS = Path(__file__).parent
 TICKS = 400
 HISTORY = 8
 DROP = 0.1
-RADIUS = 30.0
 TIMEOUT = 120
-HELLO, PACKET, DONE, REPORT = 0, 1, 2, 3
-
-
-class Roamer(NetClass):
-    pos = Prop(Vec2(Coord(8, 4, clamp=True)), hot=True)
-    hp = UInt(7)
-    kind = UInt(2)
-
-
-class Clock(NetClass):
-    seconds = UInt(16)
-
-
-def hidden(ent: Any, client: Any) -> bool:
-    """The game rule: kind 3 is invisible (a cloaked unit)."""
-    return not isinstance(ent, Roamer) or ent.kind != 3
-
-
-def in_view(world: World, me: Any) -> dict[int, EntityState]:
-    """What the walking client must hold, by brute force over every entity."""
-    out = {}
-    centre = tuple(me.pos)
-    for net_id, ent in sorted(world.entities.items()):
-        if ent is me or isinstance(ent, Clock):  # its own, and what has no position
-            seen = True
-        else:
-            seen = math.dist(tuple(ent.pos), centre) <= RADIUS and hidden(ent, None)
-        if seen:
-            out[net_id] = EntityState(ent._net_layout.name, world.quantized(ent))
-    return out
-
-
-class _Inbox(asyncio.DatagramProtocol):
-    def __init__(self) -> None:
-        self.queue: asyncio.Queue[tuple[bytes, Any]] = asyncio.Queue()
-
-    def datagram_received(self, data: bytes, addr: Any) -> None:
-        self.queue.put_nowait((data, addr))
 
 
 async def _serve(
-    schema: Schema, transport: asyncio.DatagramTransport, inbox: _Inbox, seed: int
+    schema: Schema, transport: asyncio.DatagramTransport, inbox: Inbox, seed: int
 ) -> dict[str, int]:
     """Our side: a world of 400 roamers, a client walking across it; returns the counts."""
     data, addr = await asyncio.wait_for(inbox.queue.get(), TIMEOUT)
@@ -166,7 +131,7 @@ def test_a_godot_client_walking_through_a_world_sees_its_area(godot4: Engine) ->
 
     async def main() -> dict[str, int]:
         loop = asyncio.get_running_loop()
-        transport, inbox = await loop.create_datagram_endpoint(_Inbox, local_addr=("127.0.0.1", 0))
+        transport, inbox = await loop.create_datagram_endpoint(Inbox, local_addr=("127.0.0.1", 0))
         port = transport.get_extra_info("sockname")[1]
         try:
             with godot4.workdir() as (here, inside):
