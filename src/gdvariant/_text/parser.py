@@ -38,7 +38,7 @@ from .._values.packed import (
 )
 from . import core
 
-__all__ = ["compiled_plan", "from_text"]
+__all__ = ["from_text"]
 
 T = VariantType
 _INT64_MAX = (1 << 63) - 1

@@ -31,7 +31,7 @@ from .._values.packed import PackedStringArray, _PackedNumbers
 from . import core
 from .godot_sort import godot_sort
 
-__all__ = ["compiled_plan", "to_text"]
+__all__ = ["to_text"]
 
 T = VariantType
 

@@ -158,7 +158,7 @@ class Game:
                 ent.pos = (x + rng.uniform(-1, 1), y + rng.uniform(-1, 1))
             if rng.random() < 0.05:
                 ent.hp = rng.randrange(128)
-        if rng.random() < 0.1:  # churn: one dies, one is born
+        if movers and rng.random() < 0.1:  # churn: one dies, one is born
             self.world.despawn(movers.pop(rng.randrange(len(movers))))
             movers.append(self.world.spawn(Mover, pos=(rng.uniform(-50, 50), 0.0)))
         if rng.random() < 0.05:
