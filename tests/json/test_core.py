@@ -1,9 +1,11 @@
-"""The JSON writers' two twins (``gdvariant._json.core``): the compiled one writes exactly the
-pure one's text, or raises exactly its error, in both dialects, on random values of every
-type; and the switch between them follows the codec's policy."""
+"""The JSON writers' and readers' two twins (``gdvariant._json.core``): the compiled one writes
+exactly the pure one's text, and reads exactly its value, or raises exactly its error, in both
+dialects, on random values of every type and on mutated and hand-picked texts; and the switch
+between them follows the codec's policy."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import subprocess
@@ -15,7 +17,8 @@ import pytest
 
 import gdvariant as gd
 from gdvariant._compiled import PURE_FORCED
-from gdvariant._json import core
+from gdvariant._json import core, godot, tagged_read
+from tests.support.core_compare import same_value
 from tests.support.cores import compiled_required
 from tests.support.edge_values import edge_float, edge_text, edge_value
 from tests.support.engines import SEED
@@ -141,3 +144,260 @@ def test_gdvariant_pure_python_forces_the_pure_writer() -> None:
     assert run.stdout.startswith("python GDVARIANT_PURE_PYTHON is set"), run.stderr
     if "c" in core.implementations() and not PURE_FORCED:
         assert core.IMPLEMENTATION == "c"
+
+
+# ---- the readers ----------------------------------------------------------------------------
+
+
+def _read(impl: str, text: str, dialect: str, allow_objects: bool) -> tuple[Any, ...]:
+    """("ok", value) or (error type, message, line, column, path) of from_json on ``impl``."""
+    with core.use(impl):
+        try:
+            return "ok", gd.from_json(text, dialect=dialect, allow_objects=allow_objects)  # type: ignore[arg-type]
+        except Exception as exc:  # the same error, whatever it is, is the contract
+            fields = (getattr(exc, name, None) for name in ("line", "column", "path"))
+            return (type(exc).__name__, str(exc), *fields)
+
+
+def _deep_same(a: Any, b: Any) -> bool:
+    """``same_value``, with room for the deepest values read (it recurses once per level)."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, 20_000))
+    try:
+        return same_value(a, b)
+    finally:
+        sys.setrecursionlimit(old)
+
+
+def _same_read(text: str, dialects: tuple[str, ...] = ("tagged", "godot")) -> None:
+    """The same value (types, -0.0 and NaN included) or error from both readers."""
+    for dialect in dialects:
+        for allow_objects in (False, True):
+            c, python = (_read(impl, text, dialect, allow_objects) for impl in ("c", "python"))
+            if c[0] == "ok" and python[0] == "ok":
+                assert _deep_same(c[1], python[1]), (dialect, text[:200], c[1], python[1])
+            else:
+                assert c == python, (dialect, allow_objects, text[:200])
+
+
+_SPLICES = [
+    *'{}[],:"\\-+.eE0123456789 tfnulrs\t\n\0\x01\x7f\ud800é🎮',
+    "\\ud800",
+    "\\udc00",
+    "\\ud83c\\udfae",
+    "\\u0000",
+    "\\v",
+    "\\/",
+    "1e400",
+    "-0",
+    "-0.0",
+    "NaN",
+    "Infinity",
+    "01",
+    "1.",
+    ".5",
+    "99999999999999999999",
+    "9223372036854775808",
+    '"$type"',
+    '"type"',
+    '"args"',
+    '"float64"',
+    "true",
+    "null",
+    '"i:',
+    '"f:',
+    '"s:',
+    '"sn:',
+    '"np:',
+    '"Vector2"',
+    '"Vector2i"',
+    '"Dictionary"',
+    '"key_type"',
+    '"Array"',
+    ",]",
+    ",}",
+]
+
+
+def _mutate(rng: random.Random, text: str) -> str:
+    """``text`` with one to three random edits: a cut, a splice from the list, a copied slice."""
+    for _ in range(rng.randint(1, 3)):
+        at = rng.randrange(len(text) + 1)
+        end = min(len(text), at + rng.choice((1, 1, 2, 5)))
+        edit = rng.randrange(4)
+        if edit == 0:
+            text = text[:at] + text[end:]
+        elif edit == 1:
+            text = text[:at] + rng.choice(_SPLICES) + text[at:]
+        elif edit == 2:
+            text = text[:at] + rng.choice(_SPLICES) + text[end:]
+        else:
+            start = rng.randrange(len(text) + 1)
+            text = text[:at] + text[start : start + rng.randint(1, 20)] + text[at:]
+    return text
+
+
+def _texts(value: Any, full_objects: bool) -> list[tuple[str, str]]:
+    """(dialect, text) of ``value`` in each dialect that can hold it."""
+    out = []
+    for dialect in ("tagged", "godot"):
+        with contextlib.suppress(gd.EncodeError):
+            out.append((dialect, gd.to_json(value, dialect=dialect, full_objects=full_objects)))
+    return out
+
+
+def test_the_compiled_reader_reads_what_the_pure_reader_reads(compiled: None) -> None:
+    rng = random.Random(SEED + 2)
+    print("seed", SEED + 2)
+    for _ in range(1500):
+        full = rng.random() < 0.3
+        for dialect, text in _texts(edge_value(rng), full):
+            _same_read(text, (dialect,))
+            for _ in range(3):
+                _same_read(_mutate(rng, text), (dialect,))
+
+
+def test_every_math_and_save_value_reads_alike(compiled: None) -> None:
+    rng = random.Random(SEED + 3)
+    floats = [edge_float(rng) for _ in range(500)]
+    values: list[Any] = [
+        [gd.Vector2(x, -x) for x in floats],
+        [gd.Vector2i(int(x) & 0x7FFFFFFF, -3) for x in floats if x == x and abs(x) < 1e9],
+        floats,
+        {f"k{i}": {"pos": gd.Vector3(x, 1, 2), "n": i, "s": str(x)} for i, x in enumerate(floats)},
+        [gd.Color(0.1, 0.2, 0.3, 0.4), gd.Basis((1, 2, 3), (4, 5, 6), (7, 8, 9))],
+        [gd.Transform2D((1, 2), (3, 4), (5, 6)), gd.Projection(*((1.5, 2, 3, 4),) * 4)],
+    ]
+    for value in values:
+        for _, text in _texts(value, False):
+            _same_read(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "0",
+        "-0",
+        "-0.0",
+        "1.5e3",
+        "1E400",
+        "-1e-400",
+        "5e-324",
+        "2.2250738585072014e-308",
+        "123456789012345678901234567890",
+        "9223372036854775807",
+        "9223372036854775808",
+        "-9223372036854775808",
+        "-9223372036854775809",
+        "0.1",
+        "1e22",
+        "1e23",
+        "12345678901234567890.123e-5",
+        "[1, 2.0, -0, 1e0]",
+        "[01]",
+        "[1.]",
+        "[-.5]",
+        "[.5]",
+        "[+1]",
+        "NaN",
+        "[Infinity]",
+        "[-Infinity]",
+        '"\\u00e9\\ud83c\\udfae"',
+        '"\\ud800"',
+        '"\\udc00x"',
+        '"\\ud800\\u0041"',
+        '"\\v"',
+        '"a\\/b"',
+        '"\x01"',
+        '"a\0b"',
+        "[1]\0junk",
+        "[1,]",
+        '{"a":1,}',
+        '{"a":1,"a":2}',
+        '{"$type":"Vector2","args":[1,2]}',
+        '{"$type":"Vector2","args":[1,2],"float64":true}',
+        '{"$type":"Vector2","args":[1,2],"float64":1}',
+        '{"$type":"Vector2","args":[1e39,2]}',
+        '{"$type":"Vector2","args":["nan","-inf"]}',
+        '{"$type":"Vector2i","args":[2147483648,0]}',
+        '{"$type":"Vector2i","args":[1.0,0]}',
+        '{"$type":"Vector2i","args":[1,2],"float64":true}',
+        '{"$type":"Vector2","args":[1]}',
+        '{"$type":"Vector2","args":[true,null]}',
+        '{"$type":"Vector2","args":[1,2],"x":0}',
+        '{"$type":"Vector2","$type":"Vector2","args":[1,2]}',
+        '{"$type":5}',
+        '{"$type":"Nope"}',
+        '{"a":{"$type":"float","value":"inf"},"b":[{"$type":"StringName","value":"x"}]}',
+        '{"type":"Vector2","args":[1.5,"f:2",true]}',
+        '{"type":"Vector2","args":[1.5,null]}',
+        '{"type":"Vector2","args":[0.1,"2"]}',
+        '{"type":"Vector2i","args":[3e9,-2.7]}',
+        '{"type":"Vector2i","args":["i:7",1e300]}',
+        '{"type":"Vector2","args":[1,2],"x":1}',
+        '{"type":"Dictionary","args":["s:a","i:1","s:a","i:2","s:b","f:-0"]}',
+        '{"type":"Dictionary","args":["sn:a","i:1","s:a","i:2"]}',
+        '{"type":"Dictionary","args":["i:1","s:x","f:1","s:y"]}',
+        '{"type":"Dictionary","args":["s:a"]}',
+        '{"type":"Dictionary","key_type":"String","args":["s:a","i:1"]}',
+        '{"type":"Dictionary","args":["s:a",{"type":"Dictionary","args":[]}]}',
+        '["i:-", "i:--5", "i:12-3", "i:99999999999999999999", "i:-9223372036854775808",'
+        ' "i:-99999999999999999999", "i: 4x2", "i:", "i:\\u0663"]',
+        '["f:1.5", "f:-0", "f:+2", "f:.5", "f:5.", "f:1e", "f:1e+", "f: 1", "f:1 ", "f:inf",'
+        ' "f:-inf", "f:nan", "f:x", "f:-", "f:1e999", "f:\\u0663", "f:1.5e-3x"]',
+        '["s:", "sn:", "np:", "np:a/b:c", "sn:\\u00e9", "x:1", "s", "", "i", 1.5, true, null]',
+        '{"type":"Node","props":["name","s:n"]}',
+        '{"args":[]}',
+        '{"type":3}',
+        '{"type":"RID","args":[]}',
+        '{"type":"Array","elem_type":"int","args":["i:1"]}',
+        "",
+        " ",
+        "[",
+        "]",
+        "{",
+        '{"a"}',
+        "[1 2]",
+        "tru",
+        "nul",
+        "[1]x",
+        "\ufeff[1]",
+        " [1] ",
+        "\t[1]\x0b",
+        '{"a":1} {"b":2}',
+    ],
+    ids=repr,
+)
+def test_edge_texts_read_alike(compiled: None, text: str) -> None:
+    _same_read(text)
+
+
+@pytest.mark.parametrize("depth", [1, 200, 899, 900, 901, 1023, 1024, 1025, 1026, 3080, 3081])
+def test_deep_texts_read_alike(compiled: None, depth: int) -> None:
+    _same_read("[" * depth + "]" * depth)
+    _same_read('{"a":' * depth + "1" + "}" * depth)
+    _same_read('{"type":"Array","args":[' * depth + "]}" * depth, ("godot",))
+    inner = '{"$type":"Array","element_type":"int","items":[]}'
+    _same_read("[" * depth + inner + "]" * depth, ("tagged",))
+
+
+def test_the_pure_readers_hand_everything_to_the_reference() -> None:
+    with core.use("python"):
+        assert core.read_tagged("[1]", ()) is NotImplemented
+        assert core.read_godot("[1]", ()) is NotImplemented
+
+
+def test_the_compiled_reader_reads_a_save_itself(compiled: None) -> None:
+    """A save of plain values and Vector2s is read by C, with no node handed back."""
+    save = [{"id": 1, "name": "p", "hp": 2.5, "alive": True, "pos": gd.Vector2(1, 2)}] * 3
+
+    def refuse(*node: Any) -> Any:
+        raise AssertionError(f"handed back: {node!r}")
+
+    module = core.implementations()["c"]
+    tagged_plan = (tagged_read.compiled_plan()[0], refuse)
+    godot_plan = (*godot.compiled_read_plan(False)[:3], refuse)
+    assert module.read_tagged(gd.to_json(save), tagged_plan) == save
+    read = module.read_godot(gd.to_json(save, dialect="godot"), godot_plan)
+    assert read == gd.from_json(gd.to_json(save, dialect="godot"), dialect="godot")
+    assert read[0]["pos"] == gd.Vector2(1, 2)

@@ -550,10 +550,512 @@ static PyObject *json_write_tagged(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* ---- from_json: the readers -------------------------------------------------------------
+ *
+ * Both readers take the tree CPython's own JSON scanner (C) makes of the text and build the
+ * values in C; read_tagged(text, plan) and read_godot(text, plan, allow_objects) return the
+ * value, or NotImplemented, and then the pure reader reads the whole text and gives the value
+ * or the error (it is the reference; these never raise for bad input). The scanner is strict
+ * JSON, a subset of what both pure readers take, so whatever it refuses is handed back.
+ * Anything not plain (a rare tagged type, a typed container, a number in an unusual form) goes
+ * to the plan's fallback(node[, level]), the pure reader of that one node; any error it raises
+ * hands the whole text back, so errors and their paths are always the pure reader's.
+ *   tagged plan: (maths, fallback)   the text through JSONDecoder(object_pairs_hook=pairs)
+ *   godot plan:  (maths, StringName, NodePath, fallback)   through JSONDecoder(parse_float=
+ *                strtod, parse_int=strtod); both decoders refuse NaN and Infinity
+ * maths: {type name: (int components, size, build)}, build(list of components) -> value.
+ * A tree deeper than READ_NEST is handed back whole (the pure readers' depth errors stay
+ * theirs, and the C stack stays shallow).
+ */
+#define READ_NEST 900
+
+/* object_pairs_hook: an object's pairs as a dict; a repeated key raises, which hands back */
+static PyObject *json_pairs(PyObject *self, PyObject *list) {
+    (void)self;
+    if (!PyList_CheckExact(list)) {
+        PyErr_SetString(PyExc_TypeError, "pairs takes a list");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(list);
+    PyObject *d = PyDict_New();
+    if (!d) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *pair = PyList_GET_ITEM(list, i);
+        if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2 ||
+            PyDict_SetItem(d, PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1)) < 0) {
+            Py_DECREF(d);
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "pairs takes 2-tuples");
+            return NULL;
+        }
+    }
+    if (PyDict_GET_SIZE(d) != n) {
+        Py_DECREF(d);
+        PyErr_SetString(PyExc_ValueError, "a repeated key");
+        return NULL;
+    }
+    return d;
+}
+
+/* Godot's built_in_strtod on an ASCII number token (as gdvariant._floats.godot_strtod) */
+static double godot_strtod_c(const char *s, Py_ssize_t n) {
+    static const double powers[] = {1e1, 1e2, 1e4, 1e8, 1e16, 1e32, 1e64, 1e128, 1e256};
+    Py_ssize_t i = 0;
+    int negative = 0;
+    if (i < n && (s[i] == '-' || s[i] == '+')) negative = s[i++] == '-';
+    char digits[18];
+    Py_ssize_t size = 0, total = 0, point = -1;
+    for (; i < n && s[i] != 'e' && s[i] != 'E'; i++) {
+        if (s[i] == '.') { point = total; continue; }
+        if (size < 18) digits[size++] = s[i];
+        total++;
+    }
+    if (point < 0) point = total;
+    long long exp_ = (total > 18) ? (long long)point - 18 : (long long)point - total;
+    if (size == 0) return negative ? -0.0 : 0.0;
+    long long head = 0, tail = 0;
+    Py_ssize_t split = size > 9 ? size - 9 : 0;
+    for (Py_ssize_t k = 0; k < split; k++) head = head * 10 + (digits[k] - '0');
+    for (Py_ssize_t k = split; k < size; k++) tail = tail * 10 + (digits[k] - '0');
+    double fraction = 1.0e9 * (double)head + (double)tail;
+    long long e = 0;
+    int e_negative = 0;
+    if (i < n) {
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-')) e_negative = s[i++] == '-';
+        Py_ssize_t start = i;
+        int all_digits = i < n;
+        for (; i < n; i++) {
+            if (s[i] < '0' || s[i] > '9') { all_digits = 0; break; }
+            if (e < 1000000000000000LL) e = e * 10 + (s[i] - '0');
+        }
+        if (!all_digits || start == n) e = 0;
+    }
+    e = e_negative ? exp_ - e : exp_ + e;
+    int divide = e < 0;
+    e = e < 0 ? -e : e;
+    if (e > 511) e = 511;
+    double scale = 1.0;
+    for (int k = 0; k < 9 && e; k++, e >>= 1)
+        if (e & 1) scale *= powers[k];
+    fraction = divide ? fraction / scale : fraction * scale;
+    return negative ? -fraction : fraction;
+}
+
+/* parse_float / parse_int of the Godot-dialect decoder: every JSON number is a double */
+static PyObject *json_strtod(PyObject *self, PyObject *text) {
+    (void)self;
+    Py_ssize_t n;
+    const char *s = PyUnicode_Check(text) ? PyUnicode_AsUTF8AndSize(text, &n) : NULL;
+    if (!s) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "strtod takes a str");
+        return NULL;
+    }
+    return PyFloat_FromDouble(godot_strtod_c(s, n));
+}
+
+/* The depth of a tree (lists and dicts), stopping past limit */
+static int tree_depth(PyObject *node, int limit) {
+    if (limit < 0) return 1;
+    int deepest = 0;
+    if (PyList_CheckExact(node)) {
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(node) && deepest <= limit; i++) {
+            int d = tree_depth(PyList_GET_ITEM(node, i), limit - 1);
+            if (d > deepest) deepest = d;
+        }
+        return deepest + 1;
+    }
+    if (PyDict_CheckExact(node)) {
+        Py_ssize_t pos = 0;
+        PyObject *k, *v;
+        while (deepest <= limit && PyDict_Next(node, &pos, &k, &v)) {
+            int d = tree_depth(v, limit - 1);
+            if (d > deepest) deepest = d;
+        }
+        return deepest + 1;
+    }
+    return 0;
+}
+
+/* fallback(*args) when node's subtree keeps within READ_NEST at depth; NULL with no error
+ * set when it does not (hand back) */
+static PyObject *node_fallback(PyObject *fn, PyObject *node, int depth, PyObject *level) {
+    if (depth + tree_depth(node, READ_NEST - depth) > READ_NEST) return NULL;
+    if (level) return PyObject_CallFunctionObjArgs(fn, node, level, NULL);
+    return PyObject_CallOneArg(fn, node);
+}
+
+static PyObject *tag_key, *type_key, *args_key, *float64_key, *key_type_key, *value_type_key;
+static PyObject *dictionary_name, *tagged_decoder, *godot_decoder;
+
+typedef struct {
+    PyObject *maths, *fallback;
+} TaggedRead;
+
+/* A math value from its args list: 0 ok, 1 not plain (fallback) */
+static int math_from(PyObject *spec, PyObject *args, int wide, int godot, PyObject **out) {
+    int ints;
+    Py_ssize_t size;
+    PyObject *build;
+    if (!PyArg_ParseTuple(spec, "pnO", &ints, &size, &build)) return -1;
+    if (!PyList_CheckExact(args) || PyList_GET_SIZE(args) != size || (ints && wide)) return 1;
+    PyObject *parts = PyList_New(size);
+    if (!parts) return -1;
+    for (Py_ssize_t i = 0; i < size; i++) {
+        PyObject *a = PyList_GET_ITEM(args, i), *c = NULL;
+        if (godot) {
+            double x;
+            if (PyFloat_CheckExact(a)) x = PyFloat_AS_DOUBLE(a);
+            else if (a == Py_True || a == Py_False) x = a == Py_True;
+            else if (a == Py_None) x = 0.0;
+            else { Py_DECREF(parts); return 1; }
+            if (ints) {
+                long long k = (isfinite(x) && x >= -2147483648.0 && x < 2147483648.0)
+                                  ? (long long)x : -2147483648LL;
+                c = PyLong_FromLongLong(k);
+            } else {
+                c = PyFloat_FromDouble((double)(float)x);
+            }
+        } else if (ints) {
+            int overflow;
+            long long k = PyLong_CheckExact(a) ? PyLong_AsLongLongAndOverflow(a, &overflow) : 0;
+            if (!PyLong_CheckExact(a) || overflow || k < -2147483648LL || k > 2147483647LL) {
+                Py_DECREF(parts);
+                return 1;
+            }
+            Py_INCREF(a);
+            c = a;
+        } else {
+            double x;
+            if (PyFloat_CheckExact(a)) x = PyFloat_AS_DOUBLE(a);
+            else if (PyLong_CheckExact(a)) {
+                x = PyLong_AsDouble(a);
+                if (x == -1.0 && PyErr_Occurred()) { PyErr_Clear(); Py_DECREF(parts); return 1; }
+            } else { Py_DECREF(parts); return 1; }
+            c = PyFloat_FromDouble(wide ? x : (double)(float)x);
+        }
+        if (!c) { Py_DECREF(parts); return -1; }
+        PyList_SET_ITEM(parts, i, c);
+    }
+    *out = PyObject_CallOneArg(build, parts);
+    Py_DECREF(parts);
+    return *out ? 0 : -1;
+}
+
+static PyObject *tagged_read(PyObject *node, int depth, TaggedRead *pl);
+
+/* A {"$type": name, "args": [...], "float64": bool} math record, or the fallback's value */
+static PyObject *tagged_record(PyObject *node, PyObject *name, int depth, TaggedRead *pl) {
+    PyObject *spec = PyUnicode_CheckExact(name) ? PyDict_GetItemWithError(pl->maths, name) : NULL;
+    if (!spec && PyErr_Occurred()) return NULL;
+    PyObject *args = PyDict_GetItemWithError(node, args_key);
+    if (!args && PyErr_Occurred()) return NULL;
+    PyObject *flag = PyDict_GetItemWithError(node, float64_key);
+    if (!flag && PyErr_Occurred()) return NULL;
+    Py_ssize_t members = 1 + (args != NULL) + (flag != NULL);
+    if (spec && args && PyDict_GET_SIZE(node) == members && (!flag || PyBool_Check(flag))) {
+        PyObject *out = NULL;
+        int r = math_from(spec, args, flag == Py_True, 0, &out);
+        if (r <= 0) return r < 0 ? NULL : out;
+    }
+    return node_fallback(pl->fallback, node, depth, NULL);
+}
+
+static PyObject *tagged_read(PyObject *node, int depth, TaggedRead *pl) {
+    PyTypeObject *t = Py_TYPE(node);
+    if (depth > READ_NEST) return NULL;
+    if (t == &PyUnicode_Type || t == &PyFloat_Type || t == &PyBool_Type || node == Py_None) {
+        Py_INCREF(node);
+        return node;
+    }
+    if (t == &PyLong_Type) {
+        int overflow;
+        PyLong_AsLongLongAndOverflow(node, &overflow);
+        if (overflow) return NULL;
+        Py_INCREF(node);
+        return node;
+    }
+    if (t == &PyList_Type) {
+        Py_ssize_t n = PyList_GET_SIZE(node);
+        PyObject *out = PyList_New(n);
+        if (!out) return NULL;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *v = tagged_read(PyList_GET_ITEM(node, i), depth + 1, pl);
+            if (!v) { Py_DECREF(out); return NULL; }
+            PyList_SET_ITEM(out, i, v);
+        }
+        return out;
+    }
+    if (t != &PyDict_Type) return NULL;
+    PyObject *name = PyDict_GetItemWithError(node, tag_key);
+    if (name) return tagged_record(node, name, depth, pl);
+    if (PyErr_Occurred()) return NULL;
+    PyObject *out = PyDict_New(), *k, *v;
+    Py_ssize_t pos = 0;
+    if (!out) return NULL;
+    while (PyDict_Next(node, &pos, &k, &v)) {
+        PyObject *value = tagged_read(v, depth + 1, pl);
+        if (!value || PyDict_SetItem(out, k, value) < 0) {
+            Py_XDECREF(value);
+            Py_DECREF(out);
+            return NULL;
+        }
+        Py_DECREF(value);
+    }
+    return out;
+}
+
+/* The decoder's tree of text, or NULL (no error set) to hand back */
+static PyObject *decode(PyObject *decoder, PyObject *text) {
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "the JSON text must be a str");
+        return NULL;
+    }
+    PyObject *tree = PyObject_CallMethod(decoder, "decode", "O", text);
+    if (!tree) PyErr_Clear();
+    return tree;
+}
+
+/* value, or NotImplemented after any error in the C path (the pure reader gives its own) */
+static PyObject *value_or_handback(PyObject *value) {
+    if (value) return value;
+    if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_Exception)) return NULL;
+    PyErr_Clear();
+    Py_RETURN_NOTIMPLEMENTED;
+}
+
+static PyObject *json_read_tagged(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *text, *plan;
+    TaggedRead pl;
+    if (!PyArg_ParseTuple(args, "UO!:read_tagged", &text, &PyTuple_Type, &plan)) return NULL;
+    if (!PyArg_ParseTuple(plan, "O!O:plan", &PyDict_Type, &pl.maths, &pl.fallback)) return NULL;
+    PyObject *tree = decode(tagged_decoder, text);
+    if (!tree) Py_RETURN_NOTIMPLEMENTED;
+    PyObject *value = tagged_read(tree, 0, &pl);
+    Py_DECREF(tree);
+    return value_or_handback(value);
+}
+
+typedef struct {
+    PyObject *maths, *sname, *npath, *fallback;
+} GodotRead;
+
+static PyObject *godot_read(PyObject *node, int level, GodotRead *pl);
+
+static PyObject *godot_fallback(PyObject *node, int level, GodotRead *pl) {
+    PyObject *lv = PyLong_FromLong(level);
+    if (!lv) return NULL;
+    PyObject *out = node_fallback(pl->fallback, node, level, lv);
+    Py_DECREF(lv);
+    return out;
+}
+
+/* String::to_int of "i:"'s text, as gdvariant._json.godot._to_int */
+static PyObject *godot_to_int(PyObject *s, Py_ssize_t from) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    int kind = PyUnicode_KIND(s);
+    const void *data = PyUnicode_DATA(s);
+    unsigned long long number = 0;
+    int negative = 0;
+    for (Py_ssize_t i = from; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c >= '0' && c <= '9') {
+            unsigned long long limit = 9223372036854775807ULL + (unsigned long long)negative;
+            unsigned d = (unsigned)(c - '0');
+            if (number > (limit - d) / 10)
+                return negative ? PyLong_FromLongLong(INT64_MIN) : PyLong_FromLongLong(INT64_MAX);
+            number = number * 10 + d;
+        } else if (c == '-' && number == 0) {
+            negative = !negative;
+        }
+    }
+    if (negative) return number == 0 ? PyLong_FromLong(0)
+                                     : PyLong_FromLongLong((long long)(0 - number));
+    return PyLong_FromUnsignedLongLong(number);
+}
+
+/* "f:"'s number when the text after the prefix is exactly an ASCII number token
+ * [+-]?(digits[.digits*]|.digits)([eE][+-]?digits)?; NULL, no error, otherwise */
+static PyObject *godot_to_float(PyObject *s, Py_ssize_t from) {
+    if (!PyUnicode_IS_ASCII(s)) return NULL;
+    const char *p = (const char *)PyUnicode_DATA(s) + from;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s) - from, i = 0;
+    if (i < n && (p[i] == '+' || p[i] == '-')) i++;
+    Py_ssize_t lead = 0, frac = 0;
+    while (i < n && p[i] >= '0' && p[i] <= '9') i++, lead++;
+    if (i < n && p[i] == '.') {
+        i++;
+        while (i < n && p[i] >= '0' && p[i] <= '9') i++, frac++;
+    }
+    if (lead == 0 && frac == 0) return NULL;
+    if (i < n && (p[i] == 'e' || p[i] == 'E')) {
+        i++;
+        if (i < n && (p[i] == '+' || p[i] == '-')) i++;
+        Py_ssize_t e = 0;
+        while (i < n && p[i] >= '0' && p[i] <= '9') i++, e++;
+        if (e == 0) return NULL;
+    }
+    if (i != n) return NULL;
+    return PyFloat_FromDouble(godot_strtod_c(p, n));
+}
+
+static PyObject *godot_string(PyObject *node, int level, GodotRead *pl) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(node);
+    Py_UCS4 c0 = n > 0 ? PyUnicode_READ_CHAR(node, 0) : 0;
+    Py_UCS4 c1 = n > 1 ? PyUnicode_READ_CHAR(node, 1) : 0;
+    Py_UCS4 c2 = n > 2 ? PyUnicode_READ_CHAR(node, 2) : 0;
+    if (c1 == ':') {
+        if (c0 == 'i') return godot_to_int(node, 2);
+        if (c0 == 's') return PyUnicode_Substring(node, 2, n);
+        if (c0 == 'f') {
+            PyObject *x = godot_to_float(node, 2);
+            if (x || PyErr_Occurred()) return x;
+        }
+    } else if (c2 == ':' && (c0 == 's' || c0 == 'n') && c1 == (c0 == 's' ? 'n' : 'p')) {
+        PyObject *sub = PyUnicode_Substring(node, 3, n);
+        if (!sub) return NULL;
+        PyObject *out = PyObject_CallOneArg(c0 == 's' ? pl->sname : pl->npath, sub);
+        Py_DECREF(sub);
+        return out;
+    }
+    return godot_fallback(node, level, pl);
+}
+
+static PyObject *godot_items(PyObject *list, int level, GodotRead *pl) {
+    Py_ssize_t n = PyList_GET_SIZE(list);
+    PyObject *out = PyList_New(n);
+    if (!out) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *v = godot_read(PyList_GET_ITEM(list, i), level + 1, pl);
+        if (!v) { Py_DECREF(out); return NULL; }
+        PyList_SET_ITEM(out, i, v);
+    }
+    return out;
+}
+
+/* An untyped Dictionary whose keys all read as exact str; NULL, no error, otherwise */
+static PyObject *godot_dictionary(PyObject *args, int level, GodotRead *pl) {
+    Py_ssize_t n = PyList_GET_SIZE(args);
+    if (n % 2) return NULL;
+    PyObject *items = godot_items(args, level, pl);
+    if (!items) return NULL;
+    PyObject *out = PyDict_New();
+    for (Py_ssize_t i = 0; out && i < n; i += 2) {
+        PyObject *k = PyList_GET_ITEM(items, i);
+        if (!PyUnicode_CheckExact(k) || PyDict_SetItem(out, k, PyList_GET_ITEM(items, i + 1)) < 0)
+            Py_CLEAR(out);
+    }
+    Py_DECREF(items);
+    return out;
+}
+
+static PyObject *godot_typed(PyObject *node, int level, GodotRead *pl) {
+    PyObject *name = PyDict_GetItemWithError(node, type_key);
+    if (!name && PyErr_Occurred()) return NULL;
+    PyObject *args = PyDict_GetItemWithError(node, args_key);
+    if (!args && PyErr_Occurred()) return NULL;
+    if (name && PyUnicode_CheckExact(name) && args && PyList_CheckExact(args)) {
+        PyObject *spec = PyDict_GetItemWithError(pl->maths, name);
+        if (!spec && PyErr_Occurred()) return NULL;
+        if (spec) {
+            PyObject *out = NULL;
+            int r = math_from(spec, args, 0, 1, &out);
+            if (r <= 0) return r < 0 ? NULL : out;
+        } else if (PyUnicode_Compare(name, dictionary_name) == 0 &&
+                   !PyDict_Contains(node, key_type_key) && !PyDict_Contains(node, value_type_key)) {
+            PyObject *out = godot_dictionary(args, level, pl);
+            if (out || PyErr_Occurred()) return out;
+        }
+    }
+    return godot_fallback(node, level, pl);
+}
+
+static PyObject *godot_read(PyObject *node, int level, GodotRead *pl) {
+    PyTypeObject *t = Py_TYPE(node);
+    if (level > READ_NEST) return NULL;
+    if (t == &PyBool_Type || node == Py_None) {
+        Py_INCREF(node);
+        return node;
+    }
+    if (t == &PyUnicode_Type) return godot_string(node, level, pl);
+    if (t == &PyList_Type) return godot_items(node, level, pl);
+    if (t == &PyDict_Type) return godot_typed(node, level, pl);
+    return godot_fallback(node, level, pl);
+}
+
+/* Whether text has a \u escape of a surrogate (Godot's reader refuses a lone one; the
+ * scanner takes it), or a NUL (Godot's text ends there): then the pure reader reads it */
+static int godot_unusual(PyObject *text) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c == 0) return 1;
+        if (c == '\\' && i + 2 < n && PyUnicode_READ(kind, data, i + 1) == 'u') {
+            Py_UCS4 d = PyUnicode_READ(kind, data, i + 2);
+            if (d == 'd' || d == 'D') return 1;
+        }
+    }
+    return 0;
+}
+
+static PyObject *json_read_godot(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *text, *plan;
+    GodotRead pl;
+    if (!PyArg_ParseTuple(args, "UO!:read_godot", &text, &PyTuple_Type, &plan)) return NULL;
+    if (!PyArg_ParseTuple(plan, "O!OOO:plan", &PyDict_Type, &pl.maths, &pl.sname, &pl.npath,
+                          &pl.fallback))
+        return NULL;
+    if (godot_unusual(text)) Py_RETURN_NOTIMPLEMENTED;
+    PyObject *tree = decode(godot_decoder, text);
+    if (!tree) Py_RETURN_NOTIMPLEMENTED;
+    PyObject *value = godot_read(tree, 0, &pl);
+    Py_DECREF(tree);
+    return value_or_handback(value);
+}
+
+static PyObject *json_refuse(PyObject *self, PyObject *name) {
+    (void)self;
+    PyErr_Format(PyExc_ValueError, "%R is not read by the compiled reader", name);
+    return NULL;
+}
+
+/* json.JSONDecoder(parse_constant=refuse, <hook>=module.<fn>), with parse_int too for strtod */
+static PyObject *make_decoder(PyObject *m, const char *hook, const char *fn) {
+    PyObject *json = PyImport_ImportModule("json");
+    PyObject *cls = json ? PyObject_GetAttrString(json, "JSONDecoder") : NULL;
+    Py_XDECREF(json);
+    PyObject *f = cls ? PyObject_GetAttrString(m, fn) : NULL;
+    PyObject *refuse = f ? PyObject_GetAttrString(m, "refuse") : NULL;
+    PyObject *kw = refuse ? PyDict_New() : NULL;
+    PyObject *out = NULL;
+    if (kw && PyDict_SetItemString(kw, hook, f) == 0 &&
+        PyDict_SetItemString(kw, "parse_constant", refuse) == 0 &&
+        (strcmp(fn, "strtod") != 0 || PyDict_SetItemString(kw, "parse_int", f) == 0)) {
+        PyObject *empty = PyTuple_New(0);
+        if (empty) out = PyObject_Call(cls, empty, kw);
+        Py_XDECREF(empty);
+    }
+    Py_XDECREF(kw);
+    Py_XDECREF(refuse);
+    Py_XDECREF(f);
+    Py_XDECREF(cls);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"write", json_write, METH_VARARGS, "write(value, plan, fallback) -> str or NotImplemented"},
     {"write_tagged", json_write_tagged, METH_VARARGS,
      "write_tagged(value, plan, fallback) -> str or NotImplemented"},
+    {"read_tagged", json_read_tagged, METH_VARARGS,
+     "read_tagged(text, plan) -> the value of tagged JSON text, or NotImplemented"},
+    {"read_godot", json_read_godot, METH_VARARGS,
+     "read_godot(text, plan) -> the value of Godot-dialect JSON text, or NotImplemented"},
+    {"pairs", json_pairs, METH_O, "object_pairs_hook: a dict; a repeated key raises"},
+    {"strtod", json_strtod, METH_O, "Godot's built_in_strtod of a JSON number token"},
+    {"refuse", json_refuse, METH_O, "parse_constant: NaN and Infinity are not read here"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -562,4 +1064,24 @@ static struct PyModuleDef module = {
     methods,
 };
 
-PyMODINIT_FUNC PyInit__cjson(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__cjson(void) {
+    struct { PyObject **slot; const char *text; } names[] = {
+        {&tag_key, "$type"}, {&type_key, "type"}, {&args_key, "args"},
+        {&float64_key, "float64"}, {&key_type_key, "key_type"},
+        {&value_type_key, "value_type"}, {&dictionary_name, "Dictionary"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!*names[i].slot && !(*names[i].slot = PyUnicode_InternFromString(names[i].text)))
+            return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    if (!tagged_decoder) {
+        tagged_decoder = make_decoder(m, "object_pairs_hook", "pairs");
+        if (!tagged_decoder) { Py_DECREF(m); return NULL; }
+    }
+    if (!godot_decoder) {
+        godot_decoder = make_decoder(m, "parse_float", "strtod");
+        if (!godot_decoder) { Py_DECREF(m); return NULL; }
+    }
+    return m;
+}
