@@ -267,6 +267,14 @@ def test_every_math_and_save_value_reads_alike(compiled: None) -> None:
         {f"k{i}": {"pos": gd.Vector3(x, 1, 2), "n": i, "s": str(x)} for i, x in enumerate(floats)},
         [gd.Color(0.1, 0.2, 0.3, 0.4), gd.Basis((1, 2, 3), (4, 5, 6), (7, 8, 9))],
         [gd.Transform2D((1, 2), (3, 4), (5, 6)), gd.Projection(*((1.5, 2, 3, 4),) * 4)],
+        [gd.PackedFloat64Array(floats), gd.PackedVector2Array64((x, 1) for x in floats)],
+        [gd.PackedFloat32Array(x for x in floats if abs(x) < 3.4e38 or x != x)],
+        [gd.PackedVector2Array((x, -x) for x in floats if abs(x) < 3e38)],
+        [gd.PackedInt32Array([0, -(2**31), 2**31 - 1]), gd.PackedVector3iArray([(1, -2, 3)])],
+        [
+            gd.PackedInt64Array([-(2**63), 2**63 - 1, 2**53 + 1]),
+            gd.PackedColorArray([(1, 0, 0, 1)]),
+        ],
     ]
     for value in values:
         for _, text in _texts(value, False):
@@ -346,6 +354,32 @@ def test_every_math_and_save_value_reads_alike(compiled: None) -> None:
         '["f:1.5", "f:-0", "f:+2", "f:.5", "f:5.", "f:1e", "f:1e+", "f: 1", "f:1 ", "f:inf",'
         ' "f:-inf", "f:nan", "f:x", "f:-", "f:1e999", "f:\\u0663", "f:1.5e-3x"]',
         '["s:", "sn:", "np:", "np:a/b:c", "sn:\\u00e9", "x:1", "s", "", "i", 1.5, true, null]',
+        '{"$type":"PackedInt32Array","items":[1,2147483648]}',
+        '{"$type":"PackedInt32Array","items":[1,true]}',
+        '{"$type":"PackedInt64Array","items":[-9223372036854775808,9223372036854775808]}',
+        '{"$type":"PackedFloat32Array","items":[1e39,0.1,-0.0,3]}',
+        '{"$type":"PackedFloat32Array","items":[1,"nan"]}',
+        '{"$type":"PackedFloat32Array","items":[1],"float64":true}',
+        '{"$type":"PackedFloat64Array","items":[0.1,1e308,5e-324]}',
+        '{"$type":"PackedVector2Array","items":[[1,2],[3]]}',
+        '{"$type":"PackedVector2Array","items":[[1,2],3]}',
+        '{"$type":"PackedVector2Array","items":[[0.1,2]],"float64":true}',
+        '{"$type":"PackedVector2iArray","items":[[1,2]],"float64":true}',
+        '{"$type":"PackedVector3iArray","items":[[1,2,2147483648]]}',
+        '{"$type":"PackedInt32Array","items":[1],"base64":"AAAAAA=="}',
+        '{"$type":"PackedInt32Array","base64":"AAAAAA=="}',
+        '{"$type":"PackedInt32Array","items":{}}',
+        '{"type":"PackedInt32Array","args":[1.9,-2.9,3e10,-3e10,true,null,"i:5"]}',
+        '{"type":"PackedInt32Array","args":[1.9,-2.9,3e10,-3e10,true,null]}',
+        '{"type":"PackedInt64Array","args":[1e19,-1e19,9.2e18,-9.3e18,2.5]}',
+        '{"type":"PackedVector2Array","args":[1,2,3]}',
+        '{"type":"PackedFloat32Array","args":[1e39,-0.0,null,false,0.1]}',
+        '{"type":"PackedFloat32Array","args":[1,"f:2"]}',
+        '{"type":"PackedFloat64Array","args":[0.1,1e308]}',
+        '{"type":"PackedColorArray","args":[1,2,3,4]}',
+        '{"type":"PackedVector4Array","args":[1,2,3,4,5,6,7,8]}',
+        '{"type":"PackedByteArray","args":[1,300]}',
+        '{"type":"PackedStringArray","args":["a"]}',
         '{"type":"Node","props":["name","s:n"]}',
         '{"args":[]}',
         '{"type":3}',
@@ -388,16 +422,19 @@ def test_the_pure_readers_hand_everything_to_the_reference() -> None:
 
 
 def test_the_compiled_reader_reads_a_save_itself(compiled: None) -> None:
-    """A save of plain values and Vector2s is read by C, with no node handed back."""
-    save = [{"id": 1, "name": "p", "hp": 2.5, "alive": True, "pos": gd.Vector2(1, 2)}] * 3
+    """A save of plain values, Vector2s and packed arrays is read by C, with no node handed
+    back."""
+    save: list[Any] = [{"id": 1, "name": "p", "hp": 2.5, "alive": True, "pos": gd.Vector2(1, 2)}]
+    save += [gd.PackedFloat32Array([0.5, 2]), gd.PackedVector3Array([(1, 2, 3)])]
 
     def refuse(*node: Any) -> Any:
         raise AssertionError(f"handed back: {node!r}")
 
     module = core.implementations()["c"]
-    tagged_plan = (tagged_read.compiled_plan()[0], refuse)
-    godot_plan = (*godot.compiled_read_plan(False)[:3], refuse)
+    tagged_plan = (*tagged_read.compiled_plan()[:2], refuse)
+    godot_plan = (*godot.compiled_read_plan(False)[:4], refuse)
     assert module.read_tagged(gd.to_json(save), tagged_plan) == save
     read = module.read_godot(gd.to_json(save, dialect="godot"), godot_plan)
     assert read == gd.from_json(gd.to_json(save, dialect="godot"), dialect="godot")
     assert read[0]["pos"] == gd.Vector2(1, 2)
+    assert type(read[1]) is gd.PackedFloat32Array and read[2] == save[2]

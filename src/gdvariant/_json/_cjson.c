@@ -560,10 +560,14 @@ static PyObject *json_write_tagged(PyObject *self, PyObject *args) {
  * Anything not plain (a rare tagged type, a typed container, a number in an unusual form) goes
  * to the plan's fallback(node[, level]), the pure reader of that one node; any error it raises
  * hands the whole text back, so errors and their paths are always the pure reader's.
- *   tagged plan: (maths, fallback)   the text through JSONDecoder(object_pairs_hook=pairs)
- *   godot plan:  (maths, StringName, NodePath, fallback)   through JSONDecoder(parse_float=
+ *   tagged plan: (maths, packed, fallback)   the text through JSONDecoder(object_pairs_hook=
+ *                pairs)
+ *   godot plan:  (maths, packed, StringName, NodePath, fallback)   through JSONDecoder(parse_float=
  *                strtod, parse_int=strtod); both decoders refuse NaN and Infinity
  * maths: {type name: (int components, size, build)}, build(list of components) -> value.
+ * packed: tagged {type name: (narrow, wide or None)}, godot {type name: narrow}, each one
+ *         (class, array typecode "i"/"q"/"f"/"d", components per element); the value is
+ *         class.frombuffer(the little-endian numbers), what class(numbers) makes of them.
  * A tree deeper than READ_NEST is handed back whole (the pure readers' depth errors stay
  * theirs, and the C stack stays shallow).
  */
@@ -684,11 +688,11 @@ static PyObject *node_fallback(PyObject *fn, PyObject *node, int depth, PyObject
     return PyObject_CallOneArg(fn, node);
 }
 
-static PyObject *tag_key, *type_key, *args_key, *float64_key, *key_type_key, *value_type_key;
+static PyObject *items_key, *tag_key, *type_key, *args_key, *float64_key, *key_type_key, *value_type_key;
 static PyObject *dictionary_name, *tagged_decoder, *godot_decoder;
 
 typedef struct {
-    PyObject *maths, *fallback;
+    PyObject *maths, *packed, *fallback;
 } TaggedRead;
 
 /* A math value from its args list: 0 ok, 1 not plain (fallback) */
@@ -741,6 +745,91 @@ static int math_from(PyObject *spec, PyObject *args, int wide, int godot, PyObje
     return *out ? 0 : -1;
 }
 
+/* One packed component: 0 ok, 1 not plain. godot: a JSON double, bool or null converted as
+ * Variant does; tagged: an exact int in range for "i"/"q", an int or float for "f"/"d". */
+static int packed_component(PyObject *a, char code, int godot, char *out) {
+    double x;
+    if (godot) {
+        if (PyFloat_CheckExact(a)) x = PyFloat_AS_DOUBLE(a);
+        else if (a == Py_True || a == Py_False) x = a == Py_True;
+        else if (a == Py_None) x = 0.0;
+        else return 1;
+        if (code == 'i') {
+            int32_t k = (isfinite(x) && x >= -2147483648.0 && x < 2147483648.0) ? (int32_t)x
+                                                                                  : INT32_MIN;
+            memcpy(out, &k, 4);
+            return 0;
+        }
+        if (code == 'q') {
+            int64_t k = (isfinite(x) && x >= -9223372036854775808.0 && x < 9223372036854775808.0)
+                            ? (int64_t)x : INT64_MIN;
+            memcpy(out, &k, 8);
+            return 0;
+        }
+    } else if (code == 'i' || code == 'q') {
+        int overflow;
+        if (!PyLong_CheckExact(a)) return 1;
+        long long k = PyLong_AsLongLongAndOverflow(a, &overflow);
+        if (overflow || (code == 'i' && (k < INT32_MIN || k > INT32_MAX))) return 1;
+        if (code == 'i') {
+            int32_t k32 = (int32_t)k;
+            memcpy(out, &k32, 4);
+        } else {
+            int64_t k64 = (int64_t)k;
+            memcpy(out, &k64, 8);
+        }
+        return 0;
+    } else if (PyFloat_CheckExact(a)) {
+        x = PyFloat_AS_DOUBLE(a);
+    } else if (PyLong_CheckExact(a)) {
+        x = PyLong_AsDouble(a);
+        if (x == -1.0 && PyErr_Occurred()) { PyErr_Clear(); return 1; }
+    } else {
+        return 1;
+    }
+    if (code == 'f') {
+        float f = (float)x;
+        memcpy(out, &f, 4);
+    } else {
+        memcpy(out, &x, 8);
+    }
+    return 0;
+}
+
+/* A packed array from its items (tagged: elements, each a list of width components when
+ * width > 1) or args (godot: flat components): 0 ok, 1 not plain */
+static int packed_from(PyObject *spec, PyObject *items, int godot, PyObject **out) {
+    PyObject *cls;
+    const char *code;
+    Py_ssize_t width;
+    if (!PyArg_ParseTuple(spec, "Osn", &cls, &code, &width)) return -1;
+    if (!PyList_CheckExact(items) || width < 1) return 1;
+    Py_ssize_t n = PyList_GET_SIZE(items), size = (*code == 'i' || *code == 'f') ? 4 : 8;
+    Py_ssize_t count = godot ? n : n * width;
+    if (godot && n % width) return 1;
+    if (count > PY_SSIZE_T_MAX / size) return 1;
+    PyObject *raw = PyBytes_FromStringAndSize(NULL, count * size);
+    if (!raw) return -1;
+    char *p = PyBytes_AS_STRING(raw);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PyList_GET_ITEM(items, i);
+        int r = 0;
+        if (godot || width == 1) {
+            r = packed_component(item, *code, godot, p);
+            p += size;
+        } else if (!PyList_CheckExact(item) || PyList_GET_SIZE(item) != width) {
+            r = 1;
+        } else {
+            for (Py_ssize_t j = 0; j < width && !r; j++, p += size)
+                r = packed_component(PyList_GET_ITEM(item, j), *code, godot, p);
+        }
+        if (r) { Py_DECREF(raw); return r; }
+    }
+    *out = PyObject_CallMethod(cls, "frombuffer", "O", raw);
+    Py_DECREF(raw);
+    return *out ? 0 : -1;
+}
+
 static PyObject *tagged_read(PyObject *node, int depth, TaggedRead *pl);
 
 /* A {"$type": name, "args": [...], "float64": bool} math record, or the fallback's value */
@@ -756,6 +845,21 @@ static PyObject *tagged_record(PyObject *node, PyObject *name, int depth, Tagged
         PyObject *out = NULL;
         int r = math_from(spec, args, flag == Py_True, 0, &out);
         if (r <= 0) return r < 0 ? NULL : out;
+    }
+    PyObject *forms = spec || !PyUnicode_CheckExact(name) ? NULL
+                                                          : PyDict_GetItemWithError(pl->packed, name);
+    if (!forms && PyErr_Occurred()) return NULL;
+    PyObject *items = forms ? PyDict_GetItemWithError(node, items_key) : NULL;
+    if (!items && PyErr_Occurred()) return NULL;
+    members = 1 + (items != NULL) + (flag != NULL);
+    if (items && PyTuple_Check(forms) && PyTuple_GET_SIZE(forms) == 2 &&
+        PyDict_GET_SIZE(node) == members && (!flag || PyBool_Check(flag))) {
+        PyObject *form = PyTuple_GET_ITEM(forms, flag == Py_True);
+        if (form != Py_None) {
+            PyObject *out = NULL;
+            int r = packed_from(form, items, 0, &out);
+            if (r <= 0) return r < 0 ? NULL : out;
+        }
     }
     return node_fallback(pl->fallback, node, depth, NULL);
 }
@@ -828,7 +932,9 @@ static PyObject *json_read_tagged(PyObject *self, PyObject *args) {
     PyObject *text, *plan;
     TaggedRead pl;
     if (!PyArg_ParseTuple(args, "UO!:read_tagged", &text, &PyTuple_Type, &plan)) return NULL;
-    if (!PyArg_ParseTuple(plan, "O!O:plan", &PyDict_Type, &pl.maths, &pl.fallback)) return NULL;
+    if (!PyArg_ParseTuple(plan, "O!O!O:plan", &PyDict_Type, &pl.maths, &PyDict_Type, &pl.packed,
+                          &pl.fallback))
+        return NULL;
     PyObject *tree = decode(tagged_decoder, text);
     if (!tree) Py_RETURN_NOTIMPLEMENTED;
     PyObject *value = tagged_read(tree, 0, &pl);
@@ -837,7 +943,7 @@ static PyObject *json_read_tagged(PyObject *self, PyObject *args) {
 }
 
 typedef struct {
-    PyObject *maths, *sname, *npath, *fallback;
+    PyObject *maths, *packed, *sname, *npath, *fallback;
 } GodotRead;
 
 static PyObject *godot_read(PyObject *node, int level, GodotRead *pl);
@@ -957,9 +1063,15 @@ static PyObject *godot_typed(PyObject *node, int level, GodotRead *pl) {
     if (name && PyUnicode_CheckExact(name) && args && PyList_CheckExact(args)) {
         PyObject *spec = PyDict_GetItemWithError(pl->maths, name);
         if (!spec && PyErr_Occurred()) return NULL;
+        PyObject *form = spec ? NULL : PyDict_GetItemWithError(pl->packed, name);
+        if (!spec && !form && PyErr_Occurred()) return NULL;
         if (spec) {
             PyObject *out = NULL;
             int r = math_from(spec, args, 0, 1, &out);
+            if (r <= 0) return r < 0 ? NULL : out;
+        } else if (form) {
+            PyObject *out = NULL;
+            int r = packed_from(form, args, 1, &out);
             if (r <= 0) return r < 0 ? NULL : out;
         } else if (PyUnicode_Compare(name, dictionary_name) == 0 &&
                    !PyDict_Contains(node, key_type_key) && !PyDict_Contains(node, value_type_key)) {
@@ -1005,8 +1117,8 @@ static PyObject *json_read_godot(PyObject *self, PyObject *args) {
     PyObject *text, *plan;
     GodotRead pl;
     if (!PyArg_ParseTuple(args, "UO!:read_godot", &text, &PyTuple_Type, &plan)) return NULL;
-    if (!PyArg_ParseTuple(plan, "O!OOO:plan", &PyDict_Type, &pl.maths, &pl.sname, &pl.npath,
-                          &pl.fallback))
+    if (!PyArg_ParseTuple(plan, "O!O!OOO:plan", &PyDict_Type, &pl.maths, &PyDict_Type,
+                          &pl.packed, &pl.sname, &pl.npath, &pl.fallback))
         return NULL;
     if (godot_unusual(text)) Py_RETURN_NOTIMPLEMENTED;
     PyObject *tree = decode(godot_decoder, text);
@@ -1066,7 +1178,7 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__cjson(void) {
     struct { PyObject **slot; const char *text; } names[] = {
-        {&tag_key, "$type"}, {&type_key, "type"}, {&args_key, "args"},
+        {&items_key, "items"}, {&tag_key, "$type"}, {&type_key, "type"}, {&args_key, "args"},
         {&float64_key, "float64"}, {&key_type_key, "key_type"},
         {&value_type_key, "value_type"}, {&dictionary_name, "Dictionary"},
     };

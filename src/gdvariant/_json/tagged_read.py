@@ -430,17 +430,30 @@ def _node_value(node: Any) -> Any:
     return from_tree(_as_pairs(node))
 
 
+def _packed_form(cls: Any) -> tuple[Any, str, int] | None:
+    return None if cls is None else (cls, cls._code, cls._width)
+
+
 _PLAN = (
     {
         name: (kind == "i32", MATH_SIZES[name], build)
         for name, (_, kind, build) in MATH_TYPES.items()
+    },
+    {
+        name: (
+            _packed_form(PACKED_CLASSES[name, False]),
+            _packed_form(PACKED_CLASSES.get((name, True))),
+        )
+        for name, _ in PACKED_CLASSES
     },
     _node_value,
 )
 
 
 def compiled_plan() -> tuple[Any, ...]:
-    """What the compiled tagged reader needs (:mod:`.core`): ``(maths, fallback)``, where
-    ``maths`` maps each math type's name to whether its components are ints, their count and
-    the builder, and ``fallback(node)`` is the pure reader's value of a node."""
+    """What the compiled tagged reader needs (:mod:`.core`): ``(maths, packed, fallback)``,
+    where ``maths`` maps each math type's name to whether its components are ints, their count
+    and the builder, ``packed`` each numeric packed type's name to its class, array typecode
+    and width, narrow and 64-bit (or None), and ``fallback(node)`` is the pure reader's value
+    of a node."""
     return _PLAN
