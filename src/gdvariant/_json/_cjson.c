@@ -1101,6 +1101,15 @@ static int godot_unusual(PyObject *text) {
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
+    if (kind == PyUnicode_1BYTE_KIND) { /* the common case, with memchr */
+        const char *p = data, *end = p + n;
+        if (memchr(p, 0, (size_t)n)) return 1;
+        while ((p = memchr(p, '\\', (size_t)(end - p))) != NULL) {
+            if (end - p > 2 && p[1] == 'u' && (p[2] == 'd' || p[2] == 'D')) return 1;
+            p++;
+        }
+        return 0;
+    }
     for (Py_ssize_t i = 0; i < n; i++) {
         Py_UCS4 c = PyUnicode_READ(kind, data, i);
         if (c == 0) return 1;

@@ -47,7 +47,7 @@ __all__ = [
 ]
 
 _SWITCH = Switch(Compiled("gdvariant._json._cjson", "JSON writer"), _pyjson)
-#: The live Godot-dialect JSON writer: ``"c"`` (compiled) or ``"python"``.
+#: The live JSON writers and readers: ``"c"`` (compiled) or ``"python"``.
 IMPLEMENTATION = _SWITCH.implementation
 
 
@@ -72,17 +72,17 @@ def read_godot(text: str, plan: tuple[Any, ...]) -> Any:
 
 
 def implementations() -> dict[str, ModuleType]:
-    """Every JSON writer that imports, by name (the compiled one even when not live)."""
+    """Every JSON writer and reader that imports, by name (the compiled one even when not live)."""
     return _SWITCH.implementations()
 
 
 def error() -> str | None:
-    """Why the compiled JSON writer is not live (None when it is)."""
+    """Why the compiled JSON writer and reader is not live (None when it is)."""
     return _SWITCH.error()
 
 
 @contextmanager
 def use(name: str) -> Iterator[None]:
-    """Make the writer ``name`` (``"python"`` or ``"c"``) live inside the block (tests)."""
+    """Make the writer and reader ``name`` (``"python"`` or ``"c"``) live in the block (tests)."""
     with _SWITCH.use(name):
         yield
