@@ -17,7 +17,9 @@ import pytest
 
 import gdvariant as gd
 from gdvariant._compiled import PURE_FORCED
+from gdvariant._floats import godot_strtod
 from gdvariant._json import core, godot, tagged_read
+from gdvariant._json.tagged import F64
 from tests.support.core_compare import same_value
 from tests.support.cores import compiled_required
 from tests.support.edge_values import edge_float, edge_text, edge_value
@@ -219,6 +221,11 @@ _SPLICES = [
 ]
 
 
+#: A text around another that is not ASCII, so that the compiled reader's plain parser leaves
+#: it to CPython's scanner (a value in both dialects when the text inside is one)
+_NOT_ASCII = '["s:é", {}]'
+
+
 def _mutate(rng: random.Random, text: str) -> str:
     """``text`` with one to three random edits: a cut, a splice from the list, a copied slice."""
     for _ in range(rng.randint(1, 3)):
@@ -253,8 +260,11 @@ def test_the_compiled_reader_reads_what_the_pure_reader_reads(compiled: None) ->
         full = rng.random() < 0.3
         for dialect, text in _texts(edge_value(rng), full):
             _same_read(text, (dialect,))
+            _same_read(_NOT_ASCII.format(text), (dialect,))
             for _ in range(3):
-                _same_read(_mutate(rng, text), (dialect,))
+                mutated = _mutate(rng, text)
+                _same_read(mutated, (dialect,))
+                _same_read(_NOT_ASCII.format(mutated), (dialect,))
 
 
 def test_every_math_and_save_value_reads_alike(compiled: None) -> None:
@@ -441,3 +451,29 @@ def test_the_compiled_reader_reads_a_save_itself(compiled: None) -> None:
     assert read == gd.from_json(gd.to_json(save, dialect="godot"), dialect="godot")
     assert read[0]["pos"] == gd.Vector2(1, 2)
     assert type(read[1]) is gd.PackedFloat32Array and read[2] == save[2]
+
+
+def _number_token(rng: random.Random) -> str:
+    """A JSON number token: doubles' shortest digits, long mantissas, big exponents, ints."""
+    kind = rng.randrange(5)
+    if kind == 0:
+        return repr(abs(edge_float(rng))) if rng.random() < 0.5 else repr(rng.uniform(-1e3, 1e3))
+    if kind == 1:
+        return str(rng.randrange(10 ** rng.randrange(1, 30)))
+    if kind == 2:
+        digits = "".join(rng.choice("0123456789") for _ in range(rng.randrange(1, 40)))
+        return f"-{digits}.{rng.randrange(10**20)}e{rng.randrange(-400, 400)}"
+    if kind == 3:
+        return "0." + "0" * rng.randrange(30) + str(rng.randrange(1, 10 ** rng.randrange(2, 20)))
+    return f"{rng.uniform(-1e30, 1e30):.15g}"
+
+
+def test_the_compiled_strtod_is_godots(compiled: None) -> None:
+    """Every number the Godot-dialect reader reads goes through the compiled strtod."""
+    strtod = core.implementations()["c"].strtod
+    rng = random.Random(SEED + 4)
+    for _ in range(20_000):
+        token = _number_token(rng)
+        if "n" in token:  # inf, nan
+            continue
+        assert F64.pack(strtod(token)) == F64.pack(godot_strtod(token)), token
