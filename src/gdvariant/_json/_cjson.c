@@ -552,18 +552,21 @@ static PyObject *json_write_tagged(PyObject *self, PyObject *args) {
 
 /* ---- from_json: the readers -------------------------------------------------------------
  *
- * Both readers take the tree CPython's own JSON scanner (C) makes of the text and build the
- * values in C; read_tagged(text, plan) and read_godot(text, plan, allow_objects) return the
- * value, or NotImplemented, and then the pure reader reads the whole text and gives the value
- * or the error (it is the reference; these never raise for bad input). The scanner is strict
- * JSON, a subset of what both pure readers take, so whatever it refuses is handed back.
+ * Both readers take the tree of the text (from the plain parser below for ASCII text without
+ * escapes, else from CPython's own JSON scanner, which is C too) and build the values in C.
+ * read_tagged(text, plan) and read_godot(text, plan) return the value, or NotImplemented, and
+ * then the pure reader reads the whole text and gives the value or the error (it is the
+ * reference; these never raise for bad input). The scanner is strict JSON, a subset of what
+ * both pure readers take, so whatever it refuses is handed back; the plain parser reads a
+ * subset of what the scanner takes.
  * Anything not plain (a rare tagged type, a typed container, a number in an unusual form) goes
  * to the plan's fallback(node[, level]), the pure reader of that one node; any error it raises
  * hands the whole text back, so errors and their paths are always the pure reader's.
  *   tagged plan: (maths, packed, fallback)   the text through JSONDecoder(object_pairs_hook=
  *                pairs)
- *   godot plan:  (maths, packed, StringName, NodePath, fallback)   through JSONDecoder(parse_float=
- *                strtod, parse_int=strtod); both decoders refuse NaN and Infinity
+ *   godot plan:  (maths, packed, StringName, NodePath, fallback), one per allow_objects;
+ *                through JSONDecoder(parse_float=strtod, parse_int=strtod)
+ *   both decoders refuse NaN and Infinity (parse_constant=refuse)
  * maths: {type name: (int components, size, build)}, build(list of components) -> value.
  * packed: tagged {type name: (narrow, wide or None)}, godot {type name: narrow}, each one
  *         (class, array typecode "i"/"q"/"f"/"d", components per element); the value is
@@ -697,7 +700,8 @@ static PyObject *node_fallback(PyObject *fn, PyObject *node, int depth, PyObject
     return PyObject_CallOneArg(fn, node);
 }
 
-static PyObject *items_key, *tag_key, *type_key, *args_key, *float64_key, *key_type_key, *value_type_key;
+static PyObject *items_key, *tag_key, *type_key, *args_key, *float64_key;
+static PyObject *key_type_key, *value_type_key;
 static PyObject *dictionary_name, *tagged_decoder, *godot_decoder;
 
 typedef struct {
@@ -855,8 +859,8 @@ static PyObject *tagged_record(PyObject *node, PyObject *name, int depth, Tagged
         int r = math_from(spec, args, flag == Py_True, 0, &out);
         if (r <= 0) return r < 0 ? NULL : out;
     }
-    PyObject *forms = spec || !PyUnicode_CheckExact(name) ? NULL
-                                                          : PyDict_GetItemWithError(pl->packed, name);
+    PyObject *forms = NULL;
+    if (!spec && PyUnicode_CheckExact(name)) forms = PyDict_GetItemWithError(pl->packed, name);
     if (!forms && PyErr_Occurred()) return NULL;
     PyObject *items = forms ? PyDict_GetItemWithError(node, items_key) : NULL;
     if (!items && PyErr_Occurred()) return NULL;
@@ -1067,8 +1071,8 @@ static PyObject *plain_value(Plain *ps, int depth) {
 /* The tree of an ASCII text the plain parser reads whole, or NULL (no error set) */
 static PyObject *plain_tree(PyObject *text, int godot) {
     if (!PyUnicode_IS_ASCII(text)) return NULL;
-    Plain ps = {PyUnicode_DATA(text), (const char *)PyUnicode_DATA(text) + PyUnicode_GET_LENGTH(text),
-                godot};
+    const char *data = PyUnicode_DATA(text);
+    Plain ps = {data, data + PyUnicode_GET_LENGTH(text), godot};
     PyObject *tree = plain_value(&ps, 0);
     if (tree) {
         plain_space(&ps);

@@ -14,9 +14,10 @@ writes the whole value. The pure twin hands everything to ``fallback``.
 The readers: ``read_tagged(text, plan)`` (``plan``: :func:`.tagged_read.compiled_plan`) and
 ``read_godot(text, plan)`` (``plan``: :func:`.godot.compiled_read_plan`) give the value of
 ``from_json(text)`` in each dialect, or ``NotImplemented``: then the pure reader reads the
-whole text and gives the value or the error. The compiled one reads plain JSON with CPython's
-own C scanner and builds the values in C, handing rare nodes to the plan's fallback (the pure
-reader of one node) and any error back; the pure twin always returns ``NotImplemented``.
+whole text and gives the value or the error. The compiled one reads an ASCII text without
+escapes with a small parser of its own and any other JSON with CPython's C scanner, builds the
+values in C, and hands rare nodes to the plan's fallback (the pure reader of one node) and
+any error back; the pure twin always returns ``NotImplemented``.
 ``GDVARIANT_PURE_PYTHON=1`` forces the pure one; ``IMPLEMENTATION`` names the live one. For
 tests and benchmarks: :func:`implementations` and :func:`use`.
 """
