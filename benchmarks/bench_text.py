@@ -3,7 +3,7 @@
 Run on demand (not a test):  .venv/bin/python -m benchmarks.bench_text [--no-godot]
 gdvariant is timed through the public ``gd.to_text``/``gd.from_text`` and ``gd.to_json``/
 ``gd.from_json`` (tagged, and ``dialect="godot"``) on each implementation that is built: ``c``
-(the compiled text writer and reader and Godot-dialect JSON writer) and ``python`` (the pure
+(the compiled text and JSON writers and readers) and ``python`` (the pure
 ones, which are also the code before them). Godot times ``var_to_str``/``str_to_var`` and
 ``JSON.stringify(JSON.from_native(v))``/``JSON.to_native(JSON.parse_string(t))`` inside the
 engine (``benchmarks/text/bench_text.gd``) on the same values, handed over as ``var_to_bytes``

@@ -1,9 +1,11 @@
-"""The JSON writers' two twins (``gdvariant._json.core``): the compiled one writes exactly the
-pure one's text, or raises exactly its error, in both dialects, on random values of every
-type; and the switch between them follows the codec's policy."""
+"""The JSON writers' and readers' two twins (``gdvariant._json.core``): the compiled one writes
+exactly the pure one's text, and reads exactly its value, or raises exactly its error, in both
+dialects, on random values of every type and on mutated and hand-picked texts; and the switch
+between them follows the codec's policy."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import subprocess
@@ -15,7 +17,10 @@ import pytest
 
 import gdvariant as gd
 from gdvariant._compiled import PURE_FORCED
-from gdvariant._json import core
+from gdvariant._floats import godot_strtod
+from gdvariant._json import core, godot, tagged_read
+from gdvariant._json.tagged import F64
+from tests.support.core_compare import same_value
 from tests.support.cores import compiled_required
 from tests.support.edge_values import edge_float, edge_text, edge_value
 from tests.support.engines import SEED
@@ -141,3 +146,334 @@ def test_gdvariant_pure_python_forces_the_pure_writer() -> None:
     assert run.stdout.startswith("python GDVARIANT_PURE_PYTHON is set"), run.stderr
     if "c" in core.implementations() and not PURE_FORCED:
         assert core.IMPLEMENTATION == "c"
+
+
+# ---- the readers ----------------------------------------------------------------------------
+
+
+def _read(impl: str, text: str, dialect: str, allow_objects: bool) -> tuple[Any, ...]:
+    """("ok", value) or (error type, message, line, column, path) of from_json on ``impl``."""
+    with core.use(impl):
+        try:
+            return "ok", gd.from_json(text, dialect=dialect, allow_objects=allow_objects)  # type: ignore[arg-type]
+        except Exception as exc:  # the same error, whatever it is, is the contract
+            fields = (getattr(exc, name, None) for name in ("line", "column", "path"))
+            return (type(exc).__name__, str(exc), *fields)
+
+
+def _deep_same(a: Any, b: Any) -> bool:
+    """``same_value``, with room for the deepest values read (it recurses once per level)."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, 20_000))
+    try:
+        return same_value(a, b)
+    finally:
+        sys.setrecursionlimit(old)
+
+
+def _same_read(text: str, dialects: tuple[str, ...] = ("tagged", "godot")) -> None:
+    """The same value (types, -0.0 and NaN included) or error from both readers."""
+    for dialect in dialects:
+        for allow_objects in (False, True):
+            c, python = (_read(impl, text, dialect, allow_objects) for impl in ("c", "python"))
+            if c[0] == "ok" and python[0] == "ok":
+                assert _deep_same(c[1], python[1]), (dialect, text[:200], c[1], python[1])
+            else:
+                assert c == python, (dialect, allow_objects, text[:200])
+
+
+_SPLICES = [
+    *'{}[],:"\\-+.eE0123456789 tfnulrs\t\n\0\x01\x7f\ud800é🎮',
+    "\\ud800",
+    "\\udc00",
+    "\\ud83c\\udfae",
+    "\\u0000",
+    "\\v",
+    "\\/",
+    "1e400",
+    "-0",
+    "-0.0",
+    "NaN",
+    "Infinity",
+    "01",
+    "1.",
+    ".5",
+    "99999999999999999999",
+    "9223372036854775808",
+    '"$type"',
+    '"type"',
+    '"args"',
+    '"float64"',
+    "true",
+    "null",
+    '"i:',
+    '"f:',
+    '"s:',
+    '"sn:',
+    '"np:',
+    '"Vector2"',
+    '"Vector2i"',
+    '"Dictionary"',
+    '"key_type"',
+    '"Array"',
+    ",]",
+    ",}",
+]
+
+
+#: A text around another that is not ASCII, so that the compiled reader's plain parser leaves
+#: it to CPython's scanner (a value in both dialects when the text inside is one)
+_NOT_ASCII = '["s:é", {}]'
+
+
+def _mutate(rng: random.Random, text: str) -> str:
+    """``text`` with one to three random edits: a cut, a splice from the list, a copied slice."""
+    for _ in range(rng.randint(1, 3)):
+        at = rng.randrange(len(text) + 1)
+        end = min(len(text), at + rng.choice((1, 1, 2, 5)))
+        edit = rng.randrange(4)
+        if edit == 0:
+            text = text[:at] + text[end:]
+        elif edit == 1:
+            text = text[:at] + rng.choice(_SPLICES) + text[at:]
+        elif edit == 2:
+            text = text[:at] + rng.choice(_SPLICES) + text[end:]
+        else:
+            start = rng.randrange(len(text) + 1)
+            text = text[:at] + text[start : start + rng.randint(1, 20)] + text[at:]
+    return text
+
+
+def _texts(value: Any, full_objects: bool) -> list[tuple[str, str]]:
+    """(dialect, text) of ``value`` in each dialect that can hold it."""
+    out = []
+    for dialect in ("tagged", "godot"):
+        with contextlib.suppress(gd.EncodeError):
+            out.append((dialect, gd.to_json(value, dialect=dialect, full_objects=full_objects)))
+    return out
+
+
+def test_the_compiled_reader_reads_what_the_pure_reader_reads(compiled: None) -> None:
+    rng = random.Random(SEED + 2)
+    print("seed", SEED + 2)
+    for _ in range(1500):
+        full = rng.random() < 0.3
+        for dialect, text in _texts(edge_value(rng), full):
+            _same_read(text, (dialect,))
+            _same_read(_NOT_ASCII.format(text), (dialect,))
+            for _ in range(3):
+                mutated = _mutate(rng, text)
+                _same_read(mutated, (dialect,))
+                _same_read(_NOT_ASCII.format(mutated), (dialect,))
+
+
+def test_every_math_and_save_value_reads_alike(compiled: None) -> None:
+    rng = random.Random(SEED + 3)
+    floats = [edge_float(rng) for _ in range(500)]
+    values: list[Any] = [
+        [gd.Vector2(x, -x) for x in floats],
+        [gd.Vector2i(int(x) & 0x7FFFFFFF, -3) for x in floats if x == x and abs(x) < 1e9],
+        floats,
+        {f"k{i}": {"pos": gd.Vector3(x, 1, 2), "n": i, "s": str(x)} for i, x in enumerate(floats)},
+        [gd.Color(0.1, 0.2, 0.3, 0.4), gd.Basis((1, 2, 3), (4, 5, 6), (7, 8, 9))],
+        [gd.Transform2D((1, 2), (3, 4), (5, 6)), gd.Projection(*((1.5, 2, 3, 4),) * 4)],
+        [gd.PackedFloat64Array(floats), gd.PackedVector2Array64((x, 1) for x in floats)],
+        [gd.PackedFloat32Array(x for x in floats if abs(x) < 3.4e38 or x != x)],
+        [gd.PackedVector2Array((x, -x) for x in floats if abs(x) < 3e38)],
+        [gd.PackedInt32Array([0, -(2**31), 2**31 - 1]), gd.PackedVector3iArray([(1, -2, 3)])],
+        [
+            gd.PackedInt64Array([-(2**63), 2**63 - 1, 2**53 + 1]),
+            gd.PackedColorArray([(1, 0, 0, 1)]),
+        ],
+    ]
+    for value in values:
+        for _, text in _texts(value, False):
+            _same_read(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "0",
+        "-0",
+        "-0.0",
+        "1.5e3",
+        "1E400",
+        "-1e-400",
+        "5e-324",
+        "2.2250738585072014e-308",
+        "123456789012345678901234567890",
+        "9223372036854775807",
+        "9223372036854775808",
+        "-9223372036854775808",
+        "-9223372036854775809",
+        "0.1",
+        "1e22",
+        "1e23",
+        "12345678901234567890.123e-5",
+        "[1, 2.0, -0, 1e0]",
+        "[01]",
+        "[1.]",
+        "[-.5]",
+        "[.5]",
+        "[+1]",
+        "NaN",
+        "[Infinity]",
+        "[-Infinity]",
+        '"\\u00e9\\ud83c\\udfae"',
+        '"\\ud800"',
+        '"\\udc00x"',
+        '["s:漢", "s:\\ud800"]',
+        '["s:🎮", "s:\\uDC00", "s:\\ud83c\\udfae"]',
+        '["s:é\\ud800"]',
+        '"\\ud800\\u0041"',
+        '"\\v"',
+        '"a\\/b"',
+        '"\x01"',
+        '"a\0b"',
+        "[1]\0junk",
+        "[1,]",
+        '{"a":1,}',
+        '{"a":1,"a":2}',
+        '{"$type":"Vector2","args":[1,2]}',
+        '{"$type":"Vector2","args":[1,2],"float64":true}',
+        '{"$type":"Vector2","args":[1,2],"float64":1}',
+        '{"$type":"Vector2","args":[1e39,2]}',
+        '{"$type":"Vector2","args":["nan","-inf"]}',
+        '{"$type":"Vector2i","args":[2147483648,0]}',
+        '{"$type":"Vector2i","args":[1.0,0]}',
+        '{"$type":"Vector2i","args":[1,2],"float64":true}',
+        '{"$type":"Vector2","args":[1]}',
+        '{"$type":"Vector2","args":[true,null]}',
+        '{"$type":"Vector2","args":[1,2],"x":0}',
+        '{"$type":"Vector2","$type":"Vector2","args":[1,2]}',
+        '{"$type":5}',
+        '{"$type":"Nope"}',
+        '{"a":{"$type":"float","value":"inf"},"b":[{"$type":"StringName","value":"x"}]}',
+        '{"type":"Vector2","args":[1.5,"f:2",true]}',
+        '{"type":"Vector2","args":[1.5,null]}',
+        '{"type":"Vector2","args":[0.1,"2"]}',
+        '{"type":"Vector2i","args":[3e9,-2.7]}',
+        '{"type":"Vector2i","args":["i:7",1e300]}',
+        '{"type":"Vector2","args":[1,2],"x":1}',
+        '{"type":"Dictionary","args":["s:a","i:1","s:a","i:2","s:b","f:-0"]}',
+        '{"type":"Dictionary","args":["sn:a","i:1","s:a","i:2"]}',
+        '{"type":"Dictionary","args":["i:1","s:x","f:1","s:y"]}',
+        '{"type":"Dictionary","args":["s:a"]}',
+        '{"type":"Dictionary","key_type":"String","args":["s:a","i:1"]}',
+        '{"type":"Dictionary","args":["s:a",{"type":"Dictionary","args":[]}]}',
+        '["i:-", "i:--5", "i:12-3", "i:99999999999999999999", "i:-9223372036854775808",'
+        ' "i:-99999999999999999999", "i: 4x2", "i:", "i:\\u0663"]',
+        '["f:1.5", "f:-0", "f:+2", "f:.5", "f:5.", "f:1e", "f:1e+", "f: 1", "f:1 ", "f:inf",'
+        ' "f:-inf", "f:nan", "f:x", "f:-", "f:1e999", "f:\\u0663", "f:1.5e-3x"]',
+        '["s:", "sn:", "np:", "np:a/b:c", "sn:\\u00e9", "x:1", "s", "", "i", 1.5, true, null]',
+        '{"$type":"PackedInt32Array","items":[1,2147483648]}',
+        '{"$type":"PackedInt32Array","items":[1,true]}',
+        '{"$type":"PackedInt64Array","items":[-9223372036854775808,9223372036854775808]}',
+        '{"$type":"PackedFloat32Array","items":[1e39,0.1,-0.0,3]}',
+        '{"$type":"PackedFloat32Array","items":[1,"nan"]}',
+        '{"$type":"PackedFloat32Array","items":[1],"float64":true}',
+        '{"$type":"PackedFloat64Array","items":[0.1,1e308,5e-324]}',
+        '{"$type":"PackedVector2Array","items":[[1,2],[3]]}',
+        '{"$type":"PackedVector2Array","items":[[1,2],3]}',
+        '{"$type":"PackedVector2Array","items":[[0.1,2]],"float64":true}',
+        '{"$type":"PackedVector2iArray","items":[[1,2]],"float64":true}',
+        '{"$type":"PackedVector3iArray","items":[[1,2,2147483648]]}',
+        '{"$type":"PackedInt32Array","items":[1],"base64":"AAAAAA=="}',
+        '{"$type":"PackedInt32Array","base64":"AAAAAA=="}',
+        '{"$type":"PackedInt32Array","items":{}}',
+        '{"type":"PackedInt32Array","args":[1.9,-2.9,3e10,-3e10,true,null,"i:5"]}',
+        '{"type":"PackedInt32Array","args":[1.9,-2.9,3e10,-3e10,true,null]}',
+        '{"type":"PackedInt64Array","args":[1e19,-1e19,9.2e18,-9.3e18,2.5]}',
+        '{"type":"PackedVector2Array","args":[1,2,3]}',
+        '{"type":"PackedFloat32Array","args":[1e39,-0.0,null,false,0.1]}',
+        '{"type":"PackedFloat32Array","args":[1,"f:2"]}',
+        '{"type":"PackedFloat64Array","args":[0.1,1e308]}',
+        '{"type":"PackedColorArray","args":[1,2,3,4]}',
+        '{"type":"PackedVector4Array","args":[1,2,3,4,5,6,7,8]}',
+        '{"type":"PackedByteArray","args":[1,300]}',
+        '{"type":"PackedStringArray","args":["a"]}',
+        '{"type":"Node","props":["name","s:n"]}',
+        '{"args":[]}',
+        '{"type":3}',
+        '{"type":"RID","args":[]}',
+        '{"type":"Array","elem_type":"int","args":["i:1"]}',
+        "",
+        " ",
+        "[",
+        "]",
+        "{",
+        '{"a"}',
+        "[1 2]",
+        "tru",
+        "nul",
+        "[1]x",
+        "\ufeff[1]",
+        " [1] ",
+        "\t[1]\x0b",
+        '{"a":1} {"b":2}',
+    ],
+    ids=repr,
+)
+def test_edge_texts_read_alike(compiled: None, text: str) -> None:
+    _same_read(text)
+
+
+@pytest.mark.parametrize("depth", [1, 200, 899, 900, 901, 1023, 1024, 1025, 1026, 3080, 3081])
+def test_deep_texts_read_alike(compiled: None, depth: int) -> None:
+    _same_read("[" * depth + "]" * depth)
+    _same_read('{"a":' * depth + "1" + "}" * depth)
+    _same_read('{"type":"Array","args":[' * depth + "]}" * depth, ("godot",))
+    inner = '{"$type":"Array","element_type":"int","items":[]}'
+    _same_read("[" * depth + inner + "]" * depth, ("tagged",))
+
+
+def test_the_pure_readers_hand_everything_to_the_reference() -> None:
+    with core.use("python"):
+        assert core.read_tagged("[1]", ()) is NotImplemented
+        assert core.read_godot("[1]", ()) is NotImplemented
+
+
+def test_the_compiled_reader_reads_a_save_itself(compiled: None) -> None:
+    """A save of plain values, Vector2s and packed arrays is read by C, with no node handed
+    back."""
+    save: list[Any] = [{"id": 1, "name": "p", "hp": 2.5, "alive": True, "pos": gd.Vector2(1, 2)}]
+    save += [gd.PackedFloat32Array([0.5, 2]), gd.PackedVector3Array([(1, 2, 3)])]
+
+    def refuse(*node: Any) -> Any:
+        raise AssertionError(f"handed back: {node!r}")
+
+    module = core.implementations()["c"]
+    tagged_plan = (*tagged_read.compiled_plan()[:2], refuse)
+    godot_plan = (*godot.compiled_read_plan(False)[:4], refuse)
+    assert module.read_tagged(gd.to_json(save), tagged_plan) == save
+    read = module.read_godot(gd.to_json(save, dialect="godot"), godot_plan)
+    assert read == gd.from_json(gd.to_json(save, dialect="godot"), dialect="godot")
+    assert read[0]["pos"] == gd.Vector2(1, 2)
+    assert type(read[1]) is gd.PackedFloat32Array and read[2] == save[2]
+
+
+def _number_token(rng: random.Random) -> str:
+    """A JSON number token: doubles' shortest digits, long mantissas, big exponents, ints."""
+    kind = rng.randrange(5)
+    if kind == 0:
+        return repr(abs(edge_float(rng))) if rng.random() < 0.5 else repr(rng.uniform(-1e3, 1e3))
+    if kind == 1:
+        return str(rng.randrange(10 ** rng.randrange(1, 30)))
+    if kind == 2:
+        digits = "".join(rng.choice("0123456789") for _ in range(rng.randrange(1, 40)))
+        return f"-{digits}.{rng.randrange(10**20)}e{rng.randrange(-400, 400)}"
+    if kind == 3:
+        return "0." + "0" * rng.randrange(30) + str(rng.randrange(1, 10 ** rng.randrange(2, 20)))
+    return f"{rng.uniform(-1e30, 1e30):.15g}"
+
+
+def test_the_compiled_strtod_is_godots(compiled: None) -> None:
+    """Every number the Godot-dialect reader reads goes through the compiled strtod."""
+    strtod = core.implementations()["c"].strtod
+    rng = random.Random(SEED + 4)
+    for _ in range(20_000):
+        token = _number_token(rng)
+        if "n" in token:  # inf, nan
+            continue
+        assert F64.pack(strtod(token)) == F64.pack(godot_strtod(token)), token

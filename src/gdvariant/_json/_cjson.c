@@ -550,10 +550,812 @@ static PyObject *json_write_tagged(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* ---- from_json: the readers -------------------------------------------------------------
+ *
+ * Both readers take the tree of the text (from the plain parser below for ASCII text without
+ * escapes, else from CPython's own JSON scanner, which is C too) and build the values in C.
+ * read_tagged(text, plan) and read_godot(text, plan) return the value, or NotImplemented, and
+ * then the pure reader reads the whole text and gives the value or the error (it is the
+ * reference; these never raise for bad input). The scanner is strict JSON, a subset of what
+ * both pure readers take, so whatever it refuses is handed back; the plain parser reads a
+ * subset of what the scanner takes.
+ * Anything not plain (a rare tagged type, a typed container, a number in an unusual form) goes
+ * to the plan's fallback(node[, level]), the pure reader of that one node; any error it raises
+ * hands the whole text back, so errors and their paths are always the pure reader's.
+ *   tagged plan: (maths, packed, fallback)   the text through JSONDecoder(object_pairs_hook=
+ *                pairs)
+ *   godot plan:  (maths, packed, StringName, NodePath, fallback), one per allow_objects;
+ *                through JSONDecoder(parse_float=strtod, parse_int=strtod)
+ *   both decoders refuse NaN and Infinity (parse_constant=refuse)
+ * maths: {type name: (int components, size, build)}, build(list of components) -> value.
+ * packed: tagged {type name: (narrow, wide or None)}, godot {type name: narrow}, each one
+ *         (class, array typecode "i"/"q"/"f"/"d", components per element); the value is
+ *         class.frombuffer(the little-endian numbers), what class(numbers) makes of them.
+ * The cyclic garbage collector is paused while they read: the trees and values they build
+ * hold no cycles, and its passes over the growing tree took 40% of the time on a save.
+ * A tree deeper than READ_NEST is handed back whole (the pure readers' depth errors stay
+ * theirs, and the C stack stays shallow).
+ */
+#define READ_NEST 900
+
+/* object_pairs_hook: an object's pairs as a dict; a repeated key raises, which hands back */
+static PyObject *json_pairs(PyObject *self, PyObject *list) {
+    (void)self;
+    if (!PyList_CheckExact(list)) {
+        PyErr_SetString(PyExc_TypeError, "pairs takes a list");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(list);
+    PyObject *d = PyDict_New();
+    if (!d) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *pair = PyList_GET_ITEM(list, i);
+        if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2 ||
+            PyDict_SetItem(d, PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1)) < 0) {
+            Py_DECREF(d);
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "pairs takes 2-tuples");
+            return NULL;
+        }
+    }
+    if (PyDict_GET_SIZE(d) != n) {
+        Py_DECREF(d);
+        PyErr_SetString(PyExc_ValueError, "a repeated key");
+        return NULL;
+    }
+    return d;
+}
+
+/* Godot's built_in_strtod on an ASCII number token (as gdvariant._floats.godot_strtod): at
+ * most 18 mantissa digits (leading zeros count) as 1e9 * head + tail, then one multiply or
+ * divide by 10^|exp|, the power built from 1e1, 1e2, 1e4 ... 1e256 (exact up to 1e22, so
+ * those come from a table) */
+static double godot_strtod_c(const char *s, Py_ssize_t n) {
+    static const double powers[] = {1e1, 1e2, 1e4, 1e8, 1e16, 1e32, 1e64, 1e128, 1e256};
+    static const double exact[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    Py_ssize_t i = 0;
+    int negative = 0;
+    if (i < n && (s[i] == '-' || s[i] == '+')) negative = s[i++] == '-';
+    unsigned long long mantissa = 0;
+    Py_ssize_t size = 0, total = 0, point = -1;
+    for (; i < n && s[i] != 'e' && s[i] != 'E'; i++) {
+        if (s[i] == '.') { point = total; continue; }
+        if (size < 18) { mantissa = mantissa * 10 + (unsigned)(s[i] - '0'); size++; }
+        total++;
+    }
+    if (point < 0) point = total;
+    long long exp_ = (total > 18) ? (long long)point - 18 : (long long)point - total;
+    if (size == 0) return negative ? -0.0 : 0.0;
+    double fraction = 1.0e9 * (double)(mantissa / 1000000000ULL) +
+                      (double)(mantissa % 1000000000ULL);
+    long long e = 0;
+    int e_negative = 0;
+    if (i < n) {
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-')) e_negative = s[i++] == '-';
+        Py_ssize_t start = i;
+        int all_digits = i < n;
+        for (; i < n; i++) {
+            if (s[i] < '0' || s[i] > '9') { all_digits = 0; break; }
+            if (e < 1000000000000000LL) e = e * 10 + (s[i] - '0');
+        }
+        if (!all_digits || start == n) e = 0;
+    }
+    e = e_negative ? exp_ - e : exp_ + e;
+    int divide = e < 0;
+    e = e < 0 ? -e : e;
+    if (e > 511) e = 511;
+    double scale = 1.0;
+    if (e <= 22) {
+        scale = exact[e];
+    } else {
+        for (int k = 0; k < 9 && e; k++, e >>= 1)
+            if (e & 1) scale *= powers[k];
+    }
+    fraction = divide ? fraction / scale : fraction * scale;
+    return negative ? -fraction : fraction;
+}
+
+/* parse_float / parse_int of the Godot-dialect decoder: every JSON number is a double */
+static PyObject *json_strtod(PyObject *self, PyObject *text) {
+    (void)self;
+    Py_ssize_t n;
+    const char *s = PyUnicode_Check(text) ? PyUnicode_AsUTF8AndSize(text, &n) : NULL;
+    if (!s) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "strtod takes a str");
+        return NULL;
+    }
+    return PyFloat_FromDouble(godot_strtod_c(s, n));
+}
+
+/* The depth of a tree (lists and dicts), stopping past limit */
+static int tree_depth(PyObject *node, int limit) {
+    if (limit < 0) return 1;
+    int deepest = 0;
+    if (PyList_CheckExact(node)) {
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(node) && deepest <= limit; i++) {
+            int d = tree_depth(PyList_GET_ITEM(node, i), limit - 1);
+            if (d > deepest) deepest = d;
+        }
+        return deepest + 1;
+    }
+    if (PyDict_CheckExact(node)) {
+        Py_ssize_t pos = 0;
+        PyObject *k, *v;
+        while (deepest <= limit && PyDict_Next(node, &pos, &k, &v)) {
+            int d = tree_depth(v, limit - 1);
+            if (d > deepest) deepest = d;
+        }
+        return deepest + 1;
+    }
+    return 0;
+}
+
+/* fallback(*args) when node's subtree keeps within READ_NEST at depth; NULL with no error
+ * set when it does not (hand back) */
+static PyObject *node_fallback(PyObject *fn, PyObject *node, int depth, PyObject *level) {
+    if (depth + tree_depth(node, READ_NEST - depth) > READ_NEST) return NULL;
+    if (level) return PyObject_CallFunctionObjArgs(fn, node, level, NULL);
+    return PyObject_CallOneArg(fn, node);
+}
+
+static PyObject *items_key, *tag_key, *type_key, *args_key, *float64_key;
+static PyObject *key_type_key, *value_type_key;
+static PyObject *dictionary_name, *tagged_decoder, *godot_decoder;
+
+typedef struct {
+    PyObject *maths, *packed, *fallback;
+} TaggedRead;
+
+/* A math value from its args list: 0 ok, 1 not plain (fallback) */
+static int math_from(PyObject *spec, PyObject *args, int wide, int godot, PyObject **out) {
+    int ints;
+    Py_ssize_t size;
+    PyObject *build;
+    if (!PyArg_ParseTuple(spec, "pnO", &ints, &size, &build)) return -1;
+    if (!PyList_CheckExact(args) || PyList_GET_SIZE(args) != size || (ints && wide)) return 1;
+    PyObject *parts = PyList_New(size);
+    if (!parts) return -1;
+    for (Py_ssize_t i = 0; i < size; i++) {
+        PyObject *a = PyList_GET_ITEM(args, i), *c = NULL;
+        if (godot) {
+            double x;
+            if (PyFloat_CheckExact(a)) x = PyFloat_AS_DOUBLE(a);
+            else if (a == Py_True || a == Py_False) x = a == Py_True;
+            else if (a == Py_None) x = 0.0;
+            else { Py_DECREF(parts); return 1; }
+            if (ints) {
+                long long k = (isfinite(x) && x >= -2147483648.0 && x < 2147483648.0)
+                                  ? (long long)x : -2147483648LL;
+                c = PyLong_FromLongLong(k);
+            } else {
+                c = PyFloat_FromDouble((double)(float)x);
+            }
+        } else if (ints) {
+            int overflow;
+            long long k = PyLong_CheckExact(a) ? PyLong_AsLongLongAndOverflow(a, &overflow) : 0;
+            if (!PyLong_CheckExact(a) || overflow || k < -2147483648LL || k > 2147483647LL) {
+                Py_DECREF(parts);
+                return 1;
+            }
+            Py_INCREF(a);
+            c = a;
+        } else {
+            double x;
+            if (PyFloat_CheckExact(a)) x = PyFloat_AS_DOUBLE(a);
+            else if (PyLong_CheckExact(a)) {
+                x = PyLong_AsDouble(a);
+                if (x == -1.0 && PyErr_Occurred()) { PyErr_Clear(); Py_DECREF(parts); return 1; }
+            } else { Py_DECREF(parts); return 1; }
+            c = PyFloat_FromDouble(wide ? x : (double)(float)x);
+        }
+        if (!c) { Py_DECREF(parts); return -1; }
+        PyList_SET_ITEM(parts, i, c);
+    }
+    *out = PyObject_CallOneArg(build, parts);
+    Py_DECREF(parts);
+    return *out ? 0 : -1;
+}
+
+/* One packed component: 0 ok, 1 not plain. godot: a JSON double, bool or null converted as
+ * Variant does; tagged: an exact int in range for "i"/"q", an int or float for "f"/"d". */
+static int packed_component(PyObject *a, char code, int godot, char *out) {
+    double x;
+    if (godot) {
+        if (PyFloat_CheckExact(a)) x = PyFloat_AS_DOUBLE(a);
+        else if (a == Py_True || a == Py_False) x = a == Py_True;
+        else if (a == Py_None) x = 0.0;
+        else return 1;
+        if (code == 'i') {
+            int32_t k = (isfinite(x) && x >= -2147483648.0 && x < 2147483648.0) ? (int32_t)x
+                                                                                  : INT32_MIN;
+            memcpy(out, &k, 4);
+            return 0;
+        }
+        if (code == 'q') {
+            int64_t k = (isfinite(x) && x >= -9223372036854775808.0 && x < 9223372036854775808.0)
+                            ? (int64_t)x : INT64_MIN;
+            memcpy(out, &k, 8);
+            return 0;
+        }
+    } else if (code == 'i' || code == 'q') {
+        int overflow;
+        if (!PyLong_CheckExact(a)) return 1;
+        long long k = PyLong_AsLongLongAndOverflow(a, &overflow);
+        if (overflow || (code == 'i' && (k < INT32_MIN || k > INT32_MAX))) return 1;
+        if (code == 'i') {
+            int32_t k32 = (int32_t)k;
+            memcpy(out, &k32, 4);
+        } else {
+            int64_t k64 = (int64_t)k;
+            memcpy(out, &k64, 8);
+        }
+        return 0;
+    } else if (PyFloat_CheckExact(a)) {
+        x = PyFloat_AS_DOUBLE(a);
+    } else if (PyLong_CheckExact(a)) {
+        x = PyLong_AsDouble(a);
+        if (x == -1.0 && PyErr_Occurred()) { PyErr_Clear(); return 1; }
+    } else {
+        return 1;
+    }
+    if (code == 'f') {
+        float f = (float)x;
+        memcpy(out, &f, 4);
+    } else {
+        memcpy(out, &x, 8);
+    }
+    return 0;
+}
+
+/* A packed array from its items (tagged: elements, each a list of width components when
+ * width > 1) or args (godot: flat components): 0 ok, 1 not plain */
+static int packed_from(PyObject *spec, PyObject *items, int godot, PyObject **out) {
+    PyObject *cls;
+    const char *code;
+    Py_ssize_t width;
+    if (!PyArg_ParseTuple(spec, "Osn", &cls, &code, &width)) return -1;
+    if (!PyList_CheckExact(items) || width < 1) return 1;
+    Py_ssize_t n = PyList_GET_SIZE(items), size = (*code == 'i' || *code == 'f') ? 4 : 8;
+    Py_ssize_t count = godot ? n : n * width;
+    if (godot && n % width) return 1;
+    if (count > PY_SSIZE_T_MAX / size) return 1;
+    PyObject *raw = PyBytes_FromStringAndSize(NULL, count * size);
+    if (!raw) return -1;
+    char *p = PyBytes_AS_STRING(raw);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PyList_GET_ITEM(items, i);
+        int r = 0;
+        if (godot || width == 1) {
+            r = packed_component(item, *code, godot, p);
+            p += size;
+        } else if (!PyList_CheckExact(item) || PyList_GET_SIZE(item) != width) {
+            r = 1;
+        } else {
+            for (Py_ssize_t j = 0; j < width && !r; j++, p += size)
+                r = packed_component(PyList_GET_ITEM(item, j), *code, godot, p);
+        }
+        if (r) { Py_DECREF(raw); return r; }
+    }
+    *out = PyObject_CallMethod(cls, "frombuffer", "O", raw);
+    Py_DECREF(raw);
+    return *out ? 0 : -1;
+}
+
+static PyObject *tagged_read(PyObject *node, int depth, TaggedRead *pl);
+
+/* A {"$type": name, "args": [...], "float64": bool} math record, or the fallback's value */
+static PyObject *tagged_record(PyObject *node, PyObject *name, int depth, TaggedRead *pl) {
+    PyObject *spec = PyUnicode_CheckExact(name) ? PyDict_GetItemWithError(pl->maths, name) : NULL;
+    if (!spec && PyErr_Occurred()) return NULL;
+    PyObject *args = PyDict_GetItemWithError(node, args_key);
+    if (!args && PyErr_Occurred()) return NULL;
+    PyObject *flag = PyDict_GetItemWithError(node, float64_key);
+    if (!flag && PyErr_Occurred()) return NULL;
+    Py_ssize_t members = 1 + (args != NULL) + (flag != NULL);
+    if (spec && args && PyDict_GET_SIZE(node) == members && (!flag || PyBool_Check(flag))) {
+        PyObject *out = NULL;
+        int r = math_from(spec, args, flag == Py_True, 0, &out);
+        if (r <= 0) return r < 0 ? NULL : out;
+    }
+    PyObject *forms = NULL;
+    if (!spec && PyUnicode_CheckExact(name)) forms = PyDict_GetItemWithError(pl->packed, name);
+    if (!forms && PyErr_Occurred()) return NULL;
+    PyObject *items = forms ? PyDict_GetItemWithError(node, items_key) : NULL;
+    if (!items && PyErr_Occurred()) return NULL;
+    members = 1 + (items != NULL) + (flag != NULL);
+    if (items && PyTuple_Check(forms) && PyTuple_GET_SIZE(forms) == 2 &&
+        PyDict_GET_SIZE(node) == members && (!flag || PyBool_Check(flag))) {
+        PyObject *form = PyTuple_GET_ITEM(forms, flag == Py_True);
+        if (form != Py_None) {
+            PyObject *out = NULL;
+            int r = packed_from(form, items, 0, &out);
+            if (r <= 0) return r < 0 ? NULL : out;
+        }
+    }
+    return node_fallback(pl->fallback, node, depth, NULL);
+}
+
+static PyObject *tagged_read(PyObject *node, int depth, TaggedRead *pl) {
+    PyTypeObject *t = Py_TYPE(node);
+    if (depth > READ_NEST) return NULL;
+    if (t == &PyUnicode_Type || t == &PyFloat_Type || t == &PyBool_Type || node == Py_None) {
+        Py_INCREF(node);
+        return node;
+    }
+    if (t == &PyLong_Type) {
+        int overflow;
+        PyLong_AsLongLongAndOverflow(node, &overflow);
+        if (overflow) return NULL;
+        Py_INCREF(node);
+        return node;
+    }
+    if (t == &PyList_Type) {
+        Py_ssize_t n = PyList_GET_SIZE(node);
+        PyObject *out = PyList_New(n);
+        if (!out) return NULL;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *v = tagged_read(PyList_GET_ITEM(node, i), depth + 1, pl);
+            if (!v) { Py_DECREF(out); return NULL; }
+            PyList_SET_ITEM(out, i, v);
+        }
+        return out;
+    }
+    if (t != &PyDict_Type) return NULL;
+    PyObject *name = PyDict_GetItemWithError(node, tag_key);
+    if (name) return tagged_record(node, name, depth, pl);
+    if (PyErr_Occurred()) return NULL;
+    PyObject *out = PyDict_New(), *k, *v;
+    Py_ssize_t pos = 0;
+    if (!out) return NULL;
+    while (PyDict_Next(node, &pos, &k, &v)) {
+        PyObject *value = tagged_read(v, depth + 1, pl);
+        if (!value || PyDict_SetItem(out, k, value) < 0) {
+            Py_XDECREF(value);
+            Py_DECREF(out);
+            return NULL;
+        }
+        Py_DECREF(value);
+    }
+    return out;
+}
+
+/* ---- the plain-text parser: ASCII JSON without escapes, read without the scanner ----------
+ *
+ * Texts of numbers (a 1M-float packed array) spend most of the scanner's time making a str of
+ * each number and calling the number hook; this parser reads an ASCII text with no escape and
+ * no control character in its strings straight to the same tree (numbers: Godot's strtod in
+ * the Godot dialect, int or float as json.loads gives them in the tagged one; a repeated key
+ * in the tagged dialect gives up). It gives up (NULL, no error) on anything else, and the
+ * scanner reads the text.
+ */
+typedef struct {
+    const char *p, *end;
+    int godot;
+} Plain;
+
+static void plain_space(Plain *ps) {
+    while (ps->p < ps->end && (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\n' || *ps->p == '\r'))
+        ps->p++;
+}
+
+static PyObject *plain_value(Plain *ps, int depth);
+
+static PyObject *plain_string(Plain *ps) {
+    const char *start = ++ps->p;
+    while (ps->p < ps->end && *ps->p != '"') {
+        if (*ps->p == '\\' || (unsigned char)*ps->p < 0x20) return NULL;
+        ps->p++;
+    }
+    if (ps->p >= ps->end) return NULL;
+    Py_ssize_t n = ps->p - start;
+    ps->p++;
+    PyObject *out = PyUnicode_New(n, 127);
+    if (out) memcpy(PyUnicode_DATA(out), start, (size_t)n);
+    return out;
+}
+
+static int is_digit(const Plain *ps) { return ps->p < ps->end && *ps->p >= '0' && *ps->p <= '9'; }
+
+static PyObject *plain_number(Plain *ps) {
+    const char *start = ps->p;
+    int is_float = 0;
+    if (*ps->p == '-') ps->p++;
+    if (!is_digit(ps)) return NULL;
+    if (*ps->p == '0') ps->p++;
+    else while (is_digit(ps)) ps->p++;
+    if (ps->p < ps->end && *ps->p == '.') {
+        ps->p++;
+        is_float = 1;
+        if (!is_digit(ps)) return NULL;
+        while (is_digit(ps)) ps->p++;
+    }
+    if (ps->p < ps->end && (*ps->p == 'e' || *ps->p == 'E')) {
+        ps->p++;
+        is_float = 1;
+        if (ps->p < ps->end && (*ps->p == '+' || *ps->p == '-')) ps->p++;
+        if (!is_digit(ps)) return NULL;
+        while (is_digit(ps)) ps->p++;
+    }
+    if (ps->p < ps->end && (is_digit(ps) || *ps->p == '.' || *ps->p == 'e' || *ps->p == 'E' ||
+                            *ps->p == '+' || *ps->p == '-'))
+        return NULL;
+    Py_ssize_t n = ps->p - start;
+    if (ps->godot) return PyFloat_FromDouble(godot_strtod_c(start, n));
+    char buf[64];
+    if (n >= (Py_ssize_t)sizeof buf) return NULL;
+    memcpy(buf, start, (size_t)n);
+    buf[n] = 0;
+    if (!is_float) return PyLong_FromString(buf, NULL, 10);
+    double x = PyOS_string_to_double(buf, NULL, NULL);
+    return x == -1.0 && PyErr_Occurred() ? NULL : PyFloat_FromDouble(x);
+}
+
+static PyObject *plain_word(Plain *ps, const char *word, PyObject *value) {
+    size_t n = strlen(word);
+    if ((size_t)(ps->end - ps->p) < n || memcmp(ps->p, word, n) != 0) return NULL;
+    ps->p += n;
+    if (ps->p < ps->end && ((*ps->p | 0x20) >= 'a' && (*ps->p | 0x20) <= 'z')) return NULL;
+    Py_INCREF(value);
+    return value;
+}
+
+static PyObject *plain_array(Plain *ps, int depth) {
+    PyObject *out = PyList_New(0);
+    ps->p++;
+    plain_space(ps);
+    if (out && ps->p < ps->end && *ps->p == ']') {
+        ps->p++;
+        return out;
+    }
+    while (out) {
+        PyObject *v = plain_value(ps, depth + 1);
+        if (!v || PyList_Append(out, v) < 0) {
+            Py_XDECREF(v);
+            Py_CLEAR(out);
+            break;
+        }
+        Py_DECREF(v);
+        plain_space(ps);
+        if (ps->p < ps->end && *ps->p == ',') ps->p++;
+        else if (ps->p < ps->end && *ps->p == ']') { ps->p++; break; }
+        else Py_CLEAR(out);
+    }
+    return out;
+}
+
+static PyObject *plain_object(Plain *ps, int depth) {
+    PyObject *out = PyDict_New();
+    ps->p++;
+    plain_space(ps);
+    if (out && ps->p < ps->end && *ps->p == '}') {
+        ps->p++;
+        return out;
+    }
+    while (out) {
+        plain_space(ps);
+        PyObject *k = ps->p < ps->end && *ps->p == '"' ? plain_string(ps) : NULL, *v = NULL;
+        plain_space(ps);
+        if (k && ps->p < ps->end && *ps->p == ':') {
+            ps->p++;
+            v = plain_value(ps, depth + 1);
+        }
+        int ok = v && (ps->godot || !PyDict_Contains(out, k)) && PyDict_SetItem(out, k, v) == 0;
+        Py_XDECREF(k);
+        Py_XDECREF(v);
+        if (!ok) { Py_CLEAR(out); break; }
+        plain_space(ps);
+        if (ps->p < ps->end && *ps->p == ',') ps->p++;
+        else if (ps->p < ps->end && *ps->p == '}') { ps->p++; break; }
+        else Py_CLEAR(out);
+    }
+    return out;
+}
+
+static PyObject *plain_value(Plain *ps, int depth) {
+    if (depth > READ_NEST) return NULL;
+    plain_space(ps);
+    if (ps->p >= ps->end) return NULL;
+    char c = *ps->p;
+    if (c == '{') return plain_object(ps, depth);
+    if (c == '[') return plain_array(ps, depth);
+    if (c == '"') return plain_string(ps);
+    if (c == '-' || (c >= '0' && c <= '9')) return plain_number(ps);
+    if (c == 't') return plain_word(ps, "true", Py_True);
+    if (c == 'f') return plain_word(ps, "false", Py_False);
+    if (c == 'n') return plain_word(ps, "null", Py_None);
+    return NULL;
+}
+
+/* The tree of an ASCII text the plain parser reads whole, or NULL (no error set) */
+static PyObject *plain_tree(PyObject *text, int godot) {
+    if (!PyUnicode_IS_ASCII(text)) return NULL;
+    const char *data = PyUnicode_DATA(text);
+    Plain ps = {data, data + PyUnicode_GET_LENGTH(text), godot};
+    PyObject *tree = plain_value(&ps, 0);
+    if (tree) {
+        plain_space(&ps);
+        if (ps.p != ps.end) Py_CLEAR(tree);
+    }
+    if (!tree) PyErr_Clear();
+    return tree;
+}
+
+/* The decoder's tree of text, or NULL (no error set) to hand back */
+static PyObject *decode(PyObject *decoder, PyObject *text) {
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "the JSON text must be a str");
+        return NULL;
+    }
+    PyObject *tree = PyObject_CallMethod(decoder, "decode", "O", text);
+    if (!tree) PyErr_Clear();
+    return tree;
+}
+
+/* value, or NotImplemented after any error in the C path (the pure reader gives its own) */
+static PyObject *value_or_handback(PyObject *value) {
+    if (value) return value;
+    if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_Exception)) return NULL;
+    PyErr_Clear();
+    Py_RETURN_NOTIMPLEMENTED;
+}
+
+static PyObject *json_read_tagged(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *text, *plan;
+    TaggedRead pl;
+    if (!PyArg_ParseTuple(args, "UO!:read_tagged", &text, &PyTuple_Type, &plan)) return NULL;
+    if (!PyArg_ParseTuple(plan, "O!O!O:plan", &PyDict_Type, &pl.maths, &PyDict_Type, &pl.packed,
+                          &pl.fallback))
+        return NULL;
+    int collecting = PyGC_Disable();
+    PyObject *tree = plain_tree(text, 0);
+    if (!tree) tree = decode(tagged_decoder, text);
+    PyObject *value = tree ? tagged_read(tree, 0, &pl) : NULL;
+    Py_XDECREF(tree);
+    if (collecting) PyGC_Enable();
+    if (!tree) Py_RETURN_NOTIMPLEMENTED;
+    return value_or_handback(value);
+}
+
+typedef struct {
+    PyObject *maths, *packed, *sname, *npath, *fallback;
+} GodotRead;
+
+static PyObject *godot_read(PyObject *node, int level, GodotRead *pl);
+
+static PyObject *godot_fallback(PyObject *node, int level, GodotRead *pl) {
+    PyObject *lv = PyLong_FromLong(level);
+    if (!lv) return NULL;
+    PyObject *out = node_fallback(pl->fallback, node, level, lv);
+    Py_DECREF(lv);
+    return out;
+}
+
+/* String::to_int of "i:"'s text, as gdvariant._json.godot._to_int */
+static PyObject *godot_to_int(PyObject *s, Py_ssize_t from) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    int kind = PyUnicode_KIND(s);
+    const void *data = PyUnicode_DATA(s);
+    unsigned long long number = 0;
+    int negative = 0;
+    for (Py_ssize_t i = from; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c >= '0' && c <= '9') {
+            unsigned long long limit = 9223372036854775807ULL + (unsigned long long)negative;
+            unsigned d = (unsigned)(c - '0');
+            if (number > (limit - d) / 10)
+                return negative ? PyLong_FromLongLong(INT64_MIN) : PyLong_FromLongLong(INT64_MAX);
+            number = number * 10 + d;
+        } else if (c == '-' && number == 0) {
+            negative = !negative;
+        }
+    }
+    if (negative) return number == 0 ? PyLong_FromLong(0)
+                                     : PyLong_FromLongLong((long long)(0 - number));
+    return PyLong_FromUnsignedLongLong(number);
+}
+
+/* "f:"'s number when the text after the prefix is exactly an ASCII number token
+ * [+-]?(digits[.digits*]|.digits)([eE][+-]?digits)?; NULL, no error, otherwise */
+static PyObject *godot_to_float(PyObject *s, Py_ssize_t from) {
+    if (!PyUnicode_IS_ASCII(s)) return NULL;
+    const char *p = (const char *)PyUnicode_DATA(s) + from;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s) - from, i = 0;
+    if (i < n && (p[i] == '+' || p[i] == '-')) i++;
+    Py_ssize_t lead = 0, frac = 0;
+    while (i < n && p[i] >= '0' && p[i] <= '9') i++, lead++;
+    if (i < n && p[i] == '.') {
+        i++;
+        while (i < n && p[i] >= '0' && p[i] <= '9') i++, frac++;
+    }
+    if (lead == 0 && frac == 0) return NULL;
+    if (i < n && (p[i] == 'e' || p[i] == 'E')) {
+        i++;
+        if (i < n && (p[i] == '+' || p[i] == '-')) i++;
+        Py_ssize_t e = 0;
+        while (i < n && p[i] >= '0' && p[i] <= '9') i++, e++;
+        if (e == 0) return NULL;
+    }
+    if (i != n) return NULL;
+    return PyFloat_FromDouble(godot_strtod_c(p, n));
+}
+
+static PyObject *godot_string(PyObject *node, int level, GodotRead *pl) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(node);
+    Py_UCS4 c0 = n > 0 ? PyUnicode_READ_CHAR(node, 0) : 0;
+    Py_UCS4 c1 = n > 1 ? PyUnicode_READ_CHAR(node, 1) : 0;
+    Py_UCS4 c2 = n > 2 ? PyUnicode_READ_CHAR(node, 2) : 0;
+    if (c1 == ':') {
+        if (c0 == 'i') return godot_to_int(node, 2);
+        if (c0 == 's') return PyUnicode_Substring(node, 2, n);
+        if (c0 == 'f') {
+            PyObject *x = godot_to_float(node, 2);
+            if (x || PyErr_Occurred()) return x;
+        }
+    } else if (c2 == ':' && (c0 == 's' || c0 == 'n') && c1 == (c0 == 's' ? 'n' : 'p')) {
+        PyObject *sub = PyUnicode_Substring(node, 3, n);
+        if (!sub) return NULL;
+        PyObject *out = PyObject_CallOneArg(c0 == 's' ? pl->sname : pl->npath, sub);
+        Py_DECREF(sub);
+        return out;
+    }
+    return godot_fallback(node, level, pl);
+}
+
+static PyObject *godot_items(PyObject *list, int level, GodotRead *pl) {
+    Py_ssize_t n = PyList_GET_SIZE(list);
+    PyObject *out = PyList_New(n);
+    if (!out) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *v = godot_read(PyList_GET_ITEM(list, i), level + 1, pl);
+        if (!v) { Py_DECREF(out); return NULL; }
+        PyList_SET_ITEM(out, i, v);
+    }
+    return out;
+}
+
+/* An untyped Dictionary whose keys all read as exact str; NULL, no error, otherwise */
+static PyObject *godot_dictionary(PyObject *args, int level, GodotRead *pl) {
+    Py_ssize_t n = PyList_GET_SIZE(args);
+    if (n % 2) return NULL;
+    PyObject *items = godot_items(args, level, pl);
+    if (!items) return NULL;
+    PyObject *out = PyDict_New();
+    for (Py_ssize_t i = 0; out && i < n; i += 2) {
+        PyObject *k = PyList_GET_ITEM(items, i);
+        if (!PyUnicode_CheckExact(k) || PyDict_SetItem(out, k, PyList_GET_ITEM(items, i + 1)) < 0)
+            Py_CLEAR(out);
+    }
+    Py_DECREF(items);
+    return out;
+}
+
+static PyObject *godot_typed(PyObject *node, int level, GodotRead *pl) {
+    PyObject *name = PyDict_GetItemWithError(node, type_key);
+    if (!name && PyErr_Occurred()) return NULL;
+    PyObject *args = PyDict_GetItemWithError(node, args_key);
+    if (!args && PyErr_Occurred()) return NULL;
+    if (name && PyUnicode_CheckExact(name) && args && PyList_CheckExact(args)) {
+        PyObject *spec = PyDict_GetItemWithError(pl->maths, name);
+        if (!spec && PyErr_Occurred()) return NULL;
+        PyObject *form = spec ? NULL : PyDict_GetItemWithError(pl->packed, name);
+        if (!spec && !form && PyErr_Occurred()) return NULL;
+        if (spec) {
+            PyObject *out = NULL;
+            int r = math_from(spec, args, 0, 1, &out);
+            if (r <= 0) return r < 0 ? NULL : out;
+        } else if (form) {
+            PyObject *out = NULL;
+            int r = packed_from(form, args, 1, &out);
+            if (r <= 0) return r < 0 ? NULL : out;
+        } else if (PyUnicode_Compare(name, dictionary_name) == 0 &&
+                   !PyDict_Contains(node, key_type_key) && !PyDict_Contains(node, value_type_key)) {
+            PyObject *out = godot_dictionary(args, level, pl);
+            if (out || PyErr_Occurred()) return out;
+        }
+    }
+    return godot_fallback(node, level, pl);
+}
+
+static PyObject *godot_read(PyObject *node, int level, GodotRead *pl) {
+    PyTypeObject *t = Py_TYPE(node);
+    if (level > READ_NEST) return NULL;
+    if (t == &PyBool_Type || node == Py_None) {
+        Py_INCREF(node);
+        return node;
+    }
+    if (t == &PyUnicode_Type) return godot_string(node, level, pl);
+    if (t == &PyList_Type) return godot_items(node, level, pl);
+    if (t == &PyDict_Type) return godot_typed(node, level, pl);
+    return godot_fallback(node, level, pl);
+}
+
+/* Whether text has a \u escape of a surrogate (Godot's reader refuses a lone one; the
+ * scanner takes it), or a NUL (Godot's text ends there): then the pure reader reads it */
+static int godot_unusual(PyObject *text) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    if (kind == PyUnicode_1BYTE_KIND) { /* the common case, with memchr */
+        const char *p = data, *end = p + n;
+        if (memchr(p, 0, (size_t)n)) return 1;
+        while ((p = memchr(p, '\\', (size_t)(end - p))) != NULL) {
+            if (end - p > 2 && p[1] == 'u' && (p[2] == 'd' || p[2] == 'D')) return 1;
+            p++;
+        }
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c == 0) return 1;
+        if (c == '\\' && i + 2 < n && PyUnicode_READ(kind, data, i + 1) == 'u') {
+            Py_UCS4 d = PyUnicode_READ(kind, data, i + 2);
+            if (d == 'd' || d == 'D') return 1;
+        }
+    }
+    return 0;
+}
+
+static PyObject *json_read_godot(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *text, *plan;
+    GodotRead pl;
+    if (!PyArg_ParseTuple(args, "UO!:read_godot", &text, &PyTuple_Type, &plan)) return NULL;
+    if (!PyArg_ParseTuple(plan, "O!O!OOO:plan", &PyDict_Type, &pl.maths, &PyDict_Type,
+                          &pl.packed, &pl.sname, &pl.npath, &pl.fallback))
+        return NULL;
+    int collecting = PyGC_Disable();
+    PyObject *tree = plain_tree(text, 1);
+    if (!tree && !godot_unusual(text)) tree = decode(godot_decoder, text);
+    PyObject *value = tree ? godot_read(tree, 0, &pl) : NULL;
+    Py_XDECREF(tree);
+    if (collecting) PyGC_Enable();
+    if (!tree) Py_RETURN_NOTIMPLEMENTED;
+    return value_or_handback(value);
+}
+
+static PyObject *json_refuse(PyObject *self, PyObject *name) {
+    (void)self;
+    PyErr_Format(PyExc_ValueError, "%R is not read by the compiled reader", name);
+    return NULL;
+}
+
+/* json.JSONDecoder(parse_constant=refuse, <hook>=module.<fn>), with parse_int too for strtod */
+static PyObject *make_decoder(PyObject *m, const char *hook, const char *fn) {
+    PyObject *json = PyImport_ImportModule("json");
+    PyObject *cls = json ? PyObject_GetAttrString(json, "JSONDecoder") : NULL;
+    Py_XDECREF(json);
+    PyObject *f = cls ? PyObject_GetAttrString(m, fn) : NULL;
+    PyObject *refuse = f ? PyObject_GetAttrString(m, "refuse") : NULL;
+    PyObject *kw = refuse ? PyDict_New() : NULL;
+    PyObject *out = NULL;
+    if (kw && PyDict_SetItemString(kw, hook, f) == 0 &&
+        PyDict_SetItemString(kw, "parse_constant", refuse) == 0 &&
+        (strcmp(fn, "strtod") != 0 || PyDict_SetItemString(kw, "parse_int", f) == 0)) {
+        PyObject *empty = PyTuple_New(0);
+        if (empty) out = PyObject_Call(cls, empty, kw);
+        Py_XDECREF(empty);
+    }
+    Py_XDECREF(kw);
+    Py_XDECREF(refuse);
+    Py_XDECREF(f);
+    Py_XDECREF(cls);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"write", json_write, METH_VARARGS, "write(value, plan, fallback) -> str or NotImplemented"},
     {"write_tagged", json_write_tagged, METH_VARARGS,
      "write_tagged(value, plan, fallback) -> str or NotImplemented"},
+    {"read_tagged", json_read_tagged, METH_VARARGS,
+     "read_tagged(text, plan) -> the value of tagged JSON text, or NotImplemented"},
+    {"read_godot", json_read_godot, METH_VARARGS,
+     "read_godot(text, plan) -> the value of Godot-dialect JSON text, or NotImplemented"},
+    {"pairs", json_pairs, METH_O, "object_pairs_hook: a dict; a repeated key raises"},
+    {"strtod", json_strtod, METH_O, "Godot's built_in_strtod of a JSON number token"},
+    {"refuse", json_refuse, METH_O, "parse_constant: NaN and Infinity are not read here"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -562,4 +1364,24 @@ static struct PyModuleDef module = {
     methods,
 };
 
-PyMODINIT_FUNC PyInit__cjson(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__cjson(void) {
+    struct { PyObject **slot; const char *text; } names[] = {
+        {&items_key, "items"}, {&tag_key, "$type"}, {&type_key, "type"}, {&args_key, "args"},
+        {&float64_key, "float64"}, {&key_type_key, "key_type"},
+        {&value_type_key, "value_type"}, {&dictionary_name, "Dictionary"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!*names[i].slot && !(*names[i].slot = PyUnicode_InternFromString(names[i].text)))
+            return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    if (!tagged_decoder) {
+        tagged_decoder = make_decoder(m, "object_pairs_hook", "pairs");
+        if (!tagged_decoder) { Py_DECREF(m); return NULL; }
+    }
+    if (!godot_decoder) {
+        godot_decoder = make_decoder(m, "parse_float", "strtod");
+        if (!godot_decoder) { Py_DECREF(m); return NULL; }
+    }
+    return m;
+}

@@ -18,9 +18,10 @@ from typing import Any, Literal
 
 from .._errors import EncodeError, JSONError
 from . import core
-from .godot import compiled_plan, from_native_tree, stringify, to_native_value
+from .godot import compiled_plan, compiled_read_plan, from_native_tree, stringify, to_native_value
 from .godot_parse import GodotJSONSyntaxError, parse
 from .tagged import Bad
+from .tagged_read import compiled_plan as tagged_read_plan
 from .tagged_read import from_tree, object_pairs
 from .tagged_write import compiled_plan as tagged_plan
 from .tagged_write import to_tree
@@ -183,6 +184,14 @@ def from_json(
             text = bytes(text).decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             raise JSONError(f"the text is not UTF-8 ({exc.reason} at byte {exc.start})") from None
+    # The live reader (:mod:`.core`) gives the value, or hands the text to the pure reader
+    # below, the reference, for the value or the error.
+    if dialect == "godot":
+        value = core.read_godot(text, compiled_read_plan(allow_objects))
+    else:
+        value = core.read_tagged(text, tagged_read_plan())
+    if value is not NotImplemented:
+        return value
     depth = _depth(text)
     if depth > MAX_JSON_DEPTH:
         raise JSONError(f"JSON nested {depth} levels deep; at most {MAX_JSON_DEPTH} are read")

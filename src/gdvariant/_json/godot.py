@@ -627,3 +627,36 @@ def to_native_value(tree: Any, allow_objects: bool) -> Any:
     """The value ``JSON.to_native(tree, allow_objects)`` makes, or :class:`Bad` where the
     engine reports an error (and returns null)."""
     return _ToNative(allow_objects).value(tree)
+
+
+def _node_value(node: Any, level: int, allow_objects: bool) -> Any:
+    """The pure reader's value of a node ``level`` containers deep (or its error)."""
+    reader = _ToNative(allow_objects)
+    reader.level = level
+    return reader.value(node)
+
+
+_MATH_READ = {
+    name: (kind == "i32", MATH_SIZES[name], build) for name, (_, kind, build) in MATH_TYPES.items()
+}
+#: The numeric packed arrays the compiled reader builds: (class, array typecode, width)
+_PACKED_READ = {name: (cls, cls._code, cls._width) for cls, name in _PACKED_NAMES.items()}
+_READ_PLANS = {
+    allow: (
+        _MATH_READ,
+        _PACKED_READ,
+        StringName,
+        NodePath,
+        lambda node, level, allow=allow: _node_value(node, level, allow),
+    )
+    for allow in (False, True)
+}
+
+
+def compiled_read_plan(allow_objects: bool) -> tuple[Any, ...]:
+    """What the compiled Godot-dialect reader needs (:mod:`.core`): ``(maths, packed,
+    StringName, NodePath, fallback)``, where ``maths`` maps each math type's name to whether
+    its components are ints, their count and the builder, ``packed`` each numeric packed
+    type's name to its class, array typecode and width, and ``fallback(node, level)`` is the
+    pure reader's value of a node ``level`` containers deep."""
+    return _READ_PLANS[allow_objects]

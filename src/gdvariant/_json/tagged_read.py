@@ -50,7 +50,7 @@ from .tagged import (
     quote,
 )
 
-__all__ = ["from_tree", "object_pairs"]
+__all__ = ["compiled_plan", "from_tree", "object_pairs"]
 
 _HEX_BITS = re.compile(r"0x[0-9a-fA-F]{16}")
 
@@ -410,3 +410,50 @@ def _tagged_in(fields: dict[str, Any]) -> Any:
     value = reader(f)
     f.done()
     return value
+
+
+# ---- for the compiled reader ----------------------------------------------------------------
+
+
+def _as_pairs(node: Any) -> Any:
+    """A tree whose objects are dicts (the compiled reader's, no key repeated) with its
+    objects as :func:`object_pairs` makes them."""
+    if type(node) is dict:
+        return _Object([(key, _as_pairs(value)) for key, value in node.items()])
+    if type(node) is list:
+        return [_as_pairs(item) for item in node]
+    return node
+
+
+def _node_value(node: Any) -> Any:
+    """The pure reader's value of one node of the compiled reader's tree (or its error)."""
+    return from_tree(_as_pairs(node))
+
+
+def _packed_form(cls: Any) -> tuple[Any, str, int] | None:
+    return None if cls is None else (cls, cls._code, cls._width)
+
+
+_PLAN = (
+    {
+        name: (kind == "i32", MATH_SIZES[name], build)
+        for name, (_, kind, build) in MATH_TYPES.items()
+    },
+    {
+        name: (
+            _packed_form(PACKED_CLASSES[name, False]),
+            _packed_form(PACKED_CLASSES.get((name, True))),
+        )
+        for name, _ in PACKED_CLASSES
+    },
+    _node_value,
+)
+
+
+def compiled_plan() -> tuple[Any, ...]:
+    """What the compiled tagged reader needs (:mod:`.core`): ``(maths, packed, fallback)``,
+    where ``maths`` maps each math type's name to whether its components are ints, their count
+    and the builder, ``packed`` each numeric packed type's name to its class, array typecode
+    and width, narrow and 64-bit (or None), and ``fallback(node)`` is the pure reader's value
+    of a node."""
+    return _PLAN
