@@ -60,9 +60,10 @@ def test_a_full_link_stops_reading_the_sender() -> None:
     async def main() -> None:
         got = bytearray()
 
-        async def slow_sink(reader: asyncio.StreamReader, _: asyncio.StreamWriter) -> None:
+        async def slow_sink(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             while data := await reader.read(1024):
                 got.extend(data)
+            writer.close()  # Python 3.12's wait_closed() waits for every connection to close
 
         server = await asyncio.start_server(slow_sink, "127.0.0.1", 0)
         port = server.sockets[0].getsockname()[1]
