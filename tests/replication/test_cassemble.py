@@ -32,7 +32,15 @@ from gdvariant.replication._packet_format import OP_DELETE, OP_ENTER, OP_UPDATE,
 from tests.support.assemblers import compiled, live
 from tests.support.cores import compiled_required
 from tests.support.replication_driver import Driver, spies
-from tests.support.replication_worlds import ASSEMBLER_SCHEMA, Crate, random_value
+from tests.support.replication_worlds import (
+    ASSEMBLER_SCHEMA,
+    Big,
+    Crate,
+    Forty,
+    Mob,
+    random_value,
+    set_path,
+)
 
 
 @pytest.mark.parametrize("deltas", [True, False], ids=["deltas", "whole"])
@@ -226,3 +234,36 @@ def test_the_compiled_assembler_leaks_nothing(deltas: bool) -> None:
 
     grew = _traced_growth(run, 20)
     assert grew < 32 << 10, f"{grew:,} bytes more after 20 rounds"
+
+
+def test_one_record_body_serves_every_id_gap() -> None:
+    """With value deltas, the records of one entity for one base differ between clients only
+    by the id gap before it: the compiled assembler codes the rest (change list and values,
+    Big's wider than 64 bits) once and puts it behind each gap, giving the pure one's bytes
+    for gaps of every gap-code size; its record cache holds that body, not a record a gap."""
+    fast = compiled()
+    world = World(ASSEMBLER_SCHEMA)
+    world._next = 5_000_000  # gaps up to 32 bits below the entities
+    ents = [world.spawn(Big), world.spawn(Mob), world.spawn(Forty)]
+    world.commit(8)
+    rng = random.Random(5)
+    for ent in ents:
+        for prop in rng.sample(ASSEMBLER_SCHEMA.flat(type(ent)), 6):
+            set_path(ent, prop.path, random_value(prop.codec, rng))
+    world.commit(8)
+    encoder = SnapshotEncoder(world, history=8, audiences={"spies": spies})
+    plans = _assembler.plans(ASSEMBLER_SCHEMA)
+    gone = [(0, 1 << 62)]  # a despawned id every base still holds: its delete sets the gap
+    for ent in ents:
+        before = [None, *range(ent.net_id - 20, ent.net_id), 4_000_000, 100, 3]
+        for prev in before:
+            ids = [ent.net_id] if prev is None else [prev, ent.net_id]
+            deleted = {} if prev is None else {prev: gone}
+            args = (True, world.tick, [1], 1, ids, world.entities, deleted, plans)
+            got = fast.assemble(*args, ASSEMBLER_SCHEMA.class_bits, encoder._enter)
+            kept = dict(ent._net_cache)
+            expected = _pyassemble.assemble(*args, ASSEMBLER_SCHEMA.class_bits, encoder._enter)
+            assert got == expected, f"entity {ent.net_id} after {prev}"
+            assert got[0][0] == len(ids)  # the update (and the delete) were written
+            ent._net_cache = kept  # the compiled one's own entries only
+        assert len(ent._net_cache) <= 2, sorted(map(str, ent._net_cache))

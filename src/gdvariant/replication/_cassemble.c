@@ -735,6 +735,60 @@ static PyObject *cache_key(long long first_or_op, long long gap, PyObject *chang
     return gap ? Py_BuildValue("(LL)", -first_or_op, gap) : PyLong_FromLongLong(-first_or_op);
 }
 
+/* The change list and values of an update record (what follows its head) into wk->w. */
+static int w_update_body(Walk *wk, ClassPlan *cp, PyObject *bits, PyObject *widths,
+                         PyObject *hist) {
+    Writer *w = wk->w;
+    int nw = cp->nwords;
+    if (w_change_list(w, wk->changed, nw, cp->count, 1 + cp->index_bits))
+        return -1;
+    if (!hist)
+        return w_whole_values(w, wk->changed, nw, bits, widths);
+    for (int q = 0; q < nw; q++) {
+        uint64_t m = wk->changed[q];
+        while (m) {
+            Py_ssize_t i = 64 * q + ctz64(m);
+            m &= m - 1;
+            const PropPlan *p = &cp->props[i];
+            PyObject *value = PyList_GET_ITEM(bits, i);
+            Py_ssize_t n = PyLong_AsSsize_t(PyList_GET_ITEM(widths, i));
+            if (n == -1 && PyErr_Occurred())
+                return -1;
+            if (p->kind == K_WHOLE) {
+                if (w_long(w, value, n))
+                    return -1;
+                continue;
+            }
+            if (p->kind != K_PYTHON && wk->stamp[i] == wk->serial) {
+                if (w_code(w, &wk->code[i]))
+                    return -1;
+                continue;
+            }
+            PyObject *before = PyTuple_GET_ITEM(PyList_GET_ITEM(hist, wk->src[i]), 2);
+            PyObject *pi = PyLong_FromSsize_t(i);
+            if (!pi)
+                return -1;
+            PyObject *base = PyDict_Check(before) ? PyDict_GetItemWithError(before, pi) : NULL;
+            Py_DECREF(pi);
+            if (!base) {
+                if (!PyErr_Occurred())
+                    PyErr_Format(PyExc_RuntimeError,
+                                 "history entry lacks the bits before property %zd", i);
+                return -1;
+            }
+            if (p->kind == K_PYTHON) {
+                if (w_python_delta(w, p, value, n, base))
+                    return -1;
+                continue;
+            }
+            if (b_delta(&wk->code[i], p, value, n, base) || w_code(w, &wk->code[i]))
+                return -1;
+            wk->stamp[i] = wk->serial;
+        }
+    }
+    return 0;
+}
+
 /* Look a record up in the entity's cache, or build and store it. */
 static PyObject *cached_record(Walk *wk, ClassPlan *cp, PyObject *cache, PyObject *key, int op,
                                long long gap, PyObject *bits, PyObject *widths,
@@ -746,65 +800,88 @@ static PyObject *cached_record(Walk *wk, ClassPlan *cp, PyObject *cache, PyObjec
     }
     if (PyErr_Occurred())
         return NULL;
-    Writer *w = wk->w;
-    int nw = cp->nwords;
-    if (w_head(w, op, gap))
+    if (w_head(wk->w, op, gap) || w_update_body(wk, cp, bits, widths, hist))
         return NULL;
-    if (w_change_list(w, wk->changed, nw, cp->count, 1 + cp->index_bits))
-        return NULL;
-    if (!hist) {
-        if (w_whole_values(w, wk->changed, nw, bits, widths))
-            return NULL;
-    } else {
-        for (int q = 0; q < nw; q++) {
-            uint64_t m = wk->changed[q];
-            while (m) {
-                Py_ssize_t i = 64 * q + ctz64(m);
-                m &= m - 1;
-                const PropPlan *p = &cp->props[i];
-                PyObject *value = PyList_GET_ITEM(bits, i);
-                Py_ssize_t n = PyLong_AsSsize_t(PyList_GET_ITEM(widths, i));
-                if (n == -1 && PyErr_Occurred())
-                    return NULL;
-                if (p->kind == K_WHOLE) {
-                    if (w_long(w, value, n))
-                        return NULL;
-                    continue;
-                }
-                if (p->kind != K_PYTHON && wk->stamp[i] == wk->serial) {
-                    if (w_code(w, &wk->code[i]))
-                        return NULL;
-                    continue;
-                }
-                PyObject *before = PyTuple_GET_ITEM(PyList_GET_ITEM(hist, wk->src[i]), 2);
-                PyObject *pi = PyLong_FromSsize_t(i);
-                if (!pi)
-                    return NULL;
-                PyObject *base = PyDict_Check(before) ? PyDict_GetItemWithError(before, pi) : NULL;
-                Py_DECREF(pi);
-                if (!base) {
-                    if (!PyErr_Occurred())
-                        PyErr_Format(PyExc_RuntimeError,
-                                     "history entry lacks the bits before property %zd", i);
-                    return NULL;
-                }
-                if (p->kind == K_PYTHON) {
-                    if (w_python_delta(w, p, value, n, base))
-                        return NULL;
-                    continue;
-                }
-                if (b_delta(&wk->code[i], p, value, n, base) || w_code(w, &wk->code[i]))
-                    return NULL;
-                wk->stamp[i] = wk->serial;
-            }
-        }
-    }
-    rec = w_record(w);
+    rec = w_record(wk->w);
     if (rec && PyDict_SetItem(cache, key, rec)) {
         Py_DECREF(rec);
         return NULL;
     }
     return rec;
+}
+
+/* A value-delta update's body (change list and values, no head), the same for every id gap, so
+ * that the records of clients with different gaps before the entity share it: kept in the
+ * entity's cache under -(first + BODY_KEY) (apart from the records' keys, -first and tuples) as
+ * bytes: the bits padded to a byte, then one byte, the count of padding bits. */
+#define BODY_KEY (1LL << 40)
+static PyObject *cached_body(Walk *wk, ClassPlan *cp, PyObject *cache, long long first,
+                             PyObject *bits, PyObject *widths, PyObject *hist) {
+    PyObject *key = PyLong_FromLongLong(-(first + BODY_KEY));
+    if (!key)
+        return NULL;
+    PyObject *body = PyDict_GetItemWithError(cache, key);
+    if (body || PyErr_Occurred()) {
+        Py_XINCREF(body);
+        Py_DECREF(key);
+        return body;
+    }
+    Writer *w = wk->w;
+    if (w_update_body(wk, cp, bits, widths, hist)) {
+        Py_DECREF(key);
+        return NULL;
+    }
+    int pad = (8 - (w->nacc & 7)) & 7;
+    if (w_bits(w, 0, pad) || w_bits(w, (uint64_t)pad, 8)) {
+        Py_DECREF(key);
+        return NULL;
+    }
+    body = w_record(w);
+    if (body && PyDict_SetItem(cache, key, body))
+        Py_CLEAR(body);
+    Py_DECREF(key);
+    return body;
+}
+
+/* Pad to a byte, keeping the bytes in the writer. */
+static int w_align(Writer *w) {
+    int tail = (w->nacc + 7) >> 3;
+    if (w_reserve(w, 8))
+        return -1;
+    for (int i = 0; i < tail; i++)
+        w->buf[w->len + i] = (uint8_t)(w->acc >> (8 * i));
+    w->len += tail;
+    w->acc = 0;
+    w->nacc = 0;
+    return 0;
+}
+
+/* An update record into section j: the head of its id gap, then a body from cached_body. */
+static int sec_put_body(Sections *s, Py_ssize_t j, long long gap, PyObject *body,
+                        long long net_id) {
+    Writer *o = &s->out[j];
+    const uint8_t *p = (const uint8_t *)PyBytes_AS_STRING(body);
+    Py_ssize_t nbytes = PyBytes_GET_SIZE(body) - 1;
+    if (nbytes < 0 || p[nbytes] > 7 || (nbytes == 0 && p[nbytes])) {
+        PyErr_SetString(PyExc_ValueError, "bad cached record body");
+        return -1;
+    }
+    long long nbits = 8 * (long long)nbytes - p[nbytes];
+    if (w_head(o, OP_UPDATE, gap))
+        return -1;
+    for (; nbits > 0; nbits -= 64, p += 8) {
+        int k = nbits < 64 ? (int)nbits : 64;
+        uint64_t v = 0;
+        for (int i = 0; i < (k + 7) >> 3; i++)
+            v |= (uint64_t)p[i] << (8 * i);
+        if (w_bits(o, v, k))
+            return -1;
+    }
+    if (w_align(o))
+        return -1;
+    s->count[j]++;
+    s->prev[j] = net_id;
+    return 0;
 }
 
 static int mask_or(uint64_t *dst, const uint64_t *src, int nw) {
@@ -963,6 +1040,16 @@ static int walk_entity(Walk *wk, PyObject *ent, long long net_id, Py_ssize_t *hi
         }
         if (!mask_and_public(wk, cp))
             continue;
+        if (wk->deltas && gap) {
+            Py_CLEAR(record);
+            reusable = 0;
+            PyObject *body = cached_body(wk, cp, cache, first, bits, widths, hist);
+            int bad = !body || sec_put_body(s, j, gap, body, net_id);
+            Py_XDECREF(body);
+            if (bad)
+                goto done;
+            continue;
+        }
         if (wk->deltas) {
             key = cache_key(first, gap, NULL);
         } else {
