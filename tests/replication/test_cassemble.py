@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gc
 import inspect
+import math
 import random
 import tracemalloc
 from typing import Any
@@ -139,7 +140,7 @@ def test_the_live_assembler_is_public() -> None:
         assert replication.IMPLEMENTATION == _assembler.COMPILED
 
 
-@pytest.mark.parametrize("name", ["assemble", "encode_record", "commit"])
+@pytest.mark.parametrize("name", ["assemble", "encode_record", "commit", "sweep"])
 def test_both_assemblers_take_the_same_arguments(name: str) -> None:
     """The pure assembler's functions have the compiled module's parameters, by name and in
     order (the compiled ones state theirs on the first line of their docstrings)."""
@@ -267,3 +268,46 @@ def test_one_record_body_serves_every_id_gap() -> None:
             assert got[0][0] == len(ids)  # the update (and the delete) were written
             ent._net_cache = kept  # the compiled one's own entries only
         assert len(ent._net_cache) <= 2, sorted(map(str, ent._net_cache))
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+def test_sweep_finds_what_the_pure_one_finds(dims: int) -> None:
+    """The interest's sweep of a radius over cells of random positions (some on the circle
+    exactly, some not finite, ints among floats): the same entities, in the same order."""
+    fast = compiled()
+    rng = random.Random(dims)
+    centre = tuple(rng.uniform(-50, 50) for _ in range(dims))
+    pos: dict[int, Any] = {}
+    buckets: list[dict[int, Any]] = []
+    for cell in range(12):
+        bucket = {}
+        for k in range(rng.randrange(40)):
+            net_id = 1000 * cell + k
+            point: list[Any] = [c + rng.uniform(-15, 15) for c in centre]
+            pick = rng.random()
+            if pick < 0.1:
+                point = [centre[0] + 10.0, *centre[1:]]  # exactly on the circle of 10
+            elif pick < 0.15:
+                point[0] = rng.choice([math.inf, -math.inf, math.nan])
+            elif pick < 0.2:
+                point[-1] = round(point[-1])
+            pos[net_id] = tuple(point) if pick < 0.6 else list(point)
+            bucket[net_id] = object()
+        buckets.append(bucket)
+    for r2 in (0.0, 100.0, 225.0, math.inf):
+        seed = {-1: object()}
+        expected, got = dict(seed), dict(seed)
+        _pyassemble.sweep(buckets, pos, centre, r2, expected)
+        fast.sweep(buckets, pos, list(centre), r2, got)
+        assert list(got.items()) == list(expected.items()), r2
+    assert len(expected) > 1
+
+
+@pytest.mark.parametrize("name", [_assembler.PYTHON, _assembler.COMPILED])
+def test_sweep_of_a_bad_position_is_an_error(name: str) -> None:
+    module = compiled() if name == _assembler.COMPILED else _pyassemble
+    for point, error in [((1.0, 2.0, 3.0), ValueError), (("a", 1.0), TypeError), (5, TypeError)]:
+        with pytest.raises(error):
+            module.sweep([{7: object()}], {7: point}, (0.0, 0.0), 4.0, {})
+    with pytest.raises(KeyError):
+        module.sweep([{7: object()}], {}, (0.0, 0.0), 4.0, {})

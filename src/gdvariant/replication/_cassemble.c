@@ -1271,6 +1271,103 @@ static PyObject *py_commit(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* ---- the interest's sweep over a radius's partly covered cells ----------------------------- */
+
+/* The same rounding as the pure one's (x - cx) * (x - cx) + ...: no fused multiply-adds (GCC
+ * makes none in its ISO C modes, as setup.py's -std=c99; clang needs telling). */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+/* The squared distance of the position p (a sequence of dims numbers) from c, summed in the
+ * pure one's order; -1 with an exception set if p is not such a position. */
+static int squared_distance(PyObject *p, const double *c, Py_ssize_t dims, double *out) {
+    PyObject *fast = PySequence_Fast(p, "a position must be a sequence of numbers");
+    if (!fast)
+        return -1;
+    if (PySequence_Fast_GET_SIZE(fast) != dims) {
+        PyErr_Format(PyExc_ValueError, "a position has %zd coordinates, not %zd",
+                     PySequence_Fast_GET_SIZE(fast), dims);
+        Py_DECREF(fast);
+        return -1;
+    }
+    double sum = 0.0;
+    for (Py_ssize_t d = 0; d < dims; d++) {
+        double x = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fast, d));
+        if (x == -1.0 && PyErr_Occurred()) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        double dx = x - c[d];
+        double sq = dx * dx;
+        sum = d ? sum + sq : sq;
+    }
+    Py_DECREF(fast);
+    *out = sum;
+    return 0;
+}
+
+/* The entities of one cell within r2 (squared) of c into found. */
+static int sweep_bucket(PyObject *bucket, PyObject *pos, const double *c, Py_ssize_t dims,
+                        double r2, PyObject *found) {
+    Py_ssize_t i = 0;
+    PyObject *key, *ent;
+    while (PyDict_Next(bucket, &i, &key, &ent)) {
+        PyObject *p = PyDict_GetItemWithError(pos, key);
+        if (!p) {
+            if (!PyErr_Occurred())
+                PyErr_SetObject(PyExc_KeyError, key);
+            return -1;
+        }
+        double apart;
+        Py_INCREF(key);
+        Py_INCREF(ent);
+        int rc = squared_distance(p, c, dims, &apart);
+        if (!rc && apart <= r2)
+            rc = PyDict_SetItem(found, key, ent);
+        Py_DECREF(key);
+        Py_DECREF(ent);
+        if (rc)
+            return -1;
+    }
+    return 0;
+}
+
+static PyObject *py_sweep(PyObject *self, PyObject *args) {
+    PyObject *buckets, *pos, *centre, *found;
+    double r2;
+    if (!PyArg_ParseTuple(args, "O!O!OdO!", &PyList_Type, &buckets, &PyDict_Type, &pos, &centre,
+                          &r2, &PyDict_Type, &found))
+        return NULL;
+    PyObject *fast = PySequence_Fast(centre, "a centre must be a sequence of numbers");
+    if (!fast)
+        return NULL;
+    Py_ssize_t dims = PySequence_Fast_GET_SIZE(fast);
+    double c[3];
+    for (Py_ssize_t d = 0; d < dims && d < 3; d++)
+        c[d] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fast, d));
+    Py_DECREF(fast);
+    if (PyErr_Occurred())
+        return NULL;
+    if (dims != 2 && dims != 3) {
+        PyErr_Format(PyExc_ValueError, "a centre has 2 or 3 coordinates, not %zd", dims);
+        return NULL;
+    }
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(buckets); k++) {
+        PyObject *bucket = PyList_GET_ITEM(buckets, k);
+        if (!PyDict_Check(bucket)) {
+            PyErr_SetString(PyExc_TypeError, "a cell's entities must be a dict");
+            return NULL;
+        }
+        Py_INCREF(bucket);
+        int rc = sweep_bucket(bucket, pos, c, dims, r2, found);
+        Py_DECREF(bucket);
+        if (rc)
+            return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"commit", py_commit, METH_VARARGS,
      "commit(world, dirty, tick, oldest): World.commit's loop over the dirty entities (as "
@@ -1281,6 +1378,9 @@ static PyMethodDef methods[] = {
     {"encode_record", py_encode_record, METH_VARARGS,
      "encode_record(layout, class_bits, op, gap, mask, bits, widths) -> bytes: one record "
      "with whole values (as _pyassemble.encode_record)."},
+    {"sweep", py_sweep, METH_VARARGS,
+     "sweep(buckets, pos, centre, r2, found): the entities of the cells within a radius (as "
+     "_pyassemble.sweep)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cassemble",

@@ -30,6 +30,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from . import _assembler
 from ._declarations import NetClass
 from ._float_codecs import Vec2, Vec3
 from ._schema import ClassLayout
@@ -469,6 +470,7 @@ class Interest:
         tests = len(found)
         if centre is not None and view.radius is not None:
             r2, size = view.radius * view.radius, self.cell
+            test = _assembler.live().sweep  # compiled: the loop over a cell's entities in C
             for cell in view.watched:
                 bucket = grid.get(cell) if cell else None
                 if not bucket:
@@ -480,18 +482,8 @@ class Interest:
                     far += max(low * low, (low + size) * (low + size))
                 if far <= r2:
                     found.update(bucket)
-                elif self.dims == 2:
-                    cx, cy = centre
-                    for net_id, ent in bucket.items():
-                        x, y = pos[net_id]
-                        if (x - cx) * (x - cx) + (y - cy) * (y - cy) <= r2:
-                            found[net_id] = ent
                 else:
-                    cx, cy, cz = centre
-                    for net_id, ent in bucket.items():
-                        x, y, z = pos[net_id]
-                        if (x - cx) * (x - cx) + (y - cy) * (y - cy) + (z - cz) * (z - cz) <= r2:
-                            found[net_id] = ent
+                    test([bucket], pos, centre, r2, found)
         elif centre is not None and view.cells is not None:
             for cell in view.watched:
                 bucket = grid.get(cell) if cell else None
