@@ -965,6 +965,41 @@ static int entity_state(PyObject *ent, PyObject **layout, PyObject **cache, PyOb
     return 0;
 }
 
+/* A section for one base (an interest's or a budget's, per client): the update's body depends
+ * only on the tick of the oldest history entry after the base, found by bisection, so a body
+ * another client's section already made is written without walking the entries. 0: written, or
+ * nothing changed since the base; 1: not made yet (walk); -1: error. */
+static int quick_update(Sections *s, PyObject *hist, PyObject *cache, long long base,
+                        long long net_id) {
+    Py_ssize_t lo = 0, hi = PyList_GET_SIZE(hist); /* the first entry after base is in [lo, hi] */
+    long long t;
+    PyObject *m;
+    while (lo < hi) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (entry_unpack(hist, mid, &t, &m))
+            return -1;
+        if (t > base)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    if (lo == PyList_GET_SIZE(hist))
+        return 0; /* no entry after the base: no record */
+    if (entry_unpack(hist, lo, &t, &m))
+        return -1;
+    PyObject *key = PyLong_FromLongLong(-(t + BODY_KEY));
+    if (!key)
+        return -1;
+    PyObject *body = PyDict_GetItemWithError(cache, key);
+    Py_DECREF(key);
+    if (!body)
+        return PyErr_Occurred() ? -1 : 1;
+    Py_INCREF(body);
+    int rc = sec_put_body(s, 0, net_id - s->prev[0] - 1, body, net_id);
+    Py_DECREF(body);
+    return rc;
+}
+
 /* The records of one live entity, for every base (newest first). */
 static int walk_entity(Walk *wk, PyObject *ent, long long net_id, Py_ssize_t *hint) {
     int rc = -1;
@@ -1008,6 +1043,12 @@ static int walk_entity(Walk *wk, PyObject *ent, long long net_id, Py_ssize_t *hi
         wk->serial = 1;
     }
     int entering = spawn > oldest;
+    if (wk->deltas && s->nb == 1 && !(entering && (spawn > s->base[0] || !s->base[0]))) {
+        rc = quick_update(s, hist, cache, s->base[0], net_id);
+        if (rc <= 0)
+            goto done;
+        rc = -1;
+    }
     long long first = 0;
     int reusable = 0, have_last = 0;
     for (Py_ssize_t j = 0; j < s->nb; j++) {
@@ -1040,7 +1081,7 @@ static int walk_entity(Walk *wk, PyObject *ent, long long net_id, Py_ssize_t *hi
         }
         if (!mask_and_public(wk, cp))
             continue;
-        if (wk->deltas && gap) {
+        if (wk->deltas && (gap || s->nb == 1)) {
             Py_CLEAR(record);
             reusable = 0;
             PyObject *body = cached_body(wk, cp, cache, first, bits, widths, hist);
