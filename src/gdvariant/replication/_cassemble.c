@@ -567,6 +567,37 @@ static int plans_parse(PyObject *seq, Plans *ps) {
     return 0;
 }
 
+/* The plans of the last call, kept for the next: an encoder passes the same tuple every time,
+ * and the budget's sizing calls assemble for one id at a time. The tuple is held, so the
+ * borrowed layouts and coders stay alive; a call inside another's enter() (depth) with other
+ * plans parses its own. */
+static PyObject *g_plans_seq;
+static Plans g_plans;
+static int g_depth;
+
+/* wk->plans for seq: the kept ones (*owned = 0) or parsed for this call (*owned = 1). */
+static int plans_get(PyObject *seq, Plans *out, int *owned) {
+    *owned = 0;
+    if (seq == g_plans_seq) {
+        *out = g_plans;
+        return 0;
+    }
+    if (g_depth > 0) {
+        *owned = 1;
+        return plans_parse(seq, out);
+    }
+    plans_free(&g_plans);
+    Py_CLEAR(g_plans_seq);
+    if (plans_parse(seq, &g_plans)) {
+        plans_free(&g_plans);
+        return -1;
+    }
+    Py_INCREF(seq);
+    g_plans_seq = seq;
+    *out = g_plans;
+    return 0;
+}
+
 static ClassPlan *plan_for(Plans *ps, PyObject *layout, Py_ssize_t *hint) {
     if (*hint < ps->n && ps->classes[*hint].layout == layout)
         return &ps->classes[*hint];
@@ -1141,6 +1172,7 @@ static PyObject *py_assemble(PyObject *self, PyObject *args) {
     (void)tick;
     Walk wk;
     memset(&wk, 0, sizeof wk);
+    int owned = 0, entered = 0;
     Writer w = {0};
     wk.w = &w;
     wk.deltas = deltas;
@@ -1150,8 +1182,10 @@ static PyObject *py_assemble(PyObject *self, PyObject *args) {
     PyObject *result = NULL;
     Sections *s = &wk.sec;
     s->nb = PyList_GET_SIZE(order);
-    if (plans_parse(plans, &wk.plans))
+    if (plans_get(plans, &wk.plans, &owned))
         goto done;
+    g_depth++;
+    entered = 1;
     size_t nb = (size_t)(s->nb ? s->nb : 1), mw = (size_t)wk.plans.max_words;
     s->base = PyMem_Calloc(nb, sizeof(long long));
     s->prev = PyMem_Calloc(nb, sizeof(long long));
@@ -1214,7 +1248,9 @@ static PyObject *py_assemble(PyObject *self, PyObject *args) {
         PyList_SET_ITEM(result, j, item);
     }
 done:
-    plans_free(&wk.plans);
+    if (owned)
+        plans_free(&wk.plans);
+    g_depth -= entered;
     if (s->out)
         for (Py_ssize_t j = 0; j < s->nb; j++)
             PyMem_Free(s->out[j].buf);
