@@ -844,7 +844,9 @@ static PyObject *cached_record(Walk *wk, ClassPlan *cp, PyObject *cache, PyObjec
 /* A value-delta update's body (change list and values, no head), the same for every id gap, so
  * that the records of clients with different gaps before the entity share it: kept in the
  * entity's cache under -(first + BODY_KEY) (apart from the records' keys, -first and tuples) as
- * bytes: the bits padded to a byte, then one byte, the count of padding bits. */
+ * bytes: the bits padded to a byte, then one byte, the count of padding bits. Used for the
+ * sections of one base (a client's own, with an interest or a budget); a walk of several bases
+ * (the shared sections) keeps whole records, which it copies as they are from tick to tick. */
 #define BODY_KEY (1LL << 40)
 static PyObject *cached_body(Walk *wk, ClassPlan *cp, PyObject *cache, long long first,
                              PyObject *bits, PyObject *widths, PyObject *hist) {
@@ -1112,7 +1114,7 @@ static int walk_entity(Walk *wk, PyObject *ent, long long net_id, Py_ssize_t *hi
         }
         if (!mask_and_public(wk, cp))
             continue;
-        if (wk->deltas && (gap || s->nb == 1)) {
+        if (wk->deltas && s->nb == 1) { /* a client's own section: bodies, shared by gaps */
             Py_CLEAR(record);
             reusable = 0;
             PyObject *body = cached_body(wk, cp, cache, first, bits, widths, hist);

@@ -18,9 +18,9 @@ value is coded against its bits at the base: each history entry keeps the fragme
 values it changed, made when a packet first needs them and dated by the tick, so a value is
 coded again only if it changed since (the compiled assembler codes them afresh instead, which
 costs it less than a lookup). The compiled one also keeps, under a key of its own, each value-delta
-update's body (all but the op and id gap) once per entity and base, and writes it behind each
-record's gap: with an interest every client's section has its own gaps, so records with a gap
-are rarely shared, while their bodies are.
+update's body (all but the op and id gap) once per entity and base, and in the section of a
+single base writes it behind each record's gap: with an interest every client's section has
+its own gaps, so records with a gap are rarely shared, while their bodies are.
 """
 
 from __future__ import annotations
