@@ -218,6 +218,8 @@ def test_the_compiled_assembler_leaks_nothing(deltas: bool) -> None:
     records = [random_record(rng) for _ in range(50)]
     scratch = World(ASSEMBLER_SCHEMA)
     dirty = [scratch.spawn(Crate) for _ in range(100)]
+    cell = {k: object() for k in range(100)}
+    positions = {k: (k / 10, 1.0) for k in range(100)}
 
     def run() -> None:
         for ent in dirty:  # a commit of one change each, from an empty history
@@ -226,6 +228,12 @@ def test_the_compiled_assembler_leaks_nothing(deltas: bool) -> None:
         for ent in world.entities.values():
             ent._net_cache.clear()  # build every record again
         fast.assemble(*args, encoder._enter)
+        for base in order:  # one base a call: the record bodies, made then found
+            for ent in world.entities.values():
+                ent._net_cache.clear()
+            for _ in range(2):
+                fast.assemble(deltas, tick, [base], base or -1, ids, *args[5:], encoder._enter)
+        fast.sweep([cell], positions, (0.0, 0.0), 50.0, {})
         for record in records:
             fast.encode_record(*record)
         with pytest.raises(KeyError):
