@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gc
 import inspect
+import math
 import random
 import tracemalloc
 from typing import Any
@@ -32,7 +33,15 @@ from gdvariant.replication._packet_format import OP_DELETE, OP_ENTER, OP_UPDATE,
 from tests.support.assemblers import compiled, live
 from tests.support.cores import compiled_required
 from tests.support.replication_driver import Driver, spies
-from tests.support.replication_worlds import ASSEMBLER_SCHEMA, Crate, random_value
+from tests.support.replication_worlds import (
+    ASSEMBLER_SCHEMA,
+    Big,
+    Crate,
+    Forty,
+    Mob,
+    random_value,
+    set_path,
+)
 
 
 @pytest.mark.parametrize("deltas", [True, False], ids=["deltas", "whole"])
@@ -131,7 +140,7 @@ def test_the_live_assembler_is_public() -> None:
         assert replication.IMPLEMENTATION == _assembler.COMPILED
 
 
-@pytest.mark.parametrize("name", ["assemble", "encode_record", "commit"])
+@pytest.mark.parametrize("name", ["assemble", "encode_record", "commit", "sweep"])
 def test_both_assemblers_take_the_same_arguments(name: str) -> None:
     """The pure assembler's functions have the compiled module's parameters, by name and in
     order (the compiled ones state theirs on the first line of their docstrings)."""
@@ -209,6 +218,8 @@ def test_the_compiled_assembler_leaks_nothing(deltas: bool) -> None:
     records = [random_record(rng) for _ in range(50)]
     scratch = World(ASSEMBLER_SCHEMA)
     dirty = [scratch.spawn(Crate) for _ in range(100)]
+    cell = {k: object() for k in range(100)}
+    positions = {k: (k / 10, 1.0) for k in range(100)}
 
     def run() -> None:
         for ent in dirty:  # a commit of one change each, from an empty history
@@ -217,6 +228,12 @@ def test_the_compiled_assembler_leaks_nothing(deltas: bool) -> None:
         for ent in world.entities.values():
             ent._net_cache.clear()  # build every record again
         fast.assemble(*args, encoder._enter)
+        for base in order:  # one base a call: the record bodies, made then found
+            for ent in world.entities.values():
+                ent._net_cache.clear()
+            for _ in range(2):
+                fast.assemble(deltas, tick, [base], base or -1, ids, *args[5:], encoder._enter)
+        fast.sweep([cell], positions, (0.0, 0.0), 50.0, {})
         for record in records:
             fast.encode_record(*record)
         with pytest.raises(KeyError):
@@ -226,3 +243,79 @@ def test_the_compiled_assembler_leaks_nothing(deltas: bool) -> None:
 
     grew = _traced_growth(run, 20)
     assert grew < 32 << 10, f"{grew:,} bytes more after 20 rounds"
+
+
+def test_one_record_body_serves_every_id_gap() -> None:
+    """With value deltas, the records of one entity for one base differ between clients only
+    by the id gap before it: the compiled assembler codes the rest (change list and values,
+    Big's wider than 64 bits) once and puts it behind each gap, giving the pure one's bytes
+    for gaps of every gap-code size; its record cache holds that body, not a record a gap."""
+    fast = compiled()
+    world = World(ASSEMBLER_SCHEMA)
+    world._next = 5_000_000  # gaps up to 32 bits below the entities
+    ents = [world.spawn(Big), world.spawn(Mob), world.spawn(Forty)]
+    world.commit(8)
+    rng = random.Random(5)
+    for ent in ents:
+        for prop in rng.sample(ASSEMBLER_SCHEMA.flat(type(ent)), 6):
+            set_path(ent, prop.path, random_value(prop.codec, rng))
+    world.commit(8)
+    encoder = SnapshotEncoder(world, history=8, audiences={"spies": spies})
+    plans = _assembler.plans(ASSEMBLER_SCHEMA)
+    gone = [(0, 1 << 62)]  # a despawned id every base still holds: its delete sets the gap
+    for ent in ents:
+        before = [None, *range(ent.net_id - 20, ent.net_id), 4_000_000, 100, 3]
+        for prev in before:
+            ids = [ent.net_id] if prev is None else [prev, ent.net_id]
+            deleted = {} if prev is None else {prev: gone}
+            args = (True, world.tick, [1], 1, ids, world.entities, deleted, plans)
+            got = fast.assemble(*args, ASSEMBLER_SCHEMA.class_bits, encoder._enter)
+            kept = dict(ent._net_cache)
+            expected = _pyassemble.assemble(*args, ASSEMBLER_SCHEMA.class_bits, encoder._enter)
+            assert got == expected, f"entity {ent.net_id} after {prev}"
+            assert got[0][0] == len(ids)  # the update (and the delete) were written
+            ent._net_cache = kept  # the compiled one's own entries only
+        assert len(ent._net_cache) <= 2, sorted(map(str, ent._net_cache))
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+def test_sweep_finds_what_the_pure_one_finds(dims: int) -> None:
+    """The interest's sweep of a radius over cells of random positions (some on the circle
+    exactly, some not finite, ints among floats): the same entities, in the same order."""
+    fast = compiled()
+    rng = random.Random(dims)
+    centre = tuple(rng.uniform(-50, 50) for _ in range(dims))
+    pos: dict[int, Any] = {}
+    buckets: list[dict[int, Any]] = []
+    for cell in range(12):
+        bucket = {}
+        for k in range(rng.randrange(40)):
+            net_id = 1000 * cell + k
+            point: list[Any] = [c + rng.uniform(-15, 15) for c in centre]
+            pick = rng.random()
+            if pick < 0.1:
+                point = [centre[0] + 10.0, *centre[1:]]  # exactly on the circle of 10
+            elif pick < 0.15:
+                point[0] = rng.choice([math.inf, -math.inf, math.nan])
+            elif pick < 0.2:
+                point[-1] = round(point[-1])
+            pos[net_id] = tuple(point) if pick < 0.6 else list(point)
+            bucket[net_id] = object()
+        buckets.append(bucket)
+    for r2 in (0.0, 100.0, 225.0, math.inf):
+        seed = {-1: object()}
+        expected, got = dict(seed), dict(seed)
+        _pyassemble.sweep(buckets, pos, centre, r2, expected)
+        fast.sweep(buckets, pos, list(centre), r2, got)
+        assert list(got.items()) == list(expected.items()), r2
+    assert len(expected) > 1
+
+
+@pytest.mark.parametrize("name", [_assembler.PYTHON, _assembler.COMPILED])
+def test_sweep_of_a_bad_position_is_an_error(name: str) -> None:
+    module = compiled() if name == _assembler.COMPILED else _pyassemble
+    for point, error in [((1.0, 2.0, 3.0), ValueError), (("a", 1.0), TypeError), (5, TypeError)]:
+        with pytest.raises(error):
+            module.sweep([{7: object()}], {7: point}, (0.0, 0.0), 4.0, {})
+    with pytest.raises(KeyError):
+        module.sweep([{7: object()}], {}, (0.0, 0.0), 4.0, {})

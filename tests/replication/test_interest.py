@@ -452,3 +452,27 @@ def test_a_client_added_again_starts_from_a_full_update_of_its_area() -> None:
     assert packet[1] & 2  # full
     dec.apply(packet)
     assert set(dec.state) == {near.net_id}
+
+
+def test_nearness_is_the_budgets_distance_factor() -> None:
+    """``nearness(client)`` gives, per entity id, the factor the budget's ranking weighs by:
+    1 at the centre, 1/2 one cell away, 1/(1 + n) n cells away; 1 for an entity without a
+    position or a client without a centre."""
+    world = World(Schema.build([Walker, Score]))
+    interest = Interest(world, cell=CELL, positions={Walker: "pos"})
+    enc = SnapshotEncoder(world, interest=interest)
+    enc.add_client("a")
+    interest.set_area("a", radius=50.0)
+    here = world.spawn(Walker, pos=(3.0, 4.0))
+    cell_away = world.spawn(Walker, pos=(3.0, 4.0 + CELL))
+    far = world.spawn(Walker, pos=(3.0 - 3 * CELL, 4.0))
+    nowhere = world.spawn(Score)
+    enc.snapshot()
+    assert interest.nearness("a")(here.net_id) == 1.0  # no centre yet
+    interest.set_centre("a", (3.0, 4.0))
+    enc.snapshot()
+    near = interest.nearness("a")
+    assert near(here.net_id) == 1.0
+    assert near(cell_away.net_id) == 0.5
+    assert near(far.net_id) == 0.25
+    assert near(nowhere.net_id) == 1.0

@@ -567,6 +567,37 @@ static int plans_parse(PyObject *seq, Plans *ps) {
     return 0;
 }
 
+/* The plans of the last call, kept for the next: an encoder passes the same tuple every time,
+ * and the budget's sizing calls assemble for one id at a time. The tuple is held, so the
+ * borrowed layouts and coders stay alive; a call inside another's enter() (depth) with other
+ * plans parses its own. */
+static PyObject *g_plans_seq;
+static Plans g_plans;
+static int g_depth;
+
+/* wk->plans for seq: the kept ones (*owned = 0) or parsed for this call (*owned = 1). */
+static int plans_get(PyObject *seq, Plans *out, int *owned) {
+    *owned = 0;
+    if (seq == g_plans_seq) {
+        *out = g_plans;
+        return 0;
+    }
+    if (g_depth > 0) {
+        *owned = 1;
+        return plans_parse(seq, out);
+    }
+    plans_free(&g_plans);
+    Py_CLEAR(g_plans_seq);
+    if (plans_parse(seq, &g_plans)) {
+        plans_free(&g_plans);
+        return -1;
+    }
+    Py_INCREF(seq);
+    g_plans_seq = seq;
+    *out = g_plans;
+    return 0;
+}
+
 static ClassPlan *plan_for(Plans *ps, PyObject *layout, Py_ssize_t *hint) {
     if (*hint < ps->n && ps->classes[*hint].layout == layout)
         return &ps->classes[*hint];
@@ -735,6 +766,60 @@ static PyObject *cache_key(long long first_or_op, long long gap, PyObject *chang
     return gap ? Py_BuildValue("(LL)", -first_or_op, gap) : PyLong_FromLongLong(-first_or_op);
 }
 
+/* The change list and values of an update record (what follows its head) into wk->w. */
+static int w_update_body(Walk *wk, ClassPlan *cp, PyObject *bits, PyObject *widths,
+                         PyObject *hist) {
+    Writer *w = wk->w;
+    int nw = cp->nwords;
+    if (w_change_list(w, wk->changed, nw, cp->count, 1 + cp->index_bits))
+        return -1;
+    if (!hist)
+        return w_whole_values(w, wk->changed, nw, bits, widths);
+    for (int q = 0; q < nw; q++) {
+        uint64_t m = wk->changed[q];
+        while (m) {
+            Py_ssize_t i = 64 * q + ctz64(m);
+            m &= m - 1;
+            const PropPlan *p = &cp->props[i];
+            PyObject *value = PyList_GET_ITEM(bits, i);
+            Py_ssize_t n = PyLong_AsSsize_t(PyList_GET_ITEM(widths, i));
+            if (n == -1 && PyErr_Occurred())
+                return -1;
+            if (p->kind == K_WHOLE) {
+                if (w_long(w, value, n))
+                    return -1;
+                continue;
+            }
+            if (p->kind != K_PYTHON && wk->stamp[i] == wk->serial) {
+                if (w_code(w, &wk->code[i]))
+                    return -1;
+                continue;
+            }
+            PyObject *before = PyTuple_GET_ITEM(PyList_GET_ITEM(hist, wk->src[i]), 2);
+            PyObject *pi = PyLong_FromSsize_t(i);
+            if (!pi)
+                return -1;
+            PyObject *base = PyDict_Check(before) ? PyDict_GetItemWithError(before, pi) : NULL;
+            Py_DECREF(pi);
+            if (!base) {
+                if (!PyErr_Occurred())
+                    PyErr_Format(PyExc_RuntimeError,
+                                 "history entry lacks the bits before property %zd", i);
+                return -1;
+            }
+            if (p->kind == K_PYTHON) {
+                if (w_python_delta(w, p, value, n, base))
+                    return -1;
+                continue;
+            }
+            if (b_delta(&wk->code[i], p, value, n, base) || w_code(w, &wk->code[i]))
+                return -1;
+            wk->stamp[i] = wk->serial;
+        }
+    }
+    return 0;
+}
+
 /* Look a record up in the entity's cache, or build and store it. */
 static PyObject *cached_record(Walk *wk, ClassPlan *cp, PyObject *cache, PyObject *key, int op,
                                long long gap, PyObject *bits, PyObject *widths,
@@ -746,65 +831,90 @@ static PyObject *cached_record(Walk *wk, ClassPlan *cp, PyObject *cache, PyObjec
     }
     if (PyErr_Occurred())
         return NULL;
-    Writer *w = wk->w;
-    int nw = cp->nwords;
-    if (w_head(w, op, gap))
+    if (w_head(wk->w, op, gap) || w_update_body(wk, cp, bits, widths, hist))
         return NULL;
-    if (w_change_list(w, wk->changed, nw, cp->count, 1 + cp->index_bits))
-        return NULL;
-    if (!hist) {
-        if (w_whole_values(w, wk->changed, nw, bits, widths))
-            return NULL;
-    } else {
-        for (int q = 0; q < nw; q++) {
-            uint64_t m = wk->changed[q];
-            while (m) {
-                Py_ssize_t i = 64 * q + ctz64(m);
-                m &= m - 1;
-                const PropPlan *p = &cp->props[i];
-                PyObject *value = PyList_GET_ITEM(bits, i);
-                Py_ssize_t n = PyLong_AsSsize_t(PyList_GET_ITEM(widths, i));
-                if (n == -1 && PyErr_Occurred())
-                    return NULL;
-                if (p->kind == K_WHOLE) {
-                    if (w_long(w, value, n))
-                        return NULL;
-                    continue;
-                }
-                if (p->kind != K_PYTHON && wk->stamp[i] == wk->serial) {
-                    if (w_code(w, &wk->code[i]))
-                        return NULL;
-                    continue;
-                }
-                PyObject *before = PyTuple_GET_ITEM(PyList_GET_ITEM(hist, wk->src[i]), 2);
-                PyObject *pi = PyLong_FromSsize_t(i);
-                if (!pi)
-                    return NULL;
-                PyObject *base = PyDict_Check(before) ? PyDict_GetItemWithError(before, pi) : NULL;
-                Py_DECREF(pi);
-                if (!base) {
-                    if (!PyErr_Occurred())
-                        PyErr_Format(PyExc_RuntimeError,
-                                     "history entry lacks the bits before property %zd", i);
-                    return NULL;
-                }
-                if (p->kind == K_PYTHON) {
-                    if (w_python_delta(w, p, value, n, base))
-                        return NULL;
-                    continue;
-                }
-                if (b_delta(&wk->code[i], p, value, n, base) || w_code(w, &wk->code[i]))
-                    return NULL;
-                wk->stamp[i] = wk->serial;
-            }
-        }
-    }
-    rec = w_record(w);
+    rec = w_record(wk->w);
     if (rec && PyDict_SetItem(cache, key, rec)) {
         Py_DECREF(rec);
         return NULL;
     }
     return rec;
+}
+
+/* A value-delta update's body (change list and values, no head), the same for every id gap, so
+ * that the records of clients with different gaps before the entity share it: kept in the
+ * entity's cache under -(first + BODY_KEY) (apart from the records' keys, -first and tuples) as
+ * bytes: the bits padded to a byte, then one byte, the count of padding bits. Used for the
+ * sections of one base (a client's own, with an interest or a budget); a walk of several bases
+ * (the shared sections) keeps whole records, which it copies as they are from tick to tick. */
+#define BODY_KEY (1LL << 40)
+static PyObject *cached_body(Walk *wk, ClassPlan *cp, PyObject *cache, long long first,
+                             PyObject *bits, PyObject *widths, PyObject *hist) {
+    PyObject *key = PyLong_FromLongLong(-(first + BODY_KEY));
+    if (!key)
+        return NULL;
+    PyObject *body = PyDict_GetItemWithError(cache, key);
+    if (body || PyErr_Occurred()) {
+        Py_XINCREF(body);
+        Py_DECREF(key);
+        return body;
+    }
+    Writer *w = wk->w;
+    if (w_update_body(wk, cp, bits, widths, hist)) {
+        Py_DECREF(key);
+        return NULL;
+    }
+    int pad = (8 - (w->nacc & 7)) & 7;
+    if (w_bits(w, 0, pad) || w_bits(w, (uint64_t)pad, 8)) {
+        Py_DECREF(key);
+        return NULL;
+    }
+    body = w_record(w);
+    if (body && PyDict_SetItem(cache, key, body))
+        Py_CLEAR(body);
+    Py_DECREF(key);
+    return body;
+}
+
+/* Pad to a byte, keeping the bytes in the writer. */
+static int w_align(Writer *w) {
+    int tail = (w->nacc + 7) >> 3;
+    if (w_reserve(w, 8))
+        return -1;
+    for (int i = 0; i < tail; i++)
+        w->buf[w->len + i] = (uint8_t)(w->acc >> (8 * i));
+    w->len += tail;
+    w->acc = 0;
+    w->nacc = 0;
+    return 0;
+}
+
+/* An update record into section j: the head of its id gap, then a body from cached_body. */
+static int sec_put_body(Sections *s, Py_ssize_t j, long long gap, PyObject *body,
+                        long long net_id) {
+    Writer *o = &s->out[j];
+    const uint8_t *p = (const uint8_t *)PyBytes_AS_STRING(body);
+    Py_ssize_t nbytes = PyBytes_GET_SIZE(body) - 1;
+    if (nbytes < 0 || p[nbytes] > 7 || (nbytes == 0 && p[nbytes])) {
+        PyErr_SetString(PyExc_ValueError, "bad cached record body");
+        return -1;
+    }
+    long long nbits = 8 * (long long)nbytes - p[nbytes];
+    if (w_head(o, OP_UPDATE, gap))
+        return -1;
+    for (; nbits > 0; nbits -= 64, p += 8) {
+        int k = nbits < 64 ? (int)nbits : 64;
+        uint64_t v = 0;
+        for (int i = 0; i < (k + 7) >> 3; i++)
+            v |= (uint64_t)p[i] << (8 * i);
+        if (w_bits(o, v, k))
+            return -1;
+    }
+    if (w_align(o))
+        return -1;
+    s->count[j]++;
+    s->prev[j] = net_id;
+    return 0;
 }
 
 static int mask_or(uint64_t *dst, const uint64_t *src, int nw) {
@@ -888,6 +998,41 @@ static int entity_state(PyObject *ent, PyObject **layout, PyObject **cache, PyOb
     return 0;
 }
 
+/* A section for one base (an interest's or a budget's, per client): the update's body depends
+ * only on the tick of the oldest history entry after the base, found by bisection, so a body
+ * another client's section already made is written without walking the entries. 0: written, or
+ * nothing changed since the base; 1: not made yet (walk); -1: error. */
+static int quick_update(Sections *s, PyObject *hist, PyObject *cache, long long base,
+                        long long net_id) {
+    Py_ssize_t lo = 0, hi = PyList_GET_SIZE(hist); /* the first entry after base is in [lo, hi] */
+    long long t;
+    PyObject *m;
+    while (lo < hi) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (entry_unpack(hist, mid, &t, &m))
+            return -1;
+        if (t > base)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    if (lo == PyList_GET_SIZE(hist))
+        return 0; /* no entry after the base: no record */
+    if (entry_unpack(hist, lo, &t, &m))
+        return -1;
+    PyObject *key = PyLong_FromLongLong(-(t + BODY_KEY));
+    if (!key)
+        return -1;
+    PyObject *body = PyDict_GetItemWithError(cache, key);
+    Py_DECREF(key);
+    if (!body)
+        return PyErr_Occurred() ? -1 : 1;
+    Py_INCREF(body);
+    int rc = sec_put_body(s, 0, net_id - s->prev[0] - 1, body, net_id);
+    Py_DECREF(body);
+    return rc;
+}
+
 /* The records of one live entity, for every base (newest first). */
 static int walk_entity(Walk *wk, PyObject *ent, long long net_id, Py_ssize_t *hint) {
     int rc = -1;
@@ -931,6 +1076,12 @@ static int walk_entity(Walk *wk, PyObject *ent, long long net_id, Py_ssize_t *hi
         wk->serial = 1;
     }
     int entering = spawn > oldest;
+    if (wk->deltas && s->nb == 1 && !(entering && (spawn > s->base[0] || !s->base[0]))) {
+        rc = quick_update(s, hist, cache, s->base[0], net_id);
+        if (rc <= 0)
+            goto done;
+        rc = -1;
+    }
     long long first = 0;
     int reusable = 0, have_last = 0;
     for (Py_ssize_t j = 0; j < s->nb; j++) {
@@ -963,6 +1114,16 @@ static int walk_entity(Walk *wk, PyObject *ent, long long net_id, Py_ssize_t *hi
         }
         if (!mask_and_public(wk, cp))
             continue;
+        if (wk->deltas && s->nb == 1) { /* a client's own section: bodies, shared by gaps */
+            Py_CLEAR(record);
+            reusable = 0;
+            PyObject *body = cached_body(wk, cp, cache, first, bits, widths, hist);
+            int bad = !body || sec_put_body(s, j, gap, body, net_id);
+            Py_XDECREF(body);
+            if (bad)
+                goto done;
+            continue;
+        }
         if (wk->deltas) {
             key = cache_key(first, gap, NULL);
         } else {
@@ -1013,6 +1174,7 @@ static PyObject *py_assemble(PyObject *self, PyObject *args) {
     (void)tick;
     Walk wk;
     memset(&wk, 0, sizeof wk);
+    int owned = 0, entered = 0;
     Writer w = {0};
     wk.w = &w;
     wk.deltas = deltas;
@@ -1022,8 +1184,10 @@ static PyObject *py_assemble(PyObject *self, PyObject *args) {
     PyObject *result = NULL;
     Sections *s = &wk.sec;
     s->nb = PyList_GET_SIZE(order);
-    if (plans_parse(plans, &wk.plans))
+    if (plans_get(plans, &wk.plans, &owned))
         goto done;
+    g_depth++;
+    entered = 1;
     size_t nb = (size_t)(s->nb ? s->nb : 1), mw = (size_t)wk.plans.max_words;
     s->base = PyMem_Calloc(nb, sizeof(long long));
     s->prev = PyMem_Calloc(nb, sizeof(long long));
@@ -1086,7 +1250,9 @@ static PyObject *py_assemble(PyObject *self, PyObject *args) {
         PyList_SET_ITEM(result, j, item);
     }
 done:
-    plans_free(&wk.plans);
+    if (owned)
+        plans_free(&wk.plans);
+    g_depth -= entered;
     if (s->out)
         for (Py_ssize_t j = 0; j < s->nb; j++)
             PyMem_Free(s->out[j].buf);
@@ -1184,6 +1350,103 @@ static PyObject *py_commit(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* ---- the interest's sweep over a radius's partly covered cells ----------------------------- */
+
+/* The same rounding as the pure one's (x - cx) * (x - cx) + ...: no fused multiply-adds (GCC
+ * makes none in its ISO C modes, as setup.py's -std=c99; clang needs telling). */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+/* The squared distance of the position p (a sequence of dims numbers) from c, summed in the
+ * pure one's order; -1 with an exception set if p is not such a position. */
+static int squared_distance(PyObject *p, const double *c, Py_ssize_t dims, double *out) {
+    PyObject *fast = PySequence_Fast(p, "a position must be a sequence of numbers");
+    if (!fast)
+        return -1;
+    if (PySequence_Fast_GET_SIZE(fast) != dims) {
+        PyErr_Format(PyExc_ValueError, "a position has %zd coordinates, not %zd",
+                     PySequence_Fast_GET_SIZE(fast), dims);
+        Py_DECREF(fast);
+        return -1;
+    }
+    double sum = 0.0;
+    for (Py_ssize_t d = 0; d < dims; d++) {
+        double x = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fast, d));
+        if (x == -1.0 && PyErr_Occurred()) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        double dx = x - c[d];
+        double sq = dx * dx;
+        sum = d ? sum + sq : sq;
+    }
+    Py_DECREF(fast);
+    *out = sum;
+    return 0;
+}
+
+/* The entities of one cell within r2 (squared) of c into found. */
+static int sweep_bucket(PyObject *bucket, PyObject *pos, const double *c, Py_ssize_t dims,
+                        double r2, PyObject *found) {
+    Py_ssize_t i = 0;
+    PyObject *key, *ent;
+    while (PyDict_Next(bucket, &i, &key, &ent)) {
+        PyObject *p = PyDict_GetItemWithError(pos, key);
+        if (!p) {
+            if (!PyErr_Occurred())
+                PyErr_SetObject(PyExc_KeyError, key);
+            return -1;
+        }
+        double apart;
+        Py_INCREF(key);
+        Py_INCREF(ent);
+        int rc = squared_distance(p, c, dims, &apart);
+        if (!rc && apart <= r2)
+            rc = PyDict_SetItem(found, key, ent);
+        Py_DECREF(key);
+        Py_DECREF(ent);
+        if (rc)
+            return -1;
+    }
+    return 0;
+}
+
+static PyObject *py_sweep(PyObject *self, PyObject *args) {
+    PyObject *buckets, *pos, *centre, *found;
+    double r2;
+    if (!PyArg_ParseTuple(args, "O!O!OdO!", &PyList_Type, &buckets, &PyDict_Type, &pos, &centre,
+                          &r2, &PyDict_Type, &found))
+        return NULL;
+    PyObject *fast = PySequence_Fast(centre, "a centre must be a sequence of numbers");
+    if (!fast)
+        return NULL;
+    Py_ssize_t dims = PySequence_Fast_GET_SIZE(fast);
+    double c[3];
+    for (Py_ssize_t d = 0; d < dims && d < 3; d++)
+        c[d] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fast, d));
+    Py_DECREF(fast);
+    if (PyErr_Occurred())
+        return NULL;
+    if (dims != 2 && dims != 3) {
+        PyErr_Format(PyExc_ValueError, "a centre has 2 or 3 coordinates, not %zd", dims);
+        return NULL;
+    }
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(buckets); k++) {
+        PyObject *bucket = PyList_GET_ITEM(buckets, k);
+        if (!PyDict_Check(bucket)) {
+            PyErr_SetString(PyExc_TypeError, "a cell's entities must be a dict");
+            return NULL;
+        }
+        Py_INCREF(bucket);
+        int rc = sweep_bucket(bucket, pos, c, dims, r2, found);
+        Py_DECREF(bucket);
+        if (rc)
+            return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"commit", py_commit, METH_VARARGS,
      "commit(world, dirty, tick, oldest): World.commit's loop over the dirty entities (as "
@@ -1194,6 +1457,9 @@ static PyMethodDef methods[] = {
     {"encode_record", py_encode_record, METH_VARARGS,
      "encode_record(layout, class_bits, op, gap, mask, bits, widths) -> bytes: one record "
      "with whole values (as _pyassemble.encode_record)."},
+    {"sweep", py_sweep, METH_VARARGS,
+     "sweep(buckets, pos, centre, r2, found): the entities of the cells within a radius (as "
+     "_pyassemble.sweep)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cassemble",

@@ -30,6 +30,8 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from . import _assembler
+from ._budget import distance_factor
 from ._declarations import NetClass
 from ._float_codecs import Vec2, Vec3
 from ._schema import ClassLayout
@@ -264,6 +266,21 @@ class Interest:
             return None
         return math.dist(point, centre)
 
+    def nearness(self, client_id: Any) -> Callable[[int], float]:
+        """``distance_factor`` of each entity's :meth:`distance` from ``client_id``'s view
+        centre, as a function of its id, the centre looked up once: the budget's ranking asks
+        it of every id it ranks."""
+        centre = self._view(client_id).centre
+        pos, cell, dist = self._pos, self.cell, math.dist
+
+        def near(net_id: int) -> float:
+            point = pos.get(net_id)
+            if centre is None or point is None:
+                return 1.0
+            return distance_factor(dist(point, centre), cell)
+
+        return near
+
     def held_since(self, client_id: Any, base: int) -> dict[int, bool]:
         """The ids whose relevance to ``client_id`` changed after tick ``base``, each with
         whether it was relevant at ``base`` (what a client that holds ``base`` holds)."""
@@ -469,6 +486,7 @@ class Interest:
         tests = len(found)
         if centre is not None and view.radius is not None:
             r2, size = view.radius * view.radius, self.cell
+            test = _assembler.live().sweep  # compiled: the loop over a cell's entities in C
             for cell in view.watched:
                 bucket = grid.get(cell) if cell else None
                 if not bucket:
@@ -480,18 +498,8 @@ class Interest:
                     far += max(low * low, (low + size) * (low + size))
                 if far <= r2:
                     found.update(bucket)
-                elif self.dims == 2:
-                    cx, cy = centre
-                    for net_id, ent in bucket.items():
-                        x, y = pos[net_id]
-                        if (x - cx) * (x - cx) + (y - cy) * (y - cy) <= r2:
-                            found[net_id] = ent
                 else:
-                    cx, cy, cz = centre
-                    for net_id, ent in bucket.items():
-                        x, y, z = pos[net_id]
-                        if (x - cx) * (x - cx) + (y - cy) * (y - cy) + (z - cz) * (z - cz) <= r2:
-                            found[net_id] = ent
+                    test([bucket], pos, centre, r2, found)
         elif centre is not None and view.cells is not None:
             for cell in view.watched:
                 bucket = grid.get(cell) if cell else None

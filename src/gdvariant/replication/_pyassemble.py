@@ -6,7 +6,8 @@ Its three functions take the compiled module's arguments and give its results, s
 * :func:`assemble`: every shared section of a tick, one per base tick, in one walk over the
   entities (``SnapshotEncoder`` caches them per base);
 * :func:`encode_record`: one record with whole values (the record format's own);
-* :func:`commit`: ``World.commit``'s loop over the dirty entities.
+* :func:`commit`: ``World.commit``'s loop over the dirty entities;
+* :func:`sweep`: the interest's test of the entities in the cells a radius covers in part.
 
 An update record for base ``b`` carries what changed in the history entries after ``b``.
 Walking each entity's entries newest first, the bases newest first too (a cumulative mask
@@ -16,7 +17,10 @@ can take turns on one world. With value deltas (wire doc ``docs/replication-wire
 value is coded against its bits at the base: each history entry keeps the fragments of the
 values it changed, made when a packet first needs them and dated by the tick, so a value is
 coded again only if it changed since (the compiled assembler codes them afresh instead, which
-costs it less than a lookup).
+costs it less than a lookup). The compiled one also keeps, under a key of its own, each value-delta
+update's body (all but the op and id gap) once per entity and base, and in the section of a
+single base writes it behind each record's gap: with an interest every client's section has
+its own gaps, so records with a gap are rarely shared, while their bodies are.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from ._packet_format import (
     update_head,
 )
 
-__all__ = ["assemble", "commit", "encode_record"]
+__all__ = ["assemble", "commit", "encode_record", "sweep"]
 
 Sections = list[tuple[int, bytes]]
 Enter = Callable[[Any, int], bytes]
@@ -85,6 +89,32 @@ def commit(world: Any, dirty: list[Any], tick: int, oldest: int) -> None:
         while hist[0][0] <= oldest:
             del hist[0]
         d["_net_cache"] = {}
+
+
+def sweep(
+    buckets: list[dict[int, Any]],
+    pos: dict[int, Any],
+    centre: tuple[float, ...],
+    r2: float,
+    found: dict[int, Any],
+) -> None:
+    """Put into ``found`` each entity of the cells ``buckets`` (``{net id: entity}``) whose
+    position in ``pos`` (2 or 3 numbers, as the ``centre``) is within a squared distance
+    ``r2`` of ``centre``: ``Interest``'s sweep of a radius, for each client every tick."""
+    if len(centre) == 2:
+        cx, cy = centre
+        for bucket in buckets:
+            for net_id, ent in bucket.items():
+                x, y = pos[net_id]
+                if (x - cx) * (x - cx) + (y - cy) * (y - cy) <= r2:
+                    found[net_id] = ent
+        return
+    cx, cy, cz = centre
+    for bucket in buckets:
+        for net_id, ent in bucket.items():
+            x, y, z = pos[net_id]
+            if (x - cx) * (x - cx) + (y - cy) * (y - cy) + (z - cz) * (z - cz) <= r2:
+                found[net_id] = ent
 
 
 def _deletes(

@@ -32,7 +32,7 @@ from typing import Any
 from gdvariant import VariantError
 
 from . import _assembler
-from ._budget import ABSENT, Behind, Limits, choose, distance_factor, priority
+from ._budget import ABSENT, Behind, Limits, choose, priority
 from ._interest import Interest
 from ._packet_format import (
     FLAG_DELTAS,
@@ -123,8 +123,13 @@ class _Stale(_Arrival):
 
     def __init__(self, ent: Any, held: int, base: int) -> None:
         super().__init__(ent, ent._net_spawn)
-        self._net_hist = [
-            c if c[0] <= held else (max(c[0], base + 1), c[1], c[2], None) for c in ent._net_hist
+        hist = ent._net_hist
+        k = len(hist)  # the entries after held are the newest few: copied as they are before
+        while k and hist[k - 1][0] > held:
+            k -= 1
+        floor = base + 1
+        self._net_hist = hist[:k] + [
+            (t if t > floor else floor, m, before, None) for t, m, before, _ in hist[k:]
         ]
 
 
@@ -588,6 +593,7 @@ class SnapshotEncoder:
         """The ids that may need a record, most urgent first (ties: the lower id)."""
         tick = self.world.tick
         weight, interest = self.weight, self.interest
+        near = None if interest is None else interest.nearness(client.client_id)
         ranked: list[tuple[float, int]] = []
         for net_id in ids:
             ent = entities.get(net_id)
@@ -606,10 +612,8 @@ class SnapshotEncoder:
                     importance = 2.0 if hist[-1][1] & self._hot[ent._net_layout] else 1.0
                 if weight is not None:
                     importance *= self._weigh(real, client)
-                if interest is not None:
-                    importance *= distance_factor(
-                        interest.distance(client.client_id, net_id), interest.cell
-                    )
+                if near is not None:
+                    importance *= near(net_id)
             waited = tick - prior[net_id][1] if net_id in prior else 0
             ranked.append((-priority(importance, waited), net_id))
         ranked.sort()
