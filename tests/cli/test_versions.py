@@ -28,7 +28,7 @@ def test_versions(capsys: pytest.CaptureFixture[str]) -> None:
     core = lines.pop()
     values = lines.pop()
     assert text_line.startswith(f"# text writer and reader: {text_core.IMPLEMENTATION} (")
-    assert json_line.startswith(f"# JSON writer: {json_core.IMPLEMENTATION} (")
+    assert json_line.startswith(f"# JSON writer and reader: {json_core.IMPLEMENTATION} (")
     assert values.startswith(f"# value constructors: {constructors.IMPLEMENTATION} (")
     live = replication.write_path()
     assert write_path.startswith(f"# replication write path: {live} (")

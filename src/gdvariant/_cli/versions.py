@@ -56,7 +56,7 @@ def _compiled_lines() -> list[str]:
         ("value constructors", constructors.IMPLEMENTATION, constructors.compiled_error()),
         ("codec core", core.IMPLEMENTATION, core.compiled_error()),
         ("text writer and reader", text_core.IMPLEMENTATION, "compiled text not built"),
-        ("JSON writer", json_core.IMPLEMENTATION, "compiled JSON writer not built"),
+        ("JSON writer and reader", json_core.IMPLEMENTATION, "compiled JSON not built"),
         ("replication assembler", IMPLEMENTATION, "compiled assembler not built"),
         ("replication write path", write_path(), "compiled write path not built"),
     ]
