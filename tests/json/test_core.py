@@ -162,13 +162,24 @@ def _read(impl: str, text: str, dialect: str, allow_objects: bool) -> tuple[Any,
 
 
 def _deep_same(a: Any, b: Any) -> bool:
-    """``same_value``, with room for the deepest values read (it recurses once per level)."""
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old, 20_000))
-    try:
-        return same_value(a, b)
-    finally:
-        sys.setrecursionlimit(old)
+    """``same_value``, with plain lists and dicts unfolded on a stack of our own: the deepest
+    texts read are thousands of levels, past what recursion through ``all(map(...))`` may take
+    (Python 3.12 limits C recursion whatever ``sys.setrecursionlimit`` says)."""
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if type(x) is list and type(y) is list:
+            if len(x) != len(y):
+                return False
+            stack.extend(zip(x, y, strict=True))
+        elif type(x) is dict and type(y) is dict:
+            if len(x) != len(y):
+                return False
+            for (kx, vx), (ky, vy) in zip(x.items(), y.items(), strict=True):
+                stack += ((kx, ky), (vx, vy))
+        elif not same_value(x, y):
+            return False
+    return True
 
 
 def _same_read(text: str, dialects: tuple[str, ...] = ("tagged", "godot")) -> None:
