@@ -369,13 +369,23 @@ done:
 }
 
 /* Store value and its encoding (bits, width) as property q of self: _net_write after its
- * encode, line for line. */
+ * encode, line for line (out of a world, the value alone). */
 static int store(PyObject *self, PyObject *d, const Prop *q, PyObject *value, PyObject *bits,
                  PyObject *width) {
     int rc = -1, ne;
     PyObject *vals = NULL, *held = NULL, *old = NULL, *widths = NULL, *was = NULL;
     if (!(vals = item(d, s_vals)) || PyObject_SetItem(vals, q->index, value))
         goto done;
+    PyObject *world = PyDict_GetItemWithError(d, s_world);
+    if (world == Py_None) {
+        rc = 0;
+        goto done;
+    }
+    if (!world) {
+        if (!PyErr_Occurred())
+            PyErr_SetObject(PyExc_KeyError, s_world);
+        goto done;
+    }
     if (!(held = item(d, s_bits)) || !(old = PyObject_GetItem(held, q->index)))
         goto done;
     if ((ne = not_equal(bits, old)) < 0)

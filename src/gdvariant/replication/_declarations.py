@@ -343,8 +343,10 @@ class NetClass:
 
     def _net_write(self, path: str, value: Any) -> None:
         """Write one flat property of a spawned entity: encode now (a bad value fails here,
-        naming entity and property) and mark it dirty if its bits changed. (It reads and
-        writes the entity's ``__dict__`` directly: this is every property write's path.)"""
+        naming entity and property) and mark it dirty if its bits changed. An entity out of
+        its world keeps only the value: nothing encodes it again, and a server's multiplayer
+        states (detached at once) write thousands a tick. (It reads and writes the entity's
+        ``__dict__`` directly: this is every property write's path.)"""
         d = self.__dict__
         lay = d["_net_layout"]
         i = d["_net_index"].get(path)
@@ -357,20 +359,21 @@ class NetClass:
                 f"entity {d['net_id']} ({lay.name}) property {path}: {exc.reason}"
             ) from None
         d["_net_vals"][i] = value
+        world = d["_net_world"]
+        if world is None:
+            return  # despawned (or a multiplayer node's state): its bits are never read again
         held = d["_net_bits"]
         old = held[i]
         if bits != old or width != d["_net_widths"][i]:
             held[i] = bits
             d["_net_widths"][i] = width
-            world = d["_net_world"]
-            if world is not None:
-                dirty = d["_net_dirty"]
-                if not dirty:
-                    world.dirty.append(self)
-                    d["_net_before"] = {i: old}  # World.commit hands it to the history
-                elif not dirty >> i & 1:
-                    d["_net_before"][i] = old
-                d["_net_dirty"] = dirty | 1 << i
+            dirty = d["_net_dirty"]
+            if not dirty:
+                world.dirty.append(self)
+                d["_net_before"] = {i: old}  # World.commit hands it to the history
+            elif not dirty >> i & 1:
+                d["_net_before"][i] = old
+            d["_net_dirty"] = dirty | 1 << i
 
 
 #: Networked writes go through the live write path: the compiled one where it is built, which
