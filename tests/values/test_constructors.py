@@ -121,6 +121,35 @@ def test_the_compiled_new_gives_what_the_python_one_gives(cls: type) -> None:
         )
 
 
+@pytest.mark.parametrize("cls", REALS + INTS, ids=lambda cls: cls.__name__)
+def test_calling_the_class_gives_what_the_python_new_gives(cls: type) -> None:
+    """``Vector2(...)`` itself, which the compiled constructor short-cuts past
+    ``type.__call__`` once the class is built (many arguments included)."""
+    pure = constructors.PURE[f"{cls.__name__}.__new__"]
+    rng = random.Random(f"class {cls.__name__}")
+    for _ in range(3000):
+        args, kwargs = calls(cls, rng)
+        if rng.random() < 0.02:
+            args += [1.0] * rng.randint(10, 20)
+        got = outcome(lambda c, *a, **k: c(*a, **k), cls, args, kwargs)
+        assert got == outcome(pure, cls, args, kwargs), (args, kwargs)
+
+
+def test_a_subclass_is_built_as_type_call_builds_it() -> None:
+    """A subclass keeps ``type.__call__``: its own ``__init__`` runs, its type is its own."""
+    inits: list[tuple[Any, ...]] = []
+
+    class Tagged(Vector2):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            inits.append((args, kwargs))
+
+    for _ in range(3):
+        value = Tagged(1, y=2)
+        assert type(value) is Tagged and tuple(value) == (1.0, 2.0)
+    assert inits == [((1,), {"y": 2})] * 3
+    assert type(Vector2(1, 2)) is Vector2
+
+
 def test_defaults_keywords_and_conversions_by_hand() -> None:
     _, new = twins(Quaternion)
     assert new(Quaternion) == Quaternion(0.0, 0.0, 0.0, 1.0)  # the identity, not zeros

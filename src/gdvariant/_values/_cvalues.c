@@ -68,15 +68,20 @@ static int take_keywords(const Constructor *self, PyTypeObject *cls, PyObject *c
     return 0;
 }
 
+static void install(Constructor *self, PyTypeObject *cls);
+
 static PyObject *construct(PyObject *callable, PyObject *const *args, size_t nargsf,
                            PyObject *kwnames) {
-    const Constructor *self = (const Constructor *)callable;
+    Constructor *self = (Constructor *)callable;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     if (nargs < 1 || !PyType_Check(args[0])) {
         PyErr_SetString(PyExc_TypeError, "a value type's __new__ needs the type first");
         return NULL;
     }
     PyTypeObject *cls = (PyTypeObject *)args[0];
+    if (cls->tp_vectorcall == NULL) {
+        install(self, cls);
+    }
     Py_ssize_t positional = nargs - 1;
     if (positional > self->count) {
         PyErr_Format(PyExc_TypeError, "%s() takes at most %zd arguments (%zd given)",
@@ -109,6 +114,72 @@ static PyObject *construct(PyObject *callable, PyObject *const *args, size_t nar
      * again in every full collection. */
     PyObject_GC_UnTrack(result);
     return result;
+}
+
+/* ---- calling the class itself -------------------------------------------------------
+ * Vector2(3, 4) goes through type.__call__: it finds __new__ in the class, packs the
+ * arguments into a tuple, calls this constructor through the staticmethod, then calls
+ * object.__init__, about half of the whole call's cost. A class whose own __new__ is one of
+ * these constructors and whose __init__ is object's gets, the first time it is built, a
+ * vectorcall of its own that calls the constructor directly: what type.__call__ would do,
+ * without the detours. Subclasses do not inherit it (CPython never inherits tp_vectorcall)
+ * and keep type.__call__, so one that defines __init__ still has it called. */
+
+#define MAX_CLASSES 32
+#define MAX_CALL_ARGS 16
+
+static struct {
+    PyTypeObject *cls;
+    Constructor *constructor;
+} classes[MAX_CLASSES];
+static int nclasses;
+static PyObject *s_new, *s_func; /* "__new__", "__func__" */
+
+static PyObject *class_call(PyObject *callable, PyObject *const *args, size_t nargsf,
+                            PyObject *kwnames) {
+    Constructor *self = NULL;
+    for (int i = 0; i < nclasses; i++) {
+        if ((PyObject *)classes[i].cls == callable) {
+            self = classes[i].constructor;
+            break;
+        }
+    }
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    Py_ssize_t total = nargs + (kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0);
+    if (self == NULL || total >= MAX_CALL_ARGS) { /* too many: the constructor's error */
+        PyErr_Format(PyExc_TypeError, "%s() takes at most %zd arguments (%zd given)",
+                     ((PyTypeObject *)callable)->tp_name, self ? self->count : 0, total);
+        return NULL;
+    }
+    PyObject *with_class[MAX_CALL_ARGS];
+    with_class[0] = callable;
+    for (Py_ssize_t i = 0; i < total; i++) {
+        with_class[i + 1] = args[i];
+    }
+    return construct((PyObject *)self, with_class, (size_t)(nargs + 1), kwnames);
+}
+
+/* Give cls its own vectorcall when its __new__ is self and its __init__ object's. */
+static void install(Constructor *self, PyTypeObject *cls) {
+    if (nclasses >= MAX_CLASSES || Py_TYPE(cls) != &PyType_Type ||
+        cls->tp_init != PyBaseObject_Type.tp_init || cls->tp_dict == NULL) {
+        return;
+    }
+    PyObject *new = PyDict_GetItemWithError(cls->tp_dict, s_new); /* borrowed */
+    PyObject *inner = new != NULL ? PyObject_GetAttr(new, s_func) : NULL;
+    if (inner == NULL) {
+        PyErr_Clear();
+        return;
+    }
+    Py_DECREF(inner); /* only compared */
+    if (inner != (PyObject *)self) {
+        return;
+    }
+    Py_INCREF(cls);
+    Py_INCREF(self);
+    classes[nclasses].cls = cls;
+    classes[nclasses++].constructor = self;
+    cls->tp_vectorcall = class_call;
 }
 
 static void constructor_dealloc(Constructor *self) {
@@ -199,6 +270,10 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__cvalues(void) {
     if (PyType_Ready(&ConstructorType) < 0) {
+        return NULL;
+    }
+    if ((s_new == NULL && (s_new = PyUnicode_InternFromString("__new__")) == NULL) ||
+        (s_func == NULL && (s_func = PyUnicode_InternFromString("__func__")) == NULL)) {
         return NULL;
     }
     return PyModule_Create(&module);
