@@ -4,6 +4,8 @@ Expected values are worked out by hand: ``turn`` is a quarter turn about z with 
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from gdvariant import AABB, Basis, Plane, Rect2, Transform3D, Vector3
@@ -81,3 +83,12 @@ def test_other_operands_are_type_errors() -> None:
         AABB() * Plane()
     with pytest.raises(TypeError):
         Transform3D().xform_aabb(Plane())  # type: ignore[arg-type]
+
+
+def test_basis_slerp() -> None:
+    quarter = Basis.from_axis_angle(Vector3(0, 0, 1), math.pi / 2)
+    half = Basis().slerp(quarter, 0.5)
+    assert half.is_equal_approx(Basis.from_axis_angle(Vector3(0, 0, 1), math.pi / 4))
+    # row lengths go linearly; a basis that is not a rotation turns as the identity
+    scaled = Basis((2, 0, 0), (0, 2, 0), (0, 0, 2))
+    assert scaled.slerp(Basis(), 0.5) == Basis((1.5, 0, 0), (0, 1.5, 0), (0, 0, 1.5))

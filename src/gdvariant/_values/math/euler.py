@@ -11,9 +11,17 @@ import math
 
 from . import matrices as mx
 from .matrices import Rows, Three
-from .reals import Reals, cos, div, sin
+from .reals import UNIT_EPSILON, Reals, cos, div, is_equal_approx, is_zero_approx, sin
+from .reals import sqrt as _sqrt
 
-__all__ = ["EulerOrder", "from_euler", "from_quaternion", "quaternion_from_euler", "to_euler"]
+__all__ = [
+    "EulerOrder",
+    "from_euler",
+    "from_quaternion",
+    "quaternion_from_euler",
+    "to_euler",
+    "to_quaternion",
+]
 
 
 class EulerOrder(enum.IntEnum):
@@ -198,3 +206,61 @@ def quaternion_from_euler(r: Reals, euler: Three) -> tuple[float, float, float, 
         one(term(-s1, s2, c3) + term(c1, c2, s3)),
         one(term(s1, s2, s3) + term(c1, c2, c3)),
     )
+
+
+def _is_rotation(r: Reals, m: Rows) -> bool:
+    """``Basis::is_rotation``: conformal (columns of one squared length, at right angles)
+    with a determinant within ``UNIT_EPSILON`` of 1."""
+    one = r.one
+    columns = [(m[j], m[3 + j], m[6 + j]) for j in range(3)]
+    x, y, z = columns
+
+    def dot(a: Three, b: Three) -> float:
+        return mx.dot3(r, a[0], a[1], a[2], b)
+
+    x_squared = dot(x, x)
+    conformal = (
+        is_equal_approx(r, x_squared, dot(y, y))
+        and is_equal_approx(r, x_squared, dot(z, z))
+        and is_zero_approx(r, dot(x, y))
+        and is_zero_approx(r, dot(x, z))
+        and is_zero_approx(r, dot(y, z))
+    )
+    if not conformal:
+        return False
+    a = one(m[0] * mx.cofactor(r, m, 1, 1, 2, 2))
+    b = one(m[3] * mx.cofactor(r, m, 0, 1, 2, 2))
+    c = one(m[6] * mx.cofactor(r, m, 0, 1, 1, 2))
+    det = one(one(a - b) + c)
+    return det == 1 or abs(one(det - 1.0)) < one(UNIT_EPSILON)
+
+
+def to_quaternion(r: Reals, m: Rows) -> tuple[float, float, float, float]:
+    """``Basis::get_quaternion``: the quaternion of the rotation ``m``; the identity for a
+    basis that is not finite or not a rotation (Godot's debug builds print an error)."""
+    if not all(math.isfinite(v) for v in m) or not _is_rotation(r, m):
+        return (0.0, 0.0, 0.0, 1.0)
+    one = r.one
+    trace = one(one(m[0] + m[4]) + m[8])
+    out = [0.0, 0.0, 0.0, 0.0]
+    if trace > 0:
+        s = one(_sqrt(one(trace + 1.0)))
+        out[3] = one(s * 0.5)
+        s = one(div(0.5, s))
+        out[0] = one(one(m[7] - m[5]) * s)
+        out[1] = one(one(m[2] - m[6]) * s)
+        out[2] = one(one(m[3] - m[1]) * s)
+        return (out[0], out[1], out[2], out[3])
+    i = (2 if m[4] < m[8] else 1) if m[0] < m[4] else (2 if m[0] < m[8] else 0)  # the largest
+    j, k = (i + 1) % 3, (i + 2) % 3
+
+    def at(a: int, b: int) -> float:
+        return m[a * 3 + b]
+
+    s = one(_sqrt(one(one(one(at(i, i) - at(j, j)) - at(k, k)) + 1.0)))
+    out[i] = one(s * 0.5)
+    s = one(div(0.5, s))
+    out[3] = one(one(at(k, j) - at(j, k)) * s)
+    out[j] = one(one(at(j, i) + at(i, j)) * s)
+    out[k] = one(one(at(k, i) + at(i, k)) * s)
+    return (out[0], out[1], out[2], out[3])

@@ -9,7 +9,7 @@ component ``i`` of column ``j``.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Self, SupportsFloat, SupportsIndex
+from typing import Any, Self, SupportsFloat, SupportsIndex
 
 from ..base import _field
 from . import euler as eu
@@ -19,11 +19,9 @@ from .matrices import Rows as _Rows
 from .matrices import Three as _Three
 from .operands import MathRecord, is_scalar, mixed
 from .plane import Plane
+from .quaternion import Quaternion
 from .reals import Reals, div, reals
 from .vectors import Vector3
-
-if TYPE_CHECKING:
-    from .quaternion import Quaternion
 
 __all__ = ["Basis", "Transform3D"]
 
@@ -126,6 +124,26 @@ class Basis(MathRecord):
         r = reals()
         angles = eu.to_euler(r, self._rows(r), int(order))
         return Vector3() if angles is None else tuple.__new__(Vector3, angles)
+
+    def slerp(self, to: Basis, weight: SupportsFloat) -> Self:
+        """Spherical interpolation of the rotations (through quaternions), each row's length
+        interpolated linearly. A basis that is not a rotation counts as the identity's
+        rotation (Godot's debug builds print an error), its scale still interpolated."""
+        r = reals()
+        one = r.one
+        other: Basis = self._same(to)
+        w = one(float(weight))
+        m, n = self._rows(r), other._rows(r)
+        start = tuple.__new__(Quaternion, eu.to_quaternion(r, m))
+        end = tuple.__new__(Quaternion, eu.to_quaternion(r, n))
+        turned = eu.from_quaternion(r, start.slerp(end, w)._q(r))
+        out: list[float] = []
+        for i in (0, 3, 6):
+            a = tuple.__new__(Vector3, m[i : i + 3]).length()
+            b = tuple.__new__(Vector3, n[i : i + 3]).length()
+            s = one(a + one(one(b - a) * w))
+            out.extend(one(v * s) for v in turned[i : i + 3])
+        return self._of(tuple(out))
 
     def rotated(self, axis: Vector3, angle: SupportsFloat) -> Self:
         """This basis rotated about ``axis`` (in the parent's frame):
