@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from gdvariant import Basis, EulerOrder, Quaternion, Vector3
+from gdvariant import Basis, EulerOrder, Quaternion, Vector3, math_precision
 from gdvariant._floats import f32
 
 X, Y, Z = Vector3(1, 0, 0), Vector3(0, 1, 0), Vector3(0, 0, 1)
@@ -63,3 +63,11 @@ def test_quaternions() -> None:
     assert Basis.from_quaternion(q).is_equal_approx(Basis.from_euler(Vector3(0.3, -0.7, 1.1)))
     assert Quaternion(0.1, 0.2, 0.3, 0.9).get_euler() == Vector3()  # not normalized
     assert Basis.from_quaternion(Quaternion()) == Basis()
+
+
+def test_double_precision() -> None:
+    single = Basis.from_euler(Vector3(0.1, 0.2, 0.3))
+    with math_precision(double=True):
+        double = Basis.from_euler(Vector3(0.1, 0.2, 0.3))
+        assert double.z.z == math.cos(0.1) * math.cos(0.2)  # no float32 rounding on the way
+    assert single.z.z == f32(f32(math.cos(f32(0.1))) * f32(math.cos(f32(0.2))))

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from gdvariant import Plane, Projection, Vector2, Vector3, Vector4
+from gdvariant import Plane, Projection, Vector2, Vector3, Vector4, math_precision
 
 scale = Projection((2, 0, 0, 0), (0, 3, 0, 0), (0, 0, 4, 0), (1, 2, 3, 1))  # scale, translate
 
@@ -90,3 +90,11 @@ def test_adjusted_copies() -> None:
     assert (moved.get_z_near(), moved.get_z_far()) == (2.0, 3.0)
     assert scale.flipped_y() == Projection(scale.x, -scale.y, scale.z, scale.w)
     assert scale.jitter_offseted(Vector2(1, 2)).w == Vector4(2, 4, 3, 1)
+
+
+def test_double_precision() -> None:
+    thirds = Projection((3, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0), (0, 0, 0, 1))
+    assert thirds.inverse().x.x == 0.3333333432674408  # float32, as a standard build
+    with math_precision(double=True):
+        assert thirds.inverse().x.x == 1 / 3  # as a precision=double build
+        assert Projection.create_orthogonal(0, 3, 0, 1, 0, 1).x.x == 2 / 3
