@@ -55,39 +55,22 @@ def inverse(r: Reals, c: Sequence[Sequence[float]]) -> Columns4 | None:
     s = one(div(1.0, r3[3]))
     for j in range(4, 8):
         r3[j] = one(r3[j] * s)
-    _back(r, r2, 2, (r3,), (r1, r0))
-    _back(r, r1, 1, (r2,), (r0,))
-    _back(r, r0, 0, (r1,), ())
+    for k in (2, 1, 0):
+        _back(r, rows, k)
     return tuple(tuple(row[4 + j] for row in (r0, r1, r2, r3)) for j in range(4))
 
 
-def _back(
-    r: Reals,
-    row: list[float],
-    k: int,
-    below: tuple[list[float], ...],
-    above: tuple[list[float], ...],
-) -> None:
-    """One back-substitution step: ``row`` (pivot ``row[k]``) loses the solved row below it
-    and is divided by its pivot; then the rows above lose the solved row's multiple, as
-    Godot's order has it (for the bottom step, row 3 leaves rows 1 and 0 too)."""
+def _back(r: Reals, rows: list[list[float]], k: int) -> None:
+    """One back-substitution step: row ``k`` loses its multiple of the solved row below it
+    and is divided by its pivot, and the rows above lose theirs of the solved row, in
+    Godot's order and rounding."""
     one = r.one
-    (solved,) = below
-    if k == 2:
-        m = row[3]
-        s = one(div(1.0, row[2]))
-        for j in range(4, 8):
-            row[j] = one(s * one(row[j] - one(solved[j] * m)))
-        for other in above:  # rows 1 and 0 lose row 3's multiple
-            m = other[3]
-            for j in range(4, 8):
-                other[j] = one(other[j] - one(solved[j] * m))
-        return
+    row, solved = rows[k], rows[k + 1]
     m = row[k + 1]
     s = one(div(1.0, row[k]))
     for j in range(4, 8):
         row[j] = one(s * one(row[j] - one(solved[j] * m)))
-    for other in above:  # row 0 loses row 2's multiple
+    for other in rows[:k]:
         m = other[k + 1]
         for j in range(4, 8):
             other[j] = one(other[j] - one(solved[j] * m))
