@@ -26,6 +26,30 @@ func apply(op: String, a: Array) -> Variant:
 			return Transform2D(a[0], a[1])
 		"Quaternion(axis, angle)":
 			return Quaternion(a[0], a[1])
+		"Quaternion.from_euler":
+			return Quaternion.from_euler(a[0])
+		"Basis.from_euler":
+			return Basis.from_euler(a[0], a[1])
+		"Basis(Quaternion)":
+			return Basis(a[0])
+		"Projection.create_perspective":
+			return Projection.create_perspective(a[0], a[1], a[2], a[3], a[4])
+		"Projection.create_orthogonal":
+			return Projection.create_orthogonal(a[0], a[1], a[2], a[3], a[4], a[5])
+		"Projection.create_orthogonal_aspect":
+			return Projection.create_orthogonal_aspect(a[0], a[1], a[2], a[3], a[4])
+		"Projection.create_frustum":
+			return Projection.create_frustum(a[0], a[1], a[2], a[3], a[4], a[5])
+		"Projection.create_frustum_aspect":
+			return Projection.create_frustum_aspect(a[0], a[1], a[2], a[3], a[4], a[5])
+		"Projection.create_fit_aabb":
+			return Projection.create_fit_aabb(a[0])
+		"Projection.create_depth_correction":
+			return Projection.create_depth_correction(a[0])
+		"Projection.create_light_atlas_rect":
+			return Projection.create_light_atlas_rect(a[0])
+		"Projection.get_fovy":
+			return Projection.get_fovy(a[0], a[1])
 	return Callable.create(a[0], op).callv(a.slice(1))
 
 

@@ -12,6 +12,8 @@ The seed is printed; rerun one with GDVARIANT_SEED=<seed>.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import math
 import operator
 import random
@@ -25,7 +27,15 @@ import pytest
 
 import gdvariant as gd
 from gdvariant._floats import f32
-from gdvariant._values.math import matrices, quaternion, transform2d
+from gdvariant._values.math import (
+    euler,
+    matrices,
+    projections,
+    quaternion,
+    reals,
+    transform2d,
+)
+from gdvariant._values.math.reals import SINGLE
 from tests.support import math_cases as mc
 from tests.support.engines import SEED, Engine
 
@@ -85,6 +95,12 @@ def rotated_by_neighbours(case: list[Any], theirs: Any) -> bool:
     return False
 
 
+def _slerp_angle(case: list[Any]) -> float:
+    """The angle Vector2/3.slerp turns by: ``angle_to(to) * weight``."""
+    v, to, weight = case
+    return f32(v.angle_to(to) * f32(weight))
+
+
 def real_vector_jobs(kind: type[Any]) -> list[Job]:
     """Every operation of Vector2, Vector3 or Vector4 that we compute."""
     name = kind.__name__
@@ -112,6 +128,12 @@ def real_vector_jobs(kind: type[Any]) -> list[Job]:
         Job(f"{name}.lerp", "lerp", lambda r: (*pair(r), mc.weight(r)), _method("lerp")),
         Job(f"{name}.snappedf", "snappedf", lambda r: (vec(r), mc.scalar(r)), _method("snappedf")),
         Job(f"{name}.clamp", "clamp", lambda r: (vec(r), vec(r), vec(r)), _method("clamp")),
+        Job(
+            f"{name}.clampf",
+            "clampf",
+            lambda r: (vec(r), mc.scalar(r), mc.scalar(r)),
+            _method("clampf"),
+        ),
     ]
     if kind is not gd.Vector4:
         jobs.append(
@@ -123,6 +145,16 @@ def real_vector_jobs(kind: type[Any]) -> list[Job]:
             )
         )
         jobs.append(Job(f"{name}.cross", "cross", pair, _method("cross")))
+        slerp, module = _method("slerp"), (reals if kind is gd.Vector2 else matrices)
+        jobs.append(
+            Job(
+                f"{name}.slerp",
+                "slerp",
+                lambda r: (*pair(r), mc.weight(r)),
+                slerp,
+                retrig=trig_by_neighbours(slerp, _slerp_angle, module),
+            )
+        )
 
         def with_normal(rng: random.Random, vec: Any = vec) -> tuple[Any, ...]:
             normal = vec(rng).normalized() if rng.random() < 0.8 else vec(rng)
@@ -190,6 +222,15 @@ def int_vector_jobs(kind: type[Any]) -> list[Job]:
     binary = ["distance_to", "distance_squared_to", "min", "max", "snapped"]
     jobs += [Job(f"{name}.{m}", m, pair, _method(m)) for m in binary]
     jobs.append(Job(f"{name}.clamp", "clamp", lambda r: (vec(r), vec(r), vec(r)), _method("clamp")))
+    jobs += [
+        Job(
+            f"{name}.clampi",
+            "clampi",
+            lambda r: (vec(r), mc.int64(r), mc.int64(r)),
+            _method("clampi"),
+        ),
+        Job(f"{name}.snappedi", "snappedi", lambda r: (vec(r), mc.int64(r)), _method("snappedi")),
+    ]
     return jobs
 
 
@@ -301,6 +342,8 @@ def rect_jobs() -> list[Job]:
             _method("intersects"),
         ),
         Job("Rect2.expand", "expand", lambda r: (_rect(r), _point(r)), _method("expand")),
+        Job("Rect2i.expand", "expand", lambda r: (_rect_i(r), _point_i(r)), _method("expand")),
+        Job("Rect2i.abs", "abs", lambda r: (_rect_i(r),), _method("abs")),
         Job("Rect2.abs", "abs", lambda r: (_rect(r),), _method("abs")),
         Job(
             "Rect2.is_equal_approx",
@@ -361,6 +404,10 @@ def transform2d_jobs() -> list[Job]:
                 retrig=trig_by_neighbours(ours, lambda case: f32(case[1]), transform2d),
             )
         )
+    jobs += [
+        Job("Transform2D * Rect2", "*", lambda r: (t(r), _rect(r)), operator.mul),
+        Job("Rect2 * Transform2D", "*", lambda r: (_rect(r), t(r)), operator.mul),
+    ]
     for m in ("inverse", "affine_inverse", "determinant", "get_origin", "get_scale"):
         jobs.append(Job(f"Transform2D.{m}", m, one, _method(m)))
     for m in ("basis_xform", "basis_xform_inv", "translated", "translated_local"):
@@ -468,6 +515,23 @@ def transform3d_jobs() -> list[Job]:
         _rotation_job("Transform3D.rotated", "rotated", _transform3d),
         _rotation_job("Transform3D.rotated_local", "rotated_local", _transform3d),
     ]
+    jobs += [
+        Job("Transform3D * AABB", "*", lambda r: (_transform3d(r), _aabb(r)), operator.mul),
+        Job("AABB * Transform3D", "*", lambda r: (_aabb(r), _transform3d(r)), operator.mul),
+        Job("Transform3D * Plane", "*", lambda r: (_transform3d(r), _plane(r)), operator.mul),
+        Job("Plane * Transform3D", "*", lambda r: (_plane(r), _transform3d(r)), operator.mul),
+        Job("AABB.expand", "expand", lambda r: (_aabb(r), _point3(r)), _method("expand")),
+    ]
+    jobs += euler_jobs()
+    jobs.append(
+        Job(
+            "Basis.slerp",
+            "slerp",
+            lambda r: (_rotation(r), _rotation(r), mc.weight(r)),
+            _method("slerp"),
+            retrig=calls_by_neighbours(_method("slerp"), quaternion, ("_acos", "_sin")),
+        )
+    )
     basis_only = ("transposed", "determinant", "orthonormalized", "get_scale")
     jobs += [Job(f"Basis.{m}", m, lambda r: (_basis(r),), _method(m)) for m in basis_only]
     jobs += [
@@ -486,6 +550,152 @@ def transform3d_jobs() -> list[Job]:
         ),
     ]
     return jobs
+
+
+def trig_by_many(
+    ours: Callable[..., Any], angles_of: Callable[[list[Any]], list[float]], module: Any
+) -> Callable[[list[Any], Any], bool]:
+    """:func:`trig_by_neighbours` for a result built on several angles' sines and cosines:
+    some choice, per angle, of a sine and cosine within one float32 ulp of the correctly
+    rounded ones makes the rest of our formula give the engine's result bit for bit."""
+
+    def check(case: list[Any], theirs: Any) -> bool:
+        angles = [a for a in dict.fromkeys(angles_of(case)) if a == a]  # NaN: no choice
+        choices = [
+            list(itertools.product(*(mc.neighbours(f32(f(a))) for f in (reals.sin, reals.cos))))
+            for a in angles
+        ]
+        for pick in itertools.product(*choices):
+            table = dict(zip(angles, pick, strict=True))
+
+            def sin(a: float, t: dict[float, Any] = table) -> float:
+                return float(t[a][0]) if a == a else math.nan
+
+            def cos(a: float, t: dict[float, Any] = table) -> float:
+                return float(t[a][1]) if a == a else math.nan
+
+            with mock.patch.object(module, "sin", sin), mock.patch.object(module, "cos", cos):
+                if mc.same(ours(*case), theirs):
+                    return True
+        return False
+
+    return check
+
+
+def calls_by_neighbours(
+    ours: Callable[..., Any], module: Any, names: tuple[str, ...]
+) -> Callable[[list[Any], Any], bool]:
+    """For a result built on the C library's trigonometry through ``module``'s functions
+    ``names`` (each ``f(r, x)``, giving a float32): with every such value within one float32
+    ulp of ours, the rest of our formula gives the engine's result bit for bit."""
+
+    def check(case: list[Any], theirs: Any) -> bool:
+        calls: dict[tuple[str, float], float] = {}
+
+        def recorder(name: str) -> Callable[..., float]:
+            real = getattr(module, name)
+
+            def record(r: Any, x: float) -> float:
+                value: float = real(r, x)
+                calls.setdefault((name, x), value)
+                return value
+
+            return record
+
+        with contextlib.ExitStack() as stack:
+            for name in names:
+                stack.enter_context(mock.patch.object(module, name, recorder(name)))
+            ours(*case)
+        keys = [k for k in calls if k[1] == k[1]]
+        for pick in itertools.product(*(mc.neighbours(calls[k]) for k in keys)):
+            table = dict(zip(keys, pick, strict=True))
+
+            def replay(name: str, table: dict[Any, float] = table) -> Callable[..., float]:
+                real = getattr(module, name)
+                return lambda r, x: table.get((name, x), real(r, x))
+
+            with contextlib.ExitStack() as stack:
+                for name in names:
+                    stack.enter_context(mock.patch.object(module, name, replay(name)))
+                if mc.same(ours(*case), theirs):
+                    return True
+        return False
+
+    return check
+
+
+def _euler(rng: random.Random) -> gd.Vector3:
+    """Euler angles: mostly within a turn, some at the poles (a quarter turn), some anything."""
+    k = rng.random()
+    if k < 0.15:
+        quarter = rng.choice((-1, 1)) * math.pi / 2
+        return gd.Vector3(rng.uniform(-3, 3), quarter, rng.uniform(-3, 3))
+    if k < 0.85:
+        return gd.Vector3(*(rng.uniform(-3.5, 3.5) for _ in range(3)))
+    return _vector3(rng)
+
+
+def _order(rng: random.Random) -> int:
+    return rng.randrange(6) if rng.random() < 0.95 else rng.choice((6, -1, 99))
+
+
+def _rotation(rng: random.Random) -> gd.Basis:
+    """A rotation (from Euler angles in any order, at a pole now and then), a pure x or y
+    rotation (Godot's simplest-angles branch), or any basis."""
+    k = rng.random()
+    if k < 0.7:
+        return gd.Basis.from_euler(_euler(rng), rng.randrange(6))
+    if k < 0.8:
+        axis = gd.Vector3(1, 0, 0) if rng.random() < 0.5 else gd.Vector3(0, 1, 0)
+        return gd.Basis.from_axis_angle(axis, rng.uniform(-4, 4))
+    return _basis(rng)
+
+
+def euler_jobs() -> list[Job]:
+    """Euler angles: Basis and Quaternion to and from them, and Basis(Quaternion)."""
+
+    def from_euler_angles(case: list[Any]) -> list[float]:
+        return [f32(a) for a in case[0]]
+
+    def half_angles(case: list[Any]) -> list[float]:
+        return [f32(f32(a) * 0.5) for a in case[0]]
+
+    return [
+        Job(
+            "Basis.get_euler",
+            "get_euler",
+            lambda r: (_rotation(r), _order(r)),
+            _method("get_euler"),
+            ulps=1,
+        ),
+        Job(
+            "Basis.from_euler",
+            "Basis.from_euler",
+            lambda r: (_euler(r), _order(r)),
+            gd.Basis.from_euler,
+            retrig=trig_by_many(gd.Basis.from_euler, from_euler_angles, euler),
+        ),
+        Job(
+            "Quaternion.get_euler",
+            "get_euler",
+            lambda r: (_quaternion(r), _order(r)),
+            _method("get_euler"),
+            ulps=1,
+        ),
+        Job(
+            "Quaternion.from_euler",
+            "Quaternion.from_euler",
+            lambda r: (_euler(r),),
+            gd.Quaternion.from_euler,
+            retrig=trig_by_many(gd.Quaternion.from_euler, half_angles, euler),
+        ),
+        Job(
+            "Basis(Quaternion)",
+            "Basis(Quaternion)",
+            lambda r: (_quaternion(r),),
+            gd.Basis.from_quaternion,
+        ),
+    ]
 
 
 def _quaternion(rng: random.Random) -> gd.Quaternion:
@@ -648,15 +858,125 @@ def _vector4(rng: random.Random) -> gd.Vector4:
     return gd.Vector4(*(mc.real(rng) for _ in range(4)))
 
 
+def _lens(rng: random.Random) -> tuple[float, float, float, float]:
+    """A field of view (degrees), an aspect, a near and a far distance: mostly a camera's,
+    sometimes anything."""
+    if rng.random() < 0.8:
+        near = rng.uniform(0.01, 10)
+        return (rng.uniform(1, 179), rng.uniform(0.2, 4), near, near + rng.uniform(0, 1000))
+    return (mc.scalar(rng), mc.scalar(rng), mc.scalar(rng), mc.scalar(rng))
+
+
+def _sides(rng: random.Random) -> tuple[float, ...]:
+    """left, right, bottom, top, near, far: mostly ordered, sometimes anything."""
+    if rng.random() < 0.8:
+        left, bottom, near = (rng.uniform(-10, 10) for _ in range(3))
+        return (
+            left,
+            left + rng.uniform(0.01, 20),
+            bottom,
+            bottom + rng.uniform(0.01, 20),
+            near,
+            near + rng.uniform(0.01, 1000),
+        )
+    return tuple(mc.scalar(rng) for _ in range(6))
+
+
+def _sized(rng: random.Random, with_offset: bool) -> tuple[Any, ...]:
+    """size, aspect, (offset,) near, far, flip_fov: the ``*_aspect`` builders' arguments."""
+    _, aspect, near, far = _lens(rng)
+    size = rng.uniform(0.1, 20) if rng.random() < 0.8 else mc.scalar(rng)
+    offset = (_vector2(rng) if rng.random() < 0.3 else gd.Vector2(),) if with_offset else ()
+    return (size, aspect, *offset, near, far, rng.random() < 0.3)
+
+
+def _camera(rng: random.Random) -> gd.Projection:
+    """A camera matrix (perspective, orthogonal or frustum) or any Projection."""
+    k = rng.random()
+    if k < 0.35:
+        return gd.Projection.create_perspective(*_lens(rng), rng.random() < 0.3)
+    if k < 0.5:
+        return gd.Projection.create_orthogonal(*_sides(rng))
+    if k < 0.65:
+        return gd.Projection.create_frustum(*_sides(rng))
+    return _projection(rng)
+
+
+def _perspective_radians(case: list[Any]) -> float:
+    """The angle whose sine and cosine ``create_perspective`` takes."""
+    fovy, aspect, flip = f32(case[0]), f32(case[1]), case[4]
+    if flip:
+        fovy = projections.fovy(SINGLE, fovy, f32(1.0 / aspect) if aspect else math.inf)
+    return f32(fovy / 2.0 * (math.pi / 180.0))
+
+
 def projection_jobs() -> list[Job]:
     """Every operation of Projection that we compute."""
-    p = _projection
-    return [
+    p, cam = _projection, _camera
+    proj = gd.Projection
+    jobs = [
         Job("Projection * Projection", "*", lambda r: (p(r), p(r)), operator.mul),
         Job("Projection * Vector4", "*", lambda r: (p(r), _vector4(r)), operator.mul),
         Job("Vector4 * Projection", "*", lambda r: (_vector4(r), p(r)), operator.mul),
         Job("Projection.determinant", "determinant", lambda r: (p(r),), _method("determinant")),
+        Job(
+            "Projection.create_perspective",
+            "Projection.create_perspective",
+            lambda r: (*_lens(r), r.random() < 0.3),
+            proj.create_perspective,
+            retrig=trig_by_neighbours(proj.create_perspective, _perspective_radians, projections),
+        ),
+        Job(
+            "Projection.get_fovy",
+            "Projection.get_fovy",
+            lambda r: _lens(r)[:2],
+            proj.get_fovy,
+            ulps=1,
+        ),
     ]
+    builders = {
+        "create_orthogonal": lambda r: _sides(r),
+        "create_frustum": lambda r: _sides(r),
+        "create_orthogonal_aspect": lambda r: _sized(r, with_offset=False),
+        "create_frustum_aspect": lambda r: _sized(r, with_offset=True),
+        "create_fit_aabb": lambda r: (_aabb(r),),
+        "create_depth_correction": lambda r: (r.random() < 0.5,),
+        "create_light_atlas_rect": lambda r: (_rect(r),),
+    }
+    for name, make in builders.items():
+        jobs.append(Job(f"Projection.{name}", f"Projection.{name}", make, getattr(proj, name)))
+    unary = ["inverse", "get_z_near", "get_z_far", "get_aspect", "is_orthogonal"]
+    unary += ["get_lod_multiplier", "get_viewport_half_extents", "get_far_plane_half_extents"]
+    unary += ["flipped_y"]
+    jobs += [Job(f"Projection.{m}", m, lambda r: (cam(r),), _method(m)) for m in unary]
+    jobs += [
+        Job("Projection.get_fov", "get_fov", lambda r: (cam(r),), _method("get_fov"), ulps=1),
+        Job(
+            "Projection.get_pixels_per_meter",
+            "get_pixels_per_meter",
+            lambda r: (cam(r), r.randint(1, 8000) if r.random() < 0.8 else mc.int64(r)),
+            _method("get_pixels_per_meter"),
+        ),
+        Job(
+            "Projection.perspective_znear_adjusted",
+            "perspective_znear_adjusted",
+            lambda r: (cam(r), r.uniform(0.01, 10) if r.random() < 0.8 else mc.scalar(r)),
+            _method("perspective_znear_adjusted"),
+        ),
+        Job(
+            "Projection.get_projection_plane",
+            "get_projection_plane",
+            lambda r: (cam(r), r.randrange(6) if r.random() < 0.95 else r.choice((6, -1))),
+            _method("get_projection_plane"),
+        ),
+        Job(
+            "Projection.jitter_offseted",
+            "jitter_offseted",
+            lambda r: (cam(r), _vector2(r)),
+            _method("jitter_offseted"),
+        ),
+    ]
+    return jobs
 
 
 FAMILIES: dict[str, Callable[[], list[Job]]] = {

@@ -39,3 +39,11 @@ def test_mixing_is_a_type_error() -> None:
         box.has_point((1, 1, 1))  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         box + box
+
+
+def test_expand() -> None:
+    box = AABB((0, 0, 0), (1, 1, 1))
+    assert box.expand(Vector3(2, -1, 0.5)) == AABB((0, -1, 0), (2, 2, 1))
+    assert box.expand(Vector3(0.5, 0.5, 0.5)) == box
+    with pytest.raises(TypeError):
+        box.expand((2, 2, 2))  # type: ignore[arg-type]

@@ -90,3 +90,10 @@ def test_snapped_computes_in_doubles_and_converts_as_x86() -> None:
     assert Vector2i(-5, 7).snapped(Vector2i(10, 0)) == Vector2i(0, 7)  # -0.5 + 0.5 -> 0
     # (2**31 - 1) / 2 + 0.5 = 2**30 exactly; times 2 is 2**31, past int32: x86 gives INT32_MIN
     assert Vector2i(INT32_MAX, 0).snapped(Vector2i(2, 1)) == Vector2i(INT32_MIN, 0)
+
+
+def test_clampi_and_snappedi() -> None:
+    assert Vector2i(-5, 5).clampi(-2, 3) == Vector2i(-2, 3)
+    assert Vector3i(1, 2, 3).clampi(2, 2**32 + 2) == Vector3i(2, 2, 2)  # max cut to int32: 2
+    assert Vector2i(7, -7).snappedi(5) == Vector2i(5, -5)
+    assert Vector4i(7, 8, -8, 0).snappedi(0) == Vector4i(7, 8, -8, 0)

@@ -63,3 +63,9 @@ def test_rects_refuse_tuple_arithmetic() -> None:
         (1, 2) + Rect2i()  # noqa: RUF005
     with pytest.raises(TypeError):
         Rect2() * 2
+
+
+def test_rect2i_abs_and_expand() -> None:
+    assert Rect2i((5, 5), (-2, 3)).abs() == Rect2i((3, 5), (2, 3))
+    assert Rect2i((0, 0), (2, 2)).expand(Vector2i(-1, 5)) == Rect2i((-1, 0), (3, 5))
+    assert Rect2i((0, 0), (2, 2)).expand(Vector2i(1, 1)) == Rect2i((0, 0), (2, 2))

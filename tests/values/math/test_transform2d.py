@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from gdvariant import Transform2D, Vector2
+from gdvariant import Rect2, Transform2D, Vector2
 from gdvariant._floats import f32
 
 quarter = Transform2D((0, 1), (-1, 0), (10, 0))  # rotate +90 degrees, then move 10 along x
@@ -66,3 +66,16 @@ def test_rotation_builders() -> None:
     assert moved.rotated(math.pi / 2).origin == Vector2(cos, 1)  # the origin turns too
     assert moved.rotated_local(math.pi / 2).origin == Vector2(1, 0)  # it stays
     assert Vector2.from_angle(math.pi / 2) == Vector2(cos, 1)
+
+
+def test_rects() -> None:
+    quarter = Transform2D((0, 1), (-1, 0), (10, 0))  # a quarter turn, then 10 along x
+    box = Rect2((0, 0), (2, 1))
+    moved = quarter * box  # corners (10, 0), (10, 2), (9, 0), (9, 2)
+    assert moved == Rect2((9, 0), (1, 2))
+    assert moved * quarter == box  # the inverse, as Godot's Rect2 * Transform2D
+    assert quarter.xform_rect(box) == moved and quarter.xform_inv_rect(moved) == box
+    with pytest.raises(TypeError):
+        quarter * (0, 0, 2, 1)
+    with pytest.raises(TypeError):
+        box * Vector2(1, 1)

@@ -166,3 +166,22 @@ def test_directions_and_surfaces() -> None:
     assert Vector2(3, -4).bounce(up) == Vector2(3, 4)
     assert Vector3(3, -4, 1).slide(Vector3(0, 2, 0)) == Vector3()  # not normalized: zero
     assert up.is_normalized() and not Vector2(0, 1.01).is_normalized()
+
+
+def test_slerp() -> None:
+    # a quarter turn from length 1 to length 2: halfway is 45 degrees at length 1.5
+    half = Vector2(1, 0).slerp(Vector2(0, 2), 0.5)
+    assert abs(half.x - 1.5 * math.sqrt(0.5)) < 1e-6 and half.x == half.y
+    half3 = Vector3(1, 0, 0).slerp(Vector3(0, 2, 0), 0.5)
+    assert (half3.x, half3.y) == (half.x, half.y) and half3.z == 0
+    assert Vector2(1, 0).slerp(Vector2(0, 2), 0) == Vector2(1, 0)
+    # a zero vector, or (in 3D) two parallel ones, fall back to lerp
+    assert Vector2(0, 0).slerp(Vector2(4, 0), 0.25) == Vector2(1, 0)
+    assert Vector3(1, 0, 0).slerp(Vector3(3, 0, 0), 0.5) == Vector3(2, 0, 0)
+
+
+def test_clampf() -> None:
+    assert Vector2(-3, 3).clampf(-1, 2) == Vector2(-1, 2)
+    assert Vector4(0.5, -5, 5, 1).clampf(0, 1) == Vector4(0.5, 0, 1, 1)
+    nan = Vector3(math.nan, 0, 0).clampf(-1, 1)
+    assert math.isnan(nan.x)  # Godot's CLAMP lets NaN through

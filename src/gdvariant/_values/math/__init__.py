@@ -3,7 +3,8 @@
 One module per family: :mod:`.vectors` (Vector2/3/4), :mod:`.integer_vectors`
 (Vector2i/3i/4i), :mod:`.color`, :mod:`.rects` (Rect2, Rect2i), :mod:`.transform2d`,
 :mod:`.transform3d` (Basis, Transform3D), :mod:`.quaternion`, :mod:`.aabb`, :mod:`.plane`,
-:mod:`.projection`. :mod:`.reals` holds the ``real_t`` arithmetic they share (single precision,
+:mod:`.projection` (with :mod:`.matrix4` and :mod:`.projections`), :mod:`.euler` (Euler
+angles). :mod:`.reals` holds the ``real_t`` arithmetic they share (single precision,
 or double inside :func:`math_precision`), :mod:`.componentwise` the operators of the real
 vectors and Color, :mod:`.operands` what every operator accepts.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from .aabb import AABB
 from .color import Color
+from .euler import EulerOrder
 from .integer_vectors import Vector2i, Vector3i, Vector4i
 from .plane import Plane
 from .projection import Projection
@@ -26,6 +28,7 @@ __all__ = [
     "AABB",
     "Basis",
     "Color",
+    "EulerOrder",
     "Plane",
     "Projection",
     "Quaternion",

@@ -112,6 +112,15 @@ class AABB(MathRecord):
         p, s = r.three(*self[0]), r.three(*self[1])
         return AABB([one(c - d) for c in p], [one(c + twice) for c in s])
 
+    def expand(self, to_point: Vector3) -> AABB:
+        """The smallest box holding this one and the point ``to_point``."""
+        r = reals()
+        q = r.three(*self.position._same(to_point))
+        low, high = self._corners()
+        lo = [p if p < a else a for p, a in zip(q, low, strict=True)]
+        hi = [p if p > b else b for p, b in zip(q, high, strict=True)]
+        return AABB(lo, r.three(*(b - a for a, b in zip(lo, hi, strict=True))))
+
     def abs(self) -> AABB:
         """The same box with no negative side."""
         r = reals()

@@ -151,6 +151,16 @@ class _IntVector(MathRecord):
             [_snap_int(a, s) for a, s in zip(self, self._same(step), strict=True)],
         )
 
+    def clampi(self, min: SupportsIndex, max: SupportsIndex) -> Self:  # noqa: A002
+        """Each component limited to ``[min, max]`` (both cut to int32 first)."""
+        lo, hi = wrap32(int(min)), wrap32(int(max))
+        return tuple.__new__(type(self), [lo if a < lo else (hi if a > hi else a) for a in self])
+
+    def snappedi(self, step: SupportsIndex) -> Self:
+        """:meth:`snapped` with one step (cut to int32) for every component."""
+        s = wrap32(int(step))
+        return tuple.__new__(type(self), [_snap_int(a, s) for a in self])
+
     def min(self, with_: Self) -> Self:
         """The componentwise minimum."""
         return tuple.__new__(

@@ -56,6 +56,8 @@ class MathRecord(_Record):
         mixed("-", other, self)
 
     def __mul__(self, other: object) -> Any:
+        if isinstance(other, MathRecord):
+            return NotImplemented  # Rect2 * Transform2D: the transform's __rmul__ answers
         mixed("*", self, other)
 
     def __rmul__(self, other: object) -> Any:

@@ -9,10 +9,11 @@ this (the identity, or the vector unchanged), so that results match the editor's
 from __future__ import annotations
 
 import math
-from typing import Any, Self, SupportsFloat
+from typing import Any, Self, SupportsFloat, SupportsIndex
 
 from ..base import _f, _field
 from ..constructors import float_fields
+from . import euler as eu
 from .componentwise import sum_of_products
 from .operands import MathRecord, is_scalar, mixed
 from .reals import UNIT_EPSILON, Reals, cos, div, is_equal_approx, reals, sin
@@ -140,6 +141,22 @@ class Quaternion(MathRecord):
         s = one(div(one(sin(half)), length))
         x, y, z = r.three(*a)
         return tuple.__new__(cls, (one(x * s), one(y * s), one(z * s), one(cos(half))))
+
+    @classmethod
+    def from_euler(cls, euler: Vector3) -> Self:
+        """Godot's ``Quaternion.from_euler``: the rotation by ``euler``'s angles (radians) in
+        the YXZ order (Godot's only one here)."""
+        r = reals()
+        return tuple.__new__(cls, eu.quaternion_from_euler(r, r.three(*Vector3()._same(euler))))
+
+    def get_euler(self, order: SupportsIndex = eu.EulerOrder.YXZ) -> Vector3:
+        """The Euler angles (radians) in ``order``, through the rotation matrix; zeros for
+        a quaternion that is not normalized or an unknown order (Godot prints an error)."""
+        if not self.is_normalized():
+            return Vector3()
+        r = reals()
+        angles = eu.to_euler(r, eu.from_quaternion(r, self._q(r)), int(order))
+        return Vector3() if angles is None else tuple.__new__(Vector3, angles)
 
     def dot(self, with_: Quaternion) -> float:
         """``x * q.x + y * q.y + z * q.z + w * q.w``."""

@@ -193,6 +193,20 @@ class Rect2i(MathRecord):
         end = (other.position + other.size).min(self.position + self.size)
         return tuple.__new__(Rect2i, (position, end - position))
 
+    def expand(self, to: Vector2i) -> Rect2i:
+        """The smallest rect holding this one and the point ``to`` (sums wrap as int32)."""
+        px, py = self.position._same(to)
+        x, y, right, bottom = self._edges()
+        x, y = (px if px < x else x), (py if py < y else y)
+        right, bottom = (px if px > right else right), (py if py > bottom else bottom)
+        return Rect2i((x, y), (wrap32(right - x), wrap32(bottom - y)))
+
+    def abs(self) -> Rect2i:
+        """The same area with a size of no negative sides (``INT32_MIN`` stays, as in C)."""
+        (x, y), (w, h) = self
+        position = (wrap32(x + (w if w < 0 else 0)), wrap32(y + (h if h < 0 else 0)))
+        return Rect2i(position, (wrap32(abs(w)), wrap32(abs(h))))
+
     def grow(self, amount: SupportsIndex) -> Rect2i:
         """Each side moved out by ``amount`` (in by a negative one)."""
         d = wrap32(int(amount))

@@ -10,6 +10,7 @@ from typing import Any, Self, SupportsFloat
 from ..base import _field
 from .operands import MathRecord, is_scalar, mixed
 from .reals import Reals, cos, div, reals, sin
+from .rects import Rect2
 from .vectors import Vector2
 
 __all__ = ["Transform2D"]
@@ -81,6 +82,8 @@ class Transform2D(MathRecord):
         m = self._m(r)
         if type(other) is Vector2:
             return self.xform(other)
+        if type(other) is Rect2:
+            return self.xform_rect(other)
         if type(other) is Transform2D:
             n = other._m(r)
             ox, oy = _xform(r, m, n[4], n[5])
@@ -95,6 +98,8 @@ class Transform2D(MathRecord):
     def __rmul__(self, other: object) -> Any:
         if type(other) is Vector2:
             return self.xform_inv(other)
+        if type(other) is Rect2:
+            return self.xform_inv_rect(other)
         if is_scalar(other):
             return self * other
         mixed("*", other, self)
@@ -129,6 +134,32 @@ class Transform2D(MathRecord):
     def xform_inv(self, v: Vector2) -> Vector2:
         """``v * t``: the inverse transform, exact for a rotation and translation only."""
         return self.basis_xform_inv(v - self.origin)
+
+    def xform_rect(self, rect: Rect2) -> Rect2:
+        """``t * rect``: the smallest Rect2 holding the transformed rectangle (its position
+        moved, then grown to the three other corners, as Godot does)."""
+        if type(rect) is not Rect2:
+            raise TypeError(f"expected a Rect2, got {type(rect).__name__}")
+        x, y = self.x * rect.size.x, self.y * rect.size.y
+        position = self.xform(rect.position)
+        out = Rect2(position)
+        for corner in (position + x, position + y, position + x + y):
+            out = out.expand(corner)
+        return out
+
+    def xform_inv_rect(self, rect: Rect2) -> Rect2:
+        """``rect * t``: the smallest Rect2 holding the rectangle's corners each taken
+        through :meth:`xform_inv` (exact for a rotation and translation only)."""
+        if type(rect) is not Rect2:
+            raise TypeError(f"expected a Rect2, got {type(rect).__name__}")
+        r = reals()
+        (px, py), (sx, sy) = r.two(*rect.position), r.two(*rect.size)
+        right, bottom = r.one(px + sx), r.one(py + sy)
+        corners = [(px, bottom), (right, bottom), (right, py)]
+        out = Rect2(self.xform_inv(tuple.__new__(Vector2, (px, py))))
+        for corner in corners:
+            out = out.expand(self.xform_inv(tuple.__new__(Vector2, corner)))
+        return out
 
     def determinant(self) -> float:
         """``x.x * y.y - x.y * y.x``."""

@@ -9,13 +9,17 @@ component ``i`` of column ``j``.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Self, SupportsFloat
+from typing import Any, Self, SupportsFloat, SupportsIndex
 
 from ..base import _field
+from . import euler as eu
 from . import matrices as mx
+from .aabb import AABB
 from .matrices import Rows as _Rows
 from .matrices import Three as _Three
 from .operands import MathRecord, is_scalar, mixed
+from .plane import Plane
+from .quaternion import Quaternion
 from .reals import Reals, div, reals
 from .vectors import Vector3
 
@@ -98,6 +102,48 @@ class Basis(MathRecord):
         r = reals()
         rows = _rotation(r, axis, angle)
         return cls() if rows is None else cls._of(rows)
+
+    @classmethod
+    def from_euler(cls, euler: Vector3, order: SupportsIndex = eu.EulerOrder.YXZ) -> Self:
+        """Godot's ``Basis.from_euler``: the rotation by ``euler``'s angles (radians) about
+        x, y and z, in ``order`` (an :class:`EulerOrder`; another number gives the identity,
+        as in Godot)."""
+        r = reals()
+        rows = eu.from_euler(r, r.three(*Vector3()._same(euler)), int(order))
+        return cls() if rows is None else cls._of(rows)
+
+    @classmethod
+    def from_quaternion(cls, quaternion: Quaternion) -> Self:
+        """Godot's ``Basis(quaternion)``: the rotation matrix of ``quaternion``."""
+        r = reals()
+        return cls._of(eu.from_quaternion(r, quaternion._q(r)))
+
+    def get_euler(self, order: SupportsIndex = eu.EulerOrder.YXZ) -> Vector3:
+        """The Euler angles (radians) of this basis, a rotation, in ``order`` (scale and
+        shear are not taken out first, as in Godot; another order gives zeros)."""
+        r = reals()
+        angles = eu.to_euler(r, self._rows(r), int(order))
+        return Vector3() if angles is None else tuple.__new__(Vector3, angles)
+
+    def slerp(self, to: Basis, weight: SupportsFloat) -> Self:
+        """Spherical interpolation of the rotations (through quaternions), each row's length
+        interpolated linearly. A basis that is not a rotation counts as the identity's
+        rotation (Godot's debug builds print an error), its scale still interpolated."""
+        r = reals()
+        one = r.one
+        other: Basis = self._same(to)
+        w = one(float(weight))
+        m, n = self._rows(r), other._rows(r)
+        start = tuple.__new__(Quaternion, eu.to_quaternion(r, m))
+        end = tuple.__new__(Quaternion, eu.to_quaternion(r, n))
+        turned = eu.from_quaternion(r, start.slerp(end, w)._q(r))
+        out: list[float] = []
+        for i in (0, 3, 6):
+            a = tuple.__new__(Vector3, m[i : i + 3]).length()
+            b = tuple.__new__(Vector3, n[i : i + 3]).length()
+            s = one(a + one(one(b - a) * w))
+            out.extend(one(v * s) for v in turned[i : i + 3])
+        return self._of(tuple(out))
 
     def rotated(self, axis: Vector3, angle: SupportsFloat) -> Self:
         """This basis rotated about ``axis`` (in the parent's frame):
@@ -184,6 +230,10 @@ class Transform3D(MathRecord):
     def __mul__(self, other: object) -> Any:
         if type(other) is Vector3:
             return self.xform(other)
+        if type(other) is AABB:
+            return self.xform_aabb(other)
+        if type(other) is Plane:
+            return self.xform_plane(other)
         r = reals()
         m, o = self._parts(r)
         if type(other) is Transform3D:
@@ -197,6 +247,10 @@ class Transform3D(MathRecord):
     def __rmul__(self, other: object) -> Any:
         if type(other) is Vector3:
             return self.xform_inv(other)
+        if type(other) is AABB:
+            return self.xform_inv_aabb(other)
+        if type(other) is Plane:
+            return self.xform_inv_plane(other)
         if is_scalar(other):
             return self * other
         mixed("*", other, self)
@@ -217,6 +271,58 @@ class Transform3D(MathRecord):
         m, _ = self._parts(r)
         d = self.origin._same(v) - self.origin
         return tuple.__new__(Vector3, mx.xform_inv(r, m, r.three(*d)))
+
+    def xform_aabb(self, aabb: AABB) -> AABB:
+        """``t * aabb``: the smallest AABB holding the transformed box (per axis, the
+        smaller and larger of each basis entry times the box's two corners)."""
+        if type(aabb) is not AABB:
+            raise TypeError(f"expected an AABB, got {type(aabb).__name__}")
+        r = reals()
+        one = r.one
+        m, o = self._parts(r)
+        low, high = aabb._corners()
+        tmin, tmax = list(o), list(o)
+        for i in range(3):
+            for j in range(3):
+                e, f = one(m[i * 3 + j] * low[j]), one(m[i * 3 + j] * high[j])
+                if e < f:
+                    tmin[i], tmax[i] = one(tmin[i] + e), one(tmax[i] + f)
+                else:
+                    tmin[i], tmax[i] = one(tmin[i] + f), one(tmax[i] + e)
+        size = r.three(*(b - a for a, b in zip(tmin, tmax, strict=True)))
+        return tuple.__new__(AABB, (tuple.__new__(Vector3, tmin), tuple.__new__(Vector3, size)))
+
+    def xform_inv_aabb(self, aabb: AABB) -> AABB:
+        """``aabb * t``: the smallest AABB holding the box's eight corners each taken
+        through :meth:`xform_inv` (exact for a rotation and translation only)."""
+        if type(aabb) is not AABB:
+            raise TypeError(f"expected an AABB, got {type(aabb).__name__}")
+        (px, py, pz), (ex, ey, ez) = aabb._corners()
+        corners = [
+            (x, y, z) for x in (ex, px) for y in (ey, py) for z in (ez, pz)
+        ]  # Godot's order: the far corner first, the position last
+        out = AABB(self.xform_inv(tuple.__new__(Vector3, corners[0])))
+        for corner in corners[1:]:
+            out = out.expand(self.xform_inv(tuple.__new__(Vector3, corner)))
+        return out
+
+    def xform_plane(self, plane: Plane) -> Plane:
+        """``t * plane``: the plane through the transformed point ``normal * d``, its normal
+        taken through the inverse transposed basis and normalized (right for any invertible
+        transform)."""
+        if type(plane) is not Plane:
+            raise TypeError(f"expected a Plane, got {type(plane).__name__}")
+        point = self.xform(plane.normal * plane.d)
+        normal_basis = self.basis.inverse().transposed()
+        return _plane(normal_basis.xform(plane.normal), point)
+
+    def xform_inv_plane(self, plane: Plane) -> Plane:
+        """``plane * t``: the plane through ``normal * d`` taken through
+        :meth:`affine_inverse`, its normal through the transposed basis, normalized."""
+        if type(plane) is not Plane:
+            raise TypeError(f"expected a Plane, got {type(plane).__name__}")
+        point = self.affine_inverse().xform(plane.normal * plane.d)
+        return _plane(self.basis.transposed().xform(plane.normal), point)
 
     def inverse(self) -> Self:
         """The inverse of a rotation and translation (the basis transposed)."""
@@ -256,3 +362,9 @@ class Transform3D(MathRecord):
     def is_finite(self) -> bool:
         """No component is an infinity or NaN."""
         return self.basis.is_finite() and self.origin.is_finite()
+
+
+def _plane(normal: Vector3, point: Vector3) -> Plane:
+    """``Plane(n, n.dot(point))`` with ``n`` the normalized ``normal``."""
+    n = normal.normalized()
+    return tuple.__new__(Plane, (n, n.dot(point)))

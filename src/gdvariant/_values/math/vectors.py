@@ -121,6 +121,14 @@ class _RealVector(Componentwise):
         s = r.one(float(step))
         return tuple.__new__(type(self), r.all([_snap(a, s) for a in r.all(self)]))
 
+    def clampf(self, min: SupportsFloat, max: SupportsFloat) -> Self:  # noqa: A002
+        """Each component limited to ``[min, max]`` (Godot's ``CLAMP``: NaN passes)."""
+        r = self._rs()
+        lo, hi = r.one(float(min)), r.one(float(max))
+        return tuple.__new__(
+            type(self), [lo if a < lo else (hi if a > hi else a) for a in r.all(self)]
+        )
+
     def min(self, with_: Self) -> Self:
         """The componentwise minimum."""
         r = self._rs()
@@ -208,6 +216,18 @@ class _Vector23(_RealVector):
         return -self.reflect(n)
 
 
+def _slerp_scale(r: _r.Reals, a: _Vector23, b: _Vector23, weight: float) -> float | None:
+    """``lerp(|a|, |b|, weight) / |a|``: how ``slerp`` scales the turned vector; None when
+    either is a zero vector (slerp falls back to lerp)."""
+    one = r.one
+    start_squared, end_squared = a.length_squared(), b.length_squared()
+    if start_squared == 0 or end_squared == 0:
+        return None
+    start, end = one(_r.sqrt(start_squared)), one(_r.sqrt(end_squared))
+    result = one(start + one(one(end - start) * weight))
+    return one(_r.div(result, start))
+
+
 def _snap(value: float, step: float) -> float:
     """``Math::snapped(double, double)``: ``floor(value / step + 0.5) * step`` unless step is 0."""
     if step == 0:
@@ -270,6 +290,17 @@ class Vector2(_Vector23):
             (one(one(x * cosi) - one(y * sine)), one(one(x * sine) + one(y * cosi))),
         )
 
+    def slerp(self, to: Vector2, weight: SupportsFloat) -> Vector2:
+        """Spherical interpolation: turned ``weight`` of the way toward ``to`` while the
+        length goes linearly; a zero vector at either end gives :meth:`lerp`."""
+        r = self._rs()
+        other: Vector2 = self._same(to)
+        w = r.one(float(weight))
+        scale = _slerp_scale(r, self, other, w)
+        if scale is None:
+            return self.lerp(other, w)
+        return self.rotated(r.one(self.angle_to(other) * w)) * scale
+
 
 class Vector3(_Vector23):
     """``Vector3``: three reals."""
@@ -316,6 +347,21 @@ class Vector3(_Vector23):
         """The unsigned angle to ``to``: ``atan2(|cross(to)|, dot(to))``."""
         r = self._rs()
         return r.one(math.atan2(self.cross(to).length(), self.dot(to)))
+
+    def slerp(self, to: Vector3, weight: SupportsFloat) -> Vector3:
+        """Spherical interpolation: turned ``weight`` of the way toward ``to`` about their
+        common normal while the length goes linearly; a zero vector at either end, or two
+        parallel ones, give :meth:`lerp`."""
+        r = self._rs()
+        other: Vector3 = self._same(to)
+        w = r.one(float(weight))
+        scale = _slerp_scale(r, self, other, w)
+        axis = self.cross(other)
+        axis_squared = axis.length_squared()
+        if scale is None or axis_squared == 0:
+            return self.lerp(other, w)
+        axis = axis / r.one(_r.sqrt(axis_squared))
+        return self.rotated(axis, r.one(self.angle_to(other) * w)) * scale
 
 
 class Vector4(_RealVector):
