@@ -4,8 +4,9 @@ A value type's ``__new__`` written in Python (float() of each field, then ``tupl
 costs about 0.2 us; a game server that builds thousands of vectors a tick pays it on every
 one. ``gdvariant._values._cvalues`` (C, built by ``setup.py`` when a compiler is there) does
 the same work in about a third of that, and once a class is built it calls the class straight
-(no ``type.__call__``, no argument tuple): ``Vector2(3.0, 4.0)`` 47 ns against 89. As every compiled part does (``gdvariant._compiled``),
-the choice is made once, at import, and ``GDVARIANT_PURE_PYTHON=1`` keeps the Python ones.
+(no ``type.__call__``, no argument tuple): ``Vector2(3.0, 4.0)`` 47 ns against 89. As every
+compiled part does (``gdvariant._compiled``), the choice is made once, at import, and
+``GDVARIANT_PURE_PYTHON=1`` keeps the Python ones.
 
 The Python ``__new__`` stays the reference: :func:`float_fields` and :func:`int_fields` decorate
 it, and the compiled twin takes its field names and defaults from it, so the two accept the same
