@@ -40,7 +40,6 @@ from ._packet_format import (
     FLAG_PARTIAL,
     FLAG_STAMP,
     HEADER,
-    OP_ENTER,
     OP_UPDATE,
     VERSION,
     set_indices,
@@ -374,7 +373,7 @@ class SnapshotEncoder:
             deleted,
             self._plans,
             self.schema.class_bits,
-            self._enter,
+            None,
         )
         for base, section in zip(order, sections, strict=True):
             self._shared[base] = section
@@ -384,13 +383,13 @@ class SnapshotEncoder:
     ) -> tuple[tuple[int, bytes], set[int], list[int]]:
         """``client``'s section with an interest: the relevant entities' records, made by the
         live assembler as a shared section for one base over the ids the client holds or
-        should hold. One relevant now but not at ``base`` is handed over as an
-        :class:`_Arrival` (an enter), one relevant at ``base`` but not now as a despawn (a
-        delete). Also returns the ids entering, and the relevant ids ascending."""
-        entities, leaving, entering, _ = self._relevance(client, base)
-        ids = sorted(self._relevant(client))
+        should hold. One relevant now but not at ``base`` is named in the assembler's
+        ``entering`` (an enter), one relevant at ``base`` but not now is handed over as a
+        despawn (a delete). Also returns the ids entering, and the relevant ids ascending."""
+        relevant, leaving, entering, _ = self._relevance(client, base)
+        ids = sorted(relevant)
         held = sorted(ids + list(leaving)) if leaving else ids
-        return self._assemble(base, held, entities, leaving), entering, ids
+        return self._assemble(base, held, relevant, leaving, entering), entering, ids
 
     def _relevant(self, client: Client) -> dict[int, Any]:
         assert self.interest is not None
@@ -399,13 +398,12 @@ class SnapshotEncoder:
     def _relevance(
         self, client: Client, base: int
     ) -> tuple[dict[int, Any], dict[int, list[tuple[int, int]]], set[int], dict[int, bool]]:
-        """What ``client``'s section is made from with an interest: the entities by id (an
-        :class:`_Arrival` for each one entering), the spans of those leaving, the ids
-        entering, and the relevance log since ``base`` (id -> relevant at ``base``)."""
+        """What ``client``'s section is made from with an interest: the relevant entities by
+        id, the spans of those leaving, the ids entering, and the relevance log since
+        ``base`` (id -> relevant at ``base``)."""
         assert self.interest is not None
         relevant = self._relevant(client)
         tick = self.world.tick
-        entities: dict[int, Any] = relevant
         leaving: dict[int, list[tuple[int, int]]] = {}
         entering: set[int] = set()
         log: dict[int, bool] = {}
@@ -417,14 +415,11 @@ class SnapshotEncoder:
                         entering.add(net_id)
                 elif was:
                     leaving[net_id] = [(0, tick + 1)]
-        if entering:
-            entities = dict(relevant)
-            for net_id in entering:
-                entities[net_id] = self._arrival(relevant[net_id])
-        return entities, leaving, entering, log
+        return relevant, leaving, entering, log
 
     def _arrival(self, ent: Any) -> _Arrival:
-        """``ent`` as an entity entering a client's view this tick (one per tick)."""
+        """``ent`` as an entity entering a client's view this tick (one per tick), for the
+        budget's sections, which mix entering entities with stale ones."""
         arrival = self._arrivals.get(ent.net_id)
         if arrival is None:
             arrival = self._arrivals[ent.net_id] = _Arrival(ent, self.world.tick)
@@ -436,8 +431,10 @@ class SnapshotEncoder:
         ids: list[int],
         entities: Mapping[int, Any],
         deleted: Mapping[int, list[tuple[int, int]]],
+        entering: set[int] | None = None,
     ) -> tuple[int, bytes]:
-        """One section for ``base`` over ``ids`` (ascending), by the live assembler."""
+        """One section for ``base`` over ``ids`` (ascending), by the live assembler; the ids
+        in ``entering`` get enter records."""
         if self._plans is None:
             self._plans = _assembler.plans(self.schema)
         (section,) = _assembler.live().assemble(
@@ -450,7 +447,7 @@ class SnapshotEncoder:
             deleted,
             self._plans,
             self.schema.class_bits,
-            self._enter,
+            entering or None,
         )
         return section  # type: ignore[no-any-return]
 
@@ -537,8 +534,12 @@ class SnapshotEncoder:
             now: Mapping[int, Any] = entities
             log: dict[int, bool] = {}
         else:
-            entities, deleted, _, log = self._relevance(client, base)
-            now = self._relevant(client)
+            relevant, deleted, entering, log = self._relevance(client, base)
+            now = entities = relevant
+            if entering:
+                entities = dict(relevant)
+                for net_id in entering:
+                    entities[net_id] = self._arrival(relevant[net_id])
         if prior:
             entities, deleted = dict(entities), dict(deleted)
             for net_id, (was, _) in prior.items():
@@ -628,28 +629,6 @@ class SnapshotEncoder:
         if not (value > 0 and value < float("inf")):
             raise ValueError(f"weight gave {value!r} for entity {ent.net_id}: not positive")
         return float(value)
-
-    def _enter(self, ent: Any, gap: int) -> bytes:
-        """The enter record of ``ent`` (or of an :class:`_Arrival`'s entity) after an id gap
-        of ``gap`` (for the assemblers): its public properties not at their baselines. Cached
-        on the entity by the gap alone: what it carries changes only when the entity does,
-        and a change empties the entity's cache."""
-        if isinstance(ent, _Arrival):
-            ent = ent.entity
-        key = ("E", gap)
-        record: bytes | None = ent._net_cache.get(key)
-        if record is None:
-            mask = self.world.nondefault(ent) & ent._net_layout.public_mask
-            record = ent._net_cache[key] = _assembler.live().encode_record(
-                ent._net_layout,
-                self.schema.class_bits,
-                OP_ENTER,
-                gap,
-                mask,
-                ent._net_bits,
-                ent._net_widths,
-            )
-        return record
 
     def _record(self, ent: Any, op: int, gap: int, mask: int) -> bytes:
         """A private update record with whole values, cached on the entity."""
