@@ -1028,13 +1028,49 @@ static int walk_entries(Walk *wk, int nw, PyObject *hist, long long base, Py_ssi
     return grew;
 }
 
+/* An entity's __dict__ (a new reference), or NULL without an error when it has none (the
+ * budget's stand-ins have slots). */
+static PyObject *ent_dict(PyObject *ent) {
+    PyTypeObject *type = Py_TYPE(ent);
+#ifdef Py_TPFLAGS_MANAGED_DICT
+    if (!type->tp_dictoffset && !PyType_HasFeature(type, Py_TPFLAGS_MANAGED_DICT))
+        return NULL;
+#else
+    if (!type->tp_dictoffset)
+        return NULL;
+#endif
+    PyObject *dict = PyObject_GenericGetDict(ent, NULL);
+    if (!dict || !PyDict_Check(dict)) {
+        Py_XDECREF(dict);
+        PyErr_Clear();
+        return NULL;
+    }
+    return dict;
+}
+
+/* One of an entity's _net_ attributes (a new reference): from its __dict__ (a NetClass
+ * instance's: one lookup, no walk of its type, which each record would otherwise pay six
+ * times), else by getattr. */
+static PyObject *ent_attr(PyObject *ent, PyObject *dict, PyObject *name) {
+    if (dict) {
+        PyObject *v = PyDict_GetItemWithError(dict, name);
+        if (v) {
+            Py_INCREF(v);
+            return v;
+        }
+        if (PyErr_Occurred())
+            return NULL;
+    }
+    return PyObject_GetAttr(ent, name);
+}
+
 /* An entity's layout, record cache, bits and widths (new references, checked). */
-static int entity_state(PyObject *ent, PyObject **layout, PyObject **cache, PyObject **bits,
-                        PyObject **widths) {
-    *layout = PyObject_GetAttr(ent, s_layout);
-    *cache = *layout ? PyObject_GetAttr(ent, s_cache) : NULL;
-    *bits = *cache ? PyObject_GetAttr(ent, s_bits) : NULL;
-    *widths = *bits ? PyObject_GetAttr(ent, s_widths) : NULL;
+static int entity_state(PyObject *ent, PyObject *dict, PyObject **layout, PyObject **cache,
+                        PyObject **bits, PyObject **widths) {
+    *layout = ent_attr(ent, dict, s_layout);
+    *cache = *layout ? ent_attr(ent, dict, s_cache) : NULL;
+    *bits = *cache ? ent_attr(ent, dict, s_bits) : NULL;
+    *widths = *bits ? ent_attr(ent, dict, s_widths) : NULL;
     if (!*widths)
         return -1;
     if (!PyDict_Check(*cache) || !PyList_Check(*bits) || !PyList_Check(*widths)) {
@@ -1094,10 +1130,11 @@ static int walk_entity(Walk *wk, PyObject *ent, PyObject *id, long long net_id,
                        Py_ssize_t *hint) {
     int rc = -1;
     PyObject *spawn_o = NULL, *hist = NULL, *layout = NULL, *cache = NULL, *bits = NULL;
-    PyObject *widths = NULL, *record = NULL, *key = NULL, *changed_long = NULL;
+    PyObject *widths = NULL, *record = NULL, *key = NULL, *changed_long = NULL, *dict = NULL;
     Sections *s = &wk->sec;
-    spawn_o = PyObject_GetAttr(ent, s_spawn);
-    hist = spawn_o ? PyObject_GetAttr(ent, s_hist) : NULL;
+    dict = ent_dict(ent);
+    spawn_o = ent_attr(ent, dict, s_spawn);
+    hist = spawn_o ? ent_attr(ent, dict, s_hist) : NULL;
     if (!hist)
         goto done;
     if (!PyList_Check(hist)) {
@@ -1124,7 +1161,7 @@ static int walk_entity(Walk *wk, PyObject *ent, PyObject *id, long long net_id,
         rc = 0; /* nothing new for any of the bases */
         goto done;
     }
-    if (entity_state(ent, &layout, &cache, &bits, &widths))
+    if (entity_state(ent, dict, &layout, &cache, &bits, &widths))
         goto done;
     ClassPlan *cp = plan_for(&wk->plans, layout, hint);
     if (!cp)
@@ -1222,6 +1259,7 @@ done:
     Py_XDECREF(widths);
     Py_XDECREF(record);
     Py_XDECREF(key);
+    Py_XDECREF(dict);
     return rc;
 }
 
