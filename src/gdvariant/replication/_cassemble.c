@@ -1378,27 +1378,38 @@ done:
 
 /* One dirty entity: its history gets (tick, mask, bits before, None), entries at or before
  * oldest are dropped, and its record cache starts again. */
+static int ent_set(PyObject *ent, PyObject *dict, PyObject *name, PyObject *value) {
+    return dict ? PyDict_SetItem(dict, name, value) : PyObject_GenericSetAttr(ent, name, value);
+}
+
 static int commit_one(PyObject *world, PyObject *ent, PyObject *tick, long long oldest,
                       PyObject *zero) {
-    PyObject *owner = PyObject_GetAttr(ent, s_world);
-    if (!owner)
+    PyObject *dict = ent_dict(ent);
+    PyObject *owner = ent_attr(ent, dict, s_world);
+    if (!owner) {
+        Py_XDECREF(dict);
         return -1;
+    }
     Py_DECREF(owner);
-    if (owner != world)
+    if (owner != world) {
+        Py_XDECREF(dict);
         return 0; /* despawned since it was written */
-    PyObject *mask = PyObject_GetAttr(ent, s_dirty);
-    if (!mask)
+    }
+    PyObject *mask = ent_attr(ent, dict, s_dirty);
+    if (!mask) {
+        Py_XDECREF(dict);
         return -1;
+    }
     int rc = -1, any;
     PyObject *hist = NULL, *before = NULL, *entry = NULL, *cache = NULL;
-    if (PyObject_GenericSetAttr(ent, s_dirty, zero) || (any = PyObject_IsTrue(mask)) < 0)
+    if (ent_set(ent, dict, s_dirty, zero) || (any = PyObject_IsTrue(mask)) < 0)
         goto done;
     if (!any) {
         rc = 0;
         goto done;
     }
-    hist = PyObject_GetAttr(ent, s_hist);
-    before = hist ? PyObject_GetAttr(ent, s_before) : NULL;
+    hist = ent_attr(ent, dict, s_hist);
+    before = hist ? ent_attr(ent, dict, s_before) : NULL;
     if (!before)
         goto done;
     if (!PyList_Check(hist)) {
@@ -1420,10 +1431,11 @@ static int commit_one(PyObject *world, PyObject *ent, PyObject *tick, long long 
     if (old && PyList_SetSlice(hist, 0, old, NULL))
         goto done;
     cache = PyDict_New();
-    if (!cache || PyObject_GenericSetAttr(ent, s_cache, cache))
+    if (!cache || ent_set(ent, dict, s_cache, cache))
         goto done;
     rc = 0;
 done:
+    Py_XDECREF(dict);
     Py_DECREF(mask);
     Py_XDECREF(hist);
     Py_XDECREF(before);
