@@ -754,6 +754,7 @@ typedef struct {
     int deltas, class_bits;
     long long oldest, tick;
     PyObject *entering; /* a set of ids that enter though spawned before the bases, or None */
+    PyObject *held; /* one base: a dict of ids held as of an older tick than the base, or None */
     /* scratch, max_words each; src: per property the history entry its baseline is in */
     uint64_t *mask, *entry, *changed, *last;
     Py_ssize_t *src;
@@ -1151,12 +1152,25 @@ static int walk_entity(Walk *wk, PyObject *ent, PyObject *id, long long net_id,
         if (in)
             spawn = wk->tick;
     }
+    long long oldest = wk->oldest;
+    int own = 0; /* held as of an older tick than the one base: that tick is its base */
+    if (wk->held != Py_None) {
+        PyObject *o = PyDict_GetItemWithError(wk->held, id);
+        if (!o && PyErr_Occurred())
+            goto done;
+        if (o) {
+            oldest = PyLong_AsLongLong(o);
+            if (oldest == -1 && PyErr_Occurred())
+                goto done;
+            own = 1;
+        }
+    }
+    long long base0 = own || !s->nb ? oldest : s->base[0];
     Py_ssize_t nh = PyList_GET_SIZE(hist), h = nh - 1;
     long long t = -1;
     PyObject *m = NULL;
     if (nh && entry_unpack(hist, h, &t, &m))
         goto done;
-    long long oldest = wk->oldest;
     if (spawn <= oldest && (!nh || t <= oldest)) {
         rc = 0; /* nothing new for any of the bases */
         goto done;
@@ -1177,8 +1191,8 @@ static int walk_entity(Walk *wk, PyObject *ent, PyObject *id, long long net_id,
         wk->serial = 1;
     }
     int entering = spawn > oldest;
-    if (wk->deltas && s->nb == 1 && !(entering && (spawn > s->base[0] || !s->base[0]))) {
-        rc = quick_update(s, hist, cache, s->base[0], t, net_id);
+    if (wk->deltas && s->nb == 1 && !(entering && (spawn > base0 || !base0))) {
+        rc = quick_update(s, hist, cache, base0, t, net_id);
         if (rc <= 0)
             goto done;
         rc = -1;
@@ -1186,7 +1200,7 @@ static int walk_entity(Walk *wk, PyObject *ent, PyObject *id, long long net_id,
     long long first = 0;
     int reusable = 0, have_last = 0;
     for (Py_ssize_t j = 0; j < s->nb; j++) {
-        long long base = s->base[j];
+        long long base = own ? base0 : s->base[j];
         long long gap = net_id - s->prev[j] - 1;
         if (entering && (spawn > base || !base)) {
             if (put_enter(wk, j, cp, cache, bits, widths, net_id))
@@ -1268,13 +1282,21 @@ done:
 static PyObject *py_assemble(PyObject *self, PyObject *args) {
     int deltas, class_bits;
     long long tick, oldest;
-    PyObject *order, *ids, *entities, *deleted, *plans, *entering;
-    if (!PyArg_ParseTuple(args, "pLO!LO!O!O!OiO", &deltas, &tick, &PyList_Type, &order, &oldest,
-                          &PyList_Type, &ids, &PyDict_Type, &entities, &PyDict_Type, &deleted,
-                          &plans, &class_bits, &entering))
+    PyObject *order, *ids, *entities, *deleted, *plans, *entering, *held;
+    if (!PyArg_ParseTuple(args, "pLO!LO!O!O!OiOO", &deltas, &tick, &PyList_Type, &order,
+                          &oldest, &PyList_Type, &ids, &PyDict_Type, &entities, &PyDict_Type,
+                          &deleted, &plans, &class_bits, &entering, &held))
         return NULL;
     if (entering != Py_None && !PyAnySet_Check(entering)) {
         PyErr_SetString(PyExc_TypeError, "entering must be a set of ids or None");
+        return NULL;
+    }
+    if (held != Py_None && !PyDict_Check(held)) {
+        PyErr_SetString(PyExc_TypeError, "held must be a dict of ids or None");
+        return NULL;
+    }
+    if (held != Py_None && PyDict_GET_SIZE(held) && PyList_GET_SIZE(order) != 1) {
+        PyErr_SetString(PyExc_ValueError, "held ticks go with a section of one base");
         return NULL;
     }
     Walk wk;
@@ -1287,6 +1309,7 @@ static PyObject *py_assemble(PyObject *self, PyObject *args) {
     wk.oldest = oldest;
     wk.tick = tick;
     wk.entering = entering;
+    wk.held = held != Py_None && PyDict_GET_SIZE(held) ? held : Py_None;
     PyObject *result = NULL;
     Sections *s = &wk.sec;
     s->nb = PyList_GET_SIZE(order);
@@ -1570,8 +1593,8 @@ static PyMethodDef methods[] = {
      "commit(world, dirty, tick, oldest): World.commit's loop over the dirty entities (as "
      "_pyassemble.commit)."},
     {"assemble", py_assemble, METH_VARARGS,
-     "assemble(deltas, tick, order, oldest, ids, entities, deleted, plans, class_bits, entering) "
-     "-> "
+     "assemble(deltas, tick, order, oldest, ids, entities, deleted, plans, class_bits, entering, "
+     "held) -> "
      "[(record count, bytes)] per base: the shared sections (as _pyassemble.assemble)."},
     {"encode_record", py_encode_record, METH_VARARGS,
      "encode_record(layout, class_bits, op, gap, mask, bits, widths) -> bytes: one record "

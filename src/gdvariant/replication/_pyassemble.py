@@ -44,6 +44,9 @@ Sections = list[tuple[int, bytes]]
 Enter = Callable[[Any, int], bytes]
 #: The ids entering a section though spawned before its bases (an interest's arrivals), or None.
 Entering = set[int] | frozenset[int] | None
+#: In a section of one base: ids the client holds as of an older tick than the base (a packet
+#: left them out), with that tick; or None.
+Held = dict[int, int] | None
 #: A history entry, as ``_world.Change`` describes it.
 Entry = tuple[int, int, dict[int, int], list[Any] | None]
 
@@ -63,21 +66,30 @@ def assemble(
     plans: Any,
     class_bits: int,
     entering: Entering,
+    held: Held,
 ) -> Sections:
     """The shared section of each base in ``order`` (newest first) as ``(record count,
     bytes)``, for the world's tick ``tick``. ``oldest`` is the oldest base (-1 for a full
     update), ``ids`` every live or recently deleted id ascending, ``deleted`` the spans of
     the deleted ones, ``entering`` the ids (if any) that get an enter record for every base
     as if spawned at ``tick``: entities that became relevant to the section's client.
+    ``held`` (a section of one base only) maps ids to an older tick than the base, the one
+    whose state of the entity the client holds: those get an update of all since then.
     ``plans`` is the compiled assembler's view of the layouts (``_assembler.plans``); this
     one reads the layouts themselves."""
+    if held and len(order) != 1:
+        raise ValueError("held ticks go with a section of one base")
 
     def enter(ent: Any, gap: int) -> bytes:
         return _enter(ent, gap, class_bits)
 
     if deltas:
-        return _value_delta_sections(tick, order, oldest, ids, entities, deleted, enter, entering)
-    return _whole_sections(tick, order, oldest, ids, entities, deleted, class_bits, enter, entering)
+        return _value_delta_sections(
+            tick, order, oldest, ids, entities, deleted, enter, entering, held
+        )
+    return _whole_sections(
+        tick, order, oldest, ids, entities, deleted, class_bits, enter, entering, held
+    )
 
 
 def _enter(ent: Any, gap: int, class_bits: int) -> bytes:
@@ -247,6 +259,7 @@ def _value_delta_sections(
     deleted: dict[int, list[tuple[int, int]]],
     enter: Enter,
     entering: Entering,
+    held: Held,
 ) -> Sections:
     """:func:`assemble` with value deltas. An update record for base ``b`` has each value
     coded against its bits at ``b``: the bits before the oldest entry after ``b`` that changed
@@ -260,9 +273,11 @@ def _value_delta_sections(
         if ent is None:
             _deletes(net_id, deleted[net_id], order, parts, prev)
             continue
+        own = held.get(net_id) if held else None
+        low, bases = (oldest, order) if own is None else (own, [own])
         spawn = tick if entering and net_id in entering else ent._net_spawn
         hist = ent._net_hist
-        if spawn <= oldest and (not hist or hist[-1][0] <= oldest):
+        if spawn <= low and (not hist or hist[-1][0] <= low):
             continue  # nothing new for any of the bases
         lay = ent._net_layout
         public = lay.public_mask
@@ -277,9 +292,9 @@ def _value_delta_sections(
         unmerged: list[int] = []  # entries walked, not yet merged (newest first)
         record = b""
         reusable = False
-        new = spawn > oldest  # entered after some base: enters for those
+        new = spawn > low  # entered after some base: enters for those
         t, m, _, _ = hist[h] if hist else (-1, 0, None, None)  # the next entry to walk
-        for j, base in enumerate(order):
+        for j, base in enumerate(bases):
             gap = net_id - prev[j] - 1
             if new and (spawn > base or not base):
                 record = enter(ent, gap)
@@ -335,6 +350,7 @@ def _whole_sections(
     class_bits: int,
     enter: Enter,
     entering: Entering,
+    held: Held,
 ) -> Sections:
     """:func:`assemble` with whole values (``value_deltas=False``): an update record depends
     only on the mask of what changed since its base, and is cached by it (the mask alone for
@@ -347,16 +363,18 @@ def _whole_sections(
         if ent is None:
             _deletes(net_id, deleted[net_id], order, parts, prev)
             continue
+        own = held.get(net_id) if held else None
+        low, bases = (oldest, order) if own is None else (own, [own])
         spawn = tick if entering and net_id in entering else ent._net_spawn
         hist = ent._net_hist
-        if spawn <= oldest:
+        if spawn <= low:
             # The usual case: the entity is older than every base, so each base gets an
             # update of what changed since it (or nothing), newest base first.
             if not hist:
                 continue
             h = len(hist) - 1
             t, m, _, _ = hist[h]
-            if t <= oldest:
+            if t <= low:
                 continue  # nothing new for any of the bases
             lay = ent._net_layout
             public = lay.public_mask
@@ -365,7 +383,7 @@ def _whole_sections(
             mask = 0
             last = -1
             record = b""
-            for j, base in enumerate(order):
+            for j, base in enumerate(bases):
                 while t > base:
                     mask |= m
                     h -= 1
@@ -393,7 +411,7 @@ def _whole_sections(
                     prev[j] = net_id
                     last = -1 if gap else mask
             continue
-        _entered_records(ent, net_id, spawn, order, parts, prev, class_bits, enter)
+        _entered_records(ent, net_id, spawn, bases, parts, prev, class_bits, enter)
     return [(len(chunks), b"".join(chunks)) for chunks in parts]
 
 

@@ -113,25 +113,6 @@ class _Arrival:
         self._net_cache: dict[Any, bytes] = {}
 
 
-class _Stale(_Arrival):
-    """An entity a client holds as of tick ``held``, older than its packet's base (a packet
-    left it out), as the assemblers see it: its history entries after ``held`` dated after
-    ``base``, so the update record carries (and value-deltas against) all since ``held``."""
-
-    __slots__ = ()
-
-    def __init__(self, ent: Any, held: int, base: int) -> None:
-        super().__init__(ent, ent._net_spawn)
-        hist = ent._net_hist
-        k = len(hist)  # the entries after held are the newest few: copied as they are before
-        while k and hist[k - 1][0] > held:
-            k -= 1
-        floor = base + 1
-        self._net_hist = hist[:k] + [
-            (t if t > floor else floor, m, before, None) for t, m, before, _ in hist[k:]
-        ]
-
-
 class SnapshotEncoder:
     """Builds each client's packet for the world's current tick (sans-I/O: returns bytes).
 
@@ -206,7 +187,6 @@ class SnapshotEncoder:
         self.weight = weight
         #: the most ticks a record waited before it went, so far (with ``mtu``/``budget``)
         self.longest_wait = 0
-        self._stale: dict[tuple[int, int, int], _Stale] = {}
         #: this tick's record sizes by (id, base, id() of the entity or stand-in)
         self._sizes: dict[tuple[int, int, int], int] = {}
         self._hot: dict[Any, int] = {
@@ -281,7 +261,6 @@ class SnapshotEncoder:
         self._shared = {}
         self._plain = {}
         self._arrivals = {}
-        self._stale = {}
         self._sizes = {}
         if self.interest is None and self._any_restricted:
             self._restricted = sorted(
@@ -374,6 +353,7 @@ class SnapshotEncoder:
             self._plans,
             self.schema.class_bits,
             None,
+            None,
         )
         for base, section in zip(order, sections, strict=True):
             self._shared[base] = section
@@ -432,9 +412,11 @@ class SnapshotEncoder:
         entities: Mapping[int, Any],
         deleted: Mapping[int, list[tuple[int, int]]],
         entering: set[int] | None = None,
+        since: dict[int, int] | None = None,
     ) -> tuple[int, bytes]:
         """One section for ``base`` over ``ids`` (ascending), by the live assembler; the ids
-        in ``entering`` get enter records."""
+        in ``entering`` get enter records, those in ``since`` an update of all since the
+        (older) tick given."""
         if self._plans is None:
             self._plans = _assembler.plans(self.schema)
         (section,) = _assembler.live().assemble(
@@ -448,6 +430,7 @@ class SnapshotEncoder:
             self._plans,
             self.schema.class_bits,
             entering or None,
+            since or None,
         )
         return section  # type: ignore[no-any-return]
 
@@ -487,30 +470,32 @@ class SnapshotEncoder:
         """``client``'s section within ``room`` bytes (``whole``: every record it needs, if
         made already), and what it leaves out: id -> (what the client holds, waiting since)."""
         assert self.limits is not None
-        entities, deleted, ids, held = self._wants(client, base, prior)
+        entities, deleted, ids, held, since = self._wants(client, base, prior)
         if whole is None:
-            whole = self._assemble(base, ids, entities, deleted)
+            whole = self._assemble(base, ids, entities, deleted, None, since)
             if len(whole[1]) <= room:
                 return whole, {}
-        order = self._ranked(client, base, prior, ids, entities, deleted)
+        order = self._ranked(client, base, prior, ids, entities, deleted, since)
         sizes = self._sizes
 
         def size_of(net_id: int) -> int:
-            """The bytes of ``net_id``'s record alone: the same for every client with this
-            base and this entity or stand-in (both live through the tick), so cached."""
+            """The bytes of ``net_id``'s record alone: the same for every client that holds
+            it as of the same tick (its base, or an older one) and this entity or stand-in
+            (both live through the tick), so cached."""
             ent = entities.get(net_id)
             if ent is None:  # a delete: a few bytes
                 return len(self._assemble(base, [net_id], entities, deleted)[1])
-            key = (net_id, base, id(ent))
+            key = (net_id, since.get(net_id, base), id(ent))
             size = sizes.get(key)
             if size is None:
-                size = sizes[key] = len(self._assemble(base, [net_id], entities, deleted)[1])
+                section = self._assemble(base, [net_id], entities, deleted, None, since)
+                size = sizes[key] = len(section[1])
             return size
 
         section, _, rest = choose(
             order,
             size_of,
-            lambda chosen: self._assemble(base, chosen, entities, deleted),
+            lambda chosen: self._assemble(base, chosen, entities, deleted, None, since),
             room,
             self.limits.mtu - self.limits.header,
         )
@@ -521,11 +506,18 @@ class SnapshotEncoder:
 
     def _wants(
         self, client: Client, base: int, prior: Behind
-    ) -> tuple[dict[int, Any], dict[int, list[tuple[int, int]]], list[int], Callable[[int], int]]:
+    ) -> tuple[
+        dict[int, Any],
+        dict[int, list[tuple[int, int]]],
+        list[int],
+        Callable[[int], int],
+        dict[int, int],
+    ]:
         """What ``client`` should get, from what it holds at ``base`` (the entities by id,
         the despawn spans, every id to visit ascending) with the entities its earlier packets
-        left out (``prior``) made up for, and ``held(id)``: what it holds of an id at
-        ``base`` (a tick, or ABSENT), for the entities left out again."""
+        left out (``prior``) made up for, ``held(id)``: what it holds of an id at ``base`` (a
+        tick, or ABSENT), for the entities left out again, and the ids it holds as of an
+        older tick than ``base``, with that tick (the assemblers' ``held``)."""
         world = self.world
         entities: dict[int, Any]
         deleted: dict[int, list[tuple[int, int]]]
@@ -540,12 +532,13 @@ class SnapshotEncoder:
                 entities = dict(relevant)
                 for net_id in entering:
                     entities[net_id] = self._arrival(relevant[net_id])
+        since: dict[int, int] = {}
         if prior:
             entities, deleted = dict(entities), dict(deleted)
             for net_id, (was, _) in prior.items():
                 ent = now.get(net_id)
                 if ent is not None:
-                    entities[net_id] = self._catch_up(ent, was, base)
+                    entities[net_id] = self._catch_up(ent, was, base, since)
                     deleted.pop(net_id, None)
                 elif was == ABSENT:
                     deleted.pop(net_id, None)
@@ -566,21 +559,18 @@ class SnapshotEncoder:
             spans = world.deleted.get(net_id, ())
             return base if any(born <= base < gone for born, gone in spans) else ABSENT
 
-        return entities, deleted, ids, held
+        return entities, deleted, ids, held, since
 
-    def _catch_up(self, ent: Any, held: int, base: int) -> Any:
+    def _catch_up(self, ent: Any, held: int, base: int, since: dict[int, int]) -> Any:
         """``ent`` as the assemblers should see it for a client that holds it as of tick
         ``held`` (ABSENT: not at all): an enter if it does not hold this entity or its
-        changes since are out of the history ring, else an update of all since ``held``."""
+        changes since are out of the history ring, else an update of all since ``held``
+        (noted in ``since`` when ``held`` is older than the base)."""
         if held == ABSENT or ent._net_spawn > held or held < self.world.tick - self.history:
             return self._arrival(ent)
-        if held >= base:
-            return ent
-        key = (ent.net_id, held, base)
-        stale = self._stale.get(key)
-        if stale is None:
-            stale = self._stale[key] = _Stale(ent, held, base)
-        return stale
+        if held < base:
+            since[ent.net_id] = held
+        return ent
 
     def _ranked(
         self,
@@ -590,8 +580,10 @@ class SnapshotEncoder:
         ids: list[int],
         entities: Mapping[int, Any],
         deleted: Mapping[int, list[tuple[int, int]]],
+        since: dict[int, int],
     ) -> list[int]:
-        """The ids that may need a record, most urgent first (ties: the lower id)."""
+        """The ids that may need a record, most urgent first (ties: the lower id); an id in
+        ``since`` is held as of that tick instead of ``base``."""
         tick = self.world.tick
         weight, interest = self.weight, self.interest
         near = None if interest is None else interest.nearness(client.client_id)
@@ -607,8 +599,8 @@ class SnapshotEncoder:
                 hist = ent._net_hist
                 if type(ent) is _Arrival or ent._net_spawn > base:
                     importance = 2.0
-                elif not hist or hist[-1][0] <= base:
-                    continue  # nothing changed since the client's base
+                elif not hist or hist[-1][0] <= since.get(net_id, base):
+                    continue  # nothing changed since what the client holds
                 else:
                     importance = 2.0 if hist[-1][1] & self._hot[ent._net_layout] else 1.0
                 if weight is not None:
