@@ -1,10 +1,12 @@
 """The pure-Python packet assembler: the reference that the compiled one (``_cassemble.c``) matches.
 
-Its three functions take the compiled module's arguments and give its results, so
+Its functions take the compiled module's arguments and give its results, so
 ``_assembler`` hands either module to the encoder and the world:
 
 * :func:`assemble`: every shared section of a tick, one per base tick, in one walk over the
-  entities (``SnapshotEncoder`` caches them per base);
+  entities (``SnapshotEncoder`` caches them per base), or a client's own section, with the
+  enter records of the ids entering its view and the updates of ids it holds as of an older
+  tick than its base;
 * :func:`encode_record`: one record with whole values (the record format's own);
 * :func:`commit`: ``World.commit``'s loop over the dirty entities;
 * :func:`sweep`: the interest's test of the entities in the cells a radius covers in part.

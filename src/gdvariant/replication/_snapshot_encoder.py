@@ -187,12 +187,14 @@ class SnapshotEncoder:
         self.weight = weight
         #: the most ticks a record waited before it went, so far (with ``mtu``/``budget``)
         self.longest_wait = 0
-        #: this tick's record sizes by (id, base, id() of the entity or stand-in)
+        #: this tick's record sizes by (id, the tick it is held as of, id() of the entity or
+        #: stand-in)
         self._sizes: dict[tuple[int, int, int], int] = {}
         self._hot: dict[Any, int] = {
             lay: sum(1 << p.index for p in lay.props if p.hot) for lay in self.schema.classes
         }
-        #: this tick's stand-ins of entities entering some client's view, by id
+        #: this tick's stand-ins of entities entering some client's view, by id (a budget's
+        #: sections; a client's own section names them in the assemblers' ``entering``)
         self._arrivals: dict[int, _Arrival] = {}
 
     def add_client(self, client_id: Any, *, team: Any = None) -> Client:
