@@ -172,7 +172,7 @@ def test_both_assemble_functions_give_the_same_sections(deltas: bool) -> None:
     for tick in range(12):
         driver.step()
         driver.packets(_assembler.PYTHON)
-        args = (*assemble_args(driver, deltas), driver.encoder._enter)
+        args = (*assemble_args(driver, deltas), None, None)
         for ent in driver.world.entities.values():
             ent._net_cache.clear()
         pure = _pyassemble.assemble(*args)
@@ -200,9 +200,9 @@ def _traced_growth(run: Any, rounds: int) -> int:
 @pytest.mark.slow
 @pytest.mark.parametrize("deltas", [True, False], ids=["deltas", "whole"])
 def test_the_compiled_assembler_leaks_nothing(deltas: bool) -> None:
-    """Memory stays flat while the same tick's sections are assembled again and again (and
-    bad input fails), and commits repeated: a leaked object per record or entity would add
-    kilobytes per round."""
+    """Memory stays flat while the same tick's sections are assembled again and again (with
+    and without ids entering, and bad input failing), and commits repeated: a leaked object
+    per record or entity would add kilobytes per round."""
     fast = compiled()
     driver = Driver(3, deltas, 32)
     for _ in range(8):
@@ -210,7 +210,6 @@ def test_the_compiled_assembler_leaks_nothing(deltas: bool) -> None:
     for _ in range(5):
         driver.step()
         driver.packets(_assembler.COMPILED)
-    encoder = driver.encoder
     args = assemble_args(driver, deltas)
     deltas, tick, order, oldest, ids, _, _, plans, _ = args
     world = driver.world
@@ -227,19 +226,21 @@ def test_the_compiled_assembler_leaks_nothing(deltas: bool) -> None:
         fast.commit(scratch, dirty, 5, 4)
         for ent in world.entities.values():
             ent._net_cache.clear()  # build every record again
-        fast.assemble(*args, encoder._enter)
+        fast.assemble(*args, None, None)
         for base in order:  # one base a call: the record bodies, made then found
             for ent in world.entities.values():
                 ent._net_cache.clear()
             for _ in range(2):
-                fast.assemble(deltas, tick, [base], base or -1, ids, *args[5:], encoder._enter)
+                fast.assemble(deltas, tick, [base], base or -1, ids, *args[5:], None, None)
+                one = (deltas, tick, [base], base or -1, ids, *args[5:])
+                fast.assemble(*one, set(ids[::2]), {i: base - 1 for i in ids[1::2]})
         fast.sweep([cell], positions, (0.0, 0.0), 50.0, {})
         for record in records:
             fast.encode_record(*record)
         with pytest.raises(KeyError):
-            fast.assemble(deltas, tick, order, oldest, [*ids, 10**9], {}, {}, plans, 2, None)
+            fast.assemble(deltas, tick, order, oldest, [*ids, 10**9], {}, {}, plans, 2, None, None)
         with pytest.raises(ValueError):
-            fast.assemble(deltas, tick, order, oldest, ids, world.entities, {}, (), 2, None)
+            fast.assemble(deltas, tick, order, oldest, ids, world.entities, {}, (), 2, None, None)
 
     grew = _traced_growth(run, 20)
     assert grew < 32 << 10, f"{grew:,} bytes more after 20 rounds"
@@ -260,7 +261,6 @@ def test_one_record_body_serves_every_id_gap() -> None:
         for prop in rng.sample(ASSEMBLER_SCHEMA.flat(type(ent)), 6):
             set_path(ent, prop.path, random_value(prop.codec, rng))
     world.commit(8)
-    encoder = SnapshotEncoder(world, history=8, audiences={"spies": spies})
     plans = _assembler.plans(ASSEMBLER_SCHEMA)
     gone = [(0, 1 << 62)]  # a despawned id every base still holds: its delete sets the gap
     for ent in ents:
@@ -269,13 +269,131 @@ def test_one_record_body_serves_every_id_gap() -> None:
             ids = [ent.net_id] if prev is None else [prev, ent.net_id]
             deleted = {} if prev is None else {prev: gone}
             args = (True, world.tick, [1], 1, ids, world.entities, deleted, plans)
-            got = fast.assemble(*args, ASSEMBLER_SCHEMA.class_bits, encoder._enter)
+            got = fast.assemble(*args, ASSEMBLER_SCHEMA.class_bits, None, None)
             kept = dict(ent._net_cache)
-            expected = _pyassemble.assemble(*args, ASSEMBLER_SCHEMA.class_bits, encoder._enter)
+            expected = _pyassemble.assemble(*args, ASSEMBLER_SCHEMA.class_bits, None, None)
             assert got == expected, f"entity {ent.net_id} after {prev}"
             assert got[0][0] == len(ids)  # the update (and the delete) were written
             ent._net_cache = kept  # the compiled one's own entries only
         assert len(ent._net_cache) <= 2, sorted(map(str, ent._net_cache))
+
+
+@pytest.mark.parametrize("deltas", [True, False], ids=["deltas", "whole"])
+def test_entering_ids_get_the_enter_record_on_both_assemblers(deltas: bool) -> None:
+    """The ids in ``entering`` (entities that came into a client's view, spawned long before)
+    get an enter record for every base, after any id gap: the record format's own enter of
+    the properties off their class baselines (``World.nondefault``), on both assemblers;
+    the compiled one codes its body once and puts it behind each gap."""
+    fast = compiled()
+    world = World(ASSEMBLER_SCHEMA)
+    world._next = 5_000_000
+    ents = [world.spawn(Big), world.spawn(Mob), world.spawn(Forty), world.spawn(Crate)]
+    world.commit(8)
+    rng = random.Random(9)
+    for ent in ents[:3]:
+        for prop in rng.sample(ASSEMBLER_SCHEMA.flat(type(ent)), 6):
+            set_path(ent, prop.path, random_value(prop.codec, rng))
+    world.commit(8)
+    world.commit(8)
+    plans = _assembler.plans(ASSEMBLER_SCHEMA)
+    gone = [(0, 1 << 62)]
+    bits = ASSEMBLER_SCHEMA.class_bits
+    for ent in ents:
+        mask = world.nondefault(ent) & ent._net_layout.public_mask
+        for prev in [None, 4_999_999, 4_999_983, 4_000_000, 3]:  # no entity holds these
+            ids = [ent.net_id] if prev is None else [prev, ent.net_id]
+            deleted = {} if prev is None else {prev: gone}
+            for order in ([2], [2, 1, 0]):  # bases before the tick (0: a full update)
+                oldest = order[-1] or -1
+                args = (deltas, world.tick, order, oldest, ids, world.entities, deleted, plans)
+                got = fast.assemble(*args, bits, {ent.net_id}, None)
+                expected = _pyassemble.assemble(*args, bits, {ent.net_id}, None)
+                assert got == expected, f"entity {ent.net_id} after {prev}, bases {order}"
+                for base, (count, section) in zip(order, got, strict=True):
+                    assert count == (len(ids) if base else 1)  # a full update has no deletes
+                    gap = ent.net_id - prev - 1 if base and prev is not None else ent.net_id
+                    enter = encode_record(
+                        ent._net_layout, bits, OP_ENTER, gap, mask, ent._net_bits, ent._net_widths
+                    )
+                    assert section.endswith(enter)
+                none = (None, None)
+                assert fast.assemble(*args, bits, *none) == _pyassemble.assemble(*args, bits, *none)
+    with pytest.raises(TypeError):
+        fast.assemble(deltas, world.tick, [2], 2, [], world.entities, {}, plans, bits, [1], None)
+
+
+@pytest.mark.parametrize("deltas", [True, False], ids=["deltas", "whole"])
+def test_an_id_held_as_of_an_older_tick_gets_the_record_of_that_base(deltas: bool) -> None:
+    """In a section of one base, an id in ``held`` (a client holds it as of an older tick,
+    a packet having left it out) gets the record a section of that older base gives it, on
+    both assemblers; a whole section with some ids held is the same on both."""
+    fast = compiled()
+    driver = Driver(17, deltas, 8)
+    for _ in range(6):
+        driver.spawn()
+    plans = _assembler.plans(ASSEMBLER_SCHEMA)
+    bits = ASSEMBLER_SCHEMA.class_bits
+    rng = random.Random(4)
+    checked = 0
+    for _ in range(14):
+        driver.step()
+        driver.packets(_assembler.PYTHON)
+        world = driver.world
+        tick, base = world.tick, world.tick - 1
+        for ent in world.entities.values():
+            for old in range(max(1, tick - 7), base):
+                if ent._net_spawn > old:
+                    continue
+                ids = [ent.net_id]
+                alone: tuple[Any, ...] = (
+                    deltas,
+                    tick,
+                    [old],
+                    old,
+                    ids,
+                    world.entities,
+                    {},
+                    plans,
+                    bits,
+                    None,
+                    None,
+                )
+                held: tuple[Any, ...] = (
+                    deltas,
+                    tick,
+                    [base],
+                    base,
+                    ids,
+                    world.entities,
+                    {},
+                    plans,
+                    bits,
+                    None,
+                )
+                for module in (fast, _pyassemble):
+                    assert module.assemble(*held, {ent.net_id: old}) == module.assemble(*alone)
+                checked += 1
+        ids = sorted(world.entities)
+        olds = range(max(1, tick - 7), base)
+        since = {i: rng.choice(olds) for i in ids if olds and rng.random() < 0.5}
+        args: tuple[Any, ...] = (
+            deltas,
+            tick,
+            [base],
+            base,
+            ids,
+            world.entities,
+            {},
+            plans,
+            bits,
+            None,
+            since,
+        )
+        assert fast.assemble(*args) == _pyassemble.assemble(*args)
+    assert checked > 100
+    for module in (fast, _pyassemble):
+        with pytest.raises(ValueError, match="one base"):
+            module.assemble(deltas, tick, [base, 1], 1, [], {}, {}, plans, bits, None, {1: 1})
 
 
 @pytest.mark.parametrize("dims", [2, 3])

@@ -6,7 +6,8 @@ imports, else ``_pyassemble``, the pure-Python reference. Both are modules of th
 functions with the same arguments, and make the same bytes for the same world:
 
 * ``assemble(deltas, tick, order, oldest, ids, entities, deleted, plans, class_bits,
-  enter)``: every shared section of a tick in one walk (for ``SnapshotEncoder``);
+  entering)``: every shared section of a tick in one walk (for ``SnapshotEncoder``), or a
+  client's own section, with the ids entering its view as enters;
 * ``encode_record(layout, class_bits, op, gap, mask, bits, widths)``: one record with whole
   values;
 * ``commit(world, dirty, tick, oldest)``: the loop of ``World.commit`` over the dirty entities;
@@ -16,8 +17,8 @@ functions with the same arguments, and make the same bytes for the same world:
 ``GDVARIANT_PURE_PYTHON=1`` forces the pure one (the compiled module is then not even
 imported). ``IMPLEMENTATION`` names the live one, ``"c"`` or ``"python"``. The compiled module
 reads a per-class plan made here by :func:`plans`: the layout, its property count, index width,
-public mask, and for each property how its value is delta-coded (:data:`K_WHOLE` ...
-:data:`K_VARINT`).
+public mask, for each property how its value is delta-coded (:data:`K_WHOLE` ...
+:data:`K_VARINT`), and the class id and baseline bits and widths (for enter records).
 
 For tests: :func:`implementations` gives every assembler that imports, and :func:`use` makes
 one live inside a block.
@@ -120,8 +121,18 @@ def _prop_plan(coder: DeltaCoder | None) -> PropPlan:
 
 
 def plans(schema: Schema) -> tuple[Any, ...]:
-    """Per class: ``(layout, count, index bits, public mask, property plans)``."""
+    """Per class: ``(layout, count, index bits, public mask, property plans, class id,
+    baseline bits, baseline widths)``."""
     return tuple(
-        (lay, lay.count, lay.index_bits, lay.public_mask, tuple(map(_prop_plan, lay.deltas)))
+        (
+            lay,
+            lay.count,
+            lay.index_bits,
+            lay.public_mask,
+            tuple(map(_prop_plan, lay.deltas)),
+            lay.class_id,
+            tuple(lay.base_bits),
+            tuple(lay.base_widths),
+        )
         for lay in schema.classes
     )

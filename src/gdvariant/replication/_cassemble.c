@@ -6,13 +6,14 @@
  * (tests/replication/test_cassemble.py compares them over many random worlds). It reads the
  * same Python objects the pure one reads -- each entity's _net_hist, _net_bits, _net_widths,
  * _net_cache and layout -- and writes records into the same per-entity record cache, under the
- * same keys. What it does not share is the pure one's cache of value-delta fragments in the
+ * same keys (and the bodies of enter and update records, under keys of its own). What it does not share is the pure one's cache of value-delta fragments in the
  * history entries: in C, coding a value against its baseline costs less than looking a cached
  * fragment up, so each record codes its values afresh (and the history entries are left as
  * they are, which the pure one allows).
  *
  * Per class, _assembler.plans() gives a plan tuple: (layout, count, index bits, public mask,
- * per-property (kind, width, components, int bits, frac bits, delta coder)). Kinds it cannot
+ * per-property (kind, width, components, int bits, frac bits, delta coder), class id, baseline
+ * bits, baseline widths). Kinds it cannot
  * code itself (VarInt deltas) call the coder's own fragment() method.
  */
 #define PY_SSIZE_T_CLEAN
@@ -54,6 +55,8 @@ typedef struct {
     PyObject *layout; /* borrowed */
     Py_ssize_t count;
     int index_bits, nwords;
+    long class_id;
+    PyObject *base_bits, *base_widths; /* borrowed tuples: the class baseline */
     uint64_t *public_mask;
     PropPlan *props;
 } ClassPlan;
@@ -67,7 +70,7 @@ typedef struct {
 
 static PyObject *s_spawn, *s_hist, *s_layout, *s_cache, *s_bits, *s_widths, *s_fragment;
 static PyObject *s_class_id, *s_count, *s_index_bits, *k_sixty_four, *k_two64;
-static PyObject *s_world, *s_dirty, *s_before;
+static PyObject *s_world, *s_dirty, *s_before, *s_enter_key;
 
 /* ---- bit writer: LSB first, little-endian, as _bits.py describes ---------------------- */
 
@@ -518,10 +521,13 @@ static int plans_parse(PyObject *seq, Plans *ps) {
         ClassPlan *cp = &ps->classes[c];
         PyObject *t = PyTuple_GET_ITEM(seq, c), *props;
         PyObject *public;
-        if (!PyArg_ParseTuple(t, "OniOO!;bad plan", &cp->layout, &cp->count, &cp->index_bits,
-                              &public, &PyTuple_Type, &props))
+        if (!PyArg_ParseTuple(t, "OniOO!lO!O!;bad plan", &cp->layout, &cp->count,
+                              &cp->index_bits, &public, &PyTuple_Type, &props, &cp->class_id,
+                              &PyTuple_Type, &cp->base_bits, &PyTuple_Type, &cp->base_widths))
             return -1;
-        if (PyTuple_GET_SIZE(props) != cp->count || cp->count < 0) {
+        if (PyTuple_GET_SIZE(props) != cp->count || cp->count < 0 ||
+            PyTuple_GET_SIZE(cp->base_bits) != cp->count ||
+            PyTuple_GET_SIZE(cp->base_widths) != cp->count) {
             PyErr_SetString(PyExc_ValueError, "plan property count mismatch");
             return -1;
         }
@@ -569,8 +575,8 @@ static int plans_parse(PyObject *seq, Plans *ps) {
 
 /* The plans of the last call, kept for the next: an encoder passes the same tuple every time,
  * and the budget's sizing calls assemble for one id at a time. The tuple is held, so the
- * borrowed layouts and coders stay alive; a call inside another's enter() (depth) with other
- * plans parses its own. */
+ * borrowed layouts and coders stay alive; a call made while another runs (depth: a coder's
+ * fragment() in Python may call back) with other plans parses its own. */
 static PyObject *g_plans_seq;
 static Plans g_plans;
 static int g_depth;
@@ -746,8 +752,9 @@ typedef struct {
     Sections sec;
     Writer *w;
     int deltas, class_bits;
-    long long oldest;
-    PyObject *enter;
+    long long oldest, tick;
+    PyObject *entering; /* a set of ids that enter though spawned before the bases, or None */
+    PyObject *held; /* one base: a dict of ids held as of an older tick than the base, or None */
     /* scratch, max_words each; src: per property the history entry its baseline is in */
     uint64_t *mask, *entry, *changed, *last;
     Py_ssize_t *src;
@@ -889,8 +896,9 @@ static int w_align(Writer *w) {
     return 0;
 }
 
-/* An update record into section j: the head of its id gap, then a body from cached_body. */
-static int sec_put_body(Sections *s, Py_ssize_t j, long long gap, PyObject *body,
+/* A record into section j: the head of its op and id gap, then a body (cached_body's or
+ * enter_body's). */
+static int sec_put_body(Sections *s, Py_ssize_t j, int op, long long gap, PyObject *body,
                         long long net_id) {
     Writer *o = &s->out[j];
     const uint8_t *p = (const uint8_t *)PyBytes_AS_STRING(body);
@@ -900,7 +908,7 @@ static int sec_put_body(Sections *s, Py_ssize_t j, long long gap, PyObject *body
         return -1;
     }
     long long nbits = 8 * (long long)nbytes - p[nbytes];
-    if (w_head(o, OP_UPDATE, gap))
+    if (w_head(o, op, gap))
         return -1;
     for (; nbits > 0; nbits -= 64, p += 8) {
         int k = nbits < 64 ? (int)nbits : 64;
@@ -932,18 +940,57 @@ static int mask_and_public(Walk *wk, ClassPlan *cp) {
     return any;
 }
 
-static int put_enter(Walk *wk, Py_ssize_t j, PyObject *ent, long long net_id) {
-    long long gap = net_id - wk->sec.prev[j] - 1;
-    PyObject *rec = PyObject_CallFunction(wk->enter, "OL", ent, gap);
-    if (!rec)
-        return -1;
-    if (!PyBytes_Check(rec)) {
-        Py_DECREF(rec);
-        PyErr_SetString(PyExc_TypeError, "enter() must return bytes");
-        return -1;
+/* The mask of an entity's public properties whose bits differ from the class baseline (what
+ * an enter record carries) into wk->changed: World.nondefault's loop. */
+static int enter_mask(Walk *wk, ClassPlan *cp, PyObject *bits, PyObject *widths) {
+    memset(wk->changed, 0, sizeof(uint64_t) * (size_t)cp->nwords);
+    for (Py_ssize_t i = 0; i < cp->count; i++) {
+        int ne = PyObject_RichCompareBool(PyList_GET_ITEM(bits, i),
+                                          PyTuple_GET_ITEM(cp->base_bits, i), Py_NE);
+        if (ne == 0)
+            ne = PyObject_RichCompareBool(PyList_GET_ITEM(widths, i),
+                                          PyTuple_GET_ITEM(cp->base_widths, i), Py_NE);
+        if (ne < 0)
+            return -1;
+        if (ne)
+            wk->changed[i >> 6] |= (uint64_t)1 << (i & 63);
     }
-    int rc = sec_put(&wk->sec, j, rec, net_id);
-    Py_DECREF(rec);
+    for (int q = 0; q < cp->nwords; q++)
+        wk->changed[q] &= cp->public_mask[q];
+    return 0;
+}
+
+/* An enter record's body (class id, change list and whole values; no head), the same for every
+ * id gap and base while the entity does not change: kept in its cache under "enter" in
+ * cached_body's form, so each client's enter is the head of its gap and a copy. */
+static PyObject *enter_body(Walk *wk, ClassPlan *cp, PyObject *cache, PyObject *bits,
+                            PyObject *widths) {
+    PyObject *body = PyDict_GetItemWithError(cache, s_enter_key);
+    if (body || PyErr_Occurred()) {
+        Py_XINCREF(body);
+        return body;
+    }
+    Writer *w = wk->w;
+    if (enter_mask(wk, cp, bits, widths) || w_bits(w, (uint64_t)cp->class_id, wk->class_bits) ||
+        w_change_list(w, wk->changed, cp->nwords, cp->count, 1 + cp->index_bits) ||
+        w_whole_values(w, wk->changed, cp->nwords, bits, widths))
+        return NULL;
+    int pad = (8 - (w->nacc & 7)) & 7;
+    if (w_bits(w, 0, pad) || w_bits(w, (uint64_t)pad, 8))
+        return NULL;
+    body = w_record(w);
+    if (body && PyDict_SetItem(cache, s_enter_key, body))
+        Py_CLEAR(body);
+    return body;
+}
+
+static int put_enter(Walk *wk, Py_ssize_t j, ClassPlan *cp, PyObject *cache, PyObject *bits,
+                     PyObject *widths, long long net_id) {
+    PyObject *body = enter_body(wk, cp, cache, bits, widths);
+    if (!body)
+        return -1;
+    int rc = sec_put_body(&wk->sec, j, OP_ENTER, net_id - wk->sec.prev[j] - 1, body, net_id);
+    Py_DECREF(body);
     return rc;
 }
 
@@ -982,13 +1029,49 @@ static int walk_entries(Walk *wk, int nw, PyObject *hist, long long base, Py_ssi
     return grew;
 }
 
+/* An entity's __dict__ (a new reference), or NULL without an error when it has none (the
+ * budget's stand-ins have slots). */
+static PyObject *ent_dict(PyObject *ent) {
+    PyTypeObject *type = Py_TYPE(ent);
+#ifdef Py_TPFLAGS_MANAGED_DICT
+    if (!type->tp_dictoffset && !PyType_HasFeature(type, Py_TPFLAGS_MANAGED_DICT))
+        return NULL;
+#else
+    if (!type->tp_dictoffset)
+        return NULL;
+#endif
+    PyObject *dict = PyObject_GenericGetDict(ent, NULL);
+    if (!dict || !PyDict_Check(dict)) {
+        Py_XDECREF(dict);
+        PyErr_Clear();
+        return NULL;
+    }
+    return dict;
+}
+
+/* One of an entity's _net_ attributes (a new reference): from its __dict__ (a NetClass
+ * instance's: one lookup, no walk of its type, which each record would otherwise pay six
+ * times), else by getattr. */
+static PyObject *ent_attr(PyObject *ent, PyObject *dict, PyObject *name) {
+    if (dict) {
+        PyObject *v = PyDict_GetItemWithError(dict, name);
+        if (v) {
+            Py_INCREF(v);
+            return v;
+        }
+        if (PyErr_Occurred())
+            return NULL;
+    }
+    return PyObject_GetAttr(ent, name);
+}
+
 /* An entity's layout, record cache, bits and widths (new references, checked). */
-static int entity_state(PyObject *ent, PyObject **layout, PyObject **cache, PyObject **bits,
-                        PyObject **widths) {
-    *layout = PyObject_GetAttr(ent, s_layout);
-    *cache = *layout ? PyObject_GetAttr(ent, s_cache) : NULL;
-    *bits = *cache ? PyObject_GetAttr(ent, s_bits) : NULL;
-    *widths = *bits ? PyObject_GetAttr(ent, s_widths) : NULL;
+static int entity_state(PyObject *ent, PyObject *dict, PyObject **layout, PyObject **cache,
+                        PyObject **bits, PyObject **widths) {
+    *layout = ent_attr(ent, dict, s_layout);
+    *cache = *layout ? ent_attr(ent, dict, s_cache) : NULL;
+    *bits = *cache ? ent_attr(ent, dict, s_bits) : NULL;
+    *widths = *bits ? ent_attr(ent, dict, s_widths) : NULL;
     if (!*widths)
         return -1;
     if (!PyDict_Check(*cache) || !PyList_Check(*bits) || !PyList_Check(*widths)) {
@@ -1003,10 +1086,20 @@ static int entity_state(PyObject *ent, PyObject **layout, PyObject **cache, PyOb
  * another client's section already made is written without walking the entries. 0: written, or
  * nothing changed since the base; 1: not made yet (walk); -1: error. */
 static int quick_update(Sections *s, PyObject *hist, PyObject *cache, long long base,
-                        long long net_id) {
-    Py_ssize_t lo = 0, hi = PyList_GET_SIZE(hist); /* the first entry after base is in [lo, hi] */
+                        long long newest, long long net_id) {
+    /* The first entry after base is in [lo, hi]. Entries have rising ticks, so at most
+     * newest - base of them are after the base: it is at lo = nh - (newest - base) or later,
+     * and exactly there for an entity that changed every tick since (one look, no search). */
+    Py_ssize_t nh = PyList_GET_SIZE(hist), lo = 0, hi = nh;
     long long t;
     PyObject *m;
+    if (nh && newest > base && newest - base < (long long)nh) {
+        lo = nh - (Py_ssize_t)(newest - base);
+        if (entry_unpack(hist, lo, &t, &m))
+            return -1;
+        if (t > base)
+            hi = lo;
+    }
     while (lo < hi) {
         Py_ssize_t mid = lo + (hi - lo) / 2;
         if (entry_unpack(hist, mid, &t, &m))
@@ -1028,19 +1121,21 @@ static int quick_update(Sections *s, PyObject *hist, PyObject *cache, long long 
     if (!body)
         return PyErr_Occurred() ? -1 : 1;
     Py_INCREF(body);
-    int rc = sec_put_body(s, 0, net_id - s->prev[0] - 1, body, net_id);
+    int rc = sec_put_body(s, 0, OP_UPDATE, net_id - s->prev[0] - 1, body, net_id);
     Py_DECREF(body);
     return rc;
 }
 
 /* The records of one live entity, for every base (newest first). */
-static int walk_entity(Walk *wk, PyObject *ent, long long net_id, Py_ssize_t *hint) {
+static int walk_entity(Walk *wk, PyObject *ent, PyObject *id, long long net_id,
+                       Py_ssize_t *hint) {
     int rc = -1;
     PyObject *spawn_o = NULL, *hist = NULL, *layout = NULL, *cache = NULL, *bits = NULL;
-    PyObject *widths = NULL, *record = NULL, *key = NULL, *changed_long = NULL;
+    PyObject *widths = NULL, *record = NULL, *key = NULL, *changed_long = NULL, *dict = NULL;
     Sections *s = &wk->sec;
-    spawn_o = PyObject_GetAttr(ent, s_spawn);
-    hist = spawn_o ? PyObject_GetAttr(ent, s_hist) : NULL;
+    dict = ent_dict(ent);
+    spawn_o = ent_attr(ent, dict, s_spawn);
+    hist = spawn_o ? ent_attr(ent, dict, s_hist) : NULL;
     if (!hist)
         goto done;
     if (!PyList_Check(hist)) {
@@ -1050,17 +1145,37 @@ static int walk_entity(Walk *wk, PyObject *ent, long long net_id, Py_ssize_t *hi
     long long spawn = PyLong_AsLongLong(spawn_o);
     if (spawn == -1 && PyErr_Occurred())
         goto done;
+    if (wk->entering != Py_None) { /* entering a client's view: an enter, as a spawn of now */
+        int in = PySet_Contains(wk->entering, id);
+        if (in < 0)
+            goto done;
+        if (in)
+            spawn = wk->tick;
+    }
+    long long oldest = wk->oldest;
+    int own = 0; /* held as of an older tick than the one base: that tick is its base */
+    if (wk->held != Py_None) {
+        PyObject *o = PyDict_GetItemWithError(wk->held, id);
+        if (!o && PyErr_Occurred())
+            goto done;
+        if (o) {
+            oldest = PyLong_AsLongLong(o);
+            if (oldest == -1 && PyErr_Occurred())
+                goto done;
+            own = 1;
+        }
+    }
+    long long base0 = own || !s->nb ? oldest : s->base[0];
     Py_ssize_t nh = PyList_GET_SIZE(hist), h = nh - 1;
     long long t = -1;
     PyObject *m = NULL;
     if (nh && entry_unpack(hist, h, &t, &m))
         goto done;
-    long long oldest = wk->oldest;
     if (spawn <= oldest && (!nh || t <= oldest)) {
         rc = 0; /* nothing new for any of the bases */
         goto done;
     }
-    if (entity_state(ent, &layout, &cache, &bits, &widths))
+    if (entity_state(ent, dict, &layout, &cache, &bits, &widths))
         goto done;
     ClassPlan *cp = plan_for(&wk->plans, layout, hint);
     if (!cp)
@@ -1076,8 +1191,8 @@ static int walk_entity(Walk *wk, PyObject *ent, long long net_id, Py_ssize_t *hi
         wk->serial = 1;
     }
     int entering = spawn > oldest;
-    if (wk->deltas && s->nb == 1 && !(entering && (spawn > s->base[0] || !s->base[0]))) {
-        rc = quick_update(s, hist, cache, s->base[0], net_id);
+    if (wk->deltas && s->nb == 1 && !(entering && (spawn > base0 || !base0))) {
+        rc = quick_update(s, hist, cache, base0, t, net_id);
         if (rc <= 0)
             goto done;
         rc = -1;
@@ -1085,10 +1200,10 @@ static int walk_entity(Walk *wk, PyObject *ent, long long net_id, Py_ssize_t *hi
     long long first = 0;
     int reusable = 0, have_last = 0;
     for (Py_ssize_t j = 0; j < s->nb; j++) {
-        long long base = s->base[j];
+        long long base = own ? base0 : s->base[j];
         long long gap = net_id - s->prev[j] - 1;
         if (entering && (spawn > base || !base)) {
-            if (put_enter(wk, j, ent, net_id))
+            if (put_enter(wk, j, cp, cache, bits, widths, net_id))
                 goto done;
             reusable = 0;
             have_last = 0;
@@ -1118,7 +1233,7 @@ static int walk_entity(Walk *wk, PyObject *ent, long long net_id, Py_ssize_t *hi
             Py_CLEAR(record);
             reusable = 0;
             PyObject *body = cached_body(wk, cp, cache, first, bits, widths, hist);
-            int bad = !body || sec_put_body(s, j, gap, body, net_id);
+            int bad = !body || sec_put_body(s, j, OP_UPDATE, gap, body, net_id);
             Py_XDECREF(body);
             if (bad)
                 goto done;
@@ -1158,20 +1273,32 @@ done:
     Py_XDECREF(widths);
     Py_XDECREF(record);
     Py_XDECREF(key);
+    Py_XDECREF(dict);
     return rc;
 }
 
-/* tick (the world's, for the pure assembler's fragment dates) is not needed here: this one
- * codes every value afresh. */
+/* tick is the world's: the spawn tick of the ids in entering (the pure assembler also dates its
+ * fragments by it; this one codes every value afresh). */
 static PyObject *py_assemble(PyObject *self, PyObject *args) {
     int deltas, class_bits;
     long long tick, oldest;
-    PyObject *order, *ids, *entities, *deleted, *plans, *enter;
-    if (!PyArg_ParseTuple(args, "pLO!LO!O!O!OiO", &deltas, &tick, &PyList_Type, &order, &oldest,
-                          &PyList_Type, &ids, &PyDict_Type, &entities, &PyDict_Type, &deleted,
-                          &plans, &class_bits, &enter))
+    PyObject *order, *ids, *entities, *deleted, *plans, *entering, *held;
+    if (!PyArg_ParseTuple(args, "pLO!LO!O!O!OiOO", &deltas, &tick, &PyList_Type, &order,
+                          &oldest, &PyList_Type, &ids, &PyDict_Type, &entities, &PyDict_Type,
+                          &deleted, &plans, &class_bits, &entering, &held))
         return NULL;
-    (void)tick;
+    if (entering != Py_None && !PyAnySet_Check(entering)) {
+        PyErr_SetString(PyExc_TypeError, "entering must be a set of ids or None");
+        return NULL;
+    }
+    if (held != Py_None && !PyDict_Check(held)) {
+        PyErr_SetString(PyExc_TypeError, "held must be a dict of ids or None");
+        return NULL;
+    }
+    if (held != Py_None && PyDict_GET_SIZE(held) && PyList_GET_SIZE(order) != 1) {
+        PyErr_SetString(PyExc_ValueError, "held ticks go with a section of one base");
+        return NULL;
+    }
     Walk wk;
     memset(&wk, 0, sizeof wk);
     int owned = 0, entered = 0;
@@ -1180,7 +1307,9 @@ static PyObject *py_assemble(PyObject *self, PyObject *args) {
     wk.deltas = deltas;
     wk.class_bits = class_bits;
     wk.oldest = oldest;
-    wk.enter = enter;
+    wk.tick = tick;
+    wk.entering = entering;
+    wk.held = held != Py_None && PyDict_GET_SIZE(held) ? held : Py_None;
     PyObject *result = NULL;
     Sections *s = &wk.sec;
     s->nb = PyList_GET_SIZE(order);
@@ -1234,7 +1363,7 @@ static PyObject *py_assemble(PyObject *self, PyObject *args) {
             continue;
         }
         Py_INCREF(ent);
-        int rc = walk_entity(&wk, ent, net_id, &hint);
+        int rc = walk_entity(&wk, ent, id, net_id, &hint);
         Py_DECREF(ent);
         if (rc)
             goto done;
@@ -1272,27 +1401,38 @@ done:
 
 /* One dirty entity: its history gets (tick, mask, bits before, None), entries at or before
  * oldest are dropped, and its record cache starts again. */
+static int ent_set(PyObject *ent, PyObject *dict, PyObject *name, PyObject *value) {
+    return dict ? PyDict_SetItem(dict, name, value) : PyObject_GenericSetAttr(ent, name, value);
+}
+
 static int commit_one(PyObject *world, PyObject *ent, PyObject *tick, long long oldest,
                       PyObject *zero) {
-    PyObject *owner = PyObject_GetAttr(ent, s_world);
-    if (!owner)
+    PyObject *dict = ent_dict(ent);
+    PyObject *owner = ent_attr(ent, dict, s_world);
+    if (!owner) {
+        Py_XDECREF(dict);
         return -1;
+    }
     Py_DECREF(owner);
-    if (owner != world)
+    if (owner != world) {
+        Py_XDECREF(dict);
         return 0; /* despawned since it was written */
-    PyObject *mask = PyObject_GetAttr(ent, s_dirty);
-    if (!mask)
+    }
+    PyObject *mask = ent_attr(ent, dict, s_dirty);
+    if (!mask) {
+        Py_XDECREF(dict);
         return -1;
+    }
     int rc = -1, any;
     PyObject *hist = NULL, *before = NULL, *entry = NULL, *cache = NULL;
-    if (PyObject_GenericSetAttr(ent, s_dirty, zero) || (any = PyObject_IsTrue(mask)) < 0)
+    if (ent_set(ent, dict, s_dirty, zero) || (any = PyObject_IsTrue(mask)) < 0)
         goto done;
     if (!any) {
         rc = 0;
         goto done;
     }
-    hist = PyObject_GetAttr(ent, s_hist);
-    before = hist ? PyObject_GetAttr(ent, s_before) : NULL;
+    hist = ent_attr(ent, dict, s_hist);
+    before = hist ? ent_attr(ent, dict, s_before) : NULL;
     if (!before)
         goto done;
     if (!PyList_Check(hist)) {
@@ -1314,10 +1454,11 @@ static int commit_one(PyObject *world, PyObject *ent, PyObject *tick, long long 
     if (old && PyList_SetSlice(hist, 0, old, NULL))
         goto done;
     cache = PyDict_New();
-    if (!cache || PyObject_GenericSetAttr(ent, s_cache, cache))
+    if (!cache || ent_set(ent, dict, s_cache, cache))
         goto done;
     rc = 0;
 done:
+    Py_XDECREF(dict);
     Py_DECREF(mask);
     Py_XDECREF(hist);
     Py_XDECREF(before);
@@ -1452,7 +1593,8 @@ static PyMethodDef methods[] = {
      "commit(world, dirty, tick, oldest): World.commit's loop over the dirty entities (as "
      "_pyassemble.commit)."},
     {"assemble", py_assemble, METH_VARARGS,
-     "assemble(deltas, tick, order, oldest, ids, entities, deleted, plans, class_bits, enter) -> "
+     "assemble(deltas, tick, order, oldest, ids, entities, deleted, plans, class_bits, entering, "
+     "held) -> "
      "[(record count, bytes)] per base: the shared sections (as _pyassemble.assemble)."},
     {"encode_record", py_encode_record, METH_VARARGS,
      "encode_record(layout, class_bits, op, gap, mask, bits, widths) -> bytes: one record "
@@ -1480,13 +1622,14 @@ PyMODINIT_FUNC PyInit__cassemble(void) {
     s_world = PyUnicode_InternFromString("_net_world");
     s_dirty = PyUnicode_InternFromString("_net_dirty");
     s_before = PyUnicode_InternFromString("_net_before");
+    s_enter_key = PyUnicode_InternFromString("enter");
     k_sixty_four = PyLong_FromLong(64);
     PyObject *one = PyLong_FromLong(1);
     k_two64 = one && k_sixty_four ? PyNumber_Lshift(one, k_sixty_four) : NULL;
     Py_XDECREF(one);
     if (!s_spawn || !s_hist || !s_layout || !s_cache || !s_bits || !s_widths || !s_fragment ||
         !s_class_id || !s_count || !s_index_bits || !k_two64 || !s_world || !s_dirty ||
-        !s_before)
+        !s_before || !s_enter_key)
         return NULL;
     return PyModule_Create(&module);
 }

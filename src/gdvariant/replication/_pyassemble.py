@@ -1,10 +1,12 @@
 """The pure-Python packet assembler: the reference that the compiled one (``_cassemble.c``) matches.
 
-Its three functions take the compiled module's arguments and give its results, so
+Its functions take the compiled module's arguments and give its results, so
 ``_assembler`` hands either module to the encoder and the world:
 
 * :func:`assemble`: every shared section of a tick, one per base tick, in one walk over the
-  entities (``SnapshotEncoder`` caches them per base);
+  entities (``SnapshotEncoder`` caches them per base), or a client's own section, with the
+  enter records of the ids entering its view and the updates of ids it holds as of an older
+  tick than its base;
 * :func:`encode_record`: one record with whole values (the record format's own);
 * :func:`commit`: ``World.commit``'s loop over the dirty entities;
 * :func:`sweep`: the interest's test of the entities in the cells a radius covers in part.
@@ -30,6 +32,7 @@ from typing import Any
 
 from ._packet_format import (
     OP_DELETE,
+    OP_ENTER,
     OP_UPDATE,
     change_list,
     encode_record,
@@ -41,6 +44,11 @@ __all__ = ["assemble", "commit", "encode_record", "sweep"]
 
 Sections = list[tuple[int, bytes]]
 Enter = Callable[[Any, int], bytes]
+#: The ids entering a section though spawned before its bases (an interest's arrivals), or None.
+Entering = set[int] | frozenset[int] | None
+#: In a section of one base: ids the client holds as of an older tick than the base (a packet
+#: left them out), with that tick; or None.
+Held = dict[int, int] | None
 #: A history entry, as ``_world.Change`` describes it.
 Entry = tuple[int, int, dict[int, int], list[Any] | None]
 
@@ -59,17 +67,52 @@ def assemble(
     deleted: dict[int, list[tuple[int, int]]],
     plans: Any,
     class_bits: int,
-    enter: Enter,
+    entering: Entering,
+    held: Held,
 ) -> Sections:
     """The shared section of each base in ``order`` (newest first) as ``(record count,
     bytes)``, for the world's tick ``tick``. ``oldest`` is the oldest base (-1 for a full
     update), ``ids`` every live or recently deleted id ascending, ``deleted`` the spans of
-    the deleted ones, ``enter(entity, gap)`` an entity's enter record. ``plans`` is the
-    compiled assembler's view of the layouts (``_assembler.plans``); this one reads the
-    layouts themselves."""
+    the deleted ones, ``entering`` the ids (if any) that get an enter record for every base
+    as if spawned at ``tick``: entities that became relevant to the section's client.
+    ``held`` (a section of one base only) maps ids to an older tick than the base, the one
+    whose state of the entity the client holds: those get an update of all since then.
+    ``plans`` is the compiled assembler's view of the layouts (``_assembler.plans``); this
+    one reads the layouts themselves."""
+    if held and len(order) != 1:
+        raise ValueError("held ticks go with a section of one base")
+
+    def enter(ent: Any, gap: int) -> bytes:
+        return _enter(ent, gap, class_bits)
+
     if deltas:
-        return _value_delta_sections(tick, order, oldest, ids, entities, deleted, enter)
-    return _whole_sections(order, oldest, ids, entities, deleted, class_bits, enter)
+        return _value_delta_sections(
+            tick, order, oldest, ids, entities, deleted, enter, entering, held
+        )
+    return _whole_sections(
+        tick, order, oldest, ids, entities, deleted, class_bits, enter, entering, held
+    )
+
+
+def _enter(ent: Any, gap: int, class_bits: int) -> bytes:
+    """The enter record of ``ent`` after an id gap of ``gap``: its public properties not at
+    their class baselines (``World.nondefault``), whole. Cached on the entity by the gap: what
+    it carries changes only when the entity does, and a change empties the cache."""
+    key = ("E", gap)
+    cache = ent._net_cache
+    record: bytes | None = cache.get(key)
+    if record is None:
+        lay = ent._net_layout
+        bits, widths = ent._net_bits, ent._net_widths
+        mask = 0
+        for i, (b, w, base_b, base_w) in enumerate(
+            zip(bits, widths, lay.base_bits, lay.base_widths, strict=True)
+        ):
+            if b != base_b or w != base_w:
+                mask |= 1 << i
+        mask &= lay.public_mask
+        record = cache[key] = encode_record(lay, class_bits, OP_ENTER, gap, mask, bits, widths)
+    return record
 
 
 def commit(world: Any, dirty: list[Any], tick: int, oldest: int) -> None:
@@ -217,6 +260,8 @@ def _value_delta_sections(
     entities: dict[int, Any],
     deleted: dict[int, list[tuple[int, int]]],
     enter: Enter,
+    entering: Entering,
+    held: Held,
 ) -> Sections:
     """:func:`assemble` with value deltas. An update record for base ``b`` has each value
     coded against its bits at ``b``: the bits before the oldest entry after ``b`` that changed
@@ -230,9 +275,11 @@ def _value_delta_sections(
         if ent is None:
             _deletes(net_id, deleted[net_id], order, parts, prev)
             continue
-        spawn = ent._net_spawn
+        own = held.get(net_id) if held else None
+        low, bases = (oldest, order) if own is None else (own, [own])
+        spawn = tick if entering and net_id in entering else ent._net_spawn
         hist = ent._net_hist
-        if spawn <= oldest and (not hist or hist[-1][0] <= oldest):
+        if spawn <= low and (not hist or hist[-1][0] <= low):
             continue  # nothing new for any of the bases
         lay = ent._net_layout
         public = lay.public_mask
@@ -247,11 +294,11 @@ def _value_delta_sections(
         unmerged: list[int] = []  # entries walked, not yet merged (newest first)
         record = b""
         reusable = False
-        entering = spawn > oldest  # entered after some base: enters for those
+        new = spawn > low  # entered after some base: enters for those
         t, m, _, _ = hist[h] if hist else (-1, 0, None, None)  # the next entry to walk
-        for j, base in enumerate(order):
+        for j, base in enumerate(bases):
             gap = net_id - prev[j] - 1
-            if entering and (spawn > base or not base):
+            if new and (spawn > base or not base):
                 record = enter(ent, gap)
                 reusable = False
             else:
@@ -296,6 +343,7 @@ def _value_delta_sections(
 
 
 def _whole_sections(
+    tick: int,
     order: list[int],
     oldest: int,
     ids: list[int],
@@ -303,6 +351,8 @@ def _whole_sections(
     deleted: dict[int, list[tuple[int, int]]],
     class_bits: int,
     enter: Enter,
+    entering: Entering,
+    held: Held,
 ) -> Sections:
     """:func:`assemble` with whole values (``value_deltas=False``): an update record depends
     only on the mask of what changed since its base, and is cached by it (the mask alone for
@@ -315,16 +365,18 @@ def _whole_sections(
         if ent is None:
             _deletes(net_id, deleted[net_id], order, parts, prev)
             continue
-        spawn = ent._net_spawn
+        own = held.get(net_id) if held else None
+        low, bases = (oldest, order) if own is None else (own, [own])
+        spawn = tick if entering and net_id in entering else ent._net_spawn
         hist = ent._net_hist
-        if spawn <= oldest:
+        if spawn <= low:
             # The usual case: the entity is older than every base, so each base gets an
             # update of what changed since it (or nothing), newest base first.
             if not hist:
                 continue
             h = len(hist) - 1
             t, m, _, _ = hist[h]
-            if t <= oldest:
+            if t <= low:
                 continue  # nothing new for any of the bases
             lay = ent._net_layout
             public = lay.public_mask
@@ -333,7 +385,7 @@ def _whole_sections(
             mask = 0
             last = -1
             record = b""
-            for j, base in enumerate(order):
+            for j, base in enumerate(bases):
                 while t > base:
                     mask |= m
                     h -= 1
@@ -361,13 +413,14 @@ def _whole_sections(
                     prev[j] = net_id
                     last = -1 if gap else mask
             continue
-        _entered_records(ent, net_id, order, parts, prev, class_bits, enter)
+        _entered_records(ent, net_id, spawn, bases, parts, prev, class_bits, enter)
     return [(len(chunks), b"".join(chunks)) for chunks in parts]
 
 
 def _entered_records(
     ent: Any,
     net_id: int,
+    spawn: int,
     order: list[int],
     parts: list[list[bytes]],
     prev: list[int],
@@ -376,7 +429,7 @@ def _entered_records(
 ) -> None:
     """The whole-value records of an entity that entered after some base: an enter for
     those bases (and a full update), an update of what changed since the others."""
-    spawn, hist = ent._net_spawn, ent._net_hist
+    hist = ent._net_hist
     lay = ent._net_layout
     public = lay.public_mask
     h = len(hist) - 1

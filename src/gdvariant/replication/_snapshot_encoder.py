@@ -40,7 +40,6 @@ from ._packet_format import (
     FLAG_PARTIAL,
     FLAG_STAMP,
     HEADER,
-    OP_ENTER,
     OP_UPDATE,
     VERSION,
     set_indices,
@@ -112,25 +111,6 @@ class _Arrival:
         )
         self._net_hist: list[Any] = []
         self._net_cache: dict[Any, bytes] = {}
-
-
-class _Stale(_Arrival):
-    """An entity a client holds as of tick ``held``, older than its packet's base (a packet
-    left it out), as the assemblers see it: its history entries after ``held`` dated after
-    ``base``, so the update record carries (and value-deltas against) all since ``held``."""
-
-    __slots__ = ()
-
-    def __init__(self, ent: Any, held: int, base: int) -> None:
-        super().__init__(ent, ent._net_spawn)
-        hist = ent._net_hist
-        k = len(hist)  # the entries after held are the newest few: copied as they are before
-        while k and hist[k - 1][0] > held:
-            k -= 1
-        floor = base + 1
-        self._net_hist = hist[:k] + [
-            (t if t > floor else floor, m, before, None) for t, m, before, _ in hist[k:]
-        ]
 
 
 class SnapshotEncoder:
@@ -207,13 +187,14 @@ class SnapshotEncoder:
         self.weight = weight
         #: the most ticks a record waited before it went, so far (with ``mtu``/``budget``)
         self.longest_wait = 0
-        self._stale: dict[tuple[int, int, int], _Stale] = {}
-        #: this tick's record sizes by (id, base, id() of the entity or stand-in)
+        #: this tick's record sizes by (id, the tick it is held as of, id() of the entity or
+        #: stand-in)
         self._sizes: dict[tuple[int, int, int], int] = {}
         self._hot: dict[Any, int] = {
             lay: sum(1 << p.index for p in lay.props if p.hot) for lay in self.schema.classes
         }
-        #: this tick's stand-ins of entities entering some client's view, by id
+        #: this tick's stand-ins of entities entering some client's view, by id (a budget's
+        #: sections; a client's own section names them in the assemblers' ``entering``)
         self._arrivals: dict[int, _Arrival] = {}
 
     def add_client(self, client_id: Any, *, team: Any = None) -> Client:
@@ -282,7 +263,6 @@ class SnapshotEncoder:
         self._shared = {}
         self._plain = {}
         self._arrivals = {}
-        self._stale = {}
         self._sizes = {}
         if self.interest is None and self._any_restricted:
             self._restricted = sorted(
@@ -374,7 +354,8 @@ class SnapshotEncoder:
             deleted,
             self._plans,
             self.schema.class_bits,
-            self._enter,
+            None,
+            None,
         )
         for base, section in zip(order, sections, strict=True):
             self._shared[base] = section
@@ -384,13 +365,13 @@ class SnapshotEncoder:
     ) -> tuple[tuple[int, bytes], set[int], list[int]]:
         """``client``'s section with an interest: the relevant entities' records, made by the
         live assembler as a shared section for one base over the ids the client holds or
-        should hold. One relevant now but not at ``base`` is handed over as an
-        :class:`_Arrival` (an enter), one relevant at ``base`` but not now as a despawn (a
-        delete). Also returns the ids entering, and the relevant ids ascending."""
-        entities, leaving, entering, _ = self._relevance(client, base)
-        ids = sorted(self._relevant(client))
+        should hold. One relevant now but not at ``base`` is named in the assembler's
+        ``entering`` (an enter), one relevant at ``base`` but not now is handed over as a
+        despawn (a delete). Also returns the ids entering, and the relevant ids ascending."""
+        relevant, leaving, entering, _ = self._relevance(client, base)
+        ids = sorted(relevant)
         held = sorted(ids + list(leaving)) if leaving else ids
-        return self._assemble(base, held, entities, leaving), entering, ids
+        return self._assemble(base, held, relevant, leaving, entering), entering, ids
 
     def _relevant(self, client: Client) -> dict[int, Any]:
         assert self.interest is not None
@@ -399,13 +380,12 @@ class SnapshotEncoder:
     def _relevance(
         self, client: Client, base: int
     ) -> tuple[dict[int, Any], dict[int, list[tuple[int, int]]], set[int], dict[int, bool]]:
-        """What ``client``'s section is made from with an interest: the entities by id (an
-        :class:`_Arrival` for each one entering), the spans of those leaving, the ids
-        entering, and the relevance log since ``base`` (id -> relevant at ``base``)."""
+        """What ``client``'s section is made from with an interest: the relevant entities by
+        id, the spans of those leaving, the ids entering, and the relevance log since
+        ``base`` (id -> relevant at ``base``)."""
         assert self.interest is not None
         relevant = self._relevant(client)
         tick = self.world.tick
-        entities: dict[int, Any] = relevant
         leaving: dict[int, list[tuple[int, int]]] = {}
         entering: set[int] = set()
         log: dict[int, bool] = {}
@@ -417,14 +397,11 @@ class SnapshotEncoder:
                         entering.add(net_id)
                 elif was:
                     leaving[net_id] = [(0, tick + 1)]
-        if entering:
-            entities = dict(relevant)
-            for net_id in entering:
-                entities[net_id] = self._arrival(relevant[net_id])
-        return entities, leaving, entering, log
+        return relevant, leaving, entering, log
 
     def _arrival(self, ent: Any) -> _Arrival:
-        """``ent`` as an entity entering a client's view this tick (one per tick)."""
+        """``ent`` as an entity entering a client's view this tick (one per tick), for the
+        budget's sections, which mix entering entities with stale ones."""
         arrival = self._arrivals.get(ent.net_id)
         if arrival is None:
             arrival = self._arrivals[ent.net_id] = _Arrival(ent, self.world.tick)
@@ -436,8 +413,12 @@ class SnapshotEncoder:
         ids: list[int],
         entities: Mapping[int, Any],
         deleted: Mapping[int, list[tuple[int, int]]],
+        entering: set[int] | None = None,
+        since: dict[int, int] | None = None,
     ) -> tuple[int, bytes]:
-        """One section for ``base`` over ``ids`` (ascending), by the live assembler."""
+        """One section for ``base`` over ``ids`` (ascending), by the live assembler; the ids
+        in ``entering`` get enter records, those in ``since`` an update of all since the
+        (older) tick given."""
         if self._plans is None:
             self._plans = _assembler.plans(self.schema)
         (section,) = _assembler.live().assemble(
@@ -450,7 +431,8 @@ class SnapshotEncoder:
             deleted,
             self._plans,
             self.schema.class_bits,
-            self._enter,
+            entering or None,
+            since or None,
         )
         return section  # type: ignore[no-any-return]
 
@@ -490,30 +472,32 @@ class SnapshotEncoder:
         """``client``'s section within ``room`` bytes (``whole``: every record it needs, if
         made already), and what it leaves out: id -> (what the client holds, waiting since)."""
         assert self.limits is not None
-        entities, deleted, ids, held = self._wants(client, base, prior)
+        entities, deleted, ids, held, since = self._wants(client, base, prior)
         if whole is None:
-            whole = self._assemble(base, ids, entities, deleted)
+            whole = self._assemble(base, ids, entities, deleted, None, since)
             if len(whole[1]) <= room:
                 return whole, {}
-        order = self._ranked(client, base, prior, ids, entities, deleted)
+        order = self._ranked(client, base, prior, ids, entities, deleted, since)
         sizes = self._sizes
 
         def size_of(net_id: int) -> int:
-            """The bytes of ``net_id``'s record alone: the same for every client with this
-            base and this entity or stand-in (both live through the tick), so cached."""
+            """The bytes of ``net_id``'s record alone: the same for every client that holds
+            it as of the same tick (its base, or an older one) and this entity or stand-in
+            (both live through the tick), so cached."""
             ent = entities.get(net_id)
             if ent is None:  # a delete: a few bytes
                 return len(self._assemble(base, [net_id], entities, deleted)[1])
-            key = (net_id, base, id(ent))
+            key = (net_id, since.get(net_id, base), id(ent))
             size = sizes.get(key)
             if size is None:
-                size = sizes[key] = len(self._assemble(base, [net_id], entities, deleted)[1])
+                section = self._assemble(base, [net_id], entities, deleted, None, since)
+                size = sizes[key] = len(section[1])
             return size
 
         section, _, rest = choose(
             order,
             size_of,
-            lambda chosen: self._assemble(base, chosen, entities, deleted),
+            lambda chosen: self._assemble(base, chosen, entities, deleted, None, since),
             room,
             self.limits.mtu - self.limits.header,
         )
@@ -524,11 +508,18 @@ class SnapshotEncoder:
 
     def _wants(
         self, client: Client, base: int, prior: Behind
-    ) -> tuple[dict[int, Any], dict[int, list[tuple[int, int]]], list[int], Callable[[int], int]]:
+    ) -> tuple[
+        dict[int, Any],
+        dict[int, list[tuple[int, int]]],
+        list[int],
+        Callable[[int], int],
+        dict[int, int],
+    ]:
         """What ``client`` should get, from what it holds at ``base`` (the entities by id,
         the despawn spans, every id to visit ascending) with the entities its earlier packets
-        left out (``prior``) made up for, and ``held(id)``: what it holds of an id at
-        ``base`` (a tick, or ABSENT), for the entities left out again."""
+        left out (``prior``) made up for, ``held(id)``: what it holds of an id at ``base`` (a
+        tick, or ABSENT), for the entities left out again, and the ids it holds as of an
+        older tick than ``base``, with that tick (the assemblers' ``held``)."""
         world = self.world
         entities: dict[int, Any]
         deleted: dict[int, list[tuple[int, int]]]
@@ -537,14 +528,19 @@ class SnapshotEncoder:
             now: Mapping[int, Any] = entities
             log: dict[int, bool] = {}
         else:
-            entities, deleted, _, log = self._relevance(client, base)
-            now = self._relevant(client)
+            relevant, deleted, entering, log = self._relevance(client, base)
+            now = entities = relevant
+            if entering:
+                entities = dict(relevant)
+                for net_id in entering:
+                    entities[net_id] = self._arrival(relevant[net_id])
+        since: dict[int, int] = {}
         if prior:
             entities, deleted = dict(entities), dict(deleted)
             for net_id, (was, _) in prior.items():
                 ent = now.get(net_id)
                 if ent is not None:
-                    entities[net_id] = self._catch_up(ent, was, base)
+                    entities[net_id] = self._catch_up(ent, was, base, since)
                     deleted.pop(net_id, None)
                 elif was == ABSENT:
                     deleted.pop(net_id, None)
@@ -565,21 +561,18 @@ class SnapshotEncoder:
             spans = world.deleted.get(net_id, ())
             return base if any(born <= base < gone for born, gone in spans) else ABSENT
 
-        return entities, deleted, ids, held
+        return entities, deleted, ids, held, since
 
-    def _catch_up(self, ent: Any, held: int, base: int) -> Any:
+    def _catch_up(self, ent: Any, held: int, base: int, since: dict[int, int]) -> Any:
         """``ent`` as the assemblers should see it for a client that holds it as of tick
         ``held`` (ABSENT: not at all): an enter if it does not hold this entity or its
-        changes since are out of the history ring, else an update of all since ``held``."""
+        changes since are out of the history ring, else an update of all since ``held``
+        (noted in ``since`` when ``held`` is older than the base)."""
         if held == ABSENT or ent._net_spawn > held or held < self.world.tick - self.history:
             return self._arrival(ent)
-        if held >= base:
-            return ent
-        key = (ent.net_id, held, base)
-        stale = self._stale.get(key)
-        if stale is None:
-            stale = self._stale[key] = _Stale(ent, held, base)
-        return stale
+        if held < base:
+            since[ent.net_id] = held
+        return ent
 
     def _ranked(
         self,
@@ -589,8 +582,10 @@ class SnapshotEncoder:
         ids: list[int],
         entities: Mapping[int, Any],
         deleted: Mapping[int, list[tuple[int, int]]],
+        since: dict[int, int],
     ) -> list[int]:
-        """The ids that may need a record, most urgent first (ties: the lower id)."""
+        """The ids that may need a record, most urgent first (ties: the lower id); an id in
+        ``since`` is held as of that tick instead of ``base``."""
         tick = self.world.tick
         weight, interest = self.weight, self.interest
         near = None if interest is None else interest.nearness(client.client_id)
@@ -606,8 +601,8 @@ class SnapshotEncoder:
                 hist = ent._net_hist
                 if type(ent) is _Arrival or ent._net_spawn > base:
                     importance = 2.0
-                elif not hist or hist[-1][0] <= base:
-                    continue  # nothing changed since the client's base
+                elif not hist or hist[-1][0] <= since.get(net_id, base):
+                    continue  # nothing changed since what the client holds
                 else:
                     importance = 2.0 if hist[-1][1] & self._hot[ent._net_layout] else 1.0
                 if weight is not None:
@@ -628,28 +623,6 @@ class SnapshotEncoder:
         if not (value > 0 and value < float("inf")):
             raise ValueError(f"weight gave {value!r} for entity {ent.net_id}: not positive")
         return float(value)
-
-    def _enter(self, ent: Any, gap: int) -> bytes:
-        """The enter record of ``ent`` (or of an :class:`_Arrival`'s entity) after an id gap
-        of ``gap`` (for the assemblers): its public properties not at their baselines. Cached
-        on the entity by the gap alone: what it carries changes only when the entity does,
-        and a change empties the entity's cache."""
-        if isinstance(ent, _Arrival):
-            ent = ent.entity
-        key = ("E", gap)
-        record: bytes | None = ent._net_cache.get(key)
-        if record is None:
-            mask = self.world.nondefault(ent) & ent._net_layout.public_mask
-            record = ent._net_cache[key] = _assembler.live().encode_record(
-                ent._net_layout,
-                self.schema.class_bits,
-                OP_ENTER,
-                gap,
-                mask,
-                ent._net_bits,
-                ent._net_widths,
-            )
-        return record
 
     def _record(self, ent: Any, op: int, gap: int, mask: int) -> bytes:
         """A private update record with whole values, cached on the entity."""
