@@ -8,9 +8,13 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import re
+import struct
 import subprocess
 import sys
 from collections.abc import Iterator
+from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -488,3 +492,88 @@ def test_the_compiled_strtod_is_godots(compiled: None) -> None:
         if "n" in token:  # inf, nan
             continue
         assert F64.pack(strtod(token)) == F64.pack(godot_strtod(token)), token
+
+
+# ---- float32 digits: the compiled writer's fast path against the pure writer's search --------
+
+
+def _float32_words(rng: random.Random, count: int) -> list[int]:
+    """float32 bit patterns: random bits (subnormals included), and random mantissas at random
+    finite exponents; never inf or NaN (the writer spells those apart)."""
+    words: list[int] = []
+    while len(words) < count:
+        word = rng.getrandbits(32)
+        if rng.random() < 0.5:
+            word = (word & 0x807FFFFF) | (rng.randrange(0, 255) << 23)
+        if (word >> 23) & 0xFF != 0xFF:
+            words.append(word)
+    return words
+
+
+def _float32_edges() -> list[int]:
+    """Bit patterns where digit searches go wrong: powers of ten and of two, exact halves and
+    ties of six to eight digits, short decimals, the ends of the range and of the subnormals,
+    each with its neighbours."""
+    f32 = struct.Struct("<f")
+    u32 = struct.Struct("<I")
+
+    def word(x: float) -> int:
+        return int(u32.unpack(f32.pack(min(x, 3.4e38)))[0])
+
+    centres = [word(10.0**k) for k in range(-45, 39)]
+    centres += [word(2.0**k) for k in range(-149, 128)]
+    centres += [word(n + 0.5) for n in range(0, 2**23, 9973)]
+    centres += [word(float(n)) for n in range(1_000_005, 16_777_216, 100_010)]
+    centres += [word(k / 10**j) for k in range(1, 200) for j in range(0, 12)]
+    centres += [word(k * 10.0**j) for k in (1, 5, 25, 125, 9999995) for j in range(-40, 35)]
+    centres += [0x00000000, 0x00000001, 0x007FFFFF, 0x00800000, 0x7F7FFFFF, 0x7F7FFFFE]
+    words = {(c + delta) & 0x7FFFFFFF for c in centres for delta in range(-3, 4)}
+    words = {w for w in words if (w >> 23) & 0xFF != 0xFF}
+    return sorted(words | {w | 0x80000000 for w in words})
+
+
+def _same_float32(words: list[int]) -> None:
+    """The tagged text of the PackedFloat32Array (and a Vector2 per pair) of ``words``, from
+    both twins."""
+    array = gd.PackedFloat32Array.frombuffer(struct.pack(f"<{len(words)}I", *words))
+    texts = []
+    for impl in ("c", "python"):
+        with core.use(impl):
+            texts.append(gd.to_json(array))
+    if texts[0] != texts[1]:
+        items = [text.split('"items": [')[1].split(", ") for text in texts]
+        pairs = zip(*items, strict=True)
+        wrong = [(hex(w), c, p) for w, (c, p) in zip(words, pairs, strict=False) if c != p]
+        pytest.fail(f"{len(wrong)} floats written otherwise, e.g. {wrong[:5]}")
+
+
+def test_float32_digits_are_the_pure_writers_at_the_edges(compiled: None) -> None:
+    _same_float32(_float32_edges())
+    values = [struct.unpack("<f", struct.pack("<I", w))[0] for w in _float32_edges()[::7]]
+    _same([gd.Vector2(x, -x) for x in values])
+
+
+def test_float32_digits_are_the_pure_writers_on_random_bits(compiled: None) -> None:
+    rng = random.Random(SEED + 5)
+    print("seed", SEED + 5)
+    _same_float32(_float32_words(rng, 200_000))
+
+
+@pytest.mark.slow
+def test_float32_digits_are_the_pure_writers_on_millions(compiled: None) -> None:
+    rng = random.Random(SEED + 6)
+    print("seed", SEED + 6)
+    for _ in range(4):
+        _same_float32(_float32_words(rng, 1_000_000))
+
+
+def test_the_powers_of_ten_table_is_exact() -> None:
+    """The compiled writer's 10^q = T 2^s table: T in [2^63, 2^64), the nearest to 10^q / 2^s."""
+    source = (Path(gd.__file__).parent / "_json" / "_cjson.c").read_text()
+    rows = re.findall(r"\{0x([0-9a-f]{16})ULL, (-?\d+)\}", source)
+    first = int(re.search(r"#define POW10_MIN \((-?\d+)\)", source).group(1))  # type: ignore[union-attr]
+    assert len(rows) == int(re.search(r"#define POW10_MAX (\d+)", source).group(1)) - first + 1  # type: ignore[union-attr]
+    for q, (t, s) in enumerate(rows, start=first):
+        mantissa, shift = int(t, 16), int(s)
+        exact = Fraction(10) ** q / Fraction(2) ** shift
+        assert 2**63 <= mantissa < 2**64 and abs(mantissa - exact) <= Fraction(1, 2), q

@@ -17,6 +17,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -385,6 +386,171 @@ static double shortest32(double x) {
 
 static int is_float32(double x) { return (double)(float)x == x; }
 
+/* ---- float32 digits without printf ----------------------------------------------------------
+ *
+ * put_float32(b, x) writes repr(_shortest32(x)) for a float32 value x, as the pure writer does:
+ * for d = 6, 7, 8, 9 digits, the %.{d}g rounding of x (to nearest, ties to even) is taken when
+ * the double nearest it rounds back to x as a float32. shortest32 above does it with snprintf
+ * and strtod; the fast path here decides each step with integer arithmetic instead, and hands
+ * the value to shortest32 whenever it cannot prove the answer (a subnormal or zero, a rounding
+ * within a hair of a tie, a candidate within a hair of the float32 rounding boundaries, where
+ * the double rounding in between could matter).
+ *
+ * x = m 2^e is scaled to X = x / 10^(P-8), P = floor(log10 x), so X is in [1e8, 1e9), held as a
+ * 64.64 fixed-point number: m times a 64-bit 10^(8-P) from the table (T 2^s, T rounded to
+ * nearest: error under 2^-63 relative), shifted. Its float32 rounding boundaries (the
+ * midpoints to the neighbours, the lower one nearer at the bottom of a binade) are scaled the
+ * same way. The error of each is under 2^-33 (in units of X); a decision is taken only with a
+ * margin of 2^-30 from a tie and 2^-20 from a boundary, which also covers the double rounding
+ * (half a double's ulp is under 2^-23 here). The candidate of d digits is X / 10^(9-d) rounded,
+ * and its digits are the value's: a decimal of at most nine digits is the shortest repr of the
+ * double nearest it (distinct decimals of 15 digits or fewer are distinct doubles).
+ * tests/json/test_core.py checks the table against exact arithmetic and the writer against the
+ * pure one on millions of bit patterns.
+ */
+#if defined(__SIZEOF_INT128__) && (!defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD == 0)
+#define FAST_FLOAT32 1
+typedef unsigned __int128 u128;
+
+#define POW10_MIN (-30)
+#define POW10_MAX 46
+/* 10^q = T 2^s for q = POW10_MIN..POW10_MAX, T in [2^63, 2^64) rounded to nearest */
+static const struct { uint64_t t; int s; } pow10_table[] = {
+    {0xa2425ff75e14fc32ULL, -163}, {0xcad2f7f5359a3b3eULL, -160}, {0xfd87b5f28300ca0eULL, -157},
+    {0x9e74d1b791e07e48ULL, -153}, {0xc612062576589ddbULL, -150}, {0xf79687aed3eec551ULL, -147},
+    {0x9abe14cd44753b53ULL, -143}, {0xc16d9a0095928a27ULL, -140}, {0xf1c90080baf72cb1ULL, -137},
+    {0x971da05074da7befULL, -133}, {0xbce5086492111aebULL, -130}, {0xec1e4a7db69561a5ULL, -127},
+    {0x9392ee8e921d5d07ULL, -123}, {0xb877aa3236a4b449ULL, -120}, {0xe69594bec44de15bULL, -117},
+    {0x901d7cf73ab0acd9ULL, -113}, {0xb424dc35095cd80fULL, -110}, {0xe12e13424bb40e13ULL, -107},
+    {0x8cbccc096f5088ccULL, -103}, {0xafebff0bcb24aaffULL, -100}, {0xdbe6fecebdedd5bfULL, -97},
+    {0x89705f4136b4a597ULL, -93}, {0xabcc77118461cefdULL, -90}, {0xd6bf94d5e57a42bcULL, -87},
+    {0x8637bd05af6c69b6ULL, -83}, {0xa7c5ac471b478423ULL, -80}, {0xd1b71758e219652cULL, -77},
+    {0x83126e978d4fdf3bULL, -73}, {0xa3d70a3d70a3d70aULL, -70}, {0xcccccccccccccccdULL, -67},
+    {0x8000000000000000ULL, -63}, {0xa000000000000000ULL, -60}, {0xc800000000000000ULL, -57},
+    {0xfa00000000000000ULL, -54}, {0x9c40000000000000ULL, -50}, {0xc350000000000000ULL, -47},
+    {0xf424000000000000ULL, -44}, {0x9896800000000000ULL, -40}, {0xbebc200000000000ULL, -37},
+    {0xee6b280000000000ULL, -34}, {0x9502f90000000000ULL, -30}, {0xba43b74000000000ULL, -27},
+    {0xe8d4a51000000000ULL, -24}, {0x9184e72a00000000ULL, -20}, {0xb5e620f480000000ULL, -17},
+    {0xe35fa931a0000000ULL, -14}, {0x8e1bc9bf04000000ULL, -10}, {0xb1a2bc2ec5000000ULL, -7},
+    {0xde0b6b3a76400000ULL, -4}, {0x8ac7230489e80000ULL, 0}, {0xad78ebc5ac620000ULL, 3},
+    {0xd8d726b7177a8000ULL, 6}, {0x878678326eac9000ULL, 10}, {0xa968163f0a57b400ULL, 13},
+    {0xd3c21bcecceda100ULL, 16}, {0x84595161401484a0ULL, 20}, {0xa56fa5b99019a5c8ULL, 23},
+    {0xcecb8f27f4200f3aULL, 26}, {0x813f3978f8940984ULL, 30}, {0xa18f07d736b90be5ULL, 33},
+    {0xc9f2c9cd04674edfULL, 36}, {0xfc6f7c4045812296ULL, 39}, {0x9dc5ada82b70b59eULL, 43},
+    {0xc5371912364ce305ULL, 46}, {0xf684df56c3e01bc7ULL, 49}, {0x9a130b963a6c115cULL, 53},
+    {0xc097ce7bc90715b3ULL, 56}, {0xf0bdc21abb48db20ULL, 59}, {0x96769950b50d88f4ULL, 63},
+    {0xbc143fa4e250eb31ULL, 66}, {0xeb194f8e1ae525fdULL, 69}, {0x92efd1b8d0cf37beULL, 73},
+    {0xb7abc627050305aeULL, 76}, {0xe596b7b0c643c719ULL, 79}, {0x8f7e32ce7bea5c70ULL, 83},
+    {0xb35dbf821ae4f38cULL, 86}, {0xe0352f62a19e306fULL, 89},
+};
+
+#define TIE_MARGIN ((u128)1 << 34)  /* 2^-30 in units of X */
+#define EDGE_MARGIN ((u128)1 << 44) /* 2^-20 */
+
+/* n 2^e / 10^(P-8) in 64.64 fixed point (n < 2^27; the result is under 2^31) */
+static u128 scaled(uint64_t n, int e, int p) {
+    int q = 8 - p;
+    u128 product = (u128)n * pow10_table[q - POW10_MIN].t;
+    int shift = e + pow10_table[q - POW10_MIN].s + 64;
+    if (shift >= 0) return product << shift;
+    return -shift >= 128 ? 0 : product >> -shift;
+}
+
+/* Python's repr of the double nearest digits 10^exp (digits > 0, at most 17 digits), as
+ * PyOS_double_to_string(..., 'r', 0, Py_DTSF_ADD_DOT_0): exponent form below 1e-4 and from
+ * 1e16 on, else positional, with ".0" for a whole number */
+static int put_digits(Buf *b, int negative, uint64_t digits, int exp) {
+    char text[48], d[24];
+    int n = 0, at = 0;
+    while (digits % 10 == 0) digits /= 10, exp++;
+    for (uint64_t rest = digits; rest; rest /= 10) n++;
+    for (int i = n - 1; i >= 0; i--, digits /= 10) d[i] = (char)('0' + digits % 10);
+    int point = n + exp; /* the value is 0.d1d2... 10^point */
+    if (negative) text[at++] = '-';
+    if (point <= -4 || point > 16) {
+        text[at++] = d[0];
+        if (n > 1) text[at++] = '.';
+        memcpy(text + at, d + 1, (size_t)(n - 1));
+        at += n - 1;
+        int shown = point - 1 < 0 ? 1 - point : point - 1;
+        text[at++] = 'e';
+        text[at++] = point - 1 < 0 ? '-' : '+';
+        if (shown >= 100) text[at++] = (char)('0' + shown / 100);
+        text[at++] = (char)('0' + shown / 10 % 10);
+        text[at++] = (char)('0' + shown % 10);
+    } else if (point <= 0) {
+        text[at++] = '0';
+        text[at++] = '.';
+        for (int i = 0; i < -point; i++) text[at++] = '0';
+        memcpy(text + at, d, (size_t)n);
+        at += n;
+    } else if (point >= n) {
+        memcpy(text + at, d, (size_t)n);
+        at += n;
+        for (int i = n; i < point; i++) text[at++] = '0';
+        text[at++] = '.';
+        text[at++] = '0';
+    } else {
+        memcpy(text + at, d, (size_t)point);
+        at += point;
+        text[at++] = '.';
+        memcpy(text + at, d + point, (size_t)(n - point));
+        at += n - point;
+    }
+    return put(b, text, at);
+}
+
+/* The digits and exponent of _shortest32(x) (x a float32 value): 1 when proven, 0 when not */
+static int fast_shortest32(float f, uint64_t *digits, int *exp) {
+    uint32_t bits;
+    memcpy(&bits, &f, 4);
+    int field = (int)(bits >> 23 & 0xff);
+    if (field == 0 || field == 0xff) return 0;
+    uint64_t m = (bits & 0x7fffff) | 0x800000;
+    int e = field - 150;
+    int p = (int)floor(log10(fabs((double)f)));
+    u128 low = ((u128)100000000) << 64, high = ((u128)1000000000) << 64, x = 0;
+    for (int tries = 0; tries < 2; tries++) {
+        if (8 - p < POW10_MIN || 8 - p > POW10_MAX) return 0;
+        x = scaled(m, e, p);
+        if ((x < low + TIE_MARGIN && x + TIE_MARGIN > low) ||
+            (x < high + TIE_MARGIN && x + TIE_MARGIN > high))
+            return 0; /* too near a power of ten to be sure of P */
+        if (x < low) p--;
+        else if (x >= high) p++;
+        else break;
+    }
+    if (x < low || x >= high) return 0;
+    u128 below = scaled(4 * m - ((m == 0x800000 && field > 1) ? 1 : 2), e - 2, p);
+    u128 above = scaled(4 * m + 2, e - 2, p);
+    uint64_t step = 1000;
+    for (int d = 6; d <= 9; d++, step /= 10) {
+        uint64_t whole = (uint64_t)(x >> 64), q = whole / step;
+        u128 rest = x - ((u128)(q * step) << 64), half = (u128)step << 63;
+        if ((rest > half ? rest - half : half - rest) <= TIE_MARGIN) return 0;
+        if (rest > half) q++;
+        u128 c = (u128)(q * step) << 64;
+        if (c > below + EDGE_MARGIN && c + EDGE_MARGIN < above) {
+            *digits = q;
+            *exp = p - d + 1;
+            return 1;
+        }
+        if (!(c + EDGE_MARGIN < below || c > above + EDGE_MARGIN)) return 0;
+    }
+    return 0;
+}
+#endif
+
+/* repr(_shortest32(x)) for a finite float32 value x */
+static int put_float32(Buf *b, double x) {
+#ifdef FAST_FLOAT32
+    uint64_t digits;
+    int exp;
+    if (fast_shortest32((float)x, &digits, &exp)) return put_digits(b, x < 0, digits, exp);
+#endif
+    return put_repr_float(b, shortest32(x));
+}
+
 typedef struct {
     PyObject *maths, *packed, *sname_type, *fallback;
 } Tagged;
@@ -416,7 +582,7 @@ static int tagged_math(Buf *b, PyObject *v, PyObject *spec) {
         if (r == 0 && ints) r = put_int(b, c);
         else if (r == 0) {
             double x = PyFloat_AS_DOUBLE(c);
-            r = put_repr_float(b, wide ? x : shortest32(x));
+            r = wide ? put_repr_float(b, x) : put_float32(b, x);
         }
     }
     if (r == 0) r = puts_(b, wide ? "], \"float64\": true}" : "]}");
@@ -460,7 +626,7 @@ static int tagged_packed(Buf *b, PyObject *v, PyObject *spec) {
             if (*code == 'f') { float f; memcpy(&f, at, 4); x = f; }
             else memcpy(&x, at, 8);
             if (isinf(x)) r = puts_(b, x > 0 ? "\"inf\"" : "\"-inf\"");
-            else r = put_repr_float(b, *code == 'f' ? shortest32(x) : x);
+            else r = *code == 'f' ? put_float32(b, x) : put_repr_float(b, x);
         }
         if (r == 0 && width > 1 && i % width == width - 1) r = put(b, "]", 1);
     }
