@@ -500,6 +500,19 @@ static int put_digits(Buf *b, int negative, uint64_t digits, int exp) {
     return put(b, text, at);
 }
 
+/* The candidate of X / step rounded: 1 taken (digits in *q), 0 outside the rounding interval
+ * (below, above), -1 not proven */
+static inline int candidate(u128 x, u128 below, u128 above, uint64_t step, uint64_t *q) {
+    uint64_t whole = (uint64_t)(x >> 64);
+    *q = whole / step;
+    u128 rest = x - ((u128)(*q * step) << 64), half = (u128)step << 63;
+    if ((rest > half ? rest - half : half - rest) <= TIE_MARGIN) return -1;
+    if (rest > half) ++*q;
+    u128 c = (u128)(*q * step) << 64;
+    if (c > below + EDGE_MARGIN && c + EDGE_MARGIN < above) return 1;
+    return c + EDGE_MARGIN < below || c > above + EDGE_MARGIN ? 0 : -1;
+}
+
 /* The digits and exponent of _shortest32(x) (x a float32 value): 1 when proven, 0 when not */
 static int fast_shortest32(float f, uint64_t *digits, int *exp) {
     uint32_t bits;
@@ -508,7 +521,8 @@ static int fast_shortest32(float f, uint64_t *digits, int *exp) {
     if (field == 0 || field == 0xff) return 0;
     uint64_t m = (bits & 0x7fffff) | 0x800000;
     int e = field - 150;
-    int p = (int)floor(log10(fabs((double)f)));
+    /* floor(log10 2^(field - 127)): P or P - 1 (78913 / 2^18 is log10 2 to 6 digits) */
+    int p = (int)(((int64_t)(field - 127) * 78913) >> 18);
     u128 low = ((u128)100000000) << 64, high = ((u128)1000000000) << 64, x = 0;
     for (int tries = 0; tries < 2; tries++) {
         if (8 - p < POW10_MIN || 8 - p > POW10_MAX) return 0;
@@ -523,21 +537,17 @@ static int fast_shortest32(float f, uint64_t *digits, int *exp) {
     if (x < low || x >= high) return 0;
     u128 below = scaled(4 * m - ((m == 0x800000 && field > 1) ? 1 : 2), e - 2, p);
     u128 above = scaled(4 * m + 2, e - 2, p);
-    uint64_t step = 1000;
-    for (int d = 6; d <= 9; d++, step /= 10) {
-        uint64_t whole = (uint64_t)(x >> 64), q = whole / step;
-        u128 rest = x - ((u128)(q * step) << 64), half = (u128)step << 63;
-        if ((rest > half ? rest - half : half - rest) <= TIE_MARGIN) return 0;
-        if (rest > half) q++;
-        u128 c = (u128)(q * step) << 64;
-        if (c > below + EDGE_MARGIN && c + EDGE_MARGIN < above) {
-            *digits = q;
-            *exp = p - d + 1;
-            return 1;
+    int r = 0;
+    for (int i = 0; i < 4 && r == 0; i++) {
+        switch (i) { /* constant divisors */
+        case 0: r = candidate(x, below, above, 1000, digits); break;
+        case 1: r = candidate(x, below, above, 100, digits); break;
+        case 2: r = candidate(x, below, above, 10, digits); break;
+        default: r = candidate(x, below, above, 1, digits); break;
         }
-        if (!(c + EDGE_MARGIN < below || c > above + EDGE_MARGIN)) return 0;
+        *exp = p - 5 - i; /* digits 6 + i */
     }
-    return 0;
+    return r == 1;
 }
 #endif
 
