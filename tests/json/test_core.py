@@ -437,6 +437,7 @@ def test_edge_texts_read_alike(compiled: None, text: str) -> None:
 @pytest.mark.parametrize("depth", [1, 200, 899, 900, 901, 1023, 1024, 1025, 1026, 3080, 3081])
 def test_deep_texts_read_alike(compiled: None, depth: int) -> None:
     _same_read("[" * depth + "]" * depth)
+    _same_read("[" * depth + "1.5, -2.0" + "]" * depth)
     _same_read('{"a":' * depth + "1" + "}" * depth)
     _same_read('{"type":"Array","args":[' * depth + "]}" * depth, ("godot",))
     inner = '{"$type":"Array","element_type":"int","items":[]}'
@@ -577,3 +578,98 @@ def test_the_powers_of_ten_table_is_exact() -> None:
         mantissa, shift = int(t, 16), int(s)
         exact = Fraction(10) ** q / Fraction(2) ** shift
         assert 2**63 <= mantissa < 2**64 and abs(mantissa - exact) <= Fraction(1, 2), q
+
+
+# ---- numbers: the compiled reader's one-pass tokens, exact fast path and number runs ---------
+
+
+def _decimal_token(rng: random.Random) -> str:
+    """A float token of one to twenty digits, the point anywhere, maybe an exponent near the
+    fast path's edges (|E| about 22, mantissas about 2^53)."""
+    digits = "".join(rng.choice("0123456789") for _ in range(rng.randrange(1, 21)))
+    if rng.random() < 0.2:
+        digits = str(rng.choice([2**53 - 1, 2**53, 2**53 + 1, 10**18 - 1, 10**18 + 7]))
+    digits = digits.lstrip("0") or "0"
+    point = rng.randrange(1, len(digits) + 1)
+    token = f"{'-' if rng.random() < 0.3 else ''}{digits[:point]}.{digits[point:] or '0'}"
+    if rng.random() < 0.6:
+        sign = rng.choice(["", "+", "-"])
+        token += f"{rng.choice('eE')}{sign}{rng.randrange(0, 40):0{rng.randrange(1, 4)}d}"
+    return token
+
+
+def test_float_tokens_read_as_python_and_godot_read_them(compiled: None) -> None:
+    """The tagged reader's numbers are json.loads' (correctly rounded), the Godot dialect's are
+    Godot's strtod, whichever path read them."""
+    rng = random.Random(SEED + 7)
+    print("seed", SEED + 7)
+    tokens = [_decimal_token(rng) for _ in range(100_000)]
+    text = "[" + ", ".join(tokens) + "]"
+    with core.use("c"):
+        tagged = gd.from_json(text)
+        packed = gd.from_json(f'{{"args":{text},"type":"PackedFloat64Array"}}', dialect="godot")
+    for token, x, y in zip(tokens, tagged, packed, strict=True):
+        assert F64.pack(x) == F64.pack(float(token)), token
+        assert F64.pack(y) == F64.pack(godot_strtod(token)), token
+
+
+_RUN_TOKENS = [
+    *("0.1", "-0.0", "0.0", "0", "-0", "7", "1e22", "1e23", "1.5e-22", "4.35e-23", "1E+05"),
+    *("123456789012345678.0", "1234567890123456789.0", "9007199254740993.0", "0.30000000000000004"),
+    *("2.5e-324", "1e-400", "1e400", "1.7976931348623157e308", "1e00005", "0e999", "3.4028235e+38"),
+    *(
+        "0.000123456789012345678",
+        "12345678.12345678",
+        "99999999.99999999",
+        "1.",
+        "01.5",
+        "2147483648.0",
+    ),
+    *('"x"', "true", "null", "[]", "[1.5]", "-", "1e", "1.5.5"),
+]
+
+
+_TAGGED_RUNS = [
+    *(
+        f'{{"$type": "{name}", "items": [@]}}'
+        for name in ("PackedFloat32Array", "PackedInt32Array")
+    ),
+    *(
+        f'{{"$type": "{name}", "items": [@]}}'
+        for name in ("PackedFloat64Array", "PackedInt64Array")
+    ),
+    '{"$type": "PackedFloat64Array", "float64": true, "items": [@]}',
+    '{"$type": "PackedVector2Array", "items": [[@], [1.5, 2.5]]}',
+    '{"$type": "Vector2", "args": [@]}',
+    '{"$type": "Vector2i", "args": [@]}',
+    '{"$type": "Vector2", "float64": true, "args": [@]}',
+]
+_GODOT_RUNS = [
+    f'{{"args":[@],"type":"{name}"}}'
+    for name in (
+        *("PackedFloat32Array", "PackedFloat64Array", "PackedInt32Array", "PackedInt64Array"),
+        *("PackedVector2Array", "Vector2", "Vector2i", "Dictionary", "Array", "Color"),
+    )
+]
+
+
+def _run_texts(items: str) -> list[str]:
+    """Texts with the array ``[items]`` at every place a number run is read: a plain array, a
+    packed array's items and a math value's args in each dialect, a vector array's element, a
+    Dictionary's args."""
+    places = ["[@]", '{"a": [@], "b": [[@]]}', *_TAGGED_RUNS, *_GODOT_RUNS]
+    return [place.replace("@", items) for place in places]
+
+
+def test_number_arrays_read_alike(compiled: None) -> None:
+    rng = random.Random(SEED + 8)
+    print("seed", SEED + 8)
+    for _ in range(150):
+        count = rng.choice([1, 2, 3, 4, 8])
+        pick = [
+            _decimal_token(rng) if rng.random() < 0.6 else rng.choice(_RUN_TOKENS)
+            for _ in range(count)
+        ]
+        items = rng.choice([", ", ",", " , ", ",\n"]).join(pick) + rng.choice(["", " ", ",", "\t"])
+        for text in _run_texts(items):
+            _same_read(text)

@@ -785,11 +785,12 @@ static PyObject *json_pairs(PyObject *self, PyObject *list) {
  * most 18 mantissa digits (leading zeros count) as 1e9 * head + tail, then one multiply or
  * divide by 10^|exp|, the power built from 1e1, 1e2, 1e4 ... 1e256 (exact up to 1e22, so
  * those come from a table) */
+static const double exact_pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                     1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                     1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
 static double godot_strtod_c(const char *s, Py_ssize_t n) {
     static const double powers[] = {1e1, 1e2, 1e4, 1e8, 1e16, 1e32, 1e64, 1e128, 1e256};
-    static const double exact[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
     Py_ssize_t i = 0;
     int negative = 0;
     if (i < n && (s[i] == '-' || s[i] == '+')) negative = s[i++] == '-';
@@ -824,7 +825,7 @@ static double godot_strtod_c(const char *s, Py_ssize_t n) {
     if (e > 511) e = 511;
     double scale = 1.0;
     if (e <= 22) {
-        scale = exact[e];
+        scale = exact_pow10[e];
     } else {
         for (int k = 0; k < 9 && e; k++, e >>= 1)
             if (e & 1) scale *= powers[k];
@@ -845,9 +846,54 @@ static PyObject *json_strtod(PyObject *self, PyObject *text) {
     return PyFloat_FromDouble(godot_strtod_c(s, n));
 }
 
-/* The depth of a tree (lists and dicts), stopping past limit */
+/* The floats of a run (a bytes object of doubles: see number_run) as a list */
+static PyObject *run_list(PyObject *run) {
+    Py_ssize_t n = PyBytes_GET_SIZE(run) / 8;
+    const char *p = PyBytes_AS_STRING(run);
+    PyObject *out = PyList_New(n);
+    for (Py_ssize_t i = 0; out && i < n; i++) {
+        double x;
+        memcpy(&x, p + 8 * i, 8);
+        PyObject *f = PyFloat_FromDouble(x);
+        if (!f) Py_CLEAR(out);
+        else PyList_SET_ITEM(out, i, f);
+    }
+    return out;
+}
+
+/* Every run in a tree made a list, in place, before the pure reader sees it: 0 ok, -1 error */
+static int unrun(PyObject *node) {
+    if (PyList_CheckExact(node)) {
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(node); i++) {
+            PyObject *item = PyList_GET_ITEM(node, i);
+            if (PyBytes_CheckExact(item)) {
+                PyObject *list = run_list(item);
+                if (!list || PyList_SetItem(node, i, list) < 0) return -1;
+            } else if (unrun(item) < 0) {
+                return -1;
+            }
+        }
+    } else if (PyDict_CheckExact(node)) {
+        Py_ssize_t pos = 0;
+        PyObject *k, *v;
+        while (PyDict_Next(node, &pos, &k, &v)) { /* new values for present keys: allowed */
+            if (PyBytes_CheckExact(v)) {
+                PyObject *list = run_list(v);
+                int r = list ? PyDict_SetItem(node, k, list) : -1;
+                Py_XDECREF(list);
+                if (r < 0) return -1;
+            } else if (unrun(v) < 0) {
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The depth of a tree (lists, runs and dicts), stopping past limit */
 static int tree_depth(PyObject *node, int limit) {
     if (limit < 0) return 1;
+    if (PyBytes_CheckExact(node)) return 1;
     int deepest = 0;
     if (PyList_CheckExact(node)) {
         for (Py_ssize_t i = 0; i < PyList_GET_SIZE(node) && deepest <= limit; i++) {
@@ -872,6 +918,7 @@ static int tree_depth(PyObject *node, int limit) {
  * set when it does not (hand back) */
 static PyObject *node_fallback(PyObject *fn, PyObject *node, int depth, PyObject *level) {
     if (depth + tree_depth(node, READ_NEST - depth) > READ_NEST) return NULL;
+    if (unrun(node) < 0) return NULL;
     if (level) return PyObject_CallFunctionObjArgs(fn, node, level, NULL);
     return PyObject_CallOneArg(fn, node);
 }
@@ -890,6 +937,13 @@ static int math_from(PyObject *spec, PyObject *args, int wide, int godot, PyObje
     Py_ssize_t size;
     PyObject *build;
     if (!PyArg_ParseTuple(spec, "pnO", &ints, &size, &build)) return -1;
+    if (PyBytes_CheckExact(args)) {
+        PyObject *list = run_list(args);
+        if (!list) return -1;
+        int r = math_from(spec, list, wide, godot, out);
+        Py_DECREF(list);
+        return r;
+    }
     if (!PyList_CheckExact(args) || PyList_GET_SIZE(args) != size || (ints && wide)) return 1;
     PyObject *parts = PyList_New(size);
     if (!parts) return -1;
@@ -936,6 +990,8 @@ static int math_from(PyObject *spec, PyObject *args, int wide, int godot, PyObje
 
 /* One packed component: 0 ok, 1 not plain. godot: a JSON double, bool or null converted as
  * Variant does; tagged: an exact int in range for "i"/"q", an int or float for "f"/"d". */
+static void store_number(double x, char code, char *out);
+
 static int packed_component(PyObject *a, char code, int godot, char *out) {
     double x;
     if (godot) {
@@ -943,18 +999,8 @@ static int packed_component(PyObject *a, char code, int godot, char *out) {
         else if (a == Py_True || a == Py_False) x = a == Py_True;
         else if (a == Py_None) x = 0.0;
         else return 1;
-        if (code == 'i') {
-            int32_t k = (isfinite(x) && x >= -2147483648.0 && x < 2147483648.0) ? (int32_t)x
-                                                                                  : INT32_MIN;
-            memcpy(out, &k, 4);
-            return 0;
-        }
-        if (code == 'q') {
-            int64_t k = (isfinite(x) && x >= -9223372036854775808.0 && x < 9223372036854775808.0)
-                            ? (int64_t)x : INT64_MIN;
-            memcpy(out, &k, 8);
-            return 0;
-        }
+        store_number(x, code, out);
+        return 0;
     } else if (code == 'i' || code == 'q') {
         int overflow;
         if (!PyLong_CheckExact(a)) return 1;
@@ -976,13 +1022,26 @@ static int packed_component(PyObject *a, char code, int godot, char *out) {
     } else {
         return 1;
     }
-    if (code == 'f') {
+    store_number(x, code, out);
+    return 0;
+}
+
+/* A number as a packed component of type code, converted as Variant converts a double */
+static void store_number(double x, char code, char *out) {
+    if (code == 'i') {
+        int32_t k = (isfinite(x) && x >= -2147483648.0 && x < 2147483648.0) ? (int32_t)x
+                                                                              : INT32_MIN;
+        memcpy(out, &k, 4);
+    } else if (code == 'q') {
+        int64_t k = (isfinite(x) && x >= -9223372036854775808.0 && x < 9223372036854775808.0)
+                        ? (int64_t)x : INT64_MIN;
+        memcpy(out, &k, 8);
+    } else if (code == 'f') {
         float f = (float)x;
         memcpy(out, &f, 4);
     } else {
         memcpy(out, &x, 8);
     }
-    return 0;
 }
 
 /* A packed array from its items (tagged: elements, each a list of width components when
@@ -992,20 +1051,35 @@ static int packed_from(PyObject *spec, PyObject *items, int godot, PyObject **ou
     const char *code;
     Py_ssize_t width;
     if (!PyArg_ParseTuple(spec, "Osn", &cls, &code, &width)) return -1;
-    if (!PyList_CheckExact(items) || width < 1) return 1;
-    Py_ssize_t n = PyList_GET_SIZE(items), size = (*code == 'i' || *code == 'f') ? 4 : 8;
+    int ints = *code == 'i' || *code == 'q', run = PyBytes_CheckExact(items);
+    /* a run holds floats: the tagged form's ints and vectors are not plain there */
+    if ((!PyList_CheckExact(items) && !(run && (godot || (width == 1 && !ints)))) || width < 1)
+        return 1;
+    Py_ssize_t n = run ? PyBytes_GET_SIZE(items) / 8 : PyList_GET_SIZE(items);
+    Py_ssize_t size = (*code == 'i' || *code == 'f') ? 4 : 8;
     Py_ssize_t count = godot ? n : n * width;
     if (godot && n % width) return 1;
     if (count > PY_SSIZE_T_MAX / size) return 1;
     PyObject *raw = PyBytes_FromStringAndSize(NULL, count * size);
     if (!raw) return -1;
     char *p = PyBytes_AS_STRING(raw);
-    for (Py_ssize_t i = 0; i < n; i++) {
+    for (Py_ssize_t i = 0; run && i < n; i++, p += size) {
+        double x;
+        memcpy(&x, PyBytes_AS_STRING(items) + 8 * i, 8);
+        store_number(x, *code, p);
+    }
+    for (Py_ssize_t i = 0; !run && i < n; i++) {
         PyObject *item = PyList_GET_ITEM(items, i);
         int r = 0;
         if (godot || width == 1) {
             r = packed_component(item, *code, godot, p);
             p += size;
+        } else if (PyBytes_CheckExact(item) && PyBytes_GET_SIZE(item) == 8 * width && !ints) {
+            for (Py_ssize_t j = 0; j < width; j++, p += size) {
+                double x;
+                memcpy(&x, PyBytes_AS_STRING(item) + 8 * j, 8);
+                store_number(x, *code, p);
+            }
         } else if (!PyList_CheckExact(item) || PyList_GET_SIZE(item) != width) {
             r = 1;
         } else {
@@ -1067,6 +1141,7 @@ static PyObject *tagged_read(PyObject *node, int depth, TaggedRead *pl) {
         Py_INCREF(node);
         return node;
     }
+    if (t == &PyBytes_Type) return depth + 1 > READ_NEST ? NULL : run_list(node);
     if (t == &PyList_Type) {
         Py_ssize_t n = PyList_GET_SIZE(node);
         PyObject *out = PyList_New(n);
@@ -1105,6 +1180,12 @@ static PyObject *tagged_read(PyObject *node, int depth, TaggedRead *pl) {
  * the Godot dialect, int or float as json.loads gives them in the tagged one; a repeated key
  * in the tagged dialect gives up). It gives up (NULL, no error) on anything else, and the
  * scanner reads the text.
+ * A number is read in one pass (scan_number), its digits eight at a time where they can be.
+ * An array of numbers only (of float syntax only, in the tagged dialect) becomes a run: a
+ * bytes object of the doubles, not a list of floats. The readers take a run where they take a
+ * list (a packed array's numbers are stored straight from it, anything else gets the list),
+ * and node_fallback makes every run a list before the pure reader sees a node; a JSON tree
+ * holds no bytes otherwise. A 1M-float array read in about twice Godot's time before them.
  */
 typedef struct {
     const char *p, *end;
@@ -1132,40 +1213,156 @@ static PyObject *plain_string(Plain *ps) {
     return out;
 }
 
-static int is_digit(const Plain *ps) { return ps->p < ps->end && *ps->p >= '0' && *ps->p <= '9'; }
+/* A JSON number token read in one pass: what Godot's strtod keeps of it (the first 18 digits,
+ * leading zeros included, the count of digits and the point's place among them, the exponent
+ * capped as it caps it), and whether it has float syntax */
+typedef struct {
+    int negative, is_float, exp_negative, exp_digits;
+    uint64_t head;
+    Py_ssize_t size, total, point;
+    long long exp;
+} Token;
 
-static PyObject *plain_number(Plain *ps) {
-    const char *start = ps->p;
-    int is_float = 0;
-    if (*ps->p == '-') ps->p++;
-    if (!is_digit(ps)) return NULL;
-    if (*ps->p == '0') ps->p++;
-    else while (is_digit(ps)) ps->p++;
-    if (ps->p < ps->end && *ps->p == '.') {
-        ps->p++;
-        is_float = 1;
-        if (!is_digit(ps)) return NULL;
-        while (is_digit(ps)) ps->p++;
+static int digit_at(const char *p, const char *end) { return p < end && *p >= '0' && *p <= '9'; }
+
+/* The digits from p into t (head while it has room), eight at a time where they can be: the
+ * eight bytes are all digits when each byte's high nibble is 3 and adding 6 keeps it so; the
+ * first step makes every byte ten times itself plus the next (two-digit pairs at the even
+ * bytes), and two multiplies gather the four pairs by 10^6, 10^4, 100 and 1 into the upper
+ * half. Little-endian only (the first digit is the lowest byte). */
+static const char *scan_digits(const char *p, const char *end, Token *t) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    while (end - p >= 8 && t->size <= 10) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        if ((v & 0xF0F0F0F0F0F0F0F0ULL) != 0x3030303030303030ULL ||
+            ((v + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) != 0x3030303030303030ULL)
+            break;
+        v -= 0x3030303030303030ULL;
+        v = v * 10 + (v >> 8);
+        v = ((v & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32)) +
+             ((v >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32))) >> 32;
+        t->head = t->head * 100000000 + v;
+        t->size += 8;
+        t->total += 8;
+        p += 8;
     }
-    if (ps->p < ps->end && (*ps->p == 'e' || *ps->p == 'E')) {
-        ps->p++;
-        is_float = 1;
-        if (ps->p < ps->end && (*ps->p == '+' || *ps->p == '-')) ps->p++;
-        if (!is_digit(ps)) return NULL;
-        while (is_digit(ps)) ps->p++;
+#endif
+    for (; digit_at(p, end); p++, t->total++)
+        if (t->size < 18) t->head = t->head * 10 + (uint64_t)(*p - '0'), t->size++;
+    return p;
+}
+
+/* The end of the JSON number token at p, filling t, or NULL when p has none (or one that runs
+ * on into more number characters, which the scanner reads, or refuses, itself) */
+static const char *scan_number(const char *p, const char *end, Token *t) {
+    t->negative = *p == '-';
+    t->is_float = t->exp_negative = t->exp_digits = 0;
+    t->head = 0;
+    t->size = t->total = 0;
+    t->point = -1;
+    t->exp = 0;
+    p += t->negative;
+    if (!digit_at(p, end)) return NULL;
+    if (*p == '0') {
+        p++;
+        t->size = t->total = 1;
+        if (digit_at(p, end)) return NULL; /* "01" */
+    } else {
+        p = scan_digits(p, end, t);
     }
-    if (ps->p < ps->end && (is_digit(ps) || *ps->p == '.' || *ps->p == 'e' || *ps->p == 'E' ||
-                            *ps->p == '+' || *ps->p == '-'))
+    if (p < end && *p == '.') {
+        p++;
+        t->is_float = 1;
+        t->point = t->total;
+        if (!digit_at(p, end)) return NULL;
+        p = scan_digits(p, end, t);
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        p++;
+        t->is_float = 1;
+        if (p < end && (*p == '+' || *p == '-')) t->exp_negative = *p++ == '-';
+        if (!digit_at(p, end)) return NULL;
+        for (; digit_at(p, end); p++, t->exp_digits++)
+            if (t->exp < 1000000000000000LL) t->exp = t->exp * 10 + (*p - '0');
+    }
+    if (p < end && (digit_at(p, end) || *p == '.' || *p == 'e' || *p == 'E' || *p == '+' ||
+                    *p == '-'))
         return NULL;
-    Py_ssize_t n = ps->p - start;
-    if (ps->godot) return PyFloat_FromDouble(godot_strtod_c(start, n));
+    return p;
+}
+
+/* Godot's built_in_strtod of a token (godot_strtod_c, from what scan_number kept) */
+static double godot_token_value(const Token *t) {
+    static const double powers[] = {1e1, 1e2, 1e4, 1e8, 1e16, 1e32, 1e64, 1e128, 1e256};
+    Py_ssize_t point = t->point < 0 ? t->total : t->point;
+    long long e = t->total > 18 ? (long long)point - 18 : (long long)point - t->total;
+    double fraction = 1.0e9 * (double)(t->head / 1000000000ULL) +
+                      (double)(t->head % 1000000000ULL);
+    e = t->exp_negative ? e - t->exp : e + t->exp;
+    int divide = e < 0;
+    e = e < 0 ? -e : e;
+    if (e > 511) e = 511;
+    double scale = 1.0;
+    if (e <= 22) {
+        scale = exact_pow10[e];
+    } else {
+        for (int k = 0; k < 9 && e; k++, e >>= 1)
+            if (e & 1) scale *= powers[k];
+    }
+    fraction = divide ? fraction / scale : fraction * scale;
+    return t->negative ? -fraction : fraction;
+}
+
+/* The correctly rounded double of a float token when exact arithmetic gives it: its digits
+ * (at most 18) make an integer M under 2^53, so a double, and its decimal exponent E is within
+ * 22 either way, so 10^|E| is one too; then M * 10^E or M / 10^-E rounds once, correctly, as
+ * IEEE arithmetic does (Clinger's fast path). 1 done, 0 not (PyOS_string_to_double reads
+ * the text). */
+static int fast_decimal(const Token *t, double *out) {
+#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD == 0
+    if (t->total > 18 || t->exp_digits > 4 || t->head >> 53) return 0;
+    long long scale = (t->point < 0 ? 0 : t->point - t->total) +
+                      (t->exp_negative ? -t->exp : t->exp);
+    double x = (double)t->head;
+    if (t->head && (scale < -22 || scale > 22)) return 0;
+    if (t->head) x = scale < 0 ? x / exact_pow10[-scale] : x * exact_pow10[scale];
+    *out = t->negative ? -x : x;
+    return 1;
+#else
+    (void)t, (void)out;
+    return 0;
+#endif
+}
+
+/* The double json.loads gives a float token (at start, n characters): 0 ok, -1 error */
+static int tagged_double(const Token *t, const char *start, Py_ssize_t n, double *out) {
+    if (fast_decimal(t, out)) return 0;
     char buf[64];
-    if (n >= (Py_ssize_t)sizeof buf) return NULL;
+    if (n >= (Py_ssize_t)sizeof buf) return -1;
     memcpy(buf, start, (size_t)n);
     buf[n] = 0;
-    if (!is_float) return PyLong_FromString(buf, NULL, 10);
-    double x = PyOS_string_to_double(buf, NULL, NULL);
-    return x == -1.0 && PyErr_Occurred() ? NULL : PyFloat_FromDouble(x);
+    *out = PyOS_string_to_double(buf, NULL, NULL);
+    return *out == -1.0 && PyErr_Occurred() ? -1 : 0;
+}
+
+static PyObject *plain_number(Plain *ps) {
+    Token t;
+    const char *start = ps->p, *end = scan_number(ps->p, ps->end, &t);
+    if (!end) return NULL;
+    ps->p = end;
+    if (ps->godot) return PyFloat_FromDouble(godot_token_value(&t));
+    if (!t.is_float && t.total <= 18) /* all of its digits are in head */
+        return PyLong_FromLongLong(t.negative ? -(long long)t.head : (long long)t.head);
+    if (!t.is_float) {
+        char buf[64];
+        if (end - start >= (Py_ssize_t)sizeof buf) return NULL;
+        memcpy(buf, start, (size_t)(end - start));
+        buf[end - start] = 0;
+        return PyLong_FromString(buf, NULL, 10);
+    }
+    double x;
+    return tagged_double(&t, start, end - start, &x) < 0 ? NULL : PyFloat_FromDouble(x);
 }
 
 static PyObject *plain_word(Plain *ps, const char *word, PyObject *value) {
@@ -1177,10 +1374,60 @@ static PyObject *plain_word(Plain *ps, const char *word, PyObject *value) {
     return value;
 }
 
+/* An array of numbers only (of float syntax only, in the tagged dialect), ps->p at its first,
+ * as a run: a bytes object of their doubles, which the tree's readers take for the list of
+ * those floats, without a float object made for each. NULL, no error and ps->p unmoved, for
+ * any other array (the plain parser reads it then), or one whose numbers would be deeper than
+ * READ_NEST (as a list's would). */
+static PyObject *number_run(Plain *ps, int depth) {
+    if (depth + 1 > READ_NEST) return NULL;
+    const char *mark = ps->p;
+    double *xs = NULL;
+    Py_ssize_t n = 0, cap = 0;
+    PyObject *out = NULL;
+    for (;;) {
+        Token t;
+        const char *start = ps->p, *end = scan_number(ps->p, ps->end, &t);
+        double x;
+        if (!end || (!ps->godot && !t.is_float)) break;
+        if (ps->godot) x = godot_token_value(&t);
+        else if (tagged_double(&t, start, end - start, &x) < 0) break;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 16;
+            double *grown = cap < PY_SSIZE_T_MAX / 16 ? PyMem_Realloc(xs, (size_t)cap * 8) : NULL;
+            if (!grown) break;
+            xs = grown;
+        }
+        xs[n++] = x;
+        ps->p = end;
+        plain_space(ps);
+        if (ps->p < ps->end && *ps->p == ',') {
+            ps->p++;
+            plain_space(ps);
+        } else {
+            if (ps->p < ps->end && *ps->p == ']') {
+                ps->p++;
+                out = PyBytes_FromStringAndSize((const char *)xs, n * 8);
+            }
+            break;
+        }
+    }
+    PyMem_Free(xs);
+    if (!out) {
+        PyErr_Clear();
+        ps->p = mark;
+    }
+    return out;
+}
+
 static PyObject *plain_array(Plain *ps, int depth) {
-    PyObject *out = PyList_New(0);
     ps->p++;
     plain_space(ps);
+    if (ps->p < ps->end && (*ps->p == '-' || (*ps->p >= '0' && *ps->p <= '9'))) {
+        PyObject *run = number_run(ps, depth);
+        if (run) return run;
+    }
+    PyObject *out = PyList_New(0);
     if (out && ps->p < ps->end && *ps->p == ']') {
         ps->p++;
         return out;
@@ -1413,7 +1660,8 @@ static PyObject *godot_typed(PyObject *node, int level, GodotRead *pl) {
     if (!name && PyErr_Occurred()) return NULL;
     PyObject *args = PyDict_GetItemWithError(node, args_key);
     if (!args && PyErr_Occurred()) return NULL;
-    if (name && PyUnicode_CheckExact(name) && args && PyList_CheckExact(args)) {
+    if (name && PyUnicode_CheckExact(name) && args &&
+        (PyList_CheckExact(args) || PyBytes_CheckExact(args))) {
         PyObject *spec = PyDict_GetItemWithError(pl->maths, name);
         if (!spec && PyErr_Occurred()) return NULL;
         PyObject *form = spec ? NULL : PyDict_GetItemWithError(pl->packed, name);
@@ -1426,7 +1674,7 @@ static PyObject *godot_typed(PyObject *node, int level, GodotRead *pl) {
             PyObject *out = NULL;
             int r = packed_from(form, args, 1, &out);
             if (r <= 0) return r < 0 ? NULL : out;
-        } else if (PyUnicode_Compare(name, dictionary_name) == 0 &&
+        } else if (PyList_CheckExact(args) && PyUnicode_Compare(name, dictionary_name) == 0 &&
                    !PyDict_Contains(node, key_type_key) && !PyDict_Contains(node, value_type_key)) {
             PyObject *out = godot_dictionary(args, level, pl);
             if (out || PyErr_Occurred()) return out;
@@ -1445,6 +1693,11 @@ static PyObject *godot_read(PyObject *node, int level, GodotRead *pl) {
     if (t == &PyUnicode_Type) return godot_string(node, level, pl);
     if (t == &PyList_Type) return godot_items(node, level, pl);
     if (t == &PyDict_Type) return godot_typed(node, level, pl);
+    if (t == &PyBytes_Type) {
+        PyObject *list = run_list(node), *out = list ? godot_items(list, level, pl) : NULL;
+        Py_XDECREF(list);
+        return out;
+    }
     return godot_fallback(node, level, pl);
 }
 
