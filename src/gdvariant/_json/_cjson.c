@@ -1256,6 +1256,7 @@ static const char *scan_digits(const char *p, const char *end, Token *t) {
 /* The end of the JSON number token at p, filling t, or NULL when p has none (or one that runs
  * on into more number characters, which the scanner reads, or refuses, itself) */
 static const char *scan_number(const char *p, const char *end, Token *t) {
+    if (p >= end) return NULL;
     t->negative = *p == '-';
     t->is_float = t->exp_negative = t->exp_digits = 0;
     t->head = 0;
