@@ -6,6 +6,7 @@ between them follows the codec's policy."""
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import random
 import re
@@ -673,3 +674,39 @@ def test_number_arrays_read_alike(compiled: None) -> None:
         items = rng.choice([", ", ",", " , ", ",\n"]).join(pick) + rng.choice(["", " ", ",", "\t"])
         for text in _run_texts(items):
             _same_read(text)
+
+
+def _doubles(rng: random.Random, count: int) -> list[float]:
+    """Doubles where the short-digits path is taken and where it must not be: rounded decimals
+    of every length and size, powers of ten and their neighbours, integers about 2^53, the
+    path's range ends (1e-8, 1e37), random bits."""
+    out: list[float] = []
+    while len(out) < count:
+        kind = rng.randrange(5)
+        if kind == 0:
+            x = round(rng.uniform(-1, 1) * 10.0 ** rng.randrange(-10, 40), rng.randrange(0, 18))
+        elif kind == 1:
+            x = rng.randrange(1, 10 ** rng.randrange(1, 18)) * 10.0 ** rng.randrange(-30, 40)
+        elif kind == 2:
+            x = 10.0 ** rng.randrange(-12, 40) * rng.choice([1, 1e-8, 1e37, -1])
+            x = math.nextafter(x, rng.choice([0.0, math.inf])) if rng.random() < 0.5 else x
+        elif kind == 3:
+            x = float(rng.randrange(2**52, 2**54)) * rng.choice([1, -1, 1e-15, 1e15])
+        else:
+            x = struct.unpack("<d", struct.pack("<Q", rng.getrandbits(64)))[0]
+        if math.isfinite(x):
+            out.append(x)
+    return out
+
+
+def test_double_digits_are_reprs(compiled: None) -> None:
+    """Doubles written by the compiled writer (plain floats, float64 packed arrays and math
+    values) are repr's digits, whichever path wrote them."""
+    rng = random.Random(SEED + 9)
+    print("seed", SEED + 9)
+    values = _doubles(rng, 200_000)
+    with core.use("c"):
+        text = gd.to_json(values)
+    assert text == "[" + ", ".join(map(repr, values)) + "]"
+    _same(gd.PackedFloat64Array(values[:5000]))
+    _same([gd.Vector2(x, x) for x in values[:2000]])

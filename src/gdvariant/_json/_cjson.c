@@ -408,6 +408,55 @@ static int is_float32(double x) { return (double)(float)x == x; }
  * tests/json/test_core.py checks the table against exact arithmetic and the writer against the
  * pure one on millions of bit patterns.
  */
+/* 10^0 .. 10^22, every one exact as a double */
+static const double exact_pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                     1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                     1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* Python's repr of the double nearest digits 10^exp (digits > 0, at most 17 digits), as
+ * PyOS_double_to_string(..., 'r', 0, Py_DTSF_ADD_DOT_0): exponent form below 1e-4 and from
+ * 1e16 on, else positional, with ".0" for a whole number */
+static int put_digits(Buf *b, int negative, uint64_t digits, int exp) {
+    char text[48], d[24];
+    int n = 0, at = 0;
+    while (digits % 10 == 0) digits /= 10, exp++;
+    for (uint64_t rest = digits; rest; rest /= 10) n++;
+    for (int i = n - 1; i >= 0; i--, digits /= 10) d[i] = (char)('0' + digits % 10);
+    int point = n + exp; /* the value is 0.d1d2... 10^point */
+    if (negative) text[at++] = '-';
+    if (point <= -4 || point > 16) {
+        text[at++] = d[0];
+        if (n > 1) text[at++] = '.';
+        memcpy(text + at, d + 1, (size_t)(n - 1));
+        at += n - 1;
+        int shown = point - 1 < 0 ? 1 - point : point - 1;
+        text[at++] = 'e';
+        text[at++] = point - 1 < 0 ? '-' : '+';
+        if (shown >= 100) text[at++] = (char)('0' + shown / 100);
+        text[at++] = (char)('0' + shown / 10 % 10);
+        text[at++] = (char)('0' + shown % 10);
+    } else if (point <= 0) {
+        text[at++] = '0';
+        text[at++] = '.';
+        for (int i = 0; i < -point; i++) text[at++] = '0';
+        memcpy(text + at, d, (size_t)n);
+        at += n;
+    } else if (point >= n) {
+        memcpy(text + at, d, (size_t)n);
+        at += n;
+        for (int i = n; i < point; i++) text[at++] = '0';
+        text[at++] = '.';
+        text[at++] = '0';
+    } else {
+        memcpy(text + at, d, (size_t)point);
+        at += point;
+        text[at++] = '.';
+        memcpy(text + at, d + point, (size_t)(n - point));
+        at += n - point;
+    }
+    return put(b, text, at);
+}
+
 #if defined(__SIZEOF_INT128__) && (!defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD == 0)
 #define FAST_FLOAT32 1
 typedef unsigned __int128 u128;
@@ -456,49 +505,6 @@ static u128 scaled(uint64_t n, int e, int p) {
     return -shift >= 128 ? 0 : product >> -shift;
 }
 
-/* Python's repr of the double nearest digits 10^exp (digits > 0, at most 17 digits), as
- * PyOS_double_to_string(..., 'r', 0, Py_DTSF_ADD_DOT_0): exponent form below 1e-4 and from
- * 1e16 on, else positional, with ".0" for a whole number */
-static int put_digits(Buf *b, int negative, uint64_t digits, int exp) {
-    char text[48], d[24];
-    int n = 0, at = 0;
-    while (digits % 10 == 0) digits /= 10, exp++;
-    for (uint64_t rest = digits; rest; rest /= 10) n++;
-    for (int i = n - 1; i >= 0; i--, digits /= 10) d[i] = (char)('0' + digits % 10);
-    int point = n + exp; /* the value is 0.d1d2... 10^point */
-    if (negative) text[at++] = '-';
-    if (point <= -4 || point > 16) {
-        text[at++] = d[0];
-        if (n > 1) text[at++] = '.';
-        memcpy(text + at, d + 1, (size_t)(n - 1));
-        at += n - 1;
-        int shown = point - 1 < 0 ? 1 - point : point - 1;
-        text[at++] = 'e';
-        text[at++] = point - 1 < 0 ? '-' : '+';
-        if (shown >= 100) text[at++] = (char)('0' + shown / 100);
-        text[at++] = (char)('0' + shown / 10 % 10);
-        text[at++] = (char)('0' + shown % 10);
-    } else if (point <= 0) {
-        text[at++] = '0';
-        text[at++] = '.';
-        for (int i = 0; i < -point; i++) text[at++] = '0';
-        memcpy(text + at, d, (size_t)n);
-        at += n;
-    } else if (point >= n) {
-        memcpy(text + at, d, (size_t)n);
-        at += n;
-        for (int i = n; i < point; i++) text[at++] = '0';
-        text[at++] = '.';
-        text[at++] = '0';
-    } else {
-        memcpy(text + at, d, (size_t)point);
-        at += point;
-        text[at++] = '.';
-        memcpy(text + at, d + point, (size_t)(n - point));
-        at += n - point;
-    }
-    return put(b, text, at);
-}
 
 /* The candidate of X / step rounded: 1 taken (digits in *q), 0 outside the rounding interval
  * (below, above), -1 not proven */
@@ -551,6 +557,38 @@ static int fast_shortest32(float f, uint64_t *digits, int *exp) {
 }
 #endif
 
+/* repr(x) of a double when it has at most 15 significant digits, the common case of a number
+ * a person or round() made: 1 written, 0 not (x has more, or is outside 1e-8..1e37, or zero).
+ * Distinct decimals of 15 digits or fewer are distinct doubles, so one that reads back as x
+ * is the only one, and so the shortest: repr's digits. A candidate D 10^-k comes from
+ * x 10^k in double arithmetic (D and its neighbours, 15 digits at most), and reading it back
+ * is exact arithmetic's answer when D < 2^53 and k is within 22 (as fast_decimal). */
+static int put_short_double(Buf *b, double x) {
+#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD == 0
+    double a = fabs(x);
+    if (!(a >= 1e-8 && a < 1e37)) return 0;
+    int k = 14 - (int)floor(log10(a));
+    if (k < -22 || k > 22) return 0;
+    double y = k >= 0 ? a * exact_pow10[k] : a / exact_pow10[-k];
+    if (!(y < 1e15 + 2)) return 0;
+    int64_t centre = (int64_t)(y + 0.5);
+    for (int64_t d = centre - 1; d <= centre + 1; d++) {
+        if (d <= 0 || d > 1000000000000000LL) continue;
+        double back = k >= 0 ? (double)d / exact_pow10[k] : (double)d * exact_pow10[-k];
+        if (back == a) return put_digits(b, x < 0, (uint64_t)d, -k) < 0 ? -1 : 1;
+    }
+#else
+    (void)b, (void)x;
+#endif
+    return 0;
+}
+
+/* repr(x) of a finite double */
+static int put_double(Buf *b, double x) {
+    int r = put_short_double(b, x);
+    return r ? (r < 0 ? -1 : 0) : put_repr_float(b, x);
+}
+
 /* repr(_shortest32(x)) for a finite float32 value x */
 static int put_float32(Buf *b, double x) {
 #ifdef FAST_FLOAT32
@@ -592,7 +630,7 @@ static int tagged_math(Buf *b, PyObject *v, PyObject *spec) {
         if (r == 0 && ints) r = put_int(b, c);
         else if (r == 0) {
             double x = PyFloat_AS_DOUBLE(c);
-            r = wide ? put_repr_float(b, x) : put_float32(b, x);
+            r = wide ? put_double(b, x) : put_float32(b, x);
         }
     }
     if (r == 0) r = puts_(b, wide ? "], \"float64\": true}" : "]}");
@@ -636,7 +674,7 @@ static int tagged_packed(Buf *b, PyObject *v, PyObject *spec) {
             if (*code == 'f') { float f; memcpy(&f, at, 4); x = f; }
             else memcpy(&x, at, 8);
             if (isinf(x)) r = puts_(b, x > 0 ? "\"inf\"" : "\"-inf\"");
-            else r = *code == 'f' ? put_float32(b, x) : put_repr_float(b, x);
+            else r = *code == 'f' ? put_float32(b, x) : put_double(b, x);
         }
         if (r == 0 && width > 1 && i % width == width - 1) r = put(b, "]", 1);
     }
@@ -676,7 +714,7 @@ static int tagged_value(Buf *b, PyObject *v, int depth, Tagged *pl) {
         PyLong_AsLongLongAndOverflow(v, &overflow);
         if (!overflow) return put_int(b, v);
     } else if (t == &PyFloat_Type) {
-        if (isfinite(PyFloat_AS_DOUBLE(v))) return put_repr_float(b, PyFloat_AS_DOUBLE(v));
+        if (isfinite(PyFloat_AS_DOUBLE(v))) return put_double(b, PyFloat_AS_DOUBLE(v));
     } else if (t == &PyUnicode_Type) {
         r = put_json_str(b, v);
     } else if ((PyObject *)t == pl->sname_type) {
@@ -785,9 +823,6 @@ static PyObject *json_pairs(PyObject *self, PyObject *list) {
  * most 18 mantissa digits (leading zeros count) as 1e9 * head + tail, then one multiply or
  * divide by 10^|exp|, the power built from 1e1, 1e2, 1e4 ... 1e256 (exact up to 1e22, so
  * those come from a table) */
-static const double exact_pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                     1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                     1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
 static double godot_strtod_c(const char *s, Py_ssize_t n) {
     static const double powers[] = {1e1, 1e2, 1e4, 1e8, 1e16, 1e32, 1e64, 1e128, 1e256};
