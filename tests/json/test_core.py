@@ -710,3 +710,21 @@ def test_double_digits_are_reprs(compiled: None) -> None:
     assert text == "[" + ", ".join(map(repr, values)) + "]"
     _same(gd.PackedFloat64Array(values[:5000]))
     _same([gd.Vector2(x, x) for x in values[:2000]])
+
+
+def test_godot_dialect_floats_are_the_pure_writers(compiled: None) -> None:
+    """The Godot dialect's bare floats (15 significant digits) and "f:" strings (14 decimals)
+    from the compiled writer's exact arithmetic are the pure writer's, from Python's "%.*f"."""
+    rng = random.Random(SEED + 10)
+    print("seed", SEED + 10)
+    words = _float32_words(rng, 100_000) + _float32_edges()
+    array = gd.PackedFloat32Array.frombuffer(struct.pack(f"<{len(words)}I", *words))
+    doubles = _doubles(rng, 50_000) + [float(x) for x in array[::4]]
+    for value in (array, gd.PackedFloat64Array(doubles), doubles):
+        texts = []
+        for impl in ("c", "python"):
+            with core.use(impl):
+                texts.append(gd.to_json(value, dialect="godot"))
+        if texts[0] != texts[1]:
+            pairs = zip(texts[0].split(","), texts[1].split(","), strict=False)
+            pytest.fail(f"written otherwise, e.g. {[p for p in pairs if p[0] != p[1]][:5]}")

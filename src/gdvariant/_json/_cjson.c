@@ -23,6 +23,10 @@
 #include <string.h>
 
 #define MAX_NEST 256
+#if defined(__SIZEOF_INT128__)
+#define HAVE_U128 1
+typedef unsigned __int128 u128;
+#endif
 #define HANDBACK 2
 #define MAX_DECIMALS 32
 
@@ -85,9 +89,67 @@ static int put_escaped(Buf *b, PyObject *s) {
     return 0;
 }
 
+/* 5^0 .. 5^27 (5^27 < 2^63) */
+static const uint64_t pow5[28] = {
+    1ULL, 5ULL, 25ULL, 125ULL, 625ULL, 3125ULL, 15625ULL, 78125ULL, 390625ULL, 1953125ULL,
+    9765625ULL, 48828125ULL, 244140625ULL, 1220703125ULL, 6103515625ULL, 30517578125ULL,
+    152587890625ULL, 762939453125ULL, 3814697265625ULL, 19073486328125ULL, 95367431640625ULL,
+    476837158203125ULL, 2384185791015625ULL, 11920928955078125ULL, 59604644775390625ULL,
+    298023223876953125ULL, 1490116119384765625ULL, 7450580596923828125ULL,
+};
+
+/* "%.*f" of a finite nonzero value with 1 to MAX_DECIMALS decimals, trailing zeros stripped
+ * (one kept), without snprintf: value = m 2^e exactly (m odd), so value 10^decimals is
+ * m 5^decimals 2^(e + decimals), an integer of at most 127 bits here (m under 2^52, 5^32
+ * under 2^75) shifted, and rounding it to nearest, ties to even, is what C's printf does with
+ * the exact value. 1 written, 0 not (a value whose digits do not fit that). */
+static int fast_fixed(double value, int decimals, char *out) {
+#ifdef HAVE_U128
+    uint64_t bits;
+    memcpy(&bits, &value, 8);
+    int field = (int)(bits >> 52 & 0x7ff);
+    if (field == 0 || field == 0x7ff || decimals < 1 || decimals > MAX_DECIMALS) return 0;
+    uint64_t m = (bits & ((1ULL << 52) - 1)) | (1ULL << 52);
+    int e = field - 1075, zeros = __builtin_ctzll(m);
+    m >>= zeros, e += zeros;
+    if (m >> 52) return 0;
+    u128 n = (u128)m * pow5[decimals < 27 ? decimals : 27]; /* under 2^127 with the rest: */
+    if (decimals > 27) n *= pow5[decimals - 27];
+    int shift = e + decimals;
+    if (shift >= 0) {
+        if (shift > 127 || (n << shift) >> shift != n) return 0;
+        n <<= shift;
+    } else if (shift <= -127) {
+        return 0;
+    } else {
+        u128 rest = n & (((u128)1 << -shift) - 1), half = (u128)1 << (-shift - 1);
+        n >>= -shift;
+        if (rest > half || (rest == half && (n & 1))) n++;
+    }
+    if (n >> 64) return 0;
+    uint64_t d = (uint64_t)n;
+    char digits[24];
+    int count = 0;
+    for (; d; d /= 10) digits[count++] = (char)('0' + d % 10); /* lowest first */
+    while (count <= decimals) digits[count++] = '0';
+    int at = 0, last = 0; /* last: the lowest nonzero decimal, at least the first */
+    while (last < decimals - 1 && digits[last] == '0') last++;
+    if (value < 0) out[at++] = '-';
+    for (int i = count - 1; i >= decimals; i--) out[at++] = digits[i];
+    out[at++] = '.';
+    for (int i = decimals - 1; i >= last; i--) out[at++] = digits[i];
+    out[at] = 0;
+    return 1;
+#else
+    (void)value, (void)decimals, (void)out;
+    return 0;
+#endif
+}
+
 /* godot_num(value, decimals) for a finite value */
 static void godot_num(double value, int decimals, char *out, size_t size) {
     if (decimals > MAX_DECIMALS) decimals = MAX_DECIMALS;
+    if (size >= 64 && fast_fixed(value, decimals, out)) return;
     if (decimals < 0) snprintf(out, size, "%f", value);
     else snprintf(out, size, "%.*f", decimals, value);
     if (!strchr(out, '.')) return;
@@ -457,9 +519,8 @@ static int put_digits(Buf *b, int negative, uint64_t digits, int exp) {
     return put(b, text, at);
 }
 
-#if defined(__SIZEOF_INT128__) && (!defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD == 0)
+#if defined(HAVE_U128) && (!defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD == 0)
 #define FAST_FLOAT32 1
-typedef unsigned __int128 u128;
 
 #define POW10_MIN (-30)
 #define POW10_MAX 46
