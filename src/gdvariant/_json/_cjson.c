@@ -880,42 +880,27 @@ static PyObject *json_pairs(PyObject *self, PyObject *list) {
     return d;
 }
 
-/* Godot's built_in_strtod on an ASCII number token (as gdvariant._floats.godot_strtod): at
- * most 18 mantissa digits (leading zeros count) as 1e9 * head + tail, then one multiply or
- * divide by 10^|exp|, the power built from 1e1, 1e2, 1e4 ... 1e256 (exact up to 1e22, so
- * those come from a table) */
+/* A JSON number token read in one pass: what Godot's strtod keeps of it (the first 18 digits,
+ * leading zeros included, the count of digits and the point's place among them, the exponent
+ * capped as it caps it), and whether it has float syntax */
+typedef struct {
+    int negative, is_float, exp_negative, exp_digits;
+    uint64_t head;
+    Py_ssize_t size, total, point;
+    long long exp;
+} Token;
 
-static double godot_strtod_c(const char *s, Py_ssize_t n) {
+/* Godot's built_in_strtod of a number token (as gdvariant._floats.godot_strtod), from what
+ * was kept of it: at most 18 mantissa digits (leading zeros count) as 1e9 * head + tail, then
+ * one multiply or divide by 10^|exp|, the power built from 1e1, 1e2, 1e4 ... 1e256 (exact up
+ * to 1e22, so those come from a table) */
+static double godot_token_value(const Token *t) {
     static const double powers[] = {1e1, 1e2, 1e4, 1e8, 1e16, 1e32, 1e64, 1e128, 1e256};
-    Py_ssize_t i = 0;
-    int negative = 0;
-    if (i < n && (s[i] == '-' || s[i] == '+')) negative = s[i++] == '-';
-    unsigned long long mantissa = 0;
-    Py_ssize_t size = 0, total = 0, point = -1;
-    for (; i < n && s[i] != 'e' && s[i] != 'E'; i++) {
-        if (s[i] == '.') { point = total; continue; }
-        if (size < 18) { mantissa = mantissa * 10 + (unsigned)(s[i] - '0'); size++; }
-        total++;
-    }
-    if (point < 0) point = total;
-    long long exp_ = (total > 18) ? (long long)point - 18 : (long long)point - total;
-    if (size == 0) return negative ? -0.0 : 0.0;
-    double fraction = 1.0e9 * (double)(mantissa / 1000000000ULL) +
-                      (double)(mantissa % 1000000000ULL);
-    long long e = 0;
-    int e_negative = 0;
-    if (i < n) {
-        i++;
-        if (i < n && (s[i] == '+' || s[i] == '-')) e_negative = s[i++] == '-';
-        Py_ssize_t start = i;
-        int all_digits = i < n;
-        for (; i < n; i++) {
-            if (s[i] < '0' || s[i] > '9') { all_digits = 0; break; }
-            if (e < 1000000000000000LL) e = e * 10 + (s[i] - '0');
-        }
-        if (!all_digits || start == n) e = 0;
-    }
-    e = e_negative ? exp_ - e : exp_ + e;
+    Py_ssize_t point = t->point < 0 ? t->total : t->point;
+    long long e = t->total > 18 ? (long long)point - 18 : (long long)point - t->total;
+    double fraction = 1.0e9 * (double)(t->head / 1000000000ULL) +
+                      (double)(t->head % 1000000000ULL);
+    e = t->exp_negative ? e - t->exp : e + t->exp;
     int divide = e < 0;
     e = e < 0 ? -e : e;
     if (e > 511) e = 511;
@@ -927,7 +912,34 @@ static double godot_strtod_c(const char *s, Py_ssize_t n) {
             if (e & 1) scale *= powers[k];
     }
     fraction = divide ? fraction / scale : fraction * scale;
-    return negative ? -fraction : fraction;
+    return t->negative ? -fraction : fraction;
+}
+
+/* godot_token_value of an ASCII number token, which may also have a + sign or no digit
+ * before or after its point (an "f:" string's) */
+static double godot_strtod_c(const char *s, Py_ssize_t n) {
+    Token t = {0};
+    Py_ssize_t i = 0;
+    t.point = -1;
+    if (i < n && (s[i] == '-' || s[i] == '+')) t.negative = s[i++] == '-';
+    for (; i < n && s[i] != 'e' && s[i] != 'E'; i++) {
+        if (s[i] == '.') { t.point = t.total; continue; }
+        if (t.size < 18) { t.head = t.head * 10 + (unsigned)(s[i] - '0'); t.size++; }
+        t.total++;
+    }
+    if (t.size == 0) return t.negative ? -0.0 : 0.0;
+    if (i < n) {
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-')) t.exp_negative = s[i++] == '-';
+        Py_ssize_t start = i;
+        int all_digits = i < n;
+        for (; i < n; i++) {
+            if (s[i] < '0' || s[i] > '9') { all_digits = 0; break; }
+            if (t.exp < 1000000000000000LL) t.exp = t.exp * 10 + (s[i] - '0');
+        }
+        if (!all_digits || start == n) t.exp = 0;
+    }
+    return godot_token_value(&t);
 }
 
 /* parse_float / parse_int of the Godot-dialect decoder: every JSON number is a double */
@@ -1309,15 +1321,6 @@ static PyObject *plain_string(Plain *ps) {
     return out;
 }
 
-/* A JSON number token read in one pass: what Godot's strtod keeps of it (the first 18 digits,
- * leading zeros included, the count of digits and the point's place among them, the exponent
- * capped as it caps it), and whether it has float syntax */
-typedef struct {
-    int negative, is_float, exp_negative, exp_digits;
-    uint64_t head;
-    Py_ssize_t size, total, point;
-    long long exp;
-} Token;
 
 static int digit_at(const char *p, const char *end) { return p < end && *p >= '0' && *p <= '9'; }
 
@@ -1389,27 +1392,6 @@ static const char *scan_number(const char *p, const char *end, Token *t) {
     return p;
 }
 
-/* Godot's built_in_strtod of a token (godot_strtod_c, from what scan_number kept) */
-static double godot_token_value(const Token *t) {
-    static const double powers[] = {1e1, 1e2, 1e4, 1e8, 1e16, 1e32, 1e64, 1e128, 1e256};
-    Py_ssize_t point = t->point < 0 ? t->total : t->point;
-    long long e = t->total > 18 ? (long long)point - 18 : (long long)point - t->total;
-    double fraction = 1.0e9 * (double)(t->head / 1000000000ULL) +
-                      (double)(t->head % 1000000000ULL);
-    e = t->exp_negative ? e - t->exp : e + t->exp;
-    int divide = e < 0;
-    e = e < 0 ? -e : e;
-    if (e > 511) e = 511;
-    double scale = 1.0;
-    if (e <= 22) {
-        scale = exact_pow10[e];
-    } else {
-        for (int k = 0; k < 9 && e; k++, e >>= 1)
-            if (e & 1) scale *= powers[k];
-    }
-    fraction = divide ? fraction / scale : fraction * scale;
-    return t->negative ? -fraction : fraction;
-}
 
 /* The correctly rounded double of a float token when exact arithmetic gives it: its digits
  * (at most 18) make an integer M under 2^53, so a double, and its decimal exponent E is within
