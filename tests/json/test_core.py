@@ -15,7 +15,6 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,6 +28,7 @@ from tests.support.core_compare import same_value
 from tests.support.cores import compiled_required
 from tests.support.edge_values import edge_float, edge_text, edge_value
 from tests.support.engines import SEED
+from tests.support.paths import SRC
 
 
 @pytest.fixture(scope="module")
@@ -571,7 +571,7 @@ def test_float32_digits_are_the_pure_writers_on_millions(compiled: None) -> None
 
 def test_the_powers_of_ten_table_is_exact() -> None:
     """The compiled writer's 10^q = T 2^s table: T in [2^63, 2^64), the nearest to 10^q / 2^s."""
-    source = (Path(gd.__file__).parent / "_json" / "_cjson.c").read_text()
+    source = (SRC / "_json" / "_cjson.c").read_text()
     rows = re.findall(r"\{0x([0-9a-f]{16})ULL, (-?\d+)\}", source)
     first = int(re.search(r"#define POW10_MIN \((-?\d+)\)", source).group(1))  # type: ignore[union-attr]
     assert len(rows) == int(re.search(r"#define POW10_MAX (\d+)", source).group(1)) - first + 1  # type: ignore[union-attr]
