@@ -128,7 +128,7 @@ static int fast_fixed(double value, int decimals, char *out) {
     }
     if (n >> 64) return 0;
     uint64_t d = (uint64_t)n;
-    char digits[24];
+    char digits[MAX_DECIMALS + 24]; /* 20 digits at most, or the decimals and one */
     int count = 0;
     for (; d; d /= 10) digits[count++] = (char)('0' + d % 10); /* lowest first */
     while (count <= decimals) digits[count++] = '0';
@@ -448,28 +448,6 @@ static double shortest32(double x) {
 
 static int is_float32(double x) { return (double)(float)x == x; }
 
-/* ---- float32 digits without printf ----------------------------------------------------------
- *
- * put_float32(b, x) writes repr(_shortest32(x)) for a float32 value x, as the pure writer does:
- * for d = 6, 7, 8, 9 digits, the %.{d}g rounding of x (to nearest, ties to even) is taken when
- * the double nearest it rounds back to x as a float32. shortest32 above does it with snprintf
- * and strtod; the fast path here decides each step with integer arithmetic instead, and hands
- * the value to shortest32 whenever it cannot prove the answer (a subnormal or zero, a rounding
- * within a hair of a tie, a candidate within a hair of the float32 rounding boundaries, where
- * the double rounding in between could matter).
- *
- * x = m 2^e is scaled to X = x / 10^(P-8), P = floor(log10 x), so X is in [1e8, 1e9), held as a
- * 64.64 fixed-point number: m times a 64-bit 10^(8-P) from the table (T 2^s, T rounded to
- * nearest: error under 2^-63 relative), shifted. Its float32 rounding boundaries (the
- * midpoints to the neighbours, the lower one nearer at the bottom of a binade) are scaled the
- * same way. The error of each is under 2^-33 (in units of X); a decision is taken only with a
- * margin of 2^-30 from a tie and 2^-20 from a boundary, which also covers the double rounding
- * (half a double's ulp is under 2^-23 here). The candidate of d digits is X / 10^(9-d) rounded,
- * and its digits are the value's: a decimal of at most nine digits is the shortest repr of the
- * double nearest it (distinct decimals of 15 digits or fewer are distinct doubles).
- * tests/json/test_core.py checks the table against exact arithmetic and the writer against the
- * pure one on millions of bit patterns.
- */
 /* 10^0 .. 10^22, every one exact as a double */
 static const double exact_pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
@@ -519,6 +497,28 @@ static int put_digits(Buf *b, int negative, uint64_t digits, int exp) {
     return put(b, text, at);
 }
 
+/* ---- float32 digits without printf ----------------------------------------------------------
+ *
+ * put_float32(b, x) writes repr(_shortest32(x)) for a float32 value x, as the pure writer does:
+ * for d = 6, 7, 8, 9 digits, the %.{d}g rounding of x (to nearest, ties to even) is taken when
+ * the double nearest it rounds back to x as a float32. shortest32 above does it with snprintf
+ * and strtod; the fast path here decides each step with integer arithmetic instead, and hands
+ * the value to shortest32 whenever it cannot prove the answer (a subnormal or zero, a rounding
+ * within a hair of a tie, a candidate within a hair of the float32 rounding boundaries, where
+ * the double rounding in between could matter).
+ *
+ * x = m 2^e is scaled to X = x / 10^(P-8), P = floor(log10 x), so X is in [1e8, 1e9), held as a
+ * 64.64 fixed-point number: m times a 64-bit 10^(8-P) from the table (T 2^s, T rounded to
+ * nearest: error under 2^-63 relative), shifted. Its float32 rounding boundaries (the
+ * midpoints to the neighbours, the lower one nearer at the bottom of a binade) are scaled the
+ * same way. The error of each is under 2^-33 (in units of X); a decision is taken only with a
+ * margin of 2^-30 from a tie and 2^-20 from a boundary, which also covers the double rounding
+ * (half a double's ulp is under 2^-23 here). The candidate of d digits is X / 10^(9-d) rounded,
+ * and its digits are the value's: a decimal of at most nine digits is the shortest repr of the
+ * double nearest it (distinct decimals of 15 digits or fewer are distinct doubles).
+ * tests/json/test_core.py checks the table against exact arithmetic and the writer against the
+ * pure one on millions of bit patterns.
+ */
 #if defined(HAVE_U128) && (!defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD == 0)
 #define FAST_FLOAT32 1
 
@@ -565,7 +565,6 @@ static u128 scaled(uint64_t n, int e, int p) {
     if (shift >= 0) return product << shift;
     return -shift >= 128 ? 0 : product >> -shift;
 }
-
 
 /* The candidate of X / step rounded: 1 taken (digits in *q), 0 outside the rounding interval
  * (below, above), -1 not proven */
