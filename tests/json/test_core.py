@@ -719,7 +719,8 @@ def test_godot_dialect_floats_are_the_pure_writers(compiled: None) -> None:
     print("seed", SEED + 10)
     words = _float32_words(rng, 100_000) + _float32_edges()
     array = gd.PackedFloat32Array.frombuffer(struct.pack(f"<{len(words)}I", *words))
-    doubles = _doubles(rng, 50_000) + [float(x) for x in array[::4]]
+    tiny = [1e-19, -1.5e-30, 1e-300, 5e-324, 2.0**-1074 * 3]  # 32 decimals, the most
+    doubles = _doubles(rng, 50_000) + [float(x) for x in array[::4]] + tiny
     for value in (array, gd.PackedFloat64Array(doubles), doubles):
         texts = []
         for impl in ("c", "python"):
