@@ -6,11 +6,15 @@ between them follows the codec's policy."""
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import random
+import re
+import struct
 import subprocess
 import sys
 from collections.abc import Iterator
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -24,6 +28,7 @@ from tests.support.core_compare import same_value
 from tests.support.cores import compiled_required
 from tests.support.edge_values import edge_float, edge_text, edge_value
 from tests.support.engines import SEED
+from tests.support.paths import SRC
 
 
 @pytest.fixture(scope="module")
@@ -433,6 +438,7 @@ def test_edge_texts_read_alike(compiled: None, text: str) -> None:
 @pytest.mark.parametrize("depth", [1, 200, 899, 900, 901, 1023, 1024, 1025, 1026, 3080, 3081])
 def test_deep_texts_read_alike(compiled: None, depth: int) -> None:
     _same_read("[" * depth + "]" * depth)
+    _same_read("[" * depth + "1.5, -2.0" + "]" * depth)
     _same_read('{"a":' * depth + "1" + "}" * depth)
     _same_read('{"type":"Array","args":[' * depth + "]}" * depth, ("godot",))
     inner = '{"$type":"Array","element_type":"int","items":[]}'
@@ -488,3 +494,238 @@ def test_the_compiled_strtod_is_godots(compiled: None) -> None:
         if "n" in token:  # inf, nan
             continue
         assert F64.pack(strtod(token)) == F64.pack(godot_strtod(token)), token
+
+
+# ---- float32 digits: the compiled writer's fast path against the pure writer's search --------
+
+
+def _float32_words(rng: random.Random, count: int) -> list[int]:
+    """float32 bit patterns: random bits (subnormals included), and random mantissas at random
+    finite exponents; never inf or NaN (the writer spells those apart)."""
+    words: list[int] = []
+    while len(words) < count:
+        word = rng.getrandbits(32)
+        if rng.random() < 0.5:
+            word = (word & 0x807FFFFF) | (rng.randrange(0, 255) << 23)
+        if (word >> 23) & 0xFF != 0xFF:
+            words.append(word)
+    return words
+
+
+def _float32_edges() -> list[int]:
+    """Bit patterns where digit searches go wrong: powers of ten and of two, exact halves and
+    ties of six to eight digits, short decimals, the ends of the range and of the subnormals,
+    each with its neighbours."""
+    f32 = struct.Struct("<f")
+    u32 = struct.Struct("<I")
+
+    def word(x: float) -> int:
+        return int(u32.unpack(f32.pack(min(x, 3.4e38)))[0])
+
+    centres = [word(10.0**k) for k in range(-45, 39)]
+    centres += [word(2.0**k) for k in range(-149, 128)]
+    centres += [word(n + 0.5) for n in range(0, 2**23, 9973)]
+    centres += [word(float(n)) for n in range(1_000_005, 16_777_216, 100_010)]
+    centres += [word(k / 10**j) for k in range(1, 200) for j in range(0, 12)]
+    centres += [word(k * 10.0**j) for k in (1, 5, 25, 125, 9999995) for j in range(-40, 35)]
+    centres += [0x00000000, 0x00000001, 0x007FFFFF, 0x00800000, 0x7F7FFFFF, 0x7F7FFFFE]
+    words = {(c + delta) & 0x7FFFFFFF for c in centres for delta in range(-3, 4)}
+    words = {w for w in words if (w >> 23) & 0xFF != 0xFF}
+    return sorted(words | {w | 0x80000000 for w in words})
+
+
+def _same_float32(words: list[int]) -> None:
+    """The tagged text of the PackedFloat32Array (and a Vector2 per pair) of ``words``, from
+    both twins."""
+    array = gd.PackedFloat32Array.frombuffer(struct.pack(f"<{len(words)}I", *words))
+    texts = []
+    for impl in ("c", "python"):
+        with core.use(impl):
+            texts.append(gd.to_json(array))
+    if texts[0] != texts[1]:
+        items = [text.split('"items": [')[1].split(", ") for text in texts]
+        pairs = zip(*items, strict=True)
+        wrong = [(hex(w), c, p) for w, (c, p) in zip(words, pairs, strict=False) if c != p]
+        pytest.fail(f"{len(wrong)} floats written otherwise, e.g. {wrong[:5]}")
+
+
+def test_float32_digits_are_the_pure_writers_at_the_edges(compiled: None) -> None:
+    _same_float32(_float32_edges())
+    values = [struct.unpack("<f", struct.pack("<I", w))[0] for w in _float32_edges()[::7]]
+    _same([gd.Vector2(x, -x) for x in values])
+
+
+def test_float32_digits_are_the_pure_writers_on_random_bits(compiled: None) -> None:
+    rng = random.Random(SEED + 5)
+    print("seed", SEED + 5)
+    _same_float32(_float32_words(rng, 200_000))
+
+
+@pytest.mark.slow
+def test_float32_digits_are_the_pure_writers_on_millions(compiled: None) -> None:
+    rng = random.Random(SEED + 6)
+    print("seed", SEED + 6)
+    for _ in range(4):
+        _same_float32(_float32_words(rng, 1_000_000))
+
+
+def test_the_powers_of_ten_table_is_exact() -> None:
+    """The compiled writer's 10^q = T 2^s table: T in [2^63, 2^64), the nearest to 10^q / 2^s."""
+    source = (SRC / "_json" / "_cjson.c").read_text()
+    rows = re.findall(r"\{0x([0-9a-f]{16})ULL, (-?\d+)\}", source)
+    first = int(re.search(r"#define POW10_MIN \((-?\d+)\)", source).group(1))  # type: ignore[union-attr]
+    assert len(rows) == int(re.search(r"#define POW10_MAX (\d+)", source).group(1)) - first + 1  # type: ignore[union-attr]
+    for q, (t, s) in enumerate(rows, start=first):
+        mantissa, shift = int(t, 16), int(s)
+        exact = Fraction(10) ** q / Fraction(2) ** shift
+        assert 2**63 <= mantissa < 2**64 and abs(mantissa - exact) <= Fraction(1, 2), q
+
+
+# ---- numbers: the compiled reader's one-pass tokens, exact fast path and number runs ---------
+
+
+def _decimal_token(rng: random.Random) -> str:
+    """A float token of one to twenty digits, the point anywhere, maybe an exponent near the
+    fast path's edges (|E| about 22, mantissas about 2^53)."""
+    digits = "".join(rng.choice("0123456789") for _ in range(rng.randrange(1, 21)))
+    if rng.random() < 0.2:
+        digits = str(rng.choice([2**53 - 1, 2**53, 2**53 + 1, 10**18 - 1, 10**18 + 7]))
+    digits = digits.lstrip("0") or "0"
+    point = rng.randrange(1, len(digits) + 1)
+    token = f"{'-' if rng.random() < 0.3 else ''}{digits[:point]}.{digits[point:] or '0'}"
+    if rng.random() < 0.6:
+        sign = rng.choice(["", "+", "-"])
+        token += f"{rng.choice('eE')}{sign}{rng.randrange(0, 40):0{rng.randrange(1, 4)}d}"
+    return token
+
+
+def test_float_tokens_read_as_python_and_godot_read_them(compiled: None) -> None:
+    """The tagged reader's numbers are json.loads' (correctly rounded), the Godot dialect's are
+    Godot's strtod, whichever path read them."""
+    rng = random.Random(SEED + 7)
+    print("seed", SEED + 7)
+    tokens = [_decimal_token(rng) for _ in range(100_000)]
+    text = "[" + ", ".join(tokens) + "]"
+    with core.use("c"):
+        tagged = gd.from_json(text)
+        packed = gd.from_json(f'{{"args":{text},"type":"PackedFloat64Array"}}', dialect="godot")
+    for token, x, y in zip(tokens, tagged, packed, strict=True):
+        assert F64.pack(x) == F64.pack(float(token)), token
+        assert F64.pack(y) == F64.pack(godot_strtod(token)), token
+
+
+_RUN_TOKENS = [
+    *("0.1", "-0.0", "0.0", "0", "-0", "7", "1e22", "1e23", "1.5e-22", "4.35e-23", "1E+05"),
+    *("123456789012345678.0", "1234567890123456789.0", "9007199254740993.0", "0.30000000000000004"),
+    *("2.5e-324", "1e-400", "1e400", "1.7976931348623157e308", "1e00005", "0e999", "3.4028235e+38"),
+    *(
+        "0.000123456789012345678",
+        "12345678.12345678",
+        "99999999.99999999",
+        "1.",
+        "01.5",
+        "2147483648.0",
+    ),
+    *('"x"', "true", "null", "[]", "[1.5]", "-", "1e", "1.5.5"),
+]
+
+
+_TAGGED_RUNS = [
+    *(
+        f'{{"$type": "{name}", "items": [@]}}'
+        for name in ("PackedFloat32Array", "PackedInt32Array")
+    ),
+    *(
+        f'{{"$type": "{name}", "items": [@]}}'
+        for name in ("PackedFloat64Array", "PackedInt64Array")
+    ),
+    '{"$type": "PackedFloat64Array", "float64": true, "items": [@]}',
+    '{"$type": "PackedVector2Array", "items": [[@], [1.5, 2.5]]}',
+    '{"$type": "Vector2", "args": [@]}',
+    '{"$type": "Vector2i", "args": [@]}',
+    '{"$type": "Vector2", "float64": true, "args": [@]}',
+]
+_GODOT_RUNS = [
+    f'{{"args":[@],"type":"{name}"}}'
+    for name in (
+        *("PackedFloat32Array", "PackedFloat64Array", "PackedInt32Array", "PackedInt64Array"),
+        *("PackedVector2Array", "Vector2", "Vector2i", "Dictionary", "Array", "Color"),
+    )
+]
+
+
+def _run_texts(items: str) -> list[str]:
+    """Texts with the array ``[items]`` at every place a number run is read: a plain array, a
+    packed array's items and a math value's args in each dialect, a vector array's element, a
+    Dictionary's args."""
+    places = ["[@]", '{"a": [@], "b": [[@]]}', *_TAGGED_RUNS, *_GODOT_RUNS]
+    return [place.replace("@", items) for place in places]
+
+
+def test_number_arrays_read_alike(compiled: None) -> None:
+    rng = random.Random(SEED + 8)
+    print("seed", SEED + 8)
+    for _ in range(150):
+        count = rng.choice([1, 2, 3, 4, 8])
+        pick = [
+            _decimal_token(rng) if rng.random() < 0.6 else rng.choice(_RUN_TOKENS)
+            for _ in range(count)
+        ]
+        items = rng.choice([", ", ",", " , ", ",\n"]).join(pick) + rng.choice(["", " ", ",", "\t"])
+        for text in _run_texts(items):
+            _same_read(text)
+
+
+def _doubles(rng: random.Random, count: int) -> list[float]:
+    """Doubles where the short-digits path is taken and where it must not be: rounded decimals
+    of every length and size, powers of ten and their neighbours, integers about 2^53, the
+    path's range ends (1e-8, 1e37), random bits."""
+    out: list[float] = []
+    while len(out) < count:
+        kind = rng.randrange(5)
+        if kind == 0:
+            x = round(rng.uniform(-1, 1) * 10.0 ** rng.randrange(-10, 40), rng.randrange(0, 18))
+        elif kind == 1:
+            x = rng.randrange(1, 10 ** rng.randrange(1, 18)) * 10.0 ** rng.randrange(-30, 40)
+        elif kind == 2:
+            x = 10.0 ** rng.randrange(-12, 40) * rng.choice([1, 1e-8, 1e37, -1])
+            x = math.nextafter(x, rng.choice([0.0, math.inf])) if rng.random() < 0.5 else x
+        elif kind == 3:
+            x = float(rng.randrange(2**52, 2**54)) * rng.choice([1, -1, 1e-15, 1e15])
+        else:
+            x = struct.unpack("<d", struct.pack("<Q", rng.getrandbits(64)))[0]
+        if math.isfinite(x):
+            out.append(x)
+    return out
+
+
+def test_double_digits_are_reprs(compiled: None) -> None:
+    """Doubles written by the compiled writer (plain floats, float64 packed arrays and math
+    values) are repr's digits, whichever path wrote them."""
+    rng = random.Random(SEED + 9)
+    print("seed", SEED + 9)
+    values = _doubles(rng, 200_000)
+    with core.use("c"):
+        text = gd.to_json(values)
+    assert text == "[" + ", ".join(map(repr, values)) + "]"
+    _same(gd.PackedFloat64Array(values[:5000]))
+    _same([gd.Vector2(x, x) for x in values[:2000]])
+
+
+def test_godot_dialect_floats_are_the_pure_writers(compiled: None) -> None:
+    """The Godot dialect's bare floats (15 significant digits) and "f:" strings (14 decimals)
+    from the compiled writer's exact arithmetic are the pure writer's, from Python's "%.*f"."""
+    rng = random.Random(SEED + 10)
+    print("seed", SEED + 10)
+    words = _float32_words(rng, 100_000) + _float32_edges()
+    array = gd.PackedFloat32Array.frombuffer(struct.pack(f"<{len(words)}I", *words))
+    tiny = [1e-19, -1.5e-30, 1e-300, 5e-324, 2.0**-1074 * 3]  # 32 decimals, the most
+    doubles = _doubles(rng, 50_000) + [float(x) for x in array[::4]] + tiny
+    for value in (array, gd.PackedFloat64Array(doubles), doubles):
+        texts = []
+        for impl in ("c", "python"):
+            with core.use(impl):
+                texts.append(gd.to_json(value, dialect="godot"))
+        if texts[0] != texts[1]:
+            pairs = zip(texts[0].split(","), texts[1].split(","), strict=False)
+            pytest.fail(f"written otherwise, e.g. {[p for p in pairs if p[0] != p[1]][:5]}")

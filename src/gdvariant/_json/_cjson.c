@@ -17,11 +17,16 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
 #define MAX_NEST 256
+#if defined(__SIZEOF_INT128__)
+#define HAVE_U128 1
+typedef unsigned __int128 u128;
+#endif
 #define HANDBACK 2
 #define MAX_DECIMALS 32
 
@@ -84,9 +89,67 @@ static int put_escaped(Buf *b, PyObject *s) {
     return 0;
 }
 
+/* 5^0 .. 5^27 (5^27 < 2^63) */
+static const uint64_t pow5[28] = {
+    1ULL, 5ULL, 25ULL, 125ULL, 625ULL, 3125ULL, 15625ULL, 78125ULL, 390625ULL, 1953125ULL,
+    9765625ULL, 48828125ULL, 244140625ULL, 1220703125ULL, 6103515625ULL, 30517578125ULL,
+    152587890625ULL, 762939453125ULL, 3814697265625ULL, 19073486328125ULL, 95367431640625ULL,
+    476837158203125ULL, 2384185791015625ULL, 11920928955078125ULL, 59604644775390625ULL,
+    298023223876953125ULL, 1490116119384765625ULL, 7450580596923828125ULL,
+};
+
+/* "%.*f" of a finite nonzero value with 1 to MAX_DECIMALS decimals, trailing zeros stripped
+ * (one kept), without snprintf: value = m 2^e exactly (m odd), so value 10^decimals is
+ * m 5^decimals 2^(e + decimals), an integer of at most 127 bits here (m under 2^52, 5^32
+ * under 2^75) shifted, and rounding it to nearest, ties to even, is what C's printf does with
+ * the exact value. 1 written, 0 not (a value whose digits do not fit that). */
+static int fast_fixed(double value, int decimals, char *out) {
+#ifdef HAVE_U128
+    uint64_t bits;
+    memcpy(&bits, &value, 8);
+    int field = (int)(bits >> 52 & 0x7ff);
+    if (field == 0 || field == 0x7ff || decimals < 1 || decimals > MAX_DECIMALS) return 0;
+    uint64_t m = (bits & ((1ULL << 52) - 1)) | (1ULL << 52);
+    int e = field - 1075, zeros = __builtin_ctzll(m);
+    m >>= zeros, e += zeros;
+    if (m >> 52) return 0;
+    u128 n = (u128)m * pow5[decimals < 27 ? decimals : 27]; /* under 2^127 with the rest: */
+    if (decimals > 27) n *= pow5[decimals - 27];
+    int shift = e + decimals;
+    if (shift >= 0) {
+        if (shift > 127 || (n << shift) >> shift != n) return 0;
+        n <<= shift;
+    } else if (shift <= -127) {
+        return 0;
+    } else {
+        u128 rest = n & (((u128)1 << -shift) - 1), half = (u128)1 << (-shift - 1);
+        n >>= -shift;
+        if (rest > half || (rest == half && (n & 1))) n++;
+    }
+    if (n >> 64) return 0;
+    uint64_t d = (uint64_t)n;
+    char digits[MAX_DECIMALS + 24]; /* 20 digits at most, or the decimals and one */
+    int count = 0;
+    for (; d; d /= 10) digits[count++] = (char)('0' + d % 10); /* lowest first */
+    while (count <= decimals) digits[count++] = '0';
+    int at = 0, last = 0; /* last: the lowest nonzero decimal, at least the first */
+    while (last < decimals - 1 && digits[last] == '0') last++;
+    if (value < 0) out[at++] = '-';
+    for (int i = count - 1; i >= decimals; i--) out[at++] = digits[i];
+    out[at++] = '.';
+    for (int i = decimals - 1; i >= last; i--) out[at++] = digits[i];
+    out[at] = 0;
+    return 1;
+#else
+    (void)value, (void)decimals, (void)out;
+    return 0;
+#endif
+}
+
 /* godot_num(value, decimals) for a finite value */
 static void godot_num(double value, int decimals, char *out, size_t size) {
     if (decimals > MAX_DECIMALS) decimals = MAX_DECIMALS;
+    if (size >= 64 && fast_fixed(value, decimals, out)) return;
     if (decimals < 0) snprintf(out, size, "%f", value);
     else snprintf(out, size, "%.*f", decimals, value);
     if (!strchr(out, '.')) return;
@@ -385,6 +448,217 @@ static double shortest32(double x) {
 
 static int is_float32(double x) { return (double)(float)x == x; }
 
+/* 10^0 .. 10^22, every one exact as a double */
+static const double exact_pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                     1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                     1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* Python's repr of the double nearest digits 10^exp (digits > 0, at most 17 digits), as
+ * PyOS_double_to_string(..., 'r', 0, Py_DTSF_ADD_DOT_0): exponent form below 1e-4 and from
+ * 1e16 on, else positional, with ".0" for a whole number */
+static int put_digits(Buf *b, int negative, uint64_t digits, int exp) {
+    char text[48], d[24];
+    int n = 0, at = 0;
+    while (digits % 10 == 0) digits /= 10, exp++;
+    for (uint64_t rest = digits; rest; rest /= 10) n++;
+    for (int i = n - 1; i >= 0; i--, digits /= 10) d[i] = (char)('0' + digits % 10);
+    int point = n + exp; /* the value is 0.d1d2... 10^point */
+    if (negative) text[at++] = '-';
+    if (point <= -4 || point > 16) {
+        text[at++] = d[0];
+        if (n > 1) text[at++] = '.';
+        memcpy(text + at, d + 1, (size_t)(n - 1));
+        at += n - 1;
+        int shown = point - 1 < 0 ? 1 - point : point - 1;
+        text[at++] = 'e';
+        text[at++] = point - 1 < 0 ? '-' : '+';
+        if (shown >= 100) text[at++] = (char)('0' + shown / 100);
+        text[at++] = (char)('0' + shown / 10 % 10);
+        text[at++] = (char)('0' + shown % 10);
+    } else if (point <= 0) {
+        text[at++] = '0';
+        text[at++] = '.';
+        for (int i = 0; i < -point; i++) text[at++] = '0';
+        memcpy(text + at, d, (size_t)n);
+        at += n;
+    } else if (point >= n) {
+        memcpy(text + at, d, (size_t)n);
+        at += n;
+        for (int i = n; i < point; i++) text[at++] = '0';
+        text[at++] = '.';
+        text[at++] = '0';
+    } else {
+        memcpy(text + at, d, (size_t)point);
+        at += point;
+        text[at++] = '.';
+        memcpy(text + at, d + point, (size_t)(n - point));
+        at += n - point;
+    }
+    return put(b, text, at);
+}
+
+/* ---- float32 digits without printf ----------------------------------------------------------
+ *
+ * put_float32(b, x) writes repr(_shortest32(x)) for a float32 value x, as the pure writer does:
+ * for d = 6, 7, 8, 9 digits, the %.{d}g rounding of x (to nearest, ties to even) is taken when
+ * the double nearest it rounds back to x as a float32. shortest32 above does it with snprintf
+ * and strtod; the fast path here decides each step with integer arithmetic instead, and hands
+ * the value to shortest32 whenever it cannot prove the answer (a subnormal or zero, a rounding
+ * within a hair of a tie, a candidate within a hair of the float32 rounding boundaries, where
+ * the double rounding in between could matter).
+ *
+ * x = m 2^e is scaled to X = x / 10^(P-8), P = floor(log10 x), so X is in [1e8, 1e9), held as a
+ * 64.64 fixed-point number: m times a 64-bit 10^(8-P) from the table (T 2^s, T rounded to
+ * nearest: error under 2^-63 relative), shifted. Its float32 rounding boundaries (the
+ * midpoints to the neighbours, the lower one nearer at the bottom of a binade) are scaled the
+ * same way. The error of each is under 2^-33 (in units of X); a decision is taken only with a
+ * margin of 2^-30 from a tie and 2^-20 from a boundary, which also covers the double rounding
+ * (half a double's ulp is under 2^-23 here). The candidate of d digits is X / 10^(9-d) rounded,
+ * and its digits are the value's: a decimal of at most nine digits is the shortest repr of the
+ * double nearest it (distinct decimals of 15 digits or fewer are distinct doubles).
+ * tests/json/test_core.py checks the table against exact arithmetic and the writer against the
+ * pure one on millions of bit patterns.
+ */
+#if defined(HAVE_U128) && (!defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD == 0)
+#define FAST_FLOAT32 1
+
+#define POW10_MIN (-30)
+#define POW10_MAX 46
+/* 10^q = T 2^s for q = POW10_MIN..POW10_MAX, T in [2^63, 2^64) rounded to nearest */
+static const struct { uint64_t t; int s; } pow10_table[] = {
+    {0xa2425ff75e14fc32ULL, -163}, {0xcad2f7f5359a3b3eULL, -160}, {0xfd87b5f28300ca0eULL, -157},
+    {0x9e74d1b791e07e48ULL, -153}, {0xc612062576589ddbULL, -150}, {0xf79687aed3eec551ULL, -147},
+    {0x9abe14cd44753b53ULL, -143}, {0xc16d9a0095928a27ULL, -140}, {0xf1c90080baf72cb1ULL, -137},
+    {0x971da05074da7befULL, -133}, {0xbce5086492111aebULL, -130}, {0xec1e4a7db69561a5ULL, -127},
+    {0x9392ee8e921d5d07ULL, -123}, {0xb877aa3236a4b449ULL, -120}, {0xe69594bec44de15bULL, -117},
+    {0x901d7cf73ab0acd9ULL, -113}, {0xb424dc35095cd80fULL, -110}, {0xe12e13424bb40e13ULL, -107},
+    {0x8cbccc096f5088ccULL, -103}, {0xafebff0bcb24aaffULL, -100}, {0xdbe6fecebdedd5bfULL, -97},
+    {0x89705f4136b4a597ULL, -93}, {0xabcc77118461cefdULL, -90}, {0xd6bf94d5e57a42bcULL, -87},
+    {0x8637bd05af6c69b6ULL, -83}, {0xa7c5ac471b478423ULL, -80}, {0xd1b71758e219652cULL, -77},
+    {0x83126e978d4fdf3bULL, -73}, {0xa3d70a3d70a3d70aULL, -70}, {0xcccccccccccccccdULL, -67},
+    {0x8000000000000000ULL, -63}, {0xa000000000000000ULL, -60}, {0xc800000000000000ULL, -57},
+    {0xfa00000000000000ULL, -54}, {0x9c40000000000000ULL, -50}, {0xc350000000000000ULL, -47},
+    {0xf424000000000000ULL, -44}, {0x9896800000000000ULL, -40}, {0xbebc200000000000ULL, -37},
+    {0xee6b280000000000ULL, -34}, {0x9502f90000000000ULL, -30}, {0xba43b74000000000ULL, -27},
+    {0xe8d4a51000000000ULL, -24}, {0x9184e72a00000000ULL, -20}, {0xb5e620f480000000ULL, -17},
+    {0xe35fa931a0000000ULL, -14}, {0x8e1bc9bf04000000ULL, -10}, {0xb1a2bc2ec5000000ULL, -7},
+    {0xde0b6b3a76400000ULL, -4}, {0x8ac7230489e80000ULL, 0}, {0xad78ebc5ac620000ULL, 3},
+    {0xd8d726b7177a8000ULL, 6}, {0x878678326eac9000ULL, 10}, {0xa968163f0a57b400ULL, 13},
+    {0xd3c21bcecceda100ULL, 16}, {0x84595161401484a0ULL, 20}, {0xa56fa5b99019a5c8ULL, 23},
+    {0xcecb8f27f4200f3aULL, 26}, {0x813f3978f8940984ULL, 30}, {0xa18f07d736b90be5ULL, 33},
+    {0xc9f2c9cd04674edfULL, 36}, {0xfc6f7c4045812296ULL, 39}, {0x9dc5ada82b70b59eULL, 43},
+    {0xc5371912364ce305ULL, 46}, {0xf684df56c3e01bc7ULL, 49}, {0x9a130b963a6c115cULL, 53},
+    {0xc097ce7bc90715b3ULL, 56}, {0xf0bdc21abb48db20ULL, 59}, {0x96769950b50d88f4ULL, 63},
+    {0xbc143fa4e250eb31ULL, 66}, {0xeb194f8e1ae525fdULL, 69}, {0x92efd1b8d0cf37beULL, 73},
+    {0xb7abc627050305aeULL, 76}, {0xe596b7b0c643c719ULL, 79}, {0x8f7e32ce7bea5c70ULL, 83},
+    {0xb35dbf821ae4f38cULL, 86}, {0xe0352f62a19e306fULL, 89},
+};
+
+#define TIE_MARGIN ((u128)1 << 34)  /* 2^-30 in units of X */
+#define EDGE_MARGIN ((u128)1 << 44) /* 2^-20 */
+
+/* n 2^e / 10^(P-8) in 64.64 fixed point (n < 2^27; the result is under 2^31) */
+static u128 scaled(uint64_t n, int e, int p) {
+    int q = 8 - p;
+    u128 product = (u128)n * pow10_table[q - POW10_MIN].t;
+    int shift = e + pow10_table[q - POW10_MIN].s + 64;
+    if (shift >= 0) return product << shift;
+    return -shift >= 128 ? 0 : product >> -shift;
+}
+
+/* The candidate of X / step rounded: 1 taken (digits in *q), 0 outside the rounding interval
+ * (below, above), -1 not proven */
+static inline int candidate(u128 x, u128 below, u128 above, uint64_t step, uint64_t *q) {
+    uint64_t whole = (uint64_t)(x >> 64);
+    *q = whole / step;
+    u128 rest = x - ((u128)(*q * step) << 64), half = (u128)step << 63;
+    if ((rest > half ? rest - half : half - rest) <= TIE_MARGIN) return -1;
+    if (rest > half) ++*q;
+    u128 c = (u128)(*q * step) << 64;
+    if (c > below + EDGE_MARGIN && c + EDGE_MARGIN < above) return 1;
+    return c + EDGE_MARGIN < below || c > above + EDGE_MARGIN ? 0 : -1;
+}
+
+/* The digits and exponent of _shortest32(x) (x a float32 value): 1 when proven, 0 when not */
+static int fast_shortest32(float f, uint64_t *digits, int *exp) {
+    uint32_t bits;
+    memcpy(&bits, &f, 4);
+    int field = (int)(bits >> 23 & 0xff);
+    if (field == 0 || field == 0xff) return 0;
+    uint64_t m = (bits & 0x7fffff) | 0x800000;
+    int e = field - 150;
+    /* floor(log10 2^(field - 127)): P or P - 1 (78913 / 2^18 is log10 2 to 6 digits) */
+    int p = (int)(((int64_t)(field - 127) * 78913) >> 18);
+    u128 low = ((u128)100000000) << 64, high = ((u128)1000000000) << 64, x = 0;
+    for (int tries = 0; tries < 2; tries++) {
+        if (8 - p < POW10_MIN || 8 - p > POW10_MAX) return 0;
+        x = scaled(m, e, p);
+        if ((x < low + TIE_MARGIN && x + TIE_MARGIN > low) ||
+            (x < high + TIE_MARGIN && x + TIE_MARGIN > high))
+            return 0; /* too near a power of ten to be sure of P */
+        if (x < low) p--;
+        else if (x >= high) p++;
+        else break;
+    }
+    if (x < low || x >= high) return 0;
+    u128 below = scaled(4 * m - ((m == 0x800000 && field > 1) ? 1 : 2), e - 2, p);
+    u128 above = scaled(4 * m + 2, e - 2, p);
+    int r = 0;
+    for (int i = 0; i < 4 && r == 0; i++) {
+        switch (i) { /* constant divisors */
+        case 0: r = candidate(x, below, above, 1000, digits); break;
+        case 1: r = candidate(x, below, above, 100, digits); break;
+        case 2: r = candidate(x, below, above, 10, digits); break;
+        default: r = candidate(x, below, above, 1, digits); break;
+        }
+        *exp = p - 5 - i; /* digits 6 + i */
+    }
+    return r == 1;
+}
+#endif
+
+/* repr(x) of a double when it has at most 15 significant digits, the common case of a number
+ * a person or round() made: 1 written, 0 not (x has more, or is outside 1e-8..1e37, or zero).
+ * Distinct decimals of 15 digits or fewer are distinct doubles, so one that reads back as x
+ * is the only one, and so the shortest: repr's digits. A candidate D 10^-k comes from
+ * x 10^k in double arithmetic (D and its neighbours, 15 digits at most), and reading it back
+ * is exact arithmetic's answer when D < 2^53 and k is within 22 (as fast_decimal). */
+static int put_short_double(Buf *b, double x) {
+#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD == 0
+    double a = fabs(x);
+    if (!(a >= 1e-8 && a < 1e37)) return 0;
+    int k = 14 - (int)floor(log10(a));
+    if (k < -22 || k > 22) return 0;
+    double y = k >= 0 ? a * exact_pow10[k] : a / exact_pow10[-k];
+    if (!(y < 1e15 + 2)) return 0;
+    int64_t centre = (int64_t)(y + 0.5);
+    for (int64_t d = centre - 1; d <= centre + 1; d++) {
+        if (d <= 0 || d > 1000000000000000LL) continue;
+        double back = k >= 0 ? (double)d / exact_pow10[k] : (double)d * exact_pow10[-k];
+        if (back == a) return put_digits(b, x < 0, (uint64_t)d, -k) < 0 ? -1 : 1;
+    }
+#else
+    (void)b, (void)x;
+#endif
+    return 0;
+}
+
+/* repr(x) of a finite double */
+static int put_double(Buf *b, double x) {
+    int r = put_short_double(b, x);
+    return r ? (r < 0 ? -1 : 0) : put_repr_float(b, x);
+}
+
+/* repr(_shortest32(x)) for a finite float32 value x */
+static int put_float32(Buf *b, double x) {
+#ifdef FAST_FLOAT32
+    uint64_t digits;
+    int exp;
+    if (fast_shortest32((float)x, &digits, &exp)) return put_digits(b, x < 0, digits, exp);
+#endif
+    return put_repr_float(b, shortest32(x));
+}
+
 typedef struct {
     PyObject *maths, *packed, *sname_type, *fallback;
 } Tagged;
@@ -416,7 +690,7 @@ static int tagged_math(Buf *b, PyObject *v, PyObject *spec) {
         if (r == 0 && ints) r = put_int(b, c);
         else if (r == 0) {
             double x = PyFloat_AS_DOUBLE(c);
-            r = put_repr_float(b, wide ? x : shortest32(x));
+            r = wide ? put_double(b, x) : put_float32(b, x);
         }
     }
     if (r == 0) r = puts_(b, wide ? "], \"float64\": true}" : "]}");
@@ -460,7 +734,7 @@ static int tagged_packed(Buf *b, PyObject *v, PyObject *spec) {
             if (*code == 'f') { float f; memcpy(&f, at, 4); x = f; }
             else memcpy(&x, at, 8);
             if (isinf(x)) r = puts_(b, x > 0 ? "\"inf\"" : "\"-inf\"");
-            else r = put_repr_float(b, *code == 'f' ? shortest32(x) : x);
+            else r = *code == 'f' ? put_float32(b, x) : put_double(b, x);
         }
         if (r == 0 && width > 1 && i % width == width - 1) r = put(b, "]", 1);
     }
@@ -500,7 +774,7 @@ static int tagged_value(Buf *b, PyObject *v, int depth, Tagged *pl) {
         PyLong_AsLongLongAndOverflow(v, &overflow);
         if (!overflow) return put_int(b, v);
     } else if (t == &PyFloat_Type) {
-        if (isfinite(PyFloat_AS_DOUBLE(v))) return put_repr_float(b, PyFloat_AS_DOUBLE(v));
+        if (isfinite(PyFloat_AS_DOUBLE(v))) return put_double(b, PyFloat_AS_DOUBLE(v));
     } else if (t == &PyUnicode_Type) {
         r = put_json_str(b, v);
     } else if ((PyObject *)t == pl->sname_type) {
@@ -605,56 +879,66 @@ static PyObject *json_pairs(PyObject *self, PyObject *list) {
     return d;
 }
 
-/* Godot's built_in_strtod on an ASCII number token (as gdvariant._floats.godot_strtod): at
- * most 18 mantissa digits (leading zeros count) as 1e9 * head + tail, then one multiply or
- * divide by 10^|exp|, the power built from 1e1, 1e2, 1e4 ... 1e256 (exact up to 1e22, so
- * those come from a table) */
-static double godot_strtod_c(const char *s, Py_ssize_t n) {
+/* A JSON number token read in one pass: what Godot's strtod keeps of it (the first 18 digits,
+ * leading zeros included, the count of digits and the point's place among them, the exponent
+ * capped as it caps it), and whether it has float syntax */
+typedef struct {
+    int negative, is_float, exp_negative, exp_digits;
+    uint64_t head;
+    Py_ssize_t size, total, point;
+    long long exp;
+} Token;
+
+/* Godot's built_in_strtod of a number token (as gdvariant._floats.godot_strtod), from what
+ * was kept of it: at most 18 mantissa digits (leading zeros count) as 1e9 * head + tail, then
+ * one multiply or divide by 10^|exp|, the power built from 1e1, 1e2, 1e4 ... 1e256 (exact up
+ * to 1e22, so those come from a table) */
+static double godot_token_value(const Token *t) {
     static const double powers[] = {1e1, 1e2, 1e4, 1e8, 1e16, 1e32, 1e64, 1e128, 1e256};
-    static const double exact[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-    Py_ssize_t i = 0;
-    int negative = 0;
-    if (i < n && (s[i] == '-' || s[i] == '+')) negative = s[i++] == '-';
-    unsigned long long mantissa = 0;
-    Py_ssize_t size = 0, total = 0, point = -1;
-    for (; i < n && s[i] != 'e' && s[i] != 'E'; i++) {
-        if (s[i] == '.') { point = total; continue; }
-        if (size < 18) { mantissa = mantissa * 10 + (unsigned)(s[i] - '0'); size++; }
-        total++;
-    }
-    if (point < 0) point = total;
-    long long exp_ = (total > 18) ? (long long)point - 18 : (long long)point - total;
-    if (size == 0) return negative ? -0.0 : 0.0;
-    double fraction = 1.0e9 * (double)(mantissa / 1000000000ULL) +
-                      (double)(mantissa % 1000000000ULL);
-    long long e = 0;
-    int e_negative = 0;
-    if (i < n) {
-        i++;
-        if (i < n && (s[i] == '+' || s[i] == '-')) e_negative = s[i++] == '-';
-        Py_ssize_t start = i;
-        int all_digits = i < n;
-        for (; i < n; i++) {
-            if (s[i] < '0' || s[i] > '9') { all_digits = 0; break; }
-            if (e < 1000000000000000LL) e = e * 10 + (s[i] - '0');
-        }
-        if (!all_digits || start == n) e = 0;
-    }
-    e = e_negative ? exp_ - e : exp_ + e;
+    Py_ssize_t point = t->point < 0 ? t->total : t->point;
+    long long e = t->total > 18 ? (long long)point - 18 : (long long)point - t->total;
+    double fraction = 1.0e9 * (double)(t->head / 1000000000ULL) +
+                      (double)(t->head % 1000000000ULL);
+    e = t->exp_negative ? e - t->exp : e + t->exp;
     int divide = e < 0;
     e = e < 0 ? -e : e;
     if (e > 511) e = 511;
     double scale = 1.0;
     if (e <= 22) {
-        scale = exact[e];
+        scale = exact_pow10[e];
     } else {
         for (int k = 0; k < 9 && e; k++, e >>= 1)
             if (e & 1) scale *= powers[k];
     }
     fraction = divide ? fraction / scale : fraction * scale;
-    return negative ? -fraction : fraction;
+    return t->negative ? -fraction : fraction;
+}
+
+/* godot_token_value of an ASCII number token, which may also have a + sign or no digit
+ * before or after its point (an "f:" string's) */
+static double godot_strtod_c(const char *s, Py_ssize_t n) {
+    Token t = {0};
+    Py_ssize_t i = 0;
+    t.point = -1;
+    if (i < n && (s[i] == '-' || s[i] == '+')) t.negative = s[i++] == '-';
+    for (; i < n && s[i] != 'e' && s[i] != 'E'; i++) {
+        if (s[i] == '.') { t.point = t.total; continue; }
+        if (t.size < 18) { t.head = t.head * 10 + (unsigned)(s[i] - '0'); t.size++; }
+        t.total++;
+    }
+    if (t.size == 0) return t.negative ? -0.0 : 0.0;
+    if (i < n) {
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-')) t.exp_negative = s[i++] == '-';
+        Py_ssize_t start = i;
+        int all_digits = i < n;
+        for (; i < n; i++) {
+            if (s[i] < '0' || s[i] > '9') { all_digits = 0; break; }
+            if (t.exp < 1000000000000000LL) t.exp = t.exp * 10 + (s[i] - '0');
+        }
+        if (!all_digits || start == n) t.exp = 0;
+    }
+    return godot_token_value(&t);
 }
 
 /* parse_float / parse_int of the Godot-dialect decoder: every JSON number is a double */
@@ -669,9 +953,54 @@ static PyObject *json_strtod(PyObject *self, PyObject *text) {
     return PyFloat_FromDouble(godot_strtod_c(s, n));
 }
 
-/* The depth of a tree (lists and dicts), stopping past limit */
+/* The floats of a run (a bytes object of doubles: see number_run) as a list */
+static PyObject *run_list(PyObject *run) {
+    Py_ssize_t n = PyBytes_GET_SIZE(run) / 8;
+    const char *p = PyBytes_AS_STRING(run);
+    PyObject *out = PyList_New(n);
+    for (Py_ssize_t i = 0; out && i < n; i++) {
+        double x;
+        memcpy(&x, p + 8 * i, 8);
+        PyObject *f = PyFloat_FromDouble(x);
+        if (!f) Py_CLEAR(out);
+        else PyList_SET_ITEM(out, i, f);
+    }
+    return out;
+}
+
+/* Every run in a tree made a list, in place, before the pure reader sees it: 0 ok, -1 error */
+static int unrun(PyObject *node) {
+    if (PyList_CheckExact(node)) {
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(node); i++) {
+            PyObject *item = PyList_GET_ITEM(node, i);
+            if (PyBytes_CheckExact(item)) {
+                PyObject *list = run_list(item);
+                if (!list || PyList_SetItem(node, i, list) < 0) return -1;
+            } else if (unrun(item) < 0) {
+                return -1;
+            }
+        }
+    } else if (PyDict_CheckExact(node)) {
+        Py_ssize_t pos = 0;
+        PyObject *k, *v;
+        while (PyDict_Next(node, &pos, &k, &v)) { /* new values for present keys: allowed */
+            if (PyBytes_CheckExact(v)) {
+                PyObject *list = run_list(v);
+                int r = list ? PyDict_SetItem(node, k, list) : -1;
+                Py_XDECREF(list);
+                if (r < 0) return -1;
+            } else if (unrun(v) < 0) {
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The depth of a tree (lists, runs and dicts), stopping past limit */
 static int tree_depth(PyObject *node, int limit) {
     if (limit < 0) return 1;
+    if (PyBytes_CheckExact(node)) return 1;
     int deepest = 0;
     if (PyList_CheckExact(node)) {
         for (Py_ssize_t i = 0; i < PyList_GET_SIZE(node) && deepest <= limit; i++) {
@@ -696,6 +1025,7 @@ static int tree_depth(PyObject *node, int limit) {
  * set when it does not (hand back) */
 static PyObject *node_fallback(PyObject *fn, PyObject *node, int depth, PyObject *level) {
     if (depth + tree_depth(node, READ_NEST - depth) > READ_NEST) return NULL;
+    if (unrun(node) < 0) return NULL;
     if (level) return PyObject_CallFunctionObjArgs(fn, node, level, NULL);
     return PyObject_CallOneArg(fn, node);
 }
@@ -714,6 +1044,13 @@ static int math_from(PyObject *spec, PyObject *args, int wide, int godot, PyObje
     Py_ssize_t size;
     PyObject *build;
     if (!PyArg_ParseTuple(spec, "pnO", &ints, &size, &build)) return -1;
+    if (PyBytes_CheckExact(args)) {
+        PyObject *list = run_list(args);
+        if (!list) return -1;
+        int r = math_from(spec, list, wide, godot, out);
+        Py_DECREF(list);
+        return r;
+    }
     if (!PyList_CheckExact(args) || PyList_GET_SIZE(args) != size || (ints && wide)) return 1;
     PyObject *parts = PyList_New(size);
     if (!parts) return -1;
@@ -760,6 +1097,8 @@ static int math_from(PyObject *spec, PyObject *args, int wide, int godot, PyObje
 
 /* One packed component: 0 ok, 1 not plain. godot: a JSON double, bool or null converted as
  * Variant does; tagged: an exact int in range for "i"/"q", an int or float for "f"/"d". */
+static void store_number(double x, char code, char *out);
+
 static int packed_component(PyObject *a, char code, int godot, char *out) {
     double x;
     if (godot) {
@@ -767,18 +1106,8 @@ static int packed_component(PyObject *a, char code, int godot, char *out) {
         else if (a == Py_True || a == Py_False) x = a == Py_True;
         else if (a == Py_None) x = 0.0;
         else return 1;
-        if (code == 'i') {
-            int32_t k = (isfinite(x) && x >= -2147483648.0 && x < 2147483648.0) ? (int32_t)x
-                                                                                  : INT32_MIN;
-            memcpy(out, &k, 4);
-            return 0;
-        }
-        if (code == 'q') {
-            int64_t k = (isfinite(x) && x >= -9223372036854775808.0 && x < 9223372036854775808.0)
-                            ? (int64_t)x : INT64_MIN;
-            memcpy(out, &k, 8);
-            return 0;
-        }
+        store_number(x, code, out);
+        return 0;
     } else if (code == 'i' || code == 'q') {
         int overflow;
         if (!PyLong_CheckExact(a)) return 1;
@@ -800,13 +1129,26 @@ static int packed_component(PyObject *a, char code, int godot, char *out) {
     } else {
         return 1;
     }
-    if (code == 'f') {
+    store_number(x, code, out);
+    return 0;
+}
+
+/* A number as a packed component of type code, converted as Variant converts a double */
+static void store_number(double x, char code, char *out) {
+    if (code == 'i') {
+        int32_t k = (isfinite(x) && x >= -2147483648.0 && x < 2147483648.0) ? (int32_t)x
+                                                                              : INT32_MIN;
+        memcpy(out, &k, 4);
+    } else if (code == 'q') {
+        int64_t k = (isfinite(x) && x >= -9223372036854775808.0 && x < 9223372036854775808.0)
+                        ? (int64_t)x : INT64_MIN;
+        memcpy(out, &k, 8);
+    } else if (code == 'f') {
         float f = (float)x;
         memcpy(out, &f, 4);
     } else {
         memcpy(out, &x, 8);
     }
-    return 0;
 }
 
 /* A packed array from its items (tagged: elements, each a list of width components when
@@ -816,20 +1158,35 @@ static int packed_from(PyObject *spec, PyObject *items, int godot, PyObject **ou
     const char *code;
     Py_ssize_t width;
     if (!PyArg_ParseTuple(spec, "Osn", &cls, &code, &width)) return -1;
-    if (!PyList_CheckExact(items) || width < 1) return 1;
-    Py_ssize_t n = PyList_GET_SIZE(items), size = (*code == 'i' || *code == 'f') ? 4 : 8;
+    int ints = *code == 'i' || *code == 'q', run = PyBytes_CheckExact(items);
+    /* a run holds floats: the tagged form's ints and vectors are not plain there */
+    if ((!PyList_CheckExact(items) && !(run && (godot || (width == 1 && !ints)))) || width < 1)
+        return 1;
+    Py_ssize_t n = run ? PyBytes_GET_SIZE(items) / 8 : PyList_GET_SIZE(items);
+    Py_ssize_t size = (*code == 'i' || *code == 'f') ? 4 : 8;
     Py_ssize_t count = godot ? n : n * width;
     if (godot && n % width) return 1;
     if (count > PY_SSIZE_T_MAX / size) return 1;
     PyObject *raw = PyBytes_FromStringAndSize(NULL, count * size);
     if (!raw) return -1;
     char *p = PyBytes_AS_STRING(raw);
-    for (Py_ssize_t i = 0; i < n; i++) {
+    for (Py_ssize_t i = 0; run && i < n; i++, p += size) {
+        double x;
+        memcpy(&x, PyBytes_AS_STRING(items) + 8 * i, 8);
+        store_number(x, *code, p);
+    }
+    for (Py_ssize_t i = 0; !run && i < n; i++) {
         PyObject *item = PyList_GET_ITEM(items, i);
         int r = 0;
         if (godot || width == 1) {
             r = packed_component(item, *code, godot, p);
             p += size;
+        } else if (PyBytes_CheckExact(item) && PyBytes_GET_SIZE(item) == 8 * width && !ints) {
+            for (Py_ssize_t j = 0; j < width; j++, p += size) {
+                double x;
+                memcpy(&x, PyBytes_AS_STRING(item) + 8 * j, 8);
+                store_number(x, *code, p);
+            }
         } else if (!PyList_CheckExact(item) || PyList_GET_SIZE(item) != width) {
             r = 1;
         } else {
@@ -891,6 +1248,7 @@ static PyObject *tagged_read(PyObject *node, int depth, TaggedRead *pl) {
         Py_INCREF(node);
         return node;
     }
+    if (t == &PyBytes_Type) return depth + 1 > READ_NEST ? NULL : run_list(node);
     if (t == &PyList_Type) {
         Py_ssize_t n = PyList_GET_SIZE(node);
         PyObject *out = PyList_New(n);
@@ -929,6 +1287,12 @@ static PyObject *tagged_read(PyObject *node, int depth, TaggedRead *pl) {
  * the Godot dialect, int or float as json.loads gives them in the tagged one; a repeated key
  * in the tagged dialect gives up). It gives up (NULL, no error) on anything else, and the
  * scanner reads the text.
+ * A number is read in one pass (scan_number), its digits eight at a time where they can be.
+ * An array of numbers only (of float syntax only, in the tagged dialect) becomes a run: a
+ * bytes object of the doubles, not a list of floats. The readers take a run where they take a
+ * list (a packed array's numbers are stored straight from it, anything else gets the list),
+ * and node_fallback makes every run a list before the pure reader sees a node; a JSON tree
+ * holds no bytes otherwise. A 1M-float array read in about twice Godot's time before them.
  */
 typedef struct {
     const char *p, *end;
@@ -956,40 +1320,127 @@ static PyObject *plain_string(Plain *ps) {
     return out;
 }
 
-static int is_digit(const Plain *ps) { return ps->p < ps->end && *ps->p >= '0' && *ps->p <= '9'; }
 
-static PyObject *plain_number(Plain *ps) {
-    const char *start = ps->p;
-    int is_float = 0;
-    if (*ps->p == '-') ps->p++;
-    if (!is_digit(ps)) return NULL;
-    if (*ps->p == '0') ps->p++;
-    else while (is_digit(ps)) ps->p++;
-    if (ps->p < ps->end && *ps->p == '.') {
-        ps->p++;
-        is_float = 1;
-        if (!is_digit(ps)) return NULL;
-        while (is_digit(ps)) ps->p++;
+static int digit_at(const char *p, const char *end) { return p < end && *p >= '0' && *p <= '9'; }
+
+/* The digits from p into t (head while it has room), eight at a time where they can be: the
+ * eight bytes are all digits when each byte's high nibble is 3 and adding 6 keeps it so; the
+ * first step makes every byte ten times itself plus the next (two-digit pairs at the even
+ * bytes), and two multiplies gather the four pairs by 10^6, 10^4, 100 and 1 into the upper
+ * half. Little-endian only (the first digit is the lowest byte). */
+static const char *scan_digits(const char *p, const char *end, Token *t) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    while (end - p >= 8 && t->size <= 10) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        if ((v & 0xF0F0F0F0F0F0F0F0ULL) != 0x3030303030303030ULL ||
+            ((v + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) != 0x3030303030303030ULL)
+            break;
+        v -= 0x3030303030303030ULL;
+        v = v * 10 + (v >> 8);
+        v = ((v & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32)) +
+             ((v >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32))) >> 32;
+        t->head = t->head * 100000000 + v;
+        t->size += 8;
+        t->total += 8;
+        p += 8;
     }
-    if (ps->p < ps->end && (*ps->p == 'e' || *ps->p == 'E')) {
-        ps->p++;
-        is_float = 1;
-        if (ps->p < ps->end && (*ps->p == '+' || *ps->p == '-')) ps->p++;
-        if (!is_digit(ps)) return NULL;
-        while (is_digit(ps)) ps->p++;
+#endif
+    for (; digit_at(p, end); p++, t->total++)
+        if (t->size < 18) t->head = t->head * 10 + (uint64_t)(*p - '0'), t->size++;
+    return p;
+}
+
+/* The end of the JSON number token at p, filling t, or NULL when p has none (or one that runs
+ * on into more number characters, which the scanner reads, or refuses, itself) */
+static const char *scan_number(const char *p, const char *end, Token *t) {
+    if (p >= end) return NULL;
+    t->negative = *p == '-';
+    t->is_float = t->exp_negative = t->exp_digits = 0;
+    t->head = 0;
+    t->size = t->total = 0;
+    t->point = -1;
+    t->exp = 0;
+    p += t->negative;
+    if (!digit_at(p, end)) return NULL;
+    if (*p == '0') {
+        p++;
+        t->size = t->total = 1;
+        if (digit_at(p, end)) return NULL; /* "01" */
+    } else {
+        p = scan_digits(p, end, t);
     }
-    if (ps->p < ps->end && (is_digit(ps) || *ps->p == '.' || *ps->p == 'e' || *ps->p == 'E' ||
-                            *ps->p == '+' || *ps->p == '-'))
+    if (p < end && *p == '.') {
+        p++;
+        t->is_float = 1;
+        t->point = t->total;
+        if (!digit_at(p, end)) return NULL;
+        p = scan_digits(p, end, t);
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        p++;
+        t->is_float = 1;
+        if (p < end && (*p == '+' || *p == '-')) t->exp_negative = *p++ == '-';
+        if (!digit_at(p, end)) return NULL;
+        for (; digit_at(p, end); p++, t->exp_digits++)
+            if (t->exp < 1000000000000000LL) t->exp = t->exp * 10 + (*p - '0');
+    }
+    if (p < end && (digit_at(p, end) || *p == '.' || *p == 'e' || *p == 'E' || *p == '+' ||
+                    *p == '-'))
         return NULL;
-    Py_ssize_t n = ps->p - start;
-    if (ps->godot) return PyFloat_FromDouble(godot_strtod_c(start, n));
+    return p;
+}
+
+
+/* The correctly rounded double of a float token when exact arithmetic gives it: its digits
+ * (at most 18) make an integer M under 2^53, so a double, and its decimal exponent E is within
+ * 22 either way, so 10^|E| is one too; then M * 10^E or M / 10^-E rounds once, correctly, as
+ * IEEE arithmetic does (Clinger's fast path). 1 done, 0 not (PyOS_string_to_double reads
+ * the text). */
+static int fast_decimal(const Token *t, double *out) {
+#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD == 0
+    if (t->total > 18 || t->exp_digits > 4 || t->head >> 53) return 0;
+    long long scale = (t->point < 0 ? 0 : t->point - t->total) +
+                      (t->exp_negative ? -t->exp : t->exp);
+    double x = (double)t->head;
+    if (t->head && (scale < -22 || scale > 22)) return 0;
+    if (t->head) x = scale < 0 ? x / exact_pow10[-scale] : x * exact_pow10[scale];
+    *out = t->negative ? -x : x;
+    return 1;
+#else
+    (void)t, (void)out;
+    return 0;
+#endif
+}
+
+/* The double json.loads gives a float token (at start, n characters): 0 ok, -1 error */
+static int tagged_double(const Token *t, const char *start, Py_ssize_t n, double *out) {
+    if (fast_decimal(t, out)) return 0;
     char buf[64];
-    if (n >= (Py_ssize_t)sizeof buf) return NULL;
+    if (n >= (Py_ssize_t)sizeof buf) return -1;
     memcpy(buf, start, (size_t)n);
     buf[n] = 0;
-    if (!is_float) return PyLong_FromString(buf, NULL, 10);
-    double x = PyOS_string_to_double(buf, NULL, NULL);
-    return x == -1.0 && PyErr_Occurred() ? NULL : PyFloat_FromDouble(x);
+    *out = PyOS_string_to_double(buf, NULL, NULL);
+    return *out == -1.0 && PyErr_Occurred() ? -1 : 0;
+}
+
+static PyObject *plain_number(Plain *ps) {
+    Token t;
+    const char *start = ps->p, *end = scan_number(ps->p, ps->end, &t);
+    if (!end) return NULL;
+    ps->p = end;
+    if (ps->godot) return PyFloat_FromDouble(godot_token_value(&t));
+    if (!t.is_float && t.total <= 18) /* all of its digits are in head */
+        return PyLong_FromLongLong(t.negative ? -(long long)t.head : (long long)t.head);
+    if (!t.is_float) {
+        char buf[64];
+        if (end - start >= (Py_ssize_t)sizeof buf) return NULL;
+        memcpy(buf, start, (size_t)(end - start));
+        buf[end - start] = 0;
+        return PyLong_FromString(buf, NULL, 10);
+    }
+    double x;
+    return tagged_double(&t, start, end - start, &x) < 0 ? NULL : PyFloat_FromDouble(x);
 }
 
 static PyObject *plain_word(Plain *ps, const char *word, PyObject *value) {
@@ -1001,10 +1452,60 @@ static PyObject *plain_word(Plain *ps, const char *word, PyObject *value) {
     return value;
 }
 
+/* An array of numbers only (of float syntax only, in the tagged dialect), ps->p at its first,
+ * as a run: a bytes object of their doubles, which the tree's readers take for the list of
+ * those floats, without a float object made for each. NULL, no error and ps->p unmoved, for
+ * any other array (the plain parser reads it then), or one whose numbers would be deeper than
+ * READ_NEST (as a list's would). */
+static PyObject *number_run(Plain *ps, int depth) {
+    if (depth + 1 > READ_NEST) return NULL;
+    const char *mark = ps->p;
+    double *xs = NULL;
+    Py_ssize_t n = 0, cap = 0;
+    PyObject *out = NULL;
+    for (;;) {
+        Token t;
+        const char *start = ps->p, *end = scan_number(ps->p, ps->end, &t);
+        double x;
+        if (!end || (!ps->godot && !t.is_float)) break;
+        if (ps->godot) x = godot_token_value(&t);
+        else if (tagged_double(&t, start, end - start, &x) < 0) break;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 16;
+            double *grown = cap < PY_SSIZE_T_MAX / 16 ? PyMem_Realloc(xs, (size_t)cap * 8) : NULL;
+            if (!grown) break;
+            xs = grown;
+        }
+        xs[n++] = x;
+        ps->p = end;
+        plain_space(ps);
+        if (ps->p < ps->end && *ps->p == ',') {
+            ps->p++;
+            plain_space(ps);
+        } else {
+            if (ps->p < ps->end && *ps->p == ']') {
+                ps->p++;
+                out = PyBytes_FromStringAndSize((const char *)xs, n * 8);
+            }
+            break;
+        }
+    }
+    PyMem_Free(xs);
+    if (!out) {
+        PyErr_Clear();
+        ps->p = mark;
+    }
+    return out;
+}
+
 static PyObject *plain_array(Plain *ps, int depth) {
-    PyObject *out = PyList_New(0);
     ps->p++;
     plain_space(ps);
+    if (ps->p < ps->end && (*ps->p == '-' || (*ps->p >= '0' && *ps->p <= '9'))) {
+        PyObject *run = number_run(ps, depth);
+        if (run) return run;
+    }
+    PyObject *out = PyList_New(0);
     if (out && ps->p < ps->end && *ps->p == ']') {
         ps->p++;
         return out;
@@ -1237,7 +1738,8 @@ static PyObject *godot_typed(PyObject *node, int level, GodotRead *pl) {
     if (!name && PyErr_Occurred()) return NULL;
     PyObject *args = PyDict_GetItemWithError(node, args_key);
     if (!args && PyErr_Occurred()) return NULL;
-    if (name && PyUnicode_CheckExact(name) && args && PyList_CheckExact(args)) {
+    if (name && PyUnicode_CheckExact(name) && args &&
+        (PyList_CheckExact(args) || PyBytes_CheckExact(args))) {
         PyObject *spec = PyDict_GetItemWithError(pl->maths, name);
         if (!spec && PyErr_Occurred()) return NULL;
         PyObject *form = spec ? NULL : PyDict_GetItemWithError(pl->packed, name);
@@ -1250,7 +1752,7 @@ static PyObject *godot_typed(PyObject *node, int level, GodotRead *pl) {
             PyObject *out = NULL;
             int r = packed_from(form, args, 1, &out);
             if (r <= 0) return r < 0 ? NULL : out;
-        } else if (PyUnicode_Compare(name, dictionary_name) == 0 &&
+        } else if (PyList_CheckExact(args) && PyUnicode_Compare(name, dictionary_name) == 0 &&
                    !PyDict_Contains(node, key_type_key) && !PyDict_Contains(node, value_type_key)) {
             PyObject *out = godot_dictionary(args, level, pl);
             if (out || PyErr_Occurred()) return out;
@@ -1269,6 +1771,11 @@ static PyObject *godot_read(PyObject *node, int level, GodotRead *pl) {
     if (t == &PyUnicode_Type) return godot_string(node, level, pl);
     if (t == &PyList_Type) return godot_items(node, level, pl);
     if (t == &PyDict_Type) return godot_typed(node, level, pl);
+    if (t == &PyBytes_Type) {
+        PyObject *list = run_list(node), *out = list ? godot_items(list, level, pl) : NULL;
+        Py_XDECREF(list);
+        return out;
+    }
     return godot_fallback(node, level, pl);
 }
 

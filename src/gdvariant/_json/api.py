@@ -88,6 +88,8 @@ def to_json(
         raise EncodeError(str(exc)) from None
     except RecursionError:
         raise EncodeError("the value is nested too deeply to write as JSON") from None
+    if text.isascii():  # known at once, and the compiled writers' texts mostly are
+        return text
     # Lone surrogates (Godot 3 Strings may hold them) as \u escapes, so the text encodes.
     return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
