@@ -921,6 +921,22 @@ static int strings(Reader *r, PyObject **list) {
     }
 }
 
+/* Whether build is a math class whose value is its components in order (the plan then gives
+ * the class itself, not a function to call), and the value of the tuple of them */
+static int flat_class(PyObject *build, PyObject *components) {
+    return PyType_Check(build) && build != (PyObject *)&PyTuple_Type &&
+           PyType_IsSubtype((PyTypeObject *)build, &PyTuple_Type) && PyTuple_CheckExact(components);
+}
+
+static PyObject *flat_value(PyTypeObject *cls, PyObject *components) {
+    Py_ssize_t n = PyTuple_GET_SIZE(components);
+    PyObject *value = cls->tp_alloc(cls, n);
+    if (!value) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) PyTuple_SET_ITEM(value, i, Py_NewRef(PyTuple_GET_ITEM(components, i)));
+    PyObject_GC_UnTrack(value); /* numbers only: no cycle runs through it */
+    return value;
+}
+
 static int constructor(Reader *r, PyObject *spec, PyObject **out) {
     const char *kind = PyUnicode_AsUTF8(PyTuple_GET_ITEM(spec, 0));
     if (!kind) return -1;
@@ -941,7 +957,7 @@ static int constructor(Reader *r, PyObject *spec, PyObject **out) {
         PyMem_Free(nums.v);
         if (rc) return rc;
     }
-    *out = PyObject_CallOneArg(build, arg);
+    *out = flat_class(build, arg) ? flat_value((PyTypeObject *)build, arg) : PyObject_CallOneArg(build, arg);
     Py_DECREF(arg);
     return *out ? 0 : -1;
 }
@@ -1008,9 +1024,15 @@ static int read_value(Reader *r, long depth, PyObject **out) {
 
 /* The value that starts at start: 0 with *out and r->pos just past it, HANDBACK, or -1 */
 static int read_at(PyObject *text, PyObject *plan, Py_ssize_t start, Reader *r, PyObject **out) {
-    if (!PyArg_ParseTuple(plan, "lO!OO:plan", &r->max_depth, &PyDict_Type, &r->names, &r->dictionary,
-                          &r->sname_type))
+    if (!PyTuple_CheckExact(plan) || PyTuple_GET_SIZE(plan) != 4 || !PyDict_Check(PyTuple_GET_ITEM(plan, 1))) {
+        PyErr_SetString(PyExc_TypeError, "plan: (max_depth, names: dict, dictionary, StringName)");
         return -1;
+    }
+    r->max_depth = PyLong_AsLong(PyTuple_GET_ITEM(plan, 0));
+    if (r->max_depth == -1 && PyErr_Occurred()) return -1;
+    r->names = PyTuple_GET_ITEM(plan, 1);
+    r->dictionary = PyTuple_GET_ITEM(plan, 2);
+    r->sname_type = PyTuple_GET_ITEM(plan, 3);
     r->text = text;
     r->kind = PyUnicode_KIND(text);
     r->data = PyUnicode_DATA(text);
@@ -1019,12 +1041,15 @@ static int read_at(PyObject *text, PyObject *plan, Py_ssize_t start, Reader *r, 
     return read_value(r, 0, out);
 }
 
-static PyObject *text_read(PyObject *self, PyObject *args) {
+static PyObject *text_read(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    PyObject *text, *plan, *out = NULL;
+    PyObject *out = NULL;
     Reader r;
-    if (!PyArg_ParseTuple(args, "UO!:read", &text, &PyTuple_Type, &plan)) return NULL;
-    int rc = read_at(text, plan, 0, &r, &out);
+    if (nargs != 2 || !PyUnicode_Check(args[0]) || !PyTuple_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "read(text: str, plan: tuple)");
+        return NULL;
+    }
+    int rc = read_at(args[0], args[1], 0, &r, &out);
     if (rc == HANDBACK) Py_RETURN_NOTIMPLEMENTED;
     return rc == 0 ? out : NULL;
 }
@@ -1044,7 +1069,7 @@ static PyObject *text_read_from(PyObject *self, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"write", text_write, METH_VARARGS, "write(value, plan, fallback) -> str: Godot 4.5+ text"},
-    {"read", text_read, METH_VARARGS, "read(text, plan) -> value, or NotImplemented"},
+    {"read", (PyCFunction)(void (*)(void))text_read, METH_FASTCALL, "read(text, plan) -> value, or NotImplemented"},
     {"read_from", text_read_from, METH_VARARGS,
      "read_from(text, plan, start) -> (value, end), or NotImplemented"},
     {NULL, NULL, 0, NULL},

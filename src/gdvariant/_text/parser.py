@@ -512,6 +512,9 @@ def _dictionary(pairs: list[tuple[Any, Any]], strings_merge: bool) -> Any:
 _PLANS: dict[str, tuple[dict[str, Any], Any] | None] = {}
 #: The compiled reader's whole plan per (version, nesting cap)
 _FAST: dict[tuple[str, int], tuple[Any, ...]] = {}
+#: ... and per version under the default limits (frozen, so their plan never changes)
+_DEFAULT_FAST: dict[str, tuple[Any, ...]] = {}
+_DEFAULT_MAX_SIZE = DEFAULT_LIMITS.max_size if DEFAULT_LIMITS.max_size is not None else 1 << 62
 
 
 def _merged(pairs: list[tuple[Any, Any]]) -> Any:
@@ -524,7 +527,8 @@ def compiled_plan(version: str) -> tuple[dict[str, Any], Any] | None:
 
     The pair is ``(names, dictionary)``: ``names`` maps each constructor name it reads (aliases
     included) to ``(kind, count, build)``: a math type's component kind (``"i32"``/``"f32"``),
-    count and ``unflatten``; a numeric packed array's kind, minus its width and ``frombuffer``;
+    count and ``unflatten`` (or its class, when the value is its components in order); a
+    numeric packed array's kind, minus its width and ``frombuffer``;
     ``("str", 0, PackedStringArray)``. ``dictionary`` makes a Dictionary of pairs whose keys
     are not all ``str`` or all ``int``, as this parser does.
     """
@@ -538,7 +542,8 @@ def compiled_plan(version: str) -> tuple[dict[str, Any], Any] | None:
             if vtype in LAYOUTS:
                 layout = LAYOUTS[vtype]
                 kind = "i32" if layout.kind == "i32" else "f32"
-                names[name] = (kind, layout.components, layout.unflatten)
+                flat = layout.flatten is tuple  # its components in order: C builds it itself
+                names[name] = (kind, layout.components, layout.cls if flat else layout.unflatten)
             elif vtype in _PACKED:
                 cls, kind = _PACKED[vtype]
                 names[name] = (kind, -cls._width, cls.frombuffer)
@@ -569,6 +574,12 @@ def from_text(text: str, *, version: str = "4", limits: Limits | None = DEFAULT_
     :class:`TextError` (a :class:`DecodeError`) with the line and column of anything the
     engine rejects, and where a ``Resource(...)`` would need the engine's loader.
     """
+    if limits is DEFAULT_LIMITS and type(text) is str and type(version) is str:  # the common call
+        fast = _DEFAULT_FAST.get(version)
+        if fast is not None and len(text) <= _DEFAULT_MAX_SIZE:
+            value = core.read(text, fast)
+            if value is not NotImplemented:
+                return value
     if not isinstance(text, str):
         raise TypeError(f"from_text() needs a str, not {type(text).__name__}")
     max_size = limits.max_size if limits is not None else None
@@ -576,6 +587,8 @@ def from_text(text: str, *, version: str = "4", limits: Limits | None = DEFAULT_
     if not too_big:
         depth = min((limits.max_depth if limits else None) or TEXT_MAX_DEPTH, TEXT_MAX_DEPTH)
         fast = _fast(version, depth)
+        if limits is DEFAULT_LIMITS and fast is not None:
+            _DEFAULT_FAST[version] = fast
         if fast is not None:
             value = core.read(text, fast)
             if value is not NotImplemented:
