@@ -227,15 +227,6 @@ static int is_immutable(PyObject *v, PyObject *enc) {
     return PySet_Contains(PyTuple_GET_ITEM(enc, E_IMMUTABLE), (PyObject *)Py_TYPE(v));
 }
 
-static PyObject *checked_tuple(PyObject *rec, int field, const char *what) {
-    PyObject *t = PyList_GET_ITEM(rec, field);
-    if (!PyTuple_Check(t)) {
-        PyErr_Format(PyExc_TypeError, "a record's %s must be a tuple", what);
-        return NULL;
-    }
-    return t;
-}
-
 /* Whether last frame's SYNC entry ([entry, values...]) still holds: every value the same
  * immutable object. */
 static int entry_reusable(PyObject *cached, Parts *r, PyObject *enc) {
