@@ -300,17 +300,10 @@ static int not_equal(PyObject *a, PyObject *b) {
     return t;
 }
 
-/* self's dirty marks after property i changed from old: _net_write's last lines. */
-static int mark_dirty(PyObject *self, PyObject *d, const Prop *q, PyObject *old) {
-    PyObject *world = item(d, s_world);
-    if (!world)
-        return -1;
+/* self's dirty marks after property i changed from old in world: _net_write's last lines. */
+static int mark_dirty(PyObject *self, PyObject *d, PyObject *world, const Prop *q, PyObject *old) {
     int rc = -1;
     PyObject *dirty = NULL, *flag = NULL, *now = NULL, *list = NULL, *before = NULL;
-    if (world == Py_None) {
-        rc = 0;
-        goto done;
-    }
     if (!(dirty = item(d, s_dirty)))
         goto done;
     int any = PyObject_IsTrue(dirty);
@@ -359,7 +352,6 @@ static int mark_dirty(PyObject *self, PyObject *d, const Prop *q, PyObject *old)
         goto done;
     rc = 0;
 done:
-    Py_DECREF(world);
     Py_XDECREF(dirty);
     Py_XDECREF(flag);
     Py_XDECREF(now);
@@ -373,17 +365,13 @@ done:
 static int store(PyObject *self, PyObject *d, const Prop *q, PyObject *value, PyObject *bits,
                  PyObject *width) {
     int rc = -1, ne;
-    PyObject *vals = NULL, *held = NULL, *old = NULL, *widths = NULL, *was = NULL;
+    PyObject *vals = NULL, *world = NULL, *held = NULL, *old = NULL, *widths = NULL, *was = NULL;
     if (!(vals = item(d, s_vals)) || PyObject_SetItem(vals, q->index, value))
         goto done;
-    PyObject *world = PyDict_GetItemWithError(d, s_world);
+    if (!(world = item(d, s_world)))
+        goto done;
     if (world == Py_None) {
         rc = 0;
-        goto done;
-    }
-    if (!world) {
-        if (!PyErr_Occurred())
-            PyErr_SetObject(PyExc_KeyError, s_world);
         goto done;
     }
     if (!(held = item(d, s_bits)) || !(old = PyObject_GetItem(held, q->index)))
@@ -399,12 +387,13 @@ static int store(PyObject *self, PyObject *d, const Prop *q, PyObject *value, Py
     }
     if (ne) {
         if (PyObject_SetItem(held, q->index, bits) || !(widths = item(d, s_widths)) ||
-            PyObject_SetItem(widths, q->index, width) || mark_dirty(self, d, q, old))
+            PyObject_SetItem(widths, q->index, width) || mark_dirty(self, d, world, q, old))
             goto done;
     }
     rc = 0;
 done:
     Py_XDECREF(vals);
+    Py_XDECREF(world);
     Py_XDECREF(held);
     Py_XDECREF(old);
     Py_XDECREF(widths);
