@@ -106,6 +106,24 @@ def test_an_entity_despawned_before_any_commit_leaves_no_trace() -> None:
     assert w.dirty == []
 
 
+def test_a_detached_entity_is_checked_but_never_tracked() -> None:
+    """``World.detached``: values checked as ``spawn`` checks them, later writes too, and
+    nothing of it kept by the world (ids free, no dirty mark, no delete record)."""
+    w = world()
+    t = w.detached(Thing, a=3, inner={"q": 0.5})
+    assert (t.a, t.b, t.inner.q) == (3, True, 0.5)
+    t.a = 4
+    t.inner.q = 0.25
+    assert (t.a, t.inner.q) == (4, 0.25)
+    with pytest.raises(EncodeError, match="property a"):
+        t.a = 99
+    with pytest.raises(EncodeError):
+        w.detached(Thing, a=99)
+    w.commit(4)
+    assert (w.entities, w.dirty, w.deleted) == ({}, [], {})
+    assert w.spawn(Thing).net_id == t.net_id  # its id went back to the free list
+
+
 def test_quantized_view() -> None:
     w = world()
     t = w.spawn(Thing, a=4, inner={"q": 0.52})

@@ -547,3 +547,125 @@ def test_the_compiled_write_keeps_no_reference_it_should_not() -> None:
         after = [sys.getrefcount(x) for x in watched + shared]
     assert after[: len(watched)] == before[: len(watched)]
     assert all(abs(a - b) < 1000 for a, b in zip(after, before, strict=True))
+
+
+# ------------------------------------------------------------------ detached entities
+
+
+def detached_state(ent: Any) -> list[Any]:
+    """What a write may change on a detached entity, the values by identity."""
+    d = vars(ent)
+    plain = {k: v for k, v in d.items() if k not in ("_net_root", "_net_layout", "_net_index")}
+    plain["_net_vals"] = [id(v) for v in d["_net_vals"]]
+    plain["net_owner"], plain["net_team"] = id(d.get("net_owner")), id(d.get("net_team"))
+    for k in ("_net_bits", "_net_widths", "_net_before", "_net_cache", "_net_hist"):
+        plain[k] = repr(plain.get(k))
+    return [sorted(d), plain, d["_net_root"] is ent]
+
+
+def reads(ent: Any) -> list[Any]:
+    """Every plain property as read from the entity, by identity (or the error)."""
+    out: list[Any] = []
+    for name in sorted(type(ent).net_plain):
+        try:
+            out.append(id(getattr(ent, name)))
+        except Exception as exc:
+            out.append((type(exc), str(exc)))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_detached_entity_takes_writes_as_the_pure_path_does(seed: int) -> None:
+    """``World.detached`` gives, with the compiled path live, an instance of the class's
+    detached class (its plain properties compiled descriptors over the values list), and a
+    plain entity with the pure one: the same random writes, good and refused, on every
+    class (embedded tables, per-element arrays, own ``_net_write`` and ``__setattr__``
+    included) give the same results, messages included, the same state and the same reads."""
+    compiled()
+    rng = random.Random(seed)
+    twins: list[list[Any]] = [[], []]
+    names = (_write_path.PYTHON, _write_path.COMPILED)
+    worlds = [World(SCHEMA), World(SCHEMA)]
+    for step in range(400):
+        if step % 40 == 0:
+            cls = CLASSES[(step // 40 + seed) % len(CLASSES)]
+            values = {"net_owner": 3} if rng.random() < 0.5 else {}
+            for name, ents, world in zip(names, twins, worlds, strict=True):
+                with path(name):
+                    ents.append(world.detached(cls, **values))
+        k = rng.randrange(len(twins[0]))
+        write = a_write(twins[0][k], rng)
+        results = []
+        for name, ents in zip(names, twins, strict=True):
+            with path(name):
+                results.append(apply(ents[k], write))
+        assert results[0] == results[1], f"seed {seed}, step {step}, {write}"
+        pure, fast = twins[0][k], twins[1][k]
+        assert detached_state(pure) == detached_state(fast), f"seed {seed}, step {step}"
+        assert reads(pure) == reads(fast)
+    for world in worlds:
+        assert not world.entities and not world.dirty and not world.deleted
+
+
+def test_a_detached_class_is_the_class_to_its_users() -> None:
+    """The detached class of a plain class is a subclass with its name, table and class
+    attributes (a property read on the class is its Prop); classes whose writes are their
+    own, and every class under the pure path, are detached as themselves."""
+    compiled()
+    world = World(SCHEMA)
+    with path(_write_path.COMPILED):
+        ship = world.detached(Ship, pos=Vector2(1.0, 2.0))
+        assert type(ship) is not Ship and isinstance(ship, Ship)
+        assert type(ship).__name__ == "Ship" and type(ship).__qualname__ == Ship.__qualname__
+        assert type(ship).net_table == Ship.net_table
+        assert type(ship).net_class_id == Ship.net_class_id
+        assert type(ship).pos is Ship.pos and type(ship).hp is Ship.hp
+        assert type(world.detached(Ship)) is type(ship)
+        for own in (Logged, Guarded):
+            assert type(world.detached(own)) is own
+        v = Vector2(3.0, 4.0)
+        ship.pos = v
+        assert ship.pos is v and ship._net_vals[ship._net_index["pos"]] is v
+        with pytest.raises(EncodeError, match=r"^entity \d+ \(Ship\) property hp: .*fit"):
+            ship.hp = 1 << 64
+        with pytest.raises(AttributeError, match="__delete__"):
+            del ship.hp
+        ship.crew = 5  # a declared attribute: the pure path keeps it
+        assert ship.crew == 5
+    with path(_write_path.PYTHON):
+        assert type(world.detached(Ship)) is Ship
+
+
+def test_a_detached_write_keeps_no_reference_it_should_not() -> None:
+    """As the compiled write: after a thousand more rounds of good and refused writes on a
+    detached entity, what they touch has the reference counts it had."""
+    compiled()
+    world = World(SCHEMA)
+    with path(_write_path.COMPILED):
+        ship = world.detached(Ship)
+    assert type(ship) is not Ship
+    v, big, bad = Vector2(1.0, 2.0), 1 << 70, "bad"
+    watched = [v, big, bad, ship, type(ship), Ship.pos, ship._net_vals]
+    writes: list[tuple[str, Any]] = [
+        ("pos", v),
+        ("pos", bad),
+        ("hp", big),
+        ("hp", 5),
+        ("speed", 3.0),
+        ("speed", bad),
+        ("on", True),
+        ("crew", bad),
+        ("nope", v),
+    ]
+
+    def round_of_writes() -> None:
+        for name, value in writes:
+            with suppress(EncodeError, AttributeError):
+                setattr(ship, name, value)
+            getattr(ship, name, None)
+
+    round_of_writes()
+    before = [sys.getrefcount(x) for x in watched]
+    for _ in range(1000):
+        round_of_writes()
+    assert [sys.getrefcount(x) for x in watched] == before

@@ -56,14 +56,10 @@ class SyncedClass:
 
     def new_state(self, values: Mapping[str, Any]) -> Any:
         """An entity of the class with ``values`` set (each checked by its codec, as every
-        later write is), detached from the private world at once: multiplayer reads the
-        values, never replication's dirty marks or history, so a server that spawns and frees
-        nodes for days keeps nothing of them in that world."""
-        world = self._world
-        entity = world.spawn(self.cls, **values)
-        world.despawn(entity)
-        world.dirty.clear()
-        return entity
+        later write is), detached from the private world (``World.detached``): multiplayer
+        reads the values, never replication's dirty marks or history, so a server that spawns
+        and frees nodes for days keeps nothing of them in that world."""
+        return self._world.detached(self.cls, **values)
 
     def by_flat_name(self, values: Mapping[str, Any]) -> dict[str, Any]:
         """``{godot property path: value}`` (as a received packet names them) by flat name."""

@@ -19,11 +19,16 @@
  *
  * Per layout, _write_path.plan(layout) describes the classes' properties; the first write of a
  * layout turns it into a C plan, kept in the layout's __dict__ under _net_write_plan.
+ *
+ * A detached entity (World.detached: a multiplayer node's state) keeps only its values; its
+ * class is a subclass whose plain properties are Fields, descriptors over the values list the
+ * entity also holds in a slot (see "detached entities" below).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+#include <structmember.h>
 
 /* Write kinds (the same numbers as _write_path.py's W_*). */
 enum { W_WHOLE = 0, W_VEC, W_FLOAT, W_INT, W_UINT, W_BOOL };
@@ -201,77 +206,98 @@ static PyObject *long_from_le(const unsigned char *buf, size_t n) {
 #endif
 }
 
-/* The bits of value for q's fast kinds: a new int, or NULL with no error set when the value
- * is not one the fast path takes (or is out of range: codec.encode names it). */
-static PyObject *fast_bits(const Prop *q, PyObject *value) {
-    unsigned char buf[32], scratch[4];
+/* Whether value is one q's fast kinds take: 1, with its bits packed into buf (*n bytes, the
+ * IEEE kinds) or *u (the integer kinds); 0 with no error set when it is not (or is out of
+ * range: codec.encode names it). */
+static int fast_pack(const Prop *q, PyObject *value, unsigned char *buf, size_t *n, uint64_t *u) {
+    unsigned char scratch[4];
     switch (q->kind) {
     case W_VEC: {
         if (Py_TYPE(value) != (PyTypeObject *)q->make || !PyTuple_Check(value) ||
             PyTuple_GET_SIZE(value) != q->count)
-            return NULL;
+            return 0;
         for (int c = 0; c < q->count; c++) {
             PyObject *item = PyTuple_GET_ITEM(value, c);
             if (!PyFloat_CheckExact(item))
-                return NULL;
+                return 0;
             double x = PyFloat_AS_DOUBLE(item);
             if (pack(q, x, buf + c * q->size) || (q->wide && PyFloat_Pack4(x, (char *)scratch, 1))) {
-                PyErr_Clear(); /* out of float32's range: codec.encode says so */
-                return NULL;
+                PyErr_Clear(); /* out of float32's range */
+                return 0;
             }
         }
-        return long_from_le(buf, (size_t)(q->count * q->size));
+        *n = (size_t)(q->count * q->size);
+        return 1;
     }
     case W_FLOAT:
         if (!PyFloat_CheckExact(value))
-            return NULL;
+            return 0;
         if (pack(q, PyFloat_AS_DOUBLE(value), buf)) {
             PyErr_Clear();
-            return NULL;
+            return 0;
         }
-        return long_from_le(buf, (size_t)q->size);
+        *n = (size_t)q->size;
+        return 1;
     case W_INT: {
         if (!PyLong_CheckExact(value))
-            return NULL;
+            return 0;
         int overflow;
         long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
         if (overflow || (v == -1 && PyErr_Occurred())) {
             PyErr_Clear();
-            return NULL;
+            return 0;
         }
         if (q->bits < 64) {
             long long half = 1LL << (q->bits - 1);
             if (v < -half || v >= half)
-                return NULL;
+                return 0;
         }
-        uint64_t u = (uint64_t)v;
+        *u = (uint64_t)v;
         if (q->zigzag)
-            u = v >= 0 ? (uint64_t)v << 1 : (((uint64_t)0 - (uint64_t)v) << 1) - 1;
+            *u = v >= 0 ? (uint64_t)v << 1 : (((uint64_t)0 - (uint64_t)v) << 1) - 1;
         else if (q->bits < 64)
-            u &= ((uint64_t)1 << q->bits) - 1;
-        return PyLong_FromUnsignedLongLong(u);
+            *u &= ((uint64_t)1 << q->bits) - 1;
+        return 1;
     }
     case W_UINT: {
         if (!PyLong_CheckExact(value))
-            return NULL;
+            return 0;
         int overflow;
         long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
         if (v == -1 && PyErr_Occurred()) {
             PyErr_Clear();
-            return NULL;
+            return 0;
         }
         if (overflow || v < 0 || (q->bits < 63 && v >= 1LL << q->bits))
-            return NULL; /* a UInt(64) past 2**63 too: rare, and codec.encode takes it */
-        Py_INCREF(value);
-        return value;
+            return 0; /* a UInt(64) past 2**63 too: rare, and codec.encode takes it */
+        *u = (uint64_t)v;
+        return 1;
     }
     case W_BOOL:
         if (value != Py_True && value != Py_False)
-            return NULL;
-        return PyLong_FromLong(value == Py_True);
+            return 0;
+        *u = value == Py_True;
+        return 1;
     default:
-        return NULL;
+        return 0;
     }
+}
+
+/* The bits of value for q's fast kinds: a new int, or NULL with no error set when the value
+ * is not one the fast path takes. */
+static PyObject *fast_bits(const Prop *q, PyObject *value) {
+    unsigned char buf[32];
+    size_t n = 0;
+    uint64_t u = 0;
+    if (!fast_pack(q, value, buf, &n, &u))
+        return NULL;
+    if (q->kind == W_VEC || q->kind == W_FLOAT)
+        return long_from_le(buf, n);
+    if (q->kind == W_UINT) {
+        Py_INCREF(value); /* the value itself, as the codec gives it */
+        return value;
+    }
+    return PyLong_FromUnsignedLongLong(u);
 }
 
 /* ---- the write ------------------------------------------------------------------------ */
@@ -490,6 +516,215 @@ done:
     return result;
 }
 
+/* ---- detached entities --------------------------------------------------------------- */
+
+/* A detached entity (out of every world: a multiplayer node's state) keeps only its values,
+ * so its class can be a subclass (_write_path.detached_class) that also holds the entity's
+ * _net_vals list in a slot, and whose plain networked properties are Fields: C descriptors
+ * that read that list and write it after the same checks as the fast path above, without
+ * the bits. A write then touches the entity and its list, not its __dict__ and the plan. A
+ * value a Field does not take (another type, out of range, a codec's refusal) goes to the
+ * pure __setattr__, which stores it in the same list or raises its error. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *plan;     /* strong: the capsule holding q */
+    const Prop *q;      /* the property's checks and flat index */
+    PyObject *name;     /* strong: the property's name */
+    PyObject *fallback; /* strong: the Prop it replaces (the class's attribute, and reads of
+                         * an entity whose slot holds no list) */
+    Py_ssize_t offset;  /* where an instance keeps its values list */
+} Field;
+
+static PyTypeObject FieldType;
+
+static void field_dealloc(PyObject *o) {
+    Field *f = (Field *)o;
+    Py_XDECREF(f->plan);
+    Py_XDECREF(f->name);
+    Py_XDECREF(f->fallback);
+    Py_TYPE(o)->tp_free(o);
+}
+
+/* self's values list if it holds one long enough for f, else NULL (borrowed). */
+static PyObject *field_values(Field *f, PyObject *self) {
+    PyObject *vals = *(PyObject **)((char *)self + f->offset);
+    if (vals && PyList_CheckExact(vals) && f->q->at < PyList_GET_SIZE(vals))
+        return vals;
+    return NULL;
+}
+
+static PyObject *field_get(PyObject *o, PyObject *self, PyObject *type) {
+    Field *f = (Field *)o;
+    PyObject *vals = self ? field_values(f, self) : NULL;
+    if (!vals) {
+        descrgetfunc get = Py_TYPE(f->fallback)->tp_descr_get;
+        if (!get) {
+            Py_INCREF(f->fallback);
+            return f->fallback;
+        }
+        return get(f->fallback, self, type);
+    }
+    PyObject *value = PyList_GET_ITEM(vals, f->q->at);
+    Py_INCREF(value);
+    return value;
+}
+
+/* 1 if q takes value (its codec's encode accepts it), 0 if the pure path must look at it,
+ * -1 on an error that is not a refusal. */
+static int field_takes(const Prop *q, PyObject *value) {
+    unsigned char buf[32];
+    size_t n;
+    uint64_t u;
+    if (q->kind != W_WHOLE)
+        return fast_pack(q, value, buf, &n, &u);
+    PyObject *pair = PyObject_CallMethodOneArg(q->codec, s_encode, value);
+    if (!pair) {
+        if (!PyErr_ExceptionMatches(g_encode_error))
+            return -1;
+        PyErr_Clear();
+        return 0;
+    }
+    int ok = PyTuple_CheckExact(pair) && PyTuple_GET_SIZE(pair) == 2;
+    Py_DECREF(pair);
+    return ok;
+}
+
+static int pure_set(PyObject *self, PyObject *name, PyObject *value) {
+    PyObject *r = pure(self, name, value);
+    Py_XDECREF(r);
+    return r ? 0 : -1;
+}
+
+static int field_set(PyObject *o, PyObject *self, PyObject *value) {
+    Field *f = (Field *)o;
+    if (!value) {
+        descrsetfunc set = Py_TYPE(f->fallback)->tp_descr_set;
+        if (set)
+            return set(f->fallback, self, NULL);
+        PyErr_Format(PyExc_AttributeError, "cannot delete %U", f->name);
+        return -1;
+    }
+    if (!g_pure) {
+        PyErr_SetString(PyExc_RuntimeError, "_cwrite.configure() was not called");
+        return -1;
+    }
+    PyObject *vals = field_values(f, self);
+    if (vals) {
+        int ok = field_takes(f->q, value);
+        if (ok < 0)
+            return -1;
+        vals = ok ? field_values(f, self) : NULL; /* a codec's encode may have run code */
+        if (vals) {
+            PyObject *old = PyList_GET_ITEM(vals, f->q->at);
+            Py_INCREF(value);
+            PyList_SET_ITEM(vals, f->q->at, value);
+            Py_DECREF(old);
+            return 0;
+        }
+    }
+    return pure_set(self, f->name, value);
+}
+
+static PyTypeObject FieldType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "gdvariant.replication._cwrite.Field",
+    .tp_basicsize = sizeof(Field),
+    .tp_dealloc = field_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A plain networked property of a detached entity's class (compiled).",
+    .tp_descr_get = field_get,
+    .tp_descr_set = field_set,
+};
+
+/* A detached class's __setattr__: a Field's name is its write, anything else the pure
+ * __setattr__'s. (Not installed as the class's tp_setattro: object.__setattr__, which the
+ * pure one calls, refuses an object whose class has a C setattro of its own.) */
+static int detached_setattro(PyObject *self, PyObject *name, PyObject *value) {
+    if (!value)
+        return PyObject_GenericSetAttr(self, name, NULL);
+    if (PyUnicode_CheckExact(name)) {
+        PyObject *descr = _PyType_Lookup(Py_TYPE(self), name);
+        if (descr && Py_TYPE(descr) == &FieldType)
+            return field_set(descr, self, value);
+    }
+    if (!g_pure) {
+        PyErr_SetString(PyExc_RuntimeError, "_cwrite.configure() was not called");
+        return -1;
+    }
+    return pure_set(self, name, value);
+}
+
+static PyObject *detached_method_setattr(PyObject *self, PyObject *const *args,
+                                         Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "__setattr__(name, value) takes 2 arguments");
+        return NULL;
+    }
+    if (detached_setattro(self, args[0], args[1]))
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef detached_setattr_def = {
+    "__setattr__", (PyCFunction)(void (*)(void))detached_method_setattr, METH_FASTCALL,
+    "A plain networked property of a detached entity is checked and stored (compiled); "
+    "every other write is NetClass.__setattr__'s."};
+
+/* detach(cls, slot, plan): make cls (a fresh subclass whose instances keep their values
+ * list in the member slot) a detached class: a Field for each name the plan writes, and the
+ * compiled __setattr__. */
+static PyObject *py_detach(PyObject *module, PyObject *args) {
+    PyObject *cls, *slot, *desc;
+    if (!PyArg_ParseTuple(args, "O!OO", &PyType_Type, &cls, &slot, &desc))
+        return NULL;
+    PyTypeObject *tp = (PyTypeObject *)cls;
+    if (!(tp->tp_flags & Py_TPFLAGS_HEAPTYPE) || !PyObject_TypeCheck(slot, &PyMemberDescr_Type) ||
+        ((PyMemberDescrObject *)slot)->d_member->type != T_OBJECT_EX ||
+        ((PyMemberDescrObject *)slot)->d_common.d_type != tp) {
+        PyErr_SetString(PyExc_TypeError, "detach() needs a class and its own object slot");
+        return NULL;
+    }
+    if (!g_pure) {
+        PyErr_SetString(PyExc_RuntimeError, "_cwrite.configure() was not called");
+        return NULL;
+    }
+    Py_ssize_t offset = ((PyMemberDescrObject *)slot)->d_member->offset;
+    PyObject *capsule = plan_build(desc), *method = NULL;
+    if (!capsule)
+        return NULL;
+    Plan *plan = PyCapsule_GetPointer(capsule, PLAN_NAME);
+    Py_ssize_t pos = 0;
+    PyObject *key, *i;
+    while (PyDict_Next(plan->names, &pos, &key, &i)) {
+        PyObject *fallback = PyUnicode_Check(key) ? PyObject_GetAttr(cls, key) : NULL;
+        Field *f = fallback ? PyObject_New(Field, &FieldType) : NULL;
+        if (!f) {
+            Py_XDECREF(fallback);
+            goto fail;
+        }
+        Py_INCREF(capsule);
+        f->plan = capsule;
+        f->q = &plan->props[PyLong_AsSsize_t(i)];
+        Py_INCREF(key);
+        f->name = key;
+        f->fallback = fallback;
+        f->offset = offset;
+        int rc = PyObject_SetAttr(cls, key, (PyObject *)f);
+        Py_DECREF(f);
+        if (rc)
+            goto fail;
+    }
+    if (!(method = PyDescr_NewMethod(tp, &detached_setattr_def)) ||
+        PyObject_SetAttrString(cls, "__setattr__", method))
+        goto fail;
+    Py_DECREF(method);
+    Py_DECREF(capsule);
+    Py_RETURN_NONE;
+fail:
+    Py_XDECREF(method);
+    Py_DECREF(capsule);
+    return NULL;
+}
+
 /* ---- module --------------------------------------------------------------------------- */
 
 static PyObject *py_setattr(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
@@ -545,6 +780,10 @@ static PyMethodDef methods[] = {
      "the compiled one does not do), _write_path.plan and EncodeError."},
     {"setattr", (PyCFunction)(void (*)(void))py_setattr, METH_FASTCALL,
      "setattr(entity, name, value): NetClass.__setattr__, compiled."},
+    {"detach", py_detach, METH_VARARGS,
+     "detach(cls, slot, plan): make cls, a fresh NetClass subclass whose instances keep their "
+     "_net_vals list in the member slot, write its plain properties in C (plan: "
+     "_write_path.plan of its layout)."},
     {"descriptor", py_descriptor, METH_O,
      "descriptor(cls) -> the compiled __setattr__ as a method of cls (to install on it)."},
     {NULL, NULL, 0, NULL}};
@@ -567,5 +806,7 @@ PyMODINIT_FUNC PyInit__cwrite(void) {
         if (!*slots[k] && !(*slots[k] = PyUnicode_InternFromString(names[k])))
             return NULL;
     }
+    if (PyType_Ready(&FieldType))
+        return NULL;
     return PyModule_Create(&module);
 }

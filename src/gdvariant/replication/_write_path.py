@@ -19,6 +19,8 @@ one live inside a block.
 
 from __future__ import annotations
 
+import types
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -33,6 +35,8 @@ __all__ = [
     "COMPILED",
     "PYTHON",
     "compiled_error",
+    "detach",
+    "detached_class",
     "implementations",
     "install",
     "plan",
@@ -52,6 +56,10 @@ _VECTORS = (Vec2, Vec3, Vec4)
 _WRITER = Compiled("gdvariant.replication._cwrite", "write path")
 _setattrs: dict[str, Callable[..., None]] = {}
 _installed: list[Any] = []
+#: each layout's detached class (see :func:`detached_class`), made on first use
+_detached: weakref.WeakKeyDictionary[Any, type] = weakref.WeakKeyDictionary()
+#: the slot where a detached class's instances keep their values list
+_SLOT = "_net_fast"
 
 
 def write_path() -> str:
@@ -91,6 +99,67 @@ def _compiled_setattr(module: Any) -> Any:
         module.configure(_setattrs[PYTHON], plan, EncodeError)
         _setattrs[COMPILED] = module.descriptor(_installed[0])
     return _setattrs[COMPILED]
+
+
+def detached_class(layout: Any) -> type:
+    """The class a detached entity of ``layout``'s class (out of every world, as a
+    multiplayer node's state is) is made of. With the compiled write path live: a subclass
+    (same name, same table) that also keeps the entity's ``_net_vals`` list in a slot, whose
+    plain networked properties are compiled descriptors reading and writing that list, each
+    write checked as the codec checks it (a value they do not take goes to the pure
+    ``__setattr__``, which stores it in the same list or raises its error): a write touches
+    the entity and its list, not its ``__dict__``. Else, or for a class with its own
+    ``__setattr__``, ``_net_write``, metaclass or ``__init_subclass__`` (which would see the
+    subclass), the class itself."""
+    cls = layout.cls
+    module = _WRITER.module
+    if module is None or write_path() != COMPILED or not _plain(cls):
+        return cls  # type: ignore[no-any-return]
+    sub = _detached.get(layout)
+    if sub is None:
+        sub = _detached[layout] = _subclass(cls)
+        module.detach(sub, vars(sub)[_SLOT], plan(layout))
+    return sub
+
+
+def _plain(cls: Any) -> bool:
+    """Whether ``cls``'s writes are NetClass's own and a subclass of it is seen nowhere."""
+    base: Any = _installed[0]
+    hooks = any("__init_subclass__" in vars(k) for k in cls.__mro__ if k not in (base, object))
+    return (
+        not hooks
+        and cls.__setattr__ is _setattrs[COMPILED]
+        and cls._net_write is base._net_write
+        and type(cls) is type
+    )
+
+
+def _subclass(cls: Any) -> type:
+    namespace = {
+        "__slots__": (_SLOT,),
+        "__module__": cls.__module__,
+        "__qualname__": cls.__qualname__,
+        "__doc__": cls.__doc__,
+    }
+    sub: Any = types.new_class(
+        cls.__name__, (cls,), {"table": cls.net_table}, lambda ns: ns.update(namespace)
+    )
+    sub.net_abstract, sub.net_class_id = cls.net_abstract, cls.net_class_id
+    return sub  # type: ignore[no-any-return]
+
+
+def detach(entity: Any) -> Any:
+    """``entity``, just despawned from its world, as an instance of its detached class (the
+    same ``__dict__`` and values list; ``entity`` itself when that class is its own)."""
+    d = vars(entity)
+    cls = detached_class(d["_net_layout"])
+    if cls is type(entity):
+        return entity
+    twin: Any = object.__new__(cls)
+    vars(twin).update(d)
+    vars(twin)["_net_root"] = twin
+    vars(cls)[_SLOT].__set__(twin, d["_net_vals"])
+    return twin
 
 
 @contextmanager
