@@ -300,6 +300,39 @@ def test_values_past_the_inline_cases_are_the_same() -> None:
         assert repr(results[0]) == repr(results[1])
 
 
+class Peer(int):
+    """A peer id that is not an exact int."""
+
+
+def test_holders_of_every_shape_give_the_same_packets() -> None:
+    """The compiled frame walks an exact set of exact ints itself (skipping removed
+    entries) and hands any other holders to an iterator: either way the targets, their
+    order and so the packets are the pure frame's."""
+    peers = list(range(40, 70))
+    removed = set(peers)
+    for peer in peers[::3]:
+        removed.discard(peer)  # dummies left in the table
+    shapes: list[Any] = [
+        removed,
+        frozenset(peers[:7]),
+        {41, Peer(42), 43},
+        {True, 44},
+        {45, "not a peer", 46},
+        set(),
+        {1000, 45},  # one holder without a slot
+    ]
+    slots = {peer: k for k, peer in enumerate(peers)}
+    for holders in shapes:
+        for slot_map in (slots, type("Slots", (dict,), {})(slots)):
+
+            def make(holders: Any = holders, slot_map: Any = slot_map) -> tuple[Any, ...]:
+                record = _pysync.new_record(3, [Vector2(1, 2), 5], (0,), (1,), None, holders, {})
+                return ([record], slot_map, [SyncClock() for _ in peers], ENCODER)
+
+            pure, fast = _both(make)
+            assert repr(pure) == repr(fast), holders
+
+
 BAD: list[tuple[str, Callable[[], tuple[Any, ...]]]] = [
     ("not a record", lambda: ([7], {5: 0}, [SyncClock()], ENCODER)),
     ("a short record", lambda: ([[1, 2]], {5: 0}, [SyncClock()], ENCODER)),

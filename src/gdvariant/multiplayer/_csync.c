@@ -531,9 +531,57 @@ done:
     return rc;
 }
 
+/* targets_of for an exact set of exact ints and an exact dict of slots, walking the set's
+ * table in the order its iterator would (a live entry has a key and a hash other than -1;
+ * a removed one keeps a dummy key with hash -1): no iterator is made, and looking an int up
+ * in the replicator's slots (keyed by peer ids, ints) runs no Python code, so the set cannot
+ * change meanwhile. Returns -2 (nothing held, no error) when the holders are not all exact
+ * ints: the iterator does them. */
+static Py_ssize_t targets_in_table(PyObject *holders, PyObject *slots, Py_ssize_t nslots,
+                                   PyObject **peers, Py_ssize_t *slot_of, Py_ssize_t room) {
+    PySetObject *set = (PySetObject *)holders;
+    Py_ssize_t count = 0;
+    for (Py_ssize_t i = 0; i <= set->mask; i++) {
+        PyObject *peer = set->table[i].key;
+        if (peer == NULL || set->table[i].hash == -1)
+            continue;
+        if (!PyLong_CheckExact(peer) || count >= room) {
+            while (count > 0)
+                Py_DECREF(peers[--count]);
+            return -2;
+        }
+        PyObject *slot = PyDict_GetItemWithError(slots, peer);
+        if (slot == NULL) {
+            if (!PyErr_Occurred())
+                continue;
+            goto fail;
+        }
+        Py_ssize_t s = PyLong_AsSsize_t(slot);
+        if (s == -1 && PyErr_Occurred())
+            goto fail;
+        if (s < 0 || s >= nslots) {
+            PyErr_Format(PyExc_ValueError, "slot %zd of a peer outside the %zd clocks", s, nslots);
+            goto fail;
+        }
+        Py_INCREF(peer);
+        peers[count] = peer;
+        slot_of[count++] = s;
+    }
+    return count;
+fail:
+    while (count > 0)
+        Py_DECREF(peers[--count]);
+    return -1;
+}
+
 /* The record's holders that have a slot, in the set's order: peers[] new references. */
 static Py_ssize_t targets_of(PyObject *holders, PyObject *slots, Py_ssize_t nslots, PyObject **peers,
                              Py_ssize_t *slot_of, Py_ssize_t room) {
+    if (PyAnySet_CheckExact(holders) && PyDict_CheckExact(slots)) {
+        Py_ssize_t found = targets_in_table(holders, slots, nslots, peers, slot_of, room);
+        if (found != -2)
+            return found;
+    }
     PyObject *iter = PyObject_GetIter(holders), *peer;
     Py_ssize_t count = 0;
     if (iter == NULL)
