@@ -336,24 +336,32 @@ def test_holders_of_every_shape_give_the_same_packets() -> None:
 BAD: list[tuple[str, Callable[[], tuple[Any, ...]]]] = [
     ("not a record", lambda: ([7], {5: 0}, [SyncClock()], ENCODER)),
     ("a short record", lambda: ([[1, 2]], {5: 0}, [SyncClock()], ENCODER)),
-    ("holders not a set", lambda: _args([3, [1], (0,), (), None, [5], {}, [], None])),
-    ("raw not a list", lambda: _args([3, (1,), (0,), (), None, {5}, {}, [], None])),
+    ("holders not a set", lambda: _args([3, [1], (0,), (), None, [5], {}, [], None, False])),
+    ("raw not a list", lambda: _args([3, (1,), (0,), (), None, {5}, {}, [], None, False])),
     ("an index out of range", lambda: _args(_record([1], (4,)))),
     ("a negative index", lambda: _args(_record([1], (-1,)))),
     ("an index not an int", lambda: _args(_record([1], ("0",)))),  # type: ignore[arg-type]
     ("indices not a tuple", lambda: _args(_record([1], [0]))),  # type: ignore[arg-type]
-    ("a net id past u32", lambda: _args([2**40, [1], (0,), (), None, {5}, {}, [], None])),
-    ("a negative net id", lambda: _args([-1, [1], (0,), (), None, {5}, {}, [], None])),
+    ("a net id past u32", lambda: _args([2**40, [1], (0,), (), None, {5}, {}, [], None, False])),
+    ("a negative net id", lambda: _args([-1, [1], (0,), (), None, {5}, {}, [], None, False])),
     (
         "65 watched",
-        lambda: _args([3, [1] * 65, (), tuple(range(65)), None, {5}, {}, [None] * 130, None]),
+        lambda: _args(
+            [3, [1] * 65, (), tuple(range(65)), None, {5}, {}, [None] * 130, None, False]
+        ),
     ),
-    ("a short watched cache", lambda: _args([3, [1], (), (0,), None, {5}, {}, [None], None])),
-    ("sent not a dict", lambda: _args([3, [1], (), (0,), None, {5}, [], [None] * 2, None])),
-    ("a short sent list", lambda: _args([3, [1], (), (0,), None, {5}, {5: []}, [None] * 2, None])),
+    (
+        "a short watched cache",
+        lambda: _args([3, [1], (), (0,), None, {5}, {}, [None], None, False]),
+    ),
+    ("sent not a dict", lambda: _args([3, [1], (), (0,), None, {5}, [], [None] * 2, None, False])),
+    (
+        "a short sent list",
+        lambda: _args([3, [1], (), (0,), None, {5}, {5: []}, [None] * 2, None, False]),
+    ),
     ("a slot past the clocks", lambda: ([_record([1])], {5: 3}, [SyncClock()], ENCODER)),
     ("a clock without a time", lambda: ([_record([1])], {5: 0}, [object()], ENCODER)),
-    ("codecs not a tuple", lambda: _args([3, [1], (0,), (), [None], {5}, {}, [], None])),
+    ("codecs not a tuple", lambda: _args([3, [1], (0,), (), [None], {5}, {}, [], None, False])),
     ("an encoder not a tuple", lambda: ([_record([1])], {5: 0}, [SyncClock()], list(ENCODER))),
     ("an encoder too short", lambda: ([_record([1])], {5: 0}, [SyncClock()], ENCODER[:5])),
     ("a value nothing encodes", lambda: _args(_record([object()]))),
@@ -369,7 +377,7 @@ BAD: list[tuple[str, Callable[[], tuple[Any, ...]]]] = [
     (
         "a conversion that raises",
         lambda: (
-            [[3, [1], (0,), (), (int,), {5}, {}, [], None]],
+            [[3, [1], (0,), (), (int,), {5}, {}, [], None, False]],
             {5: 0},
             [SyncClock()],
             (*ENCODER[:2], lambda codec, value: 1 / 0, *ENCODER[3:]),
@@ -429,3 +437,27 @@ def test_the_compiled_frame_leaks_nothing() -> None:
 
     grew = _traced_growth(run, 20)
     assert grew < 32 << 10, f"{grew:,} bytes more after 20 rounds"
+
+
+def test_a_settled_record_is_compared_again_only_when_unsettled_or_changed() -> None:
+    """The compiled frame skips the per-holder comparison of a settled record whose watched
+    values did not change (the replicator unsettles it when it shows the node to a peer);
+    a changed value, or an unsettled record, is compared and sent as the pure frame does."""
+    frame = compiled().frame
+    record = _pysync.new_record(3, [Vector2(1, 2), 5], (0,), (1,), None, {5}, {})
+    args = ([record], {5: 0}, [SyncClock()], ENCODER)
+    first = frame(*args)[0][0][2]
+    assert len(first) == 1 and record[_pysync.SETTLED] is True
+    assert frame(*args)[0][0][2] == []  # nothing changed, settled: no delta
+    record[_pysync.SENT][5][0] = None  # what a new holder looks like, while still settled
+    assert frame(*args)[0][0][2] == []
+    record[_pysync.SETTLED] = False
+    assert frame(*args)[0][0][2] == first  # compared again: the whole watched value
+    record[_pysync.RAW][1] = 6
+    changed = frame(*args)[0][0][2]
+    pure_record = _pysync.new_record(3, [Vector2(1, 2), 6], (0,), (1,), None, {5}, {})
+    assert changed == _pysync.frame([pure_record], {5: 0}, [SyncClock()], ENCODER)[0][0][2]
+    record[_pysync.HOLDERS].add(9)  # a holder without a slot: not settled after the frame
+    record[_pysync.SETTLED] = False
+    frame(*args)
+    assert record[_pysync.SETTLED] is False

@@ -7,8 +7,12 @@
  * (tests/multiplayer/test_csync.py compares the two over random worlds). A record is a list:
  * [net id, raw values, ALWAYS raw indices, ON_CHANGE raw indices, codecs to convert or None,
  * holders (set), {peer: list of watched bytes last sent}, [value, bytes, ...] of the watched
- * properties (None before the first frame), [SYNC entry, values...] of last frame or None].
- * Both caches are updated in place: a frame makes no new containers per node.
+ * properties (None before the first frame), [SYNC entry, values...] of last frame or None,
+ * settled]. Both caches are updated in place: a frame makes no new containers per node.
+ * Settled is this frame's alone: when no watched value changed and the record is settled
+ * (every holder was sent the current watched bytes; the replicator sets it False when it
+ * shows or hides the node), the per-holder comparison is skipped; it is made True after a
+ * comparison that reached every holder.
  *
  * Values are written in SceneMultiplayer's compressed form (wire/_variant.py): bool, int,
  * float, and Vector2/Vector3 of finite float32-range components here; an int subclass through
@@ -23,7 +27,10 @@
 #include <stdint.h>
 #include <string.h>
 
-enum { R_ID = 0, R_RAW, R_SYNC, R_WATCH, R_CONVERT, R_HOLDERS, R_SENT, R_WATCHED, R_ENTRY, R_SIZE };
+enum {
+    R_ID = 0, R_RAW, R_SYNC, R_WATCH, R_CONVERT, R_HOLDERS, R_SENT, R_WATCHED, R_ENTRY, R_SETTLED,
+    R_SIZE
+};
 enum { E_ENCODE = 0, E_COMPRESSED, E_CONVERT, E_IMMUTABLE, E_VECTOR2, E_VECTOR3, E_SIZE };
 #define MAX_SYNC 1350
 #define MAX_DELTA 65535
@@ -343,7 +350,7 @@ static int unchanged(PyObject *before, PyObject *value, PyObject *enc) {
 
 /* The bytes of watched value k: last frame's, or encoded now (and cached in place, at
  * cache[2k] and cache[2k + 1]): a new reference. */
-static PyObject *watched_one(PyObject *cache, Py_ssize_t k, Parts *r, PyObject *enc) {
+static PyObject *watched_one(PyObject *cache, Py_ssize_t k, Parts *r, PyObject *enc, int *fresh) {
     PyObject *index = PyTuple_GET_ITEM(r->watch, k);
     PyObject *value = raw_value(r, index), *data = NULL;
     if (value == NULL)
@@ -367,6 +374,7 @@ static PyObject *watched_one(PyObject *cache, Py_ssize_t k, Parts *r, PyObject *
         }
         Py_DECREF(bytes);
     }
+    *fresh = 1;
     PyObject *held = read_value(r, index, enc);
     Buf b = {0};
     int rc = held == NULL ? -1 : put_value(&b, held, enc);
@@ -379,8 +387,9 @@ static PyObject *watched_one(PyObject *cache, Py_ssize_t k, Parts *r, PyObject *
     return data;
 }
 
-/* Each watched value's bytes (new references in out[]); on an error none is left held. */
-static int watched(PyObject *rec, Parts *r, PyObject *enc, PyObject **out) {
+/* Each watched value's bytes (new references in out[]), *fresh set if any was encoded now
+ * (not last frame's); on an error none is left held. */
+static int watched(PyObject *rec, Parts *r, PyObject *enc, PyObject **out, int *fresh) {
     PyObject *cache = PyList_GET_ITEM(rec, R_WATCHED);
     Py_ssize_t n = PyTuple_GET_SIZE(r->watch);
     if (!PyList_Check(cache) || PyList_GET_SIZE(cache) != 2 * n) {
@@ -389,7 +398,7 @@ static int watched(PyObject *rec, Parts *r, PyObject *enc, PyObject **out) {
     }
     Py_INCREF(cache);
     for (Py_ssize_t k = 0; k < n; k++) {
-        out[k] = watched_one(cache, k, r, enc);
+        out[k] = watched_one(cache, k, r, enc, fresh);
         if (out[k] == NULL) {
             while (k > 0)
                 Py_DECREF(out[--k]);
@@ -636,9 +645,16 @@ static int sync_part(PyObject *rec, Parts *r, PyObject *net_id, uint32_t id, PyO
     return rc;
 }
 
-/* One record's part of the frame, once its targets are known. */
+static int settle(PyObject *rec, PyObject *flag) {
+    Py_INCREF(flag);
+    return PyList_SetItem(rec, R_SETTLED, flag);
+}
+
+/* One record's part of the frame, once its targets are known (every_holder: each holder is
+ * one, none lacks a slot). */
 static int record_part(PyObject *rec, Parts *r, PyObject *enc, PyObject **peers, Py_ssize_t *slot_of,
-                       Py_ssize_t ntargets, PyObject **entries, PyObject **deltas, PyObject *left_out) {
+                       Py_ssize_t ntargets, int every_holder, PyObject **entries, PyObject **deltas,
+                       PyObject *left_out) {
     PyObject *net_id = PyList_GET_ITEM(rec, R_ID);
     Py_INCREF(net_id);
     int rc = -1;
@@ -655,10 +671,16 @@ static int record_part(PyObject *rec, Parts *r, PyObject *enc, PyObject **peers,
     Py_ssize_t n = PyTuple_GET_SIZE(r->watch);
     if (n) {
         PyObject *encoded[MAX_WATCHED];
-        if (watched(rec, r, enc, encoded) < 0)
+        int fresh = 0, failed = 0;
+        if (watched(rec, r, enc, encoded, &fresh) < 0)
             goto done;
-        int failed = deltas_of(rec, net_id, (uint32_t)id, encoded, n, peers, slot_of, ntargets,
-                               deltas, left_out) < 0;
+        if (fresh || PyList_GET_ITEM(rec, R_SETTLED) != Py_True) {
+            /* unsettled while the sent bytes change: an error halfway leaves it so */
+            failed = settle(rec, Py_False) < 0 ||
+                     deltas_of(rec, net_id, (uint32_t)id, encoded, n, peers, slot_of, ntargets,
+                               deltas, left_out) < 0 ||
+                     (every_holder && settle(rec, Py_True) < 0);
+        }
         for (Py_ssize_t k = 0; k < n; k++)
             Py_DECREF(encoded[k]);
         if (failed)
@@ -674,7 +696,7 @@ done:
 static int one_record(PyObject *rec, PyObject *slots, Py_ssize_t nslots, PyObject *enc,
                       PyObject **entries, PyObject **deltas, PyObject *left_out) {
     if (!PyList_Check(rec) || PyList_GET_SIZE(rec) != R_SIZE) {
-        PyErr_SetString(PyExc_TypeError, "a roster record must be a list of 9");
+        PyErr_SetString(PyExc_TypeError, "a roster record must be a list of 10");
         return -1;
     }
     Parts r = {PyList_GET_ITEM(rec, R_RAW), PyList_GET_ITEM(rec, R_SYNC), PyList_GET_ITEM(rec, R_WATCH),
@@ -716,7 +738,8 @@ static int one_record(PyObject *rec, PyObject *slots, Py_ssize_t nslots, PyObjec
     if (ntargets < 0)
         rc = -1;
     else if (ntargets > 0)
-        rc = record_part(rec, &r, enc, peers, slot_of, ntargets, entries, deltas, left_out);
+        rc = record_part(rec, &r, enc, peers, slot_of, ntargets, ntargets == nholders, entries,
+                         deltas, left_out);
     for (Py_ssize_t t = 0; t < ntargets; t++)
         Py_DECREF(peers[t]);
     Py_DECREF(holders);

@@ -33,9 +33,14 @@ MAX_DELTA_PACKET_SIZE = 65535
 #: raw index of each ON_CHANGE property, codec per raw index whose value needs godot_value
 #: (None: none does), holders (set of peers), {peer: bytes of each watched value last sent},
 #: [last value, its bytes, ...] of the watched properties, [last SYNC entry, its values...]
-#: or None]``. Both caches are updated in place: a frame makes no new containers per node.
+#: or None, settled]``. Both caches are updated in place: a frame makes no new containers per
+#: node. *Settled* (a bool) is the compiled frame's shortcut: True when every holder was sent
+#: the node's current watched bytes at its last frame; the replicator sets it False when it
+#: shows the node to a peer or hides it (a holder that leaves keeps it true), and the compiled
+#: frame then compares the bytes again, as it does when a watched value changed. This frame
+#: ignores it (it always compares) and leaves it as it is, which keeps it true.
 Record = list[Any]
-ID, RAW, SYNC, WATCH, CONVERT, HOLDERS, SENT, WATCHED, ENTRY = range(9)
+ID, RAW, SYNC, WATCH, CONVERT, HOLDERS, SENT, WATCHED, ENTRY, SETTLED = range(10)
 #: ``(dumps, encode_compressed, godot_value, immutable types, Vector2, Vector3)``:
 #: ``var_to_bytes`` (the compiled frame's for what it does not write itself), the compressed
 #: form, the value conversion, the types whose values never change, and the two vector types
@@ -68,7 +73,18 @@ def new_record(
     sent: dict[int, list[bytes | None]],
 ) -> Record:
     """A node's record; ``holders`` and ``sent`` are the replicator's own objects, kept live."""
-    return [net_id, raw, sync, watch, convert, holders, sent, [None] * (2 * len(watch)), None]
+    return [
+        net_id,
+        raw,
+        sync,
+        watch,
+        convert,
+        holders,
+        sent,
+        [None] * (2 * len(watch)),
+        None,
+        False,
+    ]
 
 
 def frame(

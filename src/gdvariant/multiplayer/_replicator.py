@@ -591,6 +591,9 @@ class Replicator:
         replica = node._replica
         if visible == (peer in replica.holders):
             return
+        record = self._roster.get(node.net_id)
+        if record is not None:
+            record[_pysync.SETTLED] = False  # a new holder: the frame compares what each was sent
         if visible:
             replica.holders.add(peer)
             self._send_spawn(peer, node)
