@@ -14,8 +14,19 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["ABSENT", "DEFAULT_MTU", "MAX_MTU", "Behind", "Limits", "choose", "priority"]
+__all__ = [
+    "ABSENT",
+    "DEFAULT_MTU",
+    "MAX_MTU",
+    "Behind",
+    "Limits",
+    "Near",
+    "choose",
+    "near_factor",
+    "priority",
+]
 
 #: The MTU when only a budget is given: 1,200 bytes of payload fit every path in practice.
 DEFAULT_MTU = 1200
@@ -29,6 +40,9 @@ Behind = dict[int, tuple[int, int]]
 #: The farthest an entity counts as, in cells from the client's centre (its importance is
 #: never less than 1/64 of a near one's, so it cannot starve).
 FAR_CELLS = 63.0
+#: What the ranking weighs distance by, for one client: its view centre (None: it has none),
+#: the entities' positions by id, and the grid's cell size (``Interest.nearness``).
+Near = tuple[tuple[float, ...] | None, dict[int, Any], float]
 
 
 def _positive(name: str, value: object) -> float:
@@ -95,6 +109,16 @@ def distance_factor(distance: float | None, cell: float) -> float:
         return 1.0
     cells = distance / cell if math.isfinite(distance) else FAR_CELLS
     return 1.0 / (1.0 + min(cells, FAR_CELLS))
+
+
+def near_factor(near: Near, net_id: int) -> float:
+    """:func:`distance_factor` of entity ``net_id``'s distance from the client's centre (1
+    when either has no position)."""
+    centre, positions, cell = near
+    point = positions.get(net_id)
+    if centre is None or point is None:
+        return 1.0
+    return distance_factor(math.dist(point, centre), cell)
 
 
 Section = tuple[int, bytes]

@@ -1,7 +1,8 @@
-/* The compiled packet assembler of gdvariant.replication: the shared sections and records, and
- * the tick commit that feeds them (World.commit's loop).
+/* The compiled packet assembler of gdvariant.replication: the shared sections and records, the
+ * tick commit that feeds them (World.commit's loop), an interest's sweep of a radius and a
+ * budget's ranking of a client's records.
  *
- * The pure-Python assembler, _pyassemble.py, is the reference: its three functions take the
+ * The pure-Python assembler, _pyassemble.py, is the reference: its functions take the
  * same arguments as this module's, and for the same world this file makes the same bytes
  * (tests/replication/test_cassemble.py compares them over many random worlds). It reads the
  * same Python objects the pure one reads -- each entity's _net_hist, _net_bits, _net_widths,
@@ -19,6 +20,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <math.h>
 #include <string.h>
 
 /* Property kinds (the same numbers as _assembler.py's K_*). */
@@ -41,6 +43,7 @@ static int ctz64(uint64_t x) {
 #define popcount64 __builtin_popcountll
 #define ctz64 __builtin_ctzll
 #endif
+#define FAR_CELLS 63.0 /* _budget.FAR_CELLS */
 #define MAX_WORDS 4 /* a value read as words: the widest delta-coded vector is 4 x 35 bits */
 
 typedef struct {
@@ -1588,6 +1591,243 @@ static PyObject *py_sweep(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* ---- a budget's ranking (as _pyassemble.rank) ----------------------------------------- */
+
+typedef struct {
+    double urgency; /* priority(importance, waited): higher first */
+    long long net_id;
+    PyObject *id; /* borrowed from ids */
+} Ranked;
+
+static int ranked_cmp(const void *a, const void *b) {
+    const Ranked *x = a, *y = b;
+    if (x->urgency != y->urgency)
+        return x->urgency > y->urgency ? -1 : 1;
+    return (x->net_id > y->net_id) - (x->net_id < y->net_id);
+}
+
+/* A long long from an int, -1 with an exception set when it is not one or does not fit. */
+static int as_ll(PyObject *o, long long *out) {
+    *out = PyLong_AsLongLong(o);
+    return *out == -1 && PyErr_Occurred() ? -1 : 0;
+}
+
+/* Item k of a pair (a tuple or list of at least two), borrowed; NULL with an error if not. */
+static PyObject *pair_item(PyObject *pair, Py_ssize_t k) {
+    if ((PyTuple_Check(pair) && PyTuple_GET_SIZE(pair) >= 2))
+        return PyTuple_GET_ITEM(pair, k);
+    if (PyList_Check(pair) && PyList_GET_SIZE(pair) >= 2)
+        return PyList_GET_ITEM(pair, k);
+    PyErr_SetString(PyExc_TypeError, "expected a pair of ticks");
+    return NULL;
+}
+
+/* Whether a despawned id was held at base: one of its spans (born, gone) holds it. */
+static int span_holds(PyObject *spans, long long base) {
+    PyObject *fast = PySequence_Fast(spans, "despawn spans must be a sequence");
+    if (!fast)
+        return -1;
+    int held = 0;
+    for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(fast) && !held; k++) {
+        PyObject *span = PySequence_Fast_GET_ITEM(fast, k);
+        PyObject *a = pair_item(span, 0), *b = a ? pair_item(span, 1) : NULL;
+        long long born, gone;
+        if (!b || as_ll(a, &born) || as_ll(b, &gone)) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        held = born <= base && base < gone;
+    }
+    Py_DECREF(fast);
+    return held;
+}
+
+static PyObject *g_dist; /* math.dist: the pure one's distance, to the last bit */
+
+/* _budget.near_factor: the distance factor of the entity at id from the centre. */
+static int near_factor(PyObject *near, PyObject *id, double *out) {
+    PyObject *centre = PyTuple_GET_ITEM(near, 0), *pos = PyTuple_GET_ITEM(near, 1);
+    *out = 1.0;
+    if (centre == Py_None)
+        return 0;
+    if (!PyDict_Check(pos)) {
+        PyErr_SetString(PyExc_TypeError, "positions must be a dict");
+        return -1;
+    }
+    PyObject *point = PyDict_GetItemWithError(pos, id);
+    if (!point)
+        return PyErr_Occurred() ? -1 : 0;
+    double cell = PyFloat_AsDouble(PyTuple_GET_ITEM(near, 2));
+    if (cell == -1.0 && PyErr_Occurred())
+        return -1;
+    PyObject *args[2] = {point, centre};
+    PyObject *d = PyObject_Vectorcall(g_dist, args, 2, NULL);
+    if (!d)
+        return -1;
+    double distance = PyFloat_AsDouble(d);
+    Py_DECREF(d);
+    if (distance == -1.0 && PyErr_Occurred())
+        return -1;
+    double cells = isfinite(distance) ? distance / cell : FAR_CELLS;
+    if (FAR_CELLS < cells)
+        cells = FAR_CELLS;
+    *out = 1.0 / (1.0 + cells);
+    return 0;
+}
+
+/* The importance of a live entity's record for a client holding base (or since[id]); 0 when it
+ * has none (nothing changed since what the client holds). -1: error. */
+static int live_importance(PyObject *ent, PyObject *id, long long base, PyObject *since,
+                           PyObject *hot, PyObject *arrival, PyObject *weigh, PyObject *near,
+                           double *out) {
+    int rc = -1, is_arrival = (PyObject *)Py_TYPE(ent) == arrival;
+    PyObject *dict = ent_dict(ent), *hist = NULL, *spawn_o = NULL, *layout = NULL;
+    long long spawn = 0;
+    hist = ent_attr(ent, dict, s_hist);
+    if (!hist)
+        goto done;
+    if (!PyList_Check(hist)) {
+        PyErr_SetString(PyExc_TypeError, "entity history must be a list");
+        goto done;
+    }
+    if (!is_arrival) {
+        spawn_o = ent_attr(ent, dict, s_spawn);
+        if (!spawn_o || as_ll(spawn_o, &spawn))
+            goto done;
+    }
+    Py_ssize_t nh = PyList_GET_SIZE(hist);
+    if (is_arrival || spawn > base) {
+        *out = 2.0;
+    } else {
+        long long newest, held = base;
+        PyObject *mask, *held_o = PyDict_GetItemWithError(since, id);
+        if (!held_o && PyErr_Occurred())
+            goto done;
+        if (held_o && as_ll(held_o, &held))
+            goto done;
+        if (!nh || entry_unpack(hist, nh - 1, &newest, &mask) || newest <= held) {
+            rc = PyErr_Occurred() ? -1 : 0;
+            *out = 0.0;
+            goto done;
+        }
+        layout = ent_attr(ent, dict, s_layout);
+        PyObject *hot_mask = layout ? PyDict_GetItemWithError(hot, layout) : NULL;
+        if (!hot_mask) {
+            if (layout && !PyErr_Occurred())
+                PyErr_SetObject(PyExc_KeyError, layout);
+            goto done;
+        }
+        PyObject *both = PyNumber_And(mask, hot_mask);
+        int is_hot = both ? PyObject_IsTrue(both) : -1;
+        Py_XDECREF(both);
+        if (is_hot < 0)
+            goto done;
+        *out = is_hot ? 2.0 : 1.0;
+    }
+    if (weigh != Py_None) {
+        PyObject *real = is_arrival ? PyObject_GetAttrString(ent, "entity") : Py_NewRef(ent);
+        PyObject *w = real ? PyObject_CallOneArg(weigh, real) : NULL;
+        Py_XDECREF(real);
+        double value = w ? PyFloat_AsDouble(w) : -1.0;
+        Py_XDECREF(w);
+        if (value == -1.0 && PyErr_Occurred())
+            goto done;
+        *out *= value;
+    }
+    if (near != Py_None) {
+        double factor;
+        if (near_factor(near, id, &factor))
+            goto done;
+        *out *= factor;
+    }
+    rc = 1;
+done:
+    Py_XDECREF(dict);
+    Py_XDECREF(hist);
+    Py_XDECREF(spawn_o);
+    Py_XDECREF(layout);
+    return rc;
+}
+
+static PyObject *py_rank(PyObject *self, PyObject *args) {
+    long long tick, base;
+    PyObject *ids, *entities, *deleted, *prior, *since, *hot, *arrival, *weigh, *near;
+    if (!PyArg_ParseTuple(args, "LLO!O!O!O!O!O!OOO", &tick, &base, &PyList_Type, &ids,
+                          &PyDict_Type, &entities, &PyDict_Type, &deleted, &PyDict_Type, &prior,
+                          &PyDict_Type, &since, &PyDict_Type, &hot, &arrival, &weigh, &near))
+        return NULL;
+    if (near != Py_None && (!PyTuple_Check(near) || PyTuple_GET_SIZE(near) != 3)) {
+        PyErr_SetString(PyExc_TypeError, "near must be (centre, positions, cell) or None");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(ids), count = 0;
+    Ranked *ranked = PyMem_Malloc(sizeof(Ranked) * (size_t)(n ? n : 1));
+    if (!ranked)
+        return PyErr_NoMemory();
+    PyObject *out = NULL;
+    Py_INCREF(ids); /* its items stay borrowed while weigh or math.dist run Python */
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *id = PyList_GET_ITEM(ids, k);
+        long long net_id;
+        if (as_ll(id, &net_id))
+            goto done;
+        PyObject *ent = PyDict_GetItemWithError(entities, id);
+        PyObject *was = PyDict_GetItemWithError(prior, id);
+        if (PyErr_Occurred())
+            goto done;
+        double importance;
+        if (!ent) {
+            if (!was) {
+                PyObject *spans = PyDict_GetItemWithError(deleted, id);
+                if (!spans) {
+                    if (!PyErr_Occurred())
+                        PyErr_SetObject(PyExc_KeyError, id);
+                    goto done;
+                }
+                int held = span_holds(spans, base);
+                if (held < 0)
+                    goto done;
+                if (!held)
+                    continue; /* a despawn the client never held */
+            }
+            importance = 2.0;
+        } else {
+            Py_INCREF(ent);
+            int has = live_importance(ent, id, base, since, hot, arrival, weigh, near, &importance);
+            Py_DECREF(ent);
+            if (has < 0)
+                goto done;
+            if (!has)
+                continue;
+            was = PyDict_GetItemWithError(prior, id); /* weigh may have changed it */
+            if (!was && PyErr_Occurred())
+                goto done;
+        }
+        long long waited = 0;
+        if (was) {
+            PyObject *began = pair_item(was, 1);
+            long long t;
+            if (!began || as_ll(began, &t))
+                goto done;
+            waited = tick - t;
+        }
+        ranked[count].urgency = importance * (double)(1 + waited);
+        ranked[count].net_id = net_id;
+        ranked[count].id = id;
+        count++;
+    }
+    qsort(ranked, (size_t)count, sizeof(Ranked), ranked_cmp);
+    out = PyList_New(count);
+    if (!out)
+        goto done;
+    for (Py_ssize_t k = 0; k < count; k++)
+        PyList_SET_ITEM(out, k, Py_NewRef(ranked[k].id));
+done:
+    Py_DECREF(ids);
+    PyMem_Free(ranked);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"commit", py_commit, METH_VARARGS,
      "commit(world, dirty, tick, oldest): World.commit's loop over the dirty entities (as "
@@ -1602,6 +1842,9 @@ static PyMethodDef methods[] = {
     {"sweep", py_sweep, METH_VARARGS,
      "sweep(buckets, pos, centre, r2, found): the entities of the cells within a radius (as "
      "_pyassemble.sweep)."},
+    {"rank", py_rank, METH_VARARGS,
+     "rank(tick, base, ids, entities, deleted, prior, since, hot, arrival, weigh, near) -> "
+     "[id]: a budget's records, most urgent first (as _pyassemble.rank)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cassemble",
@@ -1623,6 +1866,11 @@ PyMODINIT_FUNC PyInit__cassemble(void) {
     s_dirty = PyUnicode_InternFromString("_net_dirty");
     s_before = PyUnicode_InternFromString("_net_before");
     s_enter_key = PyUnicode_InternFromString("enter");
+    PyObject *math = PyImport_ImportModule("math");
+    g_dist = math ? PyObject_GetAttrString(math, "dist") : NULL;
+    Py_XDECREF(math);
+    if (!g_dist)
+        return NULL;
     k_sixty_four = PyLong_FromLong(64);
     PyObject *one = PyLong_FromLong(1);
     k_two64 = one && k_sixty_four ? PyNumber_Lshift(one, k_sixty_four) : NULL;

@@ -32,7 +32,7 @@ from typing import Any
 from gdvariant import VariantError
 
 from . import _assembler
-from ._budget import ABSENT, Behind, Limits, choose, priority
+from ._budget import ABSENT, Behind, Limits, choose
 from ._interest import Interest
 from ._packet_format import (
     FLAG_DELTAS,
@@ -584,35 +584,28 @@ class SnapshotEncoder:
         deleted: Mapping[int, list[tuple[int, int]]],
         since: dict[int, int],
     ) -> list[int]:
-        """The ids that may need a record, most urgent first (ties: the lower id); an id in
-        ``since`` is held as of that tick instead of ``base``."""
-        tick = self.world.tick
-        weight, interest = self.weight, self.interest
-        near = None if interest is None else interest.nearness(client.client_id)
-        ranked: list[tuple[float, int]] = []
-        for net_id in ids:
-            ent = entities.get(net_id)
-            if ent is None:
-                if net_id not in prior and not any(a <= base < b for a, b in deleted[net_id]):
-                    continue  # a despawn the client never held
-                importance = 2.0
-            else:
-                real = ent.entity if isinstance(ent, _Arrival) else ent
-                hist = ent._net_hist
-                if type(ent) is _Arrival or ent._net_spawn > base:
-                    importance = 2.0
-                elif not hist or hist[-1][0] <= since.get(net_id, base):
-                    continue  # nothing changed since what the client holds
-                else:
-                    importance = 2.0 if hist[-1][1] & self._hot[ent._net_layout] else 1.0
-                if weight is not None:
-                    importance *= self._weigh(real, client)
-                if near is not None:
-                    importance *= near(net_id)
-            waited = tick - prior[net_id][1] if net_id in prior else 0
-            ranked.append((-priority(importance, waited), net_id))
-        ranked.sort()
-        return [net_id for _, net_id in ranked]
+        """The ids that may need a record, most urgent first (ties: the lower id), by the live
+        assembler's ``rank``; an id in ``since`` is held as of that tick instead of ``base``."""
+        weigh = None
+        if self.weight is not None:
+
+            def weigh(ent: Any) -> float:
+                return self._weigh(ent, client)
+
+        interest = self.interest
+        return _assembler.live().rank(  # type: ignore[no-any-return]
+            self.world.tick,
+            base,
+            ids,
+            entities,
+            deleted,
+            prior,
+            since,
+            self._hot,
+            _Arrival,
+            weigh,
+            None if interest is None else interest.nearness(client.client_id),
+        )
 
     def _weigh(self, ent: Any, client: Client) -> float:
         """The user's weight of ``ent`` for ``client``: a positive finite number."""
