@@ -140,7 +140,7 @@ def test_the_live_assembler_is_public() -> None:
         assert replication.IMPLEMENTATION == _assembler.COMPILED
 
 
-@pytest.mark.parametrize("name", ["assemble", "encode_record", "commit", "sweep", "rank"])
+@pytest.mark.parametrize("name", ["assemble", "encode_record", "commit", "sweep", "rank", "sizes"])
 def test_both_assemblers_take_the_same_arguments(name: str) -> None:
     """The pure assembler's functions have the compiled module's parameters, by name and in
     order (the compiled ones state theirs on the first line of their docstrings)."""
@@ -544,3 +544,46 @@ def test_rank_errors_are_the_pure_ones(name: str) -> None:
         module.rank(*args)
     args[10] = ((0.0, 0.0), {3: (3.0, 4.0)}, 1.0)
     assert module.rank(*args) == [3]
+
+
+@pytest.mark.parametrize("deltas", [True, False], ids=["deltas", "whole"])
+def test_sizes_are_each_records_alone_on_both(deltas: bool) -> None:
+    """``sizes`` (a budget's bytes of each record alone) is, on both assemblers, the length of
+    the section of that id alone, for every base the clients hold, ids held as of an older
+    tick included; despawned ids and ids without a record too (0)."""
+    fast = compiled()
+    driver = Driver(23, deltas, 8)
+    for _ in range(6):
+        driver.spawn()
+    rng = random.Random(5)
+    seen = set()
+    for _ in range(12):
+        driver.step()
+        driver.packets(_assembler.PYTHON)
+        _, tick, order, _, ids, entities, deleted, plans, bits = assemble_args(driver, deltas)
+        for base in order:
+            held = {i: rng.randrange(max(1, base - 3), base) for i in ids[::5] if base > 1}
+            held = {i: t for i, t in held.items() if i in entities and entities[i]._net_spawn <= t}
+            alone = [
+                len(
+                    _pyassemble.assemble(
+                        deltas,
+                        tick,
+                        [base],
+                        base or -1,
+                        [i],
+                        entities,
+                        deleted,
+                        plans,
+                        bits,
+                        None,
+                        held or None,
+                    )[0][1]
+                )
+                for i in ids
+            ]
+            args = (deltas, tick, base, ids, entities, deleted, plans, bits, held or None)
+            assert _pyassemble.sizes(*args) == alone
+            assert fast.sizes(*args) == alone
+            seen.update(alone)
+    assert 0 in seen and len(seen) > 5

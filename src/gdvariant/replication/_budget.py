@@ -124,28 +124,39 @@ def near_factor(near: Near, net_id: int) -> float:
 Section = tuple[int, bytes]
 
 
+#: The records :func:`choose` sizes at a time at first (doubling after each batch): enough for
+#: most packets in one call, few enough that a full packet sizes little it will not send.
+FIRST_BATCH = 64
+
+
 def choose(
     order: list[int],
-    size_of: Callable[[int], int],
+    sizes: Callable[[list[int]], list[int]],
     assemble: Callable[[list[int]], Section],
     room: int,
     most: int,
 ) -> tuple[Section, list[int], list[int]]:
     """Fill a section of at most ``room`` bytes with the ids of ``order`` (most urgent
     first), stopping at the first that does not fit, so that a big record is not passed
-    over for ever by small ones. ``size_of(id)`` is the bytes of the id's record alone (an
-    upper bound of its size among others: its id gap can only shrink; 0 = no record),
-    ``assemble(ids)`` the section of ascending ``ids``. A record over ``most`` bytes (the
-    room of an empty packet of one MTU) could never go: a ValueError. Returns the section,
-    the ids chosen, and the ids not reached (those that wait)."""
+    over for ever by small ones. ``sizes(ids)`` is the bytes of each id's record alone (an
+    upper bound of its size among others: its id gap can only shrink; 0 = no record), asked
+    in batches down the order; ``assemble(ids)`` the section of ascending ``ids``. A record
+    over ``most`` bytes (the room of an empty packet of one MTU) could never go: a
+    ValueError. Returns the section, the ids chosen, and the ids not reached (those that
+    wait)."""
     chosen: list[int] = []
     section: Section = (0, b"")
+    known: list[int] = []
+    batch = FIRST_BATCH
     used = 0
     k = 0
     while k < len(order):
         grew = False
         while k < len(order):
-            size = size_of(order[k])
+            if k == len(known):
+                known += sizes(order[k : k + batch])
+                batch *= 2
+            size = known[k]
             if size > most:
                 raise ValueError(
                     f"entity {order[k]}'s record is {size} bytes, over the {most} bytes an "

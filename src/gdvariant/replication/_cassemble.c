@@ -1282,6 +1282,84 @@ done:
 
 /* tick is the world's: the spawn tick of the ids in entering (the pure assembler also dates its
  * fragments by it; this one codes every value afresh). */
+/* A walk's scratch for nb bases (each section's previous id -1), with the plans: 0, or -1
+ * with an exception set. walk_end frees what it made, whether it failed or not. */
+static int walk_begin(Walk *wk, Writer *w, Py_ssize_t nb_bases, PyObject *plans, int *owned,
+                      int *entered) {
+    memset(wk, 0, sizeof *wk);
+    wk->w = w;
+    Sections *s = &wk->sec;
+    s->nb = nb_bases;
+    if (plans_get(plans, &wk->plans, owned))
+        return -1;
+    g_depth++;
+    *entered = 1;
+    size_t nb = (size_t)(s->nb ? s->nb : 1), mw = (size_t)wk->plans.max_words;
+    s->base = PyMem_Calloc(nb, sizeof(long long));
+    s->prev = PyMem_Calloc(nb, sizeof(long long));
+    s->count = PyMem_Calloc(nb, sizeof(Py_ssize_t));
+    s->out = PyMem_Calloc(nb, sizeof(Writer));
+    wk->mask = PyMem_Calloc(4 * mw, sizeof(uint64_t));
+    size_t props = (size_t)(wk->plans.max_count ? wk->plans.max_count : 1);
+    wk->src = PyMem_Calloc(props, sizeof(Py_ssize_t));
+    wk->code = PyMem_Malloc(props * sizeof(Bits));
+    wk->stamp = PyMem_Calloc(props, sizeof(uint32_t));
+    if (!s->base || !s->prev || !s->count || !s->out || !wk->mask || !wk->src || !wk->code ||
+        !wk->stamp) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    wk->entry = wk->mask + mw;
+    wk->changed = wk->mask + 2 * mw;
+    wk->last = wk->mask + 3 * mw;
+    for (Py_ssize_t j = 0; j < s->nb; j++)
+        s->prev[j] = -1;
+    return 0;
+}
+
+static void walk_end(Walk *wk, Writer *w, int owned, int entered) {
+    Sections *s = &wk->sec;
+    if (owned)
+        plans_free(&wk->plans);
+    g_depth -= entered;
+    if (s->out)
+        for (Py_ssize_t j = 0; j < s->nb; j++)
+            PyMem_Free(s->out[j].buf);
+    PyMem_Free(s->out);
+    PyMem_Free(s->base);
+    PyMem_Free(s->prev);
+    PyMem_Free(s->count);
+    PyMem_Free(wk->mask);
+    PyMem_Free(wk->src);
+    PyMem_Free(wk->code);
+    PyMem_Free(wk->stamp);
+    PyMem_Free(w->buf);
+}
+
+/* The records of one id (live or despawned) into every section of the walk. */
+static int walk_id(Walk *wk, PyObject *id, PyObject *entities, PyObject *deleted,
+                   Py_ssize_t *hint) {
+    long long net_id = PyLong_AsLongLong(id);
+    if (net_id == -1 && PyErr_Occurred())
+        return -1;
+    PyObject *ent = PyDict_GetItemWithError(entities, id);
+    if (!ent) {
+        if (PyErr_Occurred())
+            return -1;
+        PyObject *spans = PyDict_GetItemWithError(deleted, id);
+        if (!spans) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_KeyError, "an id is neither live nor deleted");
+            return -1;
+        }
+        return deletes(&wk->sec, wk->w, net_id, spans);
+    }
+    Py_INCREF(ent);
+    int rc = walk_entity(wk, ent, id, net_id, hint);
+    Py_DECREF(ent);
+    return rc;
+}
+
 static PyObject *py_assemble(PyObject *self, PyObject *args) {
     int deltas, class_bits;
     long long tick, oldest;
@@ -1303,72 +1381,26 @@ static PyObject *py_assemble(PyObject *self, PyObject *args) {
         return NULL;
     }
     Walk wk;
-    memset(&wk, 0, sizeof wk);
-    int owned = 0, entered = 0;
     Writer w = {0};
-    wk.w = &w;
+    int owned = 0, entered = 0;
+    PyObject *result = NULL;
+    Sections *s = &wk.sec;
+    if (walk_begin(&wk, &w, PyList_GET_SIZE(order), plans, &owned, &entered))
+        goto done;
     wk.deltas = deltas;
     wk.class_bits = class_bits;
     wk.oldest = oldest;
     wk.tick = tick;
     wk.entering = entering;
     wk.held = held != Py_None && PyDict_GET_SIZE(held) ? held : Py_None;
-    PyObject *result = NULL;
-    Sections *s = &wk.sec;
-    s->nb = PyList_GET_SIZE(order);
-    if (plans_get(plans, &wk.plans, &owned))
-        goto done;
-    g_depth++;
-    entered = 1;
-    size_t nb = (size_t)(s->nb ? s->nb : 1), mw = (size_t)wk.plans.max_words;
-    s->base = PyMem_Calloc(nb, sizeof(long long));
-    s->prev = PyMem_Calloc(nb, sizeof(long long));
-    s->count = PyMem_Calloc(nb, sizeof(Py_ssize_t));
-    s->out = PyMem_Calloc(nb, sizeof(Writer));
-    wk.mask = PyMem_Calloc(4 * mw, sizeof(uint64_t));
-    wk.src = PyMem_Calloc((size_t)(wk.plans.max_count ? wk.plans.max_count : 1),
-                          sizeof(Py_ssize_t));
-    size_t props = (size_t)(wk.plans.max_count ? wk.plans.max_count : 1);
-    wk.code = PyMem_Malloc(props * sizeof(Bits));
-    wk.stamp = PyMem_Calloc(props, sizeof(uint32_t));
-    if (!s->base || !s->prev || !s->count || !s->out || !wk.mask || !wk.src || !wk.code ||
-        !wk.stamp) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    wk.entry = wk.mask + mw;
-    wk.changed = wk.mask + 2 * mw;
-    wk.last = wk.mask + 3 * mw;
     for (Py_ssize_t j = 0; j < s->nb; j++) {
         s->base[j] = PyLong_AsLongLong(PyList_GET_ITEM(order, j));
-        s->prev[j] = -1;
         if (s->base[j] == -1 && PyErr_Occurred())
             goto done;
     }
     Py_ssize_t hint = 0;
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(ids); k++) {
-        PyObject *id = PyList_GET_ITEM(ids, k);
-        long long net_id = PyLong_AsLongLong(id);
-        if (net_id == -1 && PyErr_Occurred())
-            goto done;
-        PyObject *ent = PyDict_GetItemWithError(entities, id);
-        if (!ent) {
-            if (PyErr_Occurred())
-                goto done;
-            PyObject *spans = PyDict_GetItemWithError(deleted, id);
-            if (!spans) {
-                if (!PyErr_Occurred())
-                    PyErr_SetString(PyExc_KeyError, "an id is neither live nor deleted");
-                goto done;
-            }
-            if (deletes(s, &w, net_id, spans))
-                goto done;
-            continue;
-        }
-        Py_INCREF(ent);
-        int rc = walk_entity(&wk, ent, id, net_id, &hint);
-        Py_DECREF(ent);
-        if (rc)
+        if (walk_id(&wk, PyList_GET_ITEM(ids, k), entities, deleted, &hint))
             goto done;
     }
     result = PyList_New(s->nb);
@@ -1382,21 +1414,57 @@ static PyObject *py_assemble(PyObject *self, PyObject *args) {
         PyList_SET_ITEM(result, j, item);
     }
 done:
-    if (owned)
-        plans_free(&wk.plans);
-    g_depth -= entered;
-    if (s->out)
-        for (Py_ssize_t j = 0; j < s->nb; j++)
-            PyMem_Free(s->out[j].buf);
-    PyMem_Free(s->out);
-    PyMem_Free(s->base);
-    PyMem_Free(s->prev);
-    PyMem_Free(s->count);
-    PyMem_Free(wk.mask);
-    PyMem_Free(wk.src);
-    PyMem_Free(wk.code);
-    PyMem_Free(wk.stamp);
-    PyMem_Free(w.buf);
+    walk_end(&wk, &w, owned, entered);
+    return result;
+}
+
+/* Each id's record alone, for one base (a section of that id only): its length in bytes.
+ * A budget asks it of the records it ranks, to fill a packet without assembling each. */
+static PyObject *py_sizes(PyObject *self, PyObject *args) {
+    int deltas, class_bits;
+    long long tick, base;
+    PyObject *ids, *entities, *deleted, *plans, *held;
+    if (!PyArg_ParseTuple(args, "pLLO!O!O!OiO", &deltas, &tick, &base, &PyList_Type, &ids,
+                          &PyDict_Type, &entities, &PyDict_Type, &deleted, &plans, &class_bits,
+                          &held))
+        return NULL;
+    if (held != Py_None && !PyDict_Check(held)) {
+        PyErr_SetString(PyExc_TypeError, "held must be a dict of ids or None");
+        return NULL;
+    }
+    Walk wk;
+    Writer w = {0};
+    int owned = 0, entered = 0;
+    PyObject *result = NULL, *out = NULL;
+    Sections *s = &wk.sec;
+    Py_INCREF(ids); /* its items stay borrowed while coders' fragment() run Python */
+    if (walk_begin(&wk, &w, 1, plans, &owned, &entered))
+        goto done;
+    wk.deltas = deltas;
+    wk.class_bits = class_bits;
+    wk.oldest = base ? base : -1;
+    wk.tick = tick;
+    wk.entering = Py_None;
+    wk.held = held != Py_None && PyDict_GET_SIZE(held) ? held : Py_None;
+    s->base[0] = base;
+    out = PyList_New(PyList_GET_SIZE(ids));
+    Py_ssize_t hint = 0;
+    for (Py_ssize_t k = 0; out && k < PyList_GET_SIZE(ids); k++) {
+        s->prev[0] = -1;
+        s->out[0].len = 0;
+        if (walk_id(&wk, PyList_GET_ITEM(ids, k), entities, deleted, &hint))
+            goto done;
+        PyObject *size = PyLong_FromSsize_t(s->out[0].len);
+        if (!size)
+            goto done;
+        PyList_SET_ITEM(out, k, size);
+    }
+    result = out;
+    out = NULL;
+done:
+    Py_XDECREF(out);
+    Py_DECREF(ids);
+    walk_end(&wk, &w, owned, entered);
     return result;
 }
 
@@ -1842,6 +1910,9 @@ static PyMethodDef methods[] = {
     {"sweep", py_sweep, METH_VARARGS,
      "sweep(buckets, pos, centre, r2, found): the entities of the cells within a radius (as "
      "_pyassemble.sweep)."},
+    {"sizes", py_sizes, METH_VARARGS,
+     "sizes(deltas, tick, base, ids, entities, deleted, plans, class_bits, held) -> [int]: "
+     "each id's record alone, in bytes (as _pyassemble.sizes)."},
     {"rank", py_rank, METH_VARARGS,
      "rank(tick, base, ids, entities, deleted, prior, since, hot, arrival, weigh, near) -> "
      "[id]: a budget's records, most urgent first (as _pyassemble.rank)."},

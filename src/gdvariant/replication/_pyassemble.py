@@ -10,6 +10,7 @@ Its functions take the compiled module's arguments and give its results, so
 * :func:`encode_record`: one record with whole values (the record format's own);
 * :func:`commit`: ``World.commit``'s loop over the dirty entities;
 * :func:`sweep`: the interest's test of the entities in the cells a radius covers in part;
+* :func:`sizes`: the bytes of each of some records alone, for a budget filling a packet;
 * :func:`rank`: a budget's ranking of the records a client's packet may carry, most urgent
   first.
 
@@ -43,7 +44,7 @@ from ._packet_format import (
     update_head,
 )
 
-__all__ = ["assemble", "commit", "encode_record", "rank", "sweep"]
+__all__ = ["assemble", "commit", "encode_record", "rank", "sizes", "sweep"]
 
 Sections = list[tuple[int, bytes]]
 Enter = Callable[[Any, int], bytes]
@@ -95,6 +96,40 @@ def assemble(
     return _whole_sections(
         tick, order, oldest, ids, entities, deleted, class_bits, enter, entering, held
     )
+
+
+def sizes(
+    deltas: bool,
+    tick: int,
+    base: int,
+    ids: list[int],
+    entities: dict[int, Any],
+    deleted: dict[int, list[tuple[int, int]]],
+    plans: Any,
+    class_bits: int,
+    held: Held,
+) -> list[int]:
+    """The bytes of each id's record in a section of that id alone for ``base`` (what
+    :func:`assemble` gives for ``[id]``): an upper bound of its size among others, which a
+    budget fills a packet by."""
+    return [
+        len(
+            assemble(
+                deltas,
+                tick,
+                [base],
+                base or -1,
+                [net_id],
+                entities,
+                deleted,
+                plans,
+                class_bits,
+                None,
+                held,
+            )[0][1]
+        )
+        for net_id in ids
+    ]
 
 
 def _enter(ent: Any, gap: int, class_bits: int) -> bytes:

@@ -187,9 +187,6 @@ class SnapshotEncoder:
         self.weight = weight
         #: the most ticks a record waited before it went, so far (with ``mtu``/``budget``)
         self.longest_wait = 0
-        #: this tick's record sizes by (id, the tick it is held as of, id() of the entity or
-        #: stand-in)
-        self._sizes: dict[tuple[int, int, int], int] = {}
         self._hot: dict[Any, int] = {
             lay: sum(1 << p.index for p in lay.props if p.hot) for lay in self.schema.classes
         }
@@ -263,7 +260,6 @@ class SnapshotEncoder:
         self._shared = {}
         self._plain = {}
         self._arrivals = {}
-        self._sizes = {}
         if self.interest is None and self._any_restricted:
             self._restricted = sorted(
                 (e for e in self.world.entities.values() if e._net_layout.restricted),
@@ -472,27 +468,22 @@ class SnapshotEncoder:
         """``client``'s section within ``room`` bytes (``whole``: every record it needs, if
         made already), and what it leaves out: id -> (what the client holds, waiting since)."""
         assert self.limits is not None
+        tick = self.world.tick
         entities, deleted, ids, held, since = self._wants(client, base, prior)
         if whole is None:
             whole = self._assemble(base, ids, entities, deleted, None, since)
             if len(whole[1]) <= room:
                 return whole, {}
         order = self._ranked(client, base, prior, ids, entities, deleted, since)
-        sizes = self._sizes
+        if self._plans is None:
+            self._plans = _assembler.plans(self.schema)
+        plans, class_bits, deltas = self._plans, self.schema.class_bits, self.value_deltas
 
-        def size_of(net_id: int) -> int:
-            """The bytes of ``net_id``'s record alone: the same for every client that holds
-            it as of the same tick (its base, or an older one) and this entity or stand-in
-            (both live through the tick), so cached."""
-            ent = entities.get(net_id)
-            if ent is None:  # a delete: a few bytes
-                return len(self._assemble(base, [net_id], entities, deleted)[1])
-            key = (net_id, since.get(net_id, base), id(ent))
-            size = sizes.get(key)
-            if size is None:
-                section = self._assemble(base, [net_id], entities, deleted, None, since)
-                size = sizes[key] = len(section[1])
-            return size
+        def size_of(chunk: list[int]) -> list[int]:
+            """The bytes of each record of ``chunk`` alone, by the live assembler."""
+            return _assembler.live().sizes(  # type: ignore[no-any-return]
+                deltas, tick, base, chunk, entities, deleted, plans, class_bits, since or None
+            )
 
         section, _, rest = choose(
             order,
@@ -501,7 +492,6 @@ class SnapshotEncoder:
             room,
             self.limits.mtu - self.limits.header,
         )
-        tick = self.world.tick
         return section, {
             net_id: (held(net_id), prior[net_id][1] if net_id in prior else tick) for net_id in rest
         }
