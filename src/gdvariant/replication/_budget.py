@@ -4,9 +4,9 @@ budget=...)``; docs/replication-budget.md).
 A client's packet stays one packet per tick (the wire format's invariant: a decoder stores
 one state per tick), at most ``mtu`` bytes, and within the client's share of ``budget`` bytes a
 second (a token bucket refilled each tick, holding at most one MTU). When the records it
-needs do not fit, the encoder ranks them here and this module picks the ones that go: an
-entity left out keeps, for this client, the state it already held, and waits with a priority
-that grows with the ticks it has waited times its importance, so that none starves.
+needs do not fit, the assembler ranks them (``rank``) and this module picks the ones that
+go: an entity left out keeps, for this client, the state it already held, and waits with a
+priority that grows with the ticks it has waited times its importance, so that none starves.
 """
 
 from __future__ import annotations
