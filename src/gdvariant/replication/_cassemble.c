@@ -1282,6 +1282,110 @@ done:
 
 /* tick is the world's: the spawn tick of the ids in entering (the pure assembler also dates its
  * fragments by it; this one codes every value afresh). */
+/* ---- warming the next entities' memory --------------------------------------------------
+ *
+ * A walk's time is mostly waiting on memory: each entity's dict, history list, newest history
+ * entries and record cache are scattered over the heap, and the work between two reads is
+ * long enough that the processor waits for each miss in turn. So every WARM ids the walk
+ * calls warm_ahead(), which reads the window of WARM ids after the next one level by level
+ * (all their entities, then all their dicts, then the history lists and record caches, then
+ * the newest history entries and, for a section of one base, the first entry after it), the
+ * loads of one level independent of each other so that their misses overlap, each level
+ * asking for the next to be fetched. It only reads, and changes nothing the walk sees (an
+ * entity's dict is made as the walk would make it): a lookup that fails here is left for the
+ * walk to meet and report itself. */
+#define WARM 16
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)(p))
+#endif
+
+/* Warm the ids from `from`, `windows` windows of them; base: the one base of the section, or
+ * -1. */
+static void warm(PyObject *ids, Py_ssize_t from, PyObject *entities, int windows,
+                 long long base) {
+    PyObject *ent[2 * WARM], *hist[2 * WARM], *cache[2 * WARM];
+    int n = 0, k = 0;
+    Py_ssize_t to = PyList_GET_SIZE(ids);
+    if (to > from + windows * WARM)
+        to = from + windows * WARM;
+    for (Py_ssize_t j = from; j < to; j++) {
+        PyObject *e = PyDict_GetItemWithError(entities, PyList_GET_ITEM(ids, j));
+        if (!e) {
+            if (PyErr_Occurred()) {
+                PyErr_Clear();
+                return;
+            }
+            continue;
+        }
+        PREFETCH(e);
+        ent[n++] = e;
+    }
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        PyObject *dict = ent_dict(ent[i]);
+        if (!dict)
+            continue;
+        PREFETCH(dict);
+        PyObject *h = PyDict_GetItemWithError(dict, s_hist);
+        PyObject *c = h ? PyDict_GetItemWithError(dict, s_cache) : NULL;
+        Py_DECREF(dict);
+        if (PyErr_Occurred()) {
+            PyErr_Clear();
+            return;
+        }
+        if (c && PyDict_CheckExact(c)) {
+            PREFETCH(c);
+            cache[k++] = c;
+        }
+        if (h && PyList_Check(h) && PyList_GET_SIZE(h)) {
+            PREFETCH(h);
+            hist[m++] = h;
+        }
+    }
+    for (int i = 0; i < m; i++)
+        PREFETCH(PyList_GET_ITEM(hist[i], PyList_GET_SIZE(hist[i]) - 1));
+    for (int i = 0; i < k; i++)
+        PREFETCH(((PyDictObject *)cache[i])->ma_keys);
+    for (int i = 0; i < m; i++) {
+        PyObject *e = PyList_GET_ITEM(hist[i], PyList_GET_SIZE(hist[i]) - 1);
+        if (PyTuple_Check(e) && PyTuple_GET_SIZE(e))
+            PREFETCH(PyTuple_GET_ITEM(e, 0));
+    }
+    if (base <= 0)
+        return;
+    /* the first entry after the base, where an entity that changed every tick has it */
+    PyObject *first[2 * WARM];
+    int f = 0;
+    for (int i = 0; i < m; i++) {
+        Py_ssize_t nh = PyList_GET_SIZE(hist[i]);
+        PyObject *e = PyList_GET_ITEM(hist[i], nh - 1);
+        if (!PyTuple_Check(e) || !PyTuple_GET_SIZE(e) || !PyLong_CheckExact(PyTuple_GET_ITEM(e, 0)))
+            continue;
+        long long newest = PyLong_AsLongLong(PyTuple_GET_ITEM(e, 0));
+        if (newest == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return;
+        }
+        if (newest > base && newest - base < (long long)nh) {
+            first[f] = PyList_GET_ITEM(hist[i], nh - (Py_ssize_t)(newest - base));
+            PREFETCH(first[f]);
+            f++;
+        }
+    }
+    for (int i = 0; i < f; i++)
+        if (PyTuple_Check(first[i]) && PyTuple_GET_SIZE(first[i]))
+            PREFETCH(PyTuple_GET_ITEM(first[i], 0));
+}
+
+/* At id k of a walk: every WARM ids, warm the window after the next (at 0, the first two). */
+static inline void warm_ahead(PyObject *ids, Py_ssize_t k, PyObject *entities, long long base) {
+    if (k % WARM == 0)
+        warm(ids, k ? k + WARM : 0, entities, k ? 1 : 2, base);
+}
+
 /* A walk's scratch for nb bases (each section's previous id -1), with the plans: 0, or -1
  * with an exception set. walk_end frees what it made, whether it failed or not. */
 static int walk_begin(Walk *wk, Writer *w, Py_ssize_t nb_bases, PyObject *plans, int *owned,
@@ -1400,6 +1504,7 @@ static PyObject *py_assemble(PyObject *self, PyObject *args) {
     }
     Py_ssize_t hint = 0;
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(ids); k++) {
+        warm_ahead(ids, k, entities, s->nb == 1 ? s->base[0] : -1);
         if (walk_id(&wk, PyList_GET_ITEM(ids, k), entities, deleted, &hint))
             goto done;
     }
@@ -1450,6 +1555,7 @@ static PyObject *py_sizes(PyObject *self, PyObject *args) {
     out = PyList_New(PyList_GET_SIZE(ids));
     Py_ssize_t hint = 0;
     for (Py_ssize_t k = 0; out && k < PyList_GET_SIZE(ids); k++) {
+        warm_ahead(ids, k, entities, base);
         s->prev[0] = -1;
         s->out[0].len = 0;
         if (walk_id(&wk, PyList_GET_ITEM(ids, k), entities, deleted, &hint))
@@ -1835,6 +1941,7 @@ static PyObject *py_rank(PyObject *self, PyObject *args) {
     PyObject *out = NULL;
     Py_INCREF(ids); /* its items stay borrowed while weigh or math.dist run Python */
     for (Py_ssize_t k = 0; k < n; k++) {
+        warm_ahead(ids, k, entities, -1);
         PyObject *id = PyList_GET_ITEM(ids, k);
         long long net_id;
         if (as_ll(id, &net_id))
