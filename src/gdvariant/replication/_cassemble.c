@@ -1704,30 +1704,50 @@ static int squared_distance(PyObject *p, const double *c, Py_ssize_t dims, doubl
     return 0;
 }
 
-/* The entities of one cell within r2 (squared) of c into found. */
+/* The entities of one cell within r2 (squared) of c into found, in the cell's order. They are
+ * taken in runs of WARM: each run's positions looked up and fetched first (their misses
+ * overlap, and a run's objects are held, since a number's __float__ may run Python), then
+ * tested; a missing position is an error where the one-by-one loop met it. */
 static int sweep_bucket(PyObject *bucket, PyObject *pos, const double *c, Py_ssize_t dims,
                         double r2, PyObject *found) {
     Py_ssize_t i = 0;
     PyObject *key, *ent;
-    while (PyDict_Next(bucket, &i, &key, &ent)) {
-        PyObject *p = PyDict_GetItemWithError(pos, key);
-        if (!p) {
-            if (!PyErr_Occurred())
-                PyErr_SetObject(PyExc_KeyError, key);
-            return -1;
+    PyObject *keys[WARM], *ents[WARM], *points[WARM];
+    int more = 1, rc = 0;
+    while (more && !rc) {
+        int n = 0;
+        while (n < WARM && (more = PyDict_Next(bucket, &i, &key, &ent))) {
+            PyObject *p = PyDict_GetItemWithError(pos, key);
+            if (!p && PyErr_Occurred()) {
+                rc = -1;
+                break;
+            }
+            if (p) {
+                PREFETCH(p);
+                if (PyTuple_CheckExact(p) && PyTuple_GET_SIZE(p) == dims)
+                    for (Py_ssize_t d = 0; d < dims; d++)
+                        PREFETCH(PyTuple_GET_ITEM(p, d));
+            }
+            keys[n] = Py_NewRef(key);
+            ents[n] = Py_NewRef(ent);
+            points[n++] = Py_XNewRef(p);
         }
-        double apart;
-        Py_INCREF(key);
-        Py_INCREF(ent);
-        int rc = squared_distance(p, c, dims, &apart);
-        if (!rc && apart <= r2)
-            rc = PyDict_SetItem(found, key, ent);
-        Py_DECREF(key);
-        Py_DECREF(ent);
-        if (rc)
-            return -1;
+        for (int k = 0; k < n; k++) {
+            if (!rc && !points[k]) {
+                PyErr_SetObject(PyExc_KeyError, keys[k]);
+                rc = -1;
+            }
+            double apart;
+            if (!rc)
+                rc = squared_distance(points[k], c, dims, &apart);
+            if (!rc && apart <= r2)
+                rc = PyDict_SetItem(found, keys[k], ents[k]);
+            Py_DECREF(keys[k]);
+            Py_DECREF(ents[k]);
+            Py_XDECREF(points[k]);
+        }
     }
-    return 0;
+    return rc;
 }
 
 static PyObject *py_sweep(PyObject *self, PyObject *args) {
