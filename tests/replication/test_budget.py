@@ -31,6 +31,7 @@ from gdvariant.replication import (
     World,
     _assembler,
 )
+from gdvariant.replication._budget import FIRST_BATCH, choose
 from tests.support.assemblers import live
 
 ON_EACH_ASSEMBLER = pytest.mark.usefixtures("assembler")
@@ -333,3 +334,35 @@ def test_a_packet_before_the_first_snapshot_is_a_packet() -> None:
     dec = SnapshotDecoder(world.schema)
     dec.apply(enc.packet_for(0))
     assert dec.state == enc.expected_state(0)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_choose_sizes_in_batches_down_the_order(seed: int) -> None:
+    """``choose`` asks the sizes of the records in contiguous batches down the order, never
+    past the batch holding the first record that did not fit, and takes every record with a
+    size (in order) until then; the section it returns is the assembled one of those ids."""
+    rng = random.Random(seed)
+    order = rng.sample(range(1, 5000), rng.randrange(0, 400))
+    alone = {net_id: rng.choice([0, 1, 2, 3, 5, 9]) for net_id in order}
+    asked: list[list[int]] = []
+
+    def sizes(chunk: list[int]) -> list[int]:
+        asked.append(chunk)
+        return [alone[net_id] for net_id in chunk]
+
+    def assemble(ids: list[int]) -> tuple[int, bytes]:
+        assert ids == sorted(ids)
+        return len(ids), bytes(max(1, alone[i] - 1) for i in ids)  # a gap shrinks a record
+
+    room = rng.randrange(0, 600)
+    section, chosen, rest = choose(order, sizes, assemble, room, 9)
+    flat = [net_id for chunk in asked for net_id in chunk]
+    assert flat == order[: len(flat)]
+    reached = len(order) - len(rest)
+    assert rest == order[reached:]
+    assert chosen == [i for i in order[:reached] if alone[i]]
+    assert section == (assemble(sorted(chosen)) if chosen else (0, b""))
+    assert len(section[1]) <= room
+    if rest:
+        assert len(section[1]) + alone[rest[0]] > room
+        assert len(flat) - reached <= FIRST_BATCH << (len(asked) - 1)

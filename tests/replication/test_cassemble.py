@@ -140,7 +140,7 @@ def test_the_live_assembler_is_public() -> None:
         assert replication.IMPLEMENTATION == _assembler.COMPILED
 
 
-@pytest.mark.parametrize("name", ["assemble", "encode_record", "commit", "sweep"])
+@pytest.mark.parametrize("name", ["assemble", "encode_record", "commit", "sweep", "rank", "sizes"])
 def test_both_assemblers_take_the_same_arguments(name: str) -> None:
     """The pure assembler's functions have the compiled module's parameters, by name and in
     order (the compiled ones state theirs on the first line of their docstrings)."""
@@ -437,3 +437,153 @@ def test_sweep_of_a_bad_position_is_an_error(name: str) -> None:
             module.sweep([{7: object()}], {7: point}, (0.0, 0.0), 4.0, {})
     with pytest.raises(KeyError):
         module.sweep([{7: object()}], {}, (0.0, 0.0), 4.0, {})
+
+
+class _Ranked:
+    """An entity as a budget's ranking reads it (a ``__dict__``, as a NetClass instance)."""
+
+    def __init__(self, layout: str, spawn: int, hist: list[Any]) -> None:
+        self._net_layout, self._net_spawn, self._net_hist = layout, spawn, hist
+
+
+class _Stand:
+    """A stand-in of an entering entity (slots, as the encoder's ``_Arrival``)."""
+
+    __slots__ = ("_net_hist", "_net_layout", "entity")
+
+    def __init__(self, ent: _Ranked) -> None:
+        self._net_hist: list[Any] = []
+        self.entity, self._net_layout = ent, ent._net_layout
+
+
+def rank_args(rng: random.Random, weighed: bool, near: str) -> tuple[Any, ...]:
+    """Random arguments of a budget's ``rank``: live entities changed or not since the base
+    or an older held tick, stand-ins, despawns held or not, earlier waits; priorities that
+    tie often (few distinct weights and positions), so the id order of ties counts."""
+    tick, base = 40, 30
+    ids = sorted(rng.sample(range(1, 400), 120))
+    entities: dict[int, Any] = {}
+    deleted: dict[int, list[tuple[int, int]]] = {}
+    prior: dict[int, tuple[int, int]] = {}
+    since: dict[int, int] = {}
+    pos: dict[int, Any] = {}
+    for net_id in ids:
+        pick = rng.random()
+        if pick < 0.15:
+            deleted[net_id] = [(rng.choice([0, 20, 31]), rng.choice([31, 35, 1 << 62]))]
+        else:
+            last = rng.choice([10, 29, 30, 31, 39, 40])
+            hist: list[Any] = (
+                []
+                if pick < 0.2
+                else [(last - 1, 1, {}, None), (last, rng.choice([1, 2, 3]), {}, None)]
+            )
+            ent = _Ranked(rng.choice(["a", "b"]), rng.choice([0, 25, 30, 31]), hist)
+            entities[net_id] = _Stand(ent) if pick > 0.9 else ent
+            if rng.random() < 0.2:
+                since[net_id] = rng.choice([20, 29])
+        if rng.random() < 0.3:
+            prior[net_id] = (rng.choice([-1, 20]), rng.choice([33, 36, 39, 40]))
+        if rng.random() < 0.8:
+            point: Any = (rng.choice([0.0, 7.5, 30.0, 1e9]), rng.choice([0.0, 4.0, -8.25]))
+            pos[net_id] = point if rng.random() < 0.5 else list(point)
+    weights = {net_id: rng.choice([0.5, 1.0, 3.0]) for net_id in ids}
+
+    def weigh(ent: Any) -> float:
+        assert isinstance(ent, _Ranked)
+        return weights[
+            next(i for i, e in entities.items() if e is ent or getattr(e, "entity", None) is ent)
+        ]
+
+    centre = None if near == "none" else (rng.uniform(-5, 5), 2.0)
+    nearness = None if near == "off" else (centre, pos, 10.0)
+    hot = {"a": 2, "b": 0}
+    return (
+        tick,
+        base,
+        ids,
+        entities,
+        deleted,
+        prior,
+        since,
+        hot,
+        _Stand,
+        weigh if weighed else None,
+        nearness,
+    )
+
+
+@pytest.mark.parametrize("near", ["off", "none", "centre"])
+@pytest.mark.parametrize("weighed", [False, True], ids=["unweighed", "weighed"])
+@pytest.mark.parametrize("seed", range(6))
+def test_rank_orders_as_the_pure_one(seed: int, weighed: bool, near: str) -> None:
+    """A budget's ranking (which records a packet may carry, most urgent first): the compiled
+    one gives the pure one's ids in the pure one's order, ties included."""
+    fast = compiled()
+    args = rank_args(random.Random(seed), weighed, near)
+    expected = _pyassemble.rank(*args)
+    assert fast.rank(*args) == expected
+    assert 20 < len(expected) < len(args[2])
+
+
+@pytest.mark.parametrize("name", [_assembler.PYTHON, _assembler.COMPILED])
+def test_rank_errors_are_the_pure_ones(name: str) -> None:
+    """A despawn without spans, a weight that is not a number and a position that is not
+    one raise the same errors on both."""
+    module = compiled() if name == _assembler.COMPILED else _pyassemble
+    ent = _Ranked("a", 0, [(5, 1, {}, None)])
+    args: list[Any] = [9, 1, [3], {}, {}, {}, {}, {"a": 1}, _Stand, None, None]
+    with pytest.raises(KeyError):
+        module.rank(*args)
+    args[3] = {3: ent}
+    args[9] = lambda e: "heavy"
+    with pytest.raises(TypeError):
+        module.rank(*args)
+    args[9], args[10] = None, ((0.0, 0.0), {3: ("x", 1.0)}, 1.0)
+    with pytest.raises(TypeError):
+        module.rank(*args)
+    args[10] = ((0.0, 0.0), {3: (3.0, 4.0)}, 1.0)
+    assert module.rank(*args) == [3]
+
+
+@pytest.mark.parametrize("deltas", [True, False], ids=["deltas", "whole"])
+def test_sizes_are_each_records_alone_on_both(deltas: bool) -> None:
+    """``sizes`` (a budget's bytes of each record alone) is, on both assemblers, the length of
+    the section of that id alone, for every base the clients hold, ids held as of an older
+    tick included; despawned ids and ids without a record too (0)."""
+    fast = compiled()
+    driver = Driver(23, deltas, 8)
+    for _ in range(6):
+        driver.spawn()
+    rng = random.Random(5)
+    seen = set()
+    for _ in range(12):
+        driver.step()
+        driver.packets(_assembler.PYTHON)
+        _, tick, order, _, ids, entities, deleted, plans, bits = assemble_args(driver, deltas)
+        for base in order:
+            held = {i: rng.randrange(max(1, base - 3), base) for i in ids[::5] if base > 1}
+            held = {i: t for i, t in held.items() if i in entities and entities[i]._net_spawn <= t}
+            alone = [
+                len(
+                    _pyassemble.assemble(
+                        deltas,
+                        tick,
+                        [base],
+                        base or -1,
+                        [i],
+                        entities,
+                        deleted,
+                        plans,
+                        bits,
+                        None,
+                        held or None,
+                    )[0][1]
+                )
+                for i in ids
+            ]
+            args = (deltas, tick, base, ids, entities, deleted, plans, bits, held or None)
+            assert _pyassemble.sizes(*args) == alone
+            assert fast.sizes(*args) == alone
+            seen.update(alone)
+    assert 0 in seen and len(seen) > 5

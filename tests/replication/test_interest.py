@@ -27,6 +27,7 @@ from gdvariant.replication import (
     World,
     _assembler,
 )
+from gdvariant.replication._budget import near_factor
 from tests.support.assemblers import live
 
 #: a test with it runs on each packet assembler in turn
@@ -455,9 +456,9 @@ def test_a_client_added_again_starts_from_a_full_update_of_its_area() -> None:
 
 
 def test_nearness_is_the_budgets_distance_factor() -> None:
-    """``nearness(client)`` gives, per entity id, the factor the budget's ranking weighs by:
-    1 at the centre, 1/2 one cell away, 1/(1 + n) n cells away; 1 for an entity without a
-    position or a client without a centre."""
+    """``nearness(client)`` gives what the budget's ranking weighs an entity by
+    (``near_factor``): 1 at the centre, 1/2 one cell away, 1/(1 + n) n cells away; 1 for an
+    entity without a position or a client without a centre."""
     world = World(Schema.build([Walker, Score]))
     interest = Interest(world, cell=CELL, positions={Walker: "pos"})
     enc = SnapshotEncoder(world, interest=interest)
@@ -468,11 +469,11 @@ def test_nearness_is_the_budgets_distance_factor() -> None:
     far = world.spawn(Walker, pos=(3.0 - 3 * CELL, 4.0))
     nowhere = world.spawn(Score)
     enc.snapshot()
-    assert interest.nearness("a")(here.net_id) == 1.0  # no centre yet
+    assert near_factor(interest.nearness("a"), here.net_id) == 1.0  # no centre yet
     interest.set_centre("a", (3.0, 4.0))
     enc.snapshot()
     near = interest.nearness("a")
-    assert near(here.net_id) == 1.0
-    assert near(cell_away.net_id) == 0.5
-    assert near(far.net_id) == 0.25
-    assert near(nowhere.net_id) == 1.0
+    assert near_factor(near, here.net_id) == 1.0
+    assert near_factor(near, cell_away.net_id) == 0.5
+    assert near_factor(near, far.net_id) == 0.25
+    assert near_factor(near, nowhere.net_id) == 1.0

@@ -2,7 +2,7 @@
 
 As the codec core does (``gdvariant._binary.core``), the choice is made once, at import:
 ``gdvariant.replication._cassemble`` (C, built by ``setup.py`` when a compiler is there) if it
-imports, else ``_pyassemble``, the pure-Python reference. Both are modules of the same four
+imports, else ``_pyassemble``, the pure-Python reference. Both are modules of the same five
 functions with the same arguments, and make the same bytes for the same world:
 
 * ``assemble(deltas, tick, order, oldest, ids, entities, deleted, plans, class_bits,
@@ -12,7 +12,9 @@ functions with the same arguments, and make the same bytes for the same world:
   values;
 * ``commit(world, dirty, tick, oldest)``: the loop of ``World.commit`` over the dirty entities;
 * ``sweep(buckets, pos, centre, r2, found)``: ``Interest``'s test of the entities of the cells
-  a radius covers in part.
+  a radius covers in part;
+* ``rank(tick, base, ids, entities, deleted, prior, since, hot, arrival, weigh, near)``: a
+  budget's ranking of the records a client's packet may carry, most urgent first.
 
 ``GDVARIANT_PURE_PYTHON=1`` forces the pure one (the compiled module is then not even
 imported). ``IMPLEMENTATION`` names the live one, ``"c"`` or ``"python"``. The compiled module

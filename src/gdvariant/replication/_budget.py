@@ -4,9 +4,9 @@ budget=...)``; docs/replication-budget.md).
 A client's packet stays one packet per tick (the wire format's invariant: a decoder stores
 one state per tick), at most ``mtu`` bytes, and within the client's share of ``budget`` bytes a
 second (a token bucket refilled each tick, holding at most one MTU). When the records it
-needs do not fit, the encoder ranks them here and this module picks the ones that go: an
-entity left out keeps, for this client, the state it already held, and waits with a priority
-that grows with the ticks it has waited times its importance, so that none starves.
+needs do not fit, the assembler ranks them (``rank``) and this module picks the ones that
+go: an entity left out keeps, for this client, the state it already held, and waits with a
+priority that grows with the ticks it has waited times its importance, so that none starves.
 """
 
 from __future__ import annotations
@@ -14,8 +14,19 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["ABSENT", "DEFAULT_MTU", "MAX_MTU", "Behind", "Limits", "choose", "priority"]
+__all__ = [
+    "ABSENT",
+    "DEFAULT_MTU",
+    "MAX_MTU",
+    "Behind",
+    "Limits",
+    "Near",
+    "choose",
+    "near_factor",
+    "priority",
+]
 
 #: The MTU when only a budget is given: 1,200 bytes of payload fit every path in practice.
 DEFAULT_MTU = 1200
@@ -29,6 +40,9 @@ Behind = dict[int, tuple[int, int]]
 #: The farthest an entity counts as, in cells from the client's centre (its importance is
 #: never less than 1/64 of a near one's, so it cannot starve).
 FAR_CELLS = 63.0
+#: What the ranking weighs distance by, for one client: its view centre (None: it has none),
+#: the entities' positions by id, and the grid's cell size (``Interest.nearness``).
+Near = tuple[tuple[float, ...] | None, dict[int, Any], float]
 
 
 def _positive(name: str, value: object) -> float:
@@ -97,31 +111,52 @@ def distance_factor(distance: float | None, cell: float) -> float:
     return 1.0 / (1.0 + min(cells, FAR_CELLS))
 
 
+def near_factor(near: Near, net_id: int) -> float:
+    """:func:`distance_factor` of entity ``net_id``'s distance from the client's centre (1
+    when either has no position)."""
+    centre, positions, cell = near
+    point = positions.get(net_id)
+    if centre is None or point is None:
+        return 1.0
+    return distance_factor(math.dist(point, centre), cell)
+
+
 Section = tuple[int, bytes]
+
+
+#: The records :func:`choose` sizes at a time at first (doubling after each batch): enough for
+#: most packets in one call, few enough that a full packet sizes little it will not send.
+FIRST_BATCH = 64
 
 
 def choose(
     order: list[int],
-    size_of: Callable[[int], int],
+    sizes: Callable[[list[int]], list[int]],
     assemble: Callable[[list[int]], Section],
     room: int,
     most: int,
 ) -> tuple[Section, list[int], list[int]]:
     """Fill a section of at most ``room`` bytes with the ids of ``order`` (most urgent
     first), stopping at the first that does not fit, so that a big record is not passed
-    over for ever by small ones. ``size_of(id)`` is the bytes of the id's record alone (an
-    upper bound of its size among others: its id gap can only shrink; 0 = no record),
-    ``assemble(ids)`` the section of ascending ``ids``. A record over ``most`` bytes (the
-    room of an empty packet of one MTU) could never go: a ValueError. Returns the section,
-    the ids chosen, and the ids not reached (those that wait)."""
+    over for ever by small ones. ``sizes(ids)`` is the bytes of each id's record alone (an
+    upper bound of its size among others: its id gap can only shrink; 0 = no record), asked
+    in batches down the order; ``assemble(ids)`` the section of ascending ``ids``. A record
+    over ``most`` bytes (the room of an empty packet of one MTU) could never go: a
+    ValueError. Returns the section, the ids chosen, and the ids not reached (those that
+    wait)."""
     chosen: list[int] = []
     section: Section = (0, b"")
+    known: list[int] = []
+    batch = FIRST_BATCH
     used = 0
     k = 0
     while k < len(order):
         grew = False
         while k < len(order):
-            size = size_of(order[k])
+            if k == len(known):
+                known += sizes(order[k : k + batch])
+                batch *= 2
+            size = known[k]
             if size > most:
                 raise ValueError(
                     f"entity {order[k]}'s record is {size} bytes, over the {most} bytes an "

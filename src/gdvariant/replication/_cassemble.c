@@ -1,7 +1,8 @@
-/* The compiled packet assembler of gdvariant.replication: the shared sections and records, and
- * the tick commit that feeds them (World.commit's loop).
+/* The compiled packet assembler of gdvariant.replication: the shared sections and records, the
+ * tick commit that feeds them (World.commit's loop), an interest's sweep of a radius and a
+ * budget's ranking of a client's records.
  *
- * The pure-Python assembler, _pyassemble.py, is the reference: its three functions take the
+ * The pure-Python assembler, _pyassemble.py, is the reference: its functions take the
  * same arguments as this module's, and for the same world this file makes the same bytes
  * (tests/replication/test_cassemble.py compares them over many random worlds). It reads the
  * same Python objects the pure one reads -- each entity's _net_hist, _net_bits, _net_widths,
@@ -19,6 +20,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <math.h>
 #include <string.h>
 
 /* Property kinds (the same numbers as _assembler.py's K_*). */
@@ -41,6 +43,7 @@ static int ctz64(uint64_t x) {
 #define popcount64 __builtin_popcountll
 #define ctz64 __builtin_ctzll
 #endif
+#define FAR_CELLS 63.0 /* _budget.FAR_CELLS */
 #define MAX_WORDS 4 /* a value read as words: the widest delta-coded vector is 4 x 35 bits */
 
 typedef struct {
@@ -1279,6 +1282,188 @@ done:
 
 /* tick is the world's: the spawn tick of the ids in entering (the pure assembler also dates its
  * fragments by it; this one codes every value afresh). */
+/* ---- warming the next entities' memory --------------------------------------------------
+ *
+ * A walk's time is mostly waiting on memory: each entity's dict, history list, newest history
+ * entries and record cache are scattered over the heap, and the work between two reads is
+ * long enough that the processor waits for each miss in turn. So every WARM ids the walk
+ * calls warm_ahead(), which reads the window of WARM ids after the next one level by level
+ * (all their entities, then all their dicts, then the history lists and record caches, then
+ * the newest history entries and, for a section of one base, the first entry after it), the
+ * loads of one level independent of each other so that their misses overlap, each level
+ * asking for the next to be fetched. It only reads, and changes nothing the walk sees (an
+ * entity's dict is made as the walk would make it): a lookup that fails here is left for the
+ * walk to meet and report itself. */
+#define WARM 16
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)(p))
+#endif
+
+/* Warm the ids from `from`, `windows` windows of them; base: the one base of the section, or
+ * -1. */
+static void warm(PyObject *ids, Py_ssize_t from, PyObject *entities, int windows,
+                 long long base) {
+    PyObject *ent[2 * WARM], *hist[2 * WARM], *cache[2 * WARM];
+    int n = 0, k = 0;
+    Py_ssize_t to = PyList_GET_SIZE(ids);
+    if (to > from + windows * WARM)
+        to = from + windows * WARM;
+    for (Py_ssize_t j = from; j < to; j++) {
+        PyObject *e = PyDict_GetItemWithError(entities, PyList_GET_ITEM(ids, j));
+        if (!e) {
+            if (PyErr_Occurred()) {
+                PyErr_Clear();
+                return;
+            }
+            continue;
+        }
+        PREFETCH(e);
+        ent[n++] = e;
+    }
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        PyObject *dict = ent_dict(ent[i]);
+        if (!dict)
+            continue;
+        PREFETCH(dict);
+        PyObject *h = PyDict_GetItemWithError(dict, s_hist);
+        PyObject *c = h ? PyDict_GetItemWithError(dict, s_cache) : NULL;
+        Py_DECREF(dict);
+        if (PyErr_Occurred()) {
+            PyErr_Clear();
+            return;
+        }
+        if (c && PyDict_CheckExact(c)) {
+            PREFETCH(c);
+            cache[k++] = c;
+        }
+        if (h && PyList_Check(h) && PyList_GET_SIZE(h)) {
+            PREFETCH(h);
+            hist[m++] = h;
+        }
+    }
+    for (int i = 0; i < m; i++)
+        PREFETCH(PyList_GET_ITEM(hist[i], PyList_GET_SIZE(hist[i]) - 1));
+    for (int i = 0; i < k; i++)
+        PREFETCH(((PyDictObject *)cache[i])->ma_keys);
+    for (int i = 0; i < m; i++) {
+        PyObject *e = PyList_GET_ITEM(hist[i], PyList_GET_SIZE(hist[i]) - 1);
+        if (PyTuple_Check(e) && PyTuple_GET_SIZE(e))
+            PREFETCH(PyTuple_GET_ITEM(e, 0));
+    }
+    if (base <= 0)
+        return;
+    /* the first entry after the base, where an entity that changed every tick has it */
+    PyObject *first[2 * WARM];
+    int f = 0;
+    for (int i = 0; i < m; i++) {
+        Py_ssize_t nh = PyList_GET_SIZE(hist[i]);
+        PyObject *e = PyList_GET_ITEM(hist[i], nh - 1);
+        if (!PyTuple_Check(e) || !PyTuple_GET_SIZE(e) || !PyLong_CheckExact(PyTuple_GET_ITEM(e, 0)))
+            continue;
+        long long newest = PyLong_AsLongLong(PyTuple_GET_ITEM(e, 0));
+        if (newest == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return;
+        }
+        if (newest > base && newest - base < (long long)nh) {
+            first[f] = PyList_GET_ITEM(hist[i], nh - (Py_ssize_t)(newest - base));
+            PREFETCH(first[f]);
+            f++;
+        }
+    }
+    for (int i = 0; i < f; i++)
+        if (PyTuple_Check(first[i]) && PyTuple_GET_SIZE(first[i]))
+            PREFETCH(PyTuple_GET_ITEM(first[i], 0));
+}
+
+/* At id k of a walk: every WARM ids, warm the window after the next (at 0, the first two). */
+static inline void warm_ahead(PyObject *ids, Py_ssize_t k, PyObject *entities, long long base) {
+    if (k % WARM == 0)
+        warm(ids, k ? k + WARM : 0, entities, k ? 1 : 2, base);
+}
+
+/* A walk's scratch for nb bases (each section's previous id -1), with the plans: 0, or -1
+ * with an exception set. walk_end frees what it made, whether it failed or not. */
+static int walk_begin(Walk *wk, Writer *w, Py_ssize_t nb_bases, PyObject *plans, int *owned,
+                      int *entered) {
+    memset(wk, 0, sizeof *wk);
+    wk->w = w;
+    Sections *s = &wk->sec;
+    s->nb = nb_bases;
+    if (plans_get(plans, &wk->plans, owned))
+        return -1;
+    g_depth++;
+    *entered = 1;
+    size_t nb = (size_t)(s->nb ? s->nb : 1), mw = (size_t)wk->plans.max_words;
+    s->base = PyMem_Calloc(nb, sizeof(long long));
+    s->prev = PyMem_Calloc(nb, sizeof(long long));
+    s->count = PyMem_Calloc(nb, sizeof(Py_ssize_t));
+    s->out = PyMem_Calloc(nb, sizeof(Writer));
+    wk->mask = PyMem_Calloc(4 * mw, sizeof(uint64_t));
+    size_t props = (size_t)(wk->plans.max_count ? wk->plans.max_count : 1);
+    wk->src = PyMem_Calloc(props, sizeof(Py_ssize_t));
+    wk->code = PyMem_Malloc(props * sizeof(Bits));
+    wk->stamp = PyMem_Calloc(props, sizeof(uint32_t));
+    if (!s->base || !s->prev || !s->count || !s->out || !wk->mask || !wk->src || !wk->code ||
+        !wk->stamp) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    wk->entry = wk->mask + mw;
+    wk->changed = wk->mask + 2 * mw;
+    wk->last = wk->mask + 3 * mw;
+    for (Py_ssize_t j = 0; j < s->nb; j++)
+        s->prev[j] = -1;
+    return 0;
+}
+
+static void walk_end(Walk *wk, Writer *w, int owned, int entered) {
+    Sections *s = &wk->sec;
+    if (owned)
+        plans_free(&wk->plans);
+    g_depth -= entered;
+    if (s->out)
+        for (Py_ssize_t j = 0; j < s->nb; j++)
+            PyMem_Free(s->out[j].buf);
+    PyMem_Free(s->out);
+    PyMem_Free(s->base);
+    PyMem_Free(s->prev);
+    PyMem_Free(s->count);
+    PyMem_Free(wk->mask);
+    PyMem_Free(wk->src);
+    PyMem_Free(wk->code);
+    PyMem_Free(wk->stamp);
+    PyMem_Free(w->buf);
+}
+
+/* The records of one id (live or despawned) into every section of the walk. */
+static int walk_id(Walk *wk, PyObject *id, PyObject *entities, PyObject *deleted,
+                   Py_ssize_t *hint) {
+    long long net_id = PyLong_AsLongLong(id);
+    if (net_id == -1 && PyErr_Occurred())
+        return -1;
+    PyObject *ent = PyDict_GetItemWithError(entities, id);
+    if (!ent) {
+        if (PyErr_Occurred())
+            return -1;
+        PyObject *spans = PyDict_GetItemWithError(deleted, id);
+        if (!spans) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_KeyError, "an id is neither live nor deleted");
+            return -1;
+        }
+        return deletes(&wk->sec, wk->w, net_id, spans);
+    }
+    Py_INCREF(ent);
+    int rc = walk_entity(wk, ent, id, net_id, hint);
+    Py_DECREF(ent);
+    return rc;
+}
+
 static PyObject *py_assemble(PyObject *self, PyObject *args) {
     int deltas, class_bits;
     long long tick, oldest;
@@ -1300,72 +1485,27 @@ static PyObject *py_assemble(PyObject *self, PyObject *args) {
         return NULL;
     }
     Walk wk;
-    memset(&wk, 0, sizeof wk);
-    int owned = 0, entered = 0;
     Writer w = {0};
-    wk.w = &w;
+    int owned = 0, entered = 0;
+    PyObject *result = NULL;
+    Sections *s = &wk.sec;
+    if (walk_begin(&wk, &w, PyList_GET_SIZE(order), plans, &owned, &entered))
+        goto done;
     wk.deltas = deltas;
     wk.class_bits = class_bits;
     wk.oldest = oldest;
     wk.tick = tick;
     wk.entering = entering;
     wk.held = held != Py_None && PyDict_GET_SIZE(held) ? held : Py_None;
-    PyObject *result = NULL;
-    Sections *s = &wk.sec;
-    s->nb = PyList_GET_SIZE(order);
-    if (plans_get(plans, &wk.plans, &owned))
-        goto done;
-    g_depth++;
-    entered = 1;
-    size_t nb = (size_t)(s->nb ? s->nb : 1), mw = (size_t)wk.plans.max_words;
-    s->base = PyMem_Calloc(nb, sizeof(long long));
-    s->prev = PyMem_Calloc(nb, sizeof(long long));
-    s->count = PyMem_Calloc(nb, sizeof(Py_ssize_t));
-    s->out = PyMem_Calloc(nb, sizeof(Writer));
-    wk.mask = PyMem_Calloc(4 * mw, sizeof(uint64_t));
-    wk.src = PyMem_Calloc((size_t)(wk.plans.max_count ? wk.plans.max_count : 1),
-                          sizeof(Py_ssize_t));
-    size_t props = (size_t)(wk.plans.max_count ? wk.plans.max_count : 1);
-    wk.code = PyMem_Malloc(props * sizeof(Bits));
-    wk.stamp = PyMem_Calloc(props, sizeof(uint32_t));
-    if (!s->base || !s->prev || !s->count || !s->out || !wk.mask || !wk.src || !wk.code ||
-        !wk.stamp) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    wk.entry = wk.mask + mw;
-    wk.changed = wk.mask + 2 * mw;
-    wk.last = wk.mask + 3 * mw;
     for (Py_ssize_t j = 0; j < s->nb; j++) {
         s->base[j] = PyLong_AsLongLong(PyList_GET_ITEM(order, j));
-        s->prev[j] = -1;
         if (s->base[j] == -1 && PyErr_Occurred())
             goto done;
     }
     Py_ssize_t hint = 0;
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(ids); k++) {
-        PyObject *id = PyList_GET_ITEM(ids, k);
-        long long net_id = PyLong_AsLongLong(id);
-        if (net_id == -1 && PyErr_Occurred())
-            goto done;
-        PyObject *ent = PyDict_GetItemWithError(entities, id);
-        if (!ent) {
-            if (PyErr_Occurred())
-                goto done;
-            PyObject *spans = PyDict_GetItemWithError(deleted, id);
-            if (!spans) {
-                if (!PyErr_Occurred())
-                    PyErr_SetString(PyExc_KeyError, "an id is neither live nor deleted");
-                goto done;
-            }
-            if (deletes(s, &w, net_id, spans))
-                goto done;
-            continue;
-        }
-        Py_INCREF(ent);
-        int rc = walk_entity(&wk, ent, id, net_id, &hint);
-        Py_DECREF(ent);
-        if (rc)
+        warm_ahead(ids, k, entities, s->nb == 1 ? s->base[0] : -1);
+        if (walk_id(&wk, PyList_GET_ITEM(ids, k), entities, deleted, &hint))
             goto done;
     }
     result = PyList_New(s->nb);
@@ -1379,21 +1519,58 @@ static PyObject *py_assemble(PyObject *self, PyObject *args) {
         PyList_SET_ITEM(result, j, item);
     }
 done:
-    if (owned)
-        plans_free(&wk.plans);
-    g_depth -= entered;
-    if (s->out)
-        for (Py_ssize_t j = 0; j < s->nb; j++)
-            PyMem_Free(s->out[j].buf);
-    PyMem_Free(s->out);
-    PyMem_Free(s->base);
-    PyMem_Free(s->prev);
-    PyMem_Free(s->count);
-    PyMem_Free(wk.mask);
-    PyMem_Free(wk.src);
-    PyMem_Free(wk.code);
-    PyMem_Free(wk.stamp);
-    PyMem_Free(w.buf);
+    walk_end(&wk, &w, owned, entered);
+    return result;
+}
+
+/* Each id's record alone, for one base (a section of that id only): its length in bytes.
+ * A budget asks it of the records it ranks, to fill a packet without assembling each. */
+static PyObject *py_sizes(PyObject *self, PyObject *args) {
+    int deltas, class_bits;
+    long long tick, base;
+    PyObject *ids, *entities, *deleted, *plans, *held;
+    if (!PyArg_ParseTuple(args, "pLLO!O!O!OiO", &deltas, &tick, &base, &PyList_Type, &ids,
+                          &PyDict_Type, &entities, &PyDict_Type, &deleted, &plans, &class_bits,
+                          &held))
+        return NULL;
+    if (held != Py_None && !PyDict_Check(held)) {
+        PyErr_SetString(PyExc_TypeError, "held must be a dict of ids or None");
+        return NULL;
+    }
+    Walk wk;
+    Writer w = {0};
+    int owned = 0, entered = 0;
+    PyObject *result = NULL, *out = NULL;
+    Sections *s = &wk.sec;
+    Py_INCREF(ids); /* its items stay borrowed while coders' fragment() run Python */
+    if (walk_begin(&wk, &w, 1, plans, &owned, &entered))
+        goto done;
+    wk.deltas = deltas;
+    wk.class_bits = class_bits;
+    wk.oldest = base ? base : -1;
+    wk.tick = tick;
+    wk.entering = Py_None;
+    wk.held = held != Py_None && PyDict_GET_SIZE(held) ? held : Py_None;
+    s->base[0] = base;
+    out = PyList_New(PyList_GET_SIZE(ids));
+    Py_ssize_t hint = 0;
+    for (Py_ssize_t k = 0; out && k < PyList_GET_SIZE(ids); k++) {
+        warm_ahead(ids, k, entities, base);
+        s->prev[0] = -1;
+        s->out[0].len = 0;
+        if (walk_id(&wk, PyList_GET_ITEM(ids, k), entities, deleted, &hint))
+            goto done;
+        PyObject *size = PyLong_FromSsize_t(s->out[0].len);
+        if (!size)
+            goto done;
+        PyList_SET_ITEM(out, k, size);
+    }
+    result = out;
+    out = NULL;
+done:
+    Py_XDECREF(out);
+    Py_DECREF(ids);
+    walk_end(&wk, &w, owned, entered);
     return result;
 }
 
@@ -1527,30 +1704,50 @@ static int squared_distance(PyObject *p, const double *c, Py_ssize_t dims, doubl
     return 0;
 }
 
-/* The entities of one cell within r2 (squared) of c into found. */
+/* The entities of one cell within r2 (squared) of c into found, in the cell's order. They are
+ * taken in runs of WARM: each run's positions looked up and fetched first (their misses
+ * overlap, and a run's objects are held, since a number's __float__ may run Python), then
+ * tested; a missing position is an error where the one-by-one loop met it. */
 static int sweep_bucket(PyObject *bucket, PyObject *pos, const double *c, Py_ssize_t dims,
                         double r2, PyObject *found) {
     Py_ssize_t i = 0;
     PyObject *key, *ent;
-    while (PyDict_Next(bucket, &i, &key, &ent)) {
-        PyObject *p = PyDict_GetItemWithError(pos, key);
-        if (!p) {
-            if (!PyErr_Occurred())
-                PyErr_SetObject(PyExc_KeyError, key);
-            return -1;
+    PyObject *keys[WARM], *ents[WARM], *points[WARM];
+    int more = 1, rc = 0;
+    while (more && !rc) {
+        int n = 0;
+        while (n < WARM && (more = PyDict_Next(bucket, &i, &key, &ent))) {
+            PyObject *p = PyDict_GetItemWithError(pos, key);
+            if (!p && PyErr_Occurred()) {
+                rc = -1;
+                break;
+            }
+            if (p) {
+                PREFETCH(p);
+                if (PyTuple_CheckExact(p) && PyTuple_GET_SIZE(p) == dims)
+                    for (Py_ssize_t d = 0; d < dims; d++)
+                        PREFETCH(PyTuple_GET_ITEM(p, d));
+            }
+            keys[n] = Py_NewRef(key);
+            ents[n] = Py_NewRef(ent);
+            points[n++] = Py_XNewRef(p);
         }
-        double apart;
-        Py_INCREF(key);
-        Py_INCREF(ent);
-        int rc = squared_distance(p, c, dims, &apart);
-        if (!rc && apart <= r2)
-            rc = PyDict_SetItem(found, key, ent);
-        Py_DECREF(key);
-        Py_DECREF(ent);
-        if (rc)
-            return -1;
+        for (int k = 0; k < n; k++) {
+            if (!rc && !points[k]) {
+                PyErr_SetObject(PyExc_KeyError, keys[k]);
+                rc = -1;
+            }
+            double apart;
+            if (!rc)
+                rc = squared_distance(points[k], c, dims, &apart);
+            if (!rc && apart <= r2)
+                rc = PyDict_SetItem(found, keys[k], ents[k]);
+            Py_DECREF(keys[k]);
+            Py_DECREF(ents[k]);
+            Py_XDECREF(points[k]);
+        }
     }
-    return 0;
+    return rc;
 }
 
 static PyObject *py_sweep(PyObject *self, PyObject *args) {
@@ -1588,6 +1785,244 @@ static PyObject *py_sweep(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* ---- a budget's ranking (as _pyassemble.rank) ----------------------------------------- */
+
+typedef struct {
+    double urgency; /* priority(importance, waited): higher first */
+    long long net_id;
+    PyObject *id; /* borrowed from ids */
+} Ranked;
+
+static int ranked_cmp(const void *a, const void *b) {
+    const Ranked *x = a, *y = b;
+    if (x->urgency != y->urgency)
+        return x->urgency > y->urgency ? -1 : 1;
+    return (x->net_id > y->net_id) - (x->net_id < y->net_id);
+}
+
+/* A long long from an int, -1 with an exception set when it is not one or does not fit. */
+static int as_ll(PyObject *o, long long *out) {
+    *out = PyLong_AsLongLong(o);
+    return *out == -1 && PyErr_Occurred() ? -1 : 0;
+}
+
+/* Item k of a pair (a tuple or list of at least two), borrowed; NULL with an error if not. */
+static PyObject *pair_item(PyObject *pair, Py_ssize_t k) {
+    if ((PyTuple_Check(pair) && PyTuple_GET_SIZE(pair) >= 2))
+        return PyTuple_GET_ITEM(pair, k);
+    if (PyList_Check(pair) && PyList_GET_SIZE(pair) >= 2)
+        return PyList_GET_ITEM(pair, k);
+    PyErr_SetString(PyExc_TypeError, "expected a pair of ticks");
+    return NULL;
+}
+
+/* Whether a despawned id was held at base: one of its spans (born, gone) holds it. */
+static int span_holds(PyObject *spans, long long base) {
+    PyObject *fast = PySequence_Fast(spans, "despawn spans must be a sequence");
+    if (!fast)
+        return -1;
+    int held = 0;
+    for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(fast) && !held; k++) {
+        PyObject *span = PySequence_Fast_GET_ITEM(fast, k);
+        PyObject *a = pair_item(span, 0), *b = a ? pair_item(span, 1) : NULL;
+        long long born, gone;
+        if (!b || as_ll(a, &born) || as_ll(b, &gone)) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        held = born <= base && base < gone;
+    }
+    Py_DECREF(fast);
+    return held;
+}
+
+static PyObject *g_dist; /* math.dist: the pure one's distance, to the last bit */
+
+/* _budget.near_factor: the distance factor of the entity at id from the centre. */
+static int near_factor(PyObject *near, PyObject *id, double *out) {
+    PyObject *centre = PyTuple_GET_ITEM(near, 0), *pos = PyTuple_GET_ITEM(near, 1);
+    *out = 1.0;
+    if (centre == Py_None)
+        return 0;
+    if (!PyDict_Check(pos)) {
+        PyErr_SetString(PyExc_TypeError, "positions must be a dict");
+        return -1;
+    }
+    PyObject *point = PyDict_GetItemWithError(pos, id);
+    if (!point)
+        return PyErr_Occurred() ? -1 : 0;
+    double cell = PyFloat_AsDouble(PyTuple_GET_ITEM(near, 2));
+    if (cell == -1.0 && PyErr_Occurred())
+        return -1;
+    PyObject *args[2] = {point, centre};
+    PyObject *d = PyObject_Vectorcall(g_dist, args, 2, NULL);
+    if (!d)
+        return -1;
+    double distance = PyFloat_AsDouble(d);
+    Py_DECREF(d);
+    if (distance == -1.0 && PyErr_Occurred())
+        return -1;
+    double cells = isfinite(distance) ? distance / cell : FAR_CELLS;
+    if (FAR_CELLS < cells)
+        cells = FAR_CELLS;
+    *out = 1.0 / (1.0 + cells);
+    return 0;
+}
+
+/* The importance of a live entity's record for a client holding base (or since[id]); 0 when it
+ * has none (nothing changed since what the client holds). -1: error. */
+static int live_importance(PyObject *ent, PyObject *id, long long base, PyObject *since,
+                           PyObject *hot, PyObject *arrival, PyObject *weigh, PyObject *near,
+                           double *out) {
+    int rc = -1, is_arrival = (PyObject *)Py_TYPE(ent) == arrival;
+    PyObject *dict = ent_dict(ent), *hist = NULL, *spawn_o = NULL, *layout = NULL;
+    long long spawn = 0;
+    hist = ent_attr(ent, dict, s_hist);
+    if (!hist)
+        goto done;
+    if (!PyList_Check(hist)) {
+        PyErr_SetString(PyExc_TypeError, "entity history must be a list");
+        goto done;
+    }
+    if (!is_arrival) {
+        spawn_o = ent_attr(ent, dict, s_spawn);
+        if (!spawn_o || as_ll(spawn_o, &spawn))
+            goto done;
+    }
+    Py_ssize_t nh = PyList_GET_SIZE(hist);
+    if (is_arrival || spawn > base) {
+        *out = 2.0;
+    } else {
+        long long newest, held = base;
+        PyObject *mask, *held_o = PyDict_GetItemWithError(since, id);
+        if (!held_o && PyErr_Occurred())
+            goto done;
+        if (held_o && as_ll(held_o, &held))
+            goto done;
+        if (!nh || entry_unpack(hist, nh - 1, &newest, &mask) || newest <= held) {
+            rc = PyErr_Occurred() ? -1 : 0;
+            *out = 0.0;
+            goto done;
+        }
+        layout = ent_attr(ent, dict, s_layout);
+        PyObject *hot_mask = layout ? PyDict_GetItemWithError(hot, layout) : NULL;
+        if (!hot_mask) {
+            if (layout && !PyErr_Occurred())
+                PyErr_SetObject(PyExc_KeyError, layout);
+            goto done;
+        }
+        PyObject *both = PyNumber_And(mask, hot_mask);
+        int is_hot = both ? PyObject_IsTrue(both) : -1;
+        Py_XDECREF(both);
+        if (is_hot < 0)
+            goto done;
+        *out = is_hot ? 2.0 : 1.0;
+    }
+    if (weigh != Py_None) {
+        PyObject *real = is_arrival ? PyObject_GetAttrString(ent, "entity") : Py_NewRef(ent);
+        PyObject *w = real ? PyObject_CallOneArg(weigh, real) : NULL;
+        Py_XDECREF(real);
+        double value = w ? PyFloat_AsDouble(w) : -1.0;
+        Py_XDECREF(w);
+        if (value == -1.0 && PyErr_Occurred())
+            goto done;
+        *out *= value;
+    }
+    if (near != Py_None) {
+        double factor;
+        if (near_factor(near, id, &factor))
+            goto done;
+        *out *= factor;
+    }
+    rc = 1;
+done:
+    Py_XDECREF(dict);
+    Py_XDECREF(hist);
+    Py_XDECREF(spawn_o);
+    Py_XDECREF(layout);
+    return rc;
+}
+
+static PyObject *py_rank(PyObject *self, PyObject *args) {
+    long long tick, base;
+    PyObject *ids, *entities, *deleted, *prior, *since, *hot, *arrival, *weigh, *near;
+    if (!PyArg_ParseTuple(args, "LLO!O!O!O!O!O!OOO", &tick, &base, &PyList_Type, &ids,
+                          &PyDict_Type, &entities, &PyDict_Type, &deleted, &PyDict_Type, &prior,
+                          &PyDict_Type, &since, &PyDict_Type, &hot, &arrival, &weigh, &near))
+        return NULL;
+    if (near != Py_None && (!PyTuple_Check(near) || PyTuple_GET_SIZE(near) != 3)) {
+        PyErr_SetString(PyExc_TypeError, "near must be (centre, positions, cell) or None");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(ids), count = 0;
+    Ranked *ranked = PyMem_Malloc(sizeof(Ranked) * (size_t)(n ? n : 1));
+    if (!ranked)
+        return PyErr_NoMemory();
+    PyObject *out = NULL;
+    Py_INCREF(ids); /* its items stay borrowed while weigh or math.dist run Python */
+    for (Py_ssize_t k = 0; k < n; k++) {
+        warm_ahead(ids, k, entities, -1);
+        PyObject *id = PyList_GET_ITEM(ids, k);
+        long long net_id;
+        if (as_ll(id, &net_id))
+            goto done;
+        PyObject *ent = PyDict_GetItemWithError(entities, id);
+        PyObject *was = PyDict_GetItemWithError(prior, id);
+        if (PyErr_Occurred())
+            goto done;
+        double importance;
+        if (!ent) {
+            if (!was) {
+                PyObject *spans = PyDict_GetItemWithError(deleted, id);
+                if (!spans) {
+                    if (!PyErr_Occurred())
+                        PyErr_SetObject(PyExc_KeyError, id);
+                    goto done;
+                }
+                int held = span_holds(spans, base);
+                if (held < 0)
+                    goto done;
+                if (!held)
+                    continue; /* a despawn the client never held */
+            }
+            importance = 2.0;
+        } else {
+            Py_INCREF(ent);
+            int has = live_importance(ent, id, base, since, hot, arrival, weigh, near, &importance);
+            Py_DECREF(ent);
+            if (has < 0)
+                goto done;
+            if (!has)
+                continue;
+            was = PyDict_GetItemWithError(prior, id); /* weigh may have changed it */
+            if (!was && PyErr_Occurred())
+                goto done;
+        }
+        long long waited = 0;
+        if (was) {
+            PyObject *began = pair_item(was, 1);
+            long long t;
+            if (!began || as_ll(began, &t))
+                goto done;
+            waited = tick - t;
+        }
+        ranked[count].urgency = importance * (double)(1 + waited);
+        ranked[count].net_id = net_id;
+        ranked[count].id = id;
+        count++;
+    }
+    qsort(ranked, (size_t)count, sizeof(Ranked), ranked_cmp);
+    out = PyList_New(count);
+    if (!out)
+        goto done;
+    for (Py_ssize_t k = 0; k < count; k++)
+        PyList_SET_ITEM(out, k, Py_NewRef(ranked[k].id));
+done:
+    Py_DECREF(ids);
+    PyMem_Free(ranked);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"commit", py_commit, METH_VARARGS,
      "commit(world, dirty, tick, oldest): World.commit's loop over the dirty entities (as "
@@ -1602,6 +2037,12 @@ static PyMethodDef methods[] = {
     {"sweep", py_sweep, METH_VARARGS,
      "sweep(buckets, pos, centre, r2, found): the entities of the cells within a radius (as "
      "_pyassemble.sweep)."},
+    {"sizes", py_sizes, METH_VARARGS,
+     "sizes(deltas, tick, base, ids, entities, deleted, plans, class_bits, held) -> [int]: "
+     "each id's record alone, in bytes (as _pyassemble.sizes)."},
+    {"rank", py_rank, METH_VARARGS,
+     "rank(tick, base, ids, entities, deleted, prior, since, hot, arrival, weigh, near) -> "
+     "[id]: a budget's records, most urgent first (as _pyassemble.rank)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cassemble",
@@ -1623,6 +2064,11 @@ PyMODINIT_FUNC PyInit__cassemble(void) {
     s_dirty = PyUnicode_InternFromString("_net_dirty");
     s_before = PyUnicode_InternFromString("_net_before");
     s_enter_key = PyUnicode_InternFromString("enter");
+    PyObject *math = PyImport_ImportModule("math");
+    g_dist = math ? PyObject_GetAttrString(math, "dist") : NULL;
+    Py_XDECREF(math);
+    if (!g_dist)
+        return NULL;
     k_sixty_four = PyLong_FromLong(64);
     PyObject *one = PyLong_FromLong(1);
     k_two64 = one && k_sixty_four ? PyNumber_Lshift(one, k_sixty_four) : NULL;

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from . import _assembler
-from ._budget import distance_factor
+from ._budget import Near
 from ._declarations import NetClass
 from ._float_codecs import Vec2, Vec3
 from ._schema import ClassLayout
@@ -266,20 +266,10 @@ class Interest:
             return None
         return math.dist(point, centre)
 
-    def nearness(self, client_id: Any) -> Callable[[int], float]:
-        """``distance_factor`` of each entity's :meth:`distance` from ``client_id``'s view
-        centre, as a function of its id, the centre looked up once: the budget's ranking asks
-        it of every id it ranks."""
-        centre = self._view(client_id).centre
-        pos, cell, dist = self._pos, self.cell, math.dist
-
-        def near(net_id: int) -> float:
-            point = pos.get(net_id)
-            if centre is None or point is None:
-                return 1.0
-            return distance_factor(dist(point, centre), cell)
-
-        return near
+    def nearness(self, client_id: Any) -> Near:
+        """What the budget's ranking weighs an entity's distance from ``client_id``'s view
+        centre by (``_budget.near_factor``): the centre, the positions by id, the cell size."""
+        return self._view(client_id).centre, self._pos, self.cell
 
     def held_since(self, client_id: Any, base: int) -> dict[int, bool]:
         """The ids whose relevance to ``client_id`` changed after tick ``base``, each with

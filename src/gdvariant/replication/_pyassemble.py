@@ -9,7 +9,10 @@ Its functions take the compiled module's arguments and give its results, so
   tick than its base;
 * :func:`encode_record`: one record with whole values (the record format's own);
 * :func:`commit`: ``World.commit``'s loop over the dirty entities;
-* :func:`sweep`: the interest's test of the entities in the cells a radius covers in part.
+* :func:`sweep`: the interest's test of the entities in the cells a radius covers in part;
+* :func:`sizes`: the bytes of each of some records alone, for a budget filling a packet;
+* :func:`rank`: a budget's ranking of the records a client's packet may carry, most urgent
+  first.
 
 An update record for base ``b`` carries what changed in the history entries after ``b``.
 Walking each entity's entries newest first, the bases newest first too (a cumulative mask
@@ -27,9 +30,10 @@ its own gaps, so records with a gap are rarely shared, while their bodies are.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from ._budget import Near, near_factor, priority
 from ._packet_format import (
     OP_DELETE,
     OP_ENTER,
@@ -40,7 +44,7 @@ from ._packet_format import (
     update_head,
 )
 
-__all__ = ["assemble", "commit", "encode_record", "sweep"]
+__all__ = ["assemble", "commit", "encode_record", "rank", "sizes", "sweep"]
 
 Sections = list[tuple[int, bytes]]
 Enter = Callable[[Any, int], bytes]
@@ -92,6 +96,40 @@ def assemble(
     return _whole_sections(
         tick, order, oldest, ids, entities, deleted, class_bits, enter, entering, held
     )
+
+
+def sizes(
+    deltas: bool,
+    tick: int,
+    base: int,
+    ids: list[int],
+    entities: dict[int, Any],
+    deleted: dict[int, list[tuple[int, int]]],
+    plans: Any,
+    class_bits: int,
+    held: Held,
+) -> list[int]:
+    """The bytes of each id's record in a section of that id alone for ``base`` (what
+    :func:`assemble` gives for ``[id]``): an upper bound of its size among others, which a
+    budget fills a packet by."""
+    return [
+        len(
+            assemble(
+                deltas,
+                tick,
+                [base],
+                base or -1,
+                [net_id],
+                entities,
+                deleted,
+                plans,
+                class_bits,
+                None,
+                held,
+            )[0][1]
+        )
+        for net_id in ids
+    ]
 
 
 def _enter(ent: Any, gap: int, class_bits: int) -> bytes:
@@ -158,6 +196,51 @@ def sweep(
             x, y, z = pos[net_id]
             if (x - cx) * (x - cx) + (y - cy) * (y - cy) + (z - cz) * (z - cz) <= r2:
                 found[net_id] = ent
+
+
+def rank(
+    tick: int,
+    base: int,
+    ids: list[int],
+    entities: Mapping[int, Any],
+    deleted: Mapping[int, list[tuple[int, int]]],
+    prior: Mapping[int, tuple[int, int]],
+    since: Mapping[int, int],
+    hot: Mapping[Any, int],
+    arrival: type[Any],
+    weigh: Callable[[Any], float] | None,
+    near: Near | None,
+) -> list[int]:
+    """The ``ids`` (ascending) whose record a budget's packet for a client holding ``base``
+    may carry, most urgent first (ties: the lower id); those with no record are left out.
+    Urgency is :func:`~._budget.priority` of the importance (2 for an enter, a delete or a
+    change of a ``hot`` property of its layout, else 1; times ``weigh(entity)`` and the
+    :func:`~._budget.near_factor`) and the ticks waited since ``prior[id][1]``. An id in
+    ``since`` is held as of that tick instead of ``base``; an entity of type ``arrival`` (a
+    stand-in, whose ``entity`` is the real one) is an enter."""
+    ranked: list[tuple[float, int]] = []
+    for net_id in ids:
+        ent = entities.get(net_id)
+        if ent is None:
+            if net_id not in prior and not any(a <= base < b for a, b in deleted[net_id]):
+                continue  # a despawn the client never held
+            importance = 2.0
+        else:
+            hist = ent._net_hist
+            if type(ent) is arrival or ent._net_spawn > base:
+                importance = 2.0
+            elif not hist or hist[-1][0] <= since.get(net_id, base):
+                continue  # nothing changed since what the client holds
+            else:
+                importance = 2.0 if hist[-1][1] & hot[ent._net_layout] else 1.0
+            if weigh is not None:
+                importance *= weigh(ent.entity if type(ent) is arrival else ent)
+            if near is not None:
+                importance *= near_factor(near, net_id)
+        waited = tick - prior[net_id][1] if net_id in prior else 0
+        ranked.append((-priority(importance, waited), net_id))
+    ranked.sort()
+    return [net_id for _, net_id in ranked]
 
 
 def _deletes(

@@ -32,7 +32,7 @@ from typing import Any
 from gdvariant import VariantError
 
 from . import _assembler
-from ._budget import ABSENT, Behind, Limits, choose, priority
+from ._budget import ABSENT, Behind, Limits, choose
 from ._interest import Interest
 from ._packet_format import (
     FLAG_DELTAS,
@@ -187,9 +187,6 @@ class SnapshotEncoder:
         self.weight = weight
         #: the most ticks a record waited before it went, so far (with ``mtu``/``budget``)
         self.longest_wait = 0
-        #: this tick's record sizes by (id, the tick it is held as of, id() of the entity or
-        #: stand-in)
-        self._sizes: dict[tuple[int, int, int], int] = {}
         self._hot: dict[Any, int] = {
             lay: sum(1 << p.index for p in lay.props if p.hot) for lay in self.schema.classes
         }
@@ -263,7 +260,6 @@ class SnapshotEncoder:
         self._shared = {}
         self._plain = {}
         self._arrivals = {}
-        self._sizes = {}
         if self.interest is None and self._any_restricted:
             self._restricted = sorted(
                 (e for e in self.world.entities.values() if e._net_layout.restricted),
@@ -472,27 +468,22 @@ class SnapshotEncoder:
         """``client``'s section within ``room`` bytes (``whole``: every record it needs, if
         made already), and what it leaves out: id -> (what the client holds, waiting since)."""
         assert self.limits is not None
+        tick = self.world.tick
         entities, deleted, ids, held, since = self._wants(client, base, prior)
         if whole is None:
             whole = self._assemble(base, ids, entities, deleted, None, since)
             if len(whole[1]) <= room:
                 return whole, {}
         order = self._ranked(client, base, prior, ids, entities, deleted, since)
-        sizes = self._sizes
+        if self._plans is None:
+            self._plans = _assembler.plans(self.schema)
+        plans, class_bits, deltas = self._plans, self.schema.class_bits, self.value_deltas
 
-        def size_of(net_id: int) -> int:
-            """The bytes of ``net_id``'s record alone: the same for every client that holds
-            it as of the same tick (its base, or an older one) and this entity or stand-in
-            (both live through the tick), so cached."""
-            ent = entities.get(net_id)
-            if ent is None:  # a delete: a few bytes
-                return len(self._assemble(base, [net_id], entities, deleted)[1])
-            key = (net_id, since.get(net_id, base), id(ent))
-            size = sizes.get(key)
-            if size is None:
-                section = self._assemble(base, [net_id], entities, deleted, None, since)
-                size = sizes[key] = len(section[1])
-            return size
+        def size_of(chunk: list[int]) -> list[int]:
+            """The bytes of each record of ``chunk`` alone, by the live assembler."""
+            return _assembler.live().sizes(  # type: ignore[no-any-return]
+                deltas, tick, base, chunk, entities, deleted, plans, class_bits, since or None
+            )
 
         section, _, rest = choose(
             order,
@@ -501,7 +492,6 @@ class SnapshotEncoder:
             room,
             self.limits.mtu - self.limits.header,
         )
-        tick = self.world.tick
         return section, {
             net_id: (held(net_id), prior[net_id][1] if net_id in prior else tick) for net_id in rest
         }
@@ -584,35 +574,28 @@ class SnapshotEncoder:
         deleted: Mapping[int, list[tuple[int, int]]],
         since: dict[int, int],
     ) -> list[int]:
-        """The ids that may need a record, most urgent first (ties: the lower id); an id in
-        ``since`` is held as of that tick instead of ``base``."""
-        tick = self.world.tick
-        weight, interest = self.weight, self.interest
-        near = None if interest is None else interest.nearness(client.client_id)
-        ranked: list[tuple[float, int]] = []
-        for net_id in ids:
-            ent = entities.get(net_id)
-            if ent is None:
-                if net_id not in prior and not any(a <= base < b for a, b in deleted[net_id]):
-                    continue  # a despawn the client never held
-                importance = 2.0
-            else:
-                real = ent.entity if isinstance(ent, _Arrival) else ent
-                hist = ent._net_hist
-                if type(ent) is _Arrival or ent._net_spawn > base:
-                    importance = 2.0
-                elif not hist or hist[-1][0] <= since.get(net_id, base):
-                    continue  # nothing changed since what the client holds
-                else:
-                    importance = 2.0 if hist[-1][1] & self._hot[ent._net_layout] else 1.0
-                if weight is not None:
-                    importance *= self._weigh(real, client)
-                if near is not None:
-                    importance *= near(net_id)
-            waited = tick - prior[net_id][1] if net_id in prior else 0
-            ranked.append((-priority(importance, waited), net_id))
-        ranked.sort()
-        return [net_id for _, net_id in ranked]
+        """The ids that may need a record, most urgent first (ties: the lower id), by the live
+        assembler's ``rank``; an id in ``since`` is held as of that tick instead of ``base``."""
+        weigh = None
+        if self.weight is not None:
+
+            def weigh(ent: Any) -> float:
+                return self._weigh(ent, client)
+
+        interest = self.interest
+        return _assembler.live().rank(  # type: ignore[no-any-return]
+            self.world.tick,
+            base,
+            ids,
+            entities,
+            deleted,
+            prior,
+            since,
+            self._hot,
+            _Arrival,
+            weigh,
+            None if interest is None else interest.nearness(client.client_id),
+        )
 
     def _weigh(self, ent: Any, client: Client) -> float:
         """The user's weight of ``ent`` for ``client``: a positive finite number."""
