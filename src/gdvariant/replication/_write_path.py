@@ -112,8 +112,10 @@ def detached_class(layout: Any) -> type:
     ``__setattr__``, ``_net_write``, metaclass or ``__init_subclass__`` (which would see the
     subclass), the class itself."""
     cls = layout.cls
-    module = _WRITER.module
-    if module is None or write_path() != COMPILED or not _plain(cls):
+    if write_path() != COMPILED or not _plain(cls):
+        return cls  # type: ignore[no-any-return]
+    module = _WRITER.available()  # imported even under PURE_PYTHON, where ``use`` made it live
+    if module is None:
         return cls  # type: ignore[no-any-return]
     sub = _detached.get(layout)
     if sub is None:
