@@ -540,6 +540,22 @@ done:
     return rc;
 }
 
+/* The clock slot of a peer in the replicator's slots: 1 and *s set, 0 when the peer has no
+ * slot, -1 with an error set (a slot that is not an int or lies outside the clocks). */
+static int slot_of_peer(PyObject *slots, PyObject *peer, Py_ssize_t nslots, Py_ssize_t *s) {
+    PyObject *slot = PyDict_GetItemWithError(slots, peer);
+    if (slot == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    *s = PyLong_AsSsize_t(slot);
+    if (*s == -1 && PyErr_Occurred())
+        return -1;
+    if (*s < 0 || *s >= nslots) {
+        PyErr_Format(PyExc_ValueError, "slot %zd of a peer outside the %zd clocks", *s, nslots);
+        return -1;
+    }
+    return 1;
+}
+
 /* targets_of for an exact set of exact ints and an exact dict of slots, walking the set's
  * table in the order its iterator would (a live entry has a key and a hash other than -1;
  * a removed one keeps a dummy key with hash -1): no iterator is made, and looking an int up
@@ -559,19 +575,12 @@ static Py_ssize_t targets_in_table(PyObject *holders, PyObject *slots, Py_ssize_
                 Py_DECREF(peers[--count]);
             return -2;
         }
-        PyObject *slot = PyDict_GetItemWithError(slots, peer);
-        if (slot == NULL) {
-            if (!PyErr_Occurred())
-                continue;
+        Py_ssize_t s;
+        int found = slot_of_peer(slots, peer, nslots, &s);
+        if (found < 0)
             goto fail;
-        }
-        Py_ssize_t s = PyLong_AsSsize_t(slot);
-        if (s == -1 && PyErr_Occurred())
-            goto fail;
-        if (s < 0 || s >= nslots) {
-            PyErr_Format(PyExc_ValueError, "slot %zd of a peer outside the %zd clocks", s, nslots);
-            goto fail;
-        }
+        if (found == 0)
+            continue;
         Py_INCREF(peer);
         peers[count] = peer;
         slot_of[count++] = s;
@@ -596,22 +605,18 @@ static Py_ssize_t targets_of(PyObject *holders, PyObject *slots, Py_ssize_t nslo
     if (iter == NULL)
         return -1;
     while ((peer = PyIter_Next(iter)) != NULL) {
-        PyObject *slot = count < room ? PyDict_GetItemWithError(slots, peer) : NULL;
-        Py_ssize_t s = slot == NULL ? -1 : PyLong_AsSsize_t(slot);
-        if (slot == NULL || (s == -1 && PyErr_Occurred())) {
+        Py_ssize_t s;
+        if (count >= room) {
             Py_DECREF(peer);
-            if (PyErr_Occurred())
-                goto fail;
-            if (count >= room) {
-                PyErr_SetString(PyExc_RuntimeError, "a record's holders changed size");
-                goto fail;
-            }
-            continue;
-        }
-        if (s < 0 || s >= nslots) {
-            Py_DECREF(peer);
-            PyErr_Format(PyExc_ValueError, "slot %zd of a peer outside the %zd clocks", s, nslots);
+            PyErr_SetString(PyExc_RuntimeError, "a record's holders changed size");
             goto fail;
+        }
+        int found = slot_of_peer(slots, peer, nslots, &s);
+        if (found <= 0) {
+            Py_DECREF(peer);
+            if (found < 0)
+                goto fail;
+            continue;
         }
         peers[count] = peer;
         slot_of[count++] = s;

@@ -23,6 +23,12 @@ from ._link import Conditions, Link, LinkStats
 DEFAULT_MAX_FLOWS = 256
 
 
+def link_seeds(seed: int | str, flow: int) -> tuple[str, str]:
+    """The seeds of a proxy's ``flow``-th flow's two links (up, down): each flow draws its
+    own fates, and the same proxy seed gives the same fates run after run."""
+    return f"{seed}/{flow}/up", f"{seed}/{flow}/down"
+
+
 class _Pump:
     """Hands a link's packets to ``deliver`` when they are due, on the event loop's clock."""
 
@@ -101,10 +107,10 @@ class _Proxy(AsyncClosing):
 
     def _links(self, *, stream: bool) -> tuple[Link, Link]:
         """The next flow's two links: client to target ("up"), target to client ("down")."""
-        seed = f"{self.seed}/{self._flows_made}"
+        up_seed, down_seed = link_seeds(self.seed, self._flows_made)
         self._flows_made += 1
-        up = Link(self.conditions, seed=f"{seed}/up", stream=stream)
-        return up, Link(self.conditions, seed=f"{seed}/down", stream=stream)
+        up = Link(self.conditions, seed=up_seed, stream=stream)
+        return up, Link(self.conditions, seed=down_seed, stream=stream)
 
     def _retire(self, *pumps: _Pump) -> None:
         for pump in pumps:

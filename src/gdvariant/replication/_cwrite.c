@@ -461,11 +461,17 @@ static const Prop *fast_prop(PyObject *self, PyObject *d, PyObject *name, PyObje
     return &plan->props[PyLong_AsSsize_t(i)];
 }
 
+/* 1 when configure() gave the pure path's __setattr__; otherwise 0 with RuntimeError set. */
+static int configured(void) {
+    if (g_pure)
+        return 1;
+    PyErr_SetString(PyExc_RuntimeError, "_cwrite.configure() was not called");
+    return 0;
+}
+
 static PyObject *net_write(PyObject *self, PyObject *name, PyObject *value) {
-    if (!g_pure) {
-        PyErr_SetString(PyExc_RuntimeError, "_cwrite.configure() was not called");
+    if (!configured())
         return NULL;
-    }
     if (!PyUnicode_CheckExact(name))
         return pure(self, name, value);
     PyObject *d = PyObject_GenericGetDict(self, NULL);
@@ -604,10 +610,8 @@ static int field_set(PyObject *o, PyObject *self, PyObject *value) {
         PyErr_Format(PyExc_AttributeError, "cannot delete %U", f->name);
         return -1;
     }
-    if (!g_pure) {
-        PyErr_SetString(PyExc_RuntimeError, "_cwrite.configure() was not called");
+    if (!configured())
         return -1;
-    }
     PyObject *vals = field_values(f, self);
     if (vals) {
         int ok = field_takes(f->q, value);
@@ -646,10 +650,8 @@ static int detached_setattro(PyObject *self, PyObject *name, PyObject *value) {
         if (descr && Py_TYPE(descr) == &FieldType)
             return field_set(descr, self, value);
     }
-    if (!g_pure) {
-        PyErr_SetString(PyExc_RuntimeError, "_cwrite.configure() was not called");
+    if (!configured())
         return -1;
-    }
     return pure_set(self, name, value);
 }
 
@@ -683,10 +685,8 @@ static PyObject *py_detach(PyObject *module, PyObject *args) {
         PyErr_SetString(PyExc_TypeError, "detach() needs a class and its own object slot");
         return NULL;
     }
-    if (!g_pure) {
-        PyErr_SetString(PyExc_RuntimeError, "_cwrite.configure() was not called");
+    if (!configured())
         return NULL;
-    }
     Py_ssize_t offset = ((PyMemberDescrObject *)slot)->d_member->offset;
     PyObject *capsule = plan_build(desc), *method = NULL;
     if (!capsule)

@@ -111,16 +111,18 @@ def detached_class(layout: Any) -> type:
     the entity and its list, not its ``__dict__``. Else, or for a class with its own
     ``__setattr__``, ``_net_write``, metaclass or ``__init_subclass__`` (which would see the
     subclass), the class itself."""
-    cls = layout.cls
-    if write_path() != COMPILED or not _plain(cls):
-        return cls  # type: ignore[no-any-return]
-    module = _WRITER.available()  # imported even under PURE_PYTHON, where ``use`` made it live
-    if module is None:
-        return cls  # type: ignore[no-any-return]
+    cls: type = layout.cls
+    if write_path() != COMPILED:
+        return cls
     sub = _detached.get(layout)
     if sub is None:
-        sub = _detached[layout] = _subclass(cls)
-        module.detach(sub, vars(sub)[_SLOT], plan(layout))
+        # with the compiled path live, whether a class is plain no longer changes: cache both
+        module = _WRITER.available()  # imported even under PURE_PYTHON, where ``use`` made it live
+        if module is None or not _plain(cls):
+            sub = _detached[layout] = cls
+        else:
+            sub = _detached[layout] = _subclass(cls)
+            module.detach(sub, vars(sub)[_SLOT], plan(layout))
     return sub
 
 

@@ -31,6 +31,7 @@ from gdvariant.multiplayer import enet as mp_enet
 from gdvariant.multiplayer import websocket as mp_websocket
 from gdvariant.multiplayer.wire import Packet, RemoteCall, rpc_method_ids
 from gdvariant.netsim import Conditions, Link, LinkStats, TcpProxy, UdpProxy
+from gdvariant.netsim._proxy import link_seeds
 from tests.support.engines import SEED, Engine
 from tests.support.godot_describe import canon
 from tests.support.multiplayer_api_scene import ENTITY, PLAYER, PROJECT, RPC
@@ -124,11 +125,10 @@ async def play(
 
 def lossy_seed(seed: int) -> str:
     """The first of ``<seed>/0``, ``<seed>/1``... under which flows 0 and 1 lose one of their
-    first LOSSY_WITHIN packets to the client (a proxy seeds a flow's link to its client
-    ``<proxy seed>/<flow>/down``, and a link draws a packet's fate once per packet)."""
+    first LOSSY_WITHIN packets to the client (a link draws a packet's fate once per packet)."""
     for k in itertools.count():
         candidate = f"{seed}/{k}"
-        if all(_loses_early(f"{candidate}/{flow}/down") for flow in (0, 1)):
+        if all(_loses_early(link_seeds(candidate, flow)[1]) for flow in (0, 1)):
             return candidate
     raise AssertionError("unreachable")
 
