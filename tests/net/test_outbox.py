@@ -4,6 +4,7 @@ in an event loop with a transport stand-in."""
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import Coroutine
 from typing import Any
 
@@ -168,5 +169,39 @@ def test_held_bytes_count_until_released_and_release_looks_later() -> None:
         outbox.close()
         outbox.release(10)  # a late free after the peer left is only counted
         assert outbox.held == -10
+
+    run(main())
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_held_and_released_bytes_follow_the_rule_at_every_step(seed: int) -> None:
+    """Random holds and releases (ENet's way), each followed by a turn of the loop: the peer
+    is full, read from and at its peak exactly when the rule fed every count says so (holds
+    under half the limit skip the look, releases of a peer that is not full schedule none)."""
+
+    async def main() -> None:
+        rng = random.Random(seed)
+        transport = Transport()
+        outbox = transport.outbox(limit=1000, timeout=30.0)
+        rule = Backlog(1000, 30.0)
+        held: list[int] = []
+        for _ in range(400):
+            if held and rng.random() < 0.5:
+                size = held.pop(rng.randrange(len(held)))
+                outbox.release(size)
+                await asyncio.sleep(0)
+                if rule.full:  # the rule is looked at again only to resume
+                    rule.update(sum(held), 0.0)
+            else:
+                size = rng.choice((1, 40, 90, 200))
+                if not rule.admits(sum(held), size):
+                    continue
+                assert outbox.hold(size)
+                held.append(size)
+                rule.update(sum(held), 0.0)
+            assert outbox.held == sum(held) and outbox.held_packets == len(held)
+            assert (outbox.full, transport.reading) == (rule.full, not rule.full)
+            assert outbox.backlog.peak == rule.peak
+        assert not transport.dropped
 
     run(main())

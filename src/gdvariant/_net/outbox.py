@@ -58,6 +58,7 @@ class Backlog:
         if not timeout > 0:
             raise ValueError(f"stall_timeout must be positive, not {timeout}")
         self.limit = limit
+        self.half = limit // 2  # past this many unsent bytes the peer is full
         self.timeout = timeout
         self.full = False
         self.since = 0.0
@@ -67,7 +68,7 @@ class Backlog:
         """``unsent`` bytes wait at time ``now`` (seconds): what to do about it."""
         self.peak = max(self.peak, unsent)
         if not self.full:
-            if unsent > self.limit // 2:
+            if unsent > self.half:
                 self.full, self.since = True, now
                 return Change.PAUSE
             return Change.NONE
@@ -190,6 +191,15 @@ class Outbox:
     def hold(self, size: int) -> bool:
         """The transport took ``size`` bytes to deliver; False (and the peer dropped) when
         they would take it past the limit: then do not send them."""
+        backlog = self.backlog
+        unsent = self.queued + self.held + size + self._buffered()
+        if unsent <= backlog.half and not (self.closed or backlog.full):
+            # within half the limit and not full: admitted, and a look would change nothing
+            self.held += size
+            self.held_packets += 1
+            if unsent > backlog.peak:
+                backlog.peak = unsent
+            return True
         if self.closed or not self._admits(size):
             return False
         self.held += size
@@ -200,10 +210,11 @@ class Outbox:
     def release(self, size: int) -> None:
         """The transport delivered (or discarded) ``size`` bytes it held. Safe to call from
         inside the transport (ENet frees packets inside ``service``): the look that may
-        resume the peer waits for the next turn of the loop."""
+        resume a full peer waits for the next turn of the loop (releasing only lowers what
+        waits, so a peer that is not full needs no look)."""
         self.held -= size
         self.held_packets -= 1
-        if self.closed or self._look_soon or self._loop.is_closed():
+        if not self.backlog.full or self.closed or self._look_soon or self._loop.is_closed():
             return
         self._look_soon = True
         self._loop.call_soon(self._look_now)

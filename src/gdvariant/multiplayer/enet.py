@@ -48,7 +48,7 @@ import random
 import time
 from collections import deque
 from collections.abc import Callable
-from functools import partial
+from functools import cache, partial
 from typing import ClassVar, Unpack
 
 from .._net.outbox import Outbox
@@ -118,6 +118,10 @@ def enet_route(mode: TransferMode, channel: int = 0) -> tuple[int, int]:
     if channel > 0:
         return channel + _RESERVED_CHANNELS - 1, _FLAGS[mode]
     return (0 if mode is TransferMode.RELIABLE else 1), _FLAGS[mode]
+
+
+#: enet_route, remembered: a packet's route is looked up, not worked out (at most 3 x 254 pairs).
+_route = cache(enet_route)
 
 
 def transfer_of(enet_channel: int, flags: int) -> tuple[TransferMode, int]:
@@ -256,11 +260,12 @@ class _Link:
         """Hand a packet to ENet, counted until ENet frees it; False when the peer is
         dropped for it (over ``max_unsent``) or ENet refused it."""
         size = len(data)
-        if not self.outbox.hold(size):
+        outbox = self.outbox
+        if not outbox.hold(size):
             return False
-        enet_channel, flags = enet_route(mode, channel)
+        enet_channel, flags = _route(mode, channel)
         packet = enet.Packet(data, flags)
-        packet.set_free_callback(partial(self.outbox.release, size))
+        packet.set_free_callback(partial(outbox.release, size))
         if self.peer.send(enet_channel, packet) < 0:
             self.outbox.release(size)  # ENet keeps no reference: it never frees this one
             return False
