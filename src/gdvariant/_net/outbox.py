@@ -50,6 +50,8 @@ class Backlog:
     ``limit`` is ``max_unsent``; ``peak`` is the most it has seen waiting.
     """
 
+    __slots__ = ("full", "half", "limit", "peak", "since", "timeout")
+
     def __init__(
         self, limit: int = DEFAULT_MAX_UNSENT, timeout: float = DEFAULT_STALL_TIMEOUT
     ) -> None:
@@ -111,6 +113,26 @@ class Outbox:
     Call :meth:`check` whenever the transport may have drained; while full, the outbox also
     looks every 50 ms by itself.
     """
+
+    # slots: a server touches every peer's outbox for every packet; keep each one compact
+    __slots__ = (
+        "_buffered",
+        "_drop",
+        "_look_soon",
+        "_loop",
+        "_packets",
+        "_pause",
+        "_poll",
+        "_resume",
+        "_room",
+        "_wake",
+        "backlog",
+        "closed",
+        "finished",
+        "held",
+        "held_packets",
+        "queued",
+    )
 
     def __init__(
         self,

@@ -239,6 +239,8 @@ class _Link:
     """One ENet peer: the id its CONNECT carried, its outbox (what ENet holds for it until
     acknowledged) and the packets it sent while full, held until it has caught up."""
 
+    __slots__ = ("_deliver", "_held", "_held_bytes", "closed_at", "closing", "id", "outbox", "peer")
+
     def __init__(
         self,
         peer_id: int,
