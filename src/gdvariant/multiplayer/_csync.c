@@ -838,6 +838,7 @@ static int tuple_type(PyObject *t) {
 #define AHEAD_INNER 4  /* their arrays and tables */
 #define AHEAD_HELD 2   /* what those hold */
 #define AHEAD_INSIDE 1 /* inside last frame's values, when the frame frees them */
+#define AHEAD_ENTRIES 32 /* the most entries of a holders table fetched ahead */
 
 static int is_record(PyObject *rec) {
     return PyList_CheckExact(rec) && PyList_GET_SIZE(rec) == R_SIZE;
@@ -860,8 +861,10 @@ static void fetch_ahead(PyObject **recs, Py_ssize_t i, Py_ssize_t n) {
         PyObject *holders = PyList_GET_ITEM(rec, R_HOLDERS), *sent = PyList_GET_ITEM(rec, R_SENT);
         PyObject *lists[] = {PyList_GET_ITEM(rec, R_ENTRY), PyList_GET_ITEM(rec, R_WATCHED),
                              PyList_GET_ITEM(rec, R_RAW)};
-        if (PyAnySet_CheckExact(holders))
-            __builtin_prefetch(((PySetObject *)holders)->table);
+        if (PyAnySet_CheckExact(holders)) /* the frame reads the whole table: its lines */
+            for (Py_ssize_t at = 0; at <= ((PySetObject *)holders)->mask && at < AHEAD_ENTRIES;
+                 at += 64 / (Py_ssize_t)sizeof(setentry))
+                __builtin_prefetch(((PySetObject *)holders)->table + at);
         if (PyDict_CheckExact(sent))
             __builtin_prefetch(((PyDictObject *)sent)->ma_keys);
         for (size_t k = 0; k < sizeof(lists) / sizeof(lists[0]); k++)
@@ -872,8 +875,16 @@ static void fetch_ahead(PyObject **recs, Py_ssize_t i, Py_ssize_t n) {
         PyObject *rec = recs[i + AHEAD_HELD];
         fetch_list_items(PyList_GET_ITEM(rec, R_ENTRY));
         fetch_list_items(PyList_GET_ITEM(rec, R_WATCHED));
+        fetch_list_items(PyList_GET_ITEM(rec, R_RAW));
     }
     if (i + AHEAD_INSIDE < n && is_record(recs[i + AHEAD_INSIDE])) {
+        PyObject *raw = PyList_GET_ITEM(recs[i + AHEAD_INSIDE], R_RAW);
+        for (Py_ssize_t k = 0; PyList_CheckExact(raw) && k < PyList_GET_SIZE(raw); k++) {
+            PyObject *value = PyList_GET_ITEM(raw, k); /* this frame's values: what they hold */
+            if (PyTuple_Check(value))
+                for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(value); j++)
+                    __builtin_prefetch(PyTuple_GET_ITEM(value, j));
+        }
         PyObject *cached = PyList_GET_ITEM(recs[i + AHEAD_INSIDE], R_ENTRY);
         for (Py_ssize_t k = 1; PyList_CheckExact(cached) && k < PyList_GET_SIZE(cached); k++) {
             PyObject *value = PyList_GET_ITEM(cached, k);
