@@ -844,6 +844,15 @@ static int is_record(PyObject *rec) {
     return PyList_CheckExact(rec) && PyList_GET_SIZE(rec) == R_SIZE;
 }
 
+/* Fetch every cache line of size bytes at start (which need not start a line). */
+static void fetch_span(const void *start, Py_ssize_t size) {
+    const char *at = start, *end = at + size;
+    for (; at < end; at += 64)
+        __builtin_prefetch(at);
+    if (size > 0)
+        __builtin_prefetch(end - 1);
+}
+
 static void fetch_list_items(PyObject *list) {
     if (PyList_CheckExact(list))
         for (Py_ssize_t k = 0; k < PyList_GET_SIZE(list); k++)
@@ -861,10 +870,11 @@ static void fetch_ahead(PyObject **recs, Py_ssize_t i, Py_ssize_t n) {
         PyObject *holders = PyList_GET_ITEM(rec, R_HOLDERS), *sent = PyList_GET_ITEM(rec, R_SENT);
         PyObject *lists[] = {PyList_GET_ITEM(rec, R_ENTRY), PyList_GET_ITEM(rec, R_WATCHED),
                              PyList_GET_ITEM(rec, R_RAW)};
-        if (PyAnySet_CheckExact(holders)) /* the frame reads the whole table: its lines */
-            for (Py_ssize_t at = 0; at <= ((PySetObject *)holders)->mask && at < AHEAD_ENTRIES;
-                 at += 64 / (Py_ssize_t)sizeof(setentry))
-                __builtin_prefetch(((PySetObject *)holders)->table + at);
+        if (PyAnySet_CheckExact(holders)) { /* the frame reads the whole table: its lines */
+            PySetObject *set = (PySetObject *)holders;
+            Py_ssize_t entries = Py_MIN(set->mask + 1, AHEAD_ENTRIES);
+            fetch_span(set->table, entries * (Py_ssize_t)sizeof(setentry));
+        }
         if (PyDict_CheckExact(sent))
             __builtin_prefetch(((PyDictObject *)sent)->ma_keys);
         for (size_t k = 0; k < sizeof(lists) / sizeof(lists[0]); k++)
