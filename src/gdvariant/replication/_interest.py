@@ -340,44 +340,22 @@ class Interest:
         self._touched.pop(net_id, None)
 
     def _moves(self, dirty: list[Any]) -> None:
-        """The world's dirty entities: those whose position was written move in the grid
-        (this loop is :meth:`_move` inlined, for a tick in which everything moves); with a
-        predicate, the others are tested again too."""
-        world, where, touched = self.world, self._where, self._touched
-        grid, cell_of, pos = self._grid, self._cell_of, self._pos
-        rule = self.predicate is not None
-        size, floor, flat = self.cell, math.floor, self.dims == 2
-        moved = 0
-        for ent in dirty:
-            if ent._net_world is not world:
-                continue
-            index = where.get(ent._net_layout)
-            if index is None or not ent._net_dirty >> index & 1:
-                if rule:
-                    touched[ent.net_id] = ent
-                continue
-            net_id = ent.net_id
-            point = ent._net_vals[index]
-            try:
-                if flat:
-                    cell: Cell = (floor(point[0] / size), floor(point[1] / size))
-                else:
-                    cell = (floor(point[0] / size), floor(point[1] / size), floor(point[2] / size))
-            except (ValueError, OverflowError):  # not finite: the cell of 0
-                cell = self._cell(tuple(point))
-            pos[net_id] = point
-            touched[net_id] = ent
-            old = cell_of.get(net_id)
-            if old != cell:
-                if old is not None:
-                    bucket = grid[old]
-                    del bucket[net_id]
-                    if not bucket:
-                        del grid[old]
-                grid.setdefault(cell, {})[net_id] = ent
-                cell_of[net_id] = cell
-                moved += 1
-        self.work["cells"] += moved
+        """The world's dirty entities: those whose position was written move in the grid (the
+        live assembler's ``moves``, :meth:`_move` for a tick in which everything moves); with
+        a predicate, the others are tested again too."""
+        self.work["cells"] += _assembler.live().moves(
+            self.world,
+            dirty,
+            self._where,
+            self._grid,
+            self._cell_of,
+            self._pos,
+            self._touched,
+            self.cell,
+            self.dims == 2,
+            self.predicate is not None,
+            self._cell,
+        )
 
     def _move(self, ent: Any, index: int) -> None:
         """``ent`` is at a new position: move it between cells if it left its own."""
