@@ -173,6 +173,14 @@ static int long_words(PyObject *v, uint64_t *out, int nwords) {
         return 0; /* a class of at most 64 properties: its masks fit */
     for (int k = 1; k < nwords; k++)
         out[k] = 0;
+    if (PyLong_CheckExact(v)) { /* fits 64 bits unsigned: those are its words (no 2^64 compare) */
+        unsigned long long exact = PyLong_AsUnsignedLongLong(v);
+        if (!(exact == (unsigned long long)-1 && PyErr_Occurred()))
+            return 0;
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError))
+            return -1;
+        PyErr_Clear(); /* negative or wider: as any int, below */
+    }
     int small = PyObject_RichCompareBool(v, k_two64, Py_LT);
     if (small)
         return small < 0 ? -1 : 0;
@@ -859,11 +867,11 @@ static PyObject *cached_record(Walk *wk, ClassPlan *cp, PyObject *cache, PyObjec
  * (the shared sections) keeps whole records, which it copies as they are from tick to tick. */
 #define BODY_KEY (1LL << 40)
 static PyObject *cached_body(Walk *wk, ClassPlan *cp, PyObject *cache, long long first,
-                             PyObject *bits, PyObject *widths, PyObject *hist) {
+                             PyObject *bits, PyObject *widths, PyObject *hist, int absent) {
     PyObject *key = PyLong_FromLongLong(-(first + BODY_KEY));
     if (!key)
         return NULL;
-    PyObject *body = PyDict_GetItemWithError(cache, key);
+    PyObject *body = absent ? NULL : PyDict_GetItemWithError(cache, key);
     if (body || PyErr_Occurred()) {
         Py_XINCREF(body);
         Py_DECREF(key);
@@ -1087,9 +1095,10 @@ static int entity_state(PyObject *ent, PyObject *dict, PyObject **layout, PyObje
 /* A section for one base (an interest's or a budget's, per client): the update's body depends
  * only on the tick of the oldest history entry after the base, found by bisection, so a body
  * another client's section already made is written without walking the entries. 0: written, or
- * nothing changed since the base; 1: not made yet (walk); -1: error. */
+ * nothing changed since the base; 1: not made yet (*at: the index of that entry, *first: its
+ * tick); -1: error. */
 static int quick_update(Sections *s, PyObject *hist, PyObject *cache, long long base,
-                        long long newest, long long net_id) {
+                        long long newest, long long net_id, Py_ssize_t *at, long long *first) {
     /* The first entry after base is in [lo, hi]. Entries have rising ticks, so at most
      * newest - base of them are after the base: it is at lo = nh - (newest - base) or later,
      * and exactly there for an entity that changed every tick since (one look, no search). */
@@ -1116,6 +1125,8 @@ static int quick_update(Sections *s, PyObject *hist, PyObject *cache, long long 
         return 0; /* no entry after the base: no record */
     if (entry_unpack(hist, lo, &t, &m))
         return -1;
+    *at = lo;
+    *first = t;
     PyObject *key = PyLong_FromLongLong(-(t + BODY_KEY));
     if (!key)
         return -1;
@@ -1127,6 +1138,39 @@ static int quick_update(Sections *s, PyObject *hist, PyObject *cache, long long 
     int rc = sec_put_body(s, 0, OP_UPDATE, net_id - s->prev[0] - 1, body, net_id);
     Py_DECREF(body);
     return rc;
+}
+
+/* A section for one base whose update body quick_update did not find: the entries after the
+ * base are those from index at (tick first) to the newest (ticks rise), so their masks are or'ed
+ * without reading their ticks again, and the body is made without looking it up again; what the
+ * walk over every base does for this one. */
+static int fresh_update(Walk *wk, ClassPlan *cp, PyObject *hist, PyObject *cache, PyObject *bits,
+                        PyObject *widths, Py_ssize_t at, long long first, long long net_id) {
+    int nw = cp->nwords;
+    for (Py_ssize_t h = PyList_GET_SIZE(hist) - 1; h >= at; h--) {
+        PyObject *e = PyList_GET_ITEM(hist, h);
+        if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) < 3) {
+            PyErr_SetString(PyExc_TypeError, "bad history entry");
+            return -1;
+        }
+        if (long_words(PyTuple_GET_ITEM(e, 1), wk->entry, nw))
+            return -1;
+        mask_or(wk->mask, wk->entry, nw);
+        for (int q = 0; q < nw; q++) {
+            for (uint64_t m = wk->entry[q]; m; m &= m - 1) {
+                Py_ssize_t i = 64 * q + ctz64(m);
+                wk->src[i] = h;
+                wk->stamp[i] = 0;
+            }
+        }
+    }
+    if (!mask_and_public(wk, cp))
+        return 0;
+    PyObject *body = cached_body(wk, cp, cache, first, bits, widths, hist, 1);
+    int bad = !body || sec_put_body(&wk->sec, 0, OP_UPDATE, net_id - wk->sec.prev[0] - 1, body,
+                                    net_id);
+    Py_XDECREF(body);
+    return bad ? -1 : 0;
 }
 
 /* The records of one live entity, for every base (newest first). */
@@ -1195,10 +1239,12 @@ static int walk_entity(Walk *wk, PyObject *ent, PyObject *id, long long net_id,
     }
     int entering = spawn > oldest;
     if (wk->deltas && s->nb == 1 && !(entering && (spawn > base0 || !base0))) {
-        rc = quick_update(s, hist, cache, base0, t, net_id);
-        if (rc <= 0)
-            goto done;
-        rc = -1;
+        Py_ssize_t at;
+        long long first;
+        rc = quick_update(s, hist, cache, base0, t, net_id, &at, &first);
+        if (rc > 0)
+            rc = fresh_update(wk, cp, hist, cache, bits, widths, at, first, net_id);
+        goto done;
     }
     long long first = 0;
     int reusable = 0, have_last = 0;
@@ -1235,7 +1281,7 @@ static int walk_entity(Walk *wk, PyObject *ent, PyObject *id, long long net_id,
         if (wk->deltas && s->nb == 1) { /* a client's own section: bodies, shared by gaps */
             Py_CLEAR(record);
             reusable = 0;
-            PyObject *body = cached_body(wk, cp, cache, first, bits, widths, hist);
+            PyObject *body = cached_body(wk, cp, cache, first, bits, widths, hist, 0);
             int bad = !body || sec_put_body(s, j, OP_UPDATE, gap, body, net_id);
             Py_XDECREF(body);
             if (bad)
