@@ -235,19 +235,9 @@ class Interest:
             else:
                 self._unplace(ent)
         self._moves(world.dirty)
-        retested = set()
-        for client_id, view in self.views.items():
-            if self._aim(view):
-                retested.add(client_id)
-        if len(retested) < len(self.views):
-            for net_id, ent in self._touched.items():
-                if ent._net_world is not world:
-                    continue
-                cell = self._cell_of.get(net_id, EVERYWHERE)
-                for client_id in self._watchers.get(cell, set()) | self._seen_by.get(net_id, set()):
-                    if client_id not in retested:
-                        view = self.views[client_id]
-                        self._set(view, ent, self._test(view, ent))
+        pending = [view for view in self.views.values() if not self._aim(view)]
+        if pending and self._touched:
+            self._retest_touched(pending)
         self._touched = {}
         oldest = tick - history
         for view in self.views.values():
@@ -256,6 +246,22 @@ class Interest:
                 view.changes = {}
                 while view.log[0][0] <= oldest:
                     del view.log[0]
+
+    def _retest_touched(self, pending: list[_View]) -> None:
+        """Test each entity touched since the last update against the ``pending`` views (those
+        :meth:`_aim` did not test whole) that watch its cell or see it, each view's in the
+        order they were touched. Walked from the views' side: their cells' entities and
+        what they see, rather than each touched entity's watchers, as most views were tested
+        whole already."""
+        world, grid, touched = self.world, self._grid, self._touched
+        order = {net_id: k for k, net_id in enumerate(touched)}
+        for view in pending:
+            ids = {i for cell in view.watched for i in grid.get(cell, ()) if i in order}
+            ids.update(i for i in view.relevant if i in order)
+            for net_id in sorted(ids, key=order.__getitem__):
+                ent = touched[net_id]
+                if ent._net_world is world:
+                    self._set(view, ent, self._test(view, ent))
 
     def distance(self, client_id: Any, net_id: int) -> float | None:
         """How far entity ``net_id``'s position is from ``client_id``'s view centre (None
