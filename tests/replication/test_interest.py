@@ -118,6 +118,32 @@ def test_both_assemblers_make_the_same_packets(seed: int) -> None:
         assert play(seed) == pure
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_both_sides_of_the_retest_make_the_same_packets(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The entities touched since the last update are tested against the views not tested
+    whole from whichever side walks less: the touched entities' watchers, or the views' cells
+    and what they see. Each side alone (both checked against brute force by ``play``) gives
+    the same packets."""
+    sides = {"views": Interest._retest_from_views, "entities": Interest._retest_from_entities}
+    calls: dict[str, int] = {}
+    packets = {}
+    for side, method in sides.items():
+
+        def forced(
+            self: Interest, pending: list[Any], method: Any = method, side: str = side
+        ) -> None:
+            calls[side] = calls.get(side, 0) + 1
+            method(self, pending)
+
+        monkeypatch.setattr(Interest, "_retest_from_views", forced)
+        monkeypatch.setattr(Interest, "_retest_from_entities", forced)
+        packets[side] = play(seed)
+    assert packets["views"] == packets["entities"]
+    assert calls["views"] > 20 and calls["entities"] > 20
+
+
 def play(seed: int) -> list[dict[Any, bytes]]:
     """A random world of 150 ticks with four clients, checked at every applied packet
     against brute force; returns the packets applied, tick by tick."""
