@@ -503,3 +503,36 @@ def test_nearness_is_the_budgets_distance_factor() -> None:
     assert near_factor(near, cell_away.net_id) == 0.5
     assert near_factor(near, far.net_id) == 0.25
     assert near_factor(near, nowhere.net_id) == 1.0
+
+
+def test_a_radius_test_is_the_sum_of_squares_in_order() -> None:
+    """A moved entity's test against a radius: within it exactly when the squares of the
+    coordinate differences, added in order as ``sum()`` adds them, are not over the radius
+    squared, whatever the position's type (tuple, list, ints, or a point past the coding's
+    range), on the circle and a bit inside or outside it."""
+    world = World(Schema.build([Walker, Score]))
+    interest = Interest(world, cell=CELL, positions={Walker: "pos"})
+    enc = SnapshotEncoder(world, interest=interest)
+    enc.add_client("a")
+    interest.set_area("a", radius=7.3)
+    interest.set_centre("a", (0.1, -0.7))
+    ent = world.spawn(Walker, pos=(0.0, 0.0))
+    enc.snapshot()
+    view = interest.views["a"]
+    rng = random.Random(3)
+    seen = set()
+    for _ in range(3000):
+        angle = rng.uniform(0, math.tau)
+        reach = 7.3 * rng.choice([1.0, 1 - 1e-16, 1 + 1e-16, rng.uniform(0.5, 1.5)])
+        point: Any = [0.1 + reach * math.cos(angle), -0.7 + reach * math.sin(angle)]
+        pick = rng.random()
+        if pick < 0.1:
+            point = [round(x) for x in point]
+        elif pick < 0.15:
+            point[rng.randrange(2)] = rng.choice([math.inf, -math.inf, 1e300])
+        point = tuple(point) if rng.random() < 0.5 else point
+        interest._pos[ent.net_id] = point
+        apart = sum((a - b) * (a - b) for a, b in zip(point, (0.1, -0.7), strict=True))
+        assert interest._test(view, ent) == (not apart > 7.3 * 7.3), point
+        seen.add(interest._test(view, ent))
+    assert seen == {True, False}

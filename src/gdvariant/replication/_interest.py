@@ -49,6 +49,8 @@ EVERYWHERE: Cell = ()
 #: area is set: an area's cells are walked when it moves, so a radius of a million cells
 #: would hang the server's tick instead of failing where it was asked for.
 MAX_AREA_CELLS = 1 << 16
+#: the position types whose two coordinates ``_test`` reads by index
+_PAIRS = (tuple, list)
 
 
 class _View:
@@ -522,7 +524,13 @@ class Interest:
                 centre = view.centre
                 if centre is None:
                     return False
-                apart = sum((a - b) * (a - b) for a, b in zip(point, centre, strict=True))
+                if type(point) in _PAIRS and len(point) == len(centre) == 2:
+                    # what sum() below gives for two terms (the same additions), without
+                    # its generator: the test of each moved entity against each view
+                    dx, dy = point[0] - centre[0], point[1] - centre[1]
+                    apart = dx * dx + dy * dy
+                else:
+                    apart = sum((a - b) * (a - b) for a, b in zip(point, centre, strict=True))
                 if apart > view.radius * view.radius:
                     return False
             elif self._cell_of[net_id] not in view.watched:
