@@ -265,7 +265,9 @@ class Interest:
             for client_id in self._watchers.get(cell, set()) | self._seen_by.get(net_id, set()):
                 if client_id in waiting:
                     view = self.views[client_id]
-                    self._set(view, ent, self._test(view, ent))
+                    now = self._test(view, ent)
+                    if (net_id in view.relevant) != now:  # else _set has nothing to do
+                        self._set(view, ent, now)
 
     def _retest_from_views(self, pending: list[_View]) -> None:
         """What :meth:`_retest_from_entities` does, view by view: each view's cells' entities
