@@ -609,8 +609,8 @@ def _cell_of_point(size: float) -> Any:
 def moves_args(rng: random.Random, dims: int, rule: bool, size: float) -> list[Any]:
     """Random arguments of the interest's ``moves``: entities of other worlds, of a layout
     without a position, whose position was not written, or was (floats, ints, lists, points
-    off the finite line, the same cell or another, cells left empty), ids past 64 bits of
-    dirty mask; a grid that already holds some of them."""
+    off the finite line, the same cell or another, cells left empty), positions past 64 bits of
+    dirty mask and negative masks; a grid that already holds some of them."""
     world = object()
     grid: dict[Any, dict[int, Any]] = {(): {}}
     cell_of: dict[int, Any] = {}
@@ -628,7 +628,7 @@ def moves_args(rng: random.Random, dims: int, rule: bool, size: float) -> list[A
         if rng.random() < 0.7:
             point = tuple(point)
         index = 1 if rng.random() < 0.8 else 70
-        mask = rng.choice([0, 1 << index, (1 << index) | 5, 4])
+        mask = rng.choice([0, 1 << index, (1 << index) | 5, 4, -1, -3])
         layout = "pos" if rng.random() < 0.9 else "none"
         ent = _Mover(world if rng.random() < 0.9 else object(), layout, mask, net_id, point)
         if index == 70:

@@ -1987,14 +1987,15 @@ done:
     return rc;
 }
 
-/* Whether bit index of the int mask is set: 1, 0, or -1 with an error. */
+/* Whether bit index of the int mask is set (as mask >> index & 1): 1, 0, or -1 with an
+ * error. Below bit 64 it is a bit of the low word, two's complement for a negative int as
+ * Python shifts one. */
 static int bit_set(PyObject *mask, Py_ssize_t index) {
     if (PyLong_Check(mask) && index < 64) {
         uint64_t low = PyLong_AsUnsignedLongLongMask(mask);
         if (low == (uint64_t)-1 && PyErr_Occurred())
             return -1;
-        if (Py_SIZE(mask) >= 0)
-            return (int)(low >> index & 1);
+        return (int)(low >> index & 1);
     }
     PyObject *k = PyLong_FromSsize_t(index), *shifted = k ? PyNumber_Rshift(mask, k) : NULL;
     Py_XDECREF(k);
