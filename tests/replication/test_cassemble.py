@@ -140,7 +140,9 @@ def test_the_live_assembler_is_public() -> None:
         assert replication.IMPLEMENTATION == _assembler.COMPILED
 
 
-@pytest.mark.parametrize("name", ["assemble", "encode_record", "commit", "sweep", "rank", "sizes"])
+@pytest.mark.parametrize(
+    "name", ["assemble", "encode_record", "commit", "sweep", "rank", "sizes", "moves"]
+)
 def test_both_assemblers_take_the_same_arguments(name: str) -> None:
     """The pure assembler's functions have the compiled module's parameters, by name and in
     order (the compiled ones state theirs on the first line of their docstrings)."""
@@ -201,8 +203,8 @@ def _traced_growth(run: Any, rounds: int) -> int:
 @pytest.mark.parametrize("deltas", [True, False], ids=["deltas", "whole"])
 def test_the_compiled_assembler_leaks_nothing(deltas: bool) -> None:
     """Memory stays flat while the same tick's sections are assembled again and again (with
-    and without ids entering, and bad input failing), and commits repeated: a leaked object
-    per record or entity would add kilobytes per round."""
+    and without ids entering, and bad input failing), commits and grid moves repeated: a
+    leaked object per record or entity would add kilobytes per round."""
     fast = compiled()
     driver = Driver(3, deltas, 32)
     for _ in range(8):
@@ -235,6 +237,7 @@ def test_the_compiled_assembler_leaks_nothing(deltas: bool) -> None:
                 one = (deltas, tick, [base], base or -1, ids, *args[5:])
                 fast.assemble(*one, set(ids[::2]), {i: base - 1 for i in ids[1::2]})
         fast.sweep([cell], positions, (0.0, 0.0), 50.0, {})
+        fast.moves(*moves_args(random.Random(2), 2, True, 7.5))
         for record in records:
             fast.encode_record(*record)
         with pytest.raises(KeyError):
@@ -587,3 +590,115 @@ def test_sizes_are_each_records_alone_on_both(deltas: bool) -> None:
             assert fast.sizes(*args) == alone
             seen.update(alone)
     assert 0 in seen and len(seen) > 5
+
+
+class _Mover:
+    """An entity as the interest's grid update reads it (a ``__dict__``, as a NetClass
+    instance): its world, layout, dirty mask, id and values."""
+
+    def __init__(self, world: Any, layout: str, dirty: int, net_id: int, point: Any) -> None:
+        self._net_world, self._net_layout, self._net_dirty = world, layout, dirty
+        self.net_id, self._net_vals = net_id, [0, point, 0]
+
+
+def _cell_of_point(size: float) -> Any:
+    """``Interest._cell``: a point's cell, a coordinate that is not finite in cell 0."""
+    return lambda p: tuple(math.floor(x / size) if math.isfinite(x) else 0 for x in p)
+
+
+def moves_args(rng: random.Random, dims: int, rule: bool, size: float) -> list[Any]:
+    """Random arguments of the interest's ``moves``: entities of other worlds, of a layout
+    without a position, whose position was not written, or was (floats, ints, lists, points
+    off the finite line, the same cell or another, cells left empty), positions past 64 bits of
+    dirty mask and negative masks; a grid that already holds some of them."""
+    world = object()
+    grid: dict[Any, dict[int, Any]] = {(): {}}
+    cell_of: dict[int, Any] = {}
+    pos: dict[int, Any] = {}
+    dirty = []
+    for net_id in rng.sample(range(500), 120):
+        pick = rng.random()
+        point: Any = [rng.uniform(-100, 100) for _ in range(dims)]
+        if pick < 0.05:
+            point[0] = rng.choice([math.inf, -math.inf, math.nan])
+        elif pick < 0.15:
+            point = [round(x) for x in point]
+        elif pick < 0.2:
+            point[-1] = float(round(point[-1] / size) * size)  # on a cell's edge
+        if rng.random() < 0.7:
+            point = tuple(point)
+        index = 1 if rng.random() < 0.8 else 70
+        mask = rng.choice([0, 1 << index, (1 << index) | 5, 4, -1, -3])
+        layout = "pos" if rng.random() < 0.9 else "none"
+        ent = _Mover(world if rng.random() < 0.9 else object(), layout, mask, net_id, point)
+        if index == 70:
+            ent._net_vals = [0] * 71
+            ent._net_vals[70] = point
+            ent._net_layout = "far"
+        dirty.append(ent)
+        if rng.random() < 0.6:  # already placed: in its own cell now, or in another
+            at = _cell_of_point(size)(tuple(point))
+            if rng.random() < 0.5:
+                at = tuple(c + rng.choice([-1, 1]) for c in at)
+            if rng.random() < 0.3:
+                at = tuple(float(c) for c in at) if rng.random() < 0.5 else at[:-1]
+            cell_of[net_id] = at
+            grid.setdefault(at, {})[net_id] = ent
+            if rng.random() < 0.5:
+                grid[at][net_id + 1000] = object()
+    where = {"pos": 1, "far": 70}
+    cell = _cell_of_point(size)
+    return [world, dirty, where, grid, cell_of, pos, {}, size, dims == 2, rule, cell]
+
+
+def _grid_state(args: list[Any]) -> Any:
+    """What ``moves`` changed, orders included (an entity by its id, another object by its
+    type: the two runs have objects of their own)."""
+
+    def named(value: Any) -> Any:
+        return value.net_id if isinstance(value, _Mover) else type(value).__name__
+
+    def items(found: dict[Any, Any]) -> list[tuple[Any, Any]]:
+        return [(key, named(value)) for key, value in found.items()]
+
+    grid = [(cell, items(bucket)) for cell, bucket in args[3].items()]
+    return grid, list(args[4].items()), list(args[5].items()), items(args[6])
+
+
+@pytest.mark.parametrize("rule", [False, True], ids=["area", "predicate"])
+@pytest.mark.parametrize("dims", [2, 3])
+@pytest.mark.parametrize("seed", range(4))
+def test_moves_place_as_the_pure_one(seed: int, dims: int, rule: bool) -> None:
+    """The interest's update of its grid from the dirty entities: the compiled one leaves the
+    grid, the cells, the positions and the entities to test as the pure one does (dict orders
+    included) and counts the same changes of cell."""
+    fast = compiled()
+    for size in (7.5, 30.0, 1.0):
+        pure = moves_args(random.Random(seed), dims, rule, size)
+        got = moves_args(random.Random(seed), dims, rule, size)
+        moved = _pyassemble.moves(*pure)
+        assert fast.moves(*got) == moved
+        assert _grid_state(got) == _grid_state(pure)
+        assert 0 < moved < len(pure[1])
+
+
+@pytest.mark.parametrize("name", [_assembler.PYTHON, _assembler.COMPILED])
+def test_moves_errors_are_the_pure_ones(name: str) -> None:
+    """A position that is not a point, too short, or whose cell is past any int, and an
+    entity without values: the same errors on both."""
+    module = compiled() if name == _assembler.COMPILED else _pyassemble
+    world = object()
+    for point, error in [
+        (("a", 1.0), TypeError),
+        ((1.0,), IndexError),
+        (5, TypeError),
+        ((1e308, 0.0), OverflowError),
+    ]:
+        ent = _Mover(world, "pos", 2, 3, point)
+        args = [world, [ent], {"pos": 1}, {}, {}, {}, {}, 1e-10, True, False, _cell_of_point(1e-10)]
+        with pytest.raises(error):
+            module.moves(*args)
+    ent = _Mover(world, "pos", 2, 3, (1.0, 2.0))
+    del ent._net_vals
+    with pytest.raises(AttributeError):
+        module.moves(world, [ent], {"pos": 1}, {}, {}, {}, {}, 1.0, True, False, None)

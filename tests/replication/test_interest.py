@@ -118,6 +118,32 @@ def test_both_assemblers_make_the_same_packets(seed: int) -> None:
         assert play(seed) == pure
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_both_sides_of_the_retest_make_the_same_packets(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The entities touched since the last update are tested against the views not tested
+    whole from whichever side walks less: the touched entities' watchers, or the views' cells
+    and what they see. Each side alone (both checked against brute force by ``play``) gives
+    the same packets."""
+    sides = {"views": Interest._retest_from_views, "entities": Interest._retest_from_entities}
+    calls: dict[str, int] = {}
+    packets = {}
+    for side, method in sides.items():
+
+        def forced(
+            self: Interest, pending: list[Any], method: Any = method, side: str = side
+        ) -> None:
+            calls[side] = calls.get(side, 0) + 1
+            method(self, pending)
+
+        monkeypatch.setattr(Interest, "_retest_from_views", forced)
+        monkeypatch.setattr(Interest, "_retest_from_entities", forced)
+        packets[side] = play(seed)
+    assert packets["views"] == packets["entities"]
+    assert calls["views"] > 20 and calls["entities"] > 20
+
+
 def play(seed: int) -> list[dict[Any, bytes]]:
     """A random world of 150 ticks with four clients, checked at every applied packet
     against brute force; returns the packets applied, tick by tick."""
@@ -477,3 +503,36 @@ def test_nearness_is_the_budgets_distance_factor() -> None:
     assert near_factor(near, cell_away.net_id) == 0.5
     assert near_factor(near, far.net_id) == 0.25
     assert near_factor(near, nowhere.net_id) == 1.0
+
+
+def test_a_radius_test_is_the_sum_of_squares_in_order() -> None:
+    """A moved entity's test against a radius: within it exactly when the squares of the
+    coordinate differences, added in order as ``sum()`` adds them, are not over the radius
+    squared, whatever the position's type (tuple, list, ints, or a point past the coding's
+    range), on the circle and a bit inside or outside it."""
+    world = World(Schema.build([Walker, Score]))
+    interest = Interest(world, cell=CELL, positions={Walker: "pos"})
+    enc = SnapshotEncoder(world, interest=interest)
+    enc.add_client("a")
+    interest.set_area("a", radius=7.3)
+    interest.set_centre("a", (0.1, -0.7))
+    ent = world.spawn(Walker, pos=(0.0, 0.0))
+    enc.snapshot()
+    view = interest.views["a"]
+    rng = random.Random(3)
+    seen = set()
+    for _ in range(3000):
+        angle = rng.uniform(0, math.tau)
+        reach = 7.3 * rng.choice([1.0, 1 - 1e-16, 1 + 1e-16, rng.uniform(0.5, 1.5)])
+        point: Any = [0.1 + reach * math.cos(angle), -0.7 + reach * math.sin(angle)]
+        pick = rng.random()
+        if pick < 0.1:
+            point = [round(x) for x in point]
+        elif pick < 0.15:
+            point[rng.randrange(2)] = rng.choice([math.inf, -math.inf, 1e300])
+        point = tuple(point) if rng.random() < 0.5 else point
+        interest._pos[ent.net_id] = point
+        apart = sum((a - b) * (a - b) for a, b in zip(point, (0.1, -0.7), strict=True))
+        assert interest._test(view, ent) == (not apart > 7.3 * 7.3), point
+        seen.add(interest._test(view, ent))
+    assert seen == {True, False}

@@ -2,7 +2,7 @@
 
 As the codec core does (``gdvariant._binary.core``), the choice is made once, at import:
 ``gdvariant.replication._cassemble`` (C, built by ``setup.py`` when a compiler is there) if it
-imports, else ``_pyassemble``, the pure-Python reference. Both are modules of the same five
+imports, else ``_pyassemble``, the pure-Python reference. Both are modules of the same
 functions with the same arguments, and make the same bytes for the same world:
 
 * ``assemble(deltas, tick, order, oldest, ids, entities, deleted, plans, class_bits,
@@ -13,6 +13,8 @@ functions with the same arguments, and make the same bytes for the same world:
 * ``commit(world, dirty, tick, oldest)``: the loop of ``World.commit`` over the dirty entities;
 * ``sweep(buckets, pos, centre, r2, found)``: ``Interest``'s test of the entities of the cells
   a radius covers in part;
+* ``moves(world, dirty, where, grid, cell_of, pos, touched, size, flat, rule, cell)``:
+  ``Interest``'s update of its grid from the entities whose position was written;
 * ``rank(tick, base, ids, entities, deleted, prior, since, hot, arrival, weigh, near)``: a
   budget's ranking of the records a client's packet may carry, most urgent first.
 

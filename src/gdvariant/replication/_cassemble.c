@@ -1,6 +1,6 @@
 /* The compiled packet assembler of gdvariant.replication: the shared sections and records, the
- * tick commit that feeds them (World.commit's loop), an interest's sweep of a radius and a
- * budget's ranking of a client's records.
+ * tick commit that feeds them (World.commit's loop), an interest's sweep of a radius and its
+ * grid's update from the entities that moved, and a budget's ranking of a client's records.
  *
  * The pure-Python assembler, _pyassemble.py, is the reference: its functions take the
  * same arguments as this module's, and for the same world this file makes the same bytes
@@ -173,6 +173,14 @@ static int long_words(PyObject *v, uint64_t *out, int nwords) {
         return 0; /* a class of at most 64 properties: its masks fit */
     for (int k = 1; k < nwords; k++)
         out[k] = 0;
+    if (PyLong_CheckExact(v)) { /* fits 64 bits unsigned: those are its words (no 2^64 compare) */
+        unsigned long long exact = PyLong_AsUnsignedLongLong(v);
+        if (!(exact == (unsigned long long)-1 && PyErr_Occurred()))
+            return 0;
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError))
+            return -1;
+        PyErr_Clear(); /* negative or wider: as any int, below */
+    }
     int small = PyObject_RichCompareBool(v, k_two64, Py_LT);
     if (small)
         return small < 0 ? -1 : 0;
@@ -859,11 +867,11 @@ static PyObject *cached_record(Walk *wk, ClassPlan *cp, PyObject *cache, PyObjec
  * (the shared sections) keeps whole records, which it copies as they are from tick to tick. */
 #define BODY_KEY (1LL << 40)
 static PyObject *cached_body(Walk *wk, ClassPlan *cp, PyObject *cache, long long first,
-                             PyObject *bits, PyObject *widths, PyObject *hist) {
+                             PyObject *bits, PyObject *widths, PyObject *hist, int absent) {
     PyObject *key = PyLong_FromLongLong(-(first + BODY_KEY));
     if (!key)
         return NULL;
-    PyObject *body = PyDict_GetItemWithError(cache, key);
+    PyObject *body = absent ? NULL : PyDict_GetItemWithError(cache, key);
     if (body || PyErr_Occurred()) {
         Py_XINCREF(body);
         Py_DECREF(key);
@@ -1087,9 +1095,10 @@ static int entity_state(PyObject *ent, PyObject *dict, PyObject **layout, PyObje
 /* A section for one base (an interest's or a budget's, per client): the update's body depends
  * only on the tick of the oldest history entry after the base, found by bisection, so a body
  * another client's section already made is written without walking the entries. 0: written, or
- * nothing changed since the base; 1: not made yet (walk); -1: error. */
+ * nothing changed since the base; 1: not made yet (*at: the index of that entry, *first: its
+ * tick); -1: error. */
 static int quick_update(Sections *s, PyObject *hist, PyObject *cache, long long base,
-                        long long newest, long long net_id) {
+                        long long newest, long long net_id, Py_ssize_t *at, long long *first) {
     /* The first entry after base is in [lo, hi]. Entries have rising ticks, so at most
      * newest - base of them are after the base: it is at lo = nh - (newest - base) or later,
      * and exactly there for an entity that changed every tick since (one look, no search). */
@@ -1116,6 +1125,8 @@ static int quick_update(Sections *s, PyObject *hist, PyObject *cache, long long 
         return 0; /* no entry after the base: no record */
     if (entry_unpack(hist, lo, &t, &m))
         return -1;
+    *at = lo;
+    *first = t;
     PyObject *key = PyLong_FromLongLong(-(t + BODY_KEY));
     if (!key)
         return -1;
@@ -1127,6 +1138,39 @@ static int quick_update(Sections *s, PyObject *hist, PyObject *cache, long long 
     int rc = sec_put_body(s, 0, OP_UPDATE, net_id - s->prev[0] - 1, body, net_id);
     Py_DECREF(body);
     return rc;
+}
+
+/* A section for one base whose update body quick_update did not find: the entries after the
+ * base are those from index at (tick first) to the newest (ticks rise), so their masks are or'ed
+ * without reading their ticks again, and the body is made without looking it up again; what the
+ * walk over every base does for this one. */
+static int fresh_update(Walk *wk, ClassPlan *cp, PyObject *hist, PyObject *cache, PyObject *bits,
+                        PyObject *widths, Py_ssize_t at, long long first, long long net_id) {
+    int nw = cp->nwords;
+    for (Py_ssize_t h = PyList_GET_SIZE(hist) - 1; h >= at; h--) {
+        PyObject *e = PyList_GET_ITEM(hist, h);
+        if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) < 3) {
+            PyErr_SetString(PyExc_TypeError, "bad history entry");
+            return -1;
+        }
+        if (long_words(PyTuple_GET_ITEM(e, 1), wk->entry, nw))
+            return -1;
+        mask_or(wk->mask, wk->entry, nw);
+        for (int q = 0; q < nw; q++) {
+            for (uint64_t m = wk->entry[q]; m; m &= m - 1) {
+                Py_ssize_t i = 64 * q + ctz64(m);
+                wk->src[i] = h;
+                wk->stamp[i] = 0;
+            }
+        }
+    }
+    if (!mask_and_public(wk, cp))
+        return 0;
+    PyObject *body = cached_body(wk, cp, cache, first, bits, widths, hist, 1);
+    int bad = !body || sec_put_body(&wk->sec, 0, OP_UPDATE, net_id - wk->sec.prev[0] - 1, body,
+                                    net_id);
+    Py_XDECREF(body);
+    return bad ? -1 : 0;
 }
 
 /* The records of one live entity, for every base (newest first). */
@@ -1195,10 +1239,12 @@ static int walk_entity(Walk *wk, PyObject *ent, PyObject *id, long long net_id,
     }
     int entering = spawn > oldest;
     if (wk->deltas && s->nb == 1 && !(entering && (spawn > base0 || !base0))) {
-        rc = quick_update(s, hist, cache, base0, t, net_id);
-        if (rc <= 0)
-            goto done;
-        rc = -1;
+        Py_ssize_t at;
+        long long first;
+        rc = quick_update(s, hist, cache, base0, t, net_id, &at, &first);
+        if (rc > 0)
+            rc = fresh_update(wk, cp, hist, cache, bits, widths, at, first, net_id);
+        goto done;
     }
     long long first = 0;
     int reusable = 0, have_last = 0;
@@ -1235,7 +1281,7 @@ static int walk_entity(Walk *wk, PyObject *ent, PyObject *id, long long net_id,
         if (wk->deltas && s->nb == 1) { /* a client's own section: bodies, shared by gaps */
             Py_CLEAR(record);
             reusable = 0;
-            PyObject *body = cached_body(wk, cp, cache, first, bits, widths, hist);
+            PyObject *body = cached_body(wk, cp, cache, first, bits, widths, hist, 0);
             int bad = !body || sec_put_body(s, j, OP_UPDATE, gap, body, net_id);
             Py_XDECREF(body);
             if (bad)
@@ -1785,6 +1831,259 @@ static PyObject *py_sweep(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* ---- the interest's grid: placing the entities whose position was written ----------------- */
+
+static PyObject *g_floor; /* math.floor, for positions that are not floats */
+static PyObject *s_net_id, *s_vals;
+
+/* The cell coordinate of x (item d of a position) in cells of `size`: in *out, as
+ * math.floor(x / size) gives it, for a float; 1 if x is not a float (or the quotient is not
+ * an integral double of at most 2^53), 0 if done. */
+static int fast_coord(PyObject *x, double size, double *out) {
+    if (!PyFloat_CheckExact(x))
+        return 1;
+    double q = floor(PyFloat_AS_DOUBLE(x) / size);
+    if (!(q > -9007199254740992.0 && q < 9007199254740992.0))
+        return 1; /* not finite, or past what a long long compares exactly */
+    *out = q;
+    return 0;
+}
+
+/* The cell of a position as _pyassemble.moves makes it: each coordinate math.floor(x / size),
+ * or, when one is not finite (ValueError, OverflowError), cell(tuple(point)). A new tuple. */
+static PyObject *cell_slow(PyObject *point, int dims, PyObject *size_o, PyObject *cell) {
+    PyObject *at = PyTuple_New(dims);
+    if (!at)
+        return NULL;
+    for (int d = 0; d < dims; d++) {
+        PyObject *k = PyLong_FromLong(d), *x = k ? PyObject_GetItem(point, k) : NULL;
+        Py_XDECREF(k);
+        PyObject *q = x ? PyNumber_TrueDivide(x, size_o) : NULL;
+        Py_XDECREF(x);
+        PyObject *c = q ? PyObject_CallOneArg(g_floor, q) : NULL;
+        Py_XDECREF(q);
+        if (!c) {
+            Py_DECREF(at);
+            if (!PyErr_ExceptionMatches(PyExc_ValueError) &&
+                !PyErr_ExceptionMatches(PyExc_OverflowError))
+                return NULL;
+            PyErr_Clear();
+            PyObject *whole = PySequence_Tuple(point);
+            if (!whole)
+                return NULL;
+            PyObject *got = PyObject_CallOneArg(cell, whole);
+            Py_DECREF(whole);
+            return got;
+        }
+        PyTuple_SET_ITEM(at, d, c);
+    }
+    return at;
+}
+
+/* Whether old (a cell, or NULL) is the cell of the coordinates q, when that is quick to tell
+ * (a tuple of ints or of another length, or none): 1 yes, 0 no, 2 not told (compare the
+ * tuples), -1 error. */
+static int same_cell(PyObject *old, const double *q, int dims) {
+    if (!old)
+        return 0;
+    if (!PyTuple_CheckExact(old))
+        return 2;
+    if (PyTuple_GET_SIZE(old) != dims)
+        return 0;
+    for (int d = 0; d < dims; d++) {
+        PyObject *k = PyTuple_GET_ITEM(old, d);
+        if (!PyLong_CheckExact(k))
+            return 2;
+        int overflow;
+        long long v = PyLong_AsLongLongAndOverflow(k, &overflow);
+        if (v == -1 && PyErr_Occurred())
+            return -1;
+        if (overflow || (double)v != q[d])
+            return 0;
+    }
+    return 1;
+}
+
+/* The cell of the coordinates q: a new tuple of ints. */
+static PyObject *cell_tuple(const double *q, int dims) {
+    PyObject *at = PyTuple_New(dims);
+    for (int d = 0; at && d < dims; d++) {
+        PyObject *c = PyLong_FromDouble(q[d]);
+        if (!c)
+            Py_CLEAR(at);
+        else
+            PyTuple_SET_ITEM(at, d, c);
+    }
+    return at;
+}
+
+/* One dirty entity whose position (point) was written: into pos and touched, and into its
+ * new cell's bucket if it left its own. 1 if it changed cells, 0 if not, -1 on error. */
+static int move_one(PyObject *ent, PyObject *id, PyObject *point, int dims, double size,
+                    PyObject *size_o, PyObject *cell, PyObject *grid, PyObject *cell_of,
+                    PyObject *pos, PyObject *touched) {
+    double q[3];
+    int slow = !(PyTuple_CheckExact(point) || PyList_CheckExact(point)) ||
+               PySequence_Fast_GET_SIZE(point) < dims;
+    for (int d = 0; d < dims && !slow; d++)
+        slow = fast_coord(PySequence_Fast_GET_ITEM(point, d), size, &q[d]);
+    PyObject *at = NULL;
+    if (slow && !(at = cell_slow(point, dims, size_o, cell)))
+        return -1;
+    int rc = -1;
+    if (PyDict_SetItem(pos, id, point) || PyDict_SetItem(touched, id, ent))
+        goto done;
+    PyObject *old = PyDict_GetItemWithError(cell_of, id);
+    if (!old && PyErr_Occurred())
+        goto done;
+    int same = at ? 2 : same_cell(old, q, dims);
+    if (same < 0)
+        goto done;
+    if (same != 1 && !at && !(at = cell_tuple(q, dims)))
+        goto done;
+    if (same == 2 && old) { /* old != at, as the pure one compares them */
+        int differ = PyObject_RichCompareBool(old, at, Py_NE);
+        if (differ < 0)
+            goto done;
+        same = !differ;
+    }
+    if (same == 1) {
+        rc = 0;
+        goto done;
+    }
+    if (old) {
+        Py_INCREF(old);
+        PyObject *bucket = PyObject_GetItem(grid, old);
+        int bad = !bucket || PyObject_DelItem(bucket, id);
+        if (!bad && PyObject_Length(bucket) == 0)
+            bad = PyObject_DelItem(grid, old);
+        else if (!bad && PyErr_Occurred())
+            bad = 1;
+        Py_XDECREF(bucket);
+        Py_DECREF(old);
+        if (bad)
+            goto done;
+    }
+    PyObject *bucket = PyDict_GetItemWithError(grid, at);
+    if (!bucket) {
+        if (PyErr_Occurred())
+            goto done;
+        PyObject *fresh = PyDict_New();
+        if (!fresh || PyDict_SetItem(grid, at, fresh)) {
+            Py_XDECREF(fresh);
+            goto done;
+        }
+        Py_DECREF(fresh);
+        bucket = PyDict_GetItemWithError(grid, at);
+        if (!bucket)
+            goto done;
+    }
+    Py_INCREF(bucket);
+    int bad = PyObject_SetItem(bucket, id, ent) || PyDict_SetItem(cell_of, id, at);
+    Py_DECREF(bucket);
+    rc = bad ? -1 : 1;
+done:
+    Py_XDECREF(at);
+    return rc;
+}
+
+/* Whether bit index of the int mask is set (as mask >> index & 1): 1, 0, or -1 with an
+ * error. Below bit 64 it is a bit of the low word, two's complement for a negative int as
+ * Python shifts one. */
+static int bit_set(PyObject *mask, Py_ssize_t index) {
+    if (PyLong_Check(mask) && index < 64) {
+        uint64_t low = PyLong_AsUnsignedLongLongMask(mask);
+        if (low == (uint64_t)-1 && PyErr_Occurred())
+            return -1;
+        return (int)(low >> index & 1);
+    }
+    PyObject *k = PyLong_FromSsize_t(index), *shifted = k ? PyNumber_Rshift(mask, k) : NULL;
+    Py_XDECREF(k);
+    PyObject *one = PyLong_FromLong(1), *bit = one && shifted ? PyNumber_And(shifted, one) : NULL;
+    Py_XDECREF(one);
+    Py_XDECREF(shifted);
+    int set = bit ? PyObject_IsTrue(bit) : -1;
+    Py_XDECREF(bit);
+    return set;
+}
+
+/* One dirty entity, as _pyassemble.moves's loop body: 1 if it changed cells, 0 if not. */
+static int moves_one(PyObject *world, PyObject *ent, PyObject *where, int dims, double size,
+                     PyObject *size_o, int rule, PyObject *cell, PyObject *grid,
+                     PyObject *cell_of, PyObject *pos, PyObject *touched) {
+    PyObject *dict = ent_dict(ent);
+    PyObject *owner = ent_attr(ent, dict, s_world), *layout = NULL, *id = NULL;
+    PyObject *mask = NULL, *vals = NULL, *point = NULL;
+    int rc = -1;
+    if (!owner)
+        goto done;
+    if (owner != world) {
+        rc = 0;
+        goto done;
+    }
+    layout = ent_attr(ent, dict, s_layout);
+    if (!layout)
+        goto done;
+    PyObject *index_o = PyDict_GetItemWithError(where, layout); /* borrowed */
+    Py_ssize_t index = -1;
+    if (index_o) {
+        index = PyLong_AsSsize_t(index_o);
+        if (index == -1 && PyErr_Occurred())
+            goto done;
+    } else if (PyErr_Occurred()) {
+        goto done;
+    }
+    int written = 0;
+    if (index >= 0) {
+        mask = ent_attr(ent, dict, s_dirty);
+        if (!mask || (written = bit_set(mask, index)) < 0)
+            goto done;
+    }
+    id = ent_attr(ent, dict, s_net_id);
+    if (!id)
+        goto done;
+    if (!written) {
+        rc = rule ? (PyObject_SetItem(touched, id, ent) ? -1 : 0) : 0;
+        goto done;
+    }
+    vals = ent_attr(ent, dict, s_vals);
+    point = vals ? PySequence_GetItem(vals, index) : NULL;
+    if (!point)
+        goto done;
+    rc = move_one(ent, id, point, dims, size, size_o, cell, grid, cell_of, pos, touched);
+done:
+    Py_XDECREF(dict);
+    Py_XDECREF(owner);
+    Py_XDECREF(layout);
+    Py_XDECREF(id);
+    Py_XDECREF(mask);
+    Py_XDECREF(vals);
+    Py_XDECREF(point);
+    return rc;
+}
+
+static PyObject *py_moves(PyObject *self, PyObject *args) {
+    PyObject *world, *dirty, *where, *grid, *cell_of, *pos, *touched, *size_o, *cell;
+    int flat, rule;
+    if (!PyArg_ParseTuple(args, "OO!O!O!O!O!O!O!ppO", &world, &PyList_Type, &dirty, &PyDict_Type,
+                          &where, &PyDict_Type, &grid, &PyDict_Type, &cell_of, &PyDict_Type, &pos,
+                          &PyDict_Type, &touched, &PyFloat_Type, &size_o, &flat, &rule, &cell))
+        return NULL;
+    double size = PyFloat_AS_DOUBLE(size_o);
+    long moved = 0;
+    int rc = 0;
+    Py_INCREF(dirty);
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(dirty) && rc >= 0; k++) {
+        PyObject *ent = Py_NewRef(PyList_GET_ITEM(dirty, k));
+        rc = moves_one(world, ent, where, flat ? 2 : 3, size, size_o, rule, cell, grid, cell_of,
+                       pos, touched);
+        Py_DECREF(ent);
+        moved += rc > 0;
+    }
+    Py_DECREF(dirty);
+    return rc < 0 ? NULL : PyLong_FromLong(moved);
+}
+
 /* ---- a budget's ranking (as _pyassemble.rank) ----------------------------------------- */
 
 typedef struct {
@@ -2037,6 +2336,9 @@ static PyMethodDef methods[] = {
     {"sweep", py_sweep, METH_VARARGS,
      "sweep(buckets, pos, centre, r2, found): the entities of the cells within a radius (as "
      "_pyassemble.sweep)."},
+    {"moves", py_moves, METH_VARARGS,
+     "moves(world, dirty, where, grid, cell_of, pos, touched, size, flat, rule, cell) -> int: "
+     "the interest's grid after the dirty entities' moves (as _pyassemble.moves)."},
     {"sizes", py_sizes, METH_VARARGS,
      "sizes(deltas, tick, base, ids, entities, deleted, plans, class_bits, held) -> [int]: "
      "each id's record alone, in bytes (as _pyassemble.sizes)."},
@@ -2064,10 +2366,13 @@ PyMODINIT_FUNC PyInit__cassemble(void) {
     s_dirty = PyUnicode_InternFromString("_net_dirty");
     s_before = PyUnicode_InternFromString("_net_before");
     s_enter_key = PyUnicode_InternFromString("enter");
+    s_net_id = PyUnicode_InternFromString("net_id");
+    s_vals = PyUnicode_InternFromString("_net_vals");
     PyObject *math = PyImport_ImportModule("math");
     g_dist = math ? PyObject_GetAttrString(math, "dist") : NULL;
+    g_floor = math ? PyObject_GetAttrString(math, "floor") : NULL;
     Py_XDECREF(math);
-    if (!g_dist)
+    if (!g_dist || !g_floor)
         return NULL;
     k_sixty_four = PyLong_FromLong(64);
     PyObject *one = PyLong_FromLong(1);
@@ -2075,7 +2380,7 @@ PyMODINIT_FUNC PyInit__cassemble(void) {
     Py_XDECREF(one);
     if (!s_spawn || !s_hist || !s_layout || !s_cache || !s_bits || !s_widths || !s_fragment ||
         !s_class_id || !s_count || !s_index_bits || !k_two64 || !s_world || !s_dirty ||
-        !s_before || !s_enter_key)
+        !s_before || !s_enter_key || !s_net_id || !s_vals)
         return NULL;
     return PyModule_Create(&module);
 }

@@ -49,6 +49,8 @@ EVERYWHERE: Cell = ()
 #: area is set: an area's cells are walked when it moves, so a radius of a million cells
 #: would hang the server's tick instead of failing where it was asked for.
 MAX_AREA_CELLS = 1 << 16
+#: the position types whose two coordinates ``_test`` reads by index
+_PAIRS = (tuple, list)
 
 
 class _View:
@@ -235,19 +237,14 @@ class Interest:
             else:
                 self._unplace(ent)
         self._moves(world.dirty)
-        retested = set()
-        for client_id, view in self.views.items():
-            if self._aim(view):
-                retested.add(client_id)
-        if len(retested) < len(self.views):
-            for net_id, ent in self._touched.items():
-                if ent._net_world is not world:
-                    continue
-                cell = self._cell_of.get(net_id, EVERYWHERE)
-                for client_id in self._watchers.get(cell, set()) | self._seen_by.get(net_id, set()):
-                    if client_id not in retested:
-                        view = self.views[client_id]
-                        self._set(view, ent, self._test(view, ent))
+        pending = [view for view in self.views.values() if not self._aim(view)]
+        if pending and self._touched:
+            # from whichever side walks less: the views' entities, or the touched entities'
+            # watchers (about ten candidate views each; both test the same pairs)
+            if sum(len(view.relevant) for view in pending) < 5 * len(self._touched):
+                self._retest_from_views(pending)
+            else:
+                self._retest_from_entities(pending)
         self._touched = {}
         oldest = tick - history
         for view in self.views.values():
@@ -256,6 +253,36 @@ class Interest:
                 view.changes = {}
                 while view.log[0][0] <= oldest:
                     del view.log[0]
+
+    def _retest_from_entities(self, pending: list[_View]) -> None:
+        """Test each entity touched since the last update against the ``pending`` views (those
+        :meth:`_aim` did not test whole) that watch its cell or see it, entity by entity."""
+        world, waiting = self.world, {view.client.client_id for view in pending}
+        for net_id, ent in self._touched.items():
+            if ent._net_world is not world:
+                continue
+            cell = self._cell_of.get(net_id, EVERYWHERE)
+            for client_id in self._watchers.get(cell, set()) | self._seen_by.get(net_id, set()):
+                if client_id in waiting:
+                    view = self.views[client_id]
+                    now = self._test(view, ent)
+                    if (net_id in view.relevant) != now:  # else _set has nothing to do
+                        self._set(view, ent, now)
+
+    def _retest_from_views(self, pending: list[_View]) -> None:
+        """What :meth:`_retest_from_entities` does, view by view: each view's cells' entities
+        and what it sees that were touched, in the order they were touched (cheaper when few
+        views were not tested whole, e.g. those of a block of cells that changed cells while
+        everything moved)."""
+        world, grid, touched = self.world, self._grid, self._touched
+        order = {net_id: k for k, net_id in enumerate(touched)}
+        for view in pending:
+            ids = {i for cell in view.watched for i in grid.get(cell, ()) if i in order}
+            ids.update(i for i in view.relevant if i in order)
+            for net_id in sorted(ids, key=order.__getitem__):
+                ent = touched[net_id]
+                if ent._net_world is world:
+                    self._set(view, ent, self._test(view, ent))
 
     def distance(self, client_id: Any, net_id: int) -> float | None:
         """How far entity ``net_id``'s position is from ``client_id``'s view centre (None
@@ -340,44 +367,22 @@ class Interest:
         self._touched.pop(net_id, None)
 
     def _moves(self, dirty: list[Any]) -> None:
-        """The world's dirty entities: those whose position was written move in the grid
-        (this loop is :meth:`_move` inlined, for a tick in which everything moves); with a
-        predicate, the others are tested again too."""
-        world, where, touched = self.world, self._where, self._touched
-        grid, cell_of, pos = self._grid, self._cell_of, self._pos
-        rule = self.predicate is not None
-        size, floor, flat = self.cell, math.floor, self.dims == 2
-        moved = 0
-        for ent in dirty:
-            if ent._net_world is not world:
-                continue
-            index = where.get(ent._net_layout)
-            if index is None or not ent._net_dirty >> index & 1:
-                if rule:
-                    touched[ent.net_id] = ent
-                continue
-            net_id = ent.net_id
-            point = ent._net_vals[index]
-            try:
-                if flat:
-                    cell: Cell = (floor(point[0] / size), floor(point[1] / size))
-                else:
-                    cell = (floor(point[0] / size), floor(point[1] / size), floor(point[2] / size))
-            except (ValueError, OverflowError):  # not finite: the cell of 0
-                cell = self._cell(tuple(point))
-            pos[net_id] = point
-            touched[net_id] = ent
-            old = cell_of.get(net_id)
-            if old != cell:
-                if old is not None:
-                    bucket = grid[old]
-                    del bucket[net_id]
-                    if not bucket:
-                        del grid[old]
-                grid.setdefault(cell, {})[net_id] = ent
-                cell_of[net_id] = cell
-                moved += 1
-        self.work["cells"] += moved
+        """The world's dirty entities: those whose position was written move in the grid (the
+        live assembler's ``moves``, :meth:`_move` for a tick in which everything moves); with
+        a predicate, the others are tested again too."""
+        self.work["cells"] += _assembler.live().moves(
+            self.world,
+            dirty,
+            self._where,
+            self._grid,
+            self._cell_of,
+            self._pos,
+            self._touched,
+            self.cell,
+            self.dims == 2,
+            self.predicate is not None,
+            self._cell,
+        )
 
     def _move(self, ent: Any, index: int) -> None:
         """``ent`` is at a new position: move it between cells if it left its own."""
@@ -521,7 +526,13 @@ class Interest:
                 centre = view.centre
                 if centre is None:
                     return False
-                apart = sum((a - b) * (a - b) for a, b in zip(point, centre, strict=True))
+                if type(point) in _PAIRS and len(point) == len(centre) == 2:
+                    # what sum() below gives for two terms (the same additions), without
+                    # its generator: the test of each moved entity against each view
+                    dx, dy = point[0] - centre[0], point[1] - centre[1]
+                    apart = dx * dx + dy * dy
+                else:
+                    apart = sum((a - b) * (a - b) for a, b in zip(point, centre, strict=True))
                 if apart > view.radius * view.radius:
                     return False
             elif self._cell_of[net_id] not in view.watched:

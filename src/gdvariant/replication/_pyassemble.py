@@ -10,6 +10,8 @@ Its functions take the compiled module's arguments and give its results, so
 * :func:`encode_record`: one record with whole values (the record format's own);
 * :func:`commit`: ``World.commit``'s loop over the dirty entities;
 * :func:`sweep`: the interest's test of the entities in the cells a radius covers in part;
+* :func:`moves`: the interest's placing in its grid of the entities whose position was
+  written;
 * :func:`sizes`: the bytes of each of some records alone, for a budget filling a packet;
 * :func:`rank`: a budget's ranking of the records a client's packet may carry, most urgent
   first.
@@ -30,6 +32,7 @@ its own gaps, so records with a gap are rarely shared, while their bodies are.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -44,7 +47,7 @@ from ._packet_format import (
     update_head,
 )
 
-__all__ = ["assemble", "commit", "encode_record", "rank", "sizes", "sweep"]
+__all__ = ["assemble", "commit", "encode_record", "moves", "rank", "sizes", "sweep"]
 
 Sections = list[tuple[int, bytes]]
 Enter = Callable[[Any, int], bytes]
@@ -196,6 +199,59 @@ def sweep(
             x, y, z = pos[net_id]
             if (x - cx) * (x - cx) + (y - cy) * (y - cy) + (z - cz) * (z - cz) <= r2:
                 found[net_id] = ent
+
+
+def moves(
+    world: Any,
+    dirty: list[Any],
+    where: Mapping[Any, int],
+    grid: dict[tuple[int, ...], dict[int, Any]],
+    cell_of: dict[int, tuple[int, ...]],
+    pos: dict[int, Any],
+    touched: dict[int, Any],
+    size: float,
+    flat: bool,
+    rule: bool,
+    cell: Callable[[tuple[Any, ...]], tuple[int, ...]],
+) -> int:
+    """Place ``world``'s ``dirty`` entities whose position property (``where``: its flat index
+    by layout) was written in the grid of cells ``size`` a side (2D if ``flat``, else 3D):
+    ``pos`` and ``touched`` get them, and one that left its cell moves from its bucket of
+    ``grid`` to its new one (``cell_of``); with a predicate (``rule``), the other dirty
+    entities are ``touched`` too. A position that is not finite is placed by ``cell``. Returns
+    how many changed cells: ``Interest``'s update, for each entity that moved."""
+    floor = math.floor
+    moved = 0
+    for ent in dirty:
+        if ent._net_world is not world:
+            continue
+        index = where.get(ent._net_layout)
+        if index is None or not ent._net_dirty >> index & 1:
+            if rule:
+                touched[ent.net_id] = ent
+            continue
+        net_id = ent.net_id
+        point = ent._net_vals[index]
+        try:
+            if flat:
+                at: tuple[int, ...] = (floor(point[0] / size), floor(point[1] / size))
+            else:
+                at = (floor(point[0] / size), floor(point[1] / size), floor(point[2] / size))
+        except (ValueError, OverflowError):  # not finite: the cell of 0
+            at = cell(tuple(point))
+        pos[net_id] = point
+        touched[net_id] = ent
+        old = cell_of.get(net_id)
+        if old != at:
+            if old is not None:
+                bucket = grid[old]
+                del bucket[net_id]
+                if not bucket:
+                    del grid[old]
+            grid.setdefault(at, {})[net_id] = ent
+            cell_of[net_id] = at
+            moved += 1
+    return moved
 
 
 def rank(
