@@ -251,7 +251,9 @@ class SnapshotEncoder:
         tick = self.world.commit(self.history)
         oldest = tick - self.history
         for client in self.clients.values():
-            client.sent = {t for t in client.sent if t >= oldest}
+            # in place: a new set per client and tick would be 256 more objects a tick for the
+            # cyclic collector's oldest generation, and so its full collections
+            client.sent -= {t for t in client.sent if t < oldest}
             if client.behind:
                 client.behind = {t: b for t, b in client.behind.items() if t >= oldest}
         for client_id, gone in list(self._removed.items()):
