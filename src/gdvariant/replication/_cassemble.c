@@ -2334,6 +2334,81 @@ done:
     return out;
 }
 
+/* ---- what a client's own section is made from, by an interest's view ---------------------- */
+
+/* The ids of d ascending (a new list). */
+static PyObject *sorted_keys(PyObject *d) {
+    PyObject *keys = PyDict_Keys(d);
+    if (keys && PyList_Sort(keys))
+        Py_CLEAR(keys);
+    return keys;
+}
+
+/* The relevance log's changes after base merged, the oldest change of an id winning (its
+ * value: whether the id was relevant at base); a new dict. */
+static PyObject *changes_since(PyObject *ticks, PyObject *log, long long base) {
+    PyObject *was = PyDict_New();
+    if (!was || !base)
+        return was;
+    for (Py_ssize_t k = PyList_GET_SIZE(ticks) - 1; k >= 0; k--) {
+        long long t = PyLong_AsLongLong(PyList_GET_ITEM(ticks, k));
+        if (t == -1 && PyErr_Occurred())
+            goto fail;
+        if (t <= base)
+            break;
+        if (PyDict_Update(was, PyList_GET_ITEM(log, k)))
+            goto fail;
+    }
+    return was;
+fail:
+    Py_DECREF(was);
+    return NULL;
+}
+
+static PyObject *py_relevance(PyObject *self, PyObject *args) {
+    PyObject *relevant, *ticks, *log, *gone;
+    long long base;
+    if (!PyArg_ParseTuple(args, "O!O!O!LO", &PyDict_Type, &relevant, &PyList_Type, &ticks,
+                          &PyList_Type, &log, &base, &gone))
+        return NULL;
+    if (PyList_GET_SIZE(ticks) != PyList_GET_SIZE(log)) {
+        PyErr_SetString(PyExc_ValueError, "a relevance log needs one tick per change set");
+        return NULL;
+    }
+    PyObject *out = NULL, *ids = NULL, *held = NULL, *entering = NULL, *leaving = NULL;
+    PyObject *was = changes_since(ticks, log, base);
+    if (!was || !(entering = PySet_New(NULL)) || !(leaving = PyDict_New()))
+        goto done;
+    Py_ssize_t pos = 0;
+    PyObject *id, *before;
+    while (PyDict_Next(was, &pos, &id, &before)) {
+        int in = PyDict_Contains(relevant, id), truth = PyObject_IsTrue(before);
+        if (in < 0 || truth < 0)
+            goto done;
+        if (in ? !truth && PySet_Add(entering, id) : truth && PyDict_SetItem(leaving, id, gone))
+            goto done;
+    }
+    if (!(ids = sorted_keys(relevant)))
+        goto done;
+    if (!PyDict_GET_SIZE(leaving)) {
+        held = Py_NewRef(ids);
+    } else {
+        PyObject *more = PyDict_Keys(leaving);
+        held = more ? PySequence_Concat(ids, more) : NULL;
+        Py_XDECREF(more);
+        if (!held || PyList_Sort(held))
+            goto done;
+    }
+    out = PyTuple_Pack(4, ids, held, entering, leaving);
+done:
+    Py_XDECREF(was);
+    Py_XDECREF(ids);
+    Py_XDECREF(held);
+    Py_XDECREF(entering);
+    Py_XDECREF(leaving);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"commit", py_commit, METH_VARARGS,
      "commit(world, dirty, tick, oldest): World.commit's loop over the dirty entities (as "
@@ -2357,6 +2432,9 @@ static PyMethodDef methods[] = {
     {"rank", py_rank, METH_VARARGS,
      "rank(tick, base, ids, entities, deleted, prior, since, hot, arrival, weigh, near) -> "
      "[id]: a budget's records, most urgent first (as _pyassemble.rank)."},
+    {"relevance", py_relevance, METH_VARARGS,
+     "relevance(relevant, ticks, log, base, gone) -> (ids, held, entering, leaving): what a "
+     "client's own section is made from, by an interest's view (as _pyassemble.relevance)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cassemble",
