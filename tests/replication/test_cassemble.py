@@ -712,8 +712,10 @@ def test_a_commit_leaves_its_history_entries_out_of_the_collector() -> None:
     """The compiled commit takes each history entry out of the cyclic collector's lists
     when it can be in no cycle: its bits before are a dict the collector does not track
     (ints only). CPython keeps a tuple that holds a dict tracked whatever the dict holds, so
-    every full collection walked every entity's entries. One whose dict holds a container
-    stays tracked, and the collector still sees through it."""
+    every full collection walked every entity's entries; and with it the entity's history,
+    bits and widths lists (which hold such entries and ints), whose entries a full
+    collection would still read. One whose dict holds a container stays tracked, with its
+    lists, and the collector still sees through them."""
     fast = compiled()
     world = World(ASSEMBLER_SCHEMA)
     plain, odd = world.spawn(Crate), world.spawn(Crate)
@@ -725,7 +727,9 @@ def test_a_commit_leaves_its_history_entries_out_of_the_collector() -> None:
     fast.commit(world, [plain, odd], 5, 4)
     assert plain._net_hist == [(5, 1, {0: 12}, None)]
     assert not gc.is_tracked(plain._net_hist[0])
+    assert not any(map(gc.is_tracked, (plain._net_hist, plain._net_bits, plain._net_widths)))
     assert gc.is_tracked(odd._net_hist[0])
+    assert all(map(gc.is_tracked, (odd._net_hist, odd._net_bits, odd._net_widths)))
 
 
 def relevance_args(rng: random.Random) -> list[tuple[Any, ...]]:
