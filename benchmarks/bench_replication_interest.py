@@ -13,6 +13,9 @@ lag 0-8 ticks per client. Reported:
 * bytes per client per tick and per second at ``--rate`` ticks a second;
 * the interest's work per tick (relevance tests and cell operations) and the entities each
   client sees;
+* the longest tick (writes, snapshot and packets, wall) and the cyclic collector's full
+  collections (generation 2) during the measured ticks, with the longest: the medians
+  leave them out, while a game server's tick must meet its deadline every time;
 * with ``--mtu`` and/or ``--budget`` (bytes a second per client, at ``--rate``): the largest
   packet, and the longest a changed, relevant entity waited (ticks), over the whole run,
   warm-up included (docs/replication-budget.md).
@@ -28,6 +31,7 @@ Run: ``python -m benchmarks.bench_replication_interest [--ticks N] [--area radiu
 from __future__ import annotations
 
 import argparse
+import gc
 import math
 import os
 import random
@@ -115,7 +119,11 @@ def run(
     tests: list[int] = []
     cells: list[int] = []
     warmup = max(warmup, MAX_LAG + 2)
+    whole_ms: list[float] = []
+    full = FullCollections()
     for step in range(warmup + ticks):
+        if step == warmup:
+            gc.callbacks.append(full)
         start = time.perf_counter()
         for unit in units:
             if moving < 1 and rng.random() >= moving:
@@ -142,6 +150,7 @@ def run(
         if step < warmup:
             continue
         write_ms.append((mid - start) * 1e3)
+        whole_ms.append((end - start) * 1e3)
         snap_ms.append((mid2 - mid) * 1e3)
         packet_ms.append((end - mid2) * 1e3)
         cpu_ms.append(cpu * 1e3)
@@ -152,6 +161,7 @@ def run(
         seen.extend(len(interest.views[c].relevant) for c in range(0, CLIENTS, 16))
         tests.append(interest.work["tests"] - work["tests"])
         cells.append(interest.work["cells"] - work["cells"])
+    gc.callbacks.remove(full)
     per_tick = statistics.mean(sizes)
     print(
         f"world: {ENTITIES} entities ({moving:.0%} moving a tick) in 2D, {CLIENTS} clients "
@@ -177,7 +187,28 @@ def run(
         f"  bytes per client: {per_tick:.0f} per tick, {per_tick * rate / 1024:.1f} KiB/s "
         f"at {rate} ticks/s"
     )
+    print(
+        f"  longest tick (writes + snapshot + packets, wall): {max(whole_ms):.1f} ms; "
+        f"full collections: {len(full.ms)} in {ticks} ticks"
+        + (f", longest {max(full.ms):.1f} ms" if full.ms else "")
+    )
     waits(encoder, sizes, rate)
+
+
+class FullCollections:
+    """A ``gc.callbacks`` hook timing the cyclic collector's full collections."""
+
+    def __init__(self) -> None:
+        self.ms: list[float] = []
+        self._start = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if info["generation"] != 2:
+            return
+        if phase == "start":
+            self._start = time.perf_counter()
+        else:
+            self.ms.append((time.perf_counter() - self._start) * 1e3)
 
 
 def limited(limits: dict[str, float], rate: float) -> dict[str, Any]:

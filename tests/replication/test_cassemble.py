@@ -141,7 +141,7 @@ def test_the_live_assembler_is_public() -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["assemble", "encode_record", "commit", "sweep", "rank", "sizes", "moves"]
+    "name", ["assemble", "encode_record", "commit", "sweep", "rank", "sizes", "moves", "relevance"]
 )
 def test_both_assemblers_take_the_same_arguments(name: str) -> None:
     """The pure assembler's functions have the compiled module's parameters, by name and in
@@ -238,6 +238,10 @@ def test_the_compiled_assembler_leaks_nothing(deltas: bool) -> None:
                 fast.assemble(*one, set(ids[::2]), {i: base - 1 for i in ids[1::2]})
         fast.sweep([cell], positions, (0.0, 0.0), 50.0, {})
         fast.moves(*moves_args(random.Random(2), 2, True, 7.5))
+        for relevance in relevance_args(random.Random(3)):
+            fast.relevance(*relevance)
+        with pytest.raises(ValueError):
+            fast.relevance({}, [1], [], 1, [])
         for record in records:
             fast.encode_record(*record)
         with pytest.raises(KeyError):
@@ -702,3 +706,60 @@ def test_moves_errors_are_the_pure_ones(name: str) -> None:
     del ent._net_vals
     with pytest.raises(AttributeError):
         module.moves(world, [ent], {"pos": 1}, {}, {}, {}, {}, 1.0, True, False, None)
+
+
+def test_a_commit_leaves_its_history_entries_out_of_the_collector() -> None:
+    """The compiled commit takes each history entry out of the cyclic collector's lists
+    when it can be in no cycle: its bits before are a dict the collector does not track
+    (ints only). CPython keeps a tuple that holds a dict tracked whatever the dict holds, so
+    every full collection walked every entity's entries; and with it the entity's history,
+    bits and widths lists (which hold such entries and ints), whose entries a full
+    collection would still read. One whose dict holds a container stays tracked, with its
+    lists, and the collector still sees through them."""
+    fast = compiled()
+    world = World(ASSEMBLER_SCHEMA)
+    plain, odd = world.spawn(Crate), world.spawn(Crate)
+    for ent in (plain, odd):
+        ent._net_hist, ent._net_dirty = [], 1
+    plain._net_before = {0: 12}
+    odd._net_before = {0: []}
+    assert not gc.is_tracked(plain._net_before) and gc.is_tracked(odd._net_before)
+    fast.commit(world, [plain, odd], 5, 4)
+    assert plain._net_hist == [(5, 1, {0: 12}, None)]
+    assert not gc.is_tracked(plain._net_hist[0])
+    assert not any(map(gc.is_tracked, (plain._net_hist, plain._net_bits, plain._net_widths)))
+    assert gc.is_tracked(odd._net_hist[0])
+    assert all(map(gc.is_tracked, (odd._net_hist, odd._net_bits, odd._net_widths)))
+
+
+def relevance_args(rng: random.Random) -> list[tuple[Any, ...]]:
+    """Random arguments of ``relevance``: views of up to 60 ids of 0-99 relevant now, logs of
+    up to 12 ticks (with gaps) whose changes name ids relevant or not, bases before, inside
+    and after the log, and 0."""
+    out = []
+    for _ in range(40):
+        relevant = {i: object() for i in rng.sample(range(100), rng.randrange(60))}
+        ticks = sorted(rng.sample(range(1, 30), rng.randrange(13)))
+        log = [
+            {i: rng.random() < 0.5 for i in rng.sample(range(100), rng.randrange(8))} for _ in ticks
+        ]
+        for base in (0, 1, rng.randrange(1, 32), 40):
+            out.append((relevant, ticks, log, base, [(0, 41)]))
+    return out
+
+
+def test_relevance_is_the_pure_ones() -> None:
+    """The compiled ``relevance`` gives the pure one's ids, visited ids, entering and leaving
+    ids (the same ``gone`` object for each), in the same orders; a log whose ticks and
+    change sets differ in length is the same ValueError on both."""
+    fast = compiled()
+    for args in relevance_args(random.Random(8)):
+        ids, held, entering, leaving = fast.relevance(*args)
+        want = _pyassemble.relevance(*args)
+        assert (ids, held, entering, leaving) == want
+        assert list(leaving) == list(want[3])
+        assert all(spans is args[4] for spans in leaving.values())
+        assert (held is ids) == (want[1] is want[0])
+    for module in (fast, _pyassemble):
+        with pytest.raises(ValueError, match="one tick per change set"):
+            module.relevance({}, [1, 2], [{}], 1, [])

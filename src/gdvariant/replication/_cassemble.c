@@ -1622,10 +1622,38 @@ done:
 
 /* ---- World.commit's loop over the dirty entities ------------------------------------------ */
 
+/* A history entry whose tick and mask are ints and whose bits before are a dict the collector
+ * does not track (CPython tracks a dict only once it holds a container) can be in no reference
+ * cycle, so it is taken out of the cyclic collector's lists at once. CPython keeps a tuple that
+ * holds a dict tracked whatever the dict holds, so each entity's 32 entries (320,000 in the
+ * 10,000-entity benchmark) were walked by every full collection, and the 10,000 made a tick
+ * brought one about every ten ticks (docs/replication-interest.md, "The collector"). */
+
 /* One dirty entity: its history gets (tick, mask, bits before, None), entries at or before
  * oldest are dropped, and its record cache starts again. */
 static int ent_set(PyObject *ent, PyObject *dict, PyObject *name, PyObject *value) {
     return dict ? PyDict_SetItem(dict, name, value) : PyObject_GenericSetAttr(ent, name, value);
+}
+
+/* An entity's history list and its bits and widths lists, at its first commit with an entry
+ * untracked: none can be in a cycle (entries, which hold ints and dicts of ints, or the pure
+ * assembler's fragments of ints; ints), and a full collection would still read the header of
+ * every entry through the history list, 320,000 in the benchmark. Each is untracked only if
+ * it is a list (a list is never tracked again, whatever it holds later). */
+static int untrack_lists(PyObject *ent, PyObject *dict, PyObject *hist) {
+    PyObject *bits = ent_attr(ent, dict, s_bits);
+    PyObject *widths = bits ? ent_attr(ent, dict, s_widths) : NULL;
+    if (!widths) {
+        Py_XDECREF(bits);
+        return -1;
+    }
+    PyObject *lists[3] = {hist, bits, widths};
+    for (int k = 0; k < 3; k++)
+        if (PyList_CheckExact(lists[k]) && PyObject_GC_IsTracked(lists[k]))
+            PyObject_GC_UnTrack(lists[k]);
+    Py_DECREF(bits);
+    Py_DECREF(widths);
+    return 0;
 }
 
 static int commit_one(PyObject *world, PyObject *ent, PyObject *tick, long long oldest,
@@ -1663,7 +1691,16 @@ static int commit_one(PyObject *world, PyObject *ent, PyObject *tick, long long 
         goto done;
     }
     entry = PyTuple_Pack(4, tick, mask, before, Py_None);
-    if (!entry || PyList_Append(hist, entry))
+    if (!entry)
+        goto done;
+    if (PyLong_CheckExact(tick) && PyLong_CheckExact(mask) && PyDict_CheckExact(before) &&
+        !PyObject_GC_IsTracked(before)) {
+        PyObject_GC_UnTrack(entry); /* see above */
+        if (PyList_CheckExact(hist) && PyObject_GC_IsTracked(hist) &&
+            untrack_lists(ent, dict, hist))
+            goto done;
+    }
+    if (PyList_Append(hist, entry))
         goto done;
     Py_ssize_t old = 0;
     for (; old < PyList_GET_SIZE(hist); old++) {
@@ -2322,6 +2359,81 @@ done:
     return out;
 }
 
+/* ---- what a client's own section is made from, by an interest's view ---------------------- */
+
+/* The ids of d ascending (a new list). */
+static PyObject *sorted_keys(PyObject *d) {
+    PyObject *keys = PyDict_Keys(d);
+    if (keys && PyList_Sort(keys))
+        Py_CLEAR(keys);
+    return keys;
+}
+
+/* The relevance log's changes after base merged, the oldest change of an id winning (its
+ * value: whether the id was relevant at base); a new dict. */
+static PyObject *changes_since(PyObject *ticks, PyObject *log, long long base) {
+    PyObject *was = PyDict_New();
+    if (!was || !base)
+        return was;
+    for (Py_ssize_t k = PyList_GET_SIZE(ticks) - 1; k >= 0; k--) {
+        long long t = PyLong_AsLongLong(PyList_GET_ITEM(ticks, k));
+        if (t == -1 && PyErr_Occurred())
+            goto fail;
+        if (t <= base)
+            break;
+        if (PyDict_Update(was, PyList_GET_ITEM(log, k)))
+            goto fail;
+    }
+    return was;
+fail:
+    Py_DECREF(was);
+    return NULL;
+}
+
+static PyObject *py_relevance(PyObject *self, PyObject *args) {
+    PyObject *relevant, *ticks, *log, *gone;
+    long long base;
+    if (!PyArg_ParseTuple(args, "O!O!O!LO", &PyDict_Type, &relevant, &PyList_Type, &ticks,
+                          &PyList_Type, &log, &base, &gone))
+        return NULL;
+    if (PyList_GET_SIZE(ticks) != PyList_GET_SIZE(log)) {
+        PyErr_SetString(PyExc_ValueError, "a relevance log needs one tick per change set");
+        return NULL;
+    }
+    PyObject *out = NULL, *ids = NULL, *held = NULL, *entering = NULL, *leaving = NULL;
+    PyObject *was = changes_since(ticks, log, base);
+    if (!was || !(entering = PySet_New(NULL)) || !(leaving = PyDict_New()))
+        goto done;
+    Py_ssize_t pos = 0;
+    PyObject *id, *before;
+    while (PyDict_Next(was, &pos, &id, &before)) {
+        int in = PyDict_Contains(relevant, id), truth = PyObject_IsTrue(before);
+        if (in < 0 || truth < 0)
+            goto done;
+        if (in ? !truth && PySet_Add(entering, id) : truth && PyDict_SetItem(leaving, id, gone))
+            goto done;
+    }
+    if (!(ids = sorted_keys(relevant)))
+        goto done;
+    if (!PyDict_GET_SIZE(leaving)) {
+        held = Py_NewRef(ids);
+    } else {
+        PyObject *more = PyDict_Keys(leaving);
+        held = more ? PySequence_Concat(ids, more) : NULL;
+        Py_XDECREF(more);
+        if (!held || PyList_Sort(held))
+            goto done;
+    }
+    out = PyTuple_Pack(4, ids, held, entering, leaving);
+done:
+    Py_XDECREF(was);
+    Py_XDECREF(ids);
+    Py_XDECREF(held);
+    Py_XDECREF(entering);
+    Py_XDECREF(leaving);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"commit", py_commit, METH_VARARGS,
      "commit(world, dirty, tick, oldest): World.commit's loop over the dirty entities (as "
@@ -2345,6 +2457,9 @@ static PyMethodDef methods[] = {
     {"rank", py_rank, METH_VARARGS,
      "rank(tick, base, ids, entities, deleted, prior, since, hot, arrival, weigh, near) -> "
      "[id]: a budget's records, most urgent first (as _pyassemble.rank)."},
+    {"relevance", py_relevance, METH_VARARGS,
+     "relevance(relevant, ticks, log, base, gone) -> (ids, held, entering, leaving): what a "
+     "client's own section is made from, by an interest's view (as _pyassemble.relevance)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cassemble",

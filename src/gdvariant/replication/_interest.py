@@ -64,6 +64,7 @@ class _View:
         "client",
         "follow",
         "log",
+        "log_ticks",
         "radius",
         "relevant",
         "retest",
@@ -81,8 +82,11 @@ class _View:
         self.watched: set[Cell] = set()
         #: ids whose relevance changed this tick -> whether they were relevant before it
         self.changes: dict[int, bool] = {}
-        #: [(tick, changes)], oldest first, for the ticks of the history ring
-        self.log: list[tuple[int, dict[int, bool]]] = []
+        #: the changes of each tick of the history ring that had some, oldest first, and
+        #: those ticks: two lists rather than one of (tick, changes) pairs, since a pair holding
+        #: a dict stays tracked by the cyclic collector, 256 more a tick for its full collections
+        self.log: list[dict[int, bool]] = []
+        self.log_ticks: list[int] = []
         self.retest = True
 
 
@@ -249,10 +253,11 @@ class Interest:
         oldest = tick - history
         for view in self.views.values():
             if view.changes:
-                view.log.append((tick, view.changes))
+                view.log.append(view.changes)
+                view.log_ticks.append(tick)
                 view.changes = {}
-                while view.log[0][0] <= oldest:
-                    del view.log[0]
+                while view.log_ticks[0] <= oldest:
+                    del view.log[0], view.log_ticks[0]
 
     def _retest_from_entities(self, pending: list[_View]) -> None:
         """Test each entity touched since the last update against the ``pending`` views (those
@@ -302,7 +307,8 @@ class Interest:
         """The ids whose relevance to ``client_id`` changed after tick ``base``, each with
         whether it was relevant at ``base`` (what a client that holds ``base`` holds)."""
         held: dict[int, bool] = {}
-        for tick, changes in reversed(self.views[client_id].log):
+        view = self.views[client_id]
+        for tick, changes in zip(reversed(view.log_ticks), reversed(view.log), strict=True):
             if tick <= base:
                 break
             held.update(changes)
@@ -406,6 +412,10 @@ class Interest:
         """Make ``view`` watch ``cells``; return the cells it gained and lost."""
         client_id = view.client.client_id
         gained, lost = cells - view.watched, view.watched - cells
+        if not gained and not lost:
+            # keep the set watched: a new one per moving view and tick would be 256 more
+            # objects a tick for the cyclic collector's oldest generation in the benchmark
+            return gained, lost
         for cell in lost:
             watchers = self._watchers[cell]
             watchers.discard(client_id)

@@ -13,6 +13,8 @@ Its functions take the compiled module's arguments and give its results, so
 * :func:`moves`: the interest's placing in its grid of the entities whose position was
   written;
 * :func:`sizes`: the bytes of each of some records alone, for a budget filling a packet;
+* :func:`relevance`: what a client's own section is made from with an interest (the ids it
+  should hold, those entering and leaving its view since its base);
 * :func:`rank`: a budget's ranking of the records a client's packet may carry, most urgent
   first.
 
@@ -47,7 +49,16 @@ from ._packet_format import (
     update_head,
 )
 
-__all__ = ["assemble", "commit", "encode_record", "moves", "rank", "sizes", "sweep"]
+__all__ = [
+    "assemble",
+    "commit",
+    "encode_record",
+    "moves",
+    "rank",
+    "relevance",
+    "sizes",
+    "sweep",
+]
 
 Sections = list[tuple[int, bytes]]
 Enter = Callable[[Any, int], bytes]
@@ -252,6 +263,36 @@ def moves(
             cell_of[net_id] = at
             moved += 1
     return moved
+
+
+def relevance(
+    relevant: dict[int, Any], ticks: list[int], log: list[dict[int, bool]], base: int, gone: Any
+) -> tuple[list[int], list[int], set[int], dict[int, Any]]:
+    """What a client's own section is made from, by an interest's view of it: ``relevant``
+    (the entities relevant now, by id) and its log (``ticks``, oldest first, and the ids
+    whose relevance changed in each, with whether they were relevant before it). Returns the
+    relevant ids ascending; the ids the section visits ascending (those and the ones
+    leaving; the same list when none leave); the ids entering its view since ``base`` (not
+    relevant at ``base``, relevant now); and those leaving, each mapped to ``gone`` (their
+    despawn spans). With no ``base`` (a full update) nothing enters or leaves."""
+    if len(ticks) != len(log):
+        raise ValueError("a relevance log needs one tick per change set")
+    was: dict[int, bool] = {}
+    if base:
+        for k in range(len(ticks) - 1, -1, -1):  # newest first: the oldest change wins
+            if ticks[k] <= base:
+                break
+            was.update(log[k])
+    entering: set[int] = set()
+    leaving: dict[int, Any] = {}
+    for net_id, before in was.items():
+        if net_id in relevant:
+            if not before:
+                entering.add(net_id)
+        elif before:
+            leaving[net_id] = gone
+    ids = sorted(relevant)
+    return ids, sorted(ids + list(leaving)) if leaving else ids, entering, leaving
 
 
 def rank(
