@@ -839,6 +839,9 @@ static int tuple_type(PyObject *t) {
 #define AHEAD_HELD 2   /* what those hold */
 #define AHEAD_INSIDE 1 /* inside last frame's values, when the frame frees them */
 #define AHEAD_ENTRIES 32 /* the most entries of a holders table fetched ahead */
+/* the most items of a value fetched ahead: a vector's or a transform's, not a long tuple's,
+ * which an unchanged record would fetch every frame for nothing */
+#define AHEAD_VALUE_ITEMS 16
 
 static int is_record(PyObject *rec) {
     return PyList_CheckExact(rec) && PyList_GET_SIZE(rec) == R_SIZE;
@@ -891,7 +894,7 @@ static void fetch_ahead(PyObject **recs, Py_ssize_t i, Py_ssize_t n) {
         PyObject *raw = PyList_GET_ITEM(recs[i + AHEAD_INSIDE], R_RAW);
         for (Py_ssize_t k = 0; PyList_CheckExact(raw) && k < PyList_GET_SIZE(raw); k++) {
             PyObject *value = PyList_GET_ITEM(raw, k); /* this frame's values: what they hold */
-            if (PyTuple_Check(value))
+            if (PyTuple_Check(value) && PyTuple_GET_SIZE(value) <= AHEAD_VALUE_ITEMS)
                 for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(value); j++)
                     __builtin_prefetch(PyTuple_GET_ITEM(value, j));
         }
