@@ -62,6 +62,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import random
@@ -169,10 +170,19 @@ def enet_peers(args: argparse.Namespace) -> int:
 
 
 async def serve(
-    port_file: Path, per_peer: int, transport: str, max_peers: int, profile: bool = False
+    port_file: Path,
+    per_peer: int,
+    transport: str,
+    max_peers: int,
+    profile: bool = False,
+    gc_threshold: int = 0,
 ) -> None:
     """gdvariant's server of the scene: what ``bench.gd`` does as a Godot server. With
-    ``profile``, it prints its own ``mp.stats()`` (detail) every ``PROFILE_EVERY`` ticks."""
+    ``profile``, it prints its own ``mp.stats()`` (detail) every ``PROFILE_EVERY`` ticks;
+    with ``gc_threshold``, the cyclic collector's first threshold is set to it (a server's
+    tuning, docs/multiplayer.md: "The cyclic garbage collector")."""
+    if gc_threshold:
+        gc.set_threshold(gc_threshold)
     server: mp_websocket.MultiplayerServer | mp_enet.MultiplayerServer
     if transport == "enet":
         server = mp_enet.MultiplayerServer(relay=False, max_clients=max_peers)
@@ -599,6 +609,7 @@ def start_server(
             *("--entities", str(args.entities), "--transport", transport),
             *("--max-peers", str(enet_peers(args))),
             *(["--profile"] if args.profile and kind == "gdvariant" else []),
+            *(["--gc-threshold", str(args.gc_threshold)] if args.gc_threshold else []),
         ]
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
         while not (port_file.exists() and port_file.read_text()):
@@ -922,6 +933,13 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="a few seconds, tiny load")
     parser.add_argument("--json", type=Path, help="also write every run and cell here")
     parser.add_argument("--write-scene", action="store_true", help="rewrite bench_entity.tscn")
+    parser.add_argument(
+        "--gc-threshold",
+        type=int,
+        default=0,
+        help="our servers set the cyclic collector's first threshold to this (gc.set_threshold;"
+        " 0: Python's default, 700)",
+    )
     parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--clients-of", help=argparse.SUPPRESS)
     parser.add_argument("--max-peers", type=int, default=ENET_MAX_PEERS, help=argparse.SUPPRESS)
@@ -942,13 +960,24 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--scale takes client counts separated by commas, not {args.scale!r}")
     if any(n < 1 for n in args.counts) or args.repeat < 1:
         parser.error("client counts and --repeat must be at least 1")
+    if args.gc_threshold < 0:
+        parser.error(f"--gc-threshold takes a count of objects, not {args.gc_threshold}")
     return args
 
 
 def main() -> int:
     args = parse()
     if args.serve:
-        asyncio.run(serve(args.serve, args.entities, args.transport, args.max_peers, args.profile))
+        asyncio.run(
+            serve(
+                args.serve,
+                args.entities,
+                args.transport,
+                args.max_peers,
+                args.profile,
+                args.gc_threshold,
+            )
+        )
         return 0
     if args.clients_of:
         asyncio.run(run_clients(args.clients_of, args))

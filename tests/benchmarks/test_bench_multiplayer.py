@@ -7,8 +7,12 @@ printed, never checked (speed belongs to the benchmark)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import gc
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -87,16 +91,39 @@ def test_the_scale_is_a_list_of_client_counts() -> None:
     assert bench_multiplayer.parse(["--compare", f"old={python}"]).compare == {
         "gdvariant-old": python
     }
+    assert bench_multiplayer.parse(["--gc-threshold", "20000"]).gc_threshold == 20000
     bad_options = (
         ["--scale", "50,lots"],
         ["--scale", "0"],
         ["--repeat", "0"],
         ["--compare", "old"],
         ["--compare", f"old={bench_multiplayer.PROJECT}"],  # a folder, no interpreter
+        ["--gc-threshold", "-1"],
     )
     for bad in bad_options:
         with pytest.raises(SystemExit):
             bench_multiplayer.parse(bad)
+
+
+def test_our_server_sets_the_collector_threshold_it_is_given(tmp_path: Path) -> None:
+    async def main() -> int:
+        port_file = tmp_path / "port"
+        task = asyncio.create_task(
+            bench_multiplayer.serve(port_file, 1, "websocket", 4, False, 12345)
+        )
+        while not port_file.exists():
+            await asyncio.sleep(0.01)
+        threshold = gc.get_threshold()[0]
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        return threshold
+
+    saved = gc.get_threshold()
+    try:
+        assert asyncio.run(asyncio.wait_for(main(), 30)) == 12345
+    finally:
+        gc.set_threshold(*saved)
 
 
 @pytest.mark.slow
