@@ -18,6 +18,7 @@ import enum
 import gc
 import inspect
 import random
+import sys
 import tracemalloc
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -461,3 +462,37 @@ def test_a_settled_record_is_compared_again_only_when_unsettled_or_changed() -> 
     record[_pysync.SETTLED] = False
     frame(*args)
     assert record[_pysync.SETTLED] is False
+
+
+def _frames() -> list[Any]:
+    """Both frames' modules (the compiled one skips, or fails when required, if not built)."""
+    return [_pysync, compiled()]
+
+
+def test_no_frame_keeps_a_float_or_vector_the_game_replaces() -> None:
+    """A frame holds no float or vector from one frame to the next (their cache slots hold
+    None: they are encoded again and compared as bytes), so the write that replaces one
+    frees it at once instead of a frame later; ints, strings and the other immutable values
+    are still held and reused by identity."""
+    for module in _frames():
+        position, spin, label = Vector2(1.5, 2), 0.25, "x" * 300
+        raw = [position, spin, label, Vector3(1, 2, 3)]
+        record = _pysync.new_record(3, raw, (0, 1, 2), (3,), None, {5}, {})
+        args = ([record], {5: 0}, [SyncClock()], ENCODER)
+        counts = [sys.getrefcount(value) for value in (position, spin, label)]
+        sent = module.frame(*args)
+        assert [sys.getrefcount(value) for value in (position, spin, label)] == [
+            counts[0],
+            counts[1],
+            counts[2] + 1,  # the string, held for the next frame's identity check
+        ], module.__name__
+        assert record[_pysync.ENTRY][1:] == [None, None, label]
+        assert record[_pysync.WATCHED][0] is None
+        raw[0], raw[3] = Vector2(1.5, 2), Vector3(1, 2, 3)  # equal values, new objects
+        entry = record[_pysync.ENTRY][0]
+        again = module.frame(*args)
+        assert record[_pysync.ENTRY][0] is entry  # the same bytes: last frame's object
+        assert again[0][0][1] == sent[0][0][1] and again[0][0][2] == []  # no delta
+        raw[0] = Vector2(1.5, -0.0)
+        assert module.frame(*args)[0][0][1] != sent[0][0][1]
+        assert record[_pysync.ENTRY][0] is not entry

@@ -9,6 +9,8 @@
  * holders (set), {peer: list of watched bytes last sent}, [value, bytes, ...] of the watched
  * properties (None before the first frame), [SYNC entry, values...] of last frame or None,
  * settled]. Both caches are updated in place: a frame makes no new containers per node.
+ * Neither holds a float or a vector (its slot holds None): those are encoded again and
+ * compared as bytes, so the game's write that replaces one frees it at once.
  * Settled is this frame's alone: when no watched value changed and the record is settled
  * (every holder was sent the current watched bytes; the replicator sets it False when it
  * shows or hides the node), the per-holder comparison is skipped; it is made True after a
@@ -234,8 +236,24 @@ static int is_immutable(PyObject *v, PyObject *enc) {
     return PySet_Contains(PyTuple_GET_ITEM(enc, E_IMMUTABLE), (PyObject *)Py_TYPE(v));
 }
 
+/* What a cache keeps of a raw value (borrowed): the value, or None for a float or a vector,
+ * which are encoded again and compared as bytes, so that the write replacing one frees it. */
+static PyObject *held(PyObject *v, PyObject *enc) {
+    PyTypeObject *type = Py_TYPE(v);
+    if (type == &PyFloat_Type || type == (PyTypeObject *)PyTuple_GET_ITEM(enc, E_VECTOR2) ||
+        type == (PyTypeObject *)PyTuple_GET_ITEM(enc, E_VECTOR3))
+        return Py_None;
+    return v;
+}
+
+/* Whether a bytes object holds the n bytes at data. */
+static int same_bytes(PyObject *bytes, const char *data, Py_ssize_t n) {
+    return PyBytes_Check(bytes) && PyBytes_GET_SIZE(bytes) == n &&
+           memcmp(PyBytes_AS_STRING(bytes), data, (size_t)n) == 0;
+}
+
 /* Whether last frame's SYNC entry ([entry, values...]) still holds: every value the same
- * immutable object. */
+ * immutable object (a slot of None holds no value). */
 static int entry_reusable(PyObject *cached, Parts *r, PyObject *enc) {
     Py_ssize_t n = PyTuple_GET_SIZE(r->sync);
     if (!PyList_Check(cached) || PyList_GET_SIZE(cached) != n + 1 ||
@@ -245,7 +263,8 @@ static int entry_reusable(PyObject *cached, Parts *r, PyObject *enc) {
         PyObject *v = raw_value(r, PyTuple_GET_ITEM(r->sync, k));
         if (v == NULL)
             return -1;
-        int same = k + 1 < PyList_GET_SIZE(cached) && v == PyList_GET_ITEM(cached, k + 1);
+        int same = k + 1 < PyList_GET_SIZE(cached) && v == PyList_GET_ITEM(cached, k + 1) &&
+                   v != Py_None;
         if (same)
             same = is_immutable(v, enc);
         Py_DECREF(v);
@@ -265,8 +284,9 @@ static int store(PyObject *cache, Py_ssize_t k, PyObject *value) {
     return PyList_SetItem(cache, k, value);
 }
 
-/* The record's SYNC entry (u32 id, u32 size, values): a new reference. The cache,
- * [entry, values...], is updated in place. */
+/* The record's SYNC entry (u32 id, u32 size, values): a new reference, last frame's when the
+ * bytes are the same. The cache, [entry, values...] (None for a value not held), is updated
+ * in place. */
 static PyObject *sync_entry(PyObject *rec, Parts *r, uint32_t net_id, PyObject *enc) {
     PyObject *cached = PyList_GET_ITEM(rec, R_ENTRY), *entry = NULL;
     Py_INCREF(cached);
@@ -313,12 +333,17 @@ static PyObject *sync_entry(PyObject *rec, Parts *r, uint32_t net_id, PyObject *
     }
     put_u32(b.buf, net_id);
     put_u32(b.buf + 4, (uint32_t)(b.len - 8));
-    entry = PyBytes_FromStringAndSize(b.buf, b.len);
-    if (entry == NULL || store(cached, 0, entry) < 0)
-        goto fail;
+    if (same_bytes(PyList_GET_ITEM(cached, 0), b.buf, b.len)) {
+        entry = PyList_GET_ITEM(cached, 0);
+        Py_INCREF(entry);
+    } else {
+        entry = PyBytes_FromStringAndSize(b.buf, b.len);
+        if (entry == NULL || store(cached, 0, entry) < 0)
+            goto fail;
+    }
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *original = raw_value(r, PyTuple_GET_ITEM(r->sync, k));
-        int rc = original == NULL ? -1 : store(cached, k + 1, original);
+        int rc = original == NULL ? -1 : store(cached, k + 1, held(original, enc));
         Py_XDECREF(original);
         if (rc < 0)
             goto fail;
@@ -337,7 +362,7 @@ done:
 /* Whether a watched value is last frame's: the same immutable object, or an equal int, str
  * or bool (types whose == means equal bytes). */
 static int unchanged(PyObject *before, PyObject *value, PyObject *enc) {
-    if (before == value) {
+    if (before == value && value != Py_None) {
         int immutable = is_immutable(value, enc);
         if (immutable != 0)
             return immutable;
@@ -349,7 +374,8 @@ static int unchanged(PyObject *before, PyObject *value, PyObject *enc) {
 }
 
 /* The bytes of watched value k: last frame's, or encoded now (and cached in place, at
- * cache[2k] and cache[2k + 1]): a new reference. */
+ * cache[2k] and cache[2k + 1], the value None when not held): a new reference, last frame's
+ * bytes object when the bytes are the same (*fresh is set only when they differ). */
 static PyObject *watched_one(PyObject *cache, Py_ssize_t k, Parts *r, PyObject *enc, int *fresh) {
     PyObject *index = PyTuple_GET_ITEM(r->watch, k);
     PyObject *value = raw_value(r, index), *data = NULL;
@@ -374,14 +400,21 @@ static PyObject *watched_one(PyObject *cache, Py_ssize_t k, Parts *r, PyObject *
         }
         Py_DECREF(bytes);
     }
-    *fresh = 1;
-    PyObject *held = read_value(r, index, enc);
+    PyObject *godot = read_value(r, index, enc);
     Buf b = {0};
-    int rc = held == NULL ? -1 : put_value(&b, held, enc);
-    Py_XDECREF(held);
-    data = rc < 0 ? NULL : PyBytes_FromStringAndSize(b.len ? b.buf : "", b.len);
+    int rc = godot == NULL ? -1 : put_value(&b, godot, enc);
+    Py_XDECREF(godot);
+    bytes = PyList_GET_ITEM(cache, 2 * k + 1);
+    if (rc == 0 && same_bytes(bytes, b.len ? b.buf : "", b.len)) {
+        data = bytes;
+        Py_INCREF(data);
+    } else {
+        *fresh = 1;
+        data = rc < 0 ? NULL : PyBytes_FromStringAndSize(b.len ? b.buf : "", b.len);
+    }
     PyMem_Free(b.buf);
-    if (data != NULL && (store(cache, 2 * k, value) < 0 || store(cache, 2 * k + 1, data) < 0))
+    if (data != NULL &&
+        (store(cache, 2 * k, held(value, enc)) < 0 || store(cache, 2 * k + 1, data) < 0))
         Py_CLEAR(data);
     Py_DECREF(value);
     return data;

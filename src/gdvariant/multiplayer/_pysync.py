@@ -8,10 +8,12 @@ encoded once and the same bytes object goes to every peer that holds the node; i
 (ON_CHANGE) values are encoded once, in the compressed form, and compared per peer with the
 bytes last sent to it; one delta entry is built per distinct mask. Nothing is encoded again
 for a value that is the very object of last frame (of an immutable type), or an equal int,
-str or bool. Packets are cut as Godot's ``_send_sync``/``_send_delta`` cut them: a new one
-starts when ``offset + 8 + size`` (``+ 16`` for a delta) would pass the limit, and a state
-larger than the limit on its own is left out and reported (docs/multiplayer.md,
-"The server API").
+str or bool. Floats and vectors are not kept from frame to frame: they are encoded again
+and compared as bytes (last frame's bytes object is kept when they are equal), so the one
+the game replaced is freed by the write that replaced it, not a frame later. Packets are
+cut as Godot's ``_send_sync``/``_send_delta`` cut them: a new one starts when
+``offset + 8 + size`` (``+ 16`` for a delta) would pass the limit, and a state larger than
+the limit on its own is left out and reported (docs/multiplayer.md, "The server API").
 """
 
 from __future__ import annotations
@@ -33,9 +35,10 @@ MAX_DELTA_PACKET_SIZE = 65535
 #: raw index of each ON_CHANGE property, codec per raw index whose value needs godot_value
 #: (None: none does), holders (set of peers), {peer: bytes of each watched value last sent},
 #: [last value, its bytes, ...] of the watched properties, [last SYNC entry, its values...]
-#: or None, settled]``. Both caches are updated in place: a frame makes no new containers per
-#: node. *Settled* (a bool) is the compiled frame's shortcut: True when every holder was sent
-#: the node's current watched bytes at its last frame; the replicator sets it False when it
+#: or None, settled]`` (a cache holds None for a float or a vector, see :func:`_held`). Both
+#: caches are updated in place: a frame makes no new containers per node. *Settled* (a
+#: bool) is the compiled frame's shortcut: True when every holder was sent the node's
+#: current watched bytes at its last frame; the replicator sets it False when it
 #: shows the node to a peer or hides it (a holder that leaves keeps it true), and the compiled
 #: frame then compares the bytes again, as it does when a watched value changed. This frame
 #: ignores it (it always compares) and leaves it as it is, which keeps it true.
@@ -54,6 +57,9 @@ Frame = tuple[list[tuple[int, list[bytes], list[bytes]]], list[tuple[int, int, s
 
 #: types whose values are equal exactly when their encoded bytes are (not float: -0.0 == 0.0)
 _EXACT_EQ = frozenset({int, str, bool})
+#: raw value types the caches do not hold (their slot holds None), besides the encoder's
+#: Vector2 and Vector3: cheap to encode again, and made anew by nearly every write
+_UNHELD = frozenset({float})
 _ENTRY = struct.Struct("<II")
 _DELTA = struct.Struct("<IQI")
 _SYNC_HEAD = struct.Struct("<BH")
@@ -133,15 +139,23 @@ def _value(record: Record, index: int, encoder: Encoder) -> bytes:
     return encoder[1](value)
 
 
+def _held(value: Any, encoder: Encoder) -> Any:
+    """What a cache keeps of a raw value: the value, or None for a float or a vector."""
+    kind = type(value)
+    return None if kind in _UNHELD or kind is encoder[4] or kind is encoder[5] else value
+
+
 def _sync_entry(record: Record, encoder: Encoder) -> bytes:
-    """The node's SYNC entry; last frame's bytes when every value is the same object. The
-    cache is one list, ``[entry, value...]``, updated in place (no new objects per frame)."""
+    """The node's SYNC entry; last frame's bytes when every value is the same object, or
+    when the values encode to the same bytes. The cache is one list, ``[entry, value...]``
+    (None for a value not held), updated in place (no new objects per frame)."""
     raw = record[RAW]
     immutable = encoder[3]
     sync = record[SYNC]
     cached = record[ENTRY]
     if cached is not None and all(
-        raw[i] is cached[k] and type(cached[k]) in immutable for k, i in enumerate(sync, 1)
+        cached[k] is not None and raw[i] is cached[k] and type(cached[k]) in immutable
+        for k, i in enumerate(sync, 1)
     ):
         reused: bytes = cached[0]
         return reused
@@ -153,15 +167,18 @@ def _sync_entry(record: Record, encoder: Encoder) -> bytes:
     entry = _ENTRY.pack(record[ID], len(data)) + data
     if cached is None:
         cached = record[ENTRY] = [None] * (len(sync) + 1)
+    elif cached[0] == entry:
+        entry = cached[0]
     cached[0] = entry
     for k, i in enumerate(sync, 1):
-        cached[k] = raw[i]
+        cached[k] = _held(raw[i], encoder)
     return entry
 
 
 def _watched(record: Record, encoder: Encoder) -> list[bytes]:
-    """The compressed bytes of each watched value, encoded only when it may have changed.
-    The cache is one list, ``[value, bytes, value, bytes...]``, updated in place."""
+    """The compressed bytes of each watched value, encoded only when it may have changed
+    (last frame's bytes object when they are equal). The cache is one list,
+    ``[value, bytes, value, bytes...]`` (None for a value not held), updated in place."""
     raw = record[RAW]
     cache = record[WATCHED]
     immutable = encoder[3]
@@ -171,12 +188,14 @@ def _watched(record: Record, encoder: Encoder) -> list[bytes]:
         last, data = cache[2 * k], cache[2 * k + 1]
         if data is not None:
             kind = type(value)
-            same = last is value and kind in immutable
+            same = last is value and last is not None and kind in immutable
             if same or (kind is type(last) and kind in _EXACT_EQ and last == value):
                 out.append(data)
                 continue
-        data = _value(record, index, encoder)
-        cache[2 * k], cache[2 * k + 1] = value, data
+        now = _value(record, index, encoder)
+        if now != data:
+            data = now
+        cache[2 * k], cache[2 * k + 1] = _held(value, encoder), data
         out.append(data)
     return out
 
