@@ -895,6 +895,13 @@ static void fetch_list_items(PyObject *list) {
             __builtin_prefetch(PyList_GET_ITEM(list, k));
 }
 
+/* The items of a tuple of at most AHEAD_VALUE_ITEMS. */
+static void fetch_tuple_items(PyObject *value) {
+    if (PyTuple_Check(value) && PyTuple_GET_SIZE(value) <= AHEAD_VALUE_ITEMS)
+        for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(value); j++)
+            __builtin_prefetch(PyTuple_GET_ITEM(value, j));
+}
+
 static void fetch_ahead(PyObject **recs, Py_ssize_t i, Py_ssize_t n) {
     if (i + AHEAD_ITEMS < n && PyList_CheckExact(recs[i + AHEAD_ITEMS]))
         __builtin_prefetch(((PyListObject *)recs[i + AHEAD_ITEMS])->ob_item);
@@ -925,19 +932,12 @@ static void fetch_ahead(PyObject **recs, Py_ssize_t i, Py_ssize_t n) {
     }
     if (i + AHEAD_INSIDE < n && is_record(recs[i + AHEAD_INSIDE])) {
         PyObject *raw = PyList_GET_ITEM(recs[i + AHEAD_INSIDE], R_RAW);
-        for (Py_ssize_t k = 0; PyList_CheckExact(raw) && k < PyList_GET_SIZE(raw); k++) {
-            PyObject *value = PyList_GET_ITEM(raw, k); /* this frame's values: what they hold */
-            if (PyTuple_Check(value) && PyTuple_GET_SIZE(value) <= AHEAD_VALUE_ITEMS)
-                for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(value); j++)
-                    __builtin_prefetch(PyTuple_GET_ITEM(value, j));
-        }
+        for (Py_ssize_t k = 0; PyList_CheckExact(raw) && k < PyList_GET_SIZE(raw); k++)
+            fetch_tuple_items(PyList_GET_ITEM(raw, k)); /* this frame's values: what they hold */
         PyObject *cached = PyList_GET_ITEM(recs[i + AHEAD_INSIDE], R_ENTRY);
-        for (Py_ssize_t k = 1; PyList_CheckExact(cached) && k < PyList_GET_SIZE(cached); k++) {
-            PyObject *value = PyList_GET_ITEM(cached, k);
-            if (PyTuple_Check(value) && Py_REFCNT(value) == 1) /* freed soon: its items too */
-                for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(value); j++)
-                    __builtin_prefetch(PyTuple_GET_ITEM(value, j));
-        }
+        for (Py_ssize_t k = 1; PyList_CheckExact(cached) && k < PyList_GET_SIZE(cached); k++)
+            if (Py_REFCNT(PyList_GET_ITEM(cached, k)) == 1) /* freed soon: its items too */
+                fetch_tuple_items(PyList_GET_ITEM(cached, k));
     }
 }
 
