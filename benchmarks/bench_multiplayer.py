@@ -134,6 +134,9 @@ CLIENT_SERVICE_INTERVAL = 0.05
 HOLD_HZ = 29.5
 HOLD_SHARE = 1.0
 JOIN_ATTEMPTS = 5  # a server busy with 100 handshakes may drop one; count and retry
+#: seconds for every client to join and get its entities: at least a minute, and more for
+#: many clients (400 joining Godot's server on a loaded machine took over a minute)
+JOIN_SECONDS, JOIN_SECONDS_PER_CLIENT = 60.0, 0.3
 
 
 class BenchEntity(NetClass):
@@ -376,11 +379,15 @@ async def run_clients(address: str, args: argparse.Namespace) -> None:
                     client.retry()
                     await asyncio.sleep(0.2 * (attempt + 1))
 
-    async with asyncio.timeout(60):
-        await asyncio.gather(*(join(c) for c in clients))
-        print(f"joined {len(clients)} ({retries} retries)", file=sys.stderr, flush=True)
-        await asyncio.gather(*(c.spawned.wait() for c in clients))
-        await asyncio.gather(*(c.confirmed.wait() for c in clients))
+    limit = max(JOIN_SECONDS, JOIN_SECONDS_PER_CLIENT * len(clients))
+    try:
+        async with asyncio.timeout(limit):
+            await asyncio.gather(*(join(c) for c in clients))
+            print(f"joined {len(clients)} ({retries} retries)", file=sys.stderr, flush=True)
+            await asyncio.gather(*(c.spawned.wait() for c in clients))
+            await asyncio.gather(*(c.confirmed.wait() for c in clients))
+    except TimeoutError:
+        raise SystemExit(f"the clients were not all joined and spawned in {limit:g} s") from None
     pingers = [asyncio.create_task(c.ping(args.ping_hz)) for c in clients]
     await asyncio.sleep(args.warmup)
     for client in clients:
@@ -793,11 +800,20 @@ SUMMARY = [
 ]
 
 
+def failed_run(server: str, transport: str, why: str) -> dict[str, Any]:
+    """A run that gave no figures: every figure NaN, ``why`` its problem."""
+    figures: dict[str, Any] = {key: float("nan") for _, key, _ in ROWS}
+    figures.update(server=server, transport=transport, problems=[why], godot_clients=[])
+    figures["load_before"] = figures["load_after"] = load()
+    return figures
+
+
 def summarize(runs: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
-    """Median, min and max of each summary figure over a server's runs in a cell."""
+    """Median, min and max of each summary figure over a server's runs in a cell (NaN
+    when no run gave it)."""
     out = {}
     for _, key, _ in SUMMARY:
-        values = [f[key] for f in runs]
+        values = [f[key] for f in runs if f[key] == f[key]] or [float("nan")]
         out[key] = {"median": statistics.median(values), "min": min(values), "max": max(values)}
     return out
 
@@ -866,7 +882,10 @@ def run_cell(
     for number in range(args.repeat):
         batch = []
         for kind in servers:
-            figures = run_one(kind, transport, args, godot)
+            try:
+                figures = run_one(kind, transport, args, godot)
+            except RuntimeError as exc:  # that run failed: a problem of the cell, not the end
+                figures = failed_run(kind, transport, str(exc))
             figures["run"] = number + 1
             cell["servers"][kind]["runs"].append(figures)
             batch.append(figures)

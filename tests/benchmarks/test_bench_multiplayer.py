@@ -68,6 +68,30 @@ def test_the_largest_count_held_needs_30_hz_under_a_core_at_every_smaller_count(
     }
 
 
+def test_a_failed_run_is_a_problem_of_its_cell_whose_medians_come_from_the_others() -> None:
+    """A run whose clients could not join (400 joining Godot's server on a loaded machine)
+    is kept as a problem of its cell, not the end of the curve: the cell's medians are the
+    other runs', and the server does not hold that count."""
+    good: dict[str, Any] = {key: 1.0 for _, key, _ in bench_multiplayer.ROWS} | {"problems": []}
+    runs = [
+        good | {"tick_hz": 30.0, "cpu_share": 0.5},
+        bench_multiplayer.failed_run("ours", "websocket", "the client process failed (1)"),
+        good | {"tick_hz": 29.8, "cpu_share": 0.4},
+    ]
+    summary = bench_multiplayer.summarize(runs)
+    assert summary["tick_hz"] == {"median": 29.9, "min": 29.8, "max": 30.0}
+    assert runs[1]["problems"] == ["the client process failed (1)"]
+    shown = bench_multiplayer.table([runs[1]])
+    assert "PROBLEM: the client process failed (1)" in shown
+    failed: dict[str, Any] = {"clients": 400, "transport": "websocket", "servers": {}}
+    failed["servers"]["ours"] = {"summary": summary, "runs": runs}
+    assert bench_multiplayer.holds([cell(200, "websocket", ours=(30.0, 0.3)), failed]) == {
+        "websocket": {"ours": 200}
+    }
+    nothing = bench_multiplayer.summarize([runs[1]])
+    assert all(figure["median"] != figure["median"] for figure in nothing.values())  # NaN
+
+
 @pytest.mark.parametrize(
     ("time", "last", "newer"),
     [
