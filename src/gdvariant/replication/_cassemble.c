@@ -766,9 +766,10 @@ typedef struct {
     long long oldest, tick;
     PyObject *entering; /* a set of ids that enter though spawned before the bases, or None */
     PyObject *held; /* one base: a dict of ids held as of an older tick than the base, or None */
-    /* scratch, max_words each; src: per property the history entry its baseline is in */
+    /* scratch, max_words each; src: per property the history entry its baseline is in, rank:
+     * where in that entry's bits before (its mask's set bits in order) the baseline is */
     uint64_t *mask, *entry, *changed, *last;
-    Py_ssize_t *src;
+    Py_ssize_t *src, *rank;
     /* per property of the entity walked: its value delta against the baseline in src, made
      * when a record first needs it (valid while stamp equals serial) */
     Bits *code;
@@ -814,17 +815,12 @@ static int w_update_body(Walk *wk, ClassPlan *cp, PyObject *bits, PyObject *widt
                 continue;
             }
             PyObject *before = PyTuple_GET_ITEM(PyList_GET_ITEM(hist, wk->src[i]), 2);
-            PyObject *pi = PyLong_FromSsize_t(i);
-            if (!pi)
-                return -1;
-            PyObject *base = PyDict_Check(before) ? PyDict_GetItemWithError(before, pi) : NULL;
-            Py_DECREF(pi);
-            if (!base) {
-                if (!PyErr_Occurred())
-                    PyErr_Format(PyExc_RuntimeError,
-                                 "history entry lacks the bits before property %zd", i);
+            if (!PyTuple_Check(before) || wk->rank[i] >= PyTuple_GET_SIZE(before)) {
+                PyErr_Format(PyExc_RuntimeError,
+                             "history entry lacks the bits before property %zd", i);
                 return -1;
             }
+            PyObject *base = PyTuple_GET_ITEM(before, wk->rank[i]);
             if (p->kind == K_PYTHON) {
                 if (w_python_delta(w, p, value, n, base))
                     return -1;
@@ -1005,6 +1001,20 @@ static int put_enter(Walk *wk, Py_ssize_t j, ClassPlan *cp, PyObject *cache, PyO
     return rc;
 }
 
+/* Each property set in wk->entry (history entry h's mask) has its baseline in that entry, as
+ * item rank of its bits before: an older baseline, so its value is coded again. */
+static void note_sources(Walk *wk, int nw, Py_ssize_t h) {
+    Py_ssize_t r = 0;
+    for (int q = 0; q < nw; q++) {
+        for (uint64_t e = wk->entry[q]; e; e &= e - 1, r++) {
+            Py_ssize_t i = 64 * q + ctz64(e);
+            wk->src[i] = h;
+            wk->rank[i] = r;
+            wk->stamp[i] = 0;
+        }
+    }
+}
+
 /* The history entries after base, from entry *h (tick *t, mask *m) back: their masks or'ed
  * into wk->mask and, with value deltas, each changed property's baseline entry noted in
  * wk->src; *first is the tick of the oldest one walked. 1 if any was walked, 0 if none, -1 on
@@ -1017,17 +1027,8 @@ static int walk_entries(Walk *wk, int nw, PyObject *hist, long long base, Py_ssi
         if (long_words(*m, wk->entry, nw))
             return -1;
         mask_or(wk->mask, wk->entry, nw);
-        if (wk->deltas) {
-            for (int q = 0; q < nw; q++) {
-                uint64_t e = wk->entry[q];
-                while (e) {
-                    Py_ssize_t i = 64 * q + ctz64(e);
-                    wk->src[i] = *h;
-                    wk->stamp[i] = 0; /* an older baseline: code the value again */
-                    e &= e - 1;
-                }
-            }
-        }
+        if (wk->deltas)
+            note_sources(wk, nw, *h);
         *first = *t;
         (*h)--;
         if (*h < 0) {
@@ -1156,13 +1157,7 @@ static int fresh_update(Walk *wk, ClassPlan *cp, PyObject *hist, PyObject *cache
         if (long_words(PyTuple_GET_ITEM(e, 1), wk->entry, nw))
             return -1;
         mask_or(wk->mask, wk->entry, nw);
-        for (int q = 0; q < nw; q++) {
-            for (uint64_t m = wk->entry[q]; m; m &= m - 1) {
-                Py_ssize_t i = 64 * q + ctz64(m);
-                wk->src[i] = h;
-                wk->stamp[i] = 0;
-            }
-        }
+        note_sources(wk, nw, h);
     }
     if (!mask_and_public(wk, cp))
         return 0;
@@ -1451,7 +1446,7 @@ static int walk_begin(Walk *wk, Writer *w, Py_ssize_t nb_bases, PyObject *plans,
     s->out = PyMem_Calloc(nb, sizeof(Writer));
     wk->mask = PyMem_Calloc(4 * mw, sizeof(uint64_t));
     size_t props = (size_t)(wk->plans.max_count ? wk->plans.max_count : 1);
-    wk->src = PyMem_Calloc(props, sizeof(Py_ssize_t));
+    wk->src = PyMem_Calloc(2 * props, sizeof(Py_ssize_t));
     wk->code = PyMem_Malloc(props * sizeof(Bits));
     wk->stamp = PyMem_Calloc(props, sizeof(uint32_t));
     if (!s->base || !s->prev || !s->count || !s->out || !wk->mask || !wk->src || !wk->code ||
@@ -1459,6 +1454,7 @@ static int walk_begin(Walk *wk, Writer *w, Py_ssize_t nb_bases, PyObject *plans,
         PyErr_NoMemory();
         return -1;
     }
+    wk->rank = wk->src + props;
     wk->entry = wk->mask + mw;
     wk->changed = wk->mask + 2 * mw;
     wk->last = wk->mask + 3 * mw;
@@ -1622,12 +1618,76 @@ done:
 
 /* ---- World.commit's loop over the dirty entities ------------------------------------------ */
 
-/* A history entry whose tick and mask are ints and whose bits before are a dict the collector
- * does not track (CPython tracks a dict only once it holds a container) can be in no reference
- * cycle, so it is taken out of the cyclic collector's lists at once. CPython keeps a tuple that
- * holds a dict tracked whatever the dict holds, so each entity's 32 entries (320,000 in the
- * 10,000-entity benchmark) were walked by every full collection, and the 10,000 made a tick
- * brought one about every ten ticks (docs/replication-interest.md, "The collector"). */
+/* A history entry whose tick and mask are ints and whose bits before are ints can be in no
+ * reference cycle, so it is taken out of the cyclic collector's lists at once, with its tuple
+ * of bits before: each entity's 32 entries (320,000 in the 10,000-entity benchmark) were
+ * otherwise walked by every full collection, and the 10,000 made a tick brought one about every
+ * ten ticks (docs/replication-interest.md, "The collector"). */
+
+/* The bits before of a dirty entity (its write path's {index: bits}) as a history entry keeps
+ * them: a tuple of the bits of each set bit of mask, ascending, so that a record's walk takes a
+ * baseline by its rank among them instead of a dict lookup in an entry tens of ticks old. A
+ * new reference, or NULL: the mapping's own error for an index it lacks (a dict's KeyError),
+ * a RuntimeError when it holds another number of them. */
+static PyObject *before_tuple(PyObject *before, PyObject *mask) {
+    Py_ssize_t n = PyObject_Size(before), nbytes = 8;
+    if (n < 0)
+        return NULL;
+    PyObject *wide = NULL, *out = NULL;
+    unsigned long long m = PyLong_CheckExact(mask) ? PyLong_AsUnsignedLongLong(mask) : 0;
+    const uint8_t *p = NULL;
+    if (!PyLong_CheckExact(mask) || (m == (unsigned long long)-1 && PyErr_Occurred())) {
+        PyErr_Clear(); /* past 64 bits (or not an exact int): its bytes, little-endian */
+        PyObject *len = PyObject_CallMethod(mask, "bit_length", NULL);
+        Py_ssize_t nbits = len ? PyLong_AsSsize_t(len) : -1;
+        Py_XDECREF(len);
+        if (nbits < 0)
+            return NULL;
+        nbytes = (nbits + 7) / 8;
+        wide = PyObject_CallMethod(mask, "to_bytes", "ns", nbytes, "little");
+        if (!wide)
+            return NULL;
+        if (!PyBytes_Check(wide)) {
+            PyErr_SetString(PyExc_TypeError, "a mask's bytes are not bytes");
+            goto done;
+        }
+        p = (const uint8_t *)PyBytes_AS_STRING(wide);
+    }
+    Py_ssize_t count = 0;
+    for (Py_ssize_t k = 0; k < nbytes; k++)
+        count += popcount64(p ? p[k] : (m >> (8 * k)) & 255);
+    if (count != n) {
+        PyErr_SetString(PyExc_RuntimeError, "the bits before do not match the changed mask");
+        goto done;
+    }
+    if (!(out = PyTuple_New(n)))
+        goto done;
+    Py_ssize_t r = 0;
+    for (Py_ssize_t k = 0; k < nbytes; k++) {
+        unsigned byte = p ? p[k] : (unsigned)((m >> (8 * k)) & 255);
+        for (; byte; byte &= byte - 1, r++) {
+            PyObject *key = PyLong_FromSsize_t(8 * k + ctz64(byte));
+            PyObject *v = key ? PyObject_GetItem(before, key) : NULL;
+            Py_XDECREF(key);
+            if (!v) {
+                Py_CLEAR(out);
+                goto done;
+            }
+            PyTuple_SET_ITEM(out, r, v);
+        }
+    }
+done:
+    Py_XDECREF(wide);
+    return out;
+}
+
+/* Whether every item of t is an exact int (no reference cycle can pass through it). */
+static int all_ints(PyObject *t) {
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(t); k++)
+        if (!PyLong_CheckExact(PyTuple_GET_ITEM(t, k)))
+            return 0;
+    return 1;
+}
 
 /* One dirty entity: its history gets (tick, mask, bits before, None), entries at or before
  * oldest are dropped, and its record cache starts again. */
@@ -1675,7 +1735,7 @@ static int commit_one(PyObject *world, PyObject *ent, PyObject *tick, long long 
         return -1;
     }
     int rc = -1, any;
-    PyObject *hist = NULL, *before = NULL, *entry = NULL, *cache = NULL;
+    PyObject *hist = NULL, *before = NULL, *flat = NULL, *entry = NULL, *cache = NULL;
     if (ent_set(ent, dict, s_dirty, zero) || (any = PyObject_IsTrue(mask)) < 0)
         goto done;
     if (!any) {
@@ -1690,12 +1750,13 @@ static int commit_one(PyObject *world, PyObject *ent, PyObject *tick, long long 
         PyErr_SetString(PyExc_TypeError, "_net_hist must be a list");
         goto done;
     }
-    entry = PyTuple_Pack(4, tick, mask, before, Py_None);
+    flat = before_tuple(before, mask);
+    entry = flat ? PyTuple_Pack(4, tick, mask, flat, Py_None) : NULL;
     if (!entry)
         goto done;
-    if (PyLong_CheckExact(tick) && PyLong_CheckExact(mask) && PyDict_CheckExact(before) &&
-        !PyObject_GC_IsTracked(before)) {
-        PyObject_GC_UnTrack(entry); /* see above */
+    if (PyLong_CheckExact(tick) && PyLong_CheckExact(mask) && all_ints(flat)) {
+        PyObject_GC_UnTrack(flat); /* see above */
+        PyObject_GC_UnTrack(entry);
         if (PyList_CheckExact(hist) && PyObject_GC_IsTracked(hist) &&
             untrack_lists(ent, dict, hist))
             goto done;
@@ -1722,6 +1783,7 @@ done:
     Py_DECREF(mask);
     Py_XDECREF(hist);
     Py_XDECREF(before);
+    Py_XDECREF(flat);
     Py_XDECREF(entry);
     Py_XDECREF(cache);
     return rc;
