@@ -1330,7 +1330,8 @@ done:
  * long enough that the processor waits for each miss in turn. So every WARM ids the walk
  * calls warm_ahead(), which reads the window of WARM ids after the next one level by level
  * (all their entities, then all their dicts, then the history lists and record caches, then
- * the newest history entries and, for a section of one base, the first entry after it), the
+ * the newest history entries and, for a section of one base, the entries after it, then the
+ * first one's tick and bits before, then those bits: the baselines a body codes against), the
  * loads of one level independent of each other so that their misses overlap, each level
  * asking for the next to be fetched. It only reads, and changes nothing the walk sees (an
  * entity's dict is made as the walk would make it): a lookup that fails here is left for the
@@ -1411,14 +1412,29 @@ static void warm(PyObject *ids, Py_ssize_t from, PyObject *entities, int windows
             return;
         }
         if (newest > base && newest - base < (long long)nh) {
-            first[f] = PyList_GET_ITEM(hist[i], nh - (Py_ssize_t)(newest - base));
+            Py_ssize_t at = nh - (Py_ssize_t)(newest - base);
+            first[f] = PyList_GET_ITEM(hist[i], at);
             PREFETCH(first[f]);
             f++;
+            for (Py_ssize_t j = at + 1; j < nh - 1; j++) /* the entries the body ors */
+                PREFETCH(PyList_GET_ITEM(hist[i], j));
         }
     }
-    for (int i = 0; i < f; i++)
-        if (PyTuple_Check(first[i]) && PyTuple_GET_SIZE(first[i]))
+    /* its tick and bits before, then those bits: the baselines of the body's values */
+    PyObject *before[2 * WARM];
+    int b = 0;
+    for (int i = 0; i < f; i++) {
+        if (PyTuple_Check(first[i]) && PyTuple_GET_SIZE(first[i]) > 2) {
             PREFETCH(PyTuple_GET_ITEM(first[i], 0));
+            before[b] = PyTuple_GET_ITEM(first[i], 2);
+            PREFETCH(before[b]);
+            b++;
+        }
+    }
+    for (int i = 0; i < b; i++)
+        if (PyTuple_Check(before[i]))
+            for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(before[i]) && k < 4; k++)
+                PREFETCH(PyTuple_GET_ITEM(before[i], k));
 }
 
 /* At id k of a walk: every WARM ids, warm the window after the next (at 0, the first two). */
