@@ -7,10 +7,11 @@
  * (tests/replication/test_cassemble.py compares them over many random worlds). It reads the
  * same Python objects the pure one reads -- each entity's _net_hist, _net_bits, _net_widths,
  * _net_cache and layout -- and writes records into the same per-entity record cache, under the
- * same keys (and the bodies of enter and update records, under keys of its own). What it does not share is the pure one's cache of value-delta fragments in the
- * history entries: in C, coding a value against its baseline costs less than looking a cached
- * fragment up, so each record codes its values afresh (and the history entries are left as
- * they are, which the pure one allows).
+ * same keys (and the bodies of enter records, under a key of its own; a client's own section
+ * codes its updates straight into it). What it does not share is the pure one's cache of
+ * value-delta fragments in the history entries: in C, coding a value against its baseline
+ * costs less than looking a cached fragment up, so each record codes its values afresh (and
+ * the history entries are left as they are, which the pure one allows).
  *
  * Per class, _assembler.plans() gives a plan tuple: (layout, count, index bits, public mask,
  * per-property (kind, width, components, int bits, frac bits, delta coder), class id, baseline
@@ -855,41 +856,6 @@ static PyObject *cached_record(Walk *wk, ClassPlan *cp, PyObject *cache, PyObjec
     return rec;
 }
 
-/* A value-delta update's body (change list and values, no head), the same for every id gap, so
- * that the records of clients with different gaps before the entity share it: kept in the
- * entity's cache under -(first + BODY_KEY) (apart from the records' keys, -first and tuples) as
- * bytes: the bits padded to a byte, then one byte, the count of padding bits. Used for the
- * sections of one base (a client's own, with an interest or a budget); a walk of several bases
- * (the shared sections) keeps whole records, which it copies as they are from tick to tick. */
-#define BODY_KEY (1LL << 40)
-static PyObject *cached_body(Walk *wk, ClassPlan *cp, PyObject *cache, long long first,
-                             PyObject *bits, PyObject *widths, PyObject *hist, int absent) {
-    PyObject *key = PyLong_FromLongLong(-(first + BODY_KEY));
-    if (!key)
-        return NULL;
-    PyObject *body = absent ? NULL : PyDict_GetItemWithError(cache, key);
-    if (body || PyErr_Occurred()) {
-        Py_XINCREF(body);
-        Py_DECREF(key);
-        return body;
-    }
-    Writer *w = wk->w;
-    if (w_update_body(wk, cp, bits, widths, hist)) {
-        Py_DECREF(key);
-        return NULL;
-    }
-    int pad = (8 - (w->nacc & 7)) & 7;
-    if (w_bits(w, 0, pad) || w_bits(w, (uint64_t)pad, 8)) {
-        Py_DECREF(key);
-        return NULL;
-    }
-    body = w_record(w);
-    if (body && PyDict_SetItem(cache, key, body))
-        Py_CLEAR(body);
-    Py_DECREF(key);
-    return body;
-}
-
 /* Pad to a byte, keeping the bytes in the writer. */
 static int w_align(Writer *w) {
     int tail = (w->nacc + 7) >> 3;
@@ -903,8 +869,29 @@ static int w_align(Writer *w) {
     return 0;
 }
 
-/* A record into section j: the head of its op and id gap, then a body (cached_body's or
- * enter_body's). */
+/* A value-delta update record into section j (a client's own, one base): its head, then its
+ * body (change list and values) coded straight into the section. Bodies are not kept: with an
+ * interest each client's records have gaps of their own, and 32,000 of the 46,000 bodies a
+ * tick of the interest benchmark were made for one record only (an entity is seen by about
+ * five clients whose acks lag differently), so keeping each in the entity's cache cost more
+ * (a bytes object, a key and a dict entry made, then freed at its next commit) than coding the
+ * few others again. */
+static int put_update_body(Walk *wk, ClassPlan *cp, Py_ssize_t j, long long gap, PyObject *bits,
+                           PyObject *widths, PyObject *hist, long long net_id) {
+    Sections *s = &wk->sec;
+    Writer *keep = wk->w;
+    wk->w = &s->out[j];
+    int bad = w_head(wk->w, OP_UPDATE, gap) || w_update_body(wk, cp, bits, widths, hist) ||
+              w_align(wk->w);
+    wk->w = keep;
+    if (bad)
+        return -1;
+    s->count[j]++;
+    s->prev[j] = net_id;
+    return 0;
+}
+
+/* A record into section j: the head of its op and id gap, then a body (enter_body's). */
 static int sec_put_body(Sections *s, Py_ssize_t j, int op, long long gap, PyObject *body,
                         long long net_id) {
     Writer *o = &s->out[j];
@@ -968,8 +955,9 @@ static int enter_mask(Walk *wk, ClassPlan *cp, PyObject *bits, PyObject *widths)
 }
 
 /* An enter record's body (class id, change list and whole values; no head), the same for every
- * id gap and base while the entity does not change: kept in its cache under "enter" in
- * cached_body's form, so each client's enter is the head of its gap and a copy. */
+ * id gap and base while the entity does not change: kept in its cache under "enter" as bytes
+ * (the bits padded to a byte, then one byte, the count of padding bits), so each client's
+ * enter is the head of its gap and a copy. */
 static PyObject *enter_body(Walk *wk, ClassPlan *cp, PyObject *cache, PyObject *bits,
                             PyObject *widths) {
     PyObject *body = PyDict_GetItemWithError(cache, s_enter_key);
@@ -1093,13 +1081,11 @@ static int entity_state(PyObject *ent, PyObject *dict, PyObject **layout, PyObje
     return 0;
 }
 
-/* A section for one base (an interest's or a budget's, per client): the update's body depends
- * only on the tick of the oldest history entry after the base, found by bisection, so a body
- * another client's section already made is written without walking the entries. 0: written, or
- * nothing changed since the base; 1: not made yet (*at: the index of that entry, *first: its
- * tick); -1: error. */
-static int quick_update(Sections *s, PyObject *hist, PyObject *cache, long long base,
-                        long long newest, long long net_id, Py_ssize_t *at, long long *first) {
+/* A section for one base (an interest's or a budget's, per client): the index (*at) and tick
+ * (*first) of the oldest history entry after base, found by bisection: 1, or 0 when none is
+ * after it (no record), -1 on error. */
+static int first_after(PyObject *hist, long long base, long long newest, Py_ssize_t *at,
+                       long long *first) {
     /* The first entry after base is in [lo, hi]. Entries have rising ticks, so at most
      * newest - base of them are after the base: it is at lo = nh - (newest - base) or later,
      * and exactly there for an entity that changed every tick since (one look, no search). */
@@ -1123,30 +1109,19 @@ static int quick_update(Sections *s, PyObject *hist, PyObject *cache, long long 
             lo = mid + 1;
     }
     if (lo == PyList_GET_SIZE(hist))
-        return 0; /* no entry after the base: no record */
+        return 0;
     if (entry_unpack(hist, lo, &t, &m))
         return -1;
     *at = lo;
     *first = t;
-    PyObject *key = PyLong_FromLongLong(-(t + BODY_KEY));
-    if (!key)
-        return -1;
-    PyObject *body = PyDict_GetItemWithError(cache, key);
-    Py_DECREF(key);
-    if (!body)
-        return PyErr_Occurred() ? -1 : 1;
-    Py_INCREF(body);
-    int rc = sec_put_body(s, 0, OP_UPDATE, net_id - s->prev[0] - 1, body, net_id);
-    Py_DECREF(body);
-    return rc;
+    return 1;
 }
 
-/* A section for one base whose update body quick_update did not find: the entries after the
- * base are those from index at (tick first) to the newest (ticks rise), so their masks are or'ed
- * without reading their ticks again, and the body is made without looking it up again; what the
- * walk over every base does for this one. */
-static int fresh_update(Walk *wk, ClassPlan *cp, PyObject *hist, PyObject *cache, PyObject *bits,
-                        PyObject *widths, Py_ssize_t at, long long first, long long net_id) {
+/* A section for one base: the entries after the base are those from index at to the newest
+ * (ticks rise), so their masks are or'ed without reading their ticks again; what the walk
+ * over every base does for this one. */
+static int update_after(Walk *wk, ClassPlan *cp, PyObject *hist, PyObject *bits,
+                        PyObject *widths, Py_ssize_t at, long long net_id) {
     int nw = cp->nwords;
     for (Py_ssize_t h = PyList_GET_SIZE(hist) - 1; h >= at; h--) {
         PyObject *e = PyList_GET_ITEM(hist, h);
@@ -1161,11 +1136,7 @@ static int fresh_update(Walk *wk, ClassPlan *cp, PyObject *hist, PyObject *cache
     }
     if (!mask_and_public(wk, cp))
         return 0;
-    PyObject *body = cached_body(wk, cp, cache, first, bits, widths, hist, 1);
-    int bad = !body || sec_put_body(&wk->sec, 0, OP_UPDATE, net_id - wk->sec.prev[0] - 1, body,
-                                    net_id);
-    Py_XDECREF(body);
-    return bad ? -1 : 0;
+    return put_update_body(wk, cp, 0, net_id - wk->sec.prev[0] - 1, bits, widths, hist, net_id);
 }
 
 /* The records of one live entity, for every base (newest first). */
@@ -1236,9 +1207,9 @@ static int walk_entity(Walk *wk, PyObject *ent, PyObject *id, long long net_id,
     if (wk->deltas && s->nb == 1 && !(entering && (spawn > base0 || !base0))) {
         Py_ssize_t at;
         long long first;
-        rc = quick_update(s, hist, cache, base0, t, net_id, &at, &first);
+        rc = first_after(hist, base0, t, &at, &first);
         if (rc > 0)
-            rc = fresh_update(wk, cp, hist, cache, bits, widths, at, first, net_id);
+            rc = update_after(wk, cp, hist, bits, widths, at, net_id);
         goto done;
     }
     long long first = 0;
@@ -1273,13 +1244,10 @@ static int walk_entity(Walk *wk, PyObject *ent, PyObject *id, long long net_id,
         }
         if (!mask_and_public(wk, cp))
             continue;
-        if (wk->deltas && s->nb == 1) { /* a client's own section: bodies, shared by gaps */
+        if (wk->deltas && s->nb == 1) { /* a client's own section: a body of its own */
             Py_CLEAR(record);
             reusable = 0;
-            PyObject *body = cached_body(wk, cp, cache, first, bits, widths, hist, 0);
-            int bad = !body || sec_put_body(s, j, OP_UPDATE, gap, body, net_id);
-            Py_XDECREF(body);
-            if (bad)
+            if (put_update_body(wk, cp, j, gap, bits, widths, hist, net_id))
                 goto done;
             continue;
         }

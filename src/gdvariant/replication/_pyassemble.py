@@ -26,10 +26,10 @@ can take turns on one world. With value deltas (wire doc ``docs/replication-wire
 value is coded against its bits at the base: each history entry keeps the fragments of the
 values it changed, made when a packet first needs them and dated by the tick, so a value is
 coded again only if it changed since (the compiled assembler codes them afresh instead, which
-costs it less than a lookup). The compiled one also keeps, under a key of its own, each value-delta
-update's body (all but the op and id gap) once per entity and base, and in the section of a
-single base writes it behind each record's gap: with an interest every client's section has
-its own gaps, so records with a gap are rarely shared, while their bodies are.
+costs it less than a lookup). In the section of a single base (a client's own, with an
+interest) the compiled one codes each value-delta update straight into the section behind its
+gap and keeps nothing: with an interest every client's section has its own gaps, and most
+(entity, base) pairs make one record a tick.
 """
 
 from __future__ import annotations
