@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import pytest
@@ -62,6 +63,21 @@ def test_writes_mark_dirty_only_when_the_bits_change() -> None:
     t.b = True
     w.commit(8)
     assert w.nondefault(t) == 0b101  # back at its default
+
+
+@pytest.mark.skipif(sys.implementation.name != "cpython", reason="CPython's dict layout")
+def test_the_entities_of_a_class_share_their_attribute_names() -> None:
+    """A spawned entity's attributes are set one by one in one order, so CPython keeps their
+    names once per class (a split dict, smaller than a copy of it holding names and values):
+    the compiled walk's lookups of an entity's ``_net_`` attributes then read one shared table
+    of names instead of one table per entity (about 4% of the interest benchmark's tick)."""
+    w = world()
+    a, b = w.spawn(Thing, a=3), w.spawn(Thing)
+    w.commit(8)
+    b.a = 2
+    w.commit(8)
+    for ent in (a, b):
+        assert sys.getsizeof(vars(ent)) < sys.getsizeof(dict(vars(ent)))
 
 
 def test_history_is_trimmed_to_the_ring() -> None:
