@@ -62,6 +62,13 @@ class Score(NetClass):
     kind = UInt(2)
 
 
+class Runner(NetClass):
+    """A walker with nothing restricted (what a budget supports)."""
+
+    pos = Prop(Vec2(Coord(8, 3, clamp=True)), hot=True)
+    hp = UInt(7)
+
+
 def shunned(ent: Any, client: Any) -> bool:
     """The test's game rule: a client never sees entities of kind 3 owned by someone else."""
     return not (ent.kind == 3 and ent.net_owner not in (None, client.client_id))
@@ -302,12 +309,15 @@ def _record(
     monkeypatch.setattr(owner, name, spy)
 
 
-def test_clients_are_served_in_the_order_of_their_areas(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("limits", [{}, {"mtu": 300}], ids=["whole", "mtu"])
+def test_clients_are_served_in_the_order_of_their_areas(
+    monkeypatch: pytest.MonkeyPatch, limits: dict[str, Any]
+) -> None:
     """The interest's update and ``packets()`` take the clients with a centre row by row of
     their centres' cells, each row the other way from the last, those without a centre last:
     neighbours see mostly the same entities, whose memory one leaves in the cache for the
     next. The packets come back in the clients' order, the bytes ``packet_for`` makes for
-    each client alone."""
+    each client alone (within an MTU too)."""
     centres = {
         "a": (35.0, 1.0),
         "b": (5.0, 2.0),
@@ -320,16 +330,16 @@ def test_clients_are_served_in_the_order_of_their_areas(monkeypatch: pytest.Monk
     nearby = ["b", "f", "a", "c", "e", "d"]
     made = []
     for by_hand in (False, True):
-        world = World(Schema.build([Walker]))
-        interest = Interest(world, cell=CELL, positions={Walker: "pos"})
-        enc = SnapshotEncoder(world, interest=interest, stamp=False)
+        world = World(Schema.build([Runner]))
+        interest = Interest(world, cell=CELL, positions={Runner: "pos"})
+        enc = SnapshotEncoder(world, interest=interest, stamp=False, **limits)
         for cid, centre in centres.items():
             enc.add_client(cid)
             interest.set_area(cid, radius=8.0)
             if centre is not None:
                 interest.set_centre(cid, centre)
         for k in range(40):
-            world.spawn(Walker, pos=(k - 10.0, k % 20 * 1.0))
+            world.spawn(Runner, pos=(k - 10.0, k % 20 * 1.0), hp=k)
         assert interest.nearby_order(centres) == nearby
         aimed: list[Any] = []
         _record(monkeypatch, interest, "_aim", aimed, lambda view: view.client.client_id)
