@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import math
 import random
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -427,3 +428,32 @@ def test_a_plain_vector_is_packed_without_its_component_codec(
     assert calls == []
     codec.encode((1.5, -2.0))
     assert calls == [1.5, -2.0]
+
+
+def test_a_tuple_or_list_vector_does_not_ask_the_sequence_abc(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A position written as a tuple or a list (the benchmark's writes) is taken as a
+    sequence without ``isinstance(value, Sequence)``: CPython never caches that answer for
+    ``tuple`` (registered with the ABC), so each write ran two Python methods of the ABC.
+    Any other value still asks it, and gets the same bits and errors as before."""
+    from gdvariant.replication import _float_codecs
+
+    asked: list[type] = []
+
+    class Spy(type):
+        def __instancecheck__(cls, value: Any) -> bool:
+            asked.append(type(value))
+            return isinstance(value, Sequence)
+
+    monkeypatch.setattr(_float_codecs, "Sequence", Spy("Sequence", (), {}))
+    codec = Vec2(Coord(10, 4))
+    (x, nx), (y, ny) = Coord(10, 4).encode(1.5), Coord(10, 4).encode(-2.0)
+    expected = (x | y << nx, nx + ny)  # the components' bits, the first lowest
+    assert codec.encode((1.5, -2.0)) == codec.encode([1.5, -2.0]) == expected
+    assert asked == []
+    assert codec.encode(Vector2(1.5, -2.0)) == expected
+    assert asked == [Vector2]
+    for bad in ((1.5,), [1.5, 2.0, 3.0], "ab", b"ab", 1.5):
+        with pytest.raises(EncodeError, match="needs 2 components"):
+            codec.encode(bad)

@@ -62,6 +62,13 @@ class Score(NetClass):
     kind = UInt(2)
 
 
+class Runner(NetClass):
+    """A walker with nothing restricted (what a budget supports)."""
+
+    pos = Prop(Vec2(Coord(8, 3, clamp=True)), hot=True)
+    hp = UInt(7)
+
+
 def shunned(ent: Any, client: Any) -> bool:
     """The test's game rule: a client never sees entities of kind 3 owned by someone else."""
     return not (ent.kind == 3 and ent.net_owner not in (None, client.client_id))
@@ -287,6 +294,67 @@ def test_enter_leave_and_reenter_by_hand() -> None:
     dec2.apply(enc.packet_for("a"))
     assert set(dec2.state) == {far.net_id}
     assert dec2.state[far.net_id].values["hp"] == 8
+
+
+def _record(
+    monkeypatch: pytest.MonkeyPatch, owner: Any, name: str, seen: list[Any], key: Any
+) -> None:
+    """Put ``key(argument)`` of each call of ``owner.name`` (one argument) in ``seen``."""
+    method = getattr(owner, name)
+
+    def spy(arg: Any) -> Any:
+        seen.append(key(arg))
+        return method(arg)
+
+    monkeypatch.setattr(owner, name, spy)
+
+
+@pytest.mark.parametrize("limits", [{}, {"mtu": 300}], ids=["whole", "mtu"])
+def test_clients_are_served_in_the_order_of_their_areas(
+    monkeypatch: pytest.MonkeyPatch, limits: dict[str, Any]
+) -> None:
+    """The interest's update and ``packets()`` take the clients with a centre row by row of
+    their centres' cells, each row the other way from the last, those without a centre last:
+    neighbours see mostly the same entities, whose memory one leaves in the cache for the
+    next. The packets come back in the clients' order, the bytes ``packet_for`` makes for
+    each client alone (within an MTU too)."""
+    centres = {
+        "a": (35.0, 1.0),
+        "b": (5.0, 2.0),
+        "c": (25.0, 12.0),
+        "d": None,
+        "e": (-5.0, 15.0),
+        "f": (15.0, 3.0),
+    }
+    # cells of 10: row 0 holds b, f, a (x cells 0, 1, 3), row 1 c and e (2, -1) walked back
+    nearby = ["b", "f", "a", "c", "e", "d"]
+    made = []
+    for by_hand in (False, True):
+        world = World(Schema.build([Runner]))
+        interest = Interest(world, cell=CELL, positions={Runner: "pos"})
+        enc = SnapshotEncoder(world, interest=interest, stamp=False, **limits)
+        for cid, centre in centres.items():
+            enc.add_client(cid)
+            interest.set_area(cid, radius=8.0)
+            if centre is not None:
+                interest.set_centre(cid, centre)
+        for k in range(40):
+            world.spawn(Runner, pos=(k - 10.0, k % 20 * 1.0), hp=k)
+        assert interest.nearby_order(centres) == nearby
+        aimed: list[Any] = []
+        _record(monkeypatch, interest, "_aim", aimed, lambda view: view.client.client_id)
+        enc.snapshot()
+        assert aimed == nearby
+        if by_hand:
+            made.append({cid: enc.packet_for(cid) for cid in centres})
+            continue
+        served: list[Any] = []
+        _record(monkeypatch, enc, "packet_for", served, lambda cid: cid)
+        made.append(enc.packets())
+        assert served == nearby
+        assert list(made[0]) == list(centres)
+    assert made[0] == made[1]
+    assert len(set(made[0].values())) > 3  # the areas see different entities
 
 
 @ON_EACH_ASSEMBLER

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import pytest
@@ -43,7 +44,7 @@ def test_writes_mark_dirty_only_when_the_bits_change() -> None:
     t = w.spawn(Thing, a=3)
     assert w.commit(8) == 1
     # a is index 0 (it was 0 before); b stays at its default
-    assert [change[:3] for change in t._net_hist] == [(1, 0b001, {0: 0})]
+    assert [change[:3] for change in t._net_hist] == [(1, 0b001, (0,))]
     assert w.nondefault(t) == 0b001
     t.a = 3  # same bits
     t.inner.q = 0.01  # quantizes to 0.0, the default
@@ -52,15 +53,31 @@ def test_writes_mark_dirty_only_when_the_bits_change() -> None:
     t.b = False
     assert w.dirty == [t]
     w.commit(8)
+    # the bits before in the order of the mask's bits (index 1, then 2), not of the writes
     q_before = w.schema.layout(Thing).base_bits[2]
     assert [change[:3] for change in t._net_hist] == [
-        (1, 0b001, {0: 0}),
-        (2, 0b110, {1: 1, 2: q_before}),
+        (1, 0b001, (0,)),
+        (2, 0b110, (1, q_before)),
     ]
     assert w.nondefault(t) == 0b111
     t.b = True
     w.commit(8)
     assert w.nondefault(t) == 0b101  # back at its default
+
+
+@pytest.mark.skipif(sys.implementation.name != "cpython", reason="CPython's dict layout")
+def test_the_entities_of_a_class_share_their_attribute_names() -> None:
+    """A spawned entity's attributes are set one by one in one order, so CPython keeps their
+    names once per class (a split dict, smaller than a copy of it holding names and values):
+    the compiled walk's lookups of an entity's ``_net_`` attributes then read one shared table
+    of names instead of one table per entity (about 4% of the interest benchmark's tick)."""
+    w = world()
+    a, b = w.spawn(Thing, a=3), w.spawn(Thing)
+    w.commit(8)
+    b.a = 2
+    w.commit(8)
+    for ent in (a, b):
+        assert sys.getsizeof(vars(ent)) < sys.getsizeof(dict(vars(ent)))
 
 
 def test_history_is_trimmed_to_the_ring() -> None:
@@ -70,7 +87,7 @@ def test_history_is_trimmed_to_the_ring() -> None:
         t.a = i % 2 + 1
         w.commit(3)
     assert [change[0] for change in t._net_hist] == [8, 9, 10]
-    assert [change[2] for change in t._net_hist] == [{0: 1}, {0: 2}, {0: 1}]
+    assert [change[2] for change in t._net_hist] == [(1,), (2,), (1,)]
 
 
 def test_ids_are_reused_lowest_first_and_deletes_remembered() -> None:

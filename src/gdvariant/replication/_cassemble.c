@@ -7,10 +7,11 @@
  * (tests/replication/test_cassemble.py compares them over many random worlds). It reads the
  * same Python objects the pure one reads -- each entity's _net_hist, _net_bits, _net_widths,
  * _net_cache and layout -- and writes records into the same per-entity record cache, under the
- * same keys (and the bodies of enter and update records, under keys of its own). What it does not share is the pure one's cache of value-delta fragments in the
- * history entries: in C, coding a value against its baseline costs less than looking a cached
- * fragment up, so each record codes its values afresh (and the history entries are left as
- * they are, which the pure one allows).
+ * same keys (and the bodies of enter records, under a key of its own; a client's own section
+ * codes its updates straight into it). What it does not share is the pure one's cache of
+ * value-delta fragments in the history entries: in C, coding a value against its baseline
+ * costs less than looking a cached fragment up, so each record codes its values afresh (and
+ * the history entries are left as they are, which the pure one allows).
  *
  * Per class, _assembler.plans() gives a plan tuple: (layout, count, index bits, public mask,
  * per-property (kind, width, components, int bits, frac bits, delta coder), class id, baseline
@@ -766,9 +767,10 @@ typedef struct {
     long long oldest, tick;
     PyObject *entering; /* a set of ids that enter though spawned before the bases, or None */
     PyObject *held; /* one base: a dict of ids held as of an older tick than the base, or None */
-    /* scratch, max_words each; src: per property the history entry its baseline is in */
+    /* scratch, max_words each; src: per property the history entry its baseline is in, rank:
+     * where in that entry's bits before (its mask's set bits in order) the baseline is */
     uint64_t *mask, *entry, *changed, *last;
-    Py_ssize_t *src;
+    Py_ssize_t *src, *rank;
     /* per property of the entity walked: its value delta against the baseline in src, made
      * when a record first needs it (valid while stamp equals serial) */
     Bits *code;
@@ -814,17 +816,12 @@ static int w_update_body(Walk *wk, ClassPlan *cp, PyObject *bits, PyObject *widt
                 continue;
             }
             PyObject *before = PyTuple_GET_ITEM(PyList_GET_ITEM(hist, wk->src[i]), 2);
-            PyObject *pi = PyLong_FromSsize_t(i);
-            if (!pi)
-                return -1;
-            PyObject *base = PyDict_Check(before) ? PyDict_GetItemWithError(before, pi) : NULL;
-            Py_DECREF(pi);
-            if (!base) {
-                if (!PyErr_Occurred())
-                    PyErr_Format(PyExc_RuntimeError,
-                                 "history entry lacks the bits before property %zd", i);
+            if (!PyTuple_Check(before) || wk->rank[i] >= PyTuple_GET_SIZE(before)) {
+                PyErr_Format(PyExc_RuntimeError,
+                             "history entry lacks the bits before property %zd", i);
                 return -1;
             }
+            PyObject *base = PyTuple_GET_ITEM(before, wk->rank[i]);
             if (p->kind == K_PYTHON) {
                 if (w_python_delta(w, p, value, n, base))
                     return -1;
@@ -859,41 +856,6 @@ static PyObject *cached_record(Walk *wk, ClassPlan *cp, PyObject *cache, PyObjec
     return rec;
 }
 
-/* A value-delta update's body (change list and values, no head), the same for every id gap, so
- * that the records of clients with different gaps before the entity share it: kept in the
- * entity's cache under -(first + BODY_KEY) (apart from the records' keys, -first and tuples) as
- * bytes: the bits padded to a byte, then one byte, the count of padding bits. Used for the
- * sections of one base (a client's own, with an interest or a budget); a walk of several bases
- * (the shared sections) keeps whole records, which it copies as they are from tick to tick. */
-#define BODY_KEY (1LL << 40)
-static PyObject *cached_body(Walk *wk, ClassPlan *cp, PyObject *cache, long long first,
-                             PyObject *bits, PyObject *widths, PyObject *hist, int absent) {
-    PyObject *key = PyLong_FromLongLong(-(first + BODY_KEY));
-    if (!key)
-        return NULL;
-    PyObject *body = absent ? NULL : PyDict_GetItemWithError(cache, key);
-    if (body || PyErr_Occurred()) {
-        Py_XINCREF(body);
-        Py_DECREF(key);
-        return body;
-    }
-    Writer *w = wk->w;
-    if (w_update_body(wk, cp, bits, widths, hist)) {
-        Py_DECREF(key);
-        return NULL;
-    }
-    int pad = (8 - (w->nacc & 7)) & 7;
-    if (w_bits(w, 0, pad) || w_bits(w, (uint64_t)pad, 8)) {
-        Py_DECREF(key);
-        return NULL;
-    }
-    body = w_record(w);
-    if (body && PyDict_SetItem(cache, key, body))
-        Py_CLEAR(body);
-    Py_DECREF(key);
-    return body;
-}
-
 /* Pad to a byte, keeping the bytes in the writer. */
 static int w_align(Writer *w) {
     int tail = (w->nacc + 7) >> 3;
@@ -907,8 +869,29 @@ static int w_align(Writer *w) {
     return 0;
 }
 
-/* A record into section j: the head of its op and id gap, then a body (cached_body's or
- * enter_body's). */
+/* A value-delta update record into section j (a client's own, one base): its head, then its
+ * body (change list and values) coded straight into the section. Bodies are not kept: with an
+ * interest each client's records have gaps of their own, and 32,000 of the 46,000 bodies a
+ * tick of the interest benchmark were made for one record only (an entity is seen by about
+ * five clients whose acks lag differently), so keeping each in the entity's cache cost more
+ * (a bytes object, a key and a dict entry made, then freed at its next commit) than coding the
+ * few others again. */
+static int put_update_body(Walk *wk, ClassPlan *cp, Py_ssize_t j, long long gap, PyObject *bits,
+                           PyObject *widths, PyObject *hist, long long net_id) {
+    Sections *s = &wk->sec;
+    Writer *keep = wk->w;
+    wk->w = &s->out[j];
+    int bad = w_head(wk->w, OP_UPDATE, gap) || w_update_body(wk, cp, bits, widths, hist) ||
+              w_align(wk->w);
+    wk->w = keep;
+    if (bad)
+        return -1;
+    s->count[j]++;
+    s->prev[j] = net_id;
+    return 0;
+}
+
+/* A record into section j: the head of its op and id gap, then a body (enter_body's). */
 static int sec_put_body(Sections *s, Py_ssize_t j, int op, long long gap, PyObject *body,
                         long long net_id) {
     Writer *o = &s->out[j];
@@ -972,8 +955,9 @@ static int enter_mask(Walk *wk, ClassPlan *cp, PyObject *bits, PyObject *widths)
 }
 
 /* An enter record's body (class id, change list and whole values; no head), the same for every
- * id gap and base while the entity does not change: kept in its cache under "enter" in
- * cached_body's form, so each client's enter is the head of its gap and a copy. */
+ * id gap and base while the entity does not change: kept in its cache under "enter" as bytes
+ * (the bits padded to a byte, then one byte, the count of padding bits), so each client's
+ * enter is the head of its gap and a copy. */
 static PyObject *enter_body(Walk *wk, ClassPlan *cp, PyObject *cache, PyObject *bits,
                             PyObject *widths) {
     PyObject *body = PyDict_GetItemWithError(cache, s_enter_key);
@@ -1005,6 +989,20 @@ static int put_enter(Walk *wk, Py_ssize_t j, ClassPlan *cp, PyObject *cache, PyO
     return rc;
 }
 
+/* Each property set in wk->entry (history entry h's mask) has its baseline in that entry, as
+ * item rank of its bits before: an older baseline, so its value is coded again. */
+static void note_sources(Walk *wk, int nw, Py_ssize_t h) {
+    Py_ssize_t r = 0;
+    for (int q = 0; q < nw; q++) {
+        for (uint64_t e = wk->entry[q]; e; e &= e - 1, r++) {
+            Py_ssize_t i = 64 * q + ctz64(e);
+            wk->src[i] = h;
+            wk->rank[i] = r;
+            wk->stamp[i] = 0;
+        }
+    }
+}
+
 /* The history entries after base, from entry *h (tick *t, mask *m) back: their masks or'ed
  * into wk->mask and, with value deltas, each changed property's baseline entry noted in
  * wk->src; *first is the tick of the oldest one walked. 1 if any was walked, 0 if none, -1 on
@@ -1017,17 +1015,8 @@ static int walk_entries(Walk *wk, int nw, PyObject *hist, long long base, Py_ssi
         if (long_words(*m, wk->entry, nw))
             return -1;
         mask_or(wk->mask, wk->entry, nw);
-        if (wk->deltas) {
-            for (int q = 0; q < nw; q++) {
-                uint64_t e = wk->entry[q];
-                while (e) {
-                    Py_ssize_t i = 64 * q + ctz64(e);
-                    wk->src[i] = *h;
-                    wk->stamp[i] = 0; /* an older baseline: code the value again */
-                    e &= e - 1;
-                }
-            }
-        }
+        if (wk->deltas)
+            note_sources(wk, nw, *h);
         *first = *t;
         (*h)--;
         if (*h < 0) {
@@ -1092,13 +1081,11 @@ static int entity_state(PyObject *ent, PyObject *dict, PyObject **layout, PyObje
     return 0;
 }
 
-/* A section for one base (an interest's or a budget's, per client): the update's body depends
- * only on the tick of the oldest history entry after the base, found by bisection, so a body
- * another client's section already made is written without walking the entries. 0: written, or
- * nothing changed since the base; 1: not made yet (*at: the index of that entry, *first: its
- * tick); -1: error. */
-static int quick_update(Sections *s, PyObject *hist, PyObject *cache, long long base,
-                        long long newest, long long net_id, Py_ssize_t *at, long long *first) {
+/* A section for one base (an interest's or a budget's, per client): the index (*at) and tick
+ * (*first) of the oldest history entry after base, found by bisection: 1, or 0 when none is
+ * after it (no record), -1 on error. */
+static int first_after(PyObject *hist, long long base, long long newest, Py_ssize_t *at,
+                       long long *first) {
     /* The first entry after base is in [lo, hi]. Entries have rising ticks, so at most
      * newest - base of them are after the base: it is at lo = nh - (newest - base) or later,
      * and exactly there for an entity that changed every tick since (one look, no search). */
@@ -1122,30 +1109,19 @@ static int quick_update(Sections *s, PyObject *hist, PyObject *cache, long long 
             lo = mid + 1;
     }
     if (lo == PyList_GET_SIZE(hist))
-        return 0; /* no entry after the base: no record */
+        return 0;
     if (entry_unpack(hist, lo, &t, &m))
         return -1;
     *at = lo;
     *first = t;
-    PyObject *key = PyLong_FromLongLong(-(t + BODY_KEY));
-    if (!key)
-        return -1;
-    PyObject *body = PyDict_GetItemWithError(cache, key);
-    Py_DECREF(key);
-    if (!body)
-        return PyErr_Occurred() ? -1 : 1;
-    Py_INCREF(body);
-    int rc = sec_put_body(s, 0, OP_UPDATE, net_id - s->prev[0] - 1, body, net_id);
-    Py_DECREF(body);
-    return rc;
+    return 1;
 }
 
-/* A section for one base whose update body quick_update did not find: the entries after the
- * base are those from index at (tick first) to the newest (ticks rise), so their masks are or'ed
- * without reading their ticks again, and the body is made without looking it up again; what the
- * walk over every base does for this one. */
-static int fresh_update(Walk *wk, ClassPlan *cp, PyObject *hist, PyObject *cache, PyObject *bits,
-                        PyObject *widths, Py_ssize_t at, long long first, long long net_id) {
+/* A section for one base: the entries after the base are those from index at to the newest
+ * (ticks rise), so their masks are or'ed without reading their ticks again; what the walk
+ * over every base does for this one. */
+static int update_after(Walk *wk, ClassPlan *cp, PyObject *hist, PyObject *bits,
+                        PyObject *widths, Py_ssize_t at, long long net_id) {
     int nw = cp->nwords;
     for (Py_ssize_t h = PyList_GET_SIZE(hist) - 1; h >= at; h--) {
         PyObject *e = PyList_GET_ITEM(hist, h);
@@ -1156,21 +1132,11 @@ static int fresh_update(Walk *wk, ClassPlan *cp, PyObject *hist, PyObject *cache
         if (long_words(PyTuple_GET_ITEM(e, 1), wk->entry, nw))
             return -1;
         mask_or(wk->mask, wk->entry, nw);
-        for (int q = 0; q < nw; q++) {
-            for (uint64_t m = wk->entry[q]; m; m &= m - 1) {
-                Py_ssize_t i = 64 * q + ctz64(m);
-                wk->src[i] = h;
-                wk->stamp[i] = 0;
-            }
-        }
+        note_sources(wk, nw, h);
     }
     if (!mask_and_public(wk, cp))
         return 0;
-    PyObject *body = cached_body(wk, cp, cache, first, bits, widths, hist, 1);
-    int bad = !body || sec_put_body(&wk->sec, 0, OP_UPDATE, net_id - wk->sec.prev[0] - 1, body,
-                                    net_id);
-    Py_XDECREF(body);
-    return bad ? -1 : 0;
+    return put_update_body(wk, cp, 0, net_id - wk->sec.prev[0] - 1, bits, widths, hist, net_id);
 }
 
 /* The records of one live entity, for every base (newest first). */
@@ -1241,9 +1207,9 @@ static int walk_entity(Walk *wk, PyObject *ent, PyObject *id, long long net_id,
     if (wk->deltas && s->nb == 1 && !(entering && (spawn > base0 || !base0))) {
         Py_ssize_t at;
         long long first;
-        rc = quick_update(s, hist, cache, base0, t, net_id, &at, &first);
+        rc = first_after(hist, base0, t, &at, &first);
         if (rc > 0)
-            rc = fresh_update(wk, cp, hist, cache, bits, widths, at, first, net_id);
+            rc = update_after(wk, cp, hist, bits, widths, at, net_id);
         goto done;
     }
     long long first = 0;
@@ -1278,13 +1244,10 @@ static int walk_entity(Walk *wk, PyObject *ent, PyObject *id, long long net_id,
         }
         if (!mask_and_public(wk, cp))
             continue;
-        if (wk->deltas && s->nb == 1) { /* a client's own section: bodies, shared by gaps */
+        if (wk->deltas && s->nb == 1) { /* a client's own section: a body of its own */
             Py_CLEAR(record);
             reusable = 0;
-            PyObject *body = cached_body(wk, cp, cache, first, bits, widths, hist, 0);
-            int bad = !body || sec_put_body(s, j, OP_UPDATE, gap, body, net_id);
-            Py_XDECREF(body);
-            if (bad)
+            if (put_update_body(wk, cp, j, gap, bits, widths, hist, net_id))
                 goto done;
             continue;
         }
@@ -1335,7 +1298,8 @@ done:
  * long enough that the processor waits for each miss in turn. So every WARM ids the walk
  * calls warm_ahead(), which reads the window of WARM ids after the next one level by level
  * (all their entities, then all their dicts, then the history lists and record caches, then
- * the newest history entries and, for a section of one base, the first entry after it), the
+ * the newest history entries and, for a section of one base, the entries after it, then the
+ * first one's tick and bits before, then those bits: the baselines a body codes against), the
  * loads of one level independent of each other so that their misses overlap, each level
  * asking for the next to be fetched. It only reads, and changes nothing the walk sees (an
  * entity's dict is made as the walk would make it): a lookup that fails here is left for the
@@ -1416,14 +1380,29 @@ static void warm(PyObject *ids, Py_ssize_t from, PyObject *entities, int windows
             return;
         }
         if (newest > base && newest - base < (long long)nh) {
-            first[f] = PyList_GET_ITEM(hist[i], nh - (Py_ssize_t)(newest - base));
+            Py_ssize_t at = nh - (Py_ssize_t)(newest - base);
+            first[f] = PyList_GET_ITEM(hist[i], at);
             PREFETCH(first[f]);
             f++;
+            for (Py_ssize_t j = at + 1; j < nh - 1; j++) /* the entries the body ors */
+                PREFETCH(PyList_GET_ITEM(hist[i], j));
         }
     }
-    for (int i = 0; i < f; i++)
-        if (PyTuple_Check(first[i]) && PyTuple_GET_SIZE(first[i]))
+    /* its tick and bits before, then those bits: the baselines of the body's values */
+    PyObject *before[2 * WARM];
+    int b = 0;
+    for (int i = 0; i < f; i++) {
+        if (PyTuple_Check(first[i]) && PyTuple_GET_SIZE(first[i]) > 2) {
             PREFETCH(PyTuple_GET_ITEM(first[i], 0));
+            before[b] = PyTuple_GET_ITEM(first[i], 2);
+            PREFETCH(before[b]);
+            b++;
+        }
+    }
+    for (int i = 0; i < b; i++)
+        if (PyTuple_Check(before[i]))
+            for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(before[i]) && k < 4; k++)
+                PREFETCH(PyTuple_GET_ITEM(before[i], k));
 }
 
 /* At id k of a walk: every WARM ids, warm the window after the next (at 0, the first two). */
@@ -1451,7 +1430,7 @@ static int walk_begin(Walk *wk, Writer *w, Py_ssize_t nb_bases, PyObject *plans,
     s->out = PyMem_Calloc(nb, sizeof(Writer));
     wk->mask = PyMem_Calloc(4 * mw, sizeof(uint64_t));
     size_t props = (size_t)(wk->plans.max_count ? wk->plans.max_count : 1);
-    wk->src = PyMem_Calloc(props, sizeof(Py_ssize_t));
+    wk->src = PyMem_Calloc(2 * props, sizeof(Py_ssize_t));
     wk->code = PyMem_Malloc(props * sizeof(Bits));
     wk->stamp = PyMem_Calloc(props, sizeof(uint32_t));
     if (!s->base || !s->prev || !s->count || !s->out || !wk->mask || !wk->src || !wk->code ||
@@ -1459,6 +1438,7 @@ static int walk_begin(Walk *wk, Writer *w, Py_ssize_t nb_bases, PyObject *plans,
         PyErr_NoMemory();
         return -1;
     }
+    wk->rank = wk->src + props;
     wk->entry = wk->mask + mw;
     wk->changed = wk->mask + 2 * mw;
     wk->last = wk->mask + 3 * mw;
@@ -1622,12 +1602,76 @@ done:
 
 /* ---- World.commit's loop over the dirty entities ------------------------------------------ */
 
-/* A history entry whose tick and mask are ints and whose bits before are a dict the collector
- * does not track (CPython tracks a dict only once it holds a container) can be in no reference
- * cycle, so it is taken out of the cyclic collector's lists at once. CPython keeps a tuple that
- * holds a dict tracked whatever the dict holds, so each entity's 32 entries (320,000 in the
- * 10,000-entity benchmark) were walked by every full collection, and the 10,000 made a tick
- * brought one about every ten ticks (docs/replication-interest.md, "The collector"). */
+/* A history entry whose tick and mask are ints and whose bits before are ints can be in no
+ * reference cycle, so it is taken out of the cyclic collector's lists at once, with its tuple
+ * of bits before: each entity's 32 entries (320,000 in the 10,000-entity benchmark) were
+ * otherwise walked by every full collection, and the 10,000 made a tick brought one about every
+ * ten ticks (docs/replication-interest.md, "The collector"). */
+
+/* The bits before of a dirty entity (its write path's {index: bits}) as a history entry keeps
+ * them: a tuple of the bits of each set bit of mask, ascending, so that a record's walk takes a
+ * baseline by its rank among them instead of a dict lookup in an entry tens of ticks old. A
+ * new reference, or NULL: the mapping's own error for an index it lacks (a dict's KeyError),
+ * a RuntimeError when it holds another number of them. */
+static PyObject *before_tuple(PyObject *before, PyObject *mask) {
+    Py_ssize_t n = PyObject_Size(before), nbytes = 8;
+    if (n < 0)
+        return NULL;
+    PyObject *wide = NULL, *out = NULL;
+    unsigned long long m = PyLong_CheckExact(mask) ? PyLong_AsUnsignedLongLong(mask) : 0;
+    const uint8_t *p = NULL;
+    if (!PyLong_CheckExact(mask) || (m == (unsigned long long)-1 && PyErr_Occurred())) {
+        PyErr_Clear(); /* past 64 bits (or not an exact int): its bytes, little-endian */
+        PyObject *len = PyObject_CallMethod(mask, "bit_length", NULL);
+        Py_ssize_t nbits = len ? PyLong_AsSsize_t(len) : -1;
+        Py_XDECREF(len);
+        if (nbits < 0)
+            return NULL;
+        nbytes = (nbits + 7) / 8;
+        wide = PyObject_CallMethod(mask, "to_bytes", "ns", nbytes, "little");
+        if (!wide)
+            return NULL;
+        if (!PyBytes_Check(wide)) {
+            PyErr_SetString(PyExc_TypeError, "a mask's bytes are not bytes");
+            goto done;
+        }
+        p = (const uint8_t *)PyBytes_AS_STRING(wide);
+    }
+    Py_ssize_t count = 0;
+    for (Py_ssize_t k = 0; k < nbytes; k++)
+        count += popcount64(p ? p[k] : (m >> (8 * k)) & 255);
+    if (count != n) {
+        PyErr_SetString(PyExc_RuntimeError, "the bits before do not match the changed mask");
+        goto done;
+    }
+    if (!(out = PyTuple_New(n)))
+        goto done;
+    Py_ssize_t r = 0;
+    for (Py_ssize_t k = 0; k < nbytes; k++) {
+        unsigned byte = p ? p[k] : (unsigned)((m >> (8 * k)) & 255);
+        for (; byte; byte &= byte - 1, r++) {
+            PyObject *key = PyLong_FromSsize_t(8 * k + ctz64(byte));
+            PyObject *v = key ? PyObject_GetItem(before, key) : NULL;
+            Py_XDECREF(key);
+            if (!v) {
+                Py_CLEAR(out);
+                goto done;
+            }
+            PyTuple_SET_ITEM(out, r, v);
+        }
+    }
+done:
+    Py_XDECREF(wide);
+    return out;
+}
+
+/* Whether every item of t is an exact int (no reference cycle can pass through it). */
+static int all_ints(PyObject *t) {
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(t); k++)
+        if (!PyLong_CheckExact(PyTuple_GET_ITEM(t, k)))
+            return 0;
+    return 1;
+}
 
 /* One dirty entity: its history gets (tick, mask, bits before, None), entries at or before
  * oldest are dropped, and its record cache starts again. */
@@ -1675,7 +1719,7 @@ static int commit_one(PyObject *world, PyObject *ent, PyObject *tick, long long 
         return -1;
     }
     int rc = -1, any;
-    PyObject *hist = NULL, *before = NULL, *entry = NULL, *cache = NULL;
+    PyObject *hist = NULL, *before = NULL, *flat = NULL, *entry = NULL, *cache = NULL;
     if (ent_set(ent, dict, s_dirty, zero) || (any = PyObject_IsTrue(mask)) < 0)
         goto done;
     if (!any) {
@@ -1690,12 +1734,13 @@ static int commit_one(PyObject *world, PyObject *ent, PyObject *tick, long long 
         PyErr_SetString(PyExc_TypeError, "_net_hist must be a list");
         goto done;
     }
-    entry = PyTuple_Pack(4, tick, mask, before, Py_None);
+    flat = before_tuple(before, mask);
+    entry = flat ? PyTuple_Pack(4, tick, mask, flat, Py_None) : NULL;
     if (!entry)
         goto done;
-    if (PyLong_CheckExact(tick) && PyLong_CheckExact(mask) && PyDict_CheckExact(before) &&
-        !PyObject_GC_IsTracked(before)) {
-        PyObject_GC_UnTrack(entry); /* see above */
+    if (PyLong_CheckExact(tick) && PyLong_CheckExact(mask) && all_ints(flat)) {
+        PyObject_GC_UnTrack(flat); /* see above */
+        PyObject_GC_UnTrack(entry);
         if (PyList_CheckExact(hist) && PyObject_GC_IsTracked(hist) &&
             untrack_lists(ent, dict, hist))
             goto done;
@@ -1722,6 +1767,7 @@ done:
     Py_DECREF(mask);
     Py_XDECREF(hist);
     Py_XDECREF(before);
+    Py_XDECREF(flat);
     Py_XDECREF(entry);
     Py_XDECREF(cache);
     return rc;

@@ -450,9 +450,18 @@ def _packer(component: Codec, count: int) -> Any:
 
 
 def _components(value: Any, count: int, codec: Codec) -> Sequence[Any]:
-    if not isinstance(value, Sequence) or isinstance(value, str | bytes) or len(value) != count:
+    """``value``'s components, checked to be ``count`` (a sequence, not text). A tuple or a
+    list is taken without asking ``Sequence``: CPython's check of a class registered with an
+    ABC (``tuple``) is never cached, so every such write ran the ABC's Python
+    ``__subclasscheck__`` and ``__subclasshook__``."""
+    kind = type(value)
+    plain = kind is tuple or kind is list
+    if not plain and (not isinstance(value, Sequence) or isinstance(value, str | bytes)):
         raise EncodeError(f"{codec!r} needs {count} components, not {value!r}")
-    return value
+    components: Sequence[Any] = value
+    if len(components) != count:
+        raise EncodeError(f"{codec!r} needs {count} components, not {value!r}")
+    return components
 
 
 class _Vec(Codec):

@@ -241,7 +241,10 @@ class Interest:
             else:
                 self._unplace(ent)
         self._moves(world.dirty)
-        pending = [view for view in self.views.values() if not self._aim(view)]
+        # the views in the order of their areas: a sweep finds the cells and positions the
+        # one before read still in the cache
+        views = self.views
+        pending = [views[c] for c in self.nearby_order(views) if not self._aim(views[c])]
         if pending and self._touched:
             # from whichever side walks less: the views' entities, or the touched entities'
             # watchers (about ten candidate views each; both test the same pairs)
@@ -315,6 +318,24 @@ class Interest:
         return held
 
     # -- the grid ----------------------------------------------------------------------
+
+    def nearby_order(self, client_ids: Iterable[Any]) -> list[Any]:
+        """``client_ids`` in an order that puts clients whose areas are near each other next
+        to each other: by the row of their centre's cell, each row walked the other way from
+        the last, those without a centre last."""
+        keyed: list[tuple[tuple[int, ...], int, Any]] = []
+        for k, client_id in enumerate(client_ids):
+            view = self.views.get(client_id)
+            centre = None if view is None else view.centre
+            if centre is None:
+                keyed.append(((1,), k, client_id))
+                continue
+            cell = self._cell(centre)
+            row = cell[1:]
+            x = cell[0] if sum(row) % 2 == 0 else -cell[0]
+            keyed.append(((0, *row, x), k, client_id))
+        keyed.sort(key=lambda item: item[:2])
+        return [client_id for _, _, client_id in keyed]
 
     def _view(self, client_id: Any) -> _View:
         view = self.views.get(client_id)

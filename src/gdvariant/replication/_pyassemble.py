@@ -26,10 +26,10 @@ can take turns on one world. With value deltas (wire doc ``docs/replication-wire
 value is coded against its bits at the base: each history entry keeps the fragments of the
 values it changed, made when a packet first needs them and dated by the tick, so a value is
 coded again only if it changed since (the compiled assembler codes them afresh instead, which
-costs it less than a lookup). The compiled one also keeps, under a key of its own, each value-delta
-update's body (all but the op and id gap) once per entity and base, and in the section of a
-single base writes it behind each record's gap: with an interest every client's section has
-its own gaps, so records with a gap are rarely shared, while their bodies are.
+costs it less than a lookup). In the section of a single base (a client's own, with an
+interest) the compiled one codes each value-delta update straight into the section behind its
+gap and keeps nothing: with an interest every client's section has its own gaps, and most
+(entity, base) pairs make one record a tick.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ Entering = set[int] | frozenset[int] | None
 #: left them out), with that tick; or None.
 Held = dict[int, int] | None
 #: A history entry, as ``_world.Change`` describes it.
-Entry = tuple[int, int, dict[int, int], list[Any] | None]
+Entry = tuple[int, int, tuple[int, ...], list[Any] | None]
 
 # An update record's head for an id gap (op and gap code), by gap: the same few gaps recur.
 _HEADS: dict[int, tuple[int, int]] = {}
@@ -170,7 +170,8 @@ def _enter(ent: Any, gap: int, class_bits: int) -> bytes:
 def commit(world: Any, dirty: list[Any], tick: int, oldest: int) -> None:
     """Close ``tick`` for the ``dirty`` entities of ``world``: each one still in it that
     changed gets ``(tick, changed mask, bits before, None)`` in its history, loses the entries
-    at or before ``oldest``, and its record cache is emptied."""
+    at or before ``oldest``, and its record cache is emptied. The bits before are a tuple, one
+    item per set bit of the mask, ascending (:func:`before_tuple`)."""
     for ent in dirty:
         d = ent.__dict__
         if d["_net_world"] is not world:
@@ -180,10 +181,21 @@ def commit(world: Any, dirty: list[Any], tick: int, oldest: int) -> None:
         if not mask:
             continue
         hist = d["_net_hist"]
-        hist.append((tick, mask, d["_net_before"], None))
+        hist.append((tick, mask, before_tuple(d["_net_before"], mask), None))
         while hist[0][0] <= oldest:
             del hist[0]
         d["_net_cache"] = {}
+
+
+def before_tuple(before: dict[int, int], mask: int) -> tuple[int, ...]:
+    """A dirty entity's bits before (its write path's ``{index: bits}``) as its history entry
+    keeps them: the bits of each set bit of ``mask``, ascending. A flat tuple of ints, which
+    the collector leaves alone, and where the compiled walk finds a baseline by its rank among
+    the set bits instead of a lookup in a dict made tens of ticks before."""
+    order = set_indices(mask)
+    if len(order) != len(before):
+        raise RuntimeError("the bits before do not match the changed mask")
+    return tuple([before[i] for i in order])
 
 
 def sweep(
@@ -370,7 +382,7 @@ def _fragments(ent: Any, change: Entry, stale: int, tick: int) -> None:
     """Bring the values of a history entry up to date for the ``stale`` indices: each
     value as ``(bits, width)`` coded against the bits it had before that entry's tick (a
     value delta where the codec allows one, else the whole value)."""
-    before, made = change[2], change[3]
+    before, made = dict(zip(set_indices(change[1]), change[2], strict=True)), change[3]
     assert made is not None
     fragments = made[0]
     bits, widths = ent._net_bits, ent._net_widths

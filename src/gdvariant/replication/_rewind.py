@@ -21,6 +21,7 @@ from typing import Any
 from ._bits import BitReader
 from ._codecs import Codec
 from ._interpolation import blend
+from ._packet_format import set_indices
 from ._schema import ClassLayout
 from ._snapshot_decoder import EntityState
 
@@ -86,7 +87,7 @@ def _undo(bits: tuple[int, ...], hist: Any, tick: int) -> list[int]:
     for change in reversed(hist):
         if change[0] <= tick:
             break
-        for i, old in change[2].items():
+        for i, old in zip(set_indices(change[1]), change[2], strict=True):
             out[i] = old
     return out
 

@@ -4,7 +4,7 @@ An entity is an instance of its NetClass. Writing a networked property encodes t
 once (so a bad value fails where it is written, naming entity and property) and, if its bits
 differ from what was there, marks the property dirty, keeping the bits it had at the last
 commit. :meth:`World.commit` turns the dirty marks into one history entry per changed
-entity: a :class:`Change` ``(tick, mask of changed flat indices, {index: bits before}, ...)``.
+entity: a :class:`Change` ``(tick, mask of changed flat indices, bits before, ...)``.
 The snapshot encoder reads those histories; nothing here knows about clients. With
 ``rewind=K`` they are kept for ``K`` ticks and :meth:`World.at` reads them back (``_rewind``).
 """
@@ -21,10 +21,12 @@ from ._schema import ClassLayout, Schema
 
 __all__ = ["Change", "World"]
 
-#: A history entry: ``(tick, changed mask, {index: bits at the previous commit}, None or
-#: [{index: value-delta fragment}, tick the fragments were made])`` (the last belongs to the
-#: snapshot encoder, which codes each changed value against the bits before).
-Change = tuple[int, int, dict[int, int], list[Any] | None]
+#: A history entry: ``(tick, changed mask, bits at the previous commit, None or
+#: [{index: value-delta fragment}, tick the fragments were made])``: the bits are a tuple, one
+#: item per set bit of the mask, ascending (a flat tuple of ints, which the collector leaves
+#: alone). The last belongs to the snapshot encoder, which codes each changed value against
+#: the bits before.
+Change = tuple[int, int, tuple[int, ...], list[Any] | None]
 
 
 class World:
@@ -79,7 +81,11 @@ class World:
             "_net_cache": {},
             "_net_moved": 0,
         }
-        vars(ent).update(state)
+        # one by one, in the same order for every entity: CPython then keeps the names once
+        # per class and each entity only its values (a split dict), so the compiled walk's
+        # dozen lookups per entity and tick read one shared table of names, not one each
+        for key, value in state.items():
+            object.__setattr__(ent, key, value)
         try:
             for name, value in values.items():
                 if isinstance(getattr(cls, name, None), Embed):
