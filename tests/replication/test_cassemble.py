@@ -817,16 +817,29 @@ def relevance_args(rng: random.Random) -> list[tuple[Any, ...]]:
     return out
 
 
+def test_relevance_says_what_was_held_of_each_id_changed_since_the_base() -> None:
+    """The last item of ``relevance``: each id whose relevance changed after the base, with
+    whether the client held it at the base (its oldest change after the base says what it
+    was before), which a budget's section reads; nothing with no base."""
+    log = [{1: True}, {1: False, 2: True}, {3: False, 1: True}]
+    for module in (_pyassemble, compiled()):
+        found = module.relevance({1: "a", 3: "c"}, [3, 5, 8], log, 4, [])
+        assert found[4] == {1: False, 2: True, 3: False}
+        assert found[2] == {1, 3} and list(found[3]) == [2]  # 1 and 3 entered, 2 left
+        assert module.relevance({1: "a"}, [3, 5, 8], log, 0, [])[4] == {}
+
+
 def test_relevance_is_the_pure_ones() -> None:
     """The compiled ``relevance`` gives the pure one's ids, visited ids, entering and leaving
-    ids (the same ``gone`` object for each), in the same orders; a log whose ticks and
-    change sets differ in length is the same ValueError on both."""
+    ids (the same ``gone`` object for each) and what was held of each changed id, in the
+    same orders; a log whose ticks and change sets differ in length is the same ValueError
+    on both."""
     fast = compiled()
     for args in relevance_args(random.Random(8)):
-        ids, held, entering, leaving = fast.relevance(*args)
+        ids, held, entering, leaving, was = fast.relevance(*args)
         want = _pyassemble.relevance(*args)
-        assert (ids, held, entering, leaving) == want
-        assert list(leaving) == list(want[3])
+        assert (ids, held, entering, leaving, was) == want
+        assert list(leaving) == list(want[3]) and list(was) == list(want[4])
         assert all(spans is args[4] for spans in leaving.values())
         assert (held is ids) == (want[1] is want[0])
     for module in (fast, _pyassemble):

@@ -18,7 +18,8 @@ functions with the same arguments, and make the same bytes for the same world:
 * ``rank(tick, base, ids, entities, deleted, prior, since, hot, arrival, weigh, near)``: a
   budget's ranking of the records a client's packet may carry, most urgent first.
 * ``relevance(relevant, ticks, log, base, gone)``: from an interest's view of a client, the
-  ids its own section visits and those entering and leaving its view since its base.
+  ids its own section visits, those entering and leaving its view since its base, and what
+  it held of each id whose relevance changed since then.
 
 ``GDVARIANT_PURE_PYTHON=1`` forces the pure one (the compiled module is then not even
 imported). ``IMPLEMENTATION`` names the live one, ``"c"`` or ``"python"``. The compiled module

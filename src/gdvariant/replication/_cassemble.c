@@ -2470,7 +2470,7 @@ static PyObject *py_relevance(PyObject *self, PyObject *args) {
         if (!held || PyList_Sort(held))
             goto done;
     }
-    out = PyTuple_Pack(4, ids, held, entering, leaving);
+    out = PyTuple_Pack(5, ids, held, entering, leaving, was);
 done:
     Py_XDECREF(was);
     Py_XDECREF(ids);
@@ -2504,8 +2504,8 @@ static PyMethodDef methods[] = {
      "rank(tick, base, ids, entities, deleted, prior, since, hot, arrival, weigh, near) -> "
      "[id]: a budget's records, most urgent first (as _pyassemble.rank)."},
     {"relevance", py_relevance, METH_VARARGS,
-     "relevance(relevant, ticks, log, base, gone) -> (ids, held, entering, leaving): what a "
-     "client's own section is made from, by an interest's view (as _pyassemble.relevance)."},
+     "relevance(relevant, ticks, log, base, gone) -> (ids, held, entering, leaving, was): what "
+     "a client's own section is made from, by an interest's view (as _pyassemble.relevance)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cassemble",

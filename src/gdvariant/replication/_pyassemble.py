@@ -279,14 +279,15 @@ def moves(
 
 def relevance(
     relevant: dict[int, Any], ticks: list[int], log: list[dict[int, bool]], base: int, gone: Any
-) -> tuple[list[int], list[int], set[int], dict[int, Any]]:
+) -> tuple[list[int], list[int], set[int], dict[int, Any], dict[int, bool]]:
     """What a client's own section is made from, by an interest's view of it: ``relevant``
     (the entities relevant now, by id) and its log (``ticks``, oldest first, and the ids
     whose relevance changed in each, with whether they were relevant before it). Returns the
     relevant ids ascending; the ids the section visits ascending (those and the ones
     leaving; the same list when none leave); the ids entering its view since ``base`` (not
-    relevant at ``base``, relevant now); and those leaving, each mapped to ``gone`` (their
-    despawn spans). With no ``base`` (a full update) nothing enters or leaves."""
+    relevant at ``base``, relevant now); those leaving, each mapped to ``gone`` (their
+    despawn spans); and the ids whose relevance changed since ``base``, each with whether it
+    was relevant then. With no ``base`` (a full update) nothing enters, leaves or changed."""
     if len(ticks) != len(log):
         raise ValueError("a relevance log needs one tick per change set")
     was: dict[int, bool] = {}
@@ -304,7 +305,7 @@ def relevance(
         elif before:
             leaving[net_id] = gone
     ids = sorted(relevant)
-    return ids, sorted(ids + list(leaving)) if leaving else ids, entering, leaving
+    return ids, sorted(ids + list(leaving)) if leaving else ids, entering, leaving, was
 
 
 def rank(

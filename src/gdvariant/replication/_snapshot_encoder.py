@@ -85,6 +85,12 @@ AudienceTest = Callable[[Any, Client], bool]
 Weight = Callable[[Any, Client], float]
 #: A despawn span that holds every base: the delete of an entity a client still holds.
 _GONE = [(0, 1 << 62)]
+#: what the assemblers' ``relevance`` finds for a client: the relevant ids ascending, the
+#: ids to visit, those entering, those leaving (with their despawn spans), and what the
+#: client held at its base of each id whose relevance changed since (relevant or not)
+_Relevance = tuple[
+    list[int], list[int], set[int], dict[int, list[tuple[int, int]]], dict[int, bool]
+]
 
 
 class _Arrival:
@@ -375,38 +381,20 @@ class SnapshotEncoder:
         despawn (a delete). Also returns the ids entering, and the relevant ids ascending.
         Which ids those are comes from the live assembler's ``relevance`` (compiled: it was
         most of the Python around each client's compiled walk)."""
-        assert self.interest is not None
-        view = self.interest.views[client.client_id]
-        ids, held, entering, leaving = _assembler.live().relevance(
-            view.relevant, view.log_ticks, view.log, base, [(0, self.world.tick + 1)]
-        )
+        view, (ids, held, entering, leaving, _) = self._relevance(client, base)
         return self._assemble(base, held, view.relevant, leaving, entering), entering, ids
 
-    def _relevant(self, client: Client) -> dict[int, Any]:
+    def _relevance(self, client: Client, base: int) -> tuple[Any, _Relevance]:
+        """``client``'s view with an interest, and what its section is made from since
+        ``base``, by the live assembler's ``relevance`` (the relevant ids, the ids to visit,
+        those entering, those leaving with their despawn spans, and what it held at
+        ``base`` of each id whose relevance changed since)."""
         assert self.interest is not None
-        return self.interest.views[client.client_id].relevant
-
-    def _relevance(
-        self, client: Client, base: int
-    ) -> tuple[dict[int, Any], dict[int, list[tuple[int, int]]], set[int], dict[int, bool]]:
-        """What ``client``'s section is made from with an interest: the relevant entities by
-        id, the spans of those leaving, the ids entering, and the relevance log since
-        ``base`` (id -> relevant at ``base``)."""
-        assert self.interest is not None
-        relevant = self._relevant(client)
-        tick = self.world.tick
-        leaving: dict[int, list[tuple[int, int]]] = {}
-        entering: set[int] = set()
-        log: dict[int, bool] = {}
-        if base:
-            log = self.interest.held_since(client.client_id, base)
-            for net_id, was in log.items():
-                if net_id in relevant:
-                    if not was:
-                        entering.add(net_id)
-                elif was:
-                    leaving[net_id] = [(0, tick + 1)]
-        return relevant, leaving, entering, log
+        view = self.interest.views[client.client_id]
+        found: _Relevance = _assembler.live().relevance(
+            view.relevant, view.log_ticks, view.log, base, [(0, self.world.tick + 1)]
+        )
+        return view, found
 
     def _arrival(self, ent: Any) -> _Arrival:
         """``ent`` as an entity entering a client's view this tick (one per tick), for the
@@ -531,8 +519,8 @@ class SnapshotEncoder:
             now: Mapping[int, Any] = entities
             log: dict[int, bool] = {}
         else:
-            relevant, deleted, entering, log = self._relevance(client, base)
-            now = entities = relevant
+            view, (_, _, entering, deleted, log) = self._relevance(client, base)
+            now = entities = relevant = view.relevant
             if entering:
                 entities = dict(relevant)
                 for net_id in entering:
