@@ -404,7 +404,8 @@ static PyObject *watched_one(PyObject *cache, Py_ssize_t k, Parts *r, PyObject *
     Buf b = {0};
     int rc = godot == NULL ? -1 : put_value(&b, godot, enc);
     Py_XDECREF(godot);
-    bytes = PyList_GET_ITEM(cache, 2 * k + 1);
+    /* read again: a conversion ran Python code (store() checks the size too) */
+    bytes = 2 * k + 1 < PyList_GET_SIZE(cache) ? PyList_GET_ITEM(cache, 2 * k + 1) : Py_None;
     if (rc == 0 && same_bytes(bytes, b.len ? b.buf : "", b.len)) {
         data = bytes;
         Py_INCREF(data);
