@@ -475,7 +475,8 @@ def test_no_frame_keeps_a_float_or_vector_the_game_replaces() -> None:
     frees it at once instead of a frame later; ints, strings and the other immutable values
     are still held and reused by identity."""
     for module in _frames():
-        position, spin, label = Vector2(1.5, 2), 0.25, "x" * 300
+        position, spin = Vector2(1.5, 2), 0.25
+        label = "".join(["x"] * 300)  # made now: a constant would be immortal on 3.12+
         raw = [position, spin, label, Vector3(1, 2, 3)]
         record = _pysync.new_record(3, raw, (0, 1, 2), (3,), None, {5}, {})
         args = ([record], {5: 0}, [SyncClock()], ENCODER)
