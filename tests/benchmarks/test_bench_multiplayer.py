@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -158,7 +159,10 @@ def test_the_quick_run_against_our_server() -> None:
     assert "sync values/s received" in out and "RPC round trip p99 (ms)" in out
     # a cell per transport, each with its median line, and the verdict of both
     assert "4 clients, websocket, 1 runs each" in out and "4 clients, enet, 1 runs each" in out
-    assert "  websocket  gdvariant       4" in out and "  enet       gdvariant       4" in out
+    # whether 4 clients were held at 30 Hz in 1.5 s depends on the machine's load (the rule
+    # itself is tested above, on given cells): only that each transport has its verdict
+    for transport in ("websocket", "enet"):
+        assert re.search(rf"^  {transport} +gdvariant +[04]$", out, re.MULTILINE), transport
     # --profile: the server's own mp.stats() CPU split, once per run
     profiles = [line for line in out.splitlines() if "its mp.stats()" in line]
     assert len(profiles) == 2 and all(" = game " in line for line in profiles)
