@@ -4,6 +4,7 @@ area found by brute force; the work a tick costs counted; bad arguments."""
 
 from __future__ import annotations
 
+import copy
 import gc
 import math
 import random
@@ -120,11 +121,31 @@ def test_random_worlds_see_exactly_their_areas(seed: int) -> None:
 @pytest.mark.parametrize("seed", range(4))
 def test_both_assemblers_make_the_same_packets(seed: int) -> None:
     """The differential test with an interest: the same world on the pure and the compiled
-    assembler gives every client the same bytes at every tick."""
+    assembler gives every client the same bytes at every tick, and leaves the interest in
+    the same state (work counted, relevance logs, what each view sees and who sees each
+    entity, orders included)."""
+    pure_states: list[Any] = []
     with live(_assembler.PYTHON):
-        pure = play(seed)
+        pure = play(seed, pure_states)
+    states: list[Any] = []
     with live(_assembler.COMPILED):
-        assert play(seed) == pure
+        assert play(seed, states) == pure
+    assert states == pure_states
+
+
+def interest_state(interest: Interest) -> Any:
+    """What an interest holds after an update, orders included (entities by id)."""
+    views = {
+        cid: (
+            view.log_ticks,
+            [list(changes.items()) for changes in view.log],
+            [(i, ent.net_id) for i, ent in view.relevant.items()],
+            view.watched,
+        )
+        for cid, view in interest.views.items()
+    }
+    seen = [(i, sorted(s)) for i, s in interest._seen_by.items()]
+    return dict(interest.work), copy.deepcopy(views), seen
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -153,9 +174,10 @@ def test_both_sides_of_the_retest_make_the_same_packets(
     assert calls["views"] > 20 and calls["entities"] > 20
 
 
-def play(seed: int) -> list[dict[Any, bytes]]:
+def play(seed: int, states: list[Any] | None = None) -> list[dict[Any, bytes]]:
     """A random world of 150 ticks with four clients, checked at every applied packet
-    against brute force; returns the packets applied, tick by tick."""
+    against brute force; returns the packets applied, tick by tick (and puts the interest's
+    state after each update in ``states``)."""
     rng = random.Random(seed)
     dims = 2 if seed % 2 == 0 else 3
     mover = Walker if dims == 2 else Drone
@@ -238,6 +260,8 @@ def play(seed: int) -> list[dict[Any, bytes]]:
         if rng.random() < 0.05:
             interest.refresh()
         tick = enc.snapshot()
+        if states is not None:
+            states.append(interest_state(interest))
         packets = enc.packets()
         followed = {
             cid: (tuple(areas[cid][3].pos), *areas[cid][1:]) if areas[cid][3] else areas[cid]
@@ -299,12 +323,13 @@ def test_enter_leave_and_reenter_by_hand() -> None:
 def _record(
     monkeypatch: pytest.MonkeyPatch, owner: Any, name: str, seen: list[Any], key: Any
 ) -> None:
-    """Put ``key(argument)`` of each call of ``owner.name`` (one argument) in ``seen``."""
+    """Put ``key(argument)`` of each call of ``owner.name`` (its first argument) in
+    ``seen``."""
     method = getattr(owner, name)
 
-    def spy(arg: Any) -> Any:
+    def spy(arg: Any, *more: Any) -> Any:
         seen.append(key(arg))
-        return method(arg)
+        return method(arg, *more)
 
     monkeypatch.setattr(owner, name, spy)
 

@@ -11,8 +11,12 @@ functions with the same arguments, and make the same bytes for the same world:
 * ``encode_record(layout, class_bits, op, gap, mask, bits, widths)``: one record with whole
   values;
 * ``commit(world, dirty, tick, oldest)``: the loop of ``World.commit`` over the dirty entities;
-* ``sweep(buckets, pos, centre, r2, found)``: ``Interest``'s test of the entities of the cells
-  a radius covers in part;
+* ``sweep(buckets, pos, centre, r2, found)``: the test of the entities of cells a radius
+  covers in part (``aim``'s, for one cell);
+* ``aim(relevant, changes, seen_by, client, watched, grid, pos, centre, radius, size, always,
+  own, entities, rule, memo)``: ``Interest``'s test of a view against every entity it
+  watches, and the record of what that changed (the compiled one keeps in ``memo``, for the
+  views of one update, what it read of each cell's positions);
 * ``moves(world, dirty, where, grid, cell_of, pos, touched, size, flat, rule, cell)``:
   ``Interest``'s update of its grid from the entities whose position was written;
 * ``rank(tick, base, ids, entities, deleted, prior, since, hot, arrival, weigh, near)``: a

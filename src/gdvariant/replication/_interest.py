@@ -165,7 +165,9 @@ class Interest:
                 f"{MAX_AREA_CELLS:,}: use larger cells or a smaller area"
             )
         view = self._view(client_id)
-        view.radius, view.cells, view.retest = radius, cells, True
+        # a float radius: its square is the same number in the pure and the compiled aim
+        view.radius = None if radius is None else float(radius)
+        view.cells, view.retest = cells, True
 
     def set_centre(self, client_id: Any, centre: Iterable[float] | None) -> None:
         """Centre ``client_id``'s area at ``centre`` (None: no area, only what is always
@@ -244,7 +246,10 @@ class Interest:
         # the views in the order of their areas: a sweep finds the cells and positions the
         # one before read still in the cache
         views = self.views
-        pending = [views[c] for c in self.nearby_order(views) if not self._aim(views[c])]
+        # what the live assembler read of each cell in this update (the grid and the positions
+        # stay as they are until the next one)
+        memo: dict[Cell, Any] = {}
+        pending = [views[c] for c in self.nearby_order(views) if not self._aim(views[c], memo)]
         if pending and self._touched:
             # from whichever side walks less: the views' entities, or the touched entities'
             # watchers (about ten candidate views each; both test the same pairs)
@@ -464,7 +469,7 @@ class Interest:
             cells = [(*c, k) for c in cells for k in range(a, b + 1)]
         return {EVERYWHERE, *cells}
 
-    def _aim(self, view: _View) -> bool:
+    def _aim(self, view: _View, memo: dict[Cell, Any]) -> bool:
         """Move ``view``'s area to where its centre is now and test what that changes.
         Returns whether every entity it watches was tested."""
         centre = view.centre
@@ -481,11 +486,24 @@ class Interest:
         gained, lost = self._watch(view, self._area(view, centre))
         relevant = view.relevant
         if view.radius is not None or self.predicate is not None or not (gained or lost):
-            now = self._sweep(view, centre)
-            for net_id in now.keys() - relevant.keys():
-                self._set(view, now[net_id], True)
-            for net_id in relevant.keys() - now.keys():
-                self._set(view, relevant[net_id], False)
+            # every entity it watches tested, what changed recorded: the live assembler's aim
+            self.work["tests"] += _assembler.live().aim(
+                relevant,
+                view.changes,
+                self._seen_by,
+                view.client,
+                view.watched,
+                self._grid,
+                self._pos,
+                centre,
+                view.radius,
+                self.cell,
+                self._always,
+                view.always,
+                self.world.entities,
+                self.predicate,
+                memo,
+            )
             return True
         # a block of cells that moved: only the cells gained and lost change (the entities
         # that moved in the others are tested as the ones that moved)
@@ -503,47 +521,6 @@ class Interest:
                 if net_id not in relevant and net_id in entities:
                     self._set(view, entities[net_id], True)
         return False
-
-    def _sweep(self, view: _View, centre: tuple[float, ...] | None) -> dict[int, Any]:
-        """Everything relevant to ``view``'s client, from the entities of its cells: what
-        :meth:`_test` says of each, in one loop (a cell wholly inside a radius is taken
-        whole)."""
-        grid, pos, found = self._grid, self._pos, dict(self._grid[EVERYWHERE])
-        tests = len(found)
-        if centre is not None and view.radius is not None:
-            r2, size = view.radius * view.radius, self.cell
-            test = _assembler.live().sweep  # compiled: the loop over a cell's entities in C
-            for cell in view.watched:
-                bucket = grid.get(cell) if cell else None
-                if not bucket:
-                    continue
-                tests += len(bucket)
-                far = 0.0
-                for c, k in zip(centre, cell, strict=True):
-                    low = k * size - c
-                    far += max(low * low, (low + size) * (low + size))
-                if far <= r2:
-                    found.update(bucket)
-                else:
-                    test([bucket], pos, centre, r2, found)
-        elif centre is not None and view.cells is not None:
-            for cell in view.watched:
-                bucket = grid.get(cell) if cell else None
-                if bucket:
-                    tests += len(bucket)
-                    found.update(bucket)
-        self.work["tests"] += tests
-        rule = self.predicate
-        if rule is not None:
-            client = view.client
-            found = {i: e for i, e in found.items() if rule(e, client)}
-        entities = self.world.entities
-        for always in (self._always, view.always):
-            for net_id in always:
-                ent = entities.get(net_id)
-                if ent is not None:
-                    found[net_id] = ent
-        return found
 
     def _test(self, view: _View, ent: Any) -> bool:
         """Is ``ent`` relevant to ``view``'s client now?"""

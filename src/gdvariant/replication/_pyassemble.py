@@ -10,6 +10,8 @@ Its functions take the compiled module's arguments and give its results, so
 * :func:`encode_record`: one record with whole values (the record format's own);
 * :func:`commit`: ``World.commit``'s loop over the dirty entities;
 * :func:`sweep`: the interest's test of the entities in the cells a radius covers in part;
+* :func:`aim`: the interest's test of a view against every entity it watches, and the record
+  of what that changed;
 * :func:`moves`: the interest's placing in its grid of the entities whose position was
   written;
 * :func:`sizes`: the bytes of each of some records alone, for a budget filling a packet;
@@ -50,6 +52,7 @@ from ._packet_format import (
 )
 
 __all__ = [
+    "aim",
     "assemble",
     "commit",
     "encode_record",
@@ -222,6 +225,80 @@ def sweep(
             x, y, z = pos[net_id]
             if (x - cx) * (x - cx) + (y - cy) * (y - cy) + (z - cz) * (z - cz) <= r2:
                 found[net_id] = ent
+
+
+def aim(
+    relevant: dict[int, Any],
+    changes: dict[int, bool],
+    seen_by: dict[int, set[Any]],
+    client: Any,
+    watched: set[tuple[int, ...]],
+    grid: dict[tuple[int, ...], dict[int, Any]],
+    pos: dict[int, Any],
+    centre: tuple[float, ...] | None,
+    radius: float | None,
+    size: float,
+    always: set[int],
+    own: set[int],
+    entities: dict[int, Any],
+    rule: Callable[[Any, Any], bool] | None,
+    memo: dict[tuple[int, ...], Any],
+) -> int:
+    """Test an interest's view of ``client`` against every entity it watches and record what
+    that changes: ``Interest``'s aim of a view whose area moved, for each client every tick.
+
+    What is relevant: the entities without a position (``grid[()]``); with a ``centre``, those
+    of the ``watched`` cells (each a bucket of ``grid``, ``size`` units a side) within
+    ``radius`` of it (a cell wholly inside taken whole; :func:`sweep` for the others), or all
+    of them for a block of cells (``radius`` None); of those, the ones ``rule(entity,
+    client)`` accepts (None accepts all); and the ids in ``always`` and ``own`` still in
+    ``entities``. The ids that became relevant are added to ``relevant`` (in that order), then
+    those no longer relevant leave it (in its order); each one's first change of the tick
+    goes into ``changes`` (whether it was relevant before) and ``client.client_id`` into (or
+    out of) its set of ``seen_by``, a set emptied being dropped. Returns how many entities
+    were tested: those without a position and those of the watched cells."""
+    found = dict(grid[()])
+    tests = len(found)
+    if centre is not None:
+        r2 = None if radius is None else radius * radius
+        for cell in watched:
+            bucket = grid.get(cell) if cell else None
+            if not bucket:
+                continue
+            tests += len(bucket)
+            if r2 is None:
+                found.update(bucket)
+                continue
+            far = 0.0  # the squared distance of the cell's farthest corner
+            for c, k in zip(centre, cell, strict=True):
+                low = k * size - c
+                far += max(low * low, (low + size) * (low + size))
+            if far <= r2:
+                found.update(bucket)
+            else:
+                sweep([bucket], pos, centre, r2, found)
+    if rule is not None:
+        found = {i: e for i, e in found.items() if rule(e, client)}
+    for ids in (always, own):
+        for net_id in ids:
+            ent = entities.get(net_id)
+            if ent is not None:
+                found[net_id] = ent
+    client_id = client.client_id
+    for net_id, ent in found.items():
+        if net_id not in relevant:
+            changes.setdefault(net_id, False)
+            relevant[net_id] = ent
+            seen_by.setdefault(net_id, set()).add(client_id)
+    if len(relevant) > len(found):  # every id found is relevant now: some others leave
+        for net_id in [i for i in relevant if i not in found]:
+            changes.setdefault(net_id, True)
+            del relevant[net_id]
+            seen = seen_by[net_id]
+            seen.discard(client_id)
+            if not seen:
+                del seen_by[net_id]
+    return tests
 
 
 def moves(
