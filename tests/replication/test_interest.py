@@ -383,6 +383,36 @@ def test_clients_are_served_in_the_order_of_their_areas(
 
 
 @ON_EACH_ASSEMBLER
+def test_an_area_that_keeps_its_cells_makes_no_new_set_of_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A view whose centre moves while its area covers the same cells keeps its set of
+    watched cells, and no other is made (a new one per moving client and tick was a tenth
+    of the benchmark's update); one whose area reaches other cells watches those."""
+    world = World(Schema.build([Runner]))
+    interest = Interest(world, cell=CELL, positions={Runner: "pos"})
+    enc = SnapshotEncoder(world, interest=interest)
+    enc.add_client("a")
+    interest.set_area("a", radius=4.0)
+    interest.set_centre("a", (15.0, 15.0))  # the box 11-19 on both axes: cell (1, 1)
+    near = world.spawn(Runner, pos=(17.0, 15.0))
+    enc.snapshot()
+    view = interest.views["a"]
+    watched = view.watched
+    assert watched == {(), (1, 1)}
+    made: list[Any] = []
+    _record(monkeypatch, interest, "_area", made, lambda box: box)
+    interest.set_centre("a", (14.0, 15.5))  # the box 10-18 by 11.5-19.5: still (1, 1)
+    enc.snapshot()
+    assert made == [] and view.watched is watched
+    assert interest.relevant("a") == {near.net_id}
+    interest.set_centre("a", (25.0, 15.0))  # 21-29 by 11-19: cell (2, 1)
+    enc.snapshot()
+    assert made == [((2, 1), (2, 1))] and view.watched == {(), (2, 1)}
+    assert interest.relevant("a") == set()
+
+
+@ON_EACH_ASSEMBLER
 def test_work_grows_with_what_moved_not_with_entities_times_clients() -> None:
     """10,000 entities and 50 stationary clients; then a tick in which 10 entities move:
     the grid and the relevance tests touch only those 10 and the clients near them."""

@@ -27,7 +27,7 @@ entities of its cells (a radius area) or of the cells it gained and lost (a bloc
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from . import _assembler
@@ -43,6 +43,8 @@ __all__ = ["Interest", "Predicate"]
 #: encoder's :class:`~gdvariant.replication.Client`).
 Predicate = Callable[[Any, Any], bool]
 Cell = tuple[int, ...]
+#: A block of cells: its lowest and highest cell, or None for none.
+Box = tuple[Cell, Cell] | None
 #: The bucket of entities without a position: every client watches it.
 EVERYWHERE: Cell = ()
 #: The most cells one client's area may cover (a radius: its bounding box), checked when the
@@ -58,6 +60,7 @@ class _View:
 
     __slots__ = (
         "always",
+        "box",
         "cells",
         "centre",
         "changes",
@@ -80,6 +83,8 @@ class _View:
         self.always: set[int] = set()
         self.relevant: dict[int, Any] = {}
         self.watched: set[Cell] = set()
+        #: the block of cells ``watched`` holds (None: only the bucket of no position)
+        self.box: Box = None
         #: ids whose relevance changed this tick -> whether they were relevant before it
         self.changes: dict[int, bool] = {}
         #: the changes of each tick of the history ring that had some, oldest first, and
@@ -358,9 +363,9 @@ class Interest:
             raise ValueError(f"a position here has {self.dims} coordinates, not {len(point)}")
         return point
 
-    def _cell(self, point: tuple[float, ...]) -> Cell:
+    def _cell(self, point: Sequence[float]) -> Cell:
         size = self.cell
-        return tuple(math.floor(x / size) if math.isfinite(x) else 0 for x in point)
+        return tuple([math.floor(x / size) if math.isfinite(x) else 0 for x in point])
 
     def _touch(self, ent: Any) -> None:
         """Test ``ent`` again at the next update (against who watches it or sees it)."""
@@ -453,19 +458,25 @@ class Interest:
         view.watched = cells
         return gained, lost
 
-    def _area(self, view: _View, centre: tuple[float, ...] | None) -> set[Cell]:
-        """The cells an area at ``centre`` covers (a radius: its bounding box's)."""
+    def _box(self, view: _View, centre: tuple[float, ...] | None) -> Box:
+        """The lowest and the highest cell of the block an area at ``centre`` covers (a
+        radius: its bounding box's); None for no area."""
         if centre is None or (view.radius is None and view.cells is None):
-            return {EVERYWHERE}
+            return None
         if view.radius is not None:
-            low = self._cell(tuple(x - view.radius for x in centre))
-            high = self._cell(tuple(x + view.radius for x in centre))
-        else:
-            mid = self._cell(centre)
-            low = tuple(c - view.cells for c in mid)  # type: ignore[operator]
-            high = tuple(c + view.cells for c in mid)  # type: ignore[operator]
+            r = view.radius
+            return self._cell([x - r for x in centre]), self._cell([x + r for x in centre])
+        mid, n = self._cell(centre), view.cells
+        assert n is not None
+        return tuple([c - n for c in mid]), tuple([c + n for c in mid])
+
+    @staticmethod
+    def _area(box: Box) -> set[Cell]:
+        """The cells of a block (and the bucket of entities without a position)."""
+        if box is None:
+            return {EVERYWHERE}
         cells: list[Cell] = [()]
-        for a, b in zip(low, high, strict=True):
+        for a, b in zip(*box, strict=True):
             cells = [(*c, k) for c in cells for k in range(a, b + 1)]
         return {EVERYWHERE, *cells}
 
@@ -483,9 +494,15 @@ class Interest:
         if not view.retest:
             return False
         view.retest = False
-        gained, lost = self._watch(view, self._area(view, centre))
+        box = self._box(view, centre)
+        gained: Collection[Cell] = ()
+        moved = box != view.box  # else the same cells: no new set of them
+        if moved:
+            view.box = box
+            gained, lost = self._watch(view, self._area(box))
+            moved = bool(gained or lost)
         relevant = view.relevant
-        if view.radius is not None or self.predicate is not None or not (gained or lost):
+        if view.radius is not None or self.predicate is not None or not moved:
             # every entity it watches tested, what changed recorded: the live assembler's aim
             self.work["tests"] += _assembler.live().aim(
                 relevant,
