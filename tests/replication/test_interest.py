@@ -320,6 +320,33 @@ def test_enter_leave_and_reenter_by_hand() -> None:
     assert dec2.state[far.net_id].values["hp"] == 8
 
 
+@ON_EACH_ASSEMBLER
+def test_held_since_is_what_the_encoder_reads() -> None:
+    """``held_since`` gives what the live assembler's ``relevance`` gives the encoder for a
+    base: each id whose relevance changed after it, with whether it was relevant then; none
+    with no base (0: a full update, whatever the log holds)."""
+    world = World(Schema.build([Walker]))
+    interest = Interest(world, cell=CELL, positions={Walker: "pos"})
+    enc = SnapshotEncoder(world, interest=interest)
+    enc.add_client("a")
+    interest.set_area("a", radius=5.0)
+    interest.set_centre("a", (0.0, 0.0))
+    near = world.spawn(Walker, pos=(1.0, 1.0))
+    far = world.spawn(Walker, pos=(50.0, 0.0))
+    enc.snapshot()  # tick 1: near enters
+    far.pos, near.pos = (3.0, 0.0), (40.0, 0.0)
+    enc.snapshot()  # tick 2: far enters, near leaves
+    assert interest.held_since("a", 1) == {far.net_id: False, near.net_id: True}
+    assert interest.held_since("a", 2) == {}
+    assert interest.held_since("a", 0) == {}
+    view = interest.views["a"]
+    for base in range(4):
+        got = _assembler.live().relevance(view.relevant, view.log_ticks, view.log, base, None)
+        assert interest.held_since("a", base) == got[4]
+    with pytest.raises(KeyError, match="not a client"):
+        interest.held_since("b", 1)
+
+
 def _record(
     monkeypatch: pytest.MonkeyPatch, owner: Any, name: str, seen: list[Any], key: Any
 ) -> None:

@@ -318,14 +318,13 @@ class Interest:
 
     def held_since(self, client_id: Any, base: int) -> dict[int, bool]:
         """The ids whose relevance to ``client_id`` changed after tick ``base``, each with
-        whether it was relevant at ``base`` (what a client that holds ``base`` holds)."""
-        held: dict[int, bool] = {}
-        view = self.views[client_id]
-        for tick, changes in zip(reversed(view.log_ticks), reversed(view.log), strict=True):
-            if tick <= base:
-                break
-            held.update(changes)
-        return held
+        whether it was relevant at ``base`` (what a client that holds ``base`` holds; none
+        with no base, 0, as a client that holds nothing gets a full update): what the live
+        assembler's ``relevance`` gives the encoder, the one owner of that merge."""
+        view = self._view(client_id)
+        was: dict[int, bool]
+        *_, was = _assembler.live().relevance(view.relevant, view.log_ticks, view.log, base, None)
+        return was
 
     # -- the grid ----------------------------------------------------------------------
 
