@@ -253,7 +253,7 @@ def test_the_compiled_assembler_leaks_nothing(deltas: bool) -> None:
         for relevance in relevance_args(random.Random(3)):
             fast.relevance(*relevance)
         with pytest.raises(ValueError):
-            fast.relevance({}, [1], [], 1, [])
+            fast.relevance({}, [], [1], [], 1, [])
         for record in records:
             fast.encode_record(*record)
         with pytest.raises(KeyError):
@@ -518,6 +518,7 @@ def aim_ticks(module: Any, seed: int, dims: int, ruled: bool) -> list[Any]:
     things = {i: _Thing(i) for i in rng.sample(range(600), 150)}
     viewers = [_Viewer(k) for k in range(3)]
     relevant: list[dict[int, Any]] = [{} for _ in viewers]
+    orders: list[list[int]] = [[] for _ in viewers]
     seen_by: dict[int, set[Any]] = {}
     always = set(rng.sample(sorted(things), 3)) | {9999}
     own = [{rng.choice(sorted(things))} for _ in viewers]
@@ -540,6 +541,7 @@ def aim_ticks(module: Any, seed: int, dims: int, ruled: bool) -> list[Any]:
         for k, thing in enumerate(relevant):  # what despawned leaves, as Interest._unplace
             for net_id in [i for i in thing if i not in things]:
                 del thing[net_id]
+                orders[k].remove(net_id)
                 seen_by[net_id].discard(k)
                 if not seen_by[net_id]:
                     del seen_by[net_id]
@@ -555,6 +557,7 @@ def aim_ticks(module: Any, seed: int, dims: int, ruled: bool) -> list[Any]:
             changes: dict[int, bool] = {7: True} if rng.random() < 0.2 else {}
             tests = module.aim(
                 relevant[k],
+                orders[k],
                 changes,
                 seen_by,
                 viewer,
@@ -570,10 +573,12 @@ def aim_ticks(module: Any, seed: int, dims: int, ruled: bool) -> list[Any]:
                 rule if ruled else None,
                 memo,
             )
+            assert orders[k] == sorted(relevant[k])
             out.append(
                 (
                     tests,
                     [(i, thing.net_id) for i, thing in relevant[k].items()],
+                    list(orders[k]),
                     list(changes.items()),
                     [(i, sorted(s)) for i, s in seen_by.items()],
                     list(calls),
@@ -602,6 +607,7 @@ def _aim_args(**changed: Any) -> list[Any]:
     thing = _Thing(7)
     args: dict[str, Any] = {
         "relevant": {},
+        "order": [],
         "changes": {},
         "seen_by": {},
         "client": _Viewer(1),
@@ -644,11 +650,11 @@ def test_aim_errors_are_the_pure_ones(name: str) -> None:
         args = _aim_args(**changed)
         with pytest.raises(error):
             module.aim(*args)
-        assert args[1] == {}, changed  # no change recorded
-    args = _aim_args(relevant={8: object()})  # 7 enters, 8 cannot leave
+        assert args[2] == {}, changed  # no change recorded
+    args = _aim_args(relevant={8: object()}, order=[8])  # 7 enters, 8 cannot leave
     with pytest.raises(KeyError):
         module.aim(*args)
-    assert args[1] == {7: False, 8: True}
+    assert args[2] == {7: False, 8: True}
     assert module.aim(*_aim_args()) == 1
 
 
@@ -1027,7 +1033,7 @@ def relevance_args(rng: random.Random) -> list[tuple[Any, ...]]:
             {i: rng.random() < 0.5 for i in rng.sample(range(100), rng.randrange(8))} for _ in ticks
         ]
         for base in (0, 1, rng.randrange(1, 32), 40):
-            out.append((relevant, ticks, log, base, [(0, 41)]))
+            out.append((relevant, sorted(relevant), ticks, log, base, [(0, 41)]))
     return out
 
 
@@ -1037,10 +1043,10 @@ def test_relevance_says_what_was_held_of_each_id_changed_since_the_base() -> Non
     was before), which a budget's section reads; nothing with no base."""
     log = [{1: True}, {1: False, 2: True}, {3: False, 1: True}]
     for module in (_pyassemble, compiled()):
-        found = module.relevance({1: "a", 3: "c"}, [3, 5, 8], log, 4, [])
+        found = module.relevance({1: "a", 3: "c"}, [1, 3], [3, 5, 8], log, 4, [])
         assert found[4] == {1: False, 2: True, 3: False}
         assert found[2] == {1, 3} and list(found[3]) == [2]  # 1 and 3 entered, 2 left
-        assert module.relevance({1: "a"}, [3, 5, 8], log, 0, [])[4] == {}
+        assert module.relevance({1: "a"}, [1], [3, 5, 8], log, 0, [])[4] == {}
 
 
 def test_relevance_is_the_pure_ones() -> None:
@@ -1054,8 +1060,11 @@ def test_relevance_is_the_pure_ones() -> None:
         want = _pyassemble.relevance(*args)
         assert (ids, held, entering, leaving, was) == want
         assert list(leaving) == list(want[3]) and list(was) == list(want[4])
-        assert all(spans is args[4] for spans in leaving.values())
+        assert all(spans is args[5] for spans in leaving.values())
         assert (held is ids) == (want[1] is want[0])
+        assert ids == args[1] and ids is not args[1]  # a copy of the view's order
     for module in (fast, _pyassemble):
         with pytest.raises(ValueError, match="one tick per change set"):
-            module.relevance({}, [1, 2], [{}], 1, [])
+            module.relevance({}, [], [1, 2], [{}], 1, [])
+        with pytest.raises(ValueError, match="not the relevant ones"):
+            module.relevance({1: "a"}, [], [], [], 1, [])

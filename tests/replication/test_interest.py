@@ -140,6 +140,7 @@ def interest_state(interest: Interest) -> Any:
             view.log_ticks,
             [list(changes.items()) for changes in view.log],
             [(i, ent.net_id) for i, ent in view.relevant.items()],
+            view.order,
             view.watched,
         )
         for cid, view in interest.views.items()
@@ -260,6 +261,8 @@ def play(seed: int, states: list[Any] | None = None) -> list[dict[Any, bytes]]:
         if rng.random() < 0.05:
             interest.refresh()
         tick = enc.snapshot()
+        for view in interest.views.values():  # kept as ids enter and leave
+            assert view.order == sorted(view.relevant)
         if states is not None:
             states.append(interest_state(interest))
         packets = enc.packets()
@@ -341,7 +344,9 @@ def test_held_since_is_what_the_encoder_reads() -> None:
     assert interest.held_since("a", 0) == {}
     view = interest.views["a"]
     for base in range(4):
-        got = _assembler.live().relevance(view.relevant, view.log_ticks, view.log, base, None)
+        got = _assembler.live().relevance(
+            view.relevant, view.order, view.log_ticks, view.log, base, None
+        )
         assert interest.held_since("a", base) == got[4]
     with pytest.raises(KeyError, match="not a client"):
         interest.held_since("b", 1)

@@ -2216,12 +2216,73 @@ static PyObject *viewers(PyObject *seen_by, PyObject *id, int make) {
     return seen;
 }
 
+/* Whether id a is less than id b (ints compared as C numbers when they fit); -1 on an
+ * error. */
+static int id_less(PyObject *a, PyObject *b) {
+    if (PyLong_CheckExact(a) && PyLong_CheckExact(b)) {
+        int oa, ob;
+        long long x = PyLong_AsLongLongAndOverflow(a, &oa);
+        long long y = PyLong_AsLongLongAndOverflow(b, &ob);
+        if (!oa && !ob && !PyErr_Occurred())
+            return x < y;
+        if (PyErr_Occurred())
+            return -1;
+    }
+    Py_INCREF(a);
+    Py_INCREF(b);
+    int less = PyObject_RichCompareBool(a, b, Py_LT);
+    Py_DECREF(a);
+    Py_DECREF(b);
+    return less;
+}
+
+/* Where id goes in the ascending list order: the first item not less than it; -1 on an
+ * error. */
+static Py_ssize_t bisect_id(PyObject *order, PyObject *id) {
+    Py_ssize_t lo = 0, hi = PyList_GET_SIZE(order);
+    while (lo < hi) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (mid >= PyList_GET_SIZE(order)) {
+            PyErr_SetString(PyExc_RuntimeError, "a view's order changed while searched");
+            return -1;
+        }
+        int less = id_less(PyList_GET_ITEM(order, mid), id);
+        if (less < 0)
+            return -1;
+        if (less)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* id into (in, set) or out of the ascending list order, as the pure one's insort and
+ * _unorder. */
+static int reorder(PyObject *order, PyObject *id, int in) {
+    Py_ssize_t k = bisect_id(order, id);
+    if (k < 0)
+        return -1;
+    if (in)
+        return PyList_Insert(order, k, id);
+    int missing = k >= PyList_GET_SIZE(order);
+    if (!missing && (missing = id_less(id, PyList_GET_ITEM(order, k))) < 0)
+        return -1;
+    if (missing) {
+        PyErr_Format(PyExc_RuntimeError, "id %R is missing from its view's order", id);
+        return -1;
+    }
+    return PyList_SetSlice(order, k, k + 1, NULL);
+}
+
 /* id (entity ent) became relevant, or (ent NULL) stopped being: the view's records. */
-static int aim_set(PyObject *id, PyObject *ent, PyObject *relevant, PyObject *changes,
-                   PyObject *seen_by, PyObject *client_id) {
+static int aim_set(PyObject *id, PyObject *ent, PyObject *relevant, PyObject *order,
+                   PyObject *changes, PyObject *seen_by, PyObject *client_id) {
     if (!PyDict_SetDefault(changes, id, ent ? Py_False : Py_True))
         return -1;
     if (ent ? PyDict_SetItem(relevant, id, ent) : PyDict_DelItem(relevant, id))
+        return -1;
+    if (reorder(order, id, ent != NULL))
         return -1;
     PyObject *seen = viewers(seen_by, id, ent != NULL);
     if (!seen)
@@ -2237,8 +2298,8 @@ static int aim_set(PyObject *id, PyObject *ent, PyObject *relevant, PyObject *ch
  * found leave (in relevant's order). Walks relevant in its order, which reads its memory
  * front to back, rather than looking each id found up in it: those it holds are taken out of
  * found, which keeps the entering ones. */
-static int aim_apply(PyObject *found, PyObject *relevant, PyObject *changes, PyObject *seen_by,
-                     PyObject *client_id) {
+static int aim_apply(PyObject *found, PyObject *relevant, PyObject *order, PyObject *changes,
+                     PyObject *seen_by, PyObject *client_id) {
     PyObject *leaving = PyList_New(0), *id, *ent;
     Py_ssize_t i = 0, held = PyDict_GET_SIZE(relevant);
     if (!leaving)
@@ -2255,14 +2316,15 @@ static int aim_apply(PyObject *found, PyObject *relevant, PyObject *changes, PyO
     for (i = 0; PyDict_Next(found, &i, &id, &ent);) {
         Py_INCREF(id);
         Py_INCREF(ent);
-        int rc = aim_set(id, ent, relevant, changes, seen_by, client_id);
+        int rc = aim_set(id, ent, relevant, order, changes, seen_by, client_id);
         Py_DECREF(id);
         Py_DECREF(ent);
         if (rc)
             goto fail;
     }
     for (i = 0; i < PyList_GET_SIZE(leaving); i++)
-        if (aim_set(PyList_GET_ITEM(leaving, i), NULL, relevant, changes, seen_by, client_id))
+        if (aim_set(PyList_GET_ITEM(leaving, i), NULL, relevant, order, changes, seen_by,
+                    client_id))
             goto fail;
     Py_DECREF(leaving);
     return 0;
@@ -2272,11 +2334,11 @@ fail:
 }
 
 static PyObject *py_aim(PyObject *self, PyObject *args) {
-    PyObject *relevant, *changes, *seen_by, *client, *watched, *grid, *pos, *centre, *radius;
-    PyObject *always, *own, *entities, *rule, *memo;
+    PyObject *relevant, *order, *changes, *seen_by, *client, *watched, *grid, *pos, *centre;
+    PyObject *radius, *always, *own, *entities, *rule, *memo;
     double size;
-    if (!PyArg_ParseTuple(args, "O!O!O!OOO!O!OOdOOO!OO!", &PyDict_Type, &relevant, &PyDict_Type,
-                          &changes, &PyDict_Type, &seen_by, &client, &watched, &PyDict_Type,
+    if (!PyArg_ParseTuple(args, "O!O!O!O!OOO!O!OOdOOO!OO!", &PyDict_Type, &relevant,
+                          &PyList_Type, &order, &PyDict_Type, &changes, &PyDict_Type, &seen_by, &client, &watched, &PyDict_Type,
                           &grid, &PyDict_Type, &pos, &centre, &radius, &size, &always, &own,
                           &PyDict_Type, &entities, &rule, &PyDict_Type, &memo))
         return NULL;
@@ -2289,7 +2351,7 @@ static PyObject *py_aim(PyObject *self, PyObject *args) {
     PyObject *client_id = NULL;
     if (aim_always(found, always, entities) || aim_always(found, own, entities) ||
         !(client_id = PyObject_GetAttr(client, s_client_id)) ||
-        aim_apply(found, relevant, changes, seen_by, client_id)) {
+        aim_apply(found, relevant, order, changes, seen_by, client_id)) {
         Py_DECREF(found);
         Py_XDECREF(client_id);
         return NULL;
@@ -2792,14 +2854,6 @@ done:
 
 /* ---- what a client's own section is made from, by an interest's view ---------------------- */
 
-/* The ids of d ascending (a new list). */
-static PyObject *sorted_keys(PyObject *d) {
-    PyObject *keys = PyDict_Keys(d);
-    if (keys && PyList_Sort(keys))
-        Py_CLEAR(keys);
-    return keys;
-}
-
 /* The relevance log's changes after base merged, the oldest change of an id winning (its
  * value: whether the id was relevant at base); a new dict. */
 static PyObject *changes_since(PyObject *ticks, PyObject *log, long long base) {
@@ -2822,13 +2876,17 @@ fail:
 }
 
 static PyObject *py_relevance(PyObject *self, PyObject *args) {
-    PyObject *relevant, *ticks, *log, *gone;
+    PyObject *relevant, *order, *ticks, *log, *gone;
     long long base;
-    if (!PyArg_ParseTuple(args, "O!O!O!LO", &PyDict_Type, &relevant, &PyList_Type, &ticks,
-                          &PyList_Type, &log, &base, &gone))
+    if (!PyArg_ParseTuple(args, "O!O!O!O!LO", &PyDict_Type, &relevant, &PyList_Type, &order,
+                          &PyList_Type, &ticks, &PyList_Type, &log, &base, &gone))
         return NULL;
     if (PyList_GET_SIZE(ticks) != PyList_GET_SIZE(log)) {
         PyErr_SetString(PyExc_ValueError, "a relevance log needs one tick per change set");
+        return NULL;
+    }
+    if (PyList_GET_SIZE(order) != PyDict_GET_SIZE(relevant)) {
+        PyErr_SetString(PyExc_ValueError, "the ordered ids are not the relevant ones");
         return NULL;
     }
     PyObject *out = NULL, *ids = NULL, *held = NULL, *entering = NULL, *leaving = NULL;
@@ -2844,7 +2902,7 @@ static PyObject *py_relevance(PyObject *self, PyObject *args) {
         if (in ? !truth && PySet_Add(entering, id) : truth && PyDict_SetItem(leaving, id, gone))
             goto done;
     }
-    if (!(ids = sorted_keys(relevant)))
+    if (!(ids = PyList_GetSlice(order, 0, PyList_GET_SIZE(order))))
         goto done;
     if (!PyDict_GET_SIZE(leaving)) {
         held = Py_NewRef(ids);
@@ -2880,7 +2938,7 @@ static PyMethodDef methods[] = {
      "sweep(buckets, pos, centre, r2, found): the entities of the cells within a radius (as "
      "_pyassemble.sweep)."},
     {"aim", py_aim, METH_VARARGS,
-     "aim(relevant, changes, seen_by, client, watched, grid, pos, centre, radius, size, "
+     "aim(relevant, order, changes, seen_by, client, watched, grid, pos, centre, radius, size, "
      "always, own, entities, rule, memo) -> int: a view tested against everything it watches, what "
      "changed recorded (as _pyassemble.aim)."},
     {"moves", py_moves, METH_VARARGS,
@@ -2893,7 +2951,7 @@ static PyMethodDef methods[] = {
      "rank(tick, base, ids, entities, deleted, prior, since, hot, arrival, weigh, near) -> "
      "[id]: a budget's records, most urgent first (as _pyassemble.rank)."},
     {"relevance", py_relevance, METH_VARARGS,
-     "relevance(relevant, ticks, log, base, gone) -> (ids, held, entering, leaving, was): what "
+     "relevance(relevant, order, ticks, log, base, gone) -> (ids, held, entering, leaving, was): what "
      "a client's own section is made from, by an interest's view (as _pyassemble.relevance)."},
     {NULL, NULL, 0, NULL}};
 

@@ -27,6 +27,7 @@ entities of its cells (a radius area) or of the cells it gained and lost (a bloc
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, insort
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -68,6 +69,7 @@ class _View:
         "follow",
         "log",
         "log_ticks",
+        "order",
         "radius",
         "relevant",
         "retest",
@@ -82,6 +84,9 @@ class _View:
         self.follow: Any = None
         self.always: set[int] = set()
         self.relevant: dict[int, Any] = {}
+        #: the ids of ``relevant`` ascending, kept as they enter and leave (a client's
+        #: section visits them in that order every tick)
+        self.order: list[int] = []
         self.watched: set[Cell] = set()
         #: the block of cells ``watched`` holds (None: only the bucket of no position)
         self.box: Box = None
@@ -323,7 +328,9 @@ class Interest:
         assembler's ``relevance`` gives the encoder, the one owner of that merge."""
         view = self._view(client_id)
         was: dict[int, bool]
-        *_, was = _assembler.live().relevance(view.relevant, view.log_ticks, view.log, base, None)
+        *_, was = _assembler.live().relevance(
+            view.relevant, view.order, view.log_ticks, view.log, base, None
+        )
         return was
 
     # -- the grid ----------------------------------------------------------------------
@@ -397,6 +404,7 @@ class Interest:
             if view.relevant.get(net_id) is ent:
                 view.changes.setdefault(net_id, True)
                 del view.relevant[net_id]
+                _unorder(view.order, net_id)
         self._always.discard(net_id)
         for view in self.views.values():
             view.always.discard(net_id)
@@ -505,6 +513,7 @@ class Interest:
             # every entity it watches tested, what changed recorded: the live assembler's aim
             self.work["tests"] += _assembler.live().aim(
                 relevant,
+                view.order,
                 view.changes,
                 self._seen_by,
                 view.client,
@@ -572,10 +581,20 @@ class Interest:
         view.changes.setdefault(net_id, not now)
         if now:
             view.relevant[net_id] = ent
+            insort(view.order, net_id)
             self._seen_by.setdefault(net_id, set()).add(client_id)
         else:
             del view.relevant[net_id]
+            _unorder(view.order, net_id)
             seen = self._seen_by[net_id]
             seen.discard(client_id)
             if not seen:
                 del self._seen_by[net_id]
+
+
+def _unorder(order: list[int], net_id: int) -> None:
+    """Take ``net_id`` out of the ascending ``order``."""
+    k = bisect_left(order, net_id)
+    if k == len(order) or order[k] != net_id:
+        raise RuntimeError(f"id {net_id} is missing from its view's order")
+    del order[k]

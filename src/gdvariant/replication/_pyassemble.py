@@ -37,6 +37,7 @@ gap and keeps nothing: with an interest every client's section has its own gaps,
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, insort
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -229,6 +230,7 @@ def sweep(
 
 def aim(
     relevant: dict[int, Any],
+    order: list[int],
     changes: dict[int, bool],
     seen_by: dict[int, set[Any]],
     client: Any,
@@ -253,7 +255,8 @@ def aim(
     of them for a block of cells (``radius`` None); of those, the ones ``rule(entity,
     client)`` accepts (None accepts all); and the ids in ``always`` and ``own`` still in
     ``entities``. The ids that became relevant are added to ``relevant`` (in that order), then
-    those no longer relevant leave it (in its order); each one's first change of the tick
+    those no longer relevant leave it (in its order), ``order`` (its ids ascending) kept
+    alike; each one's first change of the tick
     goes into ``changes`` (whether it was relevant before) and ``client.client_id`` into (or
     out of) its set of ``seen_by``, a set emptied being dropped. Returns how many entities
     were tested: those without a position and those of the watched cells."""
@@ -289,16 +292,26 @@ def aim(
         if net_id not in relevant:
             changes.setdefault(net_id, False)
             relevant[net_id] = ent
+            insort(order, net_id)
             seen_by.setdefault(net_id, set()).add(client_id)
     if len(relevant) > len(found):  # every id found is relevant now: some others leave
         for net_id in [i for i in relevant if i not in found]:
             changes.setdefault(net_id, True)
             del relevant[net_id]
+            _unorder(order, net_id)
             seen = seen_by[net_id]
             seen.discard(client_id)
             if not seen:
                 del seen_by[net_id]
     return tests
+
+
+def _unorder(order: list[int], net_id: int) -> None:
+    """Take ``net_id`` out of the ascending ``order``."""
+    k = bisect_left(order, net_id)
+    if k == len(order) or order[k] != net_id:
+        raise RuntimeError(f"id {net_id} is missing from its view's order")
+    del order[k]
 
 
 def moves(
@@ -355,18 +368,27 @@ def moves(
 
 
 def relevance(
-    relevant: dict[int, Any], ticks: list[int], log: list[dict[int, bool]], base: int, gone: Any
+    relevant: dict[int, Any],
+    order: list[int],
+    ticks: list[int],
+    log: list[dict[int, bool]],
+    base: int,
+    gone: Any,
 ) -> tuple[list[int], list[int], set[int], dict[int, Any], dict[int, bool]]:
     """What a client's own section is made from, by an interest's view of it: ``relevant``
-    (the entities relevant now, by id) and its log (``ticks``, oldest first, and the ids
-    whose relevance changed in each, with whether they were relevant before it). Returns the
-    relevant ids ascending; the ids the section visits ascending (those and the ones
-    leaving; the same list when none leave); the ids entering its view since ``base`` (not
-    relevant at ``base``, relevant now); those leaving, each mapped to ``gone`` (their
-    despawn spans); and the ids whose relevance changed since ``base``, each with whether it
-    was relevant then. With no ``base`` (a full update) nothing enters, leaves or changed."""
+    (the entities relevant now, by id), ``order`` (their ids ascending, which the view keeps
+    as they enter and leave) and its log (``ticks``, oldest first, and the ids whose
+    relevance changed in each, with whether they were relevant before it). Returns the
+    relevant ids ascending (a copy of ``order``); the ids the section visits ascending
+    (those and the ones leaving; the same list when none leave); the ids entering its view
+    since ``base`` (not relevant at ``base``, relevant now); those leaving, each mapped to
+    ``gone`` (their despawn spans); and the ids whose relevance changed since ``base``, each
+    with whether it was relevant then. With no ``base`` (a full update) nothing enters,
+    leaves or changed."""
     if len(ticks) != len(log):
         raise ValueError("a relevance log needs one tick per change set")
+    if len(order) != len(relevant):
+        raise ValueError("the ordered ids are not the relevant ones")
     was: dict[int, bool] = {}
     if base:
         for k in range(len(ticks) - 1, -1, -1):  # newest first: the oldest change wins
@@ -381,7 +403,7 @@ def relevance(
                 entering.add(net_id)
         elif before:
             leaving[net_id] = gone
-    ids = sorted(relevant)
+    ids = list(order)
     return ids, sorted(ids + list(leaving)) if leaving else ids, entering, leaving, was
 
 
