@@ -141,7 +141,8 @@ def test_the_live_assembler_is_public() -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["assemble", "encode_record", "commit", "sweep", "rank", "sizes", "moves", "relevance"]
+    "name",
+    ["assemble", "encode_record", "commit", "sweep", "aim", "rank", "sizes", "moves", "relevance"],
 )
 def test_both_assemblers_take_the_same_arguments(name: str) -> None:
     """The pure assembler's functions have the compiled module's parameters, by name and in
@@ -203,8 +204,8 @@ def _traced_growth(run: Any, rounds: int) -> int:
 @pytest.mark.parametrize("deltas", [True, False], ids=["deltas", "whole"])
 def test_the_compiled_assembler_leaks_nothing(deltas: bool) -> None:
     """Memory stays flat while the same tick's sections are assembled again and again (with
-    and without ids entering, and bad input failing), commits and grid moves repeated: a
-    leaked object per record or entity would add kilobytes per round."""
+    and without ids entering, and bad input failing), commits, grid moves and views' aims
+    repeated: a leaked object per record or entity would add kilobytes per round."""
     fast = compiled()
     driver = Driver(3, deltas, 32)
     for _ in range(8):
@@ -244,10 +245,15 @@ def test_the_compiled_assembler_leaks_nothing(deltas: bool) -> None:
                 fast.assemble(*one, set(ids[::2]), {i: base - 1 for i in ids[1::2]})
         fast.sweep([cell], positions, (0.0, 0.0), 50.0, {})
         fast.moves(*moves_args(random.Random(2), 2, True, 7.5))
+        aim_ticks(fast, 1, 2, True)
+        with pytest.raises(KeyError):
+            fast.aim(*_aim_args(pos={}))
+        with pytest.raises(TypeError):
+            fast.aim(*_aim_args(memo={(0, 0): None}))
         for relevance in relevance_args(random.Random(3)):
             fast.relevance(*relevance)
         with pytest.raises(ValueError):
-            fast.relevance({}, [1], [], 1, [])
+            fast.relevance({}, [], [1], [], 1, [])
         for record in records:
             fast.encode_record(*record)
         with pytest.raises(KeyError):
@@ -451,6 +457,220 @@ def test_sweep_of_a_bad_position_is_an_error(name: str) -> None:
             module.sweep([{7: object()}], {7: point}, (0.0, 0.0), 4.0, {})
     with pytest.raises(KeyError):
         module.sweep([{7: object()}], {}, (0.0, 0.0), 4.0, {})
+
+
+class _Thing:
+    """An entity as ``aim`` sees it: a value of the grid's buckets, passed to the rule."""
+
+    def __init__(self, net_id: int) -> None:
+        self.net_id = net_id
+
+
+class _Viewer:
+    """A client as ``aim`` reads it: its id, and the rule's second argument."""
+
+    def __init__(self, client_id: int) -> None:
+        self.client_id = client_id
+
+
+def _grid_of(rng: random.Random, things: dict[int, Any], dims: int, size: float) -> Any:
+    """Random positions for ``things`` (a tenth without one; some on a cell's edge, some ints
+    among floats, tuples and lists), and the grid of cells holding them."""
+    pos: dict[int, Any] = {}
+    grid: dict[tuple[int, ...], dict[int, Any]] = {(): {}}
+    for net_id, thing in things.items():
+        if rng.random() < 0.1:
+            grid[()][net_id] = thing
+            continue
+        point: list[Any] = [rng.uniform(-30, 30) for _ in range(dims)]
+        pick = rng.random()
+        if pick < 0.1:
+            point[0] = rng.randrange(-3, 3) * size  # on a cell's edge
+        elif pick < 0.15:
+            point[-1] = round(point[-1])
+        pos[net_id] = tuple(point) if pick < 0.7 else point
+        cell = tuple(math.floor(x / size) for x in point)
+        grid.setdefault(cell, {})[net_id] = thing
+    return pos, grid
+
+
+def _watched(centre: Any, radius: float | None, cells: int, size: float) -> set[Any]:
+    """The cells an area covers, as ``Interest`` makes them, and one more that may be empty."""
+    if centre is None:
+        return {()}
+    reach = radius if radius is not None else (cells + 0.5) * size
+    spans = [
+        range(math.floor((c - reach) / size), math.floor((c + reach) / size) + 1) for c in centre
+    ]
+    found: list[tuple[int, ...]] = [()]
+    for span in spans:
+        found = [(*c, k) for c in found for k in span]
+    return {(), *found, tuple(99 for _ in centre)}
+
+
+def aim_ticks(module: Any, seed: int, dims: int, ruled: bool) -> list[Any]:
+    """Ten ticks of three views of a random world through ``module.aim``: the entities move,
+    spawn and despawn, the views' centres walk (or have none), with a radius or a block of
+    cells, always relevant ids (some despawned), and a rule (every call recorded). Returns,
+    after each call, its result and the views' state, orders included."""
+    rng = random.Random(seed)
+    size = rng.choice([5.0, 7.5, 10.0])
+    things = {i: _Thing(i) for i in rng.sample(range(600), 150)}
+    viewers = [_Viewer(k) for k in range(3)]
+    relevant: list[dict[int, Any]] = [{} for _ in viewers]
+    orders: list[list[int]] = [[] for _ in viewers]
+    seen_by: dict[int, set[Any]] = {}
+    always = set(rng.sample(sorted(things), 3)) | {9999}
+    own = [{rng.choice(sorted(things))} for _ in viewers]
+    centres: list[Any] = [tuple(rng.uniform(-20, 20) for _ in range(dims)) for _ in viewers]
+    calls: list[tuple[int, int]] = []
+
+    def rule(thing: _Thing, viewer: _Viewer) -> bool:
+        calls.append((thing.net_id, viewer.client_id))
+        return (thing.net_id + viewer.client_id) % 3 != 0
+
+    out: list[Any] = []
+    for _ in range(10):
+        for _ in range(rng.randrange(8)):  # spawns and despawns
+            if rng.random() < 0.5:
+                net_id = rng.randrange(600)
+                things[net_id] = _Thing(net_id)
+            elif things:
+                del things[rng.choice(sorted(things))]
+        pos, grid = _grid_of(rng, things, dims, size)
+        for k, thing in enumerate(relevant):  # what despawned leaves, as Interest._unplace
+            for net_id in [i for i in thing if i not in things]:
+                del thing[net_id]
+                orders[k].remove(net_id)
+                seen_by[net_id].discard(k)
+                if not seen_by[net_id]:
+                    del seen_by[net_id]
+        memo: dict[Any, Any] = {}
+        for k, viewer in enumerate(viewers):
+            if rng.random() < 0.1:
+                centres[k] = None
+            elif centres[k] is None or rng.random() < 0.8:
+                centres[k] = tuple(rng.uniform(-25, 25) for _ in range(dims))
+            radius = rng.choice([None, 0.0, 6.0, 12.5, 20.0])
+            cells = rng.randrange(3)
+            watched = _watched(centres[k], radius, cells, size)
+            changes: dict[int, bool] = {7: True} if rng.random() < 0.2 else {}
+            tests = module.aim(
+                relevant[k],
+                orders[k],
+                changes,
+                seen_by,
+                viewer,
+                watched,
+                grid,
+                pos,
+                centres[k],
+                radius,
+                size,
+                always,
+                own[k],
+                things,
+                rule if ruled else None,
+                memo,
+            )
+            assert orders[k] == sorted(relevant[k])
+            out.append(
+                (
+                    tests,
+                    [(i, thing.net_id) for i, thing in relevant[k].items()],
+                    list(orders[k]),
+                    list(changes.items()),
+                    [(i, sorted(s)) for i, s in seen_by.items()],
+                    list(calls),
+                )
+            )
+            calls.clear()
+    return out
+
+
+@pytest.mark.parametrize("ruled", [False, True], ids=["all", "rule"])
+@pytest.mark.parametrize("dims", [2, 3])
+@pytest.mark.parametrize("seed", range(6))
+def test_aim_records_what_the_pure_one_records(seed: int, dims: int, ruled: bool) -> None:
+    """The differential test of ``aim`` on random worlds over ten ticks: the same entities
+    tested, the same relevant entities, changes and viewers, in the same orders, and the
+    rule called on the same entities in the same order."""
+    fast = compiled()
+    want = aim_ticks(_pyassemble, seed, dims, ruled)
+    assert aim_ticks(fast, seed, dims, ruled) == want
+    assert sum(len(tick[2]) for tick in want) > 30  # entities entered and left
+
+
+def _aim_args(**changed: Any) -> list[Any]:
+    """The arguments of an ``aim`` call of one view over one cell, with some of them
+    ``changed``."""
+    thing = _Thing(7)
+    args: dict[str, Any] = {
+        "relevant": {},
+        "order": [],
+        "changes": {},
+        "seen_by": {},
+        "client": _Viewer(1),
+        "watched": {(), (0, 0)},
+        "grid": {(): {}, (0, 0): {7: thing}},
+        "pos": {7: (1.0, 2.0)},
+        "centre": (0.0, 0.0),
+        "radius": 3.0,
+        "size": 10.0,
+        "always": set(),
+        "own": set(),
+        "entities": {7: thing},
+        "rule": None,
+        "memo": {},
+    }
+    args.update(changed)
+    return list(args.values())
+
+
+@pytest.mark.parametrize("name", [_assembler.PYTHON, _assembler.COMPILED])
+def test_aim_errors_are_the_pure_ones(name: str) -> None:
+    """A missing or bad position, a grid without the bucket of no position, a cell or
+    centre of the wrong size, viewers missing for an id leaving, a rule that raises: the
+    same errors on both, and nothing recorded."""
+
+    def broken(thing: Any, viewer: Any) -> bool:
+        raise LookupError("the game's rule failed")
+
+    module = compiled() if name == _assembler.COMPILED else _pyassemble
+    cases: list[tuple[dict[str, Any], type[Exception]]] = [
+        ({"pos": {}}, KeyError),
+        ({"pos": {7: (1.0, 2.0, 3.0)}}, ValueError),
+        ({"pos": {7: ("a", 1.0)}}, TypeError),
+        ({"pos": {7: 5}}, TypeError),
+        ({"grid": {(0, 0): {}}}, KeyError),
+        ({"watched": {(), (0, 0, 0)}, "grid": {(): {}, (0, 0, 0): {7: 1}}}, ValueError),
+        ({"rule": broken}, LookupError),
+    ]
+    for changed, error in cases:
+        args = _aim_args(**changed)
+        with pytest.raises(error):
+            module.aim(*args)
+        assert args[2] == {}, changed  # no change recorded
+    args = _aim_args(relevant={8: object()}, order=[8])  # 7 enters, 8 cannot leave
+    with pytest.raises(KeyError):
+        module.aim(*args)
+    assert args[2] == {7: False, 8: True}
+    assert module.aim(*_aim_args()) == 1
+
+
+def test_aim_refuses_a_memo_it_did_not_fill() -> None:
+    """The compiled ``aim`` keeps what it read of a cell in the memo; a memo holding
+    something else for a cell is a TypeError, not a crash (the pure one keeps nothing)."""
+    fast = compiled()
+    memo: dict[Any, Any] = {}
+    fast.aim(*_aim_args(memo=memo))
+    assert list(memo) == [(0, 0)]
+    for junk in [None, (), ((7,), (None,), b"")]:
+        with pytest.raises(TypeError, match="memo"):
+            fast.aim(*_aim_args(memo={(0, 0): junk}))
+    memo = {}
+    _pyassemble.aim(*_aim_args(memo=memo))
+    assert memo == {}
 
 
 class _Ranked:
@@ -813,7 +1033,7 @@ def relevance_args(rng: random.Random) -> list[tuple[Any, ...]]:
             {i: rng.random() < 0.5 for i in rng.sample(range(100), rng.randrange(8))} for _ in ticks
         ]
         for base in (0, 1, rng.randrange(1, 32), 40):
-            out.append((relevant, ticks, log, base, [(0, 41)]))
+            out.append((relevant, sorted(relevant), ticks, log, base, [(0, 41)]))
     return out
 
 
@@ -823,10 +1043,10 @@ def test_relevance_says_what_was_held_of_each_id_changed_since_the_base() -> Non
     was before), which a budget's section reads; nothing with no base."""
     log = [{1: True}, {1: False, 2: True}, {3: False, 1: True}]
     for module in (_pyassemble, compiled()):
-        found = module.relevance({1: "a", 3: "c"}, [3, 5, 8], log, 4, [])
+        found = module.relevance({1: "a", 3: "c"}, [1, 3], [3, 5, 8], log, 4, [])
         assert found[4] == {1: False, 2: True, 3: False}
         assert found[2] == {1, 3} and list(found[3]) == [2]  # 1 and 3 entered, 2 left
-        assert module.relevance({1: "a"}, [3, 5, 8], log, 0, [])[4] == {}
+        assert module.relevance({1: "a"}, [1], [3, 5, 8], log, 0, [])[4] == {}
 
 
 def test_relevance_is_the_pure_ones() -> None:
@@ -840,8 +1060,11 @@ def test_relevance_is_the_pure_ones() -> None:
         want = _pyassemble.relevance(*args)
         assert (ids, held, entering, leaving, was) == want
         assert list(leaving) == list(want[3]) and list(was) == list(want[4])
-        assert all(spans is args[4] for spans in leaving.values())
+        assert all(spans is args[5] for spans in leaving.values())
         assert (held is ids) == (want[1] is want[0])
+        assert ids == args[1] and ids is not args[1]  # a copy of the view's order
     for module in (fast, _pyassemble):
         with pytest.raises(ValueError, match="one tick per change set"):
-            module.relevance({}, [1, 2], [{}], 1, [])
+            module.relevance({}, [], [1, 2], [{}], 1, [])
+        with pytest.raises(ValueError, match="not the relevant ones"):
+            module.relevance({1: "a"}, [], [], [], 1, [])

@@ -4,6 +4,7 @@ area found by brute force; the work a tick costs counted; bad arguments."""
 
 from __future__ import annotations
 
+import copy
 import gc
 import math
 import random
@@ -120,11 +121,32 @@ def test_random_worlds_see_exactly_their_areas(seed: int) -> None:
 @pytest.mark.parametrize("seed", range(4))
 def test_both_assemblers_make_the_same_packets(seed: int) -> None:
     """The differential test with an interest: the same world on the pure and the compiled
-    assembler gives every client the same bytes at every tick."""
+    assembler gives every client the same bytes at every tick, and leaves the interest in
+    the same state (work counted, relevance logs, what each view sees and who sees each
+    entity, orders included)."""
+    pure_states: list[Any] = []
     with live(_assembler.PYTHON):
-        pure = play(seed)
+        pure = play(seed, pure_states)
+    states: list[Any] = []
     with live(_assembler.COMPILED):
-        assert play(seed) == pure
+        assert play(seed, states) == pure
+    assert states == pure_states
+
+
+def interest_state(interest: Interest) -> Any:
+    """What an interest holds after an update, orders included (entities by id)."""
+    views = {
+        cid: (
+            view.log_ticks,
+            [list(changes.items()) for changes in view.log],
+            [(i, ent.net_id) for i, ent in view.relevant.items()],
+            view.order,
+            view.watched,
+        )
+        for cid, view in interest.views.items()
+    }
+    seen = [(i, sorted(s)) for i, s in interest._seen_by.items()]
+    return dict(interest.work), copy.deepcopy(views), seen
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -153,9 +175,10 @@ def test_both_sides_of_the_retest_make_the_same_packets(
     assert calls["views"] > 20 and calls["entities"] > 20
 
 
-def play(seed: int) -> list[dict[Any, bytes]]:
+def play(seed: int, states: list[Any] | None = None) -> list[dict[Any, bytes]]:
     """A random world of 150 ticks with four clients, checked at every applied packet
-    against brute force; returns the packets applied, tick by tick."""
+    against brute force; returns the packets applied, tick by tick (and puts the interest's
+    state after each update in ``states``)."""
     rng = random.Random(seed)
     dims = 2 if seed % 2 == 0 else 3
     mover = Walker if dims == 2 else Drone
@@ -238,6 +261,10 @@ def play(seed: int) -> list[dict[Any, bytes]]:
         if rng.random() < 0.05:
             interest.refresh()
         tick = enc.snapshot()
+        for view in interest.views.values():  # kept as ids enter and leave
+            assert view.order == sorted(view.relevant)
+        if states is not None:
+            states.append(interest_state(interest))
         packets = enc.packets()
         followed = {
             cid: (tuple(areas[cid][3].pos), *areas[cid][1:]) if areas[cid][3] else areas[cid]
@@ -296,15 +323,45 @@ def test_enter_leave_and_reenter_by_hand() -> None:
     assert dec2.state[far.net_id].values["hp"] == 8
 
 
+@ON_EACH_ASSEMBLER
+def test_held_since_is_what_the_encoder_reads() -> None:
+    """``held_since`` gives what the live assembler's ``relevance`` gives the encoder for a
+    base: each id whose relevance changed after it, with whether it was relevant then; none
+    with no base (0: a full update, whatever the log holds)."""
+    world = World(Schema.build([Walker]))
+    interest = Interest(world, cell=CELL, positions={Walker: "pos"})
+    enc = SnapshotEncoder(world, interest=interest)
+    enc.add_client("a")
+    interest.set_area("a", radius=5.0)
+    interest.set_centre("a", (0.0, 0.0))
+    near = world.spawn(Walker, pos=(1.0, 1.0))
+    far = world.spawn(Walker, pos=(50.0, 0.0))
+    enc.snapshot()  # tick 1: near enters
+    far.pos, near.pos = (3.0, 0.0), (40.0, 0.0)
+    enc.snapshot()  # tick 2: far enters, near leaves
+    assert interest.held_since("a", 1) == {far.net_id: False, near.net_id: True}
+    assert interest.held_since("a", 2) == {}
+    assert interest.held_since("a", 0) == {}
+    view = interest.views["a"]
+    for base in range(4):
+        got = _assembler.live().relevance(
+            view.relevant, view.order, view.log_ticks, view.log, base, None
+        )
+        assert interest.held_since("a", base) == got[4]
+    with pytest.raises(KeyError, match="not a client"):
+        interest.held_since("b", 1)
+
+
 def _record(
     monkeypatch: pytest.MonkeyPatch, owner: Any, name: str, seen: list[Any], key: Any
 ) -> None:
-    """Put ``key(argument)`` of each call of ``owner.name`` (one argument) in ``seen``."""
+    """Put ``key(argument)`` of each call of ``owner.name`` (its first argument) in
+    ``seen``."""
     method = getattr(owner, name)
 
-    def spy(arg: Any) -> Any:
+    def spy(arg: Any, *more: Any) -> Any:
         seen.append(key(arg))
-        return method(arg)
+        return method(arg, *more)
 
     monkeypatch.setattr(owner, name, spy)
 
@@ -355,6 +412,36 @@ def test_clients_are_served_in_the_order_of_their_areas(
         assert list(made[0]) == list(centres)
     assert made[0] == made[1]
     assert len(set(made[0].values())) > 3  # the areas see different entities
+
+
+@ON_EACH_ASSEMBLER
+def test_an_area_that_keeps_its_cells_makes_no_new_set_of_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A view whose centre moves while its area covers the same cells keeps its set of
+    watched cells, and no other is made (a new one per moving client and tick was a tenth
+    of the benchmark's update); one whose area reaches other cells watches those."""
+    world = World(Schema.build([Runner]))
+    interest = Interest(world, cell=CELL, positions={Runner: "pos"})
+    enc = SnapshotEncoder(world, interest=interest)
+    enc.add_client("a")
+    interest.set_area("a", radius=4.0)
+    interest.set_centre("a", (15.0, 15.0))  # the box 11-19 on both axes: cell (1, 1)
+    near = world.spawn(Runner, pos=(17.0, 15.0))
+    enc.snapshot()
+    view = interest.views["a"]
+    watched = view.watched
+    assert watched == {(), (1, 1)}
+    made: list[Any] = []
+    _record(monkeypatch, interest, "_area", made, lambda box: box)
+    interest.set_centre("a", (14.0, 15.5))  # the box 10-18 by 11.5-19.5: still (1, 1)
+    enc.snapshot()
+    assert made == [] and view.watched is watched
+    assert interest.relevant("a") == {near.net_id}
+    interest.set_centre("a", (25.0, 15.0))  # 21-29 by 11-19: cell (2, 1)
+    enc.snapshot()
+    assert made == [((2, 1), (2, 1))] and view.watched == {(), (2, 1)}
+    assert interest.relevant("a") == set()
 
 
 @ON_EACH_ASSEMBLER

@@ -11,15 +11,20 @@ functions with the same arguments, and make the same bytes for the same world:
 * ``encode_record(layout, class_bits, op, gap, mask, bits, widths)``: one record with whole
   values;
 * ``commit(world, dirty, tick, oldest)``: the loop of ``World.commit`` over the dirty entities;
-* ``sweep(buckets, pos, centre, r2, found)``: ``Interest``'s test of the entities of the cells
-  a radius covers in part;
+* ``sweep(buckets, pos, centre, r2, found)``: the test of the entities of cells a radius
+  covers in part (``aim``'s, for one cell);
+* ``aim(relevant, order, changes, seen_by, client, watched, grid, pos, centre, radius, size,
+  always, own, entities, rule, memo)``: ``Interest``'s test of a view against every entity it
+  watches, and the record of what that changed (the compiled one keeps in ``memo``, for the
+  views of one update, what it read of each cell's positions);
 * ``moves(world, dirty, where, grid, cell_of, pos, touched, size, flat, rule, cell)``:
   ``Interest``'s update of its grid from the entities whose position was written;
 * ``rank(tick, base, ids, entities, deleted, prior, since, hot, arrival, weigh, near)``: a
   budget's ranking of the records a client's packet may carry, most urgent first.
-* ``relevance(relevant, ticks, log, base, gone)``: from an interest's view of a client, the
-  ids its own section visits, those entering and leaving its view since its base, and what
-  it held of each id whose relevance changed since then.
+* ``relevance(relevant, order, ticks, log, base, gone)``: from an interest's view of a client
+  (its relevant ids kept ascending in ``order``), the ids its own section visits, those
+  entering and leaving its view since its base, and what it held of each id whose relevance
+  changed since then.
 
 ``GDVARIANT_PURE_PYTHON=1`` forces the pure one (the compiled module is then not even
 imported). ``IMPLEMENTATION`` names the live one, ``"c"`` or ``"python"``. The compiled module

@@ -1,6 +1,7 @@
 /* The compiled packet assembler of gdvariant.replication: the shared sections and records, the
- * tick commit that feeds them (World.commit's loop), an interest's sweep of a radius and its
- * grid's update from the entities that moved, and a budget's ranking of a client's records.
+ * tick commit that feeds them (World.commit's loop), an interest's sweep of a radius, its aim
+ * of a view (the sweep and the record of what changed) and its grid's update from the
+ * entities that moved, and a budget's ranking of a client's records.
  *
  * The pure-Python assembler, _pyassemble.py, is the reference: its functions take the
  * same arguments as this module's, and for the same world this file makes the same bytes
@@ -1914,6 +1915,452 @@ static PyObject *py_sweep(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* ---- the interest's aim of a view: every entity it watches tested, what changed recorded --- */
+
+static PyObject *s_client_id, *g_everywhere; /* "client_id"; (), the cell of no position */
+
+/* The centre's coordinates into c (2 or 3 of them); -1 with an exception set if it is not. */
+static int read_centre(PyObject *centre, double *c, Py_ssize_t *dims) {
+    PyObject *fast = PySequence_Fast(centre, "a centre must be a sequence of numbers");
+    if (!fast)
+        return -1;
+    *dims = PySequence_Fast_GET_SIZE(fast);
+    for (Py_ssize_t d = 0; d < *dims && d < 3; d++)
+        c[d] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fast, d));
+    Py_DECREF(fast);
+    if (PyErr_Occurred())
+        return -1;
+    if (*dims != 2 && *dims != 3) {
+        PyErr_Format(PyExc_ValueError, "a centre has 2 or 3 coordinates, not %zd", *dims);
+        return -1;
+    }
+    return 0;
+}
+
+/* Whether the cell (dims ints) lies wholly within r2 (squared) of c: its farthest corner's
+ * squared distance, summed as the pure one sums it (a NaN is not within); -1 on an error. */
+static int cell_inside(PyObject *cell, const double *c, Py_ssize_t dims, double size, double r2) {
+    PyObject *fast = PySequence_Fast(cell, "a cell must be a sequence of ints");
+    if (!fast)
+        return -1;
+    if (PySequence_Fast_GET_SIZE(fast) != dims) {
+        PyErr_Format(PyExc_ValueError, "a cell has %zd coordinates, not %zd",
+                     PySequence_Fast_GET_SIZE(fast), dims);
+        Py_DECREF(fast);
+        return -1;
+    }
+    double far = 0.0;
+    for (Py_ssize_t d = 0; d < dims; d++) {
+        double k = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fast, d));
+        if (k == -1.0 && PyErr_Occurred()) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        double low = k * size - c[d];
+        double near = low * low, other = (low + size) * (low + size);
+        far += other > near ? other : near; /* max(near, other): the first unless less */
+    }
+    Py_DECREF(fast);
+    return far <= r2;
+}
+
+/* A position's dims coordinates into x (as squared_distance reads them); -1 with an exception
+ * set if it is not such a position. */
+static int read_point(PyObject *p, Py_ssize_t dims, double *x) {
+    PyObject *fast = PySequence_Fast(p, "a position must be a sequence of numbers");
+    if (!fast)
+        return -1;
+    if (PySequence_Fast_GET_SIZE(fast) != dims) {
+        PyErr_Format(PyExc_ValueError, "a position has %zd coordinates, not %zd",
+                     PySequence_Fast_GET_SIZE(fast), dims);
+        Py_DECREF(fast);
+        return -1;
+    }
+    for (Py_ssize_t d = 0; d < dims; d++) {
+        x[d] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fast, d));
+        if (x[d] == -1.0 && PyErr_Occurred()) {
+            Py_DECREF(fast);
+            return -1;
+        }
+    }
+    Py_DECREF(fast);
+    return 0;
+}
+
+/* What aim reads of a cell, read once an update (memo[cell]): (ids, entities, coordinates),
+ * the bucket's ids and entities in its order and their positions' coordinates, dims doubles
+ * each, in a bytes object. Positions are looked up first (a missing one kept as NULL), then
+ * read in order, so that an error is the one the pure sweep meets first. */
+static PyObject *pack_cell(PyObject *bucket, PyObject *pos, Py_ssize_t dims) {
+    Py_ssize_t n = PyDict_GET_SIZE(bucket), i = 0, k = 0;
+    PyObject *ids = PyTuple_New(n), *ents = PyTuple_New(n), *points = PyTuple_New(n);
+    PyObject *coords = PyBytes_FromStringAndSize(NULL, n * dims * (Py_ssize_t)sizeof(double));
+    PyObject *key, *ent, *out = NULL;
+    if (!ids || !ents || !points || !coords)
+        goto done;
+    while (k < n && PyDict_Next(bucket, &i, &key, &ent)) {
+        PyObject *p = PyDict_GetItemWithError(pos, key);
+        if (!p && PyErr_Occurred())
+            goto done;
+        PyTuple_SET_ITEM(ids, k, Py_NewRef(key));
+        PyTuple_SET_ITEM(ents, k, Py_NewRef(ent));
+        PyTuple_SET_ITEM(points, k++, Py_XNewRef(p));
+    }
+    if (k != n || PyDict_GET_SIZE(bucket) != n) {
+        PyErr_SetString(PyExc_RuntimeError, "a cell's entities changed while it was read");
+        goto done;
+    }
+    double *xs = (double *)PyBytes_AS_STRING(coords);
+    for (k = 0; k < n; k++) {
+        PyObject *p = PyTuple_GET_ITEM(points, k);
+        if (!p) {
+            PyErr_SetObject(PyExc_KeyError, PyTuple_GET_ITEM(ids, k));
+            goto done;
+        }
+        if (read_point(p, dims, xs + k * dims))
+            goto done;
+    }
+    out = PyTuple_Pack(3, ids, ents, coords);
+done:
+    Py_XDECREF(ids);
+    Py_XDECREF(ents);
+    Py_XDECREF(points);
+    Py_XDECREF(coords);
+    return out;
+}
+
+/* memo[cell], packed from bucket the first time; a borrowed reference. A value of memo that
+ * is not one pack_cell made for dims coordinates is a TypeError. */
+static PyObject *packed_cell(PyObject *memo, PyObject *cell, PyObject *bucket, PyObject *pos,
+                             Py_ssize_t dims) {
+    PyObject *packed = PyDict_GetItemWithError(memo, cell);
+    if (!packed) {
+        if (PyErr_Occurred() || !(packed = pack_cell(bucket, pos, dims)))
+            return NULL;
+        int rc = PyDict_SetItem(memo, cell, packed);
+        Py_DECREF(packed);
+        return rc ? NULL : packed;
+    }
+    PyObject *ids, *ents, *coords;
+    if (!PyTuple_CheckExact(packed) || PyTuple_GET_SIZE(packed) != 3 ||
+        !PyTuple_CheckExact(ids = PyTuple_GET_ITEM(packed, 0)) ||
+        !PyTuple_CheckExact(ents = PyTuple_GET_ITEM(packed, 1)) ||
+        !PyBytes_CheckExact(coords = PyTuple_GET_ITEM(packed, 2)) ||
+        PyTuple_GET_SIZE(ents) != PyTuple_GET_SIZE(ids) ||
+        PyBytes_GET_SIZE(coords) != PyTuple_GET_SIZE(ids) * dims * (Py_ssize_t)sizeof(double)) {
+        PyErr_SetString(PyExc_TypeError, "a memo of cells holds what aim read of them");
+        return NULL;
+    }
+    return packed;
+}
+
+/* The entities of a packed cell within r2 (squared) of c into found, in its order. */
+static int sweep_packed(PyObject *packed, const double *c, Py_ssize_t dims, double r2,
+                        PyObject *found) {
+    PyObject *ids = PyTuple_GET_ITEM(packed, 0), *ents = PyTuple_GET_ITEM(packed, 1);
+    const double *xs = (const double *)PyBytes_AS_STRING(PyTuple_GET_ITEM(packed, 2));
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(ids); k++, xs += dims) {
+        double apart = 0.0;
+        for (Py_ssize_t d = 0; d < dims; d++) {
+            double dx = xs[d] - c[d], sq = dx * dx;
+            apart = d ? apart + sq : sq;
+        }
+        if (apart <= r2 &&
+            PyDict_SetItem(found, PyTuple_GET_ITEM(ids, k), PyTuple_GET_ITEM(ents, k)))
+            return -1;
+    }
+    return 0;
+}
+
+/* One watched cell's entities into found: the whole bucket for a block of cells (ball 0) or
+ * a cell wholly inside the radius, else those within it; its size added to tests. */
+static int aim_cell(PyObject *cell, PyObject *grid, PyObject *pos, PyObject *memo,
+                    const double *c, Py_ssize_t dims, int ball, double size, double r2,
+                    PyObject *found, Py_ssize_t *tests) {
+    int truth = PyObject_IsTrue(cell);
+    if (truth <= 0)
+        return truth; /* the cell of no position: its entities are already in */
+    PyObject *bucket = PyDict_GetItemWithError(grid, cell);
+    if (!bucket)
+        return PyErr_Occurred() ? -1 : 0;
+    if (!PyDict_Check(bucket)) {
+        PyErr_SetString(PyExc_TypeError, "a cell's entities must be a dict");
+        return -1;
+    }
+    if (!PyDict_GET_SIZE(bucket))
+        return 0;
+    Py_INCREF(bucket);
+    *tests += PyDict_GET_SIZE(bucket);
+    int inside = ball ? cell_inside(cell, c, dims, size, r2) : 1, rc = -1;
+    if (inside > 0) {
+        rc = PyDict_Update(found, bucket);
+    } else if (!inside) {
+        PyObject *packed = packed_cell(memo, cell, bucket, pos, dims);
+        rc = packed ? sweep_packed(packed, c, dims, r2, found) : -1;
+    }
+    Py_DECREF(bucket);
+    return rc;
+}
+
+/* The entities of the view's area, by id, in the pure one's order (those without a position
+ * first, then cell by cell as watched iterates); a new dict, the entities tested in tests. */
+static PyObject *aim_found(PyObject *grid, PyObject *watched, PyObject *pos, PyObject *memo,
+                           PyObject *centre, PyObject *radius, double size, Py_ssize_t *tests) {
+    PyObject *everywhere = PyDict_GetItemWithError(grid, g_everywhere);
+    if (!everywhere) {
+        if (!PyErr_Occurred())
+            PyErr_SetObject(PyExc_KeyError, g_everywhere);
+        return NULL;
+    }
+    if (!PyDict_Check(everywhere)) {
+        PyErr_SetString(PyExc_TypeError, "a cell's entities must be a dict");
+        return NULL;
+    }
+    PyObject *found = PyDict_Copy(everywhere);
+    if (!found)
+        return NULL;
+    *tests = PyDict_GET_SIZE(found);
+    if (centre == Py_None)
+        return found;
+    double c[3], r2 = 0.0;
+    Py_ssize_t dims;
+    int ball = radius != Py_None;
+    if (read_centre(centre, c, &dims))
+        goto fail;
+    if (ball) {
+        double r = PyFloat_AsDouble(radius);
+        if (r == -1.0 && PyErr_Occurred())
+            goto fail;
+        r2 = r * r;
+    }
+    PyObject *it = PyObject_GetIter(watched), *cell;
+    if (!it)
+        goto fail;
+    while ((cell = PyIter_Next(it))) {
+        int rc = aim_cell(cell, grid, pos, memo, c, dims, ball, size, r2, found, tests);
+        Py_DECREF(cell);
+        if (rc)
+            break;
+    }
+    Py_DECREF(it);
+    if (!PyErr_Occurred())
+        return found;
+fail:
+    Py_DECREF(found);
+    return NULL;
+}
+
+/* The entries of found that rule(entity, client) accepts, in its order; a new dict. */
+static PyObject *aim_rule(PyObject *found, PyObject *rule, PyObject *client) {
+    PyObject *kept = PyDict_New(), *id, *ent;
+    Py_ssize_t i = 0;
+    if (!kept)
+        return NULL;
+    while (PyDict_Next(found, &i, &id, &ent)) {
+        Py_INCREF(id);
+        Py_INCREF(ent);
+        PyObject *yes = PyObject_CallFunctionObjArgs(rule, ent, client, NULL);
+        int truth = yes ? PyObject_IsTrue(yes) : -1;
+        Py_XDECREF(yes);
+        int rc = truth < 0 ? -1 : truth ? PyDict_SetItem(kept, id, ent) : 0;
+        Py_DECREF(id);
+        Py_DECREF(ent);
+        if (rc) {
+            Py_DECREF(kept);
+            return NULL;
+        }
+    }
+    return kept;
+}
+
+/* The ids of the iterable ids still in entities into found. */
+static int aim_always(PyObject *found, PyObject *ids, PyObject *entities) {
+    PyObject *it = PyObject_GetIter(ids), *id;
+    if (!it)
+        return -1;
+    int rc = 0;
+    while (!rc && (id = PyIter_Next(it))) {
+        PyObject *ent = PyDict_GetItemWithError(entities, id);
+        if (ent) {
+            Py_INCREF(ent);
+            rc = PyDict_SetItem(found, id, ent);
+            Py_DECREF(ent);
+        } else if (PyErr_Occurred()) {
+            rc = -1;
+        }
+        Py_DECREF(id);
+    }
+    Py_DECREF(it);
+    return rc || PyErr_Occurred() ? -1 : 0;
+}
+
+/* The set of viewers of id in seen_by (a new reference), made if absent when make is set;
+ * NULL with a KeyError if absent otherwise, or a TypeError if it is not a set. */
+static PyObject *viewers(PyObject *seen_by, PyObject *id, int make) {
+    PyObject *seen = PyDict_GetItemWithError(seen_by, id);
+    if (seen) {
+        if (PySet_Check(seen))
+            return Py_NewRef(seen);
+        PyErr_SetString(PyExc_TypeError, "an id's viewers must be a set");
+        return NULL;
+    }
+    if (PyErr_Occurred())
+        return NULL;
+    if (!make) {
+        PyErr_SetObject(PyExc_KeyError, id);
+        return NULL;
+    }
+    seen = PySet_New(NULL);
+    if (seen && PyDict_SetItem(seen_by, id, seen))
+        Py_CLEAR(seen);
+    return seen;
+}
+
+/* Whether id a is less than id b (ints compared as C numbers when they fit); -1 on an
+ * error. */
+static int id_less(PyObject *a, PyObject *b) {
+    if (PyLong_CheckExact(a) && PyLong_CheckExact(b)) {
+        int oa, ob;
+        long long x = PyLong_AsLongLongAndOverflow(a, &oa);
+        long long y = PyLong_AsLongLongAndOverflow(b, &ob);
+        if (!oa && !ob && !PyErr_Occurred())
+            return x < y;
+        if (PyErr_Occurred())
+            return -1;
+    }
+    Py_INCREF(a);
+    Py_INCREF(b);
+    int less = PyObject_RichCompareBool(a, b, Py_LT);
+    Py_DECREF(a);
+    Py_DECREF(b);
+    return less;
+}
+
+/* Where id goes in the ascending list order: the first item not less than it; -1 on an
+ * error. */
+static Py_ssize_t bisect_id(PyObject *order, PyObject *id) {
+    Py_ssize_t lo = 0, hi = PyList_GET_SIZE(order);
+    while (lo < hi) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (mid >= PyList_GET_SIZE(order)) {
+            PyErr_SetString(PyExc_RuntimeError, "a view's order changed while searched");
+            return -1;
+        }
+        int less = id_less(PyList_GET_ITEM(order, mid), id);
+        if (less < 0)
+            return -1;
+        if (less)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* id into (in, set) or out of the ascending list order, as the pure one's insort and
+ * _unorder. */
+static int reorder(PyObject *order, PyObject *id, int in) {
+    Py_ssize_t k = bisect_id(order, id);
+    if (k < 0)
+        return -1;
+    if (in)
+        return PyList_Insert(order, k, id);
+    int missing = k >= PyList_GET_SIZE(order);
+    if (!missing && (missing = id_less(id, PyList_GET_ITEM(order, k))) < 0)
+        return -1;
+    if (missing) {
+        PyErr_Format(PyExc_RuntimeError, "id %R is missing from its view's order", id);
+        return -1;
+    }
+    return PyList_SetSlice(order, k, k + 1, NULL);
+}
+
+/* id (entity ent) became relevant, or (ent NULL) stopped being: the view's records. */
+static int aim_set(PyObject *id, PyObject *ent, PyObject *relevant, PyObject *order,
+                   PyObject *changes, PyObject *seen_by, PyObject *client_id) {
+    if (!PyDict_SetDefault(changes, id, ent ? Py_False : Py_True))
+        return -1;
+    if (ent ? PyDict_SetItem(relevant, id, ent) : PyDict_DelItem(relevant, id))
+        return -1;
+    if (reorder(order, id, ent != NULL))
+        return -1;
+    PyObject *seen = viewers(seen_by, id, ent != NULL);
+    if (!seen)
+        return -1;
+    int rc = ent ? PySet_Add(seen, client_id) : PySet_Discard(seen, client_id) < 0;
+    if (!rc && !ent && !PySet_GET_SIZE(seen))
+        rc = PyDict_DelItem(seen_by, id);
+    Py_DECREF(seen);
+    return rc;
+}
+
+/* The ids of found not yet relevant enter (in found's order), then the relevant ones not in
+ * found leave (in relevant's order). Walks relevant in its order, which reads its memory
+ * front to back, rather than looking each id found up in it: those it holds are taken out of
+ * found, which keeps the entering ones. */
+static int aim_apply(PyObject *found, PyObject *relevant, PyObject *order, PyObject *changes,
+                     PyObject *seen_by, PyObject *client_id) {
+    PyObject *leaving = PyList_New(0), *id, *ent;
+    Py_ssize_t i = 0, held = PyDict_GET_SIZE(relevant);
+    if (!leaving)
+        return -1;
+    while (PyDict_Next(relevant, &i, &id, &ent)) {
+        int in = PyDict_Contains(found, id);
+        if (in < 0 || (in ? PyDict_DelItem(found, id) : PyList_Append(leaving, id)))
+            goto fail;
+    }
+    if (PyDict_GET_SIZE(relevant) != held) {
+        PyErr_SetString(PyExc_RuntimeError, "the relevant entities changed while read");
+        goto fail;
+    }
+    for (i = 0; PyDict_Next(found, &i, &id, &ent);) {
+        Py_INCREF(id);
+        Py_INCREF(ent);
+        int rc = aim_set(id, ent, relevant, order, changes, seen_by, client_id);
+        Py_DECREF(id);
+        Py_DECREF(ent);
+        if (rc)
+            goto fail;
+    }
+    for (i = 0; i < PyList_GET_SIZE(leaving); i++)
+        if (aim_set(PyList_GET_ITEM(leaving, i), NULL, relevant, order, changes, seen_by,
+                    client_id))
+            goto fail;
+    Py_DECREF(leaving);
+    return 0;
+fail:
+    Py_DECREF(leaving);
+    return -1;
+}
+
+static PyObject *py_aim(PyObject *self, PyObject *args) {
+    PyObject *relevant, *order, *changes, *seen_by, *client, *watched, *grid, *pos, *centre;
+    PyObject *radius, *always, *own, *entities, *rule, *memo;
+    double size;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!OOO!O!OOdOOO!OO!", &PyDict_Type, &relevant,
+                          &PyList_Type, &order, &PyDict_Type, &changes, &PyDict_Type, &seen_by, &client, &watched, &PyDict_Type,
+                          &grid, &PyDict_Type, &pos, &centre, &radius, &size, &always, &own,
+                          &PyDict_Type, &entities, &rule, &PyDict_Type, &memo))
+        return NULL;
+    Py_ssize_t tests = 0;
+    PyObject *found = aim_found(grid, watched, pos, memo, centre, radius, size, &tests);
+    if (found && rule != Py_None)
+        Py_SETREF(found, aim_rule(found, rule, client));
+    if (!found)
+        return NULL;
+    PyObject *client_id = NULL;
+    if (aim_always(found, always, entities) || aim_always(found, own, entities) ||
+        !(client_id = PyObject_GetAttr(client, s_client_id)) ||
+        aim_apply(found, relevant, order, changes, seen_by, client_id)) {
+        Py_DECREF(found);
+        Py_XDECREF(client_id);
+        return NULL;
+    }
+    Py_DECREF(found);
+    Py_DECREF(client_id);
+    return PyLong_FromSsize_t(tests);
+}
+
 /* ---- the interest's grid: placing the entities whose position was written ----------------- */
 
 static PyObject *g_floor; /* math.floor, for positions that are not floats */
@@ -2407,14 +2854,6 @@ done:
 
 /* ---- what a client's own section is made from, by an interest's view ---------------------- */
 
-/* The ids of d ascending (a new list). */
-static PyObject *sorted_keys(PyObject *d) {
-    PyObject *keys = PyDict_Keys(d);
-    if (keys && PyList_Sort(keys))
-        Py_CLEAR(keys);
-    return keys;
-}
-
 /* The relevance log's changes after base merged, the oldest change of an id winning (its
  * value: whether the id was relevant at base); a new dict. */
 static PyObject *changes_since(PyObject *ticks, PyObject *log, long long base) {
@@ -2437,13 +2876,17 @@ fail:
 }
 
 static PyObject *py_relevance(PyObject *self, PyObject *args) {
-    PyObject *relevant, *ticks, *log, *gone;
+    PyObject *relevant, *order, *ticks, *log, *gone;
     long long base;
-    if (!PyArg_ParseTuple(args, "O!O!O!LO", &PyDict_Type, &relevant, &PyList_Type, &ticks,
-                          &PyList_Type, &log, &base, &gone))
+    if (!PyArg_ParseTuple(args, "O!O!O!O!LO", &PyDict_Type, &relevant, &PyList_Type, &order,
+                          &PyList_Type, &ticks, &PyList_Type, &log, &base, &gone))
         return NULL;
     if (PyList_GET_SIZE(ticks) != PyList_GET_SIZE(log)) {
         PyErr_SetString(PyExc_ValueError, "a relevance log needs one tick per change set");
+        return NULL;
+    }
+    if (PyList_GET_SIZE(order) != PyDict_GET_SIZE(relevant)) {
+        PyErr_SetString(PyExc_ValueError, "the ordered ids are not the relevant ones");
         return NULL;
     }
     PyObject *out = NULL, *ids = NULL, *held = NULL, *entering = NULL, *leaving = NULL;
@@ -2459,7 +2902,7 @@ static PyObject *py_relevance(PyObject *self, PyObject *args) {
         if (in ? !truth && PySet_Add(entering, id) : truth && PyDict_SetItem(leaving, id, gone))
             goto done;
     }
-    if (!(ids = sorted_keys(relevant)))
+    if (!(ids = PyList_GetSlice(order, 0, PyList_GET_SIZE(order))))
         goto done;
     if (!PyDict_GET_SIZE(leaving)) {
         held = Py_NewRef(ids);
@@ -2494,6 +2937,10 @@ static PyMethodDef methods[] = {
     {"sweep", py_sweep, METH_VARARGS,
      "sweep(buckets, pos, centre, r2, found): the entities of the cells within a radius (as "
      "_pyassemble.sweep)."},
+    {"aim", py_aim, METH_VARARGS,
+     "aim(relevant, order, changes, seen_by, client, watched, grid, pos, centre, radius, size, "
+     "always, own, entities, rule, memo) -> int: a view tested against everything it watches, what "
+     "changed recorded (as _pyassemble.aim)."},
     {"moves", py_moves, METH_VARARGS,
      "moves(world, dirty, where, grid, cell_of, pos, touched, size, flat, rule, cell) -> int: "
      "the interest's grid after the dirty entities' moves (as _pyassemble.moves)."},
@@ -2504,7 +2951,7 @@ static PyMethodDef methods[] = {
      "rank(tick, base, ids, entities, deleted, prior, since, hot, arrival, weigh, near) -> "
      "[id]: a budget's records, most urgent first (as _pyassemble.rank)."},
     {"relevance", py_relevance, METH_VARARGS,
-     "relevance(relevant, ticks, log, base, gone) -> (ids, held, entering, leaving, was): what "
+     "relevance(relevant, order, ticks, log, base, gone) -> (ids, held, entering, leaving, was): what "
      "a client's own section is made from, by an interest's view (as _pyassemble.relevance)."},
     {NULL, NULL, 0, NULL}};
 
@@ -2529,6 +2976,8 @@ PyMODINIT_FUNC PyInit__cassemble(void) {
     s_enter_key = PyUnicode_InternFromString("enter");
     s_net_id = PyUnicode_InternFromString("net_id");
     s_vals = PyUnicode_InternFromString("_net_vals");
+    s_client_id = PyUnicode_InternFromString("client_id");
+    g_everywhere = PyTuple_New(0);
     PyObject *math = PyImport_ImportModule("math");
     g_dist = math ? PyObject_GetAttrString(math, "dist") : NULL;
     g_floor = math ? PyObject_GetAttrString(math, "floor") : NULL;
@@ -2541,7 +2990,7 @@ PyMODINIT_FUNC PyInit__cassemble(void) {
     Py_XDECREF(one);
     if (!s_spawn || !s_hist || !s_layout || !s_cache || !s_bits || !s_widths || !s_fragment ||
         !s_class_id || !s_count || !s_index_bits || !k_two64 || !s_world || !s_dirty ||
-        !s_before || !s_enter_key || !s_net_id || !s_vals)
+        !s_before || !s_enter_key || !s_net_id || !s_vals || !s_client_id || !g_everywhere)
         return NULL;
     return PyModule_Create(&module);
 }

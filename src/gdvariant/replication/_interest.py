@@ -27,7 +27,8 @@ entities of its cells (a radius area) or of the cells it gained and lost (a bloc
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping
+from bisect import bisect_left, insort
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from . import _assembler
@@ -43,6 +44,8 @@ __all__ = ["Interest", "Predicate"]
 #: encoder's :class:`~gdvariant.replication.Client`).
 Predicate = Callable[[Any, Any], bool]
 Cell = tuple[int, ...]
+#: A block of cells: its lowest and highest cell, or None for none.
+Box = tuple[Cell, Cell] | None
 #: The bucket of entities without a position: every client watches it.
 EVERYWHERE: Cell = ()
 #: The most cells one client's area may cover (a radius: its bounding box), checked when the
@@ -58,6 +61,7 @@ class _View:
 
     __slots__ = (
         "always",
+        "box",
         "cells",
         "centre",
         "changes",
@@ -65,6 +69,7 @@ class _View:
         "follow",
         "log",
         "log_ticks",
+        "order",
         "radius",
         "relevant",
         "retest",
@@ -79,7 +84,12 @@ class _View:
         self.follow: Any = None
         self.always: set[int] = set()
         self.relevant: dict[int, Any] = {}
+        #: the ids of ``relevant`` ascending, kept as they enter and leave (a client's
+        #: section visits them in that order every tick)
+        self.order: list[int] = []
         self.watched: set[Cell] = set()
+        #: the block of cells ``watched`` holds (None: only the bucket of no position)
+        self.box: Box = None
         #: ids whose relevance changed this tick -> whether they were relevant before it
         self.changes: dict[int, bool] = {}
         #: the changes of each tick of the history ring that had some, oldest first, and
@@ -165,7 +175,9 @@ class Interest:
                 f"{MAX_AREA_CELLS:,}: use larger cells or a smaller area"
             )
         view = self._view(client_id)
-        view.radius, view.cells, view.retest = radius, cells, True
+        # a float radius: its square is the same number in the pure and the compiled aim
+        view.radius = None if radius is None else float(radius)
+        view.cells, view.retest = cells, True
 
     def set_centre(self, client_id: Any, centre: Iterable[float] | None) -> None:
         """Centre ``client_id``'s area at ``centre`` (None: no area, only what is always
@@ -244,7 +256,10 @@ class Interest:
         # the views in the order of their areas: a sweep finds the cells and positions the
         # one before read still in the cache
         views = self.views
-        pending = [views[c] for c in self.nearby_order(views) if not self._aim(views[c])]
+        # what the live assembler read of each cell in this update (the grid and the positions
+        # stay as they are until the next one)
+        memo: dict[Cell, Any] = {}
+        pending = [views[c] for c in self.nearby_order(views) if not self._aim(views[c], memo)]
         if pending and self._touched:
             # from whichever side walks less: the views' entities, or the touched entities'
             # watchers (about ten candidate views each; both test the same pairs)
@@ -308,14 +323,15 @@ class Interest:
 
     def held_since(self, client_id: Any, base: int) -> dict[int, bool]:
         """The ids whose relevance to ``client_id`` changed after tick ``base``, each with
-        whether it was relevant at ``base`` (what a client that holds ``base`` holds)."""
-        held: dict[int, bool] = {}
-        view = self.views[client_id]
-        for tick, changes in zip(reversed(view.log_ticks), reversed(view.log), strict=True):
-            if tick <= base:
-                break
-            held.update(changes)
-        return held
+        whether it was relevant at ``base`` (what a client that holds ``base`` holds; none
+        with no base, 0, as a client that holds nothing gets a full update): what the live
+        assembler's ``relevance`` gives the encoder, the one owner of that merge."""
+        view = self._view(client_id)
+        was: dict[int, bool]
+        *_, was = _assembler.live().relevance(
+            view.relevant, view.order, view.log_ticks, view.log, base, None
+        )
+        return was
 
     # -- the grid ----------------------------------------------------------------------
 
@@ -353,9 +369,9 @@ class Interest:
             raise ValueError(f"a position here has {self.dims} coordinates, not {len(point)}")
         return point
 
-    def _cell(self, point: tuple[float, ...]) -> Cell:
+    def _cell(self, point: Sequence[float]) -> Cell:
         size = self.cell
-        return tuple(math.floor(x / size) if math.isfinite(x) else 0 for x in point)
+        return tuple([math.floor(x / size) if math.isfinite(x) else 0 for x in point])
 
     def _touch(self, ent: Any) -> None:
         """Test ``ent`` again at the next update (against who watches it or sees it)."""
@@ -388,6 +404,7 @@ class Interest:
             if view.relevant.get(net_id) is ent:
                 view.changes.setdefault(net_id, True)
                 del view.relevant[net_id]
+                _unorder(view.order, net_id)
         self._always.discard(net_id)
         for view in self.views.values():
             view.always.discard(net_id)
@@ -448,23 +465,29 @@ class Interest:
         view.watched = cells
         return gained, lost
 
-    def _area(self, view: _View, centre: tuple[float, ...] | None) -> set[Cell]:
-        """The cells an area at ``centre`` covers (a radius: its bounding box's)."""
+    def _box(self, view: _View, centre: tuple[float, ...] | None) -> Box:
+        """The lowest and the highest cell of the block an area at ``centre`` covers (a
+        radius: its bounding box's); None for no area."""
         if centre is None or (view.radius is None and view.cells is None):
-            return {EVERYWHERE}
+            return None
         if view.radius is not None:
-            low = self._cell(tuple(x - view.radius for x in centre))
-            high = self._cell(tuple(x + view.radius for x in centre))
-        else:
-            mid = self._cell(centre)
-            low = tuple(c - view.cells for c in mid)  # type: ignore[operator]
-            high = tuple(c + view.cells for c in mid)  # type: ignore[operator]
+            r = view.radius
+            return self._cell([x - r for x in centre]), self._cell([x + r for x in centre])
+        mid, n = self._cell(centre), view.cells
+        assert n is not None
+        return tuple([c - n for c in mid]), tuple([c + n for c in mid])
+
+    @staticmethod
+    def _area(box: Box) -> set[Cell]:
+        """The cells of a block (and the bucket of entities without a position)."""
+        if box is None:
+            return {EVERYWHERE}
         cells: list[Cell] = [()]
-        for a, b in zip(low, high, strict=True):
+        for a, b in zip(*box, strict=True):
             cells = [(*c, k) for c in cells for k in range(a, b + 1)]
         return {EVERYWHERE, *cells}
 
-    def _aim(self, view: _View) -> bool:
+    def _aim(self, view: _View, memo: dict[Cell, Any]) -> bool:
         """Move ``view``'s area to where its centre is now and test what that changes.
         Returns whether every entity it watches was tested."""
         centre = view.centre
@@ -478,14 +501,34 @@ class Interest:
         if not view.retest:
             return False
         view.retest = False
-        gained, lost = self._watch(view, self._area(view, centre))
+        box = self._box(view, centre)
+        gained: Collection[Cell] = ()
+        moved = box != view.box  # else the same cells: no new set of them
+        if moved:
+            view.box = box
+            gained, lost = self._watch(view, self._area(box))
+            moved = bool(gained or lost)
         relevant = view.relevant
-        if view.radius is not None or self.predicate is not None or not (gained or lost):
-            now = self._sweep(view, centre)
-            for net_id in now.keys() - relevant.keys():
-                self._set(view, now[net_id], True)
-            for net_id in relevant.keys() - now.keys():
-                self._set(view, relevant[net_id], False)
+        if view.radius is not None or self.predicate is not None or not moved:
+            # every entity it watches tested, what changed recorded: the live assembler's aim
+            self.work["tests"] += _assembler.live().aim(
+                relevant,
+                view.order,
+                view.changes,
+                self._seen_by,
+                view.client,
+                view.watched,
+                self._grid,
+                self._pos,
+                centre,
+                view.radius,
+                self.cell,
+                self._always,
+                view.always,
+                self.world.entities,
+                self.predicate,
+                memo,
+            )
             return True
         # a block of cells that moved: only the cells gained and lost change (the entities
         # that moved in the others are tested as the ones that moved)
@@ -503,47 +546,6 @@ class Interest:
                 if net_id not in relevant and net_id in entities:
                     self._set(view, entities[net_id], True)
         return False
-
-    def _sweep(self, view: _View, centre: tuple[float, ...] | None) -> dict[int, Any]:
-        """Everything relevant to ``view``'s client, from the entities of its cells: what
-        :meth:`_test` says of each, in one loop (a cell wholly inside a radius is taken
-        whole)."""
-        grid, pos, found = self._grid, self._pos, dict(self._grid[EVERYWHERE])
-        tests = len(found)
-        if centre is not None and view.radius is not None:
-            r2, size = view.radius * view.radius, self.cell
-            test = _assembler.live().sweep  # compiled: the loop over a cell's entities in C
-            for cell in view.watched:
-                bucket = grid.get(cell) if cell else None
-                if not bucket:
-                    continue
-                tests += len(bucket)
-                far = 0.0
-                for c, k in zip(centre, cell, strict=True):
-                    low = k * size - c
-                    far += max(low * low, (low + size) * (low + size))
-                if far <= r2:
-                    found.update(bucket)
-                else:
-                    test([bucket], pos, centre, r2, found)
-        elif centre is not None and view.cells is not None:
-            for cell in view.watched:
-                bucket = grid.get(cell) if cell else None
-                if bucket:
-                    tests += len(bucket)
-                    found.update(bucket)
-        self.work["tests"] += tests
-        rule = self.predicate
-        if rule is not None:
-            client = view.client
-            found = {i: e for i, e in found.items() if rule(e, client)}
-        entities = self.world.entities
-        for always in (self._always, view.always):
-            for net_id in always:
-                ent = entities.get(net_id)
-                if ent is not None:
-                    found[net_id] = ent
-        return found
 
     def _test(self, view: _View, ent: Any) -> bool:
         """Is ``ent`` relevant to ``view``'s client now?"""
@@ -579,10 +581,20 @@ class Interest:
         view.changes.setdefault(net_id, not now)
         if now:
             view.relevant[net_id] = ent
+            insort(view.order, net_id)
             self._seen_by.setdefault(net_id, set()).add(client_id)
         else:
             del view.relevant[net_id]
+            _unorder(view.order, net_id)
             seen = self._seen_by[net_id]
             seen.discard(client_id)
             if not seen:
                 del self._seen_by[net_id]
+
+
+def _unorder(order: list[int], net_id: int) -> None:
+    """Take ``net_id`` out of the ascending ``order``."""
+    k = bisect_left(order, net_id)
+    if k == len(order) or order[k] != net_id:
+        raise RuntimeError(f"id {net_id} is missing from its view's order")
+    del order[k]

@@ -10,6 +10,8 @@ Its functions take the compiled module's arguments and give its results, so
 * :func:`encode_record`: one record with whole values (the record format's own);
 * :func:`commit`: ``World.commit``'s loop over the dirty entities;
 * :func:`sweep`: the interest's test of the entities in the cells a radius covers in part;
+* :func:`aim`: the interest's test of a view against every entity it watches, and the record
+  of what that changed;
 * :func:`moves`: the interest's placing in its grid of the entities whose position was
   written;
 * :func:`sizes`: the bytes of each of some records alone, for a budget filling a packet;
@@ -35,6 +37,7 @@ gap and keeps nothing: with an interest every client's section has its own gaps,
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, insort
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -50,6 +53,7 @@ from ._packet_format import (
 )
 
 __all__ = [
+    "aim",
     "assemble",
     "commit",
     "encode_record",
@@ -224,6 +228,92 @@ def sweep(
                 found[net_id] = ent
 
 
+def aim(
+    relevant: dict[int, Any],
+    order: list[int],
+    changes: dict[int, bool],
+    seen_by: dict[int, set[Any]],
+    client: Any,
+    watched: set[tuple[int, ...]],
+    grid: dict[tuple[int, ...], dict[int, Any]],
+    pos: dict[int, Any],
+    centre: tuple[float, ...] | None,
+    radius: float | None,
+    size: float,
+    always: set[int],
+    own: set[int],
+    entities: dict[int, Any],
+    rule: Callable[[Any, Any], bool] | None,
+    memo: dict[tuple[int, ...], Any],
+) -> int:
+    """Test an interest's view of ``client`` against every entity it watches and record what
+    that changes: ``Interest``'s aim of a view whose area moved, for each client every tick.
+
+    What is relevant: the entities without a position (``grid[()]``); with a ``centre``, those
+    of the ``watched`` cells (each a bucket of ``grid``, ``size`` units a side) within
+    ``radius`` of it (a cell wholly inside taken whole; :func:`sweep` for the others), or all
+    of them for a block of cells (``radius`` None); of those, the ones ``rule(entity,
+    client)`` accepts (None accepts all); and the ids in ``always`` and ``own`` still in
+    ``entities``. The ids that became relevant are added to ``relevant`` (in that order), then
+    those no longer relevant leave it (in its order), ``order`` (its ids ascending) kept
+    alike; each one's first change of the tick
+    goes into ``changes`` (whether it was relevant before) and ``client.client_id`` into (or
+    out of) its set of ``seen_by``, a set emptied being dropped. Returns how many entities
+    were tested: those without a position and those of the watched cells."""
+    found = dict(grid[()])
+    tests = len(found)
+    if centre is not None:
+        r2 = None if radius is None else radius * radius
+        for cell in watched:
+            bucket = grid.get(cell) if cell else None
+            if not bucket:
+                continue
+            tests += len(bucket)
+            if r2 is None:
+                found.update(bucket)
+                continue
+            far = 0.0  # the squared distance of the cell's farthest corner
+            for c, k in zip(centre, cell, strict=True):
+                low = k * size - c
+                far += max(low * low, (low + size) * (low + size))
+            if far <= r2:
+                found.update(bucket)
+            else:
+                sweep([bucket], pos, centre, r2, found)
+    if rule is not None:
+        found = {i: e for i, e in found.items() if rule(e, client)}
+    for ids in (always, own):
+        for net_id in ids:
+            ent = entities.get(net_id)
+            if ent is not None:
+                found[net_id] = ent
+    client_id = client.client_id
+    for net_id, ent in found.items():
+        if net_id not in relevant:
+            changes.setdefault(net_id, False)
+            relevant[net_id] = ent
+            insort(order, net_id)
+            seen_by.setdefault(net_id, set()).add(client_id)
+    if len(relevant) > len(found):  # every id found is relevant now: some others leave
+        for net_id in [i for i in relevant if i not in found]:
+            changes.setdefault(net_id, True)
+            del relevant[net_id]
+            _unorder(order, net_id)
+            seen = seen_by[net_id]
+            seen.discard(client_id)
+            if not seen:
+                del seen_by[net_id]
+    return tests
+
+
+def _unorder(order: list[int], net_id: int) -> None:
+    """Take ``net_id`` out of the ascending ``order``."""
+    k = bisect_left(order, net_id)
+    if k == len(order) or order[k] != net_id:
+        raise RuntimeError(f"id {net_id} is missing from its view's order")
+    del order[k]
+
+
 def moves(
     world: Any,
     dirty: list[Any],
@@ -278,18 +368,27 @@ def moves(
 
 
 def relevance(
-    relevant: dict[int, Any], ticks: list[int], log: list[dict[int, bool]], base: int, gone: Any
+    relevant: dict[int, Any],
+    order: list[int],
+    ticks: list[int],
+    log: list[dict[int, bool]],
+    base: int,
+    gone: Any,
 ) -> tuple[list[int], list[int], set[int], dict[int, Any], dict[int, bool]]:
     """What a client's own section is made from, by an interest's view of it: ``relevant``
-    (the entities relevant now, by id) and its log (``ticks``, oldest first, and the ids
-    whose relevance changed in each, with whether they were relevant before it). Returns the
-    relevant ids ascending; the ids the section visits ascending (those and the ones
-    leaving; the same list when none leave); the ids entering its view since ``base`` (not
-    relevant at ``base``, relevant now); those leaving, each mapped to ``gone`` (their
-    despawn spans); and the ids whose relevance changed since ``base``, each with whether it
-    was relevant then. With no ``base`` (a full update) nothing enters, leaves or changed."""
+    (the entities relevant now, by id), ``order`` (their ids ascending, which the view keeps
+    as they enter and leave) and its log (``ticks``, oldest first, and the ids whose
+    relevance changed in each, with whether they were relevant before it). Returns the
+    relevant ids ascending (a copy of ``order``); the ids the section visits ascending
+    (those and the ones leaving; the same list when none leave); the ids entering its view
+    since ``base`` (not relevant at ``base``, relevant now); those leaving, each mapped to
+    ``gone`` (their despawn spans); and the ids whose relevance changed since ``base``, each
+    with whether it was relevant then. With no ``base`` (a full update) nothing enters,
+    leaves or changed."""
     if len(ticks) != len(log):
         raise ValueError("a relevance log needs one tick per change set")
+    if len(order) != len(relevant):
+        raise ValueError("the ordered ids are not the relevant ones")
     was: dict[int, bool] = {}
     if base:
         for k in range(len(ticks) - 1, -1, -1):  # newest first: the oldest change wins
@@ -304,7 +403,7 @@ def relevance(
                 entering.add(net_id)
         elif before:
             leaving[net_id] = gone
-    ids = sorted(relevant)
+    ids = list(order)
     return ids, sorted(ids + list(leaving)) if leaving else ids, entering, leaving, was
 
 

@@ -392,7 +392,7 @@ class SnapshotEncoder:
         assert self.interest is not None
         view = self.interest.views[client.client_id]
         found: _Relevance = _assembler.live().relevance(
-            view.relevant, view.log_ticks, view.log, base, [(0, self.world.tick + 1)]
+            view.relevant, view.order, view.log_ticks, view.log, base, [(0, self.world.tick + 1)]
         )
         return view, found
 
