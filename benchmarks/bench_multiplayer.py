@@ -13,7 +13,9 @@ one server after the other, against the same clients: by ``gdvariant.multiplayer
 (``SceneMultiplayer`` on ``MultiplayerServer``, in its own process) and by a headless Godot
 4.6 (the same project run as server: ``SceneMultiplayer``, ``MultiplayerSpawner``,
 ``MultiplayerSynchronizer`` and ``WebSocketMultiplayerPeer`` or ``ENetMultiplayerPeer``,
-``Engine.max_fps = 30``). ``--transport`` picks WebSocket, ENet or both (our
+``Engine.max_fps = 30``). ``--loop`` picks the event loop ours runs on: asyncio's own
+(server ``gdvariant``), uvloop's (``gdvariant-uvloop``, ``multiplayer.run(loop="uvloop")``),
+or both, each its own server in every cell. ``--transport`` picks WebSocket, ENet or both (our
 ``multiplayer.websocket`` or ``multiplayer.enet`` server; both ENet servers take the run's
 clients plus :data:`ENET_SPARE_PEERS`, not ENet's default 32). ``--godot-build`` picks which
 Godot serves: Debian's editor binary (``godot --headless``, a debug build) or the release export
@@ -89,6 +91,7 @@ from gdvariant.multiplayer import (
     SpawnableScene,
     SpawnedNode,
     read_script_rpcs,
+    run,
     scene_tscn,
     synced_class,
 )
@@ -615,7 +618,8 @@ def start_server(
             *("-m", "benchmarks.bench_multiplayer", "--serve", str(port_file)),
             *("--entities", str(args.entities), "--transport", transport),
             *("--max-peers", str(enet_peers(args))),
-            *(["--profile"] if args.profile and kind == "gdvariant" else []),
+            *(["--loop", "uvloop"] if args.loops.get(kind) == "uvloop" else []),
+            *(["--profile"] if args.profile and kind in args.loops else []),
             *(["--gc-threshold", str(args.gc_threshold)] if args.gc_threshold else []),
         ]
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
@@ -768,9 +772,10 @@ ROWS = [
 
 def table(runs: list[dict[str, Any]]) -> str:
     names = [f["server"] for f in runs]
-    lines = [f"{'':32}" + "".join(f"{n:>15}" for n in names)]
+    w = max(15, *(len(n) + 2 for n in names))  # a column per server, its name fitting
+    lines = [f"{'':32}" + "".join(f"{n:>{w}}" for n in names)]
     for label, key, fmt in ROWS:
-        lines.append(f"{label:32}" + "".join(f"{fmt.format(f[key]):>15}" for f in runs))
+        lines.append(f"{label:32}" + "".join(f"{fmt.format(f[key]):>{w}}" for f in runs))
     for f in runs:
         lines.append(f"{f['server']}: {f['load_before']} before, {f['load_after']} after")
         if "profile" in f:
@@ -942,6 +947,14 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         "checkout's gdvariant (its .venv/bin/python, made by its tools/test.sh), as server "
         "gdvariant-LABEL: an A/B of two versions in the same run (repeatable)",
     )
+    parser.add_argument(
+        "--loop",
+        choices=("asyncio", "uvloop", "both"),
+        default="asyncio",
+        help="the event loop our server runs on: asyncio's own (server gdvariant), uvloop's"
+        " (gdvariant-uvloop; needs gdvariant[uvloop]) or both, two servers per cell"
+        " (default: asyncio)",
+    )
     parser.add_argument("--no-godot", action="store_true", help="only our server, no engine")
     parser.add_argument(
         "--profile",
@@ -973,6 +986,14 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
             parser.error(f"--compare takes LABEL=PYTHON, an interpreter to run: {item!r}")
         compare[f"gdvariant-{label}"] = python
     args.compare = compare
+    if args.serve and args.loop == "both":
+        parser.error("a server runs on one event loop: --loop asyncio or uvloop")
+    #: our servers in each cell, by name: the event loop each runs on
+    args.loops = {
+        name: loop
+        for name, loop in (("gdvariant", "asyncio"), ("gdvariant-uvloop", "uvloop"))
+        if args.loop in (loop, "both")
+    }
     try:
         args.counts = [int(n) for n in args.scale.split(",")] if args.scale else [args.clients]
     except ValueError:
@@ -987,7 +1008,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
 def main() -> int:
     args = parse()
     if args.serve:
-        asyncio.run(
+        run(
             serve(
                 args.serve,
                 args.entities,
@@ -995,7 +1016,8 @@ def main() -> int:
                 args.max_peers,
                 args.profile,
                 args.gc_threshold,
-            )
+            ),
+            loop=args.loop,
         )
         return 0
     if args.clients_of:
@@ -1019,7 +1041,7 @@ def main() -> int:
     )
     cells = []
     with godot_project(engine, args.godot_build) as godot:
-        servers = ["gdvariant", *args.compare]
+        servers = [*args.loops, *args.compare]
         servers += [f"godot-{b}" for b in (godot.builds if godot else [])]
         for clients in args.counts:
             for transport in transports:

@@ -185,6 +185,7 @@ MULTIPLAYER_API = {
     "Transport",
     "TransportListener",
     "read_script_rpcs",
+    "run",
     "scene_tscn",
     "synced_class",
 }

@@ -13,8 +13,10 @@ the Godot server does in ``main.gd``, through :class:`gdvariant.multiplayer.Scen
   synchronizer sends to everyone 30 times a second;
 - ``Main.say(text)`` is passed on to everyone as ``Main.said(name, text)``.
 
-``--stats SECONDS`` logs ``mp.stats()`` every SECONDS: CPU per tick (game, sync, transport),
-bytes and messages sent per tick, by kind, per peer and per synced class.
+It runs on uvloop's event loop when that is installed (``pip install gdvariant[uvloop]``,
+:func:`gdvariant.multiplayer.run`), else on asyncio's. ``--stats SECONDS`` logs
+``mp.stats()`` every SECONDS: CPU per tick (game, sync, transport), bytes and messages sent
+per tick, by kind, per peer and per synced class.
 
 ``python -m examples.multiplayer.game_server --write-scene`` rewrites ``project/player.tscn``
 from :class:`Player`, so that the client's synchronizer config is the server's.
@@ -37,6 +39,7 @@ from gdvariant.multiplayer import (
     scene_tscn,
     synced_class,
 )
+from gdvariant.multiplayer import run as serve
 from gdvariant.multiplayer.websocket import MultiplayerServer
 from gdvariant.replication import Float32, NetClass, Prop, Str, Vec2
 
@@ -140,7 +143,7 @@ def main() -> None:
         return
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(Game(args.stats).run(args.host, args.port))
+        serve(Game(args.stats).run(args.host, args.port))
 
 
 if __name__ == "__main__":

@@ -117,6 +117,13 @@ def test_the_scale_is_a_list_of_client_counts() -> None:
         "gdvariant-old": python
     }
     assert bench_multiplayer.parse(["--gc-threshold", "20000"]).gc_threshold == 20000
+    # our server on each event loop: one server per loop in every cell
+    assert bench_multiplayer.parse([]).loops == {"gdvariant": "asyncio"}
+    assert bench_multiplayer.parse(["--loop", "both"]).loops == {
+        "gdvariant": "asyncio",
+        "gdvariant-uvloop": "uvloop",
+    }
+    assert bench_multiplayer.parse(["--loop", "uvloop"]).loops == {"gdvariant-uvloop": "uvloop"}
     bad_options = (
         ["--scale", "50,lots"],
         ["--scale", "0"],
@@ -124,6 +131,7 @@ def test_the_scale_is_a_list_of_client_counts() -> None:
         ["--compare", "old"],
         ["--compare", f"old={bench_multiplayer.PROJECT}"],  # a folder, no interpreter
         ["--gc-threshold", "-1"],
+        ["--serve", "port", "--loop", "both"],  # a server runs on one loop
     )
     for bad in bad_options:
         with pytest.raises(SystemExit):
@@ -153,29 +161,37 @@ def test_our_server_sets_the_collector_threshold_it_is_given(tmp_path: Path) -> 
 
 @pytest.mark.slow
 def test_the_quick_run_against_our_server() -> None:
-    out = quick("--no-godot", "--transport", "both", "--profile")
-    header = next(line for line in out.splitlines() if "gdvariant" in line and ":" not in line)
-    assert header.split() == ["gdvariant"]
+    out = quick("--no-godot", "--transport", "both", "--profile", "--loop", "both")
+    for transport in ("websocket", "enet"):  # both servers in each run's table
+        batch = out.split(f"run 1, 4 clients, {transport}:\n", 1)[1]
+        assert batch.splitlines()[0].split() == ["gdvariant", "gdvariant-uvloop"]
     assert "sync values/s received" in out and "RPC round trip p99 (ms)" in out
     # a cell per transport, each with its median line, and the verdict of both
     assert "4 clients, websocket, 1 runs each" in out and "4 clients, enet, 1 runs each" in out
     # whether 4 clients were held at 30 Hz in 1.5 s depends on the machine's load (the rule
     # itself is tested above, on given cells): only that each transport has its verdict
     for transport in ("websocket", "enet"):
-        assert re.search(rf"^  {transport} +gdvariant +[04]$", out, re.MULTILINE), transport
-    # --profile: the server's own mp.stats() CPU split, once per run
-    profiles = [line for line in out.splitlines() if "its mp.stats()" in line]
-    assert len(profiles) == 2 and all(" = game " in line for line in profiles)
+        for server in ("gdvariant", "gdvariant-uvloop"):
+            verdict = rf"^  {transport} +{server} +[04]$"
+            assert re.search(verdict, out, re.MULTILINE), (transport, server)
+    # --profile: each server's own mp.stats() CPU split in the table of each of its runs
+    for transport in ("websocket", "enet"):
+        for server in ("gdvariant", "gdvariant-uvloop"):
+            run = out.split(f"run 1, {server}, {transport}:\n", 1)[1].split("\nrun ", 1)[0]
+            profiles = [line for line in run.splitlines() if "its mp.stats()" in line]
+            assert len(profiles) == 1 and " = game " in profiles[0], (transport, server)
 
 
 @pytest.mark.slow
 @pytest.mark.engine
 def test_the_quick_run_against_both_servers_with_a_godot_client(godot4: Engine) -> None:
-    out = quick("--transport", "both")
+    out = quick("--transport", "both", "--loop", "both")
     build = "release" if "Godot server: release" in out else "editor"
     for transport in ("websocket", "enet"):
         final = out.split(f"run 1, 4 clients, {transport}:\n", 1)[1].split("\n4 clients")[0]
-        assert final.splitlines()[0].split() == ["gdvariant", f"godot-{build}"]
-        # one Godot client per server, each holding its 5 entities with no wrong value
-        assert final.count("Godot client 0: 5 entities") == 2, out
-        assert final.count(" 0 bad,") == 2, out
+        servers = ["gdvariant", "gdvariant-uvloop", f"godot-{build}"]
+        assert final.splitlines()[0].split() == servers
+        # one Godot client per server (ours on each event loop too), each holding its 5
+        # entities with no wrong value
+        assert final.count("Godot client 0: 5 entities") == 3, out
+        assert final.count(" 0 bad,") == 3, out

@@ -7,7 +7,8 @@ clients, ``gdvariant.multiplayer.enet.MultiplayerServer`` for ``ENetMultiplayerP
 ones); :class:`Spawner` and :class:`SpawnedNode` for ``MultiplayerSpawner`` and what it
 spawned, with the synchronizer's visibility; :func:`synced_class` and :func:`scene_tscn`
 for ``MultiplayerSynchronizer`` configs; :class:`RpcConfig` and :class:`RpcTable` for
-``@rpc``. Underneath, without I/O, :class:`ServerProtocol` is peer 1 as a state machine
+``@rpc``; :func:`run` runs a server's coroutine on uvloop's event loop when it is
+installed. Underneath, without I/O, :class:`ServerProtocol` is peer 1 as a state machine
 (bytes in, events and bytes out) for a transport of your own.
 
 The packets themselves, their codecs and what each Godot release puts on the wire are
@@ -23,6 +24,7 @@ from ._auth import DEFAULT_AUTH_TIMEOUT
 from ._auth import Authenticator as Authenticator
 from ._auth import AuthVerdict as AuthVerdict
 from ._config import ReplicatedProperty, ReplicationConfig, ReplicationMode
+from ._loop import run
 from ._relay import RelayRoute as RelayRoute
 from ._relay import route_relay as route_relay
 from ._replicator import SpawnedNode, Spawner
@@ -98,6 +100,7 @@ __all__ = [
     "Transport",
     "TransportListener",
     "read_script_rpcs",
+    "run",
     "scene_tscn",
     "synced_class",
 ]
