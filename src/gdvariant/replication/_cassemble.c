@@ -1306,6 +1306,7 @@ done:
  * entity's dict is made as the walk would make it): a lookup that fails here is left for the
  * walk to meet and report itself. */
 #define WARM 16
+#define WARM_VALUES 8 /* the first values of an entity warmed */
 
 #if defined(__GNUC__) || defined(__clang__)
 #define PREFETCH(p) __builtin_prefetch(p)
@@ -1317,8 +1318,8 @@ done:
  * -1. */
 static void warm(PyObject *ids, Py_ssize_t from, PyObject *entities, int windows,
                  long long base) {
-    PyObject *ent[2 * WARM], *hist[2 * WARM], *cache[2 * WARM];
-    int n = 0, k = 0;
+    PyObject *ent[2 * WARM], *hist[2 * WARM], *cache[2 * WARM], *vals[2 * WARM];
+    int n = 0, k = 0, v = 0;
     Py_ssize_t to = PyList_GET_SIZE(ids);
     if (to > from + windows * WARM)
         to = from + windows * WARM;
@@ -1342,6 +1343,7 @@ static void warm(PyObject *ids, Py_ssize_t from, PyObject *entities, int windows
         PREFETCH(dict);
         PyObject *h = PyDict_GetItemWithError(dict, s_hist);
         PyObject *c = h ? PyDict_GetItemWithError(dict, s_cache) : NULL;
+        PyObject *b = c ? PyDict_GetItemWithError(dict, s_bits) : NULL;
         Py_DECREF(dict);
         if (PyErr_Occurred()) {
             PyErr_Clear();
@@ -1355,16 +1357,28 @@ static void warm(PyObject *ids, Py_ssize_t from, PyObject *entities, int windows
             PREFETCH(h);
             hist[m++] = h;
         }
+        if (b && PyList_CheckExact(b)) {
+            PREFETCH(b);
+            vals[v++] = b;
+        }
     }
     for (int i = 0; i < m; i++)
         PREFETCH(PyList_GET_ITEM(hist[i], PyList_GET_SIZE(hist[i]) - 1));
     for (int i = 0; i < k; i++)
         PREFETCH(((PyDictObject *)cache[i])->ma_keys);
+    for (int i = 0; i < v; i++)
+        PREFETCH(((PyListObject *)vals[i])->ob_item);
     for (int i = 0; i < m; i++) {
         PyObject *e = PyList_GET_ITEM(hist[i], PyList_GET_SIZE(hist[i]) - 1);
-        if (PyTuple_Check(e) && PyTuple_GET_SIZE(e))
+        if (PyTuple_Check(e) && PyTuple_GET_SIZE(e) > 1) {
             PREFETCH(PyTuple_GET_ITEM(e, 0));
+            PREFETCH(PyTuple_GET_ITEM(e, 1));
+        }
     }
+    /* the entities' values (their bits, as ints): what an update record codes */
+    for (int i = 0; i < v; i++)
+        for (Py_ssize_t j = 0; j < PyList_GET_SIZE(vals[i]) && j < WARM_VALUES; j++)
+            PREFETCH(PyList_GET_ITEM(vals[i], j));
     if (base <= 0)
         return;
     /* the first entry after the base, where an entity that changed every tick has it */
