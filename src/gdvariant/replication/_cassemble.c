@@ -2606,6 +2606,67 @@ done:
     return rc;
 }
 
+/* Warm the dirty entities from `from`, `windows` windows of WARM (as warm() does a walk's):
+ * their dicts, then their dirty masks and lists of values, then those values (a position is
+ * one of the first), then a position's coordinates. It only reads; a lookup that fails is
+ * left for moves_one to meet and report. */
+static void warm_moves(PyObject *dirty, Py_ssize_t from, int windows, PyObject *cell_of) {
+    PyObject *ent[2 * WARM], *vals[2 * WARM], *val[2 * WARM * (WARM_VALUES + 1)], *ids[2 * WARM];
+    int n = 0, v = 0, u = 0, c = 0;
+    Py_ssize_t to = PyList_GET_SIZE(dirty);
+    if (to > from + windows * WARM)
+        to = from + windows * WARM;
+    for (Py_ssize_t j = from; j < to; j++) {
+        ent[n] = PyList_GET_ITEM(dirty, j);
+        PREFETCH(ent[n]);
+        n++;
+    }
+    for (int i = 0; i < n; i++) {
+        PyObject *dict = ent_dict(ent[i]);
+        if (!dict)
+            continue;
+        PREFETCH(dict);
+        PyObject *mask = PyDict_GetItemWithError(dict, s_dirty);
+        PyObject *b = mask ? PyDict_GetItemWithError(dict, s_vals) : NULL;
+        PyObject *id = b ? PyDict_GetItemWithError(dict, s_net_id) : NULL;
+        Py_DECREF(dict);
+        if (PyErr_Occurred()) {
+            PyErr_Clear();
+            return;
+        }
+        if (mask)
+            PREFETCH(mask);
+        if (b && PyList_CheckExact(b)) {
+            PREFETCH(b);
+            vals[v++] = b;
+        }
+        if (id && PyLong_CheckExact(id))
+            ids[c++] = id;
+    }
+    for (int i = 0; i < v; i++)
+        PREFETCH(((PyListObject *)vals[i])->ob_item);
+    /* the cell each is in (a tuple of ints), which moves_one compares with its new one */
+    for (int i = 0; i < c; i++) {
+        PyObject *old = PyDict_GetItemWithError(cell_of, ids[i]);
+        if (!old) {
+            PyErr_Clear();
+            continue;
+        }
+        PREFETCH(old);
+        val[u++] = old;
+    }
+    for (int i = 0; i < v; i++)
+        for (Py_ssize_t j = 0; j < PyList_GET_SIZE(vals[i]) && j < WARM_VALUES; j++) {
+            val[u] = PyList_GET_ITEM(vals[i], j);
+            PREFETCH(val[u]);
+            u++;
+        }
+    for (int i = 0; i < u; i++)
+        if (PyTuple_CheckExact(val[i]))
+            for (Py_ssize_t d = 0; d < PyTuple_GET_SIZE(val[i]) && d < 3; d++)
+                PREFETCH(PyTuple_GET_ITEM(val[i], d));
+}
+
 static PyObject *py_moves(PyObject *self, PyObject *args) {
     PyObject *world, *dirty, *where, *grid, *cell_of, *pos, *touched, *size_o, *cell;
     int flat, rule;
@@ -2618,6 +2679,8 @@ static PyObject *py_moves(PyObject *self, PyObject *args) {
     int rc = 0;
     Py_INCREF(dirty);
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(dirty) && rc >= 0; k++) {
+        if (k % WARM == 0)
+            warm_moves(dirty, k ? k + WARM : 0, k ? 1 : 2, cell_of);
         PyObject *ent = Py_NewRef(PyList_GET_ITEM(dirty, k));
         rc = moves_one(world, ent, where, flat ? 2 : 3, size, size_o, rule, cell, grid, cell_of,
                        pos, touched);
