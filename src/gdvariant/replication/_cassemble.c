@@ -2375,6 +2375,152 @@ static PyObject *py_aim(PyObject *self, PyObject *args) {
     return PyLong_FromSsize_t(tests);
 }
 
+/* ---- a block of cells that moved (as _pyassemble.block) ---------------------------------- */
+
+typedef struct {
+    PyObject *relevant, *order, *changes, *seen_by, *client_id, *watched, *pos, *cell_of;
+    PyObject *always, *own;
+    Py_ssize_t tests;
+} Block;
+
+/* Whether id is relevant to the block's view now (its test, counted): 1, 0, or -1. */
+static int block_test(Block *b, PyObject *id) {
+    b->tests++;
+    int in = PySequence_Contains(b->always, id);
+    if (!in)
+        in = PySequence_Contains(b->own, id);
+    if (in)
+        return in;
+    PyObject *point = PyDict_GetItemWithError(b->pos, id);
+    if (!point || point == Py_None)
+        return PyErr_Occurred() ? -1 : 1;
+    PyObject *cell = PyDict_GetItemWithError(b->cell_of, id);
+    if (!cell) {
+        if (!PyErr_Occurred())
+            PyErr_SetObject(PyExc_KeyError, id);
+        return -1;
+    }
+    Py_INCREF(cell);
+    in = PySequence_Contains(b->watched, cell);
+    Py_DECREF(cell);
+    return in;
+}
+
+/* Record that id (entity ent) is relevant now or not, when that changed. */
+static int block_put(Block *b, PyObject *id, PyObject *ent, int now) {
+    int was = PyDict_Contains(b->relevant, id);
+    if (was < 0)
+        return -1;
+    if (was == now)
+        return 0;
+    return aim_set(id, now ? ent : NULL, b->relevant, b->order, b->changes, b->seen_by,
+                   b->client_id);
+}
+
+/* Test and record id (entity ent), keeping both alive meanwhile. */
+static int block_one(Block *b, PyObject *id, PyObject *ent) {
+    Py_INCREF(id);
+    Py_INCREF(ent);
+    int now = block_test(b, id);
+    int rc = now < 0 ? -1 : block_put(b, id, ent, now);
+    Py_DECREF(id);
+    Py_DECREF(ent);
+    return rc;
+}
+
+/* The entities of the cells gained, bucket by bucket, into tested (their ids) and tested. */
+static int block_gained(Block *b, PyObject *gained, PyObject *grid, PyObject *tested) {
+    PyObject *it = PyObject_GetIter(gained), *cell;
+    if (!it)
+        return -1;
+    int rc = 0;
+    while (!rc && (cell = PyIter_Next(it))) {
+        PyObject *bucket = PyDict_GetItemWithError(grid, cell);
+        Py_DECREF(cell);
+        if (!bucket) {
+            rc = PyErr_Occurred() ? -1 : 0;
+            continue;
+        }
+        if (!PyDict_Check(bucket)) {
+            PyErr_SetString(PyExc_TypeError, "a cell's bucket must be a dict");
+            rc = -1;
+            break;
+        }
+        Py_INCREF(bucket);
+        Py_ssize_t i = 0, size = PyDict_GET_SIZE(bucket);
+        PyObject *id, *ent;
+        while (!rc && PyDict_Next(bucket, &i, &id, &ent)) {
+            rc = PySet_Add(tested, id) || block_one(b, id, ent);
+            if (!rc && PyDict_GET_SIZE(bucket) != size) {
+                PyErr_SetString(PyExc_RuntimeError, "a cell's bucket changed while read");
+                rc = -1;
+            }
+        }
+        Py_DECREF(bucket);
+    }
+    Py_DECREF(it);
+    return rc || PyErr_Occurred() ? -1 : 0;
+}
+
+/* The relevant ids not tested (in relevant's order as it was), then the ids of always and own
+ * still in entities that are not relevant. */
+static int block_rest(Block *b, PyObject *tested, PyObject *entities) {
+    PyObject *items = PyDict_Items(b->relevant);
+    if (!items)
+        return -1;
+    int rc = 0;
+    for (Py_ssize_t k = 0; !rc && k < PyList_GET_SIZE(items); k++) {
+        PyObject *pair = PyList_GET_ITEM(items, k);
+        PyObject *id = PyTuple_GET_ITEM(pair, 0), *ent = PyTuple_GET_ITEM(pair, 1);
+        int done = PySet_Contains(tested, id);
+        rc = done < 0 ? -1 : done ? 0 : block_one(b, id, ent);
+    }
+    Py_DECREF(items);
+    PyObject *sources[2] = {b->always, b->own};
+    for (int s = 0; s < 2 && !rc; s++) {
+        PyObject *it = PyObject_GetIter(sources[s]), *id;
+        if (!it)
+            return -1;
+        while (!rc && (id = PyIter_Next(it))) {
+            int in = PyDict_Contains(b->relevant, id);
+            PyObject *ent = in ? NULL : PyDict_GetItemWithError(entities, id);
+            if (in < 0 || (!ent && PyErr_Occurred()))
+                rc = -1;
+            else if (ent) {
+                Py_INCREF(ent);
+                rc = aim_set(id, ent, b->relevant, b->order, b->changes, b->seen_by,
+                             b->client_id);
+                Py_DECREF(ent);
+            }
+            Py_DECREF(id);
+        }
+        Py_DECREF(it);
+        if (PyErr_Occurred())
+            rc = -1;
+    }
+    return rc;
+}
+
+static PyObject *py_block(PyObject *self, PyObject *args) {
+    Block b = {0};
+    PyObject *client, *gained, *grid, *entities;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!OOOO!O!O!OOO!", &PyDict_Type, &b.relevant,
+                          &PyList_Type, &b.order, &PyDict_Type, &b.changes, &PyDict_Type,
+                          &b.seen_by, &client, &b.watched, &gained, &PyDict_Type, &grid,
+                          &PyDict_Type, &b.pos, &PyDict_Type, &b.cell_of, &b.always, &b.own,
+                          &PyDict_Type, &entities))
+        return NULL;
+    PyObject *tested = PySet_New(NULL);
+    if (!tested)
+        return NULL;
+    b.client_id = PyObject_GetAttr(client, s_client_id);
+    int rc = !b.client_id || block_gained(&b, gained, grid, tested) ||
+             block_rest(&b, tested, entities);
+    Py_DECREF(tested);
+    Py_XDECREF(b.client_id);
+    return rc ? NULL : PyLong_FromSsize_t(b.tests);
+}
+
 /* ---- the interest's grid: placing the entities whose position was written ----------------- */
 
 static PyObject *g_floor; /* math.floor, for positions that are not floats */
@@ -3014,6 +3160,10 @@ static PyMethodDef methods[] = {
     {"sweep", py_sweep, METH_VARARGS,
      "sweep(buckets, pos, centre, r2, found): the entities of the cells within a radius (as "
      "_pyassemble.sweep)."},
+    {"block", py_block, METH_VARARGS,
+     "block(relevant, order, changes, seen_by, client, watched, gained, grid, pos, cell_of, "
+     "always, own, entities) -> tests: a view whose block of cells moved tested where that "
+     "changes, what changed recorded (as _pyassemble.block)."},
     {"aim", py_aim, METH_VARARGS,
      "aim(relevant, order, changes, seen_by, client, watched, grid, pos, centre, radius, size, "
      "always, own, entities, rule, memo) -> int: a view tested against everything it watches, what "

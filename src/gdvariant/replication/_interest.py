@@ -531,20 +531,23 @@ class Interest:
             )
             return True
         # a block of cells that moved: only the cells gained and lost change (the entities
-        # that moved in the others are tested as the ones that moved)
-        tested: set[int] = set()
-        for cell in gained:
-            for ent in self._grid.get(cell, {}).values():
-                tested.add(ent.net_id)
-                self._set(view, ent, self._test(view, ent))
-        for net_id, ent in list(relevant.items()):
-            if net_id not in tested:
-                self._set(view, ent, self._test(view, ent))
-        entities = self.world.entities
-        for always in (self._always, view.always):
-            for net_id in always:
-                if net_id not in relevant and net_id in entities:
-                    self._set(view, entities[net_id], True)
+        # that moved in the others are tested as the ones that moved): the live assembler's
+        # block
+        self.work["tests"] += _assembler.live().block(
+            relevant,
+            view.order,
+            view.changes,
+            self._seen_by,
+            view.client,
+            view.watched,
+            gained,
+            self._grid,
+            self._pos,
+            self._cell_of,
+            self._always,
+            view.always,
+            self.world.entities,
+        )
         return False
 
     def _test(self, view: _View, ent: Any) -> bool:

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, insort
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ._budget import Near, near_factor, priority
@@ -55,6 +55,7 @@ from ._packet_format import (
 __all__ = [
     "aim",
     "assemble",
+    "block",
     "commit",
     "encode_record",
     "moves",
@@ -303,6 +304,72 @@ def aim(
             seen.discard(client_id)
             if not seen:
                 del seen_by[net_id]
+    return tests
+
+
+def block(
+    relevant: dict[int, Any],
+    order: list[int],
+    changes: dict[int, bool],
+    seen_by: dict[int, set[Any]],
+    client: Any,
+    watched: set[tuple[int, ...]],
+    gained: Iterable[tuple[int, ...]],
+    grid: dict[tuple[int, ...], dict[int, Any]],
+    pos: dict[int, Any],
+    cell_of: dict[int, tuple[int, ...]],
+    always: set[int],
+    own: set[int],
+    entities: dict[int, Any],
+) -> int:
+    """Record what changes for an interest's view of ``client`` whose block of cells moved to
+    ``watched``, having ``gained`` those cells: ``Interest``'s aim of such a view without a
+    predicate (the entities that moved within the other cells are tested as the touched ones).
+
+    The entities of the cells gained (bucket by bucket, in the order of ``gained``), then the
+    ``relevant`` ones not among them (in its order), are tested: an id of ``always`` or
+    ``own`` is relevant, one with a position (``pos``) if its cell (``cell_of``) is
+    ``watched``, one without a position always. Each that entered or left is recorded as
+    :func:`aim` records it, as it is tested; then the ids of ``always`` and ``own`` still in
+    ``entities`` and not relevant enter. Returns how many entities were tested."""
+    client_id = client.client_id
+    tests = 0
+
+    def test(net_id: int) -> bool:
+        nonlocal tests
+        tests += 1
+        if net_id in always or net_id in own:
+            return True
+        return pos.get(net_id) is None or cell_of[net_id] in watched
+
+    def put(net_id: int, ent: Any, now: bool) -> None:
+        if (net_id in relevant) == now:
+            return
+        changes.setdefault(net_id, not now)
+        if now:
+            relevant[net_id] = ent
+            insort(order, net_id)
+            seen_by.setdefault(net_id, set()).add(client_id)
+            return
+        del relevant[net_id]
+        _unorder(order, net_id)
+        seen = seen_by[net_id]
+        seen.discard(client_id)
+        if not seen:
+            del seen_by[net_id]
+
+    tested: set[int] = set()
+    for cell in gained:
+        for net_id, ent in grid.get(cell, {}).items():
+            tested.add(net_id)
+            put(net_id, ent, test(net_id))
+    for net_id, ent in list(relevant.items()):
+        if net_id not in tested:
+            put(net_id, ent, test(net_id))
+    for ids in (always, own):
+        for net_id in ids:
+            if net_id not in relevant and net_id in entities:
+                put(net_id, entities[net_id], True)
     return tests
 
 
