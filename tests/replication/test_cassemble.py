@@ -149,6 +149,7 @@ def test_the_live_assembler_is_public() -> None:
         "sweep",
         "aim",
         "block",
+        "retest",
         "rank",
         "sizes",
         "moves",
@@ -264,6 +265,8 @@ def test_the_compiled_assembler_leaks_nothing(deltas: bool) -> None:
         block_ticks(fast, 1, 2)
         with pytest.raises(KeyError):
             fast.block(*_block_args(cell_of={}))
+        with pytest.raises(KeyError):
+            fast.retest(*_retest_args(touched={}))
         for relevance in relevance_args(random.Random(3)):
             fast.relevance(*relevance)
         with pytest.raises(ValueError):
@@ -474,10 +477,12 @@ def test_sweep_of_a_bad_position_is_an_error(name: str) -> None:
 
 
 class _Thing:
-    """An entity as ``aim`` sees it: a value of the grid's buckets, passed to the rule."""
+    """An entity as ``aim`` sees it: a value of the grid's buckets, passed to the rule (and
+    its world, which ``retest`` reads)."""
 
     def __init__(self, net_id: int) -> None:
         self.net_id = net_id
+        self._net_world: Any = None
 
 
 class _Viewer:
@@ -688,10 +693,12 @@ def test_aim_refuses_a_memo_it_did_not_fill() -> None:
 
 
 def block_ticks(module: Any, seed: int, dims: int) -> list[Any]:
-    """Ten ticks of three views of a random world through ``module.block``: the entities
-    move, spawn and despawn, each view's block of cells moves (its cells gained those not
-    watched before, in the order a set of them gives), with always relevant ids (some
-    despawned). Returns, after each call, its result and the views' state, orders included."""
+    """Ten ticks of three views of a random world through ``module.block`` then
+    ``module.retest``: the entities move, spawn and despawn, each view's block of cells moves
+    (its cells gained those not watched before, in the order a set of them gives), then 40
+    entities and 3 despawned ones are touched in a random order, with always relevant ids
+    (some despawned). Returns, after each call, its result and the view's state, orders
+    included."""
     rng = random.Random(seed)
     size = rng.choice([5.0, 7.5, 10.0])
     things = {i: _Thing(i) for i in rng.sample(range(600), 150)}
@@ -702,12 +709,15 @@ def block_ticks(module: Any, seed: int, dims: int) -> list[Any]:
     always = set(rng.sample(sorted(things), 3)) | {9999}
     own = [{rng.choice(sorted(things))} for _ in viewers]
     watched: list[set[Any]] = [{()} for _ in viewers]
+    for made in things.values():
+        made._net_world = WORLD
     out: list[Any] = []
     for _ in range(10):
         for _ in range(rng.randrange(8)):  # spawns and despawns
             if rng.random() < 0.5:
                 net_id = rng.randrange(600)
                 things[net_id] = _Thing(net_id)
+                things[net_id]._net_world = WORLD
             elif things:
                 del things[rng.choice(sorted(things))]
         pos, grid = _grid_of(rng, things, dims, size)
@@ -740,27 +750,65 @@ def block_ticks(module: Any, seed: int, dims: int) -> list[Any]:
                 things,
             )
             assert orders[k] == sorted(relevant[k])
-            out.append(
-                (
-                    tests,
-                    [(i, thing.net_id) for i, thing in relevant[k].items()],
-                    list(orders[k]),
-                    list(changes.items()),
-                    [(i, sorted(s)) for i, s in seen_by.items()],
-                )
+            out.append(_block_state(tests, relevant[k], orders[k], changes, seen_by))
+            # then the entities touched since, some of them despawned (of another world)
+            touched = {i: things[i] for i in rng.sample(sorted(things), 40)}
+            for net_id in rng.sample(range(600, 700), 3):
+                touched[net_id] = _Thing(net_id)
+                touched[net_id]._net_world = None
+            rank = {i: n for n, i in enumerate(touched)}
+            tests = module.retest(
+                relevant[k],
+                orders[k],
+                changes,
+                seen_by,
+                viewer,
+                now,
+                grid,
+                touched,
+                rank,
+                pos,
+                cell_of,
+                always,
+                own[k],
+                WORLD,
             )
+            assert orders[k] == sorted(relevant[k])
+            out.append(_block_state(tests, relevant[k], orders[k], changes, seen_by))
     return out
+
+
+WORLD = object()  # the world of block_ticks' things
+
+
+def _block_state(
+    tests: int,
+    relevant: dict[int, Any],
+    order: list[int],
+    changes: dict[int, bool],
+    seen_by: dict[int, set[Any]],
+) -> tuple[Any, ...]:
+    """What a view's ``block`` or ``retest`` left, orders included."""
+    return (
+        tests,
+        [(i, thing.net_id) for i, thing in relevant.items()],
+        list(order),
+        list(changes.items()),
+        [(i, sorted(s)) for i, s in seen_by.items()],
+    )
 
 
 @pytest.mark.parametrize("dims", [2, 3])
 @pytest.mark.parametrize("seed", range(6))
-def test_block_records_what_the_pure_one_records(seed: int, dims: int) -> None:
-    """The differential test of ``block`` on random worlds over ten ticks: the same entities
-    tested, the same relevant entities, changes and viewers, in the same orders."""
+def test_block_and_retest_record_what_the_pure_ones_record(seed: int, dims: int) -> None:
+    """The differential test of ``block`` and ``retest`` on random worlds over ten ticks: the
+    same entities tested, the same relevant entities, changes and viewers, in the same
+    orders."""
     fast = compiled()
     want = block_ticks(_pyassemble, seed, dims)
     assert block_ticks(fast, seed, dims) == want
-    assert sum(len(tick[3]) for tick in want) > 30  # entities entered and left
+    assert sum(len(tick[3]) for tick in want[::2]) > 30  # entities entered and left
+    assert sum(tick[0] for tick in want[1::2]) > 100  # the touched ones tested again
 
 
 def _block_args(**changed: Any) -> list[Any]:
@@ -814,6 +862,59 @@ def test_block_errors_are_the_pure_ones(name: str) -> None:
     args = _block_args()
     assert module.block(*args) == 1
     assert (args[0], args[1], args[2], args[3]) == ({7: args[-1][7]}, [7], {7: False}, {7: {1}})
+
+
+def _retest_args(**changed: Any) -> list[Any]:
+    """The arguments of a ``retest`` call of one view watching one cell, whose entity there
+    was touched, with some of them ``changed``."""
+    thing = _Thing(7)
+    thing._net_world = WORLD
+    args: dict[str, Any] = {
+        "relevant": {},
+        "order": [],
+        "changes": {},
+        "seen_by": {},
+        "client": _Viewer(1),
+        "watched": {(), (0, 0)},
+        "grid": {(): {}, (0, 0): {7: thing}},
+        "touched": {7: thing},
+        "rank": {7: 0},
+        "pos": {7: (1.0, 2.0)},
+        "cell_of": {7: (0, 0)},
+        "always": set(),
+        "own": set(),
+        "world": WORLD,
+    }
+    args.update(changed)
+    return list(args.values())
+
+
+@pytest.mark.parametrize("name", [_assembler.PYTHON, _assembler.COMPILED])
+def test_retest_errors_are_the_pure_ones(name: str) -> None:
+    """A touched id missing from ``touched``, an entity without a world, a position but no
+    cell, a client without an id, a watched or always that is not a container, a rank that
+    is not an int (an error on both): the same errors on both, and nothing recorded."""
+    module = compiled() if name == _assembler.COMPILED else _pyassemble
+    cases: list[tuple[dict[str, Any], type[Exception] | tuple[type[Exception], ...]]] = [
+        ({"touched": {}}, KeyError),
+        ({"touched": {7: object()}}, AttributeError),
+        ({"cell_of": {}}, KeyError),
+        ({"client": object()}, AttributeError),
+        ({"watched": 5}, TypeError),
+        ({"always": 5}, TypeError),
+        ({"rank": {7: None, 8: 1}, "relevant": {8: _Thing(8)}, "order": [8]}, TypeError),
+    ]
+    for changed, error in cases:
+        args = _retest_args(**changed)
+        with pytest.raises(error):
+            module.retest(*args)
+        assert args[2] == {}, changed  # no change recorded
+    args = _retest_args()
+    assert module.retest(*args) == 1
+    assert (args[0], args[1], args[2], args[3]) == ({7: args[7][7]}, [7], {7: False}, {7: {1}})
+    args = _retest_args(world=object())  # of another world: not tested
+    assert module.retest(*args) == 0
+    assert args[2] == {}
 
 
 class _Ranked:

@@ -2521,6 +2521,111 @@ static PyObject *py_block(PyObject *self, PyObject *args) {
     return rc ? NULL : PyLong_FromSsize_t(b.tests);
 }
 
+/* ---- the touched entities of a block of cells that stayed (as _pyassemble.retest) ---------- */
+
+typedef struct {
+    long long rank;
+    PyObject *id; /* borrowed from the set of ids */
+} Touched;
+
+static int touched_cmp(const void *a, const void *b) {
+    const Touched *x = a, *y = b;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* The keys of the iterable keys that rank holds into the set ids. */
+static int retest_ids(PyObject *ids, PyObject *keys, PyObject *rank) {
+    PyObject *it = PyObject_GetIter(keys), *id;
+    if (!it)
+        return -1;
+    int rc = 0;
+    while (!rc && (id = PyIter_Next(it))) {
+        int in = PyDict_Contains(rank, id);
+        rc = in < 0 ? -1 : in ? PySet_Add(ids, id) : 0;
+        Py_DECREF(id);
+    }
+    Py_DECREF(it);
+    return rc || PyErr_Occurred() ? -1 : 0;
+}
+
+/* Test and record the ids (in the order of their ranks) still of world. */
+static int retest_apply(Block *b, PyObject *ids, PyObject *rank, PyObject *touched,
+                        PyObject *world) {
+    Py_ssize_t n = PySet_GET_SIZE(ids), k = 0;
+    Touched *all = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(Touched));
+    PyObject *it = all ? PyObject_GetIter(ids) : NULL, *id;
+    if (!it) {
+        if (!all)
+            PyErr_NoMemory();
+        PyMem_Free(all);
+        return -1;
+    }
+    int rc = 0;
+    while (!rc && k < n && (id = PyIter_Next(it))) {
+        Py_DECREF(id); /* the set, ours alone, holds it */
+        PyObject *r = PyDict_GetItemWithError(rank, id);
+        if (!r) {
+            if (!PyErr_Occurred())
+                PyErr_SetObject(PyExc_KeyError, id);
+            rc = -1;
+        } else if (!PyLong_Check(r)) {
+            PyErr_SetString(PyExc_TypeError, "a touched id's rank must be an int");
+            rc = -1;
+        } else if ((all[k].rank = PyLong_AsLongLong(r)) == -1 && PyErr_Occurred()) {
+            rc = -1;
+        }
+        all[k++].id = id;
+    }
+    Py_DECREF(it);
+    if (!rc && PyErr_Occurred())
+        rc = -1;
+    if (!rc)
+        qsort(all, (size_t)k, sizeof(Touched), touched_cmp);
+    for (Py_ssize_t j = 0; !rc && j < k; j++) {
+        PyObject *ent = PyDict_GetItemWithError(touched, all[j].id);
+        if (!ent) {
+            if (!PyErr_Occurred())
+                PyErr_SetObject(PyExc_KeyError, all[j].id);
+            rc = -1;
+            break;
+        }
+        Py_INCREF(ent);
+        PyObject *owner = PyObject_GetAttr(ent, s_world);
+        rc = !owner ? -1 : owner == world ? block_one(b, all[j].id, ent) : 0;
+        Py_XDECREF(owner);
+        Py_DECREF(ent);
+    }
+    PyMem_Free(all);
+    return rc;
+}
+
+static PyObject *py_retest(PyObject *self, PyObject *args) {
+    Block b = {0};
+    PyObject *client, *grid, *touched, *rank, *world;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!OOO!O!O!O!O!OOO", &PyDict_Type, &b.relevant,
+                          &PyList_Type, &b.order, &PyDict_Type, &b.changes, &PyDict_Type,
+                          &b.seen_by, &client, &b.watched, &PyDict_Type, &grid, &PyDict_Type,
+                          &touched, &PyDict_Type, &rank, &PyDict_Type, &b.pos, &PyDict_Type,
+                          &b.cell_of, &b.always, &b.own, &world))
+        return NULL;
+    b.client_id = PyObject_GetAttr(client, s_client_id);
+    PyObject *ids = b.client_id ? PySet_New(NULL) : NULL, *it = NULL, *cell;
+    int rc = !ids || !(it = PyObject_GetIter(b.watched));
+    while (!rc && (cell = PyIter_Next(it))) {
+        PyObject *bucket = PyDict_GetItemWithError(grid, cell);
+        Py_DECREF(cell);
+        Py_XINCREF(bucket);
+        rc = bucket ? retest_ids(ids, bucket, rank) : PyErr_Occurred() != NULL;
+        Py_XDECREF(bucket);
+    }
+    Py_XDECREF(it);
+    rc = rc || PyErr_Occurred() || retest_ids(ids, b.relevant, rank) ||
+         retest_apply(&b, ids, rank, touched, world);
+    Py_XDECREF(ids);
+    Py_XDECREF(b.client_id);
+    return rc ? NULL : PyLong_FromSsize_t(b.tests);
+}
+
 /* ---- the interest's grid: placing the entities whose position was written ----------------- */
 
 static PyObject *g_floor; /* math.floor, for positions that are not floats */
@@ -3164,6 +3269,10 @@ static PyMethodDef methods[] = {
      "block(relevant, order, changes, seen_by, client, watched, gained, grid, pos, cell_of, "
      "always, own, entities) -> tests: a view whose block of cells moved tested where that "
      "changes, what changed recorded (as _pyassemble.block)."},
+    {"retest", py_retest, METH_VARARGS,
+     "retest(relevant, order, changes, seen_by, client, watched, grid, touched, rank, pos, "
+     "cell_of, always, own, world) -> tests: the touched entities a view of a block of cells "
+     "watches or sees tested, what changed recorded (as _pyassemble.retest)."},
     {"aim", py_aim, METH_VARARGS,
      "aim(relevant, order, changes, seen_by, client, watched, grid, pos, centre, radius, size, "
      "always, own, entities, rule, memo) -> int: a view tested against everything it watches, what "

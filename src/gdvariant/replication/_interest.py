@@ -300,6 +300,24 @@ class Interest:
         world, grid, touched = self.world, self._grid, self._touched
         order = {net_id: k for k, net_id in enumerate(touched)}
         for view in pending:
+            if view.radius is None and self.predicate is None:  # the live assembler's retest
+                self.work["tests"] += _assembler.live().retest(
+                    view.relevant,
+                    view.order,
+                    view.changes,
+                    self._seen_by,
+                    view.client,
+                    view.watched,
+                    grid,
+                    touched,
+                    order,
+                    self._pos,
+                    self._cell_of,
+                    self._always,
+                    view.always,
+                    world,
+                )
+                continue
             ids = {i for cell in view.watched for i in grid.get(cell, ()) if i in order}
             ids.update(i for i in view.relevant if i in order)
             for net_id in sorted(ids, key=order.__getitem__):
