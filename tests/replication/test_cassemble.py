@@ -142,7 +142,19 @@ def test_the_live_assembler_is_public() -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["assemble", "encode_record", "commit", "sweep", "aim", "rank", "sizes", "moves", "relevance"],
+    [
+        "assemble",
+        "encode_record",
+        "commit",
+        "sweep",
+        "aim",
+        "block",
+        "retest",
+        "rank",
+        "sizes",
+        "moves",
+        "relevance",
+    ],
 )
 def test_both_assemblers_take_the_same_arguments(name: str) -> None:
     """The pure assembler's functions have the compiled module's parameters, by name and in
@@ -250,6 +262,11 @@ def test_the_compiled_assembler_leaks_nothing(deltas: bool) -> None:
             fast.aim(*_aim_args(pos={}))
         with pytest.raises(TypeError):
             fast.aim(*_aim_args(memo={(0, 0): None}))
+        block_ticks(fast, 1, 2)
+        with pytest.raises(KeyError):
+            fast.block(*_block_args(cell_of={}))
+        with pytest.raises(KeyError):
+            fast.retest(*_retest_args(touched={}))
         for relevance in relevance_args(random.Random(3)):
             fast.relevance(*relevance)
         with pytest.raises(ValueError):
@@ -460,10 +477,12 @@ def test_sweep_of_a_bad_position_is_an_error(name: str) -> None:
 
 
 class _Thing:
-    """An entity as ``aim`` sees it: a value of the grid's buckets, passed to the rule."""
+    """An entity as ``aim`` sees it: a value of the grid's buckets, passed to the rule (and
+    its world, which ``retest`` reads)."""
 
     def __init__(self, net_id: int) -> None:
         self.net_id = net_id
+        self._net_world: Any = None
 
 
 class _Viewer:
@@ -671,6 +690,231 @@ def test_aim_refuses_a_memo_it_did_not_fill() -> None:
     memo = {}
     _pyassemble.aim(*_aim_args(memo=memo))
     assert memo == {}
+
+
+def block_ticks(module: Any, seed: int, dims: int) -> list[Any]:
+    """Ten ticks of three views of a random world through ``module.block`` then
+    ``module.retest``: the entities move, spawn and despawn, each view's block of cells moves
+    (its cells gained those not watched before, in the order a set of them gives), then 40
+    entities and 3 despawned ones are touched in a random order, with always relevant ids
+    (some despawned). Returns, after each call, its result and the view's state, orders
+    included."""
+    rng = random.Random(seed)
+    size = rng.choice([5.0, 7.5, 10.0])
+    things = {i: _Thing(i) for i in rng.sample(range(600), 150)}
+    viewers = [_Viewer(k) for k in range(3)]
+    relevant: list[dict[int, Any]] = [{} for _ in viewers]
+    orders: list[list[int]] = [[] for _ in viewers]
+    seen_by: dict[int, set[Any]] = {}
+    always = set(rng.sample(sorted(things), 3)) | {9999}
+    own = [{rng.choice(sorted(things))} for _ in viewers]
+    watched: list[set[Any]] = [{()} for _ in viewers]
+    for made in things.values():
+        made._net_world = WORLD
+    out: list[Any] = []
+    for _ in range(10):
+        for _ in range(rng.randrange(8)):  # spawns and despawns
+            if rng.random() < 0.5:
+                net_id = rng.randrange(600)
+                things[net_id] = _Thing(net_id)
+                things[net_id]._net_world = WORLD
+            elif things:
+                del things[rng.choice(sorted(things))]
+        pos, grid = _grid_of(rng, things, dims, size)
+        cell_of = {i: c for c, bucket in grid.items() if c for i in bucket}
+        for k, thing in enumerate(relevant):  # what despawned leaves, as Interest._unplace
+            for net_id in [i for i in thing if i not in things]:
+                del thing[net_id]
+                orders[k].remove(net_id)
+                seen_by[net_id].discard(k)
+                if not seen_by[net_id]:
+                    del seen_by[net_id]
+        for k, viewer in enumerate(viewers):
+            centre = tuple(rng.uniform(-25, 25) for _ in range(dims))
+            now = _watched(centre, None, rng.randrange(3), size)
+            gained, watched[k] = now - watched[k], now
+            changes: dict[int, bool] = {7: True} if rng.random() < 0.2 else {}
+            tests = module.block(
+                relevant[k],
+                orders[k],
+                changes,
+                seen_by,
+                viewer,
+                now,
+                gained,
+                grid,
+                pos,
+                cell_of,
+                always,
+                own[k],
+                things,
+            )
+            assert orders[k] == sorted(relevant[k])
+            out.append(_block_state(tests, relevant[k], orders[k], changes, seen_by))
+            # then the entities touched since, some of them despawned (of another world)
+            touched = {i: things[i] for i in rng.sample(sorted(things), 40)}
+            for net_id in rng.sample(range(600, 700), 3):
+                touched[net_id] = _Thing(net_id)
+                touched[net_id]._net_world = None
+            rank = {i: n for n, i in enumerate(touched)}
+            tests = module.retest(
+                relevant[k],
+                orders[k],
+                changes,
+                seen_by,
+                viewer,
+                now,
+                grid,
+                touched,
+                rank,
+                pos,
+                cell_of,
+                always,
+                own[k],
+                WORLD,
+            )
+            assert orders[k] == sorted(relevant[k])
+            out.append(_block_state(tests, relevant[k], orders[k], changes, seen_by))
+    return out
+
+
+WORLD = object()  # the world of block_ticks' things
+
+
+def _block_state(
+    tests: int,
+    relevant: dict[int, Any],
+    order: list[int],
+    changes: dict[int, bool],
+    seen_by: dict[int, set[Any]],
+) -> tuple[Any, ...]:
+    """What a view's ``block`` or ``retest`` left, orders included."""
+    return (
+        tests,
+        [(i, thing.net_id) for i, thing in relevant.items()],
+        list(order),
+        list(changes.items()),
+        [(i, sorted(s)) for i, s in seen_by.items()],
+    )
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+@pytest.mark.parametrize("seed", range(6))
+def test_block_and_retest_record_what_the_pure_ones_record(seed: int, dims: int) -> None:
+    """The differential test of ``block`` and ``retest`` on random worlds over ten ticks: the
+    same entities tested, the same relevant entities, changes and viewers, in the same
+    orders."""
+    fast = compiled()
+    want = block_ticks(_pyassemble, seed, dims)
+    assert block_ticks(fast, seed, dims) == want
+    assert sum(len(tick[3]) for tick in want[::2]) > 30  # entities entered and left
+    assert sum(tick[0] for tick in want[1::2]) > 100  # the touched ones tested again
+
+
+def _block_args(**changed: Any) -> list[Any]:
+    """The arguments of a ``block`` call of one view that gained one cell, with some of them
+    ``changed``."""
+    thing = _Thing(7)
+    args: dict[str, Any] = {
+        "relevant": {},
+        "order": [],
+        "changes": {},
+        "seen_by": {},
+        "client": _Viewer(1),
+        "watched": {(), (0, 0)},
+        "gained": {(0, 0)},
+        "grid": {(): {}, (0, 0): {7: thing}},
+        "pos": {7: (1.0, 2.0)},
+        "cell_of": {7: (0, 0)},
+        "always": set(),
+        "own": set(),
+        "entities": {7: thing},
+    }
+    args.update(changed)
+    return list(args.values())
+
+
+@pytest.mark.parametrize("name", [_assembler.PYTHON, _assembler.COMPILED])
+def test_block_errors_are_the_pure_ones(name: str) -> None:
+    """An entity with a position but no cell, a client without an id, a cell's bucket that
+    is not a dict (an error on both), a watched, always or gained that is not a container,
+    viewers missing for an id leaving: the same errors on both, and what was recorded before
+    them alike."""
+    module = compiled() if name == _assembler.COMPILED else _pyassemble
+    cases: list[tuple[dict[str, Any], type[Exception] | tuple[type[Exception], ...]]] = [
+        ({"cell_of": {}}, KeyError),
+        ({"client": object()}, AttributeError),
+        ({"grid": {(0, 0): 5}}, (AttributeError, TypeError)),  # a bucket without items()
+        ({"watched": 5}, TypeError),
+        ({"always": 5}, TypeError),
+        ({"gained": 5}, TypeError),
+    ]
+    for changed, error in cases:
+        args = _block_args(**changed)
+        with pytest.raises(error):
+            module.block(*args)
+        assert args[2] == {}, changed  # no change recorded
+    far = {"pos": {7: (1.0, 2.0), 8: (50.0, 50.0)}, "cell_of": {7: (0, 0), 8: (5, 5)}}
+    args = _block_args(relevant={8: object()}, order=[8], **far)  # 7 enters, 8 cannot leave
+    with pytest.raises(KeyError):
+        module.block(*args)
+    assert args[2] == {7: False, 8: True}
+    args = _block_args()
+    assert module.block(*args) == 1
+    assert (args[0], args[1], args[2], args[3]) == ({7: args[-1][7]}, [7], {7: False}, {7: {1}})
+
+
+def _retest_args(**changed: Any) -> list[Any]:
+    """The arguments of a ``retest`` call of one view watching one cell, whose entity there
+    was touched, with some of them ``changed``."""
+    thing = _Thing(7)
+    thing._net_world = WORLD
+    args: dict[str, Any] = {
+        "relevant": {},
+        "order": [],
+        "changes": {},
+        "seen_by": {},
+        "client": _Viewer(1),
+        "watched": {(), (0, 0)},
+        "grid": {(): {}, (0, 0): {7: thing}},
+        "touched": {7: thing},
+        "rank": {7: 0},
+        "pos": {7: (1.0, 2.0)},
+        "cell_of": {7: (0, 0)},
+        "always": set(),
+        "own": set(),
+        "world": WORLD,
+    }
+    args.update(changed)
+    return list(args.values())
+
+
+@pytest.mark.parametrize("name", [_assembler.PYTHON, _assembler.COMPILED])
+def test_retest_errors_are_the_pure_ones(name: str) -> None:
+    """A touched id missing from ``touched``, an entity without a world, a position but no
+    cell, a client without an id, a watched or always that is not a container, a rank that
+    is not an int (an error on both): the same errors on both, and nothing recorded."""
+    module = compiled() if name == _assembler.COMPILED else _pyassemble
+    cases: list[tuple[dict[str, Any], type[Exception] | tuple[type[Exception], ...]]] = [
+        ({"touched": {}}, KeyError),
+        ({"touched": {7: object()}}, AttributeError),
+        ({"cell_of": {}}, KeyError),
+        ({"client": object()}, AttributeError),
+        ({"watched": 5}, TypeError),
+        ({"always": 5}, TypeError),
+        ({"rank": {7: None, 8: 1}, "relevant": {8: _Thing(8)}, "order": [8]}, TypeError),
+    ]
+    for changed, error in cases:
+        args = _retest_args(**changed)
+        with pytest.raises(error):
+            module.retest(*args)
+        assert args[2] == {}, changed  # no change recorded
+    args = _retest_args()
+    assert module.retest(*args) == 1
+    assert (args[0], args[1], args[2], args[3]) == ({7: args[7][7]}, [7], {7: False}, {7: {1}})
+    args = _retest_args(world=object())  # of another world: not tested
+    assert module.retest(*args) == 0
+    assert args[2] == {}
 
 
 class _Ranked:

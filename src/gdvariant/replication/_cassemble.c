@@ -1306,6 +1306,7 @@ done:
  * entity's dict is made as the walk would make it): a lookup that fails here is left for the
  * walk to meet and report itself. */
 #define WARM 16
+#define WARM_VALUES 8 /* the first values of an entity warmed */
 
 #if defined(__GNUC__) || defined(__clang__)
 #define PREFETCH(p) __builtin_prefetch(p)
@@ -1317,8 +1318,8 @@ done:
  * -1. */
 static void warm(PyObject *ids, Py_ssize_t from, PyObject *entities, int windows,
                  long long base) {
-    PyObject *ent[2 * WARM], *hist[2 * WARM], *cache[2 * WARM];
-    int n = 0, k = 0;
+    PyObject *ent[2 * WARM], *hist[2 * WARM], *cache[2 * WARM], *vals[2 * WARM];
+    int n = 0, k = 0, v = 0;
     Py_ssize_t to = PyList_GET_SIZE(ids);
     if (to > from + windows * WARM)
         to = from + windows * WARM;
@@ -1342,6 +1343,7 @@ static void warm(PyObject *ids, Py_ssize_t from, PyObject *entities, int windows
         PREFETCH(dict);
         PyObject *h = PyDict_GetItemWithError(dict, s_hist);
         PyObject *c = h ? PyDict_GetItemWithError(dict, s_cache) : NULL;
+        PyObject *b = c ? PyDict_GetItemWithError(dict, s_bits) : NULL;
         Py_DECREF(dict);
         if (PyErr_Occurred()) {
             PyErr_Clear();
@@ -1355,16 +1357,28 @@ static void warm(PyObject *ids, Py_ssize_t from, PyObject *entities, int windows
             PREFETCH(h);
             hist[m++] = h;
         }
+        if (b && PyList_CheckExact(b)) {
+            PREFETCH(b);
+            vals[v++] = b;
+        }
     }
     for (int i = 0; i < m; i++)
         PREFETCH(PyList_GET_ITEM(hist[i], PyList_GET_SIZE(hist[i]) - 1));
     for (int i = 0; i < k; i++)
         PREFETCH(((PyDictObject *)cache[i])->ma_keys);
+    for (int i = 0; i < v; i++)
+        PREFETCH(((PyListObject *)vals[i])->ob_item);
     for (int i = 0; i < m; i++) {
         PyObject *e = PyList_GET_ITEM(hist[i], PyList_GET_SIZE(hist[i]) - 1);
-        if (PyTuple_Check(e) && PyTuple_GET_SIZE(e))
+        if (PyTuple_Check(e) && PyTuple_GET_SIZE(e) > 1) {
             PREFETCH(PyTuple_GET_ITEM(e, 0));
+            PREFETCH(PyTuple_GET_ITEM(e, 1));
+        }
     }
+    /* the entities' values (their bits, as ints): what an update record codes */
+    for (int i = 0; i < v; i++)
+        for (Py_ssize_t j = 0; j < PyList_GET_SIZE(vals[i]) && j < WARM_VALUES; j++)
+            PREFETCH(PyList_GET_ITEM(vals[i], j));
     if (base <= 0)
         return;
     /* the first entry after the base, where an entity that changed every tick has it */
@@ -2361,6 +2375,257 @@ static PyObject *py_aim(PyObject *self, PyObject *args) {
     return PyLong_FromSsize_t(tests);
 }
 
+/* ---- a block of cells that moved (as _pyassemble.block) ---------------------------------- */
+
+typedef struct {
+    PyObject *relevant, *order, *changes, *seen_by, *client_id, *watched, *pos, *cell_of;
+    PyObject *always, *own;
+    Py_ssize_t tests;
+} Block;
+
+/* Whether id is relevant to the block's view now (its test, counted): 1, 0, or -1. */
+static int block_test(Block *b, PyObject *id) {
+    b->tests++;
+    int in = PySequence_Contains(b->always, id);
+    if (!in)
+        in = PySequence_Contains(b->own, id);
+    if (in)
+        return in;
+    PyObject *point = PyDict_GetItemWithError(b->pos, id);
+    if (!point || point == Py_None)
+        return PyErr_Occurred() ? -1 : 1;
+    PyObject *cell = PyDict_GetItemWithError(b->cell_of, id);
+    if (!cell) {
+        if (!PyErr_Occurred())
+            PyErr_SetObject(PyExc_KeyError, id);
+        return -1;
+    }
+    Py_INCREF(cell);
+    in = PySequence_Contains(b->watched, cell);
+    Py_DECREF(cell);
+    return in;
+}
+
+/* Record that id (entity ent) is relevant now or not, when that changed. */
+static int block_put(Block *b, PyObject *id, PyObject *ent, int now) {
+    int was = PyDict_Contains(b->relevant, id);
+    if (was < 0)
+        return -1;
+    if (was == now)
+        return 0;
+    return aim_set(id, now ? ent : NULL, b->relevant, b->order, b->changes, b->seen_by,
+                   b->client_id);
+}
+
+/* Test and record id (entity ent), keeping both alive meanwhile. */
+static int block_one(Block *b, PyObject *id, PyObject *ent) {
+    Py_INCREF(id);
+    Py_INCREF(ent);
+    int now = block_test(b, id);
+    int rc = now < 0 ? -1 : block_put(b, id, ent, now);
+    Py_DECREF(id);
+    Py_DECREF(ent);
+    return rc;
+}
+
+/* The entities of the cells gained, bucket by bucket, into tested (their ids) and tested. */
+static int block_gained(Block *b, PyObject *gained, PyObject *grid, PyObject *tested) {
+    PyObject *it = PyObject_GetIter(gained), *cell;
+    if (!it)
+        return -1;
+    int rc = 0;
+    while (!rc && (cell = PyIter_Next(it))) {
+        PyObject *bucket = PyDict_GetItemWithError(grid, cell);
+        Py_DECREF(cell);
+        if (!bucket) {
+            rc = PyErr_Occurred() ? -1 : 0;
+            continue;
+        }
+        if (!PyDict_Check(bucket)) {
+            PyErr_SetString(PyExc_TypeError, "a cell's bucket must be a dict");
+            rc = -1;
+            break;
+        }
+        Py_INCREF(bucket);
+        Py_ssize_t i = 0, size = PyDict_GET_SIZE(bucket);
+        PyObject *id, *ent;
+        while (!rc && PyDict_Next(bucket, &i, &id, &ent)) {
+            rc = PySet_Add(tested, id) || block_one(b, id, ent);
+            if (!rc && PyDict_GET_SIZE(bucket) != size) {
+                PyErr_SetString(PyExc_RuntimeError, "a cell's bucket changed while read");
+                rc = -1;
+            }
+        }
+        Py_DECREF(bucket);
+    }
+    Py_DECREF(it);
+    return rc || PyErr_Occurred() ? -1 : 0;
+}
+
+/* The relevant ids not tested (in relevant's order as it was), then the ids of always and own
+ * still in entities that are not relevant. */
+static int block_rest(Block *b, PyObject *tested, PyObject *entities) {
+    PyObject *items = PyDict_Items(b->relevant);
+    if (!items)
+        return -1;
+    int rc = 0;
+    for (Py_ssize_t k = 0; !rc && k < PyList_GET_SIZE(items); k++) {
+        PyObject *pair = PyList_GET_ITEM(items, k);
+        PyObject *id = PyTuple_GET_ITEM(pair, 0), *ent = PyTuple_GET_ITEM(pair, 1);
+        int done = PySet_Contains(tested, id);
+        rc = done < 0 ? -1 : done ? 0 : block_one(b, id, ent);
+    }
+    Py_DECREF(items);
+    PyObject *sources[2] = {b->always, b->own};
+    for (int s = 0; s < 2 && !rc; s++) {
+        PyObject *it = PyObject_GetIter(sources[s]), *id;
+        if (!it)
+            return -1;
+        while (!rc && (id = PyIter_Next(it))) {
+            int in = PyDict_Contains(b->relevant, id);
+            PyObject *ent = in ? NULL : PyDict_GetItemWithError(entities, id);
+            if (in < 0 || (!ent && PyErr_Occurred()))
+                rc = -1;
+            else if (ent) {
+                Py_INCREF(ent);
+                rc = aim_set(id, ent, b->relevant, b->order, b->changes, b->seen_by,
+                             b->client_id);
+                Py_DECREF(ent);
+            }
+            Py_DECREF(id);
+        }
+        Py_DECREF(it);
+        if (PyErr_Occurred())
+            rc = -1;
+    }
+    return rc;
+}
+
+static PyObject *py_block(PyObject *self, PyObject *args) {
+    Block b = {0};
+    PyObject *client, *gained, *grid, *entities;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!OOOO!O!O!OOO!", &PyDict_Type, &b.relevant,
+                          &PyList_Type, &b.order, &PyDict_Type, &b.changes, &PyDict_Type,
+                          &b.seen_by, &client, &b.watched, &gained, &PyDict_Type, &grid,
+                          &PyDict_Type, &b.pos, &PyDict_Type, &b.cell_of, &b.always, &b.own,
+                          &PyDict_Type, &entities))
+        return NULL;
+    PyObject *tested = PySet_New(NULL);
+    if (!tested)
+        return NULL;
+    b.client_id = PyObject_GetAttr(client, s_client_id);
+    int rc = !b.client_id || block_gained(&b, gained, grid, tested) ||
+             block_rest(&b, tested, entities);
+    Py_DECREF(tested);
+    Py_XDECREF(b.client_id);
+    return rc ? NULL : PyLong_FromSsize_t(b.tests);
+}
+
+/* ---- the touched entities of a block of cells that stayed (as _pyassemble.retest) ---------- */
+
+typedef struct {
+    long long rank;
+    PyObject *id; /* borrowed from the set of ids */
+} Touched;
+
+static int touched_cmp(const void *a, const void *b) {
+    const Touched *x = a, *y = b;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* The keys of the iterable keys that rank holds into the set ids. */
+static int retest_ids(PyObject *ids, PyObject *keys, PyObject *rank) {
+    PyObject *it = PyObject_GetIter(keys), *id;
+    if (!it)
+        return -1;
+    int rc = 0;
+    while (!rc && (id = PyIter_Next(it))) {
+        int in = PyDict_Contains(rank, id);
+        rc = in < 0 ? -1 : in ? PySet_Add(ids, id) : 0;
+        Py_DECREF(id);
+    }
+    Py_DECREF(it);
+    return rc || PyErr_Occurred() ? -1 : 0;
+}
+
+/* Test and record the ids (in the order of their ranks) still of world. */
+static int retest_apply(Block *b, PyObject *ids, PyObject *rank, PyObject *touched,
+                        PyObject *world) {
+    Py_ssize_t n = PySet_GET_SIZE(ids), k = 0;
+    Touched *all = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(Touched));
+    PyObject *it = all ? PyObject_GetIter(ids) : NULL, *id;
+    if (!it) {
+        if (!all)
+            PyErr_NoMemory();
+        PyMem_Free(all);
+        return -1;
+    }
+    int rc = 0;
+    while (!rc && k < n && (id = PyIter_Next(it))) {
+        Py_DECREF(id); /* the set, ours alone, holds it */
+        PyObject *r = PyDict_GetItemWithError(rank, id);
+        if (!r) {
+            if (!PyErr_Occurred())
+                PyErr_SetObject(PyExc_KeyError, id);
+            rc = -1;
+        } else if (!PyLong_Check(r)) {
+            PyErr_SetString(PyExc_TypeError, "a touched id's rank must be an int");
+            rc = -1;
+        } else if ((all[k].rank = PyLong_AsLongLong(r)) == -1 && PyErr_Occurred()) {
+            rc = -1;
+        }
+        all[k++].id = id;
+    }
+    Py_DECREF(it);
+    if (!rc && PyErr_Occurred())
+        rc = -1;
+    if (!rc)
+        qsort(all, (size_t)k, sizeof(Touched), touched_cmp);
+    for (Py_ssize_t j = 0; !rc && j < k; j++) {
+        PyObject *ent = PyDict_GetItemWithError(touched, all[j].id);
+        if (!ent) {
+            if (!PyErr_Occurred())
+                PyErr_SetObject(PyExc_KeyError, all[j].id);
+            rc = -1;
+            break;
+        }
+        Py_INCREF(ent);
+        PyObject *owner = PyObject_GetAttr(ent, s_world);
+        rc = !owner ? -1 : owner == world ? block_one(b, all[j].id, ent) : 0;
+        Py_XDECREF(owner);
+        Py_DECREF(ent);
+    }
+    PyMem_Free(all);
+    return rc;
+}
+
+static PyObject *py_retest(PyObject *self, PyObject *args) {
+    Block b = {0};
+    PyObject *client, *grid, *touched, *rank, *world;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!OOO!O!O!O!O!OOO", &PyDict_Type, &b.relevant,
+                          &PyList_Type, &b.order, &PyDict_Type, &b.changes, &PyDict_Type,
+                          &b.seen_by, &client, &b.watched, &PyDict_Type, &grid, &PyDict_Type,
+                          &touched, &PyDict_Type, &rank, &PyDict_Type, &b.pos, &PyDict_Type,
+                          &b.cell_of, &b.always, &b.own, &world))
+        return NULL;
+    b.client_id = PyObject_GetAttr(client, s_client_id);
+    PyObject *ids = b.client_id ? PySet_New(NULL) : NULL, *it = NULL, *cell;
+    int rc = !ids || !(it = PyObject_GetIter(b.watched));
+    while (!rc && (cell = PyIter_Next(it))) {
+        PyObject *bucket = PyDict_GetItemWithError(grid, cell);
+        Py_DECREF(cell);
+        Py_XINCREF(bucket);
+        rc = bucket ? retest_ids(ids, bucket, rank) : PyErr_Occurred() != NULL;
+        Py_XDECREF(bucket);
+    }
+    Py_XDECREF(it);
+    rc = rc || PyErr_Occurred() || retest_ids(ids, b.relevant, rank) ||
+         retest_apply(&b, ids, rank, touched, world);
+    Py_XDECREF(ids);
+    Py_XDECREF(b.client_id);
+    return rc ? NULL : PyLong_FromSsize_t(b.tests);
+}
+
 /* ---- the interest's grid: placing the entities whose position was written ----------------- */
 
 static PyObject *g_floor; /* math.floor, for positions that are not floats */
@@ -2592,6 +2857,67 @@ done:
     return rc;
 }
 
+/* Warm the dirty entities from `from`, `windows` windows of WARM (as warm() does a walk's):
+ * their dicts, then their dirty masks and lists of values, then those values (a position is
+ * one of the first), then a position's coordinates. It only reads; a lookup that fails is
+ * left for moves_one to meet and report. */
+static void warm_moves(PyObject *dirty, Py_ssize_t from, int windows, PyObject *cell_of) {
+    PyObject *ent[2 * WARM], *vals[2 * WARM], *val[2 * WARM * (WARM_VALUES + 1)], *ids[2 * WARM];
+    int n = 0, v = 0, u = 0, c = 0;
+    Py_ssize_t to = PyList_GET_SIZE(dirty);
+    if (to > from + windows * WARM)
+        to = from + windows * WARM;
+    for (Py_ssize_t j = from; j < to; j++) {
+        ent[n] = PyList_GET_ITEM(dirty, j);
+        PREFETCH(ent[n]);
+        n++;
+    }
+    for (int i = 0; i < n; i++) {
+        PyObject *dict = ent_dict(ent[i]);
+        if (!dict)
+            continue;
+        PREFETCH(dict);
+        PyObject *mask = PyDict_GetItemWithError(dict, s_dirty);
+        PyObject *b = mask ? PyDict_GetItemWithError(dict, s_vals) : NULL;
+        PyObject *id = b ? PyDict_GetItemWithError(dict, s_net_id) : NULL;
+        Py_DECREF(dict);
+        if (PyErr_Occurred()) {
+            PyErr_Clear();
+            return;
+        }
+        if (mask)
+            PREFETCH(mask);
+        if (b && PyList_CheckExact(b)) {
+            PREFETCH(b);
+            vals[v++] = b;
+        }
+        if (id && PyLong_CheckExact(id))
+            ids[c++] = id;
+    }
+    for (int i = 0; i < v; i++)
+        PREFETCH(((PyListObject *)vals[i])->ob_item);
+    /* the cell each is in (a tuple of ints), which moves_one compares with its new one */
+    for (int i = 0; i < c; i++) {
+        PyObject *old = PyDict_GetItemWithError(cell_of, ids[i]);
+        if (!old) {
+            PyErr_Clear();
+            continue;
+        }
+        PREFETCH(old);
+        val[u++] = old;
+    }
+    for (int i = 0; i < v; i++)
+        for (Py_ssize_t j = 0; j < PyList_GET_SIZE(vals[i]) && j < WARM_VALUES; j++) {
+            val[u] = PyList_GET_ITEM(vals[i], j);
+            PREFETCH(val[u]);
+            u++;
+        }
+    for (int i = 0; i < u; i++)
+        if (PyTuple_CheckExact(val[i]))
+            for (Py_ssize_t d = 0; d < PyTuple_GET_SIZE(val[i]) && d < 3; d++)
+                PREFETCH(PyTuple_GET_ITEM(val[i], d));
+}
+
 static PyObject *py_moves(PyObject *self, PyObject *args) {
     PyObject *world, *dirty, *where, *grid, *cell_of, *pos, *touched, *size_o, *cell;
     int flat, rule;
@@ -2604,6 +2930,8 @@ static PyObject *py_moves(PyObject *self, PyObject *args) {
     int rc = 0;
     Py_INCREF(dirty);
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(dirty) && rc >= 0; k++) {
+        if (k % WARM == 0)
+            warm_moves(dirty, k ? k + WARM : 0, k ? 1 : 2, cell_of);
         PyObject *ent = Py_NewRef(PyList_GET_ITEM(dirty, k));
         rc = moves_one(world, ent, where, flat ? 2 : 3, size, size_o, rule, cell, grid, cell_of,
                        pos, touched);
@@ -2937,6 +3265,14 @@ static PyMethodDef methods[] = {
     {"sweep", py_sweep, METH_VARARGS,
      "sweep(buckets, pos, centre, r2, found): the entities of the cells within a radius (as "
      "_pyassemble.sweep)."},
+    {"block", py_block, METH_VARARGS,
+     "block(relevant, order, changes, seen_by, client, watched, gained, grid, pos, cell_of, "
+     "always, own, entities) -> tests: a view whose block of cells moved tested where that "
+     "changes, what changed recorded (as _pyassemble.block)."},
+    {"retest", py_retest, METH_VARARGS,
+     "retest(relevant, order, changes, seen_by, client, watched, grid, touched, rank, pos, "
+     "cell_of, always, own, world) -> tests: the touched entities a view of a block of cells "
+     "watches or sees tested, what changed recorded (as _pyassemble.retest)."},
     {"aim", py_aim, METH_VARARGS,
      "aim(relevant, order, changes, seen_by, client, watched, grid, pos, centre, radius, size, "
      "always, own, entities, rule, memo) -> int: a view tested against everything it watches, what "

@@ -300,6 +300,24 @@ class Interest:
         world, grid, touched = self.world, self._grid, self._touched
         order = {net_id: k for k, net_id in enumerate(touched)}
         for view in pending:
+            if view.radius is None and self.predicate is None:  # the live assembler's retest
+                self.work["tests"] += _assembler.live().retest(
+                    view.relevant,
+                    view.order,
+                    view.changes,
+                    self._seen_by,
+                    view.client,
+                    view.watched,
+                    grid,
+                    touched,
+                    order,
+                    self._pos,
+                    self._cell_of,
+                    self._always,
+                    view.always,
+                    world,
+                )
+                continue
             ids = {i for cell in view.watched for i in grid.get(cell, ()) if i in order}
             ids.update(i for i in view.relevant if i in order)
             for net_id in sorted(ids, key=order.__getitem__):
@@ -531,20 +549,23 @@ class Interest:
             )
             return True
         # a block of cells that moved: only the cells gained and lost change (the entities
-        # that moved in the others are tested as the ones that moved)
-        tested: set[int] = set()
-        for cell in gained:
-            for ent in self._grid.get(cell, {}).values():
-                tested.add(ent.net_id)
-                self._set(view, ent, self._test(view, ent))
-        for net_id, ent in list(relevant.items()):
-            if net_id not in tested:
-                self._set(view, ent, self._test(view, ent))
-        entities = self.world.entities
-        for always in (self._always, view.always):
-            for net_id in always:
-                if net_id not in relevant and net_id in entities:
-                    self._set(view, entities[net_id], True)
+        # that moved in the others are tested as the ones that moved): the live assembler's
+        # block
+        self.work["tests"] += _assembler.live().block(
+            relevant,
+            view.order,
+            view.changes,
+            self._seen_by,
+            view.client,
+            view.watched,
+            gained,
+            self._grid,
+            self._pos,
+            self._cell_of,
+            self._always,
+            view.always,
+            self.world.entities,
+        )
         return False
 
     def _test(self, view: _View, ent: Any) -> bool:

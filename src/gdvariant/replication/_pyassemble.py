@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, insort
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ._budget import Near, near_factor, priority
@@ -55,11 +55,13 @@ from ._packet_format import (
 __all__ = [
     "aim",
     "assemble",
+    "block",
     "commit",
     "encode_record",
     "moves",
     "rank",
     "relevance",
+    "retest",
     "sizes",
     "sweep",
 ]
@@ -304,6 +306,119 @@ def aim(
             if not seen:
                 del seen_by[net_id]
     return tests
+
+
+def block(
+    relevant: dict[int, Any],
+    order: list[int],
+    changes: dict[int, bool],
+    seen_by: dict[int, set[Any]],
+    client: Any,
+    watched: set[tuple[int, ...]],
+    gained: Iterable[tuple[int, ...]],
+    grid: dict[tuple[int, ...], dict[int, Any]],
+    pos: dict[int, Any],
+    cell_of: dict[int, tuple[int, ...]],
+    always: set[int],
+    own: set[int],
+    entities: dict[int, Any],
+) -> int:
+    """Record what changes for an interest's view of ``client`` whose block of cells moved to
+    ``watched``, having ``gained`` those cells: ``Interest``'s aim of such a view without a
+    predicate (the entities that moved within the other cells are tested as the touched ones).
+
+    The entities of the cells gained (bucket by bucket, in the order of ``gained``), then the
+    ``relevant`` ones not among them (in its order), are tested: an id of ``always`` or
+    ``own`` is relevant, one with a position (``pos``) if its cell (``cell_of``) is
+    ``watched``, one without a position always. Each that entered or left is recorded as
+    :func:`aim` records it, as it is tested; then the ids of ``always`` and ``own`` still in
+    ``entities`` and not relevant enter. Returns how many entities were tested."""
+    view = (relevant, order, changes, seen_by, client.client_id)
+    tests = 0
+    tested: set[int] = set()
+    for cell in gained:
+        for net_id, ent in grid.get(cell, {}).items():
+            tested.add(net_id)
+            tests += 1
+            _put(view, net_id, ent, _in_block(net_id, watched, pos, cell_of, always, own))
+    for net_id, ent in list(relevant.items()):
+        if net_id not in tested:
+            tests += 1
+            _put(view, net_id, ent, _in_block(net_id, watched, pos, cell_of, always, own))
+    for ids in (always, own):
+        for net_id in ids:
+            if net_id not in relevant and net_id in entities:
+                _put(view, net_id, entities[net_id], True)
+    return tests
+
+
+def retest(
+    relevant: dict[int, Any],
+    order: list[int],
+    changes: dict[int, bool],
+    seen_by: dict[int, set[Any]],
+    client: Any,
+    watched: set[tuple[int, ...]],
+    grid: dict[tuple[int, ...], dict[int, Any]],
+    touched: dict[int, Any],
+    rank: dict[int, int],
+    pos: dict[int, Any],
+    cell_of: dict[int, tuple[int, ...]],
+    always: set[int],
+    own: set[int],
+    world: Any,
+) -> int:
+    """Test the ``touched`` entities that an interest's view of a block of cells (no radius,
+    no predicate) watches or sees, and record what that changes: ``Interest``'s retest of
+    such a view that was not tested whole. The touched ids of the ``watched`` cells' buckets
+    and of ``relevant``, in the order they were touched (``rank``: each one's place), those
+    still in ``world`` each tested and recorded as :func:`block` does. Returns how many
+    entities were tested."""
+    view = (relevant, order, changes, seen_by, client.client_id)
+    ids = {i for cell in watched for i in grid.get(cell, ()) if i in rank}
+    ids.update(i for i in relevant if i in rank)
+    tests = 0
+    for net_id in sorted(ids, key=rank.__getitem__):
+        ent = touched[net_id]
+        if ent._net_world is world:
+            tests += 1
+            _put(view, net_id, ent, _in_block(net_id, watched, pos, cell_of, always, own))
+    return tests
+
+
+def _in_block(
+    net_id: int,
+    watched: set[tuple[int, ...]],
+    pos: dict[int, Any],
+    cell_of: dict[int, tuple[int, ...]],
+    always: set[int],
+    own: set[int],
+) -> bool:
+    """Whether ``net_id`` is relevant to a view of a block of cells: always relevant, without
+    a position, or in a cell it watches."""
+    if net_id in always or net_id in own:
+        return True
+    return pos.get(net_id) is None or cell_of[net_id] in watched
+
+
+def _put(view: tuple[Any, ...], net_id: int, ent: Any, now: bool) -> None:
+    """Record in ``view`` (relevant, order, changes, seen_by, client id) that ``net_id`` is
+    relevant ``now`` or not, when that changed, as :func:`aim` records it."""
+    relevant, order, changes, seen_by, client_id = view
+    if (net_id in relevant) == now:
+        return
+    changes.setdefault(net_id, not now)
+    if now:
+        relevant[net_id] = ent
+        insort(order, net_id)
+        seen_by.setdefault(net_id, set()).add(client_id)
+        return
+    del relevant[net_id]
+    _unorder(order, net_id)
+    seen = seen_by[net_id]
+    seen.discard(client_id)
+    if not seen:
+        del seen_by[net_id]
 
 
 def _unorder(order: list[int], net_id: int) -> None:
