@@ -1820,30 +1820,49 @@ static PyObject *py_commit(PyObject *self, PyObject *args) {
 #pragma STDC FP_CONTRACT OFF
 #endif
 
-/* The squared distance of the position p (a sequence of dims numbers) from c, summed in the
- * pure one's order; -1 with an exception set if p is not such a position. */
-static int squared_distance(PyObject *p, const double *c, Py_ssize_t dims, double *out) {
-    PyObject *fast = PySequence_Fast(p, "a position must be a sequence of numbers");
+/* The dims numbers of seq (a position or a cell) into x; -1 with an exception set: not_seq
+ * if it is no sequence, a ValueError naming what it is if it has another length, the number's
+ * own error if an item is not one. */
+static int read_coords(PyObject *seq, Py_ssize_t dims, double *x, const char *not_seq,
+                       const char *what) {
+    PyObject *fast = PySequence_Fast(seq, not_seq);
     if (!fast)
         return -1;
     if (PySequence_Fast_GET_SIZE(fast) != dims) {
-        PyErr_Format(PyExc_ValueError, "a position has %zd coordinates, not %zd",
+        PyErr_Format(PyExc_ValueError, "%s has %zd coordinates, not %zd", what,
                      PySequence_Fast_GET_SIZE(fast), dims);
         Py_DECREF(fast);
         return -1;
     }
-    double sum = 0.0;
     for (Py_ssize_t d = 0; d < dims; d++) {
-        double x = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fast, d));
-        if (x == -1.0 && PyErr_Occurred()) {
+        x[d] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fast, d));
+        if (x[d] == -1.0 && PyErr_Occurred()) {
             Py_DECREF(fast);
             return -1;
         }
-        double dx = x - c[d];
+    }
+    Py_DECREF(fast);
+    return 0;
+}
+
+/* A position's dims (2 or 3) coordinates into x; -1 with an exception set if it is not such a
+ * position. */
+static int read_point(PyObject *p, Py_ssize_t dims, double *x) {
+    return read_coords(p, dims, x, "a position must be a sequence of numbers", "a position");
+}
+
+/* The squared distance of the position p (a sequence of dims numbers, 2 or 3) from c, summed
+ * in the pure one's order; -1 with an exception set if p is not such a position. */
+static int squared_distance(PyObject *p, const double *c, Py_ssize_t dims, double *out) {
+    double x[3];
+    if (read_point(p, dims, x))
+        return -1;
+    double sum = 0.0;
+    for (Py_ssize_t d = 0; d < dims; d++) {
+        double dx = x[d] - c[d];
         double sq = dx * dx;
         sum = d ? sum + sq : sq;
     }
-    Py_DECREF(fast);
     *out = sum;
     return 0;
 }
@@ -1894,26 +1913,34 @@ static int sweep_bucket(PyObject *bucket, PyObject *pos, const double *c, Py_ssi
     return rc;
 }
 
+/* The centre's coordinates into c (2 or 3 of them); -1 with an exception set if it is not. */
+static int read_centre(PyObject *centre, double *c, Py_ssize_t *dims) {
+    PyObject *fast = PySequence_Fast(centre, "a centre must be a sequence of numbers");
+    if (!fast)
+        return -1;
+    *dims = PySequence_Fast_GET_SIZE(fast);
+    for (Py_ssize_t d = 0; d < *dims && d < 3; d++)
+        c[d] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fast, d));
+    Py_DECREF(fast);
+    if (PyErr_Occurred())
+        return -1;
+    if (*dims != 2 && *dims != 3) {
+        PyErr_Format(PyExc_ValueError, "a centre has 2 or 3 coordinates, not %zd", *dims);
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *py_sweep(PyObject *self, PyObject *args) {
     PyObject *buckets, *pos, *centre, *found;
     double r2;
     if (!PyArg_ParseTuple(args, "O!O!OdO!", &PyList_Type, &buckets, &PyDict_Type, &pos, &centre,
                           &r2, &PyDict_Type, &found))
         return NULL;
-    PyObject *fast = PySequence_Fast(centre, "a centre must be a sequence of numbers");
-    if (!fast)
-        return NULL;
-    Py_ssize_t dims = PySequence_Fast_GET_SIZE(fast);
     double c[3];
-    for (Py_ssize_t d = 0; d < dims && d < 3; d++)
-        c[d] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fast, d));
-    Py_DECREF(fast);
-    if (PyErr_Occurred())
+    Py_ssize_t dims;
+    if (read_centre(centre, c, &dims))
         return NULL;
-    if (dims != 2 && dims != 3) {
-        PyErr_Format(PyExc_ValueError, "a centre has 2 or 3 coordinates, not %zd", dims);
-        return NULL;
-    }
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(buckets); k++) {
         PyObject *bucket = PyList_GET_ITEM(buckets, k);
         if (!PyDict_Check(bucket)) {
@@ -1933,73 +1960,22 @@ static PyObject *py_sweep(PyObject *self, PyObject *args) {
 
 static PyObject *s_client_id, *g_everywhere; /* "client_id"; (), the cell of no position */
 
-/* The centre's coordinates into c (2 or 3 of them); -1 with an exception set if it is not. */
-static int read_centre(PyObject *centre, double *c, Py_ssize_t *dims) {
-    PyObject *fast = PySequence_Fast(centre, "a centre must be a sequence of numbers");
-    if (!fast)
-        return -1;
-    *dims = PySequence_Fast_GET_SIZE(fast);
-    for (Py_ssize_t d = 0; d < *dims && d < 3; d++)
-        c[d] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fast, d));
-    Py_DECREF(fast);
-    if (PyErr_Occurred())
-        return -1;
-    if (*dims != 2 && *dims != 3) {
-        PyErr_Format(PyExc_ValueError, "a centre has 2 or 3 coordinates, not %zd", *dims);
-        return -1;
-    }
-    return 0;
-}
 
 /* Whether the cell (dims ints) lies wholly within r2 (squared) of c: its farthest corner's
  * squared distance, summed as the pure one sums it (a NaN is not within); -1 on an error. */
 static int cell_inside(PyObject *cell, const double *c, Py_ssize_t dims, double size, double r2) {
-    PyObject *fast = PySequence_Fast(cell, "a cell must be a sequence of ints");
-    if (!fast)
+    double k[3];
+    if (read_coords(cell, dims, k, "a cell must be a sequence of ints", "a cell"))
         return -1;
-    if (PySequence_Fast_GET_SIZE(fast) != dims) {
-        PyErr_Format(PyExc_ValueError, "a cell has %zd coordinates, not %zd",
-                     PySequence_Fast_GET_SIZE(fast), dims);
-        Py_DECREF(fast);
-        return -1;
-    }
     double far = 0.0;
     for (Py_ssize_t d = 0; d < dims; d++) {
-        double k = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fast, d));
-        if (k == -1.0 && PyErr_Occurred()) {
-            Py_DECREF(fast);
-            return -1;
-        }
-        double low = k * size - c[d];
+        double low = k[d] * size - c[d];
         double near = low * low, other = (low + size) * (low + size);
         far += other > near ? other : near; /* max(near, other): the first unless less */
     }
-    Py_DECREF(fast);
     return far <= r2;
 }
 
-/* A position's dims coordinates into x (as squared_distance reads them); -1 with an exception
- * set if it is not such a position. */
-static int read_point(PyObject *p, Py_ssize_t dims, double *x) {
-    PyObject *fast = PySequence_Fast(p, "a position must be a sequence of numbers");
-    if (!fast)
-        return -1;
-    if (PySequence_Fast_GET_SIZE(fast) != dims) {
-        PyErr_Format(PyExc_ValueError, "a position has %zd coordinates, not %zd",
-                     PySequence_Fast_GET_SIZE(fast), dims);
-        Py_DECREF(fast);
-        return -1;
-    }
-    for (Py_ssize_t d = 0; d < dims; d++) {
-        x[d] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fast, d));
-        if (x[d] == -1.0 && PyErr_Occurred()) {
-            Py_DECREF(fast);
-            return -1;
-        }
-    }
-    Py_DECREF(fast);
-    return 0;
-}
 
 /* What aim reads of a cell, read once an update (memo[cell]): (ids, entities, coordinates),
  * the bucket's ids and entities in its order and their positions' coordinates, dims doubles
