@@ -1,7 +1,8 @@
 /* The compiled packet assembler of gdvariant.replication: the shared sections and records, the
- * tick commit that feeds them (World.commit's loop), an interest's sweep of a radius, its aim
- * of a view (the sweep and the record of what changed) and its grid's update from the
- * entities that moved, and a budget's ranking of a client's records.
+ * tick commit that feeds them (World.commit's loop), an interest's aim of a view (the sweep of
+ * its cells and the record of what changed), its block and retest of a view of a block of
+ * cells and its grid's update from the entities that moved, and a budget's ranking of a
+ * client's records.
  *
  * The pure-Python assembler, _pyassemble.py, is the reference: its functions take the
  * same arguments as this module's, and for the same world this file makes the same bytes
@@ -1812,7 +1813,7 @@ static PyObject *py_commit(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* ---- the interest's sweep over a radius's partly covered cells ----------------------------- */
+/* ---- the interest's reading of positions, cells and centres ------------------------------- */
 
 /* The same rounding as the pure one's (x - cx) * (x - cx) + ...: no fused multiply-adds (GCC
  * makes none in its ISO C modes, as setup.py's -std=c99; clang needs telling). */
@@ -1851,68 +1852,6 @@ static int read_point(PyObject *p, Py_ssize_t dims, double *x) {
     return read_coords(p, dims, x, "a position must be a sequence of numbers", "a position");
 }
 
-/* The squared distance of the position p (a sequence of dims numbers, 2 or 3) from c, summed
- * in the pure one's order; -1 with an exception set if p is not such a position. */
-static int squared_distance(PyObject *p, const double *c, Py_ssize_t dims, double *out) {
-    double x[3];
-    if (read_point(p, dims, x))
-        return -1;
-    double sum = 0.0;
-    for (Py_ssize_t d = 0; d < dims; d++) {
-        double dx = x[d] - c[d];
-        double sq = dx * dx;
-        sum = d ? sum + sq : sq;
-    }
-    *out = sum;
-    return 0;
-}
-
-/* The entities of one cell within r2 (squared) of c into found, in the cell's order. They are
- * taken in runs of WARM: each run's positions looked up and fetched first (their misses
- * overlap, and a run's objects are held, since a number's __float__ may run Python), then
- * tested; a missing position is an error where the one-by-one loop met it. */
-static int sweep_bucket(PyObject *bucket, PyObject *pos, const double *c, Py_ssize_t dims,
-                        double r2, PyObject *found) {
-    Py_ssize_t i = 0;
-    PyObject *key, *ent;
-    PyObject *keys[WARM], *ents[WARM], *points[WARM];
-    int more = 1, rc = 0;
-    while (more && !rc) {
-        int n = 0;
-        while (n < WARM && (more = PyDict_Next(bucket, &i, &key, &ent))) {
-            PyObject *p = PyDict_GetItemWithError(pos, key);
-            if (!p && PyErr_Occurred()) {
-                rc = -1;
-                break;
-            }
-            if (p) {
-                PREFETCH(p);
-                if (PyTuple_CheckExact(p) && PyTuple_GET_SIZE(p) == dims)
-                    for (Py_ssize_t d = 0; d < dims; d++)
-                        PREFETCH(PyTuple_GET_ITEM(p, d));
-            }
-            keys[n] = Py_NewRef(key);
-            ents[n] = Py_NewRef(ent);
-            points[n++] = Py_XNewRef(p);
-        }
-        for (int k = 0; k < n; k++) {
-            if (!rc && !points[k]) {
-                PyErr_SetObject(PyExc_KeyError, keys[k]);
-                rc = -1;
-            }
-            double apart;
-            if (!rc)
-                rc = squared_distance(points[k], c, dims, &apart);
-            if (!rc && apart <= r2)
-                rc = PyDict_SetItem(found, keys[k], ents[k]);
-            Py_DECREF(keys[k]);
-            Py_DECREF(ents[k]);
-            Py_XDECREF(points[k]);
-        }
-    }
-    return rc;
-}
-
 /* The centre's coordinates into c (2 or 3 of them); -1 with an exception set if it is not. */
 static int read_centre(PyObject *centre, double *c, Py_ssize_t *dims) {
     PyObject *fast = PySequence_Fast(centre, "a centre must be a sequence of numbers");
@@ -1931,35 +1870,43 @@ static int read_centre(PyObject *centre, double *c, Py_ssize_t *dims) {
     return 0;
 }
 
-static PyObject *py_sweep(PyObject *self, PyObject *args) {
-    PyObject *buckets, *pos, *centre, *found;
-    double r2;
-    if (!PyArg_ParseTuple(args, "O!O!OdO!", &PyList_Type, &buckets, &PyDict_Type, &pos, &centre,
-                          &r2, &PyDict_Type, &found))
-        return NULL;
-    double c[3];
-    Py_ssize_t dims;
-    if (read_centre(centre, c, &dims))
-        return NULL;
-    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(buckets); k++) {
-        PyObject *bucket = PyList_GET_ITEM(buckets, k);
-        if (!PyDict_Check(bucket)) {
-            PyErr_SetString(PyExc_TypeError, "a cell's entities must be a dict");
-            return NULL;
-        }
-        Py_INCREF(bucket);
-        int rc = sweep_bucket(bucket, pos, c, dims, r2, found);
-        Py_DECREF(bucket);
-        if (rc)
-            return NULL;
-    }
-    Py_RETURN_NONE;
-}
-
 /* ---- the interest's aim of a view: every entity it watches tested, what changed recorded --- */
 
 static PyObject *s_client_id, *g_everywhere; /* "client_id"; (), the cell of no position */
 
+/* A view's record, as aim, block and retest take it: (relevant, order, changes, seen_by,
+ * client), the view's relevant entities by id, their ids ascending, its changes of the tick,
+ * the interest's viewers by id, and its client; with the client's id, read once a call. */
+typedef struct {
+    PyObject *relevant, *order, *changes, *seen_by, *client, *client_id;
+} View;
+
+/* The record `view` into v (borrowed from the tuple, but for the client's id, a new
+ * reference); -1 with a TypeError naming what is wrong if it is not such a record (or the
+ * client's id's error). */
+static int view_record(PyObject *view, View *v) {
+    if (!PyTuple_CheckExact(view) || PyTuple_GET_SIZE(view) != 5) {
+        PyErr_SetString(PyExc_TypeError,
+                        "a view's record is a tuple (relevant, order, changes, seen_by, client)");
+        return -1;
+    }
+    v->relevant = PyTuple_GET_ITEM(view, 0);
+    v->order = PyTuple_GET_ITEM(view, 1);
+    v->changes = PyTuple_GET_ITEM(view, 2);
+    v->seen_by = PyTuple_GET_ITEM(view, 3);
+    v->client = PyTuple_GET_ITEM(view, 4);
+    const char *wrong = !PyDict_Check(v->relevant) ? "a view's relevant entities must be a dict"
+                        : !PyList_Check(v->order)  ? "a view's order must be a list"
+                        : !PyDict_Check(v->changes) ? "a view's changes must be a dict"
+                        : !PyDict_Check(v->seen_by) ? "an interest's viewers must be a dict"
+                                                    : NULL;
+    if (wrong) {
+        PyErr_SetString(PyExc_TypeError, wrong);
+        return -1;
+    }
+    v->client_id = PyObject_GetAttr(v->client, s_client_id);
+    return v->client_id ? 0 : -1;
+}
 
 /* Whether the cell (dims ints) lies wholly within r2 (squared) of c: its farthest corner's
  * squared distance, summed as the pure one sums it (a NaN is not within); -1 on an error. */
@@ -2265,21 +2212,20 @@ static int reorder(PyObject *order, PyObject *id, int in) {
     return PyList_SetSlice(order, k, k + 1, NULL);
 }
 
-/* id (entity ent) became relevant, or (ent NULL) stopped being: the view's records. */
-static int aim_set(PyObject *id, PyObject *ent, PyObject *relevant, PyObject *order,
-                   PyObject *changes, PyObject *seen_by, PyObject *client_id) {
-    if (!PyDict_SetDefault(changes, id, ent ? Py_False : Py_True))
+/* id (entity ent) became relevant to the view v, or (ent NULL) stopped being: its records. */
+static int aim_set(const View *v, PyObject *id, PyObject *ent) {
+    if (!PyDict_SetDefault(v->changes, id, ent ? Py_False : Py_True))
         return -1;
-    if (ent ? PyDict_SetItem(relevant, id, ent) : PyDict_DelItem(relevant, id))
+    if (ent ? PyDict_SetItem(v->relevant, id, ent) : PyDict_DelItem(v->relevant, id))
         return -1;
-    if (reorder(order, id, ent != NULL))
+    if (reorder(v->order, id, ent != NULL))
         return -1;
-    PyObject *seen = viewers(seen_by, id, ent != NULL);
+    PyObject *seen = viewers(v->seen_by, id, ent != NULL);
     if (!seen)
         return -1;
-    int rc = ent ? PySet_Add(seen, client_id) : PySet_Discard(seen, client_id) < 0;
+    int rc = ent ? PySet_Add(seen, v->client_id) : PySet_Discard(seen, v->client_id) < 0;
     if (!rc && !ent && !PySet_GET_SIZE(seen))
-        rc = PyDict_DelItem(seen_by, id);
+        rc = PyDict_DelItem(v->seen_by, id);
     Py_DECREF(seen);
     return rc;
 }
@@ -2288,9 +2234,8 @@ static int aim_set(PyObject *id, PyObject *ent, PyObject *relevant, PyObject *or
  * found leave (in relevant's order). Walks relevant in its order, which reads its memory
  * front to back, rather than looking each id found up in it: those it holds are taken out of
  * found, which keeps the entering ones. */
-static int aim_apply(PyObject *found, PyObject *relevant, PyObject *order, PyObject *changes,
-                     PyObject *seen_by, PyObject *client_id) {
-    PyObject *leaving = PyList_New(0), *id, *ent;
+static int aim_apply(const View *v, PyObject *found) {
+    PyObject *relevant = v->relevant, *leaving = PyList_New(0), *id, *ent;
     Py_ssize_t i = 0, held = PyDict_GET_SIZE(relevant);
     if (!leaving)
         return -1;
@@ -2306,15 +2251,14 @@ static int aim_apply(PyObject *found, PyObject *relevant, PyObject *order, PyObj
     for (i = 0; PyDict_Next(found, &i, &id, &ent);) {
         Py_INCREF(id);
         Py_INCREF(ent);
-        int rc = aim_set(id, ent, relevant, order, changes, seen_by, client_id);
+        int rc = aim_set(v, id, ent);
         Py_DECREF(id);
         Py_DECREF(ent);
         if (rc)
             goto fail;
     }
     for (i = 0; i < PyList_GET_SIZE(leaving); i++)
-        if (aim_set(PyList_GET_ITEM(leaving, i), NULL, relevant, order, changes, seen_by,
-                    client_id))
+        if (aim_set(v, PyList_GET_ITEM(leaving, i), NULL))
             goto fail;
     Py_DECREF(leaving);
     return 0;
@@ -2324,38 +2268,31 @@ fail:
 }
 
 static PyObject *py_aim(PyObject *self, PyObject *args) {
-    PyObject *relevant, *order, *changes, *seen_by, *client, *watched, *grid, *pos, *centre;
-    PyObject *radius, *always, *own, *entities, *rule, *memo;
+    PyObject *view, *watched, *grid, *pos, *centre, *radius, *always, *own, *entities, *rule;
+    PyObject *memo;
     double size;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!OOO!O!OOdOOO!OO!", &PyDict_Type, &relevant,
-                          &PyList_Type, &order, &PyDict_Type, &changes, &PyDict_Type, &seen_by, &client, &watched, &PyDict_Type,
-                          &grid, &PyDict_Type, &pos, &centre, &radius, &size, &always, &own,
-                          &PyDict_Type, &entities, &rule, &PyDict_Type, &memo))
+    View v;
+    if (!PyArg_ParseTuple(args, "OOO!O!OOdOOO!OO!", &view, &watched, &PyDict_Type, &grid,
+                          &PyDict_Type, &pos, &centre, &radius, &size, &always, &own,
+                          &PyDict_Type, &entities, &rule, &PyDict_Type, &memo) ||
+        view_record(view, &v))
         return NULL;
     Py_ssize_t tests = 0;
     PyObject *found = aim_found(grid, watched, pos, memo, centre, radius, size, &tests);
     if (found && rule != Py_None)
-        Py_SETREF(found, aim_rule(found, rule, client));
-    if (!found)
-        return NULL;
-    PyObject *client_id = NULL;
-    if (aim_always(found, always, entities) || aim_always(found, own, entities) ||
-        !(client_id = PyObject_GetAttr(client, s_client_id)) ||
-        aim_apply(found, relevant, order, changes, seen_by, client_id)) {
-        Py_DECREF(found);
-        Py_XDECREF(client_id);
-        return NULL;
-    }
-    Py_DECREF(found);
-    Py_DECREF(client_id);
-    return PyLong_FromSsize_t(tests);
+        Py_SETREF(found, aim_rule(found, rule, v.client));
+    int rc = !found || aim_always(found, always, entities) ||
+             aim_always(found, own, entities) || aim_apply(&v, found);
+    Py_XDECREF(found);
+    Py_DECREF(v.client_id);
+    return rc ? NULL : PyLong_FromSsize_t(tests);
 }
 
 /* ---- a block of cells that moved (as _pyassemble.block) ---------------------------------- */
 
 typedef struct {
-    PyObject *relevant, *order, *changes, *seen_by, *client_id, *watched, *pos, *cell_of;
-    PyObject *always, *own;
+    View v;
+    PyObject *watched, *pos, *cell_of, *always, *own;
     Py_ssize_t tests;
 } Block;
 
@@ -2384,13 +2321,12 @@ static int block_test(Block *b, PyObject *id) {
 
 /* Record that id (entity ent) is relevant now or not, when that changed. */
 static int block_put(Block *b, PyObject *id, PyObject *ent, int now) {
-    int was = PyDict_Contains(b->relevant, id);
+    int was = PyDict_Contains(b->v.relevant, id);
     if (was < 0)
         return -1;
     if (was == now)
         return 0;
-    return aim_set(id, now ? ent : NULL, b->relevant, b->order, b->changes, b->seen_by,
-                   b->client_id);
+    return aim_set(&b->v, id, now ? ent : NULL);
 }
 
 /* Test and record id (entity ent), keeping both alive meanwhile. */
@@ -2441,7 +2377,7 @@ static int block_gained(Block *b, PyObject *gained, PyObject *grid, PyObject *te
 /* The relevant ids not tested (in relevant's order as it was), then the ids of always and own
  * still in entities that are not relevant. */
 static int block_rest(Block *b, PyObject *tested, PyObject *entities) {
-    PyObject *items = PyDict_Items(b->relevant);
+    PyObject *items = PyDict_Items(b->v.relevant);
     if (!items)
         return -1;
     int rc = 0;
@@ -2458,14 +2394,13 @@ static int block_rest(Block *b, PyObject *tested, PyObject *entities) {
         if (!it)
             return -1;
         while (!rc && (id = PyIter_Next(it))) {
-            int in = PyDict_Contains(b->relevant, id);
+            int in = PyDict_Contains(b->v.relevant, id);
             PyObject *ent = in ? NULL : PyDict_GetItemWithError(entities, id);
             if (in < 0 || (!ent && PyErr_Occurred()))
                 rc = -1;
             else if (ent) {
                 Py_INCREF(ent);
-                rc = aim_set(id, ent, b->relevant, b->order, b->changes, b->seen_by,
-                             b->client_id);
+                rc = aim_set(&b->v, id, ent);
                 Py_DECREF(ent);
             }
             Py_DECREF(id);
@@ -2479,21 +2414,17 @@ static int block_rest(Block *b, PyObject *tested, PyObject *entities) {
 
 static PyObject *py_block(PyObject *self, PyObject *args) {
     Block b = {0};
-    PyObject *client, *gained, *grid, *entities;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!OOOO!O!O!OOO!", &PyDict_Type, &b.relevant,
-                          &PyList_Type, &b.order, &PyDict_Type, &b.changes, &PyDict_Type,
-                          &b.seen_by, &client, &b.watched, &gained, &PyDict_Type, &grid,
-                          &PyDict_Type, &b.pos, &PyDict_Type, &b.cell_of, &b.always, &b.own,
-                          &PyDict_Type, &entities))
+    PyObject *view, *gained, *grid, *entities;
+    if (!PyArg_ParseTuple(args, "OOOO!O!O!OOO!", &view, &b.watched, &gained, &PyDict_Type,
+                          &grid, &PyDict_Type, &b.pos, &PyDict_Type, &b.cell_of, &b.always,
+                          &b.own, &PyDict_Type, &entities) ||
+        view_record(view, &b.v))
         return NULL;
     PyObject *tested = PySet_New(NULL);
-    if (!tested)
-        return NULL;
-    b.client_id = PyObject_GetAttr(client, s_client_id);
-    int rc = !b.client_id || block_gained(&b, gained, grid, tested) ||
+    int rc = !tested || block_gained(&b, gained, grid, tested) ||
              block_rest(&b, tested, entities);
-    Py_DECREF(tested);
-    Py_XDECREF(b.client_id);
+    Py_XDECREF(tested);
+    Py_DECREF(b.v.client_id);
     return rc ? NULL : PyLong_FromSsize_t(b.tests);
 }
 
@@ -2577,15 +2508,13 @@ static int retest_apply(Block *b, PyObject *ids, PyObject *rank, PyObject *touch
 
 static PyObject *py_retest(PyObject *self, PyObject *args) {
     Block b = {0};
-    PyObject *client, *grid, *touched, *rank, *world;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!OOO!O!O!O!O!OOO", &PyDict_Type, &b.relevant,
-                          &PyList_Type, &b.order, &PyDict_Type, &b.changes, &PyDict_Type,
-                          &b.seen_by, &client, &b.watched, &PyDict_Type, &grid, &PyDict_Type,
-                          &touched, &PyDict_Type, &rank, &PyDict_Type, &b.pos, &PyDict_Type,
-                          &b.cell_of, &b.always, &b.own, &world))
+    PyObject *view, *grid, *touched, *rank, *world;
+    if (!PyArg_ParseTuple(args, "OOO!O!O!O!O!OOO", &view, &b.watched, &PyDict_Type, &grid,
+                          &PyDict_Type, &touched, &PyDict_Type, &rank, &PyDict_Type, &b.pos,
+                          &PyDict_Type, &b.cell_of, &b.always, &b.own, &world) ||
+        view_record(view, &b.v))
         return NULL;
-    b.client_id = PyObject_GetAttr(client, s_client_id);
-    PyObject *ids = b.client_id ? PySet_New(NULL) : NULL, *it = NULL, *cell;
+    PyObject *ids = PySet_New(NULL), *it = NULL, *cell;
     int rc = !ids || !(it = PyObject_GetIter(b.watched));
     while (!rc && (cell = PyIter_Next(it))) {
         PyObject *bucket = PyDict_GetItemWithError(grid, cell);
@@ -2595,10 +2524,10 @@ static PyObject *py_retest(PyObject *self, PyObject *args) {
         Py_XDECREF(bucket);
     }
     Py_XDECREF(it);
-    rc = rc || PyErr_Occurred() || retest_ids(ids, b.relevant, rank) ||
+    rc = rc || PyErr_Occurred() || retest_ids(ids, b.v.relevant, rank) ||
          retest_apply(&b, ids, rank, touched, world);
     Py_XDECREF(ids);
-    Py_XDECREF(b.client_id);
+    Py_DECREF(b.v.client_id);
     return rc ? NULL : PyLong_FromSsize_t(b.tests);
 }
 
@@ -3238,21 +3167,18 @@ static PyMethodDef methods[] = {
     {"encode_record", py_encode_record, METH_VARARGS,
      "encode_record(layout, class_bits, op, gap, mask, bits, widths) -> bytes: one record "
      "with whole values (as _pyassemble.encode_record)."},
-    {"sweep", py_sweep, METH_VARARGS,
-     "sweep(buckets, pos, centre, r2, found): the entities of the cells within a radius (as "
-     "_pyassemble.sweep)."},
     {"block", py_block, METH_VARARGS,
-     "block(relevant, order, changes, seen_by, client, watched, gained, grid, pos, cell_of, "
-     "always, own, entities) -> tests: a view whose block of cells moved tested where that "
-     "changes, what changed recorded (as _pyassemble.block)."},
+     "block(view, watched, gained, grid, pos, cell_of, always, own, entities) -> tests: a view "
+     "whose block of cells moved tested where that changes, what changed recorded (as "
+     "_pyassemble.block)."},
     {"retest", py_retest, METH_VARARGS,
-     "retest(relevant, order, changes, seen_by, client, watched, grid, touched, rank, pos, "
-     "cell_of, always, own, world) -> tests: the touched entities a view of a block of cells "
-     "watches or sees tested, what changed recorded (as _pyassemble.retest)."},
+     "retest(view, watched, grid, touched, rank, pos, cell_of, always, own, world) -> tests: "
+     "the touched entities a view of a block of cells watches or sees tested, what changed "
+     "recorded (as _pyassemble.retest)."},
     {"aim", py_aim, METH_VARARGS,
-     "aim(relevant, order, changes, seen_by, client, watched, grid, pos, centre, radius, size, "
-     "always, own, entities, rule, memo) -> int: a view tested against everything it watches, what "
-     "changed recorded (as _pyassemble.aim)."},
+     "aim(view, watched, grid, pos, centre, radius, size, always, own, entities, rule, memo) "
+     "-> int: a view tested against everything it watches, what changed recorded (as "
+     "_pyassemble.aim)."},
     {"moves", py_moves, METH_VARARGS,
      "moves(world, dirty, where, grid, cell_of, pos, touched, size, flat, rule, cell) -> int: "
      "the interest's grid after the dirty entities' moves (as _pyassemble.moves)."},

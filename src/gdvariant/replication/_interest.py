@@ -302,11 +302,7 @@ class Interest:
         for view in pending:
             if view.radius is None and self.predicate is None:  # the live assembler's retest
                 self.work["tests"] += _assembler.live().retest(
-                    view.relevant,
-                    view.order,
-                    view.changes,
-                    self._seen_by,
-                    view.client,
+                    self._record(view),
                     view.watched,
                     grid,
                     touched,
@@ -526,15 +522,10 @@ class Interest:
             view.box = box
             gained, lost = self._watch(view, self._area(box))
             moved = bool(gained or lost)
-        relevant = view.relevant
         if view.radius is not None or self.predicate is not None or not moved:
             # every entity it watches tested, what changed recorded: the live assembler's aim
             self.work["tests"] += _assembler.live().aim(
-                relevant,
-                view.order,
-                view.changes,
-                self._seen_by,
-                view.client,
+                self._record(view),
                 view.watched,
                 self._grid,
                 self._pos,
@@ -552,11 +543,7 @@ class Interest:
         # that moved in the others are tested as the ones that moved): the live assembler's
         # block
         self.work["tests"] += _assembler.live().block(
-            relevant,
-            view.order,
-            view.changes,
-            self._seen_by,
-            view.client,
+            self._record(view),
             view.watched,
             gained,
             self._grid,
@@ -567,6 +554,11 @@ class Interest:
             self.world.entities,
         )
         return False
+
+    def _record(self, view: _View) -> tuple[Any, ...]:
+        """``view`` as the live assembler's ``aim``, ``block`` and ``retest`` take it: what
+        they test it by and record into (``_pyassemble.View``)."""
+        return view.relevant, view.order, view.changes, self._seen_by, view.client
 
     def _test(self, view: _View, ent: Any) -> bool:
         """Is ``ent`` relevant to ``view``'s client now?"""
