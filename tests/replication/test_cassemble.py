@@ -254,6 +254,8 @@ def test_the_compiled_assembler_leaks_nothing(deltas: bool) -> None:
                 fast.assemble(*one, set(ids[::2]), {i: base - 1 for i in ids[1::2]})
         fast.moves(*moves_args(random.Random(2), 2, True, 7.5))
         aim_ticks(fast, 1, 2, True)
+        aim_ticks(fast, 1, 2, False)
+        aim_big_ids(fast, 2**70)
         with pytest.raises(KeyError):
             fast.aim(*_aim_args(pos={}))
         with pytest.raises(TypeError):
@@ -638,6 +640,35 @@ def test_aim_sweeps_a_radius_as_the_pure_one(dims: int) -> None:
         assert got[0] == got[1], radius
         seen.append(len(got[0][1]))
     assert seen == sorted(seen) and 0 < seen[2] < seen[-1] == len(things)
+
+
+def aim_big_ids(module: Any, shift: int) -> list[Any]:
+    """Two aims of a view over one cell whose ids are ints of 64 bits and others (``shift``
+    and past it): the first with only its relevant ids past 64 bits, the second with some
+    found ones past it too (and an always relevant id found twice). Returns each call's
+    result and what it left."""
+    things = {i: _Thing(i) for i in (1, 2, 3, -1, shift + 2, shift + 4)}
+    grid = {(): {}, (0, 0): {i: things[i] for i in (3, -1, 1)}}
+    pos = {i: (1.0, 1.0) for i in things}
+    out: list[Any] = []
+    for relevant, more in [({1: things[1], shift + 2: things[shift + 2]}, 2), ({2: things[2]}, 4)]:
+        grid[(0, 0)][shift + more] = things[shift + more]
+        changes: dict[int, bool] = {}
+        view = (relevant, sorted(relevant), changes, {i: {1} for i in relevant}, _Viewer(1))
+        area = ({(), (0, 0)}, grid, pos, (0.0, 0.0), 5.0, 10.0)
+        tests = module.aim(view, *area, {3}, set(), things, None, {})
+        out.append((tests, list(relevant), view[1], list(changes.items()), view[3]))
+    return out
+
+
+@pytest.mark.parametrize("shift", [2**63, 2**70, -(2**63) - 1, 2**62])
+def test_aim_of_ids_past_64_bits_records_what_the_pure_one_records(shift: int) -> None:
+    """Ids that are no C number (the compiled ``aim`` then takes a dict of all found, as a
+    rule does), relevant or found, among ids that are: the same as the pure one."""
+    fast = compiled()
+    want = aim_big_ids(_pyassemble, shift)
+    assert aim_big_ids(fast, shift) == want
+    assert [len(call[3]) for call in want] == [2, 6]
 
 
 def _view_args(rest: dict[str, Any], changed: dict[str, Any]) -> list[Any]:

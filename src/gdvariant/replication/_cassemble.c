@@ -1991,9 +1991,183 @@ static PyObject *packed_cell(PyObject *memo, PyObject *cell, PyObject *bucket, P
     return packed;
 }
 
-/* The entities of a packed cell within r2 (squared) of c into found, in its order. */
+static int aim_set(const View *v, PyObject *id, PyObject *ent);
+
+/* What a view's area holds, taken against its relevant ids as it is found (aim without a
+ * rule): a table of ids, open addressing on C numbers, holding each relevant id (its place in
+ * the view's order of relevant, whether found again) and each id found that is not relevant
+ * (its place among those entering, whose ids and entities are kept in found order). So only
+ * what enters is kept, instead of a dict of all found that the view's relevant is then
+ * walked against. An id that is not an int of 64 bits makes it give up (slow): the caller
+ * then takes the dict's way, which any id can. */
+typedef struct {
+    long long id;
+    Py_ssize_t at; /* -1 empty; below held, a relevant id's place; else held + an entering one's */
+} Slot;
+
+typedef struct {
+    Slot *slots;
+    size_t mask;                    /* slots - 1, slots a power of 2 */
+    Py_ssize_t used, held, kept;    /* slots used; relevant ids; those found again */
+    PyObject **ids;                 /* the relevant ids in the view's order (new references) */
+    char *again;                    /* whether each was found again */
+    PyObject *enter_ids, *enter_ents; /* what enters, in found order */
+    int slow;
+} Pick;
+
+/* The slot of id x in p's table: its own, or the empty one where it goes. */
+static Slot *pick_slot(Pick *p, long long x) {
+    uint64_t h = (uint64_t)x * 0x9E3779B97F4A7C15ULL;
+    size_t k = (size_t)(h ^ (h >> 29)) & p->mask;
+    while (p->slots[k].at >= 0 && p->slots[k].id != x)
+        k = (k + 1) & p->mask;
+    return &p->slots[k];
+}
+
+/* p's table made (or made again) for at least `need` ids; -1 with MemoryError. */
+static int pick_grow(Pick *p, Py_ssize_t need) {
+    size_t size = 64;
+    while (size < (size_t)need * 2)
+        size *= 2;
+    Slot *old = p->slots, *slots = PyMem_Malloc(size * sizeof(Slot));
+    if (!slots) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t k = 0; k < size; k++)
+        slots[k].at = -1;
+    size_t before = old ? p->mask + 1 : 0;
+    p->slots = slots;
+    p->mask = size - 1;
+    for (size_t k = 0; k < before; k++)
+        if (old[k].at >= 0)
+            *pick_slot(p, old[k].id) = old[k];
+    PyMem_Free(old);
+    return 0;
+}
+
+/* id as a C number into *x; 0 if it is none (an int beyond 64 bits, or no int). */
+static int pick_number(PyObject *id, long long *x) {
+    int over = 0;
+    if (!PyLong_CheckExact(id))
+        return 0;
+    *x = PyLong_AsLongLongAndOverflow(id, &over);
+    return !over;
+}
+
+static void pick_free(Pick *p) {
+    for (Py_ssize_t k = 0; p->ids && k < p->held; k++)
+        Py_XDECREF(p->ids[k]);
+    PyMem_Free(p->ids);
+    PyMem_Free(p->again);
+    PyMem_Free(p->slots);
+    Py_XDECREF(p->enter_ids);
+    Py_XDECREF(p->enter_ents);
+}
+
+/* p made for the view's relevant ids (all zeroed before); -1 on an error, with p->slow set
+ * if an id is not a C number. */
+static int pick_begin(Pick *p, PyObject *relevant) {
+    Py_ssize_t n = PyDict_GET_SIZE(relevant), i = 0, k = 0;
+    PyObject *id, *ent;
+    p->ids = PyMem_Calloc((size_t)(n ? n : 1), sizeof(PyObject *));
+    p->again = PyMem_Calloc((size_t)(n ? n : 1), 1);
+    p->enter_ids = PyList_New(0);
+    p->enter_ents = PyList_New(0);
+    if (!p->ids || !p->again) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (!p->enter_ids || !p->enter_ents || pick_grow(p, n + 64))
+        return -1;
+    while (k < n && PyDict_Next(relevant, &i, &id, &ent)) {
+        long long x;
+        if (!pick_number(id, &x)) {
+            p->slow = 1;
+            return -1;
+        }
+        Slot *slot = pick_slot(p, x);
+        slot->id = x;
+        slot->at = k;
+        p->ids[k++] = Py_NewRef(id);
+        p->held = k;
+    }
+    p->used = p->held;
+    return 0;
+}
+
+/* One entity found in the area: a relevant one marked found again, another kept as entering
+ * (a second find of it keeps its place, with this entity). */
+static int pick_put(Pick *p, PyObject *id, PyObject *ent) {
+    long long x;
+    if (p->slow)
+        return 0;
+    if (!pick_number(id, &x)) {
+        p->slow = 1;
+        return 0;
+    }
+    Slot *slot = pick_slot(p, x);
+    if (slot->at >= 0) {
+        if (slot->at < p->held) {
+            p->kept += !p->again[slot->at];
+            p->again[slot->at] = 1;
+            return 0;
+        }
+        return PyList_SetItem(p->enter_ents, slot->at - p->held, Py_NewRef(ent));
+    }
+    slot->id = x;
+    slot->at = p->held + PyList_GET_SIZE(p->enter_ids);
+    if (PyList_Append(p->enter_ids, id) || PyList_Append(p->enter_ents, ent))
+        return -1;
+    return ++p->used * 2 > (Py_ssize_t)p->mask ? pick_grow(p, p->used) : 0;
+}
+
+/* The ids found that were not relevant enter (in found order), then the relevant ones not
+ * found again leave (in the view's order of relevant), as aim_apply records them. */
+static int pick_apply(const View *v, Pick *p) {
+    if (PyDict_GET_SIZE(v->relevant) != p->held) {
+        PyErr_SetString(PyExc_RuntimeError, "the relevant entities changed while read");
+        return -1;
+    }
+    for (Py_ssize_t j = 0; j < PyList_GET_SIZE(p->enter_ids); j++)
+        if (aim_set(v, PyList_GET_ITEM(p->enter_ids, j), PyList_GET_ITEM(p->enter_ents, j)))
+            return -1;
+    for (Py_ssize_t k = 0; p->kept < p->held && k < p->held; k++)
+        if (!p->again[k] && aim_set(v, p->ids[k], NULL))
+            return -1;
+    return 0;
+}
+
+/* Where aim puts what the view's area holds: into a dict (found), or against the view's
+ * relevant ids (pick). */
+typedef struct {
+    PyObject *found;
+    Pick *pick;
+} Sink;
+
+static int sink_put(Sink *s, PyObject *id, PyObject *ent) {
+    return s->found ? PyDict_SetItem(s->found, id, ent) : pick_put(s->pick, id, ent);
+}
+
+/* A whole bucket's entities, in its order. */
+static int sink_bucket(Sink *s, PyObject *bucket) {
+    if (s->found)
+        return PyDict_Update(s->found, bucket);
+    Py_ssize_t i = 0, n = PyDict_GET_SIZE(bucket);
+    PyObject *id, *ent;
+    while (PyDict_Next(bucket, &i, &id, &ent))
+        if (pick_put(s->pick, id, ent))
+            return -1;
+    if (PyDict_GET_SIZE(bucket) != n) {
+        PyErr_SetString(PyExc_RuntimeError, "a cell's entities changed while it was read");
+        return -1;
+    }
+    return 0;
+}
+
+/* The entities of a packed cell within r2 (squared) of c into the sink, in its order. */
 static int sweep_packed(PyObject *packed, const double *c, Py_ssize_t dims, double r2,
-                        PyObject *found) {
+                        Sink *found) {
     PyObject *ids = PyTuple_GET_ITEM(packed, 0), *ents = PyTuple_GET_ITEM(packed, 1);
     const double *xs = (const double *)PyBytes_AS_STRING(PyTuple_GET_ITEM(packed, 2));
     for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(ids); k++, xs += dims) {
@@ -2002,8 +2176,7 @@ static int sweep_packed(PyObject *packed, const double *c, Py_ssize_t dims, doub
             double dx = xs[d] - c[d], sq = dx * dx;
             apart = d ? apart + sq : sq;
         }
-        if (apart <= r2 &&
-            PyDict_SetItem(found, PyTuple_GET_ITEM(ids, k), PyTuple_GET_ITEM(ents, k)))
+        if (apart <= r2 && sink_put(found, PyTuple_GET_ITEM(ids, k), PyTuple_GET_ITEM(ents, k)))
             return -1;
     }
     return 0;
@@ -2013,7 +2186,7 @@ static int sweep_packed(PyObject *packed, const double *c, Py_ssize_t dims, doub
  * a cell wholly inside the radius, else those within it; its size added to tests. */
 static int aim_cell(PyObject *cell, PyObject *grid, PyObject *pos, PyObject *memo,
                     const double *c, Py_ssize_t dims, int ball, double size, double r2,
-                    PyObject *found, Py_ssize_t *tests) {
+                    Sink *found, Py_ssize_t *tests) {
     int truth = PyObject_IsTrue(cell);
     if (truth <= 0)
         return truth; /* the cell of no position: its entities are already in */
@@ -2030,7 +2203,7 @@ static int aim_cell(PyObject *cell, PyObject *grid, PyObject *pos, PyObject *mem
     *tests += PyDict_GET_SIZE(bucket);
     int inside = ball ? cell_inside(cell, c, dims, size, r2) : 1, rc = -1;
     if (inside > 0) {
-        rc = PyDict_Update(found, bucket);
+        rc = sink_bucket(found, bucket);
     } else if (!inside) {
         PyObject *packed = packed_cell(memo, cell, bucket, pos, dims);
         rc = packed ? sweep_packed(packed, c, dims, r2, found) : -1;
@@ -2039,52 +2212,49 @@ static int aim_cell(PyObject *cell, PyObject *grid, PyObject *pos, PyObject *mem
     return rc;
 }
 
-/* The entities of the view's area, by id, in the pure one's order (those without a position
- * first, then cell by cell as watched iterates); a new dict, the entities tested in tests. */
-static PyObject *aim_found(PyObject *grid, PyObject *watched, PyObject *pos, PyObject *memo,
-                           PyObject *centre, PyObject *radius, double size, Py_ssize_t *tests) {
+/* The entities of the view's area into the sink, in the pure one's order (those without a
+ * position first, then cell by cell as watched iterates); the entities tested in tests. */
+static int aim_found(PyObject *grid, PyObject *watched, PyObject *pos, PyObject *memo,
+                     PyObject *centre, PyObject *radius, double size, Sink *found,
+                     Py_ssize_t *tests) {
     PyObject *everywhere = PyDict_GetItemWithError(grid, g_everywhere);
     if (!everywhere) {
         if (!PyErr_Occurred())
             PyErr_SetObject(PyExc_KeyError, g_everywhere);
-        return NULL;
+        return -1;
     }
     if (!PyDict_Check(everywhere)) {
         PyErr_SetString(PyExc_TypeError, "a cell's entities must be a dict");
-        return NULL;
+        return -1;
     }
-    PyObject *found = PyDict_Copy(everywhere);
-    if (!found)
-        return NULL;
-    *tests = PyDict_GET_SIZE(found);
-    if (centre == Py_None)
-        return found;
+    *tests = PyDict_GET_SIZE(everywhere);
+    Py_INCREF(everywhere);
+    int rc = sink_bucket(found, everywhere);
+    Py_DECREF(everywhere);
+    if (rc || centre == Py_None)
+        return rc;
     double c[3], r2 = 0.0;
     Py_ssize_t dims;
     int ball = radius != Py_None;
     if (read_centre(centre, c, &dims))
-        goto fail;
+        return -1;
     if (ball) {
         double r = PyFloat_AsDouble(radius);
         if (r == -1.0 && PyErr_Occurred())
-            goto fail;
+            return -1;
         r2 = r * r;
     }
     PyObject *it = PyObject_GetIter(watched), *cell;
     if (!it)
-        goto fail;
+        return -1;
     while ((cell = PyIter_Next(it))) {
-        int rc = aim_cell(cell, grid, pos, memo, c, dims, ball, size, r2, found, tests);
+        rc = aim_cell(cell, grid, pos, memo, c, dims, ball, size, r2, found, tests);
         Py_DECREF(cell);
         if (rc)
             break;
     }
     Py_DECREF(it);
-    if (!PyErr_Occurred())
-        return found;
-fail:
-    Py_DECREF(found);
-    return NULL;
+    return PyErr_Occurred() ? -1 : 0;
 }
 
 /* The entries of found that rule(entity, client) accepts, in its order; a new dict. */
@@ -2110,8 +2280,8 @@ static PyObject *aim_rule(PyObject *found, PyObject *rule, PyObject *client) {
     return kept;
 }
 
-/* The ids of the iterable ids still in entities into found. */
-static int aim_always(PyObject *found, PyObject *ids, PyObject *entities) {
+/* The ids of the iterable ids still in entities into the sink. */
+static int aim_always(Sink *found, PyObject *ids, PyObject *entities) {
     PyObject *it = PyObject_GetIter(ids), *id;
     if (!it)
         return -1;
@@ -2120,7 +2290,7 @@ static int aim_always(PyObject *found, PyObject *ids, PyObject *entities) {
         PyObject *ent = PyDict_GetItemWithError(entities, id);
         if (ent) {
             Py_INCREF(ent);
-            rc = PyDict_SetItem(found, id, ent);
+            rc = sink_put(found, id, ent);
             Py_DECREF(ent);
         } else if (PyErr_Occurred()) {
             rc = -1;
@@ -2267,6 +2437,27 @@ fail:
     return -1;
 }
 
+/* aim without a rule, what is found taken against the view's relevant ids as it is found:
+ * 1 done, 0 if an id is not a C number (nothing recorded: the caller takes the dict's way),
+ * -1 on an error. */
+static int aim_picked(const View *v, PyObject *grid, PyObject *watched, PyObject *pos,
+                      PyObject *memo, PyObject *centre, PyObject *radius, double size,
+                      PyObject *always, PyObject *own, PyObject *entities, Py_ssize_t *tests) {
+    Pick p = {0};
+    Sink sink = {NULL, &p};
+    int rc = pick_begin(&p, v->relevant) ||
+             aim_found(grid, watched, pos, memo, centre, radius, size, &sink, tests) ||
+             aim_always(&sink, always, entities) || aim_always(&sink, own, entities);
+    if (p.slow) {
+        PyErr_Clear(); /* the dict's way meets any error again, as the pure one does */
+        rc = 0;
+    } else {
+        rc = rc ? -1 : pick_apply(v, &p) ? -1 : 1;
+    }
+    pick_free(&p);
+    return rc;
+}
+
 static PyObject *py_aim(PyObject *self, PyObject *args) {
     PyObject *view, *watched, *grid, *pos, *centre, *radius, *always, *own, *entities, *rule;
     PyObject *memo;
@@ -2278,14 +2469,22 @@ static PyObject *py_aim(PyObject *self, PyObject *args) {
         view_record(view, &v))
         return NULL;
     Py_ssize_t tests = 0;
-    PyObject *found = aim_found(grid, watched, pos, memo, centre, radius, size, &tests);
-    if (found && rule != Py_None)
-        Py_SETREF(found, aim_rule(found, rule, v.client));
-    int rc = !found || aim_always(found, always, entities) ||
-             aim_always(found, own, entities) || aim_apply(&v, found);
-    Py_XDECREF(found);
+    int rc = rule == Py_None ? aim_picked(&v, grid, watched, pos, memo, centre, radius, size,
+                                          always, own, entities, &tests)
+                             : 0;
+    if (!rc) { /* a rule, or an id that is not a C number: a dict of all found */
+        Sink sink = {PyDict_New(), NULL};
+        rc = !sink.found ||
+             aim_found(grid, watched, pos, memo, centre, radius, size, &sink, &tests);
+        if (!rc && rule != Py_None)
+            Py_SETREF(sink.found, aim_rule(sink.found, rule, v.client));
+        rc = rc || !sink.found || aim_always(&sink, always, entities) ||
+             aim_always(&sink, own, entities) || aim_apply(&v, sink.found);
+        rc = rc ? -1 : 1;
+        Py_XDECREF(sink.found);
+    }
     Py_DECREF(v.client_id);
-    return rc ? NULL : PyLong_FromSsize_t(tests);
+    return rc < 0 ? NULL : PyLong_FromSsize_t(tests);
 }
 
 /* ---- a block of cells that moved (as _pyassemble.block) ---------------------------------- */
