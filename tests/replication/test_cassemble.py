@@ -260,7 +260,8 @@ def test_the_compiled_assembler_leaks_nothing(deltas: bool) -> None:
             fast.aim(*_aim_args(pos={}))
         with pytest.raises(TypeError):
             fast.aim(*_aim_args(memo={(0, 0): None}))
-        block_ticks(fast, 1, 2)
+        block_ticks(fast, 1, 2, False)
+        block_ticks(fast, 1, 3, True)
         with pytest.raises(KeyError):
             fast.block(*_block_args(cell_of={}))
         with pytest.raises(KeyError):
@@ -464,7 +465,7 @@ def _cell_at(point: Any, size: float) -> tuple[int, ...]:
 
 def _grid_of(rng: random.Random, things: dict[int, Any], dims: int, size: float) -> Any:
     """Random positions for ``things`` (a tenth without one; some on a cell's edge, some ints
-    among floats, tuples and lists), and the grid of cells holding them."""
+    among floats, a few not finite, tuples and lists), and the grid of cells holding them."""
     pos: dict[int, Any] = {}
     grid: dict[tuple[int, ...], dict[int, Any]] = {(): {}}
     for net_id, thing in things.items():
@@ -477,6 +478,8 @@ def _grid_of(rng: random.Random, things: dict[int, Any], dims: int, size: float)
             point[0] = rng.randrange(-3, 3) * size  # on a cell's edge
         elif pick < 0.15:
             point[-1] = round(point[-1])
+        elif pick < 0.18:
+            point[0] = rng.choice([math.inf, -math.inf, math.nan])
         pos[net_id] = tuple(point) if pick < 0.7 else point
         grid.setdefault(_cell_at(point, size), {})[net_id] = thing
     return pos, grid
@@ -739,6 +742,8 @@ def _retest_args(**changed: Any) -> list[Any]:
         "always": set(),
         "own": set(),
         "world": WORLD,
+        "centre": None,
+        "radius": None,
     }
     return _view_args(rest, changed)
 
@@ -832,13 +837,14 @@ def test_a_view_that_is_no_record_is_a_type_error(name: str) -> None:
     assert args[0][:4] == ({}, [], {}, {})
 
 
-def block_ticks(module: Any, seed: int, dims: int) -> list[Any]:
+def block_ticks(module: Any, seed: int, dims: int, ball: bool) -> list[Any]:
     """Ten ticks of three views of a random world through ``module.block`` then
     ``module.retest``: the entities move, spawn and despawn, each view's block of cells moves
     (its cells gained those not watched before, in the order a set of them gives), then 40
     entities and 3 despawned ones are touched in a random order, with always relevant ids
-    (some despawned). Returns, after each call, its result and the view's state, orders
-    included."""
+    (some despawned); with ``ball``, the retest's is a radius's (the cells of its box, its
+    centre sometimes None). Returns, after each call, its result and the view's state,
+    orders included."""
     rng = random.Random(seed)
     size = rng.choice([5.0, 7.5, 10.0])
     views = _Views(rng)
@@ -850,8 +856,11 @@ def block_ticks(module: Any, seed: int, dims: int) -> list[Any]:
         cell_of = {i: c for c, bucket in grid.items() if c for i in bucket}
         things, always = views.things, views.always
         for k in range(3):
-            centre = tuple(rng.uniform(-25, 25) for _ in range(dims))
-            now = _watched(centre, None, rng.randrange(3), size)
+            centre: Any = tuple(rng.uniform(-25, 25) for _ in range(dims))
+            radius = rng.choice([0.0, 6.0, 12.5]) if ball else None
+            now = _watched(centre, radius, rng.randrange(3), size)
+            if ball and rng.random() < 0.1:
+                centre = None
             gained, watched[k] = now - watched[k], now
             changes: dict[int, bool] = {7: True} if rng.random() < 0.2 else {}
             record = views.record(k, changes)
@@ -864,22 +873,25 @@ def block_ticks(module: Any, seed: int, dims: int) -> list[Any]:
             for net_id in rng.sample(range(600, 700), 3):
                 touched[net_id] = _Thing(net_id, None)
             rank = {i: n for n, i in enumerate(touched)}
-            tests = module.retest(
-                record, now, grid, touched, rank, pos, cell_of, always, views.own[k], WORLD
-            )
+            own = views.own[k]
+            area = (pos, cell_of, always, own, WORLD, centre, radius)
+            tests = module.retest(record, now, grid, touched, rank, *area)
             out.append(views.state(tests, k, changes))
     return out
 
 
+@pytest.mark.parametrize("ball", [False, True], ids=["cells", "radius"])
 @pytest.mark.parametrize("dims", [2, 3])
 @pytest.mark.parametrize("seed", range(6))
-def test_block_and_retest_record_what_the_pure_ones_record(seed: int, dims: int) -> None:
-    """The differential test of ``block`` and ``retest`` on random worlds over ten ticks: the
-    same entities tested, the same relevant entities, changes and viewers, in the same
-    orders."""
+def test_block_and_retest_record_what_the_pure_ones_record(
+    seed: int, dims: int, ball: bool
+) -> None:
+    """The differential test of ``block`` and ``retest`` (of a block of cells, or a radius)
+    on random worlds over ten ticks: the same entities tested, the same relevant entities,
+    changes and viewers, in the same orders."""
     fast = compiled()
-    want = block_ticks(_pyassemble, seed, dims)
-    assert block_ticks(fast, seed, dims) == want
+    want = block_ticks(_pyassemble, seed, dims, ball)
+    assert block_ticks(fast, seed, dims, ball) == want
     assert sum(len(tick[3]) for tick in want[::2]) > 30  # entities entered and left
     assert sum(tick[0] for tick in want[1::2]) > 100  # the touched ones tested again
 
@@ -924,8 +936,19 @@ def test_retest_errors_are_the_pure_ones(name: str) -> None:
         ({"watched": 5}, TypeError),
         ({"always": 5}, TypeError),
         ({"rank": {7: None, 8: 1}, "relevant": {8: _Thing(8)}, "order": [8]}, TypeError),
+        ({"radius": "far"}, TypeError),
+        ({"radius": 3.0, "centre": (0.0, 0.0, 0.0, 0.0)}, ValueError),
+        ({"radius": 3.0, "centre": (0.0, 0.0, 0.0)}, ValueError),  # a point of two
+        ({"radius": 3.0, "centre": (0.0, 0.0), "pos": {7: ("a", 1.0)}}, TypeError),
+        ({"radius": 3.0, "centre": (0.0, 0.0), "pos": {7: 5}}, TypeError),
     ]
     _raise_recording_nothing(module.retest, _retest_args, cases)
+    args = _retest_args(radius=2.0, centre=(0.0, 0.0))  # (1, 2) is beyond 2: nothing changes
+    assert module.retest(*args) == 1
+    assert args[0][2] == {}
+    args = _retest_args(radius=3.0, centre=(0.0, 0.0), pos={7: (math.nan, 0.0)})
+    assert module.retest(*args) == 1  # not finite: not beyond, as Interest._test has it
+    assert args[0][2] == {7: False}
     args = _retest_args()
     assert module.retest(*args) == 1
     assert args[0][:4] == ({7: args[3][7]}, [7], {7: False}, {7: {1}})

@@ -18,9 +18,9 @@ functions with the same arguments, and make the same bytes for the same world:
   seen_by, client)`` (``_pyassemble.View``), as for the two below;
 * ``block(view, watched, gained, grid, pos, cell_of, always, own, entities)``: the same for a
   view whose block of cells moved, where that changes;
-* ``retest(view, watched, grid, touched, rank, pos, cell_of, always, own, world)``: the
-  entities touched since the last update that a view of a block of cells watches or sees,
-  tested again;
+* ``retest(view, watched, grid, touched, rank, pos, cell_of, always, own, world, centre,
+  radius)``: the entities touched since the last update that a view without a predicate
+  watches or sees, tested again (against its cells, or with a radius, its ``centre``);
 * ``moves(world, dirty, where, grid, cell_of, pos, touched, size, flat, rule, cell)``:
   ``Interest``'s update of its grid from the entities whose position was written;
 * ``rank(tick, base, ids, entities, deleted, prior, since, hot, arrival, weigh, near)``: a

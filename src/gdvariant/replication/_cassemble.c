@@ -2493,6 +2493,10 @@ typedef struct {
     View v;
     PyObject *watched, *pos, *cell_of, *always, *own;
     Py_ssize_t tests;
+    int ball;        /* a radius (retest of such a view): the test is the distance from c */
+    int centred;     /* with a centre (a radius without one holds no position) */
+    double c[3], r2; /* the centre, the radius squared */
+    Py_ssize_t dims; /* the centre's coordinates */
 } Block;
 
 /* Whether id is relevant to the block's view now (its test, counted): 1, 0, or -1. */
@@ -2506,6 +2510,21 @@ static int block_test(Block *b, PyObject *id) {
     PyObject *point = PyDict_GetItemWithError(b->pos, id);
     if (!point || point == Py_None)
         return PyErr_Occurred() ? -1 : 1;
+    if (b->ball) {
+        double x[3], apart = 0.0;
+        if (!b->centred)
+            return 0;
+        Py_INCREF(point);
+        in = read_point(point, b->dims, x);
+        Py_DECREF(point);
+        if (in)
+            return -1;
+        for (Py_ssize_t d = 0; d < b->dims; d++) {
+            double dx = x[d] - b->c[d], sq = dx * dx;
+            apart = d ? apart + sq : sq;
+        }
+        return !(apart > b->r2); /* as Interest._test: a NaN is not beyond */
+    }
     PyObject *cell = PyDict_GetItemWithError(b->cell_of, id);
     if (!cell) {
         if (!PyErr_Occurred())
@@ -2705,14 +2724,34 @@ static int retest_apply(Block *b, PyObject *ids, PyObject *rank, PyObject *touch
     return rc;
 }
 
+/* The area a retest tests positions against: the watched cells (radius None), or the
+ * distance from centre (None: no position within it); -1 with an exception set if the
+ * centre or radius is not one. */
+static int retest_area(Block *b, PyObject *centre, PyObject *radius) {
+    if (radius == Py_None)
+        return 0;
+    double r = PyFloat_AsDouble(radius);
+    if (r == -1.0 && PyErr_Occurred())
+        return -1;
+    b->ball = 1;
+    b->r2 = r * r;
+    b->centred = centre != Py_None;
+    return b->centred ? read_centre(centre, b->c, &b->dims) : 0;
+}
+
 static PyObject *py_retest(PyObject *self, PyObject *args) {
     Block b = {0};
-    PyObject *view, *grid, *touched, *rank, *world;
-    if (!PyArg_ParseTuple(args, "OOO!O!O!O!O!OOO", &view, &b.watched, &PyDict_Type, &grid,
+    PyObject *view, *grid, *touched, *rank, *world, *centre, *radius;
+    if (!PyArg_ParseTuple(args, "OOO!O!O!O!O!OOOOO", &view, &b.watched, &PyDict_Type, &grid,
                           &PyDict_Type, &touched, &PyDict_Type, &rank, &PyDict_Type, &b.pos,
-                          &PyDict_Type, &b.cell_of, &b.always, &b.own, &world) ||
+                          &PyDict_Type, &b.cell_of, &b.always, &b.own, &world, &centre,
+                          &radius) ||
         view_record(view, &b.v))
         return NULL;
+    if (retest_area(&b, centre, radius)) {
+        Py_DECREF(b.v.client_id);
+        return NULL;
+    }
     PyObject *ids = PySet_New(NULL), *it = NULL, *cell;
     int rc = !ids || !(it = PyObject_GetIter(b.watched));
     while (!rc && (cell = PyIter_Next(it))) {
@@ -3371,9 +3410,9 @@ static PyMethodDef methods[] = {
      "whose block of cells moved tested where that changes, what changed recorded (as "
      "_pyassemble.block)."},
     {"retest", py_retest, METH_VARARGS,
-     "retest(view, watched, grid, touched, rank, pos, cell_of, always, own, world) -> tests: "
-     "the touched entities a view of a block of cells watches or sees tested, what changed "
-     "recorded (as _pyassemble.retest)."},
+     "retest(view, watched, grid, touched, rank, pos, cell_of, always, own, world, centre, "
+     "radius) -> tests: the touched entities a view without a predicate watches or sees "
+     "tested, what changed recorded (as _pyassemble.retest)."},
     {"aim", py_aim, METH_VARARGS,
      "aim(view, watched, grid, pos, centre, radius, size, always, own, entities, rule, memo) "
      "-> int: a view tested against everything it watches, what changed recorded (as "

@@ -11,8 +11,8 @@ Its functions take the compiled module's arguments and give its results, so
 * :func:`commit`: ``World.commit``'s loop over the dirty entities;
 * :func:`aim`: the interest's test of a view against every entity it watches, and the record
   of what that changed (each view given as its record, a :data:`View`);
-* :func:`block` and :func:`retest`: the same for a view of a block of cells, where its cells
-  moved and for the entities touched since the last update;
+* :func:`block` and :func:`retest`: the same for a view of a block of cells where its cells
+  moved, and for the entities touched since the last update (a view without a predicate);
 * :func:`moves`: the interest's placing in its grid of the entities whose position was
   written;
 * :func:`sizes`: the bytes of each of some records alone, for a budget filling a packet;
@@ -357,14 +357,20 @@ def retest(
     always: set[int],
     own: set[int],
     world: Any,
+    centre: tuple[float, ...] | None,
+    radius: float | None,
 ) -> int:
-    """Test the ``touched`` entities that an interest's ``view`` (its record) of a block of
-    cells (no radius, no predicate) watches or sees, and record what that changes:
-    ``Interest``'s retest of such a view that was not tested whole. The touched ids of the
-    ``watched`` cells' buckets and of the view's relevant ones, in the order they were
-    touched (``rank``: each one's place), those still in ``world`` each tested and recorded
-    as :func:`block` does. Returns how many entities were tested."""
+    """Test the ``touched`` entities that an interest's ``view`` (its record) without a
+    predicate watches or sees, and record what that changes: ``Interest``'s retest of such
+    a view that was not tested whole. The touched ids of the ``watched`` cells' buckets and
+    of the view's relevant ones, in the order they were touched (``rank``: each one's
+    place), those still in ``world`` each tested (as :func:`block` tests them, or with a
+    ``radius``, a position within it of ``centre`` as ``Interest._test`` measures it) and
+    recorded. Returns how many entities were tested."""
     record = _record(view)
+    r2 = None if radius is None else radius * radius
+    if r2 is not None and centre is not None and len(centre) not in (2, 3):
+        raise ValueError(f"a centre has 2 or 3 coordinates, not {len(centre)}")
     ids = {i for cell in watched for i in grid.get(cell, ()) if i in rank}
     ids.update(i for i in record[0] if i in rank)
     tests = 0
@@ -372,8 +378,27 @@ def retest(
         ent = touched[net_id]
         if ent._net_world is world:
             tests += 1
-            _put(record, net_id, ent, _in_block(net_id, watched, pos, cell_of, always, own))
+            if r2 is None or net_id in always or net_id in own:
+                now = _in_block(net_id, watched, pos, cell_of, always, own)
+            else:
+                now = _within(pos.get(net_id), centre, r2)
+            _put(record, net_id, ent, now)
     return tests
+
+
+def _within(point: Any, centre: tuple[float, ...] | None, r2: float) -> bool:
+    """Whether ``point`` (None: no position) is within a squared distance ``r2`` of
+    ``centre`` (None: nothing with a position is), summed left to right as ``Interest._test``
+    sums it (not ``sum``, which compensates on newer Pythons): a point that is not finite is
+    not beyond."""
+    if point is None:
+        return True
+    if centre is None:
+        return False
+    apart = 0.0
+    for a, b in zip(point, centre, strict=True):
+        apart += (a - b) * (a - b)
+    return not apart > r2
 
 
 def _in_block(
