@@ -146,7 +146,6 @@ def test_the_live_assembler_is_public() -> None:
         "assemble",
         "encode_record",
         "commit",
-        "sweep",
         "aim",
         "block",
         "retest",
@@ -233,8 +232,6 @@ def test_the_compiled_assembler_leaks_nothing(deltas: bool) -> None:
     scratch = World(ASSEMBLER_SCHEMA)
     dirty = [scratch.spawn(Crate) for _ in range(100)]
     wide = scratch.spawn(Big)
-    cell = {k: object() for k in range(100)}
-    positions = {k: (k / 10, 1.0) for k in range(100)}
 
     def run() -> None:
         for ent in dirty:  # a commit of one change each, from an empty history
@@ -255,18 +252,27 @@ def test_the_compiled_assembler_leaks_nothing(deltas: bool) -> None:
                 fast.assemble(deltas, tick, [base], base or -1, ids, *args[5:], None, None)
                 one = (deltas, tick, [base], base or -1, ids, *args[5:])
                 fast.assemble(*one, set(ids[::2]), {i: base - 1 for i in ids[1::2]})
-        fast.sweep([cell], positions, (0.0, 0.0), 50.0, {})
         fast.moves(*moves_args(random.Random(2), 2, True, 7.5))
         aim_ticks(fast, 1, 2, True)
+        aim_ticks(fast, 1, 2, False)
+        aim_big_ids(fast, 2**70)
         with pytest.raises(KeyError):
             fast.aim(*_aim_args(pos={}))
         with pytest.raises(TypeError):
             fast.aim(*_aim_args(memo={(0, 0): None}))
-        block_ticks(fast, 1, 2)
+        block_ticks(fast, 1, 2, False)
+        block_ticks(fast, 1, 3, True)
         with pytest.raises(KeyError):
             fast.block(*_block_args(cell_of={}))
         with pytest.raises(KeyError):
             fast.retest(*_retest_args(touched={}))
+        for call, make in [(fast.aim, _aim_args), (fast.block, _block_args)]:
+            with pytest.raises(TypeError):
+                call(*make(view=({}, [], {}, [], _Viewer(1))))
+            with pytest.raises(AttributeError):
+                call(*make(client=object()))
+        with pytest.raises(AttributeError):
+            fast.retest(*_retest_args(client=object()))
         for relevance in relevance_args(random.Random(3)):
             fast.relevance(*relevance)
         with pytest.raises(ValueError):
@@ -433,56 +439,16 @@ def test_an_id_held_as_of_an_older_tick_gets_the_record_of_that_base(deltas: boo
             module.assemble(deltas, tick, [base, 1], 1, [], {}, {}, plans, bits, None, {1: 1})
 
 
-@pytest.mark.parametrize("dims", [2, 3])
-def test_sweep_finds_what_the_pure_one_finds(dims: int) -> None:
-    """The interest's sweep of a radius over cells of random positions (some on the circle
-    exactly, some not finite, ints among floats): the same entities, in the same order."""
-    fast = compiled()
-    rng = random.Random(dims)
-    centre = tuple(rng.uniform(-50, 50) for _ in range(dims))
-    pos: dict[int, Any] = {}
-    buckets: list[dict[int, Any]] = []
-    for cell in range(12):
-        bucket = {}
-        for k in range(rng.randrange(40)):
-            net_id = 1000 * cell + k
-            point: list[Any] = [c + rng.uniform(-15, 15) for c in centre]
-            pick = rng.random()
-            if pick < 0.1:
-                point = [centre[0] + 10.0, *centre[1:]]  # exactly on the circle of 10
-            elif pick < 0.15:
-                point[0] = rng.choice([math.inf, -math.inf, math.nan])
-            elif pick < 0.2:
-                point[-1] = round(point[-1])
-            pos[net_id] = tuple(point) if pick < 0.6 else list(point)
-            bucket[net_id] = object()
-        buckets.append(bucket)
-    for r2 in (0.0, 100.0, 225.0, math.inf):
-        seed = {-1: object()}
-        expected, got = dict(seed), dict(seed)
-        _pyassemble.sweep(buckets, pos, centre, r2, expected)
-        fast.sweep(buckets, pos, list(centre), r2, got)
-        assert list(got.items()) == list(expected.items()), r2
-    assert len(expected) > 1
-
-
-@pytest.mark.parametrize("name", [_assembler.PYTHON, _assembler.COMPILED])
-def test_sweep_of_a_bad_position_is_an_error(name: str) -> None:
-    module = compiled() if name == _assembler.COMPILED else _pyassemble
-    for point, error in [((1.0, 2.0, 3.0), ValueError), (("a", 1.0), TypeError), (5, TypeError)]:
-        with pytest.raises(error):
-            module.sweep([{7: object()}], {7: point}, (0.0, 0.0), 4.0, {})
-    with pytest.raises(KeyError):
-        module.sweep([{7: object()}], {}, (0.0, 0.0), 4.0, {})
+WORLD = object()  # the world of the things the views see
 
 
 class _Thing:
     """An entity as ``aim`` sees it: a value of the grid's buckets, passed to the rule (and
     its world, which ``retest`` reads)."""
 
-    def __init__(self, net_id: int) -> None:
+    def __init__(self, net_id: int, world: Any = WORLD) -> None:
         self.net_id = net_id
-        self._net_world: Any = None
+        self._net_world = world
 
 
 class _Viewer:
@@ -492,9 +458,14 @@ class _Viewer:
         self.client_id = client_id
 
 
+def _cell_at(point: Any, size: float) -> tuple[int, ...]:
+    """The cell of ``point``, as ``Interest`` places it (not finite: the cell of 0)."""
+    return tuple(math.floor(x / size) if math.isfinite(x) else 0 for x in point)
+
+
 def _grid_of(rng: random.Random, things: dict[int, Any], dims: int, size: float) -> Any:
     """Random positions for ``things`` (a tenth without one; some on a cell's edge, some ints
-    among floats, tuples and lists), and the grid of cells holding them."""
+    among floats, a few not finite, tuples and lists), and the grid of cells holding them."""
     pos: dict[int, Any] = {}
     grid: dict[tuple[int, ...], dict[int, Any]] = {(): {}}
     for net_id, thing in things.items():
@@ -507,9 +478,10 @@ def _grid_of(rng: random.Random, things: dict[int, Any], dims: int, size: float)
             point[0] = rng.randrange(-3, 3) * size  # on a cell's edge
         elif pick < 0.15:
             point[-1] = round(point[-1])
+        elif pick < 0.18:
+            point[0] = rng.choice([math.inf, -math.inf, math.nan])
         pos[net_id] = tuple(point) if pick < 0.7 else point
-        cell = tuple(math.floor(x / size) for x in point)
-        grid.setdefault(cell, {})[net_id] = thing
+        grid.setdefault(_cell_at(point, size), {})[net_id] = thing
     return pos, grid
 
 
@@ -527,6 +499,55 @@ def _watched(centre: Any, radius: float | None, cells: int, size: float) -> set[
     return {(), *found, tuple(99 for _ in centre)}
 
 
+class _Views:
+    """Three views of a random world of things, as ``Interest`` keeps them: each one's
+    relevant things and their ids in order, the viewers of each id, the always relevant ids
+    (some despawned) and each view's own."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.things = {i: _Thing(i) for i in rng.sample(range(600), 150)}
+        self.viewers = [_Viewer(k) for k in range(3)]
+        self.relevant: list[dict[int, Any]] = [{} for _ in self.viewers]
+        self.orders: list[list[int]] = [[] for _ in self.viewers]
+        self.seen_by: dict[int, set[Any]] = {}
+        self.always = set(rng.sample(sorted(self.things), 3)) | {9999}
+        self.own = [{rng.choice(sorted(self.things))} for _ in self.viewers]
+
+    def churn(self, rng: random.Random) -> None:
+        """Some things spawn and despawn; what despawned leaves the views, as
+        ``Interest._unplace`` takes it out."""
+        things = self.things
+        for _ in range(rng.randrange(8)):
+            if rng.random() < 0.5:
+                net_id = rng.randrange(600)
+                things[net_id] = _Thing(net_id)
+            elif things:
+                del things[rng.choice(sorted(things))]
+        for k, relevant in enumerate(self.relevant):
+            for net_id in [i for i in relevant if i not in things]:
+                del relevant[net_id]
+                self.orders[k].remove(net_id)
+                self.seen_by[net_id].discard(k)
+                if not self.seen_by[net_id]:
+                    del self.seen_by[net_id]
+
+    def record(self, k: int, changes: dict[int, bool]) -> tuple[Any, ...]:
+        """View ``k``'s record, as the assemblers take it, with the tick's ``changes``."""
+        return self.relevant[k], self.orders[k], changes, self.seen_by, self.viewers[k]
+
+    def state(self, tests: int, k: int, changes: dict[int, bool]) -> tuple[Any, ...]:
+        """What a call of ``aim``, ``block`` or ``retest`` for view ``k`` left, orders
+        included (and checked to be the relevant ids ascending)."""
+        assert self.orders[k] == sorted(self.relevant[k])
+        return (
+            tests,
+            [(i, thing.net_id) for i, thing in self.relevant[k].items()],
+            list(self.orders[k]),
+            list(changes.items()),
+            [(i, sorted(s)) for i, s in self.seen_by.items()],
+        )
+
+
 def aim_ticks(module: Any, seed: int, dims: int, ruled: bool) -> list[Any]:
     """Ten ticks of three views of a random world through ``module.aim``: the entities move,
     spawn and despawn, the views' centres walk (or have none), with a radius or a block of
@@ -534,14 +555,8 @@ def aim_ticks(module: Any, seed: int, dims: int, ruled: bool) -> list[Any]:
     after each call, its result and the views' state, orders included."""
     rng = random.Random(seed)
     size = rng.choice([5.0, 7.5, 10.0])
-    things = {i: _Thing(i) for i in rng.sample(range(600), 150)}
-    viewers = [_Viewer(k) for k in range(3)]
-    relevant: list[dict[int, Any]] = [{} for _ in viewers]
-    orders: list[list[int]] = [[] for _ in viewers]
-    seen_by: dict[int, set[Any]] = {}
-    always = set(rng.sample(sorted(things), 3)) | {9999}
-    own = [{rng.choice(sorted(things))} for _ in viewers]
-    centres: list[Any] = [tuple(rng.uniform(-20, 20) for _ in range(dims)) for _ in viewers]
+    views = _Views(rng)
+    centres: list[Any] = [tuple(rng.uniform(-20, 20) for _ in range(dims)) for _ in range(3)]
     calls: list[tuple[int, int]] = []
 
     def rule(thing: _Thing, viewer: _Viewer) -> bool:
@@ -550,59 +565,32 @@ def aim_ticks(module: Any, seed: int, dims: int, ruled: bool) -> list[Any]:
 
     out: list[Any] = []
     for _ in range(10):
-        for _ in range(rng.randrange(8)):  # spawns and despawns
-            if rng.random() < 0.5:
-                net_id = rng.randrange(600)
-                things[net_id] = _Thing(net_id)
-            elif things:
-                del things[rng.choice(sorted(things))]
-        pos, grid = _grid_of(rng, things, dims, size)
-        for k, thing in enumerate(relevant):  # what despawned leaves, as Interest._unplace
-            for net_id in [i for i in thing if i not in things]:
-                del thing[net_id]
-                orders[k].remove(net_id)
-                seen_by[net_id].discard(k)
-                if not seen_by[net_id]:
-                    del seen_by[net_id]
+        views.churn(rng)
+        pos, grid = _grid_of(rng, views.things, dims, size)
         memo: dict[Any, Any] = {}
-        for k, viewer in enumerate(viewers):
+        for k in range(3):
             if rng.random() < 0.1:
                 centres[k] = None
             elif centres[k] is None or rng.random() < 0.8:
                 centres[k] = tuple(rng.uniform(-25, 25) for _ in range(dims))
             radius = rng.choice([None, 0.0, 6.0, 12.5, 20.0])
-            cells = rng.randrange(3)
-            watched = _watched(centres[k], radius, cells, size)
+            watched = _watched(centres[k], radius, rng.randrange(3), size)
             changes: dict[int, bool] = {7: True} if rng.random() < 0.2 else {}
             tests = module.aim(
-                relevant[k],
-                orders[k],
-                changes,
-                seen_by,
-                viewer,
+                views.record(k, changes),
                 watched,
                 grid,
                 pos,
                 centres[k],
                 radius,
                 size,
-                always,
-                own[k],
-                things,
+                views.always,
+                views.own[k],
+                views.things,
                 rule if ruled else None,
                 memo,
             )
-            assert orders[k] == sorted(relevant[k])
-            out.append(
-                (
-                    tests,
-                    [(i, thing.net_id) for i, thing in relevant[k].items()],
-                    list(orders[k]),
-                    list(changes.items()),
-                    [(i, sorted(s)) for i, s in seen_by.items()],
-                    list(calls),
-                )
-            )
+            out.append((*views.state(tests, k, changes), list(calls)))
             calls.clear()
     return out
 
@@ -620,16 +608,94 @@ def test_aim_records_what_the_pure_one_records(seed: int, dims: int, ruled: bool
     assert sum(len(tick[2]) for tick in want) > 30  # entities entered and left
 
 
-def _aim_args(**changed: Any) -> list[Any]:
-    """The arguments of an ``aim`` call of one view over one cell, with some of them
-    ``changed``."""
-    thing = _Thing(7)
-    args: dict[str, Any] = {
+@pytest.mark.parametrize("dims", [2, 3])
+def test_aim_sweeps_a_radius_as_the_pure_one(dims: int) -> None:
+    """The sweep of a radius's partly covered cells rounds as the pure one: positions on the
+    circle exactly, not finite (in the cell of 0), ints among floats, tuples and lists, over
+    radii of 0 to infinity and a centre given as a list: the same entities relevant, in the
+    same order."""
+    fast = compiled()
+    rng = random.Random(dims)
+    size = 10.0
+    centre = tuple(rng.uniform(-5, 5) for _ in range(dims))
+    things: dict[int, Any] = {}
+    pos: dict[int, Any] = {}
+    grid: dict[tuple[int, ...], dict[int, Any]] = {(): {}}
+    for net_id in range(400):
+        point: list[Any] = [c + rng.uniform(-15, 15) for c in centre]
+        pick = rng.random()
+        if pick < 0.1:
+            point = [centre[0] + 10.0, *centre[1:]]  # exactly on the circle of 10
+        elif pick < 0.15:
+            point[0] = rng.choice([math.inf, -math.inf, math.nan])
+        elif pick < 0.2:
+            point[-1] = round(point[-1])
+        pos[net_id] = tuple(point) if pick < 0.6 else point
+        things[net_id] = grid.setdefault(_cell_at(point, size), {})[net_id] = _Thing(net_id)
+    seen = []
+    for radius in (0.0, 3.0, 10.0, 15.0, math.inf):
+        got: list[Any] = []
+        for module, at in [(_pyassemble, centre), (fast, list(centre))]:
+            view: tuple[Any, ...] = ({}, [], {}, {}, _Viewer(1))
+            area = ({(), *grid}, grid, pos, at, radius, size)
+            tests = module.aim(view, *area, set(), set(), things, None, {})
+            got.append((tests, list(view[0]), list(view[2].items())))
+        assert got[0] == got[1], radius
+        seen.append(len(got[0][1]))
+    assert seen == sorted(seen) and 0 < seen[2] < seen[-1] == len(things)
+
+
+def aim_big_ids(module: Any, shift: int) -> list[Any]:
+    """Two aims of a view over one cell whose ids are ints of 64 bits and others (``shift``
+    and past it): the first with only its relevant ids past 64 bits, the second with some
+    found ones past it too (and an always relevant id found twice). Returns each call's
+    result and what it left."""
+    things = {i: _Thing(i) for i in (1, 2, 3, -1, shift + 2, shift + 4)}
+    grid = {(): {}, (0, 0): {i: things[i] for i in (3, -1, 1)}}
+    pos = {i: (1.0, 1.0) for i in things}
+    out: list[Any] = []
+    for relevant, more in [({1: things[1], shift + 2: things[shift + 2]}, 2), ({2: things[2]}, 4)]:
+        grid[(0, 0)][shift + more] = things[shift + more]
+        changes: dict[int, bool] = {}
+        view = (relevant, sorted(relevant), changes, {i: {1} for i in relevant}, _Viewer(1))
+        area = ({(), (0, 0)}, grid, pos, (0.0, 0.0), 5.0, 10.0)
+        tests = module.aim(view, *area, {3}, set(), things, None, {})
+        out.append((tests, list(relevant), view[1], list(changes.items()), view[3]))
+    return out
+
+
+@pytest.mark.parametrize("shift", [2**63, 2**70, -(2**63) - 1, 2**62])
+def test_aim_of_ids_past_64_bits_records_what_the_pure_one_records(shift: int) -> None:
+    """Ids that are no C number (the compiled ``aim`` then takes a dict of all found, as a
+    rule does), relevant or found, among ids that are: the same as the pure one."""
+    fast = compiled()
+    want = aim_big_ids(_pyassemble, shift)
+    assert aim_big_ids(fast, shift) == want
+    assert [len(call[3]) for call in want] == [2, 6]
+
+
+def _view_args(rest: dict[str, Any], changed: dict[str, Any]) -> list[Any]:
+    """A call's arguments: the record of an empty view of client 1, then ``rest``, with some
+    of either ``changed`` (``view``: the whole record)."""
+    record: dict[str, Any] = {
         "relevant": {},
         "order": [],
         "changes": {},
         "seen_by": {},
         "client": _Viewer(1),
+    }
+    for name, value in changed.items():
+        target = record if name in record else rest
+        assert name in target or name == "view", name
+        target[name] = value
+    return [rest.pop("view", tuple(record.values())), *rest.values()]
+
+
+def _aim_args(**changed: Any) -> list[Any]:
+    """The arguments of an ``aim`` call of one view over one cell, with some of them
+    ``changed``."""
+    thing = _Thing(7)
+    rest = {
         "watched": {(), (0, 0)},
         "grid": {(): {}, (0, 0): {7: thing}},
         "pos": {7: (1.0, 2.0)},
@@ -642,38 +708,84 @@ def _aim_args(**changed: Any) -> list[Any]:
         "rule": None,
         "memo": {},
     }
-    args.update(changed)
-    return list(args.values())
+    return _view_args(rest, changed)
+
+
+def _block_args(**changed: Any) -> list[Any]:
+    """The arguments of a ``block`` call of one view that gained one cell, with some of them
+    ``changed``."""
+    thing = _Thing(7)
+    rest = {
+        "watched": {(), (0, 0)},
+        "gained": {(0, 0)},
+        "grid": {(): {}, (0, 0): {7: thing}},
+        "pos": {7: (1.0, 2.0)},
+        "cell_of": {7: (0, 0)},
+        "always": set(),
+        "own": set(),
+        "entities": {7: thing},
+    }
+    return _view_args(rest, changed)
+
+
+def _retest_args(**changed: Any) -> list[Any]:
+    """The arguments of a ``retest`` call of one view watching one cell, whose entity there
+    was touched, with some of them ``changed``."""
+    thing = _Thing(7)
+    rest = {
+        "watched": {(), (0, 0)},
+        "grid": {(): {}, (0, 0): {7: thing}},
+        "touched": {7: thing},
+        "rank": {7: 0},
+        "pos": {7: (1.0, 2.0)},
+        "cell_of": {7: (0, 0)},
+        "always": set(),
+        "own": set(),
+        "world": WORLD,
+        "centre": None,
+        "radius": None,
+    }
+    return _view_args(rest, changed)
+
+
+Cases = list[tuple[dict[str, Any], type[Exception] | tuple[type[Exception], ...]]]
+
+
+def _raise_recording_nothing(call: Any, make: Any, cases: Cases) -> None:
+    """Each case's arguments (``make(**changed)``) make ``call`` raise its error, with no
+    change recorded in the view."""
+    for changed, error in cases:
+        args = make(**changed)
+        with pytest.raises(error):
+            call(*args)
+        assert args[0][2] == {}, changed
 
 
 @pytest.mark.parametrize("name", [_assembler.PYTHON, _assembler.COMPILED])
 def test_aim_errors_are_the_pure_ones(name: str) -> None:
-    """A missing or bad position, a grid without the bucket of no position, a cell or
-    centre of the wrong size, viewers missing for an id leaving, a rule that raises: the
-    same errors on both, and nothing recorded."""
+    """A missing or bad position (not a sequence, the wrong length, not numbers), a grid
+    without the bucket of no position, a cell or centre of the wrong size, viewers missing
+    for an id leaving, a rule that raises: the same errors on both, and nothing recorded."""
 
     def broken(thing: Any, viewer: Any) -> bool:
         raise LookupError("the game's rule failed")
 
     module = compiled() if name == _assembler.COMPILED else _pyassemble
-    cases: list[tuple[dict[str, Any], type[Exception]]] = [
+    cases: Cases = [
         ({"pos": {}}, KeyError),
         ({"pos": {7: (1.0, 2.0, 3.0)}}, ValueError),
         ({"pos": {7: ("a", 1.0)}}, TypeError),
         ({"pos": {7: 5}}, TypeError),
         ({"grid": {(0, 0): {}}}, KeyError),
         ({"watched": {(), (0, 0, 0)}, "grid": {(): {}, (0, 0, 0): {7: 1}}}, ValueError),
+        ({"centre": (0.0, 0.0, 0.0, 0.0)}, ValueError),
         ({"rule": broken}, LookupError),
     ]
-    for changed, error in cases:
-        args = _aim_args(**changed)
-        with pytest.raises(error):
-            module.aim(*args)
-        assert args[2] == {}, changed  # no change recorded
+    _raise_recording_nothing(module.aim, _aim_args, cases)
     args = _aim_args(relevant={8: object()}, order=[8])  # 7 enters, 8 cannot leave
     with pytest.raises(KeyError):
         module.aim(*args)
-    assert args[2] == {7: False, 8: True}
+    assert args[0][2] == {7: False, 8: True}
     assert module.aim(*_aim_args()) == 1
 
 
@@ -692,146 +804,96 @@ def test_aim_refuses_a_memo_it_did_not_fill() -> None:
     assert memo == {}
 
 
-def block_ticks(module: Any, seed: int, dims: int) -> list[Any]:
+@pytest.mark.parametrize("name", [_assembler.PYTHON, _assembler.COMPILED])
+def test_a_view_that_is_no_record_is_a_type_error(name: str) -> None:
+    """``aim``, ``block`` and ``retest`` take a view's record, ``(relevant, order, changes,
+    seen_by, client)``: a record that is not a tuple of five, or holds the wrong kind of
+    thing, is a TypeError naming it on both (a client without an id, its AttributeError),
+    before anything is tested or recorded."""
+    module = compiled() if name == _assembler.COMPILED else _pyassemble
+    good: tuple[Any, ...] = ({}, [], {}, {}, _Viewer(1))
+    bad: list[tuple[Any, str]] = [
+        (None, "tuple"),
+        (list(good), "tuple"),
+        (good[:4], "tuple"),
+        ((*good, None), "tuple"),
+        (([], *good[1:]), "relevant"),
+        (({}, (), *good[2:]), "order"),
+        (({}, [], [], *good[3:]), "changes"),
+        (({}, [], {}, set(), good[4]), "viewers"),
+    ]
+    for call, make in [(module.aim, _aim_args), (module.block, _block_args)]:
+        for view, what in bad:
+            with pytest.raises(TypeError, match=what):
+                call(*make(view=view))
+        with pytest.raises(AttributeError):
+            call(*make(client=object()))
+    for view, what in bad:
+        with pytest.raises(TypeError, match=what):
+            module.retest(*_retest_args(view=view))
+    args = _retest_args(client=object())
+    with pytest.raises(AttributeError):
+        module.retest(*args)
+    assert args[0][:4] == ({}, [], {}, {})
+
+
+def block_ticks(module: Any, seed: int, dims: int, ball: bool) -> list[Any]:
     """Ten ticks of three views of a random world through ``module.block`` then
     ``module.retest``: the entities move, spawn and despawn, each view's block of cells moves
     (its cells gained those not watched before, in the order a set of them gives), then 40
     entities and 3 despawned ones are touched in a random order, with always relevant ids
-    (some despawned). Returns, after each call, its result and the view's state, orders
-    included."""
+    (some despawned); with ``ball``, the retest's is a radius's (the cells of its box, its
+    centre sometimes None). Returns, after each call, its result and the view's state,
+    orders included."""
     rng = random.Random(seed)
     size = rng.choice([5.0, 7.5, 10.0])
-    things = {i: _Thing(i) for i in rng.sample(range(600), 150)}
-    viewers = [_Viewer(k) for k in range(3)]
-    relevant: list[dict[int, Any]] = [{} for _ in viewers]
-    orders: list[list[int]] = [[] for _ in viewers]
-    seen_by: dict[int, set[Any]] = {}
-    always = set(rng.sample(sorted(things), 3)) | {9999}
-    own = [{rng.choice(sorted(things))} for _ in viewers]
-    watched: list[set[Any]] = [{()} for _ in viewers]
-    for made in things.values():
-        made._net_world = WORLD
+    views = _Views(rng)
+    watched: list[set[Any]] = [{()} for _ in range(3)]
     out: list[Any] = []
     for _ in range(10):
-        for _ in range(rng.randrange(8)):  # spawns and despawns
-            if rng.random() < 0.5:
-                net_id = rng.randrange(600)
-                things[net_id] = _Thing(net_id)
-                things[net_id]._net_world = WORLD
-            elif things:
-                del things[rng.choice(sorted(things))]
-        pos, grid = _grid_of(rng, things, dims, size)
+        views.churn(rng)
+        pos, grid = _grid_of(rng, views.things, dims, size)
         cell_of = {i: c for c, bucket in grid.items() if c for i in bucket}
-        for k, thing in enumerate(relevant):  # what despawned leaves, as Interest._unplace
-            for net_id in [i for i in thing if i not in things]:
-                del thing[net_id]
-                orders[k].remove(net_id)
-                seen_by[net_id].discard(k)
-                if not seen_by[net_id]:
-                    del seen_by[net_id]
-        for k, viewer in enumerate(viewers):
-            centre = tuple(rng.uniform(-25, 25) for _ in range(dims))
-            now = _watched(centre, None, rng.randrange(3), size)
+        things, always = views.things, views.always
+        for k in range(3):
+            centre: Any = tuple(rng.uniform(-25, 25) for _ in range(dims))
+            radius = rng.choice([0.0, 6.0, 12.5]) if ball else None
+            now = _watched(centre, radius, rng.randrange(3), size)
+            if ball and rng.random() < 0.1:
+                centre = None
             gained, watched[k] = now - watched[k], now
             changes: dict[int, bool] = {7: True} if rng.random() < 0.2 else {}
+            record = views.record(k, changes)
             tests = module.block(
-                relevant[k],
-                orders[k],
-                changes,
-                seen_by,
-                viewer,
-                now,
-                gained,
-                grid,
-                pos,
-                cell_of,
-                always,
-                own[k],
-                things,
+                record, now, gained, grid, pos, cell_of, always, views.own[k], things
             )
-            assert orders[k] == sorted(relevant[k])
-            out.append(_block_state(tests, relevant[k], orders[k], changes, seen_by))
+            out.append(views.state(tests, k, changes))
             # then the entities touched since, some of them despawned (of another world)
             touched = {i: things[i] for i in rng.sample(sorted(things), 40)}
             for net_id in rng.sample(range(600, 700), 3):
-                touched[net_id] = _Thing(net_id)
-                touched[net_id]._net_world = None
+                touched[net_id] = _Thing(net_id, None)
             rank = {i: n for n, i in enumerate(touched)}
-            tests = module.retest(
-                relevant[k],
-                orders[k],
-                changes,
-                seen_by,
-                viewer,
-                now,
-                grid,
-                touched,
-                rank,
-                pos,
-                cell_of,
-                always,
-                own[k],
-                WORLD,
-            )
-            assert orders[k] == sorted(relevant[k])
-            out.append(_block_state(tests, relevant[k], orders[k], changes, seen_by))
+            own = views.own[k]
+            area = (pos, cell_of, always, own, WORLD, centre, radius)
+            tests = module.retest(record, now, grid, touched, rank, *area)
+            out.append(views.state(tests, k, changes))
     return out
 
 
-WORLD = object()  # the world of block_ticks' things
-
-
-def _block_state(
-    tests: int,
-    relevant: dict[int, Any],
-    order: list[int],
-    changes: dict[int, bool],
-    seen_by: dict[int, set[Any]],
-) -> tuple[Any, ...]:
-    """What a view's ``block`` or ``retest`` left, orders included."""
-    return (
-        tests,
-        [(i, thing.net_id) for i, thing in relevant.items()],
-        list(order),
-        list(changes.items()),
-        [(i, sorted(s)) for i, s in seen_by.items()],
-    )
-
-
+@pytest.mark.parametrize("ball", [False, True], ids=["cells", "radius"])
 @pytest.mark.parametrize("dims", [2, 3])
 @pytest.mark.parametrize("seed", range(6))
-def test_block_and_retest_record_what_the_pure_ones_record(seed: int, dims: int) -> None:
-    """The differential test of ``block`` and ``retest`` on random worlds over ten ticks: the
-    same entities tested, the same relevant entities, changes and viewers, in the same
-    orders."""
+def test_block_and_retest_record_what_the_pure_ones_record(
+    seed: int, dims: int, ball: bool
+) -> None:
+    """The differential test of ``block`` and ``retest`` (of a block of cells, or a radius)
+    on random worlds over ten ticks: the same entities tested, the same relevant entities,
+    changes and viewers, in the same orders."""
     fast = compiled()
-    want = block_ticks(_pyassemble, seed, dims)
-    assert block_ticks(fast, seed, dims) == want
+    want = block_ticks(_pyassemble, seed, dims, ball)
+    assert block_ticks(fast, seed, dims, ball) == want
     assert sum(len(tick[3]) for tick in want[::2]) > 30  # entities entered and left
     assert sum(tick[0] for tick in want[1::2]) > 100  # the touched ones tested again
-
-
-def _block_args(**changed: Any) -> list[Any]:
-    """The arguments of a ``block`` call of one view that gained one cell, with some of them
-    ``changed``."""
-    thing = _Thing(7)
-    args: dict[str, Any] = {
-        "relevant": {},
-        "order": [],
-        "changes": {},
-        "seen_by": {},
-        "client": _Viewer(1),
-        "watched": {(), (0, 0)},
-        "gained": {(0, 0)},
-        "grid": {(): {}, (0, 0): {7: thing}},
-        "pos": {7: (1.0, 2.0)},
-        "cell_of": {7: (0, 0)},
-        "always": set(),
-        "own": set(),
-        "entities": {7: thing},
-    }
-    args.update(changed)
-    return list(args.values())
 
 
 @pytest.mark.parametrize("name", [_assembler.PYTHON, _assembler.COMPILED])
@@ -841,7 +903,7 @@ def test_block_errors_are_the_pure_ones(name: str) -> None:
     viewers missing for an id leaving: the same errors on both, and what was recorded before
     them alike."""
     module = compiled() if name == _assembler.COMPILED else _pyassemble
-    cases: list[tuple[dict[str, Any], type[Exception] | tuple[type[Exception], ...]]] = [
+    cases: Cases = [
         ({"cell_of": {}}, KeyError),
         ({"client": object()}, AttributeError),
         ({"grid": {(0, 0): 5}}, (AttributeError, TypeError)),  # a bucket without items()
@@ -849,44 +911,15 @@ def test_block_errors_are_the_pure_ones(name: str) -> None:
         ({"always": 5}, TypeError),
         ({"gained": 5}, TypeError),
     ]
-    for changed, error in cases:
-        args = _block_args(**changed)
-        with pytest.raises(error):
-            module.block(*args)
-        assert args[2] == {}, changed  # no change recorded
+    _raise_recording_nothing(module.block, _block_args, cases)
     far = {"pos": {7: (1.0, 2.0), 8: (50.0, 50.0)}, "cell_of": {7: (0, 0), 8: (5, 5)}}
     args = _block_args(relevant={8: object()}, order=[8], **far)  # 7 enters, 8 cannot leave
     with pytest.raises(KeyError):
         module.block(*args)
-    assert args[2] == {7: False, 8: True}
+    assert args[0][2] == {7: False, 8: True}
     args = _block_args()
     assert module.block(*args) == 1
-    assert (args[0], args[1], args[2], args[3]) == ({7: args[-1][7]}, [7], {7: False}, {7: {1}})
-
-
-def _retest_args(**changed: Any) -> list[Any]:
-    """The arguments of a ``retest`` call of one view watching one cell, whose entity there
-    was touched, with some of them ``changed``."""
-    thing = _Thing(7)
-    thing._net_world = WORLD
-    args: dict[str, Any] = {
-        "relevant": {},
-        "order": [],
-        "changes": {},
-        "seen_by": {},
-        "client": _Viewer(1),
-        "watched": {(), (0, 0)},
-        "grid": {(): {}, (0, 0): {7: thing}},
-        "touched": {7: thing},
-        "rank": {7: 0},
-        "pos": {7: (1.0, 2.0)},
-        "cell_of": {7: (0, 0)},
-        "always": set(),
-        "own": set(),
-        "world": WORLD,
-    }
-    args.update(changed)
-    return list(args.values())
+    assert args[0][:4] == ({7: args[-1][7]}, [7], {7: False}, {7: {1}})
 
 
 @pytest.mark.parametrize("name", [_assembler.PYTHON, _assembler.COMPILED])
@@ -895,7 +928,7 @@ def test_retest_errors_are_the_pure_ones(name: str) -> None:
     cell, a client without an id, a watched or always that is not a container, a rank that
     is not an int (an error on both): the same errors on both, and nothing recorded."""
     module = compiled() if name == _assembler.COMPILED else _pyassemble
-    cases: list[tuple[dict[str, Any], type[Exception] | tuple[type[Exception], ...]]] = [
+    cases: Cases = [
         ({"touched": {}}, KeyError),
         ({"touched": {7: object()}}, AttributeError),
         ({"cell_of": {}}, KeyError),
@@ -903,18 +936,25 @@ def test_retest_errors_are_the_pure_ones(name: str) -> None:
         ({"watched": 5}, TypeError),
         ({"always": 5}, TypeError),
         ({"rank": {7: None, 8: 1}, "relevant": {8: _Thing(8)}, "order": [8]}, TypeError),
+        ({"radius": "far"}, TypeError),
+        ({"radius": 3.0, "centre": (0.0, 0.0, 0.0, 0.0)}, ValueError),
+        ({"radius": 3.0, "centre": (0.0, 0.0, 0.0)}, ValueError),  # a point of two
+        ({"radius": 3.0, "centre": (0.0, 0.0), "pos": {7: ("a", 1.0)}}, TypeError),
+        ({"radius": 3.0, "centre": (0.0, 0.0), "pos": {7: 5}}, TypeError),
     ]
-    for changed, error in cases:
-        args = _retest_args(**changed)
-        with pytest.raises(error):
-            module.retest(*args)
-        assert args[2] == {}, changed  # no change recorded
+    _raise_recording_nothing(module.retest, _retest_args, cases)
+    args = _retest_args(radius=2.0, centre=(0.0, 0.0))  # (1, 2) is beyond 2: nothing changes
+    assert module.retest(*args) == 1
+    assert args[0][2] == {}
+    args = _retest_args(radius=3.0, centre=(0.0, 0.0), pos={7: (math.nan, 0.0)})
+    assert module.retest(*args) == 1  # not finite: not beyond, as Interest._test has it
+    assert args[0][2] == {7: False}
     args = _retest_args()
     assert module.retest(*args) == 1
-    assert (args[0], args[1], args[2], args[3]) == ({7: args[7][7]}, [7], {7: False}, {7: {1}})
+    assert args[0][:4] == ({7: args[3][7]}, [7], {7: False}, {7: {1}})
     args = _retest_args(world=object())  # of another world: not tested
     assert module.retest(*args) == 0
-    assert args[2] == {}
+    assert args[0][2] == {}
 
 
 class _Ranked:

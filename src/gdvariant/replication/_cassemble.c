@@ -1,7 +1,8 @@
 /* The compiled packet assembler of gdvariant.replication: the shared sections and records, the
- * tick commit that feeds them (World.commit's loop), an interest's sweep of a radius, its aim
- * of a view (the sweep and the record of what changed) and its grid's update from the
- * entities that moved, and a budget's ranking of a client's records.
+ * tick commit that feeds them (World.commit's loop), an interest's aim of a view (the sweep of
+ * its cells and the record of what changed), its block and retest of a view of a block of
+ * cells and its grid's update from the entities that moved, and a budget's ranking of a
+ * client's records.
  *
  * The pure-Python assembler, _pyassemble.py, is the reference: its functions take the
  * same arguments as this module's, and for the same world this file makes the same bytes
@@ -1812,7 +1813,7 @@ static PyObject *py_commit(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* ---- the interest's sweep over a radius's partly covered cells ----------------------------- */
+/* ---- the interest's reading of positions, cells and centres ------------------------------- */
 
 /* The same rounding as the pure one's (x - cx) * (x - cx) + ...: no fused multiply-adds (GCC
  * makes none in its ISO C modes, as setup.py's -std=c99; clang needs telling). */
@@ -1851,68 +1852,6 @@ static int read_point(PyObject *p, Py_ssize_t dims, double *x) {
     return read_coords(p, dims, x, "a position must be a sequence of numbers", "a position");
 }
 
-/* The squared distance of the position p (a sequence of dims numbers, 2 or 3) from c, summed
- * in the pure one's order; -1 with an exception set if p is not such a position. */
-static int squared_distance(PyObject *p, const double *c, Py_ssize_t dims, double *out) {
-    double x[3];
-    if (read_point(p, dims, x))
-        return -1;
-    double sum = 0.0;
-    for (Py_ssize_t d = 0; d < dims; d++) {
-        double dx = x[d] - c[d];
-        double sq = dx * dx;
-        sum = d ? sum + sq : sq;
-    }
-    *out = sum;
-    return 0;
-}
-
-/* The entities of one cell within r2 (squared) of c into found, in the cell's order. They are
- * taken in runs of WARM: each run's positions looked up and fetched first (their misses
- * overlap, and a run's objects are held, since a number's __float__ may run Python), then
- * tested; a missing position is an error where the one-by-one loop met it. */
-static int sweep_bucket(PyObject *bucket, PyObject *pos, const double *c, Py_ssize_t dims,
-                        double r2, PyObject *found) {
-    Py_ssize_t i = 0;
-    PyObject *key, *ent;
-    PyObject *keys[WARM], *ents[WARM], *points[WARM];
-    int more = 1, rc = 0;
-    while (more && !rc) {
-        int n = 0;
-        while (n < WARM && (more = PyDict_Next(bucket, &i, &key, &ent))) {
-            PyObject *p = PyDict_GetItemWithError(pos, key);
-            if (!p && PyErr_Occurred()) {
-                rc = -1;
-                break;
-            }
-            if (p) {
-                PREFETCH(p);
-                if (PyTuple_CheckExact(p) && PyTuple_GET_SIZE(p) == dims)
-                    for (Py_ssize_t d = 0; d < dims; d++)
-                        PREFETCH(PyTuple_GET_ITEM(p, d));
-            }
-            keys[n] = Py_NewRef(key);
-            ents[n] = Py_NewRef(ent);
-            points[n++] = Py_XNewRef(p);
-        }
-        for (int k = 0; k < n; k++) {
-            if (!rc && !points[k]) {
-                PyErr_SetObject(PyExc_KeyError, keys[k]);
-                rc = -1;
-            }
-            double apart;
-            if (!rc)
-                rc = squared_distance(points[k], c, dims, &apart);
-            if (!rc && apart <= r2)
-                rc = PyDict_SetItem(found, keys[k], ents[k]);
-            Py_DECREF(keys[k]);
-            Py_DECREF(ents[k]);
-            Py_XDECREF(points[k]);
-        }
-    }
-    return rc;
-}
-
 /* The centre's coordinates into c (2 or 3 of them); -1 with an exception set if it is not. */
 static int read_centre(PyObject *centre, double *c, Py_ssize_t *dims) {
     PyObject *fast = PySequence_Fast(centre, "a centre must be a sequence of numbers");
@@ -1931,35 +1870,43 @@ static int read_centre(PyObject *centre, double *c, Py_ssize_t *dims) {
     return 0;
 }
 
-static PyObject *py_sweep(PyObject *self, PyObject *args) {
-    PyObject *buckets, *pos, *centre, *found;
-    double r2;
-    if (!PyArg_ParseTuple(args, "O!O!OdO!", &PyList_Type, &buckets, &PyDict_Type, &pos, &centre,
-                          &r2, &PyDict_Type, &found))
-        return NULL;
-    double c[3];
-    Py_ssize_t dims;
-    if (read_centre(centre, c, &dims))
-        return NULL;
-    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(buckets); k++) {
-        PyObject *bucket = PyList_GET_ITEM(buckets, k);
-        if (!PyDict_Check(bucket)) {
-            PyErr_SetString(PyExc_TypeError, "a cell's entities must be a dict");
-            return NULL;
-        }
-        Py_INCREF(bucket);
-        int rc = sweep_bucket(bucket, pos, c, dims, r2, found);
-        Py_DECREF(bucket);
-        if (rc)
-            return NULL;
-    }
-    Py_RETURN_NONE;
-}
-
 /* ---- the interest's aim of a view: every entity it watches tested, what changed recorded --- */
 
 static PyObject *s_client_id, *g_everywhere; /* "client_id"; (), the cell of no position */
 
+/* A view's record, as aim, block and retest take it: (relevant, order, changes, seen_by,
+ * client), the view's relevant entities by id, their ids ascending, its changes of the tick,
+ * the interest's viewers by id, and its client; with the client's id, read once a call. */
+typedef struct {
+    PyObject *relevant, *order, *changes, *seen_by, *client, *client_id;
+} View;
+
+/* The record `view` into v (borrowed from the tuple, but for the client's id, a new
+ * reference); -1 with a TypeError naming what is wrong if it is not such a record (or the
+ * client's id's error). */
+static int view_record(PyObject *view, View *v) {
+    if (!PyTuple_CheckExact(view) || PyTuple_GET_SIZE(view) != 5) {
+        PyErr_SetString(PyExc_TypeError,
+                        "a view's record is a tuple (relevant, order, changes, seen_by, client)");
+        return -1;
+    }
+    v->relevant = PyTuple_GET_ITEM(view, 0);
+    v->order = PyTuple_GET_ITEM(view, 1);
+    v->changes = PyTuple_GET_ITEM(view, 2);
+    v->seen_by = PyTuple_GET_ITEM(view, 3);
+    v->client = PyTuple_GET_ITEM(view, 4);
+    const char *wrong = !PyDict_Check(v->relevant) ? "a view's relevant entities must be a dict"
+                        : !PyList_Check(v->order)  ? "a view's order must be a list"
+                        : !PyDict_Check(v->changes) ? "a view's changes must be a dict"
+                        : !PyDict_Check(v->seen_by) ? "an interest's viewers must be a dict"
+                                                    : NULL;
+    if (wrong) {
+        PyErr_SetString(PyExc_TypeError, wrong);
+        return -1;
+    }
+    v->client_id = PyObject_GetAttr(v->client, s_client_id);
+    return v->client_id ? 0 : -1;
+}
 
 /* Whether the cell (dims ints) lies wholly within r2 (squared) of c: its farthest corner's
  * squared distance, summed as the pure one sums it (a NaN is not within); -1 on an error. */
@@ -2044,9 +1991,183 @@ static PyObject *packed_cell(PyObject *memo, PyObject *cell, PyObject *bucket, P
     return packed;
 }
 
-/* The entities of a packed cell within r2 (squared) of c into found, in its order. */
+static int aim_set(const View *v, PyObject *id, PyObject *ent);
+
+/* What a view's area holds, taken against its relevant ids as it is found (aim without a
+ * rule): a table of ids, open addressing on C numbers, holding each relevant id (its place in
+ * the view's order of relevant, whether found again) and each id found that is not relevant
+ * (its place among those entering, whose ids and entities are kept in found order). So only
+ * what enters is kept, instead of a dict of all found that the view's relevant is then
+ * walked against. An id that is not an int of 64 bits makes it give up (slow): the caller
+ * then takes the dict's way, which any id can. */
+typedef struct {
+    long long id;
+    Py_ssize_t at; /* -1 empty; below held, a relevant id's place; else held + an entering one's */
+} Slot;
+
+typedef struct {
+    Slot *slots;
+    size_t mask;                    /* slots - 1, slots a power of 2 */
+    Py_ssize_t used, held, kept;    /* slots used; relevant ids; those found again */
+    PyObject **ids;                 /* the relevant ids in the view's order (new references) */
+    char *again;                    /* whether each was found again */
+    PyObject *enter_ids, *enter_ents; /* what enters, in found order */
+    int slow;
+} Pick;
+
+/* The slot of id x in p's table: its own, or the empty one where it goes. */
+static Slot *pick_slot(Pick *p, long long x) {
+    uint64_t h = (uint64_t)x * 0x9E3779B97F4A7C15ULL;
+    size_t k = (size_t)(h ^ (h >> 29)) & p->mask;
+    while (p->slots[k].at >= 0 && p->slots[k].id != x)
+        k = (k + 1) & p->mask;
+    return &p->slots[k];
+}
+
+/* p's table made (or made again) for at least `need` ids; -1 with MemoryError. */
+static int pick_grow(Pick *p, Py_ssize_t need) {
+    size_t size = 64;
+    while (size < (size_t)need * 2)
+        size *= 2;
+    Slot *old = p->slots, *slots = PyMem_Malloc(size * sizeof(Slot));
+    if (!slots) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t k = 0; k < size; k++)
+        slots[k].at = -1;
+    size_t before = old ? p->mask + 1 : 0;
+    p->slots = slots;
+    p->mask = size - 1;
+    for (size_t k = 0; k < before; k++)
+        if (old[k].at >= 0)
+            *pick_slot(p, old[k].id) = old[k];
+    PyMem_Free(old);
+    return 0;
+}
+
+/* id as a C number into *x; 0 if it is none (an int beyond 64 bits, or no int). */
+static int pick_number(PyObject *id, long long *x) {
+    int over = 0;
+    if (!PyLong_CheckExact(id))
+        return 0;
+    *x = PyLong_AsLongLongAndOverflow(id, &over);
+    return !over;
+}
+
+static void pick_free(Pick *p) {
+    for (Py_ssize_t k = 0; p->ids && k < p->held; k++)
+        Py_XDECREF(p->ids[k]);
+    PyMem_Free(p->ids);
+    PyMem_Free(p->again);
+    PyMem_Free(p->slots);
+    Py_XDECREF(p->enter_ids);
+    Py_XDECREF(p->enter_ents);
+}
+
+/* p made for the view's relevant ids (all zeroed before); -1 on an error, with p->slow set
+ * if an id is not a C number. */
+static int pick_begin(Pick *p, PyObject *relevant) {
+    Py_ssize_t n = PyDict_GET_SIZE(relevant), i = 0, k = 0;
+    PyObject *id, *ent;
+    p->ids = PyMem_Calloc((size_t)(n ? n : 1), sizeof(PyObject *));
+    p->again = PyMem_Calloc((size_t)(n ? n : 1), 1);
+    p->enter_ids = PyList_New(0);
+    p->enter_ents = PyList_New(0);
+    if (!p->ids || !p->again) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (!p->enter_ids || !p->enter_ents || pick_grow(p, n + 64))
+        return -1;
+    while (k < n && PyDict_Next(relevant, &i, &id, &ent)) {
+        long long x;
+        if (!pick_number(id, &x)) {
+            p->slow = 1;
+            return -1;
+        }
+        Slot *slot = pick_slot(p, x);
+        slot->id = x;
+        slot->at = k;
+        p->ids[k++] = Py_NewRef(id);
+        p->held = k;
+    }
+    p->used = p->held;
+    return 0;
+}
+
+/* One entity found in the area: a relevant one marked found again, another kept as entering
+ * (a second find of it keeps its place, with this entity). */
+static int pick_put(Pick *p, PyObject *id, PyObject *ent) {
+    long long x;
+    if (p->slow)
+        return 0;
+    if (!pick_number(id, &x)) {
+        p->slow = 1;
+        return 0;
+    }
+    Slot *slot = pick_slot(p, x);
+    if (slot->at >= 0) {
+        if (slot->at < p->held) {
+            p->kept += !p->again[slot->at];
+            p->again[slot->at] = 1;
+            return 0;
+        }
+        return PyList_SetItem(p->enter_ents, slot->at - p->held, Py_NewRef(ent));
+    }
+    slot->id = x;
+    slot->at = p->held + PyList_GET_SIZE(p->enter_ids);
+    if (PyList_Append(p->enter_ids, id) || PyList_Append(p->enter_ents, ent))
+        return -1;
+    return ++p->used * 2 > (Py_ssize_t)p->mask ? pick_grow(p, p->used) : 0;
+}
+
+/* The ids found that were not relevant enter (in found order), then the relevant ones not
+ * found again leave (in the view's order of relevant), as aim_apply records them. */
+static int pick_apply(const View *v, Pick *p) {
+    if (PyDict_GET_SIZE(v->relevant) != p->held) {
+        PyErr_SetString(PyExc_RuntimeError, "the relevant entities changed while read");
+        return -1;
+    }
+    for (Py_ssize_t j = 0; j < PyList_GET_SIZE(p->enter_ids); j++)
+        if (aim_set(v, PyList_GET_ITEM(p->enter_ids, j), PyList_GET_ITEM(p->enter_ents, j)))
+            return -1;
+    for (Py_ssize_t k = 0; p->kept < p->held && k < p->held; k++)
+        if (!p->again[k] && aim_set(v, p->ids[k], NULL))
+            return -1;
+    return 0;
+}
+
+/* Where aim puts what the view's area holds: into a dict (found), or against the view's
+ * relevant ids (pick). */
+typedef struct {
+    PyObject *found;
+    Pick *pick;
+} Sink;
+
+static int sink_put(Sink *s, PyObject *id, PyObject *ent) {
+    return s->found ? PyDict_SetItem(s->found, id, ent) : pick_put(s->pick, id, ent);
+}
+
+/* A whole bucket's entities, in its order. */
+static int sink_bucket(Sink *s, PyObject *bucket) {
+    if (s->found)
+        return PyDict_Update(s->found, bucket);
+    Py_ssize_t i = 0, n = PyDict_GET_SIZE(bucket);
+    PyObject *id, *ent;
+    while (PyDict_Next(bucket, &i, &id, &ent))
+        if (pick_put(s->pick, id, ent))
+            return -1;
+    if (PyDict_GET_SIZE(bucket) != n) {
+        PyErr_SetString(PyExc_RuntimeError, "a cell's entities changed while it was read");
+        return -1;
+    }
+    return 0;
+}
+
+/* The entities of a packed cell within r2 (squared) of c into the sink, in its order. */
 static int sweep_packed(PyObject *packed, const double *c, Py_ssize_t dims, double r2,
-                        PyObject *found) {
+                        Sink *found) {
     PyObject *ids = PyTuple_GET_ITEM(packed, 0), *ents = PyTuple_GET_ITEM(packed, 1);
     const double *xs = (const double *)PyBytes_AS_STRING(PyTuple_GET_ITEM(packed, 2));
     for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(ids); k++, xs += dims) {
@@ -2055,8 +2176,7 @@ static int sweep_packed(PyObject *packed, const double *c, Py_ssize_t dims, doub
             double dx = xs[d] - c[d], sq = dx * dx;
             apart = d ? apart + sq : sq;
         }
-        if (apart <= r2 &&
-            PyDict_SetItem(found, PyTuple_GET_ITEM(ids, k), PyTuple_GET_ITEM(ents, k)))
+        if (apart <= r2 && sink_put(found, PyTuple_GET_ITEM(ids, k), PyTuple_GET_ITEM(ents, k)))
             return -1;
     }
     return 0;
@@ -2066,7 +2186,7 @@ static int sweep_packed(PyObject *packed, const double *c, Py_ssize_t dims, doub
  * a cell wholly inside the radius, else those within it; its size added to tests. */
 static int aim_cell(PyObject *cell, PyObject *grid, PyObject *pos, PyObject *memo,
                     const double *c, Py_ssize_t dims, int ball, double size, double r2,
-                    PyObject *found, Py_ssize_t *tests) {
+                    Sink *found, Py_ssize_t *tests) {
     int truth = PyObject_IsTrue(cell);
     if (truth <= 0)
         return truth; /* the cell of no position: its entities are already in */
@@ -2083,7 +2203,7 @@ static int aim_cell(PyObject *cell, PyObject *grid, PyObject *pos, PyObject *mem
     *tests += PyDict_GET_SIZE(bucket);
     int inside = ball ? cell_inside(cell, c, dims, size, r2) : 1, rc = -1;
     if (inside > 0) {
-        rc = PyDict_Update(found, bucket);
+        rc = sink_bucket(found, bucket);
     } else if (!inside) {
         PyObject *packed = packed_cell(memo, cell, bucket, pos, dims);
         rc = packed ? sweep_packed(packed, c, dims, r2, found) : -1;
@@ -2092,52 +2212,49 @@ static int aim_cell(PyObject *cell, PyObject *grid, PyObject *pos, PyObject *mem
     return rc;
 }
 
-/* The entities of the view's area, by id, in the pure one's order (those without a position
- * first, then cell by cell as watched iterates); a new dict, the entities tested in tests. */
-static PyObject *aim_found(PyObject *grid, PyObject *watched, PyObject *pos, PyObject *memo,
-                           PyObject *centre, PyObject *radius, double size, Py_ssize_t *tests) {
+/* The entities of the view's area into the sink, in the pure one's order (those without a
+ * position first, then cell by cell as watched iterates); the entities tested in tests. */
+static int aim_found(PyObject *grid, PyObject *watched, PyObject *pos, PyObject *memo,
+                     PyObject *centre, PyObject *radius, double size, Sink *found,
+                     Py_ssize_t *tests) {
     PyObject *everywhere = PyDict_GetItemWithError(grid, g_everywhere);
     if (!everywhere) {
         if (!PyErr_Occurred())
             PyErr_SetObject(PyExc_KeyError, g_everywhere);
-        return NULL;
+        return -1;
     }
     if (!PyDict_Check(everywhere)) {
         PyErr_SetString(PyExc_TypeError, "a cell's entities must be a dict");
-        return NULL;
+        return -1;
     }
-    PyObject *found = PyDict_Copy(everywhere);
-    if (!found)
-        return NULL;
-    *tests = PyDict_GET_SIZE(found);
-    if (centre == Py_None)
-        return found;
+    *tests = PyDict_GET_SIZE(everywhere);
+    Py_INCREF(everywhere);
+    int rc = sink_bucket(found, everywhere);
+    Py_DECREF(everywhere);
+    if (rc || centre == Py_None)
+        return rc;
     double c[3], r2 = 0.0;
     Py_ssize_t dims;
     int ball = radius != Py_None;
     if (read_centre(centre, c, &dims))
-        goto fail;
+        return -1;
     if (ball) {
         double r = PyFloat_AsDouble(radius);
         if (r == -1.0 && PyErr_Occurred())
-            goto fail;
+            return -1;
         r2 = r * r;
     }
     PyObject *it = PyObject_GetIter(watched), *cell;
     if (!it)
-        goto fail;
+        return -1;
     while ((cell = PyIter_Next(it))) {
-        int rc = aim_cell(cell, grid, pos, memo, c, dims, ball, size, r2, found, tests);
+        rc = aim_cell(cell, grid, pos, memo, c, dims, ball, size, r2, found, tests);
         Py_DECREF(cell);
         if (rc)
             break;
     }
     Py_DECREF(it);
-    if (!PyErr_Occurred())
-        return found;
-fail:
-    Py_DECREF(found);
-    return NULL;
+    return PyErr_Occurred() ? -1 : 0;
 }
 
 /* The entries of found that rule(entity, client) accepts, in its order; a new dict. */
@@ -2163,8 +2280,8 @@ static PyObject *aim_rule(PyObject *found, PyObject *rule, PyObject *client) {
     return kept;
 }
 
-/* The ids of the iterable ids still in entities into found. */
-static int aim_always(PyObject *found, PyObject *ids, PyObject *entities) {
+/* The ids of the iterable ids still in entities into the sink. */
+static int aim_always(Sink *found, PyObject *ids, PyObject *entities) {
     PyObject *it = PyObject_GetIter(ids), *id;
     if (!it)
         return -1;
@@ -2173,7 +2290,7 @@ static int aim_always(PyObject *found, PyObject *ids, PyObject *entities) {
         PyObject *ent = PyDict_GetItemWithError(entities, id);
         if (ent) {
             Py_INCREF(ent);
-            rc = PyDict_SetItem(found, id, ent);
+            rc = sink_put(found, id, ent);
             Py_DECREF(ent);
         } else if (PyErr_Occurred()) {
             rc = -1;
@@ -2265,21 +2382,20 @@ static int reorder(PyObject *order, PyObject *id, int in) {
     return PyList_SetSlice(order, k, k + 1, NULL);
 }
 
-/* id (entity ent) became relevant, or (ent NULL) stopped being: the view's records. */
-static int aim_set(PyObject *id, PyObject *ent, PyObject *relevant, PyObject *order,
-                   PyObject *changes, PyObject *seen_by, PyObject *client_id) {
-    if (!PyDict_SetDefault(changes, id, ent ? Py_False : Py_True))
+/* id (entity ent) became relevant to the view v, or (ent NULL) stopped being: its records. */
+static int aim_set(const View *v, PyObject *id, PyObject *ent) {
+    if (!PyDict_SetDefault(v->changes, id, ent ? Py_False : Py_True))
         return -1;
-    if (ent ? PyDict_SetItem(relevant, id, ent) : PyDict_DelItem(relevant, id))
+    if (ent ? PyDict_SetItem(v->relevant, id, ent) : PyDict_DelItem(v->relevant, id))
         return -1;
-    if (reorder(order, id, ent != NULL))
+    if (reorder(v->order, id, ent != NULL))
         return -1;
-    PyObject *seen = viewers(seen_by, id, ent != NULL);
+    PyObject *seen = viewers(v->seen_by, id, ent != NULL);
     if (!seen)
         return -1;
-    int rc = ent ? PySet_Add(seen, client_id) : PySet_Discard(seen, client_id) < 0;
+    int rc = ent ? PySet_Add(seen, v->client_id) : PySet_Discard(seen, v->client_id) < 0;
     if (!rc && !ent && !PySet_GET_SIZE(seen))
-        rc = PyDict_DelItem(seen_by, id);
+        rc = PyDict_DelItem(v->seen_by, id);
     Py_DECREF(seen);
     return rc;
 }
@@ -2288,9 +2404,8 @@ static int aim_set(PyObject *id, PyObject *ent, PyObject *relevant, PyObject *or
  * found leave (in relevant's order). Walks relevant in its order, which reads its memory
  * front to back, rather than looking each id found up in it: those it holds are taken out of
  * found, which keeps the entering ones. */
-static int aim_apply(PyObject *found, PyObject *relevant, PyObject *order, PyObject *changes,
-                     PyObject *seen_by, PyObject *client_id) {
-    PyObject *leaving = PyList_New(0), *id, *ent;
+static int aim_apply(const View *v, PyObject *found) {
+    PyObject *relevant = v->relevant, *leaving = PyList_New(0), *id, *ent;
     Py_ssize_t i = 0, held = PyDict_GET_SIZE(relevant);
     if (!leaving)
         return -1;
@@ -2306,15 +2421,14 @@ static int aim_apply(PyObject *found, PyObject *relevant, PyObject *order, PyObj
     for (i = 0; PyDict_Next(found, &i, &id, &ent);) {
         Py_INCREF(id);
         Py_INCREF(ent);
-        int rc = aim_set(id, ent, relevant, order, changes, seen_by, client_id);
+        int rc = aim_set(v, id, ent);
         Py_DECREF(id);
         Py_DECREF(ent);
         if (rc)
             goto fail;
     }
     for (i = 0; i < PyList_GET_SIZE(leaving); i++)
-        if (aim_set(PyList_GET_ITEM(leaving, i), NULL, relevant, order, changes, seen_by,
-                    client_id))
+        if (aim_set(v, PyList_GET_ITEM(leaving, i), NULL))
             goto fail;
     Py_DECREF(leaving);
     return 0;
@@ -2323,40 +2437,66 @@ fail:
     return -1;
 }
 
+/* aim without a rule, what is found taken against the view's relevant ids as it is found:
+ * 1 done, 0 if an id is not a C number (nothing recorded: the caller takes the dict's way),
+ * -1 on an error. */
+static int aim_picked(const View *v, PyObject *grid, PyObject *watched, PyObject *pos,
+                      PyObject *memo, PyObject *centre, PyObject *radius, double size,
+                      PyObject *always, PyObject *own, PyObject *entities, Py_ssize_t *tests) {
+    Pick p = {0};
+    Sink sink = {NULL, &p};
+    int rc = pick_begin(&p, v->relevant) ||
+             aim_found(grid, watched, pos, memo, centre, radius, size, &sink, tests) ||
+             aim_always(&sink, always, entities) || aim_always(&sink, own, entities);
+    if (p.slow) {
+        PyErr_Clear(); /* the dict's way meets any error again, as the pure one does */
+        rc = 0;
+    } else {
+        rc = rc ? -1 : pick_apply(v, &p) ? -1 : 1;
+    }
+    pick_free(&p);
+    return rc;
+}
+
 static PyObject *py_aim(PyObject *self, PyObject *args) {
-    PyObject *relevant, *order, *changes, *seen_by, *client, *watched, *grid, *pos, *centre;
-    PyObject *radius, *always, *own, *entities, *rule, *memo;
+    PyObject *view, *watched, *grid, *pos, *centre, *radius, *always, *own, *entities, *rule;
+    PyObject *memo;
     double size;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!OOO!O!OOdOOO!OO!", &PyDict_Type, &relevant,
-                          &PyList_Type, &order, &PyDict_Type, &changes, &PyDict_Type, &seen_by, &client, &watched, &PyDict_Type,
-                          &grid, &PyDict_Type, &pos, &centre, &radius, &size, &always, &own,
-                          &PyDict_Type, &entities, &rule, &PyDict_Type, &memo))
+    View v;
+    if (!PyArg_ParseTuple(args, "OOO!O!OOdOOO!OO!", &view, &watched, &PyDict_Type, &grid,
+                          &PyDict_Type, &pos, &centre, &radius, &size, &always, &own,
+                          &PyDict_Type, &entities, &rule, &PyDict_Type, &memo) ||
+        view_record(view, &v))
         return NULL;
     Py_ssize_t tests = 0;
-    PyObject *found = aim_found(grid, watched, pos, memo, centre, radius, size, &tests);
-    if (found && rule != Py_None)
-        Py_SETREF(found, aim_rule(found, rule, client));
-    if (!found)
-        return NULL;
-    PyObject *client_id = NULL;
-    if (aim_always(found, always, entities) || aim_always(found, own, entities) ||
-        !(client_id = PyObject_GetAttr(client, s_client_id)) ||
-        aim_apply(found, relevant, order, changes, seen_by, client_id)) {
-        Py_DECREF(found);
-        Py_XDECREF(client_id);
-        return NULL;
+    int rc = rule == Py_None ? aim_picked(&v, grid, watched, pos, memo, centre, radius, size,
+                                          always, own, entities, &tests)
+                             : 0;
+    if (!rc) { /* a rule, or an id that is not a C number: a dict of all found */
+        Sink sink = {PyDict_New(), NULL};
+        rc = !sink.found ||
+             aim_found(grid, watched, pos, memo, centre, radius, size, &sink, &tests);
+        if (!rc && rule != Py_None)
+            Py_SETREF(sink.found, aim_rule(sink.found, rule, v.client));
+        rc = rc || !sink.found || aim_always(&sink, always, entities) ||
+             aim_always(&sink, own, entities) || aim_apply(&v, sink.found);
+        rc = rc ? -1 : 1;
+        Py_XDECREF(sink.found);
     }
-    Py_DECREF(found);
-    Py_DECREF(client_id);
-    return PyLong_FromSsize_t(tests);
+    Py_DECREF(v.client_id);
+    return rc < 0 ? NULL : PyLong_FromSsize_t(tests);
 }
 
 /* ---- a block of cells that moved (as _pyassemble.block) ---------------------------------- */
 
 typedef struct {
-    PyObject *relevant, *order, *changes, *seen_by, *client_id, *watched, *pos, *cell_of;
-    PyObject *always, *own;
+    View v;
+    PyObject *watched, *pos, *cell_of, *always, *own;
     Py_ssize_t tests;
+    int ball;        /* a radius (retest of such a view): the test is the distance from c */
+    int centred;     /* with a centre (a radius without one holds no position) */
+    double c[3], r2; /* the centre, the radius squared */
+    Py_ssize_t dims; /* the centre's coordinates */
 } Block;
 
 /* Whether id is relevant to the block's view now (its test, counted): 1, 0, or -1. */
@@ -2370,6 +2510,21 @@ static int block_test(Block *b, PyObject *id) {
     PyObject *point = PyDict_GetItemWithError(b->pos, id);
     if (!point || point == Py_None)
         return PyErr_Occurred() ? -1 : 1;
+    if (b->ball) {
+        double x[3], apart = 0.0;
+        if (!b->centred)
+            return 0;
+        Py_INCREF(point);
+        in = read_point(point, b->dims, x);
+        Py_DECREF(point);
+        if (in)
+            return -1;
+        for (Py_ssize_t d = 0; d < b->dims; d++) {
+            double dx = x[d] - b->c[d], sq = dx * dx;
+            apart = d ? apart + sq : sq;
+        }
+        return !(apart > b->r2); /* as Interest._test: a NaN is not beyond */
+    }
     PyObject *cell = PyDict_GetItemWithError(b->cell_of, id);
     if (!cell) {
         if (!PyErr_Occurred())
@@ -2384,13 +2539,12 @@ static int block_test(Block *b, PyObject *id) {
 
 /* Record that id (entity ent) is relevant now or not, when that changed. */
 static int block_put(Block *b, PyObject *id, PyObject *ent, int now) {
-    int was = PyDict_Contains(b->relevant, id);
+    int was = PyDict_Contains(b->v.relevant, id);
     if (was < 0)
         return -1;
     if (was == now)
         return 0;
-    return aim_set(id, now ? ent : NULL, b->relevant, b->order, b->changes, b->seen_by,
-                   b->client_id);
+    return aim_set(&b->v, id, now ? ent : NULL);
 }
 
 /* Test and record id (entity ent), keeping both alive meanwhile. */
@@ -2441,7 +2595,7 @@ static int block_gained(Block *b, PyObject *gained, PyObject *grid, PyObject *te
 /* The relevant ids not tested (in relevant's order as it was), then the ids of always and own
  * still in entities that are not relevant. */
 static int block_rest(Block *b, PyObject *tested, PyObject *entities) {
-    PyObject *items = PyDict_Items(b->relevant);
+    PyObject *items = PyDict_Items(b->v.relevant);
     if (!items)
         return -1;
     int rc = 0;
@@ -2458,14 +2612,13 @@ static int block_rest(Block *b, PyObject *tested, PyObject *entities) {
         if (!it)
             return -1;
         while (!rc && (id = PyIter_Next(it))) {
-            int in = PyDict_Contains(b->relevant, id);
+            int in = PyDict_Contains(b->v.relevant, id);
             PyObject *ent = in ? NULL : PyDict_GetItemWithError(entities, id);
             if (in < 0 || (!ent && PyErr_Occurred()))
                 rc = -1;
             else if (ent) {
                 Py_INCREF(ent);
-                rc = aim_set(id, ent, b->relevant, b->order, b->changes, b->seen_by,
-                             b->client_id);
+                rc = aim_set(&b->v, id, ent);
                 Py_DECREF(ent);
             }
             Py_DECREF(id);
@@ -2479,21 +2632,17 @@ static int block_rest(Block *b, PyObject *tested, PyObject *entities) {
 
 static PyObject *py_block(PyObject *self, PyObject *args) {
     Block b = {0};
-    PyObject *client, *gained, *grid, *entities;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!OOOO!O!O!OOO!", &PyDict_Type, &b.relevant,
-                          &PyList_Type, &b.order, &PyDict_Type, &b.changes, &PyDict_Type,
-                          &b.seen_by, &client, &b.watched, &gained, &PyDict_Type, &grid,
-                          &PyDict_Type, &b.pos, &PyDict_Type, &b.cell_of, &b.always, &b.own,
-                          &PyDict_Type, &entities))
+    PyObject *view, *gained, *grid, *entities;
+    if (!PyArg_ParseTuple(args, "OOOO!O!O!OOO!", &view, &b.watched, &gained, &PyDict_Type,
+                          &grid, &PyDict_Type, &b.pos, &PyDict_Type, &b.cell_of, &b.always,
+                          &b.own, &PyDict_Type, &entities) ||
+        view_record(view, &b.v))
         return NULL;
     PyObject *tested = PySet_New(NULL);
-    if (!tested)
-        return NULL;
-    b.client_id = PyObject_GetAttr(client, s_client_id);
-    int rc = !b.client_id || block_gained(&b, gained, grid, tested) ||
+    int rc = !tested || block_gained(&b, gained, grid, tested) ||
              block_rest(&b, tested, entities);
-    Py_DECREF(tested);
-    Py_XDECREF(b.client_id);
+    Py_XDECREF(tested);
+    Py_DECREF(b.v.client_id);
     return rc ? NULL : PyLong_FromSsize_t(b.tests);
 }
 
@@ -2575,17 +2724,35 @@ static int retest_apply(Block *b, PyObject *ids, PyObject *rank, PyObject *touch
     return rc;
 }
 
+/* The area a retest tests positions against: the watched cells (radius None), or the
+ * distance from centre (None: no position within it); -1 with an exception set if the
+ * centre or radius is not one. */
+static int retest_area(Block *b, PyObject *centre, PyObject *radius) {
+    if (radius == Py_None)
+        return 0;
+    double r = PyFloat_AsDouble(radius);
+    if (r == -1.0 && PyErr_Occurred())
+        return -1;
+    b->ball = 1;
+    b->r2 = r * r;
+    b->centred = centre != Py_None;
+    return b->centred ? read_centre(centre, b->c, &b->dims) : 0;
+}
+
 static PyObject *py_retest(PyObject *self, PyObject *args) {
     Block b = {0};
-    PyObject *client, *grid, *touched, *rank, *world;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!OOO!O!O!O!O!OOO", &PyDict_Type, &b.relevant,
-                          &PyList_Type, &b.order, &PyDict_Type, &b.changes, &PyDict_Type,
-                          &b.seen_by, &client, &b.watched, &PyDict_Type, &grid, &PyDict_Type,
-                          &touched, &PyDict_Type, &rank, &PyDict_Type, &b.pos, &PyDict_Type,
-                          &b.cell_of, &b.always, &b.own, &world))
+    PyObject *view, *grid, *touched, *rank, *world, *centre, *radius;
+    if (!PyArg_ParseTuple(args, "OOO!O!O!O!O!OOOOO", &view, &b.watched, &PyDict_Type, &grid,
+                          &PyDict_Type, &touched, &PyDict_Type, &rank, &PyDict_Type, &b.pos,
+                          &PyDict_Type, &b.cell_of, &b.always, &b.own, &world, &centre,
+                          &radius) ||
+        view_record(view, &b.v))
         return NULL;
-    b.client_id = PyObject_GetAttr(client, s_client_id);
-    PyObject *ids = b.client_id ? PySet_New(NULL) : NULL, *it = NULL, *cell;
+    if (retest_area(&b, centre, radius)) {
+        Py_DECREF(b.v.client_id);
+        return NULL;
+    }
+    PyObject *ids = PySet_New(NULL), *it = NULL, *cell;
     int rc = !ids || !(it = PyObject_GetIter(b.watched));
     while (!rc && (cell = PyIter_Next(it))) {
         PyObject *bucket = PyDict_GetItemWithError(grid, cell);
@@ -2595,10 +2762,10 @@ static PyObject *py_retest(PyObject *self, PyObject *args) {
         Py_XDECREF(bucket);
     }
     Py_XDECREF(it);
-    rc = rc || PyErr_Occurred() || retest_ids(ids, b.relevant, rank) ||
+    rc = rc || PyErr_Occurred() || retest_ids(ids, b.v.relevant, rank) ||
          retest_apply(&b, ids, rank, touched, world);
     Py_XDECREF(ids);
-    Py_XDECREF(b.client_id);
+    Py_DECREF(b.v.client_id);
     return rc ? NULL : PyLong_FromSsize_t(b.tests);
 }
 
@@ -3238,21 +3405,18 @@ static PyMethodDef methods[] = {
     {"encode_record", py_encode_record, METH_VARARGS,
      "encode_record(layout, class_bits, op, gap, mask, bits, widths) -> bytes: one record "
      "with whole values (as _pyassemble.encode_record)."},
-    {"sweep", py_sweep, METH_VARARGS,
-     "sweep(buckets, pos, centre, r2, found): the entities of the cells within a radius (as "
-     "_pyassemble.sweep)."},
     {"block", py_block, METH_VARARGS,
-     "block(relevant, order, changes, seen_by, client, watched, gained, grid, pos, cell_of, "
-     "always, own, entities) -> tests: a view whose block of cells moved tested where that "
-     "changes, what changed recorded (as _pyassemble.block)."},
+     "block(view, watched, gained, grid, pos, cell_of, always, own, entities) -> tests: a view "
+     "whose block of cells moved tested where that changes, what changed recorded (as "
+     "_pyassemble.block)."},
     {"retest", py_retest, METH_VARARGS,
-     "retest(relevant, order, changes, seen_by, client, watched, grid, touched, rank, pos, "
-     "cell_of, always, own, world) -> tests: the touched entities a view of a block of cells "
-     "watches or sees tested, what changed recorded (as _pyassemble.retest)."},
+     "retest(view, watched, grid, touched, rank, pos, cell_of, always, own, world, centre, "
+     "radius) -> tests: the touched entities a view without a predicate watches or sees "
+     "tested, what changed recorded (as _pyassemble.retest)."},
     {"aim", py_aim, METH_VARARGS,
-     "aim(relevant, order, changes, seen_by, client, watched, grid, pos, centre, radius, size, "
-     "always, own, entities, rule, memo) -> int: a view tested against everything it watches, what "
-     "changed recorded (as _pyassemble.aim)."},
+     "aim(view, watched, grid, pos, centre, radius, size, always, own, entities, rule, memo) "
+     "-> int: a view tested against everything it watches, what changed recorded (as "
+     "_pyassemble.aim)."},
     {"moves", py_moves, METH_VARARGS,
      "moves(world, dirty, where, grid, cell_of, pos, touched, size, flat, rule, cell) -> int: "
      "the interest's grid after the dirty entities' moves (as _pyassemble.moves)."},

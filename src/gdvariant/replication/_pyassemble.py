@@ -9,9 +9,10 @@ Its functions take the compiled module's arguments and give its results, so
   tick than its base;
 * :func:`encode_record`: one record with whole values (the record format's own);
 * :func:`commit`: ``World.commit``'s loop over the dirty entities;
-* :func:`sweep`: the interest's test of the entities in the cells a radius covers in part;
 * :func:`aim`: the interest's test of a view against every entity it watches, and the record
-  of what that changed;
+  of what that changed (each view given as its record, a :data:`View`);
+* :func:`block` and :func:`retest`: the same for a view of a block of cells where its cells
+  moved, and for the entities touched since the last update (a view without a predicate);
 * :func:`moves`: the interest's placing in its grid of the entities whose position was
   written;
 * :func:`sizes`: the bytes of each of some records alone, for a budget filling a packet;
@@ -63,7 +64,6 @@ __all__ = [
     "relevance",
     "retest",
     "sizes",
-    "sweep",
 ]
 
 Sections = list[tuple[int, bytes]]
@@ -75,6 +75,13 @@ Entering = set[int] | frozenset[int] | None
 Held = dict[int, int] | None
 #: A history entry, as ``_world.Change`` describes it.
 Entry = tuple[int, int, tuple[int, ...], list[Any] | None]
+#: An interest's view as ``aim``, ``block`` and ``retest`` take it, its record: ``(relevant,
+#: order, changes, seen_by, client)``, the view's relevant entities by id, their ids
+#: ascending, its changes of the tick (id -> whether it was relevant before), the interest's
+#: viewers (id -> the set of client ids it is relevant to), and the view's client.
+View = tuple[dict[int, Any], list[int], dict[int, bool], dict[int, set[Any]], Any]
+#: The same with the client's id in place of the client: what :func:`_put` records into.
+Record = tuple[dict[int, Any], list[int], dict[int, bool], dict[int, set[Any]], Any]
 
 # An update record's head for an id gap (op and gap code), by gap: the same few gaps recur.
 _HEADS: dict[int, tuple[int, int]] = {}
@@ -204,7 +211,7 @@ def before_tuple(before: dict[int, int], mask: int) -> tuple[int, ...]:
     return tuple([before[i] for i in order])
 
 
-def sweep(
+def _sweep(
     buckets: list[dict[int, Any]],
     pos: dict[int, Any],
     centre: tuple[float, ...],
@@ -213,7 +220,7 @@ def sweep(
 ) -> None:
     """Put into ``found`` each entity of the cells ``buckets`` (``{net id: entity}``) whose
     position in ``pos`` (2 or 3 numbers, as the ``centre``) is within a squared distance
-    ``r2`` of ``centre``: ``Interest``'s sweep of a radius, for each client every tick."""
+    ``r2`` of ``centre``: :func:`aim`'s sweep of a cell a radius covers in part."""
     if len(centre) == 2:
         cx, cy = centre
         for bucket in buckets:
@@ -231,11 +238,7 @@ def sweep(
 
 
 def aim(
-    relevant: dict[int, Any],
-    order: list[int],
-    changes: dict[int, bool],
-    seen_by: dict[int, set[Any]],
-    client: Any,
+    view: View,
     watched: set[tuple[int, ...]],
     grid: dict[tuple[int, ...], dict[int, Any]],
     pos: dict[int, Any],
@@ -248,20 +251,23 @@ def aim(
     rule: Callable[[Any, Any], bool] | None,
     memo: dict[tuple[int, ...], Any],
 ) -> int:
-    """Test an interest's view of ``client`` against every entity it watches and record what
-    that changes: ``Interest``'s aim of a view whose area moved, for each client every tick.
+    """Test an interest's ``view`` (its record) against every entity it watches and record
+    what that changes: ``Interest``'s aim of a view whose area moved, for each client every
+    tick.
 
     What is relevant: the entities without a position (``grid[()]``); with a ``centre``, those
     of the ``watched`` cells (each a bucket of ``grid``, ``size`` units a side) within
     ``radius`` of it (a cell wholly inside taken whole; :func:`sweep` for the others), or all
     of them for a block of cells (``radius`` None); of those, the ones ``rule(entity,
     client)`` accepts (None accepts all); and the ids in ``always`` and ``own`` still in
-    ``entities``. The ids that became relevant are added to ``relevant`` (in that order), then
-    those no longer relevant leave it (in its order), ``order`` (its ids ascending) kept
-    alike; each one's first change of the tick
-    goes into ``changes`` (whether it was relevant before) and ``client.client_id`` into (or
-    out of) its set of ``seen_by``, a set emptied being dropped. Returns how many entities
-    were tested: those without a position and those of the watched cells."""
+    ``entities``. The ids that became relevant are added to the view's ``relevant`` (in that
+    order), then those no longer relevant leave it (in its order), its ``order`` kept alike;
+    each one's first change of the tick goes into its ``changes`` (whether it was relevant
+    before) and the client's id into (or out of) its set of ``seen_by``, a set emptied being
+    dropped. Returns how many entities were tested: those without a position and those of
+    the watched cells."""
+    record = _record(view)
+    relevant = record[0]
     found = dict(grid[()])
     tests = len(found)
     if centre is not None:
@@ -281,39 +287,26 @@ def aim(
             if far <= r2:
                 found.update(bucket)
             else:
-                sweep([bucket], pos, centre, r2, found)
+                _sweep([bucket], pos, centre, r2, found)
     if rule is not None:
+        client = view[4]
         found = {i: e for i, e in found.items() if rule(e, client)}
     for ids in (always, own):
         for net_id in ids:
             ent = entities.get(net_id)
             if ent is not None:
                 found[net_id] = ent
-    client_id = client.client_id
     for net_id, ent in found.items():
         if net_id not in relevant:
-            changes.setdefault(net_id, False)
-            relevant[net_id] = ent
-            insort(order, net_id)
-            seen_by.setdefault(net_id, set()).add(client_id)
+            _put(record, net_id, ent, True)
     if len(relevant) > len(found):  # every id found is relevant now: some others leave
         for net_id in [i for i in relevant if i not in found]:
-            changes.setdefault(net_id, True)
-            del relevant[net_id]
-            _unorder(order, net_id)
-            seen = seen_by[net_id]
-            seen.discard(client_id)
-            if not seen:
-                del seen_by[net_id]
+            _put(record, net_id, None, False)
     return tests
 
 
 def block(
-    relevant: dict[int, Any],
-    order: list[int],
-    changes: dict[int, bool],
-    seen_by: dict[int, set[Any]],
-    client: Any,
+    view: View,
     watched: set[tuple[int, ...]],
     gained: Iterable[tuple[int, ...]],
     grid: dict[tuple[int, ...], dict[int, Any]],
@@ -323,41 +316,38 @@ def block(
     own: set[int],
     entities: dict[int, Any],
 ) -> int:
-    """Record what changes for an interest's view of ``client`` whose block of cells moved to
-    ``watched``, having ``gained`` those cells: ``Interest``'s aim of such a view without a
+    """Record what changes for an interest's ``view`` (its record) whose block of cells moved
+    to ``watched``, having ``gained`` those cells: ``Interest``'s aim of such a view without a
     predicate (the entities that moved within the other cells are tested as the touched ones).
 
     The entities of the cells gained (bucket by bucket, in the order of ``gained``), then the
-    ``relevant`` ones not among them (in its order), are tested: an id of ``always`` or
+    view's relevant ones not among them (in its order), are tested: an id of ``always`` or
     ``own`` is relevant, one with a position (``pos``) if its cell (``cell_of``) is
     ``watched``, one without a position always. Each that entered or left is recorded as
     :func:`aim` records it, as it is tested; then the ids of ``always`` and ``own`` still in
     ``entities`` and not relevant enter. Returns how many entities were tested."""
-    view = (relevant, order, changes, seen_by, client.client_id)
+    record = _record(view)
+    relevant = record[0]
     tests = 0
     tested: set[int] = set()
     for cell in gained:
         for net_id, ent in grid.get(cell, {}).items():
             tested.add(net_id)
             tests += 1
-            _put(view, net_id, ent, _in_block(net_id, watched, pos, cell_of, always, own))
+            _put(record, net_id, ent, _in_block(net_id, watched, pos, cell_of, always, own))
     for net_id, ent in list(relevant.items()):
         if net_id not in tested:
             tests += 1
-            _put(view, net_id, ent, _in_block(net_id, watched, pos, cell_of, always, own))
+            _put(record, net_id, ent, _in_block(net_id, watched, pos, cell_of, always, own))
     for ids in (always, own):
         for net_id in ids:
             if net_id not in relevant and net_id in entities:
-                _put(view, net_id, entities[net_id], True)
+                _put(record, net_id, entities[net_id], True)
     return tests
 
 
 def retest(
-    relevant: dict[int, Any],
-    order: list[int],
-    changes: dict[int, bool],
-    seen_by: dict[int, set[Any]],
-    client: Any,
+    view: View,
     watched: set[tuple[int, ...]],
     grid: dict[tuple[int, ...], dict[int, Any]],
     touched: dict[int, Any],
@@ -367,23 +357,48 @@ def retest(
     always: set[int],
     own: set[int],
     world: Any,
+    centre: tuple[float, ...] | None,
+    radius: float | None,
 ) -> int:
-    """Test the ``touched`` entities that an interest's view of a block of cells (no radius,
-    no predicate) watches or sees, and record what that changes: ``Interest``'s retest of
-    such a view that was not tested whole. The touched ids of the ``watched`` cells' buckets
-    and of ``relevant``, in the order they were touched (``rank``: each one's place), those
-    still in ``world`` each tested and recorded as :func:`block` does. Returns how many
-    entities were tested."""
-    view = (relevant, order, changes, seen_by, client.client_id)
+    """Test the ``touched`` entities that an interest's ``view`` (its record) without a
+    predicate watches or sees, and record what that changes: ``Interest``'s retest of such
+    a view that was not tested whole. The touched ids of the ``watched`` cells' buckets and
+    of the view's relevant ones, in the order they were touched (``rank``: each one's
+    place), those still in ``world`` each tested (as :func:`block` tests them, or with a
+    ``radius``, a position within it of ``centre`` as ``Interest._test`` measures it) and
+    recorded. Returns how many entities were tested."""
+    record = _record(view)
+    r2 = None if radius is None else radius * radius
+    if r2 is not None and centre is not None and len(centre) not in (2, 3):
+        raise ValueError(f"a centre has 2 or 3 coordinates, not {len(centre)}")
     ids = {i for cell in watched for i in grid.get(cell, ()) if i in rank}
-    ids.update(i for i in relevant if i in rank)
+    ids.update(i for i in record[0] if i in rank)
     tests = 0
     for net_id in sorted(ids, key=rank.__getitem__):
         ent = touched[net_id]
         if ent._net_world is world:
             tests += 1
-            _put(view, net_id, ent, _in_block(net_id, watched, pos, cell_of, always, own))
+            if r2 is None or net_id in always or net_id in own:
+                now = _in_block(net_id, watched, pos, cell_of, always, own)
+            else:
+                now = _within(pos.get(net_id), centre, r2)
+            _put(record, net_id, ent, now)
     return tests
+
+
+def _within(point: Any, centre: tuple[float, ...] | None, r2: float) -> bool:
+    """Whether ``point`` (None: no position) is within a squared distance ``r2`` of
+    ``centre`` (None: nothing with a position is), summed left to right as ``Interest._test``
+    sums it (not ``sum``, which compensates on newer Pythons): a point that is not finite is
+    not beyond."""
+    if point is None:
+        return True
+    if centre is None:
+        return False
+    apart = 0.0
+    for a, b in zip(point, centre, strict=True):
+        apart += (a - b) * (a - b)
+    return not apart > r2
 
 
 def _in_block(
@@ -401,10 +416,29 @@ def _in_block(
     return pos.get(net_id) is None or cell_of[net_id] in watched
 
 
-def _put(view: tuple[Any, ...], net_id: int, ent: Any, now: bool) -> None:
-    """Record in ``view`` (relevant, order, changes, seen_by, client id) that ``net_id`` is
-    relevant ``now`` or not, when that changed, as :func:`aim` records it."""
-    relevant, order, changes, seen_by, client_id = view
+def _record(view: View) -> Record:
+    """``view``'s record with its client's id in place of its client; a TypeError naming what
+    is wrong if it is no such record (as the compiled one checks it)."""
+    if type(view) is not tuple or len(view) != 5:
+        raise TypeError("a view's record is a tuple (relevant, order, changes, seen_by, client)")
+    relevant, order, changes, seen_by, client = view
+    for value, kind, what in [
+        (relevant, dict, "a view's relevant entities must be a dict"),
+        (order, list, "a view's order must be a list"),
+        (changes, dict, "a view's changes must be a dict"),
+        (seen_by, dict, "an interest's viewers must be a dict"),
+    ]:
+        if not isinstance(value, kind):
+            raise TypeError(what)
+    return relevant, order, changes, seen_by, client.client_id
+
+
+def _put(record: Record, net_id: int, ent: Any, now: bool) -> None:
+    """Record in a view's ``record`` (from :func:`_record`) that ``net_id`` is relevant
+    ``now`` or not, when that changed: its first change of the tick into ``changes`` (whether
+    it was relevant before), the id into or out of ``relevant`` and ``order``, the client's
+    id into or out of its set of ``seen_by`` (a set emptied dropped)."""
+    relevant, order, changes, seen_by, client_id = record
     if (net_id in relevant) == now:
         return
     changes.setdefault(net_id, not now)
