@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from gdvariant import DecodeError, PackedInt32Array, Vector2
+from gdvariant import DEFAULT_LIMITS, DecodeError, Limits, PackedInt32Array, Vector2
 from gdvariant.multiplayer.wire import (
     NODE_RPC_FLAG,
     RemoteCall,
@@ -15,6 +18,7 @@ from gdvariant.multiplayer.wire import (
     rpc_checksum,
     rpc_method_ids,
 )
+from gdvariant.multiplayer.wire._version import LATEST, WireVersion
 
 PATH = b"Main/Players/Player\0"
 
@@ -128,3 +132,28 @@ def test_checksum_is_md5_of_names_in_id_order() -> None:
     assert rpc_checksum(names) == "46f4e97099221d2cfbd49096060e6031"
     assert rpc_checksum([]) == hashlib.md5(b"").hexdigest()
     assert rpc_checksum(["b"], ["a"]) == hashlib.md5(b"ab").hexdigest()
+
+
+def _read(read: Callable[[bytes, WireVersion, bool, Limits], RemoteCall], data: bytes) -> object:
+    """The call ``read`` makes of ``data``, or its DecodeError as (message, offset)."""
+    try:
+        return read(data, LATEST, False, DEFAULT_LIMITS)
+    except DecodeError as exc:
+        return ("error", str(exc), exc.offset)
+
+
+SHORT = ["000201", "000201020201", "000201010201ff", "00020000", "0802010281c1"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from([hex_ for _, hex_ in CASES] + SHORT),
+    st.binary(max_size=4),
+    st.integers(0, 12),
+)
+def test_the_short_form_is_read_as_every_form_is(hex_: str, tail: bytes, cut: int) -> None:
+    """``decode`` reads a call with a 1-byte node and method id itself; what it makes of any
+    packet (cut, with bytes after, or not of that form) is what the general reader makes."""
+    data = bytes.fromhex(hex_)
+    for packet in (data, data + tail, data[: max(1, len(data) - cut)]):
+        assert _read(RemoteCall.decode, packet) == _read(RemoteCall._decode, packet)

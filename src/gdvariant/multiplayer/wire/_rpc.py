@@ -30,6 +30,10 @@ MAX_ARGS = 255
 #: (size code, byte count, packer) for the node target, smallest first.
 NODE_FORMS = ((0, 1, lambda v: bytes([v])), (1, 2, pack_u16), (2, 4, pack_u32))
 READERS = {0: Reader.u8, 1: Reader.u16, 2: Reader.u32}
+#: The meta bits that are all clear in the short form :meth:`RemoteCall.decode` reads first
+#: (node id in one byte, method id in one, not raw), and where its arguments start.
+SHORT_MASK = 0xF0
+SHORT_ARGS = 4
 
 
 #: The Python types the encoder writes as a PackedByteArray. The other packed arrays subclass
@@ -101,6 +105,20 @@ class RemoteCall:
 
     @classmethod
     def decode(cls, data: bytes, version: WireVersion, allow_objects: bool, limits: Limits) -> Self:
+        if data[0] & SHORT_MASK == 0 and len(data) >= SHORT_ARGS:
+            # the common call: a 1-byte cache id and method id, then argc and the arguments
+            args, end = decode_compressed_list(
+                data, SHORT_ARGS, count=data[3], allow_objects=allow_objects, limits=limits
+            )
+            if end == len(data):
+                return cls(data[2], tuple(args), data[1])
+        return cls._decode(data, version, allow_objects, limits)
+
+    @classmethod
+    def _decode(
+        cls, data: bytes, version: WireVersion, allow_objects: bool, limits: Limits
+    ) -> Self:
+        """Any REMOTE_CALL: every form, and the errors of a malformed one."""
         reader = Reader(data, "REMOTE_CALL", 1)
         meta = data[0]
         size_code = (meta >> NODE_SIZE_SHIFT) & 3
