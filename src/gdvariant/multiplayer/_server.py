@@ -189,8 +189,9 @@ class ServerProtocol:
 
     def receive(self, peer: int, data: bytes) -> list[Event]:
         """One packet from ``peer``: the events it causes (never an exception)."""
+        data = bytes(data)
         try:
-            verdict, auth_data = self.auth.receive(peer, bytes(data))
+            verdict, auth_data = self.auth.receive(peer, data)
         except DecodeError as exc:
             return [PacketDropped(peer, exc)]
         if verdict is AuthVerdict.DATA:
@@ -199,7 +200,7 @@ class ServerProtocol:
             return self._admitted(peer)
         if verdict is not AuthVerdict.GAME:
             return []
-        return self._game_packet(peer, bytes(data), relayed=False)
+        return self._game_packet(peer, data, relayed=False)
 
     def _admitted(self, peer: int) -> list[Event]:
         if self.relay:
