@@ -329,6 +329,13 @@ class SceneMultiplayer:
         method_id = node.rpcs.ids[config.name]
         confirmed = [cache.is_confirmed(t, node.path) for t in targets]
         cache_id = cache.cache_id(node.path)
+        send_many = getattr(self.transport, "send_encoded_many", None)
+        if send_many is not None and all(confirmed):
+            # every target gets the same bytes: encoded once, handed over in one call
+            data = RemoteCall(method_id, args, node_id=cache_id).encode()
+            mode, channel = config.transfer_mode, config.channel
+            send_many([(target, data, mode, channel) for target in targets])
+            return
         for target, done in zip(targets, confirmed, strict=True):
             if all(confirmed):
                 call = RemoteCall(method_id, args, node_id=cache_id)
