@@ -157,3 +157,32 @@ def test_the_short_form_is_read_as_every_form_is(hex_: str, tail: bytes, cut: in
     data = bytes.fromhex(hex_)
     for packet in (data, data + tail, data[: max(1, len(data) - cut)]):
         assert _read(RemoteCall.decode, packet) == _read(RemoteCall._decode, packet)
+
+
+def _written(write: Callable[[], bytes]) -> object:
+    """The bytes ``write`` makes, or its ValueError's message."""
+    try:
+        return write()
+    except ValueError as exc:
+        return ("error", str(exc))
+
+
+ARGS = [0, -129, 40000, 2**40, True, "run", b"", b"\x01", bytearray(b"\x02")]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from([0, 1, 255, 256, -1, 0x80000000]),
+    st.sampled_from([0, 7, 255, 256, 0x10000, -1]),
+    st.sampled_from([0, 1, 2, 4]),
+    st.lists(st.sampled_from(ARGS), max_size=3),
+    st.booleans(),
+)  # fmt: skip
+def test_the_short_form_is_written_as_every_form_is(
+    node_id: int, method_id: int, size: int, args: list[object], with_path: bool
+) -> None:
+    """``encode`` writes a call by a 1-byte cache id and method id itself: the same bytes
+    (or the same error) as the general writer, for every form near that one's edges."""
+    path = "Main/Thing" if with_path else None
+    call = RemoteCall(method_id, tuple(args), node_id=node_id, path=path, node_id_size=size)
+    assert _written(call.encode) == _written(lambda: call._encode(False))

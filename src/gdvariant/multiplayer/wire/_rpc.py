@@ -72,6 +72,21 @@ class RemoteCall:
     node_id_size: int = 0
 
     def encode(self, version: WireVersion = LATEST, *, full_objects: bool = False) -> bytes:
+        args = self.args
+        if (
+            self.path is None
+            and self.node_id_size == 0
+            and 0 <= self.node_id < 0x100
+            and 0 <= self.method_id < 0x100
+            and 0 < len(args) <= MAX_ARGS
+            and (len(args) > 1 or type(args[0]) not in BYTE_ARRAYS)
+        ):  # the common call, not raw: every size code and flag 0, so the meta byte is 0
+            head = bytes((Command.REMOTE_CALL, self.node_id, self.method_id, len(args)))
+            return head + encode_compressed_list(args, full_objects=full_objects)
+        return self._encode(full_objects)
+
+    def _encode(self, full_objects: bool) -> bytes:
+        """Any REMOTE_CALL: every form, and the errors of one that cannot be sent."""
         if not 0 <= self.method_id < 0x10000:
             raise ValueError(f"method id {self.method_id} does not fit in 16 bits")
         if len(self.args) > MAX_ARGS:
