@@ -398,12 +398,14 @@ class SceneMultiplayer:
             self.packet_refused.emit(peer, reason)
 
     def _remote_call(self, peer: int, call: RemoteCall) -> None:
-        receive = self.server.receive_cache
-        path = call.path if call.path is not None else receive.path(peer, call.node_id)
+        if call.path is None:
+            path, checksum = self.server.receive_cache.entry(peer, call.node_id)
+        else:
+            path, checksum = call.path, None
         node = self._nodes.get(path)
         if node is None:
             raise ProtocolError(f"RPC on '{clip(path)}', which was not declared")
-        if call.path is None and receive.checksum(peer, call.node_id) != node.rpcs.checksum:
+        if checksum is not None and checksum != node.rpcs.checksum:
             raise ProtocolError(
                 f"RPC on {path!r}: the client's @rpc names differ from ours ({node.rpcs!r}); "
                 "the method ids do not match"
