@@ -26,6 +26,7 @@ from .wire import (
     ProtocolError,
     ReceiveCache,
     Relay,
+    RemoteCall,
     SendCache,
     SimplifyPath,
     WireVersion,
@@ -212,6 +213,8 @@ class ServerProtocol:
     def _game_packet(self, peer: int, data: bytes, *, relayed: bool) -> list[Event]:
         try:
             packet = decode_scene_packet(data, version=self.version)
+            if type(packet) is RemoteCall:  # the common packet, which asks nothing more here
+                return [PacketReceived(peer, packet)]
             if isinstance(packet, Relay) and not relayed:
                 return self._relay(peer, packet)
             if isinstance(packet, Auth | AddPeer | DelPeer | Relay):
