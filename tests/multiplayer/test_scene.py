@@ -36,7 +36,7 @@ from gdvariant.multiplayer.wire import (
 )
 from gdvariant.replication import Float32, Int, NetClass, Prop, Str, Vec2
 from tests.support.multiplayer_api_scene import ENTITY, PROJECT
-from tests.support.multiplayer_fake import FakeServer
+from tests.support.multiplayer_fake import FakeServer, MemoryServer
 
 
 class Mob(NetClass):
@@ -82,6 +82,42 @@ def test_rpc_path_form_until_confirmed(game: tuple[FakeServer, SceneMultiplayer]
     server.receive(6, bytes.fromhex("020101000000"))
     mp.rpc(-5, "Main/Thing", "hit", 12)  # all but 5
     assert server.take() == [(6, RemoteCall(1, (12,), node_id=1))]
+
+
+def test_rpc_over_an_endpoint_sends_each_form_with_the_methods_mode() -> None:
+    """Over a real endpoint (``send_encoded_many``), a call every target confirmed is encoded
+    once for all of them; the bytes, their order and the method's mode and channel are those
+    of the packet-by-packet way, as :func:`test_rpc_path_form_until_confirmed` has them."""
+    server = MemoryServer()
+    mp = SceneMultiplayer(server)
+    rpcs: list[RpcConfig | str] = [
+        RpcConfig("hit", transfer_mode=TransferMode.UNRELIABLE, channel=2),
+        *RPCS[1:],
+    ]
+    table = mp.node("Main/Thing", rpcs=rpcs)
+    server.join(5)
+    server.join(6)
+    server.take()  # the relay's ADD_PEERs
+    unreliable = (TransferMode.UNRELIABLE, 2)
+    simplify = (SimplifyPath(1, "Main/Thing", table.checksum).encode(), TransferMode.RELIABLE, 0)
+    mp.rpc(5, "Main/Thing", "hit", 10)
+    server.receive(5, bytes.fromhex("020101000000"))
+    mp.rpc(0, "Main/Thing", "hit", 11)
+    server.receive(6, bytes.fromhex("020101000000"))
+    mp.rpc(0, "Main/Thing", "hit", 12)
+    mp.rpc(-6, "Main/Thing", "hit", 13)
+    sent = server.take()
+    assert sent == [
+        (5, *simplify),
+        (5, RemoteCall(1, (10,), path="Main/Thing").encode(), *unreliable),
+        (6, *simplify),
+        (5, RemoteCall(1, (11,), node_id=1, node_id_size=4).encode(), *unreliable),
+        (6, RemoteCall(1, (11,), path="Main/Thing").encode(), *unreliable),
+        (5, RemoteCall(1, (12,), node_id=1).encode(), *unreliable),
+        (6, RemoteCall(1, (12,), node_id=1).encode(), *unreliable),
+        (5, RemoteCall(1, (13,), node_id=1).encode(), *unreliable),
+    ]
+    assert sum(server.traffic.messages.values()) == len(sent) + 2  # each one counted
 
 
 def test_node_level_rpcs_are_called_by_their_flagged_id() -> None:

@@ -302,8 +302,10 @@ class ServerEndpoint(_Endpoint, AsyncClosing):
         if peer not in self.protocol.peers:
             raise ValueError(f"peer {peer} is not connected")
         self._flush()
-        self.protocol.send(peer, packet)
-        self._flush(mode, channel)
+        data = encode_scene_packet(packet, version=self.protocol.version)
+        if mode is None:
+            mode, channel = default_mode(data), 0
+        self._put_all(((peer, data, mode, channel),))
 
     def send_encoded(self, peer: int, data: bytes, *, mode: TransferMode, channel: int = 0) -> None:
         """Send a SceneMultiplayer packet already encoded (SceneMultiplayer's SYNC and
@@ -408,16 +410,17 @@ class ServerEndpoint(_Endpoint, AsyncClosing):
     ) -> None:
         """Send what the protocol queued: with ``mode`` and ``channel`` (all packets, or only
         the relayed ones), else with Godot's own mode on channel 0."""
-        for peer, data in self.protocol.data_to_send():
-            relayed = data.startswith(RELAY_HEAD)
-            if mode is None or (relays_only and not relayed):
-                self._put_or_drop(peer, data, default_mode(data), 0)
-            else:
-                self._put_or_drop(peer, data, mode, channel)
-
-    def _put_or_drop(self, peer: int, data: bytes, mode: TransferMode, channel: int) -> None:
-        """One packet to :meth:`_put_all`."""
-        self._put_all(((peer, data, mode, channel),))
+        queued = self.protocol.data_to_send()
+        if not queued:
+            return
+        self._put_all(
+            [
+                (peer, data, default_mode(data), 0)
+                if mode is None or (relays_only and not data.startswith(RELAY_HEAD))
+                else (peer, data, mode, channel)
+                for peer, data in queued
+            ]
+        )
 
     def _put_all(self, packets: Iterable[tuple[int, bytes, TransferMode, int]]) -> None:
         """Every packet the server sends leaves through here, in order: not to a peer the
@@ -460,6 +463,9 @@ class ServerEndpoint(_Endpoint, AsyncClosing):
                 self.peer_log.exception(event.peer, "callback failed on %s", clip(event))
 
     def _event(self, event: Event) -> None:
+        if isinstance(event, PacketReceived):  # the common event first
+            self._deliver(event.peer, event.packet)
+            return
         listener = self._listener
         if isinstance(event, PeerConnected):
             on = self.on_peer_connected if listener is None else listener.peer_connected
@@ -480,8 +486,6 @@ class ServerEndpoint(_Endpoint, AsyncClosing):
             self.auth_callback(event.peer, event.data)
         elif isinstance(event, PacketDropped):
             self._dropped(event)
-        elif isinstance(event, PacketReceived):
-            self._deliver(event.peer, event.packet)
 
     def _dropped(self, event: PacketDropped) -> None:
         if not self._has_peer(event.peer):

@@ -329,6 +329,13 @@ class SceneMultiplayer:
         method_id = node.rpcs.ids[config.name]
         confirmed = [cache.is_confirmed(t, node.path) for t in targets]
         cache_id = cache.cache_id(node.path)
+        send_many = getattr(self.transport, "send_encoded_many", None)
+        if send_many is not None and all(confirmed):
+            # every target gets the same bytes: encoded once, handed over in one call
+            data = RemoteCall(method_id, args, node_id=cache_id).encode()
+            mode, channel = config.transfer_mode, config.channel
+            send_many([(target, data, mode, channel) for target in targets])
+            return
         for target, done in zip(targets, confirmed, strict=True):
             if all(confirmed):
                 call = RemoteCall(method_id, args, node_id=cache_id)
@@ -391,12 +398,14 @@ class SceneMultiplayer:
             self.packet_refused.emit(peer, reason)
 
     def _remote_call(self, peer: int, call: RemoteCall) -> None:
-        receive = self.server.receive_cache
-        path = call.path if call.path is not None else receive.path(peer, call.node_id)
+        if call.path is None:
+            path, checksum = self.server.receive_cache.entry(peer, call.node_id)
+        else:
+            path, checksum = call.path, None
         node = self._nodes.get(path)
         if node is None:
             raise ProtocolError(f"RPC on '{clip(path)}', which was not declared")
-        if call.path is None and receive.checksum(peer, call.node_id) != node.rpcs.checksum:
+        if checksum is not None and checksum != node.rpcs.checksum:
             raise ProtocolError(
                 f"RPC on {path!r}: the client's @rpc names differ from ours ({node.rpcs!r}); "
                 "the method ids do not match"

@@ -26,6 +26,7 @@ from .wire import (
     ProtocolError,
     ReceiveCache,
     Relay,
+    RemoteCall,
     SendCache,
     SimplifyPath,
     WireVersion,
@@ -189,8 +190,9 @@ class ServerProtocol:
 
     def receive(self, peer: int, data: bytes) -> list[Event]:
         """One packet from ``peer``: the events it causes (never an exception)."""
+        data = bytes(data)
         try:
-            verdict, auth_data = self.auth.receive(peer, bytes(data))
+            verdict, auth_data = self.auth.receive(peer, data)
         except DecodeError as exc:
             return [PacketDropped(peer, exc)]
         if verdict is AuthVerdict.DATA:
@@ -199,7 +201,7 @@ class ServerProtocol:
             return self._admitted(peer)
         if verdict is not AuthVerdict.GAME:
             return []
-        return self._game_packet(peer, bytes(data), relayed=False)
+        return self._game_packet(peer, data, relayed=False)
 
     def _admitted(self, peer: int) -> list[Event]:
         if self.relay:
@@ -211,6 +213,8 @@ class ServerProtocol:
     def _game_packet(self, peer: int, data: bytes, *, relayed: bool) -> list[Event]:
         try:
             packet = decode_scene_packet(data, version=self.version)
+            if type(packet) is RemoteCall:  # the common packet, which asks nothing more here
+                return [PacketReceived(peer, packet)]
             if isinstance(packet, Relay) and not relayed:
                 return self._relay(peer, packet)
             if isinstance(packet, Auth | AddPeer | DelPeer | Relay):

@@ -263,7 +263,8 @@ class MultiplayerServer(ServerEndpoint):
             outbox.put(struct.pack("<i", peer.id))
             self._joined(peer.id)
             while True:
-                await peer.readable()
+                if outbox.full:  # no coroutine per message while the peer has room
+                    await outbox.room()
                 message = await connection.recv()
                 if peer.closing:
                     continue

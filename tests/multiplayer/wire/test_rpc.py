@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from gdvariant import DecodeError, PackedInt32Array, Vector2
+from gdvariant import DEFAULT_LIMITS, DecodeError, Limits, PackedInt32Array, Vector2
 from gdvariant.multiplayer.wire import (
     NODE_RPC_FLAG,
     RemoteCall,
@@ -15,6 +18,7 @@ from gdvariant.multiplayer.wire import (
     rpc_checksum,
     rpc_method_ids,
 )
+from gdvariant.multiplayer.wire._version import LATEST, WireVersion
 
 PATH = b"Main/Players/Player\0"
 
@@ -128,3 +132,57 @@ def test_checksum_is_md5_of_names_in_id_order() -> None:
     assert rpc_checksum(names) == "46f4e97099221d2cfbd49096060e6031"
     assert rpc_checksum([]) == hashlib.md5(b"").hexdigest()
     assert rpc_checksum(["b"], ["a"]) == hashlib.md5(b"ab").hexdigest()
+
+
+def _read(read: Callable[[bytes, WireVersion, bool, Limits], RemoteCall], data: bytes) -> object:
+    """The call ``read`` makes of ``data``, or its DecodeError as (message, offset)."""
+    try:
+        return read(data, LATEST, False, DEFAULT_LIMITS)
+    except DecodeError as exc:
+        return ("error", str(exc), exc.offset)
+
+
+SHORT = ["000201", "000201020201", "000201010201ff", "00020000", "0802010281c1"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from([hex_ for _, hex_ in CASES] + SHORT),
+    st.binary(max_size=4),
+    st.integers(0, 12),
+)
+def test_the_short_form_is_read_as_every_form_is(hex_: str, tail: bytes, cut: int) -> None:
+    """``decode`` reads a call with a 1-byte node and method id itself; what it makes of any
+    packet (cut, with bytes after, or not of that form) is what the general reader makes."""
+    data = bytes.fromhex(hex_)
+    for packet in (data, data + tail, data[: max(1, len(data) - cut)]):
+        assert _read(RemoteCall.decode, packet) == _read(RemoteCall._decode, packet)
+
+
+def _written(write: Callable[[], bytes]) -> object:
+    """The bytes ``write`` makes, or its ValueError's message."""
+    try:
+        return write()
+    except ValueError as exc:
+        return ("error", str(exc))
+
+
+ARGS = [0, -129, 40000, 2**40, True, "run", b"", b"\x01", bytearray(b"\x02")]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from([0, 1, 255, 256, -1, 0x80000000]),
+    st.sampled_from([0, 7, 255, 256, 0x10000, -1]),
+    st.sampled_from([0, 1, 2, 4]),
+    st.lists(st.sampled_from(ARGS), max_size=3),
+    st.booleans(),
+)  # fmt: skip
+def test_the_short_form_is_written_as_every_form_is(
+    node_id: int, method_id: int, size: int, args: list[object], with_path: bool
+) -> None:
+    """``encode`` writes a call by a 1-byte cache id and method id itself: the same bytes
+    (or the same error) as the general writer, for every form near that one's edges."""
+    path = "Main/Thing" if with_path else None
+    call = RemoteCall(method_id, tuple(args), node_id=node_id, path=path, node_id_size=size)
+    assert _written(call.encode) == _written(lambda: call._encode(False))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
@@ -126,3 +127,28 @@ def test_random_values_round_trip(seed: int) -> None:
 def test_random_bytes_raise_only_decode_errors(data: bytes) -> None:
     with contextlib.suppress(gd.DecodeError):
         decode_compressed_list(data)
+
+
+def _outcome(call: Callable[[], object]) -> object:
+    """What ``call`` returns, or the DecodeError it raises as (message, offset)."""
+    try:
+        return call()
+    except gd.DecodeError as exc:
+        return ("error", str(exc), exc.offset)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(["0201", "42ff7f", "82409c0000", "c20000008000000000", "81", "01",
+                              "0400000003000000" "72756e00", "c1", "42ff", "82", ""]),
+             max_size=6).map(lambda parts: bytes.fromhex("".join(parts))),
+    st.integers(0, 7),
+    st.integers(0, 3),
+)  # fmt: skip
+def test_counted_lists_read_from_bytes_as_from_any_buffer(data: bytes, count: int, at: int) -> None:
+    """A counted list in bytes (an RPC's arguments) takes a path that reads BOOL and INT
+    itself: the same values, offsets and errors as the general one (a bytearray's)."""
+    offset = min(at, len(data))
+    fast = _outcome(lambda: decode_compressed_list(data, offset, count=count))
+    general = _outcome(lambda: decode_compressed_list(bytearray(data), offset, count=count))
+    assert fast == general

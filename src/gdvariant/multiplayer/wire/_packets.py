@@ -59,6 +59,8 @@ def decode_scene_packet(
     """
     packet = bytes(data)
     wire = wire_version(version)
+    if packet and packet[0] & CMD_MASK == Command.REMOTE_CALL:  # every flag bit is its own
+        return RemoteCall.decode(packet, wire, allow_objects, limits)
     reader = Reader(packet, "packet")
     head = reader.u8("command byte")
     command = Command(head & CMD_MASK)

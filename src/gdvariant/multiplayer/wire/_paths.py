@@ -172,16 +172,19 @@ class ReceiveCache:
             raise ProtocolError(f"peer {peer} reused path cache id {packet.cache_id}")
         table[packet.cache_id] = (packet.path, packet.checksum)
 
-    def path(self, peer: int, cache_id: int) -> str:
-        """The path ``peer`` gave ``cache_id``."""
+    def entry(self, peer: int, cache_id: int) -> tuple[str, str]:
+        """The path ``peer`` gave ``cache_id`` and the RPC checksum it sent with it."""
         entry = self._paths.get(peer, {}).get(cache_id)
         if entry is None:
             raise ProtocolError(f"peer {peer} used path cache id {cache_id} before simplifying it")
-        return entry[0]
+        return entry
+
+    def path(self, peer: int, cache_id: int) -> str:
+        """The path ``peer`` gave ``cache_id``."""
+        return self.entry(peer, cache_id)[0]
 
     def checksum(self, peer: int, cache_id: int) -> str:
-        self.path(peer, cache_id)
-        return self._paths[peer][cache_id][1]
+        return self.entry(peer, cache_id)[1]
 
     def remove_peer(self, peer: int) -> None:
         self._paths.pop(peer, None)

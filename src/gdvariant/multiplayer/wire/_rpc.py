@@ -30,6 +30,10 @@ MAX_ARGS = 255
 #: (size code, byte count, packer) for the node target, smallest first.
 NODE_FORMS = ((0, 1, lambda v: bytes([v])), (1, 2, pack_u16), (2, 4, pack_u32))
 READERS = {0: Reader.u8, 1: Reader.u16, 2: Reader.u32}
+#: The meta bits that are all clear in the short form :meth:`RemoteCall.decode` reads first
+#: (node id in one byte, method id in one, not raw), and where its arguments start.
+SHORT_MASK = 0xF0
+SHORT_ARGS = 4
 
 
 #: The Python types the encoder writes as a PackedByteArray. The other packed arrays subclass
@@ -68,6 +72,21 @@ class RemoteCall:
     node_id_size: int = 0
 
     def encode(self, version: WireVersion = LATEST, *, full_objects: bool = False) -> bytes:
+        args = self.args
+        if (
+            self.path is None
+            and self.node_id_size == 0
+            and 0 <= self.node_id < 0x100
+            and 0 <= self.method_id < 0x100
+            and 0 < len(args) <= MAX_ARGS
+            and (len(args) > 1 or type(args[0]) not in BYTE_ARRAYS)
+        ):  # the common call, not raw: every size code and flag 0, so the meta byte is 0
+            head = bytes((Command.REMOTE_CALL, self.node_id, self.method_id, len(args)))
+            return head + encode_compressed_list(args, full_objects=full_objects)
+        return self._encode(full_objects)
+
+    def _encode(self, full_objects: bool) -> bytes:
+        """Any REMOTE_CALL: every form, and the errors of one that cannot be sent."""
         if not 0 <= self.method_id < 0x10000:
             raise ValueError(f"method id {self.method_id} does not fit in 16 bits")
         if len(self.args) > MAX_ARGS:
@@ -101,6 +120,20 @@ class RemoteCall:
 
     @classmethod
     def decode(cls, data: bytes, version: WireVersion, allow_objects: bool, limits: Limits) -> Self:
+        if data[0] & SHORT_MASK == 0 and len(data) >= SHORT_ARGS:
+            # the common call: a 1-byte cache id and method id, then argc and the arguments
+            args, end = decode_compressed_list(
+                data, SHORT_ARGS, count=data[3], allow_objects=allow_objects, limits=limits
+            )
+            if end == len(data):
+                return cls(data[2], tuple(args), data[1])
+        return cls._decode(data, version, allow_objects, limits)
+
+    @classmethod
+    def _decode(
+        cls, data: bytes, version: WireVersion, allow_objects: bool, limits: Limits
+    ) -> Self:
+        """Any REMOTE_CALL: every form, and the errors of a malformed one."""
         reader = Reader(data, "REMOTE_CALL", 1)
         meta = data[0]
         size_code = (meta >> NODE_SIZE_SHIFT) & 3
