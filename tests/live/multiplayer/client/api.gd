@@ -39,6 +39,10 @@ func _ready() -> void:
 		_serve(int(args[1]))
 		return
 	silent = args.size() > 2 and args[2] == "silent"
+	if not silent:
+		# through a lossy link (tests/live/netsim) a lost handshake packet costs ENet's
+		# resend backoff, which can pass Godot's default 3 s before our token arrives
+		smp.auth_timeout = 10.0
 	smp.peer_authentication_failed.connect(func(_id): _quit_with("AUTH_FAILED"))
 	smp.connected_to_server.connect(_on_connected)
 	smp.connection_failed.connect(_quit_with.bind("CONNECTION_FAILED"))

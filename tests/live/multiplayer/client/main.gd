@@ -35,6 +35,10 @@ func _ready() -> void:
 	add_child(calls)
 	if role == "silent":  # never authenticates: only the server's auth timeout ends it
 		smp.auth_timeout = 60.0
+	else:
+		# through a lossy link (tests/live/netsim) a lost handshake packet costs ENet's
+		# resend backoff, which can pass Godot's default 3 s before our token arrives
+		smp.auth_timeout = 10.0
 	smp.auth_callback = _on_auth
 	smp.peer_authenticating.connect(_on_authenticating)
 	smp.peer_authentication_failed.connect(_quit_with.bind("AUTH_FAILED"))
