@@ -11,7 +11,6 @@ import asyncio
 import contextlib
 import gc
 import re
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,8 +18,8 @@ from typing import Any
 import pytest
 
 from benchmarks import bench_multiplayer
+from tests.support.bench_runs import quick_run
 from tests.support.engines import Engine
-from tests.support.paths import ROOT
 
 
 def test_the_benchmark_entity_scene_is_current() -> None:
@@ -30,14 +29,7 @@ def test_the_benchmark_entity_scene_is_current() -> None:
 
 
 def quick(*options: str) -> str:
-    proc = subprocess.run(
-        [sys.executable, "-m", "benchmarks.bench_multiplayer", "--quick", *options],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=ROOT,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    proc = quick_run("bench_multiplayer", *options)
     assert "PROBLEM" not in proc.stdout
     return proc.stdout
 

@@ -4,22 +4,11 @@ the path is confirmed, the path before). Timings are printed, never checked."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
-from tests.support.paths import ROOT
+from tests.support.bench_runs import quick_run
 
 
 def test_the_quick_run_times_both_cases_and_answers_each_ping() -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "benchmarks.bench_multiplayer_rpc", "--quick"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=ROOT,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
+    proc = quick_run("bench_multiplayer_rpc")
     rows = [line.split() for line in proc.stdout.splitlines() if not line.startswith("#")]
     assert [row[0] for row in rows] == ["confirmed", "unconfirmed"]
     assert all(row[2:5] == ["us", "per", "RPC"] and float(row[1]) > 0 for row in rows)

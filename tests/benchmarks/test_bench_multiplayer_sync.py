@@ -5,23 +5,12 @@ Timings are printed, never checked."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 from gdvariant.multiplayer import _frame
-from tests.support.paths import ROOT
+from tests.support.bench_runs import quick_run
 
 
 def test_the_quick_run_times_every_frame_with_the_same_traffic() -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "benchmarks.bench_multiplayer_sync", "--quick", "--evict", "1"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=ROOT,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
+    proc = quick_run("bench_multiplayer_sync", "--evict", "1")
     rows = [line for line in proc.stdout.splitlines() if not line.startswith("#")]
     assert [row.split()[4] for row in rows] == list(_frame.implementations())
     traffic = {row.split("ms")[-1] for row in rows}

@@ -4,14 +4,11 @@ get the syncs their rooms' ticks promise. Figures are printed, never checked."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.support.paths import ROOT
+from tests.support.bench_runs import quick_run
 from tests.support.redis_server import find_redis, redis_required
 
 
@@ -24,16 +21,8 @@ def test_the_quick_run_seats_and_syncs_every_client(tmp_path: Path) -> None:
         pytest.skip(why)
     pytest.importorskip("gdvariant.rooms.redis", reason="the rooms extra is missing")
     figures = tmp_path / "figures.json"
-    proc = subprocess.run(
-        [sys.executable, "-m", "benchmarks.bench_rooms", "--quick", "--json", str(figures)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=ROOT,
-        env=dict(os.environ, TMPDIR=str(tmp_path)),  # redis-server's folder goes there
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
+    # redis-server's folder goes in TMPDIR
+    proc = quick_run("bench_rooms", "--json", str(figures), env={"TMPDIR": str(tmp_path)})
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("# load average before") and lines[-1].startswith("# load")
     runs = [line for line in lines if "joins/s" in line]
