@@ -543,9 +543,6 @@ class FloodingHost:
         self.served += 1
         return self._receive(b"\x03flood")
 
-    def check_events(self) -> SimpleNamespace | None:
-        return self.service(0, True)
-
     def _receive(self, data: bytes) -> SimpleNamespace:
         packet = SimpleNamespace(data=data, flags=RELIABLE)
         return SimpleNamespace(
@@ -634,7 +631,6 @@ class SpyHost:
         self.real = REAL_HOST(*args)
         self.flushes = 0
         self.services = 0
-        self.checks = 0
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.real, name)
@@ -646,10 +642,6 @@ class SpyHost:
     def service(self, timeout: int, immediate: bool = False) -> Any:
         self.services += 1
         return self.real.service(timeout, immediate)
-
-    def check_events(self) -> Any:
-        self.checks += 1
-        return self.real.check_events()
 
 
 def datagrams(client: FakeGodot) -> int:
@@ -745,36 +737,6 @@ def test_our_client_flushes_once_a_turn_too(monkeypatch: pytest.MonkeyPatch) -> 
         await until(lambda: len(got) == 10)
         assert got == [b"%d" % i for i in range(10)]
         await client.close()
-
-    body()
-
-
-def test_one_service_a_wake_up_and_the_events_it_queued_taken_without_socket_work(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Ten packets in one datagram: one service reads it, the ten events are taken with
-    check_events (a service per event walked every peer and read the socket each time), and
-    the acknowledgements they owe leave in the turn's flush: the client's reliable packets are
-    no longer in transit."""
-    hosts = spy_hosts(monkeypatch)
-    got: list[bytes] = []
-
-    @serving(service_interval=60.0, on_raw=lambda peer, data: got.append(data))
-    async def body(server: MultiplayerServer, port: int) -> None:
-        client = await joined(port, 55)
-        await until(lambda: server.peers == {55})
-        await client.pump(0.05)
-        spy = hosts[0]
-        services, checks = spy.services, spy.checks
-        for i in range(10):
-            client.peer.send(0, enet.Packet(b"\x03%d" % i, RELIABLE))
-        client.host.flush()  # one datagram: one wake-up of the server's loop
-        await until(lambda: len(got) == 10)
-        assert got == [b"%d" % i for i in range(10)]
-        assert (spy.services - services, spy.checks - checks) == (1, 10)
-        await asyncio.sleep(0)  # the turn's flush sends the acknowledgements
-        await client.pump(0.05)
-        assert client.peer.reliableDataInTransit == 0
 
     body()
 

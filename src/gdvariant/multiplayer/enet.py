@@ -17,9 +17,7 @@ pyenet's ``Host.service`` blocks while holding the GIL, so nothing here waits in
 host is serviced with a zero timeout whenever its socket is readable, and when it has not been
 for ``service_interval`` seconds (ENet's resends, pings and timeouts), from the event loop, at
 most :data:`SERVICE_BUDGET` events a turn so that timers (authentication deadlines) still run
-while clients flood it. One service a wake-up does the socket's work (it reads every datagram
-waiting); the events it leaves queued are taken with ``check_events``, which touches no socket
-(a service per event walked every peer and read the socket again, twice at the last one).
+while clients flood it.
 
 What is sent in one turn of the event loop leaves in one ``flush`` after it (Godot's
 ENetMultiplayerPeer flushes after every packet): ENet then puts one peer's packets of a frame
@@ -171,35 +169,24 @@ class _Pump:
         self.closed = False
 
     def service(self) -> None:
-        """Handle the events ENet has now, up to the budget: one service (ENet's sends,
-        receives and timers), then the events it dispatched, taken without more socket
-        work (``check_events``). The acknowledgements those events owe leave in the turn's
-        flush, with what handling them sent."""
-        if self.closed:
-            return
+        """Handle the events ENet has now (and send what it queued), up to the budget."""
         self._serviced = self._loop.time()
-        host = self.host
-        try:
-            event = host.service(0, True)
-        except OSError as exc:
-            self.log.warning("ENet", "ENet service failed: %s", exc)
-            return
-        handled = 0
-        while event is not None:
+        for _ in range(SERVICE_BUDGET):
+            if self.closed:
+                return
+            try:
+                event = self.host.service(0, True)
+            except OSError as exc:
+                self.log.warning("ENet", "ENet service failed: %s", exc)
+                return
+            if event is None:
+                return
             try:
                 self.on_event(event)
             except Exception:
                 self.log.exception("ENet", "handling an ENet event failed")
-            if self.closed:
-                return
-            handled += 1
-            if handled == SERVICE_BUDGET:
-                if self._more is None:
-                    self._more = self._loop.call_soon(self._go_on)
-                break
-            event = host.check_events()
-        if handled:
-            self.flush_soon()
+        if self._more is None and not self.closed:
+            self._more = self._loop.call_soon(self._go_on)
 
     def _go_on(self) -> None:
         self._more = None
