@@ -696,6 +696,42 @@ def test_what_a_turn_sends_leaves_in_one_flush_and_one_datagram_a_peer(
     body()
 
 
+@pytest.mark.parametrize("timing", [False, True], ids=["basic", "detail"])
+def test_a_frames_packets_are_checked_counted_and_sent_in_order(
+    timing: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``send_encoded_many`` of a frame, with and without detail's timing of each write
+    (two hand-over paths): a packet over ``max_send_size`` is logged and left out, the rest
+    reach their peers in order with their transfer modes, and each is counted once."""
+    modes = [TransferMode.UNRELIABLE, TransferMode.RELIABLE, TransferMode.UNRELIABLE_ORDERED]
+
+    @serving(service_interval=60.0, relay=False, throttle=(5000, 2, 0), max_send_size=8)
+    async def body(server: MultiplayerServer, port: int) -> None:
+        server.traffic.timing = timing
+        clients = [await joined(port, 100 + i) for i in range(2)]
+        await until(lambda: len(server.peers) == 2)
+        for client in clients:
+            await client.pump(0.05)
+        before = dict(server.traffic.messages)
+        frame = [
+            (client.id, b"\x03%d%s" % (i, b"!" * 8 * (i == 4)), modes[i % 3], 0)
+            for i in range(6)
+            for client in clients
+        ]
+        server.send_encoded_many(frame)
+        for client in clients:
+            got = [await client.packet() for _ in range(5)]
+            assert [(*transfer_of(channel, flags), data) for channel, flags, data in got] == [
+                (modes[i % 3], 0, b"\x03%d" % i) for i in (0, 1, 2, 3, 5)
+            ]
+            assert server.traffic.messages[client.id] - before.get(client.id, 0) == 5
+        assert server.traffic.transport_ns > 0 if timing else server.traffic.transport_ns == 0
+
+    with caplog.at_level(logging.WARNING, "gdvariant.multiplayer"):
+        body()
+    assert caplog.text.count("not sending 10 bytes to peer") == 2
+
+
 def test_nothing_queued_is_left_unflushed_once_a_turn_is_over() -> None:
     """After one turn the packets are on the wire: the client, blocking the loop in its
     own service, gets them without our server's loop running again."""
