@@ -8,6 +8,7 @@ import asyncio
 import importlib
 import logging
 import random
+import socket
 import struct
 import time
 from collections.abc import Awaitable, Callable
@@ -854,3 +855,87 @@ def test_a_peer_that_reads_nothing_is_cut_at_max_unsent_by_direct_writes(
     with caplog.at_level(logging.WARNING, "gdvariant.multiplayer.websocket"):
         body()
     assert f"over max_unsent {limit:,}" in caplog.text
+
+
+def test_a_joined_peer_costs_the_server_no_task() -> None:
+    """The connection is a plain asyncio protocol: no reader, writer or keepalive task per
+    peer, so a message is handled in the call that reads it."""
+
+    @serving()
+    async def body(server: Any, port: int) -> None:
+        before = len(asyncio.all_tasks())
+        socks = [await hostile.raw_websocket(port, first_message=6) for _ in range(5)]
+        await until(lambda: len(server.peers) == 5)
+        assert len(asyncio.all_tasks()) == before
+        for sock in socks:
+            sock.close()
+        await until(lambda: not server.peers)
+
+    body()
+
+
+def test_a_message_split_into_one_byte_writes_is_one_packet() -> None:
+    received: list[tuple[int, bytes]] = []
+
+    @serving(on_raw=lambda peer, data: received.append((peer, data)))
+    async def body(server: Any, port: int) -> None:
+        loop = asyncio.get_running_loop()
+        sock = await hostile.raw_websocket(port, first_message=6)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        await until(lambda: len(server.peers) == 1)
+        (peer,) = server.peers
+        frames = hostile.client_frame(hostile.BINARY, b"\x03" + bytes(range(200))) * 2
+        for i in range(len(frames)):
+            await loop.sock_sendall(sock, frames[i : i + 1])
+            if i % 16 == 0:
+                await asyncio.sleep(0.001)  # let the server read what came so far
+        await until(lambda: len(received) == 2)
+        assert received == [(peer, bytes(range(200)))] * 2
+        sock.close()
+
+    body()
+
+
+def test_a_peer_cut_mid_frame_leaves_once_and_others_go_on() -> None:
+    received: list[tuple[int, bytes]] = []
+    left_peers: list[int] = []
+
+    @serving(
+        on_raw=lambda peer, data: received.append((peer, data)),
+        on_peer_disconnected=left_peers.append,
+    )
+    async def body(server: Any, port: int) -> None:
+        loop = asyncio.get_running_loop()
+        good, good_id = await join(port)
+        sock = await hostile.raw_websocket(port, first_message=6)
+        await until(lambda: len(server.peers) == 2)
+        (bad_id,) = server.peers - {good_id}
+        frame = hostile.client_frame(hostile.BINARY, b"\x03" + bytes(1000))
+        await loop.sock_sendall(sock, frame[:500])
+        sock.close()
+        await until(lambda: bad_id not in server.peers)
+        await good.send(b"\x03still here")
+        await until(lambda: len(received) == 1)
+        assert received == [(good_id, b"still here")] and left_peers == [bad_id]
+        await good.close()
+
+    body()
+
+
+def test_a_text_message_that_is_not_utf8_closes_the_peer_with_1007() -> None:
+    received: list[tuple[int, bytes]] = []
+
+    @serving(on_raw=lambda peer, data: received.append((peer, data)))
+    async def body(server: Any, port: int) -> None:
+        loop = asyncio.get_running_loop()
+        sock = await hostile.raw_websocket(port, first_message=6)
+        await until(lambda: len(server.peers) == 1)
+        await loop.sock_sendall(sock, hostile.client_frame(0x1, b"\x03\xff\xfe"))
+        head = await hostile.read_exactly(sock, 4)
+        assert head[:2] == b"\x88\x02" or head[0] == 0x88  # a close frame
+        assert int.from_bytes(head[2:4], "big") == 1007
+        await until(lambda: not server.peers)
+        assert received == []
+        sock.close()
+
+    body()

@@ -12,13 +12,13 @@ we send (pongs to its pings included) is held to ``max_unsent`` and ``stall_time
 (:class:`~gdvariant.multiplayer.ServerEndpoint`): full, we stop reading from it; stalled, its
 TCP connection is cut. Nothing a client sends raises in the server loop, and other peers go on.
 
-The server writes a packet's frame to the connection's transport at once when nothing is
-queued before it and the connection is open (:meth:`_Peer.put`): a SYNC a tick to 100 peers
-is 100 writes, not 100 wake-ups of writer tasks each going through ``websockets``' ``send``.
-The frame is the one ``websockets`` would write (RFC 6455: FIN, binary, unmasked from a
-server, never fragmented), and its bytes count against ``max_unsent`` the same way, in the
-transport's write buffer. Anything else (a queue already waiting, a connection closing) goes
-through the writer task in order, so a frame never overtakes one queued before it.
+The server's connections are :class:`~gdvariant._net.ws_server.ServerConnection` objects, on
+``websockets``' sans-I/O ``ServerProtocol`` under a plain ``asyncio.Protocol``: a message goes
+from the socket to the protocol in the same call (no task, queue or future per message), and
+a packet's frame is written to the transport at once (:meth:`_Client.put`), the frame
+``websockets`` would write (RFC 6455: FIN, binary, unmasked from a server, never fragmented),
+counted against ``max_unsent`` in the transport's write buffer. Pings, pongs and close frames
+are the protocol's own, written to the same transport in order.
 
 docs/multiplayer.md ("WebSocket transport") has what was checked against Godot 4.6.
 
@@ -55,23 +55,16 @@ from ._endpoint import (
     ServerOptions,
     TransferMode,
 )
-from ._stats import TrafficCounter
 from .wire import ProtocolError
 
 try:
     from websockets.asyncio.client import ClientConnection, connect
     from websockets.asyncio.connection import Connection
-    from websockets.asyncio.server import Server, ServerConnection, serve
     from websockets.exceptions import ConnectionClosed
-    from websockets.protocol import State
     from websockets.typing import Subprotocol
 
-    from .._net.ws_connections import (
-        CLOSE_TIMEOUT,
-        WatchedClientConnection,
-        WatchedServerConnection,
-        watch,
-    )
+    from .._net.ws_connections import CLOSE_TIMEOUT, WatchedClientConnection, watch
+    from .._net.ws_server import Listener, ServerConnection
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
         "gdvariant.multiplayer.websocket needs the 'websockets' package: "
@@ -97,7 +90,6 @@ _ID_RANGE = (2, 2**31 - 1)
 _POLICY_VIOLATION = 1008  # RFC 6455 close code for a peer that broke the protocol
 
 
-_OPEN = State.OPEN
 _FRAME_16 = struct.Struct("!BBH")
 _FRAME_64 = struct.Struct("!BBQ")
 #: FIN set, opcode 2 (binary): a whole binary message in one frame (RFC 6455 §5.2)
@@ -116,55 +108,57 @@ def binary_frame(data: bytes) -> bytes:
     return _FRAME_64.pack(_BINARY, 127, size) + data
 
 
-class _Peer:
-    """One connection: its id, its outbox and the writer task that sends it in order."""
+class _Client:
+    """One client of the server: its id, its connection and its outbox; the connection's
+    :class:`~gdvariant._net.ws_server.Handler`."""
+
+    __slots__ = ("closing", "connection", "dropped", "id", "outbox", "server")
 
     def __init__(
-        self,
-        peer_id: int,
-        connection: Connection,
-        outbox: Outbox,
-        traffic: TrafficCounter | None = None,
+        self, server: MultiplayerServer, peer_id: int, connection: ServerConnection, outbox: Outbox
     ) -> None:
+        self.server = server
         self.id = peer_id
         self.connection = connection
         self.outbox = outbox
-        self.traffic = traffic  # a server's: its writes are timed while it is timing
         self.dropped = False
         self.closing = False
 
     def put(self, data: bytes) -> None:
-        """A packet from the server: its frame written to the transport now when nothing is
-        queued before it and the connection is open and not closing, else queued for the
-        writer task. The writer takes a packet from the queue and writes it in one step of
-        the loop, so an empty queue means every earlier frame is in the transport already."""
-        outbox = self.outbox
+        """A packet from the server: its frame written to the transport now, while the
+        connection is open and we are not closing it (else it is dropped, as ``websockets``'
+        ``send`` would refuse it)."""
         connection = self.connection
-        transport = connection.transport
-        if (
-            outbox.empty
-            and not self.closing
-            and connection.protocol.state is _OPEN
-            and not transport.is_closing()
-        ):
-            outbox.write_through(data, binary_frame(data), transport.write)
-            return
-        outbox.put(data)
+        if not self.closing and connection.open:
+            self.outbox.write_through(data, binary_frame(data), connection.transport.write)
+
+    def received(self, data: bytes) -> None:
+        """A message: one packet, unless we are closing the peer."""
+        if not self.closing:
+            self.server._received(self.id, data, TransferMode.RELIABLE, 0)
+
+    def lost(self) -> None:
+        self.server._lost(self)
+
+
+class _Peer:
+    """The client's connection to the server: its outbox and the writer task that sends it
+    in order."""
+
+    def __init__(self, peer_id: int, connection: Connection, outbox: Outbox) -> None:
+        self.id = peer_id
+        self.connection = connection
+        self.outbox = outbox
+        self.closing = False
 
     async def write(self) -> None:
         """Send the queued packets in order, then close once the outbox is finished."""
         try:
             while (data := await self.outbox.get()) is not None:
-                traffic = self.traffic
-                if traffic is not None and traffic.timing:
-                    started = time.thread_time_ns()
-                    await self.connection.send(data)
-                    traffic.add_transport(time.thread_time_ns() - started)
-                else:
-                    await self.connection.send(data)
+                await self.connection.send(data)
                 self.outbox.check()
             if not self.outbox.closed:
-                await self.connection.close(_POLICY_VIOLATION if self.dropped else 1000)
+                await self.connection.close(1000)
         except ConnectionClosed:
             pass
 
@@ -200,32 +194,25 @@ class MultiplayerServer(ServerEndpoint):
         super().__init__(clock=clock, **options)
         self.subprotocols = [Subprotocol(name) for name in subprotocols or ()]
         self._ids = ids if ids is not None else random.SystemRandom()
-        self._peers: dict[int, _Peer] = {}
-        self._server: Server | None = None
+        self._peers: dict[int, _Client] = {}
+        self._websockets: Listener | None = None
 
     async def listen(self, host: str | None, port: int) -> int:
         """Start accepting clients on ``host:port`` (0: any free port); the port bound."""
-        if self._server is not None:
+        if self._websockets is not None:
             raise RuntimeError("this server is already listening")
-        self._server = await serve(
-            self._handle,
-            host,
-            port,
-            compression=None,
-            max_size=self.max_message_size,
-            subprotocols=self.subprotocols or None,
-            create_connection=WatchedServerConnection,
-            close_timeout=CLOSE_TIMEOUT,
+        self._websockets = Listener(
+            self._opened, max_size=self.max_message_size, subprotocols=self.subprotocols
         )
-        return int(next(iter(self._server.sockets)).getsockname()[1])
+        return await self._websockets.listen(host, port)
 
     async def close(self) -> None:
-        """Close every connection and stop listening."""
+        """Close every connection (1001, going away) and stop listening; returns once every
+        peer has left."""
         self._stop_auth_timer()
-        if self._server is not None:
-            self._server.close()
-            await self._server.wait_closed()
-            self._server = None
+        if self._websockets is not None:
+            await self._websockets.close()
+            self._websockets = None
         self.peer_log.flush()
 
     def disconnect_peer(self, peer: int) -> None:
@@ -235,7 +222,7 @@ class MultiplayerServer(ServerEndpoint):
         if state is not None and not state.closing:
             state.closing = True
             state.dropped = peer in self._drops
-            state.outbox.finish()
+            state.connection.close(_POLICY_VIOLATION if state.dropped else 1000)
 
     def _put(self, peer: int, data: bytes, mode: TransferMode, channel: int) -> None:
         self._peers[peer].put(data)
@@ -247,7 +234,9 @@ class MultiplayerServer(ServerEndpoint):
         state = self._peers.get(peer)
         return (0, 0) if state is None else (state.outbox.unsent, state.outbox.messages)
 
-    async def _handle(self, connection: ServerConnection) -> None:
+    def _opened(self, connection: ServerConnection) -> _Client:
+        """A client finished the handshake: its id goes out as the first message, then the
+        endpoint hears of it."""
         peer_id = self._new_id()
 
         def stalled(reason: str) -> None:
@@ -255,28 +244,17 @@ class MultiplayerServer(ServerEndpoint):
                 logging.WARNING, peer_id, "closing peer %d: %s", peer_id, reason, final=True
             )
 
-        outbox = watch(connection, self.max_unsent, self.stall_timeout, stalled)
-        peer = _Peer(peer_id, connection, outbox, self.traffic)
-        self._peers[peer.id] = peer
-        writer = asyncio.create_task(peer.write())
-        try:
-            outbox.put(struct.pack("<i", peer.id))
-            self._joined(peer.id)
-            while True:
-                if outbox.full:  # no coroutine per message while the peer has room
-                    await outbox.room()
-                message = await connection.recv()
-                if peer.closing:
-                    continue
-                data = message.encode() if isinstance(message, str) else message
-                self._received(peer.id, data, TransferMode.RELIABLE, 0)
-        except ConnectionClosed:
-            pass
-        finally:
-            del self._peers[peer.id]
-            outbox.close()
-            writer.cancel()
-            self._left(peer.id)
+        outbox = connection.watch(self.max_unsent, self.stall_timeout, stalled)
+        client = _Client(self, peer_id, connection, outbox)
+        self._peers[peer_id] = client
+        client.put(struct.pack("<i", peer_id))
+        self._joined(peer_id)
+        return client
+
+    def _lost(self, client: _Client) -> None:
+        del self._peers[client.id]
+        client.outbox.close()
+        self._left(client.id)
 
     def _new_id(self) -> int:
         while True:

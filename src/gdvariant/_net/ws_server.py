@@ -1,0 +1,369 @@
+"""A WebSocket server on ``websockets``' sans-I/O :class:`~websockets.server.ServerProtocol`
+under a plain :class:`asyncio.Protocol`: bytes in, whole messages out, in the same call.
+
+``websockets``' asyncio server hands each message to a reader task through a queue and a
+future, and writes through coroutines; a game server reads many small messages a tick
+(pings, RPCs), and that machinery cost it more than handling them (docs/multiplayer.md,
+"WebSocket transport"). Here :meth:`ServerConnection.data_received` feeds the chunk to the
+protocol, writes what it answers (the handshake response, pongs, close frames) to the
+transport, and passes each whole message to the :class:`Handler` at once. Only the public
+sans-I/O API is used: ``ServerProtocol``'s ``receive_data`` / ``events_received`` /
+``data_to_send`` / ``accept`` / ``reject`` / ``send_response`` / ``send_*`` / ``fail``, its
+``Frame`` events and ``http11``'s ``Request`` and ``SERVER``.
+
+What ``websockets.asyncio.server.serve`` did around the protocol is kept, with its defaults:
+the ``Server`` response header, 10 s to finish the opening handshake, a keepalive ping every
+20 s answered within 20 s (else close 1011), a text message checked as UTF-8 (else close
+1007), :data:`CLOSE_TIMEOUT` for the closing handshake, and on :meth:`Listener.close` close
+1001 to open connections.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import struct
+from collections import deque
+from collections.abc import Callable, Sequence
+from typing import Protocol, cast
+
+from .outbox import Outbox
+from .ws_connections import CLOSE_TIMEOUT
+
+try:
+    from websockets.frames import Frame, Opcode
+    from websockets.http11 import SERVER, Request
+    from websockets.protocol import Event, State
+    from websockets.server import ServerProtocol
+    from websockets.typing import Subprotocol
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        "gdvariant's WebSocket server needs the 'websockets' package: "
+        "pip install 'gdvariant[websockets]'"
+    ) from exc
+
+__all__ = [
+    "OPEN_TIMEOUT",
+    "PING_INTERVAL",
+    "PING_TIMEOUT",
+    "Handler",
+    "Listener",
+    "ServerConnection",
+]
+
+#: Seconds a client has to finish the opening handshake (``serve``'s ``open_timeout``).
+OPEN_TIMEOUT = 10.0
+#: Seconds between keepalive pings, and to answer one (``serve``'s defaults).
+PING_INTERVAL = 20.0
+PING_TIMEOUT = 20.0
+
+_OPEN = State.OPEN
+_BINARY = Opcode.BINARY
+_TEXT = Opcode.TEXT
+_CONT = Opcode.CONT
+_PONG = Opcode.PONG
+_GOING_AWAY = 1001
+_INVALID_DATA = 1007
+_INTERNAL_ERROR = 1011
+
+
+class Handler(Protocol):
+    """What an open connection tells its owner."""
+
+    def received(self, data: bytes) -> None:
+        """A whole message (a text one as its UTF-8 bytes)."""
+
+    def lost(self) -> None:
+        """The TCP connection is gone; nothing follows."""
+
+
+class ServerConnection(asyncio.Protocol):
+    """One client's connection: the sans-I/O protocol, its transport and its timers.
+
+    ``handler`` is None until the opening handshake succeeds (then ``listener.opened`` gives
+    it). While :meth:`pause_reading` holds (an outbox that is full), messages already read
+    wait in order and go out on :meth:`resume_reading`.
+    """
+
+    transport: asyncio.Transport
+
+    def __init__(self, listener: Listener) -> None:
+        self.listener = listener
+        self.protocol = ServerProtocol(
+            subprotocols=listener.subprotocols or None, max_size=listener.max_size
+        )
+        self.handler: Handler | None = None
+        self.outbox: Outbox | None = None
+        self.paused = False
+        self._held: deque[bytes] = deque()
+        self._fragments: list[bytes] = []
+        self._text = False  # whether the message in _fragments is a text one
+        self._loop = asyncio.get_running_loop()
+        self.lost_waiter: asyncio.Future[None] = self._loop.create_future()
+        self._deadline: asyncio.TimerHandle | None = None
+        self._keepalive: asyncio.TimerHandle | None = None
+        #: pings sent and not answered: data -> (the caller's future or None for keepalive, sent at)
+        self._pings: dict[bytes, tuple[asyncio.Future[float] | None, float]] = {}
+
+    # asyncio.Protocol
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
+        self.listener.connections.add(self)
+        self._deadline = self._loop.call_later(OPEN_TIMEOUT, self.transport.abort)
+
+    def data_received(self, data: bytes) -> None:
+        protocol = self.protocol
+        protocol.receive_data(data)
+        events = protocol.events_received()
+        writes = protocol.data_to_send()
+        if writes:
+            self._write(writes)
+        if self.handler is None and not self._handshake(events):
+            return
+        for event in cast(list[Frame], events):
+            if event.opcode is _BINARY and event.fin and not self._fragments:
+                # a frame's data is bytes: websockets reads it with read_exact
+                if self.paused:
+                    self._held.append(event.data)  # type: ignore[arg-type]
+                else:
+                    self.handler.received(event.data)  # type: ignore[union-attr, arg-type]
+            elif not self._frame(event):
+                return  # the connection failed: nothing after it is read
+
+    def eof_received(self) -> None:
+        self.protocol.receive_eof()
+        self._write(self.protocol.data_to_send())
+        # returning None closes the transport: the closing handshake needs nothing more
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.protocol.receive_eof()  # idempotent: the protocol is CLOSED
+        for timer in (self._deadline, self._keepalive):
+            if timer is not None:
+                timer.cancel()
+        self._deadline = self._keepalive = None
+        closed = self.protocol.close_exc
+        for future, _ in self._pings.values():
+            if future is not None and not future.done():
+                future.set_exception(closed)
+                future.exception()  # nobody need await it
+        self._pings.clear()
+        self._held.clear()
+        self.listener.connections.discard(self)
+        if self.handler is not None:
+            self.handler.lost()
+        self.lost_waiter.set_result(None)
+
+    # what the owner calls
+
+    @property
+    def open(self) -> bool:
+        """Whether a data frame may be written now (open, not closing)."""
+        return self.protocol.state is _OPEN and not self.transport.is_closing()
+
+    def close(self, code: int) -> None:
+        """Start the closing handshake with ``code``; the transport is cut if the client has
+        not finished it within :data:`CLOSE_TIMEOUT`."""
+        if self.protocol.state is _OPEN:
+            self.protocol.send_close(code)
+            self._write(self.protocol.data_to_send())
+        elif self.handler is None:
+            self.transport.abort()
+
+    async def ping(self, data: bytes | None = None) -> asyncio.Future[float]:
+        """Send a ping; the future gets the round trip in seconds when its pong (or a later
+        one's) arrives."""
+        future: asyncio.Future[float] = self._loop.create_future()
+        self._send_ping(data, future)
+        return future
+
+    def watch(self, limit: int, timeout: float, drop: Callable[[str], None]) -> Outbox:
+        """An outbox counting this transport's write buffer (pongs included): full, it stops
+        reading; dropped, it calls ``drop(reason)`` (log it) and aborts the connection."""
+        transport = self.transport
+
+        def dropped(reason: str) -> None:
+            drop(reason)
+            transport.abort()
+
+        self.outbox = Outbox(
+            limit,
+            timeout,
+            pause=self.pause_reading,
+            resume=self.resume_reading,
+            drop=dropped,
+            buffered=transport.get_write_buffer_size,
+        )
+        return self.outbox
+
+    def pause_reading(self) -> None:
+        """Stop reading; messages of a chunk already read wait."""
+        self.paused = True
+        self.transport.pause_reading()
+
+    def resume_reading(self) -> None:
+        """Hand over the messages that waited, then read again (unless paused meanwhile)."""
+        self.paused = False
+        held, handler = self._held, self.handler
+        while held and not self.paused and handler is not None:
+            handler.received(held.popleft())
+        if not self.paused and not self.transport.is_closing():
+            self.transport.resume_reading()
+
+    # inside
+
+    def _write(self, writes: list[bytes]) -> None:
+        """Write what the protocol answered: bytes, or b"" for the end of our half."""
+        transport = self.transport
+        for data in writes:
+            if data:
+                transport.write(data)
+            elif transport.can_write_eof():
+                try:
+                    transport.write_eof()
+                except Exception:  # pragma: no cover - uvloop may raise on a dead socket
+                    transport.abort()
+            else:  # pragma: no cover - TLS
+                transport.close()
+        if self.outbox is not None:
+            self.outbox.check()
+        if self._deadline is None and self.protocol.close_expected():
+            self._deadline = self._loop.call_later(CLOSE_TIMEOUT, transport.abort)
+
+    def _handshake(self, events: list[Event]) -> bool:
+        """Answer the opening request if it came; whether the connection is open now, and
+        ``events`` left with the frames that came after the request."""
+        protocol, transport = self.protocol, self.transport
+        if not events or not isinstance(events[0], Request):
+            if protocol.close_expected():  # not an HTTP request: websockets sent EOF
+                transport.close()
+            return False
+        request = cast(Request, events.pop(0))
+        if self.listener.closing:
+            response = protocol.reject(503, "Server is shutting down.\n")
+        else:
+            response = protocol.accept(request)
+        response.headers["Server"] = SERVER
+        protocol.send_response(response)
+        self._write(protocol.data_to_send())
+        if protocol.state is not _OPEN:
+            transport.close()
+            return False
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+        self.handler = self.listener.opened(self)
+        self._keepalive = self._loop.call_later(PING_INTERVAL, self._send_ping, None, None)
+        return True
+
+    def _frame(self, frame: Frame) -> bool:
+        """A frame other than a whole binary message: a part, a text message, a pong (pings
+        and closes the protocol answered itself); False if it failed the connection."""
+        opcode = frame.opcode
+        if opcode is _BINARY or opcode is _TEXT or opcode is _CONT:
+            if opcode is not _CONT:
+                self._text = opcode is _TEXT
+            self._fragments.append(cast(bytes, frame.data))
+            if not frame.fin:
+                return True
+            data = b"".join(self._fragments)
+            self._fragments.clear()
+            if not self._valid_text(data):
+                return False
+            if self.paused:
+                self._held.append(data)
+            elif self.handler is not None:
+                self.handler.received(data)
+        elif opcode is _PONG:
+            self._pong(cast(bytes, frame.data))
+        return True
+
+    def _valid_text(self, data: bytes) -> bool:
+        """Binary, or valid UTF-8 text; else the connection fails with 1007, as
+        ``websockets``' ``recv`` does."""
+        if not self._text:
+            return True
+        try:
+            data.decode()
+        except UnicodeDecodeError as exc:
+            self.protocol.fail(_INVALID_DATA, f"{exc.reason} at position {exc.start}")
+            self._write(self.protocol.data_to_send())
+            return False
+        return True
+
+    def _send_ping(self, data: bytes | None, future: asyncio.Future[float] | None) -> None:
+        self._keepalive = None if future is None else self._keepalive
+        if self.protocol.state is not _OPEN:
+            if future is not None:
+                future.set_exception(self.protocol.close_exc)
+            return
+        while data is None or data in self._pings:
+            data = struct.pack("!I", random.getrandbits(32))
+        self._pings[data] = (future, self._loop.time())
+        self.protocol.send_ping(data)
+        self._write(self.protocol.data_to_send())
+        if future is None:
+            self._keepalive = self._loop.call_later(PING_TIMEOUT, self._ping_timed_out)
+
+    def _pong(self, data: bytes) -> None:
+        """A pong answers its ping and every one sent before it."""
+        if data not in self._pings:
+            return
+        now = self._loop.time()
+        for key in list(self._pings):
+            future, sent = self._pings.pop(key)
+            if future is None:
+                if self._keepalive is not None:
+                    self._keepalive.cancel()
+                delay = max(0.0, PING_INTERVAL - (now - sent))
+                self._keepalive = self._loop.call_later(delay, self._send_ping, None, None)
+            elif not future.done():
+                future.set_result(now - sent)
+            if key == data:
+                return
+
+    def _ping_timed_out(self) -> None:
+        self._keepalive = None
+        if self.protocol.state is _OPEN:
+            self.protocol.fail(_INTERNAL_ERROR, "keepalive ping timeout")
+            self._write(self.protocol.data_to_send())
+
+
+class Listener:
+    """A listening socket and its connections; ``opened(connection)`` gives the handler of
+    each connection that finished the handshake."""
+
+    def __init__(
+        self,
+        opened: Callable[[ServerConnection], Handler],
+        *,
+        max_size: int | None,
+        subprotocols: Sequence[Subprotocol] = (),
+    ) -> None:
+        self.opened = opened
+        self.max_size = max_size
+        self.subprotocols = list(subprotocols)
+        self.connections: set[ServerConnection] = set()
+        self.closing = False
+        self._server: asyncio.Server | None = None
+
+    async def listen(self, host: str | None, port: int) -> int:
+        """Accept connections on ``host:port`` (0: any free port); the port bound."""
+        loop = asyncio.get_running_loop()
+        self._server = await loop.create_server(lambda: ServerConnection(self), host, port)
+        return int(self._server.sockets[0].getsockname()[1])
+
+    async def close(self) -> None:
+        """Stop listening, close open connections with 1001 (those still in the handshake
+        are cut) and wait until every connection is gone."""
+        self.closing = True
+        if self._server is not None:
+            self._server.close()
+        connections = list(self.connections)
+        for connection in connections:
+            connection.close(_GOING_AWAY)
+        if connections:
+            await asyncio.wait([connection.lost_waiter for connection in connections])
+        if self._server is not None:
+            await self._server.wait_closed()
+            self._server = None

@@ -1,0 +1,424 @@
+"""gdvariant._net.ws_server: the WebSocket server connection on websockets' sans-I/O
+``ServerProtocol``, driven with a fake transport and checked with websockets' own sans-I/O
+client (``ClientProtocol``), so every byte each way is parsed by code that is not ours."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+import pytest
+
+pytest.importorskip("websockets", reason="the websockets extra is missing")
+
+from websockets.client import ClientProtocol
+from websockets.frames import Opcode
+from websockets.http11 import Response
+from websockets.protocol import State
+from websockets.typing import Subprotocol
+from websockets.uri import parse_uri
+
+from gdvariant._net import ws_server
+
+
+class FakeTransport(asyncio.Transport):
+    """What the connection writes, and what it asked of the transport."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.written = bytearray()
+        self.eof = False
+        self.closed = False
+        self.aborted = False
+        self.reading = True
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        assert not self.eof and not self.closed
+        self.written += data
+
+    def write_eof(self) -> None:
+        self.eof = True
+
+    def can_write_eof(self) -> bool:
+        return True
+
+    def is_closing(self) -> bool:
+        return self.closed or self.aborted
+
+    def close(self) -> None:
+        self.closed = True
+
+    def abort(self) -> None:
+        self.aborted = True
+
+    def pause_reading(self) -> None:
+        self.reading = False
+
+    def resume_reading(self) -> None:
+        self.reading = True
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+    def take(self) -> bytes:
+        data, self.written = bytes(self.written), bytearray()
+        return data
+
+
+class Recorder:
+    """A handler that keeps what it heard."""
+
+    def __init__(self) -> None:
+        self.messages: list[bytes] = []
+        self.lost_count = 0
+        self.pause_after: bytes | None = None  # this message pauses its connection
+        self.connection: Any = None
+
+    def received(self, data: bytes) -> None:
+        self.messages.append(data)
+        if data == self.pause_after:
+            self.connection.pause_reading()
+
+    def lost(self) -> None:
+        self.lost_count += 1
+
+
+class Rig:
+    """One server connection on a fake transport, and a websockets client protocol."""
+
+    def __init__(self, *, max_size: int | None = 65535, subprotocols: tuple[str, ...] = ()):
+        self.handler = Recorder()
+        self.opened: list[Any] = []
+        self.listener = ws_server.Listener(
+            self._opened, max_size=max_size, subprotocols=[Subprotocol(p) for p in subprotocols]
+        )
+        self.connection = ws_server.ServerConnection(self.listener)
+        self.transport = FakeTransport()
+        self.connection.connection_made(self.transport)
+        self.client = ClientProtocol(parse_uri("ws://127.0.0.1:1/"))
+
+    def _opened(self, connection: Any) -> Recorder:
+        self.opened.append(connection)
+        self.handler.connection = connection
+        return self.handler
+
+    def send(self, data: bytes, chunk: int | None = None) -> None:
+        """``data`` to the server, in chunks of ``chunk`` bytes (default: one)."""
+        step = chunk or len(data) or 1
+        for start in range(0, len(data), step):
+            self.connection.data_received(data[start : start + step])
+
+    def from_client(self) -> bytes:
+        return b"".join(self.client.data_to_send())
+
+    def to_client(self) -> list[Any]:
+        """Feed what the server wrote to the client; the client's events."""
+        self.client.receive_data(self.transport.take())
+        return self.client.events_received()
+
+    def handshake(self, **headers: str) -> Response:
+        request = self.client.connect()
+        for name, value in headers.items():
+            request.headers[name] = value
+        self.client.send_request(request)
+        self.send(self.from_client())
+        (response,) = self.to_client()
+        assert isinstance(response, Response)
+        return response
+
+    def lose(self) -> None:
+        self.connection.connection_lost(None)
+
+
+def run(body: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    asyncio.run(body())
+
+
+def test_the_handshake_opens_with_no_extension_and_the_server_header() -> None:
+    async def body() -> None:
+        rig = Rig()
+        response = rig.handshake(**{"Sec-WebSocket-Extensions": "permessage-deflate"})
+        assert response.status_code == 101
+        assert rig.client.state is State.OPEN and rig.opened == [rig.connection]
+        assert "Sec-WebSocket-Extensions" not in response.headers
+        assert "Sec-WebSocket-Protocol" not in response.headers
+        assert response.headers["Server"].startswith("Python/")
+        assert rig.connection.open
+
+    run(body)
+
+
+def test_a_sub_protocol_only_when_asked_and_offered() -> None:
+    async def body() -> None:
+        rig = Rig(subprotocols=("game-v1",))
+        response = rig.handshake(**{"Sec-WebSocket-Protocol": "other, game-v1"})
+        assert response.headers["Sec-WebSocket-Protocol"] == "game-v1"
+        assert "Sec-WebSocket-Protocol" not in Rig(subprotocols=("game-v1",)).handshake().headers
+
+    run(body)
+
+
+def test_a_request_that_is_not_an_upgrade_is_refused_cleanly(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A browser's plain GET: an HTTP error response, the socket closed, no handler, and
+    nothing logged past INFO."""
+
+    async def body() -> None:
+        rig = Rig()
+        rig.send(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        head = rig.transport.take()
+        assert head.startswith(b"HTTP/1.1 426 Upgrade Required\r\n")
+        assert b"\r\nServer: Python/" in head
+        assert rig.transport.eof and rig.transport.closed and rig.opened == []
+        rig.lose()
+        assert rig.handler.lost_count == 0 and not rig.listener.connections
+
+    with caplog.at_level(logging.DEBUG):
+        run(body)
+    assert not [r for r in caplog.records if r.levelno > logging.INFO], caplog.text
+
+
+def test_garbage_instead_of_a_request_closes_without_an_answer(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async def body() -> None:
+        rig = Rig()
+        rig.send(b"\x16\x03\x01 not http at all\r\n\r\n")
+        assert rig.transport.take() == b"" and rig.transport.closed and rig.opened == []
+
+    with caplog.at_level(logging.DEBUG):
+        run(body)
+    assert not [r for r in caplog.records if r.levelno > logging.INFO], caplog.text
+
+
+def test_a_server_closing_refuses_a_handshake_with_503() -> None:
+    async def body() -> None:
+        rig = Rig()
+        rig.listener.closing = True
+        assert rig.handshake().status_code == 503 and rig.opened == []
+
+    run(body)
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 7, 1000])
+def test_messages_split_across_chunks_arrive_whole_and_in_order(chunk: int) -> None:
+    """Every byte of the handshake and of three messages (7-bit, 16-bit and 64-bit lengths,
+    masked as a client's are) in chunks as small as one byte."""
+
+    async def body() -> None:
+        rig = Rig(max_size=None)
+        request = rig.client.connect()
+        rig.client.send_request(request)
+        rig.send(rig.from_client(), chunk)
+        assert rig.opened and rig.to_client()[0].status_code == 101
+        rig.to_client()  # the peer id is the owner's business; nothing else was written
+        messages = [b"a", bytes(range(256)) * 2, bytes(70_000)]
+        for message in messages:
+            rig.client.send_binary(message)
+        rig.send(rig.from_client(), chunk)
+        assert rig.handler.messages == messages
+
+    run(body)
+
+
+def test_fragmented_and_text_messages_are_one_message_each() -> None:
+    async def body() -> None:
+        rig = Rig()
+        rig.handshake()
+        rig.client.send_binary(b"one ", fin=False)
+        rig.client.send_continuation(b"two ", fin=False)
+        rig.client.send_continuation(b"three", fin=True)
+        rig.client.send_text("héllo".encode())
+        rig.client.send_text(b"par", fin=False)
+        rig.client.send_continuation(b"ts", fin=True)
+        rig.send(rig.from_client(), 3)
+        assert rig.handler.messages == [b"one two three", "héllo".encode(), b"parts"]
+
+    run(body)
+
+
+def test_a_text_message_that_is_not_utf8_closes_with_1007() -> None:
+    async def body() -> None:
+        rig = Rig()
+        rig.handshake()
+        rig.client.send_text(b"\xff\xfe")
+        rig.client.send_binary(b"after")
+        rig.send(rig.from_client())
+        events = rig.to_client()
+        assert rig.handler.messages == []
+        assert [e.opcode for e in events] == [Opcode.CLOSE] and rig.client.close_rcvd is not None
+        assert rig.client.close_rcvd.code == 1007 and rig.transport.eof
+
+    run(body)
+
+
+def test_a_message_over_max_size_closes_with_1009_even_in_fragments() -> None:
+    async def body() -> None:
+        for fragments in ([1001], [600, 401]):
+            rig = Rig(max_size=1000)
+            rig.handshake()
+            for i, size in enumerate(fragments):
+                fin = i == len(fragments) - 1
+                if i == 0:
+                    rig.client.send_binary(bytes(size), fin=fin)
+                else:
+                    rig.client.send_continuation(bytes(size), fin=fin)
+            rig.send(rig.from_client())
+            rig.to_client()
+            assert rig.handler.messages == []
+            assert rig.client.close_rcvd is not None and rig.client.close_rcvd.code == 1009
+
+    run(body)
+
+
+def test_a_peer_closing_mid_frame_ends_once_with_nothing_delivered() -> None:
+    async def body() -> None:
+        rig = Rig()
+        rig.handshake()
+        rig.client.send_binary(b"complete")
+        rig.client.send_binary(bytes(300))
+        data = rig.from_client()
+        rig.send(data[: len(data) - 100])  # the second frame cut in its payload
+        rig.connection.eof_received()
+        rig.lose()
+        assert rig.handler.messages == [b"complete"] and rig.handler.lost_count == 1
+        assert rig.connection.lost_waiter.done() and not rig.connection.open
+
+    run(body)
+
+
+def test_pings_are_answered_and_a_closing_handshake_ends_the_connection() -> None:
+    async def body() -> None:
+        rig = Rig()
+        rig.handshake()
+        rig.client.send_ping(b"hi")
+        rig.client.send_close(1000)
+        rig.send(rig.from_client())
+        events = rig.to_client()
+        assert [(e.opcode, e.data) for e in events[:1]] == [(Opcode.PONG, b"hi")]
+        assert rig.client.close_rcvd is not None and rig.client.close_rcvd.code == 1000
+        assert rig.transport.eof  # the server ends its half once the handshake is done
+
+    run(body)
+
+
+def test_messages_read_while_paused_wait_and_go_in_order_on_resume() -> None:
+    async def body() -> None:
+        rig = Rig()
+        rig.handshake()
+        for i in range(4):
+            rig.client.send_binary(b"%d" % i)
+        data = rig.from_client()
+        rig.handler.pause_after = b"1"
+        rig.send(data)  # one chunk: 0 and 1 delivered, 1 pauses, 2 and 3 wait
+        assert rig.handler.messages == [b"0", b"1"] and not rig.transport.reading
+        rig.connection.resume_reading()
+        assert rig.handler.messages == [b"0", b"1", b"2", b"3"] and rig.transport.reading
+
+    run(body)
+
+
+def test_close_waits_close_timeout_for_the_client_then_cuts(monkeypatch: Any) -> None:
+    monkeypatch.setattr(ws_server, "CLOSE_TIMEOUT", 0.01)
+
+    async def body() -> None:
+        rig = Rig()
+        rig.handshake()
+        rig.connection.close(1008)
+        rig.to_client()
+        assert rig.client.close_rcvd is not None and rig.client.close_rcvd.code == 1008
+        assert not rig.connection.open and not rig.transport.aborted
+        await asyncio.sleep(0.05)
+        assert rig.transport.aborted
+
+    run(body)
+
+
+def test_a_handshake_not_finished_in_open_timeout_is_cut(monkeypatch: Any) -> None:
+    monkeypatch.setattr(ws_server, "OPEN_TIMEOUT", 0.01)
+
+    async def body() -> None:
+        rig = Rig()
+        rig.send(b"GET / HTTP/1.1\r\n")
+        await asyncio.sleep(0.05)
+        assert rig.transport.aborted and rig.opened == []
+
+    run(body)
+
+
+def test_keepalive_pings_and_closes_1011_when_no_pong_comes(monkeypatch: Any) -> None:
+    monkeypatch.setattr(ws_server, "PING_INTERVAL", 0.01)
+    monkeypatch.setattr(ws_server, "PING_TIMEOUT", 0.05)
+
+    async def body() -> None:
+        rig = Rig()
+        rig.handshake()
+        await asyncio.sleep(0.03)
+        pings = [e for e in rig.to_client() if e.opcode is Opcode.PING]
+        assert len(pings) == 1
+        rig.send(rig.from_client())  # the client's pong: the next ping follows
+        await asyncio.sleep(0.03)
+        assert [e.opcode for e in rig.to_client()] == [Opcode.PING]
+        await asyncio.sleep(0.08)  # no pong this time
+        rig.to_client()
+        assert rig.client.close_rcvd is not None and rig.client.close_rcvd.code == 1011
+
+    run(body)
+
+
+def test_ping_returns_a_future_its_pong_resolves() -> None:
+    async def body() -> None:
+        rig = Rig()
+        rig.handshake()
+        first = await rig.connection.ping(b"one")
+        second = await rig.connection.ping()
+        rig.to_client()
+        rig.send(rig.from_client())  # both pongs
+        assert first.result() >= 0 and second.result() >= 0
+        pending = await rig.connection.ping(b"never answered")
+        rig.lose()
+        assert isinstance(pending.exception(), Exception)
+
+    run(body)
+
+
+@pytest.mark.parametrize("loop", ["asyncio", "uvloop"])
+def test_listener_close_sends_1001_and_waits_for_every_connection(loop: str) -> None:
+    """Over real sockets, on asyncio's loop and uvloop's (whose transports are not
+    ``asyncio.Transport`` subclasses): messages both ways, then close."""
+
+    async def body() -> None:
+        from websockets.asyncio.client import connect
+
+        lost: list[int] = []
+        received: list[bytes] = []
+
+        class Handler:
+            def received(self, data: bytes) -> None:
+                received.append(data)
+
+            def lost(self) -> None:
+                lost.append(1)
+
+        listener = ws_server.Listener(lambda connection: Handler(), max_size=1000)
+        port = await listener.listen("127.0.0.1", 0)
+        clients = [await connect(f"ws://127.0.0.1:{port}", compression=None) for _ in range(3)]
+        for i, client in enumerate(clients):
+            await client.send(b"%d" % i)
+        while len(received) < 3:
+            await asyncio.sleep(0.01)
+        await listener.close()
+        assert lost == [1, 1, 1] and not listener.connections
+        for client in clients:
+            await client.wait_closed()
+            assert client.close_code == 1001
+        assert sorted(received) == [b"0", b"1", b"2"]
+
+    if loop == "uvloop":
+        uvloop = pytest.importorskip("uvloop", reason="the uvloop extra is missing")
+        uvloop.run(body())
+    else:
+        run(body)
