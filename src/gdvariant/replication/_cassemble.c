@@ -177,6 +177,14 @@ static int long_words(PyObject *v, uint64_t *out, int nwords) {
     for (int k = 1; k < nwords; k++)
         out[k] = 0;
     if (PyLong_CheckExact(v)) { /* fits 64 bits unsigned: those are its words (no 2^64 compare) */
+        int over;
+        long long fits = PyLong_AsLongLongAndOverflow(v, &over);
+        if (!over && fits >= 0)
+            return 0; /* below 2^63, out[0] already: the common case, without the byte array
+                       * CPython's unsigned conversion builds for an int of two digits or more
+                       * (a vector of two coordinates, 28 bits and over) */
+        if (fits == -1 && PyErr_Occurred())
+            return -1;
         unsigned long long exact = PyLong_AsUnsignedLongLong(v);
         if (!(exact == (unsigned long long)-1 && PyErr_Occurred()))
             return 0;
