@@ -467,10 +467,20 @@ class _Widths:
         return self.of._net_widths
 
 
+class _Reordered:
+    """An entity's stand-in whose ``__dict__`` holds its names in reverse order, as strings
+    equal to the interned names but not the same objects (the compiled walk's look-ahead
+    finds an attribute where the last entity had it only if its key is the name itself)."""
+
+    def __init__(self, ent: Any) -> None:
+        for name, value in reversed(vars(ent).items()):
+            vars(self)["".join(list(name))] = value
+
+
 def long_walk(seed: int) -> tuple[World, dict[int, Any], list[int], list[int]]:
     """A world of 150 entities (the compiled walk looks 32 ids ahead), most changed over six
-    ticks, ten despawned; its entities with a dozen stand-ins (``_Widths``, or a slotted
-    ``_Arrival``); every id to visit, and the live ones."""
+    ticks, ten despawned; its entities with a dozen stand-ins (``_Widths``, ``_Reordered``,
+    or a slotted ``_Arrival``); every id to visit, and the live ones."""
     rng = random.Random(seed)
     world = World(ASSEMBLER_SCHEMA)
     ents = [world.spawn(rng.choice([Crate, Mob, Forty, Big])) for _ in range(150)]
@@ -487,7 +497,8 @@ def long_walk(seed: int) -> tuple[World, dict[int, Any], list[int], list[int]]:
     entities = dict(world.entities)
     for net_id in rng.sample(sorted(entities), 12):
         ent = entities[net_id]
-        entities[net_id] = _Widths(ent) if rng.random() < 0.5 else _Arrival(ent, world.tick)
+        stand = rng.choice([_Widths, _Reordered, _Arrival])
+        entities[net_id] = _Arrival(ent, world.tick) if stand is _Arrival else stand(ent)
     live_ids = sorted(entities)
     return world, entities, sorted(entities.keys() | world.deleted.keys()), live_ids
 

@@ -1363,14 +1363,39 @@ done:
 #define PREFETCH(p) ((void)(p))
 #endif
 
+/* The _net_ attributes warm() reads, and where in an entity's __dict__ each was last found:
+ * the position PyDict_Next was given for it. The entities of a class, spawned alike, hold
+ * their names in one order (World.spawn sets them one by one, in the same order), so the
+ * next entity's item is most likely at the same position: PyDict_Next from there, and the
+ * item taken only if its key is the name itself (the names are interned, as attribute names
+ * set by Python are), costs a fifth of a lookup. Only a hint: an item with another key means
+ * a walk over the dict to learn the position again, then a lookup if it is not there. */
+enum { A_HIST, A_CACHE, A_BITS, A_SPAWN, A_LAYOUT, A_WIDTHS, A_COUNT };
+static Py_ssize_t g_at[A_COUNT];
+
+/* dict[name] (borrowed), or NULL, with an error set if the lookup failed. */
+static PyObject *dict_item(PyObject *dict, int a, PyObject *name) {
+    Py_ssize_t pos = g_at[a], before = 0;
+    PyObject *key, *value;
+    if (PyDict_Next(dict, &pos, &key, &value) && key == name)
+        return value;
+    for (pos = 0; PyDict_Next(dict, &pos, &key, &value); before = pos) {
+        if (key == name) {
+            g_at[a] = before;
+            return value;
+        }
+    }
+    return PyDict_GetItemWithError(dict, name);
+}
+
 /* Keep what warm() found of id (its place pos in ids) in slot r, with the other three
  * attributes walk_entity reads if the dict holds them all (else nothing: the walk looks them up
  * itself and meets what is missing). An error is left set for warm() to clear. */
 static void keep_warmed(Warmed *r, Py_ssize_t pos, PyObject *id, PyObject *ent, PyObject *dict,
                         PyObject *hist, PyObject *cache, PyObject *bits) {
-    PyObject *spawn = PyDict_GetItemWithError(dict, s_spawn);
-    PyObject *layout = spawn ? PyDict_GetItemWithError(dict, s_layout) : NULL;
-    PyObject *widths = layout ? PyDict_GetItemWithError(dict, s_widths) : NULL;
+    PyObject *spawn = dict_item(dict, A_SPAWN, s_spawn);
+    PyObject *layout = spawn ? dict_item(dict, A_LAYOUT, s_layout) : NULL;
+    PyObject *widths = layout ? dict_item(dict, A_WIDTHS, s_widths) : NULL;
     if (!widths)
         return;
     r->pos = pos;
@@ -1420,9 +1445,9 @@ static void warm(PyObject *ids, Py_ssize_t from, PyObject *entities, int windows
         if (!dict)
             continue;
         PREFETCH(dict);
-        PyObject *h = PyDict_GetItemWithError(dict, s_hist);
-        PyObject *c = h ? PyDict_GetItemWithError(dict, s_cache) : NULL;
-        PyObject *b = c ? PyDict_GetItemWithError(dict, s_bits) : NULL;
+        PyObject *h = dict_item(dict, A_HIST, s_hist);
+        PyObject *c = h ? dict_item(dict, A_CACHE, s_cache) : NULL;
+        PyObject *b = c ? dict_item(dict, A_BITS, s_bits) : NULL;
         if (ring && b) /* all walk_entity reads, for walk_id to take as found */
             keep_warmed(&ring[at[i] % RING], at[i], PyList_GET_ITEM(ids, at[i]), ent[i], dict, h,
                         c, b);
