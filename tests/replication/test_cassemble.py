@@ -30,6 +30,7 @@ from gdvariant.replication import (
     _pyassemble,
 )
 from gdvariant.replication._packet_format import OP_DELETE, OP_ENTER, OP_UPDATE, encode_record
+from gdvariant.replication._snapshot_encoder import _Arrival
 from tests.support.assemblers import compiled, live
 from tests.support.cores import compiled_required
 from tests.support.replication_driver import Driver, spies
@@ -233,7 +234,21 @@ def test_the_compiled_assembler_leaks_nothing(deltas: bool) -> None:
     dirty = [scratch.spawn(Crate) for _ in range(100)]
     wide = scratch.spawn(Big)
 
+    long_world, long_entities, long_ids, long_live = long_walk(1)
+    missing = dict(long_entities)
+    del missing[long_live[100]]  # an id neither live nor deleted deep in the walk
+
+    def long_walks() -> None:  # the look-ahead's slots, kept and let go, failing or not
+        for order in ([long_world.tick - 1], [long_world.tick - 1, 3, 0]):
+            for entities in (long_entities, missing):
+                call = (deltas, long_world.tick, order, order[-1] or -1, long_ids, entities)
+                try:
+                    fast.assemble(*call, long_world.deleted, plans, 2, set(long_live[::7]), None)
+                except KeyError:
+                    assert entities is missing
+
     def run() -> None:
+        long_walks()
         for ent in dirty:  # a commit of one change each, from an empty history
             ent._net_hist, ent._net_dirty, ent._net_before = [], 1, {0: 0}
         fast.commit(scratch, dirty, 5, 4)
@@ -437,6 +452,87 @@ def test_an_id_held_as_of_an_older_tick_gets_the_record_of_that_base(deltas: boo
     for module in (fast, _pyassemble):
         with pytest.raises(ValueError, match="one base"):
             module.assemble(deltas, tick, [base, 1], 1, [], {}, {}, plans, bits, None, {1: 1})
+
+
+class _Widths:
+    """An entity's stand-in whose ``_net_widths`` is not in its ``__dict__`` (its class gives
+    it): both assemblers find it by getattr."""
+
+    def __init__(self, ent: Any) -> None:
+        vars(self).update({k: v for k, v in vars(ent).items() if k != "_net_widths"})
+        self.of = ent
+
+    @property
+    def _net_widths(self) -> Any:
+        return self.of._net_widths
+
+
+class _Reordered:
+    """An entity's stand-in whose ``__dict__`` holds its names in reverse order, as strings
+    equal to the interned names but not the same objects (the compiled walk's look-ahead
+    finds an attribute where the last entity had it only if its key is the name itself)."""
+
+    def __init__(self, ent: Any) -> None:
+        for name, value in reversed(vars(ent).items()):
+            vars(self)["".join(list(name))] = value
+
+
+def long_walk(seed: int) -> tuple[World, dict[int, Any], list[int], list[int]]:
+    """A world of 150 entities (the compiled walk looks 32 ids ahead), most changed over six
+    ticks, ten despawned; its entities with a dozen stand-ins (``_Widths``, ``_Reordered``,
+    or a slotted ``_Arrival``); every id to visit, and the live ones."""
+    rng = random.Random(seed)
+    world = World(ASSEMBLER_SCHEMA)
+    ents = [world.spawn(rng.choice([Crate, Mob, Forty, Big])) for _ in range(150)]
+    world.commit(8)
+    for _ in range(6):
+        for ent in rng.sample(ents, 90):
+            flat = ASSEMBLER_SCHEMA.flat(type(ent))
+            for prop in rng.sample(flat, min(3, len(flat))):
+                set_path(ent, prop.path, random_value(prop.codec, rng))
+        world.commit(8)
+    for ent in rng.sample(ents, 10):
+        world.despawn(ent)
+    world.commit(8)
+    entities = dict(world.entities)
+    for net_id in rng.sample(sorted(entities), 12):
+        ent = entities[net_id]
+        stand = rng.choice([_Widths, _Reordered, _Arrival])
+        entities[net_id] = _Arrival(ent, world.tick) if stand is _Arrival else stand(ent)
+    live_ids = sorted(entities)
+    return world, entities, sorted(entities.keys() | world.deleted.keys()), live_ids
+
+
+@pytest.mark.parametrize("deltas", [True, False], ids=["deltas", "whole"])
+@pytest.mark.parametrize("seed", range(3))
+def test_a_walk_longer_than_its_look_ahead_is_the_pure_ones(seed: int, deltas: bool) -> None:
+    """Sections over 150 ids, of one base (a client's, with ids entering and held as of older
+    ticks) and of several, where the compiled walk takes each entity's attributes as its
+    look-ahead found them: the pure one's bytes, with stand-ins whose attributes are not all
+    in their ``__dict__`` among them; an id neither live nor deleted deep in the walk is a
+    KeyError on both."""
+    fast = compiled()
+    world, entities, ids, live_ids = long_walk(seed)
+    rng = random.Random(seed)
+    plans, bits, tick = _assembler.plans(ASSEMBLER_SCHEMA), ASSEMBLER_SCHEMA.class_bits, world.tick
+    for base in range(2, tick):
+        entering = set(rng.sample(live_ids, 20))
+        held = {i: rng.randrange(1, base) for i in rng.sample(live_ids, 20)}
+        for order, extra in (
+            ([base], (entering, held)),
+            ([base], (None, None)),
+            ([tick - 1, base, 0], (entering, None)),
+        ):
+            args = (deltas, tick, order, order[-1] or -1, ids, entities, world.deleted, plans, bits)
+            expected = _pyassemble.assemble(*args, *extra)
+            assert fast.assemble(*args, *extra) == expected, f"base {base}, bases {order}"
+    missing = dict(entities)
+    del missing[live_ids[100]]
+    for order in ([tick - 1], [tick - 1, 3, 0]):
+        args = (deltas, tick, order, order[-1] or -1, ids, missing, world.deleted, plans, bits)
+        for module in (_pyassemble, fast):
+            with pytest.raises(KeyError):
+                module.assemble(*args, None, None)
 
 
 WORLD = object()  # the world of the things the views see

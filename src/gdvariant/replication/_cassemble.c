@@ -177,6 +177,14 @@ static int long_words(PyObject *v, uint64_t *out, int nwords) {
     for (int k = 1; k < nwords; k++)
         out[k] = 0;
     if (PyLong_CheckExact(v)) { /* fits 64 bits unsigned: those are its words (no 2^64 compare) */
+        int over;
+        long long fits = PyLong_AsLongLongAndOverflow(v, &over);
+        if (!over && fits >= 0)
+            return 0; /* below 2^63, out[0] already: the common case, without the byte array
+                       * CPython's unsigned conversion builds for an int of two digits or more
+                       * (a vector of two coordinates, 28 bits and over) */
+        if (fits == -1 && PyErr_Occurred())
+            return -1;
         unsigned long long exact = PyLong_AsUnsignedLongLong(v);
         if (!(exact == (unsigned long long)-1 && PyErr_Occurred()))
             return 0;
@@ -761,10 +769,38 @@ static int deletes(Sections *s, Writer *w, long long net_id, PyObject *spans) {
     return 0;
 }
 
+/* What warm() found of one id ahead of a section's walk (strong references; ent NULL: nothing,
+ * or a lookup warm() left for the walk to meet): the entity, its __dict__ and the six _net_
+ * attributes walk_entity reads, each found in that dict. walk_id takes them instead of looking
+ * the same names up a second time (the walk's eight lookups an id after warm()'s five were
+ * about a fifth of the interest benchmark's packets). Nothing a walk runs writes an entity's
+ * attributes (our coders' fragment() included; docs/replication-interest.md, "The walk looks
+ * each id up once"), so the two would find the same. */
+typedef struct {
+    Py_ssize_t pos; /* the id's place in ids */
+    PyObject *id, *ent, *dict, *spawn, *hist, *layout, *cache, *bits, *widths;
+} Warmed;
+
+#define WARM 16
+#define RING (2 * WARM) /* warm() fills the window after the next: two windows are known */
+
+static void warmed_clear(Warmed *r) {
+    Py_CLEAR(r->id);
+    Py_CLEAR(r->ent);
+    Py_CLEAR(r->dict);
+    Py_CLEAR(r->spawn);
+    Py_CLEAR(r->hist);
+    Py_CLEAR(r->layout);
+    Py_CLEAR(r->cache);
+    Py_CLEAR(r->bits);
+    Py_CLEAR(r->widths);
+}
+
 typedef struct {
     Plans plans;
     Sections sec;
     Writer *w;
+    Warmed *ring; /* RING slots, or NULL: walk_id looks everything up itself */
     int deltas, class_bits;
     long long oldest, tick;
     PyObject *entering; /* a set of ids that enter though spawned before the bases, or None */
@@ -1068,12 +1104,19 @@ static PyObject *ent_attr(PyObject *ent, PyObject *dict, PyObject *name) {
 }
 
 /* An entity's layout, record cache, bits and widths (new references, checked). */
-static int entity_state(PyObject *ent, PyObject *dict, PyObject **layout, PyObject **cache,
-                        PyObject **bits, PyObject **widths) {
-    *layout = ent_attr(ent, dict, s_layout);
-    *cache = *layout ? ent_attr(ent, dict, s_cache) : NULL;
-    *bits = *cache ? ent_attr(ent, dict, s_bits) : NULL;
-    *widths = *bits ? ent_attr(ent, dict, s_widths) : NULL;
+static int entity_state(PyObject *ent, PyObject *dict, const Warmed *pre, PyObject **layout,
+                        PyObject **cache, PyObject **bits, PyObject **widths) {
+    if (pre) { /* found by warm() in the same dict */
+        Py_INCREF(*layout = pre->layout);
+        Py_INCREF(*cache = pre->cache);
+        Py_INCREF(*bits = pre->bits);
+        Py_INCREF(*widths = pre->widths);
+    } else {
+        *layout = ent_attr(ent, dict, s_layout);
+        *cache = *layout ? ent_attr(ent, dict, s_cache) : NULL;
+        *bits = *cache ? ent_attr(ent, dict, s_bits) : NULL;
+        *widths = *bits ? ent_attr(ent, dict, s_widths) : NULL;
+    }
     if (!*widths)
         return -1;
     if (!PyDict_Check(*cache) || !PyList_Check(*bits) || !PyList_Check(*widths)) {
@@ -1143,14 +1186,20 @@ static int update_after(Walk *wk, ClassPlan *cp, PyObject *hist, PyObject *bits,
 
 /* The records of one live entity, for every base (newest first). */
 static int walk_entity(Walk *wk, PyObject *ent, PyObject *id, long long net_id,
-                       Py_ssize_t *hint) {
+                       Py_ssize_t *hint, const Warmed *pre) {
     int rc = -1;
     PyObject *spawn_o = NULL, *hist = NULL, *layout = NULL, *cache = NULL, *bits = NULL;
     PyObject *widths = NULL, *record = NULL, *key = NULL, *changed_long = NULL, *dict = NULL;
     Sections *s = &wk->sec;
-    dict = ent_dict(ent);
-    spawn_o = ent_attr(ent, dict, s_spawn);
-    hist = spawn_o ? ent_attr(ent, dict, s_hist) : NULL;
+    if (pre) {
+        Py_INCREF(dict = pre->dict);
+        Py_INCREF(spawn_o = pre->spawn);
+        Py_INCREF(hist = pre->hist);
+    } else {
+        dict = ent_dict(ent);
+        spawn_o = ent_attr(ent, dict, s_spawn);
+        hist = spawn_o ? ent_attr(ent, dict, s_hist) : NULL;
+    }
     if (!hist)
         goto done;
     if (!PyList_Check(hist)) {
@@ -1190,7 +1239,7 @@ static int walk_entity(Walk *wk, PyObject *ent, PyObject *id, long long net_id,
         rc = 0; /* nothing new for any of the bases */
         goto done;
     }
-    if (entity_state(ent, dict, &layout, &cache, &bits, &widths))
+    if (entity_state(ent, dict, pre, &layout, &cache, &bits, &widths))
         goto done;
     ClassPlan *cp = plan_for(&wk->plans, layout, hint);
     if (!cp)
@@ -1306,7 +1355,6 @@ done:
  * asking for the next to be fetched. It only reads, and changes nothing the walk sees (an
  * entity's dict is made as the walk would make it): a lookup that fails here is left for the
  * walk to meet and report itself. */
-#define WARM 16
 #define WARM_VALUES 8 /* the first values of an entity warmed */
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -1315,15 +1363,69 @@ done:
 #define PREFETCH(p) ((void)(p))
 #endif
 
+/* The _net_ attributes warm() reads, and where in an entity's __dict__ each was last found:
+ * the position PyDict_Next was given for it. The entities of a class, spawned alike, hold
+ * their names in one order (World.spawn sets them one by one, in the same order), so the
+ * next entity's item is most likely at the same position: PyDict_Next from there, and the
+ * item taken only if its key is the name itself (the names are interned, as attribute names
+ * set by Python are), costs a fifth of a lookup. Only a hint: an item with another key means
+ * a walk over the dict to learn the position again, then a lookup if it is not there. */
+enum { A_HIST, A_CACHE, A_BITS, A_SPAWN, A_LAYOUT, A_WIDTHS, A_COUNT };
+static Py_ssize_t g_at[A_COUNT];
+
+/* dict[name] (borrowed), or NULL, with an error set if the lookup failed. */
+static PyObject *dict_item(PyObject *dict, int a, PyObject *name) {
+    Py_ssize_t pos = g_at[a], before = 0;
+    PyObject *key, *value;
+    if (PyDict_Next(dict, &pos, &key, &value) && key == name)
+        return value;
+    for (pos = 0; PyDict_Next(dict, &pos, &key, &value); before = pos) {
+        if (key == name) {
+            g_at[a] = before;
+            return value;
+        }
+    }
+    return PyDict_GetItemWithError(dict, name);
+}
+
+/* Keep what warm() found of id (its place pos in ids) in slot r, with the other three
+ * attributes walk_entity reads if the dict holds them all (else nothing: the walk looks them up
+ * itself and meets what is missing). An error is left set for warm() to clear. */
+static void keep_warmed(Warmed *r, Py_ssize_t pos, PyObject *id, PyObject *ent, PyObject *dict,
+                        PyObject *hist, PyObject *cache, PyObject *bits) {
+    PyObject *spawn = dict_item(dict, A_SPAWN, s_spawn);
+    PyObject *layout = spawn ? dict_item(dict, A_LAYOUT, s_layout) : NULL;
+    PyObject *widths = layout ? dict_item(dict, A_WIDTHS, s_widths) : NULL;
+    if (!widths)
+        return;
+    r->pos = pos;
+    PyObject *refs[] = {id, ent, dict, spawn, hist, layout, cache, bits, widths};
+    for (size_t k = 0; k < sizeof refs / sizeof *refs; k++)
+        Py_INCREF(refs[k]);
+    r->id = id;
+    r->ent = ent;
+    r->dict = dict;
+    r->spawn = spawn;
+    r->hist = hist;
+    r->layout = layout;
+    r->cache = cache;
+    r->bits = bits;
+    r->widths = widths;
+}
+
 /* Warm the ids from `from`, `windows` windows of them; base: the one base of the section, or
- * -1. */
+ * -1; ring: where to keep what it finds of each (keep_warmed), or NULL. */
 static void warm(PyObject *ids, Py_ssize_t from, PyObject *entities, int windows,
-                 long long base) {
+                 long long base, Warmed *ring) {
     PyObject *ent[2 * WARM], *hist[2 * WARM], *cache[2 * WARM], *vals[2 * WARM];
+    Py_ssize_t at[2 * WARM];
     int n = 0, k = 0, v = 0;
     Py_ssize_t to = PyList_GET_SIZE(ids);
     if (to > from + windows * WARM)
         to = from + windows * WARM;
+    if (ring) /* the slots of these ids held the ids a window before the last */
+        for (Py_ssize_t j = from; j < to; j++)
+            warmed_clear(&ring[j % RING]);
     for (Py_ssize_t j = from; j < to; j++) {
         PyObject *e = PyDict_GetItemWithError(entities, PyList_GET_ITEM(ids, j));
         if (!e) {
@@ -1334,6 +1436,7 @@ static void warm(PyObject *ids, Py_ssize_t from, PyObject *entities, int windows
             continue;
         }
         PREFETCH(e);
+        at[n] = j;
         ent[n++] = e;
     }
     int m = 0;
@@ -1342,9 +1445,12 @@ static void warm(PyObject *ids, Py_ssize_t from, PyObject *entities, int windows
         if (!dict)
             continue;
         PREFETCH(dict);
-        PyObject *h = PyDict_GetItemWithError(dict, s_hist);
-        PyObject *c = h ? PyDict_GetItemWithError(dict, s_cache) : NULL;
-        PyObject *b = c ? PyDict_GetItemWithError(dict, s_bits) : NULL;
+        PyObject *h = dict_item(dict, A_HIST, s_hist);
+        PyObject *c = h ? dict_item(dict, A_CACHE, s_cache) : NULL;
+        PyObject *b = c ? dict_item(dict, A_BITS, s_bits) : NULL;
+        if (ring && b) /* all walk_entity reads, for walk_id to take as found */
+            keep_warmed(&ring[at[i] % RING], at[i], PyList_GET_ITEM(ids, at[i]), ent[i], dict, h,
+                        c, b);
         Py_DECREF(dict);
         if (PyErr_Occurred()) {
             PyErr_Clear();
@@ -1422,9 +1528,10 @@ static void warm(PyObject *ids, Py_ssize_t from, PyObject *entities, int windows
 }
 
 /* At id k of a walk: every WARM ids, warm the window after the next (at 0, the first two). */
-static inline void warm_ahead(PyObject *ids, Py_ssize_t k, PyObject *entities, long long base) {
+static inline void warm_ahead(PyObject *ids, Py_ssize_t k, PyObject *entities, long long base,
+                              Warmed *ring) {
     if (k % WARM == 0)
-        warm(ids, k ? k + WARM : 0, entities, k ? 1 : 2, base);
+        warm(ids, k ? k + WARM : 0, entities, k ? 1 : 2, base, ring);
 }
 
 /* A walk's scratch for nb bases (each section's previous id -1), with the plans: 0, or -1
@@ -1479,15 +1586,33 @@ static void walk_end(Walk *wk, Writer *w, int owned, int entered) {
     PyMem_Free(wk->src);
     PyMem_Free(wk->code);
     PyMem_Free(wk->stamp);
+    if (wk->ring) {
+        for (int k = 0; k < RING; k++)
+            warmed_clear(&wk->ring[k]);
+        PyMem_Free(wk->ring);
+    }
     PyMem_Free(w->buf);
 }
 
 /* The records of one id (live or despawned) into every section of the walk. */
 static int walk_id(Walk *wk, PyObject *id, PyObject *entities, PyObject *deleted,
-                   Py_ssize_t *hint) {
+                   Py_ssize_t *hint, Py_ssize_t pos) {
     long long net_id = PyLong_AsLongLong(id);
     if (net_id == -1 && PyErr_Occurred())
         return -1;
+    const Warmed *pre = NULL;
+    if (wk->ring) {
+        const Warmed *r = &wk->ring[pos % RING];
+        if (r->ent && r->pos == pos && r->id == id)
+            pre = r;
+    }
+    if (pre) {
+        PyObject *ent = pre->ent;
+        Py_INCREF(ent);
+        int rc = walk_entity(wk, ent, id, net_id, hint, pre);
+        Py_DECREF(ent);
+        return rc;
+    }
     PyObject *ent = PyDict_GetItemWithError(entities, id);
     if (!ent) {
         if (PyErr_Occurred())
@@ -1501,7 +1626,7 @@ static int walk_id(Walk *wk, PyObject *id, PyObject *entities, PyObject *deleted
         return deletes(&wk->sec, wk->w, net_id, spans);
     }
     Py_INCREF(ent);
-    int rc = walk_entity(wk, ent, id, net_id, hint);
+    int rc = walk_entity(wk, ent, id, net_id, hint, NULL);
     Py_DECREF(ent);
     return rc;
 }
@@ -1539,6 +1664,10 @@ static PyObject *py_assemble(PyObject *self, PyObject *args) {
     wk.tick = tick;
     wk.entering = entering;
     wk.held = held != Py_None && PyDict_GET_SIZE(held) ? held : Py_None;
+    if (!(wk.ring = PyMem_Calloc(RING, sizeof(Warmed)))) {
+        PyErr_NoMemory();
+        goto done;
+    }
     for (Py_ssize_t j = 0; j < s->nb; j++) {
         s->base[j] = PyLong_AsLongLong(PyList_GET_ITEM(order, j));
         if (s->base[j] == -1 && PyErr_Occurred())
@@ -1546,8 +1675,8 @@ static PyObject *py_assemble(PyObject *self, PyObject *args) {
     }
     Py_ssize_t hint = 0;
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(ids); k++) {
-        warm_ahead(ids, k, entities, s->nb == 1 ? s->base[0] : -1);
-        if (walk_id(&wk, PyList_GET_ITEM(ids, k), entities, deleted, &hint))
+        warm_ahead(ids, k, entities, s->nb == 1 ? s->base[0] : -1, wk.ring);
+        if (walk_id(&wk, PyList_GET_ITEM(ids, k), entities, deleted, &hint, k))
             goto done;
     }
     result = PyList_New(s->nb);
@@ -1597,10 +1726,10 @@ static PyObject *py_sizes(PyObject *self, PyObject *args) {
     out = PyList_New(PyList_GET_SIZE(ids));
     Py_ssize_t hint = 0;
     for (Py_ssize_t k = 0; out && k < PyList_GET_SIZE(ids); k++) {
-        warm_ahead(ids, k, entities, base);
+        warm_ahead(ids, k, entities, base, NULL);
         s->prev[0] = -1;
         s->out[0].len = 0;
-        if (walk_id(&wk, PyList_GET_ITEM(ids, k), entities, deleted, &hint))
+        if (walk_id(&wk, PyList_GET_ITEM(ids, k), entities, deleted, &hint, k))
             goto done;
         PyObject *size = PyLong_FromSsize_t(s->out[0].len);
         if (!size)
@@ -3261,7 +3390,7 @@ static PyObject *py_rank(PyObject *self, PyObject *args) {
     PyObject *out = NULL;
     Py_INCREF(ids); /* its items stay borrowed while weigh or math.dist run Python */
     for (Py_ssize_t k = 0; k < n; k++) {
-        warm_ahead(ids, k, entities, -1);
+        warm_ahead(ids, k, entities, -1, NULL);
         PyObject *id = PyList_GET_ITEM(ids, k);
         long long net_id;
         if (as_ll(id, &net_id))
