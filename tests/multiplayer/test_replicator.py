@@ -6,6 +6,7 @@ packets a spawn and a sync send through SceneMultiplayer are in tests/multiplaye
 from __future__ import annotations
 
 import sys
+import weakref
 from types import FrameType
 from typing import Any
 
@@ -57,6 +58,23 @@ def test_spawner_refuses_strangers_and_bad_names() -> None:
             spawner.spawn(0, name)
     with pytest.raises(ValueError, match="has no owned synchronizer, so no owner"):
         spawner.spawn(0, "Owned", owner=5)
+
+
+def test_a_spawned_node_keeps_its_state_in_the_object_itself() -> None:
+    """``node.state``, read for every node every tick, sits in the node's own memory (a
+    slot) and not in its ``__dict__``; other attributes and weak references still work."""
+    server = FakeServer()
+    spawner = SceneMultiplayer(server, project=PROJECT).add_spawner(
+        "Main/Spawner", "Main/Mobs", [ENTITY]
+    )
+    server.join(5)
+    node = spawner.spawn(0, "M", {"position": Vector2(1, 2)})
+    assert type(vars(type(node))["state"]).__name__ == "member_descriptor"
+    assert "state" not in vars(node)
+    assert node.state.position == Vector2(1, 2)
+    setattr(node, "note", "kept")  # noqa: B010 (a game's own attribute: to the __dict__)
+    assert vars(node)["note"] == "kept"
+    assert weakref.ref(node)() is node
 
 
 def test_scene_handlers_serve_every_spawned_instance() -> None:

@@ -75,6 +75,10 @@ class SpawnedNode:
     the synchronizer's, with Godot's names; who holds it and what each peer was sent are
     the replicator's to keep."""
 
+    #: ``state`` in the object itself, the rest in its ``__dict__``: the game's
+    #: ``node.state`` reads the line the node's own header is on, not a second one
+    __slots__ = ("__dict__", "__weakref__", "state")
+
     def __init__(
         self,
         replicator: Replicator,
