@@ -120,7 +120,14 @@ def _until_stopped(work: Callable[[asyncio.Event], Awaitable[int | None]]) -> in
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, stop.set)
-        return int(await work(stop) or 0)
+        try:
+            return int(await work(stop) or 0)
+        finally:
+            # Wound down: a later signal is dropped from here on. Closing the loop closes
+            # the socket signals wake it through before it unhooks them, and a signal in
+            # between (`dev`'s SIGTERM after a terminal's SIGINT to the whole group) made
+            # Python print a traceback on failing to write to it.
+            signal.set_wakeup_fd(-1)
 
     from ..rooms import RoomError
     from ..rooms.cluster import ClusterError
