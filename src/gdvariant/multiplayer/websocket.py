@@ -112,7 +112,7 @@ class _Client:
     """One client of the server: its id, its connection and its outbox; the connection's
     :class:`~gdvariant._net.ws_server.Handler`."""
 
-    __slots__ = ("closing", "connection", "dropped", "id", "outbox", "server")
+    __slots__ = ("closing", "connection", "id", "outbox", "server")
 
     def __init__(
         self, server: MultiplayerServer, peer_id: int, connection: ServerConnection, outbox: Outbox
@@ -121,7 +121,6 @@ class _Client:
         self.id = peer_id
         self.connection = connection
         self.outbox = outbox
-        self.dropped = False
         self.closing = False
 
     def put(self, data: bytes) -> None:
@@ -221,8 +220,7 @@ class MultiplayerServer(ServerEndpoint):
         state = self._peers.get(peer)
         if state is not None and not state.closing:
             state.closing = True
-            state.dropped = peer in self._drops
-            state.connection.close(_POLICY_VIOLATION if state.dropped else 1000)
+            state.connection.close(_POLICY_VIOLATION if peer in self._drops else 1000)
 
     def _put(self, peer: int, data: bytes, mode: TransferMode, channel: int) -> None:
         self._peers[peer].put(data)
