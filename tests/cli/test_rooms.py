@@ -4,13 +4,9 @@ tests/rooms/ (test_serve.py, test_cluster.py, test_faults.py), where Redis is at
 
 from __future__ import annotations
 
-import asyncio
-import signal
-
 import pytest
 
 from gdvariant._cli import main
-from gdvariant._cli.rooms import _until_stopped
 
 pytest.importorskip("gdvariant.rooms.redis", reason="the rooms extra is missing")
 TABLE = "tests.support.room_process:Table"
@@ -62,29 +58,3 @@ def test_an_unreachable_redis_is_said_in_words(capsys: pytest.CaptureFixture[str
     assert main(argv) == 1
     err = capsys.readouterr().err
     assert err.startswith("gdvariant: the directory's Redis is unavailable"), err
-
-
-def test_signals_no_longer_wake_the_loop_once_the_work_is_done() -> None:
-    """After the work returns, the loop's wakeup socket is unhooked from signals before
-    asyncio.run closes the loop (closing it first left a window where a late signal, like
-    ``dev``'s SIGTERM after a terminal's SIGINT, printed a traceback): a task still running
-    then, cancelled by asyncio.run, finds no wakeup fd set."""
-    found: list[int] = []
-
-    async def work(stop: asyncio.Event) -> int:
-        async def leftover() -> None:
-            try:
-                await asyncio.Event().wait()
-            finally:
-                old = signal.set_wakeup_fd(-1)
-                found.append(old)
-                if old != -1:
-                    signal.set_wakeup_fd(old)
-
-        tasks.append(asyncio.get_running_loop().create_task(leftover()))
-        await asyncio.sleep(0)
-        return 0
-
-    tasks: list[asyncio.Task[None]] = []
-    assert _until_stopped(work) == 0
-    assert found == [-1]

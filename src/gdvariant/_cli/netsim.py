@@ -7,12 +7,12 @@ import argparse
 import asyncio
 import math
 import re
-import signal
 import sys
 from typing import Any
 
 from ..netsim import Conditions, LinkStats, TcpProxy, UdpProxy
 from ._common import command_parser
+from ._signals import until_signalled
 
 EXAMPLES = """\
   gdvariant netsim --udp 7000 --to 127.0.0.1:7001 --latency 50ms --loss 2%  # (until Ctrl-C)
@@ -152,10 +152,15 @@ def run(args: argparse.Namespace) -> int:
     seed = args.seed.strip()
     asked = (("udp", args.udp), ("tcp", args.tcp))
     listen = {proto: address(text, proto) for proto, text in asked if text}
-    return asyncio.run(_serve(listen, target, link, seed, max_clients, args.stats))
+    return asyncio.run(
+        until_signalled(
+            lambda stop: _serve(stop, listen, target, link, seed, max_clients, args.stats)
+        )
+    )
 
 
 async def _serve(
+    stop: asyncio.Event,
     listen: dict[str, tuple[str, int]],
     target: tuple[str, int],
     link: Conditions,
@@ -163,11 +168,7 @@ async def _serve(
     max_clients: int,
     stats: bool,
 ) -> int:
-    """Run the proxies until SIGINT or SIGTERM, then close them."""
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
+    """Run the proxies until ``stop`` is set, then close them."""
     proxies: dict[str, UdpProxy | TcpProxy] = {}
     try:
         for proto, (host, port) in listen.items():

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import signal
 import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ._common import command_parser
+from ._signals import until_signalled
 
 EXAMPLES = """\
   gdvariant rooms dev --processes 2 --matchmakers 1 --room-class mygame.rooms:Arena
@@ -113,27 +113,12 @@ def _add_dev(kinds: Any) -> None:
 
 
 def _until_stopped(work: Callable[[asyncio.Event], Awaitable[int | None]]) -> int:
-    """Run ``work(stop)``; SIGTERM and SIGINT set ``stop``, and it winds down."""
-
-    async def main() -> int:
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(signum, stop.set)
-        try:
-            return int(await work(stop) or 0)
-        finally:
-            # Wound down: a later signal is dropped from here on. Closing the loop closes
-            # the socket signals wake it through before it unhooks them, and a signal in
-            # between (`dev`'s SIGTERM after a terminal's SIGINT to the whole group) made
-            # Python print a traceback on failing to write to it.
-            signal.set_wakeup_fd(-1)
-
+    """Run ``work(stop)`` until SIGTERM or SIGINT sets ``stop``; a room error is one line."""
     from ..rooms import RoomError
     from ..rooms.cluster import ClusterError
 
     try:
-        return asyncio.run(main())
+        return asyncio.run(until_signalled(work))
     except (RoomError, ClusterError) as exc:
         print(f"gdvariant: {exc}", file=sys.stderr)
         return 1
