@@ -6,11 +6,12 @@
  * tuple), reads and writes the same record caches, and returns the same packets
  * (tests/multiplayer/test_csync.py compares the two over random worlds). A record is a list:
  * [net id, raw values, ALWAYS raw indices, ON_CHANGE raw indices, codecs to convert or None,
- * holders (set), {peer: list of watched bytes last sent}, [value, bytes, ...] of the watched
- * properties (None before the first frame), [SYNC entry, values...] of last frame or None,
- * settled]. Both caches are updated in place: a frame makes no new containers per node.
- * Neither holds a float or a vector (its slot holds None): those are encoded again and
- * compared as bytes, so the game's write that replaces one frees it at once.
+ * holders (set), {peer: list of watched bytes last sent}, settled, last SYNC entry or None,
+ * then last frame's value of each ALWAYS property, then value, bytes of each ON_CHANGE one].
+ * Both caches are the record's own items, updated in place: a frame makes no new containers
+ * per node and reads no list but the record and the raw values. Neither holds a float or a
+ * vector (its slot holds None): those are encoded again and compared as bytes, so the game's
+ * write that replaces one frees it at once.
  * Settled is this frame's alone: when no watched value changed and the record is settled
  * (every holder was sent the current watched bytes; the replicator sets it False when it
  * shows or hides the node), the per-holder comparison is skipped; it is made True after a
@@ -29,10 +30,8 @@
 #include <stdint.h>
 #include <string.h>
 
-enum {
-    R_ID = 0, R_RAW, R_SYNC, R_WATCH, R_CONVERT, R_HOLDERS, R_SENT, R_WATCHED, R_ENTRY, R_SETTLED,
-    R_SIZE
-};
+/* R_CACHE: where the caches' items start (the ALWAYS values', then the ON_CHANGE pairs) */
+enum { R_ID = 0, R_RAW, R_SYNC, R_WATCH, R_CONVERT, R_HOLDERS, R_SENT, R_SETTLED, R_ENTRY, R_CACHE };
 enum { E_ENCODE = 0, E_COMPRESSED, E_CONVERT, E_IMMUTABLE, E_VECTOR2, E_VECTOR3, E_SIZE };
 #define MAX_SYNC 1350
 #define MAX_DELTA 65535
@@ -186,9 +185,11 @@ static int put_value(Buf *b, PyObject *v, PyObject *enc) {
     return put_encoded(b, PyObject_CallOneArg(PyTuple_GET_ITEM(enc, E_COMPRESSED), v));
 }
 
-/* The parts of a record a frame reads, held (strong references) while encoders run. */
+/* The parts of a record a frame reads, held (strong references) while encoders run, and
+ * where its ON_CHANGE pairs start. */
 typedef struct {
     PyObject *raw, *sync, *watch, *convert;
+    Py_ssize_t watched_at;
 } Parts;
 
 /* raw[index] as Godot holds it (godot_value when the record says so): a new reference. */
@@ -252,19 +253,17 @@ static int same_bytes(PyObject *bytes, const char *data, Py_ssize_t n) {
            memcmp(PyBytes_AS_STRING(bytes), data, (size_t)n) == 0;
 }
 
-/* Whether last frame's SYNC entry ([entry, values...]) still holds: every value the same
- * immutable object (a slot of None holds no value). */
-static int entry_reusable(PyObject *cached, Parts *r, PyObject *enc) {
+/* Whether last frame's SYNC entry (the record's R_ENTRY, its values after R_CACHE) still
+ * holds: every value the same immutable object (a slot of None holds no value). */
+static int entry_reusable(PyObject *rec, Parts *r, PyObject *enc) {
     Py_ssize_t n = PyTuple_GET_SIZE(r->sync);
-    if (!PyList_Check(cached) || PyList_GET_SIZE(cached) != n + 1 ||
-        !PyBytes_Check(PyList_GET_ITEM(cached, 0)))
+    if (PyList_GET_SIZE(rec) < R_CACHE + n || !PyBytes_Check(PyList_GET_ITEM(rec, R_ENTRY)))
         return 0;
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *v = raw_value(r, PyTuple_GET_ITEM(r->sync, k));
         if (v == NULL)
             return -1;
-        int same = k + 1 < PyList_GET_SIZE(cached) && v == PyList_GET_ITEM(cached, k + 1) &&
-                   v != Py_None;
+        int same = v == PyList_GET_ITEM(rec, R_CACHE + k) && v != Py_None;
         if (same)
             same = is_immutable(v, enc);
         Py_DECREF(v);
@@ -284,35 +283,23 @@ static int store(PyObject *cache, Py_ssize_t k, PyObject *value) {
     return PyList_SetItem(cache, k, value);
 }
 
+/* rec[k] (borrowed), or None when the record no longer has it (Python code ran). */
+static PyObject *item_or_none(PyObject *rec, Py_ssize_t k) {
+    return k < PyList_GET_SIZE(rec) ? PyList_GET_ITEM(rec, k) : Py_None;
+}
+
 /* The record's SYNC entry (u32 id, u32 size, values): a new reference, last frame's when the
- * bytes are the same. The cache, [entry, values...] (None for a value not held), is updated
- * in place. */
+ * bytes are the same. The cache, the entry at R_ENTRY and the values after R_CACHE (None for
+ * a value not held), is updated in place. */
 static PyObject *sync_entry(PyObject *rec, Parts *r, uint32_t net_id, PyObject *enc) {
-    PyObject *cached = PyList_GET_ITEM(rec, R_ENTRY), *entry = NULL;
-    Py_INCREF(cached);
-    int reuse = entry_reusable(cached, r, enc);
+    PyObject *entry = NULL;
+    int reuse = entry_reusable(rec, r, enc);
     if (reuse) {
-        entry = reuse < 0 ? NULL : PyList_GET_ITEM(cached, 0);
+        entry = reuse < 0 ? NULL : PyList_GET_ITEM(rec, R_ENTRY);
         Py_XINCREF(entry);
-        Py_DECREF(cached);
         return entry;
     }
     Py_ssize_t n = PyTuple_GET_SIZE(r->sync);
-    if (!PyList_Check(cached) || PyList_GET_SIZE(cached) != n + 1) {
-        Py_DECREF(cached);
-        cached = PyList_New(n + 1);
-        if (cached == NULL)
-            return NULL;
-        for (Py_ssize_t k = 0; k <= n; k++) {
-            Py_INCREF(Py_None);
-            PyList_SET_ITEM(cached, k, Py_None);
-        }
-        Py_INCREF(cached);
-        if (PyList_SetItem(rec, R_ENTRY, cached) < 0) {
-            Py_DECREF(cached);
-            return NULL;
-        }
-    }
     Buf b = {0};
     if (buf_reserve(&b, 64) < 0)
         goto done;
@@ -333,17 +320,17 @@ static PyObject *sync_entry(PyObject *rec, Parts *r, uint32_t net_id, PyObject *
     }
     put_u32(b.buf, net_id);
     put_u32(b.buf + 4, (uint32_t)(b.len - 8));
-    if (same_bytes(PyList_GET_ITEM(cached, 0), b.buf, b.len)) {
-        entry = PyList_GET_ITEM(cached, 0);
+    if (same_bytes(item_or_none(rec, R_ENTRY), b.buf, b.len)) {
+        entry = PyList_GET_ITEM(rec, R_ENTRY);
         Py_INCREF(entry);
     } else {
         entry = PyBytes_FromStringAndSize(b.buf, b.len);
-        if (entry == NULL || store(cached, 0, entry) < 0)
+        if (entry == NULL || store(rec, R_ENTRY, entry) < 0)
             goto fail;
     }
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *original = raw_value(r, PyTuple_GET_ITEM(r->sync, k));
-        int rc = original == NULL ? -1 : store(cached, k + 1, held(original, enc));
+        int rc = original == NULL ? -1 : store(rec, R_CACHE + k, held(original, enc));
         Py_XDECREF(original);
         if (rc < 0)
             goto fail;
@@ -351,10 +338,9 @@ static PyObject *sync_entry(PyObject *rec, Parts *r, uint32_t net_id, PyObject *
     goto done;
 fail:
     Py_CLEAR(entry);
-    if (PyList_Check(cached) && PyList_GET_SIZE(cached) > 0) /* never reuse a half-made cache */
-        (void)store(cached, 0, Py_None);
+    if (PyList_GET_SIZE(rec) > R_ENTRY) /* never reuse a half-made cache */
+        (void)store(rec, R_ENTRY, Py_None);
 done:
-    Py_DECREF(cached);
     PyMem_Free(b.buf);
     return entry;
 }
@@ -373,20 +359,22 @@ static int unchanged(PyObject *before, PyObject *value, PyObject *enc) {
     return PyObject_RichCompareBool(before, value, Py_EQ);
 }
 
-/* The bytes of watched value k: last frame's, or encoded now (and cached in place, at
- * cache[2k] and cache[2k + 1], the value None when not held): a new reference, last frame's
- * bytes object when the bytes are the same (*fresh is set only when they differ). */
-static PyObject *watched_one(PyObject *cache, Py_ssize_t k, Parts *r, PyObject *enc, int *fresh) {
+/* The bytes of watched value k: last frame's, or encoded now (and cached in place, in the
+ * record's pair at at = watched_at + 2k, the value None when not held): a new reference,
+ * last frame's bytes object when the bytes are the same (*fresh is set only when they
+ * differ). */
+static PyObject *watched_one(PyObject *rec, Py_ssize_t k, Parts *r, PyObject *enc, int *fresh) {
     PyObject *index = PyTuple_GET_ITEM(r->watch, k);
     PyObject *value = raw_value(r, index), *data = NULL;
+    Py_ssize_t at = r->watched_at + 2 * k;
     if (value == NULL)
         return NULL;
-    if (2 * k + 1 >= PyList_GET_SIZE(cache)) {
+    if (at + 1 >= PyList_GET_SIZE(rec)) {
         Py_DECREF(value);
         PyErr_SetString(PyExc_TypeError, "a record's watched cache changed size");
         return NULL;
     }
-    PyObject *last = PyList_GET_ITEM(cache, 2 * k), *bytes = PyList_GET_ITEM(cache, 2 * k + 1);
+    PyObject *last = PyList_GET_ITEM(rec, at), *bytes = PyList_GET_ITEM(rec, at + 1);
     if (PyBytes_Check(bytes)) {
         Py_INCREF(last);
         Py_INCREF(bytes);
@@ -405,7 +393,7 @@ static PyObject *watched_one(PyObject *cache, Py_ssize_t k, Parts *r, PyObject *
     int rc = godot == NULL ? -1 : put_value(&b, godot, enc);
     Py_XDECREF(godot);
     /* read again: a conversion ran Python code (store() checks the size too) */
-    bytes = 2 * k + 1 < PyList_GET_SIZE(cache) ? PyList_GET_ITEM(cache, 2 * k + 1) : Py_None;
+    bytes = item_or_none(rec, at + 1);
     if (rc == 0 && same_bytes(bytes, b.len ? b.buf : "", b.len)) {
         data = bytes;
         Py_INCREF(data);
@@ -415,7 +403,7 @@ static PyObject *watched_one(PyObject *cache, Py_ssize_t k, Parts *r, PyObject *
     }
     PyMem_Free(b.buf);
     if (data != NULL &&
-        (store(cache, 2 * k, held(value, enc)) < 0 || store(cache, 2 * k + 1, data) < 0))
+        (store(rec, at, held(value, enc)) < 0 || store(rec, at + 1, data) < 0))
         Py_CLEAR(data);
     Py_DECREF(value);
     return data;
@@ -424,23 +412,15 @@ static PyObject *watched_one(PyObject *cache, Py_ssize_t k, Parts *r, PyObject *
 /* Each watched value's bytes (new references in out[]), *fresh set if any was encoded now
  * (not last frame's); on an error none is left held. */
 static int watched(PyObject *rec, Parts *r, PyObject *enc, PyObject **out, int *fresh) {
-    PyObject *cache = PyList_GET_ITEM(rec, R_WATCHED);
     Py_ssize_t n = PyTuple_GET_SIZE(r->watch);
-    if (!PyList_Check(cache) || PyList_GET_SIZE(cache) != 2 * n) {
-        PyErr_SetString(PyExc_TypeError, "a record's watched cache must be a list, two per value");
-        return -1;
-    }
-    Py_INCREF(cache);
     for (Py_ssize_t k = 0; k < n; k++) {
-        out[k] = watched_one(cache, k, r, enc, fresh);
+        out[k] = watched_one(rec, k, r, enc, fresh);
         if (out[k] == NULL) {
             while (k > 0)
                 Py_DECREF(out[--k]);
-            Py_DECREF(cache);
             return -1;
         }
     }
-    Py_DECREF(cache);
     return 0;
 }
 
@@ -734,12 +714,12 @@ done:
 /* One record's part of the frame. */
 static int one_record(PyObject *rec, PyObject *slots, Py_ssize_t nslots, PyObject *enc,
                       PyObject **entries, PyObject **deltas, PyObject *left_out) {
-    if (!PyList_Check(rec) || PyList_GET_SIZE(rec) != R_SIZE) {
-        PyErr_SetString(PyExc_TypeError, "a roster record must be a list of 10");
+    if (!PyList_Check(rec) || PyList_GET_SIZE(rec) < R_CACHE) {
+        PyErr_SetString(PyExc_TypeError, "a roster record must be a list of 9 and its caches");
         return -1;
     }
     Parts r = {PyList_GET_ITEM(rec, R_RAW), PyList_GET_ITEM(rec, R_SYNC), PyList_GET_ITEM(rec, R_WATCH),
-               PyList_GET_ITEM(rec, R_CONVERT)};
+               PyList_GET_ITEM(rec, R_CONVERT), 0};
     PyObject *holders = PyList_GET_ITEM(rec, R_HOLDERS);
     if (!PyAnySet_Check(holders) || !PyList_Check(r.raw) || !PyTuple_Check(r.sync) ||
         !PyTuple_Check(r.watch)) {
@@ -749,6 +729,12 @@ static int one_record(PyObject *rec, PyObject *slots, Py_ssize_t nslots, PyObjec
     }
     if (PyTuple_GET_SIZE(r.watch) > MAX_WATCHED) {
         PyErr_SetString(PyExc_ValueError, "at most 64 ON_CHANGE properties");
+        return -1;
+    }
+    r.watched_at = R_CACHE + PyTuple_GET_SIZE(r.sync);
+    if (PyList_GET_SIZE(rec) != r.watched_at + 2 * PyTuple_GET_SIZE(r.watch)) {
+        PyErr_SetString(PyExc_TypeError, "a record's caches must be one item per ALWAYS value, "
+                                         "two per ON_CHANGE one");
         return -1;
     }
     Py_ssize_t nholders = PySet_GET_SIZE(holders);
@@ -863,8 +849,8 @@ static int tuple_type(PyObject *t) {
  * other core's work since the last one), and each record is a dozen small objects reached
  * pointer by pointer: the frame waited on memory, one load at a time. So while record i is
  * worked on, the memory of the next ones is asked for in stages, each reading only pointers
- * an earlier stage fetched: the record's item array, its items, their tables and the values
- * they hold. A prefetch never faults and changes nothing; what it fetches is only what
+ * an earlier stage fetched: the record's item array, its items (the caches' among them),
+ * their tables and the values they hold. A prefetch never faults and changes nothing; what it fetches is only what
  * one_record will read anyway. */
 
 #define AHEAD_ITEMS 12 /* the record's item array */
@@ -878,7 +864,7 @@ static int tuple_type(PyObject *t) {
 #define AHEAD_VALUE_ITEMS 16
 
 static int is_record(PyObject *rec) {
-    return PyList_CheckExact(rec) && PyList_GET_SIZE(rec) == R_SIZE;
+    return PyList_CheckExact(rec) && PyList_GET_SIZE(rec) >= R_CACHE;
 }
 
 /* Fetch every cache line of size bytes at start (which need not start a line). */
@@ -904,16 +890,16 @@ static void fetch_tuple_items(PyObject *value) {
 }
 
 static void fetch_ahead(PyObject **recs, Py_ssize_t i, Py_ssize_t n) {
-    if (i + AHEAD_ITEMS < n && PyList_CheckExact(recs[i + AHEAD_ITEMS]))
-        __builtin_prefetch(((PyListObject *)recs[i + AHEAD_ITEMS])->ob_item);
+    if (i + AHEAD_ITEMS < n && PyList_CheckExact(recs[i + AHEAD_ITEMS])) {
+        PyObject *rec = recs[i + AHEAD_ITEMS]; /* caches included, the array spans lines */
+        fetch_span(((PyListObject *)rec)->ob_item, PyList_GET_SIZE(rec) * (Py_ssize_t)sizeof(PyObject *));
+    }
     if (i + AHEAD_PARTS < n && is_record(recs[i + AHEAD_PARTS]))
-        for (Py_ssize_t k = 0; k < R_SIZE; k++)
-            __builtin_prefetch(PyList_GET_ITEM(recs[i + AHEAD_PARTS], k));
+        fetch_list_items(recs[i + AHEAD_PARTS]);
     if (i + AHEAD_INNER < n && is_record(recs[i + AHEAD_INNER])) {
         PyObject *rec = recs[i + AHEAD_INNER];
         PyObject *holders = PyList_GET_ITEM(rec, R_HOLDERS), *sent = PyList_GET_ITEM(rec, R_SENT);
-        PyObject *lists[] = {PyList_GET_ITEM(rec, R_ENTRY), PyList_GET_ITEM(rec, R_WATCHED),
-                             PyList_GET_ITEM(rec, R_RAW)};
+        PyObject *raw = PyList_GET_ITEM(rec, R_RAW);
         if (PyAnySet_CheckExact(holders)) { /* the frame reads the whole table: its lines */
             PySetObject *set = (PySetObject *)holders;
             Py_ssize_t entries = Py_MIN(set->mask + 1, AHEAD_ENTRIES);
@@ -921,24 +907,18 @@ static void fetch_ahead(PyObject **recs, Py_ssize_t i, Py_ssize_t n) {
         }
         if (PyDict_CheckExact(sent))
             __builtin_prefetch(((PyDictObject *)sent)->ma_keys);
-        for (size_t k = 0; k < sizeof(lists) / sizeof(lists[0]); k++)
-            if (PyList_CheckExact(lists[k]))
-                __builtin_prefetch(((PyListObject *)lists[k])->ob_item);
+        if (PyList_CheckExact(raw))
+            __builtin_prefetch(((PyListObject *)raw)->ob_item);
     }
-    if (i + AHEAD_HELD < n && is_record(recs[i + AHEAD_HELD])) {
-        PyObject *rec = recs[i + AHEAD_HELD];
-        fetch_list_items(PyList_GET_ITEM(rec, R_ENTRY));
-        fetch_list_items(PyList_GET_ITEM(rec, R_WATCHED));
-        fetch_list_items(PyList_GET_ITEM(rec, R_RAW));
-    }
+    if (i + AHEAD_HELD < n && is_record(recs[i + AHEAD_HELD]))
+        fetch_list_items(PyList_GET_ITEM(recs[i + AHEAD_HELD], R_RAW));
     if (i + AHEAD_INSIDE < n && is_record(recs[i + AHEAD_INSIDE])) {
-        PyObject *raw = PyList_GET_ITEM(recs[i + AHEAD_INSIDE], R_RAW);
+        PyObject *rec = recs[i + AHEAD_INSIDE], *raw = PyList_GET_ITEM(rec, R_RAW);
         for (Py_ssize_t k = 0; PyList_CheckExact(raw) && k < PyList_GET_SIZE(raw); k++)
             fetch_tuple_items(PyList_GET_ITEM(raw, k)); /* this frame's values: what they hold */
-        PyObject *cached = PyList_GET_ITEM(recs[i + AHEAD_INSIDE], R_ENTRY);
-        for (Py_ssize_t k = 1; PyList_CheckExact(cached) && k < PyList_GET_SIZE(cached); k++)
-            if (Py_REFCNT(PyList_GET_ITEM(cached, k)) == 1) /* freed soon: its items too */
-                fetch_tuple_items(PyList_GET_ITEM(cached, k));
+        for (Py_ssize_t k = R_CACHE; k < PyList_GET_SIZE(rec); k++)
+            if (Py_REFCNT(PyList_GET_ITEM(rec, k)) == 1) /* freed soon: its items too */
+                fetch_tuple_items(PyList_GET_ITEM(rec, k));
     }
 }
 
