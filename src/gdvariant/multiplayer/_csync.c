@@ -6,7 +6,8 @@
  * tuple), reads and writes the same record caches, and returns the same packets
  * (tests/multiplayer/test_csync.py compares the two over random worlds). A record is a list:
  * [net id, raw values, ALWAYS raw indices, ON_CHANGE raw indices, codecs to convert or None,
- * holders (set), {peer: list of watched bytes last sent}, settled, last SYNC entry or None,
+ * holders (a tuple the replicator replaces whenever they change), {peer: list of watched
+ * bytes last sent}, settled, last SYNC entry or None,
  * then last frame's value of each ALWAYS property, then value, bytes of each ON_CHANGE one].
  * Both caches are the record's own items, updated in place: a frame makes no new containers
  * per node and reads no list but the record and the raw values. Neither holds a float or a
@@ -570,83 +571,23 @@ static int slot_of_peer(PyObject *slots, PyObject *peer, Py_ssize_t nslots, Py_s
     return 1;
 }
 
-/* targets_of for an exact set of exact ints and an exact dict of slots, walking the set's
- * table in the order its iterator would (a live entry has a key and a hash other than -1;
- * a removed one keeps a dummy key with hash -1): no iterator is made, and looking an int up
- * in the replicator's slots (keyed by peer ids, ints) runs no Python code, so the set cannot
- * change meanwhile. Returns -2 (nothing held, no error) when the holders are not all exact
- * ints: the iterator does them. */
-static Py_ssize_t targets_in_table(PyObject *holders, PyObject *slots, Py_ssize_t nslots,
-                                   PyObject **peers, Py_ssize_t *slot_of, Py_ssize_t room) {
-    PySetObject *set = (PySetObject *)holders;
+/* The record's holders that have a slot, in order: peers[] borrowed from the holders, a tuple
+ * the caller holds (looking a peer up may run Python code, which cannot change a tuple). */
+static Py_ssize_t targets_of(PyObject *holders, PyObject *slots, Py_ssize_t nslots, PyObject **peers,
+                             Py_ssize_t *slot_of) {
     Py_ssize_t count = 0;
-    for (Py_ssize_t i = 0; i <= set->mask; i++) {
-        PyObject *peer = set->table[i].key;
-        if (peer == NULL || set->table[i].hash == -1)
-            continue;
-        if (!PyLong_CheckExact(peer) || count >= room) {
-            while (count > 0)
-                Py_DECREF(peers[--count]);
-            return -2;
-        }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(holders); i++) {
+        PyObject *peer = PyTuple_GET_ITEM(holders, i);
         Py_ssize_t s;
         int found = slot_of_peer(slots, peer, nslots, &s);
         if (found < 0)
-            goto fail;
-        if (found == 0)
-            continue;
-        Py_INCREF(peer);
-        peers[count] = peer;
-        slot_of[count++] = s;
+            return -1;
+        if (found) {
+            peers[count] = peer;
+            slot_of[count++] = s;
+        }
     }
     return count;
-fail:
-    while (count > 0)
-        Py_DECREF(peers[--count]);
-    return -1;
-}
-
-/* The record's holders that have a slot, in the set's order: peers[] new references. */
-static Py_ssize_t targets_of(PyObject *holders, PyObject *slots, Py_ssize_t nslots, PyObject **peers,
-                             Py_ssize_t *slot_of, Py_ssize_t room) {
-    if (PyAnySet_CheckExact(holders) && PyDict_CheckExact(slots)) {
-        Py_ssize_t found = targets_in_table(holders, slots, nslots, peers, slot_of, room);
-        if (found != -2)
-            return found;
-    }
-    PyObject *iter = PyObject_GetIter(holders), *peer;
-    Py_ssize_t count = 0;
-    if (iter == NULL)
-        return -1;
-    while ((peer = PyIter_Next(iter)) != NULL) {
-        Py_ssize_t s;
-        if (count >= room) {
-            Py_DECREF(peer);
-            PyErr_SetString(PyExc_RuntimeError, "a record's holders changed size");
-            goto fail;
-        }
-        int found = slot_of_peer(slots, peer, nslots, &s);
-        if (found <= 0) {
-            Py_DECREF(peer);
-            if (found < 0)
-                goto fail;
-            continue;
-        }
-        peers[count] = peer;
-        slot_of[count++] = s;
-    }
-    Py_DECREF(iter);
-    if (PyErr_Occurred()) {
-        while (count > 0)
-            Py_DECREF(peers[--count]);
-        return -1;
-    }
-    return count;
-fail:
-    Py_DECREF(iter);
-    while (count > 0)
-        Py_DECREF(peers[--count]);
-    return -1;
 }
 
 /* The record's SYNC entry, to each target's list (or reported when it is too large). */
@@ -721,10 +662,10 @@ static int one_record(PyObject *rec, PyObject *slots, Py_ssize_t nslots, PyObjec
     Parts r = {PyList_GET_ITEM(rec, R_RAW), PyList_GET_ITEM(rec, R_SYNC), PyList_GET_ITEM(rec, R_WATCH),
                PyList_GET_ITEM(rec, R_CONVERT), 0};
     PyObject *holders = PyList_GET_ITEM(rec, R_HOLDERS);
-    if (!PyAnySet_Check(holders) || !PyList_Check(r.raw) || !PyTuple_Check(r.sync) ||
+    if (!PyTuple_Check(holders) || !PyList_Check(r.raw) || !PyTuple_Check(r.sync) ||
         !PyTuple_Check(r.watch)) {
         PyErr_SetString(PyExc_TypeError,
-                        "a record's holders must be a set, its raw values a list, its indices tuples");
+                        "a record's holders must be a tuple, its raw values a list, its indices tuples");
         return -1;
     }
     if (PyTuple_GET_SIZE(r.watch) > MAX_WATCHED) {
@@ -737,7 +678,7 @@ static int one_record(PyObject *rec, PyObject *slots, Py_ssize_t nslots, PyObjec
                                          "two per ON_CHANGE one");
         return -1;
     }
-    Py_ssize_t nholders = PySet_GET_SIZE(holders);
+    Py_ssize_t nholders = PyTuple_GET_SIZE(holders);
     if (nholders == 0)
         return 0;
     PyObject *few_peers[FEW];
@@ -759,14 +700,12 @@ static int one_record(PyObject *rec, PyObject *slots, Py_ssize_t nslots, PyObjec
     Py_INCREF(r.convert);
     Py_INCREF(holders);
     int rc = 0;
-    Py_ssize_t ntargets = targets_of(holders, slots, nslots, peers, slot_of, nholders);
+    Py_ssize_t ntargets = targets_of(holders, slots, nslots, peers, slot_of);
     if (ntargets < 0)
         rc = -1;
     else if (ntargets > 0)
         rc = record_part(rec, &r, enc, peers, slot_of, ntargets, ntargets == nholders, entries,
                          deltas, left_out);
-    for (Py_ssize_t t = 0; t < ntargets; t++)
-        Py_DECREF(peers[t]);
     Py_DECREF(holders);
     Py_DECREF(r.raw);
     Py_DECREF(r.sync);
@@ -858,7 +797,7 @@ static int tuple_type(PyObject *t) {
 #define AHEAD_INNER 4  /* their arrays and tables */
 #define AHEAD_HELD 2   /* what those hold */
 #define AHEAD_INSIDE 1 /* inside last frame's values, when the frame frees them */
-#define AHEAD_ENTRIES 32 /* the most entries of a holders table fetched ahead */
+#define AHEAD_HOLDERS 32 /* the most holders fetched ahead */
 /* the most items of a value fetched ahead: a vector's or a transform's, not a long tuple's,
  * which an unchanged record would fetch every frame for nothing */
 #define AHEAD_VALUE_ITEMS 16
@@ -900,11 +839,9 @@ static void fetch_ahead(PyObject **recs, Py_ssize_t i, Py_ssize_t n) {
         PyObject *rec = recs[i + AHEAD_INNER];
         PyObject *holders = PyList_GET_ITEM(rec, R_HOLDERS), *sent = PyList_GET_ITEM(rec, R_SENT);
         PyObject *raw = PyList_GET_ITEM(rec, R_RAW);
-        if (PyAnySet_CheckExact(holders)) { /* the frame reads the whole table: its lines */
-            PySetObject *set = (PySetObject *)holders;
-            Py_ssize_t entries = Py_MIN(set->mask + 1, AHEAD_ENTRIES);
-            fetch_span(set->table, entries * (Py_ssize_t)sizeof(setentry));
-        }
+        if (PyTuple_CheckExact(holders) && PyTuple_GET_SIZE(holders) > 4) /* past its first line */
+            fetch_span(&PyTuple_GET_ITEM(holders, 0),
+                       Py_MIN(PyTuple_GET_SIZE(holders), AHEAD_HOLDERS) * (Py_ssize_t)sizeof(PyObject *));
         if (PyDict_CheckExact(sent))
             __builtin_prefetch(((PyDictObject *)sent)->ma_keys);
         if (PyList_CheckExact(raw))

@@ -33,15 +33,17 @@ MAX_DELTA_PACKET_SIZE = 65535
 #: A node as the frame reads it, one list (the compiled frame indexes it): ``[net id, raw
 #: values (the entity's _net_vals), raw index of each ALWAYS property, raw index of each
 #: ON_CHANGE property, codec per raw index whose value needs godot_value (None: none does),
-#: holders (set of peers), {peer: bytes of each watched value last sent}, settled, last SYNC
-#: entry or None, then last frame's value of each ALWAYS property, then the last value and
-#: its bytes of each ON_CHANGE property]``. The two caches are the record's own items (a
-#: cache holds None for a float or a vector, see :func:`_held`), not lists of their own: a
-#: frame reads a node's line or two of items instead of two more lists and their item
-#: arrays, and makes no new containers per node. *Settled* (a bool) is the compiled frame's
-#: shortcut: True when every holder was sent the node's current watched bytes at its last
-#: frame; the replicator sets it False when it shows the node to a peer or hides it (a
-#: holder that leaves keeps it true), and the compiled frame then compares the bytes again,
+#: holders (a tuple of peers), {peer: bytes of each watched value last sent}, settled, last
+#: SYNC entry or None, then last frame's value of each ALWAYS property, then the last value and
+#: its bytes of each ON_CHANGE property]``. The two caches are the record's own items (a cache
+#: holds None for a float or a vector, see :func:`_held`), not lists of their own: a frame
+#: reads a node's line or two of items instead of two more lists and their item arrays, and
+#: makes no new containers per node. The holders are a tuple the replicator replaces wherever
+#: they change (its set of them stays the one RPCs read): one small object whose peers are
+#: inline, for a frame to read, instead of a set's header and table. *Settled* (a bool) is the
+#: compiled frame's shortcut: True when every holder was sent the node's current watched bytes
+#: at its last frame; the replicator sets it False when it shows the node to a peer or hides it
+#: (a holder that leaves keeps it true), and the compiled frame then compares the bytes again,
 #: as it does when a watched value changed. This frame ignores it (it always compares) and
 #: leaves it as it is, which keeps it true.
 Record = list[Any]
@@ -77,10 +79,11 @@ def new_record(
     sync: tuple[int, ...],
     watch: tuple[int, ...],
     convert: tuple[Any, ...] | None,
-    holders: set[int],
+    holders: tuple[int, ...],
     sent: dict[int, list[bytes | None]],
 ) -> Record:
-    """A node's record; ``holders`` and ``sent`` are the replicator's own objects, kept live."""
+    """A node's record; ``sent`` is the replicator's own dict, kept live, and ``holders`` its
+    peers now (the replicator replaces the tuple when they change)."""
     head: Record = [net_id, raw, sync, watch, convert, holders, sent, False, None]
     return head + [None] * (len(sync) + 2 * len(watch))
 
