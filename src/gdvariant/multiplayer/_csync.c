@@ -842,7 +842,9 @@ static void fetch_ahead(PyObject **recs, Py_ssize_t i, Py_ssize_t n) {
         if (PyTuple_CheckExact(holders) && PyTuple_GET_SIZE(holders) > 4) /* past its first line */
             fetch_span(&PyTuple_GET_ITEM(holders, 0),
                        Py_MIN(PyTuple_GET_SIZE(holders), AHEAD_HOLDERS) * (Py_ssize_t)sizeof(PyObject *));
-        if (PyDict_CheckExact(sent))
+        /* a settled record's sent bytes are read only if a watched value changed: its dict
+         * is not touched to fetch its table (a line a record most frames) */
+        if (PyList_GET_ITEM(rec, R_SETTLED) != Py_True && PyDict_CheckExact(sent))
             __builtin_prefetch(((PyDictObject *)sent)->ma_keys);
         if (PyList_CheckExact(raw))
             __builtin_prefetch(((PyListObject *)raw)->ob_item);
