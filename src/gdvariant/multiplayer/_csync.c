@@ -448,14 +448,14 @@ typedef struct {
 
 /* One delta entry (u32 id, u64 mask, u32 size, values): a new reference, or None when the
  * values are over the delta limit (reported). */
-static PyObject *delta_entry(PyObject *net_id, uint32_t id, uint64_t mask, PyObject **encoded,
+static PyObject *delta_entry(PyObject *rec, uint32_t id, uint64_t mask, PyObject **encoded,
                              Py_ssize_t n, PyObject *left_out) {
     Py_ssize_t size = 0;
     for (Py_ssize_t k = 0; k < n; k++)
         if (mask >> k & 1)
             size += PyBytes_GET_SIZE(encoded[k]);
     if (size > MAX_DELTA) {
-        if (report(left_out, net_id, size + 16, s_delta) < 0)
+        if (report(left_out, item_or_none(rec, R_ID), size + 16, s_delta) < 0)
             return NULL;
         Py_RETURN_NONE;
     }
@@ -477,7 +477,7 @@ static PyObject *delta_entry(PyObject *net_id, uint32_t id, uint64_t mask, PyObj
 
 /* Each target's delta entry of the watched values whose bytes differ from those last sent
  * to it (now recorded as sent); the targets with the same mask share one entry. */
-static int deltas_of(PyObject *rec, PyObject *net_id, uint32_t id, PyObject **encoded, Py_ssize_t n,
+static int deltas_of(PyObject *rec, uint32_t id, PyObject **encoded, Py_ssize_t n,
                      PyObject **peers, Py_ssize_t *slots, Py_ssize_t ntargets, PyObject **deltas,
                      PyObject *left_out) {
     PyObject *sent_by_peer = PyList_GET_ITEM(rec, R_SENT);
@@ -537,7 +537,7 @@ static int deltas_of(PyObject *rec, PyObject *net_id, uint32_t id, PyObject **en
             if (shared[s].mask == mask)
                 delta = shared[s].delta;
         if (delta == NULL) {
-            delta = delta_entry(net_id, id, mask, encoded, n, left_out);
+            delta = delta_entry(rec, id, mask, encoded, n, left_out);
             if (delta == NULL)
                 goto done;
             shared[nshared].mask = mask;
@@ -591,14 +591,14 @@ static Py_ssize_t targets_of(PyObject *holders, PyObject *slots, Py_ssize_t nslo
 }
 
 /* The record's SYNC entry, to each target's list (or reported when it is too large). */
-static int sync_part(PyObject *rec, Parts *r, PyObject *net_id, uint32_t id, PyObject *enc,
+static int sync_part(PyObject *rec, Parts *r, uint32_t id, PyObject *enc,
                      Py_ssize_t *slot_of, Py_ssize_t ntargets, PyObject **entries, PyObject *left_out) {
     PyObject *entry = sync_entry(rec, r, id, enc);
     if (entry == NULL)
         return -1;
     int rc = 0;
     if (PyBytes_GET_SIZE(entry) - 8 > MAX_SYNC)
-        rc = report(left_out, net_id, PyBytes_GET_SIZE(entry), s_state);
+        rc = report(left_out, item_or_none(rec, R_ID), PyBytes_GET_SIZE(entry), s_state);
     for (Py_ssize_t t = 0; t < ntargets && rc == 0 && PyBytes_GET_SIZE(entry) - 8 <= MAX_SYNC; t++)
         rc = append_to(entries, slot_of[t], entry);
     Py_DECREF(entry);
@@ -610,46 +610,55 @@ static int settle(PyObject *rec, PyObject *flag) {
     return PyList_SetItem(rec, R_SETTLED, flag);
 }
 
+/* The record's net id: the one last frame's SYNC entry was made with when there is one (a
+ * record's id never changes: the replicator makes it once), so that the frame does not read
+ * the id's int object, a line of its own, for every node; else the int, a u32. */
+static int id_of(PyObject *rec, uint32_t *id) {
+    PyObject *entry = PyList_GET_ITEM(rec, R_ENTRY);
+    if (PyBytes_Check(entry) && PyBytes_GET_SIZE(entry) >= 8) {
+        const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(entry);
+        *id = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+        return 0;
+    }
+    unsigned long value = PyLong_AsUnsignedLong(PyList_GET_ITEM(rec, R_ID));
+    if (value == (unsigned long)-1 && PyErr_Occurred())
+        return -1;
+    if (value > UINT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "a net id is a u32");
+        return -1;
+    }
+    *id = (uint32_t)value;
+    return 0;
+}
+
 /* One record's part of the frame, once its targets are known (every_holder: each holder is
  * one, none lacks a slot). */
 static int record_part(PyObject *rec, Parts *r, PyObject *enc, PyObject **peers, Py_ssize_t *slot_of,
                        Py_ssize_t ntargets, int every_holder, PyObject **entries, PyObject **deltas,
                        PyObject *left_out) {
-    PyObject *net_id = PyList_GET_ITEM(rec, R_ID);
-    Py_INCREF(net_id);
-    int rc = -1;
-    unsigned long id = PyLong_AsUnsignedLong(net_id);
-    if (id == (unsigned long)-1 && PyErr_Occurred())
-        goto done;
-    if (id > UINT32_MAX) {
-        PyErr_SetString(PyExc_OverflowError, "a net id is a u32");
-        goto done;
-    }
-    if (PyTuple_GET_SIZE(r->sync) &&
-        sync_part(rec, r, net_id, (uint32_t)id, enc, slot_of, ntargets, entries, left_out) < 0)
-        goto done;
+    uint32_t id;
+    if (id_of(rec, &id) < 0)
+        return -1;
+    if (PyTuple_GET_SIZE(r->sync) && sync_part(rec, r, id, enc, slot_of, ntargets, entries, left_out) < 0)
+        return -1;
     Py_ssize_t n = PyTuple_GET_SIZE(r->watch);
     if (n) {
         PyObject *encoded[MAX_WATCHED];
         int fresh = 0, failed = 0;
         if (watched(rec, r, enc, encoded, &fresh) < 0)
-            goto done;
+            return -1;
         if (fresh || PyList_GET_ITEM(rec, R_SETTLED) != Py_True) {
             /* unsettled while the sent bytes change: an error halfway leaves it so */
             failed = settle(rec, Py_False) < 0 ||
-                     deltas_of(rec, net_id, (uint32_t)id, encoded, n, peers, slot_of, ntargets,
-                               deltas, left_out) < 0 ||
+                     deltas_of(rec, id, encoded, n, peers, slot_of, ntargets, deltas, left_out) < 0 ||
                      (every_holder && settle(rec, Py_True) < 0);
         }
         for (Py_ssize_t k = 0; k < n; k++)
             Py_DECREF(encoded[k]);
         if (failed)
-            goto done;
+            return -1;
     }
-    rc = 0;
-done:
-    Py_DECREF(net_id);
-    return rc;
+    return 0;
 }
 
 /* One record's part of the frame. */
@@ -833,8 +842,9 @@ static void fetch_ahead(PyObject **recs, Py_ssize_t i, Py_ssize_t n) {
         PyObject *rec = recs[i + AHEAD_ITEMS]; /* caches included, the array spans lines */
         fetch_span(((PyListObject *)rec)->ob_item, PyList_GET_SIZE(rec) * (Py_ssize_t)sizeof(PyObject *));
     }
-    if (i + AHEAD_PARTS < n && is_record(recs[i + AHEAD_PARTS]))
-        fetch_list_items(recs[i + AHEAD_PARTS]);
+    if (i + AHEAD_PARTS < n && is_record(recs[i + AHEAD_PARTS])) /* not the net id (id_of) */
+        for (Py_ssize_t k = R_RAW; k < PyList_GET_SIZE(recs[i + AHEAD_PARTS]); k++)
+            __builtin_prefetch(PyList_GET_ITEM(recs[i + AHEAD_PARTS], k));
     if (i + AHEAD_INNER < n && is_record(recs[i + AHEAD_INNER])) {
         PyObject *rec = recs[i + AHEAD_INNER];
         PyObject *holders = PyList_GET_ITEM(rec, R_HOLDERS), *sent = PyList_GET_ITEM(rec, R_SENT);
