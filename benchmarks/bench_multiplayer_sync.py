@@ -17,12 +17,21 @@ from the repository's root:
 
     .venv/bin/python -m benchmarks.bench_multiplayer_sync --clients 100,400
     .venv/bin/python -m benchmarks.bench_multiplayer_sync --clients 100 --evict 64
+
+``--seen-by K`` shows each entity to its own client and the K - 1 next ones (more holders a
+node), ``--churn N`` hides N entities from a peer (or shows them again) each tick, ``--frame``
+times one frame only, and every row ends with the SHA-256 of every packet sent (peer, mode,
+bytes, in order), warm-up included: the proof that a change to the frame sends the same bytes.
+For instruction counts and cache misses of the frame alone, run it under callgrind, e.g.
+``valgrind --tool=callgrind --cache-sim=yes --collect-atstart=no --toggle-collect=py_frame``
+with ``--frame c``, twice with different ``--ticks``: the difference is that many ticks' cost.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import logging
 import os
 import statistics
@@ -48,29 +57,36 @@ class CountingServer(ServerEndpoint):
         super().__init__(clock=time.monotonic, relay=False)
         self.messages = 0
         self.bytes = 0
+        self.digest = hashlib.sha256()
 
     def _put(self, peer: int, data: bytes, mode: TransferMode, channel: int) -> None:
         self.messages += 1
         self.bytes += len(data)
+        self.digest.update(b"%d %d %d:" % (peer, mode.value, len(data)) + data)
 
     def _has_peer(self, peer: int) -> bool:
         return True
 
 
-def build(clients: int, entities: int) -> tuple[CountingServer, SceneMultiplayer, list[Any]]:
-    """The bench's world: ``clients`` peers, each seeing its own ``entities`` nodes."""
+def build(
+    clients: int, entities: int, seen_by: int = 1
+) -> tuple[CountingServer, SceneMultiplayer, list[Any]]:
+    """The bench's world: ``clients`` peers, each seeing its own ``entities`` nodes (and
+    those of the ``seen_by - 1`` peers before it)."""
     server = CountingServer()
     mp = SceneMultiplayer(server, project=PROJECT)
     spawner = mp.add_spawner(SPAWNER, SPAWN_PATH, [ENTITY])
     nodes: list[Any] = []
+    first = 1000
 
     def joined(peer: int) -> None:
+        seers = [first + (peer - first + k) % clients for k in range(seen_by)]
         for i in range(entities):
             values = {"position": Vector2(0, i), "hp": 0}
-            nodes.append(spawner.spawn(0, entity_name(peer, i), values, visible_to=(peer,)))
+            nodes.append(spawner.spawn(0, entity_name(peer, i), values, visible_to=seers))
 
     mp.peer_connected.connect(joined)
-    for peer in range(1000, 1000 + clients):
+    for peer in range(first, first + clients):
         server._joined(peer)
     return server, mp, nodes
 
@@ -88,11 +104,26 @@ def game(nodes: list[Any], entities: int) -> Callable[[int], None]:
     return tick
 
 
-def measure(clients: int, entities: int, ticks: int, evict: int = 0) -> dict[str, float]:
-    """Median game and sync CPU per tick (ms), and messages and bytes per tick; with
-    ``evict``, that many MiB written over before each tick."""
-    server, mp, nodes = build(clients, entities)
-    play = game(nodes, entities)
+def churn(nodes: list[Any], flips: int, peers: int) -> Callable[[int], None]:
+    """``flips`` visibility changes a tick: an entity hidden from a peer that sees it, or
+    shown to one again (SPAWN, DESPAWN, and the frame's holders changed)."""
+
+    def flip(number: int) -> None:
+        for j in range(flips):
+            node = nodes[(number * 7919 + j * 104729) % len(nodes)]
+            peer = 1000 + (number + j) % peers
+            node.set_visibility_for(peer, not node.get_visibility_for(peer))
+
+    return flip
+
+
+def measure(
+    clients: int, entities: int, ticks: int, evict: int = 0, seen_by: int = 1, flips: int = 0
+) -> dict[str, Any]:
+    """Median game and sync CPU per tick (ms), messages and bytes per tick, and the SHA-256
+    of every packet; with ``evict``, that many MiB written over before each tick."""
+    server, mp, nodes = build(clients, entities, seen_by)
+    play, flip = game(nodes, entities), churn(nodes, flips, clients)
     junk, zeros = bytearray(evict << 20), bytes(evict << 20)
     for number in range(WARMUP):
         play(number)
@@ -102,6 +133,7 @@ def measure(clients: int, entities: int, ticks: int, evict: int = 0) -> dict[str
     for number in range(WARMUP, WARMUP + ticks):
         if evict:
             junk[:] = zeros
+        flip(number)
         start = time.thread_time()
         play(number)
         middle = time.thread_time()
@@ -114,6 +146,7 @@ def measure(clients: int, entities: int, ticks: int, evict: int = 0) -> dict[str
         "sync_ms": statistics.median(syncs) * 1e3,
         "messages": server.messages / ticks,
         "bytes": server.bytes / ticks,
+        "digest": server.digest.hexdigest(),
     }
 
 
@@ -135,15 +168,18 @@ def load() -> str:
     return f"load {one:.2f} {five:.2f} {fifteen:.2f}"
 
 
-def rows(clients: list[int], entities: int, ticks: int, evict: int = 0) -> Iterator[str]:
+def rows(args: argparse.Namespace, clients: list[int], ticks: int) -> Iterator[str]:
+    entities = args.entities
     for count in clients:
         for name, use in frames().items():
+            if args.frame not in (None, name):
+                continue
             with use():
-                f = measure(count, entities, ticks, evict)
+                f = measure(count, entities, ticks, args.evict, args.seen_by, args.churn)
             yield (
                 f"{count:>5} clients x {entities}  {name:<6}  game {f['game_ms']:7.2f} ms  "
                 f"sync {f['sync_ms']:7.2f} ms  {f['messages']:7.1f} messages "
-                f"{f['bytes']:9.0f} bytes per tick"
+                f"{f['bytes']:9.0f} bytes per tick  sha256 {f['digest'][:16]}"
             )
 
 
@@ -155,6 +191,9 @@ def main() -> int:
     parser.add_argument(
         "--evict", type=int, default=0, metavar="MB", help="MiB written over before each tick"
     )
+    parser.add_argument("--seen-by", type=int, default=1, help="peers that see each entity")
+    parser.add_argument("--churn", type=int, default=0, help="visibility changes a tick")
+    parser.add_argument("--frame", help="time this frame only (python, c)")
     parser.add_argument("--quick", action="store_true", help="5 clients, 10 ticks (for tests)")
     args = parser.parse_args()
     clients = [5] if args.quick else [int(c) for c in args.clients.split(",")]
@@ -162,7 +201,7 @@ def main() -> int:
     evicted = f", {args.evict} MiB evicted before each tick" if args.evict else ""
     print(f"# bench_multiplayer_sync, {ticks} ticks per run, median CPU per tick{evicted}")
     print(f"# {load()}")
-    for row in rows(clients, args.entities, ticks, args.evict):
+    for row in rows(args, clients, ticks):
         print(row, flush=True)
     print(f"# {load()}")
     return 0

@@ -18,6 +18,7 @@ import enum
 import gc
 import inspect
 import random
+import struct
 import sys
 import tracemalloc
 from collections.abc import Callable, Iterator
@@ -29,7 +30,7 @@ import pytest
 from gdvariant import EncodeError, Vector2, Vector3
 from gdvariant._compiled import PURE_FORCED
 from gdvariant.multiplayer import SceneMultiplayer, SpawnableScene, _frame, _pysync, synced_class
-from gdvariant.multiplayer.wire import SyncClock
+from gdvariant.multiplayer.wire import SyncClock, encode_compressed
 from gdvariant.replication import (
     Bool,
     Enum,
@@ -218,14 +219,34 @@ class World:
         return list(self.server.encoded)
 
 
+def _kept(world: World) -> list[Any]:
+    """What the frames keep of each record from frame to frame: its SYNC entry, the values
+    and bytes of its caches (by type and repr: the two worlds' values are equal, not the
+    same objects) and the watched bytes each peer was sent."""
+
+    def shown(item: Any) -> Any:
+        return item if isinstance(item, bytes) else (type(item).__name__, repr(item))
+
+    return [
+        (
+            record[_pysync.ID],
+            [shown(item) for item in record[_pysync.ENTRY :]],
+            record[_pysync.SENT],
+        )
+        for record in world.mp._replicator._roster.values()
+    ]
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_random_worlds_give_the_same_bytes(seed: int) -> None:
+    """Every packet, and what each frame keeps in the records for the next one."""
     compiled()
     pure, fast = World(seed), World(seed)
     for tick in range(40):
         pure.step()
         fast.step()
         assert fast.sync(_frame.COMPILED) == pure.sync(_frame.PYTHON), f"seed {seed}, tick {tick}"
+        assert _kept(fast) == _kept(pure), f"seed {seed}, tick {tick}"
 
 
 def test_switching_frames_between_ticks() -> None:
@@ -280,11 +301,17 @@ class Small(enum.IntEnum):
 
 
 def _record(raw: list[Any], sync: tuple[int, ...] = (0,), watch: tuple[int, ...] = ()) -> list[Any]:
-    return _pysync.new_record(3, raw, sync, watch, None, {5}, {})
+    return _pysync.new_record(3, raw, sync, watch, None, (5,), {})
 
 
 def _args(*records: list[Any]) -> tuple[Any, ...]:
     return (list(records), {5: 0}, [SyncClock()], ENCODER)
+
+
+def _bare(*head: Any, caches: int = 1) -> list[Any]:
+    """A record spelt out (net id, raw, sync, watch, codecs, holders, sent), settled False,
+    no entry, and ``caches`` empty cache items: for input the replicator never makes."""
+    return [*head, False, None] + [None] * caches
 
 
 def test_values_past_the_inline_cases_are_the_same() -> None:
@@ -306,21 +333,19 @@ class Peer(int):
 
 
 def test_holders_of_every_shape_give_the_same_packets() -> None:
-    """The compiled frame walks an exact set of exact ints itself (skipping removed
-    entries) and hands any other holders to an iterator: either way the targets, their
-    order and so the packets are the pure frame's."""
+    """Whatever the holders' tuple holds (peers without a slot, ids that are not exact ints,
+    a bool, a string, many peers, none), the compiled frame's targets, their order and so
+    the packets are the pure frame's."""
     peers = list(range(40, 70))
-    removed = set(peers)
-    for peer in peers[::3]:
-        removed.discard(peer)  # dummies left in the table
     shapes: list[Any] = [
-        removed,
-        frozenset(peers[:7]),
-        {41, Peer(42), 43},
-        {True, 44},
-        {45, "not a peer", 46},
-        set(),
-        {1000, 45},  # one holder without a slot
+        tuple(peers),
+        tuple(reversed(peers[:7])),
+        (41, Peer(42), 43),
+        (True, 44),
+        (45, "not a peer", 46),
+        (),
+        (1000, 45),  # one holder without a slot
+        (45, 45),
     ]
     slots = {peer: k for k, peer in enumerate(peers)}
     for holders in shapes:
@@ -337,32 +362,27 @@ def test_holders_of_every_shape_give_the_same_packets() -> None:
 BAD: list[tuple[str, Callable[[], tuple[Any, ...]]]] = [
     ("not a record", lambda: ([7], {5: 0}, [SyncClock()], ENCODER)),
     ("a short record", lambda: ([[1, 2]], {5: 0}, [SyncClock()], ENCODER)),
-    ("holders not a set", lambda: _args([3, [1], (0,), (), None, [5], {}, [], None, False])),
-    ("raw not a list", lambda: _args([3, (1,), (0,), (), None, {5}, {}, [], None, False])),
+    ("holders not a tuple", lambda: _args(_bare(3, [1], (0,), (), None, [5], {}))),
+    ("holders a set", lambda: _args(_bare(3, [1], (0,), (), None, (5,), {}))),
+    ("raw not a list", lambda: _args(_bare(3, (1,), (0,), (), None, (5,), {}))),
     ("an index out of range", lambda: _args(_record([1], (4,)))),
     ("a negative index", lambda: _args(_record([1], (-1,)))),
     ("an index not an int", lambda: _args(_record([1], ("0",)))),  # type: ignore[arg-type]
     ("indices not a tuple", lambda: _args(_record([1], [0]))),  # type: ignore[arg-type]
-    ("a net id past u32", lambda: _args([2**40, [1], (0,), (), None, {5}, {}, [], None, False])),
-    ("a negative net id", lambda: _args([-1, [1], (0,), (), None, {5}, {}, [], None, False])),
+    ("a net id past u32", lambda: _args(_bare(2**40, [1], (0,), (), None, (5,), {}))),
+    ("a negative net id", lambda: _args(_bare(-1, [1], (0,), (), None, (5,), {}))),
     (
         "65 watched",
-        lambda: _args(
-            [3, [1] * 65, (), tuple(range(65)), None, {5}, {}, [None] * 130, None, False]
-        ),
+        lambda: _args(_bare(3, [1] * 65, (), tuple(range(65)), None, (5,), {}, caches=130)),
     ),
-    (
-        "a short watched cache",
-        lambda: _args([3, [1], (), (0,), None, {5}, {}, [None], None, False]),
-    ),
-    ("sent not a dict", lambda: _args([3, [1], (), (0,), None, {5}, [], [None] * 2, None, False])),
-    (
-        "a short sent list",
-        lambda: _args([3, [1], (), (0,), None, {5}, {5: []}, [None] * 2, None, False]),
-    ),
+    ("a short watched cache", lambda: _args(_bare(3, [1], (), (0,), None, (5,), {}))),
+    ("a long cache", lambda: _args(_bare(3, [1], (0,), (0,), None, (5,), {}, caches=4))),
+    ("no SYNC cache", lambda: _args(_bare(3, [1], (0,), (), None, (5,), {}, caches=0))),
+    ("sent not a dict", lambda: _args(_bare(3, [1], (), (0,), None, (5,), [], caches=2))),
+    ("a short sent list", lambda: _args(_bare(3, [1], (), (0,), None, (5,), {5: []}, caches=2))),
     ("a slot past the clocks", lambda: ([_record([1])], {5: 3}, [SyncClock()], ENCODER)),
     ("a clock without a time", lambda: ([_record([1])], {5: 0}, [object()], ENCODER)),
-    ("codecs not a tuple", lambda: _args([3, [1], (0,), (), [None], {5}, {}, [], None, False])),
+    ("codecs not a tuple", lambda: _args(_bare(3, [1], (0,), (), [None], (5,), {}))),
     ("an encoder not a tuple", lambda: ([_record([1])], {5: 0}, [SyncClock()], list(ENCODER))),
     ("an encoder too short", lambda: ([_record([1])], {5: 0}, [SyncClock()], ENCODER[:5])),
     ("a value nothing encodes", lambda: _args(_record([object()]))),
@@ -378,7 +398,7 @@ BAD: list[tuple[str, Callable[[], tuple[Any, ...]]]] = [
     (
         "a conversion that raises",
         lambda: (
-            [[3, [1], (0,), (), (int,), {5}, {}, [], None, False]],
+            [_bare(3, [1], (0,), (), (int,), (5,), {})],
             {5: 0},
             [SyncClock()],
             (*ENCODER[:2], lambda codec, value: 1 / 0, *ENCODER[3:]),
@@ -445,7 +465,7 @@ def test_a_settled_record_is_compared_again_only_when_unsettled_or_changed() -> 
     values did not change (the replicator unsettles it when it shows the node to a peer);
     a changed value, or an unsettled record, is compared and sent as the pure frame does."""
     frame = compiled().frame
-    record = _pysync.new_record(3, [Vector2(1, 2), 5], (0,), (1,), None, {5}, {})
+    record = _pysync.new_record(3, [Vector2(1, 2), 5], (0,), (1,), None, (5,), {})
     args = ([record], {5: 0}, [SyncClock()], ENCODER)
     first = frame(*args)[0][0][2]
     assert len(first) == 1 and record[_pysync.SETTLED] is True
@@ -456,9 +476,9 @@ def test_a_settled_record_is_compared_again_only_when_unsettled_or_changed() -> 
     assert frame(*args)[0][0][2] == first  # compared again: the whole watched value
     record[_pysync.RAW][1] = 6
     changed = frame(*args)[0][0][2]
-    pure_record = _pysync.new_record(3, [Vector2(1, 2), 6], (0,), (1,), None, {5}, {})
+    pure_record = _pysync.new_record(3, [Vector2(1, 2), 6], (0,), (1,), None, (5,), {})
     assert changed == _pysync.frame([pure_record], {5: 0}, [SyncClock()], ENCODER)[0][0][2]
-    record[_pysync.HOLDERS].add(9)  # a holder without a slot: not settled after the frame
+    record[_pysync.HOLDERS] = (5, 9)  # a holder without a slot: not settled after the frame
     record[_pysync.SETTLED] = False
     frame(*args)
     assert record[_pysync.SETTLED] is False
@@ -467,6 +487,27 @@ def test_a_settled_record_is_compared_again_only_when_unsettled_or_changed() -> 
 def _frames() -> list[Any]:
     """Both frames' modules (the compiled one skips, or fails when required, if not built)."""
     return [_pysync, compiled()]
+
+
+def test_the_caches_are_the_records_own_items() -> None:
+    """Both frames keep a node's SYNC entry, its ALWAYS values and its ON_CHANGE values and
+    bytes as the record's own items, after its head: no list of their own for a frame to
+    reach (one list and its item array less each), nor any item added or dropped."""
+    for module in _frames():
+        label, note = "".join(["a"] * 3), "".join(["b"] * 3)
+        record = _pysync.new_record(3, [label, 7, note], (0,), (1, 2), None, (5,), {})
+        assert len(record) == _pysync.CACHE + 1 + 2 * 2
+        module.frame(*_args(record))
+        values = encode_compressed(label)
+        assert record[_pysync.ENTRY] == struct.pack("<II", 3, len(values)) + values
+        assert record[_pysync.CACHE :] == [
+            label,
+            7,
+            encode_compressed(7),
+            note,
+            encode_compressed(note),
+        ], module.__name__
+        assert record[_pysync.SENT] == {5: [encode_compressed(7), encode_compressed(note)]}
 
 
 def test_no_frame_keeps_a_float_or_vector_the_game_replaces() -> None:
@@ -478,7 +519,7 @@ def test_no_frame_keeps_a_float_or_vector_the_game_replaces() -> None:
         position, spin = Vector2(1.5, 2), 0.25
         label = "".join(["x"] * 300)  # made now: a constant would be immortal on 3.12+
         raw = [position, spin, label, Vector3(1, 2, 3)]
-        record = _pysync.new_record(3, raw, (0, 1, 2), (3,), None, {5}, {})
+        record = _pysync.new_record(3, raw, (0, 1, 2), (3,), None, (5,), {})
         args = ([record], {5: 0}, [SyncClock()], ENCODER)
         counts = [sys.getrefcount(value) for value in (position, spin, label)]
         sent = module.frame(*args)
@@ -487,13 +528,14 @@ def test_no_frame_keeps_a_float_or_vector_the_game_replaces() -> None:
             counts[1],
             counts[2] + 1,  # the string, held for the next frame's identity check
         ], module.__name__
-        assert record[_pysync.ENTRY][1:] == [None, None, label]
-        assert record[_pysync.WATCHED][0] is None
+        cache = _pysync.CACHE
+        assert record[cache : cache + 3] == [None, None, label]
+        assert record[cache + 3] is None  # the watched vector's value
         raw[0], raw[3] = Vector2(1.5, 2), Vector3(1, 2, 3)  # equal values, new objects
-        entry = record[_pysync.ENTRY][0]
+        entry = record[_pysync.ENTRY]
         again = module.frame(*args)
-        assert record[_pysync.ENTRY][0] is entry  # the same bytes: last frame's object
+        assert record[_pysync.ENTRY] is entry  # the same bytes: last frame's object
         assert again[0][0][1] == sent[0][0][1] and again[0][0][2] == []  # no delta
         raw[0] = Vector2(1.5, -0.0)
         assert module.frame(*args)[0][0][1] != sent[0][0][1]
-        assert record[_pysync.ENTRY][0] is not entry
+        assert record[_pysync.ENTRY] is not entry

@@ -71,7 +71,7 @@ def test_a_frame_encodes_each_node_once_and_nothing_that_did_not_change(
     assert len(syncs) == 4 and len({data[3:] for data in syncs}) == 1  # the same entries
 
 
-def _record(raw: list[Any], holders: set[int]) -> list[Any]:
+def _record(raw: list[Any], holders: tuple[int, ...]) -> list[Any]:
     return new_record(7, raw, (), tuple(range(len(raw))), None, holders, {})
 
 
@@ -87,7 +87,7 @@ def test_watched_values_are_judged_by_their_bytes() -> None:
     """The shortcuts for unchanged values never hide a change of bytes: 1 then True, 0.0
     then -0.0 are changes; an equal int or str, or the same float object, is not."""
     raw: list[Any] = [1, "é", 0.0]
-    record = _record(raw, {5})
+    record = _record(raw, (5,))
     values = encode_compressed(1) + encode_compressed("é") + encode_compressed(0.0)
     head = b"\x16" + (7).to_bytes(4, "little") + bytes([7]) + bytes(7)
     assert _deltas(record, [5]) == {5: [head + len(values).to_bytes(4, "little") + values]}
@@ -101,7 +101,7 @@ def test_watched_values_are_judged_by_their_bytes() -> None:
 
 def test_peers_with_the_same_changes_share_one_delta_entry() -> None:
     raw: list[Any] = [1, 2]
-    record = _record(raw, {5, 6, 9})
+    record = _record(raw, (5, 6, 9))
     _deltas(record, [5, 6, 9])
     record[6][9][1] = None  # as if peer 9 had never been sent the second value
     raw[0] = 3
@@ -117,7 +117,7 @@ def test_packets_are_cut_as_godot_cuts_them_and_oversized_states_left_out() -> N
     roster = []
     for i, size in enumerate(sizes):
         text = "x" * (size - 8)  # a String: 4-byte type, 4-byte length, the text
-        roster.append(new_record(i + 1, [text], (0,), (), None, {5}, {}))
+        roster.append(new_record(i + 1, [text], (0,), (), None, (5,), {}))
     clock = SyncClock()
     clock.last = 512
     sends, left_out = frame(roster, {5: 0}, [clock], ENCODER)

@@ -16,6 +16,7 @@ from gdvariant import EncodeError, Vector2
 from gdvariant.multiplayer import (
     SceneMultiplayer,
     SpawnableScene,
+    _pysync,
     _replicator,
     _scene,
     synced_class,
@@ -33,6 +34,8 @@ from gdvariant.multiplayer.wire import (
 from gdvariant.replication import Float32, Int, NetClass, Prop, Vec2
 from tests.support.multiplayer_api_scene import ENTITY, PROJECT
 from tests.support.multiplayer_fake import FakeServer
+
+PUBLIC = _replicator.PUBLIC
 
 #: a scene with no script and no synchronizer: the spawner's bookkeeping alone
 PLAIN = SpawnableScene("res://plain.tscn")
@@ -188,6 +191,46 @@ def test_a_peer_that_leaves_no_longer_holds_anything() -> None:
     assert server.listener is not None
     server.listener.peer_disconnected(5)
     assert node.spawned_to == set()
+
+
+def test_the_frame_reads_a_tuple_of_the_holders_kept_at_every_change() -> None:
+    """A record's holders are a tuple the replicator makes again wherever the node's holders
+    change (spawn, visibility set per peer and public, a filter at the frame, a peer that
+    joins or leaves, despawn): the frame reads it, and it always names who holds the node."""
+    server = FakeServer()
+    mp = SceneMultiplayer(server, project=PROJECT)
+    spawner = mp.add_spawner("Api/Spawner", "Api/Entities", [ENTITY])
+    roster = mp._replicator._roster
+    server.join(5)
+    nodes = [spawner.spawn(0, "A"), spawner.spawn(0, "B", visible_to=[6])]
+
+    def check() -> None:
+        for node in nodes:
+            held = roster[node.net_id][_pysync.HOLDERS]
+            assert isinstance(held, tuple) and len(set(held)) == len(held)
+            assert set(held) == node.spawned_to, node
+
+    check()
+    server.join(6)
+    server.join(7)
+    check()
+    nodes[0].set_visibility_for(PUBLIC, False)
+    nodes[0].set_visibility_for(7, True)
+    nodes[1].set_visibility_for(PUBLIC, True)
+    check()
+    nodes[1].add_visibility_filter(lambda peer: peer != 6)
+    nodes[1].update_visibility(6)  # 6 alone asked: it stops holding the node
+    check()
+    assert nodes[1].spawned_to == {5, 7}
+    mp.sync()  # peer 0 asked: a yes spawns it to every peer again, 6 too (Godot's rule)
+    check()
+    server.disconnect_peer(7)
+    assert server.listener is not None
+    server.listener.peer_disconnected(7)
+    check()
+    assert roster[nodes[0].net_id][_pysync.HOLDERS] == ()  # 7 held it alone
+    spawner.despawn(nodes[1])
+    assert nodes[1].net_id not in roster
 
 
 def test_custom_spawns_carry_their_data() -> None:

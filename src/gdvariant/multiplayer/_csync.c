@@ -6,11 +6,13 @@
  * tuple), reads and writes the same record caches, and returns the same packets
  * (tests/multiplayer/test_csync.py compares the two over random worlds). A record is a list:
  * [net id, raw values, ALWAYS raw indices, ON_CHANGE raw indices, codecs to convert or None,
- * holders (set), {peer: list of watched bytes last sent}, [value, bytes, ...] of the watched
- * properties (None before the first frame), [SYNC entry, values...] of last frame or None,
- * settled]. Both caches are updated in place: a frame makes no new containers per node.
- * Neither holds a float or a vector (its slot holds None): those are encoded again and
- * compared as bytes, so the game's write that replaces one frees it at once.
+ * holders (a tuple the replicator replaces whenever they change), {peer: list of watched
+ * bytes last sent}, settled, last SYNC entry or None,
+ * then last frame's value of each ALWAYS property, then value, bytes of each ON_CHANGE one].
+ * Both caches are the record's own items, updated in place: a frame makes no new containers
+ * per node and reads no list but the record and the raw values. Neither holds a float or a
+ * vector (its slot holds None): those are encoded again and compared as bytes, so the game's
+ * write that replaces one frees it at once.
  * Settled is this frame's alone: when no watched value changed and the record is settled
  * (every holder was sent the current watched bytes; the replicator sets it False when it
  * shows or hides the node), the per-holder comparison is skipped; it is made True after a
@@ -29,10 +31,8 @@
 #include <stdint.h>
 #include <string.h>
 
-enum {
-    R_ID = 0, R_RAW, R_SYNC, R_WATCH, R_CONVERT, R_HOLDERS, R_SENT, R_WATCHED, R_ENTRY, R_SETTLED,
-    R_SIZE
-};
+/* R_CACHE: where the caches' items start (the ALWAYS values', then the ON_CHANGE pairs) */
+enum { R_ID = 0, R_RAW, R_SYNC, R_WATCH, R_CONVERT, R_HOLDERS, R_SENT, R_SETTLED, R_ENTRY, R_CACHE };
 enum { E_ENCODE = 0, E_COMPRESSED, E_CONVERT, E_IMMUTABLE, E_VECTOR2, E_VECTOR3, E_SIZE };
 #define MAX_SYNC 1350
 #define MAX_DELTA 65535
@@ -186,9 +186,11 @@ static int put_value(Buf *b, PyObject *v, PyObject *enc) {
     return put_encoded(b, PyObject_CallOneArg(PyTuple_GET_ITEM(enc, E_COMPRESSED), v));
 }
 
-/* The parts of a record a frame reads, held (strong references) while encoders run. */
+/* The parts of a record a frame reads, held (strong references) while encoders run, and
+ * where its ON_CHANGE pairs start. */
 typedef struct {
     PyObject *raw, *sync, *watch, *convert;
+    Py_ssize_t watched_at;
 } Parts;
 
 /* raw[index] as Godot holds it (godot_value when the record says so): a new reference. */
@@ -252,19 +254,17 @@ static int same_bytes(PyObject *bytes, const char *data, Py_ssize_t n) {
            memcmp(PyBytes_AS_STRING(bytes), data, (size_t)n) == 0;
 }
 
-/* Whether last frame's SYNC entry ([entry, values...]) still holds: every value the same
- * immutable object (a slot of None holds no value). */
-static int entry_reusable(PyObject *cached, Parts *r, PyObject *enc) {
+/* Whether last frame's SYNC entry (the record's R_ENTRY, its values after R_CACHE) still
+ * holds: every value the same immutable object (a slot of None holds no value). */
+static int entry_reusable(PyObject *rec, Parts *r, PyObject *enc) {
     Py_ssize_t n = PyTuple_GET_SIZE(r->sync);
-    if (!PyList_Check(cached) || PyList_GET_SIZE(cached) != n + 1 ||
-        !PyBytes_Check(PyList_GET_ITEM(cached, 0)))
+    if (PyList_GET_SIZE(rec) < R_CACHE + n || !PyBytes_Check(PyList_GET_ITEM(rec, R_ENTRY)))
         return 0;
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *v = raw_value(r, PyTuple_GET_ITEM(r->sync, k));
         if (v == NULL)
             return -1;
-        int same = k + 1 < PyList_GET_SIZE(cached) && v == PyList_GET_ITEM(cached, k + 1) &&
-                   v != Py_None;
+        int same = v == PyList_GET_ITEM(rec, R_CACHE + k) && v != Py_None;
         if (same)
             same = is_immutable(v, enc);
         Py_DECREF(v);
@@ -284,35 +284,23 @@ static int store(PyObject *cache, Py_ssize_t k, PyObject *value) {
     return PyList_SetItem(cache, k, value);
 }
 
+/* rec[k] (borrowed), or None when the record no longer has it (Python code ran). */
+static PyObject *item_or_none(PyObject *rec, Py_ssize_t k) {
+    return k < PyList_GET_SIZE(rec) ? PyList_GET_ITEM(rec, k) : Py_None;
+}
+
 /* The record's SYNC entry (u32 id, u32 size, values): a new reference, last frame's when the
- * bytes are the same. The cache, [entry, values...] (None for a value not held), is updated
- * in place. */
+ * bytes are the same. The cache, the entry at R_ENTRY and the values after R_CACHE (None for
+ * a value not held), is updated in place. */
 static PyObject *sync_entry(PyObject *rec, Parts *r, uint32_t net_id, PyObject *enc) {
-    PyObject *cached = PyList_GET_ITEM(rec, R_ENTRY), *entry = NULL;
-    Py_INCREF(cached);
-    int reuse = entry_reusable(cached, r, enc);
+    PyObject *entry = NULL;
+    int reuse = entry_reusable(rec, r, enc);
     if (reuse) {
-        entry = reuse < 0 ? NULL : PyList_GET_ITEM(cached, 0);
+        entry = reuse < 0 ? NULL : PyList_GET_ITEM(rec, R_ENTRY);
         Py_XINCREF(entry);
-        Py_DECREF(cached);
         return entry;
     }
     Py_ssize_t n = PyTuple_GET_SIZE(r->sync);
-    if (!PyList_Check(cached) || PyList_GET_SIZE(cached) != n + 1) {
-        Py_DECREF(cached);
-        cached = PyList_New(n + 1);
-        if (cached == NULL)
-            return NULL;
-        for (Py_ssize_t k = 0; k <= n; k++) {
-            Py_INCREF(Py_None);
-            PyList_SET_ITEM(cached, k, Py_None);
-        }
-        Py_INCREF(cached);
-        if (PyList_SetItem(rec, R_ENTRY, cached) < 0) {
-            Py_DECREF(cached);
-            return NULL;
-        }
-    }
     Buf b = {0};
     if (buf_reserve(&b, 64) < 0)
         goto done;
@@ -333,17 +321,17 @@ static PyObject *sync_entry(PyObject *rec, Parts *r, uint32_t net_id, PyObject *
     }
     put_u32(b.buf, net_id);
     put_u32(b.buf + 4, (uint32_t)(b.len - 8));
-    if (same_bytes(PyList_GET_ITEM(cached, 0), b.buf, b.len)) {
-        entry = PyList_GET_ITEM(cached, 0);
+    if (same_bytes(item_or_none(rec, R_ENTRY), b.buf, b.len)) {
+        entry = PyList_GET_ITEM(rec, R_ENTRY);
         Py_INCREF(entry);
     } else {
         entry = PyBytes_FromStringAndSize(b.buf, b.len);
-        if (entry == NULL || store(cached, 0, entry) < 0)
+        if (entry == NULL || store(rec, R_ENTRY, entry) < 0)
             goto fail;
     }
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *original = raw_value(r, PyTuple_GET_ITEM(r->sync, k));
-        int rc = original == NULL ? -1 : store(cached, k + 1, held(original, enc));
+        int rc = original == NULL ? -1 : store(rec, R_CACHE + k, held(original, enc));
         Py_XDECREF(original);
         if (rc < 0)
             goto fail;
@@ -351,10 +339,9 @@ static PyObject *sync_entry(PyObject *rec, Parts *r, uint32_t net_id, PyObject *
     goto done;
 fail:
     Py_CLEAR(entry);
-    if (PyList_Check(cached) && PyList_GET_SIZE(cached) > 0) /* never reuse a half-made cache */
-        (void)store(cached, 0, Py_None);
+    if (PyList_GET_SIZE(rec) > R_ENTRY) /* never reuse a half-made cache */
+        (void)store(rec, R_ENTRY, Py_None);
 done:
-    Py_DECREF(cached);
     PyMem_Free(b.buf);
     return entry;
 }
@@ -373,20 +360,22 @@ static int unchanged(PyObject *before, PyObject *value, PyObject *enc) {
     return PyObject_RichCompareBool(before, value, Py_EQ);
 }
 
-/* The bytes of watched value k: last frame's, or encoded now (and cached in place, at
- * cache[2k] and cache[2k + 1], the value None when not held): a new reference, last frame's
- * bytes object when the bytes are the same (*fresh is set only when they differ). */
-static PyObject *watched_one(PyObject *cache, Py_ssize_t k, Parts *r, PyObject *enc, int *fresh) {
+/* The bytes of watched value k: last frame's, or encoded now (and cached in place, in the
+ * record's pair at at = watched_at + 2k, the value None when not held): a new reference,
+ * last frame's bytes object when the bytes are the same (*fresh is set only when they
+ * differ). */
+static PyObject *watched_one(PyObject *rec, Py_ssize_t k, Parts *r, PyObject *enc, int *fresh) {
     PyObject *index = PyTuple_GET_ITEM(r->watch, k);
     PyObject *value = raw_value(r, index), *data = NULL;
+    Py_ssize_t at = r->watched_at + 2 * k;
     if (value == NULL)
         return NULL;
-    if (2 * k + 1 >= PyList_GET_SIZE(cache)) {
+    if (at + 1 >= PyList_GET_SIZE(rec)) {
         Py_DECREF(value);
         PyErr_SetString(PyExc_TypeError, "a record's watched cache changed size");
         return NULL;
     }
-    PyObject *last = PyList_GET_ITEM(cache, 2 * k), *bytes = PyList_GET_ITEM(cache, 2 * k + 1);
+    PyObject *last = PyList_GET_ITEM(rec, at), *bytes = PyList_GET_ITEM(rec, at + 1);
     if (PyBytes_Check(bytes)) {
         Py_INCREF(last);
         Py_INCREF(bytes);
@@ -405,7 +394,7 @@ static PyObject *watched_one(PyObject *cache, Py_ssize_t k, Parts *r, PyObject *
     int rc = godot == NULL ? -1 : put_value(&b, godot, enc);
     Py_XDECREF(godot);
     /* read again: a conversion ran Python code (store() checks the size too) */
-    bytes = 2 * k + 1 < PyList_GET_SIZE(cache) ? PyList_GET_ITEM(cache, 2 * k + 1) : Py_None;
+    bytes = item_or_none(rec, at + 1);
     if (rc == 0 && same_bytes(bytes, b.len ? b.buf : "", b.len)) {
         data = bytes;
         Py_INCREF(data);
@@ -415,7 +404,7 @@ static PyObject *watched_one(PyObject *cache, Py_ssize_t k, Parts *r, PyObject *
     }
     PyMem_Free(b.buf);
     if (data != NULL &&
-        (store(cache, 2 * k, held(value, enc)) < 0 || store(cache, 2 * k + 1, data) < 0))
+        (store(rec, at, held(value, enc)) < 0 || store(rec, at + 1, data) < 0))
         Py_CLEAR(data);
     Py_DECREF(value);
     return data;
@@ -424,23 +413,15 @@ static PyObject *watched_one(PyObject *cache, Py_ssize_t k, Parts *r, PyObject *
 /* Each watched value's bytes (new references in out[]), *fresh set if any was encoded now
  * (not last frame's); on an error none is left held. */
 static int watched(PyObject *rec, Parts *r, PyObject *enc, PyObject **out, int *fresh) {
-    PyObject *cache = PyList_GET_ITEM(rec, R_WATCHED);
     Py_ssize_t n = PyTuple_GET_SIZE(r->watch);
-    if (!PyList_Check(cache) || PyList_GET_SIZE(cache) != 2 * n) {
-        PyErr_SetString(PyExc_TypeError, "a record's watched cache must be a list, two per value");
-        return -1;
-    }
-    Py_INCREF(cache);
     for (Py_ssize_t k = 0; k < n; k++) {
-        out[k] = watched_one(cache, k, r, enc, fresh);
+        out[k] = watched_one(rec, k, r, enc, fresh);
         if (out[k] == NULL) {
             while (k > 0)
                 Py_DECREF(out[--k]);
-            Py_DECREF(cache);
             return -1;
         }
     }
-    Py_DECREF(cache);
     return 0;
 }
 
@@ -467,14 +448,14 @@ typedef struct {
 
 /* One delta entry (u32 id, u64 mask, u32 size, values): a new reference, or None when the
  * values are over the delta limit (reported). */
-static PyObject *delta_entry(PyObject *net_id, uint32_t id, uint64_t mask, PyObject **encoded,
+static PyObject *delta_entry(PyObject *rec, uint32_t id, uint64_t mask, PyObject **encoded,
                              Py_ssize_t n, PyObject *left_out) {
     Py_ssize_t size = 0;
     for (Py_ssize_t k = 0; k < n; k++)
         if (mask >> k & 1)
             size += PyBytes_GET_SIZE(encoded[k]);
     if (size > MAX_DELTA) {
-        if (report(left_out, net_id, size + 16, s_delta) < 0)
+        if (report(left_out, item_or_none(rec, R_ID), size + 16, s_delta) < 0)
             return NULL;
         Py_RETURN_NONE;
     }
@@ -496,7 +477,7 @@ static PyObject *delta_entry(PyObject *net_id, uint32_t id, uint64_t mask, PyObj
 
 /* Each target's delta entry of the watched values whose bytes differ from those last sent
  * to it (now recorded as sent); the targets with the same mask share one entry. */
-static int deltas_of(PyObject *rec, PyObject *net_id, uint32_t id, PyObject **encoded, Py_ssize_t n,
+static int deltas_of(PyObject *rec, uint32_t id, PyObject **encoded, Py_ssize_t n,
                      PyObject **peers, Py_ssize_t *slots, Py_ssize_t ntargets, PyObject **deltas,
                      PyObject *left_out) {
     PyObject *sent_by_peer = PyList_GET_ITEM(rec, R_SENT);
@@ -556,7 +537,7 @@ static int deltas_of(PyObject *rec, PyObject *net_id, uint32_t id, PyObject **en
             if (shared[s].mask == mask)
                 delta = shared[s].delta;
         if (delta == NULL) {
-            delta = delta_entry(net_id, id, mask, encoded, n, left_out);
+            delta = delta_entry(rec, id, mask, encoded, n, left_out);
             if (delta == NULL)
                 goto done;
             shared[nshared].mask = mask;
@@ -590,94 +571,34 @@ static int slot_of_peer(PyObject *slots, PyObject *peer, Py_ssize_t nslots, Py_s
     return 1;
 }
 
-/* targets_of for an exact set of exact ints and an exact dict of slots, walking the set's
- * table in the order its iterator would (a live entry has a key and a hash other than -1;
- * a removed one keeps a dummy key with hash -1): no iterator is made, and looking an int up
- * in the replicator's slots (keyed by peer ids, ints) runs no Python code, so the set cannot
- * change meanwhile. Returns -2 (nothing held, no error) when the holders are not all exact
- * ints: the iterator does them. */
-static Py_ssize_t targets_in_table(PyObject *holders, PyObject *slots, Py_ssize_t nslots,
-                                   PyObject **peers, Py_ssize_t *slot_of, Py_ssize_t room) {
-    PySetObject *set = (PySetObject *)holders;
+/* The record's holders that have a slot, in order: peers[] borrowed from the holders, a tuple
+ * the caller holds (looking a peer up may run Python code, which cannot change a tuple). */
+static Py_ssize_t targets_of(PyObject *holders, PyObject *slots, Py_ssize_t nslots, PyObject **peers,
+                             Py_ssize_t *slot_of) {
     Py_ssize_t count = 0;
-    for (Py_ssize_t i = 0; i <= set->mask; i++) {
-        PyObject *peer = set->table[i].key;
-        if (peer == NULL || set->table[i].hash == -1)
-            continue;
-        if (!PyLong_CheckExact(peer) || count >= room) {
-            while (count > 0)
-                Py_DECREF(peers[--count]);
-            return -2;
-        }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(holders); i++) {
+        PyObject *peer = PyTuple_GET_ITEM(holders, i);
         Py_ssize_t s;
         int found = slot_of_peer(slots, peer, nslots, &s);
         if (found < 0)
-            goto fail;
-        if (found == 0)
-            continue;
-        Py_INCREF(peer);
-        peers[count] = peer;
-        slot_of[count++] = s;
+            return -1;
+        if (found) {
+            peers[count] = peer;
+            slot_of[count++] = s;
+        }
     }
     return count;
-fail:
-    while (count > 0)
-        Py_DECREF(peers[--count]);
-    return -1;
-}
-
-/* The record's holders that have a slot, in the set's order: peers[] new references. */
-static Py_ssize_t targets_of(PyObject *holders, PyObject *slots, Py_ssize_t nslots, PyObject **peers,
-                             Py_ssize_t *slot_of, Py_ssize_t room) {
-    if (PyAnySet_CheckExact(holders) && PyDict_CheckExact(slots)) {
-        Py_ssize_t found = targets_in_table(holders, slots, nslots, peers, slot_of, room);
-        if (found != -2)
-            return found;
-    }
-    PyObject *iter = PyObject_GetIter(holders), *peer;
-    Py_ssize_t count = 0;
-    if (iter == NULL)
-        return -1;
-    while ((peer = PyIter_Next(iter)) != NULL) {
-        Py_ssize_t s;
-        if (count >= room) {
-            Py_DECREF(peer);
-            PyErr_SetString(PyExc_RuntimeError, "a record's holders changed size");
-            goto fail;
-        }
-        int found = slot_of_peer(slots, peer, nslots, &s);
-        if (found <= 0) {
-            Py_DECREF(peer);
-            if (found < 0)
-                goto fail;
-            continue;
-        }
-        peers[count] = peer;
-        slot_of[count++] = s;
-    }
-    Py_DECREF(iter);
-    if (PyErr_Occurred()) {
-        while (count > 0)
-            Py_DECREF(peers[--count]);
-        return -1;
-    }
-    return count;
-fail:
-    Py_DECREF(iter);
-    while (count > 0)
-        Py_DECREF(peers[--count]);
-    return -1;
 }
 
 /* The record's SYNC entry, to each target's list (or reported when it is too large). */
-static int sync_part(PyObject *rec, Parts *r, PyObject *net_id, uint32_t id, PyObject *enc,
+static int sync_part(PyObject *rec, Parts *r, uint32_t id, PyObject *enc,
                      Py_ssize_t *slot_of, Py_ssize_t ntargets, PyObject **entries, PyObject *left_out) {
     PyObject *entry = sync_entry(rec, r, id, enc);
     if (entry == NULL)
         return -1;
     int rc = 0;
     if (PyBytes_GET_SIZE(entry) - 8 > MAX_SYNC)
-        rc = report(left_out, net_id, PyBytes_GET_SIZE(entry), s_state);
+        rc = report(left_out, item_or_none(rec, R_ID), PyBytes_GET_SIZE(entry), s_state);
     for (Py_ssize_t t = 0; t < ntargets && rc == 0 && PyBytes_GET_SIZE(entry) - 8 <= MAX_SYNC; t++)
         rc = append_to(entries, slot_of[t], entry);
     Py_DECREF(entry);
@@ -689,69 +610,84 @@ static int settle(PyObject *rec, PyObject *flag) {
     return PyList_SetItem(rec, R_SETTLED, flag);
 }
 
+/* The record's net id: the one last frame's SYNC entry was made with when there is one (a
+ * record's id never changes: the replicator makes it once), so that the frame does not read
+ * the id's int object, a line of its own, for every node; else the int, a u32. */
+static int id_of(PyObject *rec, uint32_t *id) {
+    PyObject *entry = PyList_GET_ITEM(rec, R_ENTRY);
+    if (PyBytes_Check(entry) && PyBytes_GET_SIZE(entry) >= 8) {
+        const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(entry);
+        *id = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+        return 0;
+    }
+    unsigned long value = PyLong_AsUnsignedLong(PyList_GET_ITEM(rec, R_ID));
+    if (value == (unsigned long)-1 && PyErr_Occurred())
+        return -1;
+    if (value > UINT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "a net id is a u32");
+        return -1;
+    }
+    *id = (uint32_t)value;
+    return 0;
+}
+
 /* One record's part of the frame, once its targets are known (every_holder: each holder is
  * one, none lacks a slot). */
 static int record_part(PyObject *rec, Parts *r, PyObject *enc, PyObject **peers, Py_ssize_t *slot_of,
                        Py_ssize_t ntargets, int every_holder, PyObject **entries, PyObject **deltas,
                        PyObject *left_out) {
-    PyObject *net_id = PyList_GET_ITEM(rec, R_ID);
-    Py_INCREF(net_id);
-    int rc = -1;
-    unsigned long id = PyLong_AsUnsignedLong(net_id);
-    if (id == (unsigned long)-1 && PyErr_Occurred())
-        goto done;
-    if (id > UINT32_MAX) {
-        PyErr_SetString(PyExc_OverflowError, "a net id is a u32");
-        goto done;
-    }
-    if (PyTuple_GET_SIZE(r->sync) &&
-        sync_part(rec, r, net_id, (uint32_t)id, enc, slot_of, ntargets, entries, left_out) < 0)
-        goto done;
+    uint32_t id;
+    if (id_of(rec, &id) < 0)
+        return -1;
+    if (PyTuple_GET_SIZE(r->sync) && sync_part(rec, r, id, enc, slot_of, ntargets, entries, left_out) < 0)
+        return -1;
     Py_ssize_t n = PyTuple_GET_SIZE(r->watch);
     if (n) {
         PyObject *encoded[MAX_WATCHED];
         int fresh = 0, failed = 0;
         if (watched(rec, r, enc, encoded, &fresh) < 0)
-            goto done;
+            return -1;
         if (fresh || PyList_GET_ITEM(rec, R_SETTLED) != Py_True) {
             /* unsettled while the sent bytes change: an error halfway leaves it so */
             failed = settle(rec, Py_False) < 0 ||
-                     deltas_of(rec, net_id, (uint32_t)id, encoded, n, peers, slot_of, ntargets,
-                               deltas, left_out) < 0 ||
+                     deltas_of(rec, id, encoded, n, peers, slot_of, ntargets, deltas, left_out) < 0 ||
                      (every_holder && settle(rec, Py_True) < 0);
         }
         for (Py_ssize_t k = 0; k < n; k++)
             Py_DECREF(encoded[k]);
         if (failed)
-            goto done;
+            return -1;
     }
-    rc = 0;
-done:
-    Py_DECREF(net_id);
-    return rc;
+    return 0;
 }
 
 /* One record's part of the frame. */
 static int one_record(PyObject *rec, PyObject *slots, Py_ssize_t nslots, PyObject *enc,
                       PyObject **entries, PyObject **deltas, PyObject *left_out) {
-    if (!PyList_Check(rec) || PyList_GET_SIZE(rec) != R_SIZE) {
-        PyErr_SetString(PyExc_TypeError, "a roster record must be a list of 10");
+    if (!PyList_Check(rec) || PyList_GET_SIZE(rec) < R_CACHE) {
+        PyErr_SetString(PyExc_TypeError, "a roster record must be a list of 9 and its caches");
         return -1;
     }
     Parts r = {PyList_GET_ITEM(rec, R_RAW), PyList_GET_ITEM(rec, R_SYNC), PyList_GET_ITEM(rec, R_WATCH),
-               PyList_GET_ITEM(rec, R_CONVERT)};
+               PyList_GET_ITEM(rec, R_CONVERT), 0};
     PyObject *holders = PyList_GET_ITEM(rec, R_HOLDERS);
-    if (!PyAnySet_Check(holders) || !PyList_Check(r.raw) || !PyTuple_Check(r.sync) ||
+    if (!PyTuple_Check(holders) || !PyList_Check(r.raw) || !PyTuple_Check(r.sync) ||
         !PyTuple_Check(r.watch)) {
         PyErr_SetString(PyExc_TypeError,
-                        "a record's holders must be a set, its raw values a list, its indices tuples");
+                        "a record's holders must be a tuple, its raw values a list, its indices tuples");
         return -1;
     }
     if (PyTuple_GET_SIZE(r.watch) > MAX_WATCHED) {
         PyErr_SetString(PyExc_ValueError, "at most 64 ON_CHANGE properties");
         return -1;
     }
-    Py_ssize_t nholders = PySet_GET_SIZE(holders);
+    r.watched_at = R_CACHE + PyTuple_GET_SIZE(r.sync);
+    if (PyList_GET_SIZE(rec) != r.watched_at + 2 * PyTuple_GET_SIZE(r.watch)) {
+        PyErr_SetString(PyExc_TypeError, "a record's caches must be one item per ALWAYS value, "
+                                         "two per ON_CHANGE one");
+        return -1;
+    }
+    Py_ssize_t nholders = PyTuple_GET_SIZE(holders);
     if (nholders == 0)
         return 0;
     PyObject *few_peers[FEW];
@@ -773,14 +709,12 @@ static int one_record(PyObject *rec, PyObject *slots, Py_ssize_t nslots, PyObjec
     Py_INCREF(r.convert);
     Py_INCREF(holders);
     int rc = 0;
-    Py_ssize_t ntargets = targets_of(holders, slots, nslots, peers, slot_of, nholders);
+    Py_ssize_t ntargets = targets_of(holders, slots, nslots, peers, slot_of);
     if (ntargets < 0)
         rc = -1;
     else if (ntargets > 0)
         rc = record_part(rec, &r, enc, peers, slot_of, ntargets, ntargets == nholders, entries,
                          deltas, left_out);
-    for (Py_ssize_t t = 0; t < ntargets; t++)
-        Py_DECREF(peers[t]);
     Py_DECREF(holders);
     Py_DECREF(r.raw);
     Py_DECREF(r.sync);
@@ -863,8 +797,8 @@ static int tuple_type(PyObject *t) {
  * other core's work since the last one), and each record is a dozen small objects reached
  * pointer by pointer: the frame waited on memory, one load at a time. So while record i is
  * worked on, the memory of the next ones is asked for in stages, each reading only pointers
- * an earlier stage fetched: the record's item array, its items, their tables and the values
- * they hold. A prefetch never faults and changes nothing; what it fetches is only what
+ * an earlier stage fetched: the record's item array, its items (the caches' among them),
+ * their tables and the values they hold. A prefetch never faults and changes nothing; what it fetches is only what
  * one_record will read anyway. */
 
 #define AHEAD_ITEMS 12 /* the record's item array */
@@ -872,13 +806,13 @@ static int tuple_type(PyObject *t) {
 #define AHEAD_INNER 4  /* their arrays and tables */
 #define AHEAD_HELD 2   /* what those hold */
 #define AHEAD_INSIDE 1 /* inside last frame's values, when the frame frees them */
-#define AHEAD_ENTRIES 32 /* the most entries of a holders table fetched ahead */
+#define AHEAD_HOLDERS 32 /* the most holders fetched ahead */
 /* the most items of a value fetched ahead: a vector's or a transform's, not a long tuple's,
  * which an unchanged record would fetch every frame for nothing */
 #define AHEAD_VALUE_ITEMS 16
 
 static int is_record(PyObject *rec) {
-    return PyList_CheckExact(rec) && PyList_GET_SIZE(rec) == R_SIZE;
+    return PyList_CheckExact(rec) && PyList_GET_SIZE(rec) >= R_CACHE;
 }
 
 /* Fetch every cache line of size bytes at start (which need not start a line). */
@@ -904,41 +838,36 @@ static void fetch_tuple_items(PyObject *value) {
 }
 
 static void fetch_ahead(PyObject **recs, Py_ssize_t i, Py_ssize_t n) {
-    if (i + AHEAD_ITEMS < n && PyList_CheckExact(recs[i + AHEAD_ITEMS]))
-        __builtin_prefetch(((PyListObject *)recs[i + AHEAD_ITEMS])->ob_item);
-    if (i + AHEAD_PARTS < n && is_record(recs[i + AHEAD_PARTS]))
-        for (Py_ssize_t k = 0; k < R_SIZE; k++)
+    if (i + AHEAD_ITEMS < n && PyList_CheckExact(recs[i + AHEAD_ITEMS])) {
+        PyObject *rec = recs[i + AHEAD_ITEMS]; /* caches included, the array spans lines */
+        fetch_span(((PyListObject *)rec)->ob_item, PyList_GET_SIZE(rec) * (Py_ssize_t)sizeof(PyObject *));
+    }
+    if (i + AHEAD_PARTS < n && is_record(recs[i + AHEAD_PARTS])) /* not the net id (id_of) */
+        for (Py_ssize_t k = R_RAW; k < PyList_GET_SIZE(recs[i + AHEAD_PARTS]); k++)
             __builtin_prefetch(PyList_GET_ITEM(recs[i + AHEAD_PARTS], k));
     if (i + AHEAD_INNER < n && is_record(recs[i + AHEAD_INNER])) {
         PyObject *rec = recs[i + AHEAD_INNER];
         PyObject *holders = PyList_GET_ITEM(rec, R_HOLDERS), *sent = PyList_GET_ITEM(rec, R_SENT);
-        PyObject *lists[] = {PyList_GET_ITEM(rec, R_ENTRY), PyList_GET_ITEM(rec, R_WATCHED),
-                             PyList_GET_ITEM(rec, R_RAW)};
-        if (PyAnySet_CheckExact(holders)) { /* the frame reads the whole table: its lines */
-            PySetObject *set = (PySetObject *)holders;
-            Py_ssize_t entries = Py_MIN(set->mask + 1, AHEAD_ENTRIES);
-            fetch_span(set->table, entries * (Py_ssize_t)sizeof(setentry));
-        }
-        if (PyDict_CheckExact(sent))
+        PyObject *raw = PyList_GET_ITEM(rec, R_RAW);
+        if (PyTuple_CheckExact(holders) && PyTuple_GET_SIZE(holders) > 4) /* past its first line */
+            fetch_span(&PyTuple_GET_ITEM(holders, 0),
+                       Py_MIN(PyTuple_GET_SIZE(holders), AHEAD_HOLDERS) * (Py_ssize_t)sizeof(PyObject *));
+        /* a settled record's sent bytes are read only if a watched value changed: its dict
+         * is not touched to fetch its table (a line a record most frames) */
+        if (PyList_GET_ITEM(rec, R_SETTLED) != Py_True && PyDict_CheckExact(sent))
             __builtin_prefetch(((PyDictObject *)sent)->ma_keys);
-        for (size_t k = 0; k < sizeof(lists) / sizeof(lists[0]); k++)
-            if (PyList_CheckExact(lists[k]))
-                __builtin_prefetch(((PyListObject *)lists[k])->ob_item);
+        if (PyList_CheckExact(raw))
+            __builtin_prefetch(((PyListObject *)raw)->ob_item);
     }
-    if (i + AHEAD_HELD < n && is_record(recs[i + AHEAD_HELD])) {
-        PyObject *rec = recs[i + AHEAD_HELD];
-        fetch_list_items(PyList_GET_ITEM(rec, R_ENTRY));
-        fetch_list_items(PyList_GET_ITEM(rec, R_WATCHED));
-        fetch_list_items(PyList_GET_ITEM(rec, R_RAW));
-    }
+    if (i + AHEAD_HELD < n && is_record(recs[i + AHEAD_HELD]))
+        fetch_list_items(PyList_GET_ITEM(recs[i + AHEAD_HELD], R_RAW));
     if (i + AHEAD_INSIDE < n && is_record(recs[i + AHEAD_INSIDE])) {
-        PyObject *raw = PyList_GET_ITEM(recs[i + AHEAD_INSIDE], R_RAW);
+        PyObject *rec = recs[i + AHEAD_INSIDE], *raw = PyList_GET_ITEM(rec, R_RAW);
         for (Py_ssize_t k = 0; PyList_CheckExact(raw) && k < PyList_GET_SIZE(raw); k++)
             fetch_tuple_items(PyList_GET_ITEM(raw, k)); /* this frame's values: what they hold */
-        PyObject *cached = PyList_GET_ITEM(recs[i + AHEAD_INSIDE], R_ENTRY);
-        for (Py_ssize_t k = 1; PyList_CheckExact(cached) && k < PyList_GET_SIZE(cached); k++)
-            if (Py_REFCNT(PyList_GET_ITEM(cached, k)) == 1) /* freed soon: its items too */
-                fetch_tuple_items(PyList_GET_ITEM(cached, k));
+        for (Py_ssize_t k = R_CACHE; k < PyList_GET_SIZE(rec); k++)
+            if (Py_REFCNT(PyList_GET_ITEM(rec, k)) == 1) /* freed soon: its items too */
+                fetch_tuple_items(PyList_GET_ITEM(rec, k));
     }
 }
 

@@ -30,20 +30,24 @@ __all__: list[str] = []
 MAX_SYNC_PACKET_SIZE = 1350
 MAX_DELTA_PACKET_SIZE = 65535
 
-#: A node as the frame reads it, a list (the compiled frame indexes it):
-#: ``[net id, raw values (the entity's _net_vals), raw index of each ALWAYS property,
-#: raw index of each ON_CHANGE property, codec per raw index whose value needs godot_value
-#: (None: none does), holders (set of peers), {peer: bytes of each watched value last sent},
-#: [last value, its bytes, ...] of the watched properties, [last SYNC entry, its values...]
-#: or None, settled]`` (a cache holds None for a float or a vector, see :func:`_held`). Both
-#: caches are updated in place: a frame makes no new containers per node. *Settled* (a
-#: bool) is the compiled frame's shortcut: True when every holder was sent the node's
-#: current watched bytes at its last frame; the replicator sets it False when it
-#: shows the node to a peer or hides it (a holder that leaves keeps it true), and the compiled
-#: frame then compares the bytes again, as it does when a watched value changed. This frame
-#: ignores it (it always compares) and leaves it as it is, which keeps it true.
+#: A node as the frame reads it, one list (the compiled frame indexes it): ``[net id, raw
+#: values (the entity's _net_vals), raw index of each ALWAYS property, raw index of each
+#: ON_CHANGE property, codec per raw index whose value needs godot_value (None: none does),
+#: holders (a tuple of peers), {peer: bytes of each watched value last sent}, settled, last
+#: SYNC entry or None, then last frame's value of each ALWAYS property, then the last value and
+#: its bytes of each ON_CHANGE property]``. The two caches are the record's own items (a cache
+#: holds None for a float or a vector, see :func:`_held`), not lists of their own: a frame
+#: reads a node's line or two of items instead of two more lists and their item arrays, and
+#: makes no new containers per node. The holders are a tuple the replicator replaces wherever
+#: they change (its set of them stays the one RPCs read): one small object whose peers are
+#: inline, for a frame to read, instead of a set's header and table. *Settled* (a bool) is the
+#: compiled frame's shortcut: True when every holder was sent the node's current watched bytes
+#: at its last frame; the replicator sets it False when it shows the node to a peer or hides it
+#: (a holder that leaves keeps it true), and the compiled frame then compares the bytes again,
+#: as it does when a watched value changed. This frame ignores it (it always compares) and
+#: leaves it as it is, which keeps it true.
 Record = list[Any]
-ID, RAW, SYNC, WATCH, CONVERT, HOLDERS, SENT, WATCHED, ENTRY, SETTLED = range(10)
+ID, RAW, SYNC, WATCH, CONVERT, HOLDERS, SENT, SETTLED, ENTRY, CACHE = range(10)
 #: ``(dumps, encode_compressed, godot_value, immutable types, Vector2, Vector3)``:
 #: ``var_to_bytes`` (the compiled frame's for what it does not write itself), the compressed
 #: form, the value conversion, the types whose values never change, and the two vector types
@@ -75,22 +79,13 @@ def new_record(
     sync: tuple[int, ...],
     watch: tuple[int, ...],
     convert: tuple[Any, ...] | None,
-    holders: set[int],
+    holders: tuple[int, ...],
     sent: dict[int, list[bytes | None]],
 ) -> Record:
-    """A node's record; ``holders`` and ``sent`` are the replicator's own objects, kept live."""
-    return [
-        net_id,
-        raw,
-        sync,
-        watch,
-        convert,
-        holders,
-        sent,
-        [None] * (2 * len(watch)),
-        None,
-        False,
-    ]
+    """A node's record; ``sent`` is the replicator's own dict, kept live, and ``holders`` its
+    peers now (the replicator replaces the tuple when they change)."""
+    head: Record = [net_id, raw, sync, watch, convert, holders, sent, False, None]
+    return head + [None] * (len(sync) + 2 * len(watch))
 
 
 def frame(
@@ -147,17 +142,18 @@ def _held(value: Any, encoder: Encoder) -> Any:
 
 def _sync_entry(record: Record, encoder: Encoder) -> bytes:
     """The node's SYNC entry; last frame's bytes when every value is the same object, or
-    when the values encode to the same bytes. The cache is one list, ``[entry, value...]``
-    (None for a value not held), updated in place (no new objects per frame)."""
+    when the values encode to the same bytes. The cache is the record's ``ENTRY`` item and
+    the one value after ``CACHE`` per ALWAYS property (None for a value not held), updated in
+    place (no new objects per frame)."""
     raw = record[RAW]
     immutable = encoder[3]
     sync = record[SYNC]
     cached = record[ENTRY]
     if cached is not None and all(
-        cached[k] is not None and raw[i] is cached[k] and type(cached[k]) in immutable
-        for k, i in enumerate(sync, 1)
+        record[k] is not None and raw[i] is record[k] and type(record[k]) in immutable
+        for k, i in enumerate(sync, CACHE)
     ):
-        reused: bytes = cached[0]
+        reused: bytes = cached
         return reused
     if record[CONVERT] is None:
         encode = encoder[1]
@@ -165,27 +161,26 @@ def _sync_entry(record: Record, encoder: Encoder) -> bytes:
     else:
         data = b"".join([_value(record, i, encoder) for i in sync])
     entry = _ENTRY.pack(record[ID], len(data)) + data
-    if cached is None:
-        cached = record[ENTRY] = [None] * (len(sync) + 1)
-    elif cached[0] == entry:
-        entry = cached[0]
-    cached[0] = entry
-    for k, i in enumerate(sync, 1):
-        cached[k] = _held(raw[i], encoder)
+    if cached == entry:
+        entry = cached
+    record[ENTRY] = entry
+    for k, i in enumerate(sync, CACHE):
+        record[k] = _held(raw[i], encoder)
     return entry
 
 
 def _watched(record: Record, encoder: Encoder) -> list[bytes]:
     """The compressed bytes of each watched value, encoded only when it may have changed
-    (last frame's bytes object when they are equal). The cache is one list,
-    ``[value, bytes, value, bytes...]`` (None for a value not held), updated in place."""
+    (last frame's bytes object when they are equal). The cache is the record's two items
+    per ON_CHANGE property after the ALWAYS ones' (``value, bytes``; None for a value not
+    held), updated in place."""
     raw = record[RAW]
-    cache = record[WATCHED]
     immutable = encoder[3]
     out = []
+    at = CACHE + len(record[SYNC])
     for k, index in enumerate(record[WATCH]):
         value = raw[index]
-        last, data = cache[2 * k], cache[2 * k + 1]
+        last, data = record[at + 2 * k], record[at + 2 * k + 1]
         if data is not None:
             kind = type(value)
             same = last is value and last is not None and kind in immutable
@@ -195,7 +190,7 @@ def _watched(record: Record, encoder: Encoder) -> list[bytes]:
         now = _value(record, index, encoder)
         if now != data:
             data = now
-        cache[2 * k], cache[2 * k + 1] = _held(value, encoder), data
+        record[at + 2 * k], record[at + 2 * k + 1] = _held(value, encoder), data
         out.append(data)
     return out
 

@@ -399,7 +399,9 @@ class Replicator:
         self._frame_peers = None
         for node in self._nodes.values():
             node._replica.watched.pop(peer, None)
-            node._replica.holders.discard(peer)
+            if peer in node._replica.holders:
+                node._replica.holders.discard(peer)
+                self._held(node)
 
     # -- spawning --------------------------------------------------------------------------
 
@@ -460,7 +462,7 @@ class Replicator:
                 sync,
                 watch,
                 convert,
-                replica.holders,
+                tuple(replica.holders),
                 replica.watched,
             )
         self._update(node, PUBLIC)  # as Godot's spawn does, once the node is ready
@@ -595,16 +597,26 @@ class Replicator:
         replica = node._replica
         if visible == (peer in replica.holders):
             return
-        record = self._roster.get(node.net_id)
-        if record is not None:
-            record[_pysync.SETTLED] = False  # a new holder: the frame compares what each was sent
         if visible:
             replica.holders.add(peer)
-            self._send_spawn(peer, node)
         else:
             replica.holders.discard(peer)
             replica.watched.pop(peer, None)
+        record = self._roster.get(node.net_id)
+        if record is not None:
+            record[_pysync.SETTLED] = False  # a new holder: the frame compares what each was sent
+            record[_pysync.HOLDERS] = tuple(replica.holders)
+        if visible:
+            self._send_spawn(peer, node)
+        else:
             self._send(peer, Despawn(node.net_id), TransferMode.RELIABLE, 0)
+
+    def _held(self, node: SpawnedNode) -> None:
+        """The frame's tuple of ``node``'s holders made again from the set after a change to
+        it: the frame reads one small object with the peers inline, not the set."""
+        record = self._roster.get(node.net_id)
+        if record is not None:
+            record[_pysync.HOLDERS] = tuple(node._replica.holders)
 
     # -- synchronizing ---------------------------------------------------------------------
 
