@@ -740,6 +740,45 @@ def test_a_frames_packets_are_all_checked_before_any_is_sent() -> None:
     body()
 
 
+@pytest.mark.parametrize("timing", [False, True])
+def test_a_frame_goes_out_as_the_shared_hand_over_sends_it(
+    timing: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The server's one-loop hand-over of a frame, and the endpoint's shared one (taken
+    while detail times each write), write the same frames in the same order, count the same
+    packets, log and skip one over ``max_send_size``, and count but do not write those for a
+    peer being closed; checked against what RFC 6455 frames and the counts must be."""
+
+    @serving(max_send_size=64)
+    async def body(server: Any, port: int) -> None:
+        clients = [await join(port) for _ in range(3)]
+        peers = [peer for _, peer in clients]
+        server.disconnect_peer(peers[2])  # closing (its close frame written): counted only
+        writes = {peer: spy_writes(server, peer) for peer in peers}
+        server.traffic.timing = timing
+        before = {
+            peer: (server.traffic.messages[peer], server.traffic.bytes[peer]) for peer in peers
+        }
+        mode = mpws.TransferMode.UNRELIABLE
+        frame = [(peers[i % 3], b"\x03" + bytes([i]) * (i * 5), mode, 0) for i in range(20)]
+        server.send_encoded_many(frame)
+        for peer in peers[:2]:
+            expected = [data for p, data, _, _ in frame if p == peer and len(data) <= 64]
+            assert writes[peer] == [bytes((0x82, len(d))) + d for d in expected]
+        assert writes[peers[2]] == []
+        for peer in peers:
+            counted = [data for p, data, _, _ in frame if p == peer and len(data) <= 64]
+            messages, sizes = before[peer]
+            assert server.traffic.messages[peer] - messages == len(counted)
+            assert server.traffic.bytes[peer] - sizes == sum(map(len, counted))
+        for client, _ in clients[:2]:
+            await client.close()
+
+    with caplog.at_level(logging.WARNING, "gdvariant.multiplayer.websocket"):
+        body()
+    assert "not sending 66 bytes" in caplog.text
+
+
 def test_frames_never_overtake_queued_ones() -> None:
     """The peer id is queued for the writer when a client joins; what the game sends in the
     same turn (on_peer_connected) queues behind it, and what follows once the queue is empty

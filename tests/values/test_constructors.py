@@ -35,6 +35,13 @@ class Indexy:
         return -7
 
 
+class IntFloaty(int):
+    """An int whose float() is its own: not an exact int, so not the int fast path."""
+
+    def __float__(self) -> float:
+        return 0.25
+
+
 class Raising:
     def __float__(self) -> float:
         raise ArithmeticError("no float here")
@@ -59,6 +66,8 @@ ODD = [
     b"1",
     Floaty(),
     Indexy(),
+    IntFloaty(5),
+    -(2**1023) * 2,
     Raising(),
     [1],
     3.75,

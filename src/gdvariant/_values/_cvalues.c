@@ -33,6 +33,15 @@ static PyObject *convert(const Constructor *self, PyObject *value) {
         Py_INCREF(value);
         return value;
     }
+    if (PyLong_CheckExact(value)) {
+        /* what float() of an int does (its nb_float), without the generic lookup first: a
+         * game's vectors are often built from ints (a tick, an index, a grid cell) */
+        double x = PyLong_AsDouble(value);
+        if (x == -1.0 && PyErr_Occurred()) {
+            return NULL;
+        }
+        return PyFloat_FromDouble(x);
+    }
     return PyNumber_Float(value);
 }
 
