@@ -1823,6 +1823,85 @@ static int all_ints(PyObject *t) {
     return 1;
 }
 
+/* The oldest entry of hist rewritten in place as the new one (tick, mask, bits before, None)
+ * when the commit would drop it and nothing but hist holds it: the entry and its tuple of bits
+ * before (when it has as many) are the commit's two tuples of a moved entity, which otherwise
+ * cost their allocation, the young collections it brings and their freeing 32 ticks later. A
+ * tuple no one else holds cannot be seen to change (CPython's own zip and enumerate reuse
+ * their result tuples alike). Only an entry this commit untracked is taken (ints and a tuple
+ * of ints: freeing what it held runs no code), and only for a mask of 64 bits or fewer whose
+ * bits before, a dict, are exact ints. 1: reused, 0: not (nothing done), -1: an error, as
+ * before_tuple's. docs/replication-interest.md, "The commit's entries reused". */
+static int reuse_entry(PyObject *hist, long long oldest, PyObject *tick, PyObject *mask,
+                       PyObject *before) {
+    if (!PyList_CheckExact(hist) || !PyList_GET_SIZE(hist) || !PyLong_CheckExact(tick) ||
+        !PyLong_CheckExact(mask) || !PyDict_CheckExact(before))
+        return 0; /* (an exact dict of ints runs no code while the entry is borrowed) */
+    PyObject *e = PyList_GET_ITEM(hist, 0);
+    if (!PyTuple_CheckExact(e) || PyTuple_GET_SIZE(e) != 4 || Py_REFCNT(e) != 1 ||
+        PyObject_GC_IsTracked(e) || !PyLong_CheckExact(PyTuple_GET_ITEM(e, 0)))
+        return 0;
+    long long t = PyLong_AsLongLong(PyTuple_GET_ITEM(e, 0));
+    unsigned long long m = t == -1 && PyErr_Occurred() ? 0 : PyLong_AsUnsignedLongLong(mask);
+    if (PyErr_Occurred()) {
+        PyErr_Clear(); /* a tick past 64 bits, or a mask past them: the general path */
+        return 0;
+    }
+    if (t > oldest)
+        return 0;
+    Py_ssize_t n = PyObject_Size(before);
+    if (n < 0)
+        return -1;
+    if (n != popcount64(m)) {
+        PyErr_SetString(PyExc_RuntimeError, "the bits before do not match the changed mask");
+        return -1;
+    }
+    PyObject *vals[64];
+    Py_ssize_t r = 0;
+    for (unsigned long long word = m; word; word &= word - 1, r++) {
+        PyObject *key = PyLong_FromLong(ctz64(word));
+        vals[r] = key ? PyObject_GetItem(before, key) : NULL;
+        Py_XDECREF(key);
+        if (!vals[r] || !PyLong_CheckExact(vals[r])) {
+            int bad = !vals[r];
+            while (r >= 0)
+                Py_XDECREF(vals[r--]);
+            return bad ? -1 : 0;
+        }
+    }
+    PyObject *flat = PyTuple_GET_ITEM(e, 2);
+    if (PyTuple_CheckExact(flat) && Py_REFCNT(flat) == 1 && PyTuple_GET_SIZE(flat) == n &&
+        !PyObject_GC_IsTracked(flat)) {
+        for (r = 0; r < n; r++) {
+            PyObject *was = PyTuple_GET_ITEM(flat, r);
+            PyTuple_SET_ITEM(flat, r, vals[r]);
+            Py_DECREF(was);
+        }
+    } else {
+        PyObject *fresh = PyTuple_New(n);
+        if (!fresh) {
+            for (r = 0; r < n; r++)
+                Py_DECREF(vals[r]);
+            return -1;
+        }
+        for (r = 0; r < n; r++)
+            PyTuple_SET_ITEM(fresh, r, vals[r]);
+        PyObject_GC_UnTrack(fresh);
+        PyTuple_SET_ITEM(e, 2, fresh);
+        Py_DECREF(flat);
+    }
+    PyObject *items[4] = {tick, mask, NULL, Py_None};
+    for (int k = 0; k < 4; k++) {
+        if (!items[k])
+            continue;
+        PyObject *was = PyTuple_GET_ITEM(e, k);
+        Py_INCREF(items[k]);
+        PyTuple_SET_ITEM(e, k, items[k]);
+        Py_DECREF(was);
+    }
+    return 1;
+}
+
 /* One dirty entity: its history gets (tick, mask, bits before, None), entries at or before
  * oldest are dropped, and its record cache starts again. */
 static int ent_set(PyObject *ent, PyObject *dict, PyObject *name, PyObject *value) {
@@ -1884,20 +1963,27 @@ static int commit_one(PyObject *world, PyObject *ent, PyObject *tick, long long 
         PyErr_SetString(PyExc_TypeError, "_net_hist must be a list");
         goto done;
     }
-    flat = before_tuple(before, mask);
-    entry = flat ? PyTuple_Pack(4, tick, mask, flat, Py_None) : NULL;
-    if (!entry)
+    int reused = reuse_entry(hist, oldest, tick, mask, before);
+    if (reused < 0)
         goto done;
-    if (PyLong_CheckExact(tick) && PyLong_CheckExact(mask) && all_ints(flat)) {
-        PyObject_GC_UnTrack(flat); /* see above */
-        PyObject_GC_UnTrack(entry);
-        if (PyList_CheckExact(hist) && PyObject_GC_IsTracked(hist) &&
-            untrack_lists(ent, dict, hist))
+    if (reused) { /* the first entry, now the newest: appended, then dropped from the front */
+        Py_INCREF(entry = PyList_GET_ITEM(hist, 0));
+    } else {
+        flat = before_tuple(before, mask);
+        entry = flat ? PyTuple_Pack(4, tick, mask, flat, Py_None) : NULL;
+        if (!entry)
             goto done;
+        if (PyLong_CheckExact(tick) && PyLong_CheckExact(mask) && all_ints(flat)) {
+            PyObject_GC_UnTrack(flat); /* see above */
+            PyObject_GC_UnTrack(entry);
+            if (PyList_CheckExact(hist) && PyObject_GC_IsTracked(hist) &&
+                untrack_lists(ent, dict, hist))
+                goto done;
+        }
     }
     if (PyList_Append(hist, entry))
         goto done;
-    Py_ssize_t old = 0;
+    Py_ssize_t old = reused; /* a reused first entry was at or before oldest */
     for (; old < PyList_GET_SIZE(hist); old++) {
         long long t;
         PyObject *m;
