@@ -1363,14 +1363,18 @@ done:
 #define PREFETCH(p) ((void)(p))
 #endif
 
-/* The _net_ attributes warm() reads, and where in an entity's __dict__ each was last found:
- * the position PyDict_Next was given for it. The entities of a class, spawned alike, hold
- * their names in one order (World.spawn sets them one by one, in the same order), so the
+/* The _net_ attributes warm() and the commit read, and where in an entity's __dict__ each
+ * was last found: the position PyDict_Next was given for it. The entities of a class, spawned
+ * alike, hold their names in one order (World.spawn sets them one by one, in the same order), so the
  * next entity's item is most likely at the same position: PyDict_Next from there, and the
  * item taken only if its key is the name itself (the names are interned, as attribute names
  * set by Python are), costs a fifth of a lookup. Only a hint: an item with another key means
  * a walk over the dict to learn the position again, then a lookup if it is not there. */
-enum { A_HIST, A_CACHE, A_BITS, A_SPAWN, A_LAYOUT, A_WIDTHS, A_COUNT };
+enum {
+    A_HIST, A_CACHE, A_BITS, A_SPAWN, A_LAYOUT, A_WIDTHS, /* warm() */
+    A_WORLD, A_DIRTY, A_BEFORE, /* the commit (and A_HIST) */
+    A_COUNT
+};
 static Py_ssize_t g_at[A_COUNT];
 
 /* dict[name] (borrowed), or NULL, with an error set if the lookup failed. */
@@ -1782,9 +1786,14 @@ static PyObject *before_tuple(PyObject *before, PyObject *mask) {
         }
         p = (const uint8_t *)PyBytes_AS_STRING(wide);
     }
+    /* a mask of 64 bits or fewer is one word: one popcount and its set bits, not eight of
+     * each (the per-byte count was a twentieth of the commit's instructions) */
     Py_ssize_t count = 0;
-    for (Py_ssize_t k = 0; k < nbytes; k++)
-        count += popcount64(p ? p[k] : (m >> (8 * k)) & 255);
+    if (p)
+        for (Py_ssize_t k = 0; k < nbytes; k++)
+            count += popcount64(p[k]);
+    else
+        count = popcount64(m);
     if (count != n) {
         PyErr_SetString(PyExc_RuntimeError, "the bits before do not match the changed mask");
         goto done;
@@ -1792,10 +1801,10 @@ static PyObject *before_tuple(PyObject *before, PyObject *mask) {
     if (!(out = PyTuple_New(n)))
         goto done;
     Py_ssize_t r = 0;
-    for (Py_ssize_t k = 0; k < nbytes; k++) {
-        unsigned byte = p ? p[k] : (unsigned)((m >> (8 * k)) & 255);
-        for (; byte; byte &= byte - 1, r++) {
-            PyObject *key = PyLong_FromSsize_t(8 * k + ctz64(byte));
+    for (Py_ssize_t k = 0; k < (p ? nbytes : 1); k++) {
+        unsigned long long word = p ? p[k] : m;
+        for (; word; word &= word - 1, r++) {
+            PyObject *key = PyLong_FromSsize_t((p ? 8 * k : 0) + ctz64(word));
             PyObject *v = key ? PyObject_GetItem(before, key) : NULL;
             Py_XDECREF(key);
             if (!v) {
@@ -1815,6 +1824,85 @@ static int all_ints(PyObject *t) {
     for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(t); k++)
         if (!PyLong_CheckExact(PyTuple_GET_ITEM(t, k)))
             return 0;
+    return 1;
+}
+
+/* The oldest entry of hist rewritten in place as the new one (tick, mask, bits before, None)
+ * when the commit would drop it and nothing but hist holds it: the entry and its tuple of bits
+ * before (when it has as many) are the commit's two tuples of a moved entity, which otherwise
+ * cost their allocation, the young collections it brings and their freeing 32 ticks later. A
+ * tuple no one else holds cannot be seen to change (CPython's own zip and enumerate reuse
+ * their result tuples alike). Only an entry this commit untracked is taken (ints and a tuple
+ * of ints: freeing what it held runs no code), and only for a mask of 64 bits or fewer whose
+ * bits before, a dict, are exact ints. 1: reused, 0: not (nothing done), -1: an error, as
+ * before_tuple's. docs/replication-interest.md, "The commit's entries reused". */
+static int reuse_entry(PyObject *hist, long long oldest, PyObject *tick, PyObject *mask,
+                       PyObject *before) {
+    if (!PyList_CheckExact(hist) || !PyList_GET_SIZE(hist) || !PyLong_CheckExact(tick) ||
+        !PyLong_CheckExact(mask) || !PyDict_CheckExact(before))
+        return 0; /* (an exact dict of ints runs no code while the entry is borrowed) */
+    PyObject *e = PyList_GET_ITEM(hist, 0);
+    if (!PyTuple_CheckExact(e) || PyTuple_GET_SIZE(e) != 4 || Py_REFCNT(e) != 1 ||
+        PyObject_GC_IsTracked(e) || !PyLong_CheckExact(PyTuple_GET_ITEM(e, 0)))
+        return 0;
+    long long t = PyLong_AsLongLong(PyTuple_GET_ITEM(e, 0));
+    unsigned long long m = t == -1 && PyErr_Occurred() ? 0 : PyLong_AsUnsignedLongLong(mask);
+    if (PyErr_Occurred()) {
+        PyErr_Clear(); /* a tick past 64 bits, or a mask past them: the general path */
+        return 0;
+    }
+    if (t > oldest)
+        return 0;
+    Py_ssize_t n = PyObject_Size(before);
+    if (n < 0)
+        return -1;
+    if (n != popcount64(m)) {
+        PyErr_SetString(PyExc_RuntimeError, "the bits before do not match the changed mask");
+        return -1;
+    }
+    PyObject *vals[64];
+    Py_ssize_t r = 0;
+    for (unsigned long long word = m; word; word &= word - 1, r++) {
+        PyObject *key = PyLong_FromLong(ctz64(word));
+        vals[r] = key ? PyObject_GetItem(before, key) : NULL;
+        Py_XDECREF(key);
+        if (!vals[r] || !PyLong_CheckExact(vals[r])) {
+            int bad = !vals[r];
+            while (r >= 0)
+                Py_XDECREF(vals[r--]);
+            return bad ? -1 : 0;
+        }
+    }
+    PyObject *flat = PyTuple_GET_ITEM(e, 2);
+    if (PyTuple_CheckExact(flat) && Py_REFCNT(flat) == 1 && PyTuple_GET_SIZE(flat) == n &&
+        !PyObject_GC_IsTracked(flat)) {
+        for (r = 0; r < n; r++) {
+            PyObject *was = PyTuple_GET_ITEM(flat, r);
+            PyTuple_SET_ITEM(flat, r, vals[r]);
+            Py_DECREF(was);
+        }
+    } else {
+        PyObject *fresh = PyTuple_New(n);
+        if (!fresh) {
+            for (r = 0; r < n; r++)
+                Py_DECREF(vals[r]);
+            return -1;
+        }
+        for (r = 0; r < n; r++)
+            PyTuple_SET_ITEM(fresh, r, vals[r]);
+        PyObject_GC_UnTrack(fresh);
+        PyTuple_SET_ITEM(e, 2, fresh);
+        Py_DECREF(flat);
+    }
+    PyObject *items[4] = {tick, mask, NULL, Py_None};
+    for (int k = 0; k < 4; k++) {
+        if (!items[k])
+            continue;
+        PyObject *was = PyTuple_GET_ITEM(e, k);
+        Py_INCREF(items[k]);
+        PyTuple_SET_ITEM(e, k, items[k]);
+        Py_DECREF(was);
+    }
     return 1;
 }
 
@@ -1845,10 +1933,26 @@ static int untrack_lists(PyObject *ent, PyObject *dict, PyObject *hist) {
     return 0;
 }
 
+/* ent_attr with dict_item's hint of where the name was in the last entity's dict: the
+ * commit's four reads of a dirty entity (its world, dirty mask, history and bits before) were
+ * a sixth of its instructions as lookups. */
+static PyObject *ent_hinted(PyObject *ent, PyObject *dict, int a, PyObject *name) {
+    if (dict) {
+        PyObject *v = dict_item(dict, a, name);
+        if (v) {
+            Py_INCREF(v);
+            return v;
+        }
+        if (PyErr_Occurred())
+            return NULL;
+    }
+    return PyObject_GetAttr(ent, name);
+}
+
 static int commit_one(PyObject *world, PyObject *ent, PyObject *tick, long long oldest,
                       PyObject *zero) {
     PyObject *dict = ent_dict(ent);
-    PyObject *owner = ent_attr(ent, dict, s_world);
+    PyObject *owner = ent_hinted(ent, dict, A_WORLD, s_world);
     if (!owner) {
         Py_XDECREF(dict);
         return -1;
@@ -1858,7 +1962,7 @@ static int commit_one(PyObject *world, PyObject *ent, PyObject *tick, long long 
         Py_XDECREF(dict);
         return 0; /* despawned since it was written */
     }
-    PyObject *mask = ent_attr(ent, dict, s_dirty);
+    PyObject *mask = ent_hinted(ent, dict, A_DIRTY, s_dirty);
     if (!mask) {
         Py_XDECREF(dict);
         return -1;
@@ -1871,28 +1975,35 @@ static int commit_one(PyObject *world, PyObject *ent, PyObject *tick, long long 
         rc = 0;
         goto done;
     }
-    hist = ent_attr(ent, dict, s_hist);
-    before = hist ? ent_attr(ent, dict, s_before) : NULL;
+    hist = ent_hinted(ent, dict, A_HIST, s_hist);
+    before = hist ? ent_hinted(ent, dict, A_BEFORE, s_before) : NULL;
     if (!before)
         goto done;
     if (!PyList_Check(hist)) {
         PyErr_SetString(PyExc_TypeError, "_net_hist must be a list");
         goto done;
     }
-    flat = before_tuple(before, mask);
-    entry = flat ? PyTuple_Pack(4, tick, mask, flat, Py_None) : NULL;
-    if (!entry)
+    int reused = reuse_entry(hist, oldest, tick, mask, before);
+    if (reused < 0)
         goto done;
-    if (PyLong_CheckExact(tick) && PyLong_CheckExact(mask) && all_ints(flat)) {
-        PyObject_GC_UnTrack(flat); /* see above */
-        PyObject_GC_UnTrack(entry);
-        if (PyList_CheckExact(hist) && PyObject_GC_IsTracked(hist) &&
-            untrack_lists(ent, dict, hist))
+    if (reused) { /* the first entry, now the newest: appended, then dropped from the front */
+        Py_INCREF(entry = PyList_GET_ITEM(hist, 0));
+    } else {
+        flat = before_tuple(before, mask);
+        entry = flat ? PyTuple_Pack(4, tick, mask, flat, Py_None) : NULL;
+        if (!entry)
             goto done;
+        if (PyLong_CheckExact(tick) && PyLong_CheckExact(mask) && all_ints(flat)) {
+            PyObject_GC_UnTrack(flat); /* see above */
+            PyObject_GC_UnTrack(entry);
+            if (PyList_CheckExact(hist) && PyObject_GC_IsTracked(hist) &&
+                untrack_lists(ent, dict, hist))
+                goto done;
+        }
     }
     if (PyList_Append(hist, entry))
         goto done;
-    Py_ssize_t old = 0;
+    Py_ssize_t old = reused; /* a reused first entry was at or before oldest */
     for (; old < PyList_GET_SIZE(hist); old++) {
         long long t;
         PyObject *m;
