@@ -1370,7 +1370,9 @@ done:
  * item taken only if its key is the name itself (the names are interned, as attribute names
  * set by Python are), costs a fifth of a lookup. Only a hint: an item with another key means
  * a walk over the dict to learn the position again, then a lookup if it is not there. */
-enum { A_HIST, A_CACHE, A_BITS, A_SPAWN, A_LAYOUT, A_WIDTHS, A_COUNT };
+enum { A_HIST, A_CACHE, A_BITS, A_SPAWN, A_LAYOUT, A_WIDTHS, /* the walk's */
+       A_WORLD, A_DIRTY, A_NET_ID, A_VALS, /* and the interest's moves' */
+       A_COUNT };
 static Py_ssize_t g_at[A_COUNT];
 
 /* dict[name] (borrowed), or NULL, with an error set if the lookup failed. */
@@ -3074,12 +3076,42 @@ static int bit_set(PyObject *mask, Py_ssize_t index) {
     return set;
 }
 
-/* One dirty entity, as _pyassemble.moves's loop body: 1 if it changed cells, 0 if not. */
-static int moves_one(PyObject *world, PyObject *ent, PyObject *where, int dims, double size,
-                     PyObject *size_o, int rule, PyObject *cell, PyObject *grid,
+/* One of an entity's attributes (a new reference): from its __dict__ by dict_item (the position
+ * it was last found at, a fifth of a lookup), else by getattr; as ent_attr, for moves. */
+static PyObject *ent_item(PyObject *ent, PyObject *dict, int a, PyObject *name) {
+    if (dict) {
+        PyObject *v = dict_item(dict, a, name);
+        if (v)
+            return Py_NewRef(v);
+        if (PyErr_Occurred())
+            return NULL;
+    }
+    return PyObject_GetAttr(ent, name);
+}
+
+/* What warm_moves found of a dirty entity in its __dict__ (new references): its dirty mask,
+ * values and id, for moves_one to take instead of looking them up again (nothing moves runs
+ * writes an entity's attributes). ent NULL: nothing kept (moves_one looks all up itself). */
+typedef struct {
+    PyObject *ent, *mask, *vals, *id;
+} Mover;
+
+#define MOVE_RING (2 * WARM) /* warm_moves fills the window after the next: two are known */
+
+static void mover_clear(Mover *m) {
+    Py_CLEAR(m->ent);
+    Py_CLEAR(m->mask);
+    Py_CLEAR(m->vals);
+    Py_CLEAR(m->id);
+}
+
+/* One dirty entity, as _pyassemble.moves's loop body: 1 if it changed cells, 0 if not. pre:
+ * what warm_moves found of it, or NULL. */
+static int moves_one(PyObject *world, PyObject *ent, const Mover *pre, PyObject *where, int dims,
+                     double size, PyObject *size_o, int rule, PyObject *cell, PyObject *grid,
                      PyObject *cell_of, PyObject *pos, PyObject *touched) {
     PyObject *dict = ent_dict(ent);
-    PyObject *owner = ent_attr(ent, dict, s_world), *layout = NULL, *id = NULL;
+    PyObject *owner = ent_item(ent, dict, A_WORLD, s_world), *layout = NULL, *id = NULL;
     PyObject *mask = NULL, *vals = NULL, *point = NULL;
     int rc = -1;
     if (!owner)
@@ -3088,7 +3120,7 @@ static int moves_one(PyObject *world, PyObject *ent, PyObject *where, int dims, 
         rc = 0;
         goto done;
     }
-    layout = ent_attr(ent, dict, s_layout);
+    layout = ent_item(ent, dict, A_LAYOUT, s_layout);
     if (!layout)
         goto done;
     PyObject *index_o = PyDict_GetItemWithError(where, layout); /* borrowed */
@@ -3102,18 +3134,18 @@ static int moves_one(PyObject *world, PyObject *ent, PyObject *where, int dims, 
     }
     int written = 0;
     if (index >= 0) {
-        mask = ent_attr(ent, dict, s_dirty);
+        mask = pre ? Py_NewRef(pre->mask) : ent_item(ent, dict, A_DIRTY, s_dirty);
         if (!mask || (written = bit_set(mask, index)) < 0)
             goto done;
     }
-    id = ent_attr(ent, dict, s_net_id);
+    id = pre ? Py_NewRef(pre->id) : ent_item(ent, dict, A_NET_ID, s_net_id);
     if (!id)
         goto done;
     if (!written) {
         rc = rule ? (PyObject_SetItem(touched, id, ent) ? -1 : 0) : 0;
         goto done;
     }
-    vals = ent_attr(ent, dict, s_vals);
+    vals = pre ? Py_NewRef(pre->vals) : ent_item(ent, dict, A_VALS, s_vals);
     point = vals ? PySequence_GetItem(vals, index) : NULL;
     if (!point)
         goto done;
@@ -3131,15 +3163,18 @@ done:
 
 /* Warm the dirty entities from `from`, `windows` windows of WARM (as warm() does a walk's):
  * their dicts, then their dirty masks and lists of values, then those values (a position is
- * one of the first), then a position's coordinates. It only reads; a lookup that fails is
- * left for moves_one to meet and report. */
-static void warm_moves(PyObject *dirty, Py_ssize_t from, int windows, PyObject *cell_of) {
+ * one of the first), then a position's coordinates; what it found of each in its __dict__ is
+ * kept in ring[j % MOVE_RING]. It only reads; a lookup that fails is left for moves_one to
+ * meet and report. */
+static void warm_moves(PyObject *dirty, Py_ssize_t from, int windows, PyObject *cell_of,
+                       Mover *ring) {
     PyObject *ent[2 * WARM], *vals[2 * WARM], *val[2 * WARM * (WARM_VALUES + 1)], *ids[2 * WARM];
     int n = 0, v = 0, u = 0, c = 0;
     Py_ssize_t to = PyList_GET_SIZE(dirty);
     if (to > from + windows * WARM)
         to = from + windows * WARM;
     for (Py_ssize_t j = from; j < to; j++) {
+        mover_clear(&ring[j % MOVE_RING]);
         ent[n] = PyList_GET_ITEM(dirty, j);
         PREFETCH(ent[n]);
         n++;
@@ -3149,9 +3184,16 @@ static void warm_moves(PyObject *dirty, Py_ssize_t from, int windows, PyObject *
         if (!dict)
             continue;
         PREFETCH(dict);
-        PyObject *mask = PyDict_GetItemWithError(dict, s_dirty);
-        PyObject *b = mask ? PyDict_GetItemWithError(dict, s_vals) : NULL;
-        PyObject *id = b ? PyDict_GetItemWithError(dict, s_net_id) : NULL;
+        PyObject *mask = dict_item(dict, A_DIRTY, s_dirty);
+        PyObject *b = mask ? dict_item(dict, A_VALS, s_vals) : NULL;
+        PyObject *id = b ? dict_item(dict, A_NET_ID, s_net_id) : NULL;
+        if (id) {
+            Mover *m = &ring[(from + i) % MOVE_RING];
+            m->ent = Py_NewRef(ent[i]);
+            m->mask = Py_NewRef(mask);
+            m->vals = Py_NewRef(b);
+            m->id = Py_NewRef(id);
+        }
         Py_DECREF(dict);
         if (PyErr_Occurred()) {
             PyErr_Clear();
@@ -3200,16 +3242,20 @@ static PyObject *py_moves(PyObject *self, PyObject *args) {
     double size = PyFloat_AS_DOUBLE(size_o);
     long moved = 0;
     int rc = 0;
+    Mover ring[MOVE_RING] = {{0}};
     Py_INCREF(dirty);
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(dirty) && rc >= 0; k++) {
         if (k % WARM == 0)
-            warm_moves(dirty, k ? k + WARM : 0, k ? 1 : 2, cell_of);
+            warm_moves(dirty, k ? k + WARM : 0, k ? 1 : 2, cell_of, ring);
         PyObject *ent = Py_NewRef(PyList_GET_ITEM(dirty, k));
-        rc = moves_one(world, ent, where, flat ? 2 : 3, size, size_o, rule, cell, grid, cell_of,
-                       pos, touched);
+        const Mover *pre = ring[k % MOVE_RING].ent == ent ? &ring[k % MOVE_RING] : NULL;
+        rc = moves_one(world, ent, pre, where, flat ? 2 : 3, size, size_o, rule, cell, grid,
+                       cell_of, pos, touched);
         Py_DECREF(ent);
         moved += rc > 0;
     }
+    for (int k = 0; k < MOVE_RING; k++)
+        mover_clear(&ring[k]);
     Py_DECREF(dirty);
     return rc < 0 ? NULL : PyLong_FromLong(moved);
 }
