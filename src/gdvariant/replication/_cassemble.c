@@ -2781,77 +2781,118 @@ static PyObject *py_block(PyObject *self, PyObject *args) {
 
 typedef struct {
     long long rank;
-    PyObject *id; /* borrowed from the set of ids */
+    PyObject *id; /* a new reference */
 } Touched;
+
+/* The touched ids a retest found (each with its rank), in a growing array: what a set and
+ * the rank looked up again cost before, for a view's five hundred ids or so. */
+typedef struct {
+    Touched *all;
+    Py_ssize_t n, cap;
+} TouchedIds;
 
 static int touched_cmp(const void *a, const void *b) {
     const Touched *x = a, *y = b;
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-/* The keys of the iterable keys that rank holds into the set ids. */
-static int retest_ids(PyObject *ids, PyObject *keys, PyObject *rank) {
+static void touched_free(TouchedIds *t) {
+    for (Py_ssize_t k = 0; k < t->n; k++)
+        Py_DECREF(t->all[k].id);
+    PyMem_Free(t->all);
+}
+
+/* id with its rank into t if rank holds it (a rank that is not an int: TypeError). */
+static int touched_put(TouchedIds *t, PyObject *id, PyObject *rank) {
+    PyObject *r = PyDict_GetItemWithError(rank, id);
+    if (!r)
+        return PyErr_Occurred() ? -1 : 0;
+    if (!PyLong_Check(r)) {
+        PyErr_SetString(PyExc_TypeError, "a touched id's rank must be an int");
+        return -1;
+    }
+    long long at = PyLong_AsLongLong(r);
+    if (at == -1 && PyErr_Occurred())
+        return -1;
+    if (t->n == t->cap) {
+        Py_ssize_t cap = t->cap ? 2 * t->cap : 256;
+        Touched *all = PyMem_Realloc(t->all, (size_t)cap * sizeof(Touched));
+        if (!all) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        t->all = all;
+        t->cap = cap;
+    }
+    t->all[t->n].rank = at;
+    t->all[t->n++].id = Py_NewRef(id);
+    return 0;
+}
+
+/* The keys of keys (a dict, or any iterable of ids) that rank holds into t. */
+static int retest_ids(TouchedIds *t, PyObject *keys, PyObject *rank) {
+    if (PyDict_CheckExact(keys)) {
+        Py_ssize_t i = 0, n = PyDict_GET_SIZE(keys);
+        PyObject *id, *value;
+        while (PyDict_Next(keys, &i, &id, &value))
+            if (touched_put(t, id, rank))
+                return -1;
+        if (PyDict_GET_SIZE(keys) != n) {
+            PyErr_SetString(PyExc_RuntimeError, "a cell's entities changed while read");
+            return -1;
+        }
+        return 0;
+    }
     PyObject *it = PyObject_GetIter(keys), *id;
     if (!it)
         return -1;
     int rc = 0;
     while (!rc && (id = PyIter_Next(it))) {
-        int in = PyDict_Contains(rank, id);
-        rc = in < 0 ? -1 : in ? PySet_Add(ids, id) : 0;
+        rc = touched_put(t, id, rank);
         Py_DECREF(id);
     }
     Py_DECREF(it);
     return rc || PyErr_Occurred() ? -1 : 0;
 }
 
-/* Test and record the ids (in the order of their ranks) still of world. */
-static int retest_apply(Block *b, PyObject *ids, PyObject *rank, PyObject *touched,
-                        PyObject *world) {
-    Py_ssize_t n = PySet_GET_SIZE(ids), k = 0;
-    Touched *all = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(Touched));
-    PyObject *it = all ? PyObject_GetIter(ids) : NULL, *id;
-    if (!it) {
-        if (!all)
-            PyErr_NoMemory();
-        PyMem_Free(all);
-        return -1;
+/* Whether t->all[k]'s id is one of those before it of the same rank (found twice: in a cell
+ * and among the relevant): 1, 0, or -1. */
+static int touched_again(const TouchedIds *t, Py_ssize_t k) {
+    for (Py_ssize_t j = k - 1; j >= 0 && t->all[j].rank == t->all[k].rank; j--) {
+        int same = PyObject_RichCompareBool(t->all[j].id, t->all[k].id, Py_EQ);
+        if (same)
+            return same;
     }
+    return 0;
+}
+
+static PyObject *ent_item(PyObject *ent, PyObject *dict, int a, PyObject *name);
+static PyObject *s_net_id, *s_vals;
+
+/* Test and record the ids found (in the order of their ranks, each once) still of world. */
+static int retest_apply(Block *b, TouchedIds *t, PyObject *touched, PyObject *world) {
+    qsort(t->all, (size_t)t->n, sizeof(Touched), touched_cmp);
     int rc = 0;
-    while (!rc && k < n && (id = PyIter_Next(it))) {
-        Py_DECREF(id); /* the set, ours alone, holds it */
-        PyObject *r = PyDict_GetItemWithError(rank, id);
-        if (!r) {
-            if (!PyErr_Occurred())
-                PyErr_SetObject(PyExc_KeyError, id);
-            rc = -1;
-        } else if (!PyLong_Check(r)) {
-            PyErr_SetString(PyExc_TypeError, "a touched id's rank must be an int");
-            rc = -1;
-        } else if ((all[k].rank = PyLong_AsLongLong(r)) == -1 && PyErr_Occurred()) {
-            rc = -1;
-        }
-        all[k++].id = id;
-    }
-    Py_DECREF(it);
-    if (!rc && PyErr_Occurred())
-        rc = -1;
-    if (!rc)
-        qsort(all, (size_t)k, sizeof(Touched), touched_cmp);
-    for (Py_ssize_t j = 0; !rc && j < k; j++) {
-        PyObject *ent = PyDict_GetItemWithError(touched, all[j].id);
+    for (Py_ssize_t j = 0; !rc && j < t->n; j++) {
+        int again = touched_again(t, j);
+        if (again)
+            rc = again < 0 ? -1 : 0;
+        if (again)
+            continue;
+        PyObject *ent = PyDict_GetItemWithError(touched, t->all[j].id);
         if (!ent) {
             if (!PyErr_Occurred())
-                PyErr_SetObject(PyExc_KeyError, all[j].id);
+                PyErr_SetObject(PyExc_KeyError, t->all[j].id);
             rc = -1;
             break;
         }
         Py_INCREF(ent);
-        PyObject *owner = PyObject_GetAttr(ent, s_world);
-        rc = !owner ? -1 : owner == world ? block_one(b, all[j].id, ent) : 0;
+        PyObject *dict = ent_dict(ent), *owner = ent_item(ent, dict, A_WORLD, s_world);
+        Py_XDECREF(dict);
+        rc = !owner ? -1 : owner == world ? block_one(b, t->all[j].id, ent) : 0;
         Py_XDECREF(owner);
         Py_DECREF(ent);
     }
-    PyMem_Free(all);
     return rc;
 }
 
@@ -2883,19 +2924,20 @@ static PyObject *py_retest(PyObject *self, PyObject *args) {
         Py_DECREF(b.v.client_id);
         return NULL;
     }
-    PyObject *ids = PySet_New(NULL), *it = NULL, *cell;
-    int rc = !ids || !(it = PyObject_GetIter(b.watched));
+    TouchedIds ids = {0};
+    PyObject *it = PyObject_GetIter(b.watched), *cell;
+    int rc = !it;
     while (!rc && (cell = PyIter_Next(it))) {
         PyObject *bucket = PyDict_GetItemWithError(grid, cell);
         Py_DECREF(cell);
         Py_XINCREF(bucket);
-        rc = bucket ? retest_ids(ids, bucket, rank) : PyErr_Occurred() != NULL;
+        rc = bucket ? retest_ids(&ids, bucket, rank) : PyErr_Occurred() != NULL;
         Py_XDECREF(bucket);
     }
     Py_XDECREF(it);
-    rc = rc || PyErr_Occurred() || retest_ids(ids, b.v.relevant, rank) ||
-         retest_apply(&b, ids, rank, touched, world);
-    Py_XDECREF(ids);
+    rc = rc || PyErr_Occurred() || retest_ids(&ids, b.v.relevant, rank) ||
+         retest_apply(&b, &ids, touched, world);
+    touched_free(&ids);
     Py_DECREF(b.v.client_id);
     return rc ? NULL : PyLong_FromSsize_t(b.tests);
 }
@@ -2903,7 +2945,6 @@ static PyObject *py_retest(PyObject *self, PyObject *args) {
 /* ---- the interest's grid: placing the entities whose position was written ----------------- */
 
 static PyObject *g_floor; /* math.floor, for positions that are not floats */
-static PyObject *s_net_id, *s_vals;
 
 /* The cell coordinate of x (item d of a position) in cells of `size`: in *out, as
  * math.floor(x / size) gives it, for a float; 1 if x is not a float (or the quotient is not
