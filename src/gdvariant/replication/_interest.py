@@ -305,8 +305,10 @@ class Interest:
         order = {net_id: k for k, net_id in enumerate(touched)}
         # without a predicate, what each retest reads of a view's cells is their touched
         # entities: sorted by cell once an update, not found among all of a cell's entities
-        # by each view that watches it (about 14 a cell in the benchmark)
-        moved = grid if self.predicate is not None else self._touched_by_cell()
+        # by each view that watches it (about 14 a cell in the benchmark); when most entities
+        # were touched, the grid holds little else, and sorting them would cost more
+        few = 2 * len(touched) <= len(world.entities)
+        moved = self._touched_by_cell() if self.predicate is None and few else grid
         for view in pending:
             if self.predicate is None:  # the live assembler's retest
                 self.work["tests"] += _assembler.live().retest(
