@@ -1272,7 +1272,7 @@ def _grid_state(args: list[Any]) -> Any:
     type: the two runs have objects of their own)."""
 
     def named(value: Any) -> Any:
-        return value.net_id if isinstance(value, _Mover) else type(value).__name__
+        return value.net_id if isinstance(value, _Mover | _SlotMover) else type(value).__name__
 
     def items(found: dict[Any, Any]) -> list[tuple[Any, Any]]:
         return [(key, named(value)) for key, value in found.items()]
@@ -1296,6 +1296,58 @@ def test_moves_place_as_the_pure_one(seed: int, dims: int, rule: bool) -> None:
         assert fast.moves(*got) == moved
         assert _grid_state(got) == _grid_state(pure)
         assert 0 < moved < len(pure[1])
+
+
+class _SlotMover:
+    """A ``_Mover`` without a ``__dict__``: every attribute found by ``getattr``."""
+
+    __slots__ = ("_net_dirty", "_net_layout", "_net_vals", "_net_world", "net_id")
+
+    def __init__(self, mover: _Mover) -> None:
+        self._net_world, self._net_layout = mover._net_world, mover._net_layout
+        self._net_dirty, self.net_id, self._net_vals = (
+            mover._net_dirty,
+            mover.net_id,
+            mover._net_vals,
+        )
+
+
+class _ClassMask(_Mover):
+    """A ``_Mover`` whose dirty mask its class gives (not in its ``__dict__``)."""
+
+    _net_dirty = 2
+
+
+def _odd_movers(args: list[Any], rng: random.Random) -> list[Any]:
+    """``moves_args``'s arguments with some entities made ones without a ``__dict__``, some
+    with the dirty mask from their class, and some listed twice, over several windows of what
+    the compiled ``moves`` warms ahead (16 entities each)."""
+    dirty = []
+    for ent in args[1]:
+        pick = rng.random()
+        if pick < 0.15:
+            ent = _SlotMover(ent)
+        elif pick < 0.3 and ent._net_layout == "pos":
+            del ent._net_dirty
+            ent.__class__ = _ClassMask
+        dirty.append(ent)
+        if rng.random() < 0.1:
+            dirty.append(ent)
+    return [*args[:1], dirty, *args[2:]]
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+@pytest.mark.parametrize("seed", range(4))
+def test_moves_of_entities_found_otherwise_as_the_pure_one(seed: int, dims: int) -> None:
+    """What the compiled ``moves`` takes from what it warmed (an entity's mask, values and id
+    in its ``__dict__``) and what it looks up itself (an entity without one, a mask its class
+    gives, one listed twice) place the grid as the pure one does."""
+    fast = compiled()
+    pure = _odd_movers(moves_args(random.Random(seed), dims, True, 7.5), random.Random(seed))
+    got = _odd_movers(moves_args(random.Random(seed), dims, True, 7.5), random.Random(seed))
+    assert len(pure[1]) > 4 * 16
+    assert fast.moves(*got) == _pyassemble.moves(*pure)
+    assert _grid_state(got) == _grid_state(pure)
 
 
 @pytest.mark.parametrize("name", [_assembler.PYTHON, _assembler.COMPILED])

@@ -1372,7 +1372,9 @@ done:
  * a walk over the dict to learn the position again, then a lookup if it is not there. */
 enum {
     A_HIST, A_CACHE, A_BITS, A_SPAWN, A_LAYOUT, A_WIDTHS, /* warm() */
-    A_WORLD, A_DIRTY, A_BEFORE, /* the commit (and A_HIST) */
+    A_WORLD, A_DIRTY, /* the commit's and the interest's moves' */
+    A_BEFORE,         /* the commit's (and A_HIST) */
+    A_NET_ID, A_VALS, /* the interest's moves' */
     A_COUNT
 };
 static Py_ssize_t g_at[A_COUNT];
@@ -1933,9 +1935,10 @@ static int untrack_lists(PyObject *ent, PyObject *dict, PyObject *hist) {
     return 0;
 }
 
-/* ent_attr with dict_item's hint of where the name was in the last entity's dict: the
- * commit's four reads of a dirty entity (its world, dirty mask, history and bits before) were
- * a sixth of its instructions as lookups. */
+/* ent_attr with dict_item's hint of where the name was in the last entity's dict (a new
+ * reference; getattr when the dict lacks it): the commit's four reads of a dirty entity (its
+ * world, dirty mask, history and bits before) were a sixth of its instructions as lookups,
+ * and the interest's moves read the same way. */
 static PyObject *ent_hinted(PyObject *ent, PyObject *dict, int a, PyObject *name) {
     if (dict) {
         PyObject *v = dict_item(dict, a, name);
@@ -2890,77 +2893,117 @@ static PyObject *py_block(PyObject *self, PyObject *args) {
 
 typedef struct {
     long long rank;
-    PyObject *id; /* borrowed from the set of ids */
+    PyObject *id; /* a new reference */
 } Touched;
+
+/* The touched ids a retest found (each with its rank), in a growing array: what a set and
+ * the rank looked up again cost before, for a view's five hundred ids or so. */
+typedef struct {
+    Touched *all;
+    Py_ssize_t n, cap;
+} TouchedIds;
 
 static int touched_cmp(const void *a, const void *b) {
     const Touched *x = a, *y = b;
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-/* The keys of the iterable keys that rank holds into the set ids. */
-static int retest_ids(PyObject *ids, PyObject *keys, PyObject *rank) {
+static void touched_free(TouchedIds *t) {
+    for (Py_ssize_t k = 0; k < t->n; k++)
+        Py_DECREF(t->all[k].id);
+    PyMem_Free(t->all);
+}
+
+/* id with its rank into t if rank holds it (a rank that is not an int: TypeError). */
+static int touched_put(TouchedIds *t, PyObject *id, PyObject *rank) {
+    PyObject *r = PyDict_GetItemWithError(rank, id);
+    if (!r)
+        return PyErr_Occurred() ? -1 : 0;
+    if (!PyLong_Check(r)) {
+        PyErr_SetString(PyExc_TypeError, "a touched id's rank must be an int");
+        return -1;
+    }
+    long long at = PyLong_AsLongLong(r);
+    if (at == -1 && PyErr_Occurred())
+        return -1;
+    if (t->n == t->cap) {
+        Py_ssize_t cap = t->cap ? 2 * t->cap : 256;
+        Touched *all = PyMem_Realloc(t->all, (size_t)cap * sizeof(Touched));
+        if (!all) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        t->all = all;
+        t->cap = cap;
+    }
+    t->all[t->n].rank = at;
+    t->all[t->n++].id = Py_NewRef(id);
+    return 0;
+}
+
+/* The keys of keys (a dict, or any iterable of ids) that rank holds into t. */
+static int retest_ids(TouchedIds *t, PyObject *keys, PyObject *rank) {
+    if (PyDict_CheckExact(keys)) {
+        Py_ssize_t i = 0, n = PyDict_GET_SIZE(keys);
+        PyObject *id, *value;
+        while (PyDict_Next(keys, &i, &id, &value))
+            if (touched_put(t, id, rank))
+                return -1;
+        if (PyDict_GET_SIZE(keys) != n) {
+            PyErr_SetString(PyExc_RuntimeError, "a cell's entities changed while read");
+            return -1;
+        }
+        return 0;
+    }
     PyObject *it = PyObject_GetIter(keys), *id;
     if (!it)
         return -1;
     int rc = 0;
     while (!rc && (id = PyIter_Next(it))) {
-        int in = PyDict_Contains(rank, id);
-        rc = in < 0 ? -1 : in ? PySet_Add(ids, id) : 0;
+        rc = touched_put(t, id, rank);
         Py_DECREF(id);
     }
     Py_DECREF(it);
     return rc || PyErr_Occurred() ? -1 : 0;
 }
 
-/* Test and record the ids (in the order of their ranks) still of world. */
-static int retest_apply(Block *b, PyObject *ids, PyObject *rank, PyObject *touched,
-                        PyObject *world) {
-    Py_ssize_t n = PySet_GET_SIZE(ids), k = 0;
-    Touched *all = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(Touched));
-    PyObject *it = all ? PyObject_GetIter(ids) : NULL, *id;
-    if (!it) {
-        if (!all)
-            PyErr_NoMemory();
-        PyMem_Free(all);
-        return -1;
+/* Whether t->all[k]'s id is one of those before it of the same rank (found twice: in a cell
+ * and among the relevant): 1, 0, or -1. */
+static int touched_again(const TouchedIds *t, Py_ssize_t k) {
+    for (Py_ssize_t j = k - 1; j >= 0 && t->all[j].rank == t->all[k].rank; j--) {
+        int same = PyObject_RichCompareBool(t->all[j].id, t->all[k].id, Py_EQ);
+        if (same)
+            return same;
     }
+    return 0;
+}
+
+static PyObject *s_net_id, *s_vals;
+
+/* Test and record the ids found (in the order of their ranks, each once) still of world. */
+static int retest_apply(Block *b, TouchedIds *t, PyObject *touched, PyObject *world) {
+    qsort(t->all, (size_t)t->n, sizeof(Touched), touched_cmp);
     int rc = 0;
-    while (!rc && k < n && (id = PyIter_Next(it))) {
-        Py_DECREF(id); /* the set, ours alone, holds it */
-        PyObject *r = PyDict_GetItemWithError(rank, id);
-        if (!r) {
-            if (!PyErr_Occurred())
-                PyErr_SetObject(PyExc_KeyError, id);
-            rc = -1;
-        } else if (!PyLong_Check(r)) {
-            PyErr_SetString(PyExc_TypeError, "a touched id's rank must be an int");
-            rc = -1;
-        } else if ((all[k].rank = PyLong_AsLongLong(r)) == -1 && PyErr_Occurred()) {
-            rc = -1;
-        }
-        all[k++].id = id;
-    }
-    Py_DECREF(it);
-    if (!rc && PyErr_Occurred())
-        rc = -1;
-    if (!rc)
-        qsort(all, (size_t)k, sizeof(Touched), touched_cmp);
-    for (Py_ssize_t j = 0; !rc && j < k; j++) {
-        PyObject *ent = PyDict_GetItemWithError(touched, all[j].id);
+    for (Py_ssize_t j = 0; !rc && j < t->n; j++) {
+        int again = touched_again(t, j);
+        if (again)
+            rc = again < 0 ? -1 : 0;
+        if (again)
+            continue;
+        PyObject *ent = PyDict_GetItemWithError(touched, t->all[j].id);
         if (!ent) {
             if (!PyErr_Occurred())
-                PyErr_SetObject(PyExc_KeyError, all[j].id);
+                PyErr_SetObject(PyExc_KeyError, t->all[j].id);
             rc = -1;
             break;
         }
         Py_INCREF(ent);
-        PyObject *owner = PyObject_GetAttr(ent, s_world);
-        rc = !owner ? -1 : owner == world ? block_one(b, all[j].id, ent) : 0;
+        PyObject *dict = ent_dict(ent), *owner = ent_hinted(ent, dict, A_WORLD, s_world);
+        Py_XDECREF(dict);
+        rc = !owner ? -1 : owner == world ? block_one(b, t->all[j].id, ent) : 0;
         Py_XDECREF(owner);
         Py_DECREF(ent);
     }
-    PyMem_Free(all);
     return rc;
 }
 
@@ -2992,19 +3035,20 @@ static PyObject *py_retest(PyObject *self, PyObject *args) {
         Py_DECREF(b.v.client_id);
         return NULL;
     }
-    PyObject *ids = PySet_New(NULL), *it = NULL, *cell;
-    int rc = !ids || !(it = PyObject_GetIter(b.watched));
+    TouchedIds ids = {0};
+    PyObject *it = PyObject_GetIter(b.watched), *cell;
+    int rc = !it;
     while (!rc && (cell = PyIter_Next(it))) {
         PyObject *bucket = PyDict_GetItemWithError(grid, cell);
         Py_DECREF(cell);
         Py_XINCREF(bucket);
-        rc = bucket ? retest_ids(ids, bucket, rank) : PyErr_Occurred() != NULL;
+        rc = bucket ? retest_ids(&ids, bucket, rank) : PyErr_Occurred() != NULL;
         Py_XDECREF(bucket);
     }
     Py_XDECREF(it);
-    rc = rc || PyErr_Occurred() || retest_ids(ids, b.v.relevant, rank) ||
-         retest_apply(&b, ids, rank, touched, world);
-    Py_XDECREF(ids);
+    rc = rc || PyErr_Occurred() || retest_ids(&ids, b.v.relevant, rank) ||
+         retest_apply(&b, &ids, touched, world);
+    touched_free(&ids);
     Py_DECREF(b.v.client_id);
     return rc ? NULL : PyLong_FromSsize_t(b.tests);
 }
@@ -3012,7 +3056,6 @@ static PyObject *py_retest(PyObject *self, PyObject *args) {
 /* ---- the interest's grid: placing the entities whose position was written ----------------- */
 
 static PyObject *g_floor; /* math.floor, for positions that are not floats */
-static PyObject *s_net_id, *s_vals;
 
 /* The cell coordinate of x (item d of a position) in cells of `size`: in *out, as
  * math.floor(x / size) gives it, for a float; 1 if x is not a float (or the quotient is not
@@ -3185,12 +3228,29 @@ static int bit_set(PyObject *mask, Py_ssize_t index) {
     return set;
 }
 
-/* One dirty entity, as _pyassemble.moves's loop body: 1 if it changed cells, 0 if not. */
-static int moves_one(PyObject *world, PyObject *ent, PyObject *where, int dims, double size,
-                     PyObject *size_o, int rule, PyObject *cell, PyObject *grid,
+/* What warm_moves found of a dirty entity in its __dict__ (new references): its dirty mask,
+ * values and id, for moves_one to take instead of looking them up again (nothing moves runs
+ * writes an entity's attributes). ent NULL: nothing kept (moves_one looks all up itself). */
+typedef struct {
+    PyObject *ent, *mask, *vals, *id;
+} Mover;
+
+#define MOVE_RING (2 * WARM) /* warm_moves fills the window after the next: two are known */
+
+static void mover_clear(Mover *m) {
+    Py_CLEAR(m->ent);
+    Py_CLEAR(m->mask);
+    Py_CLEAR(m->vals);
+    Py_CLEAR(m->id);
+}
+
+/* One dirty entity, as _pyassemble.moves's loop body: 1 if it changed cells, 0 if not. pre:
+ * what warm_moves found of it, or NULL. */
+static int moves_one(PyObject *world, PyObject *ent, const Mover *pre, PyObject *where, int dims,
+                     double size, PyObject *size_o, int rule, PyObject *cell, PyObject *grid,
                      PyObject *cell_of, PyObject *pos, PyObject *touched) {
     PyObject *dict = ent_dict(ent);
-    PyObject *owner = ent_attr(ent, dict, s_world), *layout = NULL, *id = NULL;
+    PyObject *owner = ent_hinted(ent, dict, A_WORLD, s_world), *layout = NULL, *id = NULL;
     PyObject *mask = NULL, *vals = NULL, *point = NULL;
     int rc = -1;
     if (!owner)
@@ -3199,7 +3259,7 @@ static int moves_one(PyObject *world, PyObject *ent, PyObject *where, int dims, 
         rc = 0;
         goto done;
     }
-    layout = ent_attr(ent, dict, s_layout);
+    layout = ent_hinted(ent, dict, A_LAYOUT, s_layout);
     if (!layout)
         goto done;
     PyObject *index_o = PyDict_GetItemWithError(where, layout); /* borrowed */
@@ -3213,18 +3273,18 @@ static int moves_one(PyObject *world, PyObject *ent, PyObject *where, int dims, 
     }
     int written = 0;
     if (index >= 0) {
-        mask = ent_attr(ent, dict, s_dirty);
+        mask = pre ? Py_NewRef(pre->mask) : ent_hinted(ent, dict, A_DIRTY, s_dirty);
         if (!mask || (written = bit_set(mask, index)) < 0)
             goto done;
     }
-    id = ent_attr(ent, dict, s_net_id);
+    id = pre ? Py_NewRef(pre->id) : ent_hinted(ent, dict, A_NET_ID, s_net_id);
     if (!id)
         goto done;
     if (!written) {
         rc = rule ? (PyObject_SetItem(touched, id, ent) ? -1 : 0) : 0;
         goto done;
     }
-    vals = ent_attr(ent, dict, s_vals);
+    vals = pre ? Py_NewRef(pre->vals) : ent_hinted(ent, dict, A_VALS, s_vals);
     point = vals ? PySequence_GetItem(vals, index) : NULL;
     if (!point)
         goto done;
@@ -3242,15 +3302,18 @@ done:
 
 /* Warm the dirty entities from `from`, `windows` windows of WARM (as warm() does a walk's):
  * their dicts, then their dirty masks and lists of values, then those values (a position is
- * one of the first), then a position's coordinates. It only reads; a lookup that fails is
- * left for moves_one to meet and report. */
-static void warm_moves(PyObject *dirty, Py_ssize_t from, int windows, PyObject *cell_of) {
+ * one of the first), then a position's coordinates; what it found of each in its __dict__ is
+ * kept in ring[j % MOVE_RING]. It only reads; a lookup that fails is left for moves_one to
+ * meet and report. */
+static void warm_moves(PyObject *dirty, Py_ssize_t from, int windows, PyObject *cell_of,
+                       Mover *ring) {
     PyObject *ent[2 * WARM], *vals[2 * WARM], *val[2 * WARM * (WARM_VALUES + 1)], *ids[2 * WARM];
     int n = 0, v = 0, u = 0, c = 0;
     Py_ssize_t to = PyList_GET_SIZE(dirty);
     if (to > from + windows * WARM)
         to = from + windows * WARM;
     for (Py_ssize_t j = from; j < to; j++) {
+        mover_clear(&ring[j % MOVE_RING]);
         ent[n] = PyList_GET_ITEM(dirty, j);
         PREFETCH(ent[n]);
         n++;
@@ -3260,9 +3323,16 @@ static void warm_moves(PyObject *dirty, Py_ssize_t from, int windows, PyObject *
         if (!dict)
             continue;
         PREFETCH(dict);
-        PyObject *mask = PyDict_GetItemWithError(dict, s_dirty);
-        PyObject *b = mask ? PyDict_GetItemWithError(dict, s_vals) : NULL;
-        PyObject *id = b ? PyDict_GetItemWithError(dict, s_net_id) : NULL;
+        PyObject *mask = dict_item(dict, A_DIRTY, s_dirty);
+        PyObject *b = mask ? dict_item(dict, A_VALS, s_vals) : NULL;
+        PyObject *id = b ? dict_item(dict, A_NET_ID, s_net_id) : NULL;
+        if (id) {
+            Mover *m = &ring[(from + i) % MOVE_RING];
+            m->ent = Py_NewRef(ent[i]);
+            m->mask = Py_NewRef(mask);
+            m->vals = Py_NewRef(b);
+            m->id = Py_NewRef(id);
+        }
         Py_DECREF(dict);
         if (PyErr_Occurred()) {
             PyErr_Clear();
@@ -3311,16 +3381,20 @@ static PyObject *py_moves(PyObject *self, PyObject *args) {
     double size = PyFloat_AS_DOUBLE(size_o);
     long moved = 0;
     int rc = 0;
+    Mover ring[MOVE_RING] = {{0}};
     Py_INCREF(dirty);
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(dirty) && rc >= 0; k++) {
         if (k % WARM == 0)
-            warm_moves(dirty, k ? k + WARM : 0, k ? 1 : 2, cell_of);
+            warm_moves(dirty, k ? k + WARM : 0, k ? 1 : 2, cell_of, ring);
         PyObject *ent = Py_NewRef(PyList_GET_ITEM(dirty, k));
-        rc = moves_one(world, ent, where, flat ? 2 : 3, size, size_o, rule, cell, grid, cell_of,
-                       pos, touched);
+        const Mover *pre = ring[k % MOVE_RING].ent == ent ? &ring[k % MOVE_RING] : NULL;
+        rc = moves_one(world, ent, pre, where, flat ? 2 : 3, size, size_o, rule, cell, grid,
+                       cell_of, pos, touched);
         Py_DECREF(ent);
         moved += rc > 0;
     }
+    for (int k = 0; k < MOVE_RING; k++)
+        mover_clear(&ring[k]);
     Py_DECREF(dirty);
     return rc < 0 ? NULL : PyLong_FromLong(moved);
 }
