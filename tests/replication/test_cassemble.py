@@ -16,6 +16,7 @@ import gc
 import inspect
 import math
 import random
+import sys
 import tracemalloc
 from typing import Any
 
@@ -1415,6 +1416,9 @@ def _commit_one(module: Any, world: World, ent: Any, tick: int, oldest: int, bef
     module.commit(world, [ent], tick, oldest)
 
 
+@pytest.mark.skipif(
+    sys.version_info >= (3, 14), reason="from 3.14 tuples cache their hash: no rewrite there"
+)
 def test_a_commit_rewrites_the_entry_it_drops_in_place() -> None:
     """The compiled commit takes the oldest entry it drops, and its tuple of bits before when
     it has as many items, for the new entry, rewritten in place, when nothing else holds them

@@ -1840,6 +1840,12 @@ static int all_ints(PyObject *t) {
  * before_tuple's. docs/replication-interest.md, "The commit's entries reused". */
 static int reuse_entry(PyObject *hist, long long oldest, PyObject *tick, PyObject *mask,
                        PyObject *before) {
+#if PY_VERSION_HEX >= 0x030E0000 || defined(Py_GIL_DISABLED)
+    /* From 3.14 a tuple caches its hash, which a rewrite would leave stale, and without the
+     * GIL a reference count of one does not prove that no other thread holds the entry. */
+    (void)hist, (void)oldest, (void)tick, (void)mask, (void)before;
+    return 0;
+#else
     if (!PyList_CheckExact(hist) || !PyList_GET_SIZE(hist) || !PyLong_CheckExact(tick) ||
         !PyLong_CheckExact(mask) || !PyDict_CheckExact(before))
         return 0; /* (an exact dict of ints runs no code while the entry is borrowed) */
@@ -1906,6 +1912,7 @@ static int reuse_entry(PyObject *hist, long long oldest, PyObject *tick, PyObjec
         Py_DECREF(was);
     }
     return 1;
+#endif
 }
 
 /* One dirty entity: its history gets (tick, mask, bits before, None), entries at or before
