@@ -1087,20 +1087,19 @@ static PyObject *ent_dict(PyObject *ent) {
     return dict;
 }
 
+/* found (borrowed, from the entity's __dict__) as a new reference; NULL with an error set if
+ * the lookup failed; else, not in the dict or no dict, getattr. */
+static PyObject *found_or_getattr(PyObject *ent, PyObject *found, PyObject *name) {
+    if (found)
+        return Py_NewRef(found);
+    return PyErr_Occurred() ? NULL : PyObject_GetAttr(ent, name);
+}
+
 /* One of an entity's _net_ attributes (a new reference): from its __dict__ (a NetClass
  * instance's: one lookup, no walk of its type, which each record would otherwise pay six
  * times), else by getattr. */
 static PyObject *ent_attr(PyObject *ent, PyObject *dict, PyObject *name) {
-    if (dict) {
-        PyObject *v = PyDict_GetItemWithError(dict, name);
-        if (v) {
-            Py_INCREF(v);
-            return v;
-        }
-        if (PyErr_Occurred())
-            return NULL;
-    }
-    return PyObject_GetAttr(ent, name);
+    return found_or_getattr(ent, dict ? PyDict_GetItemWithError(dict, name) : NULL, name);
 }
 
 /* An entity's layout, record cache, bits and widths (new references, checked). */
@@ -1947,16 +1946,7 @@ static int untrack_lists(PyObject *ent, PyObject *dict, PyObject *hist) {
  * world, dirty mask, history and bits before) were a sixth of its instructions as lookups,
  * and the interest's moves read the same way. */
 static PyObject *ent_hinted(PyObject *ent, PyObject *dict, int a, PyObject *name) {
-    if (dict) {
-        PyObject *v = dict_item(dict, a, name);
-        if (v) {
-            Py_INCREF(v);
-            return v;
-        }
-        if (PyErr_Occurred())
-            return NULL;
-    }
-    return PyObject_GetAttr(ent, name);
+    return found_or_getattr(ent, dict ? dict_item(dict, a, name) : NULL, name);
 }
 
 static int commit_one(PyObject *world, PyObject *ent, PyObject *tick, long long oldest,
