@@ -47,15 +47,30 @@ enum { E_ENCODE = 0, E_COMPRESSED, E_CONVERT, E_IMMUTABLE, E_VECTOR2, E_VECTOR3,
 
 static PyObject *s_last, *s_state, *s_delta;
 
+/* A growing byte buffer that starts in its own room on the stack (BUF_ROOM bytes: a node's
+ * entry, a watched value or a SYNC packet of up to MAX_SYNC bytes fits), so that a frame
+ * allocates nothing for what it builds and copies out; past the room it moves to the heap.
+ * buf_init before use, buf_free after. */
+#define BUF_ROOM 1408
 typedef struct {
     char *buf;
     Py_ssize_t len, cap;
+    char room[BUF_ROOM];
 } Buf;
 
-static int buf_reserve(Buf *b, Py_ssize_t more) {
-    if (b->cap - b->len >= more)
-        return 0;
-    Py_ssize_t cap = b->cap ? b->cap : 256;
+static void buf_init(Buf *b) {
+    b->buf = b->room;
+    b->len = 0;
+    b->cap = BUF_ROOM;
+}
+
+static void buf_free(Buf *b) {
+    if (b->buf != b->room)
+        PyMem_Free(b->buf);
+}
+
+static int buf_grow(Buf *b, Py_ssize_t more) {
+    Py_ssize_t cap = b->cap;
     while (cap - b->len < more) {
         if (cap > PY_SSIZE_T_MAX / 2) {
             PyErr_NoMemory();
@@ -63,45 +78,51 @@ static int buf_reserve(Buf *b, Py_ssize_t more) {
         }
         cap *= 2;
     }
-    char *grown = PyMem_Realloc(b->buf, (size_t)cap);
+    char *grown = b->buf == b->room ? PyMem_Malloc((size_t)cap) : PyMem_Realloc(b->buf, (size_t)cap);
     if (grown == NULL) {
         PyErr_NoMemory();
         return -1;
     }
+    if (b->buf == b->room)
+        memcpy(grown, b->room, (size_t)b->len);
     b->buf = grown;
     b->cap = cap;
     return 0;
 }
 
-static int buf_put(Buf *b, const void *data, Py_ssize_t n) {
-    if (buf_reserve(b, n) < 0)
-        return -1;
-    memcpy(b->buf + b->len, data, (size_t)n);
+/* n more bytes at the end of b, to be written by the caller (NULL: no memory). */
+static inline char *buf_take(Buf *b, Py_ssize_t n) {
+    if (b->cap - b->len < n && buf_grow(b, n) < 0)
+        return NULL;
+    char *at = b->buf + b->len;
     b->len += n;
+    return at;
+}
+
+static inline int buf_put(Buf *b, const void *data, Py_ssize_t n) {
+    char *at = buf_take(b, n);
+    if (at == NULL)
+        return -1;
+    memcpy(at, data, (size_t)n);
     return 0;
 }
 
-static void put_u32(char *p, uint32_t v) {
+static inline void put_u32(char *p, uint32_t v) {
     for (int i = 0; i < 4; i++)
         p[i] = (char)(v >> (8 * i));
 }
 
-static void put_u64(char *p, uint64_t v) {
+static inline void put_u64(char *p, uint64_t v) {
     for (int i = 0; i < 8; i++)
         p[i] = (char)(v >> (8 * i));
 }
 
-static int put_le(Buf *b, uint64_t v, int n) {
-    char tmp[8];
-    put_u64(tmp, v);
-    return buf_put(b, tmp, n);
-}
-
-static int put_f32(Buf *b, double d) {
+/* The float32 bits of d, as a C cast narrows it. */
+static inline uint32_t f32_bits(double d) {
     float f = (float)d;
     uint32_t bits;
     memcpy(&bits, &f, 4);
-    return put_le(b, bits, 4);
+    return bits;
 }
 
 /* A component Godot 4 narrows to float32 exactly as a C cast does: finite, in range. */
@@ -127,11 +148,15 @@ static int put_encoded(Buf *b, PyObject *data) {
     return rc;
 }
 
-/* One value in the compressed form, appended to b. */
+/* One value in the compressed form, appended to b: each form's bytes taken at once and
+ * written in place. */
 static int put_value(Buf *b, PyObject *v, PyObject *enc) {
+    char *at;
     if (v == Py_True || v == Py_False) {
-        char meta = (char)(T_BOOL | (v == Py_True ? 0x80 : 0));
-        return buf_put(b, &meta, 1);
+        if ((at = buf_take(b, 1)) == NULL)
+            return -1;
+        at[0] = (char)(T_BOOL | (v == Py_True ? 0x80 : 0));
+        return 0;
     }
     if (PyLong_CheckExact(v)) {
         int overflow = 0;
@@ -143,23 +168,30 @@ static int put_value(Buf *b, PyObject *v, PyObject *enc) {
                        : n >= INT16_MIN && n <= INT16_MAX ? 1
                        : n >= INT32_MIN && n <= INT32_MAX ? 2
                                                           : 3;
-            char meta = (char)(T_INT | mode << 6);
-            if (buf_put(b, &meta, 1) < 0)
+            char tmp[8];
+            if ((at = buf_take(b, 1 + (1 << mode))) == NULL)
                 return -1;
-            return put_le(b, (uint64_t)n, 1 << mode);
+            at[0] = (char)(T_INT | mode << 6);
+            put_u64(tmp, (uint64_t)n);
+            memcpy(at + 1, tmp, (size_t)1 << mode);
+            return 0;
         }
     } else if (PyFloat_CheckExact(v)) {
         double d = PyFloat_AS_DOUBLE(v);
         if (isinf(d) || (!isnan(d) && fabs(d) <= FLT_MAX && (double)(float)d == d)) {
-            if (put_le(b, T_FLOAT, 4) < 0)
+            if ((at = buf_take(b, 8)) == NULL)
                 return -1;
-            return put_f32(b, d);
+            put_u32(at, T_FLOAT);
+            put_u32(at + 4, f32_bits(d));
+            return 0;
         }
         uint64_t bits;
         memcpy(&bits, &d, 8);
-        if (put_le(b, T_FLOAT | FLAG_64, 4) < 0)
+        if ((at = buf_take(b, 12)) == NULL)
             return -1;
-        return put_le(b, bits, 8);
+        put_u32(at, T_FLOAT | FLAG_64);
+        put_u64(at + 4, bits);
+        return 0;
     } else {
         PyTypeObject *type = Py_TYPE(v);
         Py_ssize_t comps = type == (PyTypeObject *)PyTuple_GET_ITEM(enc, E_VECTOR2)   ? 2
@@ -170,11 +202,11 @@ static int put_value(Buf *b, PyObject *v, PyObject *enc) {
             for (Py_ssize_t i = 0; i < comps; i++)
                 plain &= narrowable(PyTuple_GET_ITEM(v, i));
             if (plain) {
-                if (put_le(b, comps == 2 ? T_VECTOR2 : T_VECTOR3, 4) < 0)
+                if ((at = buf_take(b, 4 + 4 * comps)) == NULL)
                     return -1;
+                put_u32(at, comps == 2 ? T_VECTOR2 : T_VECTOR3);
                 for (Py_ssize_t i = 0; i < comps; i++)
-                    if (put_f32(b, PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(v, i))) < 0)
-                        return -1;
+                    put_u32(at + 4 + 4 * i, f32_bits(PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(v, i))));
                 return 0;
             }
         }
@@ -280,8 +312,11 @@ static int store(PyObject *cache, Py_ssize_t k, PyObject *value) {
         PyErr_SetString(PyExc_TypeError, "a record's cache changed size");
         return -1;
     }
+    PyObject *old = PyList_GET_ITEM(cache, k);
     Py_INCREF(value);
-    return PyList_SetItem(cache, k, value);
+    PyList_SET_ITEM(cache, k, value);
+    Py_XDECREF(old);
+    return 0;
 }
 
 /* rec[k] (borrowed), or None when the record no longer has it (Python code ran). */
@@ -301,10 +336,9 @@ static PyObject *sync_entry(PyObject *rec, Parts *r, uint32_t net_id, PyObject *
         return entry;
     }
     Py_ssize_t n = PyTuple_GET_SIZE(r->sync);
-    Buf b = {0};
-    if (buf_reserve(&b, 64) < 0)
-        goto done;
-    b.len = 8;
+    Buf b;
+    buf_init(&b);
+    b.len = 8; /* the id and size, written last */
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *index = PyTuple_GET_ITEM(r->sync, k);
         PyObject *value = read_value(r, index, enc);
@@ -342,20 +376,22 @@ fail:
     if (PyList_GET_SIZE(rec) > R_ENTRY) /* never reuse a half-made cache */
         (void)store(rec, R_ENTRY, Py_None);
 done:
-    PyMem_Free(b.buf);
+    buf_free(&b);
     return entry;
 }
 
 /* Whether a watched value is last frame's: the same immutable object, or an equal int, str
  * or bool (types whose == means equal bytes). */
 static int unchanged(PyObject *before, PyObject *value, PyObject *enc) {
+    int exact_eq = PyLong_CheckExact(value) || PyUnicode_CheckExact(value) || PyBool_Check(value);
+    if (before == value && exact_eq)
+        return 1; /* what the set and == below would answer, without asking the set */
     if (before == value && value != Py_None) {
         int immutable = is_immutable(value, enc);
         if (immutable != 0)
             return immutable;
     }
-    if (Py_TYPE(before) != Py_TYPE(value) ||
-        !(PyLong_CheckExact(value) || PyUnicode_CheckExact(value) || PyBool_Check(value)))
+    if (Py_TYPE(before) != Py_TYPE(value) || !exact_eq)
         return 0;
     return PyObject_RichCompareBool(before, value, Py_EQ);
 }
@@ -390,7 +426,8 @@ static PyObject *watched_one(PyObject *rec, Py_ssize_t k, Parts *r, PyObject *en
         Py_DECREF(bytes);
     }
     PyObject *godot = read_value(r, index, enc);
-    Buf b = {0};
+    Buf b;
+    buf_init(&b);
     int rc = godot == NULL ? -1 : put_value(&b, godot, enc);
     Py_XDECREF(godot);
     /* read again: a conversion ran Python code (store() checks the size too) */
@@ -402,7 +439,7 @@ static PyObject *watched_one(PyObject *rec, Py_ssize_t k, Parts *r, PyObject *en
         *fresh = 1;
         data = rc < 0 ? NULL : PyBytes_FromStringAndSize(b.len ? b.buf : "", b.len);
     }
-    PyMem_Free(b.buf);
+    buf_free(&b);
     if (data != NULL &&
         (store(rec, at, held(value, enc)) < 0 || store(rec, at + 1, data) < 0))
         Py_CLEAR(data);
@@ -606,8 +643,7 @@ static int sync_part(PyObject *rec, Parts *r, uint32_t id, PyObject *enc,
 }
 
 static int settle(PyObject *rec, PyObject *flag) {
-    Py_INCREF(flag);
-    return PyList_SetItem(rec, R_SETTLED, flag);
+    return store(rec, R_SETTLED, flag);
 }
 
 /* The record's net id: the one last frame's SYNC entry was made with when there is one (a
@@ -732,7 +768,8 @@ static PyObject *packed(const char *head, Py_ssize_t head_len, PyObject *items, 
     PyObject *packets = PyList_New(0);
     if (packets == NULL || items == NULL)
         return packets;
-    Buf b = {0};
+    Buf b;
+    buf_init(&b);
     if (buf_put(&b, head, head_len) < 0)
         goto fail;
     Py_ssize_t count = 0;
@@ -761,10 +798,10 @@ static PyObject *packed(const char *head, Py_ssize_t head_len, PyObject *items, 
         }
         Py_DECREF(packet);
     }
-    PyMem_Free(b.buf);
+    buf_free(&b);
     return packets;
 fail:
-    PyMem_Free(b.buf);
+    buf_free(&b);
     Py_DECREF(packets);
     return NULL;
 }
