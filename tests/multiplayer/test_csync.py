@@ -359,6 +359,40 @@ def test_holders_of_every_shape_give_the_same_packets() -> None:
             assert repr(pure) == repr(fast), holders
 
 
+def test_nodes_in_a_row_with_the_same_holders_give_the_same_packets() -> None:
+    """The compiled frame remembers the last peer it looked up (a player's nodes come in a
+    row, holding the same int object): runs of nodes held by the same peer object, by an
+    equal but distinct int, by a peer without a slot and by a mix still get the pure frame's
+    targets and packets."""
+    peers = [10**6 + k for k in range(4)]
+    slots = {peer: k for k, peer in enumerate(peers)}
+    alike = int(str(peers[1]))  # equal to peers[1], another object
+    absent = 10**7
+    runs: list[Any] = [
+        (peers[0],),
+        (peers[0],),
+        (absent,),
+        (absent,),
+        (peers[1],),
+        (alike,),
+        (alike, peers[2]),
+        (absent, peers[2]),
+        (peers[3], absent),
+        (peers[3],),
+    ]
+
+    def make() -> tuple[Any, ...]:
+        records = [
+            _pysync.new_record(net_id, [Vector2(net_id, 1), net_id], (0,), (1,), None, held, {})
+            for net_id, held in enumerate(runs, 1)
+        ]
+        return (records, slots, [SyncClock() for _ in peers], ENCODER)
+
+    pure, fast = _both(make)
+    assert repr(pure) == repr(fast)
+    assert sorted(slot for slot, _, _ in pure[0]) == [0, 1, 2, 3]
+
+
 BAD: list[tuple[str, Callable[[], tuple[Any, ...]]]] = [
     ("not a record", lambda: ([7], {5: 0}, [SyncClock()], ENCODER)),
     ("a short record", lambda: ([[1, 2]], {5: 0}, [SyncClock()], ENCODER)),

@@ -592,17 +592,33 @@ done:
     return rc;
 }
 
+/* The peers' slots as a frame reads them: the replicator's dict (peer -> slot), which no code
+ * changes while a frame runs, and the last peer looked up (held) with its answer: a node's
+ * holders are most often the previous node's (a player's nodes spawn together), the very same
+ * int object, so its slot is known without a dict lookup. */
+typedef struct {
+    PyObject *dict;
+    Py_ssize_t n;
+    PyObject *peer; /* the last peer looked up (a strong reference), or NULL */
+    Py_ssize_t slot;
+    int found;
+} Slots;
+
 /* The clock slot of a peer in the replicator's slots: 1 and *s set, 0 when the peer has no
  * slot, -1 with an error set (a slot that is not an int or lies outside the clocks). */
-static int slot_of_peer(PyObject *slots, PyObject *peer, Py_ssize_t nslots, Py_ssize_t *s) {
-    PyObject *slot = PyDict_GetItemWithError(slots, peer);
+static int slot_of_peer(Slots *slots, PyObject *peer, Py_ssize_t *s) {
+    if (peer == slots->peer) {
+        *s = slots->slot;
+        return slots->found;
+    }
+    PyObject *slot = PyDict_GetItemWithError(slots->dict, peer);
     if (slot == NULL)
         return PyErr_Occurred() ? -1 : 0;
     *s = PyLong_AsSsize_t(slot);
     if (*s == -1 && PyErr_Occurred())
         return -1;
-    if (*s < 0 || *s >= nslots) {
-        PyErr_Format(PyExc_ValueError, "slot %zd of a peer outside the %zd clocks", *s, nslots);
+    if (*s < 0 || *s >= slots->n) {
+        PyErr_Format(PyExc_ValueError, "slot %zd of a peer outside the %zd clocks", *s, slots->n);
         return -1;
     }
     return 1;
@@ -610,15 +626,20 @@ static int slot_of_peer(PyObject *slots, PyObject *peer, Py_ssize_t nslots, Py_s
 
 /* The record's holders that have a slot, in order: peers[] borrowed from the holders, a tuple
  * the caller holds (looking a peer up may run Python code, which cannot change a tuple). */
-static Py_ssize_t targets_of(PyObject *holders, PyObject *slots, Py_ssize_t nslots, PyObject **peers,
-                             Py_ssize_t *slot_of) {
+static Py_ssize_t targets_of(PyObject *holders, Slots *slots, PyObject **peers, Py_ssize_t *slot_of) {
     Py_ssize_t count = 0;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(holders); i++) {
         PyObject *peer = PyTuple_GET_ITEM(holders, i);
-        Py_ssize_t s;
-        int found = slot_of_peer(slots, peer, nslots, &s);
+        Py_ssize_t s = 0;
+        int found = slot_of_peer(slots, peer, &s);
         if (found < 0)
             return -1;
+        if (peer != slots->peer) {
+            Py_INCREF(peer);
+            Py_XSETREF(slots->peer, peer);
+            slots->slot = s;
+            slots->found = found;
+        }
         if (found) {
             peers[count] = peer;
             slot_of[count++] = s;
@@ -698,7 +719,7 @@ static int record_part(PyObject *rec, Parts *r, PyObject *enc, PyObject **peers,
 }
 
 /* One record's part of the frame. */
-static int one_record(PyObject *rec, PyObject *slots, Py_ssize_t nslots, PyObject *enc,
+static int one_record(PyObject *rec, Slots *slots, PyObject *enc,
                       PyObject **entries, PyObject **deltas, PyObject *left_out) {
     if (!PyList_Check(rec) || PyList_GET_SIZE(rec) < R_CACHE) {
         PyErr_SetString(PyExc_TypeError, "a roster record must be a list of 9 and its caches");
@@ -745,7 +766,7 @@ static int one_record(PyObject *rec, PyObject *slots, Py_ssize_t nslots, PyObjec
     Py_INCREF(r.convert);
     Py_INCREF(holders);
     int rc = 0;
-    Py_ssize_t ntargets = targets_of(holders, slots, nslots, peers, slot_of);
+    Py_ssize_t ntargets = targets_of(holders, slots, peers, slot_of);
     if (ntargets < 0)
         rc = -1;
     else if (ntargets > 0)
@@ -937,15 +958,17 @@ static PyObject *py_frame(PyObject *self, PyObject *const *args, Py_ssize_t narg
     Py_INCREF(slots);
     Py_ssize_t nrecs = PySequence_Fast_GET_SIZE(roster);
     PyObject **recs = PySequence_Fast_ITEMS(roster);
+    Slots lookup = {slots, nslots, NULL, 0, 0};
     for (Py_ssize_t i = 0; i < nrecs; i++) {
         fetch_ahead(recs, i, nrecs);
         PyObject *rec = recs[i];
         Py_INCREF(rec);
-        int rc = one_record(rec, slots, nslots, enc, entries, deltas, left_out);
+        int rc = one_record(rec, &lookup, enc, entries, deltas, left_out);
         Py_DECREF(rec);
         if (rc < 0)
             break;
     }
+    Py_CLEAR(lookup.peer);
     if (PyErr_Occurred() || (sends = PyList_New(0)) == NULL)
         goto release;
     for (Py_ssize_t s = 0; s < nslots && s < PyList_GET_SIZE(clocks); s++) {

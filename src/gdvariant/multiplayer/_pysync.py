@@ -95,7 +95,9 @@ def frame(
     clocks (``SyncClock``, read, not advanced) are ``clocks`` by slot: the slots that have
     anything to send, in order, each with its SYNC packets (at the clock's next time) and
     its delta packets, and the states too large to send. Peers with nothing to send cost
-    nothing. The records' caches and each peer's sent watched bytes are brought up to date."""
+    nothing. The records' caches and each peer's sent watched bytes are brought up to date.
+    ``slots`` must not change while the frame runs (the compiled frame remembers the last
+    peer it looked up)."""
     entries: dict[int, list[bytes]] = {}
     deltas: dict[int, list[bytes]] = {}
     left_out: list[tuple[int, int, str]] = []
