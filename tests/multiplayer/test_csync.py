@@ -573,3 +573,32 @@ def test_no_frame_keeps_a_float_or_vector_the_game_replaces() -> None:
         raw[0] = Vector2(1.5, -0.0)
         assert module.frame(*args)[0][0][1] != sent[0][0][1]
         assert record[_pysync.ENTRY] is not entry
+
+
+def test_both_tallies_count_every_packet_alike() -> None:
+    """``tally`` (TrafficCounter's count of a packet) gives the same counts on both frames,
+    for bytes and other bytes-like packets, counts past 64 bits and peers of any hashable
+    kind; an empty packet counts for its peer, then raises IndexError, on both."""
+    rng = random.Random(24)
+    peers: list[Any] = [2, 2**31 + 5, Peer(9), "odd"]
+    sends: list[tuple[Any, Any]] = []
+    for _ in range(400):
+        body = bytes([rng.randrange(256)]) + bytes(rng.randrange(40))
+        sends.append((rng.choice(peers), rng.choice([body, bytearray(body), memoryview(body)])))
+    packets = [packet for _, packet in sends]
+    counts = []
+    for module in (_pysync, compiled()):
+        mine: Any = ({peers[0]: 2**64}, {}, [0] * 255 + [2**70], [0] * 256)
+        for peer, packet in sends:
+            module.tally(mine, peer, packet)
+        with pytest.raises(IndexError):
+            module.tally(mine, "empty", b"")
+        counts.append(mine)
+    pure, fast = counts
+    assert pure == fast
+    total = sum(len(p) for p in packets)
+    assert sum(pure[0].values()) == 2**64 + total
+    assert sum(pure[1].values()) == len(packets) + 1
+    assert sum(pure[2]) - 2**70 == total and sum(pure[3]) == len(packets)
+    with pytest.raises(TypeError):
+        compiled().tally(([], {}, [], []), 1, b"x")

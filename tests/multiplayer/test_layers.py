@@ -22,8 +22,8 @@ LAYERS = {
     "_loop": 1,  # which event loop runs a server: imports none of the package
     "_rpc_config": 2,
     "_synced": 2,
-    "_pysync": 2,
-    "_frame": 2,
+    "_pysync": 1,
+    "_frame": 1,
     "_server": 2,
     "_transport": 3,
     "_replicator": 3,

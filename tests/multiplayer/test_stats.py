@@ -29,6 +29,7 @@ from gdvariant.multiplayer import (
     Traffic,
     TrafficRate,
     TransferMode,
+    _frame,
     synced_class,
 )
 from gdvariant.multiplayer._endpoint import ServerEndpoint
@@ -339,3 +340,35 @@ def test_writes_inside_sync_count_as_transport_once_not_as_sync_too() -> None:
     assert stats.cpu.transport >= 2.0  # at least one 2 ms write a tick
     assert stats.cpu.sync < stats.cpu.transport / 2  # sync's own work is far less than that
     assert stats.cpu.total == pytest.approx(stats.cpu.game + stats.cpu.sync + stats.cpu.transport)
+
+
+@pytest.mark.parametrize("frame", sorted(_frame.implementations()))
+def test_the_counter_counts_alike_on_either_frame_with_detail_or_not(frame: str) -> None:
+    """``sent`` is the live frame's tally (bound when the counter is made and when detail
+    changes): on either frame, with detail off, on and off again, every packet counts once
+    for its peer and its first byte, as a plain sum of the packets says."""
+    from gdvariant.multiplayer._stats import TrafficCounter
+
+    entry = struct.pack("<II", 7, 4) + bytes(4)
+    packets = [
+        (5, b"\x06\x01\x00" + entry),
+        (6, b"\x16" + struct.pack("<IQI", 7, 1, 3) + b"abc"),
+        (5, bytes([Command.REMOTE_CALL, 1, 2])),
+        (6, b"\x06\x02\x00" + entry + entry),
+    ]
+    with _frame.use(frame):
+        traffic = TrafficCounter()
+        for level in (None, lambda: {7: "Mob"}, None):
+            traffic.detail(level)
+            for peer, data in packets:
+                traffic.sent(peer, data)
+    rounds = 3
+    for peer in (5, 6):
+        mine = [data for who, data in packets if who == peer]
+        assert traffic.bytes[peer] == rounds * sum(map(len, mine))
+        assert traffic.messages[peer] == rounds * len(mine)
+    for first in {data[0] for _, data in packets}:
+        mine = [data for _, data in packets if data[0] == first]
+        assert traffic.kind_bytes[first] == rounds * sum(map(len, mine))
+        assert traffic.kind_messages[first] == rounds * len(mine)
+    assert sum(traffic.kind_messages) == rounds * len(packets)

@@ -27,6 +27,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -998,9 +999,97 @@ done:
     return result;
 }
 
+/* ---- counting what is sent ------------------------------------------------------------
+ * tally((peer_bytes, peer_messages, kind_bytes, kind_messages), peer, data): TrafficCounter's
+ * count of one packet, as _pysync.tally does it (the same updates in the same order), called
+ * once per packet by the transports without a Python frame (through a partial that binds the
+ * counts: one argument, so that the call's arguments stay on the stack). */
+
+/* old + by, a new reference (old an int: a small one added here, anything else by +). */
+static PyObject *plus(PyObject *old, Py_ssize_t by) {
+    if (PyLong_CheckExact(old)) {
+        int overflow = 0;
+        long long value = PyLong_AsLongLongAndOverflow(old, &overflow);
+        if (value == -1 && PyErr_Occurred())
+            return NULL;
+        if (!overflow && value <= LLONG_MAX - by)
+            return PyLong_FromLongLong(value + by);
+    }
+    PyObject *step = PyLong_FromSsize_t(by);
+    if (step == NULL)
+        return NULL;
+    PyObject *sum = PyNumber_Add(old, step);
+    Py_DECREF(step);
+    return sum;
+}
+
+/* counts[key] = counts.get(key, 0) + by */
+static int bump_key(PyObject *counts, PyObject *key, Py_ssize_t by) {
+    PyObject *old = PyDict_GetItemWithError(counts, key);
+    if (old == NULL && PyErr_Occurred())
+        return -1;
+    PyObject *now = old == NULL ? PyLong_FromSsize_t(by) : plus(old, by);
+    if (now == NULL)
+        return -1;
+    int rc = PyDict_SetItem(counts, key, now);
+    Py_DECREF(now);
+    return rc;
+}
+
+/* counts[at] += by */
+static int bump_item(PyObject *counts, Py_ssize_t at, Py_ssize_t by) {
+    if (at >= PyList_GET_SIZE(counts)) {
+        PyErr_SetString(PyExc_IndexError, "list index out of range");
+        return -1;
+    }
+    PyObject *now = plus(PyList_GET_ITEM(counts, at), by);
+    if (now == NULL)
+        return -1;
+    PyObject *old = PyList_GET_ITEM(counts, at);
+    PyList_SET_ITEM(counts, at, now);
+    Py_DECREF(old);
+    return 0;
+}
+
+static PyObject *py_tally(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    PyObject **counts = nargs == 3 && PyTuple_Check(args[0]) && PyTuple_GET_SIZE(args[0]) == 4
+                            ? &PyTuple_GET_ITEM(args[0], 0)
+                            : NULL;
+    if (counts == NULL || !PyDict_Check(counts[0]) || !PyDict_Check(counts[1]) ||
+        !PyList_Check(counts[2]) || !PyList_Check(counts[3])) {
+        PyErr_SetString(PyExc_TypeError, "tally((peer_bytes: dict, peer_messages: dict, "
+                                         "kind_bytes: list, kind_messages: list), peer, data)");
+        return NULL;
+    }
+    PyObject *peer = args[1], *data = args[2];
+    int exact = PyBytes_CheckExact(data);
+    Py_ssize_t size = exact ? PyBytes_GET_SIZE(data) : PyObject_Size(data);
+    if (size < 0 || bump_key(counts[0], peer, size) < 0 || bump_key(counts[1], peer, 1) < 0)
+        return NULL;
+    Py_ssize_t first;
+    if (exact && size > 0) {
+        first = (unsigned char)PyBytes_AS_STRING(data)[0];
+    } else { /* another bytes-like object, or none (IndexError): as data[0] */
+        PyObject *item = PySequence_GetItem(data, 0);
+        first = item == NULL ? -1 : PyLong_AsSsize_t(item);
+        Py_XDECREF(item);
+        if (first == -1 && PyErr_Occurred())
+            return NULL;
+    }
+    if (first < 0) {
+        PyErr_SetString(PyExc_IndexError, "list index out of range");
+        return NULL;
+    }
+    if (bump_item(counts[2], first, size) < 0 || bump_item(counts[3], first, 1) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"frame", (PyCFunction)(void (*)(void))py_frame, METH_FASTCALL,
      "frame(roster, slots, clocks, encoder) -> (sends, left_out), as _pysync.frame."},
+    {"tally", (PyCFunction)(void (*)(void))py_tally, METH_FASTCALL,
+     "tally(counts, peer, data): one packet counted, as _pysync.tally."},
     {NULL, NULL, 0, NULL},
 };
 

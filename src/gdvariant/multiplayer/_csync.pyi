@@ -9,3 +9,6 @@ def frame(
     clocks: list[Any],
     encoder: tuple[Any, ...],
 ) -> tuple[list[tuple[int, list[bytes], list[bytes]]], list[tuple[int, int, str]]]: ...
+def tally(
+    counts: tuple[dict[int, int], dict[int, int], list[int], list[int]], peer: int, data: bytes
+) -> None: ...

@@ -55,6 +55,9 @@ ID, RAW, SYNC, WATCH, CONVERT, HOLDERS, SENT, SETTLED, ENTRY, CACHE = range(10)
 Encoder = tuple[
     Callable[[Any], bytes], Callable[[Any], bytes], Callable[[Any, Any], Any], Any, type, type
 ]
+#: What :func:`tally` counts into: bytes and messages by peer, then by a packet's first byte
+#: (lists of 256)
+Counts = tuple[dict[int, int], dict[int, int], list[int], list[int]]
 #: ``([(peer slot, its SYNC packets, its delta packets)] for the slots with anything to send,
 #: [(net id, size, "state" or "delta") left out])``
 Frame = tuple[list[tuple[int, list[bytes], list[bytes]]], list[tuple[int, int, str]]]
@@ -247,3 +250,17 @@ def _packed(head: bytes, items: list[bytes], limit: int) -> list[bytes]:
     if len(batch) > 1:
         packets.append(b"".join(batch))
     return packets
+
+
+def tally(counts: Counts, peer: int, data: bytes) -> None:
+    """Count one packet handed to the transport for ``peer``: its bytes and one message to
+    the peer's totals and to those of its first byte (``TrafficCounter.sent``, bound to the
+    counter's :data:`Counts`; here with the frame since the compiled frame does the same
+    count without a Python call a packet)."""
+    peer_bytes, peer_messages, kind_bytes, kind_messages = counts
+    size = len(data)
+    peer_bytes[peer] = peer_bytes.get(peer, 0) + size
+    peer_messages[peer] = peer_messages.get(peer, 0) + 1
+    first = data[0]
+    kind_bytes[first] += size
+    kind_messages[first] += 1

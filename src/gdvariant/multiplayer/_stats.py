@@ -25,10 +25,12 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from struct import Struct
 from types import MappingProxyType
 from typing import Literal
 
+from . import _frame
 from .wire._version import CMD_MASK, SYNC_DELTA_FLAG, Command
 
 __all__ = [
@@ -284,11 +286,19 @@ class _ClassTally:
 class TrafficCounter:
     """Every packet a server hands to its transport, counted (one per server, always on).
 
-    :meth:`sent` is called once per packet, at the one place the server hands packets over;
+    :attr:`sent` is called once per packet, at the one place the server hands packets over;
     :meth:`add_transport` by the adapter with the thread CPU nanoseconds of a write when
     :attr:`timing` is on. Peers are forgotten when they leave (:meth:`forget`); the totals
     by kind keep what they were sent.
     """
+
+    #: ``sent(peer, data)``: ``data`` was handed to the transport for ``peer``. Without
+    #: detail it is the live frame's ``tally`` bound to this counter's dicts and lists (the
+    #: compiled one counts a packet without a Python call: about a tenth of the instructions,
+    #: docs/multiplayer.md "What the server spends and sends"); with detail, :meth:`_walked`,
+    #: which also credits SYNC/delta entries to their class. Bound when made and when
+    #: :meth:`detail` changes, to the frame live then.
+    sent: Callable[[int, bytes], None]
 
     def __init__(self) -> None:
         self.bytes: dict[int, int] = {}
@@ -301,18 +311,19 @@ class TrafficCounter:
         #: whether the transport's writes are timed (detail on)
         self.timing = False
         self._classes: _ClassTally | None = None
+        self._counts = (self.bytes, self.messages, self.kind_bytes, self.kind_messages)
+        self.sent = self._counter()
 
-    def sent(self, peer: int, data: bytes) -> None:
-        """``data`` was handed to the transport for ``peer``."""
-        size = len(data)
-        counts = self.bytes
-        counts[peer] = counts.get(peer, 0) + size
-        counts = self.messages
-        counts[peer] = counts.get(peer, 0) + 1
-        first = data[0]
-        self.kind_bytes[first] += size
-        self.kind_messages[first] += 1
-        if self._classes is not None and first & CMD_MASK == Command.SYNC:
+    def _counter(self) -> Callable[[int, bytes], None]:
+        """What :attr:`sent` is: the live frame's count, or :meth:`_walked` with detail."""
+        if self._classes is not None:
+            return self._walked
+        return partial(_frame.live().tally, self._counts)
+
+    def _walked(self, peer: int, data: bytes) -> None:
+        """:attr:`sent` with detail: the count, then the entries credited to classes."""
+        _frame.live().tally(self._counts, peer, data)
+        if self._classes is not None and data[0] & CMD_MASK == Command.SYNC:
             self._classes.walk(data)
 
     def add_transport(self, nanoseconds: int) -> None:
@@ -329,6 +340,7 @@ class TrafficCounter:
         ``lookup``) or off (None)."""
         self.timing = lookup is not None
         self._classes = None if lookup is None else _ClassTally(lookup)
+        self.sent = self._counter()
 
     @property
     def classes(self) -> Mapping[str, list[int]] | None:
