@@ -334,6 +334,10 @@ class Replicator:
         #: what a frame reads of each node with a synchronizer of the server's, by net id in
         #: spawn order: kept as nodes are spawned and despawned, never rebuilt
         self._roster: dict[int, _pysync.Record] = {}
+        #: the roster's records as the list a frame reads (None: made again at the next frame,
+        #: after a spawn or despawn), so that a frame does not copy 2,000 records into a new
+        #: list; replaced, never changed in place, so a frame running holds its own
+        self._roster_list: list[_pysync.Record] | None = None
         #: the nodes with visibility filters, by net id ascending (spawn order): what a frame
         #: re-checks, without looking at the others
         self._filtered: dict[int, SpawnedNode] = {}
@@ -465,6 +469,7 @@ class Replicator:
                 tuple(replica.holders),
                 replica.watched,
             )
+            self._roster_list = None
         self._update(node, PUBLIC)  # as Godot's spawn does, once the node is ready
         return node
 
@@ -478,7 +483,8 @@ class Replicator:
         del self._at[node.path]
         self._owned_at.pop(f"{node.path}/{node.scene.owned_synchronizer}", None)
         self._forget_rpcs(node.path)
-        self._roster.pop(node.net_id, None)
+        if self._roster.pop(node.net_id, None) is not None:
+            self._roster_list = None
         self._filtered.pop(node.net_id, None)
         holders = node._replica.holders
         for peer in sorted(self._peers() & holders):
@@ -629,7 +635,10 @@ class Replicator:
             self._update(node, PUBLIC)
         slots, clocks = self._frame_slots()
         encoder = _frame.encoder()
-        sends, left_out = _frame.live().frame(self._roster.values(), slots, clocks, encoder)
+        roster = self._roster_list
+        if roster is None:
+            roster = self._roster_list = list(self._roster.values())
+        sends, left_out = _frame.live().frame(roster, slots, clocks, encoder)
         for net_id, size, what in left_out:
             self._peer_log.warning(
                 f"net id {net_id}", "net id %d: a %d-byte %s is never sent", net_id, size, what
