@@ -66,6 +66,12 @@ LOGGER = logging.getLogger("gdvariant.multiplayer")
 SERVER = 1
 
 
+#: The RPC modes every call checks, read as globals (an enum class's attribute goes through
+#: its metaclass's lookup on every read)
+_AUTHORITY = RpcMode.AUTHORITY
+_DISABLED = RpcMode.DISABLED
+
+
 class Notifier:
     """What a Godot signal of ``multiplayer`` is here: ``connect(callable)``,
     ``disconnect(callable)``, ``emit(...)``. A callable that raises is logged; the others
@@ -271,7 +277,7 @@ class SceneMultiplayer:
         ``authority`` on a node a client owns)."""
         node = self._declared(path)
         config = node.rpcs.config(method, f"handler for {path}")
-        if config.mode is RpcMode.AUTHORITY and node.authority == SERVER:
+        if config.mode is _AUTHORITY and node.authority == SERVER:
             raise ValueError(
                 f'{path}.{method} is @rpc("authority") and the server is the node\'s '
                 "authority: no client may call it"
@@ -286,12 +292,12 @@ class SceneMultiplayer:
         node = self._declared(path)
         config = node.rpcs.config(method, f"rpc on {path}")
         config.check_args(len(args), f"rpc on {path}")
-        if config.mode is RpcMode.AUTHORITY and node.authority != SERVER:
+        if config.mode is _AUTHORITY and node.authority != SERVER:
             raise ValueError(
                 f'{path}.{method} is @rpc("authority") and peer {node.authority} owns the '
                 "node: its clients would refuse our call"
             )
-        if config.mode is RpcMode.DISABLED:
+        if config.mode is _DISABLED:
             raise ValueError(f"{path}.{method} has RPC mode disabled")
         peers = self.peers
         if peer == 0:
@@ -414,9 +420,7 @@ class SceneMultiplayer:
         if config is None:
             raise ProtocolError(f"RPC id {call.method_id} on {path!r}: {node.rpcs!r} has none")
         method = config.name
-        if config.mode is RpcMode.DISABLED or (
-            config.mode is RpcMode.AUTHORITY and peer != node.authority
-        ):
+        if config.mode is _DISABLED or (config.mode is _AUTHORITY and peer != node.authority):
             raise ProtocolError(
                 f"peer {peer} called {path}.{method}, whose @rpc mode {config.mode.name} "
                 f"does not let it (authority {node.authority})"

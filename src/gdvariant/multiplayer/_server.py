@@ -49,6 +49,11 @@ __all__ = [
 ]
 
 
+#: The verdicts, read as globals (an enum class's attribute goes through its metaclass's
+#: lookup on every read): every packet asks
+_GAME, _DATA, _ADMITTED = AuthVerdict.GAME, AuthVerdict.DATA, AuthVerdict.ADMITTED
+
+
 @dataclass(frozen=True)
 class PeerAuthenticating:
     """A peer arrived and must authenticate (``peer_authenticating``)."""
@@ -195,13 +200,13 @@ class ServerProtocol:
             verdict, auth_data = self.auth.receive(peer, data)
         except DecodeError as exc:
             return [PacketDropped(peer, exc)]
-        if verdict is AuthVerdict.DATA:
+        if verdict is _GAME:  # the common verdict first
+            return self._game_packet(peer, data, relayed=False)
+        if verdict is _DATA:
             return [AuthData(peer, auth_data)]
-        if verdict is AuthVerdict.ADMITTED:
+        if verdict is _ADMITTED:
             return self._admitted(peer)
-        if verdict is not AuthVerdict.GAME:
-            return []
-        return self._game_packet(peer, data, relayed=False)
+        return []
 
     def _admitted(self, peer: int) -> list[Event]:
         if self.relay:
