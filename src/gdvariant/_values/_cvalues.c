@@ -168,7 +168,41 @@ static PyObject *class_call(PyObject *callable, PyObject *const *args, size_t na
     return construct((PyObject *)self, with_class, (size_t)(nargs + 1), kwnames);
 }
 
-/* Give cls its own vectorcall when its __new__ is self and its __init__ object's. */
+/* ---- freeing a value ----------------------------------------------------------------
+ * A value type is a Python class, so its instances die through CPython's subtype_dealloc:
+ * it walks the class's bases twice (for a dealloc that is not its own, then clearing each
+ * base's slots), untracks and tracks the value again around the trashcan, and calls the
+ * tuple's dealloc, about 370 instructions for a Vector2, which a game server pays for each
+ * vector it replaces a tick. A class whose instances are bare tuples (no __dict__, no
+ * __weakref__, no slots of its own, no __del__) needs none of that: vector_dealloc does what
+ * the tuple's dealloc does for a subclass (untrack, release each item, tp_free) and releases
+ * the class, as every heap type's dealloc does. Its subclasses keep subtype_dealloc (CPython
+ * gives every class made by a class statement its own), which clears what a subclass adds
+ * and then calls this one as its base's dealloc, as it would call the tuple's. */
+
+static void vector_dealloc(PyObject *op) {
+    PyTypeObject *tp = Py_TYPE(op);
+    PyObject_GC_UnTrack(op);
+    Py_TRASHCAN_BEGIN(op, vector_dealloc)
+    for (Py_ssize_t i = Py_SIZE(op); --i >= 0;) {
+        Py_XDECREF(PyTuple_GET_ITEM(op, i));
+    }
+    tp->tp_free(op);
+    Py_DECREF(tp);
+    Py_TRASHCAN_END
+}
+
+/* Whether cls's instances are bare tuples: nothing in them for subtype_dealloc to do. */
+static int bare_tuple_class(PyTypeObject *cls) {
+    return (cls->tp_flags & Py_TPFLAGS_HEAPTYPE) && PyType_IsSubtype(cls, &PyTuple_Type) &&
+           cls->tp_basicsize == PyTuple_Type.tp_basicsize &&
+           cls->tp_itemsize == PyTuple_Type.tp_itemsize && cls->tp_dictoffset == 0 &&
+           cls->tp_weaklistoffset == 0 && cls->tp_finalize == NULL && cls->tp_del == NULL &&
+           cls->tp_free == PyObject_GC_Del;
+}
+
+/* Give cls its own vectorcall when its __new__ is self and its __init__ object's, and
+ * vector_dealloc when its instances are bare tuples. */
 static void install(Constructor *self, PyTypeObject *cls) {
     if (nclasses >= MAX_CLASSES || Py_TYPE(cls) != &PyType_Type ||
         cls->tp_init != PyBaseObject_Type.tp_init || cls->tp_dict == NULL) {
@@ -189,6 +223,9 @@ static void install(Constructor *self, PyTypeObject *cls) {
     classes[nclasses].cls = cls;
     classes[nclasses++].constructor = self;
     cls->tp_vectorcall = class_call;
+    if (bare_tuple_class(cls)) {
+        cls->tp_dealloc = vector_dealloc;
+    }
 }
 
 static void constructor_dealloc(Constructor *self) {
