@@ -263,3 +263,25 @@ def test_a_subclass_with_a_dict_and_a_finalizer_is_freed_whole() -> None:
     del v, held
     assert finalized == ["t"] and alive() is None
     assert (sys.getrefcount(Tagged), sys.getrefcount(Vector2)) == before
+
+
+def test_values_made_from_freed_ones_are_whole_new_values() -> None:
+    """The compiled build keeps a freed value's memory for the next one of its size, whatever
+    its class: each new one has its own class, items, hash and GC state, and one whose
+    building fails midway frees only what it was given."""
+    for _ in range(3):
+        freed = [Vector2(i, -i) for i in range(100)] + [Vector2i(i, i) for i in range(100)]
+        del freed
+        made = [Vector2i(i, 2 * i) for i in range(100)] + [Vector2(i, 0.5) for i in range(100)]
+        assert [type(v) for v in made] == [Vector2i] * 100 + [Vector2] * 100
+        assert made[7] == Vector2i(7, 14) and type(made[7].y) is int
+        assert made[107] == Vector2(7.0, 0.5) and type(made[107].x) is float
+        pure = constructors.PURE["Vector2.__new__"](Vector2, 7, 0.5)
+        assert hash(made[107]) == hash(pure) and {made[107]: 1}[pure] == 1
+        assert not any(gc.is_tracked(v) for v in made) or PURE_FORCED
+        del made
+        with pytest.raises(ValueError):
+            Vector2(1.0, "not a number")
+        with pytest.raises(TypeError):
+            Vector3(1.0, 2.0, None)
+    assert Vector2(3, 4) == Vector2(x=3.0, y=4.0)
