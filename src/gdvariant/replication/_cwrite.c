@@ -580,14 +580,18 @@ static PyObject *field_get(PyObject *o, PyObject *self, PyObject *type) {
  * refuses, without the bytes a detached entity never keeps. A float32 is CPython's own test
  * in PyFloat_Pack4 (finite, but infinite once rounded to a float); a float64 always packs;
  * a half is PyFloat_Pack2's. */
-static int component_fits(const Prop *q, double x) {
-    if (q->code == 'e') {
-        unsigned char scratch[2];
-        if (PyFloat_Pack2(x, (char *)scratch, 1)) {
-            PyErr_Clear();
-            return 0;
-        }
+static int half_fits(double x) {
+    unsigned char scratch[2];
+    if (PyFloat_Pack2(x, (char *)scratch, 1)) {
+        PyErr_Clear();
+        return 0;
     }
+    return 1;
+}
+
+static inline int component_fits(const Prop *q, double x) {
+    if (q->code == 'e' && !half_fits(x))
+        return 0;
     if (q->code == 'f' || q->wide) {
         float y = (float)x;
         if (isinf(y) && !isinf(x))
@@ -655,7 +659,10 @@ static int field_set(PyObject *o, PyObject *self, PyObject *value) {
         int ok = field_takes(f->q, value);
         if (ok < 0)
             return -1;
-        vals = ok ? field_values(f, self) : NULL; /* a codec's encode may have run code */
+        if (!ok)
+            vals = NULL;
+        else if (f->q->kind == W_WHOLE)
+            vals = field_values(f, self); /* the codec's encode may have run code */
         if (vals) {
             PyObject *old = PyList_GET_ITEM(vals, f->q->at);
             Py_INCREF(value);
