@@ -249,12 +249,15 @@ def test_a_subclass_with_a_dict_and_a_finalizer_is_freed_whole() -> None:
     finalized: list[str] = []
 
     class Tagged(Vector2):
+        tag: str
+        held: Held
+
         def __del__(self) -> None:
             finalized.append(self.tag)
 
     gc.collect()
     before = sys.getrefcount(Tagged), sys.getrefcount(Vector2)
-    v = Tagged(1, 2)
+    v: Any = Tagged(1, 2)
     v.tag = "t"
     held = Held()
     v.held = held
@@ -280,8 +283,10 @@ def test_values_made_from_freed_ones_are_whole_new_values() -> None:
         assert hash(made[107]) == hash(pure) and {made[107]: 1}[pure] == 1
         assert not any(gc.is_tracked(v) for v in made) or PURE_FORCED
         del made
+        text: Any = "not a number"
+        nothing: Any = None
         with pytest.raises(ValueError):
-            Vector2(1.0, "not a number")
+            Vector2(1.0, text)
         with pytest.raises(TypeError):
-            Vector3(1.0, 2.0, None)
+            Vector3(1.0, 2.0, nothing)
     assert Vector2(3, 4) == Vector2(x=3.0, y=4.0)

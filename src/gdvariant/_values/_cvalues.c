@@ -7,6 +7,9 @@
  * for the Python __new__ (see constructors.py, the switch): the same arguments (positional or
  * by field name, with the same defaults), the same conversions (float() or operator.index()
  * of each), the same errors (TypeError for a bad call, whatever the conversion raises).
+ * A class built through one also frees its values itself and keeps their memory for the
+ * next ones ("freeing a value" below; docs/multiplayer.md, "A property write, instruction
+ * by instruction").
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
