@@ -290,3 +290,22 @@ def test_values_made_from_freed_ones_are_whole_new_values() -> None:
         with pytest.raises(TypeError):
             Vector3(1.0, 2.0, nothing)
     assert Vector2(3, 4) == Vector2(x=3.0, y=4.0)
+
+
+@pytest.mark.parametrize("cls", REALS + INTS, ids=lambda cls: cls.__name__)
+def test_calling_the_class_with_many_arguments_fails_as_the_python_new(cls: type) -> None:
+    """The class's compiled call reads its arguments in place, however many: too many
+    positional or unknown keywords are the TypeError the Python ``__new__`` raises."""
+    pure, _ = twins(cls)
+    many: list[Any] = list(range(20))
+    named = {f"k{i}": i for i in range(20)}
+    for args, kwargs in (
+        (many, {}),
+        ([], named),
+        (many[:1], {**named, "x": 1}),
+        (many[:2], {"x": 1}),
+    ):
+        assert outcome(lambda c, *a, **k: c(*a, **k), cls, args, kwargs) == outcome(
+            pure, cls, args, kwargs
+        )
+        assert outcome(lambda c, *a, **k: c(*a, **k), cls, args, kwargs)[0] == "TypeError"

@@ -126,19 +126,10 @@ static PyObject *value_alloc(PyTypeObject *cls, Py_ssize_t count) {
     return op;
 }
 
-static PyObject *construct(PyObject *callable, PyObject *const *args, size_t nargsf,
-                           PyObject *kwnames) {
-    Constructor *self = (Constructor *)callable;
-    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    if (nargs < 1 || !PyType_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "a value type's __new__ needs the type first");
-        return NULL;
-    }
-    PyTypeObject *cls = (PyTypeObject *)args[0];
-    if (cls->tp_vectorcall == NULL) {
-        install(self, cls);
-    }
-    Py_ssize_t positional = nargs - 1;
+/* A new cls value from positional arguments args[0:positional] and keyword ones after them
+ * (named by kwnames), as the Python __new__ takes them. */
+static PyObject *build(const Constructor *self, PyTypeObject *cls, PyObject *const *args,
+                       Py_ssize_t positional, PyObject *kwnames) {
     if (positional > self->count) {
         PyErr_Format(PyExc_TypeError, "%s() takes at most %zd arguments (%zd given)",
                      cls->tp_name, self->count, positional);
@@ -146,10 +137,10 @@ static PyObject *construct(PyObject *callable, PyObject *const *args, size_t nar
     }
     PyObject *given[MAX_FIELDS] = {NULL, NULL, NULL, NULL};
     for (Py_ssize_t i = 0; i < positional; i++) {
-        given[i] = args[i + 1];
+        given[i] = args[i];
     }
     if (kwnames != NULL && PyTuple_GET_SIZE(kwnames) > 0 &&
-        take_keywords(self, cls, args + nargs, kwnames, given) < 0) {
+        take_keywords(self, cls, args + positional, kwnames, given) < 0) {
         return NULL;
     }
     PyObject *result = value_alloc(cls, self->count);
@@ -167,6 +158,21 @@ static PyObject *construct(PyObject *callable, PyObject *const *args, size_t nar
     return result;
 }
 
+static PyObject *construct(PyObject *callable, PyObject *const *args, size_t nargsf,
+                           PyObject *kwnames) {
+    Constructor *self = (Constructor *)callable;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (nargs < 1 || !PyType_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "a value type's __new__ needs the type first");
+        return NULL;
+    }
+    PyTypeObject *cls = (PyTypeObject *)args[0];
+    if (cls->tp_vectorcall == NULL) {
+        install(self, cls);
+    }
+    return build(self, cls, args + 1, nargs - 1, kwnames);
+}
+
 /* ---- calling the class itself -------------------------------------------------------
  * Vector2(3, 4) goes through type.__call__: it finds __new__ in the class, packs the
  * arguments into a tuple, calls this constructor through the staticmethod, then calls
@@ -177,7 +183,6 @@ static PyObject *construct(PyObject *callable, PyObject *const *args, size_t nar
  * and keep type.__call__, so one that defines __init__ still has it called. */
 
 #define MAX_CLASSES 32
-#define MAX_CALL_ARGS 16
 
 static struct {
     PyTypeObject *cls;
@@ -195,19 +200,12 @@ static PyObject *class_call(PyObject *callable, PyObject *const *args, size_t na
             break;
         }
     }
-    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    Py_ssize_t total = nargs + (kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0);
-    if (self == NULL || total >= MAX_CALL_ARGS) { /* too many: the constructor's error */
-        PyErr_Format(PyExc_TypeError, "%s() takes at most %zd arguments (%zd given)",
-                     ((PyTypeObject *)callable)->tp_name, self ? self->count : 0, total);
+    if (self == NULL) { /* not one of ours: cannot happen, a class's vectorcall is set once */
+        PyErr_Format(PyExc_TypeError, "%s() has no compiled constructor",
+                     ((PyTypeObject *)callable)->tp_name);
         return NULL;
     }
-    PyObject *with_class[MAX_CALL_ARGS];
-    with_class[0] = callable;
-    for (Py_ssize_t i = 0; i < total; i++) {
-        with_class[i + 1] = args[i];
-    }
-    return construct((PyObject *)self, with_class, (size_t)(nargs + 1), kwnames);
+    return build(self, (PyTypeObject *)callable, args, PyVectorcall_NARGS(nargsf), kwnames);
 }
 
 /* ---- freeing a value ----------------------------------------------------------------
