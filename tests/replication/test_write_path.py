@@ -44,7 +44,7 @@ from gdvariant.replication import (
     _write_path,
 )
 from tests.support.cores import compiled_required
-from tests.support.hostile_values import hostile_value
+from tests.support.hostile_values import EDGES, hostile_value
 from tests.support.replication_worlds import Big, Cargo, Crate, Forty, Mob, random_value
 
 
@@ -634,6 +634,28 @@ def test_a_detached_class_is_the_class_to_its_users() -> None:
         assert ship.crew == 5
     with path(_write_path.PYTHON):
         assert type(world.detached(Ship)) is Ship
+
+
+@pytest.mark.parametrize("edge", [*EDGES, float("inf"), float("-inf"), float("nan")])
+def test_a_detached_ieee_write_takes_what_the_codec_takes_at_the_edges(edge: float) -> None:
+    """A detached entity's compiled float and vector properties test a component's range
+    without packing it (the bytes are never kept): at each edge of float32, half and float64,
+    in each place of a vector, they take and refuse what the pure path does."""
+    compiled()
+    world = World(SCHEMA)
+    writes: list[tuple[str, Any]] = [("mass", edge), ("small", edge), ("exact", edge)]
+    for at in range(4):
+        writes.append(("pos", Vector2(*[edge if k == at else 1.0 for k in range(2)])))
+        writes.append(("far", Vector3(*[edge if k == at else 1.0 for k in range(3)])))
+        writes.append(("tint", Vector4(*[edge if k == at else 1.0 for k in range(4)])))
+    for name, value in writes:
+        results, held = [], []
+        for which in (_write_path.PYTHON, _write_path.COMPILED):
+            with path(which):
+                ship = world.detached(Ship)
+                results.append(apply(ship, ("", name, value)))
+                held.append(ship._net_vals[ship._net_index[name]] is value)
+        assert results[0] == results[1] and held[0] == held[1], (name, value)
 
 
 def test_a_detached_write_keeps_no_reference_it_should_not() -> None:

@@ -7,6 +7,8 @@ import gc
 import inspect
 import math
 import random
+import sys
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -205,3 +207,105 @@ def test_compiled_values_are_not_walked_by_the_cyclic_gc(cls: type) -> None:
     pure, compiled = twins(cls)
     assert not gc.is_tracked(compiled(cls, 1))
     assert gc.is_tracked(pure(cls, 1))
+
+
+class Held:
+    """Something a value can hold (through ``tuple.__new__``), to see it released."""
+
+
+@pytest.mark.parametrize("cls", REALS + INTS, ids=lambda cls: cls.__name__)
+def test_freeing_values_releases_their_class_and_items(cls: type) -> None:
+    """A value dies through the compiled build's own dealloc (or CPython's, pure): each
+    releases its class once, and every item it holds, whatever made it."""
+    cls(1)  # the first call installs the compiled class call and dealloc
+    gc.collect()
+    before = sys.getrefcount(cls)
+    made = [cls(i) for i in range(1000)]
+    assert sys.getrefcount(cls) >= before + 1000 - 10  # (others may die meanwhile)
+    del made
+    assert sys.getrefcount(cls) == before
+    held = Held()
+    alive = weakref.ref(held)
+    value: Any = tuple.__new__(cls, (held,) * len(cls()))
+    assert gc.is_tracked(value)  # it holds an object: the cyclic GC must see it
+    del value, held
+    assert alive() is None
+    assert sys.getrefcount(cls) == before
+
+
+def test_a_deep_chain_of_values_is_freed_without_recursing_the_stack_away() -> None:
+    """``tuple.__new__`` can nest values in values; freeing a long chain goes through the
+    trashcan (as a tuple's dealloc does), not one C frame a link."""
+    Vector2(0, 0)
+    chain: Any = Vector2(0, 0)
+    for _ in range(200_000):
+        chain = tuple.__new__(Vector2, (chain, 0.0))
+    del chain  # a crash, not an assertion, if it recursed
+
+
+def test_a_subclass_with_a_dict_and_a_finalizer_is_freed_whole() -> None:
+    """A subclass adds what the value type's own dealloc does not know of (``__dict__``,
+    ``__del__``): CPython's dealloc clears those first, then calls the base's."""
+    finalized: list[str] = []
+
+    class Tagged(Vector2):
+        tag: str
+        held: Held
+
+        def __del__(self) -> None:
+            finalized.append(self.tag)
+
+    gc.collect()
+    before = sys.getrefcount(Tagged), sys.getrefcount(Vector2)
+    v: Any = Tagged(1, 2)
+    v.tag = "t"
+    held = Held()
+    v.held = held
+    alive = weakref.ref(held)
+    assert tuple(v) == (1.0, 2.0)
+    del v, held
+    assert finalized == ["t"] and alive() is None
+    assert (sys.getrefcount(Tagged), sys.getrefcount(Vector2)) == before
+
+
+def test_values_made_from_freed_ones_are_whole_new_values() -> None:
+    """The compiled build keeps a freed value's memory for the next one of its size, whatever
+    its class: each new one has its own class, items, hash and GC state, and one whose
+    building fails midway frees only what it was given."""
+    for _ in range(3):
+        freed = [Vector2(i, -i) for i in range(100)] + [Vector2i(i, i) for i in range(100)]
+        del freed
+        made = [Vector2i(i, 2 * i) for i in range(100)] + [Vector2(i, 0.5) for i in range(100)]
+        assert [type(v) for v in made] == [Vector2i] * 100 + [Vector2] * 100
+        assert made[7] == Vector2i(7, 14) and type(made[7].y) is int
+        assert made[107] == Vector2(7.0, 0.5) and type(made[107].x) is float
+        pure = constructors.PURE["Vector2.__new__"](Vector2, 7, 0.5)
+        assert hash(made[107]) == hash(pure) and {made[107]: 1}[pure] == 1
+        assert not any(gc.is_tracked(v) for v in made) or PURE_FORCED
+        del made
+        text: Any = "not a number"
+        nothing: Any = None
+        with pytest.raises(ValueError):
+            Vector2(1.0, text)
+        with pytest.raises(TypeError):
+            Vector3(1.0, 2.0, nothing)
+    assert Vector2(3, 4) == Vector2(x=3.0, y=4.0)
+
+
+@pytest.mark.parametrize("cls", REALS + INTS, ids=lambda cls: cls.__name__)
+def test_calling_the_class_with_many_arguments_fails_as_the_python_new(cls: type) -> None:
+    """The class's compiled call reads its arguments in place, however many: too many
+    positional or unknown keywords are the TypeError the Python ``__new__`` raises."""
+    pure, _ = twins(cls)
+    many: list[Any] = list(range(20))
+    named = {f"k{i}": i for i in range(20)}
+    for args, kwargs in (
+        (many, {}),
+        ([], named),
+        (many[:1], {**named, "x": 1}),
+        (many[:2], {"x": 1}),
+    ):
+        assert outcome(lambda c, *a, **k: c(*a, **k), cls, args, kwargs) == outcome(
+            pure, cls, args, kwargs
+        )
+        assert outcome(lambda c, *a, **k: c(*a, **k), cls, args, kwargs)[0] == "TypeError"

@@ -7,6 +7,9 @@
  * for the Python __new__ (see constructors.py, the switch): the same arguments (positional or
  * by field name, with the same defaults), the same conversions (float() or operator.index()
  * of each), the same errors (TypeError for a bad call, whatever the conversion raises).
+ * A class built through one also frees its values itself and keeps their memory for the
+ * next ones ("freeing a value" below; docs/multiplayer.md, "A property write, instruction
+ * by instruction").
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -78,6 +81,82 @@ static int take_keywords(const Constructor *self, PyTypeObject *cls, PyObject *c
 }
 
 static void install(Constructor *self, PyTypeObject *cls);
+static void vector_dealloc(PyObject *op);
+
+/* Spare values: the memory of freed values of the bare classes (see "freeing a value"),
+ * by size, for the next ones. A server replaces thousands of vectors a tick, each freed just
+ * after its successor is made: keeping the block saves the allocator and the GC's bookkeeping
+ * twice (about 200 instructions a vector). Each spare is untracked, holds no items and no
+ * reference to its class; PyObject_InitVar makes it a new object again, as CPython's own
+ * tuple free list does. Not in a build without the GIL, where a static list is not safe. */
+#ifndef Py_GIL_DISABLED
+#define SPARES 64
+static PyObject *spares[MAX_FIELDS + 1][SPARES];
+static int nspares[MAX_FIELDS + 1];
+#endif
+
+/* A new, untracked cls value of count items, each NULL (not yet set). */
+static PyObject *value_alloc(PyTypeObject *cls, Py_ssize_t count) {
+    PyObject *op = NULL;
+#ifndef Py_GIL_DISABLED
+    if (cls->tp_dealloc == vector_dealloc && nspares[count] > 0) {
+        op = spares[count][--nspares[count]];
+        for (Py_ssize_t i = 0; i < count; i++) {
+            PyTuple_SET_ITEM(op, i, NULL);
+        }
+        PyObject_InitVar((PyVarObject *)op, cls, count);
+    }
+#endif
+    if (op == NULL) {
+        op = cls->tp_alloc(cls, count);
+        if (op == NULL) {
+            return NULL;
+        }
+        /* Only floats or ints inside, and no __dict__: it can be part of no cycle, so the
+         * cyclic GC need not walk it. CPython untracks such plain tuples itself, but never a
+         * subclass's; a server's thousands of vectors a tick would otherwise be walked,
+         * promoted and walked again in every full collection. */
+        PyObject_GC_UnTrack(op);
+    }
+#if PY_VERSION_HEX >= 0x030E0000
+    /* Python 3.14 caches a tuple's hash in it: unset, as CPython's own tuples start (a
+     * zeroed or recycled field would read as a hash already computed) */
+    ((PyTupleObject *)op)->ob_hash = -1;
+#endif
+    return op;
+}
+
+/* A new cls value from positional arguments args[0:positional] and keyword ones after them
+ * (named by kwnames), as the Python __new__ takes them. */
+static PyObject *build(const Constructor *self, PyTypeObject *cls, PyObject *const *args,
+                       Py_ssize_t positional, PyObject *kwnames) {
+    if (positional > self->count) {
+        PyErr_Format(PyExc_TypeError, "%s() takes at most %zd arguments (%zd given)",
+                     cls->tp_name, self->count, positional);
+        return NULL;
+    }
+    PyObject *given[MAX_FIELDS] = {NULL, NULL, NULL, NULL};
+    for (Py_ssize_t i = 0; i < positional; i++) {
+        given[i] = args[i];
+    }
+    if (kwnames != NULL && PyTuple_GET_SIZE(kwnames) > 0 &&
+        take_keywords(self, cls, args + positional, kwnames, given) < 0) {
+        return NULL;
+    }
+    PyObject *result = value_alloc(cls, self->count);
+    if (result == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < self->count; i++) {
+        PyObject *item = convert(self, given[i] != NULL ? given[i] : self->defaults[i]);
+        if (item == NULL) {
+            Py_DECREF(result);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(result, i, item);
+    }
+    return result;
+}
 
 static PyObject *construct(PyObject *callable, PyObject *const *args, size_t nargsf,
                            PyObject *kwnames) {
@@ -91,38 +170,7 @@ static PyObject *construct(PyObject *callable, PyObject *const *args, size_t nar
     if (cls->tp_vectorcall == NULL) {
         install(self, cls);
     }
-    Py_ssize_t positional = nargs - 1;
-    if (positional > self->count) {
-        PyErr_Format(PyExc_TypeError, "%s() takes at most %zd arguments (%zd given)",
-                     cls->tp_name, self->count, positional);
-        return NULL;
-    }
-    PyObject *given[MAX_FIELDS] = {NULL, NULL, NULL, NULL};
-    for (Py_ssize_t i = 0; i < positional; i++) {
-        given[i] = args[i + 1];
-    }
-    if (kwnames != NULL && PyTuple_GET_SIZE(kwnames) > 0 &&
-        take_keywords(self, cls, args + nargs, kwnames, given) < 0) {
-        return NULL;
-    }
-    PyObject *result = cls->tp_alloc(cls, self->count);
-    if (result == NULL) {
-        return NULL;
-    }
-    for (Py_ssize_t i = 0; i < self->count; i++) {
-        PyObject *item = convert(self, given[i] != NULL ? given[i] : self->defaults[i]);
-        if (item == NULL) {
-            Py_DECREF(result);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(result, i, item);
-    }
-    /* Only floats or ints inside, and no __dict__: it can be part of no cycle, so the cyclic
-     * GC need not walk it. CPython untracks such plain tuples itself, but never a subclass's;
-     * a server's thousands of vectors a tick would otherwise be walked, promoted and walked
-     * again in every full collection. */
-    PyObject_GC_UnTrack(result);
-    return result;
+    return build(self, cls, args + 1, nargs - 1, kwnames);
 }
 
 /* ---- calling the class itself -------------------------------------------------------
@@ -135,7 +183,6 @@ static PyObject *construct(PyObject *callable, PyObject *const *args, size_t nar
  * and keep type.__call__, so one that defines __init__ still has it called. */
 
 #define MAX_CLASSES 32
-#define MAX_CALL_ARGS 16
 
 static struct {
     PyTypeObject *cls;
@@ -153,22 +200,59 @@ static PyObject *class_call(PyObject *callable, PyObject *const *args, size_t na
             break;
         }
     }
-    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    Py_ssize_t total = nargs + (kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0);
-    if (self == NULL || total >= MAX_CALL_ARGS) { /* too many: the constructor's error */
-        PyErr_Format(PyExc_TypeError, "%s() takes at most %zd arguments (%zd given)",
-                     ((PyTypeObject *)callable)->tp_name, self ? self->count : 0, total);
+    if (self == NULL) { /* not one of ours: cannot happen, a class's vectorcall is set once */
+        PyErr_Format(PyExc_TypeError, "%s() has no compiled constructor",
+                     ((PyTypeObject *)callable)->tp_name);
         return NULL;
     }
-    PyObject *with_class[MAX_CALL_ARGS];
-    with_class[0] = callable;
-    for (Py_ssize_t i = 0; i < total; i++) {
-        with_class[i + 1] = args[i];
-    }
-    return construct((PyObject *)self, with_class, (size_t)(nargs + 1), kwnames);
+    return build(self, (PyTypeObject *)callable, args, PyVectorcall_NARGS(nargsf), kwnames);
 }
 
-/* Give cls its own vectorcall when its __new__ is self and its __init__ object's. */
+/* ---- freeing a value ----------------------------------------------------------------
+ * A value type is a Python class, so its instances die through CPython's subtype_dealloc:
+ * it walks the class's bases twice (for a dealloc that is not its own, then clearing each
+ * base's slots), untracks and tracks the value again around the trashcan, and calls the
+ * tuple's dealloc, about 370 instructions for a Vector2, which a game server pays for each
+ * vector it replaces a tick. A class whose instances are bare tuples (no __dict__, no
+ * __weakref__, no slots of its own, no __del__) needs none of that: vector_dealloc does what
+ * the tuple's dealloc does for a subclass (untrack, release each item, tp_free) and releases
+ * the class, as every heap type's dealloc does. Its subclasses keep subtype_dealloc (CPython
+ * gives every class made by a class statement its own), which clears what a subclass adds
+ * and then calls this one as its base's dealloc, as it would call the tuple's. */
+
+static void vector_dealloc(PyObject *op) {
+    PyTypeObject *tp = Py_TYPE(op);
+    Py_ssize_t count = Py_SIZE(op);
+    PyObject_GC_UnTrack(op);
+    Py_TRASHCAN_BEGIN(op, vector_dealloc)
+    for (Py_ssize_t i = count; --i >= 0;) {
+        Py_XDECREF(PyTuple_GET_ITEM(op, i));
+    }
+#ifndef Py_GIL_DISABLED
+    /* a bare class's own value (not a subclass's, freed here as its base's) keeps its block */
+    if (tp->tp_dealloc == vector_dealloc && count >= 1 && count <= MAX_FIELDS &&
+        nspares[count] < SPARES) {
+        spares[count][nspares[count]++] = op;
+    } else
+#endif
+    {
+        tp->tp_free(op);
+    }
+    Py_DECREF(tp);
+    Py_TRASHCAN_END
+}
+
+/* Whether cls's instances are bare tuples: nothing in them for subtype_dealloc to do. */
+static int bare_tuple_class(PyTypeObject *cls) {
+    return (cls->tp_flags & Py_TPFLAGS_HEAPTYPE) && PyType_IsSubtype(cls, &PyTuple_Type) &&
+           cls->tp_basicsize == PyTuple_Type.tp_basicsize &&
+           cls->tp_itemsize == PyTuple_Type.tp_itemsize && cls->tp_dictoffset == 0 &&
+           cls->tp_weaklistoffset == 0 && cls->tp_finalize == NULL && cls->tp_del == NULL &&
+           cls->tp_free == PyObject_GC_Del;
+}
+
+/* Give cls its own vectorcall when its __new__ is self and its __init__ object's, and
+ * vector_dealloc when its instances are bare tuples. */
 static void install(Constructor *self, PyTypeObject *cls) {
     if (nclasses >= MAX_CLASSES || Py_TYPE(cls) != &PyType_Type ||
         cls->tp_init != PyBaseObject_Type.tp_init || cls->tp_dict == NULL) {
@@ -189,6 +273,9 @@ static void install(Constructor *self, PyTypeObject *cls) {
     classes[nclasses].cls = cls;
     classes[nclasses++].constructor = self;
     cls->tp_vectorcall = class_call;
+    if (bare_tuple_class(cls)) {
+        cls->tp_dealloc = vector_dealloc;
+    }
 }
 
 static void constructor_dealloc(Constructor *self) {

@@ -26,6 +26,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 #include <structmember.h>
@@ -575,12 +576,53 @@ static PyObject *field_get(PyObject *o, PyObject *self, PyObject *type) {
     return value;
 }
 
+/* Whether x packs as q's IEEE component (and as a float32 when q is wide): what pack()
+ * refuses, without the bytes a detached entity never keeps. A float32 is CPython's own test
+ * in PyFloat_Pack4 (finite, but infinite once rounded to a float); a float64 always packs;
+ * a half is PyFloat_Pack2's. */
+static int half_fits(double x) {
+    unsigned char scratch[2];
+    if (PyFloat_Pack2(x, (char *)scratch, 1)) {
+        PyErr_Clear();
+        return 0;
+    }
+    return 1;
+}
+
+static inline int component_fits(const Prop *q, double x) {
+    if (q->code == 'e' && !half_fits(x))
+        return 0;
+    if (q->code == 'f' || q->wide) {
+        float y = (float)x;
+        if (isinf(y) && !isinf(x))
+            return 0;
+    }
+    return 1;
+}
+
+/* fast_pack's answer for an IEEE vector or float, by component_fits. */
+static int ieee_takes(const Prop *q, PyObject *value) {
+    if (q->kind == W_FLOAT)
+        return PyFloat_CheckExact(value) && component_fits(q, PyFloat_AS_DOUBLE(value));
+    if (Py_TYPE(value) != (PyTypeObject *)q->make || !PyTuple_Check(value) ||
+        PyTuple_GET_SIZE(value) != q->count)
+        return 0;
+    for (int c = 0; c < q->count; c++) {
+        PyObject *item = PyTuple_GET_ITEM(value, c);
+        if (!PyFloat_CheckExact(item) || !component_fits(q, PyFloat_AS_DOUBLE(item)))
+            return 0;
+    }
+    return 1;
+}
+
 /* 1 if q takes value (its codec's encode accepts it), 0 if the pure path must look at it,
  * -1 on an error that is not a refusal. */
 static int field_takes(const Prop *q, PyObject *value) {
     unsigned char buf[32];
     size_t n;
     uint64_t u;
+    if (q->kind == W_VEC || q->kind == W_FLOAT)
+        return ieee_takes(q, value);
     if (q->kind != W_WHOLE)
         return fast_pack(q, value, buf, &n, &u);
     PyObject *pair = PyObject_CallMethodOneArg(q->codec, s_encode, value);
@@ -617,7 +659,10 @@ static int field_set(PyObject *o, PyObject *self, PyObject *value) {
         int ok = field_takes(f->q, value);
         if (ok < 0)
             return -1;
-        vals = ok ? field_values(f, self) : NULL; /* a codec's encode may have run code */
+        if (!ok)
+            vals = NULL;
+        else if (f->q->kind == W_WHOLE)
+            vals = field_values(f, self); /* the codec's encode may have run code */
         if (vals) {
             PyObject *old = PyList_GET_ITEM(vals, f->q->at);
             Py_INCREF(value);
