@@ -978,3 +978,120 @@ def test_a_text_message_that_is_not_utf8_closes_the_peer_with_1007() -> None:
         sock.close()
 
     body()
+
+
+def counted_looks(
+    monkeypatch: pytest.MonkeyPatch, kind: type[Any]
+) -> tuple[dict[Any, int], dict[Any, int]]:
+    """Calls of ``get_write_buffer_size`` of transports of class ``kind``, by transport, and
+    what each one is made to report (a buffer the socket did not take); patched on the
+    class, so that outboxes made afterwards count (they keep the bound method)."""
+    looks: dict[Any, int] = {}
+    kept: dict[Any, int] = {}
+    real = kind.get_write_buffer_size
+
+    def look(self: Any) -> int:
+        looks[self] = looks.get(self, 0) + 1
+        return int(kept.get(self, real(self)))
+
+    monkeypatch.setattr(kind, "get_write_buffer_size", look)
+    return looks, kept
+
+
+async def join_counted(
+    server: Any, port: int, monkeypatch: pytest.MonkeyPatch
+) -> tuple[ClientConnection, int, dict[Any, int], dict[Any, int]]:
+    """A client joined once the server's transports' buffer looks are counted
+    (:func:`counted_looks`, the class found by a first client)."""
+    first, peer = await join(port)
+    looks, kept = counted_looks(monkeypatch, type(server._peers[peer].connection.transport))
+    await first.close()
+    client, peer = await join(port)
+    return client, peer, looks, kept
+
+
+def test_a_frame_to_a_ready_peer_costs_one_write_and_one_look(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """While nothing waits for a peer, a packet is one write of its frame and one look at
+    the transport's buffer after it (not one before too), whether sent alone or in a frame;
+    the client gets every packet in order."""
+
+    @serving()
+    async def body(server: Any, port: int) -> None:
+        client, peer, looks, _ = await join_counted(server, port, monkeypatch)
+        transport = server._peers[peer].connection.transport
+        server.send_raw(peer, b"first")  # the connection finds out it is ready
+        writes = spy_writes(server, peer)
+        before = looks[transport]
+        mode = mpws.TransferMode.RELIABLE
+        for i in range(10):
+            server.send_raw(peer, b"%d" % i)
+        server.send_encoded_many([(peer, b"\x03" + bytes([i]) * 200, mode, 0) for i in range(5)])
+        assert looks[transport] - before == 15
+        expected = [b"\x03%d" % i for i in range(10)]
+        expected += [b"\x03" + bytes([i]) * 200 for i in range(5)]
+        assert writes == [mpws.binary_frame(data) for data in expected]
+        assert [await recv(client) for _ in range(16)] == [b"\x03first", *expected]
+        await client.close()
+
+    body()
+
+
+def test_a_direct_write_the_socket_keeps_pauses_then_drops_the_peer_as_before(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The one look after a direct write is the outbox's: a transport that keeps 600 bytes
+    of max_unsent 1,000 pauses reading from the peer; while it is full a packet is admitted
+    by the outbox, and one that would pass the limit drops the peer; once the buffer drains
+    the peer is written directly again."""
+
+    @serving(max_unsent=1000, stall_timeout=30)
+    async def body(server: Any, port: int) -> None:
+        client, peer, _, kept = await join_counted(server, port, monkeypatch)
+        state = server._peers[peer]
+        connection, transport = state.connection, state.connection.transport
+        server.send_raw(peer, b"a")
+        assert connection.ready and not state.outbox.full
+        kept[transport] = 600  # the socket took only part of the next one
+        server.send_raw(peer, b"b")
+        assert state.outbox.full and not connection.ready and not transport.is_reading()
+        kept[transport] = 0  # drained: the outbox's poll resumes reading
+        await until(lambda: not state.outbox.full)
+        server.send_raw(peer, b"c")  # through the outbox, then found ready again
+        assert connection.ready and transport.is_reading()
+        assert [await recv(client) for _ in range(3)] == [b"\x03a", b"\x03b", b"\x03c"]
+        kept[transport] = 600
+        server.send_raw(peer, b"d")
+        server.send_raw(peer, bytes(499))  # 600 + 500 > 1,000: dropped, not written
+        assert state.outbox.closed and not connection.ready
+        await left(server, peer)
+
+    with caplog.at_level(logging.WARNING, "gdvariant.multiplayer.websocket"):
+        body()
+    assert "1,100 bytes would wait for it, over max_unsent 1,000" in caplog.text
+
+
+def test_a_transport_closing_under_a_ready_peer_takes_no_frame(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A transport cut by asyncio (a failed send or read) before the peer is told it left:
+    the frames sent meanwhile are not written, and asyncio logs nothing about them."""
+
+    @serving()
+    async def body(server: Any, port: int) -> None:
+        _client, peer = await join(port)
+        server.send_raw(peer, b"a")
+        connection = server._peers[peer].connection
+        assert connection.ready
+        writes = spy_writes(server, peer)
+        connection.transport.abort()  # as asyncio's fatal error does; connection_lost follows
+        for i in range(10):
+            server.send_raw(peer, b"%d" % i)
+        server.send_encoded_many([(peer, b"\x03x", mpws.TransferMode.RELIABLE, 0)] * 10)
+        assert writes == []
+        await left(server, peer)
+
+    with caplog.at_level(logging.DEBUG, "asyncio"):
+        body()
+    assert "socket.send() raised exception" not in caplog.text

@@ -94,6 +94,10 @@ class ServerConnection(asyncio.Protocol):
         )
         self.handler: Handler | None = None
         self.outbox: Outbox | None = None
+        #: whether a frame may go straight to the transport, looked at only after: open,
+        #: nothing buffered at the last look, the outbox neither full nor closed nor queuing
+        #: (kept by every call that may change one of them; :meth:`refresh` finds it again)
+        self.ready = False
         self.paused = False
         self._held: deque[bytes] = deque()
         self._fragments: list[bytes] = []
@@ -119,6 +123,8 @@ class ServerConnection(asyncio.Protocol):
         writes = protocol.data_to_send()
         if writes:
             self._write(writes)
+        elif self.ready and protocol.state is not _OPEN:
+            self.ready = False
         if self.handler is None and not self._handshake(events):
             return
         for event in cast(list[Frame], events):
@@ -132,11 +138,13 @@ class ServerConnection(asyncio.Protocol):
                 return  # the connection failed: nothing after it is read
 
     def eof_received(self) -> None:
+        self.ready = False
         self.protocol.receive_eof()
         self._write(self.protocol.data_to_send())
         # returning None closes the transport: the closing handshake needs nothing more
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self.ready = False
         self.protocol.receive_eof()  # idempotent: the protocol is CLOSED
         for timer in (self._deadline, self._keepalive):
             if timer is not None:
@@ -161,9 +169,20 @@ class ServerConnection(asyncio.Protocol):
         """Whether a data frame may be written now (open, not closing)."""
         return self.protocol.state is _OPEN and not self.transport.is_closing()
 
+    def refresh(self) -> None:
+        """Find out whether the connection is :attr:`ready` (after a write that was not)."""
+        outbox = self.outbox
+        self.ready = (
+            outbox is not None
+            and not (outbox.queued or outbox.held or outbox.closed or outbox.full)
+            and self.open
+            and not self.transport.get_write_buffer_size()
+        )
+
     def close(self, code: int) -> None:
         """Start the closing handshake with ``code``; the transport is cut if the client has
         not finished it within :data:`CLOSE_TIMEOUT`."""
+        self.ready = False
         if self.protocol.state is _OPEN:
             self.protocol.send_close(code)
             self._write(self.protocol.data_to_send())
@@ -183,6 +202,7 @@ class ServerConnection(asyncio.Protocol):
         transport = self.transport
 
         def dropped(reason: str) -> None:
+            self.ready = False
             drop(reason)
             transport.abort()
 
@@ -214,6 +234,7 @@ class ServerConnection(asyncio.Protocol):
 
     def _write(self, writes: list[bytes]) -> None:
         """Write what the protocol answered: bytes, or b"" for the end of our half."""
+        self.ready = False  # found again by the next frame's write
         transport = self.transport
         for data in writes:
             if data:

@@ -94,18 +94,24 @@ _FRAME_16 = struct.Struct("!BBH")
 _FRAME_64 = struct.Struct("!BBQ")
 #: FIN set, opcode 2 (binary): a whole binary message in one frame (RFC 6455 §5.2)
 _BINARY = 0x82
+#: the heads of the frames of up to 125 bytes, built once: a packet's head is an index
+_HEADS_7 = tuple(bytes((_BINARY, size)) for size in range(126))
+
+
+def frame_head(size: int) -> bytes:
+    """The head of a ``size``-byte unmasked binary WebSocket frame, a server's (RFC 6455
+    §5.2): the length in 7 bits up to 125 bytes, in 16 bits (after 126) up to 65,535, else
+    in 64 bits (after 127)."""
+    if size < 126:
+        return _HEADS_7[size]
+    if size < 65536:
+        return _FRAME_16.pack(_BINARY, 126, size)
+    return _FRAME_64.pack(_BINARY, 127, size)
 
 
 def binary_frame(data: bytes) -> bytes:
-    """``data`` as one unmasked binary WebSocket frame, a server's (RFC 6455 §5.2): the
-    length in 7 bits up to 125 bytes, in 16 bits (after 126) up to 65,535, else in 64 bits
-    (after 127)."""
-    size = len(data)
-    if size < 126:
-        return bytes((_BINARY, size)) + data
-    if size < 65536:
-        return _FRAME_16.pack(_BINARY, 126, size) + data
-    return _FRAME_64.pack(_BINARY, 127, size) + data
+    """``data`` as one unmasked binary WebSocket frame (:func:`frame_head`, then ``data``)."""
+    return frame_head(len(data)) + data
 
 
 class _Client:
@@ -124,12 +130,27 @@ class _Client:
         self.closing = False
 
     def put(self, data: bytes) -> None:
-        """A packet from the server: its frame written to the transport now, while the
-        connection is open and we are not closing it (else it is dropped, as ``websockets``'
-        ``send`` would refuse it)."""
+        """A packet from the server: its frame written to the transport now (:meth:`write`)."""
+        size = len(data)
+        self.write(data, (_HEADS_7[size] if size < 126 else frame_head(size)) + data)
+
+    def write(self, data: bytes, frame: bytes) -> None:
+        """``frame`` (``data``'s) written to the transport now, while the connection is open
+        and we are not closing it (else dropped, as ``websockets``' ``send`` would refuse
+        it). While the connection is :attr:`~ServerConnection.ready` and its transport not
+        closing, that is the write and one look at the buffer (the outbox looks only if the
+        transport kept some); else the outbox's :meth:`~Outbox.write_through`, after which
+        the connection finds out whether it is ready again."""
         connection = self.connection
-        if not self.closing and connection.open:
-            self.outbox.write_through(data, binary_frame(data), connection.transport.write)
+        transport = connection.transport
+        if connection.ready and not transport.is_closing():
+            transport.write(frame)
+            if transport.get_write_buffer_size():
+                connection.ready = False
+                self.outbox.check()
+        elif not self.closing and connection.open:
+            self.outbox.write_through(data, frame, transport.write)
+            connection.refresh()
 
     def received(self, data: bytes) -> None:
         """A message: one packet, unless we are closing the peer."""
@@ -232,17 +253,26 @@ class MultiplayerServer(ServerEndpoint):
             super()._put_all(packets)
             return
         clients, sent, largest = self._peers, traffic.sent, self.max_send_size
+        heads = _HEADS_7
         for peer, data, _, _ in packets:
             client = clients.get(peer)
             if client is None:
                 continue
-            if len(data) > largest:
+            size = len(data)
+            if size > largest:
                 self._sendable(peer, data)  # logs it
                 continue
             sent(peer, data)
+            frame = (heads[size] if size < 126 else frame_head(size)) + data
             connection = client.connection
-            if not client.closing and connection.open:
-                client.outbox.write_through(data, binary_frame(data), connection.transport.write)
+            transport = connection.transport
+            if connection.ready and not transport.is_closing():  # as _Client.write
+                transport.write(frame)
+                if transport.get_write_buffer_size():
+                    connection.ready = False
+                    client.outbox.check()
+            else:
+                client.write(data, frame)
 
     def _put(self, peer: int, data: bytes, mode: TransferMode, channel: int) -> None:
         self._peers[peer].put(data)
