@@ -15,10 +15,12 @@ TCP connection is cut. Nothing a client sends raises in the server loop, and oth
 The server's connections are :class:`~gdvariant._net.ws_server.ServerConnection` objects, on
 ``websockets``' sans-I/O ``ServerProtocol`` under a plain ``asyncio.Protocol``: a message goes
 from the socket to the protocol in the same call (no task, queue or future per message), and
-a packet's frame is written to the transport at once (:meth:`_Client.put`), the frame
-``websockets`` would write (RFC 6455: FIN, binary, unmasked from a server, never fragmented),
-counted against ``max_unsent`` in the transport's write buffer. Pings, pongs and close frames
-are the protocol's own, written to the same transport in order.
+a packet's frame is the one ``websockets`` would write (RFC 6455: FIN, binary, unmasked from a
+server, never fragmented). The frames one turn of the event loop sends a peer with nothing
+waiting are gathered and written in one write when the turn ends (:meth:`flush` writes them
+sooner), up to half of ``max_unsent``; otherwise a frame is written at once, counted against
+``max_unsent`` in the transport's write buffer. Pings, pongs and close frames are the
+protocol's own, written to the same transport after the frames gathered before them.
 
 docs/multiplayer.md ("WebSocket transport") has what was checked against Godot 4.6.
 
@@ -142,6 +144,8 @@ class _Client:
         transport kept some); else the outbox's :meth:`~Outbox.write_through`, after which
         the connection finds out whether it is ready again."""
         connection = self.connection
+        if connection.pending is not None:
+            connection.flush()  # what this turn gathered goes first
         transport = connection.transport
         if connection.ready and not transport.is_closing():
             transport.write(frame)
@@ -265,12 +269,13 @@ class MultiplayerServer(ServerEndpoint):
             sent(peer, data)
             frame = (heads[size] if size < 126 else frame_head(size)) + data
             connection = client.connection
-            transport = connection.transport
-            if connection.ready and not transport.is_closing():  # as _Client.write
-                transport.write(frame)
-                if transport.get_write_buffer_size():
-                    connection.ready = False
-                    client.outbox.check()
+            if connection.ready and connection.room >= size:  # gathered for one write
+                connection.room -= size
+                pending = connection.pending
+                if pending is None:
+                    connection.gather(frame)
+                else:
+                    pending.append(frame)
             else:
                 client.write(data, frame)
 
@@ -282,7 +287,16 @@ class MultiplayerServer(ServerEndpoint):
 
     def queue_depth(self, peer: int) -> tuple[int, int]:
         state = self._peers.get(peer)
-        return (0, 0) if state is None else (state.outbox.unsent, state.outbox.messages)
+        if state is None:
+            return (0, 0)
+        size, frames = state.connection.gathered()
+        return (state.outbox.unsent + size, state.outbox.messages + frames)
+
+    def flush(self) -> None:
+        """Write now what this turn of the event loop gathered for each peer (the end of
+        the turn does it by itself): one write a peer."""
+        if self._websockets is not None:
+            self._websockets.flush()
 
     def _opened(self, connection: ServerConnection) -> _Client:
         """A client finished the handshake: its id goes out as the first message, then the
