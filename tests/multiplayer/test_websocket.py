@@ -701,17 +701,28 @@ def spy_writes(server: Any, peer: int) -> list[bytes]:
     return writes
 
 
-def test_a_packet_to_an_idle_open_peer_is_written_at_once() -> None:
-    """No writer task woken: the frame is in the transport when send returns."""
+@pytest.mark.parametrize("turn_ends", [False, True])
+def test_a_turns_packets_to_an_idle_open_peer_are_one_write_at_its_end(turn_ends: bool) -> None:
+    """No writer task woken: the frames a turn of the loop sends a ready peer are gathered
+    and written in one write when the turn ends (or on ``flush``), and counted meanwhile
+    in the peer's queue depth."""
 
     @serving()
     async def body(server: Any, port: int) -> None:
         client, peer = await join(port)
+        server.send_raw(peer, b"0")  # the connection finds out it is ready
+        await asyncio.sleep(0)
         writes = spy_writes(server, peer)
         server.send_raw(peer, b"x")
         server.send_raw(peer, bytes(300))
-        assert writes == [b"\x82\x02\x03x", b"\x82\x7e\x01\x2d\x03" + bytes(300)]
-        assert server._peers[peer].outbox.empty
+        assert writes == [] and server.queue_depth(peer) == (4 + 305, 2)
+        if turn_ends:
+            await asyncio.sleep(0)
+        else:
+            server.flush()
+        assert writes == [b"\x82\x02\x03x" + b"\x82\x7e\x01\x2d\x03" + bytes(300)]
+        assert server._peers[peer].outbox.empty and server.queue_depth(peer) == (0, 0)
+        assert await recv(client) == b"\x030"
         assert await recv(client) == b"\x03x"
         assert await recv(client) == b"\x03" + bytes(300)
         await client.close()
@@ -732,7 +743,8 @@ def test_a_frames_packets_are_all_checked_before_any_is_sent() -> None:
             server.send_encoded_many([(peer, b"\x03a", mode, 0), (77, b"\x03b", mode, 0)])
         assert writes == []
         server.send_encoded_many([(peer, b"\x03a", mode, 0), (peer, b"\x03bc", mode, 0)])
-        assert writes == [b"\x82\x02\x03a", b"\x82\x03\x03bc"]
+        server.flush()
+        assert b"".join(writes) == b"\x82\x02\x03a\x82\x03\x03bc"
         assert await recv(client) == b"\x03a"
         assert await recv(client) == b"\x03bc"
         await client.close()
@@ -762,9 +774,11 @@ def test_a_frame_goes_out_as_the_shared_hand_over_sends_it(
         mode = mpws.TransferMode.UNRELIABLE
         frame = [(peers[i % 3], b"\x03" + bytes([i]) * (i * 5), mode, 0) for i in range(20)]
         server.send_encoded_many(frame)
+        server.flush()  # one write a peer, or one a packet while timing: the same bytes
         for peer in peers[:2]:
             expected = [data for p, data, _, _ in frame if p == peer and len(data) <= 64]
-            assert writes[peer] == [bytes((0x82, len(d))) + d for d in expected]
+            assert len(writes[peer]) == (len(expected) if timing else 1)
+            assert b"".join(writes[peer]) == b"".join(bytes((0x82, len(d))) + d for d in expected)
         assert writes[peers[2]] == []
         for peer in peers:
             counted = [data for p, data, _, _ in frame if p == peer and len(data) <= 64]
@@ -804,7 +818,7 @@ def test_frames_never_overtake_queued_ones() -> None:
                     await asyncio.sleep(0)
             received = [await recv(client) for _ in sent]
             assert received == sent
-            assert writes == [mpws.binary_frame(data) for data in sent[30:]]
+            assert b"".join(writes) == b"".join(mpws.binary_frame(data) for data in sent[30:])
             await client.close()
 
     run(main())
@@ -976,5 +990,175 @@ def test_a_text_message_that_is_not_utf8_closes_the_peer_with_1007() -> None:
         await until(lambda: not server.peers)
         assert received == []
         sock.close()
+
+    body()
+
+
+def counted_looks(
+    monkeypatch: pytest.MonkeyPatch, kind: type[Any]
+) -> tuple[dict[Any, int], dict[Any, int]]:
+    """Calls of ``get_write_buffer_size`` of transports of class ``kind``, by transport, and
+    what each one is made to report (a buffer the socket did not take); patched on the
+    class, so that outboxes made afterwards count (they keep the bound method)."""
+    looks: dict[Any, int] = {}
+    kept: dict[Any, int] = {}
+    real = kind.get_write_buffer_size
+
+    def look(self: Any) -> int:
+        looks[self] = looks.get(self, 0) + 1
+        return int(kept.get(self, real(self)))
+
+    monkeypatch.setattr(kind, "get_write_buffer_size", look)
+    return looks, kept
+
+
+async def join_counted(
+    server: Any, port: int, monkeypatch: pytest.MonkeyPatch
+) -> tuple[ClientConnection, int, dict[Any, int], dict[Any, int]]:
+    """A client joined once the server's transports' buffer looks are counted
+    (:func:`counted_looks`, the class found by a first client)."""
+    first, peer = await join(port)
+    looks, kept = counted_looks(monkeypatch, type(server._peers[peer].connection.transport))
+    await first.close()
+    client, peer = await join(port)
+    return client, peer, looks, kept
+
+
+def test_a_turns_packets_to_a_ready_peer_cost_one_write_and_one_look(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """While nothing waits for a peer, the packets a turn sends it, alone or in frames, are
+    one write of their frames at the end of the turn and one look at the transport's buffer
+    after it (not one before and one after each packet); the client gets all, in order."""
+
+    @serving()
+    async def body(server: Any, port: int) -> None:
+        client, peer, looks, _ = await join_counted(server, port, monkeypatch)
+        transport = server._peers[peer].connection.transport
+        server.send_raw(peer, b"first")  # the connection finds out it is ready
+        await asyncio.sleep(0)
+        writes = spy_writes(server, peer)
+        before = looks[transport]
+        mode = mpws.TransferMode.RELIABLE
+        for i in range(10):
+            server.send_raw(peer, b"%d" % i)
+        server.send_encoded_many([(peer, b"\x03" + bytes([i]) * 200, mode, 0) for i in range(5)])
+        assert looks[transport] == before and writes == []
+        await asyncio.sleep(0)
+        assert looks[transport] - before == 1
+        expected = [b"\x03%d" % i for i in range(10)]
+        expected += [b"\x03" + bytes([i]) * 200 for i in range(5)]
+        assert writes == [b"".join(mpws.binary_frame(data) for data in expected)]
+        assert [await recv(client) for _ in range(16)] == [b"\x03first", *expected]
+        await client.close()
+
+    body()
+
+
+def test_a_direct_write_the_socket_keeps_pauses_then_drops_the_peer_as_before(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The one look after a direct write is the outbox's: a transport that keeps 600 bytes
+    of max_unsent 1,000 pauses reading from the peer; while it is full a packet is admitted
+    by the outbox, and one that would pass the limit drops the peer; once the buffer drains
+    the peer is written directly again."""
+
+    @serving(max_unsent=1000, stall_timeout=30)
+    async def body(server: Any, port: int) -> None:
+        client, peer, _, kept = await join_counted(server, port, monkeypatch)
+        state = server._peers[peer]
+        connection, transport = state.connection, state.connection.transport
+        server.send_raw(peer, b"a")
+        server.flush()
+        assert connection.ready and not state.outbox.full
+        kept[transport] = 600  # the socket took only part of the next one
+        server.send_raw(peer, b"b")
+        server.flush()
+        assert state.outbox.full and not connection.ready and not transport.is_reading()
+        kept[transport] = 0  # drained: the outbox's poll resumes reading
+        await until(lambda: not state.outbox.full)
+        server.send_raw(peer, b"c")  # through the outbox, then found ready again
+        assert connection.ready and transport.is_reading()
+        assert [await recv(client) for _ in range(3)] == [b"\x03a", b"\x03b", b"\x03c"]
+        kept[transport] = 600
+        server.send_raw(peer, b"d")
+        server.flush()
+        server.send_raw(peer, bytes(499))  # 600 + 500 > 1,000: dropped, not written
+        assert state.outbox.closed and not connection.ready
+        await left(server, peer)
+
+    with caplog.at_level(logging.WARNING, "gdvariant.multiplayer.websocket"):
+        body()
+    assert "1,100 bytes would wait for it, over max_unsent 1,000" in caplog.text
+
+
+def test_a_transport_closing_under_a_ready_peer_takes_no_frame(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A transport cut by asyncio (a failed send or read) before the peer is told it left:
+    the frames sent meanwhile are not written, and asyncio logs nothing about them."""
+
+    @serving()
+    async def body(server: Any, port: int) -> None:
+        _client, peer = await join(port)
+        server.send_raw(peer, b"a")
+        connection = server._peers[peer].connection
+        assert connection.ready
+        writes = spy_writes(server, peer)
+        connection.transport.abort()  # as asyncio's fatal error does; connection_lost follows
+        for i in range(10):
+            server.send_raw(peer, b"%d" % i)
+        server.send_encoded_many([(peer, b"\x03x", mpws.TransferMode.RELIABLE, 0)] * 10)
+        assert writes == []
+        await left(server, peer)
+
+    with caplog.at_level(logging.DEBUG, "asyncio"):
+        body()
+    assert "socket.send() raised exception" not in caplog.text
+
+
+def test_frames_gathered_go_before_what_websockets_writes_in_the_same_turn() -> None:
+    """A ping (or pong, or close frame) written in the turn that gathered frames goes after
+    them: the gathered frames are written first."""
+
+    @serving()
+    async def body(server: Any, port: int) -> None:
+        client, peer = await join(port)
+        server.send_raw(peer, b"0")
+        await asyncio.sleep(0)
+        connection = server._peers[peer].connection
+        writes = spy_writes(server, peer)
+        server.send_raw(peer, b"a")
+        server.send_raw(peer, b"b")
+        pong = await connection.ping(b"p")
+        assert writes[0] == b"\x82\x02\x03a\x82\x02\x03b"
+        assert writes[1][:1] == b"\x89" and len(writes) == 2  # FIN, opcode 9: the ping
+        assert [await recv(client) for _ in range(3)] == [b"\x030", b"\x03a", b"\x03b"]
+        async with asyncio.timeout(5):
+            await pong
+        await client.close()
+
+    body()
+
+
+def test_a_turn_gathers_at_most_half_of_max_unsent_for_a_peer() -> None:
+    """What a turn gathers for one peer stays within half of ``max_unsent`` (where the
+    outbox would call it full): a packet past that writes what was gathered, goes out
+    directly and looked at, and the turn gathers again behind it."""
+
+    @serving(max_unsent=1000, stall_timeout=30)
+    async def body(server: Any, port: int) -> None:
+        client, peer = await join(port)
+        server.send_raw(peer, b"0")
+        await asyncio.sleep(0)
+        writes = spy_writes(server, peer)
+        packets = [b"\x03" + bytes([i]) * 100 for i in range(10)]
+        for packet in packets:
+            server.send_raw(peer, packet[1:])
+        frames = [mpws.binary_frame(packet) for packet in packets]
+        # 4 x 101 bytes gathered, the 5th past 500: written, then it directly; and again
+        assert writes == [b"".join(frames[:4]), frames[4], b"".join(frames[5:9]), frames[9]]
+        assert [await recv(client) for _ in range(11)] == [b"\x030", *packets]
+        await client.close()
 
     body()

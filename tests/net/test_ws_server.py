@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("websockets", reason="the websockets extra is missing")
 
 from websockets.client import ClientProtocol
-from websockets.frames import Opcode
+from websockets.frames import Frame, Opcode
 from websockets.http11 import Response
 from websockets.protocol import State
 from websockets.typing import Subprotocol
@@ -422,3 +422,50 @@ def test_listener_close_sends_1001_and_waits_for_every_connection(loop: str) -> 
         uvloop.run(body())
     else:
         run(body)
+
+
+def test_gathered_frames_are_one_write_and_go_before_the_close_answer() -> None:
+    """A ready connection's gathered frames: nothing written until the listener flushes
+    (one write, then the room is whole again); a close frame from the client, answered in
+    the same turn, is written after them, and the connection is no longer ready."""
+
+    async def body() -> None:
+        rig = Rig()
+        rig.handshake()
+        connection = rig.connection
+        connection.watch(1000, 10.0, lambda reason: None)
+        assert not connection.ready and connection.room == 500
+        connection.refresh()
+        assert connection.ready
+        frames = [Frame(Opcode.BINARY, b"%d" % i).serialize(mask=False) for i in range(3)]
+        connection.gather(frames[0])
+        connection.pending.extend(frames[1:])
+        connection.room -= 3
+        assert rig.transport.written == b"" and connection.gathered() == (9, 3)
+        rig.listener.flush()
+        assert rig.transport.take() == b"".join(frames)
+        assert connection.pending is None and connection.room == 500 and connection.ready
+        connection.gather(frames[0])
+        rig.client.send_close(1000)
+        rig.send(rig.from_client())  # answered in the turn that gathered
+        events = rig.to_client()
+        assert [(e.opcode, e.data) for e in events[:1]] == [(Opcode.BINARY, b"0")]
+        assert events[1].opcode is Opcode.CLOSE and not connection.ready
+        rig.listener.flush()  # nothing left to write
+        assert rig.transport.written == b""
+
+    run(body)
+
+
+def test_frames_gathered_for_a_connection_lost_are_dropped() -> None:
+    async def body() -> None:
+        rig = Rig()
+        rig.handshake()
+        rig.connection.watch(1000, 10.0, lambda reason: None)
+        rig.connection.refresh()
+        rig.connection.gather(Frame(Opcode.BINARY, b"x").serialize(mask=False))
+        rig.lose()
+        rig.listener.flush()
+        assert rig.transport.written == b"" and not rig.connection.ready
+
+    run(body)

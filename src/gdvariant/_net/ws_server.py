@@ -6,8 +6,11 @@ future, and writes through coroutines; a game server reads many small messages a
 (pings, RPCs), and that machinery cost it more than handling them (docs/multiplayer.md,
 "WebSocket transport"). Here :meth:`ServerConnection.data_received` feeds the chunk to the
 protocol, writes what it answers (the handshake response, pongs, close frames) to the
-transport, and passes each whole message to the :class:`Handler` at once. Only the public
-sans-I/O API is used: ``ServerProtocol``'s ``receive_data`` / ``events_received`` /
+transport, and passes each whole message to the :class:`Handler` at once. Going out, a ready
+connection gathers the frames of one turn of the loop (:meth:`ServerConnection.gather`) and
+the :class:`Listener` writes each connection's in one write when the turn ends: one send to
+the kernel a peer a turn, not one a packet (docs/multiplayer.md, "WebSocket transport").
+Only the public sans-I/O API is used: ``ServerProtocol``'s ``receive_data`` / ``events_received`` /
 ``data_to_send`` / ``accept`` / ``reject`` / ``send_response`` / ``send_*`` / ``fail``, its
 ``Frame`` events and ``http11``'s ``Request`` and ``SERVER``.
 
@@ -94,6 +97,16 @@ class ServerConnection(asyncio.Protocol):
         )
         self.handler: Handler | None = None
         self.outbox: Outbox | None = None
+        #: whether a frame may go straight to the transport, looked at only after: open,
+        #: nothing buffered at the last look, the outbox neither full nor closed nor queuing
+        #: (kept by every call that may change one of them; :meth:`refresh` finds it again)
+        self.ready = False
+        #: frames gathered this turn of the loop for one write (:meth:`gather`), only while
+        #: ready; ``room``: how many payload bytes more the turn may gather (half of the
+        #: outbox's limit, 0 until :meth:`watch`)
+        self.pending: list[bytes] | None = None
+        self.room = 0
+        self._room = 0
         self.paused = False
         self._held: deque[bytes] = deque()
         self._fragments: list[bytes] = []
@@ -119,6 +132,9 @@ class ServerConnection(asyncio.Protocol):
         writes = protocol.data_to_send()
         if writes:
             self._write(writes)
+        elif self.ready and protocol.state is not _OPEN:
+            self.flush()
+            self.ready = False
         if self.handler is None and not self._handshake(events):
             return
         for event in cast(list[Frame], events):
@@ -132,11 +148,15 @@ class ServerConnection(asyncio.Protocol):
                 return  # the connection failed: nothing after it is read
 
     def eof_received(self) -> None:
+        self.flush()
+        self.ready = False
         self.protocol.receive_eof()
         self._write(self.protocol.data_to_send())
         # returning None closes the transport: the closing handshake needs nothing more
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self.ready = False
+        self.pending = None  # nowhere to write it
         self.protocol.receive_eof()  # idempotent: the protocol is CLOSED
         for timer in (self._deadline, self._keepalive):
             if timer is not None:
@@ -161,9 +181,21 @@ class ServerConnection(asyncio.Protocol):
         """Whether a data frame may be written now (open, not closing)."""
         return self.protocol.state is _OPEN and not self.transport.is_closing()
 
+    def refresh(self) -> None:
+        """Find out whether the connection is :attr:`ready` (after a write that was not)."""
+        outbox = self.outbox
+        self.ready = (
+            outbox is not None
+            and not (outbox.queued or outbox.held or outbox.closed or outbox.full)
+            and self.open
+            and not self.transport.get_write_buffer_size()
+        )
+
     def close(self, code: int) -> None:
         """Start the closing handshake with ``code``; the transport is cut if the client has
         not finished it within :data:`CLOSE_TIMEOUT`."""
+        self.flush()
+        self.ready = False
         if self.protocol.state is _OPEN:
             self.protocol.send_close(code)
             self._write(self.protocol.data_to_send())
@@ -183,6 +215,8 @@ class ServerConnection(asyncio.Protocol):
         transport = self.transport
 
         def dropped(reason: str) -> None:
+            self.flush()
+            self.ready = False
             drop(reason)
             transport.abort()
 
@@ -194,7 +228,41 @@ class ServerConnection(asyncio.Protocol):
             drop=dropped,
             buffered=transport.get_write_buffer_size,
         )
+        self.room = self._room = self.outbox.backlog.half
         return self.outbox
+
+    def gather(self, frame: bytes) -> None:
+        """The first frame of this turn for a :attr:`ready` connection: it waits in
+        :attr:`pending` (the owner appends the next ones, while ``room`` lasts) until the
+        listener writes every connection's frames at the end of the turn, one write each."""
+        self.pending = [frame]
+        listener = self.listener
+        listener.gathered.append(self)
+        if listener.flushing is None:
+            listener.flushing = self._loop.call_soon(listener.flush)
+
+    def flush(self) -> None:
+        """Write the frames gathered this turn in one write (none while the transport is
+        closing, as none would have been written one by one), then look at the buffer once:
+        if the transport kept some, the connection is no longer ready and the outbox looks."""
+        pending = self.pending
+        if pending is None:
+            return
+        self.pending = None
+        self.room = self._room
+        transport = self.transport
+        if transport.is_closing():
+            return
+        transport.write(pending[0] if len(pending) == 1 else b"".join(pending))
+        if transport.get_write_buffer_size():
+            self.ready = False
+            if self.outbox is not None:
+                self.outbox.check()
+
+    def gathered(self) -> tuple[int, int]:
+        """Bytes and frames gathered this turn, not written yet."""
+        pending = self.pending or ()
+        return sum(map(len, pending)), len(pending)
 
     def pause_reading(self) -> None:
         """Stop reading; messages of a chunk already read wait."""
@@ -214,6 +282,8 @@ class ServerConnection(asyncio.Protocol):
 
     def _write(self, writes: list[bytes]) -> None:
         """Write what the protocol answered: bytes, or b"" for the end of our half."""
+        self.flush()  # after the frames gathered before it
+        self.ready = False  # found again by the next frame's write
         transport = self.transport
         for data in writes:
             if data:
@@ -344,6 +414,9 @@ class Listener:
         self.max_size = max_size
         self.subprotocols = list(subprotocols)
         self.connections: set[ServerConnection] = set()
+        #: connections with frames gathered this turn, and the call that writes them
+        self.gathered: list[ServerConnection] = []
+        self.flushing: asyncio.Handle | None = None
         self.closing = False
         self._server: asyncio.Server | None = None
 
@@ -353,9 +426,20 @@ class Listener:
         self._server = await loop.create_server(lambda: ServerConnection(self), host, port)
         return int(self._server.sockets[0].getsockname()[1])
 
+    def flush(self) -> None:
+        """Write every connection's frames gathered this turn (what the end of the turn
+        does by itself), one write each."""
+        if self.flushing is not None:
+            self.flushing.cancel()
+            self.flushing = None
+        gathered, self.gathered = self.gathered, []
+        for connection in gathered:
+            connection.flush()
+
     async def close(self) -> None:
         """Stop listening, close open connections with 1001 (those still in the handshake
         are cut) and wait until every connection is gone."""
+        self.flush()
         self.closing = True
         if self._server is not None:
             self._server.close()

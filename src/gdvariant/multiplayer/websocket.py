@@ -15,10 +15,12 @@ TCP connection is cut. Nothing a client sends raises in the server loop, and oth
 The server's connections are :class:`~gdvariant._net.ws_server.ServerConnection` objects, on
 ``websockets``' sans-I/O ``ServerProtocol`` under a plain ``asyncio.Protocol``: a message goes
 from the socket to the protocol in the same call (no task, queue or future per message), and
-a packet's frame is written to the transport at once (:meth:`_Client.put`), the frame
-``websockets`` would write (RFC 6455: FIN, binary, unmasked from a server, never fragmented),
-counted against ``max_unsent`` in the transport's write buffer. Pings, pongs and close frames
-are the protocol's own, written to the same transport in order.
+a packet's frame is the one ``websockets`` would write (RFC 6455: FIN, binary, unmasked from a
+server, never fragmented). The frames one turn of the event loop sends a peer with nothing
+waiting are gathered and written in one write when the turn ends (:meth:`flush` writes them
+sooner), up to half of ``max_unsent``; otherwise a frame is written at once, counted against
+``max_unsent`` in the transport's write buffer. Pings, pongs and close frames are the
+protocol's own, written to the same transport after the frames gathered before them.
 
 docs/multiplayer.md ("WebSocket transport") has what was checked against Godot 4.6.
 
@@ -94,18 +96,24 @@ _FRAME_16 = struct.Struct("!BBH")
 _FRAME_64 = struct.Struct("!BBQ")
 #: FIN set, opcode 2 (binary): a whole binary message in one frame (RFC 6455 §5.2)
 _BINARY = 0x82
+#: the heads of the frames of up to 125 bytes, built once: a packet's head is an index
+_HEADS_7 = tuple(bytes((_BINARY, size)) for size in range(126))
+
+
+def frame_head(size: int) -> bytes:
+    """The head of a ``size``-byte unmasked binary WebSocket frame, a server's (RFC 6455
+    §5.2): the length in 7 bits up to 125 bytes, in 16 bits (after 126) up to 65,535, else
+    in 64 bits (after 127)."""
+    if size < 126:
+        return _HEADS_7[size]
+    if size < 65536:
+        return _FRAME_16.pack(_BINARY, 126, size)
+    return _FRAME_64.pack(_BINARY, 127, size)
 
 
 def binary_frame(data: bytes) -> bytes:
-    """``data`` as one unmasked binary WebSocket frame, a server's (RFC 6455 §5.2): the
-    length in 7 bits up to 125 bytes, in 16 bits (after 126) up to 65,535, else in 64 bits
-    (after 127)."""
-    size = len(data)
-    if size < 126:
-        return bytes((_BINARY, size)) + data
-    if size < 65536:
-        return _FRAME_16.pack(_BINARY, 126, size) + data
-    return _FRAME_64.pack(_BINARY, 127, size) + data
+    """``data`` as one unmasked binary WebSocket frame (:func:`frame_head`, then ``data``)."""
+    return frame_head(len(data)) + data
 
 
 class _Client:
@@ -124,12 +132,29 @@ class _Client:
         self.closing = False
 
     def put(self, data: bytes) -> None:
-        """A packet from the server: its frame written to the transport now, while the
-        connection is open and we are not closing it (else it is dropped, as ``websockets``'
-        ``send`` would refuse it)."""
+        """A packet from the server: its frame written to the transport now (:meth:`write`)."""
+        size = len(data)
+        self.write(data, (_HEADS_7[size] if size < 126 else frame_head(size)) + data)
+
+    def write(self, data: bytes, frame: bytes) -> None:
+        """``frame`` (``data``'s) written to the transport now, while the connection is open
+        and we are not closing it (else dropped, as ``websockets``' ``send`` would refuse
+        it). While the connection is :attr:`~ServerConnection.ready` and its transport not
+        closing, that is the write and one look at the buffer (the outbox looks only if the
+        transport kept some); else the outbox's :meth:`~Outbox.write_through`, after which
+        the connection finds out whether it is ready again."""
         connection = self.connection
-        if not self.closing and connection.open:
-            self.outbox.write_through(data, binary_frame(data), connection.transport.write)
+        if connection.pending is not None:
+            connection.flush()  # what this turn gathered goes first
+        transport = connection.transport
+        if connection.ready and not transport.is_closing():
+            transport.write(frame)
+            if transport.get_write_buffer_size():
+                connection.ready = False
+                self.outbox.check()
+        elif not self.closing and connection.open:
+            self.outbox.write_through(data, frame, transport.write)
+            connection.refresh()
 
     def received(self, data: bytes) -> None:
         """A message: one packet, unless we are closing the peer."""
@@ -232,17 +257,27 @@ class MultiplayerServer(ServerEndpoint):
             super()._put_all(packets)
             return
         clients, sent, largest = self._peers, traffic.sent, self.max_send_size
+        heads = _HEADS_7
         for peer, data, _, _ in packets:
             client = clients.get(peer)
             if client is None:
                 continue
-            if len(data) > largest:
+            size = len(data)
+            if size > largest:
                 self._sendable(peer, data)  # logs it
                 continue
             sent(peer, data)
+            frame = (heads[size] if size < 126 else frame_head(size)) + data
             connection = client.connection
-            if not client.closing and connection.open:
-                client.outbox.write_through(data, binary_frame(data), connection.transport.write)
+            if connection.ready and connection.room >= size:  # gathered for one write
+                connection.room -= size
+                pending = connection.pending
+                if pending is None:
+                    connection.gather(frame)
+                else:
+                    pending.append(frame)
+            else:
+                client.write(data, frame)
 
     def _put(self, peer: int, data: bytes, mode: TransferMode, channel: int) -> None:
         self._peers[peer].put(data)
@@ -252,7 +287,16 @@ class MultiplayerServer(ServerEndpoint):
 
     def queue_depth(self, peer: int) -> tuple[int, int]:
         state = self._peers.get(peer)
-        return (0, 0) if state is None else (state.outbox.unsent, state.outbox.messages)
+        if state is None:
+            return (0, 0)
+        size, frames = state.connection.gathered()
+        return (state.outbox.unsent + size, state.outbox.messages + frames)
+
+    def flush(self) -> None:
+        """Write now what this turn of the event loop gathered for each peer (the end of
+        the turn does it by itself): one write a peer."""
+        if self._websockets is not None:
+            self._websockets.flush()
 
     def _opened(self, connection: ServerConnection) -> _Client:
         """A client finished the handshake: its id goes out as the first message, then the
