@@ -798,3 +798,33 @@ def test_the_timer_services_only_a_host_left_unserviced_for_the_interval(
         assert spy.services > services
 
     body()
+
+
+def test_packets_of_many_sizes_are_all_released_through_shared_callbacks() -> None:
+    """A packet's free callback is shared by every packet of its size to that peer, for the
+    first 64 sizes (past them each packet gets its own): whatever the sizes, once the client
+    acknowledged them the outbox holds nothing, as with a callback per packet."""
+
+    @serving(service_interval=60.0, relay=False, throttle=(5000, 2, 0))
+    async def body(server: MultiplayerServer, port: int) -> None:
+        client = await joined(port, 77)
+        await until(lambda: server.peers == {77})
+        await client.pump(0.05)
+        link = server._peers[77]
+        sizes = [1 + i % 90 for i in range(180)]  # 90 sizes, each twice
+        modes = [TransferMode.RELIABLE, TransferMode.UNRELIABLE]
+        frame = [
+            (77, b"\x03" + b"x" * (size - 1), modes[i % 2], i % 3) for i, size in enumerate(sizes)
+        ]
+        server.send_encoded_many(frame[:90])
+        assert link.outbox.held == sum(sizes[:90]) and link.outbox.held_packets == 90
+        server.send_encoded_many(frame[90:])
+        assert len(link.releases) == 64
+        assert all(release.args == (size,) for size, release in link.releases.items())
+        got = [await client.packet() for _ in range(180)]
+        assert sorted(len(data) for _, _, data in got) == sorted(sizes)
+        await client.pump(0.1)
+        await until(lambda: link.outbox.held == 0)
+        assert link.outbox.held_packets == 0
+
+    body()

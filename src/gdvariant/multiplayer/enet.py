@@ -122,6 +122,11 @@ def enet_route(mode: TransferMode, channel: int = 0) -> tuple[int, int]:
 
 #: enet_route, remembered: a packet's route is looked up, not worked out (at most 3 x 254 pairs).
 _route = cache(enet_route)
+#: The routes of transfer channel 0 (nearly every packet: SYNCs, deltas, spawns), indexed by
+#: the mode itself (an IntEnum): no key to build and hash.
+_ROUTES_0 = tuple(enet_route(TransferMode(value)) for value in range(len(TransferMode)))
+#: The most packet sizes a link keeps a free callback for (see :meth:`_Link.release_of`).
+_RELEASES_KEPT = 64
 
 
 def transfer_of(enet_channel: int, flags: int) -> tuple[TransferMode, int]:
@@ -239,7 +244,17 @@ class _Link:
     """One ENet peer: the id its CONNECT carried, its outbox (what ENet holds for it until
     acknowledged) and the packets it sent while full, held until it has caught up."""
 
-    __slots__ = ("_deliver", "_held", "_held_bytes", "closed_at", "closing", "id", "outbox", "peer")
+    __slots__ = (
+        "_deliver",
+        "_held",
+        "_held_bytes",
+        "closed_at",
+        "closing",
+        "id",
+        "outbox",
+        "peer",
+        "releases",
+    )
 
     def __init__(
         self,
@@ -257,6 +272,19 @@ class _Link:
         self._held: deque[tuple[bytes, TransferMode, int]] = deque()
         self._held_bytes = 0
         self.outbox = Outbox(*limits, pause=_nothing, resume=self.replay, drop=partial(drop, self))
+        #: packet size -> the free callback releasing that many bytes (:meth:`release_of`)
+        self.releases: dict[int, partial[None]] = {}
+
+    def release_of(self, size: int) -> partial[None]:
+        """The free callback of a ``size``-byte packet: its bytes leave the outbox. One
+        callable serves every packet of that size (pyenet holds a reference per packet), kept
+        for the first :data:`_RELEASES_KEPT` sizes; a frame's packets to a peer come in few."""
+        release = self.releases.get(size)
+        if release is None:
+            release = partial(self.outbox.release, size)
+            if len(self.releases) < _RELEASES_KEPT:
+                self.releases[size] = release
+        return release
 
     def send(self, data: bytes, mode: TransferMode, channel: int) -> bool:
         """Hand a packet to ENet, counted until ENet frees it; False when the peer is
@@ -265,11 +293,12 @@ class _Link:
         outbox = self.outbox
         if not outbox.hold(size):
             return False
-        enet_channel, flags = _route(mode, channel)
+        enet_channel, flags = _ROUTES_0[mode] if channel == 0 else _route(mode, channel)
         packet = enet.Packet(data, flags)
-        packet.set_free_callback(partial(outbox.release, size))
+        release = self.releases.get(size)
+        packet.set_free_callback(release if release is not None else self.release_of(size))
         if self.peer.send(enet_channel, packet) < 0:
-            self.outbox.release(size)  # ENet keeps no reference: it never frees this one
+            outbox.release(size)  # ENet keeps no reference: it never frees this one
             return False
         return True
 
@@ -423,17 +452,29 @@ class MultiplayerServer(ServerEndpoint):
             super()._put_all(packets)
             return
         links, sent, largest = self._peers, traffic.sent, self.max_send_size
+        routes, make = _ROUTES_0, enet.Packet
         handed = False
         for peer, data, mode, channel in packets:
             link = links.get(peer)
             if link is None or link.closing:
                 continue
-            if len(data) > largest:
+            size = len(data)
+            if size > largest:
                 self._sendable(peer, data)  # logs it
                 continue
             sent(peer, data)
             handed = True
-            if not link.send(data, mode, channel) and not link.outbox.closed:
+            # _Link.send, inline: a frame's packets cost no call of ours each
+            outbox = link.outbox
+            if outbox.hold(size):
+                enet_channel, flags = routes[mode] if channel == 0 else _route(mode, channel)
+                packet = make(data, flags)
+                release = link.releases.get(size)
+                packet.set_free_callback(release if release is not None else link.release_of(size))
+                if link.peer.send(enet_channel, packet) >= 0:
+                    continue
+                outbox.release(size)  # ENet keeps no reference: it never frees this one
+            if not outbox.closed:
                 self.peer_log.warning(peer, "ENet refused a packet for peer %d", peer)
         if handed:
             pump.flush_soon()
