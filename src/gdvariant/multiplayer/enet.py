@@ -171,27 +171,45 @@ class _Pump:
         self._more: asyncio.Handle | None = None
         self._flushing: asyncio.Handle | None = None
         self._serviced = self._loop.time()
+        self._servicing = False  # inside service(): what is queued leaves with it
+        self._queued = False  # something was queued inside service()
         self.closed = False
 
     def service(self) -> None:
-        """Handle the events ENet has now (and send what it queued), up to the budget."""
+        """Handle the events ENet has now (and send what it queued), up to the budget.
+
+        What the events' handlers queue (an RPC's answer, an echo) needs no flush of its
+        own: ENet's service sends everything queued (every peer's, in full) before it
+        reports that no event is left, and the loop below ends only on that report. A
+        service cut short (the budget, an error) asks for the turn's flush as a send does."""
         self._serviced = self._loop.time()
+        self._servicing, self._queued = True, False
+        try:
+            drained = self._service()
+        finally:
+            self._servicing = False
+        if self._queued and not drained:
+            self.flush_soon()
+
+    def _service(self) -> bool:
+        """:meth:`service`'s loop; whether it ended on ENet's "no event" (all sent)."""
         for _ in range(SERVICE_BUDGET):
             if self.closed:
-                return
+                return False
             try:
                 event = self.host.service(0, True)
             except OSError as exc:
                 self.log.warning("ENet", "ENet service failed: %s", exc)
-                return
+                return False
             if event is None:
-                return
+                return True
             try:
                 self.on_event(event)
             except Exception:
                 self.log.exception("ENet", "handling an ENet event failed")
         if self._more is None and not self.closed:
             self._more = self._loop.call_soon(self._go_on)
+        return False
 
     def _go_on(self) -> None:
         self._more = None
@@ -204,8 +222,11 @@ class _Pump:
 
     def flush_soon(self) -> None:
         """Send the queued packets once this turn of the event loop is over, in one flush
-        for everything queued meanwhile (the next turn runs it before it waits for I/O)."""
-        if self._flushing is None and not self.closed:
+        for everything queued meanwhile (the next turn runs it before it waits for I/O);
+        inside :meth:`service`, with the service's own sends unless it is cut short."""
+        if self._servicing:
+            self._queued = True
+        elif self._flushing is None and not self.closed:
             self._flushing = self._loop.call_soon(self._flush_queued)
 
     def _flush_queued(self) -> None:
