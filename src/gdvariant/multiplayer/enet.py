@@ -23,7 +23,9 @@ What is sent in one turn of the event loop leaves in one ``flush`` after it (God
 ENetMultiplayerPeer flushes after every packet): ENet then puts one peer's packets of a frame
 (its SYNC, a delta, an RPC's answer) into as few datagrams as its MTU allows, and walks its
 peers once per turn instead of once per packet. A receiving ENet takes such a datagram apart
-into the same packets, in the same order.
+into the same packets, in the same order. What an event's handler sends (an RPC's answer)
+leaves with the service that reported the event, which sends everything queued before it
+reports no event left.
 
 What ENet holds for a peer until the peer acknowledges it counts against ``max_unsent``
 (each packet reports when ENet frees it). ENet has one socket for every peer, so "not reading"
