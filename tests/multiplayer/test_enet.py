@@ -19,6 +19,7 @@ import enet
 import pytest
 
 from gdvariant.multiplayer import SceneMultiplayer, TransferMode
+from gdvariant.multiplayer import enet as mp_enet
 from gdvariant.multiplayer.enet import MultiplayerClient, MultiplayerServer, enet_route, transfer_of
 from gdvariant.multiplayer.wire import (
     AddPeer,
@@ -796,5 +797,68 @@ def test_the_timer_services_only_a_host_left_unserviced_for_the_interval(
         assert spy.services == services
         await asyncio.sleep(0.25)  # past the interval with no traffic: the timer's service
         assert spy.services > services
+
+    body()
+
+
+def test_packets_of_many_sizes_are_all_released_through_shared_callbacks() -> None:
+    """A packet's free callback is shared by every packet of its size to that peer, for the
+    first 64 sizes (past them each packet gets its own): whatever the sizes, once the client
+    acknowledged them the outbox holds nothing, as with a callback per packet."""
+
+    @serving(service_interval=60.0, relay=False, throttle=(5000, 2, 0))
+    async def body(server: MultiplayerServer, port: int) -> None:
+        client = await joined(port, 77)
+        await until(lambda: server.peers == {77})
+        await client.pump(0.05)
+        link = server._peers[77]
+        sizes = [1 + i % 90 for i in range(180)]  # 90 sizes, each twice
+        modes = [TransferMode.RELIABLE, TransferMode.UNRELIABLE]
+        frame = [
+            (77, b"\x03" + b"x" * (size - 1), modes[i % 2], i % 3) for i, size in enumerate(sizes)
+        ]
+        server.send_encoded_many(frame[:90])
+        assert link.outbox.held == sum(sizes[:90]) and link.outbox.held_packets == 90
+        server.send_encoded_many(frame[90:])
+        assert len(link.releases) == 64
+        assert all(release.args == (size,) for size, release in link.releases.items())
+        got = [await client.packet() for _ in range(180)]
+        assert sorted(len(data) for _, _, data in got) == sorted(sizes)
+        await client.pump(0.1)
+        await until(lambda: link.outbox.held == 0)
+        assert link.outbox.held_packets == 0
+
+    body()
+
+
+def test_an_answer_queued_while_servicing_leaves_with_the_service_not_a_flush(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ENet's service sends what is queued before it reports no event left, so an echo
+    queued while handling a packet needs no flush of its own; a service cut short by the
+    budget still has the turn's flush send it."""
+    hosts = spy_hosts(monkeypatch)
+    server_box: list[MultiplayerServer] = []
+
+    def echo(peer: int, data: bytes) -> None:
+        server_box[0].send_raw(peer, data[::-1])
+
+    @serving(service_interval=60.0, relay=False, on_raw=echo)
+    async def body(server: MultiplayerServer, port: int) -> None:
+        server_box.append(server)
+        client = await joined(port, 77)
+        await until(lambda: server.peers == {77})
+        await client.pump(0.05)
+        spy = hosts[0]
+        flushes = spy.flushes
+        client.send(b"\x03abc")
+        assert (await client.packet())[2] == b"\x03cba"
+        assert spy.flushes == flushes  # the service sent it
+        monkeypatch.setattr(mp_enet, "SERVICE_BUDGET", 1)
+        for i in range(3):
+            client.peer.send(0, enet.Packet(b"\x03x%d" % i, RELIABLE))
+        client.host.flush()
+        assert [(await client.packet())[2] for _ in range(3)] == [b"\x030x", b"\x031x", b"\x032x"]
+        assert spy.flushes > flushes  # cut short: the turn's flush
 
     body()

@@ -23,7 +23,9 @@ What is sent in one turn of the event loop leaves in one ``flush`` after it (God
 ENetMultiplayerPeer flushes after every packet): ENet then puts one peer's packets of a frame
 (its SYNC, a delta, an RPC's answer) into as few datagrams as its MTU allows, and walks its
 peers once per turn instead of once per packet. A receiving ENet takes such a datagram apart
-into the same packets, in the same order.
+into the same packets, in the same order. What an event's handler sends (an RPC's answer)
+leaves with the service that reported the event, which sends everything queued before it
+reports no event left.
 
 What ENet holds for a peer until the peer acknowledges it counts against ``max_unsent``
 (each packet reports when ENet frees it). ENet has one socket for every peer, so "not reading"
@@ -122,6 +124,11 @@ def enet_route(mode: TransferMode, channel: int = 0) -> tuple[int, int]:
 
 #: enet_route, remembered: a packet's route is looked up, not worked out (at most 3 x 254 pairs).
 _route = cache(enet_route)
+#: The routes of transfer channel 0 (nearly every packet: SYNCs, deltas, spawns), indexed by
+#: the mode itself (an IntEnum): no key to build and hash.
+_ROUTES_0 = tuple(enet_route(TransferMode(value)) for value in range(len(TransferMode)))
+#: The most packet sizes a link keeps a free callback for (see :meth:`_Link.release_of`).
+_RELEASES_KEPT = 64
 
 
 def transfer_of(enet_channel: int, flags: int) -> tuple[TransferMode, int]:
@@ -166,27 +173,45 @@ class _Pump:
         self._more: asyncio.Handle | None = None
         self._flushing: asyncio.Handle | None = None
         self._serviced = self._loop.time()
+        self._servicing = False  # inside service(): what is queued leaves with it
+        self._queued = False  # something was queued inside service()
         self.closed = False
 
     def service(self) -> None:
-        """Handle the events ENet has now (and send what it queued), up to the budget."""
+        """Handle the events ENet has now (and send what it queued), up to the budget.
+
+        What the events' handlers queue (an RPC's answer, an echo) needs no flush of its
+        own: ENet's service sends everything queued (every peer's, in full) before it
+        reports that no event is left, and the loop below ends only on that report. A
+        service cut short (the budget, an error) asks for the turn's flush as a send does."""
         self._serviced = self._loop.time()
+        self._servicing, self._queued = True, False
+        try:
+            drained = self._service()
+        finally:
+            self._servicing = False
+        if self._queued and not drained:
+            self.flush_soon()
+
+    def _service(self) -> bool:
+        """:meth:`service`'s loop; whether it ended on ENet's "no event" (all sent)."""
         for _ in range(SERVICE_BUDGET):
             if self.closed:
-                return
+                return False
             try:
                 event = self.host.service(0, True)
             except OSError as exc:
                 self.log.warning("ENet", "ENet service failed: %s", exc)
-                return
+                return False
             if event is None:
-                return
+                return True
             try:
                 self.on_event(event)
             except Exception:
                 self.log.exception("ENet", "handling an ENet event failed")
         if self._more is None and not self.closed:
             self._more = self._loop.call_soon(self._go_on)
+        return False
 
     def _go_on(self) -> None:
         self._more = None
@@ -199,8 +224,11 @@ class _Pump:
 
     def flush_soon(self) -> None:
         """Send the queued packets once this turn of the event loop is over, in one flush
-        for everything queued meanwhile (the next turn runs it before it waits for I/O)."""
-        if self._flushing is None and not self.closed:
+        for everything queued meanwhile (the next turn runs it before it waits for I/O);
+        inside :meth:`service`, with the service's own sends unless it is cut short."""
+        if self._servicing:
+            self._queued = True
+        elif self._flushing is None and not self.closed:
             self._flushing = self._loop.call_soon(self._flush_queued)
 
     def _flush_queued(self) -> None:
@@ -239,7 +267,17 @@ class _Link:
     """One ENet peer: the id its CONNECT carried, its outbox (what ENet holds for it until
     acknowledged) and the packets it sent while full, held until it has caught up."""
 
-    __slots__ = ("_deliver", "_held", "_held_bytes", "closed_at", "closing", "id", "outbox", "peer")
+    __slots__ = (
+        "_deliver",
+        "_held",
+        "_held_bytes",
+        "closed_at",
+        "closing",
+        "id",
+        "outbox",
+        "peer",
+        "releases",
+    )
 
     def __init__(
         self,
@@ -257,6 +295,19 @@ class _Link:
         self._held: deque[tuple[bytes, TransferMode, int]] = deque()
         self._held_bytes = 0
         self.outbox = Outbox(*limits, pause=_nothing, resume=self.replay, drop=partial(drop, self))
+        #: packet size -> the free callback releasing that many bytes (:meth:`release_of`)
+        self.releases: dict[int, partial[None]] = {}
+
+    def release_of(self, size: int) -> partial[None]:
+        """The free callback of a ``size``-byte packet: its bytes leave the outbox. One
+        callable serves every packet of that size (pyenet holds a reference per packet), kept
+        for the first :data:`_RELEASES_KEPT` sizes; a frame's packets to a peer come in few."""
+        release = self.releases.get(size)
+        if release is None:
+            release = partial(self.outbox.release, size)
+            if len(self.releases) < _RELEASES_KEPT:
+                self.releases[size] = release
+        return release
 
     def send(self, data: bytes, mode: TransferMode, channel: int) -> bool:
         """Hand a packet to ENet, counted until ENet frees it; False when the peer is
@@ -265,11 +316,12 @@ class _Link:
         outbox = self.outbox
         if not outbox.hold(size):
             return False
-        enet_channel, flags = _route(mode, channel)
+        enet_channel, flags = _ROUTES_0[mode] if channel == 0 else _route(mode, channel)
         packet = enet.Packet(data, flags)
-        packet.set_free_callback(partial(outbox.release, size))
+        release = self.releases.get(size)
+        packet.set_free_callback(release if release is not None else self.release_of(size))
         if self.peer.send(enet_channel, packet) < 0:
-            self.outbox.release(size)  # ENet keeps no reference: it never frees this one
+            outbox.release(size)  # ENet keeps no reference: it never frees this one
             return False
         return True
 
@@ -423,17 +475,29 @@ class MultiplayerServer(ServerEndpoint):
             super()._put_all(packets)
             return
         links, sent, largest = self._peers, traffic.sent, self.max_send_size
+        routes, make = _ROUTES_0, enet.Packet
         handed = False
         for peer, data, mode, channel in packets:
             link = links.get(peer)
             if link is None or link.closing:
                 continue
-            if len(data) > largest:
+            size = len(data)
+            if size > largest:
                 self._sendable(peer, data)  # logs it
                 continue
             sent(peer, data)
             handed = True
-            if not link.send(data, mode, channel) and not link.outbox.closed:
+            # _Link.send, inline: a frame's packets cost no call of ours each
+            outbox = link.outbox
+            if outbox.hold(size):
+                enet_channel, flags = routes[mode] if channel == 0 else _route(mode, channel)
+                packet = make(data, flags)
+                release = link.releases.get(size)
+                packet.set_free_callback(release if release is not None else link.release_of(size))
+                if link.peer.send(enet_channel, packet) >= 0:
+                    continue
+                outbox.release(size)  # ENet keeps no reference: it never frees this one
+            if not outbox.closed:
                 self.peer_log.warning(peer, "ENet refused a packet for peer %d", peer)
         if handed:
             pump.flush_soon()
