@@ -458,7 +458,15 @@ class ServerEndpoint(_Endpoint, AsyncClosing):
     def _dispatch(self, events: list[Event]) -> None:
         for event in events:
             try:
-                self._event(event)
+                listener = self._listener
+                if (
+                    type(event) is PacketReceived
+                    and listener is not None
+                    and type(event.packet) is not Raw
+                ):  # the common event (an RPC) straight to the layer above: what _event does
+                    listener.packet_received(event.peer, event.packet)
+                else:
+                    self._event(event)
             except Exception:
                 self.peer_log.exception(event.peer, "callback failed on %s", clip(event))
 

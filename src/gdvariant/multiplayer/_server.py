@@ -107,6 +107,19 @@ class PacketDropped:
     error: DecodeError
 
 
+_new = object.__new__
+_set_dict = object.__setattr__
+
+
+def _packet_received(peer: int, packet: Packet) -> PacketReceived:
+    """``PacketReceived(peer, packet)`` without the frozen dataclass's ``__init__`` (one
+    ``object.__setattr__`` per field): one dict, the same event. One per incoming RPC
+    (docs/multiplayer.md, "An RPC's way in and out")."""
+    event = _new(PacketReceived)
+    _set_dict(event, "__dict__", {"peer": peer, "packet": packet})
+    return event
+
+
 Event = (
     PeerAuthenticating
     | AuthData
@@ -200,8 +213,14 @@ class ServerProtocol:
             verdict, auth_data = self.auth.receive(peer, data)
         except DecodeError as exc:
             return [PacketDropped(peer, exc)]
-        if verdict is _GAME:  # the common verdict first
-            return self._game_packet(peer, data, relayed=False)
+        if verdict is _GAME:  # the common verdict first, and an RPC, the common packet
+            try:
+                packet = decode_scene_packet(data, version=self.version)
+            except DecodeError as exc:
+                return [PacketDropped(peer, exc)]
+            if type(packet) is RemoteCall:
+                return [_packet_received(peer, packet)]
+            return self._game_packet(peer, packet, relayed=False)
         if verdict is _DATA:
             return [AuthData(peer, auth_data)]
         if verdict is _ADMITTED:
@@ -215,11 +234,9 @@ class ServerProtocol:
                 self.send(peer, AddPeer(other))
         return [PeerConnected(peer)]
 
-    def _game_packet(self, peer: int, data: bytes, *, relayed: bool) -> list[Event]:
+    def _game_packet(self, peer: int, packet: Packet, *, relayed: bool) -> list[Event]:
+        """What a decoded game packet from ``peer`` causes."""
         try:
-            packet = decode_scene_packet(data, version=self.version)
-            if type(packet) is RemoteCall:  # the common packet, which asks nothing more here
-                return [PacketReceived(peer, packet)]
             if isinstance(packet, Relay) and not relayed:
                 return self._relay(peer, packet)
             if isinstance(packet, Auth | AddPeer | DelPeer | Relay):
@@ -251,5 +268,9 @@ class ServerProtocol:
         for target in route.targets:
             self.send(target, route.forward)
         if route.process_locally:
-            return self._game_packet(peer, packet.packet, relayed=True)
+            try:
+                inner = decode_scene_packet(packet.packet, version=self.version)
+            except DecodeError as exc:
+                return [PacketDropped(peer, exc)]
+            return self._game_packet(peer, inner, relayed=True)
         return []
