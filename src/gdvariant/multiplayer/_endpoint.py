@@ -248,8 +248,9 @@ class ServerEndpoint(_Endpoint, AsyncClosing):
 
     @property
     def peers(self) -> frozenset[int]:
-        """The admitted peers (those ``peer_connected`` announced)."""
-        return self.protocol.peers
+        """The admitted peers (those ``peer_connected`` announced): the protocol's, read
+        where it keeps them (every RPC asks; a property less)."""
+        return self.protocol.auth.connected
 
     @property
     def listener(self) -> TransportListener | None:
@@ -316,7 +317,7 @@ class ServerEndpoint(_Endpoint, AsyncClosing):
     def send_encoded_many(self, packets: Sequence[tuple[int, bytes, TransferMode, int]]) -> None:
         """:meth:`send_encoded` of each ``(peer, data, mode, channel)`` in order (a frame's
         packets): all are checked before any is sent."""
-        peers = self.protocol.peers
+        peers = self.protocol.auth.connected  # what protocol.peers returns, a property less
         delta_sync = self.protocol.version.delta_sync
         for peer, data, _, _ in packets:
             if peer not in peers:

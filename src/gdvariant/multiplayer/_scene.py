@@ -337,7 +337,10 @@ class SceneMultiplayer:
                 self._send(target, simplify, TransferMode.RELIABLE, 0)
         method_id = node.rpcs.ids[config.name]
         is_confirmed = cache.is_confirmed
-        confirmed = [is_confirmed(t, path) for t in targets]
+        if len(targets) == 1:  # one peer, the common call: no comprehension (a function)
+            confirmed = [is_confirmed(targets[0], path)]
+        else:
+            confirmed = [is_confirmed(t, path) for t in targets]
         cache_id = cache.cache_id(path)
         send_many = getattr(self.transport, "send_encoded_many", None)
         if send_many is not None and all(confirmed):
@@ -346,7 +349,10 @@ class SceneMultiplayer:
             if data is None:  # not the short form: ids past a byte, raw, no arguments
                 data = RemoteCall(method_id, args, node_id=cache_id).encode()
             mode, channel = config.transfer_mode, config.channel
-            send_many([(target, data, mode, channel) for target in targets])
+            if len(targets) == 1:
+                send_many(((targets[0], data, mode, channel),))
+            else:
+                send_many([(target, data, mode, channel) for target in targets])
             return
         for target, done in zip(targets, confirmed, strict=True):
             if all(confirmed):
