@@ -146,6 +146,18 @@ def _read(read: Callable[[bytes, WireVersion, bool, Limits], RemoteCall], data: 
 
 
 SHORT = ["000201", "000201020201", "000201010201ff", "00020000", "0802010281c1"]
+#: One argument, read without the general loop: INT of each width, BOOL (mode bits set too),
+#: a float, each of them cut or followed by a byte by the tests.
+ONE_ARG = [
+    "0002010102ff",
+    "000201014280ff",
+    "00020101827856341200",
+    "00020101c2efcdab9078563412",
+    "0002010101",
+    "0002010181",
+    "00020101c1",
+    "000201010300008040",
+]
 
 
 @settings(max_examples=300, deadline=None)
@@ -164,7 +176,7 @@ def test_the_short_form_is_read_as_every_form_is(hex_: str, tail: bytes, cut: in
 
 @settings(max_examples=300, deadline=None)
 @given(
-    st.sampled_from([hex_ for _, hex_ in CASES] + SHORT + ["0001000102"]),
+    st.sampled_from([hex_ for _, hex_ in CASES] + SHORT + ONE_ARG + ["0001000102"]),
     st.binary(max_size=4),
     st.integers(0, 12),
 )
@@ -212,6 +224,14 @@ def _written(write: Callable[[], bytes]) -> object:
 
 
 ARGS = [0, -129, 40000, 2**40, True, "run", b"", b"\x01", bytearray(b"\x02")]
+#: Single arguments at the edges of the INT widths the answer's writer writes itself.
+EDGES = [-(2**15) - 1, -(2**15), -129, -128, -1, 0, 127, 128, 255, 2**15 - 1, 2**15, False, 1.5]
+
+
+@pytest.mark.parametrize("arg", EDGES)
+def test_one_argument_is_written_as_the_general_writer_writes_it(arg: object) -> None:
+    """``write_short_call`` writes a lone INT of 8 or 16 bits whole: the general writer's bytes."""
+    assert write_short_call(2, 7, (arg,)) == RemoteCall(7, (arg,), node_id=2)._encode(False)
 
 
 @settings(max_examples=300, deadline=None)

@@ -16,6 +16,12 @@ from typing import Any, Self
 from ... import Limits
 from ._reader import Reader, cstr, pack_u16, pack_u32
 from ._variant import (
+    BOOL,
+    BOOL_TRUE,
+    INT,
+    INT_BY_MODE,
+    MODE_SHIFT,
+    TYPE_MASK,
     _decode_counted,
     decode_compressed_list,
     encode_compressed,
@@ -189,6 +195,15 @@ def read_short_call(data: bytes, allow_objects: bool, limits: Limits) -> RemoteC
     and method id, argc, the arguments, nothing after; the caller checked byte 0 and that
     4 bytes are there), else None: the general reader's. Errors in the arguments are the
     ones :meth:`RemoteCall.decode` raises."""
+    if data[3] == 1 and len(data) > SHORT_ARGS:  # one argument, most often an INT or a BOOL
+        meta = data[SHORT_ARGS]
+        kind = meta & TYPE_MASK
+        if kind == INT:
+            form = INT_BY_MODE[meta >> MODE_SHIFT]
+            if len(data) == SHORT_ARGS + 1 + form.size:
+                return short_call(data[2], form.unpack_from(data, SHORT_ARGS + 1), data[1])
+        elif kind == BOOL and len(data) == SHORT_ARGS + 1:  # Godot reads bit 7 only
+            return short_call(data[2], (bool(meta & BOOL_TRUE),), data[1])
     args, end = _decode_counted(data, SHORT_ARGS, len(data), data[3], allow_objects, limits)
     if end != len(data):
         return None
@@ -208,9 +223,16 @@ def write_short_call(
         and 0 < count <= MAX_ARGS
         and (count > 1 or type(args[0]) not in BYTE_ARRAYS)
     ):  # every size code and flag 0, so the meta byte is 0
-        head = bytes((SHORT_HEAD, node_id, method_id, count))
         if count == 1:
-            return head + encode_compressed(args[0], full_objects=full_objects)
+            arg = args[0]
+            if type(arg) is int and -0x8000 <= arg < 0x8000:  # an INT of 8 or 16 bits, whole
+                if -0x80 <= arg < 0x80:
+                    return bytes((SHORT_HEAD, node_id, method_id, 1, INT, arg & 0xFF))
+                meta = INT | 1 << MODE_SHIFT
+                return bytes((SHORT_HEAD, node_id, method_id, 1, meta, arg & 0xFF, arg >> 8 & 0xFF))
+            head = bytes((SHORT_HEAD, node_id, method_id, 1))
+            return head + encode_compressed(arg, full_objects=full_objects)
+        head = bytes((SHORT_HEAD, node_id, method_id, count))
         return head + encode_compressed_list(args, full_objects=full_objects)
     return None
 
