@@ -123,8 +123,10 @@ class SendCache:
         """The SIMPLIFY_PATH to send ``peer`` before naming ``path`` by id, or None when
         it was sent already (Godot sends it once per node and peer)."""
         cache_id = self.cache_id(path)
-        sent = self._sent.setdefault(peer, set())
-        if cache_id in sent:
+        sent = self._sent.get(peer)  # not setdefault, which makes a set every call
+        if sent is None:
+            sent = self._sent[peer] = set()
+        elif cache_id in sent:
             return None
         sent.add(cache_id)
         return SimplifyPath(cache_id, path, checksum)
@@ -141,7 +143,7 @@ class SendCache:
     def is_confirmed(self, peer: int, path: str) -> bool:
         """True once ``peer`` confirmed ``path`` (valid or not): RPCs may then use the id."""
         cache_id = self._ids.get(path)
-        return cache_id is not None and cache_id in self._confirmed.get(peer, {})
+        return cache_id is not None and cache_id in self._confirmed.get(peer, ())
 
     def checksum_valid(self, peer: int, path: str) -> bool | None:
         """``peer``'s verdict on the RPC checksum of ``path``; None before it confirmed."""
