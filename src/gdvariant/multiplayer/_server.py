@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .. import DecodeError
+from .. import DEFAULT_LIMITS, DecodeError
 from ._auth import DEFAULT_AUTH_TIMEOUT, Authenticator, AuthVerdict
 from ._relay import route_relay
 from .wire import (
@@ -34,6 +34,7 @@ from .wire import (
     encode_scene_packet,
     wire_version,
 )
+from .wire._rpc import SHORT_ARGS, SHORT_HEAD, read_short_call
 
 __all__ = [
     "AuthData",
@@ -52,6 +53,9 @@ __all__ = [
 #: The verdicts, read as globals (an enum class's attribute goes through its metaclass's
 #: lookup on every read): every packet asks
 _GAME, _DATA, _ADMITTED = AuthVerdict.GAME, AuthVerdict.DATA, AuthVerdict.ADMITTED
+#: Byte 0 of an RPC in the short form, which ``read_short_call`` reads (as
+#: ``decode_scene_packet`` would, with the defaults the server decodes with)
+SHORT_CALL = bytes((SHORT_HEAD,))
 
 
 @dataclass(frozen=True)
@@ -215,6 +219,10 @@ class ServerProtocol:
             return [PacketDropped(peer, exc)]
         if verdict is _GAME:  # the common verdict first, and an RPC, the common packet
             try:
+                if data[:1] == SHORT_CALL and len(data) >= SHORT_ARGS:  # what the reader does
+                    call = read_short_call(data, False, DEFAULT_LIMITS)
+                    if call is not None:
+                        return [_packet_received(peer, call)]
                 packet = decode_scene_packet(data, version=self.version)
             except DecodeError as exc:
                 return [PacketDropped(peer, exc)]
