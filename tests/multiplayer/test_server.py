@@ -134,6 +134,31 @@ def test_an_rpc_is_received_or_dropped_as_the_reader_reads_it(tail: bytes) -> No
         assert _outcome(server.receive(5, relayed)) == expected
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=12), st.sampled_from([5, 6, 7]))
+def test_the_endpoints_way_in_for_an_rpc_is_what_receive_makes(tail: bytes, peer: int) -> None:
+    """``_receive_call`` gives a call only where ``receive`` would give that call's event and
+    change nothing else (an admitted peer's short RPC); None for any other packet, an error,
+    a pending peer (6) or an unknown one (7), whose packets ``receive`` then judges."""
+    server = ServerProtocol(auth=True)
+    for known in (5, 6):
+        server.peer_connected(known, 0.0)
+    server.complete_auth(5)
+    server.receive(5, b"\x07\x00")
+    server.data_to_send()
+    assert server.peers == frozenset({5})
+    for data in (b"\x00" + tail, b"\x00\x02\x01\x01" + tail, tail):
+        call = server._receive_call(peer, data)
+        if call is not None:
+            assert peer == 5
+            assert server.receive(peer, data) == [PacketReceived(peer, call)]
+            assert server.data_to_send() == [] and server.peers == frozenset({5})
+    short = bytes.fromhex("0002010102ff")  # a well-formed short call: taken from 5 alone
+    assert server._receive_call(peer, short) == (
+        RemoteCall(1, (-1,), node_id=2) if peer == 5 else None
+    )
+
+
 def test_an_rpc_event_is_the_dataclass_event() -> None:
     """The event of an RPC is made without ``__init__``; it is the same event."""
     (event,) = _admitted(5).receive(5, bytes.fromhex("0002010102ff"))

@@ -363,6 +363,18 @@ class ServerEndpoint(_Endpoint, AsyncClosing):
     def _received(self, peer: int, data: bytes, mode: TransferMode, channel: int) -> None:
         """One packet from ``peer``; what it relays keeps its ``mode`` and ``channel``.
         A pending peer past its deadline is timed out first, and its packet ignored."""
+        listener = self._listener
+        if listener is not None:  # an admitted peer's RPC, the common packet, goes straight up
+            call = self.protocol._receive_call(peer, data)
+            if call is not None:
+                self.packet_mode, self.packet_channel = mode, channel
+                try:
+                    listener.packet_received(peer, call)
+                except Exception:
+                    event = PacketReceived(peer, call)
+                    self.peer_log.exception(peer, "callback failed on %s", clip(event))
+                self._flush(mode, channel, relays_only=True)
+                return
         deadline = self.protocol.auth.deadline(peer)
         if deadline is not None and deadline <= self.clock():
             self._check_auth()

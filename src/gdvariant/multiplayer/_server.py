@@ -235,6 +235,24 @@ class ServerProtocol:
             return self._admitted(peer)
         return []
 
+    def _receive_call(self, peer: int, data: bytes) -> RemoteCall | None:
+        """The call in ``data`` when it is what nearly every packet is, an admitted peer's
+        RPC in the short form (``read_short_call``): :meth:`receive` would return
+        ``[PacketReceived(peer, call)]`` and change nothing else. None for any other packet,
+        or one in error: then :meth:`receive` it. The endpoint's way in for an RPC, without
+        the event and its list (docs/multiplayer.md, "An RPC's way in and out")."""
+        if (
+            type(data) is not bytes
+            or data[:1] != SHORT_CALL
+            or len(data) < SHORT_ARGS
+            or peer not in self.auth.connected
+        ):
+            return None
+        try:
+            return read_short_call(data, False, DEFAULT_LIMITS)
+        except DecodeError:
+            return None
+
     def _admitted(self, peer: int) -> list[Event]:
         if self.relay:
             for other in sorted(self.auth.connected - {peer}):
