@@ -10,7 +10,7 @@ import pytest
 
 from gdvariant.multiplayer import RpcConfig, RpcMode, SceneMultiplayer, TransferMode
 from gdvariant.multiplayer._endpoint import RAW_OVERHEAD, RAW_QUEUE_SENDERS
-from gdvariant.multiplayer.wire import Command, ConfirmPath, SimplifyPath
+from gdvariant.multiplayer.wire import Command, ConfirmPath, Raw, SimplifyPath
 from tests.support.multiplayer_fake import MemoryServer
 
 RAW = bytes([Command.RAW])
@@ -112,3 +112,31 @@ def test_an_rpc_and_its_answer_through_the_endpoint(caplog: pytest.LogCaptureFix
     ]
     assert "callback failed on PacketReceived(peer=6, packet=RemoteCall(method_id=0" in caplog.text
     assert "the game's bug" in caplog.text
+
+
+def test_what_a_handler_queued_on_the_protocol_goes_before_its_answer() -> None:
+    """The endpoint flushes the protocol's queue only when it holds something: what a handler
+    queued there goes out first, before its answer, or after the RPC when it answers nothing."""
+    server = MemoryServer(relay=False)
+    mp = SceneMultiplayer(server)
+    pong = RpcConfig("pong", min_args=1, max_args=1)
+    table = mp.node("Main/Rpc", rpcs=[RpcConfig("ping", mode=RpcMode.ANY_PEER), pong])
+
+    def ping(peer: int, seq: int) -> None:
+        server.protocol.send(peer, Raw(bytes([seq])))
+        if seq:
+            mp.rpc(peer, "Main/Rpc", "pong", seq)
+
+    mp.on_rpc("Main/Rpc", "ping", ping)
+    server.join(5)
+    server.receive(5, SimplifyPath(1, "Main/Rpc", table.checksum).encode())
+    server.receive(5, bytes.fromhex("000100010201"))  # ping(1): SIMPLIFY, path form
+    server.receive(5, ConfirmPath(True, 1).encode())
+    server.take()
+    server.receive(5, bytes.fromhex("000100010207"), TransferMode.UNRELIABLE, 3)  # ping(7)
+    server.receive(5, bytes.fromhex("000100010200"), TransferMode.UNRELIABLE, 3)  # ping(0)
+    assert [(d.hex(), m, c) for _, d, m, c in server.take()] == [
+        ("0307", TransferMode.RELIABLE, 0),
+        ("000101010207", TransferMode.RELIABLE, 0),
+        ("0300", TransferMode.RELIABLE, 0),
+    ]

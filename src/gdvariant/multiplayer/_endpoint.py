@@ -324,7 +324,8 @@ class ServerEndpoint(_Endpoint, AsyncClosing):
                 raise ValueError(f"peer {peer} is not connected")
             if not delta_sync and data[:1] == DELTA_HEAD:
                 raise ValueError(f"Godot {self.protocol.version.name} has no delta sync")
-        self._flush()
+        if self.protocol._outgoing:  # what the protocol queued goes first (mostly nothing)
+            self._flush()
         self._put_all(packets)
 
     def send_auth(self, peer: int, data: bytes) -> None:
@@ -373,7 +374,8 @@ class ServerEndpoint(_Endpoint, AsyncClosing):
                 except Exception:
                     event = PacketReceived(peer, call)
                     self.peer_log.exception(peer, "callback failed on %s", clip(event))
-                self._flush(mode, channel, relays_only=True)
+                if self.protocol._outgoing:  # (what data_to_send would take; mostly nothing)
+                    self._flush(mode, channel, relays_only=True)
                 return
         deadline = self.protocol.auth.deadline(peer)
         if deadline is not None and deadline <= self.clock():
