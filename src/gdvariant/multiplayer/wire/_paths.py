@@ -122,7 +122,7 @@ class SendCache:
     def simplify(self, peer: int, path: str, checksum: str = EMPTY_CHECKSUM) -> SimplifyPath | None:
         """The SIMPLIFY_PATH to send ``peer`` before naming ``path`` by id, or None when
         it was sent already (Godot sends it once per node and peer)."""
-        cache_id = self.cache_id(path)
+        cache_id = self._ids.get(path) or self.cache_id(path)  # (ids start at 1)
         sent = self._sent.get(peer)  # not setdefault, which makes a set every call
         if sent is None:
             sent = self._sent[peer] = set()
@@ -160,6 +160,11 @@ class SendCache:
         self._confirmed.pop(peer, None)
 
 
+#: What a peer that named no path has: shared, never written (a ``{}`` default would make a
+#: dict on every RPC's lookup).
+_NO_PATHS: dict[int, tuple[str, str]] = {}
+
+
 class ReceiveCache:
     """The paths each remote peer named with SIMPLIFY_PATH, by that peer's id."""
 
@@ -176,7 +181,7 @@ class ReceiveCache:
 
     def entry(self, peer: int, cache_id: int) -> tuple[str, str]:
         """The path ``peer`` gave ``cache_id`` and the RPC checksum it sent with it."""
-        entry = self._paths.get(peer, {}).get(cache_id)
+        entry = self._paths.get(peer, _NO_PATHS).get(cache_id)
         if entry is None:
             raise ProtocolError(f"peer {peer} used path cache id {cache_id} before simplifying it")
         return entry
