@@ -169,6 +169,24 @@ def test_base_scripts_merge_derived_wins(tmp_path: Path) -> None:
         read_script_rpcs(tmp_path, "res://loop.gd")
 
 
+@pytest.mark.parametrize(("low", "high"), [(None, None), (1, None), (None, 2), (2, 2), (0, 3)])
+def test_arg_counts_are_what_check_args_lets_through(low: int | None, high: int | None) -> None:
+    """The bounds a call is checked against without a message; worked out once, and not
+    part of the config's value (equal, hashed and shown as before it was read)."""
+    config = RpcConfig("a", min_args=low, max_args=high)
+    fresh = RpcConfig("a", min_args=low, max_args=high)
+    fewest, most = config.arg_counts
+    assert config.arg_counts is config.arg_counts
+    for count in range(258):
+        try:
+            config.check_args(count, "here")
+            taken = True
+        except TypeError:
+            taken = False
+        assert taken == (fewest <= count <= most), count
+    assert config == fresh and hash(config) == hash(fresh) and repr(config) == repr(fresh)
+
+
 def test_table_refuses_unknown_names_and_argument_counts() -> None:
     table = RpcTable(["b", RpcConfig("a", min_args=1, max_args=2)])
     assert table.ids == {"a": 0, "b": 1} and table.names == {0: "a", 1: "b"}

@@ -186,6 +186,33 @@ def test_client_calls_run_handlers_or_are_refused(
     ]
 
 
+def test_client_calls_with_the_wrong_argument_count_are_refused(
+    game: tuple[FakeServer, SceneMultiplayer],
+) -> None:
+    """The count is checked against the bounds worked out once (``RpcConfig.arg_counts``);
+    the message, made only for a refused call, is the whole reason, and a call of none gets
+    the note about Godot's empty PackedByteArray."""
+    server, mp = game
+    calls: list[tuple[Any, ...]] = []
+    refused: list[str] = []
+    mp.node("Main/Thing", rpcs=[RpcConfig("hit", mode=RpcMode.ANY_PEER, min_args=1, max_args=2)])
+    mp.on_rpc("Main/Thing", "hit", lambda *a: calls.append(a))
+    mp.packet_refused.connect(lambda peer, why: refused.append(why))
+    for args in [(1,), (1, 2), (1, 2, 3), ()]:
+        server.deliver(5, RemoteCall(0, args, path="Main/Thing"))
+    assert calls == [(5, 1), (5, 1, 2)]
+    assert refused == [
+        "RPC from peer 5 on Main/Thing: hit() takes 1 to 2 arguments, 3 given",
+        "RPC from peer 5 on Main/Thing: hit() takes 1 to 2 arguments, 0 given (a Godot peer "
+        "sends a call of one empty PackedByteArray as one of none)",
+    ]
+    server.join(5)
+    with pytest.raises(
+        TypeError, match=r"^rpc on Main/Thing: hit\(\) takes 1 to 2 arguments, 0 given$"
+    ):
+        mp.rpc(5, "Main/Thing", "hit")
+
+
 def test_client_simplify_is_confirmed_against_our_checksum(
     game: tuple[FakeServer, SceneMultiplayer],
 ) -> None:

@@ -9,10 +9,12 @@ the relay forwards (bar a relay in flight when the leaving client's connection c
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gdvariant import DecodeError
 from gdvariant.multiplayer import (
     AuthData,
     PacketDropped,
@@ -105,6 +107,63 @@ def test_bad_packets_are_dropped_and_the_peer_plays_on() -> None:
     assert server.receive(5, b"\x03ok") == [PacketReceived(5, Raw(b"ok"))]
     assert server.receive(6, b"\x03ok") == [PacketReceived(6, Raw(b"ok"))]
     assert server.data_to_send() == []
+
+
+def _outcome(events: Sequence[object]) -> object:
+    """The events, with a dropped packet's error as its message and offset."""
+    first = events[0] if len(events) == 1 else None
+    if isinstance(first, PacketDropped):
+        return ("dropped", str(first.error), first.error.offset)
+    return events
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=12))
+def test_an_rpc_is_received_or_dropped_as_the_reader_reads_it(tail: bytes) -> None:
+    """An RPC (``00``, the common packet, read and wrapped by a path of its own) gives the
+    event of what ``decode_scene_packet`` makes of it, or drops it with the reader's error;
+    relayed to the server (``Relay(0, ...)``), the same."""
+    server = _admitted(5, 6)
+    for data in (b"\x00" + tail, b"\x00\x02\x01\x01" + tail):
+        try:
+            expected: object = [PacketReceived(5, decode_scene_packet(data))]
+        except DecodeError as exc:
+            expected = ("dropped", str(exc), exc.offset)
+        assert _outcome(server.receive(5, data)) == expected
+        relayed = encode_scene_packet(Relay(0, data))
+        assert _outcome(server.receive(5, relayed)) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=12), st.sampled_from([5, 6, 7]))
+def test_the_endpoints_way_in_for_an_rpc_is_what_receive_makes(tail: bytes, peer: int) -> None:
+    """``_receive_call`` gives a call only where ``receive`` would give that call's event and
+    change nothing else (an admitted peer's short RPC); None for any other packet, an error,
+    a pending peer (6) or an unknown one (7), whose packets ``receive`` then judges."""
+    server = ServerProtocol(auth=True)
+    for known in (5, 6):
+        server.peer_connected(known, 0.0)
+    server.complete_auth(5)
+    server.receive(5, b"\x07\x00")
+    server.data_to_send()
+    assert server.peers == frozenset({5})
+    for data in (b"\x00" + tail, b"\x00\x02\x01\x01" + tail, tail):
+        call = server._receive_call(peer, data)
+        if call is not None:
+            assert peer == 5
+            assert server.receive(peer, data) == [PacketReceived(peer, call)]
+            assert server.data_to_send() == [] and server.peers == frozenset({5})
+    short = bytes.fromhex("0002010102ff")  # a well-formed short call: taken from 5 alone
+    assert server._receive_call(peer, short) == (
+        RemoteCall(1, (-1,), node_id=2) if peer == 5 else None
+    )
+
+
+def test_an_rpc_event_is_the_dataclass_event() -> None:
+    """The event of an RPC is made without ``__init__``; it is the same event."""
+    (event,) = _admitted(5).receive(5, bytes.fromhex("0002010102ff"))
+    made = PacketReceived(5, RemoteCall(1, (-1,), node_id=2))
+    assert event == made and hash(event) == hash(made) and repr(event) == repr(made)
 
 
 def test_simplify_is_confirmed_by_checksum_and_duplicates_dropped() -> None:

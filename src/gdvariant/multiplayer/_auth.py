@@ -34,6 +34,11 @@ class AuthVerdict(enum.Enum):
     IGNORED = "ignored"  # a repeated completion from an admitted peer
 
 
+#: An admitted peer's game packet: the verdict of nearly every packet, made once (an enum
+#: class's attribute goes through its metaclass's lookup on every read)
+_GAME_PACKET = (AuthVerdict.GAME, b"")
+
+
 @dataclass
 class _Pending:
     deadline: float
@@ -109,6 +114,8 @@ class Authenticator:
         """
         is_auth = packet[:2] == AUTH_HEAD
         state = self._pending.get(peer)
+        if state is None and not is_auth and peer in self._connected:
+            return _GAME_PACKET  # the common packet first
         if state is not None:
             if not is_auth:
                 if not self.version.auth_explicit_completion and state.local:
@@ -124,11 +131,9 @@ class Authenticator:
             return AuthVerdict.COMPLETED, b""
         if peer not in self._connected:
             raise ProtocolError(f"packet from unknown peer {peer}")
-        if is_auth:
-            if len(packet) != 2:
-                raise ProtocolError(f"peer {peer} sent auth data after being admitted")
-            return AuthVerdict.IGNORED, b""
-        return AuthVerdict.GAME, b""
+        if len(packet) != 2:  # an AUTH: the others returned above
+            raise ProtocolError(f"peer {peer} sent auth data after being admitted")
+        return AuthVerdict.IGNORED, b""
 
     def expired(self, now: float) -> list[int]:
         """Pending peers whose time ran out (deadline <= now): forgotten here; the caller

@@ -248,8 +248,9 @@ class ServerEndpoint(_Endpoint, AsyncClosing):
 
     @property
     def peers(self) -> frozenset[int]:
-        """The admitted peers (those ``peer_connected`` announced)."""
-        return self.protocol.peers
+        """The admitted peers (those ``peer_connected`` announced): the protocol's, read
+        where it keeps them (every RPC asks; a property less)."""
+        return self.protocol.auth.connected
 
     @property
     def listener(self) -> TransportListener | None:
@@ -316,14 +317,15 @@ class ServerEndpoint(_Endpoint, AsyncClosing):
     def send_encoded_many(self, packets: Sequence[tuple[int, bytes, TransferMode, int]]) -> None:
         """:meth:`send_encoded` of each ``(peer, data, mode, channel)`` in order (a frame's
         packets): all are checked before any is sent."""
-        peers = self.protocol.peers
+        peers = self.protocol.auth.connected  # what protocol.peers returns, a property less
         delta_sync = self.protocol.version.delta_sync
         for peer, data, _, _ in packets:
             if peer not in peers:
                 raise ValueError(f"peer {peer} is not connected")
             if not delta_sync and data[:1] == DELTA_HEAD:
                 raise ValueError(f"Godot {self.protocol.version.name} has no delta sync")
-        self._flush()
+        if self.protocol._outgoing:  # what the protocol queued goes first (mostly nothing)
+            self._flush()
         self._put_all(packets)
 
     def send_auth(self, peer: int, data: bytes) -> None:
@@ -362,6 +364,19 @@ class ServerEndpoint(_Endpoint, AsyncClosing):
     def _received(self, peer: int, data: bytes, mode: TransferMode, channel: int) -> None:
         """One packet from ``peer``; what it relays keeps its ``mode`` and ``channel``.
         A pending peer past its deadline is timed out first, and its packet ignored."""
+        listener = self._listener
+        if listener is not None:  # an admitted peer's RPC, the common packet, goes straight up
+            call = self.protocol._receive_call(peer, data)
+            if call is not None:
+                self.packet_mode, self.packet_channel = mode, channel
+                try:
+                    listener.packet_received(peer, call)
+                except Exception:
+                    event = PacketReceived(peer, call)
+                    self.peer_log.exception(peer, "callback failed on %s", clip(event))
+                if self.protocol._outgoing:  # (what data_to_send would take; mostly nothing)
+                    self._flush(mode, channel, relays_only=True)
+                return
         deadline = self.protocol.auth.deadline(peer)
         if deadline is not None and deadline <= self.clock():
             self._check_auth()
@@ -458,7 +473,15 @@ class ServerEndpoint(_Endpoint, AsyncClosing):
     def _dispatch(self, events: list[Event]) -> None:
         for event in events:
             try:
-                self._event(event)
+                listener = self._listener
+                if (
+                    type(event) is PacketReceived
+                    and listener is not None
+                    and type(event.packet) is not Raw
+                ):  # the common event (an RPC) straight to the layer above: what _event does
+                    listener.packet_received(event.peer, event.packet)
+                else:
+                    self._event(event)
             except Exception:
                 self.peer_log.exception(event.peer, "callback failed on %s", clip(event))
 

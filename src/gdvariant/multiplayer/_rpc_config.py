@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import functools
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -94,10 +95,18 @@ class RpcConfig:
     min_args: int | None = None
     max_args: int | None = None
 
-    def check_args(self, count: int, where: str) -> None:
-        """Refuse a call with a number of arguments the function does not take."""
+    @functools.cached_property
+    def arg_counts(self) -> tuple[int, int]:
+        """The fewest and the most arguments the function takes (0 and 255 when unknown):
+        worked out once, as every call checks them (docs/multiplayer.md, "An RPC's way in
+        and out")."""
         low = self.min_args if self.min_args is not None else 0
         high = self.max_args if self.max_args is not None else 255
+        return low, high
+
+    def check_args(self, count: int, where: str) -> None:
+        """Refuse a call with a number of arguments the function does not take."""
+        low, high = self.arg_counts
         if not low <= count <= high:
             takes = str(low) if low == high else f"{low} to {high}"
             raise TypeError(f"{where}: {self.name}() takes {takes} arguments, {count} given")

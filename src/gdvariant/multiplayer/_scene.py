@@ -59,6 +59,7 @@ from .wire import (
     Sync,
     decode_scene_packet,
 )
+from .wire._rpc import write_short_call
 
 __all__ = ["Notifier", "SceneMultiplayer"]
 
@@ -289,9 +290,11 @@ class SceneMultiplayer:
         (peer 0: every client; -N: all but N). With ``call_local`` the handler registered
         for it here runs too. A spawned node is called only on the peers that hold it
         now (its visibility); naming another one is an error, as in Godot."""
-        node = self._declared(path)
-        config = node.rpcs.config(method, f"rpc on {path}")
-        config.check_args(len(args), f"rpc on {path}")
+        node = self._nodes.get(path) or self._declared(path)
+        config = node.rpcs.configs.get(method) or node.rpcs.config(method, f"rpc on {path}")
+        low, high = config.arg_counts
+        if not low <= len(args) <= high:  # the message only for a call refused
+            config.check_args(len(args), f"rpc on {path}")
         if config.mode is _AUTHORITY and node.authority != SERVER:
             raise ValueError(
                 f'{path}.{method} is @rpc("authority") and peer {node.authority} owns the '
@@ -299,7 +302,7 @@ class SceneMultiplayer:
             )
         if config.mode is _DISABLED:
             raise ValueError(f"{path}.{method} has RPC mode disabled")
-        peers = self.peers
+        peers = self.transport.peers
         if peer == 0:
             targets = sorted(peers)
         elif peer < 0:
@@ -327,20 +330,29 @@ class SceneMultiplayer:
     ) -> None:
         if not targets:
             return
-        cache = self.send_cache
+        cache, path = self.server.send_cache, node.path
         for target in targets:
-            simplify = cache.simplify(target, node.path, node.rpcs.checksum)
+            simplify = cache.simplify(target, path, node.rpcs.checksum)
             if simplify is not None:
                 self._send(target, simplify, TransferMode.RELIABLE, 0)
         method_id = node.rpcs.ids[config.name]
-        confirmed = [cache.is_confirmed(t, node.path) for t in targets]
-        cache_id = cache.cache_id(node.path)
+        is_confirmed = cache.is_confirmed
+        if len(targets) == 1:  # one peer, the common call: no comprehension (a function)
+            confirmed = [is_confirmed(targets[0], path)]
+        else:
+            confirmed = [is_confirmed(t, path) for t in targets]
+        cache_id = cache.cache_id(path)
         send_many = getattr(self.transport, "send_encoded_many", None)
         if send_many is not None and all(confirmed):
             # every target gets the same bytes: encoded once, handed over in one call
-            data = RemoteCall(method_id, args, node_id=cache_id).encode()
+            data = write_short_call(cache_id, method_id, args)
+            if data is None:  # not the short form: ids past a byte, raw, no arguments
+                data = RemoteCall(method_id, args, node_id=cache_id).encode()
             mode, channel = config.transfer_mode, config.channel
-            send_many([(target, data, mode, channel) for target in targets])
+            if len(targets) == 1:
+                send_many(((targets[0], data, mode, channel),))
+            else:
+                send_many([(target, data, mode, channel) for target in targets])
             return
         for target, done in zip(targets, confirmed, strict=True):
             if all(confirmed):
@@ -425,13 +437,15 @@ class SceneMultiplayer:
                 f"peer {peer} called {path}.{method}, whose @rpc mode {config.mode.name} "
                 f"does not let it (authority {node.authority})"
             )
-        try:
-            config.check_args(len(call.args), f"RPC from peer {peer} on {path}")
-        except TypeError as exc:
-            if call.args:
-                raise
-            note = "a Godot peer sends a call of one empty PackedByteArray as one of none"
-            raise TypeError(f"{exc} ({note})") from None
+        low, high = config.arg_counts
+        if not low <= len(call.args) <= high:  # refused: the message only then
+            try:
+                config.check_args(len(call.args), f"RPC from peer {peer} on {path}")
+            except TypeError as exc:
+                if call.args:
+                    raise
+                note = "a Godot peer sends a call of one empty PackedByteArray as one of none"
+                raise TypeError(f"{exc} ({note})") from None
         handler = self._handlers.get((path, method))
         if handler is not None:
             handler(peer, *call.args)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .. import DecodeError
+from .. import DEFAULT_LIMITS, DecodeError
 from ._auth import DEFAULT_AUTH_TIMEOUT, Authenticator, AuthVerdict
 from ._relay import route_relay
 from .wire import (
@@ -34,6 +34,7 @@ from .wire import (
     encode_scene_packet,
     wire_version,
 )
+from .wire._rpc import SHORT_ARGS, SHORT_HEAD, read_short_call
 
 __all__ = [
     "AuthData",
@@ -52,6 +53,9 @@ __all__ = [
 #: The verdicts, read as globals (an enum class's attribute goes through its metaclass's
 #: lookup on every read): every packet asks
 _GAME, _DATA, _ADMITTED = AuthVerdict.GAME, AuthVerdict.DATA, AuthVerdict.ADMITTED
+#: Byte 0 of an RPC in the short form, which ``read_short_call`` reads (as
+#: ``decode_scene_packet`` would, with the defaults the server decodes with)
+SHORT_CALL = bytes((SHORT_HEAD,))
 
 
 @dataclass(frozen=True)
@@ -105,6 +109,19 @@ class PacketDropped:
 
     peer: int
     error: DecodeError
+
+
+_new = object.__new__
+_set_dict = object.__setattr__
+
+
+def _packet_received(peer: int, packet: Packet) -> PacketReceived:
+    """``PacketReceived(peer, packet)`` without the frozen dataclass's ``__init__`` (one
+    ``object.__setattr__`` per field): one dict, the same event. One per incoming RPC
+    (docs/multiplayer.md, "An RPC's way in and out")."""
+    event = _new(PacketReceived)
+    _set_dict(event, "__dict__", {"peer": peer, "packet": packet})
+    return event
 
 
 Event = (
@@ -200,13 +217,41 @@ class ServerProtocol:
             verdict, auth_data = self.auth.receive(peer, data)
         except DecodeError as exc:
             return [PacketDropped(peer, exc)]
-        if verdict is _GAME:  # the common verdict first
-            return self._game_packet(peer, data, relayed=False)
+        if verdict is _GAME:  # the common verdict first, and an RPC, the common packet
+            try:
+                if data[:1] == SHORT_CALL and len(data) >= SHORT_ARGS:  # what the reader does
+                    call = read_short_call(data, False, DEFAULT_LIMITS)
+                    if call is not None:
+                        return [_packet_received(peer, call)]
+                packet = decode_scene_packet(data, version=self.version)
+            except DecodeError as exc:
+                return [PacketDropped(peer, exc)]
+            if type(packet) is RemoteCall:
+                return [_packet_received(peer, packet)]
+            return self._game_packet(peer, packet, relayed=False)
         if verdict is _DATA:
             return [AuthData(peer, auth_data)]
         if verdict is _ADMITTED:
             return self._admitted(peer)
         return []
+
+    def _receive_call(self, peer: int, data: bytes) -> RemoteCall | None:
+        """The call in ``data`` when it is what nearly every packet is, an admitted peer's
+        RPC in the short form (``read_short_call``): :meth:`receive` would return
+        ``[PacketReceived(peer, call)]`` and change nothing else. None for any other packet,
+        or one in error: then :meth:`receive` it. The endpoint's way in for an RPC, without
+        the event and its list (docs/multiplayer.md, "An RPC's way in and out")."""
+        if (
+            type(data) is not bytes
+            or data[:1] != SHORT_CALL
+            or len(data) < SHORT_ARGS
+            or peer not in self.auth.connected
+        ):
+            return None
+        try:
+            return read_short_call(data, False, DEFAULT_LIMITS)
+        except DecodeError:
+            return None
 
     def _admitted(self, peer: int) -> list[Event]:
         if self.relay:
@@ -215,11 +260,9 @@ class ServerProtocol:
                 self.send(peer, AddPeer(other))
         return [PeerConnected(peer)]
 
-    def _game_packet(self, peer: int, data: bytes, *, relayed: bool) -> list[Event]:
+    def _game_packet(self, peer: int, packet: Packet, *, relayed: bool) -> list[Event]:
+        """What a decoded game packet from ``peer`` causes."""
         try:
-            packet = decode_scene_packet(data, version=self.version)
-            if type(packet) is RemoteCall:  # the common packet, which asks nothing more here
-                return [PacketReceived(peer, packet)]
             if isinstance(packet, Relay) and not relayed:
                 return self._relay(peer, packet)
             if isinstance(packet, Auth | AddPeer | DelPeer | Relay):
@@ -251,5 +294,9 @@ class ServerProtocol:
         for target in route.targets:
             self.send(target, route.forward)
         if route.process_locally:
-            return self._game_packet(peer, packet.packet, relayed=True)
+            try:
+                inner = decode_scene_packet(packet.packet, version=self.version)
+            except DecodeError as exc:
+                return [PacketDropped(peer, exc)]
+            return self._game_packet(peer, inner, relayed=True)
         return []

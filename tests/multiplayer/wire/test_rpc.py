@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import pickle
 from collections.abc import Callable
 
 import pytest
@@ -18,6 +20,7 @@ from gdvariant.multiplayer.wire import (
     rpc_checksum,
     rpc_method_ids,
 )
+from gdvariant.multiplayer.wire._rpc import short_call, write_short_call
 from gdvariant.multiplayer.wire._version import LATEST, WireVersion
 
 PATH = b"Main/Players/Player\0"
@@ -143,6 +146,18 @@ def _read(read: Callable[[bytes, WireVersion, bool, Limits], RemoteCall], data: 
 
 
 SHORT = ["000201", "000201020201", "000201010201ff", "00020000", "0802010281c1"]
+#: One argument, read without the general loop: INT of each width, BOOL (mode bits set too),
+#: a float, each of them cut or followed by a byte by the tests.
+ONE_ARG = [
+    "0002010102ff",
+    "000201014280ff",
+    "00020101827856341200",
+    "00020101c2efcdab9078563412",
+    "0002010101",
+    "0002010181",
+    "00020101c1",
+    "000201010300008040",
+]
 
 
 @settings(max_examples=300, deadline=None)
@@ -159,6 +174,47 @@ def test_the_short_form_is_read_as_every_form_is(hex_: str, tail: bytes, cut: in
         assert _read(RemoteCall.decode, packet) == _read(RemoteCall._decode, packet)
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from([hex_ for _, hex_ in CASES] + SHORT + ONE_ARG + ["0001000102"]),
+    st.binary(max_size=4),
+    st.integers(0, 12),
+)
+def test_the_packet_reader_reads_the_short_form_as_every_form_is(
+    hex_: str, tail: bytes, cut: int
+) -> None:
+    """``decode_scene_packet`` reads a ``00`` call itself (``read_short_call``): the same call,
+    or the same error, as the general reader makes of it, whole, cut, with bytes after, or
+    from a bytearray."""
+    data = bytes.fromhex(hex_)
+    for packet in (data, data + tail, data[: max(1, len(data) - cut)]):
+
+        def whole(data: bytes, *_: object) -> RemoteCall:
+            call = decode_scene_packet(bytearray(data))
+            assert isinstance(call, RemoteCall)
+            return call
+
+        assert _read(whole, packet) == _read(RemoteCall._decode, packet)
+
+
+def test_a_call_made_without_init_is_the_same_call() -> None:
+    """``short_call`` skips the frozen dataclass's ``__init__``: equal, hashed, shown, frozen,
+    replaced and pickled as the one ``__init__`` makes."""
+    made, fast = RemoteCall(3, (1, "a"), node_id=7), short_call(3, (1, "a"), 7)
+    assert fast == made
+    assert hash(fast) == hash(made)
+    assert (
+        repr(fast)
+        == repr(made)
+        == "RemoteCall(method_id=3, args=(1, 'a'), node_id=7, path=None, node_id_size=0)"
+    )
+    assert dataclasses.replace(fast, node_id=8) == RemoteCall(3, (1, "a"), node_id=8)
+    assert pickle.loads(pickle.dumps(fast)) == made
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fast.node_id = 1  # type: ignore[misc]
+    assert decode_scene_packet(bytes.fromhex("0007030202010203")) == short_call(3, (1, 3), 7)
+
+
 def _written(write: Callable[[], bytes]) -> object:
     """The bytes ``write`` makes, or its ValueError's message."""
     try:
@@ -168,6 +224,14 @@ def _written(write: Callable[[], bytes]) -> object:
 
 
 ARGS = [0, -129, 40000, 2**40, True, "run", b"", b"\x01", bytearray(b"\x02")]
+#: Single arguments at the edges of the INT widths the answer's writer writes itself.
+EDGES = [-(2**15) - 1, -(2**15), -129, -128, -1, 0, 127, 128, 255, 2**15 - 1, 2**15, False, 1.5]
+
+
+@pytest.mark.parametrize("arg", EDGES)
+def test_one_argument_is_written_as_the_general_writer_writes_it(arg: object) -> None:
+    """``write_short_call`` writes a lone INT of 8 or 16 bits whole: the general writer's bytes."""
+    assert write_short_call(2, 7, (arg,)) == RemoteCall(7, (arg,), node_id=2)._encode(False)
 
 
 @settings(max_examples=300, deadline=None)
@@ -186,3 +250,6 @@ def test_the_short_form_is_written_as_every_form_is(
     path = "Main/Thing" if with_path else None
     call = RemoteCall(method_id, tuple(args), node_id=node_id, path=path, node_id_size=size)
     assert _written(call.encode) == _written(lambda: call._encode(False))
+    if path is None and size == 0:  # the writer an answer uses: those bytes, or None
+        short = write_short_call(node_id, method_id, tuple(args))
+        assert short is None or short == call._encode(False)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ... import DEFAULT_LIMITS, Limits
 from ._paths import ConfirmPath, SimplifyPath
 from ._reader import Buffer, Reader
-from ._rpc import RemoteCall
+from ._rpc import SHORT_ARGS, SHORT_HEAD, RemoteCall, read_short_call
 from ._spawn_sync import DeltaSync, Despawn, Spawn, Sync
 from ._sys import SYS_PACKETS, AddPeer, Auth, DelPeer, Raw, Relay
 from ._version import CMD_MASK, SYNC_DELTA_FLAG, Command, WireVersion, wire_version
@@ -58,8 +58,12 @@ def decode_scene_packet(
     Malformed input raises :class:`~gdvariant.DecodeError`.
     """
     packet = bytes(data)
-    wire = wire_version(version)
-    if packet and packet[0] & CMD_MASK == Command.REMOTE_CALL:  # every flag bit is its own
+    wire = version if type(version) is WireVersion else wire_version(version)
+    if packet and not packet[0] & CMD_MASK:  # REMOTE_CALL: every flag bit is its own
+        if packet[0] == SHORT_HEAD and len(packet) >= SHORT_ARGS:  # the common form
+            call = read_short_call(packet, allow_objects, limits)
+            if call is not None:
+                return call
         return RemoteCall.decode(packet, wire, allow_objects, limits)
     reader = Reader(packet, "packet")
     head = reader.u8("command byte")

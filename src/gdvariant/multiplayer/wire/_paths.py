@@ -122,9 +122,11 @@ class SendCache:
     def simplify(self, peer: int, path: str, checksum: str = EMPTY_CHECKSUM) -> SimplifyPath | None:
         """The SIMPLIFY_PATH to send ``peer`` before naming ``path`` by id, or None when
         it was sent already (Godot sends it once per node and peer)."""
-        cache_id = self.cache_id(path)
-        sent = self._sent.setdefault(peer, set())
-        if cache_id in sent:
+        cache_id = self._ids.get(path) or self.cache_id(path)  # (ids start at 1)
+        sent = self._sent.get(peer)  # not setdefault, which makes a set every call
+        if sent is None:
+            sent = self._sent[peer] = set()
+        elif cache_id in sent:
             return None
         sent.add(cache_id)
         return SimplifyPath(cache_id, path, checksum)
@@ -141,7 +143,7 @@ class SendCache:
     def is_confirmed(self, peer: int, path: str) -> bool:
         """True once ``peer`` confirmed ``path`` (valid or not): RPCs may then use the id."""
         cache_id = self._ids.get(path)
-        return cache_id is not None and cache_id in self._confirmed.get(peer, {})
+        return cache_id is not None and cache_id in self._confirmed.get(peer, ())
 
     def checksum_valid(self, peer: int, path: str) -> bool | None:
         """``peer``'s verdict on the RPC checksum of ``path``; None before it confirmed."""
@@ -156,6 +158,11 @@ class SendCache:
     def remove_peer(self, peer: int) -> None:
         self._sent.pop(peer, None)
         self._confirmed.pop(peer, None)
+
+
+#: What a peer that named no path has: shared, never written (a ``{}`` default would make a
+#: dict on every RPC's lookup).
+_NO_PATHS: dict[int, tuple[str, str]] = {}
 
 
 class ReceiveCache:
@@ -174,7 +181,7 @@ class ReceiveCache:
 
     def entry(self, peer: int, cache_id: int) -> tuple[str, str]:
         """The path ``peer`` gave ``cache_id`` and the RPC checksum it sent with it."""
-        entry = self._paths.get(peer, {}).get(cache_id)
+        entry = self._paths.get(peer, _NO_PATHS).get(cache_id)
         if entry is None:
             raise ProtocolError(f"peer {peer} used path cache id {cache_id} before simplifying it")
         return entry

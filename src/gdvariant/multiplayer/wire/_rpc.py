@@ -15,7 +15,18 @@ from typing import Any, Self
 
 from ... import Limits
 from ._reader import Reader, cstr, pack_u16, pack_u32
-from ._variant import decode_compressed_list, encode_compressed_list
+from ._variant import (
+    BOOL,
+    BOOL_TRUE,
+    INT,
+    INT_BY_MODE,
+    MODE_SHIFT,
+    TYPE_MASK,
+    _decode_counted,
+    decode_compressed_list,
+    encode_compressed,
+    encode_compressed_list,
+)
 from ._version import LATEST, Command, WireVersion
 
 __all__ = ["NODE_RPC_FLAG", "RemoteCall", "rpc_checksum", "rpc_method_ids"]
@@ -34,6 +45,8 @@ READERS = {0: Reader.u8, 1: Reader.u16, 2: Reader.u32}
 #: (node id in one byte, method id in one, not raw), and where its arguments start.
 SHORT_MASK = 0xF0
 SHORT_ARGS = 4
+#: The command byte of the short form (REMOTE_CALL, no flag), as a plain int.
+SHORT_HEAD = int(Command.REMOTE_CALL)
 
 
 #: The Python types the encoder writes as a PackedByteArray. The other packed arrays subclass
@@ -72,17 +85,10 @@ class RemoteCall:
     node_id_size: int = 0
 
     def encode(self, version: WireVersion = LATEST, *, full_objects: bool = False) -> bytes:
-        args = self.args
-        if (
-            self.path is None
-            and self.node_id_size == 0
-            and 0 <= self.node_id < 0x100
-            and 0 <= self.method_id < 0x100
-            and 0 < len(args) <= MAX_ARGS
-            and (len(args) > 1 or type(args[0]) not in BYTE_ARRAYS)
-        ):  # the common call, not raw: every size code and flag 0, so the meta byte is 0
-            head = bytes((Command.REMOTE_CALL, self.node_id, self.method_id, len(args)))
-            return head + encode_compressed_list(args, full_objects=full_objects)
+        if self.path is None and self.node_id_size == 0:
+            data = write_short_call(self.node_id, self.method_id, self.args, full_objects)
+            if data is not None:
+                return data
         return self._encode(full_objects)
 
     def _encode(self, full_objects: bool) -> bytes:
@@ -163,6 +169,72 @@ class RemoteCall:
         reader.offset = end
         reader.end()
         return cls(method_id, tuple(args), target, path, forced)
+
+
+_new = object.__new__
+_set_dict = object.__setattr__
+
+
+def short_call(method_id: int, args: tuple[Any, ...], node_id: int) -> RemoteCall:
+    """``RemoteCall(method_id, args, node_id)``, made without the generated ``__init__``,
+    which sets each of the five fields with its own ``object.__setattr__`` (a frozen
+    dataclass): one dict instead, the same fields, equal and hashed alike. For the calls
+    :func:`read_short_call` reads, one per incoming RPC (docs/multiplayer.md, "An RPC's
+    way in and out")."""
+    call = _new(RemoteCall)
+    _set_dict(
+        call,
+        "__dict__",
+        {"method_id": method_id, "args": args, "node_id": node_id, "path": None, "node_id_size": 0},
+    )
+    return call
+
+
+def read_short_call(data: bytes, allow_objects: bool, limits: Limits) -> RemoteCall | None:
+    """The call in ``data`` when it has the short form (byte 0 is ``00``: a 1-byte cache id
+    and method id, argc, the arguments, nothing after; the caller checked byte 0 and that
+    4 bytes are there), else None: the general reader's. Errors in the arguments are the
+    ones :meth:`RemoteCall.decode` raises."""
+    if data[3] == 1 and len(data) > SHORT_ARGS:  # one argument, most often an INT or a BOOL
+        meta = data[SHORT_ARGS]
+        kind = meta & TYPE_MASK
+        if kind == INT:
+            form = INT_BY_MODE[meta >> MODE_SHIFT]
+            if len(data) == SHORT_ARGS + 1 + form.size:
+                return short_call(data[2], form.unpack_from(data, SHORT_ARGS + 1), data[1])
+        elif kind == BOOL and len(data) == SHORT_ARGS + 1:  # Godot reads bit 7 only
+            return short_call(data[2], (bool(meta & BOOL_TRUE),), data[1])
+    args, end = _decode_counted(data, SHORT_ARGS, len(data), data[3], allow_objects, limits)
+    if end != len(data):
+        return None
+    return short_call(data[2], tuple(args), data[1])
+
+
+def write_short_call(
+    node_id: int, method_id: int, args: tuple[Any, ...], full_objects: bool = False
+) -> bytes | None:
+    """The bytes of ``RemoteCall(method_id, args, node_id).encode()`` when that call has the
+    short form (node and method id in a byte each, 1 to 255 arguments, not raw), else None:
+    what an answer to a client whose path is confirmed is, encoded without a packet object."""
+    count = len(args)
+    if (
+        0 <= node_id < 0x100
+        and 0 <= method_id < 0x100
+        and 0 < count <= MAX_ARGS
+        and (count > 1 or type(args[0]) not in BYTE_ARRAYS)
+    ):  # every size code and flag 0, so the meta byte is 0
+        if count == 1:
+            arg = args[0]
+            if type(arg) is int and -0x8000 <= arg < 0x8000:  # an INT of 8 or 16 bits, whole
+                if -0x80 <= arg < 0x80:
+                    return bytes((SHORT_HEAD, node_id, method_id, 1, INT, arg & 0xFF))
+                meta = INT | 1 << MODE_SHIFT
+                return bytes((SHORT_HEAD, node_id, method_id, 1, meta, arg & 0xFF, arg >> 8 & 0xFF))
+            head = bytes((SHORT_HEAD, node_id, method_id, 1))
+            return head + encode_compressed(arg, full_objects=full_objects)
+        head = bytes((SHORT_HEAD, node_id, method_id, count))
+        return head + encode_compressed_list(args, full_objects=full_objects)
+    return None
 
 
 def rpc_method_ids(script_rpcs: Iterable[str], node_rpcs: Iterable[str] = ()) -> dict[str, int]:
