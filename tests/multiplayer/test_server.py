@@ -137,7 +137,7 @@ def test_an_rpc_is_received_or_dropped_as_the_reader_reads_it(tail: bytes) -> No
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=12), st.sampled_from([5, 6, 7]))
 def test_the_endpoints_way_in_for_an_rpc_is_what_receive_makes(tail: bytes, peer: int) -> None:
-    """``_receive_call`` gives a call only where ``receive`` would give that call's event and
+    """``receive_call`` gives a call only where ``receive`` would give that call's event and
     change nothing else (an admitted peer's short RPC); None for any other packet, an error,
     a pending peer (6) or an unknown one (7), whose packets ``receive`` then judges."""
     server = ServerProtocol(auth=True)
@@ -148,15 +148,27 @@ def test_the_endpoints_way_in_for_an_rpc_is_what_receive_makes(tail: bytes, peer
     server.data_to_send()
     assert server.peers == frozenset({5})
     for data in (b"\x00" + tail, b"\x00\x02\x01\x01" + tail, tail):
-        call = server._receive_call(peer, data)
+        call = server.receive_call(peer, data)
         if call is not None:
             assert peer == 5
             assert server.receive(peer, data) == [PacketReceived(peer, call)]
             assert server.data_to_send() == [] and server.peers == frozenset({5})
     short = bytes.fromhex("0002010102ff")  # a well-formed short call: taken from 5 alone
-    assert server._receive_call(peer, short) == (
+    assert server.receive_call(peer, short) == (
         RemoteCall(1, (-1,), node_id=2) if peer == 5 else None
     )
+
+
+def test_has_data_to_send_says_whether_data_to_send_would_give_any() -> None:
+    """The endpoint skips its flush on it: it must be true exactly while packets wait."""
+    server = ServerProtocol(relay=True)
+    assert not server.has_data_to_send
+    server.peer_connected(5, 0.0)
+    assert not server.has_data_to_send  # the first peer: nobody to tell
+    server.peer_connected(6, 0.0)
+    assert server.has_data_to_send  # 5 hears of 6, 6 of 5
+    assert server.data_to_send() and not server.has_data_to_send
+    assert server.data_to_send() == []
 
 
 def test_an_rpc_event_is_the_dataclass_event() -> None:

@@ -324,7 +324,7 @@ class ServerEndpoint(_Endpoint, AsyncClosing):
                 raise ValueError(f"peer {peer} is not connected")
             if not delta_sync and data[:1] == DELTA_HEAD:
                 raise ValueError(f"Godot {self.protocol.version.name} has no delta sync")
-        if self.protocol._outgoing:  # what the protocol queued goes first (mostly nothing)
+        if self.protocol.has_data_to_send:  # what the protocol queued goes first
             self._flush()
         self._put_all(packets)
 
@@ -366,7 +366,7 @@ class ServerEndpoint(_Endpoint, AsyncClosing):
         A pending peer past its deadline is timed out first, and its packet ignored."""
         listener = self._listener
         if listener is not None:  # an admitted peer's RPC, the common packet, goes straight up
-            call = self.protocol._receive_call(peer, data)
+            call = self.protocol.receive_call(peer, data)
             if call is not None:
                 self.packet_mode, self.packet_channel = mode, channel
                 try:
@@ -374,7 +374,7 @@ class ServerEndpoint(_Endpoint, AsyncClosing):
                 except Exception:
                     event = PacketReceived(peer, call)
                     self.peer_log.exception(peer, "callback failed on %s", clip(event))
-                if self.protocol._outgoing:  # (what data_to_send would take; mostly nothing)
+                if self.protocol.has_data_to_send:
                     self._flush(mode, channel, relays_only=True)
                 return
         deadline = self.protocol.auth.deadline(peer)

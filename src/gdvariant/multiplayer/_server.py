@@ -174,6 +174,12 @@ class ServerProtocol:
         """Queue ``packet`` for ``peer``."""
         self._outgoing.append((peer, encode_scene_packet(packet, version=self.version)))
 
+    @property
+    def has_data_to_send(self) -> bool:
+        """Whether :meth:`data_to_send` would give anything (asked after every packet, and
+        nearly always no: the caller skips the flush)."""
+        return bool(self._outgoing)
+
     def data_to_send(self) -> list[tuple[int, bytes]]:
         """Take the queued ``(peer, packet bytes)`` pairs, in order."""
         out, self._outgoing = self._outgoing, []
@@ -235,7 +241,7 @@ class ServerProtocol:
             return self._admitted(peer)
         return []
 
-    def _receive_call(self, peer: int, data: bytes) -> RemoteCall | None:
+    def receive_call(self, peer: int, data: bytes) -> RemoteCall | None:
         """The call in ``data`` when it is what nearly every packet is, an admitted peer's
         RPC in the short form (``read_short_call``): :meth:`receive` would return
         ``[PacketReceived(peer, call)]`` and change nothing else. None for any other packet,
