@@ -250,10 +250,15 @@ class ServerConnection(asyncio.Protocol):
             return
         self.pending = None
         self.room = self._room
+        if not self.transport.is_closing():
+            self.write_ready(pending[0] if len(pending) == 1 else b"".join(pending))
+
+    def write_ready(self, data: bytes) -> None:
+        """Write ``data`` to a :attr:`ready` transport that is not closing, then look at its
+        buffer once: if it kept some, the connection is no longer ready and the outbox
+        looks (the outbox is not asked while the kernel takes everything)."""
         transport = self.transport
-        if transport.is_closing():
-            return
-        transport.write(pending[0] if len(pending) == 1 else b"".join(pending))
+        transport.write(data)
         if transport.get_write_buffer_size():
             self.ready = False
             if self.outbox is not None:

@@ -133,8 +133,7 @@ class _Client:
 
     def put(self, data: bytes) -> None:
         """A packet from the server: its frame written to the transport now (:meth:`write`)."""
-        size = len(data)
-        self.write(data, (_HEADS_7[size] if size < 126 else frame_head(size)) + data)
+        self.write(data, binary_frame(data))
 
     def write(self, data: bytes, frame: bytes) -> None:
         """``frame`` (``data``'s) written to the transport now, while the connection is open
@@ -148,10 +147,7 @@ class _Client:
             connection.flush()  # what this turn gathered goes first
         transport = connection.transport
         if connection.ready and not transport.is_closing():
-            transport.write(frame)
-            if transport.get_write_buffer_size():
-                connection.ready = False
-                self.outbox.check()
+            connection.write_ready(frame)
         elif not self.closing and connection.open:
             self.outbox.write_through(data, frame, transport.write)
             connection.refresh()
