@@ -297,8 +297,8 @@ class TrafficCounter:
     #: detail it is the live frame's ``tally`` bound to this counter's dicts and lists (the
     #: compiled one counts a packet without a Python frame: 1,890 instructions against the
     #: method's 3,336, docs/multiplayer.md "The eleventh round: the server's own tick"); with
-    #: detail, :meth:`_walked`, which also credits SYNC/delta entries to their class. Bound
-    #: when made and when :meth:`detail` changes, to the frame live then.
+    #: detail, that count and then the SYNC/delta entries credited to their class. Bound when
+    #: made and when :meth:`detail` changes, to the frame live then.
     sent: Callable[[int, bytes], None]
 
     def __init__(self) -> None:
@@ -316,16 +316,19 @@ class TrafficCounter:
         self.sent = self._counter()
 
     def _counter(self) -> Callable[[int, bytes], None]:
-        """What :attr:`sent` is: the live frame's count, or :meth:`_walked` with detail."""
-        if self._classes is not None:
-            return self._walked
-        return partial(_frame.live().tally, self._counts)
+        """What :attr:`sent` is: the live frame's count, then with detail the packet's
+        SYNC/delta entries credited to their classes."""
+        tally = partial(_frame.live().tally, self._counts)
+        if self._classes is None:
+            return tally
+        walk = self._classes.walk
 
-    def _walked(self, peer: int, data: bytes) -> None:
-        """:attr:`sent` with detail: the count, then the entries credited to classes."""
-        _frame.live().tally(self._counts, peer, data)
-        if self._classes is not None and data[0] & CMD_MASK == Command.SYNC:
-            self._classes.walk(data)
+        def walked(peer: int, data: bytes) -> None:
+            tally(peer, data)
+            if data[0] & CMD_MASK == Command.SYNC:
+                walk(data)
+
+        return walked
 
     def add_transport(self, nanoseconds: int) -> None:
         """The adapter spent this much thread CPU writing (called only while timing)."""
