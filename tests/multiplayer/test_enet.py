@@ -813,10 +813,8 @@ def test_packets_of_many_sizes_are_all_released_through_shared_callbacks() -> No
         await client.pump(0.05)
         link = server._peers[77]
         sizes = [1 + i % 90 for i in range(180)]  # 90 sizes, each twice
-        modes = [TransferMode.RELIABLE, TransferMode.UNRELIABLE]
-        frame = [
-            (77, b"\x03" + b"x" * (size - 1), modes[i % 2], i % 3) for i, size in enumerate(sizes)
-        ]
+        reliable = TransferMode.RELIABLE
+        frame = [(77, b"\x03" + b"x" * (size - 1), reliable, i % 3) for i, size in enumerate(sizes)]
         server.send_encoded_many(frame[:90])
         assert link.outbox.held == sum(sizes[:90]) and link.outbox.held_packets == 90
         server.send_encoded_many(frame[90:])
@@ -824,6 +822,37 @@ def test_packets_of_many_sizes_are_all_released_through_shared_callbacks() -> No
         assert all(release.args == (size,) for size, release in link.releases.items())
         got = [await client.packet() for _ in range(180)]
         assert sorted(len(data) for _, _, data in got) == sorted(sizes)
+        await client.pump(0.1)
+        await until(lambda: link.outbox.held == 0)
+        assert link.outbox.held_packets == 0
+
+    body()
+
+
+@pytest.mark.parametrize("timing", [False, True], ids=["basic", "detail"])
+def test_unreliable_packets_are_not_held_and_leave_with_the_turns_flush(timing: bool) -> None:
+    """ENet frees an unreliable packet in the flush that sends it (or throttles it away), so
+    neither hand-over (the frame's loop; detail's, a ``_Link.send`` a packet) counts it in
+    the outbox or asks ENet to report it: only the reliable packets are held until
+    acknowledged, and every packet still arrives, in order."""
+    modes = [TransferMode.UNRELIABLE, TransferMode.RELIABLE, TransferMode.UNRELIABLE_ORDERED]
+
+    @serving(service_interval=60.0, relay=False, throttle=(5000, 2, 0))
+    async def body(server: MultiplayerServer, port: int) -> None:
+        client = await joined(port, 77)
+        await until(lambda: server.peers == {77})
+        await client.pump(0.05)
+        link = server._peers[77]
+        server.traffic.timing = timing
+        frame = [(77, b"\x03%d" % i + b"x" * i, modes[i % 3], i % 2) for i in range(30)]
+        server.send_encoded_many(frame)
+        reliable = [data for _, data, mode, _ in frame if mode is TransferMode.RELIABLE]
+        assert link.outbox.held_packets == len(reliable)
+        assert link.outbox.held == sum(map(len, reliable))
+        got = [await client.packet() for _ in range(30)]
+        assert [(*transfer_of(channel, flags), data) for channel, flags, data in got] == [
+            (mode, channel, data) for _, data, mode, channel in frame
+        ]
         await client.pump(0.1)
         await until(lambda: link.outbox.held == 0)
         assert link.outbox.held_packets == 0

@@ -28,9 +28,11 @@ leaves with the service that reported the event, which sends everything queued b
 reports no event left.
 
 What ENet holds for a peer until the peer acknowledges it counts against ``max_unsent``
-(each packet reports when ENet frees it). ENet has one socket for every peer, so "not reading"
-a full peer means its packets wait unhandled, up to ``max_unsent`` bytes too, until it has
-caught up; past that, or past ``stall_timeout``, it is dropped.
+(each reliable packet reports when ENet frees it; an unreliable one is sent, or throttled
+away, and freed by the turn's flush, so it is not counted and needs no report). ENet has
+one socket for every peer, so "not reading" a full peer means its packets wait unhandled,
+up to ``max_unsent`` bytes too, until it has caught up; past that, or past
+``stall_timeout``, it is dropped.
 
 docs/multiplayer.md ("ENet transport") has what was checked against Godot 4.6.
 
@@ -127,6 +129,10 @@ _route = cache(enet_route)
 #: The routes of transfer channel 0 (nearly every packet: SYNCs, deltas, spawns), indexed by
 #: the mode itself (an IntEnum): no key to build and hash.
 _ROUTES_0 = tuple(enet_route(TransferMode(value)) for value in range(len(TransferMode)))
+#: The only mode whose packets ENet keeps until the peer acknowledges them, so the only one a
+#: link counts in its outbox: an unreliable packet is sent (or throttled away) and freed by
+#: the turn's flush, which the hand-over asks for (docs/multiplayer.md, "ENet transport").
+_RELIABLE = TransferMode.RELIABLE.value
 #: The most packet sizes a link keeps a free callback for (see :meth:`_Link.release_of`).
 _RELEASES_KEPT = 64
 
@@ -310,13 +316,16 @@ class _Link:
         return release
 
     def send(self, data: bytes, mode: TransferMode, channel: int) -> bool:
-        """Hand a packet to ENet, counted until ENet frees it; False when the peer is
-        dropped for it (over ``max_unsent``) or ENet refused it."""
+        """Hand a packet to ENet, a reliable one counted until ENet frees it (an unreliable
+        one leaves with the turn's flush); False when the peer is dropped for it (over
+        ``max_unsent``) or ENet refused it."""
         size = len(data)
         outbox = self.outbox
+        enet_channel, flags = _ROUTES_0[mode] if channel == 0 else _route(mode, channel)
+        if mode != _RELIABLE:  # ENet frees it in the turn's flush: nothing to count
+            return not outbox.closed and self.peer.send(enet_channel, enet.Packet(data, flags)) >= 0
         if not outbox.hold(size):
             return False
-        enet_channel, flags = _ROUTES_0[mode] if channel == 0 else _route(mode, channel)
         packet = enet.Packet(data, flags)
         release = self.releases.get(size)
         packet.set_free_callback(release if release is not None else self.release_of(size))
@@ -489,7 +498,11 @@ class MultiplayerServer(ServerEndpoint):
             handed = True
             # _Link.send, inline: a frame's packets cost no call of ours each
             outbox = link.outbox
-            if outbox.hold(size):
+            if mode != _RELIABLE:  # ENet frees it in the turn's flush: nothing to count
+                enet_channel, flags = routes[mode] if channel == 0 else _route(mode, channel)
+                if link.peer.send(enet_channel, make(data, flags)) >= 0:
+                    continue
+            elif outbox.hold(size):
                 enet_channel, flags = routes[mode] if channel == 0 else _route(mode, channel)
                 packet = make(data, flags)
                 release = link.releases.get(size)
