@@ -801,6 +801,41 @@ def test_the_timer_services_only_a_host_left_unserviced_for_the_interval(
     body()
 
 
+def test_without_wake_on_read_a_datagram_waits_for_the_servers_next_send_or_timer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``wake_on_read=False``: what a client sends wakes nobody; the server reads it when it
+    next sends (the turn's flush is then a service, which sends too) or when the timer's
+    interval is up, as Godot's server reads once a frame."""
+    hosts = spy_hosts(monkeypatch)
+    got: list[bytes] = []
+
+    @serving(service_interval=0.2, wake_on_read=False, on_raw=lambda peer, data: got.append(data))
+    async def body(server: MultiplayerServer, port: int) -> None:
+        client = await joined(port, 77)  # the timer's services take the CONNECT
+        await until(lambda: server.peers == {77})
+        await client.pump(0.05)
+        pump, spy = server._pump, hosts[0]
+        assert pump is not None
+        pump._timer.cancel()  # its tick is run by hand below
+        client.send(b"\x03a")
+        await asyncio.sleep(0.1)
+        assert got == []  # arrived, but no wake-up read it
+        flushes, services = spy.flushes, spy.services
+        server.send_raw(77, b"x")
+        await asyncio.sleep(0)  # the turn's send: a service, not a flush
+        assert got == [b"a"]
+        assert spy.flushes == flushes and spy.services > services
+        assert (await client.packet())[2] == b"\x03x"
+        client.send(b"\x03b")
+        await asyncio.sleep(0.25)
+        assert got == [b"a"]
+        pump._tick()  # past the interval: the timer's service reads it
+        assert got == [b"a", b"b"]
+
+    body()
+
+
 def test_packets_of_many_sizes_are_all_released_through_shared_callbacks() -> None:
     """A packet's free callback is shared by every packet of its size to that peer, for the
     first 64 sizes (past them each packet gets its own): whatever the sizes, once the client
