@@ -801,6 +801,41 @@ def test_the_timer_services_only_a_host_left_unserviced_for_the_interval(
     body()
 
 
+def test_without_wake_on_read_a_datagram_waits_for_the_servers_next_send_or_timer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``wake_on_read=False``: what a client sends wakes nobody; the server reads it when it
+    next sends (the turn's flush is then a service, which sends too) or when the timer's
+    interval is up, as Godot's server reads once a frame."""
+    hosts = spy_hosts(monkeypatch)
+    got: list[bytes] = []
+
+    @serving(service_interval=0.2, wake_on_read=False, on_raw=lambda peer, data: got.append(data))
+    async def body(server: MultiplayerServer, port: int) -> None:
+        client = await joined(port, 77)  # the timer's services take the CONNECT
+        await until(lambda: server.peers == {77})
+        await client.pump(0.05)
+        pump, spy = server._pump, hosts[0]
+        assert pump is not None
+        pump._timer.cancel()  # its tick is run by hand below
+        client.send(b"\x03a")
+        await asyncio.sleep(0.1)
+        assert got == []  # arrived, but no wake-up read it
+        flushes, services = spy.flushes, spy.services
+        server.send_raw(77, b"x")
+        await asyncio.sleep(0)  # the turn's send: a service, not a flush
+        assert got == [b"a"]
+        assert spy.flushes == flushes and spy.services > services
+        assert (await client.packet())[2] == b"\x03x"
+        client.send(b"\x03b")
+        await asyncio.sleep(0.25)
+        assert got == [b"a"]
+        pump._tick()  # past the interval: the timer's service reads it
+        assert got == [b"a", b"b"]
+
+    body()
+
+
 def test_packets_of_many_sizes_are_all_released_through_shared_callbacks() -> None:
     """A packet's free callback is shared by every packet of its size to that peer, for the
     first 64 sizes (past them each packet gets its own): whatever the sizes, once the client
@@ -813,10 +848,8 @@ def test_packets_of_many_sizes_are_all_released_through_shared_callbacks() -> No
         await client.pump(0.05)
         link = server._peers[77]
         sizes = [1 + i % 90 for i in range(180)]  # 90 sizes, each twice
-        modes = [TransferMode.RELIABLE, TransferMode.UNRELIABLE]
-        frame = [
-            (77, b"\x03" + b"x" * (size - 1), modes[i % 2], i % 3) for i, size in enumerate(sizes)
-        ]
+        reliable = TransferMode.RELIABLE
+        frame = [(77, b"\x03" + b"x" * (size - 1), reliable, i % 3) for i, size in enumerate(sizes)]
         server.send_encoded_many(frame[:90])
         assert link.outbox.held == sum(sizes[:90]) and link.outbox.held_packets == 90
         server.send_encoded_many(frame[90:])
@@ -824,6 +857,37 @@ def test_packets_of_many_sizes_are_all_released_through_shared_callbacks() -> No
         assert all(release.args == (size,) for size, release in link.releases.items())
         got = [await client.packet() for _ in range(180)]
         assert sorted(len(data) for _, _, data in got) == sorted(sizes)
+        await client.pump(0.1)
+        await until(lambda: link.outbox.held == 0)
+        assert link.outbox.held_packets == 0
+
+    body()
+
+
+@pytest.mark.parametrize("timing", [False, True], ids=["basic", "detail"])
+def test_unreliable_packets_are_not_held_and_leave_with_the_turns_flush(timing: bool) -> None:
+    """ENet frees an unreliable packet in the flush that sends it (or throttles it away), so
+    neither hand-over (the frame's loop; detail's, a ``_Link.send`` a packet) counts it in
+    the outbox or asks ENet to report it: only the reliable packets are held until
+    acknowledged, and every packet still arrives, in order."""
+    modes = [TransferMode.UNRELIABLE, TransferMode.RELIABLE, TransferMode.UNRELIABLE_ORDERED]
+
+    @serving(service_interval=60.0, relay=False, throttle=(5000, 2, 0))
+    async def body(server: MultiplayerServer, port: int) -> None:
+        client = await joined(port, 77)
+        await until(lambda: server.peers == {77})
+        await client.pump(0.05)
+        link = server._peers[77]
+        server.traffic.timing = timing
+        frame = [(77, b"\x03%d" % i + b"x" * i, modes[i % 3], i % 2) for i in range(30)]
+        server.send_encoded_many(frame)
+        reliable = [data for _, data, mode, _ in frame if mode is TransferMode.RELIABLE]
+        assert link.outbox.held_packets == len(reliable)
+        assert link.outbox.held == sum(map(len, reliable))
+        got = [await client.packet() for _ in range(30)]
+        assert [(*transfer_of(channel, flags), data) for channel, flags, data in got] == [
+            (mode, channel, data) for _, data, mode, channel in frame
+        ]
         await client.pump(0.1)
         await until(lambda: link.outbox.held == 0)
         assert link.outbox.held_packets == 0

@@ -28,9 +28,11 @@ leaves with the service that reported the event, which sends everything queued b
 reports no event left.
 
 What ENet holds for a peer until the peer acknowledges it counts against ``max_unsent``
-(each packet reports when ENet frees it). ENet has one socket for every peer, so "not reading"
-a full peer means its packets wait unhandled, up to ``max_unsent`` bytes too, until it has
-caught up; past that, or past ``stall_timeout``, it is dropped.
+(each reliable packet reports when ENet frees it; an unreliable one is sent, or throttled
+away, and freed by the turn's flush, so it is not counted and needs no report). ENet has
+one socket for every peer, so "not reading" a full peer means its packets wait unhandled,
+up to ``max_unsent`` bytes too, until it has caught up; past that, or past
+``stall_timeout``, it is dropped.
 
 docs/multiplayer.md ("ENet transport") has what was checked against Godot 4.6.
 
@@ -127,6 +129,10 @@ _route = cache(enet_route)
 #: The routes of transfer channel 0 (nearly every packet: SYNCs, deltas, spawns), indexed by
 #: the mode itself (an IntEnum): no key to build and hash.
 _ROUTES_0 = tuple(enet_route(TransferMode(value)) for value in range(len(TransferMode)))
+#: The only mode whose packets ENet keeps until the peer acknowledges them, so the only one a
+#: link counts in its outbox: an unreliable packet is sent (or throttled away) and freed by
+#: the turn's flush, which the hand-over asks for (docs/multiplayer.md, "ENet transport").
+_RELIABLE = TransferMode.RELIABLE.value
 #: The most packet sizes a link keeps a free callback for (see :meth:`_Link.release_of`).
 _RELEASES_KEPT = 64
 
@@ -151,7 +157,12 @@ class _Pump:
     """An ``enet.Host`` driven from the running loop without blocking: serviced when its
     socket is readable and when ``interval`` seconds passed without a service, each event
     going to ``on_event``; at most :data:`SERVICE_BUDGET` events a turn, the rest in the next
-    turn. What is queued is flushed once a turn (:meth:`flush_soon`)."""
+    turn. What is queued is flushed once a turn (:meth:`flush_soon`).
+
+    Without ``wake_on_read`` the socket wakes nobody: the host is serviced (sent to and read
+    from) by the turn's flush and by the timer, as Godot's ENetMultiplayerPeer is polled
+    once a frame, so what arrives between them is taken in one service rather than a
+    wake-up of the loop each."""
 
     def __init__(
         self,
@@ -160,6 +171,7 @@ class _Pump:
         interval: float,
         log: PeerLog,
         traffic: TrafficCounter | None = None,
+        wake_on_read: bool = True,
     ) -> None:
         self.host = host
         self.traffic = traffic  # a server's: its deferred flush is transport time too
@@ -168,7 +180,9 @@ class _Pump:
         self.log = log
         self._loop = asyncio.get_running_loop()
         self._fd = host.socket.fileno()
-        self._loop.add_reader(self._fd, self.service)
+        self.wake_on_read = wake_on_read
+        if wake_on_read:
+            self._loop.add_reader(self._fd, self.service)
         self._timer = self._loop.call_later(interval, self._tick)
         self._more: asyncio.Handle | None = None
         self._flushing: asyncio.Handle | None = None
@@ -233,13 +247,14 @@ class _Pump:
 
     def _flush_queued(self) -> None:
         self._flushing = None
+        send = self.flush if self.wake_on_read else self.service  # a service sends too
         traffic = self.traffic
         if traffic is not None and traffic.timing:
             started = time.thread_time_ns()
-            self.flush()
+            send()
             traffic.add_transport(time.thread_time_ns() - started)
         else:
-            self.flush()
+            send()
 
     def _tick(self) -> None:
         """ENet's timers (resends, pings, timeouts): a service, unless the socket's traffic
@@ -257,7 +272,8 @@ class _Pump:
             for handle in (self._more, self._flushing):
                 if handle is not None:
                     handle.cancel()
-            self._loop.remove_reader(self._fd)
+            if self.wake_on_read:
+                self._loop.remove_reader(self._fd)
 
 
 Deliver = Callable[["_Link", bytes, TransferMode, int], None]
@@ -310,13 +326,16 @@ class _Link:
         return release
 
     def send(self, data: bytes, mode: TransferMode, channel: int) -> bool:
-        """Hand a packet to ENet, counted until ENet frees it; False when the peer is
-        dropped for it (over ``max_unsent``) or ENet refused it."""
+        """Hand a packet to ENet, a reliable one counted until ENet frees it (an unreliable
+        one leaves with the turn's flush); False when the peer is dropped for it (over
+        ``max_unsent``) or ENet refused it."""
         size = len(data)
         outbox = self.outbox
+        enet_channel, flags = _ROUTES_0[mode] if channel == 0 else _route(mode, channel)
+        if mode != _RELIABLE:  # ENet frees it in the turn's flush: nothing to count
+            return not outbox.closed and self.peer.send(enet_channel, enet.Packet(data, flags)) >= 0
         if not outbox.hold(size):
             return False
-        enet_channel, flags = _ROUTES_0[mode] if channel == 0 else _route(mode, channel)
         packet = enet.Packet(data, flags)
         release = self.releases.get(size)
         packet.set_free_callback(release if release is not None else self.release_of(size))
@@ -367,7 +386,11 @@ class MultiplayerServer(ServerEndpoint):
     send (None: ENet's 5000, 2, 2). ENet drops unreliable packets (full SYNCs, unreliable
     RPCs) while round trips vary, up to all but 1 in 32; deceleration 0 never drops them.
     ``max_unsent`` and ``stall_timeout`` count what ENet holds for a client until it
-    acknowledges it (see the module's notes). A client we disconnect has
+    acknowledges it (see the module's notes). ``wake_on_read`` False: the loop does not wake
+    for each datagram that arrives; what clients sent is read when the server sends (the
+    turn's flush is then a service) and every ``service_interval`` seconds otherwise, as
+    Godot's server reads once a frame: fewer wake-ups a tick for a server that ticks, an
+    RPC answered up to ``service_interval`` later. A client we disconnect has
     :data:`CLOSE_TIMEOUT` seconds to acknowledge once nothing is left to deliver to it, or
     ``stall_timeout`` while something is; then it is reset. ``clock`` is what the
     authentication deadlines are read on (default ``time.monotonic``).
@@ -381,6 +404,7 @@ class MultiplayerServer(ServerEndpoint):
         *,
         max_clients: int = GODOT_MAX_PEERS,
         service_interval: float = SERVICE_INTERVAL,
+        wake_on_read: bool = True,
         throttle: tuple[int, int, int] | None = None,
         clock: Clock = time.monotonic,
         **options: Unpack[ServerOptions],
@@ -389,6 +413,7 @@ class MultiplayerServer(ServerEndpoint):
         self.max_clients = max_clients
         self.throttle = throttle
         self.service_interval = service_interval
+        self.wake_on_read = wake_on_read
         self._pump: _Pump | None = None
         self._peers: dict[int, _Link] = {}
         self._slots: dict[int, _Link] = {}
@@ -402,7 +427,12 @@ class MultiplayerServer(ServerEndpoint):
         except MemoryError as exc:  # pyenet's report of any enet_host_create failure
             raise OSError(f"cannot listen on {host}:{port} with ENet") from exc
         self._pump = _Pump(
-            enet_host, self._event_in, self.service_interval, self.peer_log, self.traffic
+            enet_host,
+            self._event_in,
+            self.service_interval,
+            self.peer_log,
+            self.traffic,
+            self.wake_on_read,
         )
         return enet_host.address.port
 
@@ -489,7 +519,11 @@ class MultiplayerServer(ServerEndpoint):
             handed = True
             # _Link.send, inline: a frame's packets cost no call of ours each
             outbox = link.outbox
-            if outbox.hold(size):
+            if mode != _RELIABLE:  # ENet frees it in the turn's flush: nothing to count
+                enet_channel, flags = routes[mode] if channel == 0 else _route(mode, channel)
+                if link.peer.send(enet_channel, make(data, flags)) >= 0:
+                    continue
+            elif outbox.hold(size):
                 enet_channel, flags = routes[mode] if channel == 0 else _route(mode, channel)
                 packet = make(data, flags)
                 release = link.releases.get(size)
