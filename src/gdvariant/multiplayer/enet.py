@@ -29,7 +29,11 @@ reports no event left.
 
 What ENet holds for a peer until the peer acknowledges it counts against ``max_unsent``
 (each reliable packet reports when ENet frees it; an unreliable one is sent, or throttled
-away, and freed by the turn's flush, so it is not counted and needs no report). ENet has
+away, and freed by the turn's flush, so it is not counted and needs no report. One case
+escapes the count: ENet sends an unreliable packet too large for one datagram as reliable
+fragments when its channel's unreliable sequence number has reached 65,535, which restarts
+that numbering, so at most one such packet in 65,536 on a channel waits for its
+acknowledgement uncounted, within ENet's own timeout of an unanswering peer). ENet has
 one socket for every peer, so "not reading" a full peer means its packets wait unhandled,
 up to ``max_unsent`` bytes too, until it has caught up; past that, or past
 ``stall_timeout``, it is dropped.
