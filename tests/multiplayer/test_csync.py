@@ -602,3 +602,22 @@ def test_both_tallies_count_every_packet_alike() -> None:
     assert sum(pure[2]) - 2**70 == total and sum(pure[3]) == len(packets)
     with pytest.raises(TypeError):
         compiled().tally(([], {}, [], []), 1, b"x")
+
+
+def test_a_settled_unchanged_record_leaves_its_watched_bytes_unread() -> None:
+    """The compiled frame asks whether a settled record's watched values changed from the
+    values alone: their cached bytes (a line or two a node) are not read, nor replaced, when
+    none did, and are when one did (docs/multiplayer.md, "The twelfth round: fewer lines a
+    node")."""
+    frame = compiled().frame
+    record = _pysync.new_record(3, [Vector2(1, 2), 5], (0,), (1,), None, (5,), {})
+    args = ([record], {5: 0}, [SyncClock()], ENCODER)
+    frame(*args)
+    at = _pysync.CACHE + 1 + 1
+    assert record[at] == encode_compressed(5) and record[_pysync.SETTLED] is True
+    stand_in = bytearray(record[at])  # not the bytes object the frame stored: never read
+    record[at] = stand_in
+    assert frame(*args)[0][0][2] == []
+    assert record[at] is stand_in
+    record[_pysync.RAW][1] = 6
+    assert frame(*args)[0][0][2] != [] and record[at] == encode_compressed(6)

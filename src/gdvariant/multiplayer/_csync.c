@@ -16,7 +16,8 @@
  * Settled is this frame's alone: when no watched value changed and the record is settled
  * (every holder was sent the current watched bytes; the replicator sets it False when it
  * shows or hides the node), the per-holder comparison is skipped; it is made True after a
- * comparison that reached every holder.
+ * comparison that reached every holder. Whether no watched value changed is then asked of the
+ * values alone (watched_settled), without reading their cached bytes.
  *
  * Values are written in SceneMultiplayer's compressed form (wire/_variant.py): bool, int,
  * float, and Vector2/Vector3 of finite float32-range components here; an int subclass through
@@ -689,6 +690,34 @@ static int id_of(PyObject *rec, uint32_t *id) {
     return 0;
 }
 
+/* Whether a settled record's watched values are all last frame's (1; 0 when one may have
+ * changed or was never encoded, -1 on an error), asked without reading the cached bytes: a
+ * cache's bytes slot holds None until the frame stores the bytes there, and unchanged() reads
+ * only the two values. A settled record whose values are unchanged sends no delta and needs no
+ * bytes, so the frame then touches neither them nor the sent-bytes dict: a node's watched
+ * bytes are a line (two when the object straddles one) the frame would read every tick for
+ * a check of its type and a reference it drops again. */
+static int watched_settled(PyObject *rec, Parts *r, PyObject *enc) {
+    Py_ssize_t n = PyTuple_GET_SIZE(r->watch);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        Py_ssize_t at = r->watched_at + 2 * k;
+        /* sync_part may have run Python code: the full path then checks and raises */
+        if (PyList_GET_SIZE(rec) != r->watched_at + 2 * n || PyList_GET_ITEM(rec, at + 1) == Py_None)
+            return 0;
+        PyObject *value = raw_value(r, PyTuple_GET_ITEM(r->watch, k));
+        if (value == NULL)
+            return -1;
+        PyObject *last = PyList_GET_ITEM(rec, at);
+        Py_INCREF(last);
+        int same = unchanged(last, value, enc);
+        Py_DECREF(last);
+        Py_DECREF(value);
+        if (same <= 0)
+            return same;
+    }
+    return 1;
+}
+
 /* One record's part of the frame, once its targets are known (every_holder: each holder is
  * one, none lacks a slot). */
 static int record_part(PyObject *rec, Parts *r, PyObject *enc, PyObject **peers, Py_ssize_t *slot_of,
@@ -700,6 +729,11 @@ static int record_part(PyObject *rec, Parts *r, PyObject *enc, PyObject **peers,
     if (PyTuple_GET_SIZE(r->sync) && sync_part(rec, r, id, enc, slot_of, ntargets, entries, left_out) < 0)
         return -1;
     Py_ssize_t n = PyTuple_GET_SIZE(r->watch);
+    if (n && PyList_GET_ITEM(rec, R_SETTLED) == Py_True) {
+        int settled = watched_settled(rec, r, enc);
+        if (settled)
+            return settled < 0 ? -1 : 0;
+    }
     if (n) {
         PyObject *encoded[MAX_WATCHED];
         int fresh = 0, failed = 0;
@@ -896,14 +930,33 @@ static void fetch_tuple_items(PyObject *value) {
             __builtin_prefetch(PyTuple_GET_ITEM(value, j));
 }
 
+/* Where a record's ON_CHANGE pairs start (its length when its SYNC indices are no tuple). */
+static Py_ssize_t watched_start(PyObject *rec) {
+    PyObject *sync = PyList_GET_ITEM(rec, R_SYNC);
+    return PyTuple_CheckExact(sync) ? R_CACHE + PyTuple_GET_SIZE(sync) : PyList_GET_SIZE(rec);
+}
+
+/* The objects a record's items point to, as the frame will read them: not the sent-bytes dict
+ * nor the watched values' bytes of a settled record, which it reads only when a watched value
+ * changed (watched_settled). */
+static void fetch_parts(PyObject *rec) {
+    Py_ssize_t n = PyList_GET_SIZE(rec), watched_at = watched_start(rec);
+    PyObject **items = ((PyListObject *)rec)->ob_item;
+    Py_ssize_t step = items[R_SETTLED] == Py_True ? 2 : 1;
+    for (Py_ssize_t k = R_RAW; k < watched_at && k < n; k++)
+        if (k != R_SENT || step == 1)
+            __builtin_prefetch(items[k]);
+    for (Py_ssize_t k = watched_at; k < n; k += step)
+        __builtin_prefetch(items[k]);
+}
+
 static void fetch_ahead(PyObject **recs, Py_ssize_t i, Py_ssize_t n) {
     if (i + AHEAD_ITEMS < n && PyList_CheckExact(recs[i + AHEAD_ITEMS])) {
         PyObject *rec = recs[i + AHEAD_ITEMS]; /* caches included, the array spans lines */
         fetch_span(((PyListObject *)rec)->ob_item, PyList_GET_SIZE(rec) * (Py_ssize_t)sizeof(PyObject *));
     }
     if (i + AHEAD_PARTS < n && is_record(recs[i + AHEAD_PARTS])) /* not the net id (id_of) */
-        for (Py_ssize_t k = R_RAW; k < PyList_GET_SIZE(recs[i + AHEAD_PARTS]); k++)
-            __builtin_prefetch(PyList_GET_ITEM(recs[i + AHEAD_PARTS], k));
+        fetch_parts(recs[i + AHEAD_PARTS]);
     if (i + AHEAD_INNER < n && is_record(recs[i + AHEAD_INNER])) {
         PyObject *rec = recs[i + AHEAD_INNER];
         PyObject *holders = PyList_GET_ITEM(rec, R_HOLDERS), *sent = PyList_GET_ITEM(rec, R_SENT);
@@ -924,7 +977,8 @@ static void fetch_ahead(PyObject **recs, Py_ssize_t i, Py_ssize_t n) {
         PyObject *rec = recs[i + AHEAD_INSIDE], *raw = PyList_GET_ITEM(rec, R_RAW);
         for (Py_ssize_t k = 0; PyList_CheckExact(raw) && k < PyList_GET_SIZE(raw); k++)
             fetch_tuple_items(PyList_GET_ITEM(raw, k)); /* this frame's values: what they hold */
-        for (Py_ssize_t k = R_CACHE; k < PyList_GET_SIZE(rec); k++)
+        Py_ssize_t n = PyList_GET_SIZE(rec), watched_at = watched_start(rec);
+        for (Py_ssize_t k = R_CACHE; k < n; k += k < watched_at ? 1 : 2) /* values, not bytes */
             if (Py_REFCNT(PyList_GET_ITEM(rec, k)) == 1) /* freed soon: its items too */
                 fetch_tuple_items(PyList_GET_ITEM(rec, k));
     }
