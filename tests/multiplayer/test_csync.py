@@ -621,3 +621,25 @@ def test_a_settled_unchanged_record_leaves_its_watched_bytes_unread() -> None:
     assert record[at] is stand_in
     record[_pysync.RAW][1] = 6
     assert frame(*args)[0][0][2] != [] and record[at] == encode_compressed(6)
+
+
+def test_sync_entries_cut_into_packets_alike() -> None:
+    """Entries the compiled frame writes into one buffer a peer as it makes them are cut into
+    SYNC packets where the pure frame cuts its list of them: a packet ends before the entry
+    that would take it past 1,350 bytes, an entry alone is never cut, and a state over the
+    limit is left out (sizes chosen around each edge)."""
+    sizes = [40, 1300, 1339, 1338, 7, 0, 1351, 1342, 200, 1, 1343, 3, 600, 600, 136]
+    records = [
+        _pysync.new_record(k + 1, ["".join(["y"] * size)], (0,), (), None, (5, 6), {})
+        for k, size in enumerate(sizes)
+    ]
+
+    def make() -> tuple[Any, ...]:
+        fresh = [list(record) for record in records]
+        return (fresh, {5: 0, 6: 1}, [SyncClock(), SyncClock()], ENCODER)
+
+    pure, fast = _both(make)
+    assert pure == fast
+    sends, left_out = fast
+    assert len(sends) == 2 and sends[0][1] == sends[1][1] and len(sends[0][1]) > 5
+    assert [row[2] for row in left_out] == ["state"] * 3  # 1351, 1342 and 1343 characters

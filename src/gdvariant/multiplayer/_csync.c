@@ -18,6 +18,9 @@
  * shows or hides the node), the per-holder comparison is skipped; it is made True after a
  * comparison that reached every holder. Whether no watched value changed is then asked of the
  * values alone (watched_settled), without reading their cached bytes.
+ * Each peer's SYNC entries are copied into one buffer of its own as each node's entry is made
+ * (while it is in the cache), and cut into packets at the end, where the pure frame keeps a
+ * list of entry objects a peer and joins them (docs/multiplayer.md, "The twelfth round: fewer lines a node").
  *
  * Values are written in SceneMultiplayer's compressed form (wire/_variant.py): bool, int,
  * float, and Vector2/Vector3 of finite float32-range components here; an int subclass through
@@ -106,6 +109,39 @@ static inline int buf_put(Buf *b, const void *data, Py_ssize_t n) {
     if (at == NULL)
         return -1;
     memcpy(at, data, (size_t)n);
+    return 0;
+}
+
+/* A slot's SYNC entries of a frame, back to back, as each node's entry is made (cut into
+ * packets at the end, when the slot's clock is read): one growing heap buffer a peer, written
+ * while the entry is in the cache, instead of a list of entry objects read again to pack. */
+typedef struct {
+    char *buf;
+    Py_ssize_t len, cap;
+} Out;
+
+#define OUT_FIRST 512
+
+static int out_put(Out *o, const char *data, Py_ssize_t n) {
+    if (o->cap - o->len < n) {
+        Py_ssize_t cap = o->cap ? o->cap : OUT_FIRST;
+        while (cap - o->len < n) {
+            if (cap > PY_SSIZE_T_MAX / 2) {
+                PyErr_NoMemory();
+                return -1;
+            }
+            cap *= 2;
+        }
+        char *grown = PyMem_Realloc(o->buf, (size_t)cap);
+        if (grown == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        o->buf = grown;
+        o->cap = cap;
+    }
+    memcpy(o->buf + o->len, data, (size_t)n);
+    o->len += n;
     return 0;
 }
 
@@ -652,7 +688,7 @@ static Py_ssize_t targets_of(PyObject *holders, Slots *slots, PyObject **peers, 
 
 /* The record's SYNC entry, to each target's list (or reported when it is too large). */
 static int sync_part(PyObject *rec, Parts *r, uint32_t id, PyObject *enc,
-                     Py_ssize_t *slot_of, Py_ssize_t ntargets, PyObject **entries, PyObject *left_out) {
+                     Py_ssize_t *slot_of, Py_ssize_t ntargets, Out *entries, PyObject *left_out) {
     PyObject *entry = sync_entry(rec, r, id, enc);
     if (entry == NULL)
         return -1;
@@ -660,7 +696,7 @@ static int sync_part(PyObject *rec, Parts *r, uint32_t id, PyObject *enc,
     if (PyBytes_GET_SIZE(entry) - 8 > MAX_SYNC)
         rc = report(left_out, item_or_none(rec, R_ID), PyBytes_GET_SIZE(entry), s_state);
     for (Py_ssize_t t = 0; t < ntargets && rc == 0 && PyBytes_GET_SIZE(entry) - 8 <= MAX_SYNC; t++)
-        rc = append_to(entries, slot_of[t], entry);
+        rc = out_put(&entries[slot_of[t]], PyBytes_AS_STRING(entry), PyBytes_GET_SIZE(entry));
     Py_DECREF(entry);
     return rc;
 }
@@ -721,7 +757,7 @@ static int watched_settled(PyObject *rec, Parts *r, PyObject *enc) {
 /* One record's part of the frame, once its targets are known (every_holder: each holder is
  * one, none lacks a slot). */
 static int record_part(PyObject *rec, Parts *r, PyObject *enc, PyObject **peers, Py_ssize_t *slot_of,
-                       Py_ssize_t ntargets, int every_holder, PyObject **entries, PyObject **deltas,
+                       Py_ssize_t ntargets, int every_holder, Out *entries, PyObject **deltas,
                        PyObject *left_out) {
     uint32_t id;
     if (id_of(rec, &id) < 0)
@@ -755,7 +791,7 @@ static int record_part(PyObject *rec, Parts *r, PyObject *enc, PyObject **peers,
 
 /* One record's part of the frame. */
 static int one_record(PyObject *rec, Slots *slots, PyObject *enc,
-                      PyObject **entries, PyObject **deltas, PyObject *left_out) {
+                      Out *entries, PyObject **deltas, PyObject *left_out) {
     if (!PyList_Check(rec) || PyList_GET_SIZE(rec) < R_CACHE) {
         PyErr_SetString(PyExc_TypeError, "a roster record must be a list of 9 and its caches");
         return -1;
@@ -862,8 +898,52 @@ fail:
     return NULL;
 }
 
+/* A slot's SYNC entries (back to back in o, each u32 id | u32 size | values) after head, cut
+ * into packets of at most MAX_SYNC bytes as packed() cuts a list of them. */
+static PyObject *packed_syncs(const char *head, Py_ssize_t head_len, const Out *o) {
+    PyObject *packets = PyList_New(0);
+    if (packets == NULL || o->len == 0)
+        return packets;
+    Buf b;
+    buf_init(&b);
+    if (buf_put(&b, head, head_len) < 0)
+        goto fail;
+    Py_ssize_t count = 0;
+    for (Py_ssize_t at = 0; at < o->len;) {
+        const unsigned char *p = (const unsigned char *)o->buf + at + 4;
+        Py_ssize_t size = 8 + (Py_ssize_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+                                           (uint32_t)p[3] << 24);
+        if (b.len + size > MAX_SYNC && count) {
+            PyObject *packet = PyBytes_FromStringAndSize(b.buf, b.len);
+            if (packet == NULL || PyList_Append(packets, packet) < 0) {
+                Py_XDECREF(packet);
+                goto fail;
+            }
+            Py_DECREF(packet);
+            b.len = head_len;
+            count = 0;
+        }
+        if (buf_put(&b, o->buf + at, size) < 0)
+            goto fail;
+        at += size;
+        count++;
+    }
+    PyObject *packet = PyBytes_FromStringAndSize(b.buf, b.len);
+    if (packet == NULL || PyList_Append(packets, packet) < 0) {
+        Py_XDECREF(packet);
+        goto fail;
+    }
+    Py_DECREF(packet);
+    buf_free(&b);
+    return packets;
+fail:
+    buf_free(&b);
+    Py_DECREF(packets);
+    return NULL;
+}
+
 /* (slot, SYNC packets at the clock's next time, delta packets) of one slot. */
-static PyObject *slot_sends(Py_ssize_t slot, PyObject *clock, PyObject *entries, PyObject *deltas) {
+static PyObject *slot_sends(Py_ssize_t slot, PyObject *clock, const Out *entries, PyObject *deltas) {
     PyObject *last = PyObject_GetAttr(clock, s_last);
     if (last == NULL)
         return NULL;
@@ -873,7 +953,7 @@ static PyObject *slot_sends(Py_ssize_t slot, PyObject *clock, PyObject *entries,
         return NULL;
     time = ((time + 1) % 65536 + 65536) % 65536;
     char head[3] = {6, (char)(time & 0xff), (char)(time >> 8)};
-    PyObject *syncs = packed(head, 3, entries, MAX_SYNC);
+    PyObject *syncs = packed_syncs(head, 3, entries);
     PyObject *changes = syncs == NULL ? NULL : packed("\x16", 1, deltas, MAX_DELTA);
     PyObject *row = changes == NULL ? NULL : Py_BuildValue("(nOO)", slot, syncs, changes);
     Py_XDECREF(syncs);
@@ -999,7 +1079,7 @@ static PyObject *py_frame(PyObject *self, PyObject *const *args, Py_ssize_t narg
         return NULL;
     }
     Py_ssize_t nslots = PyList_GET_SIZE(clocks);
-    PyObject **entries = PyMem_Calloc((size_t)nslots + 1, sizeof(PyObject *));
+    Out *entries = PyMem_Calloc((size_t)nslots + 1, sizeof(Out));
     PyObject **deltas = PyMem_Calloc((size_t)nslots + 1, sizeof(PyObject *));
     PyObject *left_out = PyList_New(0), *sends = NULL, *result = NULL, *roster = NULL;
     if (entries == NULL || deltas == NULL) {
@@ -1027,9 +1107,9 @@ static PyObject *py_frame(PyObject *self, PyObject *const *args, Py_ssize_t narg
     if (PyErr_Occurred() || (sends = PyList_New(0)) == NULL)
         goto release;
     for (Py_ssize_t s = 0; s < nslots && s < PyList_GET_SIZE(clocks); s++) {
-        if (entries[s] == NULL && deltas[s] == NULL)
+        if (entries[s].len == 0 && deltas[s] == NULL)
             continue;
-        PyObject *row = slot_sends(s, PyList_GET_ITEM(clocks, s), entries[s], deltas[s]);
+        PyObject *row = slot_sends(s, PyList_GET_ITEM(clocks, s), &entries[s], deltas[s]);
         if (row == NULL || PyList_Append(sends, row) < 0) {
             Py_XDECREF(row);
             goto release;
@@ -1042,7 +1122,7 @@ release:
     Py_DECREF(slots);
 done:
     for (Py_ssize_t s = 0; s < nslots && entries != NULL && deltas != NULL; s++) {
-        Py_XDECREF(entries[s]);
+        PyMem_Free(entries[s].buf);
         Py_XDECREF(deltas[s]);
     }
     PyMem_Free(entries);
