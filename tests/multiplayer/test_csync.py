@@ -565,14 +565,18 @@ def test_no_frame_keeps_a_float_or_vector_the_game_replaces() -> None:
         cache = _pysync.CACHE
         assert record[cache : cache + 3] == [None, None, label]
         assert record[cache + 3] is None  # the watched vector's value
+        assert record[_pysync.ENTRY] is None  # never reused by identity: not kept either
         raw[0], raw[3] = Vector2(1.5, 2), Vector3(1, 2, 3)  # equal values, new objects
-        entry = record[_pysync.ENTRY]
         again = module.frame(*args)
-        assert record[_pysync.ENTRY] is entry  # the same bytes: last frame's object
         assert again[0][0][1] == sent[0][0][1] and again[0][0][2] == []  # no delta
         raw[0] = Vector2(1.5, -0.0)
         assert module.frame(*args)[0][0][1] != sent[0][0][1]
-        assert record[_pysync.ENTRY] is not entry
+        assert record[_pysync.ENTRY] is None
+        raw[0:2] = [label, 7]  # every value held: the entry is kept, and reused
+        module.frame(*args)
+        entry = record[_pysync.ENTRY]
+        assert isinstance(entry, bytes) and module.frame(*args)[0][0][1][0][3:] == entry
+        assert record[_pysync.ENTRY] is entry
 
 
 def test_both_tallies_count_every_packet_alike() -> None:

@@ -362,10 +362,14 @@ static PyObject *item_or_none(PyObject *rec, Py_ssize_t k) {
     return k < PyList_GET_SIZE(rec) ? PyList_GET_ITEM(rec, k) : Py_None;
 }
 
-/* The record's SYNC entry (u32 id, u32 size, values): a new reference, last frame's when the
- * bytes are the same. The cache, the entry at R_ENTRY and the values after R_CACHE (None for
- * a value not held), is updated in place. */
-static PyObject *sync_entry(PyObject *rec, Parts *r, uint32_t net_id, PyObject *enc) {
+/* The record's SYNC entry (u32 id, u32 size, values): last frame's bytes object when it still
+ * holds (a new reference), else made in b (the caller's, initialised) and then, when every value
+ * is held for the next frame's identity check, kept as a bytes object (last frame's when the
+ * bytes are the same) and returned; when a value is not held (a float or a vector, which is
+ * encoded again each frame) no entry object is made or kept: the record's R_ENTRY becomes None
+ * and Py_None (borrowed) says the entry is in b. The caches after R_CACHE (None for a value not
+ * held) are updated in place. NULL on an error. */
+static PyObject *sync_entry(PyObject *rec, Parts *r, uint32_t net_id, PyObject *enc, Buf *b) {
     PyObject *entry = NULL;
     int reuse = entry_reusable(rec, r, enc);
     if (reuse) {
@@ -374,48 +378,52 @@ static PyObject *sync_entry(PyObject *rec, Parts *r, uint32_t net_id, PyObject *
         return entry;
     }
     Py_ssize_t n = PyTuple_GET_SIZE(r->sync);
-    Buf b;
-    buf_init(&b);
-    b.len = 8; /* the id and size, written last */
+    int all_held = 1;
+    b->len = 8; /* the id and size, written last */
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *index = PyTuple_GET_ITEM(r->sync, k);
         PyObject *value = read_value(r, index, enc);
         if (value == NULL)
-            goto done;
-        int rc = put_value(&b, value, enc);
+            return NULL;
+        int rc = put_value(b, value, enc);
         Py_DECREF(value);
         if (rc < 0)
-            goto done;
+            return NULL;
     }
-    if (b.len - 8 > (Py_ssize_t)UINT32_MAX) {
+    if (b->len - 8 > (Py_ssize_t)UINT32_MAX) {
         PyErr_SetString(PyExc_OverflowError, "a state over 4 GiB");
-        goto done;
+        return NULL;
     }
-    put_u32(b.buf, net_id);
-    put_u32(b.buf + 4, (uint32_t)(b.len - 8));
-    if (same_bytes(item_or_none(rec, R_ENTRY), b.buf, b.len)) {
-        entry = PyList_GET_ITEM(rec, R_ENTRY);
-        Py_INCREF(entry);
-    } else {
-        entry = PyBytes_FromStringAndSize(b.buf, b.len);
-        if (entry == NULL || store(rec, R_ENTRY, entry) < 0)
-            goto fail;
-    }
+    put_u32(b->buf, net_id);
+    put_u32(b->buf + 4, (uint32_t)(b->len - 8));
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *original = raw_value(r, PyTuple_GET_ITEM(r->sync, k));
-        int rc = original == NULL ? -1 : store(rec, R_CACHE + k, held(original, enc));
+        PyObject *keep = original == NULL ? NULL : held(original, enc);
+        int rc = keep == NULL ? -1 : store(rec, R_CACHE + k, keep);
+        all_held &= keep != Py_None;
         Py_XDECREF(original);
         if (rc < 0)
             goto fail;
     }
-    goto done;
+    if (!all_held) {
+        if (store(rec, R_ENTRY, Py_None) < 0)
+            return NULL;
+        return Py_None;
+    }
+    if (same_bytes(item_or_none(rec, R_ENTRY), b->buf, b->len)) {
+        entry = PyList_GET_ITEM(rec, R_ENTRY);
+        Py_INCREF(entry);
+    } else {
+        entry = PyBytes_FromStringAndSize(b->buf, b->len);
+        if (entry == NULL || store(rec, R_ENTRY, entry) < 0)
+            goto fail;
+    }
+    return entry;
 fail:
     Py_CLEAR(entry);
     if (PyList_GET_SIZE(rec) > R_ENTRY) /* never reuse a half-made cache */
         (void)store(rec, R_ENTRY, Py_None);
-done:
-    buf_free(&b);
-    return entry;
+    return NULL;
 }
 
 /* Whether a watched value is last frame's: the same immutable object, or an equal int, str
@@ -689,15 +697,23 @@ static Py_ssize_t targets_of(PyObject *holders, Slots *slots, PyObject **peers, 
 /* The record's SYNC entry, to each target's list (or reported when it is too large). */
 static int sync_part(PyObject *rec, Parts *r, uint32_t id, PyObject *enc,
                      Py_ssize_t *slot_of, Py_ssize_t ntargets, Out *entries, PyObject *left_out) {
-    PyObject *entry = sync_entry(rec, r, id, enc);
-    if (entry == NULL)
+    Buf b;
+    buf_init(&b);
+    PyObject *entry = sync_entry(rec, r, id, enc, &b);
+    if (entry == NULL) {
+        buf_free(&b);
         return -1;
+    }
+    const char *data = entry == Py_None ? b.buf : PyBytes_AS_STRING(entry);
+    Py_ssize_t size = entry == Py_None ? b.len : PyBytes_GET_SIZE(entry);
     int rc = 0;
-    if (PyBytes_GET_SIZE(entry) - 8 > MAX_SYNC)
-        rc = report(left_out, item_or_none(rec, R_ID), PyBytes_GET_SIZE(entry), s_state);
-    for (Py_ssize_t t = 0; t < ntargets && rc == 0 && PyBytes_GET_SIZE(entry) - 8 <= MAX_SYNC; t++)
-        rc = out_put(&entries[slot_of[t]], PyBytes_AS_STRING(entry), PyBytes_GET_SIZE(entry));
-    Py_DECREF(entry);
+    if (size - 8 > MAX_SYNC)
+        rc = report(left_out, item_or_none(rec, R_ID), size, s_state);
+    for (Py_ssize_t t = 0; t < ntargets && rc == 0 && size - 8 <= MAX_SYNC; t++)
+        rc = out_put(&entries[slot_of[t]], data, size);
+    if (entry != Py_None)
+        Py_DECREF(entry);
+    buf_free(&b);
     return rc;
 }
 
