@@ -565,14 +565,18 @@ def test_no_frame_keeps_a_float_or_vector_the_game_replaces() -> None:
         cache = _pysync.CACHE
         assert record[cache : cache + 3] == [None, None, label]
         assert record[cache + 3] is None  # the watched vector's value
+        assert record[_pysync.ENTRY] is None  # never reused by identity: not kept either
         raw[0], raw[3] = Vector2(1.5, 2), Vector3(1, 2, 3)  # equal values, new objects
-        entry = record[_pysync.ENTRY]
         again = module.frame(*args)
-        assert record[_pysync.ENTRY] is entry  # the same bytes: last frame's object
         assert again[0][0][1] == sent[0][0][1] and again[0][0][2] == []  # no delta
         raw[0] = Vector2(1.5, -0.0)
         assert module.frame(*args)[0][0][1] != sent[0][0][1]
-        assert record[_pysync.ENTRY] is not entry
+        assert record[_pysync.ENTRY] is None
+        raw[0:2] = [label, 7]  # every value held: the entry is kept, and reused
+        module.frame(*args)
+        entry = record[_pysync.ENTRY]
+        assert isinstance(entry, bytes) and module.frame(*args)[0][0][1][0][3:] == entry
+        assert record[_pysync.ENTRY] is entry
 
 
 def test_both_tallies_count_every_packet_alike() -> None:
@@ -602,3 +606,44 @@ def test_both_tallies_count_every_packet_alike() -> None:
     assert sum(pure[2]) - 2**70 == total and sum(pure[3]) == len(packets)
     with pytest.raises(TypeError):
         compiled().tally(([], {}, [], []), 1, b"x")
+
+
+def test_a_settled_unchanged_record_leaves_its_watched_bytes_unread() -> None:
+    """The compiled frame asks whether a settled record's watched values changed from the
+    values alone: their cached bytes (a line or two a node) are not read, nor replaced, when
+    none did, and are when one did (docs/multiplayer.md, "The twelfth round: fewer lines a
+    node")."""
+    frame = compiled().frame
+    record = _pysync.new_record(3, [Vector2(1, 2), 5], (0,), (1,), None, (5,), {})
+    args = ([record], {5: 0}, [SyncClock()], ENCODER)
+    frame(*args)
+    at = _pysync.CACHE + 1 + 1
+    assert record[at] == encode_compressed(5) and record[_pysync.SETTLED] is True
+    stand_in = bytearray(record[at])  # not the bytes object the frame stored: never read
+    record[at] = stand_in
+    assert frame(*args)[0][0][2] == []
+    assert record[at] is stand_in
+    record[_pysync.RAW][1] = 6
+    assert frame(*args)[0][0][2] != [] and record[at] == encode_compressed(6)
+
+
+def test_sync_entries_cut_into_packets_alike() -> None:
+    """Entries the compiled frame writes into one buffer a peer as it makes them are cut into
+    SYNC packets where the pure frame cuts its list of them: a packet ends before the entry
+    that would take it past 1,350 bytes, an entry alone is never cut, and a state over the
+    limit is left out (sizes chosen around each edge)."""
+    sizes = [40, 1300, 1339, 1338, 7, 0, 1351, 1342, 200, 1, 1343, 3, 600, 600, 136]
+    records = [
+        _pysync.new_record(k + 1, ["".join(["y"] * size)], (0,), (), None, (5, 6), {})
+        for k, size in enumerate(sizes)
+    ]
+
+    def make() -> tuple[Any, ...]:
+        fresh = [list(record) for record in records]
+        return (fresh, {5: 0, 6: 1}, [SyncClock(), SyncClock()], ENCODER)
+
+    pure, fast = _both(make)
+    assert pure == fast
+    sends, left_out = fast
+    assert len(sends) == 2 and sends[0][1] == sends[1][1] and len(sends[0][1]) > 5
+    assert [row[2] for row in left_out] == ["state"] * 3  # 1351, 1342 and 1343 characters

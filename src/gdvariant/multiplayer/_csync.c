@@ -16,7 +16,11 @@
  * Settled is this frame's alone: when no watched value changed and the record is settled
  * (every holder was sent the current watched bytes; the replicator sets it False when it
  * shows or hides the node), the per-holder comparison is skipped; it is made True after a
- * comparison that reached every holder.
+ * comparison that reached every holder. Whether no watched value changed is then asked of the
+ * values alone (watched_settled), without reading their cached bytes.
+ * Each peer's SYNC entries are copied into one buffer of its own as each node's entry is made
+ * (while it is in the cache), and cut into packets at the end, where the pure frame keeps a
+ * list of entry objects a peer and joins them (docs/multiplayer.md, "The twelfth round: fewer lines a node").
  *
  * Values are written in SceneMultiplayer's compressed form (wire/_variant.py): bool, int,
  * float, and Vector2/Vector3 of finite float32-range components here; an int subclass through
@@ -105,6 +109,39 @@ static inline int buf_put(Buf *b, const void *data, Py_ssize_t n) {
     if (at == NULL)
         return -1;
     memcpy(at, data, (size_t)n);
+    return 0;
+}
+
+/* A slot's SYNC entries of a frame, back to back, as each node's entry is made (cut into
+ * packets at the end, when the slot's clock is read): one growing heap buffer a peer, written
+ * while the entry is in the cache, instead of a list of entry objects read again to pack. */
+typedef struct {
+    char *buf;
+    Py_ssize_t len, cap;
+} Out;
+
+#define OUT_FIRST 512
+
+static int out_put(Out *o, const char *data, Py_ssize_t n) {
+    if (o->cap - o->len < n) {
+        Py_ssize_t cap = o->cap ? o->cap : OUT_FIRST;
+        while (cap - o->len < n) {
+            if (cap > PY_SSIZE_T_MAX / 2) {
+                PyErr_NoMemory();
+                return -1;
+            }
+            cap *= 2;
+        }
+        char *grown = PyMem_Realloc(o->buf, (size_t)cap);
+        if (grown == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        o->buf = grown;
+        o->cap = cap;
+    }
+    memcpy(o->buf + o->len, data, (size_t)n);
+    o->len += n;
     return 0;
 }
 
@@ -325,10 +362,14 @@ static PyObject *item_or_none(PyObject *rec, Py_ssize_t k) {
     return k < PyList_GET_SIZE(rec) ? PyList_GET_ITEM(rec, k) : Py_None;
 }
 
-/* The record's SYNC entry (u32 id, u32 size, values): a new reference, last frame's when the
- * bytes are the same. The cache, the entry at R_ENTRY and the values after R_CACHE (None for
- * a value not held), is updated in place. */
-static PyObject *sync_entry(PyObject *rec, Parts *r, uint32_t net_id, PyObject *enc) {
+/* The record's SYNC entry (u32 id, u32 size, values): last frame's bytes object when it still
+ * holds (a new reference), else made in b (the caller's, initialised) and then, when every value
+ * is held for the next frame's identity check, kept as a bytes object (last frame's when the
+ * bytes are the same) and returned; when a value is not held (a float or a vector, which is
+ * encoded again each frame) no entry object is made or kept: the record's R_ENTRY becomes None
+ * and Py_None (borrowed) says the entry is in b. The caches after R_CACHE (None for a value not
+ * held) are updated in place. NULL on an error. */
+static PyObject *sync_entry(PyObject *rec, Parts *r, uint32_t net_id, PyObject *enc, Buf *b) {
     PyObject *entry = NULL;
     int reuse = entry_reusable(rec, r, enc);
     if (reuse) {
@@ -337,48 +378,52 @@ static PyObject *sync_entry(PyObject *rec, Parts *r, uint32_t net_id, PyObject *
         return entry;
     }
     Py_ssize_t n = PyTuple_GET_SIZE(r->sync);
-    Buf b;
-    buf_init(&b);
-    b.len = 8; /* the id and size, written last */
+    int all_held = 1;
+    b->len = 8; /* the id and size, written last */
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *index = PyTuple_GET_ITEM(r->sync, k);
         PyObject *value = read_value(r, index, enc);
         if (value == NULL)
-            goto done;
-        int rc = put_value(&b, value, enc);
+            return NULL;
+        int rc = put_value(b, value, enc);
         Py_DECREF(value);
         if (rc < 0)
-            goto done;
+            return NULL;
     }
-    if (b.len - 8 > (Py_ssize_t)UINT32_MAX) {
+    if (b->len - 8 > (Py_ssize_t)UINT32_MAX) {
         PyErr_SetString(PyExc_OverflowError, "a state over 4 GiB");
-        goto done;
+        return NULL;
     }
-    put_u32(b.buf, net_id);
-    put_u32(b.buf + 4, (uint32_t)(b.len - 8));
-    if (same_bytes(item_or_none(rec, R_ENTRY), b.buf, b.len)) {
-        entry = PyList_GET_ITEM(rec, R_ENTRY);
-        Py_INCREF(entry);
-    } else {
-        entry = PyBytes_FromStringAndSize(b.buf, b.len);
-        if (entry == NULL || store(rec, R_ENTRY, entry) < 0)
-            goto fail;
-    }
+    put_u32(b->buf, net_id);
+    put_u32(b->buf + 4, (uint32_t)(b->len - 8));
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *original = raw_value(r, PyTuple_GET_ITEM(r->sync, k));
-        int rc = original == NULL ? -1 : store(rec, R_CACHE + k, held(original, enc));
+        PyObject *keep = original == NULL ? NULL : held(original, enc);
+        int rc = keep == NULL ? -1 : store(rec, R_CACHE + k, keep);
+        all_held &= keep != Py_None;
         Py_XDECREF(original);
         if (rc < 0)
             goto fail;
     }
-    goto done;
+    if (!all_held) {
+        if (store(rec, R_ENTRY, Py_None) < 0)
+            return NULL;
+        return Py_None;
+    }
+    if (same_bytes(item_or_none(rec, R_ENTRY), b->buf, b->len)) {
+        entry = PyList_GET_ITEM(rec, R_ENTRY);
+        Py_INCREF(entry);
+    } else {
+        entry = PyBytes_FromStringAndSize(b->buf, b->len);
+        if (entry == NULL || store(rec, R_ENTRY, entry) < 0)
+            goto fail;
+    }
+    return entry;
 fail:
     Py_CLEAR(entry);
     if (PyList_GET_SIZE(rec) > R_ENTRY) /* never reuse a half-made cache */
         (void)store(rec, R_ENTRY, Py_None);
-done:
-    buf_free(&b);
-    return entry;
+    return NULL;
 }
 
 /* Whether a watched value is last frame's: the same immutable object, or an equal int, str
@@ -651,16 +696,24 @@ static Py_ssize_t targets_of(PyObject *holders, Slots *slots, PyObject **peers, 
 
 /* The record's SYNC entry, to each target's list (or reported when it is too large). */
 static int sync_part(PyObject *rec, Parts *r, uint32_t id, PyObject *enc,
-                     Py_ssize_t *slot_of, Py_ssize_t ntargets, PyObject **entries, PyObject *left_out) {
-    PyObject *entry = sync_entry(rec, r, id, enc);
-    if (entry == NULL)
+                     Py_ssize_t *slot_of, Py_ssize_t ntargets, Out *entries, PyObject *left_out) {
+    Buf b;
+    buf_init(&b);
+    PyObject *entry = sync_entry(rec, r, id, enc, &b);
+    if (entry == NULL) {
+        buf_free(&b);
         return -1;
+    }
+    const char *data = entry == Py_None ? b.buf : PyBytes_AS_STRING(entry);
+    Py_ssize_t size = entry == Py_None ? b.len : PyBytes_GET_SIZE(entry);
     int rc = 0;
-    if (PyBytes_GET_SIZE(entry) - 8 > MAX_SYNC)
-        rc = report(left_out, item_or_none(rec, R_ID), PyBytes_GET_SIZE(entry), s_state);
-    for (Py_ssize_t t = 0; t < ntargets && rc == 0 && PyBytes_GET_SIZE(entry) - 8 <= MAX_SYNC; t++)
-        rc = append_to(entries, slot_of[t], entry);
-    Py_DECREF(entry);
+    if (size - 8 > MAX_SYNC)
+        rc = report(left_out, item_or_none(rec, R_ID), size, s_state);
+    for (Py_ssize_t t = 0; t < ntargets && rc == 0 && size - 8 <= MAX_SYNC; t++)
+        rc = out_put(&entries[slot_of[t]], data, size);
+    if (entry != Py_None)
+        Py_DECREF(entry);
+    buf_free(&b);
     return rc;
 }
 
@@ -689,10 +742,38 @@ static int id_of(PyObject *rec, uint32_t *id) {
     return 0;
 }
 
+/* Whether a settled record's watched values are all last frame's (1; 0 when one may have
+ * changed or was never encoded, -1 on an error), asked without reading the cached bytes: a
+ * cache's bytes slot holds None until the frame stores the bytes there, and unchanged() reads
+ * only the two values. A settled record whose values are unchanged sends no delta and needs no
+ * bytes, so the frame then touches neither them nor the sent-bytes dict: a node's watched
+ * bytes are a line (two when the object straddles one) the frame would read every tick for
+ * a check of its type and a reference it drops again. */
+static int watched_settled(PyObject *rec, Parts *r, PyObject *enc) {
+    Py_ssize_t n = PyTuple_GET_SIZE(r->watch);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        Py_ssize_t at = r->watched_at + 2 * k;
+        /* sync_part may have run Python code: the full path then checks and raises */
+        if (PyList_GET_SIZE(rec) != r->watched_at + 2 * n || PyList_GET_ITEM(rec, at + 1) == Py_None)
+            return 0;
+        PyObject *value = raw_value(r, PyTuple_GET_ITEM(r->watch, k));
+        if (value == NULL)
+            return -1;
+        PyObject *last = PyList_GET_ITEM(rec, at);
+        Py_INCREF(last);
+        int same = unchanged(last, value, enc);
+        Py_DECREF(last);
+        Py_DECREF(value);
+        if (same <= 0)
+            return same;
+    }
+    return 1;
+}
+
 /* One record's part of the frame, once its targets are known (every_holder: each holder is
  * one, none lacks a slot). */
 static int record_part(PyObject *rec, Parts *r, PyObject *enc, PyObject **peers, Py_ssize_t *slot_of,
-                       Py_ssize_t ntargets, int every_holder, PyObject **entries, PyObject **deltas,
+                       Py_ssize_t ntargets, int every_holder, Out *entries, PyObject **deltas,
                        PyObject *left_out) {
     uint32_t id;
     if (id_of(rec, &id) < 0)
@@ -700,6 +781,11 @@ static int record_part(PyObject *rec, Parts *r, PyObject *enc, PyObject **peers,
     if (PyTuple_GET_SIZE(r->sync) && sync_part(rec, r, id, enc, slot_of, ntargets, entries, left_out) < 0)
         return -1;
     Py_ssize_t n = PyTuple_GET_SIZE(r->watch);
+    if (n && PyList_GET_ITEM(rec, R_SETTLED) == Py_True) {
+        int settled = watched_settled(rec, r, enc);
+        if (settled)
+            return settled < 0 ? -1 : 0;
+    }
     if (n) {
         PyObject *encoded[MAX_WATCHED];
         int fresh = 0, failed = 0;
@@ -721,7 +807,7 @@ static int record_part(PyObject *rec, Parts *r, PyObject *enc, PyObject **peers,
 
 /* One record's part of the frame. */
 static int one_record(PyObject *rec, Slots *slots, PyObject *enc,
-                      PyObject **entries, PyObject **deltas, PyObject *left_out) {
+                      Out *entries, PyObject **deltas, PyObject *left_out) {
     if (!PyList_Check(rec) || PyList_GET_SIZE(rec) < R_CACHE) {
         PyErr_SetString(PyExc_TypeError, "a roster record must be a list of 9 and its caches");
         return -1;
@@ -828,8 +914,52 @@ fail:
     return NULL;
 }
 
+/* A slot's SYNC entries (back to back in o, each u32 id | u32 size | values) after head, cut
+ * into packets of at most MAX_SYNC bytes as packed() cuts a list of them. */
+static PyObject *packed_syncs(const char *head, Py_ssize_t head_len, const Out *o) {
+    PyObject *packets = PyList_New(0);
+    if (packets == NULL || o->len == 0)
+        return packets;
+    Buf b;
+    buf_init(&b);
+    if (buf_put(&b, head, head_len) < 0)
+        goto fail;
+    Py_ssize_t count = 0;
+    for (Py_ssize_t at = 0; at < o->len;) {
+        const unsigned char *p = (const unsigned char *)o->buf + at + 4;
+        Py_ssize_t size = 8 + (Py_ssize_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+                                           (uint32_t)p[3] << 24);
+        if (b.len + size > MAX_SYNC && count) {
+            PyObject *packet = PyBytes_FromStringAndSize(b.buf, b.len);
+            if (packet == NULL || PyList_Append(packets, packet) < 0) {
+                Py_XDECREF(packet);
+                goto fail;
+            }
+            Py_DECREF(packet);
+            b.len = head_len;
+            count = 0;
+        }
+        if (buf_put(&b, o->buf + at, size) < 0)
+            goto fail;
+        at += size;
+        count++;
+    }
+    PyObject *packet = PyBytes_FromStringAndSize(b.buf, b.len);
+    if (packet == NULL || PyList_Append(packets, packet) < 0) {
+        Py_XDECREF(packet);
+        goto fail;
+    }
+    Py_DECREF(packet);
+    buf_free(&b);
+    return packets;
+fail:
+    buf_free(&b);
+    Py_DECREF(packets);
+    return NULL;
+}
+
 /* (slot, SYNC packets at the clock's next time, delta packets) of one slot. */
-static PyObject *slot_sends(Py_ssize_t slot, PyObject *clock, PyObject *entries, PyObject *deltas) {
+static PyObject *slot_sends(Py_ssize_t slot, PyObject *clock, const Out *entries, PyObject *deltas) {
     PyObject *last = PyObject_GetAttr(clock, s_last);
     if (last == NULL)
         return NULL;
@@ -839,7 +969,7 @@ static PyObject *slot_sends(Py_ssize_t slot, PyObject *clock, PyObject *entries,
         return NULL;
     time = ((time + 1) % 65536 + 65536) % 65536;
     char head[3] = {6, (char)(time & 0xff), (char)(time >> 8)};
-    PyObject *syncs = packed(head, 3, entries, MAX_SYNC);
+    PyObject *syncs = packed_syncs(head, 3, entries);
     PyObject *changes = syncs == NULL ? NULL : packed("\x16", 1, deltas, MAX_DELTA);
     PyObject *row = changes == NULL ? NULL : Py_BuildValue("(nOO)", slot, syncs, changes);
     Py_XDECREF(syncs);
@@ -896,14 +1026,33 @@ static void fetch_tuple_items(PyObject *value) {
             __builtin_prefetch(PyTuple_GET_ITEM(value, j));
 }
 
+/* Where a record's ON_CHANGE pairs start (its length when its SYNC indices are no tuple). */
+static Py_ssize_t watched_start(PyObject *rec) {
+    PyObject *sync = PyList_GET_ITEM(rec, R_SYNC);
+    return PyTuple_CheckExact(sync) ? R_CACHE + PyTuple_GET_SIZE(sync) : PyList_GET_SIZE(rec);
+}
+
+/* The objects a record's items point to, as the frame will read them: not the sent-bytes dict
+ * nor the watched values' bytes of a settled record, which it reads only when a watched value
+ * changed (watched_settled). */
+static void fetch_parts(PyObject *rec) {
+    Py_ssize_t n = PyList_GET_SIZE(rec), watched_at = watched_start(rec);
+    PyObject **items = ((PyListObject *)rec)->ob_item;
+    Py_ssize_t step = items[R_SETTLED] == Py_True ? 2 : 1;
+    for (Py_ssize_t k = R_RAW; k < watched_at && k < n; k++)
+        if (k != R_SENT || step == 1)
+            __builtin_prefetch(items[k]);
+    for (Py_ssize_t k = watched_at; k < n; k += step)
+        __builtin_prefetch(items[k]);
+}
+
 static void fetch_ahead(PyObject **recs, Py_ssize_t i, Py_ssize_t n) {
     if (i + AHEAD_ITEMS < n && PyList_CheckExact(recs[i + AHEAD_ITEMS])) {
         PyObject *rec = recs[i + AHEAD_ITEMS]; /* caches included, the array spans lines */
         fetch_span(((PyListObject *)rec)->ob_item, PyList_GET_SIZE(rec) * (Py_ssize_t)sizeof(PyObject *));
     }
     if (i + AHEAD_PARTS < n && is_record(recs[i + AHEAD_PARTS])) /* not the net id (id_of) */
-        for (Py_ssize_t k = R_RAW; k < PyList_GET_SIZE(recs[i + AHEAD_PARTS]); k++)
-            __builtin_prefetch(PyList_GET_ITEM(recs[i + AHEAD_PARTS], k));
+        fetch_parts(recs[i + AHEAD_PARTS]);
     if (i + AHEAD_INNER < n && is_record(recs[i + AHEAD_INNER])) {
         PyObject *rec = recs[i + AHEAD_INNER];
         PyObject *holders = PyList_GET_ITEM(rec, R_HOLDERS), *sent = PyList_GET_ITEM(rec, R_SENT);
@@ -924,7 +1073,8 @@ static void fetch_ahead(PyObject **recs, Py_ssize_t i, Py_ssize_t n) {
         PyObject *rec = recs[i + AHEAD_INSIDE], *raw = PyList_GET_ITEM(rec, R_RAW);
         for (Py_ssize_t k = 0; PyList_CheckExact(raw) && k < PyList_GET_SIZE(raw); k++)
             fetch_tuple_items(PyList_GET_ITEM(raw, k)); /* this frame's values: what they hold */
-        for (Py_ssize_t k = R_CACHE; k < PyList_GET_SIZE(rec); k++)
+        Py_ssize_t n = PyList_GET_SIZE(rec), watched_at = watched_start(rec);
+        for (Py_ssize_t k = R_CACHE; k < n; k += k < watched_at ? 1 : 2) /* values, not bytes */
             if (Py_REFCNT(PyList_GET_ITEM(rec, k)) == 1) /* freed soon: its items too */
                 fetch_tuple_items(PyList_GET_ITEM(rec, k));
     }
@@ -945,7 +1095,7 @@ static PyObject *py_frame(PyObject *self, PyObject *const *args, Py_ssize_t narg
         return NULL;
     }
     Py_ssize_t nslots = PyList_GET_SIZE(clocks);
-    PyObject **entries = PyMem_Calloc((size_t)nslots + 1, sizeof(PyObject *));
+    Out *entries = PyMem_Calloc((size_t)nslots + 1, sizeof(Out));
     PyObject **deltas = PyMem_Calloc((size_t)nslots + 1, sizeof(PyObject *));
     PyObject *left_out = PyList_New(0), *sends = NULL, *result = NULL, *roster = NULL;
     if (entries == NULL || deltas == NULL) {
@@ -973,9 +1123,9 @@ static PyObject *py_frame(PyObject *self, PyObject *const *args, Py_ssize_t narg
     if (PyErr_Occurred() || (sends = PyList_New(0)) == NULL)
         goto release;
     for (Py_ssize_t s = 0; s < nslots && s < PyList_GET_SIZE(clocks); s++) {
-        if (entries[s] == NULL && deltas[s] == NULL)
+        if (entries[s].len == 0 && deltas[s] == NULL)
             continue;
-        PyObject *row = slot_sends(s, PyList_GET_ITEM(clocks, s), entries[s], deltas[s]);
+        PyObject *row = slot_sends(s, PyList_GET_ITEM(clocks, s), &entries[s], deltas[s]);
         if (row == NULL || PyList_Append(sends, row) < 0) {
             Py_XDECREF(row);
             goto release;
@@ -988,7 +1138,7 @@ release:
     Py_DECREF(slots);
 done:
     for (Py_ssize_t s = 0; s < nslots && entries != NULL && deltas != NULL; s++) {
-        Py_XDECREF(entries[s]);
+        PyMem_Free(entries[s].buf);
         Py_XDECREF(deltas[s]);
     }
     PyMem_Free(entries);

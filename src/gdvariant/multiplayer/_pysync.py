@@ -34,8 +34,9 @@ MAX_DELTA_PACKET_SIZE = 65535
 #: values (the entity's _net_vals), raw index of each ALWAYS property, raw index of each
 #: ON_CHANGE property, codec per raw index whose value needs godot_value (None: none does),
 #: holders (a tuple of peers), {peer: bytes of each watched value last sent}, settled, last
-#: SYNC entry or None, then last frame's value of each ALWAYS property, then the last value and
-#: its bytes of each ON_CHANGE property]``. The two caches are the record's own items (a cache
+#: SYNC entry or None (None too when a value is not held, see :func:`_sync_entry`), then last
+#: frame's value of each ALWAYS property, then the last value and its bytes of each ON_CHANGE
+#: property]``. The two caches are the record's own items (a cache
 #: holds None for a float or a vector, see :func:`_held`), not lists of their own: a frame
 #: reads a node's line or two of items instead of two more lists and their item arrays, and
 #: makes no new containers per node. The holders are a tuple the replicator replaces wherever
@@ -149,7 +150,10 @@ def _sync_entry(record: Record, encoder: Encoder) -> bytes:
     """The node's SYNC entry; last frame's bytes when every value is the same object, or
     when the values encode to the same bytes. The cache is the record's ``ENTRY`` item and
     the one value after ``CACHE`` per ALWAYS property (None for a value not held), updated in
-    place (no new objects per frame)."""
+    place (no new objects per frame). An entry is kept only when every value is held: one
+    with a float or a vector is never reused by identity, so it is not kept (``ENTRY`` None)
+    and the compiled frame copies it to the peers from where it encoded it, making no bytes
+    object a node and frame (docs/multiplayer.md, "The twelfth round: fewer lines a node")."""
     raw = record[RAW]
     immutable = encoder[3]
     sync = record[SYNC]
@@ -166,11 +170,16 @@ def _sync_entry(record: Record, encoder: Encoder) -> bytes:
     else:
         data = b"".join([_value(record, i, encoder) for i in sync])
     entry = _ENTRY.pack(record[ID], len(data)) + data
+    kept = True
+    for k, i in enumerate(sync, CACHE):
+        record[k] = _held(raw[i], encoder)
+        kept = kept and record[k] is not None
+    if not kept:
+        record[ENTRY] = None
+        return entry
     if cached == entry:
         entry = cached
     record[ENTRY] = entry
-    for k, i in enumerate(sync, CACHE):
-        record[k] = _held(raw[i], encoder)
     return entry
 
 
