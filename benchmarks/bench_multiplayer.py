@@ -191,9 +191,7 @@ async def serve(
         gc.set_threshold(gc_threshold)
     server: mp_websocket.MultiplayerServer | mp_enet.MultiplayerServer
     if transport == "enet":
-        # read once a tick (with the tick's sends) and every service_interval, as Godot's
-        # server reads once a frame, not on a wake-up for each datagram
-        server = mp_enet.MultiplayerServer(relay=False, max_clients=max_peers, wake_on_read=False)
+        server = mp_enet.MultiplayerServer(relay=False, max_clients=max_peers)
     else:
         server = mp_websocket.MultiplayerServer(relay=False)
     mp = SceneMultiplayer(server, project=PROJECT, stats="detail" if profile else "basic")
