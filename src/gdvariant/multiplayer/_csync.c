@@ -871,6 +871,14 @@ static int one_record(PyObject *rec, Slots *slots, PyObject *enc,
     return rc;
 }
 
+/* The packet gathered in b, appended to packets as a bytes object (0; -1 on an error). */
+static int append_packet(PyObject *packets, const Buf *b) {
+    PyObject *packet = PyBytes_FromStringAndSize(b->buf, b->len);
+    int rc = packet == NULL ? -1 : PyList_Append(packets, packet);
+    Py_XDECREF(packet);
+    return rc;
+}
+
 /* items after head, cut into packets of at most limit bytes (an item alone is never cut). */
 static PyObject *packed(const char *head, Py_ssize_t head_len, PyObject *items, Py_ssize_t limit) {
     PyObject *packets = PyList_New(0);
@@ -885,12 +893,8 @@ static PyObject *packed(const char *head, Py_ssize_t head_len, PyObject *items, 
         PyObject *item = PyList_GET_ITEM(items, i);
         Py_ssize_t size = PyBytes_GET_SIZE(item);
         if (b.len + size > limit && count) {
-            PyObject *packet = PyBytes_FromStringAndSize(b.buf, b.len);
-            if (packet == NULL || PyList_Append(packets, packet) < 0) {
-                Py_XDECREF(packet);
+            if (append_packet(packets, &b) < 0)
                 goto fail;
-            }
-            Py_DECREF(packet);
             b.len = head_len;
             count = 0;
         }
@@ -898,14 +902,8 @@ static PyObject *packed(const char *head, Py_ssize_t head_len, PyObject *items, 
             goto fail;
         count++;
     }
-    if (count) {
-        PyObject *packet = PyBytes_FromStringAndSize(b.buf, b.len);
-        if (packet == NULL || PyList_Append(packets, packet) < 0) {
-            Py_XDECREF(packet);
-            goto fail;
-        }
-        Py_DECREF(packet);
-    }
+    if (count && append_packet(packets, &b) < 0)
+        goto fail;
     buf_free(&b);
     return packets;
 fail:
@@ -930,12 +928,8 @@ static PyObject *packed_syncs(const char *head, Py_ssize_t head_len, const Out *
         Py_ssize_t size = 8 + (Py_ssize_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
                                            (uint32_t)p[3] << 24);
         if (b.len + size > MAX_SYNC && count) {
-            PyObject *packet = PyBytes_FromStringAndSize(b.buf, b.len);
-            if (packet == NULL || PyList_Append(packets, packet) < 0) {
-                Py_XDECREF(packet);
+            if (append_packet(packets, &b) < 0)
                 goto fail;
-            }
-            Py_DECREF(packet);
             b.len = head_len;
             count = 0;
         }
@@ -944,12 +938,8 @@ static PyObject *packed_syncs(const char *head, Py_ssize_t head_len, const Out *
         at += size;
         count++;
     }
-    PyObject *packet = PyBytes_FromStringAndSize(b.buf, b.len);
-    if (packet == NULL || PyList_Append(packets, packet) < 0) {
-        Py_XDECREF(packet);
+    if (append_packet(packets, &b) < 0)
         goto fail;
-    }
-    Py_DECREF(packet);
     buf_free(&b);
     return packets;
 fail:
