@@ -829,7 +829,7 @@ typedef struct {
     long long oldest, tick;
     PyObject *entering; /* a set of ids that enter though spawned before the bases, or None */
     long long *entering_ids; /* entering's ids ascending, when all are exact ints, or NULL */
-    Py_ssize_t n_entering;
+    Py_ssize_t n_entering, at_entering; /* at: where the last id walked would be in it */
     PyObject *held; /* one base: a dict of ids held as of an older tick than the base, or None */
     /* scratch, max_words each; src: per property the history entry its baseline is in, rank:
      * where in that entry's bits before (its mask's set bits in order) the baseline is */
@@ -1218,17 +1218,31 @@ static int first_after(PyObject *hist, long long base, long long newest, Py_ssiz
 static int update_after(Walk *wk, ClassPlan *cp, PyObject *hist, PyObject *bits,
                         PyObject *widths, Py_ssize_t at, long long net_id) {
     int nw = cp->nwords;
+    /* Entries newest first: each one's note_sources overwrites what the newer ones noted for
+     * its properties. So an entry followed (older) by one with the very same mask object (the
+     * same bits) needs neither its noting, which the older one's replaces whole, nor its or,
+     * done already: only the oldest of each run of one mask is noted. */
+    Py_ssize_t pending = -1;
     for (Py_ssize_t h = PyList_GET_SIZE(hist) - 1; h >= at; h--) {
         PyObject *e = PyList_GET_ITEM(hist, h);
         if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) < 3) {
             PyErr_SetString(PyExc_TypeError, "bad history entry");
             return -1;
         }
-        if (entry_words(wk, PyTuple_GET_ITEM(e, 1), nw))
+        PyObject *m = PyTuple_GET_ITEM(e, 1);
+        if (pending >= 0 && m == wk->entry_of && nw == wk->entry_nw) {
+            pending = h;
+            continue;
+        }
+        if (pending >= 0)
+            note_sources(wk, nw, pending);
+        if (entry_words(wk, m, nw))
             return -1;
         mask_or(wk->mask, wk->entry, nw);
-        note_sources(wk, nw, h);
+        pending = h;
     }
+    if (pending >= 0)
+        note_sources(wk, nw, pending);
     if (!mask_and_public(wk, cp))
         return 0;
     return put_update_body(wk, cp, 0, net_id - wk->sec.prev[0] - 1, bits, widths, hist, net_id);
@@ -1279,19 +1293,26 @@ static int entering_sorted(Walk *wk) {
     return 0;
 }
 
-/* id (net_id its value) in wk->entering: 1, 0, or -1 with an error. */
+/* id (net_id its value) in wk->entering: 1, 0, or -1 with an error. A walk's ids ascend, so
+ * the place of the last one is where to look from; an id below it is bisected for. */
 static int entering_has(Walk *wk, PyObject *id, long long net_id) {
     if (!wk->entering_ids || !PyLong_CheckExact(id))
         return PySet_Contains(wk->entering, id);
-    Py_ssize_t lo = 0, hi = wk->n_entering;
-    while (lo < hi) {
+    const long long *e = wk->entering_ids;
+    Py_ssize_t lo = wk->at_entering, hi = wk->n_entering;
+    if (lo > 0 && e[lo - 1] >= net_id) /* not ascending: from the start */
+        lo = 0;
+    for (int k = 0; k < 4 && lo < hi && e[lo] < net_id; k++) /* a few steps, then bisect */
+        lo++;
+    while (lo < hi && e[lo] < net_id) {
         Py_ssize_t mid = lo + (hi - lo) / 2;
-        if (wk->entering_ids[mid] < net_id)
+        if (e[mid] < net_id)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < wk->n_entering && wk->entering_ids[lo] == net_id;
+    wk->at_entering = lo;
+    return lo < wk->n_entering && e[lo] == net_id;
 }
 
 /* The records of one live entity, for every base (newest first). */
