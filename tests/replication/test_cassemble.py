@@ -386,6 +386,78 @@ def test_entering_ids_get_the_enter_record_on_both_assemblers(deltas: bool) -> N
         fast.assemble(deltas, world.tick, [2], 2, [], world.entities, {}, plans, bits, [1], None)
 
 
+class _IdSet(set[Any]):
+    """A set subclass: the compiled walk keeps asking the set itself."""
+
+
+@pytest.mark.parametrize("deltas", [True, False], ids=["deltas", "whole"])
+def test_entering_as_any_set_names_the_ids_the_pure_one_finds(deltas: bool) -> None:
+    """The compiled walk looks ``entering`` up as a sorted array of its ids when all are
+    plain ints; any other set (a float equal to an id, an int past 64 bits, a subclass, a
+    frozenset, an empty one) gives what the pure one's ``in`` gives, over a walk longer than
+    the look-ahead with ids entering among others."""
+    fast = compiled()
+    world = World(ASSEMBLER_SCHEMA)
+    rng = random.Random(25)
+    ents = [world.spawn(rng.choice([Big, Mob, Forty, Crate])) for _ in range(60)]
+    for _ in range(4):
+        for ent in rng.sample(ents, 20):
+            prop = rng.choice(ASSEMBLER_SCHEMA.flat(type(ent)))
+            set_path(ent, prop.path, random_value(prop.codec, rng))
+        world.commit(8)
+    ids = sorted(ent.net_id for ent in ents)
+    picked = set(rng.sample(ids, 17))
+    first = ids[0]
+    plans = _assembler.plans(ASSEMBLER_SCHEMA)
+    cases: list[Any] = [
+        picked,
+        frozenset(picked),
+        _IdSet(picked),
+        set(),
+        {float(first), *list(picked)[:3]},
+        {2**70, *picked},
+        {-5, *picked, 10**6},
+        set(ids),
+    ]
+    deleted: dict[int, Any] = {}
+    args = (deltas, world.tick, [world.tick - 2], world.tick - 2, ids, world.entities, deleted)
+    for entering in cases:
+        got = fast.assemble(*args, plans, ASSEMBLER_SCHEMA.class_bits, entering, None)
+        expected = _pyassemble.assemble(*args, plans, ASSEMBLER_SCHEMA.class_bits, entering, None)
+        assert got == expected, sorted(entering, key=str)[:5]
+
+
+@pytest.mark.parametrize("deltas", [True, False], ids=["deltas", "whole"])
+def test_runs_of_one_mask_in_a_history_give_the_pure_ones_sections(deltas: bool) -> None:
+    """The compiled walk of one base notes the baselines of only the oldest entry of each run
+    of entries with the very same mask object (the newer ones' notes it would overwrite):
+    histories of runs of one property, of two, and of masks past the small ints, give the
+    pure one's sections from every base."""
+    fast = compiled()
+    world = World(ASSEMBLER_SCHEMA)
+    rng = random.Random(31)
+    ents = [world.spawn(cls) for cls in (Big, Mob, Forty, Crate) for _ in range(3)]
+    world.commit(16)
+    props = {}
+    for ent in ents:
+        flat = ASSEMBLER_SCHEMA.flat(type(ent))
+        props[ent.net_id] = rng.sample(flat, min(3, len(flat)))
+    for tick in range(14):
+        for ent in ents:
+            mine, run = props[ent.net_id], tick // 3
+            chosen = [mine[run % len(mine)]] + ([mine[(run + 1) % len(mine)]] if tick % 5 else [])
+            for prop in chosen:
+                set_path(ent, prop.path, random_value(prop.codec, rng))
+        world.commit(16)
+    ids = sorted(ent.net_id for ent in ents)
+    plans = _assembler.plans(ASSEMBLER_SCHEMA)
+    deleted: dict[int, Any] = {}
+    for base in range(1, world.tick + 1):
+        args = (deltas, world.tick, [base], base, ids, world.entities, deleted, plans)
+        got = fast.assemble(*args, ASSEMBLER_SCHEMA.class_bits, None, None)
+        assert got == _pyassemble.assemble(*args, ASSEMBLER_SCHEMA.class_bits, None, None), base
+
+
 @pytest.mark.parametrize("deltas", [True, False], ids=["deltas", "whole"])
 def test_an_id_held_as_of_an_older_tick_gets_the_record_of_that_base(deltas: bool) -> None:
     """In a section of one base, an id in ``held`` (a client holds it as of an older tick,

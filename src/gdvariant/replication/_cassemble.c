@@ -169,6 +169,22 @@ static PyObject *w_record(Writer *w) {
 
 /* The low nwords words of the non-negative int v; an int past them is an error. */
 static int long_words(PyObject *v, uint64_t *out, int nwords) {
+    int exact_int = nwords > 1 && PyLong_CheckExact(v);
+    if (exact_int) {
+        /* below 2^63, the common case: one conversion (not the mask's first), and without the
+         * byte array CPython's unsigned conversion builds for an int of two digits or more (a
+         * vector of two coordinates, 28 bits and over) */
+        int over;
+        long long fits = PyLong_AsLongLongAndOverflow(v, &over);
+        if (!over && fits >= 0) {
+            out[0] = (uint64_t)fits;
+            for (int k = 1; k < nwords; k++)
+                out[k] = 0;
+            return 0;
+        }
+        if (fits == -1 && PyErr_Occurred())
+            return -1;
+    }
     out[0] = PyLong_AsUnsignedLongLongMask(v);
     if (out[0] == (uint64_t)-1 && PyErr_Occurred())
         return -1;
@@ -176,15 +192,7 @@ static int long_words(PyObject *v, uint64_t *out, int nwords) {
         return 0; /* a class of at most 64 properties: its masks fit */
     for (int k = 1; k < nwords; k++)
         out[k] = 0;
-    if (PyLong_CheckExact(v)) { /* fits 64 bits unsigned: those are its words (no 2^64 compare) */
-        int over;
-        long long fits = PyLong_AsLongLongAndOverflow(v, &over);
-        if (!over && fits >= 0)
-            return 0; /* below 2^63, out[0] already: the common case, without the byte array
-                       * CPython's unsigned conversion builds for an int of two digits or more
-                       * (a vector of two coordinates, 28 bits and over) */
-        if (fits == -1 && PyErr_Occurred())
-            return -1;
+    if (exact_int) { /* fits 64 bits unsigned: those are its words (no 2^64 compare) */
         unsigned long long exact = PyLong_AsUnsignedLongLong(v);
         if (!(exact == (unsigned long long)-1 && PyErr_Occurred()))
             return 0;
@@ -737,6 +745,22 @@ static int entry_unpack(PyObject *hist, Py_ssize_t h, long long *tick, PyObject 
     return *tick == -1 && PyErr_Occurred() ? -1 : 0;
 }
 
+/* A despawn span's (spawned, gone) ticks: a pair of ints read directly (PyArg_ParseTuple's
+ * format parsing was about 330 instructions a span, for every id leaving a client's view),
+ * anything else as PyArg_ParseTuple reads it, with its errors. */
+static int span_ticks(PyObject *span, long long *spawned, long long *gone) {
+    if (PyTuple_CheckExact(span) && PyTuple_GET_SIZE(span) == 2 &&
+        PyLong_CheckExact(PyTuple_GET_ITEM(span, 0)) &&
+        PyLong_CheckExact(PyTuple_GET_ITEM(span, 1))) {
+        *spawned = PyLong_AsLongLong(PyTuple_GET_ITEM(span, 0));
+        if (*spawned == -1 && PyErr_Occurred())
+            return -1;
+        *gone = PyLong_AsLongLong(PyTuple_GET_ITEM(span, 1));
+        return *gone == -1 && PyErr_Occurred() ? -1 : 0;
+    }
+    return PyArg_ParseTuple(span, "LL", spawned, gone) ? 0 : -1;
+}
+
 /* Delete records for a despawned id in the bases that still hold it. */
 static int deletes(Sections *s, Writer *w, long long net_id, PyObject *spans) {
     if (!PyList_Check(spans)) {
@@ -750,7 +774,7 @@ static int deletes(Sections *s, Writer *w, long long net_id, PyObject *spans) {
         int held = 0;
         for (Py_ssize_t k = 0; k < PyList_GET_SIZE(spans) && !held; k++) {
             long long spawned, gone;
-            if (!PyArg_ParseTuple(PyList_GET_ITEM(spans, k), "LL", &spawned, &gone))
+            if (span_ticks(PyList_GET_ITEM(spans, k), &spawned, &gone))
                 return -1;
             held = spawned <= base && base < gone;
         }
@@ -804,10 +828,16 @@ typedef struct {
     int deltas, class_bits;
     long long oldest, tick;
     PyObject *entering; /* a set of ids that enter though spawned before the bases, or None */
+    long long *entering_ids; /* entering's ids ascending, when all are exact ints, or NULL */
+    Py_ssize_t n_entering, at_entering; /* at: where the last id walked would be in it */
     PyObject *held; /* one base: a dict of ids held as of an older tick than the base, or None */
     /* scratch, max_words each; src: per property the history entry its baseline is in, rank:
      * where in that entry's bits before (its mask's set bits in order) the baseline is */
     uint64_t *mask, *entry, *changed, *last;
+    /* the mask int whose words wk->entry holds (a strong reference: the same object, so the
+     * same value), with its word count; or NULL */
+    PyObject *entry_of;
+    int entry_nw;
     Py_ssize_t *src, *rank;
     /* per property of the entity walked: its value delta against the baseline in src, made
      * when a record first needs it (valid while stamp equals serial) */
@@ -1027,6 +1057,21 @@ static int put_enter(Walk *wk, Py_ssize_t j, ClassPlan *cp, PyObject *cache, PyO
     return rc;
 }
 
+/* A history entry's mask m as nw words into wk->entry. Entries' masks are mostly the same few
+ * ints (an entity moving every tick: the same property each time, CPython's one small int), so
+ * when m is the very object converted last, its words are already there: the conversion was
+ * about 40 instructions for each of the five entries a body ors. */
+static int entry_words(Walk *wk, PyObject *m, int nw) {
+    if (m == wk->entry_of && nw == wk->entry_nw)
+        return 0;
+    Py_CLEAR(wk->entry_of);
+    if (long_words(m, wk->entry, nw))
+        return -1;
+    Py_INCREF(wk->entry_of = m);
+    wk->entry_nw = nw;
+    return 0;
+}
+
 /* Each property set in wk->entry (history entry h's mask) has its baseline in that entry, as
  * item rank of its bits before: an older baseline, so its value is coded again. */
 static void note_sources(Walk *wk, int nw, Py_ssize_t h) {
@@ -1050,7 +1095,7 @@ static int walk_entries(Walk *wk, int nw, PyObject *hist, long long base, Py_ssi
     int grew = 0;
     while (*t > base) {
         grew = 1;
-        if (long_words(*m, wk->entry, nw))
+        if (entry_words(wk, *m, nw))
             return -1;
         mask_or(wk->mask, wk->entry, nw);
         if (wk->deltas)
@@ -1133,31 +1178,37 @@ static int first_after(PyObject *hist, long long base, long long newest, Py_ssiz
     /* The first entry after base is in [lo, hi]. Entries have rising ticks, so at most
      * newest - base of them are after the base: it is at lo = nh - (newest - base) or later,
      * and exactly there for an entity that changed every tick since (one look, no search). */
-    Py_ssize_t nh = PyList_GET_SIZE(hist), lo = 0, hi = nh;
-    long long t;
+    Py_ssize_t nh = PyList_GET_SIZE(hist), lo = 0, hi = nh, read = -1;
+    long long t, t_read = 0;
     PyObject *m;
     if (nh && newest > base && newest - base < (long long)nh) {
         lo = nh - (Py_ssize_t)(newest - base);
         if (entry_unpack(hist, lo, &t, &m))
             return -1;
-        if (t > base)
+        if (t > base) {
             hi = lo;
+            read = lo; /* found at once: no second read of its tick below */
+            t_read = t;
+        }
     }
     while (lo < hi) {
         Py_ssize_t mid = lo + (hi - lo) / 2;
         if (entry_unpack(hist, mid, &t, &m))
             return -1;
-        if (t > base)
+        if (t > base) {
             hi = mid;
-        else
+            read = mid;
+            t_read = t;
+        } else {
             lo = mid + 1;
+        }
     }
     if (lo == PyList_GET_SIZE(hist))
         return 0;
-    if (entry_unpack(hist, lo, &t, &m))
+    if (read != lo && entry_unpack(hist, lo, &t_read, &m))
         return -1;
     *at = lo;
-    *first = t;
+    *first = t_read;
     return 1;
 }
 
@@ -1167,20 +1218,101 @@ static int first_after(PyObject *hist, long long base, long long newest, Py_ssiz
 static int update_after(Walk *wk, ClassPlan *cp, PyObject *hist, PyObject *bits,
                         PyObject *widths, Py_ssize_t at, long long net_id) {
     int nw = cp->nwords;
+    /* Entries newest first: each one's note_sources overwrites what the newer ones noted for
+     * its properties. So an entry followed (older) by one with the very same mask object (the
+     * same bits) needs neither its noting, which the older one's replaces whole, nor its or,
+     * done already: only the oldest of each run of one mask is noted. */
+    Py_ssize_t pending = -1;
     for (Py_ssize_t h = PyList_GET_SIZE(hist) - 1; h >= at; h--) {
         PyObject *e = PyList_GET_ITEM(hist, h);
         if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) < 3) {
             PyErr_SetString(PyExc_TypeError, "bad history entry");
             return -1;
         }
-        if (long_words(PyTuple_GET_ITEM(e, 1), wk->entry, nw))
+        PyObject *m = PyTuple_GET_ITEM(e, 1);
+        if (pending >= 0 && m == wk->entry_of && nw == wk->entry_nw) {
+            pending = h;
+            continue;
+        }
+        if (pending >= 0)
+            note_sources(wk, nw, pending);
+        if (entry_words(wk, m, nw))
             return -1;
         mask_or(wk->mask, wk->entry, nw);
-        note_sources(wk, nw, h);
+        pending = h;
     }
+    if (pending >= 0)
+        note_sources(wk, nw, pending);
     if (!mask_and_public(wk, cp))
         return 0;
     return put_update_body(wk, cp, 0, net_id - wk->sec.prev[0] - 1, bits, widths, hist, net_id);
+}
+
+static int ll_cmp(const void *a, const void *b) {
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return (x > y) - (x < y);
+}
+
+/* wk->entering's ids as a sorted array (wk->entering_ids), when every one is an exact int
+ * that fits: id in entering is then a bisection of plain numbers, not a hash lookup per id
+ * walked (about 90 instructions each, for the 180 ids of a client's walk, of which some 27
+ * enter). Anything else (an id of another type, a set too big to copy) keeps the set. */
+static int entering_sorted(Walk *wk) {
+    if (wk->entering == Py_None || !PyAnySet_CheckExact(wk->entering))
+        return 0;
+    Py_ssize_t n = PySet_GET_SIZE(wk->entering), k = 0;
+    PyObject *it = PyObject_GetIter(wk->entering), *key = NULL;
+    long long *ids = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(long long));
+    if (!it || !ids) {
+        Py_XDECREF(it);
+        PyMem_Free(ids);
+        if (!PyErr_Occurred())
+            PyErr_NoMemory();
+        return -1;
+    }
+    while (k < n && (key = PyIter_Next(it))) {
+        int over;
+        ids[k] = PyLong_CheckExact(key) ? PyLong_AsLongLongAndOverflow(key, &over) : (over = 1);
+        Py_DECREF(key);
+        if (over)
+            break;
+        k++;
+    }
+    Py_DECREF(it);
+    if (PyErr_Occurred()) {
+        PyMem_Free(ids);
+        return -1;
+    }
+    if (k != n) { /* not all plain ints: the set itself */
+        PyMem_Free(ids);
+        return 0;
+    }
+    qsort(ids, (size_t)n, sizeof *ids, ll_cmp);
+    wk->entering_ids = ids;
+    wk->n_entering = n;
+    return 0;
+}
+
+/* id (net_id its value) in wk->entering: 1, 0, or -1 with an error. A walk's ids ascend, so
+ * the place of the last one is where to look from; an id below it is bisected for. */
+static int entering_has(Walk *wk, PyObject *id, long long net_id) {
+    if (!wk->entering_ids || !PyLong_CheckExact(id))
+        return PySet_Contains(wk->entering, id);
+    const long long *e = wk->entering_ids;
+    Py_ssize_t lo = wk->at_entering, hi = wk->n_entering;
+    if (lo > 0 && e[lo - 1] >= net_id) /* not ascending: from the start */
+        lo = 0;
+    for (int k = 0; k < 4 && lo < hi && e[lo] < net_id; k++) /* a few steps, then bisect */
+        lo++;
+    while (lo < hi && e[lo] < net_id) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (e[mid] < net_id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    wk->at_entering = lo;
+    return lo < wk->n_entering && e[lo] == net_id;
 }
 
 /* The records of one live entity, for every base (newest first). */
@@ -1209,7 +1341,7 @@ static int walk_entity(Walk *wk, PyObject *ent, PyObject *id, long long net_id,
     if (spawn == -1 && PyErr_Occurred())
         goto done;
     if (wk->entering != Py_None) { /* entering a client's view: an enter, as a spawn of now */
-        int in = PySet_Contains(wk->entering, id);
+        int in = entering_has(wk, id, net_id);
         if (in < 0)
             goto done;
         if (in)
@@ -1378,19 +1510,27 @@ enum {
 };
 static Py_ssize_t g_at[A_COUNT];
 
-/* dict[name] (borrowed), or NULL, with an error set if the lookup failed. */
-static PyObject *dict_item(PyObject *dict, int a, PyObject *name) {
-    Py_ssize_t pos = g_at[a], before = 0;
+/* dict_item when the name is not where the last entity had it: learn its position. */
+static PyObject *dict_item_moved(PyObject *dict, int a, PyObject *name) {
+    Py_ssize_t pos = 0, before = 0;
     PyObject *key, *value;
-    if (PyDict_Next(dict, &pos, &key, &value) && key == name)
-        return value;
-    for (pos = 0; PyDict_Next(dict, &pos, &key, &value); before = pos) {
+    for (; PyDict_Next(dict, &pos, &key, &value); before = pos) {
         if (key == name) {
             g_at[a] = before;
             return value;
         }
     }
     return PyDict_GetItemWithError(dict, name);
+}
+
+/* dict[name] (borrowed), or NULL, with an error set if the lookup failed. Inlined: its callers
+ * make six a walked id, and the call's own cost was a third of it. */
+static inline PyObject *dict_item(PyObject *dict, int a, PyObject *name) {
+    Py_ssize_t pos = g_at[a];
+    PyObject *key, *value;
+    if (PyDict_Next(dict, &pos, &key, &value) && key == name)
+        return value;
+    return dict_item_moved(dict, a, name);
 }
 
 /* Keep what warm() found of id (its place pos in ids) in slot r, with the other three
@@ -1591,6 +1731,8 @@ static void walk_end(Walk *wk, Writer *w, int owned, int entered) {
     PyMem_Free(wk->src);
     PyMem_Free(wk->code);
     PyMem_Free(wk->stamp);
+    PyMem_Free(wk->entering_ids);
+    Py_CLEAR(wk->entry_of);
     if (wk->ring) {
         for (int k = 0; k < RING; k++)
             warmed_clear(&wk->ring[k]);
@@ -1668,6 +1810,8 @@ static PyObject *py_assemble(PyObject *self, PyObject *args) {
     wk.oldest = oldest;
     wk.tick = tick;
     wk.entering = entering;
+    if (entering_sorted(&wk))
+        goto done;
     wk.held = held != Py_None && PyDict_GET_SIZE(held) ? held : Py_None;
     if (!(wk.ring = PyMem_Calloc(RING, sizeof(Warmed)))) {
         PyErr_NoMemory();
