@@ -796,11 +796,11 @@ def client_processes(args: argparse.Namespace) -> int:
     return max(1, min(wanted, clients))
 
 
-def start_clients(address: str, args: argparse.Namespace) -> list[Worker]:
-    """The client processes of a run, each with its share of the clients, joined and
-    holding their entities (each printed ``READY``)."""
+def start_clients(address: str, args: argparse.Namespace, workers: list[Worker]) -> None:
+    """Start the client processes of a run into ``workers`` (the caller stops them, also
+    when this fails), each with its share of the clients; return once each has joined
+    and holds its entities (printed ``READY``)."""
     shares = split_clients(args.clients, client_processes(args))
-    workers = []
     for share in shares:
         cmd = [
             sys.executable,
@@ -812,7 +812,6 @@ def start_clients(address: str, args: argparse.Namespace) -> list[Worker]:
         workers.append((proc, Lines(proc)))
     for _, out in workers:
         out.wait_line("READY", join_seconds(args.clients) + 30, "the client process")
-    return workers
 
 
 def measure(
@@ -872,7 +871,7 @@ def run_one(
             godots.append((proc, Lines(proc)))
         for _, out in godots:
             out.wait_spawned(args.entities, 120)
-        workers = start_clients(address, args)
+        start_clients(address, args, workers)
         figures["load_before"] = load()
         figures.update(measure(workers, server, server_out, args))
         figures["load_after"] = load()
