@@ -33,22 +33,32 @@ real game puts on it. Every tick (30 a second) the server sets each entity's ``p
 ``(tick, index)`` (an ALWAYS property: a full SYNC every tick) and once a second bumps its
 ``hp`` (ON_CHANGE: a delta). ``server_relay`` is off on both, as on a dedicated server.
 
-The clients: ``--clients`` Python ``MultiplayerClient``s of the transport in one separate
-process (so they do not take the server's measured CPU) that answer the server's
-SIMPLIFY_PATH, decode every SYNC and check each value (the entity's index, its tick never
-going back; over ENet a SYNC older than one already seen is skipped and counted as Godot's
-client skips it), and ping: ``ping(seq)`` on ``Bench/Rpc``, which the server answers with
-``pong(seq)`` to that client. Plus ``--godot-clients`` headless Godot 4.6 clients of the same
-project doing the same (in the default build, whichever server they join).
+The clients: ``--clients`` Python clients of the transport (``bench_links``: the
+SceneMultiplayer protocol over ``websockets`` or pyenet, packets as bytes), spread over
+``--client-processes`` processes of their own (default one per :data:`CLIENTS_PER_PROCESS`;
+so they do not take the server's measured CPU, and 400 of them keep up with what the servers
+send) that answer the server's SIMPLIFY_PATH, check every value of every SYNC (the entity's
+index, its tick never going back; over ENet a SYNC older than one already seen is skipped and
+counted as Godot's client skips it), and ping: ``ping(seq)`` on ``Bench/Rpc``, which the
+server answers with ``pong(seq)`` to that client. A SYNC of the scene's float32 Vector2s is
+read from its bytes in one ``struct`` call and checked a packet at a time, any other packet
+decoded by the library's ``decode_scene_packet`` (the library's client decodes every value
+into objects: about 100 us a SYNC of 20, more than a core for 400 clients). The client
+processes measure the same wall-clock window (the harness sends it to each) and the harness
+adds up their counts and pools their round trips. ``--profile-clients DIR`` writes each
+client process's cProfile statistics. Plus ``--godot-clients`` headless Godot 4.6 clients of
+the same project doing the same (in the default build, whichever server they join).
 
 Reported per server: CPU per tick (process CPU time from ``/proc`` over the window / ticks),
 wall time per tick (window / ticks: 33.3 ms when the server keeps up), the share of a core,
 messages per second the Python clients received and sent (every server message is one
 WebSocket message or ENet packet), sync values per second received against what the ticks
-promise, the RPC round trip p50/p99, and the Godot clients' own counts. A run fails (exit 1)
-when a client saw a wrong value or clearly fewer syncs than the server's ticks promise (80%
-over WebSocket; 70% over ENet, whose unreliable SYNCs a busy loopback may drop), so a broken
-server cannot look fast.
+promise, the RPC round trip p50/p99, the client processes' CPU (all of them, and the
+busiest one's: near 100% it is the clients that fall behind), and the Godot clients' own
+counts. A run fails (exit 1) when a client saw a wrong value or clearly fewer syncs than the
+server's ticks promise (80% over WebSocket; 70% over ENet, whose unreliable SYNCs a busy
+loopback may drop), or more than they promise (counted twice), so a broken server (or
+harness) cannot look fast.
 
 ``--scale`` runs every (client count x transport x server) cell ``--repeat`` times, the
 servers of a cell one after the other in each repetition, so each A/B is of the same minutes;
@@ -64,13 +74,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import cProfile
+import functools
 import gc
+import itertools
 import json
+import operator
 import os
 import random
 import shutil
 import socket
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
@@ -83,8 +98,9 @@ from typing import Any
 
 from websockets.exceptions import InvalidMessage
 
+from benchmarks.bench_links import Link, open_link
 from benchmarks.bench_replication_gdscript import _PACKER, RELEASE_TEMPLATE
-from gdvariant import Vector2
+from gdvariant import DecodeError, Vector2
 from gdvariant.multiplayer import (
     RpcTable,
     SceneMultiplayer,
@@ -98,6 +114,7 @@ from gdvariant.multiplayer import (
 from gdvariant.multiplayer import enet as mp_enet
 from gdvariant.multiplayer import websocket as mp_websocket
 from gdvariant.multiplayer.wire import (
+    Command,
     ConfirmPath,
     DeltaSync,
     Packet,
@@ -105,6 +122,8 @@ from gdvariant.multiplayer.wire import (
     SimplifyPath,
     Spawn,
     Sync,
+    decode_scene_packet,
+    encode_scene_packet,
 )
 from gdvariant.replication import Float32, Int, NetClass, Prop, Vec2
 from tests.support.engines import Engine, find_engine
@@ -115,7 +134,10 @@ TICK_HZ = 30
 #: a late tick is made up for at once, as Godot's physics loop does (its
 #: ``max_physics_steps_per_frame``, 8 by default); further behind, the lost ticks are given up
 CATCH_UP_TICKS = 8
-TICKS_EVERY = 3  # a server prints its tick count every 3 ticks
+TICKS_EVERY = 3  # our server prints its tick count every 3 ticks (bench.gd: every 15)
+#: ticks a window's count may be short of the SYNCs its clients got: the count is read from
+#: the TICKS lines (Godot's every 15 ticks) and a tick's SYNC may arrive a tick later
+TICK_SLACK = 15 + 2
 PROFILE_EVERY = 30  # with --profile, our server prints its mp.stats() CPU split every second
 PROFILE_WINDOW = 90  # ... averaged over the last 3 s
 RPC = "Bench/Rpc"
@@ -143,6 +165,10 @@ JOIN_ATTEMPTS = 5  # a server busy with 100 handshakes may drop one; count and r
 #: seconds for every client to join and get its entities: at least a minute, and more for
 #: many clients (400 joining Godot's server on a loaded machine took over a minute)
 JOIN_SECONDS, JOIN_SECONDS_PER_CLIENT = 60.0, 0.3
+JOIN_GATE = 16  # handshakes under way at once, in all the client processes of a run
+#: clients per client process when ``--client-processes`` is not given: one event loop
+#: with 400 clients saturated its core and fell behind what the servers sent
+CLIENTS_PER_PROCESS = 100
 
 
 class BenchEntity(NetClass):
@@ -261,28 +287,53 @@ class Counts:
     rtts: list[float] = field(default_factory=list)
 
 
-def connection(address: str, on_packet: Any) -> Any:
-    """A client of the transport ``address`` names (``ws://`` or ``enet://``)."""
-    if address.startswith("enet://"):
-        return mp_enet.MultiplayerClient(
-            on_packet=on_packet, service_interval=CLIENT_SERVICE_INTERVAL
-        )
-    return mp_websocket.MultiplayerClient(on_packet=on_packet)
-
-
 def newer(time: int, last: int) -> bool:
     """Whether u16 SYNC time ``time`` follows ``last`` (wrapping, as Godot compares them)."""
     return 0 < (time - last) % 65536 < 32768
 
 
+#: a SYNC's header (command byte, u16 time) and one synchronizer's entry in it when its one
+#: value is a float32 Vector2: u32 net id, u32 size (12), then the Variant (u32 type, 2 f32)
+SYNC_HEAD, SYNC_ENTRY, VECTOR2_SIZE, VECTOR2 = 3, 20, 12, 5
+SYNC_COMMAND = bytes([Command.SYNC])  # a full SYNC's byte 0 (a delta's is 0x16)
+
+
+@functools.lru_cache(maxsize=128)
+def sync_struct(entries: int) -> struct.Struct:
+    """The layout of a whole SYNC of ``entries`` Vector2 entries: one unpack per packet."""
+    return struct.Struct("<xH" + "IIIff" * entries)
+
+
+def sync_fields(
+    data: bytes,
+) -> tuple[int, tuple[int, ...], tuple[float, ...], tuple[float, ...]] | None:
+    """A SYNC whose every entry holds one float32 Vector2 (what both servers send for the
+    scene) read in one ``struct`` call: its time and the entries' net ids, x and y. None for
+    any other SYNC: every entry must say 12 bytes and Variant type VECTOR2 (so the layout is
+    exactly that, entry after entry), else the library's decoder reads it."""
+    entries, rest = divmod(len(data) - SYNC_HEAD, SYNC_ENTRY)
+    if rest or entries < 1:
+        return None
+    fields = sync_struct(entries).unpack_from(data)
+    if fields[2::5].count(VECTOR2_SIZE) != entries or fields[3::5].count(VECTOR2) != entries:
+        return None
+    return fields[0], fields[1::5], fields[4::5], fields[5::5]
+
+
 class BenchClient:
-    """A client of the scene speaking the protocol: confirms paths, checks syncs, pings."""
+    """A client of the scene speaking the protocol: confirms paths, checks syncs, pings.
+
+    Every value of every SYNC is checked: the entity's index, its tick never going back.
+    A SYNC in the scene's layout is read from its bytes in one ``struct`` call and checked
+    a packet at a time (:meth:`check_sync`); any other packet is decoded by the library
+    (:func:`decode_scene_packet`) and checked state by state, with the same verdicts."""
 
     def __init__(self, rpcs: RpcTable, per_peer: int, address: str) -> None:
         self.rpcs = rpcs
+        self.pong_id = rpcs.ids["pong"]
         self.per_peer = per_peer
         self.address = address
-        self.client = connection(address, self.packet)
+        self.link: Link | None = None
         self.counts = Counts()
         self.measuring = False
         self.index: dict[int, int] = {}  # sync net id -> entity index
@@ -293,45 +344,94 @@ class BenchClient:
         self.sent_at: dict[int, float] = {}
         self.seq = 0
 
+    @property
+    def unique_id(self) -> int:
+        return self.link.unique_id if self.link is not None else 0
+
     async def start(self) -> None:
-        if self.address.startswith("enet://"):
-            host, _, port = self.address.removeprefix("enet://").rpartition(":")
-            await self.client.connect(host, int(port))
-        else:
-            await self.client.connect(self.address)
+        self.link = await open_link(self.address, self.bytes_in, CLIENT_SERVICE_INTERVAL)
         self.send(SimplifyPath(RPC_CACHE_ID, RPC, self.rpcs.checksum))
 
     def retry(self) -> None:
-        """A fresh connection after a failed join."""
-        self.client = connection(self.address, self.packet)
+        """A fresh connection after a failed join (``start`` opens it)."""
+        self.link = None
 
     def send(self, packet: Packet) -> None:
-        self.client.send(packet)
+        assert self.link is not None
+        self.link.send(encode_scene_packet(packet))
         if self.measuring:
             self.counts.sent += 1
 
-    def packet(self, sender: int, packet: Packet) -> None:
-        counts = self.counts
+    def bytes_in(self, data: bytes) -> None:
+        """One packet from the server."""
         if self.measuring:
-            counts.received += 1
+            self.counts.received += 1
+        if data[:1] == SYNC_COMMAND:
+            fields = sync_fields(data)
+            if fields is not None:
+                self.check_sync(*fields)
+                return
+        try:
+            packet = decode_scene_packet(data)
+        except DecodeError:
+            self.counts.bad += 1
+            return
+        self.packet(packet)
+
+    def check_sync(
+        self, time: int, ids: tuple[int, ...], xs: tuple[float, ...], ys: tuple[float, ...]
+    ) -> None:
+        """A SYNC's entries, checked together when each is newer than the last SYNC of its
+        synchronizer, its y the entity's index and its x not below the last one (the
+        common case: a packet's worth of C calls); else one by one (:meth:`check_state`)."""
+        last_time, last_x = self.last_time, self.last_x
+        lasts = list(map(last_time.get, ids))
+        times = dict.fromkeys(ids, time)
+        if (
+            None in lasts
+            or len(times) != len(ids)  # a synchronizer twice: the second is stale
+            or not all(0 < (time - last) % 65536 < 32768 for last in lasts if last is not None)
+            or tuple(map(self.index.get, ids)) != ys
+            or not all(map(operator.le, map(last_x.get, ids, itertools.repeat(-1.0)), xs))
+        ):
+            for net_id, x, y in zip(ids, xs, ys, strict=True):
+                self.check_state(time, net_id, x, y)
+            return
+        last_time.update(times)
+        last_x.update(zip(ids, xs, strict=True))
+        if self.measuring:
+            self.counts.sync_values += len(ids)
+
+    def check_state(self, time: int, net_id: int, x: float | None, y: float | None) -> int:
+        """One synchronizer's entry (x and y None: its values were not one Vector2);
+        returns 1 if it counts (0: stale, skipped as Godot's client skips it)."""
+        counts = self.counts
+        last = self.last_time.get(net_id)
+        if last is not None and not newer(time, last):
+            counts.stale += 1
+            return 0
+        self.last_time[net_id] = time
+        index = self.index.get(net_id)
+        if x is None or y is None or y != index or x < self.last_x.get(net_id, -1.0):
+            counts.bad += 1  # not a Vector2, not our entity's index, or its tick went back
+        if x is not None:
+            self.last_x[net_id] = x
+        if self.measuring:
+            counts.sync_values += 1
+        return 1
+
+    def packet(self, packet: Packet) -> None:
+        """A packet the library decoded."""
+        counts = self.counts
         if isinstance(packet, Sync):
             for state in packet.states:
-                last = self.last_time.get(state.net_id)
-                if last is not None and not newer(packet.time, last):
-                    counts.stale += 1  # Godot's client skips it too
-                    continue
-                self.last_time[state.net_id] = packet.time
-                index = self.index.get(state.net_id)
-                x, y = state.values[0]
-                if index is None or y != index or x < self.last_x.get(state.net_id, -1.0):
-                    counts.bad += 1
-                self.last_x[state.net_id] = x
-                if self.measuring:
-                    counts.sync_values += len(state.values)
+                value = state.values[0] if len(state.values) == 1 else None
+                x, y = (value.x, value.y) if isinstance(value, Vector2) else (None, None)
+                self.check_state(packet.time, state.net_id, x, y)
         elif isinstance(packet, DeltaSync):
             if self.measuring:
                 counts.delta_values += sum(len(state.values) for state in packet.states)
-        elif isinstance(packet, RemoteCall) and packet.method_id == self.rpcs.ids["pong"]:
+        elif isinstance(packet, RemoteCall) and packet.method_id == self.pong_id:
             sent = self.sent_at.pop(packet.args[0], None)
             if sent is not None:
                 counts.rtts.append(time.perf_counter() - sent)
@@ -341,7 +441,7 @@ class BenchClient:
             if packet.cache_id == RPC_CACHE_ID and packet.valid:
                 self.confirmed.set()
         elif isinstance(packet, Spawn):
-            prefix = f"E{self.client.unique_id}_"
+            prefix = f"E{self.unique_id}_"
             if not packet.name.startswith(prefix) or len(packet.sync_ids) != 1:
                 counts.bad += 1  # another client's entity, or not our scene
             suffix = packet.name.rpartition("_")[2]
@@ -363,11 +463,14 @@ class BenchClient:
 
 
 async def run_clients(address: str, args: argparse.Namespace) -> None:
-    """Join ``args.clients`` clients, wait for every entity, then measure for ``seconds``;
-    print the figures (``RESULT`` and JSON)."""
+    """One client process: join ``args.clients`` clients, wait for every entity, print
+    ``READY``; then read ``GO <start> <end>`` (wall-clock times, the same for every client
+    process of a run) from stdin, measure between them and print the figures (``RESULT``
+    and JSON, with every round trip for the harness to merge)."""
     rpcs = read_script_rpcs(PROJECT, "res://bench_rpc.gd")
     clients = [BenchClient(rpcs, args.entities, address) for _ in range(args.clients)]
-    gate = asyncio.Semaphore(16)  # not 100 handshakes at once
+    # not 100 handshakes at once: JOIN_GATE in all, shared by the run's client processes
+    gate = asyncio.Semaphore(max(1, JOIN_GATE // args.of_processes))
 
     retries = 0
 
@@ -385,7 +488,7 @@ async def run_clients(address: str, args: argparse.Namespace) -> None:
                     client.retry()
                     await asyncio.sleep(0.2 * (attempt + 1))
 
-    limit = max(JOIN_SECONDS, JOIN_SECONDS_PER_CLIENT * len(clients))
+    limit = join_seconds(args.of_clients)
     try:
         async with asyncio.timeout(limit):
             await asyncio.gather(*(join(c) for c in clients))
@@ -395,17 +498,20 @@ async def run_clients(address: str, args: argparse.Namespace) -> None:
     except TimeoutError:
         raise SystemExit(f"the clients were not all joined and spawned in {limit:g} s") from None
     pingers = [asyncio.create_task(c.ping(args.ping_hz)) for c in clients]
-    await asyncio.sleep(args.warmup)
+    print("READY", flush=True)
+    go = (await asyncio.to_thread(sys.stdin.readline)).split()
+    if len(go) != 3 or go[0] != "GO":
+        raise SystemExit(f"expected GO <start> <end> on stdin, not {go}")
+    start_at, end_at = float(go[1]), float(go[2])
+    await asyncio.sleep(max(0.0, start_at - time.time()))
     for client in clients:
         client.counts = Counts()
         client.measuring = True
-    print("START", flush=True)
     start = time.perf_counter()
-    await asyncio.sleep(args.seconds)
+    await asyncio.sleep(max(0.0, end_at - time.time()))
     for client in clients:
         client.measuring = False
     elapsed = time.perf_counter() - start
-    print("END", flush=True)
     for task in pingers:
         task.cancel()
     # the last pongs: wait for them (a fixed wait would count a slow one, on a loaded
@@ -414,25 +520,48 @@ async def run_clients(address: str, args: argparse.Namespace) -> None:
         async with asyncio.timeout(10):
             while any(c.sent_at for c in clients):
                 await asyncio.sleep(0.01)
-    rtts = sorted(r for c in clients for r in c.counts.rtts)
-    pings = sum(len(c.counts.rtts) + len(c.sent_at) for c in clients)
     result = {
         "seconds": elapsed,
         "join_retries": retries,
-        "received": sum(c.counts.received for c in clients),
-        "sent": sum(c.counts.sent for c in clients),
-        "sync_values": sum(c.counts.sync_values for c in clients),
-        "delta_values": sum(c.counts.delta_values for c in clients),
-        "bad": sum(c.counts.bad for c in clients),
-        "stale": sum(c.counts.stale for c in clients),
-        "pings": pings,
+        **{key: sum(getattr(c.counts, key) for c in clients) for key in SUMMED},
+        "pings": sum(len(c.counts.rtts) + len(c.sent_at) for c in clients),
+        "rtts": [r for c in clients for r in c.counts.rtts],
+    }
+    print("RESULT " + json.dumps(result), flush=True)
+    # together: each close may wait for the server's answer (websockets' close_timeout)
+    await asyncio.gather(*(c.link.close() for c in clients if c.link is not None))
+
+
+#: the counts a client process sums over its clients, and the harness over the processes
+SUMMED = ("received", "sent", "sync_values", "delta_values", "bad", "stale")
+
+
+def merge_results(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """One run's figures from its client processes' ``RESULT``s: the counts summed, the
+    round trips pooled before their percentiles are taken, the window the processes' mean
+    (each measured the same wall-clock window, give or take its event loop's lateness)."""
+    rtts = sorted(r for result in results for r in result["rtts"])
+    return {
+        "seconds": statistics.fmean(result["seconds"] for result in results),
+        "join_retries": sum(result["join_retries"] for result in results),
+        **{key: sum(result[key] for result in results) for key in SUMMED},
+        "pings": sum(result["pings"] for result in results),
         "pongs": len(rtts),
         "p50_ms": percentile(rtts, 50) * 1000,
         "p99_ms": percentile(rtts, 99) * 1000,
     }
-    print("RESULT " + json.dumps(result), flush=True)
-    # together: each close may wait for the server's answer (websockets' close_timeout)
-    await asyncio.gather(*(c.client.close() for c in clients))
+
+
+def join_seconds(clients: int) -> float:
+    """How long ``clients`` clients (all the run's, in every client process) may take to
+    join and get their entities."""
+    return max(JOIN_SECONDS, JOIN_SECONDS_PER_CLIENT * clients)
+
+
+def split_clients(clients: int, processes: int) -> list[int]:
+    """How many clients each of ``processes`` client processes runs: as even as can be."""
+    base, extra = divmod(clients, processes)
+    return [base + (number < extra) for number in range(processes)]
 
 
 def percentile(values: list[float], p: int) -> float:
@@ -503,15 +632,19 @@ class Lines:
             if spawned() < count:
                 raise RuntimeError(f"a Godot client ended: {' | '.join(self.lines[-5:])}")
 
-    def wait_line(self, prefix: str, timeout: float) -> None:
-        """Until the process printed a line starting with ``prefix``."""
+    def wait_line(self, prefix: str, timeout: float, who: str = "the server") -> None:
+        """Until the process (``who``) printed a line starting with ``prefix``."""
 
         def seen() -> bool:
             return any(line.startswith(prefix) for line in self.lines)
 
         with self.changed:
             if not self.changed.wait_for(lambda: self.ended or seen(), timeout) or not seen():
-                raise RuntimeError(f"no {prefix} from the server: {' | '.join(self.lines[-5:])}")
+                last = " | ".join(self.lines[-5:])
+                raise RuntimeError(f"no {prefix.strip()} from {who}: {last}")
+
+
+Worker = tuple[subprocess.Popen[str], Lines]  # a client process and its stdout
 
 
 def wait_listening(port: int, proc: subprocess.Popen[str], out: Lines, transport: str) -> None:
@@ -655,12 +788,76 @@ def stop(proc: subprocess.Popen[str]) -> None:
             proc.wait()
 
 
+def client_processes(args: argparse.Namespace) -> int:
+    """How many processes the run's Python clients are spread over: ``--client-processes``,
+    else one per :data:`CLIENTS_PER_PROCESS` clients (never more than the clients)."""
+    clients: int = args.clients
+    wanted: int = args.client_processes or -(-clients // CLIENTS_PER_PROCESS)
+    return max(1, min(wanted, clients))
+
+
+def start_clients(address: str, args: argparse.Namespace, workers: list[Worker]) -> None:
+    """Start the client processes of a run into ``workers`` (the caller stops them, also
+    when this fails), each with its share of the clients; return once each has joined
+    and holds its entities (printed ``READY``)."""
+    shares = split_clients(args.clients, client_processes(args))
+    for share in shares:
+        cmd = [
+            sys.executable,
+            *("-m", "benchmarks.bench_multiplayer", "--clients-of", address),
+            *client_options(args, share, len(shares)),
+            *(["--profile-clients", str(args.profile_clients)] if args.profile_clients else []),
+        ]
+        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        workers.append((proc, Lines(proc)))
+    for _, out in workers:
+        out.wait_line("READY", join_seconds(args.clients) + 30, "the client process")
+
+
+def measure(
+    workers: list[Worker],
+    server: subprocess.Popen[str],
+    server_out: Lines,
+    args: argparse.Namespace,
+) -> dict[str, Any]:
+    """The measured window, the same wall-clock times for every client process: the
+    server's CPU, ticks and waits and the clients' CPU at its start and end, and the
+    client processes' results merged."""
+    start_at = time.time() + args.warmup
+    end_at = start_at + args.seconds
+    for proc, _ in workers:
+        assert proc.stdin is not None
+        proc.stdin.write(f"GO {start_at!r} {end_at!r}\n")
+        proc.stdin.flush()
+    figures: dict[str, Any] = {"client_processes": len(workers)}
+    for mark, at in (("start", start_at), ("end", end_at)):
+        time.sleep(max(0.0, at - time.time()))
+        figures[f"{mark}_wall"] = time.perf_counter()
+        figures[f"{mark}_cpu"] = cpu_seconds(server.pid)
+        figures[f"{mark}_waited"] = waited_seconds(server.pid)
+        figures[f"{mark}_client_cpus"] = [cpu_seconds(proc.pid) for proc, _ in workers]
+        figures[f"{mark}_ticks"] = server_out.ticks
+    profiles = [x for x in server_out.lines if x.startswith("PROFILE ")]
+    if profiles:
+        figures["profile"] = profiles[-1][len("PROFILE ") :]
+    results = []
+    for proc, out in workers:
+        out.wait_line("RESULT ", 60, "the client process")
+        line = next(x for x in out.lines if x.startswith("RESULT "))
+        results.append(json.loads(line[len("RESULT ") :]))
+        if proc.wait(30) != 0:
+            raise RuntimeError(f"a client process failed ({proc.returncode})")
+    figures.update(merge_results(results))
+    return figures
+
+
 def run_one(
     kind: str, transport: str, args: argparse.Namespace, godot: Godot | None
 ) -> dict[str, Any]:
     """One server against the Python clients (and the Godot clients); its figures."""
     server, server_out, address = start_server(kind, transport, args, godot)
     godots: list[tuple[subprocess.Popen[str], Lines]] = []
+    workers: list[Worker] = []
     stop_file = f"stop-{random.getrandbits(64):016x}"  # the Godot clients report once it exists
     figures: dict[str, Any] = {"server": kind, "transport": transport, "clients": args.clients}
     try:
@@ -674,32 +871,13 @@ def run_one(
             godots.append((proc, Lines(proc)))
         for _, out in godots:
             out.wait_spawned(args.entities, 120)
-        cmd = [
-            sys.executable,
-            *("-m", "benchmarks.bench_multiplayer", "--clients-of", address),
-            *client_options(args),
-        ]
-        clients = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
-        assert clients.stdout is not None
+        start_clients(address, args, workers)
         figures["load_before"] = load()
-        for line in clients.stdout:
-            if line.startswith(("START", "END")):
-                mark = "start" if line.startswith("START") else "end"
-                figures[f"{mark}_wall"] = time.perf_counter()
-                figures[f"{mark}_cpu"] = cpu_seconds(server.pid)
-                figures[f"{mark}_waited"] = waited_seconds(server.pid)
-                figures[f"{mark}_client_cpu"] = cpu_seconds(clients.pid)
-                figures[f"{mark}_ticks"] = server_out.ticks
-                if mark == "end":
-                    profiles = [x for x in server_out.lines if x.startswith("PROFILE ")]
-                    if profiles:
-                        figures["profile"] = profiles[-1][len("PROFILE ") :]
-            elif line.startswith("RESULT "):
-                figures.update(json.loads(line[len("RESULT ") :]))
-        if clients.wait() != 0 or "sync_values" not in figures:
-            raise RuntimeError(f"the client process failed ({clients.returncode})")
+        figures.update(measure(workers, server, server_out, args))
         figures["load_after"] = load()
     finally:
+        for proc, _ in workers:
+            stop(proc)
         if godot is not None:
             (godot.here / stop_file).touch()
         for proc, _ in godots:
@@ -732,7 +910,13 @@ def derive(f: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
     f["wall_ms_per_tick"] = wall / ticks * 1000 if ticks else float("nan")
     f["cpu_share"] = cpu / wall
     f["waited_share"] = (f["end_waited"] - f["start_waited"]) / wall
-    f["client_cpu_share"] = (f["end_client_cpu"] - f["start_client_cpu"]) / wall
+    marks = zip(f["start_client_cpus"], f["end_client_cpus"], strict=True)
+    shares = [(end - start) / wall for start, end in marks]
+    f["start_client_cpu"] = sum(f["start_client_cpus"])  # the keys of one client process
+    f["end_client_cpu"] = sum(f["end_client_cpus"])
+    f["client_cpu_share"] = sum(shares)
+    f["client_cpu_shares"] = shares
+    f["client_cpu_busiest"] = max(shares)
     f["recv_per_s"] = f["received"] / f["seconds"]
     f["sent_per_s"] = f["sent"] / f["seconds"]
     f["sync_values_per_s"] = f["sync_values"] / f["seconds"]
@@ -743,6 +927,8 @@ def derive(f: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
         problems.append(f"{f['bad']} wrong values")
     if f["sync_share"] < MIN_SYNC_SHARE[f["transport"]]:
         problems.append(f"only {f['sync_share']:.0%} of the syncs the ticks promise")
+    if f["sync_values"] > (ticks + TICK_SLACK) * args.clients * args.entities:
+        problems.append(f"{f['sync_share']:.0%} of the syncs the ticks promise: more than sent")
     if f["pongs"] < f["pings"] * 0.9:
         problems.append(f"{f['pings'] - f['pongs']} of {f['pings']} pings unanswered")
     for number, stats in enumerate(f["godot_clients"]):
@@ -760,7 +946,9 @@ ROWS = [
     ("ticks per second", "tick_hz", "{:.1f}"),
     ("server CPU (share of a core)", "cpu_share", "{:.0%}"),
     ("server waiting for a core", "waited_share", "{:.0%}"),
-    ("client process CPU (share)", "client_cpu_share", "{:.0%}"),
+    ("client processes", "client_processes", "{:,}"),
+    ("client processes' CPU (share)", "client_cpu_share", "{:.0%}"),
+    ("  the busiest one's", "client_cpu_busiest", "{:.0%}"),
     ("messages/s to Python clients", "recv_per_s", "{:,.0f}"),
     ("messages/s from Python clients", "sent_per_s", "{:,.0f}"),
     ("sync values/s received", "sync_values_per_s", "{:,.0f}"),
@@ -866,11 +1054,13 @@ def holds(cells: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
     return verdict
 
 
-def client_options(args: argparse.Namespace) -> list[str]:
+def client_options(args: argparse.Namespace, clients: int, processes: int) -> list[str]:
+    """The options of a client process running ``clients`` of the run's clients, one of
+    ``processes``."""
     return [
-        *("--clients", str(args.clients), "--entities", str(args.entities)),
-        *("--seconds", str(args.seconds), "--warmup", str(args.warmup)),
+        *("--clients", str(clients), "--entities", str(args.entities)),
         *("--ping-hz", str(args.ping_hz)),
+        *("--of-clients", str(args.clients), "--of-processes", str(processes)),
     ]
 
 
@@ -926,6 +1116,13 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--ping-hz", type=float, default=2.0, help="pings per client per second")
     parser.add_argument("--godot-clients", type=int, default=2, help="headless Godot clients")
     parser.add_argument(
+        "--client-processes",
+        type=int,
+        default=0,
+        help="processes the Python clients are spread over, each its own event loop"
+        f" (default: one per {CLIENTS_PER_PROCESS} clients)",
+    )
+    parser.add_argument(
         "--repeat", type=int, default=1, help="runs of every server per cell (3+ for medians)"
     )
     parser.add_argument(
@@ -965,6 +1162,13 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         help="our server also reports its own mp.stats(detail): CPU per tick split into game"
         " code, sync() and transport writes (it costs the server about 0.5 ms a tick)",
     )
+    parser.add_argument(
+        "--profile-clients",
+        type=Path,
+        metavar="DIR",
+        help="each Python client process writes its cProfile statistics to DIR"
+        " (clients-PID.prof, for pstats): where the clients' own CPU goes",
+    )
     parser.add_argument("--quick", action="store_true", help="a few seconds, tiny load")
     parser.add_argument("--json", type=Path, help="also write every run and cell here")
     parser.add_argument("--write-scene", action="store_true", help="rewrite bench_entity.tscn")
@@ -977,6 +1181,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--clients-of", help=argparse.SUPPRESS)
+    parser.add_argument("--of-clients", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--of-processes", type=int, default=1, help=argparse.SUPPRESS)
     parser.add_argument("--max-peers", type=int, default=ENET_MAX_PEERS, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.quick:
@@ -1003,6 +1209,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"--scale takes client counts separated by commas, not {args.scale!r}")
     if any(n < 1 for n in args.counts) or args.repeat < 1:
         parser.error("client counts and --repeat must be at least 1")
+    if args.client_processes < 0:
+        parser.error(f"--client-processes takes a count, not {args.client_processes}")
     if args.gc_threshold < 0:
         parser.error(f"--gc-threshold takes a count of objects, not {args.gc_threshold}")
     return args
@@ -1024,7 +1232,14 @@ def main() -> int:
         )
         return 0
     if args.clients_of:
-        asyncio.run(run_clients(args.clients_of, args))
+        if args.profile_clients is None:
+            asyncio.run(run_clients(args.clients_of, args))
+            return 0
+        profiler = cProfile.Profile()
+        try:
+            profiler.runcall(asyncio.run, run_clients(args.clients_of, args))
+        finally:
+            profiler.dump_stats(args.profile_clients / f"clients-{os.getpid()}.prof")
         return 0
     if args.write_scene:
         (PROJECT / "bench_entity.tscn").write_text(entity_tscn())

@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import json
+import random
 import re
 import sys
 from pathlib import Path
@@ -18,6 +20,9 @@ from typing import Any
 import pytest
 
 from benchmarks import bench_multiplayer
+from gdvariant import Vector2, Vector2i
+from gdvariant.multiplayer import read_script_rpcs
+from gdvariant.multiplayer.wire import Sync, SyncState, decode_scene_packet, encode_scene_packet
 from tests.support.bench_runs import quick_run
 from tests.support.engines import Engine
 
@@ -187,3 +192,150 @@ def test_the_quick_run_against_both_servers_with_a_godot_client(godot4: Engine) 
         # entities with no wrong value
         assert final.count("Godot client 0: 5 entities") == 3, out
         assert final.count(" 0 bad,") == 3, out
+
+
+def sync_client(entities: int = 4) -> bench_multiplayer.BenchClient:
+    """A client holding entities 0..entities-1 as net ids 100.., measuring, no link."""
+    rpcs = read_script_rpcs(bench_multiplayer.PROJECT, "res://bench_rpc.gd")
+    client = bench_multiplayer.BenchClient(rpcs, entities, "ws://127.0.0.1:1")
+    client.index = {100 + i: i for i in range(entities)}
+    client.measuring = True
+    return client
+
+
+def random_sync(rng: random.Random, tick: int) -> bytes:
+    """A SYNC of some of the 4 entities: mostly right, sometimes stale, repeated, off its
+    index, going back, unknown, or not one Vector2 at all."""
+    states = []
+    for net_id in rng.sample(range(99, 105), rng.randint(1, 5)):
+        x: float = tick - (rng.random() < 0.05) * 7
+        y: float = net_id - 100 + (rng.random() < 0.05)
+        roll = rng.random()
+        value: tuple[Any, ...] = (Vector2(x, y),)
+        if roll < 0.03:
+            value = (Vector2i(int(x), int(y)),)
+        elif roll < 0.06:
+            value = (Vector2(x, y), 7)
+        elif roll < 0.08:
+            value = (int(x),)
+        states.append(SyncState(net_id, value))
+    if rng.random() < 0.05:
+        states.append(states[0])  # a synchronizer twice in one packet
+    time = (tick - (rng.random() < 0.1) * rng.randint(1, 3)) % 65536  # reordered datagrams
+    return encode_scene_packet(Sync(time, tuple(states)))
+
+
+def test_a_sync_read_from_its_bytes_gets_the_verdicts_of_the_library_decoder() -> None:
+    """Differential: the clients' one-struct-call read of a SYNC (and their check of a
+    packet at a time) counts every value, wrong value and stale SYNC as checking what
+    decode_scene_packet decoded, state by state, does; over the u16 time's wrap too."""
+    rng = random.Random(24)
+    fast, general = sync_client(), sync_client()
+    took_fast = 0
+    for tick in range(65500, 65500 + 600):
+        data = random_sync(rng, tick)
+        took_fast += bench_multiplayer.sync_fields(data) is not None
+        fast.bytes_in(data)
+        general.counts.received += 1
+        general.packet(decode_scene_packet(data))
+    assert fast.counts == general.counts
+    assert (fast.last_x, fast.last_time) == (general.last_x, general.last_time)
+    counts = fast.counts
+    assert counts.bad and counts.stale and counts.sync_values > 1000  # every case was met
+    assert 300 < took_fast < 600  # both readings were taken
+
+
+def test_a_sync_of_other_values_or_a_broken_packet_is_not_read_as_vector2s() -> None:
+    one = SyncState(100, (Vector2(5, 0),))
+    assert bench_multiplayer.sync_fields(encode_scene_packet(Sync(3, (one,)))) == (
+        3,
+        (100,),
+        (5.0,),
+        (0.0,),
+    )
+    others = [
+        Sync(3, (SyncState(100, (Vector2i(5, 0),)),)),  # 12 bytes, another type
+        Sync(3, (SyncState(100, (Vector2(5, 0), 1)),)),
+        Sync(3, (one, SyncState(101, (1.5, 2.5)))),
+    ]
+    for sync in others:
+        assert bench_multiplayer.sync_fields(encode_scene_packet(sync)) is None
+    client = sync_client()
+    client.bytes_in(encode_scene_packet(Sync(3, (one,)))[:-1])  # cut short: bad, no crash
+    assert client.counts.bad == 1 and client.counts.received == 1
+
+
+def test_the_client_processes_results_merge_into_one_run() -> None:
+    """Counts add up; the round trips are pooled before the percentiles are taken."""
+    base: dict[str, Any] = {key: 0 for key in bench_multiplayer.SUMMED}
+    first = base | {"seconds": 1.0, "join_retries": 1, "received": 10, "sync_values": 200}
+    second = base | {"seconds": 3.0, "join_retries": 0, "received": 5, "bad": 2}
+    first |= {"pings": 50, "rtts": [i / 1000 for i in range(1, 51)]}  # 1..50 ms
+    second |= {"pings": 52, "rtts": [i / 1000 for i in range(51, 101)]}  # 51..100 ms
+    merged = bench_multiplayer.merge_results([first, second])
+    assert merged["received"] == 15 and merged["sync_values"] == 200 and merged["bad"] == 2
+    assert merged["join_retries"] == 1 and merged["seconds"] == 2.0
+    assert merged["pings"] == 102 and merged["pongs"] == 100
+    assert merged["p50_ms"] == pytest.approx(50.5) and merged["p99_ms"] == pytest.approx(99.99)
+    assert bench_multiplayer.split_clients(400, 3) == [134, 133, 133]
+    assert bench_multiplayer.split_clients(4, 4) == [1, 1, 1, 1]
+
+
+def test_the_clients_are_spread_over_processes_by_their_count() -> None:
+    processes = bench_multiplayer.client_processes
+    assert processes(bench_multiplayer.parse(["--clients", "400"])) == 4
+    assert processes(bench_multiplayer.parse(["--clients", "50"])) == 1
+    assert processes(bench_multiplayer.parse(["--clients", "3", "--client-processes", "5"])) == 3
+    with pytest.raises(SystemExit):
+        bench_multiplayer.parse(["--client-processes", "-1"])
+
+
+@pytest.mark.slow
+def test_clients_in_two_processes_get_what_the_ticks_promise(tmp_path: Path) -> None:
+    """Two client processes of 2 clients each: their merged counts are what the server's
+    ticks and the run's options promise (a count lost or counted twice in the merge would
+    be half or double), and each process took its share of the CPU."""
+    out = tmp_path / "run.json"
+    quick("--no-godot", "--transport", "both", "--client-processes", "2", "--json", str(out))
+    cells = json.loads(out.read_text())["cells"]
+    assert [cell["transport"] for cell in cells] == ["websocket", "enet"]
+    for cell in cells:
+        (run,) = cell["servers"]["gdvariant"]["runs"]
+        assert run["client_processes"] == 2 and len(run["client_cpu_shares"]) == 2
+        # 4 clients x 5 entities, one position each per tick; the tick count is read every
+        # 3 ticks, and a tick's SYNC may land just past the window's edge
+        per_tick = 4 * 5
+        assert (run["ticks"] - 5) * per_tick * 0.8 <= run["sync_values"]
+        assert run["sync_values"] <= (run["ticks"] + 5) * per_tick
+        # 4 clients pinging 5 times a second over the window (each starts at a random phase)
+        expected_pings = 4 * 5 * run["seconds"]
+        assert expected_pings - 8 <= run["pings"] <= expected_pings + 8
+        assert run["pongs"] == run["pings"] and run["bad"] == 0
+
+
+def marks(sync_values: int) -> dict[str, Any]:
+    """A run's raw figures: 180 ticks in 6 s, 10 clients x 20 entities, two client
+    processes; ``sync_values`` received."""
+    return {
+        "transport": "websocket",
+        **{"start_wall": 0.0, "end_wall": 6.0, "start_ticks": 30, "end_ticks": 210},
+        **{"start_cpu": 0.0, "end_cpu": 1.0, "start_waited": 0.0, "end_waited": 0.0},
+        **{"start_client_cpus": [1.0, 2.0], "end_client_cpus": [2.5, 5.0]},
+        **{"seconds": 6.0, "received": 1, "sent": 1, "bad": 0, "pings": 10, "pongs": 10},
+        **{"sync_values": sync_values, "godot_clients": []},
+    }
+
+
+def test_a_run_fails_on_fewer_or_more_syncs_than_the_ticks_promise() -> None:
+    """180 ticks x 200 entities promise 36,000 values: 36,000 holds, half fails, and so
+    does double (a count merged twice), beyond the ticks the TICKS lines may miss."""
+    args = bench_multiplayer.parse(["--clients", "10", "--entities", "20"])
+    held = bench_multiplayer.derive(marks(36_000), args)
+    assert held["problems"] == [] and held["sync_share"] == 1.0
+    assert held["client_cpu_shares"] == [0.25, 0.5] and held["client_cpu_share"] == 0.75
+    assert held["client_cpu_busiest"] == 0.5
+    assert held["start_client_cpu"] == 3.0 and held["end_client_cpu"] == 7.5
+    assert "only 50% of the syncs" in bench_multiplayer.derive(marks(18_000), args)["problems"][0]
+    assert "more than sent" in bench_multiplayer.derive(marks(72_000), args)["problems"][0]
+    edge = (180 + bench_multiplayer.TICK_SLACK) * 200  # a tick count read late at both ends
+    assert bench_multiplayer.derive(marks(edge), args)["problems"] == []
