@@ -134,6 +134,12 @@ TICK_HZ = 30
 #: a late tick is made up for at once, as Godot's physics loop does (its
 #: ``max_physics_steps_per_frame``, 8 by default); further behind, the lost ticks are given up
 CATCH_UP_TICKS = 8
+#: seconds from all joined to measuring
+WARMUP = 2.0
+#: ... over ENet: past the first 5-second interval over which ENet's packet throttle measures
+#: a new peer's round trips, in which it throttles some peers' unreliable packets below full
+#: on any server (docs/multiplayer.md, "The thirteenth round"): the steady state is measured
+ENET_WARMUP = 6.0
 TICKS_EVERY = 3  # our server prints its tick count every 3 ticks (bench.gd: every 15)
 #: ticks a window's count may be short of the SYNCs its clients got: the count is read from
 #: the TICKS lines (Godot's every 15 ticks) and a tick's SYNC may arrive a tick later
@@ -814,16 +820,25 @@ def start_clients(address: str, args: argparse.Namespace, workers: list[Worker])
         out.wait_line("READY", join_seconds(args.clients) + 30, "the client process")
 
 
+def warmup_seconds(args: argparse.Namespace, transport: str) -> float:
+    """Seconds from all joined to measuring: ``--warmup``, or by default
+    :data:`WARMUP` (:data:`ENET_WARMUP` over ENet)."""
+    if args.warmup is not None:
+        return float(args.warmup)
+    return ENET_WARMUP if transport == "enet" else WARMUP
+
+
 def measure(
     workers: list[Worker],
     server: subprocess.Popen[str],
     server_out: Lines,
     args: argparse.Namespace,
+    warmup: float,
 ) -> dict[str, Any]:
     """The measured window, the same wall-clock times for every client process: the
     server's CPU, ticks and waits and the clients' CPU at its start and end, and the
     client processes' results merged."""
-    start_at = time.time() + args.warmup
+    start_at = time.time() + warmup
     end_at = start_at + args.seconds
     for proc, _ in workers:
         assert proc.stdin is not None
@@ -873,7 +888,7 @@ def run_one(
             out.wait_spawned(args.entities, 120)
         start_clients(address, args, workers)
         figures["load_before"] = load()
-        figures.update(measure(workers, server, server_out, args))
+        figures.update(measure(workers, server, server_out, args, warmup_seconds(args, transport)))
         figures["load_after"] = load()
     finally:
         for proc, _ in workers:
@@ -1112,7 +1127,12 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--entities", type=int, default=20, help="entities per client")
     parser.add_argument("--seconds", type=float, default=5.0, help="measured seconds")
-    parser.add_argument("--warmup", type=float, default=2.0, help="seconds before measuring")
+    parser.add_argument(
+        "--warmup",
+        type=float,
+        default=None,
+        help=f"seconds before measuring (default {WARMUP:g}, over ENet {ENET_WARMUP:g})",
+    )
     parser.add_argument("--ping-hz", type=float, default=2.0, help="pings per client per second")
     parser.add_argument("--godot-clients", type=int, default=2, help="headless Godot clients")
     parser.add_argument(

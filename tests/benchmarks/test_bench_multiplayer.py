@@ -290,6 +290,16 @@ def test_the_clients_are_spread_over_processes_by_their_count() -> None:
         bench_multiplayer.parse(["--client-processes", "-1"])
 
 
+def test_enet_runs_are_measured_past_the_throttles_first_interval() -> None:
+    """ENet's packet throttle judges a new peer's round trips over 5-second intervals: an
+    ENet run by default starts measuring after the first one; ``--warmup`` overrides."""
+    warmup = bench_multiplayer.warmup_seconds
+    assert warmup(bench_multiplayer.parse([]), "enet") > 5.0
+    assert warmup(bench_multiplayer.parse([]), "websocket") == 2.0
+    assert warmup(bench_multiplayer.parse(["--warmup", "1.5"]), "enet") == 1.5
+    assert warmup(bench_multiplayer.parse(["--quick"]), "enet") == 0.5
+
+
 @pytest.mark.slow
 def test_clients_in_two_processes_get_what_the_ticks_promise(tmp_path: Path) -> None:
     """Two client processes of 2 clients each: their merged counts are what the server's
