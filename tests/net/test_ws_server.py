@@ -224,6 +224,38 @@ def test_messages_split_across_chunks_arrive_whole_and_in_order(chunk: int) -> N
     run(body)
 
 
+def test_reads_go_through_one_buffer_of_the_listener_and_messages_are_copies() -> None:
+    """As the event loop reads: into the buffer ``get_buffer`` gives, then ``buffer_updated``
+    with the count. Every connection of a listener reads into the same one (no new bytes
+    object of the read size a message), and what a handler got stays as it was when the
+    buffer is read into again."""
+
+    async def body() -> None:
+        rig = Rig(max_size=None)
+        other = ws_server.ServerConnection(rig.listener)
+        buffer = rig.connection.get_buffer(-1)
+        assert buffer is other.get_buffer(-1) is rig.listener.read_buffer
+        assert len(buffer) == ws_server.READ_SIZE
+
+        def read(data: bytes) -> None:
+            for start in range(0, len(data), 5):
+                chunk = data[start : start + 5]
+                rig.connection.get_buffer(-1)[: len(chunk)] = chunk
+                rig.connection.buffer_updated(len(chunk))
+
+        rig.client.send_request(rig.client.connect())
+        read(rig.from_client())
+        assert rig.to_client()[0].status_code == 101
+        messages = [b"first message", bytes(range(40)), b"x"]
+        for message in messages:
+            rig.client.send_binary(message)
+        read(rig.from_client())
+        buffer[:64] = bytes(64)
+        assert rig.handler.messages == messages
+
+    run(body)
+
+
 def test_fragmented_and_text_messages_are_one_message_each() -> None:
     async def body() -> None:
         rig = Rig()

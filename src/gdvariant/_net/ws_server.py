@@ -1,12 +1,13 @@
 """A WebSocket server on ``websockets``' sans-I/O :class:`~websockets.server.ServerProtocol`
-under a plain :class:`asyncio.Protocol`: bytes in, whole messages out, in the same call.
+under an :class:`asyncio.BufferedProtocol`: bytes in, whole messages out, in the same call.
 
 ``websockets``' asyncio server hands each message to a reader task through a queue and a
 future, and writes through coroutines; a game server reads many small messages a tick
 (pings, RPCs), and that machinery cost it more than handling them (docs/multiplayer.md,
-"WebSocket transport"). Here :meth:`ServerConnection.data_received` feeds the chunk to the
-protocol, writes what it answers (the handshake response, pongs, close frames) to the
-transport, and passes each whole message to the :class:`Handler` at once. Going out, a ready
+"WebSocket transport"). Here :meth:`ServerConnection.data_received` feeds the chunk (read
+into one buffer the listener keeps: :data:`READ_SIZE`) to the protocol, writes what it
+answers (the handshake response, pongs, close frames) to the transport, and passes each
+whole message to the :class:`Handler` at once. Going out, a ready
 connection gathers the frames of one turn of the loop (:meth:`ServerConnection.gather`) and
 the :class:`Listener` writes each connection's in one write when the turn ends: one send to
 the kernel a peer a turn, not one a packet (docs/multiplayer.md, "WebSocket transport").
@@ -49,6 +50,7 @@ __all__ = [
     "OPEN_TIMEOUT",
     "PING_INTERVAL",
     "PING_TIMEOUT",
+    "READ_SIZE",
     "Handler",
     "Listener",
     "ServerConnection",
@@ -68,6 +70,12 @@ _PONG = Opcode.PONG
 _GOING_AWAY = 1001
 _INVALID_DATA = 1007
 _INTERNAL_ERROR = 1011
+#: Bytes a read may take, into the one buffer every connection of a listener reads into
+#: (asyncio's own read size). A plain ``asyncio.Protocol`` is handed a new bytes object of
+#: that size for each read, which the allocator maps from the kernel and unmaps again: three
+#: system calls and fresh pages for every message a client sends; a read's bytes are taken
+#: out of the buffer before the next read.
+READ_SIZE = 256 * 1024
 
 
 class Handler(Protocol):
@@ -80,7 +88,7 @@ class Handler(Protocol):
         """The TCP connection is gone; nothing follows."""
 
 
-class ServerConnection(asyncio.Protocol):
+class ServerConnection(asyncio.BufferedProtocol):
     """One client's connection: the sans-I/O protocol, its transport and its timers.
 
     ``handler`` is None until the opening handshake succeeds (then ``listener.opened`` gives
@@ -118,7 +126,13 @@ class ServerConnection(asyncio.Protocol):
         #: pings sent and not answered: data -> (the caller's future or None for keepalive, sent at)
         self._pings: dict[bytes, tuple[asyncio.Future[float] | None, float]] = {}
 
-    # asyncio.Protocol
+    # asyncio.BufferedProtocol
+
+    def get_buffer(self, sizehint: int) -> memoryview:
+        return self.listener.read_buffer
+
+    def buffer_updated(self, nbytes: int) -> None:
+        self.data_received(self.listener.read_buffer[:nbytes].tobytes())
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
@@ -126,6 +140,7 @@ class ServerConnection(asyncio.Protocol):
         self._deadline = self._loop.call_later(OPEN_TIMEOUT, self.transport.abort)
 
     def data_received(self, data: bytes) -> None:
+        """A chunk of the stream read: to the protocol, answers out, whole messages on."""
         protocol = self.protocol
         protocol.receive_data(data)
         events = protocol.events_received()
@@ -423,6 +438,7 @@ class Listener:
         self.gathered: list[ServerConnection] = []
         self.flushing: asyncio.Handle | None = None
         self.closing = False
+        self.read_buffer = memoryview(bytearray(READ_SIZE))
         self._server: asyncio.Server | None = None
 
     async def listen(self, host: str | None, port: int) -> int:
