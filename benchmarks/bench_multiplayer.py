@@ -396,7 +396,7 @@ class BenchClient:
         if (
             None in lasts
             or len(times) != len(ids)  # a synchronizer twice: the second is stale
-            or not all(0 < (time - last) % 65536 < 32768 for last in lasts if last is not None)
+            or not all(newer(time, last) for last in lasts if last is not None)
             or tuple(map(self.index.get, ids)) != ys
             or not all(map(operator.le, map(last_x.get, ids, itertools.repeat(-1.0)), xs))
         ):
@@ -540,6 +540,8 @@ async def run_clients(address: str, args: argparse.Namespace) -> None:
 
 #: the counts a client process sums over its clients, and the harness over the processes
 SUMMED = ("received", "sent", "sync_values", "delta_values", "bad", "stale")
+#: ... and what the harness also sums over the processes (each process's own totals)
+SUMMED_RESULTS = (*SUMMED, "join_retries", "pings")
 
 
 def merge_results(results: list[dict[str, Any]]) -> dict[str, Any]:
@@ -549,9 +551,7 @@ def merge_results(results: list[dict[str, Any]]) -> dict[str, Any]:
     rtts = sorted(r for result in results for r in result["rtts"])
     return {
         "seconds": statistics.fmean(result["seconds"] for result in results),
-        "join_retries": sum(result["join_retries"] for result in results),
-        **{key: sum(result[key] for result in results) for key in SUMMED},
-        "pings": sum(result["pings"] for result in results),
+        **{key: sum(result[key] for result in results) for key in SUMMED_RESULTS},
         "pongs": len(rtts),
         "p50_ms": percentile(rtts, 50) * 1000,
         "p99_ms": percentile(rtts, 99) * 1000,
