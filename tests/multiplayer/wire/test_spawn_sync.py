@@ -92,6 +92,22 @@ def test_malformed_sync(hex_: str) -> None:
         decode_scene_packet(bytes.fromhex(hex_))
 
 
+@pytest.mark.parametrize(
+    ("hex_", "field", "offset"),
+    [
+        ("0601000200", "net id", 3),  # a net id cut short
+        ("060100020000000c00", "state size", 7),  # a size cut short
+        ("060100020000000c000000" + POSITION[:8], "state", 11),  # a state cut short
+        ("0601000200000002000000020002000000", "state size", 17),  # the second state's
+    ],
+)
+def test_malformed_sync_names_the_field(hex_: str, field: str, offset: int) -> None:
+    """A SYNC's state heads are read in one call each; an error still names what is cut."""
+    with pytest.raises(DecodeError, match=f"SYNC: truncated {field} ") as caught:
+        decode_scene_packet(bytes.fromhex(hex_))
+    assert caught.value.offset == offset
+
+
 def test_delta_layout() -> None:
     delta = DeltaSync((DeltaState(2, 0b101, (90, "x")),))
     hex_ = "160200000005000000000000000e000000025a040000000100000078000000"

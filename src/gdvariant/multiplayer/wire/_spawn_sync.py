@@ -8,6 +8,7 @@ count against its schema.
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Self
@@ -28,6 +29,8 @@ __all__ = ["CUSTOM_SCENE", "DeltaState", "DeltaSync", "Despawn", "Spawn", "Sync"
 CUSTOM_SCENE = 0xFF
 SPAWN_HEADER = 18
 MAX_WATCHED = 64
+#: A SYNC state's head (net id, size), read in one call: a client decodes one SYNC a tick.
+_STATE_HEAD = struct.Struct("<II")
 
 
 @dataclass(frozen=True)
@@ -149,13 +152,22 @@ class Sync:
     def decode(cls, data: bytes, version: WireVersion, allow_objects: bool, limits: Limits) -> Self:
         reader = Reader(data, "SYNC", 1)
         time = reader.u16("time")
+        data, offset = reader.data, reader.offset
+        stop = len(data)
         states: list[SyncState] = []
-        while reader.remaining or not states:
-            net_id = reader.u32("net id")
-            size = reader.u32("state size")
-            start = reader.need(size, "state")
+        while offset < stop or not states:
+            if stop - offset < _STATE_HEAD.size:  # the reader names what is cut short
+                reader.offset = offset
+                reader.u32("net id")
+                reader.u32("state size")
+            net_id, size = _STATE_HEAD.unpack_from(data, offset)
+            start = offset + _STATE_HEAD.size
+            if size > stop - start:
+                reader.offset = start
+                reader.need(size, "state")
+            offset = start + size
             values, _ = decode_compressed_list(
-                data, start, end=start + size, allow_objects=False, limits=limits
+                data, start, end=offset, allow_objects=False, limits=limits
             )
             states.append(SyncState(net_id, tuple(values)))
         return cls(time, tuple(states))
