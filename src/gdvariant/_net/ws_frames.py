@@ -1,0 +1,65 @@
+"""The WebSocket server's own frame reading: which reader is live, and where frames end.
+
+A client's message is a masked binary frame; ``websockets``' sans-I/O parser reads each one
+through generators, a lot of code for the few bytes of a game's RPC (docs/multiplayer.md,
+"WebSocket transport"). :func:`read` takes such frames straight from a chunk and stops at the
+first frame that is anything else, for ``websockets`` to judge as it always did. As the codec
+core does (``gdvariant._compiled``), the reader is chosen once, at import: the compiled
+``_cwsframes`` if it imports, else :mod:`._pywsframes`, the reference
+(``GDVARIANT_PURE_PYTHON=1`` forces it). Both take ``(data, start, limit)`` with
+``0 <= start <= len(data)`` and give the same ``(payloads, stop)``.
+
+:func:`frame_size` reads a frame's head only, so that the connection knows where the frame
+``websockets`` is reading ends, and takes frames itself again from there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .._compiled import COMPILED as COMPILED
+from .._compiled import PYTHON as PYTHON
+from .._compiled import Compiled, Switch
+from . import _pywsframes
+
+__all__ = ["IMPLEMENTATION", "Reader", "frame_size", "implementations", "read"]
+
+#: ``read(data, start, limit) -> (payloads, stop)``
+Reader = Callable[[bytes, int, int], tuple[list[bytes], int]]
+
+_SWITCH = Switch(Compiled("gdvariant._net._cwsframes", "WebSocket frame reader"), _pywsframes)
+#: The live reader: ``"c"`` (compiled) or ``"python"``.
+IMPLEMENTATION = _SWITCH.implementation
+#: The live reader's ``read``.
+read: Reader = _SWITCH.module.read
+
+
+def implementations() -> dict[str, Reader]:
+    """Every reader that imports, by name (the compiled one even under
+    ``GDVARIANT_PURE_PYTHON``), for tests."""
+    return {name: module.read for name, module in _SWITCH.implementations().items()}
+
+
+def frame_size(data: bytes, start: int) -> int | None:
+    """The whole size (head, mask and payload) of the frame that starts at ``data[start]``,
+    or None if its head is not all there; a client's frame is masked, but an unmasked one's
+    size is counted as it is (``websockets`` fails the connection on it anyway)."""
+    available = len(data) - start
+    if available < 2:
+        return None
+    second = data[start + 1]
+    length = second & 0x7F
+    head = 2
+    if length == 126:
+        head = 4
+    elif length == 127:
+        head = 10
+    if second & 0x80:
+        head += 4
+    if available < head:
+        return None
+    if length == 126:
+        length = int.from_bytes(data[start + 2 : start + 4], "big")
+    elif length == 127:
+        length = int.from_bytes(data[start + 2 : start + 10], "big")
+    return head + length
