@@ -124,3 +124,20 @@ def test_frame_size_reads_the_head_alone() -> None:
 
 def test_the_live_reader_is_the_switchs() -> None:
     assert ws_frames.read is READERS[ws_frames.IMPLEMENTATION]
+
+
+def test_holdable_is_a_frame_the_reader_would_take_once_whole() -> None:
+    small, medium = frame(b"x" * 100), frame(b"y" * 300)
+    for cut in range(1, len(small)):
+        assert ws_frames.holdable(b"?" + small[:cut], 1, 65535)
+    for cut in range(1, len(medium)):
+        assert ws_frames.holdable(medium[:cut], 0, 65535)
+    assert not ws_frames.holdable(small[:7], 0, 99)  # its length is over the limit
+    assert not ws_frames.holdable(medium[:9], 0, 299)
+    big = frame(bytes(ws_frames.HOLD - 7))  # one byte more than HOLD, head and mask included
+    assert len(big) == ws_frames.HOLD + 1 and not ws_frames.holdable(big[:10], 0, 65535)
+    assert ws_frames.holdable(frame(bytes(ws_frames.HOLD - 8))[:10], 0, 65535)
+    assert ws_frames.holdable(frame(bytes(70000))[:9], 0, 2**20)  # 64-bit length not all here
+    assert not ws_frames.holdable(frame(bytes(70000))[:10], 0, 2**20)
+    for other in (frame(b"t", first=0x81), frame(b"f", first=0x02), frame(b"u", masked=False)):
+        assert not ws_frames.holdable(other[:-1], 0, 65535)

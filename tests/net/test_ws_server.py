@@ -531,13 +531,17 @@ def _outcome(reader: Any, stream: bytes, cuts: list[int], pause_after: bytes | N
     rig.handler.pause_after = pause_after
     rig.handshake()
     rig.transport.take()
+    protocol = rig.connection.protocol
+    steps = []  # what each chunk changed, so that nothing is answered a chunk late
     for start, end in itertools.pairwise(cuts):
         rig.send(stream[start:end])
         if rig.connection.paused:
             rig.connection.resume_reading()
-    protocol = rig.connection.protocol
+        steps.append((len(rig.handler.messages), len(rig.transport.written), protocol.state))
     rig.connection.eof_received()
     return (
+        steps,
+        repr(protocol.parser_exc),
         rig.handler.messages,
         rig.transport.take(),
         (rig.transport.eof, rig.transport.closed, rig.transport.aborted),
@@ -569,6 +573,8 @@ def test_the_frame_reader_changes_nothing_websockets_would_do(name: str) -> None
         for _ in range(400):
             frames = [one for _ in range(rng.randrange(1, 30)) for one in random_frames(rng)]
             stream = b"".join(frames)
+            if rng.random() < 0.2:  # the client's stream ends mid-frame
+                stream = stream[: rng.randrange(len(stream))] or stream
             cuts = sorted(
                 {0, len(stream), *(rng.randrange(len(stream)) for _ in range(rng.randrange(6)))}
             )
@@ -613,5 +619,43 @@ def test_frames_after_the_request_in_its_chunk_stay_websockets_own() -> None:
         other.handshake()
         other.send(client_frame(b"fast"))
         assert other.handler.messages == [b"fast"] and taken == [b"fast"]
+
+    run(body)
+
+
+def test_a_frame_whose_head_and_payload_come_apart_is_still_the_readers() -> None:
+    """A Godot client writes a frame's head and its payload apart, and a read can end
+    between them: the connection holds the head (websockets has nothing) and the reader
+    takes the frame whole on the next read. A stream that ends there ends as websockets
+    would end it, cut mid-frame (1006, nothing handed on)."""
+
+    async def body() -> None:
+        taken: list[bytes] = []
+
+        def counting(data: bytes, start: int, limit: int) -> tuple[list[bytes], int]:
+            found, stop = ws_frames.read(data, start, limit)
+            taken.extend(found)
+            return found, stop
+
+        rig = Rig(reader=counting)
+        rig.handshake()
+        one, two = client_frame(b"first"), client_frame(bytes(300))
+        rig.send(one[:6])
+        rig.send(one[6:] + two[:3])
+        rig.send(two[3:9])
+        assert rig.handler.messages == [b"first"] == taken
+        rig.send(two[9:])
+        assert rig.handler.messages == [b"first", bytes(300)] == taken
+        rig.send(client_frame(b"cut")[:7])
+        rig.connection.eof_received()
+        alone = Rig(reader=None)
+        alone.handshake()
+        alone.send(client_frame(b"cut")[:7])
+        alone.connection.eof_received()
+        assert repr(rig.connection.protocol.parser_exc) == repr(
+            alone.connection.protocol.parser_exc
+        )
+        assert "expected 3 bytes" in str(rig.connection.protocol.parser_exc)
+        assert rig.handler.messages == [b"first", bytes(300)]
 
     run(body)

@@ -22,7 +22,12 @@ from .._compiled import PYTHON as PYTHON
 from .._compiled import Compiled, Switch
 from . import _pywsframes
 
-__all__ = ["IMPLEMENTATION", "Reader", "frame_size", "implementations", "read"]
+__all__ = ["HOLD", "IMPLEMENTATION", "Reader", "frame_size", "holdable", "implementations", "read"]
+
+#: The largest frame (head and payload) a connection holds the start of until the rest comes,
+#: rather than hand it to ``websockets``: a Godot client writes a frame's head and its payload
+#: apart, and a read may end between them.
+HOLD = 4096
 
 #: ``read(data, start, limit) -> (payloads, stop)``
 Reader = Callable[[bytes, int, int], tuple[list[bytes], int]]
@@ -63,3 +68,32 @@ def frame_size(data: bytes, start: int) -> int | None:
     elif length == 127:
         length = int.from_bytes(data[start + 2 : start + 10], "big")
     return head + length
+
+
+def holdable(data: bytes, start: int, limit: int) -> bool:
+    """Whether ``data[start:]``, the start of a frame, is worth holding until the rest comes:
+    as far as its head shows, :func:`read` will take the frame once whole (binary, FIN,
+    masked, at most ``limit`` bytes) and it has at most :data:`HOLD` bytes. Holding any
+    bytes is safe (they go to ``websockets`` ahead of whatever follows); this only keeps a
+    frame from ``websockets`` where it could not judge it yet either."""
+    available = len(data) - start
+    if data[start] != 0x82:
+        return False
+    if available < 2:
+        return True
+    second = data[start + 1]
+    if not second & 0x80:
+        return False
+    length = second & 0x7F
+    head = 6
+    if length == 126:
+        if available < 4:
+            return True
+        length = int.from_bytes(data[start + 2 : start + 4], "big")
+        head = 8
+    elif length == 127:
+        if available < 10:
+            return True
+        length = int.from_bytes(data[start + 2 : start + 10], "big")
+        head = 14
+    return length <= limit and head + length <= HOLD

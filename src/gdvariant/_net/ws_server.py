@@ -40,7 +40,7 @@ from typing import Protocol, cast
 from . import ws_frames
 from .outbox import Outbox
 from .ws_connections import CLOSE_TIMEOUT
-from .ws_frames import frame_size
+from .ws_frames import frame_size, holdable
 
 try:
     from websockets.frames import Frame, Opcode
@@ -137,6 +137,9 @@ class ServerConnection(asyncio.BufferedProtocol):
         self._owed = 0
         self._head = b""
         self._continuing = False
+        #: the start of a frame the reader will take once whole, held while the protocol
+        #: holds nothing (given to the protocol before an end of stream)
+        self._start = b""
         self._text = False  # whether the message in _fragments is a text one
         self._loop = asyncio.get_running_loop()
         self.lost_waiter: asyncio.Future[None] = self._loop.create_future()
@@ -164,9 +167,15 @@ class ServerConnection(asyncio.BufferedProtocol):
         frame or message, the client's whole binary frames are read here (:mod:`.ws_frames`);
         at the first other frame the rest goes to the protocol (:meth:`_mixed`)."""
         if self._fast:
+            if self._start:
+                data = self._start + data
+                self._start = b""
             if not (self._owed or self._head or self._continuing) and self.protocol.state is _OPEN:
                 messages, stop = self._read(data, 0, self._limit)
-                if stop == len(data):
+                end = len(data)
+                if stop == end or holdable(data, stop, self._limit):
+                    if stop != end:
+                        self._start = data[stop:]
                     handler = cast(Handler, self.handler)
                     for message in messages:
                         if self.paused:
@@ -199,6 +208,7 @@ class ServerConnection(asyncio.BufferedProtocol):
     def eof_received(self) -> None:
         self.flush()
         self.ready = False
+        self._give_back()
         self.protocol.receive_eof()
         self._write(self.protocol.data_to_send())
         # returning None closes the transport: the closing handshake needs nothing more
@@ -206,6 +216,7 @@ class ServerConnection(asyncio.BufferedProtocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.ready = False
         self.pending = None  # nowhere to write it
+        self._give_back()
         self.protocol.receive_eof()  # idempotent: the protocol is CLOSED
         for timer in (self._deadline, self._keepalive):
             if timer is not None:
@@ -371,6 +382,9 @@ class ServerConnection(asyncio.BufferedProtocol):
                     items += found
                     if pos == end:
                         break
+                    if holdable(data, pos, limit):
+                        self._start = data[pos:]
+                        break
                 span = self._span(data, pos)
             protocol.receive_data(data[pos : pos + span])
             pos += span
@@ -389,6 +403,13 @@ class ServerConnection(asyncio.BufferedProtocol):
             self.flush()
             self.ready = False
         self._hand(items)
+
+    def _give_back(self) -> None:
+        """Before the end of the stream: the start of a frame held here goes to the protocol,
+        which then ends the stream as it would have with those bytes (cut mid-frame)."""
+        if self._start:
+            start, self._start = self._start, b""
+            self.protocol.receive_data(start)  # a frame it would take: no event, no answer
 
     def _span(self, data: bytes, pos: int) -> int:
         """How many bytes from ``pos`` are the protocol's: the rest of the frame it holds
