@@ -63,6 +63,7 @@ def _extensions() -> list[Extension]:
             ("gdvariant.multiplayer._csync", "src/gdvariant/multiplayer/_csync.c"),
             ("gdvariant._text._ctext", "src/gdvariant/_text/_ctext.c"),
             ("gdvariant._json._cjson", "src/gdvariant/_json/_cjson.c"),
+            ("gdvariant._net._cwsframes", "src/gdvariant/_net/_cwsframes.c"),
         )
     ]
 

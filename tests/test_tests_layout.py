@@ -52,6 +52,8 @@ TESTED_ELSEWHERE: dict[str, tuple[str, ...]] = {
     "_values/_cvalues.c": ("values/test_constructors.py",),
     "_files/wrapping.py": ("files/test_containers.py", "test_writes.py"),
     "_net/ws_connections.py": ("test_websocket.py", "multiplayer/test_websocket.py"),
+    "_net/_pywsframes.py": ("net/test_ws_frames.py",),
+    "_net/_cwsframes.c": ("net/test_ws_frames.py",),
     "_cli/_common.py": ("cli/test_cli.py", "cli/test_inputs.py"),
     "_cli/_fields.py": ("cli/test_inspect.py",),
     "_cli/_forms.py": ("cli/test_inputs.py", "cli/test_decode.py"),

@@ -6,12 +6,13 @@ Every compiled part follows one policy, as msgpack's accelerator does: the codec
 assembler (``gdvariant.replication._cassemble``, chosen by ``replication._assembler``) and
 SceneMultiplayer's network frame (``gdvariant.multiplayer._csync``, chosen by
 ``multiplayer._frame``), replication's NetClass write path (``replication._cwrite``, chosen by
-``replication._write_path``) and the math value types' constructors (``_values._cvalues``,
-chosen by ``_values.constructors``). The compiled module is live when it imports, else the pure-
-Python code; ``GDVARIANT_PURE_PYTHON=1`` forces pure Python, and the compiled module is then not
-even imported (tests can still load it, to compare the two). :class:`Switch` is the choice
-between a pure module and its compiled twin of the same functions, with a block that makes the
-other one live, for tests. This module knows nothing of codecs: it only loads modules.
+``replication._write_path``), the math value types' constructors (``_values._cvalues``, chosen
+by ``_values.constructors``) and the WebSocket server's frame reader (``_net._cwsframes``,
+chosen by ``_net.ws_frames``). The compiled module is live when it imports, else the pure-Python
+code; ``GDVARIANT_PURE_PYTHON=1`` forces pure Python, and the compiled module is then not even
+imported (tests can still load it, to compare the two). :class:`Switch` is the choice between a
+pure module and its compiled twin of the same functions, with a block that makes the other one
+live, for tests. This module knows nothing of codecs: it only loads modules.
 """
 
 from __future__ import annotations

@@ -5,7 +5,9 @@ client (``ClientProtocol``), so every byte each way is parsed by code that is no
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
+import random
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -20,7 +22,8 @@ from websockets.protocol import State
 from websockets.typing import Subprotocol
 from websockets.uri import parse_uri
 
-from gdvariant._net import ws_server
+from gdvariant._net import ws_frames, ws_server
+from tests.support.ws_frames import client_frame, random_frames
 
 
 class FakeTransport(asyncio.Transport):
@@ -88,12 +91,19 @@ class Recorder:
 class Rig:
     """One server connection on a fake transport, and a websockets client protocol."""
 
-    def __init__(self, *, max_size: int | None = 65535, subprotocols: tuple[str, ...] = ()):
+    def __init__(
+        self,
+        *,
+        max_size: int | None = 65535,
+        subprotocols: tuple[str, ...] = (),
+        reader: Any = ws_frames.read,
+    ):
         self.handler = Recorder()
         self.opened: list[Any] = []
         self.listener = ws_server.Listener(
             self._opened, max_size=max_size, subprotocols=[Subprotocol(p) for p in subprotocols]
         )
+        self.listener.read_frames = reader
         self.connection = ws_server.ServerConnection(self.listener)
         self.transport = FakeTransport()
         self.connection.connection_made(self.transport)
@@ -499,5 +509,153 @@ def test_frames_gathered_for_a_connection_lost_are_dropped() -> None:
         rig.lose()
         rig.listener.flush()
         assert rig.transport.written == b"" and not rig.connection.ready
+
+    run(body)
+
+
+class Replier(Recorder):
+    """A handler that also writes a reply at once for each message (as a game's RPC answer
+    may), so that its order against the protocol's own answers shows."""
+
+    def received(self, data: bytes) -> None:
+        super().received(data)
+        if self.connection.open:
+            self.connection.transport.write(b"<reply %d>" % len(data))
+
+
+def _outcome(reader: Any, stream: bytes, cuts: list[int], pause_after: bytes | None) -> Any:
+    """Everything a connection did with ``stream`` (after its handshake) read in the chunks
+    ``cuts`` makes: messages handed on, bytes written, how the transport ended, close codes."""
+    rig = Rig(reader=reader)
+    rig.handler = Replier()
+    rig.handler.pause_after = pause_after
+    rig.handshake()
+    rig.transport.take()
+    protocol = rig.connection.protocol
+    steps = []  # what each chunk changed, so that nothing is answered a chunk late
+    for start, end in itertools.pairwise(cuts):
+        rig.send(stream[start:end])
+        if rig.connection.paused:
+            rig.connection.resume_reading()
+        steps.append((len(rig.handler.messages), len(rig.transport.written), protocol.state))
+    rig.connection.eof_received()
+    return (
+        steps,
+        repr(protocol.parser_exc),
+        rig.handler.messages,
+        rig.transport.take(),
+        (rig.transport.eof, rig.transport.closed, rig.transport.aborted),
+        protocol.state,
+        protocol.close_sent and (protocol.close_sent.code, protocol.close_sent.reason),
+        protocol.close_rcvd and (protocol.close_rcvd.code, protocol.close_rcvd.reason),
+    )
+
+
+@pytest.mark.parametrize("name", sorted(ws_frames.implementations()))
+def test_the_frame_reader_changes_nothing_websockets_would_do(name: str) -> None:
+    """The differential test of the fast path: the same random client streams (whole binary
+    messages of sizes at every length form's edge, pings, pongs, text, messages in fragments,
+    closes and bad frames) cut at random into chunks, read by a connection whose frames
+    websockets alone reads and by one that reads whole binary frames itself: the same
+    messages handed on, the same bytes written back (pongs, closes, and a handler's replies
+    between them), the same close codes and end. The reader must have taken frames."""
+    reader = ws_frames.implementations()[name]
+    taken = 0
+
+    def counting(data: bytes, start: int, limit: int) -> tuple[list[bytes], int]:
+        nonlocal taken
+        found, stop = reader(data, start, limit)
+        taken += len(found)
+        return found, stop
+
+    async def body() -> None:
+        rng = random.Random(1400)
+        for _ in range(400):
+            frames = [one for _ in range(rng.randrange(1, 30)) for one in random_frames(rng)]
+            stream = b"".join(frames)
+            if rng.random() < 0.2:  # the client's stream ends mid-frame
+                stream = stream[: rng.randrange(len(stream))] or stream
+            cuts = sorted(
+                {0, len(stream), *(rng.randrange(len(stream)) for _ in range(rng.randrange(6)))}
+            )
+            if rng.random() < 0.4:  # chunks at frame boundaries, as most reads are
+                edges = [0]
+                for one in frames:
+                    edges.append(edges[-1] + len(one))
+                cuts = sorted(
+                    set(rng.sample(edges, rng.randrange(1, len(edges) + 1))) | {0, len(stream)}
+                )
+            if rng.random() < 0.1 and len(stream) < 3000:
+                cuts = list(range(len(stream) + 1))  # a byte at a time
+            pause = rng.choice([None, b""]) if rng.random() < 0.2 else None
+            expected = _outcome(None, stream, cuts, pause)
+            assert _outcome(counting, stream, cuts, pause) == expected
+
+    run(body)
+    assert taken > 1000
+
+
+def test_frames_after_the_request_in_its_chunk_stay_websockets_own() -> None:
+    """A client that sends a frame in the request's chunk: the connection cannot know what of
+    it websockets holds, so websockets reads every frame of that connection."""
+
+    async def body() -> None:
+        taken = []
+
+        def counting(data: bytes, start: int, limit: int) -> tuple[list[bytes], int]:
+            found, stop = ws_frames.read(data, start, limit)
+            taken.extend(found)
+            return found, stop
+
+        rig = Rig(reader=counting)
+        rig.client.send_request(rig.client.connect())
+        # a message whose payload (masked with zeros) looks like a whole frame of its own
+        inner = client_frame(b"fake")
+        early = client_frame(inner, mask=bytes(4))
+        rig.send(rig.from_client() + early[:6])  # its head and mask
+        rig.send(early[6:] + client_frame(b"later"))
+        assert rig.handler.messages == [inner, b"later"] and taken == []
+        other = Rig(reader=counting)
+        other.handshake()
+        other.send(client_frame(b"fast"))
+        assert other.handler.messages == [b"fast"] and taken == [b"fast"]
+
+    run(body)
+
+
+def test_a_frame_whose_head_and_payload_come_apart_is_still_the_readers() -> None:
+    """A Godot client writes a frame's head and its payload apart, and a read can end
+    between them: the connection holds the head (websockets has nothing) and the reader
+    takes the frame whole on the next read. A stream that ends there ends as websockets
+    would end it, cut mid-frame (1006, nothing handed on)."""
+
+    async def body() -> None:
+        taken: list[bytes] = []
+
+        def counting(data: bytes, start: int, limit: int) -> tuple[list[bytes], int]:
+            found, stop = ws_frames.read(data, start, limit)
+            taken.extend(found)
+            return found, stop
+
+        rig = Rig(reader=counting)
+        rig.handshake()
+        one, two = client_frame(b"first"), client_frame(bytes(300))
+        rig.send(one[:6])
+        rig.send(one[6:] + two[:3])
+        rig.send(two[3:9])
+        assert rig.handler.messages == [b"first"] == taken
+        rig.send(two[9:])
+        assert rig.handler.messages == [b"first", bytes(300)] == taken
+        rig.send(client_frame(b"cut")[:7])
+        rig.connection.eof_received()
+        alone = Rig(reader=None)
+        alone.handshake()
+        alone.send(client_frame(b"cut")[:7])
+        alone.connection.eof_received()
+        assert repr(rig.connection.protocol.parser_exc) == repr(
+            alone.connection.protocol.parser_exc
+        )
+        assert "expected 3 bytes" in str(rig.connection.protocol.parser_exc)
+        assert rig.handler.messages == [b"first", bytes(300)]
 
     run(body)

@@ -11,6 +11,11 @@ whole message to the :class:`Handler` at once. Going out, a ready
 connection gathers the frames of one turn of the loop (:meth:`ServerConnection.gather`) and
 the :class:`Listener` writes each connection's in one write when the turn ends: one send to
 the kernel a peer a turn, not one a packet (docs/multiplayer.md, "WebSocket transport").
+Coming in, an open connection reads a client's whole binary frames itself
+(:mod:`.ws_frames`, compiled when built) and feeds ``websockets`` only the rest, from the first
+frame of another kind, so that ``websockets`` judges every such frame as it always did; a
+game's RPCs and pings then skip its generator parser (docs/multiplayer.md, "WebSocket
+transport").
 Only the public sans-I/O API is used: ``ServerProtocol``'s ``receive_data`` / ``events_received`` /
 ``data_to_send`` / ``accept`` / ``reject`` / ``send_response`` / ``send_*`` / ``fail``, its
 ``Frame`` events and ``http11``'s ``Request`` and ``SERVER``.
@@ -27,12 +32,15 @@ from __future__ import annotations
 import asyncio
 import random
 import struct
+import sys
 from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Protocol, cast
 
+from . import ws_frames
 from .outbox import Outbox
 from .ws_connections import CLOSE_TIMEOUT
+from .ws_frames import frame_size, holdable
 
 try:
     from websockets.frames import Frame, Opcode
@@ -118,6 +126,20 @@ class ServerConnection(asyncio.BufferedProtocol):
         self.paused = False
         self._held: deque[bytes] = deque()
         self._fragments: list[bytes] = []
+        #: the frame reader (None: the protocol reads every frame), its size limit, and
+        #: whether it reads: only once the protocol, open, was fed the request alone
+        self._read = listener.read_frames or ws_frames.read
+        self._limit = sys.maxsize if listener.max_size is None else listener.max_size
+        self._fast = False
+        self._first = True
+        #: what the protocol holds of a frame: bytes still to come (its size known), or the
+        #: part of its head; and whether it holds part of a message in fragments
+        self._owed = 0
+        self._head = b""
+        self._continuing = False
+        #: the start of a frame the reader will take once whole, held while the protocol
+        #: holds nothing (given to the protocol before an end of stream)
+        self._start = b""
         self._text = False  # whether the message in _fragments is a text one
         self._loop = asyncio.get_running_loop()
         self.lost_waiter: asyncio.Future[None] = self._loop.create_future()
@@ -140,7 +162,31 @@ class ServerConnection(asyncio.BufferedProtocol):
         self._deadline = self._loop.call_later(OPEN_TIMEOUT, self.transport.abort)
 
     def data_received(self, data: bytes) -> None:
-        """A chunk of the stream read: to the protocol, answers out, whole messages on."""
+        """A chunk of the stream read: whole messages on, the rest to the protocol (and its
+        answers out). While the connection is open and the protocol holds no part of a
+        frame or message, the client's whole binary frames are read here (:mod:`.ws_frames`);
+        at the first other frame the rest goes to the protocol (:meth:`_mixed`)."""
+        if self._fast:
+            if self._start:
+                data = self._start + data
+                self._start = b""
+            if not (self._owed or self._head or self._continuing) and self.protocol.state is _OPEN:
+                messages, stop = self._read(data, 0, self._limit)
+                end = len(data)
+                if stop == end or holdable(data, stop, self._limit):
+                    if stop != end:
+                        self._start = data[stop:]
+                    handler = cast(Handler, self.handler)
+                    for message in messages:
+                        if self.paused:
+                            self._held.append(message)
+                        else:
+                            handler.received(message)
+                    return
+                self._mixed(data, cast(list[object], messages), stop)
+            else:
+                self._mixed(data, [], 0)
+            return
         protocol = self.protocol
         protocol.receive_data(data)
         events = protocol.events_received()
@@ -150,21 +196,19 @@ class ServerConnection(asyncio.BufferedProtocol):
         elif self.ready and protocol.state is not _OPEN:
             self.flush()
             self.ready = False
-        if self.handler is None and not self._handshake(events):
-            return
-        for event in cast(list[Frame], events):
-            if event.opcode is _BINARY and event.fin and not self._fragments:
-                # a frame's data is bytes: websockets reads it with read_exact
-                if self.paused:
-                    self._held.append(event.data)  # type: ignore[arg-type]
-                else:
-                    self.handler.received(event.data)  # type: ignore[union-attr, arg-type]
-            elif not self._frame(event):
-                return  # the connection failed: nothing after it is read
+        if self.handler is None:
+            first, self._first = self._first, False
+            if not self._handshake(events):
+                return
+            # the protocol holds nothing after the request only if it ended the first chunk
+            end = data.find(b"\r\n\r\n") + 4
+            self._fast = first and end == len(data) and self.listener.read_frames is not None
+        self._hand(cast(list[object], events))
 
     def eof_received(self) -> None:
         self.flush()
         self.ready = False
+        self._give_back()
         self.protocol.receive_eof()
         self._write(self.protocol.data_to_send())
         # returning None closes the transport: the closing handshake needs nothing more
@@ -172,6 +216,7 @@ class ServerConnection(asyncio.BufferedProtocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.ready = False
         self.pending = None  # nowhere to write it
+        self._give_back()
         self.protocol.receive_eof()  # idempotent: the protocol is CLOSED
         for timer in (self._deadline, self._keepalive):
             if timer is not None:
@@ -320,6 +365,99 @@ class ServerConnection(asyncio.BufferedProtocol):
         if self._deadline is None and self.protocol.close_expected():
             self._deadline = self._loop.call_later(CLOSE_TIMEOUT, transport.abort)
 
+    def _mixed(self, data: bytes, items: list[object], pos: int) -> None:
+        """Read ``data[pos:]`` with the protocol's help, after ``items`` taken from before
+        ``pos``: the frames here take what they can, the protocol is fed one of its frames
+        at a time (or all that is left once it is not open), and what it answers is written
+        before anything is handed on, as when it read the whole chunk."""
+        protocol, read, limit = self.protocol, self._read, self._limit
+        writes: list[bytes] = []
+        end = len(data)
+        while pos < end:
+            if protocol.state is not _OPEN:
+                span = end - pos
+            else:
+                if not (self._owed or self._head or self._continuing):
+                    found, pos = read(data, pos, limit)
+                    items += found
+                    if pos == end:
+                        break
+                    if holdable(data, pos, limit):
+                        self._start = data[pos:]
+                        break
+                span = self._span(data, pos)
+            protocol.receive_data(data[pos : pos + span])
+            pos += span
+            events = protocol.events_received()
+            for event in cast(list[Frame], events):
+                opcode = event.opcode
+                if opcode is _BINARY or opcode is _TEXT:
+                    self._continuing = not event.fin
+                elif opcode is _CONT and event.fin:
+                    self._continuing = False
+            items += events
+            writes += protocol.data_to_send()
+        if writes:
+            self._write(writes)
+        elif self.ready and protocol.state is not _OPEN:
+            self.flush()
+            self.ready = False
+        self._hand(items)
+
+    def _give_back(self) -> None:
+        """Before the end of the stream: the start of a frame held here goes to the protocol,
+        which then ends the stream as it would have with those bytes (cut mid-frame)."""
+        if self._start:
+            start, self._start = self._start, b""
+            self.protocol.receive_data(start)  # a frame it would take: no event, no answer
+
+    def _span(self, data: bytes, pos: int) -> int:
+        """How many bytes from ``pos`` are the protocol's: the rest of the frame it holds
+        part of, else the frame at ``pos``; what of it is still to come is noted (its size
+        in :attr:`_owed`, or the part of a head in :attr:`_head`)."""
+        end = len(data)
+        if self._head:
+            held = self._head + data[pos : pos + 14]  # a head is at most 14 bytes
+            size = frame_size(held, 0)
+            if size is None:
+                self._head = held
+                return end - pos
+            owed = size - len(self._head)
+            self._head = b""
+        elif self._owed:
+            owed = self._owed
+        else:
+            size = frame_size(data, pos)
+            if size is None:
+                self._head = data[pos:]
+                return end - pos
+            owed = size
+        if owed > end - pos:
+            self._owed = owed - (end - pos)
+            return end - pos
+        self._owed = 0
+        return owed
+
+    def _hand(self, events: list[object]) -> None:
+        """Hand on the messages of what was read: payloads the fast path took (bytes) and
+        the protocol's frames, in the stream's order."""
+        for event in events:
+            if type(event) is bytes:
+                if self.paused:
+                    self._held.append(event)
+                else:
+                    cast(Handler, self.handler).received(event)
+                continue
+            frame = cast(Frame, event)
+            if frame.opcode is _BINARY and frame.fin and not self._fragments:
+                # a frame's data is bytes: websockets reads it with read_exact
+                if self.paused:
+                    self._held.append(frame.data)  # type: ignore[arg-type]
+                else:
+                    cast(Handler, self.handler).received(frame.data)  # type: ignore[arg-type]
+            elif not self._frame(frame):
+                return  # the connection failed: nothing after it is read
+
     def _handshake(self, events: list[Event]) -> bool:
         """Answer the opening request if it came; whether the connection is open now, and
         ``events`` left with the frames that came after the request."""
@@ -439,6 +577,9 @@ class Listener:
         self.flushing: asyncio.Handle | None = None
         self.closing = False
         self.read_buffer = memoryview(bytearray(READ_SIZE))
+        #: how connections read a client's whole binary frames themselves (None: the
+        #: protocol reads every frame; tests compare the two)
+        self.read_frames: ws_frames.Reader | None = ws_frames.read
         self._server: asyncio.Server | None = None
 
     async def listen(self, host: str | None, port: int) -> int:

@@ -1,0 +1,3 @@
+"""Types of the WebSocket frame reader in C (``_cwsframes.c``); ``_pywsframes`` is the reference."""
+
+def read(data: bytes, start: int, limit: int) -> tuple[list[bytes], int]: ...
