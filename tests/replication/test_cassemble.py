@@ -620,14 +620,18 @@ def client_jobs(
 ) -> list[Any]:
     """``n`` clients' jobs of one tick (``assemble_clients``'): each sees a random half of the
     live entities (so most are seen by several), some through a stand-in where others see the
-    entity itself, with a base of its own, some ids entering its view (or an empty set), and
-    the despawned ids it still holds."""
+    entity itself, or as another entity, with a base of its own, some ids entering its view
+    (or an empty set), and the despawned ids it still holds."""
     jobs = []
     for _ in range(n):
         seen = sorted(rng.sample(live_ids, len(live_ids) // 2))
         view = {i: world.entities.get(i, entities[i]) for i in seen}
         for i in rng.sample(seen, 4):
             view[i] = entities[i]  # a stand-in (or the entity) as long_walk made it
+        if rng.random() < 0.5:  # ids seen as other entities: what one client found of an
+            mine = [i for i in seen if i in world.entities]  # id is not another's
+            for i, j in zip(mine[::7], mine[3::7], strict=False):
+                view[i], view[j] = world.entities[j], world.entities[i]
         leaving = {i: world.deleted[i] for i in rng.sample(sorted(world.deleted), 4)}
         entering = set(rng.sample(seen, rng.choice([0, 5]))) if rng.random() < 0.8 else None
         base = rng.choice([0, *range(1, world.tick)])
