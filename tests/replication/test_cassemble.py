@@ -615,14 +615,19 @@ def test_a_walk_longer_than_its_look_ahead_is_the_pure_ones(seed: int, deltas: b
                 module.assemble(*args, None, None)
 
 
+GONE = [(0, 1 << 62)]  # the despawn spans of an id leaving a view: every base held it
+
+
 def client_jobs(
     rng: random.Random, world: World, entities: dict[int, Any], live_ids: list[int], n: int
 ) -> list[Any]:
-    """``n`` clients' jobs of one tick (``assemble_clients``'): each sees a random half of the
-    live entities (so most are seen by several), some through a stand-in where others see the
-    entity itself, or as another entity, with a base of its own, some ids entering its view
-    (or an empty set), and the despawned ids it still holds."""
+    """``n`` clients' jobs of one tick (``assemble_clients``': the arguments of each one's
+    ``relevance``): each sees a random half of the live entities (so most are seen by
+    several), some through a stand-in where others see the entity itself, or as another
+    entity, with a base of its own and a log of its view's changes since, by which some ids
+    enter its view and others (live or despawned) leave it."""
     jobs = []
+    ticks = list(range(1, world.tick + 1))
     for _ in range(n):
         seen = sorted(rng.sample(live_ids, len(live_ids) // 2))
         view = {i: world.entities.get(i, entities[i]) for i in seen}
@@ -632,10 +637,14 @@ def client_jobs(
             mine = [i for i in seen if i in world.entities]  # id is not another's
             for i, j in zip(mine[::7], mine[3::7], strict=False):
                 view[i], view[j] = world.entities[j], world.entities[i]
-        leaving = {i: world.deleted[i] for i in rng.sample(sorted(world.deleted), 4)}
-        entering = set(rng.sample(seen, rng.choice([0, 5]))) if rng.random() < 0.8 else None
-        base = rng.choice([0, *range(1, world.tick)])
-        jobs.append((base, sorted(view.keys() | leaving.keys()), view, leaving, entering))
+        log: list[dict[int, bool]] = [{} for _ in ticks]
+        unseen = sorted((world.entities.keys() | world.deleted.keys()) - view.keys())
+        for i in rng.sample(seen, rng.choice([0, 5])):
+            log[rng.randrange(len(ticks))][i] = False  # entered at that tick
+        for i in rng.sample(unseen, 4):
+            log[rng.randrange(len(ticks))][i] = True  # left
+        base = rng.choice([0, *ticks[:-1]])
+        jobs.append((view, sorted(view), ticks, log, base, GONE))
     return jobs
 
 
@@ -644,29 +653,34 @@ def client_jobs(
 def test_all_clients_in_one_call_are_each_clients_section(seed: int, deltas: bool) -> None:
     """``assemble_clients`` (every client's own section of a tick in one call, the compiled one
     keeping what it found of an entity for the next client that sees it) gives, on both
-    assemblers, what ``assemble`` gives each client alone: with entities seen by several
-    clients, one id seen as the entity by some and as a stand-in by others, and clients whose
-    bases, entering ids and deleted ids differ."""
+    assemblers, what ``relevance`` then ``assemble`` give each client alone (as the encoder's
+    ``packet_for``): with entities seen by several clients, one id seen as the entity by some
+    and as a stand-in or another entity by others, and clients whose bases, entering and
+    leaving ids differ."""
     fast = compiled()
     world, entities, _, live_ids = long_walk(seed)
     rng = random.Random(seed)
     plans, bits, tick = _assembler.plans(ASSEMBLER_SCHEMA), ASSEMBLER_SCHEMA.class_bits, world.tick
     jobs = client_jobs(rng, world, entities, live_ids, 12)
-    alone = [
-        _pyassemble.assemble(
-            deltas, tick, [base], base or -1, ids, view, gone, plans, bits, entering or None, None
-        )[0]
-        for base, ids, view, gone, entering in jobs
-    ]
+    alone = []
+    for job in jobs:
+        _, ids, entering, leaving, _ = _pyassemble.relevance(*job)
+        base = job[4]
+        args = (deltas, tick, [base], base or -1, ids, job[0], leaving, plans, bits)
+        alone.append(_pyassemble.assemble(*args, entering or None, None)[0])
     assert alone == _pyassemble.assemble_clients(deltas, tick, jobs, plans, bits)
     assert fast.assemble_clients(deltas, tick, jobs, plans, bits) == alone
     assert sum(count for count, _ in alone) > 12 * 40
+    one = {live_ids[0]: world.entities[live_ids[0]]}
     for module in (_pyassemble, fast):
-        bad = [*jobs[:3], (1, [live_ids[0]], {}, {}, None)]  # an id neither live nor deleted
+        # an id in the view's order but not among its entities: neither live nor deleted
+        bad = [*jobs[:3], (one, [10**6], [], [], 0, GONE)]
         with pytest.raises(KeyError):
             module.assemble_clients(deltas, tick, bad, plans, bits)
-        with pytest.raises((TypeError, ValueError)):
-            module.assemble_clients(deltas, tick, [jobs[0][:4]], plans, bits)
+        with pytest.raises(TypeError):
+            module.assemble_clients(deltas, tick, [jobs[0][:5]], plans, bits)
+        with pytest.raises(ValueError):  # relevance's own error: a tick without its changes
+            module.assemble_clients(deltas, tick, [(*jobs[0][:2], [1], [], 1, GONE)], plans, bits)
 
 
 def _rebind(ent: Any, rng: random.Random) -> None:
@@ -681,6 +695,15 @@ def _rebind(ent: Any, rng: random.Random) -> None:
     d["_net_hist"] = [(t, m, before, None) for t, m, before, _ in d["_net_hist"][1:]]
     d["_net_cache"] = {}
     d["_net_spawn"] = d["_net_spawn"] + 0 if rng.random() < 0.5 else 1
+
+
+def _full_views(entities: dict[int, Any], tick: int, jobs: list[Any]) -> list[Any]:
+    """Jobs of clients that see every entity, with the bases of ``jobs``."""
+    ticks = list(range(1, tick + 1))
+    return [
+        (entities, sorted(entities), ticks, [{} for _ in ticks], job[4] % tick, GONE)
+        for job in jobs
+    ]
 
 
 @pytest.mark.parametrize("deltas", [True, False], ids=["deltas", "whole"])
@@ -705,17 +728,13 @@ def test_nothing_found_in_one_call_serves_the_next(deltas: bool) -> None:
         if net_id in world.entities:
             _rebind(world.entities[net_id], rng)
     same(jobs, world.tick)
-    reused = []
+    walked = set(world.entities)
     for net_id in rng.sample(sorted(world.entities), 10):  # despawned, the id reused
         world.despawn(world.entities[net_id])
-    for _ in range(10):
-        reused.append(world.spawn(rng.choice([Crate, Mob, Forty, Big])))
-    assert {e.net_id for e in reused} <= set().union(*(ids for _, ids, *_ in jobs))
+    reused = [world.spawn(rng.choice([Crate, Mob, Forty, Big])) for _ in range(10)]
+    assert {e.net_id for e in reused} & walked
     world.commit(8)
-    fresh = dict(world.entities)
-    kept = [(job[0], {i: s for i, s in job[3].items() if i not in fresh}) for job in jobs]
-    jobs = [(base, sorted(fresh.keys() | left.keys()), fresh, left, None) for base, left in kept]
-    same(jobs, world.tick)
+    same(_full_views(dict(world.entities), world.tick, jobs), world.tick)
     other = World(Schema.build([Crate, Mob]))  # another schema, the same ids
     for _ in range(len(live_ids)):
         other.spawn(rng.choice([Crate, Mob]))
@@ -725,11 +744,8 @@ def test_nothing_found_in_one_call_serves_the_next(deltas: bool) -> None:
         set_path(ent, flat[0].path, random_value(flat[0].codec, rng))
     other.commit(8)
     plans2 = _assembler.plans(other.schema)
-    views: list[Any] = [
-        (job[0] % other.tick, sorted(other.entities), other.entities, {}, None) for job in jobs
-    ]
-    same(views, other.tick, plans2, other.schema.class_bits)
-    same(jobs, world.tick)
+    same(_full_views(other.entities, other.tick, jobs), other.tick, plans2, other.schema.class_bits)
+    same(_full_views(dict(world.entities), world.tick, jobs), world.tick)
 
 
 WORLD = object()  # the world of the things the views see

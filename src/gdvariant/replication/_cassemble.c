@@ -1898,14 +1898,14 @@ static PyObject *py_assemble(PyObject *self, PyObject *args) {
                          entering, held, NULL, 0);
 }
 
-/* The slots assemble_clients keeps per net id: one past the largest last id of the jobs' id
- * lists (each ascending), but no more than a few times the ids walked (a sparse world's ids
- * past that are walked without a slot, as by assemble). */
+/* The slots assemble_clients keeps per net id: one past the largest relevant id of the jobs
+ * (each view's order is ascending), but no more than a few times the ids walked (a sparse
+ * world's ids past that are walked without a slot, as by assemble). */
 static Py_ssize_t table_size(PyObject *jobs) {
     long long top = -1, walked = 0;
     for (Py_ssize_t j = 0; j < PyList_GET_SIZE(jobs); j++) {
         PyObject *job = PyList_GET_ITEM(jobs, j), *ids;
-        if (!PyTuple_Check(job) || PyTuple_GET_SIZE(job) != 5 ||
+        if (!PyTuple_Check(job) || PyTuple_GET_SIZE(job) != 6 ||
             !PyList_Check(ids = PyTuple_GET_ITEM(job, 1)) || !PyList_GET_SIZE(ids))
             continue; /* (a bad job is refused where it is walked) */
         walked += PyList_GET_SIZE(ids);
@@ -1919,6 +1919,39 @@ static Py_ssize_t table_size(PyObject *jobs) {
     if (cap > (1 << 24))
         cap = 1 << 24;
     return (Py_ssize_t)(top + 1 < cap ? top + 1 : cap);
+}
+
+static PyObject *py_relevance(PyObject *self, PyObject *args);
+
+/* One job of assemble_clients: its client's relevance (a job is relevance's arguments), then
+ * the client's own section for its base, as the encoder's packet_for makes it. The relevance's
+ * lists, sets and dicts are freed before the next job's are made (all of them held until one
+ * call at the end brought young collections of the cyclic collector into packets()). */
+static PyObject *client_section(int deltas, long long tick, PyObject *job, PyObject *plans,
+                                int class_bits, Warmed *table, Py_ssize_t n_table) {
+    if (!PyTuple_Check(job) || PyTuple_GET_SIZE(job) != 6) {
+        PyErr_SetString(PyExc_TypeError,
+                        "a job is (relevant, order, ticks, log, base, gone): relevance's arguments");
+        return NULL;
+    }
+    PyObject *found = py_relevance(NULL, job), *base_o = PyTuple_GET_ITEM(job, 4);
+    if (!found)
+        return NULL;
+    PyObject *sections = NULL, *order = NULL;
+    long long base = PyLong_AsLongLong(base_o);
+    if (!(base == -1 && PyErr_Occurred()) && (order = PyList_New(1))) {
+        PyList_SET_ITEM(order, 0, Py_NewRef(base_o));
+        PyObject *entering = PyTuple_GET_ITEM(found, 2);
+        sections = assemble_walk(deltas, tick, order, base ? base : -1, PyTuple_GET_ITEM(found, 1),
+                                 PyTuple_GET_ITEM(job, 0), PyTuple_GET_ITEM(found, 3), plans,
+                                 class_bits, PySet_GET_SIZE(entering) ? entering : Py_None,
+                                 Py_None, table, n_table);
+        Py_DECREF(order);
+    }
+    Py_DECREF(found);
+    PyObject *out = sections ? Py_NewRef(PyList_GET_ITEM(sections, 0)) : NULL;
+    Py_XDECREF(sections);
+    return out;
 }
 
 /* Each client's own section of a tick in one call: an entity several clients see has its
@@ -1935,33 +1968,14 @@ static PyObject *py_assemble_clients(PyObject *self, PyObject *args) {
     Warmed *table = n_table ? PyMem_Calloc((size_t)n_table, sizeof(Warmed)) : NULL;
     PyObject *out = n_table && !table ? PyErr_NoMemory() : PyList_New(PyList_GET_SIZE(jobs));
     for (Py_ssize_t j = 0; out && j < PyList_GET_SIZE(jobs); j++) {
-        PyObject *job = PyList_GET_ITEM(jobs, j), *base_o, *ids, *entities, *deleted, *entering;
-        if (!PyArg_ParseTuple(job, "O!O!O!O!O;a job is (base, ids, entities, deleted, entering)",
-                              &PyLong_Type, &base_o, &PyList_Type, &ids, &PyDict_Type,
-                              &entities, &PyDict_Type, &deleted, &entering)) {
+        PyObject *section = client_section(deltas, tick, PyList_GET_ITEM(jobs, j), plans,
+                                           class_bits, table, n_table);
+        if (!section)
             Py_CLEAR(out);
-            break;
-        }
-        long long base = PyLong_AsLongLong(base_o);
-        PyObject *order = base == -1 && PyErr_Occurred() ? NULL : PyList_New(1);
-        PyObject *sections = NULL;
-        if (order) {
-            PyList_SET_ITEM(order, 0, Py_NewRef(base_o));
-            if (entering != Py_None && PyAnySet_Check(entering) && !PySet_GET_SIZE(entering))
-                entering = Py_None; /* as an encoder passes none */
-            sections = assemble_walk(deltas, tick, order, base ? base : -1, ids, entities,
-                                     deleted, plans, class_bits, entering, Py_None, table,
-                                     n_table);
-            Py_DECREF(order);
-        }
-        if (!sections) {
-            Py_CLEAR(out);
-            break;
-        }
-        PyList_SET_ITEM(out, j, Py_NewRef(PyList_GET_ITEM(sections, 0)));
-        Py_DECREF(sections);
+        else
+            PyList_SET_ITEM(out, j, section);
     }
-    for (Py_ssize_t i = 0; i < n_table; i++)
+    for (Py_ssize_t i = 0; i < n_table; i++) /* nothing kept for the next call */
         if (table[i].id)
             warmed_clear(&table[i]);
     PyMem_Free(table);
@@ -3985,7 +3999,7 @@ static PyMethodDef methods[] = {
      "[(record count, bytes)] per base: the shared sections (as _pyassemble.assemble)."},
     {"assemble_clients", py_assemble_clients, METH_VARARGS,
      "assemble_clients(deltas, tick, jobs, plans, class_bits) -> [(record count, bytes)]: each "
-     "client's own section of a tick, a job (base, ids, entities, deleted, entering) each (as "
+     "client's own section of a tick, a job (relevance's arguments for it) each (as "
      "_pyassemble.assemble_clients)."},
     {"encode_record", py_encode_record, METH_VARARGS,
      "encode_record(layout, class_bits, op, gap, mask, bits, widths) -> bytes: one record "

@@ -127,33 +127,41 @@ def assemble(
     )
 
 
-#: One client's own section of a tick, as :func:`assemble_clients` takes it: ``(base, ids,
-#: entities, deleted, entering)``, the arguments of an :func:`assemble` of that one base.
-Job = tuple[int, list[int], dict[int, Any], dict[int, list[tuple[int, int]]], Entering]
+#: One client's own section of a tick, as :func:`assemble_clients` takes it: the arguments of
+#: its :func:`relevance`, ``(relevant, order, ticks, log, base, gone)``.
+Job = tuple[dict[int, Any], list[int], list[int], list[dict[int, bool]], int, Any]
 
 
 def assemble_clients(
     deltas: bool, tick: int, jobs: list[Job], plans: Any, class_bits: int
 ) -> Sections:
-    """Each job's section (a client's own, with an interest): what :func:`assemble` gives for
-    its base alone (``oldest`` the base, or -1 for a full update). The compiled one walks them
-    in one call, so that an entity several clients see is looked up once a tick."""
-    return [
-        assemble(
-            deltas,
-            tick,
-            [base],
-            base or -1,
-            ids,
-            entities,
-            deleted,
-            plans,
-            class_bits,
-            entering or None,
-            None,
-        )[0]
-        for base, ids, entities, deleted, entering in jobs
-    ]
+    """Each job's section (a client's own, with an interest): from its :func:`relevance`, what
+    :func:`assemble` gives for its base alone over the ids it visits (``oldest`` the base, or
+    -1 for a full update), with the ids entering as enters and those leaving as deletes. The
+    compiled one walks them in one call, so that an entity several clients see is looked up
+    once a tick."""
+    out = []
+    for job in jobs:
+        if not isinstance(job, tuple) or len(job) != 6:
+            raise TypeError("a job is (relevant, order, ticks, log, base, gone)")
+        _, held, entering, leaving, _ = relevance(*job)
+        relevant, base = job[0], job[4]
+        out.append(
+            assemble(
+                deltas,
+                tick,
+                [base],
+                base or -1,
+                held,
+                relevant,
+                leaving,
+                plans,
+                class_bits,
+                entering or None,
+                None,
+            )[0]
+        )
+    return out
 
 
 def sizes(

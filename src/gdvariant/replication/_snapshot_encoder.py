@@ -357,25 +357,28 @@ class SnapshotEncoder:
         """With an interest and no limits, the packets of the clients in ``order``: what
         :meth:`packet_for` makes of each, their own sections made in one call of the live
         assembler's ``assemble_clients``, so that the compiled one looks an entity seen by
-        several clients up once (docs/replication-interest.md)."""
-        jobs: list[Any] = []
-        made: list[tuple[Client, int, set[int], list[int]]] = []
+        several clients up once (docs/replication-interest.md). With restricted properties
+        (a private section per client, from its relevance) each is made by ``packet_for``."""
+        if self._any_restricted:
+            return {cid: self.packet_for(cid) for cid in order}
+        assert self.interest is not None
+        views, gone = self.interest.views, [(0, self.world.tick + 1)]
+        clients, bases, jobs = [], [], []
         for cid in order:
             client = self.clients[cid]
             base = self._begin(client)
-            view, (ids, held, entering, leaving, _) = self._relevance(client, base)
-            jobs.append((base, held, view.relevant, leaving, entering))
-            made.append((client, base, entering, ids))
+            view = views[cid]
+            jobs.append((view.relevant, view.order, view.log_ticks, view.log, base, gone))
+            clients.append(client)
+            bases.append(base)
         if self._plans is None:
             self._plans = _assembler.plans(self.schema)
         sections = _assembler.live().assemble_clients(
             self.value_deltas, self.world.tick, jobs, self._plans, self.schema.class_bits
         )
         return {
-            client.client_id: self._packet(
-                base, own, *self._private_section(client, base, entering, ids)
-            )
-            for (client, base, entering, ids), own in zip(made, sections, strict=True)
+            client.client_id: self._packet(base, own, 0, b"")
+            for client, base, own in zip(clients, bases, sections, strict=True)
         }
 
     def _build_shared(self, bases: list[int]) -> None:
