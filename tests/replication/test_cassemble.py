@@ -25,6 +25,7 @@ import pytest
 from gdvariant import replication
 from gdvariant._compiled import PURE_FORCED
 from gdvariant.replication import (
+    Schema,
     SnapshotEncoder,
     World,
     _assembler,
@@ -146,6 +147,7 @@ def test_the_live_assembler_is_public() -> None:
     "name",
     [
         "assemble",
+        "assemble_clients",
         "encode_record",
         "commit",
         "aim",
@@ -611,6 +613,139 @@ def test_a_walk_longer_than_its_look_ahead_is_the_pure_ones(seed: int, deltas: b
         for module in (_pyassemble, fast):
             with pytest.raises(KeyError):
                 module.assemble(*args, None, None)
+
+
+GONE = [(0, 1 << 62)]  # the despawn spans of an id leaving a view: every base held it
+
+
+def client_jobs(
+    rng: random.Random, world: World, entities: dict[int, Any], live_ids: list[int], n: int
+) -> list[Any]:
+    """``n`` clients' jobs of one tick (``assemble_clients``': the arguments of each one's
+    ``relevance``): each sees a random half of the live entities (so most are seen by
+    several), some through a stand-in where others see the entity itself, or as another
+    entity, with a base of its own and a log of its view's changes since, by which some ids
+    enter its view and others (live or despawned) leave it."""
+    jobs = []
+    ticks = list(range(1, world.tick + 1))
+    for _ in range(n):
+        seen = sorted(rng.sample(live_ids, len(live_ids) // 2))
+        view = {i: world.entities.get(i, entities[i]) for i in seen}
+        for i in rng.sample(seen, 4):
+            view[i] = entities[i]  # a stand-in (or the entity) as long_walk made it
+        if rng.random() < 0.5:  # ids seen as other entities: what one client found of an
+            mine = [i for i in seen if i in world.entities]  # id is not another's
+            for i, j in zip(mine[::7], mine[3::7], strict=False):
+                view[i], view[j] = world.entities[j], world.entities[i]
+        log: list[dict[int, bool]] = [{} for _ in ticks]
+        unseen = sorted((world.entities.keys() | world.deleted.keys()) - view.keys())
+        for i in rng.sample(seen, rng.choice([0, 5])):
+            log[rng.randrange(len(ticks))][i] = False  # entered at that tick
+        for i in rng.sample(unseen, 4):
+            log[rng.randrange(len(ticks))][i] = True  # left
+        base = rng.choice([0, *ticks[:-1]])
+        jobs.append((view, sorted(view), ticks, log, base, GONE))
+    return jobs
+
+
+@pytest.mark.parametrize("deltas", [True, False], ids=["deltas", "whole"])
+@pytest.mark.parametrize("seed", range(3))
+def test_all_clients_in_one_call_are_each_clients_section(seed: int, deltas: bool) -> None:
+    """``assemble_clients`` (every client's own section of a tick in one call, the compiled one
+    keeping what it found of an entity for the next client that sees it) gives, on both
+    assemblers, what ``relevance`` then ``assemble`` give each client alone (as the encoder's
+    ``packet_for``): with entities seen by several clients, one id seen as the entity by some
+    and as a stand-in or another entity by others, and clients whose bases, entering and
+    leaving ids differ."""
+    fast = compiled()
+    world, entities, _, live_ids = long_walk(seed)
+    rng = random.Random(seed)
+    plans, bits, tick = _assembler.plans(ASSEMBLER_SCHEMA), ASSEMBLER_SCHEMA.class_bits, world.tick
+    jobs = client_jobs(rng, world, entities, live_ids, 12)
+    alone = []
+    for job in jobs:
+        _, ids, entering, leaving, _ = _pyassemble.relevance(*job)
+        base = job[4]
+        args = (deltas, tick, [base], base or -1, ids, job[0], leaving, plans, bits)
+        alone.append(_pyassemble.assemble(*args, entering or None, None)[0])
+    assert alone == _pyassemble.assemble_clients(deltas, tick, jobs, plans, bits)
+    assert fast.assemble_clients(deltas, tick, jobs, plans, bits) == alone
+    assert sum(count for count, _ in alone) > 12 * 40
+    one = {live_ids[0]: world.entities[live_ids[0]]}
+    for module in (_pyassemble, fast):
+        # an id in the view's order but not among its entities: neither live nor deleted
+        bad = [*jobs[:3], (one, [10**6], [], [], 0, GONE)]
+        with pytest.raises(KeyError):
+            module.assemble_clients(deltas, tick, bad, plans, bits)
+        with pytest.raises(TypeError):
+            module.assemble_clients(deltas, tick, [jobs[0][:5]], plans, bits)
+        with pytest.raises(ValueError):  # relevance's own error: a tick without its changes
+            module.assemble_clients(deltas, tick, [(*jobs[0][:2], [1], [], 1, GONE)], plans, bits)
+
+
+def _rebind(ent: Any, rng: random.Random) -> None:
+    """Give ``ent`` new objects for what the compiled walk reads (its history, bits, widths,
+    record cache and spawn tick), with other values: what a cache of them kept from an
+    earlier call would no longer match."""
+    d = vars(ent)
+    flat = ASSEMBLER_SCHEMA.flat(type(ent))
+    for prop in rng.sample(flat, min(2, len(flat))):
+        set_path(ent, prop.path, random_value(prop.codec, rng))
+    d["_net_bits"], d["_net_widths"] = list(d["_net_bits"]), list(d["_net_widths"])
+    d["_net_hist"] = [(t, m, before, None) for t, m, before, _ in d["_net_hist"][1:]]
+    d["_net_cache"] = {}
+    d["_net_spawn"] = d["_net_spawn"] + 0 if rng.random() < 0.5 else 1
+
+
+def _full_views(entities: dict[int, Any], tick: int, jobs: list[Any]) -> list[Any]:
+    """Jobs of clients that see every entity, with the bases of ``jobs``."""
+    ticks = list(range(1, tick + 1))
+    return [
+        (entities, sorted(entities), ticks, [{} for _ in ticks], job[4] % tick, GONE)
+        for job in jobs
+    ]
+
+
+@pytest.mark.parametrize("deltas", [True, False], ids=["deltas", "whole"])
+def test_nothing_found_in_one_call_serves_the_next(deltas: bool) -> None:
+    """Between two ``assemble_clients`` calls of one tick (or two ticks) an entity's attributes
+    may be rebound, an entity despawned and its id given to a new one, or the world be
+    another, of another schema, with the same ids: the compiled call after the change gives
+    the pure one's sections for the world as it is then, not from what the call before found
+    (it keeps nothing from one call to the next)."""
+    fast = compiled()
+    world, entities, _, live_ids = long_walk(4)
+    rng = random.Random(4)
+    plans, bits = _assembler.plans(ASSEMBLER_SCHEMA), ASSEMBLER_SCHEMA.class_bits
+
+    def same(jobs: list[Any], tick: int, plans: Any = plans, bits: int = bits) -> None:
+        expected = _pyassemble.assemble_clients(deltas, tick, jobs, plans, bits)
+        assert fast.assemble_clients(deltas, tick, jobs, plans, bits) == expected
+
+    jobs = client_jobs(rng, world, entities, live_ids, 6)
+    same(jobs, world.tick)
+    for net_id in rng.sample(live_ids, 40):  # rebound, then the same jobs again
+        if net_id in world.entities:
+            _rebind(world.entities[net_id], rng)
+    same(jobs, world.tick)
+    walked = set(world.entities)
+    for net_id in rng.sample(sorted(world.entities), 10):  # despawned, the id reused
+        world.despawn(world.entities[net_id])
+    reused = [world.spawn(rng.choice([Crate, Mob, Forty, Big])) for _ in range(10)]
+    assert {e.net_id for e in reused} & walked
+    world.commit(8)
+    same(_full_views(dict(world.entities), world.tick, jobs), world.tick)
+    other = World(Schema.build([Crate, Mob]))  # another schema, the same ids
+    for _ in range(len(live_ids)):
+        other.spawn(rng.choice([Crate, Mob]))
+    other.commit(8)
+    for ent in other.entities.values():
+        flat = other.schema.flat(type(ent))
+        set_path(ent, flat[0].path, random_value(flat[0].codec, rng))
+    other.commit(8)
+    plans2 = _assembler.plans(other.schema)
+    same(_full_views(other.entities, other.tick, jobs), other.tick, plans2, other.schema.class_bits)
+    same(_full_views(dict(world.entities), world.tick, jobs), world.tick)
 
 
 WORLD = object()  # the world of the things the views see

@@ -373,8 +373,9 @@ def test_clients_are_served_in_the_order_of_their_areas(
     """The interest's update and ``packets()`` take the clients with a centre row by row of
     their centres' cells, each row the other way from the last, those without a centre last:
     neighbours see mostly the same entities, whose memory one leaves in the cache for the
-    next. The packets come back in the clients' order, the bytes ``packet_for`` makes for
-    each client alone (within an MTU too)."""
+    next (without limits their sections are made in one call, in that order). The packets
+    come back in the clients' order, the bytes ``packet_for`` makes for each client alone
+    (within an MTU too)."""
     centres = {
         "a": (35.0, 1.0),
         "b": (5.0, 2.0),
@@ -406,7 +407,7 @@ def test_clients_are_served_in_the_order_of_their_areas(
             made.append({cid: enc.packet_for(cid) for cid in centres})
             continue
         served: list[Any] = []
-        _record(monkeypatch, enc, "packet_for", served, lambda cid: cid)
+        _record(monkeypatch, enc, "_begin", served, lambda client: client.client_id)
         made.append(enc.packets())
         assert served == nearby
         assert list(made[0]) == list(centres)

@@ -8,6 +8,11 @@ functions with the same arguments, and make the same bytes for the same world:
 * ``assemble(deltas, tick, order, oldest, ids, entities, deleted, plans, class_bits,
   entering)``: every shared section of a tick in one walk (for ``SnapshotEncoder``), or a
   client's own section, with the ids entering its view as enters;
+* ``assemble_clients(deltas, tick, jobs, plans, class_bits)``: each client's own section of
+  a tick, a job (the arguments of its ``relevance``) each, as ``assemble`` makes it for its
+  base from what ``relevance`` finds: the compiled one walks them in one call and looks each
+  entity's attributes up for the first client that sees it only
+  (docs/replication-interest.md);
 * ``encode_record(layout, class_bits, op, gap, mask, bits, widths)``: one record with whole
   values;
 * ``commit(world, dirty, tick, oldest)``: the loop of ``World.commit`` over the dirty entities;

@@ -825,6 +825,16 @@ typedef struct {
     Sections sec;
     Writer *w;
     Warmed *ring; /* RING slots, or NULL: walk_id looks everything up itself */
+    /* assemble_clients' slots, one per net id below n_table, kept from one client's walk to
+     * the next of the same call: an entity found again (the same object) is not looked up
+     * again; or NULL (assemble: the ring alone) */
+    Warmed *table;
+    Py_ssize_t n_table;
+    /* what warm() kept of the id at position p of the walk (a ring or a table slot): pick[p %
+     * RING], if pick_pos and pick_id there are p and its id (borrowed from ids) */
+    Warmed *pick[RING];
+    Py_ssize_t pick_pos[RING];
+    PyObject *pick_id[RING];
     int deltas, class_bits;
     long long oldest, tick;
     PyObject *entering; /* a set of ids that enter though spawned before the bases, or None */
@@ -1558,19 +1568,34 @@ static void keep_warmed(Warmed *r, Py_ssize_t pos, PyObject *id, PyObject *ent, 
     r->widths = widths;
 }
 
+/* The table slot of id (NULL: no table, or an id not a plain int below its size). */
+static Warmed *table_slot(const Walk *wk, PyObject *id) {
+    if (!wk->table || !PyLong_CheckExact(id))
+        return NULL;
+    int over;
+    long long v = PyLong_AsLongLongAndOverflow(id, &over);
+    return over || v < 0 || v >= wk->n_table ? NULL : &wk->table[v];
+}
+
 /* Warm the ids from `from`, `windows` windows of them; base: the one base of the section, or
- * -1; ring: where to keep what it finds of each (keep_warmed), or NULL. */
+ * -1; wk: the walk whose ring (and table) keep what it finds of each (keep_warmed), or NULL.
+ * An entity whose table slot holds it already (an earlier client's walk of the same call
+ * found it: nothing runs between them that rebinds its attributes) is taken from there, with
+ * none of its dict's six lookups. */
 static void warm(PyObject *ids, Py_ssize_t from, PyObject *entities, int windows,
-                 long long base, Warmed *ring) {
+                 long long base, Walk *wk) {
     PyObject *ent[2 * WARM], *hist[2 * WARM], *cache[2 * WARM], *vals[2 * WARM];
     Py_ssize_t at[2 * WARM];
     int n = 0, k = 0, v = 0;
+    Warmed *ring = wk ? wk->ring : NULL;
     Py_ssize_t to = PyList_GET_SIZE(ids);
     if (to > from + windows * WARM)
         to = from + windows * WARM;
     if (ring) /* the slots of these ids held the ids a window before the last */
-        for (Py_ssize_t j = from; j < to; j++)
+        for (Py_ssize_t j = from; j < to; j++) {
             warmed_clear(&ring[j % RING]);
+            wk->pick[j % RING] = NULL;
+        }
     for (Py_ssize_t j = from; j < to; j++) {
         PyObject *e = PyDict_GetItemWithError(entities, PyList_GET_ITEM(ids, j));
         if (!e) {
@@ -1586,20 +1611,37 @@ static void warm(PyObject *ids, Py_ssize_t from, PyObject *entities, int windows
     }
     int m = 0;
     for (int i = 0; i < n; i++) {
-        PyObject *dict = ent_dict(ent[i]);
-        if (!dict)
-            continue;
-        PREFETCH(dict);
-        PyObject *h = dict_item(dict, A_HIST, s_hist);
-        PyObject *c = h ? dict_item(dict, A_CACHE, s_cache) : NULL;
-        PyObject *b = c ? dict_item(dict, A_BITS, s_bits) : NULL;
-        if (ring && b) /* all walk_entity reads, for walk_id to take as found */
-            keep_warmed(&ring[at[i] % RING], at[i], PyList_GET_ITEM(ids, at[i]), ent[i], dict, h,
-                        c, b);
-        Py_DECREF(dict);
-        if (PyErr_Occurred()) {
-            PyErr_Clear();
-            return;
+        PyObject *id = PyList_GET_ITEM(ids, at[i]), *h, *c, *b;
+        Warmed *slot = ring ? table_slot(wk, id) : NULL;
+        if (slot && slot->ent == ent[i]) { /* found by an earlier walk of this call */
+            h = slot->hist;
+            c = slot->cache;
+            b = slot->bits;
+        } else {
+            PyObject *dict = ent_dict(ent[i]);
+            if (!dict)
+                continue;
+            PREFETCH(dict);
+            h = dict_item(dict, A_HIST, s_hist);
+            c = h ? dict_item(dict, A_CACHE, s_cache) : NULL;
+            b = c ? dict_item(dict, A_BITS, s_bits) : NULL;
+            if (ring && b) { /* all walk_entity reads, for walk_id to take as found */
+                if (slot)
+                    warmed_clear(slot);
+                keep_warmed(slot ? slot : &ring[at[i] % RING], at[i], id, ent[i], dict, h, c, b);
+                if (!slot)
+                    slot = &ring[at[i] % RING];
+            }
+            Py_DECREF(dict);
+            if (PyErr_Occurred()) {
+                PyErr_Clear();
+                return;
+            }
+        }
+        if (slot && slot->ent == ent[i]) {
+            wk->pick[at[i] % RING] = slot;
+            wk->pick_pos[at[i] % RING] = at[i];
+            wk->pick_id[at[i] % RING] = id;
         }
         if (c && PyDict_CheckExact(c)) {
             PREFETCH(c);
@@ -1674,9 +1716,9 @@ static void warm(PyObject *ids, Py_ssize_t from, PyObject *entities, int windows
 
 /* At id k of a walk: every WARM ids, warm the window after the next (at 0, the first two). */
 static inline void warm_ahead(PyObject *ids, Py_ssize_t k, PyObject *entities, long long base,
-                              Warmed *ring) {
+                              Walk *wk) {
     if (k % WARM == 0)
-        warm(ids, k ? k + WARM : 0, entities, k ? 1 : 2, base, ring);
+        warm(ids, k ? k + WARM : 0, entities, k ? 1 : 2, base, wk);
 }
 
 /* A walk's scratch for nb bases (each section's previous id -1), with the plans: 0, or -1
@@ -1749,8 +1791,9 @@ static int walk_id(Walk *wk, PyObject *id, PyObject *entities, PyObject *deleted
         return -1;
     const Warmed *pre = NULL;
     if (wk->ring) {
-        const Warmed *r = &wk->ring[pos % RING];
-        if (r->ent && r->pos == pos && r->id == id)
+        int k = (int)(pos % RING);
+        const Warmed *r = wk->pick[k];
+        if (r && r->ent && wk->pick_pos[k] == pos && wk->pick_id[k] == id)
             pre = r;
     }
     if (pre) {
@@ -1778,14 +1821,12 @@ static int walk_id(Walk *wk, PyObject *id, PyObject *entities, PyObject *deleted
     return rc;
 }
 
-static PyObject *py_assemble(PyObject *self, PyObject *args) {
-    int deltas, class_bits;
-    long long tick, oldest;
-    PyObject *order, *ids, *entities, *deleted, *plans, *entering, *held;
-    if (!PyArg_ParseTuple(args, "pLO!LO!O!O!OiOO", &deltas, &tick, &PyList_Type, &order,
-                          &oldest, &PyList_Type, &ids, &PyDict_Type, &entities, &PyDict_Type,
-                          &deleted, &plans, &class_bits, &entering, &held))
-        return NULL;
+/* The sections of a walk over ids for the bases in order (assemble's arguments; table: the
+ * slots of assemble_clients, or NULL). */
+static PyObject *assemble_walk(int deltas, long long tick, PyObject *order, long long oldest,
+                               PyObject *ids, PyObject *entities, PyObject *deleted,
+                               PyObject *plans, int class_bits, PyObject *entering,
+                               PyObject *held, Warmed *table, Py_ssize_t n_table) {
     if (entering != Py_None && !PyAnySet_Check(entering)) {
         PyErr_SetString(PyExc_TypeError, "entering must be a set of ids or None");
         return NULL;
@@ -1810,6 +1851,8 @@ static PyObject *py_assemble(PyObject *self, PyObject *args) {
     wk.oldest = oldest;
     wk.tick = tick;
     wk.entering = entering;
+    wk.table = table;
+    wk.n_table = n_table;
     if (entering_sorted(&wk))
         goto done;
     wk.held = held != Py_None && PyDict_GET_SIZE(held) ? held : Py_None;
@@ -1824,7 +1867,7 @@ static PyObject *py_assemble(PyObject *self, PyObject *args) {
     }
     Py_ssize_t hint = 0;
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(ids); k++) {
-        warm_ahead(ids, k, entities, s->nb == 1 ? s->base[0] : -1, wk.ring);
+        warm_ahead(ids, k, entities, s->nb == 1 ? s->base[0] : -1, &wk);
         if (walk_id(&wk, PyList_GET_ITEM(ids, k), entities, deleted, &hint, k))
             goto done;
     }
@@ -1841,6 +1884,103 @@ static PyObject *py_assemble(PyObject *self, PyObject *args) {
 done:
     walk_end(&wk, &w, owned, entered);
     return result;
+}
+
+static PyObject *py_assemble(PyObject *self, PyObject *args) {
+    int deltas, class_bits;
+    long long tick, oldest;
+    PyObject *order, *ids, *entities, *deleted, *plans, *entering, *held;
+    if (!PyArg_ParseTuple(args, "pLO!LO!O!O!OiOO", &deltas, &tick, &PyList_Type, &order,
+                          &oldest, &PyList_Type, &ids, &PyDict_Type, &entities, &PyDict_Type,
+                          &deleted, &plans, &class_bits, &entering, &held))
+        return NULL;
+    return assemble_walk(deltas, tick, order, oldest, ids, entities, deleted, plans, class_bits,
+                         entering, held, NULL, 0);
+}
+
+/* The slots assemble_clients keeps per net id: one past the largest relevant id of the jobs
+ * (each view's order is ascending), but no more than a few times the ids walked (a sparse
+ * world's ids past that are walked without a slot, as by assemble). */
+static Py_ssize_t table_size(PyObject *jobs) {
+    long long top = -1, walked = 0;
+    for (Py_ssize_t j = 0; j < PyList_GET_SIZE(jobs); j++) {
+        PyObject *job = PyList_GET_ITEM(jobs, j), *ids;
+        if (!PyTuple_Check(job) || PyTuple_GET_SIZE(job) != 6 ||
+            !PyList_Check(ids = PyTuple_GET_ITEM(job, 1)) || !PyList_GET_SIZE(ids))
+            continue; /* (a bad job is refused where it is walked) */
+        walked += PyList_GET_SIZE(ids);
+        PyObject *last = PyList_GET_ITEM(ids, PyList_GET_SIZE(ids) - 1);
+        int over;
+        long long v = PyLong_CheckExact(last) ? PyLong_AsLongLongAndOverflow(last, &over) : -1;
+        if (!over && v > top)
+            top = v;
+    }
+    long long cap = 4 * walked + 64;
+    if (cap > (1 << 24))
+        cap = 1 << 24;
+    return (Py_ssize_t)(top + 1 < cap ? top + 1 : cap);
+}
+
+static PyObject *py_relevance(PyObject *self, PyObject *args);
+
+/* One job of assemble_clients: its client's relevance (a job is relevance's arguments), then
+ * the client's own section for its base, as the encoder's packet_for makes it. The relevance's
+ * lists, sets and dicts are freed before the next job's are made (all of them held until one
+ * call at the end brought young collections of the cyclic collector into packets()). */
+static PyObject *client_section(int deltas, long long tick, PyObject *job, PyObject *plans,
+                                int class_bits, Warmed *table, Py_ssize_t n_table) {
+    if (!PyTuple_Check(job) || PyTuple_GET_SIZE(job) != 6) {
+        PyErr_SetString(PyExc_TypeError,
+                        "a job is (relevant, order, ticks, log, base, gone): relevance's arguments");
+        return NULL;
+    }
+    PyObject *found = py_relevance(NULL, job), *base_o = PyTuple_GET_ITEM(job, 4);
+    if (!found)
+        return NULL;
+    PyObject *sections = NULL, *order = NULL;
+    long long base = PyLong_AsLongLong(base_o);
+    if (!(base == -1 && PyErr_Occurred()) && (order = PyList_New(1))) {
+        PyList_SET_ITEM(order, 0, Py_NewRef(base_o));
+        PyObject *entering = PyTuple_GET_ITEM(found, 2);
+        sections = assemble_walk(deltas, tick, order, base ? base : -1, PyTuple_GET_ITEM(found, 1),
+                                 PyTuple_GET_ITEM(job, 0), PyTuple_GET_ITEM(found, 3), plans,
+                                 class_bits, PySet_GET_SIZE(entering) ? entering : Py_None,
+                                 Py_None, table, n_table);
+        Py_DECREF(order);
+    }
+    Py_DECREF(found);
+    PyObject *out = sections ? Py_NewRef(PyList_GET_ITEM(sections, 0)) : NULL;
+    Py_XDECREF(sections);
+    return out;
+}
+
+/* Each client's own section of a tick in one call: an entity several clients see has its
+ * attributes looked up by the first walk only (docs/replication-interest.md). */
+static PyObject *py_assemble_clients(PyObject *self, PyObject *args) {
+    int deltas, class_bits;
+    long long tick;
+    PyObject *jobs, *plans;
+    if (!PyArg_ParseTuple(args, "pLO!Oi", &deltas, &tick, &PyList_Type, &jobs, &plans,
+                          &class_bits))
+        return NULL;
+    Py_INCREF(jobs);
+    Py_ssize_t n_table = table_size(jobs);
+    Warmed *table = n_table ? PyMem_Calloc((size_t)n_table, sizeof(Warmed)) : NULL;
+    PyObject *out = n_table && !table ? PyErr_NoMemory() : PyList_New(PyList_GET_SIZE(jobs));
+    for (Py_ssize_t j = 0; out && j < PyList_GET_SIZE(jobs); j++) {
+        PyObject *section = client_section(deltas, tick, PyList_GET_ITEM(jobs, j), plans,
+                                           class_bits, table, n_table);
+        if (!section)
+            Py_CLEAR(out);
+        else
+            PyList_SET_ITEM(out, j, section);
+    }
+    for (Py_ssize_t i = 0; i < n_table; i++) /* nothing kept for the next call */
+        if (table[i].id)
+            warmed_clear(&table[i]);
+    PyMem_Free(table);
+    Py_DECREF(jobs);
+    return out;
 }
 
 /* Each id's record alone, for one base (a section of that id only): its length in bytes.
@@ -3857,6 +3997,10 @@ static PyMethodDef methods[] = {
      "assemble(deltas, tick, order, oldest, ids, entities, deleted, plans, class_bits, entering, "
      "held) -> "
      "[(record count, bytes)] per base: the shared sections (as _pyassemble.assemble)."},
+    {"assemble_clients", py_assemble_clients, METH_VARARGS,
+     "assemble_clients(deltas, tick, jobs, plans, class_bits) -> [(record count, bytes)]: each "
+     "client's own section of a tick, a job (relevance's arguments for it) each (as "
+     "_pyassemble.assemble_clients)."},
     {"encode_record", py_encode_record, METH_VARARGS,
      "encode_record(layout, class_bits, op, gap, mask, bits, widths) -> bytes: one record "
      "with whole values (as _pyassemble.encode_record)."},

@@ -7,6 +7,7 @@ Its functions take the compiled module's arguments and give its results, so
   entities (``SnapshotEncoder`` caches them per base), or a client's own section, with the
   enter records of the ids entering its view and the updates of ids it holds as of an older
   tick than its base;
+* :func:`assemble_clients`: every client's own section of a tick (an :func:`assemble` each);
 * :func:`encode_record`: one record with whole values (the record format's own);
 * :func:`commit`: ``World.commit``'s loop over the dirty entities;
 * :func:`aim`: the interest's test of a view against every entity it watches, and the record
@@ -56,6 +57,7 @@ from ._packet_format import (
 __all__ = [
     "aim",
     "assemble",
+    "assemble_clients",
     "block",
     "commit",
     "encode_record",
@@ -123,6 +125,43 @@ def assemble(
     return _whole_sections(
         tick, order, oldest, ids, entities, deleted, class_bits, enter, entering, held
     )
+
+
+#: One client's own section of a tick, as :func:`assemble_clients` takes it: the arguments of
+#: its :func:`relevance`, ``(relevant, order, ticks, log, base, gone)``.
+Job = tuple[dict[int, Any], list[int], list[int], list[dict[int, bool]], int, Any]
+
+
+def assemble_clients(
+    deltas: bool, tick: int, jobs: list[Job], plans: Any, class_bits: int
+) -> Sections:
+    """Each job's section (a client's own, with an interest): from its :func:`relevance`, what
+    :func:`assemble` gives for its base alone over the ids it visits (``oldest`` the base, or
+    -1 for a full update), with the ids entering as enters and those leaving as deletes. The
+    compiled one walks them in one call, so that an entity several clients see is looked up
+    once a tick."""
+    out = []
+    for job in jobs:
+        if not isinstance(job, tuple) or len(job) != 6:
+            raise TypeError("a job is (relevant, order, ticks, log, base, gone)")
+        _, held, entering, leaving, _ = relevance(*job)
+        relevant, base = job[0], job[4]
+        out.append(
+            assemble(
+                deltas,
+                tick,
+                [base],
+                base or -1,
+                held,
+                relevant,
+                leaving,
+                plans,
+                class_bits,
+                entering or None,
+                None,
+            )[0]
+        )
+    return out
 
 
 def sizes(

@@ -287,11 +287,7 @@ class SnapshotEncoder:
         tick = self.world.tick
         if self.limits is not None and client.made[0] == tick:
             return client.made[1]  # made already: the same packet, paid for once
-        client.sent.add(tick)
-        if client.team != client.team_seen:
-            client.team_seen = client.team
-            client.regrouped = tick
-        base = self.base_for(client)
+        base = self._begin(client)
         if self.limits is not None:
             return self._limited_packet(client, base)
         if self.interest is not None:
@@ -309,6 +305,16 @@ class SnapshotEncoder:
                 packet = self._plain[base] = self._packet(base, shared, 0, b"")
             return packet
         return self._packet(base, shared, private_count, private)
+
+    def _begin(self, client: Client) -> int:
+        """Note that ``client``'s packet of the tick is made (its acks of it are then
+        valid; a change of its team seen): the tick its packet is a delta from."""
+        tick = self.world.tick
+        client.sent.add(tick)
+        if client.team != client.team_seen:
+            client.team_seen = client.team
+            client.regrouped = tick
+        return self.base_for(client)
 
     def _packet(
         self,
@@ -340,8 +346,40 @@ class SnapshotEncoder:
             self._build_shared(list(needed))
         if self.interest is None:
             return {cid: self.packet_for(cid) for cid in self.clients}
-        made = {cid: self.packet_for(cid) for cid in self.interest.nearby_order(self.clients)}
+        order = self.interest.nearby_order(self.clients)
+        if self.limits is None:
+            made = self._own_packets(order)
+        else:
+            made = {cid: self.packet_for(cid) for cid in order}
         return {cid: made[cid] for cid in self.clients}
+
+    def _own_packets(self, order: list[Any]) -> dict[Any, bytes]:
+        """With an interest and no limits, the packets of the clients in ``order``: what
+        :meth:`packet_for` makes of each, their own sections made in one call of the live
+        assembler's ``assemble_clients``, so that the compiled one looks an entity seen by
+        several clients up once (docs/replication-interest.md). With restricted properties
+        (a private section per client, from its relevance) each is made by ``packet_for``."""
+        if self._any_restricted:
+            return {cid: self.packet_for(cid) for cid in order}
+        assert self.interest is not None
+        views, gone = self.interest.views, [(0, self.world.tick + 1)]
+        clients, bases, jobs = [], [], []
+        for cid in order:
+            client = self.clients[cid]
+            base = self._begin(client)
+            view = views[cid]
+            jobs.append((view.relevant, view.order, view.log_ticks, view.log, base, gone))
+            clients.append(client)
+            bases.append(base)
+        if self._plans is None:
+            self._plans = _assembler.plans(self.schema)
+        sections = _assembler.live().assemble_clients(
+            self.value_deltas, self.world.tick, jobs, self._plans, self.schema.class_bits
+        )
+        return {
+            client.client_id: self._packet(base, own, 0, b"")
+            for client, base, own in zip(clients, bases, sections, strict=True)
+        }
 
     def _build_shared(self, bases: list[int]) -> None:
         """The shared sections for ``bases``, made by the live assembler in one walk: the
