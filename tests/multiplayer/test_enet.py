@@ -801,6 +801,30 @@ def test_the_timer_services_only_a_host_left_unserviced_for_the_interval(
     body()
 
 
+def test_a_server_reading_on_wake_ups_has_its_quiet_host_serviced_every_idle_interval() -> None:
+    """Reading on every wake-up, each datagram a client sends has the host serviced, so the
+    timer is for a quiet host only: its default interval is ``IDLE_SERVICE_INTERVAL``, not
+    the 10 ms a server without ``wake_on_read`` (its reads) and a client keep; one given is
+    kept. (At 10 ms the timer woke a 30 Hz server 2-3 times a tick.)"""
+    assert mp_enet.IDLE_SERVICE_INTERVAL > 1 / 30 > mp_enet.SERVICE_INTERVAL
+    assert MultiplayerServer().service_interval == mp_enet.IDLE_SERVICE_INTERVAL
+    assert MultiplayerServer(wake_on_read=False).service_interval == mp_enet.SERVICE_INTERVAL
+    assert MultiplayerServer(service_interval=0.5).service_interval == 0.5
+    assert MultiplayerClient().service_interval == mp_enet.SERVICE_INTERVAL
+
+    @serving()
+    async def body(server: MultiplayerServer, port: int) -> None:
+        pump = server._pump
+        assert pump is not None and pump.interval == mp_enet.IDLE_SERVICE_INTERVAL
+        client = await joined(port, 77)  # still joins, its packets read on wake-ups
+        await until(lambda: server.peers == {77})
+        client.send(b"\x03a")
+        await client.pump(0.05)
+        assert server.peers == {77}
+
+    body()
+
+
 def test_without_wake_on_read_a_datagram_waits_for_the_servers_next_send_or_timer(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
