@@ -47,10 +47,10 @@ class FakeGodot:
     """A bare ENet client that connects the way Godot's does: its id as the CONNECT data,
     255 channels. Serviced by polling from the same event loop as the server."""
 
-    def __init__(self, port: int, peer_id: int) -> None:
+    def __init__(self, port: int, peer_id: int, channels: int = 255) -> None:
         self.id = peer_id
         self.host = enet.Host(None, 1, 0, 0, 0)
-        self.peer = self.host.connect(enet.Address("127.0.0.1", port), 255, peer_id)
+        self.peer = self.host.connect(enet.Address("127.0.0.1", port), channels, peer_id)
         self.events: list[enet.Event] = []
 
     async def next(self, kind: int) -> enet.Event:
@@ -82,9 +82,9 @@ class FakeGodot:
             await asyncio.sleep(0.005)
 
 
-async def joined(port: int, peer_id: int) -> FakeGodot:
+async def joined(port: int, peer_id: int, channels: int = 255) -> FakeGodot:
     """A fake client once ENet connected it (the server sees it a moment later)."""
-    client = FakeGodot(port, peer_id)
+    client = FakeGodot(port, peer_id, channels)
     await client.next(enet.EVENT_TYPE_CONNECT)
     client.host.flush()  # the acknowledgement that completes the server's side
     return client
@@ -801,6 +801,30 @@ def test_the_timer_services_only_a_host_left_unserviced_for_the_interval(
     body()
 
 
+def test_a_server_reading_on_wake_ups_has_its_quiet_host_serviced_every_idle_interval() -> None:
+    """Reading on every wake-up, each datagram a client sends has the host serviced, so the
+    timer is for a quiet host only: its default interval is ``IDLE_SERVICE_INTERVAL``, not
+    the 10 ms a server without ``wake_on_read`` (its reads) and a client keep; one given is
+    kept. (At 10 ms the timer woke a 30 Hz server 2-3 times a tick.)"""
+    assert mp_enet.IDLE_SERVICE_INTERVAL > 1 / 30 > mp_enet.SERVICE_INTERVAL
+    assert MultiplayerServer().service_interval == mp_enet.IDLE_SERVICE_INTERVAL
+    assert MultiplayerServer(wake_on_read=False).service_interval == mp_enet.SERVICE_INTERVAL
+    assert MultiplayerServer(service_interval=0.5).service_interval == 0.5
+    assert MultiplayerClient().service_interval == mp_enet.SERVICE_INTERVAL
+
+    @serving()
+    async def body(server: MultiplayerServer, port: int) -> None:
+        pump = server._pump
+        assert pump is not None and pump.interval == mp_enet.IDLE_SERVICE_INTERVAL
+        client = await joined(port, 77)  # still joins, its packets read on wake-ups
+        await until(lambda: server.peers == {77})
+        client.send(b"\x03a")
+        await client.pump(0.05)
+        assert server.peers == {77}
+
+    body()
+
+
 def test_without_wake_on_read_a_datagram_waits_for_the_servers_next_send_or_timer(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -926,3 +950,42 @@ def test_an_answer_queued_while_servicing_leaves_with_the_service_not_a_flush(
         assert spy.flushes > flushes  # cut short: the turn's flush
 
     body()
+
+
+# ---------------------------------------------------------------- refused packets
+
+
+@pytest.mark.parametrize("timing", [False, True], ids=["basic", "detail"])
+def test_a_packet_enet_refuses_is_logged_counted_and_not_held_on_both_hand_overs(
+    timing: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Both hand-overs of a frame (the ENet server's own loop; detail's, ``_Link.send`` a
+    packet) treat a packet ENet refuses alike: logged, counted as handed over, nothing left
+    in the outbox (ENet never frees a refused packet, so its bytes are released at once),
+    the peer kept. ENet refuses a channel past the peer's count: this client asked for 2,
+    so transfer channel 1 (ENet channel 2) is refused in every mode, channel 0 sent."""
+    modes = [TransferMode.UNRELIABLE, TransferMode.RELIABLE, TransferMode.UNRELIABLE_ORDERED]
+
+    @serving(service_interval=60.0, relay=False, throttle=(5000, 2, 0))
+    async def body(server: MultiplayerServer, port: int) -> None:
+        client = await joined(port, 77, channels=2)
+        await until(lambda: server.peers == {77})
+        await client.pump(0.05)
+        link = server._peers[77]
+        server.traffic.timing = timing
+        before = server.traffic.messages.get(77, 0)
+        frame = [(77, b"\x03%d" % i, modes[i % 3], i // 6) for i in range(12)]
+        server.send_encoded_many(frame)
+        assert server.traffic.messages[77] - before == 12
+        assert link.outbox.held == 2 * 2 and link.outbox.held_packets == 2  # channel 0's
+        got = [await client.packet() for _ in range(6)]
+        assert [data for _, _, data in got] == [b"\x03%d" % i for i in range(6)]
+        await client.pump(0.1)
+        await until(lambda: link.outbox.held == 0)
+        assert link.outbox.held_packets == 0
+        assert server.peers == {77} and not link.closing
+
+    with caplog.at_level(logging.WARNING, "gdvariant.multiplayer"):
+        body()
+    assert caplog.text.count("ENet refused a packet for peer 77") == 3  # then a summary
+    assert "... and 3 more from peer 77" in caplog.text

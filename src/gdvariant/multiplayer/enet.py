@@ -105,8 +105,14 @@ _FLAGS = {
     TransferMode.UNRELIABLE_ORDERED: enet.PACKET_FLAG_UNRELIABLE_FRAGMENT,
     TransferMode.UNRELIABLE: enet.PACKET_FLAG_UNSEQUENCED | enet.PACKET_FLAG_UNRELIABLE_FRAGMENT,
 }
-#: Seconds between two services of an idle host.
+#: Seconds between two services of an idle host (a client's; a server's without
+#: ``wake_on_read``, whose reads they are).
 SERVICE_INTERVAL = 0.01
+#: The same for a server reading on every wake-up: each datagram a client sends (its ENet
+#: pings too, every 500 ms) has the host serviced, and each flush sends ENet's pings, so the
+#: timer serves only a quiet host (a resend then waits up to this long); every 10 ms it woke
+#: a 30 Hz server 2-3 times a tick for nothing (docs/multiplayer.md, "ENet transport").
+IDLE_SERVICE_INTERVAL = 0.1
 #: The most ENet events handled in one turn of the event loop; the rest wait for the next.
 SERVICE_BUDGET = 256
 #: Seconds ``close`` waits for the other side to acknowledge a disconnection.
@@ -390,7 +396,10 @@ class MultiplayerServer(ServerEndpoint):
     send (None: ENet's 5000, 2, 2). ENet drops unreliable packets (full SYNCs, unreliable
     RPCs) while round trips vary, up to all but 1 in 32; deceleration 0 never drops them.
     ``max_unsent`` and ``stall_timeout`` count what ENet holds for a client until it
-    acknowledges it (see the module's notes). ``wake_on_read`` False: the loop does not wake
+    acknowledges it (see the module's notes). ``service_interval``: the longest the host goes
+    without a service, for ENet's resends, pings and timeouts (default
+    :data:`IDLE_SERVICE_INTERVAL`; :data:`SERVICE_INTERVAL` without ``wake_on_read``, where
+    these services are the reads). ``wake_on_read`` False: the loop does not wake
     for each datagram that arrives; what clients sent is read when the server sends (the
     turn's flush is then a service) and every ``service_interval`` seconds otherwise, as
     Godot's server reads once a frame: fewer wake-ups a tick for a server that ticks, an
@@ -407,7 +416,7 @@ class MultiplayerServer(ServerEndpoint):
         self,
         *,
         max_clients: int = GODOT_MAX_PEERS,
-        service_interval: float = SERVICE_INTERVAL,
+        service_interval: float | None = None,
         wake_on_read: bool = True,
         throttle: tuple[int, int, int] | None = None,
         clock: Clock = time.monotonic,
@@ -416,6 +425,8 @@ class MultiplayerServer(ServerEndpoint):
         super().__init__(clock=clock, **options)
         self.max_clients = max_clients
         self.throttle = throttle
+        if service_interval is None:
+            service_interval = IDLE_SERVICE_INTERVAL if wake_on_read else SERVICE_INTERVAL
         self.service_interval = service_interval
         self.wake_on_read = wake_on_read
         self._pump: _Pump | None = None
