@@ -170,22 +170,7 @@ class ServerConnection(asyncio.BufferedProtocol):
             if self._start:
                 data = self._start + data
                 self._start = b""
-            if not (self._owed or self._head or self._continuing) and self.protocol.state is _OPEN:
-                messages, stop = self._read(data, 0, self._limit)
-                end = len(data)
-                if stop == end or holdable(data, stop, self._limit):
-                    if stop != end:
-                        self._start = data[stop:]
-                    handler = cast(Handler, self.handler)
-                    for message in messages:
-                        if self.paused:
-                            self._held.append(message)
-                        else:
-                            handler.received(message)
-                    return
-                self._mixed(data, cast(list[object], messages), stop)
-            else:
-                self._mixed(data, [], 0)
+            self._mixed(data, [], 0)
             return
         protocol = self.protocol
         protocol.receive_data(data)
