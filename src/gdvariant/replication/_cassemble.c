@@ -1626,11 +1626,11 @@ static void warm(PyObject *ids, Py_ssize_t from, PyObject *entities, int windows
             c = h ? dict_item(dict, A_CACHE, s_cache) : NULL;
             b = c ? dict_item(dict, A_BITS, s_bits) : NULL;
             if (ring && b) { /* all walk_entity reads, for walk_id to take as found */
-                if (slot)
+                if (slot) /* the table's, which may hold another entity */
                     warmed_clear(slot);
-                keep_warmed(slot ? slot : &ring[at[i] % RING], at[i], id, ent[i], dict, h, c, b);
-                if (!slot)
+                else /* the ring's, cleared above */
                     slot = &ring[at[i] % RING];
+                keep_warmed(slot, at[i], id, ent[i], dict, h, c, b);
             }
             Py_DECREF(dict);
             if (PyErr_Occurred()) {
@@ -1910,7 +1910,7 @@ static Py_ssize_t table_size(PyObject *jobs) {
             continue; /* (a bad job is refused where it is walked) */
         walked += PyList_GET_SIZE(ids);
         PyObject *last = PyList_GET_ITEM(ids, PyList_GET_SIZE(ids) - 1);
-        int over;
+        int over = 0;
         long long v = PyLong_CheckExact(last) ? PyLong_AsLongLongAndOverflow(last, &over) : -1;
         if (!over && v > top)
             top = v;
