@@ -361,14 +361,11 @@ class SnapshotEncoder:
         (a private section per client, from its relevance) each is made by ``packet_for``."""
         if self._any_restricted:
             return {cid: self.packet_for(cid) for cid in order}
-        assert self.interest is not None
-        views, gone = self.interest.views, [(0, self.world.tick + 1)]
         clients, bases, jobs = [], [], []
         for cid in order:
             client = self.clients[cid]
             base = self._begin(client)
-            view = views[cid]
-            jobs.append((view.relevant, view.order, view.log_ticks, view.log, base, gone))
+            jobs.append(self._relevance_job(client, base)[1])
             clients.append(client)
             bases.append(base)
         if self._plans is None:
@@ -427,12 +424,17 @@ class SnapshotEncoder:
         ``base``, by the live assembler's ``relevance`` (the relevant ids, the ids to visit,
         those entering, those leaving with their despawn spans, and what it held at
         ``base`` of each id whose relevance changed since)."""
+        view, job = self._relevance_job(client, base)
+        found: _Relevance = _assembler.live().relevance(*job)
+        return view, found
+
+    def _relevance_job(self, client: Client, base: int) -> tuple[Any, tuple[Any, ...]]:
+        """``client``'s view with an interest, and the arguments of the assembler's
+        ``relevance`` for its section since ``base`` (a job of ``assemble_clients``)."""
         assert self.interest is not None
         view = self.interest.views[client.client_id]
-        found: _Relevance = _assembler.live().relevance(
-            view.relevant, view.order, view.log_ticks, view.log, base, [(0, self.world.tick + 1)]
-        )
-        return view, found
+        gone = [(0, self.world.tick + 1)]
+        return view, (view.relevant, view.order, view.log_ticks, view.log, base, gone)
 
     def _arrival(self, ent: Any) -> _Arrival:
         """``ent`` as an entity entering a client's view this tick (one per tick), for the
