@@ -1157,14 +1157,15 @@ static PyObject *ent_attr(PyObject *ent, PyObject *dict, PyObject *name) {
     return found_or_getattr(ent, dict ? PyDict_GetItemWithError(dict, name) : NULL, name);
 }
 
-/* An entity's layout, record cache, bits and widths (new references, checked). */
+/* An entity's layout, record cache, bits and widths, checked: new references, or with pre
+ * references borrowed from warm()'s slot, which holds them until the walk's next warm(). */
 static int entity_state(PyObject *ent, PyObject *dict, const Warmed *pre, PyObject **layout,
                         PyObject **cache, PyObject **bits, PyObject **widths) {
-    if (pre) { /* found by warm() in the same dict */
-        Py_INCREF(*layout = pre->layout);
-        Py_INCREF(*cache = pre->cache);
-        Py_INCREF(*bits = pre->bits);
-        Py_INCREF(*widths = pre->widths);
+    if (pre) { /* found by warm() in the same dict: borrowed from its slot */
+        *layout = pre->layout;
+        *cache = pre->cache;
+        *bits = pre->bits;
+        *widths = pre->widths;
     } else {
         *layout = ent_attr(ent, dict, s_layout);
         *cache = *layout ? ent_attr(ent, dict, s_cache) : NULL;
@@ -1332,10 +1333,13 @@ static int walk_entity(Walk *wk, PyObject *ent, PyObject *id, long long net_id,
     PyObject *spawn_o = NULL, *hist = NULL, *layout = NULL, *cache = NULL, *bits = NULL;
     PyObject *widths = NULL, *record = NULL, *key = NULL, *changed_long = NULL, *dict = NULL;
     Sections *s = &wk->sec;
+    /* With pre, what warm() found is borrowed from its slot (held there until the walk's next
+     * warm(), which runs between ids only): seven references fewer taken and dropped a walked
+     * id (docs/replication-interest.md, "Borrowed from warm's slot"). */
     if (pre) {
-        Py_INCREF(dict = pre->dict);
-        Py_INCREF(spawn_o = pre->spawn);
-        Py_INCREF(hist = pre->hist);
+        dict = pre->dict;
+        spawn_o = pre->spawn;
+        hist = pre->hist;
     } else {
         dict = ent_dict(ent);
         spawn_o = ent_attr(ent, dict, s_spawn);
@@ -1469,15 +1473,17 @@ static int walk_entity(Walk *wk, PyObject *ent, PyObject *id, long long net_id,
     }
     rc = 0;
 done:
-    Py_XDECREF(spawn_o);
-    Py_XDECREF(hist);
-    Py_XDECREF(layout);
-    Py_XDECREF(cache);
-    Py_XDECREF(bits);
-    Py_XDECREF(widths);
+    if (!pre) {
+        Py_XDECREF(spawn_o);
+        Py_XDECREF(hist);
+        Py_XDECREF(layout);
+        Py_XDECREF(cache);
+        Py_XDECREF(bits);
+        Py_XDECREF(widths);
+        Py_XDECREF(dict);
+    }
     Py_XDECREF(record);
     Py_XDECREF(key);
-    Py_XDECREF(dict);
     return rc;
 }
 
@@ -1796,13 +1802,8 @@ static int walk_id(Walk *wk, PyObject *id, PyObject *entities, PyObject *deleted
         if (r && r->ent && wk->pick_pos[k] == pos && wk->pick_id[k] == id)
             pre = r;
     }
-    if (pre) {
-        PyObject *ent = pre->ent;
-        Py_INCREF(ent);
-        int rc = walk_entity(wk, ent, id, net_id, hint, pre);
-        Py_DECREF(ent);
-        return rc;
-    }
+    if (pre) /* the entity borrowed from warm()'s slot, as what walk_entity reads of it */
+        return walk_entity(wk, pre->ent, id, net_id, hint, pre);
     PyObject *ent = PyDict_GetItemWithError(entities, id);
     if (!ent) {
         if (PyErr_Occurred())
