@@ -1780,6 +1780,30 @@ def relevance_args(rng: random.Random) -> list[tuple[Any, ...]]:
     return out
 
 
+def test_relevance_merges_the_leaving_ids_into_the_order_as_sorting_would() -> None:
+    """The visited ids of the compiled ``relevance`` (its leaving ids merged into the
+    view's ascending order) are the pure one's sorted list: ids leaving before, between
+    and after the relevant ones, runs of them side by side, every id leaving, and ids past
+    64 bits (compared as ints, not as machine words)."""
+    big = 1 << 70
+    cases = [
+        ([5, 9], [1, 2, 7, 12, 13]),
+        ([], [4, 1, 3]),
+        ([3, 4, 5, 6], [1, 2, 8, 9]),
+        ([10, 20, 30], [0, 15, 25, 35]),
+        ([2, big, big + 4], [big + 2, 1, big + 9, 2**63 - 1, 2**64]),
+    ]
+    fast = compiled()
+    for now, leave in cases:
+        relevant = {i: object() for i in now}
+        log = [{i: True for i in leave}]
+        args = (relevant, sorted(now), [2], log, 1, [(0, 3)])
+        want = _pyassemble.relevance(*args)
+        got = fast.relevance(*args)
+        assert got == want
+        assert got[1] == sorted(now + leave)
+
+
 def test_relevance_says_what_was_held_of_each_id_changed_since_the_base() -> None:
     """The last item of ``relevance``: each id whose relevance changed after the base, with
     whether the client held it at the base (its oldest change after the base says what it

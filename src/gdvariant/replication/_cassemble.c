@@ -3942,6 +3942,46 @@ fail:
     return NULL;
 }
 
+/* The ascending ids with leaving's keys (none of them among the ids) merged in at their
+ * places: what sorting their concatenation gives. Each leaving id, in ascending order, is
+ * bisected for from the place of the one before; the ids between are copied. Sorting the
+ * whole list again cost about 22,000 instructions a client (a tick of the interest
+ * benchmark: 256 of them, some 230 ids each, a few leaving). */
+static PyObject *merged_ids(PyObject *ids, PyObject *leaving) {
+    PyObject *more = PyDict_Keys(leaving);
+    if (!more || PyList_Sort(more)) {
+        Py_XDECREF(more);
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(ids), m = PyList_GET_SIZE(more), from = 0, out = 0;
+    PyObject *held = PyList_New(n + m);
+    for (Py_ssize_t k = 0; held && k <= m; k++) {
+        Py_ssize_t to = n;
+        if (k < m) { /* the first id from `from` not less than leaving id k */
+            Py_ssize_t hi = n;
+            to = from;
+            while (to < hi) {
+                Py_ssize_t mid = to + (hi - to) / 2;
+                int less = id_less(PyList_GET_ITEM(ids, mid), PyList_GET_ITEM(more, k));
+                if (less < 0) {
+                    Py_CLEAR(held);
+                    break;
+                }
+                if (less)
+                    to = mid + 1;
+                else
+                    hi = mid;
+            }
+        }
+        for (; held && from < to; from++)
+            PyList_SET_ITEM(held, out++, Py_NewRef(PyList_GET_ITEM(ids, from)));
+        if (held && k < m)
+            PyList_SET_ITEM(held, out++, Py_NewRef(PyList_GET_ITEM(more, k)));
+    }
+    Py_DECREF(more);
+    return held;
+}
+
 static PyObject *py_relevance(PyObject *self, PyObject *args) {
     PyObject *relevant, *order, *ticks, *log, *gone;
     long long base;
@@ -3973,12 +4013,8 @@ static PyObject *py_relevance(PyObject *self, PyObject *args) {
         goto done;
     if (!PyDict_GET_SIZE(leaving)) {
         held = Py_NewRef(ids);
-    } else {
-        PyObject *more = PyDict_Keys(leaving);
-        held = more ? PySequence_Concat(ids, more) : NULL;
-        Py_XDECREF(more);
-        if (!held || PyList_Sort(held))
-            goto done;
+    } else if (!(held = merged_ids(ids, leaving))) {
+        goto done;
     }
     out = PyTuple_Pack(5, ids, held, entering, leaving, was);
 done:
