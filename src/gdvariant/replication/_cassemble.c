@@ -803,12 +803,18 @@ static int deletes(Sections *s, Writer *w, long long net_id, PyObject *spans) {
 typedef struct {
     Py_ssize_t pos; /* the id's place in ids */
     PyObject *id, *ent, *dict, *spawn, *hist, *layout, *cache, *bits, *widths;
+    /* spawn's value when it is an exact int (spawn_ok), converted once for every client's
+     * walk of the call that finds the entity here */
+    long long spawn_v;
+    int spawn_ok;
 } Warmed;
 
 #define WARM 16
 #define RING (2 * WARM) /* warm() fills the window after the next: two windows are known */
 
 static void warmed_clear(Warmed *r) {
+    if (!r->id) /* empty (keep_warmed fills every field or none): most ring slots of a call */
+        return;
     Py_CLEAR(r->id);
     Py_CLEAR(r->ent);
     Py_CLEAR(r->dict);
@@ -835,6 +841,7 @@ typedef struct {
     Warmed *pick[RING];
     Py_ssize_t pick_pos[RING];
     PyObject *pick_id[RING];
+    long long pick_net[RING]; /* its value when warm() read it (a table slot's), else -1 */
     int deltas, class_bits;
     long long oldest, tick;
     PyObject *entering; /* a set of ids that enter though spawned before the bases, or None */
@@ -1351,7 +1358,7 @@ static int walk_entity(Walk *wk, PyObject *ent, PyObject *id, long long net_id,
         PyErr_SetString(PyExc_TypeError, "_net_hist must be a list");
         goto done;
     }
-    long long spawn = PyLong_AsLongLong(spawn_o);
+    long long spawn = pre && pre->spawn_ok ? pre->spawn_v : PyLong_AsLongLong(spawn_o);
     if (spawn == -1 && PyErr_Occurred())
         goto done;
     if (wk->entering != Py_None) { /* entering a client's view: an enter, as a spawn of now */
@@ -1394,7 +1401,10 @@ static int walk_entity(Walk *wk, PyObject *ent, PyObject *id, long long net_id,
         goto done;
     }
     int nw = cp->nwords;
-    memset(wk->mask, 0, sizeof(uint64_t) * (size_t)nw);
+    if (nw == 1) /* most classes: one word, without a call to memset */
+        wk->mask[0] = 0;
+    else
+        memset(wk->mask, 0, sizeof(uint64_t) * (size_t)nw);
     if (++wk->serial == 0) { /* wrapped: no stamp may look valid */
         memset(wk->stamp, 0, sizeof(uint32_t) * (size_t)wk->plans.max_count);
         wk->serial = 1;
@@ -1572,15 +1582,28 @@ static void keep_warmed(Warmed *r, Py_ssize_t pos, PyObject *id, PyObject *ent, 
     r->cache = cache;
     r->bits = bits;
     r->widths = widths;
+    r->spawn_ok = 0;
+    if (PyLong_CheckExact(spawn)) {
+        r->spawn_v = PyLong_AsLongLong(spawn);
+        if (r->spawn_v == -1 && PyErr_Occurred())
+            PyErr_Clear(); /* walk_entity converts it itself and reports the error */
+        else
+            r->spawn_ok = 1;
+    }
 }
 
-/* The table slot of id (NULL: no table, or an id not a plain int below its size). */
-static Warmed *table_slot(const Walk *wk, PyObject *id) {
+/* The table slot of id (NULL: no table, or an id not a plain int below its size), *net its
+ * value then (else -1). */
+static Warmed *table_slot(const Walk *wk, PyObject *id, long long *net) {
+    *net = -1;
     if (!wk->table || !PyLong_CheckExact(id))
         return NULL;
     int over;
     long long v = PyLong_AsLongLongAndOverflow(id, &over);
-    return over || v < 0 || v >= wk->n_table ? NULL : &wk->table[v];
+    if (over || v < 0 || v >= wk->n_table)
+        return NULL;
+    *net = v;
+    return &wk->table[v];
 }
 
 /* Warm the ids from `from`, `windows` windows of them; base: the one base of the section, or
@@ -1618,7 +1641,8 @@ static void warm(PyObject *ids, Py_ssize_t from, PyObject *entities, int windows
     int m = 0;
     for (int i = 0; i < n; i++) {
         PyObject *id = PyList_GET_ITEM(ids, at[i]), *h, *c, *b;
-        Warmed *slot = ring ? table_slot(wk, id) : NULL;
+        long long net = -1;
+        Warmed *slot = ring ? table_slot(wk, id, &net) : NULL;
         if (slot && slot->ent == ent[i]) { /* found by an earlier walk of this call */
             h = slot->hist;
             c = slot->cache;
@@ -1648,6 +1672,7 @@ static void warm(PyObject *ids, Py_ssize_t from, PyObject *entities, int windows
             wk->pick[at[i] % RING] = slot;
             wk->pick_pos[at[i] % RING] = at[i];
             wk->pick_id[at[i] % RING] = id;
+            wk->pick_net[at[i] % RING] = net;
         }
         if (c && PyDict_CheckExact(c)) {
             PREFETCH(c);
@@ -1792,15 +1817,20 @@ static void walk_end(Walk *wk, Writer *w, int owned, int entered) {
 /* The records of one id (live or despawned) into every section of the walk. */
 static int walk_id(Walk *wk, PyObject *id, PyObject *entities, PyObject *deleted,
                    Py_ssize_t *hint, Py_ssize_t pos) {
-    long long net_id = PyLong_AsLongLong(id);
-    if (net_id == -1 && PyErr_Occurred())
-        return -1;
     const Warmed *pre = NULL;
+    long long net_id = -1; /* the id's value as warm() read it, or -1: read it here */
     if (wk->ring) {
         int k = (int)(pos % RING);
         const Warmed *r = wk->pick[k];
-        if (r && r->ent && wk->pick_pos[k] == pos && wk->pick_id[k] == id)
+        if (r && r->ent && wk->pick_pos[k] == pos && wk->pick_id[k] == id) {
             pre = r;
+            net_id = wk->pick_net[k];
+        }
+    }
+    if (net_id < 0) {
+        net_id = PyLong_AsLongLong(id);
+        if (net_id == -1 && PyErr_Occurred())
+            return -1;
     }
     if (pre) /* the entity borrowed from warm()'s slot, as what walk_entity reads of it */
         return walk_entity(wk, pre->ent, id, net_id, hint, pre);
