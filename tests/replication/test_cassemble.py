@@ -683,6 +683,52 @@ def test_all_clients_in_one_call_are_each_clients_section(seed: int, deltas: boo
             module.assemble_clients(deltas, tick, [(*jobs[0][:2], [1], [], 1, GONE)], plans, bits)
 
 
+class _Changes(dict[int, bool]):
+    """A change set of a view's log that is a mapping but not a plain dict."""
+
+
+@pytest.mark.parametrize("deltas", [True, False], ids=["deltas", "whole"])
+def test_all_clients_in_one_call_decide_an_id_by_its_oldest_change(deltas: bool) -> None:
+    """``assemble_clients`` finds each client's entering and leaving ids as ``relevance``
+    does when its log names an id at several ticks (the oldest change after the base says
+    whether the client held it: an id that entered, left and entered again since the base
+    enters; one that left, came back and left again leaves; one held at the base that left
+    and came back is an update), when two clients' logs name the same ids (each decided on
+    its own), when a leaving id is past every relevant one, and when a change set is
+    another mapping than a dict."""
+    fast = compiled()
+    world, entities, _, live_ids = long_walk(5)
+    rng = random.Random(5)
+    plans, bits, tick = _assembler.plans(ASSEMBLER_SCHEMA), ASSEMBLER_SCHEMA.class_bits, world.tick
+    ticks = list(range(1, tick + 1))
+    jobs = []
+    for k in range(6):
+        seen = sorted(rng.sample(live_ids, len(live_ids) // 2))
+        view = {i: world.entities.get(i, entities[i]) for i in seen}
+        unseen = sorted((world.entities.keys() | world.deleted.keys()) - view.keys())
+        log: list[dict[int, bool]] = [{} for _ in ticks]
+        for i in seen[:6]:  # held, left, came back / entered, left, entered again
+            log[1][i], log[2][i] = bool(i % 2), not i % 2
+            if not i % 2:
+                log[3][i] = False
+        for i in unseen[:6]:  # held, left, came back, left again / entered, left
+            log[1][i], log[2][i] = bool(i % 2), not i % 2
+            if i % 2:
+                log[3][i] = True
+        log[2][10**7 + k] = True  # an id past every relevant one, leaving
+        if k == 5:
+            log = [_Changes(changes) for changes in log]
+        jobs.append((view, seen, ticks, log, 1, GONE))
+    expected = _pyassemble.assemble_clients(deltas, tick, jobs, plans, bits)
+    assert fast.assemble_clients(deltas, tick, jobs, plans, bits) == expected
+    for job in jobs:  # the oldest change decided: the even ids seen enter, the odd ones leave
+        _, _, entering, leaving, _ = _pyassemble.relevance(*job)
+        assert entering == {i for i in job[1][:6] if not i % 2}
+        assert set(leaving) == {i for i in job[3][1] if i % 2 and i not in job[0]} | {
+            i for i in job[3][2] if i >= 10**7
+        }
+
+
 def _rebind(ent: Any, rng: random.Random) -> None:
     """Give ``ent`` new objects for what the compiled walk reads (its history, bits, widths,
     record cache and spawn tick), with other values: what a cache of them kept from an

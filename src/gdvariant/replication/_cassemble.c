@@ -1952,25 +1952,37 @@ static Py_ssize_t table_size(PyObject *jobs) {
     return (Py_ssize_t)(top + 1 < cap ? top + 1 : cap);
 }
 
-static PyObject *py_relevance(PyObject *self, PyObject *args);
+/* Stamps of the exact int ids below n that a client's changes named (stamp[id] == gen: named
+ * already), for assemble_clients: one array for the call, a new gen for each client. */
+typedef struct {
+    uint32_t *stamp;
+    Py_ssize_t n;
+    uint32_t gen;
+} Seen;
+static PyObject *relevance_of(PyObject *relevant, PyObject *order, PyObject *ticks,
+                              PyObject *log, long long base, PyObject *gone, Seen *seen);
 
 /* One job of assemble_clients: its client's relevance (a job is relevance's arguments), then
  * the client's own section for its base, as the encoder's packet_for makes it. The relevance's
  * lists, sets and dicts are freed before the next job's are made (all of them held until one
  * call at the end brought young collections of the cyclic collector into packets()). */
 static PyObject *client_section(int deltas, long long tick, PyObject *job, PyObject *plans,
-                                int class_bits, Warmed *table, Py_ssize_t n_table) {
+                                int class_bits, Warmed *table, Py_ssize_t n_table, Seen *seen) {
     if (!PyTuple_Check(job) || PyTuple_GET_SIZE(job) != 6) {
         PyErr_SetString(PyExc_TypeError,
                         "a job is (relevant, order, ticks, log, base, gone): relevance's arguments");
         return NULL;
     }
-    PyObject *found = py_relevance(NULL, job), *base_o = PyTuple_GET_ITEM(job, 4);
+    PyObject *relevant, *order_ids, *ticks, *log, *gone, *base_o = PyTuple_GET_ITEM(job, 4);
+    long long base;
+    if (!PyArg_ParseTuple(job, "O!O!O!O!LO", &PyDict_Type, &relevant, &PyList_Type, &order_ids,
+                          &PyList_Type, &ticks, &PyList_Type, &log, &base, &gone))
+        return NULL;
+    PyObject *found = relevance_of(relevant, order_ids, ticks, log, base, gone, seen);
     if (!found)
         return NULL;
     PyObject *sections = NULL, *order = NULL;
-    long long base = PyLong_AsLongLong(base_o);
-    if (!(base == -1 && PyErr_Occurred()) && (order = PyList_New(1))) {
+    if ((order = PyList_New(1))) {
         PyList_SET_ITEM(order, 0, Py_NewRef(base_o));
         PyObject *entering = PyTuple_GET_ITEM(found, 2);
         sections = assemble_walk(deltas, tick, order, base ? base : -1, PyTuple_GET_ITEM(found, 1),
@@ -1997,19 +2009,24 @@ static PyObject *py_assemble_clients(PyObject *self, PyObject *args) {
     Py_INCREF(jobs);
     Py_ssize_t n_table = table_size(jobs);
     Warmed *table = n_table ? PyMem_Calloc((size_t)n_table, sizeof(Warmed)) : NULL;
-    PyObject *out = n_table && !table ? PyErr_NoMemory() : PyList_New(PyList_GET_SIZE(jobs));
+    /* the ids each client's changes named, by net id below n_table (the rest in a dict) */
+    Seen seen = {n_table ? PyMem_Calloc((size_t)n_table, sizeof(uint32_t)) : NULL, n_table, 0};
+    PyObject *out = n_table && (!table || !seen.stamp) ? PyErr_NoMemory()
+                                                       : PyList_New(PyList_GET_SIZE(jobs));
     for (Py_ssize_t j = 0; out && j < PyList_GET_SIZE(jobs); j++) {
+        seen.gen++;
         PyObject *section = client_section(deltas, tick, PyList_GET_ITEM(jobs, j), plans,
-                                           class_bits, table, n_table);
+                                           class_bits, table, n_table, &seen);
         if (!section)
             Py_CLEAR(out);
         else
             PyList_SET_ITEM(out, j, section);
     }
-    for (Py_ssize_t i = 0; i < n_table; i++) /* nothing kept for the next call */
+    for (Py_ssize_t i = 0; table && i < n_table; i++) /* nothing kept for the next call */
         if (table[i].id)
             warmed_clear(&table[i]);
     PyMem_Free(table);
+    PyMem_Free(seen.stamp);
     Py_DECREF(jobs);
     return out;
 }
@@ -4012,12 +4029,74 @@ static PyObject *merged_ids(PyObject *ids, PyObject *leaving) {
     return held;
 }
 
-static PyObject *py_relevance(PyObject *self, PyObject *args) {
-    PyObject *relevant, *order, *ticks, *log, *gone;
-    long long base;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!LO", &PyDict_Type, &relevant, &PyList_Type, &order,
-                          &PyList_Type, &ticks, &PyList_Type, &log, &base, &gone))
-        return NULL;
+
+/* id named before by this client's changes (seen's stamps, or the dict other for ids outside
+ * them, made when first needed): 1, 0 (and noted), -1 with an error. */
+static int seen_before(Seen *seen, PyObject **other, PyObject *id) {
+    if (PyLong_CheckExact(id)) {
+        int over;
+        long long v = PyLong_AsLongLongAndOverflow(id, &over);
+        if (!over && v >= 0 && v < seen->n) {
+            int was = seen->stamp[v] == seen->gen;
+            seen->stamp[v] = seen->gen;
+            return was;
+        }
+        if (v == -1 && PyErr_Occurred())
+            return -1;
+    }
+    if (!*other && !(*other = PyDict_New()))
+        return -1;
+    int was = PyDict_Contains(*other, id);
+    return was ? was : PyDict_SetItem(*other, id, Py_None);
+}
+
+/* Entering and leaving ids from the changes since base without the dict of them all that
+ * relevance returns (its last item; assemble_clients does not read it): the change sets
+ * after base oldest first, an id decided by the first (oldest) one that names it, as the
+ * dict's newest-first updates leave it. 1; 0 with nothing done when a change set after base
+ * is not a dict (relevance's own way takes any mapping); -1 with an error. */
+static int changes_apply(PyObject *relevant, PyObject *ticks, PyObject *log, long long base,
+                         PyObject *gone, Seen *seen, PyObject *entering, PyObject *leaving) {
+    if (!base)
+        return 1;
+    Py_ssize_t k = PyList_GET_SIZE(ticks);
+    for (; k > 0; k--) {
+        long long t = PyLong_AsLongLong(PyList_GET_ITEM(ticks, k - 1));
+        if (t == -1 && PyErr_Occurred())
+            return -1;
+        if (t <= base)
+            break;
+    }
+    for (Py_ssize_t j = k; j < PyList_GET_SIZE(log); j++)
+        if (!PyDict_Check(PyList_GET_ITEM(log, j)))
+            return 0;
+    PyObject *other = NULL;
+    int rc = 0;
+    for (; !rc && k < PyList_GET_SIZE(log); k++) {
+        PyObject *changes = PyList_GET_ITEM(log, k), *id, *before;
+        Py_INCREF(changes);
+        Py_ssize_t pos = 0;
+        while (!rc && PyDict_Next(changes, &pos, &id, &before)) {
+            int named = seen_before(seen, &other, id);
+            if (named) {
+                rc = named < 0 ? -1 : 0;
+                continue;
+            }
+            int in = PyDict_Contains(relevant, id), truth = PyObject_IsTrue(before);
+            if (in < 0 || truth < 0 ||
+                (in ? !truth && PySet_Add(entering, id) : truth && PyDict_SetItem(leaving, id, gone)))
+                rc = -1;
+        }
+        Py_DECREF(changes);
+    }
+    Py_XDECREF(other);
+    return rc ? rc : 1;
+}
+
+/* relevance's five items; with seen (assemble_clients'), the last is None: the entering and
+ * leaving ids are found by changes_apply, with no dict of every change. */
+static PyObject *relevance_of(PyObject *relevant, PyObject *order, PyObject *ticks,
+                              PyObject *log, long long base, PyObject *gone, Seen *seen) {
     if (PyList_GET_SIZE(ticks) != PyList_GET_SIZE(log)) {
         PyErr_SetString(PyExc_ValueError, "a relevance log needs one tick per change set");
         return NULL;
@@ -4027,12 +4106,15 @@ static PyObject *py_relevance(PyObject *self, PyObject *args) {
         return NULL;
     }
     PyObject *out = NULL, *ids = NULL, *held = NULL, *entering = NULL, *leaving = NULL;
-    PyObject *was = changes_since(ticks, log, base);
-    if (!was || !(entering = PySet_New(NULL)) || !(leaving = PyDict_New()))
+    PyObject *was = NULL;
+    if (!(entering = PySet_New(NULL)) || !(leaving = PyDict_New()))
+        goto done;
+    int lean = seen ? changes_apply(relevant, ticks, log, base, gone, seen, entering, leaving) : 0;
+    if (lean < 0 || !(was = lean ? Py_NewRef(Py_None) : changes_since(ticks, log, base)))
         goto done;
     Py_ssize_t pos = 0;
     PyObject *id, *before;
-    while (PyDict_Next(was, &pos, &id, &before)) {
+    while (!lean && PyDict_Next(was, &pos, &id, &before)) {
         int in = PyDict_Contains(relevant, id), truth = PyObject_IsTrue(before);
         if (in < 0 || truth < 0)
             goto done;
@@ -4054,6 +4136,15 @@ done:
     Py_XDECREF(entering);
     Py_XDECREF(leaving);
     return out;
+}
+
+static PyObject *py_relevance(PyObject *self, PyObject *args) {
+    PyObject *relevant, *order, *ticks, *log, *gone;
+    long long base;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!LO", &PyDict_Type, &relevant, &PyList_Type, &order,
+                          &PyList_Type, &ticks, &PyList_Type, &log, &base, &gone))
+        return NULL;
+    return relevance_of(relevant, order, ticks, log, base, gone, NULL);
 }
 
 static PyMethodDef methods[] = {
