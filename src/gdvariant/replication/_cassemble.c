@@ -1342,7 +1342,7 @@ static int walk_entity(Walk *wk, PyObject *ent, PyObject *id, long long net_id,
     Sections *s = &wk->sec;
     /* With pre, what warm() found is borrowed from its slot (held there until the walk's next
      * warm(), which runs between ids only): seven references fewer taken and dropped a walked
-     * id (docs/replication-interest.md, "Borrowed from warm's slot"). */
+     * id (docs/replication-interest.md, "Fewer conversions and references a walked id"). */
     if (pre) {
         dict = pre->dict;
         spawn_o = pre->spawn;
