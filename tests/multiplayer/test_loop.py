@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from gdvariant.multiplayer import every as run_every
 from gdvariant.multiplayer import run
-from gdvariant.multiplayer._loop import every as run_every
 
 uvloop = pytest.importorskip("uvloop", reason="the uvloop extra is not installed")
 
