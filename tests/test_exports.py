@@ -184,6 +184,7 @@ MULTIPLAYER_API = {
     "TransferMode",
     "Transport",
     "TransportListener",
+    "every",
     "read_script_rpcs",
     "run",
     "scene_tscn",

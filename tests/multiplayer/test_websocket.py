@@ -730,6 +730,47 @@ def test_a_turns_packets_to_an_idle_open_peer_are_one_write_at_its_end(turn_ends
     body()
 
 
+def test_a_frame_to_idle_peers_is_written_before_the_turn_ends() -> None:
+    """A frame (``send_encoded_many``, what ``sync()`` hands over) to ready peers with
+    nothing gathered: each peer's packets are one write before the call returns, in order
+    even when the frame interleaves peers, and no call is left for the end of the turn; a
+    peer that has frames gathered this turn gets the frame's behind them at the turn's end."""
+
+    @serving()
+    async def body(server: Any, port: int) -> None:
+        clients = [await join(port) for _ in range(3)]
+        peers = [peer for _, peer in clients]
+        for peer in peers:
+            server.send_raw(peer, b"0")  # the connections find out they are ready
+        await asyncio.sleep(0)
+        writes = {peer: spy_writes(server, peer) for peer in peers}
+        server.send_raw(peers[2], b"r")  # gathered for the end of the turn
+        mode = mpws.TransferMode.UNRELIABLE
+        frame = [(peers[i % 3], b"\x03" + bytes([i]) * (i + 1), mode, 0) for i in range(9)]
+        server.send_encoded_many(frame)
+        for peer in peers[:2]:
+            data = [d for p, d, _, _ in frame if p == peer]
+            assert writes[peer] == [b"".join(mpws.binary_frame(d) for d in data)]
+            assert server.queue_depth(peer) == (0, 0)
+        assert writes[peers[2]] == []
+        assert server._websockets.gathered == [server._peers[peers[2]].connection]
+        await asyncio.sleep(0)
+        late = [b"\x03r"] + [d for p, d, _, _ in frame if p == peers[2]]
+        assert writes[peers[2]] == [b"".join(mpws.binary_frame(d) for d in late)]
+        for index, (client, peer) in enumerate(clients):
+            expected = [b"\x030", *([b"\x03r"] if index == 2 else [])]
+            expected += [d for p, d, _, _ in frame if p == peer]
+            got: list[bytes] = []
+            while len(got) < len(expected):
+                message = await recv(client)
+                if message[:1] == b"\x03":  # RAW packets (not the peers' joins)
+                    got.append(message)
+            assert got == expected
+            await client.close()
+
+    body()
+
+
 def test_a_frames_packets_are_all_checked_before_any_is_sent() -> None:
     """``send_encoded_many``: a packet for a peer that is not there refuses the whole
     frame; a good frame goes out in order."""

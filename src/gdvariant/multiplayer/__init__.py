@@ -24,7 +24,7 @@ from ._auth import DEFAULT_AUTH_TIMEOUT
 from ._auth import Authenticator as Authenticator
 from ._auth import AuthVerdict as AuthVerdict
 from ._config import ReplicatedProperty, ReplicationConfig, ReplicationMode
-from ._loop import run
+from ._loop import every, run
 from ._relay import RelayRoute as RelayRoute
 from ._relay import route_relay as route_relay
 from ._replicator import SpawnedNode, Spawner
@@ -99,6 +99,7 @@ __all__ = [
     "TransferMode",
     "Transport",
     "TransportListener",
+    "every",
     "read_script_rpcs",
     "run",
     "scene_tscn",

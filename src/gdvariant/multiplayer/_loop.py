@@ -3,7 +3,10 @@
 A server's transports are asyncio protocols and readers, so they run on any asyncio event
 loop. uvloop's (``pip install gdvariant[uvloop]``) does the loop's own work, its sockets and
 its timers in compiled code: docs/multiplayer.md ("The event loop") has what it saves a tick.
-:func:`run` is ``asyncio.run`` with the choice made by name.
+:func:`run` is ``asyncio.run`` with the choice made by name. :func:`every` runs a game's
+tick at a fixed rate from a timer of the loop: one turn of the loop a tick, where a task
+awaiting ``asyncio.sleep`` takes two (the timer's turn sets a future, the next wakes the
+task) and makes a future and a coroutine step each time.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import importlib
 from collections.abc import Callable, Coroutine
 from typing import Any, Literal, TypeVar
 
-__all__ = ["run"]
+__all__ = ["every", "run"]
 
 T = TypeVar("T")
 #: ``"auto"``: uvloop's loop when it is installed, else asyncio's; ``"uvloop"``: uvloop's
@@ -51,3 +54,37 @@ def run(main: Coroutine[Any, Any, T], *, loop: Loop = "auto") -> T:
         raise
     with asyncio.Runner(loop_factory=factory) as runner:
         return runner.run(main)
+
+
+async def every(period: float, tick: Callable[[], object], *, catch_up: int = 8) -> None:
+    """Call ``tick()`` every ``period`` seconds on the running loop, each call in the turn
+    of its own timer, until cancelled (or until ``tick`` raises: that exception ends it).
+    Deadlines are ``period`` apart from the first, at ``period`` from now; a late tick is
+    made up for at once, and more than ``catch_up`` periods behind, the lost ticks are given
+    up (the next deadline is now), as Godot's physics loop does (docs/multiplayer.md,
+    "The event loop")."""
+    if not period > 0:
+        raise ValueError(f"period must be above 0, not {period!r}")
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[None] = loop.create_future()
+    behind = catch_up * period
+    deadline = loop.time() + period
+    handle: asyncio.TimerHandle | None = None
+
+    def run_tick() -> None:
+        nonlocal deadline, handle
+        try:
+            tick()
+        except Exception as error:  # ends every(): the awaiting task gets it
+            done.set_exception(error)
+            return
+        deadline += period
+        if deadline < loop.time() - behind:  # too far behind: the lost ticks are given up
+            deadline = loop.time()
+        handle = loop.call_at(deadline, run_tick)
+
+    handle = loop.call_at(deadline, run_tick)
+    try:
+        await done
+    finally:
+        handle.cancel()

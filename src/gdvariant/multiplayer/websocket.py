@@ -216,6 +216,7 @@ class MultiplayerServer(ServerEndpoint):
         self._ids = ids if ids is not None else random.SystemRandom()
         self._peers: dict[int, _Client] = {}
         self._websockets: Listener | None = None
+        self._in_frame = False  # inside send_encoded_many: a frame is written at once
 
     async def listen(self, host: str | None, port: int) -> int:
         """Start accepting clients on ``host:port`` (0: any free port); the port bound."""
@@ -247,13 +248,18 @@ class MultiplayerServer(ServerEndpoint):
         """:class:`ServerEndpoint`'s hand-over, the same checks, counts and order in one
         loop (as the ENet server's): a packet costs its client's lookup, its frame and the
         outbox's write, not four calls more (while detail times each write, the shared
-        path). docs/multiplayer.md ("WebSocket transport")."""
+        path). In a frame (:meth:`send_encoded_many`), a ready peer with nothing gathered
+        this turn gets its packets of the frame in one write once all are handed over: a
+        tick's frame needs no turn of the loop after it to go out (docs/multiplayer.md,
+        "A frame is written at once")."""
         traffic = self.traffic
         if traffic.timing:
             super()._put_all(packets)
             return
         clients, sent, largest = self._peers, traffic.sent, self.max_send_size
         heads = _HEADS_7
+        at_once = self._in_frame
+        started: list[ServerConnection] = []  # connections this call gathers and writes
         for peer, data, _, _ in packets:
             client = clients.get(peer)
             if client is None:
@@ -269,11 +275,26 @@ class MultiplayerServer(ServerEndpoint):
                 connection.room -= size
                 pending = connection.pending
                 if pending is None:
-                    connection.gather(frame)
+                    if at_once:
+                        connection.pending = [frame]
+                        started.append(connection)
+                    else:
+                        connection.gather(frame)
                 else:
                     pending.append(frame)
             else:
-                client.write(data, frame)
+                client.write(data, frame)  # writes what was gathered first
+        for connection in started:
+            connection.flush()
+
+    def send_encoded_many(self, packets: Sequence[tuple[int, bytes, TransferMode, int]]) -> None:
+        """:class:`ServerEndpoint`'s, with each ready peer's packets of the frame written
+        once all are handed over rather than at the end of the turn (:meth:`_put_all`)."""
+        self._in_frame = True
+        try:
+            super().send_encoded_many(packets)
+        finally:
+            self._in_frame = False
 
     def _put(self, peer: int, data: bytes, mode: TransferMode, channel: int) -> None:
         self._peers[peer].put(data)
