@@ -91,7 +91,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -255,14 +255,9 @@ async def serve(
     mp.peer_disconnected.connect(left)
     port = await server.listen("127.0.0.1", 0)
     port_file.write_text(str(port))
-    loop = asyncio.get_running_loop()
-    deadline = loop.time()
-    while True:
-        deadline += 1 / TICK_HZ
-        delay = deadline - loop.time()
-        if delay < -CATCH_UP_TICKS / TICK_HZ:  # too far behind: give the lost ticks up
-            deadline = loop.time()
-        await asyncio.sleep(max(delay, 0))
+
+    def one_tick() -> None:
+        nonlocal tick
         tick += 1
         bump = tick % TICK_HZ == 0
         for nodes in owned.values():
@@ -275,6 +270,30 @@ async def serve(
             print(f"TICKS {tick}", flush=True)
         if profile and tick % PROFILE_EVERY == 0:
             print(f"PROFILE {mp.stats(window=PROFILE_WINDOW).cpu}", flush=True)
+
+    await tick_forever(one_tick)
+
+
+async def tick_forever(one_tick: Callable[[], None]) -> None:
+    """Call ``one_tick`` at TICK_HZ: from a timer of the loop (``gdvariant.multiplayer.every``,
+    one turn a tick), or in a tree before it (a ``--compare`` interpreter's) from a task
+    sleeping to each deadline, as that tree's bench did."""
+    try:
+        from gdvariant.multiplayer import every
+    except ImportError:
+        pass
+    else:
+        await every(1 / TICK_HZ, one_tick, catch_up=CATCH_UP_TICKS)
+        return
+    loop = asyncio.get_running_loop()
+    deadline = loop.time()
+    while True:
+        deadline += 1 / TICK_HZ
+        delay = deadline - loop.time()
+        if delay < -CATCH_UP_TICKS / TICK_HZ:  # too far behind: give the lost ticks up
+            deadline = loop.time()
+        await asyncio.sleep(max(delay, 0))
+        one_tick()
 
 
 # ---------------------------------------------------------------- the Python clients

@@ -1,4 +1,5 @@
-"""multiplayer.run: a server's coroutine on the event loop chosen by name."""
+"""multiplayer.run: a server's coroutine on the event loop chosen by name; every: a tick
+from a timer of the loop."""
 
 from __future__ import annotations
 
@@ -13,7 +14,12 @@ import pytest
 from gdvariant.multiplayer import every as run_every
 from gdvariant.multiplayer import run
 
-uvloop = pytest.importorskip("uvloop", reason="the uvloop extra is not installed")
+
+@pytest.fixture
+def uvloop() -> Any:
+    """The uvloop module, for the tests of the loop's choice (they skip without the extra;
+    ``every``'s tests run on any loop)."""
+    return pytest.importorskip("uvloop", reason="the uvloop extra is not installed")
 
 
 async def loop_class() -> type:
@@ -32,14 +38,16 @@ def without_uvloop(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(importlib, "import_module", refuse)
 
 
-def test_each_loop_runs_the_coroutine_to_its_result() -> None:
+def test_each_loop_runs_the_coroutine_to_its_result(uvloop: Any) -> None:
     assert run(loop_class(), loop="uvloop") is uvloop.Loop
     assert run(loop_class(), loop="auto") is uvloop.Loop
     plain = run(loop_class(), loop="asyncio")
     assert issubclass(plain, asyncio.AbstractEventLoop) and plain is not uvloop.Loop
 
 
-def test_auto_falls_back_to_asyncio_without_uvloop(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_auto_falls_back_to_asyncio_without_uvloop(
+    monkeypatch: pytest.MonkeyPatch, uvloop: Any
+) -> None:
     without_uvloop(monkeypatch)
     assert run(loop_class()) is not uvloop.Loop
 
