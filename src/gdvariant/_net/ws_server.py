@@ -286,6 +286,12 @@ class ServerConnection(asyncio.BufferedProtocol):
         if listener.flushing is None:
             listener.flushing = self._loop.call_soon(listener.flush)
 
+    def hold(self, frame: bytes) -> None:
+        """The first frame of a batch its caller writes itself with :meth:`flush` before the
+        turn ends (a tick's frame: docs/multiplayer.md, "WebSocket transport"): kept in
+        :attr:`pending` as :meth:`gather` keeps it, without the listener's end-of-turn write."""
+        self.pending = [frame]
+
     def flush(self) -> None:
         """Write the frames gathered this turn in one write (none while the transport is
         closing, as none would have been written one by one), then look at the buffer once:

@@ -251,7 +251,7 @@ class MultiplayerServer(ServerEndpoint):
         path). In a frame (:meth:`send_encoded_many`), a ready peer with nothing gathered
         this turn gets its packets of the frame in one write once all are handed over: a
         tick's frame needs no turn of the loop after it to go out (docs/multiplayer.md,
-        "A frame is written at once")."""
+        "WebSocket transport")."""
         traffic = self.traffic
         if traffic.timing:
             super()._put_all(packets)
@@ -260,32 +260,34 @@ class MultiplayerServer(ServerEndpoint):
         heads = _HEADS_7
         at_once = self._in_frame
         started: list[ServerConnection] = []  # connections this call gathers and writes
-        for peer, data, _, _ in packets:
-            client = clients.get(peer)
-            if client is None:
-                continue
-            size = len(data)
-            if size > largest:
-                self._sendable(peer, data)  # logs it
-                continue
-            sent(peer, data)
-            frame = (heads[size] if size < 126 else frame_head(size)) + data
-            connection = client.connection
-            if connection.ready and connection.room >= size:  # gathered for one write
-                connection.room -= size
-                pending = connection.pending
-                if pending is None:
-                    if at_once:
-                        connection.pending = [frame]
-                        started.append(connection)
+        try:
+            for peer, data, _, _ in packets:
+                client = clients.get(peer)
+                if client is None:
+                    continue
+                size = len(data)
+                if size > largest:
+                    self._sendable(peer, data)  # logs it
+                    continue
+                sent(peer, data)
+                frame = (heads[size] if size < 126 else frame_head(size)) + data
+                connection = client.connection
+                if connection.ready and connection.room >= size:  # gathered for one write
+                    connection.room -= size
+                    pending = connection.pending
+                    if pending is None:
+                        if at_once:
+                            connection.hold(frame)
+                            started.append(connection)
+                        else:
+                            connection.gather(frame)
                     else:
-                        connection.gather(frame)
+                        pending.append(frame)
                 else:
-                    pending.append(frame)
-            else:
-                client.write(data, frame)  # writes what was gathered first
-        for connection in started:
-            connection.flush()
+                    client.write(data, frame)  # writes what was gathered first
+        finally:  # what this call held is written even if a hand-over raised
+            for connection in started:
+                connection.flush()
 
     def send_encoded_many(self, packets: Sequence[tuple[int, bytes, TransferMode, int]]) -> None:
         """:class:`ServerEndpoint`'s, with each ready peer's packets of the frame written
