@@ -359,6 +359,8 @@ class BenchClient:
         self.per_peer = per_peer
         self.address = address
         self.link: Link | None = None
+        #: answers to what came while joining, before ``open_link`` returned the link
+        self.early: list[bytes] = []
         self.counts = Counts()
         self.measuring = False
         self.index: dict[int, int] = {}  # sync net id -> entity index
@@ -376,14 +378,22 @@ class BenchClient:
     async def start(self) -> None:
         self.link = await open_link(self.address, self.bytes_in, CLIENT_SERVICE_INTERVAL)
         self.send(SimplifyPath(RPC_CACHE_ID, RPC, self.rpcs.checksum))
+        early, self.early = self.early, []
+        for data in early:
+            self.link.send(data)
 
     def retry(self) -> None:
         """A fresh connection after a failed join (``start`` opens it)."""
         self.link = None
+        self.early.clear()
 
     def send(self, packet: Packet) -> None:
-        assert self.link is not None
-        self.link.send(encode_scene_packet(packet))
+        """Send ``packet``; while joining (an ENet server's first packets can come in the
+        same service as the connection, before ``open_link`` returns) it waits for ``start``."""
+        if self.link is None:
+            self.early.append(encode_scene_packet(packet))
+        else:
+            self.link.send(encode_scene_packet(packet))
         if self.measuring:
             self.counts.sent += 1
 

@@ -22,7 +22,14 @@ import pytest
 from benchmarks import bench_multiplayer
 from gdvariant import Vector2, Vector2i
 from gdvariant.multiplayer import read_script_rpcs
-from gdvariant.multiplayer.wire import Sync, SyncState, decode_scene_packet, encode_scene_packet
+from gdvariant.multiplayer.wire import (
+    ConfirmPath,
+    SimplifyPath,
+    Sync,
+    SyncState,
+    decode_scene_packet,
+    encode_scene_packet,
+)
 from tests.support.bench_runs import quick_run
 from tests.support.engines import Engine
 
@@ -223,6 +230,35 @@ def random_sync(rng: random.Random, tick: int) -> bytes:
         states.append(states[0])  # a synchronizer twice in one packet
     time = (tick - (rng.random() < 0.1) * rng.randint(1, 3)) % 65536  # reordered datagrams
     return encode_scene_packet(Sync(time, tuple(states)))
+
+
+def test_what_comes_while_joining_is_answered_once_the_link_is_there(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An ENet server's first packets can arrive in the same service as the connection,
+    before ``open_link`` returns the link: a client's answer to them (a path's confirmation)
+    waits and goes out after the client's own first packet, where it raised in the loop's
+    reader callback before (the packet's answer lost)."""
+    sent: list[bytes] = []
+
+    class FakeLink:
+        unique_id = 7
+
+        def send(self, data: bytes) -> None:
+            sent.append(data)
+
+    client = sync_client()
+
+    async def joining(address: str, on_bytes: Any, interval: float) -> FakeLink:
+        on_bytes(encode_scene_packet(SimplifyPath(5, "Scene/Node")))
+        return FakeLink()
+
+    monkeypatch.setattr(bench_multiplayer, "open_link", joining)
+    asyncio.run(client.start())
+    assert [decode_scene_packet(data) for data in sent] == [
+        SimplifyPath(bench_multiplayer.RPC_CACHE_ID, bench_multiplayer.RPC, client.rpcs.checksum),
+        ConfirmPath(True, 5),
+    ]
 
 
 def test_a_sync_read_from_its_bytes_gets_the_verdicts_of_the_library_decoder() -> None:
