@@ -202,6 +202,7 @@ class _Pump:
         self.interval = interval
         self.log = log
         self._loop = asyncio.get_running_loop()
+        self._time = self._loop.time
         self._fd = host.socket.fileno()
         self.wake_on_read = wake_on_read
         if wake_on_read:
@@ -215,56 +216,71 @@ class _Pump:
         self.closed = False
 
     def service(self) -> None:
-        """Handle the events ENet has now, up to the budget, and send what they queued.
-
-        One ENet service a wake-up reads the socket (every datagram waiting) and sends the
-        acknowledgements; the events it queued are then taken with ``check_events``, which
-        touches neither the socket nor the peers. What the handlers queued (an RPC's answer,
-        an echo) leaves in one flush at the end, and none is made when nothing was queued.
-        A service cut short (the budget, an error) asks for the turn's flush instead."""
-        self._serviced = self._loop.time()
-        self._servicing, self._queued = True, False
+        """Read what ENet has now (one service: the socket's datagrams read, the
+        acknowledgements sent) and handle the events it reports (:meth:`_handle`). Most
+        wake-ups bring an acknowledgement or a ping, no event: they cost this call alone."""
+        self._serviced = self._time()
+        if self.closed:
+            return
         try:
-            drained = self._service()
+            event = self.host.service(0, True)
+        except OSError as exc:
+            self.log.warning("ENet", "ENet service failed: %s", exc)
+            return
+        if event is not None:
+            self._handle(event)
+
+    def _handle(self, event: enet.Event) -> None:
+        """Handle ``event`` and the ones after it, up to the budget, and send what they queued.
+
+        After a packet, the events its service queued are taken with ``check_events``, which
+        touches neither the socket nor the peers; after a connection or a disconnection (which
+        ENet reports in the middle of its read, before it sends the acknowledgements and reads
+        the rest) the next is a service again. What the handlers queued (an RPC's answer, an
+        echo) leaves in one flush at the end, none when nothing was queued; cut short (the
+        budget, an error), the turn's flush sends it."""
+        host, on_receive = self.host, self.on_receive
+        self._servicing, self._queued = True, False
+        drained = read = False
+        handled = 0
+        try:
+            while True:
+                kind = event.type
+                if kind == _NONE:
+                    drained = True
+                    break
+                try:
+                    if kind == _RECEIVE:
+                        read = False
+                        on_receive(event)
+                    else:
+                        read = True
+                        self.on_event(event)
+                except Exception:
+                    self.log.exception("ENet", "handling an ENet event failed")
+                handled += 1
+                if self.closed:
+                    break
+                if handled == SERVICE_BUDGET:
+                    if self._more is None:
+                        self._more = self._loop.call_soon(self._go_on)
+                    break
+                try:
+                    after = host.service(0, True) if read else host.check_events()
+                except OSError as exc:
+                    self.log.warning("ENet", "ENet service failed: %s", exc)
+                    break
+                if after is None:
+                    drained = True
+                    break
+                event = after
         finally:
             self._servicing = False
         if self._queued:
             if drained and not self.closed:
-                self.host.flush()
+                host.flush()
             else:
                 self.flush_soon()
-
-    def _service(self) -> bool:
-        """:meth:`service`'s loop; whether it ended on ENet's "no event". After a connection
-        or a disconnection (which ENet reports in the middle of its read, before it sends
-        the acknowledgements and reads the rest) the next event is a service again."""
-        host, on_receive = self.host, self.on_receive
-        read = True
-        for _ in range(SERVICE_BUDGET):
-            if self.closed:
-                return False
-            try:
-                event = host.service(0, True) if read else host.check_events()
-            except OSError as exc:
-                self.log.warning("ENet", "ENet service failed: %s", exc)
-                return False
-            if event is None:
-                return True
-            kind = event.type
-            try:
-                if kind == _RECEIVE:
-                    read = False
-                    on_receive(event)
-                elif kind == _NONE:
-                    return True
-                else:
-                    read = True
-                    self.on_event(event)
-            except Exception:
-                self.log.exception("ENet", "handling an ENet event failed")
-        if self._more is None and not self.closed:
-            self._more = self._loop.call_soon(self._go_on)
-        return False
 
     def _go_on(self) -> None:
         self._more = None
