@@ -23,9 +23,10 @@ What is sent in one turn of the event loop leaves in one ``flush`` after it (God
 ENetMultiplayerPeer flushes after every packet): ENet then puts one peer's packets of a frame
 (its SYNC, a delta, an RPC's answer) into as few datagrams as its MTU allows, and walks its
 peers once per turn instead of once per packet. A receiving ENet takes such a datagram apart
-into the same packets, in the same order. What an event's handler sends (an RPC's answer)
-leaves with the service that reported the event, which sends everything queued before it
-reports no event left.
+into the same packets, in the same order. A wake-up costs one ENet service (the socket
+read, the acknowledgements sent); the events it queued are taken with ``check_events``
+(no second read, no second walk of the peers), and what their handlers sent (an RPC's
+answer) leaves in one flush after them, none when nothing was sent.
 
 What ENet holds for a peer until the peer acknowledges it counts against ``max_unsent``
 (each reliable packet reports when ENet frees it; an unreliable one is sent, or throttled
