@@ -632,6 +632,7 @@ class SpyHost:
         self.real = REAL_HOST(*args)
         self.flushes = 0
         self.services = 0
+        self.checks = 0
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.real, name)
@@ -643,6 +644,10 @@ class SpyHost:
     def service(self, timeout: int, immediate: bool = False) -> Any:
         self.services += 1
         return self.real.service(timeout, immediate)
+
+    def check_events(self) -> Any:
+        self.checks += 1
+        return self.real.check_events()
 
 
 def datagrams(client: FakeGodot) -> int:
@@ -919,17 +924,22 @@ def test_unreliable_packets_are_not_held_and_leave_with_the_turns_flush(timing: 
     body()
 
 
-def test_an_answer_queued_while_servicing_leaves_with_the_service_not_a_flush(
+def test_a_packet_costs_one_enet_service_and_its_answer_one_flush(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """ENet's service sends what is queued before it reports no event left, so an echo
-    queued while handling a packet needs no flush of its own; a service cut short by the
-    budget still has the turn's flush send it."""
+    """A wake-up reads the socket with one ENet service (which sends the acknowledgements);
+    the events it queued are taken with ``check_events``, not a second service that reads
+    and walks every peer again. What the handler queued (an echo) leaves in one flush at
+    the end; a packet nobody answers makes no flush; a service cut short by the budget has
+    the turn's flush send the answers."""
     hosts = spy_hosts(monkeypatch)
     server_box: list[MultiplayerServer] = []
+    got: list[bytes] = []
 
     def echo(peer: int, data: bytes) -> None:
-        server_box[0].send_raw(peer, data[::-1])
+        got.append(data)
+        if data != b"quiet":  # the RAW payload, without its command byte
+            server_box[0].send_raw(peer, data[::-1], mode=TransferMode.UNRELIABLE)
 
     @serving(service_interval=60.0, relay=False, on_raw=echo)
     async def body(server: MultiplayerServer, port: int) -> None:
@@ -938,16 +948,21 @@ def test_an_answer_queued_while_servicing_leaves_with_the_service_not_a_flush(
         await until(lambda: server.peers == {77})
         await client.pump(0.05)
         spy = hosts[0]
-        flushes = spy.flushes
+        services, checks, flushes = spy.services, spy.checks, spy.flushes
         client.send(b"\x03abc")
         assert (await client.packet())[2] == b"\x03cba"
-        assert spy.flushes == flushes  # the service sent it
+        assert (spy.services - services, spy.checks - checks) == (1, 1)
+        assert spy.flushes - flushes == 1  # the echo's
+        client.send(b"\x03quiet")
+        await until(lambda: got[-1:] == [b"quiet"])
+        await client.pump(0.05)
+        assert spy.flushes - flushes == 1  # nothing queued: no flush
         monkeypatch.setattr(mp_enet, "SERVICE_BUDGET", 1)
         for i in range(3):
             client.peer.send(0, enet.Packet(b"\x03x%d" % i, RELIABLE))
         client.host.flush()
         assert [(await client.packet())[2] for _ in range(3)] == [b"\x030x", b"\x031x", b"\x032x"]
-        assert spy.flushes > flushes  # cut short: the turn's flush
+        assert spy.flushes - flushes > 1  # cut short: the turn's flush
 
     body()
 

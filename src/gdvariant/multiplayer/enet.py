@@ -23,9 +23,10 @@ What is sent in one turn of the event loop leaves in one ``flush`` after it (God
 ENetMultiplayerPeer flushes after every packet): ENet then puts one peer's packets of a frame
 (its SYNC, a delta, an RPC's answer) into as few datagrams as its MTU allows, and walks its
 peers once per turn instead of once per packet. A receiving ENet takes such a datagram apart
-into the same packets, in the same order. What an event's handler sends (an RPC's answer)
-leaves with the service that reported the event, which sends everything queued before it
-reports no event left.
+into the same packets, in the same order. A wake-up costs one ENet service (the socket
+read, the acknowledgements sent); the events it queued are taken with ``check_events``
+(no second read, no second walk of the peers), and what their handlers sent (an RPC's
+answer) leaves in one flush after them, none when nothing was sent.
 
 What ENet holds for a peer until the peer acknowledges it counts against ``max_unsent``
 (each reliable packet reports when ENet frees it; an unreliable one is sent, or throttled
@@ -113,6 +114,8 @@ SERVICE_INTERVAL = 0.01
 #: timer serves only a quiet host (a resend then waits up to this long); every 10 ms it woke
 #: a 30 Hz server 2-3 times a tick for nothing (docs/multiplayer.md, "ENet transport").
 IDLE_SERVICE_INTERVAL = 0.1
+_RECEIVE = enet.EVENT_TYPE_RECEIVE
+_NONE = enet.EVENT_TYPE_NONE
 #: The most ENet events handled in one turn of the event loop; the rest wait for the next.
 SERVICE_BUDGET = 256
 #: Seconds ``close`` waits for the other side to acknowledge a disconnection.
@@ -147,6 +150,11 @@ _RELIABLE = TransferMode.RELIABLE.value
 _RELEASES_KEPT = 64
 
 
+#: The flags that say a received packet's mode, and the mode of each of their values: what
+#: :func:`transfer_of` reads, looked up per packet.
+_MODE_FLAGS = enet.PACKET_FLAG_RELIABLE | enet.PACKET_FLAG_UNSEQUENCED
+
+
 def transfer_of(enet_channel: int, flags: int) -> tuple[TransferMode, int]:
     """The ``(mode, channel)`` a receiver reads from an ENet packet's channel and flags."""
     if flags & enet.PACKET_FLAG_RELIABLE:
@@ -159,15 +167,19 @@ def transfer_of(enet_channel: int, flags: int) -> tuple[TransferMode, int]:
     return mode, channel
 
 
+_MODE_OF_FLAGS = tuple(transfer_of(0, flags)[0] for flags in range(_MODE_FLAGS + 1))
+
+
 def _address(host: str | None, port: int) -> enet.Address:
     return enet.Address(host if host not in (None, "") else None, port)
 
 
 class _Pump:
     """An ``enet.Host`` driven from the running loop without blocking: serviced when its
-    socket is readable and when ``interval`` seconds passed without a service, each event
-    going to ``on_event``; at most :data:`SERVICE_BUDGET` events a turn, the rest in the next
-    turn. What is queued is flushed once a turn (:meth:`flush_soon`).
+    socket is readable and when ``interval`` seconds passed without a service, each packet
+    going to ``on_receive`` and each other event to ``on_event``; at most
+    :data:`SERVICE_BUDGET` events a turn, the rest in the next turn. What is queued is
+    flushed once a turn (:meth:`flush_soon`).
 
     Without ``wake_on_read`` the socket wakes nobody: the host is serviced (sent to and read
     from) by the turn's flush and by the timer, as Godot's ENetMultiplayerPeer is polled
@@ -178,6 +190,7 @@ class _Pump:
         self,
         host: enet.Host,
         on_event: Callable[[enet.Event], None],
+        on_receive: Callable[[enet.Event], None],
         interval: float,
         log: PeerLog,
         traffic: TrafficCounter | None = None,
@@ -185,10 +198,12 @@ class _Pump:
     ) -> None:
         self.host = host
         self.traffic = traffic  # a server's: its deferred flush is transport time too
-        self.on_event = on_event
+        self.on_event = on_event  # a connection or a disconnection
+        self.on_receive = on_receive  # a packet
         self.interval = interval
         self.log = log
         self._loop = asyncio.get_running_loop()
+        self._time = self._loop.time
         self._fd = host.socket.fileno()
         self.wake_on_read = wake_on_read
         if wake_on_read:
@@ -202,40 +217,71 @@ class _Pump:
         self.closed = False
 
     def service(self) -> None:
-        """Handle the events ENet has now (and send what it queued), up to the budget.
-
-        What the events' handlers queue (an RPC's answer, an echo) needs no flush of its
-        own: ENet's service sends everything queued (every peer's, in full) before it
-        reports that no event is left, and the loop below ends only on that report. A
-        service cut short (the budget, an error) asks for the turn's flush as a send does."""
-        self._serviced = self._loop.time()
-        self._servicing, self._queued = True, False
+        """Read what ENet has now (one service: the socket's datagrams read, the
+        acknowledgements sent) and handle the events it reports (:meth:`_handle`). Most
+        wake-ups bring an acknowledgement or a ping, no event: they cost this call alone."""
+        self._serviced = self._time()
+        if self.closed:
+            return
         try:
-            drained = self._service()
+            event = self.host.service(0, True)
+        except OSError as exc:
+            self.log.warning("ENet", "ENet service failed: %s", exc)
+            return
+        if event is not None:
+            self._handle(event)
+
+    def _handle(self, event: enet.Event) -> None:
+        """Handle ``event`` and the ones after it, up to the budget, and send what they queued.
+
+        After a packet, the events its service queued are taken with ``check_events``, which
+        touches neither the socket nor the peers; after a connection or a disconnection (which
+        ENet reports in the middle of its read, before it sends the acknowledgements and reads
+        the rest) the next is a service again. What the handlers queued (an RPC's answer, an
+        echo) leaves in one flush at the end, none when nothing was queued; cut short (the
+        budget, an error), the turn's flush sends it."""
+        host, on_receive = self.host, self.on_receive
+        self._servicing, self._queued = True, False
+        drained = read = False
+        handled = 0
+        try:
+            while True:
+                kind = event.type
+                if kind == _NONE:
+                    drained = True
+                    break
+                try:
+                    if kind == _RECEIVE:
+                        read = False
+                        on_receive(event)
+                    else:
+                        read = True
+                        self.on_event(event)
+                except Exception:
+                    self.log.exception("ENet", "handling an ENet event failed")
+                handled += 1
+                if self.closed:
+                    break
+                if handled == SERVICE_BUDGET:
+                    if self._more is None:
+                        self._more = self._loop.call_soon(self._go_on)
+                    break
+                try:
+                    after = host.service(0, True) if read else host.check_events()
+                except OSError as exc:
+                    self.log.warning("ENet", "ENet service failed: %s", exc)
+                    break
+                if after is None:
+                    drained = True
+                    break
+                event = after
         finally:
             self._servicing = False
-        if self._queued and not drained:
-            self.flush_soon()
-
-    def _service(self) -> bool:
-        """:meth:`service`'s loop; whether it ended on ENet's "no event" (all sent)."""
-        for _ in range(SERVICE_BUDGET):
-            if self.closed:
-                return False
-            try:
-                event = self.host.service(0, True)
-            except OSError as exc:
-                self.log.warning("ENet", "ENet service failed: %s", exc)
-                return False
-            if event is None:
-                return True
-            try:
-                self.on_event(event)
-            except Exception:
-                self.log.exception("ENet", "handling an ENet event failed")
-        if self._more is None and not self.closed:
-            self._more = self._loop.call_soon(self._go_on)
-        return False
+        if self._queued:
+            if drained and not self.closed:
+                host.flush()
+            else:
+                self.flush_soon()
 
     def _go_on(self) -> None:
         self._more = None
@@ -295,10 +341,11 @@ class _Link:
 
     __slots__ = (
         "_deliver",
-        "_held",
-        "_held_bytes",
+        "backlog",
         "closed_at",
         "closing",
+        "held",
+        "held_bytes",
         "id",
         "outbox",
         "peer",
@@ -318,9 +365,10 @@ class _Link:
         self.closing = False
         self.closed_at = 0.0
         self._deliver = deliver
-        self._held: deque[tuple[bytes, TransferMode, int]] = deque()
-        self._held_bytes = 0
+        self.held: deque[tuple[bytes, TransferMode, int]] = deque()
+        self.held_bytes = 0
         self.outbox = Outbox(*limits, pause=_nothing, resume=self.replay, drop=partial(drop, self))
+        self.backlog = self.outbox.backlog  # its ``full``, read for each packet in
         #: packet size -> the free callback releasing that many bytes (:meth:`release_of`)
         self.releases: dict[int, partial[None]] = {}
 
@@ -357,30 +405,30 @@ class _Link:
     def receive(self, data: bytes, mode: TransferMode, channel: int) -> str | None:
         """A packet from the peer: handled now, or held while the peer is full. The reason
         to drop the peer when what it holds would pass ``max_unsent``."""
-        if not self.outbox.full and not self._held:
+        if not self.outbox.full and not self.held:
             self._deliver(self, data, mode, channel)
             return None
         limit = self.outbox.backlog.limit
-        if self._held_bytes + len(data) > limit:
+        if self.held_bytes + len(data) > limit:
             return (
-                f"it sent {self._held_bytes + len(data):,} bytes while full (max_unsent {limit:,})"
+                f"it sent {self.held_bytes + len(data):,} bytes while full (max_unsent {limit:,})"
             )
-        self._held.append((data, mode, channel))
-        self._held_bytes += len(data)
+        self.held.append((data, mode, channel))
+        self.held_bytes += len(data)
         return None
 
     def replay(self) -> None:
         """No longer full: handle what it sent meanwhile, until it is full again."""
-        while self._held and not self.outbox.full and not self.closing:
-            data, mode, channel = self._held.popleft()
-            self._held_bytes -= len(data)
+        while self.held and not self.outbox.full and not self.closing:
+            data, mode, channel = self.held.popleft()
+            self.held_bytes -= len(data)
             self._deliver(self, data, mode, channel)
 
     def forget(self) -> None:
         """The peer is gone: drop what waits both ways."""
         self.closing = True
-        self._held.clear()
-        self._held_bytes = 0
+        self.held.clear()
+        self.held_bytes = 0
         self.outbox.close()
 
 
@@ -444,6 +492,7 @@ class MultiplayerServer(ServerEndpoint):
         self._pump = _Pump(
             enet_host,
             self._event_in,
+            self._packet_in,
             self.service_interval,
             self.peer_log,
             self.traffic,
@@ -567,12 +616,9 @@ class MultiplayerServer(ServerEndpoint):
         return (0, 0) if link is None else (link.outbox.unsent, link.outbox.messages)
 
     def _event_in(self, event: enet.Event) -> None:
+        """A connection or a disconnection (packets go to :meth:`_packet_in`)."""
         if event.type == enet.EVENT_TYPE_CONNECT:
             self._connect(event.peer, event.data)
-        elif event.type == enet.EVENT_TYPE_RECEIVE:
-            link = self._slots.get(event.peer.incomingPeerID)
-            if link is not None and not link.closing:
-                self._packet_in(link, event)
         elif event.type == enet.EVENT_TYPE_DISCONNECT:
             link = self._slots.pop(event.peer.incomingPeerID, None)
             if link is not None:
@@ -601,25 +647,38 @@ class MultiplayerServer(ServerEndpoint):
         self._slots[peer.incomingPeerID] = link
         self._joined(peer_id)
 
-    def _packet_in(self, link: _Link, event: enet.Event) -> None:
+    def _packet_in(self, event: enet.Event) -> None:
+        """A packet event: to the endpoint now, in one call of ours (the common case: a link
+        that is not full and holds nothing), else through :meth:`_Link.receive`."""
+        link = self._slots.get(event.peer.incomingPeerID)
+        if link is None or link.closing:
+            return
         packet = event.packet
         data = packet.data
         if len(data) > self.max_message_size:
-            self.peer_log.log(
-                logging.WARNING,
-                link.id,
-                "closing peer %d: a %d-byte packet is over the %d-byte limit",
-                link.id,
-                len(data),
-                self.max_message_size,
-                final=True,
-            )
-            self.disconnect_peer(link.id)
+            self._too_large(link, len(data))
             return
-        mode, channel = transfer_of(event.channelID, packet.flags)
+        mode = _MODE_OF_FLAGS[packet.flags & _MODE_FLAGS]
+        enet_channel = event.channelID
+        channel = enet_channel - _RESERVED_CHANNELS + 1 if enet_channel >= _RESERVED_CHANNELS else 0
+        if not (link.backlog.full or link.held):
+            self._received(link.id, data, mode, channel)
+            return
         reason = link.receive(data, mode, channel)
         if reason is not None:
             self._stalled(link, reason)
+
+    def _too_large(self, link: _Link, size: int) -> None:
+        self.peer_log.log(
+            logging.WARNING,
+            link.id,
+            "closing peer %d: a %d-byte packet is over the %d-byte limit",
+            link.id,
+            size,
+            self.max_message_size,
+            final=True,
+        )
+        self.disconnect_peer(link.id)
 
     def _deliver_in(self, link: _Link, data: bytes, mode: TransferMode, channel: int) -> None:
         if not link.closing:
@@ -672,7 +731,9 @@ class MultiplayerClient(ClientEndpoint):
         self._peer = enet_host.connect(_address(host, port), count, self._id)
         limits = (self.max_unsent, self.stall_timeout)
         self._link = _Link(SERVER, self._peer, self._deliver_in, limits, self._stalled)
-        self._pump = _Pump(enet_host, self._event_in, self.service_interval, self.peer_log)
+        self._pump = _Pump(
+            enet_host, self._event_in, self._event_in, self.service_interval, self.peer_log
+        )
         self._pump.flush()
         try:
             await asyncio.wait_for(asyncio.shield(self._connected), timeout)
