@@ -560,19 +560,22 @@ def trig_by_many(
     rounded ones makes the rest of our formula give the engine's result bit for bit."""
 
     def check(case: list[Any], theirs: Any) -> bool:
-        angles = [a for a in dict.fromkeys(angles_of(case)) if a == a]  # NaN: no choice
+        # one choice per angle by its sign too: 0.0 and -0.0 (a tiny angle halved) are equal
+        # as keys, and -0.0's sine is -0.0
+        by_sign = {(a, math.copysign(1.0, a)): a for a in angles_of(case) if a == a}
+        angles = list(by_sign.values())  # NaN: no choice
         choices = [
             list(itertools.product(*(mc.neighbours(f32(f(a))) for f in (reals.sin, reals.cos))))
             for a in angles
         ]
         for pick in itertools.product(*choices):
-            table = dict(zip(angles, pick, strict=True))
+            table = {(a, math.copysign(1.0, a)): p for a, p in zip(angles, pick, strict=True)}
 
-            def sin(a: float, t: dict[float, Any] = table) -> float:
-                return float(t[a][0]) if a == a else math.nan
+            def sin(a: float, t: dict[tuple[float, float], Any] = table) -> float:
+                return float(t[a, math.copysign(1.0, a)][0]) if a == a else math.nan
 
-            def cos(a: float, t: dict[float, Any] = table) -> float:
-                return float(t[a][1]) if a == a else math.nan
+            def cos(a: float, t: dict[tuple[float, float], Any] = table) -> float:
+                return float(t[a, math.copysign(1.0, a)][1]) if a == a else math.nan
 
             with mock.patch.object(module, "sin", sin), mock.patch.object(module, "cos", cos):
                 if mc.same(ours(*case), theirs):
