@@ -56,7 +56,7 @@ import logging
 import random
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache, partial
 from typing import ClassVar, Unpack
 
@@ -301,6 +301,21 @@ class _Pump:
         elif self._flushing is None and not self.closed:
             self._flushing = self._loop.call_soon(self._flush_queued)
 
+    def flush_frame(self) -> None:
+        """Send a frame's packets (:meth:`MultiplayerServer.send_encoded_many`) now, with
+        whatever else this turn queued, in one flush and no turn of the loop after it (a
+        pending :meth:`flush_soon` has nothing left to send and is dropped); inside
+        :meth:`service`, with the service's own sends."""
+        if self._servicing:
+            self._queued = True
+            return
+        flushing = self._flushing
+        if flushing is not None:
+            flushing.cancel()
+            self._flushing = None
+        if not self.closed:
+            self.host.flush()
+
     def _flush_queued(self) -> None:
         self._flushing = None
         send = self.flush if self.wake_on_read else self.service  # a service sends too
@@ -480,6 +495,8 @@ class MultiplayerServer(ServerEndpoint):
         self._pump: _Pump | None = None
         self._peers: dict[int, _Link] = {}
         self._slots: dict[int, _Link] = {}
+        self._in_frame = False  # inside send_encoded_many: the frame is flushed at its end
+        self._frame_handed = False  # a packet of the frame went to ENet
 
     async def listen(self, host: str | None, port: int) -> int:
         """Start accepting clients on UDP ``host:port`` (0: any free port); the port bound."""
@@ -598,7 +615,28 @@ class MultiplayerServer(ServerEndpoint):
             if not outbox.closed:
                 self.peer_log.warning(peer, "ENet refused a packet for peer %d", peer)
         if handed:
-            pump.flush_soon()
+            if self._in_frame:
+                self._frame_handed = True  # send_encoded_many flushes once it is over
+            else:
+                pump.flush_soon()
+
+    def send_encoded_many(self, packets: Sequence[tuple[int, bytes, TransferMode, int]]) -> None:
+        """:class:`ServerEndpoint`'s, with the frame's packets flushed once all are handed
+        over rather than at the end of the turn (:meth:`_Pump.flush_frame`): a tick's frame
+        needs no turn of the loop after it to go out, as over WebSocket. Not while detail
+        times the writes, nor without ``wake_on_read`` (there a flush is a service, which
+        handles what it reads: not in the middle of a frame)."""
+        pump = self._pump
+        if pump is None or self.traffic.timing or not pump.wake_on_read:
+            super().send_encoded_many(packets)
+            return
+        self._in_frame, self._frame_handed = True, False
+        try:
+            super().send_encoded_many(packets)
+        finally:  # what this call handed over leaves even if a hand-over raised
+            self._in_frame = False
+            if self._frame_handed:
+                pump.flush_frame()
 
     def _put(self, peer: int, data: bytes, mode: TransferMode, channel: int) -> None:
         link = self._peers[peer]
