@@ -702,6 +702,45 @@ def test_what_a_turn_sends_leaves_in_one_flush_and_one_datagram_a_peer(
     body()
 
 
+def test_a_frame_leaves_in_one_flush_before_send_encoded_many_returns(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A frame (``send_encoded_many``, a tick's SYNCs) is flushed once all its packets are
+    handed over, with what the turn queued before it: one flush and no turn of the loop
+    after it; the client, blocking the loop in its own service, gets everything in order."""
+    hosts = spy_hosts(monkeypatch)
+
+    @serving(service_interval=60.0, relay=False, throttle=(5000, 2, 0))
+    async def body(server: MultiplayerServer, port: int) -> None:
+        clients = [await joined(port, 100 + i) for i in range(2)]
+        await until(lambda: len(server.peers) == 2)
+        for client in clients:
+            await client.pump(0.05)
+        spy = hosts[0]
+        flushes = spy.flushes
+        server.send_raw(100, b"first")  # queued for the turn's flush
+        frame = [
+            (client.id, b"\x03%d" % i, TransferMode(i % 3), 0)
+            for i in range(6)
+            for client in clients
+        ]
+        server.send_encoded_many(frame)
+        assert spy.flushes == flushes + 1
+        await asyncio.sleep(0)
+        assert spy.flushes == flushes + 1  # the turn's flush had nothing left: dropped
+        for client in clients:
+            expected = [b"\x03first"] * (client.id == 100) + [b"\x03%d" % i for i in range(6)]
+            got: list[bytes] = []
+            deadline = time.monotonic() + 5
+            while len(got) < len(expected) and time.monotonic() < deadline:
+                event = client.host.service(100, True)  # blocks the loop: no more turns
+                if event is not None and event.type == enet.EVENT_TYPE_RECEIVE:
+                    got.append(event.packet.data)
+            assert got == expected
+
+    body()
+
+
 @pytest.mark.parametrize("timing", [False, True], ids=["basic", "detail"])
 def test_a_frames_packets_are_checked_counted_and_sent_in_order(
     timing: bool, caplog: pytest.LogCaptureFixture
