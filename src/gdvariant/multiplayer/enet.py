@@ -150,24 +150,25 @@ _RELIABLE = TransferMode.RELIABLE.value
 _RELEASES_KEPT = 64
 
 
-#: The flags that say a received packet's mode, and the mode of each of their values: what
-#: :func:`transfer_of` reads, looked up per packet.
+#: The flags that say a received packet's mode (the receiver sees RELIABLE or UNSEQUENCED,
+#: or neither for an unreliable-ordered packet), and the mode of each of their values.
 _MODE_FLAGS = enet.PACKET_FLAG_RELIABLE | enet.PACKET_FLAG_UNSEQUENCED
+_MODE_OF_FLAGS = tuple(
+    TransferMode.RELIABLE
+    if flags & enet.PACKET_FLAG_RELIABLE
+    else TransferMode.UNRELIABLE
+    if flags & enet.PACKET_FLAG_UNSEQUENCED
+    else TransferMode.UNRELIABLE_ORDERED
+    for flags in range(_MODE_FLAGS + 1)
+)
+#: The transfer channel of each ENet channel: 0 for the two reserved ones, N - 1 past them.
+_CHANNEL_OF = (0,) * _RESERVED_CHANNELS + tuple(range(1, _MAX_CHANNELS - _RESERVED_CHANNELS + 1))
 
 
 def transfer_of(enet_channel: int, flags: int) -> tuple[TransferMode, int]:
-    """The ``(mode, channel)`` a receiver reads from an ENet packet's channel and flags."""
-    if flags & enet.PACKET_FLAG_RELIABLE:
-        mode = TransferMode.RELIABLE
-    elif flags & enet.PACKET_FLAG_UNSEQUENCED:
-        mode = TransferMode.UNRELIABLE
-    else:
-        mode = TransferMode.UNRELIABLE_ORDERED
-    channel = enet_channel - _RESERVED_CHANNELS + 1 if enet_channel >= _RESERVED_CHANNELS else 0
-    return mode, channel
-
-
-_MODE_OF_FLAGS = tuple(transfer_of(0, flags)[0] for flags in range(_MODE_FLAGS + 1))
+    """The ``(mode, channel)`` a receiver reads from an ENet packet's channel and flags
+    (two table lookups, which :meth:`MultiplayerServer._packet_in` makes inline)."""
+    return _MODE_OF_FLAGS[flags & _MODE_FLAGS], _CHANNEL_OF[enet_channel]
 
 
 def _address(host: str | None, port: int) -> enet.Address:
@@ -352,11 +353,14 @@ Deliver = Callable[["_Link", bytes, TransferMode, int], None]
 
 class _Link:
     """One ENet peer: the id its CONNECT carried, its outbox (what ENet holds for it until
-    acknowledged) and the packets it sent while full, held until it has caught up."""
+    acknowledged) and the packets it sent while full, held until it has caught up.
+
+    ``taking`` says whether a packet from it is handled now: False from the moment its
+    outbox is full (the outbox's pause) until it has caught up and what it sent meanwhile
+    is handled (:meth:`replay`). One attribute, read for each packet in."""
 
     __slots__ = (
         "_deliver",
-        "backlog",
         "closed_at",
         "closing",
         "held",
@@ -365,6 +369,7 @@ class _Link:
         "outbox",
         "peer",
         "releases",
+        "taking",
     )
 
     def __init__(
@@ -382,8 +387,10 @@ class _Link:
         self._deliver = deliver
         self.held: deque[tuple[bytes, TransferMode, int]] = deque()
         self.held_bytes = 0
-        self.outbox = Outbox(*limits, pause=_nothing, resume=self.replay, drop=partial(drop, self))
-        self.backlog = self.outbox.backlog  # its ``full``, read for each packet in
+        self.taking = True
+        self.outbox = Outbox(
+            *limits, pause=self._pause, resume=self.replay, drop=partial(drop, self)
+        )
         #: packet size -> the free callback releasing that many bytes (:meth:`release_of`)
         self.releases: dict[int, partial[None]] = {}
 
@@ -420,7 +427,7 @@ class _Link:
     def receive(self, data: bytes, mode: TransferMode, channel: int) -> str | None:
         """A packet from the peer: handled now, or held while the peer is full. The reason
         to drop the peer when what it holds would pass ``max_unsent``."""
-        if not self.outbox.full and not self.held:
+        if self.taking:
             self._deliver(self, data, mode, channel)
             return None
         limit = self.outbox.backlog.limit
@@ -432,12 +439,18 @@ class _Link:
         self.held_bytes += len(data)
         return None
 
+    def _pause(self) -> None:
+        """Full: what it sends is held (ENet peers need no other pausing)."""
+        self.taking = False
+
     def replay(self) -> None:
         """No longer full: handle what it sent meanwhile, until it is full again."""
-        while self.held and not self.outbox.full and not self.closing:
+        outbox = self.outbox
+        while self.held and not outbox.full and not self.closing:
             data, mode, channel = self.held.popleft()
             self.held_bytes -= len(data)
             self._deliver(self, data, mode, channel)
+        self.taking = not (self.held or outbox.full)
 
     def forget(self) -> None:
         """The peer is gone: drop what waits both ways."""
@@ -696,10 +709,9 @@ class MultiplayerServer(ServerEndpoint):
         if len(data) > self.max_message_size:
             self._too_large(link, len(data))
             return
-        mode = _MODE_OF_FLAGS[packet.flags & _MODE_FLAGS]
-        enet_channel = event.channelID
-        channel = enet_channel - _RESERVED_CHANNELS + 1 if enet_channel >= _RESERVED_CHANNELS else 0
-        if not (link.backlog.full or link.held):
+        mode = _MODE_OF_FLAGS[packet.flags & _MODE_FLAGS]  # transfer_of, inline
+        channel = _CHANNEL_OF[event.channelID]
+        if link.taking:  # _Link.receive's first branch, one call of ours less
             self._received(link.id, data, mode, channel)
             return
         reason = link.receive(data, mode, channel)
@@ -860,7 +872,3 @@ class MultiplayerClient(ClientEndpoint):
             self._link.forget()
         if self._pump is not None:
             self._pump.close()
-
-
-def _nothing() -> None:
-    """ENet peers need no pausing: a full peer's packets wait in its :class:`_Link`."""
