@@ -213,7 +213,7 @@ class _Pump:
         self._more: asyncio.Handle | None = None
         self._flushing: asyncio.Handle | None = None
         self._serviced = self._loop.time()
-        self._servicing = False  # inside service(): what is queued leaves with it
+        self.servicing = False  # inside service(): what is queued leaves with it
         self._queued = False  # something was queued inside service()
         self.closed = False
 
@@ -242,7 +242,7 @@ class _Pump:
         echo) leaves in one flush at the end, none when nothing was queued; cut short (the
         budget, an error), the turn's flush sends it."""
         host, on_receive = self.host, self.on_receive
-        self._servicing, self._queued = True, False
+        self.servicing, self._queued = True, False
         drained = read = False
         handled = 0
         try:
@@ -277,7 +277,7 @@ class _Pump:
                     break
                 event = after
         finally:
-            self._servicing = False
+            self.servicing = False
         if self._queued:
             if drained and not self.closed:
                 host.flush()
@@ -297,7 +297,7 @@ class _Pump:
         """Send the queued packets once this turn of the event loop is over, in one flush
         for everything queued meanwhile (the next turn runs it before it waits for I/O);
         inside :meth:`service`, with the service's own sends unless it is cut short."""
-        if self._servicing:
+        if self.servicing:
             self._queued = True
         elif self._flushing is None and not self.closed:
             self._flushing = self._loop.call_soon(self._flush_queued)
@@ -307,7 +307,7 @@ class _Pump:
         whatever else this turn queued, in one flush and no turn of the loop after it (a
         pending :meth:`flush_soon` has nothing left to send and is dropped); inside
         :meth:`service`, with the service's own sends."""
-        if self._servicing:
+        if self.servicing:
             self._queued = True
             return
         flushing = self._flushing
@@ -640,12 +640,13 @@ class MultiplayerServer(ServerEndpoint):
         times the writes, nor without ``wake_on_read`` (there a flush is a service, which
         handles what it reads: not in the middle of a frame)."""
         pump = self._pump
-        if pump is None or self.traffic.timing or not pump.wake_on_read:
-            super().send_encoded_many(packets)
+        if pump is None or pump.servicing or self.traffic.timing or not pump.wake_on_read:
+            # inside a service (an RPC's answer) the service's own flush sends it
+            ServerEndpoint.send_encoded_many(self, packets)
             return
         self._in_frame, self._frame_handed = True, False
         try:
-            super().send_encoded_many(packets)
+            ServerEndpoint.send_encoded_many(self, packets)
         finally:  # what this call handed over leaves even if a hand-over raised
             self._in_frame = False
             if self._frame_handed:
