@@ -19,7 +19,8 @@ for ``service_interval`` seconds (ENet's resends, pings and timeouts), from the 
 most :data:`SERVICE_BUDGET` events a turn so that timers (authentication deadlines) still run
 while clients flood it.
 
-What is sent in one turn of the event loop leaves in one ``flush`` after it (Godot's
+What is sent in one turn of the event loop leaves in one ``flush`` after it, and a frame
+(``send_encoded_many``, a tick's SYNCs) in one flush when it has been handed over (Godot's
 ENetMultiplayerPeer flushes after every packet): ENet then puts one peer's packets of a frame
 (its SYNC, a delta, an RPC's answer) into as few datagrams as its MTU allows, and walks its
 peers once per turn instead of once per packet. A receiving ENet takes such a datagram apart
@@ -180,7 +181,7 @@ class _Pump:
     socket is readable and when ``interval`` seconds passed without a service, each packet
     going to ``on_receive`` and each other event to ``on_event``; at most
     :data:`SERVICE_BUDGET` events a turn, the rest in the next turn. What is queued is
-    flushed once a turn (:meth:`flush_soon`).
+    flushed once a turn (:meth:`flush_soon`), a frame once handed over (:meth:`flush_frame`).
 
     Without ``wake_on_read`` the socket wakes nobody: the host is serviced (sent to and read
     from) by the turn's flush and by the timer, as Godot's ENetMultiplayerPeer is polled
