@@ -702,6 +702,45 @@ def test_what_a_turn_sends_leaves_in_one_flush_and_one_datagram_a_peer(
     body()
 
 
+def test_a_frame_leaves_in_one_flush_before_send_encoded_many_returns(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A frame (``send_encoded_many``, a tick's SYNCs) is flushed once all its packets are
+    handed over, with what the turn queued before it: one flush and no turn of the loop
+    after it; the client, blocking the loop in its own service, gets everything in order."""
+    hosts = spy_hosts(monkeypatch)
+
+    @serving(service_interval=60.0, relay=False, throttle=(5000, 2, 0))
+    async def body(server: MultiplayerServer, port: int) -> None:
+        clients = [await joined(port, 100 + i) for i in range(2)]
+        await until(lambda: len(server.peers) == 2)
+        for client in clients:
+            await client.pump(0.05)
+        spy = hosts[0]
+        flushes = spy.flushes
+        server.send_raw(100, b"first")  # queued for the turn's flush
+        frame = [
+            (client.id, b"\x03%d" % i, TransferMode(i % 3), 0)
+            for i in range(6)
+            for client in clients
+        ]
+        server.send_encoded_many(frame)
+        assert spy.flushes == flushes + 1
+        await asyncio.sleep(0)
+        assert spy.flushes == flushes + 1  # the turn's flush had nothing left: dropped
+        for client in clients:
+            expected = [b"\x03first"] * (client.id == 100) + [b"\x03%d" % i for i in range(6)]
+            got: list[bytes] = []
+            deadline = time.monotonic() + 5
+            while len(got) < len(expected) and time.monotonic() < deadline:
+                event = client.host.service(100, True)  # blocks the loop: no more turns
+                if event is not None and event.type == enet.EVENT_TYPE_RECEIVE:
+                    got.append(event.packet.data)
+            assert got == expected
+
+    body()
+
+
 @pytest.mark.parametrize("timing", [False, True], ids=["basic", "detail"])
 def test_a_frames_packets_are_checked_counted_and_sent_in_order(
     timing: bool, caplog: pytest.LogCaptureFixture
@@ -1004,3 +1043,55 @@ def test_a_packet_enet_refuses_is_logged_counted_and_not_held_on_both_hand_overs
         body()
     assert caplog.text.count("ENet refused a packet for peer 77") == 3  # then a summary
     assert "... and 3 more from peer 77" in caplog.text
+
+
+class NeverAcknowledged:
+    """An ``enet.Peer`` stand-in that takes every packet and frees none (a peer that never
+    acknowledges): what it was sent stays counted in the link's outbox."""
+
+    def __init__(self) -> None:
+        self.packets: list[enet.Packet] = []
+
+    def send(self, channel: int, packet: enet.Packet) -> int:
+        self.packets.append(packet)
+        return 0
+
+
+def test_a_full_links_packets_are_held_then_handled_in_order_once_it_caught_up() -> None:
+    """While a peer's outbox is full, what it sends is held (up to ``max_unsent`` bytes,
+    past which the reason to drop it comes back); once the outbox is back under a quarter,
+    the held packets are handled in order, with their modes and channels, and the next
+    packet goes straight through again."""
+
+    async def body() -> None:
+        got: list[tuple[bytes, TransferMode, int]] = []
+        peer = NeverAcknowledged()
+        link = mp_enet._Link(
+            5,
+            peer,  # type: ignore[arg-type]
+            lambda _, data, mode, channel: got.append((data, mode, channel)),
+            (100, 60.0),
+            lambda _, reason: None,
+        )
+        assert link.receive(b"a", TransferMode.RELIABLE, 0) is None
+        assert got == [(b"a", TransferMode.RELIABLE, 0)] and link.taking
+        assert link.send(b"x" * 60, TransferMode.RELIABLE, 0)  # over half of 100: full
+        link.outbox.check()
+        assert link.outbox.full and not link.taking
+        assert link.receive(b"b", TransferMode.UNRELIABLE, 3) is None
+        assert link.receive(b"c", TransferMode.UNRELIABLE_ORDERED, 0) is None
+        assert got == [(b"a", TransferMode.RELIABLE, 0)]
+        reason = link.receive(b"y" * 99, TransferMode.RELIABLE, 0)
+        assert reason is not None and "max_unsent 100" in reason
+        link.outbox.release(60)  # acknowledged: nothing unsent, the next look resumes it
+        link.outbox.check()
+        assert got[1:] == [
+            (b"b", TransferMode.UNRELIABLE, 3),
+            (b"c", TransferMode.UNRELIABLE_ORDERED, 0),
+        ]
+        assert link.taking and link.held_bytes == 0
+        assert link.receive(b"d", TransferMode.RELIABLE, 1) is None
+        assert got[-1] == (b"d", TransferMode.RELIABLE, 1)
+        link.forget()
+
+    asyncio.run(body())

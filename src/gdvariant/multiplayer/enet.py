@@ -19,7 +19,8 @@ for ``service_interval`` seconds (ENet's resends, pings and timeouts), from the 
 most :data:`SERVICE_BUDGET` events a turn so that timers (authentication deadlines) still run
 while clients flood it.
 
-What is sent in one turn of the event loop leaves in one ``flush`` after it (Godot's
+What is sent in one turn of the event loop leaves in one ``flush`` after it, and a frame
+(``send_encoded_many``, a tick's SYNCs) in one flush when it has been handed over (Godot's
 ENetMultiplayerPeer flushes after every packet): ENet then puts one peer's packets of a frame
 (its SYNC, a delta, an RPC's answer) into as few datagrams as its MTU allows, and walks its
 peers once per turn instead of once per packet. A receiving ENet takes such a datagram apart
@@ -56,7 +57,7 @@ import logging
 import random
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache, partial
 from typing import ClassVar, Unpack
 
@@ -150,24 +151,25 @@ _RELIABLE = TransferMode.RELIABLE.value
 _RELEASES_KEPT = 64
 
 
-#: The flags that say a received packet's mode, and the mode of each of their values: what
-#: :func:`transfer_of` reads, looked up per packet.
+#: The flags that say a received packet's mode (the receiver sees RELIABLE or UNSEQUENCED,
+#: or neither for an unreliable-ordered packet), and the mode of each of their values.
 _MODE_FLAGS = enet.PACKET_FLAG_RELIABLE | enet.PACKET_FLAG_UNSEQUENCED
+_MODE_OF_FLAGS = tuple(
+    TransferMode.RELIABLE
+    if flags & enet.PACKET_FLAG_RELIABLE
+    else TransferMode.UNRELIABLE
+    if flags & enet.PACKET_FLAG_UNSEQUENCED
+    else TransferMode.UNRELIABLE_ORDERED
+    for flags in range(_MODE_FLAGS + 1)
+)
+#: The transfer channel of each ENet channel: 0 for the two reserved ones, N - 1 past them.
+_CHANNEL_OF = (0,) * _RESERVED_CHANNELS + tuple(range(1, _MAX_CHANNELS - _RESERVED_CHANNELS + 1))
 
 
 def transfer_of(enet_channel: int, flags: int) -> tuple[TransferMode, int]:
-    """The ``(mode, channel)`` a receiver reads from an ENet packet's channel and flags."""
-    if flags & enet.PACKET_FLAG_RELIABLE:
-        mode = TransferMode.RELIABLE
-    elif flags & enet.PACKET_FLAG_UNSEQUENCED:
-        mode = TransferMode.UNRELIABLE
-    else:
-        mode = TransferMode.UNRELIABLE_ORDERED
-    channel = enet_channel - _RESERVED_CHANNELS + 1 if enet_channel >= _RESERVED_CHANNELS else 0
-    return mode, channel
-
-
-_MODE_OF_FLAGS = tuple(transfer_of(0, flags)[0] for flags in range(_MODE_FLAGS + 1))
+    """The ``(mode, channel)`` a receiver reads from an ENet packet's channel and flags
+    (two table lookups, which :meth:`MultiplayerServer._packet_in` makes inline)."""
+    return _MODE_OF_FLAGS[flags & _MODE_FLAGS], _CHANNEL_OF[enet_channel]
 
 
 def _address(host: str | None, port: int) -> enet.Address:
@@ -179,7 +181,7 @@ class _Pump:
     socket is readable and when ``interval`` seconds passed without a service, each packet
     going to ``on_receive`` and each other event to ``on_event``; at most
     :data:`SERVICE_BUDGET` events a turn, the rest in the next turn. What is queued is
-    flushed once a turn (:meth:`flush_soon`).
+    flushed once a turn (:meth:`flush_soon`), a frame once handed over (:meth:`flush_frame`).
 
     Without ``wake_on_read`` the socket wakes nobody: the host is serviced (sent to and read
     from) by the turn's flush and by the timer, as Godot's ENetMultiplayerPeer is polled
@@ -212,7 +214,7 @@ class _Pump:
         self._more: asyncio.Handle | None = None
         self._flushing: asyncio.Handle | None = None
         self._serviced = self._loop.time()
-        self._servicing = False  # inside service(): what is queued leaves with it
+        self.servicing = False  # inside service(): what is queued leaves with it
         self._queued = False  # something was queued inside service()
         self.closed = False
 
@@ -241,7 +243,7 @@ class _Pump:
         echo) leaves in one flush at the end, none when nothing was queued; cut short (the
         budget, an error), the turn's flush sends it."""
         host, on_receive = self.host, self.on_receive
-        self._servicing, self._queued = True, False
+        self.servicing, self._queued = True, False
         drained = read = False
         handled = 0
         try:
@@ -276,7 +278,7 @@ class _Pump:
                     break
                 event = after
         finally:
-            self._servicing = False
+            self.servicing = False
         if self._queued:
             if drained and not self.closed:
                 host.flush()
@@ -296,10 +298,25 @@ class _Pump:
         """Send the queued packets once this turn of the event loop is over, in one flush
         for everything queued meanwhile (the next turn runs it before it waits for I/O);
         inside :meth:`service`, with the service's own sends unless it is cut short."""
-        if self._servicing:
+        if self.servicing:
             self._queued = True
         elif self._flushing is None and not self.closed:
             self._flushing = self._loop.call_soon(self._flush_queued)
+
+    def flush_frame(self) -> None:
+        """Send a frame's packets (:meth:`MultiplayerServer.send_encoded_many`) now, with
+        whatever else this turn queued, in one flush and no turn of the loop after it (a
+        pending :meth:`flush_soon` has nothing left to send and is dropped); inside
+        :meth:`service`, with the service's own sends."""
+        if self.servicing:
+            self._queued = True
+            return
+        flushing = self._flushing
+        if flushing is not None:
+            flushing.cancel()
+            self._flushing = None
+        if not self.closed:
+            self.host.flush()
 
     def _flush_queued(self) -> None:
         self._flushing = None
@@ -337,11 +354,14 @@ Deliver = Callable[["_Link", bytes, TransferMode, int], None]
 
 class _Link:
     """One ENet peer: the id its CONNECT carried, its outbox (what ENet holds for it until
-    acknowledged) and the packets it sent while full, held until it has caught up."""
+    acknowledged) and the packets it sent while full, held until it has caught up.
+
+    ``taking`` says whether a packet from it is handled now: False from the moment its
+    outbox is full (the outbox's pause) until it has caught up and what it sent meanwhile
+    is handled (:meth:`replay`). One attribute, read for each packet in."""
 
     __slots__ = (
         "_deliver",
-        "backlog",
         "closed_at",
         "closing",
         "held",
@@ -350,6 +370,7 @@ class _Link:
         "outbox",
         "peer",
         "releases",
+        "taking",
     )
 
     def __init__(
@@ -367,8 +388,10 @@ class _Link:
         self._deliver = deliver
         self.held: deque[tuple[bytes, TransferMode, int]] = deque()
         self.held_bytes = 0
-        self.outbox = Outbox(*limits, pause=_nothing, resume=self.replay, drop=partial(drop, self))
-        self.backlog = self.outbox.backlog  # its ``full``, read for each packet in
+        self.taking = True
+        self.outbox = Outbox(
+            *limits, pause=self._pause, resume=self.replay, drop=partial(drop, self)
+        )
         #: packet size -> the free callback releasing that many bytes (:meth:`release_of`)
         self.releases: dict[int, partial[None]] = {}
 
@@ -405,7 +428,7 @@ class _Link:
     def receive(self, data: bytes, mode: TransferMode, channel: int) -> str | None:
         """A packet from the peer: handled now, or held while the peer is full. The reason
         to drop the peer when what it holds would pass ``max_unsent``."""
-        if not self.outbox.full and not self.held:
+        if self.taking:
             self._deliver(self, data, mode, channel)
             return None
         limit = self.outbox.backlog.limit
@@ -417,12 +440,18 @@ class _Link:
         self.held_bytes += len(data)
         return None
 
+    def _pause(self) -> None:
+        """Full: what it sends is held (ENet peers need no other pausing)."""
+        self.taking = False
+
     def replay(self) -> None:
         """No longer full: handle what it sent meanwhile, until it is full again."""
-        while self.held and not self.outbox.full and not self.closing:
+        outbox = self.outbox
+        while self.held and not outbox.full and not self.closing:
             data, mode, channel = self.held.popleft()
             self.held_bytes -= len(data)
             self._deliver(self, data, mode, channel)
+        self.taking = not (self.held or outbox.full)
 
     def forget(self) -> None:
         """The peer is gone: drop what waits both ways."""
@@ -480,6 +509,8 @@ class MultiplayerServer(ServerEndpoint):
         self._pump: _Pump | None = None
         self._peers: dict[int, _Link] = {}
         self._slots: dict[int, _Link] = {}
+        self._in_frame = False  # inside send_encoded_many: the frame is flushed at its end
+        self._frame_handed = False  # a packet of the frame went to ENet
 
     async def listen(self, host: str | None, port: int) -> int:
         """Start accepting clients on UDP ``host:port`` (0: any free port); the port bound."""
@@ -598,7 +629,29 @@ class MultiplayerServer(ServerEndpoint):
             if not outbox.closed:
                 self.peer_log.warning(peer, "ENet refused a packet for peer %d", peer)
         if handed:
-            pump.flush_soon()
+            if self._in_frame:
+                self._frame_handed = True  # send_encoded_many flushes once it is over
+            else:
+                pump.flush_soon()
+
+    def send_encoded_many(self, packets: Sequence[tuple[int, bytes, TransferMode, int]]) -> None:
+        """:class:`ServerEndpoint`'s, with the frame's packets flushed once all are handed
+        over rather than at the end of the turn (:meth:`_Pump.flush_frame`): a tick's frame
+        needs no turn of the loop after it to go out, as over WebSocket. Not while detail
+        times the writes, nor without ``wake_on_read`` (there a flush is a service, which
+        handles what it reads: not in the middle of a frame)."""
+        pump = self._pump
+        if pump is None or pump.servicing or self.traffic.timing or not pump.wake_on_read:
+            # inside a service (an RPC's answer) the service's own flush sends it
+            ServerEndpoint.send_encoded_many(self, packets)
+            return
+        self._in_frame, self._frame_handed = True, False
+        try:
+            ServerEndpoint.send_encoded_many(self, packets)
+        finally:  # what this call handed over leaves even if a hand-over raised
+            self._in_frame = False
+            if self._frame_handed:
+                pump.flush_frame()
 
     def _put(self, peer: int, data: bytes, mode: TransferMode, channel: int) -> None:
         link = self._peers[peer]
@@ -658,10 +711,9 @@ class MultiplayerServer(ServerEndpoint):
         if len(data) > self.max_message_size:
             self._too_large(link, len(data))
             return
-        mode = _MODE_OF_FLAGS[packet.flags & _MODE_FLAGS]
-        enet_channel = event.channelID
-        channel = enet_channel - _RESERVED_CHANNELS + 1 if enet_channel >= _RESERVED_CHANNELS else 0
-        if not (link.backlog.full or link.held):
+        mode = _MODE_OF_FLAGS[packet.flags & _MODE_FLAGS]  # transfer_of, inline
+        channel = _CHANNEL_OF[event.channelID]
+        if link.taking:  # _Link.receive's first branch, one call of ours less
             self._received(link.id, data, mode, channel)
             return
         reason = link.receive(data, mode, channel)
@@ -822,7 +874,3 @@ class MultiplayerClient(ClientEndpoint):
             self._link.forget()
         if self._pump is not None:
             self._pump.close()
-
-
-def _nothing() -> None:
-    """ENet peers need no pausing: a full peer's packets wait in its :class:`_Link`."""
