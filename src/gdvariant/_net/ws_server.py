@@ -154,7 +154,30 @@ class ServerConnection(asyncio.BufferedProtocol):
         return self.listener.read_buffer
 
     def buffer_updated(self, nbytes: int) -> None:
-        self.data_received(self.listener.read_buffer[:nbytes].tobytes())
+        """A read into the listener's buffer. While the reader alone reads this connection
+        (open, the protocol holding nothing), its whole binary frames are taken straight
+        from the buffer (behind the start of a frame held here), each payload unmasked into
+        its own bytes, and only what follows them is copied out: the start of a frame to
+        hold, or the rest for the protocol (:meth:`_mixed`). Otherwise the read is copied
+        out whole (:meth:`data_received`)."""
+        view = self.listener.read_buffer[:nbytes]
+        if not self._fast:
+            self.data_received(view.tobytes())
+            return
+        data: bytes | memoryview = view
+        if self._start:
+            data, self._start = self._start + view, b""
+        if self._owed or self._head or self._continuing or self.protocol.state is not _OPEN:
+            self._mixed(bytes(data), [], 0)
+            return
+        limit = self._limit
+        found, pos = self._read(data, 0, limit)
+        if pos != len(data):
+            if not holdable(data, pos, limit):
+                self._mixed(bytes(data[pos:]), cast(list[object], found), 0)
+                return
+            self._start = bytes(data[pos:])
+        self._hand(found)
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
@@ -429,7 +452,7 @@ class ServerConnection(asyncio.BufferedProtocol):
         self._owed = 0
         return owed
 
-    def _hand(self, events: list[object]) -> None:
+    def _hand(self, events: Sequence[object]) -> None:
         """Hand on the messages of what was read: payloads the fast path took (bytes) and
         the protocol's frames, in the stream's order."""
         for event in events:
@@ -437,7 +460,7 @@ class ServerConnection(asyncio.BufferedProtocol):
                 if self.paused:
                     self._held.append(event)
                 else:
-                    cast(Handler, self.handler).received(event)
+                    self.handler.received(event)  # type: ignore[union-attr]
                 continue
             frame = cast(Frame, event)
             if frame.opcode is _BINARY and frame.fin and not self._fragments:
