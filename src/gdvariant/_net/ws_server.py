@@ -117,9 +117,10 @@ class ServerConnection(asyncio.BufferedProtocol):
         #: nothing buffered at the last look, the outbox neither full nor closed nor queuing
         #: (kept by every call that may change one of them; :meth:`refresh` finds it again)
         self.ready = False
-        #: frames gathered this turn of the loop for one write (:meth:`gather`), only while
-        #: ready; ``room``: how many payload bytes more the turn may gather (half of the
-        #: outbox's limit, 0 until :meth:`watch`)
+        #: frames gathered this turn of the loop for one write (:meth:`gather`, or by an
+        #: owner that writes them with :meth:`flush` itself), only while ready; ``room``: how
+        #: many payload bytes more the turn may gather (half of the outbox's limit, 0 until
+        #: :meth:`watch`)
         self.pending: list[bytes] | None = None
         self.room = 0
         self._room = 0
@@ -309,23 +310,20 @@ class ServerConnection(asyncio.BufferedProtocol):
         if listener.flushing is None:
             listener.flushing = self._loop.call_soon(listener.flush)
 
-    def hold(self, frame: bytes) -> None:
-        """The first frame of a batch its caller writes itself with :meth:`flush` before the
-        turn ends (a tick's frame: docs/multiplayer.md, "WebSocket transport"): kept in
-        :attr:`pending` as :meth:`gather` keeps it, without the listener's end-of-turn write."""
-        self.pending = [frame]
-
     def flush(self) -> None:
         """Write the frames gathered this turn in one write (none while the transport is
-        closing, as none would have been written one by one), then look at the buffer once:
-        if the transport kept some, the connection is no longer ready and the outbox looks."""
+        closing, as none would have been written one by one), then look at the buffer once
+        (:meth:`write_ready`'s look, here without a call more a peer and a tick)."""
         pending = self.pending
         if pending is None:
             return
         self.pending = None
         self.room = self._room
-        if not self.transport.is_closing():
-            self.write_ready(pending[0] if len(pending) == 1 else b"".join(pending))
+        transport = self.transport
+        if not transport.is_closing():
+            transport.write(pending[0] if len(pending) == 1 else b"".join(pending))
+            if transport.get_write_buffer_size():
+                self._kept()
 
     def write_ready(self, data: bytes) -> None:
         """Write ``data`` to a :attr:`ready` transport that is not closing, then look at its
@@ -334,9 +332,13 @@ class ServerConnection(asyncio.BufferedProtocol):
         transport = self.transport
         transport.write(data)
         if transport.get_write_buffer_size():
-            self.ready = False
-            if self.outbox is not None:
-                self.outbox.check()
+            self._kept()
+
+    def _kept(self) -> None:
+        """The transport kept some of a write: not ready any more, and the outbox looks."""
+        self.ready = False
+        if self.outbox is not None:
+            self.outbox.check()
 
     def gathered(self) -> tuple[int, int]:
         """Bytes and frames gathered this turn, not written yet."""
