@@ -275,25 +275,20 @@ async def serve(
 
 
 async def tick_forever(one_tick: Callable[[], None]) -> None:
-    """Call ``one_tick`` at TICK_HZ: from a timer of the loop (``gdvariant.multiplayer.every``,
-    one turn a tick), or in a tree before it (a ``--compare`` interpreter's) from a task
-    sleeping to each deadline, as that tree's bench did."""
+    """Call ``one_tick`` at TICK_HZ from a timer of the loop (``gdvariant.multiplayer.every``,
+    one turn a tick). A tree before ``every`` (a ``--compare`` interpreter's) ticks from a
+    task sleeping to each deadline and never makes a late tick up: a server that keeps up
+    ticks at the same rate, and the catch-up rules stay ``every``'s alone."""
     try:
         from gdvariant.multiplayer import every
     except ImportError:
-        pass
-    else:
-        await every(1 / TICK_HZ, one_tick, catch_up=CATCH_UP_TICKS)
-        return
-    loop = asyncio.get_running_loop()
-    deadline = loop.time()
-    while True:
-        deadline += 1 / TICK_HZ
-        delay = deadline - loop.time()
-        if delay < -CATCH_UP_TICKS / TICK_HZ:  # too far behind: give the lost ticks up
-            deadline = loop.time()
-        await asyncio.sleep(max(delay, 0))
-        one_tick()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time()
+        while True:
+            deadline = max(deadline + 1 / TICK_HZ, loop.time())
+            await asyncio.sleep(deadline - loop.time())
+            one_tick()
+    await every(1 / TICK_HZ, one_tick, catch_up=CATCH_UP_TICKS)
 
 
 # ---------------------------------------------------------------- the Python clients

@@ -115,10 +115,14 @@ class Rig:
         return self.handler
 
     def send(self, data: bytes, chunk: int | None = None) -> None:
-        """``data`` to the server, in chunks of ``chunk`` bytes (default: one)."""
-        step = chunk or len(data) or 1
+        """``data`` to the server, in chunks of ``chunk`` bytes (default: one, up to a read's
+        size), each read as the event loop reads: into the buffer ``get_buffer`` gives, then
+        ``buffer_updated``."""
+        step = min(chunk or len(data) or 1, ws_server.READ_SIZE)
         for start in range(0, len(data), step):
-            self.connection.data_received(data[start : start + step])
+            piece = data[start : start + step]
+            self.connection.get_buffer(-1)[: len(piece)] = piece
+            self.connection.buffer_updated(len(piece))
 
     def from_client(self) -> bytes:
         return b"".join(self.client.data_to_send())

@@ -30,17 +30,9 @@ static PyObject *unmasked(const unsigned char *src, Py_ssize_t size, const unsig
     return out;
 }
 
-static PyObject *py_read(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 3 || !PyBytes_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "read(data: bytes, start: int, limit: int)");
-        return NULL;
-    }
-    Py_ssize_t start = PyLong_AsSsize_t(args[1]);
-    if (start == -1 && PyErr_Occurred()) return NULL;
-    Py_ssize_t limit = PyLong_AsSsize_t(args[2]);
-    if (limit == -1 && PyErr_Occurred()) return NULL;
-    const unsigned char *data = (const unsigned char *)PyBytes_AS_STRING(args[0]);
-    Py_ssize_t end = PyBytes_GET_SIZE(args[0]);
+/* read() on `end` bytes at `data` (the caller holds the buffer). */
+static PyObject *read_frames(const unsigned char *data, Py_ssize_t end, Py_ssize_t start,
+                             Py_ssize_t limit) {
     if (start < 0 || start > end) {
         PyErr_SetString(PyExc_ValueError, "start outside the data");
         return NULL;
@@ -85,9 +77,27 @@ static PyObject *py_read(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     return result;
 }
 
+static PyObject *py_read(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "read(data: bytes | memoryview, start: int, limit: int)");
+        return NULL;
+    }
+    Py_ssize_t start = PyLong_AsSsize_t(args[1]);
+    if (start == -1 && PyErr_Occurred()) return NULL;
+    Py_ssize_t limit = PyLong_AsSsize_t(args[2]);
+    if (limit == -1 && PyErr_Occurred()) return NULL;
+    /* bytes, or a read straight from the server's read buffer (a memoryview of it) */
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) return NULL;
+    PyObject *result = read_frames((const unsigned char *)view.buf, view.len, start, limit);
+    PyBuffer_Release(&view);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"read", (PyCFunction)(void (*)(void))py_read, METH_FASTCALL,
-     "read(data, start, limit) -> (payloads, stop): the whole masked FIN binary frames"},
+     "read(data, start, limit) -> (payloads, stop): the whole masked FIN binary frames"
+     " (data: bytes or any contiguous buffer)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -15,8 +15,9 @@ __all__ = ["read"]
 _FIN_BINARY = 0x82
 
 
-def read(data: bytes, start: int, limit: int) -> tuple[list[bytes], int]:
-    """The payloads of the takeable frames from ``start``, and where the reading stopped."""
+def read(data: bytes | memoryview, start: int, limit: int) -> tuple[list[bytes], int]:
+    """The payloads of the takeable frames from ``start``, and where the reading stopped
+    (``data``: bytes, or a view of the server's read buffer)."""
     found: list[bytes] = []
     end = len(data)
     pos = start
@@ -35,12 +36,12 @@ def read(data: bytes, start: int, limit: int) -> tuple[list[bytes], int]:
         if length > limit or head + 4 + length > end:
             break  # too big (websockets closes with 1009) or not all here yet
         body = head + 4
-        found.append(unmask(data[body : body + length], data[head:body]))
+        found.append(unmask(data[body : body + length], bytes(data[head:body])))
         pos = body + length
     return found, pos
 
 
-def unmask(payload: bytes, mask: bytes) -> bytes:
+def unmask(payload: bytes | memoryview, mask: bytes) -> bytes:
     """``payload`` XOR the 4-byte ``mask`` repeated (RFC 6455 5.3), as one big-integer XOR
     rather than a loop over bytes."""
     size = len(payload)

@@ -7,7 +7,8 @@ first frame that is anything else, for ``websockets`` to judge as it always did.
 core does (``gdvariant._compiled``), the reader is chosen once, at import: the compiled
 ``_cwsframes`` if it imports, else :mod:`._pywsframes`, the reference
 (``GDVARIANT_PURE_PYTHON=1`` forces it). Both take ``(data, start, limit)`` with
-``0 <= start <= len(data)`` and give the same ``(payloads, stop)``.
+``0 <= start <= len(data)`` (``data`` bytes, or a memoryview of the server's read buffer: a
+read's frames are taken without copying the read) and give the same ``(payloads, stop)``.
 
 :func:`frame_size` reads a frame's head only, so that the connection knows where the frame
 ``websockets`` is reading ends, and takes frames itself again from there.
@@ -30,7 +31,7 @@ __all__ = ["HOLD", "IMPLEMENTATION", "Reader", "frame_size", "holdable", "implem
 HOLD = 4096
 
 #: ``read(data, start, limit) -> (payloads, stop)``
-Reader = Callable[[bytes, int, int], tuple[list[bytes], int]]
+Reader = Callable[[bytes | memoryview, int, int], tuple[list[bytes], int]]
 
 _SWITCH = Switch(Compiled("gdvariant._net._cwsframes", "WebSocket frame reader"), _pywsframes)
 #: The live reader: ``"c"`` (compiled) or ``"python"``.
@@ -45,7 +46,7 @@ def implementations() -> dict[str, Reader]:
     return {name: module.read for name, module in _SWITCH.implementations().items()}
 
 
-def frame_size(data: bytes, start: int) -> int | None:
+def frame_size(data: bytes | memoryview, start: int) -> int | None:
     """The whole size (head, mask and payload) of the frame that starts at ``data[start]``,
     or None if its head is not all there; a client's frame is masked, but an unmasked one's
     size is counted as it is (``websockets`` fails the connection on it anyway)."""
@@ -70,7 +71,7 @@ def frame_size(data: bytes, start: int) -> int | None:
     return head + length
 
 
-def holdable(data: bytes, start: int, limit: int) -> bool:
+def holdable(data: bytes | memoryview, start: int, limit: int) -> bool:
     """Whether ``data[start:]``, the start of a frame, is worth holding until the rest comes:
     as far as its head shows, :func:`read` will take the frame once whole (binary, FIN,
     masked, at most ``limit`` bytes) and it has at most :data:`HOLD` bytes. Holding any

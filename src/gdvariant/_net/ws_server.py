@@ -117,9 +117,10 @@ class ServerConnection(asyncio.BufferedProtocol):
         #: nothing buffered at the last look, the outbox neither full nor closed nor queuing
         #: (kept by every call that may change one of them; :meth:`refresh` finds it again)
         self.ready = False
-        #: frames gathered this turn of the loop for one write (:meth:`gather`), only while
-        #: ready; ``room``: how many payload bytes more the turn may gather (half of the
-        #: outbox's limit, 0 until :meth:`watch`)
+        #: frames gathered this turn of the loop for one write (:meth:`gather`, or by an
+        #: owner that writes them with :meth:`flush` itself), only while ready; ``room``: how
+        #: many payload bytes more the turn may gather (half of the outbox's limit, 0 until
+        #: :meth:`watch`)
         self.pending: list[bytes] | None = None
         self.room = 0
         self._room = 0
@@ -154,7 +155,30 @@ class ServerConnection(asyncio.BufferedProtocol):
         return self.listener.read_buffer
 
     def buffer_updated(self, nbytes: int) -> None:
-        self.data_received(self.listener.read_buffer[:nbytes].tobytes())
+        """A read into the listener's buffer. While the reader alone reads this connection
+        (open, the protocol holding nothing), its whole binary frames are taken straight
+        from the buffer (behind the start of a frame held here), each payload unmasked into
+        its own bytes, and only what follows them is copied out: the start of a frame to
+        hold, or the rest for the protocol (:meth:`_mixed`). Otherwise the read is copied
+        out whole (:meth:`data_received`)."""
+        view = self.listener.read_buffer[:nbytes]
+        if not self._fast:
+            self.data_received(view.tobytes())
+            return
+        data: bytes | memoryview = view
+        if self._start:
+            data, self._start = self._start + view, b""
+        if self._owed or self._head or self._continuing or self.protocol.state is not _OPEN:
+            self._mixed(bytes(data), [], 0)
+            return
+        limit = self._limit
+        found, pos = self._read(data, 0, limit)
+        if pos != len(data):
+            if not holdable(data, pos, limit):
+                self._mixed(bytes(data[pos:]), cast(list[object], found), 0)
+                return
+            self._start = bytes(data[pos:])
+        self._hand(found)
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
@@ -286,23 +310,20 @@ class ServerConnection(asyncio.BufferedProtocol):
         if listener.flushing is None:
             listener.flushing = self._loop.call_soon(listener.flush)
 
-    def hold(self, frame: bytes) -> None:
-        """The first frame of a batch its caller writes itself with :meth:`flush` before the
-        turn ends (a tick's frame: docs/multiplayer.md, "WebSocket transport"): kept in
-        :attr:`pending` as :meth:`gather` keeps it, without the listener's end-of-turn write."""
-        self.pending = [frame]
-
     def flush(self) -> None:
         """Write the frames gathered this turn in one write (none while the transport is
-        closing, as none would have been written one by one), then look at the buffer once:
-        if the transport kept some, the connection is no longer ready and the outbox looks."""
+        closing, as none would have been written one by one), then look at the buffer once
+        (:meth:`write_ready`'s look, here without a call more a peer and a tick)."""
         pending = self.pending
         if pending is None:
             return
         self.pending = None
         self.room = self._room
-        if not self.transport.is_closing():
-            self.write_ready(pending[0] if len(pending) == 1 else b"".join(pending))
+        transport = self.transport
+        if not transport.is_closing():
+            transport.write(pending[0] if len(pending) == 1 else b"".join(pending))
+            if transport.get_write_buffer_size():
+                self._kept()
 
     def write_ready(self, data: bytes) -> None:
         """Write ``data`` to a :attr:`ready` transport that is not closing, then look at its
@@ -311,9 +332,13 @@ class ServerConnection(asyncio.BufferedProtocol):
         transport = self.transport
         transport.write(data)
         if transport.get_write_buffer_size():
-            self.ready = False
-            if self.outbox is not None:
-                self.outbox.check()
+            self._kept()
+
+    def _kept(self) -> None:
+        """The transport kept some of a write: not ready any more, and the outbox looks."""
+        self.ready = False
+        if self.outbox is not None:
+            self.outbox.check()
 
     def gathered(self) -> tuple[int, int]:
         """Bytes and frames gathered this turn, not written yet."""
@@ -429,7 +454,7 @@ class ServerConnection(asyncio.BufferedProtocol):
         self._owed = 0
         return owed
 
-    def _hand(self, events: list[object]) -> None:
+    def _hand(self, events: Sequence[object]) -> None:
         """Hand on the messages of what was read: payloads the fast path took (bytes) and
         the protocol's frames, in the stream's order."""
         for event in events:
@@ -437,7 +462,7 @@ class ServerConnection(asyncio.BufferedProtocol):
                 if self.paused:
                     self._held.append(event)
                 else:
-                    cast(Handler, self.handler).received(event)
+                    self.handler.received(event)  # type: ignore[union-attr]
                 continue
             frame = cast(Frame, event)
             if frame.opcode is _BINARY and frame.fin and not self._fragments:

@@ -2,7 +2,8 @@
 
 A server's transports are asyncio protocols and readers, so they run on any asyncio event
 loop. uvloop's (``pip install gdvariant[uvloop]``) does the loop's own work, its sockets and
-its timers in compiled code: docs/multiplayer.md ("The event loop") has what it saves a tick.
+its timers in compiled code: docs/multiplayer.md ("The event loop: uvloop") has what it
+saves a tick.
 :func:`run` is ``asyncio.run`` with the choice made by name. :func:`every` runs a game's
 tick at a fixed rate from a timer of the loop: one turn of the loop a tick, where a task
 awaiting ``asyncio.sleep`` takes two (the timer's turn sets a future, the next wakes the
@@ -62,7 +63,7 @@ async def every(period: float, tick: Callable[[], object], *, catch_up: int = 8)
     Deadlines are ``period`` apart from the first, at ``period`` from now; a late tick is
     made up for at once, and more than ``catch_up`` periods behind, the lost ticks are given
     up (the next deadline is now), as Godot's physics loop does (docs/multiplayer.md,
-    "The event loop")."""
+    "The event loop: uvloop")."""
     if not period > 0:
         raise ValueError(f"period must be above 0, not {period!r}")
     loop = asyncio.get_running_loop()

@@ -257,7 +257,7 @@ class MultiplayerServer(ServerEndpoint):
             super()._put_all(packets)
             return
         clients, sent, largest = self._peers, traffic.sent, self.max_send_size
-        heads = _HEADS_7
+        heads, head_16 = _HEADS_7, _FRAME_16.pack
         at_once = self._in_frame
         started: list[ServerConnection] = []  # connections this call gathers and writes
         try:
@@ -270,14 +270,19 @@ class MultiplayerServer(ServerEndpoint):
                     self._sendable(peer, data)  # logs it
                     continue
                 sent(peer, data)
-                frame = (heads[size] if size < 126 else frame_head(size)) + data
+                if size < 126:
+                    frame = heads[size] + data
+                elif size < 65536:  # a SYNC of the scene: frame_head's 16-bit form, inline
+                    frame = head_16(_BINARY, 126, size) + data
+                else:
+                    frame = frame_head(size) + data
                 connection = client.connection
                 if connection.ready and connection.room >= size:  # gathered for one write
                     connection.room -= size
                     pending = connection.pending
                     if pending is None:
-                        if at_once:
-                            connection.hold(frame)
+                        if at_once:  # held for this call's own flush below
+                            connection.pending = [frame]
                             started.append(connection)
                         else:
                             connection.gather(frame)
