@@ -28,6 +28,7 @@ from tests.support.core_compare import same_value
 from tests.support.cores import compiled_required
 from tests.support.edge_values import edge_float, edge_text, edge_value
 from tests.support.engines import SEED
+from tests.support.ids import value_id
 from tests.support.paths import SRC
 
 
@@ -97,7 +98,7 @@ def test_every_float_path_is_the_same(compiled: None) -> None:
         gd.Rect2i((1, 2), (3, 4)),
         [2**70, -(2**64), True, None, -0.0, 1e300, 5e-324],
     ],
-    ids=repr,
+    ids=value_id,
 )
 def test_values_handed_back_write_or_fail_as_the_pure_writer(compiled: None, value: Any) -> None:
     _same(value)
@@ -137,7 +138,7 @@ def test_the_pure_twin_hands_everything_to_the_reference() -> None:
         '\x00\x01\x1f\x7f"\\\b\f\n\r\t\u2028é漢🎮',
         gd.StringName("\n"),
     ],
-    ids=repr,
+    ids=value_id,
 )
 def test_tagged_edge_values_are_the_same(compiled: None, value: Any) -> None:
     _same(value)
@@ -429,7 +430,7 @@ def test_every_math_and_save_value_reads_alike(compiled: None) -> None:
         "\t[1]\x0b",
         '{"a":1} {"b":2}',
     ],
-    ids=repr,
+    ids=value_id,
 )
 def test_edge_texts_read_alike(compiled: None, text: str) -> None:
     _same_read(text)

@@ -26,6 +26,7 @@ from tests.support.core_compare import same_value
 from tests.support.cores import compiled_required
 from tests.support.edge_values import edge_float, edge_value
 from tests.support.engines import SEED
+from tests.support.ids import value_id
 from tests.support.paths import SRC
 
 T = gd.VariantType
@@ -100,7 +101,7 @@ def test_deep_and_self_referencing_values_are_the_same(compiled: None) -> None:
         gd.PackedVector2iArray([(1, 2)]),
         gd.GodotObject("Node", [("name", "n")]),
     ],
-    ids=repr,
+    ids=value_id,
 )
 def test_values_handed_back_write_or_fail_as_the_pure_writer(compiled: None, value: Any) -> None:
     for version in VERSIONS:
