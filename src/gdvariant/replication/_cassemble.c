@@ -78,6 +78,45 @@ static PyObject *s_spawn, *s_hist, *s_layout, *s_cache, *s_bits, *s_widths, *s_f
 static PyObject *s_class_id, *s_count, *s_index_bits, *k_sixty_four, *k_two64;
 static PyObject *s_world, *s_dirty, *s_before, *s_enter_key;
 
+/* ---- small ints ------------------------------------------------------------------------ */
+
+/* An exact int's value without a call, when CPython holds it in at most two digits (3.11; one
+ * from 3.12, read through its PyUnstable_Long API): 1, else 0 and the caller converts it as
+ * before. A walked id converts about six such ints (its id, ticks, widths, a vector's value and
+ * baseline: 34 bits, two digits), each conversion a call of 30 to 70 instructions
+ * (docs/replication-interest.md, "Small ints read in line"). */
+static inline int small_int(PyObject *v, long long *out) {
+    if (!PyLong_CheckExact(v))
+        return 0;
+#if PY_VERSION_HEX >= 0x030C0000
+    if (!PyUnstable_Long_IsCompact((PyLongObject *)v))
+        return 0;
+    *out = (long long)PyUnstable_Long_CompactValue((PyLongObject *)v);
+    return 1;
+#else
+    const digit *d = ((PyLongObject *)v)->ob_digit;
+    switch (Py_SIZE(v)) {
+    case 0:
+        *out = 0;
+        return 1;
+    case 1:
+        *out = (long long)d[0];
+        return 1;
+    case -1:
+        *out = -(long long)d[0];
+        return 1;
+    case 2:
+        *out = (long long)d[0] | (long long)d[1] << PyLong_SHIFT;
+        return 1;
+    case -2:
+        *out = -((long long)d[0] | (long long)d[1] << PyLong_SHIFT);
+        return 1;
+    default:
+        return 0;
+    }
+#endif
+}
+
 /* ---- bit writer: LSB first, little-endian, as _bits.py describes ---------------------- */
 
 static int w_reserve(Writer *w, Py_ssize_t more) {
@@ -125,7 +164,8 @@ static inline int w_bits(Writer *w, uint64_t v, int n) {
 /* Append the n-bit field held by the int v (any width). */
 static int w_long(Writer *w, PyObject *v, Py_ssize_t n) {
     if (n <= 64) {
-        uint64_t x = PyLong_AsUnsignedLongLongMask(v);
+        long long small;
+        uint64_t x = small_int(v, &small) ? (uint64_t)small : PyLong_AsUnsignedLongLongMask(v);
         if (x == (uint64_t)-1 && PyErr_Occurred())
             return -1;
         return w_bits(w, x, (int)n);
@@ -168,7 +208,7 @@ static PyObject *w_record(Writer *w) {
 /* ---- ints as 64-bit words ---------------------------------------------------------------- */
 
 /* The low nwords words of the non-negative int v; an int past them is an error. */
-static int long_words(PyObject *v, uint64_t *out, int nwords) {
+static int long_words_any(PyObject *v, uint64_t *out, int nwords) {
     int exact_int = nwords > 1 && PyLong_CheckExact(v);
     if (exact_int) {
         /* below 2^63, the common case: one conversion (not the mask's first), and without the
@@ -228,6 +268,18 @@ static int long_words(PyObject *v, uint64_t *out, int nwords) {
         return -1;
     }
     return 0;
+}
+
+/* long_words_any, a small int read in line (the callers' word counts are mostly constants). */
+static inline int long_words(PyObject *v, uint64_t *out, int nwords) {
+    long long sv;
+    if (small_int(v, &sv) && (sv >= 0 || nwords == 1)) {
+        out[0] = (uint64_t)sv;
+        for (int k = 1; k < nwords; k++)
+            out[k] = 0;
+        return 0;
+    }
+    return long_words_any(v, out, nwords);
 }
 
 static PyObject *words_long(const uint64_t *words, int nwords) {
@@ -445,7 +497,9 @@ static int b_delta(Bits *out, const PropPlan *p, PyObject *bits, Py_ssize_t widt
     case K_PLAIN:
     case K_ZIGZAG:
     case K_COORD: {
-        uint64_t a = PyLong_AsUnsignedLongLongMask(bits), b = PyLong_AsUnsignedLongLongMask(base);
+        long long sa, sb;
+        uint64_t a = small_int(bits, &sa) ? (uint64_t)sa : PyLong_AsUnsignedLongLongMask(bits);
+        uint64_t b = small_int(base, &sb) ? (uint64_t)sb : PyLong_AsUnsignedLongLongMask(base);
         if (PyErr_Occurred())
             return -1;
         int64_t d;
@@ -740,7 +794,8 @@ static int entry_unpack(PyObject *hist, Py_ssize_t h, long long *tick, PyObject 
         PyErr_SetString(PyExc_TypeError, "bad history entry");
         return -1;
     }
-    *tick = PyLong_AsLongLong(PyTuple_GET_ITEM(e, 0));
+    if (!small_int(PyTuple_GET_ITEM(e, 0), tick))
+        *tick = PyLong_AsLongLong(PyTuple_GET_ITEM(e, 0));
     *mask = PyTuple_GET_ITEM(e, 1);
     return *tick == -1 && PyErr_Occurred() ? -1 : 0;
 }
@@ -886,8 +941,9 @@ static int w_update_body(Walk *wk, ClassPlan *cp, PyObject *bits, PyObject *widt
             Py_ssize_t i = 64 * q + ctz64(m);
             m &= m - 1;
             const PropPlan *p = &cp->props[i];
-            PyObject *value = PyList_GET_ITEM(bits, i);
-            Py_ssize_t n = PyLong_AsSsize_t(PyList_GET_ITEM(widths, i));
+            PyObject *value = PyList_GET_ITEM(bits, i), *width = PyList_GET_ITEM(widths, i);
+            long long small;
+            Py_ssize_t n = small_int(width, &small) ? (Py_ssize_t)small : PyLong_AsSsize_t(width);
             if (n == -1 && PyErr_Occurred())
                 return -1;
             if (p->kind == K_WHOLE) {
@@ -1598,8 +1654,10 @@ static Warmed *table_slot(const Walk *wk, PyObject *id, long long *net) {
     *net = -1;
     if (!wk->table || !PyLong_CheckExact(id))
         return NULL;
-    int over;
-    long long v = PyLong_AsLongLongAndOverflow(id, &over);
+    int over = 0;
+    long long v;
+    if (!small_int(id, &v))
+        v = PyLong_AsLongLongAndOverflow(id, &over);
     if (over || v < 0 || v >= wk->n_table)
         return NULL;
     *net = v;
@@ -1827,7 +1885,7 @@ static int walk_id(Walk *wk, PyObject *id, PyObject *entities, PyObject *deleted
             net_id = wk->pick_net[k];
         }
     }
-    if (net_id < 0) {
+    if (net_id < 0 && !small_int(id, &net_id)) {
         net_id = PyLong_AsLongLong(id);
         if (net_id == -1 && PyErr_Occurred())
             return -1;
