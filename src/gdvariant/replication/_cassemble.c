@@ -29,21 +29,22 @@
 /* Property kinds (the same numbers as _assembler.py's K_*). */
 enum { K_WHOLE = 0, K_PLAIN, K_ZIGZAG, K_COORD, K_VEC_PLAIN, K_VEC_COORD, K_PYTHON, K_VARINT };
 enum { OP_UPDATE = 0, OP_ENTER = 1, OP_DELETE = 2 };
+/* The set bits of x, in line: a build for the baseline x86-64 (no POPCNT instruction) makes
+ * __builtin_popcountll a call of libgcc's loop, one for each record's change list. */
+static inline int popcount64(uint64_t x) {
+    x -= (x >> 1) & 0x5555555555555555ULL;
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    return (int)((x * 0x0101010101010101ULL) >> 56);
+}
 #if defined(_MSC_VER)
 #include <intrin.h>
-static int popcount64(uint64_t x) {
-    int k = 0;
-    for (; x; x &= x - 1)
-        k++;
-    return k;
-}
 static int ctz64(uint64_t x) {
     unsigned long i;
     _BitScanForward64(&i, x);
     return (int)i;
 }
 #else
-#define popcount64 __builtin_popcountll
 #define ctz64 __builtin_ctzll
 #endif
 #define FAR_CELLS 63.0 /* _budget.FAR_CELLS */
@@ -136,8 +137,12 @@ static int w_reserve(Writer *w, Py_ssize_t more) {
 }
 
 static inline void put64(uint8_t *p, uint64_t v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p, &v, 8); /* one store */
+#else
     for (int i = 0; i < 8; i++)
         p[i] = (uint8_t)(v >> (8 * i));
+#endif
 }
 
 /* Append the low n bits of v (0 <= n <= 64). */
@@ -196,8 +201,7 @@ static PyObject *w_record(Writer *w) {
     int tail = (w->nacc + 7) >> 3;
     if (w_reserve(w, 8))
         return NULL;
-    for (int i = 0; i < tail; i++)
-        w->buf[w->len + i] = (uint8_t)(w->acc >> (8 * i));
+    put64(w->buf + w->len, w->acc);
     PyObject *out = PyBytes_FromStringAndSize((const char *)w->buf, w->len + tail);
     w->len = 0;
     w->acc = 0;
@@ -322,13 +326,12 @@ static inline int any_bits(const uint64_t *w, int nwords) {
 /* op and entity-id gap: op, then 0, or 1, a 2-bit size class and the gap in 4/8/16/32 bits */
 static int w_head(Writer *w, int op, long long gap) {
     static const int widths[4] = {4, 8, 16, 32};
-    if (w_bits(w, (uint64_t)op, 2))
-        return -1;
-    if (!gap)
-        return w_bits(w, 0, 1);
+    if (!gap) /* op, then 0: one field, as all of a head (at most 37 bits) is below */
+        return w_bits(w, (uint64_t)op, 3);
     for (int size = 0; size < 4; size++) {
         if ((unsigned long long)gap < (1ULL << widths[size]))
-            return w_bits(w, 1 | (uint64_t)size << 1, 3) || w_bits(w, (uint64_t)gap, widths[size]);
+            return w_bits(w, (uint64_t)op | (1 | (uint64_t)size << 1) << 2 | (uint64_t)gap << 5,
+                          5 + widths[size]);
     }
     PyErr_Format(PyExc_ValueError, "entity id gap %lld is over 32 bits", gap);
     return -1;
@@ -1002,8 +1005,7 @@ static int w_align(Writer *w) {
     int tail = (w->nacc + 7) >> 3;
     if (w_reserve(w, 8))
         return -1;
-    for (int i = 0; i < tail; i++)
-        w->buf[w->len + i] = (uint8_t)(w->acc >> (8 * i));
+    put64(w->buf + w->len, w->acc); /* the bytes past tail are the next record's to overwrite */
     w->len += tail;
     w->acc = 0;
     w->nacc = 0;
