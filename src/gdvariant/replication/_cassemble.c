@@ -448,6 +448,19 @@ static inline int64_t coord_ordinal(const PropPlan *p, uint64_t bits) {
     return bits & 4 ? -q : q;
 }
 
+/* A vector of coordinates whose new value x and baseline y each fit one word (a 2D position of
+ * 17-bit coordinates: 34 bits), its components taken off the words' low ends: what the
+ * general loop of b_delta codes, without its reads across words. */
+static inline void b_coords1(Bits *out, const PropPlan *p, uint64_t x, uint64_t y) {
+    for (int c = 0; c < p->comps; c++) {
+        int nwid = coord_width(p, x), bwid = coord_width(p, y);
+        uint64_t a = x & (((uint64_t)1 << nwid) - 1), b = y & (((uint64_t)1 << bwid) - 1);
+        b_tiers(out, p, coord_ordinal(p, a) - coord_ordinal(p, b), a, nwid);
+        x >>= nwid;
+        y >>= bwid;
+    }
+}
+
 /* The value of VarInt bits (zigzag LEB128, at most 10 groups); -1 when they are not one. */
 static int varint_value(const uint64_t *words, int64_t *out) {
     uint64_t v = 0;
@@ -519,6 +532,11 @@ static int b_delta(Bits *out, const PropPlan *p, PyObject *bits, Py_ssize_t widt
     case K_VEC_COORD: {
         if (long_words(bits, nw, MAX_WORDS) || long_words(base, bw, MAX_WORDS))
             return -1;
+        if (p->kind == K_VEC_COORD && 3 + p->int_bits + p->frac_bits < 64 &&
+            !(nw[1] | nw[2] | nw[3] | bw[1] | bw[2] | bw[3])) {
+            b_coords1(out, p, nw[0], bw[0]);
+            return 0;
+        }
         int np = 0, bp = 0;
         for (int c = 0; c < p->comps; c++) {
             int nwid, bwid;
@@ -1079,14 +1097,22 @@ static int mask_and_public(Walk *wk, ClassPlan *cp) {
 
 /* The mask of an entity's public properties whose bits differ from the class baseline (what
  * an enter record carries) into wk->changed: World.nondefault's loop. */
+/* a != b, two small ints compared in line */
+static inline int ints_differ(PyObject *a, PyObject *b) {
+    long long x, y;
+    if (a == b)
+        return 0;
+    if (small_int(a, &x) && small_int(b, &y))
+        return x != y;
+    return PyObject_RichCompareBool(a, b, Py_NE);
+}
+
 static int enter_mask(Walk *wk, ClassPlan *cp, PyObject *bits, PyObject *widths) {
     memset(wk->changed, 0, sizeof(uint64_t) * (size_t)cp->nwords);
     for (Py_ssize_t i = 0; i < cp->count; i++) {
-        int ne = PyObject_RichCompareBool(PyList_GET_ITEM(bits, i),
-                                          PyTuple_GET_ITEM(cp->base_bits, i), Py_NE);
+        int ne = ints_differ(PyList_GET_ITEM(bits, i), PyTuple_GET_ITEM(cp->base_bits, i));
         if (ne == 0)
-            ne = PyObject_RichCompareBool(PyList_GET_ITEM(widths, i),
-                                          PyTuple_GET_ITEM(cp->base_widths, i), Py_NE);
+            ne = ints_differ(PyList_GET_ITEM(widths, i), PyTuple_GET_ITEM(cp->base_widths, i));
         if (ne < 0)
             return -1;
         if (ne)
