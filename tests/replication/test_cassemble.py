@@ -117,6 +117,27 @@ def test_encode_record_matches_the_pure_one() -> None:
         assert fast.encode_record(*args) == encode_record(*args), args[:5]
 
 
+# ints about CPython's digit boundaries (30-bit digits: the compiled assembler reads an int of
+# up to two in line, a wider one by a conversion call), each as wide as a field holds it
+BOUNDARY_INTS = [0, 1, 2**30 - 1, 2**30, 2**31 - 1, 2**59, 2**60 - 1, 2**60, 2**62 + 5]
+BOUNDARY_INTS += [2**63 - 1, 2**63, 2**64 - 1, 2**64, 2**90 + 3]
+
+
+def test_encode_record_reads_ints_about_digit_boundaries_as_the_pure_one() -> None:
+    """Whole values, masks and id gaps of one, two and more digits give the pure bytes."""
+    fast = compiled()
+    rng = random.Random(11)
+    for lay in ASSEMBLER_SCHEMA.classes:
+        for _ in range(20):
+            values = [rng.choice(BOUNDARY_INTS) for _ in lay.props]
+            widths = [max(v.bit_length(), 1) + rng.randrange(3) for v in values]
+            mask = rng.choice([(1 << lay.count) - 1, rng.getrandbits(lay.count)])
+            gap = rng.choice([0, 2**30 - 1, 2**30, (1 << 32) - 1])
+            for op in (OP_UPDATE, OP_ENTER):
+                args = (lay, ASSEMBLER_SCHEMA.class_bits, op, gap, mask, values, widths)
+                assert fast.encode_record(*args) == encode_record(*args), (lay.name, values)
+
+
 def test_every_assembler_is_listed_and_can_be_made_live() -> None:
     found = _assembler.implementations()
     assert found[_assembler.PYTHON] is _pyassemble

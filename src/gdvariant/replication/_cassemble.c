@@ -29,21 +29,22 @@
 /* Property kinds (the same numbers as _assembler.py's K_*). */
 enum { K_WHOLE = 0, K_PLAIN, K_ZIGZAG, K_COORD, K_VEC_PLAIN, K_VEC_COORD, K_PYTHON, K_VARINT };
 enum { OP_UPDATE = 0, OP_ENTER = 1, OP_DELETE = 2 };
+/* The set bits of x, in line: a build for the baseline x86-64 (no POPCNT instruction) makes
+ * __builtin_popcountll a call of libgcc's loop, one for each record's change list. */
+static inline int popcount64(uint64_t x) {
+    x -= (x >> 1) & 0x5555555555555555ULL;
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    return (int)((x * 0x0101010101010101ULL) >> 56);
+}
 #if defined(_MSC_VER)
 #include <intrin.h>
-static int popcount64(uint64_t x) {
-    int k = 0;
-    for (; x; x &= x - 1)
-        k++;
-    return k;
-}
 static int ctz64(uint64_t x) {
     unsigned long i;
     _BitScanForward64(&i, x);
     return (int)i;
 }
 #else
-#define popcount64 __builtin_popcountll
 #define ctz64 __builtin_ctzll
 #endif
 #define FAR_CELLS 63.0 /* _budget.FAR_CELLS */
@@ -78,6 +79,45 @@ static PyObject *s_spawn, *s_hist, *s_layout, *s_cache, *s_bits, *s_widths, *s_f
 static PyObject *s_class_id, *s_count, *s_index_bits, *k_sixty_four, *k_two64;
 static PyObject *s_world, *s_dirty, *s_before, *s_enter_key;
 
+/* ---- small ints ------------------------------------------------------------------------ */
+
+/* An exact int's value without a call, when CPython holds it in at most two digits (3.11; one
+ * from 3.12, read through its PyUnstable_Long API): 1, else 0 and the caller converts it as
+ * before. A walked id converts about six such ints (its id, ticks, widths, a vector's value and
+ * baseline: 34 bits, two digits), each conversion a call of 30 to 70 instructions
+ * (docs/replication-interest.md, "Small ints read in line"). */
+static inline int small_int(PyObject *v, long long *out) {
+    if (!PyLong_CheckExact(v))
+        return 0;
+#if PY_VERSION_HEX >= 0x030C0000
+    if (!PyUnstable_Long_IsCompact((PyLongObject *)v))
+        return 0;
+    *out = (long long)PyUnstable_Long_CompactValue((PyLongObject *)v);
+    return 1;
+#else
+    const digit *d = ((PyLongObject *)v)->ob_digit;
+    switch (Py_SIZE(v)) {
+    case 0:
+        *out = 0;
+        return 1;
+    case 1:
+        *out = (long long)d[0];
+        return 1;
+    case -1:
+        *out = -(long long)d[0];
+        return 1;
+    case 2:
+        *out = (long long)d[0] | (long long)d[1] << PyLong_SHIFT;
+        return 1;
+    case -2:
+        *out = -((long long)d[0] | (long long)d[1] << PyLong_SHIFT);
+        return 1;
+    default:
+        return 0;
+    }
+#endif
+}
+
 /* ---- bit writer: LSB first, little-endian, as _bits.py describes ---------------------- */
 
 static int w_reserve(Writer *w, Py_ssize_t more) {
@@ -97,8 +137,12 @@ static int w_reserve(Writer *w, Py_ssize_t more) {
 }
 
 static inline void put64(uint8_t *p, uint64_t v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p, &v, 8); /* one store */
+#else
     for (int i = 0; i < 8; i++)
         p[i] = (uint8_t)(v >> (8 * i));
+#endif
 }
 
 /* Append the low n bits of v (0 <= n <= 64). */
@@ -125,7 +169,8 @@ static inline int w_bits(Writer *w, uint64_t v, int n) {
 /* Append the n-bit field held by the int v (any width). */
 static int w_long(Writer *w, PyObject *v, Py_ssize_t n) {
     if (n <= 64) {
-        uint64_t x = PyLong_AsUnsignedLongLongMask(v);
+        long long small;
+        uint64_t x = small_int(v, &small) ? (uint64_t)small : PyLong_AsUnsignedLongLongMask(v);
         if (x == (uint64_t)-1 && PyErr_Occurred())
             return -1;
         return w_bits(w, x, (int)n);
@@ -156,8 +201,7 @@ static PyObject *w_record(Writer *w) {
     int tail = (w->nacc + 7) >> 3;
     if (w_reserve(w, 8))
         return NULL;
-    for (int i = 0; i < tail; i++)
-        w->buf[w->len + i] = (uint8_t)(w->acc >> (8 * i));
+    put64(w->buf + w->len, w->acc);
     PyObject *out = PyBytes_FromStringAndSize((const char *)w->buf, w->len + tail);
     w->len = 0;
     w->acc = 0;
@@ -168,7 +212,7 @@ static PyObject *w_record(Writer *w) {
 /* ---- ints as 64-bit words ---------------------------------------------------------------- */
 
 /* The low nwords words of the non-negative int v; an int past them is an error. */
-static int long_words(PyObject *v, uint64_t *out, int nwords) {
+static int long_words_any(PyObject *v, uint64_t *out, int nwords) {
     int exact_int = nwords > 1 && PyLong_CheckExact(v);
     if (exact_int) {
         /* below 2^63, the common case: one conversion (not the mask's first), and without the
@@ -230,6 +274,18 @@ static int long_words(PyObject *v, uint64_t *out, int nwords) {
     return 0;
 }
 
+/* long_words_any, a small int read in line (the callers' word counts are mostly constants). */
+static inline int long_words(PyObject *v, uint64_t *out, int nwords) {
+    long long sv;
+    if (small_int(v, &sv) && (sv >= 0 || nwords == 1)) {
+        out[0] = (uint64_t)sv;
+        for (int k = 1; k < nwords; k++)
+            out[k] = 0;
+        return 0;
+    }
+    return long_words_any(v, out, nwords);
+}
+
 static PyObject *words_long(const uint64_t *words, int nwords) {
     PyObject *out = PyLong_FromUnsignedLongLong(words[nwords - 1]);
     for (int k = nwords - 2; k >= 0 && out; k--) {
@@ -270,13 +326,12 @@ static inline int any_bits(const uint64_t *w, int nwords) {
 /* op and entity-id gap: op, then 0, or 1, a 2-bit size class and the gap in 4/8/16/32 bits */
 static int w_head(Writer *w, int op, long long gap) {
     static const int widths[4] = {4, 8, 16, 32};
-    if (w_bits(w, (uint64_t)op, 2))
-        return -1;
-    if (!gap)
-        return w_bits(w, 0, 1);
+    if (!gap) /* op, then 0: one field, as all of a head (at most 37 bits) is below */
+        return w_bits(w, (uint64_t)op, 3);
     for (int size = 0; size < 4; size++) {
         if ((unsigned long long)gap < (1ULL << widths[size]))
-            return w_bits(w, 1 | (uint64_t)size << 1, 3) || w_bits(w, (uint64_t)gap, widths[size]);
+            return w_bits(w, (uint64_t)op | (1 | (uint64_t)size << 1) << 2 | (uint64_t)gap << 5,
+                          5 + widths[size]);
     }
     PyErr_Format(PyExc_ValueError, "entity id gap %lld is over 32 bits", gap);
     return -1;
@@ -393,6 +448,19 @@ static inline int64_t coord_ordinal(const PropPlan *p, uint64_t bits) {
     return bits & 4 ? -q : q;
 }
 
+/* A vector of coordinates whose new value x and baseline y each fit one word (a 2D position of
+ * 17-bit coordinates: 34 bits), its components taken off the words' low ends: what the
+ * general loop of b_delta codes, without its reads across words. */
+static inline void b_coords1(Bits *out, const PropPlan *p, uint64_t x, uint64_t y) {
+    for (int c = 0; c < p->comps; c++) {
+        int nwid = coord_width(p, x), bwid = coord_width(p, y);
+        uint64_t a = x & (((uint64_t)1 << nwid) - 1), b = y & (((uint64_t)1 << bwid) - 1);
+        b_tiers(out, p, coord_ordinal(p, a) - coord_ordinal(p, b), a, nwid);
+        x >>= nwid;
+        y >>= bwid;
+    }
+}
+
 /* The value of VarInt bits (zigzag LEB128, at most 10 groups); -1 when they are not one. */
 static int varint_value(const uint64_t *words, int64_t *out) {
     uint64_t v = 0;
@@ -445,7 +513,9 @@ static int b_delta(Bits *out, const PropPlan *p, PyObject *bits, Py_ssize_t widt
     case K_PLAIN:
     case K_ZIGZAG:
     case K_COORD: {
-        uint64_t a = PyLong_AsUnsignedLongLongMask(bits), b = PyLong_AsUnsignedLongLongMask(base);
+        long long sa, sb;
+        uint64_t a = small_int(bits, &sa) ? (uint64_t)sa : PyLong_AsUnsignedLongLongMask(bits);
+        uint64_t b = small_int(base, &sb) ? (uint64_t)sb : PyLong_AsUnsignedLongLongMask(base);
         if (PyErr_Occurred())
             return -1;
         int64_t d;
@@ -462,6 +532,11 @@ static int b_delta(Bits *out, const PropPlan *p, PyObject *bits, Py_ssize_t widt
     case K_VEC_COORD: {
         if (long_words(bits, nw, MAX_WORDS) || long_words(base, bw, MAX_WORDS))
             return -1;
+        if (p->kind == K_VEC_COORD && 3 + p->int_bits + p->frac_bits < 64 &&
+            !(nw[1] | nw[2] | nw[3] | bw[1] | bw[2] | bw[3])) {
+            b_coords1(out, p, nw[0], bw[0]);
+            return 0;
+        }
         int np = 0, bp = 0;
         for (int c = 0; c < p->comps; c++) {
             int nwid, bwid;
@@ -740,7 +815,8 @@ static int entry_unpack(PyObject *hist, Py_ssize_t h, long long *tick, PyObject 
         PyErr_SetString(PyExc_TypeError, "bad history entry");
         return -1;
     }
-    *tick = PyLong_AsLongLong(PyTuple_GET_ITEM(e, 0));
+    if (!small_int(PyTuple_GET_ITEM(e, 0), tick))
+        *tick = PyLong_AsLongLong(PyTuple_GET_ITEM(e, 0));
     *mask = PyTuple_GET_ITEM(e, 1);
     return *tick == -1 && PyErr_Occurred() ? -1 : 0;
 }
@@ -886,8 +962,9 @@ static int w_update_body(Walk *wk, ClassPlan *cp, PyObject *bits, PyObject *widt
             Py_ssize_t i = 64 * q + ctz64(m);
             m &= m - 1;
             const PropPlan *p = &cp->props[i];
-            PyObject *value = PyList_GET_ITEM(bits, i);
-            Py_ssize_t n = PyLong_AsSsize_t(PyList_GET_ITEM(widths, i));
+            PyObject *value = PyList_GET_ITEM(bits, i), *width = PyList_GET_ITEM(widths, i);
+            long long small;
+            Py_ssize_t n = small_int(width, &small) ? (Py_ssize_t)small : PyLong_AsSsize_t(width);
             if (n == -1 && PyErr_Occurred())
                 return -1;
             if (p->kind == K_WHOLE) {
@@ -946,8 +1023,7 @@ static int w_align(Writer *w) {
     int tail = (w->nacc + 7) >> 3;
     if (w_reserve(w, 8))
         return -1;
-    for (int i = 0; i < tail; i++)
-        w->buf[w->len + i] = (uint8_t)(w->acc >> (8 * i));
+    put64(w->buf + w->len, w->acc); /* the bytes past tail are the next record's to overwrite */
     w->len += tail;
     w->acc = 0;
     w->nacc = 0;
@@ -1021,14 +1097,22 @@ static int mask_and_public(Walk *wk, ClassPlan *cp) {
 
 /* The mask of an entity's public properties whose bits differ from the class baseline (what
  * an enter record carries) into wk->changed: World.nondefault's loop. */
+/* a != b, two small ints compared in line */
+static inline int ints_differ(PyObject *a, PyObject *b) {
+    long long x, y;
+    if (a == b)
+        return 0;
+    if (small_int(a, &x) && small_int(b, &y))
+        return x != y;
+    return PyObject_RichCompareBool(a, b, Py_NE);
+}
+
 static int enter_mask(Walk *wk, ClassPlan *cp, PyObject *bits, PyObject *widths) {
     memset(wk->changed, 0, sizeof(uint64_t) * (size_t)cp->nwords);
     for (Py_ssize_t i = 0; i < cp->count; i++) {
-        int ne = PyObject_RichCompareBool(PyList_GET_ITEM(bits, i),
-                                          PyTuple_GET_ITEM(cp->base_bits, i), Py_NE);
+        int ne = ints_differ(PyList_GET_ITEM(bits, i), PyTuple_GET_ITEM(cp->base_bits, i));
         if (ne == 0)
-            ne = PyObject_RichCompareBool(PyList_GET_ITEM(widths, i),
-                                          PyTuple_GET_ITEM(cp->base_widths, i), Py_NE);
+            ne = ints_differ(PyList_GET_ITEM(widths, i), PyTuple_GET_ITEM(cp->base_widths, i));
         if (ne < 0)
             return -1;
         if (ne)
@@ -1598,8 +1682,10 @@ static Warmed *table_slot(const Walk *wk, PyObject *id, long long *net) {
     *net = -1;
     if (!wk->table || !PyLong_CheckExact(id))
         return NULL;
-    int over;
-    long long v = PyLong_AsLongLongAndOverflow(id, &over);
+    int over = 0;
+    long long v;
+    if (!small_int(id, &v))
+        v = PyLong_AsLongLongAndOverflow(id, &over);
     if (over || v < 0 || v >= wk->n_table)
         return NULL;
     *net = v;
@@ -1827,7 +1913,7 @@ static int walk_id(Walk *wk, PyObject *id, PyObject *entities, PyObject *deleted
             net_id = wk->pick_net[k];
         }
     }
-    if (net_id < 0) {
+    if (net_id < 0 && !small_int(id, &net_id)) {
         net_id = PyLong_AsLongLong(id);
         if (net_id == -1 && PyErr_Occurred())
             return -1;
