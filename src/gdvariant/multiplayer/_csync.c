@@ -145,14 +145,37 @@ static int out_put(Out *o, const char *data, Py_ssize_t n) {
     return 0;
 }
 
+/* Little-endian stores: one move where the machine is little-endian (a byte loop is not
+ * merged into one by every compiler), a byte at a time elsewhere. */
 static inline void put_u32(char *p, uint32_t v) {
+#if PY_LITTLE_ENDIAN
+    memcpy(p, &v, 4);
+#else
     for (int i = 0; i < 4; i++)
         p[i] = (char)(v >> (8 * i));
+#endif
 }
 
 static inline void put_u64(char *p, uint64_t v) {
+#if PY_LITTLE_ENDIAN
+    memcpy(p, &v, 8);
+#else
     for (int i = 0; i < 8; i++)
         p[i] = (char)(v >> (8 * i));
+#endif
+}
+
+/* An index or id held as an int: a compact exact int (every index a record holds) read in
+ * place, anything else through PyLong_AsSsize_t (its errors included). */
+static inline Py_ssize_t index_of(PyObject *o) {
+#if PY_VERSION_HEX >= 0x030C0000
+    if (PyLong_CheckExact(o) && PyUnstable_Long_IsCompact((PyLongObject *)o))
+        return (Py_ssize_t)PyUnstable_Long_CompactValue((PyLongObject *)o);
+#else
+    if (PyLong_CheckExact(o) && (Py_SIZE(o) == 0 || Py_SIZE(o) == 1))
+        return Py_SIZE(o) ? (Py_ssize_t)((PyLongObject *)o)->ob_digit[0] : 0;
+#endif
+    return PyLong_AsSsize_t(o);
 }
 
 /* The float32 bits of d, as a C cast narrows it. */
@@ -163,12 +186,10 @@ static inline uint32_t f32_bits(double d) {
     return bits;
 }
 
-/* A component Godot 4 narrows to float32 exactly as a C cast does: finite, in range. */
-static int narrowable(PyObject *c) {
-    if (!PyFloat_CheckExact(c))
-        return 0;
-    double d = PyFloat_AS_DOUBLE(c);
-    return isfinite(d) && fabs(d) <= FLT_MAX;
+/* A component Godot 4 narrows to float32 exactly as a C cast does: finite, in range (the
+ * one comparison is false for an infinity and a NaN). */
+static inline int narrowable(PyObject *c) {
+    return PyFloat_CheckExact(c) && fabs(PyFloat_AS_DOUBLE(c)) <= FLT_MAX;
 }
 
 /* Append the bytes a Python encoder returned. */
@@ -190,6 +211,22 @@ static int put_encoded(Buf *b, PyObject *data) {
  * written in place. */
 static int put_value(Buf *b, PyObject *v, PyObject *enc) {
     char *at;
+    PyTypeObject *type = Py_TYPE(v);
+    Py_ssize_t comps = type == (PyTypeObject *)PyTuple_GET_ITEM(enc, E_VECTOR2)   ? 2
+                       : type == (PyTypeObject *)PyTuple_GET_ITEM(enc, E_VECTOR3) ? 3
+                                                                                  : 0;
+    if (comps) { /* first: the value a frame writes most */
+        if (PyTuple_GET_SIZE(v) == comps && narrowable(PyTuple_GET_ITEM(v, 0)) &&
+            narrowable(PyTuple_GET_ITEM(v, 1)) && (comps == 2 || narrowable(PyTuple_GET_ITEM(v, 2)))) {
+            if ((at = buf_take(b, 4 + 4 * comps)) == NULL)
+                return -1;
+            put_u32(at, comps == 2 ? T_VECTOR2 : T_VECTOR3);
+            for (Py_ssize_t i = 0; i < comps; i++)
+                put_u32(at + 4 + 4 * i, f32_bits(PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(v, i))));
+            return 0;
+        }
+        return put_encoded(b, PyObject_CallOneArg(PyTuple_GET_ITEM(enc, E_ENCODE), v));
+    }
     if (v == Py_True || v == Py_False) {
         if ((at = buf_take(b, 1)) == NULL)
             return -1;
@@ -230,27 +267,8 @@ static int put_value(Buf *b, PyObject *v, PyObject *enc) {
         put_u32(at, T_FLOAT | FLAG_64);
         put_u64(at + 4, bits);
         return 0;
-    } else {
-        PyTypeObject *type = Py_TYPE(v);
-        Py_ssize_t comps = type == (PyTypeObject *)PyTuple_GET_ITEM(enc, E_VECTOR2)   ? 2
-                           : type == (PyTypeObject *)PyTuple_GET_ITEM(enc, E_VECTOR3) ? 3
-                                                                                      : 0;
-        if (comps && PyTuple_GET_SIZE(v) == comps) {
-            int plain = 1;
-            for (Py_ssize_t i = 0; i < comps; i++)
-                plain &= narrowable(PyTuple_GET_ITEM(v, i));
-            if (plain) {
-                if ((at = buf_take(b, 4 + 4 * comps)) == NULL)
-                    return -1;
-                put_u32(at, comps == 2 ? T_VECTOR2 : T_VECTOR3);
-                for (Py_ssize_t i = 0; i < comps; i++)
-                    put_u32(at + 4 + 4 * i, f32_bits(PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(v, i))));
-                return 0;
-            }
-        }
-        if (!PyLong_Check(v)) {
-            return put_encoded(b, PyObject_CallOneArg(PyTuple_GET_ITEM(enc, E_ENCODE), v));
-        }
+    } else if (!PyLong_Check(v)) {
+        return put_encoded(b, PyObject_CallOneArg(PyTuple_GET_ITEM(enc, E_ENCODE), v));
     }
     /* ints past 64 bits (the error) and int subclasses: the pure compressed form */
     return put_encoded(b, PyObject_CallOneArg(PyTuple_GET_ITEM(enc, E_COMPRESSED), v));
@@ -265,7 +283,7 @@ typedef struct {
 
 /* raw[index] as Godot holds it (godot_value when the record says so): a new reference. */
 static PyObject *read_value(Parts *r, PyObject *index, PyObject *enc) {
-    Py_ssize_t i = PyLong_AsSsize_t(index);
+    Py_ssize_t i = index_of(index);
     if (i == -1 && PyErr_Occurred())
         return NULL;
     if (i < 0 || i >= PyList_GET_SIZE(r->raw)) {
@@ -292,7 +310,7 @@ static PyObject *read_value(Parts *r, PyObject *index, PyObject *enc) {
 
 /* raw[index] itself, bounds checked: a new reference. */
 static PyObject *raw_value(Parts *r, PyObject *index) {
-    Py_ssize_t i = PyLong_AsSsize_t(index);
+    Py_ssize_t i = index_of(index);
     if (i == -1 && PyErr_Occurred())
         return NULL;
     if (i < 0 || i >= PyList_GET_SIZE(r->raw)) {
@@ -351,6 +369,8 @@ static int store(PyObject *cache, Py_ssize_t k, PyObject *value) {
         return -1;
     }
     PyObject *old = PyList_GET_ITEM(cache, k);
+    if (old == value) /* most frames: None stays None, the record's line is not written */
+        return 0;
     Py_INCREF(value);
     PyList_SET_ITEM(cache, k, value);
     Py_XDECREF(old);
@@ -731,7 +751,15 @@ static int id_of(PyObject *rec, uint32_t *id) {
         *id = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
         return 0;
     }
-    unsigned long value = PyLong_AsUnsignedLong(PyList_GET_ITEM(rec, R_ID));
+    PyObject *net_id = PyList_GET_ITEM(rec, R_ID);
+    Py_ssize_t small = PyLong_CheckExact(net_id) ? index_of(net_id) : -1;
+    if (small >= 0 && (size_t)small <= UINT32_MAX) {
+        *id = (uint32_t)small;
+        return 0;
+    }
+    if (small == -1 && PyErr_Occurred())
+        PyErr_Clear(); /* a large int: PyLong_AsUnsignedLong says why */
+    unsigned long value = PyLong_AsUnsignedLong(net_id);
     if (value == (unsigned long)-1 && PyErr_Occurred())
         return -1;
     if (value > UINT32_MAX) {
@@ -961,7 +989,9 @@ static PyObject *slot_sends(Py_ssize_t slot, PyObject *clock, const Out *entries
     char head[3] = {6, (char)(time & 0xff), (char)(time >> 8)};
     PyObject *syncs = packed_syncs(head, 3, entries);
     PyObject *changes = syncs == NULL ? NULL : packed("\x16", 1, deltas, MAX_DELTA);
-    PyObject *row = changes == NULL ? NULL : Py_BuildValue("(nOO)", slot, syncs, changes);
+    PyObject *at = changes == NULL ? NULL : PyLong_FromSsize_t(slot);
+    PyObject *row = at == NULL ? NULL : PyTuple_Pack(3, at, syncs, changes);
+    Py_XDECREF(at);
     Py_XDECREF(syncs);
     Py_XDECREF(changes);
     return row;
