@@ -60,6 +60,7 @@ static PyObject *s_last, *s_state, *s_delta;
 typedef struct {
     char *buf;
     Py_ssize_t len, cap;
+    int called; /* whether a Python encoder ran for what was written (put_encoded) */
     char room[BUF_ROOM];
 } Buf;
 
@@ -67,6 +68,7 @@ static void buf_init(Buf *b) {
     b->buf = b->room;
     b->len = 0;
     b->cap = BUF_ROOM;
+    b->called = 0;
 }
 
 static void buf_free(Buf *b) {
@@ -194,6 +196,7 @@ static inline int narrowable(PyObject *c) {
 
 /* Append the bytes a Python encoder returned. */
 static int put_encoded(Buf *b, PyObject *data) {
+    b->called = 1;
     if (data == NULL)
         return -1;
     if (!PyBytes_Check(data)) {
@@ -309,7 +312,7 @@ static PyObject *read_value(Parts *r, PyObject *index, PyObject *enc) {
 }
 
 /* raw[index] itself, bounds checked: a new reference. */
-static PyObject *raw_value(Parts *r, PyObject *index) {
+static inline PyObject *raw_value(Parts *r, PyObject *index) {
     Py_ssize_t i = index_of(index);
     if (i == -1 && PyErr_Occurred())
         return NULL;
@@ -363,7 +366,7 @@ static int entry_reusable(PyObject *rec, Parts *r, PyObject *enc) {
 }
 
 /* Store value at cache[k] (a list of at least k + 1), dropping what was there. */
-static int store(PyObject *cache, Py_ssize_t k, PyObject *value) {
+static inline int store(PyObject *cache, Py_ssize_t k, PyObject *value) {
     if (!PyList_Check(cache) || k >= PyList_GET_SIZE(cache)) {
         PyErr_SetString(PyExc_TypeError, "a record's cache changed size");
         return -1;
@@ -399,17 +402,25 @@ static PyObject *sync_entry(PyObject *rec, Parts *r, uint32_t net_id, PyObject *
     }
     Py_ssize_t n = PyTuple_GET_SIZE(r->sync);
     int all_held = 1;
+    /* each raw value as it was encoded (borrowed from raw, which the caller holds), to be
+     * kept below without reading its index again while no Python code ran since */
+    PyObject *encoded[FEW];
+    int plain = r->convert == Py_None && n <= FEW;
     b->len = 8; /* the id and size, written last */
+    b->called = 0;
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *index = PyTuple_GET_ITEM(r->sync, k);
         PyObject *value = read_value(r, index, enc);
         if (value == NULL)
             return NULL;
+        if (plain)
+            encoded[k] = value;
         int rc = put_value(b, value, enc);
         Py_DECREF(value);
         if (rc < 0)
             return NULL;
     }
+    plain &= !b->called;
     if (b->len - 8 > (Py_ssize_t)UINT32_MAX) {
         PyErr_SetString(PyExc_OverflowError, "a state over 4 GiB");
         return NULL;
@@ -417,7 +428,7 @@ static PyObject *sync_entry(PyObject *rec, Parts *r, uint32_t net_id, PyObject *
     put_u32(b->buf, net_id);
     put_u32(b->buf + 4, (uint32_t)(b->len - 8));
     for (Py_ssize_t k = 0; k < n; k++) {
-        PyObject *original = raw_value(r, PyTuple_GET_ITEM(r->sync, k));
+        PyObject *original = plain ? Py_NewRef(encoded[k]) : raw_value(r, PyTuple_GET_ITEM(r->sync, k));
         PyObject *keep = original == NULL ? NULL : held(original, enc);
         int rc = keep == NULL ? -1 : store(rec, R_CACHE + k, keep);
         all_held &= keep != Py_None;
@@ -448,7 +459,7 @@ fail:
 
 /* Whether a watched value is last frame's: the same immutable object, or an equal int, str
  * or bool (types whose == means equal bytes). */
-static int unchanged(PyObject *before, PyObject *value, PyObject *enc) {
+static inline int unchanged(PyObject *before, PyObject *value, PyObject *enc) {
     int exact_eq = PyLong_CheckExact(value) || PyUnicode_CheckExact(value) || PyBool_Check(value);
     if (before == value && exact_eq)
         return 1; /* what the set and == below would answer, without asking the set */
@@ -1046,10 +1057,12 @@ static void fetch_tuple_items(PyObject *value) {
             __builtin_prefetch(PyTuple_GET_ITEM(value, j));
 }
 
-/* Where a record's ON_CHANGE pairs start (its length when its SYNC indices are no tuple). */
-static Py_ssize_t watched_start(PyObject *rec) {
+/* Where a record's ON_CHANGE pairs start (its length when its SYNC indices are no tuple, or
+ * when they would start past it). */
+static inline Py_ssize_t watched_start(PyObject *rec) {
     PyObject *sync = PyList_GET_ITEM(rec, R_SYNC);
-    return PyTuple_CheckExact(sync) ? R_CACHE + PyTuple_GET_SIZE(sync) : PyList_GET_SIZE(rec);
+    Py_ssize_t n = PyList_GET_SIZE(rec);
+    return PyTuple_CheckExact(sync) && R_CACHE + PyTuple_GET_SIZE(sync) < n ? R_CACHE + PyTuple_GET_SIZE(sync) : n;
 }
 
 /* The objects a record's items point to, as the frame will read them: not the sent-bytes dict
@@ -1058,11 +1071,19 @@ static Py_ssize_t watched_start(PyObject *rec) {
 static void fetch_parts(PyObject *rec) {
     Py_ssize_t n = PyList_GET_SIZE(rec), watched_at = watched_start(rec);
     PyObject **items = ((PyListObject *)rec)->ob_item;
-    Py_ssize_t step = items[R_SETTLED] == Py_True ? 2 : 1;
-    for (Py_ssize_t k = R_RAW; k < watched_at && k < n; k++)
-        if (k != R_SENT || step == 1)
-            __builtin_prefetch(items[k]);
-    for (Py_ssize_t k = watched_at; k < n; k += step)
+    int settled = items[R_SETTLED] == Py_True;
+    /* the head's items one by one (a record has them all: is_record), not the flag itself */
+    __builtin_prefetch(items[R_RAW]);
+    __builtin_prefetch(items[R_SYNC]);
+    __builtin_prefetch(items[R_WATCH]);
+    __builtin_prefetch(items[R_CONVERT]);
+    __builtin_prefetch(items[R_HOLDERS]);
+    if (!settled)
+        __builtin_prefetch(items[R_SENT]);
+    __builtin_prefetch(items[R_ENTRY]);
+    for (Py_ssize_t k = R_CACHE; k < watched_at; k++)
+        __builtin_prefetch(items[k]);
+    for (Py_ssize_t k = watched_at; k < n; k += 1 + settled)
         __builtin_prefetch(items[k]);
 }
 
