@@ -210,8 +210,16 @@ static int put_encoded(Buf *b, PyObject *data) {
     return rc;
 }
 
+/* Append what encoder(v) returns; v (which the caller may only borrow) is held meanwhile. */
+static int put_called(Buf *b, PyObject *encoder, PyObject *v) {
+    Py_INCREF(v);
+    PyObject *data = PyObject_CallOneArg(encoder, v);
+    Py_DECREF(v);
+    return put_encoded(b, data);
+}
+
 /* One value in the compressed form, appended to b: each form's bytes taken at once and
- * written in place. */
+ * written in place (v may be borrowed: it is held while Python code runs). */
 static int put_value(Buf *b, PyObject *v, PyObject *enc) {
     char *at;
     PyTypeObject *type = Py_TYPE(v);
@@ -228,7 +236,7 @@ static int put_value(Buf *b, PyObject *v, PyObject *enc) {
                 put_u32(at + 4 + 4 * i, f32_bits(PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(v, i))));
             return 0;
         }
-        return put_encoded(b, PyObject_CallOneArg(PyTuple_GET_ITEM(enc, E_ENCODE), v));
+        return put_called(b, PyTuple_GET_ITEM(enc, E_ENCODE), v);
     }
     if (v == Py_True || v == Py_False) {
         if ((at = buf_take(b, 1)) == NULL)
@@ -271,10 +279,10 @@ static int put_value(Buf *b, PyObject *v, PyObject *enc) {
         put_u64(at + 4, bits);
         return 0;
     } else if (!PyLong_Check(v)) {
-        return put_encoded(b, PyObject_CallOneArg(PyTuple_GET_ITEM(enc, E_ENCODE), v));
+        return put_called(b, PyTuple_GET_ITEM(enc, E_ENCODE), v);
     }
     /* ints past 64 bits (the error) and int subclasses: the pure compressed form */
-    return put_encoded(b, PyObject_CallOneArg(PyTuple_GET_ITEM(enc, E_COMPRESSED), v));
+    return put_called(b, PyTuple_GET_ITEM(enc, E_COMPRESSED), v);
 }
 
 /* The parts of a record a frame reads, held (strong references) while encoders run, and
@@ -311,8 +319,9 @@ static PyObject *read_value(Parts *r, PyObject *index, PyObject *enc) {
     return held;
 }
 
-/* raw[index] itself, bounds checked: a new reference. */
-static inline PyObject *raw_value(Parts *r, PyObject *index) {
+/* raw[index] itself, bounds checked: borrowed from raw (which the caller holds), for a use
+ * that runs no Python code. */
+static inline PyObject *raw_item(Parts *r, PyObject *index) {
     Py_ssize_t i = index_of(index);
     if (i == -1 && PyErr_Occurred())
         return NULL;
@@ -320,8 +329,13 @@ static inline PyObject *raw_value(Parts *r, PyObject *index) {
         PyErr_Format(PyExc_IndexError, "raw index %zd out of range", i);
         return NULL;
     }
-    PyObject *value = PyList_GET_ITEM(r->raw, i);
-    Py_INCREF(value);
+    return PyList_GET_ITEM(r->raw, i);
+}
+
+/* raw[index] itself, bounds checked: a new reference. */
+static inline PyObject *raw_value(Parts *r, PyObject *index) {
+    PyObject *value = raw_item(r, index);
+    Py_XINCREF(value);
     return value;
 }
 
@@ -352,13 +366,12 @@ static int entry_reusable(PyObject *rec, Parts *r, PyObject *enc) {
     if (PyList_GET_SIZE(rec) < R_CACHE + n || !PyBytes_Check(PyList_GET_ITEM(rec, R_ENTRY)))
         return 0;
     for (Py_ssize_t k = 0; k < n; k++) {
-        PyObject *v = raw_value(r, PyTuple_GET_ITEM(r->sync, k));
+        PyObject *v = raw_item(r, PyTuple_GET_ITEM(r->sync, k)); /* a type's hash runs no Python */
         if (v == NULL)
             return -1;
         int same = v == PyList_GET_ITEM(rec, R_CACHE + k) && v != Py_None;
         if (same)
             same = is_immutable(v, enc);
-        Py_DECREF(v);
         if (same <= 0)
             return same;
     }
@@ -410,13 +423,15 @@ static PyObject *sync_entry(PyObject *rec, Parts *r, uint32_t net_id, PyObject *
     b->called = 0;
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *index = PyTuple_GET_ITEM(r->sync, k);
-        PyObject *value = read_value(r, index, enc);
-        if (value == NULL)
-            return NULL;
-        if (plain)
-            encoded[k] = value;
-        int rc = put_value(b, value, enc);
-        Py_DECREF(value);
+        int rc;
+        if (plain) { /* raw's item as it is: put_value holds it while an encoder runs */
+            PyObject *value = encoded[k] = raw_item(r, index);
+            rc = value == NULL ? -1 : put_value(b, value, enc);
+        } else {
+            PyObject *value = read_value(r, index, enc);
+            rc = value == NULL ? -1 : put_value(b, value, enc);
+            Py_XDECREF(value);
+        }
         if (rc < 0)
             return NULL;
     }
@@ -428,11 +443,10 @@ static PyObject *sync_entry(PyObject *rec, Parts *r, uint32_t net_id, PyObject *
     put_u32(b->buf, net_id);
     put_u32(b->buf + 4, (uint32_t)(b->len - 8));
     for (Py_ssize_t k = 0; k < n; k++) {
-        PyObject *original = plain ? Py_NewRef(encoded[k]) : raw_value(r, PyTuple_GET_ITEM(r->sync, k));
+        PyObject *original = plain ? encoded[k] : raw_item(r, PyTuple_GET_ITEM(r->sync, k));
         PyObject *keep = original == NULL ? NULL : held(original, enc);
         int rc = keep == NULL ? -1 : store(rec, R_CACHE + k, keep);
         all_held &= keep != Py_None;
-        Py_XDECREF(original);
         if (rc < 0)
             goto fail;
     }
@@ -795,14 +809,11 @@ static int watched_settled(PyObject *rec, Parts *r, PyObject *enc) {
         /* sync_part may have run Python code: the full path then checks and raises */
         if (PyList_GET_SIZE(rec) != r->watched_at + 2 * n || PyList_GET_ITEM(rec, at + 1) == Py_None)
             return 0;
-        PyObject *value = raw_value(r, PyTuple_GET_ITEM(r->watch, k));
+        /* both borrowed: unchanged() runs no Python code for the types it compares with == */
+        PyObject *value = raw_item(r, PyTuple_GET_ITEM(r->watch, k));
         if (value == NULL)
             return -1;
-        PyObject *last = PyList_GET_ITEM(rec, at);
-        Py_INCREF(last);
-        int same = unchanged(last, value, enc);
-        Py_DECREF(last);
-        Py_DECREF(value);
+        int same = unchanged(PyList_GET_ITEM(rec, at), value, enc);
         if (same <= 0)
             return same;
     }
