@@ -1094,7 +1094,7 @@ static void fetch_tuple_items(PyObject *value) {
 static inline Py_ssize_t watched_start(PyObject *rec) {
     PyObject *sync = PyList_GET_ITEM(rec, R_SYNC);
     Py_ssize_t n = PyList_GET_SIZE(rec);
-    return PyTuple_CheckExact(sync) && R_CACHE + PyTuple_GET_SIZE(sync) < n ? R_CACHE + PyTuple_GET_SIZE(sync) : n;
+    return PyTuple_CheckExact(sync) ? Py_MIN(R_CACHE + PyTuple_GET_SIZE(sync), n) : n;
 }
 
 /* The objects a record's items point to, as the frame will read them: not the sent-bytes dict
