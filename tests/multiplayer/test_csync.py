@@ -328,6 +328,39 @@ def test_values_past_the_inline_cases_are_the_same() -> None:
         assert repr(results[0]) == repr(results[1])
 
 
+def _rewriting(encode: Callable[[Any], bytes], raw: list[Any], at: int) -> Callable[[Any], bytes]:
+    """``encode`` that, the first time it is handed a str, puts a new value at ``raw[at]``
+    (the value being encoded when ``at`` is 0, which nothing else then holds)."""
+    done: list[bool] = []
+
+    def call(value: Any) -> bytes:
+        if type(value) is str and not done:
+            done.append(True)
+            raw[at] = Vector2(7, 7) if at else 2.5
+        return encode(value)
+
+    return call
+
+
+@pytest.mark.parametrize("count", [2, 3, 20])
+@pytest.mark.parametrize("at", [0, 1])
+def test_an_encoder_that_rewrites_the_values_gives_the_same_bytes_and_caches(
+    at: int, count: int
+) -> None:
+    """A SYNC value handed to a Python encoder that replaces a raw value (the one it encodes,
+    or the next): both frames read each value as they encode it and keep what the raw values
+    hold after, with a few SYNC values and with more than the compiled frame keeps at hand."""
+    results = []
+    for module in (_pysync, compiled()):
+        raw: list[Any] = ["".join(["a", "b"])] + [Vector2(k, 1) for k in range(1, count)]
+        encoder = (_rewriting(ENCODER[0], raw, at), _rewriting(ENCODER[1], raw, at), *ENCODER[2:])
+        record = _pysync.new_record(3, raw, tuple(range(count)), (), None, (5,), {})
+        clock = SyncClock()
+        frames = [module.frame([record], {5: 0}, [clock], encoder) for _ in range(2)]
+        results.append((frames, record[_pysync.CACHE :], record[_pysync.ENTRY], raw))
+    assert repr(results[0]) == repr(results[1])
+
+
 class Peer(int):
     """A peer id that is not an exact int."""
 

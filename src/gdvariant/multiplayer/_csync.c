@@ -60,6 +60,7 @@ static PyObject *s_last, *s_state, *s_delta;
 typedef struct {
     char *buf;
     Py_ssize_t len, cap;
+    int called; /* whether a Python encoder ran for what was written (put_encoded) */
     char room[BUF_ROOM];
 } Buf;
 
@@ -67,6 +68,7 @@ static void buf_init(Buf *b) {
     b->buf = b->room;
     b->len = 0;
     b->cap = BUF_ROOM;
+    b->called = 0;
 }
 
 static void buf_free(Buf *b) {
@@ -122,7 +124,7 @@ typedef struct {
 
 #define OUT_FIRST 512
 
-static int out_put(Out *o, const char *data, Py_ssize_t n) {
+static inline int out_put(Out *o, const char *data, Py_ssize_t n) {
     if (o->cap - o->len < n) {
         Py_ssize_t cap = o->cap ? o->cap : OUT_FIRST;
         while (cap - o->len < n) {
@@ -140,19 +142,48 @@ static int out_put(Out *o, const char *data, Py_ssize_t n) {
         o->buf = grown;
         o->cap = cap;
     }
-    memcpy(o->buf + o->len, data, (size_t)n);
+    char *to = o->buf + o->len;
+    if (n >= 16 && n <= 32) { /* most entries: two fixed 16-byte moves (overlapping), no call */
+        memcpy(to, data, 16);
+        memcpy(to + n - 16, data + n - 16, 16);
+    } else {
+        memcpy(to, data, (size_t)n);
+    }
     o->len += n;
     return 0;
 }
 
+/* Little-endian stores: one move where the machine is little-endian (a byte loop is not
+ * merged into one by every compiler), a byte at a time elsewhere. */
 static inline void put_u32(char *p, uint32_t v) {
+#if PY_LITTLE_ENDIAN
+    memcpy(p, &v, 4);
+#else
     for (int i = 0; i < 4; i++)
         p[i] = (char)(v >> (8 * i));
+#endif
 }
 
 static inline void put_u64(char *p, uint64_t v) {
+#if PY_LITTLE_ENDIAN
+    memcpy(p, &v, 8);
+#else
     for (int i = 0; i < 8; i++)
         p[i] = (char)(v >> (8 * i));
+#endif
+}
+
+/* An index or id held as an int: a compact exact int (every index a record holds) read in
+ * place, anything else through PyLong_AsSsize_t (its errors included). */
+static inline Py_ssize_t index_of(PyObject *o) {
+#if PY_VERSION_HEX >= 0x030C0000
+    if (PyLong_CheckExact(o) && PyUnstable_Long_IsCompact((PyLongObject *)o))
+        return (Py_ssize_t)PyUnstable_Long_CompactValue((PyLongObject *)o);
+#else
+    if (PyLong_CheckExact(o) && (Py_SIZE(o) == 0 || Py_SIZE(o) == 1))
+        return Py_SIZE(o) ? (Py_ssize_t)((PyLongObject *)o)->ob_digit[0] : 0;
+#endif
+    return PyLong_AsSsize_t(o);
 }
 
 /* The float32 bits of d, as a C cast narrows it. */
@@ -163,16 +194,15 @@ static inline uint32_t f32_bits(double d) {
     return bits;
 }
 
-/* A component Godot 4 narrows to float32 exactly as a C cast does: finite, in range. */
-static int narrowable(PyObject *c) {
-    if (!PyFloat_CheckExact(c))
-        return 0;
-    double d = PyFloat_AS_DOUBLE(c);
-    return isfinite(d) && fabs(d) <= FLT_MAX;
+/* A component Godot 4 narrows to float32 exactly as a C cast does: finite, in range (the
+ * one comparison is false for an infinity and a NaN). */
+static inline int narrowable(PyObject *c) {
+    return PyFloat_CheckExact(c) && fabs(PyFloat_AS_DOUBLE(c)) <= FLT_MAX;
 }
 
 /* Append the bytes a Python encoder returned. */
 static int put_encoded(Buf *b, PyObject *data) {
+    b->called = 1;
     if (data == NULL)
         return -1;
     if (!PyBytes_Check(data)) {
@@ -186,10 +216,34 @@ static int put_encoded(Buf *b, PyObject *data) {
     return rc;
 }
 
+/* Append what encoder(v) returns; v (which the caller may only borrow) is held meanwhile. */
+static int put_called(Buf *b, PyObject *encoder, PyObject *v) {
+    Py_INCREF(v);
+    PyObject *data = PyObject_CallOneArg(encoder, v);
+    Py_DECREF(v);
+    return put_encoded(b, data);
+}
+
 /* One value in the compressed form, appended to b: each form's bytes taken at once and
- * written in place. */
+ * written in place (v may be borrowed: it is held while Python code runs). */
 static int put_value(Buf *b, PyObject *v, PyObject *enc) {
     char *at;
+    PyTypeObject *type = Py_TYPE(v);
+    Py_ssize_t comps = type == (PyTypeObject *)PyTuple_GET_ITEM(enc, E_VECTOR2)   ? 2
+                       : type == (PyTypeObject *)PyTuple_GET_ITEM(enc, E_VECTOR3) ? 3
+                                                                                  : 0;
+    if (comps) { /* first: the value a frame writes most */
+        if (PyTuple_GET_SIZE(v) == comps && narrowable(PyTuple_GET_ITEM(v, 0)) &&
+            narrowable(PyTuple_GET_ITEM(v, 1)) && (comps == 2 || narrowable(PyTuple_GET_ITEM(v, 2)))) {
+            if ((at = buf_take(b, 4 + 4 * comps)) == NULL)
+                return -1;
+            put_u32(at, comps == 2 ? T_VECTOR2 : T_VECTOR3);
+            for (Py_ssize_t i = 0; i < comps; i++)
+                put_u32(at + 4 + 4 * i, f32_bits(PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(v, i))));
+            return 0;
+        }
+        return put_called(b, PyTuple_GET_ITEM(enc, E_ENCODE), v);
+    }
     if (v == Py_True || v == Py_False) {
         if ((at = buf_take(b, 1)) == NULL)
             return -1;
@@ -230,30 +284,26 @@ static int put_value(Buf *b, PyObject *v, PyObject *enc) {
         put_u32(at, T_FLOAT | FLAG_64);
         put_u64(at + 4, bits);
         return 0;
-    } else {
-        PyTypeObject *type = Py_TYPE(v);
-        Py_ssize_t comps = type == (PyTypeObject *)PyTuple_GET_ITEM(enc, E_VECTOR2)   ? 2
-                           : type == (PyTypeObject *)PyTuple_GET_ITEM(enc, E_VECTOR3) ? 3
-                                                                                      : 0;
-        if (comps && PyTuple_GET_SIZE(v) == comps) {
-            int plain = 1;
-            for (Py_ssize_t i = 0; i < comps; i++)
-                plain &= narrowable(PyTuple_GET_ITEM(v, i));
-            if (plain) {
-                if ((at = buf_take(b, 4 + 4 * comps)) == NULL)
-                    return -1;
-                put_u32(at, comps == 2 ? T_VECTOR2 : T_VECTOR3);
-                for (Py_ssize_t i = 0; i < comps; i++)
-                    put_u32(at + 4 + 4 * i, f32_bits(PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(v, i))));
-                return 0;
-            }
-        }
-        if (!PyLong_Check(v)) {
-            return put_encoded(b, PyObject_CallOneArg(PyTuple_GET_ITEM(enc, E_ENCODE), v));
-        }
+    } else if (!PyLong_Check(v)) {
+        return put_called(b, PyTuple_GET_ITEM(enc, E_ENCODE), v);
     }
     /* ints past 64 bits (the error) and int subclasses: the pure compressed form */
-    return put_encoded(b, PyObject_CallOneArg(PyTuple_GET_ITEM(enc, E_COMPRESSED), v));
+    return put_called(b, PyTuple_GET_ITEM(enc, E_COMPRESSED), v);
+}
+
+/* put_value, with a Vector2 of narrowable components (what the bench game and most 2D games
+ * sync every frame) written here, inline, without the call. */
+static inline int put_value_fast(Buf *b, PyObject *v, PyObject *enc) {
+    if (Py_TYPE(v) == (PyTypeObject *)PyTuple_GET_ITEM(enc, E_VECTOR2) && PyTuple_GET_SIZE(v) == 2 &&
+        narrowable(PyTuple_GET_ITEM(v, 0)) && narrowable(PyTuple_GET_ITEM(v, 1)) && b->cap - b->len >= 12) {
+        char *at = b->buf + b->len;
+        b->len += 12;
+        put_u32(at, T_VECTOR2);
+        put_u32(at + 4, f32_bits(PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(v, 0))));
+        put_u32(at + 8, f32_bits(PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(v, 1))));
+        return 0;
+    }
+    return put_value(b, v, enc);
 }
 
 /* The parts of a record a frame reads, held (strong references) while encoders run, and
@@ -265,7 +315,7 @@ typedef struct {
 
 /* raw[index] as Godot holds it (godot_value when the record says so): a new reference. */
 static PyObject *read_value(Parts *r, PyObject *index, PyObject *enc) {
-    Py_ssize_t i = PyLong_AsSsize_t(index);
+    Py_ssize_t i = index_of(index);
     if (i == -1 && PyErr_Occurred())
         return NULL;
     if (i < 0 || i >= PyList_GET_SIZE(r->raw)) {
@@ -290,17 +340,23 @@ static PyObject *read_value(Parts *r, PyObject *index, PyObject *enc) {
     return held;
 }
 
-/* raw[index] itself, bounds checked: a new reference. */
-static PyObject *raw_value(Parts *r, PyObject *index) {
-    Py_ssize_t i = PyLong_AsSsize_t(index);
+/* raw[index] itself, bounds checked: borrowed from raw (which the caller holds), for a use
+ * that runs no Python code. */
+static inline PyObject *raw_item(Parts *r, PyObject *index) {
+    Py_ssize_t i = index_of(index);
     if (i == -1 && PyErr_Occurred())
         return NULL;
     if (i < 0 || i >= PyList_GET_SIZE(r->raw)) {
         PyErr_Format(PyExc_IndexError, "raw index %zd out of range", i);
         return NULL;
     }
-    PyObject *value = PyList_GET_ITEM(r->raw, i);
-    Py_INCREF(value);
+    return PyList_GET_ITEM(r->raw, i);
+}
+
+/* raw[index] itself, bounds checked: a new reference. */
+static inline PyObject *raw_value(Parts *r, PyObject *index) {
+    PyObject *value = raw_item(r, index);
+    Py_XINCREF(value);
     return value;
 }
 
@@ -331,13 +387,12 @@ static int entry_reusable(PyObject *rec, Parts *r, PyObject *enc) {
     if (PyList_GET_SIZE(rec) < R_CACHE + n || !PyBytes_Check(PyList_GET_ITEM(rec, R_ENTRY)))
         return 0;
     for (Py_ssize_t k = 0; k < n; k++) {
-        PyObject *v = raw_value(r, PyTuple_GET_ITEM(r->sync, k));
+        PyObject *v = raw_item(r, PyTuple_GET_ITEM(r->sync, k)); /* a type's hash runs no Python */
         if (v == NULL)
             return -1;
         int same = v == PyList_GET_ITEM(rec, R_CACHE + k) && v != Py_None;
         if (same)
             same = is_immutable(v, enc);
-        Py_DECREF(v);
         if (same <= 0)
             return same;
     }
@@ -345,12 +400,14 @@ static int entry_reusable(PyObject *rec, Parts *r, PyObject *enc) {
 }
 
 /* Store value at cache[k] (a list of at least k + 1), dropping what was there. */
-static int store(PyObject *cache, Py_ssize_t k, PyObject *value) {
+static inline int store(PyObject *cache, Py_ssize_t k, PyObject *value) {
     if (!PyList_Check(cache) || k >= PyList_GET_SIZE(cache)) {
         PyErr_SetString(PyExc_TypeError, "a record's cache changed size");
         return -1;
     }
     PyObject *old = PyList_GET_ITEM(cache, k);
+    if (old == value) /* most frames: None stays None, the record's line is not written */
+        return 0;
     Py_INCREF(value);
     PyList_SET_ITEM(cache, k, value);
     Py_XDECREF(old);
@@ -379,17 +436,27 @@ static PyObject *sync_entry(PyObject *rec, Parts *r, uint32_t net_id, PyObject *
     }
     Py_ssize_t n = PyTuple_GET_SIZE(r->sync);
     int all_held = 1;
+    /* each raw value as it was encoded (borrowed from raw, which the caller holds), to be
+     * kept below without reading its index again while no Python code ran since */
+    PyObject *encoded[FEW];
+    int plain = r->convert == Py_None && n <= FEW;
     b->len = 8; /* the id and size, written last */
+    b->called = 0;
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *index = PyTuple_GET_ITEM(r->sync, k);
-        PyObject *value = read_value(r, index, enc);
-        if (value == NULL)
-            return NULL;
-        int rc = put_value(b, value, enc);
-        Py_DECREF(value);
+        int rc;
+        if (plain) { /* raw's item as it is: put_value holds it while an encoder runs */
+            PyObject *value = encoded[k] = raw_item(r, index);
+            rc = value == NULL ? -1 : put_value_fast(b, value, enc);
+        } else {
+            PyObject *value = read_value(r, index, enc);
+            rc = value == NULL ? -1 : put_value(b, value, enc);
+            Py_XDECREF(value);
+        }
         if (rc < 0)
             return NULL;
     }
+    plain &= !b->called;
     if (b->len - 8 > (Py_ssize_t)UINT32_MAX) {
         PyErr_SetString(PyExc_OverflowError, "a state over 4 GiB");
         return NULL;
@@ -397,11 +464,10 @@ static PyObject *sync_entry(PyObject *rec, Parts *r, uint32_t net_id, PyObject *
     put_u32(b->buf, net_id);
     put_u32(b->buf + 4, (uint32_t)(b->len - 8));
     for (Py_ssize_t k = 0; k < n; k++) {
-        PyObject *original = raw_value(r, PyTuple_GET_ITEM(r->sync, k));
+        PyObject *original = plain ? encoded[k] : raw_item(r, PyTuple_GET_ITEM(r->sync, k));
         PyObject *keep = original == NULL ? NULL : held(original, enc);
         int rc = keep == NULL ? -1 : store(rec, R_CACHE + k, keep);
         all_held &= keep != Py_None;
-        Py_XDECREF(original);
         if (rc < 0)
             goto fail;
     }
@@ -428,7 +494,7 @@ fail:
 
 /* Whether a watched value is last frame's: the same immutable object, or an equal int, str
  * or bool (types whose == means equal bytes). */
-static int unchanged(PyObject *before, PyObject *value, PyObject *enc) {
+static inline int unchanged(PyObject *before, PyObject *value, PyObject *enc) {
     int exact_eq = PyLong_CheckExact(value) || PyUnicode_CheckExact(value) || PyBool_Check(value);
     if (before == value && exact_eq)
         return 1; /* what the set and == below would answer, without asking the set */
@@ -731,7 +797,15 @@ static int id_of(PyObject *rec, uint32_t *id) {
         *id = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
         return 0;
     }
-    unsigned long value = PyLong_AsUnsignedLong(PyList_GET_ITEM(rec, R_ID));
+    PyObject *net_id = PyList_GET_ITEM(rec, R_ID);
+    Py_ssize_t small = PyLong_CheckExact(net_id) ? index_of(net_id) : -1;
+    if (small >= 0 && (size_t)small <= UINT32_MAX) {
+        *id = (uint32_t)small;
+        return 0;
+    }
+    if (small == -1 && PyErr_Occurred())
+        PyErr_Clear(); /* a large int: PyLong_AsUnsignedLong says why */
+    unsigned long value = PyLong_AsUnsignedLong(net_id);
     if (value == (unsigned long)-1 && PyErr_Occurred())
         return -1;
     if (value > UINT32_MAX) {
@@ -756,14 +830,11 @@ static int watched_settled(PyObject *rec, Parts *r, PyObject *enc) {
         /* sync_part may have run Python code: the full path then checks and raises */
         if (PyList_GET_SIZE(rec) != r->watched_at + 2 * n || PyList_GET_ITEM(rec, at + 1) == Py_None)
             return 0;
-        PyObject *value = raw_value(r, PyTuple_GET_ITEM(r->watch, k));
+        /* both borrowed: unchanged() runs no Python code for the types it compares with == */
+        PyObject *value = raw_item(r, PyTuple_GET_ITEM(r->watch, k));
         if (value == NULL)
             return -1;
-        PyObject *last = PyList_GET_ITEM(rec, at);
-        Py_INCREF(last);
-        int same = unchanged(last, value, enc);
-        Py_DECREF(last);
-        Py_DECREF(value);
+        int same = unchanged(PyList_GET_ITEM(rec, at), value, enc);
         if (same <= 0)
             return same;
     }
@@ -961,7 +1032,9 @@ static PyObject *slot_sends(Py_ssize_t slot, PyObject *clock, const Out *entries
     char head[3] = {6, (char)(time & 0xff), (char)(time >> 8)};
     PyObject *syncs = packed_syncs(head, 3, entries);
     PyObject *changes = syncs == NULL ? NULL : packed("\x16", 1, deltas, MAX_DELTA);
-    PyObject *row = changes == NULL ? NULL : Py_BuildValue("(nOO)", slot, syncs, changes);
+    PyObject *at = changes == NULL ? NULL : PyLong_FromSsize_t(slot);
+    PyObject *row = at == NULL ? NULL : PyTuple_Pack(3, at, syncs, changes);
+    Py_XDECREF(at);
     Py_XDECREF(syncs);
     Py_XDECREF(changes);
     return row;
@@ -1016,10 +1089,12 @@ static void fetch_tuple_items(PyObject *value) {
             __builtin_prefetch(PyTuple_GET_ITEM(value, j));
 }
 
-/* Where a record's ON_CHANGE pairs start (its length when its SYNC indices are no tuple). */
-static Py_ssize_t watched_start(PyObject *rec) {
+/* Where a record's ON_CHANGE pairs start (its length when its SYNC indices are no tuple, or
+ * when they would start past it). */
+static inline Py_ssize_t watched_start(PyObject *rec) {
     PyObject *sync = PyList_GET_ITEM(rec, R_SYNC);
-    return PyTuple_CheckExact(sync) ? R_CACHE + PyTuple_GET_SIZE(sync) : PyList_GET_SIZE(rec);
+    Py_ssize_t n = PyList_GET_SIZE(rec);
+    return PyTuple_CheckExact(sync) ? Py_MIN(R_CACHE + PyTuple_GET_SIZE(sync), n) : n;
 }
 
 /* The objects a record's items point to, as the frame will read them: not the sent-bytes dict
@@ -1028,11 +1103,19 @@ static Py_ssize_t watched_start(PyObject *rec) {
 static void fetch_parts(PyObject *rec) {
     Py_ssize_t n = PyList_GET_SIZE(rec), watched_at = watched_start(rec);
     PyObject **items = ((PyListObject *)rec)->ob_item;
-    Py_ssize_t step = items[R_SETTLED] == Py_True ? 2 : 1;
-    for (Py_ssize_t k = R_RAW; k < watched_at && k < n; k++)
-        if (k != R_SENT || step == 1)
-            __builtin_prefetch(items[k]);
-    for (Py_ssize_t k = watched_at; k < n; k += step)
+    int settled = items[R_SETTLED] == Py_True;
+    /* the head's items one by one (a record has them all: is_record), not the flag itself */
+    __builtin_prefetch(items[R_RAW]);
+    __builtin_prefetch(items[R_SYNC]);
+    __builtin_prefetch(items[R_WATCH]);
+    __builtin_prefetch(items[R_CONVERT]);
+    __builtin_prefetch(items[R_HOLDERS]);
+    if (!settled)
+        __builtin_prefetch(items[R_SENT]);
+    __builtin_prefetch(items[R_ENTRY]);
+    for (Py_ssize_t k = R_CACHE; k < watched_at; k++)
+        __builtin_prefetch(items[k]);
+    for (Py_ssize_t k = watched_at; k < n; k += 1 + settled)
         __builtin_prefetch(items[k]);
 }
 
