@@ -361,6 +361,42 @@ def test_an_encoder_that_rewrites_the_values_gives_the_same_bytes_and_caches(
     assert repr(results[0]) == repr(results[1])
 
 
+class _Rewrites:
+    """A value whose release puts a new int at ``raw[1]``: a ``__del__`` that runs while a
+    frame stores its cache, when the cache held the last reference to it."""
+
+    def __init__(self, raw: list[Any]) -> None:
+        self.raw = raw
+
+    def __del__(self) -> None:
+        self.raw[1] = 10**12 + len(self.raw)  # a new int object, held by raw alone
+
+
+def _as_zero(encode: Callable[[Any], bytes]) -> Callable[[Any], bytes]:
+    """``encode``, with a :class:`_Rewrites` encoded as the string "r"."""
+    return lambda value: encode("r" if isinstance(value, _Rewrites) else value)
+
+
+def test_a_cached_value_whose_release_rewrites_raw_leaves_the_caches_of_the_pure_frame() -> None:
+    """The first frame caches a :class:`_Rewrites`; the game then replaces it, so the cache
+    holds it alone, and the second frame (plain values only, no encoder called) releases it
+    while it stores its cache: the value after it is read again, as the pure frame reads it,
+    not kept as it was encoded (that int is gone)."""
+    results = []
+    for module in (_pysync, compiled()):
+        raw: list[Any] = [None, 10**12 + 1]
+        raw[0] = _Rewrites(raw)
+        encoder = (_as_zero(ENCODER[0]), _as_zero(ENCODER[1]), *ENCODER[2:])
+        record = _pysync.new_record(3, raw, (0, 1), (), None, (5,), {})
+        clock = SyncClock()
+        frames = [module.frame([record], {5: 0}, [clock], encoder)]
+        raw[0] = 5
+        frames.append(module.frame([record], {5: 0}, [clock], encoder))
+        assert raw[1] == 10**12 + 2  # the release ran during the second frame
+        results.append((frames, record[_pysync.CACHE :], record[_pysync.ENTRY], raw))
+    assert repr(results[0]) == repr(results[1])
+
+
 class Peer(int):
     """A peer id that is not an exact int."""
 

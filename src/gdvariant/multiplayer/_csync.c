@@ -466,6 +466,13 @@ static PyObject *sync_entry(PyObject *rec, Parts *r, uint32_t net_id, PyObject *
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *original = plain ? encoded[k] : raw_item(r, PyTuple_GET_ITEM(r->sync, k));
         PyObject *keep = original == NULL ? NULL : held(original, enc);
+        if (plain && keep != NULL) {
+            /* a store releasing the cache's last reference to its old value may run Python
+             * code (a __del__) that changes raw: the values after it are read again */
+            PyObject *old = item_or_none(rec, R_CACHE + k);
+            if (old != keep && Py_REFCNT(old) == 1)
+                plain = 0;
+        }
         int rc = keep == NULL ? -1 : store(rec, R_CACHE + k, keep);
         all_held &= keep != Py_None;
         if (rc < 0)
