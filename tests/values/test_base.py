@@ -242,6 +242,25 @@ def test_node_path_parsing(
     assert p == NodePath.from_parts(names, subnames, absolute)
 
 
+@pytest.mark.parametrize(
+    ("text", "parsed"),
+    [
+        ("a:", NodePath.from_parts(["a"])),
+        ("a:b:", NodePath.from_parts(["a"], ["b"])),
+        ("//a//b/", NodePath.from_parts(["a", "b"], absolute=True)),
+        ("/:", NodePath.from_parts([], absolute=True)),
+        ("a::b", NodePath()),
+        ("a::", NodePath()),
+        ("::", NodePath()),
+        ("/a/b:c::", NodePath()),
+    ],
+)
+def test_node_path_parsing_keeps_the_engines_odd_cases(text: str, parsed: NodePath) -> None:
+    """Empty names skipped, one trailing colon allowed, an empty subname before another colon
+    voids the path (tests/live/codec/test_element_rules.py asks Godot 4.6 the same)."""
+    assert NodePath(text) == parsed
+
+
 def test_node_path_default_is_empty() -> None:
     assert NodePath() == NodePath("")
     assert str(NodePath()) == ""

@@ -147,6 +147,9 @@ class NodePath(_Record):
     """``NodePath``: node names, subnames (properties) and whether it is absolute.
 
     ``NodePath("/root/Main:position:x")`` parses Godot's path syntax; ``str()`` gives it back.
+    As the engine's parser does, empty names are skipped and one trailing ``:`` is allowed, but
+    an empty subname before another ``:`` (``"a::b"``) makes the whole path empty
+    (docs/binary-format.md, "typed containers").
     """
 
     __slots__ = ()
@@ -154,9 +157,13 @@ class NodePath(_Record):
 
     def __new__(cls, path: str = "") -> Self:
         absolute = path.startswith("/")
-        node_part, _, sub_part = path.partition(":")
+        node_part, colon, sub_part = path.partition(":")
         names = tuple(n for n in node_part.split("/") if n)
-        subnames = tuple(s for s in sub_part.split(":") if s) if sub_part else ()
+        subnames = tuple(sub_part.split(":")) if colon else ()
+        if subnames and not subnames[-1]:
+            subnames = subnames[:-1]
+        if "" in subnames:
+            return tuple.__new__(cls, ((), (), False))
         return tuple.__new__(cls, (names, subnames, absolute))
 
     @classmethod

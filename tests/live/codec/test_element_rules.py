@@ -88,3 +88,21 @@ def test_names_and_paths_into_packed_elements(godot4: Engine) -> None:
         ours, size = gd.decode(blob)
         assert size == got["size"], blob.hex()
         assert canon(ours) == canon(expected(got["value"], objects=False)), blob.hex()
+
+
+#: Texts whose colons and slashes the engine's NodePath parser treats in its own way: empty
+#: names skipped, one trailing colon allowed, an empty subname before a colon voiding the path.
+PATH_TEXTS = ["a::b", "a:", "a:b:", "a::", ":", "::", ":a", "/:", "/"]
+PATH_TEXTS += ["//a//b/", "/a/b:c::", "x:y::z:"]
+
+
+def test_texts_into_node_paths(godot4: Engine) -> None:
+    """Strings in an Array bound for ``Array[NodePath]`` are parsed as the engine parses them
+    (CI seed 951851349 met "\\n/ж\\\\::cX", which the engine makes an empty path)."""
+    blobs = [gd.dumps(gd.TypedArray(T.NODE_PATH, [text])) for text in PATH_TEXTS]
+    answers = engine_decode(godot4, godot4.oracle, blobs, False)
+    for text, blob, got in zip(PATH_TEXTS, blobs, answers, strict=True):
+        assert got["ok"], text
+        ours, size = gd.decode(blob)
+        assert size == got["size"], text
+        assert canon(ours) == canon(expected(got["value"], objects=False)), text
