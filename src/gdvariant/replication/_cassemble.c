@@ -1061,9 +1061,8 @@ static int mask_and_public(Walk *wk, ClassPlan *cp) {
     return any;
 }
 
-/* The mask of an entity's public properties whose bits differ from the class baseline (what
- * an enter record carries) into wk->changed: World.nondefault's loop. */
-/* a != b, two small ints compared in line */
+/* a != b as Python answers it (1, 0, or -1 with an error set), two small ints compared in
+ * line. */
 static inline int ints_differ(PyObject *a, PyObject *b) {
     long long x, y;
     if (a == b)
@@ -1073,6 +1072,8 @@ static inline int ints_differ(PyObject *a, PyObject *b) {
     return PyObject_RichCompareBool(a, b, Py_NE);
 }
 
+/* The mask of an entity's public properties whose bits differ from the class baseline (what
+ * an enter record carries) into wk->changed: World.nondefault's loop. */
 static int enter_mask(Walk *wk, ClassPlan *cp, PyObject *bits, PyObject *widths) {
     memset(wk->changed, 0, sizeof(uint64_t) * (size_t)cp->nwords);
     for (Py_ssize_t i = 0; i < cp->count; i++) {
