@@ -46,10 +46,14 @@ def _extensions() -> list[Extension]:
     if os.environ.get("GDVARIANT_PURE_PYTHON") == "1":  # build without the compiled core
         return []
     flags = [] if sys.platform == "win32" else ["-O2", "-std=c99"]
+    # the modules that include the shared header (by a path relative to their source): a
+    # change to it rebuilds them, and the sdist carries it
+    shared = ("gdvariant.replication._cassemble", "gdvariant.multiplayer._csync")
     return [
         Extension(
             name,
             [source],
+            depends=["src/gdvariant/_cints.h"] if name in shared else [],
             extra_compile_args=flags + os.environ.get("GDVARIANT_CFLAGS", "").split(),
             extra_link_args=os.environ.get("GDVARIANT_LDFLAGS", "").split(),
             optional=True,

@@ -155,30 +155,16 @@ class ServerConnection(asyncio.BufferedProtocol):
         return self.listener.read_buffer
 
     def buffer_updated(self, nbytes: int) -> None:
-        """A read into the listener's buffer. While the reader alone reads this connection
-        (open, the protocol holding nothing), its whole binary frames are taken straight
-        from the buffer (behind the start of a frame held here), each payload unmasked into
-        its own bytes, and only what follows them is copied out: the start of a frame to
-        hold, or the rest for the protocol (:meth:`_mixed`). Otherwise the read is copied
-        out whole (:meth:`data_received`)."""
+        """A read into the listener's buffer. A connection that reads frames itself reads it
+        in place (:meth:`_mixed`): its whole binary frames are taken straight from the
+        buffer, each payload unmasked into its own bytes, and only what is kept or fed to
+        the protocol is copied out. Otherwise the read is copied out whole
+        (:meth:`data_received`)."""
         view = self.listener.read_buffer[:nbytes]
-        if not self._fast:
+        if self._fast:
+            self._mixed(view)
+        else:
             self.data_received(view.tobytes())
-            return
-        data: bytes | memoryview = view
-        if self._start:
-            data, self._start = self._start + view, b""
-        if self._owed or self._head or self._continuing or self.protocol.state is not _OPEN:
-            self._mixed(bytes(data), [], 0)
-            return
-        limit = self._limit
-        found, pos = self._read(data, 0, limit)
-        if pos != len(data):
-            if not holdable(data, pos, limit):
-                self._mixed(bytes(data[pos:]), cast(list[object], found), 0)
-                return
-            self._start = bytes(data[pos:])
-        self._hand(found)
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
@@ -191,10 +177,7 @@ class ServerConnection(asyncio.BufferedProtocol):
         frame or message, the client's whole binary frames are read here (:mod:`.ws_frames`);
         at the first other frame the rest goes to the protocol (:meth:`_mixed`)."""
         if self._fast:
-            if self._start:
-                data = self._start + data
-                self._start = b""
-            self._mixed(data, [], 0)
+            self._mixed(data)
             return
         protocol = self.protocol
         protocol.receive_data(data)
@@ -381,14 +364,19 @@ class ServerConnection(asyncio.BufferedProtocol):
         if self._deadline is None and self.protocol.close_expected():
             self._deadline = self._loop.call_later(CLOSE_TIMEOUT, transport.abort)
 
-    def _mixed(self, data: bytes, items: list[object], pos: int) -> None:
-        """Read ``data[pos:]`` with the protocol's help, after ``items`` taken from before
-        ``pos``: the frames here take what they can, the protocol is fed one of its frames
-        at a time (or all that is left once it is not open), and what it answers is written
-        before anything is handed on, as when it read the whole chunk."""
+    def _mixed(self, data: bytes | memoryview) -> None:
+        """Read ``data`` (behind the start of a frame held here) with the protocol's help:
+        the reader takes the whole binary frames it can, the protocol is fed one of its
+        frames at a time (or all that is left once it is not open), and what it answers is
+        written before anything is handed on, as when it read the whole chunk. ``data`` may
+        be a view of the listener's buffer: only what is kept (a frame's start) or fed to
+        the protocol is copied out."""
+        if self._start:
+            data, self._start = self._start + data, b""
         protocol, read, limit = self.protocol, self._read, self._limit
-        writes: list[bytes] = []
-        end = len(data)
+        items: list[object] = []
+        writes: list[bytes] | None = None  # what the protocol answered, once it was fed
+        pos, end = 0, len(data)
         while pos < end:
             if protocol.state is not _OPEN:
                 span = end - pos
@@ -399,10 +387,10 @@ class ServerConnection(asyncio.BufferedProtocol):
                     if pos == end:
                         break
                     if holdable(data, pos, limit):
-                        self._start = data[pos:]
+                        self._start = bytes(data[pos:])
                         break
                 span = self._span(data, pos)
-            protocol.receive_data(data[pos : pos + span])
+            protocol.receive_data(bytes(data[pos : pos + span]))
             pos += span
             events = protocol.events_received()
             for event in cast(list[Frame], events):
@@ -412,13 +400,18 @@ class ServerConnection(asyncio.BufferedProtocol):
                 elif opcode is _CONT and event.fin:
                     self._continuing = False
             items += events
-            writes += protocol.data_to_send()
-        if writes:
-            self._write(writes)
-        elif self.ready and protocol.state is not _OPEN:
-            self.flush()
-            self.ready = False
-        self._hand(items)
+            if writes is None:
+                writes = protocol.data_to_send()
+            else:
+                writes += protocol.data_to_send()
+        if writes is not None:  # the protocol's state changes only when it is fed
+            if writes:
+                self._write(writes)
+            elif self.ready and protocol.state is not _OPEN:
+                self.flush()
+                self.ready = False
+        if items:  # none when a read ends in a frame's head, as Godot's often do
+            self._hand(items)
 
     def _give_back(self) -> None:
         """Before the end of the stream: the start of a frame held here goes to the protocol,
@@ -427,7 +420,7 @@ class ServerConnection(asyncio.BufferedProtocol):
             start, self._start = self._start, b""
             self.protocol.receive_data(start)  # a frame it would take: no event, no answer
 
-    def _span(self, data: bytes, pos: int) -> int:
+    def _span(self, data: bytes | memoryview, pos: int) -> int:
         """How many bytes from ``pos`` are the protocol's: the rest of the frame it holds
         part of, else the frame at ``pos``; what of it is still to come is noted (its size
         in :attr:`_owed`, or the part of a head in :attr:`_head`)."""
@@ -445,7 +438,7 @@ class ServerConnection(asyncio.BufferedProtocol):
         else:
             size = frame_size(data, pos)
             if size is None:
-                self._head = data[pos:]
+                self._head = bytes(data[pos:])
                 return end - pos
             owed = size
         if owed > end - pos:

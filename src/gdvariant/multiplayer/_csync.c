@@ -36,6 +36,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../_cints.h"
+
 /* R_CACHE: where the caches' items start (the ALWAYS values', then the ON_CHANGE pairs) */
 enum { R_ID = 0, R_RAW, R_SYNC, R_WATCH, R_CONVERT, R_HOLDERS, R_SENT, R_SETTLED, R_ENTRY, R_CACHE };
 enum { E_ENCODE = 0, E_COMPRESSED, E_CONVERT, E_IMMUTABLE, E_VECTOR2, E_VECTOR3, E_SIZE };
@@ -173,17 +175,11 @@ static inline void put_u64(char *p, uint64_t v) {
 #endif
 }
 
-/* An index or id held as an int: a compact exact int (every index a record holds) read in
- * place, anything else through PyLong_AsSsize_t (its errors included). */
+/* An index or id held as an int: a small exact int (every index a record holds) read in
+ * place (../_cints.h), anything else through PyLong_AsSsize_t (its errors included). */
 static inline Py_ssize_t index_of(PyObject *o) {
-#if PY_VERSION_HEX >= 0x030C0000
-    if (PyLong_CheckExact(o) && PyUnstable_Long_IsCompact((PyLongObject *)o))
-        return (Py_ssize_t)PyUnstable_Long_CompactValue((PyLongObject *)o);
-#else
-    if (PyLong_CheckExact(o) && (Py_SIZE(o) == 0 || Py_SIZE(o) == 1))
-        return Py_SIZE(o) ? (Py_ssize_t)((PyLongObject *)o)->ob_digit[0] : 0;
-#endif
-    return PyLong_AsSsize_t(o);
+    long long v;
+    return small_int(o, &v) ? (Py_ssize_t)v : PyLong_AsSsize_t(o);
 }
 
 /* The float32 bits of d, as a C cast narrows it. */

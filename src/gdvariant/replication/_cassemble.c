@@ -26,6 +26,11 @@
 #include <math.h>
 #include <string.h>
 
+/* small_int: an exact int of at most two digits read in place, shared with multiplayer._csync.
+ * A walked id converts about six such ints (its id, ticks, widths, a vector's value and
+ * baseline: 34 bits, two digits). */
+#include "../_cints.h"
+
 /* Property kinds (the same numbers as _assembler.py's K_*). */
 enum { K_WHOLE = 0, K_PLAIN, K_ZIGZAG, K_COORD, K_VEC_PLAIN, K_VEC_COORD, K_PYTHON, K_VARINT };
 enum { OP_UPDATE = 0, OP_ENTER = 1, OP_DELETE = 2 };
@@ -78,45 +83,6 @@ typedef struct {
 static PyObject *s_spawn, *s_hist, *s_layout, *s_cache, *s_bits, *s_widths, *s_fragment;
 static PyObject *s_class_id, *s_count, *s_index_bits, *k_sixty_four, *k_two64;
 static PyObject *s_world, *s_dirty, *s_before, *s_enter_key;
-
-/* ---- small ints ------------------------------------------------------------------------ */
-
-/* An exact int's value without a call, when CPython holds it in at most two digits (3.11; one
- * from 3.12, read through its PyUnstable_Long API): 1, else 0 and the caller converts it as
- * before. A walked id converts about six such ints (its id, ticks, widths, a vector's value and
- * baseline: 34 bits, two digits), each conversion a call of 30 to 70 instructions
- * (docs/replication-interest.md, "Small ints read in line"). */
-static inline int small_int(PyObject *v, long long *out) {
-    if (!PyLong_CheckExact(v))
-        return 0;
-#if PY_VERSION_HEX >= 0x030C0000
-    if (!PyUnstable_Long_IsCompact((PyLongObject *)v))
-        return 0;
-    *out = (long long)PyUnstable_Long_CompactValue((PyLongObject *)v);
-    return 1;
-#else
-    const digit *d = ((PyLongObject *)v)->ob_digit;
-    switch (Py_SIZE(v)) {
-    case 0:
-        *out = 0;
-        return 1;
-    case 1:
-        *out = (long long)d[0];
-        return 1;
-    case -1:
-        *out = -(long long)d[0];
-        return 1;
-    case 2:
-        *out = (long long)d[0] | (long long)d[1] << PyLong_SHIFT;
-        return 1;
-    case -2:
-        *out = -((long long)d[0] | (long long)d[1] << PyLong_SHIFT);
-        return 1;
-    default:
-        return 0;
-    }
-#endif
-}
 
 /* ---- bit writer: LSB first, little-endian, as _bits.py describes ---------------------- */
 
@@ -1095,9 +1061,8 @@ static int mask_and_public(Walk *wk, ClassPlan *cp) {
     return any;
 }
 
-/* The mask of an entity's public properties whose bits differ from the class baseline (what
- * an enter record carries) into wk->changed: World.nondefault's loop. */
-/* a != b, two small ints compared in line */
+/* a != b as Python answers it (1, 0, or -1 with an error set), two small ints compared in
+ * line. */
 static inline int ints_differ(PyObject *a, PyObject *b) {
     long long x, y;
     if (a == b)
@@ -1107,6 +1072,8 @@ static inline int ints_differ(PyObject *a, PyObject *b) {
     return PyObject_RichCompareBool(a, b, Py_NE);
 }
 
+/* The mask of an entity's public properties whose bits differ from the class baseline (what
+ * an enter record carries) into wk->changed: World.nondefault's loop. */
 static int enter_mask(Walk *wk, ClassPlan *cp, PyObject *bits, PyObject *widths) {
     memset(wk->changed, 0, sizeof(uint64_t) * (size_t)cp->nwords);
     for (Py_ssize_t i = 0; i < cp->count; i++) {
