@@ -758,7 +758,8 @@ def _handed_over(module: Any, seed: int) -> tuple[Any, ...]:
     modes += [TransferMode.UNRELIABLE, TransferMode.RELIABLE]
     packets: list[Any] = []
     for _ in range(300):
-        data = bytes([rng.randrange(256)]) + bytes(rng.randrange(60))
+        first = rng.choice([6, 6, 6, 6, 7, rng.randrange(256)])  # rows of SYNCs, and others
+        data = bytes([first]) + bytes(rng.randrange(60))
         peer = rng.choice([*links, 1, 99])
         packets.append((peer, data, rng.choice(modes), rng.choice([0, 0, 0, 1])))
     counts: Any = ({}, {}, [0] * 256, [0] * 256)
@@ -794,6 +795,25 @@ def test_both_hand_overs_send_and_count_alike(seed: int) -> None:
     with pytest.raises(ValueError):
         hand({}, [], -1, ({}, {}, [0], [0]), 40, ROUTES, bytes)
     assert hand({}, [(1, b"x", 0, 0)], 0, ({}, {}, [0], [0]), 40, ROUTES, bytes) == 0
+
+
+def test_both_hand_overs_fail_alike_with_the_same_counts() -> None:
+    """A packet ``tally`` refuses (empty, or a first byte past the counts by kind) raises
+    the same error on both frames, with the counts of the packets before it (a row of
+    SYNCs the compiled one adds up at once) and its own count by peer, and nothing after it
+    sent."""
+    link = _Link(_EnetPeer(2, [], lambda data: False), False)
+    for bad in (b"", b"\x09"):
+        packets = [(2, b"\x06abc", 0, 0), (2, b"\x06de", 1, 0), (2, bad, 0, 0), (2, b"\x06", 0, 0)]
+        ends = []
+        for module in (_pysync, compiled()):
+            link.peer.log = []
+            counts: Any = ({}, {}, [0] * 9, [0] * 9)
+            with pytest.raises(IndexError):
+                module.hand_over({2: link}, packets, 0, counts, 40, ROUTES, lambda d, f: (d, f))
+            ends.append((counts, link.peer.log))
+        assert ends[0] == ends[1]
+        assert ends[0][0][2][6] == 7 and ends[0][0][3][6] == 2 and len(ends[0][1]) == 2
 
 
 def test_the_compiled_hand_over_leaks_nothing() -> None:
