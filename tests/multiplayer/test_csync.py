@@ -29,7 +29,14 @@ import pytest
 
 from gdvariant import EncodeError, Vector2, Vector3
 from gdvariant._compiled import PURE_FORCED
-from gdvariant.multiplayer import SceneMultiplayer, SpawnableScene, _frame, _pysync, synced_class
+from gdvariant.multiplayer import (
+    SceneMultiplayer,
+    SpawnableScene,
+    TransferMode,
+    _frame,
+    _pysync,
+    synced_class,
+)
 from gdvariant.multiplayer.wire import SyncClock, encode_compressed
 from gdvariant.replication import (
     Bool,
@@ -716,3 +723,106 @@ def test_sync_entries_cut_into_packets_alike() -> None:
     sends, left_out = fast
     assert len(sends) == 2 and sends[0][1] == sends[1][1] and len(sends[0][1]) > 5
     assert [row[2] for row in left_out] == ["state"] * 3  # 1351, 1342 and 1343 characters
+
+
+class _EnetPeer:
+    """A stand-in for pyenet's peer: records each send, refuses some (-1)."""
+
+    def __init__(self, number: int, log: list[Any], refuse: Callable[[bytes], bool]) -> None:
+        self.number, self.log, self.refuse = number, log, refuse
+
+    def send(self, channel: int, packet: tuple[bytes, int]) -> int:
+        self.log.append((self.number, channel, packet))
+        return -1 if self.refuse(packet[0]) else 0
+
+
+class _Link:
+    """A stand-in for the ENet adapter's link: its peer and whether it is closing."""
+
+    def __init__(self, peer: _EnetPeer, closing: bool) -> None:
+        self.peer, self.closing = peer, closing
+
+
+def _handed_over(module: Any, seed: int) -> tuple[Any, ...]:
+    """``hand_over`` driven as the ENet adapter drives it (on from the packet it left, or
+    the one after one ENet refused) over random packets of every kind: what it returned,
+    what each peer was sent, the counts."""
+    rng = random.Random(seed)
+    log: list[Any] = []
+
+    def refuses(peer: int) -> Callable[[bytes], bool]:
+        return lambda data: len(data) % 7 == peer % 7
+
+    links = {n: _Link(_EnetPeer(n, log, refuses(n)), n % 5 == 0) for n in range(2, 14)}
+    modes = [0, 1, 2, 3, -1, 2**70, Small.ONE, True, "0"]
+    modes += [TransferMode.UNRELIABLE, TransferMode.RELIABLE]
+    packets: list[Any] = []
+    for _ in range(300):
+        first = rng.choice([6, 6, 6, 6, 7, rng.randrange(256)])  # rows of SYNCs, and others
+        data = bytes([first]) + bytes(rng.randrange(60))
+        peer = rng.choice([*links, 1, 99])
+        packets.append((peer, data, rng.choice(modes), rng.choice([0, 0, 0, 1])))
+    counts: Any = ({}, {}, [0] * 256, [0] * 256)
+    answers = []
+    index = 0
+    while index < len(packets):
+        done = module.hand_over(links, packets, index, counts, 40, ROUTES, lambda d, f: (d, f))
+        answers.append(done)
+        index = (~done if done < 0 else done) + 1
+    return answers, log, counts
+
+
+ROUTES = ((3, 0), (4, 2))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_both_hand_overs_send_and_count_alike(seed: int) -> None:
+    """``hand_over`` (the ENet adapter's hand-over of a frame's SYNC packets) stops at the
+    same packets (reliable, on another channel, to a link that is gone or closing, too
+    large), sends the others on the same routes, reports the same refusals and counts the
+    same, on both frames; bad arguments raise."""
+    pure, fast = (_handed_over(module, seed) for module in (_pysync, compiled()))
+    assert pure == fast
+    answers, sent, counts = pure
+    assert any(a < 0 for a in answers) and len(sent) > 20
+    assert all(channel in (3, 4) for _, channel, _ in sent)
+    assert sum(counts[3]) >= len(sent)
+    hand = compiled().hand_over
+    with pytest.raises(TypeError):
+        hand({}, [], 0, ([], {}, [], []), 40, ROUTES, bytes)
+    with pytest.raises(TypeError):
+        hand({}, {1}, 0, ({}, {}, [0], [0]), 40, ROUTES, bytes)
+    with pytest.raises(ValueError):
+        hand({}, [], -1, ({}, {}, [0], [0]), 40, ROUTES, bytes)
+    assert hand({}, [(1, b"x", 0, 0)], 0, ({}, {}, [0], [0]), 40, ROUTES, bytes) == 0
+
+
+def test_both_hand_overs_fail_alike_with_the_same_counts() -> None:
+    """A packet ``tally`` refuses (empty, or a first byte past the counts by kind) raises
+    the same error on both frames, with the counts of the packets before it (a row of
+    SYNCs the compiled one adds up at once) and its own count by peer, and nothing after it
+    sent."""
+    link = _Link(_EnetPeer(2, [], lambda data: False), False)
+    for bad in (b"", b"\x09"):
+        packets = [(2, b"\x06abc", 0, 0), (2, b"\x06de", 1, 0), (2, bad, 0, 0), (2, b"\x06", 0, 0)]
+        ends = []
+        for module in (_pysync, compiled()):
+            link.peer.log = []
+            counts: Any = ({}, {}, [0] * 9, [0] * 9)
+            with pytest.raises(IndexError):
+                module.hand_over({2: link}, packets, 0, counts, 40, ROUTES, lambda d, f: (d, f))
+            ends.append((counts, link.peer.log))
+        assert ends[0] == ends[1]
+        assert ends[0][0][2][6] == 7 and ends[0][0][3][6] == 2 and len(ends[0][1]) == 2
+
+
+def test_the_compiled_hand_over_leaks_nothing() -> None:
+    """Memory stays flat while packets are handed over again and again (sent, refused, left
+    to the caller): a leaked packet or link reference would add kilobytes a round."""
+    fast = compiled()
+
+    def run() -> None:
+        _handed_over(fast, 3)
+
+    grew = _traced_growth(run, 20)
+    assert grew < 32 << 10, f"{grew:,} bytes more after 20 rounds"

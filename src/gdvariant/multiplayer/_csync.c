@@ -53,6 +53,7 @@ enum { E_ENCODE = 0, E_COMPRESSED, E_CONVERT, E_IMMUTABLE, E_VECTOR2, E_VECTOR3,
 #define FEW 16 /* holders kept on the stack; more are allocated */
 
 static PyObject *s_last, *s_state, *s_delta;
+static PyObject *s_closing, *s_peer, *s_send; /* hand_over: a link's, its ENet peer's method */
 
 /* A growing byte buffer that starts in its own room on the stack (BUF_ROOM bytes: a node's
  * entry, a watched value or a SYNC packet of up to MAX_SYNC bytes fits), so that a frame
@@ -1277,21 +1278,40 @@ static int bump_item(PyObject *counts, Py_ssize_t at, Py_ssize_t by) {
     return 0;
 }
 
-static PyObject *py_tally(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    PyObject **counts = nargs == 3 && PyTuple_Check(args[0]) && PyTuple_GET_SIZE(args[0]) == 4
-                            ? &PyTuple_GET_ITEM(args[0], 0)
+/* The four counts of a TrafficCounter (Counts), as items of the tuple, or NULL with
+ * TypeError set when it is not one. */
+static PyObject **counts_of(PyObject *tuple) {
+    PyObject **counts = PyTuple_Check(tuple) && PyTuple_GET_SIZE(tuple) == 4
+                            ? &PyTuple_GET_ITEM(tuple, 0)
                             : NULL;
     if (counts == NULL || !PyDict_Check(counts[0]) || !PyDict_Check(counts[1]) ||
         !PyList_Check(counts[2]) || !PyList_Check(counts[3])) {
-        PyErr_SetString(PyExc_TypeError, "tally((peer_bytes: dict, peer_messages: dict, "
-                                         "kind_bytes: list, kind_messages: list), peer, data)");
+        PyErr_SetString(PyExc_TypeError, "counts: (peer_bytes: dict, peer_messages: dict, "
+                                         "kind_bytes: list, kind_messages: list)");
         return NULL;
     }
-    PyObject *peer = args[1], *data = args[2];
+    return counts;
+}
+
+static int count_packet(PyObject **counts, PyObject *peer, PyObject *data);
+
+static PyObject *py_tally(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "tally(counts, peer, data) takes 3 arguments");
+        return NULL;
+    }
+    PyObject **counts = counts_of(args[0]);
+    if (counts == NULL || count_packet(counts, args[1], args[2]) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+/* tally's count of one packet: 0, or -1 with an error set. */
+static int count_packet(PyObject **counts, PyObject *peer, PyObject *data) {
     int exact = PyBytes_CheckExact(data);
     Py_ssize_t size = exact ? PyBytes_GET_SIZE(data) : PyObject_Size(data);
     if (size < 0 || bump_key(counts[0], peer, size) < 0 || bump_key(counts[1], peer, 1) < 0)
-        return NULL;
+        return -1;
     Py_ssize_t first;
     if (exact && size > 0) {
         first = (unsigned char)PyBytes_AS_STRING(data)[0];
@@ -1300,15 +1320,180 @@ static PyObject *py_tally(PyObject *self, PyObject *const *args, Py_ssize_t narg
         first = item == NULL ? -1 : PyLong_AsSsize_t(item);
         Py_XDECREF(item);
         if (first == -1 && PyErr_Occurred())
-            return NULL;
+            return -1;
     }
     if (first < 0) {
         PyErr_SetString(PyExc_IndexError, "list index out of range");
-        return NULL;
+        return -1;
     }
     if (bump_item(counts[2], first, size) < 0 || bump_item(counts[3], first, 1) < 0)
+        return -1;
+    return 0;
+}
+
+/* Whether packet (a (peer, data, mode, channel) tuple) is hand_over's kind: an unreliable
+ * mode (0 or 1) on channel 0, bytes data; 1 with *mode set, 0 when not (no error). */
+static int plain_packet(PyObject *packet, long *mode) {
+    if (!PyTuple_Check(packet) || PyTuple_GET_SIZE(packet) != 4 ||
+        !PyBytes_Check(PyTuple_GET_ITEM(packet, 1)))
+        return 0;
+    PyObject *m = PyTuple_GET_ITEM(packet, 2), *channel = PyTuple_GET_ITEM(packet, 3);
+    if (!PyLong_Check(m) || !PyLong_Check(channel))
+        return 0;
+    int overflow;
+    *mode = PyLong_AsLongAndOverflow(m, &overflow);
+    if (overflow || (*mode != 0 && *mode != 1))
+        return 0;
+    long c = PyLong_AsLongAndOverflow(channel, &overflow);
+    return !overflow && c == 0;
+}
+
+/* hand_over's packets in a row with the same first byte (a frame's SYNCs): their bytes and
+ * number, added to the counts by kind once the row ends rather than a packet at a time (two
+ * new ints a packet less); their counts by peer are added at once. */
+typedef struct {
+    Py_ssize_t first, bytes, n; /* n == 0: no row */
+} Row;
+
+/* The row's sums added to the counts by kind: 0, or -1 with an error set. */
+static int row_flush(PyObject **counts, Row *row) {
+    if (row->n == 0)
+        return 0;
+    Py_ssize_t first = row->first, bytes = row->bytes, n = row->n;
+    row->n = row->bytes = 0;
+    return bump_item(counts[2], first, bytes) < 0 || bump_item(counts[3], first, n) < 0 ? -1 : 0;
+}
+
+/* tally's count of a packet of hand_over, its kind's share in the row: 0, or -1 with an
+ * error set (then the row is flushed first, so the counts are those of tally a packet at a
+ * time). */
+static int row_count(PyObject **counts, Row *row, PyObject *peer, PyObject *data) {
+    Py_ssize_t size = PyBytes_CheckExact(data) ? PyBytes_GET_SIZE(data) : 0;
+    Py_ssize_t first = size > 0 ? (unsigned char)PyBytes_AS_STRING(data)[0] : -1;
+    if (first < 0 || first >= PyList_GET_SIZE(counts[2]) || first >= PyList_GET_SIZE(counts[3]) ||
+        (row->n > 0 && row->first != first)) {
+        if (row_flush(counts, row) < 0)
+            return -1;
+        if (first < 0 || first >= PyList_GET_SIZE(counts[2]) ||
+            first >= PyList_GET_SIZE(counts[3]))
+            return count_packet(counts, peer, data); /* its checks and errors, as tally's */
+    }
+    if (bump_key(counts[0], peer, size) < 0 || bump_key(counts[1], peer, 1) < 0)
+        return -1;
+    row->first = first;
+    row->bytes += size;
+    row->n++;
+    return 0;
+}
+
+/* One packet of hand_over: 1 handed, 0 not its kind (nothing done), -2 counted and refused
+ * by ENet, -1 with an error set. */
+static int hand_one(PyObject *links, PyObject *packet, PyObject **counts, Row *row,
+                    Py_ssize_t largest, PyObject *routes, PyObject *make) {
+    long mode;
+    if (!plain_packet(packet, &mode))
+        return 0;
+    PyObject *peer = PyTuple_GET_ITEM(packet, 0), *data = PyTuple_GET_ITEM(packet, 1);
+    PyObject *link = PyDict_GetItemWithError(links, peer); /* borrowed */
+    if (link == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    if (PyBytes_GET_SIZE(data) > largest)
+        return 0;
+    Py_INCREF(link); /* the dict may lose it while the code below runs */
+    int rc = -1, closing = -1;
+    PyObject *flag = PyObject_GetAttr(link, s_closing), *enet_peer = NULL, *made = NULL;
+    if (flag != NULL) {
+        closing = PyObject_IsTrue(flag);
+        Py_DECREF(flag);
+    }
+    if (closing != 0) {
+        rc = closing < 0 ? -1 : 0;
+        goto done;
+    }
+    PyObject *route = PyTuple_GET_ITEM(routes, mode);
+    if (!PyTuple_Check(route) || PyTuple_GET_SIZE(route) != 2) {
+        PyErr_SetString(PyExc_TypeError, "routes: a (channel, flags) tuple by mode");
+        goto done;
+    }
+    if (row_count(counts, row, peer, data) < 0 || !(enet_peer = PyObject_GetAttr(link, s_peer)))
+        goto done;
+    PyObject *make_args[2] = {data, PyTuple_GET_ITEM(route, 1)};
+    if (!(made = PyObject_Vectorcall(make, make_args, 2, NULL)))
+        goto done;
+    PyObject *send_args[3] = {enet_peer, PyTuple_GET_ITEM(route, 0), made};
+    PyObject *sent = PyObject_VectorcallMethod(s_send, send_args,
+                                               3 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+    if (sent == NULL)
+        goto done;
+    long result = PyLong_AsLong(sent);
+    Py_DECREF(sent);
+    if (result == -1 && PyErr_Occurred())
+        goto done;
+    rc = result >= 0 ? 1 : -2;
+done:
+    Py_XDECREF(made);
+    Py_XDECREF(enet_peer);
+    Py_DECREF(link);
+    return rc;
+}
+
+static PyObject *py_hand_over(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "hand_over(links, packets, start, counts, largest, "
+                                         "routes, make) takes 7 arguments");
         return NULL;
-    Py_RETURN_NONE;
+    }
+    PyObject *links = args[0], *packets = args[1], *routes = args[5], *make = args[6];
+    PyObject **counts = counts_of(args[3]);
+    if (counts == NULL)
+        return NULL;
+    if (!PyDict_Check(links) || !(PyList_Check(packets) || PyTuple_Check(packets)) ||
+        !PyTuple_Check(routes) || PyTuple_GET_SIZE(routes) < 2) {
+        PyErr_SetString(PyExc_TypeError, "hand_over(links: dict, packets: list or tuple, "
+                                         "start, counts, largest, routes: tuple, make)");
+        return NULL;
+    }
+    Py_ssize_t start = PyLong_AsSsize_t(args[2]), largest = PyLong_AsSsize_t(args[4]);
+    if ((start == -1 || largest == -1) && PyErr_Occurred())
+        return NULL;
+    if (start < 0) {
+        PyErr_SetString(PyExc_ValueError, "hand_over: start must not be negative");
+        return NULL;
+    }
+    Py_INCREF(packets); /* a list may be changed by the calls below: read it afresh each time */
+    Py_ssize_t index = start;
+    Row row = {0, 0, 0};
+    PyObject *result = NULL;
+    for (; index < PySequence_Fast_GET_SIZE(packets); index++) {
+        PyObject *packet = PySequence_Fast_GET_ITEM(packets, index);
+        Py_INCREF(packet);
+        int rc = hand_one(links, packet, counts, &row, largest, routes, make);
+        Py_DECREF(packet);
+        if (rc == -1)
+            goto done;
+        if (rc == 0)
+            break;
+        if (rc == -2) {
+            result = PyLong_FromSsize_t(~index);
+            goto done;
+        }
+    }
+    result = PyLong_FromSsize_t(index);
+done:
+    Py_DECREF(packets);
+    if (row.n > 0) { /* the row's kind counts, whatever ended it (an error stays the one) */
+        PyObject *type, *value, *trace;
+        PyErr_Fetch(&type, &value, &trace);
+        if (row_flush(counts, &row) < 0) {
+            Py_CLEAR(result);
+            Py_XDECREF(type);
+            Py_XDECREF(value);
+            Py_XDECREF(trace);
+            return NULL;
+        }
+        PyErr_Restore(type, value, trace);
+    }
+    return result;
 }
 
 static PyMethodDef methods[] = {
@@ -1316,6 +1501,9 @@ static PyMethodDef methods[] = {
      "frame(roster, slots, clocks, encoder) -> (sends, left_out), as _pysync.frame."},
     {"tally", (PyCFunction)(void (*)(void))py_tally, METH_FASTCALL,
      "tally(counts, peer, data): one packet counted, as _pysync.tally."},
+    {"hand_over", (PyCFunction)(void (*)(void))py_hand_over, METH_FASTCALL,
+     "hand_over(links, packets, start, counts, largest, routes, make) -> int, as "
+     "_pysync.hand_over."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1329,7 +1517,11 @@ PyMODINIT_FUNC PyInit__csync(void) {
     s_last = PyUnicode_InternFromString("last");
     s_state = PyUnicode_InternFromString("state");
     s_delta = PyUnicode_InternFromString("delta");
-    if (s_last == NULL || s_state == NULL || s_delta == NULL)
+    s_closing = PyUnicode_InternFromString("closing");
+    s_peer = PyUnicode_InternFromString("peer");
+    s_send = PyUnicode_InternFromString("send");
+    if (s_last == NULL || s_state == NULL || s_delta == NULL || s_closing == NULL ||
+        s_peer == NULL || s_send == NULL)
         return NULL;
     return PyModule_Create(&module);
 }

@@ -1,6 +1,6 @@
 """Types of the compiled network frame (``_csync.c``); ``_pysync`` is the reference."""
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 def frame(
@@ -12,3 +12,12 @@ def frame(
 def tally(
     counts: tuple[dict[int, int], dict[int, int], list[int], list[int]], peer: int, data: bytes
 ) -> None: ...
+def hand_over(
+    links: Mapping[int, Any],
+    packets: Sequence[tuple[int, bytes, int, int]],
+    start: int,
+    counts: tuple[dict[int, int], dict[int, int], list[int], list[int]],
+    largest: int,
+    routes: Sequence[tuple[int, int]],
+    make: Callable[[bytes, int], Any],
+) -> int: ...

@@ -19,7 +19,7 @@ the limit on its own is left out and reported (docs/multiplayer.md, "The server 
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 #: nothing here is public: the replicator's own machinery, reached by module
@@ -273,3 +273,41 @@ def tally(counts: Counts, peer: int, data: bytes) -> None:
     first = data[0]
     kind_bytes[first] += size
     kind_messages[first] += 1
+
+
+def hand_over(
+    links: Mapping[int, Any],
+    packets: Sequence[tuple[int, bytes, int, int]],
+    start: int,
+    counts: Counts,
+    largest: int,
+    routes: Sequence[tuple[int, int]],
+    make: Callable[[bytes, int], Any],
+) -> int:
+    """The ENet adapter's hand-over (``MultiplayerServer._put_all``) of ``packets[start:]``
+    while each is its common kind, a frame's SYNC: unreliable (mode 0 or 1) on channel 0, to
+    a link that is there and not closing, at most ``largest`` bytes. Each is counted
+    (:func:`tally`) and given to ENet, ``link.peer.send(channel, make(data, flags))`` on
+    ``routes[mode]``. Returns the index of the first packet it left to the caller
+    (``len(packets)`` when none), or ``~index`` of one ENet refused (counted and tried: the
+    caller logs it and goes on after it). Here with the frame since the compiled one hands
+    them over without a Python loop of ours."""
+    index = start
+    while index < len(packets):
+        packet = packets[index]
+        if type(packet) is not tuple or len(packet) != 4:
+            return index
+        peer, data, mode, channel = packet
+        if not isinstance(data, bytes) or not isinstance(mode, int) or mode not in (0, 1):
+            return index
+        if not isinstance(channel, int) or channel != 0:
+            return index
+        link = links.get(peer)
+        if link is None or len(data) > largest or link.closing:
+            return index
+        enet_channel, flags = routes[mode]
+        tally(counts, peer, data)
+        if link.peer.send(enet_channel, make(data, flags)) < 0:
+            return ~index
+        index += 1
+    return index

@@ -312,13 +312,15 @@ class TrafficCounter:
         #: whether the transport's writes are timed (detail on)
         self.timing = False
         self._classes: _ClassTally | None = None
-        self._counts = (self.bytes, self.messages, self.kind_bytes, self.kind_messages)
+        #: the four counts :attr:`sent` adds to (``_pysync.Counts``): a transport that counts
+        #: its packets itself (the ENet adapter's ``hand_over``) adds to these
+        self.counts = (self.bytes, self.messages, self.kind_bytes, self.kind_messages)
         self.sent = self._counter()
 
     def _counter(self) -> Callable[[int, bytes], None]:
         """What :attr:`sent` is: the live frame's count, then with detail the packet's
         SYNC/delta entries credited to their classes."""
-        tally = partial(_frame.live().tally, self._counts)
+        tally = partial(_frame.live().tally, self.counts)
         if self._classes is None:
             return tally
         walk = self._classes.walk

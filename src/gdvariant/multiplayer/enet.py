@@ -63,6 +63,7 @@ from typing import ClassVar, Unpack
 
 from .._net.outbox import Outbox
 from .._net.peerlog import PeerLog
+from . import _frame
 from ._endpoint import (
     SERVER,
     ClientEndpoint,
@@ -592,47 +593,72 @@ class MultiplayerServer(ServerEndpoint):
         self._left(link.id)
 
     def _put_all(self, packets: Iterable[tuple[int, bytes, TransferMode, int]]) -> None:
-        """:class:`ServerEndpoint`'s hand-over, the same checks, counts and order in one
-        loop: a packet costs its link's lookup and ENet's own calls, and the turn's flush is
-        asked for once, not once a packet (while detail times each write, the shared path)."""
+        """:class:`ServerEndpoint`'s hand-over, the same checks, counts and order: a frame's
+        SYNC packets (unreliable, channel 0, to a link that is there) go through the live
+        frame's ``hand_over`` (the compiled one: no Python loop of ours a packet), any other
+        through :meth:`_put_one`; the turn's flush is asked for once, not once a packet
+        (while detail times each write, the shared path)."""
         pump, traffic = self._pump, self.traffic
         if pump is None or traffic.timing:
             super()._put_all(packets)
             return
-        links, sent, largest = self._peers, traffic.sent, self.max_send_size
-        routes, make = _ROUTES_0, enet.Packet
+        if not isinstance(packets, list | tuple):
+            packets = list(packets)
+        links, counts, largest = self._peers, traffic.counts, self.max_send_size
+        hand_over, count = _frame.live().hand_over, len(packets)
         handed = False
-        for peer, data, mode, channel in packets:
-            link = links.get(peer)
-            if link is None or link.closing:
+        index = 0
+        while index < count:
+            done = hand_over(links, packets, index, counts, largest, _ROUTES_0, enet.Packet)
+            if done < 0:  # packets[~done] was counted, then refused by ENet
+                self._refused(packets[~done][0])
+                handed, index = True, ~done + 1
                 continue
-            size = len(data)
-            if size > largest:
-                self._sendable(peer, data)  # logs it
-                continue
-            sent(peer, data)
-            handed = True
-            # _Link.send, inline: a frame's packets cost no call of ours each
-            outbox = link.outbox
-            if mode != _RELIABLE:  # ENet frees it in the turn's flush: nothing to count
-                enet_channel, flags = routes[mode] if channel == 0 else _route(mode, channel)
-                if link.peer.send(enet_channel, make(data, flags)) >= 0:
-                    continue
-            elif outbox.hold(size):
-                enet_channel, flags = routes[mode] if channel == 0 else _route(mode, channel)
-                packet = make(data, flags)
-                release = link.releases.get(size)
-                packet.set_free_callback(release if release is not None else link.release_of(size))
-                if link.peer.send(enet_channel, packet) >= 0:
-                    continue
-                outbox.release(size)  # ENet keeps no reference: it never frees this one
-            if not outbox.closed:
-                self.peer_log.warning(peer, "ENet refused a packet for peer %d", peer)
+            handed = handed or done > index
+            if done < count:  # not a SYNC's kind: the general way
+                handed = self._put_one(*packets[done]) or handed
+            index = done + 1
         if handed:
             if self._in_frame:
                 self._frame_handed = True  # send_encoded_many flushes once it is over
             else:
                 pump.flush_soon()
+
+    def _put_one(self, peer: int, data: bytes, mode: TransferMode, channel: int) -> bool:
+        """One packet of :meth:`_put_all` that ``hand_over`` left (reliable, on another
+        channel, to a link that is gone or closing, too large): :meth:`_Link.send`, inline,
+        with the hand-over's checks and count. Whether it was counted (handed over)."""
+        link = self._peers.get(peer)
+        if link is None or link.closing:
+            return False
+        size = len(data)
+        if size > self.max_send_size:
+            self._sendable(peer, data)  # logs it
+            return False
+        self.traffic.sent(peer, data)
+        outbox = link.outbox
+        if mode != _RELIABLE:  # ENet frees it in the turn's flush: nothing to count
+            enet_channel, flags = _ROUTES_0[mode] if channel == 0 else _route(mode, channel)
+            if link.peer.send(enet_channel, enet.Packet(data, flags)) >= 0:
+                return True
+        elif outbox.hold(size):
+            enet_channel, flags = _ROUTES_0[mode] if channel == 0 else _route(mode, channel)
+            packet = enet.Packet(data, flags)
+            release = link.releases.get(size)
+            packet.set_free_callback(release if release is not None else link.release_of(size))
+            if link.peer.send(enet_channel, packet) >= 0:
+                return True
+            outbox.release(size)  # ENet keeps no reference: it never frees this one
+        if not outbox.closed:
+            self.peer_log.warning(peer, "ENet refused a packet for peer %d", peer)
+        return True
+
+    def _refused(self, peer: int) -> None:
+        """ENet refused a packet ``hand_over`` counted for ``peer``: logged, as
+        :meth:`_put_one` logs one, unless the peer's outbox is closed."""
+        link = self._peers.get(peer)
+        if link is not None and not link.outbox.closed:
+            self.peer_log.warning(peer, "ENet refused a packet for peer %d", peer)
 
     def send_encoded_many(self, packets: Sequence[tuple[int, bytes, TransferMode, int]]) -> None:
         """:class:`ServerEndpoint`'s, with the frame's packets flushed once all are handed
