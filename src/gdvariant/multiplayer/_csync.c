@@ -791,24 +791,15 @@ static int settle(PyObject *rec, PyObject *flag) {
     return store(rec, R_SETTLED, flag);
 }
 
-/* The record's net id: the one last frame's SYNC entry was made with when there is one (a
- * record's id never changes: the replicator makes it once), so that the frame does not read
- * the id's int object, a line of its own, for every node; else the int, a u32. */
-static int id_of(PyObject *rec, uint32_t *id) {
-    PyObject *entry = PyList_GET_ITEM(rec, R_ENTRY);
-    if (PyBytes_Check(entry) && PyBytes_GET_SIZE(entry) >= 8) {
-        const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(entry);
-        *id = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-        return 0;
-    }
-    PyObject *net_id = PyList_GET_ITEM(rec, R_ID);
-    Py_ssize_t small = PyLong_CheckExact(net_id) ? index_of(net_id) : -1;
-    if (small >= 0 && (size_t)small <= UINT32_MAX) {
+/* A net id held as an int, a u32: a small exact int read in place (../_cints.h), any other
+ * through PyLong_AsUnsignedLong (its errors included). Out of line: the frame reads an id
+ * this way only for a record's first SYNC entry. */
+Py_NO_INLINE static int id_from_int(PyObject *net_id, uint32_t *id) {
+    long long small;
+    if (small_int(net_id, &small) && small >= 0 && small <= UINT32_MAX) {
         *id = (uint32_t)small;
         return 0;
     }
-    if (small == -1 && PyErr_Occurred())
-        PyErr_Clear(); /* a large int: PyLong_AsUnsignedLong says why */
     unsigned long value = PyLong_AsUnsignedLong(net_id);
     if (value == (unsigned long)-1 && PyErr_Occurred())
         return -1;
@@ -818,6 +809,19 @@ static int id_of(PyObject *rec, uint32_t *id) {
     }
     *id = (uint32_t)value;
     return 0;
+}
+
+/* The record's net id: the one last frame's SYNC entry was made with when there is one (a
+ * record's id never changes: the replicator makes it once), so that the frame does not read
+ * the id's int object, a line of its own, for every node; else the int's (id_from_int). */
+static int id_of(PyObject *rec, uint32_t *id) {
+    PyObject *entry = PyList_GET_ITEM(rec, R_ENTRY);
+    if (PyBytes_Check(entry) && PyBytes_GET_SIZE(entry) >= 8) {
+        const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(entry);
+        *id = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+        return 0;
+    }
+    return id_from_int(PyList_GET_ITEM(rec, R_ID), id);
 }
 
 /* Whether a settled record's watched values are all last frame's (1; 0 when one may have
