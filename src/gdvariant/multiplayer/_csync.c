@@ -221,6 +221,23 @@ static int put_called(Buf *b, PyObject *encoder, PyObject *v) {
     return put_encoded(b, data);
 }
 
+/* Whether a Vector2 or Vector3 v (a tuple, comps its type's components) has that many
+ * components, each narrowing to float32 as Godot 4 narrows it. */
+static inline int narrow_vector(PyObject *v, Py_ssize_t comps) {
+    return PyTuple_GET_SIZE(v) == comps && narrowable(PyTuple_GET_ITEM(v, 0)) &&
+           narrowable(PyTuple_GET_ITEM(v, 1)) && (comps == 2 || narrowable(PyTuple_GET_ITEM(v, 2)));
+}
+
+/* Such a vector's type word and float32 components written at `at` (4 + 4 * comps bytes):
+ * the one place both writers below put this wire form. */
+static inline void write_vector(char *at, PyObject *v, Py_ssize_t comps) {
+    put_u32(at, comps == 2 ? T_VECTOR2 : T_VECTOR3);
+    put_u32(at + 4, f32_bits(PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(v, 0))));
+    put_u32(at + 8, f32_bits(PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(v, 1))));
+    if (comps == 3)
+        put_u32(at + 12, f32_bits(PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(v, 2))));
+}
+
 /* One value in the compressed form, appended to b: each form's bytes taken at once and
  * written in place (v may be borrowed: it is held while Python code runs). */
 static int put_value(Buf *b, PyObject *v, PyObject *enc) {
@@ -230,13 +247,10 @@ static int put_value(Buf *b, PyObject *v, PyObject *enc) {
                        : type == (PyTypeObject *)PyTuple_GET_ITEM(enc, E_VECTOR3) ? 3
                                                                                   : 0;
     if (comps) { /* first: the value a frame writes most */
-        if (PyTuple_GET_SIZE(v) == comps && narrowable(PyTuple_GET_ITEM(v, 0)) &&
-            narrowable(PyTuple_GET_ITEM(v, 1)) && (comps == 2 || narrowable(PyTuple_GET_ITEM(v, 2)))) {
+        if (narrow_vector(v, comps)) {
             if ((at = buf_take(b, 4 + 4 * comps)) == NULL)
                 return -1;
-            put_u32(at, comps == 2 ? T_VECTOR2 : T_VECTOR3);
-            for (Py_ssize_t i = 0; i < comps; i++)
-                put_u32(at + 4 + 4 * i, f32_bits(PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(v, i))));
+            write_vector(at, v, comps);
             return 0;
         }
         return put_called(b, PyTuple_GET_ITEM(enc, E_ENCODE), v);
@@ -291,13 +305,10 @@ static int put_value(Buf *b, PyObject *v, PyObject *enc) {
 /* put_value, with a Vector2 of narrowable components (what the bench game and most 2D games
  * sync every frame) written here, inline, without the call. */
 static inline int put_value_fast(Buf *b, PyObject *v, PyObject *enc) {
-    if (Py_TYPE(v) == (PyTypeObject *)PyTuple_GET_ITEM(enc, E_VECTOR2) && PyTuple_GET_SIZE(v) == 2 &&
-        narrowable(PyTuple_GET_ITEM(v, 0)) && narrowable(PyTuple_GET_ITEM(v, 1)) && b->cap - b->len >= 12) {
-        char *at = b->buf + b->len;
+    if (Py_TYPE(v) == (PyTypeObject *)PyTuple_GET_ITEM(enc, E_VECTOR2) && narrow_vector(v, 2) &&
+        b->cap - b->len >= 12) {
+        write_vector(b->buf + b->len, v, 2);
         b->len += 12;
-        put_u32(at, T_VECTOR2);
-        put_u32(at + 4, f32_bits(PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(v, 0))));
-        put_u32(at + 8, f32_bits(PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(v, 1))));
         return 0;
     }
     return put_value(b, v, enc);
