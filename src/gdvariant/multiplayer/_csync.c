@@ -1385,12 +1385,12 @@ static int row_flush(PyObject **counts, Row *row) {
 static int row_count(PyObject **counts, Row *row, PyObject *peer, PyObject *data) {
     Py_ssize_t size = PyBytes_CheckExact(data) ? PyBytes_GET_SIZE(data) : 0;
     Py_ssize_t first = size > 0 ? (unsigned char)PyBytes_AS_STRING(data)[0] : -1;
-    if (first < 0 || first >= PyList_GET_SIZE(counts[2]) || first >= PyList_GET_SIZE(counts[3]) ||
-        (row->n > 0 && row->first != first)) {
+    int in_range =
+        first >= 0 && first < PyList_GET_SIZE(counts[2]) && first < PyList_GET_SIZE(counts[3]);
+    if (!in_range || (row->n > 0 && row->first != first)) {
         if (row_flush(counts, row) < 0)
             return -1;
-        if (first < 0 || first >= PyList_GET_SIZE(counts[2]) ||
-            first >= PyList_GET_SIZE(counts[3]))
+        if (!in_range)
             return count_packet(counts, peer, data); /* its checks and errors, as tally's */
     }
     if (bump_key(counts[0], peer, size) < 0 || bump_key(counts[1], peer, 1) < 0)
