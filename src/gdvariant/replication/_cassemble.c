@@ -1,7 +1,7 @@
 /* The compiled packet assembler of gdvariant.replication: the shared sections and records, the
  * tick commit that feeds them (World.commit's loop), an interest's aim of a view (the sweep of
- * its cells and the record of what changed), its block and retest of a view of a block of
- * cells and its grid's update from the entities that moved, and a budget's ranking of a
+ * its cells and the record of what changed), its retest of a view's touched entities and
+ * its grid's update from the entities that moved, and a budget's ranking of a
  * client's records.
  *
  * The pure-Python assembler, _pyassemble.py, is the reference: its functions take the
@@ -2499,7 +2499,7 @@ static int read_centre(PyObject *centre, double *c, Py_ssize_t *dims) {
 
 static PyObject *s_client_id, *g_everywhere; /* "client_id"; (), the cell of no position */
 
-/* A view's record, as aim, block and retest take it: (relevant, order, changes, seen_by,
+/* A view's record, as aim and retest take it: (relevant, order, changes, seen_by,
  * client), the view's relevant entities by id, their ids ascending, its changes of the tick,
  * the interest's viewers by id, and its client; with the client's id, read once a call. */
 typedef struct {
@@ -3112,7 +3112,7 @@ static PyObject *py_aim(PyObject *self, PyObject *args) {
     return rc < 0 ? NULL : PyLong_FromSsize_t(tests);
 }
 
-/* ---- a block of cells that moved (as _pyassemble.block) ---------------------------------- */
+/* ---- a view tested entity by entity (retest) -------------------------------------------- */
 
 typedef struct {
     View v;
@@ -3124,7 +3124,7 @@ typedef struct {
     Py_ssize_t dims; /* the centre's coordinates */
 } Block;
 
-/* Whether id is relevant to the block's view now (its test, counted): 1, 0, or -1. */
+/* Whether id is relevant to the retested view now (its test, counted): 1, 0, or -1. */
 static int block_test(Block *b, PyObject *id) {
     b->tests++;
     int in = PySequence_Contains(b->always, id);
@@ -3181,94 +3181,6 @@ static int block_one(Block *b, PyObject *id, PyObject *ent) {
     Py_DECREF(id);
     Py_DECREF(ent);
     return rc;
-}
-
-/* The entities of the cells gained, bucket by bucket, into tested (their ids) and tested. */
-static int block_gained(Block *b, PyObject *gained, PyObject *grid, PyObject *tested) {
-    PyObject *it = PyObject_GetIter(gained), *cell;
-    if (!it)
-        return -1;
-    int rc = 0;
-    while (!rc && (cell = PyIter_Next(it))) {
-        PyObject *bucket = PyDict_GetItemWithError(grid, cell);
-        Py_DECREF(cell);
-        if (!bucket) {
-            rc = PyErr_Occurred() ? -1 : 0;
-            continue;
-        }
-        if (!PyDict_Check(bucket)) {
-            PyErr_SetString(PyExc_TypeError, "a cell's bucket must be a dict");
-            rc = -1;
-            break;
-        }
-        Py_INCREF(bucket);
-        Py_ssize_t i = 0, size = PyDict_GET_SIZE(bucket);
-        PyObject *id, *ent;
-        while (!rc && PyDict_Next(bucket, &i, &id, &ent)) {
-            rc = PySet_Add(tested, id) || block_one(b, id, ent);
-            if (!rc && PyDict_GET_SIZE(bucket) != size) {
-                PyErr_SetString(PyExc_RuntimeError, "a cell's bucket changed while read");
-                rc = -1;
-            }
-        }
-        Py_DECREF(bucket);
-    }
-    Py_DECREF(it);
-    return rc || PyErr_Occurred() ? -1 : 0;
-}
-
-/* The relevant ids not tested (in relevant's order as it was), then the ids of always and own
- * still in entities that are not relevant. */
-static int block_rest(Block *b, PyObject *tested, PyObject *entities) {
-    PyObject *items = PyDict_Items(b->v.relevant);
-    if (!items)
-        return -1;
-    int rc = 0;
-    for (Py_ssize_t k = 0; !rc && k < PyList_GET_SIZE(items); k++) {
-        PyObject *pair = PyList_GET_ITEM(items, k);
-        PyObject *id = PyTuple_GET_ITEM(pair, 0), *ent = PyTuple_GET_ITEM(pair, 1);
-        int done = PySet_Contains(tested, id);
-        rc = done < 0 ? -1 : done ? 0 : block_one(b, id, ent);
-    }
-    Py_DECREF(items);
-    PyObject *sources[2] = {b->always, b->own};
-    for (int s = 0; s < 2 && !rc; s++) {
-        PyObject *it = PyObject_GetIter(sources[s]), *id;
-        if (!it)
-            return -1;
-        while (!rc && (id = PyIter_Next(it))) {
-            int in = PyDict_Contains(b->v.relevant, id);
-            PyObject *ent = in ? NULL : PyDict_GetItemWithError(entities, id);
-            if (in < 0 || (!ent && PyErr_Occurred()))
-                rc = -1;
-            else if (ent) {
-                Py_INCREF(ent);
-                rc = aim_set(&b->v, id, ent);
-                Py_DECREF(ent);
-            }
-            Py_DECREF(id);
-        }
-        Py_DECREF(it);
-        if (PyErr_Occurred())
-            rc = -1;
-    }
-    return rc;
-}
-
-static PyObject *py_block(PyObject *self, PyObject *args) {
-    Block b = {0};
-    PyObject *view, *gained, *grid, *entities;
-    if (!PyArg_ParseTuple(args, "OOOO!O!O!OOO!", &view, &b.watched, &gained, &PyDict_Type,
-                          &grid, &PyDict_Type, &b.pos, &PyDict_Type, &b.cell_of, &b.always,
-                          &b.own, &PyDict_Type, &entities) ||
-        view_record(view, &b.v))
-        return NULL;
-    PyObject *tested = PySet_New(NULL);
-    int rc = !tested || block_gained(&b, gained, grid, tested) ||
-             block_rest(&b, tested, entities);
-    Py_XDECREF(tested);
-    Py_DECREF(b.v.client_id);
-    return rc ? NULL : PyLong_FromSsize_t(b.tests);
 }
 
 /* ---- the touched entities of a block of cells that stayed (as _pyassemble.retest) ---------- */
@@ -4247,10 +4159,6 @@ static PyMethodDef methods[] = {
     {"encode_record", py_encode_record, METH_VARARGS,
      "encode_record(layout, class_bits, op, gap, mask, bits, widths) -> bytes: one record "
      "with whole values (as _pyassemble.encode_record)."},
-    {"block", py_block, METH_VARARGS,
-     "block(view, watched, gained, grid, pos, cell_of, always, own, entities) -> tests: a view "
-     "whose block of cells moved tested where that changes, what changed recorded (as "
-     "_pyassemble.block)."},
     {"retest", py_retest, METH_VARARGS,
      "retest(view, watched, grid, touched, rank, pos, cell_of, always, own, world, centre, "
      "radius) -> tests: the touched entities a view without a predicate watches or sees "
