@@ -2676,6 +2676,8 @@ static int pick_number(PyObject *id, long long *x) {
     int over = 0;
     if (!PyLong_CheckExact(id))
         return 0;
+    if (small_int(id, x))
+        return 1;
     *x = PyLong_AsLongLongAndOverflow(id, &over);
     return !over;
 }
@@ -2953,8 +2955,11 @@ static PyObject *viewers(PyObject *seen_by, PyObject *id, int make) {
 static int id_less(PyObject *a, PyObject *b) {
     if (PyLong_CheckExact(a) && PyLong_CheckExact(b)) {
         int oa, ob;
-        long long x = PyLong_AsLongLongAndOverflow(a, &oa);
-        long long y = PyLong_AsLongLongAndOverflow(b, &ob);
+        long long x, y;
+        if (small_int(a, &x) && small_int(b, &y))
+            return x < y;
+        x = PyLong_AsLongLongAndOverflow(a, &oa);
+        y = PyLong_AsLongLongAndOverflow(b, &ob);
         if (!oa && !ob && !PyErr_Occurred())
             return x < y;
         if (PyErr_Occurred())
@@ -3257,7 +3262,9 @@ static int touched_put(TouchedIds *t, PyObject *id, PyObject *rank) {
         PyErr_SetString(PyExc_TypeError, "a touched id's rank must be an int");
         return -1;
     }
-    long long at = PyLong_AsLongLong(r);
+    long long at;
+    if (!small_int(r, &at))
+        at = PyLong_AsLongLong(r);
     if (at == -1 && PyErr_Occurred())
         return -1;
     if (t->n == t->cap) {
