@@ -1101,6 +1101,7 @@ def _retest_args(**changed: Any) -> list[Any]:
         "world": WORLD,
         "centre": None,
         "radius": None,
+        "memo": {},
     }
     return _view_args(rest, changed)
 
@@ -1227,7 +1228,8 @@ def retest_ticks(module: Any, seed: int, dims: int, ball: bool) -> list[Any]:
             for net_id in rng.sample(range(600, 700), 3):
                 touched[net_id] = _Thing(net_id, None)
             rank = {i: n for n, i in enumerate(touched)}
-            area = (pos, cell_of, always, own, WORLD, centre, radius)
+            memo: dict[Any, Any] | None = {} if k else None  # packed by the compiled one
+            area = (pos, cell_of, always, own, WORLD, centre, radius, memo)
             tests = module.retest(record, now, grid, touched, rank, *area)
             out.append(views.state(tests, k, changes))
     return out
@@ -1289,6 +1291,33 @@ def test_retest_errors_are_the_pure_ones(name: str) -> None:
     args = _retest_args(world=object())  # of another world: not tested
     assert module.retest(*args) == 0
     assert args[0][2] == {}
+
+
+def test_retest_refuses_a_memo_it_did_not_fill() -> None:
+    """The compiled ``retest`` keeps what it read of a cell's touched entities in the memo
+    (None for a cell it could not read so, whose ids it then looks up one by one); a memo
+    holding something else for a cell is a TypeError, not a crash (the pure one keeps
+    nothing)."""
+    fast = compiled()
+    memo: dict[Any, Any] = {}
+    args = _retest_args(memo=memo)
+    assert fast.retest(*args) == 1
+    assert memo[(0, 0)][:2] == ((7,), (args[3][7],)) and memo[()] == ((), (), b"")
+    args = _retest_args(memo=memo)  # the memo read again, by another view
+    assert fast.retest(*args) == 1
+    assert args[0][2] == {7: False}
+    memo = {}
+    with pytest.raises(KeyError):  # raised by the look-up one by one, as the pure one
+        fast.retest(*_retest_args(touched={}, memo=memo))
+    assert memo[(0, 0)] is None
+    for junk in [(), ((7,), (None,), b""), 5]:
+        with pytest.raises(TypeError, match="memo"):
+            fast.retest(*_retest_args(memo={(0, 0): junk}))
+    with pytest.raises(TypeError, match="memo"):
+        fast.retest(*_retest_args(memo=[]))
+    memo = {}
+    _pyassemble.retest(*_retest_args(memo=memo))
+    assert memo == {}
 
 
 class _Ranked:

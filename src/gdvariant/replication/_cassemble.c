@@ -3190,9 +3190,19 @@ static int block_one(Block *b, PyObject *id, PyObject *ent) {
 
 /* ---- the touched entities of a block of cells that stayed (as _pyassemble.retest) ---------- */
 
+/* What retest read of one touched entity of a cell, once an update (a row of a pack). */
 typedef struct {
     long long rank;
-    PyObject *id; /* a new reference */
+    double x[3];
+    int live;   /* its world is the retest's */
+    int placed; /* its position's coordinates (2 or 3), 0 without one, -1 not read */
+} Row;
+
+typedef struct {
+    long long rank;
+    PyObject *id;    /* a new reference */
+    const Row *row;  /* its row in a cell's pack, or NULL: looked up one by one */
+    PyObject *ent;   /* with a row: its entity, borrowed from the pack */
 } Touched;
 
 /* The touched ids a retest found (each with its rank), in a growing array: what a set and
@@ -3200,6 +3210,7 @@ typedef struct {
 typedef struct {
     Touched *all;
     Py_ssize_t n, cap;
+    PyObject *packs; /* the packs the rows are in, held until the retest ends */
 } TouchedIds;
 
 /* t's ids by rank, ascending: runs of 16 by insertion, then merged bottom-up through a
@@ -3251,6 +3262,24 @@ static void touched_free(TouchedIds *t) {
     for (Py_ssize_t k = 0; k < t->n; k++)
         Py_DECREF(t->all[k].id);
     PyMem_Free(t->all);
+    Py_XDECREF(t->packs);
+}
+
+/* Room in t for n more ids. */
+static int touched_room(TouchedIds *t, Py_ssize_t n) {
+    if (t->n + n <= t->cap)
+        return 0;
+    Py_ssize_t cap = t->cap ? 2 * t->cap : 256;
+    while (cap < t->n + n)
+        cap *= 2;
+    Touched *all = PyMem_Realloc(t->all, (size_t)cap * sizeof(Touched));
+    if (!all) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    t->all = all;
+    t->cap = cap;
+    return 0;
 }
 
 /* id with its rank into t if rank holds it (a rank that is not an int: TypeError). */
@@ -3267,18 +3296,9 @@ static int touched_put(TouchedIds *t, PyObject *id, PyObject *rank) {
         at = PyLong_AsLongLong(r);
     if (at == -1 && PyErr_Occurred())
         return -1;
-    if (t->n == t->cap) {
-        Py_ssize_t cap = t->cap ? 2 * t->cap : 256;
-        Touched *all = PyMem_Realloc(t->all, (size_t)cap * sizeof(Touched));
-        if (!all) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        t->all = all;
-        t->cap = cap;
-    }
-    t->all[t->n].rank = at;
-    t->all[t->n++].id = Py_NewRef(id);
+    if (touched_room(t, 1))
+        return -1;
+    t->all[t->n++] = (Touched){at, Py_NewRef(id), NULL, NULL};
     return 0;
 }
 
@@ -3321,6 +3341,156 @@ static int touched_again(const TouchedIds *t, Py_ssize_t k) {
 
 static PyObject *s_net_id, *s_vals;
 
+/* One row of a pack: the touched entity id (rank r) of the cell; 0, or 1 if the cell cannot be
+ * packed (its errors are the one-by-one path's to raise, in its order). */
+static int pack_row(PyObject *id, PyObject *r, PyObject *touched, PyObject *pos,
+                    PyObject *world, Row *row, PyObject **ent) {
+    if (!PyLong_Check(r))
+        return 1;
+    if (!small_int(r, &row->rank) && (row->rank = PyLong_AsLongLong(r)) == -1 && PyErr_Occurred())
+        return 1;
+    *ent = PyDict_GetItemWithError(touched, id);
+    if (!*ent)
+        return 1;
+    Py_INCREF(*ent);
+    PyObject *dict = ent_dict(*ent), *owner = ent_hinted(*ent, dict, A_WORLD, s_world);
+    Py_XDECREF(dict);
+    row->live = owner == world;
+    Py_XDECREF(owner);
+    if (!owner)
+        return 1;
+    PyObject *p = PyDict_GetItemWithError(pos, id);
+    Py_ssize_t n = !p ? 0 : PyTuple_CheckExact(p) ? PyTuple_GET_SIZE(p)
+                          : PyList_CheckExact(p)  ? PyList_GET_SIZE(p)
+                                                  : -1;
+    row->placed = !p || p == Py_None ? 0 : n == 2 || n == 3 ? (int)n : -1;
+    if (PyErr_Occurred())
+        return 1;
+    if (row->placed > 0) {
+        Py_INCREF(p);
+        if (read_point(p, row->placed, row->x)) {
+            PyErr_Clear(); /* read again, one by one, when tested */
+            row->placed = -1;
+        }
+        Py_DECREF(p);
+    }
+    return 0;
+}
+
+/* What retest reads of a cell's touched entities, read once an update for the views that
+ * watch it (memo[cell]): (ids, entities, rows), the bucket's ids that rank holds, in its
+ * order, their entities in touched and a Row each in a bytes object; None when the cell
+ * cannot be packed (its ids are then looked up one by one, each view raising what that
+ * meets). A new reference, or NULL with an error set. */
+static PyObject *pack_touched(PyObject *bucket, PyObject *touched, PyObject *rank, PyObject *pos,
+                              PyObject *world) {
+    Py_ssize_t n = PyDict_GET_SIZE(bucket), i = 0, k = 0;
+    PyObject *ids = PyList_New(0), *ents = PyList_New(0), *out = NULL;
+    PyObject *rows = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(Row));
+    PyObject *id, *value;
+    int unfit = 0;
+    if (!ids || !ents || !rows)
+        goto done;
+    Row *all = (Row *)PyBytes_AS_STRING(rows);
+    while (!unfit && PyDict_Next(bucket, &i, &id, &value)) {
+        PyObject *r = PyDict_GetItemWithError(rank, id), *ent = NULL;
+        if (!r) {
+            unfit = PyErr_Occurred() != NULL;
+            continue;
+        }
+        Py_INCREF(id);
+        unfit = pack_row(id, r, touched, pos, world, &all[k], &ent) || PyList_Append(ids, id) ||
+                PyList_Append(ents, ent);
+        Py_DECREF(id);
+        Py_XDECREF(ent);
+        k++;
+    }
+    if (unfit || PyDict_GET_SIZE(bucket) != n) {
+        PyErr_Clear();
+        out = Py_NewRef(Py_None);
+        goto done;
+    }
+    if (_PyBytes_Resize(&rows, k * (Py_ssize_t)sizeof(Row)))
+        goto done;
+    PyObject *id_tuple = PyList_AsTuple(ids), *ent_tuple = PyList_AsTuple(ents);
+    if (id_tuple && ent_tuple)
+        out = PyTuple_Pack(3, id_tuple, ent_tuple, rows);
+    Py_XDECREF(id_tuple);
+    Py_XDECREF(ent_tuple);
+done:
+    Py_XDECREF(ids);
+    Py_XDECREF(ents);
+    Py_XDECREF(rows);
+    return out;
+}
+
+/* The touched ids of a watched cell's bucket into t: from its pack in memo (made the first
+ * time), or looked up one by one when it has none. */
+static int retest_cell(TouchedIds *t, PyObject *bucket, PyObject *cell, PyObject *memo,
+                       PyObject *touched, PyObject *rank, PyObject *pos, PyObject *world) {
+    if (memo == Py_None || !PyDict_CheckExact(bucket))
+        return retest_ids(t, bucket, rank);
+    PyObject *packed = PyDict_GetItemWithError(memo, cell);
+    if (packed) {
+        Py_INCREF(packed);
+    } else {
+        if (PyErr_Occurred() || !(packed = pack_touched(bucket, touched, rank, pos, world)))
+            return -1;
+        if (PyDict_SetItem(memo, cell, packed)) {
+            Py_DECREF(packed);
+            return -1;
+        }
+    }
+    PyObject *ids, *ents, *rows;
+    if (packed == Py_None) {
+        Py_DECREF(packed);
+        return retest_ids(t, bucket, rank);
+    }
+    if (!PyTuple_CheckExact(packed) || PyTuple_GET_SIZE(packed) != 3 ||
+        !PyTuple_CheckExact(ids = PyTuple_GET_ITEM(packed, 0)) ||
+        !PyTuple_CheckExact(ents = PyTuple_GET_ITEM(packed, 1)) ||
+        !PyBytes_CheckExact(rows = PyTuple_GET_ITEM(packed, 2)) ||
+        PyTuple_GET_SIZE(ents) != PyTuple_GET_SIZE(ids) ||
+        PyBytes_GET_SIZE(rows) != PyTuple_GET_SIZE(ids) * (Py_ssize_t)sizeof(Row)) {
+        Py_DECREF(packed);
+        PyErr_SetString(PyExc_TypeError, "a memo of cells holds what retest read of them");
+        return -1;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(ids);
+    int rc = (!t->packs && !(t->packs = PyList_New(0))) || PyList_Append(t->packs, packed) ||
+             touched_room(t, n);
+    Py_DECREF(packed);
+    if (rc)
+        return -1;
+    const Row *row = (const Row *)PyBytes_AS_STRING(rows);
+    for (Py_ssize_t k = 0; k < n; k++)
+        t->all[t->n++] = (Touched){row[k].rank, Py_NewRef(PyTuple_GET_ITEM(ids, k)), &row[k],
+                                   PyTuple_GET_ITEM(ents, k)};
+    return 0;
+}
+
+/* block_test of a packed row: its position as read once, when it has the view's coordinates. */
+static int row_test(Block *b, PyObject *id, const Row *row) {
+    if (!b->ball || row->placed < 0 || (row->placed && b->centred && row->placed != b->dims))
+        return block_test(b, id);
+    b->tests++;
+    int in = PySequence_Contains(b->always, id);
+    if (!in)
+        in = PySequence_Contains(b->own, id);
+    if (in)
+        return in;
+    if (!row->placed)
+        return 1;
+    if (!b->centred)
+        return 0;
+    double apart = 0.0;
+    for (Py_ssize_t d = 0; d < b->dims; d++) {
+        double dx = row->x[d] - b->c[d], sq = dx * dx;
+        apart = d ? apart + sq : sq;
+    }
+    return !(apart > b->r2);
+}
+
 /* Test and record the ids found (in the order of their ranks, each once) still of world. */
 static int retest_apply(Block *b, TouchedIds *t, PyObject *touched, PyObject *world) {
     int rc = touched_sort(t);
@@ -3330,6 +3500,17 @@ static int retest_apply(Block *b, TouchedIds *t, PyObject *touched, PyObject *wo
             rc = again < 0 ? -1 : 0;
         if (again)
             continue;
+        const Row *row = t->all[j].row;
+        if (row) {
+            if (!row->live)
+                continue;
+            PyObject *id = Py_NewRef(t->all[j].id), *ent = Py_NewRef(t->all[j].ent);
+            int now = row_test(b, id, row);
+            rc = now < 0 ? -1 : block_put(b, id, ent, now);
+            Py_DECREF(id);
+            Py_DECREF(ent);
+            continue;
+        }
         PyObject *ent = PyDict_GetItemWithError(touched, t->all[j].id);
         if (!ent) {
             if (!PyErr_Occurred())
@@ -3364,13 +3545,18 @@ static int retest_area(Block *b, PyObject *centre, PyObject *radius) {
 
 static PyObject *py_retest(PyObject *self, PyObject *args) {
     Block b = {0};
-    PyObject *view, *grid, *touched, *rank, *world, *centre, *radius;
-    if (!PyArg_ParseTuple(args, "OOO!O!O!O!O!OOOOO", &view, &b.watched, &PyDict_Type, &grid,
+    PyObject *view, *grid, *touched, *rank, *world, *centre, *radius, *memo;
+    if (!PyArg_ParseTuple(args, "OOO!O!O!O!O!OOOOOO", &view, &b.watched, &PyDict_Type, &grid,
                           &PyDict_Type, &touched, &PyDict_Type, &rank, &PyDict_Type, &b.pos,
                           &PyDict_Type, &b.cell_of, &b.always, &b.own, &world, &centre,
-                          &radius) ||
+                          &radius, &memo) ||
         view_record(view, &b.v))
         return NULL;
+    if (memo != Py_None && !PyDict_Check(memo)) {
+        Py_DECREF(b.v.client_id);
+        PyErr_SetString(PyExc_TypeError, "a retest's memo must be a dict or None");
+        return NULL;
+    }
     if (retest_area(&b, centre, radius)) {
         Py_DECREF(b.v.client_id);
         return NULL;
@@ -3380,9 +3566,10 @@ static PyObject *py_retest(PyObject *self, PyObject *args) {
     int rc = !it;
     while (!rc && (cell = PyIter_Next(it))) {
         PyObject *bucket = PyDict_GetItemWithError(grid, cell);
-        Py_DECREF(cell);
         Py_XINCREF(bucket);
-        rc = bucket ? retest_ids(&ids, bucket, rank) : PyErr_Occurred() != NULL;
+        rc = bucket ? retest_cell(&ids, bucket, cell, memo, touched, rank, b.pos, world)
+                    : PyErr_Occurred() != NULL;
+        Py_DECREF(cell);
         Py_XDECREF(bucket);
     }
     Py_XDECREF(it);
@@ -4207,7 +4394,7 @@ static PyMethodDef methods[] = {
      "with whole values (as _pyassemble.encode_record)."},
     {"retest", py_retest, METH_VARARGS,
      "retest(view, watched, grid, touched, rank, pos, cell_of, always, own, world, centre, "
-     "radius) -> tests: the touched entities a view without a predicate watches or sees "
+     "radius, memo) -> tests: the touched entities a view without a predicate watches or sees "
      "tested, what changed recorded (as _pyassemble.retest)."},
     {"aim", py_aim, METH_VARARGS,
      "aim(view, watched, grid, pos, centre, radius, size, always, own, entities, rule, memo) "

@@ -308,6 +308,9 @@ class Interest:
         # were touched, the grid holds little else, and sorting them would cost more
         few = 2 * len(touched) <= len(world.entities)
         moved = self._touched_by_cell() if self.predicate is None and few else grid
+        # what the live assembler's retest read of each cell's touched entities (their
+        # ranks, entities, worlds and positions), for the other views watching it
+        memo: dict[Cell, Any] = {}
         for view in pending:
             if self.predicate is None:  # the live assembler's retest
                 self.work["tests"] += _assembler.live().retest(
@@ -323,6 +326,7 @@ class Interest:
                     world,
                     view.centre,
                     view.radius,
+                    memo,
                 )
                 continue
             ids = {i for cell in view.watched for i in grid.get(cell, ()) if i in order}

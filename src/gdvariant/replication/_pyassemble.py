@@ -356,6 +356,7 @@ def retest(
     world: Any,
     centre: tuple[float, ...] | None,
     radius: float | None,
+    memo: dict[tuple[int, ...], Any] | None,
 ) -> int:
     """Test the ``touched`` entities that an interest's ``view`` (its record) without a
     predicate watches or sees, and record what that changes: ``Interest``'s retest of such
@@ -364,7 +365,9 @@ def retest(
     place), those still in ``world`` each tested (an id of ``always`` or ``own`` is
     relevant, one with a position (``pos``) if its cell (``cell_of``) is ``watched`` or,
     with a ``radius``, if it is within it of ``centre`` as ``Interest._test`` measures it,
-    one without a position always) and recorded. Returns how many entities were tested."""
+    one without a position always) and recorded. Returns how many entities were tested.
+    ``memo`` (a dict the retests of one update share, or None) is where the compiled one
+    keeps what it read of each cell's touched entities; this one keeps nothing."""
     record = _record(view)
     r2 = None if radius is None else radius * radius
     if r2 is not None and centre is not None and len(centre) not in (2, 3):
