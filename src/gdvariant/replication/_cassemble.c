@@ -3196,6 +3196,7 @@ typedef struct {
     double x[3];
     int live;   /* its world is the retest's */
     int placed; /* its position's coordinates (2 or 3), 0 without one, -1 not read */
+    int home;   /* its cell (cell_of) is the one whose pack holds it */
 } Row;
 
 typedef struct {
@@ -3344,7 +3345,8 @@ static PyObject *s_net_id, *s_vals;
 /* One row of a pack: the touched entity id (rank r) of the cell; 0, or 1 if the cell cannot be
  * packed (its errors are the one-by-one path's to raise, in its order). */
 static int pack_row(PyObject *id, PyObject *r, PyObject *touched, PyObject *pos,
-                    PyObject *world, Row *row, PyObject **ent) {
+                    PyObject *world, PyObject *cell_of, PyObject *cell, Row *row,
+                    PyObject **ent) {
     if (!PyLong_Check(r))
         return 1;
     if (!small_int(r, &row->rank) && (row->rank = PyLong_AsLongLong(r)) == -1 && PyErr_Occurred())
@@ -3366,6 +3368,12 @@ static int pack_row(PyObject *id, PyObject *r, PyObject *touched, PyObject *pos,
     row->placed = !p || p == Py_None ? 0 : n == 2 || n == 3 ? (int)n : -1;
     if (PyErr_Occurred())
         return 1;
+    PyObject *home = PyDict_GetItemWithError(cell_of, id);
+    Py_XINCREF(home);
+    row->home = home ? PyObject_RichCompareBool(home, cell, Py_EQ) : 0;
+    Py_XDECREF(home);
+    if (row->home < 0 || PyErr_Occurred())
+        return 1;
     if (row->placed > 0) {
         Py_INCREF(p);
         if (read_point(p, row->placed, row->x)) {
@@ -3382,7 +3390,8 @@ static int pack_row(PyObject *id, PyObject *r, PyObject *touched, PyObject *pos,
  * order, their entities in touched and a Row each in a bytes object; None when the cell
  * cannot be packed (its ids are then looked up one by one, each view raising what that
  * meets). A new reference, or NULL with an error set. */
-static PyObject *pack_touched(PyObject *bucket, PyObject *touched, PyObject *rank, PyObject *pos,
+static PyObject *pack_touched(PyObject *bucket, PyObject *cell, PyObject *touched,
+                              PyObject *rank, PyObject *pos, PyObject *cell_of,
                               PyObject *world) {
     Py_ssize_t n = PyDict_GET_SIZE(bucket), i = 0, k = 0;
     PyObject *ids = PyList_New(0), *ents = PyList_New(0), *out = NULL;
@@ -3399,8 +3408,8 @@ static PyObject *pack_touched(PyObject *bucket, PyObject *touched, PyObject *ran
             continue;
         }
         Py_INCREF(id);
-        unfit = pack_row(id, r, touched, pos, world, &all[k], &ent) || PyList_Append(ids, id) ||
-                PyList_Append(ents, ent);
+        unfit = pack_row(id, r, touched, pos, world, cell_of, cell, &all[k], &ent) ||
+                PyList_Append(ids, id) || PyList_Append(ents, ent);
         Py_DECREF(id);
         Py_XDECREF(ent);
         k++;
@@ -3427,14 +3436,15 @@ done:
 /* The touched ids of a watched cell's bucket into t: from its pack in memo (made the first
  * time), or looked up one by one when it has none. */
 static int retest_cell(TouchedIds *t, PyObject *bucket, PyObject *cell, PyObject *memo,
-                       PyObject *touched, PyObject *rank, PyObject *pos, PyObject *world) {
+                       PyObject *touched, PyObject *rank, const Block *b, PyObject *world) {
     if (memo == Py_None || !PyDict_CheckExact(bucket))
         return retest_ids(t, bucket, rank);
     PyObject *packed = PyDict_GetItemWithError(memo, cell);
     if (packed) {
         Py_INCREF(packed);
     } else {
-        if (PyErr_Occurred() || !(packed = pack_touched(bucket, touched, rank, pos, world)))
+        if (PyErr_Occurred() ||
+            !(packed = pack_touched(bucket, cell, touched, rank, b->pos, b->cell_of, world)))
             return -1;
         if (PyDict_SetItem(memo, cell, packed)) {
             Py_DECREF(packed);
@@ -3469,18 +3479,19 @@ static int retest_cell(TouchedIds *t, PyObject *bucket, PyObject *cell, PyObject
     return 0;
 }
 
-/* block_test of a packed row: its position as read once, when it has the view's coordinates. */
+/* block_test of a packed row: its position as read once, when it has the view's coordinates;
+ * of a block of cells, without a position or in the watched cell whose pack holds it. */
 static int row_test(Block *b, PyObject *id, const Row *row) {
-    if (!b->ball || row->placed < 0 || (row->placed && b->centred && row->placed != b->dims))
+    int cells = !b->ball && (!row->placed || row->home);
+    if (!cells && (!b->ball || row->placed < 0 ||
+                   (row->placed && b->centred && row->placed != b->dims)))
         return block_test(b, id);
     b->tests++;
     int in = PySequence_Contains(b->always, id);
     if (!in)
         in = PySequence_Contains(b->own, id);
-    if (in)
-        return in;
-    if (!row->placed)
-        return 1;
+    if (in || cells || !row->placed)
+        return in < 0 ? in : 1;
     if (!b->centred)
         return 0;
     double apart = 0.0;
@@ -3567,7 +3578,7 @@ static PyObject *py_retest(PyObject *self, PyObject *args) {
     while (!rc && (cell = PyIter_Next(it))) {
         PyObject *bucket = PyDict_GetItemWithError(grid, cell);
         Py_XINCREF(bucket);
-        rc = bucket ? retest_cell(&ids, bucket, cell, memo, touched, rank, b.pos, world)
+        rc = bucket ? retest_cell(&ids, bucket, cell, memo, touched, rank, &b, world)
                     : PyErr_Occurred() != NULL;
         Py_DECREF(cell);
         Py_XDECREF(bucket);
