@@ -172,7 +172,6 @@ def test_the_live_assembler_is_public() -> None:
         "encode_record",
         "commit",
         "aim",
-        "block",
         "retest",
         "rank",
         "sizes",
@@ -304,17 +303,16 @@ def test_the_compiled_assembler_leaks_nothing(deltas: bool) -> None:
             fast.aim(*_aim_args(pos={}))
         with pytest.raises(TypeError):
             fast.aim(*_aim_args(memo={(0, 0): None}))
-        block_ticks(fast, 1, 2, False)
-        block_ticks(fast, 1, 3, True)
+        retest_ticks(fast, 1, 2, False)
+        retest_ticks(fast, 1, 3, True)
         with pytest.raises(KeyError):
-            fast.block(*_block_args(cell_of={}))
+            fast.retest(*_retest_args(cell_of={}))
         with pytest.raises(KeyError):
             fast.retest(*_retest_args(touched={}))
-        for call, make in [(fast.aim, _aim_args), (fast.block, _block_args)]:
-            with pytest.raises(TypeError):
-                call(*make(view=({}, [], {}, [], _Viewer(1))))
-            with pytest.raises(AttributeError):
-                call(*make(client=object()))
+        with pytest.raises(TypeError):
+            fast.aim(*_aim_args(view=({}, [], {}, [], _Viewer(1))))
+        with pytest.raises(AttributeError):
+            fast.aim(*_aim_args(client=object()))
         with pytest.raises(AttributeError):
             fast.retest(*_retest_args(client=object()))
         for relevance in relevance_args(random.Random(3)):
@@ -912,7 +910,7 @@ class _Views:
         return self.relevant[k], self.orders[k], changes, self.seen_by, self.viewers[k]
 
     def state(self, tests: int, k: int, changes: dict[int, bool]) -> tuple[Any, ...]:
-        """What a call of ``aim``, ``block`` or ``retest`` for view ``k`` left, orders
+        """What a call of ``aim`` or ``retest`` for view ``k`` left, orders
         included (and checked to be the relevant ids ascending)."""
         assert self.orders[k] == sorted(self.relevant[k])
         return (
@@ -1087,23 +1085,6 @@ def _aim_args(**changed: Any) -> list[Any]:
     return _view_args(rest, changed)
 
 
-def _block_args(**changed: Any) -> list[Any]:
-    """The arguments of a ``block`` call of one view that gained one cell, with some of them
-    ``changed``."""
-    thing = _Thing(7)
-    rest = {
-        "watched": {(), (0, 0)},
-        "gained": {(0, 0)},
-        "grid": {(): {}, (0, 0): {7: thing}},
-        "pos": {7: (1.0, 2.0)},
-        "cell_of": {7: (0, 0)},
-        "always": set(),
-        "own": set(),
-        "entities": {7: thing},
-    }
-    return _view_args(rest, changed)
-
-
 def _retest_args(**changed: Any) -> list[Any]:
     """The arguments of a ``retest`` call of one view watching one cell, whose entity there
     was touched, with some of them ``changed``."""
@@ -1120,6 +1101,7 @@ def _retest_args(**changed: Any) -> list[Any]:
         "world": WORLD,
         "centre": None,
         "radius": None,
+        "memo": {},
     }
     return _view_args(rest, changed)
 
@@ -1182,7 +1164,7 @@ def test_aim_refuses_a_memo_it_did_not_fill() -> None:
 
 @pytest.mark.parametrize("name", [_assembler.PYTHON, _assembler.COMPILED])
 def test_a_view_that_is_no_record_is_a_type_error(name: str) -> None:
-    """``aim``, ``block`` and ``retest`` take a view's record, ``(relevant, order, changes,
+    """``aim`` and ``retest`` take a view's record, ``(relevant, order, changes,
     seen_by, client)``: a record that is not a tuple of five, or holds the wrong kind of
     thing, is a TypeError naming it on both (a client without an id, its AttributeError),
     before anything is tested or recorded."""
@@ -1198,12 +1180,11 @@ def test_a_view_that_is_no_record_is_a_type_error(name: str) -> None:
         (({}, [], [], *good[3:]), "changes"),
         (({}, [], {}, set(), good[4]), "viewers"),
     ]
-    for call, make in [(module.aim, _aim_args), (module.block, _block_args)]:
-        for view, what in bad:
-            with pytest.raises(TypeError, match=what):
-                call(*make(view=view))
-        with pytest.raises(AttributeError):
-            call(*make(client=object()))
+    for view, what in bad:
+        with pytest.raises(TypeError, match=what):
+            module.aim(*_aim_args(view=view))
+    with pytest.raises(AttributeError):
+        module.aim(*_aim_args(client=object()))
     for view, what in bad:
         with pytest.raises(TypeError, match=what):
             module.retest(*_retest_args(view=view))
@@ -1213,10 +1194,10 @@ def test_a_view_that_is_no_record_is_a_type_error(name: str) -> None:
     assert args[0][:4] == ({}, [], {}, {})
 
 
-def block_ticks(module: Any, seed: int, dims: int, ball: bool) -> list[Any]:
-    """Ten ticks of three views of a random world through ``module.block`` then
-    ``module.retest``: the entities move, spawn and despawn, each view's block of cells moves
-    (its cells gained those not watched before, in the order a set of them gives), then 40
+def retest_ticks(module: Any, seed: int, dims: int, ball: bool) -> list[Any]:
+    """Ten ticks of three views of a random world through ``module.aim`` then
+    ``module.retest``: the entities move, spawn and despawn, each view's area moves (aimed
+    at its cells, as ``Interest`` aims a view whose centre moved), then 40
     entities and 3 despawned ones are touched in a random order, with always relevant ids
     (some despawned); with ``ball``, the retest's is a radius's (the cells of its box, its
     centre sometimes None). Returns, after each call, its result and the view's state,
@@ -1224,7 +1205,6 @@ def block_ticks(module: Any, seed: int, dims: int, ball: bool) -> list[Any]:
     rng = random.Random(seed)
     size = rng.choice([5.0, 7.5, 10.0])
     views = _Views(rng)
-    watched: list[set[Any]] = [{()} for _ in range(3)]
     out: list[Any] = []
     for _ in range(10):
         views.churn(rng)
@@ -1237,20 +1217,19 @@ def block_ticks(module: Any, seed: int, dims: int, ball: bool) -> list[Any]:
             now = _watched(centre, radius, rng.randrange(3), size)
             if ball and rng.random() < 0.1:
                 centre = None
-            gained, watched[k] = now - watched[k], now
             changes: dict[int, bool] = {7: True} if rng.random() < 0.2 else {}
             record = views.record(k, changes)
-            tests = module.block(
-                record, now, gained, grid, pos, cell_of, always, views.own[k], things
-            )
+            own = views.own[k]
+            aimed: tuple[Any, ...] = (centre, radius, size, always, own, things, None, {})
+            tests = module.aim(record, now, grid, pos, *aimed)
             out.append(views.state(tests, k, changes))
             # then the entities touched since, some of them despawned (of another world)
             touched = {i: things[i] for i in rng.sample(sorted(things), 40)}
             for net_id in rng.sample(range(600, 700), 3):
                 touched[net_id] = _Thing(net_id, None)
             rank = {i: n for n, i in enumerate(touched)}
-            own = views.own[k]
-            area = (pos, cell_of, always, own, WORLD, centre, radius)
+            memo: dict[Any, Any] | None = {} if k else None  # packed by the compiled one
+            area = (pos, cell_of, always, own, WORLD, centre, radius, memo)
             tests = module.retest(record, now, grid, touched, rank, *area)
             out.append(views.state(tests, k, changes))
     return out
@@ -1259,50 +1238,23 @@ def block_ticks(module: Any, seed: int, dims: int, ball: bool) -> list[Any]:
 @pytest.mark.parametrize("ball", [False, True], ids=["cells", "radius"])
 @pytest.mark.parametrize("dims", [2, 3])
 @pytest.mark.parametrize("seed", range(6))
-def test_block_and_retest_record_what_the_pure_ones_record(
-    seed: int, dims: int, ball: bool
-) -> None:
-    """The differential test of ``block`` and ``retest`` (of a block of cells, or a radius)
+def test_retest_records_what_the_pure_one_records(seed: int, dims: int, ball: bool) -> None:
+    """The differential test of ``retest`` (of a block of cells, or a radius), after ``aim``,
     on random worlds over ten ticks: the same entities tested, the same relevant entities,
     changes and viewers, in the same orders."""
     fast = compiled()
-    want = block_ticks(_pyassemble, seed, dims, ball)
-    assert block_ticks(fast, seed, dims, ball) == want
+    want = retest_ticks(_pyassemble, seed, dims, ball)
+    assert retest_ticks(fast, seed, dims, ball) == want
     assert sum(len(tick[3]) for tick in want[::2]) > 30  # entities entered and left
     assert sum(tick[0] for tick in want[1::2]) > 100  # the touched ones tested again
 
 
 @pytest.mark.parametrize("name", [_assembler.PYTHON, _assembler.COMPILED])
-def test_block_errors_are_the_pure_ones(name: str) -> None:
-    """An entity with a position but no cell, a client without an id, a cell's bucket that
-    is not a dict (an error on both), a watched, always or gained that is not a container,
-    viewers missing for an id leaving: the same errors on both, and what was recorded before
-    them alike."""
-    module = compiled() if name == _assembler.COMPILED else _pyassemble
-    cases: Cases = [
-        ({"cell_of": {}}, KeyError),
-        ({"client": object()}, AttributeError),
-        ({"grid": {(0, 0): 5}}, (AttributeError, TypeError)),  # a bucket without items()
-        ({"watched": 5}, TypeError),
-        ({"always": 5}, TypeError),
-        ({"gained": 5}, TypeError),
-    ]
-    _raise_recording_nothing(module.block, _block_args, cases)
-    far = {"pos": {7: (1.0, 2.0), 8: (50.0, 50.0)}, "cell_of": {7: (0, 0), 8: (5, 5)}}
-    args = _block_args(relevant={8: object()}, order=[8], **far)  # 7 enters, 8 cannot leave
-    with pytest.raises(KeyError):
-        module.block(*args)
-    assert args[0][2] == {7: False, 8: True}
-    args = _block_args()
-    assert module.block(*args) == 1
-    assert args[0][:4] == ({7: args[-1][7]}, [7], {7: False}, {7: {1}})
-
-
-@pytest.mark.parametrize("name", [_assembler.PYTHON, _assembler.COMPILED])
 def test_retest_errors_are_the_pure_ones(name: str) -> None:
     """A touched id missing from ``touched``, an entity without a world, a position but no
-    cell, a client without an id, a watched or always that is not a container, a rank that
-    is not an int (an error on both): the same errors on both, and nothing recorded."""
+    cell, a client without an id, a watched, always or cell's bucket that is not a container,
+    a rank that is not an int (an error on both): the same errors on both, and nothing
+    recorded; viewers missing for an id leaving: the same error after the same records."""
     module = compiled() if name == _assembler.COMPILED else _pyassemble
     cases: Cases = [
         ({"touched": {}}, KeyError),
@@ -1311,6 +1263,7 @@ def test_retest_errors_are_the_pure_ones(name: str) -> None:
         ({"client": object()}, AttributeError),
         ({"watched": 5}, TypeError),
         ({"always": 5}, TypeError),
+        ({"grid": {(): {}, (0, 0): 5}}, TypeError),
         ({"rank": {7: None, 8: 1}, "relevant": {8: _Thing(8)}, "order": [8]}, TypeError),
         ({"radius": "far"}, TypeError),
         ({"radius": 3.0, "centre": (0.0, 0.0, 0.0, 0.0)}, ValueError),
@@ -1319,6 +1272,13 @@ def test_retest_errors_are_the_pure_ones(name: str) -> None:
         ({"radius": 3.0, "centre": (0.0, 0.0), "pos": {7: 5}}, TypeError),
     ]
     _raise_recording_nothing(module.retest, _retest_args, cases)
+    far = {"pos": {7: (1.0, 2.0), 8: (50.0, 50.0)}, "cell_of": {7: (0, 0), 8: (5, 5)}}
+    eight = _Thing(8)
+    both = {"touched": {7: _Thing(7), 8: eight}, "rank": {7: 0, 8: 1}}
+    args = _retest_args(relevant={8: eight}, order=[8], **far, **both)  # 8 cannot leave
+    with pytest.raises(KeyError):
+        module.retest(*args)
+    assert args[0][2] == {7: False, 8: True}
     args = _retest_args(radius=2.0, centre=(0.0, 0.0))  # (1, 2) is beyond 2: nothing changes
     assert module.retest(*args) == 1
     assert args[0][2] == {}
@@ -1331,6 +1291,33 @@ def test_retest_errors_are_the_pure_ones(name: str) -> None:
     args = _retest_args(world=object())  # of another world: not tested
     assert module.retest(*args) == 0
     assert args[0][2] == {}
+
+
+def test_retest_refuses_a_memo_it_did_not_fill() -> None:
+    """The compiled ``retest`` keeps what it read of a cell's touched entities in the memo
+    (None for a cell it could not read so, whose ids it then looks up one by one); a memo
+    holding something else for a cell is a TypeError, not a crash (the pure one keeps
+    nothing)."""
+    fast = compiled()
+    memo: dict[Any, Any] = {}
+    args = _retest_args(memo=memo)
+    assert fast.retest(*args) == 1
+    assert memo[(0, 0)][:2] == ((7,), (args[3][7],)) and memo[()] == ((), (), b"")
+    args = _retest_args(memo=memo)  # the memo read again, by another view
+    assert fast.retest(*args) == 1
+    assert args[0][2] == {7: False}
+    memo = {}
+    with pytest.raises(KeyError):  # raised by the look-up one by one, as the pure one
+        fast.retest(*_retest_args(touched={}, memo=memo))
+    assert memo[(0, 0)] is None
+    for junk in [(), ((7,), (None,), b""), 5]:
+        with pytest.raises(TypeError, match="memo"):
+            fast.retest(*_retest_args(memo={(0, 0): junk}))
+    with pytest.raises(TypeError, match="memo"):
+        fast.retest(*_retest_args(memo=[]))
+    memo = {}
+    _pyassemble.retest(*_retest_args(memo=memo))
+    assert memo == {}
 
 
 class _Ranked:

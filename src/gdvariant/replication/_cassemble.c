@@ -1,7 +1,7 @@
 /* The compiled packet assembler of gdvariant.replication: the shared sections and records, the
  * tick commit that feeds them (World.commit's loop), an interest's aim of a view (the sweep of
- * its cells and the record of what changed), its block and retest of a view of a block of
- * cells and its grid's update from the entities that moved, and a budget's ranking of a
+ * its cells and the record of what changed), its retest of a view's touched entities and
+ * its grid's update from the entities that moved, and a budget's ranking of a
  * client's records.
  *
  * The pure-Python assembler, _pyassemble.py, is the reference: its functions take the
@@ -2499,7 +2499,7 @@ static int read_centre(PyObject *centre, double *c, Py_ssize_t *dims) {
 
 static PyObject *s_client_id, *g_everywhere; /* "client_id"; (), the cell of no position */
 
-/* A view's record, as aim, block and retest take it: (relevant, order, changes, seen_by,
+/* A view's record, as aim and retest take it: (relevant, order, changes, seen_by,
  * client), the view's relevant entities by id, their ids ascending, its changes of the tick,
  * the interest's viewers by id, and its client; with the client's id, read once a call. */
 typedef struct {
@@ -2676,6 +2676,8 @@ static int pick_number(PyObject *id, long long *x) {
     int over = 0;
     if (!PyLong_CheckExact(id))
         return 0;
+    if (small_int(id, x))
+        return 1;
     *x = PyLong_AsLongLongAndOverflow(id, &over);
     return !over;
 }
@@ -2953,8 +2955,11 @@ static PyObject *viewers(PyObject *seen_by, PyObject *id, int make) {
 static int id_less(PyObject *a, PyObject *b) {
     if (PyLong_CheckExact(a) && PyLong_CheckExact(b)) {
         int oa, ob;
-        long long x = PyLong_AsLongLongAndOverflow(a, &oa);
-        long long y = PyLong_AsLongLongAndOverflow(b, &ob);
+        long long x, y;
+        if (small_int(a, &x) && small_int(b, &y))
+            return x < y;
+        x = PyLong_AsLongLongAndOverflow(a, &oa);
+        y = PyLong_AsLongLongAndOverflow(b, &ob);
         if (!oa && !ob && !PyErr_Occurred())
             return x < y;
         if (PyErr_Occurred())
@@ -3112,7 +3117,7 @@ static PyObject *py_aim(PyObject *self, PyObject *args) {
     return rc < 0 ? NULL : PyLong_FromSsize_t(tests);
 }
 
-/* ---- a block of cells that moved (as _pyassemble.block) ---------------------------------- */
+/* ---- a view tested entity by entity (retest) -------------------------------------------- */
 
 typedef struct {
     View v;
@@ -3124,7 +3129,7 @@ typedef struct {
     Py_ssize_t dims; /* the centre's coordinates */
 } Block;
 
-/* Whether id is relevant to the block's view now (its test, counted): 1, 0, or -1. */
+/* Whether id is relevant to the retested view now (its test, counted): 1, 0, or -1. */
 static int block_test(Block *b, PyObject *id) {
     b->tests++;
     int in = PySequence_Contains(b->always, id);
@@ -3183,99 +3188,22 @@ static int block_one(Block *b, PyObject *id, PyObject *ent) {
     return rc;
 }
 
-/* The entities of the cells gained, bucket by bucket, into tested (their ids) and tested. */
-static int block_gained(Block *b, PyObject *gained, PyObject *grid, PyObject *tested) {
-    PyObject *it = PyObject_GetIter(gained), *cell;
-    if (!it)
-        return -1;
-    int rc = 0;
-    while (!rc && (cell = PyIter_Next(it))) {
-        PyObject *bucket = PyDict_GetItemWithError(grid, cell);
-        Py_DECREF(cell);
-        if (!bucket) {
-            rc = PyErr_Occurred() ? -1 : 0;
-            continue;
-        }
-        if (!PyDict_Check(bucket)) {
-            PyErr_SetString(PyExc_TypeError, "a cell's bucket must be a dict");
-            rc = -1;
-            break;
-        }
-        Py_INCREF(bucket);
-        Py_ssize_t i = 0, size = PyDict_GET_SIZE(bucket);
-        PyObject *id, *ent;
-        while (!rc && PyDict_Next(bucket, &i, &id, &ent)) {
-            rc = PySet_Add(tested, id) || block_one(b, id, ent);
-            if (!rc && PyDict_GET_SIZE(bucket) != size) {
-                PyErr_SetString(PyExc_RuntimeError, "a cell's bucket changed while read");
-                rc = -1;
-            }
-        }
-        Py_DECREF(bucket);
-    }
-    Py_DECREF(it);
-    return rc || PyErr_Occurred() ? -1 : 0;
-}
-
-/* The relevant ids not tested (in relevant's order as it was), then the ids of always and own
- * still in entities that are not relevant. */
-static int block_rest(Block *b, PyObject *tested, PyObject *entities) {
-    PyObject *items = PyDict_Items(b->v.relevant);
-    if (!items)
-        return -1;
-    int rc = 0;
-    for (Py_ssize_t k = 0; !rc && k < PyList_GET_SIZE(items); k++) {
-        PyObject *pair = PyList_GET_ITEM(items, k);
-        PyObject *id = PyTuple_GET_ITEM(pair, 0), *ent = PyTuple_GET_ITEM(pair, 1);
-        int done = PySet_Contains(tested, id);
-        rc = done < 0 ? -1 : done ? 0 : block_one(b, id, ent);
-    }
-    Py_DECREF(items);
-    PyObject *sources[2] = {b->always, b->own};
-    for (int s = 0; s < 2 && !rc; s++) {
-        PyObject *it = PyObject_GetIter(sources[s]), *id;
-        if (!it)
-            return -1;
-        while (!rc && (id = PyIter_Next(it))) {
-            int in = PyDict_Contains(b->v.relevant, id);
-            PyObject *ent = in ? NULL : PyDict_GetItemWithError(entities, id);
-            if (in < 0 || (!ent && PyErr_Occurred()))
-                rc = -1;
-            else if (ent) {
-                Py_INCREF(ent);
-                rc = aim_set(&b->v, id, ent);
-                Py_DECREF(ent);
-            }
-            Py_DECREF(id);
-        }
-        Py_DECREF(it);
-        if (PyErr_Occurred())
-            rc = -1;
-    }
-    return rc;
-}
-
-static PyObject *py_block(PyObject *self, PyObject *args) {
-    Block b = {0};
-    PyObject *view, *gained, *grid, *entities;
-    if (!PyArg_ParseTuple(args, "OOOO!O!O!OOO!", &view, &b.watched, &gained, &PyDict_Type,
-                          &grid, &PyDict_Type, &b.pos, &PyDict_Type, &b.cell_of, &b.always,
-                          &b.own, &PyDict_Type, &entities) ||
-        view_record(view, &b.v))
-        return NULL;
-    PyObject *tested = PySet_New(NULL);
-    int rc = !tested || block_gained(&b, gained, grid, tested) ||
-             block_rest(&b, tested, entities);
-    Py_XDECREF(tested);
-    Py_DECREF(b.v.client_id);
-    return rc ? NULL : PyLong_FromSsize_t(b.tests);
-}
-
 /* ---- the touched entities of a block of cells that stayed (as _pyassemble.retest) ---------- */
+
+/* What retest read of one touched entity of a cell, once an update (a row of a pack). */
+typedef struct {
+    long long rank;
+    double x[3];
+    int live;   /* its world is the retest's */
+    int placed; /* its position's coordinates (2 or 3), 0 without one, -1 not read */
+    int home;   /* its cell (cell_of) is the one whose pack holds it */
+} Row;
 
 typedef struct {
     long long rank;
-    PyObject *id; /* a new reference */
+    PyObject *id;    /* a new reference */
+    const Row *row;  /* its row in a cell's pack, or NULL: looked up one by one */
+    PyObject *ent;   /* with a row: its entity, borrowed from the pack */
 } Touched;
 
 /* The touched ids a retest found (each with its rank), in a growing array: what a set and
@@ -3283,17 +3211,76 @@ typedef struct {
 typedef struct {
     Touched *all;
     Py_ssize_t n, cap;
+    PyObject *packs; /* the packs the rows are in, held until the retest ends */
 } TouchedIds;
 
-static int touched_cmp(const void *a, const void *b) {
-    const Touched *x = a, *y = b;
-    return (x->rank > y->rank) - (x->rank < y->rank);
+/* t's ids by rank, ascending: runs of 16 by insertion, then merged bottom-up through a
+ * buffer of as many, the compares in line (qsort's call a compare and its copies were a
+ * fifth of a retest's instructions). Equal ranks are one id found twice: their order is free. */
+static int touched_sort(TouchedIds *t) {
+    Touched *a = t->all, *b;
+    Py_ssize_t n = t->n;
+    for (Py_ssize_t lo = 0; lo < n; lo += 16) {
+        Py_ssize_t hi = lo + 16 < n ? lo + 16 : n;
+        for (Py_ssize_t i = lo + 1; i < hi; i++) {
+            Touched x = a[i];
+            Py_ssize_t j = i;
+            for (; j > lo && a[j - 1].rank > x.rank; j--)
+                a[j] = a[j - 1];
+            a[j] = x;
+        }
+    }
+    if (n <= 16)
+        return 0;
+    Touched *buf = PyMem_Malloc((size_t)n * sizeof(Touched));
+    if (!buf) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    b = buf;
+    for (Py_ssize_t w = 16; w < n; w *= 2) {
+        for (Py_ssize_t lo = 0; lo < n; lo += 2 * w) {
+            Py_ssize_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            Py_ssize_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                b[k++] = a[j].rank < a[i].rank ? a[j++] : a[i++];
+            while (i < mid)
+                b[k++] = a[i++];
+            while (j < hi)
+                b[k++] = a[j++];
+        }
+        Touched *swap = a;
+        a = b;
+        b = swap;
+    }
+    if (a != t->all)
+        memcpy(t->all, a, (size_t)n * sizeof(Touched));
+    PyMem_Free(buf);
+    return 0;
 }
 
 static void touched_free(TouchedIds *t) {
     for (Py_ssize_t k = 0; k < t->n; k++)
         Py_DECREF(t->all[k].id);
     PyMem_Free(t->all);
+    Py_XDECREF(t->packs);
+}
+
+/* Room in t for n more ids. */
+static int touched_room(TouchedIds *t, Py_ssize_t n) {
+    if (t->n + n <= t->cap)
+        return 0;
+    Py_ssize_t cap = t->cap ? 2 * t->cap : 256;
+    while (cap < t->n + n)
+        cap *= 2;
+    Touched *all = PyMem_Realloc(t->all, (size_t)cap * sizeof(Touched));
+    if (!all) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    t->all = all;
+    t->cap = cap;
+    return 0;
 }
 
 /* id with its rank into t if rank holds it (a rank that is not an int: TypeError). */
@@ -3305,21 +3292,14 @@ static int touched_put(TouchedIds *t, PyObject *id, PyObject *rank) {
         PyErr_SetString(PyExc_TypeError, "a touched id's rank must be an int");
         return -1;
     }
-    long long at = PyLong_AsLongLong(r);
+    long long at;
+    if (!small_int(r, &at))
+        at = PyLong_AsLongLong(r);
     if (at == -1 && PyErr_Occurred())
         return -1;
-    if (t->n == t->cap) {
-        Py_ssize_t cap = t->cap ? 2 * t->cap : 256;
-        Touched *all = PyMem_Realloc(t->all, (size_t)cap * sizeof(Touched));
-        if (!all) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        t->all = all;
-        t->cap = cap;
-    }
-    t->all[t->n].rank = at;
-    t->all[t->n++].id = Py_NewRef(id);
+    if (touched_room(t, 1))
+        return -1;
+    t->all[t->n++] = (Touched){at, Py_NewRef(id), NULL, NULL};
     return 0;
 }
 
@@ -3362,16 +3342,186 @@ static int touched_again(const TouchedIds *t, Py_ssize_t k) {
 
 static PyObject *s_net_id, *s_vals;
 
+/* One row of a pack: the touched entity id (rank r) of the cell; 0, or 1 if the cell cannot be
+ * packed (its errors are the one-by-one path's to raise, in its order). */
+static int pack_row(PyObject *id, PyObject *r, PyObject *touched, PyObject *pos,
+                    PyObject *world, PyObject *cell_of, PyObject *cell, Row *row,
+                    PyObject **ent) {
+    if (!PyLong_Check(r))
+        return 1;
+    if (!small_int(r, &row->rank) && (row->rank = PyLong_AsLongLong(r)) == -1 && PyErr_Occurred())
+        return 1;
+    *ent = PyDict_GetItemWithError(touched, id);
+    if (!*ent)
+        return 1;
+    Py_INCREF(*ent);
+    PyObject *dict = ent_dict(*ent), *owner = ent_hinted(*ent, dict, A_WORLD, s_world);
+    Py_XDECREF(dict);
+    row->live = owner == world;
+    Py_XDECREF(owner);
+    if (!owner)
+        return 1;
+    PyObject *p = PyDict_GetItemWithError(pos, id);
+    Py_ssize_t n = !p ? 0 : PyTuple_CheckExact(p) ? PyTuple_GET_SIZE(p)
+                          : PyList_CheckExact(p)  ? PyList_GET_SIZE(p)
+                                                  : -1;
+    row->placed = !p || p == Py_None ? 0 : n == 2 || n == 3 ? (int)n : -1;
+    if (PyErr_Occurred())
+        return 1;
+    PyObject *home = PyDict_GetItemWithError(cell_of, id);
+    Py_XINCREF(home);
+    row->home = home ? PyObject_RichCompareBool(home, cell, Py_EQ) : 0;
+    Py_XDECREF(home);
+    if (row->home < 0 || PyErr_Occurred())
+        return 1;
+    if (row->placed > 0) {
+        Py_INCREF(p);
+        if (read_point(p, row->placed, row->x)) {
+            PyErr_Clear(); /* read again, one by one, when tested */
+            row->placed = -1;
+        }
+        Py_DECREF(p);
+    }
+    return 0;
+}
+
+/* What retest reads of a cell's touched entities, read once an update for the views that
+ * watch it (memo[cell]): (ids, entities, rows), the bucket's ids that rank holds, in its
+ * order, their entities in touched and a Row each in a bytes object; None when the cell
+ * cannot be packed (its ids are then looked up one by one, each view raising what that
+ * meets). A new reference, or NULL with an error set. */
+static PyObject *pack_touched(PyObject *bucket, PyObject *cell, PyObject *touched,
+                              PyObject *rank, PyObject *pos, PyObject *cell_of,
+                              PyObject *world) {
+    Py_ssize_t n = PyDict_GET_SIZE(bucket), i = 0, k = 0;
+    PyObject *ids = PyList_New(0), *ents = PyList_New(0), *out = NULL;
+    PyObject *rows = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(Row));
+    PyObject *id, *value;
+    int unfit = 0;
+    if (!ids || !ents || !rows)
+        goto done;
+    Row *all = (Row *)PyBytes_AS_STRING(rows);
+    while (!unfit && PyDict_Next(bucket, &i, &id, &value)) {
+        PyObject *r = PyDict_GetItemWithError(rank, id), *ent = NULL;
+        if (!r) {
+            unfit = PyErr_Occurred() != NULL;
+            continue;
+        }
+        Py_INCREF(id);
+        unfit = pack_row(id, r, touched, pos, world, cell_of, cell, &all[k], &ent) ||
+                PyList_Append(ids, id) || PyList_Append(ents, ent);
+        Py_DECREF(id);
+        Py_XDECREF(ent);
+        k++;
+    }
+    if (unfit || PyDict_GET_SIZE(bucket) != n) {
+        PyErr_Clear();
+        out = Py_NewRef(Py_None);
+        goto done;
+    }
+    if (_PyBytes_Resize(&rows, k * (Py_ssize_t)sizeof(Row)))
+        goto done;
+    PyObject *id_tuple = PyList_AsTuple(ids), *ent_tuple = PyList_AsTuple(ents);
+    if (id_tuple && ent_tuple)
+        out = PyTuple_Pack(3, id_tuple, ent_tuple, rows);
+    Py_XDECREF(id_tuple);
+    Py_XDECREF(ent_tuple);
+done:
+    Py_XDECREF(ids);
+    Py_XDECREF(ents);
+    Py_XDECREF(rows);
+    return out;
+}
+
+/* The touched ids of a watched cell's bucket into t: from its pack in memo (made the first
+ * time), or looked up one by one when it has none. */
+static int retest_cell(TouchedIds *t, PyObject *bucket, PyObject *cell, PyObject *memo,
+                       PyObject *touched, PyObject *rank, const Block *b, PyObject *world) {
+    if (memo == Py_None || !PyDict_CheckExact(bucket))
+        return retest_ids(t, bucket, rank);
+    PyObject *packed = PyDict_GetItemWithError(memo, cell);
+    if (packed) {
+        Py_INCREF(packed);
+    } else {
+        if (PyErr_Occurred() ||
+            !(packed = pack_touched(bucket, cell, touched, rank, b->pos, b->cell_of, world)))
+            return -1;
+        if (PyDict_SetItem(memo, cell, packed)) {
+            Py_DECREF(packed);
+            return -1;
+        }
+    }
+    PyObject *ids, *ents, *rows;
+    if (packed == Py_None) {
+        Py_DECREF(packed);
+        return retest_ids(t, bucket, rank);
+    }
+    if (!PyTuple_CheckExact(packed) || PyTuple_GET_SIZE(packed) != 3 ||
+        !PyTuple_CheckExact(ids = PyTuple_GET_ITEM(packed, 0)) ||
+        !PyTuple_CheckExact(ents = PyTuple_GET_ITEM(packed, 1)) ||
+        !PyBytes_CheckExact(rows = PyTuple_GET_ITEM(packed, 2)) ||
+        PyTuple_GET_SIZE(ents) != PyTuple_GET_SIZE(ids) ||
+        PyBytes_GET_SIZE(rows) != PyTuple_GET_SIZE(ids) * (Py_ssize_t)sizeof(Row)) {
+        Py_DECREF(packed);
+        PyErr_SetString(PyExc_TypeError, "a memo of cells holds what retest read of them");
+        return -1;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(ids);
+    int rc = (!t->packs && !(t->packs = PyList_New(0))) || PyList_Append(t->packs, packed) ||
+             touched_room(t, n);
+    Py_DECREF(packed);
+    if (rc)
+        return -1;
+    const Row *row = (const Row *)PyBytes_AS_STRING(rows);
+    for (Py_ssize_t k = 0; k < n; k++)
+        t->all[t->n++] = (Touched){row[k].rank, Py_NewRef(PyTuple_GET_ITEM(ids, k)), &row[k],
+                                   PyTuple_GET_ITEM(ents, k)};
+    return 0;
+}
+
+/* block_test of a packed row: its position as read once, when it has the view's coordinates;
+ * of a block of cells, without a position or in the watched cell whose pack holds it. */
+static int row_test(Block *b, PyObject *id, const Row *row) {
+    int cells = !b->ball && (!row->placed || row->home);
+    if (!cells && (!b->ball || row->placed < 0 ||
+                   (row->placed && b->centred && row->placed != b->dims)))
+        return block_test(b, id);
+    b->tests++;
+    int in = PySequence_Contains(b->always, id);
+    if (!in)
+        in = PySequence_Contains(b->own, id);
+    if (in || cells || !row->placed)
+        return in < 0 ? in : 1;
+    if (!b->centred)
+        return 0;
+    double apart = 0.0;
+    for (Py_ssize_t d = 0; d < b->dims; d++) {
+        double dx = row->x[d] - b->c[d], sq = dx * dx;
+        apart = d ? apart + sq : sq;
+    }
+    return !(apart > b->r2);
+}
+
 /* Test and record the ids found (in the order of their ranks, each once) still of world. */
 static int retest_apply(Block *b, TouchedIds *t, PyObject *touched, PyObject *world) {
-    qsort(t->all, (size_t)t->n, sizeof(Touched), touched_cmp);
-    int rc = 0;
+    int rc = touched_sort(t);
     for (Py_ssize_t j = 0; !rc && j < t->n; j++) {
         int again = touched_again(t, j);
         if (again)
             rc = again < 0 ? -1 : 0;
         if (again)
             continue;
+        const Row *row = t->all[j].row;
+        if (row) {
+            if (!row->live)
+                continue;
+            PyObject *id = Py_NewRef(t->all[j].id), *ent = Py_NewRef(t->all[j].ent);
+            int now = row_test(b, id, row);
+            rc = now < 0 ? -1 : block_put(b, id, ent, now);
+            Py_DECREF(id);
+            Py_DECREF(ent);
+            continue;
+        }
         PyObject *ent = PyDict_GetItemWithError(touched, t->all[j].id);
         if (!ent) {
             if (!PyErr_Occurred())
@@ -3406,13 +3556,18 @@ static int retest_area(Block *b, PyObject *centre, PyObject *radius) {
 
 static PyObject *py_retest(PyObject *self, PyObject *args) {
     Block b = {0};
-    PyObject *view, *grid, *touched, *rank, *world, *centre, *radius;
-    if (!PyArg_ParseTuple(args, "OOO!O!O!O!O!OOOOO", &view, &b.watched, &PyDict_Type, &grid,
+    PyObject *view, *grid, *touched, *rank, *world, *centre, *radius, *memo;
+    if (!PyArg_ParseTuple(args, "OOO!O!O!O!O!OOOOOO", &view, &b.watched, &PyDict_Type, &grid,
                           &PyDict_Type, &touched, &PyDict_Type, &rank, &PyDict_Type, &b.pos,
                           &PyDict_Type, &b.cell_of, &b.always, &b.own, &world, &centre,
-                          &radius) ||
+                          &radius, &memo) ||
         view_record(view, &b.v))
         return NULL;
+    if (memo != Py_None && !PyDict_Check(memo)) {
+        Py_DECREF(b.v.client_id);
+        PyErr_SetString(PyExc_TypeError, "a retest's memo must be a dict or None");
+        return NULL;
+    }
     if (retest_area(&b, centre, radius)) {
         Py_DECREF(b.v.client_id);
         return NULL;
@@ -3422,9 +3577,10 @@ static PyObject *py_retest(PyObject *self, PyObject *args) {
     int rc = !it;
     while (!rc && (cell = PyIter_Next(it))) {
         PyObject *bucket = PyDict_GetItemWithError(grid, cell);
-        Py_DECREF(cell);
         Py_XINCREF(bucket);
-        rc = bucket ? retest_ids(&ids, bucket, rank) : PyErr_Occurred() != NULL;
+        rc = bucket ? retest_cell(&ids, bucket, cell, memo, touched, rank, &b, world)
+                    : PyErr_Occurred() != NULL;
+        Py_DECREF(cell);
         Py_XDECREF(bucket);
     }
     Py_XDECREF(it);
@@ -4247,13 +4403,9 @@ static PyMethodDef methods[] = {
     {"encode_record", py_encode_record, METH_VARARGS,
      "encode_record(layout, class_bits, op, gap, mask, bits, widths) -> bytes: one record "
      "with whole values (as _pyassemble.encode_record)."},
-    {"block", py_block, METH_VARARGS,
-     "block(view, watched, gained, grid, pos, cell_of, always, own, entities) -> tests: a view "
-     "whose block of cells moved tested where that changes, what changed recorded (as "
-     "_pyassemble.block)."},
     {"retest", py_retest, METH_VARARGS,
      "retest(view, watched, grid, touched, rank, pos, cell_of, always, own, world, centre, "
-     "radius) -> tests: the touched entities a view without a predicate watches or sees "
+     "radius, memo) -> tests: the touched entities a view without a predicate watches or sees "
      "tested, what changed recorded (as _pyassemble.retest)."},
     {"aim", py_aim, METH_VARARGS,
      "aim(view, watched, grid, pos, centre, radius, size, always, own, entities, rule, memo) "

@@ -20,7 +20,7 @@ The cost of a tick grows with what changed, never with entities x clients: the g
 uniform hash grid, ``cell`` units a side, 2D or 3D) is updated from the world's spawns,
 despawns and dirty entities; an entity that moved is tested against the clients watching its
 cells (and those that see it); a client whose centre or area changed is tested against the
-entities of its cells (a radius area) or of the cells it gained and lost (a block of cells).
+entities of its cells.
 :attr:`Interest.work` counts those steps.
 """
 
@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, insort
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from . import _assembler
@@ -298,9 +298,8 @@ class Interest:
     def _retest_from_views(self, pending: list[_View]) -> None:
         """What :meth:`_retest_from_entities` does, view by view: each view's cells' entities
         and what it sees that were touched, in the order they were touched (cheaper when few
-        views were not tested whole, e.g. those of a block of cells that changed cells while
-        everything moved, and whenever there is no predicate: the live assembler's retest
-        then tests a view's entities in one call)."""
+        views were not tested whole, and whenever there is no predicate: the live
+        assembler's retest then tests a view's entities in one call)."""
         world, grid, touched = self.world, self._grid, self._touched
         order = {net_id: k for k, net_id in enumerate(touched)}
         # without a predicate, what each retest reads of a view's cells is their touched
@@ -309,6 +308,9 @@ class Interest:
         # were touched, the grid holds little else, and sorting them would cost more
         few = 2 * len(touched) <= len(world.entities)
         moved = self._touched_by_cell() if self.predicate is None and few else grid
+        # what the live assembler's retest read of each cell's touched entities (their
+        # ranks, entities, worlds and positions), for the other views watching it
+        memo: dict[Cell, Any] = {}
         for view in pending:
             if self.predicate is None:  # the live assembler's retest
                 self.work["tests"] += _assembler.live().retest(
@@ -324,6 +326,7 @@ class Interest:
                     world,
                     view.centre,
                     view.radius,
+                    memo,
                 )
                 continue
             ids = {i for cell in view.watched for i in grid.get(cell, ()) if i in order}
@@ -481,14 +484,14 @@ class Interest:
             self.work["cells"] += 1
         self._touched[net_id] = ent
 
-    def _watch(self, view: _View, cells: set[Cell]) -> tuple[set[Cell], set[Cell]]:
-        """Make ``view`` watch ``cells``; return the cells it gained and lost."""
+    def _watch(self, view: _View, cells: set[Cell]) -> None:
+        """Make ``view`` watch ``cells``."""
         client_id = view.client.client_id
         gained, lost = cells - view.watched, view.watched - cells
         if not gained and not lost:
             # keep the set watched: a new one per moving view and tick would be 256 more
             # objects a tick for the cyclic collector's oldest generation in the benchmark
-            return gained, lost
+            return
         for cell in lost:
             watchers = self._watchers[cell]
             watchers.discard(client_id)
@@ -498,7 +501,6 @@ class Interest:
             self._watchers.setdefault(cell, set()).add(client_id)
         self.work["cells"] += len(gained) + len(lost)
         view.watched = cells
-        return gained, lost
 
     def _box(self, view: _View, centre: tuple[float, ...] | None) -> Box:
         """The lowest and the highest cell of the block an area at ``centre`` covers (a
@@ -537,47 +539,30 @@ class Interest:
             return False
         view.retest = False
         box = self._box(view, centre)
-        gained: Collection[Cell] = ()
-        moved = box != view.box  # else the same cells: no new set of them
-        if moved:
+        if box != view.box:  # else the same cells: no new set of them
             view.box = box
-            gained, lost = self._watch(view, self._area(box))
-            moved = bool(gained or lost)
-        if view.radius is not None or self.predicate is not None or not moved:
-            # every entity it watches tested, what changed recorded: the live assembler's aim
-            self.work["tests"] += _assembler.live().aim(
-                self._record(view),
-                view.watched,
-                self._grid,
-                self._pos,
-                centre,
-                view.radius,
-                self.cell,
-                self._always,
-                view.always,
-                self.world.entities,
-                self.predicate,
-                memo,
-            )
-            return True
-        # a block of cells that moved: only the cells gained and lost change (the entities
-        # that moved in the others are tested as the ones that moved): the live assembler's
-        # block
-        self.work["tests"] += _assembler.live().block(
+            self._watch(view, self._area(box))
+        # every entity it watches tested, what changed recorded: the live assembler's aim (a
+        # block of cells that moved too: testing only the cells it gained and lost, then the
+        # entities that moved as the touched ones, cost a third of the update when all moved)
+        self.work["tests"] += _assembler.live().aim(
             self._record(view),
             view.watched,
-            gained,
             self._grid,
             self._pos,
-            self._cell_of,
+            centre,
+            view.radius,
+            self.cell,
             self._always,
             view.always,
             self.world.entities,
+            self.predicate,
+            memo,
         )
-        return False
+        return True
 
     def _record(self, view: _View) -> tuple[Any, ...]:
-        """``view`` as the live assembler's ``aim``, ``block`` and ``retest`` take it: what
+        """``view`` as the live assembler's ``aim`` and ``retest`` take it: what
         they test it by and record into (``_pyassemble.View``)."""
         return view.relevant, view.order, view.changes, self._seen_by, view.client
 

@@ -12,8 +12,8 @@ Its functions take the compiled module's arguments and give its results, so
 * :func:`commit`: ``World.commit``'s loop over the dirty entities;
 * :func:`aim`: the interest's test of a view against every entity it watches, and the record
   of what that changed (each view given as its record, a :data:`View`);
-* :func:`block` and :func:`retest`: the same for a view of a block of cells where its cells
-  moved, and for the entities touched since the last update (a view without a predicate);
+* :func:`retest`: the same for the entities touched since the last update (a view without
+  a predicate);
 * :func:`moves`: the interest's placing in its grid of the entities whose position was
   written;
 * :func:`sizes`: the bytes of each of some records alone, for a budget filling a packet;
@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, insort
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ._budget import Near, near_factor, priority
@@ -58,7 +58,6 @@ __all__ = [
     "aim",
     "assemble",
     "assemble_clients",
-    "block",
     "commit",
     "encode_record",
     "moves",
@@ -77,7 +76,7 @@ Entering = set[int] | frozenset[int] | None
 Held = dict[int, int] | None
 #: A history entry, as ``_world.Change`` describes it.
 Entry = tuple[int, int, tuple[int, ...], list[Any] | None]
-#: An interest's view as ``aim``, ``block`` and ``retest`` take it, its record: ``(relevant,
+#: An interest's view as ``aim`` and ``retest`` take it, its record: ``(relevant,
 #: order, changes, seen_by, client)``, the view's relevant entities by id, their ids
 #: ascending, its changes of the tick (id -> whether it was relevant before), the interest's
 #: viewers (id -> the set of client ids it is relevant to), and the view's client.
@@ -344,47 +343,6 @@ def aim(
     return tests
 
 
-def block(
-    view: View,
-    watched: set[tuple[int, ...]],
-    gained: Iterable[tuple[int, ...]],
-    grid: dict[tuple[int, ...], dict[int, Any]],
-    pos: dict[int, Any],
-    cell_of: dict[int, tuple[int, ...]],
-    always: set[int],
-    own: set[int],
-    entities: dict[int, Any],
-) -> int:
-    """Record what changes for an interest's ``view`` (its record) whose block of cells moved
-    to ``watched``, having ``gained`` those cells: ``Interest``'s aim of such a view without a
-    predicate (the entities that moved within the other cells are tested as the touched ones).
-
-    The entities of the cells gained (bucket by bucket, in the order of ``gained``), then the
-    view's relevant ones not among them (in its order), are tested: an id of ``always`` or
-    ``own`` is relevant, one with a position (``pos``) if its cell (``cell_of``) is
-    ``watched``, one without a position always. Each that entered or left is recorded as
-    :func:`aim` records it, as it is tested; then the ids of ``always`` and ``own`` still in
-    ``entities`` and not relevant enter. Returns how many entities were tested."""
-    record = _record(view)
-    relevant = record[0]
-    tests = 0
-    tested: set[int] = set()
-    for cell in gained:
-        for net_id, ent in grid.get(cell, {}).items():
-            tested.add(net_id)
-            tests += 1
-            _put(record, net_id, ent, _in_block(net_id, watched, pos, cell_of, always, own))
-    for net_id, ent in list(relevant.items()):
-        if net_id not in tested:
-            tests += 1
-            _put(record, net_id, ent, _in_block(net_id, watched, pos, cell_of, always, own))
-    for ids in (always, own):
-        for net_id in ids:
-            if net_id not in relevant and net_id in entities:
-                _put(record, net_id, entities[net_id], True)
-    return tests
-
-
 def retest(
     view: View,
     watched: set[tuple[int, ...]],
@@ -398,14 +356,18 @@ def retest(
     world: Any,
     centre: tuple[float, ...] | None,
     radius: float | None,
+    memo: dict[tuple[int, ...], Any] | None,
 ) -> int:
     """Test the ``touched`` entities that an interest's ``view`` (its record) without a
     predicate watches or sees, and record what that changes: ``Interest``'s retest of such
     a view that was not tested whole. The touched ids of the ``watched`` cells' buckets and
     of the view's relevant ones, in the order they were touched (``rank``: each one's
-    place), those still in ``world`` each tested (as :func:`block` tests them, or with a
-    ``radius``, a position within it of ``centre`` as ``Interest._test`` measures it) and
-    recorded. Returns how many entities were tested."""
+    place), those still in ``world`` each tested (an id of ``always`` or ``own`` is
+    relevant, one with a position (``pos``) if its cell (``cell_of``) is ``watched`` or,
+    with a ``radius``, if it is within it of ``centre`` as ``Interest._test`` measures it,
+    one without a position always) and recorded. Returns how many entities were tested.
+    ``memo`` (a dict the retests of one update share, or None) is where the compiled one
+    keeps what it read of each cell's touched entities; this one keeps nothing."""
     record = _record(view)
     r2 = None if radius is None else radius * radius
     if r2 is not None and centre is not None and len(centre) not in (2, 3):
