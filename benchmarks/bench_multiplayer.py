@@ -164,6 +164,14 @@ ENET_SPARE_PEERS = 32
 #: seconds between two services of a Python ENet client's host: 100 clients in one process
 #: each woken every 10 ms (the default) would take a core beside the measured server
 CLIENT_SERVICE_INTERVAL = 0.05
+#: ``--enet-reads scheduled``: our ENet server reads when it sends (a tick's frame), 3 ms
+#: after (the clients' acknowledgements of it: ENet's round trips stay short, its throttle
+#: full) and every 16 ms without a read (an RPC waits at most that long), not on wake-ups
+SCHEDULED_READS: dict[str, Any] = {
+    "wake_on_read": False,
+    "read_after": 0.003,
+    "service_interval": 0.016,
+}
 #: what a server must do to "hold" a client count at 30 Hz on one core (medians of a cell)
 HOLD_HZ = 29.5
 HOLD_SHARE = 1.0
@@ -217,16 +225,19 @@ async def serve(
     max_peers: int,
     profile: bool = False,
     gc_threshold: int = 0,
+    enet_reads: str = "wake",
 ) -> None:
     """gdvariant's server of the scene: what ``bench.gd`` does as a Godot server. With
     ``profile``, it prints its own ``mp.stats()`` (detail) every ``PROFILE_EVERY`` ticks;
+    with ``enet_reads`` "scheduled", an ENet server reads as :data:`SCHEDULED_READS` says;
     with ``gc_threshold``, the cyclic collector's first threshold is set to it (a server's
     tuning, docs/multiplayer.md: "The cyclic garbage collector")."""
     if gc_threshold:
         gc.set_threshold(gc_threshold)
     server: mp_websocket.MultiplayerServer | mp_enet.MultiplayerServer
     if transport == "enet":
-        server = mp_enet.MultiplayerServer(relay=False, max_clients=max_peers)
+        reads = SCHEDULED_READS if enet_reads == "scheduled" else {}
+        server = mp_enet.MultiplayerServer(relay=False, max_clients=max_peers, **reads)
     else:
         server = mp_websocket.MultiplayerServer(relay=False)
     mp = SceneMultiplayer(server, project=PROJECT, stats="detail" if profile else "basic")
@@ -787,6 +798,7 @@ def start_server(
             *(["--loop", "uvloop"] if args.loops.get(kind) == "uvloop" else []),
             *(["--profile"] if args.profile and kind in args.loops else []),
             *(["--gc-threshold", str(args.gc_threshold)] if args.gc_threshold else []),
+            *(["--enet-reads", args.enet_reads] if args.enet_reads != "wake" else []),
         ]
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
         while not (port_file.exists() and port_file.read_text()):
@@ -1223,6 +1235,14 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         help="our servers set the cyclic collector's first threshold to this (gc.set_threshold;"
         " 0: Python's default, 700)",
     )
+    parser.add_argument(
+        "--enet-reads",
+        choices=("wake", "scheduled"),
+        default="wake",
+        help="how our ENet servers read: on every wake-up (the default), or scheduled"
+        " (wake_on_read off: at each send, 3 ms after it and every 16 ms; needs a tree with"
+        " MultiplayerServer's read_after, --compare ones too)",
+    )
     parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--clients-of", help=argparse.SUPPRESS)
     parser.add_argument("--of-clients", type=int, default=0, help=argparse.SUPPRESS)
@@ -1271,6 +1291,7 @@ def main() -> int:
                 args.max_peers,
                 args.profile,
                 args.gc_threshold,
+                args.enet_reads,
             ),
             loop=args.loop,
         )

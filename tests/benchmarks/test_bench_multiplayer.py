@@ -21,6 +21,7 @@ import pytest
 
 from benchmarks import bench_multiplayer
 from gdvariant import Vector2, Vector2i
+from gdvariant.multiplayer import enet as mp_enet
 from gdvariant.multiplayer import read_script_rpcs
 from gdvariant.multiplayer.wire import (
     ConfirmPath,
@@ -121,6 +122,8 @@ def test_the_scale_is_a_list_of_client_counts() -> None:
         "gdvariant-old": python
     }
     assert bench_multiplayer.parse(["--gc-threshold", "20000"]).gc_threshold == 20000
+    assert bench_multiplayer.parse([]).enet_reads == "wake"
+    assert bench_multiplayer.parse(["--enet-reads", "scheduled"]).enet_reads == "scheduled"
     # our server on each event loop: one server per loop in every cell
     assert bench_multiplayer.parse([]).loops == {"gdvariant": "asyncio"}
     assert bench_multiplayer.parse(["--loop", "both"]).loops == {
@@ -135,6 +138,7 @@ def test_the_scale_is_a_list_of_client_counts() -> None:
         ["--compare", "old"],
         ["--compare", f"old={bench_multiplayer.PROJECT}"],  # a folder, no interpreter
         ["--gc-threshold", "-1"],
+        ["--enet-reads", "never"],
         ["--serve", "port", "--loop", "both"],  # a server runs on one loop
     )
     for bad in bad_options:
@@ -161,6 +165,39 @@ def test_our_server_sets_the_collector_threshold_it_is_given(tmp_path: Path) -> 
         assert asyncio.run(asyncio.wait_for(main(), 30)) == 12345
     finally:
         gc.set_threshold(*saved)
+
+
+@pytest.mark.parametrize("reads", ["wake", "scheduled"])
+def test_our_enet_server_reads_on_wake_ups_or_on_the_schedule_it_is_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reads: str
+) -> None:
+    made: list[mp_enet.MultiplayerServer] = []
+    real = mp_enet.MultiplayerServer
+
+    def spy(**options: Any) -> mp_enet.MultiplayerServer:
+        made.append(real(**options))
+        return made[-1]
+
+    monkeypatch.setattr(mp_enet, "MultiplayerServer", spy)
+
+    async def main() -> None:
+        port_file = tmp_path / "port"
+        task = asyncio.create_task(
+            bench_multiplayer.serve(port_file, 1, "enet", 4, False, 0, reads)
+        )
+        while not port_file.exists():
+            await asyncio.sleep(0.01)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    asyncio.run(asyncio.wait_for(main(), 30))
+    (server,) = made
+    if reads == "wake":
+        assert server.wake_on_read and server.read_after == 0
+    else:
+        assert not server.wake_on_read
+        assert (server.read_after, server.service_interval) == (0.003, 0.016)
 
 
 @pytest.mark.slow

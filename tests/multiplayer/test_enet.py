@@ -904,6 +904,52 @@ def test_without_wake_on_read_a_datagram_waits_for_the_servers_next_send_or_time
     body()
 
 
+def test_read_after_reads_what_came_after_a_send_without_waiting_for_the_timer() -> None:
+    """``read_after`` without ``wake_on_read``: the host is also serviced that long after each
+    send of a turn, so what a client sends back (the acknowledgements of what it got) is read
+    then, not a timer's interval later; no send, no such read. A server reading on wake-ups
+    ignores it; a negative one is refused."""
+    assert MultiplayerServer(read_after=0.003).read_after == 0.003
+    with pytest.raises(ValueError, match="read_after"):
+        MultiplayerServer(wake_on_read=False, read_after=-0.001)
+    got: list[bytes] = []
+
+    @serving(
+        service_interval=0.2,
+        wake_on_read=False,
+        read_after=0.05,
+        on_raw=lambda peer, data: got.append(data),
+    )
+    async def body(server: MultiplayerServer, port: int) -> None:
+        client = await joined(port, 77)  # the timer's services take the CONNECT
+        await until(lambda: server.peers == {77})
+        await client.pump(0.05)
+        pump = server._pump
+        assert pump is not None and pump.read_after == 0.05
+        pump._timer.cancel()  # no timer: only sends and the reads after them read
+        client.send(b"\x03a")
+        await asyncio.sleep(0.1)
+        assert got == []  # arrived, but nothing read it
+        server.send_raw(77, b"x")
+        await asyncio.sleep(0)  # the turn's send: a service, which reads "a"
+        assert got == [b"a"] and pump._after is not None
+        assert (await client.packet())[2] == b"\x03x"
+        client.send(b"\x03b")
+        await until(lambda: got == [b"a", b"b"])  # the read after the send
+        assert pump._after is None
+        client.send(b"\x03c")
+        await asyncio.sleep(0.15)
+        assert got == [b"a", b"b"]  # nothing sent since: no read
+
+    body()
+
+    @serving(read_after=0.05)
+    async def waking(server: MultiplayerServer, port: int) -> None:
+        assert server._pump is not None and server._pump.read_after == 0.0
+
+    waking()
+
+
 def test_packets_of_many_sizes_are_all_released_through_shared_callbacks() -> None:
     """A packet's free callback is shared by every packet of its size to that peer, for the
     first 64 sizes (past them each packet gets its own): whatever the sizes, once the client

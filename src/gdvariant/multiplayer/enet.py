@@ -187,7 +187,8 @@ class _Pump:
     Without ``wake_on_read`` the socket wakes nobody: the host is serviced (sent to and read
     from) by the turn's flush and by the timer, as Godot's ENetMultiplayerPeer is polled
     once a frame, so what arrives between them is taken in one service rather than a
-    wake-up of the loop each."""
+    wake-up of the loop each; with ``read_after``, also that many seconds after each such
+    flush, when the acknowledgements of what it sent are in."""
 
     def __init__(
         self,
@@ -198,6 +199,7 @@ class _Pump:
         log: PeerLog,
         traffic: TrafficCounter | None = None,
         wake_on_read: bool = True,
+        read_after: float = 0.0,
     ) -> None:
         self.host = host
         self.traffic = traffic  # a server's: its deferred flush is transport time too
@@ -209,11 +211,13 @@ class _Pump:
         self._time = self._loop.time
         self._fd = host.socket.fileno()
         self.wake_on_read = wake_on_read
+        self.read_after = 0.0 if wake_on_read else read_after
         if wake_on_read:
             self._loop.add_reader(self._fd, self.service)
         self._timer = self._loop.call_later(interval, self._tick)
         self._more: asyncio.Handle | None = None
         self._flushing: asyncio.Handle | None = None
+        self._after: asyncio.Handle | None = None  # the read read_after a flush
         self._serviced = self._loop.time()
         self.servicing = False  # inside service(): what is queued leaves with it
         self._queued = False  # something was queued inside service()
@@ -329,6 +333,14 @@ class _Pump:
             traffic.add_transport(time.thread_time_ns() - started)
         else:
             send()
+        if self.read_after and self._after is None and not self.closed:
+            self._after = self._loop.call_later(self.read_after, self._read_after)
+
+    def _read_after(self) -> None:
+        """The read ``read_after`` seconds after a flush: the acknowledgements of what it
+        sent (and whatever else came meanwhile)."""
+        self._after = None
+        self.service()
 
     def _tick(self) -> None:
         """ENet's timers (resends, pings, timeouts): a service, unless the socket's traffic
@@ -343,7 +355,7 @@ class _Pump:
         if not self.closed:
             self.closed = True
             self._timer.cancel()
-            for handle in (self._more, self._flushing):
+            for handle in (self._more, self._flushing, self._after):
                 if handle is not None:
                     handle.cancel()
             if self.wake_on_read:
@@ -481,10 +493,15 @@ class MultiplayerServer(ServerEndpoint):
     for each datagram that arrives; what clients sent is read when the server sends (the
     turn's flush is then a service) and every ``service_interval`` seconds otherwise, as
     Godot's server reads once a frame: fewer wake-ups a tick for a server that ticks, an
-    RPC answered up to ``service_interval`` later. A client we disconnect has
-    :data:`CLOSE_TIMEOUT` seconds to acknowledge once nothing is left to deliver to it, or
-    ``stall_timeout`` while something is; then it is reset. ``clock`` is what the
-    authentication deadlines are read on (default ``time.monotonic``).
+    RPC answered up to ``service_interval`` later. ``read_after`` (seconds, default 0: none;
+    only without ``wake_on_read``): also read that long after each of those sends, so that
+    the clients' acknowledgements of a tick's packets are read within it. ENet times its
+    round trips to the read that takes the acknowledgement, and its throttle drops
+    unreliable packets when they vary; read only at sends and on the timer, they took up to
+    a tick and clients missed some SYNCs (a few milliseconds keeps them short). A client we
+    disconnect has :data:`CLOSE_TIMEOUT` seconds to acknowledge once nothing is left to
+    deliver to it, or ``stall_timeout`` while something is; then it is reset. ``clock`` is
+    what the authentication deadlines are read on (default ``time.monotonic``).
     """
 
     default_size: ClassVar[int] = GODOT_MAX_PACKET_SIZE
@@ -496,6 +513,7 @@ class MultiplayerServer(ServerEndpoint):
         max_clients: int = GODOT_MAX_PEERS,
         service_interval: float | None = None,
         wake_on_read: bool = True,
+        read_after: float = 0.0,
         throttle: tuple[int, int, int] | None = None,
         clock: Clock = time.monotonic,
         **options: Unpack[ServerOptions],
@@ -507,6 +525,9 @@ class MultiplayerServer(ServerEndpoint):
             service_interval = IDLE_SERVICE_INTERVAL if wake_on_read else SERVICE_INTERVAL
         self.service_interval = service_interval
         self.wake_on_read = wake_on_read
+        if read_after < 0:
+            raise ValueError(f"read_after must not be negative, not {read_after}")
+        self.read_after = read_after
         self._pump: _Pump | None = None
         self._peers: dict[int, _Link] = {}
         self._slots: dict[int, _Link] = {}
@@ -529,6 +550,7 @@ class MultiplayerServer(ServerEndpoint):
             self.peer_log,
             self.traffic,
             self.wake_on_read,
+            self.read_after,
         )
         return enet_host.address.port
 
