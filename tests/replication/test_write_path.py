@@ -632,6 +632,15 @@ def test_a_detached_class_is_the_class_to_its_users() -> None:
             del ship.hp
         ship.crew = 5  # a declared attribute: the pure path keeps it
         assert ship.crew == 5
+        # the pure path's other rules, reached from the class's own C setattro, whose
+        # generic stores object.__setattr__ would refuse
+        ship.net_owner = 7
+        assert ship.net_owner == 7
+        with pytest.raises(AttributeError, match="net_id is given by the World"):
+            ship.net_id = 3
+        with pytest.raises(AttributeError, match="no_such_name"):
+            ship.no_such_name = 1
+        assert "no_such_name" not in vars(ship)
     with path(_write_path.PYTHON):
         assert type(world.detached(Ship)) is Ship
 

@@ -684,9 +684,11 @@ static PyTypeObject FieldType = {
     .tp_descr_set = field_set,
 };
 
-/* A detached class's __setattr__: a Field's name is its write, anything else the pure
- * __setattr__'s. (Not installed as the class's tp_setattro: object.__setattr__, which the
- * pure one calls, refuses an object whose class has a C setattro of its own.) */
+/* A detached class's __setattr__, and its tp_setattro (a write then calls it straight, not
+ * through the slot that looks __setattr__ up and calls it as a method: about half of a
+ * write's instructions): a Field's name is its write, anything else the pure __setattr__'s,
+ * whose own stores go through the class's _net_store (generic_set below): object.__setattr__
+ * refuses an object whose class has a C setattro of its own. */
 static int detached_setattro(PyObject *self, PyObject *name, PyObject *value) {
     if (!value)
         return PyObject_GenericSetAttr(self, name, NULL);
@@ -762,6 +764,8 @@ static PyObject *py_detach(PyObject *module, PyObject *args) {
         PyObject_SetAttrString(cls, "__setattr__", method))
         goto fail;
     Py_DECREF(method);
+    tp->tp_setattro = detached_setattro; /* after __setattr__, whose setting sets the slot */
+    PyType_Modified(tp);
     Py_DECREF(capsule);
     Py_RETURN_NONE;
 fail:
@@ -778,6 +782,18 @@ static PyObject *py_setattr(PyObject *module, PyObject *const *args, Py_ssize_t 
         return NULL;
     }
     return net_write(args[0], args[1], args[2]);
+}
+
+/* generic_set(obj, name, value): the generic attribute write, which object.__setattr__ is
+ * for an object whose class has no C setattro of its own; a detached class's _net_store. */
+static PyObject *py_generic_set(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "generic_set(obj, name, value) takes 3 arguments");
+        return NULL;
+    }
+    if (PyObject_GenericSetAttr(args[0], args[1], args[2]))
+        return NULL;
+    Py_RETURN_NONE;
 }
 
 static PyObject *method_setattr(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
@@ -829,6 +845,9 @@ static PyMethodDef methods[] = {
      "detach(cls, slot, plan): make cls, a fresh NetClass subclass whose instances keep their "
      "_net_vals list in the member slot, write its plain properties in C (plan: "
      "_write_path.plan of its layout)."},
+    {"generic_set", (PyCFunction)(void (*)(void))py_generic_set, METH_FASTCALL,
+     "generic_set(obj, name, value): the generic attribute write (object.__setattr__'s, for "
+     "a detached class, whose C setattro object.__setattr__ refuses)."},
     {"descriptor", py_descriptor, METH_O,
      "descriptor(cls) -> the compiled __setattr__ as a method of cls (to install on it)."},
     {NULL, NULL, 0, NULL}};

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, ClassVar
 
 from gdvariant import EncodeError, VariantError
@@ -247,6 +247,9 @@ class NetClass:
     #: Every other name an instance may be given: the rest of the networked declarations
     #: and the names annotated in the class bodies.
     net_names: ClassVar[frozenset[str]] = frozenset()
+    #: How ``__setattr__`` stores a name that is not networked: ``object.__setattr__``, or
+    #: for a detached class (``_write_path.detached_class``) the compiled generic write.
+    _net_store: ClassVar[Callable[[Any, str, Any], None]] = object.__setattr__
 
     def __init_subclass__(
         cls,
@@ -300,7 +303,7 @@ class NetClass:
         elif name in ("net_owner", "net_team"):
             self._net_regroup(name, value)
         elif name in cls.net_names or name.startswith("_net_") or hasattr(cls, name):
-            object.__setattr__(self, name, value)
+            cls._net_store(self, name, value)
         elif name == "net_id":
             raise AttributeError("net_id is given by the World, and cannot be changed")
         else:
@@ -319,7 +322,7 @@ class NetClass:
         if root is not None and root is not self:
             raise AttributeError(f"{name} belongs to the entity, not its embedded table")
         old = d.get(name)
-        object.__setattr__(self, name, value)
+        type(self)._net_store(self, name, value)
         world = d.get("_net_world")
         if world is not None and old is not value and old != value:
             d["_net_moved"] = world.tick + 1

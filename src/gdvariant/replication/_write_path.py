@@ -121,7 +121,7 @@ def detached_class(layout: Any) -> type:
         if module is None or not _plain(cls):
             sub = _detached[layout] = cls
         else:
-            sub = _detached[layout] = _subclass(cls)
+            sub = _detached[layout] = _subclass(cls, module.generic_set)
             module.detach(sub, vars(sub)[_SLOT], plan(layout))
     return sub
 
@@ -138,9 +138,12 @@ def _plain(cls: Any) -> bool:
     )
 
 
-def _subclass(cls: Any) -> type:
+def _subclass(cls: Any, store: Any) -> type:
+    """``cls``'s detached subclass, before ``detach`` compiles it; ``store`` its generic
+    write (``_net_store``: ``object.__setattr__`` refuses the C setattro it gets)."""
     namespace = {
         "__slots__": (_SLOT,),
+        "_net_store": store,
         "__module__": cls.__module__,
         "__qualname__": cls.__qualname__,
         "__doc__": cls.__doc__,
