@@ -20,12 +20,12 @@ functions with the same arguments, and make the same bytes for the same world:
   ``Interest``'s test of a view against every entity it watches, and the record of what that
   changed (the compiled one keeps in ``memo``, for the views of one update, what it read of
   each cell's positions); ``view`` is the view's record, ``(relevant, order, changes,
-  seen_by, client)`` (``_pyassemble.View``), as for the two below;
-* ``block(view, watched, gained, grid, pos, cell_of, always, own, entities)``: the same for a
-  view whose block of cells moved, where that changes;
+  seen_by, client)`` (``_pyassemble.View``), as for the one below;
 * ``retest(view, watched, grid, touched, rank, pos, cell_of, always, own, world, centre,
-  radius)``: the entities touched since the last update that a view without a predicate
-  watches or sees, tested again (against its cells, or with a radius, its ``centre``);
+  radius, memo)``: the entities touched since the last update that a view without a
+  predicate watches or sees, tested again (against its cells, or with a radius, its
+  ``centre``; the compiled one keeps in ``memo``, for the retests of one update, what it
+  read of each cell's touched entities);
 * ``moves(world, dirty, where, grid, cell_of, pos, touched, size, flat, rule, cell)``:
   ``Interest``'s update of its grid from the entities whose position was written;
 * ``rank(tick, base, ids, entities, deleted, prior, since, hot, arrival, weigh, near)``: a
