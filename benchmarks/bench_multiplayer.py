@@ -138,7 +138,8 @@ CATCH_UP_TICKS = 8
 WARMUP = 2.0
 #: ... over ENet: past the first 5-second interval over which ENet's packet throttle measures
 #: a new peer's round trips, in which it throttles some peers' unreliable packets below full
-#: on any server (docs/multiplayer.md, "The thirteenth round"): the steady state is measured
+#: on any server (docs/multiplayer-performance.md, "The thirteenth round"): the steady state
+#: is measured
 ENET_WARMUP = 6.0
 TICKS_EVERY = 3  # our server prints its tick count every 3 ticks (bench.gd: every 15)
 #: ticks a window's count may be short of the SYNCs its clients got: the count is read from

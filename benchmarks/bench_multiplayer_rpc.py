@@ -9,7 +9,7 @@ repeats. Two cases: ``confirmed``, the server's path to ``Bench/Rpc`` confirmed 
 client (a live session after its first answer: the answer names the node by its cache id),
 and ``unconfirmed`` (each answer carries the path). The live cost is higher: between two
 ticks a ping comes alone, its code and data out of the caches, and the transport adds its own
-(see docs/multiplayer.md, "A load benchmark"). ``--profile`` prints the confirmed case's
+(see docs/multiplayer.md, "Load benchmark"). ``--profile`` prints the confirmed case's
 cProfile listing. Run from the repository's root:
 
     .venv/bin/python -m benchmarks.bench_multiplayer_rpc

@@ -687,8 +687,8 @@ def test_both_tallies_count_every_packet_alike() -> None:
 def test_a_settled_unchanged_record_leaves_its_watched_bytes_unread() -> None:
     """The compiled frame asks whether a settled record's watched values changed from the
     values alone: their cached bytes (a line or two a node) are not read, nor replaced, when
-    none did, and are when one did (docs/multiplayer.md, "The twelfth round: fewer lines a
-    node")."""
+    none did, and are when one did (docs/multiplayer-performance.md, "The twelfth round: fewer
+    lines a node")."""
     frame = compiled().frame
     record = _pysync.new_record(3, [Vector2(1, 2), 5], (0,), (1,), None, (5,), {})
     args = ([record], {5: 0}, [SyncClock()], ENCODER)

@@ -8,8 +8,8 @@
  * by field name, with the same defaults), the same conversions (float() or operator.index()
  * of each), the same errors (TypeError for a bad call, whatever the conversion raises).
  * A class built through one also frees its values itself and keeps their memory for the
- * next ones ("freeing a value" below; docs/multiplayer.md, "A property write, instruction
- * by instruction").
+ * next ones ("freeing a value" below; docs/multiplayer-performance.md, "A property write,
+ * instruction by instruction").
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

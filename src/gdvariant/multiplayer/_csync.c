@@ -20,7 +20,8 @@
  * values alone (watched_settled), without reading their cached bytes.
  * Each peer's SYNC entries are copied into one buffer of its own as each node's entry is made
  * (while it is in the cache), and cut into packets at the end, where the pure frame keeps a
- * list of entry objects a peer and joins them (docs/multiplayer.md, "The twelfth round: fewer lines a node").
+ * list of entry objects a peer and joins them (docs/multiplayer-performance.md, "The twelfth
+ * round: fewer lines a node").
  *
  * Values are written in SceneMultiplayer's compressed form (wire/_variant.py): bool, int,
  * float, and Vector2/Vector3 of finite float32-range components here; an int subclass through

@@ -153,7 +153,8 @@ def _sync_entry(record: Record, encoder: Encoder) -> bytes:
     place (no new objects per frame). An entry is kept only when every value is held: one
     with a float or a vector is never reused by identity, so it is not kept (``ENTRY`` None)
     and the compiled frame copies it to the peers from where it encoded it, making no bytes
-    object a node and frame (docs/multiplayer.md, "The twelfth round: fewer lines a node")."""
+    object a node and frame (docs/multiplayer-performance.md, "The twelfth round: fewer lines a
+    node")."""
     raw = record[RAW]
     immutable = encoder[3]
     sync = record[SYNC]

@@ -296,7 +296,8 @@ class TrafficCounter:
     #: ``sent(peer, data)``: ``data`` was handed to the transport for ``peer``. Without
     #: detail it is the live frame's ``tally`` bound to this counter's dicts and lists (the
     #: compiled one counts a packet without a Python frame: 1,890 instructions against the
-    #: method's 3,336, docs/multiplayer.md "The eleventh round: the server's own tick"); with
+    #: method's 3,336, docs/multiplayer-performance.md "The eleventh round: the server's own
+    #: tick"); with
     #: detail, that count and then the SYNC/delta entries credited to their class. Bound when
     #: made and when :meth:`detail` changes, to the frame live then.
     sent: Callable[[int, bytes], None]
