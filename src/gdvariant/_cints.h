@@ -5,7 +5,8 @@
  * small_int: an exact int's value without a call, when CPython holds it in at most two digits
  * (3.11's ob_digit; from 3.12 one, read through its PyUnstable_Long API): 1, else 0 and the
  * caller converts it as before (PyLong_As..., errors included). Such a conversion is a call
- * of 30 to 70 instructions (docs/replication-interest.md, "Small ints read in line"). */
+ * of 30 to 70 instructions (docs/replication-interest-performance.md, "Small ints read in
+ * line"). */
 #ifndef GDVARIANT_CINTS_H
 #define GDVARIANT_CINTS_H
 

@@ -840,8 +840,8 @@ static int deletes(Sections *s, Writer *w, long long net_id, PyObject *spans) {
  * attributes walk_entity reads, each found in that dict. walk_id takes them instead of looking
  * the same names up a second time (the walk's eight lookups an id after warm()'s five were
  * about a fifth of the interest benchmark's packets). Nothing a walk runs writes an entity's
- * attributes (our coders' fragment() included; docs/replication-interest.md, "The walk looks
- * each id up once"), so the two would find the same. */
+ * attributes (our coders' fragment() included; docs/replication-interest-performance.md, "The
+ * walk looks each id up once"), so the two would find the same. */
 typedef struct {
     Py_ssize_t pos; /* the id's place in ids */
     PyObject *id, *ent, *dict, *spawn, *hist, *layout, *cache, *bits, *widths;
@@ -1393,7 +1393,8 @@ static int walk_entity(Walk *wk, PyObject *ent, PyObject *id, long long net_id,
     Sections *s = &wk->sec;
     /* With pre, what warm() found is borrowed from its slot (held there until the walk's next
      * warm(), which runs between ids only): seven references fewer taken and dropped a walked
-     * id (docs/replication-interest.md, "Fewer conversions and references a walked id"). */
+     * id (docs/replication-interest-performance.md, "Fewer conversions and references a
+     * walked id"). */
     if (pre) {
         dict = pre->dict;
         spawn_o = pre->spawn;
@@ -2141,7 +2142,7 @@ done:
  * reference cycle, so it is taken out of the cyclic collector's lists at once, with its tuple
  * of bits before: each entity's 32 entries (320,000 in the 10,000-entity benchmark) were
  * otherwise walked by every full collection, and the 10,000 made a tick brought one about every
- * ten ticks (docs/replication-interest.md, "The collector"). */
+ * ten ticks (docs/replication-interest-performance.md, "The collector"). */
 
 /* The bits before of a dirty entity (its write path's {index: bits}) as a history entry keeps
  * them: a tuple of the bits of each set bit of mask, ascending, so that a record's walk takes a
@@ -2221,7 +2222,7 @@ static int all_ints(PyObject *t) {
  * their result tuples alike). Only an entry this commit untracked is taken (ints and a tuple
  * of ints: freeing what it held runs no code), and only for a mask of 64 bits or fewer whose
  * bits before, a dict, are exact ints. 1: reused, 0: not (nothing done), -1: an error, as
- * before_tuple's. docs/replication-interest.md, "The commit's entries reused". */
+ * before_tuple's. docs/replication-interest-performance.md, "The commit's entries reused". */
 static int reuse_entry(PyObject *hist, long long oldest, PyObject *tick, PyObject *mask,
                        PyObject *before) {
 #if PY_VERSION_HEX >= 0x030E0000 || defined(Py_GIL_DISABLED)
