@@ -3119,6 +3119,8 @@ static PyObject *py_aim(PyObject *self, PyObject *args) {
 
 /* ---- a view tested entity by entity (retest) -------------------------------------------- */
 
+/* A retested view and what its test of one entity reads: its area, cells, positions, the ids
+ * always relevant to it, and the count of tests made. */
 typedef struct {
     View v;
     PyObject *watched, *pos, *cell_of, *always, *own;
@@ -3127,10 +3129,10 @@ typedef struct {
     int centred;     /* with a centre (a radius without one holds no position) */
     double c[3], r2; /* the centre, the radius squared */
     Py_ssize_t dims; /* the centre's coordinates */
-} Block;
+} Retested;
 
 /* Whether id is relevant to the retested view now (its test, counted): 1, 0, or -1. */
-static int block_test(Block *b, PyObject *id) {
+static int relevant_now(Retested *b, PyObject *id) {
     b->tests++;
     int in = PySequence_Contains(b->always, id);
     if (!in)
@@ -3168,7 +3170,7 @@ static int block_test(Block *b, PyObject *id) {
 }
 
 /* Record that id (entity ent) is relevant now or not, when that changed. */
-static int block_put(Block *b, PyObject *id, PyObject *ent, int now) {
+static int note_relevance(Retested *b, PyObject *id, PyObject *ent, int now) {
     int was = PyDict_Contains(b->v.relevant, id);
     if (was < 0)
         return -1;
@@ -3178,11 +3180,11 @@ static int block_put(Block *b, PyObject *id, PyObject *ent, int now) {
 }
 
 /* Test and record id (entity ent), keeping both alive meanwhile. */
-static int block_one(Block *b, PyObject *id, PyObject *ent) {
+static int retest_one(Retested *b, PyObject *id, PyObject *ent) {
     Py_INCREF(id);
     Py_INCREF(ent);
-    int now = block_test(b, id);
-    int rc = now < 0 ? -1 : block_put(b, id, ent, now);
+    int now = relevant_now(b, id);
+    int rc = now < 0 ? -1 : note_relevance(b, id, ent, now);
     Py_DECREF(id);
     Py_DECREF(ent);
     return rc;
@@ -3436,7 +3438,7 @@ done:
 /* The touched ids of a watched cell's bucket into t: from its pack in memo (made the first
  * time), or looked up one by one when it has none. */
 static int retest_cell(TouchedIds *t, PyObject *bucket, PyObject *cell, PyObject *memo,
-                       PyObject *touched, PyObject *rank, const Block *b, PyObject *world) {
+                       PyObject *touched, PyObject *rank, const Retested *b, PyObject *world) {
     if (memo == Py_None || !PyDict_CheckExact(bucket))
         return retest_ids(t, bucket, rank);
     PyObject *packed = PyDict_GetItemWithError(memo, cell);
@@ -3479,13 +3481,13 @@ static int retest_cell(TouchedIds *t, PyObject *bucket, PyObject *cell, PyObject
     return 0;
 }
 
-/* block_test of a packed row: its position as read once, when it has the view's coordinates;
+/* relevant_now of a packed row: its position as read once, when it has the view's coordinates;
  * of a block of cells, without a position or in the watched cell whose pack holds it. */
-static int row_test(Block *b, PyObject *id, const Row *row) {
+static int row_test(Retested *b, PyObject *id, const Row *row) {
     int cells = !b->ball && (!row->placed || row->home);
     if (!cells && (!b->ball || row->placed < 0 ||
                    (row->placed && b->centred && row->placed != b->dims)))
-        return block_test(b, id);
+        return relevant_now(b, id);
     b->tests++;
     int in = PySequence_Contains(b->always, id);
     if (!in)
@@ -3503,7 +3505,7 @@ static int row_test(Block *b, PyObject *id, const Row *row) {
 }
 
 /* Test and record the ids found (in the order of their ranks, each once) still of world. */
-static int retest_apply(Block *b, TouchedIds *t, PyObject *touched, PyObject *world) {
+static int retest_apply(Retested *b, TouchedIds *t, PyObject *touched, PyObject *world) {
     int rc = touched_sort(t);
     for (Py_ssize_t j = 0; !rc && j < t->n; j++) {
         int again = touched_again(t, j);
@@ -3517,7 +3519,7 @@ static int retest_apply(Block *b, TouchedIds *t, PyObject *touched, PyObject *wo
                 continue;
             PyObject *id = Py_NewRef(t->all[j].id), *ent = Py_NewRef(t->all[j].ent);
             int now = row_test(b, id, row);
-            rc = now < 0 ? -1 : block_put(b, id, ent, now);
+            rc = now < 0 ? -1 : note_relevance(b, id, ent, now);
             Py_DECREF(id);
             Py_DECREF(ent);
             continue;
@@ -3532,7 +3534,7 @@ static int retest_apply(Block *b, TouchedIds *t, PyObject *touched, PyObject *wo
         Py_INCREF(ent);
         PyObject *dict = ent_dict(ent), *owner = ent_hinted(ent, dict, A_WORLD, s_world);
         Py_XDECREF(dict);
-        rc = !owner ? -1 : owner == world ? block_one(b, t->all[j].id, ent) : 0;
+        rc = !owner ? -1 : owner == world ? retest_one(b, t->all[j].id, ent) : 0;
         Py_XDECREF(owner);
         Py_DECREF(ent);
     }
@@ -3542,7 +3544,7 @@ static int retest_apply(Block *b, TouchedIds *t, PyObject *touched, PyObject *wo
 /* The area a retest tests positions against: the watched cells (radius None), or the
  * distance from centre (None: no position within it); -1 with an exception set if the
  * centre or radius is not one. */
-static int retest_area(Block *b, PyObject *centre, PyObject *radius) {
+static int retest_area(Retested *b, PyObject *centre, PyObject *radius) {
     if (radius == Py_None)
         return 0;
     double r = PyFloat_AsDouble(radius);
@@ -3555,7 +3557,7 @@ static int retest_area(Block *b, PyObject *centre, PyObject *radius) {
 }
 
 static PyObject *py_retest(PyObject *self, PyObject *args) {
-    Block b = {0};
+    Retested b = {0};
     PyObject *view, *grid, *touched, *rank, *world, *centre, *radius, *memo;
     if (!PyArg_ParseTuple(args, "OOO!O!O!O!O!OOOOOO", &view, &b.watched, &PyDict_Type, &grid,
                           &PyDict_Type, &touched, &PyDict_Type, &rank, &PyDict_Type, &b.pos,
