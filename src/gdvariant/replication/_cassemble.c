@@ -1659,6 +1659,132 @@ static Warmed *table_slot(const Walk *wk, PyObject *id, long long *net) {
     return &wk->table[v];
 }
 
+/* The entities of a window of ids warm() reads, and what it found of each: the id's place in
+ * ids, its table slot (and net id; NULL and -1 without one), and, for an entity no slot held,
+ * its __dict__ (a strong reference, or NULL) with the history, record cache and bits in it. */
+typedef struct {
+    int n;
+    Py_ssize_t at[2 * WARM];
+    PyObject *ent[2 * WARM], *dict[2 * WARM], *hist[2 * WARM], *cache[2 * WARM], *bits[2 * WARM];
+    Warmed *slot[2 * WARM];
+    long long net[2 * WARM];
+} Window;
+
+/* The window's entities, ids from to to (wk: the walk with its ring and table, or NULL), each
+ * one's table slot asked for: -1 when a lookup failed (warming stops; the walk meets it). */
+static int window_entities(Window *w, PyObject *ids, Py_ssize_t from, Py_ssize_t to,
+                           PyObject *entities, Walk *wk) {
+    w->n = 0;
+    for (Py_ssize_t j = from; j < to; j++) {
+        PyObject *id = PyList_GET_ITEM(ids, j), *e = PyDict_GetItemWithError(entities, id);
+        if (!e) {
+            if (PyErr_Occurred()) {
+                PyErr_Clear();
+                return -1;
+            }
+            continue;
+        }
+        PREFETCH(e);
+        int i = w->n++;
+        w->slot[i] = wk && wk->ring ? table_slot(wk, id, &w->net[i]) : NULL;
+        if (!w->slot[i])
+            w->net[i] = -1;
+        PREFETCH(w->slot[i]); /* its entity, then its objects, are read next */
+        w->at[i] = j;
+        w->ent[i] = e;
+    }
+    return 0;
+}
+
+/* Each entity's attributes: the objects its table slot holds (an earlier client's walk of the
+ * call found it), or those its dict holds, looked up; all asked for, and kept (keep_warmed's
+ * references) only in a second pass: references taken at once waited on each object's memory
+ * in turn (a fifth of warm()'s time in the interest benchmark). After a failed lookup the
+ * rest of the window is left for the walk to meet. */
+static void window_attributes(Window *w) {
+    int bad = 0;
+    for (int i = 0; i < w->n; i++) {
+        PyObject *h = NULL, *c = NULL, *b = NULL;
+        Warmed *slot = bad ? NULL : w->slot[i];
+        w->dict[i] = NULL;
+        if (slot && slot->ent == w->ent[i]) {
+            PREFETCH(slot->hist);
+            PREFETCH(slot->cache);
+            PREFETCH(slot->bits);
+        } else if (!bad) {
+            PyObject *dict = ent_dict(w->ent[i]);
+            if (dict) {
+                PREFETCH(dict);
+                h = dict_item(dict, A_HIST, s_hist);
+                c = h ? dict_item(dict, A_CACHE, s_cache) : NULL;
+                b = c ? dict_item(dict, A_BITS, s_bits) : NULL;
+                PyObject *spawn = b ? dict_item(dict, A_SPAWN, s_spawn) : NULL;
+                PyObject *widths = spawn ? dict_item(dict, A_WIDTHS, s_widths) : NULL;
+                if (PyErr_Occurred()) {
+                    PyErr_Clear();
+                    Py_DECREF(dict);
+                    bad = 1;
+                    h = c = b = NULL;
+                } else {
+                    w->dict[i] = dict;
+                    PREFETCH(h);
+                    PREFETCH(c);
+                    PREFETCH(b);
+                    PREFETCH(spawn);
+                    PREFETCH(widths);
+                }
+            }
+        }
+        w->slot[i] = slot;
+        if (!slot)
+            w->net[i] = -1;
+        w->hist[i] = h;
+        w->cache[i] = c;
+        w->bits[i] = b;
+    }
+}
+
+/* For a section of one base: the first history entry after it (where an entity that changed
+ * every tick has it) and the entries the body ors, then its tick and bits before, then those
+ * bits: the baselines of the body's values. */
+static void warm_after_base(PyObject *const *hist, int m, long long base) {
+    PyObject *first[2 * WARM];
+    int f = 0;
+    for (int i = 0; i < m; i++) {
+        Py_ssize_t nh = PyList_GET_SIZE(hist[i]);
+        PyObject *e = PyList_GET_ITEM(hist[i], nh - 1);
+        if (!PyTuple_Check(e) || !PyTuple_GET_SIZE(e) || !PyLong_CheckExact(PyTuple_GET_ITEM(e, 0)))
+            continue;
+        long long newest = PyLong_AsLongLong(PyTuple_GET_ITEM(e, 0));
+        if (newest == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return;
+        }
+        if (newest > base && newest - base < (long long)nh) {
+            Py_ssize_t at = nh - (Py_ssize_t)(newest - base);
+            first[f] = PyList_GET_ITEM(hist[i], at);
+            PREFETCH(first[f]);
+            f++;
+            for (Py_ssize_t j = at + 1; j < nh - 1; j++)
+                PREFETCH(PyList_GET_ITEM(hist[i], j));
+        }
+    }
+    PyObject *before[2 * WARM];
+    int b = 0;
+    for (int i = 0; i < f; i++) {
+        if (PyTuple_Check(first[i]) && PyTuple_GET_SIZE(first[i]) > 2) {
+            PREFETCH(PyTuple_GET_ITEM(first[i], 0));
+            before[b] = PyTuple_GET_ITEM(first[i], 2);
+            PREFETCH(before[b]);
+            b++;
+        }
+    }
+    for (int i = 0; i < b; i++)
+        if (PyTuple_Check(before[i]))
+            for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(before[i]) && k < 4; k++)
+                PREFETCH(PyTuple_GET_ITEM(before[i], k));
+}
+
 /* Warm the ids from `from`, `windows` windows of them; base: the one base of the section, or
  * -1; wk: the walk whose ring (and table) keep what it finds of each (keep_warmed), or NULL.
  * An entity whose table slot holds it already (an earlier client's walk of the same call
@@ -1666,9 +1792,9 @@ static Warmed *table_slot(const Walk *wk, PyObject *id, long long *net) {
  * none of its dict's six lookups. */
 static void warm(PyObject *ids, Py_ssize_t from, PyObject *entities, int windows,
                  long long base, Walk *wk) {
-    PyObject *ent[2 * WARM], *hist[2 * WARM], *cache[2 * WARM], *vals[2 * WARM];
-    Py_ssize_t at[2 * WARM];
-    int n = 0, k = 0, v = 0;
+    PyObject *hist[2 * WARM], *cache[2 * WARM], *vals[2 * WARM];
+    int k = 0, v = 0, m = 0;
+    Window w;
     Warmed *ring = wk ? wk->ring : NULL;
     Py_ssize_t to = PyList_GET_SIZE(ids);
     if (to > from + windows * WARM)
@@ -1678,107 +1804,44 @@ static void warm(PyObject *ids, Py_ssize_t from, PyObject *entities, int windows
             warmed_clear(&ring[j % RING]);
             wk->pick[j % RING] = NULL;
         }
-    Warmed *slots[2 * WARM];
-    long long nets[2 * WARM];
-    for (Py_ssize_t j = from; j < to; j++) {
-        PyObject *id = PyList_GET_ITEM(ids, j), *e = PyDict_GetItemWithError(entities, id);
-        if (!e) {
-            if (PyErr_Occurred()) {
-                PyErr_Clear();
-                return;
-            }
-            continue;
-        }
-        PREFETCH(e);
-        slots[n] = ring ? table_slot(wk, id, &nets[n]) : NULL;
-        if (!slots[n])
-            nets[n] = -1;
-        PREFETCH(slots[n]); /* its entity, then its objects, are read next */
-        at[n] = j;
-        ent[n++] = e;
-    }
-    /* each entity's attributes: from its table slot, or looked up in its dict, when the
-     * objects kept (the slot's references) are asked for, then, in a second pass, kept: the
-     * references taken at once waited on each object's memory in turn (a fifth of warm()'s
-     * time, on the 2-vCPU machine of the interest benchmark) */
-    PyObject *dicts[2 * WARM], *hs[2 * WARM], *cs[2 * WARM], *bs[2 * WARM];
-    int bad = 0;
-    for (int i = 0; i < n; i++) {
-        PyObject *h = NULL, *c = NULL, *b = NULL;
-        dicts[i] = NULL;
-        Warmed *slot = bad ? NULL : slots[i];
-        if (slot && slot->ent == ent[i]) {
-            PREFETCH(slot->hist);
-            PREFETCH(slot->cache);
-            PREFETCH(slot->bits);
-        } else if (!bad) {
-            PyObject *dict = ent_dict(ent[i]);
-            if (dict) {
-                PREFETCH(dict);
-                h = dict_item(dict, A_HIST, s_hist);
-                c = h ? dict_item(dict, A_CACHE, s_cache) : NULL;
-                b = c ? dict_item(dict, A_BITS, s_bits) : NULL;
-                PyObject *spawn = b ? dict_item(dict, A_SPAWN, s_spawn) : NULL;
-                PyObject *widths = spawn ? dict_item(dict, A_WIDTHS, s_widths) : NULL;
-                if (PyErr_Occurred()) { /* the rest is left for the walk to meet */
-                    PyErr_Clear();
-                    Py_DECREF(dict);
-                    bad = 1;
-                    h = c = b = NULL;
-                } else {
-                    dicts[i] = dict;
-                    PREFETCH(h);
-                    PREFETCH(c);
-                    PREFETCH(b);
-                    PREFETCH(spawn);
-                    PREFETCH(widths);
-                }
-            }
-        }
-        slots[i] = slot;
-        if (!slot)
-            nets[i] = -1;
-        hs[i] = h;
-        cs[i] = c;
-        bs[i] = b;
-    }
-    int m = 0;
-    for (int i = 0; i < n; i++) {
-        PyObject *id = PyList_GET_ITEM(ids, at[i]), *h, *c, *b;
-        long long net = nets[i];
-        Warmed *slot = slots[i];
-        if (slot && slot->ent == ent[i]) { /* found by an earlier walk of this call */
+    if (window_entities(&w, ids, from, to, entities, wk))
+        return;
+    window_attributes(&w);
+    for (int i = 0; i < w.n; i++) {
+        PyObject *id = PyList_GET_ITEM(ids, w.at[i]), *h, *c, *b, *ent = w.ent[i];
+        Warmed *slot = w.slot[i];
+        if (slot && slot->ent == ent) { /* found by an earlier walk of this call */
             h = slot->hist;
             c = slot->cache;
             b = slot->bits;
         } else {
-            PyObject *dict = dicts[i];
+            PyObject *dict = w.dict[i];
             if (!dict)
                 continue;
-            h = hs[i];
-            c = cs[i];
-            b = bs[i];
+            h = w.hist[i];
+            c = w.cache[i];
+            b = w.bits[i];
             if (ring && b) { /* all walk_entity reads, for walk_id to take as found */
                 if (slot) /* the table's, which may hold another entity */
                     warmed_clear(slot);
                 else /* the ring's, cleared above */
-                    slot = &ring[at[i] % RING];
-                keep_warmed(slot, at[i], id, ent[i], dict, h, c, b);
+                    slot = &ring[w.at[i] % RING];
+                keep_warmed(slot, w.at[i], id, ent, dict, h, c, b);
             }
             Py_DECREF(dict);
-            dicts[i] = NULL;
+            w.dict[i] = NULL;
             if (PyErr_Occurred()) {
                 PyErr_Clear();
-                for (int j = i + 1; j < n; j++)
-                    Py_XDECREF(dicts[j]);
+                for (int j = i + 1; j < w.n; j++)
+                    Py_XDECREF(w.dict[j]);
                 return;
             }
         }
-        if (slot && slot->ent == ent[i]) {
-            wk->pick[at[i] % RING] = slot;
-            wk->pick_pos[at[i] % RING] = at[i];
-            wk->pick_id[at[i] % RING] = id;
-            wk->pick_net[at[i] % RING] = net;
+        if (slot && slot->ent == ent) {
+            wk->pick[w.at[i] % RING] = slot;
+            wk->pick_pos[w.at[i] % RING] = w.at[i];
+            wk->pick_id[w.at[i] % RING] = id;
+            wk->pick_net[w.at[i] % RING] = w.net[i];
         }
         if (c && PyDict_CheckExact(c)) {
             PREFETCH(c);
@@ -1810,45 +1873,8 @@ static void warm(PyObject *ids, Py_ssize_t from, PyObject *entities, int windows
     for (int i = 0; i < v; i++)
         for (Py_ssize_t j = 0; j < PyList_GET_SIZE(vals[i]) && j < WARM_VALUES; j++)
             PREFETCH(PyList_GET_ITEM(vals[i], j));
-    if (base <= 0)
-        return;
-    /* the first entry after the base, where an entity that changed every tick has it */
-    PyObject *first[2 * WARM];
-    int f = 0;
-    for (int i = 0; i < m; i++) {
-        Py_ssize_t nh = PyList_GET_SIZE(hist[i]);
-        PyObject *e = PyList_GET_ITEM(hist[i], nh - 1);
-        if (!PyTuple_Check(e) || !PyTuple_GET_SIZE(e) || !PyLong_CheckExact(PyTuple_GET_ITEM(e, 0)))
-            continue;
-        long long newest = PyLong_AsLongLong(PyTuple_GET_ITEM(e, 0));
-        if (newest == -1 && PyErr_Occurred()) {
-            PyErr_Clear();
-            return;
-        }
-        if (newest > base && newest - base < (long long)nh) {
-            Py_ssize_t at = nh - (Py_ssize_t)(newest - base);
-            first[f] = PyList_GET_ITEM(hist[i], at);
-            PREFETCH(first[f]);
-            f++;
-            for (Py_ssize_t j = at + 1; j < nh - 1; j++) /* the entries the body ors */
-                PREFETCH(PyList_GET_ITEM(hist[i], j));
-        }
-    }
-    /* its tick and bits before, then those bits: the baselines of the body's values */
-    PyObject *before[2 * WARM];
-    int b = 0;
-    for (int i = 0; i < f; i++) {
-        if (PyTuple_Check(first[i]) && PyTuple_GET_SIZE(first[i]) > 2) {
-            PREFETCH(PyTuple_GET_ITEM(first[i], 0));
-            before[b] = PyTuple_GET_ITEM(first[i], 2);
-            PREFETCH(before[b]);
-            b++;
-        }
-    }
-    for (int i = 0; i < b; i++)
-        if (PyTuple_Check(before[i]))
-            for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(before[i]) && k < 4; k++)
-                PREFETCH(PyTuple_GET_ITEM(before[i], k));
+    if (base > 0)
+        warm_after_base(hist, m, base);
 }
 
 /* At id k of a walk: every WARM ids, warm the window after the next (at 0, the first two). */
