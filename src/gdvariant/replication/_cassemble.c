@@ -1660,6 +1660,132 @@ static Warmed *table_slot(const Walk *wk, PyObject *id, long long *net) {
     return &wk->table[v];
 }
 
+/* The entities of a window of ids warm() reads, and what it found of each: the id's place in
+ * ids, its table slot (and net id; NULL and -1 without one), and, for an entity no slot held,
+ * its __dict__ (a strong reference, or NULL) with the history, record cache and bits in it. */
+typedef struct {
+    int n;
+    Py_ssize_t at[2 * WARM];
+    PyObject *ent[2 * WARM], *dict[2 * WARM], *hist[2 * WARM], *cache[2 * WARM], *bits[2 * WARM];
+    Warmed *slot[2 * WARM];
+    long long net[2 * WARM];
+} Window;
+
+/* The window's entities, ids from to to (wk: the walk with its ring and table, or NULL), each
+ * one's table slot asked for: -1 when a lookup failed (warming stops; the walk meets it). */
+static int window_entities(Window *w, PyObject *ids, Py_ssize_t from, Py_ssize_t to,
+                           PyObject *entities, Walk *wk) {
+    w->n = 0;
+    for (Py_ssize_t j = from; j < to; j++) {
+        PyObject *id = PyList_GET_ITEM(ids, j), *e = PyDict_GetItemWithError(entities, id);
+        if (!e) {
+            if (PyErr_Occurred()) {
+                PyErr_Clear();
+                return -1;
+            }
+            continue;
+        }
+        PREFETCH(e);
+        int i = w->n++;
+        w->slot[i] = wk && wk->ring ? table_slot(wk, id, &w->net[i]) : NULL;
+        if (!w->slot[i])
+            w->net[i] = -1;
+        PREFETCH(w->slot[i]); /* its entity, then its objects, are read next */
+        w->at[i] = j;
+        w->ent[i] = e;
+    }
+    return 0;
+}
+
+/* Each entity's attributes: the objects its table slot holds (an earlier client's walk of the
+ * call found it), or those its dict holds, looked up; all asked for, and kept (keep_warmed's
+ * references) only in a second pass: references taken at once waited on each object's memory
+ * in turn (a fifth of warm()'s time in the interest benchmark). After a failed lookup the
+ * rest of the window is left for the walk to meet. */
+static void window_attributes(Window *w) {
+    int bad = 0;
+    for (int i = 0; i < w->n; i++) {
+        PyObject *h = NULL, *c = NULL, *b = NULL;
+        Warmed *slot = bad ? NULL : w->slot[i];
+        w->dict[i] = NULL;
+        if (slot && slot->ent == w->ent[i]) {
+            PREFETCH(slot->hist);
+            PREFETCH(slot->cache);
+            PREFETCH(slot->bits);
+        } else if (!bad) {
+            PyObject *dict = ent_dict(w->ent[i]);
+            if (dict) {
+                PREFETCH(dict);
+                h = dict_item(dict, A_HIST, s_hist);
+                c = h ? dict_item(dict, A_CACHE, s_cache) : NULL;
+                b = c ? dict_item(dict, A_BITS, s_bits) : NULL;
+                PyObject *spawn = b ? dict_item(dict, A_SPAWN, s_spawn) : NULL;
+                PyObject *widths = spawn ? dict_item(dict, A_WIDTHS, s_widths) : NULL;
+                if (PyErr_Occurred()) {
+                    PyErr_Clear();
+                    Py_DECREF(dict);
+                    bad = 1;
+                    h = c = b = NULL;
+                } else {
+                    w->dict[i] = dict;
+                    PREFETCH(h);
+                    PREFETCH(c);
+                    PREFETCH(b);
+                    PREFETCH(spawn);
+                    PREFETCH(widths);
+                }
+            }
+        }
+        w->slot[i] = slot;
+        if (!slot)
+            w->net[i] = -1;
+        w->hist[i] = h;
+        w->cache[i] = c;
+        w->bits[i] = b;
+    }
+}
+
+/* For a section of one base: the first history entry after it (where an entity that changed
+ * every tick has it) and the entries the body ors, then its tick and bits before, then those
+ * bits: the baselines of the body's values. */
+static void warm_after_base(PyObject *const *hist, int m, long long base) {
+    PyObject *first[2 * WARM];
+    int f = 0;
+    for (int i = 0; i < m; i++) {
+        Py_ssize_t nh = PyList_GET_SIZE(hist[i]);
+        PyObject *e = PyList_GET_ITEM(hist[i], nh - 1);
+        if (!PyTuple_Check(e) || !PyTuple_GET_SIZE(e) || !PyLong_CheckExact(PyTuple_GET_ITEM(e, 0)))
+            continue;
+        long long newest = PyLong_AsLongLong(PyTuple_GET_ITEM(e, 0));
+        if (newest == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return;
+        }
+        if (newest > base && newest - base < (long long)nh) {
+            Py_ssize_t at = nh - (Py_ssize_t)(newest - base);
+            first[f] = PyList_GET_ITEM(hist[i], at);
+            PREFETCH(first[f]);
+            f++;
+            for (Py_ssize_t j = at + 1; j < nh - 1; j++)
+                PREFETCH(PyList_GET_ITEM(hist[i], j));
+        }
+    }
+    PyObject *before[2 * WARM];
+    int b = 0;
+    for (int i = 0; i < f; i++) {
+        if (PyTuple_Check(first[i]) && PyTuple_GET_SIZE(first[i]) > 2) {
+            PREFETCH(PyTuple_GET_ITEM(first[i], 0));
+            before[b] = PyTuple_GET_ITEM(first[i], 2);
+            PREFETCH(before[b]);
+            b++;
+        }
+    }
+    for (int i = 0; i < b; i++)
+        if (PyTuple_Check(before[i]))
+            for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(before[i]) && k < 4; k++)
+                PREFETCH(PyTuple_GET_ITEM(before[i], k));
+}
+
 /* Warm the ids from `from`, `windows` windows of them; base: the one base of the section, or
  * -1; wk: the walk whose ring (and table) keep what it finds of each (keep_warmed), or NULL.
  * An entity whose table slot holds it already (an earlier client's walk of the same call
@@ -1667,9 +1793,9 @@ static Warmed *table_slot(const Walk *wk, PyObject *id, long long *net) {
  * none of its dict's six lookups. */
 static void warm(PyObject *ids, Py_ssize_t from, PyObject *entities, int windows,
                  long long base, Walk *wk) {
-    PyObject *ent[2 * WARM], *hist[2 * WARM], *cache[2 * WARM], *vals[2 * WARM];
-    Py_ssize_t at[2 * WARM];
-    int n = 0, k = 0, v = 0;
+    PyObject *hist[2 * WARM], *cache[2 * WARM], *vals[2 * WARM];
+    int k = 0, v = 0, m = 0;
+    Window w;
     Warmed *ring = wk ? wk->ring : NULL;
     Py_ssize_t to = PyList_GET_SIZE(ids);
     if (to > from + windows * WARM)
@@ -1679,54 +1805,44 @@ static void warm(PyObject *ids, Py_ssize_t from, PyObject *entities, int windows
             warmed_clear(&ring[j % RING]);
             wk->pick[j % RING] = NULL;
         }
-    for (Py_ssize_t j = from; j < to; j++) {
-        PyObject *e = PyDict_GetItemWithError(entities, PyList_GET_ITEM(ids, j));
-        if (!e) {
-            if (PyErr_Occurred()) {
-                PyErr_Clear();
-                return;
-            }
-            continue;
-        }
-        PREFETCH(e);
-        at[n] = j;
-        ent[n++] = e;
-    }
-    int m = 0;
-    for (int i = 0; i < n; i++) {
-        PyObject *id = PyList_GET_ITEM(ids, at[i]), *h, *c, *b;
-        long long net = -1;
-        Warmed *slot = ring ? table_slot(wk, id, &net) : NULL;
-        if (slot && slot->ent == ent[i]) { /* found by an earlier walk of this call */
+    if (window_entities(&w, ids, from, to, entities, wk))
+        return;
+    window_attributes(&w);
+    for (int i = 0; i < w.n; i++) {
+        PyObject *id = PyList_GET_ITEM(ids, w.at[i]), *h, *c, *b, *ent = w.ent[i];
+        Warmed *slot = w.slot[i];
+        if (slot && slot->ent == ent) { /* found by an earlier walk of this call */
             h = slot->hist;
             c = slot->cache;
             b = slot->bits;
         } else {
-            PyObject *dict = ent_dict(ent[i]);
+            PyObject *dict = w.dict[i];
             if (!dict)
                 continue;
-            PREFETCH(dict);
-            h = dict_item(dict, A_HIST, s_hist);
-            c = h ? dict_item(dict, A_CACHE, s_cache) : NULL;
-            b = c ? dict_item(dict, A_BITS, s_bits) : NULL;
+            h = w.hist[i];
+            c = w.cache[i];
+            b = w.bits[i];
             if (ring && b) { /* all walk_entity reads, for walk_id to take as found */
                 if (slot) /* the table's, which may hold another entity */
                     warmed_clear(slot);
                 else /* the ring's, cleared above */
-                    slot = &ring[at[i] % RING];
-                keep_warmed(slot, at[i], id, ent[i], dict, h, c, b);
+                    slot = &ring[w.at[i] % RING];
+                keep_warmed(slot, w.at[i], id, ent, dict, h, c, b);
             }
             Py_DECREF(dict);
+            w.dict[i] = NULL;
             if (PyErr_Occurred()) {
                 PyErr_Clear();
+                for (int j = i + 1; j < w.n; j++)
+                    Py_XDECREF(w.dict[j]);
                 return;
             }
         }
-        if (slot && slot->ent == ent[i]) {
-            wk->pick[at[i] % RING] = slot;
-            wk->pick_pos[at[i] % RING] = at[i];
-            wk->pick_id[at[i] % RING] = id;
-            wk->pick_net[at[i] % RING] = net;
+        if (slot && slot->ent == ent) {
+            wk->pick[w.at[i] % RING] = slot;
+            wk->pick_pos[w.at[i] % RING] = w.at[i];
+            wk->pick_id[w.at[i] % RING] = id;
+            wk->pick_net[w.at[i] % RING] = w.net[i];
         }
         if (c && PyDict_CheckExact(c)) {
             PREFETCH(c);
@@ -1758,45 +1874,8 @@ static void warm(PyObject *ids, Py_ssize_t from, PyObject *entities, int windows
     for (int i = 0; i < v; i++)
         for (Py_ssize_t j = 0; j < PyList_GET_SIZE(vals[i]) && j < WARM_VALUES; j++)
             PREFETCH(PyList_GET_ITEM(vals[i], j));
-    if (base <= 0)
-        return;
-    /* the first entry after the base, where an entity that changed every tick has it */
-    PyObject *first[2 * WARM];
-    int f = 0;
-    for (int i = 0; i < m; i++) {
-        Py_ssize_t nh = PyList_GET_SIZE(hist[i]);
-        PyObject *e = PyList_GET_ITEM(hist[i], nh - 1);
-        if (!PyTuple_Check(e) || !PyTuple_GET_SIZE(e) || !PyLong_CheckExact(PyTuple_GET_ITEM(e, 0)))
-            continue;
-        long long newest = PyLong_AsLongLong(PyTuple_GET_ITEM(e, 0));
-        if (newest == -1 && PyErr_Occurred()) {
-            PyErr_Clear();
-            return;
-        }
-        if (newest > base && newest - base < (long long)nh) {
-            Py_ssize_t at = nh - (Py_ssize_t)(newest - base);
-            first[f] = PyList_GET_ITEM(hist[i], at);
-            PREFETCH(first[f]);
-            f++;
-            for (Py_ssize_t j = at + 1; j < nh - 1; j++) /* the entries the body ors */
-                PREFETCH(PyList_GET_ITEM(hist[i], j));
-        }
-    }
-    /* its tick and bits before, then those bits: the baselines of the body's values */
-    PyObject *before[2 * WARM];
-    int b = 0;
-    for (int i = 0; i < f; i++) {
-        if (PyTuple_Check(first[i]) && PyTuple_GET_SIZE(first[i]) > 2) {
-            PREFETCH(PyTuple_GET_ITEM(first[i], 0));
-            before[b] = PyTuple_GET_ITEM(first[i], 2);
-            PREFETCH(before[b]);
-            b++;
-        }
-    }
-    for (int i = 0; i < b; i++)
-        if (PyTuple_Check(before[i]))
-            for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(before[i]) && k < 4; k++)
-                PREFETCH(PyTuple_GET_ITEM(before[i], k));
+    if (base > 0)
+        warm_after_base(hist, m, base);
 }
 
 /* At id k of a walk: every WARM ids, warm the window after the next (at 0, the first two). */
@@ -3120,6 +3199,8 @@ static PyObject *py_aim(PyObject *self, PyObject *args) {
 
 /* ---- a view tested entity by entity (retest) -------------------------------------------- */
 
+/* A retested view and what its test of one entity reads: its area, cells, positions, the ids
+ * always relevant to it, and the count of tests made. */
 typedef struct {
     View v;
     PyObject *watched, *pos, *cell_of, *always, *own;
@@ -3128,10 +3209,10 @@ typedef struct {
     int centred;     /* with a centre (a radius without one holds no position) */
     double c[3], r2; /* the centre, the radius squared */
     Py_ssize_t dims; /* the centre's coordinates */
-} Block;
+} Retested;
 
 /* Whether id is relevant to the retested view now (its test, counted): 1, 0, or -1. */
-static int block_test(Block *b, PyObject *id) {
+static int relevant_now(Retested *b, PyObject *id) {
     b->tests++;
     int in = PySequence_Contains(b->always, id);
     if (!in)
@@ -3169,7 +3250,7 @@ static int block_test(Block *b, PyObject *id) {
 }
 
 /* Record that id (entity ent) is relevant now or not, when that changed. */
-static int block_put(Block *b, PyObject *id, PyObject *ent, int now) {
+static int note_relevance(Retested *b, PyObject *id, PyObject *ent, int now) {
     int was = PyDict_Contains(b->v.relevant, id);
     if (was < 0)
         return -1;
@@ -3179,11 +3260,11 @@ static int block_put(Block *b, PyObject *id, PyObject *ent, int now) {
 }
 
 /* Test and record id (entity ent), keeping both alive meanwhile. */
-static int block_one(Block *b, PyObject *id, PyObject *ent) {
+static int retest_one(Retested *b, PyObject *id, PyObject *ent) {
     Py_INCREF(id);
     Py_INCREF(ent);
-    int now = block_test(b, id);
-    int rc = now < 0 ? -1 : block_put(b, id, ent, now);
+    int now = relevant_now(b, id);
+    int rc = now < 0 ? -1 : note_relevance(b, id, ent, now);
     Py_DECREF(id);
     Py_DECREF(ent);
     return rc;
@@ -3437,7 +3518,7 @@ done:
 /* The touched ids of a watched cell's bucket into t: from its pack in memo (made the first
  * time), or looked up one by one when it has none. */
 static int retest_cell(TouchedIds *t, PyObject *bucket, PyObject *cell, PyObject *memo,
-                       PyObject *touched, PyObject *rank, const Block *b, PyObject *world) {
+                       PyObject *touched, PyObject *rank, const Retested *b, PyObject *world) {
     if (memo == Py_None || !PyDict_CheckExact(bucket))
         return retest_ids(t, bucket, rank);
     PyObject *packed = PyDict_GetItemWithError(memo, cell);
@@ -3480,13 +3561,13 @@ static int retest_cell(TouchedIds *t, PyObject *bucket, PyObject *cell, PyObject
     return 0;
 }
 
-/* block_test of a packed row: its position as read once, when it has the view's coordinates;
+/* relevant_now of a packed row: its position as read once, when it has the view's coordinates;
  * of a block of cells, without a position or in the watched cell whose pack holds it. */
-static int row_test(Block *b, PyObject *id, const Row *row) {
+static int row_test(Retested *b, PyObject *id, const Row *row) {
     int cells = !b->ball && (!row->placed || row->home);
     if (!cells && (!b->ball || row->placed < 0 ||
                    (row->placed && b->centred && row->placed != b->dims)))
-        return block_test(b, id);
+        return relevant_now(b, id);
     b->tests++;
     int in = PySequence_Contains(b->always, id);
     if (!in)
@@ -3504,7 +3585,7 @@ static int row_test(Block *b, PyObject *id, const Row *row) {
 }
 
 /* Test and record the ids found (in the order of their ranks, each once) still of world. */
-static int retest_apply(Block *b, TouchedIds *t, PyObject *touched, PyObject *world) {
+static int retest_apply(Retested *b, TouchedIds *t, PyObject *touched, PyObject *world) {
     int rc = touched_sort(t);
     for (Py_ssize_t j = 0; !rc && j < t->n; j++) {
         int again = touched_again(t, j);
@@ -3518,7 +3599,7 @@ static int retest_apply(Block *b, TouchedIds *t, PyObject *touched, PyObject *wo
                 continue;
             PyObject *id = Py_NewRef(t->all[j].id), *ent = Py_NewRef(t->all[j].ent);
             int now = row_test(b, id, row);
-            rc = now < 0 ? -1 : block_put(b, id, ent, now);
+            rc = now < 0 ? -1 : note_relevance(b, id, ent, now);
             Py_DECREF(id);
             Py_DECREF(ent);
             continue;
@@ -3533,7 +3614,7 @@ static int retest_apply(Block *b, TouchedIds *t, PyObject *touched, PyObject *wo
         Py_INCREF(ent);
         PyObject *dict = ent_dict(ent), *owner = ent_hinted(ent, dict, A_WORLD, s_world);
         Py_XDECREF(dict);
-        rc = !owner ? -1 : owner == world ? block_one(b, t->all[j].id, ent) : 0;
+        rc = !owner ? -1 : owner == world ? retest_one(b, t->all[j].id, ent) : 0;
         Py_XDECREF(owner);
         Py_DECREF(ent);
     }
@@ -3543,7 +3624,7 @@ static int retest_apply(Block *b, TouchedIds *t, PyObject *touched, PyObject *wo
 /* The area a retest tests positions against: the watched cells (radius None), or the
  * distance from centre (None: no position within it); -1 with an exception set if the
  * centre or radius is not one. */
-static int retest_area(Block *b, PyObject *centre, PyObject *radius) {
+static int retest_area(Retested *b, PyObject *centre, PyObject *radius) {
     if (radius == Py_None)
         return 0;
     double r = PyFloat_AsDouble(radius);
@@ -3556,7 +3637,7 @@ static int retest_area(Block *b, PyObject *centre, PyObject *radius) {
 }
 
 static PyObject *py_retest(PyObject *self, PyObject *args) {
-    Block b = {0};
+    Retested b = {0};
     PyObject *view, *grid, *touched, *rank, *world, *centre, *radius, *memo;
     if (!PyArg_ParseTuple(args, "OOO!O!O!O!O!OOOOOO", &view, &b.watched, &PyDict_Type, &grid,
                           &PyDict_Type, &touched, &PyDict_Type, &rank, &PyDict_Type, &b.pos,
