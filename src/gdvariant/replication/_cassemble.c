@@ -1611,28 +1611,39 @@ static inline PyObject *dict_item(PyObject *dict, int a, PyObject *name) {
     return dict_item_moved(dict, a, name);
 }
 
-/* Keep what warm() found of id (its place pos in ids) in slot r, with the other three
- * attributes walk_entity reads if the dict holds them all (else nothing: the walk looks them up
- * itself and meets what is missing). An error is left set for warm() to clear. */
-static void keep_warmed(Warmed *r, Py_ssize_t pos, PyObject *id, PyObject *ent, PyObject *dict,
-                        PyObject *hist, PyObject *cache, PyObject *bits) {
-    PyObject *spawn = dict_item(dict, A_SPAWN, s_spawn);
-    PyObject *layout = spawn ? dict_item(dict, A_LAYOUT, s_layout) : NULL;
-    PyObject *widths = layout ? dict_item(dict, A_WIDTHS, s_widths) : NULL;
+/* The entities of a window of ids warm() reads, and what it found of each: the id's place in
+ * ids, its table slot (and net id; NULL and -1 without one), and, for an entity no slot held,
+ * its __dict__ (a strong reference, or NULL) with the attributes walk_entity reads in it (the
+ * history, record cache and bits; the spawn tick, layout and widths, NULL if one is missing). */
+typedef struct {
+    int n;
+    Py_ssize_t at[2 * WARM];
+    PyObject *ent[2 * WARM], *dict[2 * WARM], *hist[2 * WARM], *cache[2 * WARM], *bits[2 * WARM];
+    PyObject *spawn[2 * WARM], *layout[2 * WARM], *widths[2 * WARM];
+    Warmed *slot[2 * WARM];
+    long long net[2 * WARM];
+} Window;
+
+/* Keep what warm() found of the window's entity i (id) in slot r, if its dict holds every
+ * attribute walk_entity reads (else nothing: the walk looks them up itself and meets what is
+ * missing). */
+static void keep_warmed(Warmed *r, const Window *w, int i, PyObject *id) {
+    PyObject *spawn = w->spawn[i], *layout = w->layout[i], *widths = w->widths[i];
     if (!widths)
         return;
-    r->pos = pos;
-    PyObject *refs[] = {id, ent, dict, spawn, hist, layout, cache, bits, widths};
+    r->pos = w->at[i];
+    PyObject *refs[] = {id, w->ent[i], w->dict[i], spawn, w->hist[i], layout, w->cache[i],
+                        w->bits[i], widths};
     for (size_t k = 0; k < sizeof refs / sizeof *refs; k++)
         Py_INCREF(refs[k]);
     r->id = id;
-    r->ent = ent;
-    r->dict = dict;
+    r->ent = w->ent[i];
+    r->dict = w->dict[i];
     r->spawn = spawn;
-    r->hist = hist;
+    r->hist = w->hist[i];
     r->layout = layout;
-    r->cache = cache;
-    r->bits = bits;
+    r->cache = w->cache[i];
+    r->bits = w->bits[i];
     r->widths = widths;
     r->spawn_ok = 0;
     if (PyLong_CheckExact(spawn)) {
@@ -1659,17 +1670,6 @@ static Warmed *table_slot(const Walk *wk, PyObject *id, long long *net) {
     *net = v;
     return &wk->table[v];
 }
-
-/* The entities of a window of ids warm() reads, and what it found of each: the id's place in
- * ids, its table slot (and net id; NULL and -1 without one), and, for an entity no slot held,
- * its __dict__ (a strong reference, or NULL) with the history, record cache and bits in it. */
-typedef struct {
-    int n;
-    Py_ssize_t at[2 * WARM];
-    PyObject *ent[2 * WARM], *dict[2 * WARM], *hist[2 * WARM], *cache[2 * WARM], *bits[2 * WARM];
-    Warmed *slot[2 * WARM];
-    long long net[2 * WARM];
-} Window;
 
 /* The window's entities, ids from to to (wk: the walk with its ring and table, or NULL), each
  * one's table slot asked for: -1 when a lookup failed (warming stops; the walk meets it). */
@@ -1705,7 +1705,7 @@ static int window_entities(Window *w, PyObject *ids, Py_ssize_t from, Py_ssize_t
 static void window_attributes(Window *w) {
     int bad = 0;
     for (int i = 0; i < w->n; i++) {
-        PyObject *h = NULL, *c = NULL, *b = NULL;
+        PyObject *h = NULL, *c = NULL, *b = NULL, *spawn = NULL, *layout = NULL, *widths = NULL;
         Warmed *slot = bad ? NULL : w->slot[i];
         w->dict[i] = NULL;
         if (slot && slot->ent == w->ent[i]) {
@@ -1719,19 +1719,21 @@ static void window_attributes(Window *w) {
                 h = dict_item(dict, A_HIST, s_hist);
                 c = h ? dict_item(dict, A_CACHE, s_cache) : NULL;
                 b = c ? dict_item(dict, A_BITS, s_bits) : NULL;
-                PyObject *spawn = b ? dict_item(dict, A_SPAWN, s_spawn) : NULL;
-                PyObject *widths = spawn ? dict_item(dict, A_WIDTHS, s_widths) : NULL;
+                spawn = b ? dict_item(dict, A_SPAWN, s_spawn) : NULL;
+                layout = spawn ? dict_item(dict, A_LAYOUT, s_layout) : NULL;
+                widths = layout ? dict_item(dict, A_WIDTHS, s_widths) : NULL;
                 if (PyErr_Occurred()) {
                     PyErr_Clear();
                     Py_DECREF(dict);
                     bad = 1;
-                    h = c = b = NULL;
+                    h = c = b = spawn = layout = widths = NULL;
                 } else {
                     w->dict[i] = dict;
                     PREFETCH(h);
                     PREFETCH(c);
                     PREFETCH(b);
                     PREFETCH(spawn);
+                    PREFETCH(layout);
                     PREFETCH(widths);
                 }
             }
@@ -1742,6 +1744,9 @@ static void window_attributes(Window *w) {
         w->hist[i] = h;
         w->cache[i] = c;
         w->bits[i] = b;
+        w->spawn[i] = spawn;
+        w->layout[i] = layout;
+        w->widths[i] = widths;
     }
 }
 
@@ -1827,16 +1832,9 @@ static void warm(PyObject *ids, Py_ssize_t from, PyObject *entities, int windows
                     warmed_clear(slot);
                 else /* the ring's, cleared above */
                     slot = &ring[w.at[i] % RING];
-                keep_warmed(slot, w.at[i], id, ent, dict, h, c, b);
+                keep_warmed(slot, &w, i, id);
             }
             Py_DECREF(dict);
-            w.dict[i] = NULL;
-            if (PyErr_Occurred()) {
-                PyErr_Clear();
-                for (int j = i + 1; j < w.n; j++)
-                    Py_XDECREF(w.dict[j]);
-                return;
-            }
         }
         if (slot && slot->ent == ent) {
             wk->pick[w.at[i] % RING] = slot;
