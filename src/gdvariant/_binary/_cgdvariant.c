@@ -173,18 +173,55 @@ static int char_of(PyObject *s, char *out) {
     return 0;
 }
 
-static Table *build_table(PyObject *profile) {
-    PyObject *spec = PyObject_CallOneArg(table_builder, profile);
-    if (spec == NULL) return NULL;
-    Table *t = PyMem_Calloc(1, sizeof(Table));
-    if (t == NULL) {
-        Py_DECREF(spec);
-        PyErr_NoMemory();
-        return NULL;
+/* The decoder's math rows: (wire type, components, narrow and wide codes, unflatten, flat class). */
+static int table_math(Table *t, PyObject *math) {
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(math); i++) {
+        int wire, components;
+        PyObject *narrow, *wide, *unflatten, *flat;
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(math, i), "iiUUOO", &wire, &components, &narrow,
+                              &wide, &unflatten, &flat))
+            return -1;
+        if (wire < 0 || wire > 255 || components < 1 || components > MAX_COMPONENTS) {
+            PyErr_SetString(PyExc_ValueError, "table: bad math layout");
+            return -1;
+        }
+        MathDecode *m = &t->math[wire];
+        m->components = components;
+        if (char_of(narrow, &m->narrow) < 0 || char_of(wide, &m->wide) < 0) return -1;
+        m->unflatten = unflatten;
+        m->flat = flat == Py_None ? NULL : (PyTypeObject *)flat;
     }
-    t->keep = spec;
-    PyObject *dec, *enc;
-    if (!PyArg_ParseTuple(spec, "OO", &dec, &enc)) goto fail;
+    return 0;
+}
+
+/* The decoder's packed-array rows: per wire type, the class, item size, held type and
+ * conversion of its 32- and 64-bit forms. */
+static int table_packed(Table *t, PyObject *packed) {
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(packed); i++) {
+        int wire;
+        PyObject *cls[2], *held[2], *convert[2];
+        Py_ssize_t size[2];
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(packed, i), "iOnOUOnOU", &wire, &cls[0], &size[0],
+                              &held[0], &convert[0], &cls[1], &size[1], &held[1], &convert[1]))
+            return -1;
+        if (wire < 0 || wire > 255 || size[0] < 1 || size[1] < 1) {
+            PyErr_SetString(PyExc_ValueError, "table: bad packed layout");
+            return -1;
+        }
+        for (int w = 0; w < 2; w++) {
+            PackedDecode *k = &t->packed[wire];
+            k->cls[w] = (PyTypeObject *)cls[w];
+            k->itemsize[w] = size[w];
+            k->held[w] = (PyTypeObject *)held[w];
+            if (char_of(convert[w], &k->convert[w]) < 0) return -1;
+            if (k->convert[w] == '-') k->convert[w] = 0;
+        }
+    }
+    return 0;
+}
+
+/* The decoding half of a profile's table (its Python builder's first item). */
+static int table_decoding(Table *t, PyObject *dec) {
     PyObject *actions, *math, *packed;
     long long flag_bits, packed_flag;
     PyObject *kinds;
@@ -193,61 +230,60 @@ static Table *build_table(PyObject *profile) {
                           &typed_dicts, &packed_flag, &PyTuple_Type, &math, &PyTuple_Type,
                           &packed, &PyTuple_Type, &t->elements, &kinds, &t->check_elements,
                           &t->check_values, &t->max_decode_depth))
-        goto fail;
+        return -1;
     if (PyBytes_GET_SIZE(kinds) != 256) {
         PyErr_SetString(PyExc_ValueError, "table: 256 type numbers expected");
-        goto fail;
+        return -1;
     }
     memcpy(t->kinds, PyBytes_AS_STRING(kinds), 256);
     if (PyTuple_GET_SIZE(t->elements) != 256) {
         PyErr_SetString(PyExc_ValueError, "table: 256 element types expected");
-        goto fail;
+        return -1;
     }
     if (PyBytes_GET_SIZE(actions) != 256) {
         PyErr_SetString(PyExc_ValueError, "table: 256 actions expected");
-        goto fail;
+        return -1;
     }
     memcpy(t->action, PyBytes_AS_STRING(actions), 256);
     t->flag_bits = (uint32_t)flag_bits;
     t->typed_arrays = typed_arrays;
     t->typed_dicts = typed_dicts;
     t->packed_flag = (uint32_t)packed_flag;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(math); i++) {
-        int wire, components;
-        PyObject *narrow, *wide, *unflatten, *flat;
-        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(math, i), "iiUUOO", &wire, &components, &narrow,
-                              &wide, &unflatten, &flat))
-            goto fail;
-        if (wire < 0 || wire > 255 || components < 1 || components > MAX_COMPONENTS) {
-            PyErr_SetString(PyExc_ValueError, "table: bad math layout");
-            goto fail;
+    return table_math(t, math) < 0 ? -1 : table_packed(t, packed);
+}
+
+/* Encoder row i: (class, entry kind, header[, extra, code, flat, flatten]), and the class's
+ * index in t->classes. */
+static int table_entry(Table *t, Py_ssize_t i, PyObject *row) {
+    EncodeEntry *e = &t->entries[i];
+    long long header, extra = 0;
+    PyObject *cls, *code = NULL, *flatten = NULL;
+    int flat = 0, entry;
+    if (!PyArg_ParseTuple(row, "OiL|LUpO", &cls, &entry, &header, &extra, &code, &flat,
+                          &flatten))
+        return -1;
+    e->entry = entry;
+    e->header = (uint32_t)header;
+    if (entry == E_MATH) {
+        if (code == NULL || flatten == NULL || extra < 1 || extra > MAX_COMPONENTS) {
+            PyErr_SetString(PyExc_ValueError, "table: bad math entry");
+            return -1;
         }
-        MathDecode *m = &t->math[wire];
-        m->components = components;
-        if (char_of(narrow, &m->narrow) < 0 || char_of(wide, &m->wide) < 0) goto fail;
-        m->unflatten = unflatten;
-        m->flat = flat == Py_None ? NULL : (PyTypeObject *)flat;
+        e->components = (int)extra;
+        if (char_of(code, &e->code) < 0) return -1;
+        e->flat = flat;
+        e->flatten = flatten;
+    } else if (entry == E_PACKED) {
+        e->itemsize = (Py_ssize_t)extra;
     }
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(packed); i++) {
-        int wire;
-        PyObject *cls[2], *held[2], *convert[2];
-        Py_ssize_t size[2];
-        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(packed, i), "iOnOUOnOU", &wire, &cls[0], &size[0],
-                              &held[0], &convert[0], &cls[1], &size[1], &held[1], &convert[1]))
-            goto fail;
-        if (wire < 0 || wire > 255 || size[0] < 1 || size[1] < 1) {
-            PyErr_SetString(PyExc_ValueError, "table: bad packed layout");
-            goto fail;
-        }
-        for (int w = 0; w < 2; w++) {
-            PackedDecode *k = &t->packed[wire];
-            k->cls[w] = (PyTypeObject *)cls[w];
-            k->itemsize[w] = size[w];
-            k->held[w] = (PyTypeObject *)held[w];
-            if (char_of(convert[w], &k->convert[w]) < 0) goto fail;
-            if (k->convert[w] == '-') k->convert[w] = 0;
-        }
-    }
+    PyObject *index = PyLong_FromSsize_t(i);
+    int rc = index == NULL ? -1 : PyDict_SetItem(t->classes, cls, index);
+    Py_XDECREF(index);
+    return rc;
+}
+
+/* The encoding half of a profile's table (its Python builder's second item). */
+static int table_encoding(Table *t, PyObject *enc) {
     PyObject *entries;
     long long h[7], count_flag, max_depth;
     int int64, always64, float64, rid_payload, typed_dicts_out, typed_array_mode;
@@ -255,7 +291,7 @@ static Table *build_table(PyObject *profile) {
                           &h[2], &h[3], &h[4], &h[5], &h[6], &int64, &always64, &float64,
                           &rid_payload, &count_flag, &max_depth, &typed_array_mode,
                           &typed_dicts_out, &PyDict_Type, &t->wire_of))
-        goto fail;
+        return -1;
     t->typed_array_mode = typed_array_mode;
     t->typed_dicts_out = typed_dicts_out;
     t->h_nil = (uint32_t)h[0];
@@ -276,45 +312,31 @@ static Table *build_table(PyObject *profile) {
     t->classes = PyDict_New();
     if (t->entries == NULL || t->classes == NULL) {
         PyErr_NoMemory();
-        goto fail;
+        return -1;
     }
-    for (Py_ssize_t i = 0; i < t->n_entries; i++) {
-        PyObject *row = PyTuple_GET_ITEM(entries, i);
-        EncodeEntry *e = &t->entries[i];
-        long long header, extra = 0;
-        PyObject *cls, *code = NULL, *flatten = NULL;
-        int flat = 0, entry;
-        if (!PyArg_ParseTuple(row, "OiL|LUpO", &cls, &entry, &header, &extra, &code, &flat,
-                              &flatten))
-            goto fail;
-        e->entry = entry;
-        e->header = (uint32_t)header;
-        if (entry == E_MATH) {
-            if (code == NULL || flatten == NULL || extra < 1 || extra > MAX_COMPONENTS) {
-                PyErr_SetString(PyExc_ValueError, "table: bad math entry");
-                goto fail;
-            }
-            e->components = (int)extra;
-            if (char_of(code, &e->code) < 0) goto fail;
-            e->flat = flat;
-            e->flatten = flatten;
-        } else if (entry == E_PACKED) {
-            e->itemsize = (Py_ssize_t)extra;
-        }
-        PyObject *index = PyLong_FromSsize_t(i);
-        if (index == NULL || PyDict_SetItem(t->classes, cls, index) < 0) {
-            Py_XDECREF(index);
-            goto fail;
-        }
-        Py_DECREF(index);
+    for (Py_ssize_t i = 0; i < t->n_entries; i++)
+        if (table_entry(t, i, PyTuple_GET_ITEM(entries, i)) < 0) return -1;
+    return 0;
+}
+
+/* A profile's compiled table, from what its Python builder (table_builder) makes of it. */
+static Table *build_table(PyObject *profile) {
+    PyObject *spec = PyObject_CallOneArg(table_builder, profile);
+    if (spec == NULL) return NULL;
+    Table *t = PyMem_Calloc(1, sizeof(Table));
+    if (t == NULL) {
+        Py_DECREF(spec);
+        PyErr_NoMemory();
+        return NULL;
+    }
+    t->keep = spec;
+    PyObject *dec, *enc;
+    if (!PyArg_ParseTuple(spec, "OO", &dec, &enc) || table_decoding(t, dec) < 0 ||
+        table_encoding(t, enc) < 0) {
+        table_release(t); /* spec (t->keep), the classes and the entries */
+        return NULL;
     }
     return t;
-fail:
-    Py_XDECREF(t->classes);
-    PyMem_Free(t->entries);
-    Py_DECREF(spec);
-    PyMem_Free(t);
-    return NULL;
 }
 
 static Table *table_for(PyObject *profile) {
@@ -796,6 +818,45 @@ static PyObject *wrap_u64(PyObject *cls, uint64_t id) {
     return r;
 }
 
+/* A packed array (header's wire type, word items) at *ppos: a view of the source, a copy, or
+ * a copy converted to the build's width. */
+static PyObject *decode_packed(Dec *d, uint32_t header, int32_t word, Py_ssize_t *ppos) {
+    Py_ssize_t pos = *ppos, left = d->end - pos;
+    const unsigned char *p = d->p + pos;
+    PackedDecode *k = &d->t->packed[header & 0xFF];
+    int wide = (header & d->t->packed_flag) != 0;
+    Py_ssize_t size = k->itemsize[wide];
+    PyObject *v;
+    if (left < 8 || word < 0 || (Py_ssize_t)word * size > left - 8 || word > d->caps.elements)
+        DEFER;
+    if (k->convert[wide]) /* held at the build's width: a copy, never a view */
+        v = packed_converted(k->held[wide], k->convert[wide], p + 8,
+                             word * size / (k->convert[wide] == 'n' ? 8 : 4));
+    else if (d->source != NULL)
+        v = packed_view(d, (PyObject *)k->cls[wide], pos + 8, word * size);
+    else
+        v = packed_from(k->cls[wide], p + 8, word * size);
+    if (v != NULL) *ppos = pos + 8 + word * size;
+    return v;
+}
+
+/* A Signal at *ppos: its name, then its object's id. */
+static PyObject *decode_signal(Dec *d, Py_ssize_t *ppos) {
+    Py_ssize_t at = *ppos + 4;
+    PyObject *name = read_string(d, &at), *id = NULL, *v = NULL;
+    if (name == NULL) return NULL;
+    if (d->end - at < 8 || (id = PyLong_FromUnsignedLongLong(rd_u64(d->p + at))) == NULL ||
+        (v = new_tuple_of((PyTypeObject *)Signal, 2)) == NULL) {
+        Py_DECREF(name);
+        Py_XDECREF(id);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(v, 0, name);
+    PyTuple_SET_ITEM(v, 1, id);
+    *ppos = at + 8;
+    return v;
+}
+
 static PyObject *decode_one(Dec *d, Py_ssize_t *ppos, int depth) {
     Py_ssize_t pos = *ppos;
     Py_ssize_t left = d->end - pos;
@@ -858,22 +919,8 @@ static PyObject *decode_one(Dec *d, Py_ssize_t *ppos, int depth) {
                               : PyBytes_FromStringAndSize((const char *)p + 8, word);
         if (v != NULL) *ppos = pos + 8 + word + (-word & 3);
         return v;
-    case A_PACKED: {
-        PackedDecode *k = &d->t->packed[header & 0xFF];
-        int wide = (header & d->t->packed_flag) != 0;
-        Py_ssize_t size = k->itemsize[wide];
-        if (left < 8 || word < 0 || (Py_ssize_t)word * size > left - 8 || word > d->caps.elements)
-            DEFER;
-        if (k->convert[wide]) /* held at the build's width: a copy, never a view */
-            v = packed_converted(k->held[wide], k->convert[wide], p + 8,
-                                 word * size / (k->convert[wide] == 'n' ? 8 : 4));
-        else if (d->source != NULL)
-            v = packed_view(d, (PyObject *)k->cls[wide], pos + 8, word * size);
-        else
-            v = packed_from(k->cls[wide], p + 8, word * size);
-        if (v != NULL) *ppos = pos + 8 + word * size;
-        return v;
-    }
+    case A_PACKED:
+        return decode_packed(d, header, word, ppos);
     case A_STRING_ARRAY:
         if (left < 8) DEFER;
         return decode_string_array(d, word, ppos);
@@ -900,22 +947,8 @@ static PyObject *decode_one(Dec *d, Py_ssize_t *ppos, int depth) {
         *ppos = pos + 4;
         Py_INCREF(CallableValue);
         return CallableValue;
-    case A_SIGNAL: {
-        Py_ssize_t at = pos + 4;
-        PyObject *name = read_string(d, &at);
-        if (name == NULL) return NULL;
-        PyObject *id = NULL;
-        if (d->end - at < 8 || (id = PyLong_FromUnsignedLongLong(rd_u64(d->p + at))) == NULL ||
-            (v = new_tuple_of((PyTypeObject *)Signal, 2)) == NULL) {
-            Py_DECREF(name);
-            Py_XDECREF(id);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(v, 0, name);
-        PyTuple_SET_ITEM(v, 1, id);
-        *ppos = at + 8;
-        return v;
-    }
+    case A_SIGNAL:
+        return decode_signal(d, ppos);
     default:
         DEFER;
     }
