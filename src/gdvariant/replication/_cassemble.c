@@ -1385,11 +1385,99 @@ static int entering_has(Walk *wk, PyObject *id, long long net_id) {
 }
 
 /* The records of one live entity, for every base (newest first). */
+/* What walk_entity found of an entity, for walk_bases. */
+typedef struct {
+    ClassPlan *cp;
+    PyObject *hist, *cache, *bits, *widths;
+    long long net_id, spawn;
+    long long base0; /* with own: the base of every section (the tick it is held as of) */
+    int entering, own;
+} Walked;
+
+/* An entity's records into each section of a walk of several bases (newest base first), or of
+ * whole values: h, t and m are its newest history entry, as walk_entity read it. A record is
+ * shared by the next base when nothing changed between the two and no gap differs. */
+static int walk_bases(Walk *wk, const Walked *e, Py_ssize_t h, long long t, PyObject *m) {
+    Sections *s = &wk->sec;
+    ClassPlan *cp = e->cp;
+    int nw = cp->nwords;
+    PyObject *record = NULL, *key = NULL;
+    long long first = 0;
+    int reusable = 0, have_last = 0;
+    for (Py_ssize_t j = 0; j < s->nb; j++) {
+        long long base = e->own ? e->base0 : s->base[j];
+        long long gap = e->net_id - s->prev[j] - 1;
+        if (e->entering && (e->spawn > base || !base)) {
+            if (put_enter(wk, j, cp, e->cache, e->bits, e->widths, e->net_id))
+                goto fail;
+            reusable = 0;
+            have_last = 0;
+            continue;
+        }
+        int grew = walk_entries(wk, nw, e->hist, base, &h, &t, &m, &first);
+        if (grew < 0)
+            goto fail;
+        if (wk->deltas) {
+            if (grew) {
+                reusable = 0;
+            } else if (reusable && !gap) {
+                /* no change between this base and the newer one: the same record */
+                if (sec_put(s, j, record, e->net_id))
+                    goto fail;
+                continue;
+            }
+        } else if (!e->entering && have_last && !gap &&
+                   memcmp(wk->mask, wk->last, sizeof(uint64_t) * (size_t)nw) == 0) {
+            if (sec_put(s, j, record, e->net_id))
+                goto fail;
+            continue;
+        }
+        if (!mask_and_public(wk, cp))
+            continue;
+        if (wk->deltas && s->nb == 1) { /* a client's own section: a body of its own */
+            Py_CLEAR(record);
+            reusable = 0;
+            if (put_update_body(wk, cp, j, gap, e->bits, e->widths, e->hist, e->net_id))
+                goto fail;
+            continue;
+        }
+        if (wk->deltas) {
+            key = cache_key(first, gap, NULL);
+        } else {
+            PyObject *changed_long = nw == 1 ? PyLong_FromUnsignedLongLong(wk->changed[0])
+                                             : words_long(wk->changed, nw);
+            key = changed_long ? cache_key(OP_UPDATE, gap, changed_long) : NULL;
+            Py_CLEAR(changed_long);
+        }
+        if (!key)
+            goto fail;
+        Py_XSETREF(record, cached_record(wk, cp, e->cache, key, OP_UPDATE, gap, e->bits,
+                                         e->widths, wk->deltas ? e->hist : NULL));
+        Py_CLEAR(key);
+        if (!record || sec_put(s, j, record, e->net_id))
+            goto fail;
+        if (wk->deltas) {
+            reusable = !gap;
+        } else if (!gap) {
+            have_last = 1;
+            memcpy(wk->last, wk->mask, sizeof(uint64_t) * (size_t)nw);
+        } else {
+            have_last = 0;
+        }
+    }
+    Py_XDECREF(record);
+    return 0;
+fail:
+    Py_XDECREF(record);
+    Py_XDECREF(key);
+    return -1;
+}
+
 static int walk_entity(Walk *wk, PyObject *ent, PyObject *id, long long net_id,
                        Py_ssize_t *hint, const Warmed *pre) {
     int rc = -1;
     PyObject *spawn_o = NULL, *hist = NULL, *layout = NULL, *cache = NULL, *bits = NULL;
-    PyObject *widths = NULL, *record = NULL, *key = NULL, *changed_long = NULL, *dict = NULL;
+    PyObject *widths = NULL, *dict = NULL;
     Sections *s = &wk->sec;
     /* With pre, what warm() found is borrowed from its slot (held there until the walk's next
      * warm(), which runs between ids only): seven references fewer taken and dropped a walked
@@ -1470,70 +1558,8 @@ static int walk_entity(Walk *wk, PyObject *ent, PyObject *id, long long net_id,
             rc = update_after(wk, cp, hist, bits, widths, at, net_id);
         goto done;
     }
-    long long first = 0;
-    int reusable = 0, have_last = 0;
-    for (Py_ssize_t j = 0; j < s->nb; j++) {
-        long long base = own ? base0 : s->base[j];
-        long long gap = net_id - s->prev[j] - 1;
-        if (entering && (spawn > base || !base)) {
-            if (put_enter(wk, j, cp, cache, bits, widths, net_id))
-                goto done;
-            reusable = 0;
-            have_last = 0;
-            continue;
-        }
-        int grew = walk_entries(wk, nw, hist, base, &h, &t, &m, &first);
-        if (grew < 0)
-            goto done;
-        if (wk->deltas) {
-            if (grew) {
-                reusable = 0;
-            } else if (reusable && !gap) {
-                /* no change between this base and the newer one: the same record */
-                if (sec_put(s, j, record, net_id))
-                    goto done;
-                continue;
-            }
-        } else if (!entering && have_last && !gap &&
-                   memcmp(wk->mask, wk->last, sizeof(uint64_t) * (size_t)nw) == 0) {
-            if (sec_put(s, j, record, net_id))
-                goto done;
-            continue;
-        }
-        if (!mask_and_public(wk, cp))
-            continue;
-        if (wk->deltas && s->nb == 1) { /* a client's own section: a body of its own */
-            Py_CLEAR(record);
-            reusable = 0;
-            if (put_update_body(wk, cp, j, gap, bits, widths, hist, net_id))
-                goto done;
-            continue;
-        }
-        if (wk->deltas) {
-            key = cache_key(first, gap, NULL);
-        } else {
-            changed_long = nw == 1 ? PyLong_FromUnsignedLongLong(wk->changed[0])
-                                   : words_long(wk->changed, nw);
-            key = changed_long ? cache_key(OP_UPDATE, gap, changed_long) : NULL;
-            Py_CLEAR(changed_long);
-        }
-        if (!key)
-            goto done;
-        Py_XSETREF(record, cached_record(wk, cp, cache, key, OP_UPDATE, gap, bits, widths,
-                                         wk->deltas ? hist : NULL));
-        Py_CLEAR(key);
-        if (!record || sec_put(s, j, record, net_id))
-            goto done;
-        if (wk->deltas) {
-            reusable = !gap;
-        } else if (!gap) {
-            have_last = 1;
-            memcpy(wk->last, wk->mask, sizeof(uint64_t) * (size_t)nw);
-        } else {
-            have_last = 0;
-        }
-    }
-    rc = 0;
+    Walked e = {cp, hist, cache, bits, widths, net_id, spawn, base0, entering, own};
+    rc = walk_bases(wk, &e, h, t, m);
 done:
     if (!pre) {
         Py_XDECREF(spawn_o);
@@ -1544,13 +1570,9 @@ done:
         Py_XDECREF(widths);
         Py_XDECREF(dict);
     }
-    Py_XDECREF(record);
-    Py_XDECREF(key);
     return rc;
 }
 
-/* tick is the world's: the spawn tick of the ids in entering (the pure assembler also dates its
- * fragments by it; this one codes every value afresh). */
 /* ---- warming the next entities' memory --------------------------------------------------
  *
  * A walk's time is mostly waiting on memory: each entity's dict, history list, newest history
