@@ -1,0 +1,47 @@
+"""``benchmarks/bench_replication_interest.py`` runs, on a smaller world, and measures past the
+encoder's history by default (the steady state of a server that has run a while)."""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import pytest
+
+from benchmarks import bench_replication_interest as bench
+
+
+@pytest.fixture
+def small_world(monkeypatch: pytest.MonkeyPatch) -> None:
+    """300 entities and 8 clients instead of 10,000 and 256: the same code, in a second."""
+    monkeypatch.setattr(bench, "ENTITIES", 300)
+    monkeypatch.setattr(bench, "CLIENTS", 8)
+
+
+def run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    monkeypatch.setattr(sys, "argv", ["bench_replication_interest", *args])
+    bench.main()
+    return capsys.readouterr().out
+
+
+@pytest.mark.usefixtures("small_world")
+def test_the_default_warmup_fills_every_history(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = run(monkeypatch, capsys, "--area", "radius", "--ticks", "2")
+    assert f"2 ticks measured after {bench.HISTORY + 2}," in out
+    seen = re.search(r"entities seen per client: mean (\d+)", out)
+    assert seen and int(seen.group(1)) >= 1  # at least the entity each client follows
+    per_tick = re.search(r"bytes per client: (\d+) per tick", out)
+    assert per_tick and int(per_tick.group(1)) > 0
+    out = run(monkeypatch, capsys, "--area", "cells", "--ticks", "1", "--warmup", "12")
+    assert "1 ticks measured after 12," in out and "cells area" in out
+
+
+def test_fishnet_measures_after_the_same_warmup(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = run(monkeypatch, capsys, "--fishnet", "--ticks", "2")
+    assert f"2 ticks measured after {bench.HISTORY + 2}," in out
+    per_second = re.search(r"(\d+) B/s \((\d\.\d\d) of FishNet's 5.5 KB/s\)", out)
+    assert per_second and int(per_second.group(1)) > 0
