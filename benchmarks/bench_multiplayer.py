@@ -60,6 +60,14 @@ server's ticks promise (80% over WebSocket; 70% over ENet, whose unreliable SYNC
 loopback may drop), or more than they promise (counted twice), so a broken server (or
 harness) cannot look fast.
 
+Past 400 clients on two cores: ``--light-clients`` keeps the protocol whole (joins, paths
+confirmed, pings timed, every packet and sync value counted) but checks one SYNC in
+:data:`LIGHT_SAMPLE` of each client and counts the others' values from their length; its
+client processes run on uvloop and read WebSocket frames themselves
+(``bench_links.LightWebSocketLink``). ``--pin`` runs each server, ours and Godot's alike, on
+CPU :data:`SERVER_CPU` only and every client on the other CPUs, so "on one core" is literal.
+The report's second line and ``--json`` say which client mode ran and where.
+
 ``--scale`` runs every (client count x transport x server) cell ``--repeat`` times, the
 servers of a cell one after the other in each repetition, so each A/B is of the same minutes;
 per cell it prints the median (and min-max) of the main figures with the machine's load
@@ -1304,6 +1312,15 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--no-godot", action="store_true", help="only our server, no engine")
     parser.add_argument(
+        "--servers",
+        type=lambda text: text.split(","),
+        default=[],
+        metavar="NAMES",
+        help="serve only with these servers, comma-separated (e.g. gdvariant; the Godot"
+        " clients still join, so the load is the same): a count past where another server"
+        " already broke (default: every server of the run)",
+    )
+    parser.add_argument(
         "--profile",
         action="store_true",
         help="our server also reports its own mp.stats(detail): CPU per tick split into game"
@@ -1435,6 +1452,11 @@ def main() -> int:
     with godot_project(engine, args.godot_build) as godot:
         servers = [*args.loops, *args.compare]
         servers += [f"godot-{b}" for b in (godot.builds if godot else [])]
+        if args.servers:
+            unknown = set(args.servers) - set(servers)
+            if unknown:
+                raise SystemExit(f"--servers: no server {', '.join(sorted(unknown))} here")
+            servers = [name for name in servers if name in args.servers]
         for clients in args.counts:
             for transport in transports:
                 cells.append(run_cell(clients, transport, servers, args, godot))

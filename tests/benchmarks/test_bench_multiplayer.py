@@ -133,6 +133,11 @@ def test_the_scale_is_a_list_of_client_counts() -> None:
         "gdvariant-uvloop": "uvloop",
     }
     assert bench_multiplayer.parse(["--loop", "uvloop"]).loops == {"gdvariant-uvloop": "uvloop"}
+    assert bench_multiplayer.parse(["--servers", "gdvariant,godot-release"]).servers == [
+        "gdvariant",
+        "godot-release",
+    ]
+    assert bench_multiplayer.parse([]).servers == []
     bad_options = (
         ["--scale", "50,lots"],
         ["--scale", "0"],
