@@ -1247,6 +1247,47 @@ def run_cell(
     return cell
 
 
+def add_load_options(parser: argparse.ArgumentParser) -> None:
+    """The options of who serves a cell, how the clients check and where each process runs
+    (part of :func:`parse`, whose list would otherwise be one function too long)."""
+    parser.add_argument(
+        "--servers",
+        type=lambda text: text.split(","),
+        default=[],
+        metavar="NAMES",
+        help="serve only with these servers, comma-separated (e.g. gdvariant; the Godot"
+        " clients still join, so the load is the same): a count past where another server"
+        " already broke (default: every server of the run)",
+    )
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="our server also reports its own mp.stats(detail): CPU per tick split into game"
+        " code, sync() and transport writes (it costs the server about 0.5 ms a tick)",
+    )
+    parser.add_argument(
+        "--profile-clients",
+        type=Path,
+        metavar="DIR",
+        help="each Python client process writes its cProfile statistics to DIR"
+        " (clients-PID.prof, for pstats): where the clients' own CPU goes",
+    )
+    parser.add_argument(
+        "--light-clients",
+        action="store_true",
+        help=f"each Python client checks one SYNC in {LIGHT_SAMPLE} in full and counts the"
+        " others' values from their length, and the client processes run on uvloop: about"
+        " 1,000 clients beside a server on 2 cores (default: every value checked, asyncio)",
+    )
+    parser.add_argument(
+        "--pin",
+        action="store_true",
+        help=f"run each server (ours and Godot's alike) on CPU {SERVER_CPU} only and every"
+        " client (Python and Godot) on the other CPUs: 'on one core' made literal, and the"
+        " clients never take the server's core",
+    )
+
+
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__.splitlines()[0] if __doc__ else None,
@@ -1311,42 +1352,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         " (default: asyncio)",
     )
     parser.add_argument("--no-godot", action="store_true", help="only our server, no engine")
-    parser.add_argument(
-        "--servers",
-        type=lambda text: text.split(","),
-        default=[],
-        metavar="NAMES",
-        help="serve only with these servers, comma-separated (e.g. gdvariant; the Godot"
-        " clients still join, so the load is the same): a count past where another server"
-        " already broke (default: every server of the run)",
-    )
-    parser.add_argument(
-        "--profile",
-        action="store_true",
-        help="our server also reports its own mp.stats(detail): CPU per tick split into game"
-        " code, sync() and transport writes (it costs the server about 0.5 ms a tick)",
-    )
-    parser.add_argument(
-        "--profile-clients",
-        type=Path,
-        metavar="DIR",
-        help="each Python client process writes its cProfile statistics to DIR"
-        " (clients-PID.prof, for pstats): where the clients' own CPU goes",
-    )
-    parser.add_argument(
-        "--light-clients",
-        action="store_true",
-        help=f"each Python client checks one SYNC in {LIGHT_SAMPLE} in full and counts the"
-        " others' values from their length, and the client processes run on uvloop: about"
-        " 1,000 clients beside a server on 2 cores (default: every value checked, asyncio)",
-    )
-    parser.add_argument(
-        "--pin",
-        action="store_true",
-        help=f"run each server (ours and Godot's alike) on CPU {SERVER_CPU} only and every"
-        " client (Python and Godot) on the other CPUs: 'on one core' made literal, and the"
-        " clients never take the server's core",
-    )
+    add_load_options(parser)
     parser.add_argument("--quick", action="store_true", help="a few seconds, tiny load")
     parser.add_argument("--json", type=Path, help="also write every run and cell here")
     parser.add_argument("--write-scene", action="store_true", help="rewrite bench_entity.tscn")
