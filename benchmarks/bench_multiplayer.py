@@ -60,6 +60,14 @@ server's ticks promise (80% over WebSocket; 70% over ENet, whose unreliable SYNC
 loopback may drop), or more than they promise (counted twice), so a broken server (or
 harness) cannot look fast.
 
+Past 400 clients on two cores: ``--light-clients`` keeps the protocol whole (joins, paths
+confirmed, pings timed, every packet and sync value counted) but checks one SYNC in
+:data:`LIGHT_SAMPLE` of each client and counts the others' values from their length; its
+client processes run on uvloop and read WebSocket frames themselves
+(``bench_links.LightWebSocketLink``). ``--pin`` runs each server, ours and Godot's alike, on
+CPU :data:`SERVER_CPU` only and every client on the other CPUs, so "on one core" is literal.
+The report's second line and ``--json`` say which client mode ran and where.
+
 ``--scale`` runs every (client count x transport x server) cell ``--repeat`` times, the
 servers of a cell one after the other in each repetition, so each A/B is of the same minutes;
 per cell it prints the median (and min-max) of the main figures with the machine's load
@@ -94,7 +102,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from websockets.exceptions import InvalidMessage
 
@@ -184,6 +192,11 @@ JOIN_GATE = 16  # handshakes under way at once, in all the client processes of a
 #: clients per client process when ``--client-processes`` is not given: one event loop
 #: with 400 clients saturated its core and fell behind what the servers sent
 CLIENTS_PER_PROCESS = 100
+#: ``--light-clients``: each client checks one SYNC in this many in full (a random phase per
+#: client, so every tick has some checked) and counts the others' values from their length
+LIGHT_SAMPLE = 8
+#: ``--pin``: the CPU each server runs on (the clients get every other CPU the harness may use)
+SERVER_CPU = 0
 
 
 class BenchEntity(NetClass):
@@ -316,6 +329,7 @@ class Counts:
     delta_values: int = 0
     bad: int = 0
     stale: int = 0  # SYNCs older than one already seen (reordered datagrams), skipped
+    unchecked: int = 0  # sync values counted from a SYNC's length, not read (light clients)
     rtts: list[float] = field(default_factory=list)
 
 
@@ -358,9 +372,11 @@ class BenchClient:
     Every value of every SYNC is checked: the entity's index, its tick never going back.
     A SYNC in the scene's layout is read from its bytes in one ``struct`` call and checked
     a packet at a time (:meth:`check_sync`); any other packet is decoded by the library
-    (:func:`decode_scene_packet`) and checked state by state, with the same verdicts."""
+    (:func:`decode_scene_packet`) and checked state by state, with the same verdicts.
+    With ``sample`` above 1 (``--light-clients``), one SYNC in ``sample`` is checked so and
+    the others' values are counted from their length (:meth:`count_sync`)."""
 
-    def __init__(self, rpcs: RpcTable, per_peer: int, address: str) -> None:
+    def __init__(self, rpcs: RpcTable, per_peer: int, address: str, sample: int = 1) -> None:
         self.rpcs = rpcs
         self.pong_id = rpcs.ids["pong"]
         self.per_peer = per_peer
@@ -377,13 +393,17 @@ class BenchClient:
         self.spawned = asyncio.Event()
         self.sent_at: dict[int, float] = {}
         self.seq = 0
+        self.sample = sample
+        self.syncs_seen = random.randrange(sample)  # this client's phase among the samples
 
     @property
     def unique_id(self) -> int:
         return self.link.unique_id if self.link is not None else 0
 
     async def start(self) -> None:
-        self.link = await open_link(self.address, self.bytes_in, CLIENT_SERVICE_INTERVAL)
+        self.link = await open_link(
+            self.address, self.bytes_in, CLIENT_SERVICE_INTERVAL, light=self.sample > 1
+        )
         self.send(SimplifyPath(RPC_CACHE_ID, RPC, self.rpcs.checksum))
         early, self.early = self.early, []
         for data in early:
@@ -409,6 +429,9 @@ class BenchClient:
         if self.measuring:
             self.counts.received += 1
         if data[:1] == SYNC_COMMAND:
+            self.syncs_seen += 1
+            if self.syncs_seen % self.sample and self.count_sync(data):
+                return
             fields = sync_fields(data)
             if fields is not None:
                 self.check_sync(*fields)
@@ -419,6 +442,17 @@ class BenchClient:
             self.counts.bad += 1
             return
         self.packet(packet)
+
+    def count_sync(self, data: bytes) -> bool:
+        """A SYNC left unchecked: its values counted from its length, when that is a whole
+        number of the scene's entries (False, and nothing counted, when it is not)."""
+        entries, rest = divmod(len(data) - SYNC_HEAD, SYNC_ENTRY)
+        if rest or entries < 1:
+            return False
+        if self.measuring:
+            self.counts.sync_values += entries
+            self.counts.unchecked += entries
+        return True
 
     def check_sync(
         self, time: int, ids: tuple[int, ...], xs: tuple[float, ...], ys: tuple[float, ...]
@@ -510,7 +544,8 @@ async def run_clients(address: str, args: argparse.Namespace) -> None:
     process of a run) from stdin, measure between them and print the figures (``RESULT``
     and JSON, with every round trip for the harness to merge)."""
     rpcs = read_script_rpcs(PROJECT, "res://bench_rpc.gd")
-    clients = [BenchClient(rpcs, args.entities, address) for _ in range(args.clients)]
+    sample = LIGHT_SAMPLE if args.light_clients else 1
+    clients = [BenchClient(rpcs, args.entities, address, sample) for _ in range(args.clients)]
     # not 100 handshakes at once: JOIN_GATE in all, shared by the run's client processes
     gate = asyncio.Semaphore(max(1, JOIN_GATE // args.of_processes))
 
@@ -575,7 +610,7 @@ async def run_clients(address: str, args: argparse.Namespace) -> None:
 
 
 #: the counts a client process sums over its clients, and the harness over the processes
-SUMMED = ("received", "sent", "sync_values", "delta_values", "bad", "stale")
+SUMMED = ("received", "sent", "sync_values", "delta_values", "bad", "stale", "unchecked")
 #: ... and what the harness also sums over the processes (each process's own totals)
 SUMMED_RESULTS = (*SUMMED, "join_retries", "pings")
 
@@ -801,7 +836,9 @@ def start_server(
             *(["--gc-threshold", str(args.gc_threshold)] if args.gc_threshold else []),
             *(["--enet-reads", args.enet_reads] if args.enet_reads != "wake" else []),
         ]
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, text=True, preexec_fn=pinned(pin_cpus(args)[0])
+        )
         while not (port_file.exists() and port_file.read_text()):
             if proc.poll() is not None:
                 raise RuntimeError("our server ended before listening")
@@ -814,11 +851,33 @@ def start_server(
         port = free_udp_port() if transport == "enet" else free_port()
         options = [str(port), str(args.entities), transport, str(enet_peers(args))]
         cmd = godot.command(kind.removeprefix("godot-"), ["server", *options])
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        proc = subprocess.Popen(
+            cmd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            preexec_fn=pinned(pin_cpus(args)[0]),
+        )
         out = Lines(proc)
         wait_listening(port, proc, out, transport)
     scheme = "enet" if transport == "enet" else "ws"
     return proc, out, f"{scheme}://127.0.0.1:{port}"
+
+
+def pinned(cpus: set[int] | None) -> Callable[[], None] | None:
+    """A ``preexec_fn`` running the child (and all it starts: Godot's chroot launcher execs
+    the engine, whose threads inherit it) on ``cpus`` only; None (no pinning) for None."""
+    if cpus is None:
+        return None
+    return functools.partial(os.sched_setaffinity, 0, cpus)
+
+
+def pin_cpus(args: argparse.Namespace) -> tuple[set[int] | None, set[int] | None]:
+    """With ``--pin``, the CPUs of the server ({:data:`SERVER_CPU`}) and of every client
+    (the others the harness may use); else (None, None): the scheduler places them."""
+    if not args.pin:
+        return None, None
+    return {SERVER_CPU}, os.sched_getaffinity(0) - {SERVER_CPU}
 
 
 def stop(proc: subprocess.Popen[str]) -> None:
@@ -851,7 +910,13 @@ def start_clients(address: str, args: argparse.Namespace, workers: list[Worker])
             *client_options(args, share, len(shares)),
             *(["--profile-clients", str(args.profile_clients)] if args.profile_clients else []),
         ]
-        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            cmd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            preexec_fn=pinned(pin_cpus(args)[1]),
+        )
         workers.append((proc, Lines(proc)))
     for _, out in workers:
         out.wait_line("READY", join_seconds(args.clients) + 30, "the client process")
@@ -903,6 +968,29 @@ def measure(
     return figures
 
 
+def mode(args: argparse.Namespace) -> dict[str, Any]:
+    """How the run's clients check and where the processes run, for the report and --json."""
+    server_cpus, client_cpus = pin_cpus(args)
+    return {
+        "client_mode": "light" if args.light_clients else "full",
+        "checked_sample": LIGHT_SAMPLE if args.light_clients else 1,
+        "server_cpus": sorted(server_cpus) if server_cpus is not None else None,
+        "client_cpus": sorted(client_cpus) if client_cpus is not None else None,
+    }
+
+
+def describe(args: argparse.Namespace) -> str:
+    """One line saying which client mode ran and whether the processes were pinned."""
+    m = mode(args)
+    if args.light_clients:
+        checks = f"light clients: one SYNC in {LIGHT_SAMPLE} checked, the others counted"
+    else:
+        checks = "full clients: every sync value checked"
+    if m["server_cpus"] is None:
+        return f"{checks}; processes not pinned"
+    return f"{checks}; each server pinned to CPU {m['server_cpus']}, clients to {m['client_cpus']}"
+
+
 def run_one(
     kind: str, transport: str, args: argparse.Namespace, godot: Godot | None
 ) -> dict[str, Any]:
@@ -912,13 +1000,18 @@ def run_one(
     workers: list[Worker] = []
     stop_file = f"stop-{random.getrandbits(64):016x}"  # the Godot clients report once it exists
     figures: dict[str, Any] = {"server": kind, "transport": transport, "clients": args.clients}
+    figures.update(mode(args))
     try:
         for _ in range(args.godot_clients if godot is not None else 0):
             assert godot is not None
             client_args = [address, str(args.ping_hz), f"{godot.inside}/{stop_file}"]
             cmd = godot.command(godot.builds[0], client_args)
             proc = subprocess.Popen(
-                cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+                cmd,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+                preexec_fn=pinned(pin_cpus(args)[1]),
             )
             godots.append((proc, Lines(proc)))
         for _, out in godots:
@@ -974,6 +1067,7 @@ def derive(f: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
     f["sync_values_per_s"] = f["sync_values"] / f["seconds"]
     promised = ticks * args.clients * args.entities  # one position per entity per tick
     f["sync_share"] = f["sync_values"] / promised if promised else 0.0
+    f["checked_share"] = 1 - f["unchecked"] / f["sync_values"] if f["sync_values"] else 0.0
     problems = []
     if f["bad"]:
         problems.append(f"{f['bad']} wrong values")
@@ -1005,6 +1099,7 @@ ROWS = [
     ("messages/s from Python clients", "sent_per_s", "{:,.0f}"),
     ("sync values/s received", "sync_values_per_s", "{:,.0f}"),
     ("  of what the ticks promise", "sync_share", "{:.0%}"),
+    ("  of them checked", "checked_share", "{:.0%}"),
     ("  stale SYNCs skipped", "stale", "{:,}"),
     ("RPC round trip p50 (ms)", "p50_ms", "{:.2f}"),
     ("RPC round trip p99 (ms)", "p99_ms", "{:.2f}"),
@@ -1045,6 +1140,8 @@ SUMMARY = [
     ("share of a core", "cpu_share", "{:.0%}"),
     ("RPC p50 (ms)", "p50_ms", "{:.1f}"),
     ("RPC p99 (ms)", "p99_ms", "{:.1f}"),
+    ("client CPU (share)", "client_cpu_share", "{:.0%}"),
+    ("syncs of promised", "sync_share", "{:.0%}"),
 ]
 
 
@@ -1113,6 +1210,7 @@ def client_options(args: argparse.Namespace, clients: int, processes: int) -> li
         *("--clients", str(clients), "--entities", str(args.entities)),
         *("--ping-hz", str(args.ping_hz)),
         *("--of-clients", str(args.clients), "--of-processes", str(processes)),
+        *(["--light-clients"] if args.light_clients else []),
     ]
 
 
@@ -1147,6 +1245,47 @@ def run_cell(
         server["summary"] = summarize(server["runs"])
     print(cell_table(cell), flush=True)
     return cell
+
+
+def add_load_options(parser: argparse.ArgumentParser) -> None:
+    """The options of who serves a cell, how the clients check and where each process runs
+    (part of :func:`parse`, whose list would otherwise be one function too long)."""
+    parser.add_argument(
+        "--servers",
+        type=lambda text: text.split(","),
+        default=[],
+        metavar="NAMES",
+        help="serve only with these servers, comma-separated (e.g. gdvariant; the Godot"
+        " clients still join, so the load is the same): a count past where another server"
+        " already broke (default: every server of the run)",
+    )
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="our server also reports its own mp.stats(detail): CPU per tick split into game"
+        " code, sync() and transport writes (it costs the server about 0.5 ms a tick)",
+    )
+    parser.add_argument(
+        "--profile-clients",
+        type=Path,
+        metavar="DIR",
+        help="each Python client process writes its cProfile statistics to DIR"
+        " (clients-PID.prof, for pstats): where the clients' own CPU goes",
+    )
+    parser.add_argument(
+        "--light-clients",
+        action="store_true",
+        help=f"each Python client checks one SYNC in {LIGHT_SAMPLE} in full and counts the"
+        " others' values from their length, and the client processes run on uvloop: about"
+        " 1,000 clients beside a server on 2 cores (default: every value checked, asyncio)",
+    )
+    parser.add_argument(
+        "--pin",
+        action="store_true",
+        help=f"run each server (ours and Godot's alike) on CPU {SERVER_CPU} only and every"
+        " client (Python and Godot) on the other CPUs: 'on one core' made literal, and the"
+        " clients never take the server's core",
+    )
 
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
@@ -1213,19 +1352,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         " (default: asyncio)",
     )
     parser.add_argument("--no-godot", action="store_true", help="only our server, no engine")
-    parser.add_argument(
-        "--profile",
-        action="store_true",
-        help="our server also reports its own mp.stats(detail): CPU per tick split into game"
-        " code, sync() and transport writes (it costs the server about 0.5 ms a tick)",
-    )
-    parser.add_argument(
-        "--profile-clients",
-        type=Path,
-        metavar="DIR",
-        help="each Python client process writes its cProfile statistics to DIR"
-        " (clients-PID.prof, for pstats): where the clients' own CPU goes",
-    )
+    add_load_options(parser)
     parser.add_argument("--quick", action="store_true", help="a few seconds, tiny load")
     parser.add_argument("--json", type=Path, help="also write every run and cell here")
     parser.add_argument("--write-scene", action="store_true", help="rewrite bench_entity.tscn")
@@ -1276,6 +1403,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error("client counts and --repeat must be at least 1")
     if args.client_processes < 0:
         parser.error(f"--client-processes takes a count, not {args.client_processes}")
+    if args.pin and not os.sched_getaffinity(0) - {SERVER_CPU}:
+        parser.error(f"--pin needs a CPU besides CPU {SERVER_CPU} for the clients")
     if args.gc_threshold < 0:
         parser.error(f"--gc-threshold takes a count of objects, not {args.gc_threshold}")
     return args
@@ -1298,12 +1427,13 @@ def main() -> int:
         )
         return 0
     if args.clients_of:
+        loop: Literal["uvloop", "asyncio"] = "uvloop" if args.light_clients else "asyncio"
         if args.profile_clients is None:
-            asyncio.run(run_clients(args.clients_of, args))
+            run(run_clients(args.clients_of, args), loop=loop)
             return 0
         profiler = cProfile.Profile()
         try:
-            profiler.runcall(asyncio.run, run_clients(args.clients_of, args))
+            profiler.runcall(lambda: run(run_clients(args.clients_of, args), loop=loop))
         finally:
             profiler.dump_stats(args.profile_clients / f"clients-{os.getpid()}.prof")
         return 0
@@ -1323,10 +1453,16 @@ def main() -> int:
         f" over {' and '.join(transports)}; {os.cpu_count()} cores",
         flush=True,
     )
+    print(describe(args), flush=True)
     cells = []
     with godot_project(engine, args.godot_build) as godot:
         servers = [*args.loops, *args.compare]
         servers += [f"godot-{b}" for b in (godot.builds if godot else [])]
+        if args.servers:
+            unknown = set(args.servers) - set(servers)
+            if unknown:
+                raise SystemExit(f"--servers: no server {', '.join(sorted(unknown))} here")
+            servers = [name for name in servers if name in args.servers]
         for clients in args.counts:
             for transport in transports:
                 cells.append(run_cell(clients, transport, servers, args, godot))
@@ -1336,7 +1472,8 @@ def main() -> int:
         for name, count in by_server.items():
             print(f"  {transport:10} {name:15} {count}")
     if args.json:
-        args.json.write_text(json.dumps({"cells": cells, "holds": verdict}, indent=1))
+        report = {"mode": mode(args), "cells": cells, "holds": verdict}
+        args.json.write_text(json.dumps(report, indent=1))
     failed = any(f["problems"] for c in cells for s in c["servers"].values() for f in s["runs"])
     return 1 if failed else 0
 

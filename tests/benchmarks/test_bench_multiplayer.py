@@ -11,8 +11,10 @@ import asyncio
 import contextlib
 import gc
 import json
+import os
 import random
 import re
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -131,6 +133,11 @@ def test_the_scale_is_a_list_of_client_counts() -> None:
         "gdvariant-uvloop": "uvloop",
     }
     assert bench_multiplayer.parse(["--loop", "uvloop"]).loops == {"gdvariant-uvloop": "uvloop"}
+    assert bench_multiplayer.parse(["--servers", "gdvariant,godot-release"]).servers == [
+        "gdvariant",
+        "godot-release",
+    ]
+    assert bench_multiplayer.parse([]).servers == []
     bad_options = (
         ["--scale", "50,lots"],
         ["--scale", "0"],
@@ -238,10 +245,11 @@ def test_the_quick_run_against_both_servers_with_a_godot_client(godot4: Engine) 
         assert final.count(" 0 bad,") == 3, out
 
 
-def sync_client(entities: int = 4) -> bench_multiplayer.BenchClient:
-    """A client holding entities 0..entities-1 as net ids 100.., measuring, no link."""
+def sync_client(entities: int = 4, sample: int = 1) -> bench_multiplayer.BenchClient:
+    """A client holding entities 0..entities-1 as net ids 100.., measuring, no link; with
+    ``sample`` above 1, a light client checking one SYNC in ``sample``."""
     rpcs = read_script_rpcs(bench_multiplayer.PROJECT, "res://bench_rpc.gd")
-    client = bench_multiplayer.BenchClient(rpcs, entities, "ws://127.0.0.1:1")
+    client = bench_multiplayer.BenchClient(rpcs, entities, "ws://127.0.0.1:1", sample)
     client.index = {100 + i: i for i in range(entities)}
     client.measuring = True
     return client
@@ -286,7 +294,7 @@ def test_what_comes_while_joining_is_answered_once_the_link_is_there(
 
     client = sync_client()
 
-    async def joining(address: str, on_bytes: Any, interval: float) -> FakeLink:
+    async def joining(address: str, on_bytes: Any, interval: float, light: bool) -> FakeLink:
         on_bytes(encode_scene_packet(SimplifyPath(5, "Scene/Node")))
         return FakeLink()
 
@@ -405,7 +413,7 @@ def marks(sync_values: int) -> dict[str, Any]:
         **{"start_cpu": 0.0, "end_cpu": 1.0, "start_waited": 0.0, "end_waited": 0.0},
         **{"start_client_cpus": [1.0, 2.0], "end_client_cpus": [2.5, 5.0]},
         **{"seconds": 6.0, "received": 1, "sent": 1, "bad": 0, "pings": 10, "pongs": 10},
-        **{"sync_values": sync_values, "godot_clients": []},
+        **{"sync_values": sync_values, "unchecked": 0, "godot_clients": []},
     }
 
 
@@ -422,3 +430,87 @@ def test_a_run_fails_on_fewer_or_more_syncs_than_the_ticks_promise() -> None:
     assert "more than sent" in bench_multiplayer.derive(marks(72_000), args)["problems"][0]
     edge = (180 + bench_multiplayer.TICK_SLACK) * 200  # a tick count read late at both ends
     assert bench_multiplayer.derive(marks(edge), args)["problems"] == []
+
+
+def scene_sync(tick: int, entities: int = 4, wrong: bool = False) -> bytes:
+    """A SYNC of the scene's layout for every entity at ``tick`` (``wrong``: off its index)."""
+    states = tuple(SyncState(100 + i, (Vector2(tick, i + wrong),)) for i in range(entities))
+    return encode_scene_packet(Sync(tick, states))
+
+
+def test_a_light_client_checks_one_sync_in_its_sample_and_counts_the_others() -> None:
+    """A light client counts every value of the 80 SYNCs it gets (4 each) but reads only
+    one SYNC in 8: wrong values in every SYNC are caught 10 times, once per checked SYNC,
+    and the counts say how many values went unchecked."""
+    sample = bench_multiplayer.LIGHT_SAMPLE
+    light = sync_client(sample=sample)
+    for tick in range(1, 81):
+        light.bytes_in(scene_sync(tick, wrong=True))
+    counts = light.counts
+    assert counts.received == 80 and counts.sync_values == 80 * 4
+    assert counts.bad == 80 // sample * 4
+    assert counts.unchecked == 80 * 4 - counts.bad
+    full = sync_client()
+    for tick in range(1, 81):
+        full.bytes_in(scene_sync(tick, wrong=True))
+    assert full.counts.bad == 80 * 4 and full.counts.unchecked == 0
+    # a SYNC not in the scene's layout is never counted blind: the decoder reads it
+    odd = encode_scene_packet(Sync(90, (SyncState(100, (Vector2(90, 0), 7)),)))
+    for _ in range(sample):
+        light.bytes_in(odd)
+    assert counts.unchecked == 80 * 4 - 80 // sample * 4 and counts.bad > 80 // sample * 4
+
+
+def test_light_clients_and_pinning_are_options_the_client_processes_and_report_get() -> None:
+    default = bench_multiplayer.parse(["--clients", "7"])
+    assert "--light-clients" not in bench_multiplayer.client_options(default, 7, 1)
+    assert bench_multiplayer.mode(default) == {
+        "client_mode": "full",
+        "checked_sample": 1,
+        "server_cpus": None,
+        "client_cpus": None,
+    }
+    assert bench_multiplayer.describe(default).startswith("full clients: every sync value")
+    light = bench_multiplayer.parse(["--clients", "7", "--light-clients", "--pin"])
+    assert "--light-clients" in bench_multiplayer.client_options(light, 4, 2)
+    server_cpus, client_cpus = bench_multiplayer.pin_cpus(light)
+    assert server_cpus == {bench_multiplayer.SERVER_CPU}
+    assert client_cpus and not client_cpus & server_cpus
+    assert bench_multiplayer.mode(light)["client_mode"] == "light"
+    assert "pinned to CPU [0]" in bench_multiplayer.describe(light)
+
+
+def test_a_pinned_process_and_what_it_starts_run_on_the_cpus_given() -> None:
+    """The ``preexec_fn`` of --pin holds in the child and in a process it execs in turn
+    (as Godot's chroot launcher execs the engine)."""
+    assert bench_multiplayer.pinned(None) is None
+    cpu = min(os.sched_getaffinity(0))
+    script = "import os; print(sorted(os.sched_getaffinity(0)))"
+    inner = [sys.executable, "-c", script]
+    for cmd in (inner, ["sh", "-c", 'exec "$@"', "sh", *inner]):
+        out = subprocess.run(
+            cmd,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+            preexec_fn=bench_multiplayer.pinned({cpu}),
+        )
+        assert out.stdout.strip() == f"[{cpu}]"
+
+
+@pytest.mark.slow
+def test_the_quick_run_with_light_clients_pinned(tmp_path: Path) -> None:
+    """Light, pinned clients over both transports: the run holds its checks and its JSON
+    and report say which mode ran."""
+    out = tmp_path / "run.json"
+    text = quick(
+        "--no-godot", "--transport", "both", "--light-clients", "--pin", "--json", str(out)
+    )
+    assert "light clients: one SYNC in 8 checked" in text
+    report = json.loads(out.read_text())
+    assert report["mode"]["client_mode"] == "light" and report["mode"]["server_cpus"] == [0]
+    for cell in report["cells"]:
+        (run,) = cell["servers"]["gdvariant"]["runs"]
+        assert run["client_mode"] == "light" and run["bad"] == 0
+        assert 0 < run["checked_share"] < 0.5 and run["sync_share"] > 0.8
