@@ -836,9 +836,7 @@ def start_server(
             *(["--gc-threshold", str(args.gc_threshold)] if args.gc_threshold else []),
             *(["--enet-reads", args.enet_reads] if args.enet_reads != "wake" else []),
         ]
-        proc = subprocess.Popen(
-            cmd, stdout=subprocess.PIPE, text=True, preexec_fn=pinned(pin_cpus(args)[0])
-        )
+        proc = spawn(cmd, pin_cpus(args)[0], stdout=subprocess.PIPE)
         while not (port_file.exists() and port_file.read_text()):
             if proc.poll() is not None:
                 raise RuntimeError("our server ended before listening")
@@ -851,13 +849,7 @@ def start_server(
         port = free_udp_port() if transport == "enet" else free_port()
         options = [str(port), str(args.entities), transport, str(enet_peers(args))]
         cmd = godot.command(kind.removeprefix("godot-"), ["server", *options])
-        proc = subprocess.Popen(
-            cmd,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            preexec_fn=pinned(pin_cpus(args)[0]),
-        )
+        proc = spawn(cmd, pin_cpus(args)[0], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         out = Lines(proc)
         wait_listening(port, proc, out, transport)
     scheme = "enet" if transport == "enet" else "ws"
@@ -870,6 +862,12 @@ def pinned(cpus: set[int] | None) -> Callable[[], None] | None:
     if cpus is None:
         return None
     return functools.partial(os.sched_setaffinity, 0, cpus)
+
+
+def spawn(cmd: list[str], cpus: set[int] | None, **pipes: Any) -> subprocess.Popen[str]:
+    """``cmd`` started in text mode with ``pipes`` (Popen's stdin, stdout, stderr), on ``cpus``
+    only (:func:`pinned`; None: wherever the scheduler puts it)."""
+    return subprocess.Popen(cmd, text=True, preexec_fn=pinned(cpus), **pipes)
 
 
 def pin_cpus(args: argparse.Namespace) -> tuple[set[int] | None, set[int] | None]:
@@ -910,13 +908,7 @@ def start_clients(address: str, args: argparse.Namespace, workers: list[Worker])
             *client_options(args, share, len(shares)),
             *(["--profile-clients", str(args.profile_clients)] if args.profile_clients else []),
         ]
-        proc = subprocess.Popen(
-            cmd,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            preexec_fn=pinned(pin_cpus(args)[1]),
-        )
+        proc = spawn(cmd, pin_cpus(args)[1], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         workers.append((proc, Lines(proc)))
     for _, out in workers:
         out.wait_line("READY", join_seconds(args.clients) + 30, "the client process")
@@ -1006,13 +998,7 @@ def run_one(
             assert godot is not None
             client_args = [address, str(args.ping_hz), f"{godot.inside}/{stop_file}"]
             cmd = godot.command(godot.builds[0], client_args)
-            proc = subprocess.Popen(
-                cmd,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                text=True,
-                preexec_fn=pinned(pin_cpus(args)[1]),
-            )
+            proc = spawn(cmd, pin_cpus(args)[1], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
             godots.append((proc, Lines(proc)))
         for _, out in godots:
             out.wait_spawned(args.entities, 120)
