@@ -62,6 +62,8 @@ def test_a_server_that_does_not_upgrade_is_a_failed_join() -> None:
             await reader.readuntil(b"\r\n\r\n")
             writer.write(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
             await writer.drain()
+            writer.close()  # from 3.12 the server's close waits for every connection
+            await writer.wait_closed()
 
         server = await asyncio.start_server(http, "127.0.0.1", 0)
         port = server.sockets[0].getsockname()[1]
