@@ -2,18 +2,20 @@
 
 Two copies of the same random world, one written through each path, take the same random
 writes: plain properties of every codec (the compiled path encodes float vectors, floats,
-ints and bools itself, everything else through the codec), embedded tables, per-element
-arrays, ``net_owner``/``net_team``, unknown and reserved names, values each codec refuses,
-despawned and unspawned entities, classes with their own ``_net_write`` or ``__setattr__``,
-and entities whose state was tampered with. After every write both give the same result
-(the same error, message included) and the same state: ``_net_vals`` holding the very
-objects written, bits, widths, dirty marks, the world's dirty list. Then: the live path and
-how it is chosen, what multiplayer's synced classes see, and reference leaks.
+ints, bools, Quants, Coords and Angles itself, everything else through the codec), embedded
+tables, per-element arrays, ``net_owner``/``net_team``, unknown and reserved names, values each
+codec refuses, despawned and unspawned entities, classes with their own ``_net_write`` or
+``__setattr__``, and entities whose state was tampered with. After every write both give the
+same result (the same error, message included) and the same state: ``_net_vals`` holding the
+very objects written, bits, widths, dirty marks, the world's dirty list. Then: the live path
+and how it is chosen, what multiplayer's synced classes see, reference leaks, and the
+quantized codecs' bits against ``codec.encode`` at their edges.
 """
 
 from __future__ import annotations
 
 import gc
+import math
 import random
 import sys
 import tracemalloc
@@ -26,13 +28,16 @@ import pytest
 from gdvariant import EncodeError, Vector2, Vector3, Vector4, replication
 from gdvariant._compiled import PURE_FORCED
 from gdvariant.replication import (
+    Angle,
     Bool,
     Codec,
+    Coord,
     Float32,
     Float64,
     Half,
     Int,
     NetClass,
+    Normal,
     Prop,
     Quant,
     Schema,
@@ -65,6 +70,15 @@ class Ship(NetClass):
     bit = UInt(1)
     on = Bool()
     speed = Quant(0.0, 10.0, 8, clamp=True)
+    depth = Quant(-2.5, 7.0, 32)
+    where = Vec2(Coord(10, 4, clamp=True))
+    reach = Vec3(Coord(24, 8))  # up to 3 x 35 bits: past a machine word
+    lean = Coord(3, 0)
+    drift = Vec4(Quant(-8.0, 8.0, 5))
+    turn = Angle(8)
+    bearing = Vec2(Angle(32, degrees=True))
+    wide = Vec2(Quant(-1e39, 1e39, 16))  # past float32: the codec checks each component
+    facing = Normal(9)
     crew: int  # kept on the server only
 
 
@@ -364,7 +378,12 @@ def test_the_plan_covers_plain_names_of_classes_without_their_own_write() -> Non
     assert kinds["pos"] == kinds["far"] == kinds["tint"] == _write_path.W_VEC
     assert kinds["mass"] == kinds["small"] == _write_path.W_FLOAT
     assert kinds["hp"] == _write_path.W_INT and kinds["id"] == _write_path.W_UINT
-    assert kinds["on"] == _write_path.W_BOOL and kinds["speed"] == _write_path.W_WHOLE
+    assert kinds["on"] == _write_path.W_BOOL and kinds["facing"] == _write_path.W_WHOLE
+    for name in ("speed", "depth", "lean", "turn"):
+        assert kinds[name] == _write_path.W_QUANT, name
+    for name in ("where", "reach", "drift", "bearing"):
+        assert kinds[name] == _write_path.W_QVEC, name
+    assert kinds["wide"] == _write_path.W_WHOLE
     assert _write_path.plan(SCHEMA.layout(Logged))[2] == {}
     assert set(_write_path.plan(SCHEMA.layout(Mob))[2]) == Mob.net_plain
 
@@ -541,6 +560,7 @@ def test_the_compiled_write_keeps_no_reference_it_should_not() -> None:
 
     with path(_write_path.COMPILED):
         round_of_writes()
+        gc.collect()  # what earlier tests left in cycles is not counted
         before = [sys.getrefcount(x) for x in watched + shared]
         for _ in range(1000):
             round_of_writes()
@@ -696,7 +716,83 @@ def test_a_detached_write_keeps_no_reference_it_should_not() -> None:
             getattr(ship, name, None)
 
     round_of_writes()
+    gc.collect()  # what earlier tests left in cycles (a class's instances) is not counted
     before = [sys.getrefcount(x) for x in watched]
     for _ in range(1000):
         round_of_writes()
     assert [sys.getrefcount(x) for x in watched] == before
+
+
+# ------------------------------------------------------------------ quantized codecs and reads
+
+
+class Grid(NetClass):
+    """Quantized codecs the compiled write encodes itself, at several sizes."""
+
+    unit = Quant(0.0, 1.0, 1)
+    coarse = Quant(-3.0, 5.0, 3, clamp=True)
+    fine = Quant(-1000.0, 1000.0, 32, clamp=True)
+    tiny = Quant(5e-324, 2.2250738585072014e-308, 12)
+    whole = Coord(24, 0)
+    frac = Coord(1, 8, clamp=True)
+    mid = Coord(12, 5)
+    small = Angle(2)
+    deg = Angle(17, degrees=True)
+    full = Angle(32)
+    plane = Vec2(Coord(14, 5, clamp=True))
+    space = Vec3(Quant(-64.0, 64.0, 11))
+    spins = Vec4(Angle(9))
+    far = Vec4(Coord(24, 8, clamp=True))  # 140 bits at most: three words
+
+
+GRID = Schema.build([Grid])
+
+
+def a_number(codec: Any, rng: random.Random) -> Any:
+    """A value around ``codec``'s range: inside, past it, on a step's halfway point, an int,
+    an edge, or something it refuses."""
+    span = {Quant: lambda c: max(abs(c.low), abs(c.high)), Coord: lambda c: c.magnitude}
+    top = span.get(type(codec), lambda c: c.period)(codec)
+    roll = rng.random()
+    if roll < 0.1:
+        return hostile_value(codec, rng)
+    if roll < 0.3 and isinstance(codec, Quant):
+        return codec.low + (rng.randrange(codec.levels + 1) + 0.5) * codec.step
+    if roll < 0.3 and isinstance(codec, Coord):
+        return rng.choice([-1, 1]) * (rng.randrange(1 << 12) + 0.5) / codec.scale
+    if roll < 0.4:
+        return rng.choice([0.0, -0.0, top, -top, math.nextafter(top, math.inf), 1, -7, 2**53])
+    return rng.uniform(-1.3, 1.3) * top * rng.choice([1.0, 1e-3, 1e-6])
+
+
+def test_quantized_writes_give_the_codecs_bits_and_errors() -> None:
+    """30,000 writes of each kind of value around each quantized codec's range (halfway
+    points, its edges, ints, -0.0, out of range, refused types; vectors as their type, a
+    tuple or a list) leave the bits and widths ``codec.encode`` gives, or its error."""
+    compiled()
+    rng = random.Random(11)
+    world = World(GRID)
+    grid = world.spawn(Grid)
+    lay = GRID.layout(Grid)
+    for n in range(30_000):
+        prop = lay.props[n % lay.count]
+        codec = prop.codec
+        if isinstance(codec, Vec2 | Vec3 | Vec4):
+            parts = [a_number(codec.component, rng) for _ in range(codec.count)]
+            numbers = all(type(p) is float or (type(p) is int and abs(p) < 2**60) for p in parts)
+            kind = rng.randrange(3 if numbers else 2)
+            value = tuple(parts) if kind == 0 else parts if kind == 1 else codec.make(*parts)
+        else:
+            value = a_number(codec, rng)
+        try:
+            want: Any = codec.encode(value)
+        except Exception as exc:
+            want = type(exc)
+        with path(_write_path.COMPILED):
+            got = apply(grid, ("", prop.path, value))
+        if got is not None:
+            assert got[0] is want, (prop.path, value, got)
+            continue
+        i = prop.index
+        assert (grid._net_bits[i], grid._net_widths[i]) == want, (prop.path, value)
+        assert grid._net_vals[i] is value

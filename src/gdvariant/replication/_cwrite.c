@@ -14,8 +14,12 @@
  * The codec's encode is done in C for the codecs a game writes most (exact types only, so a
  * subclass with its own encode is called): a Vec2/3/4 of Half/Float32/Float64 given a vector of
  * exactly its type with float components, a scalar Half/Float32/Float64 given a float, an Int or
- * UInt given an int, a Bool given a bool. Any other codec or value calls codec.encode. The
- * packing is CPython's own (PyFloat_Pack2/4/8), so the bits are struct's, as the pure codecs'.
+ * UInt given an int, a Bool given a bool, and a Quant, Coord or Angle (alone or as a vector's
+ * components) given floats or ints, a vector as its type, a tuple or a list. Any other codec or
+ * value calls codec.encode. The IEEE packing is CPython's own (PyFloat_Pack2/4/8), so the bits
+ * are struct's, as the pure codecs'; the quantized ones are the same float64 operations, in the
+ * same order, as the pure encode (_float_codecs.py), on the numbers _write_path.plan read from
+ * the codec, so the bits are the pure codec's too.
  *
  * Per layout, _write_path.plan(layout) describes the classes' properties; the first write of a
  * layout turns it into a C plan, kept in the layout's __dict__ under _net_write_plan.
@@ -32,7 +36,9 @@
 #include <structmember.h>
 
 /* Write kinds (the same numbers as _write_path.py's W_*). */
-enum { W_WHOLE = 0, W_VEC, W_FLOAT, W_INT, W_UINT, W_BOOL };
+enum { W_WHOLE = 0, W_VEC, W_FLOAT, W_INT, W_UINT, W_BOOL, W_QUANT, W_QVEC };
+/* A quantized component's codec (_write_path.py's Q_*). */
+enum { Q_QUANT = 1, Q_COORD, Q_ANGLE };
 
 typedef struct {
     int kind, count, size, wide, bits, zigzag;
@@ -41,6 +47,10 @@ typedef struct {
     PyObject *codec;         /* strong */
     PyObject *make;          /* strong: the vector type (W_VEC) */
     PyObject *index, *mask;  /* strong: i and 1 << i */
+    /* W_QUANT and W_QVEC: the component codec (Q_*), its clamp, two bit counts and four
+     * numbers, as _write_path._quantized lists them for each Q_* */
+    int qkind, qclamp, qb1, qb2;
+    double q1, q2, q3, q4;
 } Prop;
 
 typedef struct {
@@ -78,20 +88,45 @@ static void plan_free(PyObject *capsule) {
     PyMem_Free(p);
 }
 
+/* Whether the quantized component's numbers are ones the pure codec can have (what
+ * quant_one relies on: its widths fit a word, its scale and levels are exact). */
+static int quantized_ok(const Prop *q) {
+    switch (q->qkind) {
+    case Q_QUANT:
+        return q->qb1 >= 1 && q->qb1 <= 32 && q->q3 > 0 && q->q4 == ldexp(1.0, q->qb1) - 1;
+    case Q_COORD:
+        return q->qb1 >= 1 && q->qb1 <= 24 && q->qb2 >= 0 && q->qb2 <= 8 &&
+               q->q2 == ldexp(1.0, q->qb2) && q->q3 == ldexp(1.0, q->qb1 + q->qb2) + q->q2 - 1;
+    case Q_ANGLE:
+        return q->qb1 >= 2 && q->qb1 <= 32 && q->q2 > 0;
+    default:
+        return 0;
+    }
+}
+
 static int prop_parse(PyObject *desc, Prop *q, Py_ssize_t i) {
-    PyObject *codec, *make;
+    PyObject *codec, *make, *quantized = Py_None;
     int code;
     if (!PyTuple_Check(desc)) {
         PyErr_SetString(PyExc_TypeError, "bad write plan: a property's plan is not a tuple");
         return -1;
     }
-    if (!PyArg_ParseTuple(desc, "iOiCiiiO", &q->kind, &codec, &q->count, &code, &q->wide,
-                          &q->bits, &q->zigzag, &make))
+    if (!PyArg_ParseTuple(desc, "iOiCiiiO|O", &q->kind, &codec, &q->count, &code, &q->wide,
+                          &q->bits, &q->zigzag, &make, &quantized))
         return -1;
     q->code = (char)code;
     q->size = code == 'e' ? 2 : code == 'f' ? 4 : 8;
-    if (q->kind < W_WHOLE || q->kind > W_BOOL || q->count < 1 || q->count > 4 ||
-        q->bits < 1 || q->bits > 64 || (code != 'e' && code != 'f' && code != 'd')) {
+    int wants = q->kind == W_QUANT || q->kind == W_QVEC;
+    if (wants && (!PyTuple_Check(quantized) ||
+                  !PyArg_ParseTuple(quantized, "iiiidddd", &q->qkind, &q->qclamp, &q->qb1,
+                                    &q->qb2, &q->q1, &q->q2, &q->q3, &q->q4))) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "bad write plan: no quantized component");
+        return -1;
+    }
+    if (q->kind < W_WHOLE || q->kind > W_QVEC || q->count < 1 || q->count > 4 ||
+        q->bits < 1 || q->bits > 64 || (code != 'e' && code != 'f' && code != 'd') ||
+        (wants && !quantized_ok(q))) {
         PyErr_SetString(PyExc_ValueError, "bad write plan");
         return -1;
     }
@@ -284,16 +319,160 @@ static int fast_pack(const Prop *q, PyObject *value, unsigned char *buf, size_t 
     }
 }
 
-/* The bits of value for q's fast kinds: a new int, or NULL with no error set when the value
- * is not one the fast path takes. */
-static PyObject *fast_bits(const Prop *q, PyObject *value) {
+/* A quantized component's value as _float_codecs._finite takes it: 1 with *x, 0 (no error
+ * set) for anything the pure path must look at (another type, a bool, an int too large for a
+ * float, an infinity or NaN: all errors there). */
+static int finite_number(PyObject *v, double *x) {
+    if (PyFloat_CheckExact(v)) {
+        *x = PyFloat_AS_DOUBLE(v);
+    } else if (PyLong_CheckExact(v)) {
+        *x = PyLong_AsDouble(v);
+        if (*x == -1.0 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return 0;
+        }
+    } else {
+        return 0;
+    }
+    return isfinite(*x);
+}
+
+/* Quant.encode: clamp (max, then min, as Python's pick ties), then the grid point. */
+static int quant_grid(const Prop *q, double x, uint64_t *u, int *n) {
+    double low = q->q1, high = q->q2;
+    if (!q->qclamp && !(low <= x && x <= high))
+        return 0;
+    if (low > x)
+        x = low;
+    if (high < x)
+        x = high;
+    double f = floor((x - low) / q->q3 + 0.5);
+    if (!isfinite(f))
+        return 0; /* math.floor raises there: the pure path says so */
+    if (f < 0)
+        f = 0;
+    if (f > q->q4)
+        f = q->q4;
+    *u = (uint64_t)f;
+    *n = q->qb1;
+    return 1;
+}
+
+/* Coord.encode: has-integer, has-fraction, sign, then the parts present. */
+static int coord_bits(const Prop *q, double x, uint64_t *u, int *n) {
+    double mag = q->q1, a = fabs(x);
+    if (a > mag && !q->qclamp)
+        return 0;
+    double f = floor((mag < a ? mag : a) * q->q2 + 0.5); /* scale is a power of two: exact */
+    uint64_t qv = f > q->q3 ? (uint64_t)q->q3 : (uint64_t)f;
+    if (!qv) {
+        *u = 0;
+        *n = 2;
+        return 1;
+    }
+    uint64_t ip = qv >> q->qb2, fp = qv & (((uint64_t)1 << q->qb2) - 1);
+    uint64_t bits = (ip ? 1 : 0) | (fp ? 2 : 0) | (x < 0 ? 4 : 0);
+    int at = 3;
+    if (ip) {
+        bits |= (ip - 1) << at;
+        at += q->qb1;
+    }
+    if (fp) {
+        bits |= fp << at;
+        at += q->qb2;
+    }
+    *u = bits;
+    *n = at;
+    return 1;
+}
+
+/* Angle.encode: around the circle, then the low bits of the nearest step. */
+static int angle_bits(const Prop *q, double x, uint64_t *u, int *n) {
+    double f = floor(fmod(x, q->q1) / q->q2 + 0.5);
+    if (!isfinite(f))
+        return 0;
+    *u = (uint64_t)(int64_t)f & (((uint64_t)1 << q->qb1) - 1);
+    *n = q->qb1;
+    return 1;
+}
+
+/* One quantized component: 1 with its bits *u and width *n, 0 (no error set) when the pure
+ * path must look at it (a value the codec refuses, or one this does not read). */
+static int quant_one(const Prop *q, PyObject *v, uint64_t *u, int *n) {
+    double x;
+    if (!finite_number(v, &x))
+        return 0;
+    switch (q->qkind) {
+    case Q_QUANT:
+        return quant_grid(q, x, u, n);
+    case Q_COORD:
+        return coord_bits(q, x, u, n);
+    default:
+        return angle_bits(q, x, u, n);
+    }
+}
+
+/* A W_QVEC value's components (borrowed; NULL when it is not a tuple, a list or a value of
+ * the vector's type holding exactly count of them, as _float_codecs._components has it). */
+static PyObject *const *components_of(const Prop *q, PyObject *value) {
+    if (PyTuple_CheckExact(value) || (Py_TYPE(value) == (PyTypeObject *)q->make &&
+                                      PyTuple_Check(value))) {
+        return PyTuple_GET_SIZE(value) == q->count ? &PyTuple_GET_ITEM(value, 0) : NULL;
+    }
+    if (PyList_CheckExact(value) && PyList_GET_SIZE(value) == q->count)
+        return (PyObject *const *)((PyListObject *)value)->ob_item;
+    return NULL;
+}
+
+/* The bits (a new int) and width of a quantized value (W_QUANT, W_QVEC): NULL with no error
+ * set when the pure path must look at it. A vector's components go in order from bit 0, each
+ * its own width (a Coord's varies), at most 4 x 35 bits. */
+static PyObject *quant_bits(const Prop *q, PyObject *value, int *width) {
+    uint64_t u;
+    int n;
+    if (q->kind == W_QUANT) {
+        if (!quant_one(q, value, &u, &n))
+            return NULL;
+        *width = n;
+        return PyLong_FromUnsignedLongLong(u);
+    }
+    PyObject *const *items = components_of(q, value);
+    if (!items)
+        return NULL;
+    uint64_t words[3] = {0, 0, 0};
+    int at = 0;
+    for (int c = 0; c < q->count; c++) {
+        if (!quant_one(q, items[c], &u, &n))
+            return NULL;
+        int shift = at & 63;
+        words[at >> 6] |= u << shift;
+        if (shift + n > 64)
+            words[(at >> 6) + 1] |= u >> (64 - shift);
+        at += n;
+    }
+    unsigned char buf[24];
+    size_t nbytes = (size_t)(at + 7) >> 3;
+    for (size_t b = 0; b < nbytes; b++)
+        buf[b] = (unsigned char)(words[b >> 3] >> (8 * (b & 7)));
+    *width = at;
+    return long_from_le(buf, nbytes);
+}
+
+/* The bits of value for q's fast kinds (a new int) and their *width, or NULL with no error
+ * set when the value is not one the fast path takes. */
+static PyObject *fast_bits(const Prop *q, PyObject *value, int *width) {
     unsigned char buf[32];
     size_t n = 0;
     uint64_t u = 0;
+    if (q->kind == W_QUANT || q->kind == W_QVEC)
+        return quant_bits(q, value, width);
     if (!fast_pack(q, value, buf, &n, &u))
         return NULL;
-    if (q->kind == W_VEC || q->kind == W_FLOAT)
+    if (q->kind == W_VEC || q->kind == W_FLOAT) {
+        *width = (int)n * 8;
         return long_from_le(buf, n);
+    }
+    *width = q->kind == W_BOOL ? 1 : q->bits;
     if (q->kind == W_UINT) {
         Py_INCREF(value); /* the value itself, as the codec gives it */
         return value;
@@ -488,10 +667,9 @@ static PyObject *net_write(PyObject *self, PyObject *name, PyObject *value) {
             result = pure(self, name, value);
         goto done;
     }
-    if (q->kind != W_WHOLE && (bits = fast_bits(q, value)) != NULL) {
-        width = PyLong_FromLong(q->kind == W_VEC || q->kind == W_FLOAT ? q->count * q->size * 8
-                                : q->kind == W_BOOL                    ? 1
-                                                                       : q->bits);
+    int nbits;
+    if (q->kind != W_WHOLE && (bits = fast_bits(q, value, &nbits)) != NULL) {
+        width = PyLong_FromLong(nbits);
     } else {
         if (PyErr_Occurred())
             goto done;
@@ -623,6 +801,12 @@ static int field_takes(const Prop *q, PyObject *value) {
     uint64_t u;
     if (q->kind == W_VEC || q->kind == W_FLOAT)
         return ieee_takes(q, value);
+    if (q->kind == W_QUANT || q->kind == W_QVEC) {
+        int width;
+        PyObject *bits = quant_bits(q, value, &width);
+        Py_XDECREF(bits);
+        return bits ? 1 : PyErr_Occurred() ? -1 : 0;
+    }
     if (q->kind != W_WHOLE)
         return fast_pack(q, value, buf, &n, &u);
     PyObject *pair = PyObject_CallMethodOneArg(q->codec, s_encode, value);

@@ -29,7 +29,7 @@ from gdvariant import EncodeError
 
 from .._compiled import COMPILED, PYTHON, Compiled
 from ._codecs import Bool, Int, UInt
-from ._float_codecs import Float32, Float64, Half, Vec2, Vec3, Vec4
+from ._float_codecs import Angle, Coord, Float32, Float64, Half, Quant, Vec2, Vec3, Vec4
 
 __all__ = [
     "COMPILED",
@@ -46,12 +46,16 @@ __all__ = [
 
 #: How the compiled write encodes one property's value (the numbers _cwrite.c uses): through
 #: the codec's ``encode``; a vector of raw IEEE components; a raw IEEE float; an Int; a UInt;
-#: a Bool. Each but the first only for a value of exactly the type it packs itself.
-W_WHOLE, W_VEC, W_FLOAT, W_INT, W_UINT, W_BOOL = range(6)
+#: a Bool; a Quant, Coord or Angle; a vector of one of those. Each but the first only for a
+#: value of exactly the types it packs itself.
+W_WHOLE, W_VEC, W_FLOAT, W_INT, W_UINT, W_BOOL, W_QUANT, W_QVEC = range(8)
+#: The quantized component codecs the compiled write encodes itself (_cwrite.c's Q_*).
+Q_QUANT, Q_COORD, Q_ANGLE = 1, 2, 3
 
 #: the raw IEEE codecs, whose struct format (``fmt``) the compiled write packs with
 _IEEE = (Half, Float32, Float64)
 _VECTORS = (Vec2, Vec3, Vec4)
+_QUANTIZED = (Quant, Coord, Angle)
 
 _WRITER = Compiled("gdvariant.replication._cwrite", "write path")
 _setattrs: dict[str, Callable[..., None]] = {}
@@ -185,12 +189,32 @@ def use(name: str) -> Iterator[None]:
         cls.__setattr__ = saved
 
 
-def _prop_plan(codec: Any) -> tuple[int, Any, int, str, int, int, int, Any]:
-    """``(kind, codec, components, IEEE format, wide, bits, zigzag, vector type)``."""
+def _quantized(codec: Any) -> tuple[int, int, int, int, float, float, float, float]:
+    """A Quant's, Coord's or Angle's numbers, the very ones its ``encode`` reads: ``(Q_*,
+    clamp, bits, frac bits, then low, high, step, levels / magnitude, scale, largest q /
+    period, step)``."""
+    if type(codec) is Quant:
+        c = codec
+        return (Q_QUANT, int(c.clamp), c.bits, 0, c.low, c.high, c.step, float(c.levels))
+    if type(codec) is Coord:
+        k = codec
+        scale, top = float(k.scale), float(k.max_q)
+        return (Q_COORD, int(k.clamp), k.int_bits, k.frac_bits, k.magnitude, scale, top, 0.0)
+    return (Q_ANGLE, 0, codec.bits, 0, codec.period, codec.step, 0.0, 0.0)
+
+
+def _prop_plan(codec: Any) -> tuple[Any, ...]:
+    """``(kind, codec, components, IEEE format, wide, bits, zigzag, vector type, quantized
+    component or None)``."""
     kind, count, code, wide, bits, zigzag, make = W_WHOLE, 1, "d", 0, 64, 0, None
+    quantized = None
     if type(codec) in _VECTORS and type(codec.component) in _IEEE:
         kind, count, make = W_VEC, codec.count, codec.make
         code, wide = codec.component.fmt.format[-1], int(codec.wide)
+    elif type(codec) in _VECTORS and type(codec.component) in _QUANTIZED and not codec.wide:
+        kind, count, make, quantized = W_QVEC, codec.count, codec.make, _quantized(codec.component)
+    elif type(codec) in _QUANTIZED:
+        kind, quantized = W_QUANT, _quantized(codec)
     elif type(codec) in _IEEE:
         kind, code = W_FLOAT, codec.fmt.format[-1]
     elif type(codec) is Int:
@@ -199,7 +223,7 @@ def _prop_plan(codec: Any) -> tuple[int, Any, int, str, int, int, int, Any]:
         kind, bits = W_UINT, codec.bits
     elif type(codec) is Bool:
         kind = W_BOOL
-    return (kind, codec, count, code, wide, bits, zigzag, make)
+    return (kind, codec, count, code, wide, bits, zigzag, make, quantized)
 
 
 def plan(layout: Any) -> tuple[Any, ...]:
