@@ -796,3 +796,87 @@ def test_quantized_writes_give_the_codecs_bits_and_errors() -> None:
         i = prop.index
         assert (grid._net_bits[i], grid._net_widths[i]) == want, (prop.path, value)
         assert grid._net_vals[i] is value
+
+
+class Peeked(Ship):
+    """A class with its own _net_get: every read goes through it."""
+
+    def _net_get(self, name: str) -> Any:
+        vars(self).setdefault("peeks", []).append(name)
+        return super()._net_get(name)
+
+
+READS = Schema.build([Ship, Peeked, Mob, Big, Cargo])
+
+
+def a_read(ent: Any) -> list[Any]:
+    """Every name a game may read on ``ent``: ``("ok", the object)`` or the error raised."""
+    out: list[Any] = []
+    names = [p.path.split(".")[0].split("[")[0] for p in READS.layout(type(ent)).props]
+    for name in [*dict.fromkeys(names), "nope", "net_id", "net_owner", "crew"]:
+        try:
+            value = getattr(ent, name)
+        except Exception as exc:
+            out.append((type(exc), str(exc)))
+            continue
+        plain = not isinstance(value, NetClass) and type(value).__name__ != "_ElementView"
+        out.append(("ok", id(value) if plain else type(value)))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_reads_give_what_the_pure_read_gives(seed: int) -> None:
+    """Spawned entities of plain classes, of one with its own ``_net_get``, embedded tables'
+    views, despawned and never spawned entities, and state a careless caller broke: each
+    read, through either path, gives the same object or the same error."""
+    compiled()
+    rng = random.Random(seed)
+    world = World(READS)
+    classes = [Ship, Peeked, Mob, Big, Cargo]
+    ents: list[Any] = [world.spawn(cls) for cls in classes for _ in range(2)]
+    ents += [Ship(), Peeked()]
+    for step in range(300):
+        k = rng.randrange(len(ents))
+        ent = ents[k]
+        roll = rng.random()
+        if roll < 0.03:
+            tamper(ents, k, rng)
+        elif roll < 0.05 and vars(ent).get("_net_world") is world:
+            world.despawn(ent)
+        elif vars(ent).get("_net_world") is world:
+            with path(_write_path.COMPILED):
+                apply(ent, a_write(ent, rng))
+        results = []
+        for name in (_write_path.PYTHON, _write_path.COMPILED):
+            with path(name):
+                results.append(a_read(ent))
+                if "mount" in vars(type(ent)):
+                    results.append(a_read(ent.mount))
+        assert results[0] == results[len(results) // 2], f"seed {seed}, step {step}"
+    assert vars(ents[2])["peeks"]  # Peeked's own _net_get saw the compiled path's reads
+    with path(_write_path.COMPILED):
+        assert Ship.pos is vars(Ship)["pos"]
+
+
+def test_the_compiled_read_keeps_no_reference_it_should_not() -> None:
+    """A thousand more rounds of reads, found and refused, leave what they touch with the
+    reference counts it had."""
+    compiled()
+    world = World(SCHEMA)
+    ship, loose = world.spawn(Ship), Ship()
+    v = Vector2(1.0, 2.0)
+    ship.pos = v
+    watched = [v, ship, loose, Ship.pos, ship._net_vals, ship._net_index]
+
+    def round_of_reads() -> None:
+        with path(_write_path.COMPILED):
+            for ent in (ship, loose):
+                for name in ("pos", "hp", "where", "nope"):
+                    getattr(ent, name, None)
+
+    round_of_reads()
+    gc.collect()  # what earlier tests left in cycles (a class's instances) is not counted
+    before = [sys.getrefcount(x) for x in watched]
+    for _ in range(1000):
+        round_of_reads()
+    assert [sys.getrefcount(x) for x in watched] == before

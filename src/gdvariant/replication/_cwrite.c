@@ -1,5 +1,6 @@
 /* The compiled write path of gdvariant.replication: NetClass.__setattr__ for the writes a game
- * makes every tick, `entity.position = Vector2(...)` on a spawned entity.
+ * makes every tick, `entity.position = Vector2(...)` on a spawned entity, and Prop.__get__ for
+ * its reads (see "reads" below).
  *
  * The pure-Python NetClass.__setattr__ (and the _net_write it calls) is the reference, and this
  * file calls it for everything it does not do itself: an embedded table's view, a name that is
@@ -1001,6 +1002,87 @@ static PyObject *py_descriptor(PyObject *module, PyObject *cls) {
     return PyDescr_NewMethod((PyTypeObject *)cls, &setattr_def);
 }
 
+/* ---- reads ---------------------------------------------------------------------------- */
+
+/* NetClass's own _net_get and _net_bound (strong), set by getter(): a class whose lookups find
+ * others reads through them. */
+static PyObject *g_net_get, *g_net_bound;
+static PyObject *s_net_get, *s_net_bound, *s_name;
+
+/* obj's value of the networked property name, read where the pure _net_get reads it (a new
+ * reference), or NULL with no error set when the pure _net_get must: an embedded table's view,
+ * a class with its own _net_get or _net_bound, an entity not spawned, anything unusual. */
+static PyObject *fast_read(PyObject *obj, PyObject *name) {
+    PyTypeObject *tp = Py_TYPE(obj);
+    if (_PyType_Lookup(tp, s_net_get) != g_net_get || _PyType_Lookup(tp, s_net_bound) != g_net_bound)
+        return NULL;
+    PyObject *d = PyObject_GenericGetDict(obj, NULL), *value = NULL;
+    if (!d) {
+        PyErr_Clear();
+        return NULL;
+    }
+    PyObject *prefix, *index, *i, *vals;
+    if (PyDict_CheckExact(d) && PyDict_GetItemWithError(d, s_root) == obj &&
+        (prefix = PyDict_GetItemWithError(d, s_prefix)) && PyUnicode_CheckExact(prefix) &&
+        PyUnicode_GET_LENGTH(prefix) == 0 && (index = PyDict_GetItemWithError(d, s_index)) &&
+        PyDict_CheckExact(index) && (i = PyDict_GetItemWithError(index, name)) &&
+        PyLong_CheckExact(i) && (vals = PyDict_GetItemWithError(d, s_vals)) &&
+        PyList_CheckExact(vals)) {
+        Py_ssize_t at = PyLong_AsSsize_t(i);
+        if (at >= 0 && at < PyList_GET_SIZE(vals)) {
+            value = PyList_GET_ITEM(vals, at);
+            Py_INCREF(value);
+        }
+    }
+    Py_DECREF(d);
+    PyErr_Clear(); /* a failed lookup: the pure read meets it again and raises */
+    return value;
+}
+
+/* Prop.__get__(obj, type): what the pure one returns, obj._net_get(self.name), read in C for a
+ * plain entity's plain property. */
+static PyObject *prop_get(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs < 1 || nargs > 2) {
+        PyErr_SetString(PyExc_TypeError, "__get__(obj, type=None) takes 1 or 2 arguments");
+        return NULL;
+    }
+    PyObject *obj = args[0];
+    if (obj == Py_None) {
+        Py_INCREF(self);
+        return self;
+    }
+    PyObject *name = PyObject_GetAttr(self, s_name);
+    if (!name)
+        return NULL;
+    PyObject *value = g_net_get ? fast_read(obj, name) : NULL;
+    if (!value)
+        value = PyObject_CallMethodOneArg(obj, s_net_get, name);
+    Py_DECREF(name);
+    return value;
+}
+
+static PyMethodDef get_def = {
+    "__get__", (PyCFunction)(void (*)(void))prop_get, METH_FASTCALL,
+    "A networked property's value: the object written (compiled; the pure-Python Prop.__get__ "
+    "is the reference)."};
+
+static PyObject *py_getter(PyObject *module, PyObject *args) {
+    PyObject *prop_cls, *entity_cls;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyType_Type, &prop_cls, &PyType_Type, &entity_cls))
+        return NULL;
+    PyObject *get = _PyType_Lookup((PyTypeObject *)entity_cls, s_net_get);
+    PyObject *bound = _PyType_Lookup((PyTypeObject *)entity_cls, s_net_bound);
+    if (!get || !bound) {
+        PyErr_SetString(PyExc_TypeError, "getter() needs a class with _net_get and _net_bound");
+        return NULL;
+    }
+    Py_INCREF(get);
+    Py_XSETREF(g_net_get, get);
+    Py_INCREF(bound);
+    Py_XSETREF(g_net_bound, bound);
+    return PyDescr_NewMethod((PyTypeObject *)prop_cls, &get_def);
+}
+
 static PyObject *py_configure(PyObject *module, PyObject *args) {
     PyObject *pure_setattr, *plan_of, *encode_error;
     if (!PyArg_ParseTuple(args, "OOO", &pure_setattr, &plan_of, &encode_error))
@@ -1034,6 +1116,9 @@ static PyMethodDef methods[] = {
      "a detached class, whose C setattro object.__setattr__ refuses)."},
     {"descriptor", py_descriptor, METH_O,
      "descriptor(cls) -> the compiled __setattr__ as a method of cls (to install on it)."},
+    {"getter", py_getter, METH_VARARGS,
+     "getter(prop_cls, entity_cls) -> the compiled __get__ as a method of prop_cls (to install "
+     "on it); entity_cls's _net_get and _net_bound are the ones it reads as."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cwrite",
@@ -1044,10 +1129,12 @@ PyMODINIT_FUNC PyInit__cwrite(void) {
     const char *names[] = {"_net_root",  "_net_prefix", "_net_layout", "_net_index",
                            "_net_vals",  "_net_bits",   "_net_widths", "_net_world",
                            "_net_dirty", "_net_before", "_net_write_plan", "encode",
-                           "dirty",      "append"};
+                           "dirty",      "append",      "_net_get",    "_net_bound",
+                           "name"};
     PyObject **slots[] = {&s_root,  &s_prefix, &s_layout, &s_index,  &s_vals,
                           &s_bits,  &s_widths, &s_world,  &s_dirty,  &s_before,
-                          &s_plan,  &s_encode, &s_dirty_list, &s_append};
+                          &s_plan,  &s_encode, &s_dirty_list, &s_append, &s_net_get,
+                          &s_net_bound, &s_name};
     if (!k_one && !(k_one = PyLong_FromLong(1)))
         return NULL;
     for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {

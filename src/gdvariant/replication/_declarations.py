@@ -380,8 +380,9 @@ class NetClass:
 
 
 #: Networked writes go through the live write path: the compiled one where it is built, which
-#: hands every write it does not do itself to the pure __setattr__ above (see ``_write_path``).
-_write_path.install(NetClass, NetClass.__setattr__)
+#: hands every write it does not do itself to the pure __setattr__ above (see ``_write_path``);
+#: reads of a plain property too, handing the rest to the pure Prop.__get__'s _net_get.
+_write_path.install(NetClass, NetClass.__setattr__, Prop)
 
 
 def _annotated(klass: type) -> Iterable[str]:

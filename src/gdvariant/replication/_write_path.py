@@ -11,7 +11,10 @@ policy: ``GDVARIANT_PURE_PYTHON=1`` keeps the pure one (the compiled module is t
 imported).
 
 The compiled one reads, per layout, the description :func:`plan` gives: which names it writes
-and how each property's value is encoded (:data:`W_WHOLE` ... :data:`W_BOOL`).
+and how each property's value is encoded (:data:`W_WHOLE` ... :data:`W_QVEC`). The same
+module reads too: its ``Prop.__get__`` returns a plain entity's value from ``_net_vals`` where
+the pure one's ``_net_get`` would, and hands every other read (an embedded table's view, a
+class with its own ``_net_get``) to ``_net_get``.
 
 For tests: :func:`implementations` gives every write path that imports, and :func:`use` makes
 one live inside a block.
@@ -59,6 +62,8 @@ _QUANTIZED = (Quant, Coord, Angle)
 
 _WRITER = Compiled("gdvariant.replication._cwrite", "write path")
 _setattrs: dict[str, Callable[..., None]] = {}
+#: each path's ``Prop.__get__``: the compiled one reads a plain entity's plain property itself
+_getters: dict[str, Any] = {}
 _installed: list[Any] = []
 #: each layout's detached class (see :func:`detached_class`), made on first use
 _detached: weakref.WeakKeyDictionary[Any, type] = weakref.WeakKeyDictionary()
@@ -89,19 +94,23 @@ def compiled_error() -> str | None:
     return _WRITER.error()
 
 
-def install(cls: type, pure: Callable[..., None]) -> None:
+def install(cls: type, pure: Callable[..., None], prop: type) -> None:
     """Make ``cls``'s ``__setattr__`` the live write path, ``pure`` (its pure-Python one)
-    the reference the compiled one hands other writes to. Called once, by NetClass."""
+    the reference the compiled one hands other writes to, and ``prop``'s ``__get__`` (the
+    networked property's descriptor) the live read. Called once, by NetClass."""
     _setattrs[PYTHON] = pure
-    _installed.append(cls)
+    _getters[PYTHON] = vars(prop)["__get__"]
+    _installed.extend((cls, prop))
     if _WRITER.module is not None:
         cls.__setattr__ = _compiled_setattr(_WRITER.module)  # type: ignore[method-assign]
+        prop.__get__ = _getters[COMPILED]  # type: ignore[attr-defined]
 
 
 def _compiled_setattr(module: Any) -> Any:
     if COMPILED not in _setattrs:
         module.configure(_setattrs[PYTHON], plan, EncodeError)
         _setattrs[COMPILED] = module.descriptor(_installed[0])
+        _getters[COMPILED] = module.getter(_installed[1], _installed[0])
     return _setattrs[COMPILED]
 
 
@@ -180,13 +189,15 @@ def use(name: str) -> Iterator[None]:
     found = implementations()
     if name not in found:
         raise LookupError(f"no {name!r} write path: {compiled_error()}")
-    cls = _installed[0]
-    saved = vars(cls)["__setattr__"]
+    cls, prop = _installed[0], _installed[1]
+    saved, saved_get = vars(cls)["__setattr__"], vars(prop)["__get__"]
     cls.__setattr__ = found[name]
+    prop.__get__ = _getters[name]
     try:
         yield
     finally:
         cls.__setattr__ = saved
+        prop.__get__ = saved_get
 
 
 def _quantized(codec: Any) -> tuple[int, int, int, int, float, float, float, float]:
