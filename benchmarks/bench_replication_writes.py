@@ -3,11 +3,11 @@ and the compiled one (``gdvariant.replication._cwrite``), against a plain ``__sl
 
 The writes are those of ``bench_multiplayer``'s game tick: ``entity.position = Vector2(...)``
 on a ``Vec2(Float32())`` property and ``entity.hp = n`` on an ``Int(32)``, plus a Float32, a
-Quant (which the compiled path encodes through the codec) and the codec's own encode. Then the
-game phase of that benchmark's tick at 100 clients x 20 entities: 2,000 position writes of new
-vectors. Each figure is the median of ``--runs`` runs (each the median of 7 rounds), with the
-machine's load. A checkout without the compiled write path (before it was written) measures
-its one path, as ``live``.
+Quant, a tuple written to a ``Vec2(Coord())`` (the interest benchmark's positions), a read, and
+the codec's own encode. Then the game phase of that benchmark's tick at 100 clients x 20
+entities: 2,000 position writes of new vectors. Each figure is the median of ``--runs`` runs
+(each the median of 7 rounds), with the machine's load. A checkout without the compiled write
+path (before it was written) measures its one path, as ``live``.
 
 Run: ``python -m benchmarks.bench_replication_writes [--runs N] [--quick]``.
 """
@@ -23,7 +23,7 @@ from typing import Any
 
 from benchmarks.timing import median_time
 from gdvariant import Vector2
-from gdvariant.replication import Float32, Int, NetClass, Prop, Quant, Schema, Vec2, World
+from gdvariant.replication import Coord, Float32, Int, NetClass, Prop, Quant, Schema, Vec2, World
 
 try:
     from gdvariant.replication import _write_path
@@ -36,6 +36,7 @@ class Entity(NetClass):
     hp = Int(32)
     mass = Float32()
     ratio = Quant(0.0, 1.0, 10)
+    place = Vec2(Coord(10, 4, clamp=True))
 
 
 class Slots:
@@ -74,6 +75,12 @@ def cases(ent: Any) -> dict[str, Callable[[], Any]]:
     def ratio() -> None:
         ent.ratio = 0.25
 
+    def place() -> None:
+        ent.place = (12.5, -3.25)
+
+    def read() -> Any:
+        return ent.position
+
     def slot() -> None:
         plain.position = v
 
@@ -82,6 +89,8 @@ def cases(ent: Any) -> dict[str, Callable[[], Any]]:
         "ent.hp = 7": hp,
         "ent.mass = 1.5 (Float32)": mass,
         "ent.ratio = 0.25 (Quant)": ratio,
+        "ent.place = (x, y) (Vec2(Coord))": place,
+        "v = ent.position (a read)": read,
         "Vec2(Float32()).encode(v)": lambda: codec.encode(v),
         "plain __slots__ write": slot,
     }
