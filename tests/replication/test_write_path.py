@@ -427,6 +427,17 @@ def test_multiplayer_synced_entities_read_what_was_written() -> None:
             assert values[".:pos"] is v and values[".:hp"] == 6
 
 
+def refcounts_around(run: Callable[[], None], watched: list[Any]) -> tuple[list[int], list[int]]:
+    """The reference counts of ``watched`` after a first ``run()`` and after a thousand more.
+    Collected first: what earlier tests left in cycles (a class's instances) is not counted."""
+    run()
+    gc.collect()
+    before = [sys.getrefcount(x) for x in watched]
+    for _ in range(1000):
+        run()
+    return before, [sys.getrefcount(x) for x in watched]
+
+
 def _traced_growth(run: Callable[[], None], rounds: int) -> int:
     tracemalloc.start()
     try:
@@ -715,12 +726,8 @@ def test_a_detached_write_keeps_no_reference_it_should_not() -> None:
                 setattr(ship, name, value)
             getattr(ship, name, None)
 
-    round_of_writes()
-    gc.collect()  # what earlier tests left in cycles (a class's instances) is not counted
-    before = [sys.getrefcount(x) for x in watched]
-    for _ in range(1000):
-        round_of_writes()
-    assert [sys.getrefcount(x) for x in watched] == before
+    before, after = refcounts_around(round_of_writes, watched)
+    assert after == before
 
 
 # ------------------------------------------------------------------ quantized codecs and reads
@@ -874,9 +881,5 @@ def test_the_compiled_read_keeps_no_reference_it_should_not() -> None:
                 for name in ("pos", "hp", "where", "nope"):
                     getattr(ent, name, None)
 
-    round_of_reads()
-    gc.collect()  # what earlier tests left in cycles (a class's instances) is not counted
-    before = [sys.getrefcount(x) for x in watched]
-    for _ in range(1000):
-        round_of_reads()
-    assert [sys.getrefcount(x) for x in watched] == before
+    before, after = refcounts_around(round_of_reads, watched)
+    assert after == before
