@@ -371,6 +371,8 @@ def test_bad_codec_parameters() -> None:
         lambda: Int(65),
         lambda: Quant(1.0, 1.0, 8),
         lambda: Quant(0.0, 1.0, 33),
+        lambda: Quant(0.0, 5e-324, 32),  # the step underflows to 0: every encode would divide by it
+        lambda: Quant(-1e308, 1e308, 8),  # the range overflows: an infinite step
         lambda: Coord(25, 5),
         lambda: Angle(1),
         lambda: Normal(2),

@@ -95,6 +95,10 @@ class Quant(Codec):
         self.clamp = clamp
         self.levels = (1 << bits) - 1
         self.step = (self.high - self.low) / self.levels
+        if not 0.0 < self.step < math.inf:  # a float64 cannot hold the grid's step
+            raise ValueError(
+                f"Quant's range {low!r}..{high!r} in {bits} bits has no step a float can hold"
+            )
         self.magnitude = max(abs(self.low), abs(self.high))
 
     def encode(self, value: Any) -> tuple[int, int]:
