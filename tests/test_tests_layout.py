@@ -98,6 +98,7 @@ WHOLE_PACKAGE = {
     "test_layout.py": "the package's floor plan",
     "test_function_size.py": "no function over 120 lines",
     "test_tests_layout.py": "this file",
+    "test_suite_config.py": "the test suite's own settings (a hung test's time limit)",
 }
 #: The files that may edit sys.path, and why.
 SYS_PATH_ALLOWED = {
