@@ -935,3 +935,31 @@ def test_quantized_codecs_of_any_size_encode_as_the_codec_does(seed: int) -> Non
                 codec,
                 value,
             )
+
+
+def test_a_read_called_by_hand_takes_what_the_pure_one_takes() -> None:
+    """``Prop.__get__`` called as a function, with ``objtype`` by keyword or too many
+    arguments, answers as the pure one does on both paths."""
+    compiled()
+    world = World(SCHEMA)
+    ship = world.spawn(Ship)
+    v = Vector2(1.0, 2.0)
+    ship.pos = v
+    prop = vars(Ship)["pos"]
+    calls: list[Callable[[], Any]] = [
+        lambda: Prop.__get__(prop, ship),
+        lambda: Prop.__get__(prop, ship, Ship),
+        lambda: Prop.__get__(prop, ship, objtype=Ship),
+        lambda: Prop.__get__(prop, obj=ship),
+        lambda: Prop.__get__(prop, None, Ship),
+        lambda: Prop.__get__(prop, ship, Ship, 3),  # type: ignore[call-arg]
+    ]
+    for call in calls:
+        results = []
+        for name in (_write_path.PYTHON, _write_path.COMPILED):
+            with path(name):
+                try:
+                    results.append(("ok", call()))
+                except TypeError:
+                    results.append(("TypeError", None))
+        assert results[0][0] == results[1][0] and results[0][1] is results[1][1], results

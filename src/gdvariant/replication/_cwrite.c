@@ -1005,9 +1005,9 @@ static PyObject *py_descriptor(PyObject *module, PyObject *cls) {
 /* ---- reads ---------------------------------------------------------------------------- */
 
 /* NetClass's own _net_get and _net_bound (strong), set by getter(): a class whose lookups find
- * others reads through them. */
-static PyObject *g_net_get, *g_net_bound;
-static PyObject *s_net_get, *s_net_bound, *s_name;
+ * others reads through them; and the pure Prop.__get__, for a call with keywords. */
+static PyObject *g_net_get, *g_net_bound, *g_pure_get;
+static PyObject *s_net_get, *s_net_bound, *s_name, *s_dunder_get;
 
 /* obj's value of the networked property name, read where the pure _net_get reads it (a new
  * reference), or NULL with no error set when the pure _net_get must: an embedded table's view,
@@ -1041,7 +1041,20 @@ static PyObject *fast_read(PyObject *obj, PyObject *name) {
 
 /* Prop.__get__(obj, type): what the pure one returns, obj._net_get(self.name), read in C for a
  * plain entity's plain property. */
-static PyObject *prop_get(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+static PyObject *prop_get(PyObject *self, PyObject *const *args, Py_ssize_t nargsf,
+                          PyObject *kwnames) {
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (kwnames && PyTuple_GET_SIZE(kwnames)) { /* __get__(obj, objtype=...): the pure one's */
+        PyObject *call[4] = {self, NULL, NULL, NULL};
+        Py_ssize_t n = nargs + PyTuple_GET_SIZE(kwnames);
+        if (!g_pure_get || n > 3) {
+            PyErr_SetString(PyExc_TypeError, "__get__(obj, objtype=None) takes 1 or 2 arguments");
+            return NULL;
+        }
+        for (Py_ssize_t k = 0; k < n; k++)
+            call[k + 1] = args[k];
+        return PyObject_Vectorcall(g_pure_get, call, (size_t)nargs + 1, kwnames);
+    }
     if (nargs < 1 || nargs > 2) {
         PyErr_SetString(PyExc_TypeError, "__get__(obj, type=None) takes 1 or 2 arguments");
         return NULL;
@@ -1062,7 +1075,7 @@ static PyObject *prop_get(PyObject *self, PyObject *const *args, Py_ssize_t narg
 }
 
 static PyMethodDef get_def = {
-    "__get__", (PyCFunction)(void (*)(void))prop_get, METH_FASTCALL,
+    "__get__", (PyCFunction)(void (*)(void))prop_get, METH_FASTCALL | METH_KEYWORDS,
     "A networked property's value: the object written (compiled; the pure-Python Prop.__get__ "
     "is the reference)."};
 
@@ -1072,10 +1085,15 @@ static PyObject *py_getter(PyObject *module, PyObject *args) {
         return NULL;
     PyObject *get = _PyType_Lookup((PyTypeObject *)entity_cls, s_net_get);
     PyObject *bound = _PyType_Lookup((PyTypeObject *)entity_cls, s_net_bound);
-    if (!get || !bound) {
-        PyErr_SetString(PyExc_TypeError, "getter() needs a class with _net_get and _net_bound");
+    PyObject *pure = _PyType_Lookup((PyTypeObject *)prop_cls, s_dunder_get);
+    if (!get || !bound || !pure || !PyFunction_Check(pure)) {
+        PyErr_SetString(PyExc_TypeError,
+                        "getter() needs a class with _net_get and _net_bound, and one whose "
+                        "__get__ is the pure one");
         return NULL;
     }
+    Py_INCREF(pure);
+    Py_XSETREF(g_pure_get, pure);
     Py_INCREF(get);
     Py_XSETREF(g_net_get, get);
     Py_INCREF(bound);
@@ -1130,11 +1148,11 @@ PyMODINIT_FUNC PyInit__cwrite(void) {
                            "_net_vals",  "_net_bits",   "_net_widths", "_net_world",
                            "_net_dirty", "_net_before", "_net_write_plan", "encode",
                            "dirty",      "append",      "_net_get",    "_net_bound",
-                           "name"};
+                           "name",       "__get__"};
     PyObject **slots[] = {&s_root,  &s_prefix, &s_layout, &s_index,  &s_vals,
                           &s_bits,  &s_widths, &s_world,  &s_dirty,  &s_before,
                           &s_plan,  &s_encode, &s_dirty_list, &s_append, &s_net_get,
-                          &s_net_bound, &s_name};
+                          &s_net_bound, &s_name, &s_dunder_get};
     if (!k_one && !(k_one = PyLong_FromLong(1)))
         return NULL;
     for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
