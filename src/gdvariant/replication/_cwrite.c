@@ -425,37 +425,48 @@ static PyObject *const *components_of(const Prop *q, PyObject *value) {
     return NULL;
 }
 
-/* The bits (a new int) and width of a quantized value (W_QUANT, W_QVEC): NULL with no error
- * set when the pure path must look at it. A vector's components go in order from bit 0, each
- * its own width (a Coord's varies), at most 4 x 35 bits. */
-static PyObject *quant_bits(const Prop *q, PyObject *value, int *width) {
+/* A quantized value's bits (W_QUANT, W_QVEC) into words[3] and their *width: 1, or 0 (no
+ * error set) when the pure path must look at it. A vector's components go in order from bit
+ * 0, each its own width (a Coord's varies), at most 4 x 35 bits. */
+static int quant_words(const Prop *q, PyObject *value, uint64_t *words, int *width) {
     uint64_t u;
     int n;
+    words[0] = words[1] = words[2] = 0;
     if (q->kind == W_QUANT) {
         if (!quant_one(q, value, &u, &n))
-            return NULL;
+            return 0;
+        words[0] = u;
         *width = n;
-        return PyLong_FromUnsignedLongLong(u);
+        return 1;
     }
     PyObject *const *items = components_of(q, value);
     if (!items)
-        return NULL;
-    uint64_t words[3] = {0, 0, 0};
+        return 0;
     int at = 0;
     for (int c = 0; c < q->count; c++) {
         if (!quant_one(q, items[c], &u, &n))
-            return NULL;
+            return 0;
         int shift = at & 63;
         words[at >> 6] |= u << shift;
         if (shift + n > 64)
             words[(at >> 6) + 1] |= u >> (64 - shift);
         at += n;
     }
+    *width = at;
+    return 1;
+}
+
+/* quant_words's bits as a new int, or NULL with no error set when the pure path must look. */
+static PyObject *quant_bits(const Prop *q, PyObject *value, int *width) {
+    uint64_t words[3];
+    if (!quant_words(q, value, words, width))
+        return NULL;
+    if (*width <= 64)
+        return PyLong_FromUnsignedLongLong(words[0]);
     unsigned char buf[24];
-    size_t nbytes = (size_t)(at + 7) >> 3;
+    size_t nbytes = (size_t)(*width + 7) >> 3;
     for (size_t b = 0; b < nbytes; b++)
         buf[b] = (unsigned char)(words[b >> 3] >> (8 * (b & 7)));
-    *width = at;
     return long_from_le(buf, nbytes);
 }
 
@@ -802,11 +813,10 @@ static int field_takes(const Prop *q, PyObject *value) {
     uint64_t u;
     if (q->kind == W_VEC || q->kind == W_FLOAT)
         return ieee_takes(q, value);
-    if (q->kind == W_QUANT || q->kind == W_QVEC) {
+    if (q->kind == W_QUANT || q->kind == W_QVEC) { /* taken or not: no int made */
+        uint64_t words[3];
         int width;
-        PyObject *bits = quant_bits(q, value, &width);
-        Py_XDECREF(bits);
-        return bits ? 1 : PyErr_Occurred() ? -1 : 0;
+        return quant_words(q, value, words, &width);
     }
     if (q->kind != W_WHOLE)
         return fast_pack(q, value, buf, &n, &u);

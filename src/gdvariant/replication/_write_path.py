@@ -204,14 +204,13 @@ def _quantized(codec: Any) -> tuple[int, int, int, int, float, float, float, flo
     """A Quant's, Coord's or Angle's numbers, the very ones its ``encode`` reads: ``(Q_*,
     clamp, bits, frac bits, then low, high, step, levels / magnitude, scale, largest q /
     period, step)``."""
-    if type(codec) is Quant:
-        c = codec
+    c = codec
+    if type(c) is Quant:
         return (Q_QUANT, int(c.clamp), c.bits, 0, c.low, c.high, c.step, float(c.levels))
-    if type(codec) is Coord:
-        k = codec
-        scale, top = float(k.scale), float(k.max_q)
-        return (Q_COORD, int(k.clamp), k.int_bits, k.frac_bits, k.magnitude, scale, top, 0.0)
-    return (Q_ANGLE, 0, codec.bits, 0, codec.period, codec.step, 0.0, 0.0)
+    if type(c) is Coord:
+        scale, top = float(c.scale), float(c.max_q)
+        return (Q_COORD, int(c.clamp), c.int_bits, c.frac_bits, c.magnitude, scale, top, 0.0)
+    return (Q_ANGLE, 0, c.bits, 0, c.period, c.step, 0.0, 0.0)
 
 
 def _prop_plan(codec: Any) -> tuple[Any, ...]:
