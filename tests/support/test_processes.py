@@ -86,12 +86,15 @@ def _pids(tmp_path: Path) -> list[int]:
 @pytest.mark.slow
 def test_what_a_test_started_ends_when_the_time_limit_ends_its_pytest(tmp_path: Path) -> None:
     marker = str(tmp_path / "sleeper.py")
+    command = _pytest_over(tmp_path, "--timeout=5")
     # a process of the same kind that the inner pytest's tests did not start
     bystander = processes.watch(
         subprocess.Popen([sys.executable, marker, str(tmp_path / "bystander")])
     )
     try:
-        command = _pytest_over(tmp_path, "--timeout=5")
+        while not (tmp_path / "bystander").exists():
+            assert bystander.poll() is None
+            time.sleep(0.01)
         done = processes.run(command, cwd=ROOT, capture_output=True, text=True, timeout=90)
         assert done.returncode == 1, done.stdout + done.stderr
         assert "Timeout" in done.stdout + done.stderr
