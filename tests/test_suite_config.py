@@ -9,14 +9,12 @@ repository's settings on a test that hangs.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.support.paths import ROOT
+from tests.support import inner_pytest, processes
 
 #: The slowest tests measured on two shared cores (2026-12-01, Python 3.11 and 3.12, compiled
 #: and pure cores): the multiplayer benchmark's run with a Godot client and the live math
@@ -70,23 +68,9 @@ def _run_hanging(tmp_path: Path, source: str, *options: str) -> tuple[int, str, 
     """Run the test file ``source`` in a pytest of its own with this repository's settings
     and ``options``: (exit status, stdout and stderr, seconds taken)."""
     (tmp_path / "test_hang.py").write_text(source, encoding="utf-8")
-    command = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-c",
-        str(ROOT / "pyproject.toml"),
-        "--rootdir",
-        str(tmp_path),
-        "--confcutdir",
-        str(tmp_path),
-        "-p",
-        "no:cacheprovider",
-        *options,
-        "test_hang.py",
-    ]
+    command = inner_pytest.command(tmp_path, *options, "test_hang.py")
     start = time.monotonic()
-    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=90)
+    done = processes.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=90)
     return done.returncode, done.stdout + done.stderr, time.monotonic() - start
 
 

@@ -243,6 +243,55 @@ def test_the_engine_tests_are_in_live_and_marked_engine_and_slow() -> None:
             assert "engine" not in module | some, f"{relative}: an engine test belongs in live/"
 
 
+#: What starts a process: each must be wrapped in ``processes.watch(...)``.
+STARTERS = {"Popen", "create_subprocess_exec", "create_subprocess_shell"}
+#: What starts a process and waits for it: ``processes.run`` instead.
+WAITING_STARTERS = {"run", "call", "check_call", "check_output", "getoutput", "getstatusoutput"}
+
+
+def _unwatched_starts(tree: ast.Module) -> Iterator[int]:
+    """The lines of ``tree`` that start a process the guard of tests/support/processes.py
+    is not told of."""
+    watched = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute | ast.Name):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id
+            if name == "watch":
+                for arg in node.args:
+                    watched.add(id(arg.value if isinstance(arg, ast.Await) else arg))
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+            continue
+        module = node.func.value
+        from_subprocess = isinstance(module, ast.Name) and module.id == "subprocess"
+        if (node.func.attr in STARTERS and id(node) not in watched) or (
+            from_subprocess and node.func.attr in WAITING_STARTERS
+        ):
+            yield node.lineno
+
+
+def test_every_process_a_test_starts_ends_with_its_pytest() -> None:
+    """A time limit ends pytest with ``os._exit``: a process started any other way than
+    through tests/support/processes.py would outlive it."""
+    found = []
+    for path in sorted(TESTS.rglob("*.py")):
+        if path == TESTS / "support" / "processes.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        found += [f"{path.relative_to(ROOT)}:{line}" for line in _unwatched_starts(tree)]
+    assert found == [], "start it with processes.watch(...) or processes.run(...)"
+
+
+def test_an_unwatched_start_is_found() -> None:
+    source = """
+proc = subprocess.Popen(["true"])
+done = subprocess.run(["true"])
+fine = processes.watch(subprocess.Popen(["true"]))
+also = processes.watch(await asyncio.create_subprocess_exec("true"))
+"""
+    assert list(_unwatched_starts(ast.parse(source))) == [2, 3]
+
+
 @pytest.mark.parametrize("folder", CODE_FOLDERS)
 def test_nothing_edits_sys_path(folder: str) -> None:
     found = []

@@ -28,6 +28,7 @@ import gdvariant as gd
 from gdvariant import _writes
 from gdvariant._files.wrapping import Container, open_container, write_container
 from gdvariant._writes import RefusedTarget, write_file, writing
+from tests.support import processes
 from tests.support.devices import fake_null, is_null_device, through_fifo
 
 posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX file types and signals")
@@ -282,12 +283,14 @@ _CHILD = textwrap.dedent(
 
 def _stopped_writer(path: Path) -> tuple[subprocess.Popen[str], str]:
     """A child writing ``path``, stopped inside the write; and its temporary file's name."""
-    child = subprocess.Popen(
-        [sys.executable, "-c", _CHILD, str(path), str(path.parent)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    child = processes.watch(
+        subprocess.Popen(
+            [sys.executable, "-c", _CHILD, str(path), str(path.parent)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
     )
     assert child.stdout is not None
     name = child.stdout.readline().strip()  # the child is ready: its temporary file exists
@@ -316,7 +319,7 @@ def test_a_signal_during_a_write_leaves_no_temporary_file(signum: int, tmp_path:
 
 def _dead_pid() -> int:
     """The id of a process that has ended (and been reaped)."""
-    done = subprocess.run(
+    done = processes.run(
         [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, check=True
     )
     return int(done.stdout)

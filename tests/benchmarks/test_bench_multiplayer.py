@@ -14,7 +14,6 @@ import json
 import os
 import random
 import re
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -33,6 +32,7 @@ from gdvariant.multiplayer.wire import (
     decode_scene_packet,
     encode_scene_packet,
 )
+from tests.support import processes
 from tests.support.bench_runs import quick_run
 from tests.support.engines import Engine
 
@@ -488,7 +488,7 @@ def test_a_pinned_process_and_what_it_starts_run_on_the_cpus_given() -> None:
     script = "import os; print(sorted(os.sched_getaffinity(0)))"
     inner = [sys.executable, "-c", script]
     for cmd in (inner, ["sh", "-c", 'exec "$@"', "sh", *inner]):
-        out = subprocess.run(
+        out = processes.run(
             cmd,
             capture_output=True,
             text=True,

@@ -8,7 +8,6 @@ bytes is ``tests/binary/test_core_differential.py``, their memory
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from types import ModuleType
 from typing import Any
@@ -18,7 +17,7 @@ import pytest
 import gdvariant as gd
 from gdvariant._binary import pure as _pure
 from gdvariant._limits import DEFAULT_LIMITS
-from tests.support import cores
+from tests.support import cores, processes
 from tests.support.core_compare import compare_decode, same_value
 from tests.support.random_values import RELEASES
 from tests.support.vectors import golden
@@ -133,5 +132,5 @@ def test_a_failing_table_setup_raises_instead_of_crashing(core: Any) -> None:
             else:
                 raise SystemExit("no error")
     """
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    result = processes.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr

@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 import inspect
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import pytest
 import gdvariant as gd
 from gdvariant._binary import core as _core
 from gdvariant._binary import pure as _pure
+from tests.support import processes
 from tests.support.cores import core
 
 SRC = Path(gd.__file__).parent
@@ -22,7 +22,7 @@ SRC = Path(gd.__file__).parent
 def _run(code: str, **env: str) -> str:
     """Run ``code`` in a fresh interpreter (the core is picked at import) and return stdout."""
     environ = {k: v for k, v in os.environ.items() if not k.startswith("GDVARIANT_PURE")}
-    result = subprocess.run(
+    result = processes.run(
         [sys.executable, "-c", code],
         env={**environ, **env},
         capture_output=True,

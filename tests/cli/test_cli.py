@@ -22,6 +22,7 @@ from gdvariant import (
     VariantType,
 )
 from gdvariant._cli import main
+from tests.support import processes
 from tests.support.cli_values import (
     printed_value,
 )
@@ -64,7 +65,7 @@ def test_no_command_is_a_usage_error_that_shows_the_help(
 
 
 def test_python_dash_m() -> None:
-    proc = subprocess.run(
+    proc = processes.run(
         [sys.executable, "-m", "gdvariant", "--help"],
         capture_output=True,
         text=True,
@@ -188,10 +189,12 @@ def test_ctrl_d_at_the_password_prompt_is_one_line(
 def test_a_closed_output_pipe_ends_quietly(tmp_path: Path) -> None:
     path = tmp_path / "big.sav"
     gd.write_save(path, [{"i": i, "pad": "x" * 100} for i in range(5000)])  # ~700 KB printed
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gdvariant", "decode", str(path)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+    proc = processes.watch(
+        subprocess.Popen(
+            [sys.executable, "-m", "gdvariant", "decode", str(path)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
     )
     assert proc.stdout is not None and proc.stderr is not None
     assert proc.stdout.readline() == b'{"i": 0, "pad": "' + b"x" * 100 + b'"}\n'

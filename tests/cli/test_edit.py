@@ -20,6 +20,7 @@ import pytest
 import gdvariant as gd
 from gdvariant._cli import main
 from gdvariant._files.wrapping import open_container
+from tests.support import processes
 
 RECORDS: list[Any] = [{"slot": 1, "player": "Ayla", "level": 12}, gd.Vector3(10.5, 0, -3.25)]
 
@@ -240,12 +241,14 @@ def test_a_signal_during_an_edit_leaves_no_decrypted_text(
     script = tmp_path / "editor.py"
     script.write_text(_WAITING_EDITOR)
     command = [sys.executable, "-m", "gdvariant", "edit", str(path), "--password", "secret"]
-    edit = subprocess.Popen(
-        [*command, "--editor", f"{sys.executable} {script}"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    edit = processes.watch(
+        subprocess.Popen(
+            [*command, "--editor", f"{sys.executable} {script}"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
     )
     assert edit.stdout is not None
     line = edit.stdout.readline().split()  # the editor runs: the draft exists

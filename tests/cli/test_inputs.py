@@ -15,6 +15,7 @@ import pytest
 
 import gdvariant as gd
 from gdvariant._cli import main
+from tests.support import processes
 
 MIB = 1 << 20
 F_GETPIPE_SZ = 1032  # fcntl.F_GETPIPE_SZ (Linux), named in the module only from Python 3.10 on
@@ -55,11 +56,13 @@ class _Endless(threading.Thread):
 def test_an_endless_stdin_is_read_up_to_64_mib_then_refused() -> None:
     """``gdvariant decode -`` with an endless pipe (as ``decode /dev/zero``): it used to read
     everything before checking; it reads at most Limits.max_size + 1 bytes."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gdvariant", "decode", "-"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+    proc = processes.watch(
+        subprocess.Popen(
+            [sys.executable, "-m", "gdvariant", "decode", "-"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
     )
     assert proc.stdin is not None
     fd = proc.stdin.fileno()
@@ -187,10 +190,12 @@ def test_values_nested_to_godots_limit_end_in_one_line(
 def test_a_closed_output_pipe_ends_quietly_while_streaming(command: str, tmp_path: Path) -> None:
     path = tmp_path / "big.sav"
     gd.write_save(path, [{"i": i, "pad": "x" * 100} for i in range(5000)])
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gdvariant", command, str(path)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+    proc = processes.watch(
+        subprocess.Popen(
+            [sys.executable, "-m", "gdvariant", command, str(path)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
     )
     assert proc.stdout is not None and proc.stderr is not None
     assert proc.stdout.readline()

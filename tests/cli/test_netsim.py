@@ -18,6 +18,7 @@ import pytest
 from gdvariant._cli import build_parser, main
 from gdvariant._cli.netsim import address, conditions, count, duration, percent, rate
 from gdvariant.netsim import Conditions
+from tests.support import processes
 from tests.support.paths import ROOT
 
 
@@ -80,8 +81,10 @@ def netsim(*argv: str) -> Iterator[tuple[subprocess.Popen[str], dict[str, int]]]
     """``gdvariant netsim`` in a process of its own, once it is listening; the ports it bound
     by protocol."""
     command = [sys.executable, "-m", "gdvariant", "netsim", *argv]
-    process = subprocess.Popen(
-        command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    process = processes.watch(
+        subprocess.Popen(
+            command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
     )
     assert process.stderr is not None
     ports = {}

@@ -20,6 +20,7 @@ from examples.relay import server as relay_server
 from gdvariant.asyncio import connect
 from gdvariant.multiplayer import scene_tscn
 from gdvariant.replication import SnapshotDecoder, gdscript, godot_state
+from tests.support import processes
 from tests.support.engines import Engine
 from tests.support.paths import EXAMPLES, ROOT
 
@@ -36,7 +37,7 @@ def demo(
     module: str, *args: str, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     """Run a demo as the README does: ``python -m MODULE`` from the repository root."""
-    return subprocess.run(
+    return processes.run(
         [sys.executable, "-m", module, *args],
         capture_output=True,
         text=True,

@@ -9,7 +9,6 @@ import asyncio
 import math
 import shutil
 import struct
-import subprocess
 import sys
 from typing import Any
 
@@ -22,6 +21,7 @@ from examples.world.server import CLIENT, Server
 from gdvariant.multiplayer.snapshots import receiver_script
 from gdvariant.netsim import Conditions, UdpProxy
 from gdvariant.replication import SnapshotDecoder, gdscript
+from tests.support import processes
 from tests.support.engines import Engine
 from tests.support.multiplayer_recorder import run_godot
 from tests.support.paths import ROOT
@@ -163,7 +163,7 @@ def test_python_bots_play_over_enet() -> None:
 
 def test_the_command_refuses_bad_arguments_without_a_traceback() -> None:
     for bad in (["--bots", "-1"], ["--netsim", "1.5"]):
-        proc = subprocess.run(
+        proc = processes.run(
             [sys.executable, "-m", "examples.world", *bad],
             capture_output=True,
             text=True,
@@ -173,7 +173,7 @@ def test_the_command_refuses_bad_arguments_without_a_traceback() -> None:
         assert proc.returncode == 2 and proc.stdout == "", proc.stdout
         assert "Traceback" not in proc.stderr and " error: " in proc.stderr, proc.stderr
     missing = "no-such-godot-binary"
-    proc = subprocess.run(
+    proc = processes.run(
         [sys.executable, "-m", "examples.world", "--godot-clients", "1", "--godot", missing],
         capture_output=True,
         text=True,

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import random
-import subprocess
 import sys
 from typing import Any
 
@@ -16,7 +15,7 @@ from gdvariant._binary import core as _core
 from gdvariant._files import fastlz
 from gdvariant._files import fastlz_pure as _fastlz
 from gdvariant._files.fastlz_pure import FastLZError, compress, decompress
-from tests.support import cores
+from tests.support import cores, processes
 from tests.support.random_values import random_value
 
 
@@ -96,7 +95,7 @@ def test_fastlz_picks_its_own_implementation_outside_the_codec_core() -> None:
     assert fastlz.implementations()["python"] is _fastlz
     forced = "from gdvariant._files import fastlz; print(fastlz.IMPLEMENTATION)"
     env = {**os.environ, "GDVARIANT_PURE_PYTHON": "1"}
-    result = subprocess.run([sys.executable, "-c", forced], env=env, capture_output=True, text=True)
+    result = processes.run([sys.executable, "-c", forced], env=env, capture_output=True, text=True)
     assert result.stdout.strip() == "python", result.stderr
     with fastlz.use("python") as module:
         assert module is _fastlz and fastlz.compress is _fastlz.compress

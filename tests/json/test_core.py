@@ -11,7 +11,6 @@ import os
 import random
 import re
 import struct
-import subprocess
 import sys
 from collections.abc import Iterator
 from fractions import Fraction
@@ -24,6 +23,7 @@ from gdvariant._compiled import PURE_FORCED
 from gdvariant._floats import godot_strtod
 from gdvariant._json import core, godot, tagged_read
 from gdvariant._json.tagged import F64
+from tests.support import processes
 from tests.support.core_compare import same_value
 from tests.support.cores import compiled_required
 from tests.support.edge_values import edge_float, edge_text, edge_value
@@ -148,7 +148,7 @@ def test_tagged_edge_values_are_the_same(compiled: None, value: Any) -> None:
 def test_gdvariant_pure_python_forces_the_pure_writer() -> None:
     script = "from gdvariant._json import core; print(core.IMPLEMENTATION, core.error())"
     env = {**os.environ, "GDVARIANT_PURE_PYTHON": "1"}
-    run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+    run = processes.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
     assert run.stdout.startswith("python GDVARIANT_PURE_PYTHON is set"), run.stderr
     if "c" in core.implementations() and not PURE_FORCED:
         assert core.IMPLEMENTATION == "c"

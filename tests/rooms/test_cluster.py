@@ -7,15 +7,13 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import sys
 from pathlib import Path
 
 import pytest
 
 from gdvariant.rooms.cluster import ClusterPlan
 from tests.support.multiplayer_serving import run
-from tests.support.paths import ROOT
-from tests.support.rooms import DEADLINE, Player, eventually, try_http
+from tests.support.rooms import DEADLINE, Player, eventually, start_rooms, try_http
 
 pytest.importorskip("gdvariant.multiplayer.websocket", reason="the websockets extra is missing")
 pytest.importorskip("gdvariant.rooms.redis", reason="the rooms extra is missing")
@@ -34,21 +32,9 @@ class Dev:
     @classmethod
     async def start(cls, tmp: Path, *args: str, path: str | None = None) -> Dev:
         env = dict(os.environ, TMPDIR=str(tmp), PATH=path or os.environ.get("PATH", ""))
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "gdvariant",
-            "rooms",
-            "dev",
-            "--port",
-            "0",
-            "--room-class",
-            TABLE,
-            *args,
-            cwd=ROOT,
+        proc = await start_rooms(
+            *["dev", "--port", "0", "--room-class", TABLE, *args],
             env=env,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             start_new_session=True,
         )

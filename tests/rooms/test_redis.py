@@ -12,6 +12,7 @@ import sys
 import pytest
 
 from gdvariant.rooms import JoinError
+from tests.support import processes
 from tests.support.multiplayer_serving import run
 from tests.support.paths import ROOT
 from tests.support.rooms import DEADLINE, eventually
@@ -28,15 +29,17 @@ def test_a_sigkilled_room_process_vanishes_within_its_ttl(redis_url: str) -> Non
     async def main() -> None:
         namespace = "k" + secrets.token_hex(6)
         directory = RedisDirectory.from_url(redis_url, namespace=namespace, ttl=TTL)
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "tests.support.room_process",
-            redis_url,
-            namespace,
-            str(TTL),
-            cwd=ROOT,
-            stdout=asyncio.subprocess.PIPE,
+        proc = processes.watch(
+            await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "tests.support.room_process",
+                redis_url,
+                namespace,
+                str(TTL),
+                cwd=ROOT,
+                stdout=asyncio.subprocess.PIPE,
+            )
         )
         try:
             assert proc.stdout is not None

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 
+from tests.support import processes
 from tests.support.paths import ROOT
 
 
@@ -16,7 +17,7 @@ def quick_run(
 ) -> subprocess.CompletedProcess[str]:
     """Run ``benchmarks.<name> --quick *options`` (at most five minutes) and return it, with a
     failure's output in the assertion message: a non-zero exit fails the test here."""
-    proc = subprocess.run(
+    proc = processes.run(
         [sys.executable, "-m", f"benchmarks.{name}", "--quick", *options],
         capture_output=True,
         text=True,

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from gdvariant._cli import main
+from tests.support import processes
 from tests.support.paths import ROOT
 
 
@@ -78,7 +79,9 @@ def run_until_interrupted(argv: list[str]) -> None:
     """Run a serving command in a process of its own from the repository's root, wait until
     it says it is ready, interrupt it: it must stop with status 0 and no traceback."""
     command = [sys.executable, "-m", "gdvariant", *argv]
-    with subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE, text=True) as process:
+    with processes.watch(
+        subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    ) as process:
         assert process.stderr is not None
         said = []
         for line in process.stderr:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from tests.support import processes
 from tests.support.paths import LIVE
 
 #: The oracle scripts (``godot4_oracle.gd``, ``godot3_oracle.gd``), beside the codec's live
@@ -59,7 +60,7 @@ class Engine:
         cmd = [binary, "--version"]
         if self.chroot is not None:
             cmd = ["chroot", str(self.chroot), "env", "HOME=/tmp", *cmd]
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=60).stdout
+        out = processes.run(cmd, capture_output=True, text=True, timeout=60).stdout
         return out.strip().splitlines()[-1] if out.strip() else ""
 
     @contextmanager
@@ -117,7 +118,7 @@ class Engine:
         self, cmd: Sequence[str], *, cwd: tuple[Path, str], timeout: float = 600
     ) -> subprocess.CompletedProcess[str]:
         """Run a full command line (``command``, ``within``) from ``cwd``; raise on failure."""
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=cwd[0])
+        proc = processes.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=cwd[0])
         self._check(proc.returncode, proc.stdout, proc.stderr)
         return proc
 
@@ -127,11 +128,13 @@ class Engine:
         """:meth:`run` for a test whose own side runs on the event loop at the same time;
         returns the engine's stderr."""
         here, inside = cwd
-        proc = await asyncio.create_subprocess_exec(
-            *self.command(script, args, inside),
-            cwd=here,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
+        proc = processes.watch(
+            await asyncio.create_subprocess_exec(
+                *self.command(script, args, inside),
+                cwd=here,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+            )
         )
         try:
             out, err = await asyncio.wait_for(proc.communicate(), timeout)

@@ -21,6 +21,7 @@ from websockets.asyncio.client import connect
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
+from tests.support import processes
 from tests.support.engines import Engine
 from tests.support.paths import LIVE
 
@@ -85,15 +86,17 @@ async def run_godot(engine: Engine, inside: str, args: list[str], scene: str | N
     scene prints what it received)."""
     assert engine.chroot is not None
     cmd = ["chroot", str(engine.chroot), "env", "HOME=/tmp", "godot", "--headless"]
-    proc = await asyncio.create_subprocess_exec(
-        *cmd,
-        "--path",
-        inside,
-        *([scene] if scene is not None else []),
-        "--",
-        *args,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
+    proc = processes.watch(
+        await asyncio.create_subprocess_exec(
+            *cmd,
+            "--path",
+            inside,
+            *([scene] if scene is not None else []),
+            "--",
+            *args,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
     )
     out, err = await asyncio.wait_for(proc.communicate(), 60)
     if proc.returncode != 0:

@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from tests.support import processes
+
 #: How to get the program, said in the skip reason.
 INSTALL_HINT = "install it with `apt-get install -y redis-server` (.ci/run does)"
 #: Seconds a server has to answer its first PING.
@@ -75,7 +77,9 @@ class RedisProcess:
             args = [self.program, "--port", str(port), "--bind", "127.0.0.1"]
             args += ["--dir", str(self.folder), "--save", "", "--appendonly", "no"]
             args += ["--logfile", str(log)]
-            proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, cwd=self.folder)
+            proc = processes.watch(
+                subprocess.Popen(args, stdin=subprocess.DEVNULL, cwd=self.folder)
+            )
             deadline = time.monotonic() + START_TIMEOUT
             while proc.poll() is None and time.monotonic() < deadline and not _answers(port):
                 time.sleep(0.02)

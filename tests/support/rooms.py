@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from gdvariant.rooms import Directory
+from tests.support import processes
 from tests.support.paths import ROOT
 
 #: A short lease for the tests, in seconds: long enough for a loaded machine's heartbeat.
@@ -57,20 +58,24 @@ async def http(
     return int(lines[0].split()[1]), headers, content
 
 
-async def spawn_rooms(*args: str, env: dict[str, str] | None = None) -> tuple[Process, str]:
-    """Start ``python -m gdvariant rooms ARGS`` from the repository's root (so room classes in
-    ``tests.support`` import) and wait for the line it prints once it serves."""
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "gdvariant",
-        "rooms",
-        *args,
-        cwd=ROOT,
-        env=env,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
+async def start_rooms(*args: str, env: dict[str, str] | None = None, **options: Any) -> Process:
+    """``python -m gdvariant rooms ARGS`` started from the repository's root (so room classes
+    in ``tests.support`` import), its stdout a pipe; ``options`` go to the process's start."""
+    return processes.watch(
+        await asyncio.create_subprocess_exec(
+            *[sys.executable, "-m", "gdvariant", "rooms", *args],
+            cwd=ROOT,
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            **options,
+        )
     )
+
+
+async def spawn_rooms(*args: str, env: dict[str, str] | None = None) -> tuple[Process, str]:
+    """:func:`start_rooms`, once it has printed the line it prints once it serves."""
+    proc = await start_rooms(*args, env=env)
     assert proc.stdout is not None
     line = await asyncio.wait_for(proc.stdout.readline(), DEADLINE)
     assert line, f"`gdvariant rooms {' '.join(args)}` did not start"

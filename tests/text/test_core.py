@@ -9,7 +9,6 @@ import contextlib
 import os
 import random
 import re
-import subprocess
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -22,6 +21,7 @@ from gdvariant._floats import _CACHED
 from gdvariant._text import core
 from gdvariant._text.parser import from_text_all
 from gdvariant._text.writer import compiled_plan, to_text_line
+from tests.support import processes
 from tests.support.core_compare import same_value
 from tests.support.cores import compiled_required
 from tests.support.edge_values import edge_float, edge_value
@@ -138,7 +138,7 @@ def test_the_pure_twin_hands_everything_to_the_reference() -> None:
 def test_gdvariant_pure_python_forces_the_pure_writer() -> None:
     script = "from gdvariant._text import core; print(core.IMPLEMENTATION, core.error())"
     env = {**os.environ, "GDVARIANT_PURE_PYTHON": "1"}
-    run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+    run = processes.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
     assert run.stdout.startswith("python GDVARIANT_PURE_PYTHON is set"), run.stderr
     if "c" in core.implementations() and not PURE_FORCED:
         assert core.IMPLEMENTATION == "c"

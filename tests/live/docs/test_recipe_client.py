@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from gdvariant.asyncio import connect, serve
+from tests.support import processes
 from tests.support.engines import Engine
 from tests.support.paths import DOCS
 
@@ -43,11 +44,13 @@ def test_recipe_gdscript_client_talks_to_the_recipe_server(godot4: Engine) -> No
             client = _recipe("Serve Godot clients", "gdscript").replace("9080", str(port))
             (here / "client.gd").write_text(client)
             shutil.copy(HARNESS, here)
-            godot = await asyncio.create_subprocess_exec(
-                *godot4.command(HARNESS.name, [f"{inside}/client.gd"], inside),
-                cwd=here,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
+            godot = processes.watch(
+                await asyncio.create_subprocess_exec(
+                    *godot4.command(HARNESS.name, [f"{inside}/client.gd"], inside),
+                    cwd=here,
+                    stdout=asyncio.subprocess.PIPE,
+                    stderr=asyncio.subprocess.PIPE,
+                )
             )
             stdout = godot.stdout
             assert stdout is not None

@@ -32,6 +32,7 @@ from gdvariant.multiplayer import websocket as mp_websocket
 from gdvariant.multiplayer.wire import Packet, RemoteCall, rpc_method_ids
 from gdvariant.netsim import Conditions, Link, LinkStats, TcpProxy, UdpProxy
 from gdvariant.netsim._proxy import link_seeds
+from tests.support import processes
 from tests.support.engines import SEED, Engine
 from tests.support.godot_describe import canon
 from tests.support.multiplayer_api_scene import ENTITY, PLAYER, PROJECT, RPC
@@ -287,12 +288,14 @@ async def through_the_command(engine: Engine, inside: str) -> tuple[list[str], s
     server = asyncio.create_task(run_godot(engine, inside, ["server", str(port)], API_SCENE))
     await wait_listening(port)
     options = "--latency 30ms --jitter 5ms --loss 5% --rate 1mbit --stats"
-    command = await asyncio.create_subprocess_exec(
-        *[sys.executable, "-m", "gdvariant", "netsim", "--tcp", "127.0.0.1:0"],
-        *["--to", f"127.0.0.1:{port}", "--seed", str(SEED), *options.split()],
-        cwd=ROOT,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
+    command = processes.watch(
+        await asyncio.create_subprocess_exec(
+            *[sys.executable, "-m", "gdvariant", "netsim", "--tcp", "127.0.0.1:0"],
+            *["--to", f"127.0.0.1:{port}", "--seed", str(SEED), *options.split()],
+            cwd=ROOT,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
     )
     assert command.stderr is not None
     said: list[str] = []
