@@ -49,8 +49,8 @@ __all__ = [
 #: transport's CPU and the bytes of each synced class.
 StatsLevel = Literal["basic", "detail"]
 #: Ticks the per-tick figures average by default (one second at 30 Hz), and the most kept
-#: (each tick keeps a copy of the counts: 4 KB by kind, and per 100 peers 1.6 KB of cells and
-#: a dict of their places, about 5 KB).
+#: (each tick keeps a copy of the counts: 4 KB by kind, and per 100 peers about 6 KB, their
+#: cells and the dict of where they are).
 DEFAULT_WINDOW = 30
 MAX_WINDOW = 300
 #: The class a SYNC/delta entry is credited to when its net id names no spawned node.
@@ -302,10 +302,11 @@ class TrafficCounter:
 
     #: ``sent(peer, data)``: ``data`` was handed to the transport for ``peer``. Without
     #: detail it is the live frame's ``tally`` bound to this counter's :attr:`counts` (the
-    #: compiled one counts a packet without a Python frame or a Python int: about 600
+    #: compiled one counts a packet without a Python frame or a Python int: about 500
     #: instructions through the partial, docs/multiplayer-performance.md "The twenty-second
-    #: round"); with detail, that count and then the SYNC/delta entries credited to their
-    #: class. Bound when made and when :meth:`detail` changes, to the frame live then.
+    #: round: a packet's count in int64 cells"); with detail, that count and then the
+    #: SYNC/delta entries credited to their class. Bound when made and when :meth:`detail`
+    #: changes, to the frame live then.
     sent: Callable[[int, bytes], None]
 
     def __init__(self) -> None:
