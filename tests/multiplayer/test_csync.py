@@ -21,6 +21,7 @@ import random
 import struct
 import sys
 import tracemalloc
+from array import array
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -655,33 +656,81 @@ def test_no_frame_keeps_a_float_or_vector_the_game_replaces() -> None:
         assert record[_pysync.ENTRY] is entry
 
 
+def _counts(kinds: int = _pysync.KINDS) -> Any:
+    """Counts as ``tally`` takes them (``_pysync.Counts``): a new peer's cells at the end."""
+    slots: dict[Any, int] = {}
+    cells = array("q", bytes(16 * kinds))
+
+    def place(peer: Any) -> int:
+        slots[peer] = len(cells)
+        cells.extend((0, 0))
+        return slots[peer]
+
+    return slots, cells, place
+
+
+def _read(counts: Any) -> tuple[dict[Any, int], list[int]]:
+    """Where each peer's cells are, and every cell, as plain values to compare."""
+    return dict(counts[0]), counts[1].tolist()
+
+
 def test_both_tallies_count_every_packet_alike() -> None:
     """``tally`` (TrafficCounter's count of a packet) gives the same counts on both frames,
-    for bytes and other bytes-like packets, counts past 64 bits and peers of any hashable
-    kind; an empty packet counts for its peer, then raises IndexError, on both."""
+    for bytes and other bytes-like packets and peers of any hashable kind, and the counts a
+    plain sum of the packets gives; an empty packet counts for its peer, then raises
+    IndexError, on both; a count past 2**63 - 1 raises OverflowError, its cell unchanged."""
     rng = random.Random(24)
     peers: list[Any] = [2, 2**31 + 5, Peer(9), "odd"]
     sends: list[tuple[Any, Any]] = []
     for _ in range(400):
         body = bytes([rng.randrange(256)]) + bytes(rng.randrange(40))
         sends.append((rng.choice(peers), rng.choice([body, bytearray(body), memoryview(body)])))
-    packets = [packet for _, packet in sends]
-    counts = []
+    ends = []
     for module in (_pysync, compiled()):
-        mine: Any = ({peers[0]: 2**64}, {}, [0] * 255 + [2**70], [0] * 256)
+        mine = _counts()
         for peer, packet in sends:
             module.tally(mine, peer, packet)
         with pytest.raises(IndexError):
             module.tally(mine, "empty", b"")
-        counts.append(mine)
-    pure, fast = counts
-    assert pure == fast
-    total = sum(len(p) for p in packets)
-    assert sum(pure[0].values()) == 2**64 + total
-    assert sum(pure[1].values()) == len(packets) + 1
-    assert sum(pure[2]) - 2**70 == total and sum(pure[3]) == len(packets)
+        ends.append(_read(mine))
+    assert ends[0] == ends[1]
+    slots, cells = ends[0]
+    kinds = _pysync.KINDS
+    for peer in peers:
+        mine = [len(packet) for who, packet in sends if who == peer]
+        assert cells[slots[peer] : slots[peer] + 2] == [sum(mine), len(mine)]
+    assert cells[slots["empty"] : slots["empty"] + 2] == [0, 1]
+    for first in range(kinds):
+        mine = [len(packet) for _, packet in sends if packet[0] == first]
+        assert (cells[first], cells[kinds + first]) == (sum(mine), len(mine))
+
+
+def test_both_tallies_refuse_a_count_past_64_bits_alike() -> None:
+    """A count that would pass 2**63 - 1 raises OverflowError on both frames, with the cells
+    before it added and it unchanged (never wrapped); bad counts raise TypeError."""
+    top = 2**63 - 1
+    ends = []
+    for module in (_pysync, compiled()):
+        for full in (0, 1, 6, _pysync.KINDS + 6):  # the peer's bytes or messages, the kind's
+            mine = _counts()
+            module.tally(mine, 5, b"\x06ab")
+            mine[1][full if full > 1 else mine[0][5] + full] = top
+            with pytest.raises(OverflowError):
+                module.tally(mine, 5, b"\x06abc")
+            ends.append(_read(mine))
+    assert ends[:4] == ends[4:]
+    kinds = _pysync.KINDS
+    for full, (slots, cells) in zip((0, 1, 6, kinds + 6), ends, strict=False):
+        assert cells[full if full > 1 else slots[5] + full] == top
+    slots, cells = ends[3]  # the kind's messages full: every count before it added
+    assert cells[slots[5] : slots[5] + 2] == [3 + 4, 2] and cells[6] == 7
+    fast = compiled().tally
     with pytest.raises(TypeError):
-        compiled().tally(([], {}, [], []), 1, b"x")
+        fast(({}, {}, [], []), 1, b"x")
+    with pytest.raises(TypeError):
+        fast(({}, bytearray(4096), len), 1, b"x")
+    with pytest.raises(IndexError):
+        fast(({1: 10**6}, array("q", bytes(4096)), len), 1, b"x")
 
 
 def test_a_settled_unchanged_record_leaves_its_watched_bytes_unread() -> None:
@@ -762,14 +811,14 @@ def _handed_over(module: Any, seed: int) -> tuple[Any, ...]:
         data = bytes([first]) + bytes(rng.randrange(60))
         peer = rng.choice([*links, 1, 99])
         packets.append((peer, data, rng.choice(modes), rng.choice([0, 0, 0, 1])))
-    counts: Any = ({}, {}, [0] * 256, [0] * 256)
+    counts = _counts()
     answers = []
     index = 0
     while index < len(packets):
         done = module.hand_over(links, packets, index, counts, 40, ROUTES, lambda d, f: (d, f))
         answers.append(done)
         index = (~done if done < 0 else done) + 1
-    return answers, log, counts
+    return answers, log, _read(counts)
 
 
 ROUTES = ((3, 0), (4, 2))
@@ -783,37 +832,39 @@ def test_both_hand_overs_send_and_count_alike(seed: int) -> None:
     same, on both frames; bad arguments raise."""
     pure, fast = (_handed_over(module, seed) for module in (_pysync, compiled()))
     assert pure == fast
-    answers, sent, counts = pure
+    answers, sent, (_, cells) = pure
     assert any(a < 0 for a in answers) and len(sent) > 20
     assert all(channel in (3, 4) for _, channel, _ in sent)
-    assert sum(counts[3]) >= len(sent)
+    assert sum(cells[_pysync.KINDS : 2 * _pysync.KINDS]) >= len(sent)
     hand = compiled().hand_over
     with pytest.raises(TypeError):
         hand({}, [], 0, ([], {}, [], []), 40, ROUTES, bytes)
     with pytest.raises(TypeError):
-        hand({}, {1}, 0, ({}, {}, [0], [0]), 40, ROUTES, bytes)
+        hand({}, {1}, 0, _counts(), 40, ROUTES, bytes)
     with pytest.raises(ValueError):
-        hand({}, [], -1, ({}, {}, [0], [0]), 40, ROUTES, bytes)
-    assert hand({}, [(1, b"x", 0, 0)], 0, ({}, {}, [0], [0]), 40, ROUTES, bytes) == 0
+        hand({}, [], -1, _counts(), 40, ROUTES, bytes)
+    assert hand({}, [(1, b"x", 0, 0)], 0, _counts(), 40, ROUTES, bytes) == 0
 
 
 def test_both_hand_overs_fail_alike_with_the_same_counts() -> None:
-    """A packet ``tally`` refuses (empty, or a first byte past the counts by kind) raises
-    the same error on both frames, with the counts of the packets before it (a row of
-    SYNCs the compiled one adds up at once) and its own count by peer, and nothing after it
-    sent."""
+    """A packet ``tally`` refuses (empty, or one its kind's bytes cannot take) raises the
+    same error on both frames, with the counts of the packets before it and its own count by
+    peer, and nothing after it sent."""
     link = _Link(_EnetPeer(2, [], lambda data: False), False)
-    for bad in (b"", b"\x09"):
+    for bad, error in ((b"", IndexError), (b"\x09", OverflowError)):
         packets = [(2, b"\x06abc", 0, 0), (2, b"\x06de", 1, 0), (2, bad, 0, 0), (2, b"\x06", 0, 0)]
         ends = []
         for module in (_pysync, compiled()):
             link.peer.log = []
-            counts: Any = ({}, {}, [0] * 9, [0] * 9)
-            with pytest.raises(IndexError):
+            counts = _counts()
+            counts[1][9] = 2**63 - 1
+            with pytest.raises(error):
                 module.hand_over({2: link}, packets, 0, counts, 40, ROUTES, lambda d, f: (d, f))
-            ends.append((counts, link.peer.log))
+            ends.append((_read(counts), link.peer.log))
         assert ends[0] == ends[1]
-        assert ends[0][0][2][6] == 7 and ends[0][0][3][6] == 2 and len(ends[0][1]) == 2
+        (slots, cells), log = ends[0]
+        assert cells[6] == 7 and cells[_pysync.KINDS + 6] == 2 and len(log) == 2
+        assert cells[slots[2] : slots[2] + 2] == [7 + len(bad), 3]
 
 
 def test_the_compiled_hand_over_leaks_nothing() -> None:

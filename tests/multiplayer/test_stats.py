@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+import random
 import struct
 import time
 from typing import Any
@@ -372,3 +373,107 @@ def test_the_counter_counts_alike_on_either_frame_with_detail_or_not(frame: str)
         assert traffic.kind_bytes[first] == rounds * sum(map(len, mine))
         assert traffic.kind_messages[first] == rounds * len(mine)
     assert sum(traffic.kind_messages) == rounds * len(packets)
+
+
+def _drive_counter(seed: int) -> tuple[Any, ...]:
+    """A TrafficCounter on the live frame through a random run: packets to peers that come,
+    leave and come back, some handed over as the ENet adapter's ``hand_over`` does, detail
+    turned on and off. What its readers give, and a plain sum of what each connected peer was
+    sent since it last came, and of every packet by first byte."""
+    from gdvariant.multiplayer._stats import TrafficCounter
+
+    rng = random.Random(seed)
+    traffic = TrafficCounter()
+    frame = _frame.live()
+    connected: dict[int, list[int]] = {}  # since it came: [bytes, messages]
+    by_first = [[0, 0] for _ in range(256)]
+    most, seen = 0, set[int]()
+    for _ in range(800):
+        roll = rng.random()
+        if roll < 0.05:
+            traffic.detail(rng.choice([None, lambda: {7: "Mob"}]))
+        elif roll < 0.2 and connected:
+            gone = rng.choice(sorted(connected))
+            traffic.forget(gone)
+            del connected[gone]
+            continue
+        if connected and roll < 0.8:
+            peer = rng.choice(sorted(connected))
+        elif seen and roll < 0.9:  # one that left comes back (or one that is there)
+            peer = rng.choice(sorted(seen))
+        else:
+            peer = rng.randrange(2, 2**31)
+        seen.add(peer)
+        data = bytes([rng.choice([6, 0x16, 1, rng.randrange(256)])]) + bytes(rng.randrange(50))
+        if rng.random() < 0.3:
+            packets = [(peer, data, 0, 0), (peer, data[:1], 1, 0)]
+            assert frame.hand_over({peer: _Open()}, packets, 0, traffic.counts, 99, _R, _made) == 2
+        else:
+            packets = [(peer, data, 0, 0)]
+            traffic.sent(peer, data)
+        for _, sent, _, _ in packets:
+            mine = connected.setdefault(peer, [0, 0])
+            for row in (mine, by_first[sent[0]]):
+                row[0] += len(sent)
+                row[1] += 1
+        most = max(most, len(connected))
+    readers = (
+        traffic.bytes,
+        traffic.messages,
+        traffic.kind_bytes,
+        traffic.kind_messages,
+        traffic.kinds(),
+        {peer: traffic.peer(peer) for peer in (*connected, 77)},
+    )
+    plain = (
+        {peer: row[0] for peer, row in connected.items()},
+        {peer: row[1] for peer, row in connected.items()},
+        [row[0] for row in by_first],
+        [row[1] for row in by_first],
+    )
+    return readers, plain, len(traffic.cells) - 2 * 256, most, len(seen)
+
+
+class _Taker:
+    """A stand-in for pyenet's peer that takes every packet."""
+
+    def send(self, channel: int, packet: object) -> int:
+        return 0
+
+
+class _Open:
+    """A stand-in for the ENet adapter's link, open."""
+
+    closing = False
+
+    def __init__(self) -> None:
+        self.peer = _Taker()
+
+
+_R = ((0, 0), (0, 0))
+
+
+def _made(data: bytes, flags: int) -> bytes:
+    """The packet pyenet would be given: here its data."""
+    return data
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_both_frames_count_random_traffic_as_a_plain_sum_does(seed: int) -> None:
+    """The counter's int64 cells read the same on either frame, and as a plain sum of the
+    packets (per peer since it last came: a peer that leaves is forgotten, and counts from 0
+    when it comes back), with detail on and off, through ``sent`` and ``hand_over``; the
+    cells of peers that left are used again: they grow with the most peers at once, not
+    with every peer seen."""
+    runs = []
+    for frame in sorted(_frame.implementations()):
+        with _frame.use(frame):
+            runs.append(_drive_counter(seed))
+    assert all(run == runs[0] for run in runs)
+    readers, plain, peer_cells, most, seen = runs[0]
+    assert readers[:4] == plain
+    kinds = readers[4]
+    assert sum(t.bytes for t in kinds.values()) == sum(plain[2])
+    assert sum(t.messages for t in kinds.values()) == sum(plain[3])
+    assert readers[5][77] == (0, 0)
+    assert peer_cells == 2 * most and 2 * most < seen

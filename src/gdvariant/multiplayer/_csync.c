@@ -1243,108 +1243,131 @@ done:
 }
 
 /* ---- counting what is sent ------------------------------------------------------------
- * tally((peer_bytes, peer_messages, kind_bytes, kind_messages), peer, data): TrafficCounter's
- * count of one packet, as _pysync.tally does it (the same updates in the same order), called
- * once per packet by the transports without a Python frame (through a partial that binds the
- * counts: one argument, so that the call's arguments stay on the stack). */
+ * tally((slots, cells, place), peer, data): TrafficCounter's count of one packet, as
+ * _pysync.tally does it (the same updates in the same order), called once per packet by the
+ * transports without a Python frame (through a partial that binds the counts). cells is an
+ * array('q'): the bytes by first byte at [0, 256), the messages by first byte at [256, 512),
+ * then a peer's bytes and messages at slots[peer] and the cell after; place(peer) gives a peer
+ * not in slots its two cells. Each count adds to int64 cells, making no Python int; a sum
+ * past 2**63 - 1 raises OverflowError (as the array's own item assignment does). */
 
-/* old + by, a new reference (old an int: a small one added here, anything else by +). */
-static PyObject *plus(PyObject *old, Py_ssize_t by) {
-    if (PyLong_CheckExact(old)) {
-        int overflow = 0;
-        long long value = PyLong_AsLongLongAndOverflow(old, &overflow);
-        if (value == -1 && PyErr_Occurred())
-            return NULL;
-        if (!overflow && value <= LLONG_MAX - by)
-            return PyLong_FromLongLong(value + by);
-    }
-    PyObject *step = PyLong_FromSsize_t(by);
-    if (step == NULL)
-        return NULL;
-    PyObject *sum = PyNumber_Add(old, step);
-    Py_DECREF(step);
-    return sum;
-}
+#define KINDS 256
 
-/* counts[key] = counts.get(key, 0) + by */
-static int bump_key(PyObject *counts, PyObject *key, Py_ssize_t by) {
-    PyObject *old = PyDict_GetItemWithError(counts, key);
-    if (old == NULL && PyErr_Occurred())
-        return -1;
-    PyObject *now = old == NULL ? PyLong_FromSsize_t(by) : plus(old, by);
-    if (now == NULL)
-        return -1;
-    int rc = PyDict_SetItem(counts, key, now);
-    Py_DECREF(now);
-    return rc;
-}
+/* The three parts of a TrafficCounter's counts (_pysync.Counts), borrowed from its tuple. */
+typedef struct {
+    PyObject *slots, *cells, *place;
+} Counts;
 
-/* counts[at] += by */
-static int bump_item(PyObject *counts, Py_ssize_t at, Py_ssize_t by) {
-    if (at >= PyList_GET_SIZE(counts)) {
-        PyErr_SetString(PyExc_IndexError, "list index out of range");
+/* counts' parts in *c: 0, or -1 with TypeError set when it is not a counts tuple. */
+static int counts_of(PyObject *tuple, Counts *c) {
+    if (!PyTuple_Check(tuple) || PyTuple_GET_SIZE(tuple) != 3 ||
+        !PyDict_Check(PyTuple_GET_ITEM(tuple, 0))) {
+        PyErr_SetString(PyExc_TypeError, "counts: (slots: dict, cells: array('q'), place)");
         return -1;
     }
-    PyObject *now = plus(PyList_GET_ITEM(counts, at), by);
-    if (now == NULL)
-        return -1;
-    PyObject *old = PyList_GET_ITEM(counts, at);
-    PyList_SET_ITEM(counts, at, now);
-    Py_DECREF(old);
+    c->slots = PyTuple_GET_ITEM(tuple, 0);
+    c->cells = PyTuple_GET_ITEM(tuple, 1);
+    c->place = PyTuple_GET_ITEM(tuple, 2);
     return 0;
 }
 
-/* The four counts of a TrafficCounter (Counts), as items of the tuple, or NULL with
- * TypeError set when it is not one. */
-static PyObject **counts_of(PyObject *tuple) {
-    PyObject **counts = PyTuple_Check(tuple) && PyTuple_GET_SIZE(tuple) == 4
-                            ? &PyTuple_GET_ITEM(tuple, 0)
-                            : NULL;
-    if (counts == NULL || !PyDict_Check(counts[0]) || !PyDict_Check(counts[1]) ||
-        !PyList_Check(counts[2]) || !PyList_Check(counts[3])) {
-        PyErr_SetString(PyExc_TypeError, "counts: (peer_bytes: dict, peer_messages: dict, "
-                                         "kind_bytes: list, kind_messages: list)");
-        return NULL;
-    }
-    return counts;
+/* The first of peer's two cells (from slots, or place(peer) when it has none), or -1 with
+ * an error set (a -1 from place with no error is left to the cells' index check). */
+static Py_ssize_t peer_cell(Counts *c, PyObject *peer) {
+    PyObject *at = PyDict_GetItemWithError(c->slots, peer); /* borrowed */
+    if (at != NULL)
+        return PyLong_AsSsize_t(at);
+    if (PyErr_Occurred())
+        return -1;
+    PyObject *placed = PyObject_CallOneArg(c->place, peer);
+    if (placed == NULL)
+        return -1;
+    Py_ssize_t cell = PyLong_AsSsize_t(placed);
+    Py_DECREF(placed);
+    return cell;
 }
 
-static int count_packet(PyObject **counts, PyObject *peer, PyObject *data);
+/* cells[at] += by, cells holding n int64 items: 0, or -1 with IndexError or OverflowError
+ * set (the cell then unchanged). by is never negative. */
+static inline int add_cell(long long *cells, Py_ssize_t n, Py_ssize_t at, long long by) {
+    if (at < 0 || at >= n) {
+        PyErr_SetString(PyExc_IndexError, "array index out of range");
+        return -1;
+    }
+    if (cells[at] > LLONG_MAX - by) {
+        PyErr_SetString(PyExc_OverflowError, "a traffic count past 2**63 - 1");
+        return -1;
+    }
+    cells[at] += by;
+    return 0;
+}
+
+/* The first byte of data, as data[0], or -1 with an error set. */
+static Py_ssize_t first_byte(PyObject *data, Py_ssize_t size) {
+    if (PyBytes_CheckExact(data) && size > 0)
+        return (unsigned char)PyBytes_AS_STRING(data)[0];
+    PyObject *item = PySequence_GetItem(data, 0); /* another bytes-like object, or none */
+    Py_ssize_t first = item == NULL ? -1 : PyLong_AsSsize_t(item);
+    Py_XDECREF(item);
+    if (first == -1 && PyErr_Occurred())
+        return -1;
+    if (first < 0 || first >= KINDS) {
+        PyErr_SetString(PyExc_IndexError, "array index out of range");
+        return -1;
+    }
+    return first;
+}
+
+/* tally's count of one packet: 0, or -1 with an error set. As tally: the peer's cells (placed
+ * if new), the size, the peer's two counts, then the first byte and the kind's two counts. */
+static int count_packet(Counts *c, PyObject *peer, PyObject *data) {
+    Py_ssize_t at = peer_cell(c, peer);
+    if (at == -1 && PyErr_Occurred())
+        return -1;
+    Py_ssize_t size = PyBytes_CheckExact(data) ? PyBytes_GET_SIZE(data) : PyObject_Size(data);
+    if (size < 0)
+        return -1;
+    /* data[0] before the cells are held (it may run Python code); its error after the peer's
+     * counts, as tally's */
+    PyObject *type = NULL, *value = NULL, *trace = NULL;
+    Py_ssize_t first = first_byte(data, size);
+    if (first < 0)
+        PyErr_Fetch(&type, &value, &trace);
+    Py_buffer view;
+    int rc = -1;
+    if (PyObject_GetBuffer(c->cells, &view, PyBUF_WRITABLE | PyBUF_FORMAT) < 0)
+        goto done;
+    long long *cells = (long long *)view.buf;
+    Py_ssize_t n = view.len / (Py_ssize_t)sizeof(long long);
+    if (view.itemsize != sizeof(long long) || view.format == NULL ||
+        view.format[0] != 'q' || view.format[1] != '\0') {
+        PyErr_SetString(PyExc_TypeError, "counts: cells must be an array('q')");
+    } else if (add_cell(cells, n, at, size) == 0 && add_cell(cells, n, at + 1, 1) == 0) {
+        if (first < 0) {
+            PyErr_Restore(type, value, trace);
+            type = value = trace = NULL;
+        } else if (add_cell(cells, n, first, size) == 0 &&
+                   add_cell(cells, n, KINDS + first, 1) == 0) {
+            rc = 0;
+        }
+    }
+    PyBuffer_Release(&view);
+done:
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(trace);
+    return rc;
+}
 
 static PyObject *py_tally(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 3) {
         PyErr_SetString(PyExc_TypeError, "tally(counts, peer, data) takes 3 arguments");
         return NULL;
     }
-    PyObject **counts = counts_of(args[0]);
-    if (counts == NULL || count_packet(counts, args[1], args[2]) < 0)
+    Counts c;
+    if (counts_of(args[0], &c) < 0 || count_packet(&c, args[1], args[2]) < 0)
         return NULL;
     Py_RETURN_NONE;
-}
-
-/* tally's count of one packet: 0, or -1 with an error set. */
-static int count_packet(PyObject **counts, PyObject *peer, PyObject *data) {
-    int exact = PyBytes_CheckExact(data);
-    Py_ssize_t size = exact ? PyBytes_GET_SIZE(data) : PyObject_Size(data);
-    if (size < 0 || bump_key(counts[0], peer, size) < 0 || bump_key(counts[1], peer, 1) < 0)
-        return -1;
-    Py_ssize_t first;
-    if (exact && size > 0) {
-        first = (unsigned char)PyBytes_AS_STRING(data)[0];
-    } else { /* another bytes-like object, or none (IndexError): as data[0] */
-        PyObject *item = PySequence_GetItem(data, 0);
-        first = item == NULL ? -1 : PyLong_AsSsize_t(item);
-        Py_XDECREF(item);
-        if (first == -1 && PyErr_Occurred())
-            return -1;
-    }
-    if (first < 0) {
-        PyErr_SetString(PyExc_IndexError, "list index out of range");
-        return -1;
-    }
-    if (bump_item(counts[2], first, size) < 0 || bump_item(counts[3], first, 1) < 0)
-        return -1;
-    return 0;
 }
 
 /* Whether packet (a (peer, data, mode, channel) tuple) is hand_over's kind: an unreliable
@@ -1364,47 +1387,9 @@ static int plain_packet(PyObject *packet, long *mode) {
     return !overflow && c == 0;
 }
 
-/* hand_over's packets in a row with the same first byte (a frame's SYNCs): their bytes and
- * number, added to the counts by kind once the row ends rather than a packet at a time (two
- * new ints a packet less); their counts by peer are added at once. */
-typedef struct {
-    Py_ssize_t first, bytes, n; /* n == 0: no row */
-} Row;
-
-/* The row's sums added to the counts by kind: 0, or -1 with an error set. */
-static int row_flush(PyObject **counts, Row *row) {
-    if (row->n == 0)
-        return 0;
-    Py_ssize_t first = row->first, bytes = row->bytes, n = row->n;
-    row->n = row->bytes = 0;
-    return bump_item(counts[2], first, bytes) < 0 || bump_item(counts[3], first, n) < 0 ? -1 : 0;
-}
-
-/* tally's count of a packet of hand_over, its kind's share in the row: 0, or -1 with an
- * error set (then the row is flushed first, so the counts are those of tally a packet at a
- * time). */
-static int row_count(PyObject **counts, Row *row, PyObject *peer, PyObject *data) {
-    Py_ssize_t size = PyBytes_CheckExact(data) ? PyBytes_GET_SIZE(data) : 0;
-    Py_ssize_t first = size > 0 ? (unsigned char)PyBytes_AS_STRING(data)[0] : -1;
-    int in_range =
-        first >= 0 && first < PyList_GET_SIZE(counts[2]) && first < PyList_GET_SIZE(counts[3]);
-    if (!in_range || (row->n > 0 && row->first != first)) {
-        if (row_flush(counts, row) < 0)
-            return -1;
-        if (!in_range)
-            return count_packet(counts, peer, data); /* its checks and errors, as tally's */
-    }
-    if (bump_key(counts[0], peer, size) < 0 || bump_key(counts[1], peer, 1) < 0)
-        return -1;
-    row->first = first;
-    row->bytes += size;
-    row->n++;
-    return 0;
-}
-
 /* One packet of hand_over: 1 handed, 0 not its kind (nothing done), -2 counted and refused
  * by ENet, -1 with an error set. */
-static int hand_one(PyObject *links, PyObject *packet, PyObject **counts, Row *row,
+static int hand_one(PyObject *links, PyObject *packet, Counts *counts,
                     Py_ssize_t largest, PyObject *routes, PyObject *make) {
     long mode;
     if (!plain_packet(packet, &mode))
@@ -1431,7 +1416,7 @@ static int hand_one(PyObject *links, PyObject *packet, PyObject **counts, Row *r
         PyErr_SetString(PyExc_TypeError, "routes: a (channel, flags) tuple by mode");
         goto done;
     }
-    if (row_count(counts, row, peer, data) < 0 || !(enet_peer = PyObject_GetAttr(link, s_peer)))
+    if (count_packet(counts, peer, data) < 0 || !(enet_peer = PyObject_GetAttr(link, s_peer)))
         goto done;
     PyObject *make_args[2] = {data, PyTuple_GET_ITEM(route, 1)};
     if (!(made = PyObject_Vectorcall(make, make_args, 2, NULL)))
@@ -1460,8 +1445,8 @@ static PyObject *py_hand_over(PyObject *self, PyObject *const *args, Py_ssize_t 
         return NULL;
     }
     PyObject *links = args[0], *packets = args[1], *routes = args[5], *make = args[6];
-    PyObject **counts = counts_of(args[3]);
-    if (counts == NULL)
+    Counts counts;
+    if (counts_of(args[3], &counts) < 0)
         return NULL;
     if (!PyDict_Check(links) || !(PyList_Check(packets) || PyTuple_Check(packets)) ||
         !PyTuple_Check(routes) || PyTuple_GET_SIZE(routes) < 2) {
@@ -1478,12 +1463,11 @@ static PyObject *py_hand_over(PyObject *self, PyObject *const *args, Py_ssize_t 
     }
     Py_INCREF(packets); /* a list may be changed by the calls below: read it afresh each time */
     Py_ssize_t index = start;
-    Row row = {0, 0, 0};
     PyObject *result = NULL;
     for (; index < PySequence_Fast_GET_SIZE(packets); index++) {
         PyObject *packet = PySequence_Fast_GET_ITEM(packets, index);
         Py_INCREF(packet);
-        int rc = hand_one(links, packet, counts, &row, largest, routes, make);
+        int rc = hand_one(links, packet, &counts, largest, routes, make);
         Py_DECREF(packet);
         if (rc == -1)
             goto done;
@@ -1497,18 +1481,6 @@ static PyObject *py_hand_over(PyObject *self, PyObject *const *args, Py_ssize_t 
     result = PyLong_FromSsize_t(index);
 done:
     Py_DECREF(packets);
-    if (row.n > 0) { /* the row's kind counts, whatever ended it (an error stays the one) */
-        PyObject *type, *value, *trace;
-        PyErr_Fetch(&type, &value, &trace);
-        if (row_flush(counts, &row) < 0) {
-            Py_CLEAR(result);
-            Py_XDECREF(type);
-            Py_XDECREF(value);
-            Py_XDECREF(trace);
-            return NULL;
-        }
-        PyErr_Restore(type, value, trace);
-    }
     return result;
 }
 

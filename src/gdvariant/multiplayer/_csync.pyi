@@ -1,5 +1,6 @@
 """Types of the compiled network frame (``_csync.c``); ``_pysync`` is the reference."""
 
+from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -10,13 +11,13 @@ def frame(
     encoder: tuple[Any, ...],
 ) -> tuple[list[tuple[int, list[bytes], list[bytes]]], list[tuple[int, int, str]]]: ...
 def tally(
-    counts: tuple[dict[int, int], dict[int, int], list[int], list[int]], peer: int, data: bytes
+    counts: tuple[dict[Any, int], array[int], Callable[[Any], int]], peer: Any, data: bytes
 ) -> None: ...
 def hand_over(
     links: Mapping[int, Any],
     packets: Sequence[tuple[int, bytes, int, int]],
     start: int,
-    counts: tuple[dict[int, int], dict[int, int], list[int], list[int]],
+    counts: tuple[dict[Any, int], array[int], Callable[[Any], int]],
     largest: int,
     routes: Sequence[tuple[int, int]],
     make: Callable[[bytes, int], Any],

@@ -19,6 +19,7 @@ the limit on its own is left out and reported (docs/multiplayer.md, "The server 
 from __future__ import annotations
 
 import struct
+from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -56,9 +57,13 @@ ID, RAW, SYNC, WATCH, CONVERT, HOLDERS, SENT, SETTLED, ENTRY, CACHE = range(10)
 Encoder = tuple[
     Callable[[Any], bytes], Callable[[Any], bytes], Callable[[Any, Any], Any], Any, type, type
 ]
-#: What :func:`tally` counts into: bytes and messages by peer, then by a packet's first byte
-#: (lists of 256)
-Counts = tuple[dict[int, int], dict[int, int], list[int], list[int]]
+#: What :func:`tally` counts into, ``(slots, cells, place)``: ``cells`` (int64) holds the
+#: bytes by a packet's first byte at ``[0, KINDS)``, its messages at ``[KINDS, 2 * KINDS)``,
+#: then a peer's bytes and messages at ``slots[peer]`` and the cell after; ``place(peer)``
+#: gives a peer not in ``slots`` its two cells (``TrafficCounter`` keeps them)
+Counts = tuple[dict[Any, int], "array[int]", Callable[[Any], int]]
+#: a packet's first byte: the number of counts by kind
+KINDS = 256
 #: ``([(peer slot, its SYNC packets, its delta packets)] for the slots with anything to send,
 #: [(net id, size, "state" or "delta") left out])``
 Frame = tuple[list[tuple[int, list[bytes], list[bytes]]], list[tuple[int, int, str]]]
@@ -262,18 +267,22 @@ def _packed(head: bytes, items: list[bytes], limit: int) -> list[bytes]:
     return packets
 
 
-def tally(counts: Counts, peer: int, data: bytes) -> None:
+def tally(counts: Counts, peer: Any, data: bytes) -> None:
     """Count one packet handed to the transport for ``peer``: its bytes and one message to
-    the peer's totals and to those of its first byte (``TrafficCounter.sent``, bound to the
+    the peer's cells and to those of its first byte (``TrafficCounter.sent``, bound to the
     counter's :data:`Counts`; here with the frame since the compiled frame does the same
-    count without a Python call a packet)."""
-    peer_bytes, peer_messages, kind_bytes, kind_messages = counts
+    count without a Python call a packet, nor a Python int). A count past 2**63 - 1 raises
+    OverflowError (the array's own check), the cell unchanged."""
+    slots, cells, place = counts
+    at = slots.get(peer)
+    if at is None:
+        at = place(peer)
     size = len(data)
-    peer_bytes[peer] = peer_bytes.get(peer, 0) + size
-    peer_messages[peer] = peer_messages.get(peer, 0) + 1
+    cells[at] += size
+    cells[at + 1] += 1
     first = data[0]
-    kind_bytes[first] += size
-    kind_messages[first] += 1
+    cells[first] += size
+    cells[KINDS + first] += 1
 
 
 def hand_over(

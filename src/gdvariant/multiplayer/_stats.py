@@ -22,6 +22,7 @@ spends and sends") has the whole of it.
 from __future__ import annotations
 
 import time
+from array import array
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from types import MappingProxyType
 from typing import Literal
 
 from . import _frame
+from ._pysync import KINDS, Counts
 from .wire._version import CMD_MASK, SYNC_DELTA_FLAG, Command
 
 __all__ = [
@@ -47,8 +49,8 @@ __all__ = [
 #: transport's CPU and the bytes of each synced class.
 StatsLevel = Literal["basic", "detail"]
 #: Ticks the per-tick figures average by default (one second at 30 Hz), and the most kept
-#: (each tick keeps a copy of the per-peer counts, about 13 KB per 100 peers, and of the
-#: two 256-item kind lists, 4 KB).
+#: (each tick keeps a copy of the counts: 4 KB by kind, and per 100 peers about 6 KB, their
+#: cells and the dict of where they are).
 DEFAULT_WINDOW = 30
 MAX_WINDOW = 300
 #: The class a SYNC/delta entry is credited to when its net id names no spawned node.
@@ -291,32 +293,48 @@ class TrafficCounter:
     :meth:`add_transport` by the adapter with the thread CPU nanoseconds of a write when
     :attr:`timing` is on. Peers are forgotten when they leave (:meth:`forget`); the totals
     by kind keep what they were sent.
+
+    The counts are int64 cells (:attr:`cells`, ``_pysync.Counts``), which the compiled tally
+    adds to without making a Python int; :attr:`bytes`, :attr:`messages`, :attr:`kind_bytes`
+    and :attr:`kind_messages` read them as plain ints. A cell past 2**63 - 1 raises
+    OverflowError, never wraps: at a gigabyte a second that is 292 years of traffic.
     """
 
     #: ``sent(peer, data)``: ``data`` was handed to the transport for ``peer``. Without
-    #: detail it is the live frame's ``tally`` bound to this counter's dicts and lists (the
-    #: compiled one counts a packet without a Python frame: 1,890 instructions against the
-    #: method's 3,336, docs/multiplayer-performance.md "The eleventh round: the server's own
-    #: tick"); with
-    #: detail, that count and then the SYNC/delta entries credited to their class. Bound when
-    #: made and when :meth:`detail` changes, to the frame live then.
+    #: detail it is the live frame's ``tally`` bound to this counter's :attr:`counts` (the
+    #: compiled one counts a packet without a Python frame or a Python int: about 500
+    #: instructions through the partial, docs/multiplayer-performance.md "The twenty-second
+    #: round: a packet's count in int64 cells"); with detail, that count and then the
+    #: SYNC/delta entries credited to their class. Bound when made and when :meth:`detail`
+    #: changes, to the frame live then.
     sent: Callable[[int, bytes], None]
 
     def __init__(self) -> None:
-        self.bytes: dict[int, int] = {}
-        self.messages: dict[int, int] = {}
-        #: by the packet's first byte
-        self.kind_bytes = [0] * 256
-        self.kind_messages = [0] * 256
+        #: every count: by first byte the bytes at ``[0, KINDS)`` and the messages at
+        #: ``[KINDS, 2 * KINDS)``, then a connected peer's bytes and messages at
+        #: ``slots[peer]`` and the cell after (cells of peers that left are used again)
+        self.cells = array("q", bytes(16 * KINDS))
+        self.slots: dict[int, int] = {}
+        self._free: list[int] = []
         #: thread CPU nanoseconds of the transport's writes (while :attr:`timing` is on)
         self.transport_ns = 0
         #: whether the transport's writes are timed (detail on)
         self.timing = False
         self._classes: _ClassTally | None = None
-        #: the four counts :attr:`sent` adds to (``_pysync.Counts``): a transport that counts
-        #: its packets itself (the ENet adapter's ``hand_over``) adds to these
-        self.counts = (self.bytes, self.messages, self.kind_bytes, self.kind_messages)
+        #: what :attr:`sent` counts into (``_pysync.Counts``): a transport that counts its
+        #: packets itself (the ENet adapter's ``hand_over``) counts into these
+        self.counts: Counts = (self.slots, self.cells, self._place)
         self.sent = self._counter()
+
+    def _place(self, peer: int) -> int:
+        """A peer's first packet: its two cells, zero (those of a peer that left, or new)."""
+        if self._free:
+            at = self._free.pop()
+        else:
+            at = len(self.cells)
+            self.cells.extend((0, 0))
+        self.slots[peer] = at
+        return at
 
     def _counter(self) -> Callable[[int, bytes], None]:
         """What :attr:`sent` is: the live frame's count, then with detail the packet's
@@ -338,9 +356,11 @@ class TrafficCounter:
         self.transport_ns += nanoseconds
 
     def forget(self, peer: int) -> None:
-        """``peer`` left: drop its own counts."""
-        self.bytes.pop(peer, None)
-        self.messages.pop(peer, None)
+        """``peer`` left: drop its own counts (its cells are zeroed, for the next new peer)."""
+        at = self.slots.pop(peer, None)
+        if at is not None:
+            self.cells[at] = self.cells[at + 1] = 0
+            self._free.append(at)
 
     def detail(self, lookup: ClassLookup | None) -> None:
         """Turn detail on (time the writes, credit SYNC/delta entries to classes named by
@@ -354,15 +374,49 @@ class TrafficCounter:
         """Detail's tally by class: ``[sync bytes, sync entries, delta bytes, delta entries]``."""
         return None if self._classes is None else self._classes.tally
 
+    def peer(self, peer: int) -> tuple[int, int]:
+        """Bytes and messages sent to ``peer`` (0 and 0 when not connected)."""
+        return _peer_cells(self.slots, self.cells, peer)
+
+    @property
+    def bytes(self) -> dict[int, int]:
+        """Bytes sent to each connected peer."""
+        cells = self.cells
+        return {peer: cells[at] for peer, at in self.slots.items()}
+
+    @property
+    def messages(self) -> dict[int, int]:
+        """Messages sent to each connected peer."""
+        cells = self.cells
+        return {peer: cells[at + 1] for peer, at in self.slots.items()}
+
+    @property
+    def kind_bytes(self) -> list[int]:
+        """Bytes sent by a packet's first byte (256 items)."""
+        return self.cells[:KINDS].tolist()
+
+    @property
+    def kind_messages(self) -> list[int]:
+        """Messages sent by a packet's first byte (256 items)."""
+        return self.cells[KINDS : 2 * KINDS].tolist()
+
     def kinds(self) -> dict[str, Traffic]:
         """The totals by kind, in a fixed order."""
         found: dict[str, list[int]] = {}
-        for first, size in enumerate(self.kind_bytes):
-            if size or self.kind_messages[first]:
+        cells = self.cells
+        for first in range(KINDS):
+            size, count = cells[first], cells[KINDS + first]
+            if size or count:
                 row = found.setdefault(packet_kind(first), [0, 0])
                 row[0] += size
-                row[1] += self.kind_messages[first]
+                row[1] += count
         return {name: Traffic(*found[name]) for name in _KIND_ORDER if name in found}
+
+
+def _peer_cells(slots: Mapping[int, int], cells: array[int], peer: int) -> tuple[int, int]:
+    """A peer's bytes and messages in ``cells`` (0 and 0 when it has no place in ``slots``)."""
+    at = slots.get(peer)
+    return (0, 0) if at is None else (cells[at], cells[at + 1])
 
 
 _KIND_ORDER = ("sync", "delta", "spawn", "despawn", "rpc", "path", "raw", "sys")
@@ -372,23 +426,23 @@ _KIND_ORDER = ("sync", "delta", "spawn", "despawn", "rpc", "path", "raw", "sys")
 class _Snapshot:
     """The counters at the start of one ``sync()`` call (never changed once made; not a
     frozen dataclass, whose ``__init__`` sets each field through ``object.__setattr__``, a
-    tick's worth of work for nothing). The kind totals are copies of the lists, summed only
-    when :meth:`TickRecorder.stats` reads this snapshot, not every tick."""
+    tick's worth of work for nothing). The counts are a copy of the counter's cells and of
+    where each peer's are, summed only when :meth:`TickRecorder.stats` reads this snapshot,
+    not every tick."""
 
     process_ns: int
     sync_ns: int
     transport_ns: int
     timing: bool
-    bytes: dict[int, int]
-    messages: dict[int, int]
-    kind_bytes: list[int]
-    kind_messages: list[int]
+    slots: dict[int, int]
+    cells: array[int]
     classes: dict[str, tuple[int, ...]] | None
 
     @property
     def total(self) -> tuple[int, int]:
         """Bytes and messages sent in all, then."""
-        return sum(self.kind_bytes), sum(self.kind_messages)
+        cells = self.cells
+        return sum(cells[:KINDS]), sum(cells[KINDS : 2 * KINDS])
 
 
 #: ``queue_depth(peer)``: bytes and messages waiting for ``peer`` in its transport.
@@ -416,10 +470,8 @@ class TickRecorder:
                 self.sync_ns,
                 traffic.transport_ns,
                 traffic.timing,
-                traffic.bytes.copy(),
-                traffic.messages.copy(),
-                traffic.kind_bytes.copy(),
-                traffic.kind_messages.copy(),
+                traffic.slots.copy(),
+                traffic.cells[:],
                 None if classes is None else {k: tuple(v) for k, v in classes.items()},
             )
         )
@@ -445,7 +497,8 @@ class TickRecorder:
         first, last = (snaps[-1 - span], snaps[-1]) if span > 0 else (None, None)
         traffic = self.traffic
         kinds = traffic.kinds()
-        total = Traffic(sum(traffic.kind_bytes), sum(traffic.kind_messages))
+        cells = traffic.cells
+        total = Traffic(sum(cells[:KINDS]), sum(cells[KINDS : 2 * KINDS]))
         return NetStats(
             ticks=self.ticks,
             window=span,
@@ -496,10 +549,8 @@ def _peer(
 ) -> PeerStats:
     queued = Traffic(*queue_depth(peer)) if queue_depth is not None else Traffic()
     return PeerStats(
-        sent=Traffic(traffic.bytes.get(peer, 0), traffic.messages.get(peer, 0)),
-        per_tick=_rate(
-            first, last, span, lambda s: (s.bytes.get(peer, 0), s.messages.get(peer, 0))
-        ),
+        sent=Traffic(*traffic.peer(peer)),
+        per_tick=_rate(first, last, span, lambda s: _peer_cells(s.slots, s.cells, peer)),
         queued=queued,
     )
 
