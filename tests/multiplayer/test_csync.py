@@ -677,8 +677,9 @@ def _read(counts: Any) -> tuple[dict[Any, int], list[int]]:
 def test_both_tallies_count_every_packet_alike() -> None:
     """``tally`` (TrafficCounter's count of a packet) gives the same counts on both frames,
     for bytes and other bytes-like packets and peers of any hashable kind, and the counts a
-    plain sum of the packets gives; an empty packet counts for its peer, then raises
-    IndexError, on both; a count past 2**63 - 1 raises OverflowError, its cell unchanged."""
+    plain sum of the packets gives; an empty packet, or a sequence whose first item is no
+    byte, counts for its peer, then raises IndexError, on both; a count past 2**63 - 1
+    raises OverflowError, its cell unchanged."""
     rng = random.Random(24)
     peers: list[Any] = [2, 2**31 + 5, Peer(9), "odd"]
     sends: list[tuple[Any, Any]] = []
@@ -692,6 +693,9 @@ def test_both_tallies_count_every_packet_alike() -> None:
             module.tally(mine, peer, packet)
         with pytest.raises(IndexError):
             module.tally(mine, "empty", b"")
+        for past in ([256], [-1]):  # a sequence whose first item no byte has
+            with pytest.raises(IndexError):
+                module.tally(mine, "past", past)
         ends.append(_read(mine))
     assert ends[0] == ends[1]
     slots, cells = ends[0]

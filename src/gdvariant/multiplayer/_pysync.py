@@ -281,6 +281,8 @@ def tally(counts: Counts, peer: Any, data: bytes) -> None:
     cells[at] += size
     cells[at + 1] += 1
     first = data[0]
+    if not 0 <= first < KINDS:  # a first item no byte has: refused, as the compiled tally does
+        raise IndexError("array index out of range")
     cells[first] += size
     cells[KINDS + first] += 1
 
