@@ -66,6 +66,7 @@ from gdvariant.multiplayer.wire import (
     decode_scene_packet,
     path_net_id,
 )
+from gdvariant.multiplayer.wire._paths import MAX_PATHS
 from tests.support.multiplayer_api_scene import ENTITY, PLAYER, PROJECT, RPC, SPAWN_PATH, SPAWNER
 from tests.support.multiplayer_fake import MemoryServer
 from tests.support.mutations import MUTATORS
@@ -77,8 +78,6 @@ HOSTILE = (3, 4, 5, 0x7FFFFFFF)
 OWNED_NODE, ARGS_NODE = "Fuzz/Owned", "Fuzz/Args"
 MAX_RAW_QUEUED = 4096
 AUTH_HEAD = Auth(b"").encode()
-#: the most paths one peer may have named (the receive cache's bound, checked every step)
-MAX_PATHS = 4096
 PROFILE = gd.get_profile("4.6")
 EXTRA_PATHS = ("Api/Nope", "Api", "", "n" * 300, "Api/Entities/E0/OwnerSynchronizer")
 
@@ -597,6 +596,27 @@ def hostile_sends(session: Session) -> None:
         session.server.receive(peer, _build(session), mode, s.below(3))
 
 
+def hostile_floods(session: Session) -> None:
+    """One peer sends one packet hundreds of times, or names a path with new ids past the
+    receive cache's bound (the logs, the drops and the caches must hold)."""
+    s = session.source
+    peer = s.pick(HOSTILE)
+    if peer not in session.server.peers:
+        return
+    session.sender = peer
+    receive = session.server.receive
+    if s.chance(10):
+        for cache_id in range(1, MAX_PATHS + 50):
+            receive(peer, SimplifyPath(cache_id, s.pick((RPC, SPAWNER))).encode())
+            if peer not in session.server.peers:
+                return
+        session.server.take()  # the CONFIRM_PATHs, checked often enough elsewhere
+        return
+    data = _build(session)
+    for _ in range(300):
+        receive(peer, data)
+
+
 def hostile_leaves(session: Session) -> None:
     session.leave(session.source.pick(HOSTILE))
 
@@ -717,6 +737,7 @@ def time_passes(session: Session) -> None:
 
 STEPS: tuple[Callable[[Session], None], ...] = (
     *(hostile_sends,) * 8,
+    hostile_floods,
     hostile_leaves,
     good_acts,
     good_acts,
