@@ -310,6 +310,31 @@ def test_sync_packets_split_as_godot_does(game: tuple[FakeServer, SceneMultiplay
     assert sum(len(p.states) for p in syncs) == 100
 
 
+def test_a_peer_has_one_log_budget_between_the_transport_and_the_scene(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Found by fuzz/fuzz_server.py: the scene counted its refusals in a budget of its own
+    beside the transport's, so a client mixing malformed packets (the transport's lines)
+    with refused RPCs (the scene's) got 6 lines a second into the log, not 3, and many such
+    clients 60, not 30. The scene now counts against the transport's budgets."""
+    server = MemoryServer(drop_limit=1 << 30)
+    mp = SceneMultiplayer(server)
+    server.join(5)
+    with caplog.at_level("WARNING"):
+        for _ in range(100):
+            server.receive(5, b"\xff\xff")  # malformed: dropped by the transport
+            server.receive(5, RemoteCall(0, (), path="Main/Nope").encode())  # refused here
+    assert len(caplog.records) == 3
+    assert [r.name for r in caplog.records] == [
+        "tests.memory_server",
+        "gdvariant.multiplayer",
+        "tests.memory_server",
+    ]
+    caplog.clear()
+    mp.peer_log.flush()
+    assert caplog.messages == ["... and 197 more from peer 5 in the last second"]
+
+
 def test_a_state_too_large_for_any_packet_is_logged_and_left_out(
     game: tuple[FakeServer, SceneMultiplayer], caplog: pytest.LogCaptureFixture
 ) -> None:
