@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import math
 import random
 import sys
 import time
@@ -167,6 +168,7 @@ class GoodClient:
         self.by_sync: dict[int, int] = {}
         self.owed: list[ConfirmPath] = []
         self.confirmed = False  # the server confirmed our own path to the RPC node
+        self.others: set[int] = set()  # the peers ADD_PEER announced, DEL_PEER not yet
         self.calls_sent = 0
 
     def receive(self, packet: Packet) -> None:
@@ -177,6 +179,11 @@ class GoodClient:
             if packet.cache_id != 1 or not packet.valid:
                 raise Failure(f"the good client got {packet}")
             self.confirmed = True
+        elif isinstance(packet, AddPeer | DelPeer):
+            known = packet.peer in self.others
+            if known == isinstance(packet, AddPeer):
+                raise Failure(f"the good client got {packet}, knowing {sorted(self.others)}")
+            self.others ^= {packet.peer}
         elif isinstance(packet, Spawn):
             self._spawned(packet)
         elif isinstance(packet, Despawn):
@@ -379,8 +386,10 @@ class Session:
         self._check_sent()
         self._check_log()
         self._check_state()
-        good = self.good
-        if GOOD in self.server.peers and len(self.good_calls) != good.calls_sent:
+        good, peers = self.good, self.server.peers
+        if GOOD in peers and self.server.protocol.relay and good.others != peers - {GOOD}:
+            raise Failure(f"the good client knows peers {good.others}, not {sorted(peers)}")
+        if GOOD in peers and len(self.good_calls) != good.calls_sent:
             raise Failure(f"the good client sent {good.calls_sent} calls, {self.good_calls} ran")
 
     def _check_sent(self) -> None:
@@ -402,9 +411,12 @@ class Session:
             if record.levelno >= logging.WARNING and not record.pathname.endswith("peerlog.py"):
                 raise Failure(f"logged outside the peer log: {record.getMessage()}")
         seconds = time.monotonic() - self.started
-        # two peer logs (the endpoint's and the scene's), each 30 lines a second and as many
-        # counts when a second ends
-        if len(records) > 4 * 30 * (2 + seconds):
+        # one budget (the scene shares the transport's): 30 lines a second, and at most 31
+        # lines of counts when a second ends
+        budget = self.server.peer_log
+        if self.mp.peer_log._budget is not budget:
+            raise Failure("the scene logs on a budget of its own")
+        if len(records) > (budget.per_second + 31) * (1 + math.ceil(seconds)):
             raise Failure(f"{len(records)} log lines in {seconds:.1f} s")
 
     def _check_state(self) -> None:
