@@ -23,8 +23,9 @@ peers leave. After every step (:meth:`Session.check`):
   (spawns, SYNCs, deltas) equals the server's values of every node it holds, each SYNC time
   one a Godot client accepts.
 
-``--random N [SEED]`` runs sessions of random steps (``random.Random``) until N steps are
-done, without atheris; ``--seed-corpus DIR`` writes a few random inputs to start from.
+``--random N [SEED]`` runs sessions of 200 random steps (``random.Random``) until N steps
+are done, without atheris; a failure names its session's seed, which ``--session SEED
+[STEPS]`` runs again alone. ``--seed-corpus DIR`` writes a few random inputs to start from.
 """
 
 from __future__ import annotations
@@ -823,6 +824,9 @@ if __name__ == "__main__":
         totals = random_runs(total, first)
         done = ", ".join(f"{n:,} {what}" for what, n in sorted(totals.items()))
         print(f"done in {time.monotonic() - began:.0f} s: {done}")
+    elif sys.argv[1:2] == ["--session"]:  # one session again, by the seed a failure names
+        steps = int(sys.argv[3]) if sys.argv[3:] else 200
+        print(run_session(RandomSource(int(sys.argv[2]), steps)).steps)
     else:
         if sys.argv[1:2] not in (["--seed-corpus"], ["--replay"]):
             import atheris
