@@ -521,18 +521,17 @@ def _named(session: Session, want: Callable[[str], bool]) -> tuple[int, str] | N
 
 def _call(session: Session) -> Packet:
     s = session.source
-    target = _named(session, lambda p: True)
-    if target is not None and s.chance(60):  # a call as a client would make it
-        cache_id, path = target
-        node = session.mp._nodes.get(path)
-        if node is not None and node.rpcs.configs:
-            config = s.pick(sorted(node.rpcs.configs.values(), key=lambda c: c.name))
-            low, high = config.arg_counts
-            args = tuple(_value(s) for _ in range(s.pick((low, min(high, 8), low + 1))))
-            method = node.rpcs.ids[config.name]
-            if s.chance(20):
-                return RemoteCall(method, args, path=path)
-            return RemoteCall(method, args, node_id=cache_id, node_id_size=s.pick((0, 0, 1, 2, 4)))
+    if s.chance(60):  # a call as a client would make it, on a node the server has
+        path = s.pick(sorted(p for p, n in session.mp._nodes.items() if n.rpcs.configs))
+        node = session.mp._nodes[path]
+        config = s.pick(sorted(node.rpcs.configs.values(), key=lambda c: c.name))
+        low, high = config.arg_counts
+        args = tuple(_value(s) for _ in range(s.pick((low, low, min(high, 8), low + 1))))
+        method = node.rpcs.ids[config.name]
+        named = _named(session, lambda p: p == path)
+        if named is None or s.chance(20):
+            return RemoteCall(method, args, path=path)
+        return RemoteCall(method, args, node_id=named[0], node_id_size=s.pick((0, 0, 1, 2, 4)))
     method = s.pick((s.below(24), NODE_RPC_FLAG | s.below(3), 0xFFFF, 0x100))
     args = tuple(_value(s) for _ in range(s.pick((0, 1, 2, 2, 3, 8, 9))))
     if s.chance(30):
@@ -543,7 +542,7 @@ def _call(session: Session) -> Packet:
 def _owned_sync(session: Session) -> Packet:
     s = session.source
     owned = _named(session, lambda p: p.endswith(PLAYER.owned_synchronizer))
-    if owned is not None and s.chance(70):
+    if owned is not None and s.chance(90):
         net_id = path_net_id(owned[0] % 0x7FFFFFFF or 1)
     elif s.chance(80):
         net_id = path_net_id(_cache_id(s) % 0x7FFFFFFF or 1)
@@ -678,7 +677,8 @@ def spawn(session: Session) -> None:
     name = f"N{next(session.names)}"
     visible = None if s.chance(70) else [s.pick((GOOD, *HOSTILE)) for _ in range(s.below(3))]
     if s.chance(30):  # a player, named by its owner as api_player.gd wants, or not
-        owner = s.pick((GOOD, *HOSTILE))
+        present = sorted(session.server.peers - {GOOD})
+        owner = s.pick(present) if present and s.chance(70) else s.pick((GOOD, *HOSTILE))
         if str(owner) in session.spawner.nodes or s.chance(50):
             session.spawner.spawn(1, name, owner=owner)
         else:
