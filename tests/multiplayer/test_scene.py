@@ -314,10 +314,11 @@ def test_sync_packets_split_as_godot_does(game: tuple[FakeServer, SceneMultiplay
 def test_a_peer_has_one_log_budget_between_the_transport_and_the_scene(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """Found by fuzz/fuzz_server.py: the scene counted its refusals in a budget of its own
-    beside the transport's, so a client mixing malformed packets (the transport's lines)
-    with refused RPCs (the scene's) got 6 lines a second into the log, not 3, and many such
-    clients 60, not 30. The scene now counts against the transport's budgets."""
+    """Found writing fuzz/fuzz_server.py's log rule: the scene counted its refusals in a
+    budget of its own beside the transport's, so a client mixing malformed packets (the
+    transport's lines) with refused RPCs (the scene's) got 6 lines a second into the log,
+    not 3, and many such clients 60, not 30. The scene now counts against the transport's
+    budgets."""
     server = MemoryServer(drop_limit=1 << 30)
     mp = SceneMultiplayer(server)
     server.join(5)
