@@ -559,7 +559,7 @@ def _system(session: Session) -> Packet:
     s = session.source
     roll = s.below(7)
     if roll == 0:
-        return Raw(s.blob(s.pick((8, 300, 6000))))
+        return Raw(s.blob(s.pick((8, 300, 6000))) if s.chance(99) else bytes(1 << 20))
     if roll == 1:
         return Auth(s.pick((b"ok", b"?", b"", s.blob(20))))
     if roll == 2:
@@ -625,7 +625,7 @@ def hostile_floods(session: Session) -> None:
         session.server.take()  # the CONFIRM_PATHs, checked often enough elsewhere
         return
     data = _build(session)
-    for _ in range(300):
+    for _ in range(300 if len(data) < 10_000 else 2):
         receive(peer, data)
 
 
