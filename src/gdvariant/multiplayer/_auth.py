@@ -5,9 +5,9 @@ With an ``auth_callback`` set, a new transport peer is *pending*: only ``07 00 <
 the callback) and ``07 00`` ("I completed") may pass. Each side marks its own completion with
 ``complete`` and the peer is admitted when both have completed. Data from a peer that
 completed is an error (no Godot peer sends it); once admitted, a stray ``07 00`` is ignored
-and a longer AUTH is an error. Without a callback peers are admitted at
-once. Times are plain numbers (seconds) the caller supplies: the transport's adapter owns
-the clock (docs/multiplayer.md, "What it holds").
+and a longer AUTH is an error. Without a callback peers are admitted at once. Times are
+plain numbers (seconds) the caller supplies: the transport's adapter owns the clock
+(docs/multiplayer.md, "What it holds").
 """
 
 from __future__ import annotations
