@@ -199,6 +199,8 @@ class GoodClient:
                 values = self._node(delta.net_id)
                 assert ENTITY.synced is not None
                 values.update(ENTITY.synced.config.read_delta(delta))
+        elif not isinstance(packet, RemoteCall | Raw | Relay | Auth):
+            raise Failure(f"the good client got {packet}")
 
     def _spawned(self, packet: Spawn) -> None:
         if self.paths.get(packet.spawner_id) != SPAWNER:
@@ -399,6 +401,8 @@ class Session:
                 packet = decode_scene_packet(data)
             except gd.DecodeError as exc:
                 raise Failure(f"the server sent {data[:60]!r}, which does not decode") from exc
+            if isinstance(packet, Relay | AddPeer | DelPeer) and not self.server.protocol.relay:
+                raise Failure(f"{packet} sent by a server without relay")
             if peer == GOOD:
                 self.good.receive(packet)
 
