@@ -232,7 +232,14 @@ class GoodClient:
 
 
 class FuzzServer(MemoryServer):
-    """MemoryServer that refuses to put a packet to a peer it does not have."""
+    """MemoryServer that refuses to put a packet to a peer it does not have, and takes no
+    packet over ``max_message_size`` (the transports refuse those before the endpoint)."""
+
+    def receive(
+        self, peer: int, data: bytes, mode: TransferMode = TransferMode.UNRELIABLE, channel: int = 1
+    ) -> None:
+        if len(data) <= self.max_message_size:
+            super().receive(peer, data, mode, channel)
 
     def _put(self, peer: int, data: bytes, mode: TransferMode, channel: int) -> None:
         if peer not in self.open:
