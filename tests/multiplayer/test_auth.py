@@ -37,6 +37,21 @@ def test_peer_completing_first_is_admitted_by_our_completion() -> None:
     assert 7 in auth.connected
 
 
+def test_auth_data_after_the_peers_completion_is_refused() -> None:
+    """Found by fuzz/fuzz_server.py: a peer that completed and then sent more data had it
+    handed to the auth callback, whose ``send_auth`` answer then raised (no data may follow
+    a completion), a traceback in the server's log for a client's packet. No Godot peer
+    sends data after its own completion (its ``send_auth`` refuses it): the packet is
+    refused, and the peer stays pending with its completion."""
+    auth = Authenticator()
+    auth.add_peer(7, now=0.0)
+    assert auth.receive(7, b"\x07\x00") == (V.COMPLETED, b"")
+    with pytest.raises(ProtocolError, match="auth data after completing"):
+        auth.receive(7, b"\x07\x00more")
+    assert auth.is_pending(7)
+    assert auth.complete(7) == (b"\x07\x00", True)
+
+
 def test_pending_peer_may_send_only_auth() -> None:
     auth = Authenticator()
     auth.add_peer(7, now=0.0)

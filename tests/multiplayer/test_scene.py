@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from fuzz.fuzz_server import Failure, random_runs
 from gdvariant import Vector2
 from gdvariant.multiplayer import (
     PeerAuthenticating,
@@ -310,6 +311,32 @@ def test_sync_packets_split_as_godot_does(game: tuple[FakeServer, SceneMultiplay
     assert sum(len(p.states) for p in syncs) == 100
 
 
+def test_a_peer_has_one_log_budget_between_the_transport_and_the_scene(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Found writing fuzz/fuzz_server.py's log rule: the scene counted its refusals in a
+    budget of its own beside the transport's, so a client mixing malformed packets (the
+    transport's lines) with refused RPCs (the scene's) got 6 lines a second into the log,
+    not 3, and many such clients 60, not 30. The scene now counts against the transport's
+    budgets."""
+    server = MemoryServer(drop_limit=1 << 30)
+    mp = SceneMultiplayer(server)
+    server.join(5)
+    with caplog.at_level("WARNING"):
+        for _ in range(100):
+            server.receive(5, b"\xff\xff")  # malformed: dropped by the transport
+            server.receive(5, RemoteCall(0, (), path="Main/Nope").encode())  # refused here
+    assert len(caplog.records) == 3
+    assert [r.name for r in caplog.records] == [
+        "tests.memory_server",
+        "gdvariant.multiplayer",
+        "tests.memory_server",
+    ]
+    caplog.clear()
+    mp.peer_log.flush()
+    assert caplog.messages == ["... and 197 more from peer 5 in the last second"]
+
+
 def test_a_state_too_large_for_any_packet_is_logged_and_left_out(
     game: tuple[FakeServer, SceneMultiplayer], caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -515,3 +542,25 @@ def test_a_transport_without_send_encoded_gets_the_same_packets() -> None:
         sent.append((server.take(), server.modes))
     assert sent[0] == sent[1]
     assert [kind for kind, _, _ in sent[1][1]][-2:] == ["Sync", "DeltaSync"]
+
+
+def test_the_server_fuzz_target_runs_its_random_mode() -> None:
+    """fuzz/fuzz_server.py's seeded random mode, a few hundred steps, so that the target
+    keeps working: every rule holds on today's server, and the steps reach calls that run,
+    refusals and the good client's synced nodes."""
+    totals = random_runs(400, 0, session_steps=100)
+    assert (totals["steps"], totals["sessions"]) == (400, 4)
+    assert totals["good calls"] > 0 and totals["calls run"] > totals["good calls"]
+    assert totals["refused"] > 0 and totals["good nodes checked"] > 0
+
+
+def test_the_server_fuzz_target_reports_a_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The target's rules bite: a scene that raises on an RPC (a traceback in the log) is
+    reported, with the session's seed."""
+
+    def broken(self: SceneMultiplayer, peer: int, call: RemoteCall) -> None:
+        raise RuntimeError("broken")
+
+    monkeypatch.setattr(SceneMultiplayer, "_remote_call", broken)
+    with pytest.raises(Failure, match="session seed 0: logged with a traceback"):
+        random_runs(100, 0)

@@ -67,6 +67,30 @@ def test_the_total_holds_for_many_peers_and_their_counts(
     assert lines[-1] == "... and 4980 more from 4980 other peers in the last second"
 
 
+def test_a_shared_log_counts_against_the_others_budgets(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Two layers logging about one peer, each to its own logger, give it one budget: the
+    lines go to each one's logger, the count of the rest to the owner's."""
+    clock = Clock()
+    transport = PeerLog(logging.getLogger("t.peerlog.transport"), per_peer=3, clock=clock)
+    scene = PeerLog(logging.getLogger("t.peerlog.scene"), clock=clock, share=transport)
+    again = PeerLog(logging.getLogger("t.peerlog.scene"), clock=clock, share=scene)
+    with caplog.at_level(logging.WARNING, "t.peerlog"):
+        for i in range(100):
+            transport.warning(7, "malformed %d", i)
+            scene.error(7, "refused %d", i)
+            again.warning(7, "again %d", i)
+        clock.now += 1.0
+        scene.flush()
+    assert [(r.name, r.getMessage()) for r in caplog.records] == [
+        ("t.peerlog.transport", "malformed 0"),
+        ("t.peerlog.scene", "refused 0"),
+        ("t.peerlog.scene", "again 0"),
+        ("t.peerlog.transport", "... and 297 more from peer 7 in the last second"),
+    ]
+
+
 def test_a_closing_line_passes_a_spent_peer_budget(caplog: pytest.LogCaptureFixture) -> None:
     log = PeerLog(logging.getLogger("t.peerlog"), per_peer=1, clock=Clock())
     with caplog.at_level(logging.WARNING, "t.peerlog"):

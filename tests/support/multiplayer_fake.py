@@ -90,13 +90,14 @@ class FakeServer:
 class MemoryServer(ServerEndpoint):
     """A transport server whose peers are names in a set and whose packets go to a list: the
     endpoint's own code (admission, RAW to ``on_raw``, size limits, the peer log) runs as on
-    a socket. ``join``/``leave``/``receive`` are what a socket would report."""
+    a socket. ``join``/``leave``/``receive`` are what a socket would report; ``clock`` is
+    what the authentication deadlines are read on (always 0 unless given)."""
 
     default_size: ClassVar[int] = 1 << 20
     default_logger: ClassVar[logging.Logger] = logging.getLogger("tests.memory_server")
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(clock=lambda: 0.0, **options)
+    def __init__(self, *, clock: Callable[[], float] = lambda: 0.0, **options: Any) -> None:
+        super().__init__(clock=clock, **options)
         self.open: set[int] = set()
         #: every packet put on the wire: (peer, bytes, mode, channel)
         self.out: list[tuple[int, bytes, TransferMode, int]] = []

@@ -67,7 +67,10 @@ class PeerLog:
     the counts, a ``(host, port)`` pair "host:port". The caller clips the client's data in
     the arguments (:func:`clip`). In a running event loop a timer reports the counts when
     their second ends; without one they are reported with the next line (or by
-    :meth:`flush`). ``clock`` is for tests.
+    :meth:`flush`). ``clock`` is for tests. ``share``: count against that other PeerLog's
+    budgets instead of new ones (its numbers, its counts reported to its logger), so that
+    two layers of one server that log about the same peers, each to its own logger, give a
+    peer one budget between them.
     """
 
     def __init__(
@@ -77,10 +80,13 @@ class PeerLog:
         per_peer: int = PER_PEER,
         per_second: int = PER_SECOND,
         clock: Callable[[], float] = time.monotonic,
+        share: PeerLog | None = None,
     ) -> None:
         if per_peer < 1 or per_second < 1:
             raise ValueError("per_peer and per_second must be at least 1")
         self.logger = logger
+        #: the PeerLog whose budgets this one's lines count against (itself, unless shared)
+        self._budget: PeerLog = self if share is None else share._budget
         self.per_peer = per_peer
         self.per_second = per_second
         self._clock = clock
@@ -114,6 +120,12 @@ class PeerLog:
         total."""
         if not self.logger.isEnabledFor(level):
             return
+        if self._budget._admit(peer, final):
+            self.logger.log(level, msg, *args, exc_info=exc_info)
+
+    def _admit(self, peer: Hashable, final: bool) -> bool:
+        """Whether a line about ``peer`` fits this second's budgets (counted if it does,
+        held back if not)."""
         now = self._clock()
         if now - self._start >= _WINDOW:
             self._report(now)
@@ -121,14 +133,15 @@ class PeerLog:
         if (logged >= self.per_peer and not final) or self._total >= self.per_second:
             self._held[peer] = self._held.get(peer, 0) + 1
             self._arm(now)
-            return
+            return False
         self._logged[peer] = logged + 1
         self._total += 1
-        self.logger.log(level, msg, *args, exc_info=exc_info)
+        return True
 
     def flush(self) -> None:
         """Report what was held back now, and start a new second."""
-        self._report(self._clock())
+        budget = self._budget
+        budget._report(budget._clock())
 
     def _arm(self, now: float) -> None:
         if self._timer is not None:

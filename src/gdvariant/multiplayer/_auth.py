@@ -3,10 +3,11 @@ mean, when they are admitted and when they time out.
 
 With an ``auth_callback`` set, a new transport peer is *pending*: only ``07 00 <data>`` (for
 the callback) and ``07 00`` ("I completed") may pass. Each side marks its own completion with
-``complete`` and the peer is admitted when both have completed. Once admitted, a stray
-``07 00`` is ignored and a longer AUTH is an error. Without a callback peers are admitted at
-once. Times are plain numbers (seconds) the caller supplies: the transport's adapter owns
-the clock (docs/multiplayer.md, "What it holds").
+``complete`` and the peer is admitted when both have completed. Data from a peer that
+completed is an error (no Godot peer sends it); once admitted, a stray ``07 00`` is ignored
+and a longer AUTH is an error. Without a callback peers are admitted at once. Times are
+plain numbers (seconds) the caller supplies: the transport's adapter owns the clock
+(docs/multiplayer.md, "What it holds").
 """
 
 from __future__ import annotations
@@ -110,7 +111,8 @@ class Authenticator:
         """Judge one packet from ``peer``: the verdict and, for DATA, the auth data.
 
         Raises :class:`ProtocolError` for what Godot drops with an error: a non-AUTH packet from
-        a pending peer, auth data from an admitted one, a packet from an unknown peer.
+        a pending peer, auth data from an admitted one, a packet from an unknown peer; and
+        for auth data from a peer that completed (the callback could not answer it).
         """
         is_auth = packet[:2] == AUTH_HEAD
         state = self._pending.get(peer)
@@ -123,6 +125,8 @@ class Authenticator:
                     return AuthVerdict.GAME, b""
                 raise ProtocolError(f"peer {peer} sent a non-AUTH packet while authenticating")
             if len(packet) > 2:
+                if state.remote:  # no Godot peer does: its send_auth refuses it
+                    raise ProtocolError(f"peer {peer} sent auth data after completing")
                 return AuthVerdict.DATA, packet[2:]
             state.remote = True
             if state.local:

@@ -129,7 +129,10 @@ class SceneMultiplayer:
         self.transport = transport
         self.project = None if project is None else Path(project)
         self.logger = logger
-        self.peer_log = PeerLog(logger)
+        # one budget per client between the transport's lines and ours (docs/multiplayer.md,
+        # "Clients that do not read, logs they cannot flood")
+        given = getattr(transport, "peer_log", None)
+        self.peer_log = PeerLog(logger, share=given if isinstance(given, PeerLog) else None)
         self.peer_connected = Notifier("peer_connected", logger)
         self.peer_disconnected = Notifier("peer_disconnected", logger)
         self.peer_authenticating = Notifier("peer_authenticating", logger)

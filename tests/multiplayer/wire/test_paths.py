@@ -15,6 +15,7 @@ from gdvariant.multiplayer.wire import (
     decode_scene_packet,
     encode_scene_packet,
 )
+from gdvariant.multiplayer.wire._paths import MAX_PATHS
 
 MD5 = EMPTY_CHECKSUM.encode().hex()
 
@@ -89,6 +90,24 @@ def test_receive_cache_per_peer() -> None:
     cache.remove_peer(5)
     with pytest.raises(ProtocolError):
         cache.path(5, 1)
+
+
+def test_receive_cache_forgets_the_oldest_past_its_bound() -> None:
+    """Found by fuzz/fuzz_server.py's rules: a client that sent SIMPLIFY_PATH for a path the
+    server has, with a new id each time, grew the server's cache by ~250 bytes a packet with
+    no end. Past ``max_paths`` a peer's oldest id is forgotten, the others' untouched."""
+    cache = ReceiveCache(max_paths=3)
+    cache.add(6, SimplifyPath(9, "Main/Q"))
+    for cache_id in range(1, 6):
+        cache.add(5, SimplifyPath(cache_id, f"Main/P{cache_id}"))
+    assert [cache.path(5, i) for i in (3, 4, 5)] == ["Main/P3", "Main/P4", "Main/P5"]
+    for forgotten in (1, 2):
+        with pytest.raises(ProtocolError, match="before simplifying"):
+            cache.path(5, forgotten)
+    assert cache.path(6, 9) == "Main/Q"
+    assert ReceiveCache().max_paths == MAX_PATHS
+    with pytest.raises(ValueError, match="at least 1"):
+        ReceiveCache(max_paths=0)
 
 
 def test_checksum_is_32_bytes_and_a_skipped_33rd() -> None:

@@ -22,6 +22,9 @@ __all__ = ["EMPTY_CHECKSUM", "ConfirmPath", "ReceiveCache", "SendCache", "Simpli
 #: md5 of no RPC names: the checksum of a node without RPCs (a spawner, a synchronizer).
 EMPTY_CHECKSUM = "d41d8cd98f00b204e9800998ecf8427e"
 CHECKSUM_SIZE = 32
+#: The most paths one peer's SIMPLIFY_PATHs are remembered by (:class:`ReceiveCache`): about
+#: 250 bytes each, so a megabyte a peer at most.
+MAX_PATHS = 4096
 SIMPLIFY_HEADER = 1 + CHECKSUM_SIZE + 1 + 4
 
 
@@ -166,9 +169,18 @@ _NO_PATHS: dict[int, tuple[str, str]] = {}
 
 
 class ReceiveCache:
-    """The paths each remote peer named with SIMPLIFY_PATH, by that peer's id."""
+    """The paths each remote peer named with SIMPLIFY_PATH, by that peer's id.
 
-    def __init__(self) -> None:
+    At most ``max_paths`` per peer (:data:`MAX_PATHS`): past it the oldest is forgotten, so
+    a client that names paths with ever new ids cannot grow the server. A Godot client gives
+    each node it talks about one id for the node's life; one that went through thousands
+    has long freed the first.
+    """
+
+    def __init__(self, max_paths: int = MAX_PATHS) -> None:
+        if max_paths < 1:
+            raise ValueError(f"max_paths must be at least 1, not {max_paths}")
+        self.max_paths = max_paths
         self._paths: dict[int, dict[int, tuple[str, str]]] = {}
 
     def add(self, peer: int, packet: SimplifyPath) -> None:
@@ -177,6 +189,8 @@ class ReceiveCache:
         table = self._paths.setdefault(peer, {})
         if packet.cache_id in table:
             raise ProtocolError(f"peer {peer} reused path cache id {packet.cache_id}")
+        if len(table) >= self.max_paths:
+            del table[next(iter(table))]  # the oldest (a dict keeps the order of insertion)
         table[packet.cache_id] = (packet.path, packet.checksum)
 
     def entry(self, peer: int, cache_id: int) -> tuple[str, str]:
