@@ -110,6 +110,20 @@ def test_receive_cache_forgets_the_oldest_past_its_bound() -> None:
         ReceiveCache(max_paths=0)
 
 
+def test_receive_cache_keeps_the_paths_still_called_on() -> None:
+    """The bound forgets the id least recently named or called on: a client's player node,
+    simplified first and called on since, outlives the thousands of paths named after it
+    (ids of nodes the client freed, which it names no more)."""
+    cache = ReceiveCache(max_paths=3)
+    cache.add(5, SimplifyPath(1, "Main/Player"))
+    for cache_id in range(2, 40):
+        cache.add(5, SimplifyPath(cache_id, f"Main/Shot{cache_id}"))
+        assert cache.path(5, 1) == "Main/Player"  # an RPC on the player between two shots
+    assert [cache.path(5, i) for i in (38, 39)] == ["Main/Shot38", "Main/Shot39"]
+    with pytest.raises(ProtocolError, match="before simplifying"):
+        cache.path(5, 37)
+
+
 def test_checksum_is_32_bytes_and_a_skipped_33rd() -> None:
     # Godot reads the checksum as 32 bytes and skips the next one unread (found by fuzzing).
     hex_ = "01" + MD5 + "54" + "01000000" + b"Main\0".hex()

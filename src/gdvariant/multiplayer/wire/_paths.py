@@ -171,10 +171,11 @@ _NO_PATHS: dict[int, tuple[str, str]] = {}
 class ReceiveCache:
     """The paths each remote peer named with SIMPLIFY_PATH, by that peer's id.
 
-    At most ``max_paths`` per peer (:data:`MAX_PATHS`): past it the oldest is forgotten, so
-    a client that names paths with ever new ids cannot grow the server. A Godot client gives
-    each node it talks about one id for the node's life; one that went through thousands
-    has long freed the first.
+    At most ``max_paths`` per peer (:data:`MAX_PATHS`): past it the one least recently named
+    or called on is forgotten, so a client that names paths with ever new ids cannot grow
+    the server. A Godot client gives each node it talks about one id for the node's life and
+    names nodes it freed no more; a node it calls on still (its player, say) stays, however
+    many others came and went since it was named.
     """
 
     def __init__(self, max_paths: int = MAX_PATHS) -> None:
@@ -190,14 +191,16 @@ class ReceiveCache:
         if packet.cache_id in table:
             raise ProtocolError(f"peer {peer} reused path cache id {packet.cache_id}")
         if len(table) >= self.max_paths:
-            del table[next(iter(table))]  # the oldest (a dict keeps the order of insertion)
+            del table[next(iter(table))]  # the least recently used: entry() moves one last
         table[packet.cache_id] = (packet.path, packet.checksum)
 
     def entry(self, peer: int, cache_id: int) -> tuple[str, str]:
         """The path ``peer`` gave ``cache_id`` and the RPC checksum it sent with it."""
-        entry = self._paths.get(peer, _NO_PATHS).get(cache_id)
+        table = self._paths.get(peer, _NO_PATHS)
+        entry = table.pop(cache_id, None)
         if entry is None:
             raise ProtocolError(f"peer {peer} used path cache id {cache_id} before simplifying it")
+        table[cache_id] = entry  # now the most recently used (the last forgotten)
         return entry
 
     def path(self, peer: int, cache_id: int) -> str:
