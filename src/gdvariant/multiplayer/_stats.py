@@ -413,6 +413,11 @@ class TrafficCounter:
         return {name: Traffic(*found[name]) for name in _KIND_ORDER if name in found}
 
 
+def _totals(cells: array[int]) -> tuple[int, int]:
+    """Bytes and messages sent in all: the sums of the cells by kind."""
+    return sum(cells[:KINDS]), sum(cells[KINDS : 2 * KINDS])
+
+
 def _peer_cells(slots: Mapping[int, int], cells: array[int], peer: int) -> tuple[int, int]:
     """A peer's bytes and messages in ``cells`` (0 and 0 when it has no place in ``slots``)."""
     at = slots.get(peer)
@@ -441,8 +446,7 @@ class _Snapshot:
     @property
     def total(self) -> tuple[int, int]:
         """Bytes and messages sent in all, then."""
-        cells = self.cells
-        return sum(cells[:KINDS]), sum(cells[KINDS : 2 * KINDS])
+        return _totals(self.cells)
 
 
 #: ``queue_depth(peer)``: bytes and messages waiting for ``peer`` in its transport.
@@ -497,8 +501,7 @@ class TickRecorder:
         first, last = (snaps[-1 - span], snaps[-1]) if span > 0 else (None, None)
         traffic = self.traffic
         kinds = traffic.kinds()
-        cells = traffic.cells
-        total = Traffic(sum(cells[:KINDS]), sum(cells[KINDS : 2 * KINDS]))
+        total = Traffic(*_totals(traffic.cells))
         return NetStats(
             ticks=self.ticks,
             window=span,
