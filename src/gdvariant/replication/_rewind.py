@@ -1,7 +1,7 @@
 """Lag compensation: the world as of an earlier tick, as its clients decoded it.
 
 Nothing is recorded per tick that the world does not already keep. Every committed change of
-an entity is an entry of its history (``_net_hist``: the tick and the bits each changed
+an entity is an entry of its history (``_history.entries``: the tick and the bits each changed
 property had *before* it), so its bits at tick ``t`` are its committed bits with every entry
 after ``t`` undone, newest first. ``World(rewind=K)`` keeps those entries for ``K`` ticks (at
 least) and keeps each entity despawned within them (its committed bits and history, copied
