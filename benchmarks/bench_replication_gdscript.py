@@ -45,6 +45,7 @@ from gdvariant.replication import (
     gdscript,
     godot_value,
 )
+from gdvariant.replication._history import entries
 from tests.support.engines import find_engine
 
 #: The timing itself, shared by both runtimes: ``run(args)`` returns the exit status.
@@ -143,7 +144,7 @@ def changed_props(ents: list[Any], base: int) -> int:
     total = 0
     for ent in ents:
         mask = 0
-        for tick, changed, *_ in ent._net_hist:
+        for tick, changed, *_ in entries(ent):
             if tick > base:
                 mask |= changed
         total += mask.bit_count()

@@ -36,6 +36,7 @@ from benchmarks.bench_replication import (
     set_path,
 )
 from gdvariant.replication import Schema, SnapshotEncoder, World
+from gdvariant.replication._history import entries
 
 Record = tuple[int, int, int]  # entity id, changed mask, value bits
 
@@ -116,7 +117,7 @@ def run(ticks: int, warmup: int, seed: int) -> None:
             records: list[Record] = []
             for ent in ents:
                 mask = 0
-                for t, changed, *_ in ent._net_hist:
+                for t, changed, *_ in entries(ent):
                     if t > base:
                         mask |= changed
                 if mask:

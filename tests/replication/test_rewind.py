@@ -31,6 +31,7 @@ from gdvariant.replication import (
     Vec2,
     World,
 )
+from gdvariant.replication._history import entries
 from gdvariant.replication._interpolation import blend
 
 pytestmark = pytest.mark.usefixtures("assembler")  # every test on each packet assembler
@@ -211,7 +212,7 @@ def test_histories_are_kept_for_rewind_even_when_the_encoder_keeps_fewer() -> No
         p.hp = hp
         w.commit(2)  # an encoder's history of 2 ticks
     assert [w.at(t)[0].values["hp"] for t in range(2, 9)] == list(range(2, 9))
-    assert [c[0] for c in p._net_hist] == [3, 4, 5, 6, 7, 8]  # after the window's first tick
+    assert [c[0] for c in entries(p)] == [3, 4, 5, 6, 7, 8]  # after the window's first tick
 
 
 # ---- random worlds -------------------------------------------------------------------------

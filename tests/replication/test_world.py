@@ -21,6 +21,7 @@ from gdvariant.replication import (
     Vec3,
     World,
 )
+from gdvariant.replication._history import entries
 
 pytestmark = pytest.mark.usefixtures("assembler")  # every test on each packet assembler
 
@@ -44,7 +45,7 @@ def test_writes_mark_dirty_only_when_the_bits_change() -> None:
     t = w.spawn(Thing, a=3)
     assert w.commit(8) == 1
     # a is index 0 (it was 0 before); b stays at its default
-    assert [change[:3] for change in t._net_hist] == [(1, 0b001, (0,))]
+    assert [change[:3] for change in entries(t)] == [(1, 0b001, (0,))]
     assert w.nondefault(t) == 0b001
     t.a = 3  # same bits
     t.inner.q = 0.01  # quantizes to 0.0, the default
@@ -55,7 +56,7 @@ def test_writes_mark_dirty_only_when_the_bits_change() -> None:
     w.commit(8)
     # the bits before in the order of the mask's bits (index 1, then 2), not of the writes
     q_before = w.schema.layout(Thing).base_bits[2]
-    assert [change[:3] for change in t._net_hist] == [
+    assert [change[:3] for change in entries(t)] == [
         (1, 0b001, (0,)),
         (2, 0b110, (1, q_before)),
     ]
@@ -86,8 +87,8 @@ def test_history_is_trimmed_to_the_ring() -> None:
     for i in range(10):
         t.a = i % 2 + 1
         w.commit(3)
-    assert [change[0] for change in t._net_hist] == [8, 9, 10]
-    assert [change[2] for change in t._net_hist] == [(1,), (2,), (1,)]
+    assert [change[0] for change in entries(t)] == [8, 9, 10]
+    assert [change[2] for change in entries(t)] == [(1,), (2,), (1,)]
 
 
 def test_ids_are_reused_lowest_first_and_deletes_remembered() -> None:

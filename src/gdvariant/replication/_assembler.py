@@ -64,6 +64,7 @@ __all__ = [
     "PYTHON",
     "assembler",
     "compiled_error",
+    "history_table",
     "implementations",
     "live",
     "plans",
@@ -92,6 +93,14 @@ def assembler() -> str:
 def live() -> ModuleType:
     """The live assembler's module (``_cassemble`` or ``_pyassemble``)."""
     return _SWITCH.module
+
+
+def history_table() -> Any:
+    """A new world's history table: the compiled assembler's ``Table``, where its commit
+    keeps each entity's history and its walk reads it (_table.h, ``_history.py``), or None
+    with the pure one."""
+    table = getattr(_SWITCH.module, "Table", None)
+    return None if table is None else table()
 
 
 def implementations() -> dict[str, ModuleType]:

@@ -7,8 +7,10 @@
  * The pure-Python assembler, _pyassemble.py, is the reference: its functions take the
  * same arguments as this module's, and for the same world this file makes the same bytes
  * (tests/replication/test_cassemble.py compares them over many random worlds). It reads the
- * same Python objects the pure one reads -- each entity's _net_hist, _net_bits, _net_widths,
- * _net_cache and layout -- and writes records into the same per-entity record cache, under the
+ * same Python objects the pure one reads -- each entity's _net_bits, _net_widths, _net_cache
+ * and layout, and its history, which its commit keeps in the world's table of C rings
+ * (_table.h, _history.py) where the pure one keeps _net_hist -- and writes records into the
+ * same per-entity record cache, under the
  * same keys (and the bodies of enter records, under a key of its own; a client's own section
  * codes its updates straight into it). What it does not share is the pure one's cache of
  * value-delta fragments in the history entries: in C, coding a value against its baseline
@@ -25,6 +27,7 @@
 #include <stdint.h>
 #include <math.h>
 #include <string.h>
+#include <limits.h>
 
 /* small_int: an exact int of at most two digits read in place, shared with multiplayer._csync.
  * A walked id converts about six such ints (its id, ticks, widths, a vector's value and
@@ -82,6 +85,7 @@ typedef struct {
 
 static PyObject *s_spawn, *s_hist, *s_layout, *s_cache, *s_bits, *s_widths, *s_fragment;
 static PyObject *s_class_id, *s_count, *s_index_bits, *k_sixty_four, *k_two64;
+static PyObject *s_net_id, *s_vals;
 static PyObject *s_world, *s_dirty, *s_before, *s_enter_key;
 
 /* ---- bit writer: LSB first, little-endian, as _bits.py describes ---------------------- */
@@ -472,8 +476,8 @@ static int b_varint(Bits *out, const uint64_t *nw, int width, const uint64_t *bw
 /* One changed value (kinds K_PLAIN ... K_VEC_COORD, K_VARINT) coded against its baseline's
  * bits. */
 static int b_delta(Bits *out, const PropPlan *p, PyObject *bits, Py_ssize_t width,
-                   PyObject *base) {
-    uint64_t nw[MAX_WORDS], bw[MAX_WORDS];
+                   PyObject *base, const uint64_t *base_word) {
+    uint64_t nw[MAX_WORDS], bw[MAX_WORDS] = {0};
     memset(out, 0, sizeof *out);
     switch (p->kind) {
     case K_PLAIN:
@@ -481,7 +485,9 @@ static int b_delta(Bits *out, const PropPlan *p, PyObject *bits, Py_ssize_t widt
     case K_COORD: {
         long long sa, sb;
         uint64_t a = small_int(bits, &sa) ? (uint64_t)sa : PyLong_AsUnsignedLongLongMask(bits);
-        uint64_t b = small_int(base, &sb) ? (uint64_t)sb : PyLong_AsUnsignedLongLongMask(base);
+        uint64_t b = base_word          ? *base_word
+                     : small_int(base, &sb) ? (uint64_t)sb
+                                            : PyLong_AsUnsignedLongLongMask(base);
         if (PyErr_Occurred())
             return -1;
         int64_t d;
@@ -496,7 +502,8 @@ static int b_delta(Bits *out, const PropPlan *p, PyObject *bits, Py_ssize_t widt
     }
     case K_VEC_PLAIN:
     case K_VEC_COORD: {
-        if (long_words(bits, nw, MAX_WORDS) || long_words(base, bw, MAX_WORDS))
+        if (long_words(bits, nw, MAX_WORDS) || (base_word ? (bw[0] = *base_word, 0)
+                                                          : long_words(base, bw, MAX_WORDS)))
             return -1;
         if (p->kind == K_VEC_COORD && 3 + p->int_bits + p->frac_bits < 64 &&
             !(nw[1] | nw[2] | nw[3] | bw[1] | bw[2] | bw[3])) {
@@ -522,7 +529,8 @@ static int b_delta(Bits *out, const PropPlan *p, PyObject *bits, Py_ssize_t widt
         return 0;
     }
     case K_VARINT:
-        if (long_words(bits, nw, MAX_WORDS) || long_words(base, bw, MAX_WORDS))
+        if (long_words(bits, nw, MAX_WORDS) || (base_word ? (bw[0] = *base_word, 0)
+                                                          : long_words(base, bw, MAX_WORDS)))
             return -1;
         return b_varint(out, nw, (int)width, bw);
     default:
@@ -787,6 +795,8 @@ static int entry_unpack(PyObject *hist, Py_ssize_t h, long long *tick, PyObject 
     return *tick == -1 && PyErr_Occurred() ? -1 : 0;
 }
 
+#include "_table.h"
+
 /* A despawn span's (spawned, gone) ticks: a pair of ints read directly (PyArg_ParseTuple's
  * format parsing was about 330 instructions a span, for every id leaving a client's view),
  * anything else as PyArg_ParseTuple reads it, with its errors. */
@@ -886,6 +896,9 @@ typedef struct {
     long long pick_net[RING]; /* its value when warm() read it (a table slot's), else -1 */
     int deltas, class_bits;
     long long oldest, tick;
+    PyObject *htab_o;  /* the walked world's history_table, once an entity needed it */
+    const Table *htab; /* it, when it is a Table (_table.h), else NULL */
+    const Ring *hring; /* the walked entity's history, when a ring holds it (else NULL) */
     PyObject *entering; /* a set of ids that enter though spawned before the bases, or None */
     long long *entering_ids; /* entering's ids ascending, when all are exact ints, or NULL */
     Py_ssize_t n_entering, at_entering; /* at: where the last id walked would be in it */
@@ -943,6 +956,21 @@ static int w_update_body(Walk *wk, ClassPlan *cp, PyObject *bits, PyObject *widt
                     return -1;
                 continue;
             }
+            if (wk->hring) { /* the baseline from the ring */
+                uint64_t b = ring_before(wk->hring, wk->src[i], i);
+                if (p->kind == K_PYTHON) {
+                    PyObject *base = PyLong_FromUnsignedLongLong(b);
+                    int bad = !base || w_python_delta(w, p, value, n, base);
+                    Py_XDECREF(base);
+                    if (bad)
+                        return -1;
+                    continue;
+                }
+                if (b_delta(&wk->code[i], p, value, n, NULL, &b) || w_code(w, &wk->code[i]))
+                    return -1;
+                wk->stamp[i] = wk->serial;
+                continue;
+            }
             PyObject *before = PyTuple_GET_ITEM(PyList_GET_ITEM(hist, wk->src[i]), 2);
             if (!PyTuple_Check(before) || wk->rank[i] >= PyTuple_GET_SIZE(before)) {
                 PyErr_Format(PyExc_RuntimeError,
@@ -955,7 +983,7 @@ static int w_update_body(Walk *wk, ClassPlan *cp, PyObject *bits, PyObject *widt
                     return -1;
                 continue;
             }
-            if (b_delta(&wk->code[i], p, value, n, base) || w_code(w, &wk->code[i]))
+            if (b_delta(&wk->code[i], p, value, n, base, NULL) || w_code(w, &wk->code[i]))
                 return -1;
             wk->stamp[i] = wk->serial;
         }
@@ -1180,6 +1208,59 @@ static int walk_entries(Walk *wk, int nw, PyObject *hist, long long base, Py_ssi
     return grew;
 }
 
+/* walk_entries over the entity's ring (wk->ring): entry *h's mask words copied into
+ * wk->entry, as entry_words converts the list's (wk->entry_of cleared: they are not its). */
+static int ring_walk_entries(Walk *wk, int nw, Py_ssize_t *h, long long *t, long long base,
+                             long long *first) {
+    const Ring *r = wk->hring;
+    int grew = 0;
+    Py_CLEAR(wk->entry_of);
+    while (*t > base) {
+        grew = 1;
+        memcpy(wk->entry, ring_mask(r, *h), sizeof(uint64_t) * (size_t)nw);
+        mask_or(wk->mask, wk->entry, nw);
+        if (wk->deltas)
+            note_sources(wk, nw, *h);
+        *first = *t;
+        (*h)--;
+        if (*h < 0) {
+            *t = -1;
+            break;
+        }
+        *t = ring_tick(r, *h);
+    }
+    return grew;
+}
+
+/* first_after over a ring: the index (*at) and tick (*first) of its oldest entry after base;
+ * 1, or 0 when none is after it. */
+static int ring_first_after(const Ring *r, long long base, Py_ssize_t *at, long long *first) {
+    Py_ssize_t lo = 0, hi = r->n;
+    long long newest = r->n ? ring_tick(r, r->n - 1) : base;
+    if (newest > base && newest - base <= (long long)r->n) {
+        /* an entity that changed every tick since base has it here: one look (first_after's) */
+        lo = r->n - (Py_ssize_t)(newest - base);
+        if (ring_tick(r, lo) > base && (lo == 0 || ring_tick(r, lo - 1) <= base)) {
+            *at = lo;
+            *first = ring_tick(r, lo);
+            return 1;
+        }
+        lo = 0;
+    }
+    while (lo < hi) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (ring_tick(r, mid) > base)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    if (lo == r->n)
+        return 0;
+    *at = lo;
+    *first = ring_tick(r, lo);
+    return 1;
+}
+
 /* An entity's __dict__ (a new reference), or NULL without an error when it has none (the
  * budget's stand-ins have slots). */
 static PyObject *ent_dict(PyObject *ent) {
@@ -1213,6 +1294,68 @@ static PyObject *found_or_getattr(PyObject *ent, PyObject *found, PyObject *name
  * times), else by getattr. */
 static PyObject *ent_attr(PyObject *ent, PyObject *dict, PyObject *name) {
     return found_or_getattr(ent, dict ? PyDict_GetItemWithError(dict, name) : NULL, name);
+}
+
+/* The history table of ent's world (_table.h), looked up once per call into *found (a new
+ * reference, None when the world has none, for the caller to release): NULL when it has none. */
+static Table *world_table(PyObject **found, PyObject *ent, PyObject *dict) {
+    if (!*found) {
+        PyObject *world = ent_attr(ent, dict, s_world);
+        *found = world ? PyObject_GetAttrString(world, "history_table") : NULL;
+        Py_XDECREF(world);
+        if (!*found) {
+            PyErr_Clear();
+            *found = Py_NewRef(Py_None);
+        } else if (Py_TYPE(*found) == &TableType) {
+            ((Table *)*found)->walking++; /* undone by table_done */
+        }
+    }
+    return Py_TYPE(*found) == &TableType ? (Table *)*found : NULL;
+}
+
+/* The end of a call that looked its table up with world_table. */
+static void table_done(PyObject **found) {
+    if (*found && Py_TYPE(*found) == &TableType)
+        ((Table *)*found)->walking--;
+    Py_CLEAR(*found);
+}
+
+/* The ring holding ent's history (its _net_hist None) in table t, or NULL with an error: the
+ * slot of the id it is walked as when that holds it, else the slot of its own net_id, as the
+ * pure assembler reads it (_history.py), for a stand-in or an entity walked as another id. */
+static const Ring *history_ring(const Table *t, PyObject *ent, PyObject *dict, long long id) {
+    const Ring *r = table_peek(t, id, ent);
+    if (r)
+        return r;
+    PyObject *own_o = ent_attr(ent, dict, s_net_id);
+    long long own = own_o ? PyLong_AsLongLong(own_o) : -1;
+    Py_XDECREF(own_o);
+    if (own == -1 && PyErr_Occurred())
+        return NULL;
+    return table_owned(t, own, NULL);
+}
+
+/* The walked world's history table (world_table's, kept by the walk until walk_end). */
+static const Table *walk_table(Walk *wk, PyObject *ent, PyObject *dict) {
+    if (!wk->htab_o)
+        wk->htab = world_table(&wk->htab_o, ent, dict);
+    return wk->htab;
+}
+
+/* The ring holding the walked entity's history (hist: its _net_hist) into wk->hring, and the
+ * number of its entries; -1 with an error when hist is neither a list nor None with a ring. */
+static Py_ssize_t walk_history(Walk *wk, PyObject *ent, PyObject *dict, long long net_id,
+                               PyObject *hist) {
+    wk->hring = NULL;
+    if (hist == Py_None) {
+        wk->hring = history_ring(walk_table(wk, ent, dict), ent, dict, net_id);
+        return wk->hring ? wk->hring->n : -1;
+    }
+    if (!PyList_Check(hist)) {
+        PyErr_SetString(PyExc_TypeError, "_net_hist must be a list");
+        return -1;
+    }
+    return PyList_GET_SIZE(hist);
 }
 
 /* An entity's layout, record cache, bits and widths, checked: new references, or with pre
@@ -1292,7 +1435,27 @@ static int update_after(Walk *wk, ClassPlan *cp, PyObject *hist, PyObject *bits,
      * same bits) needs neither its noting, which the older one's replaces whole, nor its or,
      * done already: only the oldest of each run of one mask is noted. */
     Py_ssize_t pending = -1;
-    for (Py_ssize_t h = PyList_GET_SIZE(hist) - 1; h >= at; h--) {
+    const Ring *r = wk->hring;
+    if (r) { /* the same walk over the ring's words: a run of equal masks noted once */
+        Py_CLEAR(wk->entry_of);
+        for (Py_ssize_t h = r->n - 1; h >= at; h--) {
+            const uint64_t *m = ring_mask(r, h);
+            size_t size = sizeof(uint64_t) * (size_t)nw;
+            int same = pending >= 0;
+            for (int q = 0; q < nw && same; q++)
+                same = m[q] == wk->entry[q];
+            if (same) {
+                pending = h;
+                continue;
+            }
+            if (pending >= 0)
+                note_sources(wk, nw, pending);
+            memcpy(wk->entry, m, size);
+            mask_or(wk->mask, wk->entry, nw);
+            pending = h;
+        }
+    }
+    for (Py_ssize_t h = r ? -1 : PyList_GET_SIZE(hist) - 1; h >= at; h--) {
         PyObject *e = PyList_GET_ITEM(hist, h);
         if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) < 3) {
             PyErr_SetString(PyExc_TypeError, "bad history entry");
@@ -1414,7 +1577,8 @@ static int walk_bases(Walk *wk, const Walked *e, Py_ssize_t h, long long t, PyOb
             have_last = 0;
             continue;
         }
-        int grew = walk_entries(wk, nw, e->hist, base, &h, &t, &m, &first);
+        int grew = wk->hring ? ring_walk_entries(wk, nw, &h, &t, base, &first)
+                            : walk_entries(wk, nw, e->hist, base, &h, &t, &m, &first);
         if (grew < 0)
             goto fail;
         if (wk->deltas) {
@@ -1492,12 +1656,9 @@ static int walk_entity(Walk *wk, PyObject *ent, PyObject *id, long long net_id,
         spawn_o = ent_attr(ent, dict, s_spawn);
         hist = spawn_o ? ent_attr(ent, dict, s_hist) : NULL;
     }
-    if (!hist)
+    Py_ssize_t nh = hist ? walk_history(wk, ent, dict, net_id, hist) : -1;
+    if (nh < 0)
         goto done;
-    if (!PyList_Check(hist)) {
-        PyErr_SetString(PyExc_TypeError, "_net_hist must be a list");
-        goto done;
-    }
     long long spawn = pre && pre->spawn_ok ? pre->spawn_v : PyLong_AsLongLong(spawn_o);
     if (spawn == -1 && PyErr_Occurred())
         goto done;
@@ -1522,10 +1683,12 @@ static int walk_entity(Walk *wk, PyObject *ent, PyObject *id, long long net_id,
         }
     }
     long long base0 = own || !s->nb ? oldest : s->base[0];
-    Py_ssize_t nh = PyList_GET_SIZE(hist), h = nh - 1;
+    Py_ssize_t h = nh - 1;
     long long t = -1;
     PyObject *m = NULL;
-    if (nh && entry_unpack(hist, h, &t, &m))
+    if (nh && wk->hring)
+        t = ring_tick(wk->hring, h);
+    else if (nh && entry_unpack(hist, h, &t, &m))
         goto done;
     if (spawn <= oldest && (!nh || t <= oldest)) {
         rc = 0; /* nothing new for any of the bases */
@@ -1553,7 +1716,8 @@ static int walk_entity(Walk *wk, PyObject *ent, PyObject *id, long long net_id,
     if (wk->deltas && s->nb == 1 && !(entering && (spawn > base0 || !base0))) {
         Py_ssize_t at;
         long long first;
-        rc = first_after(hist, base0, t, &at, &first);
+        rc = wk->hring ? ring_first_after(wk->hring, base0, &at, &first)
+                      : first_after(hist, base0, t, &at, &first);
         if (rc > 0)
             rc = update_after(wk, cp, hist, bits, widths, at, net_id);
         goto done;
@@ -1868,7 +2032,18 @@ static void warm(PyObject *ids, Py_ssize_t from, PyObject *entities, int windows
             PREFETCH(c);
             cache[k++] = c;
         }
-        if (h && PyList_Check(h) && PyList_GET_SIZE(h)) {
+        const Ring *r = NULL;
+        if (h == Py_None && wk) { /* a ring holds its history */
+            long long net = w.net[i];
+            if (net < 0 && !small_int(id, &net))
+                net = -1;
+            r = table_peek(walk_table(wk, ent, NULL), net, ent);
+        }
+        if (r) { /* the ring's newest entries, not the list's */
+            long long back = base > 0 && wk->tick - base < 12 ? wk->tick - base : 0;
+            for (Py_ssize_t j = r->n - 1; j >= 0 && j >= r->n - 1 - back; j--)
+                PREFETCH(ring_entry(r, j));
+        } else if (h && PyList_Check(h) && PyList_GET_SIZE(h)) {
             PREFETCH(h);
             hist[m++] = h;
         }
@@ -1959,6 +2134,7 @@ static void walk_end(Walk *wk, Writer *w, int owned, int entered) {
     PyMem_Free(wk->stamp);
     PyMem_Free(wk->entering_ids);
     Py_CLEAR(wk->entry_of);
+    table_done(&wk->htab_o);
     if (wk->ring) {
         for (int k = 0; k < RING; k++)
             warmed_clear(&wk->ring[k]);
@@ -2434,8 +2610,65 @@ static PyObject *ent_hinted(PyObject *ent, PyObject *dict, int a, PyObject *name
     return found_or_getattr(ent, dict ? dict_item(dict, a, name) : NULL, name);
 }
 
+/* An entity's net id read at the commit (A_NET_ID), or -1 with an error. */
+static long long commit_net_id(PyObject *ent, PyObject *dict) {
+    PyObject *id_o = ent_hinted(ent, dict, A_NET_ID, s_net_id);
+    long long net_id = id_o ? PyLong_AsLongLong(id_o) : -1;
+    Py_XDECREF(id_o);
+    return net_id;
+}
+
+/* The commit of an entity whose history a ring holds (_table.h): the entry appended there and
+ * those at or before oldest dropped. 1: done; 0: the ring cannot hold this entry, and the
+ * history is a list again (*hist, a new reference), for the list's path to write; -1: error. */
+static int commit_ring(Table *t, PyObject *ent, PyObject *dict, long long now, long long oldest,
+                       PyObject *mask, PyObject *before, PyObject **hist) {
+    long long net_id = commit_net_id(ent, dict);
+    if (net_id == -1 && PyErr_Occurred())
+        return -1;
+    if (!table_owned(t, net_id, ent))
+        return -1;
+    int put = ring_commit(&t->slots[net_id], now, mask, before);
+    if (put) {
+        if (put > 0)
+            ring_drop(t->slots[net_id], oldest);
+        return put;
+    }
+    PyObject *list = ring_entries(t->slots[net_id]);
+    if (!list || ent_set(ent, dict, s_hist, list)) {
+        Py_XDECREF(list);
+        return -1;
+    }
+    t->slots[net_id]->usable = 0; /* not tried again: the list holds it from now on */
+    Py_SETREF(*hist, list);
+    return 0;
+}
+
+/* After the list's path wrote ent's history list hist: a ring takes it when it can hold it
+ * (and _net_hist becomes None), unless one could not before. */
+static int commit_adopt(Table *t, PyObject *ent, PyObject *dict, PyObject *hist) {
+    long long net_id = commit_net_id(ent, dict);
+    if (net_id == -1 && PyErr_Occurred())
+        return -1;
+    if (net_id < 0)
+        return 0;
+    const Ring *r = net_id < t->n ? t->slots[net_id] : NULL;
+    if (r && r->ent == ent && !r->usable)
+        return 0;
+    PyObject *bits = ent_hinted(ent, dict, A_BITS, s_bits);
+    if (!bits)
+        return -1;
+    Py_ssize_t nprops = PyList_Check(bits) ? PyList_GET_SIZE(bits) : -1;
+    Py_DECREF(bits);
+    int took = table_adopt(t, ent, hist, net_id, nprops);
+    return took > 0 ? ent_set(ent, dict, s_hist, Py_None) : took;
+}
+
+/* One dirty entity: its history gets (tick, mask, bits before, None) (in its ring, or its list
+ * as the entry's tuple), entries at or before oldest are dropped, and its record cache starts
+ * again. */
 static int commit_one(PyObject *world, PyObject *ent, PyObject *tick, long long oldest,
-                      PyObject *zero) {
+                      PyObject *zero, Table *t, long long now) {
     PyObject *dict = ent_dict(ent);
     PyObject *owner = ent_hinted(ent, dict, A_WORLD, s_world);
     if (!owner) {
@@ -2464,41 +2697,49 @@ static int commit_one(PyObject *world, PyObject *ent, PyObject *tick, long long 
     before = hist ? ent_hinted(ent, dict, A_BEFORE, s_before) : NULL;
     if (!before)
         goto done;
-    if (!PyList_Check(hist)) {
-        PyErr_SetString(PyExc_TypeError, "_net_hist must be a list");
+    int in_ring = t && hist == Py_None ? commit_ring(t, ent, dict, now, oldest, mask, before, &hist)
+                                       : 0;
+    if (in_ring < 0)
         goto done;
-    }
-    int reused = reuse_entry(hist, oldest, tick, mask, before);
-    if (reused < 0)
-        goto done;
-    if (reused) { /* the first entry, now the newest: appended, then dropped from the front */
-        Py_INCREF(entry = PyList_GET_ITEM(hist, 0));
-    } else {
-        flat = before_tuple(before, mask);
-        entry = flat ? PyTuple_Pack(4, tick, mask, flat, Py_None) : NULL;
-        if (!entry)
+    if (!in_ring) {
+        if (!PyList_Check(hist)) {
+            PyErr_SetString(PyExc_TypeError, "_net_hist must be a list");
             goto done;
-        if (PyLong_CheckExact(tick) && PyLong_CheckExact(mask) && all_ints(flat)) {
-            PyObject_GC_UnTrack(flat); /* see above */
-            PyObject_GC_UnTrack(entry);
-            if (PyList_CheckExact(hist) && PyObject_GC_IsTracked(hist) &&
-                untrack_lists(ent, dict, hist))
-                goto done;
         }
-    }
-    if (PyList_Append(hist, entry))
-        goto done;
-    Py_ssize_t old = reused; /* a reused first entry was at or before oldest */
-    for (; old < PyList_GET_SIZE(hist); old++) {
-        long long t;
-        PyObject *m;
-        if (entry_unpack(hist, old, &t, &m))
+        int reused = reuse_entry(hist, oldest, tick, mask, before);
+        if (reused < 0)
             goto done;
-        if (t > oldest)
-            break;
+        if (reused) { /* the first entry, now the newest: appended, then dropped from the front */
+            Py_INCREF(entry = PyList_GET_ITEM(hist, 0));
+        } else {
+            flat = before_tuple(before, mask);
+            entry = flat ? PyTuple_Pack(4, tick, mask, flat, Py_None) : NULL;
+            if (!entry)
+                goto done;
+            if (PyLong_CheckExact(tick) && PyLong_CheckExact(mask) && all_ints(flat)) {
+                PyObject_GC_UnTrack(flat); /* see above */
+                PyObject_GC_UnTrack(entry);
+                if (PyList_CheckExact(hist) && PyObject_GC_IsTracked(hist) &&
+                    untrack_lists(ent, dict, hist))
+                    goto done;
+            }
+        }
+        if (PyList_Append(hist, entry))
+            goto done;
+        Py_ssize_t old = reused; /* a reused first entry was at or before oldest */
+        for (; old < PyList_GET_SIZE(hist); old++) {
+            long long t_old;
+            PyObject *m;
+            if (entry_unpack(hist, old, &t_old, &m))
+                goto done;
+            if (t_old > oldest)
+                break;
+        }
+        if (old && PyList_SetSlice(hist, 0, old, NULL))
+            goto done;
+        if (t && commit_adopt(t, ent, dict, hist))
+            goto done;
     }
-    if (old && PyList_SetSlice(hist, 0, old, NULL))
-        goto done;
     cache = PyDict_New();
     if (!cache || ent_set(ent, dict, s_cache, cache))
         goto done;
@@ -2514,6 +2755,38 @@ done:
     return rc;
 }
 
+/* The rings the commit writes next (dirty[from:from + 16]): each entity, then its dict, then
+ * its ring's header and the line its next entry goes to, asked for level by level. */
+static void warm_rings(const Table *t, PyObject *dirty, Py_ssize_t from) {
+    Py_ssize_t to = PyList_GET_SIZE(dirty) < from + 16 ? PyList_GET_SIZE(dirty) : from + 16;
+    PyObject *dicts[16];
+    int n = 0;
+    for (Py_ssize_t j = from; j < to; j++)
+        PREFETCH(PyList_GET_ITEM(dirty, j));
+    for (Py_ssize_t j = from; j < to; j++) {
+        PyObject *dict = ent_dict(PyList_GET_ITEM(dirty, j));
+        if (dict) {
+            PREFETCH(((PyDictObject *)dict)->ma_values);
+            dicts[n++] = dict;
+        }
+    }
+    const Ring *rings[16];
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        PyObject *id = dict_item(dicts[i], A_NET_ID, s_net_id);
+        long long net = id && PyLong_CheckExact(id) ? PyLong_AsLongLong(id) : -1;
+        if (PyErr_Occurred())
+            PyErr_Clear();
+        if (net >= 0 && net < t->n && t->slots[net])
+            PREFETCH(rings[m++] = t->slots[net]);
+        Py_DECREF(dicts[i]);
+    }
+    for (int i = 0; i < m; i++) {
+        const Ring *r = rings[i];
+        PREFETCH(r->data + (size_t)ring_at(r, r->n < r->cap ? r->n : 0) * (size_t)r->stride);
+    }
+}
+
 static PyObject *py_commit(PyObject *self, PyObject *args) {
     PyObject *world, *dirty, *tick;
     long long oldest;
@@ -2523,16 +2796,34 @@ static PyObject *py_commit(PyObject *self, PyObject *args) {
     PyObject *zero = PyLong_FromLong(0);
     if (!zero)
         return NULL;
-    Py_INCREF(dirty);
+    long long now = PyLong_AsLongLong(tick);
+    if (now == -1 && PyErr_Occurred()) {
+        Py_DECREF(zero);
+        return NULL;
+    }
+    /* the world's rings (_table.h), if it has them */
+    PyObject *table = PyObject_GetAttrString(world, "history_table");
+    if (!table)
+        PyErr_Clear();
+    Table *t = table && Py_TYPE(table) == &TableType ? (Table *)table : NULL;
+    if (t && table_busy(t)) {
+        Py_DECREF(table);
+        Py_DECREF(zero);
+        return NULL;
+    }
     int rc = 0;
+    Py_INCREF(dirty);
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(dirty) && !rc; k++) {
+        if (t && k % 16 == 0)
+            warm_rings(t, dirty, k + 16);
         PyObject *ent = PyList_GET_ITEM(dirty, k);
         Py_INCREF(ent);
-        rc = commit_one(world, ent, tick, oldest, zero);
+        rc = commit_one(world, ent, tick, oldest, zero, t, now);
         Py_DECREF(ent);
     }
     Py_DECREF(dirty);
     Py_DECREF(zero);
+    Py_XDECREF(table);
     if (rc)
         return NULL;
     Py_RETURN_NONE;
@@ -3442,7 +3733,6 @@ static int touched_again(const TouchedIds *t, Py_ssize_t k) {
     return 0;
 }
 
-static PyObject *s_net_id, *s_vals;
 
 /* One row of a pack: the touched entity id (rank r) of the cell; 0, or 1 if the cell cannot be
  * packed (its errors are the one-by-one path's to raise, in its order). */
@@ -4125,16 +4415,21 @@ static int near_factor(PyObject *near, PyObject *id, double *out) {
 
 /* The importance of a live entity's record for a client holding base (or since[id]); 0 when it
  * has none (nothing changed since what the client holds). -1: error. */
-static int live_importance(PyObject *ent, PyObject *id, long long base, PyObject *since,
-                           PyObject *hot, PyObject *arrival, PyObject *weigh, PyObject *near,
-                           double *out) {
+static int live_importance(PyObject *ent, PyObject *id, long long net_id, long long base,
+                           PyObject *since, PyObject *hot, PyObject *arrival, PyObject *weigh,
+                           PyObject *near, PyObject **table, double *out) {
     int rc = -1, is_arrival = (PyObject *)Py_TYPE(ent) == arrival;
     PyObject *dict = ent_dict(ent), *hist = NULL, *spawn_o = NULL, *layout = NULL;
+    PyObject *mask = NULL;
+    const Ring *ring = NULL;
     long long spawn = 0;
     hist = ent_attr(ent, dict, s_hist);
     if (!hist)
         goto done;
-    if (!PyList_Check(hist)) {
+    if (hist == Py_None) {
+        if (!(ring = history_ring(world_table(table, ent, dict), ent, dict, net_id)))
+            goto done;
+    } else if (!PyList_Check(hist)) {
         PyErr_SetString(PyExc_TypeError, "entity history must be a list");
         goto done;
     }
@@ -4143,17 +4438,27 @@ static int live_importance(PyObject *ent, PyObject *id, long long base, PyObject
         if (!spawn_o || as_ll(spawn_o, &spawn))
             goto done;
     }
-    Py_ssize_t nh = PyList_GET_SIZE(hist);
+    Py_ssize_t nh = ring ? ring->n : PyList_GET_SIZE(hist);
     if (is_arrival || spawn > base) {
         *out = 2.0;
     } else {
         long long newest, held = base;
-        PyObject *mask, *held_o = PyDict_GetItemWithError(since, id);
+        PyObject *held_o = PyDict_GetItemWithError(since, id);
         if (!held_o && PyErr_Occurred())
             goto done;
         if (held_o && as_ll(held_o, &held))
             goto done;
-        if (!nh || entry_unpack(hist, nh - 1, &newest, &mask) || newest <= held) {
+        if (nh && ring) {
+            newest = ring_tick(ring, nh - 1);
+            if (newest > held && !(mask = words_long(ring_mask(ring, nh - 1), ring->nw)))
+                goto done;
+        } else if (nh) {
+            PyObject *m;
+            if (entry_unpack(hist, nh - 1, &newest, &m))
+                goto done;
+            mask = Py_NewRef(m);
+        }
+        if (!nh || newest <= held) {
             rc = PyErr_Occurred() ? -1 : 0;
             *out = 0.0;
             goto done;
@@ -4194,6 +4499,7 @@ done:
     Py_XDECREF(hist);
     Py_XDECREF(spawn_o);
     Py_XDECREF(layout);
+    Py_XDECREF(mask);
     return rc;
 }
 
@@ -4212,7 +4518,7 @@ static PyObject *py_rank(PyObject *self, PyObject *args) {
     Ranked *ranked = PyMem_Malloc(sizeof(Ranked) * (size_t)(n ? n : 1));
     if (!ranked)
         return PyErr_NoMemory();
-    PyObject *out = NULL;
+    PyObject *out = NULL, *table = NULL;
     Py_INCREF(ids); /* its items stay borrowed while weigh or math.dist run Python */
     for (Py_ssize_t k = 0; k < n; k++) {
         warm_ahead(ids, k, entities, -1, NULL);
@@ -4242,7 +4548,8 @@ static PyObject *py_rank(PyObject *self, PyObject *args) {
             importance = 2.0;
         } else {
             Py_INCREF(ent);
-            int has = live_importance(ent, id, base, since, hot, arrival, weigh, near, &importance);
+            int has = live_importance(ent, id, net_id, base, since, hot, arrival, weigh, near,
+                                      &table, &importance);
             Py_DECREF(ent);
             if (has < 0)
                 goto done;
@@ -4274,6 +4581,7 @@ static PyObject *py_rank(PyObject *self, PyObject *args) {
 done:
     Py_DECREF(ids);
     PyMem_Free(ranked);
+    table_done(&table);
     return out;
 }
 
@@ -4564,5 +4872,12 @@ PyMODINIT_FUNC PyInit__cassemble(void) {
         !s_class_id || !s_count || !s_index_bits || !k_two64 || !s_world || !s_dirty ||
         !s_before || !s_enter_key || !s_net_id || !s_vals || !s_client_id || !g_everywhere)
         return NULL;
-    return PyModule_Create(&module);
+    if (PyType_Ready(&TableType))
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m && PyModule_AddObjectRef(m, "Table", (PyObject *)&TableType)) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

@@ -44,6 +44,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ._budget import Near, near_factor, priority
+from ._history import entries, owned
 from ._packet_format import (
     OP_DELETE,
     OP_ENTER,
@@ -232,6 +233,8 @@ def commit(world: Any, dirty: list[Any], tick: int, oldest: int) -> None:
         if not mask:
             continue
         hist = d["_net_hist"]
+        if hist is None:  # the compiled commit's table holds it
+            hist = owned(ent)
         hist.append((tick, mask, before_tuple(d["_net_before"], mask), None))
         while hist[0][0] <= oldest:
             del hist[0]
@@ -585,7 +588,7 @@ def rank(
                 continue  # a despawn the client never held
             importance = 2.0
         else:
-            hist = ent._net_hist
+            hist = entries(ent)
             if type(ent) is arrival or ent._net_spawn > base:
                 importance = 2.0
             elif not hist or hist[-1][0] <= since.get(net_id, base):
@@ -666,7 +669,7 @@ def _merge(
     """Merge the values of the history entries ``unmerged`` (walked newest first) over
     ``merged``, each entry's fragments made or brought up to date first: those made before
     a later change of their property (``fresh``: what changed this tick) are stale."""
-    hist = ent._net_hist
+    hist = entries(ent)
     for k in unmerged:
         change = hist[k]
         when, changed_here, _, made = change
@@ -720,7 +723,7 @@ def _value_delta_sections(
         own = held.get(net_id) if held else None
         low, bases = (oldest, order) if own is None else (own, [own])
         spawn = tick if entering and net_id in entering else ent._net_spawn
-        hist = ent._net_hist
+        hist = entries(ent)
         if spawn <= low and (not hist or hist[-1][0] <= low):
             continue  # nothing new for any of the bases
         lay = ent._net_layout
@@ -810,7 +813,7 @@ def _whole_sections(
         own = held.get(net_id) if held else None
         low, bases = (oldest, order) if own is None else (own, [own])
         spawn = tick if entering and net_id in entering else ent._net_spawn
-        hist = ent._net_hist
+        hist = entries(ent)
         if spawn <= low:
             # The usual case: the entity is older than every base, so each base gets an
             # update of what changed since it (or nothing), newest base first.
@@ -871,7 +874,7 @@ def _entered_records(
 ) -> None:
     """The whole-value records of an entity that entered after some base: an enter for
     those bases (and a full update), an update of what changed since the others."""
-    hist = ent._net_hist
+    hist = entries(ent)
     lay = ent._net_layout
     public = lay.public_mask
     h = len(hist) - 1

@@ -1,7 +1,7 @@
 """Lag compensation: the world as of an earlier tick, as its clients decoded it.
 
 Nothing is recorded per tick that the world does not already keep. Every committed change of
-an entity is an entry of its history (``_net_hist``: the tick and the bits each changed
+an entity is an entry of its history (``_history.entries``: the tick and the bits each changed
 property had *before* it), so its bits at tick ``t`` are its committed bits with every entry
 after ``t`` undone, newest first. ``World(rewind=K)`` keeps those entries for ``K`` ticks (at
 least) and keeps each entity despawned within them (its committed bits and history, copied
@@ -20,6 +20,7 @@ from typing import Any
 
 from ._bits import BitReader
 from ._codecs import Codec
+from ._history import entries
 from ._interpolation import blend
 from ._packet_format import set_indices
 from ._schema import ClassLayout
@@ -152,7 +153,7 @@ class Rewound(Mapping[int, EntityState]):
         """The entity ``net_id`` was at ``tick`` (None: there was none)."""
         ent = self.world.entities.get(net_id)
         if ent is not None and ent._net_spawn <= tick:
-            bits = _undo(committed(ent), ent._net_hist, tick)
+            bits = _undo(committed(ent), entries(ent), tick)
             return ent._net_spawn, ent._net_layout, bits
         for _, spawn, gone, layout, kept, hist in self.world._rewind.by_id.get(net_id, ()):
             if spawn <= tick < gone:

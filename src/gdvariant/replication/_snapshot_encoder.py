@@ -33,6 +33,7 @@ from gdvariant import VariantError
 
 from . import _assembler
 from ._budget import ABSENT, Behind, Limits, choose
+from ._history import changed_since
 from ._interest import Interest
 from ._packet_format import (
     FLAG_DELTAS,
@@ -701,11 +702,7 @@ class SnapshotEncoder:
             if not base or ent._net_spawn > base or (entering and ent.net_id in entering):
                 mask, reset = self.world.nondefault(ent) & allowed, 0
             else:
-                changed = 0
-                for change in reversed(ent._net_hist):
-                    if change[0] <= base:
-                        break
-                    changed |= change[1]
+                changed = changed_since(ent, base)
                 if moved:
                     held = (changed | self.world.nondefault(ent)) & ~lay.public_mask
                     mask, reset = held & allowed, held & ~allowed

@@ -44,6 +44,9 @@ class World:
         self.deleted: dict[int, list[tuple[int, int]]] = {}
         self._free: list[int] = []
         self._next = 0
+        #: the entities' histories the compiled commit holds in C rings (their ``_net_hist``
+        #: then None; ``_history.py``), None with the pure assembler
+        self.history_table: Any = _assembler.history_table()
         #: ``[(spawned, entity)]`` since the last update of the world's Interest (None: no
         #: Interest watches this world), the spawns and despawns it places in its grid.
         self.lifecycle: list[tuple[bool, Any]] | None = None
@@ -121,6 +124,11 @@ class World:
         if entity.net_id not in self.entities or self.entities[entity.net_id] is not entity:
             raise KeyError(f"entity {entity.net_id} is not in this world")
         del self.entities[entity.net_id]
+        if self.history_table is not None:  # its history a list again, its ring freed
+            taken = self.history_table.take(entity.net_id)
+            if taken is not None:
+                vars(entity)["_net_hist"] = taken
+            self.history_table.forget(entity.net_id)
         vars(entity)["_net_world"] = None
         if entity._net_spawn <= self.tick:
             self.deleted.setdefault(entity.net_id, []).append((entity._net_spawn, self.tick + 1))

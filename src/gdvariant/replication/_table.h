@@ -1,0 +1,414 @@
+/* A world's history rings (included by _cassemble.c, which defines long_words and
+ * entry_unpack before it): each entity's history held in C, by net id, so that the commit
+ * writes no tuple and the walk reads an entry's tick, mask and bits before from one block of
+ * memory instead of the entry's tuple, its ints and its tuple of bits before (a fifth of the
+ * walk's misses of the caches, docs/replication-interest-performance.md).
+ *
+ * One owner per entity's history: its _net_hist list, or, once the compiled commit moved it
+ * here, its ring, and then _net_hist is None. The compiled commit moves a list that it can
+ * hold (ticks and masks of the class's words, bits before below 2**63); an entry it cannot
+ * hold gives the history back to a list for good (the ring stays, unusable, to say so).
+ * Python readers get a list of entries from Table.entries (_history.py), and the pure commit
+ * takes the history back (Table.take) before it writes it. */
+
+typedef struct {
+    PyObject *ent;        /* strong: the entity (World.despawn has the table forget it) */
+    int nw, nprops, cap;  /* mask words, flat properties, entries the ring holds */
+    Py_ssize_t n, head;   /* entries, oldest first from head (mod cap) */
+    int usable;           /* 0: an entry it could not mirror (bits past 63 bits, an odd entry) */
+    int stride;           /* words an entry: its tick, its mask words, a before per property */
+    uint64_t *data;       /* cap entries, in the same block, from a cache line's start */
+} Ring;
+
+/* A block for a ring of cap entries of stride words: the Ring, then its entries aligned to
+ * 64 bytes (an entry of 8 words, a class of 6 properties, on one line). */
+static Ring *ring_block(const Ring *like, int cap) {
+    size_t size = sizeof(Ring) + 63 + sizeof(uint64_t) * (size_t)cap * (size_t)like->stride;
+    Ring *r = PyMem_Malloc(size);
+    if (!r) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    *r = *like;
+    r->cap = cap;
+    r->data = (uint64_t *)(((uintptr_t)(r + 1) + 63) & ~(uintptr_t)63);
+    return r;
+}
+
+typedef struct {
+    PyObject_HEAD
+    Ring **slots;
+    Py_ssize_t n;
+    int walking; /* calls reading its rings now (a Python callback in one cannot free them) */
+} Table;
+
+/* Whether t's rings are being read (RuntimeError then): what would free or move them waits. */
+static int table_busy(const Table *t) {
+    if (!t->walking)
+        return 0;
+    PyErr_SetString(PyExc_RuntimeError, "a world's history changed while its packets were made");
+    return 1;
+}
+
+static void ring_free(Ring *r) {
+    if (!r)
+        return;
+    Py_XDECREF(r->ent);
+    PyMem_Free(r);
+}
+
+static inline Py_ssize_t ring_at(const Ring *r, Py_ssize_t i) {
+    Py_ssize_t k = r->head + i;
+    return k >= r->cap ? k - r->cap : k;
+}
+
+static inline const uint64_t *ring_entry(const Ring *r, Py_ssize_t i) {
+    return r->data + (size_t)ring_at(r, i) * (size_t)r->stride;
+}
+static inline long long ring_tick(const Ring *r, Py_ssize_t i) {
+    return (long long)ring_entry(r, i)[0];
+}
+static inline const uint64_t *ring_mask(const Ring *r, Py_ssize_t i) { return ring_entry(r, i) + 1; }
+static inline uint64_t ring_before(const Ring *r, Py_ssize_t i, Py_ssize_t prop) {
+    return ring_entry(r, i)[1 + r->nw + prop];
+}
+
+/* r with room for cap entries (a new block; r freed), or NULL with MemoryError (r kept). */
+static Ring *ring_resized(Ring *r, int cap) {
+    Ring *out = ring_block(r, cap);
+    if (!out)
+        return NULL;
+    out->head = 0;
+    for (Py_ssize_t i = 0; i < r->n; i++)
+        memcpy(out->data + i * r->stride, ring_entry(r, i), sizeof(uint64_t) * (size_t)r->stride);
+    PyMem_Free(r);
+    return out;
+}
+
+/* Append history entry e (tick, mask, bits before, ...) to *rp (made larger when full: *rp
+ * may move); an entry it cannot hold (a mask or bits past their words, not a tuple of ints)
+ * leaves it unusable, not an error. */
+static int ring_push(Ring **rp, PyObject *e) {
+    Ring *r = *rp;
+    if (!r->usable)
+        return 0;
+    if (r->n == r->cap) {
+        if (!(r = ring_resized(r, r->cap ? 2 * r->cap : 8)))
+            return -1;
+        *rp = r;
+    }
+    uint64_t *entry = r->data + (size_t)ring_at(r, r->n) * (size_t)r->stride;
+    uint64_t *mask = entry + 1, *before = entry + 1 + r->nw;
+    PyObject *flat = PyTuple_Check(e) && PyTuple_GET_SIZE(e) >= 3 ? PyTuple_GET_ITEM(e, 2) : NULL;
+    long long tick = 0;
+    int over = 0;
+    if (flat && PyLong_CheckExact(PyTuple_GET_ITEM(e, 0)))
+        tick = PyLong_AsLongLongAndOverflow(PyTuple_GET_ITEM(e, 0), &over);
+    if (!flat || !PyTuple_Check(flat) || over || (tick == -1 && PyErr_Occurred()) ||
+        long_words(PyTuple_GET_ITEM(e, 1), mask, r->nw)) {
+        PyErr_Clear();
+        r->usable = 0;
+        return 0;
+    }
+    Py_ssize_t rank = 0;
+    for (int q = 0; q < r->nw; q++) {
+        for (uint64_t m = mask[q]; m; m &= m - 1, rank++) {
+            Py_ssize_t i = 64 * q + ctz64(m);
+            PyObject *b = rank < PyTuple_GET_SIZE(flat) ? PyTuple_GET_ITEM(flat, rank) : NULL;
+            long long v = -1;
+            if (i < r->nprops && b && PyLong_CheckExact(b))
+                v = PyLong_AsLongLongAndOverflow(b, &over);
+            if (v < 0 || over) { /* past 63 bits (or none): read from the list */
+                PyErr_Clear();
+                r->usable = 0;
+                return 0;
+            }
+            before[i] = (uint64_t)v;
+        }
+    }
+    if (rank != PyTuple_GET_SIZE(flat)) {
+        r->usable = 0;
+        return 0;
+    }
+    entry[0] = (uint64_t)tick;
+    r->n++;
+    return 0;
+}
+
+/* Drop the entries at or before oldest from the front, as the commit drops them from the list. */
+static void ring_drop(Ring *r, long long oldest) {
+    while (r->n && ring_tick(r, 0) <= oldest) {
+        r->head = ring_at(r, 1);
+        r->n--;
+    }
+}
+
+/* A new ring for ent holding its history list hist, of nprops flat properties (unusable
+ * when an entry is one it cannot hold); NULL for a class past 4,096 properties or on an error. */
+static Ring *ring_new(PyObject *ent, PyObject *hist, Py_ssize_t nprops) {
+    if (nprops > 4096)
+        return NULL;
+    int nw = nprops ? (int)((nprops + 63) / 64) : 1;
+    Ring head = {NULL, nw, (int)nprops, 0, 0, 0, 1, 1 + nw + (int)nprops, NULL};
+    Py_ssize_t want = PyList_GET_SIZE(hist) > 8 ? PyList_GET_SIZE(hist) : 8;
+    Ring *r = ring_block(&head, (int)want);
+    if (!r)
+        return NULL;
+    r->ent = Py_NewRef(ent);
+    for (Py_ssize_t h = 0; h < PyList_GET_SIZE(hist) && r->usable; h++)
+        if (ring_push(&r, PyList_GET_ITEM(hist, h))) {
+            ring_free(r);
+            return NULL;
+        }
+    return r;
+}
+
+/* The commit's new entry (tick, the changed mask, the bits before by property) appended to
+ * *rp (which may move): 1, or 0 when the ring cannot hold it, nothing appended and no error
+ * set (a mask past the class's words, bits before past 63 bits or not ints, or bits before
+ * that do not match the mask: the list's path then says why, as the pure commit does); -1 on
+ * running out of memory. */
+static int ring_commit(Ring **rp, long long tick, PyObject *mask, PyObject *before) {
+    Ring *r = *rp;
+    uint64_t words[64];
+    if (r->nw > 64 || !PyDict_CheckExact(before))
+        return 0;
+    if (long_words(mask, words, r->nw)) {
+        PyErr_Clear();
+        return 0;
+    }
+    Py_ssize_t count = 0;
+    for (int q = 0; q < r->nw; q++)
+        count += popcount64(words[q]);
+    if (count != PyDict_GET_SIZE(before))
+        return 0;
+    if (r->n == r->cap) {
+        if (!(r = ring_resized(r, r->cap ? 2 * r->cap : 8)))
+            return -1;
+        *rp = r;
+    }
+    uint64_t *entry = r->data + (size_t)ring_at(r, r->n) * (size_t)r->stride;
+    for (int q = 0; q < r->nw; q++)
+        for (uint64_t m = words[q]; m; m &= m - 1) {
+            Py_ssize_t i = 64 * q + ctz64(m);
+            PyObject *key = i < r->nprops ? PyLong_FromSsize_t(i) : NULL;
+            PyObject *b = key ? PyDict_GetItemWithError(before, key) : NULL;
+            Py_XDECREF(key);
+            int over = 0;
+            long long v = b && PyLong_CheckExact(b) ? PyLong_AsLongLongAndOverflow(b, &over) : -1;
+            if (v < 0 || over) {
+                PyErr_Clear();
+                return 0;
+            }
+            entry[1 + r->nw + i] = (uint64_t)v;
+        }
+    entry[0] = (uint64_t)tick;
+    memcpy(entry + 1, words, sizeof(uint64_t) * (size_t)r->nw);
+    r->n++;
+    return 1;
+}
+
+/* The ring's entries as the history list holds them: [(tick, mask, bits before, None)]. */
+static PyObject *ring_entries(const Ring *r) {
+    PyObject *out = PyList_New(r->n);
+    for (Py_ssize_t i = 0; out && i < r->n; i++) {
+        const uint64_t *m = ring_mask(r, i);
+        Py_ssize_t count = 0;
+        for (int q = 0; q < r->nw; q++)
+            count += popcount64(m[q]);
+        PyObject *flat = PyTuple_New(count), *mask = words_long(m, r->nw), *item = NULL;
+        Py_ssize_t k = 0;
+        for (int q = 0; flat && q < r->nw; q++)
+            for (uint64_t w = m[q]; w && flat; w &= w - 1) {
+                PyObject *v = PyLong_FromUnsignedLongLong(ring_before(r, i, 64 * q + ctz64(w)));
+                if (!v)
+                    Py_CLEAR(flat);
+                else
+                    PyTuple_SET_ITEM(flat, k++, v);
+            }
+        if (flat && mask)
+            item = Py_BuildValue("(LOOO)", ring_tick(r, i), mask, flat, Py_None);
+        Py_XDECREF(flat);
+        Py_XDECREF(mask);
+        if (!item)
+            Py_CLEAR(out);
+        else
+            PyList_SET_ITEM(out, i, item);
+    }
+    return out;
+}
+
+static int table_room(Table *t, Py_ssize_t net_id) {
+    if (net_id < t->n)
+        return 0;
+    Py_ssize_t n = t->n ? t->n : 64;
+    while (n <= net_id)
+        n *= 2;
+    Ring **slots = PyMem_Realloc(t->slots, sizeof(Ring *) * (size_t)n);
+    if (!slots) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    memset(slots + t->n, 0, sizeof(Ring *) * (size_t)(n - t->n));
+    t->slots = slots;
+    t->n = n;
+    return 0;
+}
+
+/* The ring holding the history of ent, at net_id (its _net_hist None), or NULL with an error.
+ * ent NULL: by net id alone (a stand-in of the entity reads its history). */
+static Ring *table_owned(const Table *t, long long net_id, PyObject *ent) {
+    Ring *r = t && net_id >= 0 && net_id < t->n ? t->slots[net_id] : NULL;
+    if (!r || (ent && r->ent != ent) || !r->usable) {
+        PyErr_Format(PyExc_RuntimeError, "entity %lld's history is in no history table", net_id);
+        return NULL;
+    }
+    return r;
+}
+
+/* The ring of ent at net_id when it is usable (else NULL, without an error): warm()'s look. */
+static const Ring *table_peek(const Table *t, long long net_id, PyObject *ent) {
+    const Ring *r = t && net_id >= 0 && net_id < t->n ? t->slots[net_id] : NULL;
+    return r && r->ent == ent && r->usable ? r : NULL;
+}
+
+/* After the commit wrote ent's history list hist: 1 when a ring now holds it (the caller sets
+ * _net_hist to None), 0 when it stays a list (a slot that could not hold this entity's
+ * history before is not tried again), -1 on an error. */
+static int table_adopt(Table *t, PyObject *ent, PyObject *hist, long long net_id,
+                       Py_ssize_t nprops) {
+    if (net_id < 0 || net_id >= ((long long)1 << 40) || nprops < 0)
+        return 0;
+    if (table_room(t, (Py_ssize_t)net_id))
+        return -1;
+    Ring *r = t->slots[net_id];
+    if (r && r->ent == ent && !r->usable)
+        return 0;
+    Ring *fresh = ring_new(ent, hist, nprops);
+    if (!fresh)
+        return PyErr_Occurred() ? -1 : 0;
+    ring_free(t->slots[net_id]);
+    t->slots[net_id] = fresh;
+    return fresh->usable;
+}
+
+/* The table holds its entities, which hold their world, which holds the table: a cycle the
+ * collector must see through. */
+static int table_traverse(PyObject *self, visitproc visit, void *arg) {
+    Table *t = (Table *)self;
+    for (Py_ssize_t i = 0; i < t->n; i++)
+        if (t->slots[i])
+            Py_VISIT(t->slots[i]->ent);
+    return 0;
+}
+
+static int table_clear(PyObject *self) {
+    Table *t = (Table *)self;
+    for (Py_ssize_t i = 0; i < t->n; i++) {
+        Ring *r = t->slots[i];
+        t->slots[i] = NULL;
+        ring_free(r);
+    }
+    return 0;
+}
+
+static void table_dealloc(PyObject *self) {
+    Table *t = (Table *)self;
+    PyObject_GC_UnTrack(self);
+    table_clear(self);
+    PyMem_Free(t->slots);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static PyObject *table_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    if (!PyArg_ParseTuple(args, ":Table"))
+        return NULL;
+    return type->tp_alloc(type, 0);
+}
+
+/* The ring at net_id arg holds, or NULL (with an error when arg is no int). */
+static Ring *table_at(const Table *t, PyObject *arg, long long *net_id) {
+    *net_id = PyLong_AsLongLong(arg);
+    if (*net_id == -1 && PyErr_Occurred())
+        return NULL;
+    return *net_id >= 0 && *net_id < t->n ? t->slots[*net_id] : NULL;
+}
+
+static PyObject *table_forget(PyObject *self, PyObject *arg) {
+    Table *t = (Table *)self;
+    long long net_id;
+    Ring *r = table_at(t, arg, &net_id);
+    if (PyErr_Occurred() || (r && table_busy(t)))
+        return NULL;
+    if (r) {
+        t->slots[net_id] = NULL;
+        ring_free(r);
+    }
+    Py_RETURN_NONE;
+}
+
+/* entries(net_id) -> the history the ring at net_id holds, as a list of entries, or None. */
+static PyObject *table_entries(PyObject *self, PyObject *arg) {
+    long long net_id;
+    const Ring *r = table_at((Table *)self, arg, &net_id);
+    if (PyErr_Occurred())
+        return NULL;
+    if (!r || !r->usable)
+        Py_RETURN_NONE;
+    return ring_entries(r);
+}
+
+/* changed_since(net_id, tick) -> the masks of the entries after tick or'ed, or None. */
+static PyObject *table_changed_since(PyObject *self, PyObject *args) {
+    PyObject *id_o;
+    long long after, net_id;
+    if (!PyArg_ParseTuple(args, "OL", &id_o, &after))
+        return NULL;
+    const Ring *r = table_at((Table *)self, id_o, &net_id);
+    if (PyErr_Occurred())
+        return NULL;
+    if (!r || !r->usable)
+        Py_RETURN_NONE;
+    uint64_t words[64] = {0};
+    int nw = r->nw < 64 ? r->nw : 64;
+    for (Py_ssize_t i = r->n - 1; i >= 0 && ring_tick(r, i) > after; i--)
+        for (int q = 0; q < nw; q++)
+            words[q] |= ring_mask(r, i)[q];
+    return words_long(words, nw);
+}
+
+/* take(net_id) -> entries(net_id), the ring forgotten: the history is a list's again. */
+static PyObject *table_take(PyObject *self, PyObject *arg) {
+    PyObject *out = table_entries(self, arg);
+    if (out && out != Py_None) {
+        PyObject *gone = table_forget(self, arg);
+        if (!gone)
+            Py_CLEAR(out);
+        Py_XDECREF(gone);
+    }
+    return out;
+}
+
+static PyMethodDef table_methods[] = {
+    {"forget", table_forget, METH_O, "forget(net_id): the entity at net_id left the world."},
+    {"entries", table_entries, METH_O,
+     "entries(net_id) -> None or [(tick, mask, bits before, None)]: the history a ring "
+     "holds, as a list of entries."},
+    {"changed_since", table_changed_since, METH_VARARGS,
+     "changed_since(net_id, tick) -> None or the changed masks of the entries after tick, "
+     "or'ed."},
+    {"take", table_take, METH_O,
+     "take(net_id) -> entries(net_id), the ring forgotten: the history goes back to a list."},
+    {NULL, NULL, 0, NULL}};
+
+static PyTypeObject TableType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "gdvariant.replication._cassemble.Table",
+    .tp_basicsize = sizeof(Table),
+    .tp_dealloc = table_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "A world's history rings by net id, written by the compiled commit.",
+    .tp_traverse = table_traverse,
+    .tp_clear = table_clear,
+    .tp_new = table_new,
+    .tp_methods = table_methods,
+};
