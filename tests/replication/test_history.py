@@ -182,3 +182,16 @@ def test_a_world_and_its_table_are_collected() -> None:
     del world, ent
     gc.collect()
     assert gone() is None
+
+
+def test_an_id_past_the_tables_slots_keeps_a_list() -> None:
+    """A world's ids are dense; one past 4M (a world of millions) keeps its history in a list
+    instead of growing the table's slots, and commits and reads as any list."""
+    fast = compiled()
+    world, ref = table_world(), World(ASSEMBLER_SCHEMA)
+    world._next = ref._next = 1 << 22
+    ent, twin = world.spawn(Crate), ref.spawn(Crate)
+    for tick in range(1, 4):
+        commit_one(fast, world, ent, tick, 0, {0: tick})
+        commit_one(_pyassemble, ref, twin, tick, 0, {0: tick})
+    assert isinstance(ent._net_hist, list) and entries(ent) == entries(twin)

@@ -35,6 +35,11 @@ static Ring *ring_block(const Ring *like, int cap) {
     return r;
 }
 
+/* The ids a table has slots for: a world's ids are dense (the lowest free one is reused), so
+ * an id past 4M is a world of millions of entities; its history stays a list, and the slots
+ * of a table are at most 32 MB. */
+#define TABLE_IDS ((long long)1 << 22)
+
 typedef struct {
     PyObject_HEAD
     Ring **slots;
@@ -277,7 +282,7 @@ static const Ring *table_peek(const Table *t, long long net_id, PyObject *ent) {
  * history before is not tried again), -1 on an error. */
 static int table_adopt(Table *t, PyObject *ent, PyObject *hist, long long net_id,
                        Py_ssize_t nprops) {
-    if (net_id < 0 || net_id >= ((long long)1 << 40) || nprops < 0)
+    if (net_id < 0 || net_id >= TABLE_IDS || nprops < 0)
         return 0;
     if (table_room(t, (Py_ssize_t)net_id))
         return -1;
