@@ -1185,39 +1185,20 @@ static void note_sources(Walk *wk, int nw, Py_ssize_t h) {
 /* The history entries after base, from entry *h (tick *t, mask *m) back: their masks or'ed
  * into wk->mask and, with value deltas, each changed property's baseline entry noted in
  * wk->src; *first is the tick of the oldest one walked. 1 if any was walked, 0 if none, -1 on
- * error. */
+ * error. From the entity's ring when one holds its history (wk->hring: m unused, and
+ * wk->entry_of cleared, the words not being its), else from the list hist. */
 static int walk_entries(Walk *wk, int nw, PyObject *hist, long long base, Py_ssize_t *h,
                         long long *t, PyObject **m, long long *first) {
-    int grew = 0;
-    while (*t > base) {
-        grew = 1;
-        if (entry_words(wk, *m, nw))
-            return -1;
-        mask_or(wk->mask, wk->entry, nw);
-        if (wk->deltas)
-            note_sources(wk, nw, *h);
-        *first = *t;
-        (*h)--;
-        if (*h < 0) {
-            *t = -1;
-            break;
-        }
-        if (entry_unpack(hist, *h, t, m))
-            return -1;
-    }
-    return grew;
-}
-
-/* walk_entries over the entity's ring (wk->ring): entry *h's mask words copied into
- * wk->entry, as entry_words converts the list's (wk->entry_of cleared: they are not its). */
-static int ring_walk_entries(Walk *wk, int nw, Py_ssize_t *h, long long *t, long long base,
-                             long long *first) {
     const Ring *r = wk->hring;
     int grew = 0;
-    Py_CLEAR(wk->entry_of);
+    if (r)
+        Py_CLEAR(wk->entry_of);
     while (*t > base) {
         grew = 1;
-        memcpy(wk->entry, ring_mask(r, *h), sizeof(uint64_t) * (size_t)nw);
+        if (r)
+            memcpy(wk->entry, ring_mask(r, *h), sizeof(uint64_t) * (size_t)nw);
+        else if (entry_words(wk, *m, nw))
+            return -1;
         mask_or(wk->mask, wk->entry, nw);
         if (wk->deltas)
             note_sources(wk, nw, *h);
@@ -1227,7 +1208,10 @@ static int ring_walk_entries(Walk *wk, int nw, Py_ssize_t *h, long long *t, long
             *t = -1;
             break;
         }
-        *t = ring_tick(r, *h);
+        if (r)
+            *t = ring_tick(r, *h);
+        else if (entry_unpack(hist, *h, t, m))
+            return -1;
     }
     return grew;
 }
@@ -1577,8 +1561,7 @@ static int walk_bases(Walk *wk, const Walked *e, Py_ssize_t h, long long t, PyOb
             have_last = 0;
             continue;
         }
-        int grew = wk->hring ? ring_walk_entries(wk, nw, &h, &t, base, &first)
-                            : walk_entries(wk, nw, e->hist, base, &h, &t, &m, &first);
+        int grew = walk_entries(wk, nw, e->hist, base, &h, &t, &m, &first);
         if (grew < 0)
             goto fail;
         if (wk->deltas) {
