@@ -30,6 +30,7 @@ from .. import (
     Vector4i,
 )
 from .._floats import f32
+from .._net.peerlog import clip
 from ..replication import (
     Angle,
     ArrayOf,
@@ -73,11 +74,23 @@ _VECTORS: tuple[tuple[type[Codec], type, type], ...] = (
 )
 
 
+def _described(value: Any) -> str:
+    """A client's value named in a few words: its type, and its value when that is one
+    number or a clipped string; never the repr of a container (a client's may be 1,024
+    levels deep, past Python's recursion limit)."""
+    kind = type(value)
+    if value is None or kind in (bool, int, float):
+        return f"{kind.__name__} {value!r}"
+    if isinstance(value, str):
+        return f"{kind.__name__} '{clip(value, 24)}'"
+    try:
+        return f"{kind.__name__} of {len(value)}"
+    except TypeError:
+        return kind.__name__
+
+
 def _refuse(value: Any, codec: Codec) -> ProtocolError:
-    text = repr(value)
-    if len(text) > 40:
-        text = text[:37] + "..."
-    return ProtocolError(f"{type(value).__name__} {text} is no value of {codec!r}")
+    return ProtocolError(f"{_described(value)} is no value of {codec!r}")
 
 
 def _as_int(value: Any, codec: Codec) -> int:
@@ -127,7 +140,7 @@ def _typed(
             try:
                 domain(value)
             except (EncodeError, TypeError, ValueError, OverflowError) as exc:
-                raise ProtocolError(f"{value!r:.40} is outside {codec!r}: {exc}") from None
+                raise ProtocolError(f"{_described(value)} is outside {codec!r}: {exc}") from None
         return value
 
     return check
@@ -171,7 +184,13 @@ def _array(codec: ArrayOf) -> Check:
             raise _refuse(value, codec)
         if len(value) > codec.max_len:
             raise ProtocolError(f"{len(value)} elements do not fit {codec!r}")
-        return [element(item) for item in value]
+        out = []
+        for i, item in enumerate(value):
+            try:
+                out.append(element(item))
+            except ProtocolError as exc:
+                raise ProtocolError(f"element {i} of {codec!r}: {exc.reason}") from None
+        return out
 
     return check
 
@@ -181,7 +200,7 @@ def _anything(codec: Variant) -> Check:
         try:
             codec.encode(value)
         except (EncodeError, TypeError, ValueError, OverflowError) as exc:
-            raise ProtocolError(f"{type(value).__name__} is outside {codec!r}: {exc}") from None
+            raise ProtocolError(f"{_described(value)} is outside {codec!r}: {exc}") from None
         return value
 
     return check
