@@ -6,7 +6,7 @@ well-typed value is the one path that must stay cheap: one ``type(value) is`` te
 codec's own ``encode`` as the range check (an ``Int(16)`` in 16 bits, a ``Str`` within its
 bytes and without NUL, a ``Quant`` within its range), so that a kept value is one
 ``node.state`` would also take. Another type is converted where Godot 4.6 converts it when
-a sync sets a typed property (docs/multiplayer.md, "A client's synchronizer": numbers into
+a sync sets a typed property (docs/multiplayer.md, "What an owner may sync": numbers into
 each other, integer vectors into float ones, a StringName or NodePath into a String); anything
 else, and a value out of range, is a :class:`~gdvariant.multiplayer.wire.ProtocolError`.
 """
