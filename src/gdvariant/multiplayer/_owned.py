@@ -58,7 +58,8 @@ from ..replication import (
 )
 from .wire import ProtocolError
 
-__all__ = ["Check", "value_check"]
+#: nothing here is public: the synchronizers' own machinery, reached by module
+__all__: list[str] = []
 
 #: ``check(value)``: the value to keep (converted as Godot converts it), or ProtocolError
 Check = Callable[[Any], Any]
