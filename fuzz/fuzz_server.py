@@ -19,6 +19,8 @@ peers leave. After every step (:meth:`Session.check`):
 * every packet the server sent decodes and went to a peer it has; nothing is left queued in
   the protocol; the RAW queue is within ``max_raw_queued``; each peer's path cache within its
   bound; no state is kept for a peer that left;
+* every value a spawned node keeps from its owner's syncs (``owned_values``) is one of its
+  property's type in the owned NetClass, as the server's check keeps it, and re-encodes;
 * the good client's calls all ran, none refused, and after each ``sync()`` what it decoded
   (spawns, SYNCs, deltas) equals the server's values of every node it holds, each SYNC time
   one a Godot client accepts.
@@ -43,7 +45,7 @@ from typing import Any, TypeVar
 
 import gdvariant as gd
 from fuzz import harness
-from gdvariant import Vector2
+from gdvariant import Vector2, Vector2i
 from gdvariant.multiplayer import RpcConfig, RpcMode, SceneMultiplayer, TransferMode
 from gdvariant.multiplayer._endpoint import RAW_OVERHEAD, RAW_QUEUE_SENDERS
 from gdvariant.multiplayer.wire import (
@@ -456,6 +458,24 @@ class Session:
                 raise Failure(f"{held} bytes of peer {peer}'s RAW queued")
         if server._raw_total > MAX_RAW_QUEUED * RAW_QUEUE_SENDERS + server.max_message_size:
             raise Failure(f"{server._raw_total} bytes of RAW queued")
+        self._check_owned()
+
+    def _check_owned(self) -> None:
+        """Every value an owner synced is one of its property's type, kept as the check
+        keeps it, and re-encodes (what the game reads in ``owned_values``)."""
+        for node in self.spawner.nodes.values():
+            owned = node.scene.owned
+            if owned is None:
+                continue
+            checks = {name: check for name, check in owned.checks.values()}
+            for name, value in node.owned_values.items():
+                try:
+                    kept = checks[name](value)
+                    gd.dumps(value)
+                except (gd.DecodeError, gd.EncodeError) as exc:
+                    raise Failure(f"{node.path} keeps {name} = {value!r:.60}: {exc}") from exc
+                if type(kept) is not type(value) or not _same(kept, value):
+                    raise Failure(f"{node.path} keeps {name} = {value!r:.60}, not {kept!r:.60}")
 
     def check_good_values(self) -> None:
         """After a frame: the good client holds exactly the nodes the server says it does,
@@ -474,6 +494,11 @@ class Session:
                 raise Failure(
                     f"{node.path}: the good client has {self.good.nodes[net_id]}, not {want}"
                 )
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal, or encoded the same (a NaN is not equal to itself)."""
+    return bool(a == b) or gd.dumps(a) == gd.dumps(b)
 
 
 # ------------------------------------------------------------------- what a client sends
@@ -559,11 +584,14 @@ def _owned_sync(session: Session) -> Packet:
         net_id = path_net_id(_cache_id(s) % 0x7FFFFFFF or 1)
     else:
         net_id = _cache_id(s)
-    values = s.pick(((Vector2(1, -1),), (), (_value(s),), (Vector2(2, 2), 1)))
+    values = s.pick(
+        ((Vector2(1, -1),), (), (_value(s),), (Vector2(2, 2), 1), (Vector2i(3, 4),), (2.9,))
+    )
     if s.chance(50):
         return Sync(s.below(0x10000), (SyncState(net_id, values),) * s.pick((1, 1, 2)))
     mask = s.pick((1, 1, 2, 3, 1 << 63, 0))
-    return DeltaSync((DeltaState(net_id, mask, s.pick(((5,), (), (_value(s),), (1, 2)))),))
+    deltas = ((5,), (), (_value(s),), (1, 2), (2.9,), (True,), (1 << 40,), (Vector2(1, 1),))
+    return DeltaSync((DeltaState(net_id, mask, s.pick(deltas)),))
 
 
 def _system(session: Session) -> Packet:

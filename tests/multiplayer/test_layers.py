@@ -19,6 +19,7 @@ LAYERS = {
     "_relay": 1,
     "_stats": 1,
     "_config": 1,
+    "_owned": 1,  # what an owner may sync: wire and replication only
     "_loop": 1,  # which event loop runs a server: imports none of the package
     "_rpc_config": 2,
     "_synced": 2,

@@ -5,6 +5,7 @@ packets a spawn and a sync send through SceneMultiplayer are in tests/multiplaye
 
 from __future__ import annotations
 
+import logging
 import sys
 import weakref
 from types import FrameType
@@ -12,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from gdvariant import EncodeError, Vector2
+from gdvariant import EncodeError, Vector2, Vector2i
 from gdvariant.multiplayer import (
     SceneMultiplayer,
     SpawnableScene,
@@ -29,6 +30,8 @@ from gdvariant.multiplayer.wire import (
     RemoteCall,
     SimplifyPath,
     Spawn,
+    Sync,
+    SyncState,
     decode_scene_packet,
 )
 from gdvariant.replication import Float32, Int, NetClass, Prop, Vec2
@@ -319,3 +322,68 @@ def test_a_frame_does_no_work_for_idle_nodes_and_peers() -> None:
     holds, nor with the peers that get nothing: no scan of every node for visibility
     filters, no per-peer tables, no copy of the peers (counted in lines run, not timed)."""
     assert _lines_of_one_sync(2, 10) == _lines_of_one_sync(40, 300)
+
+
+class Aim(NetClass):
+    aim = Prop(Vec2(Float32()), hot=True)
+    presses = Int(32)
+
+
+HERO = SpawnableScene("res://hero.tscn", owned=synced_class(Aim, spawn=()))
+HERO_SYNC = 0x80000007
+
+
+def test_an_owner_that_syncs_values_of_the_wrong_type_is_refused_and_nothing_kept(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Found reading the receive path: an owner's SYNC and delta values were kept as sent,
+    whatever their type, so a hostile owner put a String, a huge Array or a number past its
+    codec into ``owned_values`` and ``synchronized``. Each value is now checked against its
+    property's type: a packet with one that is not is refused as every bad packet is (the
+    peer log's line, ``packet_refused``), and nothing of it is kept, passed on or sent."""
+    server = FakeServer()
+    mp = SceneMultiplayer(server)
+    mp.peer_log._clock = lambda: 0.0  # one second of the log's budget for the whole test
+    spawner = mp.add_spawner("Main/Spawner", "Main/Heroes", [HERO])
+    seen: list[dict[str, Any]] = []
+    refused: list[tuple[int, str]] = []
+    mp.synchronized.connect(lambda node, changed: seen.append(changed))
+    mp.packet_refused.connect(lambda peer, why: refused.append((peer, why)))
+    server.join(5)
+    server.join(6)
+    hero = spawner.spawn(0, "5", owner=5)
+    server.receive(5, SimplifyPath(7, "Main/Heroes/5/OwnerSynchronizer", "").encode())
+    server.receive(5, Sync(1, (SyncState(HERO_SYNC, (Vector2(1, 2),)),)).encode())
+    server.take()
+    server.protocol.data_to_send()
+    hostile: list[Sync | DeltaSync] = [
+        Sync(2, (SyncState(HERO_SYNC, ("aim",)),)),  # a String for a Vector2
+        Sync(3, (SyncState(HERO_SYNC, ([0.0] * 20_000,)),)),  # a huge Array
+        Sync(4, (SyncState(HERO_SYNC, (None,)),)),
+        DeltaSync((DeltaState(HERO_SYNC, 1, (1 << 40,)),)),  # an int past Int(32)
+        DeltaSync((DeltaState(HERO_SYNC, 1, (Vector2(1, 1),)),)),
+        DeltaSync((DeltaState(HERO_SYNC, 1, ("12",)),)),  # Godot would parse it: refused
+        # a good state, then a bad one: nothing of the packet is kept
+        Sync(5, (SyncState(HERO_SYNC, (Vector2(5, 5),)), SyncState(HERO_SYNC, (7,)))),
+    ]
+    with caplog.at_level("DEBUG", logger="gdvariant.multiplayer"):
+        for packet in hostile:
+            server.receive(5, packet.encode())
+    assert hero.owned_values == {"aim": Vector2(1, 2)} and len(seen) == 1
+    assert [peer for peer, _ in refused] == [5] * len(hostile)
+    assert all(" is no value of " in why or " is outside " in why for _, why in refused)
+    assert server.take() == [] and server.protocol.data_to_send() == []
+    lines = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(lines) == mp.peer_log.per_peer  # the rest counted, not written
+    assert all(not r.exc_info and "refused a packet from peer 5" in r.getMessage() for r in lines)
+    caplog.clear()
+    mp.peer_log.flush()
+    assert caplog.messages == [
+        f"... and {len(hostile) - mp.peer_log.per_peer} more from peer 5 in the last second"
+    ]
+    # What Godot converts is kept converted: a Vector2i as a Vector2, 2.9 as the int 2.
+    server.receive(5, Sync(6, (SyncState(HERO_SYNC, (Vector2i(3, 4),)),)).encode())
+    server.receive(5, DeltaSync((DeltaState(HERO_SYNC, 1, (2.9,)),)).encode())
+    assert hero.owned_values == {"aim": Vector2(3, 4), "presses": 2}
+    assert type(hero.owned_values["aim"]) is Vector2 and type(hero.owned_values["presses"]) is int
+    assert seen[1:] == [{"aim": Vector2(3, 4)}, {"presses": 2}]

@@ -670,8 +670,10 @@ class Replicator:
 
     def owned_sync(self, peer: int, packet: Sync | DeltaSync) -> None:
         """A client's SYNC or delta of the synchronizers it owns (path-based net ids): each
-        state's values are kept and passed to ``synchronized``; one that breaks the rules
-        raises :class:`ProtocolError` (those before it were taken)."""
+        state's values, checked against their properties' types, are kept and passed to
+        ``synchronized``. A packet with a state that breaks the rules (a value of the wrong
+        type among them) raises :class:`ProtocolError`, and nothing of it is kept."""
+        taken: list[tuple[SpawnedNode, dict[str, Any]]] = []
         for state in packet.states:
             if not is_path_net_id(state.net_id):
                 raise ProtocolError(f"peer {peer} synced net id {state.net_id}, which we spawned")
@@ -687,12 +689,13 @@ class Replicator:
             synced = node.scene.owned
             assert synced is not None
             if isinstance(state, SyncState):
-                assert isinstance(packet, Sync)
-                if not node._replica.owned_time.accept(packet.time):
-                    continue  # stale, as a Godot receiver drops it
                 values = synced.config.read_sync(state)
             else:
                 values = synced.config.read_delta(state)
-            changed = synced.by_flat_name(values)
+            taken.append((node, synced.checked(values)))
+        time = packet.time if isinstance(packet, Sync) else None
+        for node, changed in taken:
+            if time is not None and not node._replica.owned_time.accept(time):
+                continue  # stale, as a Godot receiver drops it
             node._replica.owned_values.update(changed)
             self._synchronized(node, changed)

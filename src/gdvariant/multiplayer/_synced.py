@@ -22,6 +22,7 @@ from typing import Any
 from ..replication import ClassLayout, NetClass, Schema, World, godot_value
 from ..replication.gdscript import changes_values
 from ._config import ReplicatedProperty, ReplicationConfig, ReplicationMode
+from ._owned import Check, value_check
 
 __all__ = ["SpawnableScene", "SyncedClass", "scene_tscn", "synced_class"]
 
@@ -61,12 +62,26 @@ class SyncedClass:
         and frees nodes for days keeps nothing of them in that world."""
         return self._world.detached(self.cls, **values)
 
-    def by_flat_name(self, values: Mapping[str, Any]) -> dict[str, Any]:
-        """``{godot property path: value}`` (as a received packet names them) by flat name."""
-        flat = {
-            p.path: name for p, name in zip(self.config.properties, self.flat_paths, strict=True)
+    def checked(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """``{godot property path: value}``, as a client's SYNC or delta names them, by flat
+        name, each value checked against its property's type (``_owned.value_check``: the
+        value to keep, converted as Godot converts it); ProtocolError for one that is not."""
+        checks = self.checks
+        out = {}
+        for path, value in values.items():
+            name, check = checks[path]
+            out[name] = check(value)
+        return out
+
+    @cached_property
+    def checks(self) -> dict[str, tuple[str, Check]]:
+        """Each property's flat name and value check, by Godot property path."""
+        return {
+            prop.path: (name, value_check(flat.codec))
+            for prop, name, flat in zip(
+                self.config.properties, self.flat_paths, self.layout.props, strict=True
+            )
         }
-        return {flat[path]: value for path, value in values.items()}
 
     @cached_property
     def plan(self) -> SyncPlan:
@@ -136,6 +151,10 @@ class SpawnableScene:
     synchronizer: str = "MultiplayerSynchronizer"
     owned: SyncedClass | None = None
     owned_synchronizer: str = "OwnerSynchronizer"
+
+    def __post_init__(self) -> None:
+        if self.owned is not None:
+            _ = self.owned.checks  # a property no check knows is refused now, not per packet
 
 
 def _tscn_string(text: str) -> str:
