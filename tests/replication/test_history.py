@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gc
 import random
+import tracemalloc
 import weakref
 from typing import Any
 
@@ -105,6 +106,44 @@ def test_a_bad_commit_of_a_held_history_is_the_pure_ones_error(
     with pytest.raises(error):
         fast.commit(world, [ent], 2, 0)
     assert entries(ent) == kept == [(1, 1, (9,), None)]
+
+
+def test_a_bad_commit_into_a_full_ring_leaves_its_oldest_entry() -> None:
+    """A ring holding as many entries as its history spans, whose next entry would go where
+    the oldest is dropped from: bits before it cannot hold give back every entry as it was."""
+    fast = compiled()
+    world, ref = table_world(), World(ASSEMBLER_SCHEMA)
+    ent, twin = world.spawn(Crate), ref.spawn(Crate)
+    for tick in range(1, 40):
+        commit_one(fast, world, ent, tick, tick - 8, {0: tick})
+        commit_one(_pyassemble, ref, twin, tick, tick - 8, {0: tick})
+    for module, e, w in ((fast, ent, world), (_pyassemble, twin, ref)):
+        commit_one(module, w, e, 40, 32, {0: 1, 1: 1 << 70})
+    assert isinstance(ent._net_hist, list) and entries(ent) == entries(twin)
+    assert [change[0] for change in entries(ent)] == list(range(33, 41))
+
+
+def test_a_ring_holds_no_more_than_its_history_spans() -> None:
+    """A history of the last 32 ticks takes a ring of 32 entries, not the next power of two
+    past them (64): the memory of a world of many entities."""
+    fast = compiled()
+    world = table_world()
+    ents = [world.spawn(Crate) for _ in range(300)]
+    for tick in range(1, 20):
+        for ent in ents:
+            commit_one(fast, world, ent, tick, tick - 32, {0: tick})
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for tick in range(20, 80):
+            for ent in ents:
+                commit_one(fast, world, ent, tick, tick - 32, {0: tick})
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    entry = 8 * (2 + len(ents[0]._net_layout.props))  # its tick, its mask, the bits before
+    assert all(e._net_hist is None for e in ents)
+    assert grown < len(ents) * 32 * entry, grown  # less than one more ring of 32 entries each
 
 
 def test_a_despawn_gives_the_history_back_and_frees_the_id() -> None:

@@ -2611,12 +2611,9 @@ static int commit_ring(Table *t, PyObject *ent, PyObject *dict, long long now, l
         return -1;
     if (!table_owned(t, net_id, ent))
         return -1;
-    int put = ring_commit(&t->slots[net_id], now, mask, before);
-    if (put) {
-        if (put > 0)
-            ring_drop(t->slots[net_id], oldest);
+    int put = ring_commit(&t->slots[net_id], now, mask, before, oldest);
+    if (put)
         return put;
-    }
     PyObject *list = ring_entries(t->slots[net_id]);
     if (!list || ent_set(ent, dict, s_hist, list)) {
         Py_XDECREF(list);

@@ -169,32 +169,34 @@ static Ring *ring_new(PyObject *ent, PyObject *hist, Py_ssize_t nprops) {
 }
 
 /* The commit's new entry (tick, the changed mask, the bits before by property) appended to
- * *rp (which may move): 1, or 0 when the ring cannot hold it, nothing appended and no error
- * set (a mask past the class's words, bits before past 63 bits or not ints, or bits before
- * that do not match the mask: the list's path then says why, as the pure commit does); -1 on
- * running out of memory. */
-static int ring_commit(Ring **rp, long long tick, PyObject *mask, PyObject *before) {
+ * *rp (which may move), after dropping the entries at or before oldest: 1; or 0 when the ring
+ * cannot hold it, the ring as it was and no error set (a mask past the class's words, bits
+ * before past 63 bits or not ints, or bits before that do not match the mask: the list's path
+ * then says why, as the pure commit does); -1 on running out of memory. A full ring grows to
+ * twice its size, or to span entries (the ticks from oldest to tick) if that is enough: the
+ * most a history keeps. */
+static int ring_commit(Ring **rp, long long tick, PyObject *mask, PyObject *before,
+                       long long oldest) {
     Ring *r = *rp;
-    uint64_t words[64];
+    uint64_t words[64], local[64], *vals = local;
     if (r->nw > 64 || !PyDict_CheckExact(before))
         return 0;
     if (long_words(mask, words, r->nw)) {
         PyErr_Clear();
         return 0;
     }
-    Py_ssize_t count = 0;
+    Py_ssize_t count = 0, k = 0;
     for (int q = 0; q < r->nw; q++)
         count += popcount64(words[q]);
     if (count != PyDict_GET_SIZE(before))
         return 0;
-    if (r->n == r->cap) {
-        if (!(r = ring_resized(r, r->cap ? 2 * r->cap : 8)))
-            return -1;
-        *rp = r;
+    if (count > 64 && !(vals = PyMem_Malloc(sizeof(uint64_t) * (size_t)count))) {
+        PyErr_NoMemory();
+        return -1;
     }
-    uint64_t *entry = r->data + (size_t)ring_at(r, r->n) * (size_t)r->stride;
-    for (int q = 0; q < r->nw; q++)
-        for (uint64_t m = words[q]; m; m &= m - 1) {
+    int rc = 1;
+    for (int q = 0; q < r->nw && rc; q++)
+        for (uint64_t m = words[q]; m && rc; m &= m - 1) {
             Py_ssize_t i = 64 * q + ctz64(m);
             PyObject *key = i < r->nprops ? PyLong_FromSsize_t(i) : NULL;
             PyObject *b = key ? PyDict_GetItemWithError(before, key) : NULL;
@@ -203,14 +205,35 @@ static int ring_commit(Ring **rp, long long tick, PyObject *mask, PyObject *befo
             long long v = b && PyLong_CheckExact(b) ? PyLong_AsLongLongAndOverflow(b, &over) : -1;
             if (v < 0 || over) {
                 PyErr_Clear();
-                return 0;
+                rc = 0;
             }
-            entry[1 + r->nw + i] = (uint64_t)v;
+            vals[k++] = (uint64_t)v;
         }
-    entry[0] = (uint64_t)tick;
-    memcpy(entry + 1, words, sizeof(uint64_t) * (size_t)r->nw);
-    r->n++;
-    return 1;
+    if (rc) {
+        ring_drop(r, oldest);
+        int want = r->cap ? 2 * r->cap : 8;
+        if (tick > oldest) { /* (unsigned: no overflow, whatever oldest a caller gives) */
+            unsigned long long span = (unsigned long long)tick - (unsigned long long)oldest;
+            if (span > (unsigned long long)r->n && span < (unsigned long long)want)
+                want = (int)span;
+        }
+        if (r->n == r->cap && !(r = ring_resized(r, want)))
+            rc = -1;
+    }
+    if (rc > 0) {
+        *rp = r;
+        uint64_t *entry = r->data + (size_t)ring_at(r, r->n) * (size_t)r->stride;
+        entry[0] = (uint64_t)tick;
+        memcpy(entry + 1, words, sizeof(uint64_t) * (size_t)r->nw);
+        k = 0;
+        for (int q = 0; q < r->nw; q++)
+            for (uint64_t m = words[q]; m; m &= m - 1)
+                entry[1 + r->nw + 64 * q + ctz64(m)] = vals[k++];
+        r->n++;
+    }
+    if (vals != local)
+        PyMem_Free(vals);
+    return rc;
 }
 
 /* The ring's entries as the history list holds them: [(tick, mask, bits before, None)]. */
