@@ -27,7 +27,6 @@
 #include <stdint.h>
 #include <math.h>
 #include <string.h>
-#include <limits.h>
 
 /* small_int: an exact int of at most two digits read in place, shared with multiplayer._csync.
  * A walked id converts about six such ints (its id, ticks, widths, a vector's value and
