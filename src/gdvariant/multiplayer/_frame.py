@@ -56,6 +56,9 @@ IMMUTABLE = frozenset(
 )
 
 _SWITCH = Switch(Compiled("gdvariant.multiplayer._csync", "network frame"), _pysync)
+#: The switch itself, for the callers once per RPC (``read_call``, ``write_call``): they read
+#: ``SWITCH.module`` where :func:`live` would be one more call.
+SWITCH = _SWITCH
 #: The live frame: ``"c"`` (compiled) or ``"python"``.
 IMPLEMENTATION = _SWITCH.implementation
 
