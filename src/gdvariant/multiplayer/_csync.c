@@ -1553,23 +1553,22 @@ static PyObject *short_args(const unsigned char *p, Py_ssize_t n, Py_ssize_t cou
     return args;
 }
 
-/* cls(method_id, args, node_id) made as wire._rpc.short_call makes it: object.__new__ and
- * one __dict__ (the frozen dataclass's __init__ sets each field on its own). Steals args. */
+/* cls(method_id, args, node_id) as wire._rpc.short_call makes it: object.__new__, then the
+ * five fields set as object.__setattr__ sets them (a frozen dataclass's __init__ goes through
+ * its own __setattr__; here each is stored in the instance's values, no dict made). Steals
+ * args. */
 static PyObject *new_call(PyObject *cls, long method_id, PyObject *args, long node_id) {
-    PyObject *call = NULL, *dict = NULL, *method = NULL, *node = NULL;
+    PyObject *call = NULL, *method = NULL, *node = NULL;
     if (!(method = PyLong_FromLong(method_id)) || !(node = PyLong_FromLong(node_id)) ||
-        !(dict = PyDict_New()))
+        !(call = PyBaseObject_Type.tp_new((PyTypeObject *)cls, empty_tuple, NULL)))
         goto done;
-    if (PyDict_SetItem(dict, s_method_id, method) < 0 || PyDict_SetItem(dict, s_args, args) < 0 ||
-        PyDict_SetItem(dict, s_node_id, node) < 0 || PyDict_SetItem(dict, s_path, Py_None) < 0 ||
-        PyDict_SetItem(dict, s_node_id_size, zero) < 0)
-        goto done;
-    if (!(call = PyBaseObject_Type.tp_new((PyTypeObject *)cls, empty_tuple, NULL)))
-        goto done;
-    if (PyObject_GenericSetAttr(call, s_dict, dict) < 0)
+    if (PyObject_GenericSetAttr(call, s_method_id, method) < 0 ||
+        PyObject_GenericSetAttr(call, s_args, args) < 0 ||
+        PyObject_GenericSetAttr(call, s_node_id, node) < 0 ||
+        PyObject_GenericSetAttr(call, s_path, Py_None) < 0 ||
+        PyObject_GenericSetAttr(call, s_node_id_size, zero) < 0)
         Py_CLEAR(call);
 done:
-    Py_XDECREF(dict);
     Py_XDECREF(node);
     Py_XDECREF(method);
     Py_DECREF(args);
