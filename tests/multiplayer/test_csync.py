@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from gdvariant import EncodeError, Vector2, Vector3
+from gdvariant import DEFAULT_LIMITS, DecodeError, EncodeError, Vector2, Vector3
 from gdvariant._compiled import PURE_FORCED
 from gdvariant.multiplayer import (
     SceneMultiplayer,
@@ -38,7 +38,8 @@ from gdvariant.multiplayer import (
     _pysync,
     synced_class,
 )
-from gdvariant.multiplayer.wire import SyncClock, encode_compressed
+from gdvariant.multiplayer.wire import RemoteCall, SyncClock, encode_compressed
+from gdvariant.multiplayer.wire._rpc import read_short_call, write_short_call
 from gdvariant.replication import (
     Bool,
     Enum,
@@ -881,3 +882,161 @@ def test_the_compiled_hand_over_leaks_nothing() -> None:
 
     grew = _traced_growth(run, 20)
     assert grew < 32 << 10, f"{grew:,} bytes more after 20 rounds"
+
+
+# -- RPCs in the short form: read_call and write_call -------------------------------------
+
+#: INT values at each width's edges (and past 64 bits), for both directions
+EDGE_INTS = [v + d for b in (7, 15, 31, 63) for v in (1 << b, -(1 << b)) for d in (-1, 0, 1)] + [
+    0,
+    1,
+    -1,
+    1 << 64,
+]
+#: those of them a 64-bit INT holds
+FIT_INTS = [v for v in EDGE_INTS if -(1 << 63) <= v < 1 << 63]
+
+
+class Level(enum.IntEnum):
+    LOW = 1
+
+
+def _rpc_args(rng: random.Random) -> tuple[Any, ...]:
+    """Arguments of a call: mostly BOOL and INT (the compiled twin's own), at times a value
+    of another type, an int subclass or none at all."""
+    pool: list[Callable[[], Any]] = [
+        lambda: rng.choice(FIT_INTS),
+        lambda: rng.randrange(-(1 << 63), 1 << 63) >> rng.randrange(64),
+        lambda: rng.random() < 0.5,
+    ]
+    if rng.random() < 0.2:
+        pool += [lambda: rng.random(), lambda: "x" * rng.randrange(3), lambda: Level.LOW]
+        pool += [lambda: Vector2(1, 2), lambda: rng.choice(EDGE_INTS)]
+    return tuple(rng.choice(pool)() for _ in range(rng.choice((0, 1, 1, 1, 2, 3, 7))))
+
+
+def _short_call(rng: random.Random) -> bytes:
+    """A REMOTE_CALL in the short form, built from the wire spec (not by the code tested):
+    byte 0 zero, the node's and the method's id, argc, each argument compressed."""
+    args = _rpc_args(rng)
+    fitting = [a for a in args if a not in EDGE_INTS or a in FIT_INTS]
+    body = b"".join(encode_compressed(a) for a in fitting)
+    return bytes((0, rng.randrange(256), rng.randrange(256), len(fitting))) + body
+
+
+def _mutated(rng: random.Random, data: bytes) -> Any:
+    """data cut, grown, with a byte changed, or something that is not a short call."""
+    roll = rng.randrange(7) if data else 5
+    if roll == 0:
+        return data[: rng.randrange(len(data) + 1)]
+    if roll == 1:
+        return data + bytes(rng.randrange(256) for _ in range(rng.randrange(1, 10)))
+    if roll == 2:
+        at = rng.randrange(len(data))
+        return data[:at] + bytes((rng.randrange(256),)) + data[at + 1 :]
+    if roll == 3:  # the argument count changed
+        return data[:3] + bytes((rng.randrange(256),)) + data[4:]
+    if roll == 4:
+        return bytearray(data)  # not bytes: None, as the server's check has it
+    if roll == 5:
+        return bytes(rng.randrange(256) for _ in range(rng.randrange(12)))
+    return data
+
+
+def _outcome(run: Callable[..., Any], *args: Any) -> Any:
+    """What ``run(*args)`` gives: ("ok", value, its type, its fields in order) or ("error",
+    class, message)."""
+    try:
+        value = run(*args)
+    except Exception as exc:  # the class and message are what is compared
+        return ("error", type(exc), str(exc))
+    fields = list(vars(value).items()) if isinstance(value, RemoteCall) else None
+    return ("ok", value, type(value), fields)
+
+
+def _read_call(module: Any, data: Any) -> Any:
+    return _outcome(module.read_call, data, False, DEFAULT_LIMITS, RemoteCall, read_short_call)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_rpc_reads_match_the_pure_reader(seed: int) -> None:
+    """Valid short calls and mutated or hostile packets: the compiled read_call gives what
+    the pure one gives, the same call (fields in the same order) or the same error."""
+    fast, rng = compiled(), random.Random(seed)
+    seen = set()
+    for _ in range(3000):
+        data = _short_call(rng)
+        for packet in (data, _mutated(rng, data), _mutated(rng, _mutated(rng, data))):
+            pure = _read_call(_pysync, packet)
+            assert _read_call(fast, packet) == pure, packet
+            seen.add(pure[0] if pure[0] == "error" else type(pure[1]).__name__)
+    assert seen == {"error", "RemoteCall", "NoneType"}  # every outcome was met
+
+
+def test_rpc_reads_of_known_packets() -> None:
+    """Packets written by hand from the spec read as the calls they are, on both twins."""
+    cases = {
+        b"\x00\x03\x07\x01\x02\x05": RemoteCall(7, (5,), node_id=3),
+        b"\x00\x03\x07\x02\x81\x42\x7f\xff": RemoteCall(7, (True, -129), node_id=3),
+        b"\x00\x00\x00\x00": RemoteCall(0, (), node_id=0),
+        b"\x00\xff\xfe\x01\xc2" + b"\xff" * 7 + b"\x7f": RemoteCall(0xFE, (2**63 - 1,), 0xFF),
+        b"\x00\x01\x02\x01\x41": RemoteCall(2, (False,), 1),  # BOOL: bit 7 only
+        b"\x00\x01\x02\x01\x02": DecodeError,  # an INT cut short
+        b"\x00\x01\x02\x01\x02\x05\x06": None,  # a byte past the arguments: another form
+        b"\x10\x01\x00\x02\x01\x02\x05": None,  # not the short form
+    }
+    for module in (_pysync, compiled()):
+        for data, call in cases.items():
+            assert _read_call(module, data)[1] == call, data
+
+
+def test_rpc_writes_match_the_pure_writer() -> None:
+    """Calls of every argument kind, ids past a byte, no arguments or too many: the compiled
+    write_call gives the pure one's bytes, None or error."""
+    fast, rng = compiled(), random.Random(7)
+    cases: list[tuple[Any, Any, tuple[Any, ...]]] = [
+        (1, 2, (v,)) for v in [*EDGE_INTS, True, False, Level.LOW, 1.5, "s", b"", b"\x01"]
+    ]
+    cases += [(1, 2, ()), (1, 2, (0,) * 255), (1, 2, (0,) * 256), (1, 2, tuple(EDGE_INTS))]
+    cases += [(n, m, (5,)) for n, m in ((-1, 0), (256, 0), (0, 256), (True, 1), (0, -1))]
+    cases += [(rng.randrange(256), rng.randrange(256), _rpc_args(rng)) for _ in range(3000)]
+    for node, method, args in cases:
+        pure = _outcome(_pysync.write_call, node, method, args, write_short_call)
+        got = _outcome(fast.write_call, node, method, args, write_short_call)
+        assert got == pure, (node, method, args)
+        if pure[0] == "ok" and pure[1] is not None:  # and it reads back
+            assert read_short_call(pure[1], False, DEFAULT_LIMITS) == RemoteCall(
+                method, args, node_id=node
+            )
+
+
+def test_rpc_twins_refuse_bad_arguments() -> None:
+    """The compiled twins called wrongly raise TypeError (never a crash)."""
+    fast = compiled()
+    with pytest.raises(TypeError):
+        fast.read_call(b"\x00\x00\x00\x00")
+    with pytest.raises(TypeError):
+        fast.read_call(b"\x00\x00\x00\x00", False, DEFAULT_LIMITS, 5, read_short_call)
+    with pytest.raises(TypeError):
+        fast.read_call(b"\x00\x00\x00\x00", False, DEFAULT_LIMITS, int, read_short_call)
+    with pytest.raises(TypeError):
+        fast.write_call(1, 2, (3,))
+    with pytest.raises(TypeError):  # a general that is not callable, reached
+        fast.write_call(1, 2, (1.5,), None)
+
+
+def test_rpc_twins_leak_nothing() -> None:
+    """Reading and writing calls again and again keeps memory flat."""
+    fast, rng = compiled(), random.Random(3)
+    packets = [_short_call(rng) for _ in range(200)]
+    calls = [(rng.randrange(256), rng.randrange(256), _rpc_args(rng)) for _ in range(200)]
+
+    def run() -> None:
+        for data in packets:
+            with contextlib.suppress(Exception):
+                fast.read_call(data, False, DEFAULT_LIMITS, RemoteCall, read_short_call)
+        for node, method, args in calls:
+            with contextlib.suppress(Exception):
+                fast.write_call(node, method, args, write_short_call)
+
+    assert _traced_growth(run, 20) < 20_000

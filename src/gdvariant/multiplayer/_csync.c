@@ -1484,6 +1484,177 @@ done:
     return result;
 }
 
+/* -- RPCs: REMOTE_CALL in its short form (wire/_rpc.py's read_short_call and
+ * write_short_call, the references): byte 0 zero, the node's cache id and the method id in a
+ * byte each, the argument count, the arguments. Read and written here when every argument is
+ * a BOOL or an INT (of 64 bits at most); any other packet, argument or id goes, untouched, to
+ * the pure function the caller passes (general), so every other form and every error is the
+ * pure one's. A count is a byte and an argument at most 9 bytes: what is read is bounded by
+ * the packet, what is written fits a buffer on the stack. -- */
+
+#define RPC_ARGS_AT 4
+#define RPC_MAX_ARGS 255
+#define RPC_MAX_SHORT (RPC_ARGS_AT + RPC_MAX_ARGS * 9)
+#define TYPE_MASK 0x3F
+#define BOOL_TRUE 0x80
+
+static PyObject *s_method_id, *s_args, *s_node_id, *s_path, *s_node_id_size, *s_dict;
+static PyObject *empty_tuple, *zero;
+
+/* The signed little-endian int of size bytes (1, 2, 4 or 8) at p. */
+static inline long long read_le(const unsigned char *p, int size) {
+    uint64_t v = 0;
+    for (int i = 0; i < size; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    if (size < 8 && v >> (8 * size - 1) & 1)
+        v |= ~(uint64_t)0 << (8 * size);
+    return (long long)v;
+}
+
+/* The arguments of the short call in p[0:n] (count of them) when each is a BOOL or an INT and
+ * they end the packet exactly: a new tuple; else NULL, with no error for another form (the
+ * general reader's) or with one (out of memory). Sizes are checked before anything is made. */
+static PyObject *short_args(const unsigned char *p, Py_ssize_t n, Py_ssize_t count) {
+    Py_ssize_t at = RPC_ARGS_AT;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (at >= n)
+            return NULL;
+        unsigned kind = p[at] & TYPE_MASK;
+        if (kind == T_BOOL)
+            at += 1;
+        else if (kind == T_INT)
+            at += 1 + (1 << (p[at] >> 6));
+        else
+            return NULL;
+    }
+    if (at != n)
+        return NULL;
+    PyObject *args = PyTuple_New(count);
+    if (args == NULL)
+        return NULL;
+    at = RPC_ARGS_AT;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        unsigned meta = p[at];
+        PyObject *value;
+        if ((meta & TYPE_MASK) == T_BOOL) { /* Godot reads bit 7 only */
+            value = PyBool_FromLong(meta & BOOL_TRUE);
+            at += 1;
+        } else {
+            int size = 1 << (meta >> 6);
+            value = PyLong_FromLongLong(read_le(p + at + 1, size));
+            at += 1 + size;
+        }
+        if (value == NULL) {
+            Py_DECREF(args);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(args, i, value);
+    }
+    return args;
+}
+
+/* cls(method_id, args, node_id) as wire._rpc.short_call makes it: object.__new__, then the
+ * five fields set as object.__setattr__ sets them (a frozen dataclass's __init__ goes through
+ * its own __setattr__; here each is stored in the instance's values, no dict made). Steals
+ * args. */
+static PyObject *new_call(PyObject *cls, long method_id, PyObject *args, long node_id) {
+    PyObject *call = NULL, *method = NULL, *node = NULL;
+    if (!(method = PyLong_FromLong(method_id)) || !(node = PyLong_FromLong(node_id)) ||
+        !(call = PyBaseObject_Type.tp_new((PyTypeObject *)cls, empty_tuple, NULL)))
+        goto done;
+    if (PyObject_GenericSetAttr(call, s_method_id, method) < 0 ||
+        PyObject_GenericSetAttr(call, s_args, args) < 0 ||
+        PyObject_GenericSetAttr(call, s_node_id, node) < 0 ||
+        PyObject_GenericSetAttr(call, s_path, Py_None) < 0 ||
+        PyObject_GenericSetAttr(call, s_node_id_size, zero) < 0)
+        Py_CLEAR(call);
+done:
+    Py_XDECREF(node);
+    Py_XDECREF(method);
+    Py_DECREF(args);
+    return call;
+}
+
+static PyObject *py_read_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError,
+                        "read_call(data, allow_objects, limits, cls, general) takes 5 arguments");
+        return NULL;
+    }
+    PyObject *data = args[0], *cls = args[3];
+    if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &PyBaseObject_Type) ||
+        ((PyTypeObject *)cls)->tp_new != PyBaseObject_Type.tp_new) {
+        PyErr_SetString(PyExc_TypeError, "read_call: cls must be a class object.__new__ makes");
+        return NULL;
+    }
+    if (!PyBytes_CheckExact(data) || PyBytes_GET_SIZE(data) < RPC_ARGS_AT ||
+        PyBytes_AS_STRING(data)[0] != 0)
+        Py_RETURN_NONE; /* not the short form: the caller's general reader's */
+    const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(data);
+    PyObject *call_args = short_args(p, PyBytes_GET_SIZE(data), p[3]);
+    if (call_args != NULL)
+        return new_call(cls, p[2], call_args, p[1]);
+    if (PyErr_Occurred())
+        return NULL;
+    return PyObject_Vectorcall(args[4], args, 3, NULL);
+}
+
+/* The compressed form of v (an exact bool, or an exact int of 64 bits at most) at p: its size,
+ * or 0 for any other value (left to the general writer). */
+static int put_arg(unsigned char *p, PyObject *v) {
+    if (PyBool_Check(v)) {
+        p[0] = T_BOOL | (v == Py_True ? BOOL_TRUE : 0);
+        return 1;
+    }
+    long long n;
+    if (!small_int(v, &n)) {
+        if (!PyLong_CheckExact(v))
+            return 0;
+        int overflow;
+        n = PyLong_AsLongLongAndOverflow(v, &overflow);
+        if (overflow || (n == -1 && PyErr_Occurred())) {
+            PyErr_Clear();
+            return 0;
+        }
+    }
+    int mode = n >= INT8_MIN && n <= INT8_MAX ? 0 : n >= INT16_MIN && n <= INT16_MAX ? 1
+             : n >= INT32_MIN && n <= INT32_MAX ? 2 : 3;
+    int size = 1 << mode;
+    p[0] = T_INT | mode << 6;
+    for (int i = 0; i < size; i++)
+        p[1 + i] = (unsigned char)((uint64_t)n >> (8 * i));
+    return 1 + size;
+}
+
+static PyObject *py_write_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError,
+                        "write_call(node_id, method_id, args, general) takes 4 arguments");
+        return NULL;
+    }
+    long long node, method;
+    PyObject *values = args[2];
+    if (small_int(args[0], &node) && node >= 0 && node < 0x100 && small_int(args[1], &method) &&
+        method >= 0 && method < 0x100 && PyTuple_CheckExact(values) &&
+        PyTuple_GET_SIZE(values) > 0 && PyTuple_GET_SIZE(values) <= RPC_MAX_ARGS) {
+        unsigned char out[RPC_MAX_SHORT];
+        Py_ssize_t count = PyTuple_GET_SIZE(values), at = RPC_ARGS_AT, i;
+        out[0] = 0;
+        out[1] = (unsigned char)node;
+        out[2] = (unsigned char)method;
+        out[3] = (unsigned char)count;
+        for (i = 0; i < count; i++) {
+            int size = put_arg(out + at, PyTuple_GET_ITEM(values, i));
+            if (size == 0)
+                break;
+            at += size;
+        }
+        if (i == count)
+            return PyBytes_FromStringAndSize((const char *)out, at);
+    }
+    return PyObject_Vectorcall(args[3], args, 3, NULL);
+}
+
 static PyMethodDef methods[] = {
     {"frame", (PyCFunction)(void (*)(void))py_frame, METH_FASTCALL,
      "frame(roster, slots, clocks, encoder) -> (sends, left_out), as _pysync.frame."},
@@ -1492,6 +1663,10 @@ static PyMethodDef methods[] = {
     {"hand_over", (PyCFunction)(void (*)(void))py_hand_over, METH_FASTCALL,
      "hand_over(links, packets, start, counts, largest, routes, make) -> int, as "
      "_pysync.hand_over."},
+    {"read_call", (PyCFunction)(void (*)(void))py_read_call, METH_FASTCALL,
+     "read_call(data, allow_objects, limits, cls, general) -> cls | None, as _pysync.read_call."},
+    {"write_call", (PyCFunction)(void (*)(void))py_write_call, METH_FASTCALL,
+     "write_call(node_id, method_id, args, general) -> bytes | None, as _pysync.write_call."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1508,8 +1683,18 @@ PyMODINIT_FUNC PyInit__csync(void) {
     s_closing = PyUnicode_InternFromString("closing");
     s_peer = PyUnicode_InternFromString("peer");
     s_send = PyUnicode_InternFromString("send");
+    s_method_id = PyUnicode_InternFromString("method_id");
+    s_args = PyUnicode_InternFromString("args");
+    s_node_id = PyUnicode_InternFromString("node_id");
+    s_path = PyUnicode_InternFromString("path");
+    s_node_id_size = PyUnicode_InternFromString("node_id_size");
+    s_dict = PyUnicode_InternFromString("__dict__");
+    empty_tuple = PyTuple_New(0);
+    zero = PyLong_FromLong(0);
     if (s_last == NULL || s_state == NULL || s_delta == NULL || s_closing == NULL ||
-        s_peer == NULL || s_send == NULL)
+        s_peer == NULL || s_send == NULL || s_method_id == NULL || s_args == NULL ||
+        s_node_id == NULL || s_path == NULL || s_node_id_size == NULL || s_dict == NULL ||
+        empty_tuple == NULL || zero == NULL)
         return NULL;
     return PyModule_Create(&module);
 }

@@ -22,3 +22,9 @@ def hand_over(
     routes: Sequence[tuple[int, int]],
     make: Callable[[bytes, int], Any],
 ) -> int: ...
+def read_call(
+    data: bytes, allow_objects: bool, limits: Any, cls: type, general: Callable[..., Any]
+) -> Any: ...
+def write_call(
+    node_id: int, method_id: int, args: tuple[Any, ...], general: Callable[..., Any]
+) -> bytes | None: ...

@@ -4,9 +4,10 @@ As the codec core and replication's assembler do (``gdvariant._compiled``), the 
 once, at import: ``gdvariant.multiplayer._csync`` (C, built by ``setup.py`` when a compiler is
 there) if it imports, else :mod:`._pysync`, the reference. Both are modules of one function,
 ``frame(roster, slots, clocks, encoder)``, with the same arguments, the same results and the
-same writes into the records (see ``_pysync``). ``GDVARIANT_PURE_PYTHON=1`` forces the pure
-one (the compiled module is then not even imported). ``IMPLEMENTATION`` names the live one,
-``"c"`` or ``"python"``.
+same writes into the records (see ``_pysync``); with them the packet counts' ``tally``, the
+ENet hand-over, and an RPC's short form read and written (``read_call``, ``write_call``).
+``GDVARIANT_PURE_PYTHON=1`` forces the pure one (the compiled module is then not even
+imported). ``IMPLEMENTATION`` names the live one, ``"c"`` or ``"python"``.
 
 For tests: :func:`implementations` gives every frame that imports, and :func:`use` makes one
 live inside a block.
@@ -56,6 +57,9 @@ IMMUTABLE = frozenset(
 )
 
 _SWITCH = Switch(Compiled("gdvariant.multiplayer._csync", "network frame"), _pysync)
+#: The switch itself, for the callers once per RPC (``read_call``, ``write_call``): they read
+#: ``SWITCH.module`` where :func:`live` would be one more call.
+SWITCH = _SWITCH
 #: The live frame: ``"c"`` (compiled) or ``"python"``.
 IMPLEMENTATION = _SWITCH.implementation
 

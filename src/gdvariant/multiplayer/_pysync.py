@@ -48,6 +48,9 @@ MAX_DELTA_PACKET_SIZE = 65535
 #: (a holder that leaves keeps it true), and the compiled frame then compares the bytes again,
 #: as it does when a watched value changed. This frame ignores it (it always compares) and
 #: leaves it as it is, which keeps it true.
+#: Where a short-form RPC's arguments start (``wire._rpc.SHORT_ARGS``): ``read_call`` reads
+#: nothing shorter.
+RPC_ARGS = 4
 Record = list[Any]
 ID, RAW, SYNC, WATCH, CONVERT, HOLDERS, SENT, SETTLED, ENTRY, CACHE = range(10)
 #: ``(dumps, encode_compressed, godot_value, immutable types, Vector2, Vector3)``:
@@ -323,3 +326,25 @@ def hand_over(
             return ~index
         index += 1
     return index
+
+
+def read_call(
+    data: bytes, allow_objects: bool, limits: Any, cls: type, general: Callable[..., Any]
+) -> Any:
+    """The RPC in ``data`` when it is bytes in the short form (byte 0 is ``00``, 4 bytes at
+    least), as ``general(data, allow_objects, limits)`` reads it (``wire._rpc.read_short_call``,
+    the reference), else None. The compiled twin reads a call whose arguments are all BOOL or
+    INT itself, making ``cls`` as ``read_short_call`` does, and hands any other to ``general``."""
+    if type(data) is not bytes or data[:1] != b"\x00" or len(data) < RPC_ARGS:
+        return None
+    return general(data, allow_objects, limits)
+
+
+def write_call(
+    node_id: int, method_id: int, args: tuple[Any, ...], general: Callable[..., Any]
+) -> bytes | None:
+    """``general(node_id, method_id, args)`` (``wire._rpc.write_short_call``, the reference):
+    here that call itself. The compiled twin writes a call of BOOL and INT arguments (ids in a
+    byte) itself and hands any other to ``general``."""
+    data: bytes | None = general(node_id, method_id, args)
+    return data

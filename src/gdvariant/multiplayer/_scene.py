@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from .._net.peerlog import PeerLog, clip
+from ._frame import SWITCH
 from ._replicator import EncodedPacket, Replicator, Spawner
 from ._rpc_config import RpcConfig, RpcMode, RpcTable, TransferMode, read_script_rpcs
 from ._stats import DEFAULT_WINDOW, NetStats, StatsLevel, TickRecorder, TrafficCounter
@@ -348,7 +349,8 @@ class SceneMultiplayer:
         send_many = getattr(self.transport, "send_encoded_many", None)
         if send_many is not None and all(confirmed):
             # every target gets the same bytes: encoded once, handed over in one call
-            data = write_short_call(cache_id, method_id, args)
+            # the live frame's write_call: the compiled one writes BOOL and INT arguments itself
+            data = SWITCH.module.write_call(cache_id, method_id, args, write_short_call)
             if data is None:  # not the short form: ids past a byte, raw, no arguments
                 data = RemoteCall(method_id, args, node_id=cache_id).encode()
             mode, channel = config.transfer_mode, config.channel

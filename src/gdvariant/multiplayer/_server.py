@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from .. import DEFAULT_LIMITS, DecodeError
 from ._auth import DEFAULT_AUTH_TIMEOUT, Authenticator, AuthVerdict
+from ._frame import SWITCH
 from ._relay import route_relay
 from .wire import (
     AddPeer,
@@ -247,17 +248,18 @@ class ServerProtocol:
         ``[PacketReceived(peer, call)]`` and change nothing else. None for any other packet,
         or one in error: then :meth:`receive` it. The endpoint's way in for an RPC, without
         the event and its list (docs/multiplayer.md, "An RPC's way in and out")."""
-        if (
-            type(data) is not bytes
-            or data[:1] != SHORT_CALL
-            or len(data) < SHORT_ARGS
-            or peer not in self.auth.connected
-        ):
+        if peer not in self.auth.connected:
             return None
+        # the live frame's reader, which checks the form too (the compiled one reads BOOL and
+        # INT arguments itself)
+        read_call = SWITCH.module.read_call
         try:
-            return read_short_call(data, False, DEFAULT_LIMITS)
+            call: RemoteCall | None = read_call(
+                data, False, DEFAULT_LIMITS, RemoteCall, read_short_call
+            )
         except DecodeError:
             return None
+        return call
 
     def _admitted(self, peer: int) -> list[Event]:
         if self.relay:
