@@ -1498,7 +1498,7 @@ done:
 #define TYPE_MASK 0x3F
 #define BOOL_TRUE 0x80
 
-static PyObject *s_method_id, *s_args, *s_node_id, *s_path, *s_node_id_size, *s_dict;
+static PyObject *s_method_id, *s_args, *s_node_id, *s_path, *s_node_id_size;
 static PyObject *empty_tuple, *zero;
 
 /* The signed little-endian int of size bytes (1, 2, 4 or 8) at p. */
@@ -1688,12 +1688,11 @@ PyMODINIT_FUNC PyInit__csync(void) {
     s_node_id = PyUnicode_InternFromString("node_id");
     s_path = PyUnicode_InternFromString("path");
     s_node_id_size = PyUnicode_InternFromString("node_id_size");
-    s_dict = PyUnicode_InternFromString("__dict__");
     empty_tuple = PyTuple_New(0);
     zero = PyLong_FromLong(0);
     if (s_last == NULL || s_state == NULL || s_delta == NULL || s_closing == NULL ||
         s_peer == NULL || s_send == NULL || s_method_id == NULL || s_args == NULL ||
-        s_node_id == NULL || s_path == NULL || s_node_id_size == NULL || s_dict == NULL ||
+        s_node_id == NULL || s_path == NULL || s_node_id_size == NULL ||
         empty_tuple == NULL || zero == NULL)
         return NULL;
     return PyModule_Create(&module);

@@ -23,6 +23,8 @@ from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from .wire._rpc import SHORT_ARGS
+
 #: nothing here is public: the replicator's own machinery, reached by module
 __all__: list[str] = []
 
@@ -48,9 +50,6 @@ MAX_DELTA_PACKET_SIZE = 65535
 #: (a holder that leaves keeps it true), and the compiled frame then compares the bytes again,
 #: as it does when a watched value changed. This frame ignores it (it always compares) and
 #: leaves it as it is, which keeps it true.
-#: Where a short-form RPC's arguments start (``wire._rpc.SHORT_ARGS``): ``read_call`` reads
-#: nothing shorter.
-RPC_ARGS = 4
 Record = list[Any]
 ID, RAW, SYNC, WATCH, CONVERT, HOLDERS, SENT, SETTLED, ENTRY, CACHE = range(10)
 #: ``(dumps, encode_compressed, godot_value, immutable types, Vector2, Vector3)``:
@@ -335,7 +334,7 @@ def read_call(
     least), as ``general(data, allow_objects, limits)`` reads it (``wire._rpc.read_short_call``,
     the reference), else None. The compiled twin reads a call whose arguments are all BOOL or
     INT itself, making ``cls`` as ``read_short_call`` does, and hands any other to ``general``."""
-    if type(data) is not bytes or data[:1] != b"\x00" or len(data) < RPC_ARGS:
+    if type(data) is not bytes or data[:1] != b"\x00" or len(data) < SHORT_ARGS:
         return None
     return general(data, allow_objects, limits)
 
