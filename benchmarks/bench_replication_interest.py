@@ -29,14 +29,19 @@ dropped, every commit makes new ones) and are not what a server spends its life 
 continuously, 10 ticks a second, every client seeing every object; FishNet reports about
 5.5 KB/s per client.
 
+``--digest`` prints a digest of every packet of the run (warm-up included, by tick and client), to
+check that a change to the encoder leaves the bytes as they were: the same arguments give the
+same digest on every tree that encodes alike.
+
 Run: ``python -m benchmarks.bench_replication_interest [--ticks N] [--area radius|cells]
-[--mtu BYTES] [--budget BYTES_PER_S] [--fishnet]``.
+[--mtu BYTES] [--budget BYTES_PER_S] [--fishnet] [--digest]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import hashlib
 import math
 import os
 import random
@@ -87,6 +92,7 @@ def run(
     cell: float | None,
     moving: float,
     limits: dict[str, float],
+    digest: Digest | None = None,
 ) -> None:
     if cell is None:
         cell = CELL if area == "radius" else BLOCK_CELL
@@ -154,6 +160,8 @@ def run(
         packets = encoder.packets()
         end = time.perf_counter()
         cpu = time.process_time() - cpu
+        if digest:
+            digest.add(packets)
         if step < warmup:
             continue
         write_ms.append((mid - start) * 1e3)
@@ -169,6 +177,8 @@ def run(
         tests.append(interest.work["tests"] - work["tests"])
         cells.append(interest.work["cells"] - work["cells"])
     gc.callbacks.remove(full)
+    if digest:
+        digest.report(area)
     per_tick = statistics.mean(sizes)
     print(
         f"world: {ENTITIES} entities ({moving:.0%} moving a tick) in 2D, {CLIENTS} clients "
@@ -200,6 +210,21 @@ def run(
         + (f", longest {max(full.ms):.1f} ms" if full.ms else "")
     )
     waits(encoder, sizes, rate)
+
+
+class Digest:
+    """A digest of every packet a run made, tick by tick, in client order."""
+
+    def __init__(self) -> None:
+        self._hash = hashlib.blake2b(digest_size=8)
+
+    def add(self, packets: dict[Any, bytes]) -> None:
+        for cid in sorted(packets):
+            self._hash.update(f"{cid}:{len(packets[cid])}:".encode())
+            self._hash.update(packets[cid])
+
+    def report(self, what: str) -> None:
+        print(f"  packets digest ({what}): {self._hash.hexdigest()}")
 
 
 class FullCollections:
@@ -254,7 +279,9 @@ class Mover(NetClass):
     yaw = Angle(10)
 
 
-def fishnet(ticks: int, warmup: int, seed: int, limits: dict[str, float]) -> None:
+def fishnet(
+    ticks: int, warmup: int, seed: int, limits: dict[str, float], digest: Digest | None = None
+) -> None:
     """FishNet's setup: 100 clients, one object each moving all the time, 10 ticks a second,
     every client sees all 100; acks lag 0-2 ticks (a round trip under 300 ms)."""
     rng = random.Random(seed)
@@ -285,9 +312,13 @@ def fishnet(ticks: int, warmup: int, seed: int, limits: dict[str, float]) -> Non
             encoder.ack(cid, max(tick - 1 - cid % 3, 0))
         packets = encoder.packets()
         cpu = time.process_time() - cpu
+        if digest:
+            digest.add(packets)
         if step >= warmup:
             sizes.extend(len(p) for p in packets.values())
             cpu_ms.append(cpu * 1e3)
+    if digest:
+        digest.report("fishnet")
     per_tick = statistics.mean(sizes)
     print(
         f"FishNet's setup: {clients} clients, one moving object each, {rate} ticks/s, every "
@@ -326,13 +357,25 @@ def main() -> None:
     parser.add_argument("--mtu", type=int, default=0, help="largest packet, bytes")
     parser.add_argument("--budget", type=float, default=0, help="bytes/s per client")
     parser.add_argument("--fishnet", action="store_true", help="FishNet's setup instead")
+    parser.add_argument("--digest", action="store_true", help="print a digest of the packets")
     args = parser.parse_args()
     limits = {"mtu": args.mtu, "budget": args.budget}
     if args.fishnet:
-        fishnet(args.ticks, args.warmup, args.seed, limits)
+        fishnet(args.ticks, args.warmup, args.seed, limits, Digest() if args.digest else None)
         return
     for area in ("radius", "cells") if args.area == "both" else (args.area,):
-        run(args.ticks, args.warmup, args.seed, area, args.rate, args.cell, args.moving, limits)
+        digest = Digest() if args.digest else None
+        run(
+            args.ticks,
+            args.warmup,
+            args.seed,
+            area,
+            args.rate,
+            args.cell,
+            args.moving,
+            limits,
+            digest,
+        )
 
 
 if __name__ == "__main__":

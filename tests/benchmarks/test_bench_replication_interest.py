@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from benchmarks import bench_replication_interest as bench
+from gdvariant.replication import _assembler as assembler
 
 
 @pytest.fixture
@@ -45,3 +46,23 @@ def test_fishnet_measures_after_the_same_warmup(
     assert f"2 ticks measured after {bench.HISTORY + 2}," in out
     per_second = re.search(r"(\d+) B/s \((\d\.\d\d) of FishNet's 5.5 KB/s\)", out)
     assert per_second and int(per_second.group(1)) > 0
+
+
+@pytest.mark.usefixtures("small_world")
+@pytest.mark.parametrize("args", [("--area", "radius"), ("--fishnet",)])
+def test_the_digest_is_the_same_with_either_assembler(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], args: tuple[str, ...]
+) -> None:
+    """``--digest`` names the bytes, not the code that made them: the pure and the compiled
+    assembler make the same packets, so the same digest, and another seed another one."""
+    if "c" not in assembler.implementations():
+        pytest.skip(f"the compiled assembler does not import: {assembler.compiled_error()}")
+    common = ("--ticks", "2", "--warmup", "6", "--digest", *args)
+    digests = []
+    for name, seed in (("python", "13"), ("c", "13"), ("c", "14")):
+        with assembler.use(name):
+            out = run(monkeypatch, capsys, *common, "--seed", seed)
+        found = re.findall(r"packets digest \(\w+\): ([0-9a-f]{16})", out)
+        assert len(found) == 1, out
+        digests.append(found[0])
+    assert digests[0] == digests[1] != digests[2]
