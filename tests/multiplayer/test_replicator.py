@@ -370,6 +370,7 @@ def test_an_owner_that_syncs_values_of_the_wrong_type_is_refused_and_nothing_kep
         for packet in hostile:
             server.receive(5, packet.encode())
     assert hero.owned_values == {"aim": Vector2(1, 2)} and len(seen) == 1
+    assert 5 in server.peers  # refused, not disconnected: as Godot, and as refused RPCs
     assert [peer for peer, _ in refused] == [5] * len(hostile)
     assert all(" is no value of " in why or " is outside " in why for _, why in refused)
     assert server.take() == [] and server.protocol.data_to_send() == []
