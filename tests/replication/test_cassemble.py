@@ -1772,6 +1772,28 @@ def test_a_commit_finds_names_held_in_another_order() -> None:
             assert entries(ent) == entries(ref) and ent._net_dirty == ref._net_dirty == 0
 
 
+@pytest.mark.parametrize("name", [_assembler.PYTHON, _assembler.COMPILED])
+def test_a_commit_empties_the_record_cache_of_what_changed(name: str) -> None:
+    """Both commits leave a changed entity's record cache empty and an unchanged one's as it
+    was: the compiled one clears the dict it has in place (an empty one left alone) instead of
+    making a new one, and gives a new dict to an entity whose cache is not a dict."""
+    module = compiled() if name == _assembler.COMPILED else _pyassemble
+    world = World(ASSEMBLER_SCHEMA)
+    world.history_table = None
+    full, empty, odd, still = (world.spawn(Crate) for _ in range(4))
+    for ent in (full, empty, odd, still):
+        ent._net_hist, ent._net_dirty, ent._net_before = [], 1, {0: 3}
+    still._net_dirty, still._net_before = 0, {}
+    caches = [{("E", 1): b"x", ("U", 2, 1): b"y"}, {}, None, {("E", 0): b"z"}]
+    for ent, cache in zip((full, empty, odd, still), caches, strict=True):
+        ent._net_cache = cache
+    module.commit(world, [full, empty, odd, still], 5, 4)
+    assert full._net_cache == empty._net_cache == odd._net_cache == {}
+    assert type(odd._net_cache) is dict and still._net_cache == {("E", 0): b"z"}
+    if name == _assembler.COMPILED:
+        assert full._net_cache is caches[0] and empty._net_cache is caches[1]
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_commits_keep_the_bits_before_as_the_pure_one(seed: int) -> None:
     """Both commits give every entity the same history, for random writes in random order

@@ -2643,6 +2643,27 @@ static int commit_adopt(Table *t, PyObject *ent, PyObject *dict, PyObject *hist)
     return took > 0 ? ent_set(ent, dict, s_hist, Py_None) : took;
 }
 
+/* A changed entity's record cache emptied, as the pure commit's new dict: the dict it has,
+ * an exact one, cleared in place (left as it is when empty) instead of replaced, so that the
+ * commit makes no dict a dirty entity and frees none (a new one each was a fifth of the
+ * commit's time, docs/replication-interest-performance.md, "The commit's record caches
+ * kept"). A cache is read only by whoever reaches it through the entity, and the walk's
+ * warmed references to it end with its call. Anything else there (or none): a new dict. */
+static int cache_reset(PyObject *ent, PyObject *dict) {
+    PyObject *cache = dict ? dict_item(dict, A_CACHE, s_cache) : NULL;
+    if (cache && PyDict_CheckExact(cache)) {
+        if (PyDict_GET_SIZE(cache))
+            PyDict_Clear(cache);
+        return 0;
+    }
+    if (PyErr_Occurred())
+        return -1;
+    PyObject *fresh = PyDict_New();
+    int rc = !fresh || ent_set(ent, dict, s_cache, fresh) ? -1 : 0;
+    Py_XDECREF(fresh);
+    return rc;
+}
+
 /* One dirty entity: its history gets (tick, mask, bits before, None) (in its ring, or its list
  * as the entry's tuple), entries at or before oldest are dropped, and its record cache starts
  * again. */
@@ -2665,7 +2686,7 @@ static int commit_one(PyObject *world, PyObject *ent, PyObject *tick, long long 
         return -1;
     }
     int rc = -1, any;
-    PyObject *hist = NULL, *before = NULL, *flat = NULL, *entry = NULL, *cache = NULL;
+    PyObject *hist = NULL, *before = NULL, *flat = NULL, *entry = NULL;
     if (ent_set(ent, dict, s_dirty, zero) || (any = PyObject_IsTrue(mask)) < 0)
         goto done;
     if (!any) {
@@ -2719,10 +2740,7 @@ static int commit_one(PyObject *world, PyObject *ent, PyObject *tick, long long 
         if (t && commit_adopt(t, ent, dict, hist))
             goto done;
     }
-    cache = PyDict_New();
-    if (!cache || ent_set(ent, dict, s_cache, cache))
-        goto done;
-    rc = 0;
+    rc = cache_reset(ent, dict);
 done:
     Py_XDECREF(dict);
     Py_DECREF(mask);
@@ -2730,12 +2748,12 @@ done:
     Py_XDECREF(before);
     Py_XDECREF(flat);
     Py_XDECREF(entry);
-    Py_XDECREF(cache);
     return rc;
 }
 
 /* The rings the commit writes next (dirty[from:from + 16]): each entity, then its dict, then
- * its ring's header and the line its next entry goes to, asked for level by level. */
+ * its dirty mask, bits before and record cache and its ring's header and the line its next
+ * entry goes to, then the two dicts' tables, asked for level by level. */
 static void warm_rings(const Table *t, PyObject *dirty, Py_ssize_t from) {
     Py_ssize_t to = PyList_GET_SIZE(dirty) < from + 16 ? PyList_GET_SIZE(dirty) : from + 16;
     PyObject *dicts[16];
@@ -2750,8 +2768,18 @@ static void warm_rings(const Table *t, PyObject *dirty, Py_ssize_t from) {
         }
     }
     const Ring *rings[16];
-    int m = 0;
+    PyObject *held[2 * 16]; /* the record caches and bits before, exact dicts (borrowed) */
+    int m = 0, c = 0;
     for (int i = 0; i < n; i++) {
+        /* what commit_one reads next: the dirty mask, the bits before, the record cache */
+        PyObject *found[3] = {dict_item(dicts[i], A_DIRTY, s_dirty),
+                              dict_item(dicts[i], A_BEFORE, s_before),
+                              dict_item(dicts[i], A_CACHE, s_cache)};
+        for (int k = 0; k < 3; k++) {
+            PREFETCH(found[k]);
+            if (k && found[k] && PyDict_CheckExact(found[k]))
+                held[c++] = found[k];
+        }
         PyObject *id = dict_item(dicts[i], A_NET_ID, s_net_id);
         long long net = id && PyLong_CheckExact(id) ? PyLong_AsLongLong(id) : -1;
         if (PyErr_Occurred())
@@ -2764,6 +2792,8 @@ static void warm_rings(const Table *t, PyObject *dirty, Py_ssize_t from) {
         const Ring *r = rings[i];
         PREFETCH(r->data + (size_t)ring_at(r, r->n < r->cap ? r->n : 0) * (size_t)r->stride);
     }
+    for (int i = 0; i < c; i++) /* their tables: the lookups, or what a clear frees */
+        PREFETCH(((PyDictObject *)held[i])->ma_keys);
 }
 
 static PyObject *py_commit(PyObject *self, PyObject *args) {
@@ -4211,12 +4241,13 @@ done:
 
 /* Warm the dirty entities from `from`, `windows` windows of WARM (as warm() does a walk's):
  * their dicts, then their dirty masks and lists of values, then those values (a position is
- * one of the first), then a position's coordinates; what it found of each in its __dict__ is
+ * one of the first) and the cell and position each had, then the coordinates of these
+ * positions and cells; what it found of each in its __dict__ is
  * kept in ring[j % MOVE_RING]. It only reads; a lookup that fails is left for moves_one to
  * meet and report. */
 static void warm_moves(PyObject *dirty, Py_ssize_t from, int windows, PyObject *cell_of,
-                       Mover *ring) {
-    PyObject *ent[2 * WARM], *vals[2 * WARM], *val[2 * WARM * (WARM_VALUES + 1)], *ids[2 * WARM];
+                       PyObject *pos, Mover *ring) {
+    PyObject *ent[2 * WARM], *vals[2 * WARM], *val[2 * WARM * (WARM_VALUES + 2)], *ids[2 * WARM];
     int n = 0, v = 0, u = 0, c = 0;
     Py_ssize_t to = PyList_GET_SIZE(dirty);
     if (to > from + windows * WARM)
@@ -4258,15 +4289,20 @@ static void warm_moves(PyObject *dirty, Py_ssize_t from, int windows, PyObject *
     }
     for (int i = 0; i < v; i++)
         PREFETCH(((PyListObject *)vals[i])->ob_item);
-    /* the cell each is in (a tuple of ints), which moves_one compares with its new one */
+    /* the cell each is in (a tuple of ints), which moves_one compares with its new one, and
+     * the position it had, which moves_one's store of the new one releases (that release's
+     * miss was a third of moves) */
     for (int i = 0; i < c; i++) {
-        PyObject *old = PyDict_GetItemWithError(cell_of, ids[i]);
-        if (!old) {
-            PyErr_Clear();
-            continue;
+        PyObject *maps[2] = {cell_of, pos};
+        for (int k = 0; k < 2; k++) {
+            PyObject *old = PyDict_GetItemWithError(maps[k], ids[i]);
+            if (!old) {
+                PyErr_Clear();
+                continue;
+            }
+            PREFETCH(old);
+            val[u++] = old;
         }
-        PREFETCH(old);
-        val[u++] = old;
     }
     for (int i = 0; i < v; i++)
         for (Py_ssize_t j = 0; j < PyList_GET_SIZE(vals[i]) && j < WARM_VALUES; j++) {
@@ -4294,7 +4330,7 @@ static PyObject *py_moves(PyObject *self, PyObject *args) {
     Py_INCREF(dirty);
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(dirty) && rc >= 0; k++) {
         if (k % WARM == 0)
-            warm_moves(dirty, k ? k + WARM : 0, k ? 1 : 2, cell_of, ring);
+            warm_moves(dirty, k ? k + WARM : 0, k ? 1 : 2, cell_of, pos, ring);
         PyObject *ent = Py_NewRef(PyList_GET_ITEM(dirty, k));
         const Mover *pre = ring[k % MOVE_RING].ent == ent ? &ring[k % MOVE_RING] : NULL;
         rc = moves_one(world, ent, pre, where, flat ? 2 : 3, size, size_o, rule, cell, grid,
