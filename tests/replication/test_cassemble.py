@@ -1163,6 +1163,29 @@ def test_aim_refuses_a_memo_it_did_not_fill() -> None:
     assert memo == {}
 
 
+def test_aim_refuses_a_cell_changed_since_it_was_read() -> None:
+    """What the compiled ``aim`` keeps of a cell names its entities by their places in the
+    cell's bucket: one that is another bucket is a TypeError, and a bucket whose entity at a
+    place is another one than when it was read (the memo of an update kept past a change of
+    the grid) a RuntimeError when that entity enters, not another entity recorded."""
+    fast = compiled()
+    memo: dict[Any, Any] = {}
+    fast.aim(*_aim_args(memo=memo))
+    with pytest.raises(TypeError, match="memo"):
+        fast.aim(*_aim_args(memo=memo))  # the same cell, another bucket (and entity)
+    thing = _Thing(7)
+    bucket = {7: thing}
+    grid = {(): {}, (0, 0): bucket}
+    memo = {}
+    fast.aim(*_aim_args(grid=grid, memo=memo, entities={7: thing}))
+    del bucket[7]
+    bucket[8] = _Thing(8)  # the same size, another entity
+    args = _aim_args(grid=grid, memo=memo, pos={8: (1.0, 2.0)})
+    with pytest.raises(RuntimeError, match="changed"):
+        fast.aim(*args)
+    assert args[0][0] == {} and args[0][2] == {}
+
+
 @pytest.mark.parametrize("name", [_assembler.PYTHON, _assembler.COMPILED])
 def test_a_view_that_is_no_record_is_a_type_error(name: str) -> None:
     """``aim`` and ``retest`` take a view's record, ``(relevant, order, changes,
