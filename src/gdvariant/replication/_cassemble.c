@@ -2646,9 +2646,9 @@ static int commit_adopt(Table *t, PyObject *ent, PyObject *dict, PyObject *hist)
 /* A changed entity's record cache emptied, as the pure commit's new dict: the dict it has,
  * an exact one, cleared in place (left as it is when empty) instead of replaced, so that the
  * commit makes no dict a dirty entity and frees none (a new one each was a fifth of the
- * commit's time, docs/replication-interest-performance.md, "The commit's record caches
- * kept"). A cache is read only by whoever reaches it through the entity, and the walk's
- * warmed references to it end with its call. Anything else there (or none): a new dict. */
+ * commit's time, docs/replication-interest-performance.md, "The snapshot's misses"). A
+ * cache is read only by whoever reaches it through the entity, and the walk's warmed
+ * references to it end with its call. Anything else there (or none): a new dict. */
 static int cache_reset(PyObject *ent, PyObject *dict) {
     PyObject *cache = dict ? dict_item(dict, A_CACHE, s_cache) : NULL;
     if (cache && PyDict_CheckExact(cache)) {
