@@ -2977,9 +2977,9 @@ static int pick_number(PyObject *id, long long *x);
 /* What aim reads of a cell, read once an update (memo[cell]): (bucket, ids, coordinates), the
  * grid's bucket itself, a PackedId per entity in its order (bytes), and their positions'
  * coordinates, dims doubles each (bytes), or None until a sweep needs them. No reference to
- * an entity or id is taken: those are read again from the bucket only for what enters (the
- * references to every entity of the grid, taken and dropped once an update, were a third
- * of the packing; and each view then read the ids found as Python ints). */
+ * an entity or id is taken: those are read again from the bucket only for what enters (a
+ * reference to every entity of the grid was taken and dropped once an update, each a miss,
+ * and each view then read the ids it found as Python ints). */
 static PyObject *pack_ids(PyObject *bucket) {
     Py_ssize_t n = PyDict_GET_SIZE(bucket), i = 0, k = 0;
     PyObject *ids = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(PackedId)), *key, *ent;
@@ -3000,7 +3000,7 @@ static PyObject *pack_ids(PyObject *bucket) {
 /* The coordinates of a bucket's positions into xs when each is an exact tuple of dims exact
  * floats (by ids that are exact ints), read as they are looked up: nothing is called that
  * could run code, so no reference is taken (a new and a dropped one for each id and position
- * of the grid were a fifth of the packing). 1: done; 0: a position is missing or of another kind (pack_coords then reads them
+ * of the grid otherwise). 1: done; 0: a position is missing or of another kind (pack_coords then reads them
  * all its way, meeting the error the pure one meets, if any); -1: a lookup's error. */
 static int plain_coords(PyObject *bucket, PyObject *pos, Py_ssize_t dims, double *xs) {
     Py_ssize_t i = 0, n = PyDict_GET_SIZE(bucket);
