@@ -1163,6 +1163,29 @@ def test_aim_refuses_a_memo_it_did_not_fill() -> None:
     assert memo == {}
 
 
+def test_aim_refuses_a_cell_changed_since_it_was_read() -> None:
+    """What the compiled ``aim`` keeps of a cell names its entities by their places in the
+    cell's bucket: one that is another bucket is a TypeError, and a bucket whose entity at a
+    place is another one than when it was read (the memo of an update kept past a change of
+    the grid) a RuntimeError when that entity enters, not another entity recorded."""
+    fast = compiled()
+    memo: dict[Any, Any] = {}
+    fast.aim(*_aim_args(memo=memo))
+    with pytest.raises(TypeError, match="memo"):
+        fast.aim(*_aim_args(memo=memo))  # the same cell, another bucket (and entity)
+    thing = _Thing(7)
+    bucket = {7: thing}
+    grid = {(): {}, (0, 0): bucket}
+    memo = {}
+    fast.aim(*_aim_args(grid=grid, memo=memo, entities={7: thing}))
+    del bucket[7]
+    bucket[8] = _Thing(8)  # the same size, another entity
+    args = _aim_args(grid=grid, memo=memo, pos={8: (1.0, 2.0)})
+    with pytest.raises(RuntimeError, match="changed"):
+        fast.aim(*args)
+    assert args[0][0] == {} and args[0][2] == {}
+
+
 @pytest.mark.parametrize("name", [_assembler.PYTHON, _assembler.COMPILED])
 def test_a_view_that_is_no_record_is_a_type_error(name: str) -> None:
     """``aim`` and ``retest`` take a view's record, ``(relevant, order, changes,
@@ -1770,6 +1793,28 @@ def test_a_commit_finds_names_held_in_another_order() -> None:
         _pyassemble.commit(world, [e for e in refs if e._net_dirty], tick, tick - 3)
         for ent, ref in zip(ents, refs, strict=True):
             assert entries(ent) == entries(ref) and ent._net_dirty == ref._net_dirty == 0
+
+
+@pytest.mark.parametrize("name", [_assembler.PYTHON, _assembler.COMPILED])
+def test_a_commit_empties_the_record_cache_of_what_changed(name: str) -> None:
+    """Both commits leave a changed entity's record cache empty and an unchanged one's as it
+    was: the compiled one clears the dict it has in place (an empty one left alone) instead of
+    making a new one, and gives a new dict to an entity whose cache is not a dict."""
+    module = compiled() if name == _assembler.COMPILED else _pyassemble
+    world = World(ASSEMBLER_SCHEMA)
+    world.history_table = None
+    full, empty, odd, still = (world.spawn(Crate) for _ in range(4))
+    for ent in (full, empty, odd, still):
+        ent._net_hist, ent._net_dirty, ent._net_before = [], 1, {0: 3}
+    still._net_dirty, still._net_before = 0, {}
+    caches = [{("E", 1): b"x", ("U", 2, 1): b"y"}, {}, None, {("E", 0): b"z"}]
+    for ent, cache in zip((full, empty, odd, still), caches, strict=True):
+        ent._net_cache = cache
+    module.commit(world, [full, empty, odd, still], 5, 4)
+    assert full._net_cache == empty._net_cache == odd._net_cache == {}
+    assert type(odd._net_cache) is dict and still._net_cache == {("E", 0): b"z"}
+    if name == _assembler.COMPILED:
+        assert full._net_cache is caches[0] and empty._net_cache is caches[1]
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -421,6 +421,31 @@ def test_acks_a_client_cannot_have_sent() -> None:
         enc.ack("dan", 1)  # removed 6 ticks ago, more than the history: unknown again
 
 
+def test_the_ticks_sent_keep_to_the_history_ring() -> None:
+    """A client's ``sent`` holds the ticks of the history ring whose packet was made for it,
+    whether the world advanced one tick a snapshot, several (a commit of its own between two),
+    or the history changed: after each snapshot, no tick older than the ring's oldest."""
+    world = World(Schema.build([P]))
+    enc = SnapshotEncoder(world, history=3)
+    enc.add_client("ann")
+    world.spawn(P)
+    made: set[int] = set()
+    for step in range(14):
+        if step in (4, 9):
+            world.commit(enc.history)  # ticks the encoder did not close
+        if step == 7:
+            enc.history = 6
+        if step == 11:
+            enc.history = 2
+        tick = enc.snapshot()
+        made = {t for t in made if t >= tick - enc.history}
+        assert enc.clients["ann"].sent == made, step
+        if step % 3:
+            enc.packets()
+            made.add(tick)
+    assert made
+
+
 def test_missing_audience_predicate() -> None:
     world = World(Schema.build([Hero]))
     with pytest.raises(ValueError, match="vip"):

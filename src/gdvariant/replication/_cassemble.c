@@ -2643,6 +2643,27 @@ static int commit_adopt(Table *t, PyObject *ent, PyObject *dict, PyObject *hist)
     return took > 0 ? ent_set(ent, dict, s_hist, Py_None) : took;
 }
 
+/* A changed entity's record cache emptied, as the pure commit's new dict: the dict it has,
+ * an exact one, cleared in place (left as it is when empty) instead of replaced, so that the
+ * commit makes no dict a dirty entity and frees none (a new one each was a fifth of the
+ * commit's time, docs/replication-interest-performance.md, "The snapshot's misses"). A
+ * cache is read only by whoever reaches it through the entity, and the walk's warmed
+ * references to it end with its call. Anything else there (or none): a new dict. */
+static int cache_reset(PyObject *ent, PyObject *dict) {
+    PyObject *cache = dict ? dict_item(dict, A_CACHE, s_cache) : NULL;
+    if (cache && PyDict_CheckExact(cache)) {
+        if (PyDict_GET_SIZE(cache))
+            PyDict_Clear(cache);
+        return 0;
+    }
+    if (PyErr_Occurred())
+        return -1;
+    PyObject *fresh = PyDict_New();
+    int rc = !fresh || ent_set(ent, dict, s_cache, fresh) ? -1 : 0;
+    Py_XDECREF(fresh);
+    return rc;
+}
+
 /* One dirty entity: its history gets (tick, mask, bits before, None) (in its ring, or its list
  * as the entry's tuple), entries at or before oldest are dropped, and its record cache starts
  * again. */
@@ -2665,7 +2686,7 @@ static int commit_one(PyObject *world, PyObject *ent, PyObject *tick, long long 
         return -1;
     }
     int rc = -1, any;
-    PyObject *hist = NULL, *before = NULL, *flat = NULL, *entry = NULL, *cache = NULL;
+    PyObject *hist = NULL, *before = NULL, *flat = NULL, *entry = NULL;
     if (ent_set(ent, dict, s_dirty, zero) || (any = PyObject_IsTrue(mask)) < 0)
         goto done;
     if (!any) {
@@ -2719,10 +2740,7 @@ static int commit_one(PyObject *world, PyObject *ent, PyObject *tick, long long 
         if (t && commit_adopt(t, ent, dict, hist))
             goto done;
     }
-    cache = PyDict_New();
-    if (!cache || ent_set(ent, dict, s_cache, cache))
-        goto done;
-    rc = 0;
+    rc = cache_reset(ent, dict);
 done:
     Py_XDECREF(dict);
     Py_DECREF(mask);
@@ -2730,12 +2748,12 @@ done:
     Py_XDECREF(before);
     Py_XDECREF(flat);
     Py_XDECREF(entry);
-    Py_XDECREF(cache);
     return rc;
 }
 
 /* The rings the commit writes next (dirty[from:from + 16]): each entity, then its dict, then
- * its ring's header and the line its next entry goes to, asked for level by level. */
+ * its dirty mask, bits before and record cache and its ring's header and the line its next
+ * entry goes to, then the two dicts' tables, asked for level by level. */
 static void warm_rings(const Table *t, PyObject *dirty, Py_ssize_t from) {
     Py_ssize_t to = PyList_GET_SIZE(dirty) < from + 16 ? PyList_GET_SIZE(dirty) : from + 16;
     PyObject *dicts[16];
@@ -2750,8 +2768,18 @@ static void warm_rings(const Table *t, PyObject *dirty, Py_ssize_t from) {
         }
     }
     const Ring *rings[16];
-    int m = 0;
+    PyObject *held[2 * 16]; /* the record caches and bits before, exact dicts (borrowed) */
+    int m = 0, c = 0;
     for (int i = 0; i < n; i++) {
+        /* what commit_one reads next: the dirty mask, the bits before, the record cache */
+        PyObject *found[3] = {dict_item(dicts[i], A_DIRTY, s_dirty),
+                              dict_item(dicts[i], A_BEFORE, s_before),
+                              dict_item(dicts[i], A_CACHE, s_cache)};
+        for (int k = 0; k < 3; k++) {
+            PREFETCH(found[k]);
+            if (k && found[k] && PyDict_CheckExact(found[k]))
+                held[c++] = found[k];
+        }
         PyObject *id = dict_item(dicts[i], A_NET_ID, s_net_id);
         long long net = id && PyLong_CheckExact(id) ? PyLong_AsLongLong(id) : -1;
         if (PyErr_Occurred())
@@ -2764,6 +2792,8 @@ static void warm_rings(const Table *t, PyObject *dirty, Py_ssize_t from) {
         const Ring *r = rings[i];
         PREFETCH(r->data + (size_t)ring_at(r, r->n < r->cap ? r->n : 0) * (size_t)r->stride);
     }
+    for (int i = 0; i < c; i++) /* their tables: the lookups, or what a clear frees */
+        PREFETCH(((PyDictObject *)held[i])->ma_keys);
 }
 
 static PyObject *py_commit(PyObject *self, PyObject *args) {
@@ -2821,6 +2851,21 @@ static PyObject *py_commit(PyObject *self, PyObject *args) {
  * own error if an item is not one. */
 static int read_coords(PyObject *seq, Py_ssize_t dims, double *x, const char *not_seq,
                        const char *what) {
+    /* a tuple of floats and small ints (a cell, each aim reads of every cell it watches): read
+     * in place, as PyFloat_AsDouble reads them (an int below 2**53 is the same double) */
+    Py_ssize_t d = 0;
+    for (; PyTuple_CheckExact(seq) && PyTuple_GET_SIZE(seq) == dims && d < dims; d++) {
+        PyObject *item = PyTuple_GET_ITEM(seq, d);
+        long long v;
+        if (PyFloat_CheckExact(item))
+            x[d] = PyFloat_AS_DOUBLE(item);
+        else if (small_int(item, &v) && v < ((long long)1 << 53) && v > -((long long)1 << 53))
+            x[d] = (double)v;
+        else
+            break;
+    }
+    if (d == dims)
+        return 0;
     PyObject *fast = PySequence_Fast(seq, not_seq);
     if (!fast)
         return -1;
@@ -2830,7 +2875,7 @@ static int read_coords(PyObject *seq, Py_ssize_t dims, double *x, const char *no
         Py_DECREF(fast);
         return -1;
     }
-    for (Py_ssize_t d = 0; d < dims; d++) {
+    for (d = 0; d < dims; d++) {
         x[d] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fast, d));
         if (x[d] == -1.0 && PyErr_Occurred()) {
             Py_DECREF(fast);
@@ -2919,23 +2964,84 @@ static int cell_inside(PyObject *cell, const double *c, Py_ssize_t dims, double 
 }
 
 
-/* What aim reads of a cell, read once an update (memo[cell]): (ids, entities, coordinates),
- * the bucket's ids and entities in its order and their positions' coordinates, dims doubles
- * each, in a bytes object. Positions are looked up first (a missing one kept as NULL), then
- * read in order, so that an error is the one the pure sweep meets first. */
-static PyObject *pack_cell(PyObject *bucket, PyObject *pos, Py_ssize_t dims) {
+/* An entity of a cell as aim reads it: its id as a C number and the place of its item in the
+ * bucket's table (PyDict_Next's position), where its id and entity are found again when it
+ * enters a view; at < 0 (~place): an id that is no C number. */
+typedef struct {
+    long long id;
+    Py_ssize_t at;
+} PackedId;
+
+static int pick_number(PyObject *id, long long *x);
+
+/* What aim reads of a cell, read once an update (memo[cell]): (bucket, ids, coordinates), the
+ * grid's bucket itself, a PackedId per entity in its order (bytes), and their positions'
+ * coordinates, dims doubles each (bytes), or None until a sweep needs them. No reference to
+ * an entity or id is taken: those are read again from the bucket only for what enters (a
+ * reference to every entity of the grid was taken and dropped once an update, each a miss,
+ * and each view then read the ids it found as Python ints). */
+static PyObject *pack_ids(PyObject *bucket) {
     Py_ssize_t n = PyDict_GET_SIZE(bucket), i = 0, k = 0;
-    PyObject *ids = PyTuple_New(n), *ents = PyTuple_New(n), *points = PyTuple_New(n);
+    PyObject *ids = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(PackedId)), *key, *ent;
+    if (!ids)
+        return NULL;
+    PackedId *e = (PackedId *)PyBytes_AS_STRING(ids);
+    while (k < n && PyDict_Next(bucket, &i, &key, &ent)) {
+        e[k].at = pick_number(key, &e[k].id) ? i - 1 : ~(i - 1);
+        k++;
+    }
+    if (k != n || PyDict_GET_SIZE(bucket) != n) {
+        PyErr_SetString(PyExc_RuntimeError, "a cell's entities changed while it was read");
+        Py_CLEAR(ids);
+    }
+    return ids;
+}
+
+/* The coordinates of a bucket's positions into xs when each is an exact tuple of dims exact
+ * floats (by ids that are exact ints), read as they are looked up: nothing is called that
+ * could run code, so no reference is taken (a new and a dropped one for each id and position
+ * of the grid otherwise). 1: done; 0: a position is missing or of another kind (pack_coords then reads them
+ * all its way, meeting the error the pure one meets, if any); -1: a lookup's error. */
+static int plain_coords(PyObject *bucket, PyObject *pos, Py_ssize_t dims, double *xs) {
+    Py_ssize_t i = 0, n = PyDict_GET_SIZE(bucket);
+    PyObject *key, *ent;
+    for (Py_ssize_t k = 0; k < n && PyDict_Next(bucket, &i, &key, &ent); k++, xs += dims) {
+        if (!PyLong_CheckExact(key))
+            return 0; /* its hash or comparison could run code */
+        PyObject *p = PyDict_GetItemWithError(pos, key);
+        if (!p)
+            return PyErr_Occurred() ? -1 : 0;
+        if (!PyTuple_CheckExact(p) || PyTuple_GET_SIZE(p) != dims)
+            return 0;
+        for (Py_ssize_t d = 0; d < dims; d++) {
+            PyObject *x = PyTuple_GET_ITEM(p, d);
+            if (!PyFloat_CheckExact(x))
+                return 0;
+            xs[d] = PyFloat_AS_DOUBLE(x);
+        }
+    }
+    return PyDict_GET_SIZE(bucket) == n;
+}
+
+/* The coordinates of a bucket's positions, in its order (bytes). Positions are looked up first
+ * (a missing one kept as NULL), then read in order, so that an error is the one the pure sweep
+ * meets first (plain_coords when it can). */
+static PyObject *pack_coords(PyObject *bucket, PyObject *pos, Py_ssize_t dims) {
+    Py_ssize_t n = PyDict_GET_SIZE(bucket), i = 0, k = 0;
     PyObject *coords = PyBytes_FromStringAndSize(NULL, n * dims * (Py_ssize_t)sizeof(double));
-    PyObject *key, *ent, *out = NULL;
-    if (!ids || !ents || !points || !coords)
+    PyObject *keys = NULL, *points = NULL, *key, *ent, *out = NULL;
+    int plain = coords ? plain_coords(bucket, pos, dims, (double *)PyBytes_AS_STRING(coords)) : -1;
+    if (plain > 0)
+        return coords;
+    if (plain < 0)
+        goto done;
+    if (!(keys = PyTuple_New(n)) || !(points = PyTuple_New(n)))
         goto done;
     while (k < n && PyDict_Next(bucket, &i, &key, &ent)) {
         PyObject *p = PyDict_GetItemWithError(pos, key);
         if (!p && PyErr_Occurred())
             goto done;
-        PyTuple_SET_ITEM(ids, k, Py_NewRef(key));
-        PyTuple_SET_ITEM(ents, k, Py_NewRef(ent));
+        PyTuple_SET_ITEM(keys, k, Py_NewRef(key));
         PyTuple_SET_ITEM(points, k++, Py_XNewRef(p));
     }
     if (k != n || PyDict_GET_SIZE(bucket) != n) {
@@ -2946,44 +3052,68 @@ static PyObject *pack_cell(PyObject *bucket, PyObject *pos, Py_ssize_t dims) {
     for (k = 0; k < n; k++) {
         PyObject *p = PyTuple_GET_ITEM(points, k);
         if (!p) {
-            PyErr_SetObject(PyExc_KeyError, PyTuple_GET_ITEM(ids, k));
+            PyErr_SetObject(PyExc_KeyError, PyTuple_GET_ITEM(keys, k));
             goto done;
         }
         if (read_point(p, dims, xs + k * dims))
             goto done;
     }
-    out = PyTuple_Pack(3, ids, ents, coords);
+    out = Py_NewRef(coords);
 done:
-    Py_XDECREF(ids);
-    Py_XDECREF(ents);
+    Py_XDECREF(keys);
     Py_XDECREF(points);
     Py_XDECREF(coords);
     return out;
 }
 
-/* memo[cell], packed from bucket the first time; a borrowed reference. A value of memo that
- * is not one pack_cell made for dims coordinates is a TypeError. */
+/* memo[cell] for the grid's bucket, packed from it the first time, with its coordinates when
+ * swept is set (read then if not yet); a borrowed reference. A value of memo that is not one
+ * packed_cell made of this bucket for dims coordinates is a TypeError. */
 static PyObject *packed_cell(PyObject *memo, PyObject *cell, PyObject *bucket, PyObject *pos,
-                             Py_ssize_t dims) {
-    PyObject *packed = PyDict_GetItemWithError(memo, cell);
-    if (!packed) {
-        if (PyErr_Occurred() || !(packed = pack_cell(bucket, pos, dims)))
+                             Py_ssize_t dims, int swept) {
+    PyObject *packed = PyDict_GetItemWithError(memo, cell), *ids, *coords;
+    if (!packed && PyErr_Occurred())
+        return NULL;
+    if (packed) {
+        Py_ssize_t n = PyDict_GET_SIZE(bucket);
+        if (!PyTuple_CheckExact(packed) || PyTuple_GET_SIZE(packed) != 3 ||
+            PyTuple_GET_ITEM(packed, 0) != bucket ||
+            !PyBytes_CheckExact(ids = PyTuple_GET_ITEM(packed, 1)) ||
+            PyBytes_GET_SIZE(ids) != n * (Py_ssize_t)sizeof(PackedId) ||
+            ((coords = PyTuple_GET_ITEM(packed, 2)) != Py_None &&
+             (!PyBytes_CheckExact(coords) ||
+              PyBytes_GET_SIZE(coords) != n * dims * (Py_ssize_t)sizeof(double)))) {
+            PyErr_SetString(PyExc_TypeError, "a memo of cells holds what aim read of them");
             return NULL;
-        int rc = PyDict_SetItem(memo, cell, packed);
-        Py_DECREF(packed);
-        return rc ? NULL : packed;
-    }
-    PyObject *ids, *ents, *coords;
-    if (!PyTuple_CheckExact(packed) || PyTuple_GET_SIZE(packed) != 3 ||
-        !PyTuple_CheckExact(ids = PyTuple_GET_ITEM(packed, 0)) ||
-        !PyTuple_CheckExact(ents = PyTuple_GET_ITEM(packed, 1)) ||
-        !PyBytes_CheckExact(coords = PyTuple_GET_ITEM(packed, 2)) ||
-        PyTuple_GET_SIZE(ents) != PyTuple_GET_SIZE(ids) ||
-        PyBytes_GET_SIZE(coords) != PyTuple_GET_SIZE(ids) * dims * (Py_ssize_t)sizeof(double)) {
-        PyErr_SetString(PyExc_TypeError, "a memo of cells holds what aim read of them");
+        }
+        if (!swept || coords != Py_None)
+            return packed;
+        Py_INCREF(ids);
+    } else if (!(ids = pack_ids(bucket))) {
         return NULL;
     }
-    return packed;
+    coords = swept ? pack_coords(bucket, pos, dims) : Py_NewRef(Py_None);
+    packed = coords ? PyTuple_Pack(3, bucket, ids, coords) : NULL;
+    Py_DECREF(ids);
+    Py_XDECREF(coords);
+    if (!packed)
+        return NULL;
+    int rc = PyDict_SetItem(memo, cell, packed);
+    Py_DECREF(packed);
+    return rc ? NULL : packed;
+}
+
+/* The id and entity (borrowed) of a packed entity e, from its bucket's item at its place; a
+ * RuntimeError if that item is not there, or holds another id. */
+static int packed_entry(PyObject *bucket, const PackedId *e, PyObject **id, PyObject **ent) {
+    Py_ssize_t place = e->at < 0 ? ~e->at : e->at, at = place;
+    long long x;
+    if (!PyDict_Next(bucket, &at, id, ent) || at != place + 1 ||
+        (e->at >= 0 && (!pick_number(*id, &x) || x != e->id))) {
+        PyErr_SetString(PyExc_RuntimeError, "a cell's entities changed while it was read");
+        return -1;
+    }
+    return 0;
 }
 
 static int aim_set(const View *v, PyObject *id, PyObject *ent);
@@ -3093,8 +3223,29 @@ static int pick_begin(Pick *p, PyObject *relevant) {
     return 0;
 }
 
-/* One entity found in the area: a relevant one marked found again, another kept as entering
- * (a second find of it keeps its place, with this entity). */
+/* The entity of id x found in the area: a relevant one marked found again, another kept as
+ * entering (a second find of it keeps its place, with this entity). Its id and entity are id
+ * and ent, or, when id is NULL, read from the bucket (packed entity e) only if it enters. */
+static int pick_found(Pick *p, long long x, PyObject *id, PyObject *ent, PyObject *bucket,
+                      const PackedId *e) {
+    Slot *slot = pick_slot(p, x);
+    if (slot->at >= 0 && slot->at < p->held) {
+        p->kept += !p->again[slot->at];
+        p->again[slot->at] = 1;
+        return 0;
+    }
+    if (!id && packed_entry(bucket, e, &id, &ent))
+        return -1;
+    if (slot->at >= 0)
+        return PyList_SetItem(p->enter_ents, slot->at - p->held, Py_NewRef(ent));
+    slot->id = x;
+    slot->at = p->held + PyList_GET_SIZE(p->enter_ids);
+    if (PyList_Append(p->enter_ids, id) || PyList_Append(p->enter_ents, ent))
+        return -1;
+    return ++p->used * 2 > (Py_ssize_t)p->mask ? pick_grow(p, p->used) : 0;
+}
+
+/* One entity found in the area, by its id and entity (pick_found). */
 static int pick_put(Pick *p, PyObject *id, PyObject *ent) {
     long long x;
     if (p->slow)
@@ -3103,20 +3254,7 @@ static int pick_put(Pick *p, PyObject *id, PyObject *ent) {
         p->slow = 1;
         return 0;
     }
-    Slot *slot = pick_slot(p, x);
-    if (slot->at >= 0) {
-        if (slot->at < p->held) {
-            p->kept += !p->again[slot->at];
-            p->again[slot->at] = 1;
-            return 0;
-        }
-        return PyList_SetItem(p->enter_ents, slot->at - p->held, Py_NewRef(ent));
-    }
-    slot->id = x;
-    slot->at = p->held + PyList_GET_SIZE(p->enter_ids);
-    if (PyList_Append(p->enter_ids, id) || PyList_Append(p->enter_ents, ent))
-        return -1;
-    return ++p->used * 2 > (Py_ssize_t)p->mask ? pick_grow(p, p->used) : 0;
+    return pick_found(p, x, id, ent, NULL, NULL);
 }
 
 /* The ids found that were not relevant enter (in found order), then the relevant ones not
@@ -3146,6 +3284,20 @@ static int sink_put(Sink *s, PyObject *id, PyObject *ent) {
     return s->found ? PyDict_SetItem(s->found, id, ent) : pick_put(s->pick, id, ent);
 }
 
+/* A packed entity e of bucket into the sink: by its C id into a pick, which reads its id and
+ * entity only if it enters (an id that is no C number makes the pick give up). */
+static int sink_packed(Sink *s, PyObject *bucket, const PackedId *e) {
+    if (!s->found) {
+        if (s->pick->slow || e->at < 0) {
+            s->pick->slow = 1;
+            return 0;
+        }
+        return pick_found(s->pick, e->id, NULL, NULL, bucket, e);
+    }
+    PyObject *id, *ent;
+    return packed_entry(bucket, e, &id, &ent) || PyDict_SetItem(s->found, id, ent) ? -1 : 0;
+}
+
 /* A whole bucket's entities, in its order. */
 static int sink_bucket(Sink *s, PyObject *bucket) {
     if (s->found)
@@ -3162,18 +3314,21 @@ static int sink_bucket(Sink *s, PyObject *bucket) {
     return 0;
 }
 
-/* The entities of a packed cell within r2 (squared) of c into the sink, in its order. */
-static int sweep_packed(PyObject *packed, const double *c, Py_ssize_t dims, double r2,
-                        Sink *found) {
-    PyObject *ids = PyTuple_GET_ITEM(packed, 0), *ents = PyTuple_GET_ITEM(packed, 1);
-    const double *xs = (const double *)PyBytes_AS_STRING(PyTuple_GET_ITEM(packed, 2));
-    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(ids); k++, xs += dims) {
+/* The entities of a packed cell into the sink, in its order: all (swept 0), or those within r2
+ * (squared) of c. */
+static int sweep_packed(PyObject *packed, int swept, const double *c, Py_ssize_t dims,
+                        double r2, Sink *found) {
+    PyObject *bucket = PyTuple_GET_ITEM(packed, 0), *ids = PyTuple_GET_ITEM(packed, 1);
+    const PackedId *e = (const PackedId *)PyBytes_AS_STRING(ids);
+    Py_ssize_t n = PyBytes_GET_SIZE(ids) / (Py_ssize_t)sizeof(PackedId);
+    const double *xs = swept ? (const double *)PyBytes_AS_STRING(PyTuple_GET_ITEM(packed, 2)) : c;
+    for (Py_ssize_t k = 0; k < n; k++, xs += swept ? dims : 0) {
         double apart = 0.0;
-        for (Py_ssize_t d = 0; d < dims; d++) {
+        for (Py_ssize_t d = 0; swept && d < dims; d++) {
             double dx = xs[d] - c[d], sq = dx * dx;
             apart = d ? apart + sq : sq;
         }
-        if (apart <= r2 && sink_put(found, PyTuple_GET_ITEM(ids, k), PyTuple_GET_ITEM(ents, k)))
+        if ((!swept || apart <= r2) && sink_packed(found, bucket, &e[k]))
             return -1;
     }
     return 0;
@@ -3199,11 +3354,11 @@ static int aim_cell(PyObject *cell, PyObject *grid, PyObject *pos, PyObject *mem
     Py_INCREF(bucket);
     *tests += PyDict_GET_SIZE(bucket);
     int inside = ball ? cell_inside(cell, c, dims, size, r2) : 1, rc = -1;
-    if (inside > 0) {
+    if (inside > 0 && found->found) {
         rc = sink_bucket(found, bucket);
-    } else if (!inside) {
-        PyObject *packed = packed_cell(memo, cell, bucket, pos, dims);
-        rc = packed ? sweep_packed(packed, c, dims, r2, found) : -1;
+    } else if (inside >= 0) {
+        PyObject *packed = packed_cell(memo, cell, bucket, pos, dims, !inside);
+        rc = packed ? sweep_packed(packed, !inside, c, dims, r2, found) : -1;
     }
     Py_DECREF(bucket);
     return rc;
@@ -4211,12 +4366,13 @@ done:
 
 /* Warm the dirty entities from `from`, `windows` windows of WARM (as warm() does a walk's):
  * their dicts, then their dirty masks and lists of values, then those values (a position is
- * one of the first), then a position's coordinates; what it found of each in its __dict__ is
+ * one of the first) and the cell and position each had, then the coordinates of these
+ * positions and cells; what it found of each in its __dict__ is
  * kept in ring[j % MOVE_RING]. It only reads; a lookup that fails is left for moves_one to
  * meet and report. */
 static void warm_moves(PyObject *dirty, Py_ssize_t from, int windows, PyObject *cell_of,
-                       Mover *ring) {
-    PyObject *ent[2 * WARM], *vals[2 * WARM], *val[2 * WARM * (WARM_VALUES + 1)], *ids[2 * WARM];
+                       PyObject *pos, Mover *ring) {
+    PyObject *ent[2 * WARM], *vals[2 * WARM], *val[2 * WARM * (WARM_VALUES + 2)], *ids[2 * WARM];
     int n = 0, v = 0, u = 0, c = 0;
     Py_ssize_t to = PyList_GET_SIZE(dirty);
     if (to > from + windows * WARM)
@@ -4258,15 +4414,20 @@ static void warm_moves(PyObject *dirty, Py_ssize_t from, int windows, PyObject *
     }
     for (int i = 0; i < v; i++)
         PREFETCH(((PyListObject *)vals[i])->ob_item);
-    /* the cell each is in (a tuple of ints), which moves_one compares with its new one */
+    /* the cell each is in (a tuple of ints), which moves_one compares with its new one, and
+     * the position it had, which moves_one's store of the new one releases (that release's
+     * miss was a third of moves) */
     for (int i = 0; i < c; i++) {
-        PyObject *old = PyDict_GetItemWithError(cell_of, ids[i]);
-        if (!old) {
-            PyErr_Clear();
-            continue;
+        PyObject *maps[2] = {cell_of, pos};
+        for (int k = 0; k < 2; k++) {
+            PyObject *old = PyDict_GetItemWithError(maps[k], ids[i]);
+            if (!old) {
+                PyErr_Clear();
+                continue;
+            }
+            PREFETCH(old);
+            val[u++] = old;
         }
-        PREFETCH(old);
-        val[u++] = old;
     }
     for (int i = 0; i < v; i++)
         for (Py_ssize_t j = 0; j < PyList_GET_SIZE(vals[i]) && j < WARM_VALUES; j++) {
@@ -4294,7 +4455,7 @@ static PyObject *py_moves(PyObject *self, PyObject *args) {
     Py_INCREF(dirty);
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(dirty) && rc >= 0; k++) {
         if (k % WARM == 0)
-            warm_moves(dirty, k ? k + WARM : 0, k ? 1 : 2, cell_of, ring);
+            warm_moves(dirty, k ? k + WARM : 0, k ? 1 : 2, cell_of, pos, ring);
         PyObject *ent = Py_NewRef(PyList_GET_ITEM(dirty, k));
         const Mover *pre = ring[k % MOVE_RING].ent == ent ? &ring[k % MOVE_RING] : NULL;
         rc = moves_one(world, ent, pre, where, flat ? 2 : 3, size, size_o, rule, cell, grid,
