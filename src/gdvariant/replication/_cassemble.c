@@ -1037,43 +1037,57 @@ static inline uint64_t get64(const uint8_t *p) {
 #endif
 }
 
+/* The bits of w from bit from (counted from its start) to its end into out, 64 a word: what
+ * a record's body, just written behind its head, is kept as. */
+static int w_bits_since(Writer *w, long long from, uint64_t *out) {
+    if (w_reserve(w, 16)) /* the accumulator, then a word of zeros past it: what is read */
+        return -1;
+    put64(w->buf + w->len, w->acc);
+    put64(w->buf + w->len + 8, 0);
+    long long to = 8 * (long long)w->len + w->nacc;
+    int s = (int)(from & 7);
+    for (long long at = from; at < to; at += 64) {
+        const uint8_t *p = w->buf + (at >> 3);
+        *out++ = s ? get64(p) >> s | (uint64_t)p[8] << (64 - s) : get64(p);
+    }
+    return 0;
+}
+
 static int w_enter_body(Walk *wk, ClassPlan *cp, PyObject *bits, PyObject *widths);
 
 /* A record into section j from the walked entity's ring's bodies (wk->bring): the head of op
  * and gap, then the body of kind and key (an update's change list and values, BODY_DELTA
  * against the entries from the tick key on, BODY_WHOLE of the mask key; or an enter's class
- * id, change list and values), coded into wk->w and kept when the ring has none yet, then
- * padded to a byte: the bytes put_update_body, cached_record and put_enter make, with no
- * Python object made or looked up. */
+ * id, change list and values), copied from the ring or, when it has none yet, coded behind
+ * the head and kept; then padded to a byte. The bytes put_update_body, cached_record and
+ * put_enter make, with no Python object made or looked up. */
 static int put_ring_body(Walk *wk, ClassPlan *cp, Py_ssize_t j, int op, long long gap, int kind,
                          long long key, PyObject *bits, PyObject *widths, PyObject *hist,
                          long long net_id) {
     Sections *s = &wk->sec;
-    Writer *w = wk->w, *o = &s->out[j];
-    int found;
-    long long nbits;
-    const uint8_t *p = (const uint8_t *)bodies_find(wk->bring, kind, key, &found);
+    Writer *o = &s->out[j];
+    int nbits;
+    const uint64_t *p = bodies_find(wk->bring, kind, key, &nbits);
+    if (w_head(o, op, gap))
+        return -1;
     if (p) {
-        nbits = found;
+        for (; nbits > 0; nbits -= 64, p++)
+            if (w_bits(o, *p, nbits < 64 ? nbits : 64))
+                return -1;
     } else {
+        Writer *keep = wk->w;
+        long long from = 8 * (long long)o->len + o->nacc;
+        wk->w = o;
         int bad = kind == BODY_ENTER
                       ? w_enter_body(wk, cp, bits, widths)
                       : w_update_body(wk, cp, bits, widths, kind == BODY_DELTA ? hist : NULL);
-        if (!bad && !(bad = w_reserve(w, 8)))
-            put64(w->buf + w->len, w->acc); /* the bits in whole words from w->buf */
-        nbits = 8 * (long long)w->len + w->nacc;
-        p = w->buf;
-        w->len = 0; /* (its bytes stay there until the next record written) */
-        w->acc = 0;
-        w->nacc = 0;
-        if (bad || bodies_keep(wk->bring, kind, key, p, nbits))
+        wk->w = keep;
+        uint64_t *room;
+        if (bad ||
+            bodies_room(wk->bring, kind, key, 8 * (long long)o->len + o->nacc - from, &room) ||
+            (room && w_bits_since(o, from, room)))
             return -1;
     }
-    if (w_head(o, op, gap))
-        return -1;
-    for (; nbits > 0; nbits -= 64, p += 8)
-        if (w_bits(o, get64(p), nbits < 64 ? (int)nbits : 64))
-            return -1;
     if (w_align(o))
         return -1;
     s->count[j]++;

@@ -40,8 +40,8 @@ typedef struct {
     Bodies *bodies;       /* owned: its entity's record bodies (bodies_find), or NULL */
 } Ring;
 
-/* The body of kind and key r keeps (its words, little-endian bytes as the writer stores
- * them; *nbits), or NULL. */
+/* The body of kind and key r keeps (its words, the first bits in the low bits of the first;
+ * *nbits), or NULL. */
 static inline const uint64_t *bodies_find(const Ring *r, int kind, long long key, int *nbits) {
     const Bodies *b = r->bodies;
     for (int k = 0; b && k < b->n; k++)
@@ -52,12 +52,13 @@ static inline const uint64_t *bodies_find(const Ring *r, int kind, long long key
     return NULL;
 }
 
-/* Keep nbits of words as r's body of kind and key (its block made or grown as needed): 0, or
- * 0 without keeping it when r keeps BODIES already or the words would pass BODY_WORDS, or -1
- * on running out of memory. The bodies are the walk's, not the ring's history: a const ring
- * (as the walk holds it) keeps them too. */
-static int bodies_keep(const Ring *r, int kind, long long key, const void *words, long long nbits) {
+/* Room for nbits of r's body of kind and key (its block made or grown as needed), for the
+ * caller to fill, into *out: 0; 0 with *out NULL when r keeps BODIES already or the words
+ * would pass BODY_WORDS (the body is not kept); -1 on running out of memory. The bodies are
+ * the walk's, not the ring's history: a const ring (as the walk holds it) keeps them too. */
+static int bodies_room(const Ring *r, int kind, long long key, long long nbits, uint64_t **out) {
     Bodies *b = r->bodies;
+    *out = NULL;
     if ((b && b->n == BODIES) || nbits > 64LL * BODY_WORDS)
         return 0;
     int need = (int)((nbits + 63) >> 6);
@@ -78,7 +79,7 @@ static int bodies_keep(const Ring *r, int kind, long long key, const void *words
         grown->cap = want;
         ((Ring *)r)->bodies = b = grown;
     }
-    memcpy(b->words + b->used, words, sizeof(uint64_t) * (size_t)need);
+    *out = b->words + b->used;
     b->body[b->n++] = (Body){key, kind, (int)nbits, b->used};
     b->used += need;
     return 0;
