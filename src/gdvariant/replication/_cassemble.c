@@ -11,8 +11,10 @@
  * and layout, and its history, which its commit keeps in the world's table of C rings
  * (_table.h, _history.py) where the pure one keeps _net_hist -- and writes records into the
  * same per-entity record cache, under the
- * same keys (and the bodies of enter records, under a key of its own; a client's own section
- * codes its updates straight into it). What it does not share is the pure one's cache of
+ * same keys (and the bodies of enter records, under a key of its own), for an entity whose
+ * history is a list; an entity its ring holds has the bodies of its records (what follows
+ * each record's head) kept in the ring instead, made once and copied behind each section's
+ * head. What it does not share is the pure one's cache of
  * value-delta fragments in the history entries: in C, coding a value against its baseline
  * costs less than looking a cached fragment up, so each record codes its values afresh (and
  * the history entries are left as they are, which the pure one allows).
@@ -1096,12 +1098,11 @@ static int put_ring_body(Walk *wk, ClassPlan *cp, Py_ssize_t j, int op, long lon
 }
 
 /* A value-delta update record into section j (a client's own, one base): its head, then its
- * body (change list and values) coded straight into the section. Bodies are not kept: with an
- * interest each client's records have gaps of their own, and 32,000 of the 46,000 bodies a
- * tick of the interest benchmark were made for one record only (an entity is seen by about
- * five clients whose acks lag differently), so keeping each in the entity's cache cost more
- * (a bytes object, a key and a dict entry made, then freed at its next commit) than coding the
- * few others again. */
+ * body (change list and values). An entity its ring holds has the body kept there by the tick
+ * of its oldest entry (put_ring_body: about a fifth of the interest benchmark's bodies are
+ * found there, an entity being seen by about five clients whose acks lag differently); any
+ * other has it coded straight into the section and not kept (a bytes object, a key and a dict
+ * entry made, then freed at its next commit, cost more than coding the few others again). */
 static int put_update_body(Walk *wk, ClassPlan *cp, Py_ssize_t j, long long gap, PyObject *bits,
                            PyObject *widths, PyObject *hist, long long net_id, long long first) {
     if (wk->bring) /* the entity's ring keeps its bodies: one coded for each base tick */
