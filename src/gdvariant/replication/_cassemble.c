@@ -1104,10 +1104,7 @@ static int put_ring_body(Walk *wk, ClassPlan *cp, Py_ssize_t j, int op, long lon
  * other has it coded straight into the section and not kept (a bytes object, a key and a dict
  * entry made, then freed at its next commit, cost more than coding the few others again). */
 static int put_update_body(Walk *wk, ClassPlan *cp, Py_ssize_t j, long long gap, PyObject *bits,
-                           PyObject *widths, PyObject *hist, long long net_id, long long first) {
-    if (wk->bring) /* the entity's ring keeps its bodies: one coded for each base tick */
-        return put_ring_body(wk, cp, j, OP_UPDATE, gap, BODY_DELTA, first, bits, widths, hist,
-                             net_id);
+                           PyObject *widths, PyObject *hist, long long net_id) {
     Sections *s = &wk->sec;
     Writer *keep = wk->w;
     wk->w = &s->out[j];
@@ -1550,8 +1547,7 @@ static int update_after(Walk *wk, ClassPlan *cp, PyObject *hist, PyObject *bits,
         note_sources(wk, nw, pending);
     if (!mask_and_public(wk, cp))
         return 0;
-    return put_update_body(wk, cp, 0, net_id - wk->sec.prev[0] - 1, bits, widths, hist, net_id,
-                           r ? ring_tick(r, at) : 0);
+    return put_update_body(wk, cp, 0, net_id - wk->sec.prev[0] - 1, bits, widths, hist, net_id);
 }
 
 static int ll_cmp(const void *a, const void *b) {
@@ -1674,7 +1670,7 @@ static int walk_bases(Walk *wk, const Walked *e, Py_ssize_t h, long long t, PyOb
         if (wk->deltas && s->nb == 1) { /* a client's own section: a body of its own */
             Py_CLEAR(record);
             reusable = 0;
-            if (put_update_body(wk, cp, j, gap, e->bits, e->widths, e->hist, e->net_id, first))
+            if (put_update_body(wk, cp, j, gap, e->bits, e->widths, e->hist, e->net_id))
                 goto fail;
             continue;
         }

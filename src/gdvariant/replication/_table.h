@@ -16,19 +16,23 @@
  * head, as words, under its kind and key, so that a body many clients' sections carry is
  * coded once and copied, with no Python key, dict lookup or bytes object. Emptied with every
  * entry the ring gets; freed with the ring. */
-#define BODIES 12          /* bodies a ring keeps: the ~9 bases of lagging acks, an enter */
-#define BODY_WORDS 4096    /* a ring's words of bodies at most (more are coded each time) */
+#define BODIES 12       /* bodies a ring keeps at most: the ~9 bases of lagging acks, an enter */
+#define BODY_WORDS 4096 /* a ring's words of bodies at most (more are coded each time) */
 enum { BODY_ENTER = 1, BODY_DELTA, BODY_WHOLE };
 typedef struct {
     long long key; /* BODY_DELTA: the tick of the oldest entry after the base; BODY_WHOLE: the
                       changed mask (one word); BODY_ENTER: the class bits */
-    int kind, nbits, off; /* off: its first word in words */
+    int nbits;
+    uint16_t off; /* its first word in the block's words */
+    uint8_t kind;
 } Body;
+/* One block: the header, nbody Bodys, then cap words (grown together, as needed: a ring whose
+ * entity only ever enters keeps one small body). */
 typedef struct {
-    int n, used, cap; /* bodies, words used, words held */
-    Body body[BODIES];
-    uint64_t words[];
+    int n, nbody, used, cap; /* bodies kept and room for them; words used and held */
+    Body body[];
 } Bodies;
+static inline uint64_t *bodies_words(const Bodies *b) { return (uint64_t *)(b->body + b->nbody); }
 
 typedef struct {
     PyObject *ent;        /* strong: the entity (World.despawn has the table forget it) */
@@ -47,9 +51,29 @@ static inline const uint64_t *bodies_find(const Ring *r, int kind, long long key
     for (int k = 0; b && k < b->n; k++)
         if (b->body[k].key == key && b->body[k].kind == kind) {
             *nbits = b->body[k].nbits;
-            return b->words + b->body[k].off;
+            return bodies_words(b) + b->body[k].off;
         }
     return NULL;
+}
+
+/* r's bodies in a block with room for nbody bodies and cap words (what it kept copied), or
+ * NULL with MemoryError (r's block kept). */
+static Bodies *bodies_grown(const Ring *r, int nbody, int cap) {
+    const Bodies *b = r->bodies;
+    Bodies *out = PyMem_Malloc(sizeof(Bodies) + sizeof(Body) * (size_t)nbody +
+                               sizeof(uint64_t) * (size_t)cap);
+    if (!out) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    *out = (Bodies){b ? b->n : 0, nbody, b ? b->used : 0, cap};
+    if (b) {
+        memcpy(out->body, b->body, sizeof(Body) * (size_t)b->n);
+        memcpy(bodies_words(out), bodies_words(b), sizeof(uint64_t) * (size_t)b->used);
+    }
+    PyMem_Free(r->bodies);
+    ((Ring *)r)->bodies = out;
+    return out;
 }
 
 /* Room for nbits of r's body of kind and key (its block made or grown as needed), for the
@@ -62,25 +86,19 @@ static int bodies_room(const Ring *r, int kind, long long key, long long nbits, 
     if ((b && b->n == BODIES) || nbits > 64LL * BODY_WORDS)
         return 0;
     int need = (int)((nbits + 63) >> 6);
-    int used = b ? b->used : 0, cap = b ? b->cap : 0;
-    if (used + need > cap) {
-        int want = cap ? 2 * cap : 32;
+    int used = b ? b->used : 0, cap = b ? b->cap : 0, nbody = b ? b->nbody : 0;
+    if (used + need > cap || (b ? b->n : 0) == nbody) {
+        int want = cap ? cap : 4;
         while (want < used + need)
             want *= 2;
         if (want > BODY_WORDS)
             return 0;
-        Bodies *grown = PyMem_Realloc(b, sizeof(Bodies) + sizeof(uint64_t) * (size_t)want);
-        if (!grown) {
-            PyErr_NoMemory();
+        nbody = nbody == (b ? b->n : 0) ? (nbody ? 2 * nbody : 2) : nbody;
+        if (!(b = bodies_grown(r, nbody < BODIES ? nbody : BODIES, want)))
             return -1;
-        }
-        if (!b)
-            grown->n = grown->used = 0;
-        grown->cap = want;
-        ((Ring *)r)->bodies = b = grown;
     }
-    *out = b->words + b->used;
-    b->body[b->n++] = (Body){key, kind, (int)nbits, b->used};
+    *out = bodies_words(b) + b->used;
+    b->body[b->n++] = (Body){key, (int)nbits, (uint16_t)b->used, (uint8_t)kind};
     b->used += need;
     return 0;
 }
