@@ -2815,15 +2815,7 @@ static int commit_one(PyObject *world, PyObject *ent, PyObject *tick, long long 
         if (t && commit_adopt(t, ent, dict, hist))
             goto done;
     }
-    /* an empty record cache is kept as it is (what a new one would be): the walk keeps the
-     * bodies of an entity its ring holds in the ring, so most are empty */
-    cache = ent_hinted(ent, dict, A_CACHE, s_cache);
-    if (cache && PyDict_CheckExact(cache) && !PyDict_GET_SIZE(cache)) {
-        rc = 0;
-        goto done;
-    }
-    PyErr_Clear(); /* (no cache, or not a dict: a new one, as before) */
-    Py_XSETREF(cache, PyDict_New());
+    cache = PyDict_New();
     if (!cache || ent_set(ent, dict, s_cache, cache))
         goto done;
     rc = 0;
