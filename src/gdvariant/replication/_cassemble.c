@@ -354,18 +354,15 @@ typedef struct {
     int n;
 } Bits;
 
-/* Append the low n bits of v. A word is written whole when its first bit is (the words past
- * b->n are never read), so a Bits needs only its count cleared to start: the walk clears
- * one for each value it codes. */
 static inline void b_bits(Bits *b, uint64_t v, int n) {
     if (n <= 0)
         return;
     if (n < 64)
         v &= ((uint64_t)1 << n) - 1;
     int k = b->n >> 6, s = b->n & 63;
-    b->w[k] = s ? b->w[k] | v << s : v;
+    b->w[k] |= v << s;
     if (s && s + n > 64)
-        b->w[k + 1] = v >> (64 - s);
+        b->w[k + 1] |= v >> (64 - s);
     b->n += n;
 }
 
@@ -481,8 +478,8 @@ static int b_varint(Bits *out, const uint64_t *nw, int width, const uint64_t *bw
  * bits. */
 static int b_delta(Bits *out, const PropPlan *p, PyObject *bits, Py_ssize_t width,
                    PyObject *base, const uint64_t *base_word) {
-    uint64_t nw[MAX_WORDS], bw[MAX_WORDS];
-    out->n = 0;
+    uint64_t nw[MAX_WORDS], bw[MAX_WORDS] = {0};
+    memset(out, 0, sizeof *out);
     switch (p->kind) {
     case K_PLAIN:
     case K_ZIGZAG:
@@ -506,7 +503,6 @@ static int b_delta(Bits *out, const PropPlan *p, PyObject *bits, Py_ssize_t widt
     }
     case K_VEC_PLAIN:
     case K_VEC_COORD: {
-        memset(bw, 0, sizeof bw); /* (a scalar's delta needs none of it) */
         if (long_words(bits, nw, MAX_WORDS) || (base_word ? (bw[0] = *base_word, 0)
                                                           : long_words(base, bw, MAX_WORDS)))
             return -1;
@@ -534,7 +530,6 @@ static int b_delta(Bits *out, const PropPlan *p, PyObject *bits, Py_ssize_t widt
         return 0;
     }
     case K_VARINT:
-        memset(bw, 0, sizeof bw);
         if (long_words(bits, nw, MAX_WORDS) || (base_word ? (bw[0] = *base_word, 0)
                                                           : long_words(base, bw, MAX_WORDS)))
             return -1;
