@@ -11,8 +11,10 @@
  * and layout, and its history, which its commit keeps in the world's table of C rings
  * (_table.h, _history.py) where the pure one keeps _net_hist -- and writes records into the
  * same per-entity record cache, under the
- * same keys (and the bodies of enter records, under a key of its own; a client's own section
- * codes its updates straight into it). What it does not share is the pure one's cache of
+ * same keys (and the bodies of enter records, under a key of its own), for an entity whose
+ * history is a list; an entity its ring holds has the bodies of its records (what follows
+ * each record's head) kept in the ring instead, made once and copied behind each section's
+ * head. What it does not share is the pure one's cache of
  * value-delta fragments in the history entries: in C, coding a value against its baseline
  * costs less than looking a cached fragment up, so each record codes its values afresh (and
  * the history entries are left as they are, which the pure one allows).
@@ -898,6 +900,7 @@ typedef struct {
     PyObject *htab_o;  /* the walked world's history_table, once an entity needed it */
     const Table *htab; /* it, when it is a Table (_table.h), else NULL */
     const Ring *hring; /* the walked entity's history, when a ring holds it (else NULL) */
+    const Ring *bring; /* hring when it is the walked entity's own: its record bodies (_table.h) */
     PyObject *entering; /* a set of ids that enter though spawned before the bases, or None */
     long long *entering_ids; /* entering's ids ascending, when all are exact ints, or NULL */
     Py_ssize_t n_entering, at_entering; /* at: where the last id walked would be in it */
@@ -1023,13 +1026,83 @@ static int w_align(Writer *w) {
     return 0;
 }
 
+static inline uint64_t get64(const uint8_t *p) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+#else
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+#endif
+}
+
+/* The bits of w from bit from (counted from its start) to its end into out, 64 a word: what
+ * a record's body, just written behind its head, is kept as. */
+static int w_bits_since(Writer *w, long long from, uint64_t *out) {
+    if (w_reserve(w, 16)) /* the accumulator, then a word of zeros past it: what is read */
+        return -1;
+    put64(w->buf + w->len, w->acc);
+    put64(w->buf + w->len + 8, 0);
+    long long to = 8 * (long long)w->len + w->nacc;
+    int s = (int)(from & 7);
+    for (long long at = from; at < to; at += 64) {
+        const uint8_t *p = w->buf + (at >> 3);
+        *out++ = s ? get64(p) >> s | (uint64_t)p[8] << (64 - s) : get64(p);
+    }
+    return 0;
+}
+
+static int w_enter_body(Walk *wk, ClassPlan *cp, PyObject *bits, PyObject *widths);
+
+/* A record into section j from the walked entity's ring's bodies (wk->bring): the head of op
+ * and gap, then the body of kind and key (an update's change list and values, BODY_DELTA
+ * against the entries from the tick key on, BODY_WHOLE of the mask key; or an enter's class
+ * id, change list and values), copied from the ring or, when it has none yet, coded behind
+ * the head and kept; then padded to a byte. The bytes put_update_body, cached_record and
+ * put_enter make, with no Python object made or looked up. */
+static int put_ring_body(Walk *wk, ClassPlan *cp, Py_ssize_t j, int op, long long gap, int kind,
+                         long long key, PyObject *bits, PyObject *widths, PyObject *hist,
+                         long long net_id) {
+    Sections *s = &wk->sec;
+    Writer *o = &s->out[j];
+    int nbits;
+    const uint64_t *p = bodies_find(wk->bring, kind, key, &nbits);
+    if (w_head(o, op, gap))
+        return -1;
+    if (p) {
+        for (; nbits > 0; nbits -= 64, p++)
+            if (w_bits(o, *p, nbits < 64 ? nbits : 64))
+                return -1;
+    } else {
+        Writer *keep = wk->w;
+        long long from = 8 * (long long)o->len + o->nacc;
+        wk->w = o;
+        int bad = kind == BODY_ENTER
+                      ? w_enter_body(wk, cp, bits, widths)
+                      : w_update_body(wk, cp, bits, widths, kind == BODY_DELTA ? hist : NULL);
+        wk->w = keep;
+        uint64_t *room;
+        if (bad ||
+            bodies_room(wk->bring, kind, key, 8 * (long long)o->len + o->nacc - from, &room) ||
+            (room && w_bits_since(o, from, room)))
+            return -1;
+    }
+    if (w_align(o))
+        return -1;
+    s->count[j]++;
+    s->prev[j] = net_id;
+    return 0;
+}
+
 /* A value-delta update record into section j (a client's own, one base): its head, then its
- * body (change list and values) coded straight into the section. Bodies are not kept: with an
- * interest each client's records have gaps of their own, and 32,000 of the 46,000 bodies a
- * tick of the interest benchmark were made for one record only (an entity is seen by about
- * five clients whose acks lag differently), so keeping each in the entity's cache cost more
- * (a bytes object, a key and a dict entry made, then freed at its next commit) than coding the
- * few others again. */
+ * body (change list and values). An entity its ring holds has the body kept there by the tick
+ * of its oldest entry (put_ring_body: about a fifth of the interest benchmark's bodies are
+ * found there, an entity being seen by about five clients whose acks lag differently); any
+ * other has it coded straight into the section and not kept (a bytes object, a key and a dict
+ * entry made, then freed at its next commit, cost more than coding the few others again). */
 static int put_update_body(Walk *wk, ClassPlan *cp, Py_ssize_t j, long long gap, PyObject *bits,
                            PyObject *widths, PyObject *hist, long long net_id) {
     Sections *s = &wk->sec;
@@ -1117,6 +1190,17 @@ static int enter_mask(Walk *wk, ClassPlan *cp, PyObject *bits, PyObject *widths)
     return 0;
 }
 
+/* An enter record's body into wk->w: class id, change list and whole values. */
+static int w_enter_body(Walk *wk, ClassPlan *cp, PyObject *bits, PyObject *widths) {
+    Writer *w = wk->w;
+    return enter_mask(wk, cp, bits, widths) ||
+                   w_bits(w, (uint64_t)cp->class_id, wk->class_bits) ||
+                   w_change_list(w, wk->changed, cp->nwords, cp->count, 1 + cp->index_bits) ||
+                   w_whole_values(w, wk->changed, cp->nwords, bits, widths)
+               ? -1
+               : 0;
+}
+
 /* An enter record's body (class id, change list and whole values; no head), the same for every
  * id gap and base while the entity does not change: kept in its cache under "enter" as bytes
  * (the bits padded to a byte, then one byte, the count of padding bits), so each client's
@@ -1129,9 +1213,7 @@ static PyObject *enter_body(Walk *wk, ClassPlan *cp, PyObject *cache, PyObject *
         return body;
     }
     Writer *w = wk->w;
-    if (enter_mask(wk, cp, bits, widths) || w_bits(w, (uint64_t)cp->class_id, wk->class_bits) ||
-        w_change_list(w, wk->changed, cp->nwords, cp->count, 1 + cp->index_bits) ||
-        w_whole_values(w, wk->changed, cp->nwords, bits, widths))
+    if (w_enter_body(wk, cp, bits, widths))
         return NULL;
     int pad = (8 - (w->nacc & 7)) & 7;
     if (w_bits(w, 0, pad) || w_bits(w, (uint64_t)pad, 8))
@@ -1144,6 +1226,9 @@ static PyObject *enter_body(Walk *wk, ClassPlan *cp, PyObject *cache, PyObject *
 
 static int put_enter(Walk *wk, Py_ssize_t j, ClassPlan *cp, PyObject *cache, PyObject *bits,
                      PyObject *widths, long long net_id) {
+    if (wk->bring) /* kept by the entity's ring, by the class bits it was coded with */
+        return put_ring_body(wk, cp, j, OP_ENTER, net_id - wk->sec.prev[j] - 1, BODY_ENTER,
+                             wk->class_bits, bits, widths, NULL, net_id);
     PyObject *body = enter_body(wk, cp, cache, bits, widths);
     if (!body)
         return -1;
@@ -1329,9 +1414,11 @@ static const Table *walk_table(Walk *wk, PyObject *ent, PyObject *dict) {
  * number of its entries; -1 with an error when hist is neither a list nor None with a ring. */
 static Py_ssize_t walk_history(Walk *wk, PyObject *ent, PyObject *dict, long long net_id,
                                PyObject *hist) {
-    wk->hring = NULL;
+    wk->hring = wk->bring = NULL;
     if (hist == Py_None) {
         wk->hring = history_ring(walk_table(wk, ent, dict), ent, dict, net_id);
+        /* a stand-in reading the ring of the entity it stands for may hold other values */
+        wk->bring = wk->hring && wk->hring->ent == ent ? wk->hring : NULL;
         return wk->hring ? wk->hring->n : -1;
     }
     if (!PyList_Check(hist)) {
@@ -1584,6 +1671,15 @@ static int walk_bases(Walk *wk, const Walked *e, Py_ssize_t h, long long t, PyOb
             Py_CLEAR(record);
             reusable = 0;
             if (put_update_body(wk, cp, j, gap, e->bits, e->widths, e->hist, e->net_id))
+                goto fail;
+            continue;
+        }
+        if (wk->bring && (wk->deltas || nw == 1)) { /* the ring's body, by base tick or mask */
+            Py_CLEAR(record);
+            reusable = have_last = 0; /* (the same body is found again in the ring) */
+            if (put_ring_body(wk, cp, j, OP_UPDATE, gap, wk->deltas ? BODY_DELTA : BODY_WHOLE,
+                              wk->deltas ? first : (long long)wk->changed[0], e->bits, e->widths,
+                              e->hist, e->net_id))
                 goto fail;
             continue;
         }

@@ -30,10 +30,12 @@ can take turns on one world. With value deltas (wire doc ``docs/replication-wire
 value is coded against its bits at the base: each history entry keeps the fragments of the
 values it changed, made when a packet first needs them and dated by the tick, so a value is
 coded again only if it changed since (the compiled assembler codes them afresh instead, which
-costs it less than a lookup). In the section of a single base (a client's own, with an
-interest) the compiled one codes each value-delta update straight into the section behind its
-gap and keeps nothing: with an interest every client's section has its own gaps, and most
-(entity, base) pairs make one record a tick.
+costs it less than a lookup). For an entity whose history a C ring holds the compiled one keeps
+no records in ``_net_cache``: it keeps the bodies of its records (what follows the head with
+its id gap) in the ring, emptied with each entry the ring gets, and puts a body behind each
+section's head. For any other entity, in the section of a single base (a client's own, with an
+interest), it codes each value-delta update straight into the section behind its gap and keeps
+nothing.
 """
 
 from __future__ import annotations

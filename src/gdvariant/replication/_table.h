@@ -11,6 +11,29 @@
  * Python readers get a list of entries from Table.entries (_history.py), and the pure commit
  * takes the history back (Table.take) before it writes it. */
 
+/* The record bodies made for a ring's entity since its history last changed (what the walk
+ * would otherwise keep in the entity's _net_cache dict): each the bits that follow a record's
+ * head, as words, under its kind and key, so that a body many clients' sections carry is
+ * coded once and copied, with no Python key, dict lookup or bytes object. Emptied with every
+ * entry the ring gets; freed with the ring. */
+#define BODIES 12       /* bodies a ring keeps at most: the ~9 bases of lagging acks, an enter */
+#define BODY_WORDS 4096 /* a ring's words of bodies at most (more are coded each time) */
+enum { BODY_ENTER = 1, BODY_DELTA, BODY_WHOLE };
+typedef struct {
+    long long key; /* BODY_DELTA: the tick of the oldest entry after the base; BODY_WHOLE: the
+                      changed mask (one word); BODY_ENTER: the class bits */
+    int nbits;
+    uint16_t off; /* its first word in the block's words */
+    uint8_t kind;
+} Body;
+/* One block: the header, nbody Bodys, then cap words (grown together, as needed: a ring whose
+ * entity only ever enters keeps one small body). */
+typedef struct {
+    int n, nbody, used, cap; /* bodies kept and room for them; words used and held */
+    Body body[];
+} Bodies;
+static inline uint64_t *bodies_words(const Bodies *b) { return (uint64_t *)(b->body + b->nbody); }
+
 typedef struct {
     PyObject *ent;        /* strong: the entity (World.despawn has the table forget it) */
     int nw, nprops, cap;  /* mask words, flat properties, entries the ring holds */
@@ -18,7 +41,73 @@ typedef struct {
     int usable;           /* 0: an entry it could not mirror (bits past 63 bits, an odd entry) */
     int stride;           /* words an entry: its tick, its mask words, a before per property */
     uint64_t *data;       /* cap entries, in the same block, from a cache line's start */
+    Bodies *bodies;       /* owned: its entity's record bodies (bodies_find), or NULL */
 } Ring;
+
+/* The body of kind and key r keeps (its words, the first bits in the low bits of the first;
+ * *nbits), or NULL. */
+static inline const uint64_t *bodies_find(const Ring *r, int kind, long long key, int *nbits) {
+    const Bodies *b = r->bodies;
+    for (int k = 0; b && k < b->n; k++)
+        if (b->body[k].key == key && b->body[k].kind == kind) {
+            *nbits = b->body[k].nbits;
+            return bodies_words(b) + b->body[k].off;
+        }
+    return NULL;
+}
+
+/* r's bodies in a block with room for nbody bodies and cap words (what it kept copied), or
+ * NULL with MemoryError (r's block kept). */
+static Bodies *bodies_grown(const Ring *r, int nbody, int cap) {
+    const Bodies *b = r->bodies;
+    Bodies *out = PyMem_Malloc(sizeof(Bodies) + sizeof(Body) * (size_t)nbody +
+                               sizeof(uint64_t) * (size_t)cap);
+    if (!out) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    *out = (Bodies){b ? b->n : 0, nbody, b ? b->used : 0, cap};
+    if (b) {
+        memcpy(out->body, b->body, sizeof(Body) * (size_t)b->n);
+        memcpy(bodies_words(out), bodies_words(b), sizeof(uint64_t) * (size_t)b->used);
+    }
+    PyMem_Free(r->bodies);
+    ((Ring *)r)->bodies = out;
+    return out;
+}
+
+/* Room for nbits of r's body of kind and key (its block made or grown as needed), for the
+ * caller to fill, into *out: 0; 0 with *out NULL when r keeps BODIES already or the words
+ * would pass BODY_WORDS (the body is not kept); -1 on running out of memory. The bodies are
+ * the walk's, not the ring's history: a const ring (as the walk holds it) keeps them too. */
+static int bodies_room(const Ring *r, int kind, long long key, long long nbits, uint64_t **out) {
+    Bodies *b = r->bodies;
+    *out = NULL;
+    if ((b && b->n == BODIES) || nbits > 64LL * BODY_WORDS)
+        return 0;
+    int need = (int)((nbits + 63) >> 6);
+    int used = b ? b->used : 0, cap = b ? b->cap : 0, nbody = b ? b->nbody : 0;
+    if (used + need > cap || (b ? b->n : 0) == nbody) {
+        int want = cap ? cap : 4;
+        while (want < used + need)
+            want *= 2;
+        if (want > BODY_WORDS)
+            return 0;
+        nbody = nbody == (b ? b->n : 0) ? (nbody ? 2 * nbody : 2) : nbody;
+        if (!(b = bodies_grown(r, nbody < BODIES ? nbody : BODIES, want)))
+            return -1;
+    }
+    *out = bodies_words(b) + b->used;
+    b->body[b->n++] = (Body){key, (int)nbits, (uint16_t)b->used, (uint8_t)kind};
+    b->used += need;
+    return 0;
+}
+
+/* The ring's history changes: the bodies made from it are stale (their block is kept). */
+static inline void bodies_clear(Ring *r) {
+    if (r->bodies)
+        r->bodies->n = r->bodies->used = 0;
+}
 
 /* A block for a ring of cap entries of stride words: the Ring, then its entries aligned to
  * 64 bytes (an entry of 8 words, a class of 6 properties, on one line). */
@@ -59,6 +148,7 @@ static void ring_free(Ring *r) {
     if (!r)
         return;
     Py_XDECREF(r->ent);
+    PyMem_Free(r->bodies);
     PyMem_Free(r);
 }
 
@@ -95,6 +185,7 @@ static Ring *ring_resized(Ring *r, int cap) {
  * leaves it unusable, not an error. */
 static int ring_push(Ring **rp, PyObject *e) {
     Ring *r = *rp;
+    bodies_clear(r);
     if (!r->usable)
         return 0;
     if (r->n == r->cap) {
@@ -154,7 +245,7 @@ static Ring *ring_new(PyObject *ent, PyObject *hist, Py_ssize_t nprops) {
     if (nprops > 4096)
         return NULL;
     int nw = nprops ? (int)((nprops + 63) / 64) : 1;
-    Ring head = {NULL, nw, (int)nprops, 0, 0, 0, 1, 1 + nw + (int)nprops, NULL};
+    Ring head = {NULL, nw, (int)nprops, 0, 0, 0, 1, 1 + nw + (int)nprops, NULL, NULL};
     Py_ssize_t want = PyList_GET_SIZE(hist) > 8 ? PyList_GET_SIZE(hist) : 8;
     Ring *r = ring_block(&head, (int)want);
     if (!r)
@@ -179,6 +270,7 @@ static int ring_commit(Ring **rp, long long tick, PyObject *mask, PyObject *befo
                        long long oldest) {
     Ring *r = *rp;
     uint64_t words[64], local[64], *vals = local;
+    bodies_clear(r); /* whatever follows, the entity changed (or its history is a list's) */
     if (r->nw > 64 || !PyDict_CheckExact(before))
         return 0;
     if (long_words(mask, words, r->nw)) {
