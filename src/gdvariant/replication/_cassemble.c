@@ -1026,6 +1026,15 @@ static int w_align(Writer *w) {
     return 0;
 }
 
+/* The end of a record written into section j bit by bit: padded to a byte, then counted. */
+static int sec_close(Sections *s, Py_ssize_t j, long long net_id) {
+    if (w_align(&s->out[j]))
+        return -1;
+    s->count[j]++;
+    s->prev[j] = net_id;
+    return 0;
+}
+
 static inline uint64_t get64(const uint8_t *p) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     uint64_t v;
@@ -1090,32 +1099,23 @@ static int put_ring_body(Walk *wk, ClassPlan *cp, Py_ssize_t j, int op, long lon
             (room && w_bits_since(o, from, room)))
             return -1;
     }
-    if (w_align(o))
-        return -1;
-    s->count[j]++;
-    s->prev[j] = net_id;
-    return 0;
+    return sec_close(s, j, net_id);
 }
 
 /* A value-delta update record into section j (a client's own, one base): its head, then its
- * body (change list and values). An entity its ring holds has the body kept there by the tick
- * of its oldest entry (put_ring_body: about a fifth of the interest benchmark's bodies are
- * found there, an entity being seen by about five clients whose acks lag differently); any
- * other has it coded straight into the section and not kept (a bytes object, a key and a dict
- * entry made, then freed at its next commit, cost more than coding the few others again). */
+ * body (change list and values), coded straight into the section and not kept: about a fifth
+ * of the interest benchmark's bodies would be found again (an entity is seen by about five
+ * clients whose acks lag differently), and keeping them, in a ring or a dict, cost more than
+ * coding those again (docs/replication-interest-performance.md, "Record bodies in the ring,
+ * and the one-base path"). */
 static int put_update_body(Walk *wk, ClassPlan *cp, Py_ssize_t j, long long gap, PyObject *bits,
                            PyObject *widths, PyObject *hist, long long net_id) {
     Sections *s = &wk->sec;
     Writer *keep = wk->w;
     wk->w = &s->out[j];
-    int bad = w_head(wk->w, OP_UPDATE, gap) || w_update_body(wk, cp, bits, widths, hist) ||
-              w_align(wk->w);
+    int bad = w_head(wk->w, OP_UPDATE, gap) || w_update_body(wk, cp, bits, widths, hist);
     wk->w = keep;
-    if (bad)
-        return -1;
-    s->count[j]++;
-    s->prev[j] = net_id;
-    return 0;
+    return bad ? -1 : sec_close(s, j, net_id);
 }
 
 /* A record into section j: the head of its op and id gap, then a body (enter_body's). */
@@ -1139,11 +1139,7 @@ static int sec_put_body(Sections *s, Py_ssize_t j, int op, long long gap, PyObje
         if (w_bits(o, v, k))
             return -1;
     }
-    if (w_align(o))
-        return -1;
-    s->count[j]++;
-    s->prev[j] = net_id;
-    return 0;
+    return sec_close(s, j, net_id);
 }
 
 static int mask_or(uint64_t *dst, const uint64_t *src, int nw) {
