@@ -900,7 +900,8 @@ typedef struct {
     PyObject *htab_o;  /* the walked world's history_table, once an entity needed it */
     const Table *htab; /* it, when it is a Table (_table.h), else NULL */
     const Ring *hring; /* the walked entity's history, when a ring holds it (else NULL) */
-    const Ring *bring; /* hring when it is the walked entity's own: its record bodies (_table.h) */
+    Ring *bring; /* hring when it is the walked entity's own: its record bodies (_table.h), the
+                    one part of the ring the walk writes */
     PyObject *entering; /* a set of ids that enter though spawned before the bases, or None */
     long long *entering_ids; /* entering's ids ascending, when all are exact ints, or NULL */
     Py_ssize_t n_entering, at_entering; /* at: where the last id walked would be in it */
@@ -1387,8 +1388,8 @@ static void table_done(PyObject **found) {
 /* The ring holding ent's history (its _net_hist None) in table t, or NULL with an error: the
  * slot of the id it is walked as when that holds it, else the slot of its own net_id, as the
  * pure assembler reads it (_history.py), for a stand-in or an entity walked as another id. */
-static const Ring *history_ring(const Table *t, PyObject *ent, PyObject *dict, long long id) {
-    const Ring *r = table_peek(t, id, ent);
+static Ring *history_ring(const Table *t, PyObject *ent, PyObject *dict, long long id) {
+    Ring *r = table_peek(t, id, ent);
     if (r)
         return r;
     PyObject *own_o = ent_attr(ent, dict, s_net_id);
@@ -1412,9 +1413,10 @@ static Py_ssize_t walk_history(Walk *wk, PyObject *ent, PyObject *dict, long lon
                                PyObject *hist) {
     wk->hring = wk->bring = NULL;
     if (hist == Py_None) {
-        wk->hring = history_ring(walk_table(wk, ent, dict), ent, dict, net_id);
+        Ring *r = history_ring(walk_table(wk, ent, dict), ent, dict, net_id);
+        wk->hring = r;
         /* a stand-in reading the ring of the entity it stands for may hold other values */
-        wk->bring = wk->hring && wk->hring->ent == ent ? wk->hring : NULL;
+        wk->bring = r && r->ent == ent ? r : NULL;
         return wk->hring ? wk->hring->n : -1;
     }
     if (!PyList_Check(hist)) {

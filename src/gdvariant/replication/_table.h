@@ -58,7 +58,7 @@ static inline const uint64_t *bodies_find(const Ring *r, int kind, long long key
 
 /* r's bodies in a block with room for nbody bodies and cap words (what it kept copied), or
  * NULL with MemoryError (r's block kept). */
-static Bodies *bodies_grown(const Ring *r, int nbody, int cap) {
+static Bodies *bodies_grown(Ring *r, int nbody, int cap) {
     const Bodies *b = r->bodies;
     Bodies *out = PyMem_Malloc(sizeof(Bodies) + sizeof(Body) * (size_t)nbody +
                                sizeof(uint64_t) * (size_t)cap);
@@ -72,15 +72,16 @@ static Bodies *bodies_grown(const Ring *r, int nbody, int cap) {
         memcpy(bodies_words(out), bodies_words(b), sizeof(uint64_t) * (size_t)b->used);
     }
     PyMem_Free(r->bodies);
-    ((Ring *)r)->bodies = out;
+    r->bodies = out;
     return out;
 }
 
 /* Room for nbits of r's body of kind and key (its block made or grown as needed), for the
  * caller to fill, into *out: 0; 0 with *out NULL when r keeps BODIES already or the words
  * would pass BODY_WORDS (the body is not kept); -1 on running out of memory. The bodies are
- * the walk's, not the ring's history: a const ring (as the walk holds it) keeps them too. */
-static int bodies_room(const Ring *r, int kind, long long key, long long nbits, uint64_t **out) {
+ * the walk's cache, not the ring's history: the walk reads the history through a const
+ * pointer and writes the bodies through another (Walk.bring). */
+static int bodies_room(Ring *r, int kind, long long key, long long nbits, uint64_t **out) {
     Bodies *b = r->bodies;
     *out = NULL;
     if ((b && b->n == BODIES) || nbits > 64LL * BODY_WORDS)
@@ -387,8 +388,8 @@ static Ring *table_owned(const Table *t, long long net_id, PyObject *ent) {
 }
 
 /* The ring of ent at net_id when it is usable (else NULL, without an error): warm()'s look. */
-static const Ring *table_peek(const Table *t, long long net_id, PyObject *ent) {
-    const Ring *r = t && net_id >= 0 && net_id < t->n ? t->slots[net_id] : NULL;
+static Ring *table_peek(const Table *t, long long net_id, PyObject *ent) {
+    Ring *r = t && net_id >= 0 && net_id < t->n ? t->slots[net_id] : NULL;
     return r && r->ent == ent && r->usable ? r : NULL;
 }
 
