@@ -282,13 +282,15 @@ class SnapshotEncoder:
         a few ticks back, only those ticks are dropped, not every tick of every set looked
         at (a quarter of the snapshot's Python with 256 clients)."""
         since, self._pruned = self._pruned, oldest
-        for client in self.clients.values():
-            # in place: a new set per client and tick would be 256 more objects a tick for the
-            # cyclic collector's oldest generation, and so its full collections
-            if 0 <= oldest - since <= 4:
-                for t in range(since, oldest):
+        # in place: a new set per client and tick would be 256 more objects a tick for the
+        # cyclic collector's oldest generation, and so its full collections
+        if 0 <= oldest - since <= 4:
+            gone = range(since, oldest)
+            for client in self.clients.values():
+                for t in gone:
                     client.sent.discard(t)
-            else:
+        else:
+            for client in self.clients.values():
                 client.sent -= {t for t in client.sent if t < oldest}
 
     def base_for(self, client: Client) -> int:
