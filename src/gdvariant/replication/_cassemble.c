@@ -1417,7 +1417,7 @@ static Py_ssize_t walk_history(Walk *wk, PyObject *ent, PyObject *dict, long lon
         wk->hring = r;
         /* a stand-in reading the ring of the entity it stands for may hold other values */
         wk->bring = r && r->ent == ent ? r : NULL;
-        return wk->hring ? wk->hring->n : -1;
+        return r ? r->n : -1;
     }
     if (!PyList_Check(hist)) {
         PyErr_SetString(PyExc_TypeError, "_net_hist must be a list");
@@ -1953,8 +1953,7 @@ static int window_entities(Window *w, PyObject *ids, Py_ssize_t from, Py_ssize_t
         if (!w->slot[i])
             w->net[i] = -1;
         PREFETCH(w->slot[i]); /* its entity, then its objects, are read next */
-        if (w->net[i] >= 0 && wk->htab && w->net[i] < wk->htab->n)
-            PREFETCH(wk->htab->slots[w->net[i]]); /* its ring's header, for table_peek */
+        PREFETCH(table_ring(wk->htab, w->net[i])); /* its ring's header, for table_peek */
         w->at[i] = j;
         w->ent[i] = e;
     }
@@ -2727,7 +2726,7 @@ static int commit_adopt(Table *t, PyObject *ent, PyObject *dict, PyObject *hist)
         return -1;
     if (net_id < 0)
         return 0;
-    const Ring *r = net_id < t->n ? t->slots[net_id] : NULL;
+    const Ring *r = table_ring(t, net_id);
     if (r && r->ent == ent && !r->usable)
         return 0;
     PyObject *bits = ent_hinted(ent, dict, A_BITS, s_bits);

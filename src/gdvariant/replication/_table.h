@@ -376,10 +376,15 @@ static int table_room(Table *t, Py_ssize_t net_id) {
     return 0;
 }
 
+/* The ring in slot id of t, or NULL for no table, no ring or an id outside the table. */
+static inline Ring *table_ring(const Table *t, long long id) {
+    return t && id >= 0 && id < t->n ? t->slots[id] : NULL;
+}
+
 /* The ring holding the history of ent, at net_id (its _net_hist None), or NULL with an error.
  * ent NULL: by net id alone (a stand-in of the entity reads its history). */
 static Ring *table_owned(const Table *t, long long net_id, PyObject *ent) {
-    Ring *r = t && net_id >= 0 && net_id < t->n ? t->slots[net_id] : NULL;
+    Ring *r = table_ring(t, net_id);
     if (!r || (ent && r->ent != ent) || !r->usable) {
         PyErr_Format(PyExc_RuntimeError, "entity %lld's history is in no history table", net_id);
         return NULL;
@@ -389,7 +394,7 @@ static Ring *table_owned(const Table *t, long long net_id, PyObject *ent) {
 
 /* The ring of ent at net_id when it is usable (else NULL, without an error): warm()'s look. */
 static Ring *table_peek(const Table *t, long long net_id, PyObject *ent) {
-    Ring *r = t && net_id >= 0 && net_id < t->n ? t->slots[net_id] : NULL;
+    Ring *r = table_ring(t, net_id);
     return r && r->ent == ent && r->usable ? r : NULL;
 }
 
@@ -452,7 +457,7 @@ static Ring *table_at(const Table *t, PyObject *arg, long long *net_id) {
     *net_id = PyLong_AsLongLong(arg);
     if (*net_id == -1 && PyErr_Occurred())
         return NULL;
-    return *net_id >= 0 && *net_id < t->n ? t->slots[*net_id] : NULL;
+    return table_ring(t, *net_id);
 }
 
 static PyObject *table_forget(PyObject *self, PyObject *arg) {
