@@ -1069,14 +1069,16 @@ static int tuple_type(PyObject *t) {
  * other core's work since the last one), and each record is a dozen small objects reached
  * pointer by pointer: the frame waited on memory, one load at a time. So while record i is
  * worked on, the memory of the next ones is asked for in stages, each reading only pointers
- * an earlier stage fetched: the record's item array, its items (the caches' among them),
- * their tables and the values they hold. A prefetch never faults and changes nothing; what it fetches is only what
- * one_record will read anyway. */
+ * an earlier stage fetched: the record itself (the roster holds only its pointer), its item
+ * array, its items (the caches' among them), their tables and the values they hold. A
+ * prefetch never faults and changes nothing; what it fetches is only what one_record will
+ * read anyway. */
 
-#define AHEAD_ITEMS 12 /* the record's item array */
-#define AHEAD_PARTS 8  /* its items */
-#define AHEAD_INNER 4  /* their arrays and tables */
-#define AHEAD_HELD 2   /* what those hold */
+#define AHEAD_RECORD 16 /* the record itself (its header: the stage below reads its type) */
+#define AHEAD_ITEMS 12  /* the record's item array */
+#define AHEAD_PARTS 8   /* its items */
+#define AHEAD_INNER 4   /* their arrays and tables */
+#define AHEAD_HELD 2    /* what those hold */
 #define AHEAD_INSIDE 1 /* inside last frame's values, when the frame frees them */
 #define AHEAD_HOLDERS 32 /* the most holders fetched ahead */
 /* the most items of a value fetched ahead: a vector's or a transform's, not a long tuple's,
@@ -1140,6 +1142,8 @@ static void fetch_parts(PyObject *rec) {
 }
 
 static void fetch_ahead(PyObject **recs, Py_ssize_t i, Py_ssize_t n) {
+    if (i + AHEAD_RECORD < n)
+        __builtin_prefetch(recs[i + AHEAD_RECORD]);
     if (i + AHEAD_ITEMS < n && PyList_CheckExact(recs[i + AHEAD_ITEMS])) {
         PyObject *rec = recs[i + AHEAD_ITEMS]; /* caches included, the array spans lines */
         fetch_span(((PyListObject *)rec)->ob_item, PyList_GET_SIZE(rec) * (Py_ssize_t)sizeof(PyObject *));
