@@ -1953,7 +1953,7 @@ static int window_entities(Window *w, PyObject *ids, Py_ssize_t from, Py_ssize_t
         if (!w->slot[i])
             w->net[i] = -1;
         PREFETCH(w->slot[i]); /* its entity, then its objects, are read next */
-        if (w->slot[i]) /* (then wk is a walk's: a slot needs its table) */
+        if (w->slot[i]) /* (then wk is not NULL: only a walk's ring gives slots) */
             PREFETCH(table_ring(wk->htab, w->net[i])); /* its ring's header, for table_peek */
         w->at[i] = j;
         w->ent[i] = e;
