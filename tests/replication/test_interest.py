@@ -696,6 +696,35 @@ def test_a_radius_test_is_the_sum_of_squares_in_order() -> None:
     assert seen == {True, False}
 
 
+def test_cells_and_blocks_of_cells_in_two_and_three_dimensions() -> None:
+    """A position's cell is each coordinate divided by the cell size, rounded down, and 0
+    for a coordinate that is not finite, for tuples and lists alike; a block's cells are
+    every cell between its corners with the bucket of no position first, x outermost. The
+    order of that set decides the order its cells are read in, so the two-dimensional
+    shortcut must make the same set in the same order as the general loop."""
+    for dims, kind in ((2, Walker), (3, Drone)):
+        world = World(Schema.build([kind]))
+        interest = Interest(world, cell=CELL, positions={kind: "pos"})
+        rng = random.Random(dims)
+        for _ in range(500):
+            point: list[float] = [rng.uniform(-100, 100) for _ in range(dims)]
+            if rng.random() < 0.2:
+                point[rng.randrange(dims)] = rng.choice([math.inf, -math.inf, math.nan])
+            if rng.random() < 0.2:
+                point[0] = rng.randrange(-5, 5) * CELL  # on a cell's edge
+            want = tuple(math.floor(x / CELL) if math.isfinite(x) else 0 for x in point)
+            assert interest._cell(point) == interest._cell(tuple(point)) == want, point
+        lo = tuple(rng.randrange(-3, 3) for _ in range(dims))
+        hi = tuple(c + rng.randrange(0, 3) for c in lo)
+        block: list[tuple[int, ...]] = [()]
+        for a, b in zip(lo, hi, strict=True):
+            block = [(*c, k) for c in block for k in range(a, b + 1)]
+        cells = interest._area((lo, hi))
+        assert list(cells) == list({(), *block})
+        assert len(cells) == 1 + math.prod(b - a + 1 for a, b in zip(lo, hi, strict=True))
+        assert interest._area(None) == {()}
+
+
 def _tracked_from(root: Any) -> dict[int, Any]:
     """Every object the cyclic collector tracks that ``root`` reaches (not walking into
     classes, modules and functions, which every world shares), by id."""

@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, insort
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from math import floor, isfinite
 from typing import Any
 
 from . import _assembler
@@ -377,19 +378,21 @@ class Interest:
         """``client_ids`` in an order that puts clients whose areas are near each other next
         to each other: by the row of their centre's cell, each row walked the other way from
         the last, those without a centre last."""
-        keyed: list[tuple[tuple[int, ...], int, Any]] = []
+        views, cell_at = self.views, self._cell
+        keyed: list[tuple[Any, ...]] = []
+        last: list[Any] = []
         for k, client_id in enumerate(client_ids):
-            view = self.views.get(client_id)
+            view = views.get(client_id)
             centre = None if view is None else view.centre
             if centre is None:
-                keyed.append(((1,), k, client_id))
+                last.append(client_id)
                 continue
-            cell = self._cell(centre)
-            row = cell[1:]
-            x = cell[0] if sum(row) % 2 == 0 else -cell[0]
-            keyed.append(((0, *row, x), k, client_id))
-        keyed.sort(key=lambda item: item[:2])
-        return [client_id for _, _, client_id in keyed]
+            first, *row = cell_at(centre)
+            # the same number of coordinates in every key, and k unique: a plain sort
+            # compares the row, then x, then k, and never reaches the client id
+            keyed.append((*row, first if sum(row) % 2 == 0 else -first, k, client_id))
+        keyed.sort()
+        return [item[-1] for item in keyed] + last
 
     def _view(self, client_id: Any) -> _View:
         view = self.views.get(client_id)
@@ -409,7 +412,13 @@ class Interest:
 
     def _cell(self, point: Sequence[float]) -> Cell:
         size = self.cell
-        return tuple([math.floor(x / size) if math.isfinite(x) else 0 for x in point])
+        try:  # floor raises for an infinite or NaN quotient: the slow way for those
+            if len(point) == 2:  # unpacked: less than half the time of the loop below
+                x, y = point
+                return (floor(x / size), floor(y / size))
+            return tuple([floor(x / size) for x in point])
+        except (OverflowError, ValueError):
+            return tuple([floor(x / size) if isfinite(x) else 0 for x in point])
 
     def _touch(self, ent: Any) -> None:
         """Test ``ent`` again at the next update (against who watches it or sees it)."""
@@ -519,6 +528,11 @@ class Interest:
         """The cells of a block (and the bucket of entities without a position)."""
         if box is None:
             return {EVERYWHERE}
+        lo, hi = box
+        if len(lo) == 2:  # the loop below, unrolled: two thirds of its time
+            (ax, ay), (bx, by) = lo, hi
+            ys = range(ay, by + 1)
+            return {EVERYWHERE, *[(x, y) for x in range(ax, bx + 1) for y in ys]}
         cells: list[Cell] = [()]
         for a, b in zip(*box, strict=True):
             cells = [(*c, k) for c in cells for k in range(a, b + 1)]
