@@ -1020,6 +1020,54 @@ def test_aim_sweeps_a_radius_as_the_pure_one(dims: int) -> None:
     assert seen == sorted(seen) and 0 < seen[2] < seen[-1] == len(things)
 
 
+@pytest.mark.parametrize("odd", [None, "list", "int", "missing", "short"])
+def test_aim_reads_cells_of_any_size_as_the_pure_one(odd: str | None) -> None:
+    """The compiled aim reads a cell's ids and positions a window of entities at a time:
+    cells of 0 to 50 entities (windows full, part full, and more than two of them), of plain
+    positions (tuples of floats) or with one odd one in the first, a middle or the last
+    window (a list, an int coordinate, a missing position, one coordinate too few), seen by
+    a view that already holds some of them: the same as the pure one, error included."""
+    fast = compiled()
+    rng = random.Random(odd)
+    for n in (0, 1, 15, 16, 17, 31, 32, 33, 50):
+        for at in {0, n // 2, n - 1} if odd and n else {None}:
+            things = {k * 7 + 1000: _Thing(k * 7 + 1000) for k in range(n)}
+            pos: dict[int, Any] = {i: (rng.uniform(0, 10), rng.uniform(0, 10)) for i in things}
+            if at is not None:
+                i = k = list(things)[at]
+                if odd == "list":
+                    pos[i] = list(pos[i])
+                elif odd == "int":
+                    pos[i] = (3, pos[i][1])
+                elif odd == "missing":
+                    del pos[k]
+                else:
+                    pos[i] = pos[i][:1]
+            grid = {(): {}, (0, 0): dict(things)}
+            got: list[Any] = []
+            for module in (_pyassemble, fast):
+                held = sorted(things)[::3]
+                relevant = {i: things[i] for i in held}
+                view: tuple[Any, ...] = (
+                    relevant,
+                    list(held),
+                    {},
+                    {i: {1} for i in held},
+                    _Viewer(1),
+                )
+                area = ({(), (0, 0)}, grid, pos, (5.0, 5.0), 4.0, 10.0)
+                try:
+                    tests = module.aim(view, *area, set(), set(), things, None, {})
+                except (KeyError, ValueError, TypeError) as exc:
+                    # a position of too few coordinates never reaches the grid (Interest
+                    # checks each against its dims); there the messages differ: the pure
+                    # one's is Python's unpacking error
+                    got.append((type(exc), odd == "short" or str(exc)))
+                    continue
+                got.append((tests, list(relevant), view[1], list(view[2].items())))
+            assert got[0] == got[1], (n, at)
+
+
 def aim_big_ids(module: Any, shift: int) -> list[Any]:
     """Two aims of a view over one cell whose ids are ints of 64 bits and others (``shift``
     and past it): the first with only its relevant ids past 64 bits, the second with some

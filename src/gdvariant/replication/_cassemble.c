@@ -3077,14 +3077,21 @@ static int pick_number(PyObject *id, long long *x);
  * reference to every entity of the grid was taken and dropped once an update, each a miss,
  * and each view then read the ids it found as Python ints). */
 static PyObject *pack_ids(PyObject *bucket) {
-    Py_ssize_t n = PyDict_GET_SIZE(bucket), i = 0, k = 0;
+    Py_ssize_t n = PyDict_GET_SIZE(bucket), i = 0, k = 0, place[WARM];
     PyObject *ids = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(PackedId)), *key, *ent;
+    PyObject *keys[WARM];
     if (!ids)
         return NULL;
     PackedId *e = (PackedId *)PyBytes_AS_STRING(ids);
-    while (k < n && PyDict_Next(bucket, &i, &key, &ent)) {
-        e[k].at = pick_number(key, &e[k].id) ? i - 1 : ~(i - 1);
-        k++;
+    /* a window of ids asked for, then read: their misses overlap (each id a cold int) */
+    for (int w = WARM; w == WARM;) {
+        for (w = 0; w < WARM && k + w < n && PyDict_Next(bucket, &i, &key, &ent); w++) {
+            PREFETCH(key);
+            keys[w] = key;
+            place[w] = i - 1;
+        }
+        for (int j = 0; j < w; j++, k++)
+            e[k].at = pick_number(keys[j], &e[k].id) ? place[j] : ~place[j];
     }
     if (k != n || PyDict_GET_SIZE(bucket) != n) {
         PyErr_SetString(PyExc_RuntimeError, "a cell's entities changed while it was read");
@@ -3099,24 +3106,40 @@ static PyObject *pack_ids(PyObject *bucket) {
  * of the grid otherwise). 1: done; 0: a position is missing or of another kind (pack_coords then reads them
  * all its way, meeting the error the pure one meets, if any); -1: a lookup's error. */
 static int plain_coords(PyObject *bucket, PyObject *pos, Py_ssize_t dims, double *xs) {
-    Py_ssize_t i = 0, n = PyDict_GET_SIZE(bucket);
-    PyObject *key, *ent;
-    for (Py_ssize_t k = 0; k < n && PyDict_Next(bucket, &i, &key, &ent); k++, xs += dims) {
-        if (!PyLong_CheckExact(key))
-            return 0; /* its hash or comparison could run code */
-        PyObject *p = PyDict_GetItemWithError(pos, key);
-        if (!p)
-            return PyErr_Occurred() ? -1 : 0;
-        if (!PyTuple_CheckExact(p) || PyTuple_GET_SIZE(p) != dims)
-            return 0;
-        for (Py_ssize_t d = 0; d < dims; d++) {
-            PyObject *x = PyTuple_GET_ITEM(p, d);
-            if (!PyFloat_CheckExact(x))
-                return 0;
-            xs[d] = PyFloat_AS_DOUBLE(x);
+    Py_ssize_t i = 0, n = PyDict_GET_SIZE(bucket), k = 0;
+    PyObject *key, *ent, *keys[WARM], *points[WARM];
+    /* a window at a time, each level asked for before it is read (ids, positions, their
+     * coordinates): the misses of a window overlap instead of following each other */
+    for (int w = WARM; w == WARM;) {
+        for (w = 0; w < WARM && k + w < n && PyDict_Next(bucket, &i, &key, &ent); w++) {
+            if (!PyLong_CheckExact(key))
+                return 0; /* its hash or comparison could run code */
+            PREFETCH(key);
+            keys[w] = key;
         }
+        for (int j = 0; j < w; j++) {
+            PyObject *p = PyDict_GetItemWithError(pos, keys[j]);
+            if (!p)
+                return PyErr_Occurred() ? -1 : 0;
+            PREFETCH(p);
+            points[j] = p;
+        }
+        for (int j = 0; j < w; j++) {
+            PyObject *p = points[j];
+            if (!PyTuple_CheckExact(p) || PyTuple_GET_SIZE(p) != dims)
+                return 0;
+            for (Py_ssize_t d = 0; d < dims; d++)
+                PREFETCH(PyTuple_GET_ITEM(p, d));
+        }
+        for (int j = 0; j < w; j++, k++, xs += dims)
+            for (Py_ssize_t d = 0; d < dims; d++) {
+                PyObject *x = PyTuple_GET_ITEM(points[j], d);
+                if (!PyFloat_CheckExact(x))
+                    return 0;
+                xs[d] = PyFloat_AS_DOUBLE(x);
+            }
     }
-    return PyDict_GET_SIZE(bucket) == n;
+    return k == n && PyDict_GET_SIZE(bucket) == n;
 }
 
 /* The coordinates of a bucket's positions, in its order (bytes). Positions are looked up first
@@ -3303,17 +3326,25 @@ static int pick_begin(Pick *p, PyObject *relevant) {
     }
     if (!p->enter_ids || !p->enter_ents || pick_grow(p, n + 64))
         return -1;
-    while (k < n && PyDict_Next(relevant, &i, &id, &ent)) {
-        long long x;
-        if (!pick_number(id, &x)) {
-            p->slow = 1;
-            return -1;
+    /* a window of ids asked for, then read: their misses overlap (each id a cold int) */
+    for (int w = WARM; w == WARM;) {
+        PyObject *ids[WARM];
+        for (w = 0; w < WARM && k + w < n && PyDict_Next(relevant, &i, &id, &ent); w++) {
+            PREFETCH(id);
+            ids[w] = id;
         }
-        Slot *slot = pick_slot(p, x);
-        slot->id = x;
-        slot->at = k;
-        p->ids[k++] = Py_NewRef(id);
-        p->held = k;
+        for (int j = 0; j < w; j++) {
+            long long x;
+            if (!pick_number(ids[j], &x)) {
+                p->slow = 1;
+                return -1;
+            }
+            Slot *slot = pick_slot(p, x);
+            slot->id = x;
+            slot->at = k;
+            p->ids[k++] = Py_NewRef(ids[j]);
+            p->held = k;
+        }
     }
     p->used = p->held;
     return 0;
