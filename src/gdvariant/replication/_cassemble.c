@@ -3089,6 +3089,23 @@ typedef struct {
 
 static int pick_number(PyObject *id, long long *x);
 
+/* The next window of dict's keys from position *i (borrowed; at most WARM, and at most left
+ * of them), each asked for (a prefetch) and, with places, its item's place (PyDict_Next's
+ * position): their count, below WARM only at the dict's end. Readers take a window of ids
+ * this way, then read them: each id is a cold int, and their misses then overlap. */
+static int next_keys(PyObject *dict, Py_ssize_t *i, Py_ssize_t left, PyObject **keys,
+                     Py_ssize_t *places) {
+    PyObject *key, *value;
+    int w = 0;
+    for (; w < WARM && w < left && PyDict_Next(dict, i, &key, &value); w++) {
+        PREFETCH(key);
+        keys[w] = key;
+        if (places)
+            places[w] = *i - 1;
+    }
+    return w;
+}
+
 /* What aim reads of a cell, read once an update (memo[cell]): (bucket, ids, coordinates), the
  * grid's bucket itself, a PackedId per entity in its order (bytes), and their positions'
  * coordinates, dims doubles each (bytes), or None until a sweep needs them. No reference to
@@ -3097,18 +3114,13 @@ static int pick_number(PyObject *id, long long *x);
  * and each view then read the ids it found as Python ints). */
 static PyObject *pack_ids(PyObject *bucket) {
     Py_ssize_t n = PyDict_GET_SIZE(bucket), i = 0, k = 0, place[WARM];
-    PyObject *ids = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(PackedId)), *key, *ent;
+    PyObject *ids = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(PackedId));
     PyObject *keys[WARM];
     if (!ids)
         return NULL;
     PackedId *e = (PackedId *)PyBytes_AS_STRING(ids);
-    /* a window of ids asked for, then read: their misses overlap (each id a cold int) */
     for (int w = WARM; w == WARM;) {
-        for (w = 0; w < WARM && k + w < n && PyDict_Next(bucket, &i, &key, &ent); w++) {
-            PREFETCH(key);
-            keys[w] = key;
-            place[w] = i - 1;
-        }
+        w = next_keys(bucket, &i, n - k, keys, place);
         for (int j = 0; j < w; j++, k++)
             e[k].at = pick_number(keys[j], &e[k].id) ? place[j] : ~place[j];
     }
@@ -3126,16 +3138,14 @@ static PyObject *pack_ids(PyObject *bucket) {
  * all its way, meeting the error the pure one meets, if any); -1: a lookup's error. */
 static int plain_coords(PyObject *bucket, PyObject *pos, Py_ssize_t dims, double *xs) {
     Py_ssize_t i = 0, n = PyDict_GET_SIZE(bucket), k = 0;
-    PyObject *key, *ent, *keys[WARM], *points[WARM];
+    PyObject *keys[WARM], *points[WARM];
     /* a window at a time, each level asked for before it is read (ids, positions, their
      * coordinates): the misses of a window overlap instead of following each other */
     for (int w = WARM; w == WARM;) {
-        for (w = 0; w < WARM && k + w < n && PyDict_Next(bucket, &i, &key, &ent); w++) {
-            if (!PyLong_CheckExact(key))
+        w = next_keys(bucket, &i, n - k, keys, NULL);
+        for (int j = 0; j < w; j++)
+            if (!PyLong_CheckExact(keys[j]))
                 return 0; /* its hash or comparison could run code */
-            PREFETCH(key);
-            keys[w] = key;
-        }
         for (int j = 0; j < w; j++) {
             PyObject *p = PyDict_GetItemWithError(pos, keys[j]);
             if (!p)
@@ -3334,7 +3344,6 @@ static void pick_free(Pick *p) {
  * if an id is not a C number. */
 static int pick_begin(Pick *p, PyObject *relevant) {
     Py_ssize_t n = PyDict_GET_SIZE(relevant), i = 0, k = 0;
-    PyObject *id, *ent;
     p->ids = PyMem_Calloc((size_t)(n ? n : 1), sizeof(PyObject *));
     p->again = PyMem_Calloc((size_t)(n ? n : 1), 1);
     p->enter_ids = PyList_New(0);
@@ -3345,13 +3354,9 @@ static int pick_begin(Pick *p, PyObject *relevant) {
     }
     if (!p->enter_ids || !p->enter_ents || pick_grow(p, n + 64))
         return -1;
-    /* a window of ids asked for, then read: their misses overlap (each id a cold int) */
     for (int w = WARM; w == WARM;) {
         PyObject *ids[WARM];
-        for (w = 0; w < WARM && k + w < n && PyDict_Next(relevant, &i, &id, &ent); w++) {
-            PREFETCH(id);
-            ids[w] = id;
-        }
+        w = next_keys(relevant, &i, n - k, ids, NULL);
         for (int j = 0; j < w; j++) {
             long long x;
             if (!pick_number(ids[j], &x)) {
