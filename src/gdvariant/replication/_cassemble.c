@@ -2388,6 +2388,17 @@ typedef struct {
 static PyObject *relevance_of(PyObject *relevant, PyObject *order, PyObject *ticks,
                               PyObject *log, long long base, PyObject *gone, Seen *seen);
 
+/* Every item of dict read once, in its own order: its entries then in the cache. A client's
+ * walk and its changes look its relevant dict up in the order of the ids, not the dict's, and
+ * each lookup waited on its own miss; read in order, the processor fetches the lines ahead of
+ * the reads (docs/replication-interest-performance.md, "The twenty-ninth round"). */
+static void dict_read(PyObject *dict) {
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(dict, &pos, &key, &value))
+        ;
+}
+
 /* One job of assemble_clients: its client's relevance (a job is relevance's arguments), then
  * the client's own section for its base, as the encoder's packet_for makes it. The relevance's
  * lists, sets and dicts are freed before the next job's are made (all of them held until one
@@ -2404,6 +2415,7 @@ static PyObject *client_section(int deltas, long long tick, PyObject *job, PyObj
     if (!PyArg_ParseTuple(job, "O!O!O!O!LO", &PyDict_Type, &relevant, &PyList_Type, &order_ids,
                           &PyList_Type, &ticks, &PyList_Type, &log, &base, &gone))
         return NULL;
+    dict_read(relevant);
     PyObject *found = relevance_of(relevant, order_ids, ticks, log, base, gone, seen);
     if (!found)
         return NULL;
