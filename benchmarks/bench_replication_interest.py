@@ -33,8 +33,15 @@ continuously, 10 ticks a second, every client seeing every object; FishNet repor
 check that a change to the encoder leaves the bytes as they were: the same arguments give the
 same digest on every tree that encodes alike.
 
+``--against BUILD`` measures this tree's compiled assembler against another build of it (a
+checkout of another commit, built): a world each, of one seed, served in turn every tick in
+one process, with the order swapped each tick. It prints each part's medians and the median
+of the ticks' differences, and checks that both made the same packets. On a shared machine
+whose speed drifts by more than a change's gain within minutes, whole runs one after the
+other cannot resolve a few percent; neighbouring ticks can.
+
 Run: ``python -m benchmarks.bench_replication_interest [--ticks N] [--area radius|cells]
-[--mtu BYTES] [--budget BYTES_PER_S] [--fishnet] [--digest]``.
+[--mtu BYTES] [--budget BYTES_PER_S] [--fishnet] [--digest] [--against BUILD]``.
 """
 
 from __future__ import annotations
@@ -42,13 +49,19 @@ from __future__ import annotations
 import argparse
 import gc
 import hashlib
+import importlib.machinery
 import math
 import os
 import random
 import statistics
 import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from gdvariant._compiled import load_build
 from gdvariant.replication import (
     Angle,
     Coord,
@@ -62,6 +75,7 @@ from gdvariant.replication import (
     Vec2,
     Vec3,
     World,
+    _assembler,
     assembler,
 )
 
@@ -83,19 +97,22 @@ class Unit(NetClass):
     hp = UInt(7)
 
 
-def run(
-    ticks: int,
-    warmup: int,
-    seed: int,
-    area: str,
-    rate: int,
-    cell: float | None,
-    moving: float,
-    limits: dict[str, float],
-    digest: Digest | None = None,
-) -> None:
-    if cell is None:
-        cell = CELL if area == "radius" else BLOCK_CELL
+@dataclass
+class Scene:
+    """A world of moving units, its interest and its encoder with every client added."""
+
+    rng: random.Random
+    world: World
+    interest: Interest | None
+    encoder: SnapshotEncoder
+    units: list[Unit]
+    moving: float
+
+
+def scene(
+    seed: int, area: str, cell: float, moving: float, limits: dict[str, float], rate: int
+) -> Scene:
+    """The benchmark's world, seeded: two scenes of one seed make the same packets."""
     rng = random.Random(seed)
     schema = Schema.build([Unit])
     world = World(schema)
@@ -123,6 +140,48 @@ def run(
             interest.set_area(cid, cells=1)
         interest.follow(cid, units[cid * (ENTITIES // CLIENTS)])
         interest.add_always(units[cid * (ENTITIES // CLIENTS)], cid)
+    return Scene(rng, world, interest, encoder, units, moving)
+
+
+def move(scene: Scene) -> None:
+    """The game's tick: every unit (or a ``moving`` fraction) takes a step."""
+    rng = scene.rng
+    for unit in scene.units:
+        if scene.moving < 1 and rng.random() >= scene.moving:
+            continue
+        x, y = unit.pos
+        vx, vy = unit.vel
+        if not (0 <= x + vx <= SIDE and 0 <= y + vy <= SIDE):
+            vx, vy = -vx, -vy
+            unit.vel = (vx, vy)
+            unit.heading = math.atan2(vy, vx)
+        unit.pos = (x + vx, y + vy)
+        if rng.random() < 0.02:
+            unit.hp = rng.randrange(128)
+
+
+def snapshot(encoder: SnapshotEncoder) -> None:
+    """The tick's snapshot, then each client's ack, lagging 0-``MAX_LAG`` ticks."""
+    tick = encoder.snapshot()
+    for cid in range(CLIENTS):
+        encoder.ack(cid, max(tick - 1 - cid % (MAX_LAG + 1), 0))
+
+
+def run(
+    ticks: int,
+    warmup: int,
+    seed: int,
+    area: str,
+    rate: int,
+    cell: float | None,
+    moving: float,
+    limits: dict[str, float],
+    digest: Digest | None = None,
+) -> None:
+    if cell is None:
+        cell = CELL if area == "radius" else BLOCK_CELL
+    made = scene(seed, area, cell, moving, limits, rate)
+    interest, encoder = made.interest, made.encoder
     write_ms: list[float] = []
     snap_ms: list[float] = []
     packet_ms: list[float] = []
@@ -138,24 +197,11 @@ def run(
         if step == warmup:
             gc.callbacks.append(full)
         start = time.perf_counter()
-        for unit in units:
-            if moving < 1 and rng.random() >= moving:
-                continue
-            x, y = unit.pos
-            vx, vy = unit.vel
-            if not (0 <= x + vx <= SIDE and 0 <= y + vy <= SIDE):
-                vx, vy = -vx, -vy
-                unit.vel = (vx, vy)
-                unit.heading = math.atan2(vy, vx)
-            unit.pos = (x + vx, y + vy)
-            if rng.random() < 0.02:
-                unit.hp = rng.randrange(128)
+        move(made)
         mid = time.perf_counter()
         work = dict(interest.work) if interest else {"tests": 0, "cells": 0}
         cpu = time.process_time()
-        tick = encoder.snapshot()
-        for cid in range(CLIENTS):
-            encoder.ack(cid, max(tick - 1 - cid % (MAX_LAG + 1), 0))
+        snapshot(encoder)
         mid2 = time.perf_counter()
         packets = encoder.packets()
         end = time.perf_counter()
@@ -210,6 +256,88 @@ def run(
         + (f", longest {max(full.ms):.1f} ms" if full.ms else "")
     )
     waits(encoder, sizes, rate)
+
+
+def against(
+    other: Path,
+    ticks: int,
+    warmup: int,
+    seed: int,
+    area: str,
+    rate: int,
+    cell: float | None,
+    moving: float,
+    limits: dict[str, float],
+) -> None:
+    """This tree's assembler against another build of it (``other``), in one process: a scene
+    each, of one seed, served in turn every tick (the order swapped each tick), each part timed
+    by the thread's CPU time. On a shared machine whose speed drifts by more than a change's
+    gain from one minute to the next, only neighbouring ticks resolve it. The two must make the
+    same packets: a change that alters the bytes is not a change of speed alone."""
+    if cell is None:
+        cell = CELL if area == "radius" else BLOCK_CELL
+    if assembler() != _assembler.COMPILED:
+        raise SystemExit(f"--against compares compiled builds: {_assembler.compiled_error()}")
+    # both loaded afresh, this tree's too: in a test of one build against itself, the module
+    # that import loaded ran 3-7% slower in a part than a copy of its own file (2026-12-02)
+    here, there = (
+        load_build("gdvariant.replication._cassemble", path)
+        for path in (build_file(Path(_assembler.live().__file__ or "")), build_file(other))
+    )
+    builds: list[Callable[[], AbstractContextManager[None]]] = [
+        lambda: _assembler.use_build(here),
+        lambda: _assembler.use_build(there),
+    ]
+    scenes = []
+    for enter in builds:
+        with enter():
+            scenes.append(scene(seed, area, cell, moving, limits, rate))
+    times: list[dict[str, list[float]]] = [{"snapshot": [], "packets": []} for _ in builds]
+    differ, skip = None, max(warmup, MAX_LAG + 2)
+    for step in range(skip + ticks):
+        made: list[dict[Any, bytes]] = [{}, {}]
+        for k in (0, 1) if step % 2 == 0 else (1, 0):
+            with builds[k]():
+                move(scenes[k])
+                start = time.thread_time()
+                snapshot(scenes[k].encoder)
+                mid = time.thread_time()
+                made[k] = scenes[k].encoder.packets()
+                end = time.thread_time()
+            times[k]["snapshot"].append((mid - start) * 1e3)
+            times[k]["packets"].append((end - mid) * 1e3)
+        if differ is None and made[0] != made[1]:
+            differ = step
+    print(
+        f"A/B in one process: this tree's {assembler()} assembler against {other}, {area} "
+        f"area, {ticks} ticks after {skip}, each tick both in turn, load {load()}"
+    )
+    for part in ("snapshot", "packets"):
+        mine, theirs = (t[part][skip:] for t in times)
+        diffs = [b - a for a, b in zip(mine, theirs, strict=True)]
+        print(
+            f"  {part}: this tree {statistics.median(mine):.2f} ms, the other "
+            f"{statistics.median(theirs):.2f} ms (medians of thread CPU); the other minus this, "
+            f"median of the ticks {statistics.median(diffs):+.2f} ms, lower in "
+            f"{sum(d < 0 for d in diffs)} of {len(diffs)}"
+        )
+    print(
+        "  packets: the same bytes at every tick"
+        if differ is None
+        else f"  packets: NOT the same bytes, first at tick {differ + 1}"
+    )
+
+
+def build_file(path: Path) -> Path:
+    """The compiled assembler ``path`` names: the file itself, or the one in a folder (the
+    package's folder, a checkout built in place, or where ``pip install --target`` put it)."""
+    if path.is_file():
+        return path
+    for folder in (path, *(path / top / "gdvariant" / "replication" for top in ("src", "."))):
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            if (folder / f"_cassemble{suffix}").is_file():
+                return folder / f"_cassemble{suffix}"
+    raise SystemExit(f"no compiled assembler (_cassemble) in {path}: build that tree first")
 
 
 class Digest:
@@ -358,8 +486,29 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=0, help="bytes/s per client")
     parser.add_argument("--fishnet", action="store_true", help="FishNet's setup instead")
     parser.add_argument("--digest", action="store_true", help="print a digest of the packets")
+    parser.add_argument(
+        "--against",
+        type=Path,
+        metavar="BUILD",
+        help="another build of the compiled assembler (its file, or a checkout holding it), "
+        "run beside this tree's in one process, tick by tick (an A/B on a noisy machine)",
+    )
     args = parser.parse_args()
     limits = {"mtu": args.mtu, "budget": args.budget}
+    if args.against:
+        for area in ("radius", "cells") if args.area == "both" else (args.area,):
+            against(
+                args.against,
+                args.ticks,
+                args.warmup,
+                args.seed,
+                area,
+                args.rate,
+                args.cell,
+                args.moving,
+                limits,
+            )
+        return
     if args.fishnet:
         fishnet(args.ticks, args.warmup, args.seed, limits, Digest() if args.digest else None)
         return

@@ -12,18 +12,24 @@ chosen by ``_net.ws_frames``). The compiled module is live when it imports, else
 code; ``GDVARIANT_PURE_PYTHON=1`` forces pure Python, and the compiled module is then not even
 imported (tests can still load it, to compare the two). :class:`Switch` is the choice between a
 pure module and its compiled twin of the same functions, with a block that makes the other one
-live, for tests. This module knows nothing of codecs: it only loads modules.
+live, for tests, and :func:`load_build` loads another build of a compiled module (a worktree's,
+say) beside the live one, for a benchmark that compares the two builds in one process. This
+module knows nothing of codecs: it only loads modules.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
+import importlib.util
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from types import ModuleType
 
-__all__ = ["COMPILED", "PURE_FORCED", "PYTHON", "Compiled", "Switch"]
+__all__ = ["COMPILED", "PURE_FORCED", "PYTHON", "Compiled", "Switch", "load_build"]
 
 #: The names of the two implementations.
 PYTHON = "python"
@@ -95,9 +101,37 @@ class Switch:
         found = self.implementations()
         if name not in found:
             raise LookupError(f"no {name!r} {self.compiled.what}: {self.error()}")
+        with self._live(name, found[name]):
+            yield
+
+    def use_build(self, module: ModuleType) -> AbstractContextManager[None]:
+        """Make ``module``, another build of the compiled twin (:func:`load_build`), live
+        inside the block: what is made inside (a world, its tables) must be used inside it
+        only, since the two builds' objects may be laid out differently. Not for threads."""
+        return self._live(COMPILED, module)
+
+    @contextmanager
+    def _live(self, name: str, module: ModuleType) -> Iterator[None]:
         saved = self.implementation, self.module
-        self.implementation, self.module = name, found[name]
+        self.implementation, self.module = name, module
         try:
             yield
         finally:
             self.implementation, self.module = saved
+
+
+def load_build(name: str, path: str | os.PathLike[str]) -> ModuleType:
+    """The compiled module ``name`` loaded from the file ``path`` (another build of it, e.g. a
+    worktree's), beside the one ``import`` gives and not in ``sys.modules``. The file is
+    loaded from a copy, so that even the live build's own file loads as a second module with
+    state of its own."""
+    if not os.fspath(path).endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)):
+        raise ImportError(f"{os.fspath(path)!r} is not a compiled module", path=os.fspath(path))
+    with tempfile.TemporaryDirectory(prefix="gdvariant-build-") as folder:
+        copy = shutil.copy(path, folder)
+        loader = importlib.machinery.ExtensionFileLoader(name, copy)
+        spec = importlib.util.spec_from_file_location(name, copy, loader=loader)
+        assert spec is not None  # (a loader given, a spec is made)
+        module = importlib.util.module_from_spec(spec)
+        loader.exec_module(module)
+    return module

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -66,3 +67,20 @@ def test_the_digest_is_the_same_with_either_assembler(
         assert len(found) == 1, out
         digests.append(found[0])
     assert digests[0] == digests[1] != digests[2]
+
+
+@pytest.mark.usefixtures("small_world")
+def test_against_runs_two_builds_tick_by_tick_and_checks_their_packets(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--against`` with this tree's own build: both worlds make the same packets at every
+    tick, and each part's ticks are all counted; a folder without a build is refused."""
+    if "c" not in assembler.implementations():
+        pytest.skip(f"the compiled assembler does not import: {assembler.compiled_error()}")
+    own = Path(assembler.implementations()["c"].__file__ or "").parent
+    with assembler.use("c"):
+        out = run(monkeypatch, capsys, "--area", "radius", "--ticks", "4", "--against", str(own))
+    assert "packets: the same bytes at every tick" in out
+    assert len(re.findall(r"lower in \d of 4$", out, re.MULTILINE)) == 2, out
+    with assembler.use("c"), pytest.raises(SystemExit, match="no compiled assembler"):
+        run(monkeypatch, capsys, "--ticks", "1", "--against", str(own.parent))

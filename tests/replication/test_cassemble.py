@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from gdvariant import replication
-from gdvariant._compiled import PURE_FORCED
+from gdvariant._compiled import PURE_FORCED, load_build
 from gdvariant.replication import (
     Schema,
     SnapshotEncoder,
@@ -150,6 +150,21 @@ def test_every_assembler_is_listed_and_can_be_made_live() -> None:
         assert _assembler.IMPLEMENTATION == _assembler.COMPILED
     with pytest.raises(LookupError):
         _assembler.use("fortran").__enter__()
+
+
+def test_another_build_is_loaded_beside_the_live_one_and_made_live_in_a_block() -> None:
+    """``load_build`` loads a second copy of a compiled assembler's file (a benchmark's
+    other build) with types of its own; inside ``use_build`` it is live, so a world made
+    there keeps that build's history table, and outside the live one is back."""
+    module = compiled()
+    other = load_build("gdvariant.replication._cassemble", module.__file__ or "")
+    assert other is not module and other.Table is not module.Table
+    with _assembler.use_build(other):
+        assert _assembler.live() is other
+        assert type(_assembler.history_table()) is other.Table
+    assert _assembler.live() is _assembler.implementations()[_assembler.IMPLEMENTATION]
+    with pytest.raises(ImportError, match="not a compiled module"):
+        load_build("gdvariant.replication._cassemble", __file__)
 
 
 def test_the_live_assembler_is_public() -> None:

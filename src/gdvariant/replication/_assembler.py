@@ -42,13 +42,14 @@ public mask, for each property how its value is delta-coded (:data:`K_WHOLE` ...
 :data:`K_VARINT`), and the class id and baseline bits and widths (for enter records).
 
 For tests: :func:`implementations` gives every assembler that imports, and :func:`use` makes
-one live inside a block.
+one live inside a block; for benchmarks, :func:`use_build` makes another build of the compiled
+one live (``benchmarks/bench_replication_interest.py --against``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from types import ModuleType
 from typing import Any
 
@@ -69,6 +70,7 @@ __all__ = [
     "live",
     "plans",
     "use",
+    "use_build",
 ]
 
 #: How one property's value is coded in a value-delta record (the numbers _cassemble.c uses):
@@ -125,6 +127,13 @@ def use(name: str) -> Iterator[None]:
             yield
         finally:
             IMPLEMENTATION = saved
+
+
+def use_build(module: ModuleType) -> AbstractContextManager[None]:
+    """Make ``module``, another build of the compiled assembler
+    (``gdvariant._compiled.load_build``), live inside the block: a world made inside keeps
+    that build's history table, so it must only be used inside such a block."""
+    return _SWITCH.use_build(module)
 
 
 def _prop_plan(coder: DeltaCoder | None) -> PropPlan:
