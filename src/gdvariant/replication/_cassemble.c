@@ -1961,7 +1961,7 @@ static int window_entities(Window *w, PyObject *ids, Py_ssize_t from, Py_ssize_t
             w->net[i] = -1;
         PREFETCH(w->slot[i]); /* its entity, then its objects, are read next */
         if (w->slot[i]) /* (then wk is not NULL: only a walk's ring gives slots) */
-            PREFETCH(table_ring(wk->htab, w->net[i])); /* its ring's header, for table_peek */
+            PREFETCH(table_line(wk->htab, w->net[i])); /* its ring's header, for table_peek */
         w->at[i] = j;
         w->ent[i] = e;
     }
@@ -2737,15 +2737,16 @@ static int commit_ring(Table *t, PyObject *ent, PyObject *dict, long long now, l
         return -1;
     if (!table_owned(t, net_id, ent))
         return -1;
-    int put = ring_commit(&t->slots[net_id], now, mask, before, oldest);
+    Ring *r = &t->rings[net_id];
+    int put = ring_commit(r, now, mask, before, oldest);
     if (put)
         return put;
-    PyObject *list = ring_entries(t->slots[net_id]);
+    PyObject *list = ring_entries(r);
     if (!list || ent_set(ent, dict, s_hist, list)) {
         Py_XDECREF(list);
         return -1;
     }
-    t->slots[net_id]->usable = 0; /* not tried again: the list holds it from now on */
+    r->usable = 0; /* not tried again: the list holds it from now on */
     Py_SETREF(*hist, list);
     return 0;
 }
@@ -2911,13 +2912,14 @@ static void warm_rings(const Table *t, PyObject *dirty, Py_ssize_t from) {
         long long net = id && PyLong_CheckExact(id) ? PyLong_AsLongLong(id) : -1;
         if (PyErr_Occurred())
             PyErr_Clear();
-        if (net >= 0 && net < t->n && t->slots[net])
-            PREFETCH(rings[m++] = t->slots[net]);
+        if (net >= 0 && net < t->n) /* (its header, whether a ring is there or not) */
+            PREFETCH(rings[m++] = &t->rings[net]);
         Py_DECREF(dicts[i]);
     }
     for (int i = 0; i < m; i++) {
         const Ring *r = rings[i];
-        PREFETCH(r->data + (size_t)ring_at(r, r->n < r->cap ? r->n : 0) * (size_t)r->stride);
+        if (r->data)
+            PREFETCH(r->data + (size_t)ring_at(r, r->n < r->cap ? r->n : 0) * (size_t)r->stride);
     }
     for (int i = 0; i < c; i++) /* their tables: the lookups, or what a clear frees */
         PREFETCH(((PyDictObject *)held[i])->ma_keys);

@@ -34,15 +34,20 @@ typedef struct {
 } Bodies;
 static inline uint64_t *bodies_words(const Bodies *b) { return (uint64_t *)(b->body + b->nbody); }
 
+/* A ring's header, one cache line, held in its table's array by net id (Table.rings), so that
+ * the walk finds it from the id alone, with no pointer to read first; its entries are a block
+ * of their own. A slot without a ring is all zeros (ent NULL). */
 typedef struct {
-    PyObject *ent;        /* strong: the entity (World.despawn has the table forget it) */
-    int nw, nprops, cap;  /* mask words, flat properties, entries the ring holds */
-    Py_ssize_t n, head;   /* entries, oldest first from head (mod cap) */
-    int usable;           /* 0: an entry it could not mirror (bits past 63 bits, an odd entry) */
-    int stride;           /* words an entry: its tick, its mask words, a before per property */
-    uint64_t *data;       /* cap entries, in the same block, from a cache line's start */
-    Bodies *bodies;       /* owned: its entity's record bodies (bodies_find), or NULL */
+    PyObject *ent;       /* strong: the entity (World.despawn has the table forget it), or NULL */
+    uint64_t *data;      /* owned: cap entries, from a cache line's start (shift bytes in) */
+    Bodies *bodies;      /* owned: its entity's record bodies (bodies_find), or NULL */
+    Py_ssize_t n, head;  /* entries, oldest first from head (mod cap) */
+    int nw, nprops, cap; /* mask words, flat properties, entries the ring holds */
+    int stride;          /* words an entry: its tick, its mask words, a before per property */
+    uint8_t usable;      /* 0: an entry it could not mirror (bits past 63 bits, an odd entry) */
+    uint8_t shift;       /* bytes from the start of data's block to data */
 } Ring;
+_Static_assert(sizeof(Ring) == 64, "a ring's header is one cache line");
 
 /* The body of kind and key r keeps (its words, the first bits in the low bits of the first;
  * *nbits), or NULL. */
@@ -110,31 +115,36 @@ static inline void bodies_clear(Ring *r) {
         r->bodies->n = r->bodies->used = 0;
 }
 
-/* A block for a ring of cap entries of stride words: the Ring, then its entries aligned to
- * 64 bytes (an entry of 8 words, a class of 6 properties, on one line). */
-static Ring *ring_block(const Ring *like, int cap) {
-    size_t size = sizeof(Ring) + 63 + sizeof(uint64_t) * (size_t)cap * (size_t)like->stride;
-    Ring *r = PyMem_Malloc(size);
-    if (!r) {
+/* A block for cap entries of stride words, from a cache line's start (an entry of 8 words, a
+ * class of 6 properties, on one line): the entries, *shift bytes into the block; NULL with
+ * MemoryError. */
+static uint64_t *ring_data(int cap, int stride, uint8_t *shift) {
+    char *block = PyMem_Malloc(63 + sizeof(uint64_t) * (size_t)cap * (size_t)stride);
+    if (!block) {
         PyErr_NoMemory();
         return NULL;
     }
-    *r = *like;
-    r->cap = cap;
-    r->data = (uint64_t *)(((uintptr_t)(r + 1) + 63) & ~(uintptr_t)63);
-    return r;
+    char *data = (char *)(((uintptr_t)block + 63) & ~(uintptr_t)63);
+    *shift = (uint8_t)(data - block);
+    return (uint64_t *)data;
+}
+
+static void ring_data_free(const Ring *r) {
+    if (r->data)
+        PyMem_Free((char *)r->data - r->shift);
 }
 
 /* The ids a table has slots for: a world's ids are dense (the lowest free one is reused), so
- * an id past 4M is a world of millions of entities; its history stays a list, and the slots
- * of a table are at most 32 MB. */
-#define TABLE_IDS ((long long)1 << 22)
+ * an id past 1M is a world of a million entities; its history stays a list, and the headers
+ * of a table are at most 64 MB. */
+#define TABLE_IDS ((long long)1 << 20)
 
 typedef struct {
     PyObject_HEAD
-    Ring **slots;
+    Ring *rings; /* n headers by net id, from a cache line's start (block: their allocation) */
+    void *block;
     Py_ssize_t n;
-    int walking; /* calls reading its rings now (a Python callback in one cannot free them) */
+    int walking; /* calls reading its rings now (a Python callback in one cannot move them) */
 } Table;
 
 /* Whether t's rings are being read (RuntimeError then): what would free or move them waits. */
@@ -145,12 +155,19 @@ static int table_busy(const Table *t) {
     return 1;
 }
 
-static void ring_free(Ring *r) {
-    if (!r)
-        return;
-    Py_XDECREF(r->ent);
-    PyMem_Free(r->bodies);
-    PyMem_Free(r);
+/* What a ring owns let go (its header, a copy, already taken out of its slot: freeing the
+ * entity may run code that reads the table). */
+static void ring_release(Ring r) {
+    ring_data_free(&r);
+    PyMem_Free(r.bodies);
+    Py_XDECREF(r.ent);
+}
+
+/* The ring in slot *slot taken out (the slot left empty) and released. */
+static void ring_clear(Ring *slot) {
+    Ring r = *slot;
+    memset(slot, 0, sizeof(Ring));
+    ring_release(r);
 }
 
 static inline Py_ssize_t ring_at(const Ring *r, Py_ssize_t i) {
@@ -169,31 +186,32 @@ static inline uint64_t ring_before(const Ring *r, Py_ssize_t i, Py_ssize_t prop)
     return ring_entry(r, i)[1 + r->nw + prop];
 }
 
-/* r with room for cap entries (a new block; r freed), or NULL with MemoryError (r kept). */
-static Ring *ring_resized(Ring *r, int cap) {
-    Ring *out = ring_block(r, cap);
-    if (!out)
-        return NULL;
-    out->head = 0;
+/* r's entries moved to a new block with room for cap of them, oldest first: 0; -1 with
+ * MemoryError (r as it was). */
+static int ring_resized(Ring *r, int cap) {
+    uint8_t shift;
+    uint64_t *data = ring_data(cap, r->stride, &shift);
+    if (!data)
+        return -1;
     for (Py_ssize_t i = 0; i < r->n; i++)
-        memcpy(out->data + i * r->stride, ring_entry(r, i), sizeof(uint64_t) * (size_t)r->stride);
-    PyMem_Free(r);
-    return out;
+        memcpy(data + i * r->stride, ring_entry(r, i), sizeof(uint64_t) * (size_t)r->stride);
+    ring_data_free(r);
+    r->data = data;
+    r->shift = shift;
+    r->cap = cap;
+    r->head = 0;
+    return 0;
 }
 
-/* Append history entry e (tick, mask, bits before, ...) to *rp (made larger when full: *rp
- * may move); an entry it cannot hold (a mask or bits past their words, not a tuple of ints)
- * leaves it unusable, not an error. */
-static int ring_push(Ring **rp, PyObject *e) {
-    Ring *r = *rp;
+/* Append history entry e (tick, mask, bits before, ...) to r (made larger when full); an
+ * entry it cannot hold (a mask or bits past their words, not a tuple of ints) leaves it
+ * unusable, not an error. */
+static int ring_push(Ring *r, PyObject *e) {
     bodies_clear(r);
     if (!r->usable)
         return 0;
-    if (r->n == r->cap) {
-        if (!(r = ring_resized(r, r->cap ? 2 * r->cap : 8)))
-            return -1;
-        *rp = r;
-    }
+    if (r->n == r->cap && ring_resized(r, r->cap ? 2 * r->cap : 8))
+        return -1;
     uint64_t *entry = r->data + (size_t)ring_at(r, r->n) * (size_t)r->stride;
     uint64_t *mask = entry + 1, *before = entry + 1 + r->nw;
     PyObject *flat = PyTuple_Check(e) && PyTuple_GET_SIZE(e) >= 3 ? PyTuple_GET_ITEM(e, 2) : NULL;
@@ -240,36 +258,36 @@ static void ring_drop(Ring *r, long long oldest) {
     }
 }
 
-/* A new ring for ent holding its history list hist, of nprops flat properties (unusable
- * when an entry is one it cannot hold); NULL for a class past 4,096 properties or on an error. */
-static Ring *ring_new(PyObject *ent, PyObject *hist, Py_ssize_t nprops) {
+/* A new ring for ent into *out, holding its history list hist, of nprops flat properties
+ * (unusable when an entry is one it cannot hold): 1; 0 for a class past 4,096 properties;
+ * -1 on an error. */
+static int ring_new(Ring *out, PyObject *ent, PyObject *hist, Py_ssize_t nprops) {
     if (nprops > 4096)
-        return NULL;
+        return 0;
     int nw = nprops ? (int)((nprops + 63) / 64) : 1;
-    Ring head = {NULL, nw, (int)nprops, 0, 0, 0, 1, 1 + nw + (int)nprops, NULL, NULL};
-    Py_ssize_t want = PyList_GET_SIZE(hist) > 8 ? PyList_GET_SIZE(hist) : 8;
-    Ring *r = ring_block(&head, (int)want);
-    if (!r)
-        return NULL;
-    r->ent = Py_NewRef(ent);
-    for (Py_ssize_t h = 0; h < PyList_GET_SIZE(hist) && r->usable; h++)
+    Ring r = {.nw = nw, .nprops = (int)nprops, .stride = 1 + nw + (int)nprops, .usable = 1};
+    r.cap = PyList_GET_SIZE(hist) > 8 ? (int)PyList_GET_SIZE(hist) : 8;
+    if (!(r.data = ring_data(r.cap, r.stride, &r.shift)))
+        return -1;
+    r.ent = Py_NewRef(ent);
+    for (Py_ssize_t h = 0; h < PyList_GET_SIZE(hist) && r.usable; h++)
         if (ring_push(&r, PyList_GET_ITEM(hist, h))) {
-            ring_free(r);
-            return NULL;
+            ring_release(r);
+            return -1;
         }
-    return r;
+    *out = r;
+    return 1;
 }
 
 /* The commit's new entry (tick, the changed mask, the bits before by property) appended to
- * *rp (which may move), after dropping the entries at or before oldest: 1; or 0 when the ring
+ * r, after dropping the entries at or before oldest: 1; or 0 when the ring
  * cannot hold it, the ring as it was and no error set (a mask past the class's words, bits
  * before past 63 bits or not ints, or bits before that do not match the mask: the list's path
  * then says why, as the pure commit does); -1 on running out of memory. A full ring grows to
  * twice its size, or to span entries (the ticks from oldest to tick) if that is enough: the
  * most a history keeps. */
-static int ring_commit(Ring **rp, long long tick, PyObject *mask, PyObject *before,
+static int ring_commit(Ring *r, long long tick, PyObject *mask, PyObject *before,
                        long long oldest) {
-    Ring *r = *rp;
     uint64_t words[64], local[64], *vals = local;
     bodies_clear(r); /* whatever follows, the entity changed (or its history is a list's) */
     if (r->nw > 64 || !PyDict_CheckExact(before))
@@ -310,11 +328,10 @@ static int ring_commit(Ring **rp, long long tick, PyObject *mask, PyObject *befo
             if (span > (unsigned long long)r->n && span < (unsigned long long)want)
                 want = (int)span;
         }
-        if (r->n == r->cap && !(r = ring_resized(r, want)))
+        if (r->n == r->cap && ring_resized(r, want))
             rc = -1;
     }
     if (rc > 0) {
-        *rp = r;
         uint64_t *entry = r->data + (size_t)ring_at(r, r->n) * (size_t)r->stride;
         entry[0] = (uint64_t)tick;
         memcpy(entry + 1, words, sizeof(uint64_t) * (size_t)r->nw);
@@ -359,26 +376,39 @@ static PyObject *ring_entries(const Ring *r) {
     return out;
 }
 
+/* t with a slot for net_id (its headers moved to a larger block, which only the commit
+ * does, never while they are read): 0; -1 with MemoryError. */
 static int table_room(Table *t, Py_ssize_t net_id) {
     if (net_id < t->n)
         return 0;
     Py_ssize_t n = t->n ? t->n : 64;
     while (n <= net_id)
         n *= 2;
-    Ring **slots = PyMem_Realloc(t->slots, sizeof(Ring *) * (size_t)n);
-    if (!slots) {
+    void *block = PyMem_Malloc(63 + sizeof(Ring) * (size_t)n);
+    if (!block) {
         PyErr_NoMemory();
         return -1;
     }
-    memset(slots + t->n, 0, sizeof(Ring *) * (size_t)(n - t->n));
-    t->slots = slots;
+    Ring *rings = (Ring *)(((uintptr_t)block + 63) & ~(uintptr_t)63);
+    if (t->n)
+        memcpy(rings, t->rings, sizeof(Ring) * (size_t)t->n);
+    memset(rings + t->n, 0, sizeof(Ring) * (size_t)(n - t->n));
+    PyMem_Free(t->block);
+    t->block = block;
+    t->rings = rings;
     t->n = n;
     return 0;
 }
 
+/* Where slot id of t is, or NULL for no table or an id outside it: for a prefetch, which
+ * needs no read of the table's memory to find a ring. */
+static inline const Ring *table_line(const Table *t, long long id) {
+    return t && id >= 0 && id < t->n ? &t->rings[id] : NULL;
+}
+
 /* The ring in slot id of t, or NULL for no table, no ring or an id outside the table. */
 static inline Ring *table_ring(const Table *t, long long id) {
-    return t && id >= 0 && id < t->n ? t->slots[id] : NULL;
+    return t && id >= 0 && id < t->n && t->rings[id].ent ? &t->rings[id] : NULL;
 }
 
 /* The ring holding the history of ent, at net_id (its _net_hist None), or NULL with an error.
@@ -407,15 +437,16 @@ static int table_adopt(Table *t, PyObject *ent, PyObject *hist, long long net_id
         return 0;
     if (table_room(t, (Py_ssize_t)net_id))
         return -1;
-    Ring *r = t->slots[net_id];
-    if (r && r->ent == ent && !r->usable)
+    Ring *slot = &t->rings[net_id], fresh;
+    if (slot->ent == ent && !slot->usable)
         return 0;
-    Ring *fresh = ring_new(ent, hist, nprops);
-    if (!fresh)
-        return PyErr_Occurred() ? -1 : 0;
-    ring_free(t->slots[net_id]);
-    t->slots[net_id] = fresh;
-    return fresh->usable;
+    int made = ring_new(&fresh, ent, hist, nprops);
+    if (made <= 0)
+        return made;
+    Ring old = *slot;
+    *slot = fresh;
+    ring_release(old);
+    return fresh.usable;
 }
 
 /* The table holds its entities, which hold their world, which holds the table: a cycle the
@@ -423,18 +454,14 @@ static int table_adopt(Table *t, PyObject *ent, PyObject *hist, long long net_id
 static int table_traverse(PyObject *self, visitproc visit, void *arg) {
     Table *t = (Table *)self;
     for (Py_ssize_t i = 0; i < t->n; i++)
-        if (t->slots[i])
-            Py_VISIT(t->slots[i]->ent);
+        Py_VISIT(t->rings[i].ent);
     return 0;
 }
 
 static int table_clear(PyObject *self) {
     Table *t = (Table *)self;
-    for (Py_ssize_t i = 0; i < t->n; i++) {
-        Ring *r = t->slots[i];
-        t->slots[i] = NULL;
-        ring_free(r);
-    }
+    for (Py_ssize_t i = 0; i < t->n; i++)
+        ring_clear(&t->rings[i]);
     return 0;
 }
 
@@ -442,7 +469,7 @@ static void table_dealloc(PyObject *self) {
     Table *t = (Table *)self;
     PyObject_GC_UnTrack(self);
     table_clear(self);
-    PyMem_Free(t->slots);
+    PyMem_Free(t->block);
     Py_TYPE(self)->tp_free(self);
 }
 
@@ -466,10 +493,8 @@ static PyObject *table_forget(PyObject *self, PyObject *arg) {
     Ring *r = table_at(t, arg, &net_id);
     if (PyErr_Occurred() || (r && table_busy(t)))
         return NULL;
-    if (r) {
-        t->slots[net_id] = NULL;
-        ring_free(r);
-    }
+    if (r)
+        ring_clear(r);
     Py_RETURN_NONE;
 }
 
