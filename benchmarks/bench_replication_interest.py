@@ -97,6 +97,32 @@ class Unit(NetClass):
     hp = UInt(7)
 
 
+@dataclass(frozen=True)
+class Setup:
+    """What a run of the interest benchmark measures (the command line's arguments)."""
+
+    ticks: int
+    warmup: int
+    seed: int
+    area: str
+    rate: int
+    cell: float | None
+    moving: float
+    limits: dict[str, float]
+
+    @property
+    def grid(self) -> float:
+        """The grid's cell size: the one given, else the area's default."""
+        if self.cell is not None:
+            return self.cell
+        return CELL if self.area == "radius" else BLOCK_CELL
+
+    @property
+    def skip(self) -> int:
+        """The ticks before measuring: the warm-up, and at least the acks' lag and two."""
+        return max(self.warmup, MAX_LAG + 2)
+
+
 @dataclass
 class Scene:
     """A world of moving units, its interest and its encoder with every client added."""
@@ -109,15 +135,14 @@ class Scene:
     moving: float
 
 
-def scene(
-    seed: int, area: str, cell: float, moving: float, limits: dict[str, float], rate: int
-) -> Scene:
-    """The benchmark's world, seeded: two scenes of one seed make the same packets."""
-    rng = random.Random(seed)
-    schema = Schema.build([Unit])
-    world = World(schema)
-    interest = None if area == "none" else Interest(world, cell=cell, positions={Unit: "pos"})
-    encoder = SnapshotEncoder(world, history=HISTORY, interest=interest, **limited(limits, rate))
+def scene(setup: Setup) -> Scene:
+    """The benchmark's world, seeded: two scenes of one setup make the same packets."""
+    rng = random.Random(setup.seed)
+    area = setup.area
+    world = World(Schema.build([Unit]))
+    interest = None if area == "none" else Interest(world, cell=setup.grid, positions={Unit: "pos"})
+    limits = limited(setup.limits, setup.rate)
+    encoder = SnapshotEncoder(world, history=HISTORY, interest=interest, **limits)
     units = []
     for _ in range(ENTITIES):
         angle = rng.uniform(-math.pi, math.pi)
@@ -140,7 +165,7 @@ def scene(
             interest.set_area(cid, cells=1)
         interest.follow(cid, units[cid * (ENTITIES // CLIENTS)])
         interest.add_always(units[cid * (ENTITIES // CLIENTS)], cid)
-    return Scene(rng, world, interest, encoder, units, moving)
+    return Scene(rng, world, interest, encoder, units, setup.moving)
 
 
 def move(scene: Scene) -> None:
@@ -167,21 +192,10 @@ def snapshot(encoder: SnapshotEncoder) -> None:
         encoder.ack(cid, max(tick - 1 - cid % (MAX_LAG + 1), 0))
 
 
-def run(
-    ticks: int,
-    warmup: int,
-    seed: int,
-    area: str,
-    rate: int,
-    cell: float | None,
-    moving: float,
-    limits: dict[str, float],
-    digest: Digest | None = None,
-) -> None:
-    if cell is None:
-        cell = CELL if area == "radius" else BLOCK_CELL
-    made = scene(seed, area, cell, moving, limits, rate)
+def run(setup: Setup, digest: Digest | None = None) -> None:
+    made = scene(setup)
     interest, encoder = made.interest, made.encoder
+    ticks, warmup, area, rate = setup.ticks, setup.skip, setup.area, setup.rate
     write_ms: list[float] = []
     snap_ms: list[float] = []
     packet_ms: list[float] = []
@@ -190,7 +204,6 @@ def run(
     seen: list[int] = []
     tests: list[int] = []
     cells: list[int] = []
-    warmup = max(warmup, MAX_LAG + 2)
     whole_ms: list[float] = []
     full = FullCollections()
     for step in range(warmup + ticks):
@@ -226,9 +239,10 @@ def run(
     if digest:
         digest.report(area)
     per_tick = statistics.mean(sizes)
+    where = f"{area} area, cells of {setup.grid:g}" if interest else "no interest"
     print(
-        f"world: {ENTITIES} entities ({moving:.0%} moving a tick) in 2D, {CLIENTS} clients "
-        f"({f'{area} area, cells of {cell:g}' if interest else 'no interest'}), ack lag "
+        f"world: {ENTITIES} entities ({setup.moving:.0%} moving a tick) in 2D, {CLIENTS} "
+        f"clients ({where}), ack lag "
         f"0-{MAX_LAG}, {ticks} ticks measured after {warmup}, "
         f"{assembler()} assembler, load {load()}"
     )
@@ -258,24 +272,12 @@ def run(
     waits(encoder, sizes, rate)
 
 
-def against(
-    other: Path,
-    ticks: int,
-    warmup: int,
-    seed: int,
-    area: str,
-    rate: int,
-    cell: float | None,
-    moving: float,
-    limits: dict[str, float],
-) -> None:
+def against(other: Path, setup: Setup) -> None:
     """This tree's assembler against another build of it (``other``), in one process: a scene
     each, of one seed, served in turn every tick (the order swapped each tick), each part timed
     by the thread's CPU time. On a shared machine whose speed drifts by more than a change's
     gain from one minute to the next, only neighbouring ticks resolve it. The two must make the
     same packets: a change that alters the bytes is not a change of speed alone."""
-    if cell is None:
-        cell = CELL if area == "radius" else BLOCK_CELL
     if assembler() != _assembler.COMPILED:
         raise SystemExit(f"--against compares compiled builds: {_assembler.compiled_error()}")
     # both loaded afresh, this tree's too: in a test of one build against itself, the module
@@ -291,10 +293,10 @@ def against(
     scenes = []
     for enter in builds:
         with enter():
-            scenes.append(scene(seed, area, cell, moving, limits, rate))
+            scenes.append(scene(setup))
     times: list[dict[str, list[float]]] = [{"snapshot": [], "packets": []} for _ in builds]
-    differ, skip = None, max(warmup, MAX_LAG + 2)
-    for step in range(skip + ticks):
+    differ, skip = None, setup.skip
+    for step in range(skip + setup.ticks):
         made: list[dict[Any, bytes]] = [{}, {}]
         for k in (0, 1) if step % 2 == 0 else (1, 0):
             with builds[k]():
@@ -309,8 +311,9 @@ def against(
         if differ is None and made[0] != made[1]:
             differ = step
     print(
-        f"A/B in one process: this tree's {assembler()} assembler against {other}, {area} "
-        f"area, {ticks} ticks after {skip}, each tick both in turn, load {load()}"
+        f"A/B in one process: this tree's {assembler()} assembler against {other}, "
+        f"{setup.area} area, {setup.ticks} ticks after {skip}, each tick both in turn, "
+        f"load {load()}"
     )
     for part in ("snapshot", "packets"):
         mine, theirs = (t[part][skip:] for t in times)
@@ -495,36 +498,17 @@ def main() -> None:
     )
     args = parser.parse_args()
     limits = {"mtu": args.mtu, "budget": args.budget}
-    if args.against:
-        for area in ("radius", "cells") if args.area == "both" else (args.area,):
-            against(
-                args.against,
-                args.ticks,
-                args.warmup,
-                args.seed,
-                area,
-                args.rate,
-                args.cell,
-                args.moving,
-                limits,
-            )
-        return
     if args.fishnet:
         fishnet(args.ticks, args.warmup, args.seed, limits, Digest() if args.digest else None)
         return
     for area in ("radius", "cells") if args.area == "both" else (args.area,):
-        digest = Digest() if args.digest else None
-        run(
-            args.ticks,
-            args.warmup,
-            args.seed,
-            area,
-            args.rate,
-            args.cell,
-            args.moving,
-            limits,
-            digest,
+        setup = Setup(
+            args.ticks, args.warmup, args.seed, area, args.rate, args.cell, args.moving, limits
         )
+        if args.against:
+            against(args.against, setup)
+        else:
+            run(setup, Digest() if args.digest else None)
 
 
 if __name__ == "__main__":
