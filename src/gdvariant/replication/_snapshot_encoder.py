@@ -119,6 +119,21 @@ class _Arrival:
         self._net_hist: list[Any] = []
         self._net_cache: dict[Any, bytes] = {}
 
+    def renew(self, tick: int) -> None:
+        """The same entity entering a view again at ``tick``: what it carries read again and
+        its records made anew, in the objects it has (a stand-in made each tick, with its
+        dict and list, was most of what the cyclic collector chased under an MTU)."""
+        ent = self.entity
+        self._net_spawn = tick
+        self._net_layout, self._net_bits, self._net_widths = (
+            ent._net_layout,
+            ent._net_bits,
+            ent._net_widths,
+        )
+        if self._net_hist:
+            self._net_hist = []
+        self._net_cache.clear()
+
 
 class SnapshotEncoder:
     """Builds each client's packet for the world's current tick (sans-I/O: returns bytes).
@@ -200,8 +215,10 @@ class SnapshotEncoder:
             lay: sum(1 << p.index for p in lay.props if p.hot) for lay in self.schema.classes
         }
         #: this tick's stand-ins of entities entering some client's view, by id (a budget's
-        #: sections; a client's own section names them in the assemblers' ``entering``)
+        #: sections; a client's own section names them in the assemblers' ``entering``), and
+        #: the last tick's, renewed when their entity enters a view again
         self._arrivals: dict[int, _Arrival] = {}
+        self._last_arrivals: dict[int, _Arrival] = {}
 
     def add_client(self, client_id: Any, *, team: Any = None) -> Client:
         """Start sending to ``client_id`` (its first packet is a full update); an id added
@@ -268,7 +285,7 @@ class SnapshotEncoder:
                 del self._removed[client_id]
         self._shared = {}
         self._plain = {}
-        self._arrivals = {}
+        self._last_arrivals, self._arrivals = self._arrivals, {}
         if self.interest is None and self._any_restricted:
             self._restricted = sorted(
                 (e for e in self.world.entities.values() if e._net_layout.restricted),
@@ -457,9 +474,15 @@ class SnapshotEncoder:
     def _arrival(self, ent: Any) -> _Arrival:
         """``ent`` as an entity entering a client's view this tick (one per tick), for the
         budget's sections, which mix entering entities with stale ones."""
-        arrival = self._arrivals.get(ent.net_id)
+        net_id = ent.net_id
+        arrival = self._arrivals.get(net_id)
         if arrival is None:
-            arrival = self._arrivals[ent.net_id] = _Arrival(ent, self.world.tick)
+            arrival = self._last_arrivals.pop(net_id, None)
+            if arrival is not None and arrival.entity is ent:
+                arrival.renew(self.world.tick)
+            else:
+                arrival = _Arrival(ent, self.world.tick)
+            self._arrivals[net_id] = arrival
         return arrival
 
     def _assemble(
