@@ -209,6 +209,34 @@ def test_the_history_cannot_change_while_packets_are_made() -> None:
     assert fast.rank(*args[:9], None, None) == ids
 
 
+def test_a_commit_started_from_inside_a_commit_is_an_error() -> None:
+    """Python code the compiled commit runs (here a dirty mask's ``__index__``) cannot commit
+    the world again: the rings being written would move under the commit (the table grown
+    for enough new entities). That commit is a clear error, and the outer one goes on."""
+    fast = compiled()
+    world = table_world()
+    ent = world.spawn(Mob)
+    commit_one(fast, world, ent, 1, 0, {0: 1})
+    crowd = [world.spawn(Mob) for _ in range(300)]  # past the table's first 64 slots
+    refused: list[str] = []
+
+    class Mask:
+        def __index__(self) -> int:
+            try:
+                for other in crowd:
+                    commit_one(fast, world, other, 2, 0, {0: 1})
+            except RuntimeError as exc:
+                refused.append(str(exc))
+            return 1
+
+    ent._net_dirty = Mask()
+    ent._net_before = {0: 2}
+    fast.commit(world, [ent], 2, 0)
+    assert refused == ["a world's history changed while its packets were made or its commit ran"]
+    assert all(other._net_hist == [] for other in crowd)
+    assert [entry[:3] for entry in entries(ent)] == [(1, 1, (1,)), (2, 1, (2,))]
+
+
 def test_a_world_and_its_table_are_collected() -> None:
     """The table holds its entities, which hold their world, which holds the table: the
     collector frees all of them."""

@@ -2951,6 +2951,8 @@ static PyObject *py_commit(PyObject *self, PyObject *args) {
     }
     int rc = 0;
     Py_INCREF(dirty);
+    if (t) /* a conversion that runs Python code (a mask's __index__) cannot commit again */
+        t->walking++;
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(dirty) && !rc; k++) {
         if (t && k % 16 == 0)
             warm_rings(t, dirty, k + 16);
@@ -2959,6 +2961,8 @@ static PyObject *py_commit(PyObject *self, PyObject *args) {
         rc = commit_one(world, ent, tick, oldest, zero, t, now);
         Py_DECREF(ent);
     }
+    if (t)
+        t->walking--;
     Py_DECREF(dirty);
     Py_DECREF(zero);
     Py_XDECREF(table);

@@ -144,14 +144,17 @@ typedef struct {
     Ring *rings; /* n headers by net id, from a cache line's start (block: their allocation) */
     void *block;
     Py_ssize_t n;
-    int walking; /* calls reading its rings now (a Python callback in one cannot move them) */
+    int walking; /* calls reading or writing its rings now (a Python callback in one, or
+                    in a conversion it makes, cannot move or free them) */
 } Table;
 
-/* Whether t's rings are being read (RuntimeError then): what would free or move them waits. */
+/* Whether t's rings are being read or written (RuntimeError then): what would free or move
+ * them waits. */
 static int table_busy(const Table *t) {
     if (!t->walking)
         return 0;
-    PyErr_SetString(PyExc_RuntimeError, "a world's history changed while its packets were made");
+    PyErr_SetString(PyExc_RuntimeError,
+                    "a world's history changed while its packets were made or its commit ran");
     return 1;
 }
 
@@ -437,14 +440,16 @@ static int table_adopt(Table *t, PyObject *ent, PyObject *hist, long long net_id
         return 0;
     if (table_room(t, (Py_ssize_t)net_id))
         return -1;
-    Ring *slot = &t->rings[net_id], fresh;
+    const Ring *slot = &t->rings[net_id];
     if (slot->ent == ent && !slot->usable)
         return 0;
+    Ring fresh;
     int made = ring_new(&fresh, ent, hist, nprops);
     if (made <= 0)
         return made;
-    Ring old = *slot;
-    *slot = fresh;
+    Ring old = t->rings[net_id]; /* (read again: the headers only move in a commit, which a
+                                    conversion in ring_new cannot start, but cheaply sure) */
+    t->rings[net_id] = fresh;
     ring_release(old);
     return fresh.usable;
 }
