@@ -24,6 +24,7 @@ import importlib.machinery
 import importlib.util
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -127,11 +128,18 @@ def load_build(name: str, path: str | os.PathLike[str]) -> ModuleType:
     state of its own."""
     if not os.fspath(path).endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)):
         raise ImportError(f"{os.fspath(path)!r} is not a compiled module", path=os.fspath(path))
-    with tempfile.TemporaryDirectory(prefix="gdvariant-build-") as folder:
-        copy = shutil.copy(path, folder)
-        loader = importlib.machinery.ExtensionFileLoader(name, copy)
-        spec = importlib.util.spec_from_file_location(name, copy, loader=loader)
-        assert spec is not None  # (a loader given, a spec is made)
-        module = importlib.util.module_from_spec(spec)
-        loader.exec_module(module)
+    live = sys.modules.get(name)
+    try:
+        with tempfile.TemporaryDirectory(prefix="gdvariant-build-") as folder:
+            copy = shutil.copy(path, folder)
+            loader = importlib.machinery.ExtensionFileLoader(name, copy)
+            spec = importlib.util.spec_from_file_location(name, copy, loader=loader)
+            assert spec is not None  # (a loader given, a spec is made)
+            module = importlib.util.module_from_spec(spec)
+            loader.exec_module(module)
+    finally:  # loading a module of one-phase init puts it in sys.modules: the import's stays
+        if live is None:
+            sys.modules.pop(name, None)
+        else:
+            sys.modules[name] = live
     return module

@@ -157,8 +157,11 @@ def test_another_build_is_loaded_beside_the_live_one_and_made_live_in_a_block() 
     other build) with types of its own; inside ``use_build`` it is live, so a world made
     there keeps that build's history table, and outside the live one is back."""
     module = compiled()
-    other = load_build("gdvariant.replication._cassemble", module.__file__ or "")
+    name = "gdvariant.replication._cassemble"
+    imported = sys.modules.get(name)
+    other = load_build(name, module.__file__ or "")
     assert other is not module and other.Table is not module.Table
+    assert sys.modules.get(name) is imported  # what import gives is not the copy
     with _assembler.use_build(other):
         assert _assembler.live() is other
         assert type(_assembler.history_table()) is other.Table
