@@ -110,19 +110,15 @@ class _Arrival:
     )
 
     def __init__(self, ent: Any, tick: int) -> None:
-        self.entity, self.net_id, self._net_spawn = ent, ent.net_id, tick
-        self._net_layout, self._net_bits, self._net_widths = (
-            ent._net_layout,
-            ent._net_bits,
-            ent._net_widths,
-        )
+        self.entity, self.net_id = ent, ent.net_id
         self._net_hist: list[Any] = []
         self._net_cache: dict[Any, bytes] = {}
+        self.renew(tick)
 
     def renew(self, tick: int) -> None:
-        """The same entity entering a view again at ``tick``: what it carries read again and
-        its records made anew, in the objects it has (a stand-in made each tick, with its
-        dict and list, was most of what the cyclic collector chased under an MTU)."""
+        """The entity entering a view at ``tick``: what it carries read (again) and its
+        records made anew, in the objects it has (a stand-in made each tick, with its dict
+        and list, was most of what the cyclic collector chased under an MTU)."""
         ent = self.entity
         self._net_spawn = tick
         self._net_layout, self._net_bits, self._net_widths = (
