@@ -193,7 +193,7 @@ def test_the_live_assembler_is_public() -> None:
         "aim",
         "retest",
         "rank",
-        "sizes",
+        "fit",
         "moves",
         "relevance",
     ],
@@ -1518,11 +1518,60 @@ def test_rank_errors_are_the_pure_ones(name: str) -> None:
 
 
 @pytest.mark.parametrize("deltas", [True, False], ids=["deltas", "whole"])
-def test_sizes_are_each_records_alone_on_both(deltas: bool) -> None:
-    """``sizes`` (a budget's bytes of each record alone) is, on both assemblers, the length of
-    the section of that id alone, for every base the clients hold, ids held as of an older
-    tick included; despawned ids and ids without a record too (0)."""
+def test_fit_picks_and_assembles_as_the_pure_one(deltas: bool) -> None:
+    """``fit`` (a client's section within a room, down a ranking): the compiled one, which
+    sizes each record once and keeps the section's bytes as records go in, gives the pure
+    one's section and stopping point (which assembles again whenever its estimate is over),
+    for rooms from nothing to everything, ids held as of an older tick and despawned ids
+    included; a record over ``most`` is the same ValueError."""
     fast = compiled()
+    driver = Driver(31, deltas, 8)
+    for _ in range(6):
+        driver.spawn()
+    rng = random.Random(7)
+    stops = set()
+    for _ in range(10):
+        driver.step()
+        driver.packets(_assembler.PYTHON)
+        _, tick, bases, _, ids, entities, deleted, plans, bits = assemble_args(driver, deltas)
+        for base in bases:
+            held = {i: rng.randrange(max(1, base - 3), base) for i in ids[::4] if base > 1}
+            held = {i: t for i, t in held.items() if i in entities and entities[i]._net_spawn <= t}
+            order = rng.sample(ids, len(ids))
+            whole = len(
+                _pyassemble.assemble(
+                    deltas,
+                    tick,
+                    [base],
+                    base or -1,
+                    ids,
+                    entities,
+                    deleted,
+                    plans,
+                    bits,
+                    None,
+                    held or None,
+                )[0][1]
+            )
+            for room in (0, 3, whole // 3, whole // 2, whole - 1, whole, whole + 40):
+                args = (deltas, tick, base, order, entities, deleted, plans, bits, held or None)
+                expected = _pyassemble.fit(*args, room, 1000)
+                assert fast.fit(*args, room, 1000) == expected
+                stops.add(expected[1] / max(1, len(order)))
+            with pytest.raises(ValueError, match="raise the mtu") as slow:
+                _pyassemble.fit(*args, whole, 2)
+            with pytest.raises(ValueError, match="raise the mtu") as quick:
+                fast.fit(*args, whole, 2)
+            assert str(quick.value) == str(slow.value)
+    assert 0.0 in stops and 1.0 in stops and len(stops) > 10
+
+
+@pytest.mark.parametrize("deltas", [True, False], ids=["deltas", "whole"])
+def test_sizes_are_each_records_alone(deltas: bool) -> None:
+    """``sizes`` (the pure ``fit``'s bytes of each record alone; the compiled ``fit`` sizes
+    them in its own walk) is the length of the section of that id alone, for every base the
+    clients hold, ids held as of an older tick included; despawned ids and ids without a
+    record too (0)."""
     driver = Driver(23, deltas, 8)
     for _ in range(6):
         driver.spawn()
@@ -1555,7 +1604,6 @@ def test_sizes_are_each_records_alone_on_both(deltas: bool) -> None:
             ]
             args = (deltas, tick, base, ids, entities, deleted, plans, bits, held or None)
             assert _pyassemble.sizes(*args) == alone
-            assert fast.sizes(*args) == alone
             seen.update(alone)
     assert 0 in seen and len(seen) > 5
 

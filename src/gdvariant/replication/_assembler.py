@@ -29,7 +29,11 @@ functions with the same arguments, and make the same bytes for the same world:
 * ``moves(world, dirty, where, grid, cell_of, pos, touched, size, flat, rule, cell)``:
   ``Interest``'s update of its grid from the entities whose position was written;
 * ``rank(tick, base, ids, entities, deleted, prior, since, hot, arrival, weigh, near)``: a
-  budget's ranking of the records a client's packet may carry, most urgent first.
+  budget's ranking of the records a client's packet may carry, most urgent first;
+* ``fit(deltas, tick, base, order, entities, deleted, plans, class_bits, held, room, most)``:
+  the section of the records down that ranking that fit ``room`` bytes, by
+  ``_budget.choose``'s rule, and how far down it got (the compiled one sizes each record once
+  and keeps the section's exact bytes as records go in; the pure one assembles again);
 * ``relevance(relevant, order, ticks, log, base, gone)``: from an interest's view of a client
   (its relevant ids kept ascending in ``order``), the ids its own section visits, those
   entering and leaving its view since its base, and what it held of each id whose relevance

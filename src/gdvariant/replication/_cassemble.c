@@ -308,6 +308,16 @@ static int w_head(Writer *w, int op, long long gap) {
     return -1;
 }
 
+/* The bits of a record's head for an id gap (w_head's), or -1 when the gap is over 32 bits. */
+static int head_bits(long long gap) {
+    if (!gap)
+        return 3;
+    for (int size = 0, width = 4; size < 4; size++, width *= 2)
+        if ((unsigned long long)gap < (1ULL << width))
+            return 5 + width;
+    return -1;
+}
+
 static int popcount_words(const uint64_t *m, int nwords) {
     int k = 0;
     for (int i = 0; i < nwords; i++)
@@ -770,6 +780,9 @@ typedef struct {
     long long *base, *prev;
     Py_ssize_t *count;
     Writer *out;
+    /* the bits of the last record put into a section, before its padding (fit's sizing
+     * writes one record at a time from an empty section), or -1: put whole (sec_put) */
+    long long bits;
 } Sections;
 
 static int sec_put(Sections *s, Py_ssize_t j, PyObject *record, long long net_id) {
@@ -779,6 +792,7 @@ static int sec_put(Sections *s, Py_ssize_t j, PyObject *record, long long net_id
         return -1;
     memcpy(o->buf + o->len, PyBytes_AS_STRING(record), (size_t)n);
     o->len += n;
+    s->bits = -1;
     s->count[j]++;
     s->prev[j] = net_id;
     return 0;
@@ -833,7 +847,8 @@ static int deletes(Sections *s, Writer *w, long long net_id, PyObject *spans) {
         }
         if (!held)
             continue;
-        if (w_head(w, OP_DELETE, net_id - s->prev[j] - 1))
+        long long gap = net_id - s->prev[j] - 1;
+        if (w_head(w, OP_DELETE, gap))
             return -1;
         PyObject *rec = w_record(w);
         if (!rec)
@@ -842,6 +857,7 @@ static int deletes(Sections *s, Writer *w, long long net_id, PyObject *spans) {
         Py_DECREF(rec);
         if (rc)
             return -1;
+        s->bits = head_bits(gap); /* a head alone */
     }
     return 0;
 }
@@ -918,6 +934,7 @@ typedef struct {
      * when a record first needs it (valid while stamp equals serial) */
     Bits *code;
     uint32_t *stamp, serial;
+    int sizing; /* fit's sizing: no record put whole from an entity's cache (sec.bits known) */
 } Walk;
 
 static PyObject *cache_key(long long first_or_op, long long gap, PyObject *changed) {
@@ -1029,6 +1046,7 @@ static int w_align(Writer *w) {
 
 /* The end of a record written into section j bit by bit: padded to a byte, then counted. */
 static int sec_close(Sections *s, Py_ssize_t j, long long net_id) {
+    s->bits = 8 * (long long)s->out[j].len + s->out[j].nacc;
     if (w_align(&s->out[j]))
         return -1;
     s->count[j]++;
@@ -1678,6 +1696,14 @@ static int walk_bases(Walk *wk, const Walked *e, Py_ssize_t h, long long t, PyOb
             if (put_ring_body(wk, cp, j, OP_UPDATE, gap, wk->deltas ? BODY_DELTA : BODY_WHOLE,
                               wk->deltas ? first : (long long)wk->changed[0], e->bits, e->widths,
                               e->hist, e->net_id))
+                goto fail;
+            continue;
+        }
+        if (wk->sizing) { /* written, not put whole from the cache: its bits are known */
+            Py_CLEAR(record);
+            reusable = have_last = 0;
+            if (put_update_body(wk, cp, j, gap, e->bits, e->widths, wk->deltas ? e->hist : NULL,
+                                e->net_id))
                 goto fail;
             continue;
         }
@@ -2471,52 +2497,188 @@ static PyObject *py_assemble_clients(PyObject *self, PyObject *args) {
 
 /* Each id's record alone, for one base (a section of that id only): its length in bytes.
  * A budget asks it of the records it ranks, to fill a packet without assembling each. */
-static PyObject *py_sizes(PyObject *self, PyObject *args) {
+/* ---- a budget's fill of one client's packet ------------------------------------------------
+ *
+ * fit() picks, down a ranking, the records that go into a client's section within room bytes:
+ * the rule of _budget.choose (a record goes when the section of those chosen so far, plus the
+ * record's bytes alone, is within room; the first that is not ends the fill), which the pure
+ * assembler runs by assembling the section again each time its estimate is over. Here each
+ * record is sized once, as its bits after a head of gap 0, and the section's exact bytes are
+ * kept as records go in: a record's bytes are its head's bits for its id gap plus its body's,
+ * padded to a byte, and a record put between two others changes the gap of the one after it
+ * only. The section is assembled once, at the end (docs/replication-budget.md). */
+
+typedef struct {
+    long long *net; /* the chosen ids, ascending */
+    long long *body; /* each one's body bits */
+    PyObject **id;  /* each one's id object, borrowed from the order */
+    Py_ssize_t n;
+    long long used; /* the bytes of their section */
+} Fill;
+
+static inline long long record_bytes(long long body, long long gap) {
+    return (head_bits(gap) + body + 7) >> 3;
+}
+
+/* Put record (x, body) into the fill, keeping its bytes exact. */
+static void fill_put(Fill *f, long long x, long long body, PyObject *id) {
+    Py_ssize_t lo = 0, hi = f->n;
+    while (lo < hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (f->net[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    long long before = lo ? f->net[lo - 1] : -1;
+    f->used += record_bytes(body, x - before - 1);
+    if (lo < f->n)
+        f->used += record_bytes(f->body[lo], f->net[lo] - x - 1) -
+                   record_bytes(f->body[lo], f->net[lo] - before - 1);
+    size_t tail = (size_t)(f->n - lo);
+    memmove(f->net + lo + 1, f->net + lo, tail * sizeof *f->net);
+    memmove(f->body + lo + 1, f->body + lo, tail * sizeof *f->body);
+    memmove(f->id + lo + 1, f->id + lo, tail * sizeof *f->id);
+    f->net[lo] = x;
+    f->body[lo] = body;
+    f->id[lo] = id;
+    f->n++;
+}
+
+/* The body bits of id's record for base (after a head of gap 0), or -1: it has none. */
+static int size_body(Walk *wk, PyObject *id, long long net_id, PyObject *entities,
+                     PyObject *deleted, Py_ssize_t *hint, Py_ssize_t k, long long *body) {
+    Sections *s = &wk->sec;
+    Py_ssize_t before = s->count[0];
+    s->prev[0] = net_id - 1;
+    s->out[0].len = 0;
+    s->bits = -1;
+    if (walk_id(wk, id, entities, deleted, hint, k))
+        return -1;
+    if (s->count[0] == before) {
+        *body = -1;
+        return 0;
+    }
+    if (s->bits < 3) {
+        PyErr_SetString(PyExc_SystemError, "fit: a record's bits are unknown");
+        return -1;
+    }
+    *body = s->bits - 3;
+    return 0;
+}
+
+/* Down order, the records that fit room (fill), sized by one walk; how far it got in *reached. */
+static int fill_down(Walk *wk, Fill *f, PyObject *order, PyObject *entities, PyObject *deleted,
+                     long long room, long long most, Py_ssize_t *reached) {
+    Py_ssize_t hint = 0, k = 0, n = PyList_GET_SIZE(order);
+    for (; k < n; k++) {
+        PyObject *id = PyList_GET_ITEM(order, k);
+        long long net_id = PyLong_AsLongLong(id), body;
+        if (net_id == -1 && PyErr_Occurred())
+            return -1;
+        warm_ahead(order, k, entities, wk->sec.base[0], NULL);
+        if (size_body(wk, id, net_id, entities, deleted, &hint, k, &body))
+            return -1;
+        if (body < 0)
+            continue;
+        if (head_bits(net_id) < 0) { /* as the record alone, after no id, would be */
+            PyErr_Format(PyExc_ValueError, "entity id gap %lld is over 32 bits", net_id);
+            return -1;
+        }
+        long long alone = record_bytes(body, net_id);
+        if (alone > most) {
+            PyErr_Format(PyExc_ValueError,
+                         "entity %S's record is %lld bytes, over the %lld bytes an MTU-sized "
+                         "packet has for records: raise the mtu",
+                         id, alone, most);
+            return -1;
+        }
+        if (f->used + alone > room)
+            break;
+        fill_put(f, net_id, body, id);
+    }
+    *reached = k;
+    return 0;
+}
+
+static PyObject *fit_section(int deltas, long long tick, long long base, const Fill *f,
+                             PyObject *entities, PyObject *deleted, PyObject *plans,
+                             int class_bits, PyObject *held) {
+    if (!f->n)
+        return Py_BuildValue("(iy#)", 0, "", (Py_ssize_t)0);
+    PyObject *ids = PyList_New(f->n), *bases = Py_BuildValue("[L]", base), *out = NULL;
+    if (!ids || !bases)
+        goto done;
+    for (Py_ssize_t i = 0; i < f->n; i++) {
+        Py_INCREF(f->id[i]);
+        PyList_SET_ITEM(ids, i, f->id[i]);
+    }
+    PyObject *sections = assemble_walk(deltas, tick, bases, base ? base : -1, ids, entities,
+                                       deleted, plans, class_bits, Py_None, held, NULL, 0);
+    if (!sections)
+        goto done;
+    out = PyList_GET_ITEM(sections, 0);
+    Py_INCREF(out);
+    Py_DECREF(sections);
+    PyObject *bytes = PyTuple_GET_ITEM(out, 1);
+    if (PyBytes_GET_SIZE(bytes) != f->used) {
+        PyErr_Format(PyExc_SystemError, "fit: a section of %zd bytes, sized as %lld",
+                     PyBytes_GET_SIZE(bytes), f->used);
+        Py_CLEAR(out);
+    }
+done:
+    Py_XDECREF(ids);
+    Py_XDECREF(bases);
+    return out;
+}
+
+static PyObject *py_fit(PyObject *self, PyObject *args) {
     int deltas, class_bits;
-    long long tick, base;
-    PyObject *ids, *entities, *deleted, *plans, *held;
-    if (!PyArg_ParseTuple(args, "pLLO!O!O!OiO", &deltas, &tick, &base, &PyList_Type, &ids,
+    long long tick, base, room, most;
+    PyObject *order, *entities, *deleted, *plans, *held;
+    if (!PyArg_ParseTuple(args, "pLLO!O!O!OiOLL", &deltas, &tick, &base, &PyList_Type, &order,
                           &PyDict_Type, &entities, &PyDict_Type, &deleted, &plans, &class_bits,
-                          &held))
+                          &held, &room, &most))
         return NULL;
     if (held != Py_None && !PyDict_Check(held)) {
         PyErr_SetString(PyExc_TypeError, "held must be a dict of ids or None");
         return NULL;
     }
+    Py_ssize_t n = PyList_GET_SIZE(order), reached = 0;
+    Fill f = {0};
+    f.net = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *f.net);
+    f.body = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *f.body);
+    f.id = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *f.id);
+    PyObject *result = NULL, *section = NULL;
     Walk wk;
     Writer w = {0};
-    int owned = 0, entered = 0;
-    PyObject *result = NULL, *out = NULL;
-    Sections *s = &wk.sec;
-    Py_INCREF(ids); /* its items stay borrowed while coders' fragment() run Python */
-    if (walk_begin(&wk, &w, 1, plans, &owned, &entered))
-        goto done;
-    wk.deltas = deltas;
-    wk.class_bits = class_bits;
-    wk.oldest = base ? base : -1;
-    wk.tick = tick;
-    wk.entering = Py_None;
-    wk.held = held != Py_None && PyDict_GET_SIZE(held) ? held : Py_None;
-    s->base[0] = base;
-    out = PyList_New(PyList_GET_SIZE(ids));
-    Py_ssize_t hint = 0;
-    for (Py_ssize_t k = 0; out && k < PyList_GET_SIZE(ids); k++) {
-        warm_ahead(ids, k, entities, base, NULL);
-        s->prev[0] = -1;
-        s->out[0].len = 0;
-        if (walk_id(&wk, PyList_GET_ITEM(ids, k), entities, deleted, &hint, k))
-            goto done;
-        PyObject *size = PyLong_FromSsize_t(s->out[0].len);
-        if (!size)
-            goto done;
-        PyList_SET_ITEM(out, k, size);
+    int owned = 0, entered = 0, bad;
+    Py_INCREF(order); /* its items stay borrowed while coders' fragment() run Python */
+    if (!f.net || !f.body || !f.id) {
+        PyErr_NoMemory();
+        bad = 1;
+    } else {
+        bad = walk_begin(&wk, &w, 1, plans, &owned, &entered);
+        if (!bad) {
+            wk.deltas = deltas;
+            wk.class_bits = class_bits;
+            wk.oldest = base ? base : -1;
+            wk.tick = tick;
+            wk.entering = Py_None;
+            wk.held = held != Py_None && PyDict_GET_SIZE(held) ? held : Py_None;
+            wk.sizing = 1;
+            wk.sec.base[0] = base;
+            bad = fill_down(&wk, &f, order, entities, deleted, room, most, &reached);
+        }
+        walk_end(&wk, &w, owned, entered);
     }
-    result = out;
-    out = NULL;
-done:
-    Py_XDECREF(out);
-    Py_DECREF(ids);
-    walk_end(&wk, &w, owned, entered);
+    if (!bad && (section = fit_section(deltas, tick, base, &f, entities, deleted, plans,
+                                       class_bits, held)))
+        result = Py_BuildValue("(Nn)", section, reached);
+    Py_DECREF(order);
+    PyMem_Free(f.net);
+    PyMem_Free(f.body);
+    PyMem_Free(f.id);
     return result;
 }
 
@@ -5133,9 +5295,10 @@ static PyMethodDef methods[] = {
     {"moves", py_moves, METH_VARARGS,
      "moves(world, dirty, where, grid, cell_of, pos, touched, size, flat, rule, cell) -> int: "
      "the interest's grid after the dirty entities' moves (as _pyassemble.moves)."},
-    {"sizes", py_sizes, METH_VARARGS,
-     "sizes(deltas, tick, base, ids, entities, deleted, plans, class_bits, held) -> [int]: "
-     "each id's record alone, in bytes (as _pyassemble.sizes)."},
+    {"fit", py_fit, METH_VARARGS,
+     "fit(deltas, tick, base, order, entities, deleted, plans, class_bits, held, room, most) -> "
+     "((count, bytes), reached): the section of the records down order that fit room bytes, "
+     "and how far down order it got (as _pyassemble.fit)."},
     {"rank", py_rank, METH_VARARGS,
      "rank(tick, base, ids, entities, deleted, prior, since, hot, arrival, weigh, near) -> "
      "[id]: a budget's records, most urgent first (as _pyassemble.rank)."},

@@ -45,7 +45,7 @@ from bisect import bisect_left, insort
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ._budget import Near, near_factor, priority
+from ._budget import Near, choose, near_factor, priority
 from ._history import entries, owned
 from ._packet_format import (
     OP_DELETE,
@@ -198,6 +198,35 @@ def sizes(
         )
         for net_id in ids
     ]
+
+
+def fit(
+    deltas: bool,
+    tick: int,
+    base: int,
+    order: list[int],
+    entities: dict[int, Any],
+    deleted: dict[int, list[tuple[int, int]]],
+    plans: Any,
+    class_bits: int,
+    held: Held,
+    room: int,
+    most: int,
+) -> tuple[tuple[int, bytes], int]:
+    """A client's section for ``base`` within ``room`` bytes: the records of ``order`` (most
+    urgent first) that :func:`~gdvariant.replication._budget.choose` picks, sized by
+    :func:`sizes` and assembled by :func:`assemble`; and how far down ``order`` it got (the
+    ids after that wait). A record over ``most`` bytes alone is a ValueError."""
+
+    def size_of(chunk: list[int]) -> list[int]:
+        return sizes(deltas, tick, base, chunk, entities, deleted, plans, class_bits, held)
+
+    def section_of(chosen: list[int]) -> tuple[int, bytes]:
+        args = (tick, [base], base or -1, chosen, entities, deleted, plans, class_bits)
+        return assemble(deltas, *args, None, held)[0]
+
+    section, _, rest = choose(order, size_of, section_of, room, most)
+    return section, len(order) - len(rest)
 
 
 def _enter(ent: Any, gap: int, class_bits: int) -> bytes:

@@ -32,7 +32,7 @@ from typing import Any
 from gdvariant import VariantError
 
 from . import _assembler
-from ._budget import ABSENT, Behind, Limits, choose
+from ._budget import ABSENT, Behind, Limits
 from ._history import changed_since
 from ._interest import Interest
 from ._packet_format import (
@@ -555,21 +555,20 @@ class SnapshotEncoder:
         order = self._ranked(client, base, prior, ids, entities, deleted, since)
         if self._plans is None:
             self._plans = _assembler.plans(self.schema)
-        plans, class_bits, deltas = self._plans, self.schema.class_bits, self.value_deltas
-
-        def size_of(chunk: list[int]) -> list[int]:
-            """The bytes of each record of ``chunk`` alone, by the live assembler."""
-            return _assembler.live().sizes(  # type: ignore[no-any-return]
-                deltas, tick, base, chunk, entities, deleted, plans, class_bits, since or None
-            )
-
-        section, _, rest = choose(
+        section, reached = _assembler.live().fit(
+            self.value_deltas,
+            tick,
+            base,
             order,
-            size_of,
-            lambda chosen: self._assemble(base, chosen, entities, deleted, None, since),
+            entities,
+            deleted,
+            self._plans,
+            self.schema.class_bits,
+            since or None,
             room,
             self.limits.mtu - self.limits.header,
         )
+        rest = order[reached:]
         return section, {
             net_id: (held(net_id), prior[net_id][1] if net_id in prior else tick) for net_id in rest
         }
