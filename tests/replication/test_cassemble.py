@@ -18,6 +18,7 @@ import math
 import random
 import sys
 import tracemalloc
+from functools import partial
 from typing import Any
 
 import pytest
@@ -1521,15 +1522,16 @@ def test_rank_errors_are_the_pure_ones(name: str) -> None:
 def test_fit_picks_and_assembles_as_the_pure_one(deltas: bool) -> None:
     """``fit`` (a client's section within a room, down a ranking): the compiled one, which
     sizes each record once and keeps the section's bytes as records go in, gives the pure
-    one's section and stopping point (which assembles again whenever its estimate is over),
-    for rooms from nothing to everything, ids held as of an older tick and despawned ids
-    included; a record over ``most`` is the same ValueError."""
+    one's section and waiting ids (the pure one assembles again whenever its estimate is
+    over), for rooms from nothing to everything, ids held as of an older tick and despawned
+    ids included; given every id first and the ranking to fall back on, or the ranking
+    alone; a record over ``most`` is the same ValueError, but not when all fit."""
     fast = compiled()
     driver = Driver(31, deltas, 8)
     for _ in range(6):
         driver.spawn()
     rng = random.Random(7)
-    stops = set()
+    waits = set()
     for _ in range(10):
         driver.step()
         driver.packets(_assembler.PYTHON)
@@ -1538,32 +1540,38 @@ def test_fit_picks_and_assembles_as_the_pure_one(deltas: bool) -> None:
             held = {i: rng.randrange(max(1, base - 3), base) for i in ids[::4] if base > 1}
             held = {i: t for i, t in held.items() if i in entities and entities[i]._net_spawn <= t}
             order = rng.sample(ids, len(ids))
+            world = (entities, deleted, plans, bits, held or None)
+            args: tuple[Any, ...]
             whole = len(
                 _pyassemble.assemble(
-                    deltas,
-                    tick,
-                    [base],
-                    base or -1,
-                    ids,
-                    entities,
-                    deleted,
-                    plans,
-                    bits,
-                    None,
-                    held or None,
+                    deltas, tick, [base], base or -1, ids, *world[:4], None, held or None
                 )[0][1]
             )
             for room in (0, 3, whole // 3, whole // 2, whole - 1, whole, whole + 40):
-                args = (deltas, tick, base, order, entities, deleted, plans, bits, held or None)
-                expected = _pyassemble.fit(*args, room, 1000)
-                assert fast.fit(*args, room, 1000) == expected
-                stops.add(expected[1] / max(1, len(order)))
-            with pytest.raises(ValueError, match="raise the mtu") as slow:
-                _pyassemble.fit(*args, whole, 2)
-            with pytest.raises(ValueError, match="raise the mtu") as quick:
-                fast.fit(*args, whole, 2)
-            assert str(quick.value) == str(slow.value)
-    assert 0.0 in stops and 1.0 in stops and len(stops) > 10
+                for first, ranked in (([*order], None), ([*ids], partial(list, order))):
+                    args = (deltas, tick, base, first, *world, room, 1000, ranked)
+                    expected = _pyassemble.fit(*args)
+                    assert fast.fit(*args) == expected
+                    waits.add(len(expected[1]) / max(1, len(ids)))
+            for first, ranked in (([*order], None), ([*ids], partial(list, order))):
+                args = (deltas, tick, base, first, *world, whole - 1, 2, ranked)
+                with pytest.raises(ValueError, match="raise the mtu") as slow:
+                    _pyassemble.fit(*args)
+                with pytest.raises(ValueError, match="raise the mtu") as quick:
+                    fast.fit(*args)
+                assert str(quick.value) == str(slow.value)
+            args = (deltas, tick, base, [*ids], *world, whole, 2, partial(list, order))
+            assert (
+                fast.fit(*args)
+                == _pyassemble.fit(*args)
+                == (
+                    _pyassemble.assemble(
+                        deltas, tick, [base], base or -1, ids, *world[:4], None, held or None
+                    )[0],
+                    [],
+                )
+            )
+    assert 0.0 in waits and len(waits) > 10
 
 
 @pytest.mark.parametrize("deltas", [True, False], ids=["deltas", "whole"])

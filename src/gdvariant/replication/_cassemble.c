@@ -780,8 +780,8 @@ typedef struct {
     long long *base, *prev;
     Py_ssize_t *count;
     Writer *out;
-    /* the bits of the last record put into a section, before its padding (fit's sizing
-     * writes one record at a time from an empty section), or -1: put whole (sec_put) */
+    /* the bits of the section the last record went into, up to that record's padding, or
+     * -1: that record was put whole (sec_put), its own bits unknown (fit's sizing) */
     long long bits;
 } Sections;
 
@@ -847,7 +847,7 @@ static int deletes(Sections *s, Writer *w, long long net_id, PyObject *spans) {
         }
         if (!held)
             continue;
-        long long gap = net_id - s->prev[j] - 1;
+        long long gap = net_id - s->prev[j] - 1, at = 8 * (long long)s->out[j].len;
         if (w_head(w, OP_DELETE, gap))
             return -1;
         PyObject *rec = w_record(w);
@@ -857,7 +857,7 @@ static int deletes(Sections *s, Writer *w, long long net_id, PyObject *spans) {
         Py_DECREF(rec);
         if (rc)
             return -1;
-        s->bits = head_bits(gap); /* a head alone */
+        s->bits = at + head_bits(gap); /* a head alone */
     }
     return 0;
 }
@@ -2511,9 +2511,15 @@ static PyObject *py_assemble_clients(PyObject *self, PyObject *args) {
 typedef struct {
     long long *net; /* the chosen ids, ascending */
     long long *body; /* each one's body bits */
-    PyObject **id;  /* each one's id object, borrowed from the order */
+    PyObject **id;  /* each one's id object, borrowed from the ranking */
     Py_ssize_t n;
     long long used; /* the bytes of their section */
+    /* by place in the ranking, for its first `sized` places: the id's value and its record's
+     * body bits (-1: it has no record) */
+    long long *order_net, *order_body;
+    Py_ssize_t sized;
+    /* the same by place in the ascending ids of a walk of all of them (fit_all), or NULL */
+    long long *all_net, *all_body;
 } Fill;
 
 static inline long long record_bytes(long long body, long long gap) {
@@ -2545,40 +2551,55 @@ static void fill_put(Fill *f, long long x, long long body, PyObject *id) {
     f->n++;
 }
 
-/* The body bits of id's record for base (after a head of gap 0), or -1: it has none. */
-static int size_body(Walk *wk, PyObject *id, long long net_id, PyObject *entities,
+/* The records of one id walked into the section (after bits `at` and the previous id):
+ * their body bits in *body (-1: no record). */
+static int walk_body(Walk *wk, PyObject *id, long long net_id, PyObject *entities,
                      PyObject *deleted, Py_ssize_t *hint, Py_ssize_t k, long long *body) {
     Sections *s = &wk->sec;
     Py_ssize_t before = s->count[0];
-    s->prev[0] = net_id - 1;
-    s->out[0].len = 0;
+    long long at = 8 * (long long)s->out[0].len, head = head_bits(net_id - s->prev[0] - 1);
     s->bits = -1;
     if (walk_id(wk, id, entities, deleted, hint, k))
         return -1;
-    if (s->count[0] == before) {
-        *body = -1;
+    *body = -1;
+    if (s->count[0] == before)
         return 0;
-    }
-    if (s->bits < 3) {
+    if (head < 0 || s->bits < at + head) {
         PyErr_SetString(PyExc_SystemError, "fit: a record's bits are unknown");
         return -1;
     }
-    *body = s->bits - 3;
+    *body = s->bits - at - head;
     return 0;
 }
 
-/* Down order, the records that fit room (fill), sized by one walk; how far it got in *reached. */
+/* Size the records of the ranking up to place upto (exclusive), those not sized yet, each
+ * alone after a head of gap 0. */
+static int size_upto(Walk *wk, Fill *f, PyObject *order, PyObject *entities, PyObject *deleted,
+                     Py_ssize_t upto, Py_ssize_t *hint) {
+    for (Py_ssize_t k = f->sized; k < upto; k++, f->sized++) {
+        PyObject *id = PyList_GET_ITEM(order, k);
+        long long net_id = PyLong_AsLongLong(id);
+        if (net_id == -1 && PyErr_Occurred())
+            return -1;
+        warm_ahead(order, k, entities, wk->sec.base[0], NULL);
+        f->order_net[k] = net_id;
+        wk->sec.prev[0] = net_id - 1;
+        wk->sec.out[0].len = 0;
+        if (walk_body(wk, id, net_id, entities, deleted, hint, k, &f->order_body[k]))
+            return -1;
+    }
+    return 0;
+}
+
+/* Down the ranking, the records that fit room (fill), each sized when first reached (wk: a
+ * walk to size them with, or NULL when all are sized); how far it got in *reached. */
 static int fill_down(Walk *wk, Fill *f, PyObject *order, PyObject *entities, PyObject *deleted,
                      long long room, long long most, Py_ssize_t *reached) {
     Py_ssize_t hint = 0, k = 0, n = PyList_GET_SIZE(order);
     for (; k < n; k++) {
-        PyObject *id = PyList_GET_ITEM(order, k);
-        long long net_id = PyLong_AsLongLong(id), body;
-        if (net_id == -1 && PyErr_Occurred())
+        if (k >= f->sized && size_upto(wk, f, order, entities, deleted, k + 1, &hint))
             return -1;
-        warm_ahead(order, k, entities, wk->sec.base[0], NULL);
-        if (size_body(wk, id, net_id, entities, deleted, &hint, k, &body))
-            return -1;
+        long long net_id = f->order_net[k], body = f->order_body[k];
         if (body < 0)
             continue;
         if (head_bits(net_id) < 0) { /* as the record alone, after no id, would be */
@@ -2586,6 +2607,7 @@ static int fill_down(Walk *wk, Fill *f, PyObject *order, PyObject *entities, PyO
             return -1;
         }
         long long alone = record_bytes(body, net_id);
+        PyObject *id = PyList_GET_ITEM(order, k);
         if (alone > most) {
             PyErr_Format(PyExc_ValueError,
                          "entity %S's record is %lld bytes, over the %lld bytes an MTU-sized "
@@ -2598,6 +2620,53 @@ static int fill_down(Walk *wk, Fill *f, PyObject *order, PyObject *entities, PyO
         fill_put(f, net_id, body, id);
     }
     *reached = k;
+    return 0;
+}
+
+/* Every record of ids (ascending) into the walk's one section, as assemble writes them, each
+ * one's body bits noted by place. */
+static int walk_all(Walk *wk, Fill *f, PyObject *ids, PyObject *entities, PyObject *deleted) {
+    Py_ssize_t hint = 0;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(ids); k++) {
+        PyObject *id = PyList_GET_ITEM(ids, k);
+        long long net_id = PyLong_AsLongLong(id);
+        if (net_id == -1 && PyErr_Occurred())
+            return -1;
+        if (k && net_id <= f->all_net[k - 1]) {
+            PyErr_SetString(PyExc_ValueError, "fit: the ids must ascend");
+            return -1;
+        }
+        warm_ahead(ids, k, entities, wk->sec.base[0], wk);
+        f->all_net[k] = net_id;
+        if (walk_body(wk, id, net_id, entities, deleted, &hint, k, &f->all_body[k]))
+            return -1;
+    }
+    return 0;
+}
+
+/* The ranking's ids and body bits, from the walk of all ids. */
+static int ranked_bodies(Fill *f, PyObject *ids, PyObject *order) {
+    Py_ssize_t n = PyList_GET_SIZE(ids);
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(order); k++) {
+        long long x = PyLong_AsLongLong(PyList_GET_ITEM(order, k));
+        if (x == -1 && PyErr_Occurred())
+            return -1;
+        Py_ssize_t lo = 0, hi = n;
+        while (lo < hi) {
+            Py_ssize_t mid = (lo + hi) / 2;
+            if (f->all_net[mid] < x)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == n || f->all_net[lo] != x) {
+            PyErr_Format(PyExc_ValueError, "fit: ranked id %lld is not among the ids", x);
+            return -1;
+        }
+        f->order_net[k] = x;
+        f->order_body[k] = f->all_body[lo];
+    }
+    f->sized = PyList_GET_SIZE(order);
     return 0;
 }
 
@@ -2632,52 +2701,112 @@ done:
     return out;
 }
 
-static PyObject *py_fit(PyObject *self, PyObject *args) {
+typedef struct {
     int deltas, class_bits;
     long long tick, base, room, most;
-    PyObject *order, *entities, *deleted, *plans, *held;
-    if (!PyArg_ParseTuple(args, "pLLO!O!O!OiOLL", &deltas, &tick, &base, &PyList_Type, &order,
-                          &PyDict_Type, &entities, &PyDict_Type, &deleted, &plans, &class_bits,
-                          &held, &room, &most))
+    PyObject *entities, *deleted, *plans, *held;
+} FitArgs;
+
+/* A walk of fit's: one section for base, every record written into it (none put whole). */
+static int fit_begin(Walk *wk, Writer *w, const FitArgs *a, int *owned, int *entered) {
+    if (walk_begin(wk, w, 1, a->plans, owned, entered))
+        return -1;
+    wk->deltas = a->deltas;
+    wk->class_bits = a->class_bits;
+    wk->oldest = a->base ? a->base : -1;
+    wk->tick = a->tick;
+    wk->entering = Py_None;
+    wk->held = a->held != Py_None && PyDict_GET_SIZE(a->held) ? a->held : Py_None;
+    wk->sizing = 1;
+    wk->sec.base[0] = a->base;
+    return 0;
+}
+
+/* fit with a ranking: its records sized as reached, the section of those that fit. */
+static PyObject *fit_ranked(const FitArgs *a, Fill *f, PyObject *order, int sized) {
+    Py_ssize_t reached = 0;
+    int bad;
+    if (sized) {
+        bad = fill_down(NULL, f, order, a->entities, a->deleted, a->room, a->most, &reached);
+    } else {
+        Walk wk;
+        Writer w = {0};
+        int owned = 0, entered = 0;
+        bad = fit_begin(&wk, &w, a, &owned, &entered) ||
+              fill_down(&wk, f, order, a->entities, a->deleted, a->room, a->most, &reached);
+        walk_end(&wk, &w, owned, entered);
+    }
+    PyObject *section = bad ? NULL
+                            : fit_section(a->deltas, a->tick, a->base, f, a->entities,
+                                          a->deleted, a->plans, a->class_bits, a->held);
+    PyObject *rest = section ? PyList_GetSlice(order, reached, PyList_GET_SIZE(order)) : NULL;
+    if (!rest) {
+        Py_XDECREF(section);
         return NULL;
-    if (held != Py_None && !PyDict_Check(held)) {
+    }
+    return Py_BuildValue("(NN)", section, rest);
+}
+
+/* fit of all ids first: their section when it fits, else the ranking's fill from their sizes. */
+static PyObject *fit_all(const FitArgs *a, Fill *f, PyObject *ids, PyObject *ranked) {
+    Walk wk;
+    Writer w = {0};
+    int owned = 0, entered = 0, bad = fit_begin(&wk, &w, a, &owned, &entered);
+    PyObject *section = NULL, *order = NULL, *result = NULL;
+    if (!bad && !(wk.ring = PyMem_Calloc(RING, sizeof(Warmed)))) {
+        PyErr_NoMemory();
+        bad = 1;
+    }
+    bad = bad || walk_all(&wk, f, ids, a->entities, a->deleted);
+    const Writer *o = &wk.sec.out[0];
+    if (!bad && o->len <= a->room)
+        section = Py_BuildValue("(ny#)", wk.sec.count[0], o->buf ? (const char *)o->buf : "",
+                                o->len);
+    walk_end(&wk, &w, owned, entered);
+    if (bad || section)
+        return section ? Py_BuildValue("(N[])", section) : NULL;
+    order = PyObject_CallNoArgs(ranked);
+    if (order && !PyList_Check(order))
+        PyErr_SetString(PyExc_TypeError, "fit: ranked() must give a list of ids");
+    else if (order && !ranked_bodies(f, ids, order))
+        result = fit_ranked(a, f, order, 1);
+    Py_XDECREF(order);
+    return result;
+}
+
+static PyObject *py_fit(PyObject *self, PyObject *args) {
+    FitArgs a;
+    PyObject *order, *ranked;
+    if (!PyArg_ParseTuple(args, "pLLO!O!O!OiOLLO", &a.deltas, &a.tick, &a.base, &PyList_Type,
+                          &order, &PyDict_Type, &a.entities, &PyDict_Type, &a.deleted, &a.plans,
+                          &a.class_bits, &a.held, &a.room, &a.most, &ranked))
+        return NULL;
+    if (a.held != Py_None && !PyDict_Check(a.held)) {
         PyErr_SetString(PyExc_TypeError, "held must be a dict of ids or None");
         return NULL;
     }
-    Py_ssize_t n = PyList_GET_SIZE(order), reached = 0;
-    Fill f = {0};
-    f.net = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *f.net);
-    f.body = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *f.body);
-    f.id = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *f.id);
-    PyObject *result = NULL, *section = NULL;
-    Walk wk;
-    Writer w = {0};
-    int owned = 0, entered = 0, bad;
-    Py_INCREF(order); /* its items stay borrowed while coders' fragment() run Python */
-    if (!f.net || !f.body || !f.id) {
-        PyErr_NoMemory();
-        bad = 1;
-    } else {
-        bad = walk_begin(&wk, &w, 1, plans, &owned, &entered);
-        if (!bad) {
-            wk.deltas = deltas;
-            wk.class_bits = class_bits;
-            wk.oldest = base ? base : -1;
-            wk.tick = tick;
-            wk.entering = Py_None;
-            wk.held = held != Py_None && PyDict_GET_SIZE(held) ? held : Py_None;
-            wk.sizing = 1;
-            wk.sec.base[0] = base;
-            bad = fill_down(&wk, &f, order, entities, deleted, room, most, &reached);
-        }
-        walk_end(&wk, &w, owned, entered);
+    if (ranked != Py_None && !PyCallable_Check(ranked)) {
+        PyErr_SetString(PyExc_TypeError, "ranked must be callable or None");
+        return NULL;
     }
-    if (!bad && (section = fit_section(deltas, tick, base, &f, entities, deleted, plans,
-                                       class_bits, held)))
-        result = Py_BuildValue("(Nn)", section, reached);
+    size_t n = (size_t)PyList_GET_SIZE(order) + 1, all = ranked == Py_None ? 0 : n;
+    Fill f = {0};
+    f.net = PyMem_Malloc((4 * n + 2 * all) * sizeof(long long));
+    f.id = PyMem_Malloc(n * sizeof *f.id);
+    PyObject *result = NULL;
+    Py_INCREF(order); /* its items stay borrowed while coders' fragment() run Python */
+    if (!f.net || !f.id) {
+        PyErr_NoMemory();
+    } else {
+        f.body = f.net + n;
+        f.order_net = f.net + 2 * n;
+        f.order_body = f.net + 3 * n;
+        f.all_net = all ? f.net + 4 * n : NULL;
+        f.all_body = all ? f.net + 5 * n : NULL;
+        result = all ? fit_all(&a, &f, order, ranked) : fit_ranked(&a, &f, order, 0);
+    }
     Py_DECREF(order);
     PyMem_Free(f.net);
-    PyMem_Free(f.body);
     PyMem_Free(f.id);
     return result;
 }
@@ -5296,9 +5425,9 @@ static PyMethodDef methods[] = {
      "moves(world, dirty, where, grid, cell_of, pos, touched, size, flat, rule, cell) -> int: "
      "the interest's grid after the dirty entities' moves (as _pyassemble.moves)."},
     {"fit", py_fit, METH_VARARGS,
-     "fit(deltas, tick, base, order, entities, deleted, plans, class_bits, held, room, most) -> "
-     "((count, bytes), reached): the section of the records down order that fit room bytes, "
-     "and how far down order it got (as _pyassemble.fit)."},
+     "fit(deltas, tick, base, order, entities, deleted, plans, class_bits, held, room, most, "
+     "ranked) -> ((count, bytes), waiting): the section of the records down a ranking that fit "
+     "room bytes, and the ids of the ranking left waiting (as _pyassemble.fit)."},
     {"rank", py_rank, METH_VARARGS,
      "rank(tick, base, ids, entities, deleted, prior, since, hot, arrival, weigh, near) -> "
      "[id]: a budget's records, most urgent first (as _pyassemble.rank)."},

@@ -212,11 +212,14 @@ def fit(
     held: Held,
     room: int,
     most: int,
-) -> tuple[tuple[int, bytes], int]:
-    """A client's section for ``base`` within ``room`` bytes: the records of ``order`` (most
-    urgent first) that :func:`~gdvariant.replication._budget.choose` picks, sized by
-    :func:`sizes` and assembled by :func:`assemble`; and how far down ``order`` it got (the
-    ids after that wait). A record over ``most`` bytes alone is a ValueError."""
+    ranked: Callable[[], list[int]] | None,
+) -> tuple[tuple[int, bytes], list[int]]:
+    """A client's section for ``base`` within ``room`` bytes, and the ids left waiting. Its
+    records are those of ``order`` (a ranking, most urgent first) that
+    :func:`~gdvariant.replication._budget.choose` picks, sized by :func:`sizes` and assembled
+    by :func:`assemble`; a record over ``most`` bytes alone is a ValueError. With
+    ``ranked``, ``order`` is every id ascending: their section when it fits room (no record
+    then checked against ``most``), else the pick down the ranking ``ranked()`` gives."""
 
     def size_of(chunk: list[int]) -> list[int]:
         return sizes(deltas, tick, base, chunk, entities, deleted, plans, class_bits, held)
@@ -225,8 +228,13 @@ def fit(
         args = (tick, [base], base or -1, chosen, entities, deleted, plans, class_bits)
         return assemble(deltas, *args, None, held)[0]
 
+    if ranked is not None:
+        section = section_of(order)
+        if len(section[1]) <= room:
+            return section, []
+        order = ranked()
     section, _, rest = choose(order, size_of, section_of, room, most)
-    return section, len(order) - len(rest)
+    return section, rest
 
 
 def _enter(ent: Any, gap: int, class_bits: int) -> bytes:

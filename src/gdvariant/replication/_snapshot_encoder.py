@@ -544,22 +544,22 @@ class SnapshotEncoder:
         self, client: Client, base: int, prior: Behind, room: int, whole: tuple[int, bytes] | None
     ) -> tuple[tuple[int, bytes], Behind]:
         """``client``'s section within ``room`` bytes (``whole``: every record it needs, if
-        made already), and what it leaves out: id -> (what the client holds, waiting since)."""
+        made already, else made by ``fit``, which ranks them only when they do not all fit),
+        and what it leaves out: id -> (what the client holds, waiting since)."""
         assert self.limits is not None
         tick = self.world.tick
         entities, deleted, ids, held, since = self._wants(client, base, prior)
-        if whole is None:
-            whole = self._assemble(base, ids, entities, deleted, None, since)
-            if len(whole[1]) <= room:
-                return whole, {}
-        order = self._ranked(client, base, prior, ids, entities, deleted, since)
         if self._plans is None:
             self._plans = _assembler.plans(self.schema)
-        section, reached = _assembler.live().fit(
+
+        def ranked() -> list[int]:
+            return self._ranked(client, base, prior, ids, entities, deleted, since)
+
+        section, rest = _assembler.live().fit(
             self.value_deltas,
             tick,
             base,
-            order,
+            ids if whole is None else ranked(),
             entities,
             deleted,
             self._plans,
@@ -567,8 +567,8 @@ class SnapshotEncoder:
             since or None,
             room,
             self.limits.mtu - self.limits.header,
+            ranked if whole is None else None,
         )
-        rest = order[reached:]
         return section, {
             net_id: (held(net_id), prior[net_id][1] if net_id in prior else tick) for net_id in rest
         }
