@@ -366,29 +366,3 @@ def test_choose_sizes_in_batches_down_the_order(seed: int) -> None:
     if rest:
         assert len(section[1]) + alone[rest[0]] > room
         assert len(flat) - reached <= FIRST_BATCH << (len(asked) - 1)
-
-
-def test_an_entity_entering_again_the_next_tick_keeps_its_stand_in() -> None:
-    """The stand-in of an entity entering a view (a budget's sections mix them with stale
-    entities) is renewed when the entity enters again the next tick: the same object, of the
-    new tick, with what it carries read again and the last tick's records dropped (a new one
-    each tick was most of what the cyclic collector chased). An entity now at the id of an
-    earlier one gets a stand-in of its own."""
-    world = World(Schema.build([Mover]))
-    enc = SnapshotEncoder(world, mtu=300)
-    ent = world.spawn(Mover, hp=3)
-    enc.snapshot()
-    first = enc._arrival(ent)
-    first._net_cache["record"] = b"of the last tick"
-    assert enc._arrival(ent) is first
-    ent.hp = 4
-    tick = enc.snapshot()
-    again = enc._arrival(ent)
-    assert again is first and again._net_spawn == tick and not again._net_cache
-    assert again._net_bits is ent._net_bits
-    world.despawn(ent)
-    other = world.spawn(Mover, hp=5)
-    assert other.net_id == ent.net_id
-    enc.snapshot()
-    fresh = enc._arrival(other)
-    assert fresh is not first and fresh.entity is other

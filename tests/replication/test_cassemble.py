@@ -34,7 +34,6 @@ from gdvariant.replication import (
 )
 from gdvariant.replication._history import entries
 from gdvariant.replication._packet_format import OP_DELETE, OP_ENTER, OP_UPDATE, encode_record
-from gdvariant.replication._snapshot_encoder import _Arrival
 from tests.support.assemblers import compiled, live
 from tests.support.cores import compiled_required
 from tests.support.replication_driver import Driver, spies
@@ -596,10 +595,31 @@ class _Reordered:
             vars(self)["".join(list(name))] = value
 
 
+class _Slotted:
+    """An entity's stand-in with no ``__dict__`` (slots), spawned this tick: both
+    assemblers find its attributes by getattr."""
+
+    __slots__ = (
+        "_net_bits",
+        "_net_cache",
+        "_net_hist",
+        "_net_layout",
+        "_net_spawn",
+        "_net_widths",
+        "net_id",
+    )
+
+    def __init__(self, ent: Any, tick: int) -> None:
+        self.net_id, self._net_spawn, self._net_layout = ent.net_id, tick, ent._net_layout
+        self._net_bits, self._net_widths = ent._net_bits, ent._net_widths
+        self._net_hist: list[Any] = []
+        self._net_cache: dict[Any, bytes] = {}
+
+
 def long_walk(seed: int) -> tuple[World, dict[int, Any], list[int], list[int]]:
     """A world of 150 entities (the compiled walk looks 32 ids ahead), most changed over six
     ticks, ten despawned; its entities with a dozen stand-ins (``_Widths``, ``_Reordered``,
-    or a slotted ``_Arrival``); every id to visit, and the live ones."""
+    or ``_Slotted``); every id to visit, and the live ones."""
     rng = random.Random(seed)
     world = World(ASSEMBLER_SCHEMA)
     ents = [world.spawn(rng.choice([Crate, Mob, Forty, Big])) for _ in range(150)]
@@ -616,8 +636,8 @@ def long_walk(seed: int) -> tuple[World, dict[int, Any], list[int], list[int]]:
     entities = dict(world.entities)
     for net_id in rng.sample(sorted(entities), 12):
         ent = entities[net_id]
-        stand = rng.choice([_Widths, _Reordered, _Arrival])
-        entities[net_id] = _Arrival(ent, world.tick) if stand is _Arrival else stand(ent)
+        stand = rng.choice([_Widths, _Reordered, _Slotted])
+        entities[net_id] = _Slotted(ent, world.tick) if stand is _Slotted else stand(ent)
     live_ids = sorted(entities)
     return world, entities, sorted(entities.keys() | world.deleted.keys()), live_ids
 
@@ -1418,19 +1438,9 @@ class _Ranked:
         self._net_layout, self._net_spawn, self._net_hist = layout, spawn, hist
 
 
-class _Stand:
-    """A stand-in of an entering entity (slots, as the encoder's ``_Arrival``)."""
-
-    __slots__ = ("_net_hist", "_net_layout", "entity")
-
-    def __init__(self, ent: _Ranked) -> None:
-        self._net_hist: list[Any] = []
-        self.entity, self._net_layout = ent, ent._net_layout
-
-
 def rank_args(rng: random.Random, weighed: bool, near: str) -> tuple[Any, ...]:
     """Random arguments of a budget's ``rank``: live entities changed or not since the base
-    or an older held tick, stand-ins, despawns held or not, earlier waits; priorities that
+    or an older held tick, entering, despawns held or not, earlier waits; priorities that
     tie often (few distinct weights and positions), so the id order of ties counts."""
     tick, base = 40, 30
     ids = sorted(rng.sample(range(1, 400), 120))
@@ -1438,6 +1448,7 @@ def rank_args(rng: random.Random, weighed: bool, near: str) -> tuple[Any, ...]:
     deleted: dict[int, list[tuple[int, int]]] = {}
     prior: dict[int, tuple[int, int]] = {}
     since: dict[int, int] = {}
+    entering: set[int] = set()
     pos: dict[int, Any] = {}
     for net_id in ids:
         pick = rng.random()
@@ -1451,7 +1462,9 @@ def rank_args(rng: random.Random, weighed: bool, near: str) -> tuple[Any, ...]:
                 else [(last - 1, 1, {}, None), (last, rng.choice([1, 2, 3]), {}, None)]
             )
             ent = _Ranked(rng.choice(["a", "b"]), rng.choice([0, 25, 30, 31]), hist)
-            entities[net_id] = _Stand(ent) if pick > 0.9 else ent
+            entities[net_id] = ent
+            if pick > 0.9:
+                entering.add(net_id)
             if rng.random() < 0.2:
                 since[net_id] = rng.choice([20, 29])
         if rng.random() < 0.3:
@@ -1463,9 +1476,7 @@ def rank_args(rng: random.Random, weighed: bool, near: str) -> tuple[Any, ...]:
 
     def weigh(ent: Any) -> float:
         assert isinstance(ent, _Ranked)
-        return weights[
-            next(i for i, e in entities.items() if e is ent or getattr(e, "entity", None) is ent)
-        ]
+        return weights[next(i for i, e in entities.items() if e is ent)]
 
     centre = None if near == "none" else (rng.uniform(-5, 5), 2.0)
     nearness = None if near == "off" else (centre, pos, 10.0)
@@ -1479,7 +1490,7 @@ def rank_args(rng: random.Random, weighed: bool, near: str) -> tuple[Any, ...]:
         prior,
         since,
         hot,
-        _Stand,
+        entering,
         weigh if weighed else None,
         nearness,
     )
@@ -1504,7 +1515,7 @@ def test_rank_errors_are_the_pure_ones(name: str) -> None:
     one raise the same errors on both."""
     module = compiled() if name == _assembler.COMPILED else _pyassemble
     ent = _Ranked("a", 0, [(5, 1, {}, None)])
-    args: list[Any] = [9, 1, [3], {}, {}, {}, {}, {"a": 1}, _Stand, None, None]
+    args: list[Any] = [9, 1, [3], {}, {}, {}, {}, {"a": 1}, None, None, None]
     with pytest.raises(KeyError):
         module.rank(*args)
     args[3] = {3: ent}
@@ -1523,8 +1534,8 @@ def test_fit_picks_and_assembles_as_the_pure_one(deltas: bool) -> None:
     """``fit`` (a client's section within a room, down a ranking): the compiled one, which
     sizes each record once and keeps the section's bytes as records go in, gives the pure
     one's section and waiting ids (the pure one assembles again whenever its estimate is
-    over), for rooms from nothing to everything, ids held as of an older tick and despawned
-    ids included; given every id first and the ranking to fall back on, or the ranking
+    over), for rooms from nothing to everything, ids entering, held as of an older tick and
+    despawned included; given every id first and the ranking to fall back on, or the ranking
     alone; a record over ``most`` is the same ValueError, but not when all fit."""
     fast = compiled()
     driver = Driver(31, deltas, 8)
@@ -1540,13 +1551,11 @@ def test_fit_picks_and_assembles_as_the_pure_one(deltas: bool) -> None:
             held = {i: rng.randrange(max(1, base - 3), base) for i in ids[::4] if base > 1}
             held = {i: t for i, t in held.items() if i in entities and entities[i]._net_spawn <= t}
             order = rng.sample(ids, len(ids))
-            world = (entities, deleted, plans, bits, held or None)
+            others = [i for i in entities if i not in held]
+            entering = set(rng.sample(others, len(others) // 5)) or None if base % 2 else None
+            world = (entities, deleted, plans, bits, entering, held or None)
             args: tuple[Any, ...]
-            whole = len(
-                _pyassemble.assemble(
-                    deltas, tick, [base], base or -1, ids, *world[:4], None, held or None
-                )[0][1]
-            )
+            whole = len(_pyassemble.assemble(deltas, tick, [base], base or -1, ids, *world)[0][1])
             for room in (0, 3, whole // 3, whole // 2, whole - 1, whole, whole + 40):
                 for first, ranked in (([*order], None), ([*ids], partial(list, order))):
                     args = (deltas, tick, base, first, *world, room, 1000, ranked)
@@ -1564,12 +1573,7 @@ def test_fit_picks_and_assembles_as_the_pure_one(deltas: bool) -> None:
             assert (
                 fast.fit(*args)
                 == _pyassemble.fit(*args)
-                == (
-                    _pyassemble.assemble(
-                        deltas, tick, [base], base or -1, ids, *world[:4], None, held or None
-                    )[0],
-                    [],
-                )
+                == (_pyassemble.assemble(deltas, tick, [base], base or -1, ids, *world)[0], [])
             )
     assert 0.0 in waits and len(waits) > 10
 
@@ -1610,7 +1614,7 @@ def test_sizes_are_each_records_alone(deltas: bool) -> None:
                 )
                 for i in ids
             ]
-            args = (deltas, tick, base, ids, entities, deleted, plans, bits, held or None)
+            args = (deltas, tick, base, ids, entities, deleted, plans, bits, None, held or None)
             assert _pyassemble.sizes(*args) == alone
             seen.update(alone)
     assert 0 in seen and len(seen) > 5

@@ -203,7 +203,7 @@ def test_the_history_cannot_change_while_packets_are_made() -> None:
         fast.commit(world, [ent], 2, 0)
         return 1.0
 
-    args: tuple[Any, ...] = (2, 0, ids, entities, {}, {}, {}, hot, type(None), weigh, None)
+    args: tuple[Any, ...] = (2, 0, ids, entities, {}, {}, {}, hot, None, weigh, None)
     with pytest.raises(RuntimeError, match="changed while its packets were made"):
         fast.rank(*args)
     assert fast.rank(*args[:9], None, None) == ids

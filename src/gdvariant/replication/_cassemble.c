@@ -2522,6 +2522,13 @@ typedef struct {
     long long *all_net, *all_body;
 } Fill;
 
+/* fit's arguments, as its walks and its section need them */
+typedef struct {
+    int deltas, class_bits;
+    long long tick, base, room, most;
+    PyObject *entities, *deleted, *plans, *entering, *held;
+} FitArgs;
+
 static inline long long record_bytes(long long body, long long gap) {
     return (head_bits(gap) + body + 7) >> 3;
 }
@@ -2670,20 +2677,19 @@ static int ranked_bodies(Fill *f, PyObject *ids, PyObject *order) {
     return 0;
 }
 
-static PyObject *fit_section(int deltas, long long tick, long long base, const Fill *f,
-                             PyObject *entities, PyObject *deleted, PyObject *plans,
-                             int class_bits, PyObject *held) {
+static PyObject *fit_section(const FitArgs *a, const Fill *f) {
     if (!f->n)
         return Py_BuildValue("(iy#)", 0, "", (Py_ssize_t)0);
-    PyObject *ids = PyList_New(f->n), *bases = Py_BuildValue("[L]", base), *out = NULL;
+    PyObject *ids = PyList_New(f->n), *bases = Py_BuildValue("[L]", a->base), *out = NULL;
     if (!ids || !bases)
         goto done;
     for (Py_ssize_t i = 0; i < f->n; i++) {
         Py_INCREF(f->id[i]);
         PyList_SET_ITEM(ids, i, f->id[i]);
     }
-    PyObject *sections = assemble_walk(deltas, tick, bases, base ? base : -1, ids, entities,
-                                       deleted, plans, class_bits, Py_None, held, NULL, 0);
+    PyObject *sections =
+        assemble_walk(a->deltas, a->tick, bases, a->base ? a->base : -1, ids, a->entities,
+                      a->deleted, a->plans, a->class_bits, a->entering, a->held, NULL, 0);
     if (!sections)
         goto done;
     out = PyList_GET_ITEM(sections, 0);
@@ -2701,12 +2707,6 @@ done:
     return out;
 }
 
-typedef struct {
-    int deltas, class_bits;
-    long long tick, base, room, most;
-    PyObject *entities, *deleted, *plans, *held;
-} FitArgs;
-
 /* A walk of fit's: one section for base, every record written into it (none put whole). */
 static int fit_begin(Walk *wk, Writer *w, const FitArgs *a, int *owned, int *entered) {
     if (walk_begin(wk, w, 1, a->plans, owned, entered))
@@ -2715,11 +2715,11 @@ static int fit_begin(Walk *wk, Writer *w, const FitArgs *a, int *owned, int *ent
     wk->class_bits = a->class_bits;
     wk->oldest = a->base ? a->base : -1;
     wk->tick = a->tick;
-    wk->entering = Py_None;
+    wk->entering = a->entering;
     wk->held = a->held != Py_None && PyDict_GET_SIZE(a->held) ? a->held : Py_None;
     wk->sizing = 1;
     wk->sec.base[0] = a->base;
-    return 0;
+    return entering_sorted(wk);
 }
 
 /* fit with a ranking: its records sized as reached, the section of those that fit. */
@@ -2736,9 +2736,7 @@ static PyObject *fit_ranked(const FitArgs *a, Fill *f, PyObject *order, int size
               fill_down(&wk, f, order, a->entities, a->deleted, a->room, a->most, &reached);
         walk_end(&wk, &w, owned, entered);
     }
-    PyObject *section = bad ? NULL
-                            : fit_section(a->deltas, a->tick, a->base, f, a->entities,
-                                          a->deleted, a->plans, a->class_bits, a->held);
+    PyObject *section = bad ? NULL : fit_section(a, f);
     PyObject *rest = section ? PyList_GetSlice(order, reached, PyList_GET_SIZE(order)) : NULL;
     if (!rest) {
         Py_XDECREF(section);
@@ -2777,10 +2775,14 @@ static PyObject *fit_all(const FitArgs *a, Fill *f, PyObject *ids, PyObject *ran
 static PyObject *py_fit(PyObject *self, PyObject *args) {
     FitArgs a;
     PyObject *order, *ranked;
-    if (!PyArg_ParseTuple(args, "pLLO!O!O!OiOLLO", &a.deltas, &a.tick, &a.base, &PyList_Type,
+    if (!PyArg_ParseTuple(args, "pLLO!O!O!OiOOLLO", &a.deltas, &a.tick, &a.base, &PyList_Type,
                           &order, &PyDict_Type, &a.entities, &PyDict_Type, &a.deleted, &a.plans,
-                          &a.class_bits, &a.held, &a.room, &a.most, &ranked))
+                          &a.class_bits, &a.entering, &a.held, &a.room, &a.most, &ranked))
         return NULL;
+    if (a.entering != Py_None && !PyAnySet_Check(a.entering)) {
+        PyErr_SetString(PyExc_TypeError, "entering must be a set of ids or None");
+        return NULL;
+    }
     if (a.held != Py_None && !PyDict_Check(a.held)) {
         PyErr_SetString(PyExc_TypeError, "held must be a dict of ids or None");
         return NULL;
@@ -5016,32 +5018,33 @@ static int near_factor(PyObject *near, PyObject *id, double *out) {
 /* The importance of a live entity's record for a client holding base (or since[id]); 0 when it
  * has none (nothing changed since what the client holds). -1: error. */
 static int live_importance(PyObject *ent, PyObject *id, long long net_id, long long base,
-                           PyObject *since, PyObject *hot, PyObject *arrival, PyObject *weigh,
+                           PyObject *since, PyObject *hot, PyObject *entering, PyObject *weigh,
                            PyObject *near, PyObject **table, double *out) {
-    int rc = -1, is_arrival = (PyObject *)Py_TYPE(ent) == arrival;
-    PyObject *dict = ent_dict(ent), *hist = NULL, *spawn_o = NULL, *layout = NULL;
+    int rc = -1, enters = entering == Py_None ? 0 : PySet_Contains(entering, id);
+    PyObject *dict = NULL, *hist = NULL, *spawn_o = NULL, *layout = NULL;
     PyObject *mask = NULL;
     const Ring *ring = NULL;
     long long spawn = 0;
-    hist = ent_attr(ent, dict, s_hist);
-    if (!hist)
-        goto done;
-    if (hist == Py_None) {
-        if (!(ring = history_ring(world_table(table, ent, dict), ent, dict, net_id)))
-            goto done;
-    } else if (!PyList_Check(hist)) {
-        PyErr_SetString(PyExc_TypeError, "entity history must be a list");
-        goto done;
-    }
-    if (!is_arrival) {
-        spawn_o = ent_attr(ent, dict, s_spawn);
+    if (enters < 0)
+        return -1;
+    if (!enters) {
+        dict = ent_dict(ent);
+        hist = ent_attr(ent, dict, s_hist);
+        spawn_o = hist ? ent_attr(ent, dict, s_spawn) : NULL;
         if (!spawn_o || as_ll(spawn_o, &spawn))
             goto done;
+        if (hist == Py_None) {
+            if (!(ring = history_ring(world_table(table, ent, dict), ent, dict, net_id)))
+                goto done;
+        } else if (!PyList_Check(hist)) {
+            PyErr_SetString(PyExc_TypeError, "entity history must be a list");
+            goto done;
+        }
     }
-    Py_ssize_t nh = ring ? ring->n : PyList_GET_SIZE(hist);
-    if (is_arrival || spawn > base) {
+    if (enters || spawn > base) {
         *out = 2.0;
     } else {
+        Py_ssize_t nh = ring ? ring->n : PyList_GET_SIZE(hist);
         long long newest, held = base;
         PyObject *held_o = PyDict_GetItemWithError(since, id);
         if (!held_o && PyErr_Occurred())
@@ -5078,9 +5081,7 @@ static int live_importance(PyObject *ent, PyObject *id, long long net_id, long l
         *out = is_hot ? 2.0 : 1.0;
     }
     if (weigh != Py_None) {
-        PyObject *real = is_arrival ? PyObject_GetAttrString(ent, "entity") : Py_NewRef(ent);
-        PyObject *w = real ? PyObject_CallOneArg(weigh, real) : NULL;
-        Py_XDECREF(real);
+        PyObject *w = PyObject_CallOneArg(weigh, ent);
         double value = w ? PyFloat_AsDouble(w) : -1.0;
         Py_XDECREF(w);
         if (value == -1.0 && PyErr_Occurred())
@@ -5105,11 +5106,15 @@ done:
 
 static PyObject *py_rank(PyObject *self, PyObject *args) {
     long long tick, base;
-    PyObject *ids, *entities, *deleted, *prior, *since, *hot, *arrival, *weigh, *near;
+    PyObject *ids, *entities, *deleted, *prior, *since, *hot, *entering, *weigh, *near;
     if (!PyArg_ParseTuple(args, "LLO!O!O!O!O!O!OOO", &tick, &base, &PyList_Type, &ids,
                           &PyDict_Type, &entities, &PyDict_Type, &deleted, &PyDict_Type, &prior,
-                          &PyDict_Type, &since, &PyDict_Type, &hot, &arrival, &weigh, &near))
+                          &PyDict_Type, &since, &PyDict_Type, &hot, &entering, &weigh, &near))
         return NULL;
+    if (entering != Py_None && !PyAnySet_Check(entering)) {
+        PyErr_SetString(PyExc_TypeError, "entering must be a set of ids or None");
+        return NULL;
+    }
     if (near != Py_None && (!PyTuple_Check(near) || PyTuple_GET_SIZE(near) != 3)) {
         PyErr_SetString(PyExc_TypeError, "near must be (centre, positions, cell) or None");
         return NULL;
@@ -5148,7 +5153,7 @@ static PyObject *py_rank(PyObject *self, PyObject *args) {
             importance = 2.0;
         } else {
             Py_INCREF(ent);
-            int has = live_importance(ent, id, net_id, base, since, hot, arrival, weigh, near,
+            int has = live_importance(ent, id, net_id, base, since, hot, entering, weigh, near,
                                       &table, &importance);
             Py_DECREF(ent);
             if (has < 0)
@@ -5425,11 +5430,11 @@ static PyMethodDef methods[] = {
      "moves(world, dirty, where, grid, cell_of, pos, touched, size, flat, rule, cell) -> int: "
      "the interest's grid after the dirty entities' moves (as _pyassemble.moves)."},
     {"fit", py_fit, METH_VARARGS,
-     "fit(deltas, tick, base, order, entities, deleted, plans, class_bits, held, room, most, "
-     "ranked) -> ((count, bytes), waiting): the section of the records down a ranking that fit "
+     "fit(deltas, tick, base, order, entities, deleted, plans, class_bits, entering, held, room, "
+     "most, ranked) -> ((count, bytes), waiting): the section of the records down a ranking that fit "
      "room bytes, and the ids of the ranking left waiting (as _pyassemble.fit)."},
     {"rank", py_rank, METH_VARARGS,
-     "rank(tick, base, ids, entities, deleted, prior, since, hot, arrival, weigh, near) -> "
+     "rank(tick, base, ids, entities, deleted, prior, since, hot, entering, weigh, near) -> "
      "[id]: a budget's records, most urgent first (as _pyassemble.rank)."},
     {"relevance", py_relevance, METH_VARARGS,
      "relevance(relevant, order, ticks, log, base, gone) -> (ids, held, entering, leaving, was): what "

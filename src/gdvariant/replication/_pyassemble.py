@@ -175,6 +175,7 @@ def sizes(
     deleted: dict[int, list[tuple[int, int]]],
     plans: Any,
     class_bits: int,
+    entering: Entering,
     held: Held,
 ) -> list[int]:
     """The bytes of each id's record in a section of that id alone for ``base`` (what
@@ -192,7 +193,7 @@ def sizes(
                 deleted,
                 plans,
                 class_bits,
-                None,
+                entering,
                 held,
             )[0][1]
         )
@@ -209,6 +210,7 @@ def fit(
     deleted: dict[int, list[tuple[int, int]]],
     plans: Any,
     class_bits: int,
+    entering: Entering,
     held: Held,
     room: int,
     most: int,
@@ -217,16 +219,19 @@ def fit(
     """A client's section for ``base`` within ``room`` bytes, and the ids left waiting. Its
     records are those of ``order`` (a ranking, most urgent first) that
     :func:`~gdvariant.replication._budget.choose` picks, sized by :func:`sizes` and assembled
-    by :func:`assemble`; a record over ``most`` bytes alone is a ValueError. With
-    ``ranked``, ``order`` is every id ascending: their section when it fits room (no record
-    then checked against ``most``), else the pick down the ranking ``ranked()`` gives."""
+    by :func:`assemble` (those in ``entering`` as enters); a record over ``most`` bytes
+    alone is a ValueError. With ``ranked``, ``order`` is every id ascending: their section
+    when it fits room (no record then checked against ``most``), else the pick down the
+    ranking ``ranked()`` gives."""
 
     def size_of(chunk: list[int]) -> list[int]:
-        return sizes(deltas, tick, base, chunk, entities, deleted, plans, class_bits, held)
+        return sizes(
+            deltas, tick, base, chunk, entities, deleted, plans, class_bits, entering, held
+        )
 
     def section_of(chosen: list[int]) -> tuple[int, bytes]:
         args = (tick, [base], base or -1, chosen, entities, deleted, plans, class_bits)
-        return assemble(deltas, *args, None, held)[0]
+        return assemble(deltas, *args, entering, held)[0]
 
     if ranked is not None:
         section = section_of(order)
@@ -608,7 +613,7 @@ def rank(
     prior: Mapping[int, tuple[int, int]],
     since: Mapping[int, int],
     hot: Mapping[Any, int],
-    arrival: type[Any],
+    entering: Entering,
     weigh: Callable[[Any], float] | None,
     near: Near | None,
 ) -> list[int]:
@@ -617,8 +622,8 @@ def rank(
     Urgency is :func:`~._budget.priority` of the importance (2 for an enter, a delete or a
     change of a ``hot`` property of its layout, else 1; times ``weigh(entity)`` and the
     :func:`~._budget.near_factor`) and the ticks waited since ``prior[id][1]``. An id in
-    ``since`` is held as of that tick instead of ``base``; an entity of type ``arrival`` (a
-    stand-in, whose ``entity`` is the real one) is an enter."""
+    ``since`` is held as of that tick instead of ``base``; one in ``entering`` is an
+    enter."""
     ranked: list[tuple[float, int]] = []
     for net_id in ids:
         ent = entities.get(net_id)
@@ -627,15 +632,15 @@ def rank(
                 continue  # a despawn the client never held
             importance = 2.0
         else:
-            hist = entries(ent)
-            if type(ent) is arrival or ent._net_spawn > base:
+            if (entering and net_id in entering) or ent._net_spawn > base:
                 importance = 2.0
-            elif not hist or hist[-1][0] <= since.get(net_id, base):
-                continue  # nothing changed since what the client holds
             else:
+                hist = entries(ent)
+                if not hist or hist[-1][0] <= since.get(net_id, base):
+                    continue  # nothing changed since what the client holds
                 importance = 2.0 if hist[-1][1] & hot[ent._net_layout] else 1.0
             if weigh is not None:
-                importance *= weigh(ent.entity if type(ent) is arrival else ent)
+                importance *= weigh(ent)
             if near is not None:
                 importance *= near_factor(near, net_id)
         waited = tick - prior[net_id][1] if net_id in prior else 0

@@ -94,43 +94,6 @@ _Relevance = tuple[
 ]
 
 
-class _Arrival:
-    """An entity that became relevant to a client after the client's base tick, as the
-    assemblers see it: a spawn of this tick, so it gets the enter record a spawn gets."""
-
-    __slots__ = (
-        "_net_bits",
-        "_net_cache",
-        "_net_hist",
-        "_net_layout",
-        "_net_spawn",
-        "_net_widths",
-        "entity",
-        "net_id",
-    )
-
-    def __init__(self, ent: Any, tick: int) -> None:
-        self.entity, self.net_id = ent, ent.net_id
-        self._net_hist: list[Any] = []
-        self._net_cache: dict[Any, bytes] = {}
-        self.renew(tick)
-
-    def renew(self, tick: int) -> None:
-        """The entity entering a view at ``tick``: what it carries read (again) and its
-        records made anew, in the objects it has (a stand-in made each tick, with its dict
-        and list, was most of what the cyclic collector chased under an MTU)."""
-        ent = self.entity
-        self._net_spawn = tick
-        self._net_layout, self._net_bits, self._net_widths = (
-            ent._net_layout,
-            ent._net_bits,
-            ent._net_widths,
-        )
-        if self._net_hist:
-            self._net_hist = []
-        self._net_cache.clear()
-
-
 class SnapshotEncoder:
     """Builds each client's packet for the world's current tick (sans-I/O: returns bytes).
 
@@ -210,11 +173,6 @@ class SnapshotEncoder:
         self._hot: dict[Any, int] = {
             lay: sum(1 << p.index for p in lay.props if p.hot) for lay in self.schema.classes
         }
-        #: this tick's stand-ins of entities entering some client's view, by id (a budget's
-        #: sections; a client's own section names them in the assemblers' ``entering``), and
-        #: the last tick's, renewed when their entity enters a view again
-        self._arrivals: dict[int, _Arrival] = {}
-        self._last_arrivals: dict[int, _Arrival] = {}
 
     def add_client(self, client_id: Any, *, team: Any = None) -> Client:
         """Start sending to ``client_id`` (its first packet is a full update); an id added
@@ -281,7 +239,6 @@ class SnapshotEncoder:
                 del self._removed[client_id]
         self._shared = {}
         self._plain = {}
-        self._last_arrivals, self._arrivals = self._arrivals, {}
         if self.interest is None and self._any_restricted:
             self._restricted = sorted(
                 (e for e in self.world.entities.values() if e._net_layout.restricted),
@@ -467,20 +424,6 @@ class SnapshotEncoder:
         gone = [(0, self.world.tick + 1)]
         return view, (view.relevant, view.order, view.log_ticks, view.log, base, gone)
 
-    def _arrival(self, ent: Any) -> _Arrival:
-        """``ent`` as an entity entering a client's view this tick (one per tick), for the
-        budget's sections, which mix entering entities with stale ones."""
-        net_id = ent.net_id
-        arrival = self._arrivals.get(net_id)
-        if arrival is None:
-            arrival = self._last_arrivals.pop(net_id, None)
-            if arrival is not None and arrival.entity is ent:
-                arrival.renew(self.world.tick)
-            else:
-                arrival = _Arrival(ent, self.world.tick)
-            self._arrivals[net_id] = arrival
-        return arrival
-
     def _assemble(
         self,
         base: int,
@@ -548,12 +491,12 @@ class SnapshotEncoder:
         and what it leaves out: id -> (what the client holds, waiting since)."""
         assert self.limits is not None
         tick = self.world.tick
-        entities, deleted, ids, held, since = self._wants(client, base, prior)
+        entities, deleted, ids, held, since, entering = self._wants(client, base, prior)
         if self._plans is None:
             self._plans = _assembler.plans(self.schema)
 
         def ranked() -> list[int]:
-            return self._ranked(client, base, prior, ids, entities, deleted, since)
+            return self._ranked(client, base, prior, ids, entities, deleted, since, entering)
 
         section, rest = _assembler.live().fit(
             self.value_deltas,
@@ -564,6 +507,7 @@ class SnapshotEncoder:
             deleted,
             self._plans,
             self.schema.class_bits,
+            entering,
             since or None,
             room,
             self.limits.mtu - self.limits.header,
@@ -576,44 +520,47 @@ class SnapshotEncoder:
     def _wants(
         self, client: Client, base: int, prior: Behind
     ) -> tuple[
-        dict[int, Any],
+        Mapping[int, Any],
         dict[int, list[tuple[int, int]]],
         list[int],
         Callable[[int], int],
         dict[int, int],
+        set[int] | None,
     ]:
         """What ``client`` should get, from what it holds at ``base`` (the entities by id,
         the despawn spans, every id to visit ascending) with the entities its earlier packets
         left out (``prior``) made up for, ``held(id)``: what it holds of an id at ``base`` (a
-        tick, or ABSENT), for the entities left out again, and the ids it holds as of an
-        older tick than ``base``, with that tick (the assemblers' ``held``)."""
+        tick, or ABSENT), for the entities left out again, the ids it holds as of an older
+        tick than ``base``, with that tick (the assemblers' ``held``), and the ids that get
+        an enter though spawned before (the assemblers' ``entering``, or None)."""
         world = self.world
-        entities: dict[int, Any]
+        entities: Mapping[int, Any]
         deleted: dict[int, list[tuple[int, int]]]
+        entering: set[int] | None = None
+        visit: list[int] | None = None
         if self.interest is None:
             entities, deleted = world.entities, world.deleted
-            now: Mapping[int, Any] = entities
             log: dict[int, bool] = {}
         else:
-            view, (_, _, entering, deleted, log) = self._relevance(client, base)
-            now = entities = relevant = view.relevant
-            if entering:
-                entities = dict(relevant)
-                for net_id in entering:
-                    entities[net_id] = self._arrival(relevant[net_id])
+            view, (_, visit, entering, deleted, log) = self._relevance(client, base)
+            entities = view.relevant
         since: dict[int, int] = {}
         if prior:
-            entities, deleted = dict(entities), dict(deleted)
+            deleted, entering, visit = dict(deleted), set(entering or ()), None
             for net_id, (was, _) in prior.items():
-                ent = now.get(net_id)
+                ent = entities.get(net_id)
                 if ent is not None:
-                    entities[net_id] = self._catch_up(ent, was, base, since)
+                    if self._enters(ent, was, base, since):
+                        entering.add(net_id)
+                    else:
+                        entering.discard(net_id)
                     deleted.pop(net_id, None)
                 elif was == ABSENT:
                     deleted.pop(net_id, None)
                 else:
                     deleted[net_id] = _GONE
-        ids = sorted(now.keys() | deleted.keys()) if deleted else sorted(now)
+        if visit is None:
+            visit = sorted(entities.keys() | deleted.keys()) if deleted else sorted(entities)
 
         def held(net_id: int) -> int:
             if net_id in prior:
@@ -621,25 +568,25 @@ class SnapshotEncoder:
             if not base:
                 return ABSENT
             if self.interest is not None:
-                return base if log.get(net_id, net_id in now) else ABSENT
+                return base if log.get(net_id, net_id in entities) else ABSENT
             ent = world.entities.get(net_id)
             if ent is not None and ent._net_spawn <= base:
                 return base
             spans = world.deleted.get(net_id, ())
             return base if any(born <= base < gone for born, gone in spans) else ABSENT
 
-        return entities, deleted, ids, held, since
+        return entities, deleted, visit, held, since, entering or None
 
-    def _catch_up(self, ent: Any, held: int, base: int, since: dict[int, int]) -> Any:
-        """``ent`` as the assemblers should see it for a client that holds it as of tick
-        ``held`` (ABSENT: not at all): an enter if it does not hold this entity or its
-        changes since are out of the history ring, else an update of all since ``held``
-        (noted in ``since`` when ``held`` is older than the base)."""
+    def _enters(self, ent: Any, held: int, base: int, since: dict[int, int]) -> bool:
+        """Whether a client that holds ``ent`` as of tick ``held`` (ABSENT: not at all) needs
+        an enter: it does not hold this entity, or its changes since are out of the history
+        ring. Else it gets an update of all since ``held`` (noted in ``since`` when ``held``
+        is older than the base)."""
         if held == ABSENT or ent._net_spawn > held or held < self.world.tick - self.history:
-            return self._arrival(ent)
+            return True
         if held < base:
             since[ent.net_id] = held
-        return ent
+        return False
 
     def _ranked(
         self,
@@ -650,9 +597,11 @@ class SnapshotEncoder:
         entities: Mapping[int, Any],
         deleted: Mapping[int, list[tuple[int, int]]],
         since: dict[int, int],
+        entering: set[int] | None,
     ) -> list[int]:
         """The ids that may need a record, most urgent first (ties: the lower id), by the live
-        assembler's ``rank``; an id in ``since`` is held as of that tick instead of ``base``."""
+        assembler's ``rank``; an id in ``since`` is held as of that tick instead of ``base``,
+        one in ``entering`` gets an enter."""
         weigh = None
         if self.weight is not None:
 
@@ -669,7 +618,7 @@ class SnapshotEncoder:
             prior,
             since,
             self._hot,
-            _Arrival,
+            entering,
             weigh,
             None if interest is None else interest.nearness(client.client_id),
         )
