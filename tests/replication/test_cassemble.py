@@ -18,6 +18,7 @@ import math
 import random
 import sys
 import tracemalloc
+from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
@@ -1529,6 +1530,27 @@ def test_rank_errors_are_the_pure_ones(name: str) -> None:
     assert module.rank(*args) == [3]
 
 
+def held_bases(
+    seed: int, deltas: bool, ticks: int, every: int
+) -> Iterator[tuple[random.Random, tuple[Any, ...], int, dict[int, int]]]:
+    """For each tick of a driven world and each base its clients hold: a random source,
+    ``assemble_args`` of the tick, the base, and every ``every``-th id held as of an older
+    tick (one the entity was alive at)."""
+    driver = Driver(seed, deltas, 8)
+    for _ in range(6):
+        driver.spawn()
+    rng = random.Random(seed)
+    for _ in range(ticks):
+        driver.step()
+        driver.packets(_assembler.PYTHON)
+        args = assemble_args(driver, deltas)
+        ids, entities = args[4], args[5]
+        for base in args[2]:
+            held = {i: rng.randrange(max(1, base - 3), base) for i in ids[::every] if base > 1}
+            held = {i: t for i, t in held.items() if i in entities and entities[i]._net_spawn <= t}
+            yield rng, args, base, held
+
+
 @pytest.mark.parametrize("deltas", [True, False], ids=["deltas", "whole"])
 def test_fit_picks_and_assembles_as_the_pure_one(deltas: bool) -> None:
     """``fit`` (a client's section within a room, down a ranking): the compiled one, which
@@ -1538,43 +1560,34 @@ def test_fit_picks_and_assembles_as_the_pure_one(deltas: bool) -> None:
     despawned included; given every id first and the ranking to fall back on, or the ranking
     alone; a record over ``most`` is the same ValueError, but not when all fit."""
     fast = compiled()
-    driver = Driver(31, deltas, 8)
-    for _ in range(6):
-        driver.spawn()
-    rng = random.Random(7)
     waits = set()
-    for _ in range(10):
-        driver.step()
-        driver.packets(_assembler.PYTHON)
-        _, tick, bases, _, ids, entities, deleted, plans, bits = assemble_args(driver, deltas)
-        for base in bases:
-            held = {i: rng.randrange(max(1, base - 3), base) for i in ids[::4] if base > 1}
-            held = {i: t for i, t in held.items() if i in entities and entities[i]._net_spawn <= t}
-            order = rng.sample(ids, len(ids))
-            others = [i for i in entities if i not in held]
-            entering = set(rng.sample(others, len(others) // 5)) or None if base % 2 else None
-            world = (entities, deleted, plans, bits, entering, held or None)
-            args: tuple[Any, ...]
-            whole = len(_pyassemble.assemble(deltas, tick, [base], base or -1, ids, *world)[0][1])
-            for room in (0, 3, whole // 3, whole // 2, whole - 1, whole, whole + 40):
-                for first, ranked in (([*order], None), ([*ids], partial(list, order))):
-                    args = (deltas, tick, base, first, *world, room, 1000, ranked)
-                    expected = _pyassemble.fit(*args)
-                    assert fast.fit(*args) == expected
-                    waits.add(len(expected[1]) / max(1, len(ids)))
+    for rng, found, base, held in held_bases(31, deltas, 10, 4):
+        _, tick, _, _, ids, entities, deleted, plans, bits = found
+        order = rng.sample(ids, len(ids))
+        others = [i for i in entities if i not in held]
+        entering = set(rng.sample(others, len(others) // 5)) or None if base % 2 else None
+        world = (entities, deleted, plans, bits, entering, held or None)
+        args: tuple[Any, ...]
+        whole = len(_pyassemble.assemble(deltas, tick, [base], base or -1, ids, *world)[0][1])
+        for room in (0, 3, whole // 3, whole // 2, whole - 1, whole, whole + 40):
             for first, ranked in (([*order], None), ([*ids], partial(list, order))):
-                args = (deltas, tick, base, first, *world, whole - 1, 2, ranked)
-                with pytest.raises(ValueError, match="raise the mtu") as slow:
-                    _pyassemble.fit(*args)
-                with pytest.raises(ValueError, match="raise the mtu") as quick:
-                    fast.fit(*args)
-                assert str(quick.value) == str(slow.value)
-            args = (deltas, tick, base, [*ids], *world, whole, 2, partial(list, order))
-            assert (
+                args = (deltas, tick, base, first, *world, room, 1000, ranked)
+                expected = _pyassemble.fit(*args)
+                assert fast.fit(*args) == expected
+                waits.add(len(expected[1]) / max(1, len(ids)))
+        for first, ranked in (([*order], None), ([*ids], partial(list, order))):
+            args = (deltas, tick, base, first, *world, whole - 1, 2, ranked)
+            with pytest.raises(ValueError, match="raise the mtu") as slow:
+                _pyassemble.fit(*args)
+            with pytest.raises(ValueError, match="raise the mtu") as quick:
                 fast.fit(*args)
-                == _pyassemble.fit(*args)
-                == (_pyassemble.assemble(deltas, tick, [base], base or -1, ids, *world)[0], [])
-            )
+            assert str(quick.value) == str(slow.value)
+        args = (deltas, tick, base, [*ids], *world, whole, 2, partial(list, order))
+        assert (
+            fast.fit(*args)
+            == _pyassemble.fit(*args)
+            == (_pyassemble.assemble(deltas, tick, [base], base or -1, ids, *world)[0], [])
+        )
     assert 0.0 in waits and len(waits) > 10
 
 
@@ -1584,39 +1597,30 @@ def test_sizes_are_each_records_alone(deltas: bool) -> None:
     them in its own walk) is the length of the section of that id alone, for every base the
     clients hold, ids held as of an older tick included; despawned ids and ids without a
     record too (0)."""
-    driver = Driver(23, deltas, 8)
-    for _ in range(6):
-        driver.spawn()
-    rng = random.Random(5)
     seen = set()
-    for _ in range(12):
-        driver.step()
-        driver.packets(_assembler.PYTHON)
-        _, tick, order, _, ids, entities, deleted, plans, bits = assemble_args(driver, deltas)
-        for base in order:
-            held = {i: rng.randrange(max(1, base - 3), base) for i in ids[::5] if base > 1}
-            held = {i: t for i, t in held.items() if i in entities and entities[i]._net_spawn <= t}
-            alone = [
-                len(
-                    _pyassemble.assemble(
-                        deltas,
-                        tick,
-                        [base],
-                        base or -1,
-                        [i],
-                        entities,
-                        deleted,
-                        plans,
-                        bits,
-                        None,
-                        held or None,
-                    )[0][1]
-                )
-                for i in ids
-            ]
-            args = (deltas, tick, base, ids, entities, deleted, plans, bits, None, held or None)
-            assert _pyassemble.sizes(*args) == alone
-            seen.update(alone)
+    for _, found, base, held in held_bases(23, deltas, 12, 5):
+        _, tick, _, _, ids, entities, deleted, plans, bits = found
+        alone = [
+            len(
+                _pyassemble.assemble(
+                    deltas,
+                    tick,
+                    [base],
+                    base or -1,
+                    [i],
+                    entities,
+                    deleted,
+                    plans,
+                    bits,
+                    None,
+                    held or None,
+                )[0][1]
+            )
+            for i in ids
+        ]
+        args = (deltas, tick, base, ids, entities, deleted, plans, bits, None, held or None)
+        assert _pyassemble.sizes(*args) == alone
+        seen.update(alone)
     assert 0 in seen and len(seen) > 5
 
 

@@ -2533,16 +2533,22 @@ static inline long long record_bytes(long long body, long long gap) {
     return (head_bits(gap) + body + 7) >> 3;
 }
 
-/* Put record (x, body) into the fill, keeping its bytes exact. */
-static void fill_put(Fill *f, long long x, long long body, PyObject *id) {
-    Py_ssize_t lo = 0, hi = f->n;
+/* The first place in a[0..n) (ascending) whose value is not below x. */
+static Py_ssize_t lower_bound(const long long *a, Py_ssize_t n, long long x) {
+    Py_ssize_t lo = 0, hi = n;
     while (lo < hi) {
         Py_ssize_t mid = (lo + hi) / 2;
-        if (f->net[mid] < x)
+        if (a[mid] < x)
             lo = mid + 1;
         else
             hi = mid;
     }
+    return lo;
+}
+
+/* Put record (x, body) into the fill, keeping its bytes exact. */
+static void fill_put(Fill *f, long long x, long long body, PyObject *id) {
+    Py_ssize_t lo = lower_bound(f->net, f->n, x);
     long long before = lo ? f->net[lo - 1] : -1;
     f->used += record_bytes(body, x - before - 1);
     if (lo < f->n)
@@ -2658,14 +2664,7 @@ static int ranked_bodies(Fill *f, PyObject *ids, PyObject *order) {
         long long x = PyLong_AsLongLong(PyList_GET_ITEM(order, k));
         if (x == -1 && PyErr_Occurred())
             return -1;
-        Py_ssize_t lo = 0, hi = n;
-        while (lo < hi) {
-            Py_ssize_t mid = (lo + hi) / 2;
-            if (f->all_net[mid] < x)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        Py_ssize_t lo = lower_bound(f->all_net, n, x);
         if (lo == n || f->all_net[lo] != x) {
             PyErr_Format(PyExc_ValueError, "fit: ranked id %lld is not among the ids", x);
             return -1;
