@@ -17,6 +17,7 @@ Run as a script (``python -I -S processes.py``, the socket as stdin) this module
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import select
@@ -58,6 +59,20 @@ def _start_guard() -> socket.socket:
             setsid=True,
         )
     return ours
+
+
+def _close_guard() -> None:
+    """Close our end of the guard's socket as this pytest exits (the guard then does its
+    work, as it would when the process ended), rather than leave it to the interpreter's
+    teardown, which warns of an unclosed socket."""
+    global _guard
+    with _lock:
+        if _guard is not None:
+            _guard.close()
+            _guard = None
+
+
+atexit.register(_close_guard)
 
 
 def watch(process: P) -> P:
