@@ -2503,10 +2503,12 @@ static PyObject *py_assemble_clients(PyObject *self, PyObject *args) {
  * the rule of _budget.choose (a record goes when the section of those chosen so far, plus the
  * record's bytes alone, is within room; the first that is not ends the fill), which the pure
  * assembler runs by assembling the section again each time its estimate is over. Here each
- * record is sized once, as its bits after a head of gap 0, and the section's exact bytes are
- * kept as records go in: a record's bytes are its head's bits for its id gap plus its body's,
- * padded to a byte, and a record put between two others changes the gap of the one after it
- * only. The section is assembled once, at the end (docs/replication-budget.md). */
+ * record's body bits are noted once: by a walk of every id the client needs (whose section is
+ * the packet's when it fits, the ranking asked for only when it does not), or one record at a
+ * time down the ranking. The section's exact bytes are then kept as records go in: a record's
+ * bytes are its head's bits for its id gap plus its body's, padded to a byte, and a record put
+ * between two others changes the gap of the one after it only. The section is assembled once,
+ * at the end (docs/replication-budget.md). */
 
 typedef struct {
     long long *net; /* the chosen ids, ascending */
